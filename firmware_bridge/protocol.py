@@ -144,7 +144,7 @@ class Blink:
     TYPE = "DDC"
 
     def __post_init__(self) -> None:
-        _check_die_id(self.die_id)
+        check_die_id(self.die_id)
         if not 1 <= self.count <= MAX_BLINK_COUNT:
             raise FrameError(DropReason.FIELD_RANGE, f"blink count {self.count} not in 1..{MAX_BLINK_COUNT}")
         if not _COLOR_RE.fullmatch(self.color):
@@ -197,7 +197,7 @@ def _seq(text: str) -> int:
     return _uint(text, "seq", SEQ_MODULUS - 1)
 
 
-def _check_die_id(text: str) -> str:
+def check_die_id(text: str) -> str:
     if not _DIE_ID_RE.fullmatch(text):
         raise FrameError(DropReason.FIELD_RANGE, f"die_id {text!r} is not 1..16 of A-Z a-z 0-9 _ -")
     return text
@@ -230,7 +230,7 @@ def _parse_ddh(f: list[str]) -> Hello:
 
 def _parse_ddr(f: list[str]) -> DieState:
     _expect(f, 4, "DDR")
-    seq, die_id = _seq(f[0]), _check_die_id(f[1])
+    seq, die_id = _seq(f[0]), check_die_id(f[1])
     try:
         state = RollState(f[2])
     except ValueError:
@@ -240,7 +240,7 @@ def _parse_ddr(f: list[str]) -> DieState:
 
 def _parse_ddb(f: list[str]) -> Battery:
     _expect(f, 4, "DDB")
-    seq, die_id, percent = _seq(f[0]), _check_die_id(f[1]), _uint(f[2], "battery_percent", 100)
+    seq, die_id, percent = _seq(f[0]), check_die_id(f[1]), _uint(f[2], "battery_percent", 100)
     if f[3] not in ("0", "1"):
         raise FrameError(DropReason.FIELD_RANGE, f"charging {f[3]!r} is not 0 or 1")
     return Battery(seq, die_id, percent, f[3] == "1")
