@@ -1,0 +1,73 @@
+"""Decisions as data: who must decide what now, in plain words, with the legal choices.
+
+A ``Decision`` is what the flow waits for.  ``kind`` says which answer it takes:
+
+* ``"roll"``: dice to roll, listed in ``dice`` (uid, die, its faces); answer
+  ``{"type": "roll", "faces": [...]}`` with one face per die, in order, as the face text ("2 Melee",
+  "ID") or its 1-based number on the die; or ``{"type": "roll_for_me", "seed": 7}``.
+* ``"choice"``: pick one of ``choices`` (each ``{"value", "label"}``); answer
+  ``{"type": "choose", "choice": value}``.
+* ``"allocate"``: which units die; ``choices`` lists legal sets of uids; answer
+  ``{"type": "allocate", "units": [uid, ...]}`` (any set of equal dice to a listed one is legal).
+* ``"cast"``: announce spells; answer ``{"type": "cast", "spells": [{"spell": name, "target": ref,
+  "element": element}, ...]}`` (an empty list casts nothing).
+* ``"reinforce"``: answer ``{"type": "reinforce", "moves": {uid: terrain_id}}`` (may be empty).
+* ``"retreat"``: answer ``{"type": "retreat", "units": [uid, ...]}`` (may be empty).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import IllegalAction, IllegalChoice
+
+KINDS = ("roll", "choice", "allocate", "cast", "reinforce", "retreat")
+ANSWER_TYPE = {
+    "roll": "roll",
+    "choice": "choose",
+    "allocate": "allocate",
+    "cast": "cast",
+    "reinforce": "reinforce",
+    "retreat": "retreat",
+}
+
+
+@dataclass
+class Decision:
+    player: str
+    kind: str
+    prompt: str
+    rule: str = ""
+    choices: list = field(default_factory=list)
+    dice: list = field(default_factory=list)
+    data: dict = field(default_factory=dict)
+    validate: Callable[[dict], Any] | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict:
+        out = {"player": self.player, "kind": self.kind, "prompt": self.prompt, "rule": self.rule}
+        out["choices"] = self.choices
+        if self.kind == "roll":
+            out["dice"] = self.dice
+        out.update(self.data)
+        out["answer"] = ANSWER_TYPE[self.kind]
+        return out
+
+
+def choice(value: Any, label: str) -> dict:
+    return {"value": value, "label": label}
+
+
+def choose_validator(choices: list[dict], rule: str = "") -> Callable[[dict], Any]:
+    values = [c["value"] for c in choices]
+
+    def validate(action: dict) -> Any:
+        if "choice" not in action:
+            raise IllegalAction("a 'choose' answer needs a 'choice'")
+        value = action["choice"]
+        if value not in values:
+            raise IllegalChoice(f"{value!r} is not a legal choice now; legal: {values}", rule or None)
+        return value
+
+    return validate

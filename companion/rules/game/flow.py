@@ -1,0 +1,1005 @@
+"""The game flow, V4.01c: set-up steps 1-5, then turns of seven phases, to a winner.
+
+``Game(setup)`` validates the forces and starts the flow.  ``game.pending`` is the ``Decision`` the
+flow waits for (who, what, the legal choices); ``game.apply(action)`` validates an answer and
+moves the game on, or raises a ``GameRuleError`` and changes nothing.  The flow is written as one
+generator that yields decisions and receives validated answers, so replaying the accepted answers
+in order rebuilds exactly the same game.
+
+Rules followed (citations next to the code): set-up L276-347 and L2454-2489 (multi-player); turn
+sequence L349-497; maneuver L370-389; actions L393-480; eighth face L499-535; damage L1104-1119;
+multi-player L2490-2505; victory L11-14.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Generator, Mapping
+from typing import Any
+
+from . import damage as dmg
+from . import magic as mg
+from . import setup as su
+from .decisions import ANSWER_TYPE, Decision, choice, choose_validator
+from .errors import GameOver, GameRuleError, IllegalAction, IllegalRoll, IllegalSetup, IllegalSpell
+from .rolling import ArmyRoll, RollOutcome, resolve_army_roll
+from .state import (
+    BUA,
+    DUA,
+    FRONTIER,
+    INSTANT,
+    PHASE_DRAGON,
+    PHASE_EIGHTH,
+    PHASE_EXPIRE,
+    PHASE_MARCH1,
+    PHASE_MARCH2,
+    PHASE_OVER,
+    PHASE_RESERVES,
+    PHASE_SETUP,
+    PHASE_SPECIES,
+    POOL,
+    RESERVE,
+    UNTIL_YOUR_NEXT_TURN,
+    Army,
+    Effect,
+    GameState,
+    Player,
+    TerrainState,
+    Unit,
+    spec_for,
+)
+from .terrains import MAGIC, MELEE, MISSILE, parse_terrain
+
+Flow = Generator[Decision, Any, Any]
+HOLDING = "unplaced"  # armies revealed but not yet placed (set-up step 4)
+
+
+class _GameEnded(Exception):
+    pass
+
+
+class _TurnEnded(Exception):
+    pass
+
+
+class Game:
+    """One game: state, the decision pending and the log of what happened."""
+
+    def __init__(self, setup: Mapping[str, Any]):
+        self.setup = setup
+        self.state, self._armies = _build_state(setup)
+        self.log: list[str] = []
+        self._flow = self._run()
+        self._pending: Decision | None = next(self._flow)
+
+    # -- public API -------------------------------------------------------------------------------
+    @property
+    def pending(self) -> Decision | None:
+        return self._pending
+
+    @property
+    def over(self) -> bool:
+        return self.state.winner is not None
+
+    def apply(self, action: Mapping[str, Any], rng: random.Random | None = None) -> dict:
+        """Validate and apply one answer to the pending decision.
+
+        Returns the canonical form of the accepted action (a ``roll_for_me`` becomes the ``roll``
+        with the faces drawn, plus its seed) and the log lines it caused under ``"log"``.
+        Raises ``GameRuleError`` (and changes nothing) when the answer is not legal.
+        """
+        decision = self._pending
+        if decision is None:
+            raise GameOver(f"the game is over: {self.state.win_reason}", "V4.01c L11-14")
+        if not isinstance(action, Mapping):
+            raise IllegalAction(f"an action must be a JSON object, not {type(action).__name__}")
+        kind = action.get("type")
+        canonical = dict(action)
+        if kind == "roll_for_me" and decision.kind == "roll":
+            seed = action.get("seed")
+            if rng is None:
+                if not isinstance(seed, int) or isinstance(seed, bool):
+                    raise IllegalAction("'roll_for_me' needs an integer 'seed'")
+                rng = random.Random(seed)
+            faces = [d["faces"][rng.randrange(len(d["faces"]))] for d in decision.dice]
+            canonical = {"type": "roll", "faces": faces, "rolled_for_me": True}
+            if seed is not None:
+                canonical["seed"] = seed
+        elif kind != ANSWER_TYPE[decision.kind]:
+            raise IllegalAction(
+                f"{decision.player} must answer {decision.prompt!r} with a '{ANSWER_TYPE[decision.kind]}' action"
+                + (" (or 'roll_for_me')" if decision.kind == "roll" else "")
+                + f", not {kind!r}"
+            )
+        if "player" in action and action["player"] not in (None, decision.player):
+            raise IllegalAction(f"it is {decision.player}'s decision, not {action['player']}'s")
+        answer = decision.validate(canonical)
+        if decision.kind == "roll":
+            canonical["faces"] = answer
+        mark = len(self.log)
+        try:
+            self._pending = self._flow.send(answer)
+        except StopIteration:
+            self._pending = None
+        canonical["log"] = self.log[mark:]
+        return canonical
+
+    def pending_dict(self) -> dict | None:
+        return None if self._pending is None else self._pending.to_dict()
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _say(self, text: str) -> None:
+        self.log.append(text)
+
+    def _name(self, pid: str) -> str:
+        return self.state.player(pid).name
+
+    def _army_label(self, army: Army | str) -> str:
+        if isinstance(army, str):
+            owner, loc = army.split("@", 1)
+        else:
+            owner, loc = army.owner, army.location
+        if loc == HOLDING:
+            return f"{self._name(owner)}'s Horde army"
+        where = "Reserve Area" if loc == RESERVE else self.state.terrains[loc].name
+        return f"{self._name(owner)}'s army at {where}"
+
+    # -- rolls ----------------------------------------------------------------------------------
+    def _roll(self, army: Army, roll: str, prompt: str, rule: str, **ctx: Any) -> Flow:
+        """Ask the owner to roll `army` for `roll` results; resolve; return the RollOutcome."""
+        dice = [d for d in army.dice if d.is_unit or d.spec.kind == "item"]
+        spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)} for d in dice]
+        faces = yield Decision(
+            army.owner, "roll", prompt, rule, dice=spec, data={"roll": roll, "army": army.id},
+            validate=_faces_validator(spec),
+        )
+        terrain = self.state.terrains.get(army.location)
+        controls = terrain is not None and terrain.face == 8 and terrain.controller == army.owner
+        request = ArmyRoll(
+            roll=roll,
+            dice=tuple(zip(dice, faces, strict=True)),
+            terrain=None if terrain is None or ctx.get("order_of_play") else terrain.kind,
+            eighth_face=controls and not ctx.get("order_of_play"),
+            against=ctx.get("against"),
+            counter_attack=ctx.get("counter_attack", False),
+            order_of_play=ctx.get("order_of_play", False),
+            ids_count=ctx.get("ids_count", True),
+        )
+        outcome = resolve_army_roll(request)
+        self.state.last_roll = {
+            "army": army.id,
+            "roll": roll,
+            "faces": [{"uid": d.uid, "die": d.name, "face": f} for d, f in request.dice],
+            **outcome.to_dict(),
+        }
+        self._say(f"{self._army_label(army)} rolled {outcome.total} {roll}")
+        return outcome
+
+    def _terrain_roll(self, pid: str, terrain: TerrainState) -> Flow:
+        """Starting distance: roll the terrain die; 8 re-rolls, 7 turns to 6 (V4.01c L340-343)."""
+        while True:
+            spec = [{"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}]
+            faces = yield Decision(
+                pid, "roll", f"{self._name(pid)}: roll {terrain.name} for its starting distance",
+                "V4.01c L340-343", dice=spec, data={"roll": "terrain", "terrain": terrain.id},
+                validate=_faces_validator(spec),
+            )
+            face = su.starting_face(int(faces[0]))
+            if face is None:
+                self._say(f"{terrain.name} rolled 8: roll again")
+                continue
+            terrain.face = face
+            self._say(f"{terrain.name} starts on {face}" + (" (7 turned down to 6)" if faces[0] == "7" else ""))
+            return face
+
+    # -- the whole game -------------------------------------------------------------------------
+    def _run(self) -> Flow:
+        try:
+            yield from self._setup_flow()
+            st = self.state
+            while True:
+                for pid in list(st.turn_order):
+                    if st.player(pid).eliminated:
+                        self._expire_effects_of_eliminated(pid)
+                        continue
+                    try:
+                        yield from self._turn(pid)
+                    except _TurnEnded:
+                        self._say(f"{self._name(pid)}'s turn ends: they have no units left")
+        except _GameEnded:
+            self.state.phase = PHASE_OVER
+            self.state.step = ""
+            return
+
+    # -- set-up -----------------------------------------------------------------------------------
+    def _setup_flow(self) -> Flow:
+        st = self.state
+        st.phase, st.step = PHASE_SETUP, "order_of_play"
+        # Step 4: order of play from Horde maneuver rolls; ties re-roll (V4.01c L312-316, L2458-2464).
+        ranked = yield from self._rank(list(st.player_ids))
+        top = ranked[0]
+        options = [choice("first_turn", "Take the first turn"), choice("select_frontier", "Select the Frontier Terrain")]
+        pick = yield Decision(
+            top, "choice", f"{self._name(top)} rolled the most maneuvers: take the first turn or select the Frontier?",
+            "V4.01c L318-322", options, validate=choose_validator(options),
+        )
+        order, selector = su.turn_order_after_choice(ranked, pick == "first_turn")
+        st.turn_order = order
+        st.frontier_selector = selector
+        self._say("Order of play: " + ", ".join(self._name(p) for p in order))
+        # Frontier selection (V4.01c L318-326): any proposed frontier; the others leave the game.
+        st.step = "frontier"
+        proposals = [(p.id, p.frontier_proposal) for p in st.players]
+        options = [choice(pid, f"{kind.name} (proposed by {self._name(pid)})") for pid, kind in proposals]
+        chosen = yield Decision(
+            selector, "choice", f"{self._name(selector)}: select the Frontier Terrain", "V4.01c L324-326",
+            options, validate=choose_validator(options),
+        )
+        kind = dict(proposals)[chosen]
+        st.terrains[FRONTIER] = TerrainState(FRONTIER, kind, "frontier", None)
+        self._say(f"The Frontier is {kind.name}")
+        # Placement, player by player in turn order (V4.01c L328-331, L2476-2482).
+        st.step = "placement"
+        pending_armies = self._armies
+        for pid in order:
+            home = st.player(pid).home
+            self._place(pending_armies[pid]["home"], home)
+            counts = self._army_counts()
+            homes = {p: st.player(p).home for p in order}
+            horde_options = su.legal_horde_terrains(pid, homes, counts)
+            if not horde_options:
+                raise IllegalSetup(f"{self._name(pid)} has no Home Terrain left for their Horde army", "V4.01c L330")
+            horde_at = horde_options[0]
+            if len(horde_options) > 1:
+                opts = [choice(t, f"{st.terrains[t].name} ({self._name(st.terrains[t].owner)}'s home)") for t in horde_options]
+                horde_at = yield Decision(
+                    pid, "choice", f"{self._name(pid)}: place your Horde army at another player's Home Terrain",
+                    "V4.01c L330", opts, validate=choose_validator(opts),
+                )
+            self._place(pending_armies[pid]["horde"], horde_at)
+            counts = self._army_counts()
+            own = {a.location for a in st.armies(pid, include_reserve=False)}
+            camp_options = su.legal_campaign_terrains(list(st.terrains), own, counts)
+            if not camp_options:
+                self._place(pending_armies[pid]["campaign"], RESERVE)
+                self._say(f"{self._name(pid)} has no terrain left for their Campaign army: it starts in Reserve")
+                continue
+            camp_at = camp_options[0]
+            if len(camp_options) > 1:
+                opts = [choice(t, st.terrains[t].name) for t in camp_options]
+                camp_at = yield Decision(
+                    pid, "choice", f"{self._name(pid)}: place your Campaign army at a terrain where you have no army",
+                    "V4.01c L331; FAQ95 SET-UP 5.C", opts, validate=choose_validator(opts),
+                )
+            self._place(pending_armies[pid]["campaign"], camp_at)
+        # Step 5: starting distances (V4.01c L338-343).
+        st.step = "starting_distance"
+        for pid in order:
+            yield from self._terrain_roll(pid, st.terrains[st.player(pid).home])
+        yield from self._terrain_roll(selector, st.terrains[FRONTIER])
+
+    def _rank(self, group: list[str]) -> Flow:
+        totals: dict[str, int] = {}
+        for pid in group:
+            horde = self.state.army(pid, HOLDING)
+            out = yield from self._roll(
+                horde, "maneuver", f"{self._name(pid)}: roll your Horde army for maneuvers (order of play)",
+                "V4.01c L312-316", order_of_play=True,
+            )
+            totals[pid] = out.total
+        ranked: list[str] = []
+        for tied in su.rank_totals(totals):
+            if len(tied) == 1:
+                ranked.extend(tied)
+            else:
+                self._say("Tie between " + ", ".join(self._name(p) for p in tied) + ": they roll again")
+                ranked.extend((yield from self._rank(tied)))
+        return ranked
+
+    def _place(self, uids: list[str], where: str) -> None:
+        for uid in uids:
+            self.state.location[uid] = where
+        self._say(f"{self._name(self.state.units[uids[0]].owner)} places an army at " + (
+            "the Reserve Area" if where == RESERVE else self.state.terrains[where].name))
+
+    def _army_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for a in self.state.armies(include_reserve=False):
+            counts[a.location] = counts.get(a.location, 0) + 1
+        return counts
+
+    # -- a turn -----------------------------------------------------------------------------------
+    def _turn(self, pid: str) -> Flow:
+        st = self.state
+        st.turn += 1
+        st.marching = pid
+        st.marched = set()
+        st.march = 0
+        # 1. Expire effects (V4.01c L358-359).
+        st.phase, st.step = PHASE_EXPIRE, ""
+        gone = [e for e in st.effects if e.owner == pid and e.expiry == UNTIL_YOUR_NEXT_TURN]
+        st.effects = [e for e in st.effects if e not in gone]
+        for e in gone:
+            self._say(f"{e.name} ({self._name(e.owner)}) on {e.target} expires")
+        # 2. Eighth face phase (V4.01c L361-362, L521-535).
+        st.phase = PHASE_EIGHTH
+        for terrain in list(st.terrains.values()):
+            if terrain.face == 8 and terrain.controller == pid:
+                if terrain.kind.icon == "City":
+                    yield from self._city(pid, terrain)
+                elif terrain.kind.icon == "Temple":
+                    yield from self._temple(pid, terrain)
+        # 3. Dragon attack phase (V4.01c L364-367): dragons at terrains come only from spells.
+        st.phase = PHASE_DRAGON
+        # 4. Species abilities phase (V4.01c L369-370): applied by the species abilities module.
+        st.phase = PHASE_SPECIES
+        # 5-6. Marches (V4.01c L372-470).
+        for number, phase in ((1, PHASE_MARCH1), (2, PHASE_MARCH2)):
+            st.phase, st.march = phase, number
+            yield from self._march(pid, number)
+        # 7. Reserves phase (V4.01c L480-494).
+        st.phase, st.march = PHASE_RESERVES, 0
+        yield from self._reinforce(pid)
+        yield from self._retreat(pid)
+        st.step = ""
+
+    def _expire_effects_of_eliminated(self, pid: str) -> None:
+        """An eliminated player's spells expire when their turn would come (V4.01c L2504-2505)."""
+        gone = [e for e in self.state.effects if e.owner == pid]
+        if gone:
+            self.state.effects = [e for e in self.state.effects if e.owner != pid]
+            self._say(f"{self._name(pid)} is eliminated: their spells expire")
+
+    # -- eighth face icons ------------------------------------------------------------------------
+    def _city(self, pid: str, terrain: TerrainState) -> Flow:
+        """Recruit a small unit to, or promote one unit in, the controlling army (V4.01c L522-524)."""
+        st = self.state
+        army = st.army(pid, terrain.id)
+        dead = st.area(pid, DUA)
+        opts = [choice("none", "Do nothing")]
+        seen = set()
+        for u in dead:
+            if u.is_unit and u.health == 1 and u.name not in seen and "Dracolem" not in u.spec.species:
+                seen.add(u.name)
+                opts.append(choice(f"recruit:{u.uid}", f"Recruit {u.name} from the DUA"))
+        for a in army.units:
+            for u in dead:
+                if (u.is_unit and u.spec.species == a.spec.species and u.health == a.health + 1
+                        and a.spec.species != "Dracolem" and (a.name, u.name) not in seen):
+                    seen.add((a.name, u.name))
+                    opts.append(choice(f"promote:{a.uid}:{u.uid}", f"Promote {a.name} to {u.name}"))
+        if len(opts) == 1:
+            return
+        st.step = "city"
+        pick = yield Decision(
+            pid, "choice", f"{self._name(pid)}: City at {terrain.name}: recruit or promote?", "V4.01c L522-524",
+            opts, validate=choose_validator(opts),
+        )
+        if pick.startswith("recruit:"):
+            uid = pick.split(":")[1]
+            st.location[uid] = terrain.id
+            self._say(f"City: {self._name(pid)} recruits {st.units[uid].name}")
+        elif pick.startswith("promote:"):
+            _, old, new = pick.split(":")
+            st.location[old], st.location[new] = DUA, terrain.id
+            self._say(f"City: {self._name(pid)} promotes {st.units[old].name} to {st.units[new].name}")
+
+    def _temple(self, pid: str, terrain: TerrainState) -> Flow:
+        """Force another player to bury a unit of their choice from their DUA (V4.01c L529-531)."""
+        st = self.state
+        victims = [p for p in st.active_players() if p != pid and any(u.is_unit for u in st.area(p, DUA))]
+        if not victims:
+            return
+        st.step = "temple"
+        opts = [choice("none", "Do nothing")] + [choice(p, f"Make {self._name(p)} bury a unit") for p in victims]
+        victim = yield Decision(
+            pid, "choice", f"{self._name(pid)}: Temple at {terrain.name}: force a player to bury a dead unit?",
+            "V4.01c L529-531", opts, validate=choose_validator(opts),
+        )
+        if victim == "none":
+            return
+        dead = [u for u in st.area(victim, DUA) if u.is_unit]
+        opts = []
+        seen = set()
+        for u in dead:
+            if u.name not in seen:
+                seen.add(u.name)
+                opts.append(choice(u.uid, f"Bury {u.name}"))
+        uid = opts[0]["value"]
+        if len(opts) > 1:
+            uid = yield Decision(
+                victim, "choice", f"{self._name(victim)}: choose a unit in your DUA to bury (Temple)",
+                "V4.01c L529-531", opts, validate=choose_validator(opts),
+            )
+        st.location[uid] = BUA
+        self._say(f"Temple: {self._name(victim)} buries {st.units[uid].name}")
+
+    # -- marches ----------------------------------------------------------------------------------
+    def _march(self, pid: str, number: int) -> Flow:
+        st = self.state
+        st.step = "choose_army"
+        ready = [a for a in st.armies(pid) if a.id not in st.marched]
+        if not ready:
+            return
+        opts = [choice(a.id, f"March with {self._army_label(a)}") for a in ready] + [choice("pass", "Do not march")]
+        pick = yield Decision(
+            pid, "choice", f"{self._name(pid)}: {'first' if number == 1 else 'second'} march: which army marches?",
+            "V4.01c L372-376, L466-469; FAQ95 TURN B", opts, validate=choose_validator(opts),
+        )
+        if pick == "pass":
+            self._say(f"{self._name(pid)} does not take march {number}")
+            return
+        st.marched.add(pick)
+        location = pick.split("@", 1)[1]
+        if location != RESERVE:
+            yield from self._maneuver_step(pid, location)
+        yield from self._action_step(pid, location)
+        self._cleanup()
+
+    def _maneuver_step(self, pid: str, tid: str) -> Flow:
+        """Maneuver: announce, counter-maneuvers, rolls, move the terrain one step (V4.01c L376-389)."""
+        st = self.state
+        st.step = "maneuver"
+        terrain = st.terrains[tid]
+        opts = [choice("maneuver", f"Maneuver at {terrain.name}"), choice("skip", "Skip the maneuver step")]
+        pick = yield Decision(
+            pid, "choice", f"{self._name(pid)}: maneuver at {terrain.name} (face {terrain.face})?",
+            "V4.01c L376-380", opts, validate=choose_validator(opts),
+        )
+        if pick == "skip":
+            return
+        self._say(f"{self._name(pid)} announces a maneuver at {terrain.name}")
+        # Every opposing army at the terrain may counter-maneuver (V4.01c L377-379, L2497-2500).
+        counters: list[Army] = []
+        for other in self._opponents_in_turn_order(pid):
+            army = st.army(other, tid)
+            if not army.units:
+                continue
+            opts = [choice("counter", "Counter-maneuver"), choice("no", "Let the maneuver happen")]
+            answer = yield Decision(
+                other, "choice", f"{self._name(other)}: counter-maneuver {self._name(pid)}'s maneuver at {terrain.name}?",
+                "V4.01c L377-379", opts, validate=choose_validator(opts),
+            )
+            if answer == "counter":
+                counters.append(army)
+        success = True
+        if counters:
+            # The marching player rolls first, then opponents in turn order (V4.01c L1003-1006).
+            mine = yield from self._roll(
+                st.army(pid, tid), "maneuver", f"{self._name(pid)}: roll your army at {terrain.name} for maneuvers",
+                "V4.01c L380-383",
+            )
+            for army in counters:
+                theirs = yield from self._roll(
+                    army, "maneuver", f"{self._name(army.owner)}: roll your army at {terrain.name} to counter-maneuver",
+                    "V4.01c L380-383",
+                )
+                # Compared one by one, never combined; ties go to the marcher (L381-383, L2499-2500).
+                if mine.total < theirs.total:
+                    success = False
+            if not success:
+                self._say(f"The maneuver at {terrain.name} fails")
+                return
+        yield from self._move_terrain(pid, terrain)
+
+    def _move_terrain(self, pid: str, terrain: TerrainState) -> Flow:
+        """A successful maneuver must turn the terrain one step up or down (V4.01c L384-386)."""
+        st = self.state
+        opts = []
+        if terrain.face > 1:
+            opts.append(choice("down", f"Turn {terrain.name} down to {terrain.face - 1}"))
+        if terrain.face < 8:
+            opts.append(choice("up", f"Turn {terrain.name} up to {terrain.face + 1}"))
+        st.step = "maneuver_direction"
+        way = yield Decision(
+            pid, "choice", f"{self._name(pid)}: the maneuver succeeds: turn {terrain.name} up or down?",
+            "V4.01c L384-386", opts, validate=choose_validator(opts),
+        )
+        old = terrain.face
+        terrain.face = old + (1 if way == "up" else -1)
+        self._say(f"{terrain.name} turns from {old} to {terrain.face}")
+        if old == 8:
+            lost = terrain.controller
+            terrain.controller = None
+            if lost is not None and lost != pid:
+                self._say(f"{self._name(lost)} is out-maneuvered and loses control of {terrain.name} (V4.01c L513-517)")
+            elif lost is not None:
+                self._say(f"{self._name(lost)} gives up control of {terrain.name}")
+        if terrain.face == 8:
+            terrain.controller = pid
+            self._say(f"{self._name(pid)} captures {terrain.name}")
+            if len(st.captured_by(pid)) >= 2:
+                self._win(pid, f"{self._name(pid)} captured a second terrain")
+
+    def _legal_actions(self, pid: str, location: str) -> list[str]:
+        """Which action the army may take (V4.01c L393-400, L508-510)."""
+        if location == RESERVE:
+            return [MAGIC]
+        terrain = self.state.terrains[location]
+        if terrain.face == 8:
+            return [MELEE, MISSILE, MAGIC] if terrain.controller == pid else [MELEE]
+        return [terrain.action()]
+
+    def _action_step(self, pid: str, location: str) -> Flow:
+        st = self.state
+        st.step = "action"
+        army = st.army(pid, location)
+        if not army.units:
+            return
+        legal = []
+        for action in self._legal_actions(pid, location):
+            if action == MELEE and not self._melee_targets(pid, location):
+                continue
+            if action == MISSILE and not self._missile_targets(pid, location):
+                continue
+            legal.append(action)
+        if not legal:
+            return
+        opts = [choice(a, f"{a.capitalize()} action") for a in legal] + [choice("skip", "Skip the action step")]
+        pick = yield Decision(
+            pid, "choice", f"{self._name(pid)}: action with {self._army_label(army)}?", "V4.01c L393-400",
+            opts, validate=choose_validator(opts),
+        )
+        if pick == MELEE:
+            yield from self._melee(pid, location)
+        elif pick == MISSILE:
+            yield from self._missile(pid, location)
+        elif pick == MAGIC:
+            yield from self._magic(pid, location)
+        self._cleanup()
+
+    def _opponents_in_turn_order(self, pid: str) -> list[str]:
+        order = self.state.turn_order or self.state.player_ids
+        i = order.index(pid)
+        rotated = order[i + 1:] + order[:i]
+        return [p for p in rotated if not self.state.player(p).eliminated]
+
+    def _choose_target(self, pid: str, targets: list[Army], what: str, rule: str) -> Flow:
+        """Declare the target before rolling (V4.01c L2493-2494)."""
+        if len(targets) == 1:
+            return targets[0]
+        opts = [choice(a.id, f"{self._army_label(a)} ({a.health} health)") for a in targets]
+        tid = yield Decision(pid, "choice", f"{self._name(pid)}: choose the target of your {what}", rule, opts,
+                             validate=choose_validator(opts))
+        return next(a for a in targets if a.id == tid)
+
+    # -- melee --------------------------------------------------------------------------------------
+    def _melee_targets(self, pid: str, location: str) -> list[Army]:
+        """An opposing army at the same terrain (V4.01c L403-405)."""
+        return [a for a in self.state.armies_at(location) if a.owner != pid]
+
+    def _melee(self, pid: str, location: str) -> Flow:
+        st = self.state
+        st.step = "melee"
+        target = yield from self._choose_target(pid, self._melee_targets(pid, location), "melee attack", "V4.01c L403-405")
+        self._say(f"{self._army_label(st.army(pid, location))} attacks {self._army_label(target)} in melee")
+        yield from self._attack(st.army(pid, location), target, MELEE, counter=False)
+        # Counter-attack by the defender, same process (V4.01c L412-415).
+        defender = st.army(target.owner, location)
+        attacker = st.army(pid, location)
+        if defender.units and attacker.units:
+            opts = [choice("counter", "Counter-attack"), choice("no", "Do not counter-attack")]
+            st.step = "counter_attack"
+            answer = yield Decision(
+                target.owner, "choice", f"{self._name(target.owner)}: counter-attack {self._army_label(attacker)}?",
+                "V4.01c L412-415", opts, validate=choose_validator(opts),
+            )
+            if answer == "counter":
+                yield from self._attack(defender, attacker, MELEE, counter=True)
+
+    def _attack(self, attacker: Army, target: Army, kind: str, counter: bool, ids_count: bool = True) -> Flow:
+        """Attack roll, save roll if any hits, damage, allocation (V4.01c L405-411, L430-437)."""
+        st = self.state
+        what = "counter-attack" if counter else kind
+        hits = yield from self._roll(
+            attacker, kind, f"{self._name(attacker.owner)}: roll {self._army_label(attacker)} for {kind} ({what})",
+            "V4.01c L405-411" if kind == MELEE else "V4.01c L430-437",
+            counter_attack=counter, ids_count=ids_count,
+        )
+        if hits.total <= 0:
+            self._say(f"No {kind} results: no save roll, no damage")
+            return
+        target = st.army(target.owner, target.location)
+        saves = yield from self._roll(
+            target, "save", f"{self._name(target.owner)}: roll {self._army_label(target)} for saves against {hits.total} {kind}",
+            "V4.01c L406-411", against=kind,
+        )
+        damage = max(0, hits.total - saves.total)
+        self._say(f"{hits.total} {kind} - {saves.total} saves = {damage} damage")
+        yield from self._inflict(target, damage)
+
+    def _inflict(self, target: Army, damage: int) -> Flow:
+        st = self.state
+        army = st.army(target.owner, target.location)
+        units = [(u.uid, u.name, u.health) for u in army.units]
+        legal = dmg.legal_allocations(units, damage)
+        if legal == [[]]:
+            if damage:
+                self._say(f"{damage} damage cannot kill any unit without excess: no unit dies (V4.01c L1113)")
+            return
+        if len(legal) == 1:
+            killed = legal[0]
+        else:
+            st.step = "allocate_damage"
+            opts = [{"value": s, "label": ", ".join(st.units[u].name for u in s)} for s in legal]
+            killed = yield Decision(
+                army.owner, "allocate",
+                f"{self._name(army.owner)}: {damage} damage to {self._army_label(army)}: choose units worth "
+                f"{dmg.health_to_kill([h for _, _, h in units], damage)} health to kill",
+                dmg.RULE, opts, data={"damage": damage, "army": army.id,
+                                      "health_to_kill": dmg.health_to_kill([h for _, _, h in units], damage)},
+                validate=lambda a, units=units, damage=damage: dmg.check_allocation(units, a.get("units"), damage),
+            )
+        self._kill(killed)
+
+    def _kill(self, uids: list[str]) -> None:
+        st = self.state
+        for uid in uids:
+            st.location[uid] = DUA
+        if uids:
+            self._say("Killed: " + ", ".join(st.units[u].name for u in uids))
+        self._check_control_and_elimination()
+
+    # -- missile ------------------------------------------------------------------------------------
+    def _tower(self, pid: str, location: str) -> bool:
+        t = self.state.terrains.get(location)
+        return t is not None and t.face == 8 and t.controller == pid and t.kind.icon == "Tower"
+
+    def _missile_targets(self, pid: str, location: str) -> list[Army]:
+        """Any opponent army, except home-to-home and reserves, unless from a Tower
+        (V4.01c L427-433, L533-535; FAQ96 MISSILE B)."""
+        st = self.state
+        tower = self._tower(pid, location)
+        here = st.terrains[location]
+        out = []
+        for a in st.armies():
+            if a.owner == pid:
+                continue
+            if tower:
+                out.append(a)
+                continue
+            if a.location == RESERVE:
+                continue
+            if here.role == "home" and st.terrains[a.location].role == "home" and a.location != location:
+                continue
+            out.append(a)
+        return out
+
+    def _missile(self, pid: str, location: str) -> Flow:
+        st = self.state
+        st.step = "missile"
+        target = yield from self._choose_target(pid, self._missile_targets(pid, location), "missile attack",
+                                                "V4.01c L427-433")
+        self._say(f"{self._army_label(st.army(pid, location))} shoots at {self._army_label(target)}")
+        # Against a Reserve army (Tower only) only non-ID missile results count (V4.01c L533-535).
+        yield from self._attack(st.army(pid, location), target, MISSILE, counter=False,
+                                ids_count=target.location != RESERVE)
+
+    # -- magic --------------------------------------------------------------------------------------
+    def _magic(self, pid: str, location: str) -> Flow:
+        st = self.state
+        st.step = "magic"
+        army = st.army(pid, location)
+        out = yield from self._roll(army, "magic", f"{self._name(pid)}: roll {self._army_label(army)} for magic",
+                                    "V4.01c L449-456")
+        if out.total <= 0:
+            self._say("No magic results")
+            return
+        terrain = st.terrains.get(location)
+        extra: tuple[str, ...] = ()
+        if terrain is not None and terrain.face == 8 and terrain.controller == pid and terrain.kind.icon == "Standing Stones":
+            extra = terrain.kind.elements  # V4.01c L526-528
+        dice = {u.uid: u for u in army.dice}
+        accounting = {
+            uid: {"die": dice[uid].name, "magic": n, "may_count_as": list(mg.magic_kinds(dice[uid], extra))}
+            for uid, n in out.magic_by_die.items() if n > 0
+        }
+        st.step = "announce_spells"
+        casts = yield Decision(
+            pid, "cast", f"{self._name(pid)}: {out.total} magic: announce your spells and their targets",
+            "V4.01c L470-480", data={"magic": out.total, "accounting": accounting, "army": army.id},
+            validate=lambda a, army=army, out=out, extra=extra: self._validate_casts(pid, army, out, extra, a),
+        )
+        for cast in casts:
+            entry = {"spell": cast.name, "target": cast.target, "paid_with": cast.pay_with, "cost": cast.cost,
+                     "caster": pid, "army": army.id, "turn": st.turn}
+            st.spells_announced.append(entry)
+            self._say(f"{self._name(pid)} casts {cast.name} ({cast.cost} {cast.pay_with}) on {cast.target}")
+
+    def _validate_casts(self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...], action: dict) -> list:
+        from ..catalogue import load_catalogue
+
+        spells = action.get("spells")
+        if not isinstance(spells, list):
+            raise IllegalSpell("'spells' must be a list of {spell, target, element}")
+        cat = load_catalogue()
+        casts = []
+        for entry in spells:
+            if not isinstance(entry, Mapping):
+                raise IllegalSpell(f"each spell must be an object, not {entry!r}")
+            card = cat.spell(str(entry.get("spell", "")))
+            if card is None:
+                raise IllegalSpell(f"unknown spell {entry.get('spell')!r}")
+            if army.in_reserve and not card.reserve:
+                raise IllegalSpell(f"{card.name} cannot be cast from the Reserve Area", "V4.01c L2127-2129")
+            color = card.color
+            if color in ("Elemental", "Alloy"):
+                pay = entry.get("element")
+                if not pay:
+                    raise IllegalSpell(f"{card.name} is {color}: say which single element pays for it ('element')",
+                                       "V4.01c L2093-2100")
+                pay = str(pay).capitalize()
+            else:
+                pay = mg.spell_kinds_accepted(color, "")[0]
+            target = entry.get("target")
+            self._check_target(pid, card, target)
+            species = "" if card.species == "Basic" else card.species
+            casts.append(mg.SpellCast(card.name, card.cost, pay, species, str(target), card.reserve, color))
+        mg.check_payment(out.magic_by_die, {u.uid: u for u in army.dice}, casts, extra)
+        return casts
+
+    def _check_target(self, pid: str, card: Any, target: Any) -> None:
+        """The target must exist when chosen (V4.01c L473-476); Temple shields from death magic (L529-531)."""
+        st = self.state
+        if not isinstance(target, str) or not target:
+            raise IllegalSpell(f"{card.name} needs a target (army id, unit id, terrain id, 'dua:<player>' or 'bua:<player>')")
+        owner = None
+        if "@" in target:
+            owner, loc = target.split("@", 1)
+            if owner not in st.player_ids or not st.army(owner, loc).units:
+                raise IllegalSpell(f"there is no army {target!r} to target", "V4.01c L473-476")
+            protected_at = loc
+        elif target in st.units:
+            if st.location[target] not in st.terrains and st.location[target] != RESERVE and card.color != "Elemental":
+                raise IllegalSpell(f"unit {target!r} is not in play", "V4.01c L473-476")
+            owner, protected_at = st.units[target].owner, st.location[target]
+        elif target in st.terrains:
+            return
+        elif target.split(":")[0] in (DUA, BUA) and target.split(":")[-1] in st.player_ids:
+            return
+        else:
+            raise IllegalSpell(f"{target!r} is not an army, unit, terrain, DUA or BUA in play", "V4.01c L473-476")
+        t = st.terrains.get(protected_at)
+        if (card.color == "Black" and owner != pid and t is not None and t.face == 8 and t.controller == owner
+                and t.kind.icon == "Temple"):
+            raise IllegalSpell(f"{self._name(owner)}'s army controls a Temple: opponents' death magic cannot affect it",
+                               "V4.01c L529-531")
+
+    # -- reserves phase ---------------------------------------------------------------------------
+    def _reinforce(self, pid: str) -> Flow:
+        """Reserve units may go to any terrains, split freely (V4.01c L483-487)."""
+        st = self.state
+        st.step = "reinforce"
+        reserve = [u for u in st.area(pid, RESERVE)]
+        if not any(u.is_unit for u in reserve):
+            return
+        moves = yield Decision(
+            pid, "reinforce", f"{self._name(pid)}: reinforce: move reserve units to terrains (or none)",
+            "V4.01c L483-487", data={"units": [u.uid for u in reserve], "terrains": list(st.terrains)},
+            validate=lambda a: self._validate_moves(a, {u.uid for u in reserve}, set(st.terrains)),
+        )
+        for uid, where in moves.items():
+            st.location[uid] = where
+        if moves:
+            self._say(f"{self._name(pid)} reinforces with " + ", ".join(st.units[u].name for u in moves))
+        self._cleanup()
+
+    def _retreat(self, pid: str) -> Flow:
+        """Units at terrains may move to the Reserve Area (V4.01c L489-491)."""
+        st = self.state
+        st.step = "retreat"
+        at_terrains = [u for uid, u in st.units.items() if u.owner == pid and st.location[uid] in st.terrains]
+        if not at_terrains:
+            return
+        ids = {u.uid for u in at_terrains}
+
+        def validate(action: dict) -> list[str]:
+            units = action.get("units")
+            if not isinstance(units, list) or any(u not in ids for u in units) or len(set(units)) != len(units):
+                raise IllegalAction(f"'units' must list distinct ids of your dice at terrains: {sorted(ids)}",
+                                    "V4.01c L489-491")
+            return list(units)
+
+        units = yield Decision(
+            pid, "retreat", f"{self._name(pid)}: retreat: move units from terrains to your Reserve Area (or none)",
+            "V4.01c L489-491", data={"units": sorted(ids)}, validate=validate,
+        )
+        for uid in units:
+            st.location[uid] = RESERVE
+        if units:
+            self._say(f"{self._name(pid)} retreats " + ", ".join(st.units[u].name for u in units))
+        self._cleanup()
+
+    def _validate_moves(self, action: dict, allowed: set[str], terrains: set[str]) -> dict[str, str]:
+        moves = action.get("moves")
+        if not isinstance(moves, Mapping):
+            raise IllegalAction("'moves' must map unit ids to terrain ids", "V4.01c L483-487")
+        for uid, where in moves.items():
+            if uid not in allowed:
+                raise IllegalAction(f"{uid!r} is not one of your units in the Reserve Area", "V4.01c L483-487")
+            if where not in terrains:
+                raise IllegalAction(f"{where!r} is not a terrain in play", "V4.01c L483-487")
+        return dict(moves)
+
+    # -- consequences -----------------------------------------------------------------------------
+    def _cleanup(self) -> None:
+        """Items without carriers are buried; army effects end with their army (V4.01c L1068-1074,
+        L2733-2736); control and elimination are checked."""
+        st = self.state
+        for uid, u in st.units.items():
+            loc = st.location[uid]
+            if u.spec.kind == "item" and (loc in st.terrains or loc == RESERVE):
+                if not any(v.is_unit for v in st.dice_at(u.owner, loc)):
+                    st.location[uid] = BUA
+                    self._say(f"{u.name} has no unit to carry it and is buried")
+        alive = []
+        for e in st.effects:
+            if "@" in e.target and e.expiry != INSTANT:
+                owner, loc = e.target.split("@", 1)
+                if not st.army(owner, loc).units:
+                    self._say(f"{e.name} ends: its army is gone")
+                    continue
+            if e.target in st.units and st.location[e.target] in (DUA, BUA):
+                continue
+            alive.append(e)
+        st.effects = alive
+        self._check_control_and_elimination()
+
+    def _check_control_and_elimination(self) -> None:
+        st = self.state
+        for t in st.terrains.values():
+            if t.face == 8 and t.controller is not None and not st.army(t.controller, t.id).units:
+                self._say(f"{self._name(t.controller)} no longer has an army at {t.name}: it turns back to 7 (V4.01c L513-517)")
+                t.face, t.controller = 7, None
+        for p in st.players:
+            if not p.eliminated and not st.units_in_play(p.id):
+                p.eliminated = True
+                self._say(f"{p.name} has no units left and is eliminated")
+        alive = [p.id for p in st.players if not p.eliminated]
+        if len(alive) == 1:
+            self._win(alive[0], f"{self._name(alive[0])} has the last surviving units")
+        if st.marching is not None and st.player(st.marching).eliminated and st.phase != PHASE_SETUP:
+            raise _TurnEnded()
+
+    def _win(self, pid: str, reason: str) -> None:
+        st = self.state
+        st.winner, st.win_reason = pid, reason
+        self._say(f"{reason}: {self._name(pid)} wins (V4.01c L11-14)")
+        raise _GameEnded()
+
+    # -- effects (used by spells, dragons and SAI modules) ----------------------------------------
+    def add_effect(self, name: str, owner: str, target: str, expiry: str = UNTIL_YOUR_NEXT_TURN, **detail: Any) -> Effect:
+        st = self.state
+        effect = Effect(st.next_effect_id, name, owner, target, expiry, dict(detail))
+        st.next_effect_id += 1
+        st.effects.append(effect)
+        return effect
+
+
+def _faces_validator(dice: list[dict]):
+    def validate(action: dict) -> list[str]:
+        faces = action.get("faces")
+        if not isinstance(faces, list):
+            raise IllegalRoll("'faces' must be a list with one face per die")
+        if len(faces) != len(dice):
+            raise IllegalRoll(f"{len(dice)} dice must be rolled, but {len(faces)} faces were given")
+        out = []
+        for die, face in zip(dice, faces, strict=True):
+            options = die["faces"]
+            if isinstance(face, bool):
+                face = str(face)
+            if isinstance(face, int):
+                if not 1 <= face <= len(options):
+                    raise IllegalRoll(f"{die['die']} has faces 1-{len(options)}, not {face}")
+                out.append(options[face - 1])
+                continue
+            text = " ".join(str(face).split())
+            match = [o for o in options if o.lower() == text.lower()]
+            if not match and text.upper() == "ID":
+                match = [o for o in options if o.upper().endswith(" ID")]
+            if not match:
+                raise IllegalRoll(f"{die['die']} has no face {face!r} (faces: {', '.join(options)})")
+            out.append(match[0])
+        return out
+
+    return validate
+
+
+def _build_state(setup: Mapping[str, Any]) -> tuple[GameState, dict[str, dict[str, list[str]]]]:
+    """Check steps 1-3 of set-up and build the state (armies not yet placed)."""
+    if not isinstance(setup, Mapping):
+        raise IllegalSetup("the set-up must be an object")
+    force = setup.get("force_size")
+    if not isinstance(force, int) or isinstance(force, bool) or force <= 0:
+        raise IllegalSetup(f"force_size must be a positive whole number of points, not {force!r}", "V4.01c L276-281")
+    players_in = setup.get("players")
+    if not isinstance(players_in, list) or len(players_in) < 2:
+        raise IllegalSetup("a game needs a list of at least two players", "V4.01c L259-263")
+    players: list[Player] = []
+    st = GameState(force_size=force, players=players)
+    armies_by_player: dict[str, dict[str, list[str]]] = {}
+    n = 0
+    seen_ids = set()
+    for i, p in enumerate(players_in, start=1):
+        if not isinstance(p, Mapping):
+            raise IllegalSetup(f"player {i} must be an object")
+        pid = str(p.get("id") or f"p{i}")
+        if pid in seen_ids or "@" in pid or ":" in pid:
+            raise IllegalSetup(f"player id {pid!r} is repeated or contains '@' or ':'")
+        seen_ids.add(pid)
+        name = str(p.get("name") or pid)
+        home_kind = parse_terrain(str(p.get("home", "")))
+        if home_kind.advanced:
+            raise IllegalSetup(f"{name}: {home_kind.name} is an advanced terrain: only usable as the Frontier",
+                               "V4.01c L2566")
+        frontier_kind = parse_terrain(str(p.get("frontier", "")))
+        tid = f"home-{pid}"
+        player = Player(pid, name, tid, frontier_kind)
+        players.append(player)
+        st.terrains[tid] = TerrainState(tid, home_kind, "home", pid)
+        armies = p.get("armies")
+        if not isinstance(armies, Mapping):
+            raise IllegalSetup(f"{name}: 'armies' must give the home, horde and campaign armies", "V4.01c L296-302")
+        specs: dict[str, list] = {}
+        for army_name, dice in armies.items():
+            if not isinstance(dice, list):
+                raise IllegalSetup(f"{name}: the {army_name} army must be a list of die names")
+            specs[army_name] = [spec_for(str(d)) for d in dice]
+        dragons = p.get("dragons", [])
+        if not isinstance(dragons, list):
+            raise IllegalSetup(f"{name}: 'dragons' must be a list of dragon names", "V4.01c L290-292")
+        dragon_specs = [spec_for(str(d)) for d in dragons]
+        player.force_points = su.validate_force(force, specs, dragon_specs, who=name)
+        armies_by_player[pid] = {}
+        for army_name in su.ARMY_NAMES:
+            uids = []
+            for spec in specs[army_name]:
+                n += 1
+                uid = f"u{n}"
+                st.units[uid] = Unit(uid, pid, spec)
+                st.location[uid] = HOLDING if army_name == "horde" else "unplaced-" + army_name
+                uids.append(uid)
+            armies_by_player[pid][army_name] = uids
+        for spec in dragon_specs:
+            n += 1
+            uid = f"u{n}"
+            st.units[uid] = Unit(uid, pid, spec)
+            st.location[uid] = POOL
+    # Until placed, the Horde armies wait in a holding place (they roll for the order of play).
+    return st, armies_by_player
+
+
+def play_random(game: Game, rng: random.Random, max_steps: int = 100000) -> int:
+    """Answer every decision with a random legal answer until the game ends; returns steps taken."""
+    steps = 0
+    while game.pending is not None and steps < max_steps:
+        game.apply(random_answer(game, rng), rng=rng)
+        steps += 1
+    return steps
+
+
+def random_answer(game: Game, rng: random.Random) -> dict:
+    """A random legal answer to the pending decision (for property tests, benchmarks, solo play)."""
+    d = game.pending
+    if d is None:
+        raise GameOver("the game is over")
+    if d.kind == "roll":
+        return {"type": "roll_for_me", "seed": rng.randrange(2**31)}
+    if d.kind == "choice":
+        values = [c["value"] for c in d.choices]
+        # Prefer acting over passing, so random games end.
+        active = [v for v in values if v not in ("pass", "skip", "no", "none")] or values
+        pool = active if rng.random() < 0.85 else values
+        return {"type": "choose", "choice": rng.choice(pool)}
+    if d.kind == "allocate":
+        return {"type": "allocate", "units": rng.choice(d.choices)["value"]}
+    if d.kind == "cast":
+        return {"type": "cast", "spells": []}
+    if d.kind == "reinforce":
+        terrains = d.data["terrains"]
+        moves = {u: rng.choice(terrains) for u in d.data["units"] if rng.random() < 0.7}
+        return {"type": "reinforce", "moves": moves}
+    if d.kind == "retreat":
+        units = [u for u in d.data["units"] if rng.random() < 0.05]
+        return {"type": "retreat", "units": units}
+    raise GameRuleError(f"no random answer for {d.kind}")

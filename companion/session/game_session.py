@@ -1,0 +1,239 @@
+"""A game on a durable event log: ``GameSession``.
+
+    s = GameSession.create("game.db", {"force_size": 24, "players": [{"name": "Alice", "species": "Dwarves"},
+                                                                      {"name": "Bob", "species": "Goblins"}]})
+    s.pending()     # {"player": "p1", "kind": "roll", "prompt": "...", "dice": [...], "choices": [], ...}
+    s.submit({"type": "roll_for_me", "seed": 1})        # -> [event]
+    s.state_dict()  # players, terrains, armies, reserves, DUA, BUA, pool, effects, phase/march/step, winner
+    s.undo()        # take back the last accepted action
+    s.export("game.json"); GameSession.import_file("copy.db", "game.json")
+
+Action dicts accepted by ``submit`` (the pending decision's ``answer`` says which):
+
+* ``{"type": "roll", "faces": ["2 Melee", "ID", 3, ...]}``: one face per die of ``pending()["dice"]``,
+  in order, as the face text or its 1-based number on that die;
+* ``{"type": "roll_for_me", "seed": 1}``: the companion rolls (seeded; the faces are logged);
+* ``{"type": "choose", "choice": value}``: one of ``pending()["choices"][i]["value"]``;
+* ``{"type": "allocate", "units": ["u3", "u7"]}``: the units that die (kill enough to cover the damage,
+  never in excess; ``pending()["choices"]`` lists legal sets);
+* ``{"type": "cast", "spells": [{"spell": "Stone Skin", "target": "p1@frontier", "element": "Earth"}]}``;
+* ``{"type": "reinforce", "moves": {"u5": "frontier"}}`` and ``{"type": "retreat", "units": ["u2"]}``.
+
+An optional ``"player"`` key is checked against the player who must decide.  Every accepted action
+is written to SQLite (WAL, one transaction per event) before ``submit`` returns; the state is the
+replay of the log.  Illegal input raises a ``GameRuleError`` (a ``ValueError``) that says what is
+wrong and cites the rule, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..rules.game import Game, GameRuleError, IllegalAction, IllegalSetup, quick_setup
+from .store import FORMAT, EventStore, SessionError
+
+ACTION_TYPES = ("roll", "roll_for_me", "choose", "allocate", "cast", "reinforce", "retreat")
+
+
+def full_setup(setup: dict) -> dict:
+    """A set-up as ``Game`` takes it; players given only by name/species are filled in (quick start)."""
+    if not isinstance(setup, dict):
+        raise IllegalSetup("the set-up must be a JSON object")
+    players = setup.get("players")
+    if players is None or any(isinstance(p, dict) and "armies" not in p for p in players or []):
+        return quick_setup(setup)
+    return dict(setup)
+
+
+def quick_start(db_path: str | Path, names: tuple[str, ...] = ("Alice", "Bob"), species: tuple[str, ...] = ("Dwarves", "Goblins"),
+                force_size: int = 24) -> GameSession:
+    """A new quick-start game (one species per player, armies of a third of the force each)."""
+    players = [{"name": n, "species": s} for n, s in zip(names, species, strict=True)]
+    return GameSession.create(db_path, {"force_size": force_size, "players": players})
+
+
+class GameSession:
+    """One game, its SQLite event log and the state rebuilt from it."""
+
+    def __init__(self, store: EventStore):
+        self._store = store
+        self._lock = threading.RLock()
+        self.game_id = store.meta("game_id") or ""
+        self._rebuild()
+
+    # -- opening ------------------------------------------------------------------------------------
+    @classmethod
+    def create(cls, db_path: str | Path, setup: dict) -> GameSession:
+        """Start a new game in a new database file.  Raises ``IllegalSetup`` for an illegal set-up."""
+        full = full_setup(setup)
+        Game(full)  # validate before anything is written
+        path = Path(db_path)
+        if path.exists() and path.stat().st_size > 0:
+            probe = EventStore(path, create=True)
+            try:
+                if probe.last_seq():
+                    raise SessionError(f"{path} already holds a game; open it or choose another file")
+            finally:
+                probe.close()
+        store = EventStore(path, create=True)
+        store.init(uuid.uuid4().hex, full)
+        return cls(store)
+
+    @classmethod
+    def open(cls, db_path: str | Path) -> GameSession:
+        return cls(EventStore(db_path))
+
+    def close(self) -> None:
+        self._store.close()
+
+    def __enter__(self) -> GameSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- replay ---------------------------------------------------------------------------------------
+    def _rebuild(self) -> None:
+        events = self._store.events()
+        if not events or events[0]["type"] != "create":
+            raise SessionError(f"{self._store.path} has no 'create' event")
+        self._game = replay(events)
+        self._seq = events[-1]["seq"]
+
+    def _sync(self) -> None:
+        """Another process may have written: catch up before reading or writing."""
+        if self._store.last_seq() != self._seq:
+            self._rebuild()
+
+    @property
+    def game(self) -> Game:
+        with self._lock:
+            self._sync()
+            return self._game
+
+    # -- reading ----------------------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        with self._lock:
+            self._sync()
+            state = self._game.state.to_dict()
+            state["game_id"] = self.game_id
+            state["seq"] = self._seq
+            state["pending"] = self._pending_unlocked()
+            state["over"] = self._game.over
+            state["log"] = self._game.log[-30:]
+            return state
+
+    def pending(self) -> dict | None:
+        with self._lock:
+            self._sync()
+            return self._pending_unlocked()
+
+    def _pending_unlocked(self) -> dict | None:
+        p = self._game.pending_dict()
+        if p is not None:
+            p["player_name"] = self._game.state.player(p["player"]).name
+        return p
+
+    def events(self, since: int = 0) -> list[dict]:
+        with self._lock:
+            return self._store.events(since)
+
+    # -- writing ----------------------------------------------------------------------------------------
+    def submit(self, action: dict) -> list[dict]:
+        """Validate and apply one action; it is committed to the log before this returns."""
+        if not isinstance(action, dict):
+            raise IllegalAction(f"an action must be a JSON object, not {type(action).__name__}")
+        if action.get("type") not in ACTION_TYPES:
+            raise IllegalAction(f"unknown action type {action.get('type')!r}; known: {', '.join(ACTION_TYPES)}")
+        try:
+            json.dumps(action)
+        except (TypeError, ValueError) as exc:
+            raise IllegalAction(f"the action is not JSON: {exc}") from None
+        with self._lock:
+            self._sync()
+            player = self._game.pending.player if self._game.pending else None
+            accepted = self._game.apply(action)  # raises, unchanged, on illegal input
+            log = accepted.pop("log")
+            try:
+                event = self._store.append(accepted["type"], player, accepted, log)
+            except Exception:
+                self._rebuild()  # the game object moved on but the log did not: go back to the log
+                raise
+            self._seq = event["seq"]
+            return [event]
+
+    def undo(self, n: int = 1) -> list[dict]:
+        """Take back the last `n` accepted actions (not the set-up); returns the undo event."""
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise IllegalAction(f"undo needs a positive number of actions, not {n!r}")
+        with self._lock:
+            self._sync()
+            active = [e for e in self._store.events() if not e["undone"] and e["type"] not in ("create", "undo")]
+            if n > len(active):
+                raise IllegalAction(f"only {len(active)} action(s) can be undone, not {n}")
+            seqs = [e["seq"] for e in active[-n:]]
+            event = self._store.mark_undone(seqs, {"undid": seqs})
+            self._rebuild()
+            return [event]
+
+    # -- files ------------------------------------------------------------------------------------------
+    def export(self, path: str | Path) -> Path:
+        """Write the whole game (set-up and every event) to a JSON game file."""
+        with self._lock:
+            doc = {"format": FORMAT, "game_id": self.game_id, "events": self._store.events()}
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(doc, indent=1))
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def import_file(cls, db_path: str | Path, path: str | Path) -> GameSession:
+        """Load a game file into a new database; the file is replayed (checked) before anything is written."""
+        try:
+            doc = json.loads(Path(path).read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise SessionError(f"cannot read game file {path}: {exc}") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("events"), list):
+            raise SessionError(f"{path} is not a game file of format {FORMAT}")
+        events = doc["events"]
+        try:
+            replay(events)
+        except (GameRuleError, KeyError, TypeError, ValueError) as exc:
+            raise SessionError(f"{path} does not replay to a legal game: {exc}") from None
+        dbp = Path(db_path)
+        if dbp.exists() and dbp.stat().st_size > 0:
+            raise SessionError(f"{dbp} already exists; import into a new file")
+        store = EventStore(dbp, create=True)
+        with store.transaction() as conn:
+            conn.execute("INSERT INTO meta VALUES ('format', ?), ('game_id', ?)",
+                         (FORMAT, str(doc.get("game_id") or uuid.uuid4().hex)))
+            for e in events:
+                conn.execute(
+                    "INSERT INTO events (seq, type, player, action, log, undone, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (int(e["seq"]), e["type"], e.get("player"), json.dumps(e["action"], sort_keys=True),
+                     json.dumps(e.get("log", [])), int(bool(e.get("undone"))), e.get("at") or ""),
+                )
+        return cls(store)
+
+
+def replay(events: list[dict]) -> Game:
+    """Rebuild a game from its events (``create`` first; undone events and undo markers skipped)."""
+    if not events or not isinstance(events[0], dict) or events[0].get("type") != "create":
+        raise SessionError("a game log starts with its 'create' event")
+    game = Game(events[0]["action"])
+    last = 0
+    for e in events:
+        seq = int(e["seq"])
+        if seq <= last:
+            raise SessionError(f"event seq {seq} is not increasing")
+        last = seq
+        if e["type"] in ("create", "undo") or e.get("undone"):
+            continue
+        action: dict[str, Any] = dict(e["action"])
+        game.apply(action)
+    return game
