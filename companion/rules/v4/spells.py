@@ -275,6 +275,14 @@ OTHER_SPELLS: frozenset[str] = frozenset({
 })
 
 
+#: Dracolem (alloy) spell cards: real cards whose rules text V4.01c does not print (inventory
+#: A6b.1/A8.1: "no alloy spells are listed"); accepted by name, no effect on rolls.
+UNDOCUMENTED_SPELLS: frozenset[str] = frozenset({
+    "Anti-Magic Surge", "Escape Portal", "Explode Item", "Knock Out", "Plasma Arc", "Reconfigure", "Reinforce",
+    "Scrap for Parts",
+})
+
+
 class UnknownSpell(KeyError):
     """A spell name that the V4 rules do not have."""
 
@@ -289,7 +297,7 @@ def find_roll_spell(name: str) -> RollSpell | None:
     spell = ROLL_SPELLS.get(key)
     if spell is not None:
         return spell
-    if key in {n.lower() for n in OTHER_SPELLS}:
+    if key in {n.lower() for n in OTHER_SPELLS | UNDOCUMENTED_SPELLS}:
         return None
     raise UnknownSpell(f"unknown spell {name!r}")
 
