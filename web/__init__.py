@@ -1,0 +1,75 @@
+"""The tablet page and its JSON API (Flask application factory).
+
+``create_app(config)`` builds the app: blueprints for the pages (``pages``), the JSON API
+(``api``) and the live stream (``events``); ``init_app`` of the game store (the SQLite game
+session), the access rules (host token, pairing), and the dice sources (camera, serial link).
+The app is served by waitress (see ``web.server``), never by Flask's development server.
+
+Config keys (all optional): ``DB_PATH`` (game file; default a temporary one), ``HOST_TOKEN``
+(default random), ``CAMERA`` (OpenCV index or URL), ``SERIAL`` (pyserial URL), ``RULES_INDEX``
+(FTS5 file made by ``companion rules index``), ``PUBLIC_URL`` (base URL for QR codes),
+``START_SOURCES`` (start source threads; default True).
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from pathlib import Path
+
+from flask import Flask
+
+from .errors import register_error_handlers
+
+
+def create_app(config: dict | None = None) -> Flask:
+    from companion.rulesearch import default_index_path
+
+    from . import api, events, pages
+    from .security import Access
+    from .sources import Sources
+    from .store import GameStore
+
+    app = Flask(__name__, static_folder="static", template_folder="templates")
+    app.config.update(
+        DB_PATH=str(Path(tempfile.gettempdir()) / "companion-game.sqlite"),
+        HOST_TOKEN=None,
+        CAMERA=None,
+        SERIAL=None,
+        RULES_INDEX=str(default_index_path()),
+        PUBLIC_URL=None,
+        START_SOURCES=True,
+        MAX_CONTENT_LENGTH=256 * 1024,
+        JSON_SORT_KEYS=False,
+        PROPAGATE_EXCEPTIONS=False,
+        TRAP_HTTP_EXCEPTIONS=False,
+        SEND_FILE_MAX_AGE_DEFAULT=0,
+    )
+    if config:
+        app.config.update(config)
+    logging.getLogger("companion.web").setLevel(logging.INFO)
+
+    db_path = Path(app.config["DB_PATH"])
+    store = GameStore(db_path)
+    store.init_app(app)
+    Access(db_path.with_name(db_path.name + ".tablets"), app.config["HOST_TOKEN"]).init_app(app)
+    Sources(store, camera=app.config["CAMERA"], serial=app.config["SERIAL"]).init_app(app)
+
+    register_error_handlers(app)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(events.bp)
+
+    @app.after_request
+    def _headers(resp):
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("Referrer-Policy", "no-referrer")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+        resp.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
+            "connect-src 'self'; frame-ancestors 'none'",
+        )
+        return resp
+
+    return app

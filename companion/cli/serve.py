@@ -1,0 +1,109 @@
+"""``companion serve`` (the tablet page for a real table) and ``companion demo`` (a scripted game).
+
+    companion serve [--camera 0] [--serial URL] [--db FILE] [--host H --port P]
+    companion demo [--seconds N] [--dice simulated|typed]
+
+Both serve the page with waitress, print a URL carrying the host token and a QR code to pair a
+tablet.  Without a camera or a smart-dice bridge the game is played by tapping faces.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _common(p: argparse.ArgumentParser, port: int) -> None:
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default: this machine only; 0.0.0.0 for the local network)")
+    p.add_argument("--port", type=int, default=port, help=f"port (default {port}; 0 picks a free one)")
+    p.add_argument("--token", help="host token to use instead of a random one")
+    p.add_argument("--rules-index", help="full-text index made by `companion rules index` (Dispute panel)")
+    p.add_argument("--seconds", type=float, help="stop by itself after this many seconds")
+    p.add_argument("--threads", type=int, default=32, help="server worker threads (each live page holds one)")
+
+
+def _make_server(args, db: str, camera=None, serial=None):
+    from web import create_app
+    from web.server import Server
+
+    config = {"DB_PATH": db, "HOST_TOKEN": args.token, "CAMERA": camera, "SERIAL": serial}
+    if getattr(args, "registry", None):
+        config["DICE_REGISTRY"] = args.registry
+    if args.rules_index:
+        config["RULES_INDEX"] = args.rules_index
+    app = create_app(config)
+    try:
+        return Server(app, args.host, args.port, threads=args.threads)
+    except OSError as exc:
+        if args.port == 0:
+            raise
+        print(f"port {args.port} is busy ({exc.strerror}); using a free port instead", file=sys.stderr)
+        return Server(app, args.host, 0, threads=args.threads)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("waitress").setLevel(logging.WARNING)
+    server = _make_server(args, args.db, camera=args.camera, serial=args.serial)
+    server.banner()
+    server.serve_forever(args.seconds)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    import logging
+    import tempfile
+    from pathlib import Path
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    from companion.session import GameSession  # noqa: F401  (fail early if the engine is missing)
+    from web.demo import SimulatedDiceRoller, TypedRoller, play_demo
+    from web.play import build_setup
+
+    db = args.db or str(Path(tempfile.mkdtemp(prefix="companion-demo-")) / "demo-game.sqlite")
+    if Path(db).exists():
+        print(f"error: {db} exists; the demo starts a fresh game (choose another --db)", file=sys.stderr)
+        return 2
+    server = _make_server(args, db)
+    store = server.app.extensions["game_store"]
+    store.create(build_setup({"players": ["Ann", "Bob"], "quick": True, "force_size": 24}))
+    pace = args.pace
+    if pace is None:
+        pace = 1.2 if args.seconds is None else max(0.05, min(1.2, args.seconds / 60))
+    roller = SimulatedDiceRoller(seed=args.seed) if args.dice == "simulated" else TypedRoller(seed=args.seed)
+    server.banner()
+    print(f"Demo: a fresh two-player game in {db}; rolls come from "
+          + ("the smart-dice simulator over a serial link" if args.dice == "simulated" else "faces typed by the script"),
+          flush=True)
+    director = play_demo(store, roller, pace, out=sys.stdout)
+    try:
+        server.serve_forever(args.seconds)
+    finally:
+        director.stop.set()
+        roller.close()
+    if director.error:
+        print(f"demo stopped early: {director.error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def register(subparsers) -> None:
+    s = subparsers.add_parser("serve", help="serve the tablet page for a game at the table")
+    s.add_argument("--camera", help="camera to read dice from (OpenCV index such as 0, or a video URL)")
+    s.add_argument("--serial", help="smart-dice bridge (pyserial URL: /dev/ttyACM0, socket://host:port, ...)")
+    s.add_argument("--registry", help="die registry file for the smart dice (see `companion dice pair`)")
+    s.add_argument("--db", default="companion-game.sqlite", help="game file (SQLite); reopened if it exists")
+    _common(s, 8765)
+    s.set_defaults(func=_serve)
+
+    d = subparsers.add_parser("demo", help="serve a fresh demo game and play a scripted opening")
+    d.add_argument("--dice", choices=("typed", "simulated"), default="typed",
+                   help="where the demo's rolls come from (default: typed faces; simulated: smart-dice simulator)")
+    d.add_argument("--db", help="game file for the demo (default: a new temporary file)")
+    d.add_argument("--pace", type=float, help="seconds between the demo's steps")
+    d.add_argument("--seed", type=int, default=7, help="seed of the demo's dice")
+    _common(d, 8765)
+    d.set_defaults(func=_demo)

@@ -1,0 +1,362 @@
+"""The JSON API under ``/api`` (documented in ``web/API.md``).
+
+Reading is open to every page on the network (a read-only view); every change needs the host
+token or a paired tablet's token in the ``X-Companion-Token`` header (see ``web.security``).
+Each body is validated before anything is touched; rule errors from the game engine come back as
+``422 {"error": "illegal_action", "message": ..., "rule": ...}`` and leave the game unchanged.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from . import play
+from .errors import APIError, Conflict, NotFound
+from .jsonable import jsonable
+from .qr import qr_svg
+from .security import TOKEN_HEADER, access, request_role, require
+from .validation import Field, json_body
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def store():
+    return current_app.extensions["game_store"]
+
+
+def sources():
+    return current_app.extensions["sources"]
+
+
+def _rule_errors():
+    """The engine's rule error base class (ValueError subclasses carrying ``rule``)."""
+    try:
+        from companion.rules.game.errors import GameRuleError
+    except ImportError:  # pragma: no cover - engine not installed
+        return ()
+    return (GameRuleError,)
+
+
+def _run_engine(fn, *args):
+    """Call into the game engine, turning its typed errors into 422 answers."""
+    errors = _rule_errors()
+    try:
+        return fn(*args)
+    except APIError:
+        raise
+    except errors as exc:
+        body = {"error": "illegal_action", "message": getattr(exc, "reason", str(exc)),
+                "kind": type(exc).__name__}
+        if getattr(exc, "rule", None):
+            body["rule"] = exc.rule
+        raise _Answer(body, 422) from None
+
+
+class _Answer(Exception):
+    def __init__(self, body: dict, status: int):
+        super().__init__(body.get("message"))
+        self.body, self.status = body, status
+
+
+@bp.errorhandler(_Answer)
+def _answer(exc: _Answer):
+    return jsonify(exc.body), exc.status
+
+
+def _check_expected_seq(expect) -> None:
+    """Two tablets tapping at once: the second tap, made on an older view, is refused."""
+    if expect is not None and int(expect) != store().last_seq:
+        raise Conflict(f"the game has moved on (now at event {store().last_seq}, the page showed "
+                       f"{expect}); look again and retry", code="stale")
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+
+
+@bp.get("/health")
+def health():
+    return jsonify({"ok": True, "game_id": store().game_id, "time": time.time()})
+
+
+@bp.get("/state")
+def state():
+    """The current game as JSON: state, pending decision, staged roll, sources, your role."""
+    s = store()
+    role = request_role()
+    with s.lock:
+        body = play.state_view(s)
+    body["role"] = role
+    body["sources"] = sources().status()
+    return jsonify(jsonable(body))
+
+
+@bp.get("/log")
+def event_log():
+    """The event log since ``?since=SEQ`` (for pages and tools that do not use the stream)."""
+    try:
+        since = int(request.args.get("since", "0"))
+    except ValueError:
+        raise APIError("since must be an integer", field="since") from None
+    if since < 0:
+        raise APIError("since must not be negative", field="since")
+    return jsonify({"game_id": store().game_id, "events": jsonable(store().events_since(since))})
+
+
+@bp.get("/catalogue")
+def catalogue_search():
+    """Dice for force building: ``?q=TEXT&kind=unit|monster|item|dragon|terrain``."""
+    q = request.args.get("q", "")
+    kind = request.args.get("kind") or None
+    if len(q) > 80:
+        raise APIError("q is too long (at most 80 characters)", field="q")
+    if kind not in (None, "unit", "monster", "item", "dragon", "terrain"):
+        raise APIError("kind must be one of unit, monster, item, dragon, terrain", field="kind")
+    try:
+        limit = min(max(int(request.args.get("limit", "60")), 1), 300)
+    except ValueError:
+        raise APIError("limit must be an integer", field="limit") from None
+    return jsonify({"dice": play.catalogue_search(q, kind, limit)})
+
+
+@bp.get("/odds")
+def odds():
+    """Exact distribution of the roll about to be made (``?army=ID&for=melee&need=5``)."""
+    army = request.args.get("army") or None
+    roll_for = request.args.get("for") or None
+    need = request.args.get("need")
+    try:
+        need_n = None if need in (None, "") else int(need)
+    except ValueError:
+        raise APIError("need must be an integer", field="need") from None
+    s = store()
+    with s.lock:
+        body = _run_engine(play.odds_view, s, army, roll_for, need_n)
+    return jsonify(jsonable(body))
+
+
+@bp.get("/rules/search")
+def rules_search():
+    """Full-text search of the indexed rule documents: ``?q=TEXT&doc=V4.01c&limit=10``."""
+    from companion.rulesearch import RuleIndex, RuleIndexError
+
+    q = request.args.get("q", "")
+    if not q.strip():
+        raise APIError("q is required (the words to look for)", field="q")
+    if len(q) > 200:
+        raise APIError("q is too long (at most 200 characters)", field="q")
+    try:
+        limit = min(max(int(request.args.get("limit", "10")), 1), 50)
+    except ValueError:
+        raise APIError("limit must be an integer", field="limit") from None
+    path = current_app.config["RULES_INDEX"]
+    from pathlib import Path
+
+    if not Path(path).exists():
+        return jsonify({"documents": [], "hits": [],
+                        "message": "no rule documents indexed: run `companion rules index FILE...`"})
+    with RuleIndex(path) as idx:
+        try:
+            hits = idx.search(q, limit=limit, label=request.args.get("doc") or None)
+        except RuleIndexError as exc:
+            raise APIError(str(exc), field="q") from None
+        docs = idx.documents()
+    return jsonify({"documents": docs, "hits": [h.to_dict() for h in hits]})
+
+
+@bp.get("/frame.jpg")
+def frame():
+    """The latest camera frame with a box and label on each die read (404 without a camera)."""
+    jpg = play.frame_jpeg(store(), sources())
+    if jpg is None:
+        raise NotFound("no camera frame (no camera, or it is not connected)", code="no_frame")
+    return Response(jpg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/export")
+def export():
+    s = store()
+    s._need_game()
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / f"game-{s.game_id}.json"
+        with s.lock:
+            s.session.export(out)
+        data = out.read_bytes()
+    return Response(data, mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="game-{s.game_id}.json"'})
+
+
+# ---------------------------------------------------------------------------------------------
+# pairing
+
+
+@bp.post("/pair")
+def pair():
+    body = json_body({"code": Field(str, max_len=32, min=1), "name": Field(str, required=False, max_len=40,
+                                                                          default="tablet")})
+    s = store()
+    if s.game_id is None:
+        raise Conflict("no game yet to pair with", code="no_game")
+    token = access().pair(s.game_id, body["code"], body["name"] or "tablet")
+    return jsonify({"token": token, "game_id": s.game_id, "role": "tablet"})
+
+
+@bp.get("/pairing")
+@require("host")
+def pairing():
+    s = store()
+    s._need_game()
+    code = access().pairing_code(s.game_id)
+    url = _pair_url(code)
+    return jsonify({"game_id": s.game_id, "code": code, "url": url, "svg": qr_svg(url),
+                    "tablets": access().tablets(s.game_id)})
+
+
+@bp.post("/pairing/rotate")
+@require("host")
+def pairing_rotate():
+    json_body({})
+    s = store()
+    s._need_game()
+    code = access().rotate_pairing_code(s.game_id)
+    revoked = access().revoke_all(s.game_id)
+    return jsonify({"code": code, "url": _pair_url(code), "svg": qr_svg(_pair_url(code)), "revoked": revoked})
+
+
+def _pair_url(code: str) -> str:
+    base = current_app.config.get("PUBLIC_URL") or request.host_url.rstrip("/")
+    return f"{base}/#pair={code}"
+
+
+# ---------------------------------------------------------------------------------------------
+# changing the game
+
+
+@bp.post("/games")
+@require("tablet")
+def create_game():
+    """Create a game: ``{"players": [..], "edition": "v4", "quick": true}`` or a full set-up."""
+    body = json_body({
+        "players": Field(list, items=Field(str, max_len=30, min=1), max_len=6),
+        "edition": Field(str, required=False, choices=("v4", "r96"), default="v4"),
+        "force_size": Field(int, required=False, min=3, max=120),
+        "quick": Field(bool, required=False, default=False),
+        "forces": Field(list, required=False, max_len=6, items={
+            "player": Field(str, max_len=30),
+            "armies": Field(dict),
+            "dragons": Field(list, required=False, items=Field(str, max_len=80), max_len=10),
+            "home_terrain": Field(str, required=False, max_len=80),
+            "frontier_terrain": Field(str, required=False, max_len=80),
+        }),
+    })
+    if len(body["players"]) < 2:
+        raise APIError("a game needs at least 2 players", field="players")
+    if len({p.strip().lower() for p in body["players"]}) != len(body["players"]):
+        raise APIError("player names must differ", field="players")
+    setup = _run_engine(play.build_setup, body)
+    s = store()
+    token = request.headers.get(TOKEN_HEADER)
+    _run_engine(s.create, setup)
+    out = {"game_id": s.game_id, "seq": s.last_seq}
+    if request_role() != "host" and token:
+        # the tablet that made the game is paired with it
+        out["token"] = access().grant(s.game_id, access().tablet_name(token) or "tablet")
+    return jsonify(out), 201
+
+
+@bp.post("/decisions")
+@require("tablet")
+def decide():
+    """Answer the pending decision: ``{"action": {...}, "expect_seq": N}``."""
+    body = json_body({"action": Field(dict, max_len=40), "expect_seq": Field(int, required=False, min=0)})
+    s = store()
+    with s.lock:
+        _check_expected_seq(body["expect_seq"])
+        s._need_game()
+        events = _run_engine(s.submit, body["action"])
+    return jsonify({"events": jsonable(events), "seq": s.last_seq})
+
+
+@bp.post("/rolls")
+@require("tablet")
+def roll():
+    """Faces for the pending roll: ``{"faces": {"UNIT_ID": "2 Melee", ...}, "confirm": true}``.
+
+    ``confirm: false`` only stages the reading (players can still correct a die on the page);
+    ``confirm: true`` (default) submits the roll to the game.
+    """
+    body = json_body({
+        "faces": Field(dict, max_len=200),
+        "confirm": Field(bool, required=False, default=True),
+        "source": Field(str, required=False, choices=("typed", "camera", "serial", "demo"), default="typed"),
+        "expect_seq": Field(int, required=False, min=0),
+    })
+    s = store()
+    with s.lock:
+        _check_expected_seq(body["expect_seq"])
+        s._need_game()
+        reading = _run_engine(play.reading_from_faces, s, body["faces"], body["source"])
+        if not body["confirm"]:
+            s.set_reading(reading)
+            return jsonify({"reading": jsonable(reading), "seq": s.last_seq})
+        events = _run_engine(play.submit_reading, s, reading)
+    return jsonify({"events": jsonable(events), "seq": s.last_seq})
+
+
+@bp.post("/rolls/confirm")
+@require("tablet")
+def roll_confirm():
+    """Submit the staged reading (after any corrections)."""
+    body = json_body({"expect_seq": Field(int, required=False, min=0)})
+    s = store()
+    with s.lock:
+        _check_expected_seq(body["expect_seq"])
+        if not s.reading:
+            raise Conflict("no roll is waiting to be confirmed", code="no_reading")
+        events = _run_engine(play.submit_reading, s, s.reading)
+    return jsonify({"events": jsonable(events), "seq": s.last_seq})
+
+
+@bp.post("/corrections")
+@require("tablet")
+def correct():
+    """Fix one die of the staged reading: ``{"uid": "p1-3", "face": "2 Melee"}``.
+
+    The corrected face replaces the reading; when the reading came with a camera frame, the frame
+    and the corrected label are saved for the learning loop.
+    """
+    body = json_body({"uid": Field(str, max_len=60, min=1), "face": Field(str, max_len=40, min=1)})
+    s = store()
+    with s.lock:
+        if not s.reading:
+            raise Conflict("no roll is waiting: corrections apply to the roll on screen", code="no_reading")
+        reading, saved = _run_engine(play.correct_reading, s, body["uid"], body["face"])
+        s.set_reading(reading)
+    return jsonify({"reading": jsonable(reading), "saved": saved})
+
+
+@bp.post("/undo")
+@require("tablet")
+def undo():
+    body = json_body({"n": Field(int, required=False, min=1, max=50, default=1),
+                      "expect_seq": Field(int, required=False, min=0)})
+    s = store()
+    with s.lock:
+        _check_expected_seq(body["expect_seq"])
+        s._need_game()
+        _run_engine(s.undo, body["n"] or 1)
+    return jsonify({"seq": s.last_seq})
+
+
+@bp.post("/sources/blink")
+@require("tablet")
+def blink():
+    """Make a smart die blink so players can find it: ``{"die_id": "..."}``."""
+    body = json_body({"die_id": Field(str, max_len=40, min=1)})
+    ok = play.blink(sources(), body["die_id"])
+    return jsonify({"sent": ok})

@@ -1,0 +1,325 @@
+"""``companion demo``: a scripted opening played on a real server, rolls arriving as real ones do.
+
+The *director* answers each pending decision the way a pair of players might, aiming at a short
+showcase: set-up (order of play, frontier, starting distances), a first march that maneuvers and
+then melees (attack, saves, losses, counter-attack), and a second march that takes a magic action
+and casts a spell.  Rolls are not typed by the director: a *roller* produces them and they go
+through the same path as rolls from the table (a reading is staged, shown on the Roll panel, then
+confirmed):
+
+* ``SimulatedDiceRoller``: every die of the game is registered with a simulated smart-dice bridge
+  (``firmware_bridge.rolls.simulated_feed``, over a real pty and the real link code); the director
+  rolls the dice of the pending roll and the faces come back as serial ``rolled`` events.
+* ``TypedRoller``: faces drawn with a seeded random generator, as a player would tap them.
+
+The vision path (rendered frames read back by the camera pipeline) is used when
+``companion.vision`` offers a renderer and a shipped model; see ``VisionRoller``.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+
+log = logging.getLogger("companion.demo")
+
+#: What the demo wants to show, in order; the director steers toward the next unshown item.
+SHOWCASE = ("setup", "maneuver", "melee", "saves", "magic")
+
+
+class TypedRoller:
+    """Faces picked at random (seeded), as players tapping what they see."""
+
+    source = "demo"
+
+    def __init__(self, seed: int = 7):
+        self.rng = random.Random(seed)
+
+    def start(self, store) -> None:
+        pass
+
+    def read(self, pending: dict, timeout: float = 10.0) -> tuple[dict, dict]:
+        faces = {d["uid"]: self.rng.choice(d["faces"]) for d in pending["dice"]}
+        return faces, {}
+
+    def close(self) -> None:
+        pass
+
+
+class SimulatedDiceRoller:
+    """Rolls through the smart-dice simulator and the real serial link code."""
+
+    source = "serial"
+
+    def __init__(self, seed: int = 7, speed: float = 4.0):
+        self.seed = seed
+        self.speed = speed
+        self.feed = None
+        self.uid_of: dict[str, str] = {}
+        self._readings: dict[str, object] = {}
+        self._cond = threading.Condition()
+
+    def start(self, store) -> None:
+        from firmware_bridge.registry import DieRegistry
+        from firmware_bridge.rolls import simulated_feed
+
+        state = store.session.game.state
+        registry = DieRegistry()
+        for uid, unit in state.units.items():
+            if unit.spec.kind in ("unit", "item"):
+                die_id = f"sim-{uid}"
+                registry.register_catalogue(die_id, unit.spec.name)
+                self.uid_of[die_id] = uid
+        for tid, terrain in state.terrains.items():
+            die_id = f"sim-{tid}"[:16]
+            registry.register_catalogue(die_id, f"Terrains/{terrain.name}")
+            self.uid_of[die_id] = tid
+        self.feed = simulated_feed(registry, seed=self.seed, speed=self.speed, noise=True,
+                                   on_reading=self._on_reading)
+        if not self.feed.link.wait_connected(10):
+            raise RuntimeError("the simulated bridge did not connect")
+
+    def _on_reading(self, reading) -> None:
+        with self._cond:
+            self._readings[reading.die_id] = reading
+            self._cond.notify_all()
+
+    def _die_id(self, uid: str) -> str:
+        for die_id, u in self.uid_of.items():
+            if u == uid:
+                return die_id
+        raise KeyError(uid)
+
+    def read(self, pending: dict, timeout: float = 10.0) -> tuple[dict, dict]:
+        wanted = {self._die_id(d["uid"]): d for d in pending["dice"]}
+        with self._cond:
+            for die_id in wanted:
+                self._readings.pop(die_id, None)
+        for die_id in wanted:
+            self.feed.roll(die_id)
+        deadline = time.monotonic() + timeout
+        faces: dict[str, str] = {}
+        problems: dict[str, str] = {}
+        with self._cond:
+            while len(faces) + len(problems) < len(wanted) and time.monotonic() < deadline:
+                for die_id, reading in list(self._readings.items()):
+                    if die_id not in wanted or wanted[die_id]["uid"] in faces:
+                        continue
+                    uid = wanted[die_id]["uid"]
+                    if reading.is_usable():
+                        faces[uid] = _terrain_face(wanted[die_id], reading.meaning.face_text)
+                        problems.pop(uid, None)
+                    elif reading.needs_reroll:
+                        problems[uid] = "cocked: rolled again"
+                        self._readings.pop(die_id)
+                        self.feed.roll(die_id)
+                        problems.pop(uid)
+                self._cond.wait(0.1)
+        for die_id, d in wanted.items():
+            if d["uid"] not in faces:
+                problems[d["uid"]] = f"no reading from smart die {die_id}: tap its face"
+        return faces, problems
+
+    def close(self) -> None:
+        if self.feed is not None:
+            self.feed.close()
+
+
+def _terrain_face(die: dict, face_text: str) -> str:
+    """A terrain die's face for the starting-distance roll is its number."""
+    if die["die"].startswith("Terrains/") and face_text not in die["faces"]:
+        number = face_text.split()[0]
+        if number in die["faces"]:
+            return number
+    return face_text
+
+
+class Director:
+    """Answers decisions to show the SHOWCASE, then stops (players go on by hand)."""
+
+    def __init__(self, store, roller, pace: float = 1.2, out=None):
+        self.store = store
+        self.roller = roller
+        self.pace = pace
+        self.shown: list[str] = []
+        self.out = out
+        self.done = threading.Event()
+        self.stop = threading.Event()
+        self.error: str | None = None
+
+    def say(self, text: str) -> None:
+        log.info(text)
+        if self.out is not None:
+            print(f"[demo] {text}", file=self.out, flush=True)
+
+    def _mark(self, what: str) -> None:
+        if what not in self.shown:
+            self.shown.append(what)
+            self.say(f"shown: {what}")
+
+    def run(self) -> None:
+        try:
+            self.roller.start(self.store)
+            while not self.stop.is_set() and not self.done.is_set():
+                pending = self.store.session.pending()
+                if pending is None:
+                    break
+                self.step(pending)
+                if all(s in self.shown for s in SHOWCASE):
+                    self.done.set()
+                    break
+                self.stop.wait(self.pace)
+        except Exception as exc:  # the demo must never take the server down
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.exception("demo director stopped")
+        finally:
+            self.done.set()
+            self.say("scripted opening finished: " + ", ".join(self.shown) + "; play on by tapping")
+
+    def step(self, pending: dict) -> None:
+        from . import play
+
+        kind = pending["kind"]
+        state = self.store.session.state_dict()
+        if state.get("phase") != "setup":
+            self._mark("setup")
+        if kind == "roll":
+            faces, problems = self.roller.read(pending)
+            with self.store.lock:
+                reading = play.reading_from_faces(self.store, faces, self.roller.source,
+                                                  problems=[f"{u}: {p}" for u, p in problems.items()])
+                self.store.set_reading(reading)
+            self.stop.wait(self.pace)  # let the tablets show the reading before it is confirmed
+            if len(faces) < len(pending["dice"]):  # a die the source could not read: tapped by hand
+                fallback = random.Random(len(self.shown))
+                for d in pending["dice"]:
+                    faces.setdefault(d["uid"], fallback.choice(d["faces"]))
+                with self.store.lock:
+                    self.store.set_reading(play.reading_from_faces(self.store, faces, "typed"))
+            with self.store.lock:
+                play.submit_reading(self.store, self.store.reading)
+            roll = pending.get("roll")
+            if roll == "save":
+                self._mark("saves")
+            elif roll == "melee":
+                self._mark("melee")
+            elif roll == "magic":
+                self._mark("magic")
+            return
+        action = self.answer(pending, state)
+        self.say(f"{pending['prompt']} -> {action}")
+        self.store.submit(action)
+
+    def answer(self, pending: dict, state: dict) -> dict:
+        kind = pending["kind"]
+        values = [c["value"] for c in pending.get("choices", [])]
+        prompt = pending["prompt"].lower()
+        if kind == "choice":
+            return {"type": "choose", "choice": self._choose(prompt, values, state)}
+        if kind == "allocate":
+            return {"type": "allocate", "units": pending["choices"][0]["value"]}
+        if kind == "cast":
+            spells = self._spell(pending, state)
+            if spells:
+                self._mark("magic")
+            return {"type": "cast", "spells": spells}
+        if kind == "reinforce":
+            return {"type": "reinforce", "moves": {}}
+        if kind == "retreat":
+            return {"type": "retreat", "units": []}
+        raise ValueError(f"the demo cannot answer a {kind!r} decision")
+
+    def _choose(self, prompt: str, values: list, state: dict):
+        def first(*wanted):
+            for w in wanted:
+                if w in values:
+                    return w
+            return values[0]
+
+        if "which army marches" in prompt:
+            armies = [v for v in values if v != "pass"]
+            if "melee" not in self.shown:
+                contested = [a for a in armies if self._opponents_at(a, state)]
+                return (contested or armies or ["pass"])[0]
+            if "magic" not in self.shown:
+                reserve = [a for a in armies if a.endswith("@reserve")]
+                magic_now = [a for a in armies if self._action_at(a, state) == "magic"]
+                return (magic_now or reserve or armies or ["pass"])[0]
+            return "pass" if "pass" in values else values[0]
+        if "counter-maneuver" in prompt:
+            return first("counter", "no")
+        if "maneuver at" in prompt:
+            self._mark("maneuver")
+            return first("maneuver", "skip")
+        if "up or down" in prompt:
+            return self._direction(values, state)
+        if "action with" in prompt:
+            if "melee" not in self.shown:
+                return first("melee", "missile", "magic", "skip")
+            return first("magic", "melee", "missile", "skip")
+        if "counter-attack" in prompt:
+            return first("counter", "no")
+        return first("first_turn")
+
+    def _opponents_at(self, army: str, state: dict) -> bool:
+        owner, _, loc = army.partition("@")
+        return any(a["location"] == loc and a["owner"] != owner for a in state.get("armies", []))
+
+    def _action_at(self, army: str, state: dict) -> str | None:
+        loc = army.partition("@")[2]
+        for t in state.get("terrains", []):
+            if t["id"] == loc:
+                return t.get("action")
+        return None
+
+    def _direction(self, values: list, state: dict):
+        """Turn the terrain to a face whose action the showcase still needs."""
+        from companion.rules.game.terrains import parse_terrain
+
+        pending_terrain = None
+        for t in state.get("terrains", []):
+            if t["name"].lower() in self.store.session.pending()["prompt"].lower():
+                pending_terrain = t
+        if pending_terrain is None:
+            return values[0]
+        kind = parse_terrain(pending_terrain["name"])
+        want = "melee" if "melee" not in self.shown else "magic"
+        for v in values:
+            face = pending_terrain["face"] + (1 if v == "up" else -1)
+            if 1 <= face <= 7 and kind.action_at(face) == want:
+                return v
+        return values[0]
+
+    def _spell(self, pending: dict, state: dict) -> list[dict]:
+        """The cheapest spell the army's magic can pay for, on a sensible target."""
+        from companion.rules.catalogue import load_catalogue
+
+        magic = int(pending.get("magic", 0))
+        elements: dict[str, int] = {}
+        for entry in (pending.get("accounting") or {}).values():
+            for e in entry.get("may_count_as", []):
+                elements[e] = elements.get(e, 0) + int(entry.get("magic", 0))
+        army = pending.get("army", "")
+        owner = army.partition("@")[0]
+        enemies = [a["id"] for a in state.get("armies", []) if a["owner"] != owner]
+        in_reserve = army.endswith("@reserve")
+        wanted = ("Stone Skin", "Hailstorm", "Lightning Strike", "Watery Double", "Palsy", "Ash Storm")
+        cat = load_catalogue()
+        for name in wanted:
+            card = cat.spell(name)
+            if card is None or card.cost > magic or (in_reserve and not card.reserve):
+                continue
+            for element, points in elements.items():
+                if points < card.cost:
+                    continue
+                target = army if name in ("Stone Skin", "Watery Double") else (enemies[0] if enemies else army)
+                return [{"spell": card.name, "target": target, "element": element}]
+        return []
+
+
+def play_demo(store, roller, pace: float, out=None) -> Director:
+    director = Director(store, roller, pace=pace, out=out)
+    threading.Thread(target=director.run, name="demo-director", daemon=True).start()
+    return director

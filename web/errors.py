@@ -1,0 +1,81 @@
+"""JSON errors for the API: one shape for every failure, never a traceback.
+
+Every error answered under ``/api`` is ``{"error": CODE, "message": TEXT}`` (plus ``field`` when a
+request body field is at fault) with a 4xx status; anything unexpected becomes a bare 500 whose
+details go to the server log only.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger("companion.web")
+
+
+class APIError(Exception):
+    """An error the client caused, with the status and a message that names what is wrong."""
+
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, *, status: int | None = None, code: str | None = None,
+                 field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+        if code is not None:
+            self.code = code
+        self.field = field
+
+    def to_dict(self) -> dict:
+        body = {"error": self.code, "message": self.message}
+        if self.field:
+            body["field"] = self.field
+        return body
+
+
+class Forbidden(APIError):
+    status = 403
+    code = "forbidden"
+
+
+class NotFound(APIError):
+    status = 404
+    code = "not_found"
+
+
+class Conflict(APIError):
+    status = 409
+    code = "conflict"
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(APIError)
+    def _api_error(exc: APIError):
+        return jsonify(exc.to_dict()), exc.status
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        if not _wants_json():
+            return exc
+        code = (exc.name or "error").lower().replace(" ", "_")
+        message = exc.description or exc.name
+        if exc.code == 413:
+            message = f"request body too large (limit {app.config.get('MAX_CONTENT_LENGTH')} bytes)"
+        return jsonify({"error": code, "message": message}), exc.code
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        if _wants_json():
+            return jsonify({"error": "internal_error",
+                            "message": "the server hit an unexpected error; the game was not changed"}), 500
+        return "Internal error; the game was not changed.", 500

@@ -1,0 +1,348 @@
+"""Glue between the HTTP layer and the game: views of the state, set-ups, readings of rolls.
+
+A *reading* is a roll that has been read (by the camera, the smart dice, or typed on the page)
+but not yet given to the game: ``{"source", "faces": {uid: face text}, "boxes": {uid: [x,y,w,h]},
+"frame": bool, "corrected": [uid...], "problems": [...]}``.  Players check it on the Roll panel,
+tap a die to fix its face (a *correction*), then confirm; only then is it submitted to the session
+as the ``{"type": "roll", "faces": [...]}`` answer the engine expects (one face per die, in the
+order of the pending decision's ``dice``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from functools import lru_cache
+from pathlib import Path
+
+from flask import current_app
+
+from .errors import APIError, Conflict
+
+log = logging.getLogger("companion.web")
+
+
+# ---------------------------------------------------------------------------------------------
+# state
+
+
+def state_view(store) -> dict:
+    s = store.session
+    if s is None:
+        return {"game_id": None, "seq": store.last_seq, "state": None, "pending": None, "reading": None,
+                "last_roll": None}
+    state = s.state_dict()
+    pending = s.pending()
+    return {
+        "game_id": store.game_id,
+        "seq": store.last_seq,
+        "state": state,
+        "pending": pending,
+        "reading": store.reading if pending and pending.get("kind") == "roll" else None,
+        "last_roll": last_roll_view(state.get("last_roll") if isinstance(state, dict) else None),
+    }
+
+
+def split_citation(text: str) -> tuple[str, str | None]:
+    """'Doubled IDs (V4.01c L508)' -> ('Doubled IDs', 'V4.01c L508')."""
+    t = str(text).rstrip()
+    if t.endswith(")") and "(" in t:
+        head, _, cite = t[:-1].rpartition("(")
+        if any(tag in cite for tag in ("V4", "R96", "FAQ", "L")):
+            return head.strip(), cite.strip()
+    return t, None
+
+
+def last_roll_view(roll: dict | None) -> dict | None:
+    """The last resolved roll with each step as ``{text, rule}`` for the Roll and Dispute panels."""
+    if not roll:
+        return None
+    steps = []
+    for step in roll.get("steps") or []:
+        if isinstance(step, dict):
+            text = step.get("text") or step.get("summary") or step.get("description") or ""
+            rule = step.get("rule") or step.get("citation")
+            if "value" in step and str(step["value"]) not in text:
+                text = f"{text} → {step['value']}"
+            steps.append({"text": text, "rule": rule})
+        else:
+            text, rule = split_citation(step)
+            steps.append({"text": text, "rule": rule})
+    out = dict(roll)
+    out["steps"] = steps
+    out.setdefault("title", f"{roll.get('roll', '')} roll of {roll.get('army', '')}")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# set-up
+
+
+def build_setup(body: dict) -> dict:
+    """The engine's set-up from the New game form (quick start fills in whatever is missing)."""
+    from companion.rules.game.quickstart import quick_setup
+
+    names = [n.strip() for n in body["players"]]
+    forces = {f["player"].strip().lower(): f for f in (body.get("forces") or [])}
+    unknown = sorted(set(forces) - {n.lower() for n in names})
+    if unknown:
+        raise APIError(f"forces given for unknown player {unknown[0]!r}", field="forces")
+    if not body.get("quick") and len(forces) != len(names):
+        raise APIError("give a force for every player, or ask for a quick start", field="forces")
+    players = []
+    for name in names:
+        p: dict = {"name": name}
+        f = forces.get(name.lower())
+        if f:
+            armies = f["armies"]
+            for army, dice in armies.items():
+                if not isinstance(dice, list) or not all(isinstance(d, str) for d in dice):
+                    raise APIError(f"armies.{army} of {name} must be a list of die names", field="forces")
+            p["armies"] = armies
+            if f.get("dragons"):
+                p["dragons"] = f["dragons"]
+            if f.get("home_terrain"):
+                p["home"] = f["home_terrain"]
+            if f.get("frontier_terrain"):
+                p["frontier"] = f["frontier_terrain"]
+        players.append(p)
+    setup = {"force_size": body.get("force_size") or 24, "players": players}
+    if body.get("edition") and body["edition"] != "v4":
+        setup["edition"] = body["edition"]
+    return quick_setup(setup)
+
+
+@lru_cache(maxsize=1)
+def _catalogue():
+    from companion.rules.catalogue import load_catalogue
+
+    return load_catalogue()
+
+
+def _points(die) -> int:
+    """Force points of a die: a unit's health; items by size (V4.01c L83-101); dragons none."""
+    from companion.rules.game.setup import item_points
+    from companion.rules.game.state import spec_for
+
+    if die.is_unit:
+        return int(die.health or 0)
+    if die.is_item:
+        return item_points([spec_for(die.name)])
+    return 0
+
+
+def die_view(die) -> dict:
+    kind = die.kind.value
+    return {
+        "name": die.name, "kind": kind, "species": die.species, "size": die.size, "health": die.health,
+        "elements": sorted(str(e) for e in die.elements), "faces": [f.text() for f in die.faces],
+        "points": _points(die),
+    }
+
+
+def catalogue_search(q: str, kind: str | None, limit: int) -> list[dict]:
+    cat = _catalogue()
+    hits = cat.search(q) if q.strip() else list(cat.dice)
+    want = {"unit": {"unit"}, "monster": {"monster"}, "dragon": {"dragon"}, "terrain": {"terrain"},
+            "item": {"equipment", "artifact", "medallion", "relic"}}.get(kind or "",
+                                                                          {"unit", "monster", "equipment", "artifact",
+                                                                           "medallion", "relic", "dragon"})
+    out = []
+    for die in hits:
+        if die.kind.value not in want:
+            continue
+        try:
+            out.append(die_view(die))
+        except Exception as exc:  # a die the set-up rules cannot price: leave it out of the builder
+            log.debug("catalogue: %s left out: %s", die.name, exc)
+        if len(out) >= limit:
+            break
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# readings and corrections
+
+
+def _pending_roll(store) -> dict:
+    pending = store.session.pending() if store.session is not None else None
+    if not pending or pending.get("kind") != "roll":
+        raise Conflict("no roll is pending now" + (f" (waiting for: {pending['prompt']})" if pending else ""),
+                       code="no_roll_pending")
+    return pending
+
+
+def _match_face(die: dict, face: str, field: str) -> str:
+    text = " ".join(str(face).split())
+    for option in die["faces"]:
+        if option.lower() == text.lower():
+            return option
+    if text.upper() == "ID":
+        for option in die["faces"]:
+            if option.upper().endswith(" ID"):
+                return option
+    raise APIError(f"{die['die']} ({die['uid']}) has no face {face!r}; its faces are: "
+                   + ", ".join(dict.fromkeys(die["faces"])), code="impossible_face", field=field)
+
+
+def reading_from_faces(store, faces: dict, source: str, boxes: dict | None = None,
+                       frame=None, problems: list | None = None) -> dict:
+    """A reading of the pending roll from ``{uid: face}``; every uid and face is checked."""
+    pending = _pending_roll(store)
+    dice = {d["uid"]: d for d in pending["dice"]}
+    out: dict[str, str] = {}
+    for uid, face in faces.items():
+        if uid not in dice:
+            raise APIError(f"{uid!r} is not one of the dice to roll now ({', '.join(dice)})",
+                           code="unknown_die", field=f"faces.{uid}")
+        if not isinstance(face, (str, int)) or isinstance(face, bool):
+            raise APIError(f"the face of {uid} must be a face text such as '2 Melee'", field=f"faces.{uid}")
+        if isinstance(face, int):
+            if not 1 <= face <= len(dice[uid]["faces"]):
+                raise APIError(f"{dice[uid]['die']} has faces 1-{len(dice[uid]['faces'])}, not {face}",
+                               code="impossible_face", field=f"faces.{uid}")
+            out[uid] = dice[uid]["faces"][face - 1]
+        else:
+            out[uid] = _match_face(dice[uid], face, f"faces.{uid}")
+    reading = {"source": source, "roll": pending.get("roll"), "army": pending.get("army"),
+               "faces": out, "boxes": boxes or {}, "frame": frame is not None, "corrected": [],
+               "problems": problems or [], "at": time.time()}
+    if frame is not None:
+        store.reading_frame = frame
+    return reading
+
+
+def submit_reading(store, reading: dict) -> list:
+    pending = _pending_roll(store)
+    missing = [d["uid"] for d in pending["dice"] if d["uid"] not in reading["faces"]]
+    if missing:
+        raise APIError(f"no face for {', '.join(missing)}: every die of the roll needs a face",
+                       code="incomplete_roll", field="faces")
+    faces = [reading["faces"][d["uid"]] for d in pending["dice"]]
+    return store.submit({"type": "roll", "faces": faces})
+
+
+def correct_reading(store, uid: str, face: str) -> tuple[dict, str | None]:
+    """Fix one die's face; save the frame with the corrected label when there is one."""
+    pending = _pending_roll(store)
+    dice = {d["uid"]: d for d in pending["dice"]}
+    if uid not in dice:
+        raise APIError(f"{uid!r} is not one of the dice of this roll", code="unknown_die", field="uid")
+    fixed = _match_face(dice[uid], face, "face")
+    reading = json.loads(json.dumps(store.reading))
+    before = reading["faces"].get(uid)
+    reading["faces"][uid] = fixed
+    if uid not in reading["corrected"]:
+        reading["corrected"].append(uid)
+    saved = None
+    if before != fixed:
+        saved = save_correction(store, reading, uid, dice[uid], before, fixed)
+    return reading, saved
+
+
+def save_correction(store, reading: dict, uid: str, die: dict, before: str | None, after: str) -> str | None:
+    """Keep a corrected reading as a labelled image for the learning loop.
+
+    With H5's capture API (``companion.vision.capture.save_correction``) the frame goes into its
+    dataset; otherwise the frame (JPEG) and a JSON label are written to ``CORRECTIONS_DIR``.
+    Without a frame (typed faces) there is nothing to learn from and nothing is saved.
+    """
+    frame = getattr(store, "reading_frame", None)
+    if frame is None or not reading.get("frame"):
+        return None
+    box = reading.get("boxes", {}).get(uid)
+    label = {"uid": uid, "die": die["die"], "read": before, "face": after, "box": box,
+             "roll": reading.get("roll"), "source": reading.get("source"), "at": time.time()}
+    try:
+        from companion.vision import capture  # H5's learning-loop capture, when present
+    except ImportError:
+        capture = None
+    if capture is not None and hasattr(capture, "save_correction"):
+        return str(capture.save_correction(frame, label))
+    import cv2
+
+    out_dir = Path(current_app.config.get("CORRECTIONS_DIR") or Path(store.db_path).parent / "corrections")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / f"{int(time.time() * 1000)}-{uid}"
+    cv2.imwrite(str(stem.with_suffix(".jpg")), frame)
+    stem.with_suffix(".json").write_text(json.dumps(label, indent=1))
+    return str(stem.with_suffix(".jpg"))
+
+
+# ---------------------------------------------------------------------------------------------
+# camera frame, odds, smart dice
+
+
+def frame_jpeg(store, sources) -> bytes | None:
+    import cv2
+
+    frame = getattr(store, "reading_frame", None) if store.reading and store.reading.get("frame") else None
+    if frame is None:
+        frame = sources.camera.latest_frame()
+    if frame is None:
+        return None
+    frame = frame.copy()
+    reading = store.reading or {}
+    for uid, box in (reading.get("boxes") or {}).items():
+        x, y, w, h = (int(v) for v in box)
+        fixed = uid in reading.get("corrected", [])
+        color = (59, 169, 224) if fixed else (169, 179, 79)
+        cv2.rectangle(frame, (x, y), (x + w, y + h), color, 2)
+        label = f"{uid}: {reading['faces'].get(uid, '?')}"
+        cv2.putText(frame, label, (x, max(12, y - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, color, 1, cv2.LINE_AA)
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return buf.tobytes() if ok else None
+
+
+def odds_view(store, army: str | None, roll_for: str | None, need: int | None) -> dict:
+    """Odds of the roll about to be made (the pending roll), or of any army and roll type asked."""
+    from companion.rules.odds import army_odds
+
+    if store.session is None:
+        return {"message": "no game yet"}
+    state = store.session.state_dict()
+    pending = store.session.pending()
+    if roll_for is not None and roll_for not in ("maneuver", "melee", "missile", "magic", "save"):
+        raise APIError("for must be one of maneuver, melee, missile, magic, save", field="for")
+    pending_roll = pending if pending and pending.get("kind") == "roll" else None
+    if pending_roll and army in (None, pending_roll.get("army")) and roll_for in (None, pending_roll.get("roll")):
+        if pending_roll.get("roll") not in ("maneuver", "melee", "missile", "magic", "save"):
+            return {"message": f"no odds for a {pending_roll.get('roll')} roll"}
+        army = pending_roll.get("army")
+        roll_for = pending_roll["roll"]
+        dice = [d["die"] for d in pending_roll["dice"] if not d["die"].startswith("Terrains/")]
+        owner, _, location = str(army).partition("@")
+    else:
+        if army is None:
+            return {"message": "no roll is about to be made: choose an army and a roll"}
+        found = [a for a in state.get("armies", []) if a["id"] == army]
+        if not found:
+            raise APIError(f"no army {army!r} in this game", field="army")
+        owner, location = found[0]["owner"], found[0]["location"]
+        dice = [u["die"] for u in found[0]["units"] if u["kind"] in ("unit", "item")]
+        roll_for = roll_for or "melee"
+    terrain = next((t for t in state.get("terrains", []) if t["id"] == location), None)
+    eighth = bool(terrain and terrain["face"] == 8 and terrain["controller"] == owner)
+    order_of_play = state.get("phase") == "setup"
+    result = army_odds(dice, roll_for, eighth_face=eighth, order_of_play=order_of_play,
+                       terrain=terrain["name"] if terrain else None)
+    body = result.to_dict(need)
+    names = {p["id"]: p["name"] for p in state.get("players", [])}
+    where = terrain["name"] if terrain else ("Reserve Area" if location == "reserve" else "set-up")
+    body.update({"army": army, "roll": roll_for,
+                 "title": f"{roll_for.capitalize()} roll of {names.get(owner, owner)}'s army ({where})"})
+    return body
+
+
+def blink(sources, die_id: str) -> bool:
+    feed = getattr(sources.serial, "feed", None)
+    if feed is None:
+        raise Conflict("no smart-dice bridge is connected", code="no_bridge")
+    try:
+        feed.blink(die_id)
+    except ValueError as exc:
+        raise APIError(str(exc), field="die_id") from None
+    except RuntimeError as exc:
+        raise Conflict(f"the bridge is not connected: {exc}", code="no_bridge") from None
+    return True

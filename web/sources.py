@@ -1,0 +1,175 @@
+"""Dice sources beside the page: the camera and the smart-dice serial link.
+
+Each source runs in its own thread, reports its state (``off``, ``connecting``, ``connected``,
+``lost``) to the store as a notice so every page shows it, and when the device goes away keeps
+trying to reconnect with a growing pause (1 s up to 10 s).  The game never waits on a source: when
+one is lost, players go on by tapping faces.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from flask import Flask
+
+log = logging.getLogger("companion.web")
+
+BACKOFF_S = (1.0, 2.0, 5.0, 10.0)
+
+
+class Source:
+    """Common state keeping and the reconnect loop; subclasses implement ``_open`` and ``_poll``."""
+
+    kind = "source"
+
+    def __init__(self, spec: str | None, store):
+        self.spec = spec
+        self.store = store
+        self.state = "off" if spec is None else "connecting"
+        self.message = "" if spec is not None else f"no {self.kind} configured: tap faces on the page"
+        self.since = time.time()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def status(self) -> dict:
+        return {"kind": self.kind, "spec": self.spec, "state": self.state, "message": self.message,
+                "since": self.since}
+
+    def _set(self, state: str, message: str = "") -> None:
+        if (state, message) == (self.state, self.message):
+            return
+        self.state, self.message, self.since = state, message, time.time()
+        log.info("%s %s: %s %s", self.kind, self.spec, state, message)
+        self.store.notice("source", self.status())
+
+    def start(self) -> None:
+        if self.spec is None or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name=f"{self.kind}-source", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=3)
+
+    def _run(self) -> None:
+        failures = 0
+        while not self._stop.is_set():
+            try:
+                self._set("connecting", f"opening {self.spec}")
+                self._open()
+                self._set("connected")
+                failures = 0
+                while not self._stop.is_set():
+                    self._poll()
+            except Exception as exc:  # a lost device must never stop the server
+                failures += 1
+                self._set("lost", f"{exc}; retrying (the game goes on by tapping faces)")
+            finally:
+                self._close()
+            self._stop.wait(BACKOFF_S[min(failures, len(BACKOFF_S)) - 1] if failures else 0.2)
+
+    def _open(self) -> None:
+        raise NotImplementedError
+
+    def _poll(self) -> None:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        pass
+
+
+class CameraSource(Source):
+    """An OpenCV capture device (``--camera 0``) or a video file/URL; keeps the latest frame."""
+
+    kind = "camera"
+
+    def __init__(self, spec, store):
+        super().__init__(None if spec is None else str(spec), store)
+        self._cap = None
+        self._frame = None
+        self._frame_lock = threading.Lock()
+        self.frames = 0
+
+    def _open(self) -> None:
+        import cv2
+
+        target = int(self.spec) if self.spec.isdigit() else self.spec
+        self._cap = cv2.VideoCapture(target)
+        if not self._cap.isOpened():
+            raise OSError(f"camera {self.spec} cannot be opened")
+
+    def _poll(self) -> None:
+        ok, frame = self._cap.read()
+        if not ok or frame is None:
+            raise OSError(f"camera {self.spec} stopped sending frames")
+        with self._frame_lock:
+            self._frame = frame
+            self.frames += 1
+        time.sleep(0.03)
+
+    def _close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+    def latest_frame(self):
+        with self._frame_lock:
+            return None if self._frame is None else self._frame.copy()
+
+
+class SerialSource(Source):
+    """The smart-dice bridge on a pyserial URL (device path, pty, ``socket://``, ``loop://``)."""
+
+    kind = "serial"
+
+    def __init__(self, spec, store):
+        super().__init__(spec, store)
+        self.link = None
+        self.dice: dict[str, dict] = {}
+
+    def _open(self) -> None:
+        import serial
+
+        port = serial.serial_for_url(self.spec, timeout=0.5)
+        self.link = port
+
+    def _poll(self) -> None:
+        line = self.link.readline()
+        if line:
+            self.store.notice("serial_line", {"line": line.decode("ascii", "replace").strip()})
+
+    def _close(self) -> None:
+        if self.link is not None:
+            try:
+                self.link.close()
+            except Exception:
+                pass
+            self.link = None
+
+
+class Sources:
+    """The camera and the serial link of one server (``init_app`` starts them)."""
+
+    def __init__(self, store, camera=None, serial=None):
+        self.camera = CameraSource(camera, store)
+        self.serial = SerialSource(serial, store)
+
+    def init_app(self, app: Flask) -> None:
+        app.extensions["sources"] = self
+        if app.config.get("START_SOURCES", True):
+            self.start()
+
+    def start(self) -> None:
+        self.camera.start()
+        self.serial.start()
+
+    def stop(self) -> None:
+        self.camera.stop()
+        self.serial.stop()
+
+    def status(self) -> list[dict]:
+        return [self.camera.status(), self.serial.status()]

@@ -1,0 +1,631 @@
+// Dragon Dice companion: the tablet page.  No framework, no CDN: plain DOM and fetch.
+// State comes from GET /api/state; the live stream (GET /api/events, server-sent events) says when
+// it changed.  Changes are POSTed with the tablet's token in the X-Companion-Token header.
+"use strict";
+
+const TOKEN_KEY = "companion.token";
+const PHASES = [
+  ["setup", "Set-up"], ["expire_effects", "Expire"], ["eighth_face", "8th face"],
+  ["dragon_attack", "Dragons"], ["species_abilities", "Species"], ["first_march", "March 1"],
+  ["second_march", "March 2"], ["reserves", "Reserves"],
+];
+const PLAYER_COLORS = ["var(--p0)", "var(--p1)", "var(--p2)", "var(--p3)"];
+const ELEMENT_COLORS = { Air: "var(--air)", Death: "var(--death)", Earth: "var(--earth)",
+  Fire: "var(--fire)", Water: "var(--water)" };
+
+const app = {
+  state: null, view: document.body.dataset.view || "table", picked: {}, lastRender: null,
+  es: null, loading: false, dirty: false, dispute: null, odds: null, builder: null,
+};
+window.companion = app;
+
+// -- tiny DOM helper -------------------------------------------------------------------------
+function h(tag, attrs, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "style") Object.assign(el.style, v);
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const kid of kids.flat()) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return el;
+}
+const $ = (sel) => document.querySelector(sel);
+function fill(el, ...kids) { el.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false)); }
+
+// -- token, pairing -----------------------------------------------------------------------------
+function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
+function setToken(t) { if (t) localStorage.setItem(TOKEN_KEY, t); else localStorage.removeItem(TOKEN_KEY); }
+
+async function takeTokensFromUrl() {
+  const url = new URL(location.href);
+  const host = url.searchParams.get("token");
+  if (host) {
+    setToken(host);
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search);
+  }
+  const m = location.hash.match(/pair=([A-Za-z0-9]+)/);
+  if (m) {
+    history.replaceState(null, "", location.pathname + location.search);
+    try {
+      const r = await api("POST", "/api/pair", { code: m[1], name: deviceName() });
+      setToken(r.token);
+      toast("This tablet is paired: it can change the game.", "info");
+    } catch (e) { /* toast shown by api() */ }
+  }
+}
+function deviceName() {
+  const ua = navigator.userAgent;
+  return /iPad|Tablet/.test(ua) ? "tablet" : /Mobile/.test(ua) ? "phone" : "browser";
+}
+
+// -- HTTP ----------------------------------------------------------------------------------------
+async function api(method, path, body) {
+  const opts = { method, headers: { Accept: "application/json" } };
+  if (token()) opts.headers["X-Companion-Token"] = token();
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
+  let resp;
+  try { resp = await fetch(path, opts); } catch (e) {
+    toast("The server cannot be reached; retrying…");
+    throw e;
+  }
+  const data = await resp.json().catch(() => ({}));
+  if (!resp.ok) {
+    const msg = data.message || `${resp.status} ${resp.statusText}`;
+    toast(data.rule ? `${msg} (${data.rule})` : msg);
+    const err = new Error(msg); err.status = resp.status; err.data = data;
+    throw err;
+  }
+  return data;
+}
+
+let toastTimer = null;
+function toast(msg, kind) {
+  const t = $("#toast");
+  t.textContent = msg; t.className = "toast" + (kind ? " " + kind : ""); t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, kind === "info" ? 2500 : 5000);
+}
+
+// -- state and live stream -------------------------------------------------------------------------
+async function refresh() {
+  if (app.loading) { app.dirty = true; return; }
+  app.loading = true;
+  try {
+    do {
+      app.dirty = false;
+      app.state = await api("GET", "/api/state");
+      render();
+    } while (app.dirty);
+  } catch (e) { /* shown */ } finally { app.loading = false; }
+}
+
+function connect() {
+  const st = app.state;
+  const since = st && st.game_id ? `?since=${encodeURIComponent(st.game_id + ":" + st.seq)}` : "";
+  const es = new EventSource("/api/events" + since);
+  app.es = es;
+  const link = $("#link");
+  es.onopen = () => { link.className = "pill ok"; link.textContent = "live"; };
+  es.onerror = () => { link.className = "pill bad"; link.textContent = "reconnecting"; };
+  es.addEventListener("game", (ev) => {
+    const e = JSON.parse(ev.data);
+    app.lastEvent = { seq: e.seq, at: Date.now() };
+    refresh();
+  });
+  es.addEventListener("reset", () => refresh());
+  es.addEventListener("notice", (ev) => {
+    const n = JSON.parse(ev.data);
+    if (n.kind === "reading") {
+      if (app.state) { app.state.reading = n.data.reading; app.picked = {}; render(); }
+    } else refresh();
+  });
+}
+
+// -- rendering -----------------------------------------------------------------------------------
+function playerName(pid) {
+  const p = (app.state?.state?.players || []).find((x) => x.id === pid);
+  return p ? p.name : pid;
+}
+function playerColor(pid) {
+  const i = (app.state?.state?.players || []).findIndex((x) => x.id === pid);
+  return PLAYER_COLORS[(i < 0 ? 0 : i) % PLAYER_COLORS.length];
+}
+function terrainName(tid) {
+  if (tid === "reserve") return "Reserve Area";
+  const t = (app.state?.state?.terrains || []).find((x) => x.id === tid);
+  return t ? t.name : tid;
+}
+function canChange() { return app.state && (app.state.role === "host" || app.state.role === "tablet"); }
+
+function render() {
+  const st = app.state;
+  renderTopbar(st);
+  renderPrompt(st);
+  for (const v of ["table", "roll", "odds", "dispute", "new", "host"]) {
+    $(`#view-${v}`).classList.toggle("active", v === app.view);
+  }
+  document.querySelectorAll(".rail a").forEach((a) => a.classList.toggle("active", a.dataset.view === app.view));
+  ({ table: renderTable, roll: renderRoll, odds: renderOdds, dispute: renderDispute,
+    new: renderNew, host: renderHost })[app.view]();
+  app.lastRender = { seq: st ? st.seq : 0, at: Date.now() };
+  document.body.dataset.seq = st ? st.seq : 0;
+}
+
+function renderTopbar(st) {
+  const role = $("#role");
+  role.className = "pill role " + (st?.role || "");
+  role.textContent = { host: "host", tablet: "paired", viewer: "read-only" }[st?.role] || "read-only";
+  for (const s of st?.sources || []) {
+    const el = $(s.kind === "camera" ? "#src-camera" : "#src-serial");
+    if (!el) continue;
+    el.className = "pill " + ({ connected: "ok", lost: "bad", connecting: "", off: "off" }[s.state] || "");
+    el.textContent = `${s.kind === "camera" ? "camera" : "dice"}: ${s.state}`;
+    el.title = s.message || s.state;
+  }
+  const bar = $("#phasebar");
+  const g = st?.state;
+  if (!g) { fill(bar, h("span", { class: "muted" }, "No game yet: start one on New game")); return; }
+  const cur = g.phase;
+  let passed = true;
+  const chips = PHASES.map(([id, label]) => {
+    if (id === cur) passed = false;
+    const cls = id === cur ? "phase now" : passed && cur !== "setup" && id !== "setup" ? "phase done" : "phase";
+    return h("span", { class: cls, dataset: { phase: id } }, label);
+  });
+  const who = g.marching_player ? playerName(g.marching_player) : "";
+  const info = g.phase === "game_over"
+    ? h("span", { class: "turninfo" }, `Game over: ${playerName(g.winner)} wins`)
+    : h("span", { class: "turninfo" }, g.turn ? `Turn ${g.turn} · ${who}` : "Set-up");
+  fill(bar, info, chips);
+}
+
+function renderPrompt(st) {
+  const el = $("#prompt");
+  const p = st?.pending;
+  if (!st?.state) { el.className = "prompt idle"; fill(el, h("span", { class: "text" }, "No game yet.")); return; }
+  if (!p) {
+    el.className = "prompt idle";
+    fill(el, h("span", { class: "text" }, st.state.phase === "game_over" ? "The game is over." : "Nothing to decide."),
+      undoButton());
+    return;
+  }
+  el.className = "prompt";
+  const dot = h("span", { class: "dot", style: { background: playerColor(p.player) } });
+  const text = h("span", { class: "text" }, dot, " ", h("span", { class: "who" }, playerName(p.player) + ": "), p.prompt,
+    p.rule ? h("button", { class: "cite", onclick: () => showRule(p.rule, p.prompt) }, p.rule) : null);
+  const choices = h("div", { class: "choices" });
+  const disabled = !canChange();
+  if (p.kind === "choice") {
+    for (const c of p.choices) {
+      choices.append(h("button", { class: "btn primary", disabled, dataset: { choice: JSON.stringify(c.value) },
+        onclick: () => decide({ type: "choose", choice: c.value }) }, c.label));
+    }
+  } else if (p.kind === "roll") {
+    choices.append(h("button", { class: "btn primary", onclick: () => go("roll") }, `Roll ${p.dice.length} dice…`));
+  } else if (p.kind === "allocate") {
+    p.choices.slice(0, 6).forEach((set) => {
+      const uids = Array.isArray(set) ? set : set.value || set.units || [];
+      const label = set.label || uids.map(unitLabel).join(" + ");
+      choices.append(h("button", { class: "btn primary", disabled, onclick: () => decide({ type: "allocate", units: uids }) },
+        `Kill ${label}`));
+    });
+  } else if (p.kind === "cast") {
+    choices.append(h("button", { class: "btn", disabled, onclick: () => decide({ type: "cast", spells: [] }) }, "Cast nothing"));
+    choices.append(castForm(p, disabled));
+  } else if (p.kind === "reinforce") {
+    choices.append(h("button", { class: "btn primary", disabled, onclick: () => decide({ type: "reinforce", moves: {} }) }, "No reinforcements"));
+  } else if (p.kind === "retreat") {
+    choices.append(h("button", { class: "btn primary", disabled, onclick: () => decide({ type: "retreat", units: [] }) }, "No retreat"));
+  }
+  if (disabled) choices.append(h("span", { class: "muted small" }, "read-only: pair this tablet to play"));
+  fill(el, text, choices, undoButton());
+}
+
+function castForm(p, disabled) {
+  const spells = p.spells || p.options || [];
+  if (!spells.length) return null;
+  const sel = h("select", { class: "btn small", "aria-label": "spell" },
+    spells.map((s) => h("option", { value: JSON.stringify(s) }, s.label || s.spell || s.name)));
+  return h("span", { class: "row" }, sel, h("button", { class: "btn small", disabled, onclick: () => {
+    const s = JSON.parse(sel.value);
+    decide({ type: "cast", spells: [{ spell: s.spell || s.name, target: s.target, element: s.element }] });
+  } }, "Cast"));
+}
+
+function undoButton() {
+  if (!app.state?.state || !canChange()) return null;
+  return h("button", { class: "btn ghost small", title: "undo the last action", onclick: async () => {
+    await api("POST", "/api/undo", { n: 1 }).catch(() => null);
+  } }, "↶ Undo");
+}
+
+function unitLabel(uid) {
+  const u = allUnits()[uid];
+  return u ? u.die.split("/").pop() : uid;
+}
+function allUnits() {
+  const out = {};
+  const g = app.state?.state;
+  if (!g) return out;
+  for (const a of g.armies || []) for (const u of a.units) out[u.uid] = u;
+  for (const p of g.players || []) for (const k of ["reserve", "dua", "bua", "summoning_pool"]) for (const u of p[k] || []) out[u.uid] = u;
+  for (const d of app.state?.pending?.dice || []) if (!out[d.uid]) out[d.uid] = d;
+  return out;
+}
+
+async function decide(action) {
+  try {
+    await api("POST", "/api/decisions", { action, expect_seq: app.state.seq });
+  } catch (e) { if (e.status === 409) refresh(); }
+}
+
+// -- Table ---------------------------------------------------------------------------------------
+function unitChip(u) {
+  const col = ELEMENT_COLORS[(u.elements || [])[0]] || "var(--line)";
+  const hp = h("span", { class: "hp", title: `health ${u.health}` });
+  for (let i = 0; i < Math.min(u.health || 0, 8); i++) hp.append(h("i"));
+  return h("span", { class: "unit", style: { borderLeftColor: col }, title: u.die, dataset: { uid: u.uid } },
+    u.die.split("/").pop(), u.kind === "unit" ? hp : h("span", { class: "muted" }, u.kind));
+}
+
+function renderTable() {
+  const root = $("#view-table");
+  const g = app.state?.state;
+  if (!g) { fill(root, h("div", { class: "empty" }, "No game is being played. ", h("a", { href: "/new", onclick: nav }, "Start a new game"), ".")); return; }
+  const terrains = h("div", { class: "terrains" }, (g.terrains || []).map((t) => {
+    const armies = (g.armies || []).filter((a) => a.location === t.id);
+    const eighth = t.face === 8;
+    return h("div", { class: "card terrain", dataset: { terrain: t.id } },
+      h("div", { class: "head" },
+        h("div", { class: "face" + (eighth ? " eighth" : ""), title: "face showing" }, t.face),
+        h("div", {},
+          h("div", { class: "name" }, t.name),
+          h("div", { class: "sub" }, `${t.role === "home" ? "Home of " + playerName(t.owner) : "Frontier"} · `,
+            eighth ? `${t.eighth_face}` : `${t.action || ""} · ${t.face}/8`,
+            t.controller ? h("b", {}, ` · held by ${playerName(t.controller)}`) : ""))),
+      armies.length ? armies.map(armyBlock) : h("div", { class: "muted small" }, "no army here"));
+  }));
+  const areas = h("div", { class: "areas" }, (g.players || []).map((p) => {
+    const reserve = (g.armies || []).find((a) => a.owner === p.id && a.location === "reserve");
+    const area = (label, list) => h("div", { class: "area" }, h("b", {}, label),
+      list && list.length ? h("span", { class: "units" }, list.map(unitChip)) : h("span", { class: "muted small" }, "empty"));
+    return h("div", { class: "card", dataset: { player: p.id } },
+      h("div", { class: "row" }, h("span", { class: "dot", style: { background: playerColor(p.id) } }),
+        h("b", {}, p.name), h("span", { class: "muted small" }, `${p.force_points} pts`),
+        p.eliminated ? h("span", { class: "pill bad" }, "eliminated") : null),
+      area("Reserves", reserve ? reserve.units : p.reserve),
+      area("Dead (DUA)", p.dua), area("Buried (BUA)", p.bua), area("Summoning pool", p.summoning_pool));
+  }));
+  const effects = (g.effects || []).length
+    ? h("ul", { class: "effects" }, g.effects.map((e) => h("li", {}, h("b", {}, e.name), ` on ${targetName(e.target)} (${playerName(e.owner)}) — ${e.expiry}`)))
+    : h("div", { class: "muted small" }, "No effects in force.");
+  fill(root, terrains, areas, h("div", { class: "card", style: { marginTop: "14px" } }, h("h3", {}, "Effects in force"), effects));
+}
+function targetName(t) { return typeof t === "string" && t.includes("@") ? `${playerName(t.split("@")[0])}'s army at ${terrainName(t.split("@")[1])}` : t; }
+
+function armyBlock(a) {
+  return h("div", { class: "army", dataset: { army: a.id } },
+    h("div", { class: "who" }, h("span", { class: "dot", style: { background: playerColor(a.owner) } }),
+      playerName(a.owner), h("span", { class: "muted small" }, `${a.units.filter((u) => u.kind === "unit").length} units · ${a.health} health`)),
+    h("div", { class: "units" }, a.units.map(unitChip)));
+}
+
+// -- Roll ----------------------------------------------------------------------------------------
+function renderRoll() {
+  const root = $("#view-roll");
+  const st = app.state;
+  const p = st?.pending;
+  const reading = st?.reading;
+  const frame = h("div", { class: "frame" });
+  const cam = (st?.sources || []).find((s) => s.kind === "camera");
+  if (reading?.frame || (cam && cam.state === "connected")) {
+    const img = h("img", { src: `/api/frame.jpg?t=${Date.now()}`, alt: "camera frame" });
+    frame.append(img);
+  } else {
+    frame.append(h("div", { class: "nocam" }, cam && cam.state === "lost" ? "Camera lost: it will reconnect by itself. Tap the faces below meanwhile." :
+      "No camera: tap the face each die shows."));
+  }
+  const left = h("div", {}, frame, lastRollCard(st));
+  let right;
+  if (p && p.kind === "roll") {
+    const faces = currentFaces(p, reading);
+    const dice = h("div", { class: "dice" }, p.dice.map((d, i) => {
+      const read = reading?.faces?.[d.uid];
+      const chosen = faces[d.uid];
+      const fixed = reading?.corrected?.includes?.(d.uid);
+      return h("div", { class: "die" + (fixed ? " fixed" : ""), dataset: { uid: d.uid, index: i } },
+        h("div", {}, h("div", { class: "uname" }, d.die.split("/").pop()), h("div", { class: "muted small" }, d.uid)),
+        h("div", { class: "faces" }, uniqueFaces(d.faces).map((f) => h("button", {
+          class: "facebtn" + (f === chosen ? " on" : "") + (f === read ? " read" : ""),
+          dataset: { face: f }, disabled: !canChange(),
+          onclick: () => tapFace(d.uid, f),
+        }, f))));
+    }));
+    const all = p.dice.every((d) => faces[d.uid]);
+    right = h("div", { class: "card" },
+      h("div", { class: "row" }, h("h2", {}, p.prompt), h("span", { class: "spacer" })),
+      reading ? h("div", { class: "muted small" }, `Read by ${reading.source}${reading.corrected?.length ? ` · ${reading.corrected.length} corrected` : ""}. Tap a die's face to fix it.`)
+        : h("div", { class: "muted small" }, "Tap the face each die shows, then confirm."),
+      oddsLine(), dice,
+      h("div", { class: "row", style: { marginTop: "12px" } },
+        h("button", { class: "btn primary", id: "confirm-roll", disabled: !all || !canChange(), onclick: () => confirmRoll(p, faces) },
+          all ? "Confirm roll" : `Pick ${p.dice.filter((d) => !faces[d.uid]).length} more`),
+        h("span", { class: "spacer" })));
+  } else {
+    right = h("div", { class: "card" }, h("h2", {}, "No roll pending"), h("div", { class: "muted" }, p ? `Waiting for: ${p.prompt}` : "Nothing to roll now."));
+  }
+  fill(root, h("div", { class: "rollgrid" }, left, right));
+}
+function uniqueFaces(list) { return [...new Set(list)]; }
+function currentFaces(p, reading) {
+  const out = {};
+  for (const d of p.dice) out[d.uid] = app.picked[d.uid] || reading?.faces?.[d.uid] || null;
+  return out;
+}
+async function tapFace(uid, face) {
+  const reading = app.state?.reading;
+  if (reading && reading.faces && uid in reading.faces) {
+    try {
+      const r = await api("POST", "/api/corrections", { uid, face });
+      app.state.reading = r.reading;
+    } catch (e) { return; }
+  } else app.picked[uid] = face;
+  render();
+}
+async function confirmRoll(p, faces) {
+  const reading = app.state?.reading;
+  try {
+    if (reading && p.dice.every((d) => reading.faces?.[d.uid] === faces[d.uid])) await api("POST", "/api/rolls/confirm", { expect_seq: app.state.seq });
+    else await api("POST", "/api/rolls", { faces, expect_seq: app.state.seq });
+    app.picked = {};
+  } catch (e) { if (e.status === 409) refresh(); }
+}
+
+function lastRollCard(st) {
+  const r = st?.last_roll;
+  if (!r) return h("div", { class: "card", style: { marginTop: "14px" } }, h("h3", {}, "Last roll"), h("div", { class: "muted small" }, "No roll yet."));
+  return h("div", { class: "card", id: "last-roll", style: { marginTop: "14px" } },
+    h("div", { class: "row" }, h("h3", {}, `Last roll · ${r.title || r.roll || ""}`), h("span", { class: "spacer" }),
+      h("span", { class: "total num", title: "why this number?", onclick: () => openDispute(r) }, r.total)),
+    h("ol", { class: "steps" }, (r.steps || []).map((s) => h("li", {}, h("span", {}, s.text),
+      s.rule ? h("button", { class: "cite", onclick: () => showRule(s.rule, s.text) }, s.rule) : null))));
+}
+
+// -- Odds ----------------------------------------------------------------------------------------
+function oddsLine() {
+  const o = app.odds;
+  if (!o || !o.distribution) return null;
+  const need = o.need;
+  return h("div", { class: "muted small", style: { margin: "6px 0" } },
+    need != null ? `Odds: ${(100 * o.p_at_least).toFixed(0)}% to roll ${need} or more ${o.result}` : `Expected ${o.mean.toFixed(1)} ${o.result}`);
+}
+async function loadOdds(params) {
+  const q = new URLSearchParams(params || app.oddsParams || {}).toString();
+  try { app.odds = await api("GET", "/api/odds" + (q ? "?" + q : "")); } catch (e) { app.odds = { error: e.message }; }
+}
+function renderOdds() {
+  const root = $("#view-odds");
+  const o = app.odds;
+  const st = app.state;
+  if (!st?.state) { fill(root, h("div", { class: "empty" }, "No game yet.")); return; }
+  const armies = st.state.armies || [];
+  const armySel = h("select", { "aria-label": "army" }, armies.map((a) => h("option", { value: a.id, selected: o?.army === a.id }, `${playerName(a.owner)} at ${terrainName(a.location)}`)));
+  const forSel = h("select", { "aria-label": "roll" }, ["melee", "missile", "magic", "maneuver", "save"].map((r) => h("option", { value: r, selected: o?.roll === r }, r)));
+  const needIn = h("input", { type: "number", min: 0, max: 200, value: o?.need ?? "", placeholder: "need", "aria-label": "results needed" });
+  const form = h("div", { class: "row" },
+    h("label", { class: "field" }, "Army", armySel), h("label", { class: "field" }, "Roll for", forSel),
+    h("label", { class: "field" }, "Results needed", needIn),
+    h("button", { class: "btn primary", onclick: async () => {
+      app.oddsParams = { army: armySel.value, for: forSel.value, need: needIn.value };
+      await loadOdds(app.oddsParams); render();
+    } }, "Compute"));
+  if (!o) { loadOdds().then(render); fill(root, h("div", { class: "card" }, form)); return; }
+  if (o.error || !o.distribution) { fill(root, h("div", { class: "card" }, form, h("p", { class: "muted" }, o.error || o.message || "No roll to compute."))); return; }
+  const maxP = Math.max(...o.distribution.map((x) => x[1]));
+  const bars = h("div", { class: "bars", id: "odds-bars" });
+  const labels = h("div", { class: "barlabels" });
+  for (const [v, p] of o.distribution) {
+    const bar = h("div", { class: "bar" + (o.need != null && v >= o.need ? " hit" : ""), title: `${v}: ${(100 * p).toFixed(2)}%` });
+    bar.style.height = `${Math.max(1, (100 * p) / maxP)}%`;
+    bars.append(bar); labels.append(h("span", {}, v));
+  }
+  fill(root, h("div", { class: "card" }, form),
+    h("div", { class: "grid cols-2", style: { marginTop: "14px" } },
+      h("div", { class: "card" }, h("h3", {}, `${o.title || "Distribution"}`), bars, labels,
+        h("div", { class: "muted small", style: { marginTop: "8px" } }, `${o.dice} dice · exact, by convolution of each die's faces`)),
+      h("div", { class: "card" }, h("h3", {}, "Chances"),
+        o.need != null ? h("div", {}, h("div", { class: "bigodds" }, `${(100 * o.p_at_least).toFixed(1)}%`),
+          h("div", {}, `to get ${o.need} or more ${o.result}`)) : null,
+        h("p", {}, `Expected: ${o.mean.toFixed(2)} · most likely: ${o.mode}`),
+        h("ul", { class: "small muted" }, (o.notes || []).map((n) => h("li", {}, n))))));
+}
+
+// -- Dispute -------------------------------------------------------------------------------------
+function openDispute(roll) { app.dispute = { roll }; go("dispute"); }
+function showRule(rule, about) { app.dispute = { rule, about, q: ruleQuery(about) }; go("dispute"); runSearch(app.dispute.q); }
+function ruleQuery(text) { return (text || "").replace(/[^A-Za-z ]/g, " ").split(/\s+/).filter((w) => w.length > 3).slice(0, 4).join(" "); }
+async function runSearch(q) {
+  if (!q) return;
+  app.dispute = { ...(app.dispute || {}), q, loading: true };
+  try { const r = await api("GET", "/api/rules/search?q=" + encodeURIComponent(q)); app.dispute.hits = r.hits; app.dispute.message = r.message; }
+  catch (e) { app.dispute.hits = []; }
+  app.dispute.loading = false; render();
+}
+function renderDispute() {
+  const root = $("#view-dispute");
+  const d = app.dispute || {};
+  const input = h("input", { type: "search", placeholder: "Search the rules and FAQs (e.g. eighth face ID)", value: d.q || "", "aria-label": "search rules" });
+  const form = h("form", { class: "search", onsubmit: (ev) => { ev.preventDefault(); runSearch(input.value); } }, input, h("button", { class: "btn primary" }, "Search"));
+  const why = [];
+  const roll = d.roll || app.state?.last_roll;
+  if (roll) {
+    why.push(h("div", { class: "card" }, h("h3", {}, "Why this number?"),
+      h("div", { class: "row" }, h("span", { class: "total" }, roll.total), h("span", {}, roll.title || "")),
+      h("ol", { class: "steps" }, (roll.steps || []).map((s) => h("li", {}, h("span", {}, s.text),
+        s.rule ? h("button", { class: "cite", onclick: () => showRule(s.rule, s.text) }, s.rule) : null)))));
+  }
+  if (d.rule) why.push(h("div", { class: "card" }, h("h3", {}, "Rule cited"), h("b", {}, d.rule), h("p", {}, d.about || "")));
+  const hits = d.loading ? h("div", { class: "muted" }, "Searching…")
+    : d.hits ? (d.hits.length ? d.hits.map((x) => h("div", { class: "hit" }, h("div", { class: "c" }, x.citation), markSnippet(x.snippet)))
+      : h("div", { class: "muted" }, d.message || "No passage matches."))
+      : h("div", { class: "muted small" }, "Search the rule documents indexed with `companion rules index FILE...`.");
+  fill(root, h("div", { class: "grid cols-2" }, h("div", { class: "grid" }, why.length ? why : h("div", { class: "empty" }, "Tap any total or citation to see the rules behind it.")),
+    h("div", { class: "card" }, h("h3", {}, "Rule text"), form, h("div", { id: "hits" }, hits))));
+}
+function markSnippet(text) {
+  const out = h("div", {});
+  String(text).split(/(\[[^\]]*\])/).forEach((part) => {
+    out.append(part.startsWith("[") && part.endsWith("]") ? h("mark", {}, part.slice(1, -1)) : document.createTextNode(part));
+  });
+  return out;
+}
+
+// -- New game ------------------------------------------------------------------------------------
+function renderNew() {
+  const root = $("#view-new");
+  const b = app.builder || (app.builder = { players: ["Player 1", "Player 2"], edition: "v4", force_size: 24, active: 0, army: "home",
+    forces: [{ home: [], horde: [], campaign: [] }, { home: [], horde: [], campaign: [] }], results: [], q: "" });
+  const names = h("div", { class: "row" }, b.players.map((n, i) => h("label", { class: "field" }, `Player ${i + 1}`,
+    h("input", { value: n, maxlength: 30, oninput: (ev) => { b.players[i] = ev.target.value; } }))),
+  h("label", { class: "field" }, "Edition", h("select", { onchange: (ev) => { b.edition = ev.target.value; } },
+    h("option", { value: "v4", selected: b.edition === "v4" }, "V4.01c (SFR)"), h("option", { value: "r96", selected: b.edition === "r96" }, "1996 (TSR)"))),
+  h("label", { class: "field" }, "Force size (points)", h("input", { type: "number", min: 3, max: 120, value: b.force_size,
+    oninput: (ev) => { b.force_size = Number(ev.target.value); renderChecks(); } })));
+  const quick = h("div", { class: "card" }, h("h2", {}, "New game"), names,
+    h("div", { class: "row", style: { marginTop: "12px" } },
+      h("button", { class: "btn primary", id: "quick-start", disabled: !canChange(), onclick: () => startGame(true) }, "Quick start (ready-made forces)"),
+      h("button", { class: "btn", id: "start-built", disabled: !canChange(), onclick: () => startGame(false) }, "Start with the forces below"),
+      canChange() ? null : h("span", { class: "muted small" }, "Pair this tablet (or open the host URL) to create a game.")));
+  const tabs = h("div", { class: "tabs" }, b.players.map((n, i) => h("button", { class: "btn small" + (i === b.active ? " on" : ""), onclick: () => { b.active = i; render(); } }, n)));
+  const search = h("input", { type: "search", placeholder: "Search dice: species, unit, icon…", value: b.q, "aria-label": "search catalogue" });
+  const list = h("div", { class: "picklist", id: "picklist" });
+  const doSearch = async () => {
+    b.q = search.value;
+    const r = await api("GET", `/api/catalogue?q=${encodeURIComponent(b.q)}&limit=80`).catch(() => ({ dice: [] }));
+    b.results = r.dice; drawResults();
+  };
+  search.addEventListener("input", () => { clearTimeout(b.t); b.t = setTimeout(doSearch, 200); });
+  function drawResults() {
+    fill(list, b.results.map((d) => h("div", { class: "pick", onclick: () => { b.forces[b.active][b.army].push(d); render(); } },
+      h("span", {}, d.name, h("span", { class: "muted small" }, ` · ${d.kind}${d.size ? " · " + d.size : ""}`)),
+      h("b", {}, `${d.points} pt`))));
+  }
+  drawResults();
+  if (!b.results.length && !b.searched) { b.searched = true; doSearch(); }
+  const force = b.forces[b.active];
+  const cols = h("div", { class: "grid cols-3" }, ["home", "horde", "campaign"].map((name) => {
+    const pts = force[name].reduce((s, d) => s + (d.points || 0), 0);
+    return h("div", { class: "card armycol" + (b.army === name ? " target" : ""), onclick: () => { b.army = name; render(); } },
+      h("div", { class: "row" }, h("b", {}, name[0].toUpperCase() + name.slice(1)), h("span", { class: "spacer" }), h("span", { class: "muted small" }, `${pts} pts`)),
+      h("div", { class: "units" }, force[name].map((d, i) => h("span", { class: "unit", title: "tap to remove", onclick: (ev) => { ev.stopPropagation(); force[name].splice(i, 1); render(); } }, d.name.split("/").pop(), ` ${d.points}`))));
+  }));
+  const checks = h("div", { id: "checks" });
+  function renderChecks() {
+    const cap = Math.floor(b.force_size / 2);
+    const rows = [];
+    b.forces.forEach((f, i) => {
+      const total = ["home", "horde", "campaign"].reduce((s, a) => s + f[a].reduce((x, d) => x + (d.points || 0), 0), 0);
+      rows.push([total === b.force_size, `${b.players[i]}: ${total} of ${b.force_size} points (V4.01c L276-281)`]);
+      for (const a of ["home", "horde", "campaign"]) {
+        const pts = f[a].reduce((x, d) => x + (d.points || 0), 0);
+        rows.push([pts <= cap && f[a].some((d) => d.kind === "unit" || d.kind === "monster"), `${b.players[i]} ${a}: ${pts} pts, at most ${cap}, at least one unit (V4.01c L304-306)`]);
+      }
+    });
+    rows.push([true, `Dragons needed: ${Math.ceil(b.force_size / 24)} each (V4.01c L290-292)`]);
+    fill(checks, rows.map(([ok, t]) => h("div", { class: "check " + (ok ? "ok" : "bad") }, t)));
+  }
+  renderChecks();
+  fill(root, quick, h("div", { class: "grid cols-2", style: { marginTop: "14px" } },
+    h("div", { class: "card" }, h("h3", {}, "Force building"), tabs, search, list),
+    h("div", { class: "grid" }, h("div", {}, h("div", { class: "muted small", style: { marginBottom: "6px" } }, `Adding to ${b.players[b.active]}'s ${b.army} army (tap an army to choose)`), cols),
+      h("div", { class: "card" }, h("h3", {}, "Limits"), checks))));
+}
+async function startGame(quick) {
+  const b = app.builder;
+  const body = { players: b.players.map((x) => x.trim()), edition: b.edition };
+  if (!quick) {
+    body.force_size = b.force_size;
+    body.forces = b.forces.map((f, i) => ({ player: b.players[i], armies: Object.fromEntries(["home", "horde", "campaign"].map((a) => [a, f[a].map((d) => d.name)])) }));
+  } else body.quick = true;
+  try {
+    const r = await api("POST", "/api/games", body);
+    if (r.token) setToken(r.token);
+    app.odds = null; app.picked = {};
+    await refresh(); go("table");
+  } catch (e) { /* toast */ }
+}
+
+// -- Host / pairing ----------------------------------------------------------------------------
+async function renderHost() {
+  const root = $("#view-host");
+  const st = app.state;
+  if (st?.role !== "host") {
+    fill(root, h("div", { class: "card" }, h("h2", {}, "Pairing"),
+      h("p", {}, st?.role === "tablet" ? "This tablet is paired with the game: it can make decisions and fix dice." :
+        "This page is read-only. To play from it, scan the QR code shown on the host's Pairing page, or type the code:"),
+      st?.role === "tablet" ? h("button", { class: "btn danger", onclick: () => { setToken(""); refresh(); } }, "Unpair this tablet") : pairForm()));
+    return;
+  }
+  if (!st.game_id) { fill(root, h("div", { class: "empty" }, "Start a game first; its pairing code will show here.")); return; }
+  if (!app.pairing || app.pairing.game_id !== st.game_id) {
+    fill(root, h("div", { class: "muted" }, "Loading…"));
+    try { app.pairing = await api("GET", "/api/pairing"); } catch (e) { return; }
+  }
+  const pr = app.pairing;
+  const qr = h("div", { class: "qr", id: "pair-qr" });
+  qr.innerHTML = pr.svg;  // SVG made server-side by segno from our own URL
+  fill(root, h("div", { class: "grid cols-2" },
+    h("div", { class: "card" }, h("h2", {}, "Pair a tablet"), h("div", { class: "row" }, qr,
+      h("div", {}, h("div", { class: "muted small" }, "Pairing code"), h("div", { class: "code", id: "pair-code" }, pr.code),
+        h("p", { class: "small muted" }, "Scan with the tablet's camera, or open this page there and type the code."),
+        h("button", { class: "btn small danger", onclick: async () => { await api("POST", "/api/pairing/rotate", {}); app.pairing = null; render(); } }, "New code (unpairs all)")))),
+    h("div", { class: "card" }, h("h3", {}, "Paired tablets"),
+      pr.tablets.length ? h("ul", {}, pr.tablets.map((t) => h("li", {}, `${t.name} · ${new Date(t.paired_at * 1000).toLocaleTimeString()}`))) : h("div", { class: "muted small" }, "None yet."),
+      h("h3", { style: { marginTop: "14px" } }, "Dice sources"),
+      h("ul", {}, (st.sources || []).map((s) => h("li", {}, `${s.kind}: ${s.state}${s.message ? " — " + s.message : ""}`))),
+      h("a", { class: "btn small", href: "/api/export", download: "" }, "Export game"))));
+}
+function pairForm() {
+  const input = h("input", { placeholder: "CODE", maxlength: 12, "aria-label": "pairing code", class: "code" });
+  return h("form", { class: "search", onsubmit: async (ev) => {
+    ev.preventDefault();
+    try { const r = await api("POST", "/api/pair", { code: input.value, name: deviceName() }); setToken(r.token); refresh(); } catch (e) { /* toast */ }
+  } }, input, h("button", { class: "btn primary" }, "Pair"));
+}
+
+// -- navigation -----------------------------------------------------------------------------------
+function go(view) {
+  app.view = view;
+  if (location.pathname !== "/" + view) history.pushState({ view }, "", "/" + view);
+  if (view === "odds" || view === "roll") loadOdds().then(render);
+  render();
+}
+function nav(ev) {
+  const a = ev.target.closest("a[data-view], a[href^='/']");
+  if (!a) return;
+  const v = a.dataset.view || a.getAttribute("href").slice(1);
+  if (!["table", "roll", "odds", "dispute", "new", "host"].includes(v)) return;
+  ev.preventDefault();
+  go(v);
+}
+document.addEventListener("click", (ev) => { if (ev.target.closest(".rail a")) nav(ev); });
+window.addEventListener("popstate", () => { app.view = location.pathname.slice(1) || "table"; render(); });
+
+(async function start() {
+  await takeTokensFromUrl();
+  await refresh();
+  connect();
+  if (app.view === "odds" || app.view === "roll") { await loadOdds(); render(); }
+})();
