@@ -3,7 +3,7 @@
     >>> from companion.rules.catalogue import load_catalogue
     >>> cat = load_catalogue()
     >>> die = cat["Dwarves/Mammoth Rider"]
-    >>> die.health, die.size, die.species, sorted(die.elements), die.kind
+    >>> die.health, die.size, die.species, sorted(e.value for e in die.elements), die.kind
     (3, 'Large', 'Dwarves', ['Earth', 'Fire'], <DieKind.UNIT: 'unit'>)
     >>> die.faces[2]
     Face(icon='SAI', count=3, sai='Trample', label=None)

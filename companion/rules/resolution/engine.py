@@ -1,0 +1,454 @@
+"""The die roll resolution engine: :func:`resolve`, a pure function from a
+:class:`~companion.rules.resolution.model.RollRequest` to a
+:class:`~companion.rules.resolution.model.Resolution`.
+
+The order follows Die Roll Resolution, V4.01c L1002-1031 (the edition object gives the stage
+order, so R96's four-step order, R96 L953-961, runs through the same code):
+
+* steps 1-3: the faces (re-rolls included) are given by the caller, in order;
+* step 4: each SAI face is looked up in the edition's registry and applied (its results wait);
+* step 5: non-SAI results are counted per unit (ID results as the roll's type, worth the unit's
+  health, V4.01c L113-121; monster icons already carry their value 4, L1132-1137);
+* steps 6/7: subtracting, then dividing modifiers (rounded down, never below 0; ID results are
+  removed last, L1058-1061);
+* step 8: SAI-generated results join;
+* step 9: multiplying modifiers (at most one per result type, L1063-1066);
+* step 10: adding modifiers, counts-as results (only rolled results, L1040-1048).
+
+Results are tracked per unit so that ID-last removal, counts-as and magic elements stay exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from types import MappingProxyType
+
+from .editions import Edition, get_edition
+from .model import (
+    ADD,
+    AGAINST,
+    ALL,
+    DIVIDE,
+    ICON_RESULT,
+    IVORY,
+    MAGIC,
+    MANEUVER,
+    MELEE,
+    MISSILE,
+    MULTIPLY,
+    PURPOSES,
+    RESULT_TYPES,
+    SAVE,
+    SUBTRACT,
+    ElementOption,
+    Modifier,
+    Report,
+    Resolution,
+    ResolutionError,
+    RollRequest,
+    Step,
+)
+from .registry import IdMultiplier, RollContext, SaiContext
+
+_T = {t: k for k, t in enumerate(RESULT_TYPES)}
+_NT = len(RESULT_TYPES)
+#: Default result type for IDs in a combination roll (the owner may choose, V4.01c L1083-1086).
+_ID_PREFERENCE = (SAVE, MELEE, MISSILE, MANEUVER, MAGIC)
+
+
+def _id_type(request: RollRequest, counted: frozenset[str], index: int) -> str | None:
+    choice = request.choices.get("id_as")
+    if isinstance(choice, str):
+        pick = choice
+    elif isinstance(choice, (list, tuple)) and index < len(choice):
+        pick = choice[index]
+    elif isinstance(choice, dict) and index in choice:
+        pick = choice[index]
+    else:
+        pick = None
+    if pick is not None:
+        if pick not in counted:
+            raise ResolutionError(f"IDs may only count as a counted result type, not {pick!r}", key="choices.id_as")
+        return pick
+    if len(counted) == 1:
+        return next(iter(counted))
+    for t in _ID_PREFERENCE:
+        if t in counted:
+            return t
+    return None
+
+
+class _State:
+    """Per-unit result parts: normal (N), ID (I), SAI (S), counted-as (C); army bucket (A)."""
+
+    __slots__ = ("n", "N", "I", "S", "C", "A", "sai_live", "a_elem")
+
+    def __init__(self, n: int):
+        self.n = n
+        self.N = [[0] * _NT for _ in range(n)]
+        self.I = [[0] * _NT for _ in range(n)]
+        self.S = [[0] * _NT for _ in range(n)]
+        self.C = [[0] * _NT for _ in range(n)]
+        self.A = [0] * _NT
+        self.sai_live = False  # SAI parts are part of the running subtotal
+        self.a_elem: dict[str, int] = {}
+
+    def total(self, t: int, units: Iterable[int] | None = None, *, sai: bool = True) -> int:
+        idx = range(self.n) if units is None else units
+        s = 0
+        for i in idx:
+            s += self.N[i][t] + self.I[i][t] + self.C[i][t]
+            if sai and self.sai_live:
+                s += self.S[i][t]
+        if units is None:
+            s += self.A[t]
+        return s
+
+    def remove(self, t: int, amount: int, units: list[int], *, sai: bool) -> None:
+        """Take ``amount`` results of type ``t`` away, ID results last (V4.01c L1058-1061).
+        Non-ID results are taken from the last unit first; the owner may choose otherwise."""
+        order = units[::-1]
+        parts = [self.N, self.C] + ([self.S] if sai and self.sai_live else []) + [self.I]
+        for part in parts:
+            for i in order:
+                if amount <= 0:
+                    return
+                have = part[i][t]
+                take = have if have < amount else amount
+                part[i][t] = have - take
+                amount -= take
+
+
+def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
+    """Resolve one die roll.  Pure: same request, same answer; no I/O, clock or randomness.
+
+    Raises :class:`ResolutionError` (naming the offending input) for a request that cannot be
+    resolved: unknown purpose, a re-roll list that goes on after a face that does not re-roll,
+    an unknown spell, a die that cannot roll (terrain, dragon).
+    """
+    ed = edition if edition is not None else get_edition(request.edition)
+    if request.purpose not in PURPOSES:
+        raise ResolutionError(f"unknown roll purpose {request.purpose!r}", key="roll.for")
+    if request.against is not None and request.against not in AGAINST:
+        raise ResolutionError(f"unknown 'against' {request.against!r}", key="roll.against")
+    counted = request.counted_types()
+    for t in counted:
+        if t not in _T:
+            raise ResolutionError(f"unknown result type {t!r}", key="roll.counted")
+    reg = ed.registry
+    cites = ed.citations
+    texts = ed.texts
+    num = ed.step_numbers
+    ctx = RollContext(request, counted)
+    units = request.units
+    n = len(units)
+    st = _State(n)
+    steps: list[Step] = []
+    reports: list[Report] = []
+    other: dict[str, int] = {}
+    mods: list[Modifier] = []
+    elem_opts: list[ElementOption] = []
+    sai_elem: dict[int, frozenset[str]] = {}
+    counting = [u.counts for u in units]
+
+    # Steps 3-4: SAIs on every face, re-roll chains checked (FORMAT: a list stops where re-rolling stops).
+    for i, unit in enumerate(units):
+        if not unit.die.is_unit and not unit.die.is_item:
+            raise ResolutionError(f"{unit.die.name} ({unit.die.kind.value}) is not rolled with an army", key=f"units[{i}]")
+        faces = unit.faces
+        if not faces:
+            raise ResolutionError("no face given", key=f"roll.faces[{i}]")
+        last = len(faces) - 1
+        for k, face in enumerate(faces):
+            rerolls = False
+            if face.is_sai:
+                ctx.sai_faces[i].append(face.sai)
+                hook = reg.sais.get(face.sai)
+                if hook is None:
+                    reports.append(Report(face.sai, f"no roll contribution is registered for {face.sai} in {ed.key}", unit=i, kind="note"))
+                    out = None
+                else:
+                    out = hook(SaiContext(ctx, i, face, k))
+                if out is not None:
+                    rerolls = out.reroll
+                    if counting[i]:
+                        for key, val in out.results.items():
+                            if key in _T:
+                                ctx.sai_results[i][key] = ctx.sai_results[i].get(key, 0) + val
+                                st.S[i][_T[key]] += val
+                            else:
+                                other[key] = other.get(key, 0) + val
+                        if out.magic_elements is not None:
+                            sai_elem[i] = out.magic_elements
+                        mods.extend(out.modifiers)
+                        reports.extend(out.reports)
+            if k < last and not rerolls:
+                raise ResolutionError(
+                    f"face {face.text()!r} does not make the die roll again in a {request.purpose} roll, "
+                    "but more faces follow it",
+                    key=f"roll.faces[{i}][{k + 1}]",
+                )
+            if k == last and rerolls:
+                reports.append(Report(face.sai or face.name, "roll this unit again and apply the new face too",
+                                      unit=i, kind="reroll_pending"))
+
+    # Core rules of the edition (eighth face, automatic saves...).
+    id_factor = 1
+    collected: list = []
+    for _name, hook in reg.rules.items():
+        for c in hook(ctx):
+            if isinstance(c, IdMultiplier):
+                id_factor *= c.factor
+                steps.append(Step(num["count"], c.source, c.citation, f"ID results are multiplied by {c.factor}"))
+            else:
+                collected.append(c)
+
+    # Step 5: count non-SAI results per unit.
+    for i, unit in enumerate(units):
+        if not counting[i]:
+            continue
+        id_t = None
+        Ni, Ii = st.N[i], st.I[i]
+        for face in unit.faces:
+            if face.is_id:
+                if id_t is None:
+                    id_t = _id_type(request, counted, i)
+                if id_t is not None:
+                    Ii[_T[id_t]] += face.count * id_factor
+            else:
+                t = ICON_RESULT.get(face.icon)
+                if t is not None:
+                    Ni[_T[t]] += face.count
+        for t, k in _T.items():
+            if Ni[k]:
+                ctx.normal[i][t] = Ni[k]
+            if Ii[k]:
+                ctx.ids[i][t] = Ii[k]
+            if Ni[k] or Ii[k]:
+                ctx.rolled[i][t] = Ni[k] + Ii[k]
+    if ed.sai_at_count:
+        st.sai_live = True
+    for t in RESULT_TYPES:
+        if t in counted:
+            k = _T[t]
+            normal = sum(st.N[i][k] for i in range(n))
+            ids = sum(st.I[i][k] for i in range(n))
+            sai = sum(st.S[i][k] for i in range(n)) if st.sai_live else 0
+            if normal or ids or sai:
+                extra = f" + {sai} SAI" if sai else ""
+                steps.append(Step(num["count"], texts["count"], cites["count"],
+                                  f"{normal} from action icons + {ids} from ID icons{extra}", t, 0,
+                                  normal + ids + sai))
+
+    # Species abilities and spells in force, given the counted results.
+    for species, entries in reg.abilities.items():
+        idx = ctx.species_units(species)
+        if idx:
+            for entry in entries:
+                collected.extend(entry.hook(ctx, idx))
+    for e_i, effect in enumerate(request.effects):
+        name = ed.canonical_spell(effect.name)
+        if name is None:
+            raise ResolutionError(f"unknown spell {effect.name!r} in edition {ed.key}", key=f"effects[{e_i}].spell")
+        hook = reg.spells.get(name)
+        if hook is not None:
+            collected.extend(hook(ctx, effect))
+    for c in collected:
+        if isinstance(c, Modifier):
+            mods.append(c)
+        elif isinstance(c, ElementOption):
+            elem_opts.append(c)
+        elif isinstance(c, Report):
+            reports.append(c)
+        else:
+            raise TypeError(f"a hook returned {c!r}, not a Modifier, ElementOption or Report")
+
+    # Which modifiers touch this roll.
+    live: list[Modifier] = []
+    for m in mods:
+        if m.scope == "army" and request.individual:
+            continue
+        if m.scope == "unit" and not request.individual:
+            continue
+        if m.optional and request.choices.get(m.source, True) is False:
+            reports.append(Report(m.source, "not applied: the player chose not to", kind="note"))
+            continue
+        live.append(m)
+
+    def targets(m: Modifier) -> list[str]:
+        if m.result == ALL:
+            return [t for t in RESULT_TYPES if t in counted]
+        return [m.result]
+
+    def unit_list(m: Modifier) -> list[int]:
+        if m.units is None:
+            return [i for i in range(n) if counting[i]]
+        return sorted(i for i in m.units if i < n and counting[i])
+
+    def touches_sai(m: Modifier) -> bool:
+        return ed.spells_touch_sai or m.origin != "spell"
+
+    def record(stage: str, m: Modifier, t: str, before: int, after: int, text: str) -> None:
+        if before != after:
+            steps.append(Step(num[stage], m.source, m.citation, m.note or text, t, before, after, m.source))
+
+    for stage in ed.stages:
+        if stage == "sai":
+            before = {t: st.total(_T[t]) for t in counted}
+            st.sai_live = True
+            for t in RESULT_TYPES:
+                if t in counted:
+                    after = st.total(_T[t])
+                    if after != before[t]:
+                        steps.append(Step(num["sai"], texts["sai"], cites["sai"],
+                                          f"{after - before[t]} SAI-generated results added", t, before[t], after))
+            continue
+        stage_mods = [m for m in live if m.stage == stage]
+        if not stage_mods:
+            continue
+        if stage == SUBTRACT:
+            for m in stage_mods:
+                for t in targets(m):
+                    k = _T[t]
+                    us = unit_list(m)
+                    before = st.total(k, None if m.units is None else us)
+                    st.remove(k, m.amount, us, sai=touches_sai(m))
+                    after = st.total(k, None if m.units is None else us)
+                    record(stage, m, t, before, after, f"subtract {m.amount} (never below 0; ID results last)")
+        elif stage == DIVIDE:
+            chosen = _limit(stage_mods, ed.one_divider, lambda m: -m.amount, targets, reports, cites.get("one_divider", ""))
+            for m, t in chosen:
+                k = _T[t]
+                us = unit_list(m)
+                sai = touches_sai(m)
+                if m.units is None:
+                    before = st.total(k, us, sai=sai)
+                    after = before // m.amount if m.amount > 0 else before
+                    full_before = st.total(k)
+                    st.remove(k, before - after, us, sai=sai)
+                    record(stage, m, t, full_before, st.total(k), f"divide by {m.amount}, rounded down (ID results last)")
+                else:
+                    full_before = st.total(k)
+                    for i in us:
+                        have = st.N[i][k] + st.I[i][k] + st.C[i][k] + (st.S[i][k] if sai and st.sai_live else 0)
+                        st.remove(k, have - have // m.amount, [i], sai=sai)
+                    record(stage, m, t, full_before, st.total(k), f"divide by {m.amount}, rounded down")
+        elif stage == MULTIPLY:
+            chosen = _limit(stage_mods, ed.one_multiplier, lambda m: m.amount, targets, reports, cites.get("one_multiplier", ""))
+            for m, t in chosen:
+                k = _T[t]
+                sai = touches_sai(m) and st.sai_live
+                before = st.total(k)
+                for i in unit_list(m):
+                    st.N[i][k] *= m.amount
+                    st.I[i][k] *= m.amount
+                    st.C[i][k] *= m.amount
+                    if sai:
+                        st.S[i][k] *= m.amount
+                if m.units is None:
+                    st.A[k] *= m.amount
+                record(stage, m, t, before, st.total(k), f"multiply by {m.amount}")
+        elif stage == ADD:
+            for m in stage_mods:
+                if m.counts_as is not None:
+                    src = _T[m.counts_as]
+                    t = m.result
+                    k = _T[t]
+                    before = st.total(k)
+                    moved = 0
+                    for i in unit_list(m):
+                        v = st.N[i][src] + st.I[i][src] + (st.S[i][src] if st.sai_live else 0)
+                        if v <= 0:
+                            continue
+                        moved += v
+                        st.C[i][k] += v
+                        if m.counts_as in counted:  # a combination roll: the results change type
+                            st.remove(src, v, [i], sai=True)
+                    record(stage, m, t, before, st.total(k), m.note or f"{moved} {m.counts_as} results count as {t}")
+                else:
+                    for t in targets(m):
+                        k = _T[t]
+                        before = st.total(k)
+                        st.A[k] += m.amount
+                        if t == MAGIC and m.element:
+                            st.a_elem[m.element] = st.a_elem.get(m.element, 0) + m.amount
+                        record(stage, m, t, before, st.total(k), f"add {m.amount}")
+        else:  # pragma: no cover - edition data error
+            raise ValueError(f"edition {ed.key}: unknown stage {stage!r}")
+
+    st.sai_live = True
+    totals = {}
+    for t in RESULT_TYPES:
+        if t in counted:
+            totals[t] = max(0, st.total(_T[t]))
+    per_unit = tuple(
+        MappingProxyType({t: v for t, k in _T.items()
+                          if (v := st.N[i][k] + st.I[i][k] + st.S[i][k] + st.C[i][k])})
+        for i in range(n)
+    )
+    magic: dict[str, int] = {}
+    if MAGIC in counted:
+        magic = _magic_by_element(request, st, elem_opts, sai_elem, counting)
+    return Resolution(
+        edition=ed.key,
+        purpose=request.purpose,
+        totals=MappingProxyType(totals),
+        magic=MappingProxyType(magic),
+        other=MappingProxyType(other),
+        steps=tuple(steps),
+        reports=tuple(reports),
+        per_unit=per_unit,
+    )
+
+
+def _limit(mods, one_only, key, targets, reports, citation):
+    """(modifier, result type) pairs to apply; with ``one_only`` at most one per result type,
+    the one that favours the roll (the smallest divisor, the largest multiplier)."""
+    pairs = [(m, t) for m in mods for t in targets(m)]
+    if not one_only:
+        return pairs
+    best: dict[str, Modifier] = {}
+    for m, t in pairs:
+        if t not in best or key(m) > key(best[t]):
+            best[t] = m
+    out = []
+    for m, t in pairs:
+        if best[t] is m:
+            out.append((m, t))
+        else:
+            reports.append(Report(m.source, f"not applied to {t}: only one such modifier per result type ({citation})",
+                                  kind="note"))
+    return out
+
+
+def _magic_by_element(request, st: _State, elem_opts, sai_elem, counting) -> dict[str, int]:
+    """Magic results grouped by the elements they may take (V4.01c L449-480: a unit's magic may be
+    any one of its elements, split freely)."""
+    k = _T[MAGIC]
+    out: dict[str, int] = {}
+
+    def add(key: str, v: int) -> None:
+        if v > 0:
+            out[key] = out.get(key, 0) + v
+
+    for i, unit in enumerate(request.units):
+        if not counting[i]:
+            continue
+        elems = {e.value for e in unit.die.elements}
+        for opt in elem_opts:
+            if i in opt.units:
+                elems = set(opt.elements) if opt.replace else elems | set(opt.elements)
+        key = "/".join(sorted(elems)) if elems else IVORY
+        own = st.N[i][k] + st.I[i][k] + st.C[i][k]
+        sai_v = st.S[i][k]
+        if i in sai_elem:
+            add("/".join(sorted(sai_elem[i])) or IVORY, sai_v)
+        else:
+            own += sai_v
+        add(key, own)
+    army = st.A[k]
+    for key, v in st.a_elem.items():
+        add(key, min(v, army))
+        army -= min(v, army)
+    add("any", army)
+    return out

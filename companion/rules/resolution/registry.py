@@ -1,0 +1,195 @@
+"""Plug-in registry: where SAIs, species abilities, spells and core rules of an edition say
+what they do to a roll.  See the package docstring for the contract."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.rules.catalogue import Face
+
+from .model import (
+    EffectInForce,
+    ElementOption,
+    Modifier,
+    Report,
+    RolledUnit,
+    RollRequest,
+    SaiOutcome,
+    TerrainState,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IdMultiplier:
+    """Returned by a core ``rule`` hook: ID results of the roll are multiplied at counting
+    (step 5) by ``factor`` (V4 eighth face, V4.01c L501)."""
+
+    factor: int
+    source: str
+    citation: str
+
+
+Contribution = Modifier | ElementOption | Report | IdMultiplier
+
+
+class RollContext:
+    """What a hook may look at.  Read-only by convention.
+
+    Always available: ``request``, ``purpose``, ``against``, ``counted`` (frozenset of result types),
+    ``terrain`` (TerrainState or None), ``in_reserve``, ``units`` (tuple of RolledUnit),
+    ``counter_attack``, ``charge``, ``individual``, ``edition`` (the edition key).
+    ``sai_faces[i]``: the SAI names unit ``i`` rolled (all faces, re-rolls included).
+    ``sai_results[i]``: the results its SAIs generated, by result type.
+    After counting (species and spell hooks only): ``normal[i]`` (non-ID, non-SAI results by type),
+    ``ids[i]`` (ID results by type), ``rolled[i]`` (normal + ID).
+    """
+
+    __slots__ = (
+        "request", "edition", "purpose", "against", "counted", "terrain", "in_reserve", "units",
+        "counter_attack", "charge", "individual", "sai_faces", "sai_results", "normal", "ids", "rolled",
+        "_species_index",
+    )
+
+    def __init__(self, request: RollRequest, counted: frozenset[str]):
+        self.request = request
+        self.edition = request.edition
+        self.purpose = request.purpose
+        self.against = request.against
+        self.counted = counted
+        self.terrain: TerrainState | None = request.terrain
+        self.in_reserve = request.in_reserve
+        self.units: tuple[RolledUnit, ...] = request.units
+        self.counter_attack = request.counter_attack
+        self.charge = request.charge
+        self.individual = request.individual
+        n = len(request.units)
+        self.sai_faces: list[list[str]] = [[] for _ in range(n)]
+        self.sai_results: list[dict[str, int]] = [{} for _ in range(n)]
+        self.normal: list[dict[str, int]] = [{} for _ in range(n)]
+        self.ids: list[dict[str, int]] = [{} for _ in range(n)]
+        self.rolled: list[dict[str, int]] = [{} for _ in range(n)]
+        self._species_index: dict[str, frozenset[int]] | None = None
+
+    def choose(self, name: str, default: Any) -> Any:
+        """The caller's choice for the "may" rule ``name`` (``request.choices``), else ``default``
+        (which should be the best for the roll)."""
+        return self.request.choices.get(name, default)
+
+    def species_units(self, species: str) -> frozenset[int]:
+        """Indexes of counting *units* (not items) of ``species`` in the roll."""
+        if self._species_index is None:
+            index: dict[str, set[int]] = {}
+            for i, unit in enumerate(self.units):
+                if unit.counts and unit.die.is_unit and unit.die.species:
+                    index.setdefault(unit.die.species, set()).add(i)
+            self._species_index = {k: frozenset(v) for k, v in index.items()}
+        return self._species_index.get(species, frozenset())
+
+    def terrain_has(self, *elements: str) -> bool:
+        """The roll happens at a terrain containing every one of ``elements``."""
+        return self.terrain is not None and self.terrain.contains(*elements)
+
+    def s_multiplier(self) -> int:
+        """The "s" of DUA-capped abilities: 1 per 24 points of force or part thereof (V4.01c L776-780)."""
+        return max(1, -(-self.request.force_points // 24))
+
+
+class SaiContext:
+    """What an SAI hook is given: the roll context, the unit index, the face and X."""
+
+    __slots__ = ("roll", "index", "unit", "face", "x", "reroll_number")
+
+    def __init__(self, roll: RollContext, index: int, face: Face, reroll_number: int):
+        self.roll = roll
+        self.index = index
+        self.unit = roll.units[index]
+        self.face = face
+        self.x = face.count
+        self.reroll_number = reroll_number  # 0 for the original roll, 1 for the first re-roll...
+
+    # shortcuts
+    @property
+    def purpose(self) -> str:
+        return self.roll.purpose
+
+    @property
+    def against(self) -> str | None:
+        return self.roll.against
+
+    @property
+    def counted(self) -> frozenset[str]:
+        return self.roll.counted
+
+    def choose(self, name: str, default: Any) -> Any:
+        return self.roll.choose(name, default)
+
+
+SaiHook = Callable[[SaiContext], "SaiOutcome | None"]
+AbilityHook = Callable[[RollContext, frozenset[int]], Iterable[Contribution]]
+SpellHook = Callable[[RollContext, EffectInForce], Iterable[Contribution]]
+RuleHook = Callable[[RollContext], Iterable[Contribution]]
+
+
+@dataclass(frozen=True, slots=True)
+class AbilityEntry:
+    species: str
+    name: str
+    hook: AbilityHook
+    citation: str
+
+
+@dataclass
+class Registry:
+    """The contributions of one edition.  Plug-in modules add entries with the decorators:
+
+    ``@REG.sai("Fly")``, ``@REG.species_ability("Coral Elves", "Coastal Dodge", citation=...)``,
+    ``@REG.spell("Stone Skin")``, ``@REG.rule("Eighth face")``.
+    """
+
+    edition: str
+    sais: dict[str, SaiHook] = field(default_factory=dict)
+    abilities: dict[str, list[AbilityEntry]] = field(default_factory=dict)  # by species
+    spells: dict[str, SpellHook] = field(default_factory=dict)
+    rules: dict[str, RuleHook] = field(default_factory=dict)
+
+    def sai(self, name: str) -> Callable[[SaiHook], SaiHook]:
+        def deco(fn: SaiHook) -> SaiHook:
+            if name in self.sais:
+                raise ValueError(f"{self.edition}: SAI {name!r} registered twice")
+            self.sais[name] = fn
+            return fn
+
+        return deco
+
+    def species_ability(self, species: str, name: str, *, citation: str) -> Callable[[AbilityHook], AbilityHook]:
+        def deco(fn: AbilityHook) -> AbilityHook:
+            entries = self.abilities.setdefault(species, [])
+            if any(e.name == name for e in entries):
+                raise ValueError(f"{self.edition}: ability {species}/{name} registered twice")
+            entries.append(AbilityEntry(species, name, fn, citation))
+            return fn
+
+        return deco
+
+    def spell(self, name: str) -> Callable[[SpellHook], SpellHook]:
+        def deco(fn: SpellHook) -> SpellHook:
+            if name in self.spells:
+                raise ValueError(f"{self.edition}: spell {name!r} registered twice")
+            self.spells[name] = fn
+            return fn
+
+        return deco
+
+    def rule(self, name: str) -> Callable[[RuleHook], RuleHook]:
+        def deco(fn: RuleHook) -> RuleHook:
+            if name in self.rules:
+                raise ValueError(f"{self.edition}: rule {name!r} registered twice")
+            self.rules[name] = fn
+            return fn
+
+        return deco
+
+    def ability_names(self) -> Mapping[str, list[str]]:
+        return {s: [e.name for e in entries] for s, entries in self.abilities.items()}

@@ -1,0 +1,47 @@
+"""Core v4 roll rules that are neither SAIs, species abilities nor spells."""
+
+from __future__ import annotations
+
+from companion.rules.resolution.model import ADD, SAVE, ElementOption, Modifier
+from companion.rules.resolution.registry import IdMultiplier, RollContext
+
+from .registry import REGISTRY
+
+
+@REGISTRY.rule("Eighth face")
+def eighth_face(ctx: RollContext):
+    """The army controlling a terrain's eighth face doubles all its ID results, in any roll
+    (V4.01c L501); Standing Stones lets its units turn their magic into an element of the terrain
+    (V4.01c eighth-face icon table, L522-525)."""
+    terrain = ctx.terrain
+    if terrain is None or not terrain.controlled or ctx.individual:
+        return ()
+    out: list = [IdMultiplier(2, "Eighth face: ID results doubled", "V4.01c L501")]
+    if terrain.eighth == "Standing Stones":
+        out.append(
+            ElementOption(
+                frozenset(range(len(ctx.units))),
+                frozenset(e.value for e in terrain.elements),
+                "Standing Stones",
+                "V4.01c L522-525",
+            )
+        )
+    return out
+
+
+@REGISTRY.rule("Dragonkin automatic saves")
+def dragonkin_autosaves(ctx: RollContext):
+    """Dragonkin add automatic saves equal to their health to save rolls they take part in, at step
+    10 (V4.01c L2537-2541); a Dragonkin that rolls Belly loses them for the roll (Belly SAI, L1270)."""
+    if SAVE not in ctx.counted:
+        return ()
+    total = 0
+    for i, unit in enumerate(ctx.units):
+        if unit.counts and unit.die.species == "Dragonkin" and "Belly" not in ctx.sai_faces[i]:
+            total += unit.die.autosaves or (unit.die.health or 0)
+    if not total:
+        return ()
+    return (
+        Modifier(ADD, SAVE, total, "Dragonkin automatic saves", "V4.01c L2537-2541", scope="any", origin="rule",
+                 note=f"Dragonkin armoured skin adds {total} saves"),
+    )
