@@ -43,10 +43,22 @@ def full_setup(setup: dict) -> dict:
     """A set-up as ``Game`` takes it; players given only by name/species are filled in (quick start)."""
     if not isinstance(setup, dict):
         raise IllegalSetup("the set-up must be a JSON object")
+    if setup.get("game") == "battle_dice":
+        return dict(setup)
     players = setup.get("players")
     if players is None or any(isinstance(p, dict) and "armies" not in p for p in players or []):
         return quick_setup(setup)
     return dict(setup)
+
+
+def new_game(setup: dict):
+    """The engine for a set-up: Dragon Dice, or Battle Dice when ``setup["game"] == "battle_dice"``
+    (``companion.rules.battle_dice.session_game`` gives it the same interface as ``Game``)."""
+    if isinstance(setup, dict) and setup.get("game") == "battle_dice":
+        from ..rules.battle_dice.session_game import BattleDiceSessionGame
+
+        return BattleDiceSessionGame(setup)
+    return Game(setup)
 
 
 def quick_start(db_path: str | Path, names: tuple[str, ...] = ("Alice", "Bob"), species: tuple[str, ...] = ("Dwarves", "Goblins"),
@@ -70,7 +82,7 @@ class GameSession:
     def create(cls, db_path: str | Path, setup: dict) -> GameSession:
         """Start a new game in a new database file.  Raises ``IllegalSetup`` for an illegal set-up."""
         full = full_setup(setup)
-        Game(full)  # validate before anything is written
+        new_game(full)  # validate before anything is written
         path = Path(db_path)
         if path.exists() and path.stat().st_size > 0:
             probe = EventStore(path, create=True)
@@ -225,7 +237,7 @@ def replay(events: list[dict]) -> Game:
     """Rebuild a game from its events (``create`` first; undone events and undo markers skipped)."""
     if not events or not isinstance(events[0], dict) or events[0].get("type") != "create":
         raise SessionError("a game log starts with its 'create' event")
-    game = Game(events[0]["action"])
+    game = new_game(events[0]["action"])
     last = 0
     for e in events:
         seq = int(e["seq"])
