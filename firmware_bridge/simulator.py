@@ -166,7 +166,8 @@ class BridgeSimulator:
         while self._queue and self._queue[0][0] <= now:
             when, _, die_id, action, face = heapq.heappop(self._queue)
             if action == "turn":
-                self._turn(when)
+                if self.auto:  # switching auto off ends the random turns
+                    self._turn(when)
             elif action == "battery":
                 die = self._by_id[die_id]
                 die.battery = max(0, die.battery - self.rng.choice((0, 0, 1)))
