@@ -46,6 +46,8 @@ class Situation:
     tower_shot_at_reserves: bool = False
     #: player's choices where a rule offers one, keyed by SAI/ability name -> option label
     choices: Mapping[str, str] = field(default_factory=dict)
+    #: result types counted when they differ from the purpose's (a combination roll, L1076-1096)
+    counted_override: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.roll_for not in ROLL_FOR:
@@ -73,6 +75,9 @@ class Situation:
     def counted(self) -> tuple[str, ...]:
         """Result types this roll counts, the primary one first.  A dragon attack response counts
         saves, melee and missile (V4.01c L646-693, combination roll L1076-1096)."""
+        if self.counted_override:
+            rest = tuple(t for t in self.counted_override if t != self.primary)
+            return ((self.primary,) if self.primary in self.counted_override else ()) + rest
         if self.is_dragon_attack:
             return (SAVE, MELEE, MISSILE)
         return (self.primary,)

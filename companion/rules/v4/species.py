@@ -273,3 +273,15 @@ def foul_stench(goblins_in_dua: int, force_points: int, *, deadlands: int = 0) -
 def scorching_touch_damage(saves_rolled_by_scalders: int) -> int:
     """Damage Scorching Touch deals back (L933-938): one per save result the Scalders rolled."""
     return max(saves_rolled_by_scalders, 0)
+
+
+def _register() -> None:
+    """Importing this module registers its hooks in the v4 registry (plug-in contract,
+    ``companion.rules.resolution``)."""
+    from .plugins import register_species
+    from .registry import REGISTRY
+
+    register_species(REGISTRY)
+
+
+_register()

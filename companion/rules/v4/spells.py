@@ -313,3 +313,15 @@ def spell_contribution(name: str, situation: Situation, *, castings: int = 1) ->
     if situation.is_individual:
         return None  # army modifiers never affect a unit rolling alone (L1050-1066)
     return spell.build(spell, situation, spell.amount(castings))
+
+
+def _register() -> None:
+    """Importing this module registers its hooks in the v4 registry (plug-in contract,
+    ``companion.rules.resolution``)."""
+    from .plugins import register_spells
+    from .registry import REGISTRY
+
+    register_spells(REGISTRY)
+
+
+_register()

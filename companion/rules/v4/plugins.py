@@ -1,0 +1,318 @@
+"""Wires the V4 roll tables (:mod:`.sai`, :mod:`.species`, :mod:`.spells`) into the resolution
+engine's plug-in :class:`~companion.rules.resolution.registry.Registry`.
+
+Each table answers in the project's plug-in vocabulary (:mod:`.contributions`); this module
+translates those answers into the engine's types (``SaiOutcome``, ``Modifier``, ``Report``,
+``ElementOption``) and registers one hook per SAI row, per roll-changing species ability and per
+roll-changing spell or lasting effect.  Call :func:`register_all` once on the edition's registry.
+
+Choices the caller may make (``RollRequest.choices``), besides those of the engine:
+
+* ``"<SAI name>"``: the option of an SAI that offers one (``{"Fly": "save"}``,
+  ``{"Flurry": "melee"}``, ``{"Regenerate": "return units"}``);
+* ``"<ability or spell name>": False``: do not use a "may" ability (counts-as);
+* ``"dragon rolled Jaws"``: in a dragon attack, some attacking dragon rolled Jaws (Decapitate,
+  Impale, Earthfang kill it instead of generating results);
+* ``"Bash target melee"`` / ``"Bash dragon damage"``: the numbers Bash copies;
+* ``"Tower shot at Reserves"``: a missile attack from a Tower at a Reserve Army (Net, Web);
+* ``"active"``: abilities declared earlier in the turn (``["Kukri Charge"]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from companion.rules.resolution.model import (
+    ALL,
+    EffectInForce,
+    ElementOption,
+    Modifier,
+    Report,
+    SaiOutcome,
+)
+from companion.rules.resolution.registry import Registry, RollContext, SaiContext
+
+from . import contributions as c
+from .situation import Situation
+
+# The table modules (sai, species, spells) import this module at their end to register their
+# hooks, so it imports them lazily, inside the functions below.
+
+_LOWER = {t: t.lower() for t in c.RESULT_TYPES}
+_LOWER[c.CANTRIP_MAGIC] = "cantrip"
+_STAGE = {c.Op.SUBTRACT: "subtract", c.Op.DIVIDE: "divide", c.Op.MULTIPLY: "multiply", c.Op.ADD: "add"}
+_UPPER = {v: k for k, v in _LOWER.items()}
+
+
+# --------------------------------------------------------------------------- situation
+
+
+def situation_of(ctx: RollContext) -> Situation:
+    """The plug-in tables' view of a roll."""
+    req = ctx.request
+    purpose, against = ctx.purpose, ctx.against
+    if purpose == "dragon":
+        purpose, against = "save", "dragon"
+    elif purpose != "save":
+        against = None
+    terrain = ctx.terrain
+    elements = frozenset(e.value if hasattr(e, "value") else str(e) for e in terrain.elements) if terrain else frozenset()
+    choices = req.choices
+    return Situation(
+        roll_for=purpose,
+        against=against,
+        counter_attack=bool(ctx.counter_attack),
+        counter_maneuver=bool(getattr(req, "counter_maneuver", False)),
+        at_terrain=not ctx.in_reserve and terrain is not None,
+        individual=bool(ctx.individual),
+        terrain_elements=elements,
+        dragon_rolled_jaws=bool(choices.get("dragon rolled Jaws", False)),
+        bash_target_melee=int(choices.get("Bash target melee", 0) or 0),
+        bash_dragon_damage=int(choices.get("Bash dragon damage", 0) or 0),
+        tower_shot_at_reserves=bool(choices.get("Tower shot at Reserves", False)),
+        choices={k: v for k, v in choices.items() if isinstance(k, str) and isinstance(v, str)},
+        counted_override=tuple(_UPPER[t] for t in sorted(ctx.counted) if t in _UPPER)
+        if len(ctx.counted) > 1 or req.counted is not None else None,
+    )
+
+
+# --------------------------------------------------------------------------- conversions
+
+
+def _rolled(unit, result: str) -> int:
+    """A unit's own rolled results of a type (normal icons and its ID), from its faces."""
+    total = 0
+    for face in unit.faces:
+        if face.icon == result.capitalize() or face.is_id:
+            total += face.count
+    return total
+
+
+def _best_unit(ctx: RollContext, result: str) -> int | None:
+    best, best_v = None, -1
+    for i, unit in enumerate(ctx.units):
+        if not unit.counts or not unit.die.is_unit:
+            continue
+        v = _rolled(unit, result)
+        if v > best_v:
+            best, best_v = i, v
+    return best
+
+
+def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, index: int | None) -> tuple[list, list]:
+    mods: list[Modifier] = []
+    reports: list[Report] = []
+    for m in contribution.modifiers:
+        result = _LOWER.get(m.result, ALL) if m.result is not None else ALL
+        if m.scope is c.Scope.THIS_ROLL:
+            mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
+                                 origin=origin, note=m.note))
+        elif m.scope is c.Scope.ONE_UNIT:
+            unit = _best_unit(ctx, result)
+            if unit is not None:
+                mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
+                                     units=frozenset({unit}), origin=origin,
+                                     note=f"{m.note} ({ctx.units[unit].name}, the unit that rolled the most)"))
+        elif m.scope is c.Scope.UNITS_OF_SPECIES:
+            units = ctx.species_units(m.species) if m.species else frozenset()
+            if units:
+                mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
+                                     units=units, origin=origin, note=m.note))
+        elif m.scope is c.Scope.OWN_ARMY_ROLLS:
+            # Cloak: the army gets the saves now and until your next turn.
+            mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
+                                 origin=origin, note=m.note))
+            reports.append(Report(m.source, f"{m.note} (lasting: name it as an effect on later rolls)", m.amount,
+                                  index, "lasting_modifier"))
+        else:
+            reports.append(Report(m.source, f"{m.note} [{m.scope.value}; {m.citation}]", m.amount, index,
+                                  _REPORT_KIND[m.scope]))
+    for ca in contribution.counts_as:
+        units = ctx.species_units(ca.species) if ca.species else frozenset(
+            i for i, u in enumerate(ctx.units) if u.counts and u.die.is_unit)
+        if units:
+            mods.append(Modifier("add", _LOWER[ca.target], 0, ca.by, ca.citation, scope="any", units=units,
+                                 counts_as=_LOWER[ca.source], origin=origin, optional=True,
+                                 note=f"{ca.by}: {ca.source.lower()} results count as {ca.target.lower()}"))
+    return mods, reports
+
+
+_REPORT_KIND = {
+    c.Scope.DEFENDER_SAVE_ROLL: "defender_save_modifier",
+    c.Scope.COUNTER_MANEUVER: "counter_maneuver_modifier",
+    c.Scope.TARGET_ARMY_ROLLS: "lasting_modifier",
+    c.Scope.TERRAIN_ROLLS: "lasting_modifier",
+}
+
+
+def _effect_reports(contribution: c.Contribution, index: int | None) -> list[Report]:
+    out = []
+    for e in contribution.effects:
+        text = e.detail or e.kind.replace("_", " ")
+        where = f" ({e.target}; {e.timing})" if e.target else ""
+        out.append(Report(e.source, f"{text}{where} [{e.citation}]", e.amount, index, e.kind))
+    return out
+
+
+# --------------------------------------------------------------------------- SAI hooks
+
+
+def _sai_hook(name: str):
+    from .sai import SAI_RULES, rule_for_face, sai_contribution
+
+    def hook(sctx: SaiContext) -> SaiOutcome | None:
+        ctx = sctx.roll
+        situation = situation_of(ctx)
+        die = sctx.unit.die
+        contribution = sai_contribution(name, sctx.x, situation, die)
+        if contribution.is_empty:
+            return None
+        results: dict[str, int] = {}
+        for key, value in contribution.results.items():
+            if value:
+                results[_LOWER[key]] = results.get(_LOWER[key], 0) + value
+        if contribution.id_results and len(ctx.counted) >= 1:
+            # Elemental champion logo: an ID worth two results of the roll's type (L1821-1824).
+            t = _LOWER[situation.primary] if _LOWER[situation.primary] in ctx.counted else sorted(ctx.counted)[0]
+            results[t] = results.get(t, 0) + contribution.id_results
+        mods, reports = _modifiers(ctx, contribution, "sai", sctx.index)
+        reports.extend(_effect_reports(contribution, sctx.index))
+        if contribution.loses_automatic_saves:
+            reports.append(Report(name, f"this unit's automatic saves do not count [{contribution.citation}]",
+                                  None, sctx.index, "loses_automatic_saves"))
+        if contribution.chosen:
+            reports.append(Report(name, f"counted as {contribution.chosen.lower()} (options: "
+                                        f"{', '.join(o.lower() for o in contribution.options)})",
+                                  None, sctx.index, "choice"))
+        magic_elements = None
+        if name in ("Attune",) or (name == "Logo" and "magic" in results and die.kind.value == "medallion"):
+            magic_elements = frozenset({"any"})
+        return SaiOutcome(results=results, modifiers=tuple(mods), reroll=contribution.rerolls,
+                          reports=tuple(reports), magic_elements=magic_elements)
+
+    hook.__name__ = f"sai_{name.lower().replace(' ', '_')}"
+    hook.__doc__ = f"{name}: {SAI_RULES[name].summary if name in SAI_RULES else ''} ({rule_for_face(name).citation})"
+    return hook
+
+
+def register_sais(reg: Registry) -> None:
+    """One hook per SAI face name (the three logo rows share the face name ``Logo``)."""
+    from .sai import SAI_RULES
+
+    names = {rule.name for rule in SAI_RULES.values() if not rule.name.startswith("Logo (")}
+    for name in sorted(names):
+        if name not in reg.sais:
+            reg.sai(name)(_sai_hook(name))
+
+
+# --------------------------------------------------------------------------- species hooks
+
+
+def _ability_hook(ability: str):
+    from .species import SPECIES_ABILITIES, species_contributions
+
+    def hook(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+        species = SPECIES_ABILITIES[ability].species
+        situation = situation_of(ctx)
+        active = ctx.request.choices.get("active", ())
+        if isinstance(active, str):
+            active = (active,)
+        out: list = []
+        for contribution in species_contributions(species, situation, active=active):
+            if contribution.source != ability:
+                continue
+            mods, reports = _modifiers(ctx, contribution, "species", None)
+            out.extend(mods)
+            out.extend(reports)
+            out.extend(_effect_reports(contribution, None))
+        return out
+
+    hook.__name__ = f"ability_{ability.lower().replace(' ', '_')}"
+    return hook
+
+
+def _terrain_harmony(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+    from .species import SPECIES_ABILITIES, terrain_harmony_elements
+
+    if "magic" not in ctx.counted:
+        return ()
+    spec = SPECIES_ABILITIES["Terrain Harmony"]
+    at_terrain = not ctx.in_reserve and ctx.terrain is not None
+    elements = terrain_harmony_elements(ctx.terrain.elements if ctx.terrain else (), at_terrain=at_terrain)
+    if not elements:
+        return ()
+    return (ElementOption(idx, frozenset(elements), "Terrain Harmony", spec.citation, replace=True),)
+
+
+def _bone_magic(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+    from .species import bone_magic
+
+    if ctx.purpose != "magic" or ctx.individual:
+        return ()
+    with_magic = sum(1 for i in idx if ctx.normal[i].get("magic", 0) > 0)
+    if not with_magic:
+        return ()
+    m = bone_magic(with_magic, int(ctx.request.dua_counts.get("Undead", 0)), ctx.request.force_points)
+    if m.amount <= 0:
+        return ()
+    return (Modifier("add", "magic", m.amount, m.source, m.citation, scope="any", origin="species", optional=True,
+                     element="Death", note=f"Bone Magic: +1 magic per Undead with a non-ID magic result ({m.note})"),)
+
+
+#: Abilities answered by :func:`species.species_contributions`.
+_TABLE_ABILITIES = (
+    "Coastal Dodge", "Mountain Mastery", "Dwarven Might", "Stampede", "Flaming Shields", "Swamp Mastery",
+    "Volcanic Adaptation", "Intangibility", "Born of the Swamp", "Javelin Charge", "Kukri Charge",
+    "Defensive Volley", "Scorching Touch", "Rapid Growth",
+)
+
+
+def register_species(reg: Registry) -> None:
+    from .species import SPECIES_ABILITIES
+
+    for ability in _TABLE_ABILITIES:
+        spec = SPECIES_ABILITIES[ability]
+        if ability not in {e.name for e in reg.abilities.get(spec.species, [])}:
+            reg.species_ability(spec.species, ability, citation=spec.citation)(_ability_hook(ability))
+    extra = {"Terrain Harmony": _terrain_harmony, "Bone Magic": _bone_magic}
+    for ability, fn in extra.items():
+        spec = SPECIES_ABILITIES[ability]
+        if ability not in {e.name for e in reg.abilities.get(spec.species, [])}:
+            reg.species_ability(spec.species, ability, citation=spec.citation)(fn)
+
+
+# --------------------------------------------------------------------------- spell hooks
+
+
+def _spell_hook(name: str):
+    from .spells import find_roll_spell, spell_contribution
+
+    spell = find_roll_spell(name)
+
+    def hook(ctx: RollContext, effect: EffectInForce) -> Iterable:
+        situation = situation_of(ctx)
+        contribution = spell_contribution(name, situation, castings=max(1, effect.castings))
+        if contribution is None:
+            return ()
+        origin = "spell" if spell.is_spell else "sai"
+        mods, reports = _modifiers(ctx, contribution, origin, None)
+        out: list = list(mods) + reports + _effect_reports(contribution, None)
+        return out
+
+    hook.__name__ = f"spell_{name.lower().replace(' ', '_')}"
+    return hook
+
+
+def register_spells(reg: Registry) -> None:
+    from .spells import ROLL_SPELLS
+
+    for spell in ROLL_SPELLS.values():
+        if spell.name not in reg.spells:
+            reg.spell(spell.name)(_spell_hook(spell.name))
+
+
+def register_all(reg: Registry) -> Registry:
+    register_sais(reg)
+    register_species(reg)
+    register_spells(reg)
+    return reg
