@@ -146,34 +146,87 @@ class Game:
 
     # -- rolls ----------------------------------------------------------------------------------
     def _roll(self, army: Army, roll: str, prompt: str, rule: str, **ctx: Any) -> Flow:
-        """Ask the owner to roll `army` for `roll` results; resolve; return the RollOutcome."""
+        """Ask the owner to roll `army` for `roll` results; resolve; return the RollOutcome.
+
+        Faces that make a die roll again (Rend, Bullseye ...) bring a follow-up roll of those dice."""
+        st = self.state
         dice = [d for d in army.dice if d.is_unit or d.spec.kind == "item"]
         spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)} for d in dice]
         faces = yield Decision(
             army.owner, "roll", prompt, rule, dice=spec, data={"roll": roll, "army": army.id},
             validate=_faces_validator(spec),
         )
-        terrain = self.state.terrains.get(army.location)
+        rolled = [[f] for f in faces]
+        terrain = st.terrains.get(army.location)
         controls = terrain is not None and terrain.face == 8 and terrain.controller == army.owner
-        request = ArmyRoll(
-            roll=roll,
-            dice=tuple(zip(dice, faces, strict=True)),
-            terrain=None if terrain is None or ctx.get("order_of_play") else terrain.kind,
-            eighth_face=controls and not ctx.get("order_of_play"),
-            against=ctx.get("against"),
-            counter_attack=ctx.get("counter_attack", False),
-            order_of_play=ctx.get("order_of_play", False),
-            ids_count=ctx.get("ids_count", True),
-        )
-        outcome = resolve_army_roll(request)
-        self.state.last_roll = {
+        order = bool(ctx.get("order_of_play"))
+        dua: dict[str, int] = {}
+        for u in st.area(army.owner, DUA):
+            if u.is_unit:
+                dua[u.spec.species] = dua.get(u.spec.species, 0) + 1
+        for _ in range(20):
+            request = ArmyRoll(
+                roll=roll,
+                dice=tuple((d, tuple(f)) for d, f in zip(dice, rolled, strict=True)),
+                terrain=None if terrain is None or order else terrain.kind,
+                face=terrain.face if terrain is not None else 1,
+                eighth_face=controls and not order,
+                in_reserve=army.location == RESERVE,
+                against=ctx.get("against"),
+                counter_attack=ctx.get("counter_attack", False),
+                counter_maneuver=ctx.get("counter_maneuver", False),
+                marching=army.owner == st.marching,
+                order_of_play=order,
+                ids_count=ctx.get("ids_count", True),
+                effects=self._effects_on(army),
+                dua_counts=tuple(sorted(dua.items())),
+                force_points=st.force_size,
+            )
+            try:
+                outcome = resolve_army_roll(request)
+            except ValueError as exc:  # the resolution engine refused the faces
+                raise IllegalRoll(f"these faces cannot be resolved: {exc}") from None
+            if not outcome.rerolls:
+                break
+            again = [spec[i] for i in outcome.rerolls]
+            more = yield Decision(
+                army.owner, "roll", f"{self._name(army.owner)}: roll again "
+                + ", ".join(d["die"] for d in again) + " (their face makes them roll again)", "V4.01c L1015-1017",
+                dice=again, data={"roll": roll, "army": army.id, "reroll": True}, validate=_faces_validator(again),
+            )
+            for i, face in zip(outcome.rerolls, more, strict=True):
+                rolled[i].append(face)
+        st.last_roll = {
             "army": army.id,
             "roll": roll,
-            "faces": [{"uid": d.uid, "die": d.name, "face": f} for d, f in request.dice],
+            "faces": [{"uid": d.uid, "die": d.name, "faces": f} for d, f in zip(dice, rolled, strict=True)],
             **outcome.to_dict(),
         }
         self._say(f"{self._army_label(army)} rolled {outcome.total} {roll}")
         return outcome
+
+    def _effects_on(self, army: Army) -> tuple:
+        """Spells in force on this army or its terrain, for the resolution engine."""
+        st = self.state
+        if not st.effects:
+            return ()
+        from ..resolution import EffectInForce, get_edition
+
+        known = get_edition("v4")
+        out = []
+        for e in st.effects:
+            name = known.canonical_spell(e.name)
+            if name is None:
+                continue
+            if e.target == army.id:
+                where = "army"
+            elif e.target == army.location:
+                where = "terrain"
+            else:
+                continue
+            out.append(EffectInForce(name, castings=int(e.detail.get("castings", 1)), target=where,
+                                     hostile=e.owner != army.owner))
+        return tuple(out)
 
     def _terrain_roll(self, pid: str, terrain: TerrainState) -> Flow:
         """Starting distance: roll the terrain die; 8 re-rolls, 7 turns to 6 (V4.01c L340-343)."""
@@ -279,22 +332,26 @@ class Game:
         yield from self._terrain_roll(selector, st.terrains[FRONTIER])
 
     def _rank(self, group: list[str]) -> Flow:
-        totals: dict[str, int] = {}
-        for pid in group:
-            horde = self.state.army(pid, HOLDING)
-            out = yield from self._roll(
-                horde, "maneuver", f"{self._name(pid)}: roll your Horde army for maneuvers (order of play)",
-                "V4.01c L312-316", order_of_play=True,
-            )
-            totals[pid] = out.total
-        ranked: list[str] = []
-        for tied in su.rank_totals(totals):
-            if len(tied) == 1:
-                ranked.extend(tied)
-            else:
-                self._say("Tie between " + ", ".join(self._name(p) for p in tied) + ": they roll again")
-                ranked.extend((yield from self._rank(tied)))
-        return ranked
+        """Order players by Horde maneuver totals; tied players re-roll among themselves until every
+        position is clear (V4.01c L316, L2462-2464)."""
+        segments: list[list[str]] = [list(group)]
+        while any(len(s) > 1 for s in segments):
+            i = next(k for k, s in enumerate(segments) if len(s) > 1)
+            tied = segments[i]
+            totals: dict[str, int] = {}
+            for pid in tied:
+                horde = self.state.army(pid, HOLDING)
+                out = yield from self._roll(
+                    horde, "maneuver", f"{self._name(pid)}: roll your Horde army for maneuvers (order of play)",
+                    "V4.01c L312-316", order_of_play=True,
+                )
+                totals[pid] = out.total
+            split = su.rank_totals(totals)
+            for sub in split:
+                if len(sub) > 1:
+                    self._say("Tie between " + ", ".join(self._name(p) for p in sub) + ": they roll again")
+            segments[i:i + 1] = split
+        return [s[0] for s in segments]
 
     def _place(self, uids: list[str], where: str) -> None:
         for uid in uids:
@@ -472,7 +529,7 @@ class Game:
             for army in counters:
                 theirs = yield from self._roll(
                     army, "maneuver", f"{self._name(army.owner)}: roll your army at {terrain.name} to counter-maneuver",
-                    "V4.01c L380-383",
+                    "V4.01c L380-383", counter_maneuver=True,
                 )
                 # Compared one by one, never combined; ties go to the marcher (L381-383, L2499-2500).
                 if mine.total < theirs.total:

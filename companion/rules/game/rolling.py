@@ -20,47 +20,70 @@ class ArmyRoll:
     """One army roll to resolve."""
 
     roll: str  # one of ROLL_TYPES
-    dice: tuple[tuple[Unit, str], ...]  # (die, face text that came up)
+    dice: tuple[tuple[Unit, tuple[str, ...]], ...]  # (die, faces: the roll, then any re-rolls)
     terrain: TerrainKind | None = None  # None: not at a terrain (reserve, order of play)
+    face: int = 1
     eighth_face: bool = False  # the army controls this terrain's eighth face (IDs doubled, V4.01c L508)
+    in_reserve: bool = False
     against: str | None = None  # for saves: "melee" or "missile"
     counter_attack: bool = False
+    counter_maneuver: bool = False
+    marching: bool = True
     order_of_play: bool = False  # count only maneuver results; ignore special results (V4.01c L312-315)
     ids_count: bool = True  # False: Tower missile against a Reserve army (V4.01c L533-535)
+    effects: tuple = ()  # resolution EffectInForce values
+    dua_counts: tuple[tuple[str, int], ...] = ()
+    force_points: int = 24
 
 
 @dataclass
 class RollOutcome:
     total: int
     magic_by_die: dict[str, int] = field(default_factory=dict)  # uid -> magic results
-    steps: list[str] = field(default_factory=list)
+    steps: list[dict] = field(default_factory=list)
+    reports: list[dict] = field(default_factory=list)
+    rerolls: list[int] = field(default_factory=list)  # indexes of dice whose last face re-rolls
 
     def to_dict(self) -> dict:
-        return {"total": self.total, "magic_by_die": dict(self.magic_by_die), "steps": list(self.steps)}
+        return {"total": self.total, "magic_by_die": dict(self.magic_by_die), "steps": list(self.steps),
+                "reports": list(self.reports)}
 
 
 def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
-    """Resolve an army roll (see module doc)."""
-    return _interim_count(request)
+    """Resolve an army roll with the die roll resolution engine (V4.01c L1002-1030)."""
+    from ..resolution import RolledUnit, RollRequest, TerrainState, resolve
 
-
-def _interim_count(request: ArmyRoll) -> RollOutcome:
-    # Normal icons and IDs only, until the resolution engine is wired in.
-    from ..catalogue import parse_face
-
-    want = request.roll.capitalize()
-    total = 0
-    magic: dict[str, int] = {}
-    steps = []
-    for unit, text in request.dice:
-        face = parse_face(text, default_count=unit.health)
-        n = 0
-        if face.is_id and request.ids_count:
-            n = face.count * (2 if request.eighth_face else 1)
-        elif face.icon == want:
-            n = face.count
-        total += n
-        if request.roll == "magic":
-            magic[unit.uid] = n
-        steps.append(f"{unit.name}: {text} -> {n}")
-    return RollOutcome(total, magic, steps)
+    units = []
+    for unit, faces in request.dice:
+        die = unit.spec.die
+        parsed = tuple(die.find_face(f) for f in faces)
+        counts = not (not request.ids_count and parsed[0].is_id)
+        units.append(RolledUnit(die, parsed, label=f"{unit.name} ({unit.uid})", counts=counts))
+    terrain = None
+    if request.terrain is not None and not request.order_of_play:
+        terrain = TerrainState(request.terrain.type, face=request.face, eighth=request.terrain.icon,
+                               controlled=request.eighth_face, name=request.terrain.name)
+    req = RollRequest(
+        purpose=request.roll,
+        units=tuple(units),
+        against=request.against,
+        terrain=terrain,
+        in_reserve=request.in_reserve,
+        effects=tuple(request.effects),
+        counter_attack=request.counter_attack,
+        counter_maneuver=request.counter_maneuver,
+        marching=request.marching,
+        dua_counts=dict(request.dua_counts),
+        force_points=request.force_points,
+    )
+    res = resolve(req)
+    magic = {}
+    if request.roll == "magic":
+        magic = {unit.uid: int(res.per_unit[i].get("magic", 0)) for i, (unit, _) in enumerate(request.dice)}
+    reports = []
+    rerolls = []
+    for r in res.reports:
+        if r.kind == "reroll_pending" and r.unit is not None:
+            rerolls.append(r.unit)
+        reports.append({"source": r.source, "text": r.text, "amount": r.amount, "unit": r.unit, "kind": r.kind})
+    return RollOutcome(res.total(request.roll), magic, [s.as_dict() for s in res.steps], reports, rerolls)

@@ -121,8 +121,9 @@ def validate_force(
 
 
 def legal_horde_terrains(player: str, homes: Mapping[str, str], army_count: Mapping[str, int]) -> list[str]:
-    """Another player's Home Terrain (V4.01c L330; FAQ95 SET-UP 5.D: forced with two players)."""
-    return [tid for pid, tid in homes.items() if pid != player and army_count.get(tid, 0) < PLACEMENT_CAP]
+    """Any other player's Home Terrain (V4.01c L330; FAQ95 SET-UP 5.D: forced with two players).
+    The three-army cap of the FAQ rulings concerns the Campaign army only."""
+    return [tid for pid, tid in homes.items() if pid != player]
 
 
 def legal_campaign_terrains(
