@@ -180,7 +180,7 @@ def _pair(args: argparse.Namespace) -> int:
     import time
 
     from firmware_bridge.link import BridgeLink, LinkClosed
-    from firmware_bridge.protocol import Battery, DieState
+    from firmware_bridge.protocol import DieState, RollState
     from firmware_bridge.registry import DieRegistry, RegistryError
 
     try:
@@ -207,10 +207,11 @@ def _pair(args: argparse.Namespace) -> int:
                     message = link.events.get(timeout=min(left, 0.2))
                 except queue.Empty:
                     continue
-                if isinstance(message.message, DieState | Battery):
-                    candidate = message.message.die_id
-                    if candidate not in registry and candidate not in skipped:
-                        die_id = candidate
+                # the die a player picks up or rolls; not just any die that reports its battery
+                msg = message.message
+                if isinstance(msg, DieState) and msg.state is not RollState.ONFACE:
+                    if msg.die_id not in registry and msg.die_id not in skipped:
+                        die_id = msg.die_id
             try:
                 link.blink(die_id, count=5, color="00FF00")
             except LinkClosed as exc:

@@ -1,0 +1,133 @@
+"""``companion dice listen|simulate|pair`` as a user runs them: real processes on real ports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from firmware_bridge.link import BridgeLink
+from firmware_bridge.protocol import DieState, Hello, RollState
+from firmware_bridge.registry import DieRegistry
+from firmware_bridge.simport import PtyEndpoint, SimulatorRunner
+from firmware_bridge.simulator import BridgeSimulator
+
+COMPANION = [sys.executable, "-m", "companion"]
+
+
+def test_listen_prints_one_json_line_per_finished_roll(tmp_path):
+    sim = BridgeSimulator.with_dice(4, seed=31, mean_gap_s=0.5)
+    runner = SimulatorRunner(sim, PtyEndpoint(tmp_path / "ttyDICE"), speed=10).start()
+    a, b = sim.dice[0].die_id, sim.dice[1].die_id
+    registry = tmp_path / "dice.json"
+    registry.write_text(json.dumps({"version": 1, "dice": {
+        a: {"catalogue": "Amazons/Charioteer"}, b: {"standard": "d6"}}}))
+    try:
+        proc = subprocess.run(
+            [*COMPANION, "dice", "listen", "--port", runner.url, "--jsonl", "--registry", str(registry),
+             "--stats", "--count", "12", "--duration", "30"],
+            capture_output=True, text=True, timeout=60)
+    finally:
+        runner.stop()
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(rows) == 12
+    truth = {m.seq: m for m in sim.finished_rolls()}
+    reg = DieRegistry.load(registry)
+    for row in rows:
+        sent = truth[row["seq"]]  # every printed roll is one the bridge sent: same die, state and face
+        assert (row["die"], row["state"], row["face_index"]) == (sent.die_id, sent.state.value, sent.face_index)
+        if row["die"] in (a, b):
+            assert row["registered"] is True
+            if row["state"] == "rolled":
+                assert row["face_text"] == reg.interpret(row["die"], row["face_index"]).face_text
+            else:
+                assert row["needs_reroll"] is True
+        else:
+            assert row["registered"] is False and "not registered" in row["problem"]
+    assert len({row["seq"] for row in rows}) == 12  # no roll printed twice
+    # printed rolls are consecutive in the bridge's order: none skipped in between
+    order = [m.seq for m in sim.finished_rolls()]
+    first = order.index(rows[0]["seq"])
+    assert [row["seq"] for row in rows] == order[first:first + 12]
+    stats = json.loads([ln for ln in proc.stderr.splitlines() if ln.startswith('{"stats"')][-1])["stats"]
+    assert stats["lines"] == stats["accepted_total"] + stats["dropped_total"]
+    assert stats["accepted"]["DDR"] >= 12
+
+
+def test_listen_with_a_bad_registry_says_why(tmp_path):
+    registry = tmp_path / "dice.json"
+    registry.write_text(json.dumps({"dice": {"pxA": {"catalogue": "Amazons/Nobody"}}}))
+    proc = subprocess.run([*COMPANION, "dice", "listen", "--port", "loop://", "--jsonl",
+                           "--registry", str(registry)], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2
+    assert "Amazons/Nobody" in proc.stderr and "not a die of the catalogue" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_simulate_serves_a_pty_a_link_can_read(tmp_path):
+    port = tmp_path / "ttySIM"
+    proc = subprocess.Popen([*COMPANION, "dice", "simulate", "--port", str(port), "--dice", "3", "--seed", "5",
+                             "--speed", "10", "--duration", "20"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == f"simulating 3 dice on {port}"
+        ids = proc.stdout.readline().split()[1:]
+        assert len(ids) == 3
+        with BridgeLink(str(port)) as link:
+            assert link.wait_connected(5)
+            seen = []
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline and sum(
+                    isinstance(m, DieState) and m.state is RollState.ROLLED for m in seen) < 3:
+                seen.append(link.events.get(timeout=15).message)
+        assert isinstance(seen[0], Hello)
+        assert {m.die_id for m in seen if isinstance(m, DieState)} <= set(ids)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert proc.returncode == 0
+    assert "finished rolls" in proc.stderr.read()
+
+
+def test_simulate_rejects_bad_arguments():
+    proc = subprocess.run([*COMPANION, "dice", "simulate", "--dice", "0"], capture_output=True, text=True,
+                          timeout=30)
+    assert proc.returncode == 2 and "--dice must be 1..64" in proc.stderr
+    proc = subprocess.run([*COMPANION, "dice", "simulate", "--port", "loop://"], capture_output=True,
+                          text=True, timeout=30)
+    assert proc.returncode == 2 and "loop://" in proc.stderr
+
+
+def test_pair_blinks_the_die_and_registers_the_answer(tmp_path):
+    sim = BridgeSimulator.with_dice(2, seed=41, auto=False)
+    runner = SimulatorRunner(sim, PtyEndpoint(tmp_path / "ttyPAIR"), speed=10).start()
+    registry = tmp_path / "dice.json"
+    target = sim.dice[1].die_id
+    DieRegistry().save(registry)
+    reg = DieRegistry.load(registry)
+    reg.register(sim.dice[0].die_id, "d6")  # already known: pair must not ask about it
+    reg.save(registry)
+    proc = subprocess.Popen([*COMPANION, "dice", "pair", "--port", runner.url, "--registry", str(registry),
+                             "--timeout", "20"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("Pick up and roll")
+        time.sleep(1.0)  # the link opens; a roll of the known die, then of the new one
+        runner.roll(sim.dice[0].die_id)
+        time.sleep(0.5)
+        runner.roll(target)
+        out, err = proc.communicate("Amazons/Nobody\nAmazons/Charioteer\n", timeout=30)
+    finally:
+        runner.stop()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert f"Die {target} is blinking green." in out
+    assert "not registered: 'Amazons/Nobody' is not a die of the catalogue" in out
+    assert f"registered {target} as Amazons/Charioteer" in out
+    assert [b.die_id for b in sim.blinks] == [target]
+    saved = DieRegistry.load(registry)
+    assert list(saved) == sorted([sim.dice[0].die_id, target])
+    assert saved.get(target).name == "Amazons/Charioteer"
