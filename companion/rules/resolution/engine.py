@@ -211,6 +211,11 @@ def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
         Ni, Ii = st.N[i], st.I[i]
         for face in unit.faces:
             if face.is_id:
+                split = _id_split(request, counted, i, face.count)
+                if split is not None:
+                    for t, v in split.items():
+                        Ii[_T[t]] += v * id_factor
+                    continue
                 if id_t is None:
                     id_t = _id_type(request, counted, i)
                 if id_t is not None:
@@ -308,6 +313,9 @@ def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
             continue
         if stage == SUBTRACT:
             for m in stage_mods:
+                if m.result == ALL and len(counted) > 1 and m.units is None:
+                    _split_subtract(m, st, request, counted, unit_list(m), touches_sai(m), steps, num[stage])
+                    continue
                 for t in targets(m):
                     k = _T[t]
                     us = unit_list(m)
@@ -399,6 +407,57 @@ def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
         reports=tuple(reports),
         per_unit=per_unit,
     )
+
+
+def _id_split(request: RollRequest, counted: frozenset[str], index: int, count: int) -> dict[str, int] | None:
+    """An ID's results split between counted types in a combination roll, when the caller says so:
+    ``choices["id_as"] = {unit index: {"melee": 2, "save": 1}}`` (V4.01c L677-681, L1083-1086)."""
+    choice = request.choices.get("id_as")
+    if not isinstance(choice, dict):
+        return None
+    split = choice.get(index)
+    if not isinstance(split, dict):
+        return None
+    if sum(split.values()) != count or any(t not in counted or v < 0 for t, v in split.items()):
+        raise ResolutionError(
+            f"an ID worth {count} must be split into counted result types adding up to {count}, not {split!r}",
+            key=f"choices.id_as[{index}]",
+        )
+    return dict(split)
+
+
+def _split_subtract(m: Modifier, st: _State, request: RollRequest, counted, units, sai, steps, number) -> None:
+    """A penalty on "all results" in a combination roll is applied once, split between the counted
+    types as the owner wishes, all of it where possible (V4.01c L1080-1082; R96 L934-951).
+    ``choices["<source> split"] = {"melee": 2, "save": 1}`` sets the split; by default the penalty
+    falls on the largest attacking total first and on saves last."""
+    chosen = request.choices.get(f"{m.source} split")
+    plan: list[tuple[str, int]] = []
+    if isinstance(chosen, dict):
+        for t, v in chosen.items():
+            if t not in counted:
+                raise ResolutionError(f"{t!r} is not counted in this roll", key=f"choices.{m.source} split")
+            plan.append((t, int(v)))
+        if sum(v for _, v in plan) != m.amount:
+            raise ResolutionError(f"the split must place all {m.amount} points", key=f"choices.{m.source} split")
+    else:
+        order = sorted((t for t in counted if t != SAVE), key=lambda t: -st.total(_T[t]))
+        if SAVE in counted:
+            order.append(SAVE)
+        left = m.amount
+        for t in order:
+            take = min(left, st.total(_T[t], units, sai=sai) if st.sai_live or not sai else st.total(_T[t], units))
+            if take:
+                plan.append((t, take))
+                left -= take
+    for t, v in plan:
+        k = _T[t]
+        before = st.total(k)
+        st.remove(k, v, units, sai=sai)
+        after = st.total(k)
+        if before != after:
+            steps.append(Step(number, m.source, m.citation, f"{v} of the penalty placed on {t} (combination roll)",
+                              t, before, after, m.source))
 
 
 def _limit(mods, one_only, key, targets, reports, citation):

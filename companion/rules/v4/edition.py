@@ -7,6 +7,7 @@ from companion.rules.resolution.editions import Edition
 from . import core  # noqa: F401  (importing registers the core rules)
 from .plugins import register_all
 from .registry import REGISTRY
+from .spells import OTHER_SPELLS, ROLL_SPELLS, UNDOCUMENTED_SPELLS
 
 register_all(REGISTRY)  # H2's SAI, species-ability and spell tables
 
@@ -50,5 +51,6 @@ EDITION = Edition(
     one_divider=True,
     one_multiplier=True,
     spells_touch_sai=True,
-    spell_names=SPELL_NAMES,
+    # the printed list, plus lasting SAI effects named like spells and the Dracolem cards (H2's tables)
+    spell_names=SPELL_NAMES | {s.name for s in ROLL_SPELLS.values()} | OTHER_SPELLS | UNDOCUMENTED_SPELLS,
 )
