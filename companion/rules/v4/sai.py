@@ -27,7 +27,7 @@ Decisions where the text is silent (documented, overridable):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .contributions import (
     CANTRIP_MAGIC,
@@ -714,6 +714,33 @@ def _pick(rule: SAIRule, mode: Mode, s: Situation) -> tuple[Mode, str | None, tu
     return best, best.label, labels
 
 
+def _mode_in(rule: SAIRule, situation: Situation, die: object) -> Mode:
+    """The SAI's mode in this roll.  In a combination roll (other than a dragon attack, which has
+    its own column) an SAI that does different things for the counted types is counted for one
+    of them only, the roller's choice (V4.01c L1093-1096: Counter in a Coil target's roll)."""
+    counted = situation.counted
+    if len(counted) < 2 or situation.is_dragon_attack:
+        return rule.mode_for(situation, die)
+    alternatives: list[Mode] = []
+    for result_type in counted:
+        sub = replace(situation, roll_for=result_type.lower(),
+                      against=situation.against if result_type == SAVE else None, counted_override=None)
+        mode = rule.mode_for(sub, die)
+        if mode is NOTHING or (not mode.results and not mode.alternatives and mode.note and not mode.effects
+                               and not mode.modifiers and not mode.counts_as and not mode.rerolls):
+            continue
+        if mode.alternatives:
+            return mode  # an SAI with its own choice (Fly, Create Fireminions) keeps it
+        if any(m == mode for m in alternatives):
+            continue
+        alternatives.append(replace(mode, label=result_type))
+    if not alternatives:
+        return NOTHING
+    if len(alternatives) == 1:
+        return replace(alternatives[0], label="")
+    return Mode(alternatives=tuple(alternatives), note="combination roll: counted for one result type only")
+
+
 def rule_for_face(name: str, die: object = None) -> SAIRule:
     """The table row for an SAI face name (canonical catalogue name), using the die for logos."""
     if name == "Logo":
@@ -738,7 +765,7 @@ def sai_contribution(name: str, x: int, situation: Situation, die: object = None
     if x < 0:
         raise ValueError(f"{name}: X cannot be negative ({x})")
     rule = rule_for_face(name, die)
-    mode, chosen, options = _pick(rule, rule.mode_for(situation, die), situation)
+    mode, chosen, options = _pick(rule, _mode_in(rule, situation, die), situation)
     citation = rule.citation
     if rule.extra_citations:
         citation = "; ".join((citation, *rule.extra_citations))
