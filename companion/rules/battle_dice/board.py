@@ -85,13 +85,13 @@ class Board:
     def destroy(self, p: str, die_id: str, cause: str, count_casualty: bool = True) -> None:
         army = self.army(p)
         die = self.find(p, die_id)
+        text = f"{army['name']} loses {describe(die)} ({cause})"
         army["dice"].remove(die)
         die["face"] = None
         army["destroyed"].append(die)
         if count_casualty:
             self.turn_state(p)["casualties"] += 1
-        self.emit("destroyed", f"{army['name']} loses {describe(die)} ({cause})", player=p, die=die_id,
-                  cause=cause)
+        self.emit("destroyed", text, player=p, die=die_id, cause=cause)
 
     def restore(self, p: str, die_id: str) -> dict:
         army = self.army(p)

@@ -149,8 +149,9 @@ def set_to_one(b, p, e: Effect, row, table):  # Tail, Confuse, Outflank, Ensorce
     ids = yield from choose_dice(b, chooser, n, pool, "set_to_one", prompt)
     for die_id in ids:
         die = b.find(victim, die_id)
+        text = f"{describe(die)} is set to 1 ({row.name})"
         die["face"] = 1
-        b.emit("set_to_one", f"{describe(die)} is set to 1 ({row.name})", player=victim, die=die_id)
+        b.emit("set_to_one", text, player=victim, die=die_id)
         if die["sides"] == 20 and b.options["R08"] == "departs_at_once":
             b.destroy(victim, die_id, "monster set to 1 leaves", count_casualty=b.options["R18"] == "counts")
 
