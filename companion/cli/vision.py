@@ -1,0 +1,185 @@
+"""``companion vision``: render training data, train, read, evaluate, capture and export.
+
+Heavy imports (numpy, OpenCV, onnxruntime, torch) happen inside the handlers.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def _err(msg: str) -> int:
+    print(f"companion vision: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _synth(args) -> int:
+    from companion.rules.catalogue import load_catalogue
+    from companion.vision.synth import write_dataset
+
+    if args.count < 1:
+        return _err("--count must be at least 1")
+    yml = write_dataset(Path(args.out), args.count, args.seed, load_catalogue(), profile=args.profile,
+                        size=args.size, glyph_dir=args.glyphs, val_fraction=args.val_fraction)
+    print(f"wrote {args.count} images to {Path(args.out)} ({yml})")
+    return 0
+
+
+def _train(args) -> int:
+    from companion.vision.bundle import train_bundle
+    from companion.vision.reader import ModelError, resolve_model
+    from companion.vision.yolo_dataset import DatasetError
+
+    finetune = None
+    if args.finetune:
+        try:
+            finetune = resolve_model(args.finetune)
+        except ModelError as exc:
+            return _err(str(exc))
+    try:
+        out = train_bundle(Path(args.data), Path(args.out), epochs=args.epochs, imgsz=args.imgsz, hours=args.hours,
+                           face_epochs=args.face_epochs, batch=args.batch,
+                           resume=Path(args.resume) if args.resume else None, finetune=finetune,
+                           work=Path(args.work))
+    except DatasetError as exc:
+        return _err(str(exc))
+    print(f"model bundle written to {out}")
+    return 0
+
+
+def _read(args) -> int:
+    from companion.vision.reader import ImageError, ModelError, load_model, read_image
+
+    try:
+        model = load_model(args.model)
+        image = read_image(args.image)
+        readings = model.readings(image, px_per_mm=args.px_per_mm)
+    except (ImageError, ModelError) as exc:
+        return _err(str(exc))
+    records = [r.to_dict() for r in readings]
+    if args.roster:
+        from companion.vision.assign import AssignmentError, assign_from_files
+
+        try:
+            result = assign_from_files(Path(args.roster), model, image, readings)
+        except AssignmentError as exc:
+            return _err(str(exc))
+        payload = {"dice": records, "units": result}
+        print(json.dumps(payload, indent=1) if args.json else payload)
+        return 0
+    if args.json:
+        print(json.dumps(records, indent=1))
+    else:
+        for r in records:
+            flag = " COCKED" if r["cocked"] else (" UNREADABLE" if r["unreadable"] else "")
+            print(f"{r['kind']:4s} {r['reading'] or '-':24s} conf {r['confidence']:.2f} "
+                  f"colour {'/'.join(r['colour'])} box {r['box']}{flag}")
+    return 0
+
+
+def _eval(args) -> int:
+    from companion.vision.evaluation import evaluate
+    from companion.vision.reader import ImageError, ModelError, load_model
+    from companion.vision.yolo_dataset import DatasetError
+
+    try:
+        model = load_model(args.model)
+        out = evaluate(model, Path(args.data), split=args.split,
+                       confusion_path=Path(args.confusion) if args.confusion else None, limit=args.limit,
+                       progress=not args.json)
+    except (ModelError, DatasetError, ImageError) as exc:
+        return _err(str(exc))
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"model {out['model']} on {out['images']} images, {out['instances']} dice")
+        print(f"mAP50 {out['map50']:.4f}  mAP50-95 {out['map50_95']:.4f}  recall {out['recall']:.4f}")
+        print(f"face accuracy {out['face_accuracy']:.4f} (of detected: {out['face_accuracy_detected']:.4f})")
+        print(f"{out['ms_per_image']} ms per image")
+        if args.confusion:
+            print(f"confusion matrix: {args.confusion}")
+    return 0
+
+
+def _capture(args) -> int:
+    from companion.vision.learning import capture_frames
+    from companion.vision.sources import SourceError
+
+    try:
+        n = capture_frames(args.source, Path(args.out), every_ms=args.every_ms, limit=args.max)
+    except SourceError as exc:
+        return _err(str(exc))
+    print(f"saved {n} frames to {args.out}")
+    return 0
+
+
+def _export(args) -> int:
+    from companion.vision.learning import CorrectionError, export_corrections
+
+    try:
+        yml, n = export_corrections(Path(args.corrections), Path(args.out))
+    except CorrectionError as exc:
+        return _err(str(exc))
+    print(f"exported {n} corrected images as a YOLO dataset: {yml}")
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("vision", help="camera pipeline: synth, train, read, eval, capture, export")
+    sub = p.add_subparsers(dest="vision_command", metavar="ACTION")
+    p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
+
+    s = sub.add_parser("synth", help="render a synthetic YOLO dataset of Dragon Dice tables")
+    s.add_argument("--out", required=True)
+    s.add_argument("--count", type=int, required=True)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--profile", choices=("train", "heldout"), default="train",
+                   help="heldout: table surfaces, light and tilts never used for training")
+    s.add_argument("--size", type=int, default=640)
+    s.add_argument("--glyphs", help="folder of your own face scans (<Species>/<icon>.png or <icon>.png)")
+    s.add_argument("--val-fraction", type=float, default=0.0)
+    s.set_defaults(func=_synth)
+
+    t = sub.add_parser("train", help="train a model bundle (detector + face reader) on a YOLO dataset")
+    t.add_argument("--data", required=True, help="dataset folder with data.yaml (d4..d12 + manifest, or dice_1..6)")
+    t.add_argument("--out", required=True, help="bundle folder to write (e.g. models/my-table)")
+    t.add_argument("--epochs", type=int, default=20)
+    t.add_argument("--face-epochs", type=int, default=10)
+    t.add_argument("--imgsz", type=int, default=320)
+    t.add_argument("--hours", type=float, help="train the detector for this long instead of --epochs")
+    t.add_argument("--batch", type=int, default=16)
+    t.add_argument("--resume", metavar="LAST_PT", help="continue an interrupted detector run from its last.pt")
+    t.add_argument("--finetune", metavar="MODEL", help="start from a bundle (name or folder), e.g. dragon-dice")
+    t.add_argument("--work", default="runs/train", help="folder for training runs")
+    t.set_defaults(func=_train)
+
+    r = sub.add_parser("read", help="read every die in one image")
+    r.add_argument("image")
+    r.add_argument("--model", default="dragon-dice")
+    r.add_argument("--json", action="store_true")
+    r.add_argument("--px-per-mm", type=float, help="table scale, for the size class of six-sided dice")
+    r.add_argument("--roster", help="JSON list of the rolling army's units (catalogue names) to assign")
+    r.set_defaults(func=_read)
+
+    e = sub.add_parser("eval", help="mAP50, mAP50-95, face accuracy and confusion matrix on a YOLO dataset")
+    e.add_argument("--model", default="dragon-dice", help="bundle folder or shipped name (dragon-dice, d6)")
+    e.add_argument("--data", required=True)
+    e.add_argument("--split", choices=("train", "val", "test"))
+    e.add_argument("--json", action="store_true")
+    e.add_argument("--confusion", help="PNG path for the confusion matrix")
+    e.add_argument("--limit", type=int)
+    e.set_defaults(func=_eval)
+
+    c = sub.add_parser("capture", help="save frames from a camera, video or folder for labelling")
+    c.add_argument("--source", default="camera:0")
+    c.add_argument("--out", required=True)
+    c.add_argument("--every-ms", type=int, default=1000)
+    c.add_argument("--max", type=int, default=100)
+    c.set_defaults(func=_capture)
+
+    x = sub.add_parser("export", help="write corrected readings (from the tablet) as a YOLO dataset")
+    x.add_argument("--corrections", required=True, help="folder of <name>.jpg + <name>.json corrections")
+    x.add_argument("--out", required=True)
+    x.set_defaults(func=_export)

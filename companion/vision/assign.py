@@ -1,0 +1,156 @@
+"""Roster-constrained reading: which detected die belongs to which unit of the rolling army.
+
+Each (detection, unit) pair gets a likelihood from three cues: the die kind (d4..d12) agrees,
+the colour estimate matches the unit's materials, and the face reader's probabilities put
+weight on faces that unit's die can actually show (sum over its faces of P(icon) x P(count)).
+The Hungarian method (scipy ``linear_sum_assignment``) maximises the joint likelihood; each
+unit's face is then the most probable of *its own* faces.  A unit's confidence compares the
+best assignment with the best one that gives the unit a different die; when they are close
+the alternatives are listed instead of silently guessing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from companion.vision.detections import Detections
+from companion.vision.synth.scene import FACES_TO_KIND, die_materials
+
+EPS = 1e-6
+KIND_MISMATCH = 1e-4
+COLOUR_MISMATCH = 0.25
+
+
+class AssignmentError(ValueError):
+    """A roster is malformed or names a die the catalogue lacks."""
+
+
+@dataclass
+class UnitReading:
+    unit: str
+    slot: int
+    detection: int | None
+    face: str | None
+    face_index: int | None
+    confidence: float
+    cocked: bool = False
+    alternatives: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _face_likelihoods(die, det: Detections, i: int, icons: list[str], counts: list[str] | None) -> np.ndarray:
+    probs = np.zeros(len(die.faces))
+    for k, f in enumerate(die.faces):
+        p_icon = det.face_probs[i, icons.index(f.name)] if f.name in icons else EPS
+        if counts:
+            p_cnt = det.count_probs[i, counts.index(str(f.count))] if str(f.count) in counts else EPS
+        else:
+            p_cnt = 1.0
+        probs[k] = p_icon * p_cnt
+    return probs
+
+
+def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str], heads: dict[str, list[str]],
+           min_confidence: float = 0.9) -> tuple[list[UnitReading], list[int]]:
+    """Assign detections to roster dice; returns (one reading per roster entry, unassigned detections)."""
+    from scipy.optimize import linear_sum_assignment  # noqa: PLC0415
+
+    icons, counts = heads.get("icon", []), heads.get("count")
+    cocked_idx = icons.index("cocked") if "cocked" in icons else None
+    n, m = len(det), len(dice)
+    cost = np.zeros((n, m))
+    face_tables: dict[tuple[int, int], np.ndarray] = {}
+    for i in range(n):
+        p_cocked = det.face_probs[i, cocked_idx] if cocked_idx is not None and det.face_probs.shape[1] else 0.0
+        for j, die in enumerate(dice):
+            fl = _face_likelihoods(die, det, i, icons, counts)
+            face_tables[i, j] = fl
+            like = fl.sum() + p_cocked + EPS
+            if FACES_TO_KIND.get(len(die.faces)) != det_kinds[i]:
+                like *= KIND_MISMATCH
+            mats = set(die_materials(die))
+            if colours[i] and not mats & set(colours[i]):
+                like *= COLOUR_MISMATCH
+            cost[i, j] = -math.log(like)
+    rows, cols = linear_sum_assignment(cost) if n and m else (np.array([], int), np.array([], int))
+    best = cost[rows, cols].sum()
+    by_unit = {int(c): int(r) for r, c in zip(rows, cols, strict=True)}
+    out = []
+    for j, die in enumerate(dice):
+        i = by_unit.get(j)
+        if i is None:
+            out.append(UnitReading(die.name, j, None, None, None, 0.0))
+            continue
+        # best assignment in which unit j does not get detection i
+        forbidden = cost.copy()
+        forbidden[i, j] = 1e9
+        r2, c2 = linear_sum_assignment(forbidden)
+        alt_cost = forbidden[r2, c2].sum()
+        delta = alt_cost - best
+        conf_assign = 1.0 / (1.0 + math.exp(-min(delta, 50.0)))
+        fl = face_tables[i, j]
+        p_cocked = det.face_probs[i, cocked_idx] if cocked_idx is not None and det.face_probs.shape[1] else 0.0
+        total = fl.sum() + p_cocked + EPS
+        k = int(fl.argmax())
+        cocked = p_cocked > fl[k]
+        conf_face = (p_cocked if cocked else fl[k]) / total
+        conf = conf_assign * conf_face
+        alts = []
+        if conf < min_confidence:
+            alt_det = {int(c): int(r) for r, c in zip(r2, c2, strict=True)}.get(j)
+            if alt_det is not None and alt_cost < 1e8:
+                ft = face_tables[alt_det, j]
+                alts.append({"detection": alt_det, "face": die.faces[int(ft.argmax())].text(),
+                             "confidence": round(1 - conf_assign, 4)})
+            for kk in np.argsort(-fl)[1:3]:
+                if fl[kk] / total > 0.05 and die.faces[kk].text() != die.faces[k].text():
+                    alts.append({"detection": i, "face": die.faces[int(kk)].text(),
+                                 "confidence": round(float(fl[kk] / total * conf_assign), 4)})
+        out.append(UnitReading(die.name, j, i, None if cocked else die.faces[k].text(), None if cocked else k,
+                               round(float(conf), 4), bool(cocked), alts))
+    unassigned = sorted(set(range(n)) - set(by_unit.values()))
+    return out, unassigned
+
+
+def load_roster(path: Path, catalogue=None) -> list:
+    """A roster file: a JSON list of catalogue die names (``"Dwarves/Mammoth Rider"``)."""
+    if catalogue is None:
+        from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
+
+        catalogue = load_catalogue()
+    try:
+        names = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise AssignmentError(f"roster {path}: {exc}") from exc
+    return roster_dice(names, catalogue)
+
+
+def roster_dice(names, catalogue) -> list:
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise AssignmentError("a roster is a list of die names")
+    dice = []
+    for name in names:
+        die = catalogue.find(name)
+        if die is None:
+            raise AssignmentError(f"roster names {name!r}, which is not a die in the catalogue")
+        dice.append(die)
+    return dice
+
+
+def assign_readings(model, image, readings, dice) -> list[UnitReading]:
+    det = model.detect(image)
+    colours = [r.colour for r in readings]
+    kinds = [r.kind for r in readings]
+    units, _ = assign(dice, det, colours, kinds, model.heads)
+    return units
+
+
+def assign_from_files(roster: Path, model, image, readings) -> list[dict]:
+    return [u.to_dict() for u in assign_readings(model, image, readings, load_roster(roster))]

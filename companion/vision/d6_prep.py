@@ -1,0 +1,57 @@
+"""Prepare the real pip-d6 photographs for the two-stage d6 reader.
+
+The source folder is in the d6-real form (``train/images``, ``train/labels``, classes
+``dice_1``..``dice_6``).  We keep a held-out split by source photo (never train on an
+augmented copy of a held-out photo), then write:
+
+* ``det/``: a one-class ("die") detection dataset for the box finder;
+* the classifier reads crops straight from the photos at training time.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from companion.vision.yolo_dataset import (
+    label_path_for,
+    link_or_copy,
+    read_labels,
+    source_group,
+    split_groups,
+    write_data_yaml,
+    write_labels,
+)
+
+D6_NAMES = [f"dice_{i}" for i in range(1, 7)]
+
+
+def prepare_d6(src: Path, out: Path, holdout_percent: int = 12, copies_per_photo: int = 2) -> dict:
+    """Write the split; returns ``{"train": [...], "val": [...]}`` image paths (sources)."""
+    src, out = Path(src), Path(out)
+    images = sorted((src / "train" / "images").glob("*"))
+    by_name = {p.name: p for p in images}
+    train_names, val_names = split_groups(list(by_name), holdout_percent)
+    # cap augmented copies of one photo in the detector's training set (more epochs, same variety)
+    kept: dict[str, int] = defaultdict(int)
+    det_train = []
+    for name in train_names:
+        g = source_group(name)
+        if kept[g] < copies_per_photo:
+            kept[g] += 1
+            det_train.append(name)
+    for split, names in (("train", det_train), ("val", val_names)):
+        for name in names:
+            img = by_name[name]
+            link_or_copy(img, out / "det" / split / "images" / name)
+            classes, boxes = read_labels(label_path_for(img))
+            write_labels(out / "det" / split / "labels" / (img.stem + ".txt"), [0] * len(classes), boxes)
+    write_data_yaml(out / "det", ["die"])
+    # the held-out split with its real classes, for `companion vision eval`
+    for name in val_names:
+        img = by_name[name]
+        link_or_copy(img, out / "heldout" / "val" / "images" / name)
+        link_or_copy(label_path_for(img), out / "heldout" / "val" / "labels" / (img.stem + ".txt"))
+    write_data_yaml(out / "heldout", D6_NAMES, train="val/images")
+    return {"train": [by_name[n] for n in train_names], "val": [by_name[n] for n in val_names],
+            "det_train": det_train}

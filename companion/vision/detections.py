@@ -1,0 +1,64 @@
+"""``Detections``: every die found in one frame, as one dataclass of numpy arrays.
+
+Modelled on supervision's Detections: index it with a boolean mask or an index array to
+filter, ``len()`` counts the dice.  Face fields are filled by the face reader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+
+@dataclass
+class Detections:
+    xyxy: np.ndarray  # (n, 4) float pixels
+    confidence: np.ndarray  # (n,) detector score
+    class_id: np.ndarray  # (n,) detector class (die kind for Dragon Dice, "die" for pip d6)
+    face_id: np.ndarray = field(default=None)  # (n,) index into the face vocabulary
+    face_confidence: np.ndarray = field(default=None)
+    count: np.ndarray = field(default=None)  # (n,) number printed on the face (-1 if the model has none)
+    count_confidence: np.ndarray = field(default=None)
+    face_probs: np.ndarray = field(default=None)  # (n, n_faces)
+    count_probs: np.ndarray = field(default=None)  # (n, n_counts) or (n, 0)
+
+    def __post_init__(self) -> None:
+        n = len(self.xyxy)
+        self.xyxy = np.asarray(self.xyxy, float).reshape(n, 4)
+        defaults = {"face_id": (-1, int), "face_confidence": (0.0, float), "count": (-1, int),
+                    "count_confidence": (0.0, float)}
+        for name, (value, dtype) in defaults.items():
+            if getattr(self, name) is None:
+                setattr(self, name, np.full(n, value, dtype))
+        if self.face_probs is None:
+            self.face_probs = np.zeros((n, 0))
+        if self.count_probs is None:
+            self.count_probs = np.zeros((n, 0))
+
+    @classmethod
+    def empty(cls) -> Detections:
+        return cls(np.zeros((0, 4)), np.zeros(0), np.zeros(0, int))
+
+    def __len__(self) -> int:
+        return len(self.xyxy)
+
+    def __getitem__(self, index) -> Detections:
+        if isinstance(index, (int, np.integer)):
+            index = [int(index)]
+        return Detections(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
+
+    @property
+    def area(self) -> np.ndarray:
+        return (self.xyxy[:, 2] - self.xyxy[:, 0]) * (self.xyxy[:, 3] - self.xyxy[:, 1])
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU matrix between (n,4) and (m,4) xyxy boxes."""
+    a, b = np.asarray(a, float).reshape(-1, 4), np.asarray(b, float).reshape(-1, 4)
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.clip(rb - lt, 0, None).prod(2)
+    area_a = (a[:, 2:] - a[:, :2]).prod(1)
+    area_b = (b[:, 2:] - b[:, :2]).prod(1)
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)

@@ -1,0 +1,145 @@
+"""The face reader: a small CNN that reads the top face of one cropped die (``[train]`` extra).
+
+One network, one or two heads: ``icon`` (the icon kind, or ``cocked``) and optionally ``count``
+(the number printed on the face).  For pip d6 the single head is ``dice_1``..``dice_6``.
+Trained on crops cut by ``companion.vision.crops.crop_die`` and exported to ONNX with outputs
+named after the heads; ``companion.vision.reader`` runs it with onnxruntime.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from tqdm import tqdm
+
+from companion.vision.crops import CROP_SIZE
+
+
+def _block(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, 2, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+        nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+    )
+
+
+class FaceNet(nn.Module):
+    def __init__(self, heads: dict[str, int], width: int = 32):
+        super().__init__()
+        self.head_names = list(heads)
+        self.body = nn.Sequential(_block(3, width), _block(width, width * 2), _block(width * 2, width * 4),
+                                  _block(width * 4, width * 4), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                                  nn.Dropout(0.1))
+        self.heads = nn.ModuleList(nn.Linear(width * 4, n) for n in heads.values())
+
+    def forward(self, x):  # x: N,3,H,W float in [0,1] (BGR)
+        z = self.body(x)
+        return tuple(h(z) for h in self.heads)
+
+
+def _augment(batch: torch.Tensor, rng: np.random.Generator, flips: bool) -> torch.Tensor:
+    k = int(rng.integers(4))
+    batch = torch.rot90(batch, k, (2, 3))
+    if flips and rng.random() < 0.5:
+        batch = torch.flip(batch, (3,))
+    n = batch.shape[0]
+    gain = torch.from_numpy(rng.uniform(0.7, 1.3, (n, 1, 1, 1)).astype(np.float32))
+    cast = torch.from_numpy(rng.uniform(0.9, 1.1, (n, 3, 1, 1)).astype(np.float32))
+    bias = torch.from_numpy(rng.uniform(-0.1, 0.1, (n, 1, 1, 1)).astype(np.float32))
+    gray = torch.from_numpy((rng.random((n, 1, 1, 1)) < 0.15).astype(np.float32))
+    batch = batch * gain * cast + bias
+    batch = batch * (1 - gray) + batch.mean(1, keepdim=True) * gray
+    return batch.clamp(0, 1)
+
+
+def train_classifier(
+    crops: np.ndarray,
+    targets: dict[str, np.ndarray],
+    classes: dict[str, list[str]],
+    out_dir: Path,
+    *,
+    epochs: int = 10,
+    batch: int = 128,
+    lr: float = 3e-3,
+    flips: bool = False,
+    seed: int = 0,
+    init: Path | None = None,
+    width: int = 32,
+    progress: bool = True,
+) -> Path:
+    """Train on uint8 crops (N,H,W,3); writes ``face.pt`` + ``face.json`` in ``out_dir``; returns the .pt."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    heads = {k: len(v) for k, v in classes.items()}
+    model = FaceNet(heads, width)
+    if init is not None:
+        state = torch.load(init, map_location="cpu", weights_only=False)
+        model.load_state_dict(state["model"])
+    x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
+    y_all = {k: torch.from_numpy(np.asarray(targets[k], np.int64)) for k in heads}
+    n = len(x_all)
+    steps = epochs * ((n + batch - 1) // batch)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    t0 = time.time()
+    bar = tqdm(total=steps, desc="train face reader", unit="step", disable=not progress)
+    for _epoch in range(epochs):
+        model.train()
+        order = torch.from_numpy(rng.permutation(n))
+        for i in range(0, n, batch):
+            idx = order[i:i + batch]
+            xb = _augment(x_all[idx].float() / 255, rng, flips)
+            outs = model(xb)
+            loss = sum(loss_fn(o, y_all[k][idx]) for o, k in zip(outs, heads, strict=True))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            bar.update(1)
+            bar.set_postfix(loss=float(loss))
+    bar.close()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pt = out_dir / "face.pt"
+    meta = {"heads": classes, "width": width, "input": CROP_SIZE, "epochs": epochs, "samples": n,
+            "train_seconds": round(time.time() - t0, 1)}
+    torch.save({"model": model.state_dict(), "meta": meta}, pt)
+    (out_dir / "face.json").write_text(json.dumps(meta, indent=1))
+    return pt
+
+
+def load_classifier(pt: Path) -> tuple[FaceNet, dict]:
+    state = torch.load(pt, map_location="cpu", weights_only=False)
+    meta = state["meta"]
+    model = FaceNet({k: len(v) for k, v in meta["heads"].items()}, meta.get("width", 32))
+    model.load_state_dict(state["model"])
+    model.eval()
+    return model, meta
+
+
+def predict(model: FaceNet, crops: np.ndarray, batch: int = 256) -> list[np.ndarray]:
+    """Class probabilities per head for uint8 crops (N,H,W,3)."""
+    outs: list[list[np.ndarray]] = [[] for _ in model.head_names]
+    with torch.no_grad():
+        for i in range(0, len(crops), batch):
+            xb = torch.from_numpy(crops[i:i + batch]).permute(0, 3, 1, 2).float() / 255
+            for j, o in enumerate(model(xb)):
+                outs[j].append(torch.softmax(o, 1).numpy())
+    return [np.concatenate(o) for o in outs]
+
+
+def export_classifier(pt: Path, out: Path) -> Path:
+    """ONNX with input ``crops`` (N,3,64,64 float 0..1, BGR) and one output per head."""
+    model, meta = load_classifier(pt)
+    dummy = torch.zeros(1, 3, meta["input"], meta["input"])
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(model, dummy, str(out), input_names=["crops"], output_names=list(meta["heads"]),
+                      dynamic_axes={"crops": {0: "n"}, **{k: {0: "n"} for k in meta["heads"]}}, opset_version=17,
+                      dynamo=False)
+    return out

@@ -1,0 +1,243 @@
+"""Run-time reading with ONNX models only (onnxruntime; no torch, no ultralytics).
+
+A model bundle is a folder in ``models/`` holding ``detector.onnx`` (a YOLO detector exported by
+ultralytics), ``face.onnx`` (the face reader, ``companion.vision.face_classifier``) and
+``model.json`` (class names, input size, thresholds).  ``load_model("dragon-dice")`` or
+``load_model("d6")`` finds a shipped bundle; a path to a bundle folder works too.
+
+Pipeline per frame: letterbox to the detector size -> boxes (+ NMS) -> one square crop per box
+from the full-resolution frame -> face reader -> ``Detections`` -> ``DieReading`` records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.vision.crops import CROP_SIZE, crop_die
+from companion.vision.detections import Detections
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+SHIPPED = ("dragon-dice", "d6")
+COCKED = "cocked"
+
+
+class ModelError(ValueError):
+    """A model name or bundle is unknown or incomplete."""
+
+
+class ImageError(ValueError):
+    """An input image cannot be decoded."""
+
+
+def models_dir() -> Path:
+    return Path(os.environ.get("COMPANION_MODELS", MODELS_DIR))
+
+
+def resolve_model(name_or_path: str | os.PathLike) -> Path:
+    """A shipped model name (``dragon-dice``, ``d6``) or a bundle folder -> the bundle folder."""
+    p = Path(name_or_path)
+    if p.is_dir() and (p / "model.json").is_file():
+        return p
+    if p.is_file() and p.name == "model.json":
+        return p.parent
+    shipped = models_dir() / str(name_or_path)
+    if (shipped / "model.json").is_file():
+        return shipped
+    raise ModelError(f"unknown model {str(name_or_path)!r}: give a bundle folder (with model.json) "
+                     f"or one of the shipped models {', '.join(SHIPPED)}")
+
+
+def read_image(path: str | os.PathLike) -> np.ndarray:
+    p = Path(path)
+    if not p.is_file():
+        raise ImageError(f"no such image file: {p}")
+    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    if img is None:
+        raise ImageError(f"{p} is not a readable image (corrupt or unsupported format)")
+    return img
+
+
+def _session(path: Path):
+    import onnxruntime as ort  # noqa: PLC0415
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = int(os.environ.get("COMPANION_THREADS", "2"))
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[float, float]]:
+    h, w = image.shape[:2]
+    s = min(size / h, size / w)
+    nh, nw = int(round(h * s)), int(round(w * s))
+    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    top, left = (size - nh) // 2, (size - nw) // 2
+    out = np.full((size, size, 3), 114, np.uint8)
+    out[top:top + nh, left:left + nw] = resized
+    return out, s, (left, top)
+
+
+class OnnxDetector:
+    """A YOLO (v8/11 head) detector exported to ONNX; output (1, 4+nc, anchors)."""
+
+    def __init__(self, path: Path, imgsz: int, conf: float = 0.25, iou: float = 0.6):
+        self.session = _session(path)
+        self.input = self.session.get_inputs()[0].name
+        self.imgsz, self.conf, self.iou = imgsz, conf, iou
+
+    def __call__(self, image: np.ndarray, conf: float | None = None) -> Detections:
+        conf = self.conf if conf is None else conf
+        lb, s, (left, top) = letterbox(image, self.imgsz)
+        x = cv2.cvtColor(lb, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None].astype(np.float32) / 255
+        out = self.session.run(None, {self.input: x})[0][0]  # (4+nc, A)
+        scores = out[4:]
+        cls = scores.argmax(0)
+        best = scores[cls, np.arange(scores.shape[1])]
+        keep = best >= conf
+        if not keep.any():
+            return Detections.empty()
+        cx, cy, w, h = out[:4, keep]
+        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
+        boxes = (boxes - [left, top, left, top]) / s
+        H, W = image.shape[:2]
+        boxes = np.clip(boxes, 0, [W, H, W, H])
+        sc, cl = best[keep], cls[keep]
+        idx = cv2.dnn.NMSBoxes([[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
+                               sc.astype(float).tolist(), conf, self.iou)
+        idx = np.array(idx, int).reshape(-1)
+        return Detections(boxes[idx], sc[idx].astype(float), cl[idx].astype(int))
+
+
+class OnnxFaceReader:
+    def __init__(self, path: Path, heads: dict[str, list[str]]):
+        self.session = _session(path)
+        self.heads = heads
+        self.outputs = [o.name for o in self.session.get_outputs()]
+
+    def __call__(self, crops: np.ndarray) -> dict[str, np.ndarray]:
+        if len(crops) == 0:
+            return {k: np.zeros((0, len(v))) for k, v in self.heads.items()}
+        x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255
+        logits = self.session.run(self.outputs, {"crops": x})
+        out = {}
+        for name, z in zip(self.outputs, logits, strict=True):
+            z = z - z.max(1, keepdims=True)
+            e = np.exp(z)
+            out[name] = e / e.sum(1, keepdims=True)
+        return out
+
+
+@dataclass
+class DieReading:
+    """One die as read from a frame (``companion vision read --json`` prints these)."""
+
+    box: list[float]
+    kind: str
+    size_class: str
+    colour: list[str]
+    icon: str | None
+    count: int | None
+    reading: str | None
+    confidence: float
+    cocked: bool
+    unreadable: bool
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class DiceModel:
+    """A loaded bundle: detector + face reader + class names."""
+
+    def __init__(self, bundle: Path):
+        self.bundle = Path(bundle)
+        meta_path = self.bundle / "model.json"
+        try:
+            self.meta = json.loads(meta_path.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ModelError(f"{meta_path}: cannot read model description ({exc})") from exc
+        for f in ("detector.onnx", "face.onnx"):
+            if not (self.bundle / f).is_file():
+                raise ModelError(f"model bundle {self.bundle} lacks {f}")
+        self.name = self.meta.get("name", self.bundle.name)
+        self.det_classes: list[str] = self.meta["detector_classes"]
+        self.heads: dict[str, list[str]] = self.meta["face_heads"]
+        self.eval_classes: list[str] = self.meta.get("eval_classes", self.det_classes)
+        self.eval_from: str = self.meta.get("eval_from", "detector")  # or "icon"
+        self.detector = OnnxDetector(self.bundle / "detector.onnx", int(self.meta.get("imgsz", 320)),
+                                     float(self.meta.get("conf", 0.25)), float(self.meta.get("iou", 0.6)))
+        self.faces = OnnxFaceReader(self.bundle / "face.onnx", self.heads)
+        self.min_face_conf = float(self.meta.get("min_face_confidence", 0.5))
+
+    def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
+        if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
+            raise ImageError("expected a BGR colour image (H, W, 3)")
+        det = self.detector(image, conf)
+        crops = np.stack([crop_die(image, b) for b in det.xyxy]) if len(det) else np.zeros(
+            (0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+        probs = self.faces(crops)
+        icon = probs.get("icon")
+        if icon is not None and len(det):
+            det.face_probs = icon
+            det.face_id = icon.argmax(1)
+            det.face_confidence = icon.max(1)
+        count = probs.get("count")
+        if count is not None and len(det):
+            det.count_probs = count
+            det.count = count.argmax(1)
+            det.count_confidence = count.max(1)
+        return det
+
+    def eval_class_ids(self, det: Detections) -> np.ndarray:
+        """The class each detection counts as when scored against a dataset of ``eval_classes``."""
+        return det.face_id if self.eval_from == "icon" else det.class_id
+
+    def eval_scores(self, det: Detections) -> np.ndarray:
+        return det.confidence * (det.face_confidence if self.eval_from == "icon" else 1.0)
+
+    def readings(self, image: np.ndarray, det: Detections | None = None, px_per_mm: float | None = None
+                 ) -> list[DieReading]:
+        det = self.detect(image) if det is None else det
+        from companion.vision.colour import estimate_colour, size_class  # noqa: PLC0415
+
+        out = []
+        icons = self.heads.get("icon", [])
+        counts = self.heads.get("count")
+        for i in range(len(det)):
+            kind = self.det_classes[det.class_id[i]]
+            icon = icons[det.face_id[i]] if det.face_id[i] >= 0 else None
+            cocked = icon == COCKED
+            conf = float(det.confidence[i] * det.face_confidence[i] *
+                         (det.count_confidence[i] if counts else 1.0))
+            unreadable = (not cocked) and (icon is None or conf < self.min_face_conf)
+            cnt = int(counts[det.count[i]]) if counts and det.count[i] >= 0 else None
+            if cocked or unreadable:
+                text = None
+            elif counts:
+                text = f"{cnt} {icon}"
+            else:
+                text = icon
+            if kind == "die" and icon and icon.startswith("dice_"):
+                kind = "d6"
+            box = [round(float(v), 1) for v in det.xyxy[i]]
+            out.append(DieReading(box, kind, size_class(kind, box, px_per_mm),
+                                  estimate_colour(image, det.xyxy[i]), None if (cocked or unreadable) else icon,
+                                  None if (cocked or unreadable) else cnt, text, round(conf, 4), cocked, unreadable))
+        return out
+
+
+_CACHE: dict[Path, DiceModel] = {}
+
+
+def load_model(name_or_path: str | os.PathLike = "dragon-dice") -> DiceModel:
+    bundle = resolve_model(name_or_path).resolve()
+    if bundle not in _CACHE:
+        _CACHE[bundle] = DiceModel(bundle)
+    return _CACHE[bundle]
