@@ -203,21 +203,32 @@ class BattleDiceSessionGame:
         return inner, canonical
 
 
+def _multiset_picks(caps: list[int], k: int, start: int = 0):
+    """Ways to take ``k`` items from classes of sizes ``caps`` (as ``((class, n), ...)``), lazily."""
+    if k == 0:
+        yield ()
+        return
+    for i in range(start, len(caps)):
+        if sum(caps[i:]) < k:
+            return
+        for take in range(min(caps[i], k), 0, -1):
+            if sum(caps[i + 1:]) < k - take:
+                break
+            for rest in _multiset_picks(caps, k - take, i + 1):
+                yield ((i, take), *rest)
+
+
 def _distinct_sets(decision) -> list[dict]:
-    """Legal sets of ``count`` dice, one per combination of (size, face) classes, at most a few."""
+    """Legal sets of ``count`` dice, one per mix of (size, face) classes, at most ``MAX_LISTED_SETS``."""
     classes: dict[tuple, list[str]] = {}
     for c in decision.candidates:
         classes.setdefault((c["owner"], c["sides"], c["face"], c.get("monster")), []).append(c["id"])
-    keys = list(classes)
+    groups = list(classes.values())
     labels = {c["id"]: c["label"] for c in decision.candidates}
     verb = PURPOSE_VERB.get(decision.purpose, "Choose")
+    picks = _multiset_picks([len(g) for g in groups], decision.count)
     out = []
-    for combo in itertools.combinations_with_replacement(range(len(keys)), decision.count):
-        counts = {k: combo.count(k) for k in set(combo)}
-        if any(n > len(classes[keys[k]]) for k, n in counts.items()):
-            continue
-        ids = [i for k in sorted(counts) for i in classes[keys[k]][: counts[k]]]
+    for pick in itertools.islice(picks, MAX_LISTED_SETS):
+        ids = [i for cls, n in pick for i in groups[cls][:n]]
         out.append({"value": ids, "label": f"{verb} " + " + ".join(labels[i] for i in ids)})
-        if len(out) >= MAX_LISTED_SETS:
-            break
     return out
