@@ -327,3 +327,27 @@ def test_r14_how_1d3_is_entered(make_game, army, variant, sides, face, value):
     assert d.expect("roll", "A")["choices"]["dice"][0]["sides"] == sides
     d.roll("A", [face])
     assert this_turn(d, "A")["gains"]["maneuver"] == value
+
+
+@pytest.mark.parametrize(("variant", "routs"), [("less_than", False), ("at_most", True)])
+def test_r24_equal_morale_total_holds_unless_house_rule(make_game, army, variant, routs):
+    d = make_game(army("A", infantry=1, archer=1), army("B", infantry=1, archer=1), options={"R24": variant})
+    d.roll("A", [1, 8])
+    d.roll("B", [2, 1])
+    d.choose_dice("B", ["B02"])  # B keeps its d6 showing 2: morale total 1 against 1 casualty
+    ev = d.events_of("morale")[0]
+    assert (ev["total"], ev["casualties"], ev["routs"]) == (1, 1, routs)
+
+
+@pytest.mark.parametrize(("variant", "departed"), [("opponent_destruction", True), ("all_casualties", False)])
+def test_r21_negations_and_monsters_leaving(make_game, army, variant, departed):
+    # turn 1: A gains Scales (negate 3) and keeps it (R04 until_used); turn 2 its dragon rolls a 1
+    d = make_game(army("A", "dragon", infantry=1, monster=1), army("B", infantry=2),
+                  options={"R21": variant, "R04": "until_used"})
+    d.roll("A", [1, 18])
+    d.roll("B", [1, 1])
+    d.roll("A", [6], purpose="dragon table")
+    d.roll("A", [6])
+    d.roll("A", [1, 1])  # turn 2
+    d.roll("B", [1, 1])
+    assert ("A02" not in alive_ids(d, "A")) is departed

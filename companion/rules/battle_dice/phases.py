@@ -50,6 +50,11 @@ def monster_phase(b: Board):
         for p in PLAYERS:  # BD L102: 1 or 2, the monster leaves (considered destroyed)
             for d in snap[p]:
                 if d["face"] in T.MONSTER_DEPARTS and b.find(p, d["id"]) is not None:
+                    ts = b.turn_state(p)
+                    if b.options["R21"] == "all_casualties" and ts["negate"]:
+                        ts["negate"] -= 1
+                        b.emit("negated", f"{b.army(p)['name']} negates a monster leaving (R21)", player=p, count=1)
+                        continue
                     b.destroy(p, d["id"], f"monster rolled {d['face']} and leaves the battle",
                               count_casualty=b.options["R18"] == "counts")
 
@@ -200,7 +205,7 @@ def morale_phase(b: Board):
     routed = []
     for p in checking:
         total = morale_total(b, p)
-        fails = total < cas[p]
+        fails = total < cas[p] or (b.options["R24"] == "at_most" and total == cas[p])
         b.emit("morale", f"{b.army(p)['name']} morale total {total} against {cas[p]} casualties: "
                f"{'ROUTS' if fails else 'holds'} (BD L286)", player=p, total=total, casualties=cas[p],
                routs=fails)

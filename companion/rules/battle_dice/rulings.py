@@ -4,7 +4,7 @@ Each :class:`Ruling` names the gap, our default answer, why, and the lines it re
 are the twelve ambiguities of the reference inventory (Part E, section E8, in that order);
 R13 onwards are further gaps found while writing the engine.  A game may choose another variant
 of any ruling through ``options`` (``{"R04": "until_used"}``); :func:`resolve_options` checks them.
-A ruling with one variant only has no reading that plays differently (its ``note`` says so).
+A ruling with one variant only has no other reading that plays differently (its variant text says why).
 """
 
 from __future__ import annotations
@@ -168,7 +168,8 @@ RULINGS: tuple[Ruling, ...] = (
        "Negation speaks of casualties inflicted by the opponent; departures are self-inflicted and "
        "Control destroys nothing.",
        "BD L316-318, L258-260, L102, L199-201", "opponent_destruction",
-       opponent_destruction="negations cancel destruction caused by the opponent"),
+       opponent_destruction="negations cancel destruction caused by the opponent",
+       all_casualties="negations also cancel monsters leaving on 1-2 (the rows that omit 'by opponent')"),
     _r("R22", "Summon 'gain 1D3 new dice of one type': which types may be chosen?",
        "The caster picks one unit type; a d20 only if the army has a monster type (and it is that type).",
        "One monster type per army (L54).",
@@ -185,7 +186,8 @@ RULINGS: tuple[Ruling, ...] = (
        "minus penalties; a total equal to the casualties holds (only 'less than' routs).",
        "BD L284-286.",
        "BD L284-286", "less_than",
-       less_than="rout only when the total is less than the casualties"),
+       less_than="rout only when the total is less than the casualties",
+       at_most="house rule: a total equal to the casualties routs too"),
     _r("R25", "Gain Initiative held by both sides for the same phase.",
        "They cancel: that phase is simultaneous.",
        "Nobody's hits can be resolved 'first'.",
