@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS documents (
     passages INTEGER NOT NULL
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS passages USING fts5(
-    text, label UNINDEXED, citation UNINDEXED, section UNINDEXED,
+    text, label UNINDEXED, citation UNINDEXED, section UNINDEXED, first_line UNINDEXED, last_line UNINDEXED,
     tokenize = 'porter unicode61'
 );
 """
@@ -60,6 +60,8 @@ class Passage:
     citation: str
     section: str
     text: str
+    first_line: int = 0  # 1-based line range in the document (0 for one-line documents)
+    last_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ def split_lines_document(text: str, label: str) -> Iterator[Passage]:
         if start is None or not "".join(buf).strip():
             return None
         cite = f"{label} L{start}" if start == end_line else f"{label} L{start}-{end_line}"
-        return Passage(label, cite, section, " ".join(s.strip() for s in buf if s.strip()))
+        return Passage(label, cite, section, " ".join(s.strip() for s in buf if s.strip()), start, end_line)
 
     for number, raw in enumerate(lines, start=1):
         line = _clean(raw)
@@ -192,6 +194,7 @@ def split_document(text: str, label: str) -> list[Passage]:
     return list(split_lines_document(text, label))
 
 
+_LINE_CITATION = re.compile(r"([A-Za-z0-9.]+)\s+L(\d+)(?:\s*[-–]\s*(\d+))?")
 _QUERY_TOKEN = re.compile(r"[\w’']+", re.UNICODE)
 
 
@@ -236,8 +239,9 @@ class RuleIndex:
         with self._db:
             self._db.execute("DELETE FROM passages WHERE label = ?", (label,))
             self._db.executemany(
-                "INSERT INTO passages(text, label, citation, section) VALUES (?, ?, ?, ?)",
-                [(x.text, x.label, x.citation, x.section) for x in passages],
+                "INSERT INTO passages(text, label, citation, section, first_line, last_line) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(x.text, x.label, x.citation, x.section, x.first_line, x.last_line) for x in passages],
             )
             self._db.execute(
                 "INSERT OR REPLACE INTO documents(label, path, title, passages) VALUES (?, ?, ?, ?)",
@@ -248,6 +252,28 @@ class RuleIndex:
     def documents(self) -> list[dict]:
         rows = self._db.execute("SELECT label, path, title, passages FROM documents ORDER BY label")
         return [dict(zip(("label", "path", "title", "passages"), r, strict=True)) for r in rows]
+
+    def cited(self, citation: str, limit: int = 6) -> list[Hit]:
+        """The passages a citation points at ("V4.01c L1011-1030", "V4.01c L508; FAQ96 ..."):
+        for line citations, every passage overlapping the lines; otherwise a search on its words."""
+        hits: list[Hit] = []
+        for part in re.split(r"[;,]\s*(?=[A-Z])", citation):
+            m = _LINE_CITATION.search(part)
+            if not m:
+                words = re.sub(r"[^A-Za-z ]", " ", part).split()
+                if len(words) > 1:
+                    hits.extend(self._search(fts_query(" ".join(words[1:]), any_word=False), 3, words[0])
+                                if words[0] in {d["label"] for d in self.documents()} else [])
+                continue
+            label, first = m.group(1), int(m.group(2))
+            last = int(m.group(3) or first)
+            rows = self._db.execute(
+                "SELECT label, citation, section, text, text FROM passages WHERE label = ? AND "
+                "first_line <= ? AND last_line >= ? ORDER BY first_line LIMIT ?",
+                (label, last, first, limit),
+            ).fetchall()
+            hits.extend(Hit(*r) for r in rows)
+        return hits[:limit]
 
     def search(self, text: str, limit: int = 10, label: str | None = None) -> list[Hit]:
         """Passages holding every word, best first; if none does, passages holding any word."""

@@ -8,7 +8,9 @@ The app is served by waitress (see ``web.server``), never by Flask's development
 Config keys (all optional): ``DB_PATH`` (game file; default a temporary one), ``HOST_TOKEN``
 (default random), ``CAMERA`` (OpenCV index or URL), ``SERIAL`` (pyserial URL), ``RULES_INDEX``
 (FTS5 file made by ``companion rules index``), ``PUBLIC_URL`` (base URL for QR codes),
-``START_SOURCES`` (start source threads; default True).
+``DICE_REGISTRY`` (die registry file for the smart dice), ``CORRECTIONS_DIR`` (where corrected
+camera readings are saved when the vision package offers no capture API), ``START_SOURCES``
+(start source threads; default True).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def create_app(config: dict | None = None) -> Flask:
         HOST_TOKEN=None,
         CAMERA=None,
         SERIAL=None,
+        DICE_REGISTRY=None,
+        CORRECTIONS_DIR=None,
         RULES_INDEX=str(default_index_path()),
         PUBLIC_URL=None,
         START_SOURCES=True,
@@ -53,7 +57,8 @@ def create_app(config: dict | None = None) -> Flask:
     store = GameStore(db_path)
     store.init_app(app)
     Access(db_path.with_name(db_path.name + ".tablets"), app.config["HOST_TOKEN"]).init_app(app)
-    Sources(store, camera=app.config["CAMERA"], serial=app.config["SERIAL"]).init_app(app)
+    Sources(store, camera=app.config["CAMERA"], serial=app.config["SERIAL"],
+            registry=app.config["DICE_REGISTRY"]).init_app(app)
 
     register_error_handlers(app)
     app.register_blueprint(pages.bp)

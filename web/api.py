@@ -166,6 +166,30 @@ def rules_search():
     return jsonify({"documents": docs, "hits": [h.to_dict() for h in hits]})
 
 
+@bp.get("/rules/cite")
+def rules_cite():
+    """The indexed passages a citation points at: ``?ref=V4.01c L1011-1030``."""
+    from pathlib import Path
+
+    from companion.rulesearch import RuleIndex, RuleIndexError
+
+    ref = request.args.get("ref", "")
+    if not ref.strip():
+        raise APIError("ref is required (a citation such as 'V4.01c L1011-1030')", field="ref")
+    if len(ref) > 200:
+        raise APIError("ref is too long (at most 200 characters)", field="ref")
+    path = current_app.config["RULES_INDEX"]
+    if not Path(path).exists():
+        return jsonify({"ref": ref, "hits": [],
+                        "message": "no rule documents indexed: run `companion rules index FILE...`"})
+    with RuleIndex(path) as idx:
+        try:
+            hits = idx.cited(ref)
+        except RuleIndexError as exc:
+            raise APIError(str(exc), field="ref") from None
+    return jsonify({"ref": ref, "hits": [h.to_dict() for h in hits]})
+
+
 @bp.get("/frame.jpg")
 def frame():
     """The latest camera frame with a box and label on each die read (404 without a camera)."""

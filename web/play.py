@@ -34,6 +34,8 @@ def state_view(store) -> dict:
                 "last_roll": None}
     state = s.state_dict()
     pending = s.pending()
+    if pending and pending.get("kind") == "cast":
+        pending["cast_options"] = cast_options(pending, state)
     return {
         "game_id": store.game_id,
         "seq": store.last_seq,
@@ -42,6 +44,36 @@ def state_view(store) -> dict:
         "reading": store.reading if pending and pending.get("kind") == "roll" else None,
         "last_roll": last_roll_view(state.get("last_roll") if isinstance(state, dict) else None),
     }
+
+
+def cast_options(pending: dict, state: dict) -> dict:
+    """Spells the rolled magic could pay for, by element, and the targets in play (for the page's
+    cast form; the engine still checks every announcement, V4.01c L2085-2129)."""
+    from companion.rules.game.magic import spell_kinds_accepted
+
+    magic = int(pending.get("magic", 0))
+    kinds: dict[str, int] = {}
+    for entry in (pending.get("accounting") or {}).values():
+        for k in entry.get("may_count_as", []):
+            kinds[k] = kinds.get(k, 0) + int(entry.get("magic", 0))
+    in_reserve = str(pending.get("army", "")).endswith("@reserve")
+    species = {u["species"] for a in state.get("armies", []) if a["id"] == pending.get("army") for u in a["units"]}
+    spells = []
+    for card in _catalogue().spells:
+        if card.cost > magic or (in_reserve and not card.reserve):
+            continue
+        if card.species not in ("Basic", "") and card.species not in species:
+            continue
+        payers = [k for k, n in kinds.items() if n >= card.cost
+                  and (card.color in ("Elemental", "Alloy") or k in spell_kinds_accepted(card.color, k))]
+        if payers:
+            spells.append({"spell": card.name, "cost": card.cost, "color": card.color, "elements": sorted(payers)})
+    names = {p["id"]: p["name"] for p in state.get("players", [])}
+    terrains = {t["id"]: t["name"] for t in state.get("terrains", [])}
+    targets = [{"value": a["id"], "label": f"{names.get(a['owner'], a['owner'])}'s army at "
+                f"{terrains.get(a['location'], 'Reserve Area')}"} for a in state.get("armies", [])]
+    targets += [{"value": tid, "label": f"terrain {name}"} for tid, name in terrains.items()]
+    return {"magic": magic, "spells": sorted(spells, key=lambda x: (x["cost"], x["spell"])), "targets": targets}
 
 
 def split_citation(text: str) -> tuple[str, str | None]:
@@ -211,6 +243,32 @@ def reading_from_faces(store, faces: dict, source: str, boxes: dict | None = Non
     if frame is not None:
         store.reading_frame = frame
     return reading
+
+
+def serial_reading(store, reading) -> None:
+    """A smart die's finished roll: fill the face of the matching die of the pending roll.
+
+    The die is matched by its registered catalogue name to the first die of that name in the
+    pending roll that has no face yet from the bridge.  A cocked die or an unregistered one is
+    reported to the pages, never guessed.
+    """
+    if reading.problem is not None or not reading.is_usable():
+        store.notice("serial_problem", {"die": reading.die_id, "problem": reading.problem or "unusable"})
+        return
+    with store.lock:
+        pending = _pending_roll(store)
+        current = store.reading if store.reading and store.reading.get("source") == "serial" else None
+        faces = dict(current["faces"]) if current else {}
+        name = reading.meaning.name
+        for d in pending["dice"]:
+            if d["die"] == name and d["uid"] not in faces:
+                faces[d["uid"]] = reading.meaning.face_text
+                break
+        else:
+            store.notice("serial_problem", {"die": reading.die_id,
+                                            "problem": f"{name} is not among the dice to roll now"})
+            return
+        store.set_reading(reading_from_faces(store, faces, "serial"))
 
 
 def submit_reading(store, reading: dict) -> list:

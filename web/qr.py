@@ -10,7 +10,7 @@ import segno
 def qr_svg(data: str, scale: int = 6) -> str:
     buf = io.BytesIO()
     segno.make(data, error="m").save(buf, kind="svg", scale=scale, border=2, dark="#1d2330",
-                                     light="#ffffff", xmldecl=False, svgns=True)
+                                     light="#ffffff", xmldecl=False, svgns=True, omitsize=True)
     return buf.getvalue().decode()
 
 

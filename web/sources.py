@@ -122,41 +122,64 @@ class CameraSource(Source):
 
 
 class SerialSource(Source):
-    """The smart-dice bridge on a pyserial URL (device path, pty, ``socket://``, ``loop://``)."""
+    """The smart-dice bridge on a pyserial URL (device path, pty, ``socket://``, ``loop://``).
+
+    The link itself (``firmware_bridge.rolls.open_feed``) reconnects by itself with backoff; this
+    source reports its state to the pages and hands each finished roll to the store, where it
+    fills the face of the matching die of the pending roll (``web.play.serial_reading``).
+    """
 
     kind = "serial"
 
-    def __init__(self, spec, store):
+    def __init__(self, spec, store, registry_path: str | None = None):
         super().__init__(spec, store)
-        self.link = None
-        self.dice: dict[str, dict] = {}
+        self.registry_path = registry_path
+        self.feed = None
 
-    def _open(self) -> None:
-        import serial
+    def _run(self) -> None:
+        from firmware_bridge.registry import DieRegistry
+        from firmware_bridge.rolls import open_feed
 
-        port = serial.serial_for_url(self.spec, timeout=0.5)
-        self.link = port
+        try:
+            registry = DieRegistry.load_or_empty(self.registry_path) if self.registry_path else DieRegistry()
+        except ValueError as exc:
+            self._set("lost", f"die registry {self.registry_path}: {exc}")
+            return
+        self.feed = open_feed(self.spec, registry, on_reading=self._on_reading)
+        seen = False
+        while not self._stop.is_set():
+            link = self.feed.link
+            if link.connected:
+                seen = True
+                self._set("connected", f"{len(registry)} registered dice")
+            else:
+                why = link.last_error or "waiting for the bridge"
+                self._set("lost" if seen or link.failed_opens else "connecting",
+                          f"{why}; reconnecting by itself (the game goes on by tapping faces)")
+            self._stop.wait(0.5)
+        self.feed.close()
 
-    def _poll(self) -> None:
-        line = self.link.readline()
-        if line:
-            self.store.notice("serial_line", {"line": line.decode("ascii", "replace").strip()})
+    def _on_reading(self, reading) -> None:
+        from .play import serial_reading
 
-    def _close(self) -> None:
-        if self.link is not None:
-            try:
-                self.link.close()
-            except Exception:
-                pass
-            self.link = None
+        try:
+            serial_reading(self.store, reading)
+        except Exception as exc:  # a reading that does not fit the game is reported, never fatal
+            self.store.notice("serial_problem", {"die": reading.die_id, "problem": str(exc)})
+
+    def status(self) -> dict:
+        out = super().status()
+        if self.feed is not None:
+            out["dice"] = [d.as_dict() for d in self.feed.dice()]
+        return out
 
 
 class Sources:
     """The camera and the serial link of one server (``init_app`` starts them)."""
 
-    def __init__(self, store, camera=None, serial=None):
+    def __init__(self, store, camera=None, serial=None, registry=None):
         self.camera = CameraSource(camera, store)
-        self.serial = SerialSource(serial, store)
+        self.serial = SerialSource(serial, store, registry)
 
     def init_app(self, app: Flask) -> None:
         app.extensions["sources"] = self

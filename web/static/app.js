@@ -203,7 +203,9 @@ function renderPrompt(st) {
   }
   el.className = "prompt";
   const dot = h("span", { class: "dot", style: { background: playerColor(p.player) } });
-  const text = h("span", { class: "text" }, dot, " ", h("span", { class: "who" }, playerName(p.player) + ": "), p.prompt,
+  const name = playerName(p.player);
+  const said = p.prompt.startsWith(name + ":") ? p.prompt.slice(name.length + 1).trim() : p.prompt;
+  const text = h("span", { class: "text" }, dot, " ", h("span", { class: "who" }, name + ": "), said,
     p.rule ? h("button", { class: "cite", onclick: () => showRule(p.rule, p.prompt) }, p.rule) : null);
   const choices = h("div", { class: "choices" });
   const disabled = !canChange();
@@ -234,13 +236,19 @@ function renderPrompt(st) {
 }
 
 function castForm(p, disabled) {
-  const spells = p.spells || p.options || [];
-  if (!spells.length) return null;
-  const sel = h("select", { class: "btn small", "aria-label": "spell" },
-    spells.map((s) => h("option", { value: JSON.stringify(s) }, s.label || s.spell || s.name)));
-  return h("span", { class: "row" }, sel, h("button", { class: "btn small", disabled, onclick: () => {
-    const s = JSON.parse(sel.value);
-    decide({ type: "cast", spells: [{ spell: s.spell || s.name, target: s.target, element: s.element }] });
+  const o = p.cast_options;
+  if (!o || !o.spells.length) return h("span", { class: "muted small" }, "no spell this magic can pay for");
+  const spellSel = h("select", { class: "btn small", "aria-label": "spell" },
+    o.spells.map((s, i) => h("option", { value: i }, `${s.spell} (${s.cost})`)));
+  const elemSel = h("select", { class: "btn small", "aria-label": "element" });
+  const targetSel = h("select", { class: "btn small", "aria-label": "target" },
+    o.targets.map((t) => h("option", { value: t.value }, t.label)));
+  const syncElements = () => fill(elemSel, o.spells[Number(spellSel.value)].elements.map((e) => h("option", { value: e }, e)));
+  spellSel.addEventListener("change", syncElements);
+  syncElements();
+  return h("span", { class: "row" }, spellSel, elemSel, targetSel, h("button", { class: "btn primary", disabled, onclick: () => {
+    const s = o.spells[Number(spellSel.value)];
+    decide({ type: "cast", spells: [{ spell: s.spell, target: targetSel.value, element: elemSel.value }] });
   } }, "Cast"));
 }
 
@@ -393,11 +401,17 @@ async function confirmRoll(p, faces) {
   } catch (e) { if (e.status === 409) refresh(); }
 }
 
+function rollTitle(r) {
+  if (!r) return "";
+  const [owner, loc] = String(r.army || "").split("@");
+  const where = loc === "unplaced" ? "Horde" : terrainName(loc);
+  return `${playerName(owner)}'s ${r.roll || ""} at ${where}`;
+}
 function lastRollCard(st) {
   const r = st?.last_roll;
   if (!r) return h("div", { class: "card", style: { marginTop: "14px" } }, h("h3", {}, "Last roll"), h("div", { class: "muted small" }, "No roll yet."));
   return h("div", { class: "card", id: "last-roll", style: { marginTop: "14px" } },
-    h("div", { class: "row" }, h("h3", {}, `Last roll · ${r.title || r.roll || ""}`), h("span", { class: "spacer" }),
+    h("div", { class: "row" }, h("h3", {}, `Last roll · ${rollTitle(r)}`), h("span", { class: "spacer" }),
       h("span", { class: "total num", title: "why this number?", onclick: () => openDispute(r) }, r.total)),
     h("ol", { class: "steps" }, (r.steps || []).map((s) => h("li", {}, h("span", {}, s.text),
       s.rule ? h("button", { class: "cite", onclick: () => showRule(s.rule, s.text) }, s.rule) : null))));
@@ -432,6 +446,10 @@ function renderOdds() {
       await loadOdds(app.oddsParams); render();
     } }, "Compute"));
   if (!o) { loadOdds().then(render); fill(root, h("div", { class: "card" }, form)); return; }
+  if (o.message && !o.distribution && armies.length && !app.oddsParams) {
+    app.oddsParams = { army: armies[0].id, for: "melee" };
+    loadOdds(app.oddsParams).then(render);
+  }
   if (o.error || !o.distribution) { fill(root, h("div", { class: "card" }, form, h("p", { class: "muted" }, o.error || o.message || "No roll to compute."))); return; }
   const maxP = Math.max(...o.distribution.map((x) => x[1]));
   const bars = h("div", { class: "bars", id: "odds-bars" });
@@ -454,7 +472,12 @@ function renderOdds() {
 
 // -- Dispute -------------------------------------------------------------------------------------
 function openDispute(roll) { app.dispute = { roll }; go("dispute"); }
-function showRule(rule, about) { app.dispute = { rule, about, q: ruleQuery(about) }; go("dispute"); runSearch(app.dispute.q); }
+function showRule(rule, about) {
+  app.dispute = { rule, about, q: ruleQuery(about), roll: app.dispute?.roll };
+  go("dispute");
+  api("GET", "/api/rules/cite?ref=" + encodeURIComponent(rule)).then((r) => { app.dispute.cited = r.hits; render(); }).catch(() => null);
+  runSearch(app.dispute.q);
+}
 function ruleQuery(text) { return (text || "").replace(/[^A-Za-z ]/g, " ").split(/\s+/).filter((w) => w.length > 3).slice(0, 4).join(" "); }
 async function runSearch(q) {
   if (!q) return;
@@ -472,11 +495,15 @@ function renderDispute() {
   const roll = d.roll || app.state?.last_roll;
   if (roll) {
     why.push(h("div", { class: "card" }, h("h3", {}, "Why this number?"),
-      h("div", { class: "row" }, h("span", { class: "total" }, roll.total), h("span", {}, roll.title || "")),
+      h("div", { class: "row" }, h("span", { class: "total" }, roll.total), h("span", {}, rollTitle(roll))),
       h("ol", { class: "steps" }, (roll.steps || []).map((s) => h("li", {}, h("span", {}, s.text),
         s.rule ? h("button", { class: "cite", onclick: () => showRule(s.rule, s.text) }, s.rule) : null)))));
   }
-  if (d.rule) why.push(h("div", { class: "card" }, h("h3", {}, "Rule cited"), h("b", {}, d.rule), h("p", {}, d.about || "")));
+  if (d.rule) {
+    why.push(h("div", { class: "card", id: "cited" }, h("h3", {}, `Rule cited: ${d.rule}`), h("p", { class: "muted" }, d.about || ""),
+      d.cited ? (d.cited.length ? d.cited.map((x) => h("div", { class: "hit" }, h("div", { class: "c" }, x.citation), h("div", {}, x.text)))
+        : h("div", { class: "muted small" }, "That passage is not in the indexed documents.")) : h("div", { class: "muted small" }, "Looking it up…")));
+  }
   const hits = d.loading ? h("div", { class: "muted" }, "Searching…")
     : d.hits ? (d.hits.length ? d.hits.map((x) => h("div", { class: "hit" }, h("div", { class: "c" }, x.citation), markSnippet(x.snippet)))
       : h("div", { class: "muted" }, d.message || "No passage matches."))
@@ -509,7 +536,7 @@ function renderNew() {
       h("button", { class: "btn", id: "start-built", disabled: !canChange(), onclick: () => startGame(false) }, "Start with the forces below"),
       canChange() ? null : h("span", { class: "muted small" }, "Pair this tablet (or open the host URL) to create a game.")));
   const tabs = h("div", { class: "tabs" }, b.players.map((n, i) => h("button", { class: "btn small" + (i === b.active ? " on" : ""), onclick: () => { b.active = i; render(); } }, n)));
-  const search = h("input", { type: "search", placeholder: "Search dice: species, unit, icon…", value: b.q, "aria-label": "search catalogue" });
+  const search = h("input", { type: "search", class: "searchbox", placeholder: "Search dice: species, unit, icon…", value: b.q, "aria-label": "search catalogue" });
   const list = h("div", { class: "picklist", id: "picklist" });
   const doSearch = async () => {
     b.q = search.value;
@@ -525,6 +552,16 @@ function renderNew() {
   drawResults();
   if (!b.results.length && !b.searched) { b.searched = true; doSearch(); }
   const force = b.forces[b.active];
+  b.lands = b.lands || b.players.map((_, i) => ({ home: "", frontier: "" }));
+  if (!b.terrainList) {
+    b.terrainList = [];
+    api("GET", "/api/catalogue?kind=terrain&limit=100").then((r) => { b.terrainList = r.dice.map((d) => d.name.split("/").pop()); render(); }).catch(() => null);
+  }
+  const land = b.lands[b.active];
+  const terrainSelect = (key, label) => h("label", { class: "field" }, label, h("select", { "aria-label": label,
+    onchange: (ev) => { land[key] = ev.target.value; } },
+  h("option", { value: "" }, "(suggested)"), b.terrainList.map((t) => h("option", { value: t, selected: land[key] === t }, t))));
+  const lands = h("div", { class: "row", style: { marginBottom: "10px" } }, terrainSelect("home", "Home terrain"), terrainSelect("frontier", "Frontier proposal"));
   const cols = h("div", { class: "grid cols-3" }, ["home", "horde", "campaign"].map((name) => {
     const pts = force[name].reduce((s, d) => s + (d.points || 0), 0);
     return h("div", { class: "card armycol" + (b.army === name ? " target" : ""), onclick: () => { b.army = name; render(); } },
@@ -549,7 +586,7 @@ function renderNew() {
   renderChecks();
   fill(root, quick, h("div", { class: "grid cols-2", style: { marginTop: "14px" } },
     h("div", { class: "card" }, h("h3", {}, "Force building"), tabs, search, list),
-    h("div", { class: "grid" }, h("div", {}, h("div", { class: "muted small", style: { marginBottom: "6px" } }, `Adding to ${b.players[b.active]}'s ${b.army} army (tap an army to choose)`), cols),
+    h("div", { class: "grid" }, h("div", {}, lands, h("div", { class: "muted small", style: { marginBottom: "6px" } }, `Adding to ${b.players[b.active]}'s ${b.army} army (tap an army to choose)`), cols),
       h("div", { class: "card" }, h("h3", {}, "Limits"), checks))));
 }
 async function startGame(quick) {
@@ -557,7 +594,13 @@ async function startGame(quick) {
   const body = { players: b.players.map((x) => x.trim()), edition: b.edition };
   if (!quick) {
     body.force_size = b.force_size;
-    body.forces = b.forces.map((f, i) => ({ player: b.players[i], armies: Object.fromEntries(["home", "horde", "campaign"].map((a) => [a, f[a].map((d) => d.name)])) }));
+    body.forces = b.forces.map((f, i) => {
+      const out = { player: b.players[i], armies: Object.fromEntries(["home", "horde", "campaign"].map((a) => [a, f[a].map((d) => d.name)])) };
+      const land = (b.lands || [])[i] || {};
+      if (land.home) out.home_terrain = land.home;
+      if (land.frontier) out.frontier_terrain = land.frontier;
+      return out;
+    });
   } else body.quick = true;
   try {
     const r = await api("POST", "/api/games", body);
