@@ -123,7 +123,7 @@ def read_scenario(doc: Any, catalogue: Catalogue) -> Scenario:
             try:
                 rolled.append(die.find_face(str(text)))
             except CatalogueError as exc:
-                raise ScenarioError(key, f"{die.name} has no face {text!r} ({exc})") from None
+                raise ScenarioError(key, str(exc)) from None
         units.append(RolledUnit(die, tuple(rolled), label=die.name))
 
     at = army_at[army_label]

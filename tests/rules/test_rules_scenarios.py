@@ -1,0 +1,143 @@
+"""Conformance scenarios (../shared/conformance) and the ``companion resolve`` command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import yaml
+
+from companion.rules.catalogue import load_catalogue
+from companion.rules.resolution import resolve
+from companion.rules.resolution.scenario import ScenarioError, read_scenario
+
+BASE = """\
+id: t
+edition: v4
+terrains:
+  - {name: flat, type: Flatland, face: 6}
+armies:
+  red: {player: 1, at: flat, units: [Dwarves/Footman, Dwarves/Mammoth Rider]}
+  blue: {player: 2, at: flat, units: [Goblins/Thug]}
+roll:
+  army: red
+  for: melee
+  faces: [2 Melee, 3 Trample]
+"""
+
+
+def scenario_files(shared_dir):
+    return sorted((shared_dir / "conformance" / "scenarios").glob("*.yaml"))
+
+
+def test_there_are_scenarios(shared_dir):
+    assert len(scenario_files(shared_dir)) >= 4
+
+
+def test_every_conformance_scenario_passes(shared_dir):
+    cat = load_catalogue()
+    for path in scenario_files(shared_dir):
+        scenario = read_scenario(yaml.safe_load(path.read_text("utf-8")), cat)
+        assert scenario.expect, path.name
+        totals = resolve(scenario.request).totals
+        for key, want in scenario.expect.items():
+            assert totals[key] == want, (path.name, key, totals)
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "companion", "resolve", *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=60)
+
+
+def test_cli_json_for_every_scenario(shared_dir):
+    for path in scenario_files(shared_dir):
+        proc = run_cli(str(path), "--json")
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert out["matches_expect"] is True
+        for key, want in out["expect"].items():
+            assert out["totals"][key] == want
+        assert out["steps"] and all("citation" in s and "rule" in s for s in out["steps"])
+
+
+def test_cli_text_explains_steps(shared_dir):
+    proc = run_cli(str(shared_dir / "conformance/scenarios/r96-dwarf-eighth-face-highland.yaml"))
+    assert proc.returncode == 0
+    assert "maneuver: 3 -> 6" in proc.stdout and "R96 L622" in proc.stdout
+    assert "totals: maneuver 12" in proc.stdout
+
+
+def test_cli_reports_mismatch_with_status_1(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(BASE + "expect: {melee: 99}\n", encoding="utf-8")
+    proc = run_cli(str(path))
+    assert proc.returncode == 1
+    assert "expected melee 99, got 5" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key"),
+    [
+        ("Dwarves/Footman, Dwarves/Mammoth Rider", "Dwarves/Footman, Dwarves/Mammoth Driver", "armies.red.units[1]"),
+        ("faces: [2 Melee, 3 Trample]", "faces: [2 Melee, 4 Trample]", "roll.faces[1]"),
+        ("faces: [2 Melee, 3 Trample]", "faces: [2 Melee]", "roll.faces"),
+        ("faces: [2 Melee, 3 Trample]", "faces: [[2 Melee, 1 Save], 3 Trample]", "roll.faces[0][1]"),
+        ("roll:", "effects:\n  - {spell: Stone Wall, target: red}\nroll:", "effects[0].spell"),
+        ("type: Flatland", "type: Moonland", "terrains[0].type"),
+        ("for: melee", "for: dancing", "roll.for"),
+        ("edition: v4", "edition: v9", "edition"),
+    ],
+)
+def test_bad_files_exit_2_naming_the_key(tmp_path, old, new, key):
+    assert old in BASE
+    path = tmp_path / "bad.yaml"
+    path.write_text(BASE.replace(old, new), encoding="utf-8")
+    proc = run_cli(str(path))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and f": {key}:" in lines[0], proc.stderr
+    assert proc.stdout == ""
+
+
+def test_unreadable_and_garbled_files_exit_2(tmp_path):
+    assert run_cli(str(tmp_path / "missing.yaml")).returncode == 2
+    path = tmp_path / "g.yaml"
+    path.write_text("id: [unclosed\n", encoding="utf-8")
+    proc = run_cli(str(path))
+    assert proc.returncode == 2 and "not valid YAML" in proc.stderr
+
+
+def test_reroll_list_and_effects_on_other_armies(tmp_path):
+    cat = load_catalogue()
+    doc = yaml.safe_load(BASE.replace("Dwarves/Mammoth Rider", "Goblins/Leopard Rider")
+                         .replace("3 Trample]", "[3 Rend, 3 Rend, 4 Melee]]"))
+    doc["effects"] = [{"spell": "Stone Skin", "target": "blue", "castings": 2}]
+    scenario = read_scenario(doc, cat)
+    assert scenario.request.effects == ()  # a spell on another army does not touch this roll
+    assert resolve(scenario.request).totals["melee"] == 2 + 3 + 3 + 4
+
+
+def test_read_scenario_errors_carry_key():
+    doc = yaml.safe_load(BASE)
+    doc["roll"]["army"] = "green"
+    with pytest.raises(ScenarioError) as err:
+        read_scenario(doc, load_catalogue())
+    assert err.value.key == "roll.army"
+
+
+def test_resolve_command_imports_no_vision_torch_flask_or_serial(tmp_path, shared_dir):
+    script = textwrap.dedent(f"""
+        import sys
+        from companion.cli import main
+        rc = main(["resolve", {str(scenario_files(shared_dir)[0])!r}, "--json"])
+        heavy = sorted(m for m in sys.modules
+                       if m.split(".")[0] in ("torch", "flask", "serial", "cv2", "onnxruntime", "ultralytics")
+                       or m.startswith("companion.vision") or m == "web" or m.startswith("web."))
+        print("HEAVY", heavy, "RC", rc, file=sys.stderr)
+        sys.exit(1 if heavy or rc else 0)
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
