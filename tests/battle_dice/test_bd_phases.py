@@ -351,3 +351,16 @@ def test_r21_negations_and_monsters_leaving(make_game, army, variant, departed):
     d.roll("A", [1, 1])  # turn 2
     d.roll("B", [1, 1])
     assert ("A02" not in alive_ids(d, "A")) is departed
+
+
+@pytest.mark.parametrize(("variant", "result"), [("still_counted", {"winner": "B", "reason": "rout", "loser": "A"}),
+                                                 ("reduce", None)])
+def test_r27_restoring_a_die_lost_this_turn(make_game, army, variant, result):
+    d = make_game(army("A", "dragon", general=1, monster=1), army("B", general=1, infantry=1),
+                  options={"R27": variant})
+    d.roll("A", [4, 1])  # the dragon leaves: one casualty
+    d.roll("B", [1, 1])
+    d.roll("A", [5], purpose="tactics table")  # Rally Troops brings it back (unrolled)
+    d.roll("A", [3])
+    # A alone lost a unit; its morale total is 0 (a 4 and an unrolled die)
+    assert d.game.result == result

@@ -26,6 +26,7 @@ def fresh_turn_state() -> dict:
         "hit_on": {"infantry": None, "archer": None},
         "initiative": [],
         "maneuver_next_turn": 0,
+        "counted_losses": [],
     }
 
 
@@ -91,6 +92,7 @@ class Board:
         army["destroyed"].append(die)
         if count_casualty:
             self.turn_state(p)["casualties"] += 1
+            self.turn_state(p)["counted_losses"].append(die_id)
         self.emit("destroyed", text, player=p, die=die_id, cause=cause)
 
     def restore(self, p: str, die_id: str) -> dict:
@@ -100,6 +102,10 @@ class Board:
         die["face"] = None
         army["dice"].append(die)
         self.emit("restored", f"{army['name']} restores {describe(die)}", player=p, die=die_id)
+        ts = self.turn_state(p)
+        if self.options["R27"] == "reduce" and die_id in ts["counted_losses"]:
+            ts["counted_losses"].remove(die_id)
+            ts["casualties"] -= 1
         return die
 
     def take_control(self, taker: str, die_id: str, keep_face: bool) -> dict:

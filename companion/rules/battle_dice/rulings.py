@@ -97,7 +97,7 @@ RULINGS: tuple[Ruling, ...] = (
        unrolled="new dice wait for the next Roll phase",
        roll_at_once="new dice are rolled as they arrive and act in the phases still to come"),
     _r("R10", "Control: in what state does the taken die join your side?",
-       "It keeps the face it shows and acts for you in the phases still to come.",
+       "It keeps the face it shows (a monster keeps its own table) and acts for you in the phases still to come.",
        "Taking control moves the unit, not the roll.",
        "BD L199-201", "keeps_face",
        keeps_face="the die keeps its face",
@@ -198,6 +198,15 @@ RULINGS: tuple[Ruling, ...] = (
        "One roll per effect, at the moment it is applied, keeps the prompt sequence simple.",
        "BD L296-298, L140-142", "when_gained",
        when_gained="amounts are rolled as the effect is applied"),
+)
+
+RULINGS = RULINGS + (
+    _r("R27", "Does restoring a die destroyed this turn take back its casualty for the Morale phase?",
+       "No: casualties are counted as they happen; a restored die does not reduce them.",
+       "Morale compares the units each side lost this turn (L280-282); the loss happened.",
+       "BD L152-154, L187-189, L280-282", "still_counted",
+       still_counted="restored dice still count as this turn's casualties",
+       reduce="restoring a die destroyed this turn takes one casualty off the count"),
 )
 
 RULING_BY_ID = MappingProxyType({r.id: r for r in RULINGS})
