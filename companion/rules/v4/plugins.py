@@ -291,7 +291,16 @@ def _spell_hook(name: str):
 
     def hook(ctx: RollContext, effect: EffectInForce) -> Iterable:
         situation = situation_of(ctx)
-        contribution = spell_contribution(name, situation, castings=max(1, effect.castings))
+        castings = max(1, effect.castings)
+        if name == "Magic Negation":
+            # capped by the Frostwings in their owner's DUA, at most 5s (L886-893)
+            from .species import magic_negation
+
+            dua = int(effect.details.get("frostwings_in_dua", castings))
+            castings = magic_negation(castings, dua, ctx.request.force_points).amount
+            if castings <= 0:
+                return ()
+        contribution = spell_contribution(name, situation, castings=castings)
         if contribution is None:
             return ()
         origin = "spell" if spell.is_spell else "sai"

@@ -211,6 +211,23 @@ def _cloak(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
     return _add(SAVE)(spell, s, amount)
 
 
+def _wave(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
+    """Wave's penalty on the other side (L2039-2048): the defender's saves against the melee
+    attack, or each counter-maneuvering army's maneuver."""
+    if s.roll_for == "save" and s.against in (None, "melee"):
+        return _sub(SAVE)(spell, s, amount)
+    if s.roll_for == "maneuver" and s.counter_maneuver:
+        return _sub(MANEUVER)(spell, s, amount)
+    return None
+
+
+def _defender_saves(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
+    """Howl / Screech (L1637-1642, L1798-1804): the defending army's save roll loses X saves."""
+    if s.roll_for != "save":
+        return None
+    return _sub(SAVE)(spell, s, amount)
+
+
 _TABLE: tuple[RollSpell, ...] = (
     # Air
     RollSpell("Blizzard", "Air", 3, "Coral Elves", "2163-2166", TERRAIN, 3,
@@ -261,6 +278,16 @@ _TABLE: tuple[RollSpell, ...] = (
               _any_result(), is_spell=False),
     RollSpell("Cloak", "", None, "", "1332-1345", ARMY, 1, "+X non-magical saves (castings = X)", _cloak,
               is_spell=False),
+    # Penalties an attacker's SAI puts on the other side's roll (castings = X)
+    RollSpell("Howl", "", None, "", "1637-1642", ARMY, 1, "the defending army subtracts X saves", _defender_saves,
+              is_spell=False),
+    RollSpell("Screech", "", None, "", "1798-1804", ARMY, 1, "the defending army subtracts X saves",
+              _defender_saves, is_spell=False),
+    RollSpell("Wave", "", None, "", "2039-2048", ARMY, 1,
+              "defender -X saves; or each counter-maneuvering army -X maneuver", _wave, is_spell=False),
+    RollSpell("Magic Negation", "", None, "Frostwings", "886-893", ARMY, 1,
+              "Frostwings subtract their magic results from this magic roll (castings = their magic)",
+              _sub(MAGIC), is_spell=False),
 )
 
 ROLL_SPELLS: dict[str, RollSpell] = {s.name.lower(): s for s in _TABLE}
