@@ -76,8 +76,9 @@ def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str]
             if FACES_TO_KIND.get(len(die.faces)) != det_kinds[i]:
                 like *= KIND_MISMATCH
             mats = set(die_materials(die))
-            if colours[i] and not mats & set(colours[i]):
-                like *= COLOUR_MISMATCH
+            if colours[i]:  # share of materials seen that the die is made of
+                overlap = len(mats & set(colours[i])) / max(len(mats), len(colours[i]))
+                like *= COLOUR_MISMATCH + (1 - COLOUR_MISMATCH) * overlap
             cost[i, j] = -math.log(like)
     rows, cols = linear_sum_assignment(cost) if n and m else (np.array([], int), np.array([], int))
     best = cost[rows, cols].sum()

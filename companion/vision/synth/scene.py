@@ -372,7 +372,7 @@ def render_scene(
         raise ValueError(f"profile must be 'train' or 'heldout', not {profile!r}")
     surfaces = TRAIN_SURFACES if profile == "train" else HELDOUT_SURFACES
     surface = surface or str(rng.choice(surfaces))
-    ppm = ppm or float(rng.uniform(1.9, 3.2))
+    ppm = ppm or float(rng.uniform(1.9, 3.2)) * size / 640
     tilt = _tilt(rng, profile) if tilt_deg is None else float(tilt_deg)
     canvas = draw_surface(rng, size, size, surface)
     if clutter:

@@ -1,0 +1,45 @@
+"""Learning loop: corrections are validated, stored and exported as a trainable dataset."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from companion.vision.bundle import collect_crops
+from companion.vision.learning import CorrectionError, export_corrections, save_correction
+from companion.vision.roll_frames import render_roll
+from companion.vision.yolo_dataset import load_data_yaml
+
+
+def test_bad_correction_is_refused_and_writes_nothing(tmp_path):
+    frame = np.zeros((100, 100, 3), np.uint8)
+    bad = [{"box": [10, 10, 200, 50], "kind": "d6", "icon": "Melee", "count": 2}]
+    with pytest.raises(CorrectionError, match="not inside"):
+        save_correction(tmp_path / "c", frame, bad)
+    with pytest.raises(CorrectionError, match="kind"):
+        save_correction(tmp_path / "c", frame, [{"box": [1, 1, 5, 5], "kind": "d7", "icon": "x", "count": 1}])
+    assert not (tmp_path / "c").exists()
+
+
+def test_corrections_export_to_a_dataset_the_trainer_reads(tmp_path, catalogue):
+    scene = render_roll([("Dwarves/Mammoth Rider", 1), ("Dwarves/Behemoth", 0)], 3, size=320, catalogue=catalogue)
+    dice = [{"box": list(d.box), "kind": d.spec.kind, "icon": d.spec.icon, "count": d.spec.count,
+             "cocked": False, "die": d.spec.name} for d in scene.dice]
+    save_correction(tmp_path / "c", scene.image, dice, name="roll1")
+    yml, n = export_corrections(tmp_path / "c", tmp_path / "ds")
+    assert n == 1
+    assert load_data_yaml(yml.parent)["names"] == ["d4", "d6", "d8", "d10", "d12"]
+    rec = json.loads((tmp_path / "ds" / "manifest.jsonl").read_text())
+    assert [d["icon"] for d in rec["dice"]] == [d["icon"] for d in dice]
+    crops, targets, names = collect_crops(tmp_path / "ds", progress=False)
+    assert len(crops) == 2
+    assert [names["icon"][i] for i in targets["icon"]] == [d["icon"] for d in dice]
+    assert list(targets["count"]) == [d["count"] for d in dice]
+
+
+def test_export_of_an_empty_folder_is_a_clear_error(tmp_path):
+    (tmp_path / "c").mkdir()
+    with pytest.raises(CorrectionError, match="no corrections"):
+        export_corrections(tmp_path / "c", tmp_path / "ds")

@@ -1,0 +1,107 @@
+"""The renderer: deterministic by seed, and its labels match what it drew."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.vision.roll_frames import render_roll
+from companion.vision.synth import SceneSampler, render_scene
+from companion.vision.synth.scene import KIND_CLASSES
+
+DICE = [("Dwarves/Mammoth Rider", 2), ("Amazons/Javelineer", 0)]
+
+
+def test_same_seed_gives_identical_image_and_labels(catalogue):
+    sampler = SceneSampler(catalogue)
+    a = render_scene(np.random.default_rng(42), sampler.scene_specs(np.random.default_rng(1)), sampler.vocabulary)
+    b = render_scene(np.random.default_rng(42), sampler.scene_specs(np.random.default_rng(1)), sampler.vocabulary)
+    assert np.array_equal(a.image, b.image)
+    assert [d.box for d in a.dice] == [d.box for d in b.dice]
+    c = render_scene(np.random.default_rng(43), sampler.scene_specs(np.random.default_rng(1)), sampler.vocabulary)
+    assert not np.array_equal(a.image, c.image)
+
+
+def test_heldout_profile_uses_surfaces_and_tilts_training_never_sees(catalogue):
+    sampler = SceneSampler(catalogue)
+    train = [render_scene(np.random.default_rng(k), [], sampler.vocabulary, size=64).meta for k in range(30)]
+    held = [render_scene(np.random.default_rng(k), [], sampler.vocabulary, size=64, profile="heldout").meta
+            for k in range(30)]
+    assert not {m["surface"] for m in train} & {m["surface"] for m in held}
+    assert all(12 <= m["tilt"] <= 20 for m in held)
+    assert not any(12 < m["tilt"] < 20 for m in train)
+
+
+def _seed_with_dark_table(catalogue) -> int:
+    for seed in range(200):
+        empty = render_roll([], seed, size=320, clutter=False, photo=False, tilt_deg=0.0, catalogue=catalogue)
+        if empty.image.mean() < 90:
+            return seed
+    raise AssertionError("no dark table among 200 seeds")
+
+
+LIGHT = {"Ivory", "White", "Earth", "Silver"}
+
+
+@pytest.mark.parametrize("kind", KIND_CLASSES)
+def test_label_box_is_the_bounding_box_of_the_drawn_die(catalogue, kind):
+    from companion.vision.synth.scene import die_materials
+
+    seed = _seed_with_dark_table(catalogue)
+    die = next(d for d in catalogue if f"d{len(d.faces)}" == kind and set(die_materials(d)) <= LIGHT)
+    kw = dict(size=320, clutter=False, photo=False, tilt_deg=0.0, catalogue=catalogue, positions=[(150.0, 170.0)])
+    empty = render_roll([], seed, **{k: v for k, v in kw.items() if k != "positions"})
+    scene = render_roll([(die.name, 0)], seed, **kw)
+    assert len(scene.dice) == 1
+    drawn = scene.dice[0]
+    assert drawn.spec.kind == f"d{len(die.faces)}" and drawn.spec.kind in KIND_CLASSES
+    # pixels the die made brighter than the (dark) table: the die itself, not its shadow
+    brighter = (scene.image.astype(int) - empty.image.astype(int)).sum(2) > 45
+    ys, xs = np.nonzero(brighter)
+    x1, y1, x2, y2 = drawn.box
+    inside = (xs >= x1 - 1) & (xs <= x2 + 1) & (ys >= y1 - 1) & (ys <= y2 + 1)
+    assert inside.mean() > 0.995
+    assert abs(xs.min() - x1) <= 4 and abs(xs.max() - x2) <= 4
+    assert abs(ys.min() - y1) <= 4 and abs(ys.max() - y2) <= 4
+
+
+def test_dataset_writer_writes_labels_manifest_and_yaml(tmp_path, catalogue):
+    import json
+
+    import yaml
+
+    from companion.vision.synth import write_dataset
+    from companion.vision.yolo_dataset import read_labels
+
+    yml = write_dataset(tmp_path / "ds", 3, 5, catalogue, size=160, progress=False)
+    meta = yaml.safe_load(yml.read_text())
+    assert meta["names"] == list(KIND_CLASSES)
+    manifest = [json.loads(line) for line in (tmp_path / "ds" / "manifest.jsonl").read_text().splitlines()]
+    assert len(manifest) == 3
+    for rec in manifest:
+        cls, boxes = read_labels(tmp_path / "ds" / rec["image"].replace("images", "labels").replace(".jpg", ".txt"))
+        assert len(cls) == len(rec["dice"])
+        for c, b, d in zip(cls, boxes, rec["dice"], strict=True):
+            assert KIND_CLASSES[c] == d["kind"]
+            die = catalogue.get(d["die"])
+            face = die.faces[d["face_index"]]
+            assert (face.name, face.count) == (d["icon"], d["count"])
+            x1, y1, x2, y2 = d["box"]
+            assert b[0] == pytest.approx((x1 + x2) / 2 / 160, abs=1e-4)
+
+
+def test_user_glyph_folder_replaces_the_procedural_art(tmp_path, catalogue):
+    import cv2
+
+    from companion.vision.synth.glyphs import face_texture
+
+    vocab = tuple(sorted({f.name for d in catalogue for f in d.faces}))
+    default = face_texture("Melee", 2, 64, (200, 200, 200), (20, 20, 20), vocab)
+    scan = np.zeros((40, 40, 3), np.uint8)
+    scan[:, :, 2] = 255  # a pure red square
+    (tmp_path / "Dwarves").mkdir()
+    cv2.imwrite(str(tmp_path / "Dwarves" / "Melee.png"), scan)
+    custom = face_texture("Melee", 2, 64, (200, 200, 200), (20, 20, 20), vocab, "Dwarves", str(tmp_path))
+    other_species = face_texture("Melee", 2, 64, (200, 200, 200), (20, 20, 20), vocab, "Goblins", str(tmp_path))
+    assert (custom[:, :, 2] > 240).sum() > 300 and (custom[:, :, 0] < 20).sum() > 300
+    assert np.array_equal(other_species, default)
