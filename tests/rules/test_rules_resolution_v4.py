@@ -7,6 +7,7 @@ from dataclasses import replace
 from types import MappingProxyType
 
 import pytest
+from rules_rolls import at, request, unit
 
 from companion.rules.resolution import (
     ADD,
@@ -22,8 +23,6 @@ from companion.rules.resolution import (
     get_edition,
     resolve,
 )
-
-from rules_rolls import at, request, unit
 
 REG = Registry("test")
 
