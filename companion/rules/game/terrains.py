@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from ..catalogue import CatalogueError, DieKind, load_catalogue
+from ..catalogue import DieKind, load_catalogue
 from .errors import IllegalSetup
 
 MAGIC, MISSILE, MELEE = "magic", "missile", "melee"
@@ -46,13 +46,16 @@ def parse_terrain(name: str) -> TerrainKind:
     if not isinstance(name, str) or not name.strip():
         raise IllegalSetup(f"terrain {name!r} is not a terrain name such as 'Highland City'")
     full = name if name.lower().startswith("terrains/") else f"Terrains/{name}"
-    try:
-        die = load_catalogue().get(full)
-    except CatalogueError:
+    cat = load_catalogue()
+    # The face data spells the icon "Standing Stone" on some types and "Standing Stones" on others.
+    tries = [full, full.replace("Standing Stones", "Standing Stone"), full.replace("Standing Stone", "Standing Stones"),
+             full.replace("Dragon's Lair", "Dragons Lair")]
+    die = next((cat.find(t) for t in tries if cat.find(t) is not None), None)
+    if die is None:
         raise IllegalSetup(
             f"unknown terrain {name!r}: expected '<Type> <eighth-face icon>', e.g. 'Highland City'",
             "V4.01c L166-180",
-        ) from None
+        )
     if die.kind is not DieKind.TERRAIN:
         raise IllegalSetup(f"{name!r} is a {die.kind.value}, not a (major) terrain", "V4.01c L282-289")
     by_number = {f.count: f.icon for f in die.faces}
