@@ -177,6 +177,10 @@ def _sai_hook(name: str):
             results[t] = results.get(t, 0) + contribution.id_results
         mods, reports = _modifiers(ctx, contribution, "sai", sctx.index)
         reports.extend(_effect_reports(contribution, sctx.index))
+        if name == "Bash" and situation.against in ("melee", "dragon") and not results.get("save"):
+            reports.append(Report(name, "Bash copies the melee results of an attacking unit (or a dragon's damage): "
+                                        "give it as choices['Bash target melee'] / ['Bash dragon damage']",
+                                  None, sctx.index, "needs_input"))
         if contribution.loses_automatic_saves:
             reports.append(Report(name, f"this unit's automatic saves do not count [{contribution.citation}]",
                                   None, sctx.index, "loses_automatic_saves"))
@@ -213,6 +217,8 @@ def _ability_hook(ability: str):
 
     def hook(ctx: RollContext, idx: frozenset[int]) -> Iterable:
         species = SPECIES_ABILITIES[ability].species
+        if ability == "Scorching Touch":
+            return _scorching_touch(ctx, idx, species_contributions)
         situation = situation_of(ctx)
         active = ctx.request.choices.get("active", ())
         if isinstance(active, str):
@@ -229,6 +235,24 @@ def _ability_hook(ability: str):
 
     hook.__name__ = f"ability_{ability.lower().replace(' ', '_')}"
     return hook
+
+
+def _scorching_touch(ctx: RollContext, idx: frozenset[int], species_contributions) -> Iterable:
+    """Scalders saving against melee at a fire terrain: one damage back per save they rolled
+    (L933-938); the amount is their rolled saves (normal, ID and SAI)."""
+    from .species import scorching_touch_damage
+
+    out: list = []
+    for contribution in species_contributions("Scalders", situation_of(ctx)):
+        if contribution.source != "Scorching Touch":
+            continue
+        rolled = sum(ctx.rolled[i].get("save", 0) + ctx.sai_results[i].get("save", 0) for i in idx)
+        damage = scorching_touch_damage(rolled)
+        if damage:
+            out.append(Report("Scorching Touch", f"{damage} damage to the attacking army, reducible only by spell "
+                                                 f"saves [{contribution.citation}]", damage, None,
+                              "damage_spell_saves_only"))
+    return out
 
 
 def _terrain_harmony(ctx: RollContext, idx: frozenset[int]) -> Iterable:

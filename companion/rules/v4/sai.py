@@ -199,6 +199,8 @@ def _champion_logo(die: object, s: Situation) -> Mode | None:
     """Eldarim champions (L1811-1828, L2866-3058) and Dragonkin champions (L2546-2564)."""
     species = getattr(die, "species", None)
     name = str(getattr(die, "name", "")).split("/")[-1]
+    if species not in ("Dragonkin", "Eldarim"):
+        return None
     if s.roll_for == "save" and s.against == "individual":
         return gen(r(SAVE, 4), note="champion logo: four saves against an individual-targeting effect")
     if species == "Dragonkin":
@@ -206,8 +208,6 @@ def _champion_logo(die: object, s: Situation) -> Mode | None:
             return gen(effects=(fx("move_dragon", None, "a summoned dragon sharing this champion's element",
                                    detail="may move it from one terrain to another"),))
         return NOTHING
-    if species != "Eldarim":
-        return None
     plain = name.replace(" ", "").lower()
     ability = ("tame" if "master" in plain or "lord" in plain
                else "slay" if "hunter" in plain or "slayer" in plain
