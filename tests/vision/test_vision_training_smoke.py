@@ -1,0 +1,64 @@
+"""A CI-sized training run on the real code path (renders -> detector + face reader -> ONNX bundle),
+with every network connection refused, so an attempt to download anything fails the test."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+
+import pytest
+
+from companion.vision.bundle import train_bundle
+from companion.vision.evaluation import evaluate
+from companion.vision.reader import DiceModel, read_image
+from companion.vision.synth import write_dataset
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OSError("network access attempted during an offline test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+@pytest.mark.slow
+def test_smoke_training_writes_a_bundle_that_reads_and_evaluates(tmp_path, catalogue, no_network, monkeypatch):
+    monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo-config"))
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
+    data = tmp_path / "data"
+    write_dataset(data, 16, 3, catalogue, size=128, val_fraction=0.25, progress=False)
+    bundle = train_bundle(data, tmp_path / "smoke-model", epochs=1, imgsz=128, face_epochs=1, batch=8,
+                          work=tmp_path / "runs", crop_repeats=1, progress=False)
+    # the offline switches were set and the font was provided locally
+    assert os.environ["YOLO_OFFLINE"] == "1" and os.environ["YOLO_AUTOINSTALL"] == "0"
+    assert (tmp_path / "yolo-config" / "Ultralytics" / "Arial.ttf").stat().st_size > 10_000
+    for name in ("detector.onnx", "face.onnx", "detector.pt", "face.pt", "model.json"):
+        assert (bundle / name).stat().st_size > 1000, name
+    meta = json.loads((bundle / "model.json").read_text())
+    assert meta["detector_classes"] == ["d4", "d6", "d8", "d10", "d12"]
+    assert meta["face_heads"]["icon"][-1] == "cocked"
+    model = DiceModel(bundle)
+    image = read_image(next((data / "train" / "images").glob("*.jpg")))
+    readings = model.readings(image)
+    h, w = image.shape[:2]
+    for r in readings:  # an untrained model may find nothing; whatever it finds is well-formed
+        assert 0 <= r.box[0] <= r.box[2] <= w and 0 <= r.box[1] <= r.box[3] <= h
+        assert r.kind in meta["detector_classes"]
+    result = evaluate(model, data, progress=False)
+    assert result["images"] == 4 and 0.0 <= result["map50"] <= 1.0
+
+
+def test_offline_prepare_sets_switches_before_ultralytics_loads(tmp_path, monkeypatch):
+    from companion.vision import offline
+
+    monkeypatch.delenv("YOLO_OFFLINE", raising=False)
+    base = offline.prepare(tmp_path / "cfg")
+    assert os.environ["YOLO_OFFLINE"] == "1" and os.environ["YOLO_AUTOINSTALL"] == "0"
+    assert os.environ["YOLO_CONFIG_DIR"] == str(base)
+    assert (base / "Ultralytics" / "Arial.ttf").is_file()
+    import ultralytics.utils.torch_utils as tu
+
+    assert tu.NUM_THREADS == 2
