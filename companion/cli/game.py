@@ -1,0 +1,103 @@
+"""``companion game``: play a game on its SQLite log from the command line.
+
+    companion game new --db g.db --players Alice:Dwarves,Bob:Goblins --force 24
+    companion game show --db g.db            # where the game stands and who must decide what
+    companion game submit --db g.db '{"type": "choose", "choice": "first_turn"}'
+    companion game roll --db g.db --seed 3   # roll for me
+    companion game undo --db g.db -n 2
+    companion game export --db g.db game.json ; companion game import --db copy.db game.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("game", help="play a Dragon Dice game on a durable event log")
+    sub = p.add_subparsers(dest="game_command", metavar="ACTION")
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        q = sub.add_parser(name, help=help_text)
+        q.add_argument("--db", required=True, help="game database file (SQLite)")
+        q.set_defaults(func=handler, game_command=name)
+        return q
+
+    q = add("new", "start a quick-start game")
+    q.add_argument("--players", default="Alice:Dwarves,Bob:Goblins", help="NAME:SPECIES,... (2 or more)")
+    q.add_argument("--force", type=int, default=24, help="total force size in points")
+    add("show", "show the state and the pending decision")
+    q = add("submit", "submit an action given as JSON")
+    q.add_argument("action", help='e.g. \'{"type": "choose", "choice": "pass"}\'')
+    q = add("roll", "roll for me (seeded)")
+    q.add_argument("--seed", type=int, default=0)
+    q = add("undo", "take back the last action(s)")
+    q.add_argument("-n", type=int, default=1)
+    q = add("export", "write the game file")
+    q.add_argument("path")
+    q = add("import", "load a game file into a new database")
+    q.add_argument("path")
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _show(session) -> None:
+    state = session.state_dict()
+    print(f"game {state['game_id']}  turn {state['turn']}  phase {state['phase']}  step {state['step']}")
+    for t in state["terrains"]:
+        ctl = f"  controlled by {t['controller']}" if t["controller"] else ""
+        print(f"  {t['id']:<12} {t['name']:<28} face {t['face']} ({t['action'] or 'eighth face'}){ctl}")
+    for a in state["armies"]:
+        print(f"  {a['id']:<16} {a['health']:>2} health: " + ", ".join(u["die"].split("/")[-1] for u in a["units"]))
+    for line in state["log"][-5:]:
+        print(f"  . {line}")
+    if state["winner"]:
+        print(f"winner: {state['winner']} ({state['win_reason']})")
+    pending = state["pending"]
+    if pending:
+        print(f"{pending['player_name']} must decide: {pending['prompt']}  [{pending['rule']}]")
+        for c in pending["choices"][:20]:
+            print(f"    {json.dumps(c['value'])}: {c['label']}")
+        for d in pending.get("dice", []):
+            print(f"    {d['uid']} {d['die']}: {' | '.join(d['faces'])}")
+
+
+def handler(args: argparse.Namespace) -> int:
+    from companion.rules.game import GameRuleError
+    from companion.session import GameSession, SessionError
+
+    try:
+        cmd = args.game_command
+        if cmd == "new":
+            players = []
+            for item in args.players.split(","):
+                name, _, species = item.partition(":")
+                players.append({"name": name.strip(), **({"species": species.strip()} if species else {})})
+            session = GameSession.create(args.db, {"force_size": args.force, "players": players})
+        elif cmd == "import":
+            session = GameSession.import_file(args.db, args.path)
+        else:
+            session = GameSession.open(args.db)
+        if cmd == "submit":
+            try:
+                action = json.loads(args.action)
+            except json.JSONDecodeError as exc:
+                print(f"error: the action is not JSON: {exc}", file=sys.stderr)
+                return 2
+            for e in session.submit(action):
+                print("\n".join(e["log"]) or f"event {e['seq']}")
+        elif cmd == "roll":
+            for e in session.submit({"type": "roll_for_me", "seed": args.seed}):
+                print("faces: " + ", ".join(e["action"]["faces"]))
+                print("\n".join(e["log"]))
+        elif cmd == "undo":
+            session.undo(args.n)
+        elif cmd == "export":
+            print(session.export(args.path))
+            return 0
+        _show(session)
+        return 0
+    except (GameRuleError, SessionError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,27 @@
+"""``companion game`` sub-commands on a real database file."""
+
+from __future__ import annotations
+
+import json
+
+from companion.cli import main
+from companion.session import GameSession
+
+
+def test_game_cli_new_roll_submit_undo_export_import(tmp_path, capsys):
+    db = str(tmp_path / "g.db")
+    assert main(["game", "new", "--db", db, "--players", "Ann:Dwarves,Ben:Goblins"]) == 0
+    assert "Ann must decide" in capsys.readouterr().out
+    assert main(["game", "roll", "--db", db, "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "faces:" in out and "Ben must decide" in out
+    assert main(["game", "submit", "--db", db, json.dumps({"type": "choose", "choice": "x"})]) == 1
+    assert "must answer" in capsys.readouterr().err
+    assert main(["game", "submit", "--db", db, "{nope"]) == 2
+    assert main(["game", "undo", "--db", db]) == 0
+    assert "Ann must decide" in capsys.readouterr().out
+    path = str(tmp_path / "g.json")
+    assert main(["game", "export", "--db", db, path]) == 0
+    assert main(["game", "import", "--db", str(tmp_path / "copy.db"), path]) == 0
+    assert GameSession.open(tmp_path / "copy.db").pending() == GameSession.open(db).pending()
+    assert main(["game", "show", "--db", str(tmp_path / "missing.db")]) == 1
