@@ -53,8 +53,8 @@ def _read(args) -> int:
     from companion.vision.reader import ImageError, ModelError, load_model, read_image
 
     try:
-        model = load_model(args.model)
         image = read_image(args.image)
+        model = load_model(args.model)
         readings = model.readings(image, px_per_mm=args.px_per_mm)
     except (ImageError, ModelError) as exc:
         return _err(str(exc))
