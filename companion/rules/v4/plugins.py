@@ -71,8 +71,7 @@ def situation_of(ctx: RollContext) -> Situation:
         bash_dragon_damage=int(choices.get("Bash dragon damage", 0) or 0),
         tower_shot_at_reserves=bool(choices.get("Tower shot at Reserves", False)),
         choices={k: v for k, v in choices.items() if isinstance(k, str) and isinstance(v, str)},
-        counted_override=tuple(_UPPER[t] for t in sorted(ctx.counted) if t in _UPPER)
-        if len(ctx.counted) > 1 or req.counted is not None else None,
+        counted_override=tuple(_UPPER[t] for t in sorted(ctx.counted) if t in _UPPER) or None,
     )
 
 
