@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.rules.game import Game, quick_setup, random_answer
+from companion.rules.game.decisions import TOPICS
 from companion.rules.game.state import AREAS
 
 SPECIES = ("Dwarves", "Goblins", "Coral Elves", "Lava Elves", "Undead", "Amazons")
@@ -63,6 +64,7 @@ def test_random_legal_play_keeps_invariants_and_replays(seed, players, force, st
         canonical.pop("log")
         accepted.append(canonical)
         check_invariants(game)
+        assert game.pending is None or game.pending.topic in TOPICS
     # Replaying the accepted actions rebuilds the same state and the same pending decision.
     again = Game(setup)
     for action in accepted:

@@ -24,6 +24,16 @@ from typing import Any
 from .errors import IllegalAction, IllegalChoice
 
 KINDS = ("roll", "choice", "allocate", "cast", "reinforce", "retreat")
+# ``Decision.topic``: what is being asked, stable across wording changes of ``prompt``.
+TOPICS = (
+    "roll",  # an army roll (data: roll type, army)
+    "reroll",  # dice whose face makes them roll again
+    "terrain_roll",  # starting distance of a terrain
+    "first_or_frontier", "select_frontier", "place_horde", "place_campaign",  # set-up
+    "city", "temple", "temple_bury",  # eighth face phase
+    "march", "maneuver", "counter_maneuver", "direction", "action", "target", "counter_attack",
+    "allocate", "cast", "reinforce", "retreat",
+)
 ANSWER_TYPE = {
     "roll": "roll",
     "choice": "choose",
@@ -44,9 +54,10 @@ class Decision:
     dice: list = field(default_factory=list)
     data: dict = field(default_factory=dict)
     validate: Callable[[dict], Any] | None = field(default=None, repr=False)
+    topic: str = ""  # stable name of the question (TOPICS), for programs; prompts are for people
 
     def to_dict(self) -> dict:
-        out = {"player": self.player, "kind": self.kind, "prompt": self.prompt, "rule": self.rule}
+        out = {"player": self.player, "kind": self.kind, "topic": self.topic, "prompt": self.prompt, "rule": self.rule}
         out["choices"] = self.choices
         if self.kind == "roll":
             out["dice"] = self.dice

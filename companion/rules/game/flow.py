@@ -152,7 +152,7 @@ class Game:
         st = self.state
         dice = [d for d in army.dice if d.is_unit or d.spec.kind == "item"]
         spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)} for d in dice]
-        faces = yield Decision(
+        faces = yield _ask("roll",
             army.owner, "roll", prompt, rule, dice=spec, data={"roll": roll, "army": army.id},
             validate=_faces_validator(spec),
         )
@@ -189,7 +189,7 @@ class Game:
             if not outcome.rerolls:
                 break
             again = [spec[i] for i in outcome.rerolls]
-            more = yield Decision(
+            more = yield _ask("reroll",
                 army.owner, "roll", f"{self._name(army.owner)}: roll again "
                 + ", ".join(d["die"] for d in again) + " (their face makes them roll again)", "V4.01c L1015-1017",
                 dice=again, data={"roll": roll, "army": army.id, "reroll": True}, validate=_faces_validator(again),
@@ -232,7 +232,7 @@ class Game:
         """Starting distance: roll the terrain die; 8 re-rolls, 7 turns to 6 (V4.01c L340-343)."""
         while True:
             spec = [{"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}]
-            faces = yield Decision(
+            faces = yield _ask("terrain_roll",
                 pid, "roll", f"{self._name(pid)}: roll {terrain.name} for its starting distance",
                 "V4.01c L340-343", dice=spec, data={"roll": "terrain", "terrain": terrain.id},
                 validate=_faces_validator(spec),
@@ -272,7 +272,7 @@ class Game:
         ranked = yield from self._rank(list(st.player_ids))
         top = ranked[0]
         options = [choice("first_turn", "Take the first turn"), choice("select_frontier", "Select the Frontier Terrain")]
-        pick = yield Decision(
+        pick = yield _ask("first_or_frontier",
             top, "choice", f"{self._name(top)} rolled the most maneuvers: take the first turn or select the Frontier?",
             "V4.01c L318-322", options, validate=choose_validator(options),
         )
@@ -284,7 +284,7 @@ class Game:
         st.step = "frontier"
         proposals = [(p.id, p.frontier_proposal) for p in st.players]
         options = [choice(pid, f"{kind.name} (proposed by {self._name(pid)})") for pid, kind in proposals]
-        chosen = yield Decision(
+        chosen = yield _ask("select_frontier",
             selector, "choice", f"{self._name(selector)}: select the Frontier Terrain", "V4.01c L324-326",
             options, validate=choose_validator(options),
         )
@@ -305,7 +305,7 @@ class Game:
             horde_at = horde_options[0]
             if len(horde_options) > 1:
                 opts = [choice(t, f"{st.terrains[t].name} ({self._name(st.terrains[t].owner)}'s home)") for t in horde_options]
-                horde_at = yield Decision(
+                horde_at = yield _ask("place_horde",
                     pid, "choice", f"{self._name(pid)}: place your Horde army at another player's Home Terrain",
                     "V4.01c L330", opts, validate=choose_validator(opts),
                 )
@@ -320,7 +320,7 @@ class Game:
             camp_at = camp_options[0]
             if len(camp_options) > 1:
                 opts = [choice(t, st.terrains[t].name) for t in camp_options]
-                camp_at = yield Decision(
+                camp_at = yield _ask("place_campaign",
                     pid, "choice", f"{self._name(pid)}: place your Campaign army at a terrain where you have no army",
                     "V4.01c L331; FAQ95 SET-UP 5.C", opts, validate=choose_validator(opts),
                 )
@@ -428,7 +428,7 @@ class Game:
         if len(opts) == 1:
             return
         st.step = "city"
-        pick = yield Decision(
+        pick = yield _ask("city",
             pid, "choice", f"{self._name(pid)}: City at {terrain.name}: recruit or promote?", "V4.01c L522-524",
             opts, validate=choose_validator(opts),
         )
@@ -449,7 +449,7 @@ class Game:
             return
         st.step = "temple"
         opts = [choice("none", "Do nothing")] + [choice(p, f"Make {self._name(p)} bury a unit") for p in victims]
-        victim = yield Decision(
+        victim = yield _ask("temple",
             pid, "choice", f"{self._name(pid)}: Temple at {terrain.name}: force a player to bury a dead unit?",
             "V4.01c L529-531", opts, validate=choose_validator(opts),
         )
@@ -464,7 +464,7 @@ class Game:
                 opts.append(choice(u.uid, f"Bury {u.name}"))
         uid = opts[0]["value"]
         if len(opts) > 1:
-            uid = yield Decision(
+            uid = yield _ask("temple_bury",
                 victim, "choice", f"{self._name(victim)}: choose a unit in your DUA to bury (Temple)",
                 "V4.01c L529-531", opts, validate=choose_validator(opts),
             )
@@ -479,7 +479,7 @@ class Game:
         if not ready:
             return
         opts = [choice(a.id, f"March with {self._army_label(a)}") for a in ready] + [choice("pass", "Do not march")]
-        pick = yield Decision(
+        pick = yield _ask("march",
             pid, "choice", f"{self._name(pid)}: {'first' if number == 1 else 'second'} march: which army marches?",
             "V4.01c L372-376, L466-469; FAQ95 TURN B", opts, validate=choose_validator(opts),
         )
@@ -499,7 +499,7 @@ class Game:
         st.step = "maneuver"
         terrain = st.terrains[tid]
         opts = [choice("maneuver", f"Maneuver at {terrain.name}"), choice("skip", "Skip the maneuver step")]
-        pick = yield Decision(
+        pick = yield _ask("maneuver",
             pid, "choice", f"{self._name(pid)}: maneuver at {terrain.name} (face {terrain.face})?",
             "V4.01c L376-380", opts, validate=choose_validator(opts),
         )
@@ -513,7 +513,7 @@ class Game:
             if not army.units:
                 continue
             opts = [choice("counter", "Counter-maneuver"), choice("no", "Let the maneuver happen")]
-            answer = yield Decision(
+            answer = yield _ask("counter_maneuver",
                 other, "choice", f"{self._name(other)}: counter-maneuver {self._name(pid)}'s maneuver at {terrain.name}?",
                 "V4.01c L377-379", opts, validate=choose_validator(opts),
             )
@@ -548,7 +548,7 @@ class Game:
         if terrain.face < 8:
             opts.append(choice("up", f"Turn {terrain.name} up to {terrain.face + 1}"))
         st.step = "maneuver_direction"
-        way = yield Decision(
+        way = yield _ask("direction",
             pid, "choice", f"{self._name(pid)}: the maneuver succeeds: turn {terrain.name} up or down?",
             "V4.01c L384-386", opts, validate=choose_validator(opts),
         )
@@ -593,7 +593,7 @@ class Game:
         if not legal:
             return
         opts = [choice(a, f"{a.capitalize()} action") for a in legal] + [choice("skip", "Skip the action step")]
-        pick = yield Decision(
+        pick = yield _ask("action",
             pid, "choice", f"{self._name(pid)}: action with {self._army_label(army)}?", "V4.01c L393-400",
             opts, validate=choose_validator(opts),
         )
@@ -616,7 +616,7 @@ class Game:
         if len(targets) == 1:
             return targets[0]
         opts = [choice(a.id, f"{self._army_label(a)} ({a.health} health)") for a in targets]
-        tid = yield Decision(pid, "choice", f"{self._name(pid)}: choose the target of your {what}", rule, opts,
+        tid = yield _ask("target", pid, "choice", f"{self._name(pid)}: choose the target of your {what}", rule, opts,
                              validate=choose_validator(opts))
         return next(a for a in targets if a.id == tid)
 
@@ -637,7 +637,7 @@ class Game:
         if defender.units and attacker.units:
             opts = [choice("counter", "Counter-attack"), choice("no", "Do not counter-attack")]
             st.step = "counter_attack"
-            answer = yield Decision(
+            answer = yield _ask("counter_attack",
                 target.owner, "choice", f"{self._name(target.owner)}: counter-attack {self._army_label(attacker)}?",
                 "V4.01c L412-415", opts, validate=choose_validator(opts),
             )
@@ -679,7 +679,7 @@ class Game:
         else:
             st.step = "allocate_damage"
             opts = [{"value": s, "label": ", ".join(st.units[u].name for u in s)} for s in legal]
-            killed = yield Decision(
+            killed = yield _ask("allocate",
                 army.owner, "allocate",
                 f"{self._name(army.owner)}: {damage} damage to {self._army_label(army)}: choose units worth "
                 f"{dmg.health_to_kill([h for _, _, h in units], damage)} health to kill",
@@ -752,7 +752,7 @@ class Game:
             for uid, n in out.magic_by_die.items() if n > 0
         }
         st.step = "announce_spells"
-        casts = yield Decision(
+        casts = yield _ask("cast",
             pid, "cast", f"{self._name(pid)}: {out.total} magic: announce your spells and their targets",
             "V4.01c L470-480", data={"magic": out.total, "accounting": accounting, "army": army.id},
             validate=lambda a, army=army, out=out, extra=extra: self._validate_casts(pid, army, out, extra, a),
@@ -830,7 +830,7 @@ class Game:
         reserve = [u for u in st.area(pid, RESERVE)]
         if not any(u.is_unit for u in reserve):
             return
-        moves = yield Decision(
+        moves = yield _ask("reinforce",
             pid, "reinforce", f"{self._name(pid)}: reinforce: move reserve units to terrains (or none)",
             "V4.01c L483-487", data={"units": [u.uid for u in reserve], "terrains": list(st.terrains)},
             validate=lambda a: self._validate_moves(a, {u.uid for u in reserve}, set(st.terrains)),
@@ -857,7 +857,7 @@ class Game:
                                     "V4.01c L489-491")
             return list(units)
 
-        units = yield Decision(
+        units = yield _ask("retreat",
             pid, "retreat", f"{self._name(pid)}: retreat: move units from terrains to your Reserve Area (or none)",
             "V4.01c L489-491", data={"units": sorted(ids)}, validate=validate,
         )
@@ -931,6 +931,12 @@ class Game:
         st.next_effect_id += 1
         st.effects.append(effect)
         return effect
+
+
+def _ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
+    decision = Decision(*args, **kwargs)
+    decision.topic = topic
+    return decision
 
 
 def _faces_validator(dice: list[dict]):
