@@ -128,3 +128,28 @@ def test_bash_without_attacker_numbers_asks_for_them(cat):
     req = RollRequest("save", (RolledUnit(basher, (f,)),), against="melee", terrain=TerrainState("Coastland", face=3),
                       choices={"Bash target melee": 5})
     assert resolve(req).total("save") == 5
+
+
+def test_cursed_bullets_reported_with_dua_cap_l922_929(cat):
+    shooter = cat["Lava Elves/Fusilier"]
+    us = tuple(RolledUnit(shooter, (shooter.find_face("2 Missile"),)) for _ in range(3))
+    req = RollRequest("missile", us, terrain=TerrainState("Highland", face=4), dua_counts={"Lava Elves": 2})
+    r = resolve(req)
+    assert r.total("missile") == 6
+    (rep,) = [x for x in r.reports if x.source == "Cursed Bullets"]
+    assert rep.amount == 2
+    req = RollRequest("missile", us, terrain=TerrainState("Highland", face=4), dua_counts={"Lava Elves": 9})
+    assert [x.amount for x in resolve(req).reports if x.source == "Cursed Bullets"] == [3]
+    req = RollRequest("missile", us, terrain=TerrainState("Highland", face=4))
+    assert not [x for x in resolve(req).reports if x.source == "Cursed Bullets"]
+
+
+def test_foul_stench_reported_with_dua_cap_l907_914(cat):
+    goblin = next(d for d in cat if d.species == "Goblins" and d.is_unit and any(f.icon == "Melee" for f in d.faces))
+    f = next(x for x in goblin.faces if x.icon == "Melee")
+    req = RollRequest("melee", (RolledUnit(goblin, (f,)),), terrain=TerrainState("Swampland", face=6),
+                      dua_counts={"Goblins": 5})
+    assert [x.amount for x in resolve(req).reports if x.source == "Foul Stench"] == [3]
+    req = RollRequest("melee", (RolledUnit(goblin, (f,)),), terrain=TerrainState("Swampland", face=6),
+                      dua_counts={"Goblins": 5}, counter_attack=True)
+    assert not [x for x in resolve(req).reports if x.source == "Foul Stench"]

@@ -254,6 +254,37 @@ def _scorching_touch(ctx: RollContext, idx: frozenset[int], species_contribution
     return out
 
 
+def _cursed_bullets(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+    """Lava Elves missile attack on an army at the same terrain (L922-929): up to N of their
+    missile results only spell saves reduce; N = Lava Elves in the DUA, at most 3s.  Reported."""
+    from .species import cursed_bullets
+
+    if ctx.purpose != "missile" or ctx.terrain is None or ctx.in_reserve:
+        return ()
+    if ctx.request.choices.get("target at another terrain", False):
+        return ()
+    missile = sum(ctx.rolled[i].get("missile", 0) + ctx.sai_results[i].get("missile", 0) for i in idx)
+    effect = cursed_bullets(missile, int(ctx.request.dua_counts.get("Lava Elves", 0)), ctx.request.force_points)
+    if not effect.amount:
+        return ()
+    return (Report("Cursed Bullets", f"{effect.amount} of the missile damage is reducible only by spell saves "
+                                     f"[{effect.citation}]", effect.amount, None, effect.kind),)
+
+
+def _foul_stench(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+    """An army with Goblins takes a melee action (L907-914): after saving, the defender picks N units
+    that cannot counter-attack; N = Goblins in the DUA, at most 3s.  Reported."""
+    from .species import foul_stench
+
+    if ctx.purpose != "melee" or ctx.counter_attack:
+        return ()
+    effect = foul_stench(int(ctx.request.dua_counts.get("Goblins", 0)), ctx.request.force_points)
+    if not effect.amount:
+        return ()
+    return (Report("Foul Stench", f"the defender picks {effect.amount} unit(s) that cannot counter-attack "
+                                  f"[{effect.citation}]", effect.amount, None, "no_counter_attack_units"),)
+
+
 def _terrain_harmony(ctx: RollContext, idx: frozenset[int]) -> Iterable:
     from .species import SPECIES_ABILITIES, terrain_harmony_elements
 
@@ -297,7 +328,8 @@ def register_species(reg: Registry) -> None:
         spec = SPECIES_ABILITIES[ability]
         if ability not in {e.name for e in reg.abilities.get(spec.species, [])}:
             reg.species_ability(spec.species, ability, citation=spec.citation)(_ability_hook(ability))
-    extra = {"Terrain Harmony": _terrain_harmony, "Bone Magic": _bone_magic}
+    extra = {"Terrain Harmony": _terrain_harmony, "Bone Magic": _bone_magic, "Cursed Bullets": _cursed_bullets,
+             "Foul Stench": _foul_stench}
     for ability, fn in extra.items():
         spec = SPECIES_ABILITIES[ability]
         if ability not in {e.name for e in reg.abilities.get(spec.species, [])}:
