@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from flask import Blueprint, Response, current_app, request, stream_with_context
+from flask import Blueprint, Response, current_app, request
 
 from .errors import APIError
 from .jsonable import jsonable
@@ -70,4 +70,4 @@ def stream():
                 yield ": keepalive\n\n"
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream_with_context(generate()), mimetype="text/event-stream", headers=headers)
+    return Response(generate(), mimetype="text/event-stream", headers=headers)

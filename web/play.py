@@ -380,11 +380,15 @@ def odds_view(store, army: str | None, roll_for: str | None, need: int | None) -
         owner, location = found[0]["owner"], found[0]["location"]
         dice = [u["die"] for u in found[0]["units"] if u["kind"] in ("unit", "item")]
         roll_for = roll_for or "melee"
+    from companion.rules.resolution import TerrainState
+
     terrain = next((t for t in state.get("terrains", []) if t["id"] == location), None)
-    eighth = bool(terrain and terrain["face"] == 8 and terrain["controller"] == owner)
-    order_of_play = state.get("phase") == "setup"
-    result = army_odds(dice, roll_for, eighth_face=eighth, order_of_play=order_of_play,
-                       terrain=terrain["name"] if terrain else None)
+    at = None
+    if terrain is not None:
+        at = TerrainState(terrain["type"], face=terrain["face"], eighth=terrain.get("eighth_face"),
+                          controlled=terrain["face"] == 8 and terrain["controller"] == owner, name=terrain["name"])
+    against = "melee" if roll_for == "save" else None
+    result = army_odds(dice, roll_for, against=against, terrain=at, in_reserve=location == "reserve")
     body = result.to_dict(need)
     names = {p["id"]: p["name"] for p in state.get("players", [])}
     where = terrain["name"] if terrain else ("Reserve Area" if location == "reserve" else "set-up")

@@ -1,35 +1,38 @@
 """Exact odds of an army roll: the probability of every total, by convolution (no sampling).
 
-Every die of the army is fair, so each face comes up with probability 1/n.  For the roll being
-made, each face is turned into what it adds under die roll resolution (V4.01c L1011-1030):
+Every die is fair, so each face comes up with probability 1/n.  What a face adds to the roll is
+found by die roll resolution itself (``companion.rules.resolution.resolve`` on that die alone, at
+the army's terrain): IDs (doubled at a controlled eighth face, V4.01c L508), normal icons, SAI
+results (step 8), species abilities that count one result as another (step 10) and per-unit
+multipliers.  The resolution's explained steps split each face's value by the step that adds it:
 
-* ``normal``: non-SAI results counted at step 5 — a normal action icon of the roll's type, or an ID
-  worth the unit's health (monsters: X); IDs are doubled by a controlled eighth face
-  (V4.01c L508) and do not count in a Tower shot at reserves (L533-535);
-* ``sai``: results an SAI generates for this roll type (the SAI table, ``companion.rules.v4.sai``),
-  added at step 8, after subtracting and dividing; never during the order-of-play roll (L312-315);
-* ``rerolls``: the SAI rolls the die again and the new face is applied as well (Rend, Bullseye...):
-  the die's own distribution is convolved into itself until the chance left is below 1e-15.
+* ``normal``: step 5 (the non-SAI subtotal, which army-wide subtract and divide act on);
+* ``sai``: step 8 (SAI-generated results, added after subtracting and dividing);
+* ``late``: steps 9-10 (per-unit multipliers, "counts as" abilities).
 
-Each die thus has a small joint distribution over (normal, sai); the army's joint distribution is
-their convolution.  Army-wide modifiers are then applied in resolution order: subtract (step 6)
-and divide, rounding down (step 7), act on the non-SAI subtotal only; SAI results are added
-(step 8); multiply (step 9); add (step 10); results never go below 0.  At most one divider and one
-multiplier count per result type (L1032-1038): the largest of each is used.
+A face whose SAI rolls the die again (Rend, Bullseye...) adds a fresh roll of the same die: the
+die's distribution is convolved into itself until the chance left is below 1e-15.
 
-Pure: numpy arithmetic on the catalogue's faces, no I/O, no randomness.
+The army's distribution is the convolution of its dice.  With no army-wide modifier the face
+values simply add (1-D); otherwise the joint distribution over (normal, sai, late) is kept and the
+modifiers are applied in resolution order (V4.01c L1011-1030): subtract (6) and divide, rounded
+down (7), on the non-SAI subtotal; SAI results added (8); multiply (9); add (10); never below 0;
+at most one divider and one multiplier per result type (the largest).
+
+Pure: numpy arithmetic and the pure resolution engine; no I/O, no randomness.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from .catalogue import Die, Face, load_catalogue
+from .resolution import TerrainState
 from .v4.contributions import Op
-from .v4.situation import Situation
 
 REROLL_TAIL = 1e-15
 
@@ -40,12 +43,19 @@ class OddsError(ValueError):
 
 @dataclass(frozen=True)
 class FaceValue:
-    """What one face adds to the roll being made."""
+    """What one face adds to the roll being made, split by the resolution step that adds it:
+    ``normal`` (step 5, touched by subtract and divide), ``sai`` (step 8) and ``late`` (steps 9-10:
+    per-unit multipliers and "counts as" abilities, untouched by the army's subtract/divide)."""
 
     normal: int
     sai: int = 0
     rerolls: bool = False
     note: str = ""
+    late: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.normal + self.sai + self.late
 
 
 @dataclass(frozen=True)
@@ -91,41 +101,52 @@ class Odds:
         return out
 
 
-def face_value(die: Die, face: Face, situation: Situation, *, eighth_face: bool = False,
-               ids_count: bool = True, order_of_play: bool = False) -> FaceValue:
-    """What ``face`` of ``die`` adds to a roll of ``situation`` (see the module doc)."""
-    primary = situation.primary
-    if face.is_id:
-        if not ids_count:
-            return FaceValue(0, note="IDs do not count in a Tower shot at reserves (V4.01c L533-535)")
-        return FaceValue(face.count * (2 if eighth_face else 1))
-    if face.icon == primary:
-        return FaceValue(face.count)
-    if face.is_sai and not order_of_play:
-        from .v4.sai import sai_contribution
+def face_value(die: Die, face: Face, purpose: str, *, against: str | None = None,
+               terrain: TerrainState | None = None, in_reserve: bool = False, edition: str = "v4") -> FaceValue:
+    """What ``face`` of ``die`` adds to a roll, by die roll resolution of that die alone
+    (``companion.rules.resolution.resolve``: IDs, eighth-face doubling, SAIs, species abilities)."""
+    return _face_value(die, die.faces.index(face), purpose, against, terrain, in_reserve, edition)
 
+
+@lru_cache(maxsize=4096)
+def _face_value(die: Die, index: int, purpose: str, against: str | None, terrain: TerrainState | None,
+                in_reserve: bool, edition: str) -> FaceValue:
+    from .resolution import RolledUnit, RollRequest, resolve
+    from .v4.sai import rerolls
+    from .v4.situation import Situation
+
+    face = die.faces[index]
+    request = RollRequest(purpose, (RolledUnit(die, (face,)),), edition=edition, against=against,
+                          terrain=terrain, in_reserve=in_reserve)
+    resolution = resolve(request)
+    total = resolution.total(purpose)
+    by_step = {5: 0, 8: 0, 9: 0, 10: 0}
+    for step in resolution.steps:
+        if step.result == purpose and step.before is not None and step.after is not None and step.step in by_step:
+            by_step[step.step] += step.after - step.before
+    sai = by_step[8]
+    late = by_step[9] + by_step[10]
+    again = False
+    if face.is_sai and terrain is not None:
         try:
-            c = sai_contribution(face.sai, face.count, situation, die)
+            again = rerolls(face.sai, Situation(purpose, against=against), die)
         except KeyError:
-            return FaceValue(0, note=f"{face.sai}: not in the SAI table, counted as nothing")
-        normal = c.id_results * (2 if eighth_face else 1)
-        note = ""
-        if any(m.scope.value == "the roll being resolved" for m in c.modifiers):
-            note = f"{face.sai}: its modifier on this roll is not in the odds"
-        return FaceValue(normal, c.total(primary), c.rerolls, note)
-    return FaceValue(0)
+            again = False
+    return FaceValue(total - sai - late, sai, again, late=late)
 
 
-def die_distribution(values: Sequence[FaceValue]) -> np.ndarray:
-    """The joint distribution over (normal, sai) of one fair die with these faces."""
+def die_distribution(values: Sequence[FaceValue], split: bool = True) -> np.ndarray:
+    """The joint distribution over (normal, sai, late) of one fair die with these faces, or over the
+    face's whole value when ``split`` is false (no army-wide modifier to apply)."""
     n = len(values)
     if n == 0:
         raise OddsError("a die needs at least one face")
-    shape = (max(v.normal for v in values) + 1, max(v.sai for v in values) + 1)
+    keys = [(v.normal, v.sai, v.late) if split else (v.total,) for v in values]
+    shape = tuple(max(k[i] for k in keys) + 1 for i in range(len(keys[0])))
     base = np.zeros(shape)
     again = np.zeros(shape)
-    for v in values:
-        (again if v.rerolls else base)[v.normal, v.sai] += 1.0 / n
+    for v, k in zip(values, keys, strict=True):
+        (again if v.rerolls else base)[k] += 1.0 / n
     if not again.any():
         return base
     # P = base + again * P  (the re-rolled die adds a fresh roll of itself): expand the series.
@@ -141,40 +162,50 @@ def die_distribution(values: Sequence[FaceValue]) -> np.ndarray:
 
 
 def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = np.zeros((max(a.shape[0], b.shape[0]), max(a.shape[1], b.shape[1])))
-    out[: a.shape[0], : a.shape[1]] += a
-    out[: b.shape[0], : b.shape[1]] += b
+    out = np.zeros(tuple(max(x, y) for x, y in zip(a.shape, b.shape, strict=True)))
+    out[tuple(slice(0, x) for x in a.shape)] += a
+    out[tuple(slice(0, x) for x in b.shape)] += b
     return out
 
 
-def convolve2d(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Full 2-D convolution of two small probability grids (sum of independent pairs)."""
-    if a.size > b.size:
+def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Full N-D convolution of two small probability grids (the sum of independent values):
+    one shifted, scaled copy of the larger grid per non-zero cell of the smaller one."""
+    if np.count_nonzero(a) > np.count_nonzero(b):
         a, b = b, a
-    out = np.zeros((a.shape[0] + b.shape[0] - 1, a.shape[1] + b.shape[1] - 1))
-    for i, j in zip(*np.nonzero(a), strict=True):
-        out[i : i + b.shape[0], j : j + b.shape[1]] += a[i, j] * b
+    out = np.zeros(tuple(x + y - 1 for x, y in zip(a.shape, b.shape, strict=True)))
+    for idx in zip(*np.nonzero(a), strict=True):
+        out[tuple(slice(i, i + n) for i, n in zip(idx, b.shape, strict=True))] += a[idx] * b
     return out
+
+
+convolve2d = convolve
 
 
 def army_joint(dice: Iterable[np.ndarray]) -> np.ndarray:
-    joint = np.ones((1, 1))
+    joint = None
     for d in dice:
-        joint = _trim(convolve2d(d, joint))
-    return joint
+        joint = d if joint is None else _trim(convolve(d, joint))
+    return np.ones((1,)) if joint is None else joint
 
 
 def _trim(grid: np.ndarray, tail: float = REROLL_TAIL * 1e-3) -> np.ndarray:
-    """Drop trailing rows/columns holding (together) less than ``tail`` of the probability."""
-    rows = np.cumsum(grid.sum(axis=1)[::-1])
-    cols = np.cumsum(grid.sum(axis=0)[::-1])
-    r = grid.shape[0] - int(np.searchsorted(rows, tail, side="right"))
-    c = grid.shape[1] - int(np.searchsorted(cols, tail, side="right"))
-    return grid[: max(r, 1), : max(c, 1)]
+    """Drop trailing slices (per axis) holding together less than ``tail`` of the probability."""
+    keep = []
+    for axis in range(grid.ndim):
+        other = tuple(a for a in range(grid.ndim) if a != axis)
+        mass = grid.sum(axis=other) if other else grid
+        cum = np.cumsum(mass[::-1])
+        keep.append(max(grid.shape[axis] - int(np.searchsorted(cum, tail, side="right")), 1))
+    return grid[tuple(slice(0, k) for k in keep)]
 
 
 def apply_modifiers(joint: np.ndarray, modifiers: Sequence[ArmyModifier] = ()) -> np.ndarray:
-    """The total's distribution from the (normal, sai) joint, modifiers in resolution order."""
+    """The total's distribution from the (normal, sai, late) joint, modifiers in resolution order."""
+    if joint.ndim == 1:
+        if modifiers:
+            raise OddsError("army-wide modifiers need the joint split by resolution step")
+        return joint
     sub = sum(m.amount for m in modifiers if m.op is Op.SUBTRACT)
     divs = [m.amount for m in modifiers if m.op is Op.DIVIDE]
     muls = [m.amount for m in modifiers if m.op is Op.MULTIPLY]
@@ -183,35 +214,44 @@ def apply_modifiers(joint: np.ndarray, modifiers: Sequence[ArmyModifier] = ()) -
         raise OddsError("a divider must be at least 1")
     div = max(divs, default=1)  # one divider per result type (V4.01c L1032-1038)
     mul = max(muls, default=1)  # one multiplier per result type
-    normal = np.arange(joint.shape[0])[:, None]
-    sai = np.arange(joint.shape[1])[None, :]
-    total = (np.maximum(normal - sub, 0) // div + sai) * mul + add  # steps 6, 7, 8, 9, 10
+    normal, sai, late = np.meshgrid(*(np.arange(n) for n in joint.shape), indexing="ij")
+    total = (np.maximum(normal - sub, 0) // div + sai) * mul + late + add  # steps 6, 7, 8, 9, 10
     total = np.maximum(total, 0)
     return np.bincount(np.broadcast_to(total, joint.shape).ravel(), weights=joint.ravel())
 
 
 def army_odds(dice: Sequence[str | Die], roll_for: str, *, against: str | None = None,
-              eighth_face: bool = False, ids_count: bool = True, order_of_play: bool = False,
-              terrain: str | None = None, modifiers: Sequence[ArmyModifier] = ()) -> Odds:
-    """Exact odds of an army roll.  ``dice`` are catalogue names (or ``Die`` values) of the army's
-    units and items; ``roll_for`` is maneuver, melee, missile, magic or save."""
+              terrain: TerrainState | None = None, in_reserve: bool = False, edition: str = "v4",
+              modifiers: Sequence[ArmyModifier] = ()) -> Odds:
+    """Exact odds of an army roll.
+
+    ``dice``: catalogue names (or ``Die`` values) of the army's units and items; ``roll_for``:
+    maneuver, melee, missile, magic or save (``against`` melee/missile/magic for saves);
+    ``terrain``: where the army rolls (``resolution.TerrainState``: type, face, eighth face
+    controlled), ``None`` for the order-of-play roll (no terrain, no SAIs); ``in_reserve`` for a
+    Reserve army; ``modifiers``: army-wide modifiers of the roll's result type (spells in force).
+    """
+    if roll_for not in ("maneuver", "melee", "missile", "magic", "save"):
+        raise OddsError(f"no odds for a {roll_for!r} roll (maneuver, melee, missile, magic or save)")
     if roll_for == "save" and against is None:
         against = "melee"
-    situation = Situation(roll_for, against=against if roll_for == "save" else None)
+    if roll_for != "save":
+        against = None
     cat = load_catalogue()
     notes: set[str] = set()
+    split = bool(modifiers)
     grids = []
     for d in dice:
         die = d if isinstance(d, Die) else cat.find(d)
         if die is None:
             raise OddsError(f"unknown die {d!r}")
-        values = [face_value(die, f, situation, eighth_face=eighth_face, ids_count=ids_count,
-                             order_of_play=order_of_play) for f in die.faces]
-        notes.update(v.note for v in values if v.note)
-        grids.append(die_distribution(values))
+        values = [_face_value(die, i, roll_for, against, terrain, in_reserve, edition) for i in range(len(die.faces))]
+        grids.append(die_distribution(values, split=split))
     pmf = apply_modifiers(army_joint(grids), modifiers)
-    if eighth_face:
+    if terrain is not None and terrain.controlled and terrain.face == 8:
         notes.add("IDs doubled: the army controls this terrain's eighth face (V4.01c L508)")
-    if terrain:
-        notes.add(f"at {terrain}; species abilities and spells in force are not included")
-    return Odds(situation.primary, len(grids), pmf, sorted(notes))
+    if terrain is None and not in_reserve:
+        notes.add("order of play: maneuver results and IDs only (V4.01c L312-315)")
+    if not modifiers:
+        notes.add("spells and effects in force are not included")
+    return Odds(roll_for.capitalize(), len(grids), pmf, sorted(notes))
