@@ -14,6 +14,7 @@ from companion.rules.v4.species import (
     dua_cap,
     foul_stench,
     magic_negation,
+    resist_fear,
     s_multiplier,
     scorching_touch_damage,
     species_contributions,
@@ -177,3 +178,9 @@ def test_non_roll_abilities_flagged_for_the_game_flow():
 def test_bad_force_size_refused():
     with pytest.raises(ValueError):
         s_multiplier(0)
+
+
+def test_resist_fear_dragonkin_up_to_eldarim_health_l838_840():
+    assert resist_fear(4, [3, 2, 1]) == 2  # 3 + 1
+    assert resist_fear(0, [1]) == 0
+    assert resist_fear(6, [2, 2, 2]) == 3

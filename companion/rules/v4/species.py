@@ -270,6 +270,18 @@ def foul_stench(goblins_in_dua: int, force_points: int, *, deadlands: int = 0) -
                   "units of the defending army", "after its save roll")
 
 
+def resist_fear(eldarim_health: int, dragonkin_health: Iterable[int]) -> int:
+    """Eldarim Resist Fear (L838-840): how many of the army's Dragonkin (given by health, largest
+    first) may roll in a dragon attack they would otherwise sit out; their total health may not
+    exceed the Eldarim's total health in the army."""
+    allowed, used = 0, 0
+    for h in sorted(dragonkin_health, reverse=True):
+        if used + h <= eldarim_health:
+            used += h
+            allowed += 1
+    return allowed
+
+
 def scorching_touch_damage(saves_rolled_by_scalders: int) -> int:
     """Damage Scorching Touch deals back (L933-938): one per save result the Scalders rolled."""
     return max(saves_rolled_by_scalders, 0)
