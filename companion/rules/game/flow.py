@@ -14,7 +14,7 @@ multi-player L2490-2505; victory L11-14.
 from __future__ import annotations
 
 import random
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
 from . import damage as dmg
@@ -39,6 +39,8 @@ from .state import (
     PHASE_SPECIES,
     POOL,
     RESERVE,
+    UNTIL_ITS_NEXT_TURN,
+    UNTIL_TERRAIN_MANEUVERED,
     UNTIL_YOUR_NEXT_TURN,
     Army,
     Effect,
@@ -52,6 +54,12 @@ from .terrains import MAGIC, MELEE, MISSILE, parse_terrain
 
 Flow = Generator[Decision, Any, Any]
 HOLDING = "unplaced"  # armies revealed but not yet placed (set-up step 4)
+
+
+# Spell effects are another module's work: it registers, per spell name, a function
+# ``effect(game, cast: dict)`` called when an announced spell is cast (V4.01c L477-480).  It may
+# change the state through ``game.add_effect`` and the state's locations; it must be pure.
+SPELL_EFFECTS: dict[str, Callable[[Game, dict], None]] = {}
 
 
 class _GameEnded(Exception):
@@ -374,7 +382,8 @@ class Game:
         st.march = 0
         # 1. Expire effects (V4.01c L358-359).
         st.phase, st.step = PHASE_EXPIRE, ""
-        gone = [e for e in st.effects if e.owner == pid and e.expiry == UNTIL_YOUR_NEXT_TURN]
+        gone = [e for e in st.effects if (e.owner == pid and e.expiry == UNTIL_YOUR_NEXT_TURN)
+                or (e.expiry == UNTIL_ITS_NEXT_TURN and e.target.split("@", 1)[0] == pid)]
         st.effects = [e for e in st.effects if e not in gone]
         for e in gone:
             self._say(f"{e.name} ({self._name(e.owner)}) on {e.target} expires")
@@ -555,6 +564,10 @@ class Game:
         old = terrain.face
         terrain.face = old + (1 if way == "up" else -1)
         self._say(f"{terrain.name} turns from {old} to {terrain.face}")
+        moved = [e for e in st.effects if e.expiry == UNTIL_TERRAIN_MANEUVERED and e.target == terrain.id]
+        for e in moved:
+            st.effects.remove(e)
+            self._say(f"{e.name} on {terrain.name} ends: the terrain was maneuvered")
         if old == 8:
             lost = terrain.controller
             terrain.controller = None
@@ -762,6 +775,12 @@ class Game:
                      "caster": pid, "army": army.id, "turn": st.turn}
             st.spells_announced.append(entry)
             self._say(f"{self._name(pid)} casts {cast.name} ({cast.cost} {cast.pay_with}) on {cast.target}")
+        # Cast one at a time; a target gone by then is not replaced (V4.01c L477-480).
+        for entry in st.spells_announced[-len(casts):] if casts else []:
+            effect = SPELL_EFFECTS.get(entry["spell"])
+            if effect is not None and self._target_present(entry["target"]):
+                effect(self, entry)
+        self._cleanup()
 
     def _validate_casts(self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...], action: dict) -> list:
         from ..catalogue import load_catalogue
@@ -794,6 +813,15 @@ class Game:
             casts.append(mg.SpellCast(card.name, card.cost, pay, species, str(target), card.reserve, color))
         mg.check_payment(out.magic_by_die, {u.uid: u for u in army.dice}, casts, extra)
         return casts
+
+    def _target_present(self, target: str) -> bool:
+        st = self.state
+        if "@" in target:
+            owner, loc = target.split("@", 1)
+            return bool(st.army(owner, loc).units)
+        if target in st.units:
+            return st.location[target] in st.terrains or st.location[target] == RESERVE
+        return True
 
     def _check_target(self, pid: str, card: Any, target: Any) -> None:
         """The target must exist when chosen (V4.01c L473-476); Temple shields from death magic (L529-531)."""

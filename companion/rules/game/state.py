@@ -32,9 +32,12 @@ PHASE_SETUP = "setup"
 PHASE_OVER = "game_over"
 
 # Effect expiries used by the rules.
-UNTIL_YOUR_NEXT_TURN = "until the beginning of your next turn"  # V4.01c L358-359
+UNTIL_YOUR_NEXT_TURN = "until the beginning of your next turn"  # the caster's next turn, V4.01c L358-359
+UNTIL_ITS_NEXT_TURN = "until the beginning of its next turn"  # the affected army's owner's turn, V4.01c L709-724
+UNTIL_TERRAIN_MANEUVERED = "until the terrain is successfully maneuvered to a new facing"  # V4.01c L2857
 INSTANT = "instantaneous"
 WHILE_ARMY_EXISTS = "while the target army exists"  # V4.01c L1068-1074
+EXPIRIES = (UNTIL_YOUR_NEXT_TURN, UNTIL_ITS_NEXT_TURN, UNTIL_TERRAIN_MANEUVERED, INSTANT, WHILE_ARMY_EXISTS)
 
 
 @dataclass(frozen=True)
