@@ -273,3 +273,9 @@ def test_necromantic_wave_magic_counts_as_melee_l2227_2233(cat):
 def test_unknown_effect_refused(cat):
     with pytest.raises(ResolutionError, match="unknown spell"):
         roll(cat, "save", [("Dwarves/Footman", "1 Save")], effects=["Kazoo"])
+
+
+def test_wilding_doubles_one_unit_per_casting_l2167_2171(cat):
+    dice = [("Dwarves/Sergeant", "3 Save"), ("Dwarves/Patroller", "2 Save"), ("Dwarves/Footman", "1 Save")]
+    assert roll(cat, "save", dice, effects=[("Wilding", 1)]).total("save") == 3 * 2 + 2 + 1
+    assert roll(cat, "save", dice, effects=[("Wilding", 2)]).total("save") == 3 * 2 + 2 * 2 + 1

@@ -87,31 +87,35 @@ def _rolled(unit, result: str) -> int:
     return total
 
 
-def _best_unit(ctx: RollContext, result: str) -> int | None:
-    best, best_v = None, -1
-    for i, unit in enumerate(ctx.units):
-        if not unit.counts or not unit.die.is_unit:
-            continue
-        v = _rolled(unit, result)
-        if v > best_v:
-            best, best_v = i, v
-    return best
+def _best_units(ctx: RollContext, result: str, k: int = 1) -> list[int]:
+    """The ``k`` counting units that rolled the most ``result`` (a "double one unit" choice made
+    for the roller: the best for the roll unless the caller says otherwise)."""
+    ranked = sorted((i for i, u in enumerate(ctx.units) if u.counts and u.die.is_unit),
+                    key=lambda i: (-_rolled(ctx.units[i], result), i))
+    return ranked[:k]
 
 
 def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, index: int | None) -> tuple[list, list]:
     mods: list[Modifier] = []
     reports: list[Report] = []
+    one_unit_done: set[tuple] = set()
     for m in contribution.modifiers:
         result = _LOWER.get(m.result, ALL) if m.result is not None else ALL
-        if m.scope is c.Scope.THIS_ROLL:
+        if m.scope is c.Scope.ONE_UNIT:
+            key = (m.op, m.result, m.source)
+            if key in one_unit_done:
+                continue
+            one_unit_done.add(key)
+            k = sum(1 for o in contribution.modifiers if (o.op, o.result, o.source) == key and o.scope is m.scope)
+            chosen = _best_units(ctx, result, k)
+            if chosen:
+                names = ", ".join(ctx.units[i].name for i in chosen)
+                mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
+                                     units=frozenset(chosen), origin=origin,
+                                     note=f"{m.note.split(' (unit')[0]} ({names}: the unit(s) that rolled the most)"))
+        elif m.scope is c.Scope.THIS_ROLL:
             mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
                                  origin=origin, note=m.note))
-        elif m.scope is c.Scope.ONE_UNIT:
-            unit = _best_unit(ctx, result)
-            if unit is not None:
-                mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
-                                     units=frozenset({unit}), origin=origin,
-                                     note=f"{m.note} ({ctx.units[unit].name}, the unit that rolled the most)"))
         elif m.scope is c.Scope.UNITS_OF_SPECIES:
             units = ctx.species_units(m.species) if m.species else frozenset()
             if units:
