@@ -153,3 +153,19 @@ def test_foul_stench_reported_with_dua_cap_l907_914(cat):
     req = RollRequest("melee", (RolledUnit(goblin, (f,)),), terrain=TerrainState("Swampland", face=6),
                       dua_counts={"Goblins": 5}, counter_attack=True)
     assert not [x for x in resolve(req).reports if x.source == "Foul Stench"]
+
+
+def test_elemental_relics_rolling_the_same_element_cancel_l2835_2836(cat):
+    relic = cat["Items/Elemental Relic"]
+    air, earth, logo = (relic.find_face(t) for t in ("4 Element Air", "4 Element Earth", "4 Logo"))
+    fighter = cat["Dwarves/Footman"]
+
+    def reports(*faces):
+        us = (RolledUnit(fighter, (fighter.find_face("1 Save"),)),) + tuple(RolledUnit(relic, (f,)) for f in faces)
+        r = resolve(RollRequest("save", us, terrain=TerrainState("Coastland", face=3)))
+        return [x.kind for x in r.reports if x.source in ("Elemental Relic", "Logo")]
+
+    assert reports(air) == ["relic_reroll_recruit_promote"]
+    assert sorted(reports(air, earth)) == ["relic_reroll_recruit_promote"] * 2
+    assert reports(air, air) == ["note", "note"]
+    assert reports(air, logo) == ["note", "note"]  # the logo matches every element

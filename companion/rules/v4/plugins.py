@@ -167,6 +167,10 @@ def _sai_hook(name: str):
         ctx = sctx.roll
         situation = situation_of(ctx)
         die = sctx.unit.die
+        if _relic_cancelled(sctx):
+            return SaiOutcome(reports=(Report("Elemental Relic", "another Elemental Relic rolled the same element: "
+                                              "no effect this roll [V4.01c L2835-2836]", None, sctx.index,
+                                              "note"),))
         contribution = sai_contribution(name, sctx.x, situation, die)
         if contribution.is_empty:
             return None
@@ -200,6 +204,32 @@ def _sai_hook(name: str):
     hook.__name__ = f"sai_{name.lower().replace(' ', '_')}"
     hook.__doc__ = f"{name}: {SAI_RULES[name].summary if name in SAI_RULES else ''} ({rule_for_face(name).citation})"
     return hook
+
+
+def _relic_element(unit) -> str | None:
+    """The element an Elemental Relic shows ("*" for the SFR logo, which matches them all)."""
+    if not unit.counts or "Elemental Relic" not in unit.die.name or not unit.faces:
+        return None
+    face = unit.faces[-1]
+    if face.sai == "Logo":
+        return "*"
+    if face.sai == "Elemental Relic":
+        return (face.label or "").replace("Element ", "") or "*"
+    return None
+
+
+def _relic_cancelled(sctx: SaiContext) -> bool:
+    """Elemental Relics that roll the same element cancel each other (V4.01c L2835-2836)."""
+    mine = _relic_element(sctx.unit)
+    if mine is None:
+        return False
+    for i, unit in enumerate(sctx.roll.units):
+        if i == sctx.index:
+            continue
+        other = _relic_element(unit)
+        if other is not None and (other == mine or "*" in (other, mine)):
+            return True
+    return False
 
 
 def register_sais(reg: Registry) -> None:
