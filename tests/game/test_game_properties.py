@@ -85,3 +85,38 @@ def test_random_games_end_with_a_winner(seed):
         game.apply(random_answer(game, rng))
     assert game.state.winner in game.state.player_ids
     assert game.state.phase == "game_over"
+
+
+JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 12) | st.text(max_size=12) | st.floats(allow_nan=False),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**16), steps=st.integers(0, 400),
+       kind=st.sampled_from(["match", "match", "roll", "roll_for_me", "choose", "allocate", "cast", "reinforce",
+                             "retreat", "bogus"]),
+       payload=st.dictionaries(st.sampled_from(["faces", "choice", "units", "spells", "moves", "seed", "player"]),
+                               JUNK, max_size=3))
+def test_junk_answers_are_refused_without_change(seed, steps, kind, payload):
+    from companion.rules.game import GameRuleError
+
+    rng = random.Random(seed)
+    game = Game(quick_setup({"force_size": 15}))
+    for _ in range(steps):
+        if game.pending is None:
+            return
+        game.apply(random_answer(game, rng))
+    before = game.state.to_dict()
+    pending = game.pending_dict()
+    log_len = len(game.log)
+    if kind == "match":
+        kind = pending["answer"]
+    try:
+        game.apply({"type": kind, **payload})
+    except GameRuleError:
+        assert game.state.to_dict() == before and game.pending_dict() == pending and len(game.log) == log_len
+    else:
+        check_invariants(game)

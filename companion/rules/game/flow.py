@@ -880,7 +880,8 @@ class Game:
 
         def validate(action: dict) -> list[str]:
             units = action.get("units")
-            if not isinstance(units, list) or any(u not in ids for u in units) or len(set(units)) != len(units):
+            if (not isinstance(units, list) or not all(isinstance(u, str) for u in units)
+                    or any(u not in ids for u in units) or len(set(units)) != len(units)):
                 raise IllegalAction(f"'units' must list distinct ids of your dice at terrains: {sorted(ids)}",
                                     "V4.01c L489-491")
             return list(units)
@@ -900,6 +901,8 @@ class Game:
         if not isinstance(moves, Mapping):
             raise IllegalAction("'moves' must map unit ids to terrain ids", "V4.01c L483-487")
         for uid, where in moves.items():
+            if not isinstance(uid, str) or not isinstance(where, str):
+                raise IllegalAction("'moves' must map unit ids (text) to terrain ids (text)", "V4.01c L483-487")
             if uid not in allowed:
                 raise IllegalAction(f"{uid!r} is not one of your units in the Reserve Area", "V4.01c L483-487")
             if where not in terrains:
