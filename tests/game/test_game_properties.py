@@ -109,6 +109,8 @@ def test_junk_answers_are_refused_without_change(seed, steps, kind, payload):
         if game.pending is None:
             return
         game.apply(random_answer(game, rng))
+    if game.pending is None:
+        return
     before = game.state.to_dict()
     pending = game.pending_dict()
     log_len = len(game.log)
