@@ -46,11 +46,16 @@ class Edition:
 
     def canonical_spell(self, name: str) -> str | None:
         """The edition's spelling of spell ``name`` (case/space-insensitive), or ``None``."""
-        key = "".join(name.lower().split())
-        for spell in self.spell_names:
-            if "".join(spell.lower().split()) == key:
-                return spell
-        return None
+        index = self.__dict__.get("_spell_index")
+        if index is None:
+            index = {_spell_key(s): s for s in self.spell_names}
+            object.__setattr__(self, "_spell_index", index)
+        found = index.get(name)
+        return found if found is not None else index.get(_spell_key(name))
+
+
+def _spell_key(name: str) -> str:
+    return "".join(name.replace("’", "'").lower().split())
 
 
 #: Edition key -> module defining ``EDITION``.

@@ -20,6 +20,7 @@ Results are tracked per unit so that ID-last removal, counts-as and magic elemen
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from types import MappingProxyType
 
@@ -56,6 +57,24 @@ _NT = len(RESULT_TYPES)
 _ID_PREFERENCE = (SAVE, MELEE, MISSILE, MANEUVER, MAGIC)
 
 
+_NONE, _ACTION, _ID, _SAI = 0, 1, 2, 3
+#: Face -> (kind, result type index, count): computed once per face design.
+_CODES: dict = {}
+_ROLLING_KINDS = frozenset({"unit", "monster", "equipment", "artifact", "medallion", "relic"})
+_NO_RESULTS: dict = {}
+
+
+def _face_code(face) -> tuple[int, int, int]:
+    if face.is_id:
+        return (_ID, -1, face.count)
+    if face.is_sai:
+        return (_SAI, -1, face.count)
+    t = ICON_RESULT.get(face.icon)
+    if t is not None:
+        return (_ACTION, _T[t], face.count)
+    return (_NONE, -1, face.count)
+
+
 def _id_type(request: RollRequest, counted: frozenset[str], index: int) -> str | None:
     choice = request.choices.get("id_as")
     if isinstance(choice, str):
@@ -81,7 +100,7 @@ def _id_type(request: RollRequest, counted: frozenset[str], index: int) -> str |
 class _State:
     """Per-unit result parts: normal (N), ID (I), SAI (S), counted-as (C); army bucket (A)."""
 
-    __slots__ = ("n", "N", "I", "S", "C", "A", "sai_live", "a_elem")
+    __slots__ = ("n", "N", "I", "S", "C", "A", "T", "sai_live", "a_elem")
 
     def __init__(self, n: int):
         self.n = n
@@ -90,10 +109,13 @@ class _State:
         self.S = [[0] * _NT for _ in range(n)]
         self.C = [[0] * _NT for _ in range(n)]
         self.A = [0] * _NT
+        self.T = [0] * _NT  # running totals of the live parts, kept in step with every change
         self.sai_live = False  # SAI parts are part of the running subtotal
         self.a_elem: dict[str, int] = {}
 
     def total(self, t: int, units: Iterable[int] | None = None, *, sai: bool = True) -> int:
+        if units is None and (sai or not self.sai_live):
+            return self.T[t]
         idx = range(self.n) if units is None else units
         s = 0
         for i in idx:
@@ -109,24 +131,87 @@ class _State:
         Non-ID results are taken from the last unit first; the owner may choose otherwise."""
         order = units[::-1]
         parts = [self.N, self.C] + ([self.S] if sai and self.sai_live else []) + [self.I]
+        left = amount
         for part in parts:
             for i in order:
-                if amount <= 0:
-                    return
+                if left <= 0:
+                    break
                 have = part[i][t]
-                take = have if have < amount else amount
-                part[i][t] = have - take
-                amount -= take
+                if have:
+                    take = have if have < left else left
+                    part[i][t] = have - take
+                    left -= take
+        self.T[t] -= amount - left
+
+    def add_sai(self) -> None:
+        """Step 8: SAI-generated results join the running totals."""
+        if not self.sai_live:
+            self.sai_live = True
+            T = self.T
+            for row in self.S:
+                for k in range(_NT):
+                    if row[k]:
+                        T[k] += row[k]
 
 
-def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
+#: Memo of recent resolutions: a camera reports the same table many times a second, and
+#: resolution is a pure function of its request, so an identical request gets the same answer.
+_MEMO: OrderedDict = OrderedDict()
+_MEMO_SIZE = 512
+
+
+def _request_key(request: RollRequest, ed: Edition):
+    """A hashable key holding everything the request says, or ``None`` when some part of it is
+    not hashable (then the request is simply not memoised)."""
+    try:
+        choices = tuple(sorted(request.choices.items(), key=repr)) if request.choices else ()
+        effects = tuple(
+            (e.name, e.castings, e.target, e.units, e.hostile, e.element,
+             tuple(sorted(e.details.items(), key=repr)) if e.details else ())
+            for e in request.effects
+        )
+        key = (
+            id(ed), request.purpose, request.against, request.counted, request.terrain, request.in_reserve,
+            request.individual, request.counter_attack, request.charge, request.counter_maneuver,
+            request.marching, request.force_points, choices, effects,
+            tuple(sorted(request.dua_counts.items())) if request.dua_counts else (),
+            tuple((u.faces, u.counts, u.label) for u in request.units),
+        )
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def resolve(request: RollRequest, edition: Edition | None = None, *, memo: bool = True) -> Resolution:
     """Resolve one die roll.  Pure: same request, same answer; no I/O, clock or randomness.
 
     Raises :class:`ResolutionError` (naming the offending input) for a request that cannot be
     resolved: unknown purpose, a re-roll list that goes on after a face that does not re-roll,
     an unknown spell, a die that cannot roll (terrain, dragon).
+    ``memo=False`` skips the memo of recent identical requests (benchmarks of fresh rolls).
     """
     ed = edition if edition is not None else get_edition(request.edition)
+    if not memo:
+        return _resolve(request, ed)
+    key = _request_key(request, ed)
+    if key is None:
+        return _resolve(request, ed)
+    hit = _MEMO.get(key)
+    dice = tuple(u.die for u in request.units)
+    if hit is not None and hit[0] is ed and len(hit[1]) == len(dice) and all(
+        a is b for a, b in zip(hit[1], dice, strict=True)
+    ):
+        _MEMO.move_to_end(key)
+        return hit[2]
+    result = _resolve(request, ed)
+    _MEMO[key] = (ed, dice, result)
+    if len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return result
+
+
+def _resolve(request: RollRequest, ed: Edition) -> Resolution:
     if request.purpose not in PURPOSES:
         raise ResolutionError(f"unknown roll purpose {request.purpose!r}", key="roll.for")
     if request.against is not None and request.against not in AGAINST:
@@ -152,17 +237,27 @@ def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
     counting = [u.counts for u in units]
 
     # Steps 3-4: SAIs on every face, re-roll chains checked (FORMAT: a list stops where re-rolling stops).
+    codes = []
     for i, unit in enumerate(units):
-        if not unit.die.is_unit and not unit.die.is_item:
+        if unit.die.kind not in _ROLLING_KINDS:
             raise ResolutionError(f"{unit.die.name} ({unit.die.kind.value}) is not rolled with an army", key=f"units[{i}]")
         faces = unit.faces
         if not faces:
             raise ResolutionError("no face given", key=f"roll.faces[{i}]")
+        unit_codes = []
+        for face in faces:
+            code = _CODES.get(face)
+            if code is None:
+                code = _CODES[face] = _face_code(face)
+            unit_codes.append(code)
+        codes.append(unit_codes)
+        if len(faces) == 1 and unit_codes[0][0] != _SAI:
+            continue  # the common case: one plain face
         last = len(faces) - 1
         for k, face in enumerate(faces):
             rerolls = False
             if face.is_sai:
-                ctx.sai_faces[i].append(face.sai)
+                ctx.sai_faces[i] = ctx.sai_faces[i] + (face.sai,)
                 hook = reg.sais.get(face.sai)
                 if hook is None:
                     reports.append(Report(face.sai, f"no roll contribution is registered for {face.sai} in {ed.key}", unit=i, kind="note"))
@@ -174,7 +269,10 @@ def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
                     if counting[i]:
                         for key, val in out.results.items():
                             if key in _T:
-                                ctx.sai_results[i][key] = ctx.sai_results[i].get(key, 0) + val
+                                res = ctx.sai_results[i]
+                                if res is _NO_RESULTS:
+                                    res = ctx.sai_results[i] = {}
+                                res[key] = res.get(key, 0) + val
                                 st.S[i][_T[key]] += val
                             else:
                                 other[key] = other.get(key, 0) + val
@@ -204,35 +302,43 @@ def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
                 collected.append(c)
 
     # Step 5: count non-SAI results per unit.
-    for i, unit in enumerate(units):
+    id_t_all = _id_type(request, counted, -1) if "id_as" not in request.choices else None
+    normal_d, ids_d, rolled_d = ctx.normal, ctx.ids, ctx.rolled
+    for i in range(n):
         if not counting[i]:
             continue
-        id_t = None
         Ni, Ii = st.N[i], st.I[i]
-        for face in unit.faces:
-            if face.is_id:
-                split = _id_split(request, counted, i, face.count)
-                if split is not None:
-                    for t, v in split.items():
-                        Ii[_T[t]] += v * id_factor
-                    continue
-                if id_t is None:
-                    id_t = _id_type(request, counted, i)
-                if id_t is not None:
-                    Ii[_T[id_t]] += face.count * id_factor
-            else:
-                t = ICON_RESULT.get(face.icon)
-                if t is not None:
-                    Ni[_T[t]] += face.count
-        for t, k in _T.items():
-            if Ni[k]:
-                ctx.normal[i][t] = Ni[k]
-            if Ii[k]:
-                ctx.ids[i][t] = Ii[k]
-            if Ni[k] or Ii[k]:
-                ctx.rolled[i][t] = Ni[k] + Ii[k]
+        nd: dict[str, int] = {}
+        idd: dict[str, int] = {}
+        for kind, k, count in codes[i]:
+            if kind == _ACTION:
+                Ni[k] += count
+                t = RESULT_TYPES[k]
+                nd[t] = nd.get(t, 0) + count
+            elif kind == _ID:
+                split = _id_split(request, counted, i, count) if id_t_all is None else None
+                if split is None:
+                    id_t = id_t_all if id_t_all is not None else _id_type(request, counted, i)
+                    split = {id_t: count} if id_t is not None else {}
+                for t, v in split.items():
+                    Ii[_T[t]] += v * id_factor
+                    idd[t] = idd.get(t, 0) + v * id_factor
+        normal_d[i] = nd
+        ids_d[i] = idd
+        if idd:
+            rd = dict(nd)
+            for t, v in idd.items():
+                rd[t] = rd.get(t, 0) + v
+            rolled_d[i] = rd
+        else:
+            rolled_d[i] = nd
+    T = st.T
+    for i in range(n):
+        Ni, Ii = st.N[i], st.I[i]
+        for k in range(_NT):
+            T[k] += Ni[k] + Ii[k]
     if ed.sai_at_count:
-        st.sai_live = True
+        st.add_sai()
     for t in RESULT_TYPES:
         if t in counted:
             k = _T[t]
@@ -300,7 +406,7 @@ def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
     for stage in ed.stages:
         if stage == "sai":
             before = {t: st.total(_T[t]) for t in counted}
-            st.sai_live = True
+            st.add_sai()
             for t in RESULT_TYPES:
                 if t in counted:
                     after = st.total(_T[t])
@@ -348,12 +454,15 @@ def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
                 sai = touches_sai(m) and st.sai_live
                 before = st.total(k)
                 for i in unit_list(m):
+                    old = st.N[i][k] + st.I[i][k] + st.C[i][k] + (st.S[i][k] if sai else 0)
+                    st.T[k] += old * (m.amount - 1)
                     st.N[i][k] *= m.amount
                     st.I[i][k] *= m.amount
                     st.C[i][k] *= m.amount
                     if sai:
                         st.S[i][k] *= m.amount
                 if m.units is None:
+                    st.T[k] += st.A[k] * (m.amount - 1)
                     st.A[k] *= m.amount
                 record(stage, m, t, before, st.total(k), f"multiply by {m.amount}")
         elif stage == ADD:
@@ -370,6 +479,7 @@ def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
                             continue
                         moved += v
                         st.C[i][k] += v
+                        st.T[k] += v
                         if m.counts_as in counted:  # a combination roll: the results change type
                             st.remove(src, v, [i], sai=True)
                     record(stage, m, t, before, st.total(k), m.note or f"{moved} {m.counts_as} results count as {t}")
@@ -378,20 +488,22 @@ def resolve(request: RollRequest, edition: Edition | None = None) -> Resolution:
                         k = _T[t]
                         before = st.total(k)
                         st.A[k] += m.amount
+                        st.T[k] += m.amount
                         if t == MAGIC and m.element:
                             st.a_elem[m.element] = st.a_elem.get(m.element, 0) + m.amount
                         record(stage, m, t, before, st.total(k), f"add {m.amount}")
         else:  # pragma: no cover - edition data error
             raise ValueError(f"edition {ed.key}: unknown stage {stage!r}")
 
-    st.sai_live = True
+    st.add_sai()
     totals = {}
     for t in RESULT_TYPES:
         if t in counted:
             totals[t] = max(0, st.total(_T[t]))
+    counted_k = [(t, _T[t]) for t in RESULT_TYPES if t in counted]
+    N, I_, S, C = st.N, st.I, st.S, st.C
     per_unit = tuple(
-        MappingProxyType({t: v for t, k in _T.items()
-                          if (v := st.N[i][k] + st.I[i][k] + st.S[i][k] + st.C[i][k])})
+        MappingProxyType({t: v for t, k in counted_k if (v := N[i][k] + I_[i][k] + S[i][k] + C[i][k])})
         for i in range(n)
     )
     magic: dict[str, int] = {}

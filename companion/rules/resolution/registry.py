@@ -34,9 +34,14 @@ class IdMultiplier:
 Contribution = Modifier | ElementOption | Report | IdMultiplier
 
 
+#: Shared empty mapping for units with no results of a kind (never mutated).
+_EMPTY: dict[str, int] = {}
+
+
 class RollContext:
     """What a hook may look at.  Read-only by convention.
 
+    ``memo(key, factory)`` caches one value per roll for hooks that share derived data.
     Always available: ``request``, ``purpose``, ``against``, ``counted`` (frozenset of result types),
     ``terrain`` (TerrainState or None), ``in_reserve``, ``units`` (tuple of RolledUnit),
     ``counter_attack``, ``charge``, ``individual``, ``edition`` (the edition key).
@@ -49,7 +54,7 @@ class RollContext:
     __slots__ = (
         "request", "edition", "purpose", "against", "counted", "terrain", "in_reserve", "units",
         "counter_attack", "charge", "individual", "sai_faces", "sai_results", "normal", "ids", "rolled",
-        "_species_index",
+        "_species_index", "_memo",
     )
 
     def __init__(self, request: RollRequest, counted: frozenset[str]):
@@ -65,12 +70,24 @@ class RollContext:
         self.charge = request.charge
         self.individual = request.individual
         n = len(request.units)
-        self.sai_faces: list[list[str]] = [[] for _ in range(n)]
-        self.sai_results: list[dict[str, int]] = [{} for _ in range(n)]
-        self.normal: list[dict[str, int]] = [{} for _ in range(n)]
-        self.ids: list[dict[str, int]] = [{} for _ in range(n)]
-        self.rolled: list[dict[str, int]] = [{} for _ in range(n)]
+        empty: dict[str, int] = _EMPTY
+        self.sai_faces: list[tuple[str, ...]] = [()] * n
+        self.sai_results: list[dict[str, int]] = [empty] * n
+        self.normal: list[dict[str, int]] = [empty] * n
+        self.ids: list[dict[str, int]] = [empty] * n
+        self.rolled: list[dict[str, int]] = [empty] * n
         self._species_index: dict[str, frozenset[int]] | None = None
+        self._memo: dict[Any, Any] | None = None
+
+    def memo(self, key: Any, factory: Callable[[], Any]) -> Any:
+        """A value derived from this roll, computed once: ``ctx.memo("situation", lambda: ...)``."""
+        if self._memo is None:
+            self._memo = {}
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = factory()
+            return value
 
     def choose(self, name: str, default: Any) -> Any:
         """The caller's choice for the "may" rule ``name`` (``request.choices``), else ``default``

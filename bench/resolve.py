@@ -1,0 +1,102 @@
+"""Resolutions per second for a 10-die and a 30-die army roll (goal: >= 20,000/s for 10 dice).
+
+    python bench/resolve.py [--seconds 2]
+
+Each army is a fixed, realistic mix (small to large units, a monster, SAIs) at a Highland whose
+eighth face it controls, with Ash Storm and Stone Skin in force.  Two figures per case:
+
+* fresh: 500 different rolls of that army (faces drawn once, seed 1), resolved in turn with the
+  memo off: every resolution runs the whole engine and every plug-in;
+* repeat: the same roll again and again, as a camera reports an unchanged table (memo on).
+
+The catalogue is loaded and the plug-ins imported before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+
+from companion.rules.catalogue import load_catalogue
+from companion.rules.resolution import (
+    EffectInForce,
+    RolledUnit,
+    RollRequest,
+    TerrainState,
+    get_edition,
+    resolve,
+)
+
+ARMY = [
+    "Dwarves/Footman", "Dwarves/Footman", "Dwarves/Sergeant", "Dwarves/Patroller", "Dwarves/Mammoth Rider",
+    "Dwarves/Warlord", "Dwarves/Crossbowman", "Dwarves/Theurgist", "Dwarves/Roc", "Dwarves/Skirmisher",
+]
+SPELLS = {"v4": ("Ash Storm", "Stone Skin"), "r96": ("Ash Storm", "Stoneskin")}
+
+
+def rolls(n: int, purpose: str, edition: str, count: int, seed: int = 1) -> list[RollRequest]:
+    cat = load_catalogue()
+    rng = random.Random(seed)
+    dice = [cat[ARMY[k % len(ARMY)]] for k in range(n)]
+    ash, skin = SPELLS[edition]
+    effects = (EffectInForce(ash, 2, "terrain"), EffectInForce(skin, 1))
+    terrain = TerrainState("Highland", 8, "Tower", True)
+    out = []
+    for _ in range(count):
+        units = []
+        for die in dice:
+            faces = [rng.choice(die.faces)]
+            while faces[-1].sai in ("Rend", "Bullseye", "Double Strike", "Tail", "Stun", "Flurry") and len(faces) < 4:
+                faces.append(rng.choice(die.faces))  # a re-rolling SAI: the die rolls again
+            units.append(RolledUnit(die, tuple(faces)))
+        out.append(RollRequest(purpose, tuple(units), edition=edition, terrain=terrain, effects=effects))
+    return out
+
+
+def valid(requests: list[RollRequest]) -> list[RollRequest]:
+    """Drop rolls whose re-roll list does not fit the SAI's rule for this roll type."""
+    ok = []
+    for req in requests:
+        try:
+            resolve(req, memo=False)
+        except ValueError:
+            continue
+        ok.append(req)
+    return ok
+
+
+def rate(requests: list[RollRequest], seconds: float, memo: bool) -> float:
+    edition = get_edition(requests[0].edition)
+    count = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for req in requests:
+            resolve(req, edition, memo=memo)
+        count += len(requests)
+        now = time.perf_counter()
+        if now >= deadline:
+            return count / (now - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0)
+    args = parser.parse_args()
+    goal = 20_000
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; goal {goal:,}/s for 10 dice")
+    for edition in ("v4", "r96"):
+        for n in (10, 30):
+            for purpose in ("melee", "save"):
+                fresh = valid(rolls(n, purpose, edition, 500))
+                f = rate(fresh, args.seconds, memo=False)
+                r = rate(fresh[:1] * 200, args.seconds / 2, memo=True)
+                ratio = f"  fresh/goal {f / goal:.2f}  repeat/goal {r / goal:.2f}" if n == 10 else ""
+                print(f"{edition:4s} {n:2d} dice {purpose:6s}: fresh {f:9,.0f}/s ({1e6 / f:6.1f} us)"
+                      f"  repeat {r:9,.0f}/s{ratio}")
+
+
+if __name__ == "__main__":
+    main()
