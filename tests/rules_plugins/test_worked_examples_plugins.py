@@ -261,3 +261,54 @@ def test_faq95_12_transmute_and_wind_walk_r96_order(cat):
     r = roll(cat, "r96", "maneuver", dice, terrain="Highland",
              effects=[("Transmute Rock to Mud", 1), ("Wind Walk", 1)])
     assert r.total("maneuver") == 10
+
+
+SEVEN = [("Dwarves/Skirmisher", "3 Maneuver"), ("Dwarves/Patroller", "2 Maneuver"), ("Dwarves/Pony Rider", "2 Maneuver")]
+NINE = SEVEN + [("Dwarves/Sentry", "1 Maneuver"), ("Dwarves/Sentry", "1 Maneuver")]
+
+
+def test_faq95_12a_transmute_then_highland_doubling(cat):
+    """FAQ95-12 (a) (EARTH 4.D): highland dwarves roll 7, Transmute -> (7-6) x 2 = 2 (r96 order agrees)."""
+    r = roll(cat, "r96", "maneuver", SEVEN, terrain="Highland", effects=[("Transmute Rock to Mud", 1)])
+    assert r.total("maneuver") == 2
+
+
+def test_faq95_12b_r96_order_gives_8_not_14(cat):
+    """FAQ95-12 (b) / FAQ-CONFLICT-3: roll 7, Transmute + Wind Walk: R96 multiplies before adding
+    (R96 L953-961) -> (7-6) x 2 + 6 = 8; FAQ95's 14 is the 1995 order."""
+    r = roll(cat, "r96", "maneuver", SEVEN, terrain="Highland",
+             effects=[("Transmute Rock to Mud", 1), ("Wind Walk", 1)])
+    assert r.total("maneuver") == 8
+
+
+def test_faq95_12c_d_transmute_and_wall_of_fog(cat):
+    """FAQ95-12 (c) (EARTH 4.H): roll 9, Transmute + Wall of Fog -> 3 -> 1 -> x2 = 2;
+    (d) with Wind Walk too: R96 order -> 2 + 6 = 8 (FAQ-CONFLICT-3)."""
+    fx = [("Transmute Rock to Mud", 1), ("Wall of Fog", 1, "terrain")]
+    assert roll(cat, "r96", "maneuver", NINE, terrain="Highland", effects=fx).total("maneuver") == 2
+    r = roll(cat, "r96", "maneuver", NINE, terrain="Highland", effects=fx + [("Wind Walk", 1)])
+    assert r.total("maneuver") == 8
+
+
+def test_faq95_23_dancing_lights_halves_missile_once(cat):
+    """FAQ95-23 (FIRE 4.A, 4.E) in r96: 9 missile -> 4; a second Dancing Lights adds nothing.
+    (Its "4 cantrips -> 2" is the 1995 reading that FAQ96 SAI B / R96 L705-708 overrule:
+    FAQ-CONFLICT-2; cantrips stay 4.)"""
+    archers = [("Coral Elves/Archer", "3 Missile")] * 3
+    assert roll(cat, "r96", "missile", archers, effects=[("Dancing Lights", 1)]).total("missile") == 4
+    assert roll(cat, "r96", "missile", archers, effects=[("Dancing Lights", 2)]).total("missile") == 4
+    caster = next(d for d in cat if d.is_unit and any(f.sai == "Cantrip" and f.count == 4 for f in d.faces))
+    r = roll(cat, "r96", "magic", [(caster.name, "4 Cantrip")], effects=[("Dancing Lights", 1)])
+    assert r.total("magic") == 4
+
+
+def test_faq95_24_wall_of_fog_on_missiles(cat):
+    """FAQ95-24 (WATER 3.F, 3.C) in r96: 13 missile hits, 4 Ash Storms on the shooters' terrain,
+    shot into a fogged terrain -> (13-4) / 2 = 4; own terrain fogged too -> 2."""
+    shots = [("Coral Elves/Sprite Swarm", "4 Missile")] * 2 + [("Coral Elves/Archer", "3 Missile"),
+                                                              ("Coral Elves/Archer", "2 Missile")]
+    assert roll(cat, "r96", "missile", shots).total("missile") == 13
+    fx = [("Ash Storm", 4, "terrain"), ("Wall of Fog", 1, "opponent")]
+    assert roll(cat, "r96", "missile", shots, effects=fx).total("missile") == 4
+    fx = fx + [("Wall of Fog", 1, "terrain")]
+    assert roll(cat, "r96", "missile", shots, effects=fx).total("missile") == 2
