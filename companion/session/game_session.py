@@ -166,14 +166,19 @@ class GameSession:
         except (TypeError, ValueError) as exc:
             raise IllegalAction(f"the action is not JSON: {exc}") from None
         with self._lock:
-            self._sync()
-            player = self._game.pending.player if self._game.pending else None
-            accepted = self._game.apply(action)  # raises, unchanged, on illegal input
-            log = accepted.pop("log")
             try:
-                event = self._store.append(accepted["type"], player, accepted, log)
-            except Exception:
-                self._rebuild()  # the game object moved on but the log did not: go back to the log
+                # The write lock is taken first, so no other process can append between our
+                # catching up with the log and our event (BEGIN IMMEDIATE).
+                with self._store.transaction():
+                    self._sync()
+                    player = self._game.pending.player if self._game.pending else None
+                    accepted = self._game.apply(action)  # raises, unchanged, on illegal input
+                    log = accepted.pop("log")
+                    event = self._store.insert(accepted["type"], player, accepted, log)
+            except GameRuleError:
+                raise
+            except BaseException:
+                self._rebuild()  # the game object may have moved on without the log: go back to the log
                 raise
             self._seq = event["seq"]
             return [event]
@@ -183,12 +188,12 @@ class GameSession:
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise IllegalAction(f"undo needs a positive number of actions, not {n!r}")
         with self._lock:
-            self._sync()
-            active = [e for e in self._store.events() if not e["undone"] and e["type"] not in ("create", "undo")]
-            if n > len(active):
-                raise IllegalAction(f"only {len(active)} action(s) can be undone, not {n}")
-            seqs = [e["seq"] for e in active[-n:]]
-            event = self._store.mark_undone(seqs, {"undid": seqs})
+            with self._store.transaction():
+                active = [e for e in self._store.events() if not e["undone"] and e["type"] not in ("create", "undo")]
+                if n > len(active):
+                    raise IllegalAction(f"only {len(active)} action(s) can be undone, not {n}")
+                seqs = [e["seq"] for e in active[-n:]]
+                event = self._store.mark_undone(seqs, {"undid": seqs})
             self._rebuild()
             return [event]
 

@@ -76,6 +76,10 @@ class EventStore:
         with self.transaction():
             return self._insert(type_, player, action, log)
 
+    def insert(self, type_: str, player: str | None, action: dict, log: list[str]) -> dict:
+        """Insert inside a transaction the caller holds (``with store.transaction(): ...``)."""
+        return self._insert(type_, player, action, log)
+
     def _insert(self, type_: str, player: str | None, action: dict, log: list[str], undone: int = 0,
                 at: str | None = None) -> dict:
         at = at or now()
@@ -103,9 +107,9 @@ class EventStore:
         return out
 
     def mark_undone(self, seqs: list[int], marker: dict) -> dict:
-        with self.transaction():
-            self.conn.executemany("UPDATE events SET undone = 1 WHERE seq = ?", [(s,) for s in seqs])
-            return self._insert("undo", None, marker, [f"undid events {seqs}"])
+        """Mark events undone and log the undo (inside the caller's transaction)."""
+        self.conn.executemany("UPDATE events SET undone = 1 WHERE seq = ?", [(s,) for s in seqs])
+        return self._insert("undo", None, marker, [f"undid events {seqs}"])
 
 
 class _Tx:
