@@ -31,6 +31,7 @@ import os
 import queue
 import random
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -41,6 +42,7 @@ from firmware_bridge.registry import CatalogueEntry, DieRegistry, FaceMeaning, R
 log = logging.getLogger(__name__)
 
 FINAL_STATES = (RollState.ROLLED, RollState.CROOKED)
+LIST_WINDOW_S = 2.0  # how long after a LIST an unchanged state is taken as its answer
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ class DiceFeed:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._dice: dict[str, DieStatus] = {}
+        self._list_until = 0.0
         self.link.on_event = self._on_event
 
     # --- queries ------------------------------------------------------------------------------
@@ -172,6 +175,12 @@ class DiceFeed:
 
     def stats(self) -> LinkStats:
         return self.link.stats()
+
+    def list_dice(self) -> None:
+        """Ask the bridge for the current state of every die (refreshes :meth:`dice`).  Its answers
+        repeat states already reported; for LIST_WINDOW_S they are not taken as new rolls."""
+        self._list_until = time.monotonic() + LIST_WINDOW_S
+        self.link.list_dice()
 
     def blink(self, die_id: str, count: int = 3, color: str = "FFFFFF") -> None:
         """Ask the bridge to blink a die; raises ``LinkClosed`` when the bridge is not connected and
@@ -218,7 +227,10 @@ class DiceFeed:
             return
         with self._lock:
             status = self._dice.setdefault(message.die_id, DieStatus(message.die_id))
+            repeat = (status.state, status.face_index) == (message.state, message.face_index)
             status.state, status.face_index = message.state, message.face_index
+        if repeat and event.received_at <= self._list_until:
+            return  # the bridge answering LIST with a state it reported already: not a new roll
         reading = reading_from(message, self.registry, bridge=self.link.intake.bridge_name,
                                received_at=event.received_at)
         if reading is None:

@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listen.add_argument("--registry", help="die registry JSON file: adds what each face means")
     listen.add_argument("--stats", action="store_true", help="print line counters as JSON on stderr")
     listen.add_argument("--stats-every", type=float, default=10.0, metavar="S",
-                        help="with --stats, also print them every S seconds (default 10)")
+                        help="log drop counts (and print --stats) every S seconds (default 10)")
     listen.add_argument("--count", type=int, default=0, metavar="N", help="exit after N readings")
     listen.add_argument("--duration", type=float, default=0.0, metavar="S", help="exit after S seconds")
     listen.set_defaults(func=_listen)
@@ -98,11 +98,15 @@ def _listen(args: argparse.Namespace) -> int:
     feed = DiceFeed(BridgeLink(args.port, use_queue=False), registry)
     _install_sigterm()
 
-    def report_stats() -> None:
+    logged_drops: dict = {}
+
+    def report_stats(final: bool = False) -> None:
         stats = feed.stats().as_dict()
-        if stats["dropped"]:
+        if stats["dropped"] and (final or stats["dropped"] != logged_drops):
             log.info("dropped lines by reason: %s",
                      ", ".join(f"{k}={v}" for k, v in stats["dropped"].items()))
+            logged_drops.clear()
+            logged_drops.update(stats["dropped"])
         if args.stats:
             print(json.dumps({"stats": stats}), file=sys.stderr, flush=True)
 
@@ -117,7 +121,7 @@ def _listen(args: argparse.Namespace) -> int:
             now = time.monotonic()
             if args.duration and now - start >= args.duration:
                 break
-            if args.stats and now - last_report >= args.stats_every:
+            if now - last_report >= args.stats_every:
                 report_stats()
                 last_report = now
             try:
@@ -133,7 +137,7 @@ def _listen(args: argparse.Namespace) -> int:
         pass
     finally:
         feed.close()
-        report_stats()
+        report_stats(final=True)
     return 0
 
 

@@ -148,6 +148,16 @@ def test_simulated_feed_through_a_real_pty(catalogue):
         assert {k: v.percent for k, v in feed.batteries().items()} == latest_sent()
         names = {d.die_id: d.name for d in feed.dice()}
         assert names == {"pxA": "Amazons/Charioteer", "pxT": "d20", stranger: None}
+        # LIST refreshes every die's state without inventing rolls
+        before = feed.readings.qsize() + len(callback)
+        lines_before = feed.stats().counts.accepted.get("DDR", 0)
+        feed.list_dice()
+        deadline = time.monotonic() + 3
+        while feed.stats().counts.accepted.get("DDR", 0) < lines_before + 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert feed.stats().counts.accepted.get("DDR", 0) == lines_before + 3
+        time.sleep(0.1)
+        assert feed.readings.qsize() + len(callback) == before
         feed.blink("pxA", 2, "00FF00")
         deadline = time.monotonic() + 3
         while not feed.runner.sim.blinks and time.monotonic() < deadline:
