@@ -72,7 +72,9 @@ class RollContext:
         n = len(request.units)
         empty: dict[str, int] = _EMPTY
         self.sai_faces: list[tuple[str, ...]] = [()] * n
-        self.sai_results: list[dict[str, int]] = [empty] * n
+        # one dict per unit: the engine adds SAI results into it (a shared empty dict would collect
+        # every roll's SAI results; found by tests/rules_plugins/test_plugin_properties.py)
+        self.sai_results: list[dict[str, int]] = [{} for _ in range(n)]
         self.normal: list[dict[str, int]] = [empty] * n
         self.ids: list[dict[str, int]] = [empty] * n
         self.rolled: list[dict[str, int]] = [empty] * n
