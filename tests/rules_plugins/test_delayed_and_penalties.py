@@ -169,3 +169,15 @@ def test_elemental_relics_rolling_the_same_element_cancel_l2835_2836(cat):
     assert sorted(reports(air, earth)) == ["relic_reroll_recruit_promote"] * 2
     assert reports(air, air) == ["note", "note"]
     assert reports(air, logo) == ["note", "note"]  # the logo matches every element
+
+
+def test_sai_results_of_one_roll_do_not_leak_into_the_next(cat):
+    """Regression: a roll's SAI results must not show up in a later roll's context."""
+    flyer = cat["Coral Elves/Eagle Knight"]
+    resolve(RollRequest("save", (RolledUnit(flyer, (flyer.find_face("3 Fly"),)),),
+                        terrain=TerrainState("Coastland", face=3)))
+    scalder = next(d for d in cat if d.species == "Scalders" and d.is_unit and any(f.icon == "Save" for f in d.faces))
+    f = next(x for x in scalder.faces if x.icon == "Save")
+    r = resolve(RollRequest("save", (RolledUnit(scalder, (f,)),), against="melee",
+                            terrain=TerrainState("Feyland", face=3)))
+    assert [x.amount for x in r.reports if x.source == "Scorching Touch"] == [f.count]

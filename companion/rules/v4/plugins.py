@@ -48,7 +48,14 @@ _UPPER = {v: k for k, v in _LOWER.items()}
 
 
 def situation_of(ctx: RollContext) -> Situation:
-    """The plug-in tables' view of a roll."""
+    """The plug-in tables' view of a roll (computed once per roll when the context can memoize)."""
+    memo = getattr(ctx, "memo", None)
+    if memo is not None:
+        return memo("v4.situation", lambda: _situation_of(ctx))
+    return _situation_of(ctx)
+
+
+def _situation_of(ctx: RollContext) -> Situation:
     req = ctx.request
     purpose, against = ctx.purpose, ctx.against
     if purpose == "dragon":
@@ -78,20 +85,30 @@ def situation_of(ctx: RollContext) -> Situation:
 # --------------------------------------------------------------------------- conversions
 
 
-def _rolled(unit, result: str) -> int:
-    """A unit's own rolled results of a type (normal icons and its ID), from its faces."""
+def _unit_value(ctx: RollContext, i: int, result: str) -> int:
+    """What unit ``i`` brings to ``result``: its counted results once step 5 has run (spell and
+    ability hooks), else its faces read directly, SAI faces included (SAI hooks run before)."""
+    counted = ctx.rolled[i].get(result, 0) + ctx.sai_results[i].get(result, 0)
+    if counted or any(ctx.rolled):
+        return counted
+    from .sai import sai_contribution
+
+    unit = ctx.units[i]
+    situation = situation_of(ctx)
     total = 0
     for face in unit.faces:
-        if face.icon == result.capitalize() or face.is_id:
+        if face.is_id or face.icon == result.capitalize():
             total += face.count
+        elif face.is_sai:
+            total += sai_contribution(face.sai, face.count, situation, unit.die).results.get(_UPPER[result], 0)
     return total
 
 
 def _best_units(ctx: RollContext, result: str, k: int = 1) -> list[int]:
-    """The ``k`` counting units that rolled the most ``result`` (a "double one unit" choice made
+    """The ``k`` counting units that bring the most ``result`` (a "double one unit" choice made
     for the roller: the best for the roll unless the caller says otherwise)."""
     ranked = sorted((i for i, u in enumerate(ctx.units) if u.counts and u.die.is_unit),
-                    key=lambda i: (-_rolled(ctx.units[i], result), i))
+                    key=lambda i: (-_unit_value(ctx, i, result), i))
     return ranked[:k]
 
 
