@@ -102,9 +102,20 @@ def test_sai_results_join_after_divide_and_before_multiply():
 def test_one_divider_and_one_multiplier_per_result_type():
     r = run("melee", MAMMOTH_MEL, effects=[mods(M(DIVIDE, "melee", 2, "a"), M(DIVIDE, "melee", 2, "b"))])
     assert r.totals["melee"] == 2  # halved once, not quartered (cf. V4-33: two Water breaths)
-    assert any("only one" in rep.text for rep in r.reports)
+    assert any("at most one" in rep.text for rep in r.reports)
     r = run("melee", MAMMOTH_MEL, effects=[mods(M(MULTIPLY, "melee", 2, "a"), M(MULTIPLY, "melee", 3, "b"))])
     assert r.totals["melee"] == 12  # the larger multiplier alone
+
+
+def test_the_one_multiplier_limit_is_per_unit():
+    """Two doublings on two different units both apply; two on one unit do not stack."""
+    a = M(MULTIPLY, "melee", 2, "a", units=frozenset({0}))
+    b = M(MULTIPLY, "melee", 2, "b", units=frozenset({1}))
+    assert run("melee", MAMMOTH_MEL, MAMMOTH_MEL, effects=[mods(a, b)]).totals["melee"] == 16
+    c = M(MULTIPLY, "melee", 3, "c")
+    r = run("melee", MAMMOTH_MEL, MAMMOTH_MEL, effects=[mods(a, c)])
+    assert r.totals["melee"] == 24  # the army's x3 beats unit 0's x2; never x6
+    assert any(rep.source == "a" and "at most one" in rep.text for rep in r.reports)
 
 
 def test_v4_33_breath_effects_stack_by_kind():

@@ -334,9 +334,8 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
             rolled_d[i] = nd
     T = st.T
     for i in range(n):
-        Ni, Ii = st.N[i], st.I[i]
-        for k in range(_NT):
-            T[k] += Ni[k] + Ii[k]
+        for t, v in rolled_d[i].items():
+            T[_T[t]] += v
     if ed.sai_at_count:
         st.add_sai()
     for t in RESULT_TYPES:
@@ -430,41 +429,44 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                     after = st.total(k, None if m.units is None else us)
                     record(stage, m, t, before, after, f"subtract {m.amount} (never below 0; ID results last)")
         elif stage == DIVIDE:
-            chosen = _limit(stage_mods, ed.one_divider, lambda m: -m.amount, targets, reports, cites.get("one_divider", ""))
-            for m, t in chosen:
+            plan = _plan(stage_mods, ed.one_divider, lambda m: -m.amount, targets, unit_list, reports,
+                         cites.get("one_divider", ""))
+            for m, t, us, army in plan:
                 k = _T[t]
-                us = unit_list(m)
                 sai = touches_sai(m)
-                if m.units is None:
-                    before = st.total(k, us, sai=sai)
-                    after = before // m.amount if m.amount > 0 else before
-                    full_before = st.total(k)
-                    st.remove(k, before - after, us, sai=sai)
+                full_before = st.total(k)
+                if army:
+                    have = st.total(k, us, sai=sai)
+                    after = have // m.amount if m.amount > 0 else have
+                    st.remove(k, have - after, us, sai=sai)
                     record(stage, m, t, full_before, st.total(k), f"divide by {m.amount}, rounded down (ID results last)")
                 else:
-                    full_before = st.total(k)
                     for i in us:
                         have = st.N[i][k] + st.I[i][k] + st.C[i][k] + (st.S[i][k] if sai and st.sai_live else 0)
                         st.remove(k, have - have // m.amount, [i], sai=sai)
                     record(stage, m, t, full_before, st.total(k), f"divide by {m.amount}, rounded down")
         elif stage == MULTIPLY:
-            chosen = _limit(stage_mods, ed.one_multiplier, lambda m: m.amount, targets, reports, cites.get("one_multiplier", ""))
-            for m, t in chosen:
+            plan = _plan(stage_mods, ed.one_multiplier, lambda m: m.amount, targets, unit_list, reports,
+                         cites.get("one_multiplier", ""))
+            for m, t, us, army in plan:
                 k = _T[t]
                 sai = touches_sai(m) and st.sai_live
                 before = st.total(k)
-                for i in unit_list(m):
-                    old = st.N[i][k] + st.I[i][k] + st.C[i][k] + (st.S[i][k] if sai else 0)
-                    st.T[k] += old * (m.amount - 1)
-                    st.N[i][k] *= m.amount
-                    st.I[i][k] *= m.amount
-                    st.C[i][k] *= m.amount
-                    if sai:
-                        st.S[i][k] *= m.amount
-                if m.units is None:
-                    st.T[k] += st.A[k] * (m.amount - 1)
-                    st.A[k] *= m.amount
-                record(stage, m, t, before, st.total(k), f"multiply by {m.amount}")
+                f = m.amount
+                N, I_, C, S = st.N, st.I, st.C, st.S
+                for i in us:
+                    old = N[i][k] + I_[i][k] + C[i][k] + (S[i][k] if sai else 0)
+                    if old:
+                        st.T[k] += old * (f - 1)
+                        N[i][k] *= f
+                        I_[i][k] *= f
+                        C[i][k] *= f
+                        if sai:
+                            S[i][k] *= f
+                if army:
+                    st.T[k] += st.A[k] * (f - 1)
+                    st.A[k] *= f
+                record(stage, m, t, before, st.total(k), f"multiply by {f}")
         elif stage == ADD:
             for m in stage_mods:
                 if m.counts_as is not None:
@@ -572,23 +574,50 @@ def _split_subtract(m: Modifier, st: _State, request: RollRequest, counted, unit
                               t, before, after, m.source))
 
 
-def _limit(mods, one_only, key, targets, reports, citation):
-    """(modifier, result type) pairs to apply; with ``one_only`` at most one per result type,
-    the one that favours the roll (the smallest divisor, the largest multiplier)."""
-    pairs = [(m, t) for m in mods for t in targets(m)]
-    if not one_only:
-        return pairs
-    best: dict[str, Modifier] = {}
-    for m, t in pairs:
-        if t not in best or key(m) > key(best[t]):
-            best[t] = m
+def _plan(mods, one_only, favour, targets, unit_list, reports, citation):
+    """(modifier, result type, units, army-wide) to apply, in order.
+
+    With ``one_only`` (V4.01c L1063-1064; SAI targeting rules L1231-1233) each unit's results of a
+    type get at most one such modifier: the one most favourable to the roll (the smallest divisor,
+    the largest multiplier).  A modifier restricted to units is applied to them unit by unit; an
+    army-wide one to the army's total, over the units that no unit modifier of the stage covered."""
     out = []
-    for m, t in pairs:
-        if best[t] is m:
-            out.append((m, t))
-        else:
-            reports.append(Report(m.source, f"not applied to {t}: only one such modifier per result type ({citation})",
-                                  kind="note"))
+    if not one_only:
+        for m in mods:
+            for t in targets(m):
+                out.append((m, t, unit_list(m), m.units is None))
+        return out
+    types: list[str] = []
+    for m in mods:
+        for t in targets(m):
+            if t not in types:
+                types.append(t)
+    for t in types:
+        cands = [m for m in mods if t in targets(m)]
+        unit_best: dict[int, Modifier] = {}
+        for m in cands:
+            if m.units is not None:
+                for i in unit_list(m):
+                    if i not in unit_best or favour(m) > favour(unit_best[i]):
+                        unit_best[i] = m
+        army_cands = [m for m in cands if m.units is None]
+        army_best = None
+        for m in army_cands:
+            if army_best is None or favour(m) > favour(army_best):
+                army_best = m
+        if army_best is not None:
+            # an army-wide modifier competes with unit ones for each unit
+            for i in unit_list(army_best):
+                if i in unit_best and favour(army_best) > favour(unit_best[i]):
+                    del unit_best[i]
+        for m in cands:
+            if m is army_best:
+                out.append((m, t, [i for i in unit_list(m) if i not in unit_best], True))
+            elif m.units is not None and any(b is m for b in unit_best.values()):
+                out.append((m, t, sorted(i for i, b in unit_best.items() if b is m), False))
+            else:
+                reports.append(Report(m.source, f"not applied to {t}: at most one such modifier per result type "
+                                                f"({citation})", kind="note"))
     return out
 
 
