@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from game_support import choose, plain_setup, run_until, setup_done
+from game_support import choose, faces_for, plain_setup, run_until, setup_done
 
 from companion.rules.game import Game
 from companion.rules.game import flow as game_flow
@@ -108,3 +108,27 @@ def test_faq95_04_order_roll_ignores_cantrips_and_terrain():
     assert d.topic == "roll" and [x["die"] for x in d.dice][0] == "Dwarves/Wizard"
     game.apply({"type": "roll", "faces": ["4 Cantrip", "1 Maneuver", "1 Maneuver"]})
     assert game.state.last_roll["total"] == 2
+
+
+def test_items_roll_with_their_army_take_no_damage_and_are_buried_without_carriers():
+    """Items: worth points (medium 2), rolled with the army, never damaged, buried when no unit is left
+    to carry them (V4.01c L2726-2740)."""
+    setup = plain_setup()
+    setup["players"][1]["armies"]["campaign"] = ["Goblins/Thug", "Goblins/Mugger", "Goblins/Pelter",
+                                                 "Items/Air Dawn Blade"]
+    game = started({"frontier": 6}, setup)
+    st = game.state
+    blade = next(u for u in st.units.values() if u.spec.kind == "item")
+    assert st.location[blade.uid] == "frontier" and st.player("p2").force_points == 15
+    choose(game, "p1@frontier")
+    choose(game, "skip")
+    choose(game, "melee")
+    game.apply({"type": "roll", "faces": faces_for(game.pending, "melee", "max")})
+    assert st.last_roll["total"] >= 3
+    d = game.pending
+    assert d.player == "p2" and [x["die"] for x in d.dice][-1] == "Items/Air Dawn Blade"
+    game.apply({"type": "roll", "faces": ["1 Melee", "1 Melee", "1 Missile", "1 Melee"]})
+    assert st.army("p2", "frontier").units == ()  # 3+ damage, no saves: the three small units die
+    assert len(st.area("p2", "dua")) == 3
+    assert st.location[blade.uid] == "bua"
+    assert any("no unit to carry it" in line for line in game.log)
