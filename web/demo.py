@@ -86,14 +86,14 @@ class SimulatedDiceRoller:
             self._readings[reading.die_id] = reading
             self._cond.notify_all()
 
-    def _die_id(self, uid: str) -> str:
+    def _die_id(self, uid: str) -> str | None:
         for die_id, u in self.uid_of.items():
             if u == uid:
                 return die_id
-        raise KeyError(uid)
+        return None
 
     def read(self, pending: dict, timeout: float = 10.0) -> tuple[dict, dict]:
-        wanted = {self._die_id(d["uid"]): d for d in pending["dice"]}
+        wanted = {self._die_id(d["uid"]): d for d in pending["dice"] if self._die_id(d["uid"])}
         with self._cond:
             for die_id in wanted:
                 self._readings.pop(die_id, None)
@@ -120,6 +120,9 @@ class SimulatedDiceRoller:
         for die_id, d in wanted.items():
             if d["uid"] not in faces:
                 problems[d["uid"]] = f"no reading from smart die {die_id}: tap its face"
+        for d in pending["dice"]:
+            if d["uid"] not in faces and d["uid"] not in problems:
+                problems[d["uid"]] = "no smart die registered for it: tap its face"
         return faces, problems
 
     def close(self) -> None:
@@ -215,9 +218,8 @@ class Director:
     def answer(self, pending: dict, state: dict) -> dict:
         kind = pending["kind"]
         values = [c["value"] for c in pending.get("choices", [])]
-        prompt = pending["prompt"].lower()
         if kind == "choice":
-            return {"type": "choose", "choice": self._choose(prompt, values, state)}
+            return {"type": "choose", "choice": self._choose(_topic(pending), values, state)}
         if kind == "allocate":
             return {"type": "allocate", "units": pending["choices"][0]["value"]}
         if kind == "cast":
@@ -231,14 +233,14 @@ class Director:
             return {"type": "retreat", "units": []}
         raise ValueError(f"the demo cannot answer a {kind!r} decision")
 
-    def _choose(self, prompt: str, values: list, state: dict):
+    def _choose(self, topic: str, values: list, state: dict):
         def first(*wanted):
             for w in wanted:
                 if w in values:
                     return w
             return values[0]
 
-        if "which army marches" in prompt:
+        if topic == "march":
             armies = [v for v in values if v != "pass"]
             if "melee" not in self.shown:
                 contested = [a for a in armies if self._opponents_at(a, state)]
@@ -248,18 +250,18 @@ class Director:
                 magic_now = [a for a in armies if self._action_at(a, state) == "magic"]
                 return (magic_now or reserve or armies or ["pass"])[0]
             return "pass" if "pass" in values else values[0]
-        if "counter-maneuver" in prompt:
+        if topic == "counter_maneuver":
             return first("counter", "no")
-        if "maneuver at" in prompt:
+        if topic == "maneuver":
             self._mark("maneuver")
             return first("maneuver", "skip")
-        if "up or down" in prompt:
+        if topic == "direction":
             return self._direction(values, state)
-        if "action with" in prompt:
+        if topic == "action":
             if "melee" not in self.shown:
                 return first("melee", "missile", "magic", "skip")
             return first("magic", "melee", "missile", "skip")
-        if "counter-attack" in prompt:
+        if topic == "counter_attack":
             return first("counter", "no")
         return first("first_turn")
 
@@ -317,6 +319,19 @@ class Director:
                 target = army if name in ("Stone Skin", "Watery Double") else (enemies[0] if enemies else army)
                 return [{"spell": card.name, "target": target, "element": element}]
         return []
+
+
+def _topic(pending: dict) -> str:
+    """The decision's stable topic; older engines only had the prompt's words."""
+    if pending.get("topic"):
+        return pending["topic"]
+    prompt = pending["prompt"].lower()
+    for words, topic in (("which army marches", "march"), ("counter-maneuver", "counter_maneuver"),
+                         ("maneuver at", "maneuver"), ("up or down", "direction"), ("action with", "action"),
+                         ("counter-attack", "counter_attack")):
+        if words in prompt:
+            return topic
+    return ""
 
 
 def play_demo(store, roller, pace: float, out=None) -> Director:

@@ -73,7 +73,10 @@ def _demo(args: argparse.Namespace) -> int:
     pace = args.pace
     if pace is None:
         pace = 1.2 if args.seconds is None else max(0.05, min(1.2, args.seconds / 60))
-    roller = SimulatedDiceRoller(seed=args.seed) if args.dice == "simulated" else TypedRoller(seed=args.seed)
+    # a faster pace (tests, --seconds) also runs the simulated dice faster than real time
+    speed = min(50.0, 4.0 * max(1.0, 1.2 / pace))
+    roller = (SimulatedDiceRoller(seed=args.seed, speed=speed) if args.dice == "simulated"
+              else TypedRoller(seed=args.seed))
     server.banner()
     print(f"Demo: a fresh two-player game in {db}; rolls come from "
           + ("the smart-dice simulator over a serial link" if args.dice == "simulated" else "faces typed by the script"),

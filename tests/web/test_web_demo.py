@@ -1,0 +1,72 @@
+"""``companion demo``: a real server process on a fresh SQLite game, a scripted opening played through
+the same path as real rolls, stopped by ``--seconds``."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from companion.session import GameSession
+
+
+def run_demo(*extra: str, seconds: float = 25) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    cmd = [sys.executable, "-m", "companion", "demo", "--seconds", str(seconds), "--port", "0", "--pace", "0.05",
+           *extra]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    seen_states: list[dict] = []
+    url = None
+    t0 = time.monotonic()
+    for line in proc.stdout:
+        lines.append(line)
+        m = re.search(r"serving at (http://\S+)", line)
+        if m:
+            url = m.group(1)
+        if url and "[demo]" in line and len(seen_states) < 3:
+            with urllib.request.urlopen(url + "/api/state", timeout=5) as r:
+                seen_states.append(json.loads(r.read()))
+    proc.wait(timeout=30)
+    took = time.monotonic() - t0
+    assert took < seconds + 20, "--seconds makes the demo stop by itself"
+    return subprocess.CompletedProcess(cmd, proc.returncode, "".join(lines)), seen_states
+
+
+def check_opening(out: str) -> None:
+    assert re.search(r"\?token=\S{20,}", out), "the host URL carries its token"
+    assert "█" in out, "a QR code for pairing is drawn in the terminal"
+    for shown in ("setup", "maneuver", "melee", "saves", "magic"):
+        assert f"shown: {shown}" in out, shown
+
+
+def events_of(out: str) -> list[dict]:
+    db = re.search(r"game in (\S+\.sqlite)", out).group(1)
+    with GameSession.open(db) as s:
+        return s.events(0)
+
+
+@pytest.mark.slow
+def test_demo_plays_the_scripted_opening_with_typed_faces():
+    done, states = run_demo()
+    assert done.returncode == 0, done.stdout
+    check_opening(done.stdout)
+    assert states and all(s["game_id"] and s["role"] == "viewer" for s in states), "the page shows the game"
+    events = events_of(done.stdout)
+    rolls = [e for e in events if e["type"] == "roll"]
+    assert {e["player"] for e in rolls} == {"p1", "p2"}
+    assert any(e["type"] == "cast" and e["action"]["spells"] for e in events), "a spell is cast"
+    assert any(e["type"] == "allocate" for e in events) or any("melee" in " ".join(e["log"]) for e in events)
+
+
+@pytest.mark.slow
+def test_demo_rolls_through_the_smart_dice_simulator():
+    done, _ = run_demo("--dice", "simulated", seconds=60)
+    assert done.returncode == 0, done.stdout
+    assert "smart-dice simulator" in done.stdout
+    check_opening(done.stdout)
+    assert len([e for e in events_of(done.stdout) if e["type"] == "roll"]) >= 6
