@@ -177,12 +177,35 @@ def _effect_reports(contribution: c.Contribution, index: int | None) -> list[Rep
 # --------------------------------------------------------------------------- SAI hooks
 
 
+#: SAIs whose answer depends on more than (name, X, situation, unit index, die): never cached.
+_CONTEXT_SAIS = frozenset({"Elevate", "Trumpet", "Charge", "Bash", "Elemental Relic", "Logo"})
+_CACHE_LIMIT = 8192
+
+
 def _sai_hook(name: str):
     from .sai import SAI_RULES, rule_for_face, sai_contribution
+
+    cache: dict = {}
+    cacheable = name not in _CONTEXT_SAIS
 
     def hook(sctx: SaiContext) -> SaiOutcome | None:
         ctx = sctx.roll
         situation = situation_of(ctx)
+        if cacheable:
+            key = (sctx.x, situation.key, sctx.index)
+            try:
+                return cache[key]
+            except KeyError:
+                pass
+            out = _sai_outcome(sctx, situation)
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            cache[key] = out
+            return out
+        return _sai_outcome(sctx, situation)
+
+    def _sai_outcome(sctx: SaiContext, situation: Situation) -> SaiOutcome | None:
+        ctx = sctx.roll
         die = sctx.unit.die
         if _relic_cancelled(sctx):
             return SaiOutcome(reports=(Report("Elemental Relic", "another Elemental Relic rolled the same element: "
@@ -260,6 +283,27 @@ def register_sais(reg: Registry) -> None:
 
 
 # --------------------------------------------------------------------------- species hooks
+
+
+def _counts_as_hook(ability: str):
+    """Fast path for the counts-as abilities: one test, one modifier on the species' units."""
+    from .species import SPECIES_ABILITIES, counts_as_applies, counts_as_types
+
+    spec = SPECIES_ABILITIES[ability]
+    source, target = (_LOWER[t] for t in counts_as_types(ability))
+    note = f"{ability}: {source} results count as {target}"
+
+    def hook(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+        active = ctx.request.choices.get("active", ())
+        if isinstance(active, str):
+            active = (active,)
+        if not counts_as_applies(ability, situation_of(ctx), active=active):
+            return ()
+        return (Modifier("add", target, 0, ability, spec.citation, scope="any", units=idx, counts_as=source,
+                         origin="species", optional=True, note=note),)
+
+    hook.__name__ = f"ability_{ability.lower().replace(' ', '_')}"
+    return hook
 
 
 def _ability_hook(ability: str):
@@ -373,12 +417,13 @@ _TABLE_ABILITIES = (
 
 
 def register_species(reg: Registry) -> None:
-    from .species import SPECIES_ABILITIES
+    from .species import _COUNTS_AS, SPECIES_ABILITIES
 
     for ability in _TABLE_ABILITIES:
         spec = SPECIES_ABILITIES[ability]
         if ability not in {e.name for e in reg.abilities.get(spec.species, [])}:
-            reg.species_ability(spec.species, ability, citation=spec.citation)(_ability_hook(ability))
+            make = _counts_as_hook if ability in _COUNTS_AS else _ability_hook
+            reg.species_ability(spec.species, ability, citation=spec.citation)(make(ability))
     extra = {"Terrain Harmony": _terrain_harmony, "Bone Magic": _bone_magic, "Cursed Bullets": _cursed_bullets,
              "Foul Stench": _foul_stench}
     for ability, fn in extra.items():
@@ -395,7 +440,24 @@ def _spell_hook(name: str):
 
     spell = find_roll_spell(name)
 
+    cache: dict = {}
+    cacheable = name not in ("Wilding", "Berserker Rage", "Necromantic Wave", "Magic Negation")
+
     def hook(ctx: RollContext, effect: EffectInForce) -> Iterable:
+        if not cacheable:
+            return _answer(ctx, effect)
+        key = (situation_of(ctx).key, effect.castings)
+        try:
+            return cache[key]
+        except KeyError:
+            pass
+        out = tuple(_answer(ctx, effect))
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[key] = out
+        return out
+
+    def _answer(ctx: RollContext, effect: EffectInForce) -> Iterable:
         situation = situation_of(ctx)
         castings = max(1, effect.castings)
         if name == "Magic Negation":

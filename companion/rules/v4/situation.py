@@ -48,6 +48,8 @@ class Situation:
     choices: Mapping[str, str] = field(default_factory=dict)
     #: result types counted when they differ from the purpose's (a combination roll, L1076-1096)
     counted_override: tuple[str, ...] | None = None
+    _counted: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
+    _key: tuple = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.roll_for not in ROLL_FOR:
@@ -57,6 +59,18 @@ class Situation:
                 raise ValueError(f"'against' is only for save rolls, not {self.roll_for!r}")
             if self.against not in SAVE_AGAINST:
                 raise ValueError(f"unknown save target {self.against!r}; expected one of {SAVE_AGAINST}")
+        object.__setattr__(self, "_counted", self._compute_counted())
+        object.__setattr__(self, "_key", (
+            self.roll_for, self.against, self.counter_attack, self.counter_maneuver, self.at_terrain,
+            self.individual, self.magic_negation, self.terrain_elements, self.dragon_rolled_jaws,
+            self.bash_target_melee, self.bash_dragon_damage, self.tower_shot_at_reserves,
+            tuple(sorted((str(k), str(v)) for k, v in self.choices.items())), self._counted,
+        ))
+
+    @property
+    def key(self) -> tuple:
+        """A hashable summary of everything the plug-in tables read (for caching their answers)."""
+        return self._key
 
     @property
     def is_dragon_attack(self) -> bool:
@@ -75,6 +89,9 @@ class Situation:
     def counted(self) -> tuple[str, ...]:
         """Result types this roll counts, the primary one first.  A dragon attack response counts
         saves, melee and missile (V4.01c L646-693, combination roll L1076-1096)."""
+        return self._counted
+
+    def _compute_counted(self) -> tuple[str, ...]:
         if self.counted_override:
             rest = tuple(t for t in self.counted_override if t != self.primary)
             return ((self.primary,) if self.primary in self.counted_override else ()) + rest

@@ -151,6 +151,25 @@ def _elements(names: Iterable[object]) -> frozenset[str]:
     return frozenset(str(getattr(n, "value", n)).capitalize() for n in names)
 
 
+def counts_as_applies(ability: str, situation: Situation, *, active: Iterable[str] = ()) -> bool:
+    """Whether the counts-as ability ``ability`` works in this roll (terrain elements, roll type,
+    declared charges); the same test :func:`species_contributions` makes, for one ability."""
+    owner, needs, source, target = _COUNTS_AS[ability]
+    if ability in ("Javelin Charge", "Kukri Charge"):
+        if ability not in frozenset(active):
+            return False
+    elif not situation.at_terrain or not (needs <= situation.terrain_elements
+                                           or needs <= _elements(situation.terrain_elements)):
+        return False
+    return target in situation.counted and _roll_condition(ability, situation)
+
+
+def counts_as_types(ability: str) -> tuple[str, str]:
+    """(rolled type, type it counts as) of a counts-as ability."""
+    _, _, source, target = _COUNTS_AS[ability]
+    return source, target
+
+
 def species_contributions(
     species: str | None,
     situation: Situation,
