@@ -171,3 +171,27 @@ def find_roll_spell_or_none(name):
     except UnknownSpell:
         return "unknown"
     return "known"
+
+
+def test_flash_flood_threshold_cumulative_l2352_2357():
+    from companion.rules.v4.spells import flash_flood_resisted
+
+    assert flash_flood_resisted(6) and not flash_flood_resisted(5)
+    assert not flash_flood_resisted(11, castings=2) and flash_flood_resisted(12, castings=2)
+
+
+def test_tidal_wave_damage_and_threshold_l2374_2383():
+    from companion.rules.v4.spells import tidal_wave
+
+    assert tidal_wave() == (4, 4)
+    assert tidal_wave(2) == (8, 8)
+
+
+def test_wall_of_thorns_melee_reduces_damage_l2280_2289():
+    from companion.rules.v4.spells import wall_of_thorns_damage
+
+    assert wall_of_thorns_damage(4) == 2
+    assert wall_of_thorns_damage(9) == 0
+    assert wall_of_thorns_damage(4, castings=2) == 8
+    with pytest.raises(ValueError):
+        wall_of_thorns_damage(1, castings=0)

@@ -352,3 +352,34 @@ def _register() -> None:
 
 
 _register()
+
+
+# ------------------------------------------------------------------ spells answered by a roll
+
+
+def flash_flood_resisted(maneuver_results: int, castings: int = 1) -> bool:
+    """Flash Flood (L2352-2357): the terrain drops a step unless an opposing army there rolls at
+    least 6 maneuver per combined casting (each army compared alone, never summed)."""
+    return maneuver_results >= 6 * find_roll_spell_or_other("Flash Flood", castings)
+
+
+def tidal_wave(castings: int = 1) -> tuple[int, int]:
+    """Tidal Wave (L2374-2383): (damage each army at the terrain takes, maneuver results an army
+    needs in its save + maneuver combination roll to stop the terrain dropping), 4 each per casting.
+    Only normal save and maneuver results count in that roll."""
+    n = find_roll_spell_or_other("Tidal Wave", castings)
+    return 4 * n, 4 * n
+
+
+def wall_of_thorns_damage(melee_results: int, castings: int = 1) -> int:
+    """Wall of Thorns (L2280-2289): an army that maneuvers the terrain takes 6 damage per casting,
+    less the melee results of the melee roll it makes instead of saving."""
+    return max(6 * find_roll_spell_or_other("Wall of Thorns", castings) - max(melee_results, 0), 0)
+
+
+def find_roll_spell_or_other(name: str, castings: int) -> int:
+    """Validate a known spell name and a castings count; returns the castings."""
+    find_roll_spell(name)
+    if castings < 1:
+        raise ValueError(f"{name}: castings must be at least 1, not {castings}")
+    return castings
