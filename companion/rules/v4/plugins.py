@@ -148,8 +148,10 @@ def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, inde
             reports.append(Report(m.source, f"{m.note} [{m.scope.value}; {m.citation}]", m.amount, index,
                                   _REPORT_KIND[m.scope]))
     for ca in contribution.counts_as:
+        # a species' units; else every die of the army (Charge: "the attacking army counts all
+        # maneuver results", items included; spells' counts-as name units only)
         units = ctx.species_units(ca.species) if ca.species else frozenset(
-            i for i, u in enumerate(ctx.units) if u.counts and u.die.is_unit)
+            i for i, u in enumerate(ctx.units) if u.counts and (u.die.is_unit or origin == "sai"))
         if units:
             mods.append(Modifier("add", _LOWER[ca.target], 0, ca.by, ca.citation, scope="any", units=units,
                                  counts_as=_LOWER[ca.source], origin=origin, optional=True,
