@@ -220,3 +220,35 @@ def test_passive_policy_is_legal_for_every_setup_decision():
     assert game.state.phase != "setup"
     assert faces_for  # used by other modules
     assert passive_policy(game.pending)["type"] == "choose"
+
+
+def test_v4_08_dragonkin_allowance():
+    """V4-08: 36 points -> 12 health; 35 -> 11; 36 with 6 of Dracolem -> 10."""
+    assert su.dragonkin_allowance(36) == 12
+    assert su.dragonkin_allowance(35) == 11
+    assert su.dragonkin_allowance(36, dracolem_points=6) == 10
+
+
+def test_v4_09_minor_terrain_allowance():
+    """V4-09: 2-player game (3 terrains) -> 4; 3-player game (4 terrains) -> 5."""
+    assert su.minor_terrain_allowance(2) == 4
+    assert su.minor_terrain_allowance(3) == 5
+
+
+def test_dragonkin_and_minor_terrains_start_in_the_summoning_pool():
+    setup = plain_setup(force=15)
+    setup["players"][0]["dragonkin"] = ["Dragonkin/Dragontroop (Death)"] * 5  # 5 health: 15 // 3 allows 5
+    setup["players"][0]["minor_terrains"] = ["Deadland Bridge", "Coastland Bridge", "Deadland Knoll", "Deadland Woods"]
+    game = Game(setup)
+    pool = game.state.area("p1", "pool")
+    assert sorted({u.spec.kind for u in pool}) == ["dragon", "minor_terrain", "unit"]
+    setup["players"][0]["dragonkin"] = ["Dragonkin/Dragontroop (Death)"] * 4 + ["Dragonkin/Dragonmount (Death)"]
+    with pytest.raises(IllegalSetup, match="6 health of Dragonkin.*allows 5"):
+        Game(setup)
+    setup["players"][0]["dragonkin"] = []
+    setup["players"][0]["minor_terrains"] = ["Deadland Bridge"] * 5
+    with pytest.raises(IllegalSetup, match="allows 4"):
+        Game(setup)
+    setup["players"][0]["minor_terrains"] = ["Dwarves/Footman"]
+    with pytest.raises(IllegalSetup, match="not a minor terrain"):
+        Game(setup)

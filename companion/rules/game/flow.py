@@ -999,6 +999,37 @@ def _faces_validator(dice: list[dict]):
     return validate
 
 
+def _advanced_pool(p: Mapping[str, Any], name: str, force: int, armies: Mapping[str, list], n_players: int) -> list:
+    """Advanced set-up add-ons that start in the Summoning Pool: Dragonkin (V4.01c L2510-2520) and
+    minor terrains (L2595-2602)."""
+    out = []
+    kin = p.get("dragonkin", [])
+    if not isinstance(kin, list):
+        raise IllegalSetup(f"{name}: 'dragonkin' must be a list of Dragonkin unit names", "V4.01c L2510-2520")
+    kin_specs = [spec_for(str(d)) for d in kin]
+    for spec in kin_specs:
+        if spec.kind != "unit" or spec.species != "Dragonkin":
+            raise IllegalSetup(f"{name}: {spec.name} is not a Dragonkin unit", "V4.01c L2510-2520")
+    dracolem = sum(su.force_points([d]) for army in armies.values() for d in army if d.species == "Dracolem")
+    allowed = su.dragonkin_allowance(force, dracolem)
+    health = sum(d.health for d in kin_specs)
+    if health > allowed:
+        raise IllegalSetup(f"{name}: {health} health of Dragonkin, but a {force}-point force "
+                           f"({dracolem} of Dracolem) allows {allowed}", "V4.01c L2512-2514")
+    out += kin_specs
+    minors = p.get("minor_terrains", [])
+    if not isinstance(minors, list):
+        raise IllegalSetup(f"{name}: 'minor_terrains' must be a list of minor terrain names", "V4.01c L2599-2600")
+    minor_specs = [spec_for(str(m) if "/" in str(m) else f"Terrains/{m}") for m in minors]
+    for spec in minor_specs:
+        if spec.kind != "minor_terrain":
+            raise IllegalSetup(f"{name}: {spec.name} is not a minor terrain", "V4.01c L2595-2602")
+    if len(minor_specs) > su.minor_terrain_allowance(n_players):
+        raise IllegalSetup(f"{name}: {len(minor_specs)} minor terrains, but a {n_players}-player game allows "
+                           f"{su.minor_terrain_allowance(n_players)}", "V4.01c L2599-2600")
+    return out + minor_specs
+
+
 def _build_state(setup: Mapping[str, Any]) -> tuple[GameState, dict[str, dict[str, list[str]]]]:
     """Check steps 1-3 of set-up and build the state (armies not yet placed)."""
     if not isinstance(setup, Mapping):
@@ -1044,6 +1075,7 @@ def _build_state(setup: Mapping[str, Any]) -> tuple[GameState, dict[str, dict[st
             raise IllegalSetup(f"{name}: 'dragons' must be a list of dragon names", "V4.01c L290-292")
         dragon_specs = [spec_for(str(d)) for d in dragons]
         player.force_points = su.validate_force(force, specs, dragon_specs, who=name)
+        pool_specs = list(dragon_specs) + _advanced_pool(p, name, force, specs, len(players_in))
         armies_by_player[pid] = {}
         for army_name in su.ARMY_NAMES:
             uids = []
@@ -1054,7 +1086,7 @@ def _build_state(setup: Mapping[str, Any]) -> tuple[GameState, dict[str, dict[st
                 st.location[uid] = HOLDING if army_name == "horde" else "unplaced-" + army_name
                 uids.append(uid)
             armies_by_player[pid][army_name] = uids
-        for spec in dragon_specs:
+        for spec in pool_specs:
             n += 1
             uid = f"u{n}"
             st.units[uid] = Unit(uid, pid, spec)

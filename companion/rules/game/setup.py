@@ -69,6 +69,18 @@ def dragon_count(dragons: Iterable[DieSpec]) -> int:
     return sum(2 if "white" in d.name.lower() else 1 for d in dragons)
 
 
+def dragonkin_allowance(force_size: int, dracolem_points: int = 0) -> int:
+    """Health-worth of Dragonkin a player may bring: one per full 3 points of non-Dracolem force
+    (V4.01c L2512-2514; V4-08: 36 points -> 12, 35 -> 11, 36 with 6 of Dracolem -> 10)."""
+    return max(0, force_size - dracolem_points) // 3
+
+
+def minor_terrain_allowance(n_players: int) -> int:
+    """Minor terrains a player may bring: the number of terrains in the game plus one (V4.01c L2599-2600;
+    V4-09: 2 players, 3 terrains -> 4).  Each player brings a Home terrain; one Frontier is kept."""
+    return (n_players + 1) + 1
+
+
 def army_cap(force_size: int) -> int:
     """No army may hold more than half the total force points, rounded down (V4.01c L304-306)."""
     return force_size // 2

@@ -71,6 +71,8 @@ def spec_for(name: str) -> DieSpec:
         kind = "item"
     elif die.kind is DieKind.DRAGON:
         kind = "dragon"
+    elif die.kind is DieKind.MINOR_TERRAIN:
+        kind = "minor_terrain"
     else:
         raise IllegalSetup(f"{name!r} is a {die.kind.value}: only units, items and dragons belong to a force")
     size = die.size or ""
