@@ -312,3 +312,13 @@ def test_faq95_24_wall_of_fog_on_missiles(cat):
     assert roll(cat, "r96", "missile", shots, effects=fx).total("missile") == 4
     fx = fx + [("Wall of Fog", 1, "terrain")]
     assert roll(cat, "r96", "missile", shots, effects=fx).total("missile") == 2
+
+
+def test_faq96_04_defensive_spells_count_against_sai_damage(cat):
+    """FAQ96-04 (SAI C): against Trample 3 in a melee, an army with Stoneskin x1 + Wall of Ice has 4
+    bonus saves (r96); in v4 Stone Skin + Watery Double likewise add at step 10 (L2253, L2337)."""
+    nothing = [("Dwarves/Footman", "1 Melee")]
+    r = roll(cat, "r96", "save", nothing, against="melee", effects=[("Stoneskin", 1), ("Wall of Ice", 1)])
+    assert r.total("save") == 4
+    r = roll(cat, "v4", "save", nothing, against="melee", effects=[("Stone Skin", 1), ("Watery Double", 3)])
+    assert r.total("save") == 4
