@@ -279,3 +279,13 @@ def test_wilding_doubles_one_unit_per_casting_l2167_2171(cat):
     dice = [("Dwarves/Sergeant", "3 Save"), ("Dwarves/Patroller", "2 Save"), ("Dwarves/Footman", "1 Save")]
     assert roll(cat, "save", dice, effects=[("Wilding", 1)]).total("save") == 3 * 2 + 2 + 1
     assert roll(cat, "save", dice, effects=[("Wilding", 2)]).total("save") == 3 * 2 + 2 * 2 + 1
+
+
+def test_elemental_champion_logo_counts_as_an_id_worth_two_l1821_1824(cat):
+    die = cat["Eldarim/Fire Dragon Hunter"]
+    r = roll(cat, "save", [(die.name, "1 Logo")])
+    assert r.total("save") == 2
+    r = resolve(RollRequest("save", (RolledUnit(die, (die.find_face("1 Logo"),)),),
+                            terrain=TerrainState("Highland", face=8, controlled=True)))
+    assert r.total("save") == 4  # the eighth face doubles ID results (L501)
+    assert roll(cat, "save", [("Eldarim/Dragonslayer", "1 Logo")]).total("save") == 0

@@ -222,8 +222,11 @@ def _sai_hook(name: str):
                 results[_LOWER[key]] = results.get(_LOWER[key], 0) + value
         if contribution.id_results and len(ctx.counted) >= 1:
             # Elemental champion logo: an ID worth two results of the roll's type (L1821-1824).
+            # It joins with the SAI results (step 8), not at step 5 like a printed ID, because a
+            # plug-in cannot add ID results; the eighth-face ID doubling (L501) is applied here.
             t = _LOWER[situation.primary] if _LOWER[situation.primary] in ctx.counted else sorted(ctx.counted)[0]
-            results[t] = results.get(t, 0) + contribution.id_results
+            doubled = ctx.terrain is not None and ctx.terrain.controlled and not ctx.individual
+            results[t] = results.get(t, 0) + contribution.id_results * (2 if doubled else 1)
         mods, reports = _modifiers(ctx, contribution, "sai", sctx.index)
         reports.extend(_effect_reports(contribution, sctx.index))
         if name == "Bash" and situation.against in ("melee", "dragon") and not results.get("save"):
