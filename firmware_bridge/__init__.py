@@ -13,7 +13,7 @@ Modules, from the wire up:
 ``registry``   ``DieRegistry``: die_id -> catalogue die (with face map) or standard d4..d20, JSON.
 ``rolls``      the API for the game and the web page (below).
 ``simulator``  ``BridgeSimulator``: a Pixels-like bridge as a deterministic state machine.
-``simport``    runs the simulator in real time on a pty or TCP socket (``SimulatorRunner``).
+``sim_ports``    runs the simulator in real time on a pty or TCP socket (``SimulatorRunner``).
 ``firmware/``  the reference bridge firmware in portable C99, with host tests.
 
 For the game session and the web page (``companion serve --serial URL``)::

@@ -105,6 +105,22 @@ class LineFramer(serial.threaded.Packetizer):
         self.on_lost(exc)
 
 
+class ReaderThread(serial.threaded.ReaderThread):
+    """pyserial's reader thread, except that a port failing outside its read (``in_waiting`` raises
+    ``OSError`` EIO when a USB adapter is unplugged or a pty hangs up) ends the connection through
+    ``connection_lost`` like any read error, instead of killing the thread without a word."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except (OSError, serial.SerialException) as exc:
+            self.alive = False
+            protocol = self.protocol
+            if protocol is not None:
+                protocol.connection_lost(exc)
+                self.protocol = None
+
+
 @dataclass
 class Backoff:
     """Exponential reconnection delay: ``initial``, doubled per failure, capped at ``maximum``."""
@@ -173,7 +189,7 @@ class BridgeLink:
         self.backoff = backoff or Backoff()
         self.reconnect = reconnect
         self.intake = LineIntake()
-        self._reader: serial.threaded.ReaderThread | None = None
+        self._reader: ReaderThread | None = None
         self._stop = threading.Event()
         self._lost = threading.Event()
         self._connected = threading.Event()
@@ -266,7 +282,9 @@ class BridgeLink:
 
     def _open(self) -> serial.SerialBase | None:
         try:
-            return serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=None)
+            # A device or pty path is locked (flock) so that a second reader cannot steal lines.
+            exclusive = True if "://" not in self.url else None
+            return serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=None, exclusive=exclusive)
         except (serial.SerialException, OSError, ValueError) as exc:
             self.failed_opens += 1
             self.last_error = str(exc)
@@ -283,8 +301,7 @@ class BridgeLink:
                 self._stop.wait(self.backoff.next_delay())
                 continue
             self._lost.clear()
-            reader = serial.threaded.ReaderThread(
-                port, lambda: LineFramer(self.intake, self._deliver, self._on_lost))
+            reader = ReaderThread(port, lambda: LineFramer(self.intake, self._deliver, self._on_lost))
             with self._lock:
                 self._reader = reader
             reader.start()

@@ -34,10 +34,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from firmware_bridge.link import Backoff, BridgeLink, LinkEvent, LinkStats
 from firmware_bridge.protocol import Battery, DieState, Fault, Hello, RollState
 from firmware_bridge.registry import CatalogueEntry, DieRegistry, FaceMeaning, RegistryError
+
+if TYPE_CHECKING:
+    from firmware_bridge.sim_ports import SimulatorRunner
 
 log = logging.getLogger(__name__)
 
@@ -253,7 +257,7 @@ def open_feed(url: str, registry: DieRegistry | None = None,
 class SimulatedFeed(DiceFeed):
     """A :class:`DiceFeed` whose bridge is a simulator running in this process."""
 
-    runner: object = None  # SimulatorRunner
+    runner: SimulatorRunner | None = None
 
     def roll(self, die_id: str) -> float:
         """Roll one simulated die now (it settles a second or two later)."""
@@ -274,7 +278,7 @@ def simulated_feed(registry: DieRegistry | None = None, *, dice: int = 0, seed: 
     unregistered ones.  With ``auto`` they are rolled at random by themselves; otherwise call
     :meth:`SimulatedFeed.roll`.
     """
-    from firmware_bridge.simport import PtyEndpoint, SimulatorRunner, TcpEndpoint
+    from firmware_bridge.sim_ports import PtyEndpoint, SimulatorRunner, TcpEndpoint
     from firmware_bridge.simulator import BridgeSimulator, NoiseRates, SimDie
 
     rng = random.Random(seed)

@@ -15,7 +15,7 @@ It answers the host commands PING (``DDH``), LIST (one ``DDR`` per die) and BLIN
 ``DDE`` for an unknown die).
 
 ``emitted`` records every message it sent once (the ground truth tests compare against).
-:mod:`firmware_bridge.simport` runs it in real time over a pty or a TCP socket.
+:mod:`firmware_bridge.sim_ports` runs it in real time over a pty or a TCP socket.
 """
 
 from __future__ import annotations

@@ -144,7 +144,7 @@ def _listen(args: argparse.Namespace) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     import time
 
-    from firmware_bridge.simport import SimulatorRunner, open_endpoint
+    from firmware_bridge.sim_ports import SimulatorRunner, open_endpoint
     from firmware_bridge.simulator import BridgeSimulator, NoiseRates
 
     if not 1 <= args.dice <= 64:

@@ -10,7 +10,7 @@ import time
 from firmware_bridge.link import BridgeLink
 from firmware_bridge.protocol import DieState, Hello, RollState
 from firmware_bridge.registry import DieRegistry
-from firmware_bridge.simport import PtyEndpoint, SimulatorRunner
+from firmware_bridge.sim_ports import PtyEndpoint, SimulatorRunner
 from firmware_bridge.simulator import BridgeSimulator
 
 COMPANION = [sys.executable, "-m", "companion"]

@@ -131,10 +131,13 @@ def test_socket_url_on_localhost():
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
     received = queue.Queue()
+    host_ready = threading.Event()
 
     def bridge():
         conn, _ = server.accept()
         with conn:
+            # pyserial discards what is already waiting when it opens a socket:// port
+            host_ready.wait(3)
             conn.sendall(HELLO + ROLLED)
             received.put(conn.recv(100))
 
@@ -142,6 +145,7 @@ def test_socket_url_on_localhost():
     thread.start()
     with BridgeLink(f"socket://127.0.0.1:{port}") as link:
         assert link.wait_connected(3)
+        host_ready.set()
         assert messages(link, 2)[1].face_index == 4
         link.blink("pxA7F3")
         assert parse_line(received.get(timeout=3), HOST_TYPES) == Blink("pxA7F3", 3, "FFFFFF")
@@ -206,3 +210,19 @@ def test_duplicate_window_is_reset_by_hello_only(pty_pair):
         got = messages(link, 2)
         assert isinstance(got[0], Hello) and got[1].seq == 69
         assert link.stats().counts.dropped == {"duplicate": 1}
+
+
+def test_hang_up_right_after_data_is_noticed_every_time():
+    """pyserial's reader asks the port for in_waiting between reads; on a pty that has just hung up
+    (or a USB adapter just pulled) that raises EIO outside its error handling.  The link must still
+    see the loss and reconnect, every time."""
+    for _ in range(15):
+        pair = Pty()
+        link = BridgeLink(pair.path, backoff=Backoff(0.01, 0.05)).start()
+        try:
+            assert link.wait_connected(3)
+            pair.write(ROLLED)
+            pair.close()
+            assert wait_for(lambda link=link: link.disconnects == 1, timeout=3), "hang-up not noticed"
+        finally:
+            link.close()

@@ -21,7 +21,7 @@ from firmware_bridge.protocol import (
     is_valid_line,
     parse_line,
 )
-from firmware_bridge.simport import PtyEndpoint, SimulatorRunner, TcpEndpoint
+from firmware_bridge.sim_ports import PtyEndpoint, SimulatorRunner, TcpEndpoint
 from firmware_bridge.simulator import SETTLE_S, BridgeSimulator, NoiseRates
 
 
