@@ -62,6 +62,9 @@ HOLDING = "unplaced"  # armies revealed but not yet placed (set-up step 4)
 SPELL_EFFECTS: dict[str, Callable[[Game, dict], None]] = {}
 
 
+ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
+
+
 class _GameEnded(Exception):
     pass
 
@@ -102,10 +105,10 @@ class Game:
         if not isinstance(action, Mapping):
             raise IllegalAction(f"an action must be a JSON object, not {type(action).__name__}")
         kind = action.get("type")
-        canonical = dict(action)
+        canonical = {k: v for k, v in action.items() if k in ANSWER_KEYS}
         if kind == "roll_for_me" and decision.kind == "roll":
             seed = action.get("seed")
-            if rng is None:
+            if seed is not None or rng is None:
                 if not isinstance(seed, int) or isinstance(seed, bool):
                     raise IllegalAction("'roll_for_me' needs an integer 'seed'")
                 rng = random.Random(seed)
@@ -121,7 +124,12 @@ class Game:
             )
         if "player" in action and action["player"] not in (None, decision.player):
             raise IllegalAction(f"it is {decision.player}'s decision, not {action['player']}'s")
-        answer = decision.validate(canonical)
+        try:
+            answer = decision.validate(canonical)
+        except GameRuleError:
+            raise
+        except (TypeError, KeyError, AttributeError, IndexError) as exc:
+            raise IllegalAction(f"malformed answer to {decision.prompt!r}: {exc}") from None
         if decision.kind == "roll":
             canonical["faces"] = answer
         mark = len(self.log)
