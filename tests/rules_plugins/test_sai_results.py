@@ -445,3 +445,12 @@ def test_negative_x_refused():
 def test_unknown_sai_refused():
     with pytest.raises(KeyError, match="unknown SAI"):
         sai_contribution("Kazoo", 1, MEL)
+
+
+def test_in_the_dua_only_save_generating_sais_work_l1215_1216():
+    dua = Situation("save", in_dua=True)
+    assert sai_contribution("Counter", 3, dua).results == {"Save": 3}
+    assert sai_contribution("Fly", 3, dua).results == {"Save": 3}
+    assert sai_contribution("Trample", 3, dua).is_empty
+    assert sai_contribution("Vanish", 2, dua).effects == ()  # its saves only, no move
+    assert sai_contribution("Vanish", 2, dua).results == {"Save": 2}

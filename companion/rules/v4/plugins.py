@@ -15,6 +15,7 @@ Choices the caller may make (``RollRequest.choices``), besides those of the engi
   Impale, Earthfang kill it instead of generating results);
 * ``"Bash target melee"`` / ``"Bash dragon damage"``: the numbers Bash copies;
 * ``"Tower shot at Reserves"``: a missile attack from a Tower at a Reserve Army (Net, Web);
+* ``"in DUA"``: the rolling units are in the DUA (only save-generating SAIs work);
 * ``"active"``: abilities declared earlier in the turn (``["Kukri Charge"]``).
 """
 
@@ -77,6 +78,7 @@ def _situation_of(ctx: RollContext) -> Situation:
         bash_target_melee=int(choices.get("Bash target melee", 0) or 0),
         bash_dragon_damage=int(choices.get("Bash dragon damage", 0) or 0),
         tower_shot_at_reserves=bool(choices.get("Tower shot at Reserves", False)),
+        in_dua=bool(choices.get("in DUA", False)),
         choices={k: v for k, v in choices.items() if isinstance(k, str) and isinstance(v, str)},
         counted_override=tuple(_UPPER[t] for t in sorted(ctx.counted) if t in _UPPER) or None,
     )

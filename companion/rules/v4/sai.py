@@ -766,6 +766,12 @@ def sai_contribution(name: str, x: int, situation: Situation, die: object = None
         raise ValueError(f"{name}: X cannot be negative ({x})")
     rule = rule_for_face(name, die)
     mode, chosen, options = _pick(rule, _mode_in(rule, situation, die), situation)
+    if situation.in_dua:
+        # In the DUA only SAIs that generate saves work, and only their saves (L1215-1216).
+        if not any(rt == SAVE for rt, _ in mode.results):
+            mode = Mode(note="in the DUA only save-generating SAIs work")
+        else:
+            mode = Mode(results=tuple((rt, a) for rt, a in mode.results if rt == SAVE))
     citation = rule.citation
     if rule.extra_citations:
         citation = "; ".join((citation, *rule.extra_citations))

@@ -44,6 +44,8 @@ class Situation:
     bash_dragon_damage: int = 0
     #: a missile attack at a Reserve Army from a Tower eighth face (Net and Web do nothing)
     tower_shot_at_reserves: bool = False
+    #: the rolling units are in the DUA (Exhume): only save-generating SAIs work (L1215-1216)
+    in_dua: bool = False
     #: player's choices where a rule offers one, keyed by SAI/ability name -> option label
     choices: Mapping[str, str] = field(default_factory=dict)
     #: result types counted when they differ from the purpose's (a combination roll, L1076-1096)
@@ -63,7 +65,7 @@ class Situation:
         object.__setattr__(self, "_key", (
             self.roll_for, self.against, self.counter_attack, self.counter_maneuver, self.at_terrain,
             self.individual, self.magic_negation, self.terrain_elements, self.dragon_rolled_jaws,
-            self.bash_target_melee, self.bash_dragon_damage, self.tower_shot_at_reserves,
+            self.bash_target_melee, self.bash_dragon_damage, self.tower_shot_at_reserves, self.in_dua,
             tuple(sorted((str(k), str(v)) for k, v in self.choices.items())), self._counted,
         ))
 
