@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from game_support import choose, faces_for, plain_setup, run_until, setup_done
+from game_support import choose, faces_for, passive_policy, plain_setup, run_until, setup_done
 
 from companion.rules.game import Game
 from companion.rules.game import flow as game_flow
@@ -132,3 +132,35 @@ def test_items_roll_with_their_army_take_no_damage_and_are_buried_without_carrie
     assert len(st.area("p2", "dua")) == 3
     assert st.location[blade.uid] == "bua"
     assert any("no unit to carry it" in line for line in game.log)
+
+
+def test_phase_hooks_run_in_order_and_may_ask_decisions(monkeypatch):
+    """Phases 3 and 4 (dragon attack, species abilities) run through hooks of other modules."""
+    from companion.rules.game.decisions import Decision, choice, choose_validator
+
+    seen = []
+
+    def dragons(game, pid):
+        seen.append(("dragon_attack", pid, game.state.phase))
+        opts = [choice("ok", "Understood")]
+        answer = yield Decision(pid, "choice", "A dragon attacks!", "V4.01c L646-693", opts,
+                                validate=choose_validator(opts))
+        seen.append(answer)
+
+    def species(game, pid):
+        seen.append(("species_abilities", pid, game.state.phase))
+        return
+        yield
+
+    monkeypatch.setitem(game_flow.PHASE_HOOKS, "dragon_attack", dragons)
+    monkeypatch.setitem(game_flow.PHASE_HOOKS, "species_abilities", species)
+    game = Game(plain_setup())
+    while game.state.phase == "setup":
+        d = game.pending
+        if d.prompt == "A dragon attacks!":
+            break
+        game.apply(passive_policy(d))
+    assert game.pending.prompt == "A dragon attacks!" and game.state.phase == "dragon_attack"
+    choose(game, "ok")
+    assert seen == [("dragon_attack", "p1", "dragon_attack"), "ok", ("species_abilities", "p1", "species_abilities")]
+    assert game.pending.topic == "march"

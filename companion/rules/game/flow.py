@@ -62,6 +62,10 @@ HOLDING = "unplaced"  # armies revealed but not yet placed (set-up step 4)
 SPELL_EFFECTS: dict[str, Callable[[Game, dict], None]] = {}
 
 
+# Phases whose rules belong to other modules: PHASE_HOOKS[phase] = generator function
+# ``hook(game, marching_player)`` that may yield decisions (``Decision``) like the flow itself.
+PHASE_HOOKS: dict[str, Callable[[Game, str], Generator[Decision, Any, Any]]] = {}
+
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
 
 
@@ -403,10 +407,18 @@ class Game:
                     yield from self._city(pid, terrain)
                 elif terrain.kind.icon == "Temple":
                     yield from self._temple(pid, terrain)
-        # 3. Dragon attack phase (V4.01c L364-367): dragons at terrains come only from spells.
-        st.phase = PHASE_DRAGON
-        # 4. Species abilities phase (V4.01c L369-370): applied by the species abilities module.
-        st.phase = PHASE_SPECIES
+        # 3. Dragon attack phase (V4.01c L364-367) and 4. species abilities phase (L369-370): their
+        # rules live in the dragons and species-abilities modules, which register a PHASE_HOOKS entry.
+        for phase in (PHASE_DRAGON, PHASE_SPECIES):
+            st.phase, st.step = phase, ""
+            hook = PHASE_HOOKS.get(phase)
+            if hook is not None:
+                yield from hook(self, pid)
+            elif phase == PHASE_DRAGON:
+                for t in st.terrains.values():
+                    if st.army(pid, t.id).units and any(u.spec.kind == "dragon" for u in st.units.values()
+                                                         if st.location[u.uid] == t.id):
+                        self._say(f"Dragons at {t.name} would attack now: dragon attacks are not handled here")
         # 5-6. Marches (V4.01c L372-470).
         for number, phase in ((1, PHASE_MARCH1), (2, PHASE_MARCH2)):
             st.phase, st.march = phase, number
