@@ -122,3 +122,30 @@ def test_junk_answers_are_refused_without_change(seed, steps, kind, payload):
         assert game.state.to_dict() == before and game.pending_dict() == pending and len(game.log) == log_len
     else:
         check_invariants(game)
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 120), undo=st.integers(0, 5))
+def test_sqlite_log_replays_to_the_same_state(seed, steps, undo):
+    import tempfile
+    from pathlib import Path
+
+    from companion.session import GameSession, quick_start
+
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        s = quick_start(Path(tmp) / "g.db")
+        done = 0
+        for _ in range(steps):
+            if s.pending() is None:
+                break
+            s.submit(random_answer(s.game, rng))
+            done += 1
+        if undo and done >= undo:
+            s.undo(undo)
+        reopened = GameSession.open(Path(tmp) / "g.db")
+        assert reopened.state_dict() == s.state_dict()
+        assert reopened.pending() == s.pending()
+        check_invariants(reopened.game)
+        s.close()
+        reopened.close()
