@@ -169,13 +169,34 @@ _REPORT_KIND = {
 }
 
 
+_DAMAGE_KINDS = {
+    "damage_no_save": "{n} damage to {target}, no save possible",
+    "damage_spell_saves_only": "{n} damage to {target}, reducible only by spell-generated saves",
+    "damage_unit": "{n} damage to {target}",
+    "damage": "{n} damage to {target}",
+}
+
+
+def _effect_text(e: c.Effect) -> str:
+    n = "" if e.amount is None else str(e.amount)
+    detail = e.detail
+    if n:
+        for word in ("X health-worth", "X damage", "X small", "X value", "up to X"):
+            detail = detail.replace(word, word.replace("X", n))
+        detail = detail.replace(" X ", f" {n} ")
+    template = _DAMAGE_KINDS.get(e.kind)
+    if template is not None and n:
+        head = template.format(n=n, target=e.target or "the target")
+        return f"{head}; {detail}" if detail and not detail.startswith("reducible") else head
+    text = detail or e.kind.replace("_", " ")
+    if n and n not in text:
+        text = f"{text} ({n})"
+    return f"{text} ({e.target}; {e.timing})" if e.target else text
+
+
 def _effect_reports(contribution: c.Contribution, index: int | None) -> list[Report]:
-    out = []
-    for e in contribution.effects:
-        text = e.detail or e.kind.replace("_", " ")
-        where = f" ({e.target}; {e.timing})" if e.target else ""
-        out.append(Report(e.source, f"{text}{where} [{e.citation}]", e.amount, index, e.kind))
-    return out
+    return [Report(e.source, f"{_effect_text(e)} [{e.citation}]", e.amount, index, e.kind)
+            for e in contribution.effects]
 
 
 # --------------------------------------------------------------------------- SAI hooks

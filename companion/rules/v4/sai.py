@@ -284,7 +284,7 @@ _ELEMENTAL_RELIC_MODE = gen(effects=(fx("relic_reroll_recruit_promote", X, "matc
 _RULES: tuple[SAIRule, ...] = (
     SAIRule("Attune", "1243-1249", "Magic", {
         "magic": gen(r(MAGIC), effects=(fx("attune_element", X, "one unit of the marching army",
-                                           detail="its normal magic may take the Attune element"),),
+                                           detail="may turn its normal magic into the Attune magic's element"),),
                      note="X magic of any element"),
     }, "X magic of any element; may retint one unit's normal magic"),
     SAIRule("Bash", "1250-1269", "Dragon Attack, Save*", {
@@ -396,11 +396,11 @@ _RULES: tuple[SAIRule, ...] = (
     }, "up to X health-worth of defenders killed"),
     SAIRule("Fabricate", "1502-1509", "Save, Magic", {
         "save": gen(r(SAVE), when=lambda s: not s.is_individual),
-        "magic": gen(effects=(fx("summon_equipment", X, "this army", detail="equipment up to X value from the Summoning Pool"),)),
+        "magic": gen(effects=(fx("summon_equipment", X, "this army", detail="summon equipment worth up to X value from the Summoning Pool"),)),
     }, "army save: X saves; magic: summon up to X value of equipment"),
     SAIRule("Ferry", "1510-1513", "Non-Maneuver", {
         "non_maneuver": gen(effects=(fx("move", 4, "this unit and up to 4 health-worth of its army",
-                                        detail="may move to any terrain"),)),
+                                        detail="may move together to any terrain"),)),
     }, "this unit and 4 health-worth of its army may move"),
     SAIRule("Firebreath", "1514-1518", "Melee", {
         "melee": gen(effects=(fx("damage_no_save", X, DEF, detail="units killed save or are buried"),)),
@@ -412,7 +412,7 @@ _RULES: tuple[SAIRule, ...] = (
     SAIRule("Firewalking", "1527-1538", "Maneuver, Non-Maneuver", {
         "maneuver": gen(r(MANEUVER)),
         "non_maneuver": gen(effects=(fx("move", 3, "this unit and up to 3 health-worth of its army",
-                                        detail="may move to any terrain"),)),
+                                        detail="may move together to any terrain"),)),
     }, "maneuver: X maneuver; otherwise may move with 3 health-worth"),
     SAIRule("Flame", "1539-1546", "Melee", {
         "melee": gen(effects=(_kills("kill_and_bury", 2, "up to 2 health-worth of defenders killed and buried"),)),
@@ -445,7 +445,7 @@ _RULES: tuple[SAIRule, ...] = (
     }, "an opposing army anywhere: -4 saves and -4 maneuver until your next turn"),
     SAIRule("Gate", "1609-1617", "Non-Maneuver", {
         "non_maneuver": gen(effects=(fx("move", 4, "up to 4 health-worth of other Dracolem of a matching alloy",
-                                        detail="to any terrain or the Reserve Area"),)),
+                                        detail="may move to any terrain or the Reserve Area"),)),
     }, "moves up to 4 health-worth of other matching Dracolem"),
     SAIRule("Gore", "1618-1626", "Dragon Attack, Melee", {
         "melee": gen(effects=(fx("damage_unit", 2, ONE_DEF, detail="if Gore kills it, it is buried"),)),
@@ -513,7 +513,8 @@ _RULES: tuple[SAIRule, ...] = (
     SAIRule("Regenerate", "1746-1750", "Non-Maneuver", {
         "non_maneuver": choice(
             gen(r(SAVE), label=SAVE),
-            gen(effects=(fx("return_from_dua", X, "this army", detail="up to X health-worth"),), label="return units")),
+            gen(effects=(fx("return_from_dua", X, "this army", detail="return up to X health-worth of units from the DUA"),),
+                label="return units")),
     }, "X saves, or return X health-worth from the DUA"),
     SAIRule("Rend", "1751-1766", "Dragon Attack, Maneuver, Melee", {
         "melee": gen(r(MELEE), rerolls=True),
@@ -549,7 +550,7 @@ _RULES: tuple[SAIRule, ...] = (
     }, "one defender dies unless it rolls its ID"),
     SAIRule("Sleep", "1853-1858", "Melee", {
         "melee": gen(effects=(fx("sleep", 1, "one unit of an opposing army at this terrain", "until your next turn",
-                                 "cannot be rolled or leave its terrain"),)),
+                                 "asleep: cannot be rolled or leave its terrain"),)),
     }, "one opposing unit sleeps"),
     SAIRule("Smite", "1859-1879", "Dragon Attack, Melee", {
         "melee": gen(effects=(fx("damage_no_save", X, DEF),)),
@@ -572,8 +573,8 @@ _RULES: tuple[SAIRule, ...] = (
         "dragon": gen(r(SAVE), r(MELEE)),
     }, "X melee / X saves; DA: both"),
     SAIRule("Spell Disruption", "1913-1926", "Magic, Melee, Missile", {
-        "melee": gen(effects=(fx("expire_spells", 4, "an opposing army at any terrain", detail="4 points of spells on it expire"),)),
-        "missile": gen(effects=(fx("expire_spells", 4, "an opposing army at any terrain", detail="4 points of spells on it expire"),)),
+        "melee": gen(effects=(fx("expire_spells", 4, "an opposing army at any terrain", detail="4 points of spells cast on it expire at once"),)),
+        "missile": gen(effects=(fx("expire_spells", 4, "an opposing army at any terrain", detail="4 points of spells cast on it expire at once"),)),
         "magic": gen(r(MAGIC, 4)),
     }, "melee/missile: 4 points of spells on an opposing army expire; magic: 4 magic"),
     SAIRule("Stomp", "1927-1937", "Dragon Attack, Melee", {
@@ -591,13 +592,13 @@ _RULES: tuple[SAIRule, ...] = (
     }, "up to X health-worth maneuver or are stunned; roll again"),
     SAIRule("Summon Dragon", "1957-1968", "Magic*", {
         "magic": (gen(rerolls=True, effects=(fx("summon_dragon", 1, "any terrain",
-                                                 detail="a non-White dragon containing this item's element, or an Ivory"),),
+                                                 detail="summon a non-White dragon containing this item's element, or an Ivory Dragon"),),
                       when=_at_terrain),
                   gen(r(MAGIC), note="magic action in Reserves: X magic")),
     }, "at a terrain: summon a dragon and roll again; in Reserves: X magic"),
     SAIRule("Surprise", "1969-1977", "Melee", {
         "counter_melee": Mode(note="no effect during a counter-attack"),
-        "melee": gen(effects=(fx("no_counter_attack", None, DEF, detail="it still saves"),)),
+        "melee": gen(effects=(fx("no_counter_attack", None, DEF, detail="cannot counter-attack this march; it still saves"),)),
     }, "the defender cannot counter-attack"),
     SAIRule("Swallow", "1978-1981", "Melee", {
         "melee": gen(effects=(_kills("roll_id_or_kill_and_bury", 1, "one defender is rolled; unless it shows its ID it "
@@ -610,7 +611,7 @@ _RULES: tuple[SAIRule, ...] = (
     SAIRule("Teleport", "1989-1997", "Maneuver, Non-Maneuver", {
         "maneuver": gen(r(MANEUVER)),
         "non_maneuver": gen(effects=(fx("move", 3, "this unit and up to 3 health-worth of its army",
-                                        detail="may move to any terrain"),)),
+                                        detail="may move together to any terrain"),)),
     }, "maneuver: X maneuver; otherwise may move with 3 health-worth"),
     SAIRule("Trample", "1998-2010", "Any", {
         "any": gen(r(MANEUVER), r(MELEE)),
@@ -631,7 +632,7 @@ _RULES: tuple[SAIRule, ...] = (
     }, "every Feral unit of the army doubles its melee and saves"),
     SAIRule("Vanish", "2019-2023", "Save", {
         "save": gen(r(SAVE), effects=(fx("move", 1, "this unit", "after the roll",
-                                         "may move to any terrain or its Reserve Area; the saves stay"),)),
+                                         "may then move to any terrain or its Reserve Area; its saves stay with the army it left"),)),
     }, "X saves; the unit may then leave"),
     SAIRule("Volley", "2024-2038", "Dragon Attack, Missile, Save*", {
         "save_vs_missile": gen(r(SAVE), effects=(fx("damage_spell_saves_only", X, "the attacking army",
@@ -662,7 +663,8 @@ _RULES: tuple[SAIRule, ...] = (
     SAIRule("Wild Growth", "2072-2080", "Non-Maneuver", {
         "non_maneuver": choice(
             gen(r(SAVE), label=SAVE),
-            gen(effects=(fx("promote", X, "this army", detail="X health-worth, all at once"),), label="promote")),
+            gen(effects=(fx("promote", X, "this army", detail="promote X health-worth of units, all at once"),),
+                label="promote")),
     }, "X saves or promote X health-worth (may be split)"),
     SAIRule("Wither", "2081-2084", "Melee", {
         "melee": gen(modifiers=(_lasting(Op.SUBTRACT, None, X, "an opposing army at this terrain: -X to all rolls"),)),
