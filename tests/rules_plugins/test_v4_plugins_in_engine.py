@@ -289,3 +289,20 @@ def test_elemental_champion_logo_counts_as_an_id_worth_two_l1821_1824(cat):
                             terrain=TerrainState("Highland", face=8, controlled=True)))
     assert r.total("save") == 4  # the eighth face doubles ID results (L501)
     assert roll(cat, "save", [("Eldarim/Dragonslayer", "1 Logo")]).total("save") == 0
+
+
+def test_attune_magic_is_of_any_element_l1243_1249(cat):
+    item = next(d for d in cat if d.is_item and "Attune" in d.sai_names)
+    f = next(x for x in item.faces if x.sai == "Attune")
+    seer = cat["Amazons/Seer"]
+    r = resolve(RollRequest("magic", (RolledUnit(seer, (seer.find_face("2 Magic"),)), RolledUnit(item, (f,))),
+                            terrain=TerrainState("Coastland", face=1)))
+    assert r.total("magic") == 2 + f.count
+    assert r.magic.get("any") == f.count and r.magic.get("Air/Water") == 2
+
+
+def test_cantrip_magic_keeps_the_units_elements(cat):
+    caster = next(d for d in cat if d.species == "Dwarves" and d.is_unit and "Cantrip" in d.sai_names)
+    f = next(x for x in caster.faces if x.sai == "Cantrip")
+    r = roll(cat, "magic", [(caster.name, f.text())], terrain="Coastland")
+    assert dict(r.magic) == {"Earth/Fire": f.count}
