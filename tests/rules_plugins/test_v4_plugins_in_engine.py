@@ -306,3 +306,16 @@ def test_cantrip_magic_keeps_the_units_elements(cat):
     f = next(x for x in caster.faces if x.sai == "Cantrip")
     r = roll(cat, "magic", [(caster.name, f.text())], terrain="Coastland")
     assert dict(r.magic) == {"Earth/Fire": f.count}
+
+
+def test_flurry_rolled_again_in_a_dragon_attack_means_melee_l1570_1575(cat):
+    """A face list that goes on after Flurry in a dragon attack shows the roller took X melee and the
+    re-roll; alone, Flurry gives X saves (the default best for a save against a dragon)."""
+    item = cat["Items/Air Blade Golem"]
+    f, other = item.find_face("4 Flurry"), item.find_face("4 Melee")
+    carrier = cat["Dwarves/Footman"]
+    base = (RolledUnit(carrier, (carrier.find_face("1 Melee"),)),)
+    r = resolve(RollRequest("dragon", base + (RolledUnit(item, (f,)),), terrain=TerrainState("Coastland", face=3)))
+    assert r.total("save") == f.count and r.total("melee") == 1
+    r = resolve(RollRequest("dragon", base + (RolledUnit(item, (f, other)),), terrain=TerrainState("Coastland", face=3)))
+    assert r.total("save") == 0 and r.total("melee") == 1 + 4 + 4

@@ -22,6 +22,7 @@ Choices the caller may make (``RollRequest.choices``), besides those of the engi
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from companion.rules.resolution.model import (
     ALL,
@@ -217,7 +218,7 @@ def _sai_hook(name: str):
         ctx = sctx.roll
         situation = situation_of(ctx)
         if cacheable:
-            key = (sctx.x, situation.key, sctx.index)
+            key = (sctx.x, situation.key, sctx.index, sctx.reroll_number < len(sctx.unit.faces) - 1)
             try:
                 return cache[key]
             except KeyError:
@@ -237,6 +238,16 @@ def _sai_hook(name: str):
                                               "no effect this roll [V4.01c L2835-2836]", None, sctx.index,
                                               "note"),))
         contribution = sai_contribution(name, sctx.x, situation, die)
+        if (contribution.options and not contribution.rerolls and name not in situation.choices
+                and sctx.reroll_number < len(sctx.unit.faces) - 1):
+            # The die was rolled again, so the roller took the option that re-rolls (Flurry's
+            # melee in a dragon attack, L1570-1575), unless the caller chose otherwise.
+            for option in contribution.options:
+                alt = sai_contribution(name, sctx.x, replace(situation, choices={**situation.choices, name: option}),
+                                       die)
+                if alt.rerolls:
+                    contribution = alt
+                    break
         if contribution.is_empty:
             return None
         results: dict[str, int] = {}
