@@ -177,3 +177,28 @@ def game_card(name: str):
     from companion.rules.catalogue import load_catalogue
 
     return load_catalogue().spell(name)
+
+
+def test_magic_kinds_come_from_the_resolution_engine():
+    """Amazons are ivory: at a terrain their magic takes the terrain's elements (Terrain Harmony), in
+    reserve it stays Ivory and pays only Elemental spells (V4.01c L2093-2100)."""
+    from companion.rules.catalogue import load_catalogue
+    from companion.rules.game.rolling import ArmyRoll, resolve_army_roll
+    from companion.rules.game.terrains import parse_terrain
+
+    oracle = next(d for d in load_catalogue().of_species("Amazons") if d.is_unit and d.short_name == "Oracle")
+    unit = Unit("u1", "p1", spec_for(oracle.name))
+    face = next(f.text() for f in oracle.faces if f.icon == "Magic")
+    at_coast = resolve_army_roll(ArmyRoll("magic", ((unit, (face,)),), terrain=parse_terrain("Coastland City"), face=1))
+    assert set(at_coast.magic_kinds["u1"]) == {"Air", "Water"}
+    n = at_coast.magic_by_die["u1"]
+    assert n >= 4
+    mg.check_payment(at_coast.magic_by_die, {"u1": unit}, [cast("Wind Walk", 4, "Blue")],
+                     kinds_by_die=at_coast.magic_kinds)
+    in_reserve = resolve_army_roll(ArmyRoll("magic", ((unit, (face,)),), in_reserve=True))
+    assert in_reserve.magic_kinds["u1"] == ("Ivory",)
+    with pytest.raises(IllegalSpell):
+        mg.check_payment(in_reserve.magic_by_die, {"u1": unit}, [cast("Wind Walk", 4, "Blue")],
+                         kinds_by_die=in_reserve.magic_kinds)
+    mg.check_payment(in_reserve.magic_by_die, {"u1": unit}, [cast("Resurrect Dead", 3, "Elemental", pay="Air")],
+                     kinds_by_die=in_reserve.magic_kinds)

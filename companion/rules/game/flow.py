@@ -781,7 +781,8 @@ class Game:
             extra = terrain.kind.elements  # V4.01c L526-528
         dice = {u.uid: u for u in army.dice}
         accounting = {
-            uid: {"die": dice[uid].name, "magic": n, "may_count_as": list(mg.magic_kinds(dice[uid], extra))}
+            uid: {"die": dice[uid].name, "magic": n,
+                  "may_count_as": sorted(set(out.magic_kinds.get(uid) or mg.magic_kinds(dice[uid])) | set(extra))}
             for uid, n in out.magic_by_die.items() if n > 0
         }
         st.step = "announce_spells"
@@ -831,7 +832,7 @@ class Game:
             self._check_target(pid, card, target)
             species = "" if card.species == "Basic" else card.species
             casts.append(mg.SpellCast(card.name, card.cost, pay, species, str(target), card.reserve, color))
-        mg.check_payment(out.magic_by_die, {u.uid: u for u in army.dice}, casts, extra)
+        mg.check_payment(out.magic_by_die, {u.uid: u for u in army.dice}, casts, extra, out.magic_kinds)
         return casts
 
     def _target_present(self, target: str) -> bool:

@@ -83,7 +83,8 @@ def spell_kinds_accepted(color: str, pay_with: str) -> tuple[str, ...]:
 
 
 def check_payment(
-    magic_by_die: Mapping[str, int], dice: Mapping[str, Unit], casts: Sequence[SpellCast], extra_kinds: Sequence[str] = ()
+    magic_by_die: Mapping[str, int], dice: Mapping[str, Unit], casts: Sequence[SpellCast], extra_kinds: Sequence[str] = (),
+    kinds_by_die: Mapping[str, Sequence[str]] | None = None,
 ) -> None:
     """Raise ``IllegalSpell`` unless the rolled magic can pay every cast at once (a max-flow check)."""
     total_cost = sum(c.cost for c in casts)
@@ -117,7 +118,10 @@ def check_payment(
                     continue
                 if not unit.is_unit and cast.species not in species_in_army:
                     continue
-            if accepted & set(magic_kinds(unit, extra_kinds)):
+            kinds = set(magic_kinds(unit, extra_kinds))
+            if kinds_by_die and kinds_by_die.get(uid):
+                kinds = set(kinds_by_die[uid]) | set(extra_kinds)  # as the resolution engine reported them
+            if accepted & kinds:
                 add("d:" + uid, f"c:{i}", magic_by_die[uid])
                 payers += 1
         if payers == 0:

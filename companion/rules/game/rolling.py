@@ -7,7 +7,7 @@ the total, the magic of each die (for element accounting) and the explained step
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .state import Unit
 from .terrains import TerrainKind
@@ -43,6 +43,7 @@ class RollOutcome:
     steps: list[dict] = field(default_factory=list)
     reports: list[dict] = field(default_factory=list)
     rerolls: list[int] = field(default_factory=list)  # indexes of dice whose last face re-rolls
+    magic_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # uid -> elements its magic may be
 
     def to_dict(self) -> dict:
         return {"total": self.total, "magic_by_die": dict(self.magic_by_die), "steps": list(self.steps),
@@ -78,12 +79,21 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
     )
     res = resolve(req)
     magic = {}
+    kinds: dict[str, tuple[str, ...]] = {}
     if request.roll == "magic":
         magic = {unit.uid: int(res.per_unit[i].get("magic", 0)) for i, (unit, _) in enumerate(request.dice)}
+        # The elements each die's magic may take (its own, Terrain Harmony, Standing Stones ...): the
+        # engine groups the army's magic by element, so ask it for each die alone.
+        for i, (unit, _) in enumerate(request.dice):
+            if magic[unit.uid] <= 0:
+                continue
+            alone = tuple(u if j == i else replace(u, counts=False) for j, u in enumerate(units))
+            groups = resolve(replace(req, units=alone)).magic
+            kinds[unit.uid] = tuple(sorted({k for g in groups for k in g.split("/")}))
     reports = []
     rerolls = []
     for r in res.reports:
         if r.kind == "reroll_pending" and r.unit is not None:
             rerolls.append(r.unit)
         reports.append({"source": r.source, "text": r.text, "amount": r.amount, "unit": r.unit, "kind": r.kind})
-    return RollOutcome(res.total(request.roll), magic, [s.as_dict() for s in res.steps], reports, rerolls)
+    return RollOutcome(res.total(request.roll), magic, [s.as_dict() for s in res.steps], reports, rerolls, kinds)
