@@ -202,3 +202,22 @@ def test_magic_kinds_come_from_the_resolution_engine():
                          kinds_by_die=in_reserve.magic_kinds)
     mg.check_payment(in_reserve.magic_by_die, {"u1": unit}, [cast("Resurrect Dead", 3, "Elemental", pay="Air")],
                      kinds_by_die=in_reserve.magic_kinds)
+
+
+def test_standing_stones_lets_the_controlling_army_count_magic_as_the_terrains_elements():
+    """V4.01c L526-528: Dwarves (fire/earth) controlling a Coastland Standing Stones may cast air spells."""
+    setup = plain_setup(frontiers=["Coastland Standing Stone", "Wasteland Temple"])
+    setup["players"][0]["armies"]["campaign"] = ["Dwarves/Theurgist"] * 5
+    game = Game(setup)
+    setup_done(game, {"frontier": 3})
+    st = game.state
+    st.terrains["frontier"].face, st.terrains["frontier"].controller = 8, "p1"
+    choose(game, "pass")
+    choose(game, "p1@frontier")
+    choose(game, "skip")
+    choose(game, "magic")
+    game.apply({"type": "roll", "faces": ["2 Magic"] * 5})
+    d = game.pending
+    assert all({"Air", "Water", "Fire", "Earth"} <= set(a["may_count_as"]) for a in d.data["accounting"].values())
+    game.apply({"type": "cast", "spells": [{"spell": "Wind Walk", "target": "p1@frontier"}]})
+    assert st.spells_announced[-1]["paid_with"] == "Air"
