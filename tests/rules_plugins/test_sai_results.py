@@ -214,6 +214,7 @@ def test_wave_while_marching_hits_counter_maneuvers_but_not_when_countering_l204
     (m,) = sai_contribution("Wave", 3, MAN).modifiers
     assert (m.op, m.result, m.amount, m.scope) == (Op.SUBTRACT, "Maneuver", 3, Scope.COUNTER_MANEUVER)
     assert sai_contribution("Wave", 3, MAN_COUNTER).is_empty
+    assert sai_contribution("Wave", 3, Situation("maneuver", marching=False)).is_empty
 
 
 def test_frost_breath_halves_target_army_l1589_1598():

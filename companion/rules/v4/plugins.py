@@ -72,6 +72,7 @@ def _situation_of(ctx: RollContext) -> Situation:
         against=against,
         counter_attack=bool(ctx.counter_attack),
         counter_maneuver=bool(getattr(req, "counter_maneuver", False)),
+        marching=bool(getattr(req, "marching", True)),
         at_terrain=not ctx.in_reserve and terrain is not None,
         individual=bool(ctx.individual),
         terrain_elements=elements,

@@ -645,8 +645,8 @@ _RULES: tuple[SAIRule, ...] = (
         "melee": gen(modifiers=(ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),)),
         "maneuver": (gen(modifiers=(ModSpec(Op.SUBTRACT, MANEUVER, X, Scope.COUNTER_MANEUVER,
                                             "each counter-maneuvering army subtracts X maneuver"),),
-                         when=lambda s: not s.counter_maneuver),
-                     Mode(note="no effect when rolled in a counter-maneuver")),
+                         when=lambda s: s.marching and not s.counter_maneuver),
+                     Mode(note="no effect unless rolled in the marching army's maneuver")),
     }, "melee: defender -X saves; marching maneuver: counter-maneuvering armies -X maneuver"),
     SAIRule("Wayfare", "2049-2059", "Dragon Attack, Maneuver", {
         "maneuver": choice(gen(r(MANEUVER), label=MANEUVER),

@@ -32,6 +32,7 @@ class Situation:
     against: str | None = None
     counter_attack: bool = False  # a melee (or Defensive Volley missile) counter-attack
     counter_maneuver: bool = False  # rolled to oppose a maneuver
+    marching: bool = True  # rolled by the marching army (False: e.g. a roll to resist Flash Flood)
     at_terrain: bool = True  # False: the army is in its Reserve Area
     individual: bool = False  # a unit rolling alone (individual-targeting effect)
     magic_negation: bool = False  # Frostwings Magic Negation roll (V4.01c L860-870)
@@ -63,7 +64,7 @@ class Situation:
                 raise ValueError(f"unknown save target {self.against!r}; expected one of {SAVE_AGAINST}")
         object.__setattr__(self, "_counted", self._compute_counted())
         object.__setattr__(self, "_key", (
-            self.roll_for, self.against, self.counter_attack, self.counter_maneuver, self.at_terrain,
+            self.roll_for, self.against, self.counter_attack, self.counter_maneuver, self.marching, self.at_terrain,
             self.individual, self.magic_negation, self.terrain_elements, self.dragon_rolled_jaws,
             self.bash_target_melee, self.bash_dragon_damage, self.tower_shot_at_reserves, self.in_dua,
             tuple(sorted((str(k), str(v)) for k, v in self.choices.items())), self._counted,
