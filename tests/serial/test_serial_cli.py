@@ -131,3 +131,44 @@ def test_pair_blinks_the_die_and_registers_the_answer(tmp_path):
     saved = DieRegistry.load(registry)
     assert list(saved) == sorted([sim.dice[0].die_id, target])
     assert saved.get(target).name == "Amazons/Charioteer"
+
+
+def test_listen_waits_for_a_missing_port_and_reports_it(tmp_path):
+    port = tmp_path / "ttyNOTYET"
+    proc = subprocess.run([*COMPANION, "dice", "listen", "--port", str(port), "--jsonl", "--stats",
+                           "--duration", "1.5"], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    assert f"waiting for {port}" in proc.stderr
+    stats = json.loads([ln for ln in proc.stderr.splitlines() if ln.startswith('{"stats"')][-1])["stats"]
+    assert stats["connected"] is False and stats["failed_opens"] >= 2 and stats["lines"] == 0
+
+
+def test_listen_without_jsonl_prints_readable_lines(tmp_path):
+    sim = BridgeSimulator.with_dice(2, seed=51, auto=False)
+    runner = SimulatorRunner(sim, PtyEndpoint(tmp_path / "ttyHUMAN"), speed=10).start()
+    registry = tmp_path / "dice.json"
+    reg = DieRegistry()
+    reg.register(sim.dice[0].die_id, "d6")
+    reg.save(registry)
+    proc = subprocess.Popen([*COMPANION, "dice", "listen", "--port", runner.url, "--registry", str(registry),
+                             "--count", "2", "--duration", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        time.sleep(1.0)
+        runner.roll(sim.dice[0].die_id, handled=False)
+        runner.roll(sim.dice[1].die_id, handled=False)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        runner.stop()
+    assert proc.returncode == 0, err
+    lines = out.splitlines()
+    by_die = {line.split()[0]: line for line in lines}
+    sent = {m.die_id: m for m in sim.finished_rolls()}
+    assert len(sent) == 2
+    for die_id, m in sent.items():
+        assert f"{die_id} {m.state.value} face {m.face_index} (seq {m.seq})" in by_die[die_id]
+    known, stranger = sim.dice[0].die_id, sim.dice[1].die_id
+    if sent[known].state is RollState.ROLLED:
+        assert by_die[known].endswith(f": d6 {sent[known].face_index + 1}")
+    assert by_die[stranger].endswith(f"[die {stranger} is not registered]")
