@@ -319,3 +319,13 @@ def test_flurry_rolled_again_in_a_dragon_attack_means_melee_l1570_1575(cat):
     assert r.total("save") == f.count and r.total("melee") == 1
     r = resolve(RollRequest("dragon", base + (RolledUnit(item, (f, other)),), terrain=TerrainState("Coastland", face=3)))
     assert r.total("save") == 0 and r.total("melee") == 1 + 4 + 4
+
+
+def test_belly_removes_the_dragonkins_automatic_saves_l1270_1272(cat):
+    kin = next(d for d in cat if d.species == "Dragonkin" and "Belly" in d.sai_names and d.size == "Small")
+    belly = next(f for f in kin.faces if f.sai == "Belly")
+    other = next(f for f in kin.faces if f.icon == "Melee")
+    assert roll(cat, "save", [(kin.name, other.text())]).total("save") == kin.health  # L2537-2541
+    r = roll(cat, "save", [(kin.name, belly.text())])
+    assert r.total("save") == 0
+    assert any(x.kind == "loses_automatic_saves" for x in r.reports)
