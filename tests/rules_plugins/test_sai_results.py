@@ -455,3 +455,11 @@ def test_in_the_dua_only_save_generating_sais_work_l1215_1216():
     assert sai_contribution("Trample", 3, dua).is_empty
     assert sai_contribution("Vanish", 2, dua).effects == ()  # its saves only, no move
     assert sai_contribution("Vanish", 2, dua).results == {"Save": 2}
+
+
+def test_face_data_spellings_are_accepted():
+    """The face data writes "Fire Breath" and "Element Air"; the SAI table "Firebreath" and
+    "Elemental Relic" (V4.01c L1514, L1467)."""
+    assert rule_for_face("Fire Breath").name == "Firebreath"
+    assert rule_for_face("Element Air").name == "Elemental Relic"
+    assert sai_contribution("Fire Breath", 2, MEL).effects[0].kind == "damage_no_save"

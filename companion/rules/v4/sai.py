@@ -755,7 +755,13 @@ def rule_for_face(name: str, die: object = None) -> SAIRule:
     try:
         return SAI_RULES[name]
     except KeyError:
-        raise KeyError(f"unknown SAI {name!r}") from None
+        pass
+    from companion.rules.catalogue.faces import SAI_ALIASES  # the face data's spellings
+
+    alias = SAI_ALIASES.get(name)
+    if alias is not None:
+        return SAI_RULES[alias]
+    raise KeyError(f"unknown SAI {name!r}")
 
 
 def sai_contribution(name: str, x: int, situation: Situation, die: object = None) -> Contribution:
