@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from game_support import choose, ids_then_zero, passive_policy, plain_setup, roll, run_until, setup_done
+from game_support import choose, ids_then_zero, plain_setup, roll, run_until, setup_done
 
 from companion.rules.game import Game, GameOver
 from companion.rules.game.state import DUA, RESERVE
@@ -168,4 +168,3 @@ def test_reserve_units_keep_a_player_alive():
     st.location[bob[0]] = RESERVE
     game._check_control_and_elimination()
     assert not st.player("p2").eliminated and st.winner is None
-    assert passive_policy(game.pending)

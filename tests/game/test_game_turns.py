@@ -8,10 +8,8 @@ from __future__ import annotations
 import pytest
 from game_support import (
     choose,
-    faces_for,
     ids_then_zero,
     is_prompt,
-    passive_policy,
     plain_setup,
     roll,
     run_until,
@@ -324,4 +322,3 @@ def test_roll_faces_validation():
     game.apply({"type": "roll", "faces": [1, "id", "ID", 1, 1]})  # numbers and texts, case-insensitive
     assert game.state.last_roll["total"] == 5
     assert game.pending is not d
-    assert faces_for and passive_policy
