@@ -545,7 +545,7 @@ function renderNew() {
   };
   search.addEventListener("input", () => { clearTimeout(b.t); b.t = setTimeout(doSearch, 200); });
   function drawResults() {
-    fill(list, b.results.map((d) => h("div", { class: "pick", onclick: () => { b.forces[b.active][b.army].push(d); render(); } },
+    fill(document.getElementById("picklist") || list, b.results.map((d) => h("div", { class: "pick", onclick: () => { b.forces[b.active][b.army].push(d); render(); } },
       h("span", {}, d.name, h("span", { class: "muted small" }, ` · ${d.kind}${d.size ? " · " + d.size : ""}`)),
       h("b", {}, `${d.points} pt`))));
   }
@@ -664,6 +664,7 @@ function nav(ev) {
   go(v);
 }
 document.addEventListener("click", (ev) => { if (ev.target.closest(".rail a")) nav(ev); });
+window.addEventListener("hashchange", async () => { await takeTokensFromUrl(); refresh(); });
 window.addEventListener("popstate", () => { app.view = location.pathname.slice(1) || "table"; render(); });
 
 (async function start() {

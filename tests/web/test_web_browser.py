@@ -1,0 +1,267 @@
+"""End to end in real headless Chromium (Debian ``chromium`` driven by Playwright) against a real
+``companion serve`` process, at a 10-inch tablet's viewport: start a game by taps, play set-up and a
+march by taps on two tablets kept in sync, correct a die, open a dispute, restart the server.
+
+Screenshots of every page go to ``artifacts/screenshots/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TABLET = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    exe = shutil.which("chromium")
+    if exe is None:
+        pytest.fail("Debian chromium is not installed: apt-get install -y chromium (.ci/run does it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def api(server, method: str, path: str, body=None, token: str | None = None) -> dict:
+    req = urllib.request.Request(server.url + path, method=method,
+                                 data=None if body is None else json.dumps(body).encode())
+    if body is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("X-Companion-Token", token)
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def host_token(server) -> str:
+    return server.host_url.split("token=")[1]
+
+
+def new_page(browser, url: str, viewport=TABLET):
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    page.goto(url)
+    return page
+
+
+def wait_seq(page, seq: int, timeout: float = 10.0) -> None:
+    """Wait until the page has drawn event ``seq`` (the page's CSP forbids Playwright's eval-based
+    wait_for_function, so poll the attribute the page sets on each render)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if int(page.get_attribute("body", "data-seq") or 0) >= seq:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the page did not show event {seq} (shows {page.get_attribute('body', 'data-seq')})")
+
+
+def state(server) -> dict:
+    return api(server, "GET", "/api/state")
+
+
+def go(page, view: str) -> None:
+    page.click(f".rail a[data-view={view}]")
+    page.wait_for_selector(f"#view-{view}.active")
+
+
+def tap_roll(page, pick) -> None:
+    """On the Roll page, tap for each die the face ``pick(die)`` chooses, then confirm."""
+    go(page, "roll")
+    page.wait_for_selector(".die")
+    st = page.evaluate("window.companion.state")
+    for d in st["pending"]["dice"]:
+        face = pick(d)
+        page.click(f'.die[data-uid="{d["uid"]}"] .facebtn[data-face="{face}"]')
+        page.wait_for_selector(f'.die[data-uid="{d["uid"]}"] .facebtn.on[data-face="{face}"]')
+    page.click("#confirm-roll")
+
+
+def tap_choice(page, value) -> None:
+    page.click(f"#prompt button[data-choice='{json.dumps(value)}']")
+
+
+def test_start_play_sync_correct_and_dispute(browser, serve):
+    server = serve()
+    token = host_token(server)
+    host = new_page(browser, server.host_url)
+    host.wait_for_selector("#role.host")
+    host.wait_for_selector("#prompt.idle")
+    shot(host, "table-empty")
+
+    # New game by taps: quick start with our own player names
+    go(host, "new")
+    host.fill("#view-new input >> nth=0", "Ann")
+    host.fill("#view-new input >> nth=1", "Bob")
+    host.fill(".searchbox", "Mammoth")
+    host.wait_for_selector(".pick:has-text('Mammoth Rider')")
+    shot(host, "new-game")
+    host.click("#quick-start")
+    host.wait_for_selector("#view-table.active .terrain")
+    st = state(server)
+    assert [p["name"] for p in st["state"]["players"]] == ["Ann", "Bob"]
+    seq = st["seq"]
+
+    # a second tablet: read-only until paired with the code from the host's QR page
+    go(host, "host")
+    host.wait_for_selector("#pair-qr svg")
+    code = host.inner_text("#pair-code")
+    shot(host, "host-pairing")
+    tablet = new_page(browser, server.url + "/table")
+    tablet.wait_for_selector("#role:has-text('read-only')")
+    tablet.goto(f"{server.url}/table#pair={code}")
+    tablet.wait_for_selector("#role.tablet")
+    assert "pair=" not in tablet.url, "the pairing code is removed from the address bar"
+
+    # Ann (host tablet) rolls the order of play by tapping each die's ID face
+    tap_roll(host, lambda d: next(f for f in d["faces"] if f.endswith(" ID")))
+    seq += 1
+    wait_seq(host, seq)
+    wait_seq(tablet, seq)  # the other tablet follows live
+    # Bob taps on his own tablet: faces without maneuver
+    tap_roll(tablet, lambda d: next(f for f in d["faces"] if "ID" not in f and "Maneuver" not in f))
+    seq += 1
+    wait_seq(host, seq)
+    assert "Ann" in host.inner_text("#prompt")
+    shot(host, "roll-result")
+
+    # dispute: tap the last roll's total, then search the rules
+    go(host, "roll")
+    host.click("#last-roll .total")
+    host.wait_for_selector("#view-dispute.active")
+    assert "why this number?" in host.inner_text("#view-dispute").lower()
+    host.fill("#view-dispute input[type=search]", "eighth face")
+    host.click("#view-dispute form button")
+    host.wait_for_selector("#hits .hit")
+    assert "V4.01c L" in host.inner_text("#hits")
+    host.click("#prompt .cite")  # the pending decision's citation opens its passage
+    host.wait_for_selector("#cited .hit")
+    shot(host, "dispute")
+
+    # choices by buttons: take the first turn, then the frontier, the starting distances...
+    tap_choice(host, "first_turn")
+    seq += 1
+    wait_seq(tablet, seq)
+    corrected = False
+    for _ in range(60):
+        st = state(server)
+        p = st["pending"]
+        if st["state"]["phase"] == "second_march" or p is None:
+            break
+        actor = host if p["player"] == "p1" else tablet
+        before = st["seq"]
+        if p["kind"] == "roll":
+            if p.get("roll") == "save" and not corrected:
+                corrected = True
+                # the camera read the save roll: a misread die is fixed by a tap
+                faces = {d["uid"]: d["faces"][0] for d in p["dice"]}
+                api(server, "POST", "/api/rolls", {"faces": faces, "confirm": False, "source": "camera"}, token)
+                go(actor, "roll")
+                die = p["dice"][0]
+                other = next(f for f in die["faces"] if f != die["faces"][0])
+                actor.click(f'.die[data-uid="{die["uid"]}"] .facebtn[data-face="{other}"]')
+                actor.wait_for_selector(f'.die.fixed[data-uid="{die["uid"]}"]')
+                assert state(server)["reading"]["faces"][die["uid"]] == other
+                shot(actor, "roll-correction")
+                actor.click("#confirm-roll")
+                wait_seq(actor, before + 1)
+                assert api(server, "GET", f"/api/log?since={before}")["events"][0]["action"]["faces"][0] == other
+                continue
+            if p.get("roll") == "terrain":
+                tap_roll(actor, lambda d: "3")
+            else:
+                tap_roll(actor, lambda d: next((f for f in d["faces"] if f.endswith(" ID")), d["faces"][0]))
+        elif p["kind"] == "choice":
+            values = [c["value"] for c in p["choices"]]
+            prefer = [v for v in values if isinstance(v, str) and v.endswith("@frontier")] + \
+                ["maneuver", "melee", "counter", "up"] + values
+            tap_choice(actor, next(v for v in prefer if v in values))
+        elif p["kind"] == "allocate":
+            actor.click("#prompt .choices button.btn.primary >> nth=0")
+        elif p["kind"] == "cast":
+            actor.click("#prompt button:has-text('Cast nothing')")
+        else:
+            actor.click("#prompt .choices button.btn.primary >> nth=0")
+        wait_seq(host, before + 1)
+        wait_seq(tablet, before + 1)
+    st = state(server)
+    assert st["state"]["turn"] == 1 and st["state"]["phase"] in ("second_march", "reserves")
+    log = " ".join(" ".join(e["log"]) for e in api(server, "GET", "/api/log?since=0")["events"])
+    assert "save" in log and ("melee" in log or "missile" in log), "an attack and its saves were played"
+    assert corrected, "a die of the save roll was corrected by a tap"
+    # both tablets show the same game, the same event
+    assert host.evaluate("document.body.dataset.seq") == tablet.evaluate("document.body.dataset.seq")
+    go(host, "table")
+    shot(host, "table")
+    go(host, "odds")
+    host.wait_for_selector("#odds-bars .bar")
+    shot(host, "odds")
+    go(tablet, "roll")
+    shot(tablet, "roll")
+    assert host.errors == [] and tablet.errors == []
+
+
+def test_read_only_tablet_cannot_change_the_game(browser, serve):
+    server = serve()
+    api(server, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, host_token(server))
+    viewer = new_page(browser, server.url + "/roll")
+    viewer.wait_for_selector(".die")
+    assert viewer.is_disabled(".facebtn >> nth=0")
+    assert viewer.is_disabled("#confirm-roll")
+    go(viewer, "host")
+    viewer.wait_for_selector("#view-host input[aria-label='pairing code']")
+    shot(viewer, "pairing-read-only")
+
+
+def test_restart_shows_the_same_game(browser, serve, tmp_path):
+    db = tmp_path / "restart.sqlite"
+    first = serve(db)
+    token = host_token(first)
+    game = api(first, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, token)["game_id"]
+    api(first, "POST", "/api/decisions", {"action": {"type": "roll_for_me", "seed": 5}}, token)
+    page = new_page(browser, first.host_url)
+    wait_seq(page, 2)
+    before = page.inner_text("#view-table")
+    first.kill()  # mid-game, no goodbye
+    second = serve(db)
+    assert state(second)["game_id"] == game and state(second)["seq"] == 2
+    page.goto(second.url + "/table")
+    wait_seq(page, 2)
+    assert page.inner_text("#view-table") == before
+    assert page.evaluate("window.companion.state.game_id") == game
+    shot(page, "after-restart")
+
+
+def test_phone_layout_and_lost_sources(browser, serve, tmp_path):
+    server = serve(extra=("--camera", str(tmp_path / "no-such-camera.mp4"), "--serial", str(tmp_path / "no-such-tty")))
+    api(server, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, host_token(server))
+    page = new_page(browser, server.url + "/table", viewport=PHONE)
+    page.wait_for_selector(".terrain")
+    assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth + 1"), "no sideways scrolling"
+    shot(page, "phone-table")
+    tablet = new_page(browser, server.url + "/roll")
+    tablet.wait_for_selector("#src-camera.bad", timeout=15_000)
+    assert "lost" in tablet.inner_text("#src-camera")
+    tablet.wait_for_selector(".nocam:has-text('Camera lost')")
+    tablet.wait_for_selector("#src-serial.bad", timeout=15_000)
+    shot(tablet, "sources-lost")
