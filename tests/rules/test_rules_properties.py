@@ -34,10 +34,16 @@ ROLLING = [d for d in CAT if d.is_unit or d.is_item]
 PLAIN = {"Maneuver": "maneuver", "Melee": "melee", "Missile": "missile", "Magic": "magic", "Save": "save"}
 
 
+def _has_plain(die):
+    return any(f.is_id or f.icon in PLAIN for f in die.faces)
+
+
 @st.composite
 def rolls(draw, edition, dice=ROLLING, plain_only=False, purposes=PURPOSES, controlled=None, spells=()):
     purpose = draw(st.sampled_from(purposes))
     units = []
+    if plain_only:
+        dice = [d for d in dice if _has_plain(d)]
     for _ in range(draw(st.integers(1, 8))):
         die = draw(st.sampled_from(dice))
         faces = [f for f in die.faces if f.is_id or f.icon in PLAIN] if plain_only else list(die.faces)

@@ -48,7 +48,7 @@ class Edition:
         """The edition's spelling of spell ``name`` (case/space-insensitive), or ``None``."""
         index = self.__dict__.get("_spell_index")
         if index is None:
-            index = {_spell_key(s): s for s in self.spell_names}
+            index = {_spell_key(s): s for s in self.spell_names} | {s: s for s in self.spell_names}
             object.__setattr__(self, "_spell_index", index)
         found = index.get(name)
         return found if found is not None else index.get(_spell_key(name))

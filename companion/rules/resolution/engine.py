@@ -53,12 +53,15 @@ from .registry import IdMultiplier, RollContext, SaiContext
 
 _T = {t: k for k, t in enumerate(RESULT_TYPES)}
 _NT = len(RESULT_TYPES)
+#: Shared read-only zero row (see _State).
+_ZERO_ROW = [0] * _NT
+_NO_PARTS = MappingProxyType({})
 #: Default result type for IDs in a combination roll (the owner may choose, V4.01c L1083-1086).
 _ID_PREFERENCE = (SAVE, MELEE, MISSILE, MANEUVER, MAGIC)
 
 
 _NONE, _ACTION, _ID, _SAI = 0, 1, 2, 3
-#: Face -> (kind, result type index, count): computed once per face design.
+#: id(face) -> (face, (kind, result type index, count)): computed once per face object.
 _CODES: dict = {}
 _ROLLING_KINDS = frozenset({"unit", "monster", "equipment", "artifact", "medallion", "relic"})
 _NO_RESULTS: dict = {}
@@ -103,11 +106,13 @@ class _State:
     __slots__ = ("n", "N", "I", "S", "C", "A", "T", "sai_live", "a_elem")
 
     def __init__(self, n: int):
+        # Rows start as the shared all-zero row and are copied on first write; code that writes
+        # into a row which may still be shared only ever writes zeros into it (x * f, have - take).
         self.n = n
-        self.N = [[0] * _NT for _ in range(n)]
-        self.I = [[0] * _NT for _ in range(n)]
-        self.S = [[0] * _NT for _ in range(n)]
-        self.C = [[0] * _NT for _ in range(n)]
+        self.N = [_ZERO_ROW] * n
+        self.I = [_ZERO_ROW] * n
+        self.S = [_ZERO_ROW] * n
+        self.C = [_ZERO_ROW] * n
         self.A = [0] * _NT
         self.T = [0] * _NT  # running totals of the live parts, kept in step with every change
         self.sai_live = False  # SAI parts are part of the running subtotal
@@ -149,9 +154,10 @@ class _State:
             self.sai_live = True
             T = self.T
             for row in self.S:
-                for k in range(_NT):
-                    if row[k]:
-                        T[k] += row[k]
+                if row is not _ZERO_ROW:
+                    for k in range(_NT):
+                        if row[k]:
+                            T[k] += row[k]
 
 
 #: Memo of recent resolutions: a camera reports the same table many times a second, and
@@ -246,10 +252,10 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
             raise ResolutionError("no face given", key=f"roll.faces[{i}]")
         unit_codes = []
         for face in faces:
-            code = _CODES.get(face)
-            if code is None:
-                code = _CODES[face] = _face_code(face)
-            unit_codes.append(code)
+            entry = _CODES.get(id(face))
+            if entry is None or entry[0] is not face:
+                entry = _CODES[id(face)] = (face, _face_code(face))  # holds the face: its id stays unique
+            unit_codes.append(entry[1])
         codes.append(unit_codes)
         if len(faces) == 1 and unit_codes[0][0] != _SAI:
             continue  # the common case: one plain face
@@ -273,6 +279,8 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                                 if res is _NO_RESULTS:
                                     res = ctx.sai_results[i] = {}
                                 res[key] = res.get(key, 0) + val
+                                if st.S[i] is _ZERO_ROW:
+                                    st.S[i] = [0] * _NT
                                 st.S[i][_T[key]] += val
                             else:
                                 other[key] = other.get(key, 0) + val
@@ -307,7 +315,8 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
     for i in range(n):
         if not counting[i]:
             continue
-        Ni, Ii = st.N[i], st.I[i]
+        Ni = st.N[i] = [0] * _NT
+        Ii = st.I[i] = [0] * _NT
         nd: dict[str, int] = {}
         idd: dict[str, int] = {}
         for kind, k, count in codes[i]:
@@ -341,9 +350,9 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
     for t in RESULT_TYPES:
         if t in counted:
             k = _T[t]
-            normal = sum(st.N[i][k] for i in range(n))
-            ids = sum(st.I[i][k] for i in range(n))
-            sai = sum(st.S[i][k] for i in range(n)) if st.sai_live else 0
+            normal = sum(row[k] for row in st.N)
+            ids = sum(row[k] for row in st.I)
+            sai = sum(row[k] for row in st.S) if st.sai_live else 0
             if normal or ids or sai:
                 extra = f" + {sai} SAI" if sai else ""
                 steps.append(Step(num["count"], texts["count"], cites["count"],
@@ -351,10 +360,10 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                                   normal + ids + sai))
 
     # Species abilities and spells in force, given the counted results.
-    for species, entries in reg.abilities.items():
-        idx = ctx.species_units(species)
-        if idx:
-            for entry in entries:
+    if reg.abilities:
+        ctx.species_units("")  # builds the index of species present
+        for species, idx in ctx._species_index.items():
+            for entry in reg.abilities.get(species, ()):
                 collected.extend(entry.hook(ctx, idx))
     for e_i, effect in enumerate(request.effects):
         name = ed.canonical_spell(effect.name)
@@ -385,6 +394,10 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
             continue
         live.append(m)
 
+    by_stage: dict[str, list[Modifier]] = {}
+    for m in live:
+        by_stage.setdefault(m.stage, []).append(m)
+
     def targets(m: Modifier) -> list[str]:
         if m.result == ALL:
             return [t for t in RESULT_TYPES if t in counted]
@@ -413,7 +426,7 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                         steps.append(Step(num["sai"], texts["sai"], cites["sai"],
                                           f"{after - before[t]} SAI-generated results added", t, before[t], after))
             continue
-        stage_mods = [m for m in live if m.stage == stage]
+        stage_mods = by_stage.get(stage)
         if not stage_mods:
             continue
         if stage == SUBTRACT:
@@ -480,6 +493,8 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                         if v <= 0:
                             continue
                         moved += v
+                        if st.C[i] is _ZERO_ROW:
+                            st.C[i] = [0] * _NT
                         st.C[i][k] += v
                         st.T[k] += v
                         if m.counts_as in counted:  # a combination roll: the results change type
@@ -504,10 +519,11 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
             totals[t] = max(0, st.total(_T[t]))
     counted_k = [(t, _T[t]) for t in RESULT_TYPES if t in counted]
     N, I_, S, C = st.N, st.I, st.S, st.C
-    per_unit = tuple(
-        MappingProxyType({t: v for t, k in counted_k if (v := N[i][k] + I_[i][k] + S[i][k] + C[i][k])})
-        for i in range(n)
-    )
+    pu = []
+    for i in range(n):
+        d = {t: v for t, k in counted_k if (v := N[i][k] + I_[i][k] + S[i][k] + C[i][k])}
+        pu.append(MappingProxyType(d) if d else _NO_PARTS)
+    per_unit = tuple(pu)
     magic: dict[str, int] = {}
     if MAGIC in counted:
         magic = _magic_by_element(request, st, elem_opts, sai_elem, counting)

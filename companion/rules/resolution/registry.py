@@ -34,6 +34,9 @@ class IdMultiplier:
 Contribution = Modifier | ElementOption | Report | IdMultiplier
 
 
+_UNIT_KINDS = frozenset({"unit", "monster"})
+_NO_UNITS: frozenset[int] = frozenset()
+
 #: Shared empty mapping for units with no results of a kind (never mutated).
 _EMPTY: dict[str, int] = {}
 
@@ -98,13 +101,19 @@ class RollContext:
 
     def species_units(self, species: str) -> frozenset[int]:
         """Indexes of counting *units* (not items) of ``species`` in the roll."""
-        if self._species_index is None:
-            index: dict[str, set[int]] = {}
+        index = self._species_index
+        if index is None:
+            groups: dict[str, list[int]] = {}
             for i, unit in enumerate(self.units):
-                if unit.counts and unit.die.is_unit and unit.die.species:
-                    index.setdefault(unit.die.species, set()).add(i)
-            self._species_index = {k: frozenset(v) for k, v in index.items()}
-        return self._species_index.get(species, frozenset())
+                die = unit.die
+                if unit.counts and die.species and die.kind in _UNIT_KINDS:
+                    g = groups.get(die.species)
+                    if g is None:
+                        groups[die.species] = [i]
+                    else:
+                        g.append(i)
+            index = self._species_index = {k: frozenset(v) for k, v in groups.items()}
+        return index.get(species, _NO_UNITS)
 
     def terrain_has(self, *elements: str) -> bool:
         """The roll happens at a terrain containing every one of ``elements``."""
