@@ -87,23 +87,27 @@ def split_citation(text: str) -> tuple[str, str | None]:
 
 
 def last_roll_view(roll: dict | None) -> dict | None:
-    """The last resolved roll with each step as ``{text, rule}`` for the Roll and Dispute panels."""
+    """The last resolved roll, each step as ``{step, name, text, cite, before, after}`` for the Roll
+    and Dispute panels (the resolution engine's explained steps; older plain strings still read)."""
     if not roll:
         return None
     steps = []
     for step in roll.get("steps") or []:
         if isinstance(step, dict):
-            text = step.get("text") or step.get("summary") or step.get("description") or ""
-            rule = step.get("rule") or step.get("citation")
-            if "value" in step and str(step["value"]) not in text:
-                text = f"{text} → {step['value']}"
-            steps.append({"text": text, "rule": rule})
+            steps.append({
+                "step": step.get("step"),
+                "name": step.get("rule") or "",
+                "text": step.get("text") or "",
+                "cite": step.get("citation"),
+                "before": step.get("before"),
+                "after": step.get("after"),
+                "result": step.get("result"),
+            })
         else:
-            text, rule = split_citation(step)
-            steps.append({"text": text, "rule": rule})
+            text, cite = split_citation(step)
+            steps.append({"step": None, "name": "", "text": text, "cite": cite, "before": None, "after": None})
     out = dict(roll)
     out["steps"] = steps
-    out.setdefault("title", f"{roll.get('roll', '')} roll of {roll.get('army', '')}")
     return out
 
 

@@ -15,7 +15,7 @@ const ELEMENT_COLORS = { Air: "var(--air)", Death: "var(--death)", Earth: "var(-
 
 const app = {
   state: null, view: document.body.dataset.view || "table", picked: {}, lastRender: null,
-  es: null, loading: false, dirty: false, dispute: null, odds: null, builder: null,
+  es: null, loading: false, dirty: false, dispute: null, odds: null, builder: null, renders: [],
 };
 window.companion = app;
 
@@ -160,6 +160,8 @@ function render() {
   ({ table: renderTable, roll: renderRoll, odds: renderOdds, dispute: renderDispute,
     new: renderNew, host: renderHost })[app.view]();
   app.lastRender = { seq: st ? st.seq : 0, at: Date.now() };
+  app.renders.push(app.lastRender);  // when each event reached the screen (bench/web.py reads it)
+  if (app.renders.length > 500) app.renders.shift();
   document.body.dataset.seq = st ? st.seq : 0;
 }
 
@@ -413,8 +415,16 @@ function lastRollCard(st) {
   return h("div", { class: "card", id: "last-roll", style: { marginTop: "14px" } },
     h("div", { class: "row" }, h("h3", {}, `Last roll · ${rollTitle(r)}`), h("span", { class: "spacer" }),
       h("span", { class: "total num", title: "why this number?", onclick: () => openDispute(r) }, r.total)),
-    h("ol", { class: "steps" }, (r.steps || []).map((s) => h("li", {}, h("span", {}, s.text),
-      s.rule ? h("button", { class: "cite", onclick: () => showRule(s.rule, s.text) }, s.rule) : null))));
+    h("div", { class: "muted small" }, (r.faces || []).map((f) => `${f.die.split("/").pop()}: ${(f.faces || [f.face]).join(" → ")}`).join(" · ")),
+    h("ol", { class: "steps" }, (r.steps || []).map(stepItem)));
+}
+function stepItem(s) {
+  const change = s.before != null && s.after != null ? h("b", { class: "change" }, `${s.before} → ${s.after}`) : null;
+  return h("li", { dataset: { step: s.step ?? "" } },
+    s.step ? h("span", { class: "stepno", title: "step of die roll resolution" }, s.step) : null,
+    h("span", { class: "stext" }, s.name ? h("span", { class: "sname" }, s.name) : null, h("span", {}, s.text)),
+    change,
+    s.cite ? h("button", { class: "cite", onclick: () => showRule(s.cite, s.name || s.text) }, s.cite) : null);
 }
 
 // -- Odds ----------------------------------------------------------------------------------------
@@ -496,8 +506,7 @@ function renderDispute() {
   if (roll) {
     why.push(h("div", { class: "card" }, h("h3", {}, "Why this number?"),
       h("div", { class: "row" }, h("span", { class: "total" }, roll.total), h("span", {}, rollTitle(roll))),
-      h("ol", { class: "steps" }, (roll.steps || []).map((s) => h("li", {}, h("span", {}, s.text),
-        s.rule ? h("button", { class: "cite", onclick: () => showRule(s.rule, s.text) }, s.rule) : null)))));
+      h("ol", { class: "steps" }, (roll.steps || []).map(stepItem))));
   }
   if (d.rule) {
     why.push(h("div", { class: "card", id: "cited" }, h("h3", {}, `Rule cited: ${d.rule}`), h("p", { class: "muted" }, d.about || ""),
