@@ -93,3 +93,32 @@ def test_every_sai_face_in_every_roll_type_resolves(purpose, against):
                 r = resolve(RollRequest(purpose, (RolledUnit(die, (face,)),), against=against,
                                         terrain=TerrainState("Coastland", face=3)))
                 assert all(v >= 0 for v in r.totals.values())
+
+
+@pytest.mark.parametrize("purpose,against", ROLLS)
+def test_engine_totals_match_the_sai_table(purpose, against):
+    """Every SAI face of every die, alone at no terrain (no species ability, no eighth face): the
+    engine's totals are exactly what the SAI table says it generates (step 8) plus the saves Cloak
+    adds (step 10).  Ties the table (V4.01c L1178-2080) to what players see."""
+    from companion.rules.v4.contributions import Op
+
+    situation = _situation(purpose, against)
+    counted = {"dragon": ("save", "melee", "missile")}.get(purpose, (purpose,))
+    for die in DICE:
+        if die.species == "Dragonkin":
+            continue  # automatic saves join their rolls (L2537-2541)
+        for face in die.faces:
+            if not face.is_sai:
+                continue
+            sit = (Situation(situation.roll_for, against=situation.against, at_terrain=False) if purpose != "dragon"
+                   else Situation("save", against="dragon", at_terrain=False,
+                                  counted_override=("Save", "Melee", "Missile")))
+            c = sai_contribution(face.sai, face.count, sit, die)
+            expected = {t: c.results.get(t.capitalize(), 0) for t in counted}
+            for m in c.modifiers:
+                if m.op is Op.ADD and m.result and m.result.lower() in expected:
+                    expected[m.result.lower()] += m.amount
+            if c.id_results:
+                expected[counted[0]] += c.id_results
+            r = resolve(RollRequest(purpose, (RolledUnit(die, (face,)),), against=against))
+            assert {t: r.total(t) for t in counted} == expected, (die.name, face.text(), purpose, against)
