@@ -329,3 +329,12 @@ def test_belly_removes_the_dragonkins_automatic_saves_l1270_1272(cat):
     r = roll(cat, "save", [(kin.name, belly.text())])
     assert r.total("save") == 0
     assert any(x.kind == "loses_automatic_saves" for x in r.reports)
+
+
+def test_bone_magic_counts_sai_magic_but_not_id_l986_991(cat):
+    undead = next(d for d in cat if d.species == "Undead" and d.is_unit and "Cantrip" in d.sai_names)
+    cantrip = next(f for f in undead.faces if f.sai == "Cantrip")
+    r = roll(cat, "magic", [(undead.name, cantrip.text())], dua_counts={"Undead": 3})
+    assert r.total("magic") == cantrip.count + 1
+    r = roll(cat, "magic", [(undead.name, "ID")], dua_counts={"Undead": 3})
+    assert r.total("magic") == undead.health

@@ -438,7 +438,8 @@ def _bone_magic(ctx: RollContext, idx: frozenset[int]) -> Iterable:
 
     if ctx.purpose != "magic" or ctx.individual:
         return ()
-    with_magic = sum(1 for i in idx if ctx.normal[i].get("magic", 0) > 0)
+    # a non-ID magic result: a magic icon or an SAI's magic (Cantrip)
+    with_magic = sum(1 for i in idx if ctx.normal[i].get("magic", 0) + ctx.sai_results[i].get("magic", 0) > 0)
     if not with_magic:
         return ()
     m = bone_magic(with_magic, int(ctx.request.dua_counts.get("Undead", 0)), ctx.request.force_points)
