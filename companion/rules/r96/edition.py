@@ -14,8 +14,10 @@ EDITION = Edition(
     document="R96",
     registry=REGISTRY,
     stages=("subtract", "divide", "multiply", "add"),
-    step_numbers={"count": 0, "subtract": 1, "divide": 2, "multiply": 3, "add": 4},
+    step_numbers={"reroll": 0, "count": 0, "subtract": 1, "divide": 2, "multiply": 3, "add": 4},
     citations={
+        "reroll": "R96 L765-773 (Rend re-rolls)",
+        "sai_table": "R96 L685-790 (special action icons)",
         "count": "R96 L117-122 (IDs worth their health); SAIs before normal icons L685-690",
         "subtract": "R96 L953-961 (1: subtract)",
         "divide": "R96 L953-961 (2: divide)",

@@ -221,6 +221,7 @@ class SaiOutcome:
     ``reroll``: the die is rolled again and the new face applied as well.
     ``reports``: non-result effects (damage with no save, kills, moves) for the game flow.
     ``magic_elements``: elements of the magic it generates when not the unit's own (Attune).
+    ``citation``: the SAI's rule ("V4.01c L1576-1580"), shown in the explained steps.
     """
 
     results: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
@@ -228,6 +229,7 @@ class SaiOutcome:
     reroll: bool = False
     reports: tuple[Report, ...] = ()
     magic_elements: frozenset[str] | None = None
+    citation: str = ""  # where the SAI's rule is written; the edition's SAI table when empty
 
 
 NOTHING = SaiOutcome()

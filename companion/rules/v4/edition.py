@@ -31,8 +31,10 @@ EDITION = Edition(
     document="V4.01c",
     registry=REGISTRY,
     stages=("subtract", "divide", "sai", "multiply", "add"),
-    step_numbers={"count": 5, "subtract": 6, "divide": 7, "sai": 8, "multiply": 9, "add": 10},
+    step_numbers={"reroll": 3, "count": 5, "subtract": 6, "divide": 7, "sai": 8, "multiply": 9, "add": 10},
     citations={
+        "reroll": "V4.01c L1013-1015 (step 3)",
+        "sai_table": "V4.01c L1239-2080 (SAI table); results join at step 8, L1025",
         "count": "V4.01c L1019 (step 5); IDs L113-121",
         "subtract": "V4.01c L1021 (step 6)",
         "divide": "V4.01c L1023 (step 7)",
