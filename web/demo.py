@@ -10,10 +10,9 @@ confirmed):
 * ``SimulatedDiceRoller``: every die of the game is registered with a simulated smart-dice bridge
   (``firmware_bridge.rolls.simulated_feed``, over a real pty and the real link code); the director
   rolls the dice of the pending roll and the faces come back as serial ``rolled`` events.
+* ``VisionRoller``: a camera frame of the dice is rendered and read back by the camera pipeline
+  (needs a shipped model); the Roll panel shows the frame with a box and label on each die.
 * ``TypedRoller``: faces drawn with a seeded random generator, as a player would tap them.
-
-The vision path (rendered frames read back by the camera pipeline) is used when
-``companion.vision`` offers a renderer and a shipped model; see ``VisionRoller``.
 """
 
 from __future__ import annotations
@@ -40,9 +39,8 @@ class TypedRoller:
     def start(self, store) -> None:
         pass
 
-    def read(self, pending: dict, timeout: float = 10.0) -> tuple[dict, dict]:
-        faces = {d["uid"]: self.rng.choice(d["faces"]) for d in pending["dice"]}
-        return faces, {}
+    def read(self, pending: dict, timeout: float = 10.0) -> dict:
+        return {"faces": {d["uid"]: self.rng.choice(d["faces"]) for d in pending["dice"]}}
 
     def close(self) -> None:
         pass
@@ -92,7 +90,7 @@ class SimulatedDiceRoller:
                 return die_id
         return None
 
-    def read(self, pending: dict, timeout: float = 10.0) -> tuple[dict, dict]:
+    def read(self, pending: dict, timeout: float = 10.0) -> dict:
         wanted = {self._die_id(d["uid"]): d for d in pending["dice"] if self._die_id(d["uid"])}
         with self._cond:
             for die_id in wanted:
@@ -123,7 +121,7 @@ class SimulatedDiceRoller:
         for d in pending["dice"]:
             if d["uid"] not in faces and d["uid"] not in problems:
                 problems[d["uid"]] = "no smart die registered for it: tap its face"
-        return faces, problems
+        return {"faces": faces, "problems": problems}
 
     def close(self) -> None:
         if self.feed is not None:
@@ -137,6 +135,60 @@ def _terrain_face(die: dict, face_text: str) -> str:
         if number in die["faces"]:
             return number
     return face_text
+
+
+class VisionRoller:
+    """Rolls as the camera sees them: a frame of the dice showing random faces is rendered
+    (``companion.vision.roll_frames.render_roll``) and read back by the shipped model, each die
+    assigned to its unit (``read_roll``).  Needs a shipped model (``models/dragon-dice``)."""
+
+    source = "camera"
+
+    def __init__(self, seed: int = 7, model: str = "dragon-dice"):
+        self.rng = random.Random(seed)
+        self.model = model
+        self.rolls = 0
+
+    def start(self, store) -> None:
+        from companion.vision.reader import load_model
+
+        load_model(self.model)  # fails (ModelError) when no model is shipped
+
+    def read(self, pending: dict, timeout: float = 10.0) -> dict:
+        from companion.vision.roll_frames import read_roll, render_roll
+
+        chosen = {d["uid"]: self.rng.randrange(len(d["faces"])) for d in pending["dice"]}
+        names = [d["die"] for d in pending["dice"]]
+        self.rolls += 1
+        scene = render_roll([(d["die"], chosen[d["uid"]]) for d in pending["dice"]], seed=self.rolls)
+        read = read_roll(scene.image, names, model=self.model)
+        faces, boxes, problems = {}, {}, {}
+        for unit in read["units"]:
+            d = pending["dice"][unit["slot"]]
+            if unit.get("detection") is not None:
+                boxes[d["uid"]] = [float(v) for v in read["dice"][unit["detection"]]["box"]]
+            if unit.get("cocked"):
+                problems[d["uid"]] = "cocked: reroll it"
+            elif unit.get("face_index") is not None:
+                faces[d["uid"]] = d["faces"][unit["face_index"]]
+            else:
+                problems[d["uid"]] = "not read: tap its face"
+        return {"faces": faces, "problems": problems, "boxes": boxes, "frame": scene.image}
+
+    def close(self) -> None:
+        pass
+
+
+def vision_available(model: str = "dragon-dice") -> bool:
+    """Whether the camera pipeline and a shipped model are there to read rendered frames."""
+    try:
+        from companion.vision.reader import load_model
+        from companion.vision.roll_frames import read_roll, render_roll  # noqa: F401
+
+        load_model(model)
+    except Exception:
+        return False
+    return True
 
 
 class Director:
@@ -189,9 +241,11 @@ class Director:
         if state.get("phase") != "setup":
             self._mark("setup")
         if kind == "roll":
-            faces, problems = self.roller.read(pending)
+            got = self.roller.read(pending)
+            faces, problems = got["faces"], got.get("problems", {})
             with self.store.lock:
-                reading = play.reading_from_faces(self.store, faces, self.roller.source,
+                reading = play.reading_from_faces(self.store, faces, self.roller.source, boxes=got.get("boxes"),
+                                                  frame=got.get("frame"),
                                                   problems=[f"{u}: {p}" for u, p in problems.items()])
                 self.store.set_reading(reading)
             self.stop.wait(self.pace)  # let the tablets show the reading before it is confirmed

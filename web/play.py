@@ -304,32 +304,37 @@ def correct_reading(store, uid: str, face: str) -> tuple[dict, str | None]:
 
 
 def save_correction(store, reading: dict, uid: str, die: dict, before: str | None, after: str) -> str | None:
-    """Keep a corrected reading as a labelled image for the learning loop.
+    """Keep a corrected camera reading as a labelled image for the learning loop.
 
-    With H5's capture API (``companion.vision.capture.save_correction``) the frame goes into its
-    dataset; otherwise the frame (JPEG) and a JSON label are written to ``CORRECTIONS_DIR``.
-    Without a frame (typed faces) there is nothing to learn from and nothing is saved.
+    The frame and every die of the reading (box, die kind, face icon and count, the corrected one
+    included) go to ``companion.vision.learning.save_correction`` in ``CORRECTIONS_DIR`` (default:
+    ``corrections/`` beside the game file), where ``companion vision`` fine-tunes from.  Without a
+    frame (typed faces) there is nothing to learn from and nothing is saved.
     """
     frame = getattr(store, "reading_frame", None)
     if frame is None or not reading.get("frame"):
         return None
-    box = reading.get("boxes", {}).get(uid)
-    label = {"uid": uid, "die": die["die"], "read": before, "face": after, "box": box,
-             "roll": reading.get("roll"), "source": reading.get("source"), "at": time.time()}
-    try:
-        from companion.vision import capture  # H5's learning-loop capture, when present
-    except ImportError:
-        capture = None
-    if capture is not None and hasattr(capture, "save_correction"):
-        return str(capture.save_correction(frame, label))
-    import cv2
+    from companion.vision.learning import save_correction as save_labelled
+    from companion.vision.synth.scene import FACES_TO_KIND
 
-    out_dir = Path(current_app.config.get("CORRECTIONS_DIR") or Path(store.db_path).parent / "corrections")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stem = out_dir / f"{int(time.time() * 1000)}-{uid}"
-    cv2.imwrite(str(stem.with_suffix(".jpg")), frame)
-    stem.with_suffix(".json").write_text(json.dumps(label, indent=1))
-    return str(stem.with_suffix(".jpg"))
+    pending = _pending_roll(store)
+    cat = _catalogue()
+    dice = []
+    for d in pending["dice"]:
+        box = reading.get("boxes", {}).get(d["uid"])
+        face_text = reading["faces"].get(d["uid"])
+        if box is None or face_text is None:
+            continue
+        catalogue_die = cat.get(d["die"])
+        face = catalogue_die.faces[d["faces"].index(face_text)] if face_text in d["faces"] else None
+        dice.append({"box": [float(v) for v in box], "kind": FACES_TO_KIND.get(len(catalogue_die.faces), "d6"),
+                     "icon": face.name if face else face_text, "count": face.count if face else 0,
+                     "cocked": False, "die": d["die"]})
+    folder = Path(current_app.config.get("CORRECTIONS_DIR") or Path(store.db_path).parent / "corrections")
+    name = f"{time.strftime('%Y%m%d-%H%M%S')}-{uid}-{int(time.time() * 1000) % 1000:03d}"
+    path = save_labelled(folder, frame, dice, name=name)
+    log.info("correction of %s (%s -> %s) saved as %s", uid, before, after, path)
+    return str(path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -337,22 +342,25 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
 
 
 def frame_jpeg(store, sources) -> bytes | None:
+    """The roll's frame with a box and label (face read or corrected, unit matched) per die, drawn
+    by ``companion.vision.roll_frames.annotate``; else the camera's latest frame."""
     import cv2
 
-    frame = getattr(store, "reading_frame", None) if store.reading and store.reading.get("frame") else None
-    if frame is None:
+    reading = store.reading or {}
+    frame = getattr(store, "reading_frame", None) if reading.get("frame") else None
+    if frame is not None:
+        from companion.vision.roll_frames import annotate
+
+        items, units = [], []
+        for uid, box in (reading.get("boxes") or {}).items():
+            fixed = uid in reading.get("corrected", [])
+            items.append({"box": box, "reading": f"{uid} {reading['faces'].get(uid, '?')}" + (" (fixed)" if fixed else ""),
+                          "cocked": False, "unreadable": False})
+        frame = annotate(frame, items, units)
+    else:
         frame = sources.camera.latest_frame()
     if frame is None:
         return None
-    frame = frame.copy()
-    reading = store.reading or {}
-    for uid, box in (reading.get("boxes") or {}).items():
-        x, y, w, h = (int(v) for v in box)
-        fixed = uid in reading.get("corrected", [])
-        color = (59, 169, 224) if fixed else (169, 179, 79)
-        cv2.rectangle(frame, (x, y), (x + w, y + h), color, 2)
-        label = f"{uid}: {reading['faces'].get(uid, '?')}"
-        cv2.putText(frame, label, (x, max(12, y - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, color, 1, cv2.LINE_AA)
     ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
     return buf.tobytes() if ok else None
 

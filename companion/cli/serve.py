@@ -60,7 +60,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     from companion.session import GameSession  # noqa: F401  (fail early if the engine is missing)
-    from web.demo import SimulatedDiceRoller, TypedRoller, play_demo
+    from web.demo import SimulatedDiceRoller, TypedRoller, VisionRoller, play_demo, vision_available
     from web.play import build_setup
 
     db = args.db or str(Path(tempfile.mkdtemp(prefix="companion-demo-")) / "demo-game.sqlite")
@@ -75,11 +75,21 @@ def _demo(args: argparse.Namespace) -> int:
         pace = 1.2 if args.seconds is None else max(0.05, min(1.2, args.seconds / 60))
     # a faster pace (tests, --seconds) also runs the simulated dice faster than real time
     speed = min(50.0, 4.0 * max(1.0, 1.2 / pace))
-    roller = (SimulatedDiceRoller(seed=args.seed, speed=speed) if args.dice == "simulated"
-              else TypedRoller(seed=args.seed))
+    dice = args.dice
+    if dice == "auto":
+        dice = "camera" if vision_available() else "typed"
+    elif dice == "camera" and not vision_available():
+        print("error: --dice camera needs the camera pipeline and a shipped model (models/dragon-dice)",
+              file=sys.stderr)
+        return 2
+    roller = {"simulated": lambda: SimulatedDiceRoller(seed=args.seed, speed=speed),
+              "camera": lambda: VisionRoller(seed=args.seed),
+              "typed": lambda: TypedRoller(seed=args.seed)}[dice]()
     server.banner()
     print(f"Demo: a fresh two-player game in {db}; rolls come from "
-          + ("the smart-dice simulator over a serial link" if args.dice == "simulated" else "faces typed by the script"),
+          + {"simulated": "the smart-dice simulator over a serial link",
+             "camera": "rendered camera frames read by the vision pipeline",
+             "typed": "faces typed by the script (no camera model shipped)"}[dice],
           flush=True)
     director = play_demo(store, roller, pace, out=sys.stdout)
     try:
@@ -103,8 +113,10 @@ def register(subparsers) -> None:
     s.set_defaults(func=_serve)
 
     d = subparsers.add_parser("demo", help="serve a fresh demo game and play a scripted opening")
-    d.add_argument("--dice", choices=("typed", "simulated"), default="typed",
-                   help="where the demo's rolls come from (default: typed faces; simulated: smart-dice simulator)")
+    d.add_argument("--dice", choices=("auto", "camera", "simulated", "typed"), default="auto",
+                   help="where the demo's rolls come from: camera (rendered frames read by the vision "
+                        "pipeline), simulated (smart-dice simulator on a serial link), typed faces; "
+                        "auto (default): camera when a model is shipped, else typed")
     d.add_argument("--db", help="game file for the demo (default: a new temporary file)")
     d.add_argument("--pace", type=float, help="seconds between the demo's steps")
     d.add_argument("--seed", type=int, default=7, help="seed of the demo's dice")

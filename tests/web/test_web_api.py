@@ -316,21 +316,29 @@ def test_staged_reading_corrected_then_confirmed(client, game, host, app):
 def test_correction_of_a_camera_reading_is_saved_as_a_labelled_image(client, game, host, app, tmp_path):
     import numpy as np
 
+    from companion.rules.catalogue import load_catalogue
+    from companion.vision.learning import export_corrections
     from web.play import reading_from_faces
 
     store = app.extensions["game_store"]
     p = pending(client)
-    frame = np.full((120, 160, 3), 90, np.uint8)
-    boxes = {d["uid"]: [10 + 30 * i, 20, 24, 24] for i, d in enumerate(p["dice"])}
+    frame = np.full((120, 200, 3), 90, np.uint8)
+    boxes = {d["uid"]: [10 + 40 * i, 20, 40 + 40 * i, 50] for i, d in enumerate(p["dice"])}
     with app.app_context():
         store.set_reading(reading_from_faces(store, first_faces(p), "camera", boxes=boxes, frame=frame))
     assert client.get("/api/frame.jpg").data[:2] == b"\xff\xd8", "the frame is served as JPEG"
     die = p["dice"][1]
     other = next(f for f in die["faces"] if f != die["faces"][0])
     saved = client.post("/api/corrections", json={"uid": die["uid"], "face": other}, headers=host).json["saved"]
-    assert saved
+    assert saved and saved.startswith(str(tmp_path / "corrections"))
     label = json.loads(open(saved[:-4] + ".json").read())
-    assert label["face"] == other and label["read"] == die["faces"][0] and label["box"] == boxes[die["uid"]]
+    fixed = next(d for d in label["dice"] if d["die"] == die["die"] and d["box"] == boxes[die["uid"]])
+    face = load_catalogue()[die["die"]].faces[die["faces"].index(other)]
+    assert (fixed["icon"], fixed["count"], fixed["kind"]) == (face.name, face.count, "d6")
+    assert len(label["dice"]) == len(p["dice"])
+    # the learning loop takes it as a training image
+    data_yaml, images = export_corrections(tmp_path / "corrections", tmp_path / "dataset")
+    assert images == 1 and data_yaml.exists()
 
 
 def test_corrections_need_a_reading(client, game, host):

@@ -70,3 +70,18 @@ def test_demo_rolls_through_the_smart_dice_simulator():
     assert "smart-dice simulator" in done.stdout
     check_opening(done.stdout)
     assert len([e for e in events_of(done.stdout) if e["type"] == "roll"]) >= 6
+
+
+@pytest.mark.slow
+def test_demo_camera_rolls_need_a_shipped_model():
+    from web.demo import vision_available
+
+    if vision_available():
+        done, _ = run_demo("--dice", "camera", seconds=60)
+        assert done.returncode == 0, done.stdout
+        assert "rendered camera frames" in done.stdout
+        check_opening(done.stdout)
+    else:
+        done = subprocess.run([sys.executable, "-m", "companion", "demo", "--dice", "camera", "--seconds", "5",
+                               "--port", "0"], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and "shipped model" in done.stderr
