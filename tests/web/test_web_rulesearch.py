@@ -1,0 +1,94 @@
+"""The rule documents' full-text index (SQLite FTS5) and ``companion rules index/search/docs``."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.cli import main
+from companion.rulesearch import RuleIndex, RuleIndexError, fts_query, guess_label, split_document
+
+
+def test_every_seed_document_is_labelled_and_cut_into_cited_passages(rules_index, shared_dir):
+    with RuleIndex(rules_index) as idx:
+        docs = {d["label"]: d for d in idx.documents()}
+    assert set(docs) == {"V4.01c", "R96", "FAQ95", "FAQ96", "BD"}
+    assert all(d["passages"] > 20 for d in docs.values())
+    v4 = (shared_dir / "seeds" / "001_3528b96406ab467a.txt").read_text()
+    lines = v4.splitlines()
+    for p in split_document(v4, "V4.01c")[:200]:
+        first = int(p.citation.split("L")[1].split("-")[0])
+        assert p.first_line == first
+        # the passage's first words are on the line it cites
+        assert p.text.split()[0] in lines[first - 1]
+
+
+def test_search_finds_the_rule_with_its_line(rules_index, shared_dir):
+    with RuleIndex(rules_index) as idx:
+        hits = idx.search("subtract divide rounded down", label="V4.01c")
+    assert hits
+    lines = (shared_dir / "seeds" / "001_3528b96406ab467a.txt").read_text().splitlines()
+    top = hits[0]
+    first = int(top.citation.split("L")[1].split("-")[0])
+    assert "round" in " ".join(lines[first - 1 : first + 20]).lower()
+    assert "[" in top.snippet and "]" in top.snippet
+
+
+def test_one_line_faqs_are_cited_by_section(rules_index):
+    with RuleIndex(rules_index) as idx:
+        hits = idx.search("dragons count towards the total size", label="FAQ96")
+    assert hits and hits[0].citation.startswith("FAQ96 §SET-UP")
+
+
+def test_search_falls_back_to_any_word(rules_index):
+    with RuleIndex(rules_index) as idx:
+        hits = idx.search("counter-maneuver zzqxv")
+    assert hits and all("counter" in h.text.lower() or "maneuver" in h.text.lower() for h in hits)
+
+
+def test_cited_passages(rules_index):
+    with RuleIndex(rules_index) as idx:
+        hits = idx.cited("V4.01c L1021-1025")
+    assert [h.citation for h in hits][:3] == ["V4.01c L1021", "V4.01c L1023", "V4.01c L1025"]
+    assert "subtract" in hits[1].text
+
+
+def test_queries_are_made_safe():
+    assert fts_query('NEAR( "x" OR *') == '"NEAR" "x" "OR"'
+    with pytest.raises(RuleIndexError):
+        fts_query("*** ()")
+
+
+def test_reindexing_replaces_and_bad_files_are_refused(tmp_path):
+    doc = tmp_path / "house-rules.txt"
+    doc.write_text("HOUSE RULES\n\nDragons may nap on Sundays.\n\nNobody rolls on the carpet.\n")
+    with RuleIndex(tmp_path / "i.sqlite") as idx:
+        assert idx.add_file(doc, label="HR") == ("HR", 3)
+        doc.write_text("HOUSE RULES\n\nDragons never nap.\n")
+        assert idx.add_file(doc, label="HR") == ("HR", 2)
+        assert [h.citation for h in idx.search("nap")] == ["HR L3"]
+        (tmp_path / "empty.txt").write_text("  \n")
+        with pytest.raises(RuleIndexError, match="empty"):
+            idx.add_file(tmp_path / "empty.txt")
+        with pytest.raises(RuleIndexError, match="cannot read"):
+            idx.add_file(tmp_path / "missing.txt")
+
+
+def test_labels_from_titles():
+    assert guess_label("Dragon Dice® Rules V4.01c\n", "x") == "V4.01c"
+    assert guess_label("Dragon Dice Revised Rules\n", "x") == "R96"
+    assert guess_label("something else", "fallback") == "fallback"
+
+
+def test_cli_index_search_docs(tmp_path, shared_dir, capsys):
+    index = str(tmp_path / "cli.sqlite")
+    seeds = sorted(str(p) for p in (shared_dir / "seeds").glob("*.txt"))
+    assert main(["rules", "--index", index, "index", *seeds]) == 0
+    out = capsys.readouterr().out
+    assert "V4.01c" in out and "FAQ96" in out
+    assert main(["rules", "--index", index, "search", "stone skin", "--doc", "V4.01c"]) == 0
+    assert "[V4.01c L" in capsys.readouterr().out
+    assert main(["rules", "--index", index, "docs"]) == 0
+    assert "R96" in capsys.readouterr().out
+    assert main(["rules", "--index", index, "search", "qqqzzz"]) == 1
+    assert main(["rules", "--index", str(tmp_path / "none.sqlite"), "search", "melee"]) == 1
+    assert main(["rules", "--index", index, "index", "--label", "X", *seeds[:2]]) == 2
