@@ -221,3 +221,33 @@ def test_faq96_13_rend_resisting_a_flood():
     r = r96("maneuver", unit("Goblins/Leopard Rider", "3 Rend"), *[unit("Goblins/Marauder", "2 Maneuver")] * 2,
             unit("Goblins/Wardog Rider", "1 Maneuver"), terrain=at("Coastland"))
     assert r.totals["maneuver"] == 8
+
+
+def test_r96_09_terrain_advantage_doubles_id_magic_of_a_shared_colour():
+    goblin, dwarf = unit("Goblins/Thug", "ID"), unit("Dwarves/Sergeant", "ID")
+    r = r96("magic", goblin, dwarf, terrain=at("Flatland"))  # gold (earth) + blue (air)
+    assert r.totals["magic"] == 6 and r.magic == {"Earth": 6}  # all gold: each ID's points doubled
+    declined = r96("magic", goblin, dwarf, terrain=at("Flatland"), choices={"Terrain advantage": False})
+    assert declined.magic == {"Death/Earth": 1, "Earth/Fire": 2}  # black or red: not doubled
+    r = r96("magic", goblin, dwarf, terrain=at("Highland"))  # gold + red
+    assert r.magic == {"Earth": 2, "Earth/Fire": 4}  # the dwarf doubles red or gold, the goblin only gold
+    # normal magic icons never double; units in Reserves never double
+    assert r96("magic", unit("Dwarves/Theurgist", "2 Magic"), terrain=at("Highland")).totals["magic"] == 2
+    assert r96("magic", goblin, dwarf, in_reserve=True).totals["magic"] == 3
+
+
+def test_r96_10_and_faq95_10_faq95_31_death_magic_by_burial():
+    two = [unit("Goblins/Cutthroat", "ID"), unit("Goblins/Cutthroat", "ID")]
+    r = r96("magic", *two, terrain=at("Coastland"))
+    assert r.magic == {"Death/Earth": 4}  # coastland doubles neither colour
+    r = r96("magic", *two, terrain=at("Coastland"), choices={"Death magic burial": 4})
+    assert r.totals["magic"] == 8 and r.magic.get("Death") == 4
+    five = [unit("Goblins/Cutthroat", "ID"), unit("Goblins/Marauder", "ID")]
+    assert r96("magic", *five, terrain=at("Coastland"), choices={"Death magic burial": 3}).totals["magic"] == 8
+    assert r96("magic", *five, terrain=at("Coastland"), choices={"Death magic burial": 5}).totals["magic"] == 10
+    with pytest.raises(ValueError, match="0 to 5"):
+        r96("magic", *five, terrain=at("Coastland"), choices={"Death magic burial": 6})
+    # FAQ95-31: a Reserve army never doubles
+    assert r96("magic", *two, in_reserve=True).totals["magic"] == 4
+    with pytest.raises(ValueError, match="Reserves"):
+        r96("magic", *two, in_reserve=True, choices={"Death magic burial": 4})

@@ -240,6 +240,7 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
     mods: list[Modifier] = []
     elem_opts: list[ElementOption] = []
     sai_elem: dict[int, frozenset[str]] = {}
+    id_elem: dict[int, str] = {}  # unit -> the only element(s) its ID magic may take
     sai_log: list = []  # (result type, amount, unit index, face, citation) of counted SAI results
     counting = [u.counts for u in units]
 
@@ -470,6 +471,16 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                 before = st.total(k)
                 f = m.amount
                 N, I_, C, S = st.N, st.I, st.C, st.S
+                if m.part == "ids":
+                    for i in us:
+                        old = I_[i][k]
+                        if old:
+                            st.T[k] += old * (f - 1)
+                            I_[i][k] = old * f
+                            if t == MAGIC and m.element:
+                                id_elem[i] = m.element
+                    record(stage, m, t, before, st.total(k), f"ID results multiplied by {f}")
+                    continue
                 for i in us:
                     old = N[i][k] + I_[i][k] + C[i][k] + (S[i][k] if sai else 0)
                     if old:
@@ -529,7 +540,7 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
     per_unit = tuple(pu)
     magic: dict[str, int] = {}
     if MAGIC in counted:
-        magic = _magic_by_element(request, st, elem_opts, sai_elem, counting)
+        magic = _magic_by_element(request, st, elem_opts, sai_elem, counting, id_elem)
     return Resolution(
         edition=ed.key,
         purpose=request.purpose,
@@ -651,7 +662,7 @@ def _plan(mods, one_only, favour, targets, unit_list, reports, citation):
     return out
 
 
-def _magic_by_element(request, st: _State, elem_opts, sai_elem, counting) -> dict[str, int]:
+def _magic_by_element(request, st: _State, elem_opts, sai_elem, counting, id_elem) -> dict[str, int]:
     """Magic results grouped by the elements they may take (V4.01c L449-480: a unit's magic may be
     any one of its elements, split freely)."""
     k = _T[MAGIC]
@@ -669,7 +680,11 @@ def _magic_by_element(request, st: _State, elem_opts, sai_elem, counting) -> dic
             if i in opt.units:
                 elems = set(opt.elements) if opt.replace else elems | set(opt.elements)
         key = "/".join(sorted(elems)) if elems else IVORY
-        own = st.N[i][k] + st.I[i][k] + st.C[i][k]
+        own = st.N[i][k] + st.C[i][k]
+        if i in id_elem:
+            add(id_elem[i], st.I[i][k])
+        else:
+            own += st.I[i][k]
         sai_v = st.S[i][k]
         if i in sai_elem:
             add("/".join(sorted(sai_elem[i])) or IVORY, sai_v)

@@ -172,6 +172,8 @@ class Modifier:
     may touch what (R96: spells never modify SAI results).
     ``element``: for an ADD of magic, the element(s) of the added magic (``"Fire/Water"``).
     ``optional``: a "may" effect: applied unless ``choices[source] is False``.
+    ``part``: ``"ids"`` for a multiplier that touches only ID results; with ``element`` set, the
+    multiplied ID magic may then only be of that element (R96 terrain advantage, L439-452).
     """
 
     stage: str
@@ -186,6 +188,7 @@ class Modifier:
     element: str | None = None
     optional: bool = False
     note: str = ""
+    part: str = "all"  # "ids": a multiplier that touches only ID results (R96 terrain advantage)
 
 
 @dataclass(frozen=True, slots=True)
