@@ -141,3 +141,15 @@ def test_resolve_command_imports_no_vision_torch_flask_or_serial(tmp_path, share
     """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_export_reads_back_to_the_same_roll(shared_dir):
+    from companion.rules.resolution.scenario import scenario_document
+
+    cat = load_catalogue()
+    for path in scenario_files(shared_dir):
+        scenario = read_scenario(yaml.safe_load(path.read_text("utf-8")), cat)
+        doc = scenario_document(scenario.request, id=scenario.id, expect=resolve(scenario.request).totals)
+        again = read_scenario(yaml.safe_load(yaml.safe_dump(doc)), cat)
+        assert [u.faces for u in again.request.units] == [u.faces for u in scenario.request.units]
+        assert resolve(again.request).totals == resolve(scenario.request).totals == dict(again.expect)

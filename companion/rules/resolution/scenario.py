@@ -182,3 +182,50 @@ def read_scenario(doc: Any, catalogue: Catalogue) -> Scenario:
         **flags,
     )
     return Scenario(sid, request, MappingProxyType(dict(expect)), doc.get("source"))
+
+
+def scenario_document(request: RollRequest, *, id: str, source: str | None = None,
+                      expect: Mapping[str, int] | None = None, army: str = "army") -> dict[str, Any]:
+    """The roll scenario document (FORMAT.md, format 1) for ``request``: what an "export this roll"
+    button writes.  Reading it back with :func:`read_scenario` gives the same roll."""
+    doc: dict[str, Any] = {"id": id, "edition": request.edition}
+    if source:
+        doc["source"] = source
+    terrain = request.terrain
+    at = "reserve"
+    if terrain is not None and not request.in_reserve:
+        at = terrain.name or "terrain"
+        t: dict[str, Any] = {"name": at, "type": terrain.type, "face": terrain.face}
+        if terrain.eighth:
+            t["eighth"] = terrain.eighth
+        if terrain.controlled:
+            t["controller"] = army
+        doc["terrains"] = [t]
+    doc["armies"] = {army: {"player": 1, "at": at, "units": [u.die.name for u in request.units]}}
+    effects = []
+    for e in request.effects:
+        if e.target == "army":
+            effects.append({"spell": e.name, "target": army, "castings": e.castings})
+        elif e.target == "terrain" and at != "reserve":
+            effects.append({"spell": e.name, "target": at, "castings": e.castings})
+        else:
+            raise ScenarioError("effects", f"{e.name} on {e.target!r} cannot be written in format 1")
+    if effects:
+        doc["effects"] = effects
+    faces: list[Any] = []
+    for u in request.units:
+        texts = ["ID" if f.is_id else f.text() for f in u.faces]
+        faces.append(texts[0] if len(texts) == 1 else texts)
+    roll: dict[str, Any] = {"army": army, "for": request.purpose}
+    if request.against:
+        roll["against"] = request.against
+    roll["faces"] = faces
+    for flag in _OPTIONAL_ROLL_FLAGS:
+        if getattr(request, flag):
+            roll[flag] = True
+    if request.choices:
+        roll["choices"] = dict(request.choices)
+    doc["roll"] = roll
+    if expect:
+        doc["expect"] = dict(expect)
+    return doc
