@@ -251,3 +251,34 @@ def test_r96_10_and_faq95_10_faq95_31_death_magic_by_burial():
     assert r96("magic", *two, in_reserve=True).totals["magic"] == 4
     with pytest.raises(ValueError, match="Reserves"):
         r96("magic", *two, in_reserve=True, choices={"Death magic burial": 4})
+
+
+def _splits(amount, parts):
+    """Every way to split ``amount`` points between ``parts`` colours."""
+    if parts == 1:
+        return [(amount,)]
+    return [(k, *rest) for k in range(amount + 1) for rest in _splits(amount - k, parts - 1)]
+
+
+def _allocations(pools):
+    """Every distinct colour total the magic pools allow (each group's points split freely)."""
+    totals = {()}
+    for group, amount in pools.items():
+        colours = group.split("/")
+        new = set()
+        for base in totals:
+            for split in _splits(amount, len(colours)):
+                merged = dict(base)
+                for colour, k in zip(colours, split, strict=True):
+                    if k:
+                        merged[colour] = merged.get(colour, 0) + k
+                new.add(tuple(sorted(merged.items())))
+        totals = new
+    return totals
+
+
+def test_r96_07_multi_colour_magic_pooling():
+    """1 point from a goblin (gold/black) + 2 from a dwarf (gold/red): exactly 6 colour allocations."""
+    r = r96("magic", unit("Goblins/Trickster", "1 Magic"), unit("Dwarves/Theurgist", "2 Magic"), in_reserve=True)
+    assert r.magic == {"Death/Earth": 1, "Earth/Fire": 2}
+    assert len(_allocations(r.magic)) == 6
