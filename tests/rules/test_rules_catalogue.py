@@ -159,3 +159,25 @@ def test_mutated_file_on_disk_is_refused(tmp_path, packaged_doc):
     path.write_text("{not json", encoding="utf-8")
     with pytest.raises(CatalogueError, match="not valid JSON"):
         load_catalogue(str(path))
+
+
+def _cli(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "companion", "catalogue", *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_catalogue_cli_show_and_search():
+    proc = _cli("show", "Dwarves/Mammoth Rider")
+    assert proc.returncode == 0
+    assert "health 3" in proc.stdout and proc.stdout.count("3 Trample") == 2 and "face  1: 3 ID" in proc.stdout
+    proc = _cli("search", "trample")
+    assert proc.returncode == 0 and "Dwarves/Mammoth Rider" in proc.stdout
+    hits = load_catalogue().search("trample")
+    assert len(proc.stdout.splitlines()) == len(hits) and all(d.name in proc.stdout for d in hits)
+    assert _cli("show", "Spells/Stone Skin").stdout.startswith("Spells/Stone Skin: cost 2")
+    bad = _cli("show", "Dwarves/Nobody")
+    assert bad.returncode == 2 and "unknown die" in bad.stderr
+    assert _cli("search", "zzzz").returncode == 1
