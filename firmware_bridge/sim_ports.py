@@ -10,8 +10,9 @@ Two kinds of port, both opened by the host with ``serial_for_url`` like a real b
 
 The bridge only writes while a host has the port open (what it writes before that would be flushed
 when the host opens the port).  Lines due while no host is there wait in an outbox.  After a
-reconnect it sends its last ``resend`` lines again, because it cannot know whether the host read
-them before the link broke; the host drops those as duplicates by ``seq``.  Nothing is lost and
+reconnect it sends its last ``resend`` lines again (none from before its last hello), because it
+cannot know whether the host read them before the link broke; the host drops those as duplicates
+by ``seq``.  Nothing is lost and
 nothing is counted twice.
 """
 
@@ -309,7 +310,12 @@ class SimulatorRunner:
                 self._present_since = None
                 return
             self.outbox.popleft()
-            self.history.append(line)
+            if line.startswith(b"$DDH,"):
+                # A hello starts a new duplicate window at the host: lines sent before it must never
+                # be sent again, and the hello itself is never repeated (it would announce a restart).
+                self.history.clear()
+            else:
+                self.history.append(line)
             self.lines_written += 1
 
     def _commands(self, data: bytes) -> None:

@@ -151,3 +151,40 @@ def test_unplug_replug_loses_no_roll_and_repeats_none(kind, tmp_path):
     stats = link.stats()
     assert stats.connects == 4 and stats.disconnects >= 3
     assert stats.counts.dropped.get("duplicate", 0) > 0  # the bridge's repeats after replug were caught
+    assert stats.counts.accepted["DDH"] == 1
+
+
+def wait_for(predicate, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while not predicate() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return predicate()
+
+
+def test_replug_right_after_the_hello_does_not_repeat_it(tmp_path):
+    """The bridge repeats its last lines after a replug, but never its hello: a repeated hello would
+    reopen the host's duplicate window and let the repeated rolls through a second time."""
+    sim = BridgeSimulator.with_dice(3, seed=23, auto=False)
+    runner = SimulatorRunner(sim, PtyEndpoint(tmp_path / "ttyHELLO"), speed=20.0).start()
+    link = BridgeLink(runner.url, backoff=Backoff(0.01, 0.1)).start()
+    die = sim.dice[0].die_id
+    try:
+        assert link.wait_connected(3)
+        assert wait_for(lambda: link.stats().counts.accepted.get("DDB", 0) == 3)
+        runner.roll(die, handled=False)
+        assert wait_for(lambda: len(sim.finished_rolls()) == 1 and runner.idle())
+        time.sleep(0.1)
+        runner.unplug()  # the hello is among the last lines sent
+        runner.replug()
+        assert wait_for(lambda: link.connects == 2)
+        runner.roll(die, handled=False)
+        assert wait_for(lambda: len(sim.finished_rolls()) == 2 and runner.idle())
+        time.sleep(0.2)
+    finally:
+        link.close()
+        runner.stop()
+    got = [link.events.get().message for _ in range(link.events.qsize())]
+    rolls = [m for m in got if isinstance(m, DieState) and m.state in (RollState.ROLLED, RollState.CROOKED)]
+    assert rolls == sim.finished_rolls()
+    assert sum(isinstance(m, Hello) for m in got) == 1
+    assert link.stats().counts.dropped.get("duplicate", 0) >= 4  # battery reports and the first roll again
