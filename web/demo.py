@@ -162,17 +162,9 @@ class VisionRoller:
         self.rolls += 1
         scene = render_roll([(d["die"], chosen[d["uid"]]) for d in pending["dice"]], seed=self.rolls)
         read = read_roll(scene.image, names, model=self.model)
-        faces, boxes, problems = {}, {}, {}
-        for unit in read["units"]:
-            d = pending["dice"][unit["slot"]]
-            if unit.get("detection") is not None:
-                boxes[d["uid"]] = [float(v) for v in read["dice"][unit["detection"]]["box"]]
-            if unit.get("cocked"):
-                problems[d["uid"]] = "cocked: reroll it"
-            elif unit.get("face_index") is not None:
-                faces[d["uid"]] = d["faces"][unit["face_index"]]
-            else:
-                problems[d["uid"]] = "not read: tap its face"
+        from .play import vision_faces
+
+        faces, boxes, problems = vision_faces(pending, read)
         return {"faces": faces, "problems": problems, "boxes": boxes, "frame": scene.image}
 
     def close(self) -> None:

@@ -249,6 +249,40 @@ def reading_from_faces(store, faces: dict, source: str, boxes: dict | None = Non
     return reading
 
 
+def vision_faces(pending: dict, read: dict) -> tuple[dict, dict, dict]:
+    """Faces, boxes and problems of the pending roll's dice from ``companion.vision.roll_frames.read_roll``
+    (one unit reading per die of the roster, in the roster's order)."""
+    faces, boxes, problems = {}, {}, {}
+    for unit in read["units"]:
+        d = pending["dice"][unit["slot"]]
+        if unit.get("detection") is not None:
+            boxes[d["uid"]] = [float(v) for v in read["dice"][unit["detection"]]["box"]]
+        if unit.get("cocked"):
+            problems[d["uid"]] = "cocked: reroll it"
+        elif unit.get("face_index") is not None:
+            faces[d["uid"]] = d["faces"][unit["face_index"]]
+        else:
+            problems[d["uid"]] = "not read: tap its face"
+    return faces, boxes, problems
+
+
+def camera_reading(store, frame, model: str = "dragon-dice") -> dict | None:
+    """Read a settled camera frame for the pending roll and stage it (None when no roll is pending)."""
+    from companion.vision.roll_frames import read_roll
+
+    with store.lock:
+        pending = store.session.pending() if store.session is not None else None
+    if not pending or pending.get("kind") != "roll":
+        return None
+    read = read_roll(frame, [d["die"] for d in pending["dice"]], model=model)
+    faces, boxes, problems = vision_faces(pending, read)
+    with store.lock:
+        reading = reading_from_faces(store, faces, "camera", boxes=boxes, frame=frame,
+                                     problems=[f"{u}: {p}" for u, p in problems.items()])
+        store.set_reading(reading)
+    return reading
+
+
 def serial_reading(store, reading) -> None:
     """A smart die's finished roll: fill the face of the matching die of the pending roll.
 
@@ -351,12 +385,14 @@ def frame_jpeg(store, sources) -> bytes | None:
     if frame is not None:
         from companion.vision.roll_frames import annotate
 
-        items, units = [], []
+        pending = store.session.pending() if store.session is not None else None
+        names = {d["uid"]: d["die"].split("/")[-1] for d in (pending or {}).get("dice", [])}
+        items = []
         for uid, box in (reading.get("boxes") or {}).items():
-            fixed = uid in reading.get("corrected", [])
-            items.append({"box": box, "reading": f"{uid} {reading['faces'].get(uid, '?')}" + (" (fixed)" if fixed else ""),
-                          "cocked": False, "unreadable": False})
-        frame = annotate(frame, items, units)
+            fixed = " (fixed)" if uid in reading.get("corrected", []) else ""
+            items.append({"box": box, "reading": f"{names.get(uid, uid)}: {reading['faces'].get(uid, '?')}{fixed}",
+                          "cocked": False, "unreadable": uid not in reading["faces"]})
+        frame = annotate(frame, items)
     else:
         frame = sources.camera.latest_frame()
     if frame is None:

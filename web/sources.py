@@ -83,16 +83,27 @@ class Source:
 
 
 class CameraSource(Source):
-    """An OpenCV capture device (``--camera 0``) or a video file/URL; keeps the latest frame."""
+    """An OpenCV capture device (``--camera 0``) or a video file/URL; keeps the latest frame.
+
+    Each frame goes through the vision package's settle detector (cheap frame differencing): when
+    the table has been still for a moment after motion and a roll is pending, the frame is read
+    once by the dice model (``companion.vision.roll_frames.read_roll``, each die assigned to a unit
+    of the rolling army) and staged as the reading on the Roll panel.  Without a shipped model the
+    camera still shows its frames and players tap faces.
+    """
 
     kind = "camera"
 
-    def __init__(self, spec, store):
+    def __init__(self, spec, store, model: str = "dragon-dice"):
         super().__init__(None if spec is None else str(spec), store)
         self._cap = None
         self._frame = None
         self._frame_lock = threading.Lock()
         self.frames = 0
+        self.model = model
+        self._settle = None
+        self.reads = 0
+        self.read_error: str | None = None
 
     def _open(self) -> None:
         import cv2
@@ -109,7 +120,26 @@ class CameraSource(Source):
         with self._frame_lock:
             self._frame = frame
             self.frames += 1
+        self._maybe_read(frame)
         time.sleep(0.03)
+
+    def _maybe_read(self, frame) -> None:
+        if self.read_error is not None:
+            return
+        if self._settle is None:
+            from companion.vision.settle import SettleDetector
+
+            self._settle = SettleDetector()
+        if self._settle.update(time.monotonic(), frame) is None:
+            return
+        from .play import camera_reading
+
+        try:
+            if camera_reading(self.store, frame, self.model) is not None:
+                self.reads += 1
+        except Exception as exc:  # no model shipped, or a frame it cannot read: show frames only
+            self.read_error = str(exc)
+            self._set("connected", f"showing frames only (dice not read: {exc}); tap faces")
 
     def _close(self) -> None:
         if self._cap is not None:

@@ -23,10 +23,14 @@ def wait_for(check, timeout: float = 15.0, what: str = "condition"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def write_video(path, frames: int = 20) -> None:
-    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+def write_video(path, frames: int = 40) -> None:
+    """A clip in which something moves for a few frames, then the table stays still."""
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (160, 120))
     for i in range(frames):
-        out.write(np.full((48, 64, 3), (i * 10) % 255, np.uint8))
+        img = np.full((120, 160, 3), 60, np.uint8)
+        x = 10 + 12 * min(i, 8)
+        cv2.rectangle(img, (x, 40), (x + 20, 60), (230, 230, 230), -1)
+        out.write(img)
     out.release()
 
 
@@ -34,21 +38,30 @@ def test_camera_lost_is_reported_and_comes_back_by_itself(tmp_path):
     from web import create_app
 
     video = tmp_path / "camera.avi"
-    app = create_app({"DB_PATH": str(tmp_path / "g.sqlite"), "CAMERA": str(video)})
+    app = create_app({"DB_PATH": str(tmp_path / "g.sqlite"), "CAMERA": str(video), "HOST_TOKEN": "h"})
     sources = app.extensions["sources"]
     store = app.extensions["game_store"]
     client = app.test_client()
+    client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers={"X-Companion-Token": "h"})
     try:
-        wait_for(lambda: sources.camera.state == "lost", what="camera lost")
+        wait_for(lambda: sources.camera.state == "lost", timeout=30, what="camera lost")
         cam = {s["kind"]: s for s in client.get("/api/state").json["sources"]}["camera"]
         assert cam["state"] == "lost" and "retrying" in cam["message"]
         assert any(n["kind"] == "source" and n["data"]["state"] == "lost" for n in store.notices_since(0))
         write_video(video)  # the camera is plugged in
-        wait_for(lambda: sources.camera.frames > 0, what="frames")
+        wait_for(lambda: sources.camera.frames > 0, timeout=30, what="frames")
         assert client.get("/api/frame.jpg").data[:2] == b"\xff\xd8"
+        # the dice came to rest with a roll pending: the frame is read once (or, with no dice model
+        # shipped, the page is told that only frames are shown)
+        wait_for(lambda: sources.camera.reads or sources.camera.read_error, timeout=30, what="a settled frame")
+        if sources.camera.read_error:
+            cam = {s["kind"]: s for s in client.get("/api/state").json["sources"]}["camera"]
+            assert "frames only" in cam["message"]
+        else:
+            assert client.get("/api/state").json["reading"]["source"] == "camera"
         # the clip ends (the camera goes away again) and is reopened by itself
         seen = sources.camera.frames
-        wait_for(lambda: sources.camera.frames > seen + 20, what="frames after reconnecting")
+        wait_for(lambda: sources.camera.frames > seen + 40, timeout=30, what="frames after reconnecting")
     finally:
         sources.stop()
 

@@ -647,7 +647,18 @@ async function renderHost() {
       pr.tablets.length ? h("ul", {}, pr.tablets.map((t) => h("li", {}, `${t.name} · ${new Date(t.paired_at * 1000).toLocaleTimeString()}`))) : h("div", { class: "muted small" }, "None yet."),
       h("h3", { style: { marginTop: "14px" } }, "Dice sources"),
       h("ul", {}, (st.sources || []).map((s) => h("li", {}, `${s.kind}: ${s.state}${s.message ? " — " + s.message : ""}`))),
+      smartDice(st),
       h("a", { class: "btn small", href: "/api/export", download: "" }, "Export game"))));
+}
+function smartDice(st) {
+  const serial = (st.sources || []).find((s) => s.kind === "serial");
+  if (!serial || !serial.dice || !serial.dice.length) return null;
+  return h("div", { class: "card", style: { marginTop: "10px" } }, h("h3", {}, "Smart dice"),
+    serial.dice.map((d) => h("div", { class: "row", dataset: { die: d.die } },
+      h("b", {}, d.die), h("span", { class: "muted small" }, d.name || "not registered"),
+      h("span", { class: "spacer" }),
+      h("span", { class: "small" }, d.battery_percent == null ? "battery ?" : `battery ${d.battery_percent}%${d.charging ? " ⚡" : ""}`),
+      h("button", { class: "btn small", onclick: () => api("POST", "/api/sources/blink", { die_id: d.die }).then(() => toast(`${d.die} is blinking`, "info")).catch(() => null) }, "Blink"))));
 }
 function pairForm() {
   const input = h("input", { placeholder: "CODE", maxlength: 12, "aria-label": "pairing code", class: "code" });
