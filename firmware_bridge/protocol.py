@@ -209,10 +209,10 @@ def _token(text: str, name: str) -> str:
     return text
 
 
-def _face_index(text: str, state: RollState) -> int:
+def _face_index(text: str) -> int:
+    # -1 is in range for every state, "rolled" included: the spec gives one range, and a roll whose
+    # face the die could not tell is reported to the players (firmware_bridge.rolls), not dropped.
     if text == "-1":
-        if state is RollState.ROLLED:
-            raise FrameError(DropReason.FIELD_RANGE, "a rolled die must report its face (face_index -1)")
         return UNKNOWN_FACE
     return _uint(text, "face_index", MAX_FACE_INDEX)
 
@@ -235,7 +235,7 @@ def _parse_ddr(f: list[str]) -> DieState:
         state = RollState(f[2])
     except ValueError:
         raise FrameError(DropReason.FIELD_RANGE, f"state {f[2]!r} is not a roll state") from None
-    return DieState(seq, die_id, state, _face_index(f[3], state))
+    return DieState(seq, die_id, state, _face_index(f[3]))
 
 
 def _parse_ddb(f: list[str]) -> Battery:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from firmware_bridge.link import Backoff, BridgeLink, LinkEvent, LinkStats
-from firmware_bridge.protocol import Battery, DieState, Fault, Hello, RollState
+from firmware_bridge.protocol import UNKNOWN_FACE, Battery, DieState, Fault, Hello, RollState
 from firmware_bridge.registry import CatalogueEntry, DieRegistry, FaceMeaning, RegistryError
 
 if TYPE_CHECKING:
@@ -99,18 +99,17 @@ def reading_from(message: DieState, registry: DieRegistry | None, *, bridge: str
     meaning = None
     problem = None
     registered = None if registry is None else message.die_id in registry
-    if registry is not None:
-        if not registered:
-            problem = f"die {message.die_id} is not registered"
-        elif message.state is RollState.ROLLED:
-            try:
-                meaning = registry.interpret(message.die_id, message.face_index)
-            except RegistryError as exc:
-                problem = str(exc)
-        else:
-            problem = "die is cocked (crooked): reroll it or rule on it"
+    if registered is False:
+        problem = f"die {message.die_id} is not registered"
     elif message.state is RollState.CROOKED:
         problem = "die is cocked (crooked): reroll it or rule on it"
+    elif message.face_index == UNKNOWN_FACE:
+        problem = "the die rolled but could not tell its face: read it by hand or reroll"
+    elif registry is not None:
+        try:
+            meaning = registry.interpret(message.die_id, message.face_index)
+        except RegistryError as exc:
+            problem = str(exc)
     return Reading(message.die_id, message.seq, message.state, message.face_index, registered, meaning,
                    problem, bridge, received_at)
 

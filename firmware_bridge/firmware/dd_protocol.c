@@ -88,7 +88,7 @@ size_t dd_encode(const dd_message *m, char *out, size_t cap) {
         break;
     case DD_MSG_DDR:
         if (!dd_valid_die_id(m->die_id) || (unsigned)m->state > DD_ONFACE || m->face < DD_UNKNOWN_FACE ||
-            m->face > DD_MAX_FACE || (m->state == DD_ROLLED && m->face < 0))
+            m->face > DD_MAX_FACE)
             return 0;
         n = snprintf(body, sizeof body, "DDR,%u,%s,%s,%d", (unsigned)m->seq, m->die_id, dd_state_name(m->state),
                      (int)m->face);
@@ -151,8 +151,7 @@ static dd_status decode_fields(const char *f[], const size_t fl[], size_t nf, dd
         if (i == 5) return DD_FIELD_RANGE;
         out->state = (dd_roll_state)i;
         if (span_eq(f[3], fl[3], "-1")) {
-            if (out->state == DD_ROLLED) return DD_FIELD_RANGE; /* a finished roll must know its face */
-            out->face = DD_UNKNOWN_FACE;
+            out->face = DD_UNKNOWN_FACE; /* -1 (unknown) is in range for every state */
         } else {
             if (!parse_uint(f[3], fl[3], DD_MAX_FACE, &v)) return DD_FIELD_RANGE;
             out->face = (int8_t)v;

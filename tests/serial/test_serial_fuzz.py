@@ -35,9 +35,7 @@ texts = st.text(TEXT_CHARS, max_size=30)
 
 @st.composite
 def die_states(draw):
-    state = draw(st.sampled_from(list(RollState)))
-    low = 0 if state is RollState.ROLLED else -1
-    return DieState(draw(seqs), draw(die_ids), state, draw(st.integers(low, 19)))
+    return DieState(draw(seqs), draw(die_ids), draw(st.sampled_from(list(RollState))), draw(st.integers(-1, 19)))
 
 
 messages = st.one_of(

@@ -63,6 +63,10 @@ def test_every_message_type_round_trips(message):
     assert parse_line(format_line(message)) == message
 
 
+def test_a_roll_whose_face_is_unknown_is_in_range():
+    assert parse_line(frame("DDR,3,pxA7F3,rolled,-1")) == DieState(3, "pxA7F3", RollState.ROLLED, -1)
+
+
 def test_line_ends_and_checksum_case():
     assert parse_line(b"$DDR,1,pxA7F3,rolling,-1*09\r\n") == parse_line(b"$DDR,1,pxA7F3,rolling,-1*09")
     body, cs = b"DDE,4,E1,abc", checksum(b"DDE,4,E1,abc")
@@ -113,7 +117,6 @@ def test_length_limit_is_120_bytes_before_the_line_end():
     (frame("DDR,1,pxA7F3,Rolled,4"), DropReason.FIELD_RANGE),
     (frame("DDR,1,pxA7F3,rolled,20"), DropReason.FIELD_RANGE),
     (frame("DDR,1,pxA7F3,rolled,-2"), DropReason.FIELD_RANGE),
-    (frame("DDR,1,pxA7F3,rolled,-1"), DropReason.FIELD_RANGE),  # a finished roll must know its face
     (frame("DDB,1,pxA7F3,101,0"), DropReason.FIELD_RANGE),
     (frame("DDB,1,pxA7F3,50,2"), DropReason.FIELD_RANGE),
     (frame("DDH,0,,1.0.0,1"), DropReason.FIELD_RANGE),

@@ -105,6 +105,10 @@ def test_readings_from_messages(catalogue):
     assert stranger.registered is False and stranger.meaning is None and "not registered" in stranger.problem
     impossible = reading_from(DieState(8, "pxA", RollState.ROLLED, 9), reg)
     assert impossible.meaning is None and "no face index 9" in impossible.problem
+    faceless = reading_from(DieState(12, "pxA", RollState.ROLLED, -1), reg)
+    assert faceless.registered and faceless.meaning is None and not faceless.is_usable()
+    assert "could not tell its face" in faceless.problem
+    assert "could not tell its face" in reading_from(DieState(13, "pxQ", RollState.ROLLED, -1), None).problem
     assert reading_from(DieState(9, "pxA", RollState.ROLLING, -1), reg) is None
     assert reading_from(DieState(10, "pxA", RollState.ONFACE, 2), reg) is None  # put down by hand
     raw = reading_from(DieState(11, "pxQ", RollState.ROLLED, 3), None)

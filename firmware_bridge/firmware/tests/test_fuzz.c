@@ -88,7 +88,7 @@ static void random_message(dd_message *m) {
     m->seq = (uint16_t)below(65536);
     random_id(m->die_id);
     m->state = (dd_roll_state)below(5);
-    m->face = (int8_t)(m->state == DD_ROLLED ? (int)below(20) : (int)below(21) - 1);
+    m->face = (int8_t)((int)below(21) - 1);
     m->battery = (uint8_t)below(101);
     m->charging = (uint8_t)below(2);
     m->protocol_version = (uint16_t)(1 + below(3));

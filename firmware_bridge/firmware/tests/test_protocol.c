@@ -85,7 +85,8 @@ static void test_drop_reasons(void) {
     CHECK(decode_str(framed("DDR,65536,pxA7F3,rolling,-1"), DD_ACCEPT_BRIDGE, &m) == DD_FIELD_RANGE);
     CHECK(decode_str(framed("DDR,01,pxA7F3,rolling,-1"), DD_ACCEPT_BRIDGE, &m) == DD_FIELD_RANGE);
     CHECK(decode_str(framed("DDR,1,ABCDEFGHIJKLMNOPQ,rolling,-1"), DD_ACCEPT_BRIDGE, &m) == DD_FIELD_RANGE);
-    CHECK(decode_str(framed("DDR,1,pxA7F3,rolled,-1"), DD_ACCEPT_BRIDGE, &m) == DD_FIELD_RANGE);
+    CHECK(decode_str(framed("DDR,1,pxA7F3,rolled,-1"), DD_ACCEPT_BRIDGE, &m) == DD_OK); /* face unknown */
+    CHECK(m.state == DD_ROLLED && m.face == -1);
     CHECK(decode_str(framed("DDR,1,pxA7F3,rolled,20"), DD_ACCEPT_BRIDGE, &m) == DD_FIELD_RANGE);
     CHECK(decode_str(framed("DDR,1,pxA7F3,spinning,2"), DD_ACCEPT_BRIDGE, &m) == DD_FIELD_RANGE);
     CHECK(decode_str(framed("DDB,1,pxA7F3,101,0"), DD_ACCEPT_BRIDGE, &m) == DD_FIELD_RANGE);
@@ -105,8 +106,8 @@ static void test_encoder_refuses_what_cannot_be_sent(void) {
     m.face = 3;
     CHECK(dd_encode(&m, out, sizeof out) == 0);
     strcpy(m.die_id, "ok");
-    m.face = -1;
-    CHECK(dd_encode(&m, out, sizeof out) == 0); /* rolled needs a face */
+    m.face = 20;
+    CHECK(dd_encode(&m, out, sizeof out) == 0); /* no face 20 */
     m.face = 3;
     CHECK(dd_encode(&m, out, sizeof out) > 0);
     CHECK(dd_encode(&m, small, sizeof small) == 0); /* no room: nothing half written counts */
