@@ -64,6 +64,7 @@ _NONE, _ACTION, _ID, _SAI = 0, 1, 2, 3
 #: id(face) -> (face, (kind, result type index, count)): computed once per face object.
 _CODES: dict = {}
 _ROLLING_KINDS = frozenset({"unit", "monster", "equipment", "artifact", "medallion", "relic"})
+_UNIT_KINDS = frozenset({"unit", "monster"})
 _NO_RESULTS: dict = {}
 
 
@@ -246,9 +247,18 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
 
     # Steps 3-4: SAIs on every face, re-roll chains checked (FORMAT: a list stops where re-rolling stops).
     codes = []
+    groups: dict[str, list[int]] = {}  # species -> indexes of its counting units
     for i, unit in enumerate(units):
-        if unit.die.kind not in _ROLLING_KINDS:
-            raise ResolutionError(f"{unit.die.name} ({unit.die.kind.value}) is not rolled with an army", key=f"units[{i}]")
+        die = unit.die
+        kind = die.kind
+        if kind not in _ROLLING_KINDS:
+            raise ResolutionError(f"{die.name} ({kind.value}) is not rolled with an army", key=f"units[{i}]")
+        if counting[i] and die.species and kind in _UNIT_KINDS:
+            g = groups.get(die.species)
+            if g is None:
+                groups[die.species] = [i]
+            else:
+                g.append(i)
         faces = unit.faces
         if not faces:
             raise ResolutionError("no face given", key=f"roll.faces[{i}]")
@@ -305,6 +315,8 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
             if k == last and rerolls:
                 reports.append(Report(face.sai or face.name, "roll this unit again and apply the new face too",
                                       unit=i, kind="reroll_pending"))
+
+    ctx._species_index = {k: frozenset(v) for k, v in groups.items()}
 
     # Core rules of the edition (eighth face, automatic saves...).
     id_factor = 1
@@ -368,7 +380,6 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
 
     # Species abilities and spells in force, given the counted results.
     if reg.abilities:
-        ctx.species_units("")  # builds the index of species present
         for species, idx in ctx._species_index.items():
             for entry in reg.abilities.get(species, ()):
                 collected.extend(entry.hook(ctx, idx))
@@ -534,9 +545,15 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
     counted_k = [(t, _T[t]) for t in RESULT_TYPES if t in counted]
     N, I_, S, C = st.N, st.I, st.S, st.C
     pu = []
-    for i in range(n):
-        d = {t: v for t, k in counted_k if (v := N[i][k] + I_[i][k] + S[i][k] + C[i][k])}
-        pu.append(MappingProxyType(d) if d else _NO_PARTS)
+    if len(counted_k) == 1:
+        t, k = counted_k[0]
+        for i in range(n):
+            v = N[i][k] + I_[i][k] + S[i][k] + C[i][k]
+            pu.append(MappingProxyType({t: v}) if v else _NO_PARTS)
+    else:
+        for i in range(n):
+            d = {t: v for t, k in counted_k if (v := N[i][k] + I_[i][k] + S[i][k] + C[i][k])}
+            pu.append(MappingProxyType(d) if d else _NO_PARTS)
     per_unit = tuple(pu)
     magic: dict[str, int] = {}
     if MAGIC in counted:
