@@ -23,7 +23,7 @@ from firmware_bridge.protocol import (
 
 log = logging.getLogger(__name__)
 
-DUPLICATE_WINDOW = 64  # "one of the last 64 seen from the same bridge (since its last DDH)"
+DUPLICATE_WINDOW = 64  # spec, "Bridge to host", seq: the last 64 from one bridge since its last DDH
 
 
 class SeqWindow:

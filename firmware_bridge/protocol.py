@@ -20,8 +20,8 @@ from functools import reduce
 
 PROTOCOL_VERSION = 1
 BAUDRATE = 115200
-MAX_LINE_BYTES = 120  # "at most 120 bytes before the line end"
-SEQ_MODULUS = 65536  # seq is 0..65535 and wraps to 0
+MAX_LINE_BYTES = 120  # before the line end (protocol spec, "Framing")
+SEQ_MODULUS = 65536  # seq is 0..65535 and wraps to 0 (spec, "Bridge to host")
 MAX_FACE_INDEX = 19
 UNKNOWN_FACE = -1
 
@@ -168,14 +168,14 @@ BridgeMessage = Hello | DieState | Battery | Fault
 HostCommand = Ping | Blink | ListDice
 Message = BridgeMessage | HostCommand
 
-BRIDGE_TYPES = frozenset({"DDH", "DDR", "DDB", "DDE"})
-HOST_TYPES = frozenset({"DDC"})
+BRIDGE_TYPES = frozenset({"DDH", "DDR", "DDB", "DDE"})  # spec, "Bridge to host"
+HOST_TYPES = frozenset({"DDC"})  # spec, "Host to bridge"
 ALL_TYPES = BRIDGE_TYPES | HOST_TYPES
 MAX_BLINK_COUNT = 255  # our bound; the spec gives no maximum
 
 # --- field rules ----------------------------------------------------------------------------------
 
-_DIE_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,16}")
+_DIE_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,16}")  # spec, "Bridge to host", die_id
 _UINT_RE = re.compile(r"0|[1-9][0-9]{0,4}")
 _COLOR_RE = re.compile(r"[0-9A-Fa-f]{6}")
 _HEX2_RE = re.compile(rb"[0-9A-Fa-f]{2}")
