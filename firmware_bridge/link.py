@@ -314,7 +314,8 @@ class BridgeLink:
                 self.backoff.reset()
                 self._connected.set()
                 log.info("bridge port %s open", self.url)
-            self._lost.wait()
+            while not self._lost.wait(0.2) and not self._stop.is_set():
+                pass  # (a close() racing with the clear() above is still seen through _stop)
             self._connected.clear()
             with self._lock:
                 self._reader = None
