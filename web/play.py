@@ -412,9 +412,12 @@ def odds_view(store, army: str | None, roll_for: str | None, need: int | None) -
     if roll_for is not None and roll_for not in ("maneuver", "melee", "missile", "magic", "save"):
         raise APIError("for must be one of maneuver, melee, missile, magic, save", field="for")
     pending_roll = pending if pending and pending.get("kind") == "roll" else None
+    need_note = None
     if pending_roll and army in (None, pending_roll.get("army")) and roll_for in (None, pending_roll.get("roll")):
         if pending_roll.get("roll") not in ("maneuver", "melee", "missile", "magic", "save"):
             return {"message": f"no odds for a {pending_roll.get('roll')} roll"}
+        if need is None:
+            need, need_note = needed(pending_roll, state)
         army = pending_roll.get("army")
         roll_for = pending_roll["roll"]
         dice = [d["die"] for d in pending_roll["dice"] if not d["die"].startswith("Terrains/")]
@@ -438,11 +441,30 @@ def odds_view(store, army: str | None, roll_for: str | None, need: int | None) -
     against = "melee" if roll_for == "save" else None
     result = army_odds(dice, roll_for, against=against, terrain=at, in_reserve=location == "reserve")
     body = result.to_dict(need)
+    if need is not None and need_note:
+        body["need_note"] = need_note
     names = {p["id"]: p["name"] for p in state.get("players", [])}
     where = terrain["name"] if terrain else ("Reserve Area" if location == "reserve" else "set-up")
     body.update({"army": army, "roll": roll_for,
                  "title": f"{roll_for.capitalize()} roll of {names.get(owner, owner)}'s army ({where})"})
     return body
+
+
+def needed(pending: dict, state: dict) -> tuple[int | None, str | None]:
+    """What the pending roll needs, where the game says: saves to stop every hit of the attack
+    (V4.01c L406-411), or maneuvers to beat the marching army (ties go to the marcher, L378-381)."""
+    import re
+
+    prompt = pending.get("prompt", "")
+    if pending.get("roll") == "save":
+        m = re.search(r"against (\d+) ", prompt)
+        if m:
+            return int(m.group(1)), "saves to stop every hit"
+    if pending.get("roll") == "maneuver" and (pending.get("topic") == "counter_maneuver" or "counter-maneuver" in prompt):
+        last = state.get("last_roll") or {}
+        if last.get("roll") == "maneuver" and last.get("army") != pending.get("army"):
+            return int(last.get("total", 0)) + 1, "maneuvers to beat the marching army (ties go to the marcher)"
+    return None, None
 
 
 def blink(sources, die_id: str) -> bool:

@@ -452,3 +452,29 @@ def test_blink_without_bridge(client, game, host):
     r = client.post("/api/sources/blink", json={"die_id": "pxA7F3"}, headers=host)
     assert r.status_code == 409 and r.json["error"] == "no_bridge"
     assert client.post("/api/sources/blink", json={}, headers=host).status_code == 400
+
+
+def test_odds_of_a_save_roll_know_what_is_needed(client, game, host):
+    """Play to the first save roll (seeded rolls, first choices) and ask its odds."""
+    for seed in range(200):
+        p = pending(client)
+        if p["kind"] == "roll" and p.get("roll") == "save":
+            break
+        if p["kind"] == "roll":
+            action = {"type": "roll_for_me", "seed": seed}
+        elif p["kind"] == "choice":
+            values = [c["value"] for c in p["choices"]]
+            action = {"type": "choose", "choice": next((v for v in values if v in ("melee", "missile", "maneuver")),
+                                                       values[0])}
+        elif p["kind"] == "allocate":
+            action = {"type": "allocate", "units": p["choices"][0]["value"]}
+        else:
+            action = {"type": p["answer"], **({"spells": []} if p["kind"] == "cast" else
+                                                {"moves": {}} if p["kind"] == "reinforce" else {"units": []})}
+        assert client.post("/api/decisions", json={"action": action}, headers=host).status_code == 200
+    else:
+        raise AssertionError("no save roll came up")
+    hits = int(p["prompt"].split("against ")[1].split()[0])
+    body = client.get("/api/odds").json
+    assert body["roll"] == "save" and body["need"] == hits and "stop every hit" in body["need_note"]
+    assert body["p_at_least"] == pytest.approx(sum(q for v, q in body["distribution"] if v >= hits))

@@ -406,8 +406,8 @@ async function confirmRoll(p, faces) {
 function rollTitle(r) {
   if (!r) return "";
   const [owner, loc] = String(r.army || "").split("@");
-  const where = loc === "unplaced" ? "Horde" : terrainName(loc);
-  return `${playerName(owner)}'s ${r.roll || ""} at ${where}`;
+  if (loc === "unplaced") return `${playerName(owner)}'s Horde, ${r.roll || ""} for the order of play`;
+  return `${playerName(owner)}'s ${r.roll || ""} at ${terrainName(loc)}`;
 }
 function lastRollCard(st) {
   const r = st?.last_roll;
@@ -433,7 +433,8 @@ function oddsLine() {
   if (!o || !o.distribution) return null;
   const need = o.need;
   return h("div", { class: "muted small", style: { margin: "6px 0" } },
-    need != null ? `Odds: ${(100 * o.p_at_least).toFixed(0)}% to roll ${need} or more ${o.result}` : `Expected ${o.mean.toFixed(1)} ${o.result}`);
+    need != null ? `Odds: ${(100 * o.p_at_least).toFixed(0)}% to roll ${need} or more ${o.result.toLowerCase()}${o.need_note ? ` (${o.need_note})` : ""} · expected ${o.mean.toFixed(1)}`
+      : `Odds: expected ${o.mean.toFixed(1)} ${o.result.toLowerCase()}, most likely ${o.mode}`);
 }
 async function loadOdds(params) {
   const q = new URLSearchParams(params || app.oddsParams || {}).toString();
@@ -506,7 +507,9 @@ function renderDispute() {
   if (roll) {
     why.push(h("div", { class: "card" }, h("h3", {}, "Why this number?"),
       h("div", { class: "row" }, h("span", { class: "total" }, roll.total), h("span", {}, rollTitle(roll))),
-      h("ol", { class: "steps" }, (roll.steps || []).map(stepItem))));
+      h("div", { class: "muted small" }, (roll.faces || []).map((f) => `${f.die.split("/").pop()}: ${(f.faces || [f.face]).join(" → ")}`).join(" · ")),
+      (roll.steps || []).length ? h("ol", { class: "steps" }, roll.steps.map(stepItem))
+        : h("p", { class: "muted" }, "No face counted for this roll: none showed its icon or an ID.")));
   }
   if (d.rule) {
     why.push(h("div", { class: "card", id: "cited" }, h("h3", {}, `Rule cited: ${d.rule}`), h("p", { class: "muted" }, d.about || ""),
