@@ -174,6 +174,8 @@ class VisionRoller:
 def vision_available(model: str = "dragon-dice") -> bool:
     """Whether the camera pipeline and a shipped model are there to read rendered frames."""
     try:
+        import scipy.optimize  # noqa: F401  (the roster assignment needs it)
+
         from companion.vision.reader import load_model
         from companion.vision.roll_frames import read_roll, render_roll  # noqa: F401
 

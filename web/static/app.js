@@ -106,6 +106,10 @@ async function refresh() {
     do {
       app.dirty = false;
       app.state = await api("GET", "/api/state");
+      if (token() && app.state.role === "viewer" && !app.warnedToken) {
+        app.warnedToken = true;
+        toast("This tablet's token is not valid for this game (new game or server restarted): pair again, or open the host URL the server printed.");
+      }
       render();
     } while (app.dirty);
   } catch (e) { /* shown */ } finally { app.loading = false; }
