@@ -416,10 +416,18 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
     for m in live:
         by_stage.setdefault(m.stage, []).append(m)
 
+    # Result types that matter: those counted, and those a counts-as reads (a modifier on any other
+    # type cannot change the outcome, so it is skipped).
+    needed = set(counted)
+    for m in live:
+        if m.counts_as is not None:
+            needed.add(m.counts_as)
+    counted_list = [t for t in RESULT_TYPES if t in counted]
+
     def targets(m: Modifier) -> list[str]:
         if m.result == ALL:
-            return [t for t in RESULT_TYPES if t in counted]
-        return [m.result]
+            return counted_list
+        return [m.result] if m.result in needed else []
 
     def unit_list(m: Modifier) -> list[int]:
         if m.units is None:
