@@ -143,10 +143,11 @@ def build_setup(body: dict) -> dict:
             if f.get("frontier_terrain"):
                 p["frontier"] = f["frontier_terrain"]
         players.append(p)
-    setup = {"force_size": body.get("force_size") or 24, "players": players}
-    if body.get("edition") and body["edition"] != "v4":
-        setup["edition"] = body["edition"]
-    return quick_setup(setup)
+    if body.get("edition") not in (None, "v4"):
+        # the game flow plays V4.01c only so far (companion.rules.game.flow); say so, never play v4 silently
+        raise APIError(f"edition {body['edition']!r} is not yet played by the game flow; use 'v4'",
+                       status=422, code="unsupported_edition", field="edition")
+    return quick_setup({"force_size": body.get("force_size") or 24, "players": players})
 
 
 @lru_cache(maxsize=1)

@@ -193,6 +193,12 @@ def test_create_game_body_errors(client, host, body, status, field):
     assert client.get("/api/state").json["game_id"] is None
 
 
+def test_edition_not_in_the_game_flow_is_refused(client, host):
+    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, "edition": "r96"}, headers=host)
+    assert r.status_code == 422 and r.json["error"] == "unsupported_edition" and r.json["field"] == "edition"
+    assert client.get("/api/state").json["game_id"] is None
+
+
 def test_illegal_setup_is_refused_with_the_rule(client, host):
     forces = [{"player": "Ann", "armies": {"home": ["Dwarves/Mammoth Rider"], "horde": [], "campaign": []}},
               {"player": "Bob", "armies": {"home": ["Goblins/Thug"], "horde": [], "campaign": []}}]

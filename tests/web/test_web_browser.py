@@ -114,7 +114,8 @@ def test_start_play_sync_correct_and_dispute(browser, serve):
     host.fill("#view-new input >> nth=0", "Ann")
     host.fill("#view-new input >> nth=1", "Bob")
     host.fill(".searchbox", "Mammoth")
-    host.wait_for_selector(".pick:has-text('Mammoth Rider')")
+    host.wait_for_selector(".pick >> nth=0 >> text=Mammoth")
+    assert host.inner_text("#player-tabs") == "Ann\nBob"
     shot(host, "new-game")
     host.click("#quick-start")
     host.wait_for_selector("#view-table.active .terrain")

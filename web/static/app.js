@@ -541,9 +541,13 @@ function renderNew() {
   const b = app.builder || (app.builder = { players: ["Player 1", "Player 2"], edition: "v4", force_size: 24, active: 0, army: "home",
     forces: [{ home: [], horde: [], campaign: [] }, { home: [], horde: [], campaign: [] }], results: [], q: "" });
   const names = h("div", { class: "row" }, b.players.map((n, i) => h("label", { class: "field" }, `Player ${i + 1}`,
-    h("input", { value: n, maxlength: 30, oninput: (ev) => { b.players[i] = ev.target.value; } }))),
+    h("input", { value: n, maxlength: 30, oninput: (ev) => {
+      b.players[i] = ev.target.value;
+      const tab = document.querySelector(`#player-tabs button[data-i="${i}"]`);
+      if (tab) tab.textContent = ev.target.value;
+    } }))),
   h("label", { class: "field" }, "Edition", h("select", { onchange: (ev) => { b.edition = ev.target.value; } },
-    h("option", { value: "v4", selected: b.edition === "v4" }, "V4.01c (SFR)"), h("option", { value: "r96", selected: b.edition === "r96" }, "1996 (TSR)"))),
+    h("option", { value: "v4", selected: b.edition === "v4" }, "V4.01c (SFR)"), h("option", { value: "r96", disabled: true }, "1996 (TSR): not yet in the game flow"))),
   h("label", { class: "field" }, "Force size (points)", h("input", { type: "number", min: 3, max: 120, value: b.force_size,
     oninput: (ev) => { b.force_size = Number(ev.target.value); renderChecks(); } })));
   const quick = h("div", { class: "card" }, h("h2", {}, "New game"), names,
@@ -551,7 +555,7 @@ function renderNew() {
       h("button", { class: "btn primary", id: "quick-start", disabled: !canChange(), onclick: () => startGame(true) }, "Quick start (ready-made forces)"),
       h("button", { class: "btn", id: "start-built", disabled: !canChange(), onclick: () => startGame(false) }, "Start with the forces below"),
       canChange() ? null : h("span", { class: "muted small" }, "Pair this tablet (or open the host URL) to create a game.")));
-  const tabs = h("div", { class: "tabs" }, b.players.map((n, i) => h("button", { class: "btn small" + (i === b.active ? " on" : ""), onclick: () => { b.active = i; render(); } }, n)));
+  const tabs = h("div", { class: "tabs", id: "player-tabs" }, b.players.map((n, i) => h("button", { class: "btn small" + (i === b.active ? " on" : ""), dataset: { i }, onclick: () => { b.active = i; render(); } }, n)));
   const search = h("input", { type: "search", class: "searchbox", placeholder: "Search dice: species, unit, icon…", value: b.q, "aria-label": "search catalogue" });
   const list = h("div", { class: "picklist", id: "picklist" });
   const doSearch = async () => {
