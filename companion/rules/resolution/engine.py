@@ -330,6 +330,8 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                 collected.append(c)
 
     # Step 5: count non-SAI results per unit.
+    sum_n = [0] * _NT
+    sum_i = [0] * _NT
     id_t_all = _id_type(request, counted, -1) if "id_as" not in request.choices else None
     normal_d, ids_d, rolled_d = ctx.normal, ctx.ids, ctx.rolled
     for i in range(n):
@@ -342,6 +344,7 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
         for kind, k, count in codes[i]:
             if kind == _ACTION:
                 Ni[k] += count
+                sum_n[k] += count
                 t = RESULT_TYPES[k]
                 nd[t] = nd.get(t, 0) + count
             elif kind == _ID:
@@ -350,7 +353,9 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                     id_t = id_t_all if id_t_all is not None else _id_type(request, counted, i)
                     split = {id_t: count} if id_t is not None else {}
                 for t, v in split.items():
-                    Ii[_T[t]] += v * id_factor
+                    k = _T[t]
+                    Ii[k] += v * id_factor
+                    sum_i[k] += v * id_factor
                     idd[t] = idd.get(t, 0) + v * id_factor
         normal_d[i] = nd
         ids_d[i] = idd
@@ -362,16 +367,15 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
         else:
             rolled_d[i] = nd
     T = st.T
-    for i in range(n):
-        for t, v in rolled_d[i].items():
-            T[_T[t]] += v
+    for k in range(_NT):
+        T[k] = sum_n[k] + sum_i[k]
     if ed.sai_at_count:
         st.add_sai()
     for t in RESULT_TYPES:
         if t in counted:
             k = _T[t]
-            normal = sum(row[k] for row in st.N)
-            ids = sum(row[k] for row in st.I)
+            normal = sum_n[k]
+            ids = sum_i[k]
             if normal or ids:
                 steps.append(Step(num["count"], texts["count"], cites["count"],
                                   f"{normal} from action icons + {ids} from ID icons", t, 0, normal + ids))
