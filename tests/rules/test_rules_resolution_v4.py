@@ -232,3 +232,12 @@ def test_dragonkin_automatic_saves_at_step_10_unless_belly():
     assert r.totals["save"] == 2 and r.steps[-1].step == 10
     assert resolve(request("save", unit(mount, "2 Belly"))).totals["save"] == 0
     assert resolve(request("melee", unit(mount, "2 Melee"))).totals["melee"] == 2
+
+
+def test_tower_shot_at_a_reserve_army_counts_no_ids():
+    """V4.01c L532-534: only non-ID missile results count against a Reserve army."""
+    shots = (unit("Dwarves/Marksman", "ID"), unit("Dwarves/Crossbowman", "2 Missile"))
+    tower = at("Coastland", controlled=True, eighth="Tower")
+    assert resolve(request("missile", *shots, terrain=tower)).totals["missile"] == 4 + 2
+    r = resolve(request("missile", *shots, terrain=tower, choices={"Tower shot at Reserves": True}))
+    assert r.totals["missile"] == 2

@@ -45,3 +45,13 @@ def dragonkin_autosaves(ctx: RollContext):
         Modifier(ADD, SAVE, total, "Dragonkin automatic saves", "V4.01c L2537-2541", scope="any", origin="rule",
                  note=f"Dragonkin armoured skin adds {total} saves"),
     )
+
+
+@REGISTRY.rule("Tower shot at Reserves")
+def tower_at_reserves(ctx: RollContext):
+    """From a Tower eighth face an army may shoot at a Reserve army, counting only non-ID missile
+    results (V4.01c L532-534).  The roll does not know its target: the caller says so with
+    ``choices["Tower shot at Reserves"] = True``."""
+    if ctx.purpose == "missile" and ctx.request.choices.get("Tower shot at Reserves") is True:
+        return (IdMultiplier(0, "Tower: ID results do not count against a Reserve army", "V4.01c L532-534"),)
+    return ()
