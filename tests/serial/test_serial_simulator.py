@@ -118,16 +118,16 @@ def test_commands():
     assert all(is_valid_line(line, HOST_TYPES) is False for line in sim.command(format_line(Ping()), 1.0))
 
 
-@pytest.mark.parametrize("kind", ["pty", "socket"])
-def test_unplug_replug_loses_no_roll_and_repeats_none(kind, tmp_path):
+@pytest.mark.parametrize("kind,cycles,pause", [("pty", 3, 0.6), ("socket", 3, 0.6), ("pty", 10, 0.2)])
+def test_unplug_replug_loses_no_roll_and_repeats_none(kind, cycles, pause, tmp_path):
     endpoint = PtyEndpoint(tmp_path / "ttyDICE") if kind == "pty" else TcpEndpoint()
     sim = BridgeSimulator.with_dice(6, seed=21, mean_gap_s=0.3)
     runner = SimulatorRunner(sim, endpoint, speed=20.0).start()
     link = BridgeLink(runner.url, backoff=Backoff(0.01, 0.1)).start()
     try:
         assert link.wait_connected(3)
-        for _ in range(3):
-            time.sleep(0.6)
+        for _ in range(cycles):
+            time.sleep(pause)
             runner.unplug()
             time.sleep(0.3)  # rolls go on while the cable is out
             runner.replug()
@@ -149,7 +149,7 @@ def test_unplug_replug_loses_no_roll_and_repeats_none(kind, tmp_path):
     assert len(truth) > 20
     assert rolls == truth  # nothing lost, nothing twice, in order
     stats = link.stats()
-    assert stats.connects == 4 and stats.disconnects >= 3
+    assert stats.connects == cycles + 1 and stats.disconnects >= cycles
     assert stats.counts.dropped.get("duplicate", 0) > 0  # the bridge's repeats after replug were caught
     assert stats.counts.accepted["DDH"] == 1
 
