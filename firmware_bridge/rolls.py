@@ -33,7 +33,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from firmware_bridge.link import Backoff, BridgeLink, LinkEvent, LinkStats
@@ -168,7 +168,7 @@ class DiceFeed:
     def dice(self) -> list[DieStatus]:
         """Every die seen so far, registered ones included even before they report."""
         with self._lock:
-            known = dict(self._dice)
+            known = {k: replace(v) for k, v in self._dice.items()}  # copies: the reader updates ours
         if self.registry is not None:
             for die_id in self.registry:
                 known.setdefault(die_id, DieStatus(die_id))
