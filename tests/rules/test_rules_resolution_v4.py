@@ -241,3 +241,19 @@ def test_tower_shot_at_a_reserve_army_counts_no_ids():
     assert resolve(request("missile", *shots, terrain=tower)).totals["missile"] == 4 + 2
     r = resolve(request("missile", *shots, terrain=tower, choices={"Tower shot at Reserves": True}))
     assert r.totals["missile"] == 2
+
+
+def test_memo_returns_the_same_answer_and_never_mixes_dice():
+    from companion.rules.catalogue import Die
+
+    req = request("melee", MAMMOTH_MEL, FOOT_MEL)
+    first = resolve(req)
+    assert resolve(req) is first  # an identical request is answered from the memo
+    assert resolve(req, memo=False).totals == first.totals
+    # a different die showing equal faces is never confused with the first
+    twin = Die(**{f: getattr(MAMMOTH_MEL.die, f) for f in Die.__dataclass_fields__} | {"name": "Test/Twin", "health": 9})
+    swapped = replace(req, units=(replace(MAMMOTH_MEL, die=twin), FOOT_MEL))
+    assert resolve(swapped) is not first
+    # requests holding unhashable choices are simply resolved afresh
+    r = resolve(request("dragon", unit("Dwarves/Mammoth Rider", "ID"), choices={"id_as": {0: {"melee": 3}}}))
+    assert r.totals["melee"] == 3

@@ -209,12 +209,18 @@ def resolve(request: RollRequest, edition: Edition | None = None, *, memo: bool 
     if hit is not None and hit[0] is ed and len(hit[1]) == len(dice) and all(
         a is b for a, b in zip(hit[1], dice, strict=True)
     ):
-        _MEMO.move_to_end(key)
+        try:
+            _MEMO.move_to_end(key)
+        except KeyError:  # evicted meanwhile by another thread
+            pass
         return hit[2]
     result = _resolve(request, ed)
     _MEMO[key] = (ed, dice, result)
-    if len(_MEMO) > _MEMO_SIZE:
-        _MEMO.popitem(last=False)
+    while len(_MEMO) > _MEMO_SIZE:
+        try:
+            _MEMO.popitem(last=False)
+        except KeyError:
+            break
     return result
 
 
