@@ -35,6 +35,7 @@ pure: it reads its context and returns values; it never mutates the context.
    * ``reports=(Report("Smite", "3 damage to the defending army, no save", amount=3,
      kind="damage_no_save"),)`` -- effects beyond results, for the game flow.
    * ``magic_elements=frozenset({...})`` -- elements of the magic it generates when not the unit's own.
+   * ``citation="V4.01c L1576-1580"`` -- where the SAI's rule is written (shown in the step).
    A "may"/"or" choice (Fly: maneuver or save) defaults to the best for the roll and reads
    ``ctx.choose("Fly", default)`` so the caller can override via ``RollRequest.choices``.
    An SAI with no registered hook gives nothing and leaves a ``Report(kind="note")``.
@@ -57,6 +58,10 @@ pure: it reads its context and returns values; it never mutates the context.
 4. Core rules -- ``@REGISTRY.rule("Eighth face")``, ``def hook(ctx: RollContext)``: called before
    step 5 (``ctx.rolled`` not filled yet), may also yield :class:`IdMultiplier`.
 
+Hooks must be pure functions of what the context shows: ``resolve`` memoises whole resolutions
+of identical requests (a camera reports an unchanged table many times a second).  Data several
+hooks derive from the same roll can be computed once with ``ctx.memo(key, factory)``.
+
 :class:`Modifier` fields: ``stage`` ("subtract" step 6, "divide" 7, "multiply" 9, "add" 10),
 ``result`` (a result type or "all" = every counted type), ``amount`` (number, divisor or
 factor), ``source`` (name shown, and the key for ``choices`` of optional ones), ``citation``
@@ -65,11 +70,16 @@ rolls; "any"), ``units`` (restrict to those units' results), ``counts_as`` (the 
 count as ``result``: an add at step 10 computed by the engine from those units' own rolled
 results; spell results are never counted as), ``origin`` ("spell"/"species"/"sai"/"rule"/
 "terrain"), ``element`` (for added magic), ``optional`` (a "may": applied unless
-``choices[source] is False``), ``note`` (our words for the explained step).
+``choices[source] is False``), ``note`` (our words for the explained step), ``part`` ("ids": a
+multiplier of ID results only; with ``element`` those results may then only be of that element).
 
-The engine applies: subtract (never below 0, ID results removed last), divide (rounded down, at
-most one divider per type in v4: the most favourable), SAI results (v4 step 8), multiply (at most
-one per type in v4), add (counts-as included).  Every change becomes a :class:`Step`.
+The engine applies: subtract (never below 0, ID results removed last), divide (rounded down),
+SAI results (v4 step 8), multiply, add (counts-as included).  In v4 each unit's results of a type
+get at most one divider and one multiplier (the most favourable to the roll).  A penalty on "all"
+results in a combination roll is placed once, split between the counted types
+(``choices["<source> split"] = {"melee": 2, "save": 1}``; by default on attacking results
+first).  IDs in a combination roll go to saves first unless ``choices["id_as"]`` says otherwise
+(a type, or ``{unit index: {"melee": 2, "save": 1}}``).  Every change becomes a :class:`Step`.
 """
 
 from .editions import Edition, get_edition
