@@ -45,9 +45,15 @@ def _make_server(args, db: str, camera=None, serial=None):
 def _serve(args: argparse.Namespace) -> int:
     import logging
 
+    from companion.session import SessionError
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("waitress").setLevel(logging.WARNING)
-    server = _make_server(args, args.db, camera=args.camera, serial=args.serial)
+    try:
+        server = _make_server(args, args.db, camera=args.camera, serial=args.serial)
+    except SessionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     server.banner()
     server.serve_forever(args.seconds)
     return 0

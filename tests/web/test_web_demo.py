@@ -85,3 +85,13 @@ def test_demo_camera_rolls_need_a_shipped_model():
         done = subprocess.run([sys.executable, "-m", "companion", "demo", "--dice", "camera", "--seconds", "5",
                                "--port", "0"], capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and "shipped model" in done.stderr
+
+
+def test_serve_refuses_a_file_that_is_not_a_game(tmp_path):
+    bad = tmp_path / "notes.sqlite"
+    bad.write_bytes(b"this is not a database at all" * 100)
+    done = subprocess.run([sys.executable, "-m", "companion", "serve", "--db", str(bad), "--port", "0",
+                           "--seconds", "3"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "not a game database" in done.stderr and "Traceback" not in done.stderr
+    assert bad.read_bytes().startswith(b"this is not a database"), "the file is left as it was"
