@@ -118,13 +118,18 @@ def test_the_one_multiplier_limit_is_per_unit():
     assert any(rep.source == "a" and "at most one" in rep.text for rep in r.reports)
 
 
-def test_v4_33_breath_effects_stack_by_kind():
-    """V4-33 (V4.01c L703-706): ignoring IDs and halving missile both apply; two halvings do not."""
-    ids_ignored = M(SUBTRACT, "missile", 99, "Death breath")  # stands for "IDs ignored" on an all-ID roll
-    r = run("missile", unit("Dwarves/Crossbowman", "2 Missile"), unit("Dwarves/Marksman", "3 Missile"),
-            effects=[mods(M(DIVIDE, "missile", 2, "Water breath 1"), M(DIVIDE, "missile", 2, "Water breath 2"))])
-    assert r.totals["missile"] == 2
-    assert run("missile", unit("Dwarves/Marksman", "ID"), effects=[mods(ids_ignored)]).totals["missile"] == 0
+def test_v4_33_breath_effects_stack_by_kind_not_by_count():
+    """V4-33 (V4.01c L703-706): Death + Water breath -> IDs ignored and missile halved; two Water
+    breaths halve once."""
+    shots = (unit("Dwarves/Crossbowman", "2 Missile"), unit("Dwarves/Marksman", "3 Missile"), unit("Dwarves/Marksman", "ID"))
+    assert resolve(request("missile", *shots)).totals["missile"] == 7
+    both = [EffectInForce("Dragon Plague"), EffectInForce("Poisonous Cloud")]
+    assert resolve(request("missile", *shots, effects=both)).totals["missile"] == 2  # (2 + 3) // 2
+    twice = [EffectInForce("Poisonous Cloud"), EffectInForce("Poisonous Cloud", 2)]
+    assert resolve(request("missile", *shots, effects=twice)).totals["missile"] == 3  # 7 // 2, not 7 // 8
+    petrify = resolve(request("maneuver", unit("Dwarves/Lizard Rider", "3 Maneuver"), effects=[EffectInForce("Petrify")],
+                              terrain=at("Coastland")))
+    assert petrify.totals["maneuver"] == 1
 
 
 def test_counts_as_adds_rolled_results_only_at_step_10():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from companion.rules.resolution.editions import Edition
 
-from . import core  # noqa: F401  (importing registers the core rules)
+from . import breath, core  # noqa: F401  (importing registers the core rules)
 from .plugins import register_all
 from .registry import REGISTRY
 from .spells import OTHER_SPELLS, ROLL_SPELLS, UNDOCUMENTED_SPELLS
@@ -53,6 +53,8 @@ EDITION = Edition(
     one_divider=True,
     one_multiplier=True,
     spells_touch_sai=True,
-    # the printed list, plus lasting SAI effects named like spells and the Dracolem cards (H2's tables)
-    spell_names=SPELL_NAMES | {s.name for s in ROLL_SPELLS.values()} | OTHER_SPELLS | UNDOCUMENTED_SPELLS,
+    # the printed list, lasting SAI effects named like spells and the Dracolem cards (H2's tables),
+    # and the lasting dragon-breath effects
+    spell_names=SPELL_NAMES | {s.name for s in ROLL_SPELLS.values()} | OTHER_SPELLS | UNDOCUMENTED_SPELLS
+    | breath.NAMES,
 )
