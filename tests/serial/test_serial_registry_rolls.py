@@ -27,6 +27,8 @@ def test_catalogue_and_standard_dice_read_their_faces(catalogue):
     reg.register("pxD", "Dragons/Black Drake")
     reg.register("pxT", "d20")
     reg.register_standard("pxZ", "d10", values=[0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    terrain = next(d for d in catalogue if d.name.startswith("Terrains/"))
+    reg.register("pxL", terrain.name)
     charioteer = catalogue.get("Amazons/Charioteer")
     meaning = reg.interpret("pxA", 1)
     assert (meaning.name, meaning.face_number, meaning.face) == ("Amazons/Charioteer", 2, charioteer.faces[1])
@@ -36,6 +38,7 @@ def test_catalogue_and_standard_dice_read_their_faces(catalogue):
     assert reg.interpret("pxD", 0).face_text == "12 Jaw"
     assert reg.interpret("pxT", 19).face_text == "20"
     assert reg.interpret("pxZ", 0).face_number == 0
+    assert [reg.interpret("pxL", i).face for i in range(len(terrain.faces))] == list(terrain.faces)
 
 
 def test_registry_file_round_trip(tmp_path, catalogue):
