@@ -242,6 +242,10 @@ def _pair(args: argparse.Namespace) -> int:
                     print(f"not registered: {exc}", flush=True)
                     if args.as_name:
                         return 2
+                    hint = answer.split("/")[-1]
+                    names = [d.name for d in registry.catalogue.search(hint) if hint.lower() in d.name.lower()]
+                    if names:
+                        print("  did you mean: " + ", ".join(names[:6]), flush=True)
                     continue
                 registry.save(args.registry)
                 paired += 1

@@ -118,7 +118,7 @@ def test_pair_blinks_the_die_and_registers_the_answer(tmp_path):
         runner.roll(sim.dice[0].die_id)
         time.sleep(0.5)
         runner.roll(target)
-        out, err = proc.communicate("Amazons/Nobody\nAmazons/Charioteer\n", timeout=30)
+        out, err = proc.communicate("Amazons/Nobody\nAmazons/Chariot\nAmazons/Charioteer\n", timeout=30)
     finally:
         runner.stop()
         if proc.poll() is None:
@@ -126,6 +126,7 @@ def test_pair_blinks_the_die_and_registers_the_answer(tmp_path):
     assert proc.returncode == 0, err
     assert f"Die {target} is blinking green." in out
     assert "not registered: 'Amazons/Nobody' is not a die of the catalogue" in out
+    assert "did you mean: Amazons/Charioteer" in out  # a near miss gets suggestions
     assert f"registered {target} as Amazons/Charioteer" in out
     assert [b.die_id for b in sim.blinks] == [target]
     saved = DieRegistry.load(registry)
