@@ -266,3 +266,25 @@ def test_phone_layout_and_lost_sources(browser, serve, tmp_path):
     tablet.wait_for_selector(".nocam:has-text('Camera lost')")
     tablet.wait_for_selector("#src-serial.bad", timeout=15_000)
     shot(tablet, "sources-lost")
+
+
+def test_tablet_reconnects_by_itself_after_a_restart(browser, serve, tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    db = tmp_path / "reconnect.sqlite"
+    first = serve(db, extra=("--port", str(port)))
+    token = host_token(first)
+    api(first, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, token)
+    page = new_page(browser, first.url + "/table")
+    wait_seq(page, 1)
+    first.kill()
+    page.wait_for_selector("#link.bad")  # the page shows the link is down
+    shot(page, "reconnecting")
+    second = serve(db, extra=("--port", str(port)))
+    page.wait_for_selector("#link.ok", timeout=20_000)
+    seq = api(second, "POST", "/api/decisions", {"action": {"type": "roll_for_me", "seed": 2}}, token)["seq"]
+    wait_seq(page, seq)  # no reload: the stream came back and brought the new event
+    assert page.errors == []
