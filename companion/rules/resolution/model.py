@@ -154,7 +154,7 @@ class RollRequest:
         return self.counted if self.counted is not None else COUNTED_BY_PURPOSE[self.purpose]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # immutable by convention; not frozen: hot path
 class Modifier:
     """A change to the roll's results, applied at its stage of die roll resolution.
 
@@ -191,7 +191,7 @@ class Modifier:
     part: str = "all"  # "ids": a multiplier that touches only ID results (R96 terrain advantage)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # immutable by convention; not frozen: hot path
 class Report:
     """A non-result effect for the game flow (``"Trample"``/``"Smite: 3 damage, no save"``)."""
 
@@ -214,7 +214,7 @@ class ElementOption:
     replace: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # immutable by convention; not frozen: hot path
 class SaiOutcome:
     """What one SAI face does in this roll.
 
@@ -238,7 +238,7 @@ class SaiOutcome:
 NOTHING = SaiOutcome()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # immutable by convention; not frozen: hot path
 class Step:
     """One explained step: which step of die roll resolution, the rule, its citation (document and
     line), the result type and the numbers before and after, and the unit/effect it came from."""
