@@ -288,3 +288,45 @@ def test_tablet_reconnects_by_itself_after_a_restart(browser, serve, tmp_path):
     seq = api(second, "POST", "/api/decisions", {"action": {"type": "roll_for_me", "seed": 2}}, token)["seq"]
     wait_seq(page, seq)  # no reload: the stream came back and brought the new event
     assert page.errors == []
+
+
+def advance_until(server, token, want_kind: str, limit: int = 300) -> dict:
+    """Answer decisions through the API (seeded rolls, first choices, no spells) until one of want_kind."""
+    for seed in range(limit):
+        p = state(server)["pending"]
+        if p["kind"] == want_kind:
+            return p
+        if p["kind"] == "roll":
+            action = {"type": "roll_for_me", "seed": seed}
+        elif p["kind"] == "choice":
+            values = [c["value"] for c in p["choices"]]
+            action = {"type": "choose", "choice": next((v for v in values if v not in ("pass", "skip", "no")), values[0])}
+        elif p["kind"] == "allocate":
+            action = {"type": "allocate", "units": p["choices"][0]["value"]}
+        elif p["kind"] == "cast":
+            action = {"type": "cast", "spells": []}
+        elif p["kind"] == "reinforce":
+            action = {"type": "reinforce", "moves": {}}
+        else:
+            action = {"type": "retreat", "units": []}
+        api(server, "POST", "/api/decisions", {"action": action}, token)
+    raise AssertionError(f"no {want_kind} decision came up")
+
+
+def test_retreat_by_tapping_units(browser, serve):
+    server = serve()
+    token = host_token(server)
+    api(server, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, token)
+    p = advance_until(server, token, "retreat")
+    page = new_page(browser, server.host_url)
+    wait_seq(page, state(server)["seq"])
+    uid = p["units"][0]
+    page.click(f'#prompt .facebtn[data-uid="{uid}"]')
+    assert page.inner_text("#retreat-go") == "Retreat 1 to reserve"
+    shot(page, "retreat")
+    page.click("#retreat-go")
+    wait_seq(page, state(server)["seq"])
+    st = state(server)["state"]
+    owner = next(pl for pl in st["players"] if pl["id"] == p["player"])
+    reserve = next((a for a in st["armies"] if a["owner"] == owner["id"] and a["location"] == "reserve"), None)
+    assert reserve and uid in [u["uid"] for u in reserve["units"]]

@@ -233,9 +233,9 @@ function renderPrompt(st) {
     choices.append(h("button", { class: "btn", disabled, onclick: () => decide({ type: "cast", spells: [] }) }, "Cast nothing"));
     choices.append(castForm(p, disabled));
   } else if (p.kind === "reinforce") {
-    choices.append(h("button", { class: "btn primary", disabled, onclick: () => decide({ type: "reinforce", moves: {} }) }, "No reinforcements"));
+    choices.append(movesForm(p, disabled));
   } else if (p.kind === "retreat") {
-    choices.append(h("button", { class: "btn primary", disabled, onclick: () => decide({ type: "retreat", units: [] }) }, "No retreat"));
+    choices.append(retreatForm(p, disabled));
   }
   if (disabled) choices.append(h("span", { class: "muted small" }, "read-only: pair this tablet to play"));
   fill(el, text, choices, undoButton());
@@ -258,6 +258,29 @@ function castForm(p, disabled) {
   } }, "Cast"));
 }
 
+// Reserves phase: tap units to pick them (V4.01c L483-491).
+function retreatForm(p, disabled) {
+  const picked = new Set();
+  const go = h("button", { class: "btn primary", disabled, id: "retreat-go", onclick: () => decide({ type: "retreat", units: [...picked] }) }, "No retreat");
+  const chips = (p.units || []).map((uid) => h("button", { class: "facebtn", disabled, dataset: { uid }, onclick: (ev) => {
+    if (picked.has(uid)) picked.delete(uid); else picked.add(uid);
+    ev.currentTarget.classList.toggle("on", picked.has(uid));
+    go.textContent = picked.size ? `Retreat ${picked.size} to reserve` : "No retreat";
+  } }, unitLabel(uid), h("span", { class: "muted small" }, ` · ${terrainName(locationOf(uid)).split(" ")[0]}`)));
+  return h("span", { class: "row" }, chips, go);
+}
+function movesForm(p, disabled) {
+  const moves = {};
+  const go = h("button", { class: "btn primary", disabled, id: "reinforce-go", onclick: () => decide({ type: "reinforce", moves }) }, "No reinforcements");
+  const rows = (p.units || []).map((uid) => h("label", { class: "field" }, unitLabel(uid),
+    h("select", { class: "btn small", disabled, dataset: { uid }, onchange: (ev) => {
+      if (ev.target.value) moves[uid] = ev.target.value; else delete moves[uid];
+      const n = Object.keys(moves).length;
+      go.textContent = n ? `Reinforce with ${n}` : "No reinforcements";
+    } }, h("option", { value: "" }, "stay in reserve"), (p.terrains || []).map((t) => h("option", { value: t }, terrainName(t))))));
+  return h("span", { class: "row" }, rows, go);
+}
+
 function undoButton() {
   if (!app.state?.state || !canChange()) return null;
   return h("button", { class: "btn ghost small", title: "undo the last action", onclick: async () => {
@@ -268,6 +291,10 @@ function undoButton() {
 function unitLabel(uid) {
   const u = allUnits()[uid];
   return u ? u.die.split("/").pop() : uid;
+}
+function locationOf(uid) {
+  const a = (app.state?.state?.armies || []).find((x) => x.units.some((u) => u.uid === uid));
+  return a ? a.location : "";
 }
 function allUnits() {
   const out = {};
