@@ -282,3 +282,16 @@ def test_r96_07_multi_colour_magic_pooling():
     r = r96("magic", unit("Goblins/Trickster", "1 Magic"), unit("Dwarves/Theurgist", "2 Magic"), in_reserve=True)
     assert r.magic == {"Death/Earth": 1, "Earth/Fire": 2}
     assert len(_allocations(r.magic)) == 6
+
+
+def test_lava_elves_count_maneuvers_as_saves_in_highland_only():
+    """R96 L821-822 (Morehl)."""
+    elf = unit("Lava Elves/Duelist", "2 Maneuver")
+    assert r96("save", elf, terrain=at("Highland")).totals["save"] == 2
+    assert r96("save", elf, terrain=at("Coastland")).totals["save"] == 0
+    assert r96("maneuver", elf, terrain=at("Highland")).totals["maneuver"] == 2  # not doubled: not dwarves
+
+
+def test_bullseye_against_a_dragon_is_missile():
+    """R96 L737-739: during a dragon attack Bullseye counts as normal missile damage."""
+    assert r96("dragon", unit("Dwarves/Crack Shot", "4 Bullseye")).totals["missile"] == 4
