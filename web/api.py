@@ -267,6 +267,7 @@ def create_game():
     """Create a game: ``{"players": [..], "edition": "v4", "quick": true}`` or a full set-up."""
     body = json_body({
         "players": Field(list, items=Field(str, max_len=30, min=1), max_len=6),
+        "game": Field(str, required=False, choices=("dragon_dice", "battle_dice"), default="dragon_dice"),
         "edition": Field(str, required=False, choices=("v4", "r96"), default="v4"),
         "force_size": Field(int, required=False, min=3, max=120),
         "quick": Field(bool, required=False, default=False),

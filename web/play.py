@@ -115,10 +115,23 @@ def last_roll_view(roll: dict | None) -> dict | None:
 # set-up
 
 
+#: The Battle Dice quick start: equal dice counts, one monster type each (BD L48-62).
+BATTLE_DICE_QUICK = ({"monster": "dragon", "units": {"general": 1, "infantry": 4, "archer": 2, "cavalry": 2,
+                                                     "mage": 1, "monster": 2}},
+                     {"monster": "giant", "units": {"general": 1, "infantry": 4, "archer": 2, "cavalry": 2,
+                                                    "mage": 1, "monster": 2}})
+
+
 def build_setup(body: dict) -> dict:
     """The engine's set-up from the New game form (quick start fills in whatever is missing)."""
     from companion.rules.game.quickstart import quick_setup
 
+    if body.get("game") == "battle_dice":
+        if len(body["players"]) != 2 or body.get("forces"):
+            raise APIError("Battle Dice is a two-player game started with a quick start", field="players")
+        armies = {pid: {"name": name.strip(), **BATTLE_DICE_QUICK[i]}
+                  for i, (pid, name) in enumerate(zip(("A", "B"), body["players"], strict=True))}
+        return {"game": "battle_dice", "armies": armies}
     names = [n.strip() for n in body["players"]]
     forces = {f["player"].strip().lower(): f for f in (body.get("forces") or [])}
     unknown = sorted(set(forces) - {n.lower() for n in names})
@@ -404,11 +417,13 @@ def frame_jpeg(store, sources) -> bytes | None:
 
 def odds_view(store, army: str | None, roll_for: str | None, need: int | None) -> dict:
     """Odds of the roll about to be made (the pending roll), or of any army and roll type asked."""
-    from companion.rules.odds import army_odds
+    from companion.rules.odds import OddsError, army_odds
 
     if store.session is None:
         return {"message": "no game yet"}
     state = store.session.state_dict()
+    if state.get("game") == "battle_dice":
+        return {"message": "odds are computed for Dragon Dice rolls only"}
     pending = store.session.pending()
     if roll_for is not None and roll_for not in ("maneuver", "melee", "missile", "magic", "save"):
         raise APIError("for must be one of maneuver, melee, missile, magic, save", field="for")
@@ -440,7 +455,10 @@ def odds_view(store, army: str | None, roll_for: str | None, need: int | None) -
         at = TerrainState(terrain["type"], face=terrain["face"], eighth=terrain.get("eighth_face"),
                           controlled=terrain["face"] == 8 and terrain["controller"] == owner, name=terrain["name"])
     against = "melee" if roll_for == "save" else None
-    result = army_odds(dice, roll_for, against=against, terrain=at, in_reserve=location == "reserve")
+    try:
+        result = army_odds(dice, roll_for, against=against, terrain=at, in_reserve=location == "reserve")
+    except OddsError as exc:
+        raise APIError(str(exc), status=422, code="no_odds") from None
     body = result.to_dict(need)
     if need is not None and need_note:
         body["need_note"] = need_note

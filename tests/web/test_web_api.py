@@ -484,3 +484,20 @@ def test_odds_of_a_save_roll_know_what_is_needed(client, game, host):
     body = client.get("/api/odds").json
     assert body["roll"] == "save" and body["need"] == hits and "stop every hit" in body["need_note"]
     assert body["p_at_least"] == pytest.approx(sum(q for v, q in body["distribution"] if v >= hits))
+
+
+def test_battle_dice_game_by_taps(client, host):
+    r = client.post("/api/games", json={"players": ["Reds", "Blues"], "game": "battle_dice"}, headers=host)
+    assert r.status_code == 201, r.json
+    st = client.get("/api/state").json
+    assert st["state"]["game"] == "battle_dice" and [p["name"] for p in st["state"]["players"]] == ["Reds", "Blues"]
+    p = st["pending"]
+    assert p["kind"] == "roll" and {d["die"] for d in p["dice"]} >= {"d4", "d6", "d20"}
+    faces = {d["uid"]: d["faces"][-1] for d in p["dice"]}
+    r = client.post("/api/rolls", json={"faces": faces}, headers=host)
+    assert r.status_code == 200
+    army = next(a for a in client.get("/api/state").json["state"]["armies"] if a["owner"] == "A")
+    assert {u["uid"]: str(u["face"]) for u in army["units"]} == faces
+    assert "Dragon Dice rolls only" in client.get("/api/odds").json["message"]
+    r = client.post("/api/games", json={"players": ["A", "B", "C"], "game": "battle_dice"}, headers=host)
+    assert r.status_code == 400 and r.json["field"] == "players"

@@ -330,3 +330,23 @@ def test_retreat_by_tapping_units(browser, serve):
     owner = next(pl for pl in st["players"] if pl["id"] == p["player"])
     reserve = next((a for a in st["armies"] if a["owner"] == owner["id"] and a["location"] == "reserve"), None)
     assert reserve and uid in [u["uid"] for u in reserve["units"]]
+
+
+def test_battle_dice_on_the_tablet(browser, serve):
+    server = serve()
+    page = new_page(browser, server.host_url)
+    page.wait_for_selector("#role.host")
+    go(page, "new")
+    page.fill("#view-new input >> nth=0", "Reds")
+    page.fill("#view-new input >> nth=1", "Blues")
+    page.select_option("#game-kind", "battle_dice")
+    page.click("#quick-start")
+    page.wait_for_selector("#view-table.active [data-army='A@battle']")
+    assert "Battle Dice" in page.inner_text("#phasebar")
+    tap_roll(page, lambda d: d["faces"][-1])  # every die on its highest face
+    wait_seq(page, 2)
+    go(page, "table")
+    text = page.inner_text("[data-army='A@battle']")
+    assert "general (d4)4" in text.replace("\n", "").replace(" 4", "4")
+    shot(page, "battle-dice")
+    assert page.errors == []

@@ -183,6 +183,11 @@ function renderTopbar(st) {
   const bar = $("#phasebar");
   const g = st?.state;
   if (!g) { fill(bar, h("span", { class: "muted" }, "No game yet: start one on New game")); return; }
+  if (g.game === "battle_dice") {
+    fill(bar, h("span", { class: "turninfo" }, g.winner ? `Battle over: ${playerName(g.winner)} wins` : `Battle Dice · turn ${g.turn}`),
+      h("span", { class: "phase now" }, String(g.phase || "").replace(/_/g, " ")));
+    return;
+  }
   const cur = g.phase;
   let passed = true;
   const chips = PHASES.map(([id, label]) => {
@@ -290,7 +295,8 @@ function undoButton() {
 
 function unitLabel(uid) {
   const u = allUnits()[uid];
-  return u ? u.die.split("/").pop() : uid;
+  if (!u) return uid;
+  return String(u.die).includes("/") ? u.die.split("/").pop() : `${u.name || ""} ${u.die}`.trim();
 }
 function locationOf(uid) {
   const a = (app.state?.state?.armies || []).find((x) => x.units.some((u) => u.uid === uid));
@@ -321,9 +327,28 @@ function unitChip(u) {
     u.die.split("/").pop(), u.kind === "unit" ? hp : h("span", { class: "muted" }, u.kind));
 }
 
+function renderBattleDice(root, g) {
+  const cards = (g.armies || []).map((a) => {
+    const p = (g.players || []).find((x) => x.id === a.owner) || {};
+    const turn = (g.this_turn || {})[a.owner] || {};
+    return h("div", { class: "card", dataset: { army: a.id } },
+      h("div", { class: "row" }, h("span", { class: "dot", style: { background: playerColor(a.owner) } }), h("b", {}, p.name || a.owner),
+        h("span", { class: "muted small" }, `monster: ${p.monster || "?"} · ${a.units.length} dice`)),
+      h("div", { class: "units" }, a.units.map((u) => h("span", { class: "unit", dataset: { uid: u.uid } },
+        `${u.name} (${u.die})`, h("b", {}, u.face == null ? "·" : u.face)))),
+      (a.destroyed || []).length ? h("div", { class: "area" }, h("b", {}, "Destroyed"),
+        h("span", { class: "units" }, a.destroyed.map((u) => h("span", { class: "unit" }, `${u.name || u.uid} (${u.die || ""})`)))) : null,
+      h("div", { class: "muted small", style: { marginTop: "8px" } },
+        `this turn: ${turn.casualties || 0} casualties · kills ${JSON.stringify(turn.kills || {}).replace(/[{}"]/g, "")}`));
+  });
+  fill(root, h("div", { class: "grid cols-2" }, cards),
+    g.result ? h("div", { class: "card", style: { marginTop: "14px" } }, h("h3", {}, "Result"), String(g.result)) : null);
+}
+
 function renderTable() {
   const root = $("#view-table");
   const g = app.state?.state;
+  if (g && g.game === "battle_dice") { renderBattleDice(root, g); return; }
   if (!g) { fill(root, h("div", { class: "empty" }, "No game is being played. ", h("a", { href: "/new", onclick: nav }, "Start a new game"), ".")); return; }
   const terrains = h("div", { class: "terrains" }, (g.terrains || []).map((t) => {
     const armies = (g.armies || []).filter((a) => a.location === t.id);
@@ -387,7 +412,7 @@ function renderRoll() {
       const chosen = faces[d.uid];
       const fixed = reading?.corrected?.includes?.(d.uid);
       return h("div", { class: "die" + (fixed ? " fixed" : ""), dataset: { uid: d.uid, index: i } },
-        h("div", {}, h("div", { class: "uname" }, d.die.split("/").pop()), h("div", { class: "muted small" }, d.uid)),
+        h("div", {}, h("div", { class: "uname" }, dieLabel(d)), h("div", { class: "muted small" }, d.uid)),
         h("div", { class: "faces" }, uniqueFaces(d.faces).map((f) => h("button", {
           class: "facebtn" + (f === chosen ? " on" : "") + (f === read ? " read" : ""),
           dataset: { face: f }, disabled: !canChange(),
@@ -408,6 +433,11 @@ function renderRoll() {
     right = h("div", { class: "card" }, h("h2", {}, "No roll pending"), h("div", { class: "muted" }, p ? `Waiting for: ${p.prompt}` : "Nothing to roll now."));
   }
   fill(root, h("div", { class: "rollgrid" }, left, right));
+}
+function dieLabel(d) {
+  const u = allUnits()[d.uid];
+  if (u && u.name && !String(d.die).includes("/")) return `${u.name} (${d.die})`;
+  return String(d.die).split("/").pop();
 }
 function uniqueFaces(list) { return [...new Set(list)]; }
 function currentFaces(p, reading) {
@@ -573,6 +603,9 @@ function renderNew() {
       const tab = document.querySelector(`#player-tabs button[data-i="${i}"]`);
       if (tab) tab.textContent = ev.target.value;
     } }))),
+  h("label", { class: "field" }, "Game", h("select", { id: "game-kind", onchange: (ev) => { b.game = ev.target.value; render(); } },
+    h("option", { value: "dragon_dice", selected: b.game !== "battle_dice" }, "Dragon Dice"),
+    h("option", { value: "battle_dice", selected: b.game === "battle_dice" }, "Battle Dice (2 players, d4-d20)"))),
   h("label", { class: "field" }, "Edition", h("select", { onchange: (ev) => { b.edition = ev.target.value; } },
     h("option", { value: "v4", selected: b.edition === "v4" }, "V4.01c (SFR)"), h("option", { value: "r96", disabled: true }, "1996 (TSR): not yet in the game flow"))),
   h("label", { class: "field" }, "Force size (points)", h("input", { type: "number", min: 3, max: 120, value: b.force_size,
@@ -636,9 +669,15 @@ function renderNew() {
     h("div", { class: "grid" }, h("div", {}, lands, h("div", { class: "muted small", style: { marginBottom: "6px" } }, `Adding to ${b.players[b.active]}'s ${b.army} army (tap an army to choose)`), cols),
       h("div", { class: "card" }, h("h3", {}, "Limits"), checks))));
 }
-async function startGame(quick) {
+async function startGame(quickStart) {
+  let quick = quickStart;
   const b = app.builder;
   const body = { players: b.players.map((x) => x.trim()), edition: b.edition };
+  if (b.game === "battle_dice") {
+    body.game = "battle_dice";
+    delete body.edition;
+    quick = true;
+  }
   if (!quick) {
     body.force_size = b.force_size;
     body.forces = b.forces.map((f, i) => {
