@@ -350,3 +350,31 @@ def test_battle_dice_on_the_tablet(browser, serve):
     assert "general (d4)4" in text.replace("\n", "").replace(" 4", "4")
     shot(page, "battle-dice")
     assert page.errors == []
+
+
+def test_roll_panel_shows_the_camera_frame(browser, serve, tmp_path):
+    import cv2
+
+    from companion.vision.roll_frames import roll_video
+
+    video = tmp_path / "table.avi"
+    server = serve(extra=("--camera", str(video)))
+    token = host_token(server)
+    api(server, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, token)
+    dice = [(d["die"], 0) for d in state(server)["pending"]["dice"]]
+    frames, _ = roll_video(dice, seed=1, fps=5, move_s=0.6, still_s=2.0, size=480)
+    out = cv2.VideoWriter(str(tmp_path / "tmp.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 5, frames[0].shape[1::-1])
+    for f in frames:
+        out.write(f)
+    out.release()
+    (tmp_path / "tmp.avi").rename(video)  # the camera appears
+    page = new_page(browser, server.host_url)
+    page.wait_for_selector("#src-camera.ok", timeout=30_000)
+    go(page, "roll")
+    page.wait_for_selector(".frame img")
+    width = "(document.querySelector('.frame img') || {}).naturalWidth || 0"
+    deadline = time.monotonic() + 15
+    while page.evaluate(width) == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert page.evaluate(width) == 480
+    shot(page, "roll-camera")

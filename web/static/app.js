@@ -761,6 +761,12 @@ function nav(ev) {
   go(v);
 }
 document.addEventListener("click", (ev) => { if (ev.target.closest(".rail a")) nav(ev); });
+// The live camera frame on the Roll page refreshes itself once a second.
+setInterval(() => {
+  const img = document.querySelector("#view-roll.active .frame img");
+  const cam = (app.state?.sources || []).find((s) => s.kind === "camera");
+  if (img && cam && cam.state === "connected" && !app.state?.reading?.frame) img.src = `/api/frame.jpg?t=${Date.now()}`;
+}, 1000);
 window.addEventListener("hashchange", async () => { await takeTokensFromUrl(); refresh(); });
 window.addEventListener("popstate", () => { app.view = location.pathname.slice(1) || "table"; render(); });
 
