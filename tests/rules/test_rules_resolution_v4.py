@@ -18,6 +18,7 @@ from companion.rules.resolution import (
     EffectInForce,
     Modifier,
     Registry,
+    Report,
     ResolutionError,
     SaiOutcome,
     get_edition,
@@ -40,6 +41,12 @@ def _trample(ctx):  # a fixed SAI so the engine tests do not depend on the v4 ta
 @REG.sai("Rend")
 def _rend(ctx):
     return SaiOutcome(results={"melee": ctx.x}, reroll=ctx.purpose == "melee")
+
+
+@REG.species_ability("Amazons", "Probe", citation="test")
+def _probe(ctx, units):  # reports what a hook sees after step 5
+    for i in sorted(units):
+        yield Report("Probe", repr((i, ctx.normal[i], ctx.ids[i], ctx.rolled[i], ctx.sai_results[i])))
 
 
 TEST = replace(get_edition("v4"), key="test", registry=REG, spell_names=frozenset({"Mod"}))
@@ -262,3 +269,10 @@ def test_memo_returns_the_same_answer_and_never_mixes_dice():
     # requests holding unhashable choices are simply resolved afresh
     r = resolve(request("dragon", unit("Dwarves/Mammoth Rider", "ID"), choices={"id_as": {0: {"melee": 3}}}))
     assert r.totals["melee"] == 3
+
+
+def test_hooks_see_each_units_counted_results():
+    r = run("melee", unit("Amazons/Soldier", "ID"), FOOT_MEL, unit("Amazons/Centaur", "4 Melee"),
+            terrain=at("Coastland"))
+    seen = [eval(rep.text) for rep in r.reports if rep.source == "Probe"]  # noqa: S307 (our own repr)
+    assert seen == [(0, {}, {"melee": 1}, {"melee": 1}, {}), (2, {"melee": 4}, {}, {"melee": 4}, {})]

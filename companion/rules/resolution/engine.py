@@ -65,7 +65,6 @@ _NONE, _ACTION, _ID, _SAI = 0, 1, 2, 3
 _CODES: dict = {}
 _ROLLING_KINDS = frozenset({"unit", "monster", "equipment", "artifact", "medallion", "relic"})
 _UNIT_KINDS = frozenset({"unit", "monster"})
-_NO_RESULTS: dict = {}
 
 
 def _face_code(face) -> tuple[int, int, int]:
@@ -294,8 +293,6 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                         for key, val in out.results.items():
                             if key in _T:
                                 res = ctx.sai_results[i]
-                                if res is _NO_RESULTS:
-                                    res = ctx.sai_results[i] = {}
                                 res[key] = res.get(key, 0) + val
                                 if st.S[i] is _ZERO_ROW:
                                     st.S[i] = [0] * _NT
@@ -339,20 +336,15 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
     sum_n = [0] * _NT
     sum_i = [0] * _NT
     id_t_all = _id_type(request, counted, -1) if "id_as" not in request.choices else None
-    normal_d, ids_d, rolled_d = ctx.normal, ctx.ids, ctx.rolled
     for i in range(n):
         if not counting[i]:
             continue
         Ni = st.N[i] = [0] * _NT
         Ii = st.I[i] = [0] * _NT
-        nd: dict[str, int] = {}
-        idd: dict[str, int] = {}
         for kind, k, count in codes[i]:
             if kind == _ACTION:
                 Ni[k] += count
                 sum_n[k] += count
-                t = RESULT_TYPES[k]
-                nd[t] = nd.get(t, 0) + count
             elif kind == _ID:
                 split = _id_split(request, counted, i, count) if id_t_all is None else None
                 if split is None:
@@ -362,16 +354,9 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                     k = _T[t]
                     Ii[k] += v * id_factor
                     sum_i[k] += v * id_factor
-                    idd[t] = idd.get(t, 0) + v * id_factor
-        normal_d[i] = nd
-        ids_d[i] = idd
-        if idd:
-            rd = dict(nd)
-            for t, v in idd.items():
-                rd[t] = rd.get(t, 0) + v
-            rolled_d[i] = rd
-        else:
-            rolled_d[i] = nd
+    # species and spell hooks read the counted rows through ctx.normal / ctx.ids / ctx.rolled,
+    # built on first use; the rows are withdrawn before the stages below change them in place
+    ctx._rows = (st.N, st.I, RESULT_TYPES)
     T = st.T
     for k in range(_NT):
         T[k] = sum_n[k] + sum_i[k]
@@ -409,6 +394,8 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
             reports.append(c)
         else:
             raise TypeError(f"a hook returned {c!r}, not a Modifier, ElementOption or Report")
+
+    ctx._rows = None
 
     # Which modifiers touch this roll.
     live: list[Modifier] = []

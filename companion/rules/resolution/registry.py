@@ -56,8 +56,8 @@ class RollContext:
 
     __slots__ = (
         "request", "edition", "purpose", "against", "counted", "terrain", "in_reserve", "units",
-        "counter_attack", "charge", "individual", "sai_faces", "sai_results", "normal", "ids", "rolled",
-        "_species_index", "_memo",
+        "counter_attack", "charge", "individual", "sai_faces", "sai_results", "_normal", "_ids", "_rolled",
+        "_rows", "_species_index", "_memo",
     )
 
     def __init__(self, request: RollRequest, counted: frozenset[str]):
@@ -73,16 +73,56 @@ class RollContext:
         self.charge = request.charge
         self.individual = request.individual
         n = len(request.units)
-        empty: dict[str, int] = _EMPTY
         self.sai_faces: list[tuple[str, ...]] = [()] * n
         # one dict per unit: the engine adds SAI results into it (a shared empty dict would collect
         # every roll's SAI results; found by tests/rules_plugins/test_plugin_properties.py)
         self.sai_results: list[dict[str, int]] = [{} for _ in range(n)]
-        self.normal: list[dict[str, int]] = [empty] * n
-        self.ids: list[dict[str, int]] = [empty] * n
-        self.rolled: list[dict[str, int]] = [empty] * n
+        self._normal: list[dict[str, int]] | None = None
+        self._ids: list[dict[str, int]] | None = None
+        self._rolled: list[dict[str, int]] | None = None
+        self._rows: tuple[list[list[int]], list[list[int]], tuple[str, ...]] | None = None
         self._species_index: dict[str, frozenset[int]] | None = None
         self._memo: dict[Any, Any] | None = None
+
+    def _by_unit(self, part: int) -> list[dict[str, int]]:
+        """Per-unit results by type from the counted rows: 0 normal, 1 ID, 2 both."""
+        rows = self._rows
+        n = len(self.units)
+        if rows is None:
+            return [_EMPTY] * n
+        normal_rows, id_rows, types = rows
+        out = []
+        for i in range(n):
+            a, b = normal_rows[i], id_rows[i]
+            if part == 0:
+                out.append({t: v for t, v in zip(types, a, strict=True) if v} if any(a) else _EMPTY)
+            elif part == 1:
+                out.append({t: v for t, v in zip(types, b, strict=True) if v} if any(b) else _EMPTY)
+            else:
+                out.append({t: x + y for t, x, y in zip(types, a, b, strict=True) if x + y}
+                           if any(a) or any(b) else _EMPTY)
+        return out
+
+    @property
+    def normal(self) -> list[dict[str, int]]:
+        """Each unit's non-ID, non-SAI results by type, as counted at step 5."""
+        if self._normal is None:
+            self._normal = self._by_unit(0)
+        return self._normal
+
+    @property
+    def ids(self) -> list[dict[str, int]]:
+        """Each unit's ID results by type, as counted at step 5."""
+        if self._ids is None:
+            self._ids = self._by_unit(1)
+        return self._ids
+
+    @property
+    def rolled(self) -> list[dict[str, int]]:
+        """Each unit's normal + ID results by type, as counted at step 5."""
+        if self._rolled is None:
+            self._rolled = self._by_unit(2)
+        return self._rolled
 
     def memo(self, key: Any, factory: Callable[[], Any]) -> Any:
         """A value derived from this roll, computed once: ``ctx.memo("situation", lambda: ...)``."""
