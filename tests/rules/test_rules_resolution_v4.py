@@ -276,3 +276,10 @@ def test_hooks_see_each_units_counted_results():
             terrain=at("Coastland"))
     seen = [eval(rep.text) for rep in r.reports if rep.source == "Probe"]  # noqa: S307 (our own repr)
     assert seen == [(0, {}, {"melee": 1}, {"melee": 1}, {}), (2, {"melee": 4}, {}, {"melee": 4}, {})]
+
+
+def test_a_face_the_die_does_not_have_is_refused():
+    roc_face = unit("Dwarves/Roc", "4 Melee").faces[0]
+    with pytest.raises(ResolutionError) as err:
+        resolve(request("melee", FOOT_MEL, replace(FOOT_MEL, faces=(roc_face,))))
+    assert err.value.key == "roll.faces[1][0]" and "Dwarves/Footman" in str(err.value)

@@ -61,7 +61,7 @@ _ID_PREFERENCE = (SAVE, MELEE, MISSILE, MANEUVER, MAGIC)
 
 
 _NONE, _ACTION, _ID, _SAI = 0, 1, 2, 3
-#: id(face) -> (face, (kind, result type index, count)): computed once per face object.
+#: (id(die), id(face)) -> (face, die, (kind, result type index, count)): once per face of a die.
 _CODES: dict = {}
 _ROLLING_KINDS = frozenset({"unit", "monster", "equipment", "artifact", "medallion", "relic"})
 _UNIT_KINDS = frozenset({"unit", "monster"})
@@ -268,11 +268,16 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
         if not faces:
             raise ResolutionError("no face given", key=f"roll.faces[{i}]")
         unit_codes = []
-        for face in faces:
-            entry = _CODES.get(id(face))
-            if entry is None or entry[0] is not face:
-                entry = _CODES[id(face)] = (face, _face_code(face))  # holds the face: its id stays unique
-            unit_codes.append(entry[1])
+        for k, face in enumerate(faces):
+            entry = _CODES.get((id(die), id(face)))
+            if entry is None or entry[0] is not face or entry[1] is not die:
+                if face not in die.faces:
+                    raise ResolutionError(f"{die.name} has no face {face.text()!r}", key=f"roll.faces[{i}][{k}]")
+                if len(_CODES) > 200_000:
+                    _CODES.clear()
+                # the entry holds face and die, so their ids stay unique while it lives
+                entry = _CODES[(id(die), id(face))] = (face, die, _face_code(face))
+            unit_codes.append(entry[2])
         codes.append(unit_codes)
         if len(faces) == 1 and unit_codes[0][0] != _SAI:
             continue  # the common case: one plain face
