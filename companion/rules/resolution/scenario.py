@@ -142,7 +142,7 @@ def read_scenario(doc: Any, catalogue: Catalogue) -> Scenario:
         if name is None:
             raise ScenarioError(f"{key}.spell", f"unknown spell {spell!r} in edition {edition_key}")
         target = str(_required(e, "target", key + "."))
-        castings = e.get("castings", 1)
+        castings = _required(e, "castings", key + ".")  # required: FORMAT.md marks it not optional
         if not isinstance(castings, int) or isinstance(castings, bool) or castings < 1:
             raise ScenarioError(f"{key}.castings", f"must be a whole number >= 1, not {castings!r}")
         if target == army_label:
