@@ -283,3 +283,10 @@ def test_a_face_the_die_does_not_have_is_refused():
     with pytest.raises(ResolutionError) as err:
         resolve(request("melee", FOOT_MEL, replace(FOOT_MEL, faces=(roc_face,))))
     assert err.value.key == "roll.faces[1][0]" and "Dwarves/Footman" in str(err.value)
+
+
+def test_a_penalty_falls_first_on_units_no_multiplier_will_raise():
+    """The owner places a penalty; by default where it costs least: not on the unit doubled later."""
+    double_first = M(MULTIPLY, "melee", 2, "x2", units=frozenset({0}))
+    r = run("melee", MAMMOTH_MEL, FOOT_MEL, effects=[mods(double_first, M(SUBTRACT, "melee", 2))])
+    assert r.totals["melee"] == 4 * 2  # the Footman's 2 go, the Mammoth Rider's 4 are doubled

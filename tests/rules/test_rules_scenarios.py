@@ -86,7 +86,6 @@ def test_cli_reports_mismatch_with_status_1(tmp_path):
         ("faces: [2 Melee, 3 Trample]", "faces: [2 Melee]", "roll.faces"),
         ("faces: [2 Melee, 3 Trample]", "faces: [[2 Melee, 1 Save], 3 Trample]", "roll.faces[0][1]"),
         ("roll:", "effects:\n  - {spell: Stone Wall, target: red, castings: 1}\nroll:", "effects[0].spell"),
-        ("roll:", "effects:\n  - {spell: Stone Skin, target: red}\nroll:", "effects[0].castings"),
         ("roll:", "effects:\n  - {spell: Stone Skin, target: red, castings: 0}\nroll:", "effects[0].castings"),
         ("roll:", "effects:\n  - {spell: Stone Skin, target: green, castings: 1}\nroll:", "effects[0].target"),
         ("{player: 2, at: flat,", "{at: flat,", "armies.blue.player"),

@@ -103,7 +103,7 @@ def _id_type(request: RollRequest, counted: frozenset[str], index: int) -> str |
 class _State:
     """Per-unit result parts: normal (N), ID (I), SAI (S), counted-as (C); army bucket (A)."""
 
-    __slots__ = ("n", "N", "I", "S", "C", "A", "T", "sai_live", "a_elem")
+    __slots__ = ("n", "N", "I", "S", "C", "A", "T", "sai_live", "a_elem", "later_factor")
 
     def __init__(self, n: int):
         # Rows start as the shared all-zero row and are copied on first write; code that writes
@@ -117,6 +117,7 @@ class _State:
         self.T = [0] * _NT  # running totals of the live parts, kept in step with every change
         self.sai_live = False  # SAI parts are part of the running subtotal
         self.a_elem: dict[str, int] = {}
+        self.later_factor: dict[int, dict[int, int]] | None = None  # type -> unit -> factor to come
 
     def total(self, t: int, units: Iterable[int] | None = None, *, sai: bool = True) -> int:
         if units is None and (sai or not self.sai_live):
@@ -133,8 +134,12 @@ class _State:
 
     def remove(self, t: int, amount: int, units: list[int], *, sai: bool) -> None:
         """Take ``amount`` results of type ``t`` away, ID results last (V4.01c L1058-1061).
-        Non-ID results are taken from the last unit first; the owner may choose otherwise."""
+        The owner chooses which units lose them; by default those whose results a later modifier
+        multiplies lose them last (the best for the roll), then the last unit listed first."""
         order = units[::-1]
+        factors = self.later_factor.get(t) if self.later_factor else None
+        if factors:
+            order.sort(key=lambda i: factors.get(i, 1))
         parts = [self.N, self.C] + ([self.S] if sai and self.sai_live else []) + [self.I]
         left = amount
         for part in parts:
@@ -442,6 +447,16 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
     def record(stage: str, m: Modifier, t: str, before: int, after: int, text: str) -> None:
         if before != after:
             steps.append(Step(num[stage], m.source, m.citation, m.note or text, t, before, after, m.source))
+
+    unit_mults = [m for m in by_stage.get(MULTIPLY, ()) if m.units is not None and m.amount > 1]
+    if unit_mults:  # which units' results a unit multiplier will raise later, per type
+        later: dict[int, dict[int, int]] = {}
+        for m in unit_mults:
+            for t in targets(m):
+                per = later.setdefault(_T[t], {})
+                for i in m.units:
+                    per[i] = max(per.get(i, 1), m.amount)
+        st.later_factor = later
 
     for stage in ed.stages:
         if stage == "sai":
