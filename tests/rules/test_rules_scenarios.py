@@ -38,6 +38,8 @@ def test_there_are_scenarios(shared_dir):
 
 
 def test_every_conformance_scenario_passes(shared_dir):
+    """Among them: v4-wind-walk-combined (V4-21), r96-dwarf-eighth-face-highland (R96-16),
+    r96-ids-count-health (R96-01), v4-rend-rolls-again (the Rend re-roll list)."""
     cat = load_catalogue()
     for path in scenario_files(shared_dir):
         scenario = read_scenario(yaml.safe_load(path.read_text("utf-8")), cat)
