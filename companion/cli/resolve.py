@@ -21,8 +21,11 @@ def _handler(args: argparse.Namespace) -> int:
     from companion.rules.resolution.scenario import ScenarioError, read_scenario
 
     try:
-        with open(args.file, encoding="utf-8") as fh:
-            doc = yaml.safe_load(fh)
+        if args.file == "-":
+            doc = yaml.safe_load(sys.stdin)
+        else:
+            with open(args.file, encoding="utf-8") as fh:
+                doc = yaml.safe_load(fh)
     except OSError as exc:
         print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
         return 2
@@ -65,6 +68,6 @@ def _handler(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("resolve", help="resolve a roll scenario file and explain every step")
-    parser.add_argument("file", help="a roll scenario YAML file (format 1)")
+    parser.add_argument("file", help="a roll scenario YAML file (format 1), or - to read standard input")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=_handler)

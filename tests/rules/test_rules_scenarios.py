@@ -159,3 +159,10 @@ def test_export_reads_back_to_the_same_roll(shared_dir):
         again = read_scenario(yaml.safe_load(yaml.safe_dump(doc)), cat)
         assert [u.faces for u in again.request.units] == [u.faces for u in scenario.request.units]
         assert resolve(again.request).totals == resolve(scenario.request).totals == dict(again.expect)
+
+
+def test_cli_reads_standard_input(shared_dir):
+    path = scenario_files(shared_dir)[0]
+    proc = subprocess.run([sys.executable, "-m", "companion", "resolve", "-", "--json"], input=path.read_text("utf-8"),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["matches_expect"] is True
