@@ -18,6 +18,7 @@ from companion.rules.catalogue import (
     FaceError,
     catalogue_from_document,
     load_catalogue,
+    load_catalogue_text,
     parse_face,
 )
 from companion.rules.catalogue.build import build_records
@@ -151,14 +152,14 @@ def test_mutated_file_on_disk_is_refused(tmp_path, packaged_doc):
     _find(doc, "Goblins/Leopard Rider")["faces"][1] = "9 Rend"
     path = tmp_path / "dice.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    assert load_catalogue(str(path))["Goblins/Leopard Rider"].find_face("9 Rend").count == 9  # legal edit loads
+    assert load_catalogue_text(path.read_text("utf-8"))["Goblins/Leopard Rider"].find_face("9 Rend").count == 9
     _find(doc, "Goblins/Leopard Rider")["faces"][0] = "3 Save"
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(CatalogueError, match="Leopard Rider"):
-        load_catalogue(str(path))
+        load_catalogue_text(path.read_text("utf-8"))
     path.write_text("{not json", encoding="utf-8")
     with pytest.raises(CatalogueError, match="not valid JSON"):
-        load_catalogue(str(path))
+        load_catalogue_text(path.read_text("utf-8"))
 
 
 def _cli(*args):

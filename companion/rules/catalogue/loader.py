@@ -177,10 +177,8 @@ def _packaged() -> Catalogue:
     return load_catalogue_text(text)
 
 
-def load_catalogue(path: str | None = None) -> Catalogue:
-    """The dice catalogue.  Without ``path``: the packaged ``dice.json`` (loaded once, cached).
-    With ``path``: that file (for tests of mutated copies).  Raises :class:`CatalogueError`."""
-    if path is None:
-        return _packaged()
-    with open(path, encoding="utf-8") as fh:
-        return load_catalogue_text(fh.read())
+def load_catalogue() -> Catalogue:
+    """The dice catalogue: the packaged ``dice.json``, loaded once and cached (the rules package does
+    no other I/O; a copy elsewhere is read by the caller and given to :func:`load_catalogue_text`).
+    Raises :class:`CatalogueError` when the data is wrong."""
+    return _packaged()
