@@ -195,6 +195,9 @@ def test_faq96_03_spells_never_modify_sais():
     assert [(rep.source, rep.amount) for rep in r.reports] == [("Bullseye", 4)]
     r = r96("melee", unit("Dwarves/Mammoth Rider", "3 Trample"), effects=spells[1:3], terrain=at("Flatland"))
     assert r.totals["melee"] == 3
+    frosted = r96("melee", unit("Dwarves/Mammoth Rider", "3 Trample"), unit("Dwarves/Footman", "2 Melee"),
+                  effects=[EffectInForce("Frost", 1)], terrain=at("Flatland"))
+    assert frosted.totals["melee"] == 3 + 1  # Frost halves the Footman's 2, never the Trample
 
 
 def test_faq96_04_defensive_spells_count_against_sai_damage():

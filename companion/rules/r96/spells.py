@@ -116,8 +116,9 @@ def wall_of_fog(ctx: RollContext, effect: EffectInForce):
 def frost(ctx: RollContext, effect: EffectInForce):
     """Green dragon breath: every roll of the army, or of its units alone, is halved, rounded down,
     until its owner's next turn (R96 L865-867)."""
-    yield Modifier(DIVIDE, ALL, 2, "Frost (green dragon breath)", "R96 L865-867", scope="any", origin="rule",
-                   note="all results halved")
+    # FAQ96 SAI B counts Frost among the "spells" that never touch SAI results
+    yield Modifier(DIVIDE, ALL, 2, "Frost (green dragon breath)", "R96 L865-867; FAQ96 SAI B", scope="any",
+                   origin="spell", note="all results halved")
 
 
 #: The 25 spells of R96 (L964-1081) plus dragon breaths that linger on an army.
