@@ -59,7 +59,8 @@ class Source:
         failures = 0
         while not self._stop.is_set():
             try:
-                self._set("connecting", f"opening {self.spec}")
+                if self.state != "lost":  # while lost, keep saying so until it is back
+                    self._set("connecting", f"opening {self.spec}")
                 self._open()
                 self._set("connected")
                 failures = 0

@@ -60,9 +60,10 @@ class GameStore:
     def game_id(self) -> str | None:
         return None if self.session is None else str(self.session.game_id)
 
-    def _max_seq(self) -> int:
-        events = self.session.events(0) if self.session is not None else []
-        return max((int(_seq(e)) for e in events), default=0)
+    def _max_seq(self, since: int = 0) -> int:
+        """The last event's seq (reading only the events after ``since``, which is known)."""
+        events = self.session.events(since) if self.session is not None else []
+        return max((int(_seq(e)) for e in events), default=since)
 
     # -- changes ---------------------------------------------------------------------------
     def create(self, setup: Any):
@@ -87,7 +88,7 @@ class GameStore:
         with self.lock:
             self._need_game()
             events = self.session.submit(action)
-            self._last_seq = self._max_seq()
+            self._last_seq = self._max_seq(self._last_seq)
             self.reading = None
         self._wake()
         return events
@@ -96,7 +97,7 @@ class GameStore:
         with self.lock:
             self._need_game()
             result = self.session.undo(n)
-            self._last_seq = self._max_seq()
+            self._last_seq = self._max_seq(self._last_seq)
             self.reading = None
         self.notice("undo", {"n": n})
         return result

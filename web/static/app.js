@@ -110,7 +110,7 @@ async function refresh() {
         app.warnedToken = true;
         toast("This tablet's token is not valid for this game (new game or server restarted): pair again, or open the host URL the server printed.");
       }
-      render();
+      render(true);
     } while (app.dirty);
   } catch (e) { /* shown */ } finally { app.loading = false; }
 }
@@ -132,7 +132,7 @@ function connect() {
   es.addEventListener("notice", (ev) => {
     const n = JSON.parse(ev.data);
     if (n.kind === "reading") {
-      if (app.state) { app.state.reading = n.data.reading; app.picked = {}; render(); }
+      if (app.state) { app.state.reading = n.data.reading; app.picked = {}; render(true); }
     } else refresh();
   });
 }
@@ -153,7 +153,8 @@ function terrainName(tid) {
 }
 function canChange() { return app.state && (app.state.role === "host" || app.state.role === "tablet"); }
 
-function render() {
+// fromServer: redrawn because the game changed (not by this user's own tap).
+function render(fromServer) {
   const st = app.state;
   renderTopbar(st);
   renderPrompt(st);
@@ -161,8 +162,17 @@ function render() {
     $(`#view-${v}`).classList.toggle("active", v === app.view);
   }
   document.querySelectorAll(".rail a").forEach((a) => a.classList.toggle("active", a.dataset.view === app.view));
-  ({ table: renderTable, roll: renderRoll, odds: renderOdds, dispute: renderDispute,
-    new: renderNew, host: renderHost })[app.view]();
+  // Someone typing in this page's form keeps their text: the view is redrawn when they leave it.
+  const active = document.activeElement;
+  const typing = fromServer === true && active && ["INPUT", "SELECT", "TEXTAREA"].includes(active.tagName)
+    && active.closest(`#view-${app.view}`);
+  if (typing) {
+    app.viewDirty = true;
+  } else {
+    app.viewDirty = false;
+    ({ table: renderTable, roll: renderRoll, odds: renderOdds, dispute: renderDispute,
+      new: renderNew, host: renderHost })[app.view]();
+  }
   app.lastRender = { seq: st ? st.seq : 0, at: Date.now() };
   app.renders.push(app.lastRender);  // when each event reached the screen (bench/web.py reads it)
   if (app.renders.length > 500) app.renders.shift();
@@ -517,10 +527,10 @@ function renderOdds() {
       app.oddsParams = { army: armySel.value, for: forSel.value, need: needIn.value };
       await loadOdds(app.oddsParams); render();
     } }, "Compute"));
-  if (!o) { loadOdds().then(render); fill(root, h("div", { class: "card" }, form)); return; }
+  if (!o) { loadOdds().then(() => render(true)); fill(root, h("div", { class: "card" }, form)); return; }
   if (o.message && !o.distribution && armies.length && !app.oddsParams) {
     app.oddsParams = { army: armies[0].id, for: "melee" };
-    loadOdds(app.oddsParams).then(render);
+    loadOdds(app.oddsParams).then(() => render(true));
   }
   if (o.error || !o.distribution) { fill(root, h("div", { class: "card" }, form, h("p", { class: "muted" }, o.error || o.message || "No roll to compute."))); return; }
   const maxP = Math.max(...o.distribution.map((x) => x[1]));
@@ -547,7 +557,7 @@ function openDispute(roll) { app.dispute = { roll }; go("dispute"); }
 function showRule(rule, about) {
   app.dispute = { rule, about, q: ruleQuery(about), roll: app.dispute?.roll };
   go("dispute");
-  api("GET", "/api/rules/cite?ref=" + encodeURIComponent(rule)).then((r) => { app.dispute.cited = r.hits; render(); }).catch(() => null);
+  api("GET", "/api/rules/cite?ref=" + encodeURIComponent(rule)).then((r) => { app.dispute.cited = r.hits; render(true); }).catch(() => null);
   runSearch(app.dispute.q);
 }
 function ruleQuery(text) { return (text || "").replace(/[^A-Za-z ]/g, " ").split(/\s+/).filter((w) => w.length > 3).slice(0, 4).join(" "); }
@@ -556,7 +566,7 @@ async function runSearch(q) {
   app.dispute = { ...(app.dispute || {}), q, loading: true };
   try { const r = await api("GET", "/api/rules/search?q=" + encodeURIComponent(q)); app.dispute.hits = r.hits; app.dispute.message = r.message; }
   catch (e) { app.dispute.hits = []; }
-  app.dispute.loading = false; render();
+  app.dispute.loading = false; render(true);
 }
 function renderDispute() {
   const root = $("#view-dispute");
@@ -635,7 +645,7 @@ function renderNew() {
   b.lands = b.lands || b.players.map((_, i) => ({ home: "", frontier: "" }));
   if (!b.terrainList) {
     b.terrainList = [];
-    api("GET", "/api/catalogue?kind=terrain&limit=100").then((r) => { b.terrainList = r.dice.map((d) => d.name.split("/").pop()); render(); }).catch(() => null);
+    api("GET", "/api/catalogue?kind=terrain&limit=100").then((r) => { b.terrainList = r.dice.map((d) => d.name.split("/").pop()); render(true); }).catch(() => null);
   }
   const land = b.lands[b.active];
   const terrainSelect = (key, label) => h("label", { class: "field" }, label, h("select", { "aria-label": label,
@@ -749,7 +759,7 @@ function pairForm() {
 function go(view) {
   app.view = view;
   if (location.pathname !== "/" + view) history.pushState({ view }, "", "/" + view);
-  if (view === "odds" || view === "roll") loadOdds().then(render);
+  if (view === "odds" || view === "roll") loadOdds().then(() => render(true));
   render();
 }
 function nav(ev) {
@@ -767,6 +777,10 @@ setInterval(() => {
   const cam = (app.state?.sources || []).find((s) => s.kind === "camera");
   if (img && cam && cam.state === "connected" && !app.state?.reading?.frame) img.src = `/api/frame.jpg?t=${Date.now()}`;
 }, 1000);
+document.addEventListener("focusout", () => setTimeout(() => {
+  const a = document.activeElement;
+  if (app.viewDirty && !(a && ["INPUT", "SELECT", "TEXTAREA"].includes(a.tagName))) render();
+}, 0));
 window.addEventListener("hashchange", async () => { await takeTokensFromUrl(); refresh(); });
 window.addEventListener("popstate", () => { app.view = location.pathname.slice(1) || "table"; render(); });
 
@@ -774,5 +788,5 @@ window.addEventListener("popstate", () => { app.view = location.pathname.slice(1
   await takeTokensFromUrl();
   await refresh();
   connect();
-  if (app.view === "odds" || app.view === "roll") { await loadOdds(); render(); }
+  if (app.view === "odds" || app.view === "roll") { await loadOdds(); render(true); }
 })();
