@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -15,7 +16,10 @@ import pytest
 from companion.session import GameSession
 
 
-def run_demo(*extra: str, seconds: float = 25) -> tuple[subprocess.CompletedProcess, list[dict]]:
+def run_demo(*extra: str, seconds: float = 25, stop_when_done: bool = False
+             ) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    """Run the demo; with stop_when_done, Ctrl-C it once the scripted opening is over (--seconds is
+    then only a cap), else let --seconds stop it."""
     cmd = [sys.executable, "-m", "companion", "demo", "--seconds", str(seconds), "--port", "0", "--pace", "0.05",
            *extra]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -31,9 +35,13 @@ def run_demo(*extra: str, seconds: float = 25) -> tuple[subprocess.CompletedProc
         if url and "[demo]" in line and len(seen_states) < 3:
             with urllib.request.urlopen(url + "/api/state", timeout=5) as r:
                 seen_states.append(json.loads(r.read()))
+        if stop_when_done and "scripted opening finished" in line:
+            proc.send_signal(signal.SIGINT)
     proc.wait(timeout=30)
     took = time.monotonic() - t0
     assert took < seconds + 20, "--seconds makes the demo stop by itself"
+    if not stop_when_done:
+        assert took > seconds - 5, "it served until --seconds had passed"
     return subprocess.CompletedProcess(cmd, proc.returncode, "".join(lines)), seen_states
 
 
@@ -65,7 +73,7 @@ def test_demo_plays_the_scripted_opening_with_typed_faces():
 
 @pytest.mark.slow
 def test_demo_rolls_through_the_smart_dice_simulator():
-    done, _ = run_demo("--dice", "simulated", seconds=60)
+    done, _ = run_demo("--dice", "simulated", seconds=240, stop_when_done=True)
     assert done.returncode == 0, done.stdout
     assert "smart-dice simulator" in done.stdout
     check_opening(done.stdout)
@@ -77,7 +85,7 @@ def test_demo_camera_rolls_need_a_shipped_model():
     from web.demo import vision_available
 
     if vision_available():
-        done, _ = run_demo("--dice", "camera", seconds=60)
+        done, _ = run_demo("--dice", "camera", seconds=240, stop_when_done=True)
         assert done.returncode == 0, done.stdout
         assert "rendered camera frames" in done.stdout
         check_opening(done.stdout)
