@@ -365,7 +365,8 @@ function renderTable() {
     const eighth = t.face === 8;
     return h("div", { class: "card terrain", dataset: { terrain: t.id } },
       h("div", { class: "head" },
-        h("div", { class: "face" + (eighth ? " eighth" : ""), title: "face showing" }, t.face),
+        h("div", { class: "face num" + (eighth ? " eighth" : ""), title: "face showing: why?",
+          onclick: () => showRule("V4.01c L129-130; V4.01c L496-511", `${t.name} shows face ${t.face}: terrain faces, capture and the eighth face`) }, t.face),
         h("div", {},
           h("div", { class: "name" }, t.name),
           h("div", { class: "sub" }, `${t.role === "home" ? "Home of " + playerName(t.owner) : "Frontier"} · `,
@@ -394,7 +395,9 @@ function targetName(t) { return typeof t === "string" && t.includes("@") ? `${pl
 function armyBlock(a) {
   return h("div", { class: "army", dataset: { army: a.id } },
     h("div", { class: "who" }, h("span", { class: "dot", style: { background: playerColor(a.owner) } }),
-      playerName(a.owner), h("span", { class: "muted small" }, `${a.units.filter((u) => u.kind === "unit").length} units · ${a.health} health`)),
+      playerName(a.owner), h("span", { class: "muted small num", title: "health: why?",
+        onclick: () => showRule("V4.01c L74-77; V4.01c L1104-1119", "health of units and how damage kills them") },
+      `${a.units.filter((u) => u.kind === "unit").length} units · ${a.health} health`)),
     h("div", { class: "units" }, a.units.map(unitChip)));
 }
 
@@ -544,7 +547,8 @@ function renderOdds() {
   fill(root, h("div", { class: "card" }, form),
     h("div", { class: "grid cols-2", style: { marginTop: "14px" } },
       h("div", { class: "card" }, h("h3", {}, `${o.title || "Distribution"}`), bars, labels,
-        h("div", { class: "muted small", style: { marginTop: "8px" } }, `${o.dice} dice · exact, by convolution of each die's faces`)),
+        h("div", { class: "muted small", style: { marginTop: "8px" } }, `${o.dice} dice · exact, by convolution of each die's faces through die roll resolution `,
+          h("button", { class: "cite", onclick: () => showRule("V4.01c L1002-1030", "die roll resolution, step by step") }, "V4.01c L1002-1030"))),
       h("div", { class: "card" }, h("h3", {}, "Chances"),
         o.need != null ? h("div", {}, h("div", { class: "bigodds" }, `${(100 * o.p_at_least).toFixed(1)}%`),
           h("div", {}, `to get ${o.need} or more ${o.result}`)) : null,
