@@ -214,6 +214,10 @@ def test_start_play_sync_correct_and_dispute(browser, serve):
     assert host.evaluate("document.body.dataset.seq") == tablet.evaluate("document.body.dataset.seq")
     go(host, "table")
     shot(host, "table")
+    host.click(".terrain .face >> nth=0")  # any number on screen opens the rules behind it
+    host.wait_for_selector("#cited .hit")
+    assert "eighth face" in host.inner_text("#cited").lower()
+    go(host, "table")
     go(host, "odds")
     host.wait_for_selector("#odds-bars .bar")
     shot(host, "odds")
