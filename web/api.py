@@ -227,6 +227,7 @@ def pair():
     if s.game_id is None:
         raise Conflict("no game yet to pair with", code="no_game")
     token = access().pair(s.game_id, body["code"], body["name"] or "tablet")
+    s.notice("paired", {"name": body["name"] or "tablet"})
     return jsonify({"token": token, "game_id": s.game_id, "role": "tablet"})
 
 

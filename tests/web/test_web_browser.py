@@ -133,6 +133,7 @@ def test_start_play_sync_correct_and_dispute(browser, serve):
     tablet.goto(f"{server.url}/table#pair={code}")
     tablet.wait_for_selector("#role.tablet")
     assert "pair=" not in tablet.url, "the pairing code is removed from the address bar"
+    host.wait_for_selector("#view-host li:has-text('browser')")  # the host sees the new tablet
 
     # Ann (host tablet) rolls the order of play by tapping each die's ID face
     tap_roll(host, lambda d: next(f for f in d["faces"] if f.endswith(" ID")))

@@ -131,6 +131,7 @@ function connect() {
   es.addEventListener("reset", () => refresh());
   es.addEventListener("notice", (ev) => {
     const n = JSON.parse(ev.data);
+    if (n.kind === "paired") app.pairing = null;  // the host's list of tablets is out of date
     if (n.kind === "reading") {
       if (app.state) { app.state.reading = n.data.reading; app.picked = {}; render(true); }
     } else refresh();
@@ -723,7 +724,7 @@ async function renderHost() {
   }
   if (!st.game_id) { fill(root, h("div", { class: "empty" }, "Start a game first; its pairing code will show here.")); return; }
   if (!app.pairing || app.pairing.game_id !== st.game_id) {
-    fill(root, h("div", { class: "muted" }, "Loading…"));
+    if (!root.querySelector("#pair-qr")) fill(root, h("div", { class: "muted" }, "Loading…"));
     try { app.pairing = await api("GET", "/api/pairing"); } catch (e) { return; }
   }
   const pr = app.pairing;
