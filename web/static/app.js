@@ -111,6 +111,14 @@ async function refresh() {
         toast("This tablet's token is not valid for this game (new game or server restarted): pair again, or open the host URL the server printed.");
       }
       render(true);
+      // a new roll is about to be made: its odds are fetched for the Roll and Odds pages
+      const p = app.state.pending;
+      const key = p && p.kind === "roll" ? `${app.state.game_id}|${app.state.seq}` : null;
+      if (key && key !== app.oddsKey && (!app.oddsParams || app.oddsParams.auto) && (app.view === "roll" || app.view === "odds")) {
+        app.oddsKey = key;
+        app.oddsParams = null;
+        loadOdds().then(() => render(true));
+      }
     } while (app.dirty);
   } catch (e) { /* shown */ } finally { app.loading = false; }
 }
@@ -533,7 +541,7 @@ function renderOdds() {
     } }, "Compute"));
   if (!o) { loadOdds().then(() => render(true)); fill(root, h("div", { class: "card" }, form)); return; }
   if (o.message && !o.distribution && armies.length && !app.oddsParams) {
-    app.oddsParams = { army: armies[0].id, for: "melee" };
+    app.oddsParams = { army: armies[0].id, for: "melee", auto: true };
     loadOdds(app.oddsParams).then(() => render(true));
   }
   if (o.error || !o.distribution) { fill(root, h("div", { class: "card" }, form, h("p", { class: "muted" }, o.error || o.message || "No roll to compute."))); return; }
