@@ -383,3 +383,41 @@ def test_roll_panel_shows_the_camera_frame(browser, serve, tmp_path):
         time.sleep(0.1)
     assert page.evaluate(width) == 480
     shot(page, "roll-camera")
+
+
+def test_force_building_by_taps_with_live_limits(browser, serve):
+    server = serve()
+    page = new_page(browser, server.host_url)
+    page.wait_for_selector("#role.host")
+    go(page, "new")
+
+    def search(text: str, first: str) -> None:
+        page.fill(".searchbox", text)
+        page.wait_for_selector(f".pick >> nth=0 >> text={first}")
+        page.click(".rail a[data-view=new]")  # leave the search box (its list stays)
+
+    def tap_pick(times: int) -> None:
+        for _ in range(times):
+            page.click(".pick >> nth=0")
+
+    for player, monster, dragon in ((0, "Androsphinx", "Dragons/Red Drake"), (1, "Goblins/Troll", "Black Drake")):
+        page.click(f"#player-tabs button[data-i='{player}']")
+        search(monster, monster)
+        for army in ("Home", "Horde", "Campaign"):
+            page.click(f".armycol:has-text('{army}')")
+            tap_pick(2)  # two monsters: 8 points
+            if army == "Home":
+                assert "home: 8 pts, at most 12" in page.inner_text("#checks")
+        search(dragon, dragon)
+        tap_pick(1)
+        assert dragon.split("/")[-1] in page.inner_text("#dragons")
+    checks = page.inner_text("#checks")
+    assert checks.count("24 of 24 points") == 2, checks
+    assert page.locator("#checks .check.bad").count() == 0
+    shot(page, "new-game-built")
+    page.click("#start-built")
+    page.wait_for_selector("#view-table.active .terrain")
+    st = state(server)["state"]
+    assert [p["force_points"] for p in st["players"]] == [24, 24]
+    pools = [[u["die"] for u in p["summoning_pool"]] for p in st["players"]]
+    assert pools == [["Dragons/Red Drake"], ["Dragons/Black Drake"]]

@@ -619,7 +619,7 @@ function markSnippet(text) {
 function renderNew() {
   const root = $("#view-new");
   const b = app.builder || (app.builder = { players: ["Player 1", "Player 2"], edition: "v4", force_size: 24, active: 0, army: "home",
-    forces: [{ home: [], horde: [], campaign: [] }, { home: [], horde: [], campaign: [] }], results: [], q: "" });
+    forces: [{ home: [], horde: [], campaign: [], dragons: [] }, { home: [], horde: [], campaign: [], dragons: [] }], results: [], q: "" });
   const names = h("div", { class: "row" }, b.players.map((n, i) => h("label", { class: "field" }, `Player ${i + 1}`,
     h("input", { value: n, maxlength: 30, oninput: (ev) => {
       b.players[i] = ev.target.value;
@@ -644,15 +644,15 @@ function renderNew() {
   const doSearch = async () => {
     b.q = search.value;
     const r = await api("GET", `/api/catalogue?q=${encodeURIComponent(b.q)}&limit=80`).catch(() => ({ dice: [] }));
-    b.results = r.dice; drawResults();
+    b.results = r.dice; drawResults(document.getElementById("picklist"));
   };
   search.addEventListener("input", () => { clearTimeout(b.t); b.t = setTimeout(doSearch, 200); });
-  function drawResults() {
-    fill(document.getElementById("picklist") || list, b.results.map((d) => h("div", { class: "pick", onclick: () => { b.forces[b.active][b.army].push(d); render(); } },
+  function drawResults(target) {
+    fill(target || list, b.results.map((d) => h("div", { class: "pick", onclick: () => { b.forces[b.active][d.kind === "dragon" ? "dragons" : b.army].push(d); render(); } },
       h("span", {}, d.name, h("span", { class: "muted small" }, ` · ${d.kind}${d.size ? " · " + d.size : ""}`)),
       h("b", {}, `${d.points} pt`))));
   }
-  drawResults();
+  drawResults(list);
   if (!b.results.length && !b.searched) { b.searched = true; doSearch(); }
   const force = b.forces[b.active];
   b.lands = b.lands || b.players.map((_, i) => ({ home: "", frontier: "" }));
@@ -665,8 +665,12 @@ function renderNew() {
     onchange: (ev) => { land[key] = ev.target.value; } },
   h("option", { value: "" }, "(suggested)"), b.terrainList.map((t) => h("option", { value: t, selected: land[key] === t }, t))));
   const lands = h("div", { class: "row", style: { marginBottom: "10px" } }, terrainSelect("home", "Home terrain"), terrainSelect("frontier", "Frontier proposal"));
+  force.dragons = force.dragons || [];
+  const dragons = h("div", { class: "row", id: "dragons", style: { marginTop: "8px" } }, h("b", { class: "small" }, "Dragons"),
+    force.dragons.length ? force.dragons.map((d, i) => h("span", { class: "unit", title: "tap to remove", onclick: () => { force.dragons.splice(i, 1); render(); } }, d.name.split("/").pop()))
+      : h("span", { class: "muted small" }, "none yet (search 'dragon'; the quick start brings them)"));
   const cols = h("div", { class: "grid cols-3" }, ["home", "horde", "campaign"].map((name) => {
-    const pts = force[name].reduce((s, d) => s + (d.points || 0), 0);
+    const pts = armyPoints(force[name]);
     return h("div", { class: "card armycol" + (b.army === name ? " target" : ""), onclick: () => { b.army = name; render(); } },
       h("div", { class: "row" }, h("b", {}, name[0].toUpperCase() + name.slice(1)), h("span", { class: "spacer" }), h("span", { class: "muted small" }, `${pts} pts`)),
       h("div", { class: "units" }, force[name].map((d, i) => h("span", { class: "unit", title: "tap to remove", onclick: (ev) => { ev.stopPropagation(); force[name].splice(i, 1); render(); } }, d.name.split("/").pop(), ` ${d.points}`))));
@@ -675,22 +679,34 @@ function renderNew() {
   function renderChecks() {
     const cap = Math.floor(b.force_size / 2);
     const rows = [];
+    const needDragons = Math.ceil(b.force_size / 24);
     b.forces.forEach((f, i) => {
-      const total = ["home", "horde", "campaign"].reduce((s, a) => s + f[a].reduce((x, d) => x + (d.points || 0), 0), 0);
+      const total = ["home", "horde", "campaign"].reduce((s, a) => s + armyPoints(f[a]), 0);
       rows.push([total === b.force_size, `${b.players[i]}: ${total} of ${b.force_size} points (V4.01c L276-281)`]);
       for (const a of ["home", "horde", "campaign"]) {
-        const pts = f[a].reduce((x, d) => x + (d.points || 0), 0);
+        const pts = armyPoints(f[a]);
         rows.push([pts <= cap && f[a].some((d) => d.kind === "unit" || d.kind === "monster"), `${b.players[i]} ${a}: ${pts} pts, at most ${cap}, at least one unit (V4.01c L304-306)`]);
       }
+      const have = (f.dragons || []).reduce((n, d) => n + (/white/i.test(d.name) ? 2 : 1), 0);
+      rows.push([have === needDragons || have === 0, `${b.players[i]}: ${have} of ${needDragons} dragon(s), a White Dragon counts 2 (V4.01c L290-292, L575)${have === 0 ? "; none chosen: suggested ones are brought" : ""}`]);
     });
-    rows.push([true, `Dragons needed: ${Math.ceil(b.force_size / 24)} each (V4.01c L290-292)`]);
     fill(checks, rows.map(([ok, t]) => h("div", { class: "check " + (ok ? "ok" : "bad") }, t)));
   }
   renderChecks();
   fill(root, quick, h("div", { class: "grid cols-2", style: { marginTop: "14px" } },
     h("div", { class: "card" }, h("h3", {}, "Force building"), tabs, search, list),
-    h("div", { class: "grid" }, h("div", {}, lands, h("div", { class: "muted small", style: { marginBottom: "6px" } }, `Adding to ${b.players[b.active]}'s ${b.army} army (tap an army to choose)`), cols),
+    h("div", { class: "grid" }, h("div", {}, lands, h("div", { class: "muted small", style: { marginBottom: "6px" } }, `Adding to ${b.players[b.active]}'s ${b.army} army (tap an army to choose)`), cols, dragons),
       h("div", { class: "card" }, h("h3", {}, "Limits"), checks))));
+}
+// Points of an army: units their health, items by size, medium equipment 3 per pair (V4.01c L83-101).
+function armyPoints(list) {
+  let pts = 0;
+  let mediums = 0;
+  for (const d of list) {
+    if (d.kind === "equipment" && /medium/i.test(d.size || "")) mediums += 1;
+    else pts += d.points || 0;
+  }
+  return pts + 3 * Math.floor(mediums / 2) + 2 * (mediums % 2);
 }
 async function startGame(quickStart) {
   let quick = quickStart;
@@ -705,6 +721,7 @@ async function startGame(quickStart) {
     body.force_size = b.force_size;
     body.forces = b.forces.map((f, i) => {
       const out = { player: b.players[i], armies: Object.fromEntries(["home", "horde", "campaign"].map((a) => [a, f[a].map((d) => d.name)])) };
+      if ((f.dragons || []).length) out.dragons = f.dragons.map((d) => d.name);
       const land = (b.lands || [])[i] || {};
       if (land.home) out.home_terrain = land.home;
       if (land.frontier) out.frontier_terrain = land.frontier;
