@@ -44,7 +44,6 @@ def create_app(config: dict | None = None) -> Flask:
         PUBLIC_URL=None,
         START_SOURCES=True,
         MAX_CONTENT_LENGTH=256 * 1024,
-        JSON_SORT_KEYS=False,
         PROPAGATE_EXCEPTIONS=False,
         TRAP_HTTP_EXCEPTIONS=False,
         SEND_FILE_MAX_AGE_DEFAULT=0,
