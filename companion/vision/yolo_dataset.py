@@ -84,9 +84,8 @@ def load_data_yaml(data_dir: Path) -> dict:
 def dataset_images(data_dir: Path, split: str | None = None) -> list[Path]:
     """Images of a YOLO dataset: the ``val`` (else ``test``, else ``train``) split unless one is named."""
     meta = load_data_yaml(data_dir)
-    root = Path(meta["_root"]) / str(meta.get("path", "."))
-    if not root.is_absolute():
-        root = (Path(meta["_root"]) / root).resolve()
+    given = Path(str(meta.get("path", ".")))
+    root = given if given.is_absolute() else (Path(meta["_root"]) / given).resolve()
     splits = [split] if split else ["val", "test", "train"]
     for key in splits:
         rel = meta.get(key)

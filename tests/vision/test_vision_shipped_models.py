@@ -1,0 +1,110 @@
+"""The shipped models read committed fixtures: rendered held-out tables (dragon-dice) and real
+photographs held out of training (d6).  Run time uses ONNX only."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.vision.detections import box_iou
+from companion.vision.evaluation import evaluate
+from companion.vision.reader import load_model, read_image
+
+FIXTURES = Path(__file__).parent / "fixtures"
+# Regression guards set just under what the shipped models measured on these fixtures (see the model
+# cards).  They are NOT the issue's targets (recall 0.995, face accuracy 0.99), which the first
+# models shipped here do not reach yet.
+DD_MIN_RECALL = 0.74
+DD_MIN_KIND_ACCURACY = 0.65
+DD_MIN_FACE_ACCURACY = 0.03  # most dice are flagged unreadable rather than guessed
+DD_MIN_COMMITTED_ACCURACY = 0.5
+D6_MIN_MAP50 = 0.85
+D6_MIN_FACE_ACCURACY = 0.78
+
+
+def _manifest():
+    return [json.loads(line) for line in (FIXTURES / "dd" / "manifest.jsonl").read_text().splitlines()]
+
+
+def test_dragon_dice_model_reads_rendered_fixture_tables():
+    model = load_model("dragon-dice")
+    total = found = right = kind_right = read = read_right = 0
+    for rec in _manifest():
+        image = read_image(FIXTURES / "dd" / rec["image"])
+        readings = model.readings(image)
+        boxes = np.array([r.box for r in readings]).reshape(-1, 4)
+        for die in rec["dice"]:
+            total += 1
+            if not len(boxes):
+                continue
+            iou = box_iou(np.array([die["box"]]), boxes)[0]
+            j = int(iou.argmax())
+            if iou[j] < 0.5:
+                continue
+            found += 1
+            r = readings[j]
+            kind_right += r.kind == die["kind"]
+            ok = r.cocked if die["cocked"] else (r.icon, r.count) == (die["icon"], die["count"])
+            right += ok
+            if not (r.unreadable or r.cocked):  # dice the reader commits to
+                read += 1
+                read_right += ok
+    assert total == 51
+    assert found / total >= DD_MIN_RECALL
+    assert right / total >= DD_MIN_FACE_ACCURACY
+    assert read and read_right / read >= DD_MIN_COMMITTED_ACCURACY
+    assert kind_right / found >= DD_MIN_KIND_ACCURACY
+
+
+def test_d6_model_reads_held_out_real_photos():
+    result = evaluate(load_model("d6"), FIXTURES / "d6", progress=False)
+    assert result["images"] == 12 and result["instances"] == 42
+    assert result["map50"] >= D6_MIN_MAP50
+    assert result["face_accuracy"] >= D6_MIN_FACE_ACCURACY
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_cli_read_prints_one_record_per_die():
+    image = FIXTURES / "dd" / _manifest()[0]["image"]
+    out = _cli("vision", "read", str(image), "--json")
+    assert out.returncode == 0, out.stderr
+    records = json.loads(out.stdout)
+    assert len(records) == len(load_model("dragon-dice").readings(read_image(image)))
+    for r in records:
+        assert {"box", "kind", "size_class", "colour", "icon", "count", "confidence", "cocked"} <= set(r)
+
+
+def test_cli_eval_json_on_the_d6_fixtures(tmp_path):
+    png = tmp_path / "cm.png"
+    out = _cli("vision", "eval", "--model", "d6", "--data", str(FIXTURES / "d6"), "--json", "--confusion", str(png))
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["images"] == 12 and 0 <= result["map50_95"] <= result["map50"] <= 1
+    assert png.stat().st_size > 1000
+
+
+def test_cli_refuses_a_corrupt_image_with_a_clear_message(tmp_path):
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"\xff\xd8 not really a jpeg")
+    out = _cli("vision", "read", str(bad), "--json")
+    assert out.returncode == 2
+    assert "broken.jpg" in out.stderr and "not a readable image" in out.stderr
+
+
+def test_eval_refuses_a_dataset_of_other_classes():
+    out = _cli("vision", "eval", "--model", "d6", "--data", str(FIXTURES / "dd"), "--json")
+    assert out.returncode == 2 and "do not match" in out.stderr
+
+
+@pytest.mark.parametrize("name", ["dragon-dice", "d6"])
+def test_shipped_files_stay_small(repo_root, name):
+    for f in (repo_root / "models" / name).iterdir():
+        assert f.stat().st_size < 15 * 1024 * 1024, f
