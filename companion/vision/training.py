@@ -70,10 +70,15 @@ def train_detector(
 
 def export_onnx(weights: Path, out: Path, imgsz: int = 320) -> Path:
     """Export a checkpoint to ONNX (static shape, simplified) at ``out``."""
+    import tempfile  # noqa: PLC0415
+
     YOLO = _yolo()
-    model = YOLO(str(weights))
-    produced = Path(model.export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False, opset=17))
     out = Path(out)
+    # export from a copy: ultralytics writes the .onnx beside the .pt it was given
+    tmp = Path(tempfile.mkdtemp(prefix="companion-export-"))
+    shutil.copyfile(weights, tmp / "weights.pt")
+    model = YOLO(str(tmp / "weights.pt"))
+    produced = Path(model.export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False, opset=17))
     out.parent.mkdir(parents=True, exist_ok=True)
     if produced.resolve() != out.resolve():
         shutil.copyfile(produced, out)
