@@ -66,6 +66,21 @@ SPELL_EFFECTS: dict[str, Callable[[Game, dict], None]] = {}
 # ``hook(game, marching_player)`` that may yield decisions (``Decision``) like the flow itself.
 PHASE_HOOKS: dict[str, Callable[[Game, str], Generator[Decision, Any, Any]]] = {}
 
+# Optional components (V4.01c Advanced Rules: minor terrains, items, Dragonkin, Eldarim, Dracolem)
+# plug in here; ``companion.rules.game.advanced`` fills these lists.  Each hook is pure:
+#   "setup": fn(game) once the state is built (validate the game options; may raise IllegalSetup);
+#   "roll_dice": fn(game, army, roll, dice) -> the dice that take part in the army roll;
+#   "after_roll": generator fn(game, army, roll, outcome, ctx) run once a roll is resolved (SAI reports);
+#   "maneuver_step": generator fn(game, pid, location) -> True when it took the place of the maneuver step;
+#   "actions": fn(game, pid, location, legal) -> the legal actions (a minor terrain may add one);
+#   "killed": fn(game, uid) -> the area a killed die goes to instead of the DUA, or None;
+#   "cleanup": fn(game) after every consequence (armies made only of Dragonkin, carriers, burials);
+#   "check_move": fn(game, pid, uid, where) raising IllegalAction when a die may not move there.
+EXTENSIONS: dict[str, list[Callable[..., Any]]] = {
+    "setup": [], "roll_dice": [], "after_roll": [], "maneuver_step": [], "actions": [], "killed": [],
+    "cleanup": [], "check_move": [],
+}
+
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
 
 
@@ -84,6 +99,8 @@ class Game:
         self.setup = setup
         self.state, self._armies = _build_state(setup)
         self.log: list[str] = []
+        for hook in EXTENSIONS["setup"]:
+            hook(self)
         self._flow = self._run()
         self._pending: Decision | None = next(self._flow)
 
@@ -171,6 +188,8 @@ class Game:
         Faces that make a die roll again (Rend, Bullseye ...) bring a follow-up roll of those dice."""
         st = self.state
         dice = [d for d in army.dice if d.is_unit or d.spec.kind == "item"]
+        for hook in EXTENSIONS["roll_dice"]:
+            dice = hook(self, army, roll, dice)
         spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)} for d in dice]
         faces = yield _ask("roll",
             army.owner, "roll", prompt, rule, dice=spec, data={"roll": roll, "army": army.id},
@@ -223,6 +242,8 @@ class Game:
             **outcome.to_dict(),
         }
         self._say(f"{self._army_label(army)} rolled {outcome.total} {roll}")
+        for hook in EXTENSIONS["after_roll"]:
+            yield from hook(self, army, roll, outcome, ctx)
         return outcome
 
     def _effects_on(self, army: Army) -> tuple:
@@ -518,7 +539,11 @@ class Game:
         st.marched.add(pick)
         location = pick.split("@", 1)[1]
         if location != RESERVE:
-            yield from self._maneuver_step(pid, location)
+            replaced = False
+            for hook in EXTENSIONS["maneuver_step"]:
+                replaced = replaced or (yield from hook(self, pid, location))
+            if not replaced:
+                yield from self._maneuver_step(pid, location)
         yield from self._action_step(pid, location)
         self._cleanup()
 
@@ -607,8 +632,12 @@ class Game:
             return [MAGIC]
         terrain = self.state.terrains[location]
         if terrain.face == 8:
-            return [MELEE, MISSILE, MAGIC] if terrain.controller == pid else [MELEE]
-        return [terrain.action()]
+            legal = [MELEE, MISSILE, MAGIC] if terrain.controller == pid else [MELEE]
+        else:
+            legal = [terrain.action()]
+        for hook in EXTENSIONS["actions"]:
+            legal = hook(self, pid, location, legal)
+        return legal
 
     def _action_step(self, pid: str, location: str) -> Flow:
         st = self.state
@@ -726,6 +755,8 @@ class Game:
         st = self.state
         for uid in uids:
             st.location[uid] = DUA
+            for hook in EXTENSIONS["killed"]:
+                st.location[uid] = hook(self, uid) or st.location[uid]
         if uids:
             self._say("Killed: " + ", ".join(st.units[u].name for u in uids))
         self._check_control_and_elimination()
@@ -905,6 +936,9 @@ class Game:
                     or any(u not in ids for u in units) or len(set(units)) != len(units)):
                 raise IllegalAction(f"'units' must list distinct ids of your dice at terrains: {sorted(ids)}",
                                     "V4.01c L489-491")
+            for uid in units:
+                for hook in EXTENSIONS["check_move"]:
+                    hook(self, pid, uid, RESERVE)
             return list(units)
 
         units = yield _ask("retreat",
@@ -928,6 +962,8 @@ class Game:
                 raise IllegalAction(f"{uid!r} is not one of your units in the Reserve Area", "V4.01c L483-487")
             if where not in terrains:
                 raise IllegalAction(f"{where!r} is not a terrain in play", "V4.01c L483-487")
+            for hook in EXTENSIONS["check_move"]:
+                hook(self, self.state.units[uid].owner, uid, where)
         return dict(moves)
 
     # -- consequences -----------------------------------------------------------------------------
@@ -952,6 +988,8 @@ class Game:
                 continue
             alive.append(e)
         st.effects = alive
+        for hook in EXTENSIONS["cleanup"]:
+            hook(self)
         self._check_control_and_elimination()
 
     def _check_control_and_elimination(self) -> None:
