@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from companion.rules.resolution.editions import Edition
 
-from . import breath, core  # noqa: F401  (importing registers the core rules)
+from . import breath, core, minor_terrain  # noqa: F401  (importing registers the core rules)
 from .plugins import register_all
 from .registry import REGISTRY
 from .spells import OTHER_SPELLS, ROLL_SPELLS, UNDOCUMENTED_SPELLS
@@ -56,5 +56,5 @@ EDITION = Edition(
     # the printed list, lasting SAI effects named like spells and the Dracolem cards (H2's tables),
     # and the lasting dragon-breath effects
     spell_names=SPELL_NAMES | {s.name for s in ROLL_SPELLS.values()} | OTHER_SPELLS | UNDOCUMENTED_SPELLS
-    | breath.NAMES,
+    | breath.NAMES | minor_terrain.NAMES,
 )
