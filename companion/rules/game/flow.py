@@ -58,7 +58,8 @@ HOLDING = "unplaced"  # armies revealed but not yet placed (set-up step 4)
 
 # Spell effects are another module's work: it registers, per spell name, a function
 # ``effect(game, cast: dict)`` called when an announced spell is cast (V4.01c L477-480).  It may
-# change the state through ``game.add_effect`` and the state's locations; it must be pure.
+# change the state through ``game.add_effect`` and the state's locations; it must be pure.  An effect
+# that needs a decision may be a generator function: the flow yields its decisions.
 SPELL_EFFECTS: dict[str, Callable[[Game, dict], None]] = {}
 
 
@@ -831,7 +832,9 @@ class Game:
         for entry in st.spells_announced[-len(casts):] if casts else []:
             effect = SPELL_EFFECTS.get(entry["spell"])
             if effect is not None and self._target_present(entry["target"]):
-                effect(self, entry)
+                more = effect(self, entry)
+                if isinstance(more, Generator):  # an effect that asks for decisions (Summon Dragon: which)
+                    yield from more
         self._cleanup()
 
     def _validate_casts(self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...], action: dict) -> list:

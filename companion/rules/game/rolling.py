@@ -34,6 +34,7 @@ class ArmyRoll:
     effects: tuple = ()  # resolution EffectInForce values
     dua_counts: tuple[tuple[str, int], ...] = ()
     force_points: int = 24
+    choices: tuple[tuple[str, object], ...] = ()  # resolution "may" choices (id_as splits, V4.01c L677-681)
 
 
 @dataclass
@@ -44,6 +45,7 @@ class RollOutcome:
     reports: list[dict] = field(default_factory=list)
     rerolls: list[int] = field(default_factory=list)  # indexes of dice whose last face re-rolls
     magic_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # uid -> elements its magic may be
+    totals: dict[str, int] = field(default_factory=dict)  # per counted type (combination rolls: dragon response)
 
     def to_dict(self) -> dict:
         return {"total": self.total, "magic_by_die": dict(self.magic_by_die), "steps": list(self.steps),
@@ -76,6 +78,7 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
         marching=request.marching,
         dua_counts=dict(request.dua_counts),
         force_points=request.force_points,
+        choices=dict(request.choices),
     )
     res = resolve(req)
     magic = {}
@@ -96,4 +99,5 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
         if r.kind == "reroll_pending" and r.unit is not None:
             rerolls.append(r.unit)
         reports.append({"source": r.source, "text": r.text, "amount": r.amount, "unit": r.unit, "kind": r.kind})
-    return RollOutcome(res.total(request.roll), magic, [s.as_dict() for s in res.steps], reports, rerolls, kinds)
+    return RollOutcome(res.total(request.roll), magic, [s.as_dict() for s in res.steps], reports, rerolls, kinds,
+                       dict(res.totals))
