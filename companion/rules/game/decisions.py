@@ -33,6 +33,8 @@ TOPICS = (
     "city", "temple", "temple_bury",  # eighth face phase
     "march", "maneuver", "counter_maneuver", "direction", "action", "target", "counter_attack",
     "allocate", "cast", "reinforce", "retreat",
+    # optional components (companion.rules.game.advanced)
+    "minor_terrain", "minor_terrain_roll", "minor_terrain_face", "item_sai", "bury_items", "dragonkin",
 )
 ANSWER_TYPE = {
     "roll": "roll",

@@ -76,10 +76,11 @@ PHASE_HOOKS: dict[str, Callable[[Game, str], Generator[Decision, Any, Any]]] = {
 #   "actions": fn(game, pid, location, legal) -> the legal actions (a minor terrain may add one);
 #   "killed": fn(game, uid) -> the area a killed die goes to instead of the DUA, or None;
 #   "cleanup": fn(game) after every consequence (armies made only of Dragonkin, carriers, burials);
-#   "check_move": fn(game, pid, uid, where) raising IllegalAction when a die may not move there.
+#   "check_move": fn(game, pid, uid, where) raising IllegalAction when a die may not move there;
+#   "dua_counts": fn(game, pid, counts) -> DUA units per species for abilities (Deadlands adds).
 EXTENSIONS: dict[str, list[Callable[..., Any]]] = {
     "setup": [], "roll_dice": [], "after_roll": [], "maneuver_step": [], "actions": [], "killed": [],
-    "cleanup": [], "check_move": [],
+    "cleanup": [], "check_move": [], "dua_counts": [],
 }
 
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
@@ -204,6 +205,8 @@ class Game:
         for u in st.area(army.owner, DUA):
             if u.is_unit:
                 dua[u.spec.species] = dua.get(u.spec.species, 0) + 1
+        for hook in EXTENSIONS["dua_counts"]:
+            dua = hook(self, army.owner, dua)
         for _ in range(20):
             request = ArmyRoll(
                 roll=roll,
