@@ -34,6 +34,8 @@ class ArmyRoll:
     effects: tuple = ()  # resolution EffectInForce values
     dua_counts: tuple[tuple[str, int], ...] = ()
     force_points: int = 24
+    individual: bool = False  # one unit rolling alone against an effect that targets it (V4.01c L1225-1226)
+    counted: tuple[str, ...] = ()  # a combination roll's result types (V4.01c L1076-1096); () = the roll's own
     choices: tuple[tuple[str, object], ...] = ()  # resolution "may" choices (id_as splits, V4.01c L677-681)
 
 
@@ -46,6 +48,8 @@ class RollOutcome:
     rerolls: list[int] = field(default_factory=list)  # indexes of dice whose last face re-rolls
     magic_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # uid -> elements its magic may be
     totals: dict[str, int] = field(default_factory=dict)  # per counted type (combination rolls: dragon response)
+    uids: list[str] = field(default_factory=list)  # the rolled dice, in the order of report unit indexes
+    per_unit: list[dict] = field(default_factory=list)  # counted results of each die (same order)
 
     def to_dict(self) -> dict:
         return {"total": self.total, "magic_by_die": dict(self.magic_by_die), "steps": list(self.steps),
@@ -79,6 +83,8 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
         dua_counts=dict(request.dua_counts),
         force_points=request.force_points,
         choices=dict(request.choices),
+        individual=request.individual,
+        counted=frozenset(request.counted) if request.counted else None,
     )
     res = resolve(req)
     magic = {}
@@ -100,4 +106,5 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
             rerolls.append(r.unit)
         reports.append({"source": r.source, "text": r.text, "amount": r.amount, "unit": r.unit, "kind": r.kind})
     return RollOutcome(res.total(request.roll), magic, [s.as_dict() for s in res.steps], reports, rerolls, kinds,
-                       dict(res.totals))
+                       dict(res.totals), uids=[unit.uid for unit, _ in request.dice],
+                       per_unit=[dict(p) for p in res.per_unit])
