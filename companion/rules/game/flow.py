@@ -20,6 +20,7 @@ from typing import Any
 from . import damage as dmg
 from . import magic as mg
 from . import setup as su
+from .dua import kill_flow
 from .decisions import ANSWER_TYPE, Decision, choice, choose_validator
 from .errors import GameOver, GameRuleError, IllegalAction, IllegalRoll, IllegalSetup, IllegalSpell
 from .rolling import ArmyRoll, RollOutcome, resolve_army_roll
@@ -753,7 +754,7 @@ class Game:
                                       "health_to_kill": dmg.health_to_kill([h for _, _, h in units], damage)},
                 validate=lambda a, units=units, damage=damage: dmg.check_allocation(units, a.get("units"), damage),
             )
-        self._kill(killed)
+        yield from kill_flow(self, killed, save_roll=True, cause="damage")  # death hooks: dua.py
 
     def _kill(self, uids: list[str]) -> None:
         st = self.state
