@@ -455,8 +455,13 @@ def odds_view(store, army: str | None, roll_for: str | None, need: int | None) -
         at = TerrainState(terrain["type"], face=terrain["face"], eighth=terrain.get("eighth_face"),
                           controlled=terrain["face"] == 8 and terrain["controller"] == owner, name=terrain["name"])
     against = "melee" if roll_for == "save" else None
+    effects = ()
+    if owner and location:  # spells in force on the army or its terrain change the odds too
+        game = store.session.game
+        effects = game.effects_on(game.state.army(owner, location))
     try:
-        result = army_odds(dice, roll_for, against=against, terrain=at, in_reserve=location == "reserve")
+        result = army_odds(dice, roll_for, against=against, terrain=at, in_reserve=location == "reserve",
+                           effects=effects)
     except OddsError as exc:
         raise APIError(str(exc), status=422, code="no_odds") from None
     body = result.to_dict(need)

@@ -31,7 +31,7 @@ from functools import lru_cache
 import numpy as np
 
 from .catalogue import Die, Face, load_catalogue
-from .resolution import TerrainState
+from .resolution import EffectInForce, TerrainState
 from .v4.contributions import Op
 
 REROLL_TAIL = 1e-15
@@ -220,16 +220,58 @@ def apply_modifiers(joint: np.ndarray, modifiers: Sequence[ArmyModifier] = ()) -
     return np.bincount(np.broadcast_to(total, joint.shape).ravel(), weights=joint.ravel())
 
 
+#: modifier scopes that change the whole army's roll (the others touch one unit or a species)
+_ARMY_SCOPES = frozenset({"this roll", "every roll of the target army until the beginning of your next turn",
+                          "this army's rolls until the beginning of your next turn", "every army roll at this terrain"})
+
+
+def modifiers_in_force(effects: Sequence[EffectInForce], roll_for: str, *, against: str | None = None,
+                       edition: str = "v4") -> tuple[list[ArmyModifier], list[str]]:
+    """The army-wide modifiers that spells in force put on a roll, by the same spell tables die roll
+    resolution uses (V4.01c L2085-2446), and notes for effects the exact odds leave out (unit or
+    species modifiers, editions without the tables).  Spells that do not change this roll give
+    nothing."""
+    if not effects:
+        return [], []
+    if edition != "v4":
+        return [], ["spells and effects in force are not included for this edition"]
+    from .v4.situation import Situation
+    from .v4.spells import UnknownSpell, spell_contribution
+
+    primary = roll_for.capitalize()
+    situation = Situation(roll_for, against=against if roll_for == "save" else None)
+    out: list[ArmyModifier] = []
+    notes: list[str] = []
+    for effect in effects:
+        try:
+            contribution = spell_contribution(effect.name, situation, castings=max(1, effect.castings))
+        except UnknownSpell as exc:
+            raise OddsError(str(exc)) from None
+        if contribution is None:
+            continue
+        for m in contribution.modifiers:
+            if m.result not in (None, primary):
+                continue
+            if m.scope.value in _ARMY_SCOPES and m.species is None:
+                out.append(ArmyModifier(m.op, m.amount, m.source))
+            else:
+                notes.append(f"{m.source} ({m.scope.value}) is not included in these odds")
+        if contribution.counts_as:
+            notes.append(f"{contribution.source}: results counted as another type are not included")
+    return out, notes
+
+
 def army_odds(dice: Sequence[str | Die], roll_for: str, *, against: str | None = None,
               terrain: TerrainState | None = None, in_reserve: bool = False, edition: str = "v4",
-              modifiers: Sequence[ArmyModifier] = ()) -> Odds:
+              modifiers: Sequence[ArmyModifier] = (), effects: Sequence[EffectInForce] = ()) -> Odds:
     """Exact odds of an army roll.
 
     ``dice``: catalogue names (or ``Die`` values) of the army's units and items; ``roll_for``:
     maneuver, melee, missile, magic or save (``against`` melee/missile/magic for saves);
     ``terrain``: where the army rolls (``resolution.TerrainState``: type, face, eighth face
     controlled), ``None`` for the order-of-play roll (no terrain, no SAIs); ``in_reserve`` for a
-    Reserve army; ``modifiers``: army-wide modifiers of the roll's result type (spells in force).
+    Reserve army; ``modifiers``: army-wide modifiers of the roll's result type; ``effects``:
+    spells in force on the army or its terrain, turned into modifiers by :func:`modifiers_in_force`.
     """
     if roll_for not in ("maneuver", "melee", "missile", "magic", "save"):
         raise OddsError(f"no odds for a {roll_for!r} roll (maneuver, melee, missile, magic or save)")
@@ -238,7 +280,9 @@ def army_odds(dice: Sequence[str | Die], roll_for: str, *, against: str | None =
     if roll_for != "save":
         against = None
     cat = load_catalogue()
-    notes: set[str] = set()
+    from_effects, effect_notes = modifiers_in_force(effects, roll_for, against=against, edition=edition)
+    modifiers = [*modifiers, *from_effects]
+    notes: set[str] = set(effect_notes)
     split = bool(modifiers)
     grids = []
     for d in dice:
@@ -252,6 +296,6 @@ def army_odds(dice: Sequence[str | Die], roll_for: str, *, against: str | None =
         notes.add("IDs doubled: the army controls this terrain's eighth face (V4.01c L508)")
     if terrain is None and not in_reserve:
         notes.add("order of play: maneuver results and IDs only (V4.01c L312-315)")
-    if not modifiers:
-        notes.add("spells and effects in force are not included")
+    for m in modifiers:
+        notes.add(f"{m.source}: {m.op.value} {m.amount} (step {m.op.step})")
     return Odds(roll_for.capitalize(), len(grids), pmf, sorted(notes))

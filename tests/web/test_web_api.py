@@ -501,3 +501,14 @@ def test_battle_dice_game_by_taps(client, host):
     assert "Dragon Dice rolls only" in client.get("/api/odds").json["message"]
     r = client.post("/api/games", json={"players": ["A", "B", "C"], "game": "battle_dice"}, headers=host)
     assert r.status_code == 400 and r.json["field"] == "players"
+
+
+def test_odds_count_the_spells_in_force(client, game, app):
+    """An Ash Storm on the terrain of the army about to roll (V4.01c L2297-2301) lowers its odds."""
+    before = client.get("/api/odds?need=2").json
+    owner, _, location = before["army"].partition("@")
+    session = app.extensions["game_store"].session
+    session.game.add_effect("Ash Storm", owner="p2", target=location, castings=2)
+    after = client.get("/api/odds?need=2").json
+    assert any("Ash Storm" in note for note in after["notes"])
+    assert after["p_at_least"] < before["p_at_least"]

@@ -12,7 +12,7 @@ import pytest
 
 from companion.rules.catalogue import load_catalogue
 from companion.rules.odds import ArmyModifier, OddsError, apply_modifiers, army_odds, face_value
-from companion.rules.resolution import RolledUnit, RollRequest, TerrainState, resolve
+from companion.rules.resolution import EffectInForce, RolledUnit, RollRequest, TerrainState, resolve
 from companion.rules.v4.contributions import Op
 
 CAT = load_catalogue()
@@ -33,12 +33,12 @@ def plain_dice(species: str, purpose: str, terrain, count: int = 3):
     return out
 
 
-def enumerate_totals(dice, purpose, terrain):
+def enumerate_totals(dice, purpose, terrain, effects=()):
     against = "melee" if purpose == "save" else None
     counts: Counter = Counter()
     for combo in itertools.product(*(d.faces for d in dice)):
         req = RollRequest(purpose, tuple(RolledUnit(d, (f,)) for d, f in zip(dice, combo, strict=True)),
-                          against=against, terrain=terrain)
+                          against=against, terrain=terrain, effects=tuple(effects))
         counts[resolve(req).total(purpose)] += 1
     n = sum(counts.values())
     return {k: Fraction(v, n) for k, v in counts.items()}
@@ -111,6 +111,25 @@ def test_modifiers_on_a_whole_army():
         assert halved.p_exactly(total) == pytest.approx(want.get(total, 0) / n, abs=1e-12)
 
 
+@pytest.mark.parametrize(
+    ("purpose", "effects"),
+    [("melee", [EffectInForce("Ash Storm", 2, "terrain")]),  # subtract 2 at step 6 (V4.01c L2297-2301)
+     ("save", [EffectInForce("Stone Skin", 1)]),  # add 1 save at step 10 (V4.01c L2253-2256)
+     ("maneuver", [EffectInForce("Ash Storm", 1, "terrain"), EffectInForce("Stone Skin", 1)])],  # Ash only
+)
+def test_spells_in_force_give_the_odds_resolution_gives(purpose, effects):
+    """Effects in force are turned into modifiers by the same spell tables the resolution engine
+    uses: the odds equal resolving every combination with those effects."""
+    terrain = TerrainState("Flatland", face=3)
+    dice = plain_dice("Goblins", purpose, terrain)
+    want = enumerate_totals(dice, purpose, terrain, effects)
+    odds = army_odds(dice, purpose, terrain=terrain, effects=effects)
+    assert want != enumerate_totals(dice, purpose, terrain), "the effects change this roll"
+    for total in set(want) | set(range(len(odds.pmf))):
+        assert odds.p_exactly(total) == pytest.approx(float(want.get(total, 0)), abs=1e-12), total
+    assert any(e.name in note for e in effects for note in odds.notes)
+
+
 def test_odds_report():
     odds = army_odds(["Dwarves/Mammoth Rider", "Dwarves/Footman"], "melee", terrain=TerrainState("Highland", face=3))
     d = odds.to_dict(need=3)
@@ -124,3 +143,5 @@ def test_odds_errors():
         army_odds(["Nobody/Nothing"], "melee")
     with pytest.raises(OddsError, match="terrain"):
         army_odds(["Dwarves/Footman"], "terrain")
+    with pytest.raises(OddsError, match="unknown spell"):
+        army_odds(["Dwarves/Footman"], "melee", effects=[EffectInForce("Not A Spell")])

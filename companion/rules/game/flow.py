@@ -251,6 +251,10 @@ class Game:
             yield from hook(self, army, roll, outcome, ctx)
         return outcome
 
+    def effects_on(self, army: Army) -> tuple:
+        """Spells in force on this army or its terrain, as the resolution engine (and the odds) take them."""
+        return self._effects_on(army)
+
     def _effects_on(self, army: Army) -> tuple:
         """Spells in force on this army or its terrain, for the resolution engine."""
         st = self.state
