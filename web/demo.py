@@ -345,6 +345,7 @@ class Director:
     def _spell(self, pending: dict, state: dict) -> list[dict]:
         """The cheapest spell the army's magic can pay for, on a sensible target."""
         from companion.rules.catalogue import load_catalogue
+        from companion.rules.catalogue.tables import COLOR_ELEMENT
 
         magic = int(pending.get("magic", 0))
         elements: dict[str, int] = {}
@@ -361,8 +362,9 @@ class Director:
             card = cat.spell(name)
             if card is None or card.cost > magic or (in_reserve and not card.reserve):
                 continue
+            own = COLOR_ELEMENT.get(card.color)  # a one-element card is paid with its own element only
             for element, points in elements.items():
-                if points < card.cost:
+                if points < card.cost or (own is not None and element != str(own)):
                     continue
                 target = army if name in ("Stone Skin", "Watery Double") else (enemies[0] if enemies else army)
                 return [{"spell": card.name, "target": target, "element": element}]
