@@ -50,8 +50,12 @@ def _train(args) -> int:
 
 
 def _read(args) -> int:
+    from companion.vision.numerals import numeral_bundle
     from companion.vision.reader import ImageError, ModelError, load_model, read_image
 
+    if numeral_bundle(args.model) is not None:  # standard dice (Battle Dice): d4..d20 numbers
+        from companion.cli.vision_numerals import read_numerals
+        return read_numerals(args)
     try:
         image = read_image(args.image)
         model = load_model(args.model)
@@ -81,9 +85,13 @@ def _read(args) -> int:
 
 def _eval(args) -> int:
     from companion.vision.evaluation import evaluate
+    from companion.vision.numerals import numeral_bundle
     from companion.vision.reader import ImageError, ModelError, load_model
     from companion.vision.yolo_dataset import DatasetError
 
+    if numeral_bundle(args.model) is not None:  # standard dice (Battle Dice): d4..d20 numbers
+        from companion.cli.vision_numerals import eval_numerals
+        return eval_numerals(args)
     try:
         model = load_model(args.model)
         out = evaluate(model, Path(args.data), split=args.split,
@@ -157,7 +165,7 @@ def register(subparsers) -> None:
 
     r = sub.add_parser("read", help="read every die in one image")
     r.add_argument("image")
-    r.add_argument("--model", default="dragon-dice")
+    r.add_argument("--model", default="dragon-dice", help="dragon-dice, d6, polyhedral (d4..d20 numbers) or a folder")
     r.add_argument("--json", action="store_true")
     r.add_argument("--px-per-mm", type=float, help="table scale, for the size class of six-sided dice")
     r.add_argument("--roster", help="JSON list of the rolling army's units (catalogue names) to assign")

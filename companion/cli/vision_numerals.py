@@ -1,0 +1,48 @@
+"""``companion vision read|eval --model polyhedral``: standard dice (d4..d20) read by their numbers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def _err(msg: str) -> int:
+    print(f"companion vision: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def read_numerals(args) -> int:
+    from companion.vision.numerals import load_numeral_model
+    from companion.vision.reader import ImageError, ModelError, read_image
+
+    try:
+        image = read_image(args.image)
+        records = [r.to_dict() for r in load_numeral_model(args.model).readings(image)]
+    except (ImageError, ModelError) as exc:
+        return _err(str(exc))
+    if args.json:
+        print(json.dumps(records, indent=1))
+    else:
+        for r in records:
+            flag = " UNREADABLE" if r["unreadable"] else ""
+            print(f"{r['kind']:4s} {r['reading'] or '-':4s} conf {r['confidence']:.2f} box {r['box']}{flag}")
+    return 0
+
+
+def eval_numerals(args) -> int:
+    from companion.vision.numerals import evaluate_frames, load_numeral_model
+    from companion.vision.reader import ImageError, ModelError
+
+    try:
+        out = evaluate_frames(load_numeral_model(args.model), Path(args.data))
+    except (ImageError, ModelError) as exc:
+        return _err(str(exc))
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"model {out['model']} on {out['images']} images, {out['dice']} dice: found {out['recall']:.4f}, "
+              f"read right {out['accuracy']:.4f} (of found: {out['accuracy_found']:.4f})")
+        for kind, s in out["per_kind"].items():
+            print(f"  {kind:4s} {s['dice']:4d} dice  found {s['recall']:.3f}  read right {s['accuracy']:.3f}")
+    return 0

@@ -1,0 +1,214 @@
+"""Reading standard dice (Battle Dice: d4, d6, d8, d10, d12, d20) with ONNX models only.
+
+The shipped bundle ``models/polyhedral`` holds ``face.onnx``, a small CNN
+(``companion.vision.face_classifier.FaceNet``) with two heads read from a 64 px crop of one die:
+``kind`` (d4..d20) and ``value`` (1..20).  Boxes come from a box finder named in ``model.json``
+(``box_finder``: the shipped ``dragon-dice`` detector, trained on renders of the same dice
+shapes; any class it reports counts as "a die").  The number read is restricted to the faces of
+the kind read (a d8 never reads 13).
+
+``read_standard_roll`` is the Battle Dice camera path: it reads a frame and assigns the dice to
+the pending roll's slots by die size (dice of one size are interchangeable).  A roll of pip d6
+only is read with the ``d6`` model, trained on real photographs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from companion.vision.crops import CROP_SIZE, crop_die
+from companion.vision.reader import ImageError, ModelError, OnnxFaceReader, load_model, models_dir
+
+NUMERAL_FORM = "numerals"
+KINDS = ("d4", "d6", "d8", "d10", "d12", "d20")
+SIDES = {"d4": 4, "d6": 6, "d8": 8, "d10": 10, "d12": 12, "d20": 20}
+
+
+@dataclass
+class StandardReading:
+    """One standard die read from a frame (``companion vision read --model polyhedral --json``)."""
+
+    box: list[float]
+    kind: str
+    value: int | None
+    reading: str | None
+    confidence: float
+    unreadable: bool
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def numeral_bundle(name_or_path: str | os.PathLike) -> Path | None:
+    """The bundle folder when ``name_or_path`` names a numeral-reading bundle, else None."""
+    for p in (Path(name_or_path), models_dir() / str(name_or_path)):
+        meta = p / "model.json"
+        if meta.is_file():
+            try:
+                form = json.loads(meta.read_text()).get("form")
+            except (OSError, json.JSONDecodeError):
+                return None
+            return p if form == NUMERAL_FORM else None
+    return None
+
+
+def decode(kind_probs: np.ndarray, value_probs: np.ndarray, kinds=KINDS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(kind index, value 1..20, confidence) per die; the value is chosen among the kind's faces."""
+    k = kind_probs.argmax(1)
+    values = np.zeros(len(k), int)
+    conf = np.zeros(len(k))
+    for i, ki in enumerate(k):
+        sides = SIDES[kinds[ki]]
+        p = value_probs[i, :sides]
+        p = p / max(p.sum(), 1e-9)
+        values[i] = int(p.argmax()) + 1
+        conf[i] = float(kind_probs[i, ki] * p.max())
+    return k, values, conf
+
+
+class NumeralModel:
+    """Box finder + numeral reader."""
+
+    def __init__(self, bundle: Path):
+        self.bundle = Path(bundle)
+        try:
+            self.meta = json.loads((self.bundle / "model.json").read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ModelError(f"{self.bundle}/model.json: cannot read model description ({exc})") from exc
+        if not (self.bundle / "face.onnx").is_file():
+            raise ModelError(f"model bundle {self.bundle} lacks face.onnx")
+        self.name = self.meta.get("name", self.bundle.name)
+        self.heads = self.meta["face_heads"]
+        self.kinds = tuple(self.heads["kind"])
+        self.faces = OnnxFaceReader(self.bundle / "face.onnx", self.heads)
+        self.box_finder = load_model(self.meta.get("box_finder", "dragon-dice")).detector
+        self.min_conf = float(self.meta.get("min_face_confidence", 0.5))
+        self.box_conf = float(self.meta.get("conf", 0.25))
+
+    def read_crops(self, crops: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(kind, value, confidence) for uint8 crops (N, 64, 64, 3)."""
+        probs = self.faces(crops)
+        k, v, c = decode(probs["kind"], probs["value"], self.kinds)
+        return [self.kinds[i] for i in k], v, c
+
+    def readings(self, image: np.ndarray, conf: float | None = None) -> list[StandardReading]:
+        if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
+            raise ImageError("expected a BGR colour image (H, W, 3)")
+        det = self.box_finder(image, self.box_conf if conf is None else conf)
+        if not len(det):
+            return []
+        crops = np.stack([crop_die(image, b) for b in det.xyxy]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
+        kinds, values, confs = self.read_crops(crops)
+        out = []
+        for i in range(len(det)):
+            c = float(det.confidence[i] * confs[i])
+            unreadable = c < self.min_conf
+            out.append(StandardReading([round(float(v), 1) for v in det.xyxy[i]], kinds[i],
+                                       None if unreadable else int(values[i]),
+                                       None if unreadable else str(int(values[i])), round(c, 4), unreadable))
+        return out
+
+
+def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
+    """Box finder + reader on a dataset written by ``write_numeral_dataset`` (``manifest.jsonl`` gives
+    every die's kind, value and box): found (IoU >= 0.5) and read right, per die kind."""
+    import time  # noqa: PLC0415
+
+    from companion.vision.detections import box_iou  # noqa: PLC0415
+    from companion.vision.reader import read_image  # noqa: PLC0415
+
+    data_dir = Path(data_dir)
+    mpath = data_dir / "manifest.jsonl"
+    if not mpath.is_file():
+        raise ModelError(f"{data_dir}: no manifest.jsonl (the number up on every die) to score against")
+    recs = [json.loads(line) for line in mpath.read_text().splitlines() if line.strip()]
+    stats = {k: {"dice": 0, "found": 0, "read_right": 0} for k in KINDS}
+    t = 0.0
+    for rec in recs:
+        image = read_image(data_dir / rec["image"])
+        t0 = time.perf_counter()
+        readings = model.readings(image)
+        t += time.perf_counter() - t0
+        boxes = np.array([r.box for r in readings]).reshape(-1, 4)
+        used: set[int] = set()
+        for d in rec["dice"]:
+            s = stats[d["kind"]]
+            s["dice"] += 1
+            if not len(boxes):
+                continue
+            iou = box_iou(np.array([d["box"]]), boxes)[0]
+            order = [j for j in np.argsort(-iou) if iou[j] >= 0.5 and j not in used]
+            if not order:
+                continue
+            used.add(order[0])
+            s["found"] += 1
+            r = readings[order[0]]
+            s["read_right"] += int(r.kind == d["kind"] and r.value == d["value"])
+    total = {k: sum(s[k] for s in stats.values()) for k in ("dice", "found", "read_right")}
+    per = {k: {**s, "recall": round(s["found"] / max(s["dice"], 1), 4),
+               "accuracy": round(s["read_right"] / max(s["dice"], 1), 4),
+               "accuracy_found": round(s["read_right"] / max(s["found"], 1), 4)} for k, s in stats.items()}
+    return {"model": model.name, "images": len(recs), **total,
+            "recall": round(total["found"] / max(total["dice"], 1), 4),
+            "accuracy": round(total["read_right"] / max(total["dice"], 1), 4),
+            "accuracy_found": round(total["read_right"] / max(total["found"], 1), 4), "per_kind": per,
+            "ms_per_image": round(1000 * t / max(len(recs), 1), 1)}
+
+
+_CACHE: dict[Path, NumeralModel] = {}
+
+
+def load_numeral_model(name_or_path: str | os.PathLike = "polyhedral") -> NumeralModel:
+    bundle = numeral_bundle(name_or_path)
+    if bundle is None:
+        raise ModelError(f"{str(name_or_path)!r} is not a numeral-reading model bundle (model.json form "
+                         f"{NUMERAL_FORM!r}), e.g. the shipped 'polyhedral'")
+    bundle = bundle.resolve()
+    if bundle not in _CACHE:
+        _CACHE[bundle] = NumeralModel(bundle)
+    return _CACHE[bundle]
+
+
+def _d6_readings(image: np.ndarray) -> list[StandardReading]:
+    out = []
+    for r in load_model("d6").readings(image):
+        value = int(r.icon.split("_")[1]) if r.icon and r.icon.startswith("dice_") else None
+        out.append(StandardReading(r.box, "d6", value, None if value is None else str(value), r.confidence,
+                                   value is None))
+    return out
+
+
+def read_standard_roll(image: np.ndarray, slots: list[str], model: str = "polyhedral") -> dict:
+    """Read a frame for a roll of standard dice ``slots`` (``["d6", "d20", ...]``).
+
+    Returns ``{"units": [{"slot", "unit", "detection", "face_index", "cocked"}], "dice": [...],
+    "unassigned": [...]}``: each slot gets an unused die of its size read in the frame (the most
+    confident first); ``face_index`` is the value minus one (the slot's faces are "1".."n").
+    """
+    unknown = [s for s in slots if s not in SIDES]
+    if unknown:
+        raise ModelError(f"not standard dice: {', '.join(unknown)} (expected d4, d6, d8, d10, d12 or d20)")
+    if slots and all(s == "d6" for s in slots):
+        readings = _d6_readings(image)
+    else:
+        readings = load_numeral_model(model).readings(image)
+    used: set[int] = set()
+    units = []
+    for slot, size in enumerate(slots):
+        cands = [i for i, r in enumerate(readings) if i not in used and r.kind == size and not r.unreadable]
+        cands.sort(key=lambda i: -readings[i].confidence)
+        if cands and readings[cands[0]].value is not None and readings[cands[0]].value <= SIDES[size]:
+            j = cands[0]
+            used.add(j)
+            units.append({"slot": slot, "unit": f"{size}#{slot}", "detection": j,
+                          "face_index": readings[j].value - 1, "cocked": False})
+        else:
+            units.append({"slot": slot, "unit": f"{size}#{slot}", "detection": None, "face_index": None,
+                          "cocked": False})
+    return {"units": units, "dice": [r.to_dict() for r in readings],
+            "unassigned": [i for i in range(len(readings)) if i not in used]}
