@@ -115,7 +115,7 @@ def test_items_roll_with_their_army_take_no_damage_and_are_buried_without_carrie
     to carry them (V4.01c L2726-2740)."""
     setup = plain_setup()
     setup["players"][1]["armies"]["campaign"] = ["Goblins/Thug", "Goblins/Mugger", "Goblins/Pelter",
-                                                 "Items/Air Dawn Blade"]
+                                                 "Items/Death Dawn Blade"]
     game = started({"frontier": 6}, setup)
     st = game.state
     blade = next(u for u in st.units.values() if u.spec.kind == "item")
@@ -126,7 +126,7 @@ def test_items_roll_with_their_army_take_no_damage_and_are_buried_without_carrie
     game.apply({"type": "roll", "faces": faces_for(game.pending, "melee", "max")})
     assert st.last_roll["total"] >= 3
     d = game.pending
-    assert d.player == "p2" and [x["die"] for x in d.dice][-1] == "Items/Air Dawn Blade"
+    assert d.player == "p2" and [x["die"] for x in d.dice][-1] == "Items/Death Dawn Blade"
     game.apply({"type": "roll", "faces": ["1 Melee", "1 Melee", "1 Missile", "1 Melee"]})
     assert st.army("p2", "frontier").units == ()  # 3+ damage, no saves: the three small units die
     assert len(st.area("p2", "dua")) == 3

@@ -28,3 +28,5 @@ __all__ = [
     "IllegalAction", "IllegalAllocation", "IllegalChoice", "IllegalRoll", "IllegalSetup", "IllegalSpell",
     "TerrainState", "Unit", "play_random", "quick_setup", "random_answer",
 ]
+
+from . import advanced  # noqa: E402,F401  (plugs the optional components into the flow hooks)

@@ -1,0 +1,49 @@
+"""Dracolem (V4.01c L225-226, L1157, L1609-1617, L2512-2514, L2752-2753): alloys instead of elements.
+
+V4.01c gives Dracolem no species page (inventory A13.3); what it does say:
+
+* they have no element but one of three alloys, Bronze, Silver or Gold (L225-226), read here from
+  the die's name; the alloy decides which Dracolem a Gate moves;
+* they are never promoted nor recruited (L1157): ``dua.promote`` / ``dua.recruit`` refuse them and
+  the flow's City skips them; ``may_be_promoted`` says so for the other modules;
+* they may carry equipment of any element (L2752-2753; ``items.can_carry``);
+* their health does not count toward the Dragonkin allowance (L2512-2514; ``setup.dragonkin_allowance``);
+* Gate (L1609-1617): in a non-maneuver roll the unit may move up to four health-worth of *other*
+  Dracolem of its alloy from its army to any terrain or the Reserve Area.  The move itself is made
+  by the flow's SAI module (``sai_general``); ``gate_movers`` lists who may go.
+* Their alloy spell cards are not printed in V4.01c: the resolution engine accepts them by name
+  with no effect (``v4.spells.UNDOCUMENTED_SPELLS``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..state import Unit
+
+ALLOYS = ("Bronze", "Silver", "Gold")
+
+
+def is_dracolem(unit: Unit) -> bool:
+    return unit.is_unit and "Dracolem" in unit.spec.species
+
+
+def alloy_of(unit: Unit) -> str | None:
+    """The alloy of a Dracolem die ("Dracolem/Bronze Draco-Tank" -> "Bronze"), else None."""
+    if not is_dracolem(unit):
+        return None
+    short = unit.name.split("/")[-1]
+    return next((a for a in ALLOYS if short.startswith(a)), None)
+
+
+def may_be_promoted(unit: Unit) -> bool:
+    """Dracolem can never be promoted or recruited (L1157)."""
+    return unit.is_unit and not is_dracolem(unit)
+
+
+def gate_movers(gate: Unit, army: Sequence[Unit], budget: int = 4) -> list[Unit]:
+    """Dracolem a Gate may move: other Dracolem of the Gate unit's alloy in its army, at most
+    `budget` health-worth each (L1609-1617)."""
+    alloy = alloy_of(gate)
+    return [u for u in army if u.uid != gate.uid and alloy is not None and alloy_of(u) == alloy
+            and u.health <= budget]

@@ -1,0 +1,270 @@
+"""What item SAIs do in the game flow, once the resolution engine has counted their results.
+
+The engine (``companion.rules.v4.sai``) turns every item face into results and reports; this
+module acts on the reports that move dice or change areas (an ``after_roll`` hook):
+
+* Wayfare (L2049-2059, reference sheet L3230-3236): in a maneuver roll, instead of its X maneuver
+  results, the item and one unit able to carry it may move to another terrain or the Reserve Area;
+  in a dragon attack they may move.
+* Silver Medallion (L2790-2803): one of: an item BUA -> the carrying army; a Dragonkin or minor
+  terrain BUA -> Summoning Pool; at a terrain, a small Dragonkin joins from the Summoning Pool or a
+  Dragonkin in the army is promoted one health.
+* Gold Medallion (L2805-2808): up to four health-worth of units return from the DUA to the army.
+* Elemental Relic (L2826-2845): X health-worth of matching units recruited (small) or promoted.
+* Earthfang's logo in a magic or missile action (L2849-2853): a Chill Wind on the terrain, -2 to
+  every army roll there until the terrain is maneuvered to a new face; cumulative.
+* Summon Dragon (Dragonstaff, L1957-1968): handed to the dragons module's summoning when present.
+
+Results the engine already counts (Attune, Bash's saves, Elevate, Flurry, Sortie, Bronze Medallion,
+Decapitate / Impale / Crush / Bash kills and damage reported as ``delayed_kill_id`` / ``damage`` ...)
+are not touched here: kills reported by SAIs belong to the SAI effects module of the flow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from ..decisions import choice, choose_validator
+from ..state import BUA, DUA, POOL, RESERVE, UNTIL_TERRAIN_MANEUVERED, Unit
+from .items import can_carry, is_item
+from .options import ITEMS, is_on
+
+if TYPE_CHECKING:
+    from ..flow import Game
+
+Flow = Generator[Any, Any, Any]
+DOC = "V4.01c"
+HANDLED = ("choice", "move", "silver_medallion", "return_from_dua", "relic_reroll_recruit_promote", "chill_wind",
+           "summon_dragon")
+
+
+def _ask(game: Game, pid: str, prompt: str, rule: str, opts: list[dict]):
+    from ..flow import _ask as ask
+
+    return ask("item_sai", pid, "choice", prompt, rule, opts, validate=choose_validator(opts))
+
+
+def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
+    """Act on the item SAI reports of a resolved army roll."""
+    if not is_on(game, ITEMS):
+        return
+    st = game.state
+    rolled = (st.last_roll or {}).get("faces", [])
+    for report in list(outcome.reports):
+        i = report.get("unit")
+        if report.get("kind") not in HANDLED or i is None or i >= len(rolled):
+            continue
+        item = st.units.get(rolled[i]["uid"])
+        if item is None or not is_item(item):
+            continue
+        location = st.location[item.uid]
+        if location not in st.terrains and location != RESERVE:
+            continue  # moved or buried by an earlier report of this roll
+        kind, source = report["kind"], report.get("source", "")
+        face = rolled[i]["faces"][-1]
+        if source == "Wayfare" and kind in ("choice", "move"):
+            yield from _wayfare(game, item, location, outcome, face, instead=kind == "choice" and roll == "maneuver")
+        elif kind == "silver_medallion":
+            yield from _silver(game, item, location)
+        elif kind == "return_from_dua":
+            yield from _gold(game, item, location, int(report.get("amount") or 4))
+        elif kind == "relic_reroll_recruit_promote":
+            yield from _relic(game, item, location, face, int(report.get("amount") or 4))
+        elif kind == "chill_wind" and location in st.terrains:
+            game.add_effect("Chill Wind", item.owner, location, UNTIL_TERRAIN_MANEUVERED, source=item.name)
+            game._say(f"{item.name} summons a Chill Wind at {st.terrains[location].name}: -2 to every army roll "
+                      f"there until it is maneuvered ({DOC} L2849-2853)")
+        elif kind == "summon_dragon":
+            yield from _summon_dragon(game, item, location)
+
+
+def _face_count(face: str) -> int:
+    head = face.split(" ", 1)[0]
+    return int(head) if head.isdigit() else 0
+
+
+def _wayfare(game: Game, item: Unit, location: str, outcome, face: str, instead: bool) -> Flow:
+    st = game.state
+    carriers = [u for u in st.army(item.owner, location).units if can_carry(u, item)]
+    places = [t for t in st.terrains if t != location] + ([RESERVE] if location != RESERVE else [])
+    if not carriers or not places:
+        return
+    keep = "Keep the maneuver results" if instead else "Do not move"
+    opts = [choice("stay", keep)]
+    for u in carriers:
+        for p in places:
+            where = "the Reserve Area" if p == RESERVE else st.terrains[p].name
+            opts.append(choice(f"{u.uid}>{p}", f"Move {item.name} with {u.name} to {where}"))
+    pick = yield _ask(game, item.owner, f"{game._name(item.owner)}: {item.name} rolled Wayfare: move it and a unit "
+                      "able to carry it" + (" instead of its maneuver results?" if instead else "?"),
+                      f"{DOC} L2049-2059", opts)
+    if pick == "stay":
+        return
+    uid, dest = pick.split(">", 1)
+    st.location[uid] = dest
+    st.location[item.uid] = dest
+    if instead:
+        outcome.total = max(0, outcome.total - _face_count(face))
+    game._say(f"Wayfare: {item.name} and {st.units[uid].name} move to "
+              + ("the Reserve Area" if dest == RESERVE else st.terrains[dest].name))
+
+
+def _silver(game: Game, item: Unit, location: str) -> Flow:
+    """Silver Medallion, one of four (L2790-2803)."""
+    st = game.state
+    pid = item.owner
+    opts = [choice("none", "Do nothing")]
+    seen: set[str] = set()
+
+    def add(value: str, label: str, key: str) -> None:
+        if key not in seen:
+            seen.add(key)
+            opts.append(choice(value, label))
+
+    for u in st.area(pid, BUA):
+        if is_item(u):
+            add(f"item:{u.uid}", f"Return {u.name} from your BUA to this army", "item" + u.name)
+        elif u.spec.species == "Dragonkin" or u.spec.kind == "minor_terrain":
+            add(f"pool:{u.uid}", f"Return {u.name} from your BUA to your Summoning Pool", "pool" + u.name)
+    if location in st.terrains:
+        for u in st.area(pid, POOL):
+            if u.spec.species == "Dragonkin" and u.health == 1:
+                add(f"join:{u.uid}", f"{u.name} joins this army from the Summoning Pool", "join" + u.name)
+        for a in st.army(pid, location).units:
+            if a.spec.species != "Dragonkin":
+                continue
+            for b in st.area(pid, POOL):
+                if b.spec.species == "Dragonkin" and b.health == a.health + 1:
+                    add(f"promote:{a.uid}:{b.uid}", f"Promote {a.name} to {b.name}", f"p{a.name}>{b.name}")
+    if len(opts) == 1:
+        return
+    pick = yield _ask(game, pid, f"{game._name(pid)}: Silver Medallion: choose its effect", f"{DOC} L2790-2803", opts)
+    if pick == "none":
+        return
+    verb, *rest = pick.split(":")
+    if verb == "item":
+        st.location[rest[0]] = location
+        game._say(f"Silver Medallion: {st.units[rest[0]].name} returns to the army")
+    elif verb == "pool":
+        st.location[rest[0]] = POOL
+        game._say(f"Silver Medallion: {st.units[rest[0]].name} returns to the Summoning Pool")
+    elif verb == "join":
+        st.location[rest[0]] = location
+        game._say(f"Silver Medallion: {st.units[rest[0]].name} joins the army")
+    else:
+        old, new = rest
+        st.location[old], st.location[new] = POOL, location
+        game._say(f"Silver Medallion: {st.units[old].name} is promoted to {st.units[new].name}")
+
+
+def _gold(game: Game, item: Unit, location: str, budget: int) -> Flow:
+    """Gold Medallion: up to four health-worth of units return from the DUA to the army (L2805-2808)."""
+    st = game.state
+    pid = item.owner
+    chosen: list[str] = []
+    left = budget
+    while left > 0:
+        opts = [choice("done", "Return no more units")]
+        seen = set()
+        for u in st.area(pid, DUA):
+            if u.is_unit and u.uid not in chosen and u.health <= left and u.name not in seen:
+                seen.add(u.name)
+                opts.append(choice(u.uid, f"Return {u.name} ({u.health} health)"))
+        if len(opts) == 1:
+            break
+        pick = yield _ask(game, pid, f"{game._name(pid)}: Gold Medallion: return up to {left} more health-worth of "
+                          "units from your DUA to this army", f"{DOC} L2805-2808", opts)
+        if pick == "done":
+            break
+        chosen.append(pick)
+        left -= st.units[pick].health
+    for uid in chosen:  # all at once
+        st.location[uid] = location
+    if chosen:
+        game._say("Gold Medallion returns " + ", ".join(st.units[u].name for u in chosen) + " from the DUA")
+
+
+def relic_matches(unit: Unit, element: str) -> bool:
+    """Units an Elemental Relic's face affects: those containing its element; the logo ("*") matches
+    every element and ivory (Amazons) but no alloy (Dracolem) (L2828-2834)."""
+    if not unit.is_unit or "Dracolem" in unit.spec.species:
+        return False
+    if element == "*":
+        return True
+    return element in unit.spec.elements
+
+
+def _relic(game: Game, item: Unit, location: str, face: str, budget: int) -> Flow:
+    """Elemental Relic: recruit small matching units or promote matching units, X health-worth in
+    all, every change at once (L2837-2845).  The re-roll part is not offered here."""
+    st = game.state
+    pid = item.owner
+    element = "*" if face.endswith("Logo") else face.split("Element ", 1)[-1]
+    recruits: list[str] = []
+    promotions: list[tuple[str, str]] = []
+    left = budget
+    while left > 0:
+        used = set(recruits) | {a for a, _ in promotions} | {b for _, b in promotions}
+        opts = [choice("done", "Nothing more")]
+        seen = set()
+        for u in st.area(pid, DUA):
+            if u.uid not in used and u.health == 1 and relic_matches(u, element) and ("r" + u.name) not in seen:
+                seen.add("r" + u.name)
+                opts.append(choice(f"recruit:{u.uid}", f"Recruit {u.name}"))
+        for a in st.army(pid, location).units:
+            if a.uid in used or not relic_matches(a, element):
+                continue
+            source = POOL if a.spec.species == "Dragonkin" else DUA
+            for b in st.area(pid, source):
+                gain = b.health - a.health
+                key = f"p{a.name}>{b.name}"
+                if (b.uid not in used and b.is_unit and b.spec.species == a.spec.species and 0 < gain <= left
+                        and key not in seen):
+                    seen.add(key)
+                    opts.append(choice(f"promote:{a.uid}:{b.uid}", f"Promote {a.name} to {b.name} ({gain})"))
+        if len(opts) == 1:
+            break
+        pick = yield _ask(game, pid, f"{game._name(pid)}: Elemental Relic ({'all elements' if element == '*' else element}): "
+                          f"recruit or promote matching units, {left} health-worth left", f"{DOC} L2837-2845", opts)
+        if pick == "done":
+            break
+        verb, *rest = pick.split(":")
+        if verb == "recruit":
+            recruits.append(rest[0])
+            left -= 1
+        else:
+            promotions.append((rest[0], rest[1]))
+            left -= st.units[rest[1]].health - st.units[rest[0]].health
+    for uid in recruits:
+        st.location[uid] = location
+    for old, new in promotions:
+        source = st.location[new]
+        st.location[old], st.location[new] = source, location
+    if recruits or promotions:
+        game._say("Elemental Relic: " + ", ".join(
+            [f"recruits {st.units[u].name}" for u in recruits]
+            + [f"promotes {st.units[a].name} to {st.units[b].name}" for a, b in promotions]))
+
+
+def _summon_dragon(game: Game, item: Unit, location: str) -> Flow:
+    """Dragonstaff's Summon Dragon in a magic action at a terrain (L1957-1968): a dragon containing
+    the item's element (not a White Dragon), or an Ivory Dragon, comes to any terrain; the summoning
+    rules are the dragons module's (``dragon_summoning``)."""
+    st = game.state
+    if location not in st.terrains:
+        return  # in the Reserve Area it generated magic instead
+    try:
+        from .. import dragon_summoning as ds
+    except ImportError:  # pragma: no cover - the dragons module ships with the flow
+        game._say(f"{item.name} rolled Summon Dragon: the dragons module is not available")
+        return
+    opts = [choice("none", "Summon no dragon")] + [choice(t, f"Summon to {st.terrains[t].name}") for t in st.terrains]
+    pick = yield _ask(game, item.owner, f"{game._name(item.owner)}: {item.name} rolled Summon Dragon: summon a dragon "
+                      f"containing {'/'.join(item.spec.elements)} (or an Ivory Dragon) to which terrain?",
+                      f"{DOC} L1957-1968", opts)
+    if pick == "none":
+        return
+    cast = {"spell": "Summon Dragon", "target": pick, "paid_with": item.spec.elements[0] if item.spec.elements else "",
+            "caster": item.owner}
+    yield from ds.summon(game, cast, white_spell=False)
