@@ -45,6 +45,12 @@ def full_setup(setup: dict) -> dict:
         raise IllegalSetup("the set-up must be a JSON object")
     if setup.get("game") == "battle_dice":
         return dict(setup)
+    if setup.get("edition") == "r96":
+        from ..rules.r96.game import quick_setup as r96_quick_setup
+
+        players = setup.get("players")
+        needs_quick = players is None or any(isinstance(p, dict) and "armies" not in p for p in players or [])
+        return r96_quick_setup(setup) if needs_quick else dict(setup)
     players = setup.get("players")
     if players is None or any(isinstance(p, dict) and "armies" not in p for p in players or []):
         return quick_setup(setup)
@@ -58,6 +64,10 @@ def new_game(setup: dict):
         from ..rules.battle_dice.session_game import BattleDiceSessionGame
 
         return BattleDiceSessionGame(setup)
+    if isinstance(setup, dict) and setup.get("edition") == "r96":
+        from ..rules.r96.game import R96Game  # the 1996 rules (companion/rules/r96/game)
+
+        return R96Game(setup)
     return Game(setup)
 
 

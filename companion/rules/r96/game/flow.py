@@ -1,0 +1,1459 @@
+"""The 1996 game flow (edition ``r96``): set-up, three-phase turns, combat, magic, dragons, to a winner.
+
+``R96Game(setup)`` has the interface ``companion.session.GameSession`` drives (like
+``companion.rules.game.Game``): ``pending`` (a ``Decision``), ``apply(action)``, ``pending_dict()``,
+``over``, ``log`` and ``state`` (``to_dict()``, ``player(pid).name``).  The flow is one generator
+that yields decisions and receives validated answers, so replaying the accepted answers rebuilds
+the same game.  Set-up R96 L139-262; turn L264-528; damage L530-564; routing L566-608; eighth face
+L610-680; SAIs L685-790; racial abilities L792-824; dragons L826-920; modifiers L922-961; spells
+L964-1081.  Where a FAQ ruling decides something, the citation says so; see ``RULINGS.md``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Generator, Mapping
+from itertools import combinations
+from typing import Any
+
+from ...game import damage as dmg
+from ...game.decisions import ANSWER_TYPE, Decision, choice, choose_validator
+from ...game.errors import (
+    GameOver,
+    GameRuleError,
+    IllegalAction,
+    IllegalAllocation,
+    IllegalRoll,
+    IllegalSetup,
+    IllegalSpell,
+)
+from ...game.state import BUA, DUA, FRONTIER, RESERVE, Effect, GameState, Player, TerrainState, Unit, spec_for
+from ...game.terrains import MAGIC, MELEE, MISSILE, parse_terrain
+from ...resolution import EffectInForce
+from ...resolution import TerrainState as RollTerrain
+from . import dragons as dr
+from . import setup as su
+from .options import game_options
+from .rolls import Rolled, icon_counts, resolve_roll, sai_faces
+from .spellbook import (
+    BONUS_SAVE_SPELLS,
+    COLOUR_NAMES,
+    DEATH_SPELLS,
+    ROLL_SPELLS,
+    SPELLS,
+    SpellCard,
+    card,
+    payable,
+)
+
+Flow = Generator[Decision, Any, Any]
+UNPLACED = "unplaced"
+ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
+TERRAIN_TYPES_1996 = ("Coastland", "Flatland", "Highland", "Swampland")
+EIGHTH_ICONS_1996 = ("City", "Standing Stones", "Standing Stone", "Temple", "Tower")
+START, END = "start", "end"
+
+
+class _GameEnded(Exception):
+    pass
+
+
+class R96State(GameState):
+    """``GameState`` with the r96 extras on the page: edition, options, dragons in play."""
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        for a in out["armies"]:
+            a["units"] = [u for u in a["units"] if u["kind"] == "unit"]
+        out["edition"] = "r96"
+        out["options"] = dict(getattr(self, "options", {}))
+        out["dragons"] = [{"uid": u.uid, "die": u.name, "owner": u.owner, "location": self.location[uid],
+                           "colour": su.dragon_colour(u.spec)} for uid, u in self.units.items() if u.spec.kind == "dragon"]
+        return out
+
+
+def _ask(topic: str, player: str, kind: str, prompt: str, rule: str = "", choices: list | None = None,
+         **kw: Any) -> Decision:
+    d = Decision(player, kind, prompt, rule, choices or [], **kw)
+    d.topic = topic
+    if d.validate is None and kind == "choice":
+        d.validate = choose_validator(d.choices, rule)
+    return d
+
+
+def _faces_validator(dice: list[dict]):
+    def validate(action: dict) -> list[str]:
+        faces = action.get("faces")
+        if not isinstance(faces, list) or len(faces) != len(dice):
+            raise IllegalRoll(f"give one face per die: {len(dice)} dice are rolled")
+        out = []
+        for die, face in zip(dice, faces, strict=True):
+            options = die["faces"]
+            if isinstance(face, int) and not isinstance(face, bool):
+                if not 1 <= face <= len(options):
+                    raise IllegalRoll(f"{die['die']} has faces 1-{len(options)}, not {face}")
+                out.append(options[face - 1])
+                continue
+            text = " ".join(str(face).split()).lower()
+            hit = [o for o in options if o.lower() == text or (text == "id" and o.lower().endswith(" id"))]
+            if not hit:
+                raise IllegalRoll(f"{die['die']} has no face {face!r}; its faces: {options}")
+            out.append(hit[0])
+        return out
+
+    return validate
+
+
+class R96Game:
+    """One 1996 game: state, the pending decision, the log."""
+
+    def __init__(self, setup: Mapping[str, Any]):
+        if not isinstance(setup, Mapping):
+            raise IllegalSetup("the set-up must be a JSON object")
+        self.setup = setup
+        self.options = game_options(setup.get("options"))
+        self.state, self._armies = _build_state(setup, self.options)
+        self.state.options = self.options
+        self.log: list[str] = []
+        self._flow = self._run()
+        self._pending: Decision | None = next(self._flow)
+
+    # -- the interface GameSession uses -----------------------------------------------------------
+    @property
+    def pending(self) -> Decision | None:
+        return self._pending
+
+    @property
+    def over(self) -> bool:
+        return self.state.winner is not None
+
+    def pending_dict(self) -> dict | None:
+        if self._pending is None:
+            return None
+        out = self._pending.to_dict()
+        out["edition"] = "r96"
+        return out
+
+    def apply(self, action: Mapping[str, Any], rng: random.Random | None = None) -> dict:
+        """Validate and apply one answer; returns its canonical form with ``"log"``.  Raises a
+        ``GameRuleError`` and changes nothing when the answer is not legal."""
+        decision = self._pending
+        if decision is None:
+            raise GameOver(f"the game is over: {self.state.win_reason}", "R96 L33-35")
+        if not isinstance(action, Mapping):
+            raise IllegalAction(f"an action must be a JSON object, not {type(action).__name__}")
+        kind = action.get("type")
+        canonical = {k: v for k, v in action.items() if k in ANSWER_KEYS}
+        if kind == "roll_for_me" and decision.kind == "roll":
+            seed = action.get("seed")
+            if seed is not None or rng is None:
+                if not isinstance(seed, int) or isinstance(seed, bool):
+                    raise IllegalAction("'roll_for_me' needs an integer 'seed'")
+                rng = random.Random(seed)
+            faces = [d["faces"][rng.randrange(len(d["faces"]))] for d in decision.dice]
+            canonical = {"type": "roll", "faces": faces, "rolled_for_me": True}
+            if seed is not None:
+                canonical["seed"] = seed
+        elif kind != ANSWER_TYPE[decision.kind]:
+            raise IllegalAction(f"{decision.player} must answer {decision.prompt!r} with a "
+                                f"'{ANSWER_TYPE[decision.kind]}' action, not {kind!r}")
+        if "player" in action and action["player"] not in (None, decision.player):
+            raise IllegalAction(f"it is {decision.player}'s decision, not {action['player']}'s")
+        try:
+            answer = decision.validate(canonical) if decision.validate else canonical
+        except GameRuleError:
+            raise
+        except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+            raise IllegalAction(f"malformed answer to {decision.prompt!r}: {exc}") from None
+        if decision.kind == "roll":
+            canonical["faces"] = answer
+        mark = len(self.log)
+        try:
+            self._pending = self._flow.send(answer)
+        except StopIteration:
+            self._pending = None
+        canonical["log"] = self.log[mark:]
+        return canonical
+
+    # -- small helpers ----------------------------------------------------------------------------
+    def _say(self, text: str) -> None:
+        self.log.append(text)
+
+    def _name(self, pid: str) -> str:
+        return self.state.player(pid).name
+
+    def _where(self, loc: str) -> str:
+        return "the Reserve Area" if loc == RESERVE else self.state.terrains[loc].name
+
+    def _label(self, owner: str, loc: str) -> str:
+        return f"{self._name(owner)}'s army at {self._where(loc)}"
+
+    def _units(self, owner: str, loc: str) -> list[Unit]:
+        return [u for u in self.state.dice_at(owner, loc) if u.is_unit]
+
+    def _dragons_at(self, tid: str) -> list[Unit]:
+        st = self.state
+        return [u for uid, u in st.units.items() if u.spec.kind == "dragon" and st.location[uid] == tid]
+
+    def _dead(self, pid: str) -> list[Unit]:
+        """Dead units of a player (dragons in the dead unit area are not dead units, FAQ95 AIR 2.D)."""
+        return [u for u in self.state.area(pid, DUA) if u.is_unit]
+
+    def add_effect(self, name: str, owner: str, target: str, ends: str, of: str, **detail: Any) -> Effect:
+        st = self.state
+        e = Effect(st.next_effect_id, name, owner, target, ends, {"of": of, "after": st.turn, **detail})
+        st.next_effect_id += 1
+        st.effects.append(e)
+        return e
+
+    # -- rolls --------------------------------------------------------------------------------------
+    def _roll_terrain(self, owner: str, loc: str | None, order_of_play: bool = False) -> RollTerrain | None:
+        t = self.state.terrains.get(loc or "")
+        if t is None or order_of_play:
+            return None
+        return RollTerrain(t.kind.type, face=t.face, eighth=t.kind.icon,
+                           controlled=t.face == 8 and t.controller == owner, name=t.name)
+
+    def _effects_for(self, owner: str, loc: str | None, units: list[Unit], target_loc: str | None = None,
+                     skip: set[int] | None = None) -> tuple[EffectInForce, ...]:
+        """Spells and breaths in force on this roll (army, its terrain, its units; missile fog)."""
+        st = self.state
+        army = f"{owner}@{loc}"
+        index = {u.uid: i for i, u in enumerate(units)}
+        merged: dict[tuple, int] = {}
+        for e in st.effects:
+            if skip and e.id in skip or e.name not in ROLL_SPELLS:
+                continue
+            n = int(e.detail.get("castings", 1))
+            if e.target == army:
+                key = (e.name, "army", frozenset(), e.owner != owner)
+            elif loc is not None and e.target == loc:
+                key = (e.name, "terrain", frozenset(), e.owner != owner)
+            elif e.target in index:
+                key = (e.name, "unit", frozenset({index[e.target]}), e.owner != owner)
+            elif target_loc is not None and e.target == target_loc and e.name == "Wall of Fog":
+                key = (e.name, "opponent", frozenset(), True)
+            else:
+                continue
+            merged[key] = merged.get(key, 0) + n
+        out = []
+        for (name, target, us, hostile), n in merged.items():
+            if not SPELLS.get(name, SpellCard(name, "", 0, "", "")).stacks:
+                n = 1  # more castings on one target add nothing (FAQ95 FIRE 4.A, WATER 3.C)
+            out.append(EffectInForce(name, castings=n, target=target, units=us, hostile=hostile))
+        return tuple(out)
+
+    def _resolve(self, rolled: Rolled, choices: dict | None = None, skip: set[int] | None = None) -> Rolled:
+        order = bool(rolled.ctx.get("order_of_play"))
+        terrain = self._roll_terrain(rolled.owner, rolled.location, order)
+        effects = () if order else self._effects_for(rolled.owner, rolled.location, rolled.units,
+                                                      rolled.ctx.get("target_loc"), skip)
+        try:
+            return resolve_roll(rolled, terrain, effects, self.options, choices)
+        except ValueError as exc:
+            raise IllegalRoll(f"these faces cannot be resolved: {exc}") from None
+
+    def _roll(self, owner: str, units: list[Unit], purpose: str, loc: str | None, prompt: str, rule: str,
+              **ctx: Any) -> Flow:
+        """Ask ``owner`` to roll ``units``; rolls again for Rend (R96 L765-773); returns a ``Rolled``."""
+        spec = [{"uid": u.uid, "die": u.name, "faces": list(u.spec.faces)} for u in units]
+        faces = yield _ask("roll", owner, "roll", prompt, rule, dice=spec,
+                           data={"roll": purpose, "army": f"{owner}@{loc}"}, validate=_faces_validator(spec))
+        rolled = Rolled(list(units), [[f] for f in faces], purpose, owner, loc,
+                        dict(ctx, in_reserve=loc == RESERVE))
+        for _ in range(30):
+            self._resolve(rolled)
+            again = sorted({r.unit for r in rolled.res.reports if r.kind == "reroll_pending" and r.unit is not None})
+            if not again:
+                break
+            more_spec = [spec[i] for i in again]
+            more = yield _ask("reroll", owner, "roll", f"{self._name(owner)}: roll again "
+                              + ", ".join(d["die"] for d in more_spec) + " (Rend rolls again)", "R96 L765-773",
+                              dice=more_spec, data={"roll": purpose, "reroll": True},
+                              validate=_faces_validator(more_spec))
+            for i, f in zip(again, more, strict=True):
+                rolled.faces[i].append(f)
+        self.state.last_roll = {"army": f"{owner}@{loc}", "roll": purpose, "totals": dict(rolled.totals),
+                                "faces": [{"uid": u.uid, "die": u.name, "faces": f}
+                                          for u, f in zip(units, rolled.faces, strict=True)],
+                                "steps": [s.as_dict() for s in rolled.res.steps]}
+        shown = ", ".join(f"{v} {k}" for k, v in rolled.totals.items())
+        self._say(f"{self._name(owner)} rolled {shown or 'nothing'} ({purpose})")
+        return rolled
+
+    # -- the whole game ---------------------------------------------------------------------------
+    def _run(self) -> Flow:
+        st = self.state
+        try:
+            yield from self._setup_flow()
+            self._check()
+            while True:
+                for pid in list(st.turn_order):
+                    if st.player(pid).eliminated:
+                        continue
+                    yield from self._turn(pid)
+        except _GameEnded:
+            st.phase, st.step = "game_over", ""
+
+    # -- set-up (R96 L139-262) ----------------------------------------------------------------------
+    def _setup_flow(self) -> Flow:
+        st = self.state
+        st.phase, st.step = "setup", "order_of_play"
+        order = yield from self._rank(list(st.player_ids))
+        st.turn_order = order
+        first = order[0]
+        self._say("Order of play: " + ", ".join(self._name(p) for p in order))
+        st.step = "frontier"
+        opts = [choice(p.id, f"{p.frontier_proposal.name} (proposed by {p.name})") for p in st.players]
+        chosen = yield _ask("select_frontier", first, "choice",
+                            f"{self._name(first)}: choose the frontier among the proposed terrains",
+                            "R96 L226-231; FAQ95 SET-UP 3.A", opts)
+        kind = st.player(chosen).frontier_proposal
+        st.terrains[FRONTIER] = TerrainState(FRONTIER, kind, "frontier", None)
+        self._say(f"The frontier is {kind.name}; the other proposed terrains leave the game (FAQ95 SET-UP 4.D)")
+        st.step = "placement"
+        for pid in order:
+            self._place(self._armies[pid]["home"], st.player(pid).home)
+        for pid in order:
+            for army in ("horde", "campaign"):
+                counts = {t: len(st.armies_at(t)) for t in st.terrains}
+                own = {a.location for a in st.armies(pid)}
+                if army == "horde":
+                    legal = [st.player(o).home for o in order if o != pid]
+                    legal = [t for t in legal if t not in own and counts[t] < su.PLACEMENT_CAP]
+                else:
+                    legal = su.legal_campaign_terrains(list(st.terrains), own, counts)
+                if not legal:
+                    self._place(self._armies[pid][army], RESERVE)
+                    self._say(f"{self._name(pid)}'s {army} has no legal terrain and starts in reserve "
+                              "(R96 L246-249; FAQ96 SET-UP E.5)")
+                    continue
+                where = legal[0]
+                if len(legal) > 1:
+                    opts = [choice(t, st.terrains[t].name) for t in legal]
+                    where = yield _ask(f"place_{army}", pid, "choice", f"{self._name(pid)}: place your {army} army",
+                                       "R96 L233-249; FAQ95 SET-UP 5.C", opts)
+                self._place(self._armies[pid][army], where)
+                self._say(f"{self._name(pid)}'s {army} army is placed at {st.terrains[where].name}")
+        st.step = "distances"
+        for pid in order:
+            yield from self._terrain_roll(pid, st.terrains[st.player(pid).home])
+        yield from self._terrain_roll(first, st.terrains[FRONTIER])
+
+    def _place(self, uids: list[str], where: str) -> None:
+        for uid in uids:
+            self.state.location[uid] = where
+
+    def _rank(self, group: list[str]) -> Flow:
+        """Order of play: horde maneuver rolls, no terrain, cantrips ignored; ties re-roll (R96 L208-224;
+        FAQ96 SET-UP D.1-D.3)."""
+        totals = {}
+        for pid in group:
+            units = [self.state.units[u] for u in self._armies[pid]["horde"]]
+            r = yield from self._roll(pid, units, "maneuver", None, f"{self._name(pid)}: roll your horde for the order "
+                                      "of play", "R96 L208-224", order_of_play=True)
+            totals[pid] = r.total("maneuver")
+        out = []
+        for g in su.ranked_groups(totals):
+            if len(g) == 1:
+                out.extend(g)
+            else:
+                self._say("Tie: " + ", ".join(self._name(p) for p in g) + " roll again (R96 L224)")
+                out.extend((yield from self._rank(g)))
+        return out
+
+    def _terrain_roll(self, pid: str, terrain: TerrainState) -> Flow:
+        while True:
+            spec = [{"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}]
+            faces = yield _ask("terrain_roll", pid, "roll", f"{self._name(pid)}: roll {terrain.name} for its starting "
+                               "distance", "R96 L251-255", dice=spec, data={"roll": "terrain", "terrain": terrain.id},
+                               validate=_faces_validator(spec))
+            face = su.starting_face(int(faces[0]))
+            if face is not None:
+                terrain.face = face
+                self._say(f"{terrain.name} starts on face {face}")
+                return
+            self._say(f"{terrain.name} rolled 8: roll again (R96 L253)")
+
+    # -- a turn (R96 L264-528) ------------------------------------------------------------------------
+    def _turn(self, pid: str) -> Flow:
+        st = self.state
+        st.turn += 1
+        st.marching, st.marched, st.march = pid, set(), 0
+        st.phase = "expire_effects"
+        self._expire(pid, START)
+        st.phase = "eighth_face"
+        for t in list(st.terrains.values()):
+            if t.face == 8 and t.controller == pid:
+                if t.kind.icon == "City":
+                    yield from self._city(pid, t)
+                elif t.kind.icon == "Temple":
+                    yield from self._temple(pid)
+        st.phase = "dragon_attack"
+        yield from self._dragon_phase(pid)
+        for number, phase in ((1, "first_march"), (2, "second_march")):
+            st.phase, st.march = phase, number
+            if st.player(pid).eliminated:
+                break
+            yield from self._march(pid, number)
+        st.phase, st.march = "reserves", 0
+        if not st.player(pid).eliminated:
+            yield from self._reserves(pid)
+        self._expire(pid, END)
+
+    def _expire(self, pid: str, when: str) -> None:
+        st = self.state
+        keep = []
+        for e in st.effects:
+            if e.expiry == when and e.detail.get("of") == pid and st.turn > e.detail.get("after", 0):
+                self._say(f"{e.name} ({self._name(e.owner)}) ends")
+                continue
+            keep.append(e)
+        st.effects = keep
+
+    def _city(self, pid: str, t: TerrainState) -> Flow:
+        """City: recruit a dead common into the controlling army, or promote one of its units (R96 L652-661)."""
+        units = self._units(pid, t.id)
+        opts = [choice("none", "Neither")]
+        seen = set()
+        for d in self._dead(pid):
+            if d.health == 1 and d.name not in seen:
+                seen.add(d.name)
+                opts.append(choice(f"recruit:{d.uid}", f"Recruit {d.name}"))
+        for live, dead in self._promotions(units, pid):
+            opts.append(choice(f"promote:{live.uid}:{dead.uid}", f"Promote {live.name} to {dead.name}"))
+        if len(opts) == 1:
+            return
+        pick = yield _ask("city", pid, "choice", f"{self._name(pid)}: your army holds the City of {t.name}: recruit "
+                          "or promote", "R96 L652-661", opts)
+        if pick.startswith("recruit:"):
+            self.state.location[pick.split(":")[1]] = t.id
+            self._say(f"{self._name(pid)} recruits a unit at {t.name}")
+        elif pick.startswith("promote:"):
+            _, live, dead = pick.split(":")
+            self._swap(live, dead)
+
+    def _promotions(self, units: list[Unit], pid: str, taken: set[str] | None = None) -> list[tuple[Unit, Unit]]:
+        """(live, dead) pairs: the same race, one health more (R96 L655-661, R96-18)."""
+        out, seen = [], set()
+        for live in units:
+            for dead in self._dead(pid):
+                if taken and dead.uid in taken:
+                    continue
+                key = (live.name, dead.name)
+                if dead.spec.species == live.spec.species and dead.health == live.health + 1 and key not in seen:
+                    seen.add(key)
+                    out.append((live, dead))
+        return out
+
+    def _swap(self, live: str, dead: str) -> None:
+        st = self.state
+        where = st.location[live]
+        st.location[dead], st.location[live] = where, DUA
+        self._say(f"{st.units[live].name} is promoted to {st.units[dead].name}")
+
+    def _temple(self, pid: str) -> Flow:
+        """Temple: force another player to bury one dead unit, of that player's choice (R96 L668-673)."""
+        st = self.state
+        opts = [choice(o, self._name(o)) for o in st.turn_order if o != pid and self._dead(o)] + [choice("none", "No one")]
+        if len(opts) == 1:
+            return
+        who = yield _ask("temple", pid, "choice", f"{self._name(pid)}: your Temple forces a player to bury a dead unit",
+                         "R96 L668-673", opts)
+        if who == "none":
+            return
+        dead = {u.name: u for u in self._dead(who)}
+        opts = [choice(u.uid, u.name) for u in dead.values()]
+        uid = yield _ask("temple_bury", who, "choice", f"{self._name(who)}: choose the dead unit to bury",
+                         "R96 L668-673", opts)
+        st.location[uid] = BUA
+        self._say(f"{self._name(who)} buries {st.units[uid].name}")
+
+    def _march(self, pid: str, number: int) -> Flow:
+        """One march: choose an army that has not marched, maneuver, act (R96 L264-290, L483-492;
+        FAQ96 TURN A-B: marches and actions are optional, one march per army)."""
+        st = self.state
+        armies = [a for a in st.armies(pid) if a.location not in st.marched]
+        if not armies:
+            return
+        opts = [choice(a.location, self._label(pid, a.location)) for a in armies] + [choice("pass", "No march")]
+        loc = yield _ask("march", pid, "choice", f"{self._name(pid)}: march {number}: choose an army to act with",
+                         "R96 L264-290, L483-492; FAQ96 TURN B", opts)
+        if loc == "pass":
+            return
+        st.marched.add(loc)
+        if loc != RESERVE:
+            st.step = "maneuver"
+            yield from self._maneuver(pid, loc)
+        if self._units(pid, loc):
+            st.step = "action"
+            yield from self._action(pid, loc)
+        st.step = ""
+
+    def _maneuver(self, pid: str, tid: str) -> Flow:
+        """Maneuver: opposed by counter-maneuvers; the acting army needs as many maneuvers as the best
+        counter (ties and 0-0 go to it); counters never add up (R96 L276-309; FAQ96 TURN C-F)."""
+        st = self.state
+        t = st.terrains[tid]
+        opts = [choice("maneuver", "Maneuver"), choice("stay", "Do not maneuver")]
+        pick = yield _ask("maneuver", pid, "choice", f"{self._name(pid)}: maneuver at {t.name} (face {t.face})?",
+                          "R96 L276-284", opts)
+        if pick == "stay":
+            return
+        counters = []
+        for o in st.turn_order:
+            if o != pid and self._units(o, tid):
+                yn = [choice(True, "Counter-maneuver"), choice(False, "Let it pass")]
+                if (yield _ask("counter_maneuver", o, "choice", f"{self._name(o)}: counter-maneuver "
+                               f"{self._name(pid)} at {t.name}?", "R96 L284-290", yn)):
+                    counters.append(o)
+        ok = True
+        if counters:
+            mine = yield from self._roll(pid, self._units(pid, tid), "maneuver", tid,
+                                         f"{self._name(pid)}: roll your army at {t.name} for maneuvers", "R96 L291-297")
+            best = 0
+            for o in counters:
+                r = yield from self._roll(o, self._units(o, tid), "maneuver", tid, f"{self._name(o)}: roll to "
+                                          f"counter-maneuver at {t.name}", "R96 L291-297", counter_maneuver=True)
+                best = max(best, r.total("maneuver"))
+            ok = mine.total("maneuver") >= best
+            self._say(f"The maneuver {'succeeds' if ok else 'fails'} ({mine.total('maneuver')} against {best})")
+        if not ok:
+            return
+        dirs = [choice(d, f"Turn to face {t.face + d}") for d in (1, -1) if 1 <= t.face + d <= 8]
+        step = yield _ask("direction", pid, "choice", f"{self._name(pid)}: turn {t.name} up or down one face",
+                          "R96 L276-284", dirs)
+        self._turn_terrain(t, step, pid)
+        self._check()
+
+    def _turn_terrain(self, t: TerrainState, step: int, by: str | None = None) -> None:
+        if t.face == 8:
+            self._say(f"{t.name} leaves its eighth face: control is lost (R96 L644-646)")
+            t.controller = None
+        t.face = max(1, min(8, t.face + step))
+        self._say(f"{t.name} turns to face {t.face}")
+        if t.face == 8 and by is not None:
+            t.controller = by
+            self._say(f"{self._name(by)} captures {t.name} (R96 L610-616)")
+
+    # -- actions -------------------------------------------------------------------------------------
+    def _legal_actions(self, pid: str, loc: str) -> list[str]:
+        """Reserve: magic only; at a terrain the face's icon; a controller of the eighth face any,
+        its enemies there melee only (R96 L311-314, L617-620; FAQ96 SET-UP; R96-36)."""
+        if loc == RESERVE:
+            return [MAGIC]
+        t = self.state.terrains[loc]
+        if t.face == 8:
+            acts = [MELEE, MISSILE, MAGIC] if t.controller == pid else [MELEE]
+        else:
+            acts = [t.kind.action_at(t.face)]
+        out = []
+        for a in acts:
+            if a == MELEE and not self._enemies_at(pid, loc):
+                continue
+            if a == MISSILE and not self._missile_targets(pid, loc):
+                continue
+            out.append(a)
+        return out
+
+    def _enemies_at(self, pid: str, loc: str) -> list[str]:
+        return [o for o in self.state.turn_order if o != pid and self._units(o, loc)]
+
+    def _action(self, pid: str, loc: str) -> Flow:
+        legal = self._legal_actions(pid, loc)
+        if not legal:
+            self._say(f"{self._label(pid, loc)} has no action it can take")
+            return
+        opts = [choice(a, a.title()) for a in legal] + [choice("none", "No action")]
+        act = yield _ask("action", pid, "choice", f"{self._name(pid)}: action for {self._label(pid, loc)}",
+                         "R96 L311-314", opts)
+        if act == MELEE:
+            yield from self._melee(pid, loc)
+        elif act == MISSILE:
+            yield from self._missile(pid, loc)
+        elif act == MAGIC:
+            yield from self._magic(pid, loc)
+        self._check()
+
+    def _choose_army(self, pid: str, owners_locs: list[tuple[str, str]], what: str, rule: str) -> Flow:
+        opts = [choice(f"{o}@{loc}", self._label(o, loc)) for o, loc in owners_locs]
+        if len(opts) == 1:
+            return owners_locs[0]
+        picked = yield _ask("target", pid, "choice", f"{self._name(pid)}: choose the army to {what}", rule, opts)
+        o, loc = picked.split("@", 1)
+        return o, loc
+
+    # melee (R96 L316-353) -----------------------------------------------------------------------------
+    def _melee(self, pid: str, loc: str) -> Flow:
+        opp, _ = yield from self._choose_army(pid, [(o, loc) for o in self._enemies_at(pid, loc)], "attack in melee",
+                                              "R96 L325-327; FAQ96 MELEE B")
+        mode = yield _ask("melee_mode", pid, "choice", f"{self._name(pid)}: skirmish or charge?", "R96 L325-353",
+                          [choice("skirmish", "Skirmish"), choice("charge", "Charge")])
+        if mode == "skirmish":
+            yield from self._skirmish(pid, opp, loc)
+        else:
+            yield from self._charge(pid, opp, loc)
+
+    def _skirmish(self, pid: str, opp: str, loc: str) -> Flow:
+        """Skirmish: attack, the target saves, then (unless routed or destroyed) counter-attacks and the
+        acting army saves (R96 L328-340; FAQ96 MELEE C-E)."""
+        att = yield from self._roll(pid, self._units(pid, loc), "melee", loc, f"{self._name(pid)}: roll your army "
+                                    f"at {self._where(loc)} for melee", "R96 L328-331")
+        yield from self._attacker_sais(att, opp, loc)
+        routed = False
+        if att.total("melee") > 0 and self._units(opp, loc):
+            routed = yield from self._save_roll(opp, loc, att.total("melee"), MELEE, pid, can_rout=True)
+        if routed:
+            self._say(f"{self._label(opp, loc)} routs and forfeits its counter-attack (R96 L600-601; FAQ96 MELEE D)")
+            yield from self._pursue(pid, loc)
+            return
+        while self._units(opp, loc) and self._units(pid, loc):
+            ctr = yield from self._roll(opp, self._units(opp, loc), "melee", loc, f"{self._name(opp)}: counter-attack: "
+                                        "roll for melee", "R96 L334-337", counter_attack=True)
+            yield from self._attacker_sais(ctr, pid, loc)
+            if ctr.total("melee") <= 0 or not self._units(pid, loc):
+                return
+            att_routed = yield from self._save_roll(pid, loc, ctr.total("melee"), MELEE, opp, can_rout=True)
+            if not att_routed:
+                return
+            opts = [choice("again", "Counter-attack again (FAQ96 MELEE E)"), choice("pursue", "Pursue (R96 L574-577)"),
+                    choice("stop", "Neither")]
+            pick = yield _ask("routed_attacker", opp, "choice", f"{self._name(opp)}: the acting army routs",
+                              "R96 L574-577; FAQ96 MELEE E", opts)
+            if pick == "pursue":
+                yield from self._pursue(opp, loc, ask=False)
+                return
+            if pick == "stop":
+                return
+
+    def _charge(self, pid: str, opp: str, loc: str) -> Flow:
+        """Charge: both roll at once; the charger's melee and maneuvers are damage, the target's saves
+        reduce it and its melee hits the charger, whose rolled saves never count but whose spell saves
+        do (R96 L341-351; FAQ95 MELEE F, J; FAQ96 SAI F-G)."""
+        st = self.state
+        att = yield from self._roll(pid, self._units(pid, loc), "melee", loc, f"{self._name(pid)}: charge! roll your "
+                                    "army", "R96 L341-345", charge=True)
+        dfn = yield from self._roll(opp, self._units(opp, loc), "melee", loc, f"{self._name(opp)}: you are charged: "
+                                    "roll for saves and melee", "R96 L347-351", counted=("melee", "save"),
+                                    against=MELEE, charge=True, counter_attack=True)
+        # a defender's Counter in a charge: saves and hits the charger cannot save (R96 L755-757; FAQ96 SAI 3.B)
+        counter = sum(x for _, x in sai_faces(dfn, "Counter"))
+        t = st.terrains[loc]
+        factor = 2 if t.face == 8 and t.controller == opp else 1
+        dfn_melee = max(0, dfn.total("melee") - counter)
+        dfn_saves = dfn.total("save") + counter * factor
+        att_ids, att_saves = icon_counts(att, t.kind.type)
+        dfn_ids, dfn_save_icons = icon_counts(dfn, t.kind.type)
+        # SAIs: the attacker's first, then the defender's (FAQ96 SAI F); cantrips never change this roll
+        yield from self._attacker_sais(att, opp, loc, charge=True)
+        yield from self._cantrips(dfn)
+        bonus = self._bonus_saves(pid, loc)
+        to_def = max(0, att.total("melee") - dfn_saves)
+        to_att = max(0, dfn_melee - bonus)
+        self._say(f"Charge: {to_def} damage to {self._label(opp, loc)}, {to_att} to the charger"
+                  + (f" (its spells saved {min(bonus, dfn_melee)})" if bonus and dfn_melee else "")
+                  + (f" and {counter} counter hits, no save" if counter else ""))
+        yield from self._inflict(opp, loc, to_def, "R96 L347-349")
+        yield from self._inflict(pid, loc, to_att + counter, "R96 L349-351; FAQ95 MELEE J")
+        if not self.options["routing"] or t.face <= 1:
+            return
+        # all damage first, then routs (R96 L603-608)
+        defender_left = bool(self._units(opp, loc))
+        att_rout = bool(self._units(pid, loc)) and defender_left and (
+            att_ids > att_saves or (self.options["charger_rout_on_tie"] and att_ids == att_saves and att_ids > 0))
+        def_rout = defender_left and dfn_ids > dfn_save_icons
+        if att_ids and not defender_left:
+            self._say("The target army is destroyed: the charger cannot rout (FAQ95 MELEE I)")
+        if att_rout and def_rout:
+            self._say("Both armies rout: the terrain turns down one face and the action ends (R96 L605-608)")
+            self._turn_terrain(t, -1)
+            return
+        if def_rout:
+            self._say(f"{self._label(opp, loc)} routs (R96 L570-572; FAQ96 MELEE G)")
+            yield from self._pursue(pid, loc)
+        elif att_rout:
+            self._say(f"{self._label(pid, loc)} routs: {att_ids} ID icons against {att_saves} save icons "
+                      "(R96 L603-605; FAQ96 MELEE H)")
+            yield from self._pursue(opp, loc)
+
+    def _bonus_saves(self, owner: str, loc: str) -> int:
+        """Automatic saves from spells on the army (they protect a charger, FAQ95 MELEE J)."""
+        total = 0
+        for e in self._effects_for(owner, loc, self._units(owner, loc)):
+            if e.name in BONUS_SAVE_SPELLS and e.target == "army":
+                total += BONUS_SAVE_SPELLS[e.name] * (e.castings if e.name != "Wall of Ice" else 1)
+        return total
+
+    def _rout_check(self, rolled: Rolled, loc: str) -> bool:
+        """More ID icons than save icons routs; spell saves never count; a penalty in force may be put
+        on ID icons to avoid it (R96 L566-575; FAQ95 FIRE 1.F, DEATH 2.E; decision D-ROUT-PENALTY)."""
+        t = self.state.terrains.get(loc)
+        if not self.options["routing"] or t is None or t.face <= 1:
+            return False
+        ids, saves = icon_counts(rolled, t.kind.type)
+        penalty = sum(e.castings for e in self._effects_for(rolled.owner, loc, rolled.units)
+                      if e.name in ("Ash Storm", "Palsy") and e.target in ("army", "terrain"))
+        if ids > saves and ids - min(penalty, ids) <= saves:
+            self._say(f"The penalty in force is taken from {ids - saves} ID icon(s): no rout (FAQ95 FIRE 1.F)")
+            return False
+        return ids > saves
+
+    def _pursue(self, pid: str, loc: str, ask: bool = True) -> Flow:
+        """Pursuit: turn the terrain down one face and act again with the new icon (R96 L574-598)."""
+        t = self.state.terrains[loc]
+        if not self._units(pid, loc) or t.face <= 1:
+            return
+        if ask:
+            go = yield _ask("pursue", pid, "choice", f"{self._name(pid)}: pursue the routed army?", "R96 L574-577",
+                            [choice(True, f"Pursue: turn {t.name} to face {t.face - 1} and act again"),
+                             choice(False, "Do not pursue")])
+            if not go:
+                return
+        self._turn_terrain(t, -1)
+        self._check()
+        yield from self._action(pid, loc)
+
+    def _save_roll(self, owner: str, loc: str, damage: int, against: str, attacker: str | None,
+                   can_rout: bool) -> Flow:
+        """The damaged army rolls saves (always, FAQ96 MELEE A; optional with option
+        ``optional_save_roll`` when no rout can follow, FAQ95 MELEE A); returns whether it routs."""
+        t = self.state.terrains.get(loc)
+        rout_possible = can_rout and self.options["routing"] and t is not None and t.face > 1
+        if self.options["optional_save_roll"] and not rout_possible:
+            opts = [choice(True, "Roll saves"), choice(False, f"Take the {damage} damage unsaved")]
+            if not (yield _ask("save_or_not", owner, "choice", f"{self._name(owner)}: roll saves against {damage}?",
+                               "FAQ95 MELEE A", opts)):
+                yield from self._inflict(owner, loc, damage, "FAQ95 MELEE A")
+                return False
+        sv = yield from self._roll(owner, self._units(owner, loc), "save", loc, f"{self._name(owner)}: roll saves "
+                                   f"against {damage} {against} damage", "R96 L537-545", against=against)
+        counter = 0
+        if against == MELEE and attacker is not None:
+            counter = sum(x for _, x in sai_faces(sv, "Counter"))  # R96 L755-757: hits, no save
+        before = {e.id for e in self.state.effects}
+        new = yield from self._cantrips(sv)
+        if new:  # a cantrip's Stoneskin protects this very roll, other new spells do not (R96 L698-700; FAQ96 SAI G)
+            later = {e.id for e in self.state.effects if e.id not in before and e.name not in BONUS_SAVE_SPELLS}
+            self._resolve(sv, skip=later)
+        saves = sv.total("save")
+        routed = can_rout and self._rout_check(sv, loc)
+        self._say(f"{saves} saves against {damage}: {max(0, damage - saves)} damage")
+        yield from self._inflict(owner, loc, damage - saves, "R96 L546-560")
+        if counter and attacker is not None:
+            self._say(f"Counter: {counter} hits on {self._label(attacker, loc)}, no save (R96 L755-757)")
+            yield from self._inflict(attacker, loc, counter, "R96 L755-757; FAQ96 SAI 3")
+        return routed and bool(self._units(owner, loc))
+
+    def _attacker_sais(self, rolled: Rolled, opp: str, loc: str, charge: bool = False) -> Flow:
+        """The acting army's SAIs before the target rolls: Smite kills first (skirmish), cantrips cast
+        immediate spells (R96 L685-700; FAQ96 SAI E)."""
+        smite = sum(x for _, x in sai_faces(rolled, "Smite")) if not charge and rolled.purpose == MELEE else 0
+        if smite and self._units(opp, loc):
+            self._say(f"Smite: {smite} hits no save can stop (R96 L775-779)")
+            yield from self._inflict(opp, loc, smite, "R96 L775-779; FAQ96 SAI E")
+        yield from self._cantrips(rolled)
+
+    def _cantrips(self, rolled: Rolled) -> Flow:
+        """Cantrip outside a magic action buys immediate spells, never doubled (R96 L741-748; FAQ96 SAI 2).
+        Returns whether any spell was cast."""
+        if rolled.purpose in ("magic", "maneuver"):
+            return False
+        pools: dict[str, int] = {}
+        for i, x in sai_faces(rolled, "Cantrip"):
+            key = "/".join(sorted(rolled.units[i].spec.elements))
+            pools[key] = pools.get(key, 0) + x
+        if not pools or not self._units(rolled.owner, rolled.location or ""):
+            return False
+        return (yield from self._cast(rolled.owner, rolled.location, pools, immediate=True))
+
+    def _inflict(self, owner: str, loc: str, damage: int, rule: str, bury: bool = False) -> Flow:
+        """The owner kills enough units to cover the damage, never in excess (R96 L546-560, R96-12)."""
+        units = [(u.uid, u.name, u.health) for u in self._units(owner, loc)]
+        if damage <= 0 or not units:
+            return
+        need = dmg.health_to_kill([h for _, _, h in units], damage)
+        if need == 0:
+            self._say(f"{damage} damage cannot be taken by {self._label(owner, loc)}: no unit dies (R96 L556-560)")
+            return
+        sets = dmg.legal_allocations(units, damage)
+        if len(sets) == 1:  # one legal set (identical dice are interchangeable): no need to ask
+            chosen = sets[0]
+        else:
+            chosen = yield _ask("allocate", owner, "allocate", f"{self._name(owner)}: choose units worth {need} health "
+                                f"to lose from {self._label(owner, loc)} ({damage} damage)", "R96 L546-560",
+                                [{"value": s, "label": ", ".join(self.state.units[u].name for u in s)} for s in sets],
+                                data={"damage": damage, "army": f"{owner}@{loc}"},
+                                validate=lambda a: dmg.check_allocation(units, a.get("units"), damage))
+        self._kill(list(chosen), bury)
+
+    def _kill(self, uids: list[str], bury: bool = False) -> None:
+        """Dead units go to the dead unit area (or buried); Open Grave sends them to reserve (R96 L1075-1078)."""
+        st = self.state
+        for uid in uids:
+            u = st.units[uid]
+            loc = st.location[uid]
+            graved = any(e.name == "Open Grave" and e.target == f"{u.owner}@{loc}" and e.owner == u.owner
+                         for e in st.effects)
+            if graved and not bury:
+                st.location[uid] = RESERVE
+                self._say(f"{u.name} dies and goes to reserve (Open Grave)")
+            else:
+                st.location[uid] = BUA if bury else DUA
+                self._say(f"{u.name} is {'killed and buried' if bury else 'killed'}")
+        self._check()
+
+    # missile (R96 L355-375) ---------------------------------------------------------------------------
+    def _missile_targets(self, pid: str, loc: str) -> list[tuple[str, str]]:
+        """Same terrain; home to frontier; frontier to any home; a Tower controller anywhere but reserves;
+        never home to home (R96 L360-362, L676-678; FAQ96 MISSILE A-B)."""
+        st = self.state
+        if loc == RESERVE:
+            return []
+        t = st.terrains[loc]
+        tower = t.face == 8 and t.controller == pid and t.kind.icon == "Tower"
+        out = []
+        for a in st.armies():
+            if a.owner == pid or a.location == RESERVE:
+                continue
+            there = a.location
+            if tower or there == loc or FRONTIER in (loc, there):
+                out.append((a.owner, there))
+        return out
+
+    def _missile(self, pid: str, loc: str) -> Flow:
+        opp, tloc = yield from self._choose_army(pid, self._missile_targets(pid, loc), "shoot at", "R96 L360-362")
+        att = yield from self._roll(pid, self._units(pid, loc), "missile", loc, f"{self._name(pid)}: roll your army "
+                                    "for missile", "R96 L364-368", target_loc=tloc)
+        # Bullseye: one unit of the acting player's choice per die, alone saving (R96 L731-736; FAQ96 SAI 1)
+        for i, x in sai_faces(att, "Bullseye"):
+            targets = self._units(opp, tloc)
+            if not targets:
+                break
+            opts = [choice(u.uid, f"{u.name} ({u.health} health)") for u in targets]
+            uid = yield _ask("bullseye", pid, "choice", f"{self._name(pid)}: Bullseye ({x}) from {att.units[i].name}: "
+                             "choose the target unit", "R96 L731-736", opts)
+            u = self.state.units[uid]
+            r = yield from self._roll(opp, [u], "save", tloc, f"{self._name(opp)}: {u.name} saves alone against "
+                                      f"Bullseye {x}", "R96 L731-736; FAQ96 SAI 1.B", against=MISSILE, individual=True)
+            if x - r.total("save") >= u.health:
+                self._kill([uid])
+            else:
+                self._say(f"{u.name} survives the Bullseye")
+        yield from self._cantrips(att)
+        if att.total("missile") > 0 and self._units(opp, tloc):
+            routed = yield from self._save_roll(opp, tloc, att.total("missile"), MISSILE, pid, can_rout=tloc == loc)
+            if routed:
+                self._say(f"{self._label(opp, tloc)} routs (FAQ96 MISSILE D)")
+                yield from self._pursue(pid, loc)
+
+    # magic (R96 L377-481) ----------------------------------------------------------------------------
+    def _magic(self, pid: str, loc: str) -> Flow:
+        st = self.state
+        mag = yield from self._roll(pid, self._units(pid, loc), "magic", loc, f"{self._name(pid)}: roll "
+                                    f"{self._label(pid, loc)} for magic", "R96 L377-395")
+        choices: dict[str, Any] = {}
+        plain = dict(self._resolve(mag, {"Terrain advantage": False}).res.magic)
+        self._resolve(mag)
+        if dict(mag.res.magic) != plain:
+            opts = [choice(True, "Double ID magic of the terrain's colours (those points only of those colours)"),
+                    choice(False, "Do not double: keep every colour open")]
+            if not (yield _ask("terrain_advantage", pid, "choice", f"{self._name(pid)}: use the terrain advantage?",
+                               "R96 L439-452; FAQ95 MAGIC-GEN G", opts)):
+                choices["Terrain advantage"] = False
+        buried = 0
+        if loc != RESERVE:
+            eligible = sum(u.health for u, fs in zip(mag.units, mag.faces, strict=True)
+                           if "Death" in u.spec.elements and u.spec.die.find_face(fs[0]).is_id)
+            opts = [choice("none", "No death magic burial")]
+            for o in st.turn_order:
+                healths = [u.health for u in self._dead(o)]
+                for n in range(1, eligible + 1):
+                    if dmg.health_to_kill(healths, n) == n:
+                        opts.append(choice(f"{o}:{n}", f"{self._name(o)} buries {n} health: +{n} black"))
+            if len(opts) > 1:
+                pick = yield _ask("death_magic", pid, "choice", f"{self._name(pid)}: double black ID magic by burial?",
+                                  "R96 L454-470; FAQ95 MAGIC-GEN I-L", opts)
+                if pick != "none":
+                    who, n = pick.split(":")
+                    buried = int(n)
+                    yield from self._bury_exact(who, buried)
+                    choices["Death magic burial"] = buried
+        self._resolve(mag, choices)
+        pools = {k: v for k, v in mag.res.magic.items() if v > 0}
+        if buried:
+            self._say(f"{2 * buried} black points must be spent (R96 L460-462)")
+        yield from self._cast(pid, loc, pools, black_due=2 * buried if self.options["burial_points_must_be_spent"] else 0)
+
+    def _bury_exact(self, who: str, n: int) -> Flow:
+        """The targeted player buries dead units of exactly ``n`` health, choosing which when there is a
+        choice (R96 L458-459; FAQ95 MAGIC-GEN K-L)."""
+        dead = self._dead(who)
+        sets, seen = [], set()
+        for r in range(1, len(dead) + 1):
+            for combo in combinations(dead, r):
+                key = tuple(sorted(u.name for u in combo))
+                if sum(u.health for u in combo) == n and key not in seen:
+                    seen.add(key)
+                    sets.append([u.uid for u in combo])
+        if len(sets) == 1:
+            chosen = sets[0]
+        else:
+            valid = {u.uid: u.health for u in dead}
+
+            def check(a: dict) -> list[str]:
+                us = a.get("units")
+                if not isinstance(us, list) or len(set(us)) != len(us) or any(u not in valid for u in us) \
+                        or sum(valid[u] for u in us) != n:
+                    raise IllegalAllocation(f"bury dead units worth exactly {n} health", "FAQ95 MAGIC-GEN L")
+                return us
+            chosen = yield _ask("bury", who, "allocate", f"{self._name(who)}: bury dead units worth {n} health",
+                                "R96 L458-459; FAQ95 MAGIC-GEN L",
+                                [{"value": s, "label": ", ".join(self.state.units[u].name for u in s)} for s in sets],
+                                validate=check)
+        for uid in chosen:
+            self.state.location[uid] = BUA
+        self._say(f"{self._name(who)} buries " + ", ".join(self.state.units[u].name for u in chosen))
+
+    # casting ------------------------------------------------------------------------------------------
+    def _cast(self, pid: str, loc: str | None, pools: dict[str, int], immediate: bool = False,
+              black_due: int = 0) -> Flow:
+        """Announce spells and their targets, then resolve them (R96 L407-437; FAQ95 MAGIC-GEN E-F)."""
+        if not pools:
+            return False
+        shown = ", ".join(f"{n} {'/'.join(COLOUR_NAMES.get(c, c) for c in g.split('/'))}" for g, n in pools.items())
+        spells = yield _ask("cast", pid, "cast", f"{self._name(pid)}: cast spells with {shown}"
+                            + (" (cantrip: immediate spells)" if immediate else ""), "R96 L407-437",
+                            data={"magic": dict(pools), "black_due": black_due, "army": f"{pid}@{loc}"},
+                            validate=lambda a: self._validate_casts(pid, loc, pools, a, black_due))
+        for s in spells:
+            self._say(f"{self._name(pid)} casts {s['spell']}" + (f" x{s['count']}" if s["count"] > 1 else ""))
+        for s in spells:
+            yield from self._resolve_spell(pid, loc, s)
+            self._check()
+        return bool(spells)
+
+    def _validate_casts(self, pid: str, loc: str | None, pools: dict[str, int], action: dict, black_due: int) -> list:
+        st = self.state
+        raw = action.get("spells")
+        if not isinstance(raw, list):
+            raise IllegalSpell("'spells' must be a list of {spell, target, ...}")
+        out, costs, per_target = [], {}, set()
+        reserve = loc == RESERVE
+        for entry in raw:
+            if not isinstance(entry, Mapping):
+                raise IllegalSpell("each spell must be an object")
+            c = card(str(entry.get("spell", "")))
+            if c is None:
+                raise IllegalSpell(f"{entry.get('spell')!r} is not a 1996 spell", "R96 L964-1081")
+            n = entry.get("count", 1)
+            if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+                raise IllegalSpell(f"{c.name}: count must be a positive number")
+            s = {"spell": c.name, "count": n}
+            costs[c.element] = costs.get(c.element, 0) + c.cost * n
+            target = entry.get("target")
+            if c.target in ("army", "own_army"):
+                o, where = self._army_ref(target, c)
+                if c.target == "own_army" and o != pid:
+                    raise IllegalSpell(f"{c.name} only targets your own armies", c.citation)
+                if reserve and o != pid:
+                    raise IllegalSpell("a reserve army's magic only targets its own player's armies", "R96 L472-480")
+                if c.damaging and o == pid and not (c.name == "Hailstorm" and self.options["hailstorm_own_army"]):
+                    raise IllegalSpell(f"{c.name} inflicts damage: never on your own army", "R96 L424-425")
+                self._temple_guard(pid, c, o, where)
+                if not c.stacks:
+                    if n > 1 or (c.name, target) in per_target:
+                        raise IllegalSpell(f"more castings of {c.name} go on other targets", c.citation)
+                    per_target.add((c.name, target))
+                s["target"] = f"{o}@{where}"
+            elif c.target == "terrain":
+                if reserve:
+                    raise IllegalSpell("a reserve army's magic never targets a terrain", "R96 L472-480")
+                if target not in st.terrains:
+                    raise IllegalSpell(f"{c.name} targets a terrain: one of {list(st.terrains)}", c.citation)
+                if not c.stacks:
+                    if n > 1 or (c.name, target) in per_target:
+                        raise IllegalSpell(f"one {c.name} per terrain per action", c.citation)
+                    per_target.add((c.name, target))
+                s["target"] = target
+            elif c.target == "unit":
+                us = entry.get("units")
+                if not isinstance(us, list) or len(us) != n:
+                    raise IllegalSpell(f"{c.name}: give 'units', one unit id per casting", c.citation)
+                for uid in us:
+                    if uid not in st.units or not st.units[uid].is_unit or not self._in_play(uid):
+                        raise IllegalSpell(f"{uid!r} is not a unit in play (dragons cannot be targeted)", c.citation)
+                    u = st.units[uid]
+                    if reserve and u.owner != pid:
+                        raise IllegalSpell("a reserve army's magic only targets its own player's units", "R96 L472-480")
+                    if c.damaging and u.owner == pid:
+                        raise IllegalSpell(f"{c.name} inflicts damage: never on your own units", "R96 L424-425")
+                    self._temple_guard(pid, c, u.owner, st.location[uid])
+                if c.name == "Burning Hands" and len(set(us)) != len(us):
+                    raise IllegalSpell("Burning Hands cannot be stacked on one unit", "FAQ95 FIRE 3.A")
+                s["units"] = list(us)
+            elif c.target in ("own_dead", "any_dead"):
+                us = entry.get("units")
+                if not isinstance(us, list) or len(set(us)) != len(us):
+                    raise IllegalSpell(f"{c.name}: give 'units', the dead unit ids", c.citation)
+                for uid in us:
+                    if uid not in st.units or not st.units[uid].is_unit or st.location[uid] != DUA:
+                        raise IllegalSpell(f"{uid!r} is not a dead unit (dragons are never dead units)", "FAQ95 AIR 2.D")
+                    if c.target == "own_dead" and st.units[uid].owner != pid:
+                        raise IllegalSpell(f"{c.name} raises only your own dead", "FAQ95 AIR 2.B")
+                healths = [st.units[u].health for u in us]
+                if c.name == "Reanimate Dead":
+                    if any(h != 1 for h in healths) or len(us) > n:
+                        raise IllegalSpell("Reanimate Dead returns one 1-health unit per casting", "R96 L1062-1063")
+                elif sum(healths) > n:
+                    raise IllegalSpell(f"{n} casting(s) of {c.name} reach {n} health, not {sum(healths)}", c.citation)
+                if c.target == "own_dead" and loc is None:
+                    raise IllegalSpell(f"{c.name} returns units to the casting army", c.citation)
+                s["units"] = list(us)
+            elif c.target == "own_unit":
+                moves = entry.get("moves")
+                if not isinstance(moves, Mapping) or not 1 <= len(moves) <= n:
+                    raise IllegalSpell(f"Path: give 'moves' {{unit: terrain}}, at most {n}", c.citation)
+                for uid, dest in moves.items():
+                    if uid not in st.units or st.units[uid].owner != pid or not st.units[uid].is_unit \
+                            or st.location[uid] not in st.terrains:
+                        raise IllegalSpell(f"{uid!r}: Path moves one of your units at a terrain", "FAQ95 EARTH 3.A-D")
+                    if dest not in st.terrains or dest == st.location[uid]:
+                        raise IllegalSpell(f"{dest!r}: Path moves a unit to another terrain", "FAQ95 EARTH 3.C-D")
+                s["moves"] = dict(moves)
+            elif c.target == "dragon":
+                colour = c.name.split()[1].lower()
+                uid = entry.get("dragon")
+                if uid not in st.units or st.units[uid].spec.kind != "dragon" or su.dragon_colour(st.units[uid].spec) != colour:
+                    raise IllegalSpell(f"{c.name} sends a {colour} dragon: give 'dragon'", c.citation)
+                if st.location[uid] not in (DUA, *st.terrains):
+                    raise IllegalSpell("that dragon is not in a dead unit area or at a terrain", c.citation)
+                if reserve or target not in st.terrains:
+                    raise IllegalSpell(f"{c.name} sends the dragon to a terrain (never from reserve)",
+                                       "R96 L472-480; FAQ95 EARTH 5.C")
+                if n > 1:
+                    raise IllegalSpell("one dragon per summoning", c.citation)
+                s.update(dragon=uid, target=target)
+            out.append(s)
+        if costs and not payable(costs, pools):
+            need = ", ".join(f"{v} {COLOUR_NAMES[k]}" for k, v in costs.items())
+            raise IllegalSpell(f"the magic rolled cannot pay {need}", "R96 L398-412")
+        if black_due and costs.get("Death", 0) < black_due:
+            raise IllegalSpell(f"the {black_due} black points gained by burial must all be spent", "R96 L460-462")
+        return out
+
+    def _army_ref(self, target: Any, c: SpellCard) -> tuple[str, str]:
+        if not isinstance(target, str) or "@" not in target:
+            raise IllegalSpell(f"{c.name} targets an army: '<player>@<terrain or reserve>'", c.citation)
+        o, where = target.split("@", 1)
+        if o not in self.state.player_ids or not self._units(o, where):
+            raise IllegalSpell(f"there is no army {target!r}", c.citation)
+        return o, where
+
+    def _temple_guard(self, pid: str, c: SpellCard, owner: str, where: str) -> None:
+        t = self.state.terrains.get(where)
+        if c.name in DEATH_SPELLS and owner != pid and t is not None and t.face == 8 and t.controller == owner \
+                and t.kind.icon == "Temple":
+            raise IllegalSpell("an army holding a Temple is immune to opposing death magic", "R96 L668-669")
+
+    def _in_play(self, uid: str) -> bool:
+        loc = self.state.location[uid]
+        return loc in self.state.terrains or loc == RESERVE
+
+    def _resolve_spell(self, pid: str, loc: str | None, s: dict) -> Flow:
+        st = self.state
+        c = SPELLS[s["spell"]]
+        n = s["count"]
+        if c.expiry != "instant":
+            ends, of = (END, pid) if c.expiry == "end_next_turn" else (START, pid)
+            targets = s.get("units") if c.target == "unit" else [s["target"]]
+            for t in targets:
+                self.add_effect(c.name, pid, t, ends, of, castings=n, citation=c.citation)
+            return
+        if c.name == "Hailstorm":
+            o, where = s["target"].split("@", 1)
+            if o == pid:  # FAQ95 AIR 1.A (option hailstorm_own_army): no save
+                yield from self._inflict(o, where, n, "FAQ95 AIR 1.A")
+            else:  # one save roll for all Hailstorms of this action; never a rout (FAQ95 AIR 1.C, 1.E)
+                yield from self._save_roll(o, where, n, MAGIC, None, can_rout=False)
+        elif c.name == "Lightning Strike":
+            for uid in s["units"]:  # each strike alone (R96 L1007-1008)
+                if not self._in_play(uid):
+                    continue
+                u = st.units[uid]
+                where = st.location[uid]
+                if where == RESERVE and self._grave_guard(u.owner):
+                    self._say(f"Open Grave: the strike on {u.name} in reserve is ignored (FAQ95 DEATH 4.C)")
+                    continue
+                r = yield from self._roll(u.owner, [u], "save", where, f"{self._name(u.owner)}: {u.name} rolls "
+                                          "against Lightning Strike (a save or its ID saves it)", "R96 L1007-1008",
+                                          against=MAGIC, individual=True)
+                face = u.spec.die.find_face(r.faces[0][0])
+                if r.total("save") <= 0 and not face.is_id:
+                    self._kill([uid])
+                else:
+                    self._say(f"{u.name} survives the Lightning Strike")
+        elif c.name == "Finger of Death":
+            hits: dict[str, int] = {}
+            for uid in s["units"]:
+                hits[uid] = hits.get(uid, 0) + 1
+            dead = [u for u, h in hits.items() if self._in_play(u) and h >= st.units[u].health]
+            for uid in list(dead):
+                if st.location[uid] == RESERVE and self._grave_guard(st.units[uid].owner):
+                    self._say("Open Grave: Finger of Death on a reserve unit is ignored (FAQ95 DEATH 4.C)")
+                    dead.remove(uid)
+            if dead:
+                self._kill(dead)
+            else:
+                self._say("Finger of Death kills nothing (no wounds carry over, FAQ95 DEATH 3.F)")
+        elif c.name in ("Breath of Life", "Spark of Life", "Reanimate Dead"):
+            for uid in s["units"]:
+                if st.location[uid] == DUA and self._units(pid, loc or ""):
+                    st.location[uid] = loc
+                    self._say(f"{st.units[uid].name} returns to {self._label(pid, loc)}")
+        elif c.name == "Dust to Dust":
+            for uid in s["units"]:
+                if st.location[uid] == DUA:
+                    st.location[uid] = BUA
+                    self._say(f"{st.units[uid].name} is buried")
+        elif c.name == "Path":
+            for uid, dest in s["moves"].items():
+                if st.location[uid] in st.terrains:
+                    st.location[uid] = dest
+                    self._say(f"{st.units[uid].name} moves to {st.terrains[dest].name}")
+        elif c.target == "dragon":
+            st.location[s["dragon"]] = s["target"]
+            self._say(f"{st.units[s['dragon']].name} is sent to {st.terrains[s['target']].name}")
+        elif c.name == "Flash Flood":
+            yield from self._flash_flood(s["target"])
+
+    def _grave_guard(self, owner: str) -> bool:
+        return any(e.name == "Open Grave" and e.target == f"{owner}@{RESERVE}" for e in self.state.effects)
+
+    def _flash_flood(self, tid: str) -> Flow:
+        """Down one face unless an army there rolls 8 maneuvers; counters never add; nothing on face 1
+        (R96 L1053-1055; FAQ95 WATER 4.C-E)."""
+        st = self.state
+        t = st.terrains[tid]
+        if t.face <= 1:
+            self._say(f"Flash Flood: {t.name} is on face 1, nothing happens (FAQ95 WATER 4.D)")
+            return
+        best = 0
+        for o in st.turn_order:
+            if not self._units(o, tid):
+                continue
+            go = yield _ask("resist_flood", o, "choice", f"{self._name(o)}: roll maneuvers to resist the Flash Flood "
+                            f"at {t.name}?", "R96 L1053-1055", [choice(True, "Roll"), choice(False, "Do not roll")])
+            if go:
+                r = yield from self._roll(o, self._units(o, tid), "maneuver", tid, f"{self._name(o)}: roll maneuvers "
+                                          "against the flood (8 needed)", "R96 L1053-1055")
+                best = max(best, r.total("maneuver"))
+        if best >= 8:
+            self._say(f"The flood at {t.name} is resisted ({best} maneuvers)")
+        else:
+            self._turn_terrain(t, -1)
+
+    # dragons (R96 L826-920) -----------------------------------------------------------------------------
+    def _dragon_phase(self, pid: str) -> Flow:
+        st = self.state
+        for tid in list(st.terrains):
+            dragons = self._dragons_at(tid)
+            if not dragons or not self._units(pid, tid):
+                continue
+            if dr.fight_at(dragons):
+                yield from self._dragon_fight(pid, tid, dragons)
+            else:
+                yield from self._dragon_attack(pid, tid, dragons)
+            self._check()
+
+    def _roll_dragon(self, d: Unit, why: str) -> Flow:
+        spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)}]
+        faces: list[str] = []
+        while True:
+            got = yield _ask("dragon_roll", d.owner, "roll", f"{self._name(d.owner)}: roll {d.name} ({why})",
+                             "R96 L838-880", dice=spec, data={"roll": "dragon"}, validate=_faces_validator(spec))
+            faces.append(got[0])
+            r = dr.DragonRoll(d, faces)
+            if not r.rolls_again:
+                self._say(f"{d.name} rolled " + ", ".join(faces))
+                return r
+
+    def _saves_negated(self, d: Unit) -> bool:
+        return any(e.name == "Dragon breath" and e.target == d.uid for e in self.state.effects)
+
+    def _dragon_fight(self, pid: str, tid: str, dragons: list[Unit]) -> Flow:
+        """Dragons of different colours attack each other (R96 L907-915)."""
+        targets: dict[str, str] = {}
+        for d in dragons:
+            legal = dr.legal_dragon_targets(d, dragons)
+            if len(legal) == 1:
+                targets[d.uid] = legal[0].uid
+            else:
+                targets[d.uid] = yield _ask("dragon_target", d.owner, "choice", f"{self._name(d.owner)}: {d.name} attacks "
+                                            "which dragon?", "R96 L907-915",
+                                            [choice(x.uid, f"{x.name} ({self._name(x.owner)})") for x in legal])
+        rolls = {}
+        for d in dragons:
+            rolls[d.uid] = yield from self._roll_dragon(d, "dragon against dragon")
+        for uid, r in rolls.items():
+            if r.breath:  # negates the target's automatic saves until the end of the acting player's next turn
+                self.add_effect("Dragon breath", r.dragon.owner, targets[uid], END, pid)
+        taken: dict[str, int] = {}
+        for uid, r in rolls.items():
+            taken[targets[uid]] = taken.get(targets[uid], 0) + r.damage
+        for uid, hit in taken.items():
+            d = self.state.units[uid]
+            need = dr.kill_threshold(rolls[uid].belly, self._saves_negated(d))
+            if hit >= need:
+                self.state.location[uid] = DUA
+                self._say(f"{d.name} is slain ({hit} damage) and returns to its owner's dead unit area")
+            else:
+                self._say(f"{d.name} takes {hit} damage and survives (needs {need})")
+        for uid, r in rolls.items():
+            if r.wing and self.state.location[uid] == tid:
+                self.state.location[uid] = DUA
+                self._say(f"{r.dragon.name} flies away")
+
+    def _dragon_attack(self, pid: str, tid: str, dragons: list[Unit]) -> Flow:
+        """Dragons of one colour attack the acting player's army there at the start of its turn
+        (R96 L829-905)."""
+        st = self.state
+        army = f"{pid}@{tid}"
+        rolls = []
+        for d in dragons:
+            rolls.append((yield from self._roll_dragon(d, f"it attacks {self._label(pid, tid)}")))
+        for r in rolls:
+            if r.breath and self._units(pid, tid):
+                yield from self._breath(pid, tid, r)
+        if not self._units(pid, tid):
+            return
+        paralysed = any(e.name == "Paralysis" and e.target == army for e in st.effects)
+        if paralysed:
+            resp = yield from self._roll(pid, self._units(pid, tid), "save", tid, f"{self._name(pid)}: paralysed: "
+                                         "roll saves against the dragon", "R96 L858-860", against="dragon")
+        else:
+            resp = yield from self._roll(pid, self._units(pid, tid), "dragon", tid, f"{self._name(pid)}: roll against "
+                                         "the dragon (melee, missile and saves)", "R96 L889-893")
+        yield from self._cantrips(resp)
+        damage = sum(r.damage for r in rolls)
+        saves = resp.total("save")
+        slain: list[dr.DragonRoll] = []
+        melee, missile = resp.total("melee"), resp.total("missile")
+        if rolls and (melee or missile):
+            if len(rolls) == 1:
+                plan = {rolls[0].dragon.uid: max(melee, missile)}
+            else:  # melee against one, missile against another (R96 L917-920)
+                opts = []
+                for a in rolls:
+                    for b in rolls:
+                        if a is not b:
+                            opts.append(choice(f"{a.dragon.uid}:{b.dragon.uid}", f"Melee ({melee}) on {a.dragon.name}, "
+                                               f"missile ({missile}) on {b.dragon.name}"))
+                    opts.append(choice(f"{a.dragon.uid}:{a.dragon.uid}", f"All ({max(melee, missile)}) on {a.dragon.name}"))
+                pick = yield _ask("dragon_hits", pid, "choice", f"{self._name(pid)}: aim your hits", "R96 L917-920", opts)
+                a, b = pick.split(":")
+                plan = {a: max(melee, missile)} if a == b else {a: melee, b: missile}
+            for r in rolls:
+                hit = plan.get(r.dragon.uid, 0)
+                if hit >= dr.kill_threshold(r.belly, self._saves_negated(r.dragon)):
+                    slain.append(r)
+        self._say(f"The dragons deal {damage} damage; {saves} saves")
+        yield from self._inflict(pid, tid, damage - saves, "R96 L872-880")
+        for r in slain:
+            st.location[r.dragon.uid] = DUA
+            self._say(f"{r.dragon.name} is slain by {self._label(pid, tid)} (R96 L893-899)")
+        if slain and self._units(pid, tid):  # promote as many units as possible, at once (R96 L901-905)
+            taken: set[str] = set()
+            for live in sorted(self._units(pid, tid), key=lambda u: -u.health):
+                pairs = self._promotions([live], pid, taken)
+                if pairs:
+                    taken.add(pairs[0][1].uid)
+                    self._swap(live.uid, pairs[0][1].uid)
+        for r in rolls:
+            if r in slain:
+                continue
+            if r.treasure and self._units(pid, tid):
+                pairs = self._promotions(self._units(pid, tid), pid)
+                if pairs:
+                    opts = [choice(f"{a.uid}:{b.uid}", f"Promote {a.name} to {b.name}") for a, b in pairs]
+                    opts.append(choice("none", "No promotion"))
+                    pick = yield _ask("treasure", pid, "choice", f"{self._name(pid)}: treasure: promote one unit",
+                                      "R96 L881-884", opts)
+                    if pick != "none":
+                        self._swap(*pick.split(":"))
+            if r.wing and st.location[r.dragon.uid] == tid:
+                st.location[r.dragon.uid] = DUA
+                self._say(f"{r.dragon.name} flies away (R96 L886-887)")
+
+    def _breath(self, pid: str, tid: str, r: dr.DragonRoll) -> Flow:
+        """Breath on the army, resolved before it responds (R96 L849-870)."""
+        st = self.state
+        army = f"{pid}@{tid}"
+        colour = r.colour
+        self._say(f"{r.dragon.name} breathes: {dr.BREATHS[colour]}")
+        if colour == "gold":
+            units = self._units(pid, tid)
+            n = min(5, len(units))
+            chosen = [u.uid for u in units]
+            if n < len(units):
+                def check(a: dict) -> list[str]:
+                    us = a.get("units")
+                    ids = {u.uid for u in units}
+                    if not isinstance(us, list) or len(set(us)) != n or any(u not in ids for u in us):
+                        raise IllegalAllocation(f"choose {n} different units of the army", "R96 L853-856")
+                    return us
+                chosen = yield _ask("turn_to_stone", pid, "allocate", f"{self._name(pid)}: choose {n} units to roll "
+                                    "against Turn to Stone", "R96 L853-856", data={"count": n}, validate=check)
+            for uid in chosen:
+                u = st.units[uid]
+                sv = yield from self._roll(pid, [u], "save", tid, f"{self._name(pid)}: {u.name} rolls alone: a save "
+                                           "or it turns to stone", "R96 L853-856", against="dragon", individual=True)
+                if sv.total("save") <= 0:
+                    self._kill([uid])
+        elif colour == "blue":
+            self.add_effect("Paralysis", r.dragon.owner, army, START, pid)
+        elif colour == "red":
+            yield from self._inflict(pid, tid, 5, "R96 L862-863", bury=True)
+        elif colour == "green":
+            self.add_effect("Frost", r.dragon.owner, army, START, pid)
+        elif colour == "black":
+            units = self._units(pid, tid)
+            rolled = yield from self._roll(pid, units, "save", tid, f"{self._name(pid)}: roll every unit: those "
+                                           "showing their ID die of Disease", "R96 L869-870", against="dragon")
+            dead = [u.uid for u, fs in zip(units, rolled.faces, strict=True) if u.spec.die.find_face(fs[0]).is_id]
+            if dead:
+                self._kill(dead, bury=True)
+
+    # reserves (R96 L494-528) -------------------------------------------------------------------------
+    def _reserves(self, pid: str) -> Flow:
+        st = self.state
+        st.step = "reinforce"
+        reserve = [u.uid for u in st.area(pid, RESERVE) if u.is_unit]
+        if reserve:
+            moves = yield _ask("reinforce", pid, "reinforce", f"{self._name(pid)}: reinforce: move reserve units to "
+                               "a home terrain or the frontier", "R96 L504-512",
+                               data={"units": reserve, "terrains": list(st.terrains)},
+                               validate=lambda a: self._check_moves(a.get("moves"), set(reserve), set(st.terrains)))
+            for uid, dest in moves.items():
+                st.location[uid] = dest
+            if moves:
+                self._say(f"{self._name(pid)} reinforces with {len(moves)} unit(s)")
+        st.step = "retreat"
+        field = [u.uid for u in st.units.values() if u.owner == pid and u.is_unit and st.location[u.uid] in st.terrains]
+        if field:
+            units = yield _ask("retreat", pid, "retreat", f"{self._name(pid)}: retreat: move units to reserve",
+                               "R96 L514-528", data={"units": field},
+                               validate=lambda a: self._check_retreat(a.get("units"), set(field)))
+            for uid in units:
+                st.location[uid] = RESERVE
+            if units:
+                self._say(f"{self._name(pid)} retreats {len(units)} unit(s) to reserve")
+        st.step = ""
+        self._check()
+
+    @staticmethod
+    def _check_moves(moves: Any, allowed: set[str], terrains: set[str]) -> dict[str, str]:
+        if moves is None:
+            return {}
+        if not isinstance(moves, Mapping):
+            raise IllegalAction("'moves' must map unit ids to terrain ids", "R96 L504-512")
+        for uid, dest in moves.items():
+            if uid not in allowed:
+                raise IllegalAction(f"{uid!r} is not one of your reserve units", "R96 L504-512")
+            if dest not in terrains:
+                raise IllegalAction(f"{dest!r} is not a terrain in play", "R96 L504-512")
+        return dict(moves)
+
+    @staticmethod
+    def _check_retreat(units: Any, allowed: set[str]) -> list[str]:
+        if units is None:
+            return []
+        if not isinstance(units, list) or any(u not in allowed for u in units) or len(set(units)) != len(units):
+            raise IllegalAction("retreat lists your units at terrains, each once", "R96 L514-528")
+        return list(units)
+
+    # control, elimination, victory --------------------------------------------------------------------
+    def _check(self) -> None:
+        st = self.state
+        for t in st.terrains.values():
+            if t.face == 8 and t.controller is not None and not self._units(t.controller, t.id):
+                self._say(f"{t.name} is abandoned by its capturer: it turns back to face 7 (R96 L611-614)")
+                t.face, t.controller = 7, None
+        keep = []
+        for e in st.effects:
+            if "@" in e.target:
+                o, loc = e.target.split("@", 1)
+                if not self._units(o, loc):
+                    continue
+            keep.append(e)
+        st.effects = keep
+        if st.phase == "setup":
+            return
+        for p in st.players:
+            if not p.eliminated and not st.units_in_play(p.id):
+                p.eliminated = True
+                st.effects = [e for e in st.effects if e.owner != p.id]  # R96 L426-428
+                self._say(f"{p.name} has no units left")
+        for p in st.players:
+            if len(st.captured_by(p.id)) >= 2:
+                self._win(p.id, f"{p.name} has captured two terrains (R96 L33-35)")
+        alive = [p.id for p in st.players if not p.eliminated]
+        if len(alive) == 1:
+            self._win(alive[0], f"{self._name(alive[0])} has the last units in play (decision D-LAST-ARMY)")
+
+    def _win(self, pid: str, reason: str) -> None:
+        self.state.winner, self.state.win_reason = pid, reason
+        self._say(f"{reason}: {self._name(pid)} wins")
+        raise _GameEnded()
+
+
+def _build_state(setup: Mapping[str, Any], options: dict) -> tuple[R96State, dict[str, dict[str, list[str]]]]:
+    size = setup.get("force_size")
+    players_in = setup.get("players")
+    if not isinstance(players_in, list) or len(players_in) < 2:
+        raise IllegalSetup("a battle needs two or more players", "R96 L133-137")
+    su.dragons_required(size)
+    st = R96State(force_size=size, players=[])
+    armies: dict[str, dict[str, list[str]]] = {}
+    n = 0
+    for i, p in enumerate(players_in, start=1):
+        if not isinstance(p, Mapping):
+            raise IllegalSetup(f"player {i} must be an object")
+        pid = f"p{i}"
+        name = str(p.get("name") or pid)
+        home = parse_terrain(str(p.get("home", "")))
+        front = parse_terrain(str(p.get("frontier", "")))
+        for kind in (home, front):
+            if kind.type not in TERRAIN_TYPES_1996 or kind.icon not in EIGHTH_ICONS_1996:
+                raise IllegalSetup(f"{name}: {kind.name} is not a 1996 terrain (coastland, flatland, highland or "
+                                   "swampland with a city, standing stones, temple or tower)", "R96 L195-206")
+        specs = {}
+        given = p.get("armies")
+        if not isinstance(given, Mapping):
+            raise IllegalSetup(f"{name}: 'armies' must give home, campaign and horde", "R96 L157-163")
+        for army, dice in given.items():
+            if not isinstance(dice, list):
+                raise IllegalSetup(f"{name}: the {army} army must be a list of die names")
+            specs[army] = [spec_for(str(d)) for d in dice]
+        dragons = p.get("dragons", [])
+        if not isinstance(dragons, list):
+            raise IllegalSetup(f"{name}: 'dragons' must be a list of dragon names", "R96 L146-150")
+        dragon_specs = [spec_for(str(d)) for d in dragons]
+        total = su.validate_force(size, specs, dragon_specs, options["single_race_home_campaign"], who=name)
+        tid = f"home-{pid}"
+        st.players.append(Player(pid, name, tid, front, force_points=total))
+        st.terrains[tid] = TerrainState(tid, home, "home", pid)
+        armies[pid] = {}
+        for army in su.ARMY_NAMES:
+            armies[pid][army] = []
+            for spec in specs[army]:
+                n += 1
+                uid = f"u{n}"
+                st.units[uid] = Unit(uid, pid, spec)
+                st.location[uid] = UNPLACED
+                armies[pid][army].append(uid)
+        for spec in dragon_specs:  # dragons start in their owner's dead unit area (R96 L152-155)
+            n += 1
+            uid = f"u{n}"
+            st.units[uid] = Unit(uid, pid, spec)
+            st.location[uid] = DUA
+    return st, armies
