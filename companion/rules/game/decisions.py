@@ -35,6 +35,8 @@ TOPICS = (
     "allocate", "cast", "reinforce", "retreat",
     # optional components (companion.rules.game.advanced)
     "minor_terrain", "minor_terrain_roll", "minor_terrain_face", "item_sai", "bury_items", "dragonkin",
+    # SAIs in play and species abilities (companion.rules.game.sai_*, species_play)
+    "sai_target", "sai_option", "sai_move", "sai_roll", "species_ability",
 )
 ANSWER_TYPE = {
     "roll": "roll",

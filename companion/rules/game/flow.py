@@ -20,8 +20,8 @@ from typing import Any
 from . import damage as dmg
 from . import magic as mg
 from . import setup as su
-from .dua import kill_flow
 from .decisions import ANSWER_TYPE, Decision, choice, choose_validator
+from .dua import kill_flow
 from .errors import GameOver, GameRuleError, IllegalAction, IllegalRoll, IllegalSetup, IllegalSpell
 from .rolling import ArmyRoll, RollOutcome, resolve_army_roll
 from .state import (
@@ -208,6 +208,8 @@ class Game:
                 dua[u.spec.species] = dua.get(u.spec.species, 0) + 1
         for hook in EXTENSIONS["dua_counts"]:
             dua = hook(self, army.owner, dua)
+        # Delayed SAIs, Howl/Screech/Wave, Bash, Magic Negation, Rapid Growth (sai_attack, species_play).
+        skip, extra, sai_choices = yield from _sai_attack.before_resolution(self, army, roll, dice, rolled, ctx)
         for _ in range(20):
             request = ArmyRoll(
                 roll=roll,
@@ -222,9 +224,13 @@ class Game:
                 marching=army.owner == st.marching,
                 order_of_play=order,
                 ids_count=ctx.get("ids_count", True),
-                effects=self._effects_on(army),
+                effects=self._effects_on(army, ctx.get("aimed_at")) + extra,
                 dua_counts=tuple(sorted(dua.items())),
                 force_points=st.force_size,
+                individual=bool(ctx.get("individual", False)),
+                counted=tuple(ctx.get("counted", ())),
+                choices=tuple({**dict(ctx.get("choices") or {}), **sai_choices}.items()),
+                not_counting=skip,
             )
             try:
                 outcome = resolve_army_roll(request)
@@ -255,7 +261,7 @@ class Game:
         """Spells in force on this army or its terrain, as the resolution engine (and the odds) take them."""
         return self._effects_on(army)
 
-    def _effects_on(self, army: Army) -> tuple:
+    def _effects_on(self, army: Army, aimed_at: str | None = None) -> tuple:
         """Spells in force on this army or its terrain, for the resolution engine."""
         st = self.state
         if not st.effects:
@@ -268,7 +274,11 @@ class Game:
             name = known.canonical_spell(e.name)
             if name is None:
                 continue
-            if e.target == army.id:
+            if name == "Wall of Fog":  # missile attacks aimed at an army at that terrain (V4.01c L2384-2387)
+                if e.target != aimed_at:
+                    continue
+                where = "terrain"
+            elif e.target == army.id:
                 where = "army"
             elif e.target == army.location:
                 where = "terrain"
@@ -595,12 +605,13 @@ class Game:
                     "V4.01c L380-383", counter_maneuver=True,
                 )
                 # Compared one by one, never combined; ties go to the marcher (L381-383, L2499-2500).
-                if mine.total < theirs.total:
+                if mine.total < theirs.total or (mine.total == theirs.total and _counter_wins_ties(self, tid)):
                     success = False
             if not success:
                 self._say(f"The maneuver at {terrain.name} fails")
                 return
         yield from self._move_terrain(pid, terrain)
+        yield from _after_maneuver(self, pid, tid)  # Wall of Thorns (spells/earth.py)
 
     def _move_terrain(self, pid: str, terrain: TerrainState) -> Flow:
         """A successful maneuver must turn the terrain one step up or down (V4.01c L384-386)."""
@@ -705,7 +716,7 @@ class Game:
         # Counter-attack by the defender, same process (V4.01c L412-415).
         defender = st.army(target.owner, location)
         attacker = st.army(pid, location)
-        if defender.units and attacker.units:
+        if defender.units and attacker.units and _sai_attack.may_counter_attack(self):  # Surprise, Charge
             opts = [choice("counter", "Counter-attack"), choice("no", "Do not counter-attack")]
             st.step = "counter_attack"
             answer = yield _ask("counter_attack",
@@ -716,13 +727,15 @@ class Game:
                 yield from self._attack(defender, attacker, MELEE, counter=True)
 
     def _attack(self, attacker: Army, target: Army, kind: str, counter: bool, ids_count: bool = True) -> Flow:
-        """Attack roll, save roll if any hits, damage, allocation (V4.01c L405-411, L430-437)."""
+        """Attack roll, save roll if any hits, damage, allocation (V4.01c L405-411, L430-437), with the
+        SAIs of both rolls in play (companion.rules.game.sai_attack)."""
+        return (yield from _sai_attack.attack(self, attacker, target, kind, counter, ids_count))
         st = self.state
         what = "counter-attack" if counter else kind
         hits = yield from self._roll(
             attacker, kind, f"{self._name(attacker.owner)}: roll {self._army_label(attacker)} for {kind} ({what})",
             "V4.01c L405-411" if kind == MELEE else "V4.01c L430-437",
-            counter_attack=counter, ids_count=ids_count,
+            counter_attack=counter, ids_count=ids_count, aimed_at=target.location,
         )
         if hits.total <= 0:
             self._say(f"No {kind} results: no save roll, no damage")
@@ -736,7 +749,7 @@ class Game:
         self._say(f"{hits.total} {kind} - {saves.total} saves = {damage} damage")
         yield from self._inflict(target, damage)
 
-    def _inflict(self, target: Army, damage: int) -> Flow:
+    def _inflict(self, target: Army, damage: int, save_roll: bool = True) -> Flow:
         st = self.state
         army = st.army(target.owner, target.location)
         units = [(u.uid, u.name, u.health) for u in army.units]
@@ -758,7 +771,7 @@ class Game:
                                       "health_to_kill": dmg.health_to_kill([h for _, _, h in units], damage)},
                 validate=lambda a, units=units, damage=damage: dmg.check_allocation(units, a.get("units"), damage),
             )
-        yield from kill_flow(self, killed, save_roll=True, cause="damage")  # death hooks: dua.py
+        yield from kill_flow(self, killed, save_roll=save_roll, cause="damage")  # death hooks: dua.py
 
     def _kill(self, uids: list[str]) -> None:
         st = self.state
@@ -793,7 +806,7 @@ class Game:
             if here.role == "home" and st.terrains[a.location].role == "home" and a.location != location:
                 continue
             out.append(a)
-        return out
+        return [a for a in out if not _sai_status.hidden_by_illusion(self, pid, a.id)]  # Illusion, L1667-1675
 
     def _missile(self, pid: str, location: str) -> Flow:
         st = self.state
@@ -804,6 +817,7 @@ class Game:
         # Against a Reserve army (Tower only) only non-ID missile results count (V4.01c L533-535).
         yield from self._attack(st.army(pid, location), target, MISSILE, counter=False,
                                 ids_count=target.location != RESERVE)
+        yield from _species_play.defensive_volley(self, f"{pid}@{location}", target)  # V4.01c L821-824
 
     # -- magic --------------------------------------------------------------------------------------
     def _magic(self, pid: str, location: str) -> Flow:
@@ -831,22 +845,14 @@ class Game:
             "V4.01c L470-480", data={"magic": out.total, "accounting": accounting, "army": army.id},
             validate=lambda a, army=army, out=out, extra=extra: self._validate_casts(pid, army, out, extra, a),
         )
-        for cast in casts:
-            entry = {"spell": cast.name, "target": cast.target, "paid_with": cast.pay_with, "cost": cast.cost,
-                     "caster": pid, "army": army.id, "turn": st.turn}
-            st.spells_announced.append(entry)
-            self._say(f"{self._name(pid)} casts {cast.name} ({cast.cost} {cast.pay_with}) on {cast.target}")
-        # Cast one at a time; a target gone by then is not replaced (V4.01c L477-480).
-        for entry in st.spells_announced[-len(casts):] if casts else []:
-            effect = SPELL_EFFECTS.get(entry["spell"])
-            if effect is not None and self._target_present(entry["target"]):
-                more = effect(self, entry)
-                if isinstance(more, Generator):  # an effect that asks for decisions (Summon Dragon: which)
-                    yield from more
-        self._cleanup()
+        from .spells.casting import cast_announced
+
+        yield from cast_announced(self, pid, army, casts)  # Dispel Magic, lost targets, effects (spells/)
 
     def _validate_casts(self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...], action: dict) -> list:
         from ..catalogue import load_catalogue
+        from .spells.registry import announce as announce_spell
+        from .spells.registry import check_all as check_all_spells
 
         spells = action.get("spells")
         if not isinstance(spells, list):
@@ -870,10 +876,8 @@ class Game:
                 pay = str(pay).capitalize()
             else:
                 pay = mg.spell_kinds_accepted(color, "")[0]
-            target = entry.get("target")
-            self._check_target(pid, card, target)
-            species = "" if card.species == "Basic" else card.species
-            casts.append(mg.SpellCast(card.name, card.cost, pay, species, str(target), card.reserve, color))
+            casts.append(announce_spell(self, pid, army, card, entry, pay))  # target kinds: spells/registry.py
+        check_all_spells(casts)
         mg.check_payment(out.magic_by_die, {u.uid: u for u in army.dice}, casts, extra, out.magic_kinds)
         return casts
 
@@ -896,6 +900,9 @@ class Game:
             owner, loc = target.split("@", 1)
             if owner not in st.player_ids or not st.army(owner, loc).units:
                 raise IllegalSpell(f"there is no army {target!r} to target", "V4.01c L473-476")
+            if _sai_status.hidden_by_illusion(self, pid, target):
+                raise IllegalSpell(f"{target} is hidden by an Illusion: opposing spells cannot target it",
+                                   "V4.01c L1667-1675")
             protected_at = loc
         elif target in st.units:
             if st.location[target] not in st.terrains and st.location[target] != RESERVE and card.color != "Elemental":
@@ -936,6 +943,7 @@ class Game:
         """Units at terrains may move to the Reserve Area (V4.01c L489-491)."""
         st = self.state
         st.step = "retreat"
+        yield from _species_play.air_flight(self, pid)  # Firewalkers, V4.01c L869-872
         at_terrains = [u for uid, u in st.units.items() if u.owner == pid and st.location[uid] in st.terrains]
         if not at_terrains:
             return
@@ -1199,3 +1207,12 @@ def random_answer(game: Game, rng: random.Random) -> dict:
         units = [u for u in d.data["units"] if rng.random() < 0.05]
         return {"type": "retreat", "units": units}
     raise GameRuleError(f"no random answer for {d.kind}")
+
+
+from . import sai_attack as _sai_attack  # noqa: E402  (SAIs in play)
+from . import sai_hooks as _sai_hooks  # noqa: E402,F401  (registers their hooks)
+from . import sai_status as _sai_status  # noqa: E402
+from . import species_play as _species_play  # noqa: E402
+from . import spells as _spells  # noqa: E402,F401  (registers the spell effects and their hooks)
+from .spells.air import counter_wins_ties as _counter_wins_ties  # noqa: E402  (Fields of Ice)
+from .spells.earth import wall_of_thorns_after_maneuver as _after_maneuver  # noqa: E402

@@ -36,6 +36,7 @@ class ArmyRoll:
     force_points: int = 24
     individual: bool = False  # one unit rolling alone against an effect that targets it (V4.01c L1225-1226)
     counted: tuple[str, ...] = ()  # a combination roll's result types (V4.01c L1076-1096); () = the roll's own
+    not_counting: frozenset[str] = frozenset()  # uids whose results no longer count (Choke, Hypnotic Glare: step 2)
     choices: tuple[tuple[str, object], ...] = ()  # resolution "may" choices (id_as splits, V4.01c L677-681)
 
 
@@ -64,7 +65,7 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
     for unit, faces in request.dice:
         die = unit.spec.die
         parsed = tuple(die.find_face(f) for f in faces)
-        counts = not (not request.ids_count and parsed[0].is_id)
+        counts = not (not request.ids_count and parsed[0].is_id) and unit.uid not in request.not_counting
         units.append(RolledUnit(die, parsed, label=f"{unit.name} ({unit.uid})", counts=counts))
     terrain = None
     if request.terrain is not None and not request.order_of_play:

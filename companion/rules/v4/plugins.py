@@ -64,6 +64,8 @@ def _situation_of(ctx: RollContext) -> Situation:
         purpose, against = "save", "dragon"
     elif purpose != "save":
         against = None
+    if purpose == "save" and against is None and ctx.individual:
+        against = "individual"  # a unit saving alone against an effect aimed at it (V4.01c L1209-1210)
     terrain = ctx.terrain
     elements = frozenset(e.value if hasattr(e, "value") else str(e) for e in terrain.elements) if terrain else frozenset()
     choices = req.choices

@@ -1,0 +1,26 @@
+"""Registers the SAI and species-ability modules in the game flow's extension points.
+
+* ``EXTENSIONS["roll_dice"]``: netted, webbed, asleep, stunned, hypnotized, charmed and
+  counter-barred units sit out rolls (``sai_status``);
+* ``EXTENSIONS["after_roll"]``: general SAI effects after any roll (``sai_general``);
+* ``EXTENSIONS["check_move"]``: held units may not leave their terrain (``sai_status``);
+* ``PHASE_HOOKS[PHASE_SPECIES]``: the species abilities phase (``species_play``, V4.01c L369-370);
+* death hooks (``dua``): Stepped Damage, Replanting, Rise from the Ashes.
+"""
+
+from __future__ import annotations
+
+from . import flow, sai_general, sai_status, species_play
+from .state import PHASE_SPECIES
+
+
+def install() -> None:
+    for key, fn in (("roll_dice", sai_status.roll_dice_filter), ("after_roll", sai_general.after_roll),
+                    ("check_move", sai_status.check_move)):
+        if fn not in flow.EXTENSIONS[key]:
+            flow.EXTENSIONS[key].append(fn)
+    flow.PHASE_HOOKS.setdefault(PHASE_SPECIES, species_play.species_phase)
+    species_play.register_death_hooks()
+
+
+install()
