@@ -1,0 +1,65 @@
+"""Fire spells, V4.01c L2297-2333."""
+
+from __future__ import annotations
+
+from ..state import RESERVE, UNTIL_YOUR_NEXT_TURN
+from .casting import damage_army, damage_unit, units_save
+from .registry import ARMY, OPPOSING_ARMY, OPPOSING_UNIT, TERRAIN, lasting, spell
+
+LASTING = UNTIL_YOUR_NEXT_TURN
+
+
+@spell("Ash Storm", "2297-2301", TERRAIN, per_casting=1, duration=LASTING)
+def ash_storm(game, entry):
+    """-1 result per casting to every army roll at the terrain (L2297-2301)."""
+    lasting(game, entry, entry["target"])
+
+
+@spell("Fearful Flames", "2302-2310", OPPOSING_UNIT, per_casting=1)
+def fearful_flames(game, entry):
+    """1 damage per casting; a unit that saves against it rolls a second save and flees to its
+    Reserve Area without a save result (L2302-2310)."""
+    st = game.state
+    uid = entry["target"]
+    damage = entry["castings"]
+    net, saves = yield from damage_unit(game, uid, damage, "Fearful Flames", "V4.01c L2302-2310")
+    if saves >= damage and st.location[uid] in st.terrains:
+        again = yield from units_save(game, [uid], "Fearful Flames (second save)", "V4.01c L2305-2310")
+        if again[uid] <= 0:
+            st.location[uid] = RESERVE
+            game._say(f"{st.units[uid].name} flees to the Reserve Area (Fearful Flames)")
+
+
+@spell("Firebolt", "2311-2313", OPPOSING_UNIT, per_casting=1)
+def firebolt(game, entry):
+    """1 damage per casting on the unit, which saves alone (L2311-2313)."""
+    yield from damage_unit(game, entry["target"], entry["castings"], "Firebolt", "V4.01c L2311-2313")
+
+
+@spell("Firestorm", "2314-2316", TERRAIN, per_casting=2)
+def firestorm(game, entry):
+    """2 damage per casting on each army at the terrain (L2314-2316), in turn order from the caster."""
+    st = game.state
+    tid = entry["target"]
+    order = [entry["caster"]] + game._opponents_in_turn_order(entry["caster"])
+    for pid in order:
+        if st.army(pid, tid).units:
+            yield from damage_army(game, f"{pid}@{tid}", 2 * entry["castings"], "Firestorm", "V4.01c L2314-2316")
+
+
+@spell("Flashfire", "2317-2322", ARMY, per_casting=1, duration=LASTING)
+def flashfire(game, entry):
+    """The owner may re-roll one unit per casting in non-maneuver army rolls (L2317-2322)."""
+    lasting(game, entry, entry["target"])
+
+
+@spell("Fiery Weapon", "2323-2326", ARMY, per_casting=2, duration=LASTING)
+def fiery_weapon(game, entry):
+    """+2 melee or missile per casting (L2323-2326)."""
+    lasting(game, entry, entry["target"])
+
+
+@spell("Dancing Lights", "2327-2330", OPPOSING_ARMY, per_casting=6, duration=LASTING)
+def dancing_lights(game, entry):
+    """-6 melee per casting (L2327-2330)."""
+    lasting(game, entry, entry["target"])
