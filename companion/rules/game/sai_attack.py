@@ -105,6 +105,7 @@ def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, i
             attacker, kind, f"{game._name(attacker.owner)}: roll {game._army_label(attacker)} for {kind} ({what})",
             "V4.01c L405-411" if kind == MELEE else "V4.01c L430-437",
             counter_attack=counter, ids_count=ids_count, choices=choices,
+            aimed_at=target.location,  # Wall of Fog (V4.01c L2384-2387)
         )
     finally:
         game._sai_counter = False
