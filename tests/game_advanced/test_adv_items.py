@@ -1,0 +1,366 @@
+"""Items in the game flow (V4.01c L2698-2865): point values (V4-01), carrying and dropping, and a
+test per item SAI (the flow's side, or the engine's count when that is all the SAI does)."""
+
+from __future__ import annotations
+
+import pytest
+from adv_support import adv_setup, choose, roll, started, uid_of, until, values
+
+from companion.rules.catalogue import load_catalogue
+from companion.rules.game import Game, IllegalSetup
+from companion.rules.game.advanced import items as it
+from companion.rules.game.advanced.item_sais import relic_matches
+from companion.rules.game.setup import item_points
+from companion.rules.game.state import Unit, spec_for
+from companion.rules.resolution import RolledUnit, RollRequest, TerrainState, resolve
+
+DWARVES = ["Dwarves/Footman", "Dwarves/Sentry", "Dwarves/Crossbowman"]
+
+
+def unit(name: str, uid: str = "x") -> Unit:
+    return Unit(uid, "p1", spec_for(name))
+
+
+def item_game(campaign: list[str], faces=None, advanced=("items",), **changes) -> Game:
+    return started(adv_setup(list(advanced), p0_campaign=campaign, **changes),
+                   faces or {"home-p1": 3, "home-p2": 3, "frontier": 3})
+
+
+def face(die: str, text: str):
+    d = load_catalogue().get(die)
+    return RolledUnit(d, (d.find_face(text),))
+
+
+FRONTIER = TerrainState("Coastland", face=3)
+
+
+# -- point values (V4-01) -------------------------------------------------------------------------
+
+
+def test_v4_01_medium_equipment_pricing():
+    """V4-01 (L91-95, L2709-2712): one medium 2; two (need not match) 3; [D] three 5."""
+    med = [spec_for("Items/Fire Dawn Blade"), spec_for("Items/Earth Ring of Stars"), spec_for("Items/Fire Eyebiter")]
+    assert [item_points(med[:n]) for n in (1, 2, 3)] == [2, 3, 5]
+
+
+def test_item_point_values_in_a_force():
+    """L83-101, L2700-2725: small 1, large 2, artifact 3, medallion and relic 4; a game's force total
+    counts them (15 points: 1 unit + a medallion makes a 5-point army)."""
+    assert item_points([spec_for("Items/Fire Speed Slippers")]) == 1
+    assert item_points([spec_for("Items/Fire Seven League Boots")]) == 2
+    assert item_points([spec_for("Items/Fire Dragonstaff")]) == 3
+    assert item_points([spec_for("Items/Gold Medallion")]) == 4
+    assert item_points([spec_for("Items/Earthfang")]) == 4
+    game = item_game(["Dwarves/Footman", "Items/Gold Medallion"])
+    assert game.state.player("p1").force_points == 15
+    game = item_game(DWARVES[:2] + ["Items/Fire Dawn Blade", "Items/Earth Ring of Stars"])  # 2 + 3
+    assert game.state.player("p1").force_points == 15
+
+
+# -- carrying (L2726-2756, L2813-2818) -------------------------------------------------------------
+
+
+def test_who_may_carry_what():
+    """L2751-2756, L2813-2814, L2529: an element in common; Amazons and Dracolem any element; Undead
+    death only; medallions and relics anyone; Dragonkin nothing."""
+    fire_sword = unit("Items/Fire Vorpal Sword")
+    assert it.can_carry(unit("Dwarves/Footman"), fire_sword)
+    assert not it.can_carry(unit("Goblins/Thug"), fire_sword)
+    assert it.can_carry(unit("Goblins/Thug"), unit("Items/Death Vorpal Sword"))
+    assert it.can_carry(unit("Amazons/Soldier"), fire_sword)
+    assert it.can_carry(unit("Dracolem/Bronze Draco-Tank"), unit("Items/Water Mantlet"))
+    undead = next(d.name for d in load_catalogue().of_species("Undead") if d.is_unit)
+    assert it.can_carry(unit(undead), unit("Items/Death Trebuchet"))
+    assert not it.can_carry(unit(undead), unit("Items/Fire Trebuchet"))
+    assert it.can_carry(unit("Goblins/Thug"), unit("Items/Gold Medallion"))
+    assert it.can_carry(unit("Goblins/Thug"), unit("Items/Elemental Relic"))
+    assert not it.can_carry(unit("Dragonkin/Dragontroop (Fire)"), fire_sword)
+    assert not it.can_carry(unit("Dragonkin/Dragontroop (Fire)"), unit("Items/Gold Medallion"))
+
+
+def test_a_unit_carries_two_equipment_or_one_medallion_or_relic_alone():
+    """L2751, L2815-2818: two equipment/artifacts per unit; a medallion or relic takes the unit whole."""
+    dwarf = unit("Dwarves/Footman", "u1")
+    eq = [unit("Items/Fire Speed Slippers", f"i{k}") for k in range(3)]
+    plan, left = it.carry_plan([dwarf], eq)
+    assert len(plan) == 2 and [i.uid for i in left] == ["i2"]
+    medal = unit("Items/Gold Medallion", "m")
+    plan, left = it.carry_plan([dwarf], [medal, eq[0]])
+    assert plan == {"m": "u1"} and [i.uid for i in left] == ["i0"]
+    two = [dwarf, unit("Dwarves/Sentry", "u2")]
+    plan, left = it.carry_plan(two, [medal, eq[0], eq[1]])
+    assert left == [] and plan["m"] != plan["i0"] == plan["i1"]
+
+
+def test_set_up_refuses_an_item_no_unit_of_its_army_can_carry():
+    """L2733-2734: Goblins (death, earth) cannot carry a fire sword."""
+    with pytest.raises(IllegalSetup, match="carry"):
+        Game(adv_setup(["items"], p1_campaign=["Goblins/Thug", "Goblins/Mugger", "Goblins/Pelter",
+                                               "Items/Fire Seven League Boots"]))
+
+
+def test_items_need_the_option_when_options_are_given():
+    """L2506-2508."""
+    with pytest.raises(IllegalSetup, match="items"):
+        Game(adv_setup(["dragonkin"], p0_campaign=["Dwarves/Footman", "Items/Gold Medallion"]))
+
+
+def test_items_roll_only_with_a_unit_able_to_carry_them():
+    """L2737-2738: the water shield has no carrier among the rolling Dwarves: it does not roll."""
+    dwarf = unit("Dwarves/Footman", "u1")
+    fire, water = unit("Items/Fire Wooden Targe", "f"), unit("Items/Water Wooden Targe", "w")
+    assert [i.uid for i in it.rolling_items([dwarf], [fire, water])] == ["f"]
+    assert it.rolling_items([], [fire]) == []
+
+
+def test_items_roll_in_the_armys_rolls():
+    """L2737: the campaign army's maneuver roll lists its boots."""
+    game = item_game(DWARVES + ["Items/Fire Seven League Boots"])
+    until(game, "march", "p1")
+    choose(game, "p1@frontier")
+    choose(game, "maneuver")
+    choose(game, "counter")  # Bob counter-maneuvers: the rolls happen
+    d = game.pending
+    assert d.kind == "roll" and d.player == "p1" and "Items/Fire Seven League Boots" in [x["die"] for x in d.dice]
+
+
+def test_excess_items_are_buried_when_carriers_are_gone():
+    """L2735-2736: one Dwarf left carries two of three small items; the last listed is buried."""
+    game = item_game(DWARVES[:2] + ["Items/Fire Speed Slippers", "Items/Fire Sight Stone", "Items/Fire Wooden Targe"])
+    st = game.state
+    st.location[uid_of(game, "Dwarves/Sentry", "p1", "frontier")] = "dua"
+    game._cleanup()
+    assert st.location[uid_of(game, "Items/Fire Wooden Targe", "p1")] == "bua"
+    assert st.location[uid_of(game, "Items/Fire Speed Slippers", "p1")] == "frontier"
+    assert any("no unit able to carry it" in line for line in game.log)
+
+
+# -- item SAIs in the flow -------------------------------------------------------------------------
+
+
+def test_wayfare_moves_the_item_and_a_carrier_instead_of_maneuvering():
+    """L2049-2059: in the maneuver roll the boots roll Wayfare (3); the owner moves them with a Dwarf
+    to the Reserve Area, and the 3 maneuver results are lost."""
+    game = item_game(DWARVES + ["Items/Fire Seven League Boots"])
+    st = game.state
+    until(game, "march", "p1")
+    choose(game, "p1@frontier")
+    choose(game, "maneuver")
+    choose(game, "counter")
+    roll(game, "ID", "ID", "ID", "3 Wayfare")
+    d = game.pending
+    assert d.topic == "item_sai" and "stay" in values(d)
+    assert st.last_roll["total"] == 6  # 3 IDs + 3 Wayfare, before the choice
+    boots = uid_of(game, "Boots", "p1")
+    footman = uid_of(game, "Dwarves/Footman", "p1", "frontier")
+    choose(game, f"{footman}>reserve")
+    assert st.location[boots] == "reserve" and st.location[footman] == "reserve"
+    assert any("Wayfare" in line for line in game.log)
+
+
+def test_wayfare_kept_as_maneuver_results():
+    """L2049-2053: staying keeps the X maneuver results."""
+    game = item_game(DWARVES + ["Items/Fire Seven League Boots"])
+    until(game, "march", "p1")
+    choose(game, "p1@frontier")
+    choose(game, "maneuver")
+    choose(game, "counter")
+    roll(game, "ID", "ID", "ID", "3 Wayfare")
+    choose(game, "stay")
+    assert game.state.location[uid_of(game, "Boots", "p1")] == "frontier"
+
+
+def _missile_roll(game: Game, *faces):
+    until(game, "march", "p1")
+    choose(game, "p1@frontier")
+    choose(game, "skip")  # no maneuver
+    choose(game, "missile")
+    if game.pending.topic == "target":
+        choose(game, "p2@frontier")
+    roll(game, *faces)
+
+
+def test_gold_medallion_returns_up_to_four_health_worth_from_the_dua():
+    """L2805-2808: a non-maneuver roll; three dead Dwarves (1 health each) and a Sergeant (2): the
+    owner returns four health-worth."""
+    game = item_game(["Dwarves/Footman", "Items/Gold Medallion"])
+    st = game.state
+    home = [u for u in st.army("p1", "home-p1").units]
+    for u in home[:4]:
+        st.location[u.uid] = "dua"
+    _missile_roll(game, "1 Save", "4 Logo")
+    d = game.pending
+    assert d.topic == "item_sai" and "done" in values(d)
+    first = values(d)[1]
+    choose(game, first)
+    while game.pending.topic == "item_sai" and len(values(game.pending)) > 1:
+        choose(game, values(game.pending)[1])
+    back = [u for u in home[:4] if st.location[u.uid] == "frontier"]
+    assert sum(u.health for u in back) == 4
+    assert any("Gold Medallion returns" in line for line in game.log)
+
+
+def test_silver_medallion_returns_an_item_from_the_bua():
+    """L2790-2803, first choice."""
+    game = item_game(["Dwarves/Footman", "Items/Silver Medallion"])
+    st = game.state
+    boots_owner_home = [u for u in st.units.values() if u.owner == "p1" and u.spec.kind == "item"]
+    medal = boots_owner_home[0].uid
+    # scenario: an item of Alice's in her BUA, and a second Dwarf at the Frontier able to carry it
+    buried = Unit("u900", "p1", spec_for("Items/Fire Speed Slippers"))
+    st.units[buried.uid], st.location[buried.uid] = buried, "bua"
+    helper = Unit("u901", "p1", spec_for("Dwarves/Footman"))
+    st.units[helper.uid], st.location[helper.uid] = helper, "frontier"
+    _missile_roll(game, "1 Save", "4 Logo", "1 Save")
+    d = game.pending
+    assert d.topic == "item_sai" and f"item:{buried.uid}" in values(d)
+    choose(game, f"item:{buried.uid}")
+    assert st.location[buried.uid] == "frontier" and st.location[medal] == "frontier"
+
+
+def test_silver_medallion_brings_a_small_dragonkin_or_promotes_one():
+    """L2790-2803: at a terrain a small Dragonkin joins from the Summoning Pool, or a Dragonkin in the
+    army is promoted from the pool; a buried Dragonkin may return to the pool."""
+    game = item_game(["Dwarves/Footman", "Items/Silver Medallion"], advanced=("items", "dragonkin"),
+                     p0_dragonkin=["Dragonkin/Dragontroop (Fire)", "Dragonkin/Dragonhero (Fire)"])
+    st = game.state
+    troop = uid_of(game, "Dragontroop", "p1")
+    _missile_roll(game, "1 Save", "4 Logo")
+    d = game.pending
+    assert f"join:{troop}" in values(d)
+    choose(game, f"join:{troop}")
+    assert st.location[troop] == "frontier"
+
+
+def test_elemental_relic_recruits_and_promotes_matching_units():
+    """L2826-2845: the relic shows fire; fire units (Dwarves) are recruited (small, from the DUA) or
+    promoted (one larger, from the DUA), four health-worth in all, all at once."""
+    game = item_game(["Dwarves/Footman", "Items/Elemental Relic"])
+    st = game.state
+    for u in list(st.army("p1", "home-p1").units)[:3]:
+        st.location[u.uid] = "dua"
+    sergeant = Unit("u901", "p1", spec_for("Dwarves/Sergeant"))
+    st.units[sergeant.uid], st.location[sergeant.uid] = sergeant, "dua"
+    _missile_roll(game, "1 Save", "4 Element Fire")
+    d = game.pending
+    assert d.topic == "item_sai"
+    footman = uid_of(game, "Dwarves/Footman", "p1", "frontier")
+    assert f"promote:{footman}:u901" in values(d)
+    choose(game, f"promote:{footman}:u901")
+    recruit = next(v for v in values(game.pending) if v.startswith("recruit:"))
+    choose(game, recruit)
+    choose(game, "done")
+    assert st.location["u901"] == "frontier" and st.location[footman] == "dua"
+    assert st.location[recruit.split(":")[1]] == "frontier"
+
+
+def test_elemental_relic_matching_and_cancelling():
+    """L2828-2836: the logo matches every element and ivory, not alloys; two relics on the same
+    element cancel each other (the engine reports it)."""
+    assert relic_matches(unit("Amazons/Soldier"), "*") and not relic_matches(unit("Dracolem/Bronze Draco-Tank"), "*")
+    assert relic_matches(unit("Dwarves/Footman"), "Fire") and not relic_matches(unit("Goblins/Thug"), "Fire")
+    res = resolve(RollRequest("melee", (face("Dwarves/Footman", "ID"), face("Items/Elemental Relic", "4 Element Fire"),
+                                        face("Items/Elemental Relic", "4 Element Fire")), terrain=FRONTIER))
+    assert any("cancel" in r.text or "same element" in r.text for r in res.reports)
+
+
+def test_earthfang_summons_a_chill_wind_on_the_terrain():
+    """L2849-2853: in a missile action Earthfang's logo puts a Chill Wind on the terrain: -2 to every
+    army roll there until the terrain is maneuvered to a new face."""
+    game = item_game(["Dwarves/Footman", "Items/Earthfang"])
+    st = game.state
+    _missile_roll(game, "1 Save", "4 Logo")
+    winds = [e for e in st.effects if e.name == "Chill Wind"]
+    assert len(winds) == 1 and winds[0].target == "frontier"
+    assert winds[0].expiry == "until the terrain is successfully maneuvered to a new facing"
+    assert [e.name for e in game._effects_on(st.army("p2", "frontier"))] == ["Chill Wind"]
+
+
+def test_summon_dragon_artifact_summons_a_dragon_of_its_element():
+    """L1957-1968: a Fire Dragonstaff's Summon Dragon at a terrain summons a fire dragon from a
+    Summoning Pool to a terrain, and the die rolls again."""
+    pytest.importorskip("companion.rules.game.dragon_summoning")
+    game = item_game(DWARVES[:2] + ["Items/Fire Dragonstaff"], faces={"home-p1": 3, "home-p2": 3, "frontier": 1})
+    st = game.state
+    until(game, "march", "p1")
+    choose(game, "p1@frontier")
+    choose(game, "skip")
+    choose(game, "magic")
+    roll(game, "1 Save", "1 Maneuver", "4 Summon Dragon")
+    d = game.pending
+    assert d.kind == "roll" and [x["die"] for x in d.dice] == ["Items/Fire Dragonstaff"]  # rolls again
+    roll(game, "4 Magic")
+    d = game.pending
+    assert d.topic == "item_sai" and "home-p2" in values(d)
+    choose(game, "home-p2")
+    drake = uid_of(game, "Red Drake", "p1")
+    if game.pending is not None and game.pending.topic == "summon_dragon":  # both players have a Red Drake
+        choose(game, drake)
+    assert st.location[drake] == "home-p2"
+
+
+# -- item SAIs the engine counts (results only) ---------------------------------------------------
+
+
+def test_attune_gives_magic_of_any_element():
+    """L1243-1249: X (3) magic, usable as any element."""
+    res = resolve(RollRequest("magic", (face("Dwarves/Footman", "1 Save"), face("Items/Fire Magi Crown", "3 Attune")),
+                              terrain=FRONTIER))
+    assert res.total("magic") == 3
+
+
+def test_bash_copies_the_attackers_melee_as_saves():
+    """L1250-1269: against a melee attack Bash generates saves equal to the targeted unit's melee;
+    in other saves, X saves."""
+    shield = face("Items/Fire Mithril Shield", "3 Bash")
+    res = resolve(RollRequest("save", (face("Dwarves/Footman", "1 Melee"), shield), against="melee",
+                              terrain=FRONTIER, choices={"Bash target melee": 2}))
+    assert res.total("save") == 2
+    res = resolve(RollRequest("save", (face("Dwarves/Footman", "1 Melee"), shield), against="missile", terrain=FRONTIER))
+    assert res.total("save") == 3
+
+
+@pytest.mark.parametrize("die,text,purpose", [("Items/Fire Vorpal Sword", "3 Decapitate", "melee"),
+                                               ("Items/Fire Heartseeker", "3 Impale", "missile")])
+def test_decapitate_and_impale_are_delayed_kills_of_a_defender_showing_its_id(die, text, purpose):
+    """L1420-1431, L1676-1687: reported for step 2 of the defending army's save roll."""
+    res = resolve(RollRequest(purpose, (face("Dwarves/Footman", "ID"), face(die, text)), terrain=FRONTIER))
+    assert [r.kind for r in res.reports if r.source == text.split(" ", 1)[1]] == ["delayed_kill_id"]
+
+
+def test_crush_targets_units_that_must_maneuver_or_die():
+    """L1408-1419: up to X (4) health-worth of defenders; in a dragon attack X missile."""
+    res = resolve(RollRequest("missile", (face("Dwarves/Footman", "ID"), face("Items/Fire Trebuchet", "4 Crush")),
+                              terrain=FRONTIER))
+    assert [(r.kind, r.amount) for r in res.reports if r.source == "Crush"] == [("maneuver_or_kill_then_save_or_bury", 4)]
+
+
+def test_elevate_doubles_one_units_missile_and_gives_maneuvers():
+    """L1485-1498: maneuver roll X (4) maneuver; missile attack: one unit's missile doubled."""
+    carpet = face("Items/Fire Flying Carpet", "4 Elevate")
+    assert resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Save"), carpet), terrain=FRONTIER)).total(
+        "maneuver") == 4
+    shooter = face("Dwarves/Crossbowman", "ID")
+    plain = resolve(RollRequest("missile", (shooter,), terrain=FRONTIER)).total("missile")
+    assert resolve(RollRequest("missile", (shooter, carpet), terrain=FRONTIER)).total("missile") == 2 * plain
+
+
+def test_flurry_melee_and_roll_again():
+    """L1562-1575: X (4) melee and the item rolls again."""
+    res = resolve(RollRequest("melee", (face("Dwarves/Footman", "1 Save"), face("Items/Fire Blade Golem", "4 Flurry")),
+                              terrain=FRONTIER))
+    assert res.total("melee") == 4 and any(r.kind == "reroll_pending" for r in res.reports)
+
+
+def test_sortie_melee_or_saves():
+    """L1903-1912: X (4) melee in a melee attack, X saves in a save roll."""
+    mantlet = face("Items/Fire Mantlet", "4 Sortie")
+    assert resolve(RollRequest("melee", (mantlet,), terrain=FRONTIER)).total("melee") == 4
+    assert resolve(RollRequest("save", (mantlet,), against="melee", terrain=FRONTIER)).total("save") == 4
+
+
+def test_bronze_medallion_any_element_magic():
+    """L2781-2788: in a magic action X (4) magic of any element."""
+    res = resolve(RollRequest("magic", (face("Dwarves/Footman", "1 Save"), face("Items/Bronze Medallion", "4 Logo")),
+                              terrain=FRONTIER))
+    assert res.total("magic") == 4
