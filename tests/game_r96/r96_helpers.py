@@ -61,22 +61,29 @@ def default_answer(game: R96Game) -> dict:
     return {"type": "retreat", "units": []}
 
 
-def until(game: R96Game, topic: str, player: str | None = None, limit: int = 200) -> R96Game:
-    """Answer with ``default_answer`` until a decision of ``topic`` (and ``player``) is pending."""
+def until(game: R96Game, topic: str, player: str | None = None, limit: int = 200, **data) -> R96Game:
+    """Answer with ``default_answer`` until a decision of ``topic`` (and ``player``, and ``data``) is pending."""
     for _ in range(limit):
         d = game.pending
         if d is None:
             raise AssertionError("the game ended before " + topic)
-        if d.topic == topic and (player is None or d.player == player):
+        if d.topic == topic and (player is None or d.player == player) and all(d.data.get(k) == v for k, v in data.items()):
             return game
         game.apply(default_answer(game))
     raise AssertionError(f"no {topic} decision within {limit} answers; pending {game.pending}")
 
 
 def started(players: int = 2, options: dict | None = None, **over) -> R96Game:
-    """A game at its first march (p1 to choose an army)."""
+    """A game paused at its last set-up decision (the frontier's starting roll): ``stage`` the table,
+    then the first march (p1 to choose an army) is pending.  ``go`` skips the staging."""
     game = R96Game(setup(players, options, **over))
-    return until(game, "march", "p1")
+    return until(game, "terrain_roll", terrain="frontier")
+
+
+def go(game: R96Game, face: int = 4) -> R96Game:
+    """Answer the frontier's starting roll: p1's first march is pending."""
+    game.apply({"type": "roll", "faces": [str(face)]})
+    return game
 
 
 def stage(game: R96Game, table: dict[tuple[str, str], list[str]], faces: dict[str, int] | None = None,
@@ -96,6 +103,8 @@ def stage(game: R96Game, table: dict[tuple[str, str], list[str]], faces: dict[st
             st.units[uid] = Unit(uid, owner, spec_for(name))
             st.location[uid] = loc
             out.setdefault((owner, loc), []).append(uid)
+    if game.pending is not None and game.pending.topic == "terrain_roll":
+        go(game)
     for tid, face in (faces or {}).items():
         st.terrains[tid].face = face
     return out
@@ -117,4 +126,4 @@ def where(game: R96Game, uid: str) -> str:
     return game.state.location[uid]
 
 
-__all__ = ["BUA", "DUA", "RESERVE", "cast", "choose", "roll", "setup", "stage", "started", "until", "where"]
+__all__ = ["BUA", "DUA", "RESERVE", "cast", "choose", "go", "roll", "setup", "stage", "started", "until", "where"]

@@ -4,7 +4,7 @@ names its case of ../shared/rules/worked-examples.md (or the rule line it checks
 from __future__ import annotations
 
 import pytest
-from r96_helpers import DUA, RESERVE, choose, roll, setup, started, until
+from r96_helpers import DUA, RESERVE, choose, go, roll, setup, started, until
 
 from companion.rules.game.errors import IllegalSetup
 from companion.rules.game.state import spec_for
@@ -143,7 +143,7 @@ def test_starting_distances_reroll_eight_keep_seven():
 
 
 def test_started_game_is_at_first_march():
-    game = started()
+    game = go(started())
     assert game.pending.topic == "march" and game.state.phase == "first_march"
     choose(game, "pass")
     assert game.pending.topic == "march" and game.state.march == 2
