@@ -181,6 +181,8 @@ class Game:
             owner, loc = army.owner, army.location
         if loc == HOLDING:
             return f"{self._name(owner)}'s Horde army"
+        if loc in (DUA, BUA, POOL):  # a dead unit rolling alone (Poison, Firebreath: save or be buried)
+            return f"{self._name(owner)}'s {loc.upper() if loc != POOL else 'Summoning Pool'}"
         where = "Reserve Area" if loc == RESERVE else self.state.terrains[loc].name
         return f"{self._name(owner)}'s army at {where}"
 
