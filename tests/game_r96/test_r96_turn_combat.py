@@ -7,6 +7,7 @@ import pytest
 from r96_helpers import DUA, choose, go, roll, stage, started, until, where
 
 from companion.rules.game.errors import IllegalChoice
+from companion.rules.r96.game.rolls import Rolled
 
 FRONT = "frontier"  # Flatland Temple: faces 1 magic, 2-4 missile, 5-7 melee
 
@@ -66,7 +67,11 @@ def test_r96_13_no_rout_on_face_1():
     choose(game, True)
     assert game.state.terrains[FRONT].face == 1
     assert [c["value"] for c in game.pending.choices] == ["magic", "none"]
-    assert game._rout_check.__self__ is game and not game._pursue.__self__.state.terrains[FRONT].face > 1
+    thug = game.state.dice_at("p2", FRONT)[0]
+    ids_only = Rolled([thug], [["ID"]], "save", "p2", FRONT, {})
+    assert game._rout_check(ids_only, FRONT) is False  # face 1: never a rout
+    game.state.terrains[FRONT].face = 2
+    assert game._rout_check(ids_only, FRONT) is True
 
 
 def test_faq95_07_charger_with_more_ids_than_saves_routs():
