@@ -121,6 +121,12 @@ class Driver:
                 return {"type": "choose", "choice": answer}
         if d.kind == "allocate":
             return {"type": "allocate", "units": d.choices[0]["value"]}
+        if d.kind == "cast":
+            return {"type": "cast", "spells": []}
+        if d.kind == "reinforce":
+            return {"type": "reinforce", "moves": {}}
+        if d.kind == "retreat":
+            return {"type": "retreat", "units": []}
         return {"type": "choose", "choice": d.choices[0]["value"]}
 
     def run(self, limit: int = 200):
