@@ -15,7 +15,8 @@ from companion.rules.game.state import Unit, spec_for  # noqa: E402
 
 RULEBOOK = "V4.01c"
 
-__all__ = ["add_die", "answer", "cast_spells", "faces_for", "new_game", "passive_policy", "run_until", "units_at"]
+__all__ = ["add_die", "answer", "cast_spells", "clear_army", "effect", "faces_for", "id_face", "new_game", "passive_policy",
+           "drive", "max_faces", "no_id_until", "roll_total", "run_until", "until_topic", "units_at", "zero_face", "zero_faces"]
 
 
 def new_game(species=("Undead", "Treefolk"), force: int = 24) -> Game:
@@ -64,6 +65,8 @@ def cast_spells(game: Game, spells: list[dict], location: str = "home-p1", faces
     announce `spells`.  Returns the accepted cast action."""
     st = game.state
     pid = "p1"
+    if game.pending.topic == "cast":  # a refused announcement leaves the same decision pending
+        return game.apply({"type": "cast", "spells": spells})
     if location in st.terrains:
         st.terrains[location].face = next(i for i in range(1, 8) if st.terrains[location].kind.action_at(i) == "magic")
     d = game.pending
@@ -80,3 +83,103 @@ def cast_spells(game: Game, spells: list[dict], location: str = "home-p1", faces
     d = game.pending
     assert d.topic == "cast", d.prompt
     return game.apply({"type": "cast", "spells": spells})
+
+
+def roll_total(game: Game, army_id: str, roll: str, faces: list[str], against: str | None = None) -> int:
+    """The total an army roll with these faces would give now, spells in force included."""
+    from companion.rules.game.rolling import ArmyRoll, resolve_army_roll
+
+    st = game.state
+    owner, loc = army_id.split("@", 1)
+    army = st.army(owner, loc)
+    dice = [d for d in army.dice if d.is_unit]
+    terrain = st.terrains.get(loc)
+    request = ArmyRoll(roll=roll, dice=tuple((d, (f,)) for d, f in zip(dice, faces, strict=True)),
+                       terrain=terrain.kind if terrain else None, face=terrain.face if terrain else 1,
+                       in_reserve=loc == "reserve", against=against, marching=owner == st.marching,
+                       effects=game._effects_on(army), force_points=st.force_size)
+    return resolve_army_roll(request).total
+
+
+def zero_faces(game: Game, army_id: str, roll: str) -> list[str]:
+    """Faces worth nothing for `roll` for every unit of the army."""
+    from game_support import ZERO_PREFERENCE
+
+    owner, loc = army_id.split("@", 1)
+    out = []
+    for d in game.state.army(owner, loc).units:
+        for icon in ZERO_PREFERENCE[roll]:
+            hit = [f for f in d.spec.faces if f.split(" ", 1)[1] == icon]
+            if hit:
+                out.append(hit[0])
+                break
+    return out
+
+
+def id_face(game: Game, uid: str) -> str:
+    return next(f for f in game.state.units[uid].spec.faces if f.endswith(" ID"))
+
+
+def zero_face(game: Game, uid: str, roll: str = "save") -> str:
+    from game_support import ZERO_PREFERENCE
+
+    faces = game.state.units[uid].spec.faces
+    for icon in ZERO_PREFERENCE[roll]:
+        hit = [f for f in faces if f.split(" ", 1)[1] == icon]
+        if hit:
+            return hit[0]
+    raise AssertionError(f"no zero face for {roll}")
+
+
+def effect(game: Game, name: str):
+    found = [e for e in game.state.effects if e.name == name]
+    return found[0] if found else None
+
+
+def drive(game: Game, gen, answers=()):
+    """Run a flow generator outside the game's own flow (a death batch, a hook), answering its
+    decisions with `answers` in order (validated like the flow would); returns its value."""
+    answers = list(answers)
+    try:
+        decision = next(gen)
+        while True:
+            action = answers.pop(0)
+            decision = gen.send(decision.validate(action) if decision.validate else action)
+    except StopIteration as stop:
+        return stop.value
+
+
+def until_topic(game: Game, *topics: str, limit: int = 400):
+    """Answer passively until a decision of one of `topics` is pending."""
+    return run_until(game, lambda d: d.topic in topics, limit=limit)
+
+
+def max_faces(game: Game, army_id: str, roll: str) -> list[str]:
+    """The best face of each unit of the army for `roll` (its ID or the largest icon)."""
+    owner, loc = army_id.split("@", 1)
+    want = roll.capitalize()
+    out = []
+    for d in game.state.army(owner, loc).units:
+        def score(text: str) -> int:
+            n, _, icon = text.partition(" ")
+            return int(n) if icon in (want, "ID") else -1
+        out.append(max(d.spec.faces, key=score))
+    return out
+
+
+def no_id_until(game: Game, *topics: str, limit: int = 200):
+    """Answer until a decision of `topics`: rolls with a face that is no ID and no save (first such),
+    allocations with the first legal set, choices passively."""
+    for _ in range(limit):
+        d = game.pending
+        if d.topic in topics:
+            return d
+        if d.kind == "roll":
+            faces = []
+            for die in d.dice:
+                plain = [f for f in die["faces"] if not f.endswith(" ID") and not f.endswith(" Save")]
+                faces.append(plain[0] if plain else die["faces"][0])
+            game.apply({"type": "roll", "faces": faces})
+        else:
+            game.apply(passive_policy(d))
+    raise AssertionError("decision not reached")
