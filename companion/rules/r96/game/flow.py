@@ -833,6 +833,9 @@ class R96Game:
             uid = yield _ask("bullseye", pid, "choice", f"{self._name(pid)}: Bullseye ({x}) from {att.units[i].name}: "
                              "choose the target unit", "R96 L731-736", opts)
             u = self.state.units[uid]
+            if self.options["spells_modify_sais"] and any(e.name == "Dancing Lights" for e in
+                                                          self._effects_for(pid, loc, att.units)):
+                x //= 2  # FAQ95 FIRE 4.F (FAQ-CONFLICT-2 switched to FAQ95): Dancing Lights halves Bullseye
             r = yield from self._roll(opp, [u], "save", tloc, f"{self._name(opp)}: {u.name} saves alone against "
                                       f"Bullseye {x}", "R96 L731-736; FAQ96 SAI 1.B", against=MISSILE, individual=True)
             if x - r.total("save") >= u.health:

@@ -18,6 +18,8 @@ from ...resolution import EffectInForce, RolledUnit, RollRequest, TerrainState, 
 
 #: Racial abilities that count maneuvers as saves (R96 L806-807, L821-822).
 MANEUVER_AS_SAVE = {"Coral Elves": "Coastland", "Lava Elves": "Highland"}
+#: Racial abilities that double maneuvers (R96 L811-812, L816-817).
+RACIAL_DOUBLING = {"Dwarves": "Highland", "Goblins": "Swampland"}
 
 
 @cache
@@ -88,6 +90,13 @@ def resolve_roll(rolled: Rolled, terrain: TerrainState | None, effects: tuple[Ef
         walk = sum(6 * e.castings for e in effects if e.name == "Wind Walk" and e.target == "army")
         if racial and walk and not req.individual:
             totals["save"] += walk
+    if options.get("modifier_order") == "faq95" and "maneuver" in totals and terrain is not None:
+        # FAQ95 EARTH 4.F, 4.I (FAQ-CONFLICT-3 switched to FAQ95): adds come before the terrain bonus.  The
+        # eighth face's doubling is army-wide (the variant edition orders it after the adds); a racial
+        # doubling touches its own units' results only, so an army wholly of that race doubles the adds too.
+        kin = {u.spec.species for u, ru in zip(rolled.units, rolled_units, strict=True) if ru.counts}
+        if len(kin) == 1 and RACIAL_DOUBLING.get(next(iter(kin))) == terrain.type and not req.individual:
+            totals["maneuver"] += sum(6 * e.castings for e in effects if e.name == "Wind Walk" and e.target == "army")
     rolled.res, rolled.totals = res, totals
     return rolled
 
