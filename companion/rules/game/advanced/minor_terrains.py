@@ -165,7 +165,7 @@ def maneuver_step(game: Game, pid: str, location: str) -> Flow:
         opts = [choice("keep", f"Keep {mine.name}'s result (no maneuver step)"),
                 choice("reroll", f"Roll {mine.name} again instead of maneuvering"),
                 choice("bury", f"Bury {mine.name} instead of maneuvering")]
-        pick = yield _ask_choice(game, pid, f"{game._name(pid)}: your army controls {mine.name}: keep its result, "
+        pick = yield _ask_choice(game, pid, location, f"{game._name(pid)}: your army controls {mine.name}: keep its result, "
                                  "roll it again or bury it?", f"{DOC} L2614-2617, L2627-2628", opts)
         if pick == "keep":
             game._say(f"{game._name(pid)} keeps {mine.name}'s result and forfeits the maneuver step")
@@ -184,7 +184,7 @@ def maneuver_step(game: Game, pid: str, location: str) -> Flow:
         if u.name not in seen:
             seen.add(u.name)
             opts.append(choice(u.uid, f"Bring {u.name} into play instead of maneuvering"))
-    pick = yield _ask_choice(game, pid, f"{game._name(pid)}: bring a minor terrain into play at "
+    pick = yield _ask_choice(game, pid, location, f"{game._name(pid)}: bring a minor terrain into play at "
                              f"{st.terrains[location].name} instead of maneuvering?", f"{DOC} L2603-2608", opts)
     if pick == "maneuver":
         return False
@@ -195,11 +195,12 @@ def maneuver_step(game: Game, pid: str, location: str) -> Flow:
     return True
 
 
-def _ask_choice(game: Game, pid: str, prompt: str, rule: str, opts: list[dict]):
+def _ask_choice(game: Game, pid: str, location: str, prompt: str, rule: str, opts: list[dict]):
     from ..flow import _ask
 
     game.state.step = "minor_terrain"
-    return _ask("minor_terrain", pid, "choice", prompt, rule, opts, validate=choose_validator(opts))
+    return _ask("minor_terrain", pid, "choice", prompt, rule, opts, data={"army": army_id(pid, location)},
+                validate=choose_validator(opts))
 
 
 def actions(game: Game, pid: str, location: str, legal: list[str]) -> list[str]:
