@@ -1,6 +1,7 @@
 """``companion game``: play a game on its SQLite log from the command line.
 
     companion game new --db g.db --players Alice:Dwarves,Bob:Goblins --force 24
+    companion game new --db g.db --edition r96       # the 1996 rules (TSR) with the FAQ rulings
     companion game show --db g.db            # where the game stands and who must decide what
     companion game submit --db g.db '{"type": "choose", "choice": "first_turn"}'
     companion game roll --db g.db --seed 3   # roll for me
@@ -28,6 +29,7 @@ def register(subparsers) -> None:
     q = add("new", "start a quick-start game")
     q.add_argument("--players", default="Alice:Dwarves,Bob:Goblins", help="NAME:SPECIES,... (2 or more)")
     q.add_argument("--force", type=int, default=24, help="total force size in points")
+    q.add_argument("--edition", choices=("v4", "r96"), default="v4", help="rules: V4.01c (default) or the 1996 rules")
     add("show", "show the state and the pending decision")
     q = add("submit", "submit an action given as JSON")
     q.add_argument("action", help='e.g. \'{"type": "choose", "choice": "pass"}\'')
@@ -74,7 +76,10 @@ def handler(args: argparse.Namespace) -> int:
             for item in args.players.split(","):
                 name, _, species = item.partition(":")
                 players.append({"name": name.strip(), **({"species": species.strip()} if species else {})})
-            session = GameSession.create(args.db, {"force_size": args.force, "players": players})
+            setup = {"force_size": args.force, "players": players}
+            if args.edition != "v4":
+                setup["edition"] = args.edition  # companion.session.new_game picks the edition's flow
+            session = GameSession.create(args.db, setup)
         elif cmd == "import":
             session = GameSession.import_file(args.db, args.path)
         else:
