@@ -99,6 +99,9 @@ def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, i
         choices["Tower shot at Reserves"] = True  # Net and Web do nothing then (L1726-1728, L2069-2071)
     if kind == MISSILE and target.location != attacker.location:
         choices["target at another terrain"] = True  # Cursed Bullets needs the same terrain (L922-924)
+    if not counter and (attacker.owner, attacker.location, st.turn) in getattr(game, "_minor_buried", ()):
+        # Javelin / Kukri Charge: a minor terrain was buried instead of maneuvering (V4.01c L784-797)
+        choices["active"] = ("Javelin Charge", "Kukri Charge")
     game._sai_counter = counter
     try:
         hits = yield from game._roll(
