@@ -290,3 +290,34 @@ def test_minor_terrains_need_the_option_when_options_are_given():
     """L2506-2508: with game options that leave minor terrains out, bringing them is refused."""
     with pytest.raises(IllegalSetup, match="minor_terrains"):
         Game(adv_setup(["items"], p0_minor_terrains=["Deadland Woods"]))
+
+
+def _counter_maneuver_total(minor: str) -> int:
+    """Alice brings `minor` in at the Frontier (Coastland: air, water); on Bob's turn she
+    counter-maneuvers there rolling only melee faces; her maneuver total is returned."""
+    game = game_with_minors(minors=[minor])
+    bring(game, minor, "1 Magic")
+    d = until(game, "march", "p2")
+    choose(game, "p2@frontier")
+    choose(game, "maneuver")
+    choose(game, "counter")
+    d = game.pending
+    game.apply({"type": "roll", "faces": [next((f for f in x["faces"] if "Magic" in f), x["faces"][0])
+                                          for x in d.dice]})  # Bob: nothing
+    d = game.pending
+    assert d.player == "p1" and d.data["roll"] == "maneuver"
+    game.apply({"type": "roll", "faces": [next((f for f in x["faces"] if "Melee" in f), x["faces"][0])
+                                          for x in d.dice]})
+    return game.state.last_roll["total"]
+
+
+def test_a_minor_terrains_elements_count_for_species_abilities():
+    """L2630-2632: with the Flatland Knoll (air, earth) beside them, Dwarves at Coastland (air, water)
+    have earth for Mountain Mastery (melee counts as maneuver, L828-830); the Deadland Woods (death)
+    gives them nothing."""
+    game = game_with_minors(minors=["Flatland Knoll"])
+    bring(game, "Flatland Knoll", "1 Magic")
+    assert mt.terrain_elements(game, game.state.army("p1", "frontier")) == ("Air", "Earth")
+    assert mt.terrain_elements(game, game.state.army("p2", "frontier")) == ()
+    assert _counter_maneuver_total("Deadland Woods") == 0
+    assert _counter_maneuver_total("Flatland Knoll") >= 5

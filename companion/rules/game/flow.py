@@ -78,10 +78,11 @@ PHASE_HOOKS: dict[str, Callable[[Game, str], Generator[Decision, Any, Any]]] = {
 #   "killed": fn(game, uid) -> the area a killed die goes to instead of the DUA, or None;
 #   "cleanup": fn(game) after every consequence (armies made only of Dragonkin, carriers, burials);
 #   "check_move": fn(game, pid, uid, where) raising IllegalAction when a die may not move there;
-#   "dua_counts": fn(game, pid, counts) -> DUA units per species for abilities (Deadlands adds).
+#   "dua_counts": fn(game, pid, counts) -> DUA units per species for abilities (Deadlands adds);
+#   "terrain_elements": fn(game, army) -> extra elements of the army's terrain (a minor terrain's).
 EXTENSIONS: dict[str, list[Callable[..., Any]]] = {
     "setup": [], "roll_dice": [], "after_roll": [], "maneuver_step": [], "actions": [], "killed": [],
-    "cleanup": [], "check_move": [], "dua_counts": [],
+    "cleanup": [], "check_move": [], "dua_counts": [], "terrain_elements": [],
 }
 
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
@@ -233,6 +234,7 @@ class Game:
                 counted=tuple(ctx.get("counted", ())),
                 choices=tuple({**dict(ctx.get("choices") or {}), **sai_choices}.items()),
                 not_counting=skip,
+                extra_elements=tuple(e for hook in EXTENSIONS["terrain_elements"] for e in hook(self, army)),
             )
             try:
                 outcome = resolve_army_roll(request)

@@ -38,6 +38,7 @@ class ArmyRoll:
     counted: tuple[str, ...] = ()  # a combination roll's result types (V4.01c L1076-1096); () = the roll's own
     not_counting: frozenset[str] = frozenset()  # uids whose results no longer count (Choke, Hypnotic Glare: step 2)
     choices: tuple[tuple[str, object], ...] = ()  # resolution "may" choices (id_as splits, V4.01c L677-681)
+    extra_elements: tuple[str, ...] = ()  # a minor terrain's elements count as the terrain's (V4.01c L2630-2632)
 
 
 @dataclass
@@ -69,7 +70,10 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
         units.append(RolledUnit(die, parsed, label=f"{unit.name} ({unit.uid})", counts=counts))
     terrain = None
     if request.terrain is not None and not request.order_of_play:
+        from ..catalogue.tables import Element
+
         terrain = TerrainState(request.terrain.type, face=request.face, eighth=request.terrain.icon,
+                               extra_elements=frozenset(Element(e) for e in request.extra_elements),
                                controlled=request.eighth_face, name=request.terrain.name)
     req = RollRequest(
         purpose=request.roll,

@@ -44,8 +44,10 @@ def install() -> None:
         "cleanup": [dragonkin.cleanup, items.cleanup, minor_terrains.cleanup, eldarim.cleanup],
         "check_move": [dragonkin.check_move, minor_terrains.check_move],
         "dua_counts": [minor_terrains.dua_counts],
+        "terrain_elements": [minor_terrains.terrain_elements],
     }
     for key, hooks in wanted.items():
+        ext.setdefault(key, [])
         for hook in hooks:
             if hook not in ext[key]:
                 ext[key].append(hook)

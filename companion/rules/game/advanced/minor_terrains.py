@@ -243,6 +243,15 @@ def dua_counts(game: Game, pid: str, counts: dict[str, int]) -> dict[str, int]:
     return {s: counts.get(s, 0) + worth for s in sorted(species)}
 
 
+def terrain_elements(game: Game, army) -> tuple[str, ...]:
+    """A minor terrain's elements count as part of the terrain for its army's species abilities
+    (L2630-2632); they add nothing to a White Dragon's breath (the dragons module reads the terrain's)."""
+    if not is_on(game, MINOR_TERRAINS) or army.location not in game.state.terrains:
+        return ()
+    mine = controlled(game.state, army.owner, army.location)
+    return mine.spec.elements if mine is not None else ()
+
+
 def check_move(game: Game, pid: str, uid: str, where: str) -> None:
     """Minor terrains stay where they were brought into play: they are not moved with units."""
     unit = game.state.units[uid]
