@@ -34,7 +34,7 @@ def state_view(store) -> dict:
                 "last_roll": None}
     state = s.state_dict()
     pending = s.pending()
-    if pending and pending.get("kind") == "cast":
+    if pending and pending.get("kind") == "cast" and pending.get("edition") != "r96":  # r96 lists its pools itself
         pending["cast_options"] = cast_options(pending, state)
     return {
         "game_id": store.game_id,
@@ -156,10 +156,10 @@ def build_setup(body: dict) -> dict:
             if f.get("frontier_terrain"):
                 p["frontier"] = f["frontier_terrain"]
         players.append(p)
-    if body.get("edition") not in (None, "v4"):
-        # the game flow plays V4.01c only so far (companion.rules.game.flow); say so, never play v4 silently
-        raise APIError(f"edition {body['edition']!r} is not yet played by the game flow; use 'v4'",
-                       status=422, code="unsupported_edition", field="edition")
+    if body.get("edition") == "r96":  # the 1996 rules: their own flow and quick start (companion/rules/r96/game)
+        from companion.rules.r96.game import quick_setup as r96_quick_setup
+
+        return r96_quick_setup({"force_size": body.get("force_size") or 24, "players": players})
     return quick_setup({"force_size": body.get("force_size") or 24, "players": players})
 
 

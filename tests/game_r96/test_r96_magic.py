@@ -51,7 +51,7 @@ def test_r96_08_breath_of_life_x3_costs_9_blue_and_raises_3_health():
     """R96-08: three Breaths of Life (9 blue) raise three 1-health units, or one 3-health, or a 1 and a 2."""
     game, units = _breath_game()
     magic(game, FRONT, "3 Magic", "3 Magic", "3 Magic")
-    assert game.pending.kind == "cast" and game.pending.data["magic"] == {"Air/Water": 9}
+    assert game.pending.kind == "cast" and game.pending.data["pools"] == {"Air/Water": 9}
     dead = units[("p1", DUA)]
     fighters, knight, herald = dead[:3], dead[3], dead[4]
     check = lambda units_: game._validate_casts("p1", FRONT, {"Air/Water": 9},  # noqa: E731
@@ -84,12 +84,12 @@ def test_r96_09_terrain_advantage_is_offered_and_may_be_declined():
     magic(game, FRONT, "ID")
     assert game.pending.topic == "terrain_advantage"
     choose(game, True)
-    assert game.pending.data["magic"] == {"Earth": 4}
+    assert game.pending.data["pools"] == {"Earth": 4}
     game = started()
     stage(game, {("p1", FRONT): ["Dwarves/Sergeant"], ("p2", "home-p2"): ["Goblins/Thug"]}, faces={FRONT: 1})
     magic(game, FRONT, "ID")
     choose(game, False)
-    assert game.pending.data["magic"] == {"Earth/Fire": 2}
+    assert game.pending.data["pools"] == {"Earth/Fire": 2}
 
 
 def _coast_game(dead_p2, p1_units=("Goblins/Cutthroat", "Goblins/Cutthroat")):
@@ -108,7 +108,7 @@ def test_r96_10_death_magic_by_burial_doubles_black_and_must_all_be_spent():
     assert {"p2:2", "p2:4"} <= {c["value"] for c in game.pending.choices}
     log = choose(game, "p2:4")
     assert any("buries" in line for line in log) and len(game.state.area("p2", BUA)) == 2
-    assert game.pending.data["black_due"] == 8 and sum(game.pending.data["magic"].values()) == 8
+    assert game.pending.data["black_due"] == 8 and sum(game.pending.data["pools"].values()) == 8
     with pytest.raises(IllegalSpell, match="must all be spent"):
         cast(game, {"spell": "Palsy", "count": 2, "target": "p2@home-p2"})
     cast(game, {"spell": "Palsy", "count": 2, "target": "p2@home-p2"}, {"spell": "Reanimate Dead", "units": []})
@@ -125,7 +125,7 @@ def test_faq95_10_partial_burial_and_the_targets_obligation():
     assert values == {"none", "p2:1", "p2:3", "p2:4"}  # 2 and 5 cannot be buried exactly; 6 is over the IDs
     choose(game, "p2:1")
     assert [u.name for u in game.state.area("p2", BUA)] == ["Goblins/Thug"]
-    assert sum(game.pending.data["magic"].values()) == 6
+    assert sum(game.pending.data["pools"].values()) == 6
     game = _coast_game(["Goblins/Marauder"], p1_units=("Goblins/Cutthroat",))
     magic(game, COAST, "ID")
     assert game.pending.topic == "cast"  # no burial offered: 2 points cannot bury a 3-point unit
@@ -137,7 +137,7 @@ def test_faq95_31_a_reserve_army_never_doubles():
     stage(game, {("p1", RESERVE): ["Goblins/Cutthroat", "Goblins/Cutthroat"], ("p1", FRONT): ["Goblins/Thug"],
                  ("p2", "home-p2"): ["Goblins/Thug"]}, dead={"p2": ["Goblins/Cutthroat", "Goblins/Cutthroat"]})
     magic(game, RESERVE, "ID", "ID")
-    assert game.pending.topic == "cast" and game.pending.data["magic"] == {"Death/Earth": 4}
+    assert game.pending.topic == "cast" and game.pending.data["pools"] == {"Death/Earth": 4}
     with pytest.raises(IllegalSpell, match="own player"):
         cast(game, {"spell": "Palsy", "target": "p2@home-p2"})
     with pytest.raises(IllegalSpell, match="never targets a terrain"):
@@ -170,7 +170,7 @@ def test_faq95_13_dust_to_dust():
                           dead={"p2": ["Goblins/Marauder", "Goblins/Cutthroat"], "p3": ["Coral Elves/Fighter"]}, players=3)
     marauder, cutthroat = units[("p2", DUA)]
     fighter = units[("p3", DUA)][0]
-    pools = game.pending.data["magic"]
+    pools = game.pending.data["pools"]
     v = lambda spells: game._validate_casts("p1", FRONT, pools, {"spells": spells}, 0)  # noqa: E731
     assert v([{"spell": "Dust to Dust", "count": 3, "units": [marauder]}])
     assert v([{"spell": "Dust to Dust", "count": 3, "units": [fighter, cutthroat]}])
@@ -189,7 +189,7 @@ def test_faq95_14_path():
     own = units[("p1", "home-p1")][0]
     foe = units[("p2", "home-p2")][0]
     dragon = next(u.uid for u in game.state.area("p1", DUA) if u.spec.kind == "dragon")
-    pools = game.pending.data["magic"]
+    pools = game.pending.data["pools"]
     v = lambda moves: game._validate_casts("p1", FRONT, pools, {"spells": [{"spell": "Path", "moves": moves}]}, 0)  # noqa: E731
     for bad in ({foe: FRONT}, {dragon: FRONT}, {own: RESERVE}, {own: DUA}):
         with pytest.raises(IllegalSpell):
@@ -260,7 +260,7 @@ def test_faq95_25_flash_flood():
     add up (7 and 6 < 8: down one); nothing on face 1; flooding an eighth face ends its control."""
     game, units = _caster(BLUE9 + [("Coral Elves/Conjurer", "2 Magic")],
                           table={("p2", FRONT): ["Goblins/Wolf Rider"] * 4, ("p1", "home-p1"): ["Dwarves/Footman"]})
-    pools = game.pending.data["magic"]
+    pools = game.pending.data["pools"]
     with pytest.raises(IllegalSpell, match="one Flash Flood per terrain"):
         game._validate_casts("p1", FRONT, pools, {"spells": [{"spell": "Flash Flood", "target": "home-p2"}] * 2}, 0)
     game.state.terrains["home-p2"].face, game.state.terrains["home-p2"].controller = 8, "p2"

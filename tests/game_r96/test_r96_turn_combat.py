@@ -207,7 +207,7 @@ def test_r96_19_attackers_cantrip_kills_before_the_defenders_saves():
     units = _at_front(game, ["Lava Elves/Necromancer", "Lava Elves/Bladesman"], ["Goblins/Thug", "Goblins/Mugger"])
     _act(game, "melee", "skirmish")
     roll(game, "4 Cantrip", "2 Melee")
-    assert game.pending.kind == "cast" and game.pending.data["magic"] == {"Death/Fire": 4}
+    assert game.pending.kind == "cast" and game.pending.data["pools"] == {"Death/Fire": 4}
     thug = units[("p2", FRONT)][0]
     cast(game, {"spell": "Finger of Death", "units": [thug]})
     assert where(game, thug) == DUA

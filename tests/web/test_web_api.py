@@ -193,10 +193,11 @@ def test_create_game_body_errors(client, host, body, status, field):
     assert client.get("/api/state").json["game_id"] is None
 
 
-def test_edition_not_in_the_game_flow_is_refused(client, host):
+def test_edition_r96_starts_the_1996_game_flow(client, host):
     r = client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, "edition": "r96"}, headers=host)
-    assert r.status_code == 422 and r.json["error"] == "unsupported_edition" and r.json["field"] == "edition"
-    assert client.get("/api/state").json["game_id"] is None
+    assert r.status_code == 201
+    state = client.get("/api/state").json
+    assert state["game_id"] and state["state"]["edition"] == "r96" and state["pending"]["rule"] == "R96 L208-224"
 
 
 def test_illegal_setup_is_refused_with_the_rule(client, host):

@@ -630,7 +630,7 @@ function renderNew() {
     h("option", { value: "dragon_dice", selected: b.game !== "battle_dice" }, "Dragon Dice"),
     h("option", { value: "battle_dice", selected: b.game === "battle_dice" }, "Battle Dice (2 players, d4-d20)"))),
   h("label", { class: "field" }, "Edition", h("select", { onchange: (ev) => { b.edition = ev.target.value; } },
-    h("option", { value: "v4", selected: b.edition === "v4" }, "V4.01c (SFR)"), h("option", { value: "r96", disabled: true }, "1996 (TSR): not yet in the game flow"))),
+    h("option", { value: "v4", selected: b.edition === "v4" }, "V4.01c (SFR)"), h("option", { value: "r96", selected: b.edition === "r96" }, "1996 (TSR)"))),
   h("label", { class: "field" }, "Force size (points)", h("input", { type: "number", min: 3, max: 120, value: b.force_size,
     oninput: (ev) => { b.force_size = Number(ev.target.value); renderChecks(); } })));
   const quick = h("div", { class: "card" }, h("h2", {}, "New game"), names,

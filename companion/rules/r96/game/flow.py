@@ -926,7 +926,8 @@ class R96Game:
         shown = ", ".join(f"{n} {'/'.join(COLOUR_NAMES.get(c, c) for c in g.split('/'))}" for g, n in pools.items())
         spells = yield _ask("cast", pid, "cast", f"{self._name(pid)}: cast spells with {shown}"
                             + (" (cantrip: immediate spells)" if immediate else ""), "R96 L407-437",
-                            data={"magic": dict(pools), "black_due": black_due, "army": f"{pid}@{loc}"},
+                            data={"pools": dict(pools), "magic": sum(pools.values()), "black_due": black_due,
+                                  "army": f"{pid}@{loc}", "immediate": immediate},
                             validate=lambda a: self._validate_casts(pid, loc, pools, a, black_due))
         for s in spells:
             self._say(f"{self._name(pid)} casts {s['spell']}" + (f" x{s['count']}" if s["count"] > 1 else ""))
