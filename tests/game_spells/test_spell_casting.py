@@ -223,3 +223,16 @@ def test_cantrip_not_in_maneuver_rolls():
     gen = cantrip_after_roll(g, army, "maneuver", None, {})
     with pytest.raises(StopIteration):
         next(gen)
+
+
+def test_spell_decision_topics_are_listed():
+    """Every topic the spell modules ask under is a documented topic (decisions as data)."""
+    import re
+    from pathlib import Path
+
+    from companion.rules.game import spells
+    from companion.rules.game.decisions import TOPICS
+
+    src = "".join(p.read_text() for p in Path(spells.__file__).parent.glob("*.py"))
+    asked = set(re.findall(r'ask\("([a-z_]+)"', src)) | set(re.findall(r'topic="([a-z_]+)"', src))
+    assert asked and asked <= set(TOPICS)

@@ -37,6 +37,8 @@ TOPICS = (
     "minor_terrain", "minor_terrain_roll", "minor_terrain_face", "item_sai", "bury_items", "dragonkin",
     # SAIs in play and species abilities (companion.rules.game.sai_*, species_play)
     "sai_target", "sai_option", "sai_move", "sai_roll", "species_ability",
+    # spells (companion.rules.game.spells): Dispel Magic, rolls and choices a spell's effect asks for
+    "dispel", "dispel_roll", "spell_roll", "spell_choice",
 )
 ANSWER_TYPE = {
     "roll": "roll",
