@@ -7,7 +7,7 @@ import pytest
 from adv_support import adv_setup, choose, roll, started, uid_of, until, values
 
 from companion.rules.catalogue import load_catalogue
-from companion.rules.game import Game, IllegalSetup
+from companion.rules.game import Game, IllegalAction, IllegalSetup
 from companion.rules.game.advanced import items as it
 from companion.rules.game.advanced.item_sais import relic_matches
 from companion.rules.game.setup import item_points
@@ -364,3 +364,28 @@ def test_bronze_medallion_any_element_magic():
     res = resolve(RollRequest("magic", (face("Dwarves/Footman", "1 Save"), face("Items/Bronze Medallion", "4 Logo")),
                               terrain=FRONTIER))
     assert res.total("magic") == 4
+
+
+def test_an_item_moves_only_with_a_unit_able_to_carry_it():
+    """L2731-2732: retreating the boots without a Dwarf is refused (nothing moves); with one, both go."""
+    game = item_game(DWARVES + ["Items/Fire Seven League Boots"])
+    st = game.state
+    d = until(game, "retreat", "p1")
+    boots = uid_of(game, "Boots", "p1")
+    footman = uid_of(game, "Dwarves/Footman", "p1", "frontier")
+    assert boots in d.data["units"]
+    with pytest.raises(IllegalAction, match="carry"):
+        game.apply({"type": "retreat", "units": [boots]})
+    assert st.location[boots] == "frontier"
+    game.apply({"type": "retreat", "units": [boots, footman]})
+    assert st.location[boots] == "reserve" and st.location[footman] == "reserve"
+
+
+def test_species_abilities_never_modify_item_results():
+    """L2728: at Highland (earth) Mountain Mastery lets a Dwarf's melee count as maneuver, but not the
+    melee of the sword it carries."""
+    highland = TerrainState("Highland", face=3)
+    alone = resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Melee"),), terrain=highland))
+    armed = resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Melee"), face("Items/Fire Vorpal Sword",
+                                                                                       "3 Melee")), terrain=highland))
+    assert alone.total("maneuver") == armed.total("maneuver") == 1

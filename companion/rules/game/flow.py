@@ -79,10 +79,11 @@ PHASE_HOOKS: dict[str, Callable[[Game, str], Generator[Decision, Any, Any]]] = {
 #   "cleanup": fn(game) after every consequence (armies made only of Dragonkin, carriers, burials);
 #   "check_move": fn(game, pid, uid, where) raising IllegalAction when a die may not move there;
 #   "dua_counts": fn(game, pid, counts) -> DUA units per species for abilities (Deadlands adds);
-#   "terrain_elements": fn(game, army) -> extra elements of the army's terrain (a minor terrain's).
+#   "terrain_elements": fn(game, army) -> extra elements of the army's terrain (a minor terrain's);
+#   "check_moves": fn(game, pid, moves: {uid: where}) raising IllegalAction for a move set the rules forbid.
 EXTENSIONS: dict[str, list[Callable[..., Any]]] = {
     "setup": [], "roll_dice": [], "after_roll": [], "maneuver_step": [], "actions": [], "killed": [],
-    "cleanup": [], "check_move": [], "dua_counts": [], "terrain_elements": [],
+    "cleanup": [], "check_move": [], "dua_counts": [], "terrain_elements": [], "check_moves": [],
 }
 
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
@@ -962,6 +963,8 @@ class Game:
             for uid in units:
                 for hook in EXTENSIONS["check_move"]:
                     hook(self, pid, uid, RESERVE)
+            for hook in EXTENSIONS["check_moves"]:
+                hook(self, pid, {uid: RESERVE for uid in units})
             return list(units)
 
         units = yield _ask("retreat",
@@ -987,6 +990,8 @@ class Game:
                 raise IllegalAction(f"{where!r} is not a terrain in play", "V4.01c L483-487")
             for hook in EXTENSIONS["check_move"]:
                 hook(self, self.state.units[uid].owner, uid, where)
+        for hook in EXTENSIONS["check_moves"]:
+            hook(self, self.state.marching, dict(moves))
         return dict(moves)
 
     # -- consequences -----------------------------------------------------------------------------
@@ -1186,6 +1191,16 @@ def play_random(game: Game, rng: random.Random, max_steps: int = 100000) -> int:
     return steps
 
 
+def _or_none(d: Decision, answer: dict, none: dict) -> dict:
+    """A random move set some rule forbids (a Dragonkin leaving, an item without its carrier) becomes
+    no move at all."""
+    try:
+        d.validate(answer)
+    except GameRuleError:
+        return none
+    return answer
+
+
 def random_answer(game: Game, rng: random.Random) -> dict:
     """A random legal answer to the pending decision (for property tests, benchmarks, solo play)."""
     d = game.pending
@@ -1206,10 +1221,10 @@ def random_answer(game: Game, rng: random.Random) -> dict:
     if d.kind == "reinforce":
         terrains = d.data["terrains"]
         moves = {u: rng.choice(terrains) for u in d.data["units"] if rng.random() < 0.7}
-        return {"type": "reinforce", "moves": moves}
+        return _or_none(d, {"type": "reinforce", "moves": moves}, {"type": "reinforce", "moves": {}})
     if d.kind == "retreat":
         units = [u for u in d.data["units"] if rng.random() < 0.05]
-        return {"type": "retreat", "units": units}
+        return _or_none(d, {"type": "retreat", "units": units}, {"type": "retreat", "units": []})
     raise GameRuleError(f"no random answer for {d.kind}")
 
 

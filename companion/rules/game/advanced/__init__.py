@@ -45,6 +45,7 @@ def install() -> None:
         "check_move": [dragonkin.check_move, minor_terrains.check_move],
         "dua_counts": [minor_terrains.dua_counts],
         "terrain_elements": [minor_terrains.terrain_elements],
+        "check_moves": [items.check_moves],
     }
     for key, hooks in wanted.items():
         ext.setdefault(key, [])

@@ -13,7 +13,7 @@ from collections.abc import Generator, Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IllegalSetup
+from ..errors import IllegalAction, IllegalSetup
 from ..setup import item_points
 from ..state import BUA, RESERVE, Unit
 from .options import ITEMS, is_on
@@ -141,6 +141,25 @@ def roll_dice(game: Game, army, roll: str, dice: list[Unit]) -> list[Unit]:
         return dice
     keep = {i.uid for i in rolling_items(units, items)}
     return [d for d in dice if not is_item(d) or d.uid in keep]
+
+
+def check_moves(game: Game, pid: str, moves: dict[str, str]) -> None:
+    """An item moves between a terrain and the Reserve Area only with a unit carrying it (L2731-2732):
+    the items moved from one place to another must be carried by the units making the same move."""
+    if not is_on(game, ITEMS):
+        return
+    st = game.state
+    groups: dict[tuple[str, str], list[Unit]] = {}
+    for uid, where in moves.items():
+        groups.setdefault((st.location[uid], where), []).append(st.units[uid])
+    for dice in groups.values():
+        items = [d for d in dice if is_item(d)]
+        if not items:
+            continue
+        _, left = carry_plan([d for d in dice if d.is_unit], items)
+        if left:
+            raise IllegalAction(", ".join(i.name for i in left) + " cannot move without a unit able to carry it "
+                                "making the same move", f"{DOC} L2731-2732")
 
 
 def cleanup(game: Game) -> None:
