@@ -109,6 +109,10 @@ def target_present(game: Game, entry: Mapping[str, Any]) -> bool:
         return bool(st.army(owner, loc).units)
     if target in st.units:
         where = st.location[target]
+        if rule is not None and "Summoning Pool" in rule.target:  # Summon Dragonkin (advanced.spells)
+            return where == POOL
+        if rule is not None and "BUA" in rule.target:  # Esfah's Gift
+            return where == BUA
         return where in st.terrains or where == RESERVE
     if target in st.terrains:
         if rule is not None and rule.target.startswith("a terrain not at") and st.terrains[target].face == 8:
