@@ -169,13 +169,28 @@ def test_firestorm_damages_every_army_at_the_terrain():
     assert len(units_at(g, "p2", "frontier")) == 6
 
 
-def test_flashfire_is_put_in_force_on_the_army():
-    """V4.01c L2317-2322: the effect lasts until the caster's next turn (re-rolls are offered by the
-    resolution engine's report; the flow does not yet ask for them)."""
+def test_flashfire_rerolls_one_unit_in_a_non_maneuver_roll():
+    """V4.01c L2317-2322: in a non-maneuver army roll the owner may re-roll one unit per casting once,
+    the earlier result ignored."""
     g = new_game(species=("Firewalkers", "Undead"))
     cast_spells(g, [{"spell": "Flashfire", "target": "p1@frontier"}])
-    e = effect(g, "Flashfire")
-    assert e.target == "p1@frontier" and e.detail["castings"] == 1
+    assert effect(g, "Flashfire").detail["castings"] == 1
+    until_topic(g, "march")
+    g.apply({"type": "choose", "choice": "p1@frontier"})
+    g.apply({"type": "choose", "choice": "skip"})
+    g.apply({"type": "choose", "choice": "missile"})
+    g.apply({"type": "choose", "choice": "p2@frontier"})
+    d = g.pending
+    first = d.dice[0]["uid"]
+    g.apply({"type": "roll", "faces": faces_for(d, "missile", "zero")})
+    d = g.pending
+    assert d.topic == "spell_choice" and "Flashfire" in d.prompt
+    g.apply({"type": "choose", "choice": first})
+    d = g.pending
+    assert [x["uid"] for x in d.dice] == [first]
+    g.apply({"type": "roll", "faces": [id_face(g, first)]})
+    assert g.state.last_roll["total"] == 1
+    assert g.state.last_roll["faces"][0]["faces"] == [id_face(g, first)]
 
 
 def test_fiery_weapon_adds_two_melee():

@@ -80,6 +80,9 @@ def before_resolution(game: Game, army: Army, roll: str, dice: list[Unit], rolle
         effects.extend((yield from _magic_negation(game, army)))
     if roll == "maneuver" and ctx.get("counter_maneuver") and "Earth" in _elements(game, army.location):
         yield from _rapid_growth(game, army, dice, rolled)
+    from .spells.fire import flashfire_reroll
+
+    yield from flashfire_reroll(game, army, roll, dice, rolled, ctx)  # Flashfire re-rolls (V4.01c L2317-2322)
     return effects
 
 

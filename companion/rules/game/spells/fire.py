@@ -63,3 +63,38 @@ def fiery_weapon(game, entry):
 def dancing_lights(game, entry):
     """-6 melee per casting (L2327-2330)."""
     lasting(game, entry, entry["target"])
+
+
+def flashfire_reroll(game, army, roll, dice, rolled, ctx):
+    """Flashfire in force on the rolling army: in a non-maneuver army roll its owner may re-roll one
+    unit per casting once, the earlier face ignored (L2317-2322).  Called before the roll is totalled."""
+    from ..decisions import choice, choose_validator
+    from .casting import ask, roll_faces
+
+    st = game.state
+    if (roll == "maneuver" or "maneuver" in (ctx.get("counted") or ()) or ctx.get("individual")
+            or ctx.get("order_of_play")):
+        return
+    allowed = sum(int(e.detail.get("castings", 1)) for e in st.effects if e.name == "Flashfire" and e.target == army.id)
+    if not allowed:
+        return
+    index = {d.uid: i for i, d in enumerate(dice)}
+    chosen: list[str] = []
+    while len(chosen) < allowed:
+        opts = [choice("done", "Keep these faces")] + [
+            choice(d.uid, f"Re-roll {d.name} ({rolled[index[d.uid]][0]})") for d in dice
+            if d.is_unit and d.uid not in chosen]
+        pick = yield ask("spell_choice", army.owner, "choice", f"{game._name(army.owner)}: Flashfire: re-roll a unit "
+                         f"({len(chosen)} of {allowed} chosen)?", "V4.01c L2317-2322", opts,
+                         validate=choose_validator(opts))
+        if pick == "done":
+            break
+        chosen.append(pick)
+    if not chosen:
+        return
+    faces = yield from roll_faces(game, army.owner, chosen, roll if roll != "dragon" else "save",
+                                  f"{game._name(army.owner)}: Flashfire: roll again "
+                                  + ", ".join(st.units[u].name for u in chosen), "V4.01c L2317-2322")
+    for uid, face in zip(chosen, faces, strict=True):
+        rolled[index[uid]][:] = [face]
+    game._say(f"Flashfire: {len(chosen)} unit(s) rolled again, earlier faces ignored (V4.01c L2317-2322)")
