@@ -721,7 +721,7 @@ class Game:
         # Counter-attack by the defender, same process (V4.01c L412-415).
         defender = st.army(target.owner, location)
         attacker = st.army(pid, location)
-        if defender.units and attacker.units and _sai_attack.may_counter_attack(self):  # Surprise, Charge
+        if defender.units and attacker.units and _sai_attack.may_counter_attack(self, defender):  # Surprise, Charge, Foul Stench
             opts = [choice("counter", "Counter-attack"), choice("no", "Do not counter-attack")]
             st.step = "counter_attack"
             answer = yield _ask("counter_attack",

@@ -507,9 +507,13 @@ def _foul_stench(game: Game, attacker: Army, target: Army, kind: str, counter: b
         yield from species_play.foul_stench(game, attacker, target)
 
 
-def may_counter_attack(game: Game) -> bool:
-    """Surprise and Charge leave no counter-attack (L1969-1977, L1309-1318)."""
-    return not status.march_marks(game)["surprised"]
+def may_counter_attack(game: Game, defender: Army | None = None) -> bool:
+    """Surprise and Charge leave no counter-attack (L1969-1977, L1309-1318); nor does Foul Stench
+    when it bars every unit of the defending army (L907-914)."""
+    marks = status.march_marks(game)
+    if marks["surprised"]:
+        return False
+    return defender is None or any(u.uid not in marks["no_counter"] for u in defender.units)
 
 
 # --------------------------------------------------------------------------- deaths and burials
