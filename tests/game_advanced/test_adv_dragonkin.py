@@ -424,3 +424,21 @@ def test_dracolem_need_the_option_when_options_are_given():
     """L2506-2508."""
     with pytest.raises(IllegalSetup, match="dracolem"):
         Game(adv_setup(["items"], p0_campaign=["Dracolem/Bronze Draco-Lord"] + small_army("Dwarves", 2)))
+
+
+def test_frightened_dragonkin_sit_out_the_response_to_a_dragon_attack():
+    """L2533-2535: the roll filter drops a Fire Dragontroop from the army's response when a Red (fire)
+    dragon attacks at its terrain, keeps it against a Blue one."""
+    game = kin_game()
+    st = game.state
+    troop = uid_of(game, "Dragontroop (Fire)", "p1")
+    st.location[troop] = "frontier"
+    red = uid_of(game, "Red Drake", "p1")
+    st.location[red] = "frontier"
+    army = st.army("p1", "frontier")
+    assert troop not in [u.uid for u in dk.roll_dice(game, army, "dragon", list(army.dice))]
+    blue = put(game, "Dragons/Blue Wyrm", "frontier", owner="p2")
+    st.location[red] = "pool"
+    army = st.army("p1", "frontier")
+    assert troop in [u.uid for u in dk.roll_dice(game, army, "dragon", list(army.dice))]
+    assert blue

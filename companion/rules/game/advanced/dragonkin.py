@@ -93,9 +93,18 @@ def may_roll_in_dragon_attack(army: Sequence[Unit], dragons: Sequence[Unit]) -> 
 
 
 def roll_dice(game: Game, army, roll: str, dice: list[Unit]) -> list[Unit]:
-    """Dragonkin never roll for magic or missile actions (L2532)."""
-    if roll in NO_ROLL_ACTIONS and is_on(game, DRAGONKIN):
+    """Dragonkin never roll for magic or missile actions (L2532); in the response to a dragon attack
+    (roll ``"dragon"``) the frightened ones sit out unless Resist Fear lets them roll (L2533-2535,
+    L838-840)."""
+    if not is_on(game, DRAGONKIN):
+        return dice
+    if roll in NO_ROLL_ACTIONS:
         return [d for d in dice if not is_dragonkin(d)]
+    if roll == "dragon":
+        st = game.state
+        dragons = [u for u in st.units.values() if u.spec.kind == "dragon" and st.location[u.uid] == army.location]
+        allowed = set(may_roll_in_dragon_attack([d for d in dice if d.is_unit], dragons))
+        return [d for d in dice if not is_dragonkin(d) or d.uid in allowed]
     return dice
 
 

@@ -230,15 +230,20 @@ def cleanup(game: Game) -> None:
             bury(game, unit.uid, "its army captured the eighth face (L2621-2623)")
 
 
+def deadlands_units(game: Game, pid: str) -> int:
+    """Units of any species `pid`'s Deadlands in play count as in their DUA (L2638-2643)."""
+    n = sum(1 for u in in_play(game.state, pid) if is_deadlands(u))
+    return n * deadlands_worth(game.state.force_size)
+
+
 def dua_counts(game: Game, pid: str, counts: dict[str, int]) -> dict[str, int]:
     """Each Deadlands a player controls counts as s units of any species in their DUA for species
     abilities (L2638-2643)."""
-    n = sum(1 for u in in_play(game.state, pid) if is_deadlands(u))
-    if not n:
+    worth = deadlands_units(game, pid)
+    if not worth:
         return counts
     from ...catalogue import load_catalogue
 
-    worth = n * deadlands_worth(game.state.force_size)
     species = {d.species for d in load_catalogue().dice if d.is_unit and d.species} | set(counts)
     return {s: counts.get(s, 0) + worth for s in sorted(species)}
 
