@@ -60,6 +60,8 @@ def test_jaws_10_and_the_dragons_automatic_saves():
     start(game)
     roll(game, "12 Jaw")
     roll(game, "3 Melee", "3 Melee", "3 Melee", "2 Save", "2 Save", "ID")
+    assert game.pending.topic == "id_as" and [c["value"] for c in game.pending.choices] == ["save", "melee", "missile"]
+    choose(game, "save")
     assert where(game, red) == FRONT
     assert len(game.state.army("p1", FRONT).units) == 4  # 10 - 6 saves (the ID as saves) = 4: two patrollers
 

@@ -138,7 +138,8 @@ def test_faq96_18_a_routed_charge_defender_still_hits():
     units = _at_front(game, ["Dwarves/Footman"] * 6, ["Goblins/Thug"] * 3 + ["Goblins/Cutthroat"] * 2)
     _act(game, "melee", "charge")
     roll(game, *["1 Save"] * 6)
-    log = roll(game, "ID", "ID", "ID", "2 Save", "3 Melee")
+    roll(game, "ID", "ID", "ID", "2 Save", "3 Melee")
+    log = choose(game, "save")
     # IDs as saves first (3), 2 saves: no damage through; 3 melee + ... hit the charger
     assert any("routs" in line for line in log) and game.pending.topic == "pursue"
     assert sum(where(game, u) == FRONT for u in units[("p1", FRONT)]) == 3
@@ -359,3 +360,58 @@ def test_dragon_free_turn_goes_to_reserves_then_the_next_player():
 
 
 from r96_helpers import cast  # noqa: E402
+
+
+def test_r96_29_a_charged_army_places_its_penalty_between_saves_and_melee():
+    """R96-29 (FAQ95-20): triple Ash Storm on a charged army: -3 on saves, on melee, or split; never on
+    missile (not counted in a charge); all of it is placed."""
+    game = started()
+    units = _at_front(game, ["Dwarves/Footman"] * 4, ["Goblins/Thug"] * 5)
+    game.add_effect("Ash Storm", "p1", FRONT, "start", "p1", castings=3)
+    _act(game, "melee", "charge")
+    roll(game, "2 Melee", "2 Melee", "2 Melee", "2 Melee")  # 8 melee - 3 (Ash Storm on the charger too) = 5
+    roll(game, "2 Melee", "2 Melee", "1 Save", "1 Save", "1 Save")  # defender: 4 melee, 3 saves
+    assert game.pending.topic == "penalty_split" and game.pending.player == "p2"
+    values = [c["value"] for c in game.pending.choices]
+    assert {"melee": 3} in values and {"save": 3} in values and {"melee": 2, "save": 1} in values
+    assert len(values) == 4 and not any("missile" in v for v in values)
+    log = choose(game, {"melee": 3})  # keep the saves: 5 - 3 = 2 damage; 1 melee on the charger
+    assert any("2 damage to" in line and "1 to the charger" in line for line in log)
+    assert sum(where(game, u) == DUA for u in units[("p2", FRONT)]) == 2
+
+
+def test_faq95_22_a_charge_defenders_ids_count_as_the_owner_wants():
+    """FAQ95-22, R96 L117-122: in a charge defence the owner says what the IDs count as (saves or melee)."""
+    game = started()
+    units = _at_front(game, ["Dwarves/Footman"] * 4, ["Goblins/Thug"] * 2)
+    _act(game, "melee", "charge")
+    roll(game, "1 Melee", "1 Melee", "1 Save", "1 Save")
+    roll(game, "ID", "ID")
+    assert [c["value"] for c in game.pending.choices] == ["save", "melee"]
+    log = choose(game, "melee")  # 2 melee on the charger, no saves: both thugs die
+    assert any("2 damage to" in line and "2 to the charger" in line for line in log)
+    assert sum(where(game, u) == DUA for u in units[("p1", FRONT)]) == 2
+
+
+def test_r96_30_dragon_attack_penalty_split_three_ways():
+    """R96-30: Palsy -4 against a dragon attack: placed among saves, melee and missile, all 4 points."""
+    from r96_helpers import stage as _stage
+
+    game = started()
+    pending, game._pending = game.pending, None
+    units = _stage(game, {("p1", FRONT): ["Dwarves/Patroller"] * 4, ("p1", "home-p1"): ["Dwarves/Footman"],
+                          ("p2", "home-p2"): ["Goblins/Thug"]})
+    game._pending = pending
+    from companion.rules.game.state import Unit, spec_for
+
+    game.state.units["dr"] = Unit("dr", "p2", spec_for("Dragons/Red Drake"))
+    game.state.location["dr"] = FRONT
+    game.add_effect("Palsy", "p2", "p1@frontier", "start", "p2", castings=4)
+    roll(game, "4")
+    roll(game, "6 Claw")
+    roll(game, "3 Melee", "3 Melee", "2 Save", "2 Save")
+    assert game.pending.topic == "penalty_split"
+    values = [c["value"] for c in game.pending.choices]
+    assert len(values) == 15 and {"melee": 4} in values and {"missile": 2, "save": 2} in values
+    choose(game, {"melee": 4})  # 6 - 4 melee cannot slay it anyway: keep the 4 saves
+    assert len(game.state.army("p1", FRONT).units) == 4 and units  # 5 claws - 4 saves = 1: no 2-health unit dies

@@ -636,6 +636,7 @@ class R96Game:
         dfn = yield from self._roll(opp, self._units(opp, loc), "melee", loc, f"{self._name(opp)}: you are charged: "
                                     "roll for saves and melee", "R96 L347-351", counted=("melee", "save"),
                                     against=MELEE, charge=True, counter_attack=True)
+        yield from self._penalty_split(dfn)
         # a defender's Counter in a charge: saves and hits the charger cannot save (R96 L755-757; FAQ96 SAI 3.B)
         counter = sum(x for _, x in sai_faces(dfn, "Counter"))
         t = st.terrains[loc]
@@ -683,6 +684,32 @@ class R96Game:
             if e.name in BONUS_SAVE_SPELLS and e.target == "army":
                 total += BONUS_SAVE_SPELLS[e.name] * (e.castings if e.name != "Wall of Ice" else 1)
         return total
+
+    def _penalty_split(self, rolled: Rolled) -> Flow:
+        """A penalty in a roll used for several effects (charged army, dragon attack) is placed as the
+        owner likes, all of it (R96 L934-951, R96-29, R96-30; FAQ95 FIRE 1.E)."""
+        counted = [t for t in ("melee", "missile", "save") if t in (rolled.ctx.get("counted") or ())]
+        if rolled.purpose == "dragon":
+            counted = ["melee", "missile", "save"]
+        if len(counted) < 2:
+            return
+        choices: dict[str, Any] = {}
+        for e in self._effects_for(rolled.owner, rolled.location, rolled.units):
+            if e.name not in ("Ash Storm", "Palsy") or e.target not in ("army", "terrain"):
+                continue
+            splits = _compositions(e.castings, len(counted))
+            opts = [choice({t: n for t, n in zip(counted, sp, strict=True) if n},
+                           ", ".join(f"-{n} {t}" for t, n in zip(counted, sp, strict=True) if n)) for sp in splits]
+            pick = yield _ask("penalty_split", rolled.owner, "choice", f"{self._name(rolled.owner)}: place the "
+                              f"{e.name} penalty (-{e.castings})", "R96 L934-951", opts)
+            choices[f"{e.name} split"] = pick
+        ids = [u for u, fs in zip(rolled.units, rolled.faces, strict=True) if u.spec.die.find_face(fs[0]).is_id]
+        if ids:  # IDs count as whichever result the owner needs (R96 L117-122, L891-893; FAQ95 FIRE 3.D)
+            opts = [choice(t, f"ID icons count as {t}") for t in ("save", "melee", "missile") if t in counted]
+            choices["id_as"] = yield _ask("id_as", rolled.owner, "choice", f"{self._name(rolled.owner)}: what do the "
+                                          f"ID icons of {len(ids)} unit(s) count as?", "R96 L117-122, L889-893", opts)
+        if choices:
+            self._resolve(rolled, choices)
 
     def _rout_check(self, rolled: Rolled, loc: str) -> bool:
         """More ID icons than save icons routs; spell saves never count; a penalty in force may be put
@@ -1237,6 +1264,7 @@ class R96Game:
         else:
             resp = yield from self._roll(pid, self._units(pid, tid), "dragon", tid, f"{self._name(pid)}: roll against "
                                          "the dragon (melee, missile and saves)", "R96 L889-893")
+        yield from self._penalty_split(resp)
         yield from self._cantrips(resp)
         damage = sum(r.damage for r in rolls)
         saves = resp.total("save")
@@ -1408,6 +1436,13 @@ class R96Game:
         self.state.winner, self.state.win_reason = pid, reason
         self._say(f"{reason}: {self._name(pid)} wins")
         raise _GameEnded()
+
+
+def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
+    """Every way to split ``total`` points into ``parts`` ordered shares."""
+    if parts == 1:
+        return [(total,)]
+    return [(k, *rest) for k in range(total, -1, -1) for rest in _compositions(total - k, parts - 1)]
 
 
 def _build_state(setup: Mapping[str, Any], options: dict) -> tuple[R96State, dict[str, dict[str, list[str]]]]:
