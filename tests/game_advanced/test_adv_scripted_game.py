@@ -182,3 +182,27 @@ def test_random_games_with_every_component_end_legally():
                 break
             game.apply(random_answer(game, rng), rng=rng)
         assert game.state.winner is not None
+
+
+def test_the_advanced_game_on_a_session_log_replays_to_the_same_state(tmp_path):
+    """The game options travel with the set-up in the event log: a session reopened from SQLite
+    replays the accepted actions (minor terrain brought in, Dragonkin summoned ...) to the same state."""
+    from companion.session.game_session import GameSession
+
+    db = tmp_path / "advanced.db"
+    session = GameSession.create(db, advanced_setup())
+    reference = Game(advanced_setup())
+    for _ in range(260):
+        d = reference.pending
+        if d is None:
+            break
+        action = alice_policy(reference, d)
+        reference.apply(action)
+        session.submit(action)
+    before = session.state_dict()
+    session.close()
+    again = GameSession.open(db)
+    ref = reference.state.to_dict()
+    assert again.state_dict() == before and {k: before[k] for k in ref} == ref
+    assert "brings Terrains/Feyland Knoll into play" in "\n".join(reference.log)
+    again.close()

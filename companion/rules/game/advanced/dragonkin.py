@@ -152,7 +152,7 @@ def summon(st: GameState, uids: Sequence[str], location: str, rule: str) -> list
 def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
     """Dragonkin champion logo in a melee attack: move a summoned dragon sharing its element from
     one terrain to another (L2556-2560)."""
-    if roll != "melee" or not is_on(game, DRAGONKIN):
+    if roll != "melee" or not is_on(game, DRAGONKIN) or ctx.get("no_sai_effects"):
         return
     st = game.state
     rolled = (st.last_roll or {}).get("faces", [])
