@@ -47,7 +47,7 @@ def _ask(game: Game, pid: str, prompt: str, rule: str, opts: list[dict]):
 
 def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
     """Act on the item SAI reports of a resolved army roll."""
-    if not is_on(game, ITEMS) or ctx.get("no_sai_effects"):
+    if not is_on(game, ITEMS) or ctx.get("no_sai_effects") or ctx.get("order_of_play"):
         return
     st = game.state
     rolled = (st.last_roll or {}).get("faces", [])
