@@ -165,3 +165,72 @@ def test_return_from_dua_to_casting_army():
     assert g.state.location[dead] == "home-p1"
     with pytest.raises(IllegalAction):
         dua.return_from_dua(g.state, [dead], "p1", "home-p1")
+
+
+def _drive(game, gen, answers=()):
+    from spell_support import drive
+
+    return drive(game, gen, answers)
+
+
+def test_kill_flow_records_where_each_unit_went():
+    """V4.01c L1104-1107, L2525-2527 through the flow's death pipeline: units to the DUA, a Dragonkin
+    to the Summoning Pool; ``bury_too`` buries at once."""
+    g = new_game(species=("Undead", "Dwarves"))
+    a, b = units_at(g, "p2", "home-p2")[:2]
+    kin = add_die(g, "p2", "Dragonkin/Dragontroop (Death)", "home-p2")
+    deaths = _drive(g, dua.kill_flow(g, [a, kin]))
+    assert {d.uid: d.dest for d in deaths} == {a: DUA, kin: POOL}
+    assert g.state.location[kin] == POOL
+    _drive(g, dua.kill_flow(g, [b], bury_too=True))
+    assert g.state.location[b] == BUA
+
+
+def test_kill_flow_refuses_units_out_of_play():
+    """V4.01c L1125-1126: nothing moves when a listed die is not a unit in play."""
+    g = new_game()
+    a, b = units_at(g, "p2", "home-p2")[:2]
+    g.state.location[b] = DUA
+    with pytest.raises(IllegalAction):
+        _drive(g, dua.kill_flow(g, [a, b]))
+    assert g.state.location[a] == "home-p2"
+
+
+def test_exchanged_last_unit_keeps_the_army_and_its_spells():
+    """V4.01c L1167-1170 through a kill: Accelerated Growth exchanges an army's only unit; the army is
+    never gone, its spells stay."""
+    g = new_game(species=("Treefolk", "Undead"))
+    st = g.state
+    for uid in units_at(g, "p1", "frontier"):
+        st.location[uid] = BUA
+    oak = add_die(g, "p1", "Treefolk/Oak", "frontier")
+    small = add_die(g, "p1", "Treefolk/Pineling", DUA)
+    g.add_effect("Accelerated Growth", "p1", "dua:p1")
+    g.add_effect("Stone Skin", "p1", "p1@frontier")
+    _drive(g, dua.kill_flow(g, [oak]), [{"type": "choose", "choice": small}])
+    g._cleanup()
+    assert st.location[small] == "frontier"
+    assert any(e.name == "Stone Skin" for e in st.effects)
+
+
+def test_exchanged_unit_is_not_killed_so_soiled_ground_does_not_roll():
+    """V4.01c L1175 with L2247-2250: an exchanged unit is never killed: no Soiled Ground save roll."""
+    g = new_game(species=("Treefolk", "Undead"))
+    oak = add_die(g, "p1", "Treefolk/Oak", "home-p1")
+    small = add_die(g, "p1", "Treefolk/Pineling", DUA)
+    g.add_effect("Accelerated Growth", "p1", "dua:p1")
+    g.add_effect("Soiled Ground", "p2", "home-p1")
+    _drive(g, dua.kill_flow(g, [oak]), [{"type": "choose", "choice": small}])  # no roll asked after
+    assert g.state.location[oak] == DUA and g.state.location[small] == "home-p1"
+
+
+def test_open_grave_unit_triggers_no_when_killed_effect():
+    """V4.01c L1128-1129: a unit Open Grave keeps out of the DUA triggers no effect on being killed
+    (no Accelerated Growth choice)."""
+    g = new_game(species=("Treefolk", "Undead"))
+    oak = add_die(g, "p1", "Treefolk/Oak", "home-p1")
+    add_die(g, "p1", "Treefolk/Pineling", DUA)
+    g.add_effect("Accelerated Growth", "p1", "dua:p1")
+    g.add_effect("Open Grave", "p1", "p1@home-p1")
+    _drive(g, dua.kill_flow(g, [oak], save_roll=True))
+    assert g.state.location[oak] == "reserve"
