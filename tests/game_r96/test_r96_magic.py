@@ -369,3 +369,21 @@ def test_a_spell_of_an_army_does_not_travel_with_units_r96_11():
     assert len(st.army("p1", "home-p1").units) == 4 and len(st.army("p1", FRONT).units) == 2
     assert not st.army("p1", "home-p2").units and [u.uid for u in st.army("p1", RESERVE).units] == horde
     assert not [e for e in st.effects if e.name == "Stoneskin"]  # its army is gone; the unit left it behind
+
+
+def test_faq95_09_penalty_then_colours_then_terrain_doubling():
+    """FAQ95-09 (1996: only ID magic doubles): at coastland, IDs worth 4 on gold/red dwarves and 4 on
+    blue/green coral elves under a -4 penalty: the penalty goes where it costs least (the dwarves' icons,
+    which coastland never doubles), then the elves' 4 points double: 8 blue, 8 green or 4 + 4.  (Keeping
+    the gold/red points instead is not offered: decision in RULINGS.md, MAGIC-GEN G.)"""
+    game = started(players=3)
+    stage(game, {("p1", COAST): ["Dwarves/Sergeant", "Dwarves/Sergeant", "Coral Elves/Trooper", "Coral Elves/Trooper"],
+                 ("p2", "home-p2"): ["Goblins/Thug"], ("p3", "home-p1"): ["Goblins/Thug"]}, faces={COAST: 1})
+    game.add_effect("Ash Storm", "p2", COAST, "start", "p2", castings=4)
+    magic(game, COAST, "ID", "ID", "ID", "ID")
+    if game.pending.topic == "terrain_advantage":
+        choose(game, True)
+    pools = game.pending.data["pools"]
+    assert pools == {"Air/Water": 8}
+    assert payable({"Air": 8}, pools) and payable({"Water": 8}, pools) and payable({"Air": 4, "Water": 4}, pools)
+    assert not payable({"Earth": 1}, pools)

@@ -415,3 +415,40 @@ def test_r96_30_dragon_attack_penalty_split_three_ways():
     assert len(values) == 15 and {"melee": 4} in values and {"missile": 2, "save": 2} in values
     choose(game, {"melee": 4})  # 6 - 4 melee cannot slay it anyway: keep the 4 saves
     assert len(game.state.army("p1", FRONT).units) == 4 and units  # 5 claws - 4 saves = 1: no 2-health unit dies
+
+
+def test_r96_20_faq96_02_mammoth_rider_charges_in_the_flow():
+    """R96-20, FAQ96-02 in the flow: Trample 3 in a charge at a highland whose eighth face the army holds:
+    3 melee + 3 maneuvers x 2 (dwarves) x 2 (eighth face) = 15 damage."""
+    game = started()
+    stage(game, {("p1", "home-p1"): ["Dwarves/Mammoth Rider"], ("p1", FRONT): ["Dwarves/Footman"],
+                 ("p2", "home-p1"): ["Goblins/Marauder"] * 5})
+    t = game.state.terrains["home-p1"]
+    t.face, t.controller = 8, "p1"
+    choose(game, "home-p1")
+    choose(game, "stay")
+    assert [c["value"] for c in game.pending.choices] == ["melee", "missile", "magic", "none"]
+    choose(game, "melee")
+    choose(game, "charge")
+    roll(game, "3 Trample")
+    log = roll(game, *["3 Melee"] * 5)
+    assert any("Charge: 15 damage" in line for line in log)
+
+
+def test_r96_16_eighth_face_and_highland_dwarves_in_a_counter_maneuver():
+    """R96-16 in the flow: 3 maneuver icons of a dwarf holding a highland's eighth face count 12."""
+    game = started()
+    stage(game, {("p1", "home-p1"): ["Dwarves/Lizard Rider"], ("p1", FRONT): ["Dwarves/Footman"],
+                 ("p2", "home-p1"): ["Goblins/Thug"] * 5, ("p2", "home-p2"): ["Goblins/Thug"]})
+    t = game.state.terrains["home-p1"]
+    t.face, t.controller = 8, "p1"
+    choose(game, "pass")
+    choose(game, "pass")
+    game.apply({"type": "retreat", "units": []})
+    until(game, "march", "p2")
+    choose(game, "home-p1")
+    choose(game, "maneuver")
+    choose(game, True)  # Ann counter-maneuvers
+    roll(game, *["ID"] * 5)  # Bo: 5
+    log = roll(game, "3 Maneuver")  # Ann: 3 x 2 x 2 = 12
+    assert any("fails (5 against 12)" in line for line in log)
