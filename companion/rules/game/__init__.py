@@ -8,6 +8,7 @@
 Pure: no I/O, no clock; randomness only from a ``random.Random`` passed in (``roll_for_me``).
 """
 
+from . import dragon_summoning, dragons  # noqa: F401,E402  (register the dragon phase hook and the Summon spells)
 from .decisions import Decision
 from .errors import (
     GameOver,
