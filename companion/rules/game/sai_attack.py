@@ -259,6 +259,8 @@ def _before_save(game: Game, attacker: Army, target: Army, kind: str, hits: Roll
 def _targeted(game: Game, attacker: Army, k: str, source: str, targets: list[str], rule: str) -> Flow:
     st = game.state
     roll, failure = TARGETED[k]
+    if targets:
+        game._say(f"{source} targets " + ", ".join(st.units[u].name for u in targets) + f" ({rule})")
     failed: list[str] = []
     to_reserve: list[str] = []
     killed_by_id: list[str] = []
