@@ -131,6 +131,9 @@ def test_blue_breath_paralyses_the_army_to_saves_only():
     assert game.pending.data["roll"] == "save"
     roll(game, "3 Melee", "3 Melee", "3 Melee", "3 Melee")
     assert where(game, blue) == FRONT  # 12 melee do not count
+    # and this turn the army neither maneuvers nor acts
+    choose(game, FRONT)
+    assert game.pending.topic == "march" and game.state.march == 2
 
 
 def test_green_breath_frost_halves_the_response():

@@ -387,3 +387,13 @@ def test_faq95_09_penalty_then_colours_then_terrain_doubling():
     assert pools == {"Air/Water": 8}
     assert payable({"Air": 8}, pools) and payable({"Water": 8}, pools) and payable({"Air": 4, "Water": 4}, pools)
     assert not payable({"Earth": 1}, pools)
+
+
+def test_cast_options_for_the_page_list_payable_army_and_terrain_spells():
+    """The page's cast form gets the spells one casting of the rolled magic pays for, and the targets."""
+    game, _ = _caster([("Dwarves/Thaumaturgist", "3 Magic")])
+    opts = game.pending.data["cast_options"]
+    assert {s["spell"] for s in opts["spells"]} == {"Stoneskin", "Ash Storm"}  # 3 gold/red: army or terrain spells
+    assert {"value": FRONT, "label": "Flatland Temple"} in opts["targets"]
+    cast(game, {"spell": "Ash Storm", "target": FRONT, "element": "Fire"})  # the page's answer shape
+    assert [e.name for e in game.state.effects] == ["Ash Storm"]

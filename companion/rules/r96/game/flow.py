@@ -482,7 +482,7 @@ class R96Game:
         if loc == "pass":
             return
         st.marched.add(loc)
-        if loc != RESERVE:
+        if loc != RESERVE and not self._paralysed(pid, loc):
             st.step = "maneuver"
             yield from self._maneuver(pid, loc)
         if self._units(pid, loc):
@@ -502,7 +502,7 @@ class R96Game:
             return
         counters = []
         for o in st.turn_order:
-            if o != pid and self._units(o, tid):
+            if o != pid and self._units(o, tid) and not self._paralysed(o, tid):
                 yn = [choice(True, "Counter-maneuver"), choice(False, "Let it pass")]
                 if (yield _ask("counter_maneuver", o, "choice", f"{self._name(o)}: counter-maneuver "
                                f"{self._name(pid)} at {t.name}?", "R96 L284-290", yn)):
@@ -540,6 +540,8 @@ class R96Game:
     def _legal_actions(self, pid: str, loc: str) -> list[str]:
         """Reserve: magic only; at a terrain the face's icon; a controller of the eighth face any,
         its enemies there melee only (R96 L311-314, L617-620; FAQ96 SET-UP; R96-36)."""
+        if self._paralysed(pid, loc):
+            return []
         if loc == RESERVE:
             return [MAGIC]
         t = self.state.terrains[loc]
@@ -555,6 +557,10 @@ class R96Game:
                 continue
             out.append(a)
         return out
+
+    def _paralysed(self, owner: str, loc: str) -> bool:
+        """Blue breath: the army rolls only saves until its owner's next turn (R96 L858-860)."""
+        return any(e.name == "Paralysis" and e.target == f"{owner}@{loc}" for e in self.state.effects)
 
     def _enemies_at(self, pid: str, loc: str) -> list[str]:
         return [o for o in self.state.turn_order if o != pid and self._units(o, loc)]
@@ -954,7 +960,8 @@ class R96Game:
         spells = yield _ask("cast", pid, "cast", f"{self._name(pid)}: cast spells with {shown}"
                             + (" (cantrip: immediate spells)" if immediate else ""), "R96 L407-437",
                             data={"pools": dict(pools), "magic": sum(pools.values()), "black_due": black_due,
-                                  "army": f"{pid}@{loc}", "immediate": immediate},
+                                  "army": f"{pid}@{loc}", "immediate": immediate,
+                                  "cast_options": self._cast_options(pools)},
                             validate=lambda a: self._validate_casts(pid, loc, pools, a, black_due))
         for s in spells:
             self._say(f"{self._name(pid)} casts {s['spell']}" + (f" x{s['count']}" if s["count"] > 1 else ""))
@@ -962,6 +969,15 @@ class R96Game:
             yield from self._resolve_spell(pid, loc, s)
             self._check()
         return bool(spells)
+
+    def _cast_options(self, pools: dict[str, int]) -> dict:
+        """For the page's cast form: spells on an army or a terrain that one casting of the pools pays for,
+        and the targets in play (the flow still checks every announcement)."""
+        spells = [{"spell": c.name, "cost": c.cost, "elements": [c.element]} for c in SPELLS.values()
+                  if c.target in ("army", "own_army", "terrain") and payable({c.element: c.cost}, pools)]
+        targets = [{"value": a.id, "label": self._label(a.owner, a.location)} for a in self.state.armies()]
+        targets += [{"value": t.id, "label": t.name} for t in self.state.terrains.values()]
+        return {"spells": spells, "targets": targets}
 
     def _validate_casts(self, pid: str, loc: str | None, pools: dict[str, int], action: dict, black_due: int) -> list:
         st = self.state
@@ -1170,7 +1186,7 @@ class R96Game:
             return
         best = 0
         for o in st.turn_order:
-            if not self._units(o, tid):
+            if not self._units(o, tid) or self._paralysed(o, tid):
                 continue
             go = yield _ask("resist_flood", o, "choice", f"{self._name(o)}: roll maneuvers to resist the Flash Flood "
                             f"at {t.name}?", "R96 L1053-1055", [choice(True, "Roll"), choice(False, "Do not roll")])
