@@ -236,3 +236,61 @@ def test_spell_decision_topics_are_listed():
     src = "".join(p.read_text() for p in Path(spells.__file__).parent.glob("*.py"))
     asked = set(re.findall(r'ask\("([a-z_]+)"', src)) | set(re.findall(r'topic="([a-z_]+)"', src))
     assert asked and asked <= set(TOPICS)
+
+
+def test_temple_shields_units_from_opposing_death_magic():
+    """V4.01c L529-531: an army controlling a Temple cannot be affected by opponents' death magic,
+    unit targets included."""
+    from spell_support import units_at as _units
+
+    g = new_game(species=("Swamp Stalkers", "Dwarves"))
+    temple = g.state.terrains["home-p2"]
+    temple.face, temple.controller = 8, "p2"
+    targets = _units(g, "p2", "home-p2")[:3]
+    with pytest.raises(IllegalSpell, match="Temple"):
+        cast_spells(g, [{"spell": "Swamp Fever", "target": "p2@home-p2", "units": targets}])
+
+
+def test_cantrip_in_the_defenders_save_roll():
+    """V4.01c L1296-1306: Cantrip works in any non-maneuver roll, a save roll too: the defender may
+    cast spells marked C with it."""
+    g = new_game(species=("Dwarves", "Undead"))
+    lich = add_die(g, "p2", "Undead/Lich", "home-p1")
+    st = g.state
+    st.terrains["home-p1"].face = next(i for i in range(1, 8) if st.terrains["home-p1"].kind.action_at(i) == "melee")
+    g.apply({"type": "choose", "choice": "p1@home-p1"})
+    g.apply({"type": "choose", "choice": "skip"})
+    g.apply({"type": "choose", "choice": "melee"})
+    d = g.pending
+    g.apply({"type": "roll", "faces": faces_for(d, "melee", "max")})
+    d = g.pending
+    assert d.player == "p2" and d.data["roll"] == "save"
+    faces = faces_for(d, "save", "zero")
+    faces[[x["uid"] for x in d.dice].index(lich)] = "4 Cantrip"
+    g.apply({"type": "roll", "faces": faces})
+    d = g.pending
+    assert d.topic == "cast" and d.player == "p2" and d.data["cantrip"]
+    g.apply({"type": "cast", "spells": [{"spell": "Palsy", "target": "p1@home-p1"}]})
+    assert effect(g, "Palsy").owner == "p2"
+
+
+def test_dispel_magic_answers_cantrip_spells_too():
+    """V4.01c L1432-1448: any magic targeting the unit's army, Cantrip magic included."""
+    g = new_game(species=("Undead", "Dwarves"))
+    lich = add_die(g, "p1", "Undead/Lich", "home-p1")
+    add_die(g, "p2", "Dwarves/Gargoyle", "home-p1")
+    st = g.state
+    st.terrains["home-p1"].face = next(i for i in range(1, 8) if st.terrains["home-p1"].kind.action_at(i) == "melee")
+    g.apply({"type": "choose", "choice": "p1@home-p1"})
+    g.apply({"type": "choose", "choice": "skip"})
+    g.apply({"type": "choose", "choice": "melee"})
+    d = g.pending
+    faces = faces_for(d, "melee", "zero")
+    faces[[x["uid"] for x in d.dice].index(lich)] = "4 Cantrip"
+    g.apply({"type": "roll", "faces": faces})
+    g.apply({"type": "cast", "spells": [{"spell": "Palsy", "target": "p2@home-p1"}]})
+    d = g.pending
+    assert d.topic == "dispel"
+    g.apply({"type": "choose", "choice": "roll"})
+    g.apply({"type": "roll", "faces": ["4 Dispel Magic"]})
+    assert effect(g, "Palsy") is None
