@@ -242,6 +242,8 @@ def test_elemental_relic_recruits_and_promotes_matching_units():
     sergeant = Unit("u901", "p1", spec_for("Dwarves/Sergeant"))
     st.units[sergeant.uid], st.location[sergeant.uid] = sergeant, "dua"
     _missile_roll(game, "1 Save", "4 Element Fire")
+    assert "re-roll" in game.pending.prompt
+    choose(game, "done")  # no re-roll: the four health-worth go to recruiting and promoting
     d = game.pending
     assert d.topic == "item_sai"
     footman = uid_of(game, "Dwarves/Footman", "p1", "frontier")
@@ -252,6 +254,23 @@ def test_elemental_relic_recruits_and_promotes_matching_units():
     choose(game, "done")
     assert st.location["u901"] == "frontier" and st.location[footman] == "dua"
     assert st.location[recruit.split(":")[1]] == "frontier"
+
+
+def test_elemental_relic_rerolls_matching_units_before_resolution():
+    """L2837-2840: the Dwarf's Save face is rolled again, ignoring it: its ID now counts as missile;
+    the health-worth spent on re-rolls is not left for recruiting."""
+    game = item_game(["Dwarves/Footman", "Items/Elemental Relic"])
+    st = game.state
+    _missile_roll(game, "1 Save", "4 Element Fire")
+    d = game.pending
+    footman = uid_of(game, "Dwarves/Footman", "p1", "frontier")
+    assert d.topic == "item_sai" and "0" in values(d)
+    choose(game, "0")  # the only matching unit: no more to choose
+    d = game.pending
+    assert d.kind == "roll" and [x["uid"] for x in d.dice] == [footman]
+    roll(game, "ID")
+    assert st.last_roll["faces"][0]["faces"] == ["1 ID"] and st.last_roll["total"] == 1
+    assert any("rolled again" in line for line in game.log)
 
 
 def test_elemental_relic_matching_and_cancelling():

@@ -80,10 +80,13 @@ PHASE_HOOKS: dict[str, Callable[[Game, str], Generator[Decision, Any, Any]]] = {
 #   "check_move": fn(game, pid, uid, where) raising IllegalAction when a die may not move there;
 #   "dua_counts": fn(game, pid, counts) -> DUA units per species for abilities (Deadlands adds);
 #   "terrain_elements": fn(game, army) -> extra elements of the army's terrain (a minor terrain's);
-#   "check_moves": fn(game, pid, moves: {uid: where}) raising IllegalAction for a move set the rules forbid.
+#   "check_moves": fn(game, pid, moves: {uid: where}) raising IllegalAction for a move set the rules forbid;
+#   "before_resolution": generator fn(game, army, roll, dice, rolled, ctx) that may replace faces in
+#       `rolled` (re-rolls ignoring the previous result) before the roll is resolved.
 EXTENSIONS: dict[str, list[Callable[..., Any]]] = {
     "setup": [], "roll_dice": [], "after_roll": [], "maneuver_step": [], "actions": [], "killed": [],
     "cleanup": [], "check_move": [], "dua_counts": [], "terrain_elements": [], "check_moves": [],
+    "before_resolution": [],
 }
 
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
@@ -212,6 +215,8 @@ class Game:
                 dua[u.spec.species] = dua.get(u.spec.species, 0) + 1
         for hook in EXTENSIONS["dua_counts"]:
             dua = hook(self, army.owner, dua)
+        for hook in EXTENSIONS["before_resolution"]:  # re-rolls ignoring the face shown (Elemental Relic)
+            yield from hook(self, army, roll, dice, rolled, ctx)
         # Delayed SAIs, Howl/Screech/Wave, Bash, Magic Negation, Rapid Growth (sai_attack, species_play).
         skip, extra, sai_choices = yield from _sai_attack.before_resolution(self, army, roll, dice, rolled, ctx)
         for _ in range(20):

@@ -46,6 +46,7 @@ def install() -> None:
         "dua_counts": [minor_terrains.dua_counts],
         "terrain_elements": [minor_terrains.terrain_elements],
         "check_moves": [items.check_moves],
+        "before_resolution": [item_sais.before_resolution],
     }
     for key, hooks in wanted.items():
         ext.setdefault(key, [])

@@ -10,7 +10,8 @@ module acts on the reports that move dice or change areas (an ``after_roll`` hoo
   terrain BUA -> Summoning Pool; at a terrain, a small Dragonkin joins from the Summoning Pool or a
   Dragonkin in the army is promoted one health.
 * Gold Medallion (L2805-2808): up to four health-worth of units return from the DUA to the army.
-* Elemental Relic (L2826-2845): X health-worth of matching units recruited (small) or promoted.
+* Elemental Relic (L2826-2845): X health-worth of matching units re-rolled before the roll is
+  resolved (``before_resolution``), then recruited (small) or promoted with what is left.
 * Earthfang's logo in a magic or missile action (L2849-2853): a Chill Wind on the terrain, -2 to
   every army roll there until the terrain is maneuvered to a new face; cumulative.
 * Summon Dragon (Dragonstaff, L1957-1968): handed to the dragons module's summoning when present.
@@ -195,12 +196,65 @@ def relic_matches(unit: Unit, element: str) -> bool:
     return element in unit.spec.elements
 
 
+def _relic_element(face: str) -> str:
+    return "*" if face.endswith("Logo") else face.split("Element ", 1)[-1]
+
+
+def before_resolution(game: Game, army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
+    """Elemental Relic, first part (L2837-2845): before the roll is resolved (re-rolls are step 3,
+    L1013-1015), up to X (4) health-worth of matching units of the carrying army may be rolled again,
+    ignoring the face they showed; what is not spent on re-rolls may recruit or promote afterwards
+    (``after_roll``).  Relics showing the same element cancel each other (L2835-2836)."""
+    if (not is_on(game, ITEMS) or roll == "maneuver" or ctx.get("no_sai_effects") or ctx.get("order_of_play")
+            or ctx.get("individual")):
+        return
+    relics = [(i, d, _relic_element(f[0])) for i, (d, f) in enumerate(zip(dice, rolled, strict=True))
+              if d.name == "Items/Elemental Relic" and ("Element" in f[0] or f[0].endswith("Logo"))]
+    shown = [e for _, _, e in relics]
+    budgets = getattr(game, "_relic_budget", {})
+    game._relic_budget = budgets
+    for i, relic, element in relics:
+        if shown.count(element) > 1:
+            continue
+        left = _face_count(rolled[i][0]) or 4
+        chosen: list[int] = []
+        while left > 0:
+            opts = [choice("done", "Re-roll no more units")]
+            for k, (d, _) in enumerate(zip(dice, rolled, strict=True)):
+                if k not in chosen and relic_matches(d, element) and d.health <= left:
+                    opts.append(choice(str(k), f"Re-roll {d.name} ({d.uid}, {d.health} health)"))
+            if len(opts) == 1:
+                break
+            pick = yield _ask(game, relic.owner, f"{game._name(relic.owner)}: Elemental Relic "
+                              f"({'all elements' if element == '*' else element}): re-roll matching units, ignoring "
+                              f"their faces ({left} health-worth left; the rest may recruit or promote)",
+                              f"{DOC} L2837-2845", opts)
+            if pick == "done":
+                break
+            chosen.append(int(pick))
+            left -= dice[int(pick)].health
+        budgets[relic.uid] = left
+        if not chosen:
+            continue
+        from ..flow import _ask as ask
+        from ..flow import _faces_validator
+
+        spec = [{"uid": dice[k].uid, "die": dice[k].name, "faces": list(dice[k].spec.faces)} for k in chosen]
+        faces = yield ask("reroll", relic.owner, "roll", f"{game._name(relic.owner)}: roll again "
+                          + ", ".join(x["die"] for x in spec) + " (Elemental Relic)", f"{DOC} L2837-2840", dice=spec,
+                          data={"roll": roll, "army": army.id, "reroll": True}, validate=_faces_validator(spec))
+        for k, new in zip(chosen, faces, strict=True):
+            rolled[k] = [new]
+        game._say("Elemental Relic: " + ", ".join(dice[k].name for k in chosen) + " rolled again")
+
+
 def _relic(game: Game, item: Unit, location: str, face: str, budget: int) -> Flow:
-    """Elemental Relic: recruit small matching units or promote matching units, X health-worth in
-    all, every change at once (L2837-2845).  The re-roll part is not offered here."""
+    """Elemental Relic, second part: recruit small matching units or promote matching units with the
+    X health-worth not spent on re-rolls, every change at once (L2837-2845)."""
     st = game.state
     pid = item.owner
-    element = "*" if face.endswith("Logo") else face.split("Element ", 1)[-1]
+    budget = getattr(game, "_relic_budget", {}).pop(item.uid, budget)
+    element = _relic_element(face)
     recruits: list[str] = []
     promotions: list[tuple[str, str]] = []
     left = budget
