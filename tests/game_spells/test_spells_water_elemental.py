@@ -240,3 +240,34 @@ def test_esfahs_gift_needs_a_minor_terrain_in_your_bua():
     cast_spells(g, [{"spell": "Esfah's Gift", "target": minor, "element": "Fire"}])
     assert g.state.location[minor] == POOL
     assert effect(g, "Esfah's Gift") is None  # instantaneous
+
+
+def test_evolve_dragonkin_promotes_from_the_summoning_pool():
+    """V4.01c L2388-2394 with L1139-1141: your Dragonkin of the element paid is promoted one health,
+    from the Summoning Pool (effect: the advanced-components module)."""
+    import companion.rules.game.advanced  # noqa: F401
+
+    g = new_game(species=("Eldarim", "Dwarves"))
+    foal = add_die(g, "p1", "Dragonkin/Dragonfoal (Air)", "home-p1")
+    mount = add_die(g, "p1", "Dragonkin/Dragonmount (Air)", POOL)
+    cast_spells(g, [{"spell": "Evolve Dragonkin", "target": foal, "element": "Air"}])
+    d = g.pending
+    if d.topic != "march":
+        g.apply({"type": "choose", "choice": mount})
+    assert g.state.location[mount] == "home-p1" and g.state.location[foal] == POOL
+
+
+def test_rise_of_the_eldarim_promotes_from_the_dua():
+    """V4.01c L2421-2427: an Eldarim unit of the element paid is promoted one health from its owner's
+    DUA; the new unit may be of another element (L1149)."""
+    import companion.rules.game.advanced  # noqa: F401
+
+    g = new_game(species=("Eldarim", "Dwarves"))
+    follower = units_at(g, "p1", "home-p1")[0]
+    element = g.state.units[follower].spec.elements[0]
+    bigger = add_die(g, "p1", "Eldarim/Morehl Devotee (Air)", DUA)
+    cast_spells(g, [{"spell": "Rise of the Eldarim", "target": follower, "element": element}])
+    d = g.pending
+    if d.topic != "march":
+        g.apply({"type": "choose", "choice": bigger})
+    assert g.state.location[bigger] == "home-p1" and g.state.location[follower] == DUA
