@@ -442,3 +442,23 @@ def test_frightened_dragonkin_sit_out_the_response_to_a_dragon_attack():
     army = st.army("p1", "frontier")
     assert troop in [u.uid for u in dk.roll_dice(game, army, "dragon", list(army.dice))]
     assert blue
+
+
+def test_a_tamed_dragon_spares_its_tamers_army_and_carries_its_rider():
+    """L2920-2926: the tamed dragon will not attack the army holding its tamer; in the Retreat step the
+    tamer may ride it to another terrain, and it stays tamed."""
+    game = eldarim_game()
+    st = game.state
+    master = put(game, "Eldarim/Fire Dragon Master", "frontier")
+    drake = uid_of(game, "Red Drake", "p2")
+    st.location[drake] = "frontier"
+    el.bind(game, st.units[master], st.units[drake], "tame")
+    assert el.spares(st, drake, "p1", "frontier") and not el.spares(st, drake, "p2", "frontier")
+    d = until(game, "dragonkin", "p1")
+    while "ride" not in d.prompt:  # Dragonkin Handlers first
+        choose(game, "none")
+        d = until(game, "dragonkin", "p1")
+    assert d.rule == "V4.01c L2923-2926" and "home-p2" in values(d)
+    choose(game, "home-p2")
+    assert st.location[master] == st.location[drake] == "home-p2"
+    assert el.tamed_by(st, drake) == master

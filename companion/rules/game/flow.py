@@ -82,11 +82,12 @@ PHASE_HOOKS: dict[str, Callable[[Game, str], Generator[Decision, Any, Any]]] = {
 #   "terrain_elements": fn(game, army) -> extra elements of the army's terrain (a minor terrain's);
 #   "check_moves": fn(game, pid, moves: {uid: where}) raising IllegalAction for a move set the rules forbid;
 #   "before_resolution": generator fn(game, army, roll, dice, rolled, ctx) that may replace faces in
-#       `rolled` (re-rolls ignoring the previous result) before the roll is resolved.
+#       `rolled` (re-rolls ignoring the previous result) before the roll is resolved;
+#   "retreat_step": generator fn(game, pid) at the end of the Retreat step of the Reserves Phase.
 EXTENSIONS: dict[str, list[Callable[..., Any]]] = {
     "setup": [], "roll_dice": [], "after_roll": [], "maneuver_step": [], "actions": [], "killed": [],
     "cleanup": [], "check_move": [], "dua_counts": [], "terrain_elements": [], "check_moves": [],
-    "before_resolution": [],
+    "before_resolution": [], "retreat_step": [],
 }
 
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
@@ -477,6 +478,8 @@ class Game:
         st.phase, st.march = PHASE_RESERVES, 0
         yield from self._reinforce(pid)
         yield from self._retreat(pid)
+        for hook in EXTENSIONS["retreat_step"]:  # e.g. a Dragonlord rides its tamed dragon (V4.01c L2923-2926)
+            yield from hook(self, pid)
         st.step = ""
 
     def _expire_effects_of_eliminated(self, pid: str) -> None:

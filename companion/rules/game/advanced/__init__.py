@@ -47,6 +47,7 @@ def install() -> None:
         "terrain_elements": [minor_terrains.terrain_elements],
         "check_moves": [items.check_moves],
         "before_resolution": [item_sais.before_resolution],
+        "retreat_step": [eldarim.ride],
     }
     for key, hooks in wanted.items():
         ext.setdefault(key, [])

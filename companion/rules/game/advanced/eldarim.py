@@ -94,6 +94,39 @@ def _holder(st: GameState, dragon_uid: str, name: str) -> str | None:
     return None
 
 
+def spares(st: GameState, dragon_uid: str, owner: str, location: str) -> bool:
+    """Whether a tamed dragon refuses to attack the army of `owner` at `location` because its tamer is
+    in that army (L2920-2922); it still attacks other dragons."""
+    tamer = tamed_by(st, dragon_uid)
+    return tamer is not None and st.units[tamer].owner == owner and st.location[tamer] == location
+
+
+def ride(game: Game, pid: str) -> Flow:
+    """Retreat step of the Reserves Phase: a champion that tamed a dragon may ride it, moving both to
+    any other terrain; the dragon stays tamed (L2923-2926)."""
+    if not is_on(game, ELDARIM):
+        return
+    st = game.state
+    from ..flow import _ask
+
+    for e in [e for e in st.effects if e.name == "Tamed" and e.owner == pid]:
+        tamer, dragon = e.detail.get("by"), e.target
+        if tamer not in st.units or dragon not in st.units or st.location[tamer] != st.location[dragon]:
+            continue
+        here = st.location[dragon]
+        if here not in st.terrains:
+            continue
+        opts = [choice("stay", "Do not ride")] + [choice(t, f"Ride to {st.terrains[t].name}") for t in st.terrains
+                                                  if t != here]
+        pick = yield _ask("dragonkin", pid, "choice", f"{game._name(pid)}: {st.units[tamer].name} may ride the tamed "
+                          f"{st.units[dragon].name} to another terrain", f"{DOC} L2923-2926", opts,
+                          validate=choose_validator(opts))
+        if pick != "stay":
+            st.location[tamer] = st.location[dragon] = pick
+            e.detail["terrain"] = pick
+            game._say(f"{st.units[tamer].name} rides {st.units[dragon].name} to {st.terrains[pick].name}")
+
+
 # --------------------------------------------------------------------------- Dragonkin Handlers
 
 
