@@ -5,7 +5,8 @@
 * ``EXTENSIONS["after_roll"]``: general SAI effects after any roll (``sai_general``);
 * ``EXTENSIONS["check_move"]``: held units may not leave their terrain (``sai_status``);
 * ``PHASE_HOOKS[PHASE_SPECIES]``: the species abilities phase (``species_play``, V4.01c L369-370);
-* death hooks (``dua``): Stepped Damage, Replanting, Rise from the Ashes.
+* death hooks (``dua``): Stepped Damage, Replanting, Rise from the Ashes;
+* ``dragons.RESPONSE_HOOKS``: Decapitate / Impale slay a Jaws dragon, Cloak lasts (``sai_dragon``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ def install() -> None:
             flow.EXTENSIONS[key].append(fn)
     flow.PHASE_HOOKS.setdefault(PHASE_SPECIES, species_play.species_phase)
     species_play.register_death_hooks()
+    try:
+        from . import sai_dragon
+    except ImportError:  # pragma: no cover - the dragon attack phase ships with the flow
+        return
+    sai_dragon.install()
 
 
 install()
