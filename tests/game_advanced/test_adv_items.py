@@ -408,3 +408,40 @@ def test_species_abilities_never_modify_item_results():
     armed = resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Melee"), face("Items/Fire Vorpal Sword",
                                                                                        "3 Melee")), terrain=highland))
     assert alone.total("maneuver") == armed.total("maneuver") == 1
+
+
+def _attune_game():
+    game = item_game(["Dwarves/Theurgist", "Items/Fire Magi Crown", "Dwarves/Footman", "Dwarves/Sentry"],
+                     faces={"home-p1": 3, "home-p2": 3, "frontier": 1})
+    until(game, "march", "p1")
+    choose(game, "p1@frontier")
+    choose(game, "skip")
+    choose(game, "magic")
+    roll(game, "2 Magic", "3 Attune", "1 Save", "1 Maneuver")
+    return game
+
+
+def test_attune_magic_pays_for_any_element_and_may_retint_one_unit():
+    """L1243-1249: the crown's 3 magic may be water (a Fire item!); Attune also lets the Theurgist's 2
+    normal magic count as the same element: two Watery Doubles (4 water) are then affordable."""
+    game = _attune_game()
+    d = game.pending
+    assert d.topic == "item_sai" and values(d)[0] == "none"
+    theurgist = uid_of(game, "Dwarves/Theurgist", "p1", "frontier")
+    choose(game, theurgist)
+    d = game.pending
+    assert d.topic == "cast" and "Water" in d.data["accounting"][theurgist]["may_count_as"]
+    double = {"spell": "Watery Double", "target": "p1@frontier", "element": "Water"}
+    game.apply({"type": "cast", "spells": [double, double]})
+    assert sum(1 for e in game.state.effects if e.name == "Watery Double") >= 1
+
+
+def test_without_the_retint_only_attunes_own_magic_is_water():
+    """L1243-1249: keeping the Theurgist's magic as it is (fire, earth), only 3 water magic exist."""
+    game = _attune_game()
+    choose(game, "none")
+    double = {"spell": "Watery Double", "target": "p1@frontier", "element": "Water"}
+    with pytest.raises(IllegalAction):
+        game.apply({"type": "cast", "spells": [double, double]})
+    game.apply({"type": "cast", "spells": [double]})
+    assert any(e.name == "Watery Double" for e in game.state.effects)

@@ -52,6 +52,8 @@ def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
         return
     st = game.state
     rolled = (st.last_roll or {}).get("faces", [])
+    if roll == "magic":
+        yield from _any_element_magic(game, army, outcome, rolled)
     for report in list(outcome.reports):
         i = report.get("unit")
         if report.get("kind") not in HANDLED or i is None or i >= len(rolled):
@@ -78,6 +80,39 @@ def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
                       f"there until it is maneuvered ({DOC} L2849-2853)")
         elif kind == "summon_dragon":
             yield from _summon_dragon(game, item, location)
+
+
+ELEMENTS = ("Air", "Death", "Earth", "Fire", "Water")
+
+
+def _any_element_magic(game: Game, army, outcome, rolled: list[dict]) -> Flow:
+    """Magic "of any element" (Attune L1243-1249, Bronze Medallion L2782-2790) may pay for a spell of
+    any one element: the engine marks it "any"; the spell payment takes element names.  Attune may
+    also let one unit of the army count its normal magic as Attune's element (L1245-1247): the owner
+    picks a unit that rolled a plain magic icon, and its magic may then be of any element (the
+    payment does not check that both are spent on the same element)."""
+    kinds = outcome.magic_kinds
+    for uid, k in list(kinds.items()):
+        if "any" in k:
+            kinds[uid] = tuple(sorted((set(k) - {"any"}) | set(ELEMENTS)))
+    st = game.state
+    attunes = [r for r in outcome.reports if r.get("kind") == "attune_element"]
+    if not attunes:
+        return
+    plain = []
+    for f in rolled:
+        u = st.units.get(f["uid"])
+        if u is not None and u.is_unit and f["faces"] and f["faces"][-1].split(" ", 1)[-1] == "Magic":
+            plain.append(u)
+    if not plain:
+        return
+    opts = [choice("none", "Keep every unit's magic as it is")] + [
+        choice(u.uid, f"{u.name} ({u.uid}): its magic counts as Attune's element") for u in plain]
+    pick = yield _ask(game, army.owner, f"{game._name(army.owner)}: Attune: let one unit's normal magic count as the "
+                      "element of Attune's magic?", f"{DOC} L1243-1249", opts)
+    if pick != "none":
+        kinds[pick] = ELEMENTS
+        game._say(f"Attune: {st.units[pick].name}'s magic may be of Attune's element")
 
 
 def _face_count(face: str) -> int:
