@@ -174,7 +174,7 @@ def test_random_games_with_every_component_end_legally():
 
     from companion.rules.game import random_answer
 
-    for seed in (1, 4):
+    for seed in (1, 3, 6):
         game = Game(advanced_setup())
         rng = random.Random(seed)
         for _ in range(3000):
