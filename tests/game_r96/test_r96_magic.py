@@ -397,3 +397,45 @@ def test_cast_options_for_the_page_list_payable_army_and_terrain_spells():
     assert {"value": FRONT, "label": "Flatland Temple"} in opts["targets"]
     cast(game, {"spell": "Ash Storm", "target": FRONT, "element": "Fire"})  # the page's answer shape
     assert [e.name for e in game.state.effects] == ["Ash Storm"]
+
+
+def test_standing_stones_lets_every_unit_cast_the_terrains_colours():
+    """R96 L663-666: at a held Standing Stones every unit may cast the terrain's colours, but a unit sharing
+    none of them never doubles its ID magic."""
+    from companion.rules.game.terrains import parse_terrain
+
+    game = started()
+    stage(game, {("p1", FRONT): ["Lava Elves/Warlock", "Lava Elves/Adept"], ("p1", "home-p1"): ["Dwarves/Footman"],
+                 ("p2", "home-p2"): ["Goblins/Thug"]})
+    t = game.state.terrains[FRONT]
+    t.kind, t.face, t.controller = parse_terrain("Coastland Standing Stones"), 8, "p1"
+    magic(game, FRONT, "2 Magic", "ID")
+    assert game.pending.data["pools"] == {"Air/Death/Fire/Water": 3}
+    cast(game, {"spell": "Watery Double", "target": "p1@frontier"})  # green from red/black lava elves
+    assert [e.name for e in game.state.effects] == ["Watery Double"]
+
+
+def test_lasting_spells_change_later_rolls():
+    """R96 L1025-1030, L1047-1051, L982-986: Burning Hands doubles its unit's melee and follows it; Wall of
+    Fog halves maneuvers at its terrain; Transmute takes 6 maneuvers from its army."""
+    game = started()
+    units = stage(game, {("p1", FRONT): ["Dwarves/Patroller", "Dwarves/Footman"], ("p1", "home-p1"): ["Dwarves/Footman"],
+                         ("p2", FRONT): ["Goblins/Thug"] * 8, ("p2", "home-p2"): ["Goblins/Wolf Rider"] * 3},
+                  faces={FRONT: 5})
+    patroller = units[("p1", FRONT)][0]
+    game.add_effect("Burning Hands", "p1", patroller, "start", "p1")
+    game.add_effect("Wall of Fog", "p2", "home-p2", "start", "p1")
+    game.add_effect("Transmute Rock to Mud", "p2", "p1@frontier", "start", "p1")
+    choose(game, FRONT)
+    choose(game, "stay")
+    choose(game, "melee")
+    choose(game, "skirmish")
+    log = roll(game, "3 Melee", "1 Melee")
+    assert log[0] == "Ann rolled 7 melee (melee)"  # 3 x 2 + 1
+    from companion.rules.r96.game.rolls import Rolled
+
+    riders = list(game.state.army("p2", "home-p2").units)
+    fogged = Rolled(riders, [["3 Maneuver"]] * 3, "maneuver", "p2", "home-p2", {})
+    assert game._resolve(fogged).totals == {"maneuver": 8}  # 9 halved (4), then doubled by swamp goblins
+    mud = Rolled(list(game.state.army("p1", FRONT).units), [["2 Maneuver"], ["ID"]], "maneuver", "p1", FRONT, {})
+    assert game._resolve(mud).totals == {"maneuver": 0}  # 3 - 6: never below 0

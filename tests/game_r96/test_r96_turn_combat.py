@@ -452,3 +452,15 @@ def test_r96_16_eighth_face_and_highland_dwarves_in_a_counter_maneuver():
     roll(game, *["ID"] * 5)  # Bo: 5
     log = roll(game, "3 Maneuver")  # Ann: 3 x 2 x 2 = 12
     assert any("fails (5 against 12)" in line for line in log)
+
+
+def test_rend_rolls_the_unit_again_in_melee():
+    """R96 L765-773 (FAQ96 SAI 5): Rend counts melee and the unit rolls again while Rend comes up."""
+    game = started()
+    _at_front(game, ["Goblins/Leopard Rider"], ["Dwarves/Footman"] * 12)
+    _act(game, "melee", "skirmish")
+    roll(game, "3 Rend")
+    assert game.pending.topic == "reroll" and len(game.pending.dice) == 1
+    roll(game, "3 Rend")
+    log = roll(game, "4 Melee")
+    assert log[0] == "Ann rolled 10 melee (melee)"  # 3 + 3 + 4
