@@ -102,6 +102,9 @@ def check_move(game: Game, pid: str, uid: str, where: str) -> None:
 
 
 def may_leave(game: Game, uid: str) -> bool:
+    unit = game.state.units.get(uid)
+    if unit is not None and unit.spec.species == "Dragonkin":
+        return False  # Dragonkin never leave the terrain where they were summoned (V4.01c L2521)
     return not any(s in HOLDS for s in statuses(game, uid))
 
 
