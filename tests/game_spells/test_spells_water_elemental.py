@@ -271,3 +271,16 @@ def test_rise_of_the_eldarim_promotes_from_the_dua():
     if d.topic != "march":
         g.apply({"type": "choose", "choice": bigger})
     assert g.state.location[bigger] == "home-p1" and g.state.location[follower] == DUA
+
+
+def test_flash_flood_step_limit_ends_with_the_turn():
+    """V4.01c L2355-2357: the one-step limit is per player's turn; it leaves nothing lasting behind."""
+    from spell_support import run_until
+
+    g = new_game(species=("Coral Elves", "Undead"))
+    cast_spells(g, [{"spell": "Flash Flood", "target": "frontier"}])
+    d = g.pending
+    g.apply({"type": "roll", "faces": faces_for(d, "maneuver", "zero")})
+    assert any(e.name.startswith("Flash Flood:") for e in g.state.effects)
+    run_until(g, lambda d: g.state.marching == "p1" and g.state.turn == 3)
+    assert not any(e.name.startswith("Flash Flood") for e in g.state.effects)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..decisions import Decision, choice, choose_validator
 from ..dua import kill_flow
 from ..errors import IllegalSpell
-from ..state import BUA, DUA, POOL, RESERVE, Army
+from ..state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 from .registry import SPELLS, AnnouncedSpell, effect_for
 
 if TYPE_CHECKING:
@@ -344,7 +344,8 @@ def reduce_terrain(game: Game, tid: str, spell: str, rule: str) -> bool:
         return False
     old = terrain.face
     terrain.face -= 1
-    game.add_effect(mark, st.marching or "", tid, "until the end of this turn", turn=st.turn)
+    # A marker (no roll effect), gone at the beginning of the marching player's next turn.
+    game.add_effect(mark, st.marching or "", tid, UNTIL_YOUR_NEXT_TURN, turn=st.turn)
     game._say(f"{spell}: {terrain.name} is reduced from {old} to {terrain.face}")
     if old == 8 and terrain.controller is not None:
         game._say(f"{game._name(terrain.controller)} loses control of {terrain.name} (V4.01c L513-517)")

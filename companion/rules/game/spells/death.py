@@ -6,7 +6,7 @@ from itertools import combinations
 
 from ..decisions import choice, choose_validator
 from ..dua import ORDER_ENTER_DUA, ORDER_REDIRECT, bury, kill_flow, register_death_hook, return_from_dua
-from ..state import BUA, RESERVE, UNTIL_YOUR_NEXT_TURN
+from ..state import BUA, DUA, RESERVE, UNTIL_YOUR_NEXT_TURN
 from .casting import ask, damage_unit, present_units, roll_faces, units_save
 from .registry import (
     ARMY,
@@ -71,7 +71,7 @@ def swamp_fever(game, entry):
         game._say("Swamp Fever: no ID rolled, nobody dies")
         return
     deaths = yield from kill_flow(game, dead, save_roll=False, army_targeted=False, cause="Swamp Fever")
-    in_dua = [d.uid for d in deaths if st.location[d.uid] == "dua"]
+    in_dua = [d.uid for d in deaths if d.exchange_with is None and st.location[d.uid] == DUA]  # killed, in the DUA
     if not in_dua:
         return
     faces = yield from roll_faces(game, owner, in_dua, "save", f"{game._name(owner)}: roll "
