@@ -1047,6 +1047,8 @@ class R96Game:
                         raise IllegalSpell(f"{uid!r} is not a dead unit (dragons are never dead units)", "FAQ95 AIR 2.D")
                     if c.target == "own_dead" and st.units[uid].owner != pid:
                         raise IllegalSpell(f"{c.name} raises only your own dead", "FAQ95 AIR 2.B")
+                    if reserve and st.units[uid].owner != pid:
+                        raise IllegalSpell("a reserve army's magic only targets its own player's units", "R96 L472-480")
                 healths = [st.units[u].health for u in us]
                 if c.name == "Reanimate Dead":
                     if any(h != 1 for h in healths) or len(us) > n:
@@ -1317,8 +1319,6 @@ class R96Game:
                     taken.add(pairs[0][1].uid)
                     self._swap(live.uid, pairs[0][1].uid)
         for r in rolls:
-            if r in slain:
-                continue
             if r.treasure and self._units(pid, tid):
                 pairs = self._promotions(self._units(pid, tid), pid)
                 if pairs:
