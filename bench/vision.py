@@ -41,13 +41,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="dragon-dice")
     ap.add_argument("--frames", type=int, default=30)
+    ap.add_argument("--size", type=int, default=1280, help="frame size (a 1280 px camera frame by default)")
     ap.add_argument("--still-ms", type=float, default=150.0)
     ap.add_argument("--no-torch", action="store_true")
     args = ap.parse_args(argv)
 
     model = load_model(args.model)
-    frames = [render_roll(ROLL, seed, size=640).image for seed in range(args.frames)]
-    print(f"model {model.name}; {args.frames} rendered 640x640 frames; threads 2")
+    frames = [render_roll(ROLL, seed, size=args.size).image for seed in range(args.frames)]
+    print(f"model {model.name}; {args.frames} rendered {args.size}x{args.size} frames; threads 2")
     det320 = _time(lambda f: model.detector(f), frames)
     full = _time(lambda f: model.readings(f, model.detect(f)), frames)
     print(f"onnx detector 320 px: {det320:.1f} ms/frame")

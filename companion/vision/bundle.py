@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from companion.vision.crops import crop_die
+from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
 from companion.vision.synth.scene import KIND_CLASSES
 from companion.vision.yolo_dataset import (
     DatasetError,
@@ -38,6 +38,9 @@ from companion.vision.yolo_dataset import (
 )
 
 D6_CLASSES = [f"dice_{i}" for i in range(1, 7)]
+#: Dragon Dice face crops: 80 px, 0.9 x the box side (the top face and its glyph fill the crop),
+#: read by a FaceNet with a 16-channel stride-2 stem (see models/dragon-dice/MODEL_CARD.md).
+DD_CROP_SIZE, DD_CROP_MARGIN, DD_FACE_STEM = 80, 0.9, 16
 COCKED = "cocked"
 
 
@@ -56,8 +59,11 @@ def _boxes_px(norm: np.ndarray, w: int, h: int) -> np.ndarray:
 
 
 def collect_crops(data_dir: Path, split: str = "train", repeats: int = 1, jitter: float = 0.06, seed: int = 0,
-                  progress: bool = True) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, list[str]]]:
-    """Face-reader training crops from a dataset's boxes: (crops, targets, class names per head)."""
+                  progress: bool = True, size: int = CROP_SIZE, margin: float = CROP_MARGIN
+                  ) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, list[str]]]:
+    """Face-reader training crops from a dataset's boxes: (crops, targets, class names per head).
+
+    Dragon Dice crops carry three heads: ``kind`` (d4..d12), ``icon`` (or ``cocked``) and ``count``."""
     form = dataset_form(data_dir)
     meta = load_data_yaml(data_dir)
     rng = np.random.default_rng(seed)
@@ -70,7 +76,7 @@ def collect_crops(data_dir: Path, split: str = "train", repeats: int = 1, jitter
             if line.strip():
                 rec = json.loads(line)
                 manifest[Path(rec["image"]).name] = rec["dice"]
-    crops, icons, counts = [], [], []
+    crops, icons, counts, kinds = [], [], [], []
     for img_path in tqdm(dataset_images(data_dir, split), desc="cut crops", unit="img", disable=not progress):
         image = cv2.imread(str(img_path))
         if image is None:
@@ -89,17 +95,19 @@ def collect_crops(data_dir: Path, split: str = "train", repeats: int = 1, jitter
             wh = np.tile(box[2:] - box[:2], 2)
             for r in range(repeats):
                 j = rng.normal(0, jitter, 4) * wh * 0.5 if r else 0
-                crops.append(crop_die(image, box + j))
+                crops.append(crop_die(image, box + j, size, margin))
                 icons.append(icon)
                 counts.append(count)
+                kinds.append(int(cls[k]))
     if not crops:
         raise DatasetError(f"{data_dir}: no boxes to learn faces from")
     if form == "d6":
         names = {"icon": D6_CLASSES}
         return np.stack(crops), {"icon": np.array([D6_CLASSES.index(i) for i in icons])}, names
-    names = {"icon": sorted(set(icons) - {COCKED}) + [COCKED], "count": [str(i) for i in range(max(counts) + 1)]}
-    return (np.stack(crops), {"icon": np.array([names["icon"].index(i) for i in icons]), "count": np.array(counts)},
-            names)
+    names = {"kind": list(KIND_CLASSES), "icon": sorted(set(icons) - {COCKED}) + [COCKED],
+             "count": [str(i) for i in range(max(counts) + 1)]}
+    return (np.stack(crops), {"kind": np.array(kinds), "icon": np.array([names["icon"].index(i) for i in icons]),
+                              "count": np.array(counts)}, names)
 
 
 def one_class_copy(data_dir: Path, out: Path) -> Path:
@@ -119,6 +127,20 @@ def one_class_copy(data_dir: Path, out: Path) -> Path:
     return write_data_yaml(out, ["die"], val="val/images" if has_val else "train/images")
 
 
+def faces_by_kind(catalogue=None) -> dict[str, list[list]]:
+    """Every (icon kind, count) a die of each kind prints, from the catalogue: the reader's constraint."""
+    if catalogue is None:
+        from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
+
+        catalogue = load_catalogue()
+    out: dict[str, set] = {k: set() for k in KIND_CLASSES}
+    for die in catalogue:
+        kind = f"d{len(die.faces)}"
+        if kind in out:
+            out[kind].update((f.name, int(f.count)) for f in die.faces)
+    return {k: [list(p) for p in sorted(v)] for k, v in out.items()}
+
+
 def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, extra: dict | None = None) -> Path:
     """Export both networks to ONNX and write ``model.json`` (keeps the .pt files for fine-tuning)."""
     from companion.vision.face_classifier import export_classifier, load_classifier  # noqa: PLC0415
@@ -133,18 +155,22 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
     if Path(face_pt).resolve() != (out / "face.pt").resolve():
         shutil.copyfile(face_pt, out / "face.pt")
     _, face_meta = load_classifier(face_pt)
+    kind_head = "kind" in face_meta["heads"]
     meta = {
         "name": out.name,
         "form": form,
         "imgsz": imgsz,
         "conf": 0.25,
         "iou": 0.6,
-        "detector_classes": ["die"] if form == "d6" else list(KIND_CLASSES),
+        "detector_classes": ["die"] if form == "d6" or kind_head else list(KIND_CLASSES),
         "face_heads": face_meta["heads"],
+        "crop": {"size": int(face_meta.get("input", CROP_SIZE)), "margin": float(face_meta.get("margin", CROP_MARGIN))},
         "eval_classes": D6_CLASSES if form == "d6" else list(KIND_CLASSES),
         "eval_from": "icon" if form == "d6" else "detector",
         "min_face_confidence": 0.5,
     }
+    if form == "dragon-dice" and kind_head:
+        meta["faces_by_kind"] = faces_by_kind()
     meta.update(extra or {})
     (out / "model.json").write_text(json.dumps(meta, indent=1))
     return out
@@ -152,7 +178,9 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
 
 def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 320, hours: float | None = None,
                  face_epochs: int = 10, batch: int = 16, resume: Path | None = None, finetune: Path | None = None,
-                 work: Path = Path("runs/train"), crop_repeats: int = 2, progress: bool = True) -> Path:
+                 work: Path = Path("runs/train"), crop_repeats: int = 2, progress: bool = True,
+                 face_crop: int | None = None, face_margin: float | None = None, face_stem: int | None = None
+                 ) -> Path:
     """Train detector and face reader on one dataset and write a bundle at ``out``.
 
     ``finetune``: a bundle folder whose ``detector.pt`` and ``face.pt`` are the starting weights.
@@ -163,22 +191,31 @@ def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 32
 
     data_dir = Path(data_dir)
     form = dataset_form(data_dir)
+    # Dragon Dice faces are read from larger, tighter crops (finer glyph detail); pip d6 keeps 64 px
+    dd = form == "dragon-dice"
+    face_crop = face_crop or (DD_CROP_SIZE if dd else CROP_SIZE)
+    face_margin = face_margin or (DD_CROP_MARGIN if dd else CROP_MARGIN)
+    face_stem = (DD_FACE_STEM if dd else 0) if face_stem is None else face_stem
     out = Path(out)
     name = out.name
     t0 = time.time()
     det_data = Path(data_dir) / "data.yaml" if Path(data_dir).is_dir() else Path(data_dir)
-    if form == "d6":
-        det_data = one_class_copy(data_dir, Path(work) / f"{name}-oneclass")
+    # the detector only finds dice; the face reader names the kind (Dragon Dice) and the face
+    det_data = one_class_copy(data_dir, Path(work) / f"{name}-oneclass")
     start_det = Path(finetune) / "detector.pt" if finetune else None
     start_face = Path(finetune) / "face.pt" if finetune else None
     det_pt = train_detector(det_data, Path(work), f"{name}-det", imgsz=imgsz, epochs=epochs, hours=hours, batch=batch,
                             resume=resume, finetune=start_det)
     t_det = time.time() - t0
-    crops, targets, classes = collect_crops(data_dir, "train", repeats=crop_repeats, progress=progress)
-    if start_face is not None:
+    fm = None
+    if start_face is not None:  # fine-tuning cuts crops the way the starting face reader was trained
         from companion.vision.face_classifier import load_classifier  # noqa: PLC0415
 
         _, fm = load_classifier(start_face)
+        face_crop, face_margin = int(fm.get("input", CROP_SIZE)), float(fm.get("margin", CROP_MARGIN))
+    crops, targets, classes = collect_crops(data_dir, "train", repeats=crop_repeats, progress=progress,
+                                            size=face_crop, margin=face_margin)
+    if fm is not None:
         if fm["heads"] != classes:  # keep the shipped vocabulary: map new labels into it
             for head, names in classes.items():
                 target_names = fm["heads"][head]
@@ -189,7 +226,7 @@ def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 32
             classes = fm["heads"]
     face_pt = train_classifier(crops, targets, classes, Path(work) / f"{name}-face", epochs=face_epochs,
                                flips=form == "d6", init=start_face, progress=progress,
-                               width=24)
+                               width=24, stem=face_stem, margin=face_margin)
     extra = {"trained_seconds": {"detector": round(t_det, 1), "total": round(time.time() - t0, 1)},
              "train_data": str(data_dir), "epochs": epochs, "face_epochs": face_epochs}
     return write_bundle(out, form, det_pt, face_pt, imgsz, extra)

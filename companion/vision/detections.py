@@ -22,12 +22,13 @@ class Detections:
     count_confidence: np.ndarray = field(default=None)
     face_probs: np.ndarray = field(default=None)  # (n, n_faces)
     count_probs: np.ndarray = field(default=None)  # (n, n_counts) or (n, 0)
+    kind_confidence: np.ndarray = field(default=None)  # (n,) how sure the die kind (class_id) is; 1 if untested
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
         self.xyxy = np.asarray(self.xyxy, float).reshape(n, 4)
         defaults = {"face_id": (-1, int), "face_confidence": (0.0, float), "count": (-1, int),
-                    "count_confidence": (0.0, float)}
+                    "count_confidence": (0.0, float), "kind_confidence": (1.0, float)}
         for name, (value, dtype) in defaults.items():
             if getattr(self, name) is None:
                 setattr(self, name, np.full(n, value, dtype))

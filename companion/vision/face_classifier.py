@@ -17,7 +17,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from companion.vision.crops import CROP_SIZE
+from companion.vision.crops import CROP_MARGIN
 
 
 def _block(cin: int, cout: int) -> nn.Sequential:
@@ -28,13 +28,18 @@ def _block(cin: int, cout: int) -> nn.Sequential:
 
 
 class FaceNet(nn.Module):
-    def __init__(self, heads: dict[str, int], width: int = 32):
+    """Four stride-2 blocks; ``stem`` > 0 puts a cheap stride-2 convolution with that many channels in
+    front, so a larger crop (finer face detail) costs about what a crop half as wide would."""
+
+    def __init__(self, heads: dict[str, int], width: int = 32, stem: int = 0):
         super().__init__()
         self.head_names = list(heads)
-        self.body = nn.Sequential(_block(3, width), _block(width, width * 2), _block(width * 2, width * 4),
-                                  _block(width * 4, width * 4), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-                                  nn.Dropout(0.1))
-        self.heads = nn.ModuleList(nn.Linear(width * 4, n) for n in heads.values())
+        pre = [nn.Conv2d(3, stem, 3, 2, 1, bias=False), nn.BatchNorm2d(stem), nn.ReLU(inplace=True)] if stem else []
+        top = width * 4 + (32 if stem else 0)
+        self.body = nn.Sequential(*pre, _block(stem or 3, width), _block(width, width * 2),
+                                  _block(width * 2, width * 4), _block(width * 4, top), nn.AdaptiveAvgPool2d(1),
+                                  nn.Flatten(), nn.Dropout(0.1))
+        self.heads = nn.ModuleList(nn.Linear(top, n) for n in heads.values())
 
     def forward(self, x):  # x: N,3,H,W float in [0,1] (BGR)
         z = self.body(x)
@@ -69,15 +74,29 @@ def train_classifier(
     seed: int = 0,
     init: Path | None = None,
     width: int = 32,
+    stem: int = 0,
+    margin: float = CROP_MARGIN,
+    threads: int | None = None,
+    log_every: int = 0,
     progress: bool = True,
 ) -> Path:
-    """Train on uint8 crops (N,H,W,3); writes ``face.pt`` + ``face.json`` in ``out_dir``; returns the .pt."""
+    """Train on uint8 crops (N,H,W,3); writes ``face.pt`` + ``face.json`` in ``out_dir``; returns the .pt.
+
+    ``margin`` is the crop margin the crops were cut with (``crop_die``); it is stored in the
+    metadata so that run time cuts crops the same way.  ``log_every`` > 0 prints the running loss
+    and accuracy every that many steps (for long background runs with a log file).
+    """
     torch.manual_seed(seed)
+    if threads:
+        torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     heads = {k: len(v) for k, v in classes.items()}
-    model = FaceNet(heads, width)
-    if init is not None:
+    if init is not None:  # fine-tuning keeps the starting model's architecture and crop geometry
         state = torch.load(init, map_location="cpu", weights_only=False)
+        width, stem = state["meta"].get("width", width), state["meta"].get("stem", 0)
+        margin = state["meta"].get("margin", margin)
+    model = FaceNet(heads, width, stem)
+    if init is not None:
         model.load_state_dict(state["model"])
     x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
     y_all = {k: torch.from_numpy(np.asarray(targets[k], np.int64)) for k in heads}
@@ -88,7 +107,10 @@ def train_classifier(
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     t0 = time.time()
     bar = tqdm(total=steps, desc="train face reader", unit="step", disable=not progress)
-    for _epoch in range(epochs):
+    step = 0
+    run_loss, run_hits, run_n = 0.0, 0, 0
+    first = next(iter(heads))
+    for epoch in range(epochs):
         model.train()
         order = torch.from_numpy(rng.permutation(n))
         for i in range(0, n, batch):
@@ -102,11 +124,20 @@ def train_classifier(
             sched.step()
             bar.update(1)
             bar.set_postfix(loss=float(loss))
+            step += 1
+            run_loss += float(loss)
+            run_hits += int((outs[0].argmax(1) == y_all[first][idx]).sum())
+            run_n += len(idx)
+            if log_every and step % log_every == 0:
+                print(f"epoch {epoch + 1}/{epochs} step {step}/{steps} loss {run_loss / log_every:.3f} "
+                      f"{first} acc {run_hits / max(run_n, 1):.3f} {time.time() - t0:.0f}s", flush=True)
+                run_loss, run_hits, run_n = 0.0, 0, 0
     bar.close()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     pt = out_dir / "face.pt"
-    meta = {"heads": classes, "width": width, "input": CROP_SIZE, "epochs": epochs, "samples": n,
+    meta = {"heads": classes, "width": width, "stem": stem, "input": int(crops.shape[1]), "margin": margin,
+            "epochs": epochs, "samples": n,
             "train_seconds": round(time.time() - t0, 1)}
     torch.save({"model": model.state_dict(), "meta": meta}, pt)
     (out_dir / "face.json").write_text(json.dumps(meta, indent=1))
@@ -116,7 +147,7 @@ def train_classifier(
 def load_classifier(pt: Path) -> tuple[FaceNet, dict]:
     state = torch.load(pt, map_location="cpu", weights_only=False)
     meta = state["meta"]
-    model = FaceNet({k: len(v) for k, v in meta["heads"].items()}, meta.get("width", 32))
+    model = FaceNet({k: len(v) for k, v in meta["heads"].items()}, meta.get("width", 32), meta.get("stem", 0))
     model.load_state_dict(state["model"])
     model.eval()
     return model, meta
@@ -134,7 +165,7 @@ def predict(model: FaceNet, crops: np.ndarray, batch: int = 256) -> list[np.ndar
 
 
 def export_classifier(pt: Path, out: Path) -> Path:
-    """ONNX with input ``crops`` (N,3,64,64 float 0..1, BGR) and one output per head."""
+    """ONNX with input ``crops`` (N,3,S,S float 0..1, BGR; S = ``meta["input"]``) and one output per head."""
     model, meta = load_classifier(pt)
     dummy = torch.zeros(1, 3, meta["input"], meta["input"])
     out = Path(out)

@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision.crops import CROP_SIZE, crop_die
+from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
 from companion.vision.detections import Detections
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
@@ -134,6 +134,43 @@ class OnnxFaceReader:
         return out
 
 
+class FaceDecoder:
+    """Reads (die kind, icon kind, count) jointly, keeping only faces that a die of that kind has.
+
+    The face reader's three heads are scored as independent: p(kind) * p(icon) * p(count), over
+    the (kind, icon, count) triples the catalogue prints (``faces_by_kind`` in ``model.json``),
+    against p(cocked).  A d12 can then never be read as a d10-only face, and a count is only
+    read with an icon it appears with.  The confidence is the chosen triple's share of the total.
+    """
+
+    def __init__(self, heads: dict[str, list[str]], faces_by_kind: dict[str, list]):
+        kinds, icons, counts = heads["kind"], heads["icon"], heads["count"]
+        t = [(kinds.index(k), icons.index(i), counts.index(str(c)))
+             for k, faces in faces_by_kind.items() if k in kinds
+             for i, c in faces if i in icons and str(c) in counts]
+        if not t:
+            raise ModelError("faces_by_kind lists no face the face reader knows")
+        self.kind, self.icon, self.count = (np.array(v, int) for v in zip(*sorted(set(t)), strict=True))
+        self.cocked = icons.index(COCKED) if COCKED in icons else None
+
+    def __call__(self, det: Detections, probs: dict[str, np.ndarray]) -> None:
+        pk, pi, pc = probs["kind"], probs["icon"], probs["count"]
+        scores = pk[:, self.kind] * pi[:, self.icon] * pc[:, self.count]  # (n, triples)
+        best = scores.argmax(1)
+        rows = np.arange(len(det))
+        top = scores[rows, best]
+        cocked = pi[:, self.cocked] if self.cocked is not None else np.zeros(len(det))
+        total = scores.sum(1) + cocked + 1e-12
+        is_cocked = cocked > top
+        det.face_probs, det.count_probs = pi, pc
+        det.class_id = np.where(is_cocked, pk.argmax(1), self.kind[best])
+        det.kind_confidence = np.where(is_cocked, pk.max(1), pk[rows, det.class_id])
+        det.face_id = np.where(is_cocked, self.cocked if self.cocked is not None else -1, self.icon[best])
+        det.count = np.where(is_cocked, pc.argmax(1), self.count[best])
+        det.face_confidence = np.where(is_cocked, cocked, top) / total
+        det.count_confidence = pc[rows, det.count]
+
+
 @dataclass
 class DieReading:
     """One die as read from a frame (``companion vision read --json`` prints these)."""
@@ -175,14 +212,25 @@ class DiceModel:
                                      float(self.meta.get("conf", 0.25)), float(self.meta.get("iou", 0.6)))
         self.faces = OnnxFaceReader(self.bundle / "face.onnx", self.heads)
         self.min_face_conf = float(self.meta.get("min_face_confidence", 0.5))
+        crop = self.meta.get("crop", {})
+        self.crop_size, self.crop_margin = int(crop.get("size", CROP_SIZE)), float(crop.get("margin", CROP_MARGIN))
+        # a face reader with a ``kind`` head names the die kind itself (the detector then only finds dice)
+        if "kind" in self.heads:
+            self.det_classes = list(self.heads["kind"])
+        self.decoder = FaceDecoder(self.heads, self.meta["faces_by_kind"]) if (
+            "faces_by_kind" in self.meta and {"kind", "icon", "count"} <= set(self.heads)) else None
 
     def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ImageError("expected a BGR colour image (H, W, 3)")
         det = self.detector(image, conf)
-        crops = np.stack([crop_die(image, b) for b in det.xyxy]) if len(det) else np.zeros(
-            (0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+        crops = np.stack([crop_die(image, b, self.crop_size, self.crop_margin) for b in det.xyxy]) if len(
+            det) else np.zeros((0, self.crop_size, self.crop_size, 3), np.uint8)
         probs = self.faces(crops)
+        if self.decoder is not None:
+            if len(det):
+                self.decoder(det, probs)
+            return det
         icon = probs.get("icon")
         if icon is not None and len(det):
             det.face_probs = icon
@@ -200,7 +248,7 @@ class DiceModel:
         return det.face_id if self.eval_from == "icon" else det.class_id
 
     def eval_scores(self, det: Detections) -> np.ndarray:
-        return det.confidence * (det.face_confidence if self.eval_from == "icon" else 1.0)
+        return det.confidence * (det.face_confidence if self.eval_from == "icon" else det.kind_confidence)
 
     def readings(self, image: np.ndarray, det: Detections | None = None, px_per_mm: float | None = None
                  ) -> list[DieReading]:
@@ -215,7 +263,7 @@ class DiceModel:
             icon = icons[det.face_id[i]] if det.face_id[i] >= 0 else None
             cocked = icon == COCKED
             conf = float(det.confidence[i] * det.face_confidence[i] *
-                         (det.count_confidence[i] if counts else 1.0))
+                         (det.count_confidence[i] if counts and self.decoder is None else 1.0))
             unreadable = (not cocked) and (icon is None or conf < self.min_face_conf)
             cnt = int(counts[det.count[i]]) if counts and det.count[i] >= 0 else None
             if cocked or unreadable:

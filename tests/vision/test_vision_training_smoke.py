@@ -38,15 +38,19 @@ def test_smoke_training_writes_a_bundle_that_reads_and_evaluates(tmp_path, catal
     for name in ("detector.onnx", "face.onnx", "detector.pt", "face.pt", "model.json"):
         assert (bundle / name).stat().st_size > 1000, name
     meta = json.loads((bundle / "model.json").read_text())
-    assert meta["detector_classes"] == ["d4", "d6", "d8", "d10", "d12"]
+    # the detector finds dice; the face reader names kind, icon kind (or cocked) and count
+    assert meta["detector_classes"] == ["die"]
+    assert meta["face_heads"]["kind"] == ["d4", "d6", "d8", "d10", "d12"]
     assert meta["face_heads"]["icon"][-1] == "cocked"
+    assert meta["crop"] == {"size": 80, "margin": 0.9}
+    assert ["Melee", 2] in meta["faces_by_kind"]["d6"]
     model = DiceModel(bundle)
     image = read_image(next((data / "train" / "images").glob("*.jpg")))
     readings = model.readings(image)
     h, w = image.shape[:2]
     for r in readings:  # an untrained model may find nothing; whatever it finds is well-formed
         assert 0 <= r.box[0] <= r.box[2] <= w and 0 <= r.box[1] <= r.box[3] <= h
-        assert r.kind in meta["detector_classes"]
+        assert r.kind in meta["face_heads"]["kind"]
     result = evaluate(model, data, progress=False)
     assert result["images"] == 4 and 0.0 <= result["map50"] <= 1.0
 

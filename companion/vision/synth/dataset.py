@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from companion.vision.crops import CROP_SIZE, crop_die
+from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
 from companion.vision.synth.scene import KIND_CLASSES, DieSpec, die_spec, render_scene
 
 COCKED = "cocked"
@@ -106,26 +106,38 @@ def write_dataset(out: Path, count: int, seed: int, catalogue, *, profile: str =
 
 
 def write_crops(out: Path, scenes: int, seed: int, catalogue, *, profile: str = "train", size: int = 640,
-                jitter: float = 0.08, glyph_dir: str | None = None, progress: bool = True) -> Path:
-    """Render scenes and keep one classifier crop per die: ``crops``, ``icon``, ``count``, ``kind``."""
+                jitter: float = 0.08, glyph_dir: str | None = None, crop_size: int = CROP_SIZE,
+                margin: float = CROP_MARGIN, density: tuple[float, ...] = (1.0,), dice: tuple[int, int] = (2, 10),
+                repeats: int = 1, progress: bool = True) -> Path:
+    """Render scenes and keep classifier crops of every die: ``crops``, ``icon``, ``count``, ``kind``.
+
+    ``density`` lists pixel densities relative to a 640 px frame of the table (2.0 = the detail a
+    1280 px camera frame gives); each scene draws one.  A dense scene is rendered as a 640 px window
+    of the bigger frame (same pixels per millimetre, a quarter of the cost).  ``repeats`` cuts each
+    die that many times with different box jitter (the detector's boxes are never exact).
+    """
     sampler = SceneSampler(catalogue)
     icons = list(sampler.vocabulary) + [COCKED]
     crops, icon_idx, counts, kinds = [], [], [], []
-    for k in tqdm(range(scenes), desc="render crops", unit="scene", disable=not progress):
+    for k in tqdm(range(scenes), desc="render crops", unit="scene", disable=not progress, mininterval=10):
         rng = np.random.default_rng([seed, k, 7])
-        scene = render_scene(rng, sampler.scene_specs(rng, 2, 10), sampler.vocabulary, size=size,
-                             profile=profile, glyph_dir=glyph_dir)
+        dens = float(density[int(rng.integers(len(density)))])
+        ppm = float(rng.uniform(1.9, 3.2)) * dens * size / 640
+        scene = render_scene(rng, sampler.scene_specs(rng, *dice), sampler.vocabulary, size=size,
+                             profile=profile, glyph_dir=glyph_dir, ppm=ppm, hand=bool(rng.random() < 0.05),
+                             px_scale=dens * size / 640)
         for d in scene.dice:
-            box = np.array(d.box, float)
-            wh = box[2:] - box[:2]
-            box = box + np.concatenate([rng.normal(0, jitter, 2), rng.normal(0, jitter, 2)]) * np.tile(wh, 2) * 0.5
-            crops.append(crop_die(scene.image, box))
-            s = d.spec
-            icon_idx.append(icons.index(COCKED if s.cocked else s.icon))
-            counts.append(s.count)
-            kinds.append(KIND_CLASSES.index(s.kind))
+            for _ in range(repeats):
+                box = np.array(d.box, float)
+                wh = box[2:] - box[:2]
+                box = box + rng.normal(0, jitter, 4) * np.tile(wh, 2) * 0.5
+                crops.append(crop_die(scene.image, box, crop_size, margin))
+                s = d.spec
+                icon_idx.append(icons.index(COCKED if s.cocked else s.icon))
+                counts.append(s.count)
+                kinds.append(KIND_CLASSES.index(s.kind))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, crops=np.stack(crops).reshape(-1, CROP_SIZE, CROP_SIZE, 3), icon=np.array(icon_idx),
-                        count=np.array(counts), kind=np.array(kinds), icons=np.array(icons))
+    np.savez(out, crops=np.stack(crops).reshape(-1, crop_size, crop_size, 3), icon=np.array(icon_idx),
+             count=np.array(counts), kind=np.array(kinds), icons=np.array(icons), margin=margin)
     return out

@@ -89,7 +89,9 @@ def _value_noise(rng: np.random.Generator, h: int, w: int, cells: int) -> np.nda
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
 
 
-def draw_surface(rng: np.random.Generator, h: int, w: int, surface: str) -> np.ndarray:
+def draw_surface(rng: np.random.Generator, h: int, w: int, surface: str, scale: float = 1.0) -> np.ndarray:
+    """A table surface; ``scale`` = pixels per pixel of a 640 px frame of the same table (weave, tiles
+    and checks keep their size on the table whatever the camera resolution)."""
     base = np.array(rng.integers(40, 200, 3), np.float32)
     if surface == "wood":
         base = np.array([rng.uniform(30, 80), rng.uniform(70, 120), rng.uniform(110, 170)], np.float32)
@@ -105,24 +107,25 @@ def draw_surface(rng: np.random.Generator, h: int, w: int, surface: str) -> np.n
         img = base * (0.9 + n[..., None])
     elif surface == "cloth":
         xs = np.arange(w, dtype=np.float32)
-        period = rng.uniform(3, 7)
+        period = rng.uniform(3, 7) * scale
         weave = (np.sin(xs[None, :] / period) * np.sin(np.arange(h, dtype=np.float32)[:, None] / period))
         img = base * (0.92 + 0.08 * weave[..., None] + 0.1 * _value_noise(rng, h, w, 8)[..., None])
     elif surface == "tiles":
         img = np.empty((h, w, 3), np.float32)
         img[:] = base
-        step = int(rng.integers(60, 160))
+        step = int(int(rng.integers(60, 160)) * scale)
+        lw = max(1, int(round(3 * scale)))
         for x in range(0, w, step):
-            img[:, x:x + 3] *= 0.6
+            img[:, x:x + lw] *= 0.6
         for y in range(0, h, step):
-            img[y:y + 3, :] *= 0.6
+            img[y:y + lw, :] *= 0.6
         img *= (0.9 + 0.2 * _value_noise(rng, h, w, 5))[..., None]
     elif surface == "marble":
         n = _value_noise(rng, h, w, 5) * 8 + _value_noise(rng, h, w, 20) * 2
         veins = np.abs(np.sin(n * np.pi)) ** 0.3
         img = base * (0.7 + 0.35 * veins[..., None])
     elif surface == "checker":
-        step = int(rng.integers(40, 90))
+        step = int(int(rng.integers(40, 90)) * scale)
         yy, xx = np.mgrid[0:h, 0:w]
         chk = ((yy // step + xx // step) % 2).astype(np.float32)
         other = np.array(rng.integers(40, 220, 3), np.float32)
@@ -132,12 +135,13 @@ def draw_surface(rng: np.random.Generator, h: int, w: int, surface: str) -> np.n
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def draw_clutter(rng: np.random.Generator, img: np.ndarray, keep_out: list[tuple[float, float, float]]) -> None:
-    """Cards and banners under the dice (drawn before them)."""
+def draw_clutter(rng: np.random.Generator, img: np.ndarray, keep_out: list[tuple[float, float, float]],
+                 scale: float = 1.0) -> None:
+    """Cards and banners under the dice (drawn before them); sizes as in a 640 px frame x ``scale``."""
     h, w = img.shape[:2]
     for _ in range(int(rng.integers(0, 3))):
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-        cw, ch = rng.uniform(60, 140), rng.uniform(90, 200)
+        cw, ch = rng.uniform(60, 140) * scale, rng.uniform(90, 200) * scale
         ang = rng.uniform(0, 180)
         box = cv2.boxPoints(((cx, cy), (cw, ch), ang)).astype(np.int32)
         if rng.random() < 0.6:  # a card with lines of text
@@ -146,33 +150,37 @@ def draw_clutter(rng: np.random.Generator, img: np.ndarray, keep_out: list[tuple
                 t = (k + 1) / 7
                 p1 = box[0] + (box[1] - box[0]) * 0.15 + (box[3] - box[0]) * t
                 p2 = box[0] + (box[1] - box[0]) * 0.85 + (box[3] - box[0]) * t
-                cv2.line(img, tuple(p1.astype(int)), tuple(p2.astype(int)), (60, 60, 60), 2)
+                cv2.line(img, tuple(p1.astype(int)), tuple(p2.astype(int)), (60, 60, 60),
+                         max(1, int(round(2 * scale))))
         else:  # a banner: a coloured cloth strip with a notched end
             colour = tuple(int(v) for v in rng.integers(0, 255, 3))
             cv2.fillPoly(img, [box], colour, cv2.LINE_AA)
 
 
-def draw_hand(rng: np.random.Generator, img: np.ndarray) -> None:
-    """A hand reaching in from an edge (skin-toned palm and fingers, blurred)."""
+def draw_hand(rng: np.random.Generator, img: np.ndarray, scale: float = 1.0) -> None:
+    """A hand reaching in from an edge (skin-toned palm and fingers, blurred); sizes x ``scale``."""
     h, w = img.shape[:2]
     layer = img.copy()
     skin = np.array([rng.uniform(60, 170), rng.uniform(100, 190), rng.uniform(150, 235)])
     side = int(rng.integers(4))
     cx = rng.uniform(0.2, 0.8) * w
-    pts = {0: (cx, -10), 1: (cx, h + 10), 2: (-10, cx), 3: (w + 10, cx)}[side]
+    pts = {0: (cx, -10 * scale), 1: (cx, h + 10 * scale), 2: (-10 * scale, cx), 3: (w + 10 * scale, cx)}[side]
     centre = np.array(pts, float)
     toward = np.array([w / 2, h / 2]) - centre
     toward /= np.linalg.norm(toward)
-    palm = centre + toward * rng.uniform(40, 110)
+    palm = centre + toward * rng.uniform(40, 110) * scale
     ang = float(np.degrees(np.arctan2(toward[1], toward[0])))
-    cv2.ellipse(layer, (int(palm[0]), int(palm[1])), (70, 55), ang, 0, 360, skin.tolist(), -1, cv2.LINE_AA)
-    cv2.ellipse(layer, (int(centre[0]), int(centre[1])), (90, 50), ang, 0, 360, skin.tolist(), -1)
+    cv2.ellipse(layer, (int(palm[0]), int(palm[1])), (int(70 * scale), int(55 * scale)), ang, 0, 360,
+                skin.tolist(), -1, cv2.LINE_AA)
+    cv2.ellipse(layer, (int(centre[0]), int(centre[1])), (int(90 * scale), int(50 * scale)), ang, 0, 360,
+                skin.tolist(), -1)
     perp = np.array([-toward[1], toward[0]])
     for k in range(4):
-        base = palm + perp * (k - 1.5) * 24 + toward * 40
-        tip = base + toward * rng.uniform(40, 70)
-        cv2.line(layer, tuple(base.astype(int)), tuple(tip.astype(int)), (skin * 0.97).tolist(), 20, cv2.LINE_AA)
-    img[:] = cv2.GaussianBlur(layer, (0, 0), 1.5)
+        base = palm + (perp * (k - 1.5) * 24 + toward * 40) * scale
+        tip = base + toward * rng.uniform(40, 70) * scale
+        cv2.line(layer, tuple(base.astype(int)), tuple(tip.astype(int)), (skin * 0.97).tolist(),
+                 max(1, int(round(20 * scale))), cv2.LINE_AA)
+    img[:] = cv2.GaussianBlur(layer, (0, 0), 1.5 * scale)
 
 
 # --------------------------------------------------------------------------- dice
@@ -366,17 +374,23 @@ def render_scene(
     glyph_dir: str | None = None,
     photo: bool = True,
     positions: list[tuple[float, float]] | None = None,
+    px_scale: float | None = None,
 ) -> Scene:
-    """Draw ``specs`` on a table; returns the image and each die's label geometry."""
+    """Draw ``specs`` on a table; returns the image and each die's label geometry.
+
+    ``px_scale``: pixels per pixel of a 640 px frame of the same table (default ``size / 640``):
+    surface patterns, cards and hands keep their size on the table at any camera resolution.
+    """
     if profile not in ("train", "heldout"):
         raise ValueError(f"profile must be 'train' or 'heldout', not {profile!r}")
     surfaces = TRAIN_SURFACES if profile == "train" else HELDOUT_SURFACES
     surface = surface or str(rng.choice(surfaces))
     ppm = ppm or float(rng.uniform(1.9, 3.2)) * size / 640
     tilt = _tilt(rng, profile) if tilt_deg is None else float(tilt_deg)
-    canvas = draw_surface(rng, size, size, surface)
+    scale = size / 640 if px_scale is None else float(px_scale)
+    canvas = draw_surface(rng, size, size, surface, scale)
     if clutter:
-        draw_clutter(rng, canvas, [])
+        draw_clutter(rng, canvas, [], scale)
     light = np.array([np.cos(a := rng.uniform(0, 2 * np.pi)), np.sin(a)])
     placed: list[tuple[float, float, float]] = []
     flat = []
@@ -406,7 +420,7 @@ def render_scene(
                              glyph_dir)
         flat.append((spec, body, top))
     if hand:
-        draw_hand(rng, canvas)
+        draw_hand(rng, canvas, scale)
     Hm = camera_homography(rng, size, size, tilt)
     border = tuple(int(v) for v in canvas[size // 2, :5].mean(0))
     img = cv2.warpPerspective(canvas, Hm, (size, size), borderMode=cv2.BORDER_CONSTANT, borderValue=border)

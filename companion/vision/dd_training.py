@@ -1,0 +1,112 @@
+"""The recipe that trains the shipped ``dragon-dice`` bundle (``python -m companion.vision.dd_training``).
+
+Stages (each resumable on its own; see models/dragon-dice/MODEL_CARD.md for the figures):
+
+* ``detector``: a one-class ("die") YOLO11n at 320 px, fine-tuned from a detector checkpoint
+  (its box features carry over; the class head is rebuilt for one class) for a wall-clock budget,
+  on one CPU thread.  Finding dice is all it does: the die kind is read from the crop.
+* ``face``: the face reader (kind, icon kind or ``cocked``, count) on crops rendered by
+  ``companion.vision.synth.write_crops`` at camera-like pixel density (80 px crops, 0.9 x the
+  box side, so the glyph on a small die is still ~15 px wide).
+* ``bundle``: ONNX export of both and ``model.json`` with the catalogue's faces per die kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from companion.vision import offline
+from companion.vision.bundle import DD_FACE_STEM, one_class_copy, write_bundle
+from companion.vision.synth.scene import KIND_CLASSES
+
+
+def train_die_finder(data_dir: Path, start: Path | None, work: Path, *, hours: float, epochs: int = 20,
+                     threads: int = 1, batch: int = 16, name: str = "dd-det") -> Path:
+    """One-class detector on a Dragon Dice dataset (d4..d12 labels merged into ``die``)."""
+    offline.prepare(threads=threads)
+    from ultralytics import YOLO  # noqa: PLC0415
+
+    data_yaml = one_class_copy(Path(data_dir), Path(work) / f"{name}-oneclass")
+    model = YOLO("yolo11n.yaml")
+    if start is not None:
+        model = model.load(str(start))  # matching layers carry over; the class head is rebuilt
+    results = model.train(
+        data=str(data_yaml), imgsz=320, epochs=epochs, time=hours, batch=batch, device="cpu", workers=0,
+        project=str(Path(work).resolve()), name=name, exist_ok=True, pretrained=False, amp=False, plots=False,
+        cache=True, val=True, close_mosaic=max(1, epochs // 5), patience=1000, verbose=False, seed=0,
+        deterministic=False,
+    )
+    save_dir = Path(getattr(results, "save_dir", None) or model.trainer.save_dir)
+    best = save_dir / "weights" / "best.pt"
+    return best if best.exists() else save_dir / "weights" / "last.pt"
+
+
+def load_crop_sets(paths: list[Path]) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, list[str]], float]:
+    """Concatenate ``write_crops`` files (same vocabulary) into classifier inputs."""
+    crops, kind, icon, count = [], [], [], []
+    icons = margin = None
+    for p in paths:
+        z = np.load(p)
+        if icons is None:
+            icons, margin = [str(i) for i in z["icons"]], float(z["margin"])
+        elif [str(i) for i in z["icons"]] != icons or float(z["margin"]) != margin:
+            raise ValueError(f"{p}: another vocabulary or crop margin than {paths[0]}")
+        crops.append(z["crops"])
+        kind.append(z["kind"])
+        icon.append(z["icon"])
+        count.append(z["count"])
+    count_all = np.concatenate(count)
+    classes = {"kind": list(KIND_CLASSES), "icon": icons, "count": [str(i) for i in range(int(count_all.max()) + 1)]}
+    targets = {"kind": np.concatenate(kind), "icon": np.concatenate(icon), "count": count_all}
+    return np.concatenate(crops), targets, classes, margin
+
+
+def train_face(paths: list[Path], out_dir: Path, *, epochs: int, width: int = 24, threads: int = 1,
+               lr: float = 3e-3) -> Path:
+    from companion.vision.face_classifier import train_classifier  # noqa: PLC0415
+
+    crops, targets, classes, margin = load_crop_sets(paths)
+    print(f"{len(crops)} crops of {crops.shape[1]} px, margin {margin}", flush=True)
+    return train_classifier(crops, targets, classes, out_dir, epochs=epochs, width=width, stem=DD_FACE_STEM,
+                            margin=margin, threads=threads, lr=lr, log_every=100, progress=False)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="stage", required=True)
+    d = sub.add_parser("detector")
+    d.add_argument("--data", required=True)
+    d.add_argument("--start", help="checkpoint to fine-tune from (e.g. models/dragon-dice/detector.pt)")
+    d.add_argument("--work", default="runs/dd")
+    d.add_argument("--hours", type=float, required=True)
+    d.add_argument("--epochs", type=int, default=20)
+    f = sub.add_parser("face")
+    f.add_argument("--crops", nargs="+", required=True)
+    f.add_argument("--out", default="runs/dd/face")
+    f.add_argument("--epochs", type=int, default=8)
+    f.add_argument("--width", type=int, default=24)
+    b = sub.add_parser("bundle")
+    b.add_argument("--detector", required=True)
+    b.add_argument("--face", required=True)
+    b.add_argument("--out", default="models/dragon-dice")
+    b.add_argument("--note", default="", help="JSON-free text stored as model.json 'recipe'")
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    if args.stage == "detector":
+        pt = train_die_finder(Path(args.data), Path(args.start) if args.start else None, Path(args.work),
+                              hours=args.hours, epochs=args.epochs)
+    elif args.stage == "face":
+        pt = train_face([Path(p) for p in args.crops], Path(args.out), epochs=args.epochs, width=args.width)
+    else:
+        pt = write_bundle(Path(args.out), "dragon-dice", Path(args.detector), Path(args.face), 320,
+                          {"recipe": args.note or "python -m companion.vision.dd_training"})
+    print(f"{args.stage}: {pt} ({time.time() - t0:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
