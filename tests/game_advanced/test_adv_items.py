@@ -284,7 +284,7 @@ def test_elemental_relic_matching_and_cancelling():
 
 
 def test_earthfang_summons_a_chill_wind_on_the_terrain():
-    """L2849-2853: in a missile action Earthfang's logo puts a Chill Wind on the terrain: -2 to every
+    """L2855-2858: in a missile action Earthfang's logo puts a Chill Wind on the terrain: -2 to every
     army roll there until the terrain is maneuvered to a new face."""
     game = item_game(["Dwarves/Footman", "Items/Earthfang"])
     st = game.state
@@ -445,3 +445,65 @@ def test_without_the_retint_only_attunes_own_magic_is_water():
         game.apply({"type": "cast", "spells": [double, double]})
     game.apply({"type": "cast", "spells": [double]})
     assert any(e.name == "Watery Double" for e in game.state.effects)
+
+
+def _non_save(d) -> list[str]:
+    return [next(f for f in x["faces"] if "Maneuver" in f or "Magic" in f) for x in d.dice]
+
+
+@pytest.mark.parametrize("weapon,face_text", [("Items/Fire Vorpal Sword", "3 Decapitate"), ("Items/Earthfang", "4 Logo")])
+def test_decapitate_and_earthfang_kill_a_defender_showing_its_id_in_the_game(weapon, face_text):
+    """L1420-1431 (Decapitate), L2859-2862 (Earthfang in melee): when the defenders roll their saves,
+    one unit that rolled its ID is killed and its saves do not count (the flow's SAI module acts on
+    the item's report)."""
+    camp = DWARVES + [weapon] if weapon.endswith("Sword") else ["Dwarves/Footman", weapon]
+    game = item_game(camp, faces={"home-p1": 3, "home-p2": 3, "frontier": 6})
+    st = game.state
+    until(game, "march", "p1")
+    choose(game, "p1@frontier")
+    choose(game, "skip")
+    choose(game, "melee")
+    d = game.pending
+    roll(game, *[face_text if x["die"] == weapon else next(f for f in x["faces"] if "Melee" in f) for x in d.dice])
+    d = game.pending
+    assert d.player == "p2" and "saves" in d.prompt
+    goblin = d.dice[0]["uid"]
+    roll(game, "ID", *_non_save(d)[1:])
+    while game.pending is not None and game.pending.player == "p1" and game.pending.kind == "choice" \
+            and goblin in values(game.pending):
+        choose(game, goblin)
+    assert st.location[goblin] in ("dua", "bua")
+    assert any(face_text.split(" ", 1)[1] in line or "Logo" in line for line in game.log)
+
+
+def test_gate_moves_other_dracolem_of_its_alloy():
+    """L1609-1617 (Gate), L225-226 (alloys): the Bronze champion's Gate may move the Bronze Draco-Tank,
+    never the Silver one (the flow's SAI move module with this package's alloys)."""
+    from companion.rules.game.advanced.dracolem import alloy_of
+
+    game = started(adv_setup(["dracolem"], p0_campaign=["Dracolem/Bronze Draco-Tank", "Dracolem/Silver Draco-Tank",
+                                                         "Dwarves/Footman"],
+                             p0_home=["Dracolem/Bronze Draco-Champion", "Dwarves/Sentry"]),
+                   {"home-p1": 4, "home-p2": 3, "frontier": 3})
+    st = game.state
+    champ = uid_of(game, "Draco-Champion", "p1")
+    bronze, silver = uid_of(game, "Bronze Draco-Tank", "p1"), uid_of(game, "Silver Draco-Tank", "p1")
+    st.location[bronze] = st.location[silver] = "home-p1"  # scenario: both with the champion
+    assert alloy_of(st.units[champ]) == alloy_of(st.units[bronze]) == "Bronze"
+    until(game, "march", "p1")
+    choose(game, "p1@home-p1")
+    choose(game, "skip")
+    d = game.pending
+    assert d.topic == "action"
+    choose(game, values(d)[0])
+    if game.pending.topic == "target":
+        choose(game, values(game.pending)[0])
+    d = game.pending
+    roll(game, *["4 Gate" if x["uid"] == champ else x["faces"][1] for x in d.dice])
+    while game.pending.player == "p1" and game.pending.topic != "sai_move":
+        game.apply({"type": "choose", "choice": values(game.pending)[0]} if game.pending.kind == "choice"
+                   else {"type": "roll", "faces": [x["faces"][1] for x in game.pending.dice]})
+    choose(game, "frontier")
+    d = game.pending
+    options = {u for c in d.choices for u in (c["value"] if isinstance(c["value"], list) else [c["value"]])}
+    assert bronze in options and silver not in options

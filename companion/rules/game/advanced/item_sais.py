@@ -12,7 +12,7 @@ module acts on the reports that move dice or change areas (an ``after_roll`` hoo
 * Gold Medallion (L2805-2808): up to four health-worth of units return from the DUA to the army.
 * Elemental Relic (L2826-2845): X health-worth of matching units re-rolled before the roll is
   resolved (``before_resolution``), then recruited (small) or promoted with what is left.
-* Earthfang's logo in a magic or missile action (L2849-2853): a Chill Wind on the terrain, -2 to
+* Earthfang's logo in a magic or missile action (L2855-2858): a Chill Wind on the terrain, -2 to
   every army roll there until the terrain is maneuvered to a new face; cumulative.
 * Summon Dragon (Dragonstaff, L1957-1968): handed to the dragons module's summoning when present.
 
@@ -77,7 +77,7 @@ def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
         elif kind == "chill_wind" and location in st.terrains:
             game.add_effect("Chill Wind", item.owner, location, UNTIL_TERRAIN_MANEUVERED, source=item.name)
             game._say(f"{item.name} summons a Chill Wind at {st.terrains[location].name}: -2 to every army roll "
-                      f"there until it is maneuvered ({DOC} L2849-2853)")
+                      f"there until it is maneuvered ({DOC} L2855-2858)")
         elif kind == "summon_dragon":
             yield from _summon_dragon(game, item, location)
 
