@@ -198,7 +198,9 @@ def test_faq95_14_path():
     assert game.state.army("p1", "home-p2").units  # a new army at Bo's home
     # the moved unit rolls again with the army it joins in march 2 (FAQ95 EARTH 3.H)
     choose(game, "home-p2")
-    assert game.pending.topic == "maneuver"
+    choose(game, "maneuver")
+    choose(game, True)  # Bo counter-maneuvers: Ann's new army rolls, the moved unit in it
+    assert game.pending.kind == "roll" and [d["uid"] for d in game.pending.dice] == [own]
 
 
 def test_faq95_15_summon_moves_a_dragon_already_in_play():
