@@ -1350,7 +1350,9 @@ class R96Game:
                         raise IllegalAllocation(f"choose {n} different units of the army", "R96 L853-856")
                     return us
                 chosen = yield _ask("turn_to_stone", pid, "allocate", f"{self._name(pid)}: choose {n} units to roll "
-                                    "against Turn to Stone", "R96 L853-856", data={"count": n}, validate=check)
+                                    "against Turn to Stone", "R96 L853-856",
+                                    [{"value": [u.uid for u in units[:n]], "label": ", ".join(u.name for u in units[:n])}],
+                                    data={"count": n, "candidates": [u.uid for u in units]}, validate=check)
             for uid in chosen:
                 u = st.units[uid]
                 sv = yield from self._roll(pid, [u], "save", tid, f"{self._name(pid)}: {u.name} rolls alone: a save "
