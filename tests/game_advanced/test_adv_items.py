@@ -57,11 +57,11 @@ def test_item_point_values_in_a_force():
     assert game.state.player("p1").force_points == 15
 
 
-# -- carrying (L2726-2756, L2813-2818) -------------------------------------------------------------
+# -- carrying (L2727-2754, L2771-2774) -------------------------------------------------------------
 
 
 def test_who_may_carry_what():
-    """L2751-2756, L2813-2814, L2529: an element in common; Amazons and Dracolem any element; Undead
+    """L2751-2756, L2771, L2529: an element in common; Amazons and Dracolem any element; Undead
     death only; medallions and relics anyone; Dragonkin nothing."""
     fire_sword = unit("Items/Fire Vorpal Sword")
     assert it.can_carry(unit("Dwarves/Footman"), fire_sword)
@@ -79,7 +79,7 @@ def test_who_may_carry_what():
 
 
 def test_a_unit_carries_two_equipment_or_one_medallion_or_relic_alone():
-    """L2751, L2815-2818: two equipment/artifacts per unit; a medallion or relic takes the unit whole."""
+    """L2751, L2772-2774: two equipment/artifacts per unit; a medallion or relic takes the unit whole."""
     dwarf = unit("Dwarves/Footman", "u1")
     eq = [unit("Items/Fire Speed Slippers", f"i{k}") for k in range(3)]
     plan, left = it.carry_plan([dwarf], eq)
@@ -93,7 +93,7 @@ def test_a_unit_carries_two_equipment_or_one_medallion_or_relic_alone():
 
 
 def test_set_up_refuses_an_item_no_unit_of_its_army_can_carry():
-    """L2733-2734: Goblins (death, earth) cannot carry a fire sword."""
+    """L2733: Goblins (death, earth) cannot carry a fire sword."""
     with pytest.raises(IllegalSetup, match="carry"):
         Game(adv_setup(["items"], p1_campaign=["Goblins/Thug", "Goblins/Mugger", "Goblins/Pelter",
                                                "Items/Fire Seven League Boots"]))
@@ -106,7 +106,7 @@ def test_items_need_the_option_when_options_are_given():
 
 
 def test_items_roll_only_with_a_unit_able_to_carry_them():
-    """L2737-2738: the water shield has no carrier among the rolling Dwarves: it does not roll."""
+    """L2737-2739: the water shield has no carrier among the rolling Dwarves: it does not roll."""
     dwarf = unit("Dwarves/Footman", "u1")
     fire, water = unit("Items/Fire Wooden Targe", "f"), unit("Items/Water Wooden Targe", "w")
     assert [i.uid for i in it.rolling_items([dwarf], [fire, water])] == ["f"]
@@ -125,7 +125,7 @@ def test_items_roll_in_the_armys_rolls():
 
 
 def test_excess_items_are_buried_when_carriers_are_gone():
-    """L2735-2736: one Dwarf left carries two of three small items; the last listed is buried."""
+    """L2734-2736: one Dwarf left carries two of three small items; the last listed is buried."""
     game = item_game(DWARVES[:2] + ["Items/Fire Speed Slippers", "Items/Fire Sight Stone", "Items/Fire Wooden Targe"])
     st = game.state
     st.location[uid_of(game, "Dwarves/Sentry", "p1", "frontier")] = "dua"
@@ -181,7 +181,7 @@ def _missile_roll(game: Game, *faces):
 
 
 def test_gold_medallion_returns_up_to_four_health_worth_from_the_dua():
-    """L2805-2808: a non-maneuver roll; three dead Dwarves (1 health each) and a Sergeant (2): the
+    """L2817-2824: a non-maneuver roll; three dead Dwarves (1 health each) and a Sergeant (2): the
     owner returns four health-worth."""
     game = item_game(["Dwarves/Footman", "Items/Gold Medallion"])
     st = game.state
@@ -201,7 +201,7 @@ def test_gold_medallion_returns_up_to_four_health_worth_from_the_dua():
 
 
 def test_silver_medallion_returns_an_item_from_the_bua():
-    """L2790-2803, first choice."""
+    """L2798-2816, first choice."""
     game = item_game(["Dwarves/Footman", "Items/Silver Medallion"])
     st = game.state
     boots_owner_home = [u for u in st.units.values() if u.owner == "p1" and u.spec.kind == "item"]
@@ -219,7 +219,7 @@ def test_silver_medallion_returns_an_item_from_the_bua():
 
 
 def test_silver_medallion_brings_a_small_dragonkin_or_promotes_one():
-    """L2790-2803: at a terrain a small Dragonkin joins from the Summoning Pool, or a Dragonkin in the
+    """L2798-2816: at a terrain a small Dragonkin joins from the Summoning Pool, or a Dragonkin in the
     army is promoted from the pool; a buried Dragonkin may return to the pool."""
     game = item_game(["Dwarves/Footman", "Items/Silver Medallion"], advanced=("items", "dragonkin"),
                      p0_dragonkin=["Dragonkin/Dragontroop (Fire)", "Dragonkin/Dragonhero (Fire)"])
@@ -233,7 +233,7 @@ def test_silver_medallion_brings_a_small_dragonkin_or_promotes_one():
 
 
 def test_elemental_relic_recruits_and_promotes_matching_units():
-    """L2826-2845: the relic shows fire; fire units (Dwarves) are recruited (small, from the DUA) or
+    """L2830-2844: the relic shows fire; fire units (Dwarves) are recruited (small, from the DUA) or
     promoted (one larger, from the DUA), four health-worth in all, all at once."""
     game = item_game(["Dwarves/Footman", "Items/Elemental Relic"])
     st = game.state
@@ -257,7 +257,7 @@ def test_elemental_relic_recruits_and_promotes_matching_units():
 
 
 def test_elemental_relic_rerolls_matching_units_before_resolution():
-    """L2837-2840: the Dwarf's Save face is rolled again, ignoring it: its ID now counts as missile;
+    """L2838-2840: the Dwarf's Save face is rolled again, ignoring it: its ID now counts as missile;
     the health-worth spent on re-rolls is not left for recruiting."""
     game = item_game(["Dwarves/Footman", "Items/Elemental Relic"])
     st = game.state
@@ -274,7 +274,7 @@ def test_elemental_relic_rerolls_matching_units_before_resolution():
 
 
 def test_elemental_relic_matching_and_cancelling():
-    """L2828-2836: the logo matches every element and ivory, not alloys; two relics on the same
+    """L2831-2836: the logo matches every element and ivory, not alloys; two relics on the same
     element cancel each other (the engine reports it)."""
     assert relic_matches(unit("Amazons/Soldier"), "*") and not relic_matches(unit("Dracolem/Bronze Draco-Tank"), "*")
     assert relic_matches(unit("Dwarves/Footman"), "Fire") and not relic_matches(unit("Goblins/Thug"), "Fire")
@@ -379,14 +379,14 @@ def test_sortie_melee_or_saves():
 
 
 def test_bronze_medallion_any_element_magic():
-    """L2781-2788: in a magic action X (4) magic of any element."""
+    """L2782-2797: in a magic action X (4) magic of any element."""
     res = resolve(RollRequest("magic", (face("Dwarves/Footman", "1 Save"), face("Items/Bronze Medallion", "4 Logo")),
                               terrain=FRONTIER))
     assert res.total("magic") == 4
 
 
 def test_an_item_moves_only_with_a_unit_able_to_carry_it():
-    """L2731-2732: retreating the boots without a Dwarf is refused (nothing moves); with one, both go."""
+    """L2732: retreating the boots without a Dwarf is refused (nothing moves); with one, both go."""
     game = item_game(DWARVES + ["Items/Fire Seven League Boots"])
     st = game.state
     d = until(game, "retreat", "p1")

@@ -106,14 +106,14 @@ def test_id_face_turns_to_an_action_face_and_that_action_becomes_legal():
 
 
 def test_melee_face_gives_the_melee_action():
-    """L2662-2664."""
+    """L2663-2664."""
     game = game_with_minors()
     bring(game, "Coastland Bridge", "1 Melee")
     assert "melee" in values(game.pending)
 
 
 def test_double_maneuvers_doubles_the_armys_ids_in_its_maneuver_rolls():
-    """L2669-2671: resolution of a maneuver roll with the result in force (IDs x2), against none."""
+    """L2669-2673: resolution of a maneuver roll with the result in force (IDs x2), against none."""
     cat = load_catalogue()
     foot = cat.get("Dwarves/Footman")
     units = (RolledUnit(foot, (foot.find_face("ID"),)), RolledUnit(foot, (foot.find_face("ID"),)))
@@ -125,7 +125,7 @@ def test_double_maneuvers_doubles_the_armys_ids_in_its_maneuver_rolls():
 
 
 def test_double_saves_doubles_ids_in_save_rolls():
-    """L2673-2675."""
+    """L2675-2676."""
     cat = load_catalogue()
     foot = cat.get("Dwarves/Footman")
     units = (RolledUnit(foot, (foot.find_face("ID"),)), RolledUnit(foot, (foot.find_face("1 Save"),)))

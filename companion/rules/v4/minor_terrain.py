@@ -18,7 +18,7 @@ from .registry import REGISTRY
 CITE = "V4.01c L2669-2692"
 #: disaster faces and the result type each halves (L2678-2692)
 HALVING = {"Dust Storm": MISSILE, "Flanked": SAVE, "Flood": MANEUVER, "Revolt": MELEE}
-#: doubling faces and the roll type whose ID results they double (L2669-2675)
+#: doubling faces and the roll type whose ID results they double (L2669-2676)
 DOUBLING = {"Double Maneuvers": MANEUVER, "Double Saves": SAVE}
 NAMES = frozenset(HALVING) | frozenset(DOUBLING)
 

@@ -6,11 +6,11 @@ module acts on the reports that move dice or change areas (an ``after_roll`` hoo
 * Wayfare (L2049-2059, reference sheet L3230-3236): in a maneuver roll, instead of its X maneuver
   results, the item and one unit able to carry it may move to another terrain or the Reserve Area;
   in a dragon attack they may move.
-* Silver Medallion (L2790-2803): one of: an item BUA -> the carrying army; a Dragonkin or minor
+* Silver Medallion (L2798-2816): one of: an item BUA -> the carrying army; a Dragonkin or minor
   terrain BUA -> Summoning Pool; at a terrain, a small Dragonkin joins from the Summoning Pool or a
   Dragonkin in the army is promoted one health.
-* Gold Medallion (L2805-2808): up to four health-worth of units return from the DUA to the army.
-* Elemental Relic (L2826-2845): X health-worth of matching units re-rolled before the roll is
+* Gold Medallion (L2817-2824): up to four health-worth of units return from the DUA to the army.
+* Elemental Relic (L2830-2844): X health-worth of matching units re-rolled before the roll is
   resolved (``before_resolution``), then recruited (small) or promoted with what is left.
 * Earthfang's logo in a magic or missile action (L2855-2858): a Chill Wind on the terrain, -2 to
   every army roll there until the terrain is maneuvered to a new face; cumulative.
@@ -86,7 +86,7 @@ ELEMENTS = ("Air", "Death", "Earth", "Fire", "Water")
 
 
 def _any_element_magic(game: Game, army, outcome, rolled: list[dict]) -> Flow:
-    """Magic "of any element" (Attune L1243-1249, Bronze Medallion L2782-2790) may pay for a spell of
+    """Magic "of any element" (Attune L1243-1249, Bronze Medallion L2782-2797) may pay for a spell of
     any one element: the engine marks it "any"; the spell payment takes element names.  Attune may
     also let one unit of the army count its normal magic as Attune's element (L1245-1247): the owner
     picks a unit that rolled a plain magic icon, and its magic may then be of any element (the
@@ -147,7 +147,7 @@ def _wayfare(game: Game, item: Unit, location: str, outcome, face: str, instead:
 
 
 def _silver(game: Game, item: Unit, location: str) -> Flow:
-    """Silver Medallion, one of four (L2790-2803)."""
+    """Silver Medallion, one of four (L2798-2816)."""
     st = game.state
     pid = item.owner
     opts = [choice("none", "Do nothing")]
@@ -175,7 +175,7 @@ def _silver(game: Game, item: Unit, location: str) -> Flow:
                     add(f"promote:{a.uid}:{b.uid}", f"Promote {a.name} to {b.name}", f"p{a.name}>{b.name}")
     if len(opts) == 1:
         return
-    pick = yield _ask(game, pid, f"{game._name(pid)}: Silver Medallion: choose its effect", f"{DOC} L2790-2803", opts)
+    pick = yield _ask(game, pid, f"{game._name(pid)}: Silver Medallion: choose its effect", f"{DOC} L2798-2816", opts)
     if pick == "none":
         return
     verb, *rest = pick.split(":")
@@ -195,7 +195,7 @@ def _silver(game: Game, item: Unit, location: str) -> Flow:
 
 
 def _gold(game: Game, item: Unit, location: str, budget: int) -> Flow:
-    """Gold Medallion: up to four health-worth of units return from the DUA to the army (L2805-2808)."""
+    """Gold Medallion: up to four health-worth of units return from the DUA to the army (L2817-2824)."""
     st = game.state
     pid = item.owner
     chosen: list[str] = []
@@ -210,7 +210,7 @@ def _gold(game: Game, item: Unit, location: str, budget: int) -> Flow:
         if len(opts) == 1:
             break
         pick = yield _ask(game, pid, f"{game._name(pid)}: Gold Medallion: return up to {left} more health-worth of "
-                          "units from your DUA to this army", f"{DOC} L2805-2808", opts)
+                          "units from your DUA to this army", f"{DOC} L2817-2824", opts)
         if pick == "done":
             break
         chosen.append(pick)
@@ -223,7 +223,7 @@ def _gold(game: Game, item: Unit, location: str, budget: int) -> Flow:
 
 def relic_matches(unit: Unit, element: str) -> bool:
     """Units an Elemental Relic's face affects: those containing its element; the logo ("*") matches
-    every element and ivory (Amazons) but no alloy (Dracolem) (L2828-2834)."""
+    every element and ivory (Amazons) but no alloy (Dracolem) (L2831-2836)."""
     if not unit.is_unit or "Dracolem" in unit.spec.species:
         return False
     if element == "*":
@@ -236,7 +236,7 @@ def _relic_element(face: str) -> str:
 
 
 def before_resolution(game: Game, army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
-    """Elemental Relic, first part (L2837-2845): before the roll is resolved (re-rolls are step 3,
+    """Elemental Relic, first part (L2838-2844): before the roll is resolved (re-rolls are step 3,
     L1013-1015), up to X (4) health-worth of matching units of the carrying army may be rolled again,
     ignoring the face they showed; what is not spent on re-rolls may recruit or promote afterwards
     (``after_roll``).  Relics showing the same element cancel each other (L2835-2836)."""
@@ -263,7 +263,7 @@ def before_resolution(game: Game, army, roll: str, dice: list[Unit], rolled: lis
             pick = yield _ask(game, relic.owner, f"{game._name(relic.owner)}: Elemental Relic "
                               f"({'all elements' if element == '*' else element}): re-roll matching units, ignoring "
                               f"their faces ({left} health-worth left; the rest may recruit or promote)",
-                              f"{DOC} L2837-2845", opts)
+                              f"{DOC} L2838-2844", opts)
             if pick == "done":
                 break
             chosen.append(int(pick))
@@ -276,7 +276,7 @@ def before_resolution(game: Game, army, roll: str, dice: list[Unit], rolled: lis
 
         spec = [{"uid": dice[k].uid, "die": dice[k].name, "faces": list(dice[k].spec.faces)} for k in chosen]
         faces = yield ask("reroll", relic.owner, "roll", f"{game._name(relic.owner)}: roll again "
-                          + ", ".join(x["die"] for x in spec) + " (Elemental Relic)", f"{DOC} L2837-2840", dice=spec,
+                          + ", ".join(x["die"] for x in spec) + " (Elemental Relic)", f"{DOC} L2838-2840", dice=spec,
                           data={"roll": roll, "army": army.id, "reroll": True}, validate=_faces_validator(spec))
         for k, new in zip(chosen, faces, strict=True):
             rolled[k] = [new]
@@ -285,7 +285,7 @@ def before_resolution(game: Game, army, roll: str, dice: list[Unit], rolled: lis
 
 def _relic(game: Game, item: Unit, location: str, face: str, budget: int) -> Flow:
     """Elemental Relic, second part: recruit small matching units or promote matching units with the
-    X health-worth not spent on re-rolls, every change at once (L2837-2845)."""
+    X health-worth not spent on re-rolls, every change at once (L2838-2844)."""
     st = game.state
     pid = item.owner
     budget = getattr(game, "_relic_budget", {}).pop(item.uid, budget)
@@ -315,7 +315,7 @@ def _relic(game: Game, item: Unit, location: str, face: str, budget: int) -> Flo
         if len(opts) == 1:
             break
         pick = yield _ask(game, pid, f"{game._name(pid)}: Elemental Relic ({'all elements' if element == '*' else element}): "
-                          f"recruit or promote matching units, {left} health-worth left", f"{DOC} L2837-2845", opts)
+                          f"recruit or promote matching units, {left} health-worth left", f"{DOC} L2838-2844", opts)
         if pick == "done":
             break
         verb, *rest = pick.split(":")

@@ -1,8 +1,8 @@
 """Items (V4.01c L2698-2865): point values, who may carry what, carrying and dropping, and the flow's
 side of every item SAI.
 
-Items are not given to a particular unit (L2730): an army's items are legal while *some* way of
-sharing them among its units respects each unit's capacity (L2751-2756, L2815-2818).  That is a
+Items are not given to a particular unit (L2731): an army's items are legal while *some* way of
+sharing them among its units respects each unit's capacity (L2751-2756, L2772-2774).  That is a
 small matching problem (``carry_plan``).  Point values live in ``setup.item_points`` (L83-101,
 L2700-2725).
 """
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 Flow = Generator[Any, Any, Any]
 DOC = "V4.01c"
-HEAVY = ("Medallion", "Relic")  # a unit carrying one carries nothing else (L2815-2818)
+HEAVY = ("Medallion", "Relic")  # a unit carrying one carries nothing else (L2772-2774)
 X_VALUE = {"Small": 1, "Medium": 2, "Large": 3}  # equipment X values (L2700-2725)
 
 __all__ = ["HEAVY", "X_VALUE", "can_carry", "carry_plan", "item_points", "rolling_items"]
@@ -38,7 +38,7 @@ def is_heavy(item: Unit) -> bool:
 
 
 def can_carry(unit: Unit, item: Unit) -> bool:
-    """Whether `unit` may carry and use `item` (L2529, L2751-2756, L2813-2814).
+    """Whether `unit` may carry and use `item` (L2529, L2751-2756, L2771).
 
     Dragonkin carry nothing; medallions and relics have no element, so any other unit may carry
     them; equipment and artifacts need a unit containing their element, except that Amazons and
@@ -109,7 +109,7 @@ def _limited(it, n: int):
 
 
 def rolling_items(units: Sequence[Unit], items: Sequence[Unit]) -> list[Unit]:
-    """Items that roll with `units`: only those a rolling unit is able to carry (L2737-2738)."""
+    """Items that roll with `units`: only those a rolling unit is able to carry (L2737-2739)."""
     plan, _ = carry_plan(units, items)
     return [i for i in items if i.uid in plan]
 
@@ -118,7 +118,7 @@ def rolling_items(units: Sequence[Unit], items: Sequence[Unit]) -> list[Unit]:
 
 
 def check_setup(game: Game) -> None:
-    """At set-up every item must be in an army where units can carry it (L2733-2734)."""
+    """At set-up every item must be in an army where units can carry it (L2733)."""
     if not is_on(game, ITEMS):
         return
     st = game.state
@@ -128,11 +128,11 @@ def check_setup(game: Game) -> None:
             _, left = carry_plan([d for d in dice if d.is_unit], [d for d in dice if is_item(d)])
             if left:
                 raise IllegalSetup(f"{st.player(pid).name}: the {name} army has no unit able to carry "
-                                   + ", ".join(i.name for i in left), f"{DOC} L2733-2734, L2751-2756")
+                                   + ", ".join(i.name for i in left), f"{DOC} L2733, L2751-2756")
 
 
 def roll_dice(game: Game, army, roll: str, dice: list[Unit]) -> list[Unit]:
-    """Items roll in every army roll, but only with a rolling unit able to carry them (L2737-2738)."""
+    """Items roll in every army roll, but only with a rolling unit able to carry them (L2737-2739)."""
     if not is_on(game, ITEMS):
         return dice
     units = [d for d in dice if d.is_unit]
@@ -144,7 +144,7 @@ def roll_dice(game: Game, army, roll: str, dice: list[Unit]) -> list[Unit]:
 
 
 def check_moves(game: Game, pid: str, moves: dict[str, str]) -> None:
-    """An item moves between a terrain and the Reserve Area only with a unit carrying it (L2731-2732):
+    """An item moves between a terrain and the Reserve Area only with a unit carrying it (L2732):
     the items moved from one place to another must be carried by the units making the same move."""
     if not is_on(game, ITEMS):
         return
@@ -159,11 +159,11 @@ def check_moves(game: Game, pid: str, moves: dict[str, str]) -> None:
         _, left = carry_plan([d for d in dice if d.is_unit], items)
         if left:
             raise IllegalAction(", ".join(i.name for i in left) + " cannot move without a unit able to carry it "
-                                "making the same move", f"{DOC} L2731-2732")
+                                "making the same move", f"{DOC} L2732")
 
 
 def cleanup(game: Game) -> None:
-    """Items beyond what the army's units can carry are buried (L2735-2736).  The owner's choice of
+    """Items beyond what the army's units can carry are buried (L2734-2736).  The owner's choice of
     which is made for them: the items listed first are kept."""
     if not is_on(game, ITEMS):
         return
@@ -175,4 +175,4 @@ def cleanup(game: Game) -> None:
         _, left = carry_plan([d for d in dice if d.is_unit], [d for d in dice if is_item(d)])
         for item in left:
             st.location[item.uid] = BUA
-            game._say(f"{item.name} has no unit able to carry it and is buried (V4.01c L2735-2736)")
+            game._say(f"{item.name} has no unit able to carry it and is buried (V4.01c L2734-2736)")
