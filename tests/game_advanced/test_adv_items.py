@@ -298,7 +298,6 @@ def test_earthfang_summons_a_chill_wind_on_the_terrain():
 def test_summon_dragon_artifact_summons_a_dragon_of_its_element():
     """L1957-1968: a Fire Dragonstaff's Summon Dragon at a terrain summons a fire dragon from a
     Summoning Pool to a terrain, and the die rolls again."""
-    pytest.importorskip("companion.rules.game.dragon_summoning")
     game = item_game(DWARVES[:2] + ["Items/Fire Dragonstaff"], faces={"home-p1": 3, "home-p2": 3, "frontier": 1})
     st = game.state
     until(game, "march", "p1")
