@@ -464,3 +464,17 @@ def test_rend_rolls_the_unit_again_in_melee():
     roll(game, "3 Rend")
     log = roll(game, "4 Melee")
     assert log[0] == "Ann rolled 10 melee (melee)"  # 3 + 3 + 4
+
+
+def test_r96_19_a_defenders_cantrip_buys_stoneskin_for_its_own_save_roll():
+    """R96-19 (R96 L698-700): the defender's cantrip cannot undo the attack, but its Stoneskins protect the
+    very save roll that rolled the cantrip."""
+    game = started()
+    units = _at_front(game, ["Dwarves/Footman"] * 3, ["Dwarves/Wizard", "Dwarves/Footman", "Dwarves/Footman"])
+    _act(game, "melee", "skirmish")
+    roll(game, "2 Melee", "2 Melee", "1 Melee")  # 5 melee
+    roll(game, "4 Cantrip", "1 Save", "1 Melee")  # 1 save, 4 cantrip points (gold/red)
+    assert game.pending.kind == "cast" and game.pending.player == "p2" and game.pending.data["immediate"]
+    log = cast(game, {"spell": "Stoneskin", "count": 2, "target": "p2@frontier"})
+    assert any("3 saves against 5: 2 damage" in line for line in log)
+    assert sum(where(game, u) == DUA for u in units[("p2", FRONT)]) == 2  # two footmen, the wizard lives
