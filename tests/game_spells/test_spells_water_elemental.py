@@ -199,6 +199,19 @@ def test_summon_white_dragon_targets_a_terrain():
     assert SPELLS["Summon White Dragon"].card().cost == 14
 
 
+def test_summon_white_dragon_paid_with_any_mix_of_elements():
+    """V4.01c L2440-2442: any combination of magic elements pays it (air/water and earth/fire here);
+    one named element alone must pay it all."""
+    g = new_game(species=("Coral Elves", "Undead"))
+    for _ in range(2):
+        add_die(g, "p1", "Dwarves/Wizard", "home-p1")
+    with pytest.raises(IllegalSpell):
+        cast_spells(g, [{"spell": "Summon White Dragon", "target": "frontier", "element": "Air"}])
+    cast_spells(g, [{"spell": "Summon White Dragon", "target": "frontier"}])
+    entry = g.state.spells_announced[-1]
+    assert entry["spell"] == "Summon White Dragon" and entry["paid_with"] == "Any"
+
+
 def test_summon_dragonkin_target_checked_at_announcement():
     """V4.01c L2409-2416: a Dragonkin of the element paid in your Summoning Pool (the effect is the
     advanced-components module's)."""

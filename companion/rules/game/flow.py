@@ -866,6 +866,7 @@ class Game:
         from ..catalogue import load_catalogue
         from .spells.registry import announce as announce_spell
         from .spells.registry import check_all as check_all_spells
+        from .spells.registry import mixed_payment
 
         spells = action.get("spells")
         if not isinstance(spells, list):
@@ -882,7 +883,7 @@ class Game:
                 raise IllegalSpell(f"{card.name} cannot be cast from the Reserve Area", "V4.01c L2127-2129")
             color = card.color
             if color in ("Elemental", "Alloy"):
-                pay = entry.get("element")
+                pay = entry.get("element") or mixed_payment(card.name)  # spells/registry.py
                 if not pay:
                     raise IllegalSpell(f"{card.name} is {color}: say which single element pays for it ('element')",
                                        "V4.01c L2093-2100")

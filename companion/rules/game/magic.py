@@ -27,6 +27,7 @@ from .state import Unit
 ELEMENTS = tuple(str(e) for e in ALL_ELEMENTS)
 IVORY = "Ivory"
 ELEMENTAL = "Elemental"
+ANY_ELEMENTS = "Any"  # a spell that any combination of magic elements may pay
 
 
 def magic_kinds(unit: Unit, extra: Sequence[str] = ()) -> tuple[str, ...]:
@@ -74,6 +75,8 @@ class SpellCast:
 
 def spell_kinds_accepted(color: str, pay_with: str) -> tuple[str, ...]:
     """Magic kinds that can pay a spell of `color` when the caster pays with `pay_with`."""
+    if color == ELEMENTAL and pay_with == ANY_ELEMENTS:  # Summon White Dragon (V4.01c L2438-2442)
+        return (*ELEMENTS, IVORY)
     if color == ELEMENTAL:
         return (pay_with, IVORY) if pay_with in ELEMENTS else (pay_with,)
     if color == "Alloy":

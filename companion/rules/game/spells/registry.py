@@ -321,6 +321,14 @@ def _up_to(card: Any, chosen: Sequence[int], pool: Sequence[int], amount: int) -
                    "as much as possible must be used", lines="1098-1102")
 
 
+def mixed_payment(name: str) -> str | None:
+    """Summon White Dragon may be paid with any combination of magic elements (V4.01c L2438-2442):
+    announced without an 'element', it is paid with "Any"."""
+    from ..magic import ANY_ELEMENTS
+
+    return ANY_ELEMENTS if name == "Summon White Dragon" else None
+
+
 def check_all(casts: Sequence[SpellCast]) -> None:
     """Checks over the whole announcement: one Lightning Strike per unit per magic action (L2187-2193)."""
     struck = [c.target for c in casts if c.name == "Lightning Strike"]
