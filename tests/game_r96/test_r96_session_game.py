@@ -58,7 +58,7 @@ def test_scripted_1996_game_with_a_rout_and_pursuit_to_victory(tmp_path):
     log = play(session, SCRIPT)
     assert any("routs and forfeits its counter-attack" in line for line in log)
     assert "Swampland Temple turns to face 5" in log
-    assert "Ann captures Highland City (R96 L610-616)" in log
+    assert "Ann captures Highland City (R96 L612-617)" in log
     state = session.state_dict()
     assert state["edition"] == "r96" and state["options"]["routing"] is True
     assert state["winner"] == "p1" and "two terrains" in state["win_reason"] and state["over"]

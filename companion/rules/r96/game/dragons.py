@@ -3,7 +3,7 @@
 Values follow R96, never the numbers printed in the shared face data (those are the V4 values):
 claws 5 damage, jaws 10, tail 3 and roll again, belly: no automatic saves this attack, breath by
 colour, treasure (wyrms) and wing (drakes).  A dragon has 5 health and 5 automatic saves, so 10
-damage slays it, 5 on a belly (R96 L893-899).
+damage slays it, 5 on a belly (R96 L898-900).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .setup import dragon_colour
 
 DAMAGE = {"Claw": 5, "Jaw": 10, "Tail": 3}  # R96 L872-880
 HEALTH = 5
-AUTO_SAVES = 5  # R96 L893-899
+AUTO_SAVES = 5  # R96 L898-900
 BREATHS = {  # R96 L853-870
     "gold": "Turn to Stone: five units roll alone; each that rolls no save dies",
     "blue": "Paralysis: the army rolls only saves until its owner's next turn",

@@ -534,7 +534,7 @@ class R96Game:
         self._say(f"{t.name} turns to face {t.face}")
         if t.face == 8 and by is not None:
             t.controller = by
-            self._say(f"{self._name(by)} captures {t.name} (R96 L610-616)")
+            self._say(f"{self._name(by)} captures {t.name} (R96 L612-617)")
 
     # -- actions -------------------------------------------------------------------------------------
     def _legal_actions(self, pid: str, loc: str) -> list[str]:
@@ -610,7 +610,7 @@ class R96Game:
         if att.total("melee") > 0 and self._units(opp, loc):
             routed = yield from self._save_roll(opp, loc, att.total("melee"), MELEE, pid, can_rout=True)
         if routed:
-            self._say(f"{self._label(opp, loc)} routs and forfeits its counter-attack (R96 L600-601; FAQ96 MELEE D)")
+            self._say(f"{self._label(opp, loc)} routs and forfeits its counter-attack (R96 L599-600; FAQ96 MELEE D)")
             yield from self._pursue(pid, loc)
             return
         while self._units(opp, loc) and self._units(pid, loc):
@@ -622,10 +622,10 @@ class R96Game:
             att_routed = yield from self._save_roll(pid, loc, ctr.total("melee"), MELEE, opp, can_rout=True)
             if not att_routed:
                 return
-            opts = [choice("again", "Counter-attack again (FAQ96 MELEE E)"), choice("pursue", "Pursue (R96 L574-577)"),
+            opts = [choice("again", "Counter-attack again (FAQ96 MELEE E)"), choice("pursue", "Pursue (R96 L579-581)"),
                     choice("stop", "Neither")]
             pick = yield _ask("routed_attacker", opp, "choice", f"{self._name(opp)}: the acting army routs",
-                              "R96 L574-577; FAQ96 MELEE E", opts)
+                              "R96 L579-581; FAQ96 MELEE E", opts)
             if pick == "pursue":
                 yield from self._pursue(opp, loc, ask=False)
                 return
@@ -676,7 +676,7 @@ class R96Game:
             self._turn_terrain(t, -1)
             return
         if def_rout:
-            self._say(f"{self._label(opp, loc)} routs (R96 L570-572; FAQ96 MELEE G)")
+            self._say(f"{self._label(opp, loc)} routs (R96 L571-574; FAQ96 MELEE G)")
             yield from self._pursue(pid, loc)
         elif att_rout:
             self._say(f"{self._label(pid, loc)} routs: {att_ids} ID icons against {att_saves} save icons "
@@ -719,7 +719,7 @@ class R96Game:
 
     def _rout_check(self, rolled: Rolled, loc: str) -> bool:
         """More ID icons than save icons routs; spell saves never count; a penalty in force may be put
-        on ID icons to avoid it (R96 L566-575; FAQ95 FIRE 1.F, DEATH 2.E; decision D-ROUT-PENALTY)."""
+        on ID icons to avoid it (R96 L571-577; FAQ95 FIRE 1.F, DEATH 2.E; decision D-ROUT-PENALTY)."""
         t = self.state.terrains.get(loc)
         if not self.options["routing"] or t is None or t.face <= 1:
             return False
@@ -732,12 +732,12 @@ class R96Game:
         return ids > saves
 
     def _pursue(self, pid: str, loc: str, ask: bool = True) -> Flow:
-        """Pursuit: turn the terrain down one face and act again with the new icon (R96 L574-598)."""
+        """Pursuit: turn the terrain down one face and act again with the new icon (R96 L579-597)."""
         t = self.state.terrains[loc]
         if not self._units(pid, loc) or t.face <= 1:
             return
         if ask:
-            go = yield _ask("pursue", pid, "choice", f"{self._name(pid)}: pursue the routed army?", "R96 L574-577",
+            go = yield _ask("pursue", pid, "choice", f"{self._name(pid)}: pursue the routed army?", "R96 L579-581",
                             [choice(True, f"Pursue: turn {t.name} to face {t.face - 1} and act again"),
                              choice(False, "Do not pursue")])
             if not go:
@@ -1281,7 +1281,7 @@ class R96Game:
                                          "roll saves against the dragon", "R96 L858-860", against="dragon")
         else:
             resp = yield from self._roll(pid, self._units(pid, tid), "dragon", tid, f"{self._name(pid)}: roll against "
-                                         "the dragon (melee, missile and saves)", "R96 L889-893")
+                                         "the dragon (melee, missile and saves)", "R96 L891-896")
         yield from self._penalty_split(resp)
         yield from self._cantrips(resp)
         damage = sum(r.damage for r in rolls)
@@ -1291,7 +1291,7 @@ class R96Game:
         if rolls and (melee or missile):
             if len(rolls) == 1:
                 plan = {rolls[0].dragon.uid: max(melee, missile)}
-            else:  # melee against one, missile against another (R96 L917-920)
+            else:  # melee against one, missile against another (R96 L919-922)
                 opts = []
                 for a in rolls:
                     for b in rolls:
@@ -1299,7 +1299,7 @@ class R96Game:
                             opts.append(choice(f"{a.dragon.uid}:{b.dragon.uid}", f"Melee ({melee}) on {a.dragon.name}, "
                                                f"missile ({missile}) on {b.dragon.name}"))
                     opts.append(choice(f"{a.dragon.uid}:{a.dragon.uid}", f"All ({max(melee, missile)}) on {a.dragon.name}"))
-                pick = yield _ask("dragon_hits", pid, "choice", f"{self._name(pid)}: aim your hits", "R96 L917-920", opts)
+                pick = yield _ask("dragon_hits", pid, "choice", f"{self._name(pid)}: aim your hits", "R96 L919-922", opts)
                 a, b = pick.split(":")
                 plan = {a: max(melee, missile)} if a == b else {a: melee, b: missile}
             for r in rolls:
@@ -1310,7 +1310,7 @@ class R96Game:
         yield from self._inflict(pid, tid, damage - saves, "R96 L872-880")
         for r in slain:
             st.location[r.dragon.uid] = DUA
-            self._say(f"{r.dragon.name} is slain by {self._label(pid, tid)} (R96 L893-899)")
+            self._say(f"{r.dragon.name} is slain by {self._label(pid, tid)} (R96 L898-900)")
         if slain and self._units(pid, tid):  # promote as many units as possible, at once (R96 L901-905)
             taken: set[str] = set()
             for live in sorted(self._units(pid, tid), key=lambda u: -u.health):
@@ -1426,7 +1426,7 @@ class R96Game:
         st = self.state
         for t in st.terrains.values():
             if t.face == 8 and t.controller is not None and not self._units(t.controller, t.id):
-                self._say(f"{t.name} is abandoned by its capturer: it turns back to face 7 (R96 L611-614)")
+                self._say(f"{t.name} is abandoned by its capturer: it turns back to face 7 (R96 L612-617)")
                 t.face, t.controller = 7, None
         keep = []
         for e in st.effects:

@@ -25,11 +25,11 @@ class Option:
 
 OPTIONS: dict[str, Option] = {o.key: o for o in (
     Option("routing", False, (False, True),
-           "play the optional routing rule (routs, pursuit)", "R96 L562-608"),
+           "play the optional routing rule (routs, pursuit)", "R96 L566-608"),
     # FAQ-CONFLICT-1: a charger's saves must exceed its IDs (FAQ) or only more IDs than saves routs (R96).
     Option("charger_rout_on_tie", False, (False, True),
            "a charging army with as many ID icons as save icons routs (FAQ95/FAQ96 MELEE H)",
-           "R96 L570-572; FAQ95 MELEE H; FAQ96 MELEE H"),
+           "R96 L571-574; FAQ95 MELEE H; FAQ96 MELEE H"),
     # FAQ-CONFLICT-2: spells never modify SAI results (R96, FAQ96) or Dancing Lights halves Bullseye (FAQ95).
     Option("spells_modify_sais", False, (False, True),
            "spell modifiers also change SAI results (FAQ95 FIRE 4.F)", "R96 L705-708; FAQ96 SAI B; FAQ95 FIRE 4.F"),
