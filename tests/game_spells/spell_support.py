@@ -59,12 +59,12 @@ def answer(game: Game, value) -> dict:
     raise AssertionError(f"cannot answer {d.kind}")
 
 
-def cast_spells(game: Game, spells: list[dict], location: str = "home-p1", faces: list[str] | None = None) -> dict:
+def cast_spells(game: Game, spells: list[dict], location: str = "home-p1", faces: list[str] | None = None,
+                pid: str = "p1") -> dict:
     """From Alice's pending first march: march with her army at `location`, skip the maneuver, take
     the magic action (the terrain is set to a magic face), roll `faces` (default: most magic) and
     announce `spells`.  Returns the accepted cast action."""
     st = game.state
-    pid = "p1"
     if game.pending.topic == "cast":  # a refused announcement leaves the same decision pending
         return game.apply({"type": "cast", "spells": spells})
     if location in st.terrains:

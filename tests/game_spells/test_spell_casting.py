@@ -294,3 +294,16 @@ def test_dispel_magic_answers_cantrip_spells_too():
     g.apply({"type": "choose", "choice": "roll"})
     g.apply({"type": "roll", "faces": ["4 Dispel Magic"]})
     assert effect(g, "Palsy") is None
+
+
+def test_second_players_spell_lasts_until_their_next_turn():
+    """V4.01c L358-359, L2131-2132: Bob's spell lasts through Alice's turn and ends as Bob's next
+    turn begins."""
+    g = new_game(species=("Undead", "Dwarves"))
+    run_until(g, lambda d: d.topic == "march" and d.player == "p2")
+    cast_spells(g, [{"spell": "Stone Skin", "target": "p2@home-p2"}], location="home-p2", pid="p2")
+    assert effect(g, "Stone Skin").owner == "p2"
+    run_until(g, lambda d: g.state.marching == "p1" and g.state.turn == 3)
+    assert effect(g, "Stone Skin") is not None
+    run_until(g, lambda d: g.state.marching == "p2" and g.state.turn == 4)
+    assert effect(g, "Stone Skin") is None
