@@ -147,3 +147,12 @@ def test_started_game_is_at_first_march():
     assert game.pending.topic == "march" and game.state.phase == "first_march"
     choose(game, "pass")
     assert game.pending.topic == "march" and game.state.march == 2
+
+
+def test_package_docstring_example():
+    import doctest
+
+    import companion.rules.r96.game as package
+
+    result = doctest.testmod(package)
+    assert result.attempted > 0 and result.failed == 0
