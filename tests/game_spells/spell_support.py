@@ -85,7 +85,8 @@ def cast_spells(game: Game, spells: list[dict], location: str = "home-p1", faces
     return game.apply({"type": "cast", "spells": spells})
 
 
-def roll_total(game: Game, army_id: str, roll: str, faces: list[str], against: str | None = None) -> int:
+def roll_total(game: Game, army_id: str, roll: str, faces: list[str], against: str | None = None,
+               counter_attack: bool = False) -> int:
     """The total an army roll with these faces would give now, spells in force included."""
     from companion.rules.game.rolling import ArmyRoll, resolve_army_roll
 
@@ -97,7 +98,7 @@ def roll_total(game: Game, army_id: str, roll: str, faces: list[str], against: s
     request = ArmyRoll(roll=roll, dice=tuple((d, (f,)) for d, f in zip(dice, faces, strict=True)),
                        terrain=terrain.kind if terrain else None, face=terrain.face if terrain else 1,
                        in_reserve=loc == "reserve", against=against, marching=owner == st.marching,
-                       effects=game._effects_on(army), force_points=st.force_size)
+                       effects=game._effects_on(army), force_points=st.force_size, counter_attack=counter_attack)
     return resolve_army_roll(request).total
 
 

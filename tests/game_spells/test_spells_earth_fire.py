@@ -54,8 +54,14 @@ def test_berserker_rage_on_an_army_with_feral_units():
     g = new_game(species=("Feral", "Undead"))
     with pytest.raises(IllegalSpell, match="Feral"):
         cast_spells(g, [{"spell": "Berserker Rage", "target": "p2@home-p1"}])
-    cast_spells(g, [{"spell": "Berserker Rage", "target": "p1@frontier"}])
-    assert effect(g, "Berserker Rage").target == "p1@frontier"
+    army = "p1@frontier"
+    saves = [next((f for f in u.spec.faces if f.endswith(" Save")), zero_face(g, u.uid, "melee"))
+             for u in g.state.army("p1", "frontier").units]
+    before = roll_total(g, army, "melee", saves, counter_attack=True)
+    cast_spells(g, [{"spell": "Berserker Rage", "target": army}])
+    assert effect(g, "Berserker Rage").target == army
+    assert roll_total(g, army, "melee", saves, counter_attack=True) > before
+    assert roll_total(g, army, "melee", saves) == before  # only in counter-attacks
 
 
 def test_higher_ground_subtracts_five_melee():
