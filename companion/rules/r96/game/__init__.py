@@ -8,7 +8,8 @@
 
 Modules: ``setup`` (battle size, dragons, armies), ``options`` (routing and the FAQ-vs-rulebook
 switches), ``spellbook`` (the 25 spells), ``dragons`` (1996 dragon faces), ``rolls`` (rolls through
-the resolution engine), ``flow`` (the game).  ``RULINGS.md`` lists every FAQ ruling and how it is
+the resolution engine), ``asking`` (decisions), ``flow`` (the game: set-up, turns, combat, reserves),
+with its parts ``magic_actions`` (magic and spells) and ``dragon_attacks`` (the dragon phase).  ``RULINGS.md`` lists every FAQ ruling and how it is
 played.  ``companion.session.new_game`` starts this flow for a set-up with ``"edition": "r96"``.
 """
 
