@@ -1,6 +1,14 @@
 """Magic actions of the r96 flow (R96 L377-481): the roll, terrain advantage, death magic by burial,
 announcing spells (colours and costs, R96 L398-412) and resolving the 25 spells (R96 L964-1081).
-A mixin of ``R96Game``: it works on the game's state through the game's own helpers."""
+A mixin of ``R96Game``: it works on the game's state through the game's own helpers.
+
+A ``cast`` answer lists the spells announced, each ``{"spell": name, "count": castings (default 1)}``
+plus what it targets: ``"target": "p2@frontier"`` (an army) or ``"frontier"`` (a terrain);
+``"units": [uid, ...]`` (one per casting for Lightning Strike, Finger of Death, Burning Hands; the dead
+units chosen for Breath/Spark of Life, Reanimate Dead, Dust to Dust); ``"moves": {uid: terrain}`` (Path);
+``"dragon": uid, "target": terrain`` (Summon ... Dragon).  The decision's ``pools`` give the magic by
+colour group (``{"Earth/Fire": 3}``: any of those colours, split freely) and ``black_due`` the black
+points burial obliges the caster to spend."""
 
 from __future__ import annotations
 
