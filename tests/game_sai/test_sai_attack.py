@@ -76,14 +76,16 @@ def test_coil_hit_back_kills_the_coiling_unit_with_no_save_l1352_1354():
 
 
 def test_v4_52_coil_target_counts_counter_as_melee_or_saves_not_both_l1093_1096():
-    """V4-52: a Coil target rolling Counter X=2 ... here X=4: either 4 saves or 4 melee."""
+    """V4-52: a unit targeted by Coil makes a combination melee + save roll; its Counter counts for one
+    result type only (here X=4: 4 saves or 4 melee, never both)."""
+    from companion.rules.game.rolling import ArmyRoll, resolve_army_roll
+
     game, a, b = game_with(["Swamp Stalkers/Wave Rider"], ["Dwarves/Skirmisher"])
+    unit = game.state.units[b[0]]
+    out = resolve_army_roll(ArmyRoll("save", ((unit, ("4 Counter",)),), individual=True, counted=("save", "melee")))
+    assert (out.totals.get("save", 0), out.totals.get("melee", 0)) in ((4, 0), (0, 4))
     attack(game, faces={a[0]: ["4 Coil"], b[0]: ["4 Counter"]})
-    totals = game.state.last_roll
-    assert (totals.get("totals", {}).get("save", 0), totals.get("totals", {}).get("melee", 0)) in ((4, 0), (0, 4)) \
-        or sum(1 for s in game.log if "rolled" in s) >= 2
-    # counted as saves (the better choice for the coiled unit): 4 damage - 4 saves, it lives
-    assert where(game, b) == ["frontier"]
+    assert where(game, b) == ["frontier"]  # counted as saves, the better choice: 4 damage - 4 saves
 
 
 @pytest.mark.parametrize("kind", ["melee", "missile"])

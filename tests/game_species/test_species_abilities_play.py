@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from sai_arena import arena, attack, drive, roll, where
 
-from companion.rules.game import sai_status, species_play
-from companion.rules.game.state import TerrainState
+from companion.rules.game import flow, sai_status, species_play
+from companion.rules.game.state import PHASE_SPECIES, TerrainState
 from companion.rules.game.terrains import parse_terrain
 
 GOB = ["Goblins/Thug", "Goblins/Mugger", "Goblins/Cutthroat"]
@@ -92,7 +92,9 @@ def test_dragonkin_handlers_adds_a_small_matching_dragonkin_l842_850():
     game, a, b = arena(["Eldarim/Morehl Follower (Air)", "Eldarim/Morehl Follower (Air)"], GOB,
                        p1_pool=["Dragonkin/Dragonfoal (Air)"])
     foal = game.state.area("p1", "pool")[-1].uid
-    drive(game, species_play.species_phase(game, "p1"), answers=[("Dragonkin Handlers", f"frontier|add:{foal}")])
+    game._advanced_components = frozenset({"eldarim", "dragonkin"})
+    phase = flow.PHASE_HOOKS[PHASE_SPECIES]  # the whole phase: this module's abilities and the Eldarim's
+    drive(game, phase(game, "p1"), answers=[("Dragonkin Handlers", f"join:{foal}:frontier")])
     assert where(game, [foal]) == ["frontier"]
 
 
@@ -159,6 +161,19 @@ def test_v4_10_magic_negation_cap_is_five_per_24_points_l776_780():
     assert species_play.cap(game, "p2", "Frostwings", 1) == 3
 
 
+def test_v4_11_a_deadlands_counts_as_s_units_in_the_dua_l2638_2643():
+    """V4-11: one Deadlands in play counts as 1 unit in the DUA at 24 points, 2 at 25-48 points."""
+    game, a, b = arena(["Dwarves/Wizard"], ["Frostwings/Hound Master"])
+    from sai_arena import put
+
+    put(game, "p2", "frontier", ["Terrains/Deadland Knoll"])
+    game._advanced_components = frozenset({"minor_terrains"})
+    game.state.force_size = 24
+    assert species_play.cap(game, "p2", "Frostwings", 5) == 1
+    game.state.force_size = 36
+    assert species_play.cap(game, "p2", "Frostwings", 5) == 2
+
+
 # --------------------------------------------------------------------------- Goblins
 
 
@@ -203,6 +218,13 @@ def test_cursed_bullets_needs_the_same_terrain_l922_924():
 
 
 # --------------------------------------------------------------------------- Scalders
+
+
+def test_scorching_touch_not_against_a_counter_attack_l937_938():
+    game, a, b = arena(["Dwarves/Footman", "Dwarves/Footman"], ["Scalders/Singeman", "Scalders/Singeman"],
+                       terrain="Feyland City")
+    attack(game, faces={a[0]: ["2 Melee"], a[1]: ["2 Melee"], b[0]: ["1 Save"], b[1]: ["1 Save"]}, counter=True)
+    assert where(game, a) == ["frontier", "frontier"]
 
 
 def test_scorching_touch_each_save_deals_one_damage_back_at_fire_l933_938():

@@ -122,7 +122,8 @@ def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, i
         yield from _foul_stench(game, attacker, target, kind, counter)
         return
     cursed = sum(int(r["amount"] or 0) for r, _ in sai_reports(hits, {SPELL_ONLY}) if r["source"] == "Cursed Bullets")
-    ctx: dict[str, Any] = {"against": kind, "sai_plan": plan}
+    # saving against a counter-attack: no Scorching Touch (L937-938)
+    ctx: dict[str, Any] = {"against": kind, "sai_plan": plan, "counter_attack": counter}
     if plan.charge:
         ctx["counted"] = ("save", "melee")
     saves = yield from game._roll(

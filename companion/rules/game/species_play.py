@@ -4,8 +4,8 @@ Roll-changing abilities (counts-as, Bone Magic, Terrain Harmony ...) are counted
 resolution (``companion.rules.v4.species``) from what the flow tells it (terrain, counter-attack,
 DUA counts).  This module adds what moves dice or asks players:
 
-* species abilities phase (L369-370): Dragonkin Handlers (L842-850), Feralization (L858-861),
-  Winter's Fortitude (L881-884), Mutate (L949-966);
+* species abilities phase (L369-370): Feralization (L858-861), Winter's Fortitude (L881-884),
+  Mutate (L949-966); Dragonkin Handlers (L842-850) joins the phase from the Eldarim module;
 * Magic Negation's roll (L886-893) and Rapid Growth's re-roll (L968-973), before a roll is totalled;
 * Foul Stench (L907-914) after a Goblin melee attack's save roll; Defensive Volley (L821-824);
 * deaths: Stepped Damage (L982-984), Replanting (L975-978), and Rise from the Ashes (SAI, L1767-1781);
@@ -26,7 +26,7 @@ from . import sai_status as status
 from .decisions import Decision
 from .errors import IllegalAllocation
 from .sai_targeting import ask, individual_roll, optional_units, pick, plain_roll
-from .state import BUA, DUA, POOL, RESERVE, Army, Unit
+from .state import BUA, DUA, RESERVE, Army, Unit
 
 if TYPE_CHECKING:
     from .flow import Game
@@ -288,7 +288,7 @@ def register_death_hooks() -> None:
 
 def species_phase(game: Game, pid: str) -> Flow:
     """Phase 4 of the turn (L369-370): each ability the marching player may use now."""
-    yield from _dragonkin_handlers(game, pid)
+    # Dragonkin Handlers (L842-850) is the Eldarim module's (companion.rules.game.advanced.eldarim).
     yield from _feralization(game, pid)
     yield from _winters_fortitude(game, pid)
     yield from _mutate(game, pid)
@@ -424,48 +424,6 @@ def _mutate(game: Game, pid: str) -> Flow:
         loc, value = pick_.split("|", 1)
         _apply_recruit_or_promote(game, st.army(pid, loc), value, "Mutate")
         worth -= 1
-
-
-def _dragonkin_handlers(game: Game, pid: str) -> Flow:
-    """An army with an Eldarim at a terrain adds a small Dragonkin from the Summoning Pool or promotes
-    one Dragonkin, matching the terrain's elements, while its Dragonkin health stays within its Eldarim
-    health (L842-850)."""
-    rule = cite("842-850")
-    st = game.state
-    opts = []
-    for army in st.armies(pid, include_reserve=False):
-        eldarim = sum(u.health for u in _species_units(army, "Eldarim"))
-        if not eldarim:
-            continue
-        kin = sum(u.health for u in _species_units(army, "Dragonkin"))
-        elements = _elements(game, army.location)
-        pool = [u for u in st.area(pid, POOL) if u.is_unit and u.spec.species == "Dragonkin"
-                and {e.capitalize() for e in u.spec.elements} & elements]
-        seen = set()
-        for u in pool:
-            if u.health == 1 and kin + 1 <= eldarim and u.name not in seen:
-                seen.add(u.name)
-                opts.append((f"{army.location}|add:{u.uid}", f"Add {u.name} to {game._army_label(army)}"))
-        for a in _species_units(army, "Dragonkin"):
-            for u in pool:
-                if u.health == a.health + 1 and kin + 1 <= eldarim and (a.name, u.name) not in seen:
-                    seen.add((a.name, u.name))
-                    opts.append((f"{army.location}|promote:{a.uid}:{u.uid}", f"Promote {a.name} to {u.name}"))
-    if not opts:
-        return
-    answer = yield from pick(game, pid, [("none", "Do nothing")] + opts, "Dragonkin Handlers", rule,
-                             topic="species_ability")
-    if answer == "none":
-        return
-    loc, value = answer.split("|", 1)
-    if value.startswith("add:"):
-        uid = value.split(":")[1]
-        st.location[uid] = loc
-        game._say(f"Dragonkin Handlers: {st.units[uid].name} joins the army at {st.terrains[loc].name} ({rule})")
-    else:
-        _, old, new = value.split(":")
-        for line in dua.promote(st, [(old, new)]):
-            game._say(f"Dragonkin Handlers: {line}")
 
 
 # --------------------------------------------------------------------------- reserves phase
