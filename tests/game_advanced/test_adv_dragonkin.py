@@ -462,3 +462,30 @@ def test_a_tamed_dragon_spares_its_tamers_army_and_carries_its_rider():
     choose(game, "home-p2")
     assert st.location[master] == st.location[drake] == "home-p2"
     assert el.tamed_by(st, drake) == master
+
+
+def _dracolem_magic_game():
+    game = started(adv_setup(["dracolem"], p0_campaign=["Dracolem/Bronze Draco-Mystic", "Dracolem/Bronze Draco-Adeptus",
+                                                         "Dwarves/Footman", "Dwarves/Sentry"]),
+                   {"home-p1": 3, "home-p2": 3, "frontier": 1})
+    until(game, "march", "p1")
+    choose(game, "p1@frontier")
+    choose(game, "skip")
+    choose(game, "magic")
+    roll(game, "2 Magic", "3 Magic", "1 Save", "1 Maneuver")
+    return game
+
+
+def test_dracolem_magic_is_of_their_alloy():
+    """L2091-2101: Bronze Dracolem magic pays for a Bronze or an "Alloy" spell (their effects are not
+    printed in V4.01c), never for an elemental one."""
+    game = _dracolem_magic_game()
+    d = game.pending
+    assert d.topic == "cast"
+    mystic = uid_of(game, "Draco-Mystic", "p1")
+    assert d.data["accounting"][mystic]["may_count_as"] == ["Bronze"]
+    with pytest.raises(IllegalAction):
+        game.apply({"type": "cast", "spells": [{"spell": "Watery Double", "target": "p1@frontier",
+                                                 "element": "Water"}]})
+    game.apply({"type": "cast", "spells": [{"spell": "Anti-Magic Surge", "target": "p1@frontier"}]})
+    assert any("Anti-Magic Surge" in line for line in game.log)

@@ -37,7 +37,7 @@ def install() -> None:
     wanted = {
         "setup": [options.check_options, items.check_setup],
         "roll_dice": [dragonkin.roll_dice, items.roll_dice],
-        "after_roll": [item_sais.after_roll, dragonkin.after_roll],
+        "after_roll": [item_sais.after_roll, dragonkin.after_roll, dracolem.after_roll],
         "maneuver_step": [minor_terrains.maneuver_step],
         "actions": [minor_terrains.actions],
         "killed": [dragonkin.killed],

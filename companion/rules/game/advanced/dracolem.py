@@ -11,15 +11,22 @@ V4.01c gives Dracolem no species page (inventory A13.3); what it does say:
 * Gate (L1609-1617): in a non-maneuver roll the unit may move up to four health-worth of *other*
   Dracolem of its alloy from its army to any terrain or the Reserve Area.  The move itself is made
   by the flow's SAI module (``sai_general``); ``gate_movers`` lists who may go.
-* Their alloy spell cards are not printed in V4.01c: the resolution engine accepts them by name
-  with no effect (``v4.spells.UNDOCUMENTED_SPELLS``).
+* Their magic is of their alloy, never an element nor ivory (L2091-2101): it pays for spells of
+  that alloy and for "Alloy" spells, never for elemental ones (``after_roll`` sets it for the
+  spell payment).  Their alloy spell cards are not printed in V4.01c: the resolution engine accepts
+  them by name with no effect (``v4.spells.UNDOCUMENTED_SPELLS``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..state import Unit
+from .options import DRACOLEM, is_on
+
+if TYPE_CHECKING:
+    from ..flow import Game
 
 ALLOYS = ("Bronze", "Silver", "Gold")
 
@@ -47,3 +54,15 @@ def gate_movers(gate: Unit, army: Sequence[Unit], budget: int = 4) -> list[Unit]
     alloy = alloy_of(gate)
     return [u for u in army if u.uid != gate.uid and alloy is not None and alloy_of(u) == alloy
             and u.health <= budget]
+
+
+def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Generator[Any, Any, None]:
+    """A Dracolem's magic is of its alloy (L2091-2101)."""
+    if roll != "magic" or not is_on(game, DRACOLEM):
+        return
+    yield from ()
+    for uid in list(outcome.magic_kinds) + list(outcome.magic_by_die):
+        unit = game.state.units.get(uid)
+        alloy = alloy_of(unit) if unit is not None else None
+        if alloy is not None and outcome.magic_by_die.get(uid, 0) > 0:
+            outcome.magic_kinds[uid] = (alloy,)
