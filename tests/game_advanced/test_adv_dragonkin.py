@@ -489,3 +489,22 @@ def test_dracolem_magic_is_of_their_alloy():
                                                  "element": "Water"}]})
     game.apply({"type": "cast", "spells": [{"spell": "Anti-Magic Surge", "target": "p1@frontier"}]})
     assert any("Anti-Magic Surge" in line for line in game.log)
+
+
+def test_esfahs_gift_cast_by_amazons_in_the_game():
+    """L2406-2407 through the flow: an Amazon army at the Frontier (Coastland: its magic is air or
+    water by Terrain Harmony) casts Esfah's Gift on its buried Deadland Woods."""
+    amazons = ["Amazons/Seer", "Amazons/Soldier", "Amazons/Runner", "Amazons/Darter", "Amazons/Charioteer"]
+    game = started(adv_setup(["minor_terrains"], p0_campaign=amazons, p0_minor_terrains=["Deadland Woods"]),
+                   {"home-p1": 3, "home-p2": 3, "frontier": 1})
+    st = game.state
+    woods = uid_of(game, "Deadland Woods", "p1")
+    st.location[woods] = "bua"  # scenario: buried earlier
+    until(game, "march", "p1")
+    choose(game, "p1@frontier")
+    assert game.pending.topic == "maneuver"  # nothing in the Summoning Pool to bring in
+    choose(game, "skip")
+    choose(game, "magic")
+    roll(game, *["ID"] * 5)
+    game.apply({"type": "cast", "spells": [{"spell": "Esfah's Gift", "target": woods, "element": "Water"}]})
+    assert st.location[woods] == "pool"
