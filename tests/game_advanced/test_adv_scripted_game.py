@@ -173,13 +173,16 @@ def test_random_games_with_every_component_end_legally():
     import random
 
     from companion.rules.game import random_answer
+    from companion.rules.game.decisions import TOPICS
 
+    assert {"minor_terrain", "minor_terrain_roll", "minor_terrain_face", "item_sai", "dragonkin"} <= set(TOPICS)
     for seed in (1, 3, 6):
         game = Game(advanced_setup())
         rng = random.Random(seed)
         for _ in range(3000):
             if game.pending is None:
                 break
+            assert game.pending.topic  # every question has a stable topic
             game.apply(random_answer(game, rng), rng=rng)
         assert game.state.winner is not None
 

@@ -34,7 +34,7 @@ TOPICS = (
     "march", "maneuver", "counter_maneuver", "direction", "action", "target", "counter_attack",
     "allocate", "cast", "reinforce", "retreat",
     # optional components (companion.rules.game.advanced)
-    "minor_terrain", "minor_terrain_roll", "minor_terrain_face", "item_sai", "bury_items", "dragonkin",
+    "minor_terrain", "minor_terrain_roll", "minor_terrain_face", "item_sai", "dragonkin",
     # SAIs in play and species abilities (companion.rules.game.sai_*, species_play)
     "sai_target", "sai_option", "sai_move", "sai_roll", "species_ability",
     # spells (companion.rules.game.spells): Dispel Magic, rolls and choices a spell's effect asks for
