@@ -59,11 +59,11 @@ def passive(decision: Decision) -> dict:
             return {"type": "roll", "faces": ["3"]}
         if decision.data.get("roll") == "dragon" and "dragon" in decision.data:
             return {"type": "roll", "faces": ["0 Belly"]}
-        if "order of play" in decision.prompt:
-            n = 4 - int(decision.player[1:])
-            faces = [next(f for f in d["faces"] if f.endswith(" ID")) if i < n else zero_faces(decision)[i]
-                     for i, d in enumerate(decision.dice)]
-            return {"type": "roll", "faces": faces}
+        if "order of play" in decision.prompt:  # Alice rolls all IDs, Bob nothing: no endless ties
+            if decision.player == "p1":
+                return {"type": "roll", "faces": [next(f for f in d["faces"] if f.endswith(" ID"))
+                                                  for d in decision.dice]}
+            return {"type": "roll", "faces": zero_faces(decision)}
         return {"type": "roll", "faces": zero_faces(decision)}
     if decision.kind == "choice":
         values = [c["value"] for c in decision.choices]
@@ -86,17 +86,20 @@ def new_game(starting=None, **kw) -> Game:
     """A game through set-up (terrains start on `starting[terrain id]` or 3)."""
     starting = starting or {}
     game = Game(setup(**kw))
-    while game.state.phase == "setup":
+    for _ in range(200):
+        if game.state.phase != "setup":
+            break
         d = game.pending
         if d.kind == "roll" and d.data.get("roll") == "terrain":
             game.apply({"type": "roll", "faces": [str(starting.get(d.data["terrain"], 3))]})
         else:
             game.apply(passive(d))
+    assert game.state.phase != "setup", "set-up did not finish"
     return game
 
 
 def dragon_uid(game: Game, name: str, owner: str | None = None, nth: int = 0) -> str:
-    full = name if "/" in name else f"Dragons/{name}"
+    full = name if name.startswith("Dragons/") else f"Dragons/{name}"
     found = [u.uid for u in game.state.units.values() if u.name == full and (owner is None or u.owner == owner)]
     return found[nth]
 
@@ -107,7 +110,7 @@ def place(game: Game, where: str, *names: str) -> list[str]:
     st = game.state
     out = []
     for name in names:
-        full = name if "/" in name else f"Dragons/{name}"
+        full = name if name.startswith("Dragons/") else f"Dragons/{name}"
         uid = next(u.uid for u in st.units.values() if u.name == full and st.location[u.uid] == "pool")
         st.location[uid] = where
         out.append(uid)

@@ -6,8 +6,9 @@ To promote a unit is to exchange it with a unit of the same species one health l
 owner's DUA (L1138-1141).  "As many as possible" matches every unit that can be promoted with a DUA
 unit first and then exchanges them all at once (L1144-1147), so a unit sent to the DUA by one
 exchange is never the larger unit of another; every unit of the army may take part, even one that
-did not roll (L1150-1151).  Dracolem are never promoted (L1157).  Promoting Dragonkin from the
-Summoning Pool and Eldarim of other elements belong to the advanced components' rules.
+did not roll (L1150-1151).  Dracolem are never promoted (L1157).  Which exchanges are legal, and
+the exchange itself (Dragonkin from the Summoning Pool, effects on exchanged units ending), come
+from ``dua.py``; this module only asks the players.
 """
 
 from __future__ import annotations
@@ -16,40 +17,36 @@ from collections.abc import Generator
 from itertools import combinations, product
 from typing import Any
 
+from . import dua
 from .decisions import Decision, choice, choose_validator
-from .state import DUA, Army, Unit
+from .state import Army, Unit
 
 CITE = "V4.01c L1138-1157"
 LIMIT = 48  # options listed per decision
 
 
-def _promotable(u: Unit) -> bool:
-    return u.is_unit and "Dracolem" not in u.spec.species
+def _candidates(game, a: Unit) -> list[Unit]:
+    st = game.state
+    return [st.units[n] for n in st.units if dua.can_promote(st, a.uid, n)]
 
 
 def single_promotions(game, army: Army, exclude: set[str] = frozenset()) -> list[tuple[Unit, Unit]]:
-    """Distinct (army unit, DUA unit) exchanges that promote one unit, by die names."""
-    st = game.state
-    dead = [u for u in st.area(army.owner, DUA) if _promotable(u)]
+    """Distinct (army unit, larger unit) exchanges that promote one unit, by die names."""
     out, seen = [], set()
     for a in army.units:
-        if a.uid in exclude or not _promotable(a):
+        if a.uid in exclude:
             continue
-        for d in dead:
-            if d.spec.species == a.spec.species and d.health == a.health + 1 and (a.name, d.name) not in seen:
+        for d in _candidates(game, a):
+            if (a.name, d.name) not in seen:
                 seen.add((a.name, d.name))
                 out.append((a, d))
     return out
 
 
 def exchange(game, pairs: list[tuple[str, str]], why: str) -> None:
-    """Swap each army unit with its DUA unit, all at once (V4.01c L1144-1147)."""
-    st = game.state
-    moves = [(old, st.location[old], new) for old, new in pairs]
-    for old, where, new in moves:
-        st.location[old], st.location[new] = DUA, where
-    for old, _, new in moves:
-        game._say(f"{why}: {st.units[old].name} is promoted to {st.units[new].name}")
+    """Swap each army unit with its larger unit, all at once (V4.01c L1144-1147; ``dua.promote``)."""
+    for line in dua.promote(game.state, pairs):
+        game._say(f"{why}: {line}")
 
 
 def promote_one(game, army: Army, why: str, rule: str, exclude: set[str] = frozenset()) -> Generator[Decision, Any, str | None]:
@@ -74,19 +71,18 @@ def promote_one(game, army: Army, why: str, rule: str, exclude: set[str] = froze
 
 
 def promotion_groups(game, army: Army) -> list[tuple[list[Unit], list[Unit], int]]:
-    """Per (species, health): the army's units, the DUA's units one health larger, how many pair up."""
-    st = game.state
-    dead = [u for u in st.area(army.owner, DUA) if _promotable(u)]
-    groups: dict[tuple[str, int], list[Unit]] = {}
+    """Per (species, health): the army's units, the larger units they may become, how many pair up."""
+    groups: dict[tuple[str, int], tuple[list[Unit], dict[str, Unit]]] = {}
     for a in army.units:
-        if _promotable(a):
-            groups.setdefault((a.spec.species, a.health), []).append(a)
+        cands = _candidates(game, a)
+        if cands:
+            units, bigger = groups.setdefault((a.spec.species, a.health), ([], {}))
+            units.append(a)
+            bigger.update({d.uid: d for d in cands})
     out = []
-    for (species, health), units in groups.items():
-        bigger = [d for d in dead if d.spec.species == species and d.health == health + 1]
+    for units, bigger in groups.values():
         n = min(len(units), len(bigger))
-        if n:
-            out.append((units, bigger, n))
+        out.append((units, list(bigger.values()), n))
     return out
 
 

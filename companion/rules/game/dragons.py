@@ -34,8 +34,8 @@ from typing import Any
 from . import dragon_promotion as promo
 from .decisions import Decision, choice, choose_validator
 from .dragon_targeting import ARMY, WHITE, dragon_targets, dragon_type
-from .flow import PHASE_HOOKS, Game, _ask, _faces_validator
-from .rolling import ArmyRoll, RollOutcome, resolve_army_roll
+from .flow import EXTENSIONS, PHASE_HOOKS, Game, _ask, _faces_validator
+from .rolling import RollOutcome
 from .state import BUA, DUA, PHASE_DRAGON, POOL, UNTIL_ITS_NEXT_TURN, Army, Unit
 
 Flow = Generator[Decision, Any, Any]
@@ -337,45 +337,26 @@ def dragon_fire(game: Game, a: DragonAttack, killed: list[str]) -> Flow:
 
 
 # -- the army's response (step 6) ------------------------------------------------------------------
-def _response_request(game: Game, army: Army, rolled: list[list[str]], choices: dict) -> ArmyRoll:
-    """The army's combination roll as the flow would build it (``Game._roll``), counting melee,
-    missile and saves (V4.01c L670-673, L1076-1086)."""
-    st = game.state
-    dice = _response_dice(army)
-    terrain = st.terrains[army.location]
-    dua: dict[str, int] = {}
-    for u in st.area(army.owner, DUA):
-        if u.is_unit:
-            dua[u.spec.species] = dua.get(u.spec.species, 0) + 1
-    return ArmyRoll(
-        roll="dragon", dice=tuple((d, tuple(f)) for d, f in zip(dice, rolled, strict=True)),
-        terrain=terrain.kind, face=terrain.face,
-        eighth_face=terrain.face == 8 and terrain.controller == army.owner, against="dragon",
-        marching=army.owner == st.marching, effects=game._effects_on(army), dua_counts=tuple(sorted(dua.items())),
-        force_points=st.force_size, choices=tuple(choices.items()),
-    )
-
-
-def _response_dice(army: Army) -> list[Unit]:
-    return [d for d in army.dice if d.is_unit or d.spec.kind == "item"]
-
-
 def id_splits(total: int) -> list[tuple[int, int, int]]:
     """Every (melee, missile, save) split of `total` ID results (V4.01c L677-681; V4-36)."""
     return [(m, r, total - m - r) for m in range(total, -1, -1) for r in range(total - m, -1, -1)]
 
 
-def split_choice(army: Army, rolled: list[list[str]], split: tuple[int, int, int]) -> dict:
-    """Spread an army-wide split of ID results over the dice that rolled an ID (resolution's
-    ``choices["id_as"]``)."""
+def _single_id(die: Unit, faces: list[str]):
+    ids = [f for f in (die.spec.die.find_face(x) for x in faces) if f.is_id]
+    return ids[0] if len(ids) == 1 else None
+
+
+def split_choice(dice: list[Unit], rolled: list[list[str]], split: tuple[int, int, int]) -> dict[int, dict[str, int]]:
+    """Spread an army-wide split of ID results over the dice that rolled one ID (resolution's
+    ``choices["id_as"]``: die index -> results by type)."""
     want = dict(zip(("melee", "missile", "save"), split, strict=True))
     per: dict[int, dict[str, int]] = {}
-    for i, (d, faces) in enumerate(zip(_response_dice(army), rolled, strict=True)):
-        ids = [d.spec.die.find_face(f) for f in faces]
-        ids = [f for f in ids if f.is_id]
-        if len(ids) != 1:
+    for i, (d, faces) in enumerate(zip(dice, rolled, strict=True)):
+        face = _single_id(d, faces)
+        if face is None:
             continue
-        left = ids[0].count
+        left = face.count
         part: dict[str, int] = {}
         for t in ("melee", "missile", "save"):
             take = min(left, want[t])
@@ -384,69 +365,40 @@ def split_choice(army: Army, rolled: list[list[str]], split: tuple[int, int, int
                 want[t] -= take
                 left -= take
         per[i] = part
-    return {"id_as": per} if per else {}
+    return per
 
 
-def splittable_ids(army: Army, rolled: list[list[str]]) -> int:
-    n = 0
-    for d, faces in zip(_response_dice(army), rolled, strict=True):
-        ids = [f for f in (d.spec.die.find_face(x) for x in faces) if f.is_id]
-        if len(ids) == 1:
-            n += ids[0].count
-    return n
+def splittable_ids(dice: list[Unit], rolled: list[list[str]]) -> int:
+    return sum(f.count for f in (_single_id(d, r) for d, r in zip(dice, rolled, strict=True)) if f is not None)
+
+
+def id_split_hook(game: Game, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
+    """``EXTENSIONS["before_resolution"]`` entry: in the response to a dragon attack the owner says
+    how the IDs rolled count, as melee, missile or saves, split freely (V4.01c L677-681)."""
+    if roll != "dragon" or not ctx.get("dragon_response"):
+        return
+    total = splittable_ids(dice, rolled)
+    plague = any(e.name == "Dragon Plague" and e.target == army.id for e in game.state.effects)
+    if not total or plague:  # Dragon Plague: the IDs are ignored anyway (L712-713)
+        return
+    opts = [choice(f"{m}/{r}/{s}", f"IDs as {m} melee, {r} missile, {s} saves") for m, r, s in id_splits(total)]
+    pick = yield _ask("dragon_ids", army.owner, "choice",
+                      f"{game._name(army.owner)}: {total} ID results: count them as melee, missile or saves "
+                      "(split as you like)", "V4.01c L677-681", opts, validate=choose_validator(opts))
+    split = tuple(int(x) for x in pick.split("/"))
+    ctx.setdefault("choices", {})["id_as"] = split_choice(dice, rolled, split)
 
 
 def response_roll(game: Game, army: Army, site: SiteAttack) -> Generator[Decision, Any, RollOutcome]:
-    """Step 6: the army rolls once, counting melee, missile and saves; IDs may be split freely between
-    them (V4.01c L670-681)."""
-    st = game.state
-    dice = _response_dice(army)
-    spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)} for d in dice]
-    faces = yield _ask("dragon_response", army.owner, "roll",
-                       f"{game._name(army.owner)}: roll {game._army_label(army)} against the dragons "
-                       "(melee, missile and saves count)", "V4.01c L670-681", dice=spec,
-                       data={"roll": "dragon", "army": army.id}, validate=_faces_validator(spec))
-    rolled = [[f] for f in faces]
-    for _ in range(20):
-        try:
-            outcome = resolve_army_roll(_response_request(game, army, rolled, {}))
-        except ValueError as exc:
-            from .errors import IllegalRoll
-
-            raise IllegalRoll(f"these faces cannot be resolved: {exc}") from None
-        if not outcome.rerolls:
-            break
-        again = [spec[i] for i in outcome.rerolls]
-        more = yield _ask("reroll", army.owner, "roll",
-                          f"{game._name(army.owner)}: roll again " + ", ".join(d["die"] for d in again),
-                          "V4.01c L1015-1017", dice=again, data={"roll": "dragon", "army": army.id, "reroll": True},
-                          validate=_faces_validator(again))
-        for i, face in zip(outcome.rerolls, more, strict=True):
-            rolled[i].append(face)
-    total_ids = splittable_ids(army, rolled)
-    if total_ids:
-        options: dict[tuple[int, int, int], tuple[tuple[int, int, int], RollOutcome]] = {}
-        for split in id_splits(total_ids):
-            out = resolve_army_roll(_response_request(game, army, rolled, split_choice(army, rolled, split)))
-            key = (out.totals.get("melee", 0), out.totals.get("missile", 0), out.totals.get("save", 0))
-            options.setdefault(key, (split, out))
-        if len(options) > 1:
-            opts = [choice(f"{s[0]}/{s[1]}/{s[2]}",
-                           f"IDs as {s[0]} melee, {s[1]} missile, {s[2]} save: totals {k[0]} melee, {k[1]} missile, "
-                           f"{k[2]} saves") for k, (s, _) in options.items()]
-            pick = yield _ask("dragon_ids", army.owner, "choice",
-                              f"{game._name(army.owner)}: your IDs may count as melee, missile or saves: split them",
-                              "V4.01c L677-681", opts, validate=choose_validator(opts))
-            wanted = tuple(int(x) for x in pick.split("/"))
-            outcome = next(out for s, out in options.values() if s == wanted)
-        else:
-            outcome = next(iter(options.values()))[1]
-    st.last_roll = {"army": army.id, "roll": "dragon",
-                    "faces": [{"uid": d.uid, "die": d.name, "faces": f} for d, f in zip(dice, rolled, strict=True)],
-                    **outcome.to_dict(), "totals": dict(outcome.totals)}
+    """Step 6: the army rolls once, counting melee, missile and saves (V4.01c L670-681), through the
+    flow's army roll (SAIs, spells and breath effects in force, Dragonkin that sit out)."""
+    outcome = yield from game._roll(
+        army, "dragon", f"{game._name(army.owner)}: roll {game._army_label(army)} against the dragons "
+        "(melee, missile and saves count)", "V4.01c L670-681", against="dragon", choices={},
+        dragon_response=True)
     t = outcome.totals
-    game._say(f"{game._army_label(army)} rolled {t.get('melee', 0)} melee, {t.get('missile', 0)} missile and "
-              f"{t.get('save', 0)} saves against the dragons")
+    game._say(f"Against the dragons: {t.get('melee', 0)} melee, {t.get('missile', 0)} missile, "
+              f"{t.get('save', 0)} saves")
     return outcome
 
 
@@ -534,3 +486,5 @@ def resolve_damage(game: Game, site: SiteAttack) -> Flow:
 
 
 PHASE_HOOKS[PHASE_DRAGON] = dragon_attack_phase
+if id_split_hook not in EXTENSIONS["before_resolution"]:
+    EXTENSIONS["before_resolution"].append(id_split_hook)
