@@ -353,10 +353,6 @@ def reduce_terrain(game: Game, tid: str, spell: str, rule: str) -> bool:
     return True
 
 
-def opponents(game: Game, pid: str) -> list[str]:
-    return [p for p in game._opponents_in_turn_order(pid)]
-
-
 def combination_roll(game: Game, army: Army, counted: Sequence[str], prompt: str, rule: str) -> Flow:
     """One roll of the army counting several result types (L1076-1096), e.g. Tidal Wave's save +
     maneuver roll; returns the totals per type."""
