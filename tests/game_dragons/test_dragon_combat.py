@@ -4,6 +4,7 @@ L696-697, L737-769, L571-576)."""
 
 from __future__ import annotations
 
+import pytest
 from dragon_support import answer, army_units, new_game, place, to_dragon_phase, zero_faces
 
 from companion.rules.game.dragons import DragonAttack, kill_plans
@@ -203,9 +204,6 @@ def test_white_dragon_breath_on_a_dragon_is_ten_and_rolls_again():
     st = game.state
     assert st.location[red] == POOL
     assert st.location[white] == "home-p2"
-
-
-import pytest  # noqa: E402
 
 
 @pytest.mark.parametrize("face,killed", [("0 Belly", True), ("5 Wing", False)])
