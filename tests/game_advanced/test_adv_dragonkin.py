@@ -508,3 +508,22 @@ def test_esfahs_gift_cast_by_amazons_in_the_game():
     roll(game, *["ID"] * 5)
     game.apply({"type": "cast", "spells": [{"spell": "Esfah's Gift", "target": woods, "element": "Water"}]})
     assert st.location[woods] == "pool"
+
+
+def test_a_controlled_dragon_adds_its_damage_to_its_controllers_army_melee():
+    """L3016-3026: another dragon attacks the army of the unit controlling a dragon there: the
+    controlled dragon is rolled and its damage (a Claw: 6) joins the army's melee; Wings add nothing."""
+    for face_text, added in (("6 Claw", 6), ("5 Wing", 0)):
+        game = eldarim_game()
+        st = game.state
+        zealot = put(game, "Eldarim/Fire Dragon Zealot", "frontier")
+        drake = uid_of(game, "Red Drake", "p1")
+        st.location[drake] = "frontier"
+        el.bind(game, st.units[zealot], st.units[drake], "control")
+        wyrm = put(game, "Dragons/Blue Wyrm", "frontier", owner="p2")
+        attack = SimpleNamespace(dragon=st.units[wyrm], target="army")
+        site = SimpleNamespace(terrain="frontier", marching="p1", slain=set(), ignored=set(), on_army=lambda a=attack: [a])
+        outcome = SimpleNamespace(reports=[], totals={"melee": 2})
+        asked = _drive(el.response_hook(game, site, outcome), [{"type": "roll", "faces": [face_text]}])
+        assert asked[0].data["roll"] == "controlled_dragon"
+        assert outcome.totals["melee"] == 2 + added

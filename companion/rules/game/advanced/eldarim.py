@@ -186,11 +186,45 @@ def dragonkin_handlers(game: Game, pid: str) -> Flow:
 # --------------------------------------------------------------------------- champions in a dragon attack
 
 
+def _controlled_dragons_fight(game: Game, site, outcome) -> Flow:
+    """When another dragon attacks the army of a unit controlling a dragon at that terrain, the
+    controlled dragon is rolled and its damage (no Wing) joins the army's melee; it is not part of the
+    army (L3016-3026).  A controlled dragon attacking its controller's army does no non-breath damage
+    (the controller would not have let it roll)."""
+    from .. import dragons as dg
+    from ..flow import _ask, _faces_validator
+
+    st = game.state
+    attackers = {a.dragon.uid for a in site.on_army()}
+    for e in [e for e in st.effects if e.name == "Controlled"]:
+        by, uid = e.detail.get("by"), e.target
+        if by not in st.units or st.units[by].owner != site.marching or st.location.get(by) != site.terrain:
+            continue
+        if st.location.get(uid) != site.terrain:
+            continue
+        if uid in attackers:
+            site.ignored.add(uid)
+            game._say(f"{st.units[uid].name} is controlled by {st.units[by].name}: it does not harm that army")
+            continue
+        if not attackers:
+            continue
+        dragon = st.units[uid]
+        spec = [{"uid": uid, "die": dragon.name, "faces": list(dragon.spec.faces)}]
+        faces = yield _ask("roll", st.units[by].owner, "roll", f"{game._name(st.units[by].owner)}: roll your controlled "
+                           f"{dragon.name}: its damage joins your army's melee", f"{DOC} L3016-3026", dice=spec,
+                           data={"roll": "controlled_dragon", "dragon": uid}, validate=_faces_validator(spec))
+        icon = dg.icon(faces[0])
+        damage = 0 if icon == "Wing" else dg.BASE_DAMAGE.get(icon, 0) * (2 if dragon_kind(dragon) == "white" else 1)
+        outcome.totals["melee"] = outcome.totals.get("melee", 0) + damage
+        game._say(f"Controlled {dragon.name} rolled {icon}: {damage} added to the army's melee")
+
+
 def response_hook(game: Game, site, outcome) -> Flow:
-    """Dragon attack, step 6: champions whose logo came up tame, slay or control a dragon that
-    attacked their army (``dragons.RESPONSE_HOOKS`` entry)."""
+    """Dragon attack, step 6: controlled dragons fight for their controller's army; champions whose
+    logo came up tame, slay or control a dragon that attacked their army (``dragons.RESPONSE_HOOKS``)."""
     if not is_on(game, ELDARIM):
         return
+    yield from _controlled_dragons_fight(game, site, outcome)
     st = game.state
     rolled = (st.last_roll or {}).get("faces", [])
     attackers = [a.dragon for a in site.on_army()]
