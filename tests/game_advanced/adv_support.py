@@ -57,6 +57,15 @@ def until(game: Game, topic: str, player: str | None = None, limit: int = 500, l
         if d.kind == "roll" and d.data.get("roll") == "minor_terrain":
             game.apply({"type": "roll", "faces": [d.dice[0]["faces"][-1]]})
             continue
+        if d.kind == "roll" and d.data.get("roll") not in ("terrain", "maneuver", "melee", "missile", "magic", "save"):
+            # dragons and dragon responses: faces worth nothing (a belly, no ID, no melee/missile/save)
+            dull = []
+            for x in d.dice:
+                plain = [f for f in x["faces"] if not f.endswith("ID") and not any(
+                    k in f for k in ("Melee", "Missile", "Save", "Claw", "Jaw", "Tail", "Breath", "Wing"))]
+                dull.append((plain or x["faces"])[0])
+            game.apply({"type": "roll", "faces": dull})
+            continue
         game.apply(passive_policy(d))
     raise AssertionError(f"no {topic!r} decision reached")
 

@@ -527,3 +527,45 @@ def test_a_controlled_dragon_adds_its_damage_to_its_controllers_army_melee():
         asked = _drive(el.response_hook(game, site, outcome), [{"type": "roll", "faces": [face_text]}])
         assert asked[0].data["roll"] == "controlled_dragon"
         assert outcome.totals["melee"] == 2 + added
+
+
+def _dragon_attack_on_alice(campaign, advanced, dragon_name, owner="p2", kin=()):
+    game = started(adv_setup(list(advanced), p0_campaign=campaign, p0_dragonkin=list(kin)))
+    st = game.state
+    dragon = uid_of(game, dragon_name, owner)
+    st.location[dragon] = "frontier"  # scenario: summoned there earlier
+    d = until(game, "dragon_roll")
+    return game, dragon, d
+
+
+def test_a_dragonslayer_slays_an_attacking_dragon_in_the_dragon_phase():
+    """L2969-2983 in play: Bob's Red Drake attacks Alice's Frontier army; her Dragonslayer rolls its
+    logo in the response: the drake leaves the game and its claws do no damage."""
+    game, drake, d = _dragon_attack_on_alice(["Eldarim/Dragonslayer", "Dwarves/Footman"], ["eldarim"], "Red Drake")
+    st = game.state
+    roll(game, "6 Claw")
+    d = until(game, "roll", "p1")
+    assert d.data["roll"] == "dragon"
+    slayer = uid_of(game, "Dragonslayer", "p1")
+    roll(game, *["1 Logo" if x["uid"] == slayer else "1 Save" for x in d.dice])
+    d = game.pending
+    assert d.topic == "dragonkin" and drake in values(d)
+    choose(game, drake)
+    assert st.location[drake] == el.REMOVED
+    assert st.location[slayer] == "frontier" and len(st.army("p1", "frontier").units) == 2
+
+
+def test_frightened_dragonkin_do_not_roll_against_a_dragon_of_their_element_in_play():
+    """L2533-2535 in play: Bob's Red (fire) Drake attacks Alice's Frontier army, where her Fire
+    Dragontroop stands: the troop is left out of the army's response roll."""
+    game = started(adv_setup(["dragonkin"], p0_dragonkin=["Dragonkin/Dragontroop (Fire)"],
+                             p1_dragons=["Dragons/Red Drake"]))
+    st = game.state
+    troop = uid_of(game, "Dragontroop (Fire)", "p1")
+    st.location[troop] = "frontier"
+    drake = uid_of(game, "Red Drake", "p2")
+    st.location[drake] = "frontier"
+    until(game, "dragon_roll")
+    roll(game, "6 Claw")
+    d = until(game, "roll", "p1")
+    assert d.data["roll"] == "dragon" and troop not in [x["uid"] for x in d.dice]
