@@ -172,3 +172,23 @@ def test_scripted_game_dragon_summoned_then_attacks_both_players_armies():
     d = game.pending
     game.apply(passive(d))
     assert game.state.location[red] == POOL  # flew back after the attack
+
+
+def test_summon_white_dragon_paid_with_a_mix_of_elements():
+    """Summon White Dragon takes any combination of magic elements (V4.01c L2441-2443): two Lava Elf
+    Necromancers (death/fire, 5 each) and two Coral Elf Enchanters (air/water, 4 each) pay its 14
+    together, though no single element reaches 14."""
+    game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Blue Drake"), ("Dragons/White Drake",)),
+                    alice={"home": ["Lava Elves/Necromancer"] * 2 + ["Coral Elves/Enchanter"] * 2,
+                           "horde": small("Amazons", 10, 1), "campaign": small("Amazons", 8, 2)})
+    white = dragon_uid(game, "White Drake")
+    answer(game, "march", "p1@home-p1")
+    answer(game, "maneuver", "skip")
+    answer(game, "action", "magic")
+    d = game.pending
+    game.apply({"type": "roll", "faces": ["5 Magic" if "Necromancer" in x["die"] else "4 Magic" for x in d.dice]})
+    with pytest.raises(IllegalSpell):  # fire alone cannot pay 14
+        game.apply({"type": "cast", "spells": [{"spell": "Summon White Dragon", "target": "frontier",
+                                                "element": "Fire"}]})
+    game.apply({"type": "cast", "spells": [{"spell": "Summon White Dragon", "target": "frontier"}]})
+    assert game.state.location[white] == "frontier"
