@@ -121,8 +121,10 @@ def _face_count(face: str) -> int:
 
 
 def _wayfare(game: Game, item: Unit, location: str, outcome, face: str, instead: bool) -> Flow:
+    from ..sai_status import may_leave
+
     st = game.state
-    carriers = [u for u in st.army(item.owner, location).units if can_carry(u, item)]
+    carriers = [u for u in st.army(item.owner, location).units if can_carry(u, item) and may_leave(game, u.uid)]
     places = [t for t in st.terrains if t != location] + ([RESERVE] if location != RESERVE else [])
     if not carriers or not places:
         return
