@@ -506,3 +506,16 @@ def test_gate_moves_other_dracolem_of_its_alloy():
     d = game.pending
     options = {u for c in d.choices for u in (c["value"] if isinstance(c["value"], list) else [c["value"]])}
     assert bronze in options and silver not in options
+
+
+def test_items_are_never_targets_of_individual_effects():
+    """L2740: a spell that targets a unit (Finger of Death) cannot take an item as its target."""
+    from companion.rules.game.errors import IllegalSpell
+    from companion.rules.game.spells import registry
+
+    game = item_game(DWARVES + ["Items/Fire Seven League Boots"])
+    st = game.state
+    boots = uid_of(game, "Boots", "p1")
+    card = load_catalogue().spell("Finger of Death")
+    with pytest.raises(IllegalSpell, match="not a unit"):
+        registry.announce(game, "p2", st.army("p2", "frontier"), card, {"spell": card.name, "target": boots}, "Death")
