@@ -294,3 +294,18 @@ def test_passive_policy_reaches_the_next_phase():
         game.apply(passive(game.pending))
     assert game.state.phase in ("species_abilities", "first_march")
     assert game.state.marching == "p2"
+
+
+def test_every_dragon_decision_topic_is_listed():
+    """Programs read ``Decision.topic``; the dragon topics are in ``decisions.TOPICS``."""
+    from companion.rules.game.decisions import TOPICS
+
+    game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Green Drake"),
+                                       ("Dragons/Blue Drake", "Dragons/Yellow Drake")))
+    place(game, "home-p2", "Red Drake", "Green Drake", "Blue Drake")
+    to_dragon_phase(game)
+    seen = set()
+    while game.state.phase == "dragon_attack":
+        seen.add(game.pending.topic)
+        game.apply(passive(game.pending))
+    assert {"dragon_target", "dragon_roll"} <= seen <= set(TOPICS)

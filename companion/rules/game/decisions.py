@@ -39,6 +39,9 @@ TOPICS = (
     "sai_target", "sai_option", "sai_move", "sai_roll", "species_ability",
     # spells (companion.rules.game.spells): Dispel Magic, rolls and choices a spell's effect asks for
     "dispel", "dispel_roll", "spell_roll", "spell_choice",
+    # dragons (companion.rules.game.dragons, dragon_promotion, dragon_summoning)
+    "dragon_order", "dragon_target", "dragon_roll", "dragon_reroll", "dragon_fire_roll", "dragon_treasure",
+    "dragon_ids", "dragon_kills", "dragon_promotion", "dragon_promotion_units", "summon_dragon",
 )
 ANSWER_TYPE = {
     "roll": "roll",
