@@ -569,3 +569,14 @@ def test_frightened_dragonkin_do_not_roll_against_a_dragon_of_their_element_in_p
     roll(game, "6 Claw")
     d = until(game, "roll", "p1")
     assert d.data["roll"] == "dragon" and troop not in [x["uid"] for x in d.dice]
+
+
+def test_eldarim_units_are_standard_their_champions_optional():
+    """L182-226, L806-850 (Eldarim are a species of the core rules) and L2506-2508, L2866-2903 (the
+    champions are advanced dice): without the 'eldarim' option Eldarim units are fine, a champion is
+    refused."""
+    camp = ["Eldarim/Morehl Follower (Air)", "Eldarim/Morehl Warder (Air)", "Eldarim/Morehl Sprinter (Air)",
+            "Eldarim/Morehl Spellbinder (Fire)", "Eldarim/Morehl Toxophilite (Fire)"]
+    Game(adv_setup(["items"], p0_campaign=camp))
+    with pytest.raises(IllegalSetup, match="eldarim"):
+        Game(adv_setup(["items"], p0_campaign=["Eldarim/Dragonslayer", "Dwarves/Footman"]))

@@ -162,7 +162,7 @@ def handlers_options(game: Game, pid: str) -> list[dict]:
 
 def dragonkin_handlers(game: Game, pid: str) -> Flow:
     """Species Abilities Phase: Dragonkin Handlers (L842-850)."""
-    if not (is_on(game, ELDARIM) and is_on(game, DRAGONKIN)):
+    if not is_on(game, DRAGONKIN):  # Dragonkin Handlers is an Eldarim species ability (standard species)
         return
     opts = handlers_options(game, pid)
     if not opts:

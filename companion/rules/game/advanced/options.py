@@ -5,7 +5,9 @@ The Advanced Rules are optional and every player must agree to each before bring
 ``{name: true/false}``.  Without that key the game uses the components whose dice the players
 bring (older set-ups keep working); with it, a die of a component left out is refused.
 
-Components: ``minor_terrains``, ``items``, ``dragonkin``, ``eldarim``, ``dracolem``.
+Components: ``minor_terrains``, ``items``, ``dragonkin``, ``eldarim`` (the Eldarim champions: Eldarim
+units are a standard species, L182-226, L806-850), ``dracolem`` (V4.01c prints no Dracolem species
+page, only rules scattered through the book; the project keeps them optional like the Advanced dice).
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ def component_of(spec: DieSpec) -> str | None:
         return ITEMS
     if spec.species == "Dragonkin":
         return DRAGONKIN
-    if spec.species == "Eldarim":
-        return ELDARIM
+    if spec.species == "Eldarim" and spec.size == "Champion":
+        return ELDARIM  # the champions are advanced dice (L2866-3057); Eldarim units are a standard species
     if "Dracolem" in spec.species:
         return DRACOLEM
     return None
