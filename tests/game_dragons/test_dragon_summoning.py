@@ -192,3 +192,43 @@ def test_summon_white_dragon_paid_with_a_mix_of_elements():
                                                 "element": "Fire"}]})
     game.apply({"type": "cast", "spells": [{"spell": "Summon White Dragon", "target": "frontier"}]})
     assert game.state.location[white] == "frontier"
+
+
+def test_session_log_replays_a_dragon_game(tmp_path):
+    """The session layer rebuilds a game from its event log (companion/session): a summons, a dragon's
+    tail and breath, the Dragon Fire roll replay to the same state."""
+    from dragon_support import setup
+
+    from companion.session import GameSession
+
+    s = GameSession.create(tmp_path / "d.db", setup(alice=MAGES))
+
+    def step(action):
+        s.submit(action)
+
+    def go(policy_until):
+        for _ in range(300):
+            d = s.game.pending
+            if policy_until(d):
+                return d
+            if d.kind == "roll" and d.data.get("roll") == "terrain":
+                step({"type": "roll", "faces": ["3"]})
+            else:
+                step(passive(d))
+        raise AssertionError("not reached")
+
+    go(lambda d: d.topic == "march" and s.game.state.marching == "p1")
+    step({"type": "choose", "choice": "p1@home-p1"})
+    step({"type": "choose", "choice": "skip"})
+    step({"type": "choose", "choice": "magic"})
+    step({"type": "roll", "faces": ["5 Magic", "2 Magic", "2 Magic"]})
+    step({"type": "cast", "spells": [{"spell": "Summon Dragon", "target": "home-p2", "element": "Fire"}]})
+    go(lambda d: d.topic == "dragon_roll")
+    step({"type": "roll", "faces": ["3 Tail"]})
+    step({"type": "roll", "faces": ["5 Breath"]})  # the roll again: breath on the army after a tail
+    go(lambda d: d.topic == "march" and s.game.state.marching == "p2")
+    state = s.state_dict()
+    assert "p2@home-p2" not in {a["id"] for a in state["armies"]}  # the breath killed all 5 health
+    fresh = GameSession.open(tmp_path / "d.db")
+    assert fresh.state_dict() == state
+    assert any("Breath of" in line for line in s.game.log)
