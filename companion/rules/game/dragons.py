@@ -32,11 +32,12 @@ from itertools import product
 from typing import Any
 
 from . import dragon_promotion as promo
+from . import dua
 from .decisions import Decision, choice, choose_validator
 from .dragon_targeting import ARMY, WHITE, dragon_targets, dragon_type
 from .flow import EXTENSIONS, PHASE_HOOKS, Game, _ask, _faces_validator
 from .rolling import RollOutcome
-from .state import BUA, DUA, PHASE_DRAGON, POOL, UNTIL_ITS_NEXT_TURN, Army, Unit
+from .state import DUA, PHASE_DRAGON, POOL, UNTIL_ITS_NEXT_TURN, Army, Unit
 
 Flow = Generator[Decision, Any, Any]
 
@@ -288,7 +289,7 @@ def breath_on_army(game: Game, a: DragonAttack, army: Army) -> Flow:
     game._say(f"Breath of {_dragon_label(game, a.dragon)}: {kills} health-worth of {game._army_label(army)} "
               f"{'are' if kills > 1 else 'is'} killed" + (" (Terrain Empathy)" if white else ""))
     before = {u.uid for u in army.units}
-    yield from game._inflict(army, kills)
+    yield from game._inflict(army, kills, save_roll=False)  # killed outright: no save roll (L699-700)
     now = st.army(army.owner, army.location)
     killed = [uid for uid in before if st.location[uid] == DUA and uid not in {u.uid for u in now.units}]
     killed.sort(key=lambda u: list(st.units).index(u))
@@ -332,8 +333,8 @@ def dragon_fire(game: Game, a: DragonAttack, killed: list[str]) -> Flow:
         if res.total("save") > 0:
             game._say(f"Dragon Fire: {unit.name} rolls {face}: a save, it stays in the DUA")
         else:
-            st.location[unit.uid] = BUA
-            game._say(f"Dragon Fire: {unit.name} rolls {face}: no save, it is buried")
+            for line in dua.bury(st, [unit.uid]):
+                game._say(f"Dragon Fire: {unit.name} rolls {face}: no save. {line}")
 
 
 # -- the army's response (step 6) ------------------------------------------------------------------
