@@ -22,6 +22,7 @@ Other modules may join step 6-7 through ``RESPONSE_HOOKS`` (SAIs that kill a dra
 jaws, Bash, Eldarim taming...): ``hook(game, attack: SiteAttack, outcome: RollOutcome)`` may change
 ``attack.slain`` (dragons killed outside melee/missile, no promotion for them) or
 ``attack.ignored`` (dragons whose non-breath damage is ignored), and may be a generator of decisions.
+``SPARE_HOOKS`` let a dragon that would attack the army sit the attack out (a tamed dragon).
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ LIFE_DRAIN = "Life Drain"  # Ivory: no effect beyond the kills (L722)
 TERRAIN_EMPATHY = "Terrain Empathy"  # White (L725-728)
 
 RESPONSE_HOOKS: list[Callable[..., Any]] = []
+# ``hook(game, dragon: Unit, marching: str, terrain: str) -> bool``: True when a dragon that would
+# attack the marching player's army does not (a dragon tamed by a unit of that army, V4.01c L2920-2922).
+SPARE_HOOKS: list[Callable[..., bool]] = []
 
 
 def icon(face: str) -> str:
@@ -189,6 +193,10 @@ def attack_at(game: Game, pid: str, tid: str) -> Flow:
                 f"{game._name(d.owner)}: in secret, choose which dragon your {d.name.split('/', 1)[-1]} at {where} attacks",
                 "V4.01c L652-655", opts, data={"dragon": d.uid, "terrain": tid, "secret": True},
                 validate=choose_validator(opts))
+    for d in list(dragons):
+        if targets[d.uid] == ARMY and any(h(game, d, pid, tid) for h in SPARE_HOOKS):
+            game._say(f"{_dragon_label(game, d)} at {where} does not attack {game._army_label(st.army(pid, tid))}")
+            dragons.remove(d)
     for d in dragons:
         t = targets[d.uid]
         game._say(f"{_dragon_label(game, d)} at {where} attacks "
