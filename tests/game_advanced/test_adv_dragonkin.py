@@ -580,3 +580,18 @@ def test_eldarim_units_are_standard_their_champions_optional():
     Game(adv_setup(["items"], p0_campaign=camp))
     with pytest.raises(IllegalSetup, match="eldarim"):
         Game(adv_setup(["items"], p0_campaign=["Eldarim/Dragonslayer", "Dwarves/Footman"]))
+
+
+def test_a_city_promotes_a_dragonkin_from_the_summoning_pool():
+    """L522-524 with L1139-1141: at a captured City, a Dragontroop in the army is promoted to a
+    two-health Dragonkin of the Summoning Pool, and the Dragontroop goes back to the pool."""
+    game = kin_game()
+    st = game.state
+    troop = uid_of(game, "Dragontroop (Fire)", "p1")
+    st.location[troop] = "home-p1"
+    st.terrains["home-p1"].face, st.terrains["home-p1"].controller = 8, "p1"  # Highland City captured
+    d = until(game, "city", "p1")
+    hero = uid_of(game, "Dragonhero (Fire)", "p1")
+    assert f"promote:{troop}:{hero}" in values(d)
+    choose(game, f"promote:{troop}:{hero}")
+    assert st.location[hero] == "home-p1" and st.location[troop] == "pool"

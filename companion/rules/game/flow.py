@@ -502,7 +502,9 @@ class Game:
                 seen.add(u.name)
                 opts.append(choice(f"recruit:{u.uid}", f"Recruit {u.name} from the DUA"))
         for a in army.units:
-            for u in dead:
+            # Dragonkin are promoted from the Summoning Pool (V4.01c L1139-1141)
+            bigger = st.area(pid, POOL) if a.spec.species == "Dragonkin" else dead
+            for u in bigger:
                 if (u.is_unit and u.spec.species == a.spec.species and u.health == a.health + 1
                         and a.spec.species != "Dracolem" and (a.name, u.name) not in seen):
                     seen.add((a.name, u.name))
@@ -520,7 +522,7 @@ class Game:
             self._say(f"City: {self._name(pid)} recruits {st.units[uid].name}")
         elif pick.startswith("promote:"):
             _, old, new = pick.split(":")
-            st.location[old], st.location[new] = DUA, terrain.id
+            st.location[old], st.location[new] = st.location[new], terrain.id
             self._say(f"City: {self._name(pid)} promotes {st.units[old].name} to {st.units[new].name}")
 
     def _temple(self, pid: str, terrain: TerrainState) -> Flow:
