@@ -45,14 +45,16 @@ def roll(game: Game, *faces) -> dict:
     return game.apply({"type": "roll", "faces": list(faces)})
 
 
-def until(game: Game, topic: str, player: str | None = None, limit: int = 500, later_turn: bool = False):
+def until(game: Game, topic: str, player: str | None = None, limit: int = 500, later_turn: bool = False,
+          marching: str | None = None):
     """Answer passively until a decision of `topic` (and `player`) is pending; returns it.
-    ``later_turn``: one in a later turn than the current one."""
+    ``later_turn``: one in a later turn than the current one; ``marching``: in that player's turn."""
     turn = game.state.turn
     for _ in range(limit):
         d = game.pending
         assert d is not None, f"the game ended before a {topic!r} decision"
-        if d.topic == topic and (player is None or d.player == player) and (not later_turn or game.state.turn > turn):
+        if (d.topic == topic and (player is None or d.player == player) and (not later_turn or game.state.turn > turn)
+                and (marching is None or game.state.marching == marching)):
             return d
         if d.kind == "roll" and d.data.get("roll") == "minor_terrain":
             game.apply({"type": "roll", "faces": [d.dice[0]["faces"][-1]]})

@@ -534,7 +534,7 @@ def _dragon_attack_on_alice(campaign, advanced, dragon_name, owner="p2", kin=())
     st = game.state
     dragon = uid_of(game, dragon_name, owner)
     st.location[dragon] = "frontier"  # scenario: summoned there earlier
-    d = until(game, "dragon_roll")
+    d = until(game, "dragon_roll", marching="p1")
     return game, dragon, d
 
 
@@ -544,8 +544,8 @@ def test_a_dragonslayer_slays_an_attacking_dragon_in_the_dragon_phase():
     game, drake, d = _dragon_attack_on_alice(["Eldarim/Dragonslayer", "Dwarves/Footman"], ["eldarim"], "Red Drake")
     st = game.state
     roll(game, "6 Claw")
-    d = until(game, "roll", "p1")
-    assert d.data["roll"] == "dragon"
+    d = game.pending
+    assert d.player == "p1" and d.data["roll"] == "dragon"
     slayer = uid_of(game, "Dragonslayer", "p1")
     roll(game, *["1 Logo" if x["uid"] == slayer else "1 Save" for x in d.dice])
     d = game.pending
@@ -565,10 +565,11 @@ def test_frightened_dragonkin_do_not_roll_against_a_dragon_of_their_element_in_p
     st.location[troop] = "frontier"
     drake = uid_of(game, "Red Drake", "p2")
     st.location[drake] = "frontier"
-    until(game, "dragon_roll")
+    until(game, "dragon_roll", marching="p1")
     roll(game, "6 Claw")
-    d = until(game, "roll", "p1")
-    assert d.data["roll"] == "dragon" and troop not in [x["uid"] for x in d.dice]
+    d = game.pending
+    assert d.player == "p1" and d.data["roll"] == "dragon" and troop not in [x["uid"] for x in d.dice]
+    assert len(d.dice) == len(st.army("p1", "frontier").units) - 1
 
 
 def test_eldarim_units_are_standard_their_champions_optional():

@@ -519,3 +519,39 @@ def test_items_are_never_targets_of_individual_effects():
     card = load_catalogue().spell("Finger of Death")
     with pytest.raises(IllegalSpell, match="not a unit"):
         registry.announce(game, "p2", st.army("p2", "frontier"), card, {"spell": card.name, "target": boots}, "Death")
+
+
+def _dragon_on_the_frontier(campaign: list[str], dragon_face: str):
+    game = item_game(campaign)
+    st = game.state
+    drake = uid_of(game, "Red Drake", "p2")
+    st.location[drake] = "frontier"  # scenario: Bob's dragon was summoned there
+    until(game, "dragon_roll", marching="p1")
+    roll(game, dragon_face)
+    d = game.pending
+    assert d.player == "p1" and d.data["roll"] == "dragon"
+    return game, drake, d
+
+
+def test_decapitate_kills_a_dragon_that_rolled_jaws():
+    """L1420-1431: in a dragon attack Decapitate kills an attacking dragon that rolled Jaws (the
+    dragon phase's SAI module acts on the item's report)."""
+    game, drake, d = _dragon_on_the_frontier(DWARVES + ["Items/Fire Vorpal Sword"], "12 Jaw")
+    roll(game, *["3 Decapitate" if "Sword" in x["die"] else next(f for f in x["faces"] if "Save" in f or "Maneuver" in f)
+                 for x in d.dice])
+    assert any("Decapitate" in line and "slain" in line for line in game.log)
+    assert game.state.location[drake] != "frontier"
+
+
+def test_wayfare_in_a_dragon_attack_moves_the_item_and_a_carrier():
+    """L2049-2059 (reference sheet: during a dragon attack Wayfare lets the item and a unit able to
+    carry it move to any terrain or the Reserve Area)."""
+    game, drake, d = _dragon_on_the_frontier(DWARVES + ["Items/Fire Seven League Boots"], "0 Belly")
+    st = game.state
+    roll(game, *["3 Wayfare" if "Boots" in x["die"] else x["faces"][1] for x in d.dice])
+    d = game.pending
+    assert d.topic == "item_sai" and "stay" in values(d)
+    footman = uid_of(game, "Dwarves/Footman", "p1", "frontier")
+    choose(game, f"{footman}>reserve")
+    assert st.location[uid_of(game, "Boots", "p1")] == "reserve" and st.location[footman] == "reserve"
+    assert drake
