@@ -67,7 +67,7 @@ def test_breath_kills_five_health_worth_owner_chooses():
 
 def test_air_lightning_bolt_halves_melee_until_its_next_turn():
     """Air: Lightning Bolt, melee halved, rounded down, until the beginning of the army's next turn
-    (V4.01c L710-711)."""
+    (V4.01c L709-711)."""
     game = breath_game("Blue Drake", bob=big_bob())
     breathe(game)
     assert effects_on_bob(game) == ["Lightning Bolt"]
@@ -88,7 +88,7 @@ def test_air_breath_halves_the_response_melee():
 
 
 def test_death_dragon_plague_ignores_ids():
-    """Death: Dragon Plague, the army ignores its ID results (V4.01c L712-713): the response IDs count
+    """Death: Dragon Plague, the army ignores its ID results (V4.01c L713-714): the response IDs count
     nothing and no split is asked."""
     game = breath_game("Black Drake", bob=big_bob())
     breathe(game)
@@ -99,7 +99,7 @@ def test_death_dragon_plague_ignores_ids():
 
 
 def test_earth_petrify_halves_maneuver():
-    """Earth: Petrify, maneuver results halved, rounded down (V4.01c L715-716)."""
+    """Earth: Petrify, maneuver results halved, rounded down (V4.01c L716-717)."""
     game = breath_game("Yellow Drake", bob=big_bob())
     breathe(game)
     assert effects_on_bob(game) == ["Petrify"]
@@ -151,7 +151,7 @@ def test_ivory_life_drain_has_no_further_effect():
 
 def test_white_terrain_empathy_kills_ten_and_gives_the_terrains_effects():
     """White: Terrain Empathy, five more health-worth killed (ten) and the breath effects of both of
-    the terrain's elements (V4.01c L725-728): Swampland is earth and water, Petrify and Poisonous
+    the terrain's elements (V4.01c L727-729): Swampland is earth and water, Petrify and Poisonous
     Cloud."""
     game = new_game(force=30, dragons=(("Dragons/White Drake",), ("Dragons/Blue Drake", "Dragons/Green Drake")),
                     bob={"home": ["Amazons/Soldier"] * 12, "horde": ["Amazons/Soldier"] * 10,
@@ -212,7 +212,7 @@ class TestV4_33:
 
 def test_breath_effect_expires_at_the_beginning_of_the_armys_next_turn():
     """The lasting breath effects end at the beginning of the affected army's next turn
-    (V4.01c L710-716), not at the dragon owner's."""
+    (V4.01c L709-717), not at the dragon owner's."""
     game = breath_game("Blue Drake", bob=big_bob())
     breathe(game)
     while game.state.marching == "p2":

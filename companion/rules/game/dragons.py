@@ -52,7 +52,7 @@ BREATH_EFFECT = {"Air": "Lightning Bolt", "Death": "Dragon Plague", "Earth": "Pe
                  "Water": "Poisonous Cloud"}
 LASTING_BREATH = ("Lightning Bolt", "Dragon Plague", "Petrify", "Poisonous Cloud")
 LIFE_DRAIN = "Life Drain"  # Ivory: no effect beyond the kills (L722)
-TERRAIN_EMPATHY = "Terrain Empathy"  # White (L725-728)
+TERRAIN_EMPATHY = "Terrain Empathy"  # White (L727-729)
 
 RESPONSE_HOOKS: list[Callable[..., Any]] = []
 # ``hook(game, dragon: Unit, marching: str, terrain: str) -> bool``: True when a dragon that would
@@ -293,7 +293,7 @@ def breath_on_army(game: Game, a: DragonAttack, army: Army) -> Flow:
     breath of the same kind leaves the one in force (L703-706)."""
     st = game.state
     white = dragon_type(a.dragon.spec) == WHITE
-    kills = BREATH_KILLS * (2 if white else 1)  # Terrain Empathy: five more, ten in all (L725-727)
+    kills = BREATH_KILLS * (2 if white else 1)  # Terrain Empathy: five more, ten in all (L727-729)
     game._say(f"Breath of {_dragon_label(game, a.dragon)}: {kills} health-worth of {game._army_label(army)} "
               f"{'are' if kills > 1 else 'is'} killed" + (" (Terrain Empathy)" if white else ""))
     before = {u.uid for u in army.units}
@@ -334,7 +334,7 @@ def dragon_fire(game: Game, a: DragonAttack, killed: list[str]) -> Flow:
                        "V4.01c L719-720", dice=spec, data={"roll": "save", "dragon_fire": True},
                        validate=_faces_validator(spec))
     t = st.terrains[st.location[a.dragon.uid]]
-    terrain = TerrainState(t.kind.type, face=t.face if t.face <= 8 else 1, eighth=t.kind.icon, name=t.kind.name)
+    terrain = TerrainState(t.kind.type, face=t.face, eighth=t.kind.icon, name=t.kind.name)
     for unit, face in zip(dice, faces, strict=True):
         die = unit.spec.die
         res = resolve(RollRequest("save", (RolledUnit(die, (die.find_face(face),)),), terrain=terrain, individual=True))
@@ -388,7 +388,7 @@ def id_split_hook(game: Game, army: Army, roll: str, dice: list[Unit], rolled: l
         return
     total = splittable_ids(dice, rolled)
     plague = any(e.name == "Dragon Plague" and e.target == army.id for e in game.state.effects)
-    if not total or plague:  # Dragon Plague: the IDs are ignored anyway (L712-713)
+    if not total or plague:  # Dragon Plague: the IDs are ignored anyway (L713-714)
         return
     opts = [choice(f"{m}/{r}/{s}", f"IDs as {m} melee, {r} missile, {s} saves") for m, r, s in id_splits(total)]
     pick = yield _ask("dragon_ids", army.owner, "choice",
