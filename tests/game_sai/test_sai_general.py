@@ -227,3 +227,21 @@ def test_rise_from_the_ashes_killed_and_buried_rolls_first_l1777_1781():
     game, a, b = arena(["Coral Elves/Leviathan"], ["Firewalkers/Phoenix"])
     attack(game, faces={a[0]: ["4 Swallow"], b[0]: ["4 Save", "4 Rise from the Ashes"]})
     assert where(game, b) == ["reserve"]
+
+
+def test_fabricate_magic_summons_equipment_from_the_pool_l1506_1509():
+    game, a, b = arena(["Dracolem/Bronze Beast Dracolem", "Dwarves/Footman"], D,
+                       p1_pool=["Items/Air Vorpal Sword"])
+    sword = game.state.area("p1", "pool")[-1].uid
+    roll(game, "p1", "magic", faces={a[0]: ["1 Fabricate"]}, answers=[("Fabricate", "1")])
+    assert where(game, [sword]) == ["pool"]  # a large equipment is worth 2: more than X = 1
+    game, a, b = arena(["Dracolem/Bronze Draco-Gunner", "Dwarves/Footman"], D, p1_pool=["Items/Air Vorpal Sword"])
+    sword = game.state.area("p1", "pool")[-1].uid
+    roll(game, "p1", "magic", faces={a[0]: ["3 Fabricate"]}, answers=[("Fabricate", "1")])
+    assert where(game, [sword]) == ["frontier"]
+
+
+def test_sneak_attack_buries_dragonkin_it_kills_l1891_1892():
+    game, a, b = arena(["Eldarim/Death Dragon Hunter"], ["Dragonkin/Dragontroop (Air)"])
+    roll(game, "p1", "missile", faces={a[0]: ["4 Sneak Attack"]})
+    assert where(game, b) == ["bua"]

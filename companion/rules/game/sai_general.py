@@ -9,7 +9,8 @@ from the reports the die roll resolution gives (``RollOutcome.reports``, one per
 * lasting modifiers on a chosen army: Frost Breath (L1589-1598), Galeforce (L1599-1608), Magic
   Suppression (L1698-1713), Wither (L2081-2084); Cloak on its own army (L1332-1345);
 * Illusion (L1667-1675), Sleep (L1853-1858), Spell Disruption (L1913-1926), Surprise (L1969-1977),
-  Sneak Attack in missile and magic rolls (L1888-1902), Wave while marching (L2039-2048).
+  Sneak Attack in missile and magic rolls (L1888-1902), Wave while marching (L2039-2048);
+* Fabricate in a magic action summons equipment from the Summoning Pool (L1502-1509).
 
 Effects of an attack roll on the defending army (kills, save-or-die, delayed effects, backlash) are
 in ``sai_attack``.  Item-only SAIs (Attune, Elemental Relic, medallion and relic logos, Summon
@@ -29,7 +30,7 @@ from .decisions import Decision
 from .errors import IllegalAllocation
 from .rolling import RollOutcome
 from .sai_targeting import ask, one_unit, optional_units, pick
-from .state import DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
+from .state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 
 if TYPE_CHECKING:
     from .flow import Game
@@ -92,6 +93,8 @@ def after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: dic
             game._say("Surprise: the defending army cannot counter-attack this march (V4.01c L1969-1977)")
         elif kind == "damage_no_save" and source == "Sneak Attack":
             yield from _sneak_attack(game, army, amount)
+        elif kind == "summon_equipment" and source == "Fabricate":
+            yield from _fabricate(game, army, amount)
         elif kind == "counter_maneuver_modifier" and source == "Wave":
             status.march_marks(game)["wave"] += amount
             game._say(f"Wave: each counter-maneuvering army subtracts {amount} maneuver (V4.01c L2045-2047)")
@@ -292,9 +295,38 @@ def _sneak_attack(game: Game, army: Army, amount: int) -> Flow:
     if target is None:
         return
     game._say(f"Sneak Attack: {amount} damage to {game._army_label(target)}, no save possible ({rule})")
+    kin = [u.uid for u in target.units if u.spec.species == "Dragonkin"]
     yield from game._inflict(target, amount)
+    st = game.state
+    for uid in kin:  # Dragonkin killed by this damage are buried, not returned to the pool (L1891-1892)
+        if st.location[uid] in (POOL, DUA):
+            st.location[uid] = BUA
+            game._say(f"Sneak Attack: {st.units[uid].name} is buried ({rule})")
 
 
-def pool_summon(game: Game, army: Army) -> list:
-    """Items in the owner's Summoning Pool (Fabricate's equipment)."""
-    return [u for u in game.state.area(army.owner, POOL) if u.spec.kind == "item"]
+def _fabricate(game: Game, army: Army, amount: int) -> Flow:
+    """Magic action: summon up to X value of equipment from the Summoning Pool to this army (L1506-1509)."""
+    from .setup import item_points
+
+    rule = "V4.01c L1502-1509"
+    st = game.state
+    if not st.army(army.owner, army.location).units or amount <= 0:
+        return
+    pool = [u for u in st.area(army.owner, POOL)
+            if u.spec.kind == "item" and u.spec.size in ("Small", "Medium", "Large")]
+    sets, seen = [[]], {()}
+    for k in range(1, len(pool) + 1):
+        for combo in combinations(pool, k):
+            if item_points([u.spec for u in combo]) > amount:
+                continue
+            key = tuple(sorted(u.name for u in combo))
+            if key not in seen and len(sets) < 64:
+                seen.add(key)
+                sets.append([u.uid for u in combo])
+    if len(sets) == 1:
+        return
+    options = [(str(i), ", ".join(st.units[u].name for u in s) or "Summon nothing") for i, s in enumerate(sets)]
+    answer = yield from pick(game, army.owner, options, f"Fabricate: summon up to {amount} value of equipment", rule)
+    for uid in sets[int(answer)]:
+        st.location[uid] = army.location
+        game._say(f"Fabricate: {st.units[uid].name} is summoned to {game._army_label(army)} ({rule})")
