@@ -384,3 +384,14 @@ def test_bash_other_save_generates_x_saves_l1266_1267():
     game, a, b = game_with(["Dwarves/Crossbowman"] * 2, ["Eldarim/Death Dragon Zealot"])
     attack(game, "missile", faces={a[0]: ["2 Missile"], a[1]: ["2 Missile"], b[0]: ["4 Bash"]})
     assert where(game, b) == ["frontier"] and where(game, a) == ["frontier", "frontier"]
+
+
+def test_hypnotic_glare_ends_when_the_glaring_unit_is_rolled_l1663_1664():
+    game, a, b = game_with(["Coral Elves/Leviathan", "Dwarves/Footman"])
+    attack(game, faces={a[0]: ["4 Hypnotic Glare"], a[1]: ["1 Melee"], b[THUG]: [id_face(D[0])],
+                        b[MUGGER]: [id_face(D[1])], b[CUT]: ["2 Save"]})
+    assert sai_status.statuses(game, b[THUG]) == ["hypnotized"]
+    from sai_arena import roll
+
+    roll(game, "p1", "maneuver")
+    assert sai_status.statuses(game, b[THUG]) == []

@@ -129,6 +129,7 @@ def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, i
     saves = yield from game._roll(
         target, "save", f"{game._name(target.owner)}: roll {game._army_label(target)} for saves against {total} {kind}"
         + (" (Charge: a combination save and melee roll)" if plan.charge else ""), "V4.01c L406-411", **ctx)
+    status.march_marks(game)["charmed"].clear()  # charmed units sat out this save roll only (L1321-1323)
     if plan.to_kill:
         alive = [u for u in plan.to_kill if st.location[u] == target.location]
         yield from kill_units(game, alive, cause="delayed SAI")

@@ -62,6 +62,12 @@ def after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: dic
         return
     if roll == "maneuver" and not ctx.get("counter_maneuver"):
         status.march_marks(game)["wave"] = 0
+    # a glaring unit that is rolled again ends its Hypnotic Glare (L1663-1664)
+    rolled = set(outcome.uids)
+    ended = [e for e in game.state.effects if e.detail.get("status") == "hypnotized" and e.detail.get("glarer") in rolled]
+    for e in ended:
+        game.state.effects.remove(e)
+        game._say(f"Hypnotic Glare on {game.state.units[e.target].name} ends: the glaring unit was rolled (V4.01c L1663-1664)")
     done: set[tuple[str, str | None]] = set()
     for r, uid in sai_reports(outcome):
         source, kind = r["source"], r["kind"]
