@@ -332,3 +332,54 @@ def test_spare_hook_keeps_a_dragon_from_attacking_the_army():
     assert any("does not attack" in line and "Red Drake" in line for line in game.log)
     answer(game, "dragon_roll", faces=["6 Claw"])
     assert game.pending.topic == "roll" and game.pending.data["roll"] == "dragon"
+
+
+def killing_game(bob_home, horde, dead):
+    """Bob's army kills a Red Drake that rolled a belly (5 melee needed) with 6 melee;
+    `dead` die names of Bob's are put in his DUA first."""
+    game = new_game(bob={"home": bob_home, "horde": horde, "campaign": ["Amazons/Soldier"] * (15 - 5 - sum(
+        {"Amazons/War Chief": 3, "Amazons/Warrior": 2}.get(n, 1) for n in bob_home))})
+    st = game.state
+    for name in dead:
+        uid = next(u.uid for u in st.units.values() if u.owner == "p2" and u.name == name
+                   and st.location[u.uid] == "home-p1")
+        st.location[uid] = DUA
+    place(game, "home-p2", "Red Drake")
+    to_dragon_phase(game)
+    answer(game, "dragon_roll", faces=["0 Belly"])
+    d = game.pending
+    pick = {"Amazons/War Chief": "4 Melee", "Amazons/Soldier": "2 Melee"}  # 6 melee >= 5
+    game.apply({"type": "roll", "faces": [pick.get(x["die"]) or zero_faces(d)[i] for i, x in enumerate(d.dice)]})
+    return game
+
+
+def test_promotion_asks_which_units_when_there_is_a_choice():
+    """Step 8 with one Warrior in the DUA and two different small units able to take it: the owner
+    chooses which is promoted (V4.01c L1144-1147)."""
+    game = killing_game(["Amazons/War Chief", "Amazons/Soldier", "Amazons/Runner"],
+                        ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"],
+                        ["Amazons/Warrior"])
+    answer(game, "dragon_promotion", "promote")
+    d = game.pending
+    assert d.topic == "dragon_promotion_units"
+    labels = sorted(c["label"] for c in d.choices)
+    assert labels == ["Amazons/Runner -> Amazons/Warrior", "Amazons/Soldier -> Amazons/Warrior"]
+    answer(game, "dragon_promotion_units", next(c["value"] for c in d.choices if "Runner" in c["label"]))
+    assert sorted(army_units(game, "p2", "home-p2")) == ["Amazons/Soldier", "Amazons/War Chief", "Amazons/Warrior"]
+
+
+def test_promotion_may_be_declined():
+    """'May promote' (V4.01c L688-690): declining leaves the army as it was."""
+    game = killing_game(["Amazons/War Chief", "Amazons/Soldier", "Amazons/Runner"],
+                        ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"],
+                        ["Amazons/Warrior"])
+    answer(game, "dragon_promotion", "none")
+    assert sorted(army_units(game, "p2", "home-p2")) == ["Amazons/Runner", "Amazons/Soldier", "Amazons/War Chief"]
+
+
+def test_no_promotion_offered_without_a_larger_unit():
+    """Promotion needs a unit one health larger in the DUA (V4.01c L1138-1141): none there, no question."""
+    game = killing_game(["Amazons/War Chief", "Amazons/Soldier", "Amazons/Runner"],
+                        ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"], [])
+    assert game.pending.topic != "dragon_promotion"
+    assert any("no unit of" in line and "can be promoted" in line for line in game.log)
