@@ -95,12 +95,14 @@ def test_every_type_pair_and_the_army_column_are_in_the_table():
     assert table[(IVORY, "army")] == "yes" and table[(IVORY_HYBRID, "army")] == "yes"
     assert table[(WHITE, "army")] == "yes, if no valid dragon target"
     types = (ELEMENTAL, HYBRID, IVORY, IVORY_HYBRID, WHITE)
-    sample = {ELEMENTAL: "Red Drake", HYBRID: "Blue / Green Drake", IVORY: "Ivory Drake",
-              IVORY_HYBRID: "Yellow / Ivory Drake", WHITE: "White Wyrm"}
+    # Attackers and targets chosen so that no "unless" condition holds: every cell reads yes or no.
+    attacker = {ELEMENTAL: "Black Drake", HYBRID: "Blue / Green Drake", IVORY: "Ivory Drake",
+                IVORY_HYBRID: "Green / Ivory Drake", WHITE: "White Wyrm"}
+    target = {ELEMENTAL: "Red Wyrm", HYBRID: "Red / Yellow Wyrm", IVORY: "Ivory Wyrm",
+              IVORY_HYBRID: "Yellow / Ivory Wyrm", WHITE: "White Drake"}
     for a in types:
         for t in types:
-            if table[(a, t)] == "no":
-                assert not attacks(sample[a], sample[t] if sample[t] != sample[a] else sample[t].replace("Drake", "Wyrm"))
+            assert attacks(attacker[a], target[t]) is (table[(a, t)] != "no"), (a, t)
 
 
 def test_no_valid_dragon_target_means_the_army():
