@@ -72,7 +72,8 @@ def test_regenerate_non_maneuver_returns_units_from_the_dua_l1746_1750():
 
 def test_regenerate_in_a_save_roll_gives_saves_l1746_1750():
     game, a, b = arena(["Goblins/Troll"], D, p1_dua=["Goblins/Thug"])
-    d = roll(game, "p1", "save", faces={a[0]: ["4 Regenerate"]}, against="melee")
+    d = roll(game, "p1", "save", faces={a[0]: ["4 Regenerate"]}, against="melee",
+             answers=[("saves or return units", "Save")])
     assert d.result.total == 4 and game.state.area("p1", "dua")
 
 
@@ -245,3 +246,19 @@ def test_sneak_attack_buries_dragonkin_it_kills_l1891_1892():
     game, a, b = arena(["Eldarim/Death Dragon Hunter"], ["Dragonkin/Dragontroop (Air)"])
     roll(game, "p1", "missile", faces={a[0]: ["4 Sneak Attack"]})
     assert where(game, b) == ["bua"]
+
+
+def test_regenerate_in_a_save_roll_may_return_units_instead_l1746_1750():
+    game, a, b = arena(["Goblins/Troll"], D, p1_dua=["Goblins/Thug"])
+    dead = [u.uid for u in game.state.area("p1", "dua")]
+    d = roll(game, "p1", "save", faces={a[0]: ["4 Regenerate"]}, against="melee",
+             answers=[("saves or return units", "return units"), ("Regenerate: return", dead)])
+    assert d.result.total == 0 and where(game, dead) == ["frontier"]
+
+
+def test_wild_growth_in_a_save_roll_may_promote_instead_l2072_2080():
+    game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak"])
+    oak = game.state.area("p1", "dua")[0].uid
+    d = roll(game, "p1", "save", faces={a[0]: ["4 Wild Growth"]}, against="melee",
+             answers=[("saves or promotions", "promote"), ("Wild Growth: promote", "p0")])
+    assert d.result.total == 0 and where(game, [a[1], oak]) == ["dua", "frontier"]
