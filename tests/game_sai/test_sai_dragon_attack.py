@@ -40,3 +40,9 @@ def test_cloak_in_a_dragon_attack_adds_lasting_saves_l1335_1337():
     Script(game, faces).play(until_turn=3)
     assert any(e.name == "Cloak" and e.target == "p1@frontier" for e in game.state.effects) or \
         game.state.location[a[0]] != "frontier"
+
+
+def test_earthfang_logo_slays_a_dragon_that_rolled_jaws_l2854_2857():
+    game, a, drake, faces = _dragon_game(["Dwarves/Footman", "Items/Earthfang"], [["1 Save"], ["4 Logo"]])
+    s = Script(game, faces).play(until_turn=3)
+    assert "Earthfang: Dragons/Red Drake is slain" in s.log()

@@ -43,6 +43,8 @@ def response_hook(game: Game, site: Any, outcome: Any) -> Flow:
         unit = st.units[uid]
         for face in rolled.get(uid, []):
             sai = unit.spec.die.find_face(face).sai
+            if sai == "Logo" and "Earthfang" in unit.name:
+                sai = "Earthfang"  # its logo slays a Jaws dragon too (L2854-2857)
             if sai in NO_JAWS and sai not in done:
                 result, amount = NO_JAWS[sai]
                 slain = yield from _slay(game, site, army.owner, sai)
@@ -50,7 +52,7 @@ def response_hook(game: Game, site: Any, outcome: Any) -> Flow:
                     outcome.totals[result] = max(0, outcome.totals.get(result, 0) - amount)
 
 
-NO_JAWS = {"Decapitate": ("melee", 3), "Impale": ("missile", 3)}
+NO_JAWS = {"Decapitate": ("melee", 3), "Impale": ("missile", 3), "Earthfang": ("melee", 4)}
 
 
 def _slay(game: Game, site: Any, owner: str, source: str) -> Flow:
