@@ -596,3 +596,18 @@ def test_a_city_promotes_a_dragonkin_from_the_summoning_pool():
     assert f"promote:{troop}:{hero}" in values(d)
     choose(game, f"promote:{troop}:{hero}")
     assert st.location[hero] == "home-p1" and st.location[troop] == "pool"
+
+
+def test_a_tamed_dragon_does_not_attack_its_tamers_army_in_the_dragon_phase():
+    """L2920-2922 in play: Bob's Red Drake, tamed by Alice's Dragonmaster at the Frontier, sits out the
+    dragon attack on her army there (no roll, no damage)."""
+    game = eldarim_game()
+    st = game.state
+    master = put(game, "Eldarim/Fire Dragon Master", "frontier")
+    drake = uid_of(game, "Red Drake", "p2")
+    st.location[drake] = "frontier"
+    el.bind(game, st.units[master], st.units[drake], "tame")
+    before = len(st.army("p1", "frontier").units)
+    until(game, "march", "p1", later_turn=True)
+    assert any("does not attack Alice's army at Coastland Tower" in line for line in game.log)
+    assert len(st.army("p1", "frontier").units) == before

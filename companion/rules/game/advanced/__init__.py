@@ -65,6 +65,9 @@ def install() -> None:
         dragons = None
     if dragons is not None and eldarim.response_hook not in dragons.RESPONSE_HOOKS:
         dragons.RESPONSE_HOOKS.append(eldarim.response_hook)
+    spare = getattr(dragons, "SPARE_HOOKS", None)
+    if spare is not None and eldarim.spare_hook not in spare:
+        spare.append(eldarim.spare_hook)
 
 
 install()

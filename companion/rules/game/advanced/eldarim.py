@@ -101,6 +101,19 @@ def spares(st: GameState, dragon_uid: str, owner: str, location: str) -> bool:
     return tamer is not None and st.units[tamer].owner == owner and st.location[tamer] == location
 
 
+def spare_hook(game: Game, dragon: Unit, pid: str, location: str) -> bool:
+    """Dragon attack (``dragons.SPARE_HOOKS``): a dragon that would attack `pid`'s army at `location`
+    does not when a unit of that army tamed it (L2920-2922), or controls it (its controller lets it
+    not roll, L3016-3018)."""
+    if not is_on(game, ELDARIM):
+        return False
+    st = game.state
+    if spares(st, dragon.uid, pid, location):
+        return True
+    by = controlled_by(st, dragon.uid)
+    return by is not None and st.units[by].owner == pid and st.location[by] == location
+
+
 def ride(game: Game, pid: str) -> Flow:
     """Retreat step of the Reserves Phase: a champion that tamed a dragon may ride it, moving both to
     any other terrain; the dragon stays tamed (L2923-2926)."""
