@@ -555,3 +555,19 @@ def test_wayfare_in_a_dragon_attack_moves_the_item_and_a_carrier():
     choose(game, f"{footman}>reserve")
     assert st.location[uid_of(game, "Boots", "p1")] == "reserve" and st.location[footman] == "reserve"
     assert drake
+
+
+def test_the_items_kept_are_the_most_valuable_ones():
+    """L2734-2736: one Dwarf left with two small items (1 point each) and large boots (2): it keeps the
+    boots and one small item; the other small item is buried."""
+    game = item_game(["Dwarves/Footman", "Dwarves/Sentry", "Items/Fire Speed Slippers", "Items/Fire Sight Stone",
+                      "Dwarves/Crossbowman"])
+    st = game.state
+    boots = Unit("u950", "p1", spec_for("Items/Fire Seven League Boots"))
+    st.units[boots.uid], st.location[boots.uid] = boots, "frontier"
+    for name in ("Dwarves/Sentry", "Dwarves/Crossbowman"):
+        st.location[uid_of(game, name, "p1", "frontier")] = "dua"
+    game._cleanup()
+    assert st.location["u950"] == "frontier"
+    assert st.location[uid_of(game, "Fire Speed Slippers", "p1")] == "frontier"
+    assert st.location[uid_of(game, "Fire Sight Stone", "p1")] == "bua"

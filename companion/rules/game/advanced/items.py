@@ -164,7 +164,7 @@ def check_moves(game: Game, pid: str, moves: dict[str, str]) -> None:
 
 def cleanup(game: Game) -> None:
     """Items beyond what the army's units can carry are buried (L2734-2736).  The owner's choice of
-    which is made for them: the items listed first are kept."""
+    which is made for them: the items worth the most points are kept (then the first listed)."""
     if not is_on(game, ITEMS):
         return
     st = game.state
@@ -172,7 +172,8 @@ def cleanup(game: Game) -> None:
               if is_item(u) and (st.location[u.uid] in st.terrains or st.location[u.uid] == RESERVE)}
     for owner, loc in sorted(places):
         dice = st.dice_at(owner, loc)
-        _, left = carry_plan([d for d in dice if d.is_unit], [d for d in dice if is_item(d)])
+        items = sorted((d for d in dice if is_item(d)), key=lambda i: -item_points([i.spec]))
+        _, left = carry_plan([d for d in dice if d.is_unit], items)
         for item in left:
             st.location[item.uid] = BUA
             game._say(f"{item.name} has no unit able to carry it and is buried (V4.01c L2734-2736)")
