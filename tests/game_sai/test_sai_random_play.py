@@ -34,7 +34,7 @@ def test_random_play_with_sai_armies_keeps_the_state_whole_and_replays(seed):
     game, actions = _play(seed)
     st = game.state
     assert set(st.location) == set(st.units)
-    for uid, loc in st.location.items():
+    for loc in st.location.values():
         assert loc in st.terrains or loc in ("reserve", "dua", "bua", "pool") or loc.startswith("unplaced")
     replay, _, _ = arena(MONSTERS_1, MONSTERS_2, terrain="Flatland City", face=5,
                          p1_dua=["Goblins/Thug", "Undead/Zombie"], p2_dua=["Frostwings/Advocate", "Treefolk/Oak"])
