@@ -395,3 +395,15 @@ def test_hypnotic_glare_ends_when_the_glaring_unit_is_rolled_l1663_1664():
 
     roll(game, "p1", "maneuver")
     assert sai_status.statuses(game, b[THUG]) == []
+
+
+def test_same_sai_faces_may_be_combined_or_resolved_one_by_one_l1228_1232():
+    defenders = ["Goblins/Cutthroat"] * 4
+    game, a, b = game_with(["Coral Elves/Tako", "Coral Elves/Tako"], defenders)
+    d = attack(game, faces={a[0]: ["4 Entangle"], a[1]: ["4 Entangle"]}, answers=[("sai_option", "combine")])
+    ask = next(x for x in d.decisions if x.topic == "sai_option")
+    assert [c["value"] for c in ask.choices] == ["combine", "one_by_one"]
+    assert where(game, b) == ["dua"] * 4  # one effect of 8 health-worth
+    game, a, b = game_with(["Coral Elves/Tako", "Coral Elves/Tako"], defenders)
+    attack(game, faces={a[0]: ["4 Entangle"], a[1]: ["4 Entangle"]}, answers=[("sai_option", "one_by_one")])
+    assert where(game, b) == ["dua"] * 4  # two effects of 4 health-worth each
