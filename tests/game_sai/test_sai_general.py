@@ -262,3 +262,15 @@ def test_wild_growth_in_a_save_roll_may_promote_instead_l2072_2080():
     d = roll(game, "p1", "save", faces={a[0]: ["4 Wild Growth"]}, against="melee",
              answers=[("saves or promotions", "promote"), ("Wild Growth: promote", "p0")])
     assert d.result.total == 0 and where(game, [a[1], oak]) == ["dua", "frontier"]
+
+
+def test_rise_from_the_ashes_when_buried_by_a_temple_l1772_1776():
+    game, a, b = arena(D, D, p2_dua=["Firewalkers/Phoenix"])
+    phoenix = game.state.area("p2", "dua")[-1].uid
+    for uid in [u.uid for u in game.state.area("p2", "dua")]:
+        if uid != phoenix:
+            game.state.location[uid] = "bua"
+    terrain = game.state.terrains["frontier"]
+    drive(game, game._temple("p1", terrain), faces={phoenix: ["4 Rise from the Ashes"]},
+          answers=[("temple", "p2")])
+    assert where(game, [phoenix]) == ["reserve"]

@@ -552,6 +552,8 @@ class Game:
                 victim, "choice", f"{self._name(victim)}: choose a unit in your DUA to bury (Temple)",
                 "V4.01c L529-531", opts, validate=choose_validator(opts),
             )
+        if (yield from _species_play.rise_from_the_ashes(self, [uid], "buried")):  # V4.01c L1772-1776
+            return
         st.location[uid] = BUA
         self._say(f"Temple: {self._name(victim)} buries {st.units[uid].name}")
 
