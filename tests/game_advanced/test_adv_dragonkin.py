@@ -611,3 +611,18 @@ def test_a_tamed_dragon_does_not_attack_its_tamers_army_in_the_dragon_phase():
     until(game, "march", "p1", later_turn=True)
     assert any("does not attack Alice's army at Coastland Tower" in line for line in game.log)
     assert len(st.army("p1", "frontier").units) == before
+
+
+def test_path_cannot_move_a_dragonkin():
+    """L2521 (and Path, L2257-2259): a Dragonkin never leaves its terrain, so Path may not target it."""
+    from companion.rules.game.errors import IllegalSpell
+    from companion.rules.game.spells import registry
+
+    game = kin_game()
+    st = game.state
+    troop = uid_of(game, "Dragontroop (Fire)", "p1")
+    st.location[troop] = "frontier"
+    card = load_catalogue().spell("Path")
+    with pytest.raises(IllegalSpell, match="Dragonkin"):
+        registry.announce(game, "p1", st.army("p1", "frontier"), card,
+                          {"spell": "Path", "target": troop, "to": "home-p1"}, "Earth")

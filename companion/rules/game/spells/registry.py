@@ -210,6 +210,9 @@ def announce(game: Game, pid: str, army: Army, card: Any, entry: Mapping[str, An
         elif kind == OWN_UNIT_AT_TERRAIN:
             if u.owner != pid or where not in st.terrains:
                 raise _err(f"{card.name} must target one of your units at a terrain", rule)
+            if u.spec.species == "Dragonkin":
+                raise _err(f"{card.name} cannot move a Dragonkin: it never leaves the terrain where it was "
+                           "summoned (V4.01c L2521)", rule)
             if to not in st.terrains or to == where or not st.army(pid, to).units:
                 raise _err(f"{card.name}: 'to' must be another terrain where you have an army", rule)
         elif kind == OWN_DRAGONKIN:
