@@ -141,14 +141,22 @@ def faces_by_kind(catalogue=None) -> dict[str, list[list]]:
     return {k: [list(p) for p in sorted(v)] for k, v in out.items()}
 
 
-def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, extra: dict | None = None) -> Path:
-    """Export both networks to ONNX and write ``model.json`` (keeps the .pt files for fine-tuning)."""
+def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, extra: dict | None = None,
+                 det_onnx: Path | None = None) -> Path:
+    """Export both networks to ONNX and write ``model.json`` (keeps the .pt files for fine-tuning).
+
+    ``det_onnx``: an existing export of ``det_pt`` at ``imgsz`` to reuse instead of exporting again."""
     from companion.vision.face_classifier import export_classifier, load_classifier  # noqa: PLC0415
-    from companion.vision.training import export_onnx  # noqa: PLC0415
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    export_onnx(det_pt, out / "detector.onnx", imgsz)
+    if det_onnx is not None:
+        if Path(det_onnx).resolve() != (out / "detector.onnx").resolve():
+            shutil.copyfile(det_onnx, out / "detector.onnx")
+    else:
+        from companion.vision.training import export_onnx  # noqa: PLC0415
+
+        export_onnx(det_pt, out / "detector.onnx", imgsz)
     export_classifier(face_pt, out / "face.onnx")
     if Path(det_pt).resolve() != (out / "detector.pt").resolve():
         shutil.copyfile(det_pt, out / "detector.pt")

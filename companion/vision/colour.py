@@ -27,6 +27,8 @@ def estimate_colour(image: np.ndarray, box, top: int = 2) -> list[str]:
     patch = image[y1 + h // 5:y2 - h // 5, x1 + w // 5:x2 - w // 5]
     if patch.size == 0:
         return []
+    step = max(1, int((patch.shape[0] * patch.shape[1] / 400) ** 0.5))  # ~400 pixels vote, whatever the size
+    patch = np.ascontiguousarray(patch[::step, ::step])
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     d = ((lab[:, None, :] - _LAB[None]) ** 2).sum(2)
     votes = np.bincount(d.argmin(1), minlength=len(_NAMES)).astype(float)

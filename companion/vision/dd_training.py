@@ -21,6 +21,7 @@ import numpy as np
 
 from companion.vision import offline
 from companion.vision.bundle import DD_FACE_STEM, one_class_copy, write_bundle
+from companion.vision.reader import NOT_A_DIE
 from companion.vision.synth.scene import KIND_CLASSES
 
 
@@ -65,14 +66,29 @@ def load_crop_sets(paths: list[Path]) -> tuple[np.ndarray, dict[str, np.ndarray]
     return np.concatenate(crops), targets, classes, margin
 
 
+def add_negatives(crops: np.ndarray, targets: dict[str, np.ndarray], classes: dict[str, list[str]],
+                  negatives: np.ndarray, repeats: int = 3):
+    """Append crops that are not dice (what the detector finds at low confidence on cards, banners,
+    hands) with kind ``none`` and no icon/count label, so the reader can veto false boxes."""
+    classes = {**classes, "kind": list(classes["kind"]) + [NOT_A_DIE]}
+    neg = np.concatenate([negatives] * repeats)
+    n = len(neg)
+    targets = {"kind": np.concatenate([targets["kind"], np.full(n, len(classes["kind"]) - 1)]),
+               "icon": np.concatenate([targets["icon"], np.full(n, -1)]),
+               "count": np.concatenate([targets["count"], np.full(n, -1)])}
+    return np.concatenate([crops, neg]), targets, classes
+
+
 def train_face(paths: list[Path], out_dir: Path, *, epochs: int, width: int = 24, threads: int = 1,
-               lr: float = 3e-3) -> Path:
+               lr: float = 3e-3, negatives: Path | None = None, init: Path | None = None) -> Path:
     from companion.vision.face_classifier import train_classifier  # noqa: PLC0415
 
     crops, targets, classes, margin = load_crop_sets(paths)
+    if negatives is not None:
+        crops, targets, classes = add_negatives(crops, targets, classes, np.load(negatives)["crops"])
     print(f"{len(crops)} crops of {crops.shape[1]} px, margin {margin}", flush=True)
     return train_classifier(crops, targets, classes, out_dir, epochs=epochs, width=width, stem=DD_FACE_STEM,
-                            margin=margin, threads=threads, lr=lr, log_every=100, progress=False)
+                            margin=margin, threads=threads, lr=lr, log_every=100, progress=False, init=init)
 
 
 def main(argv=None) -> int:
@@ -89,21 +105,34 @@ def main(argv=None) -> int:
     f.add_argument("--out", default="runs/dd/face")
     f.add_argument("--epochs", type=int, default=8)
     f.add_argument("--width", type=int, default=24)
+    f.add_argument("--negatives", help=".npz of crops that are not dice (kind 'none')")
+    f.add_argument("--init", help="face.pt to continue from (heads may gain classes)")
+    f.add_argument("--lr", type=float, default=3e-3)
     b = sub.add_parser("bundle")
     b.add_argument("--detector", required=True)
     b.add_argument("--face", required=True)
     b.add_argument("--out", default="models/dragon-dice")
     b.add_argument("--note", default="", help="JSON-free text stored as model.json 'recipe'")
+    b.add_argument("--detector-onnx", help="reuse this export of --detector (320 px) instead of exporting")
+    b.add_argument("--conf", type=float, default=0.25, help="detector confidence threshold the product uses")
+    b.add_argument("--turns", type=int, default=1, help="face reader test-time turns (1, 2 or 4)")
     args = ap.parse_args(argv)
     t0 = time.time()
     if args.stage == "detector":
         pt = train_die_finder(Path(args.data), Path(args.start) if args.start else None, Path(args.work),
                               hours=args.hours, epochs=args.epochs)
     elif args.stage == "face":
-        pt = train_face([Path(p) for p in args.crops], Path(args.out), epochs=args.epochs, width=args.width)
+        pt = train_face([Path(p) for p in args.crops], Path(args.out), epochs=args.epochs, width=args.width,
+                        lr=args.lr, negatives=Path(args.negatives) if args.negatives else None,
+                        init=Path(args.init) if args.init else None)
     else:
-        pt = write_bundle(Path(args.out), "dragon-dice", Path(args.detector), Path(args.face), 320,
-                          {"recipe": args.note or "python -m companion.vision.dd_training"})
+        extra = {"recipe": args.note or "python -m companion.vision.dd_training", "conf": args.conf,
+                 "face_turns": args.turns}
+        if args.detector_onnx:  # an earlier die-kind detector serves as the die finder (best class score)
+            extra["detector_classes"] = list(KIND_CLASSES)
+            extra["detector_role"] = "die finder: a box's score is its best class score; the kind is read from the crop"
+        pt = write_bundle(Path(args.out), "dragon-dice", Path(args.detector), Path(args.face), 320, extra,
+                          det_onnx=Path(args.detector_onnx) if args.detector_onnx else None)
     print(f"{args.stage}: {pt} ({time.time() - t0:.0f} s)", flush=True)
     return 0
 

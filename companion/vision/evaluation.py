@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from companion.vision.detections import box_iou
 from companion.vision.metrics import (
     ImageResult,
     confusion_matrix,
@@ -58,7 +59,7 @@ def evaluate(model: DiceModel, data_dir: Path, *, split: str | None = None, conf
     manifest = _manifest(Path(meta["_root"]))
     icons = model.heads.get("icon", [])
     counts = model.heads.get("count")
-    results = []
+    results, shipped = [], []
     t_total = 0.0
     for img_path in tqdm(images, desc="eval", unit="img", disable=not progress):
         image = read_image(img_path)
@@ -83,12 +84,17 @@ def evaluate(model: DiceModel, data_dir: Path, *, split: str | None = None, conf
             gt_faces = []
         results.append(ImageResult(gt_boxes, gt_cls, det.xyxy, model.eval_scores(det),
                                    model.eval_class_ids(det), gt_faces, faces))
+        shipped.append(det.confidence >= model.detector.conf)
     nc = len(names)
     out = detection_metrics(results, nc)
-    # reading quality is judged on confident detections, as the product uses them
-    confident = [ImageResult(r.gt_boxes, r.gt_classes, r.boxes[r.scores >= 0.25], r.scores[r.scores >= 0.25],
-                             r.classes[r.scores >= 0.25], r.gt_faces,
-                             [f for f, s in zip(r.faces, r.scores, strict=True) if s >= 0.25]) for r in results]
+    # reading quality is judged on the detections the product keeps (the model's confidence threshold)
+    confident = [ImageResult(r.gt_boxes, r.gt_classes, r.boxes[k], r.scores[k], r.classes[k], r.gt_faces,
+                             [f for f, keep in zip(r.faces, k, strict=True) if keep])
+                 for r, k in zip(results, shipped, strict=True)]
+    out["shipped_conf"] = model.detector.conf
+    false_boxes = sum(int((box_iou(r.boxes, r.gt_boxes).max(1) < 0.5).sum()) if len(r.gt_boxes) else len(r.boxes)
+                      for r in confident if len(r.boxes))
+    out["false_boxes_per_image"] = round(false_boxes / len(images), 3)
     out.update(face_accuracy(confident))
     cm = confusion_matrix(results, nc)
     out["confusion_matrix"] = cm.tolist()

@@ -61,6 +61,21 @@ def _augment(batch: torch.Tensor, rng: np.random.Generator, flips: bool) -> torc
     return batch.clamp(0, 1)
 
 
+def _load_growing(model: FaceNet, state: dict) -> None:
+    """Load trained weights; a head that gained classes (appended at the end) keeps its old rows."""
+    own = model.state_dict()
+    for key, value in state.items():
+        if key not in own:
+            raise ValueError(f"starting weights have {key}, which this face reader lacks")
+        if own[key].shape == value.shape:
+            own[key] = value
+        elif own[key].ndim == value.ndim and own[key].shape[1:] == value.shape[1:] and len(own[key]) > len(value):
+            own[key][:len(value)] = value  # new classes keep their fresh initialisation
+        else:
+            raise ValueError(f"starting weights' {key} has shape {tuple(value.shape)}, not {tuple(own[key].shape)}")
+    model.load_state_dict(own)
+
+
 def train_classifier(
     crops: np.ndarray,
     targets: dict[str, np.ndarray],
@@ -97,14 +112,14 @@ def train_classifier(
         margin = state["meta"].get("margin", margin)
     model = FaceNet(heads, width, stem)
     if init is not None:
-        model.load_state_dict(state["model"])
+        _load_growing(model, state["model"])
     x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
     y_all = {k: torch.from_numpy(np.asarray(targets[k], np.int64)) for k in heads}
     n = len(x_all)
     steps = epochs * ((n + batch - 1) // batch)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05, ignore_index=-1)  # -1: no label for that head
     t0 = time.time()
     bar = tqdm(total=steps, desc="train face reader", unit="step", disable=not progress)
     step = 0
@@ -123,9 +138,9 @@ def train_classifier(
             opt.step()
             sched.step()
             bar.update(1)
-            bar.set_postfix(loss=float(loss))
+            bar.set_postfix(loss=loss.item())
             step += 1
-            run_loss += float(loss)
+            run_loss += loss.item()
             run_hits += int((outs[0].argmax(1) == y_all[first][idx]).sum())
             run_n += len(idx)
             if log_every and step % log_every == 0:

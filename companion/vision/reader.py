@@ -25,6 +25,7 @@ from companion.vision.detections import Detections
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 SHIPPED = ("dragon-dice", "d6")
 COCKED = "cocked"
+NOT_A_DIE = "none"  # the face reader's kind for a box that holds no die (a card, a banner, a hand)
 
 
 class ModelError(ValueError):
@@ -116,21 +117,30 @@ class OnnxDetector:
 
 
 class OnnxFaceReader:
-    def __init__(self, path: Path, heads: dict[str, list[str]]):
+    """The face reader; ``turns`` = 2 or 4 also reads each crop turned by 180 (or 90, 180, 270)
+    degrees and averages the probabilities (a die's face has no up)."""
+
+    def __init__(self, path: Path, heads: dict[str, list[str]], turns: int = 1):
         self.session = _session(path)
         self.heads = heads
+        self.turns = turns
         self.outputs = [o.name for o in self.session.get_outputs()]
 
     def __call__(self, crops: np.ndarray) -> dict[str, np.ndarray]:
         if len(crops) == 0:
             return {k: np.zeros((0, len(v))) for k, v in self.heads.items()}
         x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255
-        logits = self.session.run(self.outputs, {"crops": x})
+        n = len(x)
+        if self.turns > 1:
+            ks = (0, 2) if self.turns == 2 else (0, 1, 2, 3)
+            x = np.concatenate([np.rot90(x, k, (2, 3)) for k in ks])
+        logits = self.session.run(self.outputs, {"crops": np.ascontiguousarray(x)})
         out = {}
         for name, z in zip(self.outputs, logits, strict=True):
             z = z - z.max(1, keepdims=True)
             e = np.exp(z)
-            out[name] = e / e.sum(1, keepdims=True)
+            p = e / e.sum(1, keepdims=True)
+            out[name] = p.reshape(-1, n, p.shape[1]).mean(0)
         return out
 
 
@@ -141,6 +151,7 @@ class FaceDecoder:
     the (kind, icon, count) triples the catalogue prints (``faces_by_kind`` in ``model.json``),
     against p(cocked).  A d12 can then never be read as a d10-only face, and a count is only
     read with an icon it appears with.  The confidence is the chosen triple's share of the total.
+    A box whose kind reads ``none`` (not a die) at p >= 0.5 is vetoed: the call returns a keep mask.
     """
 
     def __init__(self, heads: dict[str, list[str]], faces_by_kind: dict[str, list]):
@@ -152,9 +163,15 @@ class FaceDecoder:
             raise ModelError("faces_by_kind lists no face the face reader knows")
         self.kind, self.icon, self.count = (np.array(v, int) for v in zip(*sorted(set(t)), strict=True))
         self.cocked = icons.index(COCKED) if COCKED in icons else None
+        self.none = kinds.index(NOT_A_DIE) if NOT_A_DIE in kinds else None
 
-    def __call__(self, det: Detections, probs: dict[str, np.ndarray]) -> None:
+    def __call__(self, det: Detections, probs: dict[str, np.ndarray]) -> np.ndarray:
         pk, pi, pc = probs["kind"], probs["icon"], probs["count"]
+        keep = np.ones(len(det), bool)
+        if self.none is not None:
+            keep = pk[:, self.none] < 0.5
+            pk = pk.copy()
+            pk[:, self.none] = 0.0
         scores = pk[:, self.kind] * pi[:, self.icon] * pc[:, self.count]  # (n, triples)
         best = scores.argmax(1)
         rows = np.arange(len(det))
@@ -169,6 +186,7 @@ class FaceDecoder:
         det.count = np.where(is_cocked, pc.argmax(1), self.count[best])
         det.face_confidence = np.where(is_cocked, cocked, top) / total
         det.count_confidence = pc[rows, det.count]
+        return keep
 
 
 @dataclass
@@ -210,7 +228,7 @@ class DiceModel:
         self.eval_from: str = self.meta.get("eval_from", "detector")  # or "icon"
         self.detector = OnnxDetector(self.bundle / "detector.onnx", int(self.meta.get("imgsz", 320)),
                                      float(self.meta.get("conf", 0.25)), float(self.meta.get("iou", 0.6)))
-        self.faces = OnnxFaceReader(self.bundle / "face.onnx", self.heads)
+        self.faces = OnnxFaceReader(self.bundle / "face.onnx", self.heads, int(self.meta.get("face_turns", 1)))
         self.min_face_conf = float(self.meta.get("min_face_confidence", 0.5))
         crop = self.meta.get("crop", {})
         self.crop_size, self.crop_margin = int(crop.get("size", CROP_SIZE)), float(crop.get("margin", CROP_MARGIN))
@@ -229,7 +247,7 @@ class DiceModel:
         probs = self.faces(crops)
         if self.decoder is not None:
             if len(det):
-                self.decoder(det, probs)
+                det = det[np.flatnonzero(self.decoder(det, probs))]
             return det
         icon = probs.get("icon")
         if icon is not None and len(det):

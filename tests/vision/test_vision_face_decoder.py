@@ -60,3 +60,13 @@ def test_catalogue_faces_by_kind(catalogue):
     assert ["ID", 1] in faces["d6"]
     assert ["Breath", 5] in faces["d12"]  # a dragon's breath face
     assert not any(icon == "Breath" for icon, _ in faces["d4"])
+
+
+def test_a_box_read_as_no_die_is_vetoed():
+    heads = {**HEADS, "kind": HEADS["kind"] + ["none"]}
+    det = Detections(np.tile([0.0, 0, 10, 10], (2, 1)), np.full(2, 0.9), np.zeros(2, int))
+    probs = {"kind": np.array([[0, 0.2, 0, 0, 0, 0.8], [0, 0.9, 0, 0, 0, 0.1]]),
+             "icon": np.array([[0.1, 0.7, 0.1, 0.1]] * 2), "count": np.array([[0, 0.1, 0.9, 0, 0, 0]] * 2)}
+    keep = FaceDecoder(heads, FACES)(det, probs)
+    assert keep.tolist() == [False, True]
+    assert heads["kind"][det.class_id[1]] == "d6" and heads["icon"][det.face_id[1]] == "Melee"

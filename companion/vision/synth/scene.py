@@ -180,7 +180,11 @@ def draw_hand(rng: np.random.Generator, img: np.ndarray, scale: float = 1.0) -> 
         tip = base + toward * rng.uniform(40, 70) * scale
         cv2.line(layer, tuple(base.astype(int)), tuple(tip.astype(int)), (skin * 0.97).tolist(),
                  max(1, int(round(20 * scale))), cv2.LINE_AA)
-    img[:] = cv2.GaussianBlur(layer, (0, 0), 1.5 * scale)
+    # only the hand is soft (it moves); the table and dice under the rest of the frame stay sharp
+    hand = (np.abs(layer.astype(np.int16) - img.astype(np.int16)).sum(2) > 0).astype(np.float32)
+    alpha = cv2.GaussianBlur(hand, (0, 0), 1.5 * scale)[..., None]
+    soft = cv2.GaussianBlur(layer, (0, 0), 1.5 * scale).astype(np.float32)
+    img[:] = np.clip(img * (1 - alpha) + soft * alpha, 0, 255).astype(np.uint8)
 
 
 # --------------------------------------------------------------------------- dice
