@@ -282,13 +282,18 @@ def vision_faces(pending: dict, read: dict) -> tuple[dict, dict, dict]:
 
 def camera_reading(store, frame, model: str = "dragon-dice") -> dict | None:
     """Read a settled camera frame for the pending roll and stage it (None when no roll is pending)."""
+    from companion.vision.numerals import SIDES, read_standard_roll
     from companion.vision.roll_frames import read_roll
 
     with store.lock:
         pending = store.session.pending() if store.session is not None else None
     if not pending or pending.get("kind") != "roll":
         return None
-    read = read_roll(frame, [d["die"] for d in pending["dice"]], model=model)
+    slots = [d["die"] for d in pending["dice"]]
+    if slots and all(s in SIDES for s in slots):  # Battle Dice rolls standard dice (d4..d20)
+        read = read_standard_roll(frame, slots)
+    else:
+        read = read_roll(frame, slots, model=model)
     faces, boxes, problems = vision_faces(pending, read)
     with store.lock:
         reading = reading_from_faces(store, faces, "camera", boxes=boxes, frame=frame,

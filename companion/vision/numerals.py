@@ -107,7 +107,7 @@ class NumeralModel:
         out = []
         for i in range(len(det)):
             c = float(det.confidence[i] * confs[i])
-            unreadable = c < self.min_conf
+            unreadable = bool(confs[i] < self.min_conf)  # the reader's own doubt; a faint box still reads
             out.append(StandardReading([round(float(v), 1) for v in det.xyxy[i]], kinds[i],
                                        None if unreadable else int(values[i]),
                                        None if unreadable else str(int(values[i])), round(c, 4), unreadable))
@@ -197,18 +197,20 @@ def read_standard_roll(image: np.ndarray, slots: list[str], model: str = "polyhe
         readings = _d6_readings(image)
     else:
         readings = load_numeral_model(model).readings(image)
+    return assign_standard(readings, slots)
+
+
+def assign_standard(readings: list[StandardReading], slots: list[str]) -> dict:
+    """Give each slot (a die size) an unused, readable die of that size, the most confident first."""
     used: set[int] = set()
     units = []
     for slot, size in enumerate(slots):
-        cands = [i for i, r in enumerate(readings) if i not in used and r.kind == size and not r.unreadable]
-        cands.sort(key=lambda i: -readings[i].confidence)
-        if cands and readings[cands[0]].value is not None and readings[cands[0]].value <= SIDES[size]:
-            j = cands[0]
+        cands = [i for i, r in enumerate(readings) if i not in used and r.kind == size and not r.unreadable
+                 and r.value is not None and 1 <= r.value <= SIDES[size]]
+        j = max(cands, key=lambda i: readings[i].confidence) if cands else None
+        if j is not None:
             used.add(j)
-            units.append({"slot": slot, "unit": f"{size}#{slot}", "detection": j,
-                          "face_index": readings[j].value - 1, "cocked": False})
-        else:
-            units.append({"slot": slot, "unit": f"{size}#{slot}", "detection": None, "face_index": None,
-                          "cocked": False})
+        units.append({"slot": slot, "unit": f"{size}#{slot}", "detection": j,
+                      "face_index": None if j is None else readings[j].value - 1, "cocked": False})
     return {"units": units, "dice": [r.to_dict() for r in readings],
             "unassigned": [i for i in range(len(readings)) if i not in used]}

@@ -78,8 +78,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"trained on {len(z['crops'])} crops in {time.time() - t0:.0f} s", flush=True)
     out.mkdir(parents=True, exist_ok=True)
     export_classifier(pt, out / "face.onnx")
-    meta = {"name": out.name, "form": "numerals", "box_finder": "dragon-dice", "conf": 0.25,
-            "face_heads": {"kind": list(KINDS), "value": VALUES}, "min_face_confidence": 0.5,
+    meta = {"name": out.name, "form": "numerals", "box_finder": "dragon-dice", "conf": 0.15,
+            "face_heads": {"kind": list(KINDS), "value": VALUES}, "min_face_confidence": 0.2,
             "sides": SIDES}
     (out / "model.json").write_text(json.dumps(meta, indent=1))
     h = np.load(held_npz)
