@@ -23,8 +23,8 @@ DD_MIN_RECALL = 0.74
 DD_MIN_KIND_ACCURACY = 0.65
 DD_MIN_FACE_ACCURACY = 0.03  # most dice are flagged unreadable rather than guessed
 DD_MIN_COMMITTED_ACCURACY = 0.5
-D6_MIN_MAP50 = 0.85
-D6_MIN_FACE_ACCURACY = 0.78
+D6_MIN_MAP50 = 0.9
+D6_MIN_FACE_ACCURACY = 0.85
 
 
 def _manifest():
