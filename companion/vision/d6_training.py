@@ -21,7 +21,7 @@ D6_REAL = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "d6-real
 
 
 def finetune_detector(start: Path, data_yaml: Path, out_dir: Path, *, imgsz: int, hours: float, threads: int = 1,
-                      batch: int = 16, name: str = "d6-det") -> Path:
+                      batch: int = 16, name: str = "d6-det", lr0: float = 0.001) -> Path:
     """Continue training ``start`` (an ultralytics .pt with the same one class) on ``data_yaml``."""
     offline.prepare(threads=threads)
     from ultralytics import YOLO  # noqa: PLC0415
@@ -31,7 +31,7 @@ def finetune_detector(start: Path, data_yaml: Path, out_dir: Path, *, imgsz: int
         data=str(data_yaml), imgsz=imgsz, epochs=100, time=hours, batch=batch, device="cpu", workers=0,
         project=str(Path(out_dir).resolve()), name=name, exist_ok=True, amp=False, plots=False, val=False,
         mosaic=1.0, close_mosaic=2, flipud=0.5, fliplr=0.5, degrees=0.0, scale=0.5, seed=1,
-        deterministic=False, patience=1000, verbose=False, optimizer="AdamW", lr0=0.001, lrf=0.1,
+        deterministic=False, patience=1000, verbose=False, optimizer="AdamW", lr0=lr0, lrf=0.1,
         warmup_epochs=0.3, cos_lr=True,
     )
     save_dir = Path(getattr(results, "save_dir", None) or model.trainer.save_dir)
@@ -46,13 +46,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--imgsz", type=int, default=512)
     ap.add_argument("--hours", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--lr0", type=float, default=0.001)
+    ap.add_argument("--name", default="d6-det")
     args = ap.parse_args(argv)
     work = Path(args.work)
     split = prepare_d6(Path(args.src), work / "split")
     print(f"split: {len(split['train'])} training photos ({len(split['det_train'])} for the detector), "
           f"{len(split['val'])} held out", flush=True)
     last = finetune_detector(Path(args.start), work / "split" / "det" / "data.yaml", work / "runs",
-                             imgsz=args.imgsz, hours=args.hours, threads=args.threads)
+                             imgsz=args.imgsz, hours=args.hours, threads=args.threads, lr0=args.lr0,
+                             name=args.name)
     shutil.copyfile(last, work / "detector.pt")
     print(f"detector weights: {work / 'detector.pt'}", flush=True)
 
