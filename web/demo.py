@@ -144,9 +144,10 @@ class VisionRoller:
 
     source = "camera"
 
-    def __init__(self, seed: int = 7, model: str = "dragon-dice"):
+    def __init__(self, seed: int = 7, model: str = "dragon-dice", frame_size: int = 1280):
         self.rng = random.Random(seed)
         self.model = model
+        self.frame_size = frame_size  # a 1280 px camera frame, as the model card's held-out set
         self.rolls = 0
 
     def start(self, store) -> None:
@@ -160,7 +161,8 @@ class VisionRoller:
         chosen = {d["uid"]: self.rng.randrange(len(d["faces"])) for d in pending["dice"]}
         names = [d["die"] for d in pending["dice"]]
         self.rolls += 1
-        scene = render_roll([(d["die"], chosen[d["uid"]]) for d in pending["dice"]], seed=self.rolls)
+        scene = render_roll([(d["die"], chosen[d["uid"]]) for d in pending["dice"]], seed=self.rolls,
+                            size=self.frame_size)
         read = read_roll(scene.image, names, model=self.model)
         from .play import vision_faces
 
@@ -245,10 +247,14 @@ class Director:
             self.stop.wait(self.pace)  # let the tablets show the reading before it is confirmed
             if len(faces) < len(pending["dice"]):  # a die the source could not read: tapped by hand
                 fallback = random.Random(len(self.shown))
+                tapped = [d["uid"] for d in pending["dice"] if d["uid"] not in faces]
                 for d in pending["dice"]:
                     faces.setdefault(d["uid"], fallback.choice(d["faces"]))
-                with self.store.lock:
-                    self.store.set_reading(play.reading_from_faces(self.store, faces, "typed"))
+                with self.store.lock:  # the frame stays on the roll panel; the tapped dice show as fixed
+                    reading = play.reading_from_faces(self.store, faces, self.roller.source, boxes=got.get("boxes"),
+                                                      frame=got.get("frame"))
+                    reading["corrected"] = tapped
+                    self.store.set_reading(reading)
             with self.store.lock:
                 play.submit_reading(self.store, self.store.reading)
             roll = pending.get("roll")

@@ -280,8 +280,10 @@ class DiceModel:
             kind = self.det_classes[det.class_id[i]]
             icon = icons[det.face_id[i]] if det.face_id[i] >= 0 else None
             cocked = icon == COCKED
-            conf = float(det.confidence[i] * det.face_confidence[i] *
-                         (det.count_confidence[i] if counts and self.decoder is None else 1.0))
+            if self.decoder is not None:  # the box is a die (the veto kept it): how sure is the face?
+                conf = float(det.face_confidence[i])
+            else:
+                conf = float(det.confidence[i] * det.face_confidence[i] * (det.count_confidence[i] if counts else 1.0))
             unreadable = (not cocked) and (icon is None or conf < self.min_face_conf)
             cnt = int(counts[det.count[i]]) if counts and det.count[i] >= 0 else None
             if cocked or unreadable:
