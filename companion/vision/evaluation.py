@@ -96,7 +96,7 @@ def evaluate(model: DiceModel, data_dir: Path, *, split: str | None = None, conf
                       for r in confident if len(r.boxes))
     out["false_boxes_per_image"] = round(false_boxes / len(images), 3)
     out.update(face_accuracy(confident))
-    cm = confusion_matrix(results, nc)
+    cm = confusion_matrix(results, nc, conf=model.detector.conf)  # the boxes the product keeps
     out["confusion_matrix"] = cm.tolist()
     out["classes"] = list(names)
     out["images"] = len(images)
