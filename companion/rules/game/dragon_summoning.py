@@ -65,8 +65,9 @@ def _where(game: Game, u: Unit) -> str:
     return game.state.terrains[loc].name
 
 
-def summon(game: Game, cast: dict, white_spell: bool) -> Generator[Decision, Any, str | None]:
-    """Move the chosen dragon to the target terrain; returns its uid (None: nothing to summon)."""
+def summon(game: Game, cast: dict, white_spell: bool) -> Generator[Decision, Any, list[str]]:
+    """Move the chosen dragons to the target terrain, one per combined casting (the spell's "one" is
+    cumulative, V4.01c L2143-2149, L2431, L2441); returns their uids (empty: nothing to summon)."""
     st = game.state
     spell = SUMMON_WHITE_DRAGON if white_spell else SUMMON_DRAGON
     target = cast["target"]
@@ -74,38 +75,44 @@ def summon(game: Game, cast: dict, white_spell: bool) -> Generator[Decision, Any
     if target not in st.terrains:
         game._say(f"{spell} needs a terrain as its target: {target!r} is not one; the spell does nothing "
                   "(FAQ95 EARTH 5.C)")
-        return None
+        return []
     element = None if white_spell else str(cast.get("paid_with", ""))
-    found = summonable(game, element, white_spell, target)
-    if not found:
-        game._say(f"{spell} ({element or 'any magic'}): no dragon can answer the summons")
-        return None
-    opts, seen = [], set()
-    for u in found:
-        key = (u.name, u.owner, st.location[u.uid])
-        if key in seen:
-            continue
-        seen.add(key)
-        opts.append(choice(u.uid, f"{u.name.split('/', 1)[-1]} from {_where(game, u)}"))
-    uid = opts[0]["value"]
-    if len(opts) > 1:
-        uid = yield _ask("summon_dragon", caster, "choice",
-                         f"{game._name(caster)}: {spell}: which dragon comes to {st.terrains[target].name}?",
-                         "V4.01c L2429-2445", opts, validate=choose_validator(opts))
-    d = st.units[uid]
-    came_from = _where(game, d)
-    st.location[uid] = target
-    game._say(f"{spell}: {d.name.split('/', 1)[-1]} ({game._name(d.owner)}'s) comes from {came_from} to "
-              f"{st.terrains[target].name}")
-    return uid
+    wanted = max(1, int(cast.get("castings", 1) or 1))
+    came: list[str] = []
+    for n in range(wanted):
+        found = summonable(game, element, white_spell, target)
+        if not found:
+            game._say(f"{spell} ({element or 'any magic'}): no " + ("further " if came else "")
+                      + "dragon can answer the summons")
+            break
+        opts, seen = [], set()
+        for u in found:
+            key = (u.name, u.owner, st.location[u.uid])
+            if key in seen:
+                continue
+            seen.add(key)
+            opts.append(choice(u.uid, f"{u.name.split('/', 1)[-1]} from {_where(game, u)}"))
+        uid = opts[0]["value"]
+        if len(opts) > 1:
+            which = f" ({n + 1} of {wanted})" if wanted > 1 else ""
+            uid = yield _ask("summon_dragon", caster, "choice",
+                             f"{game._name(caster)}: {spell}{which}: which dragon comes to {st.terrains[target].name}?",
+                             "V4.01c L2429-2445, L2143-2149", opts, validate=choose_validator(opts))
+        d = st.units[uid]
+        came_from = _where(game, d)
+        st.location[uid] = target
+        came.append(uid)
+        game._say(f"{spell}: {d.name.split('/', 1)[-1]} ({game._name(d.owner)}'s) comes from {came_from} to "
+                  f"{st.terrains[target].name}")
+    return came
 
 
-def summon_dragon(game: Game, cast: dict) -> Generator[Decision, Any, str | None]:
+def summon_dragon(game: Game, cast: dict) -> Generator[Decision, Any, list[str]]:
     """Summon Dragon's effect (V4.01c L2429-2436)."""
     return (yield from summon(game, cast, white_spell=False))
 
 
-def summon_white_dragon(game: Game, cast: dict) -> Generator[Decision, Any, str | None]:
+def summon_white_dragon(game: Game, cast: dict) -> Generator[Decision, Any, list[str]]:
     """Summon White Dragon's effect (V4.01c L2439-2445)."""
     return (yield from summon(game, cast, white_spell=True))
 

@@ -33,7 +33,6 @@ from itertools import product
 from typing import Any
 
 from . import dragon_promotion as promo
-from . import dua
 from .decisions import Decision, choice, choose_validator
 from .dragon_targeting import ARMY, WHITE, dragon_targets, dragon_type
 from .flow import EXTENSIONS, PHASE_HOOKS, Game, _ask, _faces_validator
@@ -319,30 +318,18 @@ def breath_on_army(game: Game, a: DragonAttack, army: Army) -> Flow:
 
 def dragon_fire(game: Game, a: DragonAttack, killed: list[str]) -> Flow:
     """Fire breath: the units this breath killed roll; each that makes no save result is buried
-    (V4.01c L719-720)."""
-    from ..resolution import RolledUnit, RollRequest, TerrainState, resolve
+    (V4.01c L719-720).  Each rolls alone through the flow's roll (``sai_attack.save_or_bury``), so
+    the roll is resolved like any other: in the DUA only save-generating SAIs work (L1215-1216),
+    faces that roll again are rolled again (L1013-1015), and a unit with Rise from the Ashes rolls
+    when it is buried (L1774-1778)."""
+    from .sai_attack import save_or_bury
 
     st = game.state
+    killed = [u for u in killed if st.location[u] == DUA]
     if not killed:
         game._say("Dragon Fire: the breath killed no unit, nothing to roll")
         return
-    dice = [st.units[u] for u in killed]
-    spec = [{"uid": u.uid, "die": u.name, "faces": list(u.spec.faces)} for u in dice]
-    owner = dice[0].owner
-    faces = yield _ask("dragon_fire_roll", owner, "roll",
-                       f"{game._name(owner)}: Dragon Fire: roll the units the breath killed; those that roll no save are buried",
-                       "V4.01c L719-720", dice=spec, data={"roll": "save", "dragon_fire": True},
-                       validate=_faces_validator(spec))
-    t = st.terrains[st.location[a.dragon.uid]]
-    terrain = TerrainState(t.kind.type, face=t.face, eighth=t.kind.icon, name=t.kind.name)
-    for unit, face in zip(dice, faces, strict=True):
-        die = unit.spec.die
-        res = resolve(RollRequest("save", (RolledUnit(die, (die.find_face(face),)),), terrain=terrain, individual=True))
-        if res.total("save") > 0:
-            game._say(f"Dragon Fire: {unit.name} rolls {face}: a save, it stays in the DUA")
-        else:
-            for line in dua.bury(st, [unit.uid]):
-                game._say(f"Dragon Fire: {unit.name} rolls {face}: no save. {line}")
+    yield from save_or_bury(game, killed, "Dragon Fire", "V4.01c L719-720")
 
 
 # -- the army's response (step 6) ------------------------------------------------------------------

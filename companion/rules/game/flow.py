@@ -465,11 +465,6 @@ class Game:
             hook = PHASE_HOOKS.get(phase)
             if hook is not None:
                 yield from hook(self, pid)
-            elif phase == PHASE_DRAGON:
-                for t in st.terrains.values():
-                    if st.army(pid, t.id).units and any(u.spec.kind == "dragon" for u in st.units.values()
-                                                         if st.location[u.uid] == t.id):
-                        self._say(f"Dragons at {t.name} would attack now: dragon attacks are not handled here")
         # 5-6. Marches (V4.01c L372-470).
         for number, phase in ((1, PHASE_MARCH1), (2, PHASE_MARCH2)):
             st.phase, st.march = phase, number

@@ -1,0 +1,170 @@
+"""Closing gaps of issue 7 in the dragon rules: breath kills and Open Grave, Dragon Fire through the
+flow's roll (Rise from the Ashes on burial, the DUA's SAI rule), combined Summon Dragon castings, the
+dragon phase with no fallback in the flow."""
+
+from __future__ import annotations
+
+import inspect
+
+from dragon_support import answer, army_units, dragon_uid, new_game, passive, place, small, to_dragon_phase
+from test_dragon_breath import big_bob, breath_game, breathe
+
+from companion.rules.game import flow
+from companion.rules.game.state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN
+
+BOB_HOME = "p2@home-p2"
+
+
+def test_breath_kills_ignore_open_grave():
+    """V4.01c L2240-2245: Open Grave sends to the Reserve Area only units killed *following a save
+    roll*; with no save roll possible it does nothing.  A breath kills five health-worth outright
+    (L699-700, no save roll), so the dead go to the DUA even with Open Grave on the army."""
+    game = breath_game("Ivory Drake", bob=big_bob())
+    game.add_effect("Open Grave", "p2", BOB_HOME, UNTIL_YOUR_NEXT_TURN)
+    before = {u.uid for u in game.state.army("p2", "home-p2").units}
+    breathe(game)
+    st = game.state
+    dead = [u for u in before if st.location[u] != "home-p2"]
+    assert len(dead) == 5
+    assert {st.location[u] for u in dead} == {DUA}  # not RESERVE
+    assert not any("Open Grave" in line for line in game.log)
+
+
+def test_dragon_claws_after_the_response_roll_do_follow_a_save_roll():
+    """The other side of L2240-2245: claws are damage the army rolled saves against in its
+    response (L670-686), so Open Grave keeps those dead out of the DUA."""
+    game = breath_game("Ivory Drake", bob=big_bob())
+    game.add_effect("Open Grave", "p2", BOB_HOME, UNTIL_YOUR_NEXT_TURN)
+    answer(game, "dragon_roll", faces=["6 Claw"])
+    d = game.pending
+    assert d.data.get("roll") == "dragon"
+    game.apply({"type": "roll", "faces": [next(f for f in x["faces"] if f.endswith("Maneuver")) for x in d.dice]})
+    while game.pending.topic == "allocate":
+        game.apply(passive(game.pending))
+    st = game.state
+    gone = [u for u in st.units.values() if u.owner == "p2" and u.is_unit and st.location[u.uid] == RESERVE]
+    assert len(gone) == 6 and any("Open Grave" in line for line in game.log)
+
+
+def _fire_on(bob):
+    game = breath_game("Red Drake", bob=bob)
+    breathe(game)
+    return game
+
+
+def test_dragon_fire_rolls_each_killed_unit_through_the_flows_roll():
+    """V4.01c L719-720: the units the fire breath killed roll, those with no save are buried.  Each
+    rolls alone in the DUA, where only save-generating SAIs work (L1215-1216), through the flow's
+    roll (re-roll faces and hooks included): a Soldier's save keeps it in the DUA."""
+    game = _fire_on(big_bob())
+    st = game.state
+    seen = {}
+    while game.pending.data.get("roll") == "save" and game.pending.data.get("army", "").endswith("@dua"):
+        d = game.pending
+        assert d.player == "p2" and len(d.dice) == 1 and "Dragon Fire" in d.prompt
+        uid = d.dice[0]["uid"]
+        face = "1 Save" if not seen else next(f for f in d.dice[0]["faces"] if f.endswith("Maneuver"))
+        seen[uid] = face
+        game.apply({"type": "roll", "faces": [face]})
+    assert len(seen) == 5
+    first, *rest = seen
+    assert st.location[first] == DUA
+    assert {st.location[u] for u in rest} == {BUA}
+
+
+def test_dragon_fire_burial_lets_rise_from_the_ashes_roll():
+    """V4.01c L1774-1778: a unit with Rise from the Ashes that is buried rolls; on that SAI it goes
+    to the Reserve Area instead.  A Phoenix killed by fire breath (it rolls no Rise when killed),
+    then buried by Dragon Fire, rises on its burial roll."""
+    bob = {"home": ["Firewalkers/Phoenix", "Firewalkers/Guardian", "Firewalkers/Guardian", "Firewalkers/Guardian"],
+           "horde": ["Firewalkers/Guardian"] * 4, "campaign": ["Firewalkers/Guardian"] * 4}
+    game = breath_game("Red Drake", bob=bob, force=15)
+    breathe(game)
+    st = game.state
+    phoenix = next(u.uid for u in st.units.values() if u.name == "Firewalkers/Phoenix")
+    d = game.pending
+    if d.topic == "allocate":  # 5 health-worth: the Phoenix and a Guardian
+        pick = next(c["value"] for c in d.choices if phoenix in c["value"])
+        game.apply({"type": "allocate", "units": pick})
+    # Rise from the Ashes when killed: it fails (a Fly face).
+    d = game.pending
+    assert d.topic == "sai_roll" and d.dice[0]["uid"] == phoenix and "killed" in d.prompt
+    game.apply({"type": "roll", "faces": ["4 Fly"]})
+    assert st.location[phoenix] == DUA
+    # Dragon Fire: each rolls alone; a Seize makes no save in the DUA (L1215-1216): buried.
+    rolled_phoenix = False
+    while game.pending.data.get("army", "").endswith("@dua") and game.pending.data.get("roll") == "save":
+        d = game.pending
+        uid = d.dice[0]["uid"]
+        face = next(f for f in d.dice[0]["faces"] if f.endswith(("Melee", "Seize")))  # no save
+        rolled_phoenix |= uid == phoenix
+        game.apply({"type": "roll", "faces": [face]})
+    assert rolled_phoenix
+    d = game.pending
+    assert d.topic == "sai_roll" and d.dice[0]["uid"] == phoenix and "buried" in d.prompt
+    game.apply({"type": "roll", "faces": ["4 Rise from the Ashes"]})
+    assert st.location[phoenix] == RESERVE
+    assert any("Rise from the Ashes" in line and "buried" in line for line in game.log)
+
+
+def _summoner(dragons):
+    """Alice's home army (three Oracles, three Seers: up to 21 fire magic at Highland City) takes a
+    magic action; the cast decision is pending."""
+    mages = {"home": ["Amazons/Oracle"] * 3 + ["Amazons/Seer"] * 3,
+             "horde": small("Amazons", 9, 1), "campaign": small("Amazons", 9, 2)}
+    game = new_game(alice=mages, force=30, dragons=dragons)
+    answer(game, "march", "p1@home-p1")
+    answer(game, "maneuver", "skip")
+    answer(game, "action", "magic")
+    d = game.pending
+    game.apply({"type": "roll", "faces": [max((f for f in x["faces"] if f.endswith("Magic")),
+                                              key=lambda f: int(f.split()[0])) for x in d.dice]})
+    assert game.pending.topic == "cast" and game.pending.data["magic"] >= 14
+    return game
+
+
+def test_combined_summon_dragon_brings_one_dragon_per_casting():
+    """V4.01c L2143-2149: a highlighted number (Summon Dragon's "one", L2431) is multiplied by the
+    combined castings: two combined castings summon two dragons, the caster choosing each (Bob's
+    Red Wyrm from his pool keeps its owner)."""
+    game = _summoner((("Dragons/Red Drake", "Dragons/Blue Drake"), ("Dragons/Red Wyrm", "Dragons/Blue Drake")))
+    red, wyrm = dragon_uid(game, "Red Drake"), dragon_uid(game, "Red Wyrm")
+    game.apply({"type": "cast", "spells": [{"spell": "Summon Dragon", "target": "home-p2", "element": "Fire",
+                                            "castings": 2}]})
+    d = game.pending
+    assert d.topic == "summon_dragon" and {c["value"] for c in d.choices} == {red, wyrm}
+    answer(game, "summon_dragon", wyrm)
+    assert game.state.location[wyrm] == "home-p2" and game.state.units[wyrm].owner == "p2"
+    # The second casting: only the Red Drake is left to answer, it comes without a question.
+    assert game.state.location[red] == "home-p2"
+    assert sum("Summon Dragon:" in line and "comes from" in line for line in game.log) == 2
+
+
+def test_combined_summon_with_too_few_dragons_brings_what_there_is():
+    """Two combined castings with one fire dragon in play: one comes, nothing more can answer."""
+    game = _summoner((("Dragons/Red Drake", "Dragons/Blue Drake"), ("Dragons/Green Drake", "Dragons/Blue Drake")))
+    red = dragon_uid(game, "Red Drake")
+    out = game.apply({"type": "cast", "spells": [{"spell": "Summon Dragon", "target": "home-p2", "element": "Fire",
+                                                  "castings": 2}]})
+    assert game.state.location[red] == "home-p2"
+    assert any("no further dragon can answer" in line for line in out["log"])
+
+
+def test_the_flow_has_no_dragon_fallback_left():
+    """The dragon attack phase is the dragons module's PHASE_HOOKS entry (V4.01c L364-367): the flow
+    keeps no "not handled here" branch for it."""
+    src = inspect.getsource(flow.Game._turn) if hasattr(flow.Game, "_turn") else inspect.getsource(flow)
+    assert "not handled here" not in src
+    from companion.rules.game import dragons
+
+    assert flow.PHASE_HOOKS[flow.PHASE_DRAGON] is dragons.dragon_attack_phase
+
+
+def test_dragons_in_the_phase_attack_without_a_fallback():
+    """A dragon at the marching player's army attacks it in the dragon attack phase (L580-582)."""
+    game = new_game()
+    place(game, "home-p2", "Red Drake")
+    d = to_dragon_phase(game)
+    assert d.topic == "dragon_roll"
+    assert army_units(game, "p2", "home-p2")
+    assert all(game.state.location[u.uid] != POOL for u in game.state.units.values() if u.name == "Dragons/Red Drake")
