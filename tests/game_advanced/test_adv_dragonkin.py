@@ -69,6 +69,8 @@ def cast_at_frontier(game: Game, spells: list[dict], magic_faces: list[str]):
     roll(game, *magic_faces)
     assert game.pending.topic == "cast"
     game.apply({"type": "cast", "spells": spells})
+    while game.pending is not None and game.pending.topic == "spell_order":  # in the order announced (L470-473)
+        game.apply({"type": "choose", "choice": game.pending.choices[0]["value"]})
 
 
 MAGES = ["Dwarves/Wizard", "Dwarves/Thaumaturgist"]  # 5 points rolling "4 Magic" and "3 Magic"

@@ -66,7 +66,7 @@ def cast_spells(game: Game, spells: list[dict], location: str = "home-p1", faces
     announce `spells`.  Returns the accepted cast action."""
     st = game.state
     if game.pending.topic == "cast":  # a refused announcement leaves the same decision pending
-        return game.apply({"type": "cast", "spells": spells})
+        return in_announced_order(game, game.apply({"type": "cast", "spells": spells}))
     if location in st.terrains:
         st.terrains[location].face = next(i for i in range(1, 8) if st.terrains[location].kind.action_at(i) == "magic")
     d = game.pending
@@ -82,7 +82,16 @@ def cast_spells(game: Game, spells: list[dict], location: str = "home-p1", faces
     game.apply({"type": "roll", "faces": faces or faces_for(d, "magic", "max")})
     d = game.pending
     assert d.topic == "cast", d.prompt
-    return game.apply({"type": "cast", "spells": spells})
+    return in_announced_order(game, game.apply({"type": "cast", "spells": spells}))
+
+
+def in_announced_order(game: Game, out: dict) -> dict:
+    """Answer the caster's "which spell resolves next?" (V4.01c L470-473) with the first listed, the
+    order announced; the log lines of those answers join `out`'s."""
+    while game.pending is not None and game.pending.topic == "spell_order":
+        more = game.apply({"type": "choose", "choice": game.pending.choices[0]["value"]})
+        out["log"] = out["log"] + more["log"]
+    return out
 
 
 def roll_total(game: Game, army_id: str, roll: str, faces: list[str], against: str | None = None,

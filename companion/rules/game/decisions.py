@@ -38,7 +38,7 @@ TOPICS = (
     # SAIs in play and species abilities (companion.rules.game.sai_*, species_play)
     "sai_target", "sai_option", "sai_move", "sai_roll", "species_ability",
     # spells (companion.rules.game.spells): Dispel Magic, rolls and choices a spell's effect asks for
-    "dispel", "dispel_roll", "spell_roll", "spell_choice",
+    "dispel", "dispel_roll", "spell_roll", "spell_choice", "spell_order",
     # dragons (companion.rules.game.dragons, dragon_promotion, dragon_summoning)
     "dragon_order", "dragon_target", "dragon_roll", "dragon_reroll", "dragon_fire_roll", "dragon_treasure",
     "dragon_ids", "dragon_kills", "dragon_promotion", "dragon_promotion_units", "summon_dragon",

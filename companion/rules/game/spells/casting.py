@@ -4,7 +4,7 @@ L2108-2111), and the rolls, damage and terrain steps that spell effects share.
 Order of a casting: every spell is announced with its target (``flow._magic``), then each unit with
 Dispel Magic that some announced magic touches may roll alone; a Dispel Magic icon negates every
 unresolved spell touching that unit, its army or its terrain.  Then the spells resolve one at a time,
-in the order announced (the caster chooses that order by announcing in it, L477-478).  A spell whose
+in any order the caster wishes (L470-473): the caster picks the next one (``next_spell``).  A spell whose
 target is gone by then does nothing, and no new target is chosen (L478-480); a "units" spell
 resolves on those of its units still there.
 """
@@ -18,7 +18,7 @@ from ..decisions import Decision, choice, choose_validator
 from ..dua import kill_flow
 from ..errors import IllegalSpell
 from ..state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
-from .registry import SPELLS, AnnouncedSpell, effect_for
+from .registry import INSTANT, SPELLS, AnnouncedSpell, effect_for
 
 if TYPE_CHECKING:
     from ..flow import Game
@@ -62,11 +62,14 @@ def cast_announced(game: Game, pid: str, army: Army, casts: Sequence[Any], cantr
                   + f" ({cast.cost} {cast.pay_with}) on {describe_target(game, entry)}"
                   + (" with Cantrip magic" if cantrip else ""))
     negated = yield from dispel_magic(game, entries)
-    for i, entry in enumerate(entries):
-        if i in negated:
-            entry["negated"] = True
-            game._say(f"{entry['spell']} is negated by Dispel Magic (V4.01c L1432-1448)")
-            continue
+    for i in sorted(negated):
+        entries[i]["negated"] = True
+        game._say(f"{entries[i]['spell']} is negated by Dispel Magic (V4.01c L1432-1448)")
+    waiting = [i for i in range(len(entries)) if i not in negated]
+    while waiting:
+        i = yield from next_spell(game, pid, entries, waiting)
+        waiting.remove(i)
+        entry = entries[i]
         if not target_present(game, entry):
             entry["lost"] = True
             game._say(f"{entry['spell']}: its target is no longer there; no new target may be chosen (V4.01c L478-480)")
@@ -80,6 +83,32 @@ def cast_announced(game: Game, pid: str, army: Army, casts: Sequence[Any], cantr
             yield from more
         entry["resolved"] = True
     game._cleanup()
+
+
+def next_spell(game: Game, pid: str, entries: Sequence[dict], waiting: Sequence[int]) -> Flow:
+    """Once all spells are announced, the caster resolves them one at a time in any order they wish
+    (V4.01c L470-473, L2088-2089): with two or more different spells still waiting, the caster picks
+    the next one (listed in the order announced).  Returns its index."""
+    kinds = {(entries[i]["spell"], str(entries[i]["target"]), tuple(entries[i].get("units") or ())) for i in waiting}
+    if len(kinds) < 2 or not any(_acts_now(entries[i]["spell"]) for i in waiting):
+        return waiting[0]  # identical spells, or lasting effects only: their order changes nothing
+    opts = [choice(str(i), f"{entries[i]['spell']} on {describe_target(game, entries[i])}") for i in waiting]
+    pick = yield ask("spell_order", pid, "choice", f"{game._name(pid)}: which announced spell resolves next?",
+                     f"{DOC} L470-473", opts, validate=choose_validator(opts),
+                     data={"spells": [entries[i]["spell"] for i in waiting]})
+    return int(pick)
+
+
+def _acts_now(name: str) -> bool:
+    """Whether a spell does something as it resolves (damage, rolls, moves, choices) rather than only
+    putting a lasting effect in force; lasting effects alone commute, so their order is not asked."""
+    import inspect
+
+    rule = SPELLS.get(name)
+    effect = effect_for(name)
+    if rule is None or effect is None or rule.duration == INSTANT:
+        return True
+    return inspect.isgeneratorfunction(effect)
 
 
 def describe_target(game: Game, entry: Mapping[str, Any]) -> str:
