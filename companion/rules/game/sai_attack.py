@@ -411,10 +411,12 @@ def before_resolution(game: Game, army: Army, roll: str, dice: list[Unit], rolle
         wave = status.march_marks(game).get("wave", 0)
         if wave:
             effects.append(EffectInForce("Wave", castings=wave, target="army", hostile=True))
-    from . import species_play
+    from . import roll_choices, species_play
 
     more = yield from species_play.before_resolution(game, army, roll, dice, rolled, ctx)
     effects.extend(more)
+    # The roller's choices once the faces (and re-rolls) are known: Wilding, Fiery Weapon, Elevate ...
+    choices.update((yield from roll_choices.before_totals(game, army, roll, dice, rolled, ctx, skip)))
     return frozenset(skip), tuple(effects), choices
 
 

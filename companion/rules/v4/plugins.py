@@ -16,7 +16,9 @@ Choices the caller may make (``RollRequest.choices``), besides those of the engi
 * ``"Bash target melee"`` / ``"Bash dragon damage"``: the numbers Bash copies;
 * ``"Tower shot at Reserves"``: a missile attack from a Tower at a Reserve Army (Net, Web);
 * ``"in DUA"``: the rolling units are in the DUA (only save-generating SAIs work);
-* ``"active"``: abilities declared earlier in the turn (``["Kukri Charge"]``).
+* ``"active"``: abilities declared earlier in the turn (``["Kukri Charge"]``);
+* ``"<source> units"``: the die indexes a "double one unit" effect doubles (``{"Wilding units": "2"}``,
+  ``{"Elevate units": "0"}``); without it, the unit(s) that rolled the most.
 """
 
 from __future__ import annotations
@@ -118,6 +120,18 @@ def _best_units(ctx: RollContext, result: str, k: int = 1) -> list[int]:
     return ranked[:k]
 
 
+def _chosen_units(ctx: RollContext, source: str, k: int) -> list[int]:
+    """The units the roller picked for a "double one unit" effect: ``choices["<source> units"]``, die
+    indexes of this roll (Wilding: "select the unit ... after the army makes each roll", V4.01c
+    L2167-2171; Elevate, L1485-1498); only counting units, at most ``k``."""
+    raw = ctx.request.choices.get(f"{source} units")
+    if raw is None:
+        return []
+    picked = [int(x) for x in (raw.split(",") if isinstance(raw, str) else raw) if str(x).strip() != ""]
+    ok = [i for i in picked if 0 <= i < len(ctx.units) and ctx.units[i].counts and ctx.units[i].die.is_unit]
+    return list(dict.fromkeys(ok))[:k]
+
+
 def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, index: int | None) -> tuple[list, list]:
     mods: list[Modifier] = []
     reports: list[Report] = []
@@ -130,12 +144,14 @@ def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, inde
                 continue
             one_unit_done.add(key)
             k = sum(1 for o in contribution.modifiers if (o.op, o.result, o.source) == key and o.scope is m.scope)
-            chosen = _best_units(ctx, result, k)
+            picked = _chosen_units(ctx, m.source, k)
+            chosen = picked or _best_units(ctx, result, k)
             if chosen:
                 names = ", ".join(ctx.units[i].name for i in chosen)
+                why = "the roller's choice" if picked else "the unit(s) that rolled the most"
                 mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
                                      units=frozenset(chosen), origin=origin,
-                                     note=f"{m.note.split(' (unit')[0]} ({names}: the unit(s) that rolled the most)"))
+                                     note=f"{m.note.split(' (unit')[0]} ({names}: {why})"))
         elif m.scope is c.Scope.THIS_ROLL:
             mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
                                  origin=origin, note=m.note))

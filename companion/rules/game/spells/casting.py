@@ -390,13 +390,17 @@ def combination_roll(game: Game, army: Army, counted: Sequence[str], prompt: str
     st = game.state
     dice = [d for d in army.dice if d.is_unit or d.spec.kind == "item"]
     faces = yield from roll_faces(game, army.owner, [d.uid for d in dice], counted[0], prompt, rule)
+    from ..roll_choices import before_totals
+
+    # the roller's choices (Fly, Create Fireminions, Wilding ...) in this combination roll (L1083-1096)
+    picked = yield from before_totals(game, army, counted[0], dice, [[f] for f in faces], {"counted": tuple(counted)})
     terrain = st.terrains.get(army.location)
     controls = terrain is not None and terrain.face == 8 and terrain.controller == army.owner
     request = ArmyRoll(roll=counted[0], dice=tuple((d, (f,)) for d, f in zip(dice, faces, strict=True)),
                        terrain=terrain.kind if terrain else None, face=terrain.face if terrain else 1,
                        eighth_face=controls, in_reserve=army.location == RESERVE, against="magic",
                        marching=army.owner == st.marching, effects=game._effects_on(army),
-                       counted=tuple(counted), force_points=st.force_size)
+                       counted=tuple(counted), force_points=st.force_size, choices=tuple(picked.items()))
     out = resolve_army_roll(request)
     totals = {k.lower(): int(v) for k, v in out.totals.items()}
     game._say(f"{game._army_label(army)} rolled " + ", ".join(f"{totals.get(c, 0)} {c}" for c in counted))

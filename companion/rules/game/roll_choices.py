@@ -1,0 +1,113 @@
+"""Choices a roller makes once the faces are known, before the roll is totalled (die roll resolution,
+V4.01c L1011-1030), asked as decisions instead of chosen for the player:
+
+* Wilding (L2167-2171): per casting in force on the rolling army, the unit whose melee and save
+  results are doubled, "selected after the army makes each roll"; one unit for both results;
+* Fiery Weapon (L2323-2326): in a roll counting melee and missile (the response to a dragon attack,
+  L670-681), which of them gets the +2 per casting;
+* Elevate (L1485-1498): the unit whose missile (missile attack) or saves (save roll against melee)
+  are doubled; in a dragon attack, saves or missile first;
+* Fly (L1586-1587) and Create Fireminions (L1405-1406): the result type, in a combination roll
+  counting more than one type they can give (L1089-1096).
+
+The answers reach the resolution as ``choices`` (``companion.rules.v4.plugins``: ``"<name>"`` for an
+option, ``"<source> units"`` for the units a "double one unit" effect doubles).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .decisions import Decision
+from .sai_targeting import pick
+
+if TYPE_CHECKING:
+    from .flow import Game
+    from .state import Army, Unit
+
+Flow = Generator[Decision, Any, Any]
+TYPE_LABEL = {"magic": "Magic", "maneuver": "Maneuver", "melee": "Melee", "missile": "Missile", "save": "Save"}
+FIREMINION_TYPES = ("magic", "maneuver", "melee", "missile", "save")
+
+
+def counted_types(roll: str, ctx: dict) -> tuple[str, ...]:
+    """The result types a roll counts: a combination roll's own list, the response to a dragon
+    attack melee, missile and saves (L670-681), else the roll's type."""
+    if ctx.get("counted"):
+        return tuple(ctx["counted"])
+    return {"dragon": ("melee", "missile", "save")}.get(roll, (roll,))
+
+
+def _sai_dice(dice: Sequence[Unit], rolled: Sequence[Sequence[str]], sai: str, skip: frozenset | set) -> list[int]:
+    return [i for i, (d, faces) in enumerate(zip(dice, rolled, strict=True))
+            if d.uid not in skip and any(d.spec.die.find_face(f).sai == sai for f in faces)]
+
+
+def _unit_label(d: Unit, faces: Sequence[str]) -> str:
+    return f"{d.name} ({d.uid}, rolled {', '.join(faces)})"
+
+
+def _choose_units(game: Game, army: Army, dice: Sequence[Unit], rolled: Sequence[Sequence[str]], skip, count: int,
+                  prompt: str, rule: str) -> Flow:
+    """`count` different units of the roll, picked one at a time (all of them when there are no more)."""
+    able = [i for i, d in enumerate(dice) if d.is_unit and d.uid not in skip]
+    if len(able) <= count:
+        return able
+    chosen: list[int] = []
+    for n in range(count):
+        opts = [(str(i), _unit_label(dice[i], rolled[i])) for i in able if i not in chosen]
+        which = f" ({n + 1} of {count})" if count > 1 else ""
+        answer = yield from pick(game, army.owner, opts, prompt + which, rule)
+        chosen.append(int(answer))
+    return chosen
+
+
+def before_totals(game: Game, army: Army, roll: str, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],
+                  ctx: dict, skip: frozenset | set = frozenset()) -> Flow:
+    """Ask the roller's choices for this roll; returns the resolution choices to add."""
+    st = game.state
+    counted = counted_types(roll, ctx)
+    choices: dict[str, Any] = {}
+    if roll == "maneuver" or ctx.get("order_of_play"):
+        counted = tuple(t for t in counted if t == "maneuver")
+    army_roll = not ctx.get("individual")
+    # Wilding: one unit per casting, its melee and saves doubled (L2167-2171).
+    wild = sum(int(e.detail.get("castings", 1)) for e in st.effects if e.name == "Wilding" and e.target == army.id)
+    if wild and army_roll and ({"melee", "save"} & set(counted)):
+        units = yield from _choose_units(game, army, dice, rolled, skip, wild,
+                                         "Wilding: double the melee and save results of which unit?",
+                                         "V4.01c L2167-2171")
+        if units:
+            choices["Wilding units"] = ",".join(str(i) for i in units)
+    # Fiery Weapon: +2 melee or missile per casting, the owner's choice where both count (L2323-2326).
+    if (any(e.name == "Fiery Weapon" and e.target == army.id for e in st.effects)
+            and {"melee", "missile"} <= set(counted)):
+        choices["Fiery Weapon"] = yield from pick(game, army.owner, [("melee", "Fiery Weapon: add to melee"),
+                                                                     ("missile", "Fiery Weapon: add to missile")],
+                                                  "Fiery Weapon: add its results to melee or missile?",
+                                                  "V4.01c L2323-2326")
+    # Elevate: double one unit's missile / saves against melee; in a dragon attack, missile or saves.
+    if _sai_dice(dice, rolled, "Elevate", skip) and army_roll:
+        rule = "V4.01c L1485-1498"
+        kind = None
+        if roll == "dragon":
+            kind = yield from pick(game, army.owner, [("Save", "Elevate: double one unit's saves"),
+                                                      ("Missile", "Elevate: double one unit's missile")],
+                                   "Elevate: double saves or missile?", rule)
+            choices["Elevate"] = kind
+        elif roll == "missile" or (roll == "save" and ctx.get("against") == "melee"):
+            kind = "Missile" if roll == "missile" else "Save"
+        if kind is not None:
+            units = yield from _choose_units(game, army, dice, rolled, skip, 1,
+                                             f"Elevate: double the {kind.lower()} results of which unit?", rule)
+            if units:
+                choices["Elevate units"] = ",".join(str(i) for i in units)
+    # Fly and Create Fireminions in a roll counting more than one of their types (L1089-1096).
+    for sai, types, rule in (("Fly", ("maneuver", "save"), "V4.01c L1586-1587, L1089-1096"),
+                             ("Create Fireminions", FIREMINION_TYPES, "V4.01c L1405-1406, L1089-1096")):
+        options = [t for t in types if t in counted]
+        if len(options) > 1 and _sai_dice(dice, rolled, sai, skip):
+            choices[sai] = yield from pick(game, army.owner, [(TYPE_LABEL[t], f"{sai}: count as {t}") for t in options],
+                                           f"{sai}: which results does it give in this roll?", rule)
+    return choices
