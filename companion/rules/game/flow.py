@@ -247,6 +247,7 @@ class Game:
                 outcome = resolve_army_roll(request)
             except ValueError as exc:  # the resolution engine refused the faces
                 raise IllegalRoll(f"these faces cannot be resolved: {exc}") from None
+            self._last_request = request  # a Cantrip's spells may re-total this roll (spells.casting)
             if not outcome.rerolls:
                 break
             again = [spec[i] for i in outcome.rerolls]

@@ -275,7 +275,37 @@ def cantrip_after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, 
                       data={"magic": sum(magic.values()), "accounting": accounting, "army": here.id, "cantrip": True},
                       validate=validate)
     if casts:
+        request = getattr(game, "_last_request", None)
         yield from cast_announced(game, pid, here, casts, cantrip=True)
+        retotal(game, army, roll, outcome, ctx, request, {c.name for c in casts})
+
+
+def retotal(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: Mapping[str, Any], request: Any,
+            names: set[str]) -> None:
+    """The Cantrip SAI is applied at step 4 of die roll resolution, and the roll modifiers it brings
+    are applied in the steps that follow (V4.01c L1017-1019): a spell cast with it that modifies this
+    army's rolls (Stone Skin's saves, Ash Storm on its terrain ...) counts in this very roll.  It cannot
+    touch faces already rolled (L1036-1038).  Re-totals `outcome` in place with the cast spells' effects."""
+    from dataclasses import replace
+
+    from ...resolution import get_edition
+    from ..rolling import resolve_army_roll
+
+    if request is None or roll == "magic":
+        return
+    canon = {get_edition("v4").canonical_spell(n) or n for n in names}
+    now = tuple(e for e in game._effects_on(army, ctx.get("aimed_at")) if e.name in canon)
+    old = tuple(e for e in request.effects if e.name in canon)
+    if now == old:
+        return
+    again = resolve_army_roll(replace(request, effects=tuple(e for e in request.effects if e.name not in canon) + now))
+    if again.totals == outcome.totals and again.total == outcome.total:
+        return
+    game._say(f"{game._army_label(army)}: with the Cantrip spells, the roll counts {again.total} {roll} "
+              f"instead of {outcome.total} (V4.01c L1017-1019)")
+    outcome.total, outcome.totals = again.total, dict(again.totals)
+    if game.state.last_roll:
+        game.state.last_roll["total"] = again.total
 
 
 # ------------------------------------------------------------------------------ shared steps
