@@ -242,7 +242,7 @@ class GameSession:
             for e in events:
                 conn.execute(
                     "INSERT INTO events (seq, type, player, action, log, undone, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (int(e["seq"]), e["type"], e.get("player"), json.dumps(e["action"], sort_keys=True),
+                    (int(e["seq"]), e["type"], e.get("player"), json.dumps(e["action"]),
                      json.dumps(e.get("log", [])), int(bool(e.get("undone"))), e.get("at") or ""),
                 )
         return cls(store)

@@ -85,7 +85,7 @@ class EventStore:
         at = at or now()
         cur = self.conn.execute(
             "INSERT INTO events (type, player, action, log, undone, at) VALUES (?, ?, ?, ?, ?, ?)",
-            (type_, player, json.dumps(action, sort_keys=True), json.dumps(log), undone, at),
+            (type_, player, json.dumps(action), json.dumps(log), undone, at),
         )
         return {"seq": cur.lastrowid, "type": type_, "player": player, "action": action, "log": log,
                 "undone": bool(undone), "at": at}
