@@ -92,20 +92,30 @@ def test_fly_in_a_combination_roll_counts_as_the_roller_says():
     """V4.01c L1586-1587 and L1089-1096: Fly gives X maneuver or X saves; in a roll counting both the
     roller chooses: maneuver."""
     game, (shadow,), _ = arena(["Firewalkers/Fireshadow"], ["Amazons/Soldier"])
-    d = roll(game, "p1", "save", faces={shadow: ["4 Fly"]}, answers=[("Fly", "Maneuver")],
+    d = roll(game, "p1", "save", faces={shadow: ["4 Fly"]}, answers=[("Fly", "Maneuver:4,Save:0")],
              counted=("save", "maneuver"))
     assert d.result.totals.get("maneuver", 0) == 4 and d.result.totals.get("save", 0) == 0
 
 
 def test_create_fireminions_against_a_dragon_counts_as_the_roller_says():
     """V4.01c L1405-1406: X magic, maneuver, melee, missile or save results; against a dragon
-    (melee, missile, saves) the roller takes missile."""
+    (melee, missile, saves) the roller takes them all as missile."""
     game, (shadow,), _ = arena(["Firewalkers/Fireshadow"], ["Amazons/Soldier"])
     d = roll(game, "p1", "dragon", faces={shadow: ["4 Create Fireminions"]},
-             answers=[("Create Fireminions", "Missile")], against="dragon")
+             answers=[("Create Fireminions", "Melee:0,Missile:4,Save:0")], against="dragon")
     ask = next(x for x in d.decisions if "Create Fireminions" in x.prompt)
-    assert [c["value"] for c in ask.choices] == ["Melee", "Missile", "Save"]
+    assert len(ask.choices) == 15  # the ways to share 4 results among melee, missile and saves
     assert d.result.totals.get("missile", 0) == 4 and d.result.totals.get("melee", 0) == 0
+
+
+def test_create_fireminions_results_may_be_split():
+    """V4.01c L1089-1090: an SAI with a choice of results may have them split between the types the
+    combination roll needs: 2 melee and 2 saves against a dragon."""
+    game, (shadow,), _ = arena(["Firewalkers/Fireshadow"], ["Amazons/Soldier"])
+    d = roll(game, "p1", "dragon", faces={shadow: ["4 Create Fireminions"]},
+             answers=[("Create Fireminions", "Melee:2,Missile:0,Save:2")], against="dragon")
+    t = d.result.totals
+    assert (t.get("melee", 0), t.get("missile", 0), t.get("save", 0)) == (2, 0, 2)
 
 
 def test_fly_in_tidal_waves_save_and_maneuver_roll_is_the_rollers_choice():
@@ -118,6 +128,6 @@ def test_fly_in_tidal_waves_save_and_maneuver_roll_is_the_rollers_choice():
     game, (shadow,), _ = arena(["Firewalkers/Fireshadow"], ["Amazons/Soldier"])
     army = game.state.army("p1", "frontier")
     d = drive(game, combination_roll(game, army, ("save", "maneuver"), "Tidal Wave roll", "V4.01c L2374-2383"),
-              faces={shadow: ["4 Fly"]}, answers=[("Fly", "Maneuver")])
+              faces={shadow: ["4 Fly"]}, answers=[("Fly", "Maneuver:4,Save:0")])
     assert any("Fly" in p for p in _prompts(d))
     assert d.result.get("maneuver", 0) == 4 and d.result.get("save", 0) == 0

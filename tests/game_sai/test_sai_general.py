@@ -260,7 +260,7 @@ def test_wild_growth_in_a_save_roll_may_promote_instead_l2072_2080():
     game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak"])
     oak = game.state.area("p1", "dua")[0].uid
     d = roll(game, "p1", "save", faces={a[0]: ["4 Wild Growth"]}, against="melee",
-             answers=[("saves or promotions", "promote"), ("Wild Growth: promote", "p0")])
+             answers=[("split its", "Save:0,promote:4"), ("Wild Growth: promote", "p0")])
     assert d.result.total == 0 and where(game, [a[1], oak]) == ["dua", "frontier"]
 
 

@@ -44,6 +44,18 @@ def _sai_dice(dice: Sequence[Unit], rolled: Sequence[Sequence[str]], sai: str, s
             if d.uid not in skip and any(d.spec.die.find_face(f).sai == sai for f in faces)]
 
 
+def _x(d: Unit, faces: Sequence[str], sai: str) -> int:
+    """X of the SAI face shown (V4.01c L1182-1190: the count printed on the face)."""
+    return max(f.count for f in (d.spec.die.find_face(x) for x in faces) if f.sai == sai)
+
+
+def compositions(total: int, parts: int) -> list[tuple[int, ...]]:
+    """Every way to write `total` as `parts` ordered non-negative shares, the first share largest first."""
+    if parts == 1:
+        return [(total,)]
+    return [(first, *rest) for first in range(total, -1, -1) for rest in compositions(total - first, parts - 1)]
+
+
 def _unit_label(d: Unit, faces: Sequence[str]) -> str:
     return f"{d.name} ({d.uid}, rolled {', '.join(faces)})"
 
@@ -103,11 +115,24 @@ def before_totals(game: Game, army: Army, roll: str, dice: Sequence[Unit], rolle
                                              f"Elevate: double the {kind.lower()} results of which unit?", rule)
             if units:
                 choices["Elevate units"] = ",".join(str(i) for i in units)
-    # Fly and Create Fireminions in a roll counting more than one of their types (L1089-1096).
+    # Fly and Create Fireminions in a roll counting more than one of their types: the results may be
+    # split between the types the roll needs (L1089-1096).
     for sai, types, rule in (("Fly", ("maneuver", "save"), "V4.01c L1586-1587, L1089-1096"),
                              ("Create Fireminions", FIREMINION_TYPES, "V4.01c L1405-1406, L1089-1096")):
         options = [t for t in types if t in counted]
-        if len(options) > 1 and _sai_dice(dice, rolled, sai, skip):
+        shown = _sai_dice(dice, rolled, sai, skip)
+        if len(options) < 2 or not shown:
+            continue
+        xs = {_x(dice[i], rolled[i], sai) for i in shown}
+        if len(xs) == 1 and max(xs) <= 8:
+            x = xs.pop()
+            opts = [(",".join(f"{TYPE_LABEL[t]}:{n}" for t, n in zip(options, parts, strict=True)),
+                     f"{sai}: " + ", ".join(f"{n} {t}" for t, n in zip(options, parts, strict=True) if n))
+                    for parts in compositions(x, len(options))]
+            each = " (each die)" if len(shown) > 1 else ""
+            choices[f"{sai} split"] = yield from pick(game, army.owner, opts,
+                                                      f"{sai}: how do its {x} results count in this roll{each}?", rule)
+        else:
             choices[sai] = yield from pick(game, army.owner, [(TYPE_LABEL[t], f"{sai}: count as {t}") for t in options],
                                            f"{sai}: which results does it give in this roll?", rule)
     return choices

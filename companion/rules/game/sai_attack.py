@@ -405,8 +405,8 @@ def before_resolution(game: Game, army: Army, roll: str, dice: list[Unit], rolle
             if uid is not None:
                 choices["Bash target melee"] = plan.per_unit_melee[uid]
                 plan.bash.append((uid, plan.per_unit_melee[uid]))
-    if roll == "save" and not ctx.get("individual"):
-        yield from _save_or_other(game, army, dice, rolled, choices)
+    if roll in ("save", "dragon") and not ctx.get("individual"):
+        yield from _save_or_other(game, army, dice, rolled, choices, regenerate=roll == "save")
     if roll == "maneuver" and ctx.get("counter_maneuver"):
         wave = status.march_marks(game).get("wave", 0)
         if wave:
@@ -420,20 +420,32 @@ def before_resolution(game: Game, army: Army, roll: str, dice: list[Unit], rolle
     return frozenset(skip), tuple(effects), choices
 
 
-def _save_or_other(game: Game, army: Army, dice: list[Unit], rolled: list[list[str]], choices: dict) -> Flow:
+def _save_or_other(game: Game, army: Army, dice: list[Unit], rolled: list[list[str]], choices: dict,
+                   regenerate: bool = True) -> Flow:
     """In a save roll, Regenerate may return units instead of saving (L1746-1750) and Wild Growth may
     promote instead (L2072-2080): the roller chooses when the other option can do something."""
     st = game.state
     shown = {d.spec.die.find_face(face).sai for d, faces in zip(dice, rolled, strict=True) for face in faces}
-    if "Regenerate" in shown and any(u.is_unit for u in st.area(army.owner, DUA)):
+    if regenerate and "Regenerate" in shown and any(u.is_unit for u in st.area(army.owner, DUA)):
         choices["Regenerate"] = yield from pick(game, army.owner, [("Save", "Regenerate: count its saves"),
                                                                    ("return units", "Regenerate: return units from "
                                                                     "your DUA instead")],
                                                 "Regenerate: saves or return units?", rule_of("Regenerate"))
     if "Wild Growth" in shown and any(dua.can_promote(st, u.uid, n) for u in army.units for n in st.units):
-        choices["Wild Growth"] = yield from pick(game, army.owner, [("Save", "Wild Growth: count its saves"),
-                                                                    ("promote", "Wild Growth: promote instead")],
-                                                 "Wild Growth: saves or promotions?", rule_of("Wild Growth"))
+        # X saves or X health-worth of promotions, split as the roller likes (L2075-2078).
+        xs = {f.count for d, faces in zip(dice, rolled, strict=True) for f in (d.spec.die.find_face(x) for x in faces)
+              if f.sai == "Wild Growth"}
+        if len(xs) == 1:
+            x = xs.pop()
+            opts = [(f"Save:{x - k},promote:{k}", f"Wild Growth: {x - k} saves, promote {k} health-worth")
+                    for k in range(x + 1)]
+            choices["Wild Growth split"] = yield from pick(game, army.owner, opts,
+                                                           f"Wild Growth: split its {x} results between saves and "
+                                                           "promotions", rule_of("Wild Growth"))
+        else:  # Wild Growth dice showing different X: each counts wholly one way
+            choices["Wild Growth"] = yield from pick(game, army.owner, [("Save", "Wild Growth: count its saves"),
+                                                                        ("promote", "Wild Growth: promote instead")],
+                                                     "Wild Growth: saves or promotions?", rule_of("Wild Growth"))
 
 
 def _delayed(game: Game, army: Army, attacker_owner: str, r: dict, glarer: str | None, dice: list[Unit],

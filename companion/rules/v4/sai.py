@@ -773,6 +773,9 @@ def sai_contribution(name: str, x: int, situation: Situation, die: object = None
     if x < 0:
         raise ValueError(f"{name}: X cannot be negative ({x})")
     rule = rule_for_face(name, die)
+    split = situation.choices.get(f"{rule.name} split")
+    if split:
+        return _split_contribution(rule, name, x, situation, die, split)
     mode, chosen, options = _pick(rule, _mode_in(rule, situation, die), situation)
     if situation.in_dua:
         # In the DUA only SAIs that generate saves work, and only their saves (L1215-1216).
@@ -809,6 +812,37 @@ def sai_contribution(name: str, x: int, situation: Situation, die: object = None
         chosen=chosen,
         options=options,
         note=mode.note,
+    )
+
+
+def _split_contribution(rule: SAIRule, name: str, x: int, situation: Situation, die: object, split: str) -> Contribution:
+    """An SAI offering a choice of different results may have its X split between them (V4.01c
+    L1089-1090; Wild Growth L2075-2078): ``choices["<SAI> split"] = "Save:2,promote:2"`` (option
+    labels and shares summing to X); each share is that option's contribution with X = the share."""
+    parts: list[tuple[str, int]] = []
+    for item in str(split).split(","):
+        label, _, share = item.partition(":")
+        if not share.strip().isdigit():
+            raise ValueError(f"{rule.name} split: {item!r} is not 'option:number'")
+        parts.append((label.strip(), int(share)))
+    if sum(n for _, n in parts) != x:
+        raise ValueError(f"{rule.name} split {split!r} does not add up to X = {x}")
+    base = {k: v for k, v in situation.choices.items() if k != f"{rule.name} split"}
+    pieces = [sai_contribution(name, n, replace(situation, choices={**base, rule.name: label}), die)
+              for label, n in parts if n > 0]
+    results: dict[str, int] = {}
+    for piece in pieces:
+        for k, v in piece.results.items():
+            results[k] = results.get(k, 0) + v
+    return Contribution(
+        source=rule.name,
+        citation=pieces[0].citation if pieces else rule.citation,
+        results=results,
+        modifiers=tuple(m for p in pieces for m in p.modifiers),
+        counts_as=tuple(c for p in pieces for c in p.counts_as),
+        effects=tuple(e for p in pieces for e in p.effects),
+        rerolls=any(p.rerolls for p in pieces),
+        note=f"split: {split}",
     )
 
 

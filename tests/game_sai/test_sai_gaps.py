@@ -1,0 +1,32 @@
+"""Closing SAI gaps of issue 7: Wild Growth's split, Bash against a dragon, Hypnotic Glare's option,
+Rise from the Ashes on spell burials, Sneak Attack in the dragon response."""
+
+from __future__ import annotations
+
+from sai_arena import arena, roll, where
+
+D = ["Amazons/Soldier"]
+
+
+def test_wild_growth_splits_between_saves_and_promotions():
+    """V4.01c L2075-2078: X saves or X health-worth promoted, split in any way the roller chooses:
+    4 Wild Growth as 2 saves and up to 2 health-worth of promotions."""
+    game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak"])
+    oak = game.state.area("p1", "dua")[0].uid
+    d = roll(game, "p1", "save", faces={a[0]: ["4 Wild Growth"]}, against="melee",
+             answers=[("split its", "Save:2,promote:2"), ("Wild Growth: promote", "p0")])
+    ask = next(x for x in d.decisions if "split its" in x.prompt)
+    assert [c["value"] for c in ask.choices][:3] == ["Save:4,promote:0", "Save:3,promote:1", "Save:2,promote:2"]
+    promote = next(x for x in d.decisions if "Wild Growth: promote up to" in x.prompt)
+    assert "up to 2 health-worth" in promote.prompt
+    assert d.result.total == 2 and where(game, [a[1], oak]) == ["dua", "frontier"]
+
+
+def test_wild_growth_split_in_the_response_to_a_dragon():
+    """The response to a dragon attack counts saves (L670-681): Wild Growth may be split there too
+    (L2072-2080): 3 saves, 1 promotion."""
+    game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak"])
+    d = roll(game, "p1", "dragon", faces={a[0]: ["4 Wild Growth"]}, against="dragon",
+             answers=[("split its", "Save:3,promote:1"), ("Wild Growth: promote", "p0")])
+    assert d.result.totals.get("save", 0) == 3
+    assert any("up to 1 health-worth" in x.prompt for x in d.decisions)
