@@ -168,3 +168,61 @@ def test_dragons_in_the_phase_attack_without_a_fallback():
     assert d.topic == "dragon_roll"
     assert army_units(game, "p2", "home-p2")
     assert all(game.state.location[u.uid] != POOL for u in game.state.units.values() if u.name == "Dragons/Red Drake")
+
+
+def _eldarim_home():
+    from dragon_support import small
+
+    quiet = ["Eldarim/Morehl Spellbinder (Air)", "Eldarim/Morehl Sprinter (Air)", "Eldarim/Morehl Sprinter (Air)"]
+    return {"home": ["Eldarim/Fire Dragon Zealot"] + quiet, "horde": small("Eldarim", 5, 1),
+            "campaign": small("Eldarim", 3, 2)}
+
+
+def _respond(game, zealot_face):
+    """Bob's response roll: the Zealot shows `zealot_face`, the others faces worth nothing here."""
+    d = game.pending
+    assert d.data.get("roll") == "dragon", d.prompt
+    from dragon_support import zero_faces
+
+    faces = [zealot_face if x["die"] == "Eldarim/Fire Dragon Zealot" else z
+             for x, z in zip(d.dice, zero_faces(d), strict=True)]
+    return game.apply({"type": "roll", "faces": faces})
+
+
+def test_bash_turns_a_dragons_damage_back_on_it():
+    """V4.01c L1266-1269: during a dragon attack, Bash chooses an attacking dragon that inflicted
+    damage; it takes that much damage and Bash gives as many saves.  A Red Drake's Jaws (12) come
+    back on it: 12 against its 5 health and 5 automatic saves kills it (L544-545), and the army's 12
+    saves stop the 12 damage."""
+    game = breath_game("Red Drake", bob=_eldarim_home())
+    drake = dragon_uid(game, "Red Drake")
+    answer(game, "dragon_roll", faces=["12 Jaw"])
+    before = len(army_units(game, "p2", "home-p2"))
+    _respond(game, "4 Bash")
+    while game.pending.topic in ("dragon_promotion", "dragon_promotion_units"):
+        game.apply(passive(game.pending))
+    assert "Against the dragons: 0 melee, 0 missile, 12 saves" in game.log
+    assert any(line.startswith("Bash:") and "killed" in line for line in game.log)
+    assert game.state.location[drake] == POOL
+    assert len(army_units(game, "p2", "home-p2")) == before  # 12 damage - 12 saves
+
+
+def test_bash_on_a_dragon_that_did_too_little_damage_leaves_it_alive():
+    """Claws (6) turned back: 6 < 5 health + 5 saves, the dragon survives; the army still gets 6 saves."""
+    game = breath_game("Red Drake", bob=_eldarim_home())
+    drake = dragon_uid(game, "Red Drake")
+    answer(game, "dragon_roll", faces=["6 Claw"])
+    _respond(game, "4 Bash")
+    assert "Against the dragons: 0 melee, 0 missile, 6 saves" in game.log
+    assert any(line.startswith("Bash:") and "survives" in line for line in game.log)
+    assert game.state.location[drake] == "home-p2"
+
+
+def test_sneak_attack_in_the_dragon_response_is_melee():
+    """V4.01c L1900-1901: during a dragon attack Sneak Attack generates X melee results (no damage to
+    an army): the Zealot's 4 Sneak Attack with nothing else is 4 melee against the dragon."""
+    game = breath_game("Red Drake", bob=_eldarim_home())
+    answer(game, "dragon_roll", faces=["6 Claw"])
+    out = _respond(game, "4 Sneak Attack")
+    assert "Against the dragons: 4 melee, 0 missile, 0 saves" in game.log
+    assert not any("no save possible" in line for line in out["log"])

@@ -30,3 +30,16 @@ def test_wild_growth_split_in_the_response_to_a_dragon():
              answers=[("split its", "Save:3,promote:1"), ("Wild Growth: promote", "p0")])
     assert d.result.totals.get("save", 0) == 3
     assert any("up to 1 health-worth" in x.prompt for x in d.decisions)
+
+
+def test_sneak_attack_damage_has_no_save_roll_so_open_grave_does_nothing():
+    """V4.01c L1896-1899: during a missile attack Sneak Attack inflicts X damage on an opposing army
+    at this terrain with no save possible; Open Grave acts only on units killed following a save roll
+    (L2240-2245), so the dead go to the DUA."""
+    from companion.rules.game.state import UNTIL_YOUR_NEXT_TURN
+
+    game, a, b = arena(["Eldarim/Fire Dragon Zealot"], ["Amazons/Soldier"] * 4)
+    game.add_effect("Open Grave", "p2", "p2@frontier", UNTIL_YOUR_NEXT_TURN)
+    d = roll(game, "p1", "missile", faces={a[0]: ["4 Sneak Attack"]})
+    assert any("Sneak Attack" in x.prompt for x in d.decisions) or any("Sneak Attack" in line for line in game.log)
+    assert where(game, b) == ["dua"] * 4

@@ -128,6 +128,7 @@ class SiteAttack:
     dragon_killed: set[str] = field(default_factory=set)  # dragons killed by other dragons
     slain: set[str] = field(default_factory=set)  # dragons killed by SAIs/effects (no promotion)
     ignored: set[str] = field(default_factory=set)  # dragons whose non-breath damage is ignored
+    bashed: dict[str, int] = field(default_factory=dict)  # dragon uid -> damage Bash turns back on it
     response: RollOutcome | None = None
 
     def on_army(self) -> list[DragonAttack]:
@@ -391,7 +392,7 @@ def response_roll(game: Game, army: Army, site: SiteAttack) -> Generator[Decisio
     outcome = yield from game._roll(
         army, "dragon", f"{game._name(army.owner)}: roll {game._army_label(army)} against the dragons "
         "(melee, missile and saves count)", "V4.01c L670-681", against="dragon", choices={},
-        dragon_response=True)
+        dragon_response=True, dragon_site=site)
     t = outcome.totals
     game._say(f"Against the dragons: {t.get('melee', 0)} melee, {t.get('missile', 0)} missile, "
               f"{t.get('save', 0)} saves")
@@ -428,6 +429,16 @@ def resolve_damage(game: Game, site: SiteAttack) -> Flow:
     st = game.state
     pid, tid = site.marching, site.terrain
     army = st.army(pid, tid)
+    # Bash: the chosen dragon takes the damage it inflicted, less its automatic saves unless it
+    # rolled a belly (V4.01c L1266-1269, L544-545, L737-738).
+    for uid, dmg in site.bashed.items():
+        victim = site.by_uid(uid)
+        if dmg >= victim.toughness():
+            site.slain.add(uid)
+            game._say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage: killed (V4.01c L1266-1269)")
+        else:
+            game._say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage, "
+                      f"{victim.toughness()} needed: it survives (V4.01c L1266-1269)")
     # The army's melee or missile on the dragons attacking it.
     targets = [a for a in site.on_army() if a.dragon.uid not in site.slain]
     if site.response is not None and targets:

@@ -405,6 +405,9 @@ def before_resolution(game: Game, army: Army, roll: str, dice: list[Unit], rolle
             if uid is not None:
                 choices["Bash target melee"] = plan.per_unit_melee[uid]
                 plan.bash.append((uid, plan.per_unit_melee[uid]))
+    site = ctx.get("dragon_site")
+    if roll == "dragon" and site is not None:
+        yield from _bash_a_dragon(game, army, dice, rolled, site, skip, choices)
     if roll in ("save", "dragon") and not ctx.get("individual"):
         yield from _save_or_other(game, army, dice, rolled, choices, regenerate=roll == "save")
     if roll == "maneuver" and ctx.get("counter_maneuver"):
@@ -418,6 +421,28 @@ def before_resolution(game: Game, army: Army, roll: str, dice: list[Unit], rolle
     # The roller's choices once the faces (and re-rolls) are known: Wilding, Fiery Weapon, Elevate ...
     choices.update((yield from roll_choices.before_totals(game, army, roll, dice, rolled, ctx, skip)))
     return frozenset(skip), tuple(effects), choices
+
+
+def _bash_a_dragon(game: Game, army: Army, dice: list[Unit], rolled: list[list[str]], site: Any, skip: set[str],
+                   choices: dict) -> Flow:
+    """Bash in the response to a dragon attack: the roller chooses an attacking dragon that inflicted
+    damage; it takes that damage (``dragons.resolve_damage``, step 7) and Bash generates as many saves
+    (V4.01c L1266-1269).  The dragons rolled at step 3, so their damage is known."""
+    shown = [d for d, f in zip(dice, rolled, strict=True) if d.uid not in skip
+             and any(d.spec.die.find_face(x).sai == "Bash" for x in f)]
+    if not shown:
+        return
+    hurt = [a for a in site.on_army() if a.damage() > 0 and a.dragon.uid not in site.slain]
+    if not hurt:
+        game._say("Bash: no attacking dragon inflicted damage: Bash does nothing (V4.01c L1266-1269)")
+        return
+    options = [(a.dragon.uid, f"{a.dragon.name.split('/', 1)[-1]} ({a.dragon.uid}): {a.damage()} damage")
+               for a in hurt]
+    uid = yield from pick(game, army.owner, options, "Bash: choose an attacking dragon that inflicted damage",
+                          rule_of("Bash"))
+    dmg = next(a.damage() for a in hurt if a.dragon.uid == uid)
+    choices["Bash dragon damage"] = dmg
+    site.bashed[uid] = dmg
 
 
 def _save_or_other(game: Game, army: Army, dice: list[Unit], rolled: list[list[str]], choices: dict,

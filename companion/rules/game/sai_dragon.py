@@ -6,8 +6,9 @@
   otherwise the SAI's 3 melee / missile (4 for Earthfang) are counted by the resolution.
 * Cloak (L1335-1337): X non-magical saves for the army until its owner's next turn.
 
-Bash against a dragon (L1266-1269) and the champions' taming are not handled here (Bash's saves are
-counted; its damage to the dragon is not; taming is the Eldarim module's).
+Bash against a dragon (L1266-1269) is asked before the response is totalled (``sai_attack``: the
+chosen dragon's damage becomes saves and comes back on it at step 7, ``dragons.resolve_damage``);
+the champions' taming is the Eldarim module's.
 """
 
 from __future__ import annotations

@@ -302,7 +302,7 @@ def _sneak_attack(game: Game, army: Army, amount: int) -> Flow:
         return
     game._say(f"Sneak Attack: {amount} damage to {game._army_label(target)}, no save possible ({rule})")
     kin = [u.uid for u in target.units if u.spec.species == "Dragonkin"]
-    yield from game._inflict(target, amount)
+    yield from game._inflict(target, amount, save_roll=False)  # no save possible: no Open Grave (L2240-2245)
     st = game.state
     for uid in kin:  # Dragonkin killed by this damage are buried, not returned to the pool (L1891-1892)
         if st.location[uid] in (POOL, DUA):
