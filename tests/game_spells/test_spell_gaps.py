@@ -57,3 +57,60 @@ def test_identical_spells_are_not_ordered():
     out = _announce(g, [{"spell": "Hailstorm", "target": "p2@frontier"}, {"spell": "Hailstorm", "target": "p2@frontier"}])
     assert g.pending.topic != "spell_order", out["log"]
     assert g.pending.data.get("roll") == "save"  # straight to the first Hailstorm's save roll
+
+
+# ------------------------------------------------------------------ Rise from the Ashes on spell burials
+RISE = "4 Rise from the Ashes"
+
+
+def test_exhume_burial_lets_rise_from_the_ashes_roll():
+    """V4.01c L1774-1778: a unit with Rise from the Ashes that is buried rolls; on that SAI it goes to
+    the Reserve Area.  Exhume buries a Phoenix in Bob's DUA that fails its save (L2234-2239): it
+    rises instead, and is not counted as buried."""
+    from spell_support import add_die
+
+    g = new_game(species=("Undead", "Dwarves"))
+    add_die(g, "p1", "Undead/Lich", "home-p1")  # magic enough for two combined castings
+    phoenix = add_die(g, "p2", "Firewalkers/Phoenix", "dua")
+    cast_spells(g, [{"spell": "Exhume", "target": "dua:p2", "units": [phoenix], "castings": 2}])
+    g.apply({"type": "roll", "faces": ["4 Seize"]})  # no save in the DUA (L1215-1216)
+    d = g.pending
+    assert d.topic == "sai_roll" and d.dice[0]["uid"] == phoenix and "buried" in d.prompt
+    g.apply({"type": "roll", "faces": [RISE]})
+    assert g.state.location[phoenix] == RESERVE
+
+
+def test_swamp_fever_burial_lets_rise_from_the_ashes_roll():
+    """Swamp Fever (L2216-2220) kills on an ID and buries on a second ID; the killed Phoenix rolls
+    when killed (no Rise), then when buried (Rise): it goes to the Reserve Area (L1774-1778)."""
+    from spell_support import add_die, id_face, zero_face
+
+    g = new_game(species=("Swamp Stalkers", "Firewalkers"))
+    phoenix = add_die(g, "p2", "Firewalkers/Phoenix", "home-p1")
+    small = [add_die(g, "p2", "Firewalkers/Guardian", "home-p1") for _ in range(2)]
+    cast_spells(g, [{"spell": "Swamp Fever", "target": "p2@home-p1", "units": [phoenix, *small], "castings": 2}])
+    g.apply({"type": "roll", "faces": [id_face(g, phoenix)] + [zero_face(g, u) for u in small]})  # killed
+    d = g.pending
+    assert d.topic == "sai_roll" and "killed" in d.prompt
+    g.apply({"type": "roll", "faces": ["4 Seize"]})  # no Rise when killed
+    g.apply({"type": "roll", "faces": [id_face(g, phoenix)]})  # Swamp Fever buries
+    d = g.pending
+    assert d.topic == "sai_roll" and "buried" in d.prompt
+    g.apply({"type": "roll", "faces": [RISE]})
+    assert g.state.location[phoenix] == RESERVE
+
+
+def test_soiled_ground_burial_lets_rise_from_the_ashes_roll():
+    """Soiled Ground (L2247-2250) buries a killed unit that fails its save; a Phoenix rolls on that
+    burial and rises to the Reserve Area (L1774-1778)."""
+    from spell_support import add_die, drive
+
+    from companion.rules.game.dua import kill_flow
+
+    g = new_game(species=("Undead", "Firewalkers"))
+    cast_spells(g, [{"spell": "Soiled Ground", "target": "home-p1"}])
+    phoenix = add_die(g, "p2", "Firewalkers/Phoenix", "home-p1")
+    drive(g, kill_flow(g, [phoenix]), [{"type": "roll", "faces": ["4 Seize"]},  # Rise when killed: no
+                                       {"type": "roll", "faces": ["4 Seize"]},  # Soiled Ground save: none
+                                       {"type": "roll", "faces": [RISE]}])  # Rise when buried: yes
+    assert g.state.location[phoenix] == RESERVE

@@ -22,6 +22,18 @@ from .registry import (
 LASTING = UNTIL_YOUR_NEXT_TURN
 
 
+def bury_flow(game, uids, source: str):
+    """Bury units a spell buries; a unit with Rise from the Ashes rolls first and, on that SAI, goes
+    to its owner's Reserve Area instead (V4.01c L1774-1778).  Returns the uids buried."""
+    from ..species_play import rise_from_the_ashes
+
+    saved = yield from rise_from_the_ashes(game, list(uids), "buried")
+    buried = [u for u in uids if u not in saved]
+    for line in bury(game.state, buried):
+        game._say(f"{source}: {line}")
+    return buried
+
+
 @spell("Palsy", "2196-2199", OPPOSING_ARMY, per_casting=1, duration=LASTING)
 def palsy(game, entry):
     """-1 result per casting on the army's non-maneuver rolls (L2196-2199)."""
@@ -78,8 +90,7 @@ def swamp_fever(game, entry):
                                   + ", ".join(st.units[u].name for u in in_dua) + " again (Swamp Fever: an ID buries)",
                                   "V4.01c L2218-2220")
     buried = [u for u, f in zip(in_dua, faces, strict=True) if _is_id(f)]
-    for line in bury(st, buried):
-        game._say("Swamp Fever: " + line)
+    yield from bury_flow(game, buried, "Swamp Fever")
 
 
 @spell("Finger of Death", "2221-2226", OPPOSING_UNIT, per_casting=1)
@@ -103,9 +114,8 @@ def exhume(game, entry):
     st = game.state
     targets = present_units(game, entry)
     saves = yield from units_save(game, targets, "Exhume", "V4.01c L2234-2239")
-    buried = [u for u in targets if saves[u] <= 0]
-    for line in bury(st, buried):
-        game._say("Exhume: " + line)
+    failed = [u for u in targets if saves[u] <= 0]
+    buried = yield from bury_flow(game, failed, "Exhume")
     worth = sum(st.units[u].health for u in buried)
     pid = entry["caster"]
     loc = entry["army"].split("@", 1)[1]
@@ -166,10 +176,19 @@ def soiled_ground_hook(game, deaths):
     if not rolling:
         return
     saves = yield from units_save(game, [d.uid for d in rolling], "Soiled Ground", "V4.01c L2247-2250")
+    from ..sai_targeting import plain_roll
+
     for d in rolling:
         if saves[d.uid] <= 0:
             d.dest = BUA
             d.notes.append("Soiled Ground, V4.01c L2247-2250")
+            unit = game.state.units[d.uid]
+            if "Rise from the Ashes" in unit.spec.die.sai_names:  # buried: it rolls again (L1774-1778)
+                face = yield from plain_roll(game, unit, f"Rise from the Ashes: roll {unit.name} (buried)",
+                                             "V4.01c L1767-1781")
+                if unit.spec.die.find_face(face).sai == "Rise from the Ashes":
+                    d.dest = RESERVE
+                    d.notes.append("Rise from the Ashes when buried, V4.01c L1774-1778")
 
 
 register_death_hook(ORDER_ENTER_DUA, "Soiled Ground", soiled_ground_hook)
