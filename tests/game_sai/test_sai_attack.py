@@ -393,7 +393,7 @@ def test_hypnotic_glare_ends_when_the_glaring_unit_is_rolled_l1663_1664():
     assert sai_status.statuses(game, b[THUG]) == ["hypnotized"]
     from sai_arena import roll
 
-    roll(game, "p1", "maneuver")
+    roll(game, "p1", "maneuver", answers=[("Hypnotic Glare", "roll")])  # its owner rolls it (L1665-1666)
     assert sai_status.statuses(game, b[THUG]) == []
 
 

@@ -43,3 +43,26 @@ def test_sneak_attack_damage_has_no_save_roll_so_open_grave_does_nothing():
     d = roll(game, "p1", "missile", faces={a[0]: ["4 Sneak Attack"]})
     assert any("Sneak Attack" in x.prompt for x in d.decisions) or any("Sneak Attack" in line for line in game.log)
     assert where(game, b) == ["dua"] * 4
+
+
+def test_hypnotic_glare_unit_may_sit_out_a_roll_to_keep_its_glare():
+    """V4.01c L1663-1666: the glare ends if the glaring unit is rolled; the glaring unit may be
+    excluded from any roll until the effect expires.  Alice leaves her Leviathan out of a maneuver
+    roll: it is not rolled and the Thug stays hypnotized; asked again, rolling it ends the glare."""
+    from sai_arena import attack, id_face
+
+    from companion.rules.game import sai_status
+
+    thugs = ["Goblins/Thug", "Goblins/Mugger", "Goblins/Cutthroat"]
+    game, a, b = arena(["Coral Elves/Leviathan", "Dwarves/Footman"], thugs)
+    attack(game, faces={a[0]: ["4 Hypnotic Glare"], a[1]: ["1 Melee"], b[0]: [id_face(thugs[0])],
+                        b[1]: [id_face(thugs[1])], b[2]: ["2 Save"]})
+    assert sai_status.statuses(game, b[0]) == ["hypnotized"]
+    d = roll(game, "p1", "maneuver", answers=[("Hypnotic Glare", "out")])
+    ask = next(x for x in d.decisions if "Hypnotic Glare" in x.prompt)
+    assert ask.player == "p1" and [c["value"] for c in ask.choices] == ["out", "roll"]
+    rolled = next(x for x in d.decisions if x.kind == "roll")
+    assert a[0] not in [x["uid"] for x in rolled.dice] and a[1] in [x["uid"] for x in rolled.dice]
+    assert sai_status.statuses(game, b[0]) == ["hypnotized"]
+    roll(game, "p1", "maneuver", answers=[("Hypnotic Glare", "roll")])
+    assert sai_status.statuses(game, b[0]) == []

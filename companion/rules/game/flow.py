@@ -83,11 +83,13 @@ PHASE_HOOKS: dict[str, Callable[[Game, str], Generator[Decision, Any, Any]]] = {
 #   "check_moves": fn(game, pid, moves: {uid: where}) raising IllegalAction for a move set the rules forbid;
 #   "before_resolution": generator fn(game, army, roll, dice, rolled, ctx) that may replace faces in
 #       `rolled` (re-rolls ignoring the previous result) before the roll is resolved;
-#   "retreat_step": generator fn(game, pid) at the end of the Retreat step of the Reserves Phase.
+#   "retreat_step": generator fn(game, pid) at the end of the Retreat step of the Reserves Phase;
+#   "before_roll": generator fn(game, army, roll, dice, ctx) -> the dice that roll, after "roll_dice",
+#       when the roller may leave a die out (a glaring unit, V4.01c L1665-1666).
 EXTENSIONS: dict[str, list[Callable[..., Any]]] = {
     "setup": [], "roll_dice": [], "after_roll": [], "maneuver_step": [], "actions": [], "killed": [],
     "cleanup": [], "check_move": [], "dua_counts": [], "terrain_elements": [], "check_moves": [],
-    "before_resolution": [], "retreat_step": [],
+    "before_resolution": [], "retreat_step": [], "before_roll": [],
 }
 
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
@@ -201,6 +203,8 @@ class Game:
         dice = [d for d in army.dice if d.is_unit or d.spec.kind == "item"]
         for hook in EXTENSIONS["roll_dice"]:
             dice = hook(self, army, roll, dice)
+        for hook in EXTENSIONS["before_roll"]:
+            dice = yield from hook(self, army, roll, dice, ctx)
         spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)} for d in dice]
         faces = yield _ask("roll",
             army.owner, "roll", prompt, rule, dice=spec, data={"roll": roll, "army": army.id},

@@ -4,6 +4,7 @@
   counter-barred units sit out rolls (``sai_status``);
 * ``EXTENSIONS["after_roll"]``: general SAI effects after any roll (``sai_general``);
 * ``EXTENSIONS["check_move"]``: held units may not leave their terrain (``sai_status``);
+* ``EXTENSIONS["before_roll"]``: a glaring unit may sit a roll out to keep its glare (``sai_status``);
 * ``PHASE_HOOKS[PHASE_SPECIES]``: the species abilities phase (``species_play``, V4.01c L369-370),
   chained after any hook another module registered first;
 * death hooks (``dua``): Stepped Damage, Replanting, Rise from the Ashes;
@@ -30,7 +31,7 @@ def _chain(previous):
 
 def install() -> None:
     for key, fn in (("roll_dice", sai_status.roll_dice_filter), ("after_roll", sai_general.after_roll),
-                    ("check_move", sai_status.check_move)):
+                    ("check_move", sai_status.check_move), ("before_roll", sai_status.glare_option)):
         if fn not in flow.EXTENSIONS[key]:
             flow.EXTENSIONS[key].append(fn)
     current = flow.PHASE_HOOKS.get(PHASE_SPECIES)

@@ -91,6 +91,34 @@ def roll_dice_filter(game: Game, army: Army, roll: str, dice: list[Unit]) -> lis
     return out
 
 
+def glaring(game: Game, uid: str) -> bool:
+    """Whether unit `uid` holds some unit hypnotized now (Hypnotic Glare, L1655-1666)."""
+    st = game.state
+    return any(e.detail.get("status") == "hypnotized" and e.detail.get("glarer") == uid
+               and "hypnotized" in statuses(game, e.target) for e in st.effects)
+
+
+def glare_option(game: Game, army: Army, roll: str, dice: list[Unit], ctx: dict):
+    """EXTENSIONS["before_roll"]: a glaring unit may be excluded from any roll until its effect
+    expires; rolled, it ends the glare (L1663-1666).  Its owner chooses before each army roll."""
+    from .sai_targeting import pick
+
+    if ctx.get("individual") or ctx.get("order_of_play") or getattr(game, "_sai_individual", False):
+        return dice
+    out = list(dice)
+    for d in dice:
+        if d.is_unit and glaring(game, d.uid):
+            answer = yield from pick(
+                game, army.owner, [("out", f"Leave {d.name} out of this roll: its Hypnotic Glare goes on"),
+                                   ("roll", f"Roll {d.name}: its Hypnotic Glare ends")],
+                f"Hypnotic Glare: {d.name} ({d.uid}) holds units hypnotized: leave it out of this roll?",
+                RULES["hypnotized"])
+            if answer == "out":
+                out.remove(d)
+                game._say(f"{d.name} is left out of the roll: its Hypnotic Glare goes on ({RULES['hypnotized']})")
+    return out
+
+
 def check_move(game: Game, pid: str, uid: str, where: str) -> None:
     """EXTENSIONS["check_move"]: netted, webbed and asleep units may not leave their terrain."""
     st = game.state
