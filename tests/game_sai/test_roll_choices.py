@@ -131,3 +131,13 @@ def test_fly_in_tidal_waves_save_and_maneuver_roll_is_the_rollers_choice():
               faces={shadow: ["4 Fly"]}, answers=[("Fly", "Maneuver:4,Save:0")])
     assert any("Fly" in p for p in _prompts(d))
     assert d.result.get("maneuver", 0) == 4 and d.result.get("save", 0) == 0
+
+
+def test_necromantic_wave_magic_counts_as_missile_when_the_owner_says_so():
+    """V4.01c L2227-2233: the army's units may count magic results as melee *or* missile; against a
+    dragon both count (L670-681): the owner takes missile."""
+    game, (seer,), _ = arena(["Amazons/Seer"], ["Amazons/Soldier"])
+    game.add_effect("Necromantic Wave", "p2", "p1@frontier", UNTIL_YOUR_NEXT_TURN)
+    d = roll(game, "p1", "dragon", faces={seer: ["2 Magic"]}, answers=[("Necromantic Wave", "missile")],
+             against="dragon")
+    assert d.result.totals.get("missile", 0) == 2 and d.result.totals.get("melee", 0) == 0

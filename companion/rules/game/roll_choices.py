@@ -4,7 +4,8 @@ V4.01c L1011-1030), asked as decisions instead of chosen for the player:
 * Wilding (L2167-2171): per casting in force on the rolling army, the unit whose melee and save
   results are doubled, "selected after the army makes each roll"; one unit for both results;
 * Fiery Weapon (L2323-2326): in a roll counting melee and missile (the response to a dragon attack,
-  L670-681), which of them gets the +2 per casting;
+  L670-681), which of them gets the +2 per casting; Necromantic Wave (L2227-2233) likewise, whether
+  magic counts as melee or as missile;
 * Elevate (L1485-1498): the unit whose missile (missile attack) or saves (save roll against melee)
   are doubled; in a dragon attack, saves or missile first;
 * Fly (L1586-1587) and Create Fireminions (L1405-1406): the result type, in a combination roll
@@ -99,6 +100,13 @@ def before_totals(game: Game, army: Army, roll: str, dice: Sequence[Unit], rolle
                                                                      ("missile", "Fiery Weapon: add to missile")],
                                                   "Fiery Weapon: add its results to melee or missile?",
                                                   "V4.01c L2323-2326")
+    # Necromantic Wave: magic counted as melee or missile, the owner's pick where both count (L2227-2233).
+    if (any(e.name == "Necromantic Wave" and e.target == army.id for e in st.effects)
+            and {"melee", "missile"} <= set(counted)):
+        choices["Necromantic Wave"] = yield from pick(
+            game, army.owner, [("melee", "Necromantic Wave: count magic as melee"),
+                               ("missile", "Necromantic Wave: count magic as missile")],
+            "Necromantic Wave: count magic results as melee or missile?", "V4.01c L2227-2233")
     # Elevate: double one unit's missile / saves against melee; in a dragon attack, missile or saves.
     if _sai_dice(dice, rolled, "Elevate", skip) and army_roll:
         rule = "V4.01c L1485-1498"

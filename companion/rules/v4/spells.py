@@ -144,6 +144,9 @@ def _necromantic_wave(spell: RollSpell, s: Situation, amount: int) -> Contributi
     targets = [r for r in (MELEE, MISSILE) if r in s.counted]
     if not targets:
         return None
+    wanted = s.choices.get(spell.name)  # melee or missile, the owner's choice in a combination roll
+    if wanted and wanted.capitalize() in targets:
+        targets = [wanted.capitalize()]
     return Contribution(spell.name, spell.citation, counts_as=tuple(
         CountsAs(MAGIC, t, spell.name, spell.citation) for t in targets[:1]),
         note="units may count magic results as melee or missile")
