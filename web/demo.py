@@ -195,6 +195,7 @@ class Director:
         self.roller = roller
         self.pace = pace
         self.shown: list[str] = []
+        self.countered = False
         self.out = out
         self.done = threading.Event()
         self.stop = threading.Event()
@@ -305,6 +306,11 @@ class Director:
                 return (magic_now or reserve or armies or ["pass"])[0]
             return "pass" if "pass" in values else values[0]
         if topic == "counter_maneuver":
+            # One contested maneuver is shown; after that, while the melee is still to come, the defender
+            # lets maneuvers through so the terrains can be turned to a melee face.
+            if self.countered and "melee" not in self.shown:
+                return first("no", "counter")
+            self.countered = True
             return first("counter", "no")
         if topic == "maneuver":
             self._mark("maneuver")
@@ -342,11 +348,15 @@ class Director:
             return values[0]
         kind = parse_terrain(pending_terrain["name"])
         want = "melee" if "melee" not in self.shown else "magic"
-        for v in values:
+        targets = [f for f in range(1, 8) if kind.action_at(f) == want]
+        if not targets:
+            return values[0]
+
+        def distance(v) -> int:  # steps left to the nearest face that allows the wanted action
             face = pending_terrain["face"] + (1 if v == "up" else -1)
-            if 1 <= face <= 7 and kind.action_at(face) == want:
-                return v
-        return values[0]
+            return min(abs(face - f) for f in targets) if 1 <= face <= 7 else 99
+
+        return min(values, key=distance)
 
     def _spell(self, pending: dict, state: dict) -> list[dict]:
         """The cheapest spell the army's magic can pay for, on a sensible target."""
