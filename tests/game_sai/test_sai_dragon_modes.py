@@ -50,3 +50,32 @@ def test_trumpet_in_the_response_doubles_feral_melee_and_saves():
     n = int(melee.split()[0])
     d = roll(game, "p1", "dragon", faces={elephant: ["4 Trumpet"], lynx: [melee]}, against="dragon")
     assert d.result.totals.get("melee", 0) == 2 * n
+
+
+def test_flurry_against_a_dragon_melee_rolls_the_item_again():
+    """V4.01c L1571-1574: during a dragon attack Flurry generates X saves, or X melee and the item
+    rolls again applying the new result: the roller takes melee, the Blade Golem rolls again (4 Melee):
+    8 melee, no saves."""
+    game, (golem, soldier), _ = arena(["Items/Fire Blade Golem", "Amazons/Soldier"], ["Amazons/Soldier"])
+    d = roll(game, "p1", "dragon", faces={golem: ["4 Flurry", "4 Melee"], soldier: ["1 Maneuver"]},
+             answers=[("Flurry", "Melee")], against="dragon")
+    t = d.result.totals
+    assert (t.get("melee", 0), t.get("save", 0)) == (8, 0)
+
+
+def test_flurry_against_a_dragon_may_give_saves():
+    """The other option (L1571-1572): X saves, no roll again."""
+    game, (golem, soldier), _ = arena(["Items/Fire Blade Golem", "Amazons/Soldier"], ["Amazons/Soldier"])
+    d = roll(game, "p1", "dragon", faces={golem: ["4 Flurry"], soldier: ["1 Maneuver"]},
+             answers=[("Flurry", "Save")], against="dragon")
+    t = d.result.totals
+    assert (t.get("melee", 0), t.get("save", 0)) == (0, 4)
+    assert not any(x.data.get("reroll") for x in d.decisions if x.kind == "roll")
+
+
+def test_sortie_against_a_dragon_gives_saves_and_melee():
+    """V4.01c L1910-1911: during a dragon attack Sortie generates X saves and X melee."""
+    game, (mantlet, soldier), _ = arena(["Items/Fire Mantlet", "Amazons/Soldier"], ["Amazons/Soldier"])
+    d = roll(game, "p1", "dragon", faces={mantlet: ["4 Sortie"], soldier: ["1 Maneuver"]}, against="dragon")
+    t = d.result.totals
+    assert (t.get("melee", 0), t.get("save", 0)) == (4, 4)

@@ -8,8 +8,9 @@ V4.01c L1011-1030), asked as decisions instead of chosen for the player:
   magic counts as melee or as missile;
 * Elevate (L1485-1498): the unit whose missile (missile attack) or saves (save roll against melee)
   are doubled; in a dragon attack, saves or missile first;
-* Fly (L1586-1587) and Create Fireminions (L1405-1406): the result type, in a combination roll
-  counting more than one type they can give (L1089-1096).
+* Flurry against a dragon (L1571-1574): X saves, or X melee and the item rolls again;
+* Fly (L1586-1587) and Create Fireminions (L1405-1406): how their results are split between the
+  types a combination roll counts (L1089-1096).
 
 The answers reach the resolution as ``choices`` (``companion.rules.v4.plugins``: ``"<name>"`` for an
 option, ``"<source> units"`` for the units a "double one unit" effect doubles).
@@ -123,6 +124,11 @@ def before_totals(game: Game, army: Army, roll: str, dice: Sequence[Unit], rolle
                                              f"Elevate: double the {kind.lower()} results of which unit?", rule)
             if units:
                 choices["Elevate units"] = ",".join(str(i) for i in units)
+    # Flurry against a dragon: X saves, or X melee and the item rolls again (L1571-1574).
+    if roll == "dragon" and _sai_dice(dice, rolled, "Flurry", skip):
+        choices["Flurry"] = yield from pick(game, army.owner, [("Save", "Flurry: X saves"),
+                                                               ("Melee", "Flurry: X melee and roll the item again")],
+                                            "Flurry: saves, or melee and roll again?", "V4.01c L1571-1574")
     # Fly and Create Fireminions in a roll counting more than one of their types: the results may be
     # split between the types the roll needs (L1089-1096).
     for sai, types, rule in (("Fly", ("maneuver", "save"), "V4.01c L1586-1587, L1089-1096"),
