@@ -20,7 +20,9 @@ face: the White Drake's data shows doubled jaws but plain claws, the White Wyrm 
 
 Other modules may join step 6-7 through ``RESPONSE_HOOKS`` (SAIs that kill a dragon which rolled
 jaws, Bash, Eldarim taming...): ``hook(game, attack: SiteAttack, outcome: RollOutcome)`` may change
-``attack.slain`` (dragons killed outside melee/missile, no promotion for them) or
+``attack.sai_killed`` (dragons the army's SAIs kill: Decapitate, Impale, Bash; they count for the
+step 8 promotion, L688-690), ``attack.slain`` (dragons slain outside the army's kills, no promotion:
+an Eldarim champion's slay, L2978-2983) or
 ``attack.ignored`` (dragons whose non-breath damage is ignored), and may be a generator of decisions.
 ``SPARE_HOOKS`` let a dragon that would attack the army sit the attack out (a tamed dragon).
 """
@@ -126,7 +128,8 @@ class SiteAttack:
     attacks: list[DragonAttack]
     army_killed: set[str] = field(default_factory=set)  # dragons the army killed with melee/missile
     dragon_killed: set[str] = field(default_factory=set)  # dragons killed by other dragons
-    slain: set[str] = field(default_factory=set)  # dragons killed by SAIs/effects (no promotion)
+    sai_killed: set[str] = field(default_factory=set)  # dragons the army's SAIs killed (promotion, L688-690)
+    slain: set[str] = field(default_factory=set)  # dragons slain by other effects (no promotion, L2978-2983)
     ignored: set[str] = field(default_factory=set)  # dragons whose non-breath damage is ignored
     bashed: dict[str, int] = field(default_factory=dict)  # dragon uid -> damage Bash turns back on it
     response: RollOutcome | None = None
@@ -238,7 +241,7 @@ def attack_at(game: Game, pid: str, tid: str) -> Flow:
     yield from resolve_damage(game, site)
     # Step 8: promotion after killing a dragon (L688-690).
     army = st.army(pid, tid)
-    if site.army_killed and army.units:
+    if (site.army_killed or site.sai_killed) and army.units:
         st.step = "dragon_promotion"
         yield from promo.promote_as_many(game, army, "The army killed a dragon", "V4.01c L688-690, L1150-1151")
     # Step 9: wings (L692, L767-769).
@@ -434,13 +437,13 @@ def resolve_damage(game: Game, site: SiteAttack) -> Flow:
     for uid, dmg in site.bashed.items():
         victim = site.by_uid(uid)
         if dmg >= victim.toughness():
-            site.slain.add(uid)
+            site.sai_killed.add(uid)
             game._say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage: killed (V4.01c L1266-1269)")
         else:
             game._say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage, "
                       f"{victim.toughness()} needed: it survives (V4.01c L1266-1269)")
     # The army's melee or missile on the dragons attacking it.
-    targets = [a for a in site.on_army() if a.dragon.uid not in site.slain]
+    targets = [a for a in site.on_army() if a.dragon.uid not in site.slain | site.sai_killed]
     if site.response is not None and targets:
         melee, missile = site.response.totals.get("melee", 0), site.response.totals.get("missile", 0)
         plans = kill_plans(targets, melee, missile)
@@ -480,7 +483,8 @@ def resolve_damage(game: Game, site: SiteAttack) -> Flow:
     to_army = sum(a.damage() for a in site.on_army() if a.dragon.uid not in site.ignored)
     saves = site.response.totals.get("save", 0) if site.response is not None else 0
     # Killed dragons go back to their owners' Summoning Pools (L685-686).
-    for uid in sorted(site.army_killed | site.dragon_killed | site.slain, key=lambda u: list(st.units).index(u)):
+    gone = site.army_killed | site.dragon_killed | site.slain | site.sai_killed
+    for uid in sorted(gone, key=lambda u: list(st.units).index(u)):
         if st.location[uid] == tid:
             st.location[uid] = POOL
             game._say(f"{_dragon_label(game, st.units[uid])} is killed and returns to the Summoning Pool")

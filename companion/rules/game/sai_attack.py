@@ -432,7 +432,7 @@ def _bash_a_dragon(game: Game, army: Army, dice: list[Unit], rolled: list[list[s
              and any(d.spec.die.find_face(x).sai == "Bash" for x in f)]
     if not shown:
         return
-    hurt = [a for a in site.on_army() if a.damage() > 0 and a.dragon.uid not in site.slain]
+    hurt = [a for a in site.on_army() if a.damage() > 0 and a.dragon.uid not in site.slain | site.sai_killed]
     if not hurt:
         game._say("Bash: no attacking dragon inflicted damage: Bash does nothing (V4.01c L1266-1269)")
         return

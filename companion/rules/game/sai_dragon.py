@@ -2,7 +2,8 @@
 "Dragon Attack" column of the SAI table): a ``dragons.RESPONSE_HOOKS`` entry.
 
 * Decapitate (L1428-1431), Impale (L1684-1687), Earthfang's logo (L2854-2857): when an attacking dragon
-  rolled Jaws, the army's player picks one such dragon and it is slain (no promotion for it);
+  rolled Jaws, the army's player picks one such dragon and kills it (it returns to the Summoning Pool
+  and counts for the step 8 promotion, L688-690);
   otherwise the SAI's 3 melee / missile (4 for Earthfang) are counted by the resolution.
 * Cloak (L1335-1337): X non-magical saves for the army until its owner's next turn.
 
@@ -58,14 +59,14 @@ NO_JAWS = {"Decapitate": ("melee", 3), "Impale": ("missile", 3), "Earthfang": ("
 
 def _slay(game: Game, site: Any, owner: str, source: str) -> Flow:
     st = game.state
-    jaws = [a.dragon for a in site.on_army() if "Jaw" in a.icons and a.dragon.uid not in site.slain]
+    jaws = [a.dragon for a in site.on_army() if "Jaw" in a.icons and a.dragon.uid not in site.slain | site.sai_killed]
     if not jaws:
         return False
     options = [(d.uid, f"{d.name.split('/', 1)[-1]} ({d.uid})") for d in jaws]
-    uid = yield from pick(game, owner, options, f"{source}: slay a dragon that rolled Jaws",
+    uid = yield from pick(game, owner, options, f"{source}: kill a dragon that rolled Jaws",
                           "V4.01c L1420-1431, L1676-1687")
-    site.slain.add(uid)
-    game._say(f"{source}: {st.units[uid].name} is slain (V4.01c L1428-1431)")
+    site.sai_killed.add(uid)
+    game._say(f"{source}: {st.units[uid].name} is killed (V4.01c L1428-1431)")
     return True
 
 
