@@ -226,3 +226,35 @@ def test_sneak_attack_in_the_dragon_response_is_melee():
     out = _respond(game, "4 Sneak Attack")
     assert "Against the dragons: 4 melee, 0 missile, 0 saves" in game.log
     assert not any("no save possible" in line for line in out["log"])
+
+
+def test_two_bashes_each_choose_their_dragon():
+    """Each Bash chooses a dragon that inflicted damage (V4.01c L1266-1269): one turns the Red Drake's
+    claws (6) back, too little to kill it (5 health + 5 saves, L544-545); the other the Red Wyrm's
+    Jaws (12), which kills it.  Bash gives 6 + 12 = 18 saves."""
+    from dragon_support import small
+
+    quiet = ["Eldarim/Morehl Spellbinder (Air)", "Eldarim/Morehl Sprinter (Air)"]
+    bob = {"home": ["Eldarim/Fire Dragon Zealot", "Eldarim/Earth Dragon Zealot"] + quiet * 2,
+           "horde": small("Eldarim", 9, 1), "campaign": small("Eldarim", 9, 2)}
+    game = breath_game("Red Drake", bob=bob, force=30, extra=("Red Wyrm",))
+    drake, wyrm = dragon_uid(game, "Red Drake"), dragon_uid(game, "Red Wyrm")
+    for _ in range(2):
+        d = game.pending
+        assert d.topic == "dragon_roll"
+        game.apply({"type": "roll", "faces": ["6 Claw" if d.data["dragon"] == drake else "12 Jaw"]})
+    from dragon_support import zero_faces
+
+    d = game.pending
+    game.apply({"type": "roll", "faces": ["4 Bash" if "Zealot" in x["die"] else z
+                                          for x, z in zip(d.dice, zero_faces(d), strict=True)]})
+    picks = []
+    while game.pending.topic == "sai_option" and "Bash" in game.pending.prompt:
+        want = drake if not picks else wyrm
+        picks.append(want)
+        game.apply({"type": "choose", "choice": want})
+    assert picks == [drake, wyrm]
+    while game.pending.topic in ("dragon_promotion", "dragon_promotion_units"):
+        game.apply(passive(game.pending))
+    assert "Against the dragons: 0 melee, 0 missile, 18 saves" in game.log
+    assert game.state.location[wyrm] == POOL and game.state.location[drake] == "home-p2"

@@ -66,3 +66,16 @@ def test_hypnotic_glare_unit_may_sit_out_a_roll_to_keep_its_glare():
     assert sai_status.statuses(game, b[0]) == ["hypnotized"]
     roll(game, "p1", "maneuver", answers=[("Hypnotic Glare", "roll")])
     assert sai_status.statuses(game, b[0]) == []
+
+
+def test_two_wild_growths_are_split_each_on_its_own():
+    """Each Wild Growth die splits its own X (V4.01c L2075-2078): one all saves (4), the other 1 save
+    and 3 health-worth of promotions: 5 saves, promotions up to 3."""
+    game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Noble Willow", "Treefolk/Oakling"], D,
+                       p1_dua=["Treefolk/Oak"])
+    d = roll(game, "p1", "save", faces={a[0]: ["4 Wild Growth"], a[1]: ["4 Wild Growth"]}, against="melee",
+             answers=[("split its", "Save:4,promote:0"), ("split its", "Save:1,promote:3"),
+                      ("Wild Growth: promote", "p0")])
+    assert sum("split its" in x.prompt for x in d.decisions) == 2
+    assert d.result.total == 5
+    assert any("up to 3 health-worth" in x.prompt for x in d.decisions)

@@ -137,16 +137,13 @@ def before_totals(game: Game, army: Army, roll: str, dice: Sequence[Unit], rolle
         shown = _sai_dice(dice, rolled, sai, skip)
         if len(options) < 2 or not shown:
             continue
-        xs = {_x(dice[i], rolled[i], sai) for i in shown}
-        if len(xs) == 1 and max(xs) <= 8:
-            x = xs.pop()
+        for i in shown:  # each die's results are split on their own
+            x = _x(dice[i], rolled[i], sai)
             opts = [(",".join(f"{TYPE_LABEL[t]}:{n}" for t, n in zip(options, parts, strict=True)),
                      f"{sai}: " + ", ".join(f"{n} {t}" for t, n in zip(options, parts, strict=True) if n))
                     for parts in compositions(x, len(options))]
-            each = " (each die)" if len(shown) > 1 else ""
-            choices[f"{sai} split"] = yield from pick(game, army.owner, opts,
-                                                      f"{sai}: how do its {x} results count in this roll{each}?", rule)
-        else:
-            choices[sai] = yield from pick(game, army.owner, [(TYPE_LABEL[t], f"{sai}: count as {t}") for t in options],
-                                           f"{sai}: which results does it give in this roll?", rule)
+            which = f" ({dice[i].name})" if len(shown) > 1 else ""
+            choices[f"{sai} split@{i}"] = yield from pick(game, army.owner, opts,
+                                                          f"{sai}{which}: how do its {x} results count in this roll?",
+                                                          rule)
     return choices

@@ -425,10 +425,11 @@ def before_resolution(game: Game, army: Army, roll: str, dice: list[Unit], rolle
 
 def _bash_a_dragon(game: Game, army: Army, dice: list[Unit], rolled: list[list[str]], site: Any, skip: set[str],
                    choices: dict) -> Flow:
-    """Bash in the response to a dragon attack: the roller chooses an attacking dragon that inflicted
-    damage; it takes that damage (``dragons.resolve_damage``, step 7) and Bash generates as many saves
-    (V4.01c L1266-1269).  The dragons rolled at step 3, so their damage is known."""
-    shown = [d for d, f in zip(dice, rolled, strict=True) if d.uid not in skip
+    """Bash in the response to a dragon attack: for each Bash rolled, the roller chooses an attacking
+    dragon that inflicted damage; it takes that damage (``dragons.resolve_damage``, step 7) and Bash
+    generates as many saves (V4.01c L1266-1269).  The dragons rolled at step 3, so their damage is
+    known."""
+    shown = [i for i, (d, f) in enumerate(zip(dice, rolled, strict=True)) if d.uid not in skip
              and any(d.spec.die.find_face(x).sai == "Bash" for x in f)]
     if not shown:
         return
@@ -438,11 +439,13 @@ def _bash_a_dragon(game: Game, army: Army, dice: list[Unit], rolled: list[list[s
         return
     options = [(a.dragon.uid, f"{a.dragon.name.split('/', 1)[-1]} ({a.dragon.uid}): {a.damage()} damage")
                for a in hurt]
-    uid = yield from pick(game, army.owner, options, "Bash: choose an attacking dragon that inflicted damage",
-                          rule_of("Bash"))
-    dmg = next(a.damage() for a in hurt if a.dragon.uid == uid)
-    choices["Bash dragon damage"] = dmg
-    site.bashed[uid] = dmg
+    for i in shown:
+        which = f" ({dice[i].name})" if len(shown) > 1 else ""
+        uid = yield from pick(game, army.owner, options, f"Bash{which}: choose an attacking dragon that inflicted "
+                              "damage", rule_of("Bash"))
+        dmg = next(a.damage() for a in hurt if a.dragon.uid == uid)
+        choices[f"Bash dragon damage@{i}"] = str(dmg)
+        site.bashed[uid] = site.bashed.get(uid, 0) + dmg
 
 
 def _save_or_other(game: Game, army: Army, dice: list[Unit], rolled: list[list[str]], choices: dict,
@@ -457,20 +460,17 @@ def _save_or_other(game: Game, army: Army, dice: list[Unit], rolled: list[list[s
                                                                     "your DUA instead")],
                                                 "Regenerate: saves or return units?", rule_of("Regenerate"))
     if "Wild Growth" in shown and any(dua.can_promote(st, u.uid, n) for u in army.units for n in st.units):
-        # X saves or X health-worth of promotions, split as the roller likes (L2075-2078).
-        xs = {f.count for d, faces in zip(dice, rolled, strict=True) for f in (d.spec.die.find_face(x) for x in faces)
-              if f.sai == "Wild Growth"}
-        if len(xs) == 1:
-            x = xs.pop()
-            opts = [(f"Save:{x - k},promote:{k}", f"Wild Growth: {x - k} saves, promote {k} health-worth")
-                    for k in range(x + 1)]
-            choices["Wild Growth split"] = yield from pick(game, army.owner, opts,
-                                                           f"Wild Growth: split its {x} results between saves and "
-                                                           "promotions", rule_of("Wild Growth"))
-        else:  # Wild Growth dice showing different X: each counts wholly one way
-            choices["Wild Growth"] = yield from pick(game, army.owner, [("Save", "Wild Growth: count its saves"),
-                                                                        ("promote", "Wild Growth: promote instead")],
-                                                     "Wild Growth: saves or promotions?", rule_of("Wild Growth"))
+        # X saves or X health-worth of promotions, split as the roller likes (L2075-2078), per die.
+        growers = {i: f.count for i, (d, faces) in enumerate(zip(dice, rolled, strict=True))
+                   for f in (d.spec.die.find_face(x) for x in faces) if f.sai == "Wild Growth"}
+        if growers:
+            for i, x in growers.items():
+                opts = [(f"Save:{x - k},promote:{k}", f"Wild Growth: {x - k} saves, promote {k} health-worth")
+                        for k in range(x + 1)]
+                which = f" ({dice[i].name})" if len(growers) > 1 else ""
+                choices[f"Wild Growth split@{i}"] = yield from pick(
+                    game, army.owner, opts, f"Wild Growth{which}: split its {x} results between saves and promotions",
+                    rule_of("Wild Growth"))
 
 
 def _delayed(game: Game, army: Army, attacker_owner: str, r: dict, glarer: str | None, dice: list[Unit],

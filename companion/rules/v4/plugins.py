@@ -18,7 +18,8 @@ Choices the caller may make (``RollRequest.choices``), besides those of the engi
 * ``"in DUA"``: the rolling units are in the DUA (only save-generating SAIs work);
 * ``"active"``: abilities declared earlier in the turn (``["Kukri Charge"]``);
 * ``"<source> units"``: the die indexes a "double one unit" effect doubles (``{"Wilding units": "2"}``,
-  ``{"Elevate units": "0"}``); without it, the unit(s) that rolled the most.
+  ``{"Elevate units": "0"}``); without it, the unit(s) that rolled the most;
+* ``"<key>@<die index>"``: a choice for one die only (``{"Bash dragon damage@3": "12"}``).
 """
 
 from __future__ import annotations
@@ -252,6 +253,7 @@ def _sai_hook(name: str):
     def _sai_outcome(sctx: SaiContext, situation: Situation) -> SaiOutcome | None:
         ctx = sctx.roll
         die = sctx.unit.die
+        situation = _per_die(situation, sctx.index)
         if _relic_cancelled(sctx):
             return SaiOutcome(reports=(Report("Elemental Relic", "another Elemental Relic rolled the same element: "
                                               "no effect this roll [V4.01c L2835-2836]", None, sctx.index,
@@ -302,6 +304,22 @@ def _sai_hook(name: str):
     hook.__name__ = f"sai_{name.lower().replace(' ', '_')}"
     hook.__doc__ = f"{name}: {SAI_RULES[name].summary if name in SAI_RULES else ''} ({rule_for_face(name).citation})"
     return hook
+
+
+def _per_die(situation: Situation, index: int | None) -> Situation:
+    """Choices given for one die: ``"<key>@<die index>"`` overrides ``"<key>"`` for that die only
+    (``{"Wild Growth split@2": "Save:1,promote:3"}``, ``{"Bash dragon damage@0": "12"}``)."""
+    if index is None:
+        return situation
+    suffix = f"@{index}"
+    mine = {k[: -len(suffix)]: v for k, v in situation.choices.items() if k.endswith(suffix)}
+    if not mine:
+        return situation
+    bash = mine.pop("Bash dragon damage", None)
+    out = replace(situation, choices={**situation.choices, **mine})
+    if bash is not None:
+        out = replace(out, bash_dragon_damage=int(bash))
+    return out
 
 
 def _relic_element(unit) -> str | None:
