@@ -5,6 +5,7 @@ would not have picked, so it fails if the choice is ignored."""
 
 from __future__ import annotations
 
+import pytest
 from sai_arena import arena, roll
 
 from companion.rules.game.state import UNTIL_YOUR_NEXT_TURN
@@ -141,3 +142,20 @@ def test_necromantic_wave_magic_counts_as_missile_when_the_owner_says_so():
     d = roll(game, "p1", "dragon", faces={seer: ["2 Magic"]}, answers=[("Necromantic Wave", "missile")],
              against="dragon")
     assert d.result.totals.get("missile", 0) == 2 and d.result.totals.get("melee", 0) == 0
+
+
+@pytest.mark.parametrize(("use", "want"), [("yes", {"maneuver": 0, "save": 2}), ("no", {"maneuver": 2, "save": 0})])
+def test_coastal_dodge_in_tidal_waves_roll_is_the_owners_choice(use, want):
+    """Coastal Dodge: at a water terrain Coral Elves *may* count maneuvers as saves (V4.01c L817-819);
+    in a combination roll modifiers are applied as the army's owner desires (L1083-1084).  In Tidal
+    Wave's save + maneuver roll (L2374-2383) maneuvers may be worth keeping, to hold the terrain."""
+    from sai_arena import drive
+
+    from companion.rules.game.spells.casting import combination_roll
+
+    game, (g1, g2), _ = arena(["Coral Elves/Guard", "Coral Elves/Guard"], ["Amazons/Soldier"])
+    army = game.state.army("p1", "frontier")
+    d = drive(game, combination_roll(game, army, ("save", "maneuver"), "Tidal Wave roll", "V4.01c L2374-2383"),
+              faces={g1: ["1 Maneuver"], g2: ["1 Maneuver"]}, answers=[("Coastal Dodge", use)])
+    assert any("Coastal Dodge" in p for p in _prompts(d))
+    assert d.result == want

@@ -9,6 +9,7 @@ V4.01c L1011-1030), asked as decisions instead of chosen for the player:
 * Elevate (L1485-1498): the unit whose missile (missile attack) or saves (save roll against melee)
   are doubled; in a dragon attack, saves or missile first;
 * Flurry against a dragon (L1571-1574): X saves, or X melee and the item rolls again;
+* a "may count as" species ability (Coastal Dodge ...) in a roll counting both its types (L1083-1084);
 * Fly (L1586-1587) and Create Fireminions (L1405-1406): how their results are split between the
   types a combination roll counts (L1089-1096).
 
@@ -77,6 +78,33 @@ def _choose_units(game: Game, army: Army, dice: Sequence[Unit], rolled: Sequence
     return chosen
 
 
+def _counts_as(game: Game, army: Army, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],
+               counted: Sequence[str], skip, choices: dict) -> Flow:
+    """Species abilities that let units count one rolled type as another (L1040-1048), where the
+    roll counts both types: using them is the owner's choice (L1083-1084), not automatic."""
+    from ..v4.species import _COUNTS_AS
+    from .flow import EXTENSIONS
+
+    st = game.state
+    terrain = st.terrains.get(army.location)
+    if terrain is None:
+        return
+    elements = set(terrain.kind.elements) | {e for hook in EXTENSIONS["terrain_elements"] for e in hook(game, army)}
+    for ability, (species, needs, source, target) in _COUNTS_AS.items():
+        if source.lower() not in counted or target.lower() not in counted or (needs and not (needs & elements)):
+            continue
+        mine = [(d, faces) for d, faces in zip(dice, rolled, strict=True)
+                if d.uid not in skip and d.is_unit and d.spec.species == species]
+        if not any(d.spec.die.find_face(f).icon in (source, "ID") for d, faces in mine for f in faces):
+            continue
+        use = yield from pick(game, army.owner, [("yes", f"{ability}: count {source.lower()} as {target.lower()}"),
+                                                 ("no", f"{ability}: keep them as {source.lower()}")],
+                              f"{ability}: count {species}' {source.lower()} results as {target.lower()}?",
+                              "V4.01c L1040-1048, L1083-1084")
+        if use == "no":
+            choices[ability] = False
+
+
 def before_totals(game: Game, army: Army, roll: str, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],
                   ctx: dict, skip: frozenset | set = frozenset()) -> Flow:
     """Ask the roller's choices for this roll; returns the resolution choices to add."""
@@ -124,6 +152,9 @@ def before_totals(game: Game, army: Army, roll: str, dice: Sequence[Unit], rolle
                                              f"Elevate: double the {kind.lower()} results of which unit?", rule)
             if units:
                 choices["Elevate units"] = ",".join(str(i) for i in units)
+    # "May count as" abilities in a roll counting both types: the owner decides (L1083-1084), e.g.
+    # Coral Elves in Tidal Wave's save + maneuver roll keep their maneuvers to hold the terrain.
+    yield from _counts_as(game, army, dice, rolled, counted, skip, choices)
     # Flurry against a dragon: X saves, or X melee and the item rolls again (L1571-1574).
     if roll == "dragon" and _sai_dice(dice, rolled, "Flurry", skip):
         choices["Flurry"] = yield from pick(game, army.owner, [("Save", "Flurry: X saves"),
