@@ -250,7 +250,7 @@ def response_hook(game: Game, site, outcome) -> Flow:
             continue
         champ = st.units[rolled[i]["uid"]]
         targets = [d for d in attackers if may_affect(champ, d) and st.location[d.uid] == site.terrain
-                   and d.uid not in site.slain]
+                   and d.uid not in site.slain | getattr(site, "sai_killed", set())]  # not one already killed
         if not targets:
             continue
         what = kind.split("_")[0]
