@@ -258,3 +258,13 @@ def test_two_bashes_each_choose_their_dragon():
         game.apply(passive(game.pending))
     assert "Against the dragons: 0 melee, 0 missile, 18 saves" in game.log
     assert game.state.location[wyrm] == POOL and game.state.location[drake] == "home-p2"
+
+
+def test_eldarim_tamed_dragons_feed_the_spare_hooks():
+    """V4.01c L2920-2922: a tamed dragon never attacks its tamer's army.  The Eldarim module's hook is
+    registered in ``dragons.SPARE_HOOKS`` (it answers only when the game plays the Eldarim champions);
+    tests/game_advanced/test_adv_dragonkin.py plays the whole case."""
+    from companion.rules.game import dragons
+    from companion.rules.game.advanced import eldarim
+
+    assert eldarim.spare_hook in dragons.SPARE_HOOKS
