@@ -79,3 +79,30 @@ def test_two_wild_growths_are_split_each_on_its_own():
     assert sum("split its" in x.prompt for x in d.decisions) == 2
     assert d.result.total == 5
     assert any("up to 3 health-worth" in x.prompt for x in d.decisions)
+
+
+def test_stone_damage_has_no_save_roll_so_open_grave_does_nothing():
+    """Stone (V4.01c L1937-1945): X damage with no save possible; Open Grave needs a kill following a
+    save roll (L2240-2245): the two Soldiers Stone kills go to the DUA."""
+    from sai_arena import attack
+
+    from companion.rules.game.state import UNTIL_YOUR_NEXT_TURN
+
+    game, a, b = arena(["Amazons/Medusa"], ["Amazons/Soldier"] * 2)
+    game.add_effect("Open Grave", "p2", "p2@frontier", UNTIL_YOUR_NEXT_TURN)
+    attack(game, faces={a[0]: ["4 Stone"]})
+    assert where(game, b) == ["dua", "dua"]
+
+
+def test_counter_backlash_has_no_save_roll_so_open_grave_does_nothing():
+    """Counter (V4.01c L1388-1391): in a save roll against melee, X damage back on the attacking army
+    that only spell saves reduce (no save roll); Open Grave on the attackers does nothing
+    (L2240-2245): the four Soldiers killed by the backlash go to the DUA."""
+    from sai_arena import attack
+
+    from companion.rules.game.state import UNTIL_YOUR_NEXT_TURN
+
+    game, a, b = arena(["Amazons/Soldier"] * 4, ["Lava Elves/Lurker in the Deep"])
+    game.add_effect("Open Grave", "p1", "p1@frontier", UNTIL_YOUR_NEXT_TURN)
+    attack(game, faces={u: ["1 Melee"] for u in a} | {b[0]: ["4 Counter"]})
+    assert where(game, a) == ["dua"] * 4

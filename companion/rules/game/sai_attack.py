@@ -247,12 +247,13 @@ def _before_save(game: Game, attacker: Army, target: Army, kind: str, hits: Roll
             game._say(f"{source}: {amount} damage to {game._army_label(defender)}, no save possible ({rule})")
             before = {u.uid for u in defender.units}
             bury_check = source == "Firebreath"
+            # no save possible, so no save roll: Open Grave does nothing (L2240-2245)
             if bury_check:
-                yield from game._inflict(defender, amount)
+                yield from game._inflict(defender, amount, save_roll=False)
                 dead = [u for u in before if st.location[u] == DUA]
                 yield from save_or_bury(game, dead, source, rule)
             else:
-                yield from game._inflict(defender, amount)
+                yield from game._inflict(defender, amount, save_roll=False)
         elif k in ONE_UNIT:
             yield from _one_unit_effect(game, attacker, defender, k, source, amount, uid, rule)
     return extra
@@ -558,7 +559,7 @@ def _backlash(game: Game, attacker: Army, target: Army, saves: RollOutcome, plan
     damage = max(0, back - spell)
     game._say(f"{' + '.join(sorted(set(sources)))}: {back} damage to {game._army_label(now)}"
               + (f" - {spell} spell saves" if spell else "") + " (only spell saves reduce it)")
-    yield from game._inflict(now, damage)
+    yield from game._inflict(now, damage, save_roll=False)  # no save roll: no Open Grave (L2240-2245)
 
 
 def _foul_stench(game: Game, attacker: Army, target: Army, kind: str, counter: bool) -> Flow:
