@@ -747,24 +747,6 @@ class Game:
         """Attack roll, save roll if any hits, damage, allocation (V4.01c L405-411, L430-437), with the
         SAIs of both rolls in play (companion.rules.game.sai_attack)."""
         return (yield from _sai_attack.attack(self, attacker, target, kind, counter, ids_count))
-        st = self.state
-        what = "counter-attack" if counter else kind
-        hits = yield from self._roll(
-            attacker, kind, f"{self._name(attacker.owner)}: roll {self._army_label(attacker)} for {kind} ({what})",
-            "V4.01c L405-411" if kind == MELEE else "V4.01c L430-437",
-            counter_attack=counter, ids_count=ids_count, aimed_at=target.location,
-        )
-        if hits.total <= 0:
-            self._say(f"No {kind} results: no save roll, no damage")
-            return
-        target = st.army(target.owner, target.location)
-        saves = yield from self._roll(
-            target, "save", f"{self._name(target.owner)}: roll {self._army_label(target)} for saves against {hits.total} {kind}",
-            "V4.01c L406-411", against=kind,
-        )
-        damage = max(0, hits.total - saves.total)
-        self._say(f"{hits.total} {kind} - {saves.total} saves = {damage} damage")
-        yield from self._inflict(target, damage)
 
     def _inflict(self, target: Army, damage: int, save_roll: bool = True) -> Flow:
         st = self.state
