@@ -119,22 +119,23 @@ def test_water_poisonous_cloud_halves_missile():
 
 def test_fire_dragon_fire_buries_the_killed_that_roll_no_save():
     """Fire: Dragon Fire, the units this breath killed roll; those that make no save are buried
-    (V4.01c L719-720).  Each rolls alone from the DUA (its own save result decides)."""
+    (V4.01c L719-720)."""
     game = breath_game("Red Drake")
     breathe(game)
+    d = game.pending
+    assert d.topic == "dragon_fire_roll" and d.player == "p2" and len(d.dice) == 5
+    names = [x["die"] for x in d.dice]
+    faces = []
+    for x in d.dice:  # the Soldier saves, everybody else rolls a maneuver
+        if x["die"] == "Amazons/Soldier":
+            faces.append("1 Save")
+        else:
+            faces.append(next(f for f in x["faces"] if f.endswith("Maneuver")))
+    game.apply({"type": "roll", "faces": faces})
     st = game.state
-    rolled = {}
-    while game.pending.data.get("roll") == "save" and game.pending.data.get("army") == "p2@dua":
-        d = game.pending
-        assert d.player == "p2" and len(d.dice) == 1
-        x = d.dice[0]
-        face = "1 Save" if x["die"] == "Amazons/Soldier" else next(f for f in x["faces"] if f.endswith("Maneuver"))
-        rolled[x["uid"]] = x["die"]
-        game.apply({"type": "roll", "faces": [face]})
-    assert len(rolled) == 5
-    where = {name: st.location[uid] for uid, name in rolled.items()}
-    assert where.pop("Amazons/Soldier") == DUA  # the Soldier saves, everybody else rolls a maneuver
-    assert set(where.values()) == {BUA}
+    where = {st.units[x["uid"]].name: st.location[x["uid"]] for x in d.dice}
+    assert where.pop("Amazons/Soldier") == DUA
+    assert set(where.values()) == {BUA} and len(names) == 5
     assert effects_on_bob(game) == []  # fire leaves no lasting effect
 
 

@@ -1,6 +1,6 @@
-"""Closing gaps of issue 7 in the dragon rules: breath kills and Open Grave, Dragon Fire through the
-flow's roll (Rise from the Ashes on burial, the DUA's SAI rule), combined Summon Dragon castings, the
-dragon phase with no fallback in the flow."""
+"""Closing gaps of issue 7 in the dragon rules: breath kills and Open Grave, Dragon Fire (the DUA's
+SAI rule, Rise from the Ashes on burial), combined Summon Dragon castings, the dragon phase with no
+fallback in the flow, Bash and Sneak Attack in the response, the Eldarim spare hook."""
 
 from __future__ import annotations
 
@@ -46,36 +46,10 @@ def test_dragon_claws_after_the_response_roll_do_follow_a_save_roll():
     assert len(gone) == 6 and any("Open Grave" in line for line in game.log)
 
 
-def _fire_on(bob):
-    game = breath_game("Red Drake", bob=bob)
-    breathe(game)
-    return game
-
-
-def test_dragon_fire_rolls_each_killed_unit_through_the_flows_roll():
-    """V4.01c L719-720: the units the fire breath killed roll, those with no save are buried.  Each
-    rolls alone in the DUA, where only save-generating SAIs work (L1215-1216), through the flow's
-    roll (re-roll faces and hooks included): a Soldier's save keeps it in the DUA."""
-    game = _fire_on(big_bob())
-    st = game.state
-    seen = {}
-    while game.pending.data.get("roll") == "save" and game.pending.data.get("army", "").endswith("@dua"):
-        d = game.pending
-        assert d.player == "p2" and len(d.dice) == 1 and "Dragon Fire" in d.prompt
-        uid = d.dice[0]["uid"]
-        face = "1 Save" if not seen else next(f for f in d.dice[0]["faces"] if f.endswith("Maneuver"))
-        seen[uid] = face
-        game.apply({"type": "roll", "faces": [face]})
-    assert len(seen) == 5
-    first, *rest = seen
-    assert st.location[first] == DUA
-    assert {st.location[u] for u in rest} == {BUA}
-
-
-def test_dragon_fire_burial_lets_rise_from_the_ashes_roll():
-    """V4.01c L1774-1778: a unit with Rise from the Ashes that is buried rolls; on that SAI it goes
-    to the Reserve Area instead.  A Phoenix killed by fire breath (it rolls no Rise when killed),
-    then buried by Dragon Fire, rises on its burial roll."""
+def _phoenix_burned():
+    """Alice's Red Drake breathes on Bob's home army (a Phoenix and Guardians); Bob gives the Phoenix
+    and a Guardian to the five health-worth killed, and the Phoenix's Rise from the Ashes roll when
+    killed fails.  The Dragon Fire roll is pending."""
     bob = {"home": ["Firewalkers/Phoenix", "Firewalkers/Guardian", "Firewalkers/Guardian", "Firewalkers/Guardian"],
            "horde": ["Firewalkers/Guardian"] * 4, "campaign": ["Firewalkers/Guardian"] * 4}
     game = breath_game("Red Drake", bob=bob, force=15)
@@ -84,26 +58,49 @@ def test_dragon_fire_burial_lets_rise_from_the_ashes_roll():
     phoenix = next(u.uid for u in st.units.values() if u.name == "Firewalkers/Phoenix")
     d = game.pending
     if d.topic == "allocate":  # 5 health-worth: the Phoenix and a Guardian
-        pick = next(c["value"] for c in d.choices if phoenix in c["value"])
-        game.apply({"type": "allocate", "units": pick})
-    # Rise from the Ashes when killed: it fails (a Fly face).
+        game.apply({"type": "allocate", "units": next(c["value"] for c in d.choices if phoenix in c["value"])})
     d = game.pending
     assert d.topic == "sai_roll" and d.dice[0]["uid"] == phoenix and "killed" in d.prompt
-    game.apply({"type": "roll", "faces": ["4 Fly"]})
+    game.apply({"type": "roll", "faces": ["4 Seize"]})  # no Rise from the Ashes when killed (L1774-1776)
     assert st.location[phoenix] == DUA
-    # Dragon Fire: each rolls alone; a Seize makes no save in the DUA (L1215-1216): buried.
-    rolled_phoenix = False
-    while game.pending.data.get("army", "").endswith("@dua") and game.pending.data.get("roll") == "save":
-        d = game.pending
-        uid = d.dice[0]["uid"]
-        face = next(f for f in d.dice[0]["faces"] if f.endswith(("Melee", "Seize")))  # no save
-        rolled_phoenix |= uid == phoenix
-        game.apply({"type": "roll", "faces": [face]})
-    assert rolled_phoenix
+    d = game.pending
+    assert d.topic == "dragon_fire_roll" and len(d.dice) == 2
+    return game, phoenix
+
+
+def test_dragon_fire_in_the_dua_counts_only_save_generating_sais():
+    """V4.01c L719-720 with L1215-1216: the units the fire breath killed roll from the DUA, where only
+    SAIs that generate saves work.  The Phoenix's Fly gives saves (L1586-1587): it stays in the DUA;
+    the Guardian's melee is no save: buried."""
+    game, phoenix = _phoenix_burned()
+    d = game.pending
+    guardian = next(x["uid"] for x in d.dice if x["uid"] != phoenix)
+    game.apply({"type": "roll", "faces": ["4 Fly" if x["uid"] == phoenix else "1 Melee" for x in d.dice]})
+    assert game.state.location[phoenix] == DUA and game.state.location[guardian] == BUA
+
+
+def test_dragon_fire_does_not_count_other_sais_in_the_dua():
+    """L1215-1216: a Seize (no save results) counts nothing in the DUA: the Phoenix is buried, and its
+    Rise from the Ashes burial roll fails (a Save face is no Rise)."""
+    game, phoenix = _phoenix_burned()
+    d = game.pending
+    game.apply({"type": "roll", "faces": ["4 Seize" if x["uid"] == phoenix else "1 Save" for x in d.dice]})
+    d = game.pending
+    assert d.topic == "sai_roll" and "buried" in d.prompt
+    game.apply({"type": "roll", "faces": ["4 Save"]})
+    assert game.state.location[phoenix] == BUA
+
+
+def test_dragon_fire_burial_lets_rise_from_the_ashes_roll():
+    """V4.01c L1774-1778: a unit with Rise from the Ashes that is killed or buried rolls; on that SAI it
+    goes to the Reserve Area.  Its roll when killed failed; buried by Dragon Fire, it rises."""
+    game, phoenix = _phoenix_burned()
+    d = game.pending
+    game.apply({"type": "roll", "faces": ["4 Seize" if x["uid"] == phoenix else "1 Save" for x in d.dice]})
     d = game.pending
     assert d.topic == "sai_roll" and d.dice[0]["uid"] == phoenix and "buried" in d.prompt
     game.apply({"type": "roll", "faces": ["4 Rise from the Ashes"]})
-    assert st.location[phoenix] == RESERVE
+    assert game.state.location[phoenix] == RESERVE
     assert any("Rise from the Ashes" in line and "buried" in line for line in game.log)
 
 

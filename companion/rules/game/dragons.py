@@ -35,6 +35,7 @@ from itertools import product
 from typing import Any
 
 from . import dragon_promotion as promo
+from . import dua
 from .decisions import Decision, choice, choose_validator
 from .dragon_targeting import ARMY, WHITE, dragon_targets, dragon_type
 from .flow import EXTENSIONS, PHASE_HOOKS, Game, _ask, _faces_validator
@@ -322,18 +323,36 @@ def breath_on_army(game: Game, a: DragonAttack, army: Army) -> Flow:
 
 def dragon_fire(game: Game, a: DragonAttack, killed: list[str]) -> Flow:
     """Fire breath: the units this breath killed roll; each that makes no save result is buried
-    (V4.01c L719-720).  Each rolls alone through the flow's roll (``sai_attack.save_or_bury``), so
-    the roll is resolved like any other: in the DUA only save-generating SAIs work (L1215-1216),
-    faces that roll again are rolled again (L1013-1015), and a unit with Rise from the Ashes rolls
-    when it is buried (L1774-1778)."""
-    from .sai_attack import save_or_bury
+    (V4.01c L719-720).  They roll together (one decision), each counted alone from the DUA, where only
+    save-generating SAIs work (L1215-1216); a unit with Rise from the Ashes that is buried rolls
+    again and rises to the Reserve Area on that SAI (L1774-1778)."""
+    from .rolling import ArmyRoll, resolve_army_roll
+    from .species_play import rise_from_the_ashes
 
     st = game.state
     killed = [u for u in killed if st.location[u] == DUA]
     if not killed:
         game._say("Dragon Fire: the breath killed no unit, nothing to roll")
         return
-    yield from save_or_bury(game, killed, "Dragon Fire", "V4.01c L719-720")
+    dice = [st.units[u] for u in killed]
+    spec = [{"uid": u.uid, "die": u.name, "faces": list(u.spec.faces)} for u in dice]
+    owner = dice[0].owner
+    faces = yield _ask("dragon_fire_roll", owner, "roll",
+                       f"{game._name(owner)}: Dragon Fire: roll the units the breath killed; those that roll no save "
+                       "are buried", "V4.01c L719-720", dice=spec, data={"roll": "save", "dragon_fire": True},
+                       validate=_faces_validator(spec))
+    failed = []
+    for unit, face in zip(dice, faces, strict=True):
+        out = resolve_army_roll(ArmyRoll(roll="save", dice=((unit, (face,)),), individual=True,
+                                         choices=(("in DUA", True),), force_points=st.force_size))
+        if out.total > 0:
+            game._say(f"Dragon Fire: {unit.name} rolls {face}: {out.total} save, it stays in the DUA")
+        else:
+            game._say(f"Dragon Fire: {unit.name} rolls {face}: no save")
+            failed.append(unit.uid)
+    risen = yield from rise_from_the_ashes(game, failed, "buried")
+    for line in dua.bury(st, [u for u in failed if u not in risen]):
+        game._say(f"Dragon Fire: {line}")
 
 
 # -- the army's response (step 6) ------------------------------------------------------------------
