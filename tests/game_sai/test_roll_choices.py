@@ -159,3 +159,15 @@ def test_coastal_dodge_in_tidal_waves_roll_is_the_owners_choice(use, want):
               faces={g1: ["1 Maneuver"], g2: ["1 Maneuver"]}, answers=[("Coastal Dodge", use)])
     assert any("Coastal Dodge" in p for p in _prompts(d))
     assert d.result == want
+
+
+def test_two_elevates_each_double_the_unit_they_choose():
+    """Each Elevate rolled doubles one unit's missile (V4.01c L1491-1492), chosen on its own: one
+    carpet doubles the Darter (1 -> 2), the other the Crossbowman (2 -> 4): 6 missile."""
+    game, (cross, darter, c1, c2), _ = arena(["Dwarves/Crossbowman", "Amazons/Darter", "Items/Air Flying Carpet",
+                                              "Items/Air Flying Carpet"], ["Amazons/Soldier"])
+    d = roll(game, "p1", "missile", faces={cross: ["2 Missile"], darter: ["1 Missile"], c1: ["4 Elevate"],
+                                           c2: ["4 Elevate"]},
+             answers=[("Elevate", "1"), ("Elevate", "0")])
+    assert sum("Elevate" in p for p in _prompts(d)) == 2
+    assert d.result.total == 6

@@ -136,22 +136,25 @@ def before_totals(game: Game, army: Army, roll: str, dice: Sequence[Unit], rolle
             game, army.owner, [("melee", "Necromantic Wave: count magic as melee"),
                                ("missile", "Necromantic Wave: count magic as missile")],
             "Necromantic Wave: count magic results as melee or missile?", "V4.01c L2227-2233")
-    # Elevate: double one unit's missile / saves against melee; in a dragon attack, missile or saves.
-    if _sai_dice(dice, rolled, "Elevate", skip) and army_roll:
+    # Elevate: double one unit's missile / saves against melee; in a dragon attack, missile or saves
+    # first.  Each Elevate rolled chooses on its own.
+    elevators = _sai_dice(dice, rolled, "Elevate", skip) if army_roll else []
+    for i in elevators:
         rule = "V4.01c L1485-1498"
+        which = f" ({dice[i].name})" if len(elevators) > 1 else ""
         kind = None
         if roll == "dragon":
             kind = yield from pick(game, army.owner, [("Save", "Elevate: double one unit's saves"),
                                                       ("Missile", "Elevate: double one unit's missile")],
-                                   "Elevate: double saves or missile?", rule)
-            choices["Elevate"] = kind
+                                   f"Elevate{which}: double saves or missile?", rule)
+            choices[f"Elevate@{i}"] = kind
         elif roll == "missile" or (roll == "save" and ctx.get("against") == "melee"):
             kind = "Missile" if roll == "missile" else "Save"
         if kind is not None:
             units = yield from _choose_units(game, army, dice, rolled, skip, 1,
-                                             f"Elevate: double the {kind.lower()} results of which unit?", rule)
+                                             f"Elevate{which}: double the {kind.lower()} results of which unit?", rule)
             if units:
-                choices["Elevate units"] = ",".join(str(i) for i in units)
+                choices[f"Elevate units@{i}"] = ",".join(str(u) for u in units)
     # "May count as" abilities in a roll counting both types: the owner decides (L1083-1084), e.g.
     # Coral Elves in Tidal Wave's save + maneuver roll keep their maneuvers to hold the terrain.
     yield from _counts_as(game, army, dice, rolled, counted, skip, choices)

@@ -121,11 +121,14 @@ def _best_units(ctx: RollContext, result: str, k: int = 1) -> list[int]:
     return ranked[:k]
 
 
-def _chosen_units(ctx: RollContext, source: str, k: int) -> list[int]:
-    """The units the roller picked for a "double one unit" effect: ``choices["<source> units"]``, die
-    indexes of this roll (Wilding: "select the unit ... after the army makes each roll", V4.01c
-    L2167-2171; Elevate, L1485-1498); only counting units, at most ``k``."""
-    raw = ctx.request.choices.get(f"{source} units")
+def _chosen_units(ctx: RollContext, source: str, k: int, index: int | None = None) -> list[int]:
+    """The units the roller picked for a "double one unit" effect: ``choices["<source> units"]`` (or
+    ``"<source> units@<die index>"`` for the effect of that die), die indexes of this roll (Wilding:
+    "select the unit ... after the army makes each roll", V4.01c L2167-2171; Elevate, L1485-1498);
+    only counting units, at most ``k``."""
+    raw = ctx.request.choices.get(f"{source} units@{index}") if index is not None else None
+    if raw is None:
+        raw = ctx.request.choices.get(f"{source} units")
     if raw is None:
         return []
     picked = [int(x) for x in (raw.split(",") if isinstance(raw, str) else raw) if str(x).strip() != ""]
@@ -145,7 +148,7 @@ def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, inde
                 continue
             one_unit_done.add(key)
             k = sum(1 for o in contribution.modifiers if (o.op, o.result, o.source) == key and o.scope is m.scope)
-            picked = _chosen_units(ctx, m.source, k)
+            picked = _chosen_units(ctx, m.source, k, index)
             chosen = picked or _best_units(ctx, result, k)
             if chosen:
                 names = ", ".join(ctx.units[i].name for i in chosen)
