@@ -9,7 +9,6 @@ a table full of tablets.
 from __future__ import annotations
 
 import logging
-import signal
 import socket
 import sys
 import threading
@@ -73,11 +72,20 @@ class Server:
         out.flush()
 
     def serve_forever(self, seconds: float | None = None) -> None:
-        """Serve in this thread until stop(), Ctrl-C or ``seconds`` have passed."""
+        """Serve in this thread until stop(), Ctrl-C or ``seconds`` have passed.
+
+        The loop polls in short rounds and checks the stop flag between them, so stopping needs no
+        signal: a demo started in the background (where SIGINT is ignored) still ends on time.
+        """
         if seconds is not None:
             threading.Thread(target=self._stop_after, args=(seconds,), daemon=True).start()
+        wsgi = self.wsgi
+        loop_map = getattr(wsgi, "_map", None)
+        if loop_map is None:  # waitress's multi-socket server keeps its map public
+            loop_map = wsgi.map
         try:
-            self.wsgi.run()
+            while not self._stopping.is_set() and loop_map:
+                wsgi.asyncore.loop(timeout=0.25, map=loop_map, use_poll=wsgi.adj.asyncore_use_poll, count=1)
         except KeyboardInterrupt:
             pass
         finally:
@@ -88,15 +96,14 @@ class Server:
             self.stop()
 
     def stop(self) -> None:
-        """Stop serving (from any thread): wake the live streams, then end the loop."""
+        """Stop serving (from any thread): close the live streams, then let the loop end."""
         if self._stopping.is_set():
             return
         self._stopping.set()
         self.app.extensions["game_store"].close()
-        if threading.current_thread() is threading.main_thread():
-            raise KeyboardInterrupt
-        # the serving loop runs in the main thread: interrupt it as Ctrl-C would
-        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        trigger = getattr(self.wsgi, "pull_trigger", None)
+        if trigger is not None:  # wake the loop now rather than at the end of its round
+            trigger()
 
     def shutdown(self) -> None:
         self._stopping.set()
