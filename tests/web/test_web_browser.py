@@ -378,7 +378,7 @@ def test_roll_panel_shows_the_camera_frame(browser, serve, tmp_path):
     go(page, "roll")
     page.wait_for_selector(".frame img")
     width = "(document.querySelector('.frame img') || {}).naturalWidth || 0"
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 30  # a loaded CI machine may take a while to decode the first frame
     while page.evaluate(width) == 0 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert page.evaluate(width) == 480

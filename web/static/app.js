@@ -419,7 +419,11 @@ function renderRoll() {
   const frame = h("div", { class: "frame" });
   const cam = (st?.sources || []).find((s) => s.kind === "camera");
   if (reading?.frame || (cam && cam.state === "connected")) {
-    const img = h("img", { src: `/api/frame.jpg?t=${Date.now()}`, alt: "camera frame" });
+    // A frame that is not there yet (camera just connected, a busy server) is asked again, a few times.
+    let tries = 0;
+    const img = h("img", { src: `/api/frame.jpg?t=${Date.now()}`, alt: "camera frame", onerror: () => {
+      if (++tries <= 20) setTimeout(() => { if (img.isConnected) img.src = `/api/frame.jpg?t=${Date.now()}`; }, 1000);
+    } });
     frame.append(img);
   } else {
     frame.append(h("div", { class: "nocam" }, cam && cam.state === "lost" ? "Camera lost: it will reconnect by itself. Tap the faces below meanwhile." :
