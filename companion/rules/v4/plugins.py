@@ -60,7 +60,30 @@ def situation_of(ctx: RollContext) -> Situation:
     return _situation_of(ctx)
 
 
+#: Situations of rolls with no player choices, by what they are built from (a Situation is frozen).
+_SITUATIONS: dict[tuple, Situation] = {}
+
+
 def _situation_of(ctx: RollContext) -> Situation:
+    req = ctx.request
+    if not req.choices:
+        terrain = ctx.terrain
+        try:
+            key = (ctx.purpose, ctx.against, bool(ctx.counter_attack), bool(getattr(req, "counter_maneuver", False)),
+                   bool(getattr(req, "marching", True)), bool(ctx.in_reserve), bool(ctx.individual),
+                   None if terrain is None else terrain.elements, ctx.counted)
+            hit = _SITUATIONS.get(key)
+        except TypeError:  # something unhashable: build it afresh
+            return _build_situation(ctx)
+        if hit is None:
+            if len(_SITUATIONS) > 4096:
+                _SITUATIONS.clear()
+            hit = _SITUATIONS[key] = _build_situation(ctx)
+        return hit
+    return _build_situation(ctx)
+
+
+def _build_situation(ctx: RollContext) -> Situation:
     req = ctx.request
     purpose, against = ctx.purpose, ctx.against
     if purpose == "dragon":
