@@ -428,11 +428,24 @@ def test_attune_magic_pays_for_any_element_and_may_retint_one_unit():
     assert d.topic == "item_sai" and values(d)[0] == "none"
     theurgist = uid_of(game, "Dwarves/Theurgist", "p1", "frontier")
     choose(game, theurgist)
+    assert game.pending.topic == "item_sai" and "Water" in values(game.pending)
+    choose(game, "Water")
     d = game.pending
     assert d.topic == "cast" and "Water" in d.data["accounting"][theurgist]["may_count_as"]
     double = {"spell": "Watery Double", "target": "p1@frontier", "element": "Water"}
     game.apply({"type": "cast", "spells": [double, double]})
     assert sum(1 for e in game.state.effects if e.name == "Watery Double") >= 1
+
+
+def test_attune_and_the_retinted_unit_share_one_element():
+    """L1245-1247: the unit's magic turns to *the same* element as Attune's: with Fire chosen, the 5
+    magic are fire, and no water magic is left for a Watery Double."""
+    game = _attune_game()
+    choose(game, uid_of(game, "Dwarves/Theurgist", "p1", "frontier"))
+    choose(game, "Fire")
+    double = {"spell": "Watery Double", "target": "p1@frontier", "element": "Water"}
+    with pytest.raises(IllegalAction):
+        game.apply({"type": "cast", "spells": [double]})
 
 
 def test_without_the_retint_only_attunes_own_magic_is_water():

@@ -89,8 +89,8 @@ def _any_element_magic(game: Game, army, outcome, rolled: list[dict]) -> Flow:
     """Magic "of any element" (Attune L1243-1249, Bronze Medallion L2782-2797) may pay for a spell of
     any one element: the engine marks it "any"; the spell payment takes element names.  Attune may
     also let one unit of the army count its normal magic as Attune's element (L1245-1247): the owner
-    picks a unit that rolled a plain magic icon, and its magic may then be of any element (the
-    payment does not check that both are spent on the same element)."""
+    picks a unit that rolled a plain magic icon, then one element that Attune's magic and that unit's
+    magic both take."""
     kinds = outcome.magic_kinds
     for uid, k in list(kinds.items()):
         if "any" in k:
@@ -110,9 +110,18 @@ def _any_element_magic(game: Game, army, outcome, rolled: list[dict]) -> Flow:
         choice(u.uid, f"{u.name} ({u.uid}): its magic counts as Attune's element") for u in plain]
     pick = yield _ask(game, army.owner, f"{game._name(army.owner)}: Attune: let one unit's normal magic count as the "
                       "element of Attune's magic?", f"{DOC} L1243-1249", opts)
-    if pick != "none":
-        kinds[pick] = ELEMENTS
-        game._say(f"Attune: {st.units[pick].name}'s magic may be of Attune's element")
+    if pick == "none":
+        return
+    # "the same element as the Attune magic results" (L1245-1247): one element for both, chosen now.
+    attuning = [f["uid"] for f in rolled if any(x.endswith(" Attune") for x in f["faces"])]
+    el_opts = [choice(e, f"{e}: Attune's magic and {st.units[pick].name}'s magic are {e}") for e in ELEMENTS]
+    element = yield _ask(game, army.owner, f"{game._name(army.owner)}: Attune: which element are Attune's magic and "
+                         f"{st.units[pick].name}'s magic?", f"{DOC} L1243-1249", el_opts)
+    for uid in attuning:
+        if uid in kinds:
+            kinds[uid] = (element,)
+    kinds[pick] = (element,)
+    game._say(f"Attune: Attune's magic and {st.units[pick].name}'s magic are {element} ({DOC} L1243-1249)")
 
 
 def _face_count(face: str) -> int:
