@@ -628,3 +628,35 @@ def test_path_cannot_move_a_dragonkin():
     with pytest.raises(IllegalSpell, match="Dragonkin"):
         registry.announce(game, "p1", st.army("p1", "frontier"), card,
                           {"spell": "Path", "target": troop, "to": "home-p1"}, "Earth")
+
+
+def _controlled_drake_game():
+    """Bob's Red Drake at the Frontier is controlled by Alice's Fire Dragon Zealot there; Alice's own Red
+    Drake is there too; Alice's dragon attack phase comes."""
+    game = started(adv_setup(["eldarim"], p0_campaign=["Eldarim/Fire Dragon Zealot", "Dwarves/Footman"]))
+    st = game.state
+    zealot = uid_of(game, "Fire Dragon Zealot", "p1")
+    theirs, ours = uid_of(game, "Red Drake", "p2"), uid_of(game, "Red Drake", "p1")
+    st.location[theirs] = st.location[ours] = "frontier"  # scenario: summoned there earlier
+    el.bind(game, st.units[zealot], st.units[theirs], "control")
+    return game, theirs, ours
+
+
+def test_the_controller_may_hold_a_controlled_dragon_back():
+    """L3016-3018: on later turns the controller may have the controlled dragon not roll."""
+    game, theirs, ours = _controlled_drake_game()
+    d = until(game, "dragon_target", marching="p1")
+    assert d.player == "p1" and d.data["dragon"] == theirs and {"usual", "rest", ours} <= set(values(d))
+    choose(game, "rest")
+    rolled = until(game, "dragon_roll", marching="p1")
+    assert rolled.data["dragon"] == ours
+    assert any("does not roll" in line for line in game.log)
+
+
+def test_the_controller_may_send_a_controlled_dragon_at_any_other_dragon():
+    """L3016-3018: the controlled dragon attacks another dragon, whatever the targeting table says."""
+    game, theirs, ours = _controlled_drake_game()
+    until(game, "dragon_target", marching="p1")
+    choose(game, ours)
+    until(game, "dragon_roll", marching="p1")
+    assert f"Bob's Red Drake ({theirs}) at Coastland Tower attacks Alice's Red Drake ({ours})" in game.log

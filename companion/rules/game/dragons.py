@@ -60,6 +60,10 @@ RESPONSE_HOOKS: list[Callable[..., Any]] = []
 # ``hook(game, dragon: Unit, marching: str, terrain: str) -> bool``: True when a dragon that would
 # attack the marching player's army does not (a dragon tamed by a unit of that army, V4.01c L2920-2922).
 SPARE_HOOKS: list[Callable[..., bool]] = []
+# ``hook(game, dragon: Unit, terrain: str) -> str | None``: the player whose unit controls this dragon
+# (an Eldarim champion, V4.01c L3016-3018); that player then says whether it sits the attack out, attacks
+# any other dragon there, or attacks as the targeting table says.
+CONTROL_HOOKS: list[Callable[..., str | None]] = []
 
 
 def icon(face: str) -> str:
@@ -178,12 +182,37 @@ def attack_at(game: Game, pid: str, tid: str) -> Flow:
     st = game.state
     where = st.terrains[tid].name
     dragons = dragons_at(game, tid)
+    # A controlled dragon: its controller may have it not roll, or attack any other dragon (L3016-3018).
+    # One that does not roll sits this attack out (it is neither an attacker nor a target here).
+    forced: dict[str, str] = {}
+    for d in list(dragons):
+        controller = next((c for c in (h(game, d, tid) for h in CONTROL_HOOKS) if c), None)
+        if controller is None:
+            continue
+        others = [o for o in dragons if o.uid != d.uid]
+        opts = ([choice("usual", "Let it attack as the targeting table says"), choice("rest", "Have it not roll")]
+                + [choice(o.uid, f"Have it attack {_dragon_label(game, o)}") for o in others])
+        st.step = "dragon_control"
+        pick = yield _ask("dragon_target", controller, "choice",
+                          f"{game._name(controller)}: your controlled {_dragon_label(game, d)} at {where}: what does it do?",
+                          "V4.01c L3016-3018", opts, data={"dragon": d.uid, "terrain": tid, "secret": True},
+                          validate=choose_validator(opts))
+        if pick == "rest":
+            game._say(f"{_dragon_label(game, d)} at {where} does not roll: its controller holds it back (V4.01c L3016-3018)")
+            dragons.remove(d)
+        elif pick != "usual":
+            forced[d.uid] = pick
+    for uid, target in list(forced.items()):
+        if not any(o.uid == target for o in dragons):  # the dragon it was to attack sits the attack out
+            del forced[uid]
     # Step 1: targets from the table (L649-650, L584-636).
     st.step = "dragon_targets"
     options = {d.uid: dragon_targets(d, dragons) for d in dragons}
     # Step 2: dragon vs dragon targets designated in secret, then revealed (L652-655).
-    targets: dict[str, str] = {}
+    targets: dict[str, str] = dict(forced)
     for d in dragons:
+        if d.uid in forced:
+            continue
         valid = options[d.uid]
         if not valid:
             targets[d.uid] = ARMY

@@ -68,6 +68,9 @@ def install() -> None:
     spare = getattr(dragons, "SPARE_HOOKS", None)
     if spare is not None and eldarim.spare_hook not in spare:
         spare.append(eldarim.spare_hook)
+    control = getattr(dragons, "CONTROL_HOOKS", None)
+    if control is not None and eldarim.control_hook not in control:
+        control.append(eldarim.control_hook)
 
 
 install()

@@ -114,6 +114,18 @@ def spare_hook(game: Game, dragon: Unit, pid: str, location: str) -> bool:
     return by is not None and st.units[by].owner == pid and st.location[by] == location
 
 
+def control_hook(game: Game, dragon: Unit, location: str) -> str | None:
+    """Dragon attack (``dragons.CONTROL_HOOKS``): the player whose unit controls this dragon at this
+    terrain decides what it does (L3016-3018)."""
+    if not is_on(game, ELDARIM):
+        return None
+    st = game.state
+    by = controlled_by(st, dragon.uid)
+    if by is None or st.location.get(by) != location:
+        return None
+    return st.units[by].owner
+
+
 def ride(game: Game, pid: str) -> Flow:
     """Retreat step of the Reserves Phase: a champion that tamed a dragon may ride it, moving both to
     any other terrain; the dragon stays tamed (L2923-2926)."""
