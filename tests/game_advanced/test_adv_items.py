@@ -124,15 +124,37 @@ def test_items_roll_in_the_armys_rolls():
     assert d.kind == "roll" and d.player == "p1" and "Items/Fire Seven League Boots" in [x["die"] for x in d.dice]
 
 
-def test_excess_items_are_buried_when_carriers_are_gone():
-    """L2734-2736: one Dwarf left carries two of three small items; the last listed is buried."""
+def test_excess_items_are_buried_as_their_owner_chooses():
+    """L2734-2736: one Dwarf left carries two of three small items; the owner of the army chooses
+    which one is buried, before the game's next decision."""
     game = item_game(DWARVES[:2] + ["Items/Fire Speed Slippers", "Items/Fire Sight Stone", "Items/Fire Wooden Targe"])
     st = game.state
+    targe, slippers = uid_of(game, "Items/Fire Wooden Targe", "p1"), uid_of(game, "Items/Fire Speed Slippers", "p1")
     st.location[uid_of(game, "Dwarves/Sentry", "p1", "frontier")] = "dua"
     game._cleanup()
-    assert st.location[uid_of(game, "Items/Fire Wooden Targe", "p1")] == "bua"
-    assert st.location[uid_of(game, "Items/Fire Speed Slippers", "p1")] == "frontier"
+    assert st.location[targe] == st.location[slippers] == "frontier"  # nothing is buried for the owner
+    ask = it.ask_excess(game)
+    d = next(ask)
+    assert d.player == "p1" and d.topic == "item_sai" and len(d.choices) == 3
+    with pytest.raises(StopIteration):
+        ask.send(slippers)
+    assert st.location[slippers] == "bua" and st.location[targe] == "frontier"
     assert any("no unit able to carry it" in line for line in game.log)
+
+
+def test_the_bury_question_comes_before_the_next_decision_of_the_game():
+    """L2734-2736 in play: a carrier is lost mid-game; the next decision handed out is the owner's
+    choice of the item to bury; the game goes on after it."""
+    game = item_game(DWARVES[:2] + ["Items/Fire Speed Slippers", "Items/Fire Sight Stone", "Items/Fire Wooden Targe"])
+    st = game.state
+    until(game, "march", "p1")
+    st.location[uid_of(game, "Dwarves/Sentry", "p1", "frontier")] = "dua"  # scenario: killed by a spell
+    choose(game, "p1@frontier")
+    d = game.pending
+    assert d.topic == "item_sai" and d.player == "p1" and "which do you bury" in d.prompt
+    stone = uid_of(game, "Items/Fire Sight Stone", "p1")
+    choose(game, stone)
+    assert st.location[stone] == "bua" and game.pending.topic != "item_sai"
 
 
 # -- item SAIs in the flow -------------------------------------------------------------------------
@@ -570,9 +592,9 @@ def test_wayfare_in_a_dragon_attack_moves_the_item_and_a_carrier():
     assert drake
 
 
-def test_the_items_kept_are_the_most_valuable_ones():
-    """L2734-2736: one Dwarf left with two small items (1 point each) and large boots (2): it keeps the
-    boots and one small item; the other small item is buried."""
+def test_the_owner_may_bury_only_sets_that_leave_the_rest_carried():
+    """L2734-2736: one Dwarf left with two small items and the large boots: the owner is offered only
+    as few items as must go, and only sets whose rest the Dwarf can carry."""
     game = item_game(["Dwarves/Footman", "Dwarves/Sentry", "Items/Fire Speed Slippers", "Items/Fire Sight Stone",
                       "Dwarves/Crossbowman"])
     st = game.state
@@ -580,7 +602,13 @@ def test_the_items_kept_are_the_most_valuable_ones():
     st.units[boots.uid], st.location[boots.uid] = boots, "frontier"
     for name in ("Dwarves/Sentry", "Dwarves/Crossbowman"):
         st.location[uid_of(game, name, "p1", "frontier")] = "dua"
-    game._cleanup()
-    assert st.location["u950"] == "frontier"
-    assert st.location[uid_of(game, "Fire Speed Slippers", "p1")] == "frontier"
-    assert st.location[uid_of(game, "Fire Sight Stone", "p1")] == "bua"
+    dice = st.dice_at("p1", "frontier")
+    units, items = [d for d in dice if d.is_unit], [d for d in dice if it.is_item(d)]
+    options = it.bury_options(units, items)
+    assert options and all(len(o) == len(it.carry_plan(units, items)[1]) for o in options)
+    for option in options:
+        assert not it.carry_plan(units, [i for i in items if i.uid not in option])[1]
+    stone = uid_of(game, "Fire Sight Stone", "p1")
+    assert (stone,) in options
+
+

@@ -90,6 +90,8 @@ EXTENSIONS: dict[str, list[Callable[..., Any]]] = {
     "setup": [], "roll_dice": [], "after_roll": [], "maneuver_step": [], "actions": [], "killed": [],
     "cleanup": [], "check_move": [], "dua_counts": [], "terrain_elements": [], "check_moves": [],
     "before_resolution": [], "retreat_step": [], "before_roll": [],
+    # generator hooks ``hook(game)`` whose decisions come before the flow's next one (items to bury)
+    "before_decision": [],
 }
 
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
@@ -112,7 +114,7 @@ class Game:
         self.log: list[str] = []
         for hook in EXTENSIONS["setup"]:
             hook(self)
-        self._flow = self._run()
+        self._flow = self._interleave(self._run())
         self._pending: Decision | None = next(self._flow)
 
     # -- public API -------------------------------------------------------------------------------
@@ -322,6 +324,22 @@ class Game:
             return face
 
     # -- the whole game -------------------------------------------------------------------------
+    def _interleave(self, flow: Flow) -> Flow:
+        """The flow's decisions, each preceded by those ``EXTENSIONS["before_decision"]`` must ask
+        first (state they left needing a choice, such as items no unit can carry)."""
+        try:
+            decision = next(flow)
+        except StopIteration:
+            return
+        while True:
+            for hook in EXTENSIONS["before_decision"]:
+                yield from hook(self)
+            answer = yield decision
+            try:
+                decision = flow.send(answer)
+            except StopIteration:
+                return
+
     def _run(self) -> Flow:
         try:
             yield from self._setup_flow()

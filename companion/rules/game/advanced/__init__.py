@@ -42,6 +42,7 @@ def install() -> None:
         "actions": [minor_terrains.actions],
         "killed": [dragonkin.killed],
         "cleanup": [dragonkin.cleanup, items.cleanup, minor_terrains.cleanup, eldarim.cleanup],
+        "before_decision": [items.ask_excess],
         "check_move": [dragonkin.check_move, minor_terrains.check_move],
         "dua_counts": [minor_terrains.dua_counts],
         "terrain_elements": [minor_terrains.terrain_elements],

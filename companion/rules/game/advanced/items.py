@@ -162,18 +162,71 @@ def check_moves(game: Game, pid: str, moves: dict[str, str]) -> None:
                                 "making the same move", f"{DOC} L2732")
 
 
-def cleanup(game: Game) -> None:
-    """Items beyond what the army's units can carry are buried (L2734-2736).  The owner's choice of
-    which is made for them: the items worth the most points are kept (then the first listed)."""
-    if not is_on(game, ITEMS):
-        return
+def bury_options(units: Sequence[Unit], items: Sequence[Unit]) -> list[tuple[str, ...]]:
+    """The sets of items an owner may bury when the army holds more than its units can carry: as few
+    as the carriers force, the others still carried (L2734-2736); one per set of die names."""
+    _, left = carry_plan(units, items)
+    if not left:
+        return []
+    seen, out = set(), []
+    for combo in _limited(combinations(items, len(left)), 200):
+        keep = [i for i in items if i not in combo]
+        if carry_plan(units, keep)[1]:
+            continue
+        names = tuple(sorted(i.name for i in combo))
+        if names not in seen:
+            seen.add(names)
+            out.append(tuple(i.uid for i in combo))
+    return out or [tuple(i.uid for i in left)]
+
+
+def _excess(game: Game) -> list[tuple[str, str, list[tuple[str, ...]]]]:
+    """(owner, place, bury options) for every army or Reserve Area holding items nobody can carry."""
     st = game.state
     places = {(u.owner, st.location[u.uid]) for u in st.units.values()
               if is_item(u) and (st.location[u.uid] in st.terrains or st.location[u.uid] == RESERVE)}
+    out = []
     for owner, loc in sorted(places):
         dice = st.dice_at(owner, loc)
-        items = sorted((d for d in dice if is_item(d)), key=lambda i: -item_points([i.spec]))
-        _, left = carry_plan([d for d in dice if d.is_unit], items)
-        for item in left:
-            st.location[item.uid] = BUA
-            game._say(f"{item.name} has no unit able to carry it and is buried (V4.01c L2734-2736)")
+        options = bury_options([d for d in dice if d.is_unit], [d for d in dice if is_item(d)])
+        if options:
+            out.append((owner, loc, options))
+    return out
+
+
+def _bury(game: Game, uids: Sequence[str]) -> None:
+    for uid in uids:
+        game.state.location[uid] = BUA
+        game._say(f"{game.state.units[uid].name} has no unit able to carry it and is buried (V4.01c L2734-2736)")
+
+
+def cleanup(game: Game) -> None:
+    """Items beyond what the army's units can carry are buried (L2734-2736).  When the owner has a
+    real choice of which (``bury_options``), ``ask_excess`` asks before the next decision."""
+    if not is_on(game, ITEMS):
+        return
+    for _owner, _loc, options in _excess(game):
+        if len(options) == 1:
+            _bury(game, options[0])
+
+
+def ask_excess(game: Game) -> Generator[Any, Any, None]:
+    """Before the game's next decision (``EXTENSIONS["before_decision"]``): the owner of an army with
+    more items than its units can carry says which to bury (L2734-2736)."""
+    if not is_on(game, ITEMS) or game.over:
+        return
+    from ..decisions import choice, choose_validator
+    from ..flow import _ask
+
+    while True:
+        pending = [(o, loc, opts) for o, loc, opts in _excess(game) if len(opts) > 1]
+        if not pending:
+            return
+        owner, loc, options = pending[0]
+        st = game.state
+        where = "the Reserve Area" if loc == RESERVE else st.terrains[loc].name
+        opts = [choice(",".join(uids), "Bury " + ", ".join(st.units[u].name for u in uids)) for uids in options]
+        pick = yield _ask("item_sai", owner, "choice", f"{game._name(owner)}: your army at {where} holds more items "
+                          "than its units can carry: which do you bury?", f"{DOC} L2734-2736", opts,
+                          validate=choose_validator(opts))
+        _bury(game, pick.split(","))
