@@ -265,13 +265,16 @@ def _pair_url(code: str) -> str:
 @bp.post("/games")
 @require("tablet")
 def create_game():
-    """Create a game: ``{"players": [..], "edition": "v4", "quick": true}`` or a full set-up."""
+    """Create a game: ``{"players": [..], "edition": "v4", "quick": true}`` or a full set-up;
+    ``"advanced": ["items", ...]`` turns on optional components of V4.01c (L2506-2508)."""
     body = json_body({
         "players": Field(list, items=Field(str, max_len=30, min=1), max_len=6),
         "game": Field(str, required=False, choices=("dragon_dice", "battle_dice"), default="dragon_dice"),
         "edition": Field(str, required=False, choices=("v4", "r96"), default="v4"),
         "force_size": Field(int, required=False, min=3, max=120),
         "quick": Field(bool, required=False, default=False),
+        "advanced": Field(list, required=False, max_len=5, items=Field(str, max_len=20,
+                          choices=("minor_terrains", "items", "dragonkin", "eldarim", "dracolem"))),
         "forces": Field(list, required=False, max_len=6, items={
             "player": Field(str, max_len=30),
             "armies": Field(dict),

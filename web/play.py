@@ -156,11 +156,18 @@ def build_setup(body: dict) -> dict:
             if f.get("frontier_terrain"):
                 p["frontier"] = f["frontier_terrain"]
         players.append(p)
+    advanced = list(dict.fromkeys(body.get("advanced") or []))
     if body.get("edition") == "r96":  # the 1996 rules: their own flow and quick start (companion/rules/r96/game)
         from companion.rules.r96.game import quick_setup as r96_quick_setup
 
+        if advanced:
+            raise APIError("optional components (minor terrains, items, Dragonkin, Eldarim, Dracolem) are "
+                           "rules of V4.01c, not of the 1996 edition", field="advanced")
         return r96_quick_setup({"force_size": body.get("force_size") or 24, "players": players})
-    return quick_setup({"force_size": body.get("force_size") or 24, "players": players})
+    setup = quick_setup({"force_size": body.get("force_size") or 24, "players": players})
+    if advanced:
+        setup["advanced"] = advanced  # V4.01c L2506-2508: each optional component is chosen per game
+    return setup
 
 
 @lru_cache(maxsize=1)

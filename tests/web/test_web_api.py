@@ -513,3 +513,26 @@ def test_odds_count_the_spells_in_force(client, game, app):
     after = client.get("/api/odds?need=2").json
     assert any("Ash Storm" in note for note in after["notes"])
     assert after["p_at_least"] < before["p_at_least"]
+
+
+def test_optional_components_are_chosen_per_game(app, client, host):
+    """V4.01c L2506-2508: the New game form's optional components reach the engine's set-up."""
+    from companion.rules.game.advanced.options import ELDARIM, ITEMS, MINOR_TERRAINS, is_on
+
+    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, "advanced": ["items", "eldarim"]},
+                    headers=host)
+    assert r.status_code == 201, r.json
+    game = app.extensions["game_store"].session.game
+    assert game.setup["advanced"] == ["items", "eldarim"]
+    assert is_on(game, ITEMS) and is_on(game, ELDARIM) and not is_on(game, MINOR_TERRAINS)
+
+
+@pytest.mark.parametrize("body", [
+    {"players": ["Ann", "Bob"], "quick": True, "advanced": ["castles"]},
+    {"players": ["Ann", "Bob"], "quick": True, "advanced": "items"},
+    {"players": ["Ann", "Bob"], "quick": True, "edition": "r96", "advanced": ["items"]},
+])
+def test_bad_optional_components_are_refused(client, host, body):
+    r = client.post("/api/games", json=body, headers=host)
+    assert 400 <= r.status_code < 500 and r.json["field"].startswith("advanced") and r.json["message"]
+    assert client.get("/api/state").json["game_id"] is None

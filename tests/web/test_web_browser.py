@@ -421,3 +421,27 @@ def test_force_building_by_taps_with_live_limits(browser, serve):
     assert [p["force_points"] for p in st["players"]] == [24, 24]
     pools = [[u["die"] for u in p["summoning_pool"]] for p in st["players"]]
     assert pools == [["Dragons/Red Drake"], ["Dragons/Black Drake"]]
+
+
+def test_new_game_offers_the_optional_components_of_v4(browser, serve):
+    """V4.01c L2506-2508: the New game form lets the table turn on optional components (V4.01c only)."""
+    from companion.rules.game.advanced.options import ITEMS, MINOR_TERRAINS, is_on
+    from companion.session import GameSession
+
+    server = serve()
+    page = new_page(browser, server.host_url)
+    page.wait_for_selector("#role.host")
+    go(page, "new")
+    assert page.locator("#advanced input[type=checkbox]").count() == 5
+    page.select_option("#edition", "r96")
+    page.wait_for_selector("#advanced", state="detached")  # the 1996 rules have no optional components
+    page.select_option("#edition", "v4")
+    page.check("#advanced input[value=items]")
+    shot(page, "new-game-advanced")
+    page.click("#quick-start")
+    deadline = time.monotonic() + 15
+    while state(server).get("game_id") is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    with GameSession.open(server.db) as s:
+        assert is_on(s.game, ITEMS) and not is_on(s.game, MINOR_TERRAINS)
+    assert page.errors == []

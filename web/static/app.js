@@ -633,11 +633,21 @@ function renderNew() {
   h("label", { class: "field" }, "Game", h("select", { id: "game-kind", onchange: (ev) => { b.game = ev.target.value; render(); } },
     h("option", { value: "dragon_dice", selected: b.game !== "battle_dice" }, "Dragon Dice"),
     h("option", { value: "battle_dice", selected: b.game === "battle_dice" }, "Battle Dice (2 players, d4-d20)"))),
-  h("label", { class: "field" }, "Edition", h("select", { onchange: (ev) => { b.edition = ev.target.value; } },
+  h("label", { class: "field" }, "Edition", h("select", { id: "edition", onchange: (ev) => { b.edition = ev.target.value; render(); } },
     h("option", { value: "v4", selected: b.edition === "v4" }, "V4.01c (SFR)"), h("option", { value: "r96", selected: b.edition === "r96" }, "1996 (TSR)"))),
   h("label", { class: "field" }, "Force size (points)", h("input", { type: "number", min: 3, max: 120, value: b.force_size,
     oninput: (ev) => { b.force_size = Number(ev.target.value); renderChecks(); } })));
-  const quick = h("div", { class: "card" }, h("h2", {}, "New game"), names,
+  // Optional components of the V4.01c Advanced Rules, chosen per game (V4.01c L2506-2508).
+  const COMPONENTS = [["minor_terrains", "Minor terrains"], ["items", "Items"], ["dragonkin", "Dragonkin"],
+    ["eldarim", "Eldarim"], ["dracolem", "Dracolem"]];
+  b.advanced = b.advanced || [];
+  const advanced = (b.game === "battle_dice" || b.edition === "r96") ? null :
+    h("fieldset", { class: "row advanced", id: "advanced" }, h("legend", { class: "muted small" }, "Optional components (V4.01c Advanced Rules)"),
+      COMPONENTS.map(([key, label]) => h("label", { class: "opt" },
+        h("input", { type: "checkbox", value: key, checked: b.advanced.includes(key), onchange: (ev) => {
+          b.advanced = ev.target.checked ? [...new Set([...b.advanced, key])] : b.advanced.filter((k) => k !== key);
+        } }), " " + label)));
+  const quick = h("div", { class: "card" }, h("h2", {}, "New game"), names, advanced,
     h("div", { class: "row", style: { marginTop: "12px" } },
       h("button", { class: "btn primary", id: "quick-start", disabled: !canChange(), onclick: () => startGame(true) }, "Quick start (ready-made forces)"),
       h("button", { class: "btn", id: "start-built", disabled: !canChange(), onclick: () => startGame(false) }, "Start with the forces below"),
@@ -716,6 +726,7 @@ async function startGame(quickStart) {
   let quick = quickStart;
   const b = app.builder;
   const body = { players: b.players.map((x) => x.trim()), edition: b.edition };
+  if (b.game !== "battle_dice" && b.edition === "v4" && (b.advanced || []).length) body.advanced = b.advanced;
   if (b.game === "battle_dice") {
     body.game = "battle_dice";
     delete body.edition;
