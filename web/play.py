@@ -46,12 +46,31 @@ def state_view(store) -> dict:
     }
 
 
+def _target_kind(card) -> tuple[str, str, bool, bool]:
+    """(form widget, what the rules let it target, needs a destination, cumulative) of a spell card,
+    from the game's spell registry (V4.01c L2118-2156)."""
+    from companion.rules.game.spells import registry as reg
+
+    rule = reg.SPELLS.get(card.name)
+    if rule is None:  # a card V4.01c prints no rules for (Dracolem alloys): an army or a terrain
+        return "army_or_terrain", "an army or a terrain", False, False
+    kind = rule.target
+    widget = {reg.ARMY: "army", reg.OPPOSING_ARMY: "army", reg.FERAL_ARMY: "army", reg.TERRAIN: "terrain",
+              reg.TERRAIN_NOT_EIGHTH: "terrain", reg.OWN_DUA: "dua"}.get(kind)
+    if widget is None:
+        widget = "units" if kind in reg.UNIT_LIST_KINDS else "unit"
+    needs_to = kind in (reg.OWN_UNIT_AT_TERRAIN, reg.OWN_AMAZONS_AT_TERRAIN)
+    return widget, kind, needs_to, rule.per_casting is not None
+
+
 def cast_options(pending: dict, state: dict) -> dict:
-    """Spells the rolled magic could pay for, by element, and the targets in play (for the page's
-    cast form; the engine still checks every announcement, V4.01c L2085-2129)."""
+    """Spells the rolled magic could pay for, by element, each with the kind of target the rules give
+    it, and the targets in play (for the page's cast form; the engine still checks every
+    announcement, V4.01c L2085-2156).  Cantrip magic offers only spells marked C (L2108-2111)."""
     from companion.rules.game.magic import spell_kinds_accepted
 
     magic = int(pending.get("magic", 0))
+    cantrip = bool(pending.get("cantrip"))
     kinds: dict[str, int] = {}
     for entry in (pending.get("accounting") or {}).values():
         for k in entry.get("may_count_as", []):
@@ -60,20 +79,38 @@ def cast_options(pending: dict, state: dict) -> dict:
     species = {u["species"] for a in state.get("armies", []) if a["id"] == pending.get("army") for u in a["units"]}
     spells = []
     for card in _catalogue().spells:
-        if card.cost > magic or (in_reserve and not card.reserve):
+        if card.cost > magic or (in_reserve and not card.reserve) or (cantrip and not card.cantrip):
             continue
         if card.species not in ("Basic", "") and card.species not in species:
             continue
         payers = [k for k, n in kinds.items() if n >= card.cost
                   and (card.color in ("Elemental", "Alloy") or k in spell_kinds_accepted(card.color, k))]
         if payers:
-            spells.append({"spell": card.name, "cost": card.cost, "color": card.color, "elements": sorted(payers)})
+            widget, kind, needs_to, cumulative = _target_kind(card)
+            spells.append({"spell": card.name, "cost": card.cost, "color": card.color, "elements": sorted(payers),
+                           "target": widget, "target_text": kind, "to": needs_to, "cumulative": cumulative,
+                           "max_castings": max(1, magic // card.cost) if card.cost else 1})
     names = {p["id"]: p["name"] for p in state.get("players", [])}
     terrains = {t["id"]: t["name"] for t in state.get("terrains", [])}
     targets = [{"value": a["id"], "label": f"{names.get(a['owner'], a['owner'])}'s army at "
                 f"{terrains.get(a['location'], 'Reserve Area')}"} for a in state.get("armies", [])]
     targets += [{"value": tid, "label": f"terrain {name}"} for tid, name in terrains.items()]
-    return {"magic": magic, "spells": sorted(spells, key=lambda x: (x["cost"], x["spell"])), "targets": targets}
+    units = []
+    for a in state.get("armies", []):
+        where = terrains.get(a["location"], "Reserve Area")
+        for u in a["units"]:
+            units.append({"value": u["uid"], "label": f"{u['die'].split('/')[-1]} ({names.get(a['owner'])}, {where})",
+                          "place": a["location"], "health": u.get("health")})
+    for p in state.get("players", []):
+        for area, label in (("dua", "DUA"), ("bua", "BUA"), ("summoning_pool", "Summoning Pool")):
+            for u in p.get(area) or []:
+                units.append({"value": u["uid"], "label": f"{u['die'].split('/')[-1]} ({p['name']}'s {label})",
+                              "place": f"{area}:{p['id']}", "health": u.get("health")})
+    duas = [{"value": f"dua:{p['id']}", "label": f"{p['name']}'s DUA"} for p in state.get("players", [])]
+    return {"magic": magic, "cantrip": cantrip, "spells": sorted(spells, key=lambda x: (x["cost"], x["spell"])),
+            "targets": targets, "armies": targets[:len(state.get("armies", []))],
+            "terrains": [{"value": tid, "label": name} for tid, name in terrains.items()],
+            "units": units, "duas": duas}
 
 
 def split_citation(text: str) -> tuple[str, str | None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -131,3 +132,17 @@ def serve(tmp_path, rules_index):
     yield start
     for s in started:
         s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Real headless Chromium (Debian ``chromium``, driven by Playwright)."""
+    exe = shutil.which("chromium")
+    if exe is None:
+        pytest.fail("Debian chromium is not installed: apt-get install -y chromium (.ci/run does it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()

@@ -8,7 +8,6 @@ Screenshots of every page go to ``artifacts/screenshots/`` (git-ignored).
 from __future__ import annotations
 
 import json
-import shutil
 import time
 import urllib.request
 from pathlib import Path
@@ -20,19 +19,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 TABLET = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    exe = shutil.which("chromium")
-    if exe is None:
-        pytest.fail("Debian chromium is not installed: apt-get install -y chromium (.ci/run does it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
 
 
 def shot(page, name: str) -> None:

@@ -265,21 +265,61 @@ function renderPrompt(st) {
   fill(el, text, choices, undoButton());
 }
 
+// Announce spells (V4.01c L470-480, L2118-2156): each spell with the kind of target the rules give it,
+// combined castings for cumulative spells, several spells in one announcement; Cantrip magic offers
+// only spells marked C (the server filters them).
 function castForm(p, disabled) {
   const o = p.cast_options;
-  if (!o || !o.spells.length) return h("span", { class: "muted small" }, "no spell this magic can pay for");
-  const spellSel = h("select", { class: "btn small", "aria-label": "spell" },
+  if (!o || !o.spells.length) return h("span", { class: "muted small" }, o && o.cantrip ? "no spell marked C this Cantrip magic can pay for" : "no spell this magic can pay for");
+  const planned = [];
+  const options = (list) => list.map((t) => h("option", { value: t.value }, t.label));
+  const spellSel = h("select", { class: "btn small", "aria-label": "spell", id: "cast-spell" },
     o.spells.map((s, i) => h("option", { value: i }, `${s.spell} (${s.cost})`)));
-  const elemSel = h("select", { class: "btn small", "aria-label": "element" });
-  const targetSel = h("select", { class: "btn small", "aria-label": "target" },
-    o.targets.map((t) => h("option", { value: t.value }, t.label)));
-  const syncElements = () => fill(elemSel, o.spells[Number(spellSel.value)].elements.map((e) => h("option", { value: e }, e)));
-  spellSel.addEventListener("change", syncElements);
-  syncElements();
-  return h("span", { class: "row" }, spellSel, elemSel, targetSel, h("button", { class: "btn primary", disabled, onclick: () => {
-    const s = o.spells[Number(spellSel.value)];
-    decide({ type: "cast", spells: [{ spell: s.spell, target: targetSel.value, element: elemSel.value }] });
-  } }, "Cast"));
+  const elemSel = h("select", { class: "btn small", "aria-label": "element", id: "cast-element" });
+  const castings = h("input", { type: "number", class: "btn small", min: 1, value: 1, "aria-label": "castings", id: "cast-castings", style: { width: "64px" } });
+  const toSel = h("select", { class: "btn small", "aria-label": "destination", id: "cast-to" }, options(o.terrains || []));
+  const targetBox = h("span", { class: "row", id: "cast-target" });
+  const hint = h("span", { class: "muted small", id: "cast-hint" });
+  const listEl = h("div", { class: "small", id: "cast-list" });
+  const spell = () => o.spells[Number(spellSel.value)];
+  let read = () => ({});
+  const sync = () => {
+    const s = spell();
+    fill(elemSel, s.elements.map((e) => h("option", { value: e }, e)));
+    castings.max = s.max_castings; castings.value = 1;
+    castings.hidden = !s.cumulative;
+    toSel.hidden = !s.to;
+    hint.textContent = `targets ${s.target_text}`;
+    if (s.target === "units") {
+      const picked = new Set();
+      fill(targetBox, (o.units || []).map((u) => h("button", { class: "facebtn", dataset: { uid: u.value }, onclick: (ev) => {
+        if (picked.has(u.value)) picked.delete(u.value); else picked.add(u.value);
+        ev.currentTarget.classList.toggle("on", picked.has(u.value));
+      } }, u.label)));
+      read = () => ({ units: [...picked] });
+    } else {
+      const list = { army: o.armies, terrain: o.terrains, dua: o.duas, unit: o.units, army_or_terrain: o.targets }[s.target] || o.targets;
+      const sel = h("select", { class: "btn small", "aria-label": "target", id: "cast-target-select" }, options(list || []));
+      fill(targetBox, sel);
+      read = () => ({ target: sel.value });
+    }
+  };
+  spellSel.addEventListener("change", sync);
+  sync();
+  const entry = () => {
+    const s = spell();
+    const e = { spell: s.spell, element: elemSel.value, ...read() };
+    if (s.cumulative && Number(castings.value) > 1) e.castings = Number(castings.value);
+    if (s.to) e.to = toSel.value;
+    return e;
+  };
+  const showList = () => fill(listEl, planned.length ? `Announced so far: ${planned.map((e) => e.spell + (e.castings ? ` x${e.castings}` : "")).join(", ")}` : "");
+  return h("div", { class: "castform" },
+    h("span", { class: "row" }, spellSel, elemSel, castings, targetBox, toSel),
+    hint, listEl,
+    h("span", { class: "row" },
+      h("button", { class: "btn", disabled, id: "cast-add", onclick: () => { planned.push(entry()); showList(); } }, "Add another spell"),
+      h("button", { class: "btn primary", disabled, id: "cast-go", onclick: () => decide({ type: "cast", spells: [...planned, entry()] }) }, "Cast")));
 }
 
 // Reserves phase: tap units to pick them (V4.01c L483-491).
