@@ -78,6 +78,10 @@ def _face_code(face) -> tuple[int, int, int]:
     return (_NONE, -1, face.count)
 
 
+#: counted result types -> the type IDs count as when the caller does not choose (few entries).
+_ID_DEFAULT: dict[frozenset[str], str | None] = {}
+
+
 def _id_type(request: RollRequest, counted: frozenset[str], index: int) -> str | None:
     choice = request.choices.get("id_as")
     if isinstance(choice, str):
@@ -345,7 +349,13 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
     # Step 5: count non-SAI results per unit.
     sum_n = [0] * _NT
     sum_i = [0] * _NT
-    id_t_all = _id_type(request, counted, -1) if "id_as" not in request.choices else None
+    if "id_as" in request.choices:
+        id_t_all = None
+    else:  # the default type of every ID depends only on the counted types
+        try:
+            id_t_all = _ID_DEFAULT[counted]
+        except KeyError:
+            id_t_all = _ID_DEFAULT[counted] = _id_type(request, counted, -1)
     for i in range(n):
         if not counting[i]:
             continue

@@ -7,6 +7,9 @@ from companion.rules.resolution.registry import IdMultiplier, RollContext
 
 from .registry import REGISTRY
 
+_EIGHTH_FACE_IDS = IdMultiplier(2, "Eighth face: ID results doubled", "V4.01c L501")  # frozen: shared
+_EIGHTH_FACE_ONLY = (_EIGHTH_FACE_IDS,)
+
 
 @REGISTRY.rule("Eighth face")
 def eighth_face(ctx: RollContext):
@@ -16,17 +19,17 @@ def eighth_face(ctx: RollContext):
     terrain = ctx.terrain
     if terrain is None or not terrain.controlled or ctx.individual:
         return ()
-    out: list = [IdMultiplier(2, "Eighth face: ID results doubled", "V4.01c L501")]
-    if terrain.eighth == "Standing Stones":
-        out.append(
-            ElementOption(
-                frozenset(range(len(ctx.units))),
-                frozenset(e.value for e in terrain.elements),
-                "Standing Stones",
-                "V4.01c L522-525",
-            )
-        )
-    return out
+    if terrain.eighth != "Standing Stones":
+        return _EIGHTH_FACE_ONLY
+    return (
+        _EIGHTH_FACE_IDS,
+        ElementOption(
+            frozenset(range(len(ctx.units))),
+            frozenset(e.value for e in terrain.elements),
+            "Standing Stones",
+            "V4.01c L522-525",
+        ),
+    )
 
 
 @REGISTRY.rule("Dragonkin automatic saves")

@@ -52,11 +52,19 @@ _UPPER = {v: k for k, v in _LOWER.items()}
 # --------------------------------------------------------------------------- situation
 
 
+_SITUATION_KEY = "v4.situation"
+
+
 def situation_of(ctx: RollContext) -> Situation:
     """The plug-in tables' view of a roll (computed once per roll when the context can memoize)."""
+    memo = getattr(ctx, "_memo", None)  # fast path: the engine's RollContext memo, already filled
+    if memo:
+        hit = memo.get(_SITUATION_KEY)
+        if hit is not None:
+            return hit
     memo = getattr(ctx, "memo", None)
     if memo is not None:
-        return memo("v4.situation", lambda: _situation_of(ctx))
+        return memo(_SITUATION_KEY, lambda: _situation_of(ctx))
     return _situation_of(ctx)
 
 
@@ -395,11 +403,26 @@ def _counts_as_hook(ability: str):
     source, target = (_LOWER[t] for t in counts_as_types(ability))
     note = f"{ability}: {source} results count as {target}"
 
+    cache: dict = {}  # (situation key, units) -> answer, for rolls with no player choices
+
     def hook(ctx: RollContext, idx: frozenset[int]) -> Iterable:
-        active = ctx.request.choices.get("active", ())
+        choices = ctx.request.choices
+        if not choices:
+            situation = situation_of(ctx)
+            key = (situation.key, idx)
+            out = cache.get(key)
+            if out is None:
+                if len(cache) >= _CACHE_LIMIT:
+                    cache.clear()
+                out = cache[key] = _answer(situation, idx, ())
+            return out
+        active = choices.get("active", ())
         if isinstance(active, str):
             active = (active,)
-        if not counts_as_applies(ability, situation_of(ctx), active=active):
+        return _answer(situation_of(ctx), idx, active)
+
+    def _answer(situation: Situation, idx: frozenset[int], active) -> tuple:
+        if not counts_as_applies(ability, situation, active=active):
             return ()
         return (Modifier("add", target, 0, ability, spec.citation, scope="any", units=idx, counts_as=source,
                          origin="species", optional=True, note=note),)
