@@ -478,3 +478,36 @@ def test_r96_19_a_defenders_cantrip_buys_stoneskin_for_its_own_save_roll():
     log = cast(game, {"spell": "Stoneskin", "count": 2, "target": "p2@frontier"})
     assert any("3 saves against 5: 2 damage" in line for line in log)
     assert sum(where(game, u) == DUA for u in units[("p2", FRONT)]) == 2  # two footmen, the wizard lives
+
+
+def test_faq96_sai_3d_counters_answer_a_cantrip_hailstorm_inside_a_melee():
+    """FAQ96 SAI 3.D: the attacker's cantrip casts Hailstorm during its melee attack; the defender's
+    Counter in the save roll against it counts as saves and as hits the attacker cannot save."""
+    game = started()
+    units = _at_front(game, ["Coral Elves/Enchanter", "Coral Elves/Fighter"], ["Goblins/Filcher", "Goblins/Thug"])
+    _act(game, "melee", "skirmish")
+    roll(game, "4 Cantrip", "1 Melee")
+    assert game.pending.kind == "cast" and game.pending.player == "p1"
+    cast(game, {"spell": "Hailstorm", "count": 2, "target": "p2@frontier"})
+    assert game.pending.kind == "roll" and game.pending.player == "p2"
+    log = roll(game, "4 Counter", "1 Melee")
+    assert any("Counter: 4 hits on" in line and "FAQ96 SAI 3.D" in line for line in log), log
+    assert all(where(game, u) != DUA for u in units[("p2", FRONT)]), "4 counter saves stop the 2 Hailstorm hits"
+    assert sum(where(game, u) == DUA for u in units[("p1", FRONT)]) >= 1, "the counter hits kill attackers, no save"
+
+
+def test_faq96_sai_3d_a_counter_answers_a_cantrip_lightning_strike_inside_a_melee():
+    """FAQ96 SAI 3.D with Lightning Strike (R96 L1007-1008): the struck defender rolls Counter: it is
+    saved, and the attacking army takes the hits with no save."""
+    game = started()
+    units = _at_front(game, ["Coral Elves/Enchanter", "Coral Elves/Enchanter", "Coral Elves/Fighter"],
+                      ["Goblins/Filcher", "Goblins/Thug"])
+    _act(game, "melee", "skirmish")
+    roll(game, "4 Cantrip", "4 Cantrip", "1 Melee")
+    filcher = units[("p2", FRONT)][0]
+    cast(game, {"spell": "Lightning Strike", "units": [filcher]})
+    assert game.pending.kind == "roll" and [d["uid"] for d in game.pending.dice] == [filcher]
+    log = roll(game, "4 Counter")
+    assert where(game, filcher) != DUA and any("survives the Lightning Strike" in line for line in log)
+    assert any("Counter: 4 hits on" in line and "FAQ96 SAI 3.D" in line for line in log), log
+    assert sum(where(game, u) == DUA for u in units[("p1", FRONT)]) >= 1

@@ -711,7 +711,7 @@ class R96Game(MagicActions, DragonAttacks):
         yield from self._action(pid, loc)
 
     def _save_roll(self, owner: str, loc: str, damage: int, against: str, attacker: str | None,
-                   can_rout: bool) -> Flow:
+                   can_rout: bool, counters: bool = False) -> Flow:
         """The damaged army rolls saves (always, FAQ96 MELEE A; optional with option
         ``optional_save_roll`` when no rout can follow, FAQ95 MELEE A); returns whether it routs."""
         t = self.state.terrains.get(loc)
@@ -724,21 +724,24 @@ class R96Game(MagicActions, DragonAttacks):
                 return False
         sv = yield from self._roll(owner, self._units(owner, loc), "save", loc, f"{self._name(owner)}: roll saves "
                                    f"against {damage} {against} damage", "R96 L537-545", against=against)
-        counter = 0
+        counter = extra_saves = 0
         if against == MELEE and attacker is not None:
             counter = sum(x for _, x in sai_faces(sv, "Counter"))  # R96 L755-757: hits, no save
+        elif counters and attacker is not None:  # cantrip magic damage inside a melee: FAQ96 SAI 3.D
+            counter = extra_saves = sum(x for _, x in sai_faces(sv, "Counter"))
         before = {e.id for e in self.state.effects}
         new = yield from self._cantrips(sv)
         if new:  # a cantrip's Stoneskin protects this very roll, other new spells do not (R96 L698-700; FAQ96 SAI G)
             later = {e.id for e in self.state.effects if e.id not in before and e.name not in BONUS_SAVE_SPELLS}
             self._resolve(sv, skip=later)
-        saves = sv.total("save")
+        saves = sv.total("save") + extra_saves
         routed = can_rout and self._rout_check(sv, loc)
         self._say(f"{saves} saves against {damage}: {max(0, damage - saves)} damage")
         yield from self._inflict(owner, loc, damage - saves, "R96 L546-560")
         if counter and attacker is not None:
-            self._say(f"Counter: {counter} hits on {self._label(attacker, loc)}, no save (R96 L755-757)")
-            yield from self._inflict(attacker, loc, counter, "R96 L755-757; FAQ96 SAI 3")
+            rule = "R96 L755-757" if against == MELEE else "R96 L755-757; FAQ96 SAI 3.D"
+            self._say(f"Counter: {counter} hits on {self._label(attacker, loc)}, no save ({rule})")
+            yield from self._inflict(attacker, loc, counter, rule if against != MELEE else "R96 L755-757; FAQ96 SAI 3")
         return routed and bool(self._units(owner, loc))
 
     def _attacker_sais(self, rolled: Rolled, opp: str, loc: str, charge: bool = False) -> Flow:
@@ -748,7 +751,12 @@ class R96Game(MagicActions, DragonAttacks):
         if smite and self._units(opp, loc):
             self._say(f"Smite: {smite} hits no save can stop (R96 L775-779)")
             yield from self._inflict(opp, loc, smite, "R96 L775-779; FAQ96 SAI E")
-        yield from self._cantrips(rolled)
+        # a cantrip's damaging spell inside a melee attack meets the defender's Counters (FAQ96 SAI 3.D)
+        self._melee_cantrip_by = rolled.owner if rolled.purpose == MELEE else None
+        try:
+            yield from self._cantrips(rolled)
+        finally:
+            self._melee_cantrip_by = None
 
     def _cantrips(self, rolled: Rolled) -> Flow:
         """Cantrip outside a magic action buys immediate spells, never doubled (R96 L741-748; FAQ96 SAI 2).

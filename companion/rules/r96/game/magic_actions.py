@@ -23,6 +23,7 @@ from ...game.state import BUA, DUA, RESERVE
 from ...game.terrains import MAGIC
 from . import setup as su
 from .asking import ask as _ask
+from .rolls import sai_faces
 from .spellbook import COLOUR_NAMES, DEATH_SPELLS, SPELLS, SpellCard, card, payable
 
 Flow = Generator[Decision, Any, Any]
@@ -273,7 +274,8 @@ class MagicActions:
             if o == pid:  # FAQ95 AIR 1.A (option hailstorm_own_army): no save
                 yield from self._inflict(o, where, n, "FAQ95 AIR 1.A")
             else:  # one save roll for all Hailstorms of this action; never a rout (FAQ95 AIR 1.C, 1.E)
-                yield from self._save_roll(o, where, n, MAGIC, None, can_rout=False)
+                melee_by = getattr(self, "_melee_cantrip_by", None)  # FAQ96 SAI 3.D: Counters answer it
+                yield from self._save_roll(o, where, n, MAGIC, melee_by, can_rout=False, counters=melee_by is not None)
         elif c.name == "Lightning Strike":
             for uid in s["units"]:  # each strike alone (R96 L1007-1008)
                 if not self._in_play(uid):
@@ -287,10 +289,15 @@ class MagicActions:
                                           "against Lightning Strike (a save or its ID saves it)", "R96 L1007-1008",
                                           against=MAGIC, individual=True)
                 face = u.spec.die.find_face(r.faces[0][0])
-                if r.total("save") <= 0 and not face.is_id:
+                melee_by = getattr(self, "_melee_cantrip_by", None)
+                counter = sum(x for _, x in sai_faces(r, "Counter")) if melee_by is not None else 0
+                if r.total("save") <= 0 and not face.is_id and not counter:
                     self._kill([uid])
                 else:
                     self._say(f"{u.name} survives the Lightning Strike")
+                if counter:  # FAQ96 SAI 3.D: a save, and hits the attacking army cannot save
+                    self._say(f"Counter: {counter} hits on {self._label(melee_by, where)}, no save (FAQ96 SAI 3.D)")
+                    yield from self._inflict(melee_by, where, counter, "FAQ96 SAI 3.D")
         elif c.name == "Finger of Death":
             hits: dict[str, int] = {}
             for uid in s["units"]:
