@@ -373,11 +373,7 @@ def test_a_spell_of_an_army_does_not_travel_with_units_r96_11():
     assert not [e for e in st.effects if e.name == "Stoneskin"]  # its army is gone; the unit left it behind
 
 
-def test_faq95_09_penalty_then_colours_then_terrain_doubling():
-    """FAQ95-09 (1996: only ID magic doubles): at coastland, IDs worth 4 on gold/red dwarves and 4 on
-    blue/green coral elves under a -4 penalty: the penalty goes where it costs least (the dwarves' icons,
-    which coastland never doubles), then the elves' 4 points double: 8 blue, 8 green or 4 + 4.  (Keeping
-    the gold/red points instead is not offered: decision in RULINGS.md, MAGIC-GEN G.)"""
+def _faq95_09_game():
     game = started(players=3)
     stage(game, {("p1", COAST): ["Dwarves/Sergeant", "Dwarves/Sergeant", "Coral Elves/Trooper", "Coral Elves/Trooper"],
                  ("p2", "home-p2"): ["Goblins/Thug"], ("p3", "home-p1"): ["Goblins/Thug"]}, faces={COAST: 1})
@@ -385,10 +381,31 @@ def test_faq95_09_penalty_then_colours_then_terrain_doubling():
     magic(game, COAST, "ID", "ID", "ID", "ID")
     if game.pending.topic == "terrain_advantage":
         choose(game, True)
+    return game
+
+
+def test_faq95_09_penalty_then_colours_then_terrain_doubling():
+    """FAQ95-09 (1996: only ID magic doubles): at coastland, IDs worth 4 on gold/red dwarves and 4 on
+    blue/green coral elves under a -4 penalty: put on the dwarves' icons (which coastland never
+    doubles), the elves' 4 points double: 8 blue, 8 green or 4 + 4."""
+    game = _faq95_09_game()
+    d = game.pending
+    assert d.topic == "magic_penalty" and d.rule == "FAQ95 MAGIC-GEN G"
+    assert {c["value"] for c in d.choices} == {"default", "Air/Water"}
+    choose(game, "default")
     pools = game.pending.data["pools"]
     assert pools == {"Air/Water": 8}
     assert payable({"Air": 8}, pools) and payable({"Water": 8}, pools) and payable({"Air": 4, "Water": 4}, pools)
     assert not payable({"Earth": 1}, pools)
+
+
+def test_faq95_09_the_roller_may_keep_the_gold_red_points_instead():
+    """FAQ95-09's fourth outcome: the penalty on the blue/green icons keeps 4 gold/red points (no
+    coastland bonus for them)."""
+    game = _faq95_09_game()
+    choose(game, "Air/Water")
+    pools = game.pending.data["pools"]
+    assert sum(pools.values()) == 4 and payable({"Earth": 4}, pools) and not payable({"Water": 1}, pools)
 
 
 def test_cast_options_for_the_page_list_payable_army_and_terrain_spells():

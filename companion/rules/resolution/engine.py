@@ -136,14 +136,17 @@ class _State:
             s += self.A[t]
         return s
 
-    def remove(self, t: int, amount: int, units: list[int], *, sai: bool) -> None:
+    def remove(self, t: int, amount: int, units: list[int], *, sai: bool, first: tuple = ()) -> None:
         """Take ``amount`` results of type ``t`` away, ID results last (V4.01c L1058-1061).
-        The owner chooses which units lose them; by default those whose results a later modifier
-        multiplies lose them last (the best for the roll), then the last unit listed first."""
+        The owner chooses which units lose them (``first``: the units the owner named, choice
+        ``"penalty first"``); by default those whose results a later modifier multiplies lose them
+        last (the best for the roll), then the last unit listed first."""
         order = units[::-1]
         factors = self.later_factor.get(t) if self.later_factor else None
         if factors:
             order.sort(key=lambda i: factors.get(i, 1))
+        if first:
+            order = [i for i in first if i in order] + [i for i in order if i not in first]
         parts = [self.N, self.C] + ([self.S] if sai and self.sai_live else []) + [self.I]
         left = amount
         for part in parts:
@@ -468,6 +471,14 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                     per[i] = max(per.get(i, 1), m.amount)
         st.later_factor = later
 
+    # the units the owner says lose a subtracted penalty first (FAQ95 MAGIC-GEN G: which icons take it)
+    penalty_first = request.choices.get("penalty first") or ()
+    if penalty_first:
+        if not isinstance(penalty_first, (list, tuple)) or not all(
+                isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in penalty_first):
+            raise ResolutionError(f"'penalty first' must list unit indexes 0..{n - 1}", key="roll.choices")
+        penalty_first = tuple(penalty_first)
+
     for stage in ed.stages:
         if stage == "sai":
             before = {t: st.total(_T[t]) for t in counted}
@@ -488,7 +499,7 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                     k = _T[t]
                     us = unit_list(m)
                     before = st.total(k, None if m.units is None else us)
-                    st.remove(k, m.amount, us, sai=touches_sai(m))
+                    st.remove(k, m.amount, us, sai=touches_sai(m), first=penalty_first)
                     after = st.total(k, None if m.units is None else us)
                     record(stage, m, t, before, after, f"subtract {m.amount} (never below 0; ID results last)")
         elif stage == DIVIDE:

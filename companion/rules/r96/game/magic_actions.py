@@ -65,11 +65,43 @@ class MagicActions:
                     buried = int(n)
                     yield from self._bury_exact(who, buried)
                     choices["Death magic burial"] = buried
+        yield from self._penalty_icons(pid, mag, choices)
         self._resolve(mag, choices)
         pools = {k: v for k, v in mag.res.magic.items() if v > 0}
         if buried:
             self._say(f"{2 * buried} black points must be spent (R96 L460-462)")
         yield from self._cast(pid, loc, pools, black_due=2 * buried if self.options["burial_points_must_be_spent"] else 0)
+
+    def _penalty_icons(self, pid: str, mag, choices: dict[str, Any]) -> Flow:
+        """A magic penalty (Ash Storm, Palsy ...) comes off the icons the roller picks (FAQ95 MAGIC-GEN G,
+        FAQ95-09): offered by colour group when the choice changes the points left."""
+        groups: dict[str, list[int]] = {}
+        for i, u in enumerate(mag.units):
+            groups.setdefault("/".join(sorted(u.spec.elements)), []).append(i)
+        if len(groups) < 2:
+            return
+        outcomes: dict[tuple, tuple[str, tuple[int, ...] | None]] = {}
+        self._resolve(mag, choices)
+        outcomes[tuple(sorted(mag.res.magic.items()))] = ("default", None)
+        for key, idx in groups.items():
+            self._resolve(mag, {**choices, "penalty first": tuple(idx)})
+            outcomes.setdefault(tuple(sorted(mag.res.magic.items())), (key, tuple(idx)))
+        if len(outcomes) < 2:
+            return
+
+        def shown(pools: tuple) -> str:
+            return ", ".join(f"{n} {'/'.join(COLOUR_NAMES.get(c, c) for c in g.split('/'))}" for g, n in pools if n > 0) or "0"
+
+        opts = []
+        for pools, (key, _idx) in outcomes.items():
+            who = "where it costs least" if key == "default" else \
+                f"on the {'/'.join(COLOUR_NAMES.get(c, c) for c in key.split('/'))} units' icons first"
+            opts.append(choice(key, f"Penalty {who}: {shown(pools)} left"))
+        pick = yield _ask("magic_penalty", pid, "choice", f"{self._name(pid)}: which units' magic icons take the "
+                          "penalty?", "FAQ95 MAGIC-GEN G", opts)
+        chosen = next(idx for key, idx in outcomes.values() if key == pick)
+        if chosen is not None:
+            choices["penalty first"] = chosen
 
     def _bury_exact(self, who: str, n: int) -> Flow:
         """The targeted player buries dead units of exactly ``n`` health, choosing which when there is a
