@@ -387,7 +387,7 @@ def test_faq95_22_a_charge_defenders_ids_count_as_the_owner_wants():
     _act(game, "melee", "charge")
     roll(game, "1 Melee", "1 Melee", "1 Save", "1 Save")
     roll(game, "ID", "ID")
-    assert [c["value"] for c in game.pending.choices] == ["save", "melee"]
+    assert [c["value"] for c in game.pending.choices] == ["save", "melee", "each"]
     log = choose(game, "melee")  # 2 melee on the charger, no saves: both thugs die
     assert any("2 damage to" in line and "2 to the charger" in line for line in log)
     assert sum(where(game, u) == DUA for u in units[("p1", FRONT)]) == 2
@@ -511,3 +511,20 @@ def test_faq96_sai_3d_a_counter_answers_a_cantrip_lightning_strike_inside_a_mele
     assert where(game, filcher) != DUA and any("survives the Lightning Strike" in line for line in log)
     assert any("Counter: 4 hits on" in line and "FAQ96 SAI 3.D" in line for line in log), log
     assert sum(where(game, u) == DUA for u in units[("p1", FRONT)]) >= 1
+
+
+def test_faq95_fire_3d_each_ids_use_is_chosen_unit_by_unit():
+    """R96 L117-122, FAQ95 FIRE 3.D: in a charge defence, one thug's ID is a save and the other's a hit."""
+    game = started()
+    units = _at_front(game, ["Dwarves/Footman"] * 4, ["Goblins/Thug"] * 2)
+    _act(game, "melee", "charge")
+    roll(game, "1 Melee", "1 Melee", "1 Save", "1 Save")
+    roll(game, "ID", "ID")
+    assert [c["value"] for c in game.pending.choices] == ["save", "melee", "each"]
+    choose(game, "each")
+    assert game.pending.topic == "id_as" and "Thug's ID icon" in game.pending.prompt
+    choose(game, "save")
+    log = choose(game, "melee")  # 1 save against the 2 melee, 1 hit on the charger
+    assert any("1 to the charger" in line for line in log), log
+    assert sum(where(game, u) == DUA for u in units[("p1", FRONT)]) == 1
+    assert sum(where(game, u) == DUA for u in units[("p2", FRONT)]) == 1

@@ -673,11 +673,24 @@ class R96Game(MagicActions, DragonAttacks):
             pick = yield _ask("penalty_split", rolled.owner, "choice", f"{self._name(rolled.owner)}: place the "
                               f"{e.name} penalty (-{e.castings})", "R96 L934-951", opts)
             choices[f"{e.name} split"] = pick
-        ids = [u for u, fs in zip(rolled.units, rolled.faces, strict=True) if u.spec.die.find_face(fs[0]).is_id]
+        ids = [i for i, (u, fs) in enumerate(zip(rolled.units, rolled.faces, strict=True))
+               if u.spec.die.find_face(fs[0]).is_id]
         if ids:  # IDs count as whichever result the owner needs (R96 L117-122, L891-893; FAQ95 FIRE 3.D)
-            opts = [choice(t, f"ID icons count as {t}") for t in ("save", "melee", "missile") if t in counted]
-            choices["id_as"] = yield _ask("id_as", rolled.owner, "choice", f"{self._name(rolled.owner)}: what do the "
-                                          f"ID icons of {len(ids)} unit(s) count as?", "R96 L117-122, L889-893", opts)
+            types = [t for t in ("save", "melee", "missile") if t in counted]
+            opts = [choice(t, f"ID icons count as {t}") for t in types]
+            if len(ids) > 1:  # each ID icon is the owner's to use (FAQ95 FIRE 3.D: per die)
+                opts.append(choice("each", "Choose for each unit"))
+            pick = yield _ask("id_as", rolled.owner, "choice", f"{self._name(rolled.owner)}: what do the "
+                              f"ID icons of {len(ids)} unit(s) count as?", "R96 L117-122, L889-893", opts)
+            if pick == "each":
+                per = [types[0]] * len(rolled.units)
+                for i in ids:
+                    name = rolled.units[i].name
+                    per[i] = yield _ask("id_as", rolled.owner, "choice", f"{self._name(rolled.owner)}: what does "
+                                        f"{name}'s ID icon count as?", "R96 L117-122; FAQ95 FIRE 3.D",
+                                        [choice(t, f"{name}'s ID counts as {t}") for t in types])
+                pick = tuple(per)
+            choices["id_as"] = pick
         if choices:
             self._resolve(rolled, choices)
 
