@@ -39,6 +39,23 @@ def test_path_moves_one_unit_to_another_army():
     assert g.state.location[uid] == "frontier"
 
 
+def test_path_cast_twice_combined_moves_two_units():
+    """V4.01c L2257-2259 with L2139-2148: Path's "one" is cumulative: two combined castings (8 magic)
+    move two of your units to one destination."""
+    g = new_game(species=("Dwarves", "Undead"))
+    a, b = units_at(g, "p1", "home-p2")[:2]
+    cast_spells(g, [{"spell": "Path", "castings": 2, "units": [a, b], "to": "frontier"}])
+    assert g.state.location[a] == g.state.location[b] == "frontier"
+
+
+def test_combined_path_needs_one_unit_per_casting():
+    """V4.01c L2139-2148: two combined castings target two units, not one."""
+    g = new_game(species=("Dwarves", "Undead"))
+    a = units_at(g, "p1", "home-p2")[0]
+    with pytest.raises(IllegalSpell, match="2 of your units"):
+        cast_spells(g, [{"spell": "Path", "castings": 2, "units": [a], "to": "frontier"}])
+
+
 def test_path_needs_an_army_at_the_destination():
     """V4.01c L2257-2259."""
     g = new_game(species=("Dwarves", "Undead"))

@@ -18,7 +18,7 @@ from ..decisions import Decision, choice, choose_validator
 from ..dua import kill_flow
 from ..errors import IllegalSpell
 from ..state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
-from .registry import INSTANT, SPELLS, AnnouncedSpell, effect_for
+from .registry import INSTANT, OWN_UNIT_AT_TERRAIN, SPELLS, AnnouncedSpell, effect_for
 
 if TYPE_CHECKING:
     from ..flow import Game
@@ -130,6 +130,8 @@ def target_present(game: Game, entry: Mapping[str, Any]) -> bool:
     st = game.state
     rule = SPELLS.get(entry["spell"])
     units = entry.get("units") or []
+    if units and rule is not None and rule.target == OWN_UNIT_AT_TERRAIN:  # combined Path: units anywhere
+        return any(st.location[u] in st.terrains for u in units)
     if units:
         return bool(present_units(game, entry))
     target = entry["target"]

@@ -24,17 +24,22 @@ def stone_skin(game, entry):
     lasting(game, entry, entry["target"])
 
 
-@spell("Path", "2257-2259", OWN_UNIT_AT_TERRAIN)
+@spell("Path", "2257-2259", OWN_UNIT_AT_TERRAIN, per_casting=1)
 def path(game, entry):
-    """Move one of your units at a terrain to another terrain where you have an army (L2257-2259);
-    that army must still be there when Path resolves."""
+    """Move one of your units (one per combined casting, L2139-2148) at a terrain to another terrain
+    where you have an army (L2257-2259); that army must still be there when Path resolves."""
     st = game.state
-    uid, to = entry["target"], entry["to"]
-    if st.location[uid] not in st.terrains or not st.army(entry["caster"], to).units:
-        game._say("Path: the unit or the destination army is gone; nothing moves (V4.01c L478-480)")
+    to = entry["to"]
+    uids = entry.get("units") or [entry["target"]]
+    if not st.army(entry["caster"], to).units:
+        game._say("Path: the destination army is gone; nothing moves (V4.01c L478-480)")
         return
-    st.location[uid] = to
-    game._say(f"Path moves {st.units[uid].name} to {st.terrains[to].name}")
+    for uid in uids:
+        if st.location[uid] not in st.terrains:
+            game._say(f"Path: {st.units[uid].name} is no longer at a terrain; it does not move (V4.01c L478-480)")
+            continue
+        st.location[uid] = to
+        game._say(f"Path moves {st.units[uid].name} to {st.terrains[to].name}")
 
 
 @spell("Berserker Rage", "2260-2268", FERAL_ARMY, duration=LASTING)

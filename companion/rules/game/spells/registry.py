@@ -198,6 +198,15 @@ def announce(game: Game, pid: str, army: Army, card: Any, entry: Mapping[str, An
             raise _err(f"{card.name} targets a terrain: {target!r} is not a terrain in play", rule)
         if kind == TERRAIN_NOT_EIGHTH and st.terrains[target].face == 8:
             raise _err(f"{card.name} cannot target a terrain at its eighth face", rule)
+    elif kind == OWN_UNIT_AT_TERRAIN and castings > 1:
+        # combined castings of a cumulative "one" (Path): that many of your units, one destination (L2139-2148)
+        units = _unit_ids(entry)
+        if len(units) != amount:
+            raise _err(f"{card.name} cast {castings} times combined targets {amount} of your units: list them in "
+                       "'units'", lines="2139-2148")
+        for uid in units:
+            _check_own_mover(st, pid, card, rule, uid, to)
+        ref = units[0]
     elif kind in (OPPOSING_UNIT, OWN_UNIT_AT_TERRAIN, OWN_DRAGONKIN, ELDARIM_UNIT):
         if not isinstance(target, str) or target not in st.units or not st.units[target].is_unit:
             raise _err(f"{card.name} targets a unit: {target!r} is not a unit", rule)
@@ -208,13 +217,7 @@ def announce(game: Game, pid: str, army: Army, card: Any, entry: Mapping[str, An
                 raise _err(f"{card.name} must target an opposing unit in play", rule)
             game._check_target(pid, card, target)  # Lightning Strike once per unit: check_all
         elif kind == OWN_UNIT_AT_TERRAIN:
-            if u.owner != pid or where not in st.terrains:
-                raise _err(f"{card.name} must target one of your units at a terrain", rule)
-            if u.spec.species == "Dragonkin":
-                raise _err(f"{card.name} cannot move a Dragonkin: it never leaves the terrain where it was "
-                           "summoned (V4.01c L2521)", rule)
-            if to not in st.terrains or to == where or not st.army(pid, to).units:
-                raise _err(f"{card.name}: 'to' must be another terrain where you have an army", rule)
+            _check_own_mover(st, pid, card, rule, target, to)
         elif kind == OWN_DRAGONKIN:
             if u.owner != pid or u.spec.species != "Dragonkin" or not in_play or not _matches_element(u, pay):
                 raise _err(f"{card.name} must target one of your Dragonkin units in play of {pay} element", rule)
@@ -240,6 +243,20 @@ def announce(game: Game, pid: str, army: Army, card: Any, entry: Mapping[str, An
     species = "" if card.species == "Basic" else card.species
     return AnnouncedSpell(card.name, card.cost * castings, pay, species, ref, card.reserve, card.color, castings,
                           tuple(units), to if isinstance(to, str) else None, kind)
+
+
+def _check_own_mover(st, pid: str, card: Any, rule: SpellRule, uid: Any, to: Any) -> None:
+    """One of the caster's units at a terrain, moved to another terrain where the caster has an army."""
+    if not isinstance(uid, str) or uid not in st.units or not st.units[uid].is_unit:
+        raise _err(f"{card.name} targets a unit: {uid!r} is not a unit", rule)
+    u, where = st.units[uid], st.location[uid]
+    if u.owner != pid or where not in st.terrains:
+        raise _err(f"{card.name} must target one of your units at a terrain", rule)
+    if u.spec.species == "Dragonkin":
+        raise _err(f"{card.name} cannot move a Dragonkin: it never leaves the terrain where it was "
+                   "summoned (V4.01c L2521)", rule)
+    if to not in st.terrains or to == where or not st.army(pid, to).units:
+        raise _err(f"{card.name}: 'to' must be another terrain where you have an army", rule)
 
 
 def _check_units(game: Game, pid: str, army: Army, card: Any, rule: SpellRule, kind: str, units: list[str],
