@@ -211,8 +211,36 @@ def test_bash_on_a_dragon_that_did_too_little_damage_leaves_it_alive():
     answer(game, "dragon_roll", faces=["6 Claw"])
     _respond(game, "4 Bash")
     assert "Against the dragons: 0 melee, 0 missile, 6 saves" in game.log
-    assert any(line.startswith("Bash:") and "survives" in line for line in game.log)
+    assert any(line.startswith("Bash:") and "may finish it" in line for line in game.log)
+    assert any("survives the army's response" in line for line in game.log)
     assert game.state.location[drake] == "home-p2"
+
+
+def test_bash_damage_and_the_armys_melee_land_together_on_a_dragon():
+    """V4.01c L1266-1269 with L683-686 (damage is simultaneous): Tail (3) then Claws (6): 9 damage
+    turned back by Bash; one more melee from the army makes the 10 the drake needs (5 health + 5
+    saves), so it is killed though neither alone would kill it."""
+    from dragon_support import zero_faces
+
+    game = breath_game("Red Drake", bob=_eldarim_home())
+    drake = dragon_uid(game, "Red Drake")
+    answer(game, "dragon_roll", faces=["3 Tail"])
+    answer(game, "dragon_reroll", faces=["6 Claw"])
+    d = game.pending
+    assert d.data.get("roll") == "dragon", d.prompt
+    faces, melee_given = [], False
+    for x, z in zip(d.dice, zero_faces(d), strict=True):
+        if x["die"] == "Eldarim/Fire Dragon Zealot":
+            faces.append("4 Bash")
+        elif not melee_given and "1 Melee" in x["faces"]:
+            faces.append("1 Melee")
+            melee_given = True
+        else:
+            faces.append(z)
+    assert melee_given
+    game.apply({"type": "roll", "faces": faces})
+    assert any("of them from Bash" in line for line in game.log), game.log[-8:]
+    assert game.state.location[drake] != "home-p2"
 
 
 def test_sneak_attack_in_the_dragon_response_is_melee():

@@ -451,14 +451,21 @@ def response_roll(game: Game, army: Army, site: SiteAttack) -> Generator[Decisio
 
 
 # -- damage (step 7) -----------------------------------------------------------------------------------
-def kill_plans(attacks: list[DragonAttack], melee: int, missile: int) -> list[dict[str, str]]:
+def kill_plans(attacks: list[DragonAttack], melee: int, missile: int,
+               credit: dict[str, int] | None = None) -> list[dict[str, str]]:
     """The ways the army's melee and missile results can kill the dragons attacking it: each dragon
     by melee or by missile alone, never both (V4.01c L674-677); only plans to which no further dragon
-    could be added are listed (results are applied as far as they go)."""
+    could be added are listed (results are applied as far as they go).  ``credit``: damage a dragon
+    already takes at the same time (its own, turned back by Bash, L1266-1269)."""
+    credit = credit or {}
+
+    def need(a: DragonAttack) -> int:
+        return max(0, a.toughness() - credit.get(a.dragon.uid, 0))
+
     feasible = []
     for plan in product(("none", "melee", "missile"), repeat=len(attacks)):
-        need_m = sum(a.toughness() for a, p in zip(attacks, plan, strict=True) if p == "melee")
-        need_r = sum(a.toughness() for a, p in zip(attacks, plan, strict=True) if p == "missile")
+        need_m = sum(need(a) for a, p in zip(attacks, plan, strict=True) if p == "melee")
+        need_r = sum(need(a) for a, p in zip(attacks, plan, strict=True) if p == "missile")
         if need_m <= melee and need_r <= missile:
             feasible.append(plan)
     fset = set(feasible)
@@ -489,12 +496,14 @@ def resolve_damage(game: Game, site: SiteAttack) -> Flow:
             game._say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage: killed (V4.01c L1266-1269)")
         else:
             game._say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage, "
-                      f"{victim.toughness()} needed: it survives (V4.01c L1266-1269)")
+                      f"{victim.toughness()} needed: the army's melee or missile may finish it (V4.01c L1266-1269)")
     # The army's melee or missile on the dragons attacking it.
     targets = [a for a in site.on_army() if a.dragon.uid not in site.slain | site.sai_killed]
     if site.response is not None and targets:
         melee, missile = site.response.totals.get("melee", 0), site.response.totals.get("missile", 0)
-        plans = kill_plans(targets, melee, missile)
+        # damage lands at the same time (L683-686): Bash's turned-back damage adds to the army's
+        credit = {uid: dmg for uid, dmg in site.bashed.items() if uid not in site.sai_killed}
+        plans = kill_plans(targets, melee, missile, credit)
         plan = plans[0]
         if len(plans) > 1:
             opts = []
@@ -507,8 +516,9 @@ def resolve_damage(game: Game, site: SiteAttack) -> Flow:
             plan = plans[int(pick)]
         for uid, how in plan.items():
             site.army_killed.add(uid)
+            with_bash = f", {credit[uid]} of them from Bash" if credit.get(uid) else ""
             game._say(f"{game._army_label(army)} kills {_dragon_label(game, st.units[uid])} with {how} "
-                      f"({site.by_uid(uid).toughness()} needed)")
+                      f"({site.by_uid(uid).toughness()} needed{with_bash})")
         for a in targets:
             if a.dragon.uid not in plan:
                 game._say(f"{_dragon_label(game, a.dragon)} survives the army's response (needs {a.toughness()} "
