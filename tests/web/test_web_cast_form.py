@@ -85,3 +85,41 @@ def test_a_spell_is_announced_by_taps_on_the_cast_form(browser, serve):
     assert casts[-1]["action"]["spells"][0]["target"] == p["army"]
     go(page, "table")
     assert page.errors == []
+
+
+def test_a_1996_spell_is_announced_on_the_cast_form(browser, serve):
+    """The r96 flow gives its own cast options (army and terrain spells, R96 L988-1081); the same form
+    announces them."""
+    server = serve()
+    token = host_token(server)
+    api(server, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True, "edition": "r96"}, token)
+    rng = random.Random(11)
+    for _ in range(800):
+        p = state(server)["pending"]
+        spells = (p.get("cast_options") or {}).get("spells") or []
+        if p["kind"] == "cast" and not p.get("black_due") and any(s["spell"] == "Stoneskin" for s in spells):
+            break
+        with GameSession.open(server.db) as s:
+            action = _action_towards_magic(s.game, p, rng)
+        if action["type"] == "cast":
+            action = {"type": "cast", "spells": []}
+        if p.get("topic") == "death_magic":  # no burial: its black points would have to be spent (R96 L460-462)
+            action = {"type": "choose", "choice": "none"}
+        api(server, "POST", "/api/decisions", {"action": action}, token)
+    else:
+        raise AssertionError("no 1996 magic action with Stoneskin reached")
+    index = next(i for i, s in enumerate(spells) if s["spell"] == "Stoneskin")
+    own = next(t["value"] for t in p["cast_options"]["targets"] if t["value"].startswith(p["player"] + "@"))
+    page = new_page(browser, server.host_url)
+    page.wait_for_selector("#cast-spell")
+    page.select_option("#cast-spell", str(index))
+    page.select_option("#cast-target-select", own)
+    page.click("#cast-go")
+    for _ in range(100):
+        if state(server)["pending"]["kind"] != "cast":
+            break
+        page.wait_for_timeout(100)
+    with GameSession.open(server.db) as s:
+        casts = [e for e in s.events(0) if e["type"] == "cast" and e["action"]["spells"]]
+    assert casts and casts[-1]["action"]["spells"][0]["spell"] == "Stoneskin"
+    assert page.errors == []

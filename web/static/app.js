@@ -289,7 +289,7 @@ function castForm(p, disabled) {
     castings.max = s.max_castings; castings.value = 1;
     castings.hidden = !s.cumulative;
     toSel.hidden = !s.to;
-    hint.textContent = `targets ${s.target_text}`;
+    hint.textContent = `targets ${s.target_text || "an army or a terrain"}`;
     if (s.target === "units") {
       const picked = new Set();
       fill(targetBox, (o.units || []).map((u) => h("button", { class: "facebtn", dataset: { uid: u.value }, onclick: (ev) => {
