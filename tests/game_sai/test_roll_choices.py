@@ -144,7 +144,8 @@ def test_necromantic_wave_magic_counts_as_missile_when_the_owner_says_so():
     assert d.result.totals.get("missile", 0) == 2 and d.result.totals.get("melee", 0) == 0
 
 
-@pytest.mark.parametrize(("use", "want"), [("yes", {"maneuver": 0, "save": 2}), ("no", {"maneuver": 2, "save": 0})])
+@pytest.mark.parametrize(("use", "want"), [("yes", {"maneuver": 0, "save": 2}), ("no", {"maneuver": 2, "save": 0}),
+                                           ("1", {"maneuver": 1, "save": 1})])
 def test_coastal_dodge_in_tidal_waves_roll_is_the_owners_choice(use, want):
     """Coastal Dodge: at a water terrain Coral Elves *may* count maneuvers as saves (V4.01c L817-819);
     in a combination roll modifiers are applied as the army's owner desires (L1083-1084).  In Tidal

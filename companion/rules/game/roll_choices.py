@@ -97,12 +97,20 @@ def _counts_as(game: Game, army: Army, dice: Sequence[Unit], rolled: Sequence[Se
                 if d.uid not in skip and d.is_unit and d.spec.species == species]
         if not any(d.spec.die.find_face(f).icon in (source, "ID") for d, faces in mine for f in faces):
             continue
-        use = yield from pick(game, army.owner, [("yes", f"{ability}: count {source.lower()} as {target.lower()}"),
-                                                 ("no", f"{ability}: keep them as {source.lower()}")],
+        # at most what the faces show (the engine converts no more than there is)
+        most = sum(d.spec.die.find_face(f).count for d, faces in mine for f in faces
+                   if d.spec.die.find_face(f).icon in (source, "ID"))
+        options = [("yes", f"{ability}: count all their {source.lower()} as {target.lower()}"),
+                   ("no", f"{ability}: keep them as {source.lower()}")]
+        options += [(str(n), f"{ability}: count {n} {source.lower()} as {target.lower()}, keep the rest")
+                    for n in range(1, most)]
+        use = yield from pick(game, army.owner, options,
                               f"{ability}: count {species}' {source.lower()} results as {target.lower()}?",
                               "V4.01c L1040-1048, L1083-1084")
         if use == "no":
             choices[ability] = False
+        elif use != "yes":
+            choices[f"{ability} amount"] = int(use)
 
 
 def before_totals(game: Game, army: Army, roll: str, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],

@@ -559,8 +559,15 @@ def _resolve(request: RollRequest, ed: Edition) -> Resolution:
                     k = _T[t]
                     before = st.total(k)
                     moved = 0
+                    # a combination roll: the owner may convert only part of them (V4.01c L1083-1084)
+                    limit = request.choices.get(f"{m.source} amount") if m.counts_as in counted else None
+                    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+                        raise ResolutionError(f"how many results {m.source} converts must be a whole number >= 0, "
+                                              f"not {limit!r}", key=f"choices.{m.source} amount")
                     for i in unit_list(m):
                         v = st.N[i][src] + st.I[i][src] + (st.S[i][src] if st.sai_live else 0)
+                        if limit is not None:
+                            v = min(v, limit - moved)
                         if v <= 0:
                             continue
                         moved += v
