@@ -5,7 +5,9 @@ The source folder is in the d6-real form (``train/images``, ``train/labels``, cl
 augmented copy of a held-out photo), then write:
 
 * ``det/``: a one-class ("die") detection dataset for the box finder;
-* the classifier reads crops straight from the photos at training time.
+* ``faces/``: every training photo with its real classes (``dice_1``..``dice_6``), from which the
+  face reader's crops are cut;
+* ``heldout/``: the held-out photos with their real classes, for ``companion vision eval``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,11 @@ def prepare_d6(src: Path, out: Path, holdout_percent: int = 12, copies_per_photo
             classes, boxes = read_labels(label_path_for(img))
             write_labels(out / "det" / split / "labels" / (img.stem + ".txt"), [0] * len(classes), boxes)
     write_data_yaml(out / "det", ["die"])
+    for name in train_names:
+        img = by_name[name]
+        link_or_copy(img, out / "faces" / "train" / "images" / name)
+        link_or_copy(label_path_for(img), out / "faces" / "train" / "labels" / (img.stem + ".txt"))
+    write_data_yaml(out / "faces", D6_NAMES)
     # the held-out split with its real classes, for `companion vision eval`
     for name in val_names:
         img = by_name[name]
