@@ -118,7 +118,8 @@ class OnnxDetector:
 
 class OnnxFaceReader:
     """The face reader; ``turns`` = 2 or 4 also reads each crop turned by 180 (or 90, 180, 270)
-    degrees and averages the probabilities (a die's face has no up)."""
+    degrees and averages the probabilities (a die's face has no up); 8 adds the mirror image of
+    each turn (for faces whose reading a mirror does not change, such as pips)."""
 
     def __init__(self, path: Path, heads: dict[str, list[str]], turns: int = 1):
         self.session = _session(path)
@@ -133,7 +134,10 @@ class OnnxFaceReader:
         n = len(x)
         if self.turns > 1:
             ks = (0, 2) if self.turns == 2 else (0, 1, 2, 3)
-            x = np.concatenate([np.rot90(x, k, (2, 3)) for k in ks])
+            views = [np.rot90(x, k, (2, 3)) for k in ks]
+            if self.turns == 8:
+                views += [v[..., ::-1] for v in views]
+            x = np.concatenate(views)
         logits = self.session.run(self.outputs, {"crops": np.ascontiguousarray(x)})
         out = {}
         for name, z in zip(self.outputs, logits, strict=True):
