@@ -8,6 +8,9 @@ Stages (each resumable on its own; see models/dragon-dice/MODEL_CARD.md for the 
 * ``face``: the face reader (kind, icon kind or ``cocked``, count) on crops rendered by
   ``companion.vision.synth.write_crops`` at camera-like pixel density (80 px crops, 0.9 x the
   box side, so the glyph on a small die is still ~15 px wide).
+* ``negatives``: hard negatives for the reader's ``none`` kind: what the shipped die finder finds at
+  a low confidence on rendered training-profile scenes (cards, banners, hands, surface patterns)
+  that is no die.
 * ``bundle``: ONNX export of both and ``model.json`` with the catalogue's faces per die kind.
 """
 
@@ -91,6 +94,47 @@ def train_face(paths: list[Path], out_dir: Path, *, epochs: int, width: int = 24
                             margin=margin, threads=threads, lr=lr, log_every=100, progress=False, init=init)
 
 
+def mine_negatives(out: Path, scenes: int, seed: int, *, model: Path = Path("models/dragon-dice"), size: int = 1280,
+                   conf: float = 0.03, max_iou: float = 0.3, limit: int = 800, progress: bool = True) -> Path:
+    """Crops (the reader's size and margin) of die-finder boxes that overlap no die by ``max_iou`` or more."""
+    import json  # noqa: PLC0415
+
+    from tqdm import tqdm  # noqa: PLC0415
+
+    from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
+    from companion.vision.crops import crop_die  # noqa: PLC0415
+    from companion.vision.detections import box_iou  # noqa: PLC0415
+    from companion.vision.reader import OnnxDetector  # noqa: PLC0415
+    from companion.vision.synth.dataset import SceneSampler  # noqa: PLC0415
+    from companion.vision.synth.scene import render_scene  # noqa: PLC0415
+
+    meta = json.loads((Path(model) / "model.json").read_text())
+    detector = OnnxDetector(Path(model) / "detector.onnx", int(meta["imgsz"]), conf, float(meta.get("iou", 0.6)))
+    size_px, margin = int(meta["crop"]["size"]), float(meta["crop"]["margin"])
+    sampler = SceneSampler(load_catalogue())
+    crops = []
+    for k in tqdm(range(scenes), desc="mine negatives", unit="scene", disable=not progress, mininterval=10):
+        rng = np.random.default_rng([seed, k, 11])
+        scene = render_scene(rng, sampler.scene_specs(rng), sampler.vocabulary, size=size, profile="train",
+                             hand=bool(rng.random() < 0.15))
+        det = detector(scene.image)
+        if not len(det):
+            continue
+        truth = np.array([d.box for d in scene.dice], float).reshape(-1, 4)
+        overlap = box_iou(det.xyxy, truth).max(1) if len(truth) else np.zeros(len(det))
+        crops += [crop_die(scene.image, det.xyxy[i], size_px, margin) for i in np.flatnonzero(overlap < max_iou)]
+        if len(crops) >= limit:
+            break
+    crops = crops[:limit]
+    if not crops:
+        raise ValueError("the die finder found nothing but dice: no negatives")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, crops=np.stack(crops))
+    print(f"{len(crops)} negatives from {k + 1} scenes -> {out}", flush=True)
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="stage", required=True)
@@ -108,6 +152,11 @@ def main(argv=None) -> int:
     f.add_argument("--negatives", help=".npz of crops that are not dice (kind 'none')")
     f.add_argument("--init", help="face.pt to continue from (heads may gain classes)")
     f.add_argument("--lr", type=float, default=3e-3)
+    n = sub.add_parser("negatives")
+    n.add_argument("--out", default="runs/dd/negatives.npz")
+    n.add_argument("--scenes", type=int, default=700)
+    n.add_argument("--seed", type=int, default=3003)
+    n.add_argument("--limit", type=int, default=800)
     b = sub.add_parser("bundle")
     b.add_argument("--detector", required=True)
     b.add_argument("--face", required=True)
@@ -126,6 +175,8 @@ def main(argv=None) -> int:
         pt = train_face([Path(p) for p in args.crops], Path(args.out), epochs=args.epochs, width=args.width,
                         lr=args.lr, negatives=Path(args.negatives) if args.negatives else None,
                         init=Path(args.init) if args.init else None)
+    elif args.stage == "negatives":
+        pt = mine_negatives(Path(args.out), args.scenes, args.seed, limit=args.limit)
     else:
         extra = {"recipe": args.note or "python -m companion.vision.dd_training", "conf": args.conf,
                  "face_turns": args.turns, "min_face_confidence": args.min_face_conf}
