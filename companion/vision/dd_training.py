@@ -152,6 +152,7 @@ def main(argv=None) -> int:
     f.add_argument("--negatives", help=".npz of crops that are not dice (kind 'none')")
     f.add_argument("--init", help="face.pt to continue from (heads may gain classes)")
     f.add_argument("--lr", type=float, default=3e-3)
+    f.add_argument("--threads", type=int, default=1)
     n = sub.add_parser("negatives")
     n.add_argument("--out", default="runs/dd/negatives.npz")
     n.add_argument("--scenes", type=int, default=700)
@@ -173,7 +174,7 @@ def main(argv=None) -> int:
                               hours=args.hours, epochs=args.epochs)
     elif args.stage == "face":
         pt = train_face([Path(p) for p in args.crops], Path(args.out), epochs=args.epochs, width=args.width,
-                        lr=args.lr, negatives=Path(args.negatives) if args.negatives else None,
+                        lr=args.lr, negatives=Path(args.negatives) if args.negatives else None, threads=args.threads,
                         init=Path(args.init) if args.init else None)
     elif args.stage == "negatives":
         pt = mine_negatives(Path(args.out), args.scenes, args.seed, limit=args.limit)
