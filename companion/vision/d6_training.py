@@ -72,15 +72,16 @@ def main(argv: list[str] | None = None) -> None:
                     help="augmented copies of one source photo kept for the detector (more = more variety per epoch)")
     args = ap.parse_args(argv)
     work = Path(args.work)
-    split = prepare_d6(Path(args.src), work / f"split-c{args.copies}", copies_per_photo=args.copies)
+    split_dir = work / f"split-c{args.copies}"
+    split = prepare_d6(Path(args.src), split_dir, copies_per_photo=args.copies)
     print(f"split: {len(split['train'])} training photos ({len(split['det_train'])} for the detector), "
           f"{len(split['val'])} held out", flush=True)
     if args.stage == "face":
-        pt = train_face(work / f"split-c{args.copies}" / "faces", work / args.name, start=Path(args.face_start)
+        pt = train_face(split_dir / "faces", work / args.name, start=Path(args.face_start)
                         if args.face_start else None, epochs=args.epochs, lr=args.lr0, threads=args.threads)
         print(f"face reader weights: {pt}", flush=True)
         return
-    last = finetune_detector(Path(args.start), work / f"split-c{args.copies}" / "det" / "data.yaml", work / "runs",
+    last = finetune_detector(Path(args.start), split_dir / "det" / "data.yaml", work / "runs",
                              imgsz=args.imgsz, hours=args.hours, threads=args.threads, lr0=args.lr0,
                              name=args.name)
     shutil.copyfile(last, work / "detector.pt")

@@ -94,35 +94,37 @@ def train_face(paths: list[Path], out_dir: Path, *, epochs: int, width: int = 24
                             margin=margin, threads=threads, lr=lr, log_every=100, progress=False, init=init)
 
 
+def far_from_dice(boxes: np.ndarray, dice: np.ndarray, max_iou: float) -> np.ndarray:
+    """Indices of ``boxes`` (x1 y1 x2 y2) whose IoU with every die box is under ``max_iou``."""
+    from companion.vision.detections import box_iou  # noqa: PLC0415
+
+    if not len(dice):
+        return np.arange(len(boxes))
+    return np.flatnonzero(box_iou(boxes, dice).max(1) < max_iou)
+
+
 def mine_negatives(out: Path, scenes: int, seed: int, *, model: Path = Path("models/dragon-dice"), size: int = 1280,
                    conf: float = 0.03, max_iou: float = 0.3, limit: int = 800, progress: bool = True) -> Path:
     """Crops (the reader's size and margin) of die-finder boxes that overlap no die by ``max_iou`` or more."""
-    import json  # noqa: PLC0415
-
     from tqdm import tqdm  # noqa: PLC0415
 
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
     from companion.vision.crops import crop_die  # noqa: PLC0415
-    from companion.vision.detections import box_iou  # noqa: PLC0415
-    from companion.vision.reader import OnnxDetector  # noqa: PLC0415
+    from companion.vision.reader import load_model  # noqa: PLC0415
     from companion.vision.synth.dataset import SceneSampler  # noqa: PLC0415
     from companion.vision.synth.scene import render_scene  # noqa: PLC0415
 
-    meta = json.loads((Path(model) / "model.json").read_text())
-    detector = OnnxDetector(Path(model) / "detector.onnx", int(meta["imgsz"]), conf, float(meta.get("iou", 0.6)))
-    size_px, margin = int(meta["crop"]["size"]), float(meta["crop"]["margin"])
+    bundle = load_model(model)
     sampler = SceneSampler(load_catalogue())
     crops = []
     for k in tqdm(range(scenes), desc="mine negatives", unit="scene", disable=not progress, mininterval=10):
         rng = np.random.default_rng([seed, k, 11])
         scene = render_scene(rng, sampler.scene_specs(rng), sampler.vocabulary, size=size, profile="train",
                              hand=bool(rng.random() < 0.15))
-        det = detector(scene.image)
-        if not len(det):
-            continue
-        truth = np.array([d.box for d in scene.dice], float).reshape(-1, 4)
-        overlap = box_iou(det.xyxy, truth).max(1) if len(truth) else np.zeros(len(det))
-        crops += [crop_die(scene.image, det.xyxy[i], size_px, margin) for i in np.flatnonzero(overlap < max_iou)]
+        det = bundle.detector(scene.image, conf)
+        dice = np.array([d.box for d in scene.dice], float).reshape(-1, 4)
+        crops += [crop_die(scene.image, det.xyxy[i], bundle.crop_size, bundle.crop_margin)
+                  for i in far_from_dice(det.xyxy, dice, max_iou)]
         if len(crops) >= limit:
             break
     crops = crops[:limit]

@@ -122,6 +122,8 @@ class OnnxFaceReader:
     each turn (for faces whose reading a mirror does not change, such as pips)."""
 
     def __init__(self, path: Path, heads: dict[str, list[str]], turns: int = 1):
+        if turns not in (1, 2, 4, 8):
+            raise ModelError(f"face_turns must be 1, 2, 4 or 8, not {turns!r}")
         self.session = _session(path)
         self.heads = heads
         self.turns = turns

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.dd_training import mine_negatives
+from companion.vision.dd_training import far_from_dice, mine_negatives
 
 
 def test_negatives_are_reader_sized_crops_of_boxes_away_from_dice(tmp_path):
@@ -16,3 +16,16 @@ def test_negatives_are_reader_sized_crops_of_boxes_away_from_dice(tmp_path):
     assert 0 < len(only_far) < len(everything)
     capped = np.load(mine_negatives(tmp_path / "cap.npz", 4, 3003, limit=2, max_iou=1.01, progress=False))["crops"]
     assert len(capped) == 2 and np.array_equal(capped, everything[:2])
+
+
+def test_only_boxes_away_from_every_die_are_negatives():
+    dice = np.array([[0, 0, 10, 10], [100, 100, 120, 120]], float)
+    boxes = np.array([[0, 0, 10, 10],      # on a die (IoU 1)
+                      [1, 1, 11, 11],      # nearly on it (IoU 0.68)
+                      [5, 0, 15, 10],      # half on it (IoU 0.33)
+                      [7, 0, 17, 10],      # barely touching (IoU 0.18)
+                      [50, 50, 60, 60],    # on the bare table
+                      [101, 100, 121, 120]], float)  # on the second die
+    assert far_from_dice(boxes, dice, 0.3).tolist() == [3, 4]
+    assert far_from_dice(boxes, dice, 0.5).tolist() == [2, 3, 4]
+    assert far_from_dice(boxes, np.zeros((0, 4)), 0.3).tolist() == [0, 1, 2, 3, 4, 5]  # no die: all are

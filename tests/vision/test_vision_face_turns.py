@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.vision.reader import OnnxFaceReader
+from companion.vision.reader import ModelError, OnnxFaceReader
 
 D6 = Path(__file__).resolve().parents[2] / "models" / "d6"
 
@@ -38,3 +38,9 @@ def test_eight_turns_read_a_mirrored_crop_the_same(crops):
     assert np.allclose(_reader(8)(crops)["icon"], _reader(8)(mirrored)["icon"], atol=1e-5)
     assert not np.allclose(_reader(4)(crops)["icon"], _reader(4)(mirrored)["icon"], atol=1e-5)
     assert np.allclose(_reader(8)(crops)["icon"].sum(1), 1.0)
+
+
+@pytest.mark.parametrize("turns", [0, 3, 16])
+def test_an_unknown_number_of_views_is_refused(turns):
+    with pytest.raises(ModelError, match="face_turns"):
+        _reader(turns)
