@@ -29,7 +29,7 @@ from companion.vision.synth.scene import KIND_CLASSES
 
 
 def train_die_finder(data_dir: Path, start: Path | None, work: Path, *, hours: float, epochs: int = 20,
-                     threads: int = 1, batch: int = 16, name: str = "dd-det") -> Path:
+                     threads: int = 1, batch: int = 16, name: str = "dd-det", lr0: float | None = None) -> Path:
     """One-class detector on a Dragon Dice dataset (d4..d12 labels merged into ``die``)."""
     offline.prepare(threads=threads)
     from ultralytics import YOLO  # noqa: PLC0415
@@ -42,7 +42,7 @@ def train_die_finder(data_dir: Path, start: Path | None, work: Path, *, hours: f
         data=str(data_yaml), imgsz=320, epochs=epochs, time=hours, batch=batch, device="cpu", workers=0,
         project=str(Path(work).resolve()), name=name, exist_ok=True, pretrained=False, amp=False, plots=False,
         cache=True, val=True, close_mosaic=max(1, epochs // 5), patience=1000, verbose=False, seed=0,
-        deterministic=False,
+        deterministic=False, **({"optimizer": "AdamW", "lr0": lr0} if lr0 else {}),
     )
     save_dir = Path(getattr(results, "save_dir", None) or model.trainer.save_dir)
     best = save_dir / "weights" / "best.pt"
@@ -146,6 +146,8 @@ def main(argv=None) -> int:
     d.add_argument("--work", default="runs/dd")
     d.add_argument("--hours", type=float, required=True)
     d.add_argument("--epochs", type=int, default=20)
+    d.add_argument("--threads", type=int, default=1)
+    d.add_argument("--lr0", type=float, help="AdamW learning rate (default: ultralytics' automatic choice)")
     f = sub.add_parser("face")
     f.add_argument("--crops", nargs="+", required=True)
     f.add_argument("--out", default="runs/dd/face")
@@ -173,7 +175,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     if args.stage == "detector":
         pt = train_die_finder(Path(args.data), Path(args.start) if args.start else None, Path(args.work),
-                              hours=args.hours, epochs=args.epochs)
+                              hours=args.hours, epochs=args.epochs, threads=args.threads, lr0=args.lr0)
     elif args.stage == "face":
         pt = train_face([Path(p) for p in args.crops], Path(args.out), epochs=args.epochs, width=args.width,
                         lr=args.lr, negatives=Path(args.negatives) if args.negatives else None, threads=args.threads,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from companion.vision.dd_training import far_from_dice, mine_negatives
@@ -29,3 +31,26 @@ def test_only_boxes_away_from_every_die_are_negatives():
     assert far_from_dice(boxes, dice, 0.3).tolist() == [3, 4]
     assert far_from_dice(boxes, dice, 0.5).tolist() == [2, 3, 4]
     assert far_from_dice(boxes, np.zeros((0, 4)), 0.3).tolist() == [0, 1, 2, 3, 4, 5]  # no die: all are
+
+
+def test_die_finder_stage_fine_tunes_the_shipped_finder_into_one_class(tmp_path, catalogue):
+    from companion.vision.dd_training import train_die_finder
+    from companion.vision.synth import write_dataset
+
+    data = write_dataset(tmp_path / "scenes", 8, 11, catalogue, size=128, val_fraction=0.25, progress=False).parent
+    pt = train_die_finder(data, Path("models/dragon-dice/detector.pt"), tmp_path / "work", hours=0.05, epochs=1,
+                          threads=2, batch=4, lr0=1e-4)
+    import torch
+
+    ckpt = torch.load(pt, map_location="cpu", weights_only=False)
+    assert ckpt["model"].names == {0: "die"}  # the kinds are merged: the face reader names them
+    # every label of the one-class copy says "die"; the boxes are the rendered ones, unchanged
+    one = tmp_path / "work" / "dd-det-oneclass" / "train" / "labels"
+    copied = sorted(one.glob("*.txt"))
+    assert len(copied) == 6  # the 6 training scenes (2 of 8 are validation)
+    for lab in copied:
+        src = [r.split() for r in (data / "train" / "labels" / lab.name).read_text().splitlines() if r]
+        got = [r.split() for r in lab.read_text().splitlines() if r]
+        assert [r[0] for r in got] == ["0"] * len(src)
+        assert np.allclose(np.array([r[1:] for r in got], float).reshape(-1, 4),
+                           np.array([r[1:] for r in src], float).reshape(-1, 4), atol=1e-5)
