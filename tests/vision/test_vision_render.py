@@ -7,7 +7,7 @@ import pytest
 
 from companion.vision.roll_frames import render_roll
 from companion.vision.synth import SceneSampler, render_scene
-from companion.vision.synth.scene import KIND_CLASSES
+from companion.vision.synth.scene import KIND_CLASSES, TRAIN_SURFACES
 
 DICE = [("Dwarves/Mammoth Rider", 2), ("Amazons/Javelineer", 0)]
 
@@ -28,6 +28,7 @@ def test_heldout_profile_uses_surfaces_and_tilts_training_never_sees(catalogue):
     held = [render_scene(np.random.default_rng(k), [], sampler.vocabulary, size=64, profile="heldout").meta
             for k in range(30)]
     assert not {m["surface"] for m in train} & {m["surface"] for m in held}
+    assert {m["surface"] for m in train} == set(TRAIN_SURFACES)  # every training surface is drawn
     assert all(12 <= m["tilt"] <= 20 for m in held)
     assert not any(12 < m["tilt"] < 20 for m in train)
 

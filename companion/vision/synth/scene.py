@@ -31,7 +31,7 @@ MATERIAL_BGR = {
     "Silver": (185, 185, 190), "Bronze": (60, 115, 170),
 }
 
-TRAIN_SURFACES = ("wood", "felt", "cloth", "tiles")
+TRAIN_SURFACES = ("wood", "felt", "cloth", "tiles", "playmat")
 HELDOUT_SURFACES = ("marble", "checker")
 
 
@@ -120,6 +120,27 @@ def draw_surface(rng: np.random.Generator, h: int, w: int, surface: str, scale: 
         for y in range(0, h, step):
             img[y:y + lw, :] *= 0.6
         img *= (0.9 + 0.2 * _value_noise(rng, h, w, 5))[..., None]
+    elif surface == "playmat":  # a printed terrain mat: bold shapes in unrelated colours, hard edges
+        img = np.empty((h, w, 3), np.float32)
+        img[:] = base
+        for _ in range(int(rng.integers(6, 18))):
+            colour = [float(v) for v in rng.integers(20, 235, 3)]
+            c = rng.uniform(0, 1, 2) * (w, h)
+            r = float(rng.uniform(25, 160)) * scale
+            if rng.random() < 0.5:
+                n = int(rng.integers(3, 8))
+                ang = np.sort(rng.uniform(0, 2 * np.pi, n))
+                rad = r * rng.uniform(0.5, 1.2, n)
+                pts = np.stack([c[0] + rad * np.cos(ang), c[1] + rad * np.sin(ang)], 1).astype(np.int32)
+                cv2.fillPoly(img, [pts], colour, cv2.LINE_AA)
+            elif rng.random() < 0.5:
+                cv2.circle(img, (int(c[0]), int(c[1])), int(r), colour, -1, cv2.LINE_AA)
+            else:  # a band across the mat (a road, a river)
+                a = rng.uniform(0, np.pi)
+                d = np.array([np.cos(a), np.sin(a)]) * 2 * max(w, h)
+                cv2.line(img, tuple((c - d).astype(int)), tuple((c + d).astype(int)), colour,
+                         max(2, int(r / 3)), cv2.LINE_AA)
+        img *= (0.85 + 0.3 * _value_noise(rng, h, w, 12))[..., None]
     elif surface == "marble":
         n = _value_noise(rng, h, w, 5) * 8 + _value_noise(rng, h, w, 20) * 2
         veins = np.abs(np.sin(n * np.pi)) ** 0.3
