@@ -18,13 +18,15 @@ from companion.vision.reader import load_model, read_image
 FIXTURES = Path(__file__).parent / "fixtures"
 # Regression guards set just under what the shipped models measured on these fixtures (see the model
 # cards).  They are NOT the targets (recall 0.995, face accuracy 0.99), which the shipped
-# dragon-dice model does not reach yet (held-out: recall 0.96, face accuracy 0.85).
-DD_MIN_RECALL = 0.9
-DD_MIN_KIND_ACCURACY = 0.95
-DD_MIN_FACE_ACCURACY = 0.8  # best reading of every die, committed or not
-DD_MIN_COMMITTED_ACCURACY = 0.95  # readings given as sure (the rest are flagged unreadable)
-DD_MIN_MAP50 = 0.9  # die kinds
-DD_MAX_FALSE_BOXES = 1.0  # per image, after the face reader's veto
+# dragon-dice model does not reach yet (held-out: recall 0.994, face accuracy 0.95).  On these 53
+# dice it measures recall 1.0, face accuracy 0.962, every sure reading right, mAP50 0.985 and
+# 0.125 false boxes per image.
+DD_MIN_RECALL = 0.98
+DD_MIN_KIND_ACCURACY = 0.97  # of the dice lying flat (held-out: 0.9985)
+DD_MIN_FACE_ACCURACY = 0.92  # best reading of every die, committed or not
+DD_MIN_COMMITTED_ACCURACY = 0.97  # readings given as sure (the rest are flagged unreadable)
+DD_MIN_MAP50 = 0.95  # die kinds
+DD_MAX_FALSE_BOXES = 0.5  # per image, after the face reader's veto
 D6_MIN_MAP50 = 0.93
 D6_MIN_FACE_ACCURACY = 0.92
 D6_MIN_RECALL = 0.95
@@ -36,7 +38,7 @@ def _manifest():
 
 def test_dragon_dice_model_reads_rendered_fixture_tables():
     model = load_model("dragon-dice")
-    total = found = right = kind_right = read = read_right = 0
+    total = found = right = kind_right = flat_found = read = read_right = 0
     for rec in _manifest():
         image = read_image(FIXTURES / "dd" / rec["image"])
         det = model.detect(image)
@@ -52,7 +54,9 @@ def test_dragon_dice_model_reads_rendered_fixture_tables():
                 continue
             found += 1
             r = readings[j]
-            kind_right += r.kind == die["kind"]
+            if not die["cocked"]:  # a cocked die's kind is a guess from its side (held-out: 0.88 right)
+                flat_found += 1
+                kind_right += r.kind == die["kind"]
             best = model.heads["icon"][det.face_id[j]], int(model.heads["count"][det.count[j]])
             right += r.cocked if die["cocked"] else (not r.cocked and best == (die["icon"], die["count"]))
             if not (r.unreadable or r.cocked):  # dice the reader commits to
@@ -62,7 +66,7 @@ def test_dragon_dice_model_reads_rendered_fixture_tables():
     assert found / total >= DD_MIN_RECALL
     assert right / total >= DD_MIN_FACE_ACCURACY
     assert read and read_right / read >= DD_MIN_COMMITTED_ACCURACY
-    assert kind_right / found >= DD_MIN_KIND_ACCURACY
+    assert kind_right / flat_found >= DD_MIN_KIND_ACCURACY
 
 
 def test_dragon_dice_eval_on_the_fixtures_scores_kinds_and_faces():
