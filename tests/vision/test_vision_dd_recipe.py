@@ -5,19 +5,29 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from companion.vision.dd_training import far_from_dice, mine_negatives
 
 
 def test_negatives_are_reader_sized_crops_of_boxes_away_from_dice(tmp_path):
-    only_far = np.load(mine_negatives(tmp_path / "neg.npz", 4, 3003, limit=50, progress=False))["crops"]
-    everything = np.load(mine_negatives(tmp_path / "all.npz", 4, 3003, limit=500, max_iou=1.01,
+    # the shipped die finder leaves few boxes off the dice: look at its faint ones (conf 0.005)
+    only_far = np.load(mine_negatives(tmp_path / "neg.npz", 6, 3003, conf=0.005, limit=50,
+                                      progress=False))["crops"]
+    everything = np.load(mine_negatives(tmp_path / "all.npz", 6, 3003, conf=0.005, limit=500, max_iou=1.01,
                                         progress=False))["crops"]
     assert only_far.shape[1:] == (80, 80, 3) and only_far.dtype == np.uint8  # the shipped reader's crop
     # the same boxes, less the ones on dice: keeping every box gives strictly more crops
     assert 0 < len(only_far) < len(everything)
-    capped = np.load(mine_negatives(tmp_path / "cap.npz", 4, 3003, limit=2, max_iou=1.01, progress=False))["crops"]
+    capped = np.load(mine_negatives(tmp_path / "cap.npz", 6, 3003, conf=0.005, limit=2, max_iou=1.01,
+                                    progress=False))["crops"]
     assert len(capped) == 2 and np.array_equal(capped, everything[:2])
+
+
+def test_mining_refuses_to_write_an_empty_set(tmp_path):
+    with pytest.raises(ValueError, match="nothing but dice"):
+        mine_negatives(tmp_path / "none.npz", 2, 3003, conf=0.999, progress=False)
+    assert not (tmp_path / "none.npz").exists()
 
 
 def test_only_boxes_away_from_every_die_are_negatives():
