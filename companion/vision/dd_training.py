@@ -3,8 +3,9 @@
 Stages (each resumable on its own; see models/dragon-dice/MODEL_CARD.md for the figures):
 
 * ``detector``: a one-class ("die") YOLO11n at 320 px, fine-tuned from a detector checkpoint
-  (its box features carry over; the class head is rebuilt for one class) for a wall-clock budget,
-  on one CPU thread.  Finding dice is all it does: the die kind is read from the crop.
+  (its box features carry over; the class head is rebuilt for one class) for a wall-clock budget
+  (``--hours``), on ``--threads`` CPU threads.  Finding dice is all it does: the die kind is read
+  from the crop.  The class head is rebuilt even when the start is already a one-class finder.
 * ``face``: the face reader (kind, icon kind or ``cocked``, count) on crops rendered by
   ``companion.vision.synth.write_crops`` at camera-like pixel density (80 px crops, 0.9 x the
   box side, so the glyph on a small die is still ~15 px wide).
@@ -103,7 +104,7 @@ def far_from_dice(boxes: np.ndarray, dice: np.ndarray, max_iou: float) -> np.nda
     return np.flatnonzero(box_iou(boxes, dice).max(1) < max_iou)
 
 
-def mine_negatives(out: Path, scenes: int, seed: int, *, model: Path = Path("models/dragon-dice"), size: int = 1280,
+def mine_negatives(out: Path, scenes: int, seed: int, *, model: str | Path = "dragon-dice", size: int = 1280,
                    conf: float = 0.03, max_iou: float = 0.3, limit: int = 800, progress: bool = True) -> Path:
     """Crops (the reader's size and margin) of die-finder boxes that overlap no die by ``max_iou`` or more."""
     from tqdm import tqdm  # noqa: PLC0415
@@ -162,6 +163,8 @@ def main(argv=None) -> int:
     n.add_argument("--scenes", type=int, default=700)
     n.add_argument("--seed", type=int, default=3003)
     n.add_argument("--limit", type=int, default=800)
+    n.add_argument("--conf", type=float, default=0.03,
+                   help="keep die-finder boxes from this score (a good finder leaves few strong ones off the dice)")
     b = sub.add_parser("bundle")
     b.add_argument("--detector", required=True)
     b.add_argument("--face", required=True)
@@ -181,7 +184,7 @@ def main(argv=None) -> int:
                         lr=args.lr, negatives=Path(args.negatives) if args.negatives else None, threads=args.threads,
                         init=Path(args.init) if args.init else None)
     elif args.stage == "negatives":
-        pt = mine_negatives(Path(args.out), args.scenes, args.seed, limit=args.limit)
+        pt = mine_negatives(Path(args.out), args.scenes, args.seed, limit=args.limit, conf=args.conf)
     else:
         extra = {"recipe": args.note or "python -m companion.vision.dd_training", "conf": args.conf,
                  "face_turns": args.turns, "min_face_confidence": args.min_face_conf}

@@ -1,4 +1,5 @@
-"""The Dragon Dice recipe's hard-negative stage: crops of what the die finder finds that is no die."""
+"""The Dragon Dice recipe: the hard-negative stage (crops of what the die finder finds that is no die)
+and the die-finder stage (a one-class fine-tune)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.vision.dd_training import far_from_dice, mine_negatives
+from companion.vision.dd_training import far_from_dice, main, mine_negatives
+
+SHIPPED_FINDER = Path(__file__).resolve().parents[2] / "models" / "dragon-dice" / "detector.pt"
 
 
 def test_negatives_are_reader_sized_crops_of_boxes_away_from_dice(tmp_path):
@@ -30,6 +33,15 @@ def test_mining_refuses_to_write_an_empty_set(tmp_path):
     assert not (tmp_path / "none.npz").exists()
 
 
+def test_negatives_stage_passes_its_score_threshold_on(tmp_path, capsys):
+    main(["negatives", "--out", str(tmp_path / "faint.npz"), "--scenes", "6", "--conf", "0.005", "--limit", "50"])
+    faint = np.load(tmp_path / "faint.npz")["crops"]
+    direct = np.load(mine_negatives(tmp_path / "direct.npz", 6, 3003, conf=0.005, limit=50, progress=False))["crops"]
+    assert np.array_equal(faint, direct)
+    with pytest.raises(ValueError, match="nothing but dice"):  # no box reaches this score
+        main(["negatives", "--out", str(tmp_path / "strict.npz"), "--scenes", "2", "--conf", "0.999"])
+
+
 def test_only_boxes_away_from_every_die_are_negatives():
     dice = np.array([[0, 0, 10, 10], [100, 100, 120, 120]], float)
     boxes = np.array([[0, 0, 10, 10],      # on a die (IoU 1)
@@ -48,7 +60,7 @@ def test_die_finder_stage_fine_tunes_the_shipped_finder_into_one_class(tmp_path,
     from companion.vision.synth import write_dataset
 
     data = write_dataset(tmp_path / "scenes", 8, 11, catalogue, size=128, val_fraction=0.25, progress=False).parent
-    pt = train_die_finder(data, Path("models/dragon-dice/detector.pt"), tmp_path / "work", hours=0.05, epochs=1,
+    pt = train_die_finder(data, SHIPPED_FINDER, tmp_path / "work", hours=0.05, epochs=1,
                           threads=2, batch=4, lr0=1e-4)
     import torch
 
