@@ -50,49 +50,56 @@ def train_die_finder(data_dir: Path, start: Path | None, work: Path, *, hours: f
     return best if best.exists() else save_dir / "weights" / "last.pt"
 
 
-def load_crop_sets(paths: list[Path]) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, list[str]], float]:
-    """Concatenate ``write_crops`` files (same vocabulary) into classifier inputs."""
-    crops, kind, icon, count = [], [], [], []
-    icons = margin = None
+def load_crop_sets(paths: list[Path], negatives: np.ndarray | None = None, neg_repeats: int = 3
+                   ) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, list[str]], float]:
+    """Join ``write_crops`` files (same vocabulary) into classifier inputs, with ``negatives`` (crops
+    that are no die: what the die finder finds at low confidence on cards, banners, hands) appended
+    ``neg_repeats`` times with kind ``none`` and no icon or count label, so the reader can veto false
+    boxes.  The crops are copied once into one array (half a million crops are ~10 GB)."""
+    heads: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    icons = margin = shape = None
     for p in paths:
-        z = np.load(p)
-        if icons is None:
-            icons, margin = [str(i) for i in z["icons"]], float(z["margin"])
-        elif [str(i) for i in z["icons"]] != icons or float(z["margin"]) != margin:
-            raise ValueError(f"{p}: another vocabulary or crop margin than {paths[0]}")
-        crops.append(z["crops"])
-        kind.append(z["kind"])
-        icon.append(z["icon"])
-        count.append(z["count"])
-    count_all = np.concatenate(count)
-    classes = {"kind": list(KIND_CLASSES), "icon": icons, "count": [str(i) for i in range(int(count_all.max()) + 1)]}
-    targets = {"kind": np.concatenate(kind), "icon": np.concatenate(icon), "count": count_all}
-    return np.concatenate(crops), targets, classes, margin
-
-
-def add_negatives(crops: np.ndarray, targets: dict[str, np.ndarray], classes: dict[str, list[str]],
-                  negatives: np.ndarray, repeats: int = 3):
-    """Append crops that are not dice (what the detector finds at low confidence on cards, banners,
-    hands) with kind ``none`` and no icon/count label, so the reader can veto false boxes."""
-    classes = {**classes, "kind": list(classes["kind"]) + [NOT_A_DIE]}
-    neg = np.concatenate([negatives] * repeats)
-    n = len(neg)
-    targets = {"kind": np.concatenate([targets["kind"], np.full(n, len(classes["kind"]) - 1)]),
-               "icon": np.concatenate([targets["icon"], np.full(n, -1)]),
-               "count": np.concatenate([targets["count"], np.full(n, -1)])}
-    return np.concatenate([crops, neg]), targets, classes
+        with np.load(p) as z:
+            if icons is None:
+                icons, margin, shape = [str(i) for i in z["icons"]], float(z["margin"]), z["crops"].shape[1:]
+            elif [str(i) for i in z["icons"]] != icons or float(z["margin"]) != margin:
+                raise ValueError(f"{p}: another vocabulary or crop margin than {paths[0]}")
+            heads.append((z["kind"], z["icon"], z["count"]))
+    n_neg = 0 if negatives is None else len(negatives) * neg_repeats
+    if negatives is not None and negatives.shape[1:] != shape:
+        raise ValueError(f"negatives are {negatives.shape[1:]} crops, the crop sets {shape}")
+    total = sum(len(k) for k, _, _ in heads)
+    crops = np.empty((total + n_neg, *shape), np.uint8)
+    at = 0
+    for p, (kind, _, _) in zip(paths, heads, strict=True):
+        with np.load(p) as z:
+            crops[at:at + len(kind)] = z["crops"]
+        at += len(kind)
+    count_all = np.concatenate([c for _, _, c in heads])
+    kinds = list(KIND_CLASSES)
+    targets = {"kind": np.concatenate([k for k, _, _ in heads]), "icon": np.concatenate([i for _, i, _ in heads]),
+               "count": count_all}
+    if n_neg:
+        crops[total:] = np.concatenate([negatives] * neg_repeats)
+        kinds.append(NOT_A_DIE)
+        targets = {"kind": np.concatenate([targets["kind"], np.full(n_neg, len(kinds) - 1)]),
+                   "icon": np.concatenate([targets["icon"], np.full(n_neg, -1)]),
+                   "count": np.concatenate([count_all, np.full(n_neg, -1)])}
+    classes = {"kind": kinds, "icon": icons, "count": [str(i) for i in range(int(count_all.max()) + 1)]}
+    return crops, targets, classes, margin
 
 
 def train_face(paths: list[Path], out_dir: Path, *, epochs: int, width: int = 24, threads: int = 1,
-               lr: float = 3e-3, negatives: Path | None = None, init: Path | None = None) -> Path:
+               lr: float = 3e-3, negatives: Path | None = None, init: Path | None = None,
+               widths: tuple[int, int, int, int] | None = None) -> Path:
     from companion.vision.face_classifier import train_classifier  # noqa: PLC0415
 
-    crops, targets, classes, margin = load_crop_sets(paths)
-    if negatives is not None:
-        crops, targets, classes = add_negatives(crops, targets, classes, np.load(negatives)["crops"])
+    neg = np.load(negatives)["crops"] if negatives is not None else None
+    crops, targets, classes, margin = load_crop_sets(paths, neg)
     print(f"{len(crops)} crops of {crops.shape[1]} px, margin {margin}", flush=True)
     return train_classifier(crops, targets, classes, out_dir, epochs=epochs, width=width, stem=DD_FACE_STEM,
-                            margin=margin, threads=threads, lr=lr, log_every=100, progress=False, init=init)
+                            widths=widths, margin=margin, threads=threads, lr=lr, log_every=100, progress=False,
+                            init=init)
 
 
 def far_from_dice(boxes: np.ndarray, dice: np.ndarray, max_iou: float) -> np.ndarray:
@@ -154,6 +161,9 @@ def main(argv=None) -> int:
     f.add_argument("--out", default="runs/dd/face")
     f.add_argument("--epochs", type=int, default=8)
     f.add_argument("--width", type=int, default=24)
+    f.add_argument("--widths", type=int, nargs=4, metavar="C",
+                   help="the four blocks' channels (default: width x 1, 2, 4, 4 + 32); wider than --init's "
+                        "blocks start afresh, the rest carries over")
     f.add_argument("--negatives", help=".npz of crops that are not dice (kind 'none')")
     f.add_argument("--init", help="face.pt to continue from (heads may gain classes)")
     f.add_argument("--lr", type=float, default=3e-3)
@@ -182,7 +192,8 @@ def main(argv=None) -> int:
     elif args.stage == "face":
         pt = train_face([Path(p) for p in args.crops], Path(args.out), epochs=args.epochs, width=args.width,
                         lr=args.lr, negatives=Path(args.negatives) if args.negatives else None, threads=args.threads,
-                        init=Path(args.init) if args.init else None)
+                        init=Path(args.init) if args.init else None,
+                        widths=tuple(args.widths) if args.widths else None)
     elif args.stage == "negatives":
         pt = mine_negatives(Path(args.out), args.scenes, args.seed, limit=args.limit, conf=args.conf)
     else:

@@ -27,19 +27,31 @@ def _block(cin: int, cout: int) -> nn.Sequential:
     )
 
 
+def block_widths(width: int, stem: int = 0) -> tuple[int, int, int, int]:
+    """The four blocks' channels of the original design: ``width`` x 1, 2, 4, 4 (+32 with a stem)."""
+    return width, width * 2, width * 4, width * 4 + (32 if stem else 0)
+
+
 class FaceNet(nn.Module):
     """Four stride-2 blocks; ``stem`` > 0 puts a cheap stride-2 convolution with that many channels in
-    front, so a larger crop (finer face detail) costs about what a crop half as wide would."""
+    front, so a larger crop (finer face detail) costs about what a crop half as wide would.
 
-    def __init__(self, heads: dict[str, int], width: int = 32, stem: int = 0):
+    ``widths`` sets each block's channels; by default they follow ``width`` (``block_widths``).  The
+    last blocks work on 5 x 5 and 3 x 3 maps, so widening them adds capacity for little compute.
+    """
+
+    def __init__(self, heads: dict[str, int], width: int = 32, stem: int = 0,
+                 widths: tuple[int, int, int, int] | None = None):
         super().__init__()
         self.head_names = list(heads)
+        self.widths = tuple(widths) if widths else block_widths(width, stem)
+        if len(self.widths) != 4 or min(self.widths) < 1:
+            raise ValueError(f"FaceNet needs four positive block widths, not {widths!r}")
         pre = [nn.Conv2d(3, stem, 3, 2, 1, bias=False), nn.BatchNorm2d(stem), nn.ReLU(inplace=True)] if stem else []
-        top = width * 4 + (32 if stem else 0)
-        self.body = nn.Sequential(*pre, _block(stem or 3, width), _block(width, width * 2),
-                                  _block(width * 2, width * 4), _block(width * 4, top), nn.AdaptiveAvgPool2d(1),
-                                  nn.Flatten(), nn.Dropout(0.1))
-        self.heads = nn.ModuleList(nn.Linear(top, n) for n in heads.values())
+        ins = (stem or 3, *self.widths[:3])
+        self.body = nn.Sequential(*pre, *(_block(i, o) for i, o in zip(ins, self.widths, strict=True)),
+                                  nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1))
+        self.heads = nn.ModuleList(nn.Linear(self.widths[3], n) for n in heads.values())
 
     def forward(self, x):  # x: N,3,H,W float in [0,1] (BGR)
         z = self.body(x)
@@ -76,6 +88,16 @@ def _load_growing(model: FaceNet, state: dict) -> None:
     model.load_state_dict(own)
 
 
+def _load_matching(model: FaceNet, state: dict) -> int:
+    """Carry over every starting tensor whose name and shape this (wider) face reader shares; the
+    rest keeps its fresh initialisation.  Returns how many tensors were carried over."""
+    own = model.state_dict()
+    same = {k: v for k, v in state.items() if k in own and own[k].shape == v.shape}
+    own.update(same)
+    model.load_state_dict(own)
+    return len(same)
+
+
 def train_classifier(
     crops: np.ndarray,
     targets: dict[str, np.ndarray],
@@ -90,6 +112,7 @@ def train_classifier(
     init: Path | None = None,
     width: int = 32,
     stem: int = 0,
+    widths: tuple[int, int, int, int] | None = None,
     margin: float = CROP_MARGIN,
     threads: int | None = None,
     log_every: int = 0,
@@ -97,6 +120,8 @@ def train_classifier(
 ) -> Path:
     """Train on uint8 crops (N,H,W,3); writes ``face.pt`` + ``face.json`` in ``out_dir``; returns the .pt.
 
+    ``widths`` gives the blocks' channels (``FaceNet``); with ``init`` and other widths than the
+    starting model's, the layers whose shapes match carry over and the wider ones start afresh.
     ``margin`` is the crop margin the crops were cut with (``crop_die``); it is stored in the
     metadata so that run time cuts crops the same way.  ``log_every`` > 0 prints the running loss
     and accuracy every that many steps (for long background runs with a log file).
@@ -106,16 +131,21 @@ def train_classifier(
         torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     heads = {k: len(v) for k, v in classes.items()}
-    if init is not None:  # fine-tuning keeps the starting model's architecture and crop geometry
+    if init is not None:  # fine-tuning keeps the starting model's stem and crop geometry
         state = torch.load(init, map_location="cpu", weights_only=False)
         width, stem = state["meta"].get("width", width), state["meta"].get("stem", 0)
         margin = state["meta"].get("margin", margin)
-    model = FaceNet(heads, width, stem)
+        start_widths = tuple(state["meta"].get("widths") or block_widths(width, stem))
+        widths = tuple(widths) if widths else start_widths
+    model = FaceNet(heads, width, stem, widths)
     if init is not None:
-        _load_growing(model, state["model"])
-    x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
+        if model.widths == start_widths:
+            _load_growing(model, state["model"])
+        else:
+            carried = _load_matching(model, state["model"])
+            print(f"widths {start_widths} -> {model.widths}: {carried} tensors carried over", flush=True)
     y_all = {k: torch.from_numpy(np.asarray(targets[k], np.int64)) for k in heads}
-    n = len(x_all)
+    n = len(crops)
     steps = epochs * ((n + batch - 1) // batch)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -124,13 +154,14 @@ def train_classifier(
     bar = tqdm(total=steps, desc="train face reader", unit="step", disable=not progress)
     step = 0
     run_loss, run_hits, run_n = 0.0, 0, 0
-    first = next(iter(heads))
+    first = "icon" if "icon" in heads else next(iter(heads))  # the hardest head, when there is one
     for epoch in range(epochs):
         model.train()
         order = torch.from_numpy(rng.permutation(n))
         for i in range(0, n, batch):
             idx = order[i:i + batch]
-            xb = _augment(x_all[idx].float() / 255, rng, flips)
+            xb = torch.from_numpy(crops[idx.numpy()]).permute(0, 3, 1, 2).float() / 255  # NHWC kept: no copy
+            xb = _augment(xb, rng, flips)
             outs = model(xb)
             loss = sum(loss_fn(o, y_all[k][idx]) for o, k in zip(outs, heads, strict=True))
             opt.zero_grad()
@@ -141,19 +172,26 @@ def train_classifier(
             bar.set_postfix(loss=loss.item())
             step += 1
             run_loss += loss.item()
-            run_hits += int((outs[0].argmax(1) == y_all[first][idx]).sum())
+            run_hits += int((outs[list(heads).index(first)].argmax(1) == y_all[first][idx]).sum())
             run_n += len(idx)
             if log_every and step % log_every == 0:
                 print(f"epoch {epoch + 1}/{epochs} step {step}/{steps} loss {run_loss / log_every:.3f} "
                       f"{first} acc {run_hits / max(run_n, 1):.3f} {time.time() - t0:.0f}s", flush=True)
                 run_loss, run_hits, run_n = 0.0, 0, 0
+        if epoch + 1 < epochs:  # a checkpoint per epoch: a long run can be stopped and still used
+            _save(model, out_dir, classes, stem, margin, crops.shape[1], epoch + 1, n, time.time() - t0)
+            model.train()
     bar.close()
+    return _save(model, out_dir, classes, stem, margin, crops.shape[1], epochs, n, time.time() - t0)
+
+
+def _save(model: FaceNet, out_dir: Path, classes: dict[str, list[str]], stem: int, margin: float, size: int,
+          epochs: int, n: int, seconds: float) -> Path:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     pt = out_dir / "face.pt"
-    meta = {"heads": classes, "width": width, "stem": stem, "input": int(crops.shape[1]), "margin": margin,
-            "epochs": epochs, "samples": n,
-            "train_seconds": round(time.time() - t0, 1)}
+    meta = {"heads": classes, "width": model.widths[0], "stem": stem, "widths": list(model.widths),
+            "input": int(size), "margin": margin, "epochs": epochs, "samples": n, "train_seconds": round(seconds, 1)}
     torch.save({"model": model.state_dict(), "meta": meta}, pt)
     (out_dir / "face.json").write_text(json.dumps(meta, indent=1))
     return pt
@@ -162,7 +200,8 @@ def train_classifier(
 def load_classifier(pt: Path) -> tuple[FaceNet, dict]:
     state = torch.load(pt, map_location="cpu", weights_only=False)
     meta = state["meta"]
-    model = FaceNet({k: len(v) for k, v in meta["heads"].items()}, meta.get("width", 32), meta.get("stem", 0))
+    model = FaceNet({k: len(v) for k, v in meta["heads"].items()}, meta.get("width", 32), meta.get("stem", 0),
+                    meta.get("widths"))
     model.load_state_dict(state["model"])
     model.eval()
     return model, meta

@@ -43,6 +43,7 @@ def host_token(server) -> str:
 
 def new_page(browser, url: str, viewport=TABLET):
     ctx = browser.new_context(viewport=viewport)
+    ctx.set_default_timeout(90_000)  # a loaded 2-core machine can take longer than Playwright's 30 s
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -51,7 +52,7 @@ def new_page(browser, url: str, viewport=TABLET):
     return page
 
 
-def wait_seq(page, seq: int, timeout: float = 10.0) -> None:
+def wait_seq(page, seq: int, timeout: float = 30.0) -> None:
     """Wait until the page has drawn event ``seq`` (the page's CSP forbids Playwright's eval-based
     wait_for_function, so poll the attribute the page sets on each render)."""
     deadline = time.monotonic() + timeout
