@@ -183,6 +183,8 @@ def main(argv=None) -> int:
     b.add_argument("--detector-onnx", help="reuse this export of --detector (320 px) instead of exporting")
     b.add_argument("--conf", type=float, default=0.25, help="detector confidence threshold the product uses")
     b.add_argument("--turns", type=int, default=1, help="face reader test-time turns (1, 2 or 4)")
+    b.add_argument("--shift", type=float, default=0.0,
+                   help="also read each crop moved by this share of the box each way, and average (0: one view)")
     b.add_argument("--min-face-conf", type=float, default=0.5, help="below this a face is reported unreadable")
     args = ap.parse_args(argv)
     t0 = time.time()
@@ -198,7 +200,8 @@ def main(argv=None) -> int:
         pt = mine_negatives(Path(args.out), args.scenes, args.seed, limit=args.limit, conf=args.conf)
     else:
         extra = {"recipe": args.note or "python -m companion.vision.dd_training", "conf": args.conf,
-                 "face_turns": args.turns, "min_face_confidence": args.min_face_conf}
+                 "face_turns": args.turns, "min_face_confidence": args.min_face_conf,
+                 "face_shift": args.shift}
         if args.detector_onnx:  # an earlier die-kind detector serves as the die finder (best class score)
             extra["detector_classes"] = list(KIND_CLASSES)
             extra["detector_role"] = "die finder: a box's score is its best class score; the kind is read from the crop"
