@@ -184,6 +184,10 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
     return out
 
 
+#: ``model.json`` settings of how a bundle reads (thresholds, test-time views); fine-tuning keeps them
+READING_SETTINGS = ("conf", "iou", "face_turns", "face_shift", "min_face_confidence")
+
+
 def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 320, hours: float | None = None,
                  face_epochs: int = 10, batch: int = 16, resume: Path | None = None, finetune: Path | None = None,
                  work: Path = Path("runs/train"), crop_repeats: int = 2, progress: bool = True,
@@ -237,4 +241,7 @@ def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 32
                                width=24, stem=face_stem, margin=face_margin)
     extra = {"trained_seconds": {"detector": round(t_det, 1), "total": round(time.time() - t0, 1)},
              "train_data": str(data_dir), "epochs": epochs, "face_epochs": face_epochs}
+    if finetune:  # a fine-tuned model reads the way the model it started from was set to read
+        base = json.loads((Path(finetune) / "model.json").read_text())
+        extra = {**{k: base[k] for k in READING_SETTINGS if k in base}, **extra, "finetuned_from": base.get("name")}
     return write_bundle(out, form, det_pt, face_pt, imgsz, extra)

@@ -267,7 +267,9 @@ class DiceModel:
         views = shifted_boxes(det.xyxy, self.face_shift)  # (n, views, 4)
         crops = np.stack([crop_die(image, b, self.crop_size, self.crop_margin) for b in views.reshape(-1, 4)]) if len(
             det) else np.zeros((0, self.crop_size, self.crop_size, 3), np.uint8)
-        probs = {k: p.reshape(len(det), views.shape[1], -1).mean(1) for k, p in self.faces(crops).items()}
+        probs = self.faces(crops)
+        if len(det):  # the mean over each die's views
+            probs = {k: p.reshape(len(det), views.shape[1], -1).mean(1) for k, p in probs.items()}
         if self.decoder is not None:
             if len(det):
                 det = det[np.flatnonzero(self.decoder(det, probs))]

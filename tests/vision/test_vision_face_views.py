@@ -62,3 +62,9 @@ def test_the_reading_is_the_mean_over_the_shifted_crops(tmp_path):
 def test_a_shift_out_of_range_is_refused(tmp_path, shift):
     with pytest.raises(ModelError, match="face_shift"):
         DiceModel(_bundle(tmp_path, shift))
+
+
+def test_a_frame_without_dice_reads_nothing_with_shifted_views(tmp_path):
+    model = DiceModel(_bundle(tmp_path, 0.05))
+    blank = np.full((320, 320, 3), 128, np.uint8)
+    assert len(model.detect(blank)) == 0 and model.readings(blank) == []

@@ -66,3 +66,35 @@ def test_offline_prepare_sets_switches_before_ultralytics_loads(tmp_path, monkey
     import ultralytics.utils.torch_utils as tu
 
     assert tu.NUM_THREADS == 2
+
+
+@pytest.mark.slow
+def test_finetuning_the_shipped_model_keeps_its_reader_and_reading_settings(tmp_path, catalogue, no_network,
+                                                                            monkeypatch):
+    import numpy as np
+    import torch
+
+    from companion.vision.reader import resolve_model
+
+    monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo-config"))
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
+    shipped = resolve_model("dragon-dice")
+    data = tmp_path / "data"
+    write_dataset(data, 12, 5, catalogue, size=256, val_fraction=0.25, progress=False)
+    bundle = train_bundle(data, tmp_path / "mine", epochs=1, imgsz=128, face_epochs=1, batch=8, work=tmp_path / "runs",
+                          crop_repeats=1, progress=False, finetune=shipped)
+    base, meta = (json.loads((b / "model.json").read_text()) for b in (shipped, bundle))
+    assert meta["face_heads"] == base["face_heads"] and meta["crop"] == base["crop"]
+    for key in ("conf", "iou", "face_turns", "face_shift", "min_face_confidence"):
+        assert meta.get(key) == base.get(key), key
+    assert meta["finetuned_from"] == "dragon-dice"
+    start, tuned = (torch.load(b / "face.pt", map_location="cpu", weights_only=False) for b in (shipped, bundle))
+    assert tuned["meta"]["widths"] == start["meta"].get("widths", tuned["meta"]["widths"])  # same reader shape
+    head = "heads.1.weight"
+    assert start["model"][head].shape == tuned["model"][head].shape
+    assert not torch.equal(start["model"][head], tuned["model"][head]), "the reader learned from the new data"
+    model = DiceModel(bundle)
+    assert model.face_shift == float(base.get("face_shift", 0.0))
+    image = read_image(next((data / "train" / "images").glob("*.jpg")))
+    assert isinstance(model.readings(image), list)
+    assert np.isfinite(evaluate(model, data, progress=False)["map50"])
