@@ -106,3 +106,29 @@ def test_user_glyph_folder_replaces_the_procedural_art(tmp_path, catalogue):
     other_species = face_texture("Melee", 2, 64, (200, 200, 200), (20, 20, 20), vocab, "Goblins", str(tmp_path))
     assert (custom[:, :, 2] > 240).sum() > 300 and (custom[:, :, 0] < 20).sum() > 300
     assert np.array_equal(other_species, default)
+
+
+def test_every_icon_kind_has_a_glyph_no_other_kind_shares(catalogue):
+    """Each icon kind must look different on the die: two kinds drawn as the same picture cannot be
+    told apart by any reader (8 of the 11 hollow 'ring' glyphs once were one picture)."""
+    from itertools import combinations
+
+    from companion.vision.synth.glyphs import glyph_code, procedural_glyph
+
+    vocab = tuple(sorted({f.name for d in catalogue for f in d.faces}))
+    assert len({glyph_code(icon, list(vocab)) for icon in vocab}) == len(vocab)
+    size = 36  # the glyph's size on a face texture (72 px texture, half of it for the glyph)
+    glyphs = {icon: procedural_glyph(icon, size, vocab).astype(float) / 255 for icon in vocab}
+    closest = min((np.abs(glyphs[a] - glyphs[b]).mean(), a, b) for a, b in combinations(vocab, 2))
+    assert closest[0] > 0.015, f"{closest[1]!r} and {closest[2]!r} are drawn almost alike"
+
+
+def test_a_mark_on_a_hollow_shape_is_drawn_inside_it():
+    from companion.vision.synth.glyphs import draw_glyph
+
+    bare = draw_glyph(48, "ring", "none")
+    for mark in ("dot", "hbar", "vbar", "square", "two_dots", "three_dots"):
+        marked = draw_glyph(48, "ring", mark)
+        middle = marked[16:32, 16:32]
+        assert middle.max() == 255 and bare[16:32, 16:32].max() == 0  # the mark fills the empty middle
+        assert np.array_equal(marked[:, :8], bare[:, :8])  # the band itself is untouched at the edge

@@ -37,11 +37,27 @@ def _poly(n: int, r: float, c: float, rot: float = -np.pi / 2) -> np.ndarray:
     return np.stack([c + r * np.cos(a), c + r * np.sin(a)], 1).astype(np.int32)
 
 
+# Shapes whose middle is empty: a mark cut out of them would cut nothing (8 of the 11 ring glyphs
+# were one and the same picture, and the moon's marks all but vanished), so their mark is drawn
+# inverted against the shape instead: filled where the middle is empty, cut where the shape is.
+HOLLOW_SHAPES = frozenset({"ring", "moon"})
+
+
 def draw_glyph(size: int, shape: str, mark: str) -> np.ndarray:
-    """A ``size`` x ``size`` mask (uint8 0/255) of the glyph."""
+    """A ``size`` x ``size`` mask (uint8 0/255) of the glyph: ``shape`` with ``mark`` cut out of it
+    (inverted against it for the hollow shapes, so that no two glyphs are the same picture)."""
+    m = _draw_shape(size, shape)
+    if shape not in HOLLOW_SHAPES:
+        _draw_mark(m, size, mark, 0)
+        return m
+    mark_mask = np.zeros_like(m)
+    _draw_mark(mark_mask, size, mark, 255)
+    return np.abs(m.astype(np.int16) - mark_mask.astype(np.int16)).astype(np.uint8)
+
+
+def _draw_shape(size: int, shape: str) -> np.ndarray:
     m = np.zeros((size, size), np.uint8)
     c, r = size / 2, size * 0.46
-    lw = max(2, size // 9)
     if shape == "circle":
         cv2.circle(m, (int(c), int(c)), int(r), 255, -1, cv2.LINE_AA)
     elif shape == "triangle":
@@ -70,7 +86,13 @@ def draw_glyph(size: int, shape: str, mark: str) -> np.ndarray:
     elif shape == "moon":
         cv2.circle(m, (int(c), int(c)), int(r), 255, -1, cv2.LINE_AA)
         cv2.circle(m, (int(c + r * 0.55), int(c - r * 0.25)), int(r * 0.8), 0, -1, cv2.LINE_AA)
-    k = 0
+    return m
+
+
+def _draw_mark(m: np.ndarray, size: int, mark: str, k: int) -> None:
+    """Draws ``mark`` in the middle of ``m`` with value ``k`` (in place)."""
+    c, r = size / 2, size * 0.46
+    lw = max(2, size // 9)
     s = r * 0.42
     if mark == "dot":
         cv2.circle(m, (int(c), int(c)), int(s * 0.6), k, -1, cv2.LINE_AA)
@@ -96,7 +118,6 @@ def draw_glyph(size: int, shape: str, mark: str) -> np.ndarray:
     elif mark == "three_dots":
         for dx, dy in ((0, -s * 0.6), (-s * 0.6, s * 0.45), (s * 0.6, s * 0.45)):
             cv2.circle(m, (int(c + dx), int(c + dy)), int(s * 0.3), k, -1, cv2.LINE_AA)
-    return m
 
 
 @lru_cache(maxsize=4096)
