@@ -12,7 +12,9 @@ Stages (each resumable on its own; see models/dragon-dice/MODEL_CARD.md for the 
 * ``negatives``: hard negatives for the reader's ``none`` kind: what the shipped die finder finds at
   a low confidence on rendered training-profile scenes (cards, banners, hands, surface patterns)
   that is no die.
-* ``bundle``: ONNX export of both and ``model.json`` with the catalogue's faces per die kind.
+* ``bundle``: ONNX export of both and ``model.json`` with the catalogue's faces per die kind; the
+  die finder may be exported at a larger input than it was trained at (``--imgsz``): it is fully
+  convolutional, and small dice are then more pixels wide.
 """
 
 from __future__ import annotations
@@ -180,7 +182,9 @@ def main(argv=None) -> int:
     b.add_argument("--face", required=True)
     b.add_argument("--out", default="models/dragon-dice")
     b.add_argument("--note", default="", help="JSON-free text stored as model.json 'recipe'")
-    b.add_argument("--detector-onnx", help="reuse this export of --detector (320 px) instead of exporting")
+    b.add_argument("--detector-onnx", help="reuse this export of --detector (at --imgsz) instead of exporting")
+    b.add_argument("--imgsz", type=int, default=320,
+                   help="the die finder's input size at run time (it may differ from the training size)")
     b.add_argument("--conf", type=float, default=0.25, help="detector confidence threshold the product uses")
     b.add_argument("--turns", type=int, default=1, help="face reader test-time turns (1, 2 or 4)")
     b.add_argument("--shift", type=float, default=0.0,
@@ -205,7 +209,7 @@ def main(argv=None) -> int:
         if args.detector_onnx:  # an earlier die-kind detector serves as the die finder (best class score)
             extra["detector_classes"] = list(KIND_CLASSES)
             extra["detector_role"] = "die finder: a box's score is its best class score; the kind is read from the crop"
-        pt = write_bundle(Path(args.out), "dragon-dice", Path(args.detector), Path(args.face), 320, extra,
+        pt = write_bundle(Path(args.out), "dragon-dice", Path(args.detector), Path(args.face), args.imgsz, extra,
                           det_onnx=Path(args.detector_onnx) if args.detector_onnx else None)
     print(f"{args.stage}: {pt} ({time.time() - t0:.0f} s)", flush=True)
     return 0

@@ -76,3 +76,25 @@ def test_die_finder_stage_fine_tunes_the_shipped_finder_into_one_class(tmp_path,
         assert [r[0] for r in got] == ["0"] * len(src)
         assert np.allclose(np.array([r[1:] for r in got], float).reshape(-1, 4),
                            np.array([r[1:] for r in src], float).reshape(-1, 4), atol=1e-5)
+
+
+def test_bundle_stage_exports_the_die_finder_at_the_run_time_size_asked_for(tmp_path):
+    import json
+
+    import onnxruntime as ort
+
+    from companion.vision.reader import DiceModel, read_image
+
+    shipped = SHIPPED_FINDER.parent
+    out = tmp_path / "bundle"
+    main(["bundle", "--detector", str(shipped / "detector.pt"), "--face", str(shipped / "face.pt"), "--out", str(out),
+          "--imgsz", "416", "--conf", "0.05", "--turns", "4", "--min-face-conf", "0.7"])
+    meta = json.loads((out / "model.json").read_text())
+    assert meta["imgsz"] == 416 and meta["conf"] == 0.05 and meta["face_turns"] == 4
+    assert ort.InferenceSession(str(out / "detector.onnx")).get_inputs()[0].shape == [1, 3, 416, 416]
+    fixture = Path(__file__).parent / "fixtures" / "dd"
+    first = json.loads((fixture / "manifest.jsonl").read_text().splitlines()[0])
+    model = DiceModel(out)
+    assert model.detector.imgsz == 416
+    dice = model.detect(read_image(fixture / first["image"]))
+    assert len(dice) == len(first["dice"])  # the same finder at a finer input still finds each die once
