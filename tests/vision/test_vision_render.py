@@ -113,9 +113,10 @@ def test_every_icon_kind_has_a_glyph_no_other_kind_shares(catalogue):
     told apart by any reader (8 of the 11 hollow 'ring' glyphs once were one picture)."""
     from itertools import combinations
 
+    from companion.vision.synth.dataset import face_vocabulary
     from companion.vision.synth.glyphs import glyph_code, procedural_glyph
 
-    vocab = tuple(sorted({f.name for d in catalogue for f in d.faces}))
+    vocab = face_vocabulary(catalogue)
     assert len({glyph_code(icon, list(vocab)) for icon in vocab}) == len(vocab)
     size = 36  # the glyph's size on a face texture (72 px texture, half of it for the glyph)
     glyphs = {icon: procedural_glyph(icon, size, vocab).astype(float) / 255 for icon in vocab}
@@ -132,3 +133,6 @@ def test_a_mark_on_a_hollow_shape_is_drawn_inside_it():
         middle = marked[16:32, 16:32]
         assert middle.max() == 255 and bare[16:32, 16:32].max() == 0  # the mark fills the empty middle
         assert np.array_equal(marked[:, :8], bare[:, :8])  # the band itself is untouched at the edge
+    moon = draw_glyph(48, "moon", "none")
+    for mark in ("dot", "hbar", "vbar", "square", "two_dots", "three_dots"):  # the middle is mostly cut out
+        assert np.abs(draw_glyph(48, "moon", mark).astype(int) - moon).mean() > 4, mark
