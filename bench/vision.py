@@ -49,10 +49,15 @@ def main(argv=None) -> int:
     model = load_model(args.model)
     frames = [render_roll(ROLL, seed, size=args.size).image for seed in range(args.frames)]
     print(f"model {model.name}; {args.frames} rendered {args.size}x{args.size} frames; threads 2")
-    det320 = _time(lambda f: model.detector(f), frames)
+    det_ms = _time(lambda f: model.detector(f), frames)
     full = _time(lambda f: model.readings(f, model.detect(f)), frames)
-    print(f"onnx detector 320 px: {det320:.1f} ms/frame")
-    print(f"onnx full reading 320 px (detector + face reader + colour): {full:.1f} ms/frame "
+    print(f"onnx detector {model.detector.imgsz} px (the bundle's input): {det_ms:.1f} ms/frame")
+    looks = "detector"
+    if model.second_look is not None:
+        second = _time(lambda f: model.second_look(f), frames)
+        print(f"onnx detector, second look {model.second_look.imgsz} px: {second:.1f} ms/frame")
+        looks = f"detector {model.detector.imgsz} + {model.second_look.imgsz} px"
+    print(f"onnx full reading ({looks} + face reader + colour): {full:.1f} ms/frame "
           f"(target 60 ms: {60 / full:.2f}x headroom)")
     with tempfile.TemporaryDirectory() as tmp:
         pt = model.bundle / "detector.pt"
@@ -64,10 +69,13 @@ def main(argv=None) -> int:
                 offline.prepare()
                 from ultralytics import YOLO
 
-                onnx640 = export_onnx(pt, Path(tmp) / "det640.onnx", imgsz=640)
-                d640 = OnnxDetector(onnx640, 640)
-                ms640 = _time(lambda f: d640(f), frames)
-                print(f"onnx detector 640 px: {ms640:.1f} ms/frame ({ms640 / det320:.2f}x the 320 px time)")
+                for size in (320, 640):  # the same finder at the reference sizes
+                    if size == model.detector.imgsz:
+                        continue
+                    other = OnnxDetector(export_onnx(pt, Path(tmp) / f"det{size}.onnx", imgsz=size), size)
+                    ms = _time(lambda f, d=other: d(f), frames)
+                    print(f"onnx detector {size} px: {ms:.1f} ms/frame ({ms / det_ms:.2f}x the "
+                          f"{model.detector.imgsz} px time)")
                 yolo = YOLO(str(pt))
                 for size in (320, 640):
                     ms = _time(lambda f, s=size: yolo.predict(f, imgsz=s, device="cpu", verbose=False), frames)

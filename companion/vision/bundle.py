@@ -142,10 +142,13 @@ def faces_by_kind(catalogue=None) -> dict[str, list[list]]:
 
 
 def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, extra: dict | None = None,
-                 det_onnx: Path | None = None) -> Path:
+                 det_onnx: Path | None = None, second_look: int | None = None, second_max_iou: float = 0.3) -> Path:
     """Export both networks to ONNX and write ``model.json`` (keeps the .pt files for fine-tuning).
 
-    ``det_onnx``: an existing export of ``det_pt`` at ``imgsz`` to reuse instead of exporting again."""
+    ``det_onnx``: an existing export of ``det_pt`` at ``imgsz`` to reuse instead of exporting again.
+    ``second_look``: also export the die finder at this input size (``detector-<size>.onnx``); the
+    reader then looks twice and adds the boxes of the second look that overlap none of the first's
+    by ``second_max_iou`` or more."""
     from companion.vision.face_classifier import export_classifier, load_classifier  # noqa: PLC0415
 
     out = Path(out)
@@ -157,6 +160,14 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
         from companion.vision.training import export_onnx  # noqa: PLC0415
 
         export_onnx(det_pt, out / "detector.onnx", imgsz)
+    look = out / f"detector-{second_look}.onnx" if second_look else None
+    for stale in out.glob("detector-*.onnx"):  # an earlier bundle's second look
+        if stale != look:
+            stale.unlink()
+    if look is not None:
+        from companion.vision.training import export_onnx  # noqa: PLC0415
+
+        export_onnx(det_pt, look, second_look)
     export_classifier(face_pt, out / "face.onnx")
     if Path(det_pt).resolve() != (out / "detector.pt").resolve():
         shutil.copyfile(det_pt, out / "detector.pt")
@@ -179,6 +190,8 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
     }
     if form == "dragon-dice" and kind_head:
         meta["faces_by_kind"] = faces_by_kind()
+    if look is not None:
+        meta["second_look"] = {"imgsz": int(second_look), "file": look.name, "max_iou": float(second_max_iou)}
     meta.update(extra or {})
     (out / "model.json").write_text(json.dumps(meta, indent=1))
     return out

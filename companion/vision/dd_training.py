@@ -32,20 +32,31 @@ from companion.vision.synth.scene import KIND_CLASSES
 
 
 def train_die_finder(data_dir: Path, start: Path | None, work: Path, *, hours: float, epochs: int = 20,
-                     threads: int = 1, batch: int = 16, name: str = "dd-det", lr0: float | None = None) -> Path:
-    """One-class detector on a Dragon Dice dataset (d4..d12 labels merged into ``die``)."""
+                     threads: int = 1, batch: int = 16, name: str = "dd-det", lr0: float | None = None,
+                     warmup_epochs: float = 3.0) -> Path:
+    """One-class detector on a Dragon Dice dataset (d4..d12 labels merged into ``die``).
+
+    A ``start`` that is already a one-class die finder is continued whole (its class head too);
+    any other checkpoint gives its matching layers and the class head is rebuilt.  For such a
+    continuation a short warm-up (``warmup_epochs`` 0-0.5) keeps ultralytics' warm-up bias rate
+    (0.1) from knocking a trained head off its minimum in the first batches."""
     offline.prepare(threads=threads)
     from ultralytics import YOLO  # noqa: PLC0415
 
     data_yaml = one_class_copy(Path(data_dir), Path(work) / f"{name}-oneclass")
-    model = YOLO("yolo11n.yaml")
+    model, whole = YOLO("yolo11n.yaml"), False
     if start is not None:
-        model = model.load(str(start))  # matching layers carry over; the class head is rebuilt
+        started = YOLO(str(start))
+        if len(started.names) == 1:
+            model, whole = started, True  # a die finder already: continue it as it is
+        else:
+            model = model.load(str(start))  # matching layers carry over; the class head is rebuilt
     results = model.train(
         data=str(data_yaml), imgsz=320, epochs=epochs, time=hours, batch=batch, device="cpu", workers=0,
-        project=str(Path(work).resolve()), name=name, exist_ok=True, pretrained=False, amp=False, plots=False,
+        project=str(Path(work).resolve()), name=name, exist_ok=True, pretrained=whole, amp=False, plots=False,
         cache=True, val=True, close_mosaic=max(1, epochs // 5), patience=1000, verbose=False, seed=0,
-        deterministic=False, **({"optimizer": "AdamW", "lr0": lr0} if lr0 else {}),
+        deterministic=False, warmup_epochs=warmup_epochs,
+        **({"optimizer": "AdamW", "lr0": lr0} if lr0 else {}),
     )
     save_dir = Path(getattr(results, "save_dir", None) or model.trainer.save_dir)
     best = save_dir / "weights" / "best.pt"
@@ -131,7 +142,7 @@ def mine_negatives(out: Path, scenes: int, seed: int, *, model: str | Path = "dr
         rng = np.random.default_rng([seed, k, 11])
         scene = render_scene(rng, sampler.scene_specs(rng), sampler.vocabulary, size=size, profile="train",
                              hand=bool(rng.random() < 0.15))
-        det = bundle.detector(scene.image, conf)
+        det = bundle.find(scene.image, conf)
         dice = np.array([d.box for d in scene.dice], float).reshape(-1, 4)
         crops += [crop_die(scene.image, det.xyxy[i], bundle.crop_size, bundle.crop_margin)
                   for i in far_from_dice(det.xyxy, dice, max_iou)]
@@ -158,6 +169,8 @@ def main(argv=None) -> int:
     d.add_argument("--epochs", type=int, default=20)
     d.add_argument("--threads", type=int, default=1)
     d.add_argument("--lr0", type=float, help="AdamW learning rate (default: ultralytics' automatic choice)")
+    d.add_argument("--warmup-epochs", type=float, default=3.0,
+                   help="warm-up length; 0-0.5 when continuing a trained die finder")
     f = sub.add_parser("face")
     f.add_argument("--crops", nargs="+", required=True)
     f.add_argument("--out", default="runs/dd/face")
@@ -185,6 +198,10 @@ def main(argv=None) -> int:
     b.add_argument("--detector-onnx", help="reuse this export of --detector (at --imgsz) instead of exporting")
     b.add_argument("--imgsz", type=int, default=320,
                    help="the die finder's input size at run time (it may differ from the training size)")
+    b.add_argument("--second-look", type=int, metavar="PX",
+                   help="also run the die finder at this input size and add the dice only it finds")
+    b.add_argument("--second-max-iou", type=float, default=0.3,
+                   help="a second-look box overlapping a first-look box this much is the same die")
     b.add_argument("--conf", type=float, default=0.25, help="detector confidence threshold the product uses")
     b.add_argument("--turns", type=int, default=1, help="face reader test-time turns (1, 2 or 4)")
     b.add_argument("--shift", type=float, default=0.0,
@@ -194,7 +211,8 @@ def main(argv=None) -> int:
     t0 = time.time()
     if args.stage == "detector":
         pt = train_die_finder(Path(args.data), Path(args.start) if args.start else None, Path(args.work),
-                              hours=args.hours, epochs=args.epochs, threads=args.threads, lr0=args.lr0)
+                              hours=args.hours, epochs=args.epochs, threads=args.threads, lr0=args.lr0,
+                              warmup_epochs=args.warmup_epochs)
     elif args.stage == "face":
         pt = train_face([Path(p) for p in args.crops], Path(args.out), epochs=args.epochs, width=args.width,
                         lr=args.lr, negatives=Path(args.negatives) if args.negatives else None, threads=args.threads,
@@ -210,7 +228,8 @@ def main(argv=None) -> int:
             extra["detector_classes"] = list(KIND_CLASSES)
             extra["detector_role"] = "die finder: a box's score is its best class score; the kind is read from the crop"
         pt = write_bundle(Path(args.out), "dragon-dice", Path(args.detector), Path(args.face), args.imgsz, extra,
-                          det_onnx=Path(args.detector_onnx) if args.detector_onnx else None)
+                          det_onnx=Path(args.detector_onnx) if args.detector_onnx else None,
+                          second_look=args.second_look, second_max_iou=args.second_max_iou)
     print(f"{args.stage}: {pt} ({time.time() - t0:.0f} s)", flush=True)
     return 0
 
