@@ -254,7 +254,13 @@ def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 32
                                width=24, stem=face_stem, margin=face_margin)
     extra = {"trained_seconds": {"detector": round(t_det, 1), "total": round(time.time() - t0, 1)},
              "train_data": str(data_dir), "epochs": epochs, "face_epochs": face_epochs}
-    if finetune:  # a fine-tuned model reads the way the model it started from was set to read
+    run_imgsz, look, look_iou = imgsz, None, 0.3
+    if finetune:  # a fine-tuned model reads the way the model it started from was set to read,
+        # at the same run-time input (the die finder is fully convolutional) and with its second look
         base = json.loads((Path(finetune) / "model.json").read_text())
         extra = {**{k: base[k] for k in READING_SETTINGS if k in base}, **extra, "finetuned_from": base.get("name")}
-    return write_bundle(out, form, det_pt, face_pt, imgsz, extra)
+        run_imgsz = int(base.get("imgsz", imgsz))
+        if base.get("second_look"):
+            look, look_iou = int(base["second_look"]["imgsz"]), float(base["second_look"].get("max_iou", 0.3))
+        extra["train_imgsz"] = imgsz
+    return write_bundle(out, form, det_pt, face_pt, run_imgsz, extra, second_look=look, second_max_iou=look_iou)

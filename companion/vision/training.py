@@ -53,7 +53,9 @@ def train_detector(
             model = model.load(str(finetune))
         kwargs = dict(
             data=str(data_yaml), imgsz=imgsz, epochs=epochs, batch=batch, device="cpu", workers=0,
-            project=str(Path(project).resolve()), name=name, exist_ok=True, pretrained=False, amp=False,
+            # pretrained=False would make ultralytics rebuild the network from the yaml and drop the
+            # weights just loaded: a fine-tune keeps them (every layer whose shape still fits)
+            project=str(Path(project).resolve()), name=name, exist_ok=True, pretrained=finetune is not None, amp=False,
             plots=False, cache=cache, val=val, mosaic=mosaic, seed=seed, deterministic=False,
             close_mosaic=max(1, epochs // 5), patience=1000, verbose=False,
         )

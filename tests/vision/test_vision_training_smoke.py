@@ -88,12 +88,19 @@ def test_finetuning_the_shipped_model_keeps_its_reader_and_reading_settings(tmp_
     for key in ("conf", "iou", "face_turns", "face_shift", "min_face_confidence"):
         assert meta.get(key) == base.get(key), key
     assert meta["finetuned_from"] == "dragon-dice"
+    # trained at 128 px, it reads at the shipped model's run-time input (the finder is fully convolutional)
+    assert meta["train_imgsz"] == 128 and meta["imgsz"] == base["imgsz"]
+    # the die finder starts from the shipped one's weights (a network rebuilt from the yaml would not)
+    first, after = (torch.load(b / "detector.pt", map_location="cpu", weights_only=False)["model"].float().state_dict()
+                    for b in (shipped, bundle))
+    assert float((first["model.0.conv.weight"] - after["model.0.conv.weight"]).abs().max()) < 0.05
     start, tuned = (torch.load(b / "face.pt", map_location="cpu", weights_only=False) for b in (shipped, bundle))
     assert tuned["meta"]["widths"] == start["meta"].get("widths", tuned["meta"]["widths"])  # same reader shape
     head = "heads.1.weight"
     assert start["model"][head].shape == tuned["model"][head].shape
     assert not torch.equal(start["model"][head], tuned["model"][head]), "the reader learned from the new data"
-    model = DiceModel(bundle)
+    model = DiceModel(bundle)  # refuses an ONNX finder whose input differs from model.json's imgsz
+    assert model.detector.imgsz == base["imgsz"]
     assert model.face_shift == float(base.get("face_shift", 0.0))
     image = read_image(next((data / "train" / "images").glob("*.jpg")))
     assert isinstance(model.readings(image), list)
