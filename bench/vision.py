@@ -52,12 +52,7 @@ def main(argv=None) -> int:
     det_ms = _time(lambda f: model.detector(f), frames)
     full = _time(lambda f: model.readings(f, model.detect(f)), frames)
     print(f"onnx detector {model.detector.imgsz} px (the bundle's input): {det_ms:.1f} ms/frame")
-    looks = "detector"
-    if model.second_look is not None:
-        second = _time(lambda f: model.second_look(f), frames)
-        print(f"onnx detector, second look {model.second_look.imgsz} px: {second:.1f} ms/frame")
-        looks = f"detector {model.detector.imgsz} + {model.second_look.imgsz} px"
-    print(f"onnx full reading ({looks} + face reader + colour): {full:.1f} ms/frame "
+    print(f"onnx full reading (detector + face reader + colour): {full:.1f} ms/frame "
           f"(target 60 ms: {60 / full:.2f}x headroom)")
     with tempfile.TemporaryDirectory() as tmp:
         pt = model.bundle / "detector.pt"

@@ -142,13 +142,10 @@ def faces_by_kind(catalogue=None) -> dict[str, list[list]]:
 
 
 def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, extra: dict | None = None,
-                 det_onnx: Path | None = None, second_look: int | None = None, second_max_iou: float = 0.3) -> Path:
+                 det_onnx: Path | None = None) -> Path:
     """Export both networks to ONNX and write ``model.json`` (keeps the .pt files for fine-tuning).
 
-    ``det_onnx``: an existing export of ``det_pt`` at ``imgsz`` to reuse instead of exporting again.
-    ``second_look``: also export the die finder at this input size (``detector-<size>.onnx``); the
-    reader then looks twice and adds the boxes of the second look that overlap none of the first's
-    by ``second_max_iou`` or more."""
+    ``det_onnx``: an existing export of ``det_pt`` at ``imgsz`` to reuse instead of exporting again."""
     from companion.vision.face_classifier import export_classifier, load_classifier  # noqa: PLC0415
 
     out = Path(out)
@@ -160,14 +157,6 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
         from companion.vision.training import export_onnx  # noqa: PLC0415
 
         export_onnx(det_pt, out / "detector.onnx", imgsz)
-    look = out / f"detector-{second_look}.onnx" if second_look else None
-    for stale in out.glob("detector-*.onnx"):  # an earlier bundle's second look
-        if stale != look:
-            stale.unlink()
-    if look is not None:
-        from companion.vision.training import export_onnx  # noqa: PLC0415
-
-        export_onnx(det_pt, look, second_look)
     export_classifier(face_pt, out / "face.onnx")
     if Path(det_pt).resolve() != (out / "detector.pt").resolve():
         shutil.copyfile(det_pt, out / "detector.pt")
@@ -190,8 +179,6 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
     }
     if form == "dragon-dice" and kind_head:
         meta["faces_by_kind"] = faces_by_kind()
-    if look is not None:
-        meta["second_look"] = {"imgsz": int(second_look), "file": look.name, "max_iou": float(second_max_iou)}
     meta.update(extra or {})
     (out / "model.json").write_text(json.dumps(meta, indent=1))
     return out
@@ -254,13 +241,11 @@ def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 32
                                width=24, stem=face_stem, margin=face_margin)
     extra = {"trained_seconds": {"detector": round(t_det, 1), "total": round(time.time() - t0, 1)},
              "train_data": str(data_dir), "epochs": epochs, "face_epochs": face_epochs}
-    run_imgsz, look, look_iou = imgsz, None, 0.3
+    run_imgsz = imgsz
     if finetune:  # a fine-tuned model reads the way the model it started from was set to read,
-        # at the same run-time input (the die finder is fully convolutional) and with its second look
+        # at the same run-time input (the die finder is fully convolutional)
         base = json.loads((Path(finetune) / "model.json").read_text())
-        extra = {**{k: base[k] for k in READING_SETTINGS if k in base}, **extra, "finetuned_from": base.get("name")}
+        extra = {**{k: base[k] for k in READING_SETTINGS if k in base}, **extra, "finetuned_from": base.get("name"),
+                 "train_imgsz": imgsz}
         run_imgsz = int(base.get("imgsz", imgsz))
-        if base.get("second_look"):
-            look, look_iou = int(base["second_look"]["imgsz"]), float(base["second_look"].get("max_iou", 0.3))
-        extra["train_imgsz"] = imgsz
-    return write_bundle(out, form, det_pt, face_pt, run_imgsz, extra, second_look=look, second_max_iou=look_iou)
+    return write_bundle(out, form, det_pt, face_pt, run_imgsz, extra)

@@ -2,10 +2,10 @@
 
 Stages (each resumable on its own; see models/dragon-dice/MODEL_CARD.md for the figures):
 
-* ``detector``: a one-class ("die") YOLO11n at 320 px, fine-tuned from a detector checkpoint
-  (its box features carry over; the class head is rebuilt for one class) for a wall-clock budget
-  (``--hours``), on ``--threads`` CPU threads.  Finding dice is all it does: the die kind is read
-  from the crop.  The class head is rebuilt even when the start is already a one-class finder.
+* ``detector``: a one-class ("die") YOLO11n at 320 px, continued from a detector checkpoint
+  (every layer whose shape fits carries over: a die finder's class head too, a die-kind
+  detector's not) for a wall-clock budget (``--hours``), on ``--threads`` CPU threads.  Finding
+  dice is all it does: the die kind is read from the crop.
 * ``face``: the face reader (kind, icon kind or ``cocked``, count) on crops rendered by
   ``companion.vision.synth.write_crops`` at camera-like pixel density (80 px crops, 0.9 x the
   box side, so the glyph on a small die is still ~15 px wide).
@@ -36,24 +36,18 @@ def train_die_finder(data_dir: Path, start: Path | None, work: Path, *, hours: f
                      warmup_epochs: float = 3.0) -> Path:
     """One-class detector on a Dragon Dice dataset (d4..d12 labels merged into ``die``).
 
-    A ``start`` that is already a one-class die finder is continued whole (its class head too);
-    any other checkpoint gives its matching layers and the class head is rebuilt.  For such a
-    continuation a short warm-up (``warmup_epochs`` 0-0.5) keeps ultralytics' warm-up bias rate
-    (0.1) from knocking a trained head off its minimum in the first batches."""
+    A ``start`` checkpoint keeps every layer whose shape fits one class: all of them for a die
+    finder (its class head too), all but the class head for a detector of die kinds.  When
+    continuing a trained finder, ``warmup_epochs`` 0 keeps ultralytics' warm-up (whose bias rate
+    starts at 0.1) from knocking the trained head off its minimum in the first batches."""
     offline.prepare(threads=threads)
     from ultralytics import YOLO  # noqa: PLC0415
 
     data_yaml = one_class_copy(Path(data_dir), Path(work) / f"{name}-oneclass")
-    model, whole = YOLO("yolo11n.yaml"), False
-    if start is not None:
-        started = YOLO(str(start))
-        if len(started.names) == 1:
-            model, whole = started, True  # a die finder already: continue it as it is
-        else:
-            model = model.load(str(start))  # matching layers carry over; the class head is rebuilt
+    model = YOLO(str(start) if start is not None else "yolo11n.yaml")
     results = model.train(
         data=str(data_yaml), imgsz=320, epochs=epochs, time=hours, batch=batch, device="cpu", workers=0,
-        project=str(Path(work).resolve()), name=name, exist_ok=True, pretrained=whole, amp=False, plots=False,
+        project=str(Path(work).resolve()), name=name, exist_ok=True, pretrained=start is not None, amp=False, plots=False,
         cache=True, val=True, close_mosaic=max(1, epochs // 5), patience=1000, verbose=False, seed=0,
         deterministic=False, warmup_epochs=warmup_epochs,
         **({"optimizer": "AdamW", "lr0": lr0} if lr0 else {}),
@@ -142,7 +136,7 @@ def mine_negatives(out: Path, scenes: int, seed: int, *, model: str | Path = "dr
         rng = np.random.default_rng([seed, k, 11])
         scene = render_scene(rng, sampler.scene_specs(rng), sampler.vocabulary, size=size, profile="train",
                              hand=bool(rng.random() < 0.15))
-        det = bundle.find(scene.image, conf)
+        det = bundle.detector(scene.image, conf)
         dice = np.array([d.box for d in scene.dice], float).reshape(-1, 4)
         crops += [crop_die(scene.image, det.xyxy[i], bundle.crop_size, bundle.crop_margin)
                   for i in far_from_dice(det.xyxy, dice, max_iou)]
@@ -198,10 +192,6 @@ def main(argv=None) -> int:
     b.add_argument("--detector-onnx", help="reuse this export of --detector (at --imgsz) instead of exporting")
     b.add_argument("--imgsz", type=int, default=320,
                    help="the die finder's input size at run time (it may differ from the training size)")
-    b.add_argument("--second-look", type=int, metavar="PX",
-                   help="also run the die finder at this input size and add the dice only it finds")
-    b.add_argument("--second-max-iou", type=float, default=0.3,
-                   help="a second-look box overlapping a first-look box this much is the same die")
     b.add_argument("--conf", type=float, default=0.25, help="detector confidence threshold the product uses")
     b.add_argument("--turns", type=int, default=1, help="face reader test-time turns (1, 2 or 4)")
     b.add_argument("--shift", type=float, default=0.0,
@@ -228,8 +218,7 @@ def main(argv=None) -> int:
             extra["detector_classes"] = list(KIND_CLASSES)
             extra["detector_role"] = "die finder: a box's score is its best class score; the kind is read from the crop"
         pt = write_bundle(Path(args.out), "dragon-dice", Path(args.detector), Path(args.face), args.imgsz, extra,
-                          det_onnx=Path(args.detector_onnx) if args.detector_onnx else None,
-                          second_look=args.second_look, second_max_iou=args.second_max_iou)
+                          det_onnx=Path(args.detector_onnx) if args.detector_onnx else None)
     print(f"{args.stage}: {pt} ({time.time() - t0:.0f} s)", flush=True)
     return 0
 

@@ -64,13 +64,3 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     area_b = (b[:, 2:] - b[:, :2]).prod(1)
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
-
-def add_unmatched(primary: Detections, extra: Detections, max_iou: float) -> Detections:
-    """``primary`` plus each box of ``extra`` that overlaps no box of ``primary`` by ``max_iou`` or
-    more (a second look that may only add dice, never move or drop one the first look found)."""
-    if len(extra) == 0:
-        return primary
-    if len(primary):
-        extra = extra[np.flatnonzero(box_iou(extra.xyxy, primary.xyxy).max(1) < max_iou)]
-    return Detections(np.concatenate([primary.xyxy, extra.xyxy]), np.concatenate([primary.confidence, extra.confidence]),
-                      np.concatenate([primary.class_id, extra.class_id]))

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
-from companion.vision.detections import Detections, add_unmatched
+from companion.vision.detections import Detections
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 SHIPPED = ("dragon-dice", "d6")
@@ -251,20 +251,6 @@ class DiceModel:
         self.eval_from: str = self.meta.get("eval_from", "detector")  # or "icon"
         self.detector = OnnxDetector(self.bundle / "detector.onnx", int(self.meta.get("imgsz", 320)),
                                      float(self.meta.get("conf", 0.25)), float(self.meta.get("iou", 0.6)))
-        # an optional second look at a larger input (small or faint dice are more pixels wide there)
-        # that only adds boxes overlapping none of the first look's: ``"second_look": {"imgsz": 480,
-        # "file": "detector-480.onnx", "max_iou": 0.3}``
-        look = self.meta.get("second_look")
-        self.second_look, self.second_max_iou = None, 0.0
-        if look:
-            try:
-                file, size, max_iou = look.get("file", "detector.onnx"), int(look["imgsz"]), float(look.get("max_iou", 0.3))
-            except (AttributeError, KeyError, TypeError, ValueError) as exc:
-                raise ModelError(f"{meta_path}: second_look needs an imgsz (and may give file, max_iou): {look!r}") from exc
-            if not (self.bundle / file).is_file():
-                raise ModelError(f"model bundle {self.bundle} lacks {file} (its second_look)")
-            self.second_look = OnnxDetector(self.bundle / file, size, self.detector.conf, self.detector.iou)
-            self.second_max_iou = max_iou
         self.faces = OnnxFaceReader(self.bundle / "face.onnx", self.heads, int(self.meta.get("face_turns", 1)))
         self.min_face_conf = float(self.meta.get("min_face_confidence", 0.5))
         self.face_shift = float(self.meta.get("face_shift", 0.0))
@@ -278,18 +264,10 @@ class DiceModel:
         self.decoder = FaceDecoder(self.heads, self.meta["faces_by_kind"]) if (
             "faces_by_kind" in self.meta and {"kind", "icon", "count"} <= set(self.heads)) else None
 
-    def find(self, image: np.ndarray, conf: float | None = None) -> Detections:
-        """The die finder's boxes, before any reading: the first look, plus the second look's boxes
-        that overlap none of the first's (when the bundle has a second look)."""
-        det = self.detector(image, conf)
-        if self.second_look is not None:
-            det = add_unmatched(det, self.second_look(image, conf), self.second_max_iou)
-        return det
-
     def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ImageError("expected a BGR colour image (H, W, 3)")
-        det = self.find(image, conf)
+        det = self.detector(image, conf)
         views = shifted_boxes(det.xyxy, self.face_shift)  # (n, views, 4)
         crops = np.stack([crop_die(image, b, self.crop_size, self.crop_margin) for b in views.reshape(-1, 4)]) if len(
             det) else np.zeros((0, self.crop_size, self.crop_size, 3), np.uint8)

@@ -48,13 +48,11 @@ def train_detector(
         model = YOLO(str(resume))
         results = model.train(resume=True, device="cpu", workers=0)
     else:
-        model = YOLO(model_yaml)
-        if finetune is not None:
-            model = model.load(str(finetune))
+        # a fine-tune starts from the checkpoint itself: ultralytics keeps every layer whose shape fits
+        # the new data's classes (pretrained=False would make it rebuild the network and drop them)
+        model = YOLO(str(finetune) if finetune is not None else model_yaml)
         kwargs = dict(
             data=str(data_yaml), imgsz=imgsz, epochs=epochs, batch=batch, device="cpu", workers=0,
-            # pretrained=False would make ultralytics rebuild the network from the yaml and drop the
-            # weights just loaded: a fine-tune keeps them (every layer whose shape still fits)
             project=str(Path(project).resolve()), name=name, exist_ok=True, pretrained=finetune is not None, amp=False,
             plots=False, cache=cache, val=val, mosaic=mosaic, seed=seed, deterministic=False,
             close_mosaic=max(1, epochs // 5), patience=1000, verbose=False,

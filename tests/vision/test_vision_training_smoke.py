@@ -90,10 +90,11 @@ def test_finetuning_the_shipped_model_keeps_its_reader_and_reading_settings(tmp_
     assert meta["finetuned_from"] == "dragon-dice"
     # trained at 128 px, it reads at the shipped model's run-time input (the finder is fully convolutional)
     assert meta["train_imgsz"] == 128 and meta["imgsz"] == base["imgsz"]
-    # the die finder starts from the shipped one's weights (a network rebuilt from the yaml would not)
+    # the die finder starts from the shipped one's weights, class head included (a network rebuilt
+    # from the yaml would not); 9 images at batch 8 are too few for an optimizer step
     first, after = (torch.load(b / "detector.pt", map_location="cpu", weights_only=False)["model"].float().state_dict()
                     for b in (shipped, bundle))
-    assert float((first["model.0.conv.weight"] - after["model.0.conv.weight"]).abs().max()) < 0.05
+    assert max(float((first[k] - after[k]).abs().max()) for k in first if k.endswith(".weight")) < 0.01
     start, tuned = (torch.load(b / "face.pt", map_location="cpu", weights_only=False) for b in (shipped, bundle))
     assert tuned["meta"]["widths"] == start["meta"].get("widths", tuned["meta"]["widths"])  # same reader shape
     head = "heads.1.weight"
