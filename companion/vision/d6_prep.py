@@ -7,11 +7,24 @@ augmented copy of a held-out photo), then write:
 * ``det/``: a one-class ("die") detection dataset for the box finder;
 * ``faces/``: every training photo with its real classes (``dice_1``..``dice_6``), from which the
   face reader's crops are cut;
-* ``heldout/``: the held-out photos with their real classes, for ``companion vision eval``.
+* ``heldout/``: the held-out photos with their real classes, for ``companion vision eval``;
+* ``faces-det/``: only the detector's training photos, with their real classes, for a face reader
+  that never sees the photos of ``unseen/``;
+* ``unseen/``: the training-split photos the detector never trains on (augmented copies beyond the
+  cap), whose source photos' other copies it does train on;
+* ``hidden-like/``: every ``unseen/`` photo plus a share of the held-out photos, in the proportion
+  the other half of the Roboflow export would hold them (see ``hidden_like_names``).
+
+Why ``unseen/`` and ``hidden-like/``: the shared folder holds every second image of the export's
+training split in sorted file-name order, and augmented copies of one source photo sort next to
+each other, so the photos not in the shared folder are mostly further copies of the source photos
+we train on, and some copies of those we hold out.  ``hidden-like/`` imitates that set without
+touching it; ``heldout/`` (whole source photos never seen) stays the stricter figure.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from pathlib import Path
 
@@ -60,5 +73,31 @@ def prepare_d6(src: Path, out: Path, holdout_percent: int = 12, copies_per_photo
         link_or_copy(img, out / "heldout" / "val" / "images" / name)
         link_or_copy(label_path_for(img), out / "heldout" / "val" / "labels" / (img.stem + ".txt"))
     write_data_yaml(out / "heldout", D6_NAMES, train="val/images")
+    det_set = set(det_train)
+    unseen = [n for n in train_names if n not in det_set]
+    hidden_like = unseen + hidden_like_names(unseen, val_names, len(train_names))
+    for folder, names in (("faces-det", det_train), ("unseen", unseen), ("hidden-like", hidden_like)):
+        split_name = "train" if folder == "faces-det" else "val"
+        for name in names:
+            img = by_name[name]
+            link_or_copy(img, out / folder / split_name / "images" / name)
+            link_or_copy(label_path_for(img), out / folder / split_name / "labels" / (img.stem + ".txt"))
+        write_data_yaml(out / folder, D6_NAMES, **({} if split_name == "train" else {"train": "val/images"}))
     return {"train": [by_name[n] for n in train_names], "val": [by_name[n] for n in val_names],
-            "det_train": det_train}
+            "det_train": det_train, "unseen": [by_name[n] for n in unseen],
+            "hidden_like": [by_name[n] for n in hidden_like]}
+
+
+def hidden_like_names(unseen: list[str], val_names: list[str], n_train: int) -> list[str]:
+    """The held-out photos to add to ``unseen`` so that they make up the held-out share of the mix.
+
+    In the other half of the export, photos come from held-out sources in the same proportion as
+    here (``len(val_names)`` of every ``len(val_names) + n_train``); we keep that proportion by
+    taking the first held-out names in a stable hash order (not file-name order, which would take
+    all copies of a few photos)."""
+    if not unseen or not val_names:
+        return []
+    share = len(val_names) / (len(val_names) + n_train)
+    want = min(len(val_names), round(len(unseen) * share / (1 - share)))
+    ranked = sorted(val_names, key=lambda n: hashlib.sha1(b"hidden-like" + n.encode()).digest())
+    return sorted(ranked[:want])

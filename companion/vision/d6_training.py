@@ -68,6 +68,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--epochs", type=int, default=6, help="face stage: epochs")
     ap.add_argument("--face-start", default="models/d6/face.pt", help="face stage: starting weights ('' = fresh)")
     ap.add_argument("--name", default="d6-det")
+    ap.add_argument("--face-photos", choices=("all", "detector"), default="all",
+                    help="face stage: crops of every training photo, or only of the detector's (so that the "
+                         "photos of the split's unseen/ and hidden-like/ sets stay unseen by both stages)")
+    ap.add_argument("--width", type=int, default=24, help="face stage: the reader's first block width (fresh start)")
     ap.add_argument("--copies", type=int, default=2,
                     help="augmented copies of one source photo kept for the detector (more = more variety per epoch)")
     args = ap.parse_args(argv)
@@ -77,8 +81,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"split: {len(split['train'])} training photos ({len(split['det_train'])} for the detector), "
           f"{len(split['val'])} held out", flush=True)
     if args.stage == "face":
-        pt = train_face(split_dir / "faces", work / args.name, start=Path(args.face_start)
-                        if args.face_start else None, epochs=args.epochs, lr=args.lr0, threads=args.threads)
+        faces = split_dir / ("faces" if args.face_photos == "all" else "faces-det")
+        pt = train_face(faces, work / args.name, start=Path(args.face_start) if args.face_start else None,
+                        epochs=args.epochs, lr=args.lr0, threads=args.threads, width=args.width)
         print(f"face reader weights: {pt}", flush=True)
         return
     last = finetune_detector(Path(args.start), split_dir / "det" / "data.yaml", work / "runs",

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.vision.d6_prep import D6_NAMES, prepare_d6
+from companion.vision.d6_prep import D6_NAMES, hidden_like_names, prepare_d6
 from companion.vision.yolo_dataset import load_data_yaml, read_labels, source_group
 
 FIXTURES = Path(__file__).parent / "fixtures" / "d6" / "val"
@@ -52,6 +52,48 @@ def test_split_keeps_copies_together_and_caps_detector_copies(d6_real, tmp_path)
     assert np.array_equal(classes, original)
 
 
+
+def test_unseen_copies_are_trained_sources_the_detector_never_saw(d6_real, tmp_path):
+    split = prepare_d6(d6_real, tmp_path / "split", holdout_percent=30, copies_per_photo=2)
+    det_names = set(split["det_train"])
+    unseen = {p.name for p in split["unseen"]}
+    train_groups = {source_group(p.name) for p in split["train"]}
+    # one copy of every training source photo is left over (three copies, two kept)
+    assert len(unseen) == len(train_groups) and not unseen & det_names
+    assert {source_group(n) for n in unseen} == train_groups
+    on_disk = {p.name for p in (tmp_path / "split" / "unseen" / "val" / "images").iterdir()}
+    assert on_disk == unseen
+    # the detector-only face set holds exactly the detector's photos, with their real classes
+    faces_det = sorted((tmp_path / "split" / "faces-det" / "train" / "images").iterdir())
+    assert {p.name for p in faces_det} == det_names
+    classes, _ = read_labels(tmp_path / "split" / "faces-det" / "train" / "labels" / f"{faces_det[0].stem}.txt")
+    original, _ = read_labels(d6_real / "train" / "labels" / f"{faces_det[0].stem}.txt")
+    assert np.array_equal(classes, original)
+    assert load_data_yaml(tmp_path / "split" / "hidden-like")["names"] == D6_NAMES
+
+
+def test_hidden_like_mix_keeps_the_held_out_share(d6_real, tmp_path):
+    split = prepare_d6(d6_real, tmp_path / "split", holdout_percent=30, copies_per_photo=2)
+    names = {p.name for p in split["hidden_like"]}
+    unseen = {p.name for p in split["unseen"]}
+    held = names - unseen
+    assert unseen <= names and held <= {p.name for p in split["val"]}
+    share = len(split["val"]) / (len(split["val"]) + len(split["train"]))
+    assert len(held) == min(len(split["val"]), round(len(unseen) * share / (1 - share)))
+    assert held  # this fixture has both sides
+
+
+def test_hidden_like_names_proportion_and_stability():
+    val = [f"{i:05d}_jpg.rf.{k}.jpg" for i in range(100) for k in range(2)]
+    unseen = [f"u{i}.jpg" for i in range(880)]
+    picked = hidden_like_names(unseen, val, n_train=1800)
+    # 200 held-out of 2,000 photos is 10 %: 880 unseen need 98 held-out photos beside them
+    assert len(picked) == round(880 * 0.1 / 0.9) == 98
+    assert picked == hidden_like_names(list(reversed(unseen)), list(reversed(val)), n_train=1800)
+    assert len({n.split(".rf.")[0] for n in picked}) > 60  # spread over many photos, not name order
+    assert hidden_like_names([], val, 1800) == [] and hidden_like_names(unseen, [], 1800) == []
+    assert len(hidden_like_names(unseen * 10, val[:5], 10)) == 5  # never more than there are
+
 @pytest.mark.slow
 def test_face_stage_trains_a_pip_reader(d6_real, tmp_path, monkeypatch):
     import torch
@@ -67,3 +109,29 @@ def test_face_stage_trains_a_pip_reader(d6_real, tmp_path, monkeypatch):
     assert state["meta"]["input"] == 64 and state["meta"]["epochs"] == 1
     dice = sum(len(read_labels(p)[0]) for p in (tmp_path / "split" / "faces" / "train" / "labels").iterdir())
     assert state["meta"]["samples"] == 2 * dice
+
+
+@pytest.mark.slow
+def test_bench_scores_the_shipped_model_on_all_three_splits(d6_real, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from companion.vision.evaluation import evaluate
+    from companion.vision.reader import load_model
+
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, str(root / "bench" / "d6.py"), "--src", str(d6_real), "--copies", "2",
+                          "--split-dir", str(tmp_path / "bench"), "--json"],
+                         capture_output=True, text=True, timeout=600, check=True)
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["model"] == "d6"
+    assert out["heldout"]["images"] == out["photos"]["val"]
+    assert out["unseen"]["images"] == out["photos"]["unseen"]
+    assert out["hidden-like"]["images"] == out["photos"]["hidden_like"] > out["photos"]["unseen"]
+    # the figures are the evaluator's own, on the split the script wrote
+    direct = evaluate(load_model("d6"), tmp_path / "bench" / "split-c2" / "heldout", progress=False)
+    assert out["heldout"]["map50"] == pytest.approx(direct["map50"])
+    assert out["heldout"]["map50_95"] == pytest.approx(direct["map50_95"])
+    # these are copies of fixture photos the shipped model reads well (test_vision_shipped_models)
+    assert out["unseen"]["map50"] > 0.8 and out["unseen"]["recall"] > 0.9
