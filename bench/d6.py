@@ -30,11 +30,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.vision.d6_prep import prepare_d6  # noqa: E402
+from companion.vision.d6_training import D6_REAL  # noqa: E402
 from companion.vision.evaluation import evaluate  # noqa: E402
 from companion.vision.reader import load_model  # noqa: E402
 
-D6_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "d6-real"
 TARGET = {"map50": 0.95, "map50_95": 0.70}
+KEEP = ("map50", "map50_95", "recall", "face_accuracy", "face_accuracy_detected", "false_boxes_per_image",
+        "images", "dice", "ms_per_image")
 
 
 def main(argv=None) -> int:
@@ -57,9 +59,7 @@ def main(argv=None) -> int:
                   f"({out['photos']['det_train']} for the detector), {out['photos']['val']} held out")
         for name in ("heldout", "unseen", "hidden-like"):
             r = evaluate(model, split_dir / name, progress=not args.json)
-            keep = ("map50", "map50_95", "recall", "face_accuracy", "face_accuracy_detected",
-                    "false_boxes_per_image", "images", "dice", "ms_per_image")
-            out[name] = {k: r[k] for k in keep}
+            out[name] = {k: r[k] for k in KEEP}
             if not args.json:
                 print(f"{name:12s} {r['images']:4d} photos {r['dice']:5d} dice: "
                       f"mAP50 {r['map50']:.3f} ({r['map50'] / TARGET['map50']:.3f}x target), "

@@ -188,6 +188,11 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
 READING_SETTINGS = ("conf", "iou", "box_vote", "face_turns", "face_shift", "min_face_confidence")
 
 
+def reading_settings(meta: dict) -> dict:
+    """The ``READING_SETTINGS`` a bundle's ``model.json`` holds (a new bundle built from it reads alike)."""
+    return {k: meta[k] for k in READING_SETTINGS if k in meta}
+
+
 def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 320, hours: float | None = None,
                  face_epochs: int = 10, batch: int = 16, resume: Path | None = None, finetune: Path | None = None,
                  work: Path = Path("runs/train"), crop_repeats: int = 2, progress: bool = True,
@@ -245,7 +250,7 @@ def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 32
     if finetune:  # a fine-tuned model reads the way the model it started from was set to read,
         # at the same run-time input (the die finder is fully convolutional)
         base = json.loads((Path(finetune) / "model.json").read_text())
-        extra = {**{k: base[k] for k in READING_SETTINGS if k in base}, **extra, "finetuned_from": base.get("name"),
+        extra = {**reading_settings(base), **extra, "finetuned_from": base.get("name"),
                  "train_imgsz": imgsz}
         run_imgsz = int(base.get("imgsz", imgsz))
     return write_bundle(out, form, det_pt, face_pt, run_imgsz, extra)

@@ -62,27 +62,18 @@ def prepare_d6(src: Path, out: Path, holdout_percent: int = 12, copies_per_photo
             classes, boxes = read_labels(label_path_for(img))
             write_labels(out / "det" / split / "labels" / (img.stem + ".txt"), [0] * len(classes), boxes)
     write_data_yaml(out / "det", ["die"])
-    for name in train_names:
-        img = by_name[name]
-        link_or_copy(img, out / "faces" / "train" / "images" / name)
-        link_or_copy(label_path_for(img), out / "faces" / "train" / "labels" / (img.stem + ".txt"))
-    write_data_yaml(out / "faces", D6_NAMES)
-    # the held-out split with its real classes, for `companion vision eval`
-    for name in val_names:
-        img = by_name[name]
-        link_or_copy(img, out / "heldout" / "val" / "images" / name)
-        link_or_copy(label_path_for(img), out / "heldout" / "val" / "labels" / (img.stem + ".txt"))
-    write_data_yaml(out / "heldout", D6_NAMES, train="val/images")
     det_set = set(det_train)
     unseen = [n for n in train_names if n not in det_set]
     hidden_like = unseen + hidden_like_names(unseen, val_names, len(train_names))
-    for folder, names in (("faces-det", det_train), ("unseen", unseen), ("hidden-like", hidden_like)):
-        split_name = "train" if folder == "faces-det" else "val"
+    # face-reader training sets, then evaluation sets (`companion vision eval`), all with real classes
+    for folder, split, names in (("faces", "train", train_names), ("faces-det", "train", det_train),
+                                 ("heldout", "val", val_names), ("unseen", "val", unseen),
+                                 ("hidden-like", "val", hidden_like)):
         for name in names:
             img = by_name[name]
-            link_or_copy(img, out / folder / split_name / "images" / name)
-            link_or_copy(label_path_for(img), out / folder / split_name / "labels" / (img.stem + ".txt"))
-        write_data_yaml(out / folder, D6_NAMES, **({} if split_name == "train" else {"train": "val/images"}))
+            link_or_copy(img, out / folder / split / "images" / name)
+            link_or_copy(label_path_for(img), out / folder / split / "labels" / (img.stem + ".txt"))
+        write_data_yaml(out / folder, D6_NAMES, train=f"{split}/images")
     return {"train": [by_name[n] for n in train_names], "val": [by_name[n] for n in val_names],
             "det_train": det_train, "unseen": [by_name[n] for n in unseen],
             "hidden_like": [by_name[n] for n in hidden_like]}

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from companion.vision.bundle import reading_settings
 from companion.vision.reader import DiceModel, ModelError, vote_boxes
 
 D6 = Path(__file__).resolve().parents[2] / "models" / "d6"
@@ -40,12 +40,21 @@ def test_vote_keeps_boxes_with_no_candidates_and_handles_empty_input():
 
 
 def _bundle(tmp_path: Path, vote) -> Path:
+    """The shipped d6 bundle (its networks linked, not copied) with ``box_vote`` set to ``vote``."""
     out = tmp_path / f"d6-{vote}"
-    shutil.copytree(D6, out, ignore=shutil.ignore_patterns("*.pt", "*.png", "*.md"))
-    meta = json.loads((out / "model.json").read_text())
+    out.mkdir()
+    for name in ("detector.onnx", "face.onnx"):
+        (out / name).symlink_to(D6 / name)
+    meta = json.loads((D6 / "model.json").read_text())
     meta["box_vote"] = vote
     (out / "model.json").write_text(json.dumps(meta))
     return out
+
+
+def test_fine_tuning_carries_the_vote_with_the_other_reading_settings():
+    meta = {"name": "d6", "imgsz": 512, "conf": 0.25, "box_vote": 0.6, "face_turns": 8, "crop": {"size": 64}}
+    assert reading_settings(meta) == {"conf": 0.25, "box_vote": 0.6, "face_turns": 8}
+    assert reading_settings(json.loads((D6 / "model.json").read_text()))["box_vote"] == 0.6  # shipped setting
 
 
 def test_bundle_setting_reaches_the_detector_and_bad_values_are_refused(tmp_path):

@@ -52,7 +52,6 @@ def test_split_keeps_copies_together_and_caps_detector_copies(d6_real, tmp_path)
     assert np.array_equal(classes, original)
 
 
-
 def test_unseen_copies_are_trained_sources_the_detector_never_saw(d6_real, tmp_path):
     split = prepare_d6(d6_real, tmp_path / "split", holdout_percent=30, copies_per_photo=2)
     det_names = set(split["det_train"])
@@ -93,6 +92,7 @@ def test_hidden_like_names_proportion_and_stability():
     assert len({n.split(".rf.")[0] for n in picked}) > 60  # spread over many photos, not name order
     assert hidden_like_names([], val, 1800) == [] and hidden_like_names(unseen, [], 1800) == []
     assert len(hidden_like_names(unseen * 10, val[:5], 10)) == 5  # never more than there are
+
 
 @pytest.mark.slow
 def test_face_stage_trains_a_pip_reader(d6_real, tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from companion.vision.bundle import train_bundle
+from companion.vision.bundle import READING_SETTINGS, train_bundle
 from companion.vision.evaluation import evaluate
 from companion.vision.reader import DiceModel, read_image
 from companion.vision.synth import write_dataset
@@ -85,7 +85,7 @@ def test_finetuning_the_shipped_model_keeps_its_reader_and_reading_settings(tmp_
                           crop_repeats=1, progress=False, finetune=shipped)
     base, meta = (json.loads((b / "model.json").read_text()) for b in (shipped, bundle))
     assert meta["face_heads"] == base["face_heads"] and meta["crop"] == base["crop"]
-    for key in ("conf", "iou", "face_turns", "face_shift", "min_face_confidence"):
+    for key in READING_SETTINGS:
         assert meta.get(key) == base.get(key), key
     assert meta["finetuned_from"] == "dragon-dice"
     # trained at 128 px, it reads at the shipped model's run-time input (the finder is fully convolutional)
