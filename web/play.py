@@ -477,6 +477,11 @@ def odds_view(store, army: str | None, roll_for: str | None, need: int | None) -
     if roll_for is not None and roll_for not in ("maneuver", "melee", "missile", "magic", "save"):
         raise APIError("for must be one of maneuver, melee, missile, magic, save", field="for")
     pending_roll = pending if pending and pending.get("kind") == "roll" else None
+    if army is None and pending_roll is None and pending and pending.get("odds_army"):
+        # the decision names the army it is about (a maneuver, an action, a counter-attack...)
+        if any(a["id"] == pending["odds_army"] for a in state.get("armies", [])):
+            army = pending["odds_army"]
+            roll_for = roll_for or pending.get("odds_roll")
     need_note = None
     if pending_roll and army in (None, pending_roll.get("army")) and roll_for in (None, pending_roll.get("roll")):
         if pending_roll.get("roll") not in ("maneuver", "melee", "missile", "magic", "save"):
@@ -508,9 +513,10 @@ def odds_view(store, army: str | None, roll_for: str | None, need: int | None) -
     if owner and location:  # spells in force on the army or its terrain change the odds too
         game = store.session.game
         effects = game.effects_on(game.state.army(owner, location))
+    edition = state.get("edition") or "v4"  # the 1996 game resolves by its own edition (R96 L922-961)
     try:
         result = army_odds(dice, roll_for, against=against, terrain=at, in_reserve=location == "reserve",
-                           effects=effects)
+                           effects=effects, edition=edition)
     except OddsError as exc:
         raise APIError(str(exc), status=422, code="no_odds") from None
     body = result.to_dict(need)

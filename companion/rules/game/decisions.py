@@ -43,6 +43,8 @@ TOPICS = (
     "dragon_order", "dragon_target", "dragon_roll", "dragon_reroll", "dragon_fire_roll", "dragon_treasure",
     "dragon_ids", "dragon_kills", "dragon_promotion", "dragon_promotion_units", "summon_dragon",
 )
+#: Rolls the odds are computed for (``companion.rules.odds``); ``odds_roll`` is one of these or None.
+ODDS_ROLLS = ("maneuver", "melee", "missile", "magic", "save")
 ANSWER_TYPE = {
     "roll": "roll",
     "choice": "choose",
@@ -71,6 +73,9 @@ class Decision:
         if self.kind == "roll":
             out["dice"] = self.dice
         out.update(self.data)
+        if "odds_army" not in out and isinstance(out.get("army"), str):
+            out["odds_army"] = out["army"]  # the army the decision is about: the page's odds open on it
+            out["odds_roll"] = out.get("roll") if out.get("roll") in ODDS_ROLLS else None
         out["answer"] = ANSWER_TYPE[self.kind]
         return out
 

@@ -610,6 +610,7 @@ class Game:
         pick = yield _ask("maneuver",
             pid, "choice", f"{self._name(pid)}: maneuver at {terrain.name} (face {terrain.face})?",
             "V4.01c L376-380", opts, validate=choose_validator(opts),
+            data={"odds_army": st.army(pid, tid).id, "odds_roll": "maneuver"},
         )
         if pick == "skip":
             return
@@ -624,6 +625,7 @@ class Game:
             answer = yield _ask("counter_maneuver",
                 other, "choice", f"{self._name(other)}: counter-maneuver {self._name(pid)}'s maneuver at {terrain.name}?",
                 "V4.01c L377-379", opts, validate=choose_validator(opts),
+                data={"odds_army": army.id, "odds_roll": "maneuver"},
             )
             if answer == "counter":
                 counters.append(army)
@@ -712,7 +714,7 @@ class Game:
         opts = [choice(a, f"{a.capitalize()} action") for a in legal] + [choice("skip", "Skip the action step")]
         pick = yield _ask("action",
             pid, "choice", f"{self._name(pid)}: action with {self._army_label(army)}?", "V4.01c L393-400",
-            opts, validate=choose_validator(opts),
+            opts, validate=choose_validator(opts), data={"odds_army": army.id, "odds_roll": legal[0]},
         )
         if pick == MELEE:
             yield from self._melee(pid, location)
@@ -757,6 +759,7 @@ class Game:
             answer = yield _ask("counter_attack",
                 target.owner, "choice", f"{self._name(target.owner)}: counter-attack {self._army_label(attacker)}?",
                 "V4.01c L412-415", opts, validate=choose_validator(opts),
+                data={"odds_army": defender.id, "odds_roll": MELEE},
             )
             if answer == "counter":
                 yield from self._attack(defender, attacker, MELEE, counter=True)

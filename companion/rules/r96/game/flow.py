@@ -207,6 +207,12 @@ class R96Game(MagicActions, DragonAttacks):
             out.append(EffectInForce(name, castings=n, target=target, units=us, hostile=hostile))
         return tuple(out)
 
+    def effects_on(self, army: Any) -> tuple[EffectInForce, ...]:
+        """Spells in force on this army or its terrain, as the resolution engine (and the odds) take
+        them; the same interface as the V4.01c ``Game.effects_on``."""
+        loc = None if army.location in (UNPLACED, "None") else army.location
+        return self._effects_for(army.owner, loc, self._units(army.owner, loc) if loc else [])
+
     def _resolve(self, rolled: Rolled, choices: dict | None = None, skip: set[int] | None = None) -> Rolled:
         order = bool(rolled.ctx.get("order_of_play"))
         terrain = self._roll_terrain(rolled.owner, rolled.location, order)
@@ -461,7 +467,7 @@ class R96Game(MagicActions, DragonAttacks):
         t = st.terrains[tid]
         opts = [choice("maneuver", "Maneuver"), choice("stay", "Do not maneuver")]
         pick = yield _ask("maneuver", pid, "choice", f"{self._name(pid)}: maneuver at {t.name} (face {t.face})?",
-                          "R96 L276-284", opts)
+                          "R96 L276-284", opts, data={"odds_army": f"{pid}@{tid}", "odds_roll": "maneuver"})
         if pick == "stay":
             return
         counters = []
@@ -469,7 +475,8 @@ class R96Game(MagicActions, DragonAttacks):
             if o != pid and self._units(o, tid) and not self._paralysed(o, tid):
                 yn = [choice(True, "Counter-maneuver"), choice(False, "Let it pass")]
                 if (yield _ask("counter_maneuver", o, "choice", f"{self._name(o)}: counter-maneuver "
-                               f"{self._name(pid)} at {t.name}?", "R96 L284-290", yn)):
+                               f"{self._name(pid)} at {t.name}?", "R96 L284-290", yn,
+                               data={"odds_army": f"{o}@{tid}", "odds_roll": "maneuver"})):
                     counters.append(o)
         ok = True
         if counters:
@@ -536,7 +543,7 @@ class R96Game(MagicActions, DragonAttacks):
             return
         opts = [choice(a, a.title()) for a in legal] + [choice("none", "No action")]
         act = yield _ask("action", pid, "choice", f"{self._name(pid)}: action for {self._label(pid, loc)}",
-                         "R96 L311-314", opts)
+                         "R96 L311-314", opts, data={"odds_army": f"{pid}@{loc}", "odds_roll": legal[0]})
         if act == MELEE:
             yield from self._melee(pid, loc)
         elif act == MISSILE:
