@@ -201,7 +201,9 @@ def _champion_logo(die: object, s: Situation) -> Mode | None:
     name = str(getattr(die, "name", "")).split("/")[-1]
     if species not in ("Dragonkin", "Eldarim"):
         return None
-    if s.roll_for == "save" and s.against == "individual":
+    # Any save of a unit targeted alone (V4.01c L1210), whatever the effect is (melee, missile, magic):
+    # Eldarim champions L2882-2888, Dragonkin champions L2558-2561.
+    if s.roll_for == "save" and s.is_individual:
         return gen(r(SAVE, 4), note="champion logo: four saves against an individual-targeting effect")
     if species == "Dragonkin":
         if s.roll_for == "melee":

@@ -118,6 +118,8 @@ class Situation:
             if self.against is not None:
                 out.append(f"save_vs_{self.against}")
             if self.is_individual:
+                if self.against != "individual":  # saving against an individual-targeting effect (L1210)
+                    out.append("save_vs_individual")
                 out.append("individual")
             out.append("save")
         else:
