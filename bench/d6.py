@@ -30,10 +30,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.vision.d6_prep import prepare_d6  # noqa: E402
-from companion.vision.d6_training import D6_REAL  # noqa: E402
 from companion.vision.evaluation import evaluate  # noqa: E402
 from companion.vision.reader import load_model  # noqa: E402
 
+D6_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "d6-real"  # the reference folder
 TARGET = {"map50": 0.95, "map50_95": 0.70}
 KEEP = ("map50", "map50_95", "recall", "face_accuracy", "face_accuracy_detected", "false_boxes_per_image",
         "images", "dice", "ms_per_image")

@@ -17,8 +17,6 @@ from pathlib import Path
 from companion.vision import offline
 from companion.vision.d6_prep import prepare_d6
 
-D6_REAL = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "d6-real"
-
 
 def finetune_detector(start: Path, data_yaml: Path, out_dir: Path, *, imgsz: int, hours: float, threads: int = 1,
                       batch: int = 16, name: str = "d6-det", lr0: float = 0.001) -> Path:
@@ -58,7 +56,8 @@ def train_face(faces_dir: Path, out_dir: Path, *, start: Path | None, epochs: in
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stage", nargs="?", choices=("detector", "face"), default="detector")
-    ap.add_argument("--src", default=str(D6_REAL), help="folder in the d6-real form")
+    ap.add_argument("--src", required=True,
+                    help="folder of photos in the d6-real form (in a checkout: ../shared/datasets/d6-real)")
     ap.add_argument("--work", default="artifacts/d6-train")
     ap.add_argument("--start", default="models/d6/detector.pt")
     ap.add_argument("--imgsz", type=int, default=512)

@@ -116,6 +116,7 @@ def test_search(cat):
     assert all("Rend" in [f.name for f in d.faces] for d in cat.search("rend") if "rend" not in d.name.lower())
 
 
+@pytest.mark.needs_shared
 def test_build_from_shared_reproduces_packaged_file(shared_dir, packaged_doc):
     source = json.loads((shared_dir / "data/dragon-dice/normalized_all_sets.json").read_text("utf-8"))
     assert build_records(source) == packaged_doc

@@ -1,4 +1,5 @@
-"""Conformance scenarios (../shared/conformance) and the ``companion resolve`` command."""
+"""Roll scenarios and the ``companion resolve`` command: scenario files written for the tests
+(``tests/fixtures/scenarios``), and the public conformance scenarios of ../shared where it is present."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 import yaml
@@ -29,18 +31,37 @@ roll:
 """
 
 
-def scenario_files(shared_dir):
-    return sorted((shared_dir / "conformance" / "scenarios").glob("*.yaml"))
+SCENARIO_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "scenarios"
+FIXTURE_SCENARIOS = sorted(SCENARIO_DIR.glob("*.yaml"))
 
 
-def test_there_are_scenarios(shared_dir):
-    assert len(scenario_files(shared_dir)) >= 4
+def scenario_files(folder=None):
+    """The public conformance scenarios in ``folder`` (../shared), else the fixture scenarios."""
+    if folder is None:
+        return FIXTURE_SCENARIOS
+    return sorted((folder / "conformance" / "scenarios").glob("*.yaml"))
 
 
+def test_there_are_fixture_scenarios():
+    assert len(FIXTURE_SCENARIOS) >= 3
+
+
+def test_every_fixture_scenario_passes():
+    cat = load_catalogue()
+    for path in FIXTURE_SCENARIOS:
+        scenario = read_scenario(yaml.safe_load(path.read_text("utf-8")), cat)
+        assert scenario.expect, path.name
+        totals = resolve(scenario.request).totals
+        for key, want in scenario.expect.items():
+            assert totals[key] == want, (path.name, key, totals)
+
+
+@pytest.mark.needs_shared
 def test_every_conformance_scenario_passes(shared_dir):
     """Among them: v4-wind-walk-combined (V4-21), r96-dwarf-eighth-face-highland (R96-16),
     r96-ids-count-health (R96-01), v4-rend-rolls-again (the Rend re-roll list)."""
     cat = load_catalogue()
+    assert len(scenario_files(shared_dir)) >= 4
     for path in scenario_files(shared_dir):
         scenario = read_scenario(yaml.safe_load(path.read_text("utf-8")), cat)
         assert scenario.expect, path.name
@@ -54,8 +75,8 @@ def run_cli(*args, cwd=None):
                           capture_output=True, text=True, cwd=cwd, timeout=60)
 
 
-def test_cli_json_for_every_scenario(shared_dir):
-    for path in scenario_files(shared_dir):
+def test_cli_json_for_every_scenario():
+    for path in scenario_files():
         proc = run_cli(str(path), "--json")
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
@@ -65,11 +86,11 @@ def test_cli_json_for_every_scenario(shared_dir):
         assert out["steps"] and all("citation" in s and "rule" in s for s in out["steps"])
 
 
-def test_cli_text_explains_steps(shared_dir):
-    proc = run_cli(str(shared_dir / "conformance/scenarios/r96-dwarf-eighth-face-highland.yaml"))
+def test_cli_text_explains_steps():
+    proc = run_cli(str(SCENARIO_DIR / "r96-eighth-face-and-highland-dwarf.yaml"))
     assert proc.returncode == 0
-    assert "maneuver: 3 -> 6" in proc.stdout and "R96 L622" in proc.stdout
-    assert "totals: maneuver 12" in proc.stdout
+    assert "maneuver: 2 -> 4" in proc.stdout and "R96 L622" in proc.stdout
+    assert "totals: maneuver 8" in proc.stdout
 
 
 def test_cli_reports_mismatch_with_status_1(tmp_path):
@@ -134,11 +155,11 @@ def test_read_scenario_errors_carry_key():
     assert err.value.key == "roll.army"
 
 
-def test_resolve_command_imports_no_vision_torch_flask_or_serial(tmp_path, shared_dir):
+def test_resolve_command_imports_no_vision_torch_flask_or_serial(tmp_path):
     script = textwrap.dedent(f"""
         import sys
         from companion.cli import main
-        rc = main(["resolve", {str(scenario_files(shared_dir)[0])!r}, "--json"])
+        rc = main(["resolve", {str(scenario_files()[0])!r}, "--json"])
         heavy = sorted(m for m in sys.modules
                        if m.split(".")[0] in ("torch", "flask", "serial", "cv2", "onnxruntime", "ultralytics")
                        or m.startswith("companion.vision") or m == "web" or m.startswith("web."))
@@ -149,11 +170,11 @@ def test_resolve_command_imports_no_vision_torch_flask_or_serial(tmp_path, share
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
-def test_export_reads_back_to_the_same_roll(shared_dir):
+def test_export_reads_back_to_the_same_roll():
     from companion.rules.resolution.scenario import scenario_document
 
     cat = load_catalogue()
-    for path in scenario_files(shared_dir):
+    for path in scenario_files():
         scenario = read_scenario(yaml.safe_load(path.read_text("utf-8")), cat)
         doc = scenario_document(scenario.request, id=scenario.id, expect=resolve(scenario.request).totals)
         again = read_scenario(yaml.safe_load(yaml.safe_dump(doc)), cat)
@@ -161,8 +182,8 @@ def test_export_reads_back_to_the_same_roll(shared_dir):
         assert resolve(again.request).totals == resolve(scenario.request).totals == dict(again.expect)
 
 
-def test_cli_reads_standard_input(shared_dir):
-    path = scenario_files(shared_dir)[0]
+def test_cli_reads_standard_input():
+    path = scenario_files()[0]
     proc = subprocess.run([sys.executable, "-m", "companion", "resolve", "-", "--json"], input=path.read_text("utf-8"),
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and json.loads(proc.stdout)["matches_expect"] is True

@@ -31,6 +31,7 @@ def test_plugin_scenario(path, cat):
     assert got == dict(scenario.expect), [s.as_dict() for s in resolution.steps]
 
 
+@pytest.mark.needs_shared
 def test_shared_conformance_scenarios_pass(shared_dir, cat):
     """The shared conformance scenarios (two of them exercise Rend and Wind Walk)."""
     files = sorted((shared_dir / "conformance" / "scenarios").glob("*.yaml"))

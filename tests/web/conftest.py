@@ -1,5 +1,5 @@
-"""Fixtures of the web tests: an app on a real SQLite file, tokens, a rule index of ../shared/seeds,
-and a real ``companion serve`` process."""
+"""Fixtures of the web tests: an app on a real SQLite file, tokens, a rule index of the rule-document
+stand-ins (``tests/fixtures/rule-documents``), and a real ``companion serve`` process."""
 
 from __future__ import annotations
 
@@ -26,12 +26,12 @@ HOST_TOKEN = "test-host-token-0123456789"
 
 
 @pytest.fixture(scope="session")
-def rules_index(tmp_path_factory, shared_dir) -> Path:
+def rules_index(tmp_path_factory, rule_documents) -> Path:
     from companion.rulesearch import RuleIndex
 
     path = tmp_path_factory.mktemp("rules") / "index.sqlite"
     with RuleIndex(path) as idx:
-        for f in sorted((shared_dir / "seeds").glob("*.txt")):
+        for f in sorted(rule_documents.glob("*.txt")):
             idx.add_file(f)
     return path
 

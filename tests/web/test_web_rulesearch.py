@@ -8,12 +8,12 @@ from companion.cli import main
 from companion.rulesearch import RuleIndex, RuleIndexError, fts_query, guess_label, split_document
 
 
-def test_every_seed_document_is_labelled_and_cut_into_cited_passages(rules_index, shared_dir):
+def test_every_document_is_labelled_and_cut_into_cited_passages(rules_index, rule_documents):
     with RuleIndex(rules_index) as idx:
         docs = {d["label"]: d for d in idx.documents()}
     assert set(docs) == {"V4.01c", "R96", "FAQ95", "FAQ96", "BD"}
     assert all(d["passages"] > 20 for d in docs.values())
-    v4 = (shared_dir / "seeds" / "001_3528b96406ab467a.txt").read_text()
+    v4 = (rule_documents / "v4.01c.txt").read_text()
     lines = v4.splitlines()
     for p in split_document(v4, "V4.01c")[:200]:
         first = int(p.citation.split("L")[1].split("-")[0])
@@ -22,11 +22,21 @@ def test_every_seed_document_is_labelled_and_cut_into_cited_passages(rules_index
         assert p.text.split()[0] in lines[first - 1]
 
 
-def test_search_finds_the_rule_with_its_line(rules_index, shared_dir):
+@pytest.mark.needs_shared
+def test_the_real_documents_get_their_labels(shared_dir, tmp_path):
+    """The label patterns fit the titles of the documents players own (the seeds in ../shared)."""
+    with RuleIndex(tmp_path / "real.sqlite") as idx:
+        labels = [idx.add_file(f)[0] for f in sorted((shared_dir / "seeds").glob("*.txt"))]
+        assert sorted(labels) == ["BD", "FAQ95", "FAQ96", "R96", "V4.01c"]
+        assert all(d["passages"] > 20 for d in idx.documents())
+        assert idx.cited("V4.01c L1021") and idx.search("eighth face", label="R96")
+
+
+def test_search_finds_the_rule_with_its_line(rules_index, rule_documents):
     with RuleIndex(rules_index) as idx:
         hits = idx.search("subtract divide rounded down", label="V4.01c")
     assert hits
-    lines = (shared_dir / "seeds" / "001_3528b96406ab467a.txt").read_text().splitlines()
+    lines = (rule_documents / "v4.01c.txt").read_text().splitlines()
     top = hits[0]
     first = int(top.citation.split("L")[1].split("-")[0])
     assert "round" in " ".join(lines[first - 1 : first + 20]).lower()
@@ -79,9 +89,9 @@ def test_labels_from_titles():
     assert guess_label("something else", "fallback") == "fallback"
 
 
-def test_cli_index_search_docs(tmp_path, shared_dir, capsys):
+def test_cli_index_search_docs(tmp_path, rule_documents, capsys):
     index = str(tmp_path / "cli.sqlite")
-    seeds = sorted(str(p) for p in (shared_dir / "seeds").glob("*.txt"))
+    seeds = sorted(str(p) for p in rule_documents.glob("*.txt"))
     assert main(["rules", "--index", index, "index", *seeds]) == 0
     out = capsys.readouterr().out
     assert "V4.01c" in out and "FAQ96" in out

@@ -159,7 +159,8 @@ def build_records(data: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, default=Path("../shared"), help="the reference folder")
+    parser.add_argument("--shared", type=Path, required=True,
+                        help="the reference folder holding data/dragon-dice (in a checkout: ../shared)")
     parser.add_argument("--out", type=Path, default=CATALOGUE_FILE)
     args = parser.parse_args(argv)
     source = args.shared / "data" / "dragon-dice" / "normalized_all_sets.json"
