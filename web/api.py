@@ -78,7 +78,9 @@ def _check_expected_seq(expect) -> None:
 
 @bp.get("/health")
 def health():
-    return jsonify({"ok": True, "game_id": store().game_id, "time": time.time()})
+    streams = current_app.extensions.get("streams")  # open live streams (web.events)
+    return jsonify({"ok": True, "game_id": store().game_id, "time": time.time(),
+                    "streams": streams.total if streams else 0})
 
 
 @bp.get("/state")

@@ -2,8 +2,8 @@
 
 ``Server`` binds at once (so the port is known, even with ``--port 0``), prints the host URL with
 its token (as Jupyter does) and a QR code for pairing a tablet, then serves in the calling thread
-until ``stop()`` or Ctrl-C.  Each open live stream holds one worker thread, so the pool is sized for
-a table full of tablets.
+until ``stop()`` or Ctrl-C.  Live streams never hold a request worker: each gets a thread from a
+separate bounded pool (``web.streaming``).
 """
 
 from __future__ import annotations
@@ -37,8 +37,13 @@ class Server:
 
         self.app = app
         self.host = host
+        from .streaming import server_options, tune
+
+        # live streams get threads of their own (web.streaming); ``threads`` serve the other requests
         self.wsgi = create_server(app, host=host, port=port, threads=threads, ident="companion",
-                                  channel_timeout=60, clear_untrusted_proxy_headers=True)
+                                  channel_timeout=60, clear_untrusted_proxy_headers=True,
+                                  **server_options(app, threads))
+        tune(self.wsgi)
         self.port = self.wsgi.effective_port
         shown = lan_address() if host in ("0.0.0.0", "::", "") else host
         self.base_url = f"http://{shown}:{self.port}"

@@ -5,11 +5,16 @@ SQLite file).  Every change goes through it under one lock, and every new event 
 server-sent-event streams waiting in ``wait``.  Besides the durable event log it keeps *notices*:
 short-lived news that is not part of the game (a camera lost, a die read but not yet confirmed),
 which are pushed to the pages but never replayed.
+
+The last ``RECENT_EVENTS`` events are also kept in memory, each already written as JSON, so a new
+event reaches hundreds of open live streams without each of them reading the SQLite log
+(``frames_since``); a stream further behind reads the log.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import threading
 import time
@@ -19,7 +24,11 @@ from typing import Any
 
 from flask import Flask
 
+from .jsonable import jsonable
+
 log = logging.getLogger("companion.web")
+
+RECENT_EVENTS = 512
 
 
 class GameStore:
@@ -33,6 +42,9 @@ class GameStore:
         self._notices: deque[dict] = deque(maxlen=200)
         self.closing = False
         self.reading: dict | None = None  # the roll read (or typed) but not yet confirmed
+        # the newest events of the current game as (seq, event, event as JSON), guarded by _cond
+        self._recent: deque[tuple[int, dict, str]] = deque(maxlen=RECENT_EVENTS)
+        self._recent_gid: str | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
     def init_app(self, app: Flask) -> None:
@@ -47,7 +59,7 @@ class GameStore:
             return False
         with self.lock:
             self.session = GameSession.open(self.db_path)
-            self._last_seq = self._max_seq()
+            self._catch_up(reset=True)
         log.info("opened game %s from %s", self.session.game_id, self.db_path)
         return True
 
@@ -60,10 +72,32 @@ class GameStore:
     def game_id(self) -> str | None:
         return None if self.session is None else str(self.session.game_id)
 
-    def _max_seq(self, since: int = 0) -> int:
-        """The last event's seq (reading only the events after ``since``, which is known)."""
+    def _catch_up(self, reset: bool = False) -> None:
+        """Read the events written since the last known one (all of them with ``reset``, after the
+        game changed): they become ``last_seq`` and the in-memory tail of the log."""
+        since = 0 if reset else self._last_seq
         events = self.session.events(since) if self.session is not None else []
-        return max((int(_seq(e)) for e in events), default=since)
+        frames = []
+        for event in events:
+            e = jsonable(event)
+            frames.append((int(e["seq"]), e, json.dumps(e, separators=(",", ":"))))
+        with self._cond:
+            if reset:
+                self._recent.clear()
+                self._recent_gid = self.game_id
+                self._last_seq = 0
+            for frame in frames:
+                self._recent.append(frame)
+                if frame[1].get("type") == "undo":
+                    self._mark_undone(frame[1].get("action", {}).get("undid") or [])
+            self._last_seq = max([self._last_seq] + [f[0] for f in frames])
+
+    def _mark_undone(self, seqs: list) -> None:
+        undone = {int(x) for x in seqs if isinstance(x, int)}
+        for i, (seq, e, _) in enumerate(self._recent):
+            if seq in undone and not e.get("undone"):
+                e = dict(e, undone=True)
+                self._recent[i] = (seq, e, json.dumps(e, separators=(",", ":")))
 
     # -- changes ---------------------------------------------------------------------------
     def create(self, setup: Any):
@@ -80,7 +114,7 @@ class GameStore:
             self.db_path.parent.mkdir(parents=True, exist_ok=True)
             self.session = GameSession.create(self.db_path, setup)
             self.reading = None
-            self._last_seq = self._max_seq()
+            self._catch_up(reset=True)
         self.notice("new_game", {"game_id": self.game_id})
         return self.session
 
@@ -88,7 +122,7 @@ class GameStore:
         with self.lock:
             self._need_game()
             events = self.session.submit(action)
-            self._last_seq = self._max_seq(self._last_seq)
+            self._catch_up()
             self.reading = None
         self._wake()
         return events
@@ -97,7 +131,7 @@ class GameStore:
         with self.lock:
             self._need_game()
             result = self.session.undo(n)
-            self._last_seq = self._max_seq(self._last_seq)
+            self._catch_up()
             self.reading = None
         self.notice("undo", {"n": n})
         return result
@@ -150,10 +184,18 @@ class GameStore:
                 return []
             return list(self.session.events(seq))
 
+    def frames_since(self, seq: int) -> tuple[str | None, list[tuple[int, str]]]:
+        """The current game's id and its events after ``seq`` as (seq, JSON text), from memory when
+        the in-memory tail reaches back that far, else from the log."""
+        with self._cond:
+            gid = self._recent_gid
+            if gid == self.game_id and (seq >= self._last_seq or (self._recent and self._recent[0][0] <= seq + 1)):
+                return gid, [(s, text) for s, _, text in self._recent if s > seq]
+        with self.lock:
+            gid = self.game_id
+            return gid, [(int(e["seq"]), json.dumps(e, separators=(",", ":")))
+                         for e in (jsonable(x) for x in self.events_since(seq))]
+
     def notices_since(self, nid: int) -> list[dict]:
         with self._cond:
             return [n for n in self._notices if n["nid"] > nid]
-
-
-def _seq(event: Any) -> int:
-    return event["seq"] if isinstance(event, dict) else event.seq
