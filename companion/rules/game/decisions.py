@@ -33,6 +33,7 @@ TOPICS = (
     "city", "temple", "temple_bury",  # eighth face phase
     "march", "maneuver", "counter_maneuver", "direction", "action", "target", "counter_attack",
     "allocate", "cast", "reinforce", "retreat",
+    "penalty_split",  # a penalty placed between the types a combination roll counts (Palsy, Ash Storm)
     # optional components (companion.rules.game.advanced)
     "minor_terrain", "minor_terrain_roll", "minor_terrain_face", "item_sai", "dragonkin",
     # SAIs in play and species abilities (companion.rules.game.sai_*, species_play)

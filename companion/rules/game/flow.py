@@ -264,6 +264,9 @@ class Game:
             )
             for i, face in zip(outcome.rerolls, more, strict=True):
                 rolled[i].append(face)
+        # a penalty in a combination roll is placed by the owner (V4.01c L1076-1084)
+        request, outcome = yield from _roll_choices.penalty_split(self, army, request, outcome)
+        self._last_request = request
         st.last_roll = {
             "army": army.id,
             "roll": roll,
@@ -1244,6 +1247,7 @@ def random_answer(game: Game, rng: random.Random) -> dict:
     raise GameRuleError(f"no random answer for {d.kind}")
 
 
+from . import roll_choices as _roll_choices  # noqa: E402  (the roller's choices: penalty splits)
 from . import sai_attack as _sai_attack  # noqa: E402  (SAIs in play)
 from . import sai_hooks as _sai_hooks  # noqa: E402,F401  (registers their hooks)
 from . import sai_status as _sai_status  # noqa: E402

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .decisions import Decision
-from .sai_targeting import pick
+from .decisions import Decision, choice, choose_validator
+from .sai_targeting import ask, pick
 
 if TYPE_CHECKING:
     from .flow import Game
@@ -189,3 +189,63 @@ def before_totals(game: Game, army: Army, roll: str, dice: Sequence[Unit], rolle
                                                           f"{sai}{which}: how do its {x} results count in this roll?",
                                                           rule)
     return choices
+
+
+#: Spells whose penalty falls on "results" of any type (V4.01c L2196-2199, L2297-2301): in a
+#: combination roll the owner places it (L1076-1084).  Palsy touches only non-maneuver results.
+PENALTY_SPELLS = {"Palsy": "V4.01c L1076-1084, L2196-2199", "Ash Storm": "V4.01c L1076-1084, L2297-2301"}
+
+
+def _counted_total(outcome) -> int:
+    return sum(outcome.totals.values()) if outcome.totals else outcome.total
+
+
+def penalty_split(game: Game, army: Army, request, outcome) -> Flow:
+    """A penalty on results in an army's combination roll (the response to a dragon attack, a roll
+    counting several types): the owner says how it is split between the counted types, all of it
+    where possible (L1082-1083: "All modifiers must be applied if possible"); a placement that would
+    leave part of it unused is not offered, and nothing is asked when one placement is left.  The
+    answer reaches the resolution as ``choices["<spell> split"]`` (``{"melee": 1, "save": 1}``), as in
+    the 1996 game.  Returns ``(request, outcome)``, re-resolved when a split was chosen."""
+    from dataclasses import replace
+
+    from .rolling import resolve_army_roll
+
+    counted = tuple(request.counted) or {"dragon": ("melee", "missile", "save")}.get(request.roll, ())
+    if len(counted) < 2 or request.individual:
+        return request, outcome
+    penalties: dict[str, list] = {}
+    for e in request.effects:
+        if e.name in PENALTY_SPELLS and e.hostile:
+            penalties.setdefault(e.name, []).append(e)
+    if not penalties:
+        return request, outcome
+    effects = [e for e in request.effects if e.name not in penalties]
+    for found in penalties.values():  # one penalty per spell: castings add up (L2151-2153)
+        effects.append(replace(found[0], castings=sum(max(1, e.castings) for e in found)))
+    request = replace(request, effects=tuple(effects))
+    for name in penalties:
+        amount = next(e.castings for e in request.effects if e.name == name)
+        types = [t for t in counted if not (name == "Palsy" and t == "maneuver")]
+        if len(types) < 2:
+            continue
+        tried = []
+        for parts in compositions(amount, len(types)):
+            split = {t: n for t, n in zip(types, parts, strict=True) if n}
+            trial = replace(request, choices=(*request.choices, (f"{name} split", split)))
+            tried.append((split, _counted_total(resolve_army_roll(trial))))
+        least = min(total for _, total in tried)
+        legal = [split for split, total in tried if total == least]
+        options = [(i, f"{name}: " + ", ".join(f"-{n} {t}" for t, n in split.items())) for i, split in enumerate(legal)]
+        if len(options) == 1:
+            chosen = legal[0]
+        else:
+            opts = [choice(split, label) for split, (_, label) in zip(legal, options, strict=True)]
+            chosen = yield ask("penalty_split", army.owner, "choice",
+                               f"{game._name(army.owner)}: place the {name} penalty (-{amount}) on this roll's "
+                               f"{', '.join(types)} results (all of it where it applies)",
+                               PENALTY_SPELLS[name], opts, validate=choose_validator(opts, PENALTY_SPELLS[name]))
+        request = replace(request, choices=(*request.choices, (f"{name} split", chosen)))
+        game._say(f"{game._name(army.owner)} places the {name} penalty: "
+                  + ", ".join(f"-{n} {t}" for t, n in chosen.items()))
+    return request, resolve_army_roll(request)
