@@ -252,6 +252,43 @@ def match_promotions(st: GameState, uids: Sequence[str]) -> list[tuple[str, str]
     return sorted(((o, n) for n, o in match.items()), key=lambda p: list(uids).index(p[0]))
 
 
+def promotion_choices(st: GameState, olds: Sequence[str], budget: int, limit: int = 48) -> list[list[tuple[str, str]]]:
+    """Every way to spend up to ``budget`` health-worth of promotion on the in-play units ``olds``:
+    several units one size each, one unit several sizes, or any mix (V4.01c L1153-1156), each unit
+    promoted once, each larger unit used once (all at once, L1145-1147).  Sets that swap the same
+    dice names are given once; the largest gains first; at most ``limit`` sets."""
+    cands: dict[str, list[str]] = {}
+    for old in olds:
+        by_name: dict[str, str] = {}
+        for new in sorted(st.units):
+            if can_promote(st, old, new, None) and st.units[new].health - st.units[old].health <= budget:
+                by_name.setdefault(st.units[new].name, new)
+        cands[old] = list(by_name.values())
+    found: dict[tuple, list[tuple[str, str]]] = {}
+
+    def walk(i: int, left: int, pairs: list[tuple[str, str]], used: set[str]) -> None:
+        if len(found) >= limit * 4:
+            return
+        if i == len(olds):
+            if pairs:
+                key = tuple(sorted((st.units[o].name, st.units[n].name) for o, n in pairs))
+                found.setdefault(key, list(pairs))
+            return
+        old = olds[i]
+        for new in cands[old]:
+            gain = st.units[new].health - st.units[old].health
+            if gain <= left and new not in used:
+                walk(i + 1, left - gain, [*pairs, (old, new)], used | {new})
+        walk(i + 1, left, pairs, used)
+
+    walk(0, budget, [], set())
+
+    def gained(pairs: list[tuple[str, str]]) -> int:
+        return sum(st.units[n].health - st.units[o].health for o, n in pairs)
+
+    return sorted(found.values(), key=lambda p: (-gained(p), len(p)))[:limit]
+
+
 # --------------------------------------------------------------------------- deaths in the flow
 
 

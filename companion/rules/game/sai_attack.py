@@ -460,7 +460,8 @@ def _save_or_other(game: Game, army: Army, dice: list[Unit], rolled: list[list[s
                                                                    ("return units", "Regenerate: return units from "
                                                                     "your DUA instead")],
                                                 "Regenerate: saves or return units?", rule_of("Regenerate"))
-    if "Wild Growth" in shown and any(dua.can_promote(st, u.uid, n) for u in army.units for n in st.units):
+    # a promotion of any size counts (one unit may be raised several sizes, L1153-1156)
+    if "Wild Growth" in shown and any(dua.can_promote(st, u.uid, n, None) for u in army.units for n in st.units):
         # X saves or X health-worth of promotions, split as the roller likes (L2075-2078), per die.
         growers = {i: f.count for i, (d, faces) in enumerate(zip(dice, rolled, strict=True))
                    for f in (d.spec.die.find_face(x) for x in faces) if f.sai == "Wild Growth"}

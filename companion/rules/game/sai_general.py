@@ -69,6 +69,7 @@ def after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: dic
         game.state.effects.remove(e)
         game._say(f"Hypnotic Glare on {game.state.units[e.target].name} ends: the glaring unit was rolled (V4.01c L1663-1664)")
     done: set[tuple[str, str | None]] = set()
+    growth = 0
     for r, uid in sai_reports(outcome):
         source, kind = r["source"], r["kind"]
         if source in ITEM_SAIS or (source, uid, kind) in done:
@@ -80,7 +81,7 @@ def after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: dic
         elif kind == "return_from_dua" and source == "Regenerate":
             yield from _return_units(game, army, amount, source, "V4.01c L1746-1750")
         elif kind == "promote" and source == "Wild Growth":
-            yield from _promote(game, army, amount)
+            growth += amount  # every Wild Growth of the roll promotes together, all at once (L2075-2079)
         elif kind == "lasting_modifier" and source in LASTING and (source, uid, "lasting") not in done:
             done.add((source, uid, "lasting"))
             yield from _lasting(game, army, source, amount)
@@ -104,6 +105,8 @@ def after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: dic
         elif kind == "counter_maneuver_modifier" and source == "Wave":
             status.march_marks(game)["wave"] += amount
             game._say(f"Wave: each counter-maneuvering army subtracts {amount} maneuver (V4.01c L2045-2047)")
+    if growth:
+        yield from _promote(game, army, growth)
 
 
 # --------------------------------------------------------------------------- moves
@@ -166,27 +169,12 @@ def _return_units(game: Game, army: Army, amount: int, source: str, rule: str) -
 
 
 def _promote(game: Game, army: Army, amount: int) -> Flow:
-    """Wild Growth: promote up to X health-worth of units of this army, all at once (L2072-2080)."""
+    """Wild Growth: promote up to X health-worth of units of this army, all at once (L2072-2080):
+    several units one size each, one unit several sizes, or a mix (L1153-1156)."""
     st = game.state
-    rule = "V4.01c L2072-2080"
+    rule = "V4.01c L2072-2080, L1153-1156"
     olds = [u.uid for u in st.army(army.owner, army.location).units]
-    cands = [o for o in olds if any(dua.can_promote(st, o, n) for n in st.units)]
-    if not cands or amount <= 0:
-        return
-    options: list[list[tuple[str, str]]] = []
-    seen = set()
-    for k in range(min(len(cands), amount), 0, -1):
-        for combo in combinations(cands, k):
-            pairs = dua.match_promotions(st, list(combo))
-            if len(pairs) != k:
-                continue
-            key = tuple(sorted((st.units[o].name, st.units[n].name) for o, n in pairs))
-            if key in seen:
-                continue
-            seen.add(key)
-            options.append(pairs)
-            if len(options) >= 32:
-                break
+    options = dua.promotion_choices(st, olds, amount) if amount > 0 else []
     if not options:
         return
     values = [(f"p{i}", "Promote " + ", ".join(f"{st.units[o].name} to {st.units[n].name}" for o, n in p))
@@ -195,7 +183,7 @@ def _promote(game: Game, army: Army, amount: int) -> Flow:
                              f"Wild Growth: promote up to {amount} health-worth?", rule)
     if answer == "none":
         return
-    for line in dua.promote(st, options[int(answer[1:])]):
+    for line in dua.promote(st, options[int(answer[1:])], budget=amount):
         game._say(f"Wild Growth: {line}")
 
 
