@@ -52,9 +52,19 @@ def create_app(config: dict | None = None) -> Flask:
         app.config.update(config)
     logging.getLogger("companion.web").setLevel(logging.INFO)
 
-    db_path = Path(app.config["DB_PATH"])
-    store = GameStore(db_path)
+    if str(app.config["DB_PATH"]).startswith(("postgresql://", "postgres://")):  # on the league database
+        from .league.pg_game_store import PgGameStore
+
+        store = PgGameStore(app.config["DB_PATH"], table=app.config.get("LEAGUE_TABLE"))
+        db_path = store.db_path
+    else:
+        db_path = Path(app.config["DB_PATH"])
+        store = GameStore(db_path)
     store.init_app(app)
+    if app.config.get("LEAGUE_URL"):  # a table of a league: its local log is pushed when reachable
+        from .league.table import start_outbox
+
+        start_outbox(app, db_path)
     Access(db_path.with_name(db_path.name + ".tablets"), app.config["HOST_TOKEN"]).init_app(app)
     Sources(store, camera=app.config["CAMERA"], serial=app.config["SERIAL"],
             registry=app.config["DICE_REGISTRY"]).init_app(app)

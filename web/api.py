@@ -92,6 +92,10 @@ def state():
         body = play.state_view(s)
     body["role"] = role
     body["sources"] = sources().status()
+    if "league_outbox" in current_app.extensions:  # a table of a league (web/league/table.py)
+        from .league.table import league_status
+
+        body["league"] = league_status(current_app)
     return jsonify(jsonable(body))
 
 

@@ -32,6 +32,8 @@ def _make_server(args, db: str, camera=None, serial=None):
         config["DICE_REGISTRY"] = args.registry
     if args.rules_index:
         config["RULES_INDEX"] = args.rules_index
+    if getattr(args, "league", None) or getattr(args, "table", None):  # companion/league
+        config.update(LEAGUE_URL=args.league, LEAGUE_TABLE=args.table, LEAGUE_TOKEN=args.league_token)
     app = create_app(config)
     try:
         return Server(app, args.host, args.port, threads=args.threads)
@@ -114,7 +116,14 @@ def register(subparsers) -> None:
     s.add_argument("--camera", help="camera to read dice from (OpenCV index such as 0, or a video URL)")
     s.add_argument("--serial", help="smart-dice bridge (pyserial URL: /dev/ttyACM0, socket://host:port, ...)")
     s.add_argument("--registry", help="die registry file for the smart dice (see `companion dice pair`)")
-    s.add_argument("--db", default="companion-game.sqlite", help="game file (SQLite); reopened if it exists")
+    s.add_argument("--db", default="companion-game.sqlite",
+                   help="game file (SQLite); reopened if it exists; or a postgresql:// DSN to play on a "
+                        "league database directly (the table's last game there is reopened)")
+    s.add_argument("--league", metavar="URL-or-DSN",
+                   help="league to push this table's games to (http://league-server:8770 or postgresql://...); "
+                        "play goes on from the local file while it is unreachable")
+    s.add_argument("--table", help="this table's label in the league (e.g. 7)")
+    s.add_argument("--league-token", help="this table's token, given by the organizer (companion league token)")
     _common(s, 8765)
     s.set_defaults(func=_serve)
 

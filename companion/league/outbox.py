@@ -1,0 +1,272 @@
+"""A table's outbox: it plays on its local SQLite log and pushes the events to the league when it can.
+
+    box = Outbox("table7.sqlite", transport_for("http://league:8770", token="t7-..."))
+    box.start()        # a thread: push what is waiting, retry with back-off while offline
+    box.status()       # {"state": "connected" | "offline" | "refused", "waiting": 12, ...}
+
+The local game file is the truth: the table never waits for the league.  Each game file holds a
+table ``league_outbox (game_id, acked_seq)``: the last seq the league acknowledged.  A push sends the
+events after it, in order, at most ``batch`` at a time; the league stores them in one transaction and
+answers the last seq it holds, which becomes ``acked_seq``.  Losing the answer (a drop, a ``kill -9``)
+only means the events are sent again; the league checks a re-sent event equals the stored one and
+stores nothing twice (:mod:`companion.league.push`).  A new game renames the old file
+(``NAME.GAMEID.sqlite``, :class:`web.store.GameStore`); the outbox keeps pushing those files too
+until they are acknowledged, since the bookkeeping moves with the file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sqlite3
+import threading
+import time
+import urllib.error
+import urllib.request
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .push import PushRefused
+
+log = logging.getLogger("companion.league")
+
+OUTBOX_SCHEMA = """CREATE TABLE IF NOT EXISTS league_outbox (
+    game_id TEXT PRIMARY KEY, acked_seq INTEGER NOT NULL, updated_at TEXT NOT NULL)"""
+
+
+class Offline(Exception):
+    """The league (its server or its database) cannot be reached now; try again later."""
+
+
+# -- transports ----------------------------------------------------------------------------------------
+class HttpTransport:
+    """Push to ``companion league serve`` over HTTP (``POST /league/api/push``)."""
+
+    def __init__(self, url: str, token: str, timeout: float = 5.0):
+        self.url = url.rstrip("/") + "/league/api/push"
+        self.token, self.timeout = token, timeout
+        self.where = url
+
+    def push(self, batch: dict) -> dict:
+        body = json.dumps(batch).encode("utf-8")
+        req = urllib.request.Request(self.url, data=body, method="POST", headers={
+            "Content-Type": "application/json", "X-League-Token": self.token})
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                return json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            try:
+                answer = json.loads(exc.read())
+            except (ValueError, OSError):
+                answer = {}
+            if exc.code >= 500 or exc.code in (408, 429) or not answer.get("error"):
+                raise Offline(f"league answered HTTP {exc.code}") from None
+            raise PushRefused(answer["error"], answer.get("message", f"HTTP {exc.code}")) from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:  # refused, reset, timeout, torn answer
+            raise Offline(f"league unreachable: {getattr(exc, 'reason', exc)}") from None
+
+    def close(self) -> None:
+        pass
+
+
+class PgTransport:
+    """Push straight into the league's PostgreSQL database (the same checks run in this process)."""
+
+    def __init__(self, dsn: str, token: str, timeout: float = 5.0):
+        self.dsn, self.token, self.timeout = dsn, token, timeout
+        from companion.session.pg_store import redact
+
+        self.where = redact(dsn)
+        self._conn = None
+
+    def push(self, batch: dict) -> dict:
+        import psycopg
+
+        from companion.session import SessionError
+        from companion.session.pg_store import connect
+
+        from .push import accept_push
+
+        try:
+            if self._conn is None or self._conn.closed or self._conn.broken:
+                self._conn = connect(self.dsn, connect_timeout=self.timeout)
+            return accept_push(self._conn, self.token, batch)
+        except SessionError as exc:
+            raise Offline(str(exc)) from None
+        except psycopg.OperationalError as exc:
+            self.close()
+            raise Offline(f"league database unreachable: {str(exc).strip().splitlines()[0]}") from None
+
+    def close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:  # noqa: BLE001 - already broken
+                pass
+            self._conn = None
+
+
+def transport_for(league: str, token: str, timeout: float = 5.0):
+    """HTTP(S) URL of a league server, or a PostgreSQL DSN."""
+    from companion.session.pg_store import is_postgres_dsn
+
+    if is_postgres_dsn(league):
+        return PgTransport(league, token, timeout)
+    if league.startswith(("http://", "https://")):
+        return HttpTransport(league, token, timeout)
+    raise ValueError(f"--league must be an http(s):// URL or a postgresql:// DSN, not {league!r}")
+
+
+# -- the outbox ----------------------------------------------------------------------------------------
+class Outbox:
+    def __init__(self, db_path: str | Path, transport, batch: int = 200, interval: float = 0.25,
+                 max_backoff: float = 5.0):
+        self.db_path = Path(db_path)
+        self.transport = transport
+        self.batch = batch
+        self.interval, self.max_backoff = interval, max_backoff
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.state = "offline"
+        self.last_error: str | None = None
+        self.last_ok: float | None = None
+        self.pushed = 0
+
+    # -- the local files ---------------------------------------------------------------------------------
+    def files(self) -> list[Path]:
+        """The current game file and the renamed files of earlier games beside it."""
+        stem, suffix = self.db_path.stem, self.db_path.suffix
+        older = re.compile(rf"^{re.escape(stem)}\.[A-Za-z0-9_-]{{1,64}}{re.escape(suffix)}$")
+        out = [p for p in sorted(self.db_path.parent.glob(f"{stem}.*{suffix}")) if older.match(p.name)]
+        if self.db_path.exists() and self.db_path.stat().st_size > 0:
+            out.append(self.db_path)
+        return out
+
+    @staticmethod
+    def _open(path: Path) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(path), timeout=10, isolation_level=None)
+        conn.execute(OUTBOX_SCHEMA)
+        return conn
+
+    @staticmethod
+    def _game(conn: sqlite3.Connection) -> tuple[str | None, int, int]:
+        """(game_id, acked seq, last seq) of one game file."""
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'game_id'").fetchone()
+            last = conn.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0]
+        except sqlite3.OperationalError:  # not (yet) a game file
+            return None, 0, 0
+        if row is None:
+            return None, 0, 0
+        acked = conn.execute("SELECT acked_seq FROM league_outbox WHERE game_id = ?", (row[0],)).fetchone()
+        return row[0], (acked[0] if acked else 0), last
+
+    def waiting(self) -> int:
+        """Events written locally and not yet acknowledged by the league."""
+        n = 0
+        for path in self.files():
+            try:
+                conn = self._open(path)
+            except sqlite3.Error:
+                continue
+            try:
+                _, acked, last = self._game(conn)
+                n += max(0, last - acked)
+            finally:
+                conn.close()
+        return n
+
+    # -- pushing --------------------------------------------------------------------------------------------
+    def push_once(self) -> int:
+        """Push everything waiting (raises ``Offline`` or ``PushRefused``); returns events newly stored."""
+        stored = 0
+        for path in self.files():
+            conn = self._open(path)
+            try:
+                while True:
+                    game_id, acked, last = self._game(conn)
+                    if game_id is None or acked >= last:
+                        break
+                    rows = conn.execute("SELECT seq, type, player, action, log, at FROM events WHERE seq > ? "
+                                        "ORDER BY seq LIMIT ?", (acked, self.batch)).fetchall()
+                    events = [{"seq": s, "type": t, "player": p, "action": json.loads(a), "log": json.loads(lg),
+                               "at": at} for s, t, p, a, lg, at in rows]
+                    answer = self.transport.push({"game_id": game_id, "events": events})
+                    new_acked = int(answer["acked"])
+                    if new_acked > last:
+                        raise PushRefused("conflict", f"the league holds game {game_id} up to seq {new_acked}, "
+                                                      f"beyond this table's log ({last})")
+                    if new_acked <= acked:
+                        raise PushRefused("conflict", f"the league did not move on from seq {acked} "
+                                                      f"for game {game_id}")
+                    conn.execute("INSERT INTO league_outbox (game_id, acked_seq, updated_at) VALUES (?, ?, ?) "
+                                 "ON CONFLICT (game_id) DO UPDATE SET acked_seq = max(acked_seq, excluded.acked_seq), "
+                                 "updated_at = excluded.updated_at",
+                                 (game_id, new_acked, datetime.now(UTC).isoformat(timespec="milliseconds")))
+                    stored += int(answer.get("stored", 0))
+            finally:
+                conn.close()
+        return stored
+
+    def sync(self) -> bool:
+        """One attempt: push what is waiting and record the outcome in the status."""
+        try:
+            n = self.push_once()
+        except Offline as exc:
+            self._set("offline", str(exc))
+            return False
+        except PushRefused as exc:
+            self._set("refused", f"{exc.code}: {exc.message}")
+            log.warning("league refused a push: %s", exc.message)
+            return False
+        except sqlite3.Error as exc:
+            self._set("offline", f"local log busy: {exc}")
+            return False
+        with self._lock:
+            self.pushed += n
+        self._set("connected", None)
+        return True
+
+    def _set(self, state: str, error: str | None) -> None:
+        with self._lock:
+            self.state, self.last_error = state, error
+            if state == "connected":
+                self.last_ok = time.time()
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            body = {"state": self.state, "error": self.last_error, "last_ok": self.last_ok,
+                    "pushed": self.pushed, "league": getattr(self.transport, "where", None)}
+        try:
+            body["waiting"] = self.waiting()
+        except sqlite3.Error:
+            body["waiting"] = None
+        return body
+
+    # -- the thread ---------------------------------------------------------------------------------------
+    def start(self) -> Outbox:
+        self._thread = threading.Thread(target=self._run, name="league-outbox", daemon=True)
+        self._thread.start()
+        return self
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.transport.close()
+
+    def _run(self) -> None:
+        delay = self.interval
+        while not self._stop.is_set():
+            ok = self.sync()
+            delay = self.interval if ok else min(self.max_backoff, max(self.interval, delay * 2))
+            self._wake.wait(delay)
+            self._wake.clear()

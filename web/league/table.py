@@ -1,0 +1,37 @@
+"""A table joined to a league (``companion serve --league URL-or-DSN --table 7 --league-token T``):
+the page plays on the local SQLite log as always, and an :class:`companion.league.outbox.Outbox`
+thread pushes the events to the league whenever it is reachable.  ``/api/state`` carries
+``league: {state: connected|offline|refused, waiting: N, ...}`` for the page's status line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask
+
+
+def start_outbox(app: Flask, db_path: Path):
+    from companion.league.outbox import Outbox, transport_for
+    from companion.session import SessionError
+
+    url, token = app.config["LEAGUE_URL"], app.config.get("LEAGUE_TOKEN")
+    if str(app.config["DB_PATH"]).startswith(("postgresql://", "postgres://")):
+        raise SessionError("--league is for a table playing on its local SQLite file; with --db postgresql:// "
+                         "the game is already in the league database")
+    if not token:
+        raise SessionError("--league needs the table's token (--league-token, given by the organizer)")
+    box = Outbox(db_path, transport_for(url, token))
+    box.table = app.config.get("LEAGUE_TABLE")
+    app.extensions["league_outbox"] = box
+    if app.config.get("START_SOURCES", True):
+        box.start()
+    return box
+
+
+def league_status(app: Flask) -> dict | None:
+    box = app.extensions.get("league_outbox")
+    if box is None:
+        return None
+    status = box.status()
+    status["table"] = getattr(box, "table", None)
+    return status
