@@ -1,0 +1,244 @@
+"""Issue 20 part 8: any phone is the camera.
+
+The ``/phone`` page (paired like a tablet) sends frames to ``POST /api/camera/frames``; the server
+reads them as it reads ``--camera``: live frames through the settle detector, a photo per roll at
+once.  Tested through the API (bad frames refused and nothing changed; a photo of a rendered roll
+read into the Roll panel) and in real Chromium with a fake camera device playing rendered rolls.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from web.phone_camera import FrameError, PhoneCamera, decode_frame
+
+SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+
+
+def _jpeg(img: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    return buf.tobytes()
+
+
+def _rendered_roll(pending: dict, seed: int = 3, size: int = 960):
+    from companion.vision.roll_frames import render_roll
+
+    rng = np.random.default_rng(seed)
+    chosen = {d["uid"]: int(rng.integers(len(d["faces"]))) for d in pending["dice"]}
+    scene = render_roll([(d["die"], chosen[d["uid"]]) for d in pending["dice"]], seed=seed, size=size)
+    return scene.image, {d["uid"]: d["faces"][chosen[d["uid"]]] for d in pending["dice"]}
+
+
+def _post_frame(client, data: bytes, headers: dict, photo: bool = False, kind="image/jpeg"):
+    return client.post("/api/camera/frames" + ("?photo=1" if photo else ""), data=data,
+                       headers={**headers, "Content-Type": kind})
+
+
+# -- the API -------------------------------------------------------------------------------------------
+
+def test_frames_need_a_paired_token(client, game):
+    img = np.full((240, 320, 3), 128, np.uint8)
+    r = _post_frame(client, _jpeg(img), {})
+    assert r.status_code == 401 and r.json["error"] == "not_paired"
+    r = _post_frame(client, _jpeg(img), {"X-Companion-Token": "forged"})
+    assert r.status_code == 403
+    assert client.get("/api/camera/phone").json["frames"] == 0
+
+
+@pytest.mark.parametrize("data, kind, status, needle", [
+    (b"", "image/jpeg", 400, "empty"),
+    (b"not an image at all" * 10, "image/jpeg", 400, "not a JPEG or PNG"),
+    (None, "image/jpeg", 400, "at least 64 px"),  # a 32x32 picture
+    (b"{}", "application/json", 415, "image/jpeg or image/png"),
+])
+def test_bad_frames_are_refused_and_change_nothing(client, host, game, data, kind, status, needle):
+    if data is None:
+        data = _jpeg(np.zeros((32, 32, 3), np.uint8))
+    before = client.get("/api/state").json
+    r = _post_frame(client, data, host, photo=True, kind=kind)
+    assert r.status_code == status, r.json
+    assert needle in r.json["message"] and r.json["field"] == "body"
+    after = client.get("/api/state").json
+    assert client.get("/api/camera/phone").json["frames"] == 0
+    assert after["seq"] == before["seq"] and after.get("reading") == before.get("reading")
+
+
+def test_a_photo_of_the_roll_is_read_for_the_pending_roll(client, host, game):
+    pending = client.get("/api/state").json["pending"]
+    assert pending["kind"] == "roll"
+    image, chosen = _rendered_roll(pending)
+    r = _post_frame(client, _jpeg(image), host, photo=True)
+    assert r.status_code == 200, r.json
+    out = r.json
+    assert out["read"] is True and out["size"] == [960, 960]
+    assert len(out["dice"]) >= len(pending["dice"]) - 1  # the boxes the phone draws over its view
+    reading = client.get("/api/state").json["reading"]
+    assert reading["source"] == "camera"
+    # the faces read are the faces rendered (two dice of one unit type may swap: compare multisets)
+    name = {d["uid"]: d["die"] for d in pending["dice"]}
+    wanted = Counter((name[u], f) for u, f in chosen.items())
+    got = Counter((name[u], f) for u, f in reading["faces"].items())
+    assert sum((wanted & got).values()) >= len(pending["dice"]) - 1, (reading["faces"], chosen)
+    assert not set(reading["corrected"])  # nothing is marked as a player's correction
+    # the phone is now the table's camera: the top bar says so and the roll panel has the frame
+    cam = client.get("/api/state").json["sources"][0]
+    assert cam["kind"] == "camera" and cam["via"] == "phone" and cam["state"] == "connected"
+    jpg = client.get("/api/frame.jpg")
+    assert jpg.status_code == 200 and jpg.mimetype == "image/jpeg"
+
+
+def test_live_frames_are_read_once_when_the_dice_settle():
+    """Live frames go through the settle detector: one reading per roll, none while dice move."""
+
+    class Store:
+        def __init__(self):
+            self.notices = []
+
+        def notice(self, kind, payload):
+            self.notices.append(kind)
+
+    reads = []
+    cam = PhoneCamera(Store(), reader=lambda store, frame: reads.append(frame) or {"faces": {}, "problems": []},
+                      finder=lambda frame: [[1, 2, 30, 40]])
+    rng = np.random.default_rng(0)
+    still = rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)
+    t = 0.0
+    for _ in range(6):  # dice tumbling: every frame differs
+        out = cam.push(rng.integers(0, 255, (240, 320, 3), dtype=np.uint8), now=t)
+        assert out["read"] is False
+        t += 0.1
+    answers = []
+    for _ in range(10):  # then the table is still for a second
+        answers.append(cam.push(still, now=t))
+        t += 0.1
+    assert len(reads) == 1 and sum(a["read"] for a in answers) == 1
+    assert answers[0]["dice"] == [{"box": [1.0, 2.0, 30.0, 40.0]}]
+    assert cam.status()["state"] == "connected" and cam.frames == 16
+
+
+def test_decode_frame_scales_large_photos_down():
+    big = np.zeros((3000, 4000, 3), np.uint8)
+    ok, png = cv2.imencode(".png", big)
+    frame = decode_frame(png.tobytes())
+    assert frame.shape == (1440, 1920, 3)
+    with pytest.raises(FrameError, match="not a JPEG or PNG"):
+        decode_frame(b"\x00" * 100)
+
+
+# -- real Chromium with a fake camera ----------------------------------------------------------------
+
+def _api(server, method, path, body=None, token=None):
+    req = urllib.request.Request(server.url + path, method=method,
+                                 data=None if body is None else json.dumps(body).encode())
+    if body is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("X-Companion-Token", token)
+    with urllib.request.urlopen(req, timeout=20) as r:
+        return json.loads(r.read())
+
+
+def _write_y4m(path, frames, fps: int = 10) -> None:
+    """A YUV4MPEG2 clip (what Chromium's fake camera plays) of BGR frames."""
+    h, w = frames[0].shape[:2]
+    with open(path, "wb") as f:
+        f.write(f"YUV4MPEG2 W{w} H{h} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
+        for frame in frames:
+            f.write(b"FRAME\n")
+            f.write(cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420).tobytes())
+
+
+def _wait_attr(page, name: str, at_least: int, timeout: float = 90.0) -> int:
+    deadline = time.monotonic() + timeout
+    value = 0
+    while time.monotonic() < deadline:
+        value = int(page.get_attribute("body", f"data-{name}") or 0)
+        if value >= at_least:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"body data-{name} stayed at {value} (wanted >= {at_least}); "
+                         f"message: {page.inner_text('#message')!r}")
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_phone_page_streams_a_fake_camera_and_the_roll_is_read(serve, tmp_path):
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+
+    from companion.vision.roll_frames import roll_video
+
+    server = serve(extra=("--host", "127.0.0.1"))  # live video needs a secure context: localhost
+    token = server.host_url.split("token=")[1]
+    _api(server, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, token)
+    pending = _api(server, "GET", "/api/state")["pending"]
+    dice = [(d["die"], 0) for d in pending["dice"]]
+    frames, _ = roll_video(dice, seed=2, fps=10, move_s=1.0, still_s=3.0, size=480)
+    clip = tmp_path / "table.y4m"
+    _write_y4m(clip, [cv2.resize(f, (640, 480)) for f in frames])
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=shutil.which("chromium"), args=[
+            "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream",
+            "--use-fake-device-for-media-stream", f"--use-file-for-fake-video-capture={clip}"])
+        try:
+            ctx = b.new_context(viewport={"width": 390, "height": 844})
+            ctx.grant_permissions(["camera"])
+            page = ctx.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{server.url}/phone?token={token}")
+            page.wait_for_selector("body[data-mode=live]", state="attached", timeout=60_000)
+            _wait_attr(page, "sent", 3)
+            _wait_attr(page, "reads", 1, timeout=120)  # the dice settled and the frame was read
+            assert int(page.get_attribute("body", "data-found") or 0) >= 1
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / "phone-live.png"))
+            assert errors == []
+        finally:
+            b.close()
+    st = _api(server, "GET", "/api/state")
+    assert st["reading"]["source"] == "camera" and st["reading"]["faces"]
+    assert st["sources"][0]["via"] == "phone"
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_phone_page_photo_per_roll_and_pairing(browser, serve, tmp_path):
+    server = serve()
+    token = server.host_url.split("token=")[1]
+    _api(server, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, token)
+    pending = _api(server, "GET", "/api/state")["pending"]
+    image, _ = _rendered_roll(pending, seed=5)
+    photo = tmp_path / "roll.jpg"
+    cv2.imwrite(str(photo), image)
+    code = _api(server, "GET", "/api/pairing", token=token)["code"]
+
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    page = ctx.new_page()
+    page.goto(f"{server.url}/phone?mode=photo")
+    page.wait_for_selector("#pair:not([hidden])")  # a stranger's phone is asked to pair first
+    with pytest.raises(urllib.error.HTTPError):
+        urllib.request.urlopen(urllib.request.Request(server.url + "/api/camera/frames", data=b"x",
+                                                      method="POST"), timeout=10)
+    page.fill("#pair-code", code)
+    page.click("#pair-form button")
+    page.wait_for_selector("body[data-mode=photo]", state="attached")
+    assert page.is_visible("label[for=photo-input]")
+    page.set_input_files("#photo-input", str(photo))
+    _wait_attr(page, "reads", 1)
+    assert "read" in page.inner_text("#message")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "phone-photo.png"))
+    st = _api(server, "GET", "/api/state")
+    assert st["reading"]["source"] == "camera" and len(st["reading"]["faces"]) >= len(pending["dice"]) - 1

@@ -1,0 +1,153 @@
+"""A phone as the table's camera: frames pushed over HTTP instead of pulled from an OpenCV device.
+
+Most groups have no webcam rig over the table, but every player has a phone. The phone's page
+(``/phone``, paired like a tablet) sends frames to ``POST /api/camera/frames``; this object treats
+them as ``--camera`` treats a capture device's frames:
+
+* **live frames** (the phone's video, a few per second) go through the same settle detector as a
+  camera's; when the table has been still for a moment after motion and a roll is pending, the
+  frame is read once and staged on the Roll panel (``web.play.camera_reading``);
+* **photos** (one picture per roll, where the browser allows no live video) are read at once.
+
+Each frame's answer lists the dice the die finder sees, so the phone can draw them over its view.
+It never invents a face: dice it cannot read stay unread, to be tapped.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import numpy as np
+
+log = logging.getLogger("companion.web")
+
+#: A phone that sent nothing for this long is shown as gone.
+STALE_S = 10.0
+#: Largest frame side kept; bigger photos are scaled down before reading.
+MAX_SIDE = 1920
+
+
+class FrameError(ValueError):
+    """A pushed frame cannot be used (not an image, empty, or too small)."""
+
+
+def decode_frame(data: bytes) -> np.ndarray:
+    """JPEG/PNG bytes -> a BGR frame no larger than MAX_SIDE; FrameError naming what is wrong."""
+    import cv2
+
+    if not data:
+        raise FrameError("the frame is empty: send the JPEG or PNG bytes as the request body")
+    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise FrameError(f"the frame ({len(data)} bytes) is not a JPEG or PNG image")
+    h, w = frame.shape[:2]
+    if min(h, w) < 64:
+        raise FrameError(f"the frame is {w}x{h}: at least 64 px on each side is needed")
+    scale = MAX_SIDE / max(h, w)
+    if scale < 1:
+        frame = cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    return frame
+
+
+class PhoneCamera:
+    """The latest frame from a phone, its settle detector, and the state the top bar shows."""
+
+    kind = "camera"
+
+    def __init__(self, store, model: str = "dragon-dice", reader=None, finder=None):
+        self.store = store
+        self.model = model
+        self.frames = 0
+        self.reads = 0
+        self.last_frame_at: float | None = None
+        self.device: str | None = None
+        self.read_error: str | None = None
+        self._frame: np.ndarray | None = None
+        self._lock = threading.Lock()
+        self._settle = None
+        # the reading and die-finding functions (tests may swap in their own)
+        self._reader = reader
+        self._finder = finder
+
+    # -- state ---------------------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        return self.last_frame_at is not None and time.time() - self.last_frame_at < STALE_S
+
+    def status(self) -> dict:
+        if self.last_frame_at is None:
+            state, message = "off", "no phone camera: open /phone on a paired phone to use it as the camera"
+        elif self.active:
+            state, message = "connected", f"phone camera ({self.device or 'phone'}): {self.frames} frames"
+        else:
+            ago = time.time() - self.last_frame_at
+            state, message = "lost", f"the phone camera sent nothing for {ago:.0f} s; tap faces or reopen /phone"
+        return {"kind": "phone", "spec": self.device, "state": state, "message": message,
+                "since": self.last_frame_at, "frames": self.frames, "reads": self.reads}
+
+    def latest_frame(self) -> np.ndarray | None:
+        with self._lock:
+            return None if self._frame is None else self._frame.copy()
+
+    # -- frames --------------------------------------------------------------------------------
+    def push(self, frame: np.ndarray, *, photo: bool = False, device: str | None = None,
+             now: float | None = None) -> dict:
+        """Take one frame; read it when it settles a roll (live) or at once (photo).
+
+        Returns ``{"frames", "settled", "read", "dice": [{"box": [...]}, ...], "message"}``.
+        """
+        t = time.monotonic() if now is None else now
+        was_active = self.active
+        with self._lock:
+            self._frame = frame
+            self.frames += 1
+            self.last_frame_at = time.time()
+            self.device = device or self.device
+        if not was_active:
+            self.store.notice("source", self.status())
+        settled = photo
+        if not photo:
+            if self._settle is None:
+                from companion.vision.settle import SettleDetector
+
+                self._settle = SettleDetector()
+            settled = self._settle.update(t, frame) is not None
+        out = {"frames": self.frames, "settled": settled, "read": False, "dice": [], "message": ""}
+        try:
+            out["dice"] = [{"box": [round(float(v), 1) for v in box]} for box in self._find(frame)]
+        except Exception as exc:  # no model shipped: the phone still shows its view
+            out["message"] = f"dice are not found on this server ({exc}); tap faces on the page"
+        if settled:
+            try:
+                reading = self._read(frame)
+            except Exception as exc:  # a frame that cannot be read is reported, never fatal
+                self.read_error = str(exc)
+                out["message"] = f"this frame could not be read ({exc}); tap faces on the page"
+                log.warning("phone camera: frame not read: %s", exc)
+            else:
+                self.read_error = None
+                if reading is None:
+                    out["message"] = "no roll is waiting: the frame was not read"
+                else:
+                    self.reads += 1
+                    out["read"] = True
+                    unread = len(reading.get("problems") or [])
+                    out["message"] = (f"read {len(reading['faces'])} dice"
+                                      + (f"; {unread} to tap on the page" if unread else ""))
+        return out
+
+    def _find(self, frame: np.ndarray):
+        if self._finder is not None:
+            return self._finder(frame)
+        from companion.vision.reader import load_model
+
+        return load_model(self.model).detect(frame).xyxy
+
+    def _read(self, frame: np.ndarray) -> dict | None:
+        if self._reader is not None:
+            return self._reader(self.store, frame)
+        from .play import camera_reading
+
+        return camera_reading(self.store, frame, self.model)
