@@ -49,6 +49,8 @@ def test_claws_then_the_army_slays_the_dragon_and_promotes():
     assert game.pending.data["roll"] == "dragon"
     log = roll(game, "3 Melee", "3 Melee", "3 Melee", "3 Melee")
     assert where(game, red) == DUA
+    assert game.pending.topic == "dragon_promotion"  # the army "may promote" (R96 L902-905)
+    log += choose(game, game.pending.choices[0]["value"])
     army = [u.name for u in game.state.army("p1", FRONT).units]
     assert army == ["Dwarves/Mammoth Rider", "Dwarves/Mammoth Rider"], log  # 2 died (5 damage -> 4 health), 2 promoted
 

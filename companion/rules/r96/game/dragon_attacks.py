@@ -131,13 +131,8 @@ class DragonAttacks:
         for r in slain:
             st.location[r.dragon.uid] = DUA
             self._say(f"{r.dragon.name} is slain by {self._label(pid, tid)} (R96 L898-900)")
-        if slain and self._units(pid, tid):  # promote as many units as possible, at once (R96 L901-905)
-            taken: set[str] = set()
-            for live in sorted(self._units(pid, tid), key=lambda u: -u.health):
-                pairs = self._promotions([live], pid, taken)
-                if pairs:
-                    taken.add(pairs[0][1].uid)
-                    self._swap(live.uid, pairs[0][1].uid)
+        if slain and self._units(pid, tid):
+            yield from self._slayers_promote(pid, tid)
         for r in rolls:
             if r.treasure and self._units(pid, tid):
                 pairs = self._promotions(self._units(pid, tid), pid)
@@ -151,6 +146,61 @@ class DragonAttacks:
             if r.wing and st.location[r.dragon.uid] == tid:
                 st.location[r.dragon.uid] = DUA
                 self._say(f"{r.dragon.name} flies away (R96 L886-887)")
+
+    def _slayers_promote(self, pid: str, tid: str) -> Flow:
+        """An army that slays a dragon "may promote as many units as possible ... All promotions occur
+        simultaneously" (R96 L902-905): every largest matching of its units to dead units of their race
+        one health larger is found against the dead unit area as it is now (a unit traded into it
+        cannot be taken again), the owner picks one or none, then all the trades happen at once."""
+        sets = self._promotion_sets(self._units(pid, tid), pid)
+        if not sets:
+            return
+        opts = [choice(",".join(f"{a.uid}:{b.uid}" for a, b in pairs),
+                       "Promote " + ", ".join(f"{a.name} to {b.name}" for a, b in pairs)) for pairs in sets]
+        opts.append(choice("none", "No promotion"))
+        pick = yield _ask("dragon_promotion", pid, "choice", f"{self._name(pid)}: your army slew a dragon: promote "
+                          "as many units as possible, all at once?", "R96 L902-905", opts)
+        if pick == "none":
+            return
+        pairs = [tuple(p.split(":")) for p in pick.split(",")]
+        for live, dead in pairs:  # the pairs are disjoint and were matched before any trade
+            self._swap(live, dead)
+
+    def _promotion_sets(self, units: list, pid: str, limit: int = 24) -> list[list[tuple]]:
+        """Largest sets of (live, dead) promotions with no unit used twice (R96 L655-661), one per
+        distinct set of die names."""
+        dead = self._dead(pid)
+        cands = []
+        for live in units:
+            by_name = {}
+            for d in dead:
+                if d.spec.species == live.spec.species and d.health == live.health + 1:
+                    by_name.setdefault(d.name, []).append(d)
+            cands.append((live, by_name))
+        found: dict[tuple, list[tuple]] = {}
+        best = [0]
+
+        def walk(i: int, pairs: list[tuple], used: set[str]) -> None:
+            if len(found) >= limit:
+                return
+            if len(pairs) + (len(cands) - i) < best[0]:
+                return
+            if i == len(cands):
+                if pairs and len(pairs) >= best[0]:
+                    if len(pairs) > best[0]:
+                        found.clear()
+                        best[0] = len(pairs)
+                    found.setdefault(tuple(sorted((a.name, b.name) for a, b in pairs)), list(pairs))
+                return
+            live, by_name = cands[i]
+            for group in by_name.values():
+                free = next((d for d in group if d.uid not in used), None)
+                if free is not None:
+                    walk(i + 1, [*pairs, (live, free)], used | {free.uid})
+            walk(i + 1, pairs, used)
+
+        walk(0, [], set())
+        return list(found.values())
 
     def _breath(self, pid: str, tid: str, r: dr.DragonRoll) -> Flow:
         """Breath on the army, resolved before it responds (R96 L849-870)."""
