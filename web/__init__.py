@@ -10,12 +10,15 @@ Config keys (all optional): ``DB_PATH`` (game file; default a temporary one), ``
 (FTS5 file made by ``companion rules index``), ``PUBLIC_URL`` (base URL for QR codes),
 ``DICE_REGISTRY`` (die registry file for the smart dice), ``CORRECTIONS_DIR`` (where corrected
 camera readings are saved when the vision package offers no capture API), ``START_SOURCES``
-(start source threads; default True).
+(start source threads; default True), ``ROTATE_HOST_TOKEN`` (replace the host token stored with the
+game), ``PAIRING_TRIES`` / ``PAIRING_WINDOW_S`` (wrong pairing codes allowed per client and window).
+``BOOT_ID`` is made anew at each start: pages compare it to notice a restart.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 import tempfile
 from pathlib import Path
 
@@ -47,6 +50,8 @@ def create_app(config: dict | None = None) -> Flask:
         PROPAGATE_EXCEPTIONS=False,
         TRAP_HTTP_EXCEPTIONS=False,
         SEND_FILE_MAX_AGE_DEFAULT=0,
+        ROTATE_HOST_TOKEN=False,
+        BOOT_ID=secrets.token_hex(8),
     )
     if config:
         app.config.update(config)
@@ -65,7 +70,8 @@ def create_app(config: dict | None = None) -> Flask:
         from .league.table import start_outbox
 
         start_outbox(app, db_path)
-    Access(db_path.with_name(db_path.name + ".tablets"), app.config["HOST_TOKEN"]).init_app(app)
+    Access(db_path.with_name(db_path.name + ".tablets"), app.config["HOST_TOKEN"],
+           rotate=app.config["ROTATE_HOST_TOKEN"]).init_app(app)
     Sources(store, camera=app.config["CAMERA"], serial=app.config["SERIAL"],
             registry=app.config["DICE_REGISTRY"]).init_app(app)
 

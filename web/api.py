@@ -13,7 +13,7 @@ import time
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from . import play
-from .errors import APIError, Conflict, NotFound
+from .errors import APIError, Conflict, NotFound, clip_message
 from .jsonable import jsonable
 from .qr import qr_svg
 from .security import TOKEN_HEADER, access, request_role, require
@@ -47,7 +47,7 @@ def _run_engine(fn, *args):
     except APIError:
         raise
     except errors as exc:
-        body = {"error": "illegal_action", "message": getattr(exc, "reason", str(exc)),
+        body = {"error": "illegal_action", "message": clip_message(getattr(exc, "reason", str(exc))),
                 "kind": type(exc).__name__}
         if getattr(exc, "rule", None):
             body["rule"] = exc.rule
@@ -97,9 +97,23 @@ def state():
 
         body["league"] = league_status(current_app)
     return jsonify(jsonable(body))
+    body.update(_access_view(s))
 
 
 @bp.get("/log")
+def _access_view(s) -> dict:
+    """What the page needs to notice a restart or a token gone stale (see web.security.ADVICE):
+    ``boot_id`` changes with every server start, ``pairing_rev`` with every new pairing code."""
+    from .security import ADVICE
+
+    status = access().token_status(request.headers.get(TOKEN_HEADER), s.game_id)
+    out = {"boot_id": current_app.config["BOOT_ID"], "token_status": status,
+           "pairing_rev": access().pairing_rev}
+    if status in ADVICE:
+        out["token_advice"] = ADVICE[status]
+    return out
+
+
 def event_log():
     """The event log since ``?since=SEQ`` (for pages and tools that do not use the stream)."""
     try:
@@ -168,7 +182,7 @@ def rules_search():
             hits = idx.search(q, limit=limit, label=request.args.get("doc") or None)
         except RuleIndexError as exc:
             raise APIError(str(exc), field="q") from None
-        docs = idx.documents()
+        docs = idx.documents(paths=False)  # no server paths to viewers
     return jsonify({"documents": docs, "hits": [h.to_dict() for h in hits]})
 
 
@@ -232,7 +246,7 @@ def pair():
     s = store()
     if s.game_id is None:
         raise Conflict("no game yet to pair with", code="no_game")
-    token = access().pair(s.game_id, body["code"], body["name"] or "tablet")
+    token = access().pair(s.game_id, body["code"], body["name"] or "tablet", client=request.remote_addr or "?")
     s.notice("paired", {"name": body["name"] or "tablet"})
     return jsonify({"token": token, "game_id": s.game_id, "role": "tablet"})
 
@@ -243,8 +257,7 @@ def pairing():
     s = store()
     s._need_game()
     code = access().pairing_code(s.game_id)
-    url = _pair_url(code)
-    return jsonify({"game_id": s.game_id, "code": code, "url": url, "svg": qr_svg(url),
+    return jsonify({"game_id": s.game_id, "code": code, "rev": access().pairing_rev, **_pair_qr(code),
                     "tablets": access().tablets(s.game_id)})
 
 
@@ -256,12 +269,20 @@ def pairing_rotate():
     s._need_game()
     code = access().rotate_pairing_code(s.game_id)
     revoked = access().revoke_all(s.game_id)
-    return jsonify({"code": code, "url": _pair_url(code), "svg": qr_svg(_pair_url(code)), "revoked": revoked})
+    s.notice("pairing", {"rev": access().pairing_rev})  # host pages fetch the new code (never sent here)
+    return jsonify({"code": code, "rev": access().pairing_rev, **_pair_qr(code), "revoked": revoked})
 
 
-def _pair_url(code: str) -> str:
+def _pair_qr(code: str) -> dict:
+    """The pairing URL and its QR code, or (no QR code) what to do where no tablet can reach it."""
+    from .server import tablet_reach
+
     base = current_app.config.get("PUBLIC_URL") or request.host_url.rstrip("/")
-    return f"{base}/#pair={code}"
+    url = f"{base}/#pair={code}"
+    problem = tablet_reach(base, current_app.config.get("LISTEN_HOST"))
+    if problem:
+        return {"url": None, "svg": None, "reachable": False, "message": problem}
+    return {"url": url, "svg": qr_svg(url), "reachable": True}
 
 
 # ---------------------------------------------------------------------------------------------

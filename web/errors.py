@@ -8,11 +8,30 @@ details go to the server log only.
 from __future__ import annotations
 
 import logging
+import re
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger("companion.web")
+
+
+ECHO_LIMIT = 80  # characters of the client's own input an error message repeats
+MESSAGE_LIMIT = 400
+_LONG = re.compile(r"'([^']{%d,})'|\S{%d,}" % (ECHO_LIMIT + 1, ECHO_LIMIT + 1))
+
+
+def clip(text: str, limit: int = ECHO_LIMIT) -> str:
+    """text cut to about ``limit`` characters, saying how long it was."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit - 1]}… ({len(text)} characters)"
+
+
+def clip_message(message: str) -> str:
+    """An error message that repeats at most ECHO_LIMIT characters of any long word or quoted
+    input (a 200 KB field name comes back as its first 80 characters and its length)."""
+    message = _LONG.sub(lambda m: f"'{clip(m[1])}'" if m[1] is not None else clip(m[0]), str(message))
+    return clip(message, MESSAGE_LIMIT)
 
 
 class APIError(Exception):
@@ -32,9 +51,9 @@ class APIError(Exception):
         self.field = field
 
     def to_dict(self) -> dict:
-        body = {"error": self.code, "message": self.message}
+        body = {"error": self.code, "message": clip_message(self.message)}
         if self.field:
-            body["field"] = self.field
+            body["field"] = clip(self.field)
         return body
 
 
@@ -60,7 +79,7 @@ def _wants_json() -> bool:
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(APIError)
     def _api_error(exc: APIError):
-        return jsonify(exc.to_dict()), exc.status
+        return jsonify(exc.to_dict()), exc.status, getattr(exc, "headers", None) or {}
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):

@@ -1,13 +1,19 @@
 """Serve the app with waitress (a production WSGI server) and tell the user where it is.
 
-``Server`` binds at once (so the port is known, even with ``--port 0``), prints the host URL with
-its token (as Jupyter does) and a QR code for pairing a tablet, then serves in the calling thread
-until ``stop()`` or Ctrl-C.  Live streams never hold a request worker: each gets a thread from a
-separate bounded pool (``web.streaming``).
+``Server`` binds at once (so the port is known, even with ``--port 0``; a busy port is an error,
+never a silent move to another one), prints the host URL with its token (as Jupyter does) and a QR
+code for pairing a tablet, then serves in the calling thread until ``stop()`` or Ctrl-C.  Live
+streams never hold a request worker: each gets a thread from a separate bounded pool (``web.streaming``).
+
+Where tablets can reach the server: listening on every interface (``0.0.0.0``, what ``companion
+serve`` does) the QR code carries this machine's local-network address; listening on this machine
+only (``127.0.0.1``, what ``companion demo`` does) no tablet can reach it, so no QR code is shown
+anywhere and ``tablet_reach`` says what to do instead.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import socket
 import sys
@@ -31,12 +37,49 @@ def lan_address() -> str:
         s.close()
 
 
+ALL_INTERFACES = ("0.0.0.0", "::", "")
+
+
+def is_loopback(host: str | None) -> bool:
+    """True for an address only this machine can reach (127.0.0.0/8, ::1, localhost)."""
+    if not host:
+        return False
+    host = host.strip("[]")
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: assume it names this machine on the network
+        return False
+
+
+def tablet_reach(public_url: str | None, listen_host: str | None) -> str | None:
+    """None when a tablet on the network can open ``public_url``; otherwise what to do instead.
+
+    ``listen_host`` is the address the server listens on (None when not known, as in tests that
+    use Flask's test client)."""
+    from urllib.parse import urlsplit
+
+    if listen_host is not None and listen_host not in ALL_INTERFACES and is_loopback(listen_host):
+        return ("This server listens on this machine only, so no tablet can reach it. Stop it (Ctrl-C) "
+                "and start `companion serve` (it listens on the local network), or add --host 0.0.0.0; "
+                "then scan the QR code shown here with the tablet.")
+    if public_url and is_loopback(urlsplit(public_url).hostname):
+        return ("This machine has no local network address a tablet could reach: connect it to the "
+                "table's Wi-Fi and restart `companion serve`, or give the address tablets use with "
+                "--public-url http://ADDRESS:PORT.")
+    return None
+
+
 class Server:
-    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 8765, threads: int = 32):
+    def __init__(self, app: Flask, host: str = "0.0.0.0", port: int = 8765, threads: int = 32,
+                 lock=None):
+        """Bind host:port (OSError if it is taken); ``lock`` (a GameFileLock) is released on shutdown."""
         from waitress import create_server
 
         self.app = app
         self.host = host
+        self.lock = lock
         from .streaming import server_options, tune
 
         # live streams get threads of their own (web.streaming); ``threads`` serve the other requests
@@ -45,10 +88,20 @@ class Server:
                                   **server_options(app, threads))
         tune(self.wsgi)
         self.port = self.wsgi.effective_port
-        shown = lan_address() if host in ("0.0.0.0", "::", "") else host
+        shown = lan_address() if host in ALL_INTERFACES else host
+        if ":" in shown:
+            shown = f"[{shown}]"
         self.base_url = f"http://{shown}:{self.port}"
         app.config["PUBLIC_URL"] = app.config.get("PUBLIC_URL") or self.base_url
+        app.config["LISTEN_HOST"] = host
+        if lock is not None:
+            lock.note(self.base_url)
         self._stopping = threading.Event()
+
+    @property
+    def reach_problem(self) -> str | None:
+        """Why tablets cannot reach this server (None when they can)."""
+        return tablet_reach(self.app.config["PUBLIC_URL"], self.host)
 
     @property
     def host_url(self) -> str:
@@ -59,21 +112,31 @@ class Server:
         if store.game_id is None:
             return None
         code = self.app.extensions["access"].pairing_code(store.game_id)
-        return f"{self.base_url}/#pair={code}"
+        return f"{self.app.config['PUBLIC_URL']}/#pair={code}"
 
     def banner(self, out=None) -> None:
+        """Where to open the game: the host URL, then how tablets pair (the QR code only where a
+        tablet can reach it), and how to stop."""
         from .qr import qr_terminal
 
         out = out or sys.stdout
-        print(f"Companion is serving at {self.base_url}", file=out)
-        print(f"Open this URL to run the game (it carries the host token):\n    {self.host_url}", file=out)
+        where = ("this machine only" if self.host not in ALL_INTERFACES and is_loopback(self.host)
+                 else "the local network")
+        print(f"Companion is serving at {self.base_url} (listening on {where})", file=out)
+        print(f"Host: open this URL to run the game (it carries the host token, which stays the same "
+              f"when the server restarts on this game file; keep it private):\n    {self.host_url}", file=out)
+        problem = self.reach_problem
         pair = self.pair_url()
-        if pair:
-            print(f"Pair a tablet by scanning this QR code (or open {pair}):", file=out)
+        if problem:
+            print(f"Tablets cannot pair yet. {problem}", file=out)
+        elif pair:
+            print("Tablets: join the same Wi-Fi as this machine, then scan this QR code with the tablet's "
+                  f"camera (or open {pair}):", file=out)
             print(qr_terminal(pair), file=out)
-        if self.host in ("127.0.0.1", "localhost", "::1"):
-            print("Listening on this machine only; use --host 0.0.0.0 to let tablets on the network in.",
+        else:
+            print("Tablets: start a game on the host page; its Pairing page then shows a QR code to scan.",
                   file=out)
+        print("Stop the server with Ctrl-C.", file=out)
         out.flush()
 
     def serve_forever(self, seconds: float | None = None) -> None:
@@ -119,4 +182,6 @@ class Server:
         except Exception:  # closing down: nothing more to do
             pass
         self.wsgi.close()
+        if self.lock is not None:
+            self.lock.release()
         time.sleep(0.05)

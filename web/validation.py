@@ -84,6 +84,23 @@ def validate(data: Any, spec: dict[str, Field], prefix: str = "") -> dict:
     return out
 
 
+MAX_DEPTH = 32  # no action or set-up nests deeper than a few levels
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in value (walked without recursion)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, list):
+            deepest = max(deepest, d)
+            if d <= MAX_DEPTH:
+                todo.extend((x, d + 1) for x in v)
+    return deepest
+
+
 def json_body(spec: dict[str, Field]) -> dict:
     """The request's JSON body checked against spec; an empty body counts as ``{}``."""
     raw = request.get_data(cache=True)
@@ -93,7 +110,12 @@ def json_body(spec: dict[str, Field]) -> dict:
         if not request.mimetype or request.mimetype != "application/json":
             raise APIError("request body must be JSON (Content-Type: application/json)",
                            status=415, code="unsupported_media_type")
-        data = request.get_json(silent=True)
+        try:
+            data = request.get_json(silent=True)
+        except RecursionError:  # e.g. 120,000 nested '[': Python's parser gives up before the end
+            raise APIError(f"request body is nested too deeply (at most {MAX_DEPTH} levels)") from None
         if data is None:
             raise APIError("request body is not valid JSON")
+        if _depth(data) > MAX_DEPTH:
+            raise APIError(f"request body is nested too deeply (at most {MAX_DEPTH} levels)")
     return validate(data, spec)

@@ -1,10 +1,14 @@
 """``companion serve`` (the tablet page for a real table) and ``companion demo`` (a scripted game).
 
-    companion serve [--camera 0] [--serial URL] [--db FILE] [--host H --port P]
+    companion serve [--camera 0] [--serial URL] [--db FILE] [--host H --port P] [--rotate-host-token]
     companion demo [--seconds N] [--dice simulated|typed]
 
 Both serve the page with waitress, print a URL carrying the host token and a QR code to pair a
 tablet.  Without a camera or a smart-dice bridge the game is played by tapping faces.
+
+``serve`` listens on the local network (0.0.0.0) so tablets can pair by scanning; every change
+needs the host token or a paired tablet's token.  ``demo`` listens on this machine only.  One
+server per game file: a second ``serve`` on the same ``--db`` is refused, and so is a busy port.
 """
 
 from __future__ import annotations
@@ -13,35 +17,54 @@ import argparse
 import sys
 
 
-def _common(p: argparse.ArgumentParser, port: int) -> None:
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default: this machine only; 0.0.0.0 for the local network)")
-    p.add_argument("--port", type=int, default=port, help=f"port (default {port}; 0 picks a free one)")
-    p.add_argument("--token", help="host token to use instead of a random one")
+def _common(p: argparse.ArgumentParser, port: int, host: str = "127.0.0.1") -> None:
+    where = "this machine only" if host == "127.0.0.1" else "the local network, so tablets can pair"
+    p.add_argument("--host", default=host,
+                   help=f"address to listen on (default {host}: {where}; 0.0.0.0 is the local network, "
+                        "127.0.0.1 this machine only)")
+    p.add_argument("--port", type=int, default=port,
+                   help=f"port (default {port}; 0 picks a free one; a busy port is an error)")
+    p.add_argument("--public-url", metavar="URL",
+                   help="address tablets use to reach this server, for the QR code "
+                        "(default: http://THIS-MACHINE'S-LAN-ADDRESS:PORT)")
+    p.add_argument("--token", help="host token to use (kept with the game file) instead of the stored one")
     p.add_argument("--rules-index", help="full-text index made by `companion rules index` (Dispute panel)")
     p.add_argument("--seconds", type=float, help="stop by itself after this many seconds")
     p.add_argument("--threads", type=int, default=32, help="server worker threads (each live page holds one)")
 
 
 def _make_server(args, db: str, camera=None, serial=None):
+    """The app on db served at args.host:args.port, holding db's lock; exits with status 2 and a
+    clear message when another server holds the game file or the port is taken."""
     from web import create_app
+    from web.game_lock import GameFileBusy, GameFileLock
     from web.server import Server
 
-    config = {"DB_PATH": db, "HOST_TOKEN": args.token, "CAMERA": camera, "SERIAL": serial}
-    if getattr(args, "registry", None):
-        config["DICE_REGISTRY"] = args.registry
-    if args.rules_index:
-        config["RULES_INDEX"] = args.rules_index
-    if getattr(args, "league", None) or getattr(args, "table", None):  # companion/league
-        config.update(LEAGUE_URL=args.league, LEAGUE_TABLE=args.table, LEAGUE_TOKEN=args.league_token)
-    app = create_app(config)
     try:
-        return Server(app, args.host, args.port, threads=args.threads)
-    except OSError as exc:
-        if args.port == 0:
-            raise
-        print(f"port {args.port} is busy ({exc.strerror}); using a free port instead", file=sys.stderr)
-        return Server(app, args.host, 0, threads=args.threads)
+        lock = GameFileLock(db).acquire()
+    except GameFileBusy as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    try:
+        config = {"DB_PATH": db, "HOST_TOKEN": args.token, "CAMERA": camera, "SERIAL": serial,
+                  "ROTATE_HOST_TOKEN": bool(getattr(args, "rotate_host_token", False))}
+        if getattr(args, "registry", None):
+            config["DICE_REGISTRY"] = args.registry
+        if args.rules_index:
+            config["RULES_INDEX"] = args.rules_index
+        if getattr(args, "public_url", None):
+            config["PUBLIC_URL"] = args.public_url.rstrip("/")
+        app = create_app(config)
+        try:
+            return Server(app, args.host, args.port, threads=args.threads, lock=lock)
+        except OSError as exc:
+            app.extensions["sources"].stop()
+            print(f"error: cannot listen on {args.host} port {args.port}: {exc.strerror or exc} (is another "
+                  "server running there? stop it, or choose another port with --port)", file=sys.stderr)
+            raise SystemExit(2) from None
+    except BaseException:
+        lock.release()
+        raise
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -124,7 +147,9 @@ def register(subparsers) -> None:
                         "play goes on from the local file while it is unreachable")
     s.add_argument("--table", help="this table's label in the league (e.g. 7)")
     s.add_argument("--league-token", help="this table's token, given by the organizer (companion league token)")
-    _common(s, 8765)
+    s.add_argument("--rotate-host-token", action="store_true",
+                   help="replace the host token kept with the game file (the old host URL stops working)")
+    _common(s, 8765, host="0.0.0.0")
     s.set_defaults(func=_serve)
 
     d = subparsers.add_parser("demo", help="serve a fresh demo game and play a scripted opening")

@@ -138,20 +138,11 @@ def test_pairing_gives_a_tablet_token_for_this_game_only(client, game, host):
     assert client.get("/api/state", headers=tablet).json["role"] == "viewer"
 
 
-def test_pairing_qr_code_is_server_side_svg(client, game, host):
+def test_pairing_qr_code_is_server_side_svg(app, client, game, host):
+    app.config["PUBLIC_URL"] = "http://192.168.1.20:8765"  # the address tablets reach (web.server sets it)
     body = client.get("/api/pairing", headers=host).json
     assert body["svg"].lstrip().startswith("<svg") and "<script" not in body["svg"]
     assert body["url"].endswith(f"/#pair={body['code']}")
-
-
-def test_guessing_pairing_codes_replaces_the_code(client, game, host):
-    code = client.get("/api/pairing", headers=host).json["code"]
-    for _ in range(20):
-        r = client.post("/api/pair", json={"code": "AAAAAA"})
-        assert r.status_code == 403
-    assert "replaced" in r.json["message"]
-    assert client.get("/api/pairing", headers=host).json["code"] != code
-    assert client.post("/api/pair", json={"code": code}).status_code == 403
 
 
 def test_pair_without_game(client):

@@ -95,6 +95,7 @@ function toast(msg, kind) {
   const t = $("#toast");
   t.textContent = msg; t.className = "toast" + (kind ? " " + kind : ""); t.hidden = false;
   clearTimeout(toastTimer);
+  if (kind === "sticky") return;  // stays until the next message: it says what to do
   toastTimer = setTimeout(() => { t.hidden = true; }, kind === "info" ? 2500 : 5000);
 }
 
@@ -106,10 +107,7 @@ async function refresh() {
     do {
       app.dirty = false;
       app.state = await api("GET", "/api/state");
-      if (token() && app.state.role === "viewer" && !app.warnedToken) {
-        app.warnedToken = true;
-        toast("This tablet's token is not valid for this game (new game or server restarted): pair again, or open the host URL the server printed.");
-      }
+      noticeRestartAndToken(app.state);
       render(true);
       // a new roll is about to be made: its odds are fetched for the Roll and Odds pages
       const p = app.state.pending;
@@ -123,13 +121,33 @@ async function refresh() {
   } catch (e) { /* shown */ } finally { app.loading = false; }
 }
 
+// A restarted server has a new boot_id: the page starts over from its state.  A token that no
+// longer gives a role comes with the server's advice (old host token: open the host URL again;
+// tablet: pair again), shown until it is followed.
+function noticeRestartAndToken(st) {
+  if (app.bootId && st.boot_id !== app.bootId) {
+    app.pairing = null; app.odds = null; app.oddsKey = null;
+    toast("The server restarted; this page shows the game as it is now.", "info");
+  }
+  app.bootId = st.boot_id;
+  document.body.dataset.boot = st.boot_id || "";
+  if (st.token_advice && app.warnedToken !== st.token_advice) {
+    app.warnedToken = st.token_advice;
+    toast(st.token_advice, "sticky");
+  } else if (!st.token_advice) app.warnedToken = null;
+}
+
 function connect() {
   const st = app.state;
   const since = st && st.game_id ? `?since=${encodeURIComponent(st.game_id + ":" + st.seq)}` : "";
   const es = new EventSource("/api/events" + since);
   app.es = es;
   const link = $("#link");
-  es.onopen = () => { link.className = "pill ok"; link.textContent = "live"; };
+  es.onopen = () => {
+    link.className = "pill ok"; link.textContent = "live";
+    if (app.streamWasOpen) refresh();  // reconnected (perhaps to a restarted server): look again
+    app.streamWasOpen = true;
+  };
   es.onerror = () => { link.className = "pill bad"; link.textContent = "reconnecting"; };
   es.addEventListener("game", (ev) => {
     const e = JSON.parse(ev.data);
@@ -797,19 +815,21 @@ async function renderHost() {
   const st = app.state;
   if (st?.role !== "host") {
     fill(root, h("div", { class: "card" }, h("h2", {}, "Pairing"),
+      st?.token_advice ? h("p", { class: "check bad", id: "token-advice" }, st.token_advice) : null,
       h("p", {}, st?.role === "tablet" ? "This tablet is paired with the game: it can make decisions and fix dice." :
         "This page is read-only. To play from it, scan the QR code shown on the host's Pairing page, or type the code:"),
       st?.role === "tablet" ? h("button", { class: "btn danger", onclick: () => { setToken(""); refresh(); } }, "Unpair this tablet") : pairForm()));
     return;
   }
   if (!st.game_id) { fill(root, h("div", { class: "empty" }, "Start a game first; its pairing code will show here.")); return; }
-  if (!app.pairing || app.pairing.game_id !== st.game_id) {
+  if (!app.pairing || app.pairing.game_id !== st.game_id || app.pairing.rev !== st.pairing_rev) {
     if (!root.querySelector("#pair-qr")) fill(root, h("div", { class: "muted" }, "Loading…"));
     try { app.pairing = await api("GET", "/api/pairing"); } catch (e) { return; }
   }
   const pr = app.pairing;
   const qr = h("div", { class: "qr", id: "pair-qr" });
-  qr.innerHTML = pr.svg;  // SVG made server-side by segno from our own URL
+  // SVG made server-side by segno from our own URL; none where no tablet could reach that URL
+  if (pr.svg) qr.innerHTML = pr.svg; else fill(qr, h("p", { class: "check bad", id: "pair-unreachable" }, pr.message));
   fill(root, h("div", { class: "grid cols-2" },
     h("div", { class: "card" }, h("h2", {}, "Pair a tablet"), h("div", { class: "row" }, qr,
       h("div", {}, h("div", { class: "muted small" }, "Pairing code"), h("div", { class: "code", id: "pair-code" }, pr.code),
