@@ -1,0 +1,121 @@
+"""Speed of the real-dice renderer, and a contact sheet of the art families.
+
+    python bench/render_art.py                       # crops per second on one core (64 px)
+    python bench/render_art.py --sheet docs/images/art_families.png
+
+The sheet has one row per family (training, calibration and test families, labelled), columns:
+the flat faces with 1..5 repeated icons and an ID picture (as printed), then the same faces as
+rendered crops, then a cocked die and a monster (ten-sided) die.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+cv2.setNumThreads(1)
+
+from companion.rules.catalogue import load_catalogue  # noqa: E402
+from companion.vision.synth import art  # noqa: E402
+from companion.vision.synth.real_dice import render_die_crop  # noqa: E402
+
+
+def _unit_face(cat, icon: str, count: int) -> tuple[str, int]:
+    for die in cat.of_kind("unit"):
+        if die.size == "Champion":
+            continue
+        for j, f in enumerate(die.faces):
+            if f.name == icon and f.count == count:
+                return die.name, j
+    raise LookupError(f"{count} {icon}")
+
+
+def bench(n: int, size: int, seed: int) -> None:
+    cat = load_catalogue()
+    dice = [d for d in cat.dice]
+    rng = np.random.default_rng(seed)
+    jobs = []
+    for _ in range(n):
+        d = dice[int(rng.integers(len(dice)))]
+        jobs.append((int(rng.choice(art.TRAIN_FAMILIES)), d.name, int(rng.integers(len(d.faces))),
+                     bool(rng.random() < 0.1)))
+    for fam, name, j, cocked in jobs[:20]:  # warm the art caches a little, as a training run would
+        render_die_crop(fam, name, j, np.random.default_rng(0), size, cocked)
+    t = time.perf_counter()
+    for k, (fam, name, j, cocked) in enumerate(jobs):
+        render_die_crop(fam, name, j, np.random.default_rng([seed, k]), size, cocked)
+    dt = time.perf_counter() - t
+    print(f"render_die_crop: {n} crops of {size} px in {dt:.2f} s on 1 core = {n / dt:.1f} crops/s "
+          f"(random dice of the catalogue, random training families, 10% cocked; art caches cold)")
+    t = time.perf_counter()
+    for k in range(n):
+        fam, name, j, cocked = jobs[k % 50]
+        render_die_crop(fam, name, j, np.random.default_rng([seed, k, 1]), size, cocked)
+    dt = time.perf_counter() - t
+    print(f"render_die_crop, 50 faces repeated (art cached): {n / dt:.1f} crops/s")
+
+
+def sheet(path: str, families: list[int], cell: int = 72) -> None:
+    cat = load_catalogue()
+    faces = [_unit_face(cat, "Melee", 1), _unit_face(cat, "Melee", 2), _unit_face(cat, "Missile", 3),
+             _unit_face(cat, "Save", 4), _unit_face(cat, "Maneuver", 5)]
+    sai = next((d.name, j) for d in cat.of_kind("unit") if d.size != "Champion"
+               for j, f in enumerate(d.faces) if f.is_sai and f.count == 3)
+    unit = cat["Dwarves/Mammoth Rider"]
+    idf = (unit.name, next(j for j, f in enumerate(unit.faces) if f.is_id))
+    monster = cat.of_kind("monster")[0]
+    flat = faces + [sai, idf]
+    label_w = 120
+    rows = []
+    for fam in families:
+        split = "train" if fam in art.TRAIN_FAMILIES else "calib" if fam in art.CALIBRATION_FAMILIES else "TEST"
+        style = art.family_style(fam)
+        tiles = []
+        for name, j in flat:
+            f = art.draw_face(fam, name, j, cell - 4)
+            tile = np.full((cell, cell, 3), 70, np.uint8)
+            a = f[..., 3:4].astype(np.float32) / 255
+            tile[2:-2, 2:-2] = (tile[2:-2, 2:-2] * (1 - a) + f[..., :3] * a).astype(np.uint8)
+            tiles.append(tile)
+        for k, (name, j) in enumerate(flat):
+            tiles.append(render_die_crop(fam, name, j, np.random.default_rng([fam, k]), cell))
+        tiles.append(render_die_crop(fam, unit.name, 1, np.random.default_rng([fam, 99]), cell, cocked=True))
+        tiles.append(render_die_crop(fam, monster.name, 3, np.random.default_rng([fam, 98]), cell))
+        label = np.full((cell, label_w, 3), 30, np.uint8)
+        cv2.putText(label, f"{fam} {split}", (4, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (230, 230, 230), 1, cv2.LINE_AA)
+        cv2.putText(label, style.mode, (4, 46), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (180, 180, 180), 1, cv2.LINE_AA)
+        cv2.putText(label, style.grammar, (4, 64), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (180, 180, 180), 1, cv2.LINE_AA)
+        rows.append(np.hstack([label] + tiles))
+    head = np.full((22, rows[0].shape[1], 3), 30, np.uint8)
+    titles = ["1", "2", "3", "4", "5", "SAI 3", "ID"] * 2 + ["cocked", "d10"]
+    for k, t in enumerate(titles):
+        cv2.putText(head, t, (label_w + k * cell + 4, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (230, 230, 230), 1,
+                    cv2.LINE_AA)
+    img = np.vstack([head] + rows)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    cv2.imwrite(path, img, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    print(f"wrote {path} ({img.shape[1]}x{img.shape[0]}, {os.path.getsize(path) / 1e6:.2f} MB)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sheet", help="write a contact sheet PNG here")
+    ap.add_argument("-n", type=int, default=300, help="crops to time")
+    ap.add_argument("--size", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    if args.sheet:
+        fams = list(art.TRAIN_FAMILIES[:6]) + list(art.CALIBRATION_FAMILIES[:3]) + list(art.TEST_FAMILIES[:5])
+        sheet(args.sheet, fams)
+    else:
+        bench(args.n, args.size, args.seed)
+
+
+if __name__ == "__main__":
+    main()

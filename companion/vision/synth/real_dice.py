@@ -1,0 +1,622 @@
+"""Renders of real-looking dice: marbled plastic bodies in 3D, wearing an art family's faces.
+
+What a camera over a real table sees (``../shared/vision/real-dice-appearance.md``): bevelled
+dice of marbled two-colour plastic in the species' colours (some species plain ivory), one flat
+ink colour that contrasts with the plastic, an oblique camera (30-60 degrees from straight down),
+side faces in view, glare, a cast shadow, dice touching, blur, noise and JPEG.
+
+* :func:`render_die_crop` -- one die as the run-time reader crops it (same framing as
+  :func:`companion.vision.crops.crop_die`: the detector's box of the die's body, a square of the
+  longer side x ``CROP_MARGIN``, with a small box jitter as from a real detector).
+* :func:`render_table` -- a whole frame with several dice (some touching) and their boxes.
+* :func:`place_face_picture` -- a player's picture of a face put onto a rendered body (enrolment
+  from scans: ``companion vision enroll --art``).
+
+Bodies are true convex solids seen through a pinhole camera: cubes for unit dice (d6), an
+octahedron (d8, terrains), a kite-topped frustum (d10, monsters and artifacts; an approximation),
+a dodecahedron (d12, dragons) and a truncated triangular pyramid (d4 items; an approximation).
+Everything is deterministic given ``rng``; the art of a face comes from
+:mod:`companion.vision.synth.art` (``family`` = art family id).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+import cv2
+import numpy as np
+from scipy.spatial import ConvexHull
+
+from companion.rules.catalogue import DieKind
+from companion.vision.crops import CROP_MARGIN, crop_die
+from companion.vision.synth import art
+from companion.vision.synth.scene import (
+    HELDOUT_SURFACES,
+    KIND_MM,
+    MATERIAL_BGR,
+    SIZE_MM,
+    TRAIN_SURFACES,
+    draw_surface,
+)
+from companion.vision.synth.scene import die_materials as _die_materials
+
+FACES_TO_KIND = {4: "d4", 6: "d6", 8: "d8", 10: "d10", 12: "d12", 20: "d20"}
+SURFACES = TRAIN_SURFACES + HELDOUT_SURFACES
+#: Tilt of the camera from straight down, degrees (issue 20: oblique cameras of 30-60 degrees).
+TILT_RANGE = (30.0, 60.0)
+#: Plastic colours beyond the element colours (BGR).
+PLASTIC_BGR = dict(MATERIAL_BGR, Ivory=(180, 215, 228), Earth=(40, 175, 215), Air=(200, 120, 40),
+                   Death=(45, 40, 45), Water=(90, 150, 50), Fire=(40, 60, 210))
+
+
+# --------------------------------------------------------------------------- solids
+
+
+@dataclass(frozen=True)
+class _Solid:
+    verts: np.ndarray  # (N, 3) in units of the die's nominal size (mm / size_mm); bottom at z = 0
+    faces: tuple[np.ndarray, ...]  # vertex index loops (counter-clockwise seen from outside)
+    normals: np.ndarray  # (F, 3) outward unit normals
+    top: int  # index of the face that points up (the face read)
+
+
+def _hull_solid(verts: np.ndarray) -> _Solid:
+    verts = np.asarray(verts, float)
+    verts = verts - [verts[:, 0].mean(), verts[:, 1].mean(), verts[:, 2].min()]
+    hull = ConvexHull(verts)
+    groups: dict[tuple, list[int]] = {}
+    for simplex, eq in zip(hull.simplices, hull.equations, strict=True):
+        key = tuple(np.round(eq[:3], 4))
+        groups.setdefault(key, []).extend(int(i) for i in simplex)
+    faces, normals = [], []
+    for key, idx in groups.items():
+        n = np.array(key, float)
+        n /= np.linalg.norm(n)
+        ids = np.unique(idx)
+        c = verts[ids].mean(0)
+        u = verts[ids[0]] - c
+        u /= np.linalg.norm(u)
+        v = np.cross(n, u)
+        ang = np.arctan2((verts[ids] - c) @ v, (verts[ids] - c) @ u)
+        faces.append(ids[np.argsort(ang)])
+        normals.append(n)
+    normals = np.array(normals)
+    return _Solid(verts, tuple(faces), normals, int(np.argmax(normals[:, 2])))
+
+
+def _face_up(verts: np.ndarray) -> np.ndarray:
+    """Rotate a solid so that one of its faces points straight up."""
+    hull = ConvexHull(verts)
+    n = hull.equations[0, :3]
+    z = np.array([0.0, 0.0, 1.0])
+    axis = np.cross(n, z)
+    s, c = np.linalg.norm(axis), float(n @ z)
+    if s < 1e-9:
+        return verts if c > 0 else verts * [1, -1, -1]
+    k = axis / s
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    R = np.eye(3) + K * s + K @ K * (1 - c)
+    return verts @ R.T
+
+
+@cache
+def solid(kind: str) -> _Solid:
+    """The body of a die kind, one nominal size across (x/y), resting on a face."""
+    if kind == "d6":
+        v = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (0, 1)], float)
+        return _hull_solid(v)
+    if kind == "d8":
+        v = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], float)
+        v = _face_up(v)
+        return _hull_solid(v / (np.ptp(v[:, 0]) or 1) * 0.95)
+    if kind == "d12":
+        p = (1 + 5 ** 0.5) / 2
+        v = [[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]
+        for a in (-1, 1):
+            for b in (-1, 1):
+                v += [[0, a / p, b * p], [a / p, b * p, 0], [a * p, 0, b / p]]
+        v = _face_up(np.array(v, float))
+        return _hull_solid(v / np.ptp(v[:, 0]))
+    if kind == "d20":
+        p = (1 + 5 ** 0.5) / 2
+        v = []
+        for a in (-1, 1):
+            for b in (-1, 1):
+                v += [[0, a, b * p], [a, b * p, 0], [a * p, 0, b]]
+        v = _face_up(np.array(v, float))
+        return _hull_solid(v / np.ptp(v[:, 0]))
+    if kind == "d10":  # a kite on top of a frustum (approximation of a pentagonal trapezohedron)
+        top = np.array([[0, -0.5], [0.3, -0.05], [0, 0.3], [-0.3, -0.05]])
+        bot = np.array([[0, -0.62], [0.5, -0.1], [0.38, 0.35], [0, 0.5], [-0.38, 0.35], [-0.5, -0.1]])
+        v = np.vstack([np.c_[top, np.full(4, 0.55)], np.c_[bot, np.zeros(6)]])
+        return _hull_solid(v)
+    if kind == "d4":  # truncated triangular pyramid
+        a = np.radians(-90 + np.arange(3) * 120)
+        top = np.c_[0.28 * np.cos(a), 0.28 * np.sin(a), np.full(3, 0.42)]
+        bot = np.c_[0.58 * np.cos(a), 0.58 * np.sin(a), np.zeros(3)]
+        return _hull_solid(np.vstack([top, bot]))
+    raise art.ArtError(f"unknown die kind {kind!r} (known: d4, d6, d8, d10, d12, d20)")
+
+
+# --------------------------------------------------------------------------- camera
+
+
+@dataclass
+class _Camera:
+    tilt: float  # radians from straight down
+    dist: float  # camera distance in mm (perspective strength)
+    ppm: float  # pixels per mm at the focus point
+
+    def project(self, pts: np.ndarray) -> np.ndarray:
+        """World mm (x right, y toward the camera, z up) -> image pixels relative to the focus."""
+        ct, st = np.cos(self.tilt), np.sin(self.tilt)
+        x = pts[..., 0]
+        y = pts[..., 1] * ct - pts[..., 2] * st
+        depth = pts[..., 1] * st + pts[..., 2] * ct  # toward the camera
+        k = self.ppm * self.dist / (self.dist - depth)
+        return np.stack([x * k, y * k], -1)
+
+    @property
+    def towards(self) -> np.ndarray:
+        return np.array([0.0, np.sin(self.tilt), np.cos(self.tilt)])
+
+
+def _rotz(a: float) -> np.ndarray:
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+def _rotx(a: float) -> np.ndarray:
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+
+
+# --------------------------------------------------------------------------- plastic
+
+
+def _value_noise(rng, n: int, cells: int) -> np.ndarray:
+    small = rng.random((cells, cells)).astype(np.float32)
+    return cv2.resize(small, (n, n), interpolation=cv2.INTER_CUBIC)
+
+
+@lru_cache(maxsize=1)
+def _marble_pool() -> np.ndarray:
+    """64 marble fields (128 x 128, values 0..1): swirled blotches by domain-warped noise."""
+    rng = np.random.default_rng(20261126)
+    out = np.empty((64, 128, 128), np.float32)
+    yy, xx = np.mgrid[0:128, 0:128].astype(np.float32) / 128
+    for k in range(64):
+        w1, w2 = _value_noise(rng, 128, 4), _value_noise(rng, 128, 7)
+        a = rng.uniform(0, np.pi)
+        f = rng.uniform(1.5, 5)
+        t = np.sin(((xx * np.cos(a) + yy * np.sin(a)) * f + w1 * rng.uniform(2, 5) + w2 * 1.5) * np.pi)
+        blot = _value_noise(rng, 128, int(rng.integers(3, 7)))
+        m = np.clip((t * 0.6 + (blot - 0.5) * 2.2) * rng.uniform(1.5, 4) + 0.5, 0, 1)
+        out[k] = cv2.GaussianBlur(m, (0, 0), 1.2)
+    return out
+
+
+def _marble(rng, px: int, c1, c2, amount: float) -> np.ndarray:
+    """A ``px`` x ``px`` float32 BGR patch of marbled plastic (``amount`` = share of the second colour)."""
+    pool = _marble_pool()
+    f = pool[int(rng.integers(len(pool)))]
+    ox, oy = (int(v) for v in rng.integers(0, 64, 2))
+    f = f[oy:oy + 64, ox:ox + 64]
+    if rng.random() < 0.5:
+        f = f.T
+    f = cv2.resize(f, (px, px), interpolation=cv2.INTER_LINEAR)
+    m = np.clip(f * (amount * 2), 0, 1)[..., None] if amount < 0.5 else f[..., None]
+    return np.asarray(c1, np.float32) * (1 - m) + np.asarray(c2, np.float32) * m
+
+
+def _lum(bgr) -> float:
+    b, g, r = (float(v) for v in bgr)
+    return 0.114 * b + 0.587 * g + 0.299 * r
+
+
+@dataclass
+class DieLook:
+    """What a die body looks like: plastic colours, ink colour, kind and size."""
+
+    kind: str
+    mm: float
+    plastic: tuple[tuple[float, float, float], tuple[float, float, float]]
+    marble: float  # share of the second plastic colour (0 = plain)
+    ink: tuple[int, int, int]
+    gloss: float  # 0 (matt) .. 1 (glossy)
+
+
+def die_look(family: int, die, rng: np.random.Generator) -> DieLook:
+    """Body of a catalogue die in art family ``family``: the species' two colours (or ivory)
+    marbled, and an ink that contrasts with the plastic."""
+    style = art.family_style(family)
+    kind = FACES_TO_KIND[len(die.faces)]
+    mm = float(SIZE_MM.get(die.size or "", 18) if kind == "d6" else KIND_MM.get(kind, 24))
+    mats = _die_materials(die)
+    ivory = style.ivory and die.kind in (DieKind.UNIT, DieKind.MONSTER)
+    if ivory:
+        mats = ("Ivory",)
+    cols = [np.array(PLASTIC_BGR.get(m, (128, 128, 128)), np.float32) for m in mats]
+    jit = rng.uniform(0.8, 1.15, 3).astype(np.float32)
+    c1 = np.clip(cols[0] * jit, 0, 255)
+    if len(cols) > 1:
+        c2 = np.clip(cols[1] * rng.uniform(0.8, 1.15, 3), 0, 255)
+        amount = float(rng.uniform(0.3, 0.5))
+    else:  # one colour: marbled with a lighter or darker shade of itself
+        c2 = np.clip(c1 * rng.uniform(0.55, 0.8) if _lum(c1) > 110 else c1 * 1.6 + 25, 0, 255)
+        amount = float(rng.uniform(0.15, 0.45))
+    if die.kind is DieKind.DRAGON:
+        amount *= 0.3
+    if rng.random() < 0.5:
+        c1, c2 = c2, c1
+        amount = 1 - amount if amount > 0.5 else amount
+    mean = c1 * (1 - amount) + c2 * amount
+    ink = np.array(art.INK_COLOURS[style.ink], np.float32)
+    if abs(_lum(ink) - _lum(mean)) < 80:  # the family's ink would vanish on this plastic
+        ink = max((np.array(c, np.float32) for c in art.INK_COLOURS.values()),
+                  key=lambda c: abs(_lum(c) - _lum(mean)))
+    ink = np.clip(ink * rng.uniform(0.9, 1.05, 3), 0, 255)
+    return DieLook(kind, mm, (tuple(c1.tolist()), tuple(c2.tolist())), amount,
+                   tuple(int(v) for v in ink), float(rng.uniform(0.2, 1.0)))
+
+
+# --------------------------------------------------------------------------- drawing a die
+
+
+@lru_cache(maxsize=8192)
+def _ink(family: int, die_name: str, face_index: int, px: int) -> np.ndarray:
+    m = art.face_mask(family, die_name, face_index, 128)
+    if px != 128:
+        m = cv2.resize(m, (px, px), interpolation=cv2.INTER_AREA)
+    out = m.astype(np.float32) / 255
+    out.setflags(write=False)
+    return out
+
+
+@dataclass
+class _Placed:
+    """A die put on the table: its body, look, pose and the art of each visible face."""
+
+    look: DieLook
+    art: list  # per solid face: (ink alpha float32 px x px) or BGR float32 picture or None
+    pose: np.ndarray  # 3x3 rotation
+    pos: np.ndarray  # world mm of the body's base centre
+
+
+def _world(p: _Placed) -> np.ndarray:
+    s = solid(p.look.kind)
+    return (s.verts * p.look.mm) @ p.pose.T + p.pos
+
+
+def _blend_patch(canvas: np.ndarray, patch: np.ndarray, alpha: np.ndarray, x: int, y: int) -> None:
+    H, W = canvas.shape[:2]
+    h, w = alpha.shape
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    if x1 <= x0 or y1 <= y0:
+        return
+    a = alpha[y0 - y:y1 - y, x0 - x:x1 - x, None]
+    region = canvas[y0:y1, x0:x1]
+    region *= 1 - a
+    region += patch[y0 - y:y1 - y, x0 - x:x1 - x] * a
+
+
+def _draw_shadow(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.ndarray, strength: float) -> None:
+    w = _world(p)
+    flat = w - light[None, :] * (w[:, 2:3] / light[2])
+    flat[:, 2] = 0
+    pts = cam.project(flat) + origin
+    hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
+    x, y, bw, bh = cv2.boundingRect(hull.astype(np.int32))
+    pad = int(p.look.mm * cam.ppm * 0.25) + 2
+    x, y, bw, bh = x - pad, y - pad, bw + 2 * pad, bh + 2 * pad
+    m = np.zeros((bh, bw), np.float32)
+    cv2.fillPoly(m, [((hull - [x, y]) * 4).astype(np.int32)], 1.0, cv2.LINE_AA, shift=2)
+    m = cv2.GaussianBlur(m, (0, 0), max(0.8, p.look.mm * cam.ppm * 0.08)) * strength
+    _blend_patch(canvas, np.zeros((bh, bw, 3), np.float32), m, x, y)
+
+
+def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.ndarray, rng) -> np.ndarray:
+    """Paint one die; returns its outline (image pixels)."""
+    s = solid(p.look.kind)
+    w = _world(p)
+    img = cam.project(w) + origin
+    normals = s.normals @ p.pose.T
+    hull = cv2.convexHull(img.astype(np.float32)).reshape(-1, 2)
+    x, y, bw, bh = cv2.boundingRect(hull.astype(np.int32))
+    x, y, bw, bh = x - 2, y - 2, bw + 4, bh + 4
+    size_px = p.look.mm * cam.ppm
+    c1, c2 = p.look.plastic
+    # the body (bevels and anything between faces): plastic a little darker than the faces
+    body = _marble(rng, max(bw, bh), c1, c2, p.look.marble)[:bh, :bw] * 0.72
+    alpha = np.zeros((bh, bw), np.float32)
+    cv2.fillPoly(alpha, [((hull - [x, y]) * 4).astype(np.int32)], 1.0, cv2.LINE_AA, shift=2)
+    layer = body
+    towards = cam.towards
+    bevel = 0.085
+    for fi, loop in enumerate(s.faces):
+        n = normals[fi]
+        facing = float(n @ towards)
+        if facing <= 0.02:
+            continue
+        pts3 = w[loop]
+        c3 = pts3.mean(0)
+        inset3 = c3 + (pts3 - c3) * (1 - bevel * 2 / max(0.6, len(loop) ** 0.5 / 2))
+        poly = cam.project(inset3) + origin - [x, y]
+        shade = 0.55 + 0.45 * max(0.0, float(n @ light)) + 0.1 * facing
+        # texture square on the face plane
+        u = pts3[0] - c3
+        u -= n * (u @ n)
+        u /= np.linalg.norm(u) + 1e-9
+        v = np.cross(n, u)
+        half = np.min(np.abs((pts3 - c3) @ np.stack([u, v], 1)).max(0)) * 0.93
+        if len(loop) != 4:
+            half = min(np.linalg.norm(pts3 - c3, axis=1)) * (0.62 if len(loop) == 3 else 0.8)
+        sq3 = c3 + np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float) @ np.stack([u, v]) * half
+        sq = (cam.project(sq3) + origin - [x, y]).astype(np.float32)
+        tpx = int(np.clip(size_px * 1.2, 16, 128))
+        tex = _marble(rng, tpx, c1, c2, p.look.marble)
+        a = p.art[fi] if fi < len(p.art) else None
+        if a is not None:
+            if a.ndim == 2:
+                ia = cv2.resize(a, (tpx, tpx), interpolation=cv2.INTER_AREA)[..., None]
+                tex = tex * (1 - ia) + np.asarray(p.look.ink, np.float32) * ia
+            else:
+                tex = cv2.resize(a, (tpx, tpx), interpolation=cv2.INTER_AREA)
+        tex *= shade
+        src = np.array([[0, 0], [tpx, 0], [tpx, tpx], [0, tpx]], np.float32)
+        Hm = cv2.getPerspectiveTransform(src, sq)
+        # plain plastic beyond the art square: a big marble canvas under the face polygon
+        fm = np.zeros((bh, bw), np.float32)
+        cv2.fillPoly(fm, [(poly * 4).astype(np.int32)], 1.0, cv2.LINE_AA, shift=2)
+        plain = cv2.warpPerspective(tex, Hm, (bw, bh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        layer = layer * (1 - fm[..., None]) + plain * fm[..., None]
+    # rounded edges: soften the outline and the bevel lines a little
+    k = max(0.5, size_px * 0.02)
+    layer = cv2.GaussianBlur(layer, (0, 0), k * 0.5)
+    alpha = cv2.GaussianBlur(alpha, (0, 0), k * 0.6)
+    # gloss: a specular spot on a face turned toward the light, and bright bevel rims
+    if p.look.gloss > 0.3 and rng.random() < 0.85:
+        top = s.faces[int(np.argmax(normals @ towards))]
+        cpt = cam.project(w[top].mean(0)) + origin - [x, y]
+        off = rng.normal(0, 0.25, 2) * size_px
+        spot = np.zeros((bh, bw), np.float32)
+        ax = (max(1, int(size_px * rng.uniform(0.08, 0.3))), max(1, int(size_px * rng.uniform(0.05, 0.15))))
+        cv2.ellipse(spot, (int(cpt[0] + off[0]), int(cpt[1] + off[1])), ax, float(rng.uniform(0, 180)), 0, 360,
+                    1.0, -1, cv2.LINE_AA)
+        spot = cv2.GaussianBlur(spot, (0, 0), max(0.7, size_px * 0.05)) * p.look.gloss * rng.uniform(0.4, 1.0)
+        layer = layer + spot[..., None] * 255
+    np.clip(layer, 0, 255, out=layer)
+    _blend_patch(canvas, layer, alpha, x, y)
+    return hull
+
+
+def _photo(rng, img: np.ndarray) -> np.ndarray:
+    """Camera effects on a float canvas: exposure, colour cast, blur, noise, JPEG; returns uint8 BGR."""
+    f = img * float(rng.uniform(0.75, 1.2)) * rng.uniform(0.88, 1.12, 3).astype(np.float32)
+    sigma = float(rng.uniform(0, 1.0))
+    if sigma > 0.3:
+        f = cv2.GaussianBlur(f, (0, 0), sigma)
+    f += rng.normal(0, float(rng.uniform(0, 6)), f.shape).astype(np.float32)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 96))])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def _light(rng) -> np.ndarray:
+    a = rng.uniform(0, 2 * np.pi)
+    el = rng.uniform(np.radians(35), np.radians(75))
+    return np.array([np.cos(a) * np.cos(el), np.sin(a) * np.cos(el), np.sin(el)])
+
+
+def _pose(rng, cocked: bool) -> np.ndarray:
+    R = _rotz(float(rng.uniform(0, 2 * np.pi)))
+    if cocked:  # resting on an edge / against another die: the read face tilted 20-40 degrees
+        R = R @ _rotx(float(rng.uniform(np.radians(20), np.radians(40))) * float(rng.choice([-1, 1])))
+        R = _rotz(float(rng.uniform(0, 2 * np.pi))) @ R
+    return R
+
+
+def _placed(family: int, die, face_index: int, rng, cocked: bool, ppm: float) -> _Placed:
+    look = die_look(family, die, rng)
+    s = solid(look.kind)
+    px = int(np.clip(look.mm * ppm * 1.2, 16, 128))
+    px = 1 << int(np.ceil(np.log2(px)))  # a few texture sizes only, so the art cache stays small
+    arts: list = [None] * len(s.faces)
+    arts[s.top] = _ink(family, die.name, int(face_index), min(px, 128))
+    others = [j for j in range(len(die.faces)) if j != face_index]
+    order = rng.permutation(len(others))
+    for k, fi in enumerate(i for i in range(len(s.faces)) if i != s.top):
+        arts[fi] = _ink(family, die.name, others[order[k % len(others)]], min(px, 128)) if others else None
+    pose = _pose(rng, cocked)
+    return _Placed(look, arts, pose, np.zeros(3))
+
+
+def _settle(p: _Placed) -> None:
+    """Put the lowest point of the body on the table."""
+    w = _world(p)
+    p.pos = p.pos - [0, 0, w[:, 2].min()]
+
+
+def _catalogue_die(die_name: str, face_index: int):
+    die, _ = art.die_face(die_name, face_index)
+    return die
+
+
+def _random_neighbour(rng):
+    dice = art._catalogue().dice
+    return dice[int(rng.integers(len(dice)))]
+
+
+def _scene_crop(rng, family: int, main: _Placed, size: int, neighbours: list[_Placed], cam: _Camera,
+                light: np.ndarray, box_jitter: float = 0.03) -> np.ndarray:
+    """Draw ``main`` (at the world origin) and its neighbours on a table and crop like the reader."""
+    w = _world(main)
+    pts = cam.project(w)
+    lo, hi = pts.min(0), pts.max(0)
+    side = float(max(hi - lo)) * CROP_MARGIN * 1.25 + 8
+    W = int(np.ceil(side))
+    origin = np.array([W / 2, W / 2]) - (lo + hi) / 2
+    surface = SURFACES[int(rng.integers(len(SURFACES)))]
+    canvas = draw_surface(rng, W, W, surface, max(0.3, cam.ppm / 3)).astype(np.float32)
+    everyone = neighbours + [main]
+    strength = float(rng.uniform(0.35, 0.65))
+    for q in everyone:
+        _draw_shadow(canvas, q, cam, light, origin, strength)
+    depth = [float((_world(q).mean(0)) @ cam.towards) for q in everyone]
+    outline = None
+    for i in np.argsort(depth):
+        o = _draw_body(canvas, everyone[i], cam, light, origin, rng)
+        if everyone[i] is main:
+            outline = o
+    img = _photo(rng, canvas)
+    x1, y1 = outline.min(0)
+    x2, y2 = outline.max(0)
+    wh = np.array([x2 - x1, y2 - y1])
+    box = np.array([x1, y1, x2, y2]) + rng.normal(0, box_jitter, 4) * np.tile(wh, 2)
+    return crop_die(img, box, size, CROP_MARGIN)
+
+
+def _camera(rng, ppm: float) -> _Camera:
+    return _Camera(np.radians(rng.uniform(*TILT_RANGE)), float(rng.uniform(250, 700)), ppm)
+
+
+def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.Generator, size: int = 64,
+                    cocked: bool = False) -> np.ndarray:
+    """One die of art family ``family`` showing face ``face_index`` up, as the reader crops it.
+
+    Returns a ``size`` x ``size`` BGR uint8 crop framed like :func:`companion.vision.crops.crop_die`
+    (box = the die body's outline in the frame, with a small jitter of about 3% of its side, as a
+    detector's box; margin ``CROP_MARGIN``).  The die's pixel size in the camera frame varies
+    (about 22-80 px across), then the crop is resized to ``size``, so detail is lost as on a real
+    camera.  Camera tilt 30-60 degrees, random yaw, light, table, sometimes one or two touching
+    neighbours; ``cocked=True`` tips the die 20-40 degrees onto an edge (its read face not up).
+    Deterministic given ``rng``.  Raises :class:`companion.vision.synth.art.ArtError` naming a bad
+    family, die name or face index.
+    """
+    art.family_style(family)
+    die = _catalogue_die(die_name, face_index)
+    if int(size) < 8:
+        raise art.ArtError(f"crop size {size} is too small (at least 8 pixels)")
+    target_px = float(rng.uniform(22, 80))
+    kind = FACES_TO_KIND[len(die.faces)]
+    mm = float(SIZE_MM.get(die.size or "", 18) if kind == "d6" else KIND_MM.get(kind, 24))
+    ppm = target_px / mm
+    cam = _camera(rng, ppm)
+    light = _light(rng)
+    main = _placed(family, die, face_index, rng, cocked, ppm)
+    _settle(main)
+    if cocked:  # leaning: lift the low side as if resting on something
+        main.pos = main.pos + [0, 0, float(rng.uniform(0, 0.25)) * mm]
+    neighbours = []
+    for _ in range(int(rng.choice([0, 0, 1, 1, 2]))):
+        nd = _random_neighbour(rng)
+        j = int(rng.integers(len(nd.faces)))
+        q = _placed(family, nd, j, rng, bool(rng.random() < 0.15), ppm)
+        _settle(q)
+        a = rng.uniform(0, 2 * np.pi)
+        reach = (mm + q.look.mm) / 2 * float(rng.uniform(1.0, 1.25))
+        q.pos = q.pos + [np.cos(a) * reach, np.sin(a) * reach, 0]
+        neighbours.append(q)
+    return _scene_crop(rng, family, main, int(size), neighbours, cam, light)
+
+
+def render_table(family_by_species: dict[str, int], dice: list[tuple[str, int]], rng: np.random.Generator,
+                 width: int = 1280, height: int = 960) -> tuple[np.ndarray, list[dict]]:
+    """A camera frame of a table with ``dice`` (``(die_name, face_index)`` pairs) on it.
+
+    ``family_by_species`` maps a species ("Dwarves"; for dice of no species the first part of the
+    name: "Dragons", "Terrains", "Items") to its art family; a species missing from it is an error
+    (:class:`ArtError`), so art is never mixed silently.  Dice are laid out on a jittered grid, about a third of them touching a neighbour;
+    a die whose name is followed by a truthy third element ``(name, face, True)`` is cocked.
+    Returns ``(frame BGR uint8, labels)``; each label is ``{"box": [x1, y1, x2, y2], "die": name,
+    "face_index": i, "cocked": bool}`` (the box of the die's body outline, in pixels).
+    """
+    entries = []
+    for item in dice:
+        name, face_index = item[0], item[1]
+        cocked = bool(item[2]) if len(item) > 2 else False
+        die = _catalogue_die(name, face_index)
+        group = die.species or die.name.split("/", 1)[0]
+        if group not in family_by_species:
+            raise art.ArtError(f"no art family given for {group!r} (die {die.name!r})")
+        entries.append((die, int(face_index), cocked, int(family_by_species[group])))
+    tilt = float(rng.uniform(*TILT_RANGE))
+    ppm = float(rng.uniform(2.2, 3.4)) * width / 1280
+    cam = _Camera(np.radians(tilt), float(rng.uniform(500, 900)), ppm)
+    light = _light(rng)
+    surface = SURFACES[int(rng.integers(len(SURFACES)))]
+    canvas = draw_surface(rng, height, width, surface, width / 640).astype(np.float32)
+    n = len(entries)
+    cols = max(1, int(np.ceil(np.sqrt(n * width / height))))
+    rows = max(1, int(np.ceil(n / cols)))
+    cell = np.array([width / cols, height / rows])
+    placed = []
+    for k, (die, j, cocked, fam) in enumerate(entries):
+        p = _placed(fam, die, j, rng, cocked, ppm)
+        _settle(p)
+        r, c = divmod(k, cols)
+        centre = (np.array([c + 0.5, r + 0.5]) + rng.uniform(-0.2, 0.2, 2)) * cell
+        placed.append([p, centre, die, j, cocked])
+    # pull about a third of the dice against their right-hand neighbour so they touch
+    for k in range(n - 1):
+        if rng.random() < 0.33 and (k + 1) % cols != 0:
+            a, b = placed[k], placed[k + 1]
+            gap = (a[0].look.mm + b[0].look.mm) / 2 * 1.02 * ppm
+            b[1] = a[1] + [gap, rng.uniform(-0.3, 0.3) * gap]
+    labels, outlines = [], []
+    order = np.argsort([pc[1][1] for pc in placed])  # far (top of the frame) first
+    strength = float(rng.uniform(0.35, 0.6))
+    for p, centre, *_ in placed:
+        _draw_shadow(canvas, p, cam, light, centre, strength)
+    for i in order:
+        p, centre, die, j, cocked = placed[i]
+        outlines.append((i, _draw_body(canvas, p, cam, light, centre, rng)))
+    img = _photo(rng, canvas)
+    by_index = dict(outlines)
+    for i, (_p, _c, die, j, cocked) in enumerate(placed):
+        o = by_index[i]
+        x1, y1 = np.clip(o.min(0), 0, [width, height])
+        x2, y2 = np.clip(o.max(0), 0, [width, height])
+        if x2 - x1 < 2 or y2 - y1 < 2:
+            continue
+        labels.append({"box": [round(float(v), 2) for v in (x1, y1, x2, y2)], "die": die.name,
+                       "face_index": j, "cocked": cocked})
+    return img, labels
+
+
+def place_face_picture(picture: np.ndarray, kind: str, rng: np.random.Generator, size: int = 64) -> np.ndarray:
+    """Put a player's picture of one face (a scan or photo of any size: BGR, BGRA or grey) onto a
+    rendered die body of ``kind`` ("d4".."d12") seen obliquely, and crop it like the reader.
+
+    The plastic is taken from the picture's border (the plastic around the printed art), marbled
+    a little; side faces are plain plastic.  Returns a ``size`` x ``size`` BGR uint8 crop.
+    Raises :class:`ArtError` for an empty picture or an unknown kind.
+    """
+    pic = np.asarray(picture)
+    if pic.size == 0 or pic.ndim not in (2, 3) or min(pic.shape[:2]) < 4:
+        raise art.ArtError(f"face picture of shape {pic.shape} is empty or too small")
+    if pic.ndim == 2:
+        pic = cv2.cvtColor(pic, cv2.COLOR_GRAY2BGR)
+    elif pic.shape[2] == 4:
+        a = pic[..., 3:4].astype(np.float32) / 255
+        pic = (pic[..., :3] * a + 128 * (1 - a)).astype(np.uint8)
+    pic = pic[..., :3].astype(np.float32)
+    s = solid(kind)
+    border = np.concatenate([pic[0], pic[-1], pic[:, 0], pic[:, -1]])
+    c1 = np.median(border, 0)
+    c2 = np.clip(c1 * rng.uniform(0.7, 0.9), 0, 255)
+    mm = float(SIZE_MM["Medium"] if kind == "d6" else KIND_MM.get(kind, 24))
+    ppm = float(rng.uniform(22, 80)) / mm
+    look = DieLook(kind, mm, (tuple(c1.tolist()), tuple(c2.tolist())), float(rng.uniform(0.05, 0.25)),
+                   (255, 255, 255), float(rng.uniform(0.2, 1.0)))
+    px = int(np.clip(mm * ppm * 1.2, 16, 128))
+    arts: list = [None] * len(s.faces)
+    side = max(pic.shape[:2])
+    square = cv2.copyMakeBorder(pic, (side - pic.shape[0]) // 2, (side - pic.shape[0] + 1) // 2,
+                                (side - pic.shape[1]) // 2, (side - pic.shape[1] + 1) // 2,
+                                cv2.BORDER_REPLICATE)
+    arts[s.top] = cv2.resize(square, (px, px), interpolation=cv2.INTER_AREA)
+    p = _Placed(look, arts, _pose(rng, False), np.zeros(3))
+    _settle(p)
+    return _scene_crop(rng, 0, p, int(size), [], _camera(rng, ppm), _light(rng))

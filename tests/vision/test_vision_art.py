@@ -1,0 +1,162 @@
+"""Art families and real-looking dice renders (issue 20 part 1)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.synth import art
+from companion.vision.synth.real_dice import place_face_picture, render_die_crop, render_table
+
+UNIT = "Dwarves/Mammoth Rider"  # faces: 3 ID, 4 Melee, 3 Trample, 3 Trample, 3 Melee, 3 Save
+
+
+def _face_with(catalogue, icon: str, count: int) -> tuple[str, int]:
+    for die in catalogue.of_kind("unit"):
+        if die.size == "Champion":
+            continue
+        for j, f in enumerate(die.faces):
+            if f.name == icon and f.count == count:
+                return die.name, j
+    raise AssertionError(f"no unit face {count} {icon}")
+
+
+def _components(mask: np.ndarray) -> int:
+    n, _, stats, _ = cv2.connectedComponentsWithStats((mask > 127).astype(np.uint8), connectivity=8)
+    return int(sum(1 for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 12))
+
+
+def test_splits_are_disjoint_and_cover_every_family():
+    splits = (art.TRAIN_FAMILIES, art.CALIBRATION_FAMILIES, art.TEST_FAMILIES)
+    assert art.FAMILY_COUNT >= 60
+    assert all(splits)
+    assert sorted(f for s in splits for f in s) == list(range(art.FAMILY_COUNT))
+    # every render mode appears among the strictly held-out families
+    assert {art.family_style(f).mode for f in art.TEST_FAMILIES} == set(art.MODES)
+
+
+def test_same_face_differs_between_families_and_not_within_one():
+    a = art.face_mask(3, UNIT, 1).astype(np.float32) / 255
+    again = art.face_mask(3, UNIT, 1).astype(np.float32) / 255
+    jittered = art.face_mask(3, UNIT, 1, rng=np.random.default_rng(1)).astype(np.float32) / 255
+    assert np.array_equal(a, again)
+    blur = lambda m: cv2.GaussianBlur(m, (0, 0), 3)  # noqa: E731
+    within = np.abs(blur(a) - blur(jittered)).mean()
+    between = [np.abs(blur(a) - blur(art.face_mask(f, UNIT, 1).astype(np.float32) / 255)).mean()
+               for f in range(art.FAMILY_COUNT) if f != 3]
+    assert within < 0.02
+    assert min(between) > 2 * within
+    # one family draws the melee icon the same way on every die (a species' one style)
+    other, j = next((d.name, j) for d in art._catalogue().of_species("Goblins") if d.size in ("Large", "Medium")
+                    for j, f in enumerate(d.faces) if f.name == "Melee" and f.count == 4)
+    assert np.array_equal(art.face_mask(3, other, j), art.face_mask(3, UNIT, 1))
+
+
+def test_icons_of_one_family_differ():
+    style_family = 7
+    icons = ["Melee", "Missile", "Magic", "Save", "Maneuver", "Trample", "Fly", "Smite", "Claw", "City"]
+    masks = [art.icon_mask(style_family, i).astype(np.float32) / 255 for i in icons]
+    for x in range(len(masks)):
+        for y in range(x + 1, len(masks)):
+            assert np.abs(masks[x] - masks[y]).mean() > 0.03, (icons[x], icons[y])
+
+
+@pytest.mark.parametrize("family", [0, 1, 2, 3, 4, 55, 61])  # every render mode, and held-out ones
+def test_count_is_shown_by_repeated_icons(catalogue, family):
+    style = art.family_style(family)
+    for count in (1, 2, 3, 4, 5, 6):
+        name, j = _face_with(catalogue, "Melee", count)
+        m = art.face_mask(family, name, j, 128) > 127
+        slots = art.layout(count, style)
+        assert len(slots) == count
+        inside = np.zeros_like(m)
+        for x, y, scale, _ in slots:  # each copy sits in its own cell (scaled about the centre by fill)
+            cx, cy, half = (0.5 + (x - 0.5) * style.fill) * 128, (0.5 + (y - 0.5) * style.fill) * 128, \
+                scale * style.fill * 64 + 3
+            cell = np.zeros_like(m)
+            cell[int(cy - half):int(cy + half) + 1, int(cx - half):int(cx + half) + 1] = True
+            assert (m & cell).sum() > 20, f"copy at ({x}, {y}) of {count} Melee has no ink"
+            inside |= cell
+        assert (m & ~inside).sum() <= 0.02 * m.sum()
+        assert _components(m.astype(np.uint8) * 255) >= count
+    # the copies are the same icon: a 2-copy face holds two equal halves (on the diagonal)
+    name, j = _face_with(catalogue, "Melee", 2)
+    m = art.face_mask(family, name, j, 128).astype(np.float32)
+    assert abs(m[:64, :64].sum() - m[64:, 64:].sum()) < 0.1 * m.sum()
+
+
+def test_single_icon_faces(catalogue):
+    monster = catalogue.of_kind("monster")[0]
+    j = next(j for j, f in enumerate(monster.faces) if f.name == "Melee")
+    m = art.face_mask(5, monster.name, j, 128)
+    one = art.face_mask(5, *_face_with(catalogue, "Melee", 1), 128)
+    assert abs(int((m > 127).sum()) - int((one > 127).sum())) < 0.2 * (one > 127).sum()
+    # an ID face is a picture that differs per unit
+    a, b = catalogue.of_kind("unit")[0], catalogue.of_kind("unit")[1]
+    pa = art.face_mask(5, a.name, next(j for j, f in enumerate(a.faces) if f.is_id))
+    pb = art.face_mask(5, b.name, next(j for j, f in enumerate(b.faces) if f.is_id))
+    assert np.abs(pa.astype(int) - pb.astype(int)).mean() > 4
+
+
+def test_draw_face_is_bgra_ink():
+    face = art.draw_face(9, UNIT, 2, size=96)
+    assert face.shape == (96, 96, 4) and face.dtype == np.uint8
+    assert (face[..., 3] > 0).any() and (face[..., 3] == 0).any()
+
+
+def test_bad_input_names_what_is_wrong():
+    with pytest.raises(art.ArtError, match="Nobody/Nothing"):
+        art.draw_face(0, "Nobody/Nothing", 0)
+    with pytest.raises(art.ArtError, match="face_index 6"):
+        art.draw_face(0, UNIT, 6)
+    with pytest.raises(art.ArtError, match="family 64"):
+        art.draw_face(art.FAMILY_COUNT, UNIT, 0)
+    with pytest.raises(art.ArtError, match="face_index"):
+        render_die_crop(0, UNIT, -1, np.random.default_rng(0))
+    with pytest.raises(art.ArtError, match="Nobody"):
+        render_die_crop(0, "Nobody/Nothing", 0, np.random.default_rng(0))
+
+
+def test_crop_is_deterministic_and_sized():
+    a = render_die_crop(11, UNIT, 1, np.random.default_rng(5))
+    b = render_die_crop(11, UNIT, 1, np.random.default_rng(5))
+    c = render_die_crop(11, UNIT, 1, np.random.default_rng(6))
+    assert a.shape == (64, 64, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    assert render_die_crop(11, UNIT, 1, np.random.default_rng(5), size=32, cocked=True).shape == (32, 32, 3)
+
+
+def test_every_die_kind_renders(catalogue):
+    rng = np.random.default_rng(0)
+    for kind in ("unit", "monster", "dragon", "terrain", "minor_terrain", "equipment", "artifact", "relic",
+                 "medallion"):
+        die = catalogue.of_kind(kind)[0]
+        for j in range(len(die.faces)):
+            crop = render_die_crop(int(rng.integers(art.FAMILY_COUNT)), die.name, j, rng)
+            assert crop.shape == (64, 64, 3) and crop.std() > 5
+
+
+def test_table_boxes_hold_the_dice():
+    dice = [(UNIT, 1), ("Goblins/Thug", 0), (UNIT, 3, True), ("Dragons/Black Drake", 2)]
+    frame, labels = render_table({"Dwarves": 3, "Goblins": 50, "Dragons": 60}, dice, np.random.default_rng(2),
+                                 width=640, height=480)
+    assert frame.shape == (480, 640, 3)
+    assert [lab["die"] for lab in labels] == [UNIT, "Goblins/Thug", UNIT, "Dragons/Black Drake"]
+    assert [lab["cocked"] for lab in labels] == [False, False, True, False]
+    for lab in labels:
+        x1, y1, x2, y2 = lab["box"]
+        assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 480 and x2 - x1 > 10
+    with pytest.raises(art.ArtError, match="Goblins"):
+        render_table({"Dwarves": 3}, [("Goblins/Thug", 0)], np.random.default_rng(0))
+
+
+def test_place_face_picture():
+    pic = np.full((200, 180, 3), (40, 160, 200), np.uint8)
+    cv2.circle(pic, (90, 100), 50, (250, 250, 250), -1)
+    crop = place_face_picture(pic, "d6", np.random.default_rng(0))
+    assert crop.shape == (64, 64, 3) and crop.dtype == np.uint8
+    with pytest.raises(art.ArtError, match="empty"):
+        place_face_picture(np.zeros((0, 0, 3), np.uint8), "d6", np.random.default_rng(0))
+    with pytest.raises(art.ArtError, match="d7"):
+        place_face_picture(pic, "d7", np.random.default_rng(0))
