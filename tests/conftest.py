@@ -38,7 +38,10 @@ def full_suite() -> bool:
 
 
 def has_train_extra() -> bool:
-    return all(importlib.util.find_spec(m) is not None for m in ("torch", "ultralytics"))
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in ("torch", "ultralytics"))
+    except ImportError:
+        return False
 
 
 def pytest_collection_modifyitems(config, items):

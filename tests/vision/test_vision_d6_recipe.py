@@ -95,6 +95,7 @@ def test_hidden_like_names_proportion_and_stability():
 
 
 @pytest.mark.slow
+@pytest.mark.train
 def test_face_stage_trains_a_pip_reader(d6_real, tmp_path, monkeypatch):
     import torch
 

@@ -55,6 +55,7 @@ def test_only_boxes_away_from_every_die_are_negatives():
     assert far_from_dice(boxes, np.zeros((0, 4)), 0.3).tolist() == [0, 1, 2, 3, 4, 5]  # no die: all are
 
 
+@pytest.mark.train
 def test_die_finder_stage_fine_tunes_the_shipped_finder_into_one_class(tmp_path, catalogue):
     from companion.vision.dd_training import train_die_finder
     from companion.vision.synth import write_dataset
@@ -86,6 +87,7 @@ def test_die_finder_stage_fine_tunes_the_shipped_finder_into_one_class(tmp_path,
                            np.array([r[1:] for r in src], float).reshape(-1, 4), atol=1e-5)
 
 
+@pytest.mark.train  # exporting the .pt weights to ONNX needs torch
 def test_bundle_stage_exports_the_die_finder_at_the_run_time_size_asked_for(tmp_path):
     import json
 

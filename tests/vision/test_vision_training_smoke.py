@@ -14,6 +14,8 @@ from companion.vision.evaluation import evaluate
 from companion.vision.reader import DiceModel, read_image
 from companion.vision.synth import write_dataset
 
+pytestmark = pytest.mark.train  # training needs torch and ultralytics
+
 
 @pytest.fixture
 def no_network(monkeypatch):
