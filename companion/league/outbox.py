@@ -4,14 +4,14 @@
     box.start()        # a thread: push what is waiting, retry with back-off while offline
     box.status()       # {"state": "connected" | "offline" | "refused", "waiting": 12, ...}
 
-The local game file is the truth: the table never waits for the league.  Each game file holds a
-table ``league_outbox (game_id, acked_seq)``: the last seq the league acknowledged.  A push sends the
+The local game file is the truth: the table never waits for the league.  The outbox file ``DB.outbox``
+(SQLite) holds ``league_outbox (game_id, acked_seq)``: the last seq the league acknowledged per game.  A push sends the
 events after it, in order, at most ``batch`` at a time; the league stores them in one transaction and
 answers the last seq it holds, which becomes ``acked_seq``.  Losing the answer (a drop, a ``kill -9``)
 only means the events are sent again; the league checks a re-sent event equals the stored one and
-stores nothing twice (:mod:`companion.league.push`).  A new game renames the old file
-(``NAME.GAMEID.sqlite``, :class:`web.store.GameStore`); the outbox keeps pushing those files too
-until they are acknowledged, since the bookkeeping moves with the file.
+stores nothing twice (:mod:`companion.league.push`).  Every game file of the table is pushed:
+the ``--db`` file and the files beside it named ``STEM.*.SUFFIX`` (the table's other games), so a game
+resumed later is pushed on from where the league stopped.
 """
 
 from __future__ import annotations
@@ -121,95 +121,139 @@ def transport_for(league: str, token: str, timeout: float = 5.0):
 
 # -- the outbox ----------------------------------------------------------------------------------------
 class Outbox:
+    """Pushes the game files at ``db_path`` (the current one and the renamed earlier ones).
+
+    ``session`` (optional): a callable giving the open ``GameSession`` of the current game (the table
+    page's).  The current game's events are then read through it, so that no second connection holds
+    the game file when the page renames it for a new game; earlier games' files, which nobody writes
+    any more, are read directly.  The acknowledged seqs live in ``DB.outbox`` (SQLite, WAL), beside.
+    """
+
     def __init__(self, db_path: str | Path, transport, batch: int = 200, interval: float = 0.25,
-                 max_backoff: float = 5.0):
+                 max_backoff: float = 5.0, session=None):
         self.db_path = Path(db_path)
         self.transport = transport
         self.batch = batch
         self.interval, self.max_backoff = interval, max_backoff
+        self.session = session
+        self.book_path = self.db_path.with_name(self.db_path.name + ".outbox")
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._book_lock = threading.Lock()
         self.state = "offline"
         self.last_error: str | None = None
         self.last_ok: float | None = None
         self.pushed = 0
 
-    # -- the local files ---------------------------------------------------------------------------------
+    # -- bookkeeping ---------------------------------------------------------------------------------------
+    def _book(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.book_path), timeout=10, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute(OUTBOX_SCHEMA)
+        return conn
+
+    def acked(self, game_id: str) -> int:
+        with self._book_lock:
+            conn = self._book()
+            try:
+                row = conn.execute("SELECT acked_seq FROM league_outbox WHERE game_id = ?", (game_id,)).fetchone()
+            finally:
+                conn.close()
+        return row[0] if row else 0
+
+    def _ack(self, game_id: str, seq: int) -> None:
+        with self._book_lock:
+            conn = self._book()
+            try:
+                conn.execute("INSERT INTO league_outbox (game_id, acked_seq, updated_at) VALUES (?, ?, ?) "
+                             "ON CONFLICT (game_id) DO UPDATE SET acked_seq = max(acked_seq, excluded.acked_seq), "
+                             "updated_at = excluded.updated_at",
+                             (game_id, seq, datetime.now(UTC).isoformat(timespec="milliseconds")))
+            finally:
+                conn.close()
+
+    # -- the local games ----------------------------------------------------------------------------------
     def files(self) -> list[Path]:
-        """The current game file and the renamed files of earlier games beside it."""
+        """The table's game file and the game files beside it (``STEM.*.SUFFIX``: earlier or later games of
+        the table, whether the page renamed the old game's file or started a new file)."""
         stem, suffix = self.db_path.stem, self.db_path.suffix
-        older = re.compile(rf"^{re.escape(stem)}\.[A-Za-z0-9_-]{{1,64}}{re.escape(suffix)}$")
-        out = [p for p in sorted(self.db_path.parent.glob(f"{stem}.*{suffix}")) if older.match(p.name)]
+        sibling = re.compile(rf"^{re.escape(stem)}\.[A-Za-z0-9_-]{{1,64}}{re.escape(suffix)}$")
+        out = [p for p in sorted(self.db_path.parent.glob(f"{stem}.*{suffix}")) if sibling.match(p.name)]
         if self.db_path.exists() and self.db_path.stat().st_size > 0:
             out.append(self.db_path)
         return out
 
-    @staticmethod
-    def _open(path: Path) -> sqlite3.Connection:
-        conn = sqlite3.connect(str(path), timeout=10, isolation_level=None)
-        conn.execute(OUTBOX_SCHEMA)
-        return conn
+    def _sources(self):
+        """(game_id, read(since, limit) -> events, close) for every local game; the page's current game
+        is read through its open session."""
+        live = self.session() if self.session is not None else None
+        live_id = str(live.game_id) if live is not None else None
+        for path in self.files():
+            game_id, read, close = self._file_source(path)
+            if game_id is None or game_id == live_id:
+                close()
+                continue
+            yield game_id, read, close
+        if live is not None:
+            yield live_id, (lambda since, limit: live.events(since)[:limit]), (lambda: None)
 
     @staticmethod
-    def _game(conn: sqlite3.Connection) -> tuple[str | None, int, int]:
-        """(game_id, acked seq, last seq) of one game file."""
+    def _file_source(path: Path):
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
         try:
             row = conn.execute("SELECT value FROM meta WHERE key = 'game_id'").fetchone()
-            last = conn.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0]
-        except sqlite3.OperationalError:  # not (yet) a game file
-            return None, 0, 0
+        except sqlite3.Error:
+            row = None
         if row is None:
-            return None, 0, 0
-        acked = conn.execute("SELECT acked_seq FROM league_outbox WHERE game_id = ?", (row[0],)).fetchone()
-        return row[0], (acked[0] if acked else 0), last
+            conn.close()
+            return None, (lambda since, limit: []), (lambda: None)
+
+        def read(since: int, limit: int) -> list[dict]:
+            rows = conn.execute("SELECT seq, type, player, action, log, undone, at FROM events WHERE seq > ? "
+                                "ORDER BY seq LIMIT ?", (since, limit)).fetchall()
+            return [{"seq": s, "type": t, "player": p, "action": json.loads(a), "log": json.loads(lg),
+                     "undone": bool(u), "at": at} for s, t, p, a, lg, u, at in rows]
+
+        return row[0], read, conn.close
 
     def waiting(self) -> int:
         """Events written locally and not yet acknowledged by the league."""
         n = 0
-        for path in self.files():
+        for game_id, read, close in self._sources():
             try:
-                conn = self._open(path)
-            except sqlite3.Error:
-                continue
-            try:
-                _, acked, last = self._game(conn)
-                n += max(0, last - acked)
+                if game_id is not None:
+                    n += len(read(self.acked(game_id), 10 ** 9))
             finally:
-                conn.close()
+                close()
         return n
 
     # -- pushing --------------------------------------------------------------------------------------------
     def push_once(self) -> int:
         """Push everything waiting (raises ``Offline`` or ``PushRefused``); returns events newly stored."""
         stored = 0
-        for path in self.files():
-            conn = self._open(path)
+        for game_id, read, close in self._sources():
             try:
-                while True:
-                    game_id, acked, last = self._game(conn)
-                    if game_id is None or acked >= last:
+                while game_id is not None:
+                    acked = self.acked(game_id)
+                    rows = read(acked, self.batch)
+                    if not rows:
                         break
-                    rows = conn.execute("SELECT seq, type, player, action, log, at FROM events WHERE seq > ? "
-                                        "ORDER BY seq LIMIT ?", (acked, self.batch)).fetchall()
-                    events = [{"seq": s, "type": t, "player": p, "action": json.loads(a), "log": json.loads(lg),
-                               "at": at} for s, t, p, a, lg, at in rows]
+                    events = [{k: e[k] for k in ("seq", "type", "player", "action", "log", "at")} for e in rows]
                     answer = self.transport.push({"game_id": game_id, "events": events})
                     new_acked = int(answer["acked"])
-                    if new_acked > last:
-                        raise PushRefused("conflict", f"the league holds game {game_id} up to seq {new_acked}, "
-                                                      f"beyond this table's log ({last})")
-                    if new_acked <= acked:
-                        raise PushRefused("conflict", f"the league did not move on from seq {acked} "
-                                                      f"for game {game_id}")
-                    conn.execute("INSERT INTO league_outbox (game_id, acked_seq, updated_at) VALUES (?, ?, ?) "
-                                 "ON CONFLICT (game_id) DO UPDATE SET acked_seq = max(acked_seq, excluded.acked_seq), "
-                                 "updated_at = excluded.updated_at",
-                                 (game_id, new_acked, datetime.now(UTC).isoformat(timespec="milliseconds")))
+                    # the league may hold more than this batch (an earlier, larger push whose answer was
+                    # lost), never more than this table's log
+                    if new_acked <= acked or (new_acked > events[-1]["seq"]
+                                              and len(read(acked, new_acked - acked)) < new_acked - acked):
+                        raise PushRefused("conflict", f"the league answered seq {new_acked} for game {game_id} "
+                                                      f"after a push of {events[0]['seq']}-{events[-1]['seq']}")
+                    self._ack(game_id, new_acked)
                     stored += int(answer.get("stored", 0))
             finally:
-                conn.close()
+                close()
         return stored
 
     def sync(self) -> bool:
@@ -223,8 +267,8 @@ class Outbox:
             self._set("refused", f"{exc.code}: {exc.message}")
             log.warning("league refused a push: %s", exc.message)
             return False
-        except sqlite3.Error as exc:
-            self._set("offline", f"local log busy: {exc}")
+        except sqlite3.Error as exc:  # the page closed the game for a new one: next time
+            self._set(self.state, f"local log busy: {exc}")
             return False
         with self._lock:
             self.pushed += n

@@ -20,10 +20,11 @@ def start_outbox(app: Flask, db_path: Path):
                          "the game is already in the league database")
     if not token:
         raise SessionError("--league needs the table's token (--league-token, given by the organizer)")
-    box = Outbox(db_path, transport_for(url, token))
+    store = app.extensions["game_store"]
+    box = Outbox(db_path, transport_for(url, token), session=lambda: store.session)
     box.table = app.config.get("LEAGUE_TABLE")
     app.extensions["league_outbox"] = box
-    if app.config.get("START_SOURCES", True):
+    if app.config.get("LEAGUE_PUSH", True):  # False: tests drive box.sync() themselves
         box.start()
     return box
 

@@ -1,0 +1,158 @@
+"""Shared helpers of the league tests: local games played at random, logs compared event for event,
+a league server in a thread, and a TCP proxy on loopback whose link the test cuts and restores."""
+
+from __future__ import annotations
+
+import random
+import socket
+import threading
+
+from companion.rules.game.flow import random_answer
+from companion.session import GameSession
+
+SETUP = {"force_size": 24, "players": [{"name": "Alice", "species": "Dwarves"},
+                                       {"name": "Bob", "species": "Goblins"}]}
+FIELDS = ("seq", "type", "player", "action", "log", "undone", "at")
+
+
+def play(session: GameSession, rng: random.Random, steps: int, undo_every: int = 0) -> None:
+    for i in range(steps):
+        if session.pending() is None:
+            return
+        session.submit(random_answer(session.game, rng))
+        if undo_every and i % undo_every == undo_every - 1:
+            session.undo(1)
+
+
+def local_log(path) -> list[dict]:
+    s = GameSession.open(path)
+    try:
+        return [{k: e[k] for k in FIELDS} for e in s.events()]
+    finally:
+        s.close()
+
+
+def league_log(dsn: str, game_id: str) -> list[dict]:
+    from companion.session.pg_store import PgEventStore
+
+    store = PgEventStore(dsn, game_id)
+    try:
+        return [{k: e[k] for k in FIELDS} for e in store.events()]
+    finally:
+        store.close()
+
+
+def game_files(folder) -> dict:
+    """game id -> game file, for every SQLite game log in ``folder``."""
+    import sqlite3
+    from pathlib import Path
+
+    out = {}
+    for path in Path(folder).glob("*.sqlite"):
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'game_id'").fetchone()
+        except sqlite3.Error:
+            row = None
+        finally:
+            conn.close()
+        if row:
+            out[row[0]] = path
+    return out
+
+
+class LeagueServer:
+    """``companion league serve``'s app under waitress in a thread."""
+
+    def __init__(self, dsn: str, port: int = 0):
+        from web.league.app import create_league_app, serve
+
+        self.app = create_league_app(dsn)
+        self.server, self.port = serve(self.app, "127.0.0.1", port, threads=8)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def _run(self):
+        try:
+            self.server.run()
+        except OSError:
+            pass
+
+    def close(self):
+        self.server.close()
+        self.thread.join(5)
+        self.app.extensions["league_pool"].close()
+
+
+class Proxy:
+    """A TCP proxy on loopback: ``cut()`` drops every connection and refuses new ones until ``restore()``."""
+
+    def __init__(self, target_port: int):
+        self.target = ("127.0.0.1", target_port)
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.up = threading.Event()
+        self.up.set()
+        self._conns: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self.cuts = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            if not self.up.is_set():
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._conns += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data or not self.up.is_set():
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                s.close()
+
+    def cut(self):
+        self.up.clear()
+        self.cuts += 1
+        with self._lock:
+            conns, self._conns = self._conns, []
+        for s in conns:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def restore(self):
+        self.up.set()
+
+    def close(self):
+        self.cut()
+        self.sock.close()
