@@ -47,18 +47,20 @@ def bench(n: int, size: int, seed: int) -> None:
                      bool(rng.random() < 0.1)))
     for fam, name, j, cocked in jobs[:20]:  # warm the art caches a little, as a training run would
         render_die_crop(fam, name, j, np.random.default_rng(0), size, cocked)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     for k, (fam, name, j, cocked) in enumerate(jobs):
         render_die_crop(fam, name, j, np.random.default_rng([seed, k]), size, cocked)
-    dt = time.perf_counter() - t
-    print(f"render_die_crop: {n} crops of {size} px in {dt:.2f} s on 1 core = {n / dt:.1f} crops/s "
-          f"(random dice of the catalogue, random training families, 10% cocked; art caches cold)")
-    t = time.perf_counter()
+    dt, dc = time.perf_counter() - t, time.process_time() - c
+    print(f"render_die_crop: {n} crops of {size} px, 1 thread: {n / dc:.1f} crops per CPU second "
+          f"({n / dt:.1f} per wall second; load average {os.getloadavg()[0]:.1f}) -- random catalogue dice, "
+          f"random training families, 10% cocked, art caches cold")
+    t, c = time.perf_counter(), time.process_time()
     for k in range(n):
         fam, name, j, cocked = jobs[k % 50]
         render_die_crop(fam, name, j, np.random.default_rng([seed, k, 1]), size, cocked)
-    dt = time.perf_counter() - t
-    print(f"render_die_crop, 50 faces repeated (art cached): {n / dt:.1f} crops/s")
+    dt, dc = time.perf_counter() - t, time.process_time() - c
+    print(f"render_die_crop, 50 faces repeated (art cached): {n / dc:.1f} crops per CPU second "
+          f"({n / dt:.1f} per wall second)")
 
 
 def sheet(path: str, families: list[int], cell: int = 72) -> None:

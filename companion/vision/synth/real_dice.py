@@ -206,7 +206,7 @@ def _marble(rng, px: int, c1, c2, amount: float) -> np.ndarray:
     if rng.random() < 0.5:
         f = f.T
     f = cv2.resize(f, (px, px), interpolation=cv2.INTER_LINEAR)
-    m = np.clip(f * (amount * 2), 0, 1)[..., None] if amount < 0.5 else f[..., None]
+    m = np.clip((f - (1 - amount)) * 3.5 + 0.5, 0, 1)[..., None]
     return np.asarray(c1, np.float32) * (1 - m) + np.asarray(c2, np.float32) * m
 
 
@@ -251,11 +251,15 @@ def die_look(family: int, die, rng: np.random.Generator) -> DieLook:
     if rng.random() < 0.5:
         c1, c2 = c2, c1
         amount = 1 - amount if amount > 0.5 else amount
-    mean = c1 * (1 - amount) + c2 * amount
+    inks = [np.array(c, np.float32) for c in art.INK_COLOURS.values()]
+
+    def contrast(ink) -> float:  # the ink must stand out on both plastic colours (where there is marble)
+        lums = [_lum(c1)] + ([_lum(c2)] if amount > 0.12 else [])
+        return min(abs(_lum(ink) - v) for v in lums)
+
     ink = np.array(art.INK_COLOURS[style.ink], np.float32)
-    if abs(_lum(ink) - _lum(mean)) < 80:  # the family's ink would vanish on this plastic
-        ink = max((np.array(c, np.float32) for c in art.INK_COLOURS.values()),
-                  key=lambda c: abs(_lum(c) - _lum(mean)))
+    if contrast(ink) < 70:  # the family's ink would vanish on this plastic: the best-contrast ink
+        ink = max(inks, key=contrast)
     ink = np.clip(ink * rng.uniform(0.9, 1.05, 3), 0, 255)
     return DieLook(kind, mm, (tuple(c1.tolist()), tuple(c2.tolist())), amount,
                    tuple(int(v) for v in ink), float(rng.uniform(0.2, 1.0)))
@@ -327,13 +331,16 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
     x, y, bw, bh = x - 2, y - 2, bw + 4, bh + 4
     size_px = p.look.mm * cam.ppm
     c1, c2 = p.look.plastic
+    # one sheet of marbled plastic per die: faces are windows of it, the body a scaled copy
+    tpx = int(np.clip(size_px * 1.2, 16, 128))
+    sheet = _marble(rng, 2 * tpx, c1, c2, p.look.marble)
     # the body (bevels and anything between faces): plastic a little darker than the faces
-    body = _marble(rng, max(bw, bh), c1, c2, p.look.marble)[:bh, :bw] * 0.72
+    body = cv2.resize(sheet, (max(bw, bh), max(bw, bh)), interpolation=cv2.INTER_LINEAR)[:bh, :bw] * 0.7
     alpha = np.zeros((bh, bw), np.float32)
     cv2.fillPoly(alpha, [((hull - [x, y]) * 4).astype(np.int32)], 1.0, cv2.LINE_AA, shift=2)
     layer = body
     towards = cam.towards
-    bevel = 0.085
+    edges = []
     for fi, loop in enumerate(s.faces):
         n = normals[fi]
         facing = float(n @ towards)
@@ -341,8 +348,8 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
             continue
         pts3 = w[loop]
         c3 = pts3.mean(0)
-        inset3 = c3 + (pts3 - c3) * (1 - bevel * 2 / max(0.6, len(loop) ** 0.5 / 2))
-        poly = cam.project(inset3) + origin - [x, y]
+        poly = cam.project(pts3) + origin - [x, y]
+        edges.append(poly)
         shade = 0.55 + 0.45 * max(0.0, float(n @ light)) + 0.1 * facing
         # texture square on the face plane
         u = pts3[0] - c3
@@ -354,8 +361,8 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
             half = min(np.linalg.norm(pts3 - c3, axis=1)) * (0.62 if len(loop) == 3 else 0.8)
         sq3 = c3 + np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float) @ np.stack([u, v]) * half
         sq = (cam.project(sq3) + origin - [x, y]).astype(np.float32)
-        tpx = int(np.clip(size_px * 1.2, 16, 128))
-        tex = _marble(rng, tpx, c1, c2, p.look.marble)
+        ox, oy = (int(v) for v in rng.integers(0, tpx + 1, 2))
+        tex = sheet[oy:oy + tpx, ox:ox + tpx].copy()
         a = p.art[fi] if fi < len(p.art) else None
         if a is not None:
             if a.ndim == 2:
@@ -371,20 +378,33 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
         cv2.fillPoly(fm, [(poly * 4).astype(np.int32)], 1.0, cv2.LINE_AA, shift=2)
         plain = cv2.warpPerspective(tex, Hm, (bw, bh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         layer = layer * (1 - fm[..., None]) + plain * fm[..., None]
-    # rounded edges: soften the outline and the bevel lines a little
-    k = max(0.5, size_px * 0.02)
-    layer = cv2.GaussianBlur(layer, (0, 0), k * 0.5)
-    alpha = cv2.GaussianBlur(alpha, (0, 0), k * 0.6)
+    # rounded edges: along every edge the two faces blend (a bevel), the edges of the face turned to
+    # the camera catch a rim of light, and the outline's corners are rounded
+    bevel = max(1.0, size_px * 0.06)
+    band = np.zeros((bh, bw), np.float32)
+    cv2.polylines(band, [(e * 4).astype(np.int32) for e in edges], True, 1.0, max(1, int(round(bevel))),
+                  cv2.LINE_AA, shift=2)
+    band = cv2.GaussianBlur(band, (0, 0), bevel * 0.5)[..., None]
+    layer = layer * (1 - band) + cv2.GaussianBlur(layer, (0, 0), bevel * 0.8) * band
+    if edges:
+        rim = np.zeros((bh, bw), np.float32)
+        front = edges[int(np.argmax([float(normals[i] @ towards) for i in range(len(s.faces))
+                                     if float(normals[i] @ towards) > 0.02]))]
+        cv2.polylines(rim, [(front * 4).astype(np.int32)], True, 1.0, max(1, int(round(bevel * 0.6))),
+                      cv2.LINE_AA, shift=2)
+        rim = cv2.GaussianBlur(rim, (0, 0), bevel * 0.4) * (40 + 60 * p.look.gloss) * float(rng.uniform(0.3, 1))
+        layer = layer + rim[..., None]
+    alpha = cv2.GaussianBlur(alpha, (0, 0), max(0.5, bevel * 0.35))
     # gloss: a specular spot on a face turned toward the light, and bright bevel rims
-    if p.look.gloss > 0.3 and rng.random() < 0.85:
+    if p.look.gloss > 0.3 and rng.random() < 0.7:
         top = s.faces[int(np.argmax(normals @ towards))]
         cpt = cam.project(w[top].mean(0)) + origin - [x, y]
         off = rng.normal(0, 0.25, 2) * size_px
         spot = np.zeros((bh, bw), np.float32)
-        ax = (max(1, int(size_px * rng.uniform(0.08, 0.3))), max(1, int(size_px * rng.uniform(0.05, 0.15))))
+        ax = (max(1, int(size_px * rng.uniform(0.05, 0.2))), max(1, int(size_px * rng.uniform(0.03, 0.1))))
         cv2.ellipse(spot, (int(cpt[0] + off[0]), int(cpt[1] + off[1])), ax, float(rng.uniform(0, 180)), 0, 360,
                     1.0, -1, cv2.LINE_AA)
-        spot = cv2.GaussianBlur(spot, (0, 0), max(0.7, size_px * 0.05)) * p.look.gloss * rng.uniform(0.4, 1.0)
+        spot = cv2.GaussianBlur(spot, (0, 0), max(0.7, size_px * 0.04)) * p.look.gloss * rng.uniform(0.3, 0.8)
         layer = layer + spot[..., None] * 255
     np.clip(layer, 0, 255, out=layer)
     _blend_patch(canvas, layer, alpha, x, y)
@@ -397,7 +417,7 @@ def _photo(rng, img: np.ndarray) -> np.ndarray:
     sigma = float(rng.uniform(0, 1.0))
     if sigma > 0.3:
         f = cv2.GaussianBlur(f, (0, 0), sigma)
-    f += rng.normal(0, float(rng.uniform(0, 6)), f.shape).astype(np.float32)
+    f += rng.standard_normal(f.shape, dtype=np.float32) * float(rng.uniform(0, 6))
     out = np.clip(f, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 96))])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -488,7 +508,7 @@ def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.
     Returns a ``size`` x ``size`` BGR uint8 crop framed like :func:`companion.vision.crops.crop_die`
     (box = the die body's outline in the frame, with a small jitter of about 3% of its side, as a
     detector's box; margin ``CROP_MARGIN``).  The die's pixel size in the camera frame varies
-    (about 22-80 px across), then the crop is resized to ``size``, so detail is lost as on a real
+    (about 24-90 px across, log-uniform), then the crop is resized to ``size``, so detail is lost as on a real
     camera.  Camera tilt 30-60 degrees, random yaw, light, table, sometimes one or two touching
     neighbours; ``cocked=True`` tips the die 20-40 degrees onto an edge (its read face not up).
     Deterministic given ``rng``.  Raises :class:`companion.vision.synth.art.ArtError` naming a bad
@@ -498,7 +518,7 @@ def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.
     die = _catalogue_die(die_name, face_index)
     if int(size) < 8:
         raise art.ArtError(f"crop size {size} is too small (at least 8 pixels)")
-    target_px = float(rng.uniform(22, 80))
+    target_px = float(np.exp(rng.uniform(np.log(24), np.log(90))))
     kind = FACES_TO_KIND[len(die.faces)]
     mm = float(SIZE_MM.get(die.size or "", 18) if kind == "d6" else KIND_MM.get(kind, 24))
     ppm = target_px / mm
