@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -275,14 +275,18 @@ class RuleIndex:
             hits.extend(Hit(*r) for r in rows)
         return hits[:limit]
 
-    def search(self, text: str, limit: int = 10, label: str | None = None) -> list[Hit]:
-        """Passages holding every word, best first; if none does, passages holding any word."""
-        hits = self._search(fts_query(text), limit, label)
+    def search(self, text: str, limit: int = 10, label: str | None = None,
+               prefer: Sequence[str] = ()) -> list[Hit]:
+        """Passages holding every word, best first; if none does, passages holding any word.
+
+        ``prefer``: document labels ranked ahead of the others, in that order (a V4.01c game's
+        search shows V4.01c passages before 1996 ones); within a document, by relevance."""
+        hits = self._search(fts_query(text), limit, label, prefer)
         if not hits and len(_QUERY_TOKEN.findall(text)) > 1:
-            hits = self._search(fts_query(text, any_word=True), limit, label)
+            hits = self._search(fts_query(text, any_word=True), limit, label, prefer)
         return hits
 
-    def _search(self, query: str, limit: int, label: str | None) -> list[Hit]:
+    def _search(self, query: str, limit: int, label: str | None, prefer: Sequence[str] = ()) -> list[Hit]:
         sql = (
             "SELECT label, citation, section, snippet(passages, 0, '[', ']', ' … ', 24), text "
             "FROM passages WHERE passages MATCH ?"
@@ -291,7 +295,14 @@ class RuleIndex:
         if label:
             sql += " AND label = ?"
             args.append(label)
-        sql += " ORDER BY rank LIMIT ?"
+        order = list(dict.fromkeys(str(p) for p in prefer))
+        if order:
+            sql += " ORDER BY CASE label " + " ".join("WHEN ? THEN ?" for _ in order) + " ELSE ? END, rank LIMIT ?"
+            for i, doc in enumerate(order):
+                args += [doc, i]
+            args.append(len(order))
+        else:
+            sql += " ORDER BY rank LIMIT ?"
         args.append(max(1, min(int(limit), 50)))
         try:
             rows = self._db.execute(sql, args).fetchall()

@@ -178,12 +178,21 @@ def rules_search():
         return jsonify({"documents": [], "hits": [],
                         "message": "no rule documents indexed: run `companion rules index FILE...`"})
     with RuleIndex(path) as idx:
-        try:
-            hits = idx.search(q, limit=limit, label=request.args.get("doc") or None)
+        try:  # the current game's own rule documents first (a V4.01c game: V4.01c before 1996)
+            hits = idx.search(q, limit=limit, label=request.args.get("doc") or None, prefer=_search_order())
         except RuleIndexError as exc:
             raise APIError(str(exc), field="q") from None
         docs = idx.documents(paths=False)  # no server paths to viewers
     return jsonify({"documents": docs, "hits": [h.to_dict() for h in hits]})
+
+
+def _search_order() -> tuple[str, ...]:
+    from .editions import search_order
+
+    s = store()
+    with s.lock:
+        state = s.session.state_dict() if s.session is not None else None
+    return search_order(state)
 
 
 @bp.get("/rules/cite")
@@ -213,7 +222,7 @@ def rules_cite():
 @bp.get("/frame.jpg")
 def frame():
     """The latest camera frame with a box and label on each die read (404 without a camera)."""
-    jpg = play.frame_jpeg(store(), sources())
+    jpg = play.frame_jpeg(store(), sources(), labels=request.args.get("labels") != "0")
     if jpg is None:
         raise NotFound("no camera frame (no camera, or it is not connected)", code="no_frame")
     return Response(jpg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
@@ -362,6 +371,21 @@ def roll():
             return jsonify({"reading": jsonable(reading), "seq": s.last_seq})
         events = _run_engine(play.submit_reading, s, reading)
     return jsonify({"events": jsonable(events), "seq": s.last_seq})
+
+
+@bp.post("/rolls/preview")
+@require("tablet")
+def roll_preview():
+    """The total the engine would give these faces of the pending roll, changing nothing:
+    ``{"faces": {"UNIT_ID": "2 Melee", ...}}`` (some dice may have no face yet)."""
+    from .roll_entry import roll_preview as preview
+
+    body = json_body({"faces": Field(dict, max_len=200)})
+    s = store()
+    with s.lock:
+        s._need_game()
+        out = _run_engine(preview, s, body["faces"])
+    return jsonify(jsonable(out))
 
 
 @bp.post("/rolls/confirm")

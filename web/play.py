@@ -18,7 +18,9 @@ from pathlib import Path
 
 from flask import current_app
 
+from .editions import rules_of
 from .errors import APIError, Conflict
+from .roll_entry import with_face_icons
 
 log = logging.getLogger("companion.web")
 
@@ -33,7 +35,7 @@ def state_view(store) -> dict:
         return {"game_id": None, "seq": store.last_seq, "state": None, "pending": None, "reading": None,
                 "last_roll": None}
     state = s.state_dict()
-    pending = s.pending()
+    pending = with_face_icons(s.pending())  # each rolled die's face kinds, for the page's fast entry
     if pending and pending.get("kind") == "cast" and pending.get("edition") != "r96":  # r96 lists its pools itself
         pending["cast_options"] = cast_options(pending, state)
     return {
@@ -43,6 +45,7 @@ def state_view(store) -> dict:
         "pending": pending,
         "reading": store.reading if pending and pending.get("kind") == "roll" else None,
         "last_roll": last_roll_view(state.get("last_roll") if isinstance(state, dict) else None),
+        "rules": rules_of(state),  # the rule documents this game is played by (named on the page)
     }
 
 
@@ -438,14 +441,17 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
 # camera frame, odds, smart dice
 
 
-def frame_jpeg(store, sources) -> bytes | None:
+def frame_jpeg(store, sources, labels: bool = True) -> bytes | None:
     """The roll's frame with a box and label (face read or corrected, unit matched) per die, drawn
-    by ``companion.vision.roll_frames.annotate``; else the camera's latest frame."""
+    by ``companion.vision.roll_frames.annotate``; else the camera's latest frame.  ``labels=False``:
+    the frame alone (the page draws the boxes and labels itself, at a readable size)."""
     import cv2
 
     reading = store.reading or {}
     frame = getattr(store, "reading_frame", None) if reading.get("frame") else None
-    if frame is not None:
+    if frame is not None and not labels:
+        pass
+    elif frame is not None:
         from companion.vision.roll_frames import annotate
 
         pending = store.session.pending() if store.session is not None else None

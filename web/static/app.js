@@ -111,14 +111,19 @@ async function refresh() {
       render(true);
       // a new roll is about to be made: its odds are fetched for the Roll and Odds pages
       const p = app.state.pending;
-      const key = p && p.kind === "roll" ? `${app.state.game_id}|${app.state.seq}` : null;
+      // (or the decision names the army it is about: odds_army, from the engine)
+      const key = p && (p.kind === "roll" || p.odds_army) ? `${app.state.game_id}|${app.state.seq}` : null;
       if (key && key !== app.oddsKey && (!app.oddsParams || app.oddsParams.auto) && (app.view === "roll" || app.view === "odds")) {
         app.oddsKey = key;
         app.oddsParams = null;
         loadOdds().then(() => render(true));
       }
     } while (app.dirty);
-  } catch (e) { /* shown */ } finally { app.loading = false; }
+    app.offline = false;
+  } catch (e) {
+    // the server cannot be reached: the page (from the service worker's cache) still shows its shell
+    if (!app.state) { app.offline = true; render(true); }
+  } finally { app.loading = false; }
 }
 
 // A restarted server has a new boot_id: the page starts over from its state.  A token that no
@@ -185,6 +190,8 @@ function render(fromServer) {
   const st = app.state;
   renderTopbar(st);
   renderPrompt(st);
+  announceRoll(st);
+  keepAwake();
   for (const v of ["table", "roll", "odds", "dispute", "new", "host"]) {
     $(`#view-${v}`).classList.toggle("active", v === app.view);
   }
@@ -206,6 +213,10 @@ function render(fromServer) {
   document.body.dataset.seq = st ? st.seq : 0;
 }
 
+function phaseLabel(id) {
+  const found = PHASES.find(([k]) => k === id);
+  return found ? found[1] : String(id || "").replace(/_/g, " ");
+}
 function renderTopbar(st) {
   const role = $("#role");
   role.className = "pill role " + (st?.role || "");
@@ -216,13 +227,28 @@ function renderTopbar(st) {
     el.className = "pill " + ({ connected: "ok", lost: "bad", connecting: "", off: "off" }[s.state] || "");
     el.textContent = `${s.kind === "camera" ? "camera" : "dice"}: ${s.state}`;
     el.title = s.message || s.state;
+    // A frame on screen that came with the roll's reading (not from a connected camera) is said so.
+    if (s.kind === "camera" && s.state !== "connected" && st?.reading?.frame) {
+      el.className = "pill ok";
+      el.textContent = `camera: ${st.reading.source === "camera" ? "frame read" : "frame shown"}`;
+      el.title = `no live camera (${s.state}); the frame shown came with this roll's reading`;
+    }
   }
+  const now = $("#phasenow");
   const bar = $("#phasebar");
   const g = st?.state;
-  if (!g) { fill(bar, h("span", { class: "muted" }, "No game yet: start one on New game")); return; }
+  const rules = st?.rules;
+  const rulesEl = rules ? h("span", { class: "rulesdoc", id: "rules-doc", title: rules.title }, `Rules: ${rules.document}`) : null;
+  if (!g) {
+    fill(now, h("b", { class: "muted", id: app.offline ? "offline" : null }, st ? "No game yet" : app.offline ? "Server unreachable: retrying" : "Loading…"));
+    fill(bar, st ? h("span", { class: "muted small" }, "Start one on New game") : null);
+    return;
+  }
   if (g.game === "battle_dice") {
-    fill(bar, h("span", { class: "turninfo" }, g.winner ? `Battle over: ${playerName(g.winner)} wins` : `Battle Dice · turn ${g.turn}`),
-      h("span", { class: "phase now" }, String(g.phase || "").replace(/_/g, " ")));
+    const over = g.winner ? `Battle over: ${playerName(g.winner)} wins` : `Battle Dice · turn ${g.turn}`;
+    fill(now, h("b", { class: "phasename", id: "phase-now" }, String(g.phase || "").replace(/_/g, " ")),
+      h("span", { class: "turninfo" }, over, rulesEl ? " · " : "", rulesEl));
+    fill(bar, h("span", { class: "phase now" }, String(g.phase || "").replace(/_/g, " ")));
     return;
   }
   const cur = g.phase;
@@ -233,10 +259,11 @@ function renderTopbar(st) {
     return h("span", { class: cls, dataset: { phase: id } }, label);
   });
   const who = g.marching_player ? playerName(g.marching_player) : "";
-  const info = g.phase === "game_over"
-    ? h("span", { class: "turninfo" }, `Game over: ${playerName(g.winner)} wins`)
-    : h("span", { class: "turninfo" }, g.turn ? `Turn ${g.turn} · ${who}` : "Set-up");
-  fill(bar, info, chips);
+  const over = g.phase === "game_over";
+  const info = over ? `${playerName(g.winner)} wins` : g.turn ? `Turn ${g.turn}${who ? " · " + who : ""}` : "before turn 1";
+  fill(now, h("b", { class: "phasename", id: "phase-now", dataset: { phase: cur } }, over ? "Game over" : phaseLabel(cur)),
+    h("span", { class: "turninfo" }, info, rulesEl ? " · " : "", rulesEl));
+  fill(bar, chips);
 }
 
 function renderPrompt(st) {
@@ -249,12 +276,12 @@ function renderPrompt(st) {
       undoButton());
     return;
   }
-  el.className = "prompt";
+  el.className = "prompt" + (p.kind === "roll" && app.view === "roll" ? " onroll" : "");
   const dot = h("span", { class: "dot", style: { background: playerColor(p.player) } });
   const name = playerName(p.player);
   const said = p.prompt.startsWith(name + ":") ? p.prompt.slice(name.length + 1).trim() : p.prompt;
-  const text = h("span", { class: "text" }, dot, " ", h("span", { class: "who" }, name + ": "), said,
-    p.rule ? h("button", { class: "cite", onclick: () => showRule(p.rule, p.prompt) }, p.rule) : null);
+  const text = h("span", { class: "text" }, dot, " ", h("span", { class: "who" }, name + ": "), said);
+  const cite = p.rule ? h("button", { class: "cite", onclick: () => showRule(p.rule, p.prompt) }, p.rule) : null;
   const choices = h("div", { class: "choices" });
   const disabled = !canChange();
   if (p.kind === "choice") {
@@ -280,7 +307,7 @@ function renderPrompt(st) {
     choices.append(retreatForm(p, disabled));
   }
   if (disabled) choices.append(h("span", { class: "muted small" }, "read-only: pair this tablet to play"));
-  fill(el, text, choices, undoButton());
+  fill(el, text, choices, h("span", { class: "aside" }, cite, undoButton()));
 }
 
 // Announce spells (V4.01c L470-480, L2118-2156): each spell with the kind of target the rules give it,
@@ -469,54 +496,144 @@ function armyBlock(a) {
 }
 
 // -- Roll ----------------------------------------------------------------------------------------
+// The dice to tap come first; the camera frame (only when there is one) and the last roll follow.
+function cameraFrame(st) {
+  const reading = st?.reading;
+  const cam = (st?.sources || []).find((s) => s.kind === "camera");
+  if (!(reading?.frame || (cam && cam.state === "connected"))) {
+    return cam && cam.state === "lost" ? h("div", { class: "nocam banner" }, "Camera lost: it will reconnect by itself. Tap the faces meanwhile.") : null;
+  }
+  const frame = h("div", { class: "frame", id: "roll-frame" });
+  // A frame that is not there yet (camera just connected, a busy server) is asked again, a few times.
+  let tries = 0;
+  const boxes = reading?.frame ? reading.boxes || {} : {};
+  const overlay = h("div", { class: "boxes" });
+  const img = h("img", { src: `/api/frame.jpg?labels=0&t=${Date.now()}`, alt: "camera frame", onerror: () => {
+    if (++tries <= 20) setTimeout(() => { if (img.isConnected) img.src = `/api/frame.jpg?labels=0&t=${Date.now()}`; }, 1000);
+  }, onload: () => drawBoxes(overlay, img, boxes, reading) });
+  frame.append(img, overlay);
+  return frame;
+}
+// Each die read on the frame: its box and a label (unit: face) in page pixels, readable at any size.
+function drawBoxes(overlay, img, boxes, reading) {
+  const W = img.naturalWidth, H = img.naturalHeight;
+  if (!W || !H) return;
+  const names = {};
+  for (const d of app.state?.pending?.dice || []) names[d.uid] = String(d.die).split("/").pop();
+  fill(overlay, Object.entries(boxes).map(([uid, b]) => {
+    const [x1, y1, x2, y2] = b;
+    const face = reading?.faces?.[uid];
+    const fixed = (reading?.corrected || []).includes(uid);
+    // a label near the right edge hangs to the left of its box, so it stays on the frame
+    return h("div", { class: "box" + (face ? "" : " unread") + (fixed ? " fixed" : "") + (x1 / W > 0.55 ? " right" : ""), dataset: { uid },
+      style: { left: `${(100 * x1) / W}%`, top: `${(100 * y1) / H}%`, width: `${(100 * (x2 - x1)) / W}%`, height: `${(100 * (y2 - y1)) / H}%` } },
+    h("span", { class: "boxlabel" }, `${names[uid] || uid}: ${face || "not read"}${fixed ? " (fixed)" : ""}`));
+  }));
+}
 function renderRoll() {
   const root = $("#view-roll");
   const st = app.state;
   const p = st?.pending;
   const reading = st?.reading;
-  const frame = h("div", { class: "frame" });
-  const cam = (st?.sources || []).find((s) => s.kind === "camera");
-  if (reading?.frame || (cam && cam.state === "connected")) {
-    // A frame that is not there yet (camera just connected, a busy server) is asked again, a few times.
-    let tries = 0;
-    const img = h("img", { src: `/api/frame.jpg?t=${Date.now()}`, alt: "camera frame", onerror: () => {
-      if (++tries <= 20) setTimeout(() => { if (img.isConnected) img.src = `/api/frame.jpg?t=${Date.now()}`; }, 1000);
-    } });
-    frame.append(img);
-  } else {
-    frame.append(h("div", { class: "nocam" }, cam && cam.state === "lost" ? "Camera lost: it will reconnect by itself. Tap the faces below meanwhile." :
-      "No camera: tap the face each die shows."));
-  }
-  const left = h("div", {}, frame, lastRollCard(st));
-  let right;
+  const side = h("div", { class: "rollside" }, cameraFrame(st), lastRollCard(st));
+  let main;
   if (p && p.kind === "roll") {
     const faces = currentFaces(p, reading);
     const dice = h("div", { class: "dice" }, p.dice.map((d, i) => {
       const read = reading?.faces?.[d.uid];
       const chosen = faces[d.uid];
       const fixed = reading?.corrected?.includes?.(d.uid);
-      return h("div", { class: "die" + (fixed ? " fixed" : ""), dataset: { uid: d.uid, index: i } },
-        h("div", {}, h("div", { class: "uname" }, dieLabel(d)), h("div", { class: "muted small" }, d.uid)),
+      return h("div", { class: "die" + (fixed ? " fixed" : "") + (chosen ? " set" : ""), dataset: { uid: d.uid, index: i } },
+        h("div", { class: "dhead" }, h("span", { class: "uname" }, dieLabel(d)), h("span", { class: "muted small" }, d.uid)),
         h("div", { class: "faces" }, uniqueFaces(d.faces).map((f) => h("button", {
           class: "facebtn" + (f === chosen ? " on" : "") + (f === read ? " read" : ""),
           dataset: { face: f }, disabled: !canChange(),
           onclick: () => tapFace(d.uid, f),
         }, f))));
     }));
-    const all = p.dice.every((d) => faces[d.uid]);
-    right = h("div", { class: "card" },
-      h("div", { class: "row" }, h("h2", {}, p.prompt), h("span", { class: "spacer" })),
-      reading ? h("div", { class: "muted small" }, `Read by ${reading.source}${reading.corrected?.length ? ` · ${reading.corrected.length} corrected` : ""}. Tap a die's face to fix it.`)
-        : h("div", { class: "muted small" }, "Tap the face each die shows, then confirm."),
-      oddsLine(), dice,
-      h("div", { class: "row", style: { marginTop: "12px" } },
-        h("button", { class: "btn primary", id: "confirm-roll", disabled: !all || !canChange(), onclick: () => confirmRoll(p, faces) },
-          all ? "Confirm roll" : `Pick ${p.dice.filter((d) => !faces[d.uid]).length} more`),
-        h("span", { class: "spacer" })));
+    const left = p.dice.filter((d) => !faces[d.uid]).length;
+    main = h("div", { class: "card rollmain" },
+      h("div", { class: "rollhead" }, h("h2", {}, h("span", { class: "dot", style: { background: playerColor(p.player) } }), " ", p.prompt),
+        p.rule ? h("button", { class: "cite", onclick: () => showRule(p.rule, p.prompt) }, p.rule) : null, undoButton()),
+      reading ? h("div", { class: "muted small" }, `Read by ${reading.source}${reading.corrected?.length ? ` · ${reading.corrected.length} corrected` : ""}: same faces as read; tap a die's face to fix it.`)
+        : h("div", { class: "muted small" }, cameraNote(st) + "Tap each die's face, or set the untapped dice to one icon, then tap the exceptions."),
+      oddsLine(), fastEntry(p, faces), dice,
+      h("div", { class: "rollfoot", id: "roll-foot" },
+        h("div", { class: "running", id: "running-total", "aria-live": "polite" }, runningTotal(p, faces)),
+        h("span", { class: "spacer" }),
+        Object.keys(app.picked).length ? h("button", { class: "btn ghost", id: "clear-taps", disabled: !canChange(), onclick: () => { app.picked = {}; app.preview = null; render(); } }, "Clear") : null,
+        h("button", { class: "btn primary", id: "confirm-roll", disabled: !!left || !canChange(), title: left ? `${left} dice have no face yet` : "submit this roll to the game",
+          onclick: () => confirmRoll(p, faces) }, "Confirm")));
+    schedulePreview(p, faces);
   } else {
-    right = h("div", { class: "card" }, h("h2", {}, "No roll pending"), h("div", { class: "muted" }, p ? `Waiting for: ${p.prompt}` : "Nothing to roll now."));
+    main = h("div", { class: "card rollmain" }, h("h2", {}, "No roll pending"), h("div", { class: "muted" }, p ? `Waiting for: ${p.prompt}` : "Nothing to roll now."));
   }
-  fill(root, h("div", { class: "rollgrid" }, left, right));
+  fill(root, h("div", { class: "rollgrid" }, main, side));
+}
+function cameraNote(st) {
+  const cam = (st?.sources || []).find((s) => s.kind === "camera");
+  return !cam || cam.state === "off" ? "No camera. " : "";
+}
+// "Set every untapped die to <icon>": each die's face of that icon kind comes from the server's
+// data (pending.dice[].icons, one per face); a die with no such face, or two different ones, stays
+// for a tap.  Kinds are offered most common first.
+function fastEntry(p, faces) {
+  const counts = new Map();
+  for (const d of p.dice) for (const k of new Set(d.icons || [])) counts.set(k, (counts.get(k) || 0) + 1);
+  const kinds = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([k]) => k);
+  if (!kinds.length || p.dice.length < 2) return null;
+  const untapped = p.dice.filter((d) => !faces[d.uid]).length;
+  return h("div", { class: "fastentry", id: "fast-entry" },
+    h("span", { class: "muted small" }, untapped ? `Set ${untapped === p.dice.length ? "all" : untapped} untapped to:` : "All dice set; tap a face to change it"),
+    untapped ? h("div", { class: "kinds" }, kinds.map((k) => h("button", { class: "facebtn setall", dataset: { icon: k }, disabled: !canChange(),
+      onclick: () => setUntapped(p, k) }, k))) : null);
+}
+function faceOfKind(d, kind) {
+  const options = new Set((d.icons || []).map((k, i) => (k === kind ? d.faces[i] : null)).filter(Boolean));
+  return options.size === 1 ? [...options][0] : null;
+}
+function setUntapped(p, kind) {
+  const faces = currentFaces(p, app.state?.reading);
+  for (const d of p.dice) {
+    if (faces[d.uid]) continue;
+    const f = faceOfKind(d, kind);
+    if (f) app.picked[d.uid] = f;
+  }
+  render();
+}
+function runningTotal(p, faces) {
+  const n = p.dice.filter((d) => faces[d.uid]).length;
+  const pv = app.preview;
+  const key = previewKey(faces);
+  if (n < p.dice.length) return h("span", { title: "the total shows when every die has a face" }, h("b", { class: "runtotal" }, `${n}/${p.dice.length}`), " set");
+  if (!canChange()) return h("span", { class: "muted" }, "all dice set");
+  if (!pv || pv.key !== key) return h("span", { class: "muted" }, "adding up…");
+  if (pv.error) return h("span", { class: "muted" }, pv.error);
+  if (pv.again) return h("span", {}, `rolls again: ${pv.again.map((x) => x.split("/").pop()).join(", ")}`);
+  if (pv.total == null) return h("span", { class: "muted" }, "all dice set");
+  return h("span", {}, "Total ", h("b", { class: "runtotal", id: "running-value" }, pv.total), ` ${pv.roll || ""}`);
+}
+function previewKey(faces) { return `${app.state?.seq}|${JSON.stringify(faces)}`; }
+// The total of the faces on screen, from the game engine (POST /api/rolls/preview changes nothing).
+function schedulePreview(p, faces) {
+  const key = previewKey(faces);
+  if (!canChange() || !p.dice.every((d) => faces[d.uid]) || app.previewWanted === key || app.preview?.key === key) return;
+  app.previewWanted = key;
+  clearTimeout(app.previewTimer);
+  app.previewTimer = setTimeout(async () => {
+    let pv;
+    try { pv = await previewCall(faces); } catch (e) { pv = { error: "no total: " + e.message }; }
+    if (app.previewWanted !== key) return;
+    app.preview = { ...pv, key };
+    const el = $("#running-total");
+    if (el && app.view === "roll" && p === app.state?.pending) fill(el, runningTotal(p, faces));
+  }, 120);
+}
+async function previewCall(faces) {
+  const resp = await fetch("/api/rolls/preview", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json", "X-Companion-Token": token() }, body: JSON.stringify({ faces }) });
+  const data = await resp.json().catch(() => ({}));
+  if (!resp.ok) throw new Error(data.message || resp.statusText);
+  return data;
 }
 function dieLabel(d) {
   const u = allUnits()[d.uid];
@@ -548,6 +665,8 @@ async function confirmRoll(p, faces) {
   } catch (e) { if (e.status === 409) refresh(); }
 }
 
+// The engine's total of a resolved roll (the 1996 game gives it per result type).
+function rollTotal(r) { return r.total ?? (r.totals || {})[r.roll] ?? ""; }
 function rollTitle(r) {
   if (!r) return "";
   const [owner, loc] = String(r.army || "").split("@");
@@ -559,16 +678,16 @@ function lastRollCard(st) {
   if (!r) return h("div", { class: "card", style: { marginTop: "14px" } }, h("h3", {}, "Last roll"), h("div", { class: "muted small" }, "No roll yet."));
   return h("div", { class: "card", id: "last-roll", style: { marginTop: "14px" } },
     h("div", { class: "row" }, h("h3", {}, `Last roll · ${rollTitle(r)}`), h("span", { class: "spacer" }),
-      h("span", { class: "total num", title: "why this number?", onclick: () => openDispute(r) }, r.total)),
+      h("span", { class: "total num", title: "why this number?", onclick: () => openDispute(r) }, rollTotal(r))),
     h("div", { class: "muted small" }, (r.faces || []).map((f) => `${f.die.split("/").pop()}: ${(f.faces || [f.face]).join(" → ")}`).join(" · ")),
     h("ol", { class: "steps" }, (r.steps || []).map(stepItem)));
 }
 function stepItem(s) {
   const change = s.before != null && s.after != null ? h("b", { class: "change" }, `${s.before} → ${s.after}`) : null;
   return h("li", { dataset: { step: s.step ?? "" } },
-    s.step ? h("span", { class: "stepno", title: "step of die roll resolution" }, s.step) : null,
-    h("span", { class: "stext" }, s.name ? h("span", { class: "sname" }, s.name) : null, h("span", {}, s.text)),
-    change,
+    h("span", { class: "stepno", title: "step of die roll resolution" }, s.step || "·"),
+    h("span", { class: "stext" }, s.name ? h("span", { class: "sname" }, s.name) : null, h("span", { class: "sdesc" }, s.text)),
+    change || h("span"),
     s.cite ? h("button", { class: "cite", onclick: () => showRule(s.cite, s.name || s.text) }, s.cite) : null);
 }
 
@@ -603,7 +722,9 @@ function renderOdds() {
     } }, "Compute"));
   if (!o) { loadOdds().then(() => render(true)); fill(root, h("div", { class: "card" }, form)); return; }
   if (o.message && !o.distribution && armies.length && !app.oddsParams) {
-    app.oddsParams = { army: armies[0].id, for: "melee", auto: true };
+    // nothing about to be rolled: the army the decision is about (engine's odds_army), else the first
+    const about = st.pending?.odds_army && armies.some((a) => a.id === st.pending.odds_army) ? st.pending.odds_army : armies[0].id;
+    app.oddsParams = { army: about, for: st.pending?.odds_roll || "melee", auto: true };
     loadOdds(app.oddsParams).then(() => render(true));
   }
   if (o.error || !o.distribution) { fill(root, h("div", { class: "card" }, form, h("p", { class: "muted" }, o.error || o.message || "No roll to compute."))); return; }
@@ -613,19 +734,32 @@ function renderOdds() {
   for (const [v, p] of o.distribution) {
     const bar = h("div", { class: "bar" + (o.need != null && v >= o.need ? " hit" : ""), title: `${v}: ${(100 * p).toFixed(2)}%` });
     bar.style.height = `${Math.max(1, (100 * p) / maxP)}%`;
+    if (p >= 0.03) bar.append(h("span", { class: "barpct" }, `${Math.round(100 * p)}%`));
     bars.append(bar); labels.append(h("span", {}, v));
   }
+  // each total's chance, and the chance of at least that total (sums of the exact distribution)
+  let tail = 1;
+  const rows = [];
+  for (const [v, p] of o.distribution) {
+    if (p >= 0.005) rows.push(h("tr", { class: o.need != null && v === o.need ? "need" : "" }, h("td", {}, v), h("td", {}, pct(p)), h("td", {}, pct(tail))));
+    tail -= p;
+  }
+  const table = h("table", { class: "oddstable", id: "odds-table" },
+    h("thead", {}, h("tr", {}, h("th", {}, o.result || "total"), h("th", {}, "exactly"), h("th", {}, "at least"))), h("tbody", {}, rows));
+  // the chances first (percentages at a glance), the bars beside them or below
   fill(root, h("div", { class: "card" }, form),
     h("div", { class: "grid cols-2", style: { marginTop: "14px" } },
-      h("div", { class: "card" }, h("h3", {}, `${o.title || "Distribution"}`), bars, labels,
-        h("div", { class: "muted small", style: { marginTop: "8px" } }, `${o.dice} dice · exact, by convolution of each die's faces through die roll resolution `,
-          h("button", { class: "cite", onclick: () => showRule("V4.01c L1002-1030", "die roll resolution, step by step") }, "V4.01c L1002-1030"))),
-      h("div", { class: "card" }, h("h3", {}, "Chances"),
+      h("div", { class: "card", id: "odds-chances" }, h("h3", {}, `${o.title || "Chances"}`),
         o.need != null ? h("div", {}, h("div", { class: "bigodds" }, `${(100 * o.p_at_least).toFixed(1)}%`),
           h("div", {}, `to get ${o.need} or more ${o.result}`)) : null,
-        h("p", {}, `Expected: ${o.mean.toFixed(2)} · most likely: ${o.mode}`),
-        h("ul", { class: "small muted" }, (o.notes || []).map((n) => h("li", {}, n))))));
+        h("p", {}, `Expected: ${o.mean.toFixed(2)} · most likely: ${o.mode}`), table,
+        h("ul", { class: "small muted" }, (o.notes || []).map((n) => h("li", {}, n)))),
+      h("div", { class: "card" }, h("h3", {}, "Distribution"), bars, labels,
+        h("div", { class: "muted small", style: { marginTop: "8px" } }, `${o.dice} dice · exact, by convolution of each die's faces through die roll resolution `,
+          h("button", { class: "cite", onclick: () => showRule("V4.01c L1002-1030", "die roll resolution, step by step") }, "V4.01c L1002-1030")))));
 }
+
+function pct(p) { return p >= 0.995 ? "100%" : p < 0.005 ? "<1%" : `${(100 * p).toFixed(p < 0.1 ? 1 : 0)}%`; }
 
 // -- Dispute -------------------------------------------------------------------------------------
 function openDispute(roll) { app.dispute = { roll }; go("dispute"); }
@@ -652,7 +786,7 @@ function renderDispute() {
   const roll = d.roll || app.state?.last_roll;
   if (roll) {
     why.push(h("div", { class: "card" }, h("h3", {}, "Why this number?"),
-      h("div", { class: "row" }, h("span", { class: "total" }, roll.total), h("span", {}, rollTitle(roll))),
+      h("div", { class: "row" }, h("span", { class: "total" }, rollTotal(roll)), h("span", {}, rollTitle(roll))),
       h("div", { class: "muted small" }, (roll.faces || []).map((f) => `${f.die.split("/").pop()}: ${(f.faces || [f.face]).join(" → ")}`).join(" · ")),
       (roll.steps || []).length ? h("ol", { class: "steps" }, roll.steps.map(stepItem))
         : h("p", { class: "muted" }, "No face counted for this roll: none showed its icon or an ID.")));
@@ -860,6 +994,61 @@ function pairForm() {
   } }, input, h("button", { class: "btn primary" }, "Pair"));
 }
 
+// -- at the table: screen kept awake, totals read aloud, installable and opening offline -----------
+// Wake Lock API: the screen stays on while a game is being played (asked again when the page shows).
+async function keepAwake() {
+  const el = $("#wake");
+  const playing = !!(app.state?.state && !app.state.state.over && app.state.state.phase !== "game_over");
+  if (!("wakeLock" in navigator)) { document.body.dataset.wake = "unsupported"; return; }
+  if (!playing) {
+    if (app.wakeLock) { app.wakeLock.release().catch(() => null); app.wakeLock = null; }
+    document.body.dataset.wake = "off"; el.hidden = true; return;
+  }
+  if (app.wakeLock && !app.wakeLock.released) return;
+  if (document.visibilityState !== "visible" || app.wakeAsking) return;
+  app.wakeAsking = true;
+  try {
+    app.wakeLock = await navigator.wakeLock.request("screen");
+    document.body.dataset.wake = "held";
+    el.hidden = false; el.className = "pill ok"; el.textContent = "awake";
+    app.wakeLock.addEventListener("release", () => { document.body.dataset.wake = "released"; el.hidden = true; });
+  } catch (e) {
+    document.body.dataset.wake = "refused";
+    el.hidden = false; el.className = "pill off"; el.textContent = "may sleep"; el.title = `the screen may turn off: ${e.message}`;
+  } finally { app.wakeAsking = false; }
+}
+document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") keepAwake(); });
+
+// Totals read aloud (speechSynthesis), when the table turns it on; the choice stays with the device.
+const SPEAK_KEY = "companion.speak";
+function speaking() { return localStorage.getItem(SPEAK_KEY) === "1"; }
+function drawSpeak() {
+  const b = $("#speak");
+  if (!("speechSynthesis" in window)) { b.hidden = true; return; }
+  b.setAttribute("aria-pressed", speaking() ? "true" : "false");
+  b.textContent = speaking() ? "aloud: on" : "aloud: off";
+  b.className = "pill speak" + (speaking() ? " ok" : "");
+}
+$("#speak").addEventListener("click", () => { localStorage.setItem(SPEAK_KEY, speaking() ? "0" : "1"); drawSpeak(); });
+app.spoken = [];
+function announceRoll(st) {
+  const r = st?.last_roll;
+  const key = r ? `${st.game_id}|${JSON.stringify(r.faces)}|${r.army}|${r.roll}` : null;
+  const first = app.rollKey === undefined;
+  if (key === app.rollKey) return;
+  app.rollKey = key;
+  if (first || !r || !speaking() || !("speechSynthesis" in window)) return;
+  const text = `${rollTitle(r)}: ${rollTotal(r)}`;
+  app.spoken.push(text);
+  speechSynthesis.speak(new SpeechSynthesisUtterance(text));
+}
+
+// Installable (web app manifest) and opening offline (a service worker caches the page shell only;
+// it never answers /api/ requests, so game state is never served stale).
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.register("/sw.js").then((reg) => { app.sw = reg.scope; }).catch((e) => { app.sw = "failed: " + e.message; });
+}
+
 // -- navigation -----------------------------------------------------------------------------------
 function go(view) {
   app.view = view;
@@ -890,6 +1079,7 @@ window.addEventListener("hashchange", async () => { await takeTokensFromUrl(); r
 window.addEventListener("popstate", () => { app.view = location.pathname.slice(1) || "table"; render(); });
 
 (async function start() {
+  drawSpeak();
   await takeTokensFromUrl();
   await refresh();
   connect();

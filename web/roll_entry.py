@@ -1,0 +1,71 @@
+"""What the Roll panel needs to enter a roll fast, all from the engine's data (the page counts nothing).
+
+* ``face_icons(die)``: the icon kind of each face of a pending roll's die, from the catalogue, so the
+  page's "set every untapped die to <icon>" picks, for each die, the face of that kind the server
+  named (a die with two different faces of the kind is left for a tap).
+* ``roll_preview(store, faces)``: the total the game would give these faces, resolved by the game
+  engine itself on a replayed copy of the game (nothing is written); shown while faces are tapped.
+"""
+
+from __future__ import annotations
+
+import logging
+
+log = logging.getLogger("companion.web")
+
+
+def face_icons(die: dict) -> list[str]:
+    """One icon kind per face of ``die`` (``{"die": name, "faces": [...]}``): the catalogue's face
+    name ("Melee", "ID", "Bullseye"...); for dice the catalogue does not hold (Battle Dice's d4-d20)
+    the face text itself."""
+    from .play import _catalogue
+
+    try:
+        spec = _catalogue().get(die["die"])
+    except Exception:  # not a catalogue die
+        spec = None
+    if spec is None or len(spec.faces) != len(die["faces"]):
+        return [str(f) for f in die["faces"]]
+    by_text = {f.text(): f.name for f in spec.faces}
+    return [by_text.get(text, text) for text in die["faces"]]
+
+
+def with_face_icons(pending: dict | None) -> dict | None:
+    """The pending decision with ``icons`` beside each rolled die's ``faces`` (roll decisions only)."""
+    if not pending or pending.get("kind") != "roll":
+        return pending
+    pending["dice"] = [{**d, "icons": face_icons(d)} for d in pending.get("dice", [])]
+    return pending
+
+
+def roll_preview(store, faces: dict) -> dict:
+    """The engine's total for ``faces`` (``{uid: face text}``) of the pending roll, without
+    changing the game: a copy of the game is rebuilt from its log and given the roll.
+
+    Returns ``{"complete": False, "tapped": n, "dice": N}`` while some die has no face; else
+    ``{"complete": True, "total": T, "roll": "melee", "steps": [...]}``, or ``"again": [...]``
+    when a face makes dice roll again (the total comes after those)."""
+    from companion.session.game_session import replay
+
+    from .play import _pending_roll, last_roll_view, reading_from_faces
+
+    pending = _pending_roll(store)
+    reading = reading_from_faces(store, faces, "typed")  # every uid and face checked
+    chosen = reading["faces"]
+    dice = pending["dice"]
+    if any(d["uid"] not in chosen for d in dice):
+        return {"complete": False, "tapped": sum(d["uid"] in chosen for d in dice), "dice": len(dice)}
+    game = replay(store.session.events(0))
+    game.apply({"type": "roll", "faces": [chosen[d["uid"]] for d in dice]})
+    after = game.pending_dict()
+    if after is not None and after.get("kind") == "roll" and after.get("reroll"):
+        return {"complete": True, "total": None, "roll": pending.get("roll"),
+                "again": [d["die"] for d in after.get("dice", [])]}
+    state = game.state.to_dict() if hasattr(game.state, "to_dict") else {}
+    roll = last_roll_view(state.get("last_roll") if isinstance(state, dict) else None)
+    if not roll:  # a game that keeps no resolved roll (Battle Dice): nothing to add up here
+        return {"complete": True, "total": None, "roll": pending.get("roll"), "steps": []}
+    total = roll.get("total")
+    if total is None:  # the 1996 game gives its totals by result type
+        total = (roll.get("totals") or {}).get(roll.get("roll"))
+    return {"complete": True, "total": total, "roll": roll.get("roll"), "steps": roll.get("steps", [])}
