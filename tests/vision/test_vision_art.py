@@ -160,3 +160,46 @@ def test_place_face_picture():
         place_face_picture(np.zeros((0, 0, 3), np.uint8), "d6", np.random.default_rng(0))
     with pytest.raises(art.ArtError, match="d7"):
         place_face_picture(pic, "d7", np.random.default_rng(0))
+
+
+def test_polyhedral_crop():
+    from companion.vision.synth.real_dice import POLY_VALUES, render_polyhedral_crop
+
+    for kind, values in POLY_VALUES.items():
+        crop = render_polyhedral_crop(kind, values[-1], np.random.default_rng(1), style_seed=3)
+        assert crop.shape == (64, 64, 3) and crop.dtype == np.uint8 and crop.std() > 5
+    a = render_polyhedral_crop("d20", 17, np.random.default_rng(4), style_seed=2)
+    assert np.array_equal(a, render_polyhedral_crop("d20", 17, np.random.default_rng(4), style_seed=2))
+    assert not np.array_equal(a, render_polyhedral_crop("d20", 3, np.random.default_rng(4), style_seed=2))
+    with pytest.raises(art.ArtError, match="no value 21"):
+        render_polyhedral_crop("d20", 21, np.random.default_rng(0))
+    with pytest.raises(art.ArtError, match="d3"):
+        render_polyhedral_crop("d3", 1, np.random.default_rng(0))
+
+
+def test_up_face_numeral_is_upright_in_the_image():
+    """The turn given to the top face's numeral makes its top point to the top of the image."""
+    from companion.vision.synth import real_dice as rd
+
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        cam = rd._camera(rng, 3.0)
+        pose = rd._rotz(float(rng.uniform(0, 2 * np.pi)))
+        s = rd.solid("d20")
+        frame = rd.face_frames("d20")[s.top]
+        turn = np.radians(rd._upright_turn(cam, pose, frame))
+        _, u, v, _ = frame
+        up_tex = np.sin(turn) * u - np.cos(turn) * v  # the numeral's "up" on the face, in 3D
+        d = cam.project((pose @ up_tex)[None])[0] - cam.project(np.zeros((1, 3)))[0]
+        assert d[1] < 0 and abs(np.degrees(np.arctan2(d[0], -d[1]))) < 1.0  # within a degree (perspective)
+
+
+def test_cocked_die_tilts_its_read_face():
+    from companion.vision.synth import real_dice as rd
+
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        flat = rd._pose(rng, cocked=False) @ rd.solid("d6").normals[rd.solid("d6").top]
+        tipped = rd._pose(rng, cocked=True) @ rd.solid("d6").normals[rd.solid("d6").top]
+        assert flat[2] > 0.999
+        assert np.cos(np.radians(41)) < tipped[2] < np.cos(np.radians(19))

@@ -85,6 +85,25 @@ def _hull_solid(verts: np.ndarray) -> _Solid:
     return _Solid(verts, tuple(faces), normals, int(np.argmax(normals[:, 2])))
 
 
+def _inradius(pts3: np.ndarray, c: np.ndarray, n: np.ndarray) -> float:
+    """Distance from ``c`` to the nearest edge of the planar polygon ``pts3``."""
+    best = np.inf
+    for a, b in zip(pts3, np.roll(pts3, -1, 0), strict=True):
+        e = (b - a) / (np.linalg.norm(b - a) + 1e-12)
+        d = c - a
+        best = min(best, float(np.linalg.norm(d - e * (d @ e))))
+    return best
+
+
+def _incentre(pts3: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """A point deep inside a convex face: the vertex mean moved toward the widest part."""
+    c = pts3.mean(0)
+    for _ in range(2):  # two steps of a crude search over nearby points
+        cands = [c] + [c + (p - c) * 0.12 for p in pts3]
+        c = max(cands, key=lambda q: _inradius(pts3, q, n))
+    return c
+
+
 def _face_up(verts: np.ndarray) -> np.ndarray:
     """Rotate a solid so that one of its faces points straight up."""
     hull = ConvexHull(verts)
@@ -126,17 +145,46 @@ def solid(kind: str) -> _Solid:
                 v += [[0, a, b * p], [a, b * p, 0], [a * p, 0, b]]
         v = _face_up(np.array(v, float))
         return _hull_solid(v / np.ptp(v[:, 0]))
-    if kind == "d10":  # a kite on top of a frustum (approximation of a pentagonal trapezohedron)
-        top = np.array([[0, -0.5], [0.3, -0.05], [0, 0.3], [-0.3, -0.05]])
-        bot = np.array([[0, -0.62], [0.5, -0.1], [0.38, 0.35], [0, 0.5], [-0.38, 0.35], [-0.5, -0.1]])
-        v = np.vstack([np.c_[top, np.full(4, 0.55)], np.c_[bot, np.zeros(6)]])
-        return _hull_solid(v)
-    if kind == "d4":  # truncated triangular pyramid
+    if kind == "d10":  # pentagonal trapezohedron (kite faces); resting on one, the opposite one is up
+        h = 1.05
+        z0 = h * (1 - np.cos(np.pi / 5)) / (1 + np.cos(np.pi / 5))
+        ring = [[np.cos(k * np.pi / 5), np.sin(k * np.pi / 5), z0 if k % 2 == 0 else -z0] for k in range(10)]
+        v = _face_up(np.array([[0, 0, h], [0, 0, -h]] + ring, float))
+        return _hull_solid(v / np.ptp(v[:, 0]))
+    if kind == "d4t":  # a regular tetrahedron (standard d4), resting on a face
+        v = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], float)
+        v = _face_up(v) * [1, 1, -1]  # that face now points down: a corner is up
+        return _hull_solid(v / np.ptp(v[:, 0]))
+    if kind == "d4":  # truncated triangular pyramid (items; an approximation)
         a = np.radians(-90 + np.arange(3) * 120)
-        top = np.c_[0.28 * np.cos(a), 0.28 * np.sin(a), np.full(3, 0.42)]
-        bot = np.c_[0.58 * np.cos(a), 0.58 * np.sin(a), np.zeros(3)]
+        top = np.c_[0.36 * np.cos(a), 0.36 * np.sin(a), np.full(3, 0.34)]
+        bot = np.c_[0.6 * np.cos(a), 0.6 * np.sin(a), np.zeros(3)]
         return _hull_solid(np.vstack([top, bot]))
-    raise art.ArtError(f"unknown die kind {kind!r} (known: d4, d6, d8, d10, d12, d20)")
+    raise art.ArtError(f"unknown die kind {kind!r} (known: d4, d6, d8, d10, d12, d20, d4t)")
+
+
+@cache
+def face_frames(kind: str) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, float], ...]:
+    """Per face of a solid (body units): (centre, u, v, half): the art square is centre +- half*u
+    +- half*v; texture x runs along u, texture y along v."""
+    s = solid(kind)
+    out = []
+    for loop, n in zip(s.faces, s.normals, strict=True):
+        pts3 = s.verts[loop]
+        c3 = pts3.mean(0)
+        u = pts3[0] - c3
+        u -= n * (u @ n)
+        u /= np.linalg.norm(u) + 1e-9
+        v = np.cross(n, u)
+        if kind == "d6":
+            half = float(np.min(np.abs((pts3 - c3) @ np.stack([u, v], 1)).max(0)) * 0.93)
+        elif len(loop) == 3:
+            half = float(min(np.linalg.norm(pts3 - c3, axis=1)) * 0.62)
+        else:  # kites and pentagons: a square a little larger than the inscribed circle (clipped)
+            c3 = _incentre(pts3, n)
+            half = _inradius(pts3, c3, n) * (1.3 if len(loop) == 4 else 1.1)
+        out.append((c3, u, v, half))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- camera
@@ -225,6 +273,7 @@ class DieLook:
     marble: float  # share of the second plastic colour (0 = plain)
     ink: tuple[int, int, int]
     gloss: float  # 0 (matt) .. 1 (glossy)
+    opacity: float = 1.0  # below 1: translucent plastic (the table shows through)
 
 
 def die_look(family: int, die, rng: np.random.Generator) -> DieLook:
@@ -340,6 +389,7 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
     cv2.fillPoly(alpha, [((hull - [x, y]) * 4).astype(np.int32)], 1.0, cv2.LINE_AA, shift=2)
     layer = body
     towards = cam.towards
+    frames = face_frames(p.look.kind)
     edges = []
     for fi, loop in enumerate(s.faces):
         n = normals[fi]
@@ -347,19 +397,14 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
         if facing <= 0.02:
             continue
         pts3 = w[loop]
-        c3 = pts3.mean(0)
         poly = cam.project(pts3) + origin - [x, y]
         edges.append(poly)
         shade = 0.55 + 0.45 * max(0.0, float(n @ light)) + 0.1 * facing
         # texture square on the face plane
-        u = pts3[0] - c3
-        u -= n * (u @ n)
-        u /= np.linalg.norm(u) + 1e-9
-        v = np.cross(n, u)
-        half = np.min(np.abs((pts3 - c3) @ np.stack([u, v], 1)).max(0)) * 0.93
-        if len(loop) != 4:
-            half = min(np.linalg.norm(pts3 - c3, axis=1)) * (0.62 if len(loop) == 3 else 0.8)
-        sq3 = c3 + np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float) @ np.stack([u, v]) * half
+        fc, fu, fv, half = frames[fi]
+        c3 = (fc * p.look.mm) @ p.pose.T + p.pos
+        u, v = p.pose @ fu, p.pose @ fv
+        sq3 = c3 + np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float) @ np.stack([u, v]) * half * p.look.mm
         sq = (cam.project(sq3) + origin - [x, y]).astype(np.float32)
         ox, oy = (int(v) for v in rng.integers(0, tpx + 1, 2))
         tex = sheet[oy:oy + tpx, ox:ox + tpx].copy()
@@ -395,6 +440,10 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
         rim = cv2.GaussianBlur(rim, (0, 0), bevel * 0.4) * (40 + 60 * p.look.gloss) * float(rng.uniform(0.3, 1))
         layer = layer + rim[..., None]
     alpha = cv2.GaussianBlur(alpha, (0, 0), max(0.5, bevel * 0.35))
+    if p.look.opacity < 1:  # translucent: the table shows through, light gathers inside
+        glow = cv2.GaussianBlur(alpha, (0, 0), size_px * 0.15)
+        layer = layer * (0.85 + 0.4 * glow[..., None])
+        alpha = alpha * p.look.opacity
     # gloss: a specular spot on a face turned toward the light, and bright bevel rims
     if p.look.gloss > 0.3 and rng.random() < 0.7:
         top = s.faces[int(np.argmax(normals @ towards))]
@@ -640,3 +689,133 @@ def place_face_picture(picture: np.ndarray, kind: str, rng: np.random.Generator,
     p = _Placed(look, arts, _pose(rng, False), np.zeros(3))
     _settle(p)
     return _scene_crop(rng, 0, p, int(size), [], _camera(rng, ppm), _light(rng))
+
+
+# --------------------------------------------------------------------------- standard (polyhedral) dice
+
+#: Values of the standard dice (a d10 shows 0-9; its "0" is read as 10 by most players).
+POLY_VALUES = {"d4": tuple(range(1, 5)), "d6": tuple(range(1, 7)), "d8": tuple(range(1, 9)),
+               "d10": tuple(range(0, 10)), "d12": tuple(range(1, 13)), "d20": tuple(range(1, 21))}
+_PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+         4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+         6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
+
+
+@dataclass(frozen=True)
+class PolyStyle:
+    """The look of one set of standard dice (from ``style_seed``)."""
+
+    plastic: str  # "opaque", "marbled", "translucent"
+    colours: tuple[tuple[float, float, float], tuple[float, float, float]]
+    ink: tuple[int, int, int]
+    font: int
+    pips: bool  # a d6 with pips (else numerals)
+    numeral_size: float
+
+
+def poly_style(style_seed: int) -> PolyStyle:
+    r = np.random.default_rng([int(style_seed), 20])
+    plastic = str(r.choice(["opaque", "marbled", "translucent"]))
+    c1 = r.uniform(20, 240, 3)
+    c2 = np.clip(c1 * r.uniform(0.4, 1.6, 3) if r.random() < 0.6 else r.uniform(20, 240, 3), 0, 255)
+    inks = [np.array(c, float) for c in art.INK_COLOURS.values()] + [np.array([20.0, 20.0, 20.0])]
+    ink = max(inks, key=lambda c: abs(_lum(c) - _lum(c1)) + r.uniform(0, 30))
+    return PolyStyle(plastic, (tuple(c1.tolist()), tuple(c2.tolist())), tuple(int(v) for v in ink),
+                     int(art.FONTS[int(r.integers(len(art.FONTS) - 1))]), bool(r.random() < 0.7),
+                     float(r.uniform(0.5, 0.7)))
+
+
+def _numeral_mask(value: int, kind: str, px: int, style: PolyStyle, turn: float, scale: float = 1.0) -> np.ndarray:
+    """Ink of one standard-die face: pips (d6 with pips) or the numeral, turned ``turn`` degrees."""
+    m = np.zeros((px, px), np.uint8)
+    if kind == "d6" and style.pips:
+        r = max(1, int(px * 0.09))
+        for dx, dy in _PIPS[int(value)]:
+            cv2.circle(m, (int(px / 2 + dx * px * 0.26), int(px / 2 + dy * px * 0.26)), r, 255, -1, cv2.LINE_AA)
+    else:
+        text = str(int(value))
+        h = px * style.numeral_size * scale * (0.8 if len(text) > 1 else 1.0)
+        thick = max(1, int(round(h / 7)))
+        fs = cv2.getFontScaleFromHeight(style.font, max(4, int(h)), thick)
+        (tw, th), _ = cv2.getTextSize(text, style.font, fs, thick)
+        org = (int(px / 2 - tw / 2), int(px / 2 + th / 2))
+        cv2.putText(m, text, org, style.font, fs, 255, thick, cv2.LINE_AA)
+        if text in ("6", "9"):  # the underline that tells 6 from 9
+            y = int(px / 2 + th / 2 + max(2, thick * 1.5))
+            cv2.line(m, (int(px / 2 - tw / 2), y), (int(px / 2 + tw / 2), y), 255, thick, cv2.LINE_AA)
+    if turn:
+        M = cv2.getRotationMatrix2D((px / 2, px / 2), -turn, 1.0)
+        m = cv2.warpAffine(m, M, (px, px), flags=cv2.INTER_LINEAR)
+    return m.astype(np.float32) / 255
+
+
+def _upright_turn(cam: _Camera, pose: np.ndarray, frame) -> float:
+    """Degrees to turn a face's art (in texture space) so that its top points to the image top."""
+    _, u, v, _ = frame
+    ju = cam.project((pose @ u)[None] * 1.0 + [0, 0, 0.0])[0] - cam.project(np.zeros((1, 3)))[0]
+    jv = cam.project((pose @ v)[None] * 1.0)[0] - cam.project(np.zeros((1, 3)))[0]
+    J = np.stack([ju, jv], 1)
+    d = np.linalg.solve(J, np.array([0.0, -1.0]))  # texture direction that appears as "up" in the image
+    return float(np.degrees(np.arctan2(d[0], -d[1])))
+
+
+def render_polyhedral_crop(kind: str, value: int, rng: np.random.Generator, style_seed: int = 0,
+                           size: int = 64) -> np.ndarray:
+    """A standard die (``kind`` "d4", "d6", "d8", "d10", "d12" or "d20") showing ``value``, as the
+    reader crops it: seen obliquely (camera 30-60 degrees from straight down), on a table.
+
+    The value is the face pointing straight up, and its numeral is printed upright as seen by the
+    camera (turned up to +-25 degrees), so the up face of a d20 is the one whose numeral faces the
+    top of the image; side faces show other values.  A d4 shows its value at the top corner of
+    every face (as real d4s do).  ``style_seed`` picks the set's look: opaque, marbled or
+    translucent plastic, ink colour, font, pips or numerals on the d6.  Deterministic given
+    ``rng``.  Raises :class:`ArtError` for an unknown kind or a value the die does not have.
+    """
+    if kind not in POLY_VALUES:
+        raise art.ArtError(f"unknown standard die kind {kind!r} (known: {', '.join(POLY_VALUES)})")
+    if int(value) not in POLY_VALUES[kind]:
+        raise art.ArtError(f"a {kind} has no value {value!r} (values {POLY_VALUES[kind][0]}.."
+                           f"{POLY_VALUES[kind][-1]})")
+    style = poly_style(style_seed)
+    s = solid(kind if kind != "d4" else "d4t")
+    frames = face_frames(kind if kind != "d4" else "d4t")
+    mm = {"d4": 20.0, "d6": 16.0, "d8": 18.0, "d10": 18.0, "d12": 20.0, "d20": 21.0}[kind]
+    ppm = float(np.exp(rng.uniform(np.log(26), np.log(90)))) / mm
+    cam = _camera(rng, ppm)
+    c1, c2 = (np.array(c) * rng.uniform(0.9, 1.1, 3) for c in style.colours)
+    amount = {"opaque": 0.0, "marbled": float(rng.uniform(0.3, 0.5)), "translucent": 0.1}[style.plastic]
+    look = DieLook(kind, mm, (tuple(np.clip(c1, 0, 255).tolist()), tuple(np.clip(c2, 0, 255).tolist())), amount,
+                   style.ink, float(rng.uniform(0.4, 1.0)),
+                   float(rng.uniform(0.55, 0.8)) if style.plastic == "translucent" else 1.0)
+    pose = _rotz(float(rng.uniform(0, 2 * np.pi)))
+    others = [v for v in POLY_VALUES[kind] if v != int(value)]
+    rng.shuffle(others)
+    px = 64
+    arts: list = [None] * len(s.faces)
+    if kind == "d4":  # values at the corners: the top vertex carries ``value`` on every face
+        top_v = int(np.argmax(s.verts[:, 2]))
+        corner_values = {top_v: int(value)}
+        for k, vi in enumerate(i for i in range(len(s.verts)) if i != top_v):
+            corner_values[vi] = others[k]
+        for fi, loop in enumerate(s.faces):
+            c, u, v, half = frames[fi]
+            m = np.zeros((px, px), np.float32)
+            for vi in loop:
+                d = s.verts[vi] - c
+                lx, ly = (d @ u) / half, (d @ v) / half
+                ang = float(np.degrees(np.arctan2(lx, -ly)))  # numeral's top toward its corner
+                g = _numeral_mask(corner_values[vi], kind, px // 2, style, ang, 0.9)
+                cx, cy = px / 2 + lx * 0.42 * px / 2, px / 2 + ly * 0.42 * px / 2
+                x0, y0 = int(cx - px / 4), int(cy - px / 4)
+                xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + px // 2, px), min(y0 + px // 2, px)
+                if xb > xa and yb > ya:
+                    m[ya:yb, xa:xb] = np.maximum(m[ya:yb, xa:xb], g[ya - y0:yb - y0, xa - x0:xb - x0])
+            arts[fi] = m
+    else:
+        turn = _upright_turn(cam, pose, frames[s.top]) + float(rng.uniform(-25, 25))
+        arts[s.top] = _numeral_mask(int(value), kind, px, style, turn)
+        for k, fi in enumerate(i for i in range(len(s.faces)) if i != s.top):
+            arts[fi] = _numeral_mask(others[k % len(others)], kind, px, style, float(rng.uniform(0, 360)))
+    p = _Placed(look, arts, pose, np.zeros(3))
+    _settle(p)
+    return _scene_crop(rng, 0, p, int(size), [], cam, _light(rng))
