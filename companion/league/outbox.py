@@ -16,6 +16,7 @@ resumed later is pushed on from where the league stopped.
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import re
@@ -64,7 +65,8 @@ class HttpTransport:
             if exc.code >= 500 or exc.code in (408, 429) or not answer.get("error"):
                 raise Offline(f"league answered HTTP {exc.code}") from None
             raise PushRefused(answer["error"], answer.get("message", f"HTTP {exc.code}")) from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:  # refused, reset, timeout, torn answer
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+            # refused, reset, timed out, or an answer torn off by the link
             raise Offline(f"league unreachable: {getattr(exc, 'reason', exc)}") from None
 
     def close(self) -> None:
@@ -269,6 +271,10 @@ class Outbox:
             return False
         except sqlite3.Error as exc:  # the page closed the game for a new one: next time
             self._set(self.state, f"local log busy: {exc}")
+            return False
+        except Exception as exc:  # noqa: BLE001 - the thread must live on; say what happened
+            log.exception("league push failed")
+            self._set("offline", f"{type(exc).__name__}: {exc}")
             return False
         with self._lock:
             self.pushed += n
