@@ -131,6 +131,7 @@ class DieStatus:
     face_index: int = -1
     battery: BatteryStatus | None = None
     name: str | None = None  # registered catalogue name or "d20"; None if unregistered
+    last_contact: float | None = None  # wall-clock time (time.time()) of the die's last message
 
     def as_dict(self) -> dict:
         return {
@@ -140,6 +141,7 @@ class DieStatus:
             "name": self.name,
             "battery_percent": self.battery.percent if self.battery else None,
             "charging": self.battery.charging if self.battery else None,
+            "last_contact": self.last_contact,
         }
 
 
@@ -157,6 +159,7 @@ class DiceFeed:
         self._lock = threading.Lock()
         self._dice: dict[str, DieStatus] = {}
         self._list_until = 0.0
+        self._told_unregistered: set[str] = set()  # dice whose "not registered" was logged (once each)
         self.link.on_event = self._on_event
 
     # --- queries ------------------------------------------------------------------------------
@@ -218,6 +221,7 @@ class DiceFeed:
                 status = self._dice.setdefault(message.die_id, DieStatus(message.die_id))
                 status.battery = BatteryStatus(message.die_id, message.percent, message.charging,
                                                event.received_at)
+                status.last_contact = time.time()
             return
         if isinstance(message, Fault):
             log.warning("bridge fault %s: %s", message.code, message.text)
@@ -232,13 +236,20 @@ class DiceFeed:
             status = self._dice.setdefault(message.die_id, DieStatus(message.die_id))
             repeat = (status.state, status.face_index) == (message.state, message.face_index)
             status.state, status.face_index = message.state, message.face_index
+            status.last_contact = time.time()
         if repeat and event.received_at <= self._list_until:
             return  # the bridge answering LIST with a state it reported already: not a new roll
         reading = reading_from(message, self.registry, bridge=self.link.intake.bridge_name,
                                received_at=event.received_at)
         if reading is None:
             return
-        if reading.problem is not None:
+        if reading.registered is False:
+            if reading.die_id not in self._told_unregistered:  # once per die, not on every roll
+                self._told_unregistered.add(reading.die_id)
+                log.warning("die %s is not registered: its rolls are reported but not read; register it with "
+                            "`companion dice pair --port URL --registry FILE` and start with that --registry",
+                            reading.die_id)
+        elif reading.problem is not None:
             log.info("die %s: %s", reading.die_id, reading.problem)
         self.readings.put(reading)
         if self.on_reading is not None:

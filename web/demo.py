@@ -95,11 +95,24 @@ class SimulatedDiceRoller:
         with self._cond:
             for die_id in wanted:
                 self._readings.pop(die_id, None)
-        for die_id in wanted:
-            self.feed.roll(die_id)
-        deadline = time.monotonic() + timeout
         faces: dict[str, str] = {}
         problems: dict[str, str] = {}
+        for _attempt in range(3):  # a die whose report was lost on the link is rolled again, as a player would
+            left = [die_id for die_id, d in wanted.items() if d["uid"] not in faces]
+            if not left:
+                break
+            for die_id in left:
+                self.feed.roll(die_id)
+            self._collect(wanted, faces, problems, time.monotonic() + timeout / 3)
+        for die_id, d in wanted.items():
+            if d["uid"] not in faces:
+                problems[d["uid"]] = f"no reading from smart die {die_id}: tap its face"
+        for d in pending["dice"]:
+            if d["uid"] not in faces and d["uid"] not in problems:
+                problems[d["uid"]] = "no smart die registered for it: tap its face"
+        return {"faces": faces, "problems": problems}
+
+    def _collect(self, wanted: dict, faces: dict, problems: dict, deadline: float) -> None:
         with self._cond:
             while len(faces) + len(problems) < len(wanted) and time.monotonic() < deadline:
                 for die_id, reading in list(self._readings.items()):
@@ -115,13 +128,6 @@ class SimulatedDiceRoller:
                         self.feed.roll(die_id)
                         problems.pop(uid)
                 self._cond.wait(0.1)
-        for die_id, d in wanted.items():
-            if d["uid"] not in faces:
-                problems[d["uid"]] = f"no reading from smart die {die_id}: tap its face"
-        for d in pending["dice"]:
-            if d["uid"] not in faces and d["uid"] not in problems:
-                problems[d["uid"]] = "no smart die registered for it: tap its face"
-        return {"faces": faces, "problems": problems}
 
     def close(self) -> None:
         if self.feed is not None:
@@ -167,14 +173,16 @@ class VisionRoller:
         from .play import vision_faces
 
         faces, boxes, problems = vision_faces(pending, read)
-        return {"faces": faces, "problems": problems, "boxes": boxes, "frame": scene.image}
+        known = {d["uid"]: d["faces"][chosen[d["uid"]]] for d in pending["dice"]}  # what the script rendered
+        return {"faces": faces, "problems": problems, "boxes": boxes, "frame": scene.image, "known": known}
 
     def close(self) -> None:
         pass
 
 
-def vision_available(model: str = "dragon-dice") -> bool:
-    """Whether the camera pipeline and a shipped model are there to read rendered frames."""
+def vision_problem(model: str = "dragon-dice") -> str | None:
+    """Why the camera pipeline cannot read rendered frames here (a missing package, no shipped
+    model, a model that does not load), in words; ``None`` when it can."""
     try:
         import scipy.optimize  # noqa: F401  (the roster assignment needs it)
 
@@ -182,9 +190,16 @@ def vision_available(model: str = "dragon-dice") -> bool:
         from companion.vision.roll_frames import read_roll, render_roll  # noqa: F401
 
         load_model(model)
-    except Exception:
-        return False
-    return True
+    except ImportError as exc:
+        return f"a package the camera pipeline needs is missing ({exc})"
+    except Exception as exc:  # ModelError (no model shipped) or a model that does not load
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def vision_available(model: str = "dragon-dice") -> bool:
+    """Whether the camera pipeline and a shipped model are there to read rendered frames."""
+    return vision_problem(model) is None
 
 
 class Director:
@@ -231,33 +246,14 @@ class Director:
             self.say("scripted opening finished: " + ", ".join(self.shown) + "; play on by tapping")
 
     def step(self, pending: dict) -> None:
-        from . import play
-
         kind = pending["kind"]
         state = self.store.session.state_dict()
         if state.get("phase") != "setup":
             self._mark("setup")
         if kind == "roll":
-            got = self.roller.read(pending)
-            faces, problems = got["faces"], got.get("problems", {})
-            with self.store.lock:
-                reading = play.reading_from_faces(self.store, faces, self.roller.source, boxes=got.get("boxes"),
-                                                  frame=got.get("frame"),
-                                                  problems=[f"{u}: {p}" for u, p in problems.items()])
-                self.store.set_reading(reading)
-            self.stop.wait(self.pace)  # let the tablets show the reading before it is confirmed
-            if len(faces) < len(pending["dice"]):  # a die the source could not read: tapped by hand
-                fallback = random.Random(len(self.shown))
-                tapped = [d["uid"] for d in pending["dice"] if d["uid"] not in faces]
-                for d in pending["dice"]:
-                    faces.setdefault(d["uid"], fallback.choice(d["faces"]))
-                with self.store.lock:  # the frame stays on the roll panel; the tapped dice show as fixed
-                    reading = play.reading_from_faces(self.store, faces, self.roller.source, boxes=got.get("boxes"),
-                                                      frame=got.get("frame"))
-                    reading["corrected"] = tapped
-                    self.store.set_reading(reading)
-            with self.store.lock:
-                play.submit_reading(self.store, self.store.reading)
+            self._roll(pending)
+            if self.stop.is_set():
+                return
             roll = pending.get("roll")
             if roll == "save":
                 self._mark("saves")
@@ -267,8 +263,52 @@ class Director:
                 self._mark("magic")
             return
         action = self.answer(pending, state)
-        self.say(f"{pending['prompt']} -> {action}")
+        self.say(describe(pending, action))
         self.store.submit(action)
+
+    def _roll(self, pending: dict) -> bool:
+        """Roll the pending dice through the roller and confirm the reading.  A die the source could
+        not read is never given a made-up face: when the script knows the face it rolled (it rendered
+        the camera frame) that face is typed and the reading says so (``typed_by_script``), never as
+        a player's correction; otherwise the die stays unread on the Roll page and the demo waits for
+        the players to tap its face and confirm.  True when the director confirmed the roll."""
+        from . import play
+
+        got = self.roller.read(pending)
+        faces, problems = dict(got["faces"]), dict(got.get("problems", {}))
+        known = got.get("known") or {}
+        names = {d["uid"]: d["die"].split("/")[-1] for d in pending["dice"]}
+        unread = [d["uid"] for d in pending["dice"] if d["uid"] not in faces]
+        typed = [u for u in unread if u in known]
+        for uid in typed:
+            faces[uid] = known[uid]
+            problems[uid] = f"not read by the {self.roller.source}: the demo script typed the face it rolled"
+        with self.store.lock:
+            reading = play.reading_from_faces(self.store, faces, self.roller.source, boxes=got.get("boxes"),
+                                              frame=got.get("frame"),
+                                              problems=[f"{u}: {p}" for u, p in problems.items()])
+            reading["typed_by_script"] = typed
+            self.store.set_reading(reading)
+        if typed:
+            self.say(f"the {self.roller.source} could not read " + ", ".join(f"{names[u]} ({u})" for u in typed)
+                     + "; the demo script typed the face it rolled: "
+                     + ", ".join(f"{names[u]} {faces[u]}" for u in typed))
+        missing = [u for u in unread if u not in known]
+        if missing:
+            self.say(f"the {self.roller.source} could not read " + ", ".join(f"{names[u]} ({u})" for u in missing)
+                     + ": nothing is made up. Tap its face on the Roll page and confirm; the demo waits.")
+            self._wait_for_players()
+            return False
+        self.stop.wait(self.pace)  # let the tablets show the reading before it is confirmed
+        with self.store.lock:
+            play.submit_reading(self.store, self.store.reading)
+        return True
+
+    def _wait_for_players(self) -> None:
+        """Until a player answers the pending decision (the log moves on) or the demo is stopped."""
+        seq = self.store.last_seq
+        while not self.stop.is_set() and self.store.last_seq == seq:
+            self.stop.wait(0.2)
 
     def answer(self, pending: dict, state: dict) -> dict:
         kind = pending["kind"]
@@ -385,6 +425,28 @@ class Director:
                 target = army if name in ("Stone Skin", "Watery Double") else (enemies[0] if enemies else army)
                 return [{"spell": card.name, "target": target, "element": element}]
         return []
+
+
+def describe(pending: dict, action: dict) -> str:
+    """The director's answer in a plain sentence (what a player at the table would say)."""
+    who = pending.get("player_name") or pending.get("player", "")
+    kind = action.get("type")
+    if kind == "choose":
+        label = next((c["label"] for c in pending.get("choices", []) if c["value"] == action["choice"]),
+                     str(action["choice"]))
+        return f"{who}: {label}"
+    if kind == "allocate":
+        return f"{who} removes {len(action['units'])} unit(s) as losses"
+    if kind == "cast":
+        spells = action.get("spells") or []
+        if not spells:
+            return f"{who} casts no spell"
+        return f"{who} casts " + ", ".join(f"{s['spell']} ({s['element']}) on {s['target']}" for s in spells)
+    if kind == "reinforce":
+        return f"{who} moves no reinforcements"
+    if kind == "retreat":
+        return f"{who} does not retreat"
+    return f"{who} answers"
 
 
 def _topic(pending: dict) -> str:

@@ -2,7 +2,9 @@
 
 A *reading* is a roll that has been read (by the camera, the smart dice, or typed on the page)
 but not yet given to the game: ``{"source", "faces": {uid: face text}, "boxes": {uid: [x,y,w,h]},
-"frame": bool, "corrected": [uid...], "problems": [...]}``.  Players check it on the Roll panel,
+"frame": bool, "corrected": [uid...], "problems": [...]}`` (a demo adds ``"typed_by_script": [uid...]``,
+faces its script typed for dice the source could not read, never shown as a player's correction).
+Players check it on the Roll panel,
 tap a die to fix its face (a *correction*), then confirm; only then is it submitted to the session
 as the ``{"type": "roll", "faces": [...]}`` answer the engine expects (one face per die, in the
 order of the pending decision's ``dice``).
@@ -397,6 +399,8 @@ def correct_reading(store, uid: str, face: str) -> tuple[dict, str | None]:
     reading["faces"][uid] = fixed
     if uid not in reading["corrected"]:
         reading["corrected"].append(uid)
+    if uid in reading.get("typed_by_script", []):  # a player's tap replaces what a demo script typed
+        reading["typed_by_script"].remove(uid)
     saved = None
     if before != fixed:
         saved = save_correction(store, reading, uid, dice[uid], before, fixed)
@@ -458,7 +462,8 @@ def frame_jpeg(store, sources, labels: bool = True) -> bytes | None:
         names = {d["uid"]: d["die"].split("/")[-1] for d in (pending or {}).get("dice", [])}
         items = []
         for uid, box in (reading.get("boxes") or {}).items():
-            fixed = " (fixed)" if uid in reading.get("corrected", []) else ""
+            fixed = (" (fixed)" if uid in reading.get("corrected", [])
+                     else " (typed by the demo script)" if uid in reading.get("typed_by_script", []) else "")
             items.append({"box": box, "reading": f"{names.get(uid, uid)}: {reading['faces'].get(uid, '?')}{fixed}",
                           "cocked": False, "unreadable": uid not in reading["faces"]})
         frame = annotate(frame, items)

@@ -104,7 +104,10 @@ class CameraSource(Source):
         self.model = model
         self._settle = None
         self.reads = 0
-        self.read_error: str | None = None
+        self.read_error: str | None = None  # the last failed read's reason, until a read works
+        self._read_failures = 0
+        self._read_after = 0.0  # no read before this time (backing off after failed reads)
+        self._clock = time.monotonic
 
     def _open(self) -> None:
         import cv2
@@ -125,22 +128,32 @@ class CameraSource(Source):
         time.sleep(0.03)
 
     def _maybe_read(self, frame) -> None:
-        if self.read_error is not None:
-            return
+        """Read a settled frame for the pending roll.  A failed read (no model shipped, a frame it
+        cannot read) never stops the camera: it is reported to the pages as a ``camera_problem``
+        notice and the next read waits a growing pause (BACKOFF_S), reset by a read that works."""
         if self._settle is None:
             from companion.vision.settle import SettleDetector
 
             self._settle = SettleDetector()
-        if self._settle.update(time.monotonic(), frame) is None:
+        now = self._clock()
+        if self._settle.update(now, frame) is None or now < self._read_after:
             return
-        from .play import camera_reading
+        from . import play
 
         try:
-            if camera_reading(self.store, frame, self.model) is not None:
+            if play.camera_reading(self.store, frame, self.model) is not None:
                 self.reads += 1
-        except Exception as exc:  # no model shipped, or a frame it cannot read: show frames only
+        except Exception as exc:
+            self._read_failures += 1
+            pause = BACKOFF_S[min(self._read_failures, len(BACKOFF_S)) - 1]
+            self._read_after = now + pause
             self.read_error = str(exc)
-            self._set("connected", f"showing frames only (dice not read: {exc}); tap faces")
+            self.store.notice("camera_problem", {"problem": f"dice not read: {exc}", "retry_in_s": pause})
+            self._set("connected", f"showing frames; dice not read ({exc}); trying again in {pause:g} s; tap faces")
+            return
+        if self._read_failures:
+            self._read_failures, self._read_after, self.read_error = 0, 0.0, None
+            self._set("connected")
 
     def _close(self) -> None:
         if self._cap is not None:
@@ -166,6 +179,7 @@ class SerialSource(Source):
         super().__init__(spec, store)
         self.registry_path = registry_path
         self.feed = None
+        self.last_contact: float | None = None  # wall-clock time the bridge was last connected
 
     def _run(self) -> None:
         from firmware_bridge.registry import DieRegistry
@@ -198,10 +212,19 @@ class SerialSource(Source):
         except Exception as exc:  # a reading that does not fit the game is reported, never fatal
             self.store.notice("serial_problem", {"die": reading.die_id, "problem": str(exc)})
 
+    def _set(self, state: str, message: str = "") -> None:
+        if state == "connected" or self.state == "connected":
+            self.last_contact = time.time()  # connected now, or the moment it was lost
+        super()._set(state, message)
+
     def status(self) -> dict:
+        """The bridge's state with its dice; while it is not connected the dice listed are what it
+        last said (``stale``: true), each with the time of its last message (``last_contact``)."""
         out = super().status()
+        out["last_contact"] = time.time() if self.state == "connected" else self.last_contact
         if self.feed is not None:
-            out["dice"] = [d.as_dict() for d in self.feed.dice()]
+            stale = self.state != "connected"
+            out["dice"] = [dict(d.as_dict(), stale=stale) for d in self.feed.dice()]
         return out
 
 

@@ -1,7 +1,7 @@
 """``companion serve`` (the tablet page for a real table) and ``companion demo`` (a scripted game).
 
     companion serve [--camera 0] [--serial URL] [--db FILE] [--host H --port P] [--rotate-host-token]
-    companion demo [--seconds N] [--dice simulated|typed]
+    companion demo [--seconds N] [--dice auto|camera|simulated|typed] [--db FILE] [--seed S]
 
 Both serve the page with waitress, print a URL carrying the host token and a QR code to pair a
 tablet.  Without a camera or a smart-dice bridge the game is played by tapping faces.
@@ -86,18 +86,40 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     import logging
+    import shutil
     import tempfile
     from pathlib import Path
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     from companion.session import GameSession  # noqa: F401  (fail early if the engine is missing)
-    from web.demo import SimulatedDiceRoller, TypedRoller, VisionRoller, play_demo, vision_available
+    from web.demo import vision_problem
+
+    if args.db and Path(args.db).exists():
+        print(f"error: {args.db} exists; the demo starts a fresh game (choose another --db)", file=sys.stderr)
+        return 2
+    dice = args.dice
+    problem = vision_problem() if dice in ("auto", "camera") else None
+    if dice == "camera" and problem:
+        print(f"error: --dice camera needs the camera pipeline and a shipped model (models/dragon-dice): "
+              f"{problem}", file=sys.stderr)
+        return 2
+    if dice == "auto":
+        dice = "typed" if problem else "camera"
+    folder = None if args.db else tempfile.mkdtemp(prefix="companion-demo-")  # removed on exit
+    db = args.db or str(Path(folder) / "demo-game.sqlite")
+    try:
+        return _run_demo(args, db, dice, problem)
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+            print(f"Demo over: its temporary game folder {folder} was removed (keep a demo game with --db FILE).",
+                  flush=True)
+
+
+def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | None) -> int:
+    from web.demo import SimulatedDiceRoller, TypedRoller, VisionRoller, play_demo
     from web.play import build_setup
 
-    db = args.db or str(Path(tempfile.mkdtemp(prefix="companion-demo-")) / "demo-game.sqlite")
-    if Path(db).exists():
-        print(f"error: {db} exists; the demo starts a fresh game (choose another --db)", file=sys.stderr)
-        return 2
     server = _make_server(args, db)
     store = server.app.extensions["game_store"]
     store.create(build_setup({"players": ["Ann", "Bob"], "quick": True, "force_size": 24}))
@@ -106,13 +128,6 @@ def _demo(args: argparse.Namespace) -> int:
         pace = 1.2 if args.seconds is None else max(0.05, min(1.2, args.seconds / 60))
     # a faster pace (tests, --seconds) also runs the simulated dice faster than real time
     speed = min(50.0, 4.0 * max(1.0, 1.2 / pace))
-    dice = args.dice
-    if dice == "auto":
-        dice = "camera" if vision_available() else "typed"
-    elif dice == "camera" and not vision_available():
-        print("error: --dice camera needs the camera pipeline and a shipped model (models/dragon-dice)",
-              file=sys.stderr)
-        return 2
     roller = {"simulated": lambda: SimulatedDiceRoller(seed=args.seed, speed=speed),
               "camera": lambda: VisionRoller(seed=args.seed),
               "typed": lambda: TypedRoller(seed=args.seed)}[dice]()
@@ -120,8 +135,11 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"Demo: a fresh two-player game in {db}; rolls come from "
           + {"simulated": "the smart-dice simulator over a serial link",
              "camera": "rendered camera frames read by the vision pipeline",
-             "typed": "faces typed by the script (no camera model shipped)"}[dice],
-          flush=True)
+             "typed": "faces typed by the demo script"}[dice] + ".", flush=True)
+    if dice == "typed" and args.dice == "auto" and vision_why:
+        print(f"The camera pipeline is not used: {vision_why}.", flush=True)
+    print("Open the host URL above in a browser to watch the scripted opening (set-up, a maneuver, a melee "
+          "with its saves, a spell); when it ends, play on by tapping. Press Ctrl-C to stop the demo.", flush=True)
     director = play_demo(store, roller, pace, out=sys.stdout)
     try:
         server.serve_forever(args.seconds)
@@ -152,13 +170,26 @@ def register(subparsers) -> None:
     _common(s, 8765, host="0.0.0.0")
     s.set_defaults(func=_serve)
 
-    d = subparsers.add_parser("demo", help="serve a fresh demo game and play a scripted opening")
+    d = subparsers.add_parser(
+        "demo", help="serve a fresh demo game and play a scripted opening",
+        description="Start a fresh two-player game (Ann and Bob, a 24-point quick start) on a local server "
+                    "and play its opening by script: set-up, a maneuver, a melee with its saves, a spell. "
+                    "Rolls go through the same path as real ones (a reading on the Roll page, then "
+                    "confirmed). A die the dice source cannot read is never given a made-up face: the "
+                    "script types the face it rolled and marks it so, or leaves it for you to tap.",
+        epilog="Open the host URL it prints in a browser to watch; when the script ends, play on by "
+               "tapping. Stop with Ctrl-C (or --seconds). Without --db the game lives in a temporary "
+               "folder that is removed when the demo stops.")
     d.add_argument("--dice", choices=("auto", "camera", "simulated", "typed"), default="auto",
                    help="where the demo's rolls come from: camera (rendered frames read by the vision "
-                        "pipeline), simulated (smart-dice simulator on a serial link), typed faces; "
-                        "auto (default): camera when a model is shipped, else typed")
-    d.add_argument("--db", help="game file for the demo (default: a new temporary file)")
-    d.add_argument("--pace", type=float, help="seconds between the demo's steps")
-    d.add_argument("--seed", type=int, default=7, help="seed of the demo's dice")
+                        "pipeline), simulated (smart-dice simulator on a serial link), typed (faces typed "
+                        "by the demo script); auto (default): camera when the pipeline and a model load, "
+                        "else typed, saying why")
+    d.add_argument("--db", help="game file to keep the demo game in (must not exist yet; default: a "
+                                "temporary folder removed on exit)")
+    d.add_argument("--pace", type=float, help="seconds between the demo's steps (default 1.2; with "
+                                              "--seconds, faster so the opening fits)")
+    d.add_argument("--seed", type=int, default=7, help="seed of the demo's dice: the same seed rolls the "
+                                                       "same faces (default 7)")
     _common(d, 8765)
     d.set_defaults(func=_demo)
