@@ -53,7 +53,7 @@ CALIBRATION_FAMILIES: tuple[int, ...] = tuple(range(46, 54))
 #: Strict held-out families: never trained on, never used for any choice.
 TEST_FAMILIES: tuple[int, ...] = tuple(range(54, 64))
 
-MODES = ("silhouette", "outline", "stroke", "engraved", "double")
+MODES = ("silhouette", "outline", "stroke", "engraved", "double", "badge", "hatched")
 GRAMMARS = ("angular", "curved", "blocky", "runic", "organic")
 FRAMES = ("none", "circle", "diamond", "shield", "hexagon", "square", "triangle")
 ORNAMENTS = ("none", "dots", "bar", "corners", "ring")
@@ -226,8 +226,11 @@ def _m_scimitar(p: _Pen, q) -> None:
 
 def _m_axe(p: _Pen, q) -> None:
     p.line([[0.05, -0.85], [-0.05, 0.92]], q.uniform(0.1, 0.15))
-    h = q.uniform(0.45, 0.7)
-    p.poly(np.vstack([[[0.05, -0.45]], _arc((0.05, -0.33), h, -70, 70, 14), [[0.05, -0.2]]]))
+    reach = q.uniform(0.55, 0.8)
+    edge = _arc((reach - 0.55, -0.42), 0.55, -50, 50, 12)  # the cutting edge, far from the handle
+    p.poly(np.vstack([[[0.05, -0.52]], edge, [[0.05, -0.3]]]))
+    if q.random() < 0.5:  # a back spike
+        p.poly([[0.0, -0.5], [-0.45, -0.42], [0.0, -0.32]])
 
 
 def _m_double_axe(p: _Pen, q) -> None:
@@ -537,7 +540,7 @@ def _frame(p: _Pen, frame: str, value: int = 255, fill: bool = False) -> None:
 def _symbol(p: _Pen, style: ArtStyle, icon: str) -> None:
     """A symbol icon from the family's shape grammar (per icon seed; frame per family)."""
     q = np.random.default_rng(_seed("symbol", style.family, icon))
-    framed = style.frame != "none"
+    framed = style.frame != "none" and style.mode != "badge"
     inner = 0.55 if framed else 0.85
     if framed:
         _frame(p, style.frame)
@@ -563,8 +566,157 @@ def _symbol(p: _Pen, style: ArtStyle, icon: str) -> None:
 # --------------------------------------------------------------------------- portraits (ID faces)
 
 
+PORTRAIT_KINDS = ("profile", "front", "creature")
+
+
 def _portrait(p: _Pen, style: ArtStyle, die_name: str) -> None:
-    """A creature's head in profile: the family sets the drawing grammar, the die name the creature."""
+    """The unit's picture: the family sets the grammar (a head in profile, a face seen from the
+    front, or a whole creature), the die name the creature."""
+    kind = PORTRAIT_KINDS[style.family % len(PORTRAIT_KINDS)]
+    if kind == "front":
+        _portrait_front(p, style, die_name)
+    elif kind == "creature":
+        _portrait_creature(p, style, die_name)
+    else:
+        _portrait_profile(p, style, die_name)
+
+
+def _portrait_frame(p: _Pen, style: ArtStyle) -> float:
+    if style.portrait_frame == "circle":
+        p.ring((0, 0), 0.9, 0.08)
+    elif style.portrait_frame == "arch":
+        p.line(np.vstack([[[-0.85, 0.95]], _arc((0, -0.1), 0.85, 180, 360, 16), [[0.85, 0.95]]]), 0.08)
+    elif style.portrait_frame == "shield":
+        _frame(p, "shield")
+    return 0.72 if style.portrait_frame != "none" else 0.92
+
+
+def _portrait_front(p: _Pen, style: ArtStyle, die_name: str) -> None:
+    """A face seen from the front, mirror-symmetric: head, eyes, brows, mouth, headgear."""
+    q = np.random.default_rng(_seed("portrait", style.family, die_name))
+    g = np.random.default_rng(_seed("head", style.family))
+    cut = 0 if not p.stroke else 255
+    sc = _portrait_frame(p, style)
+    hw, hh = q.uniform(0.4, 0.6) * sc, q.uniform(0.5, 0.7) * sc
+    cy = q.uniform(-0.1, 0.1) * sc
+    shape = int(g.integers(3))
+    if shape == 0:
+        head = _ngon(24, 1.0) * [hw, hh] + [0, cy]
+    elif shape == 1:
+        head = np.array([[-1, -0.7], [-0.6, -1], [0.6, -1], [1, -0.7], [0.8, 0.4], [0, 1], [-0.8, 0.4]]) * [hw, hh]
+        head = head + [0, cy]
+    else:
+        head = np.vstack([_arc((0, 0), 1.0, 180, 360, 12), [[1, 0.3], [0.4, 1], [-0.4, 1], [-1, 0.3]]]) * [hw, hh]
+        head = head + [0, cy]
+    gear = int(q.integers(6))
+    for sgn in (-1, 1):  # headgear, mirrored
+        top = np.array([sgn * hw * 0.6, cy - hh * 0.75])
+        if gear == 0:  # horns curving out
+            p.line(top + _arc((sgn * 0.25 * sc, 0), 0.25 * sc, 180 if sgn > 0 else 0, 270 if sgn > 0 else -90, 8)
+                   - [sgn * 0.25 * sc, 0] * 0, 0.1 * sc)
+        elif gear == 1:  # tall pointed ears
+            p.poly([top + [-0.1 * sc, 0.1], top + [0.1 * sc, 0.1], top + [sgn * 0.2 * sc, -0.45 * sc]])
+        elif gear == 2:  # side ears (round)
+            p.circle([sgn * hw * 1.05, cy - hh * 0.1], 0.16 * sc)
+        elif gear == 3:  # crown points
+            for k in range(2):
+                b = np.array([sgn * hw * (0.2 + 0.45 * k), cy - hh * 0.85])
+                p.poly([b - [0.08 * sc, 0], b + [0.08 * sc, 0], b + [0, -0.3 * sc]])
+        elif gear == 4:  # fins / frills
+            p.poly([[sgn * hw * 0.9, cy - hh * 0.5], [sgn * (hw + 0.35 * sc), cy - hh * 0.2],
+                    [sgn * hw * 0.95, cy + hh * 0.2]])
+    if gear == 5:  # helmet with a crest
+        p.poly(np.vstack([_arc((0, cy - hh * 0.15), hw * 1.08, 180, 360, 14)]))
+        p.line([[0, cy - hh * 1.1], [0, cy - hh * 0.6]], 0.1 * sc)
+    p.poly(head)
+    # eyes, brows, nose, mouth cut into the face
+    ex, ey = q.uniform(0.3, 0.5) * hw, cy - q.uniform(0.05, 0.3) * hh
+    er = q.uniform(0.09, 0.16) * sc
+    eye_kind = int(q.integers(3))
+    for sgn in (-1, 1):
+        c = np.array([sgn * ex, ey])
+        if eye_kind == 0:
+            p.circle(c, er, value=cut, fill=True)
+        elif eye_kind == 1:
+            p.poly([c - [er * 1.4, 0], c - [0, er * 0.6], c + [er * 1.4, 0], c + [0, er * 0.6]], value=cut, fill=True)
+        else:
+            p.poly([c + [-er * 1.3, -er * 0.5 * sgn * 0], c + [er * 1.3, -er * 0.7], c + [0, er * 0.6]], value=cut,
+                   fill=True)
+        if q.random() < 0.6:  # brow
+            p.line([c + [-er * 1.4, -er * 1.6], c + [er * 1.4, -er * (1.6 + 0.8 * sgn * q.uniform(-1, 1))]],
+                   0.05 * sc, value=cut)
+    my = cy + hh * q.uniform(0.35, 0.6)
+    mw = hw * q.uniform(0.25, 0.6)
+    mouth = int(q.integers(3))
+    if mouth == 0:
+        p.line([[-mw, my], [0, my + 0.06 * sc], [mw, my]], 0.06 * sc, value=cut)
+    elif mouth == 1:  # fangs
+        p.line([[-mw, my], [mw, my]], 0.06 * sc, value=cut)
+        for sgn in (-1, 1):
+            p.poly([[sgn * mw * 0.6, my], [sgn * mw * 0.3, my], [sgn * mw * 0.45, my + 0.15 * sc]], value=255,
+                   fill=True)
+    else:  # open mouth
+        p.poly(_ngon(12, 1.0) * [mw, 0.1 * sc] + [0, my], value=cut, fill=True)
+    if q.random() < 0.5:  # nose
+        p.line([[0, ey + er], [0, my - 0.12 * sc]], 0.05 * sc, value=cut)
+    if q.random() < 0.35:  # beard
+        p.poly([[-hw * 0.7, cy + hh * 0.6], [hw * 0.7, cy + hh * 0.6], [0, cy + hh * 1.35]])
+
+
+def _portrait_creature(p: _Pen, style: ArtStyle, die_name: str) -> None:
+    """A whole creature in side view: body, legs, neck and head, tail; wings or spines by unit."""
+    q = np.random.default_rng(_seed("portrait", style.family, die_name))
+    g = np.random.default_rng(_seed("head", style.family))
+    cut = 0 if not p.stroke else 255
+    d = 1 if g.random() < 0.5 else -1
+    sc = _portrait_frame(p, style) * 1.05
+    bw, bh = q.uniform(0.4, 0.6) * sc, q.uniform(0.2, 0.32) * sc
+    by = q.uniform(-0.05, 0.15) * sc
+    legs = int(q.choice([2, 4]))
+    ground = 0.7 * sc + 0.1
+    for k in range(legs):  # legs
+        x = (-0.7 + 1.4 * k / max(1, legs - 1)) * bw * 0.8
+        bend = q.uniform(-0.1, 0.1)
+        p.line([[x, by], [x + bend * sc, (by + ground) / 2], [x, ground]], q.uniform(0.08, 0.13) * sc)
+    p.poly(_ngon(20, 1.0) * [bw, bh] + [0, by])  # body
+    neck_len = q.uniform(0.2, 0.5) * sc
+    nb = np.array([d * bw * 0.75, by - bh * 0.3])
+    hc = nb + [d * neck_len * 0.5, -neck_len]
+    p.line([nb, hc], q.uniform(0.12, 0.2) * sc)
+    hr = q.uniform(0.13, 0.22) * sc
+    p.poly(_ngon(14, 1.0) * [hr * 1.3, hr] + hc)  # head
+    snout = q.uniform(0.1, 0.3) * sc
+    p.poly([hc + [0, -hr * 0.6], hc + [d * (hr + snout), hr * 0.1], hc + [0, hr * 0.8]])
+    p.circle(hc + [d * hr * 0.3, -hr * 0.3], hr * 0.25, value=cut, fill=True)  # eye
+    if q.random() < 0.6:  # horn(s)
+        p.poly([hc + [-d * hr * 0.2, -hr * 0.7], hc + [d * hr * 0.2, -hr * 0.8], hc + [-d * hr * 0.6, -hr * 2.0]])
+    tail = int(q.integers(3))
+    tb = np.array([-d * bw * 0.9, by])
+    if tail == 0:
+        p.line([tb, tb + [-d * 0.25 * sc, -0.15 * sc], tb + [-d * 0.35 * sc, -0.4 * sc]], 0.07 * sc)
+    elif tail == 1:
+        r = 0.18 * sc
+        ang = np.linspace(0, 1.4 * np.pi, 14)
+        c = tb - [d * r, 0]
+        p.line(np.stack([c[0] + d * r * np.cos(ang), c[1] - r * np.sin(ang)], 1), 0.07 * sc)
+    else:
+        p.poly([tb + [0, -0.05], tb + [-d * 0.4 * sc, 0.1 * sc], tb + [0, 0.08]])
+    if q.random() < 0.5:  # wings
+        root = np.array([0, by - bh * 0.6])
+        for k in range(3):
+            p.poly([root, root + [(-d * 0.2 + d * 0.25 * k) * sc, -0.55 * sc + 0.05 * k],
+                    root + [(-d * 0.05 + d * 0.25 * k) * sc, -0.35 * sc]])
+    elif q.random() < 0.6:  # spines along the back
+        for k in range(int(q.integers(3, 6))):
+            x = (-0.6 + 0.3 * k) * bw
+            p.poly([[x - 0.05, by - bh * 0.8], [x + 0.05, by - bh * 0.8], [x, by - bh - 0.15 * sc]])
+    for k in range(int(q.integers(0, 3))):  # markings on the body
+        x = (-0.4 + 0.4 * k) * bw
+        p.line([[x, by - bh * 0.5], [x + d * 0.1 * sc, by + bh * 0.5]], 0.04 * sc, value=cut)
+
+
+def _portrait_profile(p: _Pen, style: ArtStyle, die_name: str) -> None:
+    """A creature's head in profile."""
     q = np.random.default_rng(_seed("portrait", style.family, die_name))
     g = np.random.default_rng(_seed("head", style.family))  # family-wide proportions
     solid = not p.stroke
@@ -687,6 +839,13 @@ def _finish(m: np.ndarray, style: ArtStyle, stroke_drawn: bool) -> np.ndarray:
         elif style.mode == "double":
             inner = cv2.erode(m, k)
             m = cv2.add(cv2.subtract(m, inner), cv2.erode(inner, k))
+        elif style.mode == "hatched":  # an outline filled with parallel lines
+            period = max(4, int(s * 0.09))
+            ang = np.radians(30 + 120 * (style.family % 3 == 0) + 15 * (style.family % 5))
+            yy, xx = np.mgrid[0:s, 0:s]
+            lines = ((((xx * np.cos(ang) + yy * np.sin(ang)) % period) < period * 0.45) * 255).astype(np.uint8)
+            ring = cv2.subtract(m, cv2.erode(m, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w + 1 | 1, w + 1 | 1))))
+            m = cv2.max(ring, cv2.min(m, lines))
     if style.rounded > 0:
         m = cv2.GaussianBlur(m, (0, 0), style.rounded * s)
         m = np.clip((m.astype(np.int16) - 128) * 3 + 128, 0, 255).astype(np.uint8)
@@ -713,7 +872,7 @@ def icon_mask(family: int, icon: str) -> np.ndarray:
     if icon in BASIC_ICONS:
         motif = MOTIFS[icon][style.motifs[BASIC_ICONS.index(icon)]]
         q = np.random.default_rng(_seed("motif", family, icon))
-        if style.framed_basic and style.frame != "none":
+        if style.framed_basic and style.frame != "none" and style.mode != "badge":
             sub = _Pen(ICON_PX, style)
             motif(sub, q)
             small = cv2.resize(_fit(sub.m, 0.96), None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA)
@@ -725,6 +884,12 @@ def icon_mask(family: int, icon: str) -> np.ndarray:
     else:
         _symbol(p, style, icon)
     m = _finish(p.m, style, stroke_drawn)
+    if style.mode == "badge":  # the icon cut out of a filled plate (the family's frame shape)
+        plate = _Pen(ICON_PX, style, stroke=False)
+        _frame(plate, style.frame if style.frame != "none" else "circle", fill=True)
+        small = _fit(m, 0.62)
+        gap = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+        m = cv2.subtract(plate.m, gap)
     m = _fit(_transform(m, style), 0.96)
     m.setflags(write=False)
     return m
