@@ -156,3 +156,36 @@ class Proxy:
     def close(self):
         self.cut()
         self.sock.close()
+
+
+def call(url: str, path: str, token: str | None = None, body=None, method: str | None = None,
+         form: dict | None = None):
+    """(status, JSON or text) of one request to the league server."""
+    import json
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    headers = {}
+    data = None
+    if body is not None:
+        data, headers["Content-Type"] = json.dumps(body).encode(), "application/json"
+    elif form is not None:
+        data = urllib.parse.urlencode(form).encode()
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+    if token:
+        headers["X-League-Token"] = token
+    req = urllib.request.Request(url + path, data=data, headers=headers, method=method)
+
+    class _NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *a, **k):
+            return None
+
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(req, timeout=15) as r:
+            status, raw, ctype = r.status, r.read(), r.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        status, raw, ctype = exc.code, exc.read(), exc.headers.get("Content-Type", "")
+    text = raw.decode("utf-8")
+    return status, (json.loads(text) if "json" in ctype else text)
