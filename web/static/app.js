@@ -248,7 +248,7 @@ function renderTopbar(st) {
     const over = g.winner ? `Battle over: ${playerName(g.winner)} wins` : `Battle Dice · turn ${g.turn}`;
     fill(now, h("b", { class: "phasename", id: "phase-now" }, String(g.phase || "").replace(/_/g, " ")),
       h("span", { class: "turninfo" }, over, rulesEl ? " · " : "", rulesEl));
-    fill(bar, h("span", { class: "phase now" }, String(g.phase || "").replace(/_/g, " ")));
+    fill(bar, h("span", { class: "turninfo" }, over), h("span", { class: "phase now" }, String(g.phase || "").replace(/_/g, " ")));
     return;
   }
   const cur = g.phase;
