@@ -23,7 +23,7 @@ cv2.setNumThreads(1)
 
 from companion.rules.catalogue import load_catalogue  # noqa: E402
 from companion.vision.synth import art  # noqa: E402
-from companion.vision.synth.real_dice import render_die_crop  # noqa: E402
+from companion.vision.synth.real_dice import POLY_VALUES, render_die_crop, render_polyhedral_crop  # noqa: E402
 
 
 def _unit_face(cat, icon: str, count: int) -> tuple[str, int]:
@@ -63,7 +63,7 @@ def bench(n: int, size: int, seed: int) -> None:
           f"({n / dt:.1f} per wall second)")
 
 
-def sheet(path: str, families: list[int], cell: int = 72) -> None:
+def sheet(path: str, families: list[int], cell: int = 64) -> None:
     cat = load_catalogue()
     faces = [_unit_face(cat, "Melee", 1), _unit_face(cat, "Melee", 2), _unit_face(cat, "Missile", 3),
              _unit_face(cat, "Save", 4), _unit_face(cat, "Maneuver", 5)]
@@ -94,12 +94,26 @@ def sheet(path: str, families: list[int], cell: int = 72) -> None:
         cv2.putText(label, style.mode, (4, 46), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (180, 180, 180), 1, cv2.LINE_AA)
         cv2.putText(label, style.grammar, (4, 64), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (180, 180, 180), 1, cv2.LINE_AA)
         rows.append(np.hstack([label] + tiles))
+    # standard dice: two sets of d4..d20, each die showing its highest value
+    tiles = []
+    for style_seed in (1, 2):
+        for kind, values in POLY_VALUES.items():
+            crop = render_polyhedral_crop(kind, values[-1], np.random.default_rng([style_seed, len(values)]),
+                                          style_seed, cell)
+            cv2.putText(crop, f"{kind}={values[-1]}", (2, cell - 4), cv2.FONT_HERSHEY_PLAIN, 0.8, (255, 255, 255), 1)
+            tiles.append(crop)
+    label = np.full((cell, label_w, 3), 30, np.uint8)
+    cv2.putText(label, "standard", (4, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (230, 230, 230), 1, cv2.LINE_AA)
+    strip = np.hstack([label] + tiles)
+    pad = np.full((cell, rows[0].shape[1] - strip.shape[1], 3), 30, np.uint8)
+    rows.append(np.hstack([strip, pad]))
     head = np.full((22, rows[0].shape[1], 3), 30, np.uint8)
     titles = ["1", "2", "3", "4", "5", "SAI 3", "ID"] * 2 + ["cocked", "d10"]
     for k, t in enumerate(titles):
         cv2.putText(head, t, (label_w + k * cell + 4, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (230, 230, 230), 1,
                     cv2.LINE_AA)
     img = np.vstack([head] + rows)
+    img = (img // 8 * 8 + 4).astype(np.uint8)  # 5 bits a channel: the committed sheet stays under 1 MB
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     cv2.imwrite(path, img, [cv2.IMWRITE_PNG_COMPRESSION, 9])
     print(f"wrote {path} ({img.shape[1]}x{img.shape[0]}, {os.path.getsize(path) / 1e6:.2f} MB)")
@@ -113,7 +127,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     if args.sheet:
-        fams = list(art.TRAIN_FAMILIES[:6]) + list(art.CALIBRATION_FAMILIES[:3]) + list(art.TEST_FAMILIES[:5])
+        fams = list(art.TRAIN_FAMILIES[:7]) + list(art.CALIBRATION_FAMILIES[:2]) + list(art.TEST_FAMILIES[:4])
         sheet(args.sheet, fams)
     else:
         bench(args.n, args.size, args.seed)

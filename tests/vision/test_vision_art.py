@@ -203,3 +203,19 @@ def test_cocked_die_tilts_its_read_face():
         tipped = rd._pose(rng, cocked=True) @ rd.solid("d6").normals[rd.solid("d6").top]
         assert flat[2] > 0.999
         assert np.cos(np.radians(41)) < tipped[2] < np.cos(np.radians(19))
+
+
+def test_every_family_draws_every_kind_of_face(catalogue):
+    """Every family draws the five actions and several ID pictures; three families draw every icon
+    kind of the catalogue (SAIs, terrain and dragon icons) -- all with ink, none blank."""
+    units = catalogue.of_kind("unit")
+    ids = [(d.name, next(j for j, f in enumerate(d.faces) if f.is_id)) for d in units[::97]]
+    for family in range(art.FAMILY_COUNT):
+        for icon in art.BASIC_ICONS:
+            assert (art.icon_mask(family, icon) > 127).sum() > 100, (family, icon)
+        for name, j in ids:
+            assert (art.face_mask(family, name, j, 64) > 127).sum() > 100, (family, name)
+    icons = sorted({f.name for d in catalogue for f in d.faces if not f.is_id})
+    for family in (8, 50, 63):
+        for icon in icons:
+            assert (art.icon_mask(family, icon) > 127).sum() > 100, (family, icon)

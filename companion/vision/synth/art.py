@@ -612,8 +612,8 @@ def _portrait_front(p: _Pen, style: ArtStyle, die_name: str) -> None:
     for sgn in (-1, 1):  # headgear, mirrored
         top = np.array([sgn * hw * 0.6, cy - hh * 0.75])
         if gear == 0:  # horns curving out
-            p.line(top + _arc((sgn * 0.25 * sc, 0), 0.25 * sc, 180 if sgn > 0 else 0, 270 if sgn > 0 else -90, 8)
-                   - [sgn * 0.25 * sc, 0] * 0, 0.1 * sc)
+            p.line(top + _arc((sgn * 0.25 * sc, 0), 0.25 * sc, 180 if sgn > 0 else 0, 270 if sgn > 0 else -90, 8),
+                   0.1 * sc)
         elif gear == 1:  # tall pointed ears
             p.poly([top + [-0.1 * sc, 0.1], top + [0.1 * sc, 0.1], top + [sgn * 0.2 * sc, -0.45 * sc]])
         elif gear == 2:  # side ears (round)
