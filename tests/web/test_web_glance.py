@@ -538,6 +538,8 @@ def test_installs_opens_offline_keeps_awake_and_reads_totals(browser, serve, tmp
     page.wait_for_selector(".rail a[data-view=odds].active")
     assert page.evaluate("document.body.dataset.view") == "odds"
     in_view(page, "#phasenow")
+    page.wait_for_selector("#offline-note")  # it says why there is no game on it, and that none is lost
+    assert "cannot be reached" in page.inner_text("#prompt")
     got = page.evaluate("fetch('/api/state').then(() => 'answered', () => 'failed')")
     assert got == "failed"
     shot(page, "offline-phone")

@@ -150,7 +150,7 @@ function connect() {
   const link = $("#link");
   es.onopen = () => {
     link.className = "pill ok"; link.textContent = "live";
-    if (app.streamWasOpen) refresh();  // reconnected (perhaps to a restarted server): look again
+    if (app.streamWasOpen || app.offline) refresh();  // reconnected (perhaps to a restarted server): look again
     app.streamWasOpen = true;
   };
   es.onerror = () => { link.className = "pill bad"; link.textContent = "reconnecting"; };
@@ -269,7 +269,13 @@ function renderTopbar(st) {
 function renderPrompt(st) {
   const el = $("#prompt");
   const p = st?.pending;
-  if (!st?.state) { el.className = "prompt idle"; fill(el, h("span", { class: "text" }, "No game yet.")); return; }
+  if (!st?.state) {
+    el.className = "prompt idle";
+    fill(el, h("span", { class: "text", id: app.offline ? "offline-note" : null }, app.offline
+      ? "The server cannot be reached: this page opened from its saved copy. The game shows again as soon as the server answers (it is kept in its file)."
+      : "No game yet."));
+    return;
+  }
   if (!p) {
     el.className = "prompt idle";
     fill(el, h("span", { class: "text" }, st.state.phase === "game_over" ? "The game is over." : "Nothing to decide."),
@@ -453,7 +459,7 @@ function renderTable() {
   const root = $("#view-table");
   const g = app.state?.state;
   if (g && g.game === "battle_dice") { renderBattleDice(root, g); return; }
-  if (!g) { fill(root, h("div", { class: "empty" }, "No game is being played. ", h("a", { href: "/new", onclick: nav }, "Start a new game"), ".")); return; }
+  if (!g) { fill(root, h("div", { class: "empty" }, app.offline ? "Waiting for the server…" : ["No game is being played. ", h("a", { href: "/new", onclick: nav }, "Start a new game"), "."])); return; }
   const terrains = h("div", { class: "terrains" }, (g.terrains || []).map((t) => {
     const armies = (g.armies || []).filter((a) => a.location === t.id);
     const eighth = t.face === 8;
@@ -708,7 +714,7 @@ function renderOdds() {
   const root = $("#view-odds");
   const o = app.odds;
   const st = app.state;
-  if (!st?.state) { fill(root, h("div", { class: "empty" }, "No game yet.")); return; }
+  if (!st?.state) { fill(root, h("div", { class: "empty" }, app.offline ? "Waiting for the server…" : "No game yet.")); return; }
   const armies = st.state.armies || [];
   const armySel = h("select", { "aria-label": "army" }, armies.map((a) => h("option", { value: a.id, selected: o?.army === a.id }, `${playerName(a.owner)} at ${terrainName(a.location)}`)));
   const forSel = h("select", { "aria-label": "roll" }, ["melee", "missile", "magic", "maneuver", "save"].map((r) => h("option", { value: r, selected: o?.roll === r }, r)));
