@@ -1,0 +1,80 @@
+"""The table page in real headless Chromium shows the league line: "league: connected", then, with the
+link cut, "league: offline, N events waiting", then connected again; the organizer's page lists the
+table.  A screenshot of each page is written next to the test's files."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+
+import pytest
+from league_helpers import LeagueServer, Proxy
+
+from companion.league.push import issue_token
+from companion.session.pg_store import connect
+
+pytestmark = pytest.mark.browser
+HOST = "h" * 32
+
+
+@pytest.fixture(scope="module")
+def browser():
+    exe = shutil.which("chromium")
+    if exe is None:
+        pytest.fail("Debian chromium is not installed: apt-get install -y chromium (.ci/run does it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+def test_table_page_shows_the_league_line(pg_dsn, tmp_path, browser):
+    from playwright.sync_api import expect
+    from waitress.server import create_server
+
+    from web import create_app
+
+    conn = connect(pg_dsn)
+    token, org = issue_token(conn, "table", "7"), issue_token(conn, "organizer")
+    conn.close()
+    league = LeagueServer(pg_dsn)
+    proxy = Proxy(league.port)
+    app = create_app({"DB_PATH": str(tmp_path / "table7.sqlite"), "HOST_TOKEN": HOST, "START_SOURCES": False,
+                      "LEAGUE_URL": f"http://127.0.0.1:{proxy.port}", "LEAGUE_TABLE": "7", "LEAGUE_TOKEN": token})
+    table = create_server(app, host="127.0.0.1", port=0, threads=8)
+    threading.Thread(target=table.run, daemon=True).start()
+    base = f"http://127.0.0.1:{table.effective_port}"
+    client = app.test_client()
+    page = browser.new_page()
+    try:
+        assert client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, "force_size": 24},
+                           headers={"X-Companion-Token": HOST}).status_code == 201
+        page.goto(f"{base}/table")
+        pill = page.locator("#league")
+        pill.wait_for(timeout=15000)
+        expect(pill).to_have_text("league: connected", timeout=15000)
+        proxy.cut()
+        pending = client.get("/api/state").json["pending"]
+        r = client.post("/api/rolls", json={"faces": {d["uid"]: d["faces"][0] for d in pending["dice"]}},
+                        headers={"X-Companion-Token": HOST})
+        assert r.status_code == 200
+        expect(pill).to_have_text(re.compile(r"^league: offline, \d+ events? waiting$"), timeout=20000)
+        n = int(re.search(r"(\d+) events? waiting", pill.text_content()).group(1))
+        assert n == client.get("/api/state").json["league"]["waiting"] >= 1
+        page.screenshot(path=str(tmp_path / "table-offline.png"))
+        proxy.restore()
+        expect(pill).to_have_text("league: connected", timeout=20000)
+        org_page = browser.new_page()
+        org_page.goto(f"{league.url}/league/?token={org}")
+        assert "Ann" in org_page.locator("#tables").text_content()
+        org_page.screenshot(path=str(tmp_path / "organizer.png"), full_page=True)
+        org_page.close()
+    finally:
+        page.close()
+        app.extensions["league_outbox"].stop()
+        table.close()
+        proxy.close()
+        league.close()
