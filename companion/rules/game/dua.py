@@ -257,17 +257,19 @@ def promotion_choices(st: GameState, olds: Sequence[str], budget: int, limit: in
     several units one size each, one unit several sizes, or any mix (V4.01c L1153-1156), each unit
     promoted once, each larger unit used once (all at once, L1145-1147).  Sets that swap the same
     dice names are given once; the largest gains first; at most ``limit`` sets."""
-    cands: dict[str, list[str]] = {}
+    cands: dict[str, list[list[str]]] = {}  # per unit: the larger units it may become, grouped by name
     for old in olds:
-        by_name: dict[str, str] = {}
+        by_name: dict[str, list[str]] = {}
         for new in sorted(st.units):
             if can_promote(st, old, new, None) and st.units[new].health - st.units[old].health <= budget:
-                by_name.setdefault(st.units[new].name, new)
+                by_name.setdefault(st.units[new].name, []).append(new)
         cands[old] = list(by_name.values())
     found: dict[tuple, list[tuple[str, str]]] = {}
+    visits = [0]
 
     def walk(i: int, left: int, pairs: list[tuple[str, str]], used: set[str]) -> None:
-        if len(found) >= limit * 4:
+        visits[0] += 1
+        if len(found) >= limit * 4 or visits[0] > 20000:  # a large army: the first sets found are enough
             return
         if i == len(olds):
             if pairs:
@@ -275,9 +277,12 @@ def promotion_choices(st: GameState, olds: Sequence[str], budget: int, limit: in
                 found.setdefault(key, list(pairs))
             return
         old = olds[i]
-        for new in cands[old]:
+        for group in cands[old]:  # one die of each name is enough: equal dice give equal sets
+            new = next((n for n in group if n not in used), None)
+            if new is None:
+                continue
             gain = st.units[new].health - st.units[old].health
-            if gain <= left and new not in used:
+            if gain <= left:
                 walk(i + 1, left - gain, [*pairs, (old, new)], used | {new})
         walk(i + 1, left, pairs, used)
 

@@ -179,9 +179,11 @@ class DragonAttacks:
             cands.append((live, by_name))
         found: dict[tuple, list[tuple]] = {}
         best = [0]
+        visits = [0]
 
         def walk(i: int, pairs: list[tuple], used: set[str]) -> None:
-            if len(found) >= limit:
+            visits[0] += 1
+            if len(found) >= limit or visits[0] > 20000:  # a large army: the first sets found are enough
                 return
             if len(pairs) + (len(cands) - i) < best[0]:
                 return
