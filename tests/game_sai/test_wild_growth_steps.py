@@ -74,3 +74,12 @@ def test_two_wild_growths_promote_all_at_once():
              answers=[("Wild Growth: promote", "p0")])
     asked = [x for x in d.decisions if "Wild Growth: promote up to" in x.prompt]
     assert len(asked) == 1 and "up to 8 health-worth" in asked[0].prompt
+
+
+def test_equal_dice_in_the_dua_are_each_usable():
+    """Three Oaklings, three Oaks in the DUA, X = 4: all three can be promoted at once."""
+    game, a, _ = arena(["Treefolk/Noble Willow", "Treefolk/Oakling", "Treefolk/Oakling", "Treefolk/Oakling"], D,
+                       p1_dua=["Treefolk/Oak"] * 3)
+    d = roll(game, "p1", "melee", faces={a[0]: ["4 Wild Growth"]}, answers=[("Wild Growth: promote", "p0")])
+    assert promote_question(d).choices[1]["label"].count("Oakling to Treefolk/Oak") == 3
+    assert [where(game, [u])[0] for u in a[1:]] == ["dua"] * 3
