@@ -359,7 +359,11 @@ def serial_reading(store, reading) -> None:
     reported to the pages, never guessed.
     """
     if reading.problem is not None or not reading.is_usable():
-        store.notice("serial_problem", {"die": reading.die_id, "problem": reading.problem or "unusable"})
+        problem = {"die": reading.die_id, "problem": reading.problem or "unusable"}
+        if reading.registered is False:
+            problem["how"] = ("register it with `companion dice pair --port URL --registry FILE`, then serve "
+                              "with --registry FILE; until then tap its face")
+        store.notice("serial_problem", problem)
         return
     with store.lock:
         pending = _pending_roll(store)

@@ -67,3 +67,21 @@ def test_a_lost_bridge_marks_its_dice_stale():
     assert lost["last_contact"] >= live["last_contact"]
     time.sleep(0.01)
     assert source.status()["last_contact"] == lost["last_contact"], "kept while the bridge is lost"
+
+
+def test_the_page_is_told_how_to_register_an_unknown_die():
+    from firmware_bridge.rolls import Reading
+    from web.play import serial_reading
+
+    class Store:
+        notices = []
+
+        def notice(self, kind, payload):
+            self.notices.append((kind, payload))
+
+    store = Store()
+    serial_reading(store, Reading("pxZZ9", 3, RollState.ROLLED, 2, registered=False,
+                                  problem="die pxZZ9 is not registered"))
+    ((kind, payload),) = store.notices
+    assert kind == "serial_problem" and payload["die"] == "pxZZ9"
+    assert "companion dice pair" in payload["how"]
