@@ -274,6 +274,7 @@ class DieLook:
     ink: tuple[int, int, int]
     gloss: float  # 0 (matt) .. 1 (glossy)
     opacity: float = 1.0  # below 1: translucent plastic (the table shows through)
+    wear: float = 0.0  # 0 (fresh ink) .. 0.5 (worn in patches)
 
 
 def die_look(family: int, die, rng: np.random.Generator) -> DieLook:
@@ -310,8 +311,9 @@ def die_look(family: int, die, rng: np.random.Generator) -> DieLook:
     if contrast(ink) < 70:  # the family's ink would vanish on this plastic: the best-contrast ink
         ink = max(inks, key=contrast)
     ink = np.clip(ink * rng.uniform(0.9, 1.05, 3), 0, 255)
+    wear = float(rng.uniform(0, 0.5)) if rng.random() < 0.3 else 0.0
     return DieLook(kind, mm, (tuple(c1.tolist()), tuple(c2.tolist())), amount,
-                   tuple(int(v) for v in ink), float(rng.uniform(0.2, 1.0)))
+                   tuple(int(v) for v in ink), float(rng.uniform(0.2, 1.0)), 1.0, wear)
 
 
 # --------------------------------------------------------------------------- drawing a die
@@ -411,8 +413,11 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
         a = p.art[fi] if fi < len(p.art) else None
         if a is not None:
             if a.ndim == 2:
-                ia = cv2.resize(a, (tpx, tpx), interpolation=cv2.INTER_AREA)[..., None]
-                tex = tex * (1 - ia) + np.asarray(p.look.ink, np.float32) * ia
+                ia = cv2.resize(a, (tpx, tpx), interpolation=cv2.INTER_AREA)
+                if p.look.wear > 0:  # worn paint: the ink thins in patches
+                    pool = _marble_pool()
+                    ia = ia * (1 - p.look.wear * cv2.resize(pool[int(rng.integers(len(pool)))], (tpx, tpx)))
+                tex = tex * (1 - ia[..., None]) + np.asarray(p.look.ink, np.float32) * ia[..., None]
             else:
                 tex = cv2.resize(a, (tpx, tpx), interpolation=cv2.INTER_AREA)
         tex *= shade
@@ -507,6 +512,37 @@ def _settle(p: _Placed) -> None:
     p.pos = p.pos - [0, 0, w[:, 2].min()]
 
 
+def _extent(p: _Placed) -> float:
+    """Half-width of a die on the table (the farthest point of its body from its centre line)."""
+    w = _world(p) - p.pos
+    return float(np.linalg.norm(w[:, :2], axis=1).max())
+
+
+def _overlap(a: _Placed, b: _Placed) -> bool:
+    return float(np.linalg.norm((a.pos - b.pos)[:2])) < 0.9 * (_extent(a) + _extent(b)) * 0.8
+
+
+def _touch(main: _Placed, q: _Placed, rng, gap: float) -> None:
+    """Move ``q`` so that it touches ``main`` (``gap`` = a fraction of the dice's size between them).
+    Two flat cubes meet face to face (``q`` turned like ``main``); other bodies meet at their
+    widest points, so that they never pass through each other."""
+    cubes = main.look.kind == q.look.kind == "d6" and abs(main.pose[2, 2]) > 0.999 and abs(q.pose[2, 2]) > 0.999
+    if cubes:
+        yaw = float(np.arctan2(main.pose[1, 0], main.pose[0, 0])) + float(rng.normal(0, np.radians(4)))
+        q.pose = _rotz(yaw) @ _rotz(float(rng.integers(4)) * np.pi / 2)
+        side = float(rng.integers(4)) * np.pi / 2 + yaw
+        d = np.array([np.cos(side), np.sin(side), 0.0])
+        t = np.array([-d[1], d[0], 0.0])
+        reach = (main.look.mm + q.look.mm) / 2 * (1.0 + gap)
+        slide = float(rng.uniform(-0.35, 0.35)) * min(main.look.mm, q.look.mm)
+        q.pos = main.pos * [1, 1, 0] + d * reach + t * slide
+    else:
+        a = rng.uniform(0, 2 * np.pi)
+        reach = (_extent(main) + _extent(q)) * (0.92 + gap)
+        q.pos = main.pos * [1, 1, 0] + np.array([np.cos(a), np.sin(a), 0.0]) * reach
+    _settle(q)
+
+
 def _catalogue_die(die_name: str, face_index: int):
     die, _ = art.die_face(die_name, face_index)
     return die
@@ -582,11 +618,9 @@ def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.
         nd = _random_neighbour(rng)
         j = int(rng.integers(len(nd.faces)))
         q = _placed(family, nd, j, rng, bool(rng.random() < 0.15), ppm)
-        _settle(q)
-        a = rng.uniform(0, 2 * np.pi)
-        reach = (mm + q.look.mm) / 2 * float(rng.uniform(1.0, 1.25))
-        q.pos = q.pos + [np.cos(a) * reach, np.sin(a) * reach, 0]
-        neighbours.append(q)
+        _touch(main, q, rng, float(rng.uniform(0.0, 0.2)))
+        if not any(_overlap(q, o) for o in neighbours):
+            neighbours.append(q)
     return _scene_crop(rng, family, main, int(size), neighbours, cam, light)
 
 
@@ -627,20 +661,31 @@ def render_table(family_by_species: dict[str, int], dice: list[tuple[str, int]],
         r, c = divmod(k, cols)
         centre = (np.array([c + 0.5, r + 0.5]) + rng.uniform(-0.2, 0.2, 2)) * cell
         placed.append([p, centre, die, j, cocked])
-    # pull about a third of the dice against their right-hand neighbour so they touch
+    # about a third of the dice are pushed against their left-hand neighbour so that they touch
     for k in range(n - 1):
         if rng.random() < 0.33 and (k + 1) % cols != 0:
             a, b = placed[k], placed[k + 1]
-            gap = (a[0].look.mm + b[0].look.mm) / 2 * 1.02 * ppm
-            b[1] = a[1] + [gap, rng.uniform(-0.3, 0.3) * gap]
+            a[0].pos = np.zeros(3)
+            _settle(a[0])
+            _touch(a[0], b[0], rng, 0.01)
+            off = b[0].pos.copy()
+            b[0].pos = np.array([0.0, 0.0, b[0].pos[2]])
+            # world offset on the table -> image offset near a's centre (y foreshortened by the tilt)
+            b[1] = a[1] + np.array([off[0], off[1] * np.cos(np.radians(tilt))]) * ppm
     labels, outlines = [], []
     order = np.argsort([pc[1][1] for pc in placed])  # far (top of the frame) first
     strength = float(rng.uniform(0.35, 0.6))
+    # perspective over the frame: dice near the top of the frame are farther, so smaller
+    persp = 0.5 * np.sin(np.radians(tilt))
+
+    def cam_at(centre) -> _Camera:
+        return _Camera(cam.tilt, cam.dist, ppm * (1 + persp * (centre[1] / height - 0.5)))
+
     for p, centre, *_ in placed:
-        _draw_shadow(canvas, p, cam, light, centre, strength)
+        _draw_shadow(canvas, p, cam_at(centre), light, centre, strength)
     for i in order:
         p, centre, die, j, cocked = placed[i]
-        outlines.append((i, _draw_body(canvas, p, cam, light, centre, rng)))
+        outlines.append((i, _draw_body(canvas, p, cam_at(centre), light, centre, rng)))
     img = _photo(rng, canvas)
     by_index = dict(outlines)
     for i, (_p, _c, die, j, cocked) in enumerate(placed):
