@@ -59,9 +59,13 @@ def open_page(browser, url: str, size: str, path: str = "/table"):
 
 
 def box(page, selector: str) -> dict:
-    b = page.locator(selector).first.bounding_box()
-    assert b is not None, f"{selector} is not laid out"
-    return b
+    """The element's box (looked up again if a re-render replaced the node under us)."""
+    for _ in range(20):
+        b = page.locator(selector).first.bounding_box()
+        if b is not None:
+            return b
+        time.sleep(0.05)
+    raise AssertionError(f"{selector} is not laid out")
 
 
 def in_view(page, selector: str) -> dict:
@@ -73,6 +77,11 @@ def in_view(page, selector: str) -> dict:
     assert b["x"] >= -0.5 and b["y"] >= -0.5 and b["x"] + b["width"] <= vw + 0.5 and b["y"] + b["height"] <= vh + 0.5, \
         f"{selector} at {b} is not inside the {vw}x{vh} viewport"
     return b
+
+
+def not_cut(page, selector: str) -> None:
+    """The element's text is shown whole (not cut off with an ellipsis)."""
+    assert page.eval_on_selector(selector, "e => e.scrollWidth <= e.clientWidth + 1"), f"{selector} is cut off"
 
 
 def no_sideways_scroll(page) -> None:
@@ -147,6 +156,8 @@ def test_current_phase_and_rules_always_in_view(browser, serve):
             page.click(f".rail a[data-view={view}]")
             page.wait_for_selector(f"#view-{view}.active")
             b = in_view(page, "#phase-now")
+            not_cut(page, "#phase-now")
+            not_cut(page, "#phasenow .turninfo")
             assert page.inner_text("#phase-now") == label
             assert b["height"] >= 18, "the phase is written large enough to read across the table"
             in_view(page, "#rules-doc")
@@ -457,9 +468,14 @@ def test_camera_frames_are_said_in_the_top_bar_and_box_labels_read(browser, tmp_
             page.wait_for_selector(".frame .box .boxlabel")
             labels = page.locator(".frame .boxlabel").all()
             assert len(labels) == len(st["reading"]["boxes"])
+            frame = box(page, ".frame")
             for lab in labels:
                 size_px = float(lab.evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
                 assert size_px >= 14 and lab.bounding_box()["height"] >= 14
+                b = lab.bounding_box()
+                assert frame["x"] - 1 <= b["x"] and b["x"] + b["width"] <= frame["x"] + frame["width"] + 1, \
+                    "a box label stays on the frame"
+            not_cut(page, "#phase-now")  # the camera pill does not squeeze the phase
             page.locator(".frame").scroll_into_view_if_needed()
             shot(page, f"camera-{size}")
             page.context.close()

@@ -530,11 +530,15 @@ function drawBoxes(overlay, img, boxes, reading) {
     const [x1, y1, x2, y2] = b;
     const face = reading?.faces?.[uid];
     const fixed = (reading?.corrected || []).includes(uid);
-    // a label near the right edge hangs to the left of its box, so it stays on the frame
-    return h("div", { class: "box" + (face ? "" : " unread") + (fixed ? " fixed" : "") + (x1 / W > 0.55 ? " right" : ""), dataset: { uid },
+    return h("div", { class: "box" + (face ? "" : " unread") + (fixed ? " fixed" : ""), dataset: { uid },
       style: { left: `${(100 * x1) / W}%`, top: `${(100 * y1) / H}%`, width: `${(100 * (x2 - x1)) / W}%`, height: `${(100 * (y2 - y1)) / H}%` } },
     h("span", { class: "boxlabel" }, `${names[uid] || uid}: ${face || "not read"}${fixed ? " (fixed)" : ""}`));
   }));
+  // a label that would run off the frame's right edge hangs to the left of its box instead
+  const edge = overlay.getBoundingClientRect().right;
+  for (const lab of overlay.querySelectorAll(".boxlabel")) {
+    if (lab.getBoundingClientRect().right > edge) lab.parentElement.classList.add("right");
+  }
 }
 function renderRoll() {
   const root = $("#view-roll");
