@@ -595,7 +595,8 @@ def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.
     detector's box; margin ``CROP_MARGIN``).  The die's pixel size in the camera frame varies
     (about 24-90 px across, log-uniform), then the crop is resized to ``size``, so detail is lost as on a real
     camera.  Camera tilt 30-60 degrees, random yaw, light, table, sometimes one or two touching
-    neighbours; ``cocked=True`` tips the die 20-40 degrees onto an edge (its read face not up).
+    neighbours; ``cocked=True`` tips the die 20-40 degrees onto an edge (its read face not up),
+    most often leaning against another die under its raised side.
     Deterministic given ``rng``.  Raises :class:`companion.vision.synth.art.ArtError` naming a bad
     family, die name or face index.
     """
@@ -611,10 +612,19 @@ def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.
     light = _light(rng)
     main = _placed(family, die, face_index, rng, cocked, ppm)
     _settle(main)
-    if cocked:  # leaning: lift the low side as if resting on something
-        main.pos = main.pos + [0, 0, float(rng.uniform(0, 0.25)) * mm]
     neighbours = []
-    for _ in range(int(rng.choice([0, 0, 1, 1, 2]))):
+    if cocked and rng.random() < 0.7:  # leaning against another die under its raised side
+        up = main.pose @ solid(main.look.kind).normals[solid(main.look.kind).top]
+        raised = -np.array([up[0], up[1], 0.0]) / (np.hypot(up[0], up[1]) + 1e-9)
+        nd = _random_neighbour(rng)
+        q = _placed(family, nd, int(rng.integers(len(nd.faces))), rng, False, ppm)
+        q.pose = _rotz(float(np.arctan2(raised[1], raised[0])) + float(rng.normal(0, 0.1)))
+        reach = float(((_world(main) - main.pos) @ raised).max())
+        near = float(-((_world(q) - q.pos) @ raised).min())
+        q.pos = main.pos * [1, 1, 0] + raised * (reach + near)
+        _settle(q)
+        neighbours.append(q)
+    for _ in range(int(rng.choice([0, 0, 1, 1, 2])) - len(neighbours)):
         nd = _random_neighbour(rng)
         j = int(rng.integers(len(nd.faces)))
         q = _placed(family, nd, j, rng, bool(rng.random() < 0.15), ppm)
