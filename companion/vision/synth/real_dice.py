@@ -241,7 +241,11 @@ def _marble_pool() -> np.ndarray:
         t = np.sin(((xx * np.cos(a) + yy * np.sin(a)) * f + w1 * rng.uniform(2, 5) + w2 * 1.5) * np.pi)
         blot = _value_noise(rng, 128, int(rng.integers(3, 7)))
         m = np.clip((t * 0.6 + (blot - 0.5) * 2.2) * rng.uniform(1.5, 4) + 0.5, 0, 1)
-        out[k] = cv2.GaussianBlur(m, (0, 0), 1.2)
+        if k % 2:  # thin swirled veins of the second colour through the first
+            b = rng.uniform(0, np.pi)
+            t2 = np.sin(((xx * np.cos(b) + yy * np.sin(b)) * rng.uniform(2, 6) + w2 * rng.uniform(3, 7)) * np.pi)
+            m = np.maximum(m, np.clip(1 - np.abs(t2) * rng.uniform(4, 9), 0, 1))
+        out[k] = cv2.GaussianBlur(m, (0, 0), 1.0)
     return out
 
 
@@ -471,6 +475,14 @@ def _photo(rng, img: np.ndarray) -> np.ndarray:
     sigma = float(rng.uniform(0, 1.0))
     if sigma > 0.3:
         f = cv2.GaussianBlur(f, (0, 0), sigma)
+    if rng.random() < 0.12:  # a shaken camera or a die still rolling: motion blur along a line
+        n = int(rng.integers(3, 7))
+        k = np.zeros((n, n), np.float32)
+        a = rng.uniform(0, np.pi)
+        c = (n - 1) / 2
+        cv2.line(k, (int(round(c - np.cos(a) * c)), int(round(c - np.sin(a) * c))),
+                 (int(round(c + np.cos(a) * c)), int(round(c + np.sin(a) * c))), 1.0, 1)
+        f = cv2.filter2D(f, -1, k / k.sum())
     f += rng.standard_normal(f.shape, dtype=np.float32) * float(rng.uniform(0, 6))
     out = np.clip(f, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 96))])
@@ -587,12 +599,12 @@ def _camera(rng, ppm: float) -> _Camera:
 
 
 def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.Generator, size: int = 64,
-                    cocked: bool = False) -> np.ndarray:
+                    cocked: bool = False, *, box_jitter: float = 0.03) -> np.ndarray:
     """One die of art family ``family`` showing face ``face_index`` up, as the reader crops it.
 
     Returns a ``size`` x ``size`` BGR uint8 crop framed like :func:`companion.vision.crops.crop_die`
-    (box = the die body's outline in the frame, with a small jitter of about 3% of its side, as a
-    detector's box; margin ``CROP_MARGIN``).  The die's pixel size in the camera frame varies
+    (box = the die body's outline in the frame, each side moved by a normal jitter of
+    ``box_jitter`` x the box's size, as a detector's box; margin ``CROP_MARGIN``).  The die's pixel size in the camera frame varies
     (about 24-90 px across, log-uniform), then the crop is resized to ``size``, so detail is lost as on a real
     camera.  Camera tilt 30-60 degrees, random yaw, light, table, sometimes one or two touching
     neighbours; ``cocked=True`` tips the die 20-40 degrees onto an edge (its read face not up),
@@ -631,7 +643,7 @@ def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.
         _touch(main, q, rng, float(rng.uniform(0.0, 0.2)))
         if not any(_overlap(q, o) for o in neighbours):
             neighbours.append(q)
-    return _scene_crop(rng, family, main, int(size), neighbours, cam, light)
+    return _scene_crop(rng, family, main, int(size), neighbours, cam, light, float(box_jitter))
 
 
 def render_table(family_by_species: dict[str, int], dice: list[tuple[str, int]], rng: np.random.Generator,
