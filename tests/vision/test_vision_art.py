@@ -34,6 +34,13 @@ def test_splits_are_disjoint_and_cover_every_family():
     assert sorted(f for s in splits for f in s) == list(range(art.FAMILY_COUNT))
     # every render mode appears among the strictly held-out families
     assert {art.family_style(f).mode for f in art.TEST_FAMILIES} == set(art.MODES)
+    # motifs reserved for held-out families are never drawn by a training family, and are drawn
+    reserved = {m for ms in art.HELDOUT_MOTIFS.values() for m in ms}
+    used = {f: {art.motif_choices(i, f)[k] for i, k in zip(art.BASIC_ICONS, art.family_style(f).motifs, strict=True)}
+            for f in range(art.FAMILY_COUNT)}
+    assert not any(used[f] & reserved for f in art.TRAIN_FAMILIES)
+    assert any(used[f] & reserved for f in art.TEST_FAMILIES)
+    assert any(used[f] & reserved for f in art.CALIBRATION_FAMILIES)
 
 
 def test_same_face_differs_between_families_and_not_within_one():

@@ -21,8 +21,12 @@ Splits (disjoint, together ``range(FAMILY_COUNT)``):
 * ``TEST_FAMILIES``: strict held-out stand-in for a player's real dice: never trained on and never
   used for any choice; figures reported on them are the strict figures.
 
-Every family draws from the same style distribution (render modes cycle over the family id), so
-the held-out families are unseen art, not an easier or harder kind of art.
+Render modes, shape grammars, frames and portrait grammars are shared by all families (modes cycle
+over the family id, so every split holds every mode), but two motifs per action icon
+(``HELDOUT_MOTIFS``: flail, halberd, crossbow, quiver, rune circle, crystal, spiked buckler,
+battlement, running legs, gust) are drawn only by held-out families, about half of the time: a
+held-out family may draw its melee icon in a way no training family ever did, as a real species
+would.  Figures on held-out families are therefore about unseen art, not re-parameterised art.
 
 The face as printed is :func:`draw_face` (BGRA: the ink colour, alpha = ink coverage).  Layouts
 follow the appearance notes: 1 icon centred, 2 on a diagonal, 3 in a triangle or diagonal row,
@@ -105,6 +109,15 @@ def _seed(*parts) -> int:
     return int(hashlib.sha1("|".join(str(p) for p in parts).encode()).hexdigest()[:15], 16)
 
 
+def _pick_motif(r, icon: str, family: int) -> int:
+    """Index into motif_choices: a held-out family draws a reserved motif half of the time."""
+    if family in TRAIN_FAMILIES:
+        return int(r.integers(len(MOTIFS[icon])))
+    if r.random() < 0.5:
+        return int(r.integers(len(HELDOUT_MOTIFS[icon])))
+    return len(HELDOUT_MOTIFS[icon]) + int(r.integers(len(MOTIFS[icon])))
+
+
 @lru_cache(maxsize=256)
 def family_style(family: int) -> ArtStyle:
     """The style of ``family`` (0 <= family < FAMILY_COUNT); raises :class:`ArtError` otherwise."""
@@ -124,7 +137,7 @@ def family_style(family: int) -> ArtStyle:
         symmetric=float(r.uniform(0.2, 0.9)),
         slant=float(r.choice([0.0, 0.0, r.uniform(-20, 20), 45.0 * r.choice([-1, 1])])),
         aspect=float(r.uniform(0.85, 1.15)),
-        motifs=tuple(int(r.integers(len(MOTIFS[k]))) for k in BASIC_ICONS),
+        motifs=tuple(_pick_motif(r, k, family) for k in BASIC_ICONS),
         pinwheel=bool(r.random() < 0.5),
         row3=bool(r.random() < 0.35),
         fill=float(r.uniform(0.8, 0.95)),
@@ -449,6 +462,96 @@ def _m_curved_arrow(p: _Pen, q) -> None:
     p.poly([end + [0.25, -0.25], end + [0.25, 0.25], end + [-0.2, 0.1]])
 
 
+# Motifs only the held-out families (calibration and test) may use: a stand-in for a real species
+# drawing an icon in a way no training family ever did.
+
+
+def _m_flail(p: _Pen, q) -> None:
+    p.line([[-0.6, 0.9], [-0.15, 0.05]], q.uniform(0.1, 0.14))
+    for k in range(3):
+        p.circle((-0.05 + k * 0.14, -0.08 - k * 0.14), 0.06)
+    c = (0.45, -0.5)
+    p.circle(c, 0.3)
+    for k in range(6):
+        a = np.radians(k * 60 + 15)
+        d = np.array([np.cos(a), np.sin(a)])
+        t = np.array([-d[1], d[0]])
+        b = np.array(c) + d * 0.25
+        p.poly([b + t * 0.08, b + d * 0.22, b - t * 0.08], fill=True)
+
+
+def _m_halberd(p: _Pen, q) -> None:
+    p.line([[0, 0.95], [0, -0.95]], q.uniform(0.08, 0.11))
+    p.poly([[0, -0.95], [0.12, -0.7], [-0.12, -0.7]])
+    p.poly(np.vstack([[[0.02, -0.6]], _arc((0.02, -0.35), 0.45, -60, 60, 10), [[0.02, -0.1]]]))
+    p.poly([[-0.02, -0.45], [-0.4, -0.6], [-0.02, -0.3]])
+
+
+def _m_crossbow(p: _Pen, q) -> None:
+    p.line([[0, 0.95], [0, -0.6]], q.uniform(0.1, 0.14))
+    p.line(_arc((0, 0.2), 0.85, 215, 325, 16), 0.1)
+    a, b = _arc((0, 0.2), 0.85, 215, 215, 1)[0], _arc((0, 0.2), 0.85, 325, 325, 1)[0]
+    p.line([a, [0, -0.05], b], 0.04)
+    p.poly([[0, -0.95], [0.15, -0.65], [-0.15, -0.65]])
+
+
+def _m_quiver(p: _Pen, q) -> None:
+    p.poly(_rot_pts([[-0.3, -0.2], [0.3, -0.2], [0.25, 0.95], [-0.25, 0.95]], 15))
+    for k, dx in enumerate((-0.2, 0.05, 0.3)):
+        top = _rot_pts([[dx, -0.95 + 0.1 * k]], 15)[0]
+        p.line(_rot_pts([[dx, -0.2], [dx, -0.75 + 0.1 * k]], 15), 0.06)
+        p.poly([top, top + [0.12, 0.25], top + [-0.12, 0.25]])
+
+
+def _m_rune_circle(p: _Pen, q) -> None:
+    p.ring((0, 0), 0.82, 0.12)
+    tri = _ngon(3, 0.55, -90 + q.uniform(-10, 10))
+    p.line(np.vstack([tri, tri[:1]]), 0.08)
+    for a in (30, 150, 270):
+        c = _arc((0, 0), 0.82, a, a, 1)[0]
+        p.circle(c, 0.12)
+
+
+def _m_crystal(p: _Pen, q) -> None:
+    w = q.uniform(0.3, 0.45)
+    pts = np.array([[0, -0.95], [w, -0.45], [w, 0.45], [0, 0.95], [-w, 0.45], [-w, -0.45]])
+    p.poly(pts)
+    p.line([[0, -0.95], [0, 0.95]], 0.05, value=0 if not p.stroke else 255)
+    p.line([[-w, -0.45], [0, -0.15], [w, -0.45]], 0.05, value=0 if not p.stroke else 255)
+
+
+def _m_spiked_buckler(p: _Pen, q) -> None:
+    p.circle((0, 0), 0.6)
+    for k in range(4):
+        a = np.radians(k * 90 + 45)
+        d = np.array([np.cos(a), np.sin(a)])
+        t = np.array([-d[1], d[0]])
+        p.poly([d * 0.5 + t * 0.18, d * 0.98, d * 0.5 - t * 0.18], fill=True)
+    p.circle((0, 0), 0.2, value=0 if not p.stroke else 255)
+
+
+def _m_battlement(p: _Pen, q) -> None:
+    p.poly([[-0.9, -0.3], [0.9, -0.3], [0.9, 0.9], [-0.9, 0.9]])
+    for x in (-0.9, -0.3, 0.3):
+        p.poly([[x, -0.3], [x + 0.38, -0.3], [x + 0.38, -0.75], [x, -0.75]])
+    p.poly([[-0.2, 0.9], [-0.2, 0.35], [0.2, 0.35], [0.2, 0.9]], value=0)
+
+
+def _m_legs(p: _Pen, q) -> None:
+    w = q.uniform(0.13, 0.18)
+    p.line([[0, -0.6], [0.35, 0.05], [0.15, 0.8], [0.5, 0.85]], w)
+    p.line([[0, -0.6], [-0.25, 0.1], [-0.65, 0.55], [-0.4, 0.75]], w)
+    p.circle((0, -0.72), 0.2)
+
+
+def _m_gust(p: _Pen, q) -> None:
+    for k, y in enumerate((-0.5, 0.0, 0.5)):
+        x = np.linspace(-0.9, 0.6 - 0.2 * k, 20)
+        p.line(np.stack([x, y + 0.12 * np.sin(x * 5)], 1), 0.1)
+        end = np.array([0.6 - 0.2 * k, y + 0.12 * np.sin((0.6 - 0.2 * k) * 5)])
+        p.line(_arc(end + [0, -0.15], 0.15, 90, -180, 10), 0.08)
+
+
 MOTIFS = {
     "Melee": (_m_sword, _m_scimitar, _m_axe, _m_double_axe, _m_mace, _m_crossed, _m_spear, _m_claws),
     "Missile": (_m_arrow, _m_bow, _m_fan, _m_arrowhead, _m_sling, _m_javelin),
@@ -456,6 +559,22 @@ MOTIFS = {
     "Save": (_m_heater, _m_round_shield, _m_helm, _m_tower, _m_ward, _m_kite),
     "Maneuver": (_m_boot, _m_wing, _m_chevrons, _m_horseshoe, _m_footprint, _m_curved_arrow),
 }
+#: Motifs reserved for the held-out families (never drawn by a training family).
+HELDOUT_MOTIFS = {
+    "Melee": (_m_flail, _m_halberd),
+    "Missile": (_m_crossbow, _m_quiver),
+    "Magic": (_m_rune_circle, _m_crystal),
+    "Save": (_m_spiked_buckler, _m_battlement),
+    "Maneuver": (_m_legs, _m_gust),
+}
+
+
+def motif_choices(icon: str, family: int) -> tuple:
+    """The motifs a family may draw ``icon`` with: the shared ones, plus, for a held-out family, the
+    reserved ones (listed first)."""
+    if family in TRAIN_FAMILIES:
+        return MOTIFS[icon]
+    return HELDOUT_MOTIFS[icon] + MOTIFS[icon]
 
 
 # --------------------------------------------------------------------------- symbol grammar (SAIs, terrain, dragons)
@@ -870,7 +989,7 @@ def icon_mask(family: int, icon: str) -> np.ndarray:
     stroke_drawn = style.mode == "stroke"
     p = _Pen(ICON_PX, style)
     if icon in BASIC_ICONS:
-        motif = MOTIFS[icon][style.motifs[BASIC_ICONS.index(icon)]]
+        motif = motif_choices(icon, family)[style.motifs[BASIC_ICONS.index(icon)]]
         q = np.random.default_rng(_seed("motif", family, icon))
         if style.framed_basic and style.frame != "none" and style.mode != "badge":
             sub = _Pen(ICON_PX, style)
