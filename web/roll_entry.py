@@ -42,9 +42,11 @@ def roll_preview(store, faces: dict) -> dict:
     """The engine's total for ``faces`` (``{uid: face text}``) of the pending roll, without
     changing the game: a copy of the game is rebuilt from its log and given the roll.
 
-    Returns ``{"complete": False, "tapped": n, "dice": N}`` while some die has no face; else
-    ``{"complete": True, "total": T, "roll": "melee", "steps": [...]}``, or ``"again": [...]``
-    when a face makes dice roll again (the total comes after those)."""
+    Every die set: ``{"complete": True, "total": T, "roll": "melee", "steps": [...]}``, or
+    ``"again": [...]`` when a face makes dice roll again (the total comes after those).
+    Some dice set: ``{"complete": False, "tapped": n, "dice": N, "total": T}`` where ``T`` is what
+    the dice set so far add up to (the untapped ones not counting), or None where the engine cannot
+    say before every die has a face."""
     from companion.session.game_session import replay
 
     from .play import _pending_roll, last_roll_view, reading_from_faces
@@ -53,9 +55,11 @@ def roll_preview(store, faces: dict) -> dict:
     reading = reading_from_faces(store, faces, "typed")  # every uid and face checked
     chosen = reading["faces"]
     dice = pending["dice"]
+    events = store.session.events(0)
     if any(d["uid"] not in chosen for d in dice):
-        return {"complete": False, "tapped": sum(d["uid"] in chosen for d in dice), "dice": len(dice)}
-    game = replay(store.session.events(0))
+        return {"complete": False, "tapped": sum(d["uid"] in chosen for d in dice), "dice": len(dice),
+                "total": _so_far(replay(events), dice, chosen), "roll": pending.get("roll")}
+    game = replay(events)
     game.apply({"type": "roll", "faces": [chosen[d["uid"]] for d in dice]})
     after = game.pending_dict()
     if after is not None and after.get("kind") == "roll" and after.get("reroll"):
@@ -69,3 +73,29 @@ def roll_preview(store, faces: dict) -> dict:
     if total is None:  # the 1996 game gives its totals by result type
         total = (roll.get("totals") or {}).get(roll.get("roll"))
     return {"complete": True, "total": total, "roll": roll.get("roll"), "steps": roll.get("steps", [])}
+
+
+def _so_far(game, dice: list[dict], chosen: dict) -> int | None:
+    """What the dice set so far add up to, by the engine: the roll is given to the copy of the game
+    with each untapped die on its ID face (a placeholder), then the army roll the game built
+    (``Game._last_request``, kept for Cantrip re-totals) is resolved again with the untapped dice
+    not counting (``ArmyRoll.not_counting``, the engine's own way of leaving a die's results out).
+    None for games that keep no such request (1996, Battle Dice) or a placeholder that stops the roll."""
+    from dataclasses import replace
+
+    from companion.rules.game.rolling import resolve_army_roll
+
+    untapped = frozenset(d["uid"] for d in dice if d["uid"] not in chosen)
+    filled = [chosen.get(d["uid"]) or next((f for f, k in zip(d["faces"], d.get("icons") or face_icons(d),
+                                                                strict=False) if k == "ID"), d["faces"][0])
+              for d in dice]
+    try:
+        game.apply({"type": "roll", "faces": filled})
+    except Exception as exc:  # a placeholder the game refuses: no partial total, the count still shows
+        log.debug("no partial total: %s", exc)
+        return None
+    request = getattr(game, "_last_request", None)
+    if request is None or not hasattr(request, "not_counting"):
+        return None
+    outcome = resolve_army_roll(replace(request, not_counting=frozenset(request.not_counting) | untapped))
+    return int(outcome.total)

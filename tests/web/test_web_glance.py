@@ -232,18 +232,24 @@ def test_dice_come_first_with_a_running_total_and_confirm_in_reach(browser, serv
             assert box(page, "#view-roll .rollside")["y"] > box(page, ".die >> nth=-1")["y"]
         in_view(page, "#confirm-roll")
         in_view(page, "#running-total")
-        assert page.inner_text("#running-total").startswith("0/10")
-        # tap four dice: the running count follows; Confirm stays in view wherever the list is scrolled
-        for d in dice[:4]:
-            page.locator(f'.die[data-uid="{d["uid"]}"] .facebtn[data-face="{d["faces"][0]}"]').click()
-        assert page.inner_text("#running-total").startswith("4/10")
+        assert page.inner_text("#running-count") == "0/10 set"
+        # tap four dice: the running total of the four follows (the engine's, untapped dice not counting);
+        # Confirm stays in view wherever the list is scrolled
+        tapped = {d["uid"]: d["faces"][0] for d in dice[:4]}
+        for uid, face in tapped.items():
+            page.locator(f'.die[data-uid="{uid}"] .facebtn[data-face="{face}"]').click()
+        assert page.inner_text("#running-count") == "4/10 set"
+        so_far = api(server.url, "POST", "/api/rolls/preview", {"faces": tapped})["total"]
+        wait_until(lambda page=page, so_far=so_far: page.locator("#running-value").count()
+                   and page.inner_text("#running-value") == str(so_far), what="the total so far")
+        assert page.inner_text("#running-total").startswith(f"So far {so_far} maneuver")
         for y in (0, 400, 100000):
             page.evaluate(f"document.querySelector('main').scrollTo(0, {y})")
             in_view(page, "#confirm-roll")
             in_view(page, "#running-total")
         assert page.is_disabled("#confirm-roll")
         page.click("#clear-taps")
-        assert page.inner_text("#running-total").startswith("0/10")
+        assert page.inner_text("#running-count") == "0/10 set"
         shot(page, f"roll-{size}")
         page.context.close()
     # the total while tapping is the engine's: the same number the game gives once confirmed

@@ -29,7 +29,8 @@ def test_preview_is_the_total_the_game_then_gives_and_changes_nothing(client, ho
     first = next(iter(faces))
     part = client.post("/api/rolls/preview", json={"faces": {first: faces[first]}}, headers=host)
     assert part.status_code == 200
-    assert part.json == {"complete": False, "tapped": 1, "dice": len(p["dice"])}
+    assert {k: part.json[k] for k in ("complete", "tapped", "dice")} == {"complete": False, "tapped": 1,
+                                                                         "dice": len(p["dice"])}
     full = client.post("/api/rolls/preview", json={"faces": faces}, headers=host)
     assert full.status_code == 200 and full.json["complete"] is True
     assert full.json["steps"], "the engine's explained steps come with the total"
@@ -37,6 +38,23 @@ def test_preview_is_the_total_the_game_then_gives_and_changes_nothing(client, ho
     assert st["seq"] == seq and st["pending"] == p and st["last_roll"] is None, "a preview changes nothing"
     client.post("/api/rolls", json={"faces": faces}, headers=host)
     assert client.get("/api/state").json["last_roll"]["total"] == full.json["total"]
+
+
+def test_total_so_far_leaves_the_untapped_dice_out(client, host, game):
+    """The order of play counts each die's ID alone (no terrain, no army-wide modifier): the totals so
+    far of each die set alone add up to the total of all of them, and no die set gives nothing."""
+    p = pending(client)
+    faces = {d["uid"]: next(f for f in d["faces"] if f.endswith(" ID")) for d in p["dice"]}
+
+    def preview(part: dict) -> dict:
+        r = client.post("/api/rolls/preview", json={"faces": part}, headers=host)
+        assert r.status_code == 200, r.json
+        return r.json
+
+    alone = [preview({uid: face}) for uid, face in faces.items()]
+    assert all(a["complete"] is False and a["total"] > 0 for a in alone)
+    assert sum(a["total"] for a in alone) == preview(faces)["total"]
+    assert preview({})["total"] == 0
 
 
 def test_preview_refuses_a_face_the_die_does_not_have_and_viewers(client, host, game):

@@ -611,23 +611,26 @@ function setUntapped(p, kind) {
   }
   render();
 }
+// The total of the faces set so far, from the engine (the dice not set yet not counting).
 function runningTotal(p, faces) {
   const n = p.dice.filter((d) => faces[d.uid]).length;
+  const N = p.dice.length;
+  const count = h("span", { class: "muted", id: "running-count", title: "dice with a face" }, `${n}/${N} set`);
   const pv = app.preview;
-  const key = previewKey(faces);
-  if (n < p.dice.length) return h("span", { title: "the total shows when every die has a face" }, h("b", { class: "runtotal" }, `${n}/${p.dice.length}`), " set");
-  if (!canChange()) return h("span", { class: "muted" }, "all dice set");
-  if (!pv || pv.key !== key) return h("span", { class: "muted" }, "adding up…");
+  if (!n) return count;
+  if (!canChange()) return n < N ? count : h("span", { class: "muted" }, "all dice set");
+  if (!pv || pv.key !== previewKey(faces)) return h("span", {}, h("span", { class: "muted" }, "adding up… "), count);
   if (pv.error) return h("span", { class: "muted" }, pv.error);
   if (pv.again) return h("span", {}, `rolls again: ${pv.again.map((x) => x.split("/").pop()).join(", ")}`);
-  if (pv.total == null) return h("span", { class: "muted" }, "all dice set");
-  return h("span", {}, "Total ", h("b", { class: "runtotal", id: "running-value" }, pv.total), ` ${pv.roll || ""}`);
+  if (pv.total == null) return n < N ? count : h("span", { class: "muted" }, "all dice set");
+  return h("span", {}, n < N ? "So far " : "Total ", h("b", { class: "runtotal", id: "running-value" }, pv.total),
+    ` ${pv.roll || ""} `, n < N ? count : null);
 }
 function previewKey(faces) { return `${app.state?.seq}|${JSON.stringify(faces)}`; }
 // The total of the faces on screen, from the game engine (POST /api/rolls/preview changes nothing).
 function schedulePreview(p, faces) {
   const key = previewKey(faces);
-  if (!canChange() || !p.dice.every((d) => faces[d.uid]) || app.previewWanted === key || app.preview?.key === key) return;
+  if (!canChange() || !p.dice.some((d) => faces[d.uid]) || app.previewWanted === key || app.preview?.key === key) return;
   app.previewWanted = key;
   clearTimeout(app.previewTimer);
   app.previewTimer = setTimeout(async () => {
@@ -640,7 +643,8 @@ function schedulePreview(p, faces) {
   }, 120);
 }
 async function previewCall(faces) {
-  const resp = await fetch("/api/rolls/preview", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json", "X-Companion-Token": token() }, body: JSON.stringify({ faces }) });
+  const set = Object.fromEntries(Object.entries(faces).filter(([, f]) => f));
+  const resp = await fetch("/api/rolls/preview", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json", "X-Companion-Token": token() }, body: JSON.stringify({ faces: set }) });
   const data = await resp.json().catch(() => ({}));
   if (!resp.ok) throw new Error(data.message || resp.statusText);
   return data;
