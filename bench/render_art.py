@@ -3,9 +3,10 @@
     python bench/render_art.py                       # crops per second on one core (64 px)
     python bench/render_art.py --sheet docs/images/art_families.png
 
-The sheet has one row per family (training, calibration and test families, labelled), columns:
-the flat faces with 1..5 repeated icons and an ID picture (as printed), then the same faces as
-rendered crops, then a cocked die and a monster (ten-sided) die.
+The sheet has one row per family (training, calibration and test families, labelled, each row
+drawn on the dice of one species), columns: the flat faces with 1..5 repeated icons, an SAI face
+and an ID picture (as printed), then the same faces as rendered crops, then a cocked die and a
+monster (ten-sided) die; the last row shows standard dice d4..d20 of two sets.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from companion.vision.synth import art  # noqa: E402
 from companion.vision.synth.real_dice import POLY_VALUES, render_die_crop, render_polyhedral_crop  # noqa: E402
 
 
-def _unit_face(cat, icon: str, count: int) -> tuple[str, int]:
-    for die in cat.of_kind("unit"):
+def _unit_face(cat, icon: str, count: int, species: str | None = None) -> tuple[str, int]:
+    dice = [d for d in cat.of_kind("unit") if d.species == species] + list(cat.of_kind("unit"))
+    for die in dice:
         if die.size == "Champion":
             continue
         for j, f in enumerate(die.faces):
@@ -65,17 +67,20 @@ def bench(n: int, size: int, seed: int) -> None:
 
 def sheet(path: str, families: list[int], cell: int = 64) -> None:
     cat = load_catalogue()
-    faces = [_unit_face(cat, "Melee", 1), _unit_face(cat, "Melee", 2), _unit_face(cat, "Missile", 3),
-             _unit_face(cat, "Save", 4), _unit_face(cat, "Maneuver", 5)]
-    sai = next((d.name, j) for d in cat.of_kind("unit") if d.size != "Champion"
-               for j, f in enumerate(d.faces) if f.is_sai and f.count == 3)
-    unit = cat["Dwarves/Mammoth Rider"]
-    idf = (unit.name, next(j for j, f in enumerate(unit.faces) if f.is_id))
-    monster = cat.of_kind("monster")[0]
-    flat = faces + [sai, idf]
     label_w = 120
     rows = []
-    for fam in families:
+    species = ("Dwarves", "Coral Elves", "Goblins", "Lava Elves", "Amazons", "Firewalkers", "Undead", "Feral",
+               "Swamp Stalkers", "Frostwings", "Scalders", "Treefolk")
+    for row, fam in enumerate(families):
+        sp = species[row % len(species)]
+        faces = [_unit_face(cat, "Melee", 1, sp), _unit_face(cat, "Melee", 2, sp), _unit_face(cat, "Missile", 3, sp),
+                 _unit_face(cat, "Save", 4, sp), _unit_face(cat, "Maneuver", 5, sp)]
+        sai = next((d.name, j) for d in cat.of_species(sp) + cat.of_kind("unit") if d.kind.value == "unit"
+                   and d.size != "Champion" for j, f in enumerate(d.faces) if f.is_sai and f.count >= 2)
+        unit = next(d for d in cat.of_species(sp) if d.kind.value == "unit")
+        idf = (unit.name, next(j for j, f in enumerate(unit.faces) if f.is_id))
+        monster = next(d for d in cat.of_species(sp) + cat.of_kind("monster") if d.kind.value == "monster")
+        flat = faces + [sai, idf]
         split = "train" if fam in art.TRAIN_FAMILIES else "calib" if fam in art.CALIBRATION_FAMILIES else "TEST"
         style = art.family_style(fam)
         tiles = []
@@ -90,9 +95,9 @@ def sheet(path: str, families: list[int], cell: int = 64) -> None:
         tiles.append(render_die_crop(fam, unit.name, 1, np.random.default_rng([fam, 99]), cell, cocked=True))
         tiles.append(render_die_crop(fam, monster.name, 3, np.random.default_rng([fam, 98]), cell))
         label = np.full((cell, label_w, 3), 30, np.uint8)
-        cv2.putText(label, f"{fam} {split}", (4, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (230, 230, 230), 1, cv2.LINE_AA)
-        cv2.putText(label, style.mode, (4, 46), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (180, 180, 180), 1, cv2.LINE_AA)
-        cv2.putText(label, style.grammar, (4, 64), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (180, 180, 180), 1, cv2.LINE_AA)
+        cv2.putText(label, f"{fam} {split}", (4, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (230, 230, 230), 1, cv2.LINE_AA)
+        cv2.putText(label, style.mode, (4, 36), cv2.FONT_HERSHEY_SIMPLEX, 0.42, (180, 180, 180), 1, cv2.LINE_AA)
+        cv2.putText(label, sp, (4, 54), cv2.FONT_HERSHEY_SIMPLEX, 0.42, (180, 180, 180), 1, cv2.LINE_AA)
         rows.append(np.hstack([label] + tiles))
     # standard dice: two sets of d4..d20, each die showing its highest value
     tiles = []
@@ -108,7 +113,7 @@ def sheet(path: str, families: list[int], cell: int = 64) -> None:
     pad = np.full((cell, rows[0].shape[1] - strip.shape[1], 3), 30, np.uint8)
     rows.append(np.hstack([strip, pad]))
     head = np.full((22, rows[0].shape[1], 3), 30, np.uint8)
-    titles = ["1", "2", "3", "4", "5", "SAI 3", "ID"] * 2 + ["cocked", "d10"]
+    titles = ["1", "2", "3", "4", "5", "SAI", "ID"] * 2 + ["cocked", "d10"]
     for k, t in enumerate(titles):
         cv2.putText(head, t, (label_w + k * cell + 4, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (230, 230, 230), 1,
                     cv2.LINE_AA)
