@@ -550,6 +550,13 @@ def test_installs_opens_offline_keeps_awake_and_reads_totals(browser, serve, tmp
         in_view(page, "#rules-doc")
         shot(page, f"table-{size}")
         page.context.close()
+    # over plain http on the local network (no secure context) the page says the screen may sleep
+    page = open_page(browser, server.url, "tablet")
+    if page.evaluate("window.isSecureContext") is False:
+        wait_until(lambda page=page: page.get_attribute("body", "data-wake") == "unsupported", what="no wake lock")
+        in_view(page, "#wake")
+        assert page.inner_text("#wake") == "may sleep" and "https" in page.get_attribute("#wake", "title")
+    page.context.close()
     # the server goes away: the installed page still opens (its shell from the cache), and the game
     # state is not made up from a cache (the API is never answered by the service worker)
     page = open_page(browser, url, "phone")

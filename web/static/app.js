@@ -1013,7 +1013,14 @@ function pairForm() {
 async function keepAwake() {
   const el = $("#wake");
   const playing = !!(app.state?.state && !app.state.state.over && app.state.state.phase !== "game_over");
-  if (!("wakeLock" in navigator)) { document.body.dataset.wake = "unsupported"; return; }
+  if (!("wakeLock" in navigator)) {
+    // plain http on the local network is not a secure context: no wake lock (nor install, nor offline)
+    document.body.dataset.wake = "unsupported";
+    el.hidden = !playing; el.className = "pill off"; el.textContent = "may sleep";
+    el.title = window.isSecureContext ? "this browser cannot keep the screen on"
+      : "keeping the screen on (and installing the page) needs https or the server's own machine; this page is plain http";
+    return;
+  }
   if (!playing) {
     if (app.wakeLock) { app.wakeLock.release().catch(() => null); app.wakeLock = null; }
     document.body.dataset.wake = "off"; el.hidden = true; return;
