@@ -323,14 +323,14 @@ def die_look(family: int, die, rng: np.random.Generator) -> DieLook:
 # --------------------------------------------------------------------------- drawing a die
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
 def _ink(family: int, die_name: str, face_index: int, px: int) -> np.ndarray:
+    """The ink of a face (uint8 mask, ``px`` square), cached (at most 4096 x 16 kB)."""
     m = art.face_mask(family, die_name, face_index, 128)
     if px != 128:
         m = cv2.resize(m, (px, px), interpolation=cv2.INTER_AREA)
-    out = m.astype(np.float32) / 255
-    out.setflags(write=False)
-    return out
+    m.setflags(write=False)
+    return m
 
 
 @dataclass
@@ -418,6 +418,8 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
         if a is not None:
             if a.ndim == 2:
                 ia = cv2.resize(a, (tpx, tpx), interpolation=cv2.INTER_AREA)
+                if ia.dtype == np.uint8:
+                    ia = ia.astype(np.float32) / 255
                 if p.look.wear > 0:  # worn paint: the ink thins in patches
                     pool = _marble_pool()
                     ia = ia * (1 - p.look.wear * cv2.resize(pool[int(rng.integers(len(pool)))], (tpx, tpx)))
