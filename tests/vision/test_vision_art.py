@@ -208,7 +208,7 @@ def test_cocked_die_tilts_its_read_face():
     for _ in range(20):
         flat = rd._pose(rng, cocked=False) @ rd.solid("d6").normals[rd.solid("d6").top]
         tipped = rd._pose(rng, cocked=True) @ rd.solid("d6").normals[rd.solid("d6").top]
-        assert flat[2] > 0.999
+        assert flat[2] >= np.cos(np.radians(3)) - 1e-9
         assert np.cos(np.radians(41)) < tipped[2] < np.cos(np.radians(19))
 
 

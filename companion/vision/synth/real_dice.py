@@ -502,6 +502,8 @@ def _pose(rng, cocked: bool) -> np.ndarray:
     if cocked:  # resting on an edge / against another die: the read face tilted 20-40 degrees
         R = R @ _rotx(float(rng.uniform(np.radians(20), np.radians(40))) * float(rng.choice([-1, 1])))
         R = _rotz(float(rng.uniform(0, 2 * np.pi))) @ R
+    else:  # a flat die on a real table (a card edge, a warped mat) sits up to 3 degrees off level
+        R = R @ _rotx(float(np.clip(rng.normal(0, np.radians(1.2)), -np.radians(3), np.radians(3))))
     return R
 
 
@@ -540,7 +542,7 @@ def _touch(main: _Placed, q: _Placed, rng, gap: float) -> None:
     """Move ``q`` so that it touches ``main`` (``gap`` = a fraction of the dice's size between them).
     Two flat cubes meet face to face (``q`` turned like ``main``); other bodies meet at their
     widest points, so that they never pass through each other."""
-    cubes = main.look.kind == q.look.kind == "d6" and abs(main.pose[2, 2]) > 0.999 and abs(q.pose[2, 2]) > 0.999
+    cubes = main.look.kind == q.look.kind == "d6" and main.pose[2, 2] > 0.99 and q.pose[2, 2] > 0.99
     if cubes:
         yaw = float(np.arctan2(main.pose[1, 0], main.pose[0, 0])) + float(rng.normal(0, np.radians(4)))
         q.pose = _rotz(yaw) @ _rotz(float(rng.integers(4)) * np.pi / 2)
@@ -609,8 +611,9 @@ def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.
     ``box_jitter`` x the box's size, as a detector's box; margin ``CROP_MARGIN``).  The die's pixel size in the camera frame varies
     (about 24-90 px across, log-uniform), then the crop is resized to ``size``, so detail is lost as on a real
     camera.  Camera tilt 30-60 degrees, random yaw, light, table, sometimes one or two touching
-    neighbours; ``cocked=True`` tips the die 20-40 degrees onto an edge (its read face not up),
-    most often leaning against another die under its raised side.
+    neighbours; a flat die sits at most 3 degrees off level; ``cocked=True`` tips the die 20-40
+    degrees onto an edge (its read face not up), most often leaning against another die under its
+    raised side.
     Deterministic given ``rng``.  Raises :class:`companion.vision.synth.art.ArtError` naming a bad
     family, die name or face index.
     """
