@@ -163,6 +163,10 @@ def test_place_face_picture():
     cv2.circle(pic, (90, 100), 50, (250, 250, 250), -1)
     crop = place_face_picture(pic, "d6", np.random.default_rng(0))
     assert crop.shape == (64, 64, 3) and crop.dtype == np.uint8
+    # the plastic comes from the picture's border unless given: a red body instead of a yellow one
+    red = place_face_picture(pic, "d6", np.random.default_rng(0), plastic=(30, 30, 200))
+    assert red[..., 2].astype(int).sum() - red[..., 1].astype(int).sum() > \
+        crop[..., 2].astype(int).sum() - crop[..., 1].astype(int).sum()
     with pytest.raises(art.ArtError, match="empty"):
         place_face_picture(np.zeros((0, 0, 3), np.uint8), "d6", np.random.default_rng(0))
     with pytest.raises(art.ArtError, match="d7"):

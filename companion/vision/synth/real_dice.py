@@ -726,12 +726,14 @@ def render_table(family_by_species: dict[str, int], dice: list[tuple[str, int]],
     return img, labels
 
 
-def place_face_picture(picture: np.ndarray, kind: str, rng: np.random.Generator, size: int = 64) -> np.ndarray:
+def place_face_picture(picture: np.ndarray, kind: str, rng: np.random.Generator, size: int = 64, *,
+                       plastic: tuple[int, int, int] | None = None) -> np.ndarray:
     """Put a player's picture of one face (a scan or photo of any size: BGR, BGRA or grey) onto a
     rendered die body of ``kind`` ("d4".."d12") seen obliquely, and crop it like the reader.
 
-    The plastic is taken from the picture's border (the plastic around the printed art), marbled
-    a little; side faces are plain plastic.  Returns a ``size`` x ``size`` BGR uint8 crop.
+    The picture should show the face cropped to its edges.  The plastic colour is ``plastic`` (BGR)
+    when given, else the median of the picture's border (the plastic around the printed art); it
+    is marbled a little, side faces are plain plastic.  Returns a ``size`` x ``size`` BGR uint8 crop.
     Raises :class:`ArtError` for an empty picture or an unknown kind.
     """
     pic = np.asarray(picture)
@@ -745,7 +747,7 @@ def place_face_picture(picture: np.ndarray, kind: str, rng: np.random.Generator,
     pic = pic[..., :3].astype(np.float32)
     s = solid(kind)
     border = np.concatenate([pic[0], pic[-1], pic[:, 0], pic[:, -1]])
-    c1 = np.median(border, 0)
+    c1 = np.median(border, 0) if plastic is None else np.asarray(plastic, np.float32)[:3]
     c2 = np.clip(c1 * rng.uniform(0.7, 0.9), 0, 255)
     mm = float(SIZE_MM["Medium"] if kind == "d6" else KIND_MM.get(kind, 24))
     ppm = float(rng.uniform(22, 80)) / mm
