@@ -24,7 +24,12 @@ cv2.setNumThreads(1)
 
 from companion.rules.catalogue import load_catalogue  # noqa: E402
 from companion.vision.synth import art  # noqa: E402
-from companion.vision.synth.real_dice import POLY_VALUES, render_die_crop, render_polyhedral_crop  # noqa: E402
+from companion.vision.synth.real_dice import (  # noqa: E402
+    POLY_VALUES,
+    render_die_crop,
+    render_polyhedral_crop,
+    render_table,
+)
 
 
 def _unit_face(cat, icon: str, count: int, species: str | None = None) -> tuple[str, int]:
@@ -63,6 +68,22 @@ def bench(n: int, size: int, seed: int) -> None:
     dt, dc = time.perf_counter() - t, time.process_time() - c
     print(f"render_die_crop, 50 faces repeated (art cached): {n / dc:.1f} crops per CPU second "
           f"({n / dt:.1f} per wall second)")
+    c = time.process_time()
+    kinds = list(POLY_VALUES)
+    for k in range(n):
+        kind = kinds[k % len(kinds)]
+        render_polyhedral_crop(kind, POLY_VALUES[kind][k % len(POLY_VALUES[kind])], np.random.default_rng([seed, k, 2]),
+                               k % 17, size)
+    print(f"render_polyhedral_crop: {n / (time.process_time() - c):.1f} crops per CPU second (d4..d20 in turn)")
+    units = [d for d in cat.of_kind("unit")]
+    c = time.process_time()
+    frames = 10
+    for k in range(frames):
+        r = np.random.default_rng([seed, k, 3])
+        chosen = [units[int(i)] for i in r.integers(len(units), size=12)]
+        fams = {d.species: int(r.choice(art.TRAIN_FAMILIES)) for d in chosen}
+        render_table(fams, [(d.name, int(r.integers(6))) for d in chosen], r)
+    print(f"render_table: {(time.process_time() - c) / frames * 1000:.0f} ms CPU per 1280x960 frame of 12 dice")
 
 
 def sheet(path: str, families: list[int], cell: int = 64) -> None:
