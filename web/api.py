@@ -96,11 +96,10 @@ def state():
         from .league.table import league_status
 
         body["league"] = league_status(current_app)
-    return jsonify(jsonable(body))
     body.update(_access_view(s))
+    return jsonify(jsonable(body))
 
 
-@bp.get("/log")
 def _access_view(s) -> dict:
     """What the page needs to notice a restart or a token gone stale (see web.security.ADVICE):
     ``boot_id`` changes with every server start, ``pairing_rev`` with every new pairing code."""
@@ -114,6 +113,7 @@ def _access_view(s) -> dict:
     return out
 
 
+@bp.get("/log")
 def event_log():
     """The event log since ``?since=SEQ`` (for pages and tools that do not use the stream)."""
     try:
