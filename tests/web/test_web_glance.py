@@ -243,6 +243,7 @@ def test_dice_come_first_with_a_running_total_and_confirm_in_reach(browser, serv
         wait_until(lambda page=page, so_far=so_far: page.locator("#running-value").count()
                    and page.inner_text("#running-value") == str(so_far), what="the total so far")
         assert page.inner_text("#running-total").startswith(f"So far {so_far} maneuver")
+        shot(page, f"roll-{size}")
         for y in (0, 400, 100000):
             page.evaluate(f"document.querySelector('main').scrollTo(0, {y})")
             in_view(page, "#confirm-roll")
@@ -250,7 +251,6 @@ def test_dice_come_first_with_a_running_total_and_confirm_in_reach(browser, serv
         assert page.is_disabled("#confirm-roll")
         page.click("#clear-taps")
         assert page.inner_text("#running-count") == "0/10 set"
-        shot(page, f"roll-{size}")
         page.context.close()
     # the total while tapping is the engine's: the same number the game gives once confirmed
     page = open_page(browser, server.url, "phone", "/roll")
@@ -309,6 +309,7 @@ def test_a_typed_roll_of_ten_dice_takes_at_most_six_taps(browser, serve):
         in_view(page, "#confirm-roll")
         assert not page.is_disabled("#confirm-roll")
         assert tap.n + 1 <= 6, f"{tap.n + 1} taps for a roll of 10 dice"
+        page.wait_for_selector("#running-value")  # the engine's total of the ten
         shot(page, f"fast-entry-{size}")
         page.click("#clear-taps")
         page.context.close()
