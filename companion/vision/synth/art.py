@@ -589,7 +589,7 @@ def _element(p: _Pen, q, grammar: str, c, s: float) -> None:
         if k < 2:
             p.poly(_ngon(3, s, rot, c))
         elif k < 3:
-            p.poly(_ngon(4, s, 45 + rot * 0, c) * [1, 1.0])
+            p.poly(_ngon(4, s, 45, c))
         elif k < 4:
             p.poly(c + _rot_pts([[-s, s * 0.5], [0, -s * 0.6], [s, s * 0.5], [s, s * 0.9], [0, -s * 0.1],
                                   [-s, s * 0.9]], round(rot / 90) * 90))
@@ -759,7 +759,7 @@ def _portrait_front(p: _Pen, style: ArtStyle, die_name: str) -> None:
         elif eye_kind == 1:
             p.poly([c - [er * 1.4, 0], c - [0, er * 0.6], c + [er * 1.4, 0], c + [0, er * 0.6]], value=cut, fill=True)
         else:
-            p.poly([c + [-er * 1.3, -er * 0.5 * sgn * 0], c + [er * 1.3, -er * 0.7], c + [0, er * 0.6]], value=cut,
+            p.poly([c + [-er * 1.3, 0], c + [er * 1.3, -er * 0.7], c + [0, er * 0.6]], value=cut,
                    fill=True)
         if q.random() < 0.6:  # brow
             p.line([c + [-er * 1.4, -er * 1.6], c + [er * 1.4, -er * (1.6 + 0.8 * sgn * q.uniform(-1, 1))]],
@@ -1010,7 +1010,30 @@ def icon_mask(family: int, icon: str) -> np.ndarray:
         gap = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
         m = cv2.subtract(plate.m, gap)
     m = _fit(_transform(m, style), 0.96)
+    if style.ornament != "none":
+        m = _ornament(_fit(m, 0.74), style)
     m.setflags(write=False)
+    return m
+
+
+def _ornament(m: np.ndarray, style: ArtStyle) -> np.ndarray:
+    """The family's ornament around an icon: flanking dots, a bar below, corner ticks or a ring."""
+    m = m.copy()
+    s = m.shape[0]
+    w = max(2, int(round(style.weight * s * 0.7)))
+    if style.ornament == "dots":
+        for x in (0.06, 0.94):
+            cv2.circle(m, (int(x * s), s // 2), w + 1, 255, -1, cv2.LINE_AA)
+    elif style.ornament == "bar":
+        cv2.rectangle(m, (int(0.2 * s), int(0.92 * s) - w // 2), (int(0.8 * s), int(0.92 * s) + w // 2), 255, -1)
+    elif style.ornament == "corners":
+        k = int(0.16 * s)
+        for cx, cy, dx, dy in ((0.04, 0.04, 1, 1), (0.96, 0.04, -1, 1), (0.96, 0.96, -1, -1), (0.04, 0.96, 1, -1)):
+            x, y = int(cx * s), int(cy * s)
+            cv2.line(m, (x, y), (x + dx * k, y), 255, w, cv2.LINE_AA)
+            cv2.line(m, (x, y), (x, y + dy * k), 255, w, cv2.LINE_AA)
+    elif style.ornament == "ring":
+        cv2.circle(m, (s // 2, s // 2), int(0.47 * s), 255, max(1, w // 2 + 1), cv2.LINE_AA)
     return m
 
 

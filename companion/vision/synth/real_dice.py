@@ -539,7 +539,7 @@ def _extent(p: _Placed) -> float:
 
 
 def _overlap(a: _Placed, b: _Placed) -> bool:
-    return float(np.linalg.norm((a.pos - b.pos)[:2])) < 0.9 * (_extent(a) + _extent(b)) * 0.8
+    return float(np.linalg.norm((a.pos - b.pos)[:2])) < 0.72 * (_extent(a) + _extent(b))
 
 
 def _touch(main: _Placed, q: _Placed, rng, gap: float) -> None:
