@@ -56,6 +56,7 @@ class SimulatedDiceRoller:
         self.speed = speed
         self.feed = None
         self.uid_of: dict[str, str] = {}
+        self.name_of: dict[str, str] = {}  # die id -> catalogue name
         self._readings: dict[str, object] = {}
         self._cond = threading.Condition()
 
@@ -69,11 +70,18 @@ class SimulatedDiceRoller:
             if unit.spec.kind in ("unit", "item"):
                 die_id = f"sim-{uid}"
                 registry.register_catalogue(die_id, unit.spec.name)
-                self.uid_of[die_id] = uid
+                self.uid_of[die_id], self.name_of[die_id] = uid, unit.spec.name
         for tid, terrain in state.terrains.items():
             die_id = f"sim-{tid}"[:16]
             registry.register_catalogue(die_id, f"Terrains/{terrain.name}")
-            self.uid_of[die_id] = tid
+            self.uid_of[die_id], self.name_of[die_id] = tid, f"Terrains/{terrain.name}"
+        # the proposed frontier terrains are on the table too, before one of them becomes the frontier
+        for i, player in enumerate(store.session.game.setup.get("players", [])):
+            name = f"Terrains/{player['frontier']}" if player.get("frontier") else None
+            if name and name not in self.name_of.values():
+                die_id = f"sim-front-{i + 1}"
+                registry.register_catalogue(die_id, name)
+                self.uid_of[die_id], self.name_of[die_id] = f"frontier-{i + 1}", name
         self.feed = simulated_feed(registry, seed=self.seed, speed=self.speed, noise=True,
                                    on_reading=self._on_reading)
         if not self.feed.link.wait_connected(10):
@@ -91,7 +99,14 @@ class SimulatedDiceRoller:
         return None
 
     def read(self, pending: dict, timeout: float = 10.0) -> dict:
-        wanted = {self._die_id(d["uid"]): d for d in pending["dice"] if self._die_id(d["uid"])}
+        wanted: dict[str, dict] = {}
+        for d in pending["dice"]:
+            die_id = self._die_id(d["uid"])
+            if die_id is None:  # a die whose id changed since the start (the chosen frontier terrain):
+                die_id = next((i for i, name in self.name_of.items()  # the same physical die by its name
+                               if name == d["die"] and i not in wanted), None)
+            if die_id is not None:
+                wanted[die_id] = d
         with self._cond:
             for die_id in wanted:
                 self._readings.pop(die_id, None)
