@@ -61,3 +61,11 @@ def test_a_single_type_roll_asks_nothing():
     d = roll(game, "p1", "melee", faces={sergeant: ["3 Melee"], footman: ["1 Save"]})
     assert not split_decisions(d)
     assert d.result.total == 2
+
+
+def test_an_ash_storm_of_ones_own_is_placed_too():
+    """Ash Storm subtracts from all army rolls at its terrain (L2297-2301), its caster's included."""
+    game, (sergeant, footman), _ = arena(["Dwarves/Sergeant", "Dwarves/Footman"], ["Goblins/Thug"])
+    game.add_effect("Ash Storm", "p1", "frontier", castings=1)
+    d = dragon_response(game, {sergeant: ["3 Melee"], footman: ["1 Save"]}, answers=[("penalty_split", {"save": 1})])
+    assert split_decisions(d) and d.result.totals["save"] == 0 and d.result.totals["melee"] == 3

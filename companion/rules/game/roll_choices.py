@@ -216,7 +216,7 @@ def penalty_split(game: Game, army: Army, request, outcome) -> Flow:
         return request, outcome
     penalties: dict[str, list] = {}
     for e in request.effects:
-        if e.name in PENALTY_SPELLS and e.hostile:
+        if e.name in PENALTY_SPELLS:  # Ash Storm hits every army at its terrain, the caster's too
             penalties.setdefault(e.name, []).append(e)
     if not penalties:
         return request, outcome
