@@ -230,6 +230,14 @@ class Director:
         self.done = threading.Event()
         self.stop = threading.Event()
         self.error: str | None = None
+        self.thread: threading.Thread | None = None  # set by play_demo
+
+    def finish(self, timeout: float = 60.0) -> None:
+        """Stop after the step in progress and wait for it: a camera read still running in a native
+        library when the interpreter exits aborts the process."""
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join(timeout)
 
     def say(self, text: str) -> None:
         log.info(text)
@@ -479,5 +487,6 @@ def _topic(pending: dict) -> str:
 
 def play_demo(store, roller, pace: float, out=None) -> Director:
     director = Director(store, roller, pace=pace, out=out)
-    threading.Thread(target=director.run, name="demo-director", daemon=True).start()
+    director.thread = threading.Thread(target=director.run, name="demo-director", daemon=True)
+    director.thread.start()
     return director

@@ -144,7 +144,7 @@ def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | No
     try:
         server.serve_forever(args.seconds)
     finally:
-        director.stop.set()
+        director.finish()
         roller.close()
     if director.error:
         print(f"demo stopped early: {director.error}", file=sys.stderr)
