@@ -156,3 +156,19 @@ def test_demo_says_what_to_open_and_removes_its_temporary_folder():
     db = Path(re.search(r"game in (\S+\.sqlite)", out).group(1))
     assert not db.parent.exists(), "the temporary folder is removed on exit"
     assert "was removed" in out
+
+
+def test_auto_dice_say_why_the_camera_is_not_used(monkeypatch, capsys, tmp_path):
+    """--dice auto falls back to typed faces only with the real reason printed (not 'no model')."""
+    import argparse
+
+    from companion.cli import serve
+    from web import demo
+
+    monkeypatch.setattr(demo, "vision_problem", lambda model="dragon-dice": "OSError: models/x.onnx is unreadable")
+    args = argparse.Namespace(dice="auto", db=str(tmp_path / "demo.sqlite"), pace=0.05, seed=7, host="127.0.0.1",
+                              port=0, public_url=None, token=None, rules_index=None, seconds=1.5, threads=4)
+    assert serve._demo(args) == 0
+    out = capsys.readouterr().out
+    assert "faces typed by the demo script" in out
+    assert "The camera pipeline is not used: OSError: models/x.onnx is unreadable." in out
