@@ -40,6 +40,7 @@ class UnitReading:
     confidence: float
     cocked: bool = False
     alternatives: list[dict] = field(default_factory=list)
+    unreadable: bool = False  # a die was assigned, but its face matches nothing known (table profile)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -57,22 +58,39 @@ def _face_likelihoods(die, det: Detections, i: int, icons: list[str], counts: li
     return probs
 
 
+def _profile_likelihoods(profile, die, det: Detections, i: int) -> tuple[np.ndarray, float, float]:
+    """Per face of ``die`` from a table profile: (likelihood of each face, p(cocked), p(unknown face))."""
+    w, _ = profile.face_weights(det.embedding[i], die)
+    p_cocked = float(det.cocked_prob[i])
+    total = w.sum() + profile.unknown_weight()
+    return (1 - p_cocked) * w / total, p_cocked, (1 - p_cocked) * profile.unknown_weight() / total
+
+
 def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str], heads: dict[str, list[str]],
-           min_confidence: float = 0.9) -> tuple[list[UnitReading], list[int]]:
-    """Assign detections to roster dice; returns (one reading per roster entry, unassigned detections)."""
+           min_confidence: float = 0.9, profile=None) -> tuple[list[UnitReading], list[int]]:
+    """Assign detections to roster dice; returns (one reading per roster entry, unassigned detections).
+
+    ``profile``: a table profile (``companion.vision.profile``) whose prototypes give the face
+    likelihoods instead of the face reader (needs ``det.embedding``); a die whose face matches no
+    known face of its unit is returned ``unreadable`` (``TableProfile.read_die``)."""
     from scipy.optimize import linear_sum_assignment  # noqa: PLC0415
 
     icons, counts = heads.get("icon", []), heads.get("count")
     cocked_idx = icons.index("cocked") if "cocked" in icons else None
     n, m = len(det), len(dice)
+    if profile is not None and n and det.embedding.shape[1] == 0:
+        raise AssignmentError("a table profile needs the detections' embeddings (an enrolled model bundle)")
     cost = np.zeros((n, m))
     face_tables: dict[tuple[int, int], np.ndarray] = {}
     for i in range(n):
         p_cocked = det.face_probs[i, cocked_idx] if cocked_idx is not None and det.face_probs.shape[1] else 0.0
         for j, die in enumerate(dice):
-            fl = _face_likelihoods(die, det, i, icons, counts)
+            if profile is not None:
+                fl, p_cocked, p_unknown = _profile_likelihoods(profile, die, det, i)
+            else:
+                fl, p_unknown = _face_likelihoods(die, det, i, icons, counts), 0.0
             face_tables[i, j] = fl
-            like = fl.sum() + p_cocked + EPS
+            like = fl.sum() + p_cocked + p_unknown + EPS
             if FACES_TO_KIND.get(len(die.faces)) != det_kinds[i]:
                 like *= KIND_MISMATCH
             mats = set(die_materials(die))
@@ -97,6 +115,12 @@ def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str]
         delta = alt_cost - best
         conf_assign = 1.0 / (1.0 + math.exp(-min(delta, 50.0)))
         fl = face_tables[i, j]
+        if profile is not None:  # the profile's rule: nearest known face, else unreadable; cocked from geometry
+            match = profile.read_die(det.embedding[i], die, float(det.cocked_prob[i]))
+            conf = conf_assign * match.confidence
+            out.append(UnitReading(die.name, j, i, match.label.text if match.label else None, match.face_index,
+                                   round(float(conf), 4), match.cocked, [], match.unreadable))
+            continue
         p_cocked = det.face_probs[i, cocked_idx] if cocked_idx is not None and det.face_probs.shape[1] else 0.0
         total = fl.sum() + p_cocked + EPS
         k = int(fl.argmax())
@@ -149,7 +173,7 @@ def assign_readings(model, image, readings, dice) -> list[UnitReading]:
     det = model.detect(image)
     colours = [r.colour for r in readings]
     kinds = [r.kind for r in readings]
-    units, _ = assign(dice, det, colours, kinds, model.heads)
+    units, _ = assign(dice, det, colours, kinds, model.heads, profile=getattr(model, "profile", None))
     return units
 
 

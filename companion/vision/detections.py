@@ -23,6 +23,8 @@ class Detections:
     face_probs: np.ndarray = field(default=None)  # (n, n_faces)
     count_probs: np.ndarray = field(default=None)  # (n, n_counts) or (n, 0)
     kind_confidence: np.ndarray = field(default=None)  # (n,) how sure the die kind (class_id) is; 1 if untested
+    embedding: np.ndarray = field(default=None)  # (n, dim) face embeddings (a bundle with a table profile)
+    cocked_prob: np.ndarray = field(default=None)  # (n,) p(cocked) from the embedding network's geometry head
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
@@ -36,6 +38,10 @@ class Detections:
             self.face_probs = np.zeros((n, 0))
         if self.count_probs is None:
             self.count_probs = np.zeros((n, 0))
+        if self.embedding is None:
+            self.embedding = np.zeros((n, 0), np.float32)
+        if self.cocked_prob is None:
+            self.cocked_prob = np.zeros(n)
 
     @classmethod
     def empty(cls) -> Detections:

@@ -290,6 +290,10 @@ class DiceModel:
             self.det_classes = list(self.heads["kind"])
         self.decoder = FaceDecoder(self.heads, self.meta["faces_by_kind"]) if (
             "faces_by_kind" in self.meta and {"kind", "icon", "count"} <= set(self.heads)) else None
+        # an enrolled bundle (``companion vision enroll``) reads faces from its table profile
+        from companion.vision.table_reading import load_table_parts  # noqa: PLC0415
+
+        self.embedder, self.profile, self.embed_crop, self.embed_margin = load_table_parts(self.bundle, self.meta)
 
     def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
@@ -304,6 +308,10 @@ class DiceModel:
         if self.decoder is not None:
             if len(det):
                 det = det[np.flatnonzero(self.decoder(det, probs))]
+            if self.embedder is not None:
+                from companion.vision.table_reading import embed_detections  # noqa: PLC0415
+
+                embed_detections(self, image, det)
             return det
         icon = probs.get("icon")
         if icon is not None and len(det):
@@ -315,6 +323,10 @@ class DiceModel:
             det.count_probs = count
             det.count = count.argmax(1)
             det.count_confidence = count.max(1)
+        if self.embedder is not None:
+            from companion.vision.table_reading import embed_detections  # noqa: PLC0415
+
+            embed_detections(self, image, det)
         return det
 
     def eval_class_ids(self, det: Detections) -> np.ndarray:
@@ -354,6 +366,10 @@ class DiceModel:
             out.append(DieReading(box, kind, size_class(kind, box, px_per_mm),
                                   estimate_colour(image, det.xyxy[i]), None if (cocked or unreadable) else icon,
                                   None if (cocked or unreadable) else cnt, text, round(conf, 4), cocked, unreadable))
+        if self.profile is not None:  # faces come from the table profile (``table_reading``)
+            from companion.vision.table_reading import apply_profile  # noqa: PLC0415
+
+            out = apply_profile(self, det, out)
         return out
 
 

@@ -55,7 +55,7 @@ def read_roll(image: np.ndarray, roster: list[str], model: str = "dragon-dice") 
     det = m.detect(image)
     readings = m.readings(image, det)
     units, unassigned = assign(roster_dice(roster, _catalogue()), det, [r.colour for r in readings],
-                               [r.kind for r in readings], m.heads)
+                               [r.kind for r in readings], m.heads, profile=getattr(m, "profile", None))
     return {"units": [u.to_dict() for u in units], "dice": [r.to_dict() for r in readings],
             "unassigned": unassigned, "detections": det}
 

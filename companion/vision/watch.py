@@ -44,7 +44,7 @@ def watch(frames: Iterable[tuple[float, np.ndarray]], model, *, still_ms: float 
         }
         if roster:
             units, unassigned = assign(roster, det, [r.colour for r in readings], [r.kind for r in readings],
-                                       model.heads)
+                                       model.heads, profile=getattr(model, "profile", None))
             event["units"] = [u.to_dict() for u in units]
             event["unassigned"] = unassigned
         events.append(event)

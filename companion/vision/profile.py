@@ -1,0 +1,311 @@
+"""A table profile: the faces of one table's own dice, learnt from sightings (torch-free).
+
+A player's dice do not look like anything the networks were trained on (issue 20: 0.1 % of real
+face pictures read right by the glyph reader).  So the camera keeps, per table, a *prototype* of
+every face it has been shown: the mean embedding (``companion.vision.embedding``) of the crops
+that were confirmed to show that face, and how many sightings made it.  A die is then read as the
+nearest known face among the faces its roster entry allows; a face that matches nothing known
+well enough is ``unreadable`` (tap it), never a guess.
+
+Keys (one prototype each) -- the same face looks alike wherever it is printed in one species' art:
+
+* ``die:<die name>|<face>``: an ID face (each unit type has its own picture);
+* ``sp:<species>|<kind>|<face>``: any other face of a die of that species and kind;
+* ``any:<kind>|<face>``: a face of a die whose species is not known (standard dice: ``any:d20|17``).
+
+A die's face is looked up from the most specific key to the least.  The reading rule: with ``d``
+the distance from the crop's embedding to each candidate prototype, each known candidate weighs
+``exp(-scale * d^2)`` and *unknown* weighs ``exp(-scale * max_distance^2)`` (a virtual face at the
+largest distance still accepted); the nearest candidate is read when it is nearer than
+``max_distance`` and holds at least ``min_confidence`` of the weight.  ``scale``,
+``max_distance`` and ``min_confidence`` are chosen on the calibration art families only
+(``companion.vision.enroll_sim``) and shipped in the embedding model's ``model.json``.
+
+The profile file is an ``.npz`` (written atomically: a temporary file, then a rename), by default
+beside the game database (``game.sqlite`` -> ``game.sqlite.profile.npz``) or inside a bundle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+PROFILE_FILE = "profile.npz"
+STANDARD_KINDS = ("d4", "d6", "d8", "d10", "d12", "d20")
+DD_KINDS = {4: "d4", 6: "d6", 8: "d8", 10: "d10", 12: "d12"}
+DEFAULT_SETTINGS = {"scale": 12.0, "max_distance": 0.8, "min_confidence": 0.6, "cocked_threshold": 0.5}
+
+
+class ProfileError(ValueError):
+    """A profile file or a label is malformed, or belongs to another embedding network."""
+
+
+@dataclass(frozen=True)
+class FaceLabel:
+    """What a sighting shows: a die kind and a face, and, when known, the die and its species."""
+
+    kind: str
+    icon: str  # the face's icon name (``Melee``, ``Trample``, ``ID``), or ``value`` on a standard die
+    count: int  # the face's count, or the value of a standard die
+    die: str | None = None
+    species: str | None = None
+
+    @property
+    def text(self) -> str:
+        return str(self.count) if self.icon == "value" else f"{self.count} {self.icon}"
+
+    def key(self) -> str:
+        """The prototype this sighting teaches."""
+        if self.die and self.icon == "ID":
+            return f"die:{self.die}|{self.text}"
+        if self.species:
+            return f"sp:{self.species}|{self.kind}|{self.text}"
+        return f"any:{self.kind}|{self.text}"
+
+
+def die_kind(die) -> str:
+    return DD_KINDS[len(die.faces)]
+
+
+def die_species(die) -> str:
+    return die.species or die.name.split("/")[0]
+
+
+def face_label(die, face_index: int) -> FaceLabel:
+    face = die.faces[face_index]
+    return FaceLabel(die_kind(die), face.name, int(face.count), die.name, die_species(die))
+
+
+def face_key(die, face_index: int) -> tuple[str, str]:
+    """(the prototype key a sighting of this face teaches, the face text)."""
+    lab = face_label(die, face_index)
+    return lab.key(), lab.text
+
+
+def lookup_keys(die, face_index: int) -> list[str]:
+    """The keys that may hold this face's prototype, most specific first."""
+    lab = face_label(die, face_index)
+    keys = [f"die:{die.name}|{lab.text}"] if lab.icon == "ID" else []
+    return keys + [f"sp:{lab.species}|{lab.kind}|{lab.text}", f"any:{lab.kind}|{lab.text}"]
+
+
+@dataclass
+class Match:
+    """The reading of one crop against a profile: ``label`` None means unreadable or cocked."""
+
+    label: FaceLabel | None
+    confidence: float
+    distance: float
+    cocked: bool
+    unreadable: bool
+    face_index: int | None = None
+
+
+class TableProfile:
+    """Face prototypes of one table: sums of unit embeddings and sighting counts per key."""
+
+    def __init__(self, embedder_id: str, dim: int, settings: dict | None = None):
+        self.embedder_id, self.dim = str(embedder_id), int(dim)
+        self.settings = {**DEFAULT_SETTINGS, **(settings or {})}
+        self._sum: dict[str, np.ndarray] = {}
+        self._n: dict[str, int] = {}
+        self._label: dict[str, FaceLabel] = {}
+
+    # ------------------------------------------------------------------ contents
+    def __len__(self) -> int:
+        return len(self._n)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._n
+
+    def sightings(self, key: str) -> int:
+        return self._n.get(key, 0)
+
+    def keys(self) -> list[str]:
+        return sorted(self._n)
+
+    def label_of(self, key: str) -> FaceLabel:
+        return self._label[key]
+
+    def prototype(self, key: str) -> np.ndarray:
+        s = self._sum[key]
+        return (s / max(np.linalg.norm(s), 1e-12)).astype(np.float32)
+
+    def copy(self) -> TableProfile:
+        other = TableProfile(self.embedder_id, self.dim, self.settings)
+        other._sum = {k: v.copy() for k, v in self._sum.items()}
+        other._n, other._label = dict(self._n), dict(self._label)
+        return other
+
+    def add(self, embeddings: np.ndarray, labels: list[FaceLabel]) -> None:
+        """Add sightings (unit embeddings, one label each); all checked before any is added."""
+        emb = np.asarray(embeddings, np.float64)
+        if emb.ndim != 2 or emb.shape[1] != self.dim or len(emb) != len(labels):
+            raise ProfileError(f"expected {len(labels)} embeddings of {self.dim} values, not {emb.shape}")
+        if not np.isfinite(emb).all():
+            raise ProfileError("embeddings hold NaN or infinite values")
+        for lab in labels:
+            if not isinstance(lab, FaceLabel):
+                raise ProfileError(f"a sighting's label must be a FaceLabel, not {lab!r}")
+        for e, lab in zip(emb, labels, strict=True):
+            k = lab.key()
+            self._sum[k] = self._sum.get(k, np.zeros(self.dim)) + e
+            self._n[k] = self._n.get(k, 0) + 1
+            self._label[k] = FaceLabel(lab.kind, lab.icon, lab.count, lab.die if k.startswith("die:") else None,
+                                       lab.species if not k.startswith("any:") else None)
+
+    def learn(self, crops: np.ndarray, labels: list[FaceLabel], embedder) -> None:
+        """Teach the profile confirmed crops (uint8 (N, 64, 64, 3) cut by ``crop_die``): "as you play".
+
+        The next reading already uses them; call ``save`` to keep them."""
+        if len(crops) != len(labels):
+            raise ProfileError(f"{len(crops)} crops but {len(labels)} labels")
+        if not len(crops):
+            return
+        emb, _ = embedder(np.asarray(crops))
+        self.add(emb, labels)
+
+    # ------------------------------------------------------------------ reading
+    def _weights(self, emb: np.ndarray, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        protos = np.stack([self.prototype(k) for k in keys])
+        d2 = np.clip(2.0 - 2.0 * protos @ np.asarray(emb, np.float32), 0.0, 4.0)
+        return np.exp(-self.settings["scale"] * d2), np.sqrt(d2)
+
+    def unknown_weight(self) -> float:
+        return float(np.exp(-self.settings["scale"] * self.settings["max_distance"] ** 2))
+
+    def face_weights(self, emb: np.ndarray, die) -> tuple[np.ndarray, np.ndarray]:
+        """Per face of ``die``: the weight of its prototype (0 where no prototype is known, and on
+        a repeat of an earlier identical face) and its distance (inf where unknown)."""
+        w, d = np.zeros(len(die.faces)), np.full(len(die.faces), np.inf)
+        seen: set[str] = set()
+        for k in range(len(die.faces)):
+            key = next((x for x in lookup_keys(die, k) if x in self._n), None)
+            text = die.faces[k].text()
+            if key is None or text in seen:
+                continue
+            seen.add(text)
+            ww, dd = self._weights(emb, [key])
+            w[k], d[k] = ww[0], dd[0]
+        return w, d
+
+    def _decide(self, w: np.ndarray, d: np.ndarray, p_cocked: float) -> tuple[int | None, float, bool]:
+        """(index of the face read or None, confidence, cocked)."""
+        if p_cocked >= self.settings["cocked_threshold"]:
+            return None, float(p_cocked), True
+        if not len(w) or not np.isfinite(d).any():
+            return None, 0.0, False
+        k = int(np.argmax(w))
+        conf = float(w[k] / (w.sum() + self.unknown_weight() + 1e-12))
+        if d[k] >= self.settings["max_distance"] or conf < self.settings["min_confidence"]:
+            return None, conf, False
+        return k, conf, False
+
+    def read_die(self, emb: np.ndarray, die, p_cocked: float = 0.0) -> Match:
+        """The nearest known face of ``die`` (a roster entry), or unreadable / cocked."""
+        w, d = self.face_weights(emb, die)
+        k, conf, cocked = self._decide(w, d, p_cocked)
+        if k is None:
+            return Match(None, round(conf, 4), float(np.min(d)) if len(d) else float("inf"), cocked, not cocked)
+        return Match(face_label(die, k), round(conf, 4), float(d[k]), False, False, k)
+
+    def read_any(self, emb: np.ndarray, kind: str | None = None, p_cocked: float = 0.0) -> Match:
+        """The nearest known face among every face this profile knows (of ``kind`` when given)."""
+        keys = [k for k in self._n if kind is None or self._label[k].kind == kind]
+        if not keys:
+            return self.read_keys(emb, [], p_cocked)
+        return self.read_keys(emb, keys, p_cocked)
+
+    def read_keys(self, emb: np.ndarray, keys: list[str], p_cocked: float = 0.0) -> Match:
+        if keys:
+            w, d = self._weights(emb, keys)
+            # one face known under several keys (a species' and a die's) counts once: its best weight
+            best: dict[tuple, int] = {}
+            for i, k in enumerate(keys):
+                t = (self._label[k].kind, self._label[k].text)
+                if t not in best or w[i] > w[best[t]]:
+                    best[t] = i
+            idx = np.array(sorted(best.values()), int)
+            keys, w, d = [keys[i] for i in idx], w[idx], d[idx]
+        else:
+            w, d = np.zeros(0), np.zeros(0)
+        k, conf, cocked = self._decide(w, d, p_cocked)
+        if k is None:
+            return Match(None, round(conf, 4), float(np.min(d)) if len(d) else float("inf"), cocked, not cocked)
+        return Match(self._label[keys[k]], round(conf, 4), float(d[k]), False, False)
+
+    def known_faces(self, dice) -> tuple[int, int]:
+        """(faces of these dice with a prototype, distinct faces): "how many of the army's faces are known"."""
+        known, total = set(), set()
+        for die in dice:
+            for k in range(len(die.faces)):
+                t = (die.name, die.faces[k].text())
+                total.add(t)
+                if any(x in self._n for x in lookup_keys(die, k)):
+                    known.add(t)
+        return len(known), len(total)
+
+    # ------------------------------------------------------------------ files
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write atomically: a temporary file beside ``path``, then a rename over it."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        keys = self.keys()
+        labels = [self._label[k].__dict__ for k in keys]
+        meta = {"embedder_id": self.embedder_id, "dim": self.dim, "settings": self.settings, "labels": labels,
+                "version": 1}
+        sums = np.stack([self._sum[k] for k in keys]).astype(np.float64) if keys else np.zeros((0, self.dim))
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, keys=np.array(keys, dtype=str), sums=sums,
+                         counts=np.array([self._n[k] for k in keys], np.int64), meta=np.array(json.dumps(meta)))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, embedder_id: str | None = None) -> TableProfile:
+        path = Path(path)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+                keys, sums, counts = [str(k) for k in z["keys"]], z["sums"], z["counts"]
+        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+            raise ProfileError(f"{path}: not a table profile ({exc})") from exc
+        if embedder_id is not None and meta["embedder_id"] != embedder_id:
+            raise ProfileError(f"{path} was learnt with embedding network {meta['embedder_id']}, "
+                               f"not {embedder_id}: enrol the dice again")
+        prof = cls(meta["embedder_id"], meta["dim"], meta.get("settings"))
+        for k, s, n, lab in zip(keys, sums, counts, meta["labels"], strict=True):
+            prof._sum[k], prof._n[k], prof._label[k] = np.asarray(s, np.float64), int(n), FaceLabel(**lab)
+        return prof
+
+    @classmethod
+    def load_or_new(cls, path: str | os.PathLike, embedder_id: str, dim: int, settings: dict | None = None
+                    ) -> TableProfile:
+        path = Path(path)
+        if path.is_file():
+            prof = cls.load(path, embedder_id)
+            prof.settings.update(settings or {})
+            return prof
+        return cls(embedder_id, dim, settings)
+
+
+def profile_beside(database: str | os.PathLike) -> Path:
+    """The profile file that goes with a game database: ``game.sqlite`` -> ``game.sqlite.profile.npz``."""
+    return Path(str(database) + ".profile.npz")
+
+
+def embedder_id(onnx_path: str | os.PathLike) -> str:
+    """A short identity of an embedding network file (its SHA-1): a profile is only valid with it."""
+    import hashlib  # noqa: PLC0415
+
+    return hashlib.sha1(Path(onnx_path).read_bytes()).hexdigest()[:16]

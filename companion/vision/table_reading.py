@@ -1,0 +1,103 @@
+"""Reading a frame with a table profile: the glue between ``DiceModel`` and ``TableProfile``.
+
+A bundle made by ``companion vision enroll`` has, besides the die finder and the face reader, an
+``embedding`` section in its ``model.json``::
+
+    "embedding": {"onnx": "embed.onnx", "profile": "profile.npz", "turns": 4,
+                  "crop": {"size": 64, "margin": 1.15}, "reading": {"scale": ..., "max_distance": ...}}
+
+Such a bundle still finds dice and names their kind with its detector and face reader (and drops
+boxes that hold no die), but the *face* comes from the table profile only: the nearest known face
+(of the die's roster entry when a roster is given, else of every face the profile knows of that
+kind), or ``unreadable``; ``cocked`` comes from the embedding network's geometry head only.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from companion.vision.crops import CROP_MARGIN, crop_die
+from companion.vision.embedding import EMBED_INPUT, EmbeddingError, FaceEmbedder
+from companion.vision.profile import ProfileError, TableProfile, embedder_id
+
+
+def load_table_parts(bundle: Path, meta: dict):
+    """(embedder, profile, crop size, crop margin) of a bundle, or Nones for a bundle without them."""
+    from companion.vision.reader import ModelError  # noqa: PLC0415
+
+    spec = meta.get("embedding")
+    if not spec:
+        return None, None, EMBED_INPUT, CROP_MARGIN
+    bundle = Path(bundle)
+    onnx = bundle / spec.get("onnx", "embed.onnx")
+    try:
+        embedder = FaceEmbedder(onnx, int(spec.get("turns", 4)))
+        prof_path = bundle / spec.get("profile", "profile.npz")
+        settings = spec.get("reading", {})
+        profile = TableProfile.load_or_new(prof_path, embedder_id(onnx), embedder.dim, settings)
+    except (EmbeddingError, ProfileError) as exc:
+        raise ModelError(f"model bundle {bundle}: {exc}") from exc
+    crop = spec.get("crop", {})
+    return embedder, profile, int(crop.get("size", EMBED_INPUT)), float(crop.get("margin", CROP_MARGIN))
+
+
+def embedding_crops(image: np.ndarray, boxes: np.ndarray, size: int = EMBED_INPUT,
+                    margin: float = CROP_MARGIN) -> np.ndarray:
+    boxes = np.asarray(boxes, float).reshape(-1, 4)
+    if not len(boxes):
+        return np.zeros((0, size, size, 3), np.uint8)
+    return np.stack([crop_die(image, b, size, margin) for b in boxes])
+
+
+def embed_detections(model, image: np.ndarray, det) -> None:
+    """Fill ``det.embedding`` and ``det.cocked_prob`` (in place) from the model's embedder."""
+    if model.embedder is None or not len(det):
+        return
+    emb, pc = model.embedder(embedding_crops(image, det.xyxy, model.embed_crop, model.embed_margin))
+    det.embedding, det.cocked_prob = emb, pc
+
+
+def apply_profile(model, det, readings: list) -> list:
+    """Each reading's face from the table profile (the die's kind as the face reader named it)."""
+    if model.profile is None or not len(det) or det.embedding.shape[1] == 0:
+        return readings
+    for i, r in enumerate(readings):
+        m = model.profile.read_any(det.embedding[i], r.kind, float(det.cocked_prob[i]))
+        r.cocked, r.unreadable, r.confidence = m.cocked, m.unreadable, float(m.confidence)
+        if m.label is None:
+            r.icon, r.count, r.reading = None, None, None
+        else:
+            r.icon, r.count, r.reading = m.label.icon, m.label.count, m.label.text
+    return readings
+
+
+def learn_confirmed_roll(model, frame: np.ndarray, confirmed: list[tuple[list[float], object]],
+                         save: bool = True) -> int:
+    """"As you play": teach the model's table profile the dice of a roll players confirmed.
+
+    ``confirmed``: (box x1 y1 x2 y2 in ``frame``, ``FaceLabel``) per die whose face was confirmed
+    (after any taps that fixed it); cocked or unread dice are left out.  The profile learns them at
+    once (the very next reading uses them) and, with ``save``, is written back to the bundle
+    atomically.  Returns the number of sightings added."""
+    if model.profile is None:
+        raise ProfileError(f"model {model.name} has no table profile: make one with `companion vision enroll`")
+    if not confirmed:
+        return 0
+    h, w = frame.shape[:2]
+    for box, _ in confirmed:
+        x1, y1, x2, y2 = (float(v) for v in box)
+        if not (0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h):
+            raise ProfileError(f"box {list(box)} is not inside the {w}x{h} frame")
+    crops = embedding_crops(frame, np.array([b for b, _ in confirmed]), model.embed_crop, model.embed_margin)
+    model.profile.learn(crops, [lab for _, lab in confirmed], model.embedder)
+    if save:
+        spec = model.meta["embedding"]
+        model.profile.save(Path(model.bundle) / spec.get("profile", "profile.npz"))
+    return len(confirmed)
+
+
+def write_meta(bundle: Path, meta: dict) -> None:
+    (Path(bundle) / "model.json").write_text(json.dumps(meta, indent=1))
