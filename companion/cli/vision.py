@@ -191,3 +191,7 @@ def register(subparsers) -> None:
     x.add_argument("--corrections", required=True, help="folder of <name>.jpg + <name>.json corrections")
     x.add_argument("--out", required=True)
     x.set_defaults(func=_export)
+
+    from companion.cli.vision_enroll import register as register_enroll  # issue 20: learn a table's own dice
+
+    register_enroll(sub)
