@@ -230,3 +230,19 @@ def test_every_family_draws_every_kind_of_face(catalogue):
     for family in (8, 50, 63):
         for icon in icons:
             assert (art.icon_mask(family, icon) > 127).sum() > 100, (family, icon)
+
+
+@pytest.mark.parametrize("family", [0, 13, 28, 61])
+def test_a_family_never_draws_two_icon_kinds_alike(family):
+    codes = [art.symbol_code(family, name) for name in art.SYMBOL_VOCABULARY]
+    assert len(set(codes)) == len(codes)
+    names = list(art.SYMBOL_VOCABULARY) + list(art.BASIC_ICONS)
+    small = np.stack([cv2.GaussianBlur(cv2.resize(art.icon_mask(family, n), (24, 24), interpolation=cv2.INTER_AREA)
+                                       .astype(np.float32) / 255, (0, 0), 1).ravel() for n in names])
+    dist = np.abs(small[:, None, :] - small[None, :, :]).mean(-1)
+    np.fill_diagonal(dist, 1.0)
+    a, b = np.unravel_index(int(np.argmin(dist)), dist.shape)
+    assert dist[a, b] > 0.002, (names[a], names[b])  # at the size of one icon on a die across a table
+    # and the same icon differs between families
+    other = (family + 1) % art.FAMILY_COUNT
+    assert sum(art.symbol_code(family, n) != art.symbol_code(other, n) for n in art.SYMBOL_VOCABULARY) > 90

@@ -41,13 +41,21 @@ All shapes here are invented; no Dragon Dice art is copied.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
 import numpy as np
 
-from companion.rules.catalogue import DieKind, load_catalogue
+from companion.rules.catalogue import (
+    DRAGON_ICONS,
+    EIGHTH_FACE_ICONS,
+    MINOR_TERRAIN_ICONS,
+    SAI_NAMES,
+    DieKind,
+    load_catalogue,
+)
+from companion.rules.catalogue.faces import SAI_ALIASES
 
 FAMILY_COUNT = 64
 #: Families a network may train on.
@@ -59,7 +67,7 @@ TEST_FAMILIES: tuple[int, ...] = tuple(range(54, 64))
 
 MODES = ("silhouette", "outline", "stroke", "engraved", "double", "badge", "hatched")
 GRAMMARS = ("angular", "curved", "blocky", "runic", "organic")
-FRAMES = ("none", "circle", "diamond", "shield", "hexagon", "square", "triangle")
+FRAMES = ("none", "circle", "diamond", "shield", "hexagon", "square", "octagon")
 ORNAMENTS = ("none", "dots", "bar", "corners", "ring")
 #: Ink colours of real dice (BGR): white, cream, gold, bright green, dark purple.
 INK_COLOURS: dict[str, tuple[int, int, int]] = {
@@ -106,6 +114,7 @@ class ArtStyle:
 
 
 def _seed(*parts) -> int:
+    """A seed stable across runs and machines (unlike ``hash()``)."""
     return int(hashlib.sha1("|".join(str(p) for p in parts).encode()).hexdigest()[:15], 16)
 
 
@@ -153,14 +162,15 @@ def family_style(family: int) -> ArtStyle:
 
 
 class _Pen:
-    """Draws on a square uint8 mask in coordinates [-1, 1] (y down), with the family's stroke mode."""
+    """Draws on a square uint8 mask in coordinates [-1, 1] (y down), with the family's stroke mode
+    (``style=None``: plain filled drawing)."""
 
-    def __init__(self, size: int, style: ArtStyle, stroke: bool | None = None):
+    def __init__(self, size: int, style: ArtStyle | None, stroke: bool | None = None):
         self.s = size
         self.m = np.zeros((size, size), np.uint8)
         self.style = style
-        self.stroke = (style.mode == "stroke") if stroke is None else stroke
-        self.lw = max(1, int(round(style.weight * size * 0.6)))
+        self.stroke = (style is not None and style.mode == "stroke") if stroke is None else stroke
+        self.lw = max(1, int(round((style.weight if style is not None else 0.1) * size * 0.6)))
 
     def px(self, pts) -> np.ndarray:
         p = np.asarray(pts, np.float64).reshape(-1, 2)
@@ -578,74 +588,117 @@ def motif_choices(icon: str, family: int) -> tuple:
 
 
 # --------------------------------------------------------------------------- symbol grammar (SAIs, terrain, dragons)
+# Every other icon kind is a *symbol*: a primary shape (12) with a modifier (6: none, hole, band,
+# upright band, notch, half inverted), alone or on a pedestal bar (2): 144 codes.  Each family deals the codes out to the icon names in its
+# own random order (so one icon differs from family to family) and never gives one code to two
+# names (so a family's icons all differ); the family's grammar draws the shapes in its own dialect.
+
+#: Every symbol icon name (SAIs and their printed spellings, terrain and dragon icons).
+SYMBOL_VOCABULARY: tuple[str, ...] = tuple(sorted(
+    set(SAI_NAMES) | set(DRAGON_ICONS) | set(EIGHTH_FACE_ICONS) | set(MINOR_TERRAIN_ICONS) | set(SAI_ALIASES)))
+_PLAIN = None  # a pen without a family style
+_PRIMARIES = 12
+_MARKS = 6
+_SYMBOL_CODES = _PRIMARIES * _MARKS * 2
 
 
-def _element(p: _Pen, q, grammar: str, c, s: float) -> None:
-    """One grammar element centred at ``c``, about ``s`` in radius."""
-    c = np.asarray(c, float)
-    k = int(q.integers(6))
-    rot = float(q.uniform(0, 360))
-    if grammar == "angular":
-        if k < 2:
-            p.poly(_ngon(3, s, rot, c))
-        elif k < 3:
-            p.poly(_ngon(4, s, 45, c))
-        elif k < 4:
-            p.poly(c + _rot_pts([[-s, s * 0.5], [0, -s * 0.6], [s, s * 0.5], [s, s * 0.9], [0, -s * 0.1],
-                                  [-s, s * 0.9]], round(rot / 90) * 90))
-        else:
-            zz = np.array([[-s, 0.3 * s], [-s / 3, -0.5 * s], [s / 3, 0.3 * s], [s, -0.5 * s]])
-            p.line(c + _rot_pts(zz, round(rot / 45) * 45), 0.12)
-    elif grammar == "curved":
-        if k < 2:
-            p.circle(c, s * 0.8)
-            p.circle(c + [s * 0.35, -s * 0.2], s * 0.6, value=0)
-        elif k < 3:
-            p.ring(c, s * 0.75, 0.12)
-        elif k < 5:
-            p.line(c + _rot_pts(_arc((0, 0), s, 200, 340, 14), rot), 0.13)
-        else:
-            t = np.linspace(-1, 1, 20)
-            p.line(c + _rot_pts(np.stack([t * s, 0.35 * s * np.sin(t * np.pi)], 1), rot), 0.12)
-    elif grammar == "blocky":
-        a = round(rot / 90) * 90
-        if k < 2:
-            p.poly(c + _rot_pts([[-s, -s * 0.6], [s, -s * 0.6], [s, s * 0.6], [-s, s * 0.6]], a))
-        elif k < 4:
-            p.poly(c + _rot_pts([[-s, -s], [s, -s], [s, -s * 0.4], [s * 0.3, -s * 0.4], [s * 0.3, s],
-                                  [-s * 0.3, s], [-s * 0.3, -s * 0.4], [-s, -s * 0.4]], a))
-        else:
-            p.poly(c + _rot_pts([[-s, s], [-s, 0], [0, 0], [0, -s], [s, -s], [s, s]], a))
-    elif grammar == "runic":
-        a = round(rot / 30) * 30
-        p.line(c + _rot_pts([[0, -s], [0, s]], a), 0.11)
-        if k < 3:
-            p.line(c + _rot_pts([[0, -s * 0.2], [s * 0.7, -s * 0.9]], a), 0.11)
-        if k % 2 == 0:
-            p.line(c + _rot_pts([[0, s * 0.2], [-s * 0.7, s * 0.8]], a), 0.11)
-        if k >= 4:
-            p.line(c + _rot_pts([[-s * 0.6, -s * 0.3], [s * 0.6, -s * 0.3]], a), 0.11)
-    else:  # organic
-        if k < 3:  # leaf / teardrop
-            t = np.linspace(0, np.pi, 14)
-            half = np.stack([s * 0.5 * np.sin(t), -s + 2 * s * t / np.pi], 1)
-            leaf = np.vstack([half, half[::-1] * [-1, 1]])
-            p.poly(c + _rot_pts(leaf, rot))
-        elif k < 5:
-            t = np.linspace(0, 2.2 * np.pi, 30)
-            r = s * t / t[-1]
-            p.line(c + np.stack([r * np.cos(t + rot), r * np.sin(t + rot)], 1), 0.1)
-        else:
-            p.circle(c, s * 0.45)
-            p.circle(c + [s * 0.7, s * 0.4], s * 0.25)
+def _radial(fn, n: int = 48) -> np.ndarray:
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False) - np.pi / 2
+    r = fn(t)
+    return np.stack([r * np.cos(t), r * np.sin(t)], 1)
+
+
+def _primary_shape(k: int) -> np.ndarray:
+    """Base outline of primary shape ``k`` (radius about 0.9, centred)."""
+    if k == 0:
+        return _ngon(3, 0.95) + [0, 0.12]
+    if k == 1:
+        return np.array([[0, -0.95], [0.6, 0], [0, 0.95], [-0.6, 0]])
+    if k == 2:
+        return _ngon(40, 0.9)
+    if k == 3:
+        return _ngon(4, 1.15, 45)
+    if k == 4:
+        return _star(5, 0.95, 0.42)
+    if k == 5:
+        t = 0.3
+        return np.array([[-t, -0.9], [t, -0.9], [t, -t], [0.9, -t], [0.9, t], [t, t], [t, 0.9], [-t, 0.9],
+                         [-t, t], [-0.9, t], [-0.9, -t], [-t, -t]])
+    if k == 6:  # crescent
+        outer = _arc((0, 0), 0.92, 60, 300, 24)
+        inner = _arc((0.42, 0), 0.62, 250, 110, 18)
+        return np.vstack([outer, inner])
+    if k == 7:  # teardrop
+        return _radial(lambda t: 0.55 + 0.38 * np.cos((t + np.pi / 2) / 2) ** 6) + [0, 0.15]
+    if k == 8:  # thick chevron / arrow
+        return np.array([[0, -0.95], [0.85, 0.1], [0.45, 0.1], [0.45, 0.9], [-0.45, 0.9], [-0.45, 0.1],
+                         [-0.85, 0.1]])
+    if k == 9:  # hourglass
+        return np.array([[-0.75, -0.9], [0.75, -0.9], [0.12, 0], [0.75, 0.9], [-0.75, 0.9], [-0.12, 0]])
+    if k == 10:  # arch / dome
+        return np.vstack([_arc((0, 0.2), 0.8, 180, 360, 20), [[0.8, 0.85], [-0.8, 0.85]]])
+    return _radial(lambda t: 0.58 + 0.34 * np.cos(3 * t))  # trefoil
+
+
+def _chaikin(pts: np.ndarray, rounds: int = 3) -> np.ndarray:
+    for _ in range(rounds):
+        nxt = np.roll(pts, -1, 0)
+        pts = np.stack([0.75 * pts + 0.25 * nxt, 0.25 * pts + 0.75 * nxt], 1).reshape(-1, 2)
+    return pts
+
+
+def _dialect_mask(size: int, poly: np.ndarray, grammar: str, q) -> np.ndarray:
+    """A filled primary drawn in a grammar's dialect, on a ``size`` square (0/255)."""
+    pen = _Pen(size, _PLAIN, stroke=False)
+    if grammar == "curved":
+        pen.poly(_chaikin(poly))
+    elif grammar == "organic":
+        ang = np.arctan2(poly[:, 1], poly[:, 0])
+        wob = 1 + 0.09 * np.sin(5 * ang + q.uniform(0, 2 * np.pi))
+        pen.poly(_chaikin(poly * wob[:, None], 2))
+    elif grammar == "runic":  # the outline as straight strokes, one edge left open, and a stem
+        skip = int(q.integers(len(poly)))
+        path = np.roll(poly, -skip - 1, 0)
+        pen.line(path, 0.16)
+        pen.line([[0, -0.95], [0, 0.95]], 0.14)
+    elif grammar == "blocky":  # pixel-block dialect: the shape snapped to a coarse grid
+        pen.poly(poly)
+        cells = 12
+        small = cv2.resize(pen.m, (cells, cells), interpolation=cv2.INTER_AREA)
+        small = np.where(small > 110, 255, 0).astype(np.uint8)
+        return cv2.resize(small, (size, size), interpolation=cv2.INTER_NEAREST)
+    else:  # angular
+        pen.poly(poly)
+    return pen.m
+
+
+def _modify(shape: np.ndarray, k: int, inner: float) -> np.ndarray:
+    """Modifier ``k`` of a symbol, coarse enough to see on a die across a table: none, a big hole,
+    a band across, an upright band, a notch from the top, or the right half inverted.  Each toggles
+    the ink in its region (so it shows whatever the shape is there)."""
+    s = shape.shape[0]
+    if k == 0:
+        return shape
+    pen = _Pen(s, _PLAIN, stroke=False)
+    if k == 1:
+        pen.circle((0, 0.05 * inner), 0.34 * inner)
+    elif k == 2:
+        pen.poly(np.array([[-1, -0.13], [1, -0.13], [1, 0.13], [-1, 0.13]]) * [0.95, inner])
+    elif k == 3:
+        pen.poly(np.array([[-0.13, -1], [0.13, -1], [0.13, 1], [-0.13, 1]]) * [inner, 0.95])
+    elif k == 4:  # a wedge notched down from the top
+        pen.poly(np.array([[-0.4, -1.0], [0.4, -1.0], [0, -0.1]]) * inner)
+    else:  # the right half inverted, within the icon's circle
+        pen.poly(np.vstack([[[0, -0.95 * inner]], _arc((0, 0), 0.95 * inner, -90, 90, 16), [[0, 0.95 * inner]]]))
+    return np.where(pen.m > 127, 255 - shape, shape).astype(np.uint8)
 
 
 def _frame(p: _Pen, frame: str, value: int = 255, fill: bool = False) -> None:
     if frame == "circle":
-        (p.circle((0, 0), 0.95, fill=True) if fill else p.ring((0, 0), 0.88, 0.12, value))
+        (p.circle((0, 0), 0.95, fill=True) if fill else p.ring((0, 0), 0.9, 0.09, value))
         return
     shape = {"diamond": _ngon(4, 0.97), "hexagon": _ngon(6, 0.95, 0),
-             "square": _ngon(4, 1.22, 45), "triangle": _ngon(3, 1.0, -90) + [0, 0.18],
+             "square": _ngon(4, 1.22, 45), "octagon": _ngon(8, 0.97, 22.5),
              "shield": np.vstack([[[-0.85, -0.9], [0.85, -0.9], [0.85, 0.0]], _arc((0, 0), 0.85, 0, 180, 14)[1:-1],
                                   [[-0.85, 0.0]]])}.get(frame)
     if shape is None:
@@ -653,33 +706,46 @@ def _frame(p: _Pen, frame: str, value: int = 255, fill: bool = False) -> None:
     if fill:
         p.poly(shape, fill=True)
     else:
-        cv2.polylines(p.m, [p.px(shape)], True, value, max(2, int(0.12 * p.s / 2)), cv2.LINE_AA, shift=4)
+        cv2.polylines(p.m, [p.px(shape)], True, value, max(2, int(0.09 * p.s / 2)), cv2.LINE_AA, shift=4)
+
+
+@lru_cache(maxsize=FAMILY_COUNT * 2)
+def _symbol_codes(family: int) -> np.ndarray:
+    return np.random.default_rng(_seed("codes", family)).permutation(_SYMBOL_CODES)
+
+
+def symbol_code(family: int, icon: str) -> tuple[int, int, int]:
+    """(primary shape, modifier, pedestal) the family draws ``icon`` with; distinct for distinct
+    names of ``SYMBOL_VOCABULARY`` within one family."""
+    if icon in SYMBOL_VOCABULARY:
+        slot = SYMBOL_VOCABULARY.index(icon)
+    else:  # a name outside the vocabulary: one of the spare codes (may repeat among such names)
+        spare = _SYMBOL_CODES - len(SYMBOL_VOCABULARY)
+        slot = len(SYMBOL_VOCABULARY) + _seed("spare", icon) % spare
+    code = int(_symbol_codes(family)[slot])
+    return code % _PRIMARIES, (code // _PRIMARIES) % _MARKS, code // (_PRIMARIES * _MARKS)
 
 
 def _symbol(p: _Pen, style: ArtStyle, icon: str) -> None:
-    """A symbol icon from the family's shape grammar (per icon seed; frame per family)."""
-    q = np.random.default_rng(_seed("symbol", style.family, icon))
+    """A symbol icon: the family's code for ``icon`` drawn in the family's grammar, in its frame."""
+    primary, mark, arrangement = symbol_code(style.family, icon)
+    q = np.random.default_rng(_seed("symbol", style.family, primary))
     framed = style.frame != "none" and style.mode != "badge"
-    inner = 0.55 if framed else 0.85
+    inner = 0.7 if framed else 0.92
     if framed:
         _frame(p, style.frame)
-    n = int(q.integers(1, 4))
-    sym = q.random() < style.symmetric
-    layouts = {1: [(0, 0)], 2: [(0, -0.45), (0, 0.45)] if q.random() < 0.5 else [(-0.45, 0), (0.45, 0)],
-               3: [(0, -0.5), (-0.45, 0.4), (0.45, 0.4)]}
-    sub = np.random.default_rng(_seed("sub", style.family, icon))
-    for c in layouts[n]:
-        s = inner * (0.95 if n == 1 else 0.55)
-        grammar = style.grammar if q.random() < 0.8 else GRAMMARS[int(q.integers(len(GRAMMARS)))]
-        _element(p, sub, grammar, np.array(c) * inner, s)
-    if q.random() < 0.5:  # an accent: dot or bar
-        if q.random() < 0.5:
-            p.circle((q.uniform(-0.4, 0.4) * inner, q.uniform(-0.6, 0.6) * inner), 0.12 * inner + 0.04, fill=True)
-        else:
-            y = q.uniform(-0.7, 0.7) * inner
-            p.line([[-0.7 * inner, y], [0.7 * inner, y]], 0.09)
-    if sym:
-        p.m[:] = np.maximum(p.m, p.m[:, ::-1])
+    poly = _rot_pts(_primary_shape(primary), float(np.random.default_rng(_seed("tilt", style.family)).choice(
+        [0, 0, 0, 90, 180])))
+    size = p.s
+    if arrangement == 0:
+        sym = _modify(_dialect_mask(size, poly * inner, style.grammar, q), mark, inner)
+    else:  # on a pedestal: the shape smaller, a thick bar under it
+        shape = _dialect_mask(size, poly * inner * 0.74 + [0, -0.2 * inner], style.grammar, q)
+        sym = _modify(shape, mark, inner * 0.74)
+        base = _Pen(size, _PLAIN, stroke=False)
+        base.poly(np.array([[-0.8, 0.66], [0.8, 0.66], [0.8, 0.92], [-0.8, 0.92]]) * inner)
+        sym = cv2.max(sym, base.m)
+    p.m[:] = cv2.max(p.m, sym)
 
 
 # --------------------------------------------------------------------------- portraits (ID faces)
@@ -1002,15 +1068,18 @@ def icon_mask(family: int, icon: str) -> np.ndarray:
             motif(p, q)
     else:
         _symbol(p, style, icon)
-    m = _finish(p.m, style, stroke_drawn)
+    # symbols are small inside their frame: hatching would turn them to mush, so they get the double line
+    finish_style = style if (icon in BASIC_ICONS or style.mode != "hatched") else replace(style, mode="double")
+    m = _finish(p.m, finish_style, stroke_drawn)
     if style.mode == "badge":  # the icon cut out of a filled plate (the family's frame shape)
         plate = _Pen(ICON_PX, style, stroke=False)
         _frame(plate, style.frame if style.frame != "none" else "circle", fill=True)
         small = _fit(m, 0.62)
         gap = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
         m = cv2.subtract(plate.m, gap)
-    m = _fit(_transform(m, style), 0.96)
-    if style.ornament != "none":
+    # the five actions lean with the family's slant; symbols stand upright in their frame
+    m = _fit(_transform(m, style) if icon in BASIC_ICONS else m, 0.96)
+    if style.ornament != "none" and icon in BASIC_ICONS:  # symbols carry the family's frame instead
         m = _ornament(_fit(m, 0.74), style)
     m.setflags(write=False)
     return m
