@@ -149,7 +149,7 @@ class CameraSource(Source):
             self._read_after = now + pause
             self.read_error = str(exc)
             self.store.notice("camera_problem", {"problem": f"dice not read: {exc}", "retry_in_s": pause})
-            self._set("connected", f"showing frames; dice not read ({exc}); trying again in {pause:g} s; tap faces")
+            self._set("connected", f"showing frames only: dice not read ({exc}); trying again in {pause:g} s; tap faces")
             return
         if self._read_failures:
             self._read_failures, self._read_after, self.read_error = 0, 0.0, None
