@@ -568,8 +568,15 @@ def _catalogue_die(die_name: str, face_index: int):
     return die
 
 
-def _random_neighbour(rng):
-    dice = art._catalogue().dice
+@lru_cache(maxsize=64)
+def _species_dice(species: str | None) -> tuple:
+    cat = art._catalogue()
+    return cat.of_species(species) if species else cat.dice
+
+
+def _random_neighbour(rng, species: str | None = None):
+    """A die that might lie beside one of ``species``: most often one of the same army."""
+    dice = _species_dice(species if species and rng.random() < 0.7 else None)
     return dice[int(rng.integers(len(dice)))]
 
 
@@ -637,7 +644,7 @@ def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.
     if cocked and rng.random() < 0.7:  # leaning against another die under its raised side
         up = main.pose @ solid(main.look.kind).normals[solid(main.look.kind).top]
         raised = -np.array([up[0], up[1], 0.0]) / (np.hypot(up[0], up[1]) + 1e-9)
-        nd = _random_neighbour(rng)
+        nd = _random_neighbour(rng, die.species)
         q = _placed(family, nd, int(rng.integers(len(nd.faces))), rng, False, ppm)
         q.pose = _rotz(float(np.arctan2(raised[1], raised[0])) + float(rng.normal(0, 0.1)))
         reach = float(((_world(main) - main.pos) @ raised).max())
@@ -646,7 +653,7 @@ def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.
         _settle(q)
         neighbours.append(q)
     for _ in range(int(rng.choice([0, 0, 1, 1, 2])) - len(neighbours)):
-        nd = _random_neighbour(rng)
+        nd = _random_neighbour(rng, die.species)
         j = int(rng.integers(len(nd.faces)))
         q = _placed(family, nd, j, rng, bool(rng.random() < 0.15), ppm)
         _touch(main, q, rng, float(rng.uniform(0.0, 0.2)))
