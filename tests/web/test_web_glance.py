@@ -189,26 +189,30 @@ def test_total_explanation_gives_step_names_the_row_and_chips_are_finger_sized(b
     for size in SIZES:
         page = open_page(browser, server.url, size, "/dispute")
         page.wait_for_selector("#view-dispute .steps li")
-        for li in page.locator("#view-dispute .steps li").all():
-            row = li.bounding_box()
-            text = li.locator(".stext").bounding_box()
-            name = li.locator(".sname").bounding_box()
-            assert text["width"] >= 0.6 * row["width"], f"step text squeezed: {text['width']} of {row['width']} px"
-            line = float(li.locator(".sname").evaluate("e => parseFloat(getComputedStyle(e).lineHeight)"))
-            lines = round(name["height"] / line)
-            words = len(li.locator(".sname").inner_text().split())
-            assert lines == 1 or words / lines >= 3, f"step name in {lines} lines of {words} words"
-            cite = li.locator(".cite").bounding_box()
-            assert cite["height"] >= 48, f"citation chip {cite['height']} px tall"
+        rows = page.eval_on_selector_all("#view-dispute .steps li", """els => els.map(li => {
+            const r = (sel) => li.querySelector(sel).getBoundingClientRect();
+            const name = li.querySelector('.sname');
+            return {row: li.getBoundingClientRect().width, text: r('.stext').width, name: r('.sname').height,
+                    line: parseFloat(getComputedStyle(name).lineHeight), words: name.innerText.split(/\\s+/).length,
+                    cite: r('.cite').height};
+        })""")
+        assert rows
+        for m in rows:
+            assert m["text"] >= 0.6 * m["row"], f"step text squeezed: {m['text']} of {m['row']} px"
+            lines = round(m["name"] / m["line"])
+            assert lines == 1 or m["words"] / lines >= 3, f"step name in {lines} lines of {m['words']} words"
+            assert m["cite"] >= 48, f"citation chip {m['cite']} px tall"
         prompt_cite = box(page, "#prompt .cite")
         assert prompt_cite["height"] >= 48
         shot(page, f"steps-{size}")
         page.click(".rail a[data-view=roll]")
         page.wait_for_selector(".die .facebtn")
-        for b in page.locator(".facebtn").all():
-            assert b.bounding_box()["height"] >= 48, "face buttons are at least 48 px tall"
-        for li in page.locator("#last-roll .steps li").all():
-            assert li.locator(".stext").bounding_box()["width"] >= 0.6 * li.bounding_box()["width"]
+        # measured in one go (the view may be redrawn between two calls)
+        heights = page.eval_on_selector_all(".facebtn", "els => els.map(e => e.getBoundingClientRect().height)")
+        assert heights and min(heights) >= 48, f"face buttons {min(heights)} px tall"
+        widths = page.eval_on_selector_all("#last-roll .steps li", """els => els.map(li =>
+            [li.querySelector('.stext').getBoundingClientRect().width, li.getBoundingClientRect().width])""")
+        assert widths and all(text >= 0.6 * row for text, row in widths)
         assert page.errors == []
         page.context.close()
 
