@@ -5,11 +5,17 @@ species draws its own version of each icon, ID faces carry a small picture of th
 is one flat colour (``../shared/vision/real-dice-appearance.md``).  No real art may be shipped, so
 this module invents ``FAMILY_COUNT`` *art families*.  A family stands for one species' art style:
 
-* its own drawing of every icon kind (the five actions, every SAI name of the catalogue, the
-  terrain and dragon icons), built from procedural parameters: render mode (filled silhouette,
-  thick outline, pen strokes, engraved, double line), line weight, a shape grammar for the
-  symbols (angular, curved, blocky, runic, organic), corner style, a frame and ornament, a slant;
-* its own ID-portrait generator: a head/creature drawing that differs per die name;
+* its own drawing of every icon kind, built from procedural parameters: render mode (``MODES``:
+  filled silhouette, thick outline, pen strokes, engraved, double line, cut out of a plate,
+  hatched), line weight, corner style, a frame, an ornament, a slant;
+* the five actions (``BASIC_ICONS``) drawn from invented motifs (a sword, an axe pair, a mace...
+  for melee; arrows, a bow... for missile; and so on), one motif per action per family;
+* every other icon kind (``SYMBOL_VOCABULARY``: the SAIs, terrain and dragon icons) a *symbol*:
+  one of 144 codes (12 shapes x 6 modifiers x plain/on a pedestal) dealt out to the names in the
+  family's own order, so that no family draws two kinds alike, drawn in the family's shape
+  grammar (``GRAMMARS``: angular, curved, blocky, runic, organic) inside its frame;
+* its own ID-portrait generator: a head in profile, a face from the front or a whole creature
+  (by family), different per die name;
 * so the same face drawn by two families differs a lot, while one family draws it the same way on
   every die (a species uses one icon style across its dice).
 
@@ -99,7 +105,7 @@ class ArtStyle:
     frame: str  # frame drawn around symbol icons
     framed_basic: bool  # the five actions get the frame too
     ornament: str
-    symmetric: float  # probability a symbol icon is mirror-symmetric
+    symmetric: float  # unused since symbols are coded (kept so that every family's draws stay the same)
     slant: float  # degrees every icon is turned
     aspect: float  # x stretch of every icon
     motifs: tuple[int, ...]  # motif index per basic icon (BASIC_ICONS order)
