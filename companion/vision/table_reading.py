@@ -99,5 +99,39 @@ def learn_confirmed_roll(model, frame: np.ndarray, confirmed: list[tuple[list[fl
     return len(confirmed)
 
 
+def learn_confirmed_faces(model, frame: np.ndarray, dice: list[tuple[str, str, list[float] | None]],
+                          catalogue=None, save: bool = True) -> int:
+    """The hook for the session/web layer when players confirm a camera roll ("as you play").
+
+    ``model``: a loaded ``DiceModel`` or a model name/folder; ``dice``: (catalogue die name, the
+    confirmed face text such as ``"2 Melee"``, the die's box in ``frame`` or None) per die of the
+    roll, after any taps that fixed faces.  Dice without a box (typed, not seen) are skipped; a
+    model without a table profile learns nothing (returns 0).  A die name or face the catalogue
+    does not know raises ``ProfileError`` before anything is learnt."""
+    from companion.vision.profile import face_label  # noqa: PLC0415
+    from companion.vision.reader import load_model  # noqa: PLC0415
+
+    if not hasattr(model, "profile"):
+        model = load_model(model)
+    if model.profile is None:
+        return 0
+    if catalogue is None:
+        from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
+
+        catalogue = load_catalogue()
+    confirmed = []
+    for name, text, box in dice:
+        if box is None:
+            continue
+        die = catalogue.find(name)
+        if die is None:
+            raise ProfileError(f"{name!r} is not a die in the catalogue")
+        k = next((i for i, f in enumerate(die.faces) if f.text() == text), None)
+        if k is None:
+            raise ProfileError(f"{die.name} has no face {text!r}")
+        confirmed.append(([float(v) for v in box], face_label(die, k)))
+    return learn_confirmed_roll(model, frame, confirmed, save=save)
+
+
 def write_meta(bundle: Path, meta: dict) -> None:
     (Path(bundle) / "model.json").write_text(json.dumps(meta, indent=1))

@@ -21,7 +21,7 @@ from companion.vision.detections import Detections
 from companion.vision.enroll import EnrollError, enroll, read_art, read_corrections
 from companion.vision.profile import FaceLabel, ProfileError, TableProfile, face_key, profile_beside
 from companion.vision.reader import load_model
-from companion.vision.table_reading import learn_confirmed_roll
+from companion.vision.table_reading import learn_confirmed_faces, learn_confirmed_roll
 
 FIX = Path(__file__).parent / "fixtures" / "enroll"
 ARMY = ("Dwarves/Mammoth Rider", "Dwarves/Sergeant", "Dwarves/Behemoth")
@@ -157,6 +157,16 @@ def test_a_confirmed_roll_counts_on_the_very_next_reading(bundle, tmp_path, cata
     with pytest.raises(ProfileError, match="not inside"):
         learn_confirmed_roll(model, frame, [([0, 0, 9999, 10], label)])
     assert model.profile.sightings(label.key()) == before + 1
+    # the web layer's form: (die name, confirmed face text, box or None) per die of the roll
+    text = f"{rec['count']} {rec['icon']}"
+    assert learn_confirmed_faces(model, frame, [(rec["die"], text, rec["box"]), ("Dwarves/Sergeant", "2 ID", None)],
+                                 catalogue) == 1
+    assert TableProfile.load(work / "profile.npz").sightings(label.key()) == before + 2
+    with pytest.raises(ProfileError, match="has no face '9 Melee'"):
+        learn_confirmed_faces(model, frame, [(rec["die"], text, rec["box"]), (rec["die"], "9 Melee", rec["box"])],
+                              catalogue)
+    assert model.profile.sightings(label.key()) == before + 2  # nothing learnt from a refused roll
+    assert learn_confirmed_faces(load_model("dragon-dice"), frame, [(rec["die"], text, rec["box"])]) == 0
 
 
 def test_profile_round_trip_and_wrong_network(tmp_path):
