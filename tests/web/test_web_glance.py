@@ -433,6 +433,7 @@ def test_rules_search_ranks_the_games_edition_first(browser, serve, rules_index)
         assert labels[:first_other] == ["V4.01c"] * first_other and first_other >= 1
         assert "V4.01c" not in labels[first_other:], "every V4.01c passage comes before the 1996 ones"
         in_view(page, "#hits .hit .c")
+        assert page.inner_text("#search-first").startswith("Dragon Dice rules V4.01c")
         shot(page, f"rules-search-{size}")
         page.context.close()
     # a 1996 game: its own rules first

@@ -815,7 +815,9 @@ function renderDispute() {
       : h("div", { class: "muted" }, d.message || "No passage matches."))
       : h("div", { class: "muted small" }, "Search the rule documents indexed with `companion rules index FILE...`.");
   fill(root, h("div", { class: "grid cols-2" }, h("div", { class: "grid" }, why.length ? why : h("div", { class: "empty" }, "Tap any total or citation to see the rules behind it.")),
-    h("div", { class: "card" }, h("h3", {}, "Rule text"), form, h("div", { id: "hits" }, hits))));
+    h("div", { class: "card" }, h("h3", {}, "Rule text"),
+      app.state?.rules ? h("div", { class: "muted small", id: "search-first" }, `${app.state.rules.title}: its passages come first`) : null,
+      form, h("div", { id: "hits" }, hits))));
 }
 function markSnippet(text) {
   const out = h("div", {});
