@@ -619,9 +619,9 @@ def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.
 
     Returns a ``size`` x ``size`` BGR uint8 crop framed like :func:`companion.vision.crops.crop_die`
     (box = the die body's outline in the frame, each side moved by a normal jitter of
-    ``box_jitter`` x the box's size, as a detector's box; margin ``CROP_MARGIN``).  The die's pixel size in the camera frame varies
-    (about 24-90 px across, log-uniform), then the crop is resized to ``size``, so detail is lost as on a real
-    camera.  Camera tilt 30-60 degrees, random yaw, light, table, sometimes one or two touching
+    ``box_jitter`` x the box's size, as a detector's box; margin ``CROP_MARGIN``).  The die's
+    pixel size in the camera frame varies (about 24-90 px across, log-uniform), then the crop is
+    resized to ``size``, so detail is lost as on a real camera.  Camera tilt 30-60 degrees, random yaw, light, table, sometimes one or two touching
     neighbours; a flat die sits at most 3 degrees off level; ``cocked=True`` tips the die 20-40
     degrees onto an edge (its read face not up), most often leaning against another die under its
     raised side.
@@ -668,8 +668,10 @@ def render_table(family_by_species: dict[str, int], dice: list[tuple[str, int]],
 
     ``family_by_species`` maps a species ("Dwarves"; for dice of no species the first part of the
     name: "Dragons", "Terrains", "Items") to its art family; a species missing from it is an error
-    (:class:`ArtError`), so art is never mixed silently.  Dice are laid out on a jittered grid, about a third of them touching a neighbour;
-    a die whose name is followed by a truthy third element ``(name, face, True)`` is cocked.
+    (:class:`ArtError`), so art is never mixed silently.  Dice are laid out on a jittered grid,
+    about a third of them touching a neighbour; an entry with a truthy third element
+    ``(name, face, True)`` is cocked.  Dice farther from the camera (higher in the frame) are a
+    little smaller.
     Returns ``(frame BGR uint8, labels)``; each label is ``{"box": [x1, y1, x2, y2], "die": name,
     "face_index": i, "cocked": bool}`` (the box of the die's body outline, in pixels).
     """
