@@ -158,11 +158,16 @@ def main(argv=None) -> int:
     ap.add_argument("--plot", default="docs/images/enroll_curve.png")
     ap.add_argument("--json", help="also write every figure to this JSON file")
     ap.add_argument("--no-timings", action="store_true")
+    ap.add_argument("--timings-only", action="store_true", help="only the timings (no learning curves)")
     a = ap.parse_args(argv)
     folder, meta = embedding_model(a.embedding)
     embedder = FaceEmbedder(folder / meta.get("onnx", "embed.onnx"), int(meta.get("turns", 4)))
     settings = meta.get("reading", {})
     report: dict = {"embedding": str(folder)}
+    if a.timings_only:
+        for k, v in timings(embedder, folder).items():
+            print(f"{k}: {v}")
+        return 0
     cal = None
     if a.calibrate or not a.skip_calibration_figures:
         cal = curves_on(art.CALIBRATION_FAMILIES, embedder, a, "calibration", seed=1)
