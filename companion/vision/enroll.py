@@ -240,6 +240,9 @@ def enroll(base: str, out: Path, sightings: list[Sighting], *, embedding: str = 
     from companion.vision.reader import ModelError, resolve_model  # noqa: PLC0415
 
     t0 = time.perf_counter()
+    target = Path(out)
+    if target.exists() and not (target / "model.json").is_file():
+        raise EnrollError(f"{target} exists and is not a model bundle: give a new folder or a bundle to update")
     base_dir = resolve_model(base).resolve()
     base_meta = json.loads((base_dir / "model.json").read_text())
     if not (base_dir / "detector.onnx").is_file() or not (base_dir / "face.onnx").is_file():

@@ -292,6 +292,15 @@ def test_bad_art_rows_are_refused_naming_file_and_key(tmp_path, row, message, ca
         read_art(art, catalogue)
 
 
+def test_enrolment_never_replaces_a_folder_that_is_not_a_bundle(tmp_path, catalogue):
+    keep = tmp_path / "photos"
+    keep.mkdir()
+    (keep / "holiday.jpg").write_bytes(b"mine")
+    with pytest.raises(EnrollError, match="photos exists and is not a model bundle"):
+        enroll("dragon-dice", keep, read_corrections(FIX / "corrections", catalogue))
+    assert [p.name for p in keep.iterdir()] == ["holiday.jpg"]
+
+
 def test_art_table_without_a_column_is_refused(tmp_path, catalogue):
     art = _art_folder(tmp_path, [["image", "species", "icon", "count"], ["melee3.png", "Dwarves", "Melee", "3"]])
     with pytest.raises(EnrollError, match=r"faces\.csv: missing column\(s\) kind"):
