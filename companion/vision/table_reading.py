@@ -61,10 +61,14 @@ def embed_detections(model, image: np.ndarray, det) -> None:
 
 
 def apply_profile(model, det, readings: list) -> list:
-    """Each reading's face from the table profile (the die's kind as the face reader named it)."""
+    """Each reading's face from the table profile (the die's kind as the face reader named it).
+
+    A standard die's face reads as ``icon`` "value", ``count`` and ``reading`` its number ("17")."""
     if model.profile is None or not len(det) or det.embedding.shape[1] == 0:
         return readings
     for i, r in enumerate(readings):
+        if r.kind == "die":  # a pip-d6 bundle's finder names no kind: its dice are six-sided
+            r.kind = "d6"
         m = model.profile.read_any(det.embedding[i], r.kind, float(det.cocked_prob[i]))
         r.cocked, r.unreadable, r.confidence = m.cocked, m.unreadable, float(m.confidence)
         if m.label is None:
