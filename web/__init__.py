@@ -12,6 +12,8 @@ Config keys (all optional): ``DB_PATH`` (game file; default a temporary one), ``
 camera readings are saved when the vision package offers no capture API), ``START_SOURCES``
 (start source threads; default True), ``ROTATE_HOST_TOKEN`` (replace the host token stored with the
 game), ``PAIRING_TRIES`` / ``PAIRING_WINDOW_S`` (wrong pairing codes allowed per client and window).
+``CAMERA_MODEL`` (the dice model bundle the camera reads with; default ``dragon-dice``; the table's own
+dice are learnt in a profile beside the game file, ``web.table_profile``).
 ``BOOT_ID`` is made anew at each start: pages compare it to notice a restart.
 """
 
@@ -43,6 +45,7 @@ def create_app(config: dict | None = None) -> Flask:
         SERIAL=None,
         DICE_REGISTRY=None,
         CORRECTIONS_DIR=None,
+        CAMERA_MODEL="dragon-dice",
         RULES_INDEX=str(default_index_path()),
         PUBLIC_URL=None,
         START_SOURCES=True,
@@ -72,13 +75,23 @@ def create_app(config: dict | None = None) -> Flask:
         start_outbox(app, db_path)
     Access(db_path.with_name(db_path.name + ".tablets"), app.config["HOST_TOKEN"],
            rotate=app.config["ROTATE_HOST_TOKEN"]).init_app(app)
-    Sources(store, camera=app.config["CAMERA"], serial=app.config["SERIAL"],
-            registry=app.config["DICE_REGISTRY"]).init_app(app)
+    sources = Sources(store, camera=app.config["CAMERA"], serial=app.config["SERIAL"],
+                      registry=app.config["DICE_REGISTRY"])
+    from . import table_profile  # the camera model and the table's own dice (web.table_profile)
+
+    table_profile.init_app(app, store)
+    for camera in (sources.camera, getattr(sources, "phone", None)):  # --camera, or a phone (web.phone)
+        if camera is not None:
+            camera.model = app.config["CAMERA_MODEL"]
+    sources.init_app(app)
 
     register_error_handlers(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(events.bp)
+    from . import teach  # "Teach the camera your dice" (/teach)
+
+    app.register_blueprint(teach.bp)
 
     @app.after_request
     def _headers(resp):

@@ -12,7 +12,7 @@ import time
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from . import play
+from . import play, table_profile
 from .errors import APIError, Conflict, NotFound, clip_message
 from .jsonable import jsonable
 from .qr import qr_svg
@@ -369,8 +369,10 @@ def roll():
         if not body["confirm"]:
             s.set_reading(reading)
             return jsonify({"reading": jsonable(reading), "seq": s.last_seq})
+        staged = table_profile.staged_camera_roll(s)  # the camera's frame and boxes, if it read this roll
         events = _run_engine(play.submit_reading, s, reading)
-    return jsonify({"events": jsonable(events), "seq": s.last_seq})
+    learnt = table_profile.learn_confirmed_roll(s, staged, reading["faces"])  # "as you play"
+    return jsonify({"events": jsonable(events), "seq": s.last_seq, "learnt": learnt})
 
 
 @bp.post("/rolls/preview")
@@ -398,8 +400,10 @@ def roll_confirm():
         _check_expected_seq(body["expect_seq"])
         if not s.reading:
             raise Conflict("no roll is waiting to be confirmed", code="no_reading")
+        staged = table_profile.staged_camera_roll(s)
         events = _run_engine(play.submit_reading, s, s.reading)
-    return jsonify({"events": jsonable(events), "seq": s.last_seq})
+    learnt = table_profile.learn_confirmed_roll(s, staged, staged["reading"]["faces"] if staged else {})
+    return jsonify({"events": jsonable(events), "seq": s.last_seq, "learnt": learnt})
 
 
 @bp.post("/corrections")

@@ -342,11 +342,16 @@ def camera_reading(store, frame, model: str = "dragon-dice") -> dict | None:
     if slots and all(s in SIDES for s in slots):  # Battle Dice rolls standard dice (d4..d20)
         read = read_standard_roll(frame, slots)
     else:
-        read = read_roll(frame, slots, model=model)
+        from .table_profile import table_vision  # the table's own dice, when it has learnt some
+
+        vision = table_vision(store)
+        read = read_roll(frame, slots, model=vision.reading_model() if vision is not None else model)
     faces, boxes, problems = vision_faces(pending, read)
     with store.lock:
         reading = reading_from_faces(store, faces, "camera", boxes=boxes, frame=frame,
                                      problems=[f"{u}: {p}" for u, p in problems.items()])
+        reading["cocked"] = [u for u, p in problems.items() if p.startswith("cocked")]  # what a confirm
+        reading["unread"] = [u for u, p in problems.items() if not p.startswith("cocked")]  # may learn
         store.set_reading(reading)
     return reading
 

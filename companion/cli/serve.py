@@ -54,6 +54,8 @@ def _make_server(args, db: str, camera=None, serial=None):
             config["RULES_INDEX"] = args.rules_index
         if getattr(args, "public_url", None):
             config["PUBLIC_URL"] = args.public_url.rstrip("/")
+        if getattr(args, "model", None):  # the camera's dice model (a bundle works wherever a name does)
+            config["CAMERA_MODEL"] = args.model
         app = create_app(config)
         try:
             return Server(app, args.host, args.port, threads=args.threads, lock=lock)
@@ -71,7 +73,13 @@ def _serve(args: argparse.Namespace) -> int:
     import logging
 
     from companion.session import SessionError
+    from companion.vision.reader import ModelError, resolve_model
 
+    try:
+        resolve_model(args.model)
+    except ModelError as exc:
+        print(f"error: --model: {exc}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("waitress").setLevel(logging.WARNING)
     try:
@@ -156,6 +164,11 @@ def register(subparsers) -> None:
     s = subparsers.add_parser("serve", help="serve the tablet page for a game at the table")
     s.add_argument("--camera", help="camera to read dice from (OpenCV index such as 0, or a video URL)")
     s.add_argument("--serial", help="smart-dice bridge (pyserial URL: /dev/ttyACM0, socket://host:port, ...)")
+    s.add_argument("--model", default="dragon-dice",
+                   help="dice model the camera reads with: a shipped name or a bundle folder made by "
+                        "`companion vision enroll` (default dragon-dice); the table's own dice are learnt in "
+                        "a profile beside the game file (DB.profile.npz), on the /teach page and from "
+                        "confirmed camera rolls")
     s.add_argument("--registry", help="die registry file for the smart dice (see `companion dice pair`)")
     s.add_argument("--db", default="companion-game.sqlite",
                    help="game file (SQLite); reopened if it exists; or a postgresql:// DSN to play on a "

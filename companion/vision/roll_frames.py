@@ -46,12 +46,14 @@ def render_roll(dice: list[tuple[str, int]], seed: int = 0, *, size: int = 640, 
                         photo=photo, tilt_deg=tilt_deg, profile=profile, ppm=ppm)
 
 
-def read_roll(image: np.ndarray, roster: list[str], model: str = "dragon-dice") -> dict:
-    """Read a frame and assign it to the rolling units: ``{"units": [...], "dice": [...], "unassigned": [...]}``."""
+def read_roll(image: np.ndarray, roster: list[str], model="dragon-dice") -> dict:
+    """Read a frame and assign it to the rolling units: ``{"units": [...], "dice": [...], "unassigned": [...]}``.
+
+    ``model``: a model name or folder, or a loaded ``DiceModel`` (e.g. one carrying a table profile)."""
     from companion.vision.assign import assign, roster_dice  # noqa: PLC0415
     from companion.vision.reader import load_model  # noqa: PLC0415
 
-    m = load_model(model)
+    m = model if hasattr(model, "readings") else load_model(model)  # a name, or a loaded model
     det = m.detect(image)
     readings = m.readings(image, det)
     units, unassigned = assign(roster_dice(roster, _catalogue()), det, [r.colour for r in readings],

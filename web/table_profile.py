@@ -1,0 +1,219 @@
+"""The table's own dice: the camera model a server reads with, and the table profile it learns.
+
+**Which profile belongs to the table (one rule).**  The table profile is the file beside the
+game database: ``game.sqlite`` -> ``game.sqlite.profile.npz`` (``companion.vision.profile.
+profile_beside``; for a game on a PostgreSQL league database, beside the local file the store
+names).  When that file does not exist yet, the table starts from the serving bundle's own
+profile (a bundle made by ``companion vision enroll``), else from nothing.  Everything the table
+learns -- a roll confirmed on the tablet ("as you play") or a tap on the "Teach the camera your
+dice" page -- is written to the file beside the database only (atomically: a temporary file, then
+a rename); the bundle is never changed, so one bundle can serve many tables.
+
+**How the camera reads with it.**  While the table has a profile (the file, or the bundle's),
+``reading_model()`` is the serving bundle with its face embedding network and the table profile:
+a die's face is the nearest known face among the faces its roster entry allows, and a face the
+profile does not know is ``unreadable`` (tap it), never the glyph reader's guess.  A table with
+no profile at all reads with the bundle as shipped (the project's own renders).
+
+The embedding network is the bundle's (an enrolled bundle) or the shipped ``models/face-embed``
+with its calibrated reading thresholds.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger("companion.web")
+
+
+class TableVision:
+    """The serving bundle, its embedding network and the table profile (learnt in place)."""
+
+    def __init__(self, model: str, db_path: str | Path):
+        from companion.vision.profile import profile_beside
+
+        self.model = str(model)
+        self.path = profile_beside(db_path)
+        self.lock = threading.RLock()
+        self._profile = None
+        self._loaded = False
+        self._parts = None
+
+    # -- the parts -----------------------------------------------------------------------------
+    def base(self):
+        from companion.vision.reader import load_model
+
+        return load_model(self.model)
+
+    def parts(self) -> tuple:
+        """(embedder, crop size, crop margin, reading settings) of the table's embedding network."""
+        if self._parts is None:
+            base = self.base()
+            if base.embedder is not None:
+                self._parts = (base.embedder, base.embed_crop, base.embed_margin, dict(base.profile.settings))
+            else:
+                from companion.vision.crops import CROP_MARGIN
+                from companion.vision.embedding import EMBED_INPUT, FaceEmbedder
+                from companion.vision.enroll import embedding_model
+
+                folder, meta = embedding_model()
+                crop = meta.get("crop", {})
+                self._parts = (FaceEmbedder(folder / meta.get("onnx", "embed.onnx"), int(meta.get("turns", 4))),
+                               int(crop.get("size", EMBED_INPUT)), float(crop.get("margin", CROP_MARGIN)),
+                               dict(meta.get("reading", {})))
+        return self._parts
+
+    def embedder_id(self) -> str:
+        from companion.vision.profile import embedder_id
+
+        return embedder_id(self.parts()[0].path)
+
+    def profile(self, create: bool = False):
+        """The table profile (the file beside the game, else the bundle's), or None when there is none
+        and ``create`` is false; with ``create``, an empty one (saved at the first lesson)."""
+        from companion.vision.profile import TableProfile
+
+        with self.lock:
+            if not self._loaded:
+                if self.path.is_file():
+                    self._profile = TableProfile.load(self.path, self.embedder_id())
+                    self._profile.settings.update(self.parts()[3])
+                else:
+                    base = self.base()
+                    self._profile = base.profile.copy() if base.profile is not None else None
+                self._loaded = True
+            if self._profile is None and create:
+                embedder, _, _, settings = self.parts()
+                self._profile = TableProfile(self.embedder_id(), embedder.dim, settings)
+            return self._profile
+
+    def reading_model(self):
+        """The model the camera reads with: the bundle with the table profile, or the bundle alone."""
+        base = self.base()
+        prof = self.profile()
+        if prof is None:
+            return base
+        embedder, size, margin, _ = self.parts()
+        m = copy.copy(base)  # the loaded bundle is shared (cached): only this copy carries the profile
+        m.embedder, m.profile, m.embed_crop, m.embed_margin = embedder, prof, size, margin
+        return m
+
+    # -- learning ------------------------------------------------------------------------------
+    def crops(self, frame: np.ndarray, boxes) -> np.ndarray:
+        from companion.vision.table_reading import embedding_crops
+
+        _, size, margin, _ = self.parts()
+        return embedding_crops(frame, np.asarray(boxes, float).reshape(-1, 4), size, margin)
+
+    def embed(self, frame: np.ndarray, boxes) -> tuple[np.ndarray, np.ndarray]:
+        return self.parts()[0](self.crops(frame, boxes))
+
+    def learn(self, frame: np.ndarray, confirmed: list[tuple[list[float], object]]) -> int:
+        """Teach the table profile (box in ``frame``, ``FaceLabel``) sightings; saved before it counts.
+
+        The lesson is made on a copy, saved atomically, and only then becomes the table's profile:
+        a failure (bad box, disk full) leaves the profile as it was.  Returns the sightings added."""
+        from companion.vision.profile import ProfileError
+
+        if not confirmed:
+            return 0
+        h, w = frame.shape[:2]
+        for box, _ in confirmed:
+            x1, y1, x2, y2 = (float(v) for v in box)
+            if not (0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h):
+                raise ProfileError(f"box {list(box)} is not inside the {w}x{h} frame")
+        with self.lock:
+            current = self.profile(create=True)
+            new = current.copy()
+            new.learn(self.crops(frame, [b for b, _ in confirmed]), [lab for _, lab in confirmed], self.parts()[0])
+            new.save(self.path)
+            self._profile = new
+        log.info("table profile %s learnt %d sightings (%d faces known)", self.path, len(confirmed), len(new))
+        return len(confirmed)
+
+
+def table_vision(store) -> TableVision | None:
+    return getattr(store, "table_vision", None)
+
+
+def init_app(app, store) -> TableVision:
+    """One ``TableVision`` per server, for the game file of ``store`` and the ``CAMERA_MODEL`` bundle."""
+    vision = TableVision(app.config.get("CAMERA_MODEL") or "dragon-dice", store.db_path)
+    app.extensions["table_vision"] = vision
+    store.table_vision = vision  # the camera threads read through the store (no app context there)
+    return vision
+
+
+# ---------------------------------------------------------------------------------------------
+# "as you play": a confirmed camera roll teaches the table its crops
+
+
+def staged_camera_roll(store) -> dict | None:
+    """What a confirm may learn from, taken before the roll is submitted: the staged camera reading
+    (with its frame) and the pending roll's dice; None when the roll was not read by the camera."""
+    reading = store.reading
+    frame = getattr(store, "reading_frame", None)
+    if not reading or reading.get("source") != "camera" or not reading.get("frame") or frame is None:
+        return None
+    pending = store.session.pending() if store.session is not None else None
+    if not pending or pending.get("kind") != "roll" or pending.get("roll") != reading.get("roll"):
+        return None
+    return {"reading": reading, "frame": frame, "dice": pending["dice"]}
+
+
+def confirmed_sightings(staged: dict, faces: dict[str, str]) -> list[tuple[list[float], str, str]]:
+    """(box, die name, confirmed face) of the dice of a confirmed camera roll that may teach.
+
+    Left out: dice without a box on the frame (typed, not seen), dice the camera called cocked
+    (the frame does not show the face confirmed after the reroll), and dice the camera did not
+    read whose box may belong to another die: an unread die teaches only when no other die of
+    the roll with a box on the frame has its number of faces under another name (the box-to-die
+    match of an unread die rests on its kind only)."""
+    reading = staged["reading"]
+    boxes = reading.get("boxes") or {}
+    cocked = set(reading.get("cocked") or ())
+    unread = set(reading.get("unread") or ())
+    dice = {d["uid"]: d for d in staged["dice"]}
+    out = []
+    for uid, d in dice.items():
+        box, face = boxes.get(uid), faces.get(uid)
+        if box is None or face is None or uid in cocked:
+            continue
+        if uid in unread and any(o["die"] != d["die"] and len(o["faces"]) == len(d["faces"]) and v in boxes
+                                 for v, o in dice.items() if v != uid):
+            continue
+        out.append(([float(v) for v in box], d["die"], face))
+    return out
+
+
+def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> int | None:
+    """After a confirmed roll: teach the table profile the crops of its dice at once.
+
+    Never blocks the roll (it is already in the log): a failure is reported to the pages as a
+    ``profile_problem`` notice.  Returns the number of sightings learnt (None when not a camera roll)."""
+    vision = table_vision(store)
+    if staged is None or vision is None:
+        return None
+    try:
+        from companion.rules.catalogue import load_catalogue
+        from companion.vision.profile import face_label
+
+        cat = load_catalogue()
+        confirmed = []
+        for box, name, text in confirmed_sightings(staged, faces):
+            die = cat.get(name)
+            k = next(i for i, f in enumerate(die.faces) if f.text() == text)
+            confirmed.append((box, face_label(die, k)))
+        n = vision.learn(staged["frame"], confirmed)
+    except Exception as exc:  # the roll is confirmed whatever happens here
+        log.warning("the table profile did not learn the confirmed roll: %s", exc)
+        store.notice("profile_problem", {"problem": f"the camera did not learn this roll's dice: {exc}"})
+        return 0
+    if n:
+        store.notice("profile_learnt", {"sightings": n, "faces_known": len(vision.profile())})
+    return n
