@@ -249,9 +249,15 @@ class RuleIndex:
             )
         return label, len(passages)
 
-    def documents(self) -> list[dict]:
+    def documents(self, paths: bool = True) -> list[dict]:
+        """The indexed documents; ``paths=False`` leaves out where each file lies on this machine
+        (for pages anyone on the network may read: only the file's name is given)."""
         rows = self._db.execute("SELECT label, path, title, passages FROM documents ORDER BY label")
-        return [dict(zip(("label", "path", "title", "passages"), r, strict=True)) for r in rows]
+        docs = [dict(zip(("label", "path", "title", "passages"), r, strict=True)) for r in rows]
+        if not paths:
+            for d in docs:
+                d["file"] = Path(d.pop("path")).name
+        return docs
 
     def cited(self, citation: str, limit: int = 6) -> list[Hit]:
         """The passages a citation points at ("V4.01c L1011-1030", "V4.01c L508; FAQ96 ..."):

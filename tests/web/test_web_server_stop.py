@@ -36,7 +36,7 @@ def test_serve_stops_on_ctrl_c(tmp_path):
     proc = _start("serve", "--port", "0", "--db", str(tmp_path / "g.sqlite"), ignore_sigint=False)
     try:
         for line in proc.stdout:
-            if "Listening on this machine only" in line:  # the last line of the banner
+            if "Stop the server with Ctrl-C" in line:  # the last line of the banner
                 break
         time.sleep(0.5)  # into the serving loop (a Ctrl-C during start-up ends with status 130)
         proc.send_signal(signal.SIGINT)
