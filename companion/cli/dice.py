@@ -35,7 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sim = sub.add_parser("simulate", help="play a bridge with simulated dice on a pty or socket")
     sim.add_argument("--port", default="pty", help="pty | pty:PATH | PATH (symlink) | socket://127.0.0.1:PORT")
     sim.add_argument("--dice", type=int, default=3, metavar="N", help="number of dice (1..64)")
-    sim.add_argument("--seed", type=int, default=None)
+    sim.add_argument("--seed", type=int, default=None,
+                     help="seed of the simulated rolls: the same seed gives the same rolls (default: random)")
     sim.add_argument("--faces", type=int, default=6, help="faces per die (default 6)")
     sim.add_argument("--speed", type=float, default=1.0, help="time runs this many times faster")
     sim.add_argument("--duration", type=float, default=0.0, metavar="S", help="stop after S seconds")
@@ -43,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sim.set_defaults(func=_simulate)
 
     pair = sub.add_parser("pair", help="register dice: roll one, it blinks, say which die it is")
-    pair.add_argument("--port", required=True)
+    pair.add_argument("--port", required=True, help="the bridge: pyserial URL or device (/dev/ttyACM0, socket://h:p)")
     pair.add_argument("--registry", required=True, help="registry JSON file (created if missing)")
     pair.add_argument("--as", dest="as_name", metavar="NAME", help="register the first new die as NAME")
     pair.add_argument("--count", type=int, default=1, help="how many dice to register (default 1)")

@@ -34,13 +34,13 @@ def register(subparsers) -> None:
     q = add("submit", "submit an action given as JSON")
     q.add_argument("action", help='e.g. \'{"type": "choose", "choice": "pass"}\'')
     q = add("roll", "roll for me (seeded)")
-    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--seed", type=int, default=0, help="seed of the roll (the same seed rolls the same faces)")
     q = add("undo", "take back the last action(s)")
-    q.add_argument("-n", type=int, default=1)
+    q.add_argument("-n", type=int, default=1, help="how many actions to take back (default 1)")
     q = add("export", "write the game file")
-    q.add_argument("path")
+    q.add_argument("path", help="JSON file to write (setup, actions and state)")
     q = add("import", "load a game file into a new database")
-    q.add_argument("path")
+    q.add_argument("path", help="game file written by `companion game export`")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 

@@ -112,7 +112,8 @@ def register(subparsers) -> None:
 
     t = sub.add_parser("token", help="issue a token (only its hash is stored)")
     t.add_argument("--dsn", required=True, help="the league database (postgresql://...)")
-    t.add_argument("--role", required=True, choices=("organizer", "table", "judge"))
+    t.add_argument("--role", required=True, choices=("organizer", "table", "judge"),
+                   help="who the token is for: the organizer, a table, or a judge")
     t.add_argument("--table", help="the table's label (for --role table)")
     t.add_argument("--label", help="a note kept with the token (who holds it)")
     t.set_defaults(func=_token)

@@ -27,9 +27,9 @@ def _watch(args) -> int:
 def register(subparsers) -> None:
     p = subparsers.add_parser("watch", help="camera loop: emit a roll event whenever the dice settle")
     p.add_argument("--source", default="camera:0", help="camera:N, a video file, or a folder of frames")
-    p.add_argument("--model", default="dragon-dice")
+    p.add_argument("--model", default="dragon-dice", help="bundle folder or shipped name (dragon-dice, d6)")
     p.add_argument("--still-ms", type=float, default=150.0, help="how long the table must be still")
     p.add_argument("--fps", type=float, default=30.0, help="frame rate assumed for a folder of frames")
     p.add_argument("--roster", help="JSON list of the rolling army's dice (catalogue names)")
-    p.add_argument("--max-events", type=int)
+    p.add_argument("--max-events", type=int, help="stop after this many roll events (default: run until Ctrl-C)")
     p.set_defaults(func=_watch)
