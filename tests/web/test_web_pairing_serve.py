@@ -68,6 +68,10 @@ class Serve:
     def host_token(self) -> str:
         return re.search(r"\?token=(\S+)", self.text).group(1)
 
+    @property
+    def host_url(self) -> str:
+        return f"{self.url}/?token={self.host_token}"
+
     def finish(self, timeout: float = 60) -> tuple[int, str]:
         out, _ = self.proc.communicate(timeout=timeout)
         self.lines.append(out or "")

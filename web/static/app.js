@@ -977,13 +977,14 @@ async function renderHost() {
     try { app.pairing = await api("GET", "/api/pairing"); } catch (e) { return; }
   }
   const pr = app.pairing;
-  const qr = h("div", { class: "qr", id: "pair-qr" });
   // SVG made server-side by segno from our own URL; none where no tablet could reach that URL
-  if (pr.svg) qr.innerHTML = pr.svg; else fill(qr, h("p", { class: "check bad", id: "pair-unreachable" }, pr.message));
+  const qr = pr.svg ? h("div", { class: "qr", id: "pair-qr" }) : h("p", { class: "check bad", id: "pair-unreachable" }, pr.message);
+  if (pr.svg) qr.innerHTML = pr.svg;
   fill(root, h("div", { class: "grid cols-2" },
     h("div", { class: "card" }, h("h2", {}, "Pair a tablet"), h("div", { class: "row" }, qr,
       h("div", {}, h("div", { class: "muted small" }, "Pairing code"), h("div", { class: "code", id: "pair-code" }, pr.code),
-        h("p", { class: "small muted" }, "Scan with the tablet's camera, or open this page there and type the code."),
+        h("p", { class: "small muted" }, pr.svg ? "Scan with the tablet's camera, or open this page there and type the code."
+          : "No tablet can reach this server yet; the code works in a browser that can."),
         h("button", { class: "btn small danger", onclick: async () => { await api("POST", "/api/pairing/rotate", {}); app.pairing = null; render(); } }, "New code (unpairs all)")))),
     h("div", { class: "card" }, h("h3", {}, "Paired tablets"),
       pr.tablets.length ? h("ul", {}, pr.tablets.map((t) => h("li", {}, `${t.name} · ${new Date(t.paired_at * 1000).toLocaleTimeString()}`))) : h("div", { class: "muted small" }, "None yet."),
