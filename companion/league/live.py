@@ -37,7 +37,9 @@ def summary(game: Any) -> dict:
             "win_reason": st.get("win_reason") or ""}
 
 
-def post_live(conn, game_id: str, table: str, seq: int, game: Any, started_at: str, last_at: str) -> dict:
+def post_live(conn, game_id: str, table: str, seq: int, game: Any, started_at, last_at: str) -> dict:
+    """Upsert the game's live row; post (or withdraw) its result.  ``started_at``: a callable giving the
+    create event's time (read only when a result is posted)."""
     from psycopg.types.json import Jsonb
 
     s = summary(game)
@@ -55,7 +57,7 @@ def post_live(conn, game_id: str, table: str, seq: int, game: Any, started_at: s
             "INSERT INTO league_results (game_id, table_no, winner, winner_name, how, reason, turn, started_at, "
             "ended_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
             (game_id, table, s["winner"], name, how_won(s["win_reason"]), s["win_reason"], s["turn"],
-             started_at, last_at))
+             started_at(), last_at))
         _link_pairing(conn, game_id, table)
     elif not s["over"]:
         conn.execute("DELETE FROM league_results WHERE game_id = %s", (game_id,))

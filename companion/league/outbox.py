@@ -144,6 +144,7 @@ class Outbox:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._book_lock = threading.Lock()
+        self._book_conn: sqlite3.Connection | None = None
         self.state = "offline"
         self.last_error: str | None = None
         self.last_ok: float | None = None
@@ -151,31 +152,29 @@ class Outbox:
 
     # -- bookkeeping ---------------------------------------------------------------------------------------
     def _book(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(str(self.book_path), timeout=10, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.execute(OUTBOX_SCHEMA)
-        return conn
+        """The outbox file's connection (opened once; callers hold ``_book_lock``).  ``synchronous=NORMAL``:
+        an acknowledgement lost to a power cut only means those events are pushed again, which the
+        league answers without storing anything twice."""
+        if self._book_conn is None:
+            conn = sqlite3.connect(str(self.book_path), timeout=10, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(OUTBOX_SCHEMA)
+            self._book_conn = conn
+        return self._book_conn
 
     def acked(self, game_id: str) -> int:
         with self._book_lock:
-            conn = self._book()
-            try:
-                row = conn.execute("SELECT acked_seq FROM league_outbox WHERE game_id = ?", (game_id,)).fetchone()
-            finally:
-                conn.close()
+            row = self._book().execute("SELECT acked_seq FROM league_outbox WHERE game_id = ?", (game_id,)).fetchone()
         return row[0] if row else 0
 
     def _ack(self, game_id: str, seq: int) -> None:
         with self._book_lock:
-            conn = self._book()
-            try:
-                conn.execute("INSERT INTO league_outbox (game_id, acked_seq, updated_at) VALUES (?, ?, ?) "
-                             "ON CONFLICT (game_id) DO UPDATE SET acked_seq = max(acked_seq, excluded.acked_seq), "
-                             "updated_at = excluded.updated_at",
-                             (game_id, seq, datetime.now(UTC).isoformat(timespec="milliseconds")))
-            finally:
-                conn.close()
+            self._book().execute(
+                "INSERT INTO league_outbox (game_id, acked_seq, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (game_id) DO UPDATE SET acked_seq = max(acked_seq, excluded.acked_seq), "
+                "updated_at = excluded.updated_at",
+                (game_id, seq, datetime.now(UTC).isoformat(timespec="milliseconds")))
 
     # -- the local games ----------------------------------------------------------------------------------
     def files(self) -> list[Path]:
@@ -312,6 +311,10 @@ class Outbox:
         if self._thread is not None:
             self._thread.join(timeout)
         self.transport.close()
+        with self._book_lock:
+            if self._book_conn is not None:
+                self._book_conn.close()
+                self._book_conn = None
 
     def _run(self) -> None:
         delay = self.interval

@@ -71,14 +71,27 @@ def issue_token(conn, role: str, table: str | None = None, label: str = "") -> s
     return token
 
 
+_KNOWN: dict[str, tuple[float, str, str | None]] = {}  # token hash -> (when looked up, role, table)
+KNOWN_FOR_S = 30.0  # a known token is looked up again after this long
+
+
 def identify(conn, token: Any) -> tuple[str, str | None]:
-    """(role, table) of a token, or ``forbidden``."""
+    """(role, table) of a token, or ``forbidden``.  Tokens found are remembered for ``KNOWN_FOR_S``
+    seconds (a push then costs one round trip less); unknown ones are looked up every time."""
+    import time
+
     if not isinstance(token, str) or not token or len(token) > 200:
         raise PushRefused("forbidden", "a league token is required (X-League-Token header)")
-    row = conn.execute("SELECT role, table_no FROM league_tokens WHERE token_hash = %s",
-                       (token_hash(token),)).fetchone()
+    h = token_hash(token)
+    hit = _KNOWN.get(h)
+    if hit is not None and time.monotonic() - hit[0] < KNOWN_FOR_S:
+        return hit[1], hit[2]
+    row = conn.execute("SELECT role, table_no FROM league_tokens WHERE token_hash = %s", (h,)).fetchone()
     if row is None:
         raise PushRefused("forbidden", "unknown league token (forged, mistyped or revoked)")
+    if len(_KNOWN) > 10000:
+        _KNOWN.clear()
+    _KNOWN[h] = (time.monotonic(), row[0], row[1])
     return row[0], row[1]
 
 
@@ -255,7 +268,7 @@ def accept_push(conn, token: Any, batch: Any) -> dict:
                                              f"{getattr(exc, 'reason', exc)}") from None
         from .live import post_live
 
-        post_live(conn, game_id, table, last, game, events_first_at(conn, game_id), new[-1]["at"])
+        post_live(conn, game_id, table, last, game, lambda: events_first_at(conn, game_id), new[-1]["at"])
     REPLAYS.put(game_id, last, game)
     return {"game_id": game_id, "acked": last, "stored": len(new)}
 
