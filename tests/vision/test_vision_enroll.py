@@ -320,3 +320,28 @@ def test_cli_enroll_refuses_bad_input_with_exit_2(tmp_path, capsys):
     assert rc == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["faces_known"] == 17 and (tmp_path / "b" / "embed.onnx").is_file()
+
+
+def test_calibration_keeps_confidently_wrong_readings_under_the_bound():
+    from companion.vision.enroll_sim import calibrate, decide
+
+    rng = np.random.default_rng(3)
+    n = 400
+    d = np.full((n, 12), np.inf)
+    d[:, :6] = rng.uniform(0.95, 1.3, (n, 6))  # every other face of the die is far
+    truth = rng.integers(0, 6, n)
+    known = rng.random(n) > 0.2
+    near = rng.uniform(0.05, 0.35, n)
+    d[np.arange(n)[known], truth[known]] = near[known]  # an enrolled face lies near its prototype
+    d[np.arange(n)[~known], truth[~known]] = np.inf  # a never-enrolled face has none
+    same = np.zeros((n, 12), bool)
+    same[np.arange(n), truth] = True
+    pc = np.where(np.arange(n) % 50 == 0, 0.55, 0.05)  # 2 % of the flat dice look a little tilted
+    cocked = np.zeros(n, bool)
+    rec = {"d": d, "truth": truth, "known": known, "cocked": cocked, "pc": pc, "same": same}
+    setting, figs = calibrate({s: rec for s in (1, 2, 3, 5, 10)})
+    assert setting["bound_met"] and 0.35 <= setting["max_distance"] < 0.95
+    assert figs[3]["accuracy"] > 0.97 and figs[3]["confidently_wrong"] <= 0.005
+    assert setting["cocked_threshold"] == 0.6 and figs[3]["flat_called_cocked"] == 0.0
+    # a gate opened wide reads the never-enrolled faces as their nearest sibling: confidently wrong
+    assert decide(rec, 4.0, 2.0, 0.0, 0.6)["unknown_read"] == 1.0
