@@ -172,8 +172,8 @@ def confirmed_sightings(staged: dict, faces: dict[str, str]) -> list[tuple[list[
     Left out: dice without a box on the frame (typed, not seen), dice the camera called cocked
     (the frame does not show the face confirmed after the reroll), and dice the camera did not
     read whose box may belong to another die: an unread die teaches only when no other die of
-    the roll with a box on the frame has its number of faces under another name (the box-to-die
-    match of an unread die rests on its kind only)."""
+    the roll with a box on the frame has as many faces (the box-to-die match of an unread die
+    rests on its kind only, and the player taps faces per unit, not per box)."""
     reading = staged["reading"]
     boxes = reading.get("boxes") or {}
     cocked = set(reading.get("cocked") or ())
@@ -184,7 +184,7 @@ def confirmed_sightings(staged: dict, faces: dict[str, str]) -> list[tuple[list[
         box, face = boxes.get(uid), faces.get(uid)
         if box is None or face is None or uid in cocked:
             continue
-        if uid in unread and any(o["die"] != d["die"] and len(o["faces"]) == len(d["faces"]) and v in boxes
+        if uid in unread and any(len(o["faces"]) == len(d["faces"]) and v in boxes
                                  for v, o in dice.items() if v != uid):
             continue
         out.append(([float(v) for v in box], d["die"], face))

@@ -1,0 +1,274 @@
+"""Issue 20 part 3: "Teach the camera your dice" (/teach) and learning "as you play".
+
+A real SQLite game; camera frames are rendered tables of a TEST art family (never trained on,
+never used for any choice: ``companion.vision.synth.art.TEST_FAMILIES``) set as the camera's
+latest frame.  Learning must measurably change what the camera reads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.vision.synth.art import TEST_FAMILIES
+from companion.vision.synth.real_dice import render_table
+
+
+@pytest.fixture(scope="module")
+def catalogue():
+    from companion.rules.catalogue import load_catalogue
+
+    return load_catalogue()
+
+
+FAMILY = {"Dwarves": TEST_FAMILIES[1], "Goblins": TEST_FAMILIES[2], "Dragons": TEST_FAMILIES[3]}
+
+
+def _iou(a, b) -> float:
+    x1, y1, x2, y2 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    area = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / area if area > 0 else 0.0
+
+
+def _truth(box, labels):
+    """The rendered die under a found box (None for a box on no die, e.g. a second box of one die)."""
+    best = max(labels, key=lambda lab: _iou(box, lab["box"]))
+    return best if _iou(box, best["box"]) >= 0.5 else None
+
+
+def _show(app, dice, seed):
+    """Render ``dice`` ((name, face index) pairs) on a table and make it the camera's newest frame."""
+    frame, labels = render_table(FAMILY, dice, np.random.default_rng(seed), width=1280, height=960)
+    app.extensions["sources"].camera._frame = frame
+    return frame, labels
+
+
+def _face_text(catalogue, name, k):
+    return catalogue.get(name).faces[k].text()
+
+
+def _teach_all(client, host, app, army, faces, seed, catalogue):
+    """Look at a frame of ``army`` showing ``faces`` and tap the right face of every die found."""
+    _, labels = _show(app, list(zip(army, faces, strict=True)), seed)
+    look = client.post("/api/teach/look", json={"dice": army}, headers=host).json
+    taught = 0
+    for d in look["dice"]:
+        t = _truth(d["box"], labels)
+        if t is None:
+            continue
+        r = client.post("/api/teach/label", json={"look": look["look"], "index": d["index"], "die": t["die"],
+                                                  "face": _face_text(catalogue, t["die"], t["face_index"])},
+                        headers=host)
+        assert r.status_code == 200, r.json
+        taught += 1
+    return look, taught, r.json
+
+
+def _read_right(look, labels, catalogue):
+    right = wrong = 0
+    for d in look["dice"]:
+        t = _truth(d["box"], labels)
+        if t is None or d["read"]["face"] is None:
+            continue
+        ok = d["read"]["face"] == _face_text(catalogue, t["die"], t["face_index"])
+        right += ok
+        wrong += not ok
+    return right, wrong
+
+
+def test_looking_and_tapping_faces_teaches_the_table(app, client, host, game, catalogue, tmp_path):
+    army = client.get("/api/teach").json["armies"][0]
+    assert army["known"]["known"] == 0 and army["known"]["total"] > 0
+    names = army["dice"]
+    faces = [k % 3 for k in range(len(names))]
+    # before any lesson: the dice are found, and not one is read (never a guess)
+    _, labels = _show(app, list(zip(names, faces, strict=True)), seed=5)
+    look = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    assert sum(_truth(d["box"], labels) is not None for d in look["dice"]) >= len(names) - 1
+    assert all(d["read"]["unreadable"] and d["read"]["face"] is None for d in look["dice"])
+    assert all(d["crop"].startswith("data:image/jpeg;base64,") for d in look["dice"])
+    one = look["dice"][0]
+    allowed = {o["die"] for o in one["options"]}
+    assert allowed <= set(names) and allowed
+    # tap the right face of each die found
+    look, taught, last = _teach_all(client, host, app, names, faces, 7, catalogue)
+    assert taught >= len(names) - 1
+    assert last["known"]["known"] >= taught - 1 and last["known"]["total"] == army["known"]["total"]
+    assert (tmp_path / "game.sqlite.profile.npz").is_file()  # the table's profile, beside the game file
+    after = client.get("/api/teach").json["armies"][0]["known"]
+    assert after["known"] == last["known"]["known"] > 0
+    assert sum(d["known"] for d in after["dice"]) >= after["known"]
+    # a fresh frame of the same faces: now read, and right far more often than wrong
+    _, labels = _show(app, list(zip(names, faces, strict=True)), seed=11)
+    look = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    right, wrong = _read_right(look, labels, catalogue)
+    assert right >= 2 and wrong <= right // 3, (right, wrong)
+    # unread dice come first on the page
+    unread = [d["read"]["unreadable"] for d in look["dice"]]
+    assert unread == sorted(unread, reverse=True)
+
+
+def test_bad_teach_input_is_refused_naming_the_field_and_changes_nothing(app, client, host, game, tmp_path):
+    army = client.get("/api/teach").json["armies"][0]["dice"]
+    r = client.post("/api/teach/look", json={"dice": army}, headers=host)
+    assert r.status_code == 409 and r.json["error"] == "no_frame"  # no camera, no phone yet
+    _, labels = _show(app, [(n, 0) for n in army], seed=3)
+    look = client.post("/api/teach/look", json={"dice": army}, headers=host).json
+    lid, d0 = look["look"], look["dice"][0]
+    die = d0["options"][0]["die"]
+    face = d0["options"][0]["faces"][0]["face"]
+    cases = [
+        ({"look": "feedbeef0000", "index": 0, "die": die, "face": face}, 409, "look"),
+        ({"look": lid, "index": len(look["dice"]), "die": die, "face": face}, 400, "index"),
+        ({"look": lid, "index": -1, "die": die, "face": face}, 400, "index"),
+        ({"look": lid, "index": 0, "die": "Goblins/Nobody", "face": face}, 400, "die"),
+        ({"look": lid, "index": 0, "die": "Goblins/Marauder", "face": face}, 400, "die"),  # not this army's
+        ({"look": lid, "index": 0, "die": die, "face": "9 Melee"}, 400, "face"),
+        ({"look": lid, "index": "0", "die": die, "face": face}, 400, "index"),
+    ]
+    for body, status, field in cases:
+        r = client.post("/api/teach/label", json=body, headers=host)
+        assert r.status_code == status, (body, r.json)
+        assert r.json["field"] == field, r.json
+    r = client.post("/api/teach/look", json={"dice": army + ["Dwarves/Nobody"]}, headers=host)
+    assert r.status_code == 400 and r.json["field"] == f"dice[{len(army)}]"
+    r = client.post("/api/teach/look", json={"dice": []}, headers=host)
+    assert r.status_code == 400 and r.json["field"] == "dice"
+    # a viewer reads the page but changes nothing
+    r = client.post("/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": face})
+    assert r.status_code == 401
+    r = client.post("/api/teach/look", json={"dice": army})
+    assert r.status_code == 401
+    assert client.get("/api/teach").json["role"] == "viewer"
+    assert not (tmp_path / "game.sqlite.profile.npz").exists()
+    assert client.get("/api/teach").json["armies"][0]["known"]["known"] == 0
+    # one die is taught once per look
+    ok = client.post("/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": face}, headers=host)
+    assert ok.status_code == 200 and ok.json["die"]["taught"] == {"die": die, "face": face}
+    again = client.post("/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": face}, headers=host)
+    assert again.status_code == 409 and again.json["field"] == "index"
+    assert client.get("/api/teach").json["profile"]["faces_known"] == 1
+
+
+def _pending(client):
+    p = client.get("/api/state").json["pending"]
+    assert p["kind"] == "roll"
+    return p
+
+
+def _true_distances(profile, vision, frame, labels, catalogue, dice_faces):
+    """Per rendered die: the distance from its crop (the rendered box) to the prototype of its true face."""
+    boxes = [lab["box"] for lab in labels]
+    emb, _ = vision.embed(frame, boxes)
+    out = {}
+    for e, lab in zip(emb, labels, strict=True):
+        die = catalogue.get(lab["die"])
+        _, d = profile.face_weights(e, die)
+        out[lab["die"]] = float(d[lab["face_index"]])
+    return out
+
+
+def test_a_confirmed_camera_roll_teaches_the_next_reading(app, client, host, game, catalogue):
+    """"As you play": the dice the camera read on a confirmed roll teach the table profile at once."""
+    from companion.vision.profile import TableProfile, lookup_keys
+    from web import play
+
+    store = app.extensions["game_store"]
+    vision = app.extensions["table_vision"]
+    pending = _pending(client)
+    names = [d["die"] for d in pending["dice"]]
+    faces = [(k + 1) % 3 for k in range(len(names))]
+    # the table learnt these faces on the teach page (three looks)
+    for seed in (21, 23, 25):
+        _teach_all(client, host, app, names, faces, seed, catalogue)
+    # a camera roll of the same faces, staged: the profile reads some dice, right, and leaves the rest unread
+    frame, labels = _show(app, list(zip(names, faces, strict=True)), seed=24)
+    with app.app_context():
+        reading = play.camera_reading(store, frame)
+    want = {d["uid"]: d["faces"][faces[i]] for i, d in enumerate(pending["dice"])}
+    assert reading["source"] == "camera" and reading["faces"]
+    assert all(want[u] == f for u, f in reading["faces"].items())  # never a wrong guess
+    read = sorted(reading["faces"])
+    uid_die = {d["uid"]: d["die"] for d in pending["dice"]}
+
+    def sightings(profile, uid):
+        die = catalogue.get(uid_die[uid])
+        return max(profile.sightings(k) for k in lookup_keys(die, faces[names.index(uid_die[uid])]))
+
+    before = vision.profile()
+    near_before = _true_distances(before, vision, frame, labels, catalogue, faces)
+    # the player taps the faces of the dice the camera could not read, then confirms
+    r = client.post("/api/rolls", json={"faces": want}, headers=host)
+    assert r.status_code == 200, r.json
+    after = vision.profile()
+    # the read dice taught their crops (the unread ones are all d6 here: their boxes may be swapped)
+    assert r.json["learnt"] == len(read) >= 1
+    assert {u: sightings(after, u) - sightings(before, u) for u in want} == {u: int(u in read) for u in want}
+    saved = TableProfile.load(vision.path)  # kept in the file beside the game too
+    assert all(sightings(saved, u) == sightings(after, u) for u in want)
+    assert "profile_learnt" in [n["kind"] for n in store.notices_since(0)]
+    # the very next reading of this frame: the confirmed dice are nearer to what the table knows of their
+    # faces (the others exactly as before); had the lesson been ignored, nothing would move
+    near_after = _true_distances(after, vision, frame, labels, catalogue, faces)
+    for u in read:
+        assert near_after[uid_die[u]] < near_before[uid_die[u]] - 1e-3
+    for u in want:
+        if u not in read:
+            assert near_after[uid_die[u]] == pytest.approx(near_before[uid_die[u]])
+
+
+def test_confirm_learning_leaves_out_cocked_unboxed_and_ambiguous_unread_dice():
+    from web.table_profile import confirmed_sightings
+
+    dice = [{"uid": "a", "die": "X/A", "faces": ["1"] * 6}, {"uid": "b", "die": "X/B", "faces": ["1"] * 6},
+            {"uid": "c", "die": "X/C", "faces": ["1"] * 10}, {"uid": "d", "die": "X/D", "faces": ["1"] * 6},
+            {"uid": "e", "die": "X/E", "faces": ["1"] * 8}]
+    boxes = {u: [0, 0, 10, 10] for u in "abce"}  # d was not seen
+    staged = {"reading": {"boxes": boxes, "cocked": ["b"], "unread": ["c", "e", "a"]}, "dice": dice}
+    got = confirmed_sightings(staged, {u: "1" for u in "abcde"})
+    # a: unread and another d6 (b) has a box: its box may be b's; b: cocked; d: no box;
+    # c and e: unread but the only d10 / d8 with a box: taught
+    assert [name for _, name, _ in got] == ["X/C", "X/E"]
+    staged["reading"]["unread"] = []
+    got = confirmed_sightings(staged, {u: "1" for u in "abcde"})
+    assert [name for _, name, _ in got] == ["X/A", "X/C", "X/E"]
+
+
+def test_a_failed_lesson_never_blocks_the_roll(app, client, host, game, monkeypatch):
+    store = app.extensions["game_store"]
+    pending = _pending(client)
+    names = [d["die"] for d in pending["dice"]]
+    frame, _ = _show(app, [(n, 0) for n in names], seed=31)
+    from web import play
+
+    with app.app_context():
+        play.camera_reading(store, frame)
+    vision = app.extensions["table_vision"]
+    staged_reading = dict(store.reading)
+    staged_reading["unread"] = []  # as if every die had been read, so the confirm has dice to teach
+    boxes = staged_reading["boxes"]
+    assert boxes
+    store.reading = staged_reading
+
+    def broken(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(vision, "learn", broken)
+    faces = {d["uid"]: d["faces"][0] for d in pending["dice"]}
+    seq = client.get("/api/state").json["seq"]
+    r = client.post("/api/rolls", json={"faces": faces}, headers=host)
+    assert r.status_code == 200 and r.json["learnt"] == 0
+    assert client.get("/api/state").json["seq"] > seq  # the roll is in the game
+    problems = [n for n in store.notices_since(0) if n["kind"] == "profile_problem"]
+    assert problems and "disk full" in problems[-1]["data"]["problem"]
+    assert not vision.path.exists()
+
+
+@pytest.mark.parametrize("path", ["/teach"])
+def test_the_teach_page_is_served_with_its_own_script(client, path):
+    r = client.get(path)
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    assert "teach.js" in html and "<script>" not in html  # CSP: script-src 'self', no inline script
+    assert "script-src 'self'" in r.headers["Content-Security-Policy"]

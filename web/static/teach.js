@@ -1,0 +1,190 @@
+// "Teach the camera your dice": pick an army, Look (the server finds the dice on the newest camera
+// frame), tap the face each die shows; every tap teaches the table profile at once.  The token is
+// the one the game page keeps (host link or paired tablet); without one the page is read-only.
+"use strict";
+
+const TOKEN_KEY = "companion.token";
+const $ = (sel) => document.querySelector(sel);
+const page = { armies: [], chosen: [], look: null, canChange: false };
+
+function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
+
+async function json(method, path, body) {
+  const headers = { Accept: "application/json" };
+  if (token()) headers["X-Companion-Token"] = token();
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = await resp.json().catch(() => ({}));
+  if (!resp.ok) throw Object.assign(new Error(data.message || resp.statusText), { status: resp.status });
+  return data;
+}
+
+function say(text, bad) {
+  const m = $("#message");
+  m.textContent = text;
+  m.className = "message" + (bad ? " bad" : "");
+}
+
+function el(tag, props, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props || {})) {
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const k of kids) if (k) e.append(k);
+  return e;
+}
+
+const short = (name) => String(name).split("/").pop();
+
+function roster() {
+  const id = $("#army").value;
+  if (id === "custom") return page.chosen;
+  const a = page.armies.find((x) => x.id === id);
+  return a ? a.dice : [];
+}
+
+function drawKnown(known) {
+  if (!known) { $("#army-known").textContent = ""; $("#per-die").replaceChildren(); return; }
+  $("#army-known").textContent = `${known.known} of ${known.total} faces known`;
+  $("#per-die").replaceChildren(...known.dice.map((d) =>
+    el("span", { "data-die": d.die }, el("b", { text: short(d.die) }), ` ${d.known}/${d.total}`)));
+}
+
+async function refreshKnown() {
+  const dice = roster();
+  if (!dice.length) { drawKnown(null); return; }
+  const q = dice.map((d) => "dice=" + encodeURIComponent(d)).join("&");
+  try {
+    const r = await json("GET", "/api/teach?" + q);
+    drawKnown(r.roster);
+  } catch (e) { say(e.message, true); }
+}
+
+function drawPicker() {
+  const sel = $("#army");
+  const opts = page.armies.map((a) => el("option", { value: a.id, text: `${a.label} (${a.dice.length} dice)` }));
+  opts.push(el("option", { value: "custom", text: "Dice chosen from the catalogue" }));
+  sel.replaceChildren(...opts);
+  if (!page.armies.length) sel.value = "custom";
+  drawCustom();
+}
+
+function drawCustom() {
+  $("#custom").hidden = $("#army").value !== "custom";
+  $("#chosen").replaceChildren(...page.chosen.map((name) => el("button", {
+    type: "button", title: "remove", text: short(name) + " ✕",
+    onclick: () => { page.chosen = page.chosen.filter((n) => n !== name); drawCustom(); refreshKnown(); },
+  })));
+}
+
+let searchTimer = null;
+function search() {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(async () => {
+    const q = $("#search").value.trim();
+    if (!q) { $("#hits").replaceChildren(); return; }
+    try {
+      const r = await json("GET", "/api/catalogue?limit=8&q=" + encodeURIComponent(q));
+      const list = r.dice || r.results || r;
+      $("#hits").replaceChildren(...(Array.isArray(list) ? list : []).map((d) => el("button", {
+        type: "button", text: d.name,
+        onclick: () => {
+          if (!page.chosen.includes(d.name)) page.chosen.push(d.name);
+          drawCustom(); refreshKnown();
+        },
+      })));
+    } catch (e) { say(e.message, true); }
+  }, 200);
+}
+
+function readsText(read) {
+  if (read.cocked) return ["cocked: lay it flat", "unread"];
+  if (read.unreadable) return ["unread: tap its face", "unread"];
+  return [`reads ${short(read.die)}: ${read.face}`, "ok"];
+}
+
+function drawDie(d) {
+  const [text, cls] = readsText(d.read);
+  const card = el("article", { class: "die" + (d.read.unreadable ? " unread" : "") + (d.taught ? " taught" : ""),
+                               "data-index": String(d.index) });
+  const what = el("div", { class: "what" },
+    el("div", { class: "reads " + cls, text }),
+    d.taught ? el("div", { class: "hint", text: `taught: ${short(d.taught.die)} ${d.taught.face}` }) : null);
+  card.append(el("div", { class: "top" }, el("img", { src: d.crop, alt: `die ${d.index + 1} as the camera sees it` }), what));
+  for (const opt of d.options) {
+    card.append(el("h4", { text: short(opt.die) }));
+    const row = el("div", { class: "faces" });
+    for (const f of opt.faces) {
+      const picked = d.taught && d.taught.die === opt.die && d.taught.face === f.face;
+      row.append(el("button", {
+        type: "button", class: (f.known ? "known" : "") + (picked ? " picked" : ""), text: f.face,
+        "data-die": opt.die, "data-face": f.face, title: f.known ? "known face" : "not learnt yet",
+        ...(page.canChange && !d.taught ? {} : { disabled: "" }),
+        onclick: () => label(d.index, opt.die, f.face),
+      }));
+    }
+    card.append(row);
+  }
+  return card;
+}
+
+function drawLook() {
+  const look = page.look;
+  if (!look) { $("#found").replaceChildren(); return; }
+  $("#found").replaceChildren(...look.dice.map(drawDie));
+  drawKnown(look.known);
+}
+
+async function doLook() {
+  const dice = roster();
+  if (!dice.length) { say("Pick an army or add dice first.", true); return; }
+  $("#look").disabled = true;
+  say("Looking…");
+  try {
+    page.look = await json("POST", "/api/teach/look", { dice });
+    const unread = page.look.dice.filter((d) => d.read.unreadable).length;
+    say(`${page.look.dice.length} dice found, ${unread} unread. Tap the face each die shows.`);
+    drawLook();
+  } catch (e) { say(e.message, true); }
+  $("#look").disabled = !page.canChange;
+}
+
+async function label(index, die, face) {
+  const look = page.look;
+  try {
+    const r = await json("POST", "/api/teach/label", { look: look.look, index, die, face });
+    look.dice = look.dice.map((d) => (d.index === index ? r.die : d));
+    look.known = r.known;
+    say(`Learnt: ${short(die)} ${face}. ${r.known.known} of ${r.known.total} faces known.`);
+    drawLook();
+  } catch (e) { say(e.message, true); }
+}
+
+async function start() {
+  const url = new URL(location.href);
+  const host = url.searchParams.get("token");
+  if (host) {
+    localStorage.setItem(TOKEN_KEY, host);
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search);
+  }
+  try {
+    const r = await json("GET", "/api/teach");
+    page.armies = r.armies;
+    page.canChange = r.role === "host" || r.role === "tablet";
+    $("#role").textContent = page.canChange ? r.role : "read-only";
+    $("#role").className = "pill" + (page.canChange ? " ok" : "");
+    $("#readonly").hidden = page.canChange;
+    $("#look").disabled = !page.canChange;
+    drawPicker();
+    await refreshKnown();
+  } catch (e) { say("The server cannot be reached: " + e.message, true); }
+}
+
+$("#army").addEventListener("change", () => { drawCustom(); page.look = null; drawLook(); refreshKnown(); });
+$("#search").addEventListener("input", search);
+$("#look").addEventListener("click", doLook);
+start();
