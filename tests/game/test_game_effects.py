@@ -5,7 +5,6 @@ from __future__ import annotations
 from game_support import choose, faces_for, passive_policy, plain_setup, run_until, setup_done
 
 from companion.rules.game import Game
-from companion.rules.game import flow as game_flow
 from companion.rules.game.state import UNTIL_ITS_NEXT_TURN, UNTIL_TERRAIN_MANEUVERED, UNTIL_YOUR_NEXT_TURN
 
 
@@ -62,8 +61,8 @@ def test_announced_spells_are_cast_one_at_a_time_through_the_effects_hook(monkey
         cast_log.append(cast["target"])
         game.add_effect(cast["spell"], cast["caster"], cast["target"])
 
-    monkeypatch.setitem(game_flow.SPELL_EFFECTS, "Stone Skin", stone_skin)
     game = started({"frontier": 1}, magic_setup())
+    game.extensions.spell_effects["Stone Skin"] = stone_skin  # this game's effect of the spell
     choose(game, "p1@frontier")
     choose(game, "skip")
     choose(game, "magic")
@@ -152,9 +151,9 @@ def test_phase_hooks_run_in_order_and_may_ask_decisions(monkeypatch):
         return
         yield
 
-    monkeypatch.setitem(game_flow.PHASE_HOOKS, "dragon_attack", dragons)
-    monkeypatch.setitem(game_flow.PHASE_HOOKS, "species_abilities", species)
     game = Game(plain_setup())
+    game.extensions.phases["dragon_attack"] = dragons  # this game's phases, in its extensions
+    game.extensions.phases["species_abilities"] = species
     while game.state.phase == "setup":
         d = game.pending
         if d.prompt == "A dragon attacks!":

@@ -388,10 +388,12 @@ def test_esfahs_gift_returns_a_buried_minor_terrain_to_the_summoning_pool():
 
 
 def test_species_sheet_spells_are_registered_as_spell_effects():
-    from companion.rules.game.flow import SPELL_EFFECTS
+    from companion.rules.game.advanced import spells as sp
+    from companion.rules.game.rulebook import build_extensions
 
+    effects = build_extensions({}).spell_effects
     for name in ("Summon Dragonkin", "Evolve Dragonkin", "Rise of the Eldarim", "Esfah's Gift"):
-        assert name in SPELL_EFFECTS
+        assert effects[name] is sp.EFFECTS[name]
 
 
 # -- Dracolem -----------------------------------------------------------------------------------------

@@ -312,10 +312,8 @@ def test_every_dragon_decision_topic_is_listed():
 
 
 def test_spare_hook_keeps_a_dragon_from_attacking_the_army():
-    """``dragons.SPARE_HOOKS``: a dragon spared (e.g. tamed by a unit of the army, V4.01c L2920-2922,
+    """A game's ``extensions.dragon_spare``: a dragon spared (e.g. tamed by a unit of the army, V4.01c L2920-2922,
     the advanced components' rule) does not attack the army; the others still do."""
-    from companion.rules.game import dragons
-
     game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Red Wyrm"),
                                        ("Dragons/Blue Drake", "Dragons/Blue Wyrm")))
     drake, wyrm = place(game, "home-p2", "Red Drake", "Red Wyrm")
@@ -323,11 +321,8 @@ def test_spare_hook_keeps_a_dragon_from_attacking_the_army():
     def spare(g, dragon, marching, terrain):
         return dragon.uid == drake
 
-    dragons.SPARE_HOOKS.append(spare)
-    try:
-        d = to_dragon_phase(game)
-    finally:
-        dragons.SPARE_HOOKS.remove(spare)
+    game.extensions.dragon_spare.append(spare)  # this game only: no other game sees the hook
+    d = to_dragon_phase(game)
     assert d.topic == "dragon_roll" and d.data["dragon"] == wyrm
     assert any("does not attack" in line and "Red Drake" in line for line in game.log)
     answer(game, "dragon_roll", faces=["6 Claw"])

@@ -148,13 +148,14 @@ def test_combined_summon_with_too_few_dragons_brings_what_there_is():
 
 
 def test_the_flow_has_no_dragon_fallback_left():
-    """The dragon attack phase is the dragons module's PHASE_HOOKS entry (V4.01c L364-367): the flow
+    """The dragon attack phase is the dragons module's, in each game's phases (V4.01c L364-367): the flow
     keeps no "not handled here" branch for it."""
     src = inspect.getsource(flow.Game._turn) if hasattr(flow.Game, "_turn") else inspect.getsource(flow)
     assert "not handled here" not in src
     from companion.rules.game import dragons
+    from companion.rules.game.rulebook import build_extensions
 
-    assert flow.PHASE_HOOKS[flow.PHASE_DRAGON] is dragons.dragon_attack_phase
+    assert build_extensions({}).phases[flow.PHASE_DRAGON] is dragons.dragon_attack_phase
 
 
 def test_dragons_in_the_phase_attack_without_a_fallback():
@@ -287,9 +288,9 @@ def test_two_bashes_each_choose_their_dragon():
 
 def test_eldarim_tamed_dragons_feed_the_spare_hooks():
     """V4.01c L2920-2922: a tamed dragon never attacks its tamer's army.  The Eldarim module's hook is
-    registered in ``dragons.SPARE_HOOKS`` (it answers only when the game plays the Eldarim champions);
+    in every game's ``extensions.dragon_spare`` (it answers only when the game plays the Eldarim champions);
     tests/game_advanced/test_adv_dragonkin.py plays the whole case."""
-    from companion.rules.game import dragons
     from companion.rules.game.advanced import eldarim
+    from companion.rules.game.rulebook import build_extensions
 
-    assert eldarim.spare_hook in dragons.SPARE_HOOKS
+    assert eldarim.spare_hook in build_extensions({}).dragon_spare

@@ -5,8 +5,10 @@ every spell has an effect in the flow.  A new entry without an in-play test fail
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 from companion.rules.catalogue import load_catalogue
+from companion.rules.game.rulebook import build_extensions
 from companion.rules.game.spells.registry import SPELLS, effect_for
 from companion.rules.v4.sai import SAI_RULES
 from companion.rules.v4.species import SPECIES_ABILITIES
@@ -34,7 +36,8 @@ def test_every_v4_spell_has_an_effect_and_an_in_play_test():
     src = _play_tests()
     v4 = {c.name for c in load_catalogue().spells if c.species != "Dracolem"}
     assert len(v4) == 47 and set(SPELLS) == v4
-    assert [n for n in sorted(v4) if effect_for(n) is None] == []
+    game = SimpleNamespace(extensions=build_extensions({}))
+    assert [n for n in sorted(v4) if effect_for(game, n) is None] == []
     assert [n for n in sorted(v4) if n.lower() not in src] == []
 
 

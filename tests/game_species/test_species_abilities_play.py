@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sai_arena import arena, attack, drive, roll, where
 
-from companion.rules.game import flow, sai_status, species_play
+from companion.rules.game import sai_status, species_play
 from companion.rules.game.state import PHASE_SPECIES, TerrainState
 from companion.rules.game.terrains import parse_terrain
 
@@ -93,7 +93,7 @@ def test_dragonkin_handlers_adds_a_small_matching_dragonkin_l842_850():
                        p1_pool=["Dragonkin/Dragonfoal (Air)"])
     foal = game.state.area("p1", "pool")[-1].uid
     game._advanced_components = frozenset({"eldarim", "dragonkin"})
-    phase = flow.PHASE_HOOKS[PHASE_SPECIES]  # the whole phase: this module's abilities and the Eldarim's
+    phase = game.extensions.phases[PHASE_SPECIES]  # the whole phase: this module's abilities and the Eldarim's
     drive(game, phase(game, "p1"), answers=[("Dragonkin Handlers", f"join:{foal}:frontier")])
     assert where(game, [foal]) == ["frontier"]
 

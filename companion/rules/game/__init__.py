@@ -8,7 +8,6 @@
 Pure: no I/O, no clock; randomness only from a ``random.Random`` passed in (``roll_for_me``).
 """
 
-from . import dragon_summoning, dragons  # noqa: F401,E402  (register the dragon phase hook and the Summon spells)
 from .decisions import Decision
 from .errors import (
     GameOver,
@@ -29,5 +28,3 @@ __all__ = [
     "IllegalAction", "IllegalAllocation", "IllegalChoice", "IllegalRoll", "IllegalSetup", "IllegalSpell",
     "TerrainState", "Unit", "play_random", "quick_setup", "random_answer",
 ]
-
-from . import advanced  # noqa: E402,F401  (plugs the optional components into the flow hooks)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import IllegalAction, IllegalChoice
+from .errors import IllegalAction, IllegalChoice, IllegalRoll
 
 KINDS = ("roll", "choice", "allocate", "cast", "reinforce", "retreat")
 # ``Decision.topic``: what is being asked, stable across wording changes of ``prompt``.
@@ -95,5 +95,44 @@ def choose_validator(choices: list[dict], rule: str = "") -> Callable[[dict], An
         if value not in values:
             raise IllegalChoice(f"{value!r} is not a legal choice now; legal: {values}", rule or None)
         return value
+
+    return validate
+
+
+def ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
+    """A ``Decision`` on `topic` (one of ``TOPICS``); the other arguments are ``Decision``'s."""
+    decision = Decision(*args, **kwargs)
+    decision.topic = topic
+    return decision
+
+
+def faces_validator(dice: list[dict]) -> Callable[[dict], list[str]]:
+    """Validator of a ``roll`` answer: one face per die of `dice` (each ``{"die", "faces", ...}``), as the
+    face text (case and spacing free; "ID" for the die's ID face) or its 1-based number on the die."""
+
+    def validate(action: dict) -> list[str]:
+        faces = action.get("faces")
+        if not isinstance(faces, list):
+            raise IllegalRoll("'faces' must be a list with one face per die")
+        if len(faces) != len(dice):
+            raise IllegalRoll(f"{len(dice)} dice must be rolled, but {len(faces)} faces were given")
+        out = []
+        for die, face in zip(dice, faces, strict=True):
+            options = die["faces"]
+            if isinstance(face, bool):
+                face = str(face)
+            if isinstance(face, int):
+                if not 1 <= face <= len(options):
+                    raise IllegalRoll(f"{die['die']} has faces 1-{len(options)}, not {face}")
+                out.append(options[face - 1])
+                continue
+            text = " ".join(str(face).split())
+            match = [o for o in options if o.lower() == text.lower()]
+            if not match and text.upper() == "ID":
+                match = [o for o in options if o.upper().endswith(" ID")]
+            if not match:
+                raise IllegalRoll(f"{die['die']} has no face {face!r} (faces: {', '.join(options)})")
+            out.append(match[0])
+        return out
 
     return validate

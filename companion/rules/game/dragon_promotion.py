@@ -46,22 +46,22 @@ def single_promotions(game, army: Army, exclude: set[str] = frozenset()) -> list
 def exchange(game, pairs: list[tuple[str, str]], why: str) -> None:
     """Swap each army unit with its larger unit, all at once (V4.01c L1144-1147; ``dua.promote``)."""
     for line in dua.promote(game.state, pairs):
-        game._say(f"{why}: {line}")
+        game.say(f"{why}: {line}")
 
 
 def promote_one(game, army: Army, why: str, rule: str, exclude: set[str] = frozenset()) -> Generator[Decision, Any, str | None]:
     """The army's owner may promote one unit; returns the uid of the promoted (new) unit or None."""
-    from .flow import _ask
+    from .decisions import ask as _ask
 
     pairs = single_promotions(game, army, set(exclude))
     if not pairs:
-        game._say(f"{why}: no unit of {game._army_label(army)} can be promoted (no larger unit in the DUA)")
+        game.say(f"{why}: no unit of {game.army_label(army)} can be promoted (no larger unit in the DUA)")
         return None
     opts = [choice("none", "Do not promote")] + [
         choice(f"{a.uid}:{d.uid}", f"Promote {a.name} to {d.name}") for a, d in pairs[:LIMIT]
     ]
     pick = yield _ask("dragon_treasure", army.owner, "choice",
-                      f"{game._name(army.owner)}: {why}: promote one unit of {game._army_label(army)}?", rule,
+                      f"{game.player_name(army.owner)}: {why}: promote one unit of {game.army_label(army)}?", rule,
                       opts, validate=choose_validator(opts))
     if pick == "none":
         return None
@@ -99,16 +99,16 @@ def _name_sets(units: list[Unit], n: int) -> list[list[Unit]]:
 
 def promote_as_many(game, army: Army, why: str, rule: str) -> Generator[Decision, Any, int]:
     """The army may promote as many units as possible, all at once; returns how many were promoted."""
-    from .flow import _ask
+    from .decisions import ask as _ask
 
     groups = promotion_groups(game, army)
     total = sum(n for _, _, n in groups)
     if not total:
-        game._say(f"{why}: no unit of {game._army_label(army)} can be promoted")
+        game.say(f"{why}: no unit of {game.army_label(army)} can be promoted")
         return 0
     opts = [choice("promote", f"Promote {total} unit(s) at once"), choice("none", "Do not promote")]
     pick = yield _ask("dragon_promotion", army.owner, "choice",
-                      f"{game._name(army.owner)}: {why}: promote as many units of {game._army_label(army)} as possible?",
+                      f"{game.player_name(army.owner)}: {why}: promote as many units of {game.army_label(army)} as possible?",
                       rule, opts, validate=choose_validator(opts))
     if pick == "none":
         return 0
@@ -120,7 +120,7 @@ def promote_as_many(game, army: Army, why: str, rule: str) -> Generator[Decision
             gopts = [choice(str(i), ", ".join(a.name for a in o) + " -> " + ", ".join(d.name for d in nw))
                      for i, (o, nw) in enumerate(plans)]
             k = yield _ask("dragon_promotion_units", army.owner, "choice",
-                           f"{game._name(army.owner)}: which {units[0].spec.species} units are promoted, to which?",
+                           f"{game.player_name(army.owner)}: which {units[0].spec.species} units are promoted, to which?",
                            CITE, gopts, validate=choose_validator(gopts))
             olds, news = plans[int(k)]
         pairs += [(a.uid, d.uid) for a, d in zip(olds, news, strict=True)]

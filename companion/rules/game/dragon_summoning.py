@@ -12,19 +12,22 @@ A dragon already in play is moved by a summon (FAQ95 EARTH 5.B); it keeps its ow
 its owner's Summoning Pool when it is killed or flies away.  The target is a terrain: never a Reserve
 Area or a DUA (FAQ95 EARTH 5.C).
 
-The effects register in the flow's ``SPELL_EFFECTS`` (the spell-effect registry of
-``companion.rules.game.flow``); the caster chooses which dragon when there is a choice.
+``EFFECTS`` gives both effects to each game's spell effects (``rulebook.build_extensions``); the
+caster chooses which dragon when there is a choice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .decisions import Decision, choice, choose_validator
+from .decisions import ask as _ask
 from .dragon_targeting import IVORY, IVORY_HYBRID, WHITE, dragon_type
-from .flow import SPELL_EFFECTS, Game, _ask
 from .state import POOL, GameState, Unit
+
+if TYPE_CHECKING:
+    from .flow import Game
 
 SUMMON_DRAGON = "Summon Dragon"
 SUMMON_WHITE_DRAGON = "Summon White Dragon"
@@ -61,7 +64,7 @@ def summonable(game: Game, element: str | None, white_spell: bool, target: str) 
 def _where(game: Game, u: Unit) -> str:
     loc = game.state.location[u.uid]
     if loc == POOL:
-        return f"{game._name(u.owner)}'s Summoning Pool"
+        return f"{game.player_name(u.owner)}'s Summoning Pool"
     return game.state.terrains[loc].name
 
 
@@ -73,7 +76,7 @@ def summon(game: Game, cast: dict, white_spell: bool) -> Generator[Decision, Any
     target = cast["target"]
     caster = cast.get("caster") or st.marching
     if target not in st.terrains:
-        game._say(f"{spell} needs a terrain as its target: {target!r} is not one; the spell does nothing "
+        game.say(f"{spell} needs a terrain as its target: {target!r} is not one; the spell does nothing "
                   "(FAQ95 EARTH 5.C)")
         return []
     element = None if white_spell else str(cast.get("paid_with", ""))
@@ -82,7 +85,7 @@ def summon(game: Game, cast: dict, white_spell: bool) -> Generator[Decision, Any
     for n in range(wanted):
         found = summonable(game, element, white_spell, target)
         if not found:
-            game._say(f"{spell} ({element or 'any magic'}): no " + ("further " if came else "")
+            game.say(f"{spell} ({element or 'any magic'}): no " + ("further " if came else "")
                       + "dragon can answer the summons")
             break
         opts, seen = [], set()
@@ -96,13 +99,13 @@ def summon(game: Game, cast: dict, white_spell: bool) -> Generator[Decision, Any
         if len(opts) > 1:
             which = f" ({n + 1} of {wanted})" if wanted > 1 else ""
             uid = yield _ask("summon_dragon", caster, "choice",
-                             f"{game._name(caster)}: {spell}{which}: which dragon comes to {st.terrains[target].name}?",
+                             f"{game.player_name(caster)}: {spell}{which}: which dragon comes to {st.terrains[target].name}?",
                              "V4.01c L2429-2445, L2143-2149", opts, validate=choose_validator(opts))
         d = st.units[uid]
         came_from = _where(game, d)
         st.location[uid] = target
         came.append(uid)
-        game._say(f"{spell}: {d.name.split('/', 1)[-1]} ({game._name(d.owner)}'s) comes from {came_from} to "
+        game.say(f"{spell}: {d.name.split('/', 1)[-1]} ({game.player_name(d.owner)}'s) comes from {came_from} to "
                   f"{st.terrains[target].name}")
     return came
 
@@ -117,5 +120,4 @@ def summon_white_dragon(game: Game, cast: dict) -> Generator[Decision, Any, list
     return (yield from summon(game, cast, white_spell=True))
 
 
-SPELL_EFFECTS[SUMMON_DRAGON] = summon_dragon
-SPELL_EFFECTS[SUMMON_WHITE_DRAGON] = summon_white_dragon
+EFFECTS = {SUMMON_DRAGON: summon_dragon, SUMMON_WHITE_DRAGON: summon_white_dragon}

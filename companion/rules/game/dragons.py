@@ -1,4 +1,4 @@
-"""The dragon attack phase, V4.01c L359-367 and L578-770, as a ``PHASE_HOOKS`` entry of the flow.
+"""The dragon attack phase, V4.01c L359-367 and L578-770, a phase of each game's ``extensions.phases``.
 
 At every terrain where the marching player has an army, every dragon there attacks, whoever owns it
 (L580-582); the marching player orders the terrains (L643-645).  At one terrain the nine steps are
@@ -18,29 +18,33 @@ Damage per icon comes from the rules (claws 6, jaws 12, tail 3, wing 5, breath 5
 and is doubled for a White Dragon (L573-574, L696), whatever number a transcription prints on the
 face: the White Drake's data shows doubled jaws but plain claws, the White Wyrm doubled everything.
 
-Other modules may join step 6-7 through ``RESPONSE_HOOKS`` (SAIs that kill a dragon which rolled
+Other modules may join step 6-7 through the game's ``extensions.dragon_response`` (SAIs that kill a dragon which rolled
 jaws, Bash, Eldarim taming...): ``hook(game, attack: SiteAttack, outcome: RollOutcome)`` may change
 ``attack.sai_killed`` (dragons the army's SAIs kill: Decapitate, Impale, Bash; they count for the
 step 8 promotion, L688-690), ``attack.slain`` (dragons slain outside the army's kills, no promotion:
 an Eldarim champion's slay, L2978-2983) or
 ``attack.ignored`` (dragons whose non-breath damage is ignored), and may be a generator of decisions.
-``SPARE_HOOKS`` let a dragon that would attack the army sit the attack out (a tamed dragon).
+``extensions.dragon_spare`` let a dragon that would attack the army sit the attack out (a tamed dragon).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from itertools import product
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import dragon_promotion as promo
 from . import dua
 from .decisions import Decision, choice, choose_validator
+from .decisions import ask as _ask
+from .decisions import faces_validator as _faces_validator
 from .dragon_targeting import ARMY, WHITE, dragon_targets, dragon_type
-from .flow import EXTENSIONS, PHASE_HOOKS, Game, _ask, _faces_validator
 from .rolling import RollOutcome
-from .state import DUA, PHASE_DRAGON, POOL, UNTIL_ITS_NEXT_TURN, Army, Unit
+from .state import DUA, POOL, UNTIL_ITS_NEXT_TURN, Army, Unit
+
+if TYPE_CHECKING:
+    from .flow import Game
 
 Flow = Generator[Decision, Any, Any]
 
@@ -56,14 +60,14 @@ LASTING_BREATH = ("Lightning Bolt", "Dragon Plague", "Petrify", "Poisonous Cloud
 LIFE_DRAIN = "Life Drain"  # Ivory: no effect beyond the kills (L722)
 TERRAIN_EMPATHY = "Terrain Empathy"  # White (L727-729)
 
-RESPONSE_HOOKS: list[Callable[..., Any]] = []
-# ``hook(game, dragon: Unit, marching: str, terrain: str) -> bool``: True when a dragon that would
-# attack the marching player's army does not (a dragon tamed by a unit of that army, V4.01c L2920-2922).
-SPARE_HOOKS: list[Callable[..., bool]] = []
-# ``hook(game, dragon: Unit, terrain: str) -> str | None``: the player whose unit controls this dragon
-# (an Eldarim champion, V4.01c L3016-3018); that player then says whether it sits the attack out, attacks
-# any other dragon there, or attacks as the targeting table says.
-CONTROL_HOOKS: list[Callable[..., str | None]] = []
+# A game's ``extensions`` hold the hooks other modules add to the attack (``rulebook.build_extensions``):
+# ``dragon_response``: see the module docstring (steps 6-7);
+# ``dragon_spare``: ``hook(game, dragon: Unit, marching: str, terrain: str) -> bool``: True when a dragon
+# that would attack the marching player's army does not (a dragon tamed by a unit of that army,
+# V4.01c L2920-2922);
+# ``dragon_control``: ``hook(game, dragon: Unit, terrain: str) -> str | None``: the player whose unit
+# controls this dragon (an Eldarim champion, V4.01c L3016-3018); that player then says whether it sits
+# the attack out, attacks any other dragon there, or attacks as the targeting table says.
 
 
 def icon(face: str) -> str:
@@ -152,7 +156,7 @@ def dragons_at(game: Game, tid: str) -> list[Unit]:
 
 
 def _dragon_label(game: Game, d: Unit) -> str:
-    return f"{game._name(d.owner)}'s {d.name.split('/', 1)[-1]} ({d.uid})"
+    return f"{game.player_name(d.owner)}'s {d.name.split('/', 1)[-1]} ({d.uid})"
 
 
 # -- the phase ------------------------------------------------------------------------------------
@@ -170,7 +174,7 @@ def dragon_attack_phase(game: Game, pid: str) -> Flow:
             st.step = "dragon_order"
             opts = [choice(t, f"Dragons at {st.terrains[t].name} attack next") for t in sites]
             tid = yield _ask("dragon_order", pid, "choice",
-                             f"{game._name(pid)}: dragons attack your armies at several terrains: which first?",
+                             f"{game.player_name(pid)}: dragons attack your armies at several terrains: which first?",
                              "V4.01c L643-645", opts, validate=choose_validator(opts))
         done.add(tid)
         yield from attack_at(game, pid, tid)
@@ -186,7 +190,7 @@ def attack_at(game: Game, pid: str, tid: str) -> Flow:
     # One that does not roll sits this attack out (it is neither an attacker nor a target here).
     forced: dict[str, str] = {}
     for d in list(dragons):
-        controller = next((c for c in (h(game, d, tid) for h in CONTROL_HOOKS) if c), None)
+        controller = next((c for c in (h(game, d, tid) for h in game.extensions.dragon_control) if c), None)
         if controller is None:
             continue
         others = [o for o in dragons if o.uid != d.uid]
@@ -194,11 +198,11 @@ def attack_at(game: Game, pid: str, tid: str) -> Flow:
                 + [choice(o.uid, f"Have it attack {_dragon_label(game, o)}") for o in others])
         st.step = "dragon_control"
         pick = yield _ask("dragon_target", controller, "choice",
-                          f"{game._name(controller)}: your controlled {_dragon_label(game, d)} at {where}: what does it do?",
+                          f"{game.player_name(controller)}: your controlled {_dragon_label(game, d)} at {where}: what does it do?",
                           "V4.01c L3016-3018", opts, data={"dragon": d.uid, "terrain": tid, "secret": True},
                           validate=choose_validator(opts))
         if pick == "rest":
-            game._say(f"{_dragon_label(game, d)} at {where} does not roll: its controller holds it back (V4.01c L3016-3018)")
+            game.say(f"{_dragon_label(game, d)} at {where} does not roll: its controller holds it back (V4.01c L3016-3018)")
             dragons.remove(d)
         elif pick != "usual":
             forced[d.uid] = pick
@@ -223,17 +227,17 @@ def attack_at(game: Game, pid: str, tid: str) -> Flow:
             opts = [choice(o.uid, f"Attack {_dragon_label(game, o)}") for o in valid]
             targets[d.uid] = yield _ask(
                 "dragon_target", d.owner, "choice",
-                f"{game._name(d.owner)}: in secret, choose which dragon your {d.name.split('/', 1)[-1]} at {where} attacks",
+                f"{game.player_name(d.owner)}: in secret, choose which dragon your {d.name.split('/', 1)[-1]} at {where} attacks",
                 "V4.01c L652-655", opts, data={"dragon": d.uid, "terrain": tid, "secret": True},
                 validate=choose_validator(opts))
     for d in list(dragons):
-        if targets[d.uid] == ARMY and any(h(game, d, pid, tid) for h in SPARE_HOOKS):
-            game._say(f"{_dragon_label(game, d)} at {where} does not attack {game._army_label(st.army(pid, tid))}")
+        if targets[d.uid] == ARMY and any(h(game, d, pid, tid) for h in game.extensions.dragon_spare):
+            game.say(f"{_dragon_label(game, d)} at {where} does not attack {game.army_label(st.army(pid, tid))}")
             dragons.remove(d)
     for d in dragons:
         t = targets[d.uid]
-        game._say(f"{_dragon_label(game, d)} at {where} attacks "
-                  + (game._army_label(st.army(pid, tid)) if t == ARMY else _dragon_label(game, st.units[t])))
+        game.say(f"{_dragon_label(game, d)} at {where} attacks "
+                  + (game.army_label(st.army(pid, tid)) if t == ARMY else _dragon_label(game, st.units[t])))
     site = SiteAttack(tid, pid, [DragonAttack(d, targets[d.uid]) for d in dragons])
     # Step 3: roll the dragons (L657-659); tails and breath against a dragon roll again (L696-697, L758-760).
     st.step = "dragon_roll"
@@ -262,7 +266,7 @@ def attack_at(game: Game, pid: str, tid: str) -> Flow:
     if site.on_army() and army.units:
         st.step = "dragon_response"
         site.response = yield from response_roll(game, army, site)
-        for hook in RESPONSE_HOOKS:
+        for hook in game.extensions.dragon_response:
             more = hook(game, site, site.response)
             if isinstance(more, Generator):
                 yield from more
@@ -280,7 +284,7 @@ def attack_at(game: Game, pid: str, tid: str) -> Flow:
         uid = a.dragon.uid
         if a.wing and st.location[uid] == tid:
             st.location[uid] = POOL
-            game._say(f"{_dragon_label(game, a.dragon)} rolled a wing and flies back to the Summoning Pool")
+            game.say(f"{_dragon_label(game, a.dragon)} rolled a wing and flies back to the Summoning Pool")
     st.step = ""
 
 
@@ -292,13 +296,13 @@ def _roll_dragon(game: Game, a: DragonAttack) -> Flow:
         vs = "the army" if a.target == ARMY else _dragon_label(game, game.state.units[a.target])
         faces = yield _ask(
             "dragon_reroll" if again else "dragon_roll", d.owner, "roll",
-            f"{game._name(d.owner)}: roll {d.name.split('/', 1)[-1]} ({d.uid}) " + ("again " if again else "")
+            f"{game.player_name(d.owner)}: roll {d.name.split('/', 1)[-1]} ({d.uid}) " + ("again " if again else "")
             + f"attacking {vs}", "V4.01c L696-697, L758-760" if again else "V4.01c L657-659", dice=spec,
             data={"roll": "dragon", "dragon": d.uid, "target": a.target, "reroll": again},
             validate=_faces_validator(spec))
         a.faces.append(faces[0])
         got = icon(faces[0])
-        game._say(f"{_dragon_label(game, d)} rolls {got}")
+        game.say(f"{_dragon_label(game, d)} rolls {got}")
         # Tail: roll again (L758-760); breath against a dragon: roll again (L696-697).
         if got == "Tail" or (got == "Breath" and a.target != ARMY):
             again = True
@@ -327,7 +331,7 @@ def breath_on_army(game: Game, a: DragonAttack, army: Army) -> Flow:
     st = game.state
     white = dragon_type(a.dragon.spec) == WHITE
     kills = BREATH_KILLS * (2 if white else 1)  # Terrain Empathy: five more, ten in all (L727-729)
-    game._say(f"Breath of {_dragon_label(game, a.dragon)}: {kills} health-worth of {game._army_label(army)} "
+    game.say(f"Breath of {_dragon_label(game, a.dragon)}: {kills} health-worth of {game.army_label(army)} "
               f"{'are' if kills > 1 else 'is'} killed" + (" (Terrain Empathy)" if white else ""))
     before = {u.uid for u in army.units}
     yield from game._inflict(army, kills, save_roll=False)  # killed outright: no save roll (L699-700)
@@ -336,18 +340,18 @@ def breath_on_army(game: Game, a: DragonAttack, army: Army) -> Flow:
     killed.sort(key=lambda u: list(st.units).index(u))
     for effect in breath_effects(game, a):
         if effect == LIFE_DRAIN:
-            game._say("Life Drain (Ivory breath): no further effect (V4.01c L722)")
+            game.say("Life Drain (Ivory breath): no further effect (V4.01c L722)")
         elif effect == "Dragon Fire":
             yield from dragon_fire(game, a, killed)
         else:
             in_force = any(e.name == effect and e.target == army.id for e in st.effects)
             if in_force:
-                game._say(f"{effect} is already on {game._army_label(army)}: breath effects of one kind are not "
+                game.say(f"{effect} is already on {game.army_label(army)}: breath effects of one kind are not "
                           "cumulative (V4.01c L703-706)")
             elif now.units:
                 game.add_effect(effect, a.dragon.owner, army.id, UNTIL_ITS_NEXT_TURN, source="dragon breath",
                                 dragon=a.dragon.uid, rule="V4.01c L708-728")
-                game._say(f"{effect} on {game._army_label(army)} until the beginning of its next turn")
+                game.say(f"{effect} on {game.army_label(army)} until the beginning of its next turn")
 
 
 def dragon_fire(game: Game, a: DragonAttack, killed: list[str]) -> Flow:
@@ -361,13 +365,13 @@ def dragon_fire(game: Game, a: DragonAttack, killed: list[str]) -> Flow:
     st = game.state
     killed = [u for u in killed if st.location[u] == DUA]
     if not killed:
-        game._say("Dragon Fire: the breath killed no unit, nothing to roll")
+        game.say("Dragon Fire: the breath killed no unit, nothing to roll")
         return
     dice = [st.units[u] for u in killed]
     spec = [{"uid": u.uid, "die": u.name, "faces": list(u.spec.faces)} for u in dice]
     owner = dice[0].owner
     faces = yield _ask("dragon_fire_roll", owner, "roll",
-                       f"{game._name(owner)}: Dragon Fire: roll the units the breath killed; those that roll no save "
+                       f"{game.player_name(owner)}: Dragon Fire: roll the units the breath killed; those that roll no save "
                        "are buried", "V4.01c L719-720", dice=spec, data={"roll": "save", "dragon_fire": True},
                        validate=_faces_validator(spec))
     failed = []
@@ -375,13 +379,13 @@ def dragon_fire(game: Game, a: DragonAttack, killed: list[str]) -> Flow:
         out = resolve_army_roll(ArmyRoll(roll="save", dice=((unit, (face,)),), individual=True,
                                          choices=(("in DUA", True),), force_points=st.force_size))
         if out.total > 0:
-            game._say(f"Dragon Fire: {unit.name} rolls {face}: {out.total} save, it stays in the DUA")
+            game.say(f"Dragon Fire: {unit.name} rolls {face}: {out.total} save, it stays in the DUA")
         else:
-            game._say(f"Dragon Fire: {unit.name} rolls {face}: no save")
+            game.say(f"Dragon Fire: {unit.name} rolls {face}: no save")
             failed.append(unit.uid)
     risen = yield from rise_from_the_ashes(game, failed, "buried")
     for line in dua.bury(st, [u for u in failed if u not in risen]):
-        game._say(f"Dragon Fire: {line}")
+        game.say(f"Dragon Fire: {line}")
 
 
 # -- the army's response (step 6) ------------------------------------------------------------------
@@ -421,7 +425,7 @@ def splittable_ids(dice: list[Unit], rolled: list[list[str]]) -> int:
 
 
 def id_split_hook(game: Game, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
-    """``EXTENSIONS["before_resolution"]`` entry: in the response to a dragon attack the owner says
+    """``extensions.hooks["before_resolution"]`` entry: in the response to a dragon attack the owner says
     how the IDs rolled count, as melee, missile or saves, split freely (V4.01c L677-681)."""
     if roll != "dragon" or not ctx.get("dragon_response"):
         return
@@ -431,7 +435,7 @@ def id_split_hook(game: Game, army: Army, roll: str, dice: list[Unit], rolled: l
         return
     opts = [choice(f"{m}/{r}/{s}", f"IDs as {m} melee, {r} missile, {s} saves") for m, r, s in id_splits(total)]
     pick = yield _ask("dragon_ids", army.owner, "choice",
-                      f"{game._name(army.owner)}: {total} ID results: count them as melee, missile or saves "
+                      f"{game.player_name(army.owner)}: {total} ID results: count them as melee, missile or saves "
                       "(split as you like)", "V4.01c L677-681", opts, validate=choose_validator(opts))
     split = tuple(int(x) for x in pick.split("/"))
     ctx.setdefault("choices", {})["id_as"] = split_choice(dice, rolled, split)
@@ -441,11 +445,11 @@ def response_roll(game: Game, army: Army, site: SiteAttack) -> Generator[Decisio
     """Step 6: the army rolls once, counting melee, missile and saves (V4.01c L670-681), through the
     flow's army roll (SAIs, spells and breath effects in force, Dragonkin that sit out)."""
     outcome = yield from game._roll(
-        army, "dragon", f"{game._name(army.owner)}: roll {game._army_label(army)} against the dragons "
+        army, "dragon", f"{game.player_name(army.owner)}: roll {game.army_label(army)} against the dragons "
         "(melee, missile and saves count)", "V4.01c L670-681", against="dragon", choices={},
         dragon_response=True, dragon_site=site)
     t = outcome.totals
-    game._say(f"Against the dragons: {t.get('melee', 0)} melee, {t.get('missile', 0)} missile, "
+    game.say(f"Against the dragons: {t.get('melee', 0)} melee, {t.get('missile', 0)} missile, "
               f"{t.get('save', 0)} saves")
     return outcome
 
@@ -493,9 +497,9 @@ def resolve_damage(game: Game, site: SiteAttack) -> Flow:
         victim = site.by_uid(uid)
         if dmg >= victim.toughness():
             site.sai_killed.add(uid)
-            game._say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage: killed (V4.01c L1266-1269)")
+            game.say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage: killed (V4.01c L1266-1269)")
         else:
-            game._say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage, "
+            game.say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage, "
                       f"{victim.toughness()} needed: the army's melee or missile may finish it (V4.01c L1266-1269)")
     # The army's melee or missile on the dragons attacking it.
     targets = [a for a in site.on_army() if a.dragon.uid not in site.slain | site.sai_killed]
@@ -511,17 +515,17 @@ def resolve_damage(game: Game, site: SiteAttack) -> Flow:
                 label = "; ".join(f"{_dragon_label(game, st.units[u])} by {how}" for u, how in p.items()) or "none"
                 opts.append(choice(str(i), f"Kill {label}"))
             pick = yield _ask("dragon_kills", pid, "choice",
-                              f"{game._name(pid)}: {melee} melee and {missile} missile: which dragons do they kill?",
+                              f"{game.player_name(pid)}: {melee} melee and {missile} missile: which dragons do they kill?",
                               "V4.01c L674-677", opts, validate=choose_validator(opts))
             plan = plans[int(pick)]
         for uid, how in plan.items():
             site.army_killed.add(uid)
             with_bash = f", {credit[uid]} of them from Bash" if credit.get(uid) else ""
-            game._say(f"{game._army_label(army)} kills {_dragon_label(game, st.units[uid])} with {how} "
+            game.say(f"{game.army_label(army)} kills {_dragon_label(game, st.units[uid])} with {how} "
                       f"({site.by_uid(uid).toughness()} needed{with_bash})")
         for a in targets:
             if a.dragon.uid not in plan:
-                game._say(f"{_dragon_label(game, a.dragon)} survives the army's response (needs {a.toughness()} "
+                game.say(f"{_dragon_label(game, a.dragon)} survives the army's response (needs {a.toughness()} "
                           "melee or missile)")
     # Dragons on dragons: damage summed per target dragon, less its automatic saves unless it rolled a belly.
     incoming: dict[str, int] = {}
@@ -534,9 +538,9 @@ def resolve_damage(game: Game, site: SiteAttack) -> Flow:
         net = max(0, dmg - saves)
         if net >= victim.dragon.health:
             site.dragon_killed.add(uid)
-            game._say(f"{_dragon_label(game, victim.dragon)} takes {dmg} damage, {saves} automatic saves: killed")
+            game.say(f"{_dragon_label(game, victim.dragon)} takes {dmg} damage, {saves} automatic saves: killed")
         else:
-            game._say(f"{_dragon_label(game, victim.dragon)} takes {dmg} damage, {saves} automatic saves: survives")
+            game.say(f"{_dragon_label(game, victim.dragon)} takes {dmg} damage, {saves} automatic saves: survives")
     # Dragons on the army, less the army's saves.
     to_army = sum(a.damage() for a in site.on_army() if a.dragon.uid not in site.ignored)
     saves = site.response.totals.get("save", 0) if site.response is not None else 0
@@ -545,15 +549,11 @@ def resolve_damage(game: Game, site: SiteAttack) -> Flow:
     for uid in sorted(gone, key=lambda u: list(st.units).index(u)):
         if st.location[uid] == tid:
             st.location[uid] = POOL
-            game._say(f"{_dragon_label(game, st.units[uid])} is killed and returns to the Summoning Pool")
+            game.say(f"{_dragon_label(game, st.units[uid])} is killed and returns to the Summoning Pool")
     army = st.army(pid, tid)
     if to_army and army.units:
         net = max(0, to_army - saves)
-        game._say(f"The dragons inflict {to_army} damage on {game._army_label(army)}, {saves} saves: {net} damage")
+        game.say(f"The dragons inflict {to_army} damage on {game.army_label(army)}, {saves} saves: {net} damage")
         if net:
             yield from game._inflict(army, net)
 
-
-PHASE_HOOKS[PHASE_DRAGON] = dragon_attack_phase
-if id_split_hook not in EXTENSIONS["before_resolution"]:
-    EXTENSIONS["before_resolution"].append(id_split_hook)

@@ -327,18 +327,10 @@ class Death:
 
 DeathHook = Callable[["Game", list[Death]], Any]  # a generator function (may yield decisions) or plain
 
-# (order, name, hook): Open Grave (10) first, since a unit kept out of the DUA triggers no
-# "when killed" effect (L1128-1129); then exchanges (20), rolls before the DUA (30), burials on
-# entering the DUA (40).
-DEATH_HOOKS: list[tuple[int, str, DeathHook]] = []
+# Orders of the death hooks (each game's ``extensions.death``, added with ``add_death_hook``): Open
+# Grave (10) first, since a unit kept out of the DUA triggers no "when killed" effect (L1128-1129);
+# then exchanges (20), rolls before the DUA (30), burials on entering the DUA (40).
 ORDER_REDIRECT, ORDER_EXCHANGE, ORDER_BEFORE_DUA, ORDER_ENTER_DUA = 10, 20, 30, 40
-
-
-def register_death_hook(order: int, name: str, hook: DeathHook) -> None:
-    """Register (or replace, by name) a hook run on every batch of deaths, lowest order first."""
-    DEATH_HOOKS[:] = [h for h in DEATH_HOOKS if h[1] != name]
-    DEATH_HOOKS.append((order, name, hook))
-    DEATH_HOOKS.sort(key=lambda h: (h[0], h[1]))
 
 
 def kill_flow(game: Game, uids: Sequence[str], *, save_roll: bool = True, army_targeted: bool = True,
@@ -355,18 +347,17 @@ def kill_flow(game: Game, uids: Sequence[str], *, save_roll: bool = True, army_t
         if not u.is_unit or not _in_play(st, uid):
             raise IllegalAction(f"{u.name} ({uid}) is not a unit in play: it cannot be killed", rule)
     deaths = [Death(uid, st.units[uid].owner, st.location[uid], save_roll, army_targeted, cause) for uid in uids]
-    from .flow import EXTENSIONS
-
+    ext = game.extensions
     for d in deaths:
         if bury_too:
             d.dest = BUA  # one effect kills and buries (L2526-2527)
             continue
         if is_dragonkin(st.units[d.uid]):
             d.dest = POOL  # L2525-2526
-        for hook in EXTENSIONS.get("killed", ()):  # optional components (advanced rules)
+        for hook in ext.hooks["killed"]:  # optional components (advanced rules)
             d.dest = hook(game, d.uid) or d.dest
     if not bury_too:
-        for _, _, hook in list(DEATH_HOOKS):
+        for _, _, hook in list(ext.death):
             result = hook(game, deaths)
             if inspect.isgenerator(result):
                 yield from result
@@ -380,7 +371,7 @@ def apply_deaths(game: Game, deaths: Sequence[Death]) -> None:
     swaps = [(d.uid, d.exchange_with) for d in deaths if d.exchange_with is not None]
     if swaps:
         for line in exchange(st, swaps, same_species=False):
-            game._say(line)
+            game.say(line)
     killed = []
     for d in deaths:
         if d.exchange_with is not None:
@@ -390,13 +381,13 @@ def apply_deaths(game: Game, deaths: Sequence[Death]) -> None:
         if d.dest == DUA:
             killed.append(name)
         elif d.dest == RESERVE:
-            game._say(f"{name} is killed but goes to the Reserve Area" + (f" ({'; '.join(d.notes)})" if d.notes else ""))
+            game.say(f"{name} is killed but goes to the Reserve Area" + (f" ({'; '.join(d.notes)})" if d.notes else ""))
         elif d.dest == BUA:
-            game._say(f"{name} is killed and buried" + (f" ({'; '.join(d.notes)})" if d.notes else ""))
+            game.say(f"{name} is killed and buried" + (f" ({'; '.join(d.notes)})" if d.notes else ""))
         elif d.dest == POOL:
-            game._say(f"{name} is killed and returns to the Summoning Pool (V4.01c L2525-2526)")
+            game.say(f"{name} is killed and returns to the Summoning Pool (V4.01c L2525-2526)")
     if killed:
-        game._say("Killed: " + ", ".join(killed))
+        game.say("Killed: " + ", ".join(killed))
     for line in end_individual_effects(st, [d.uid for d in deaths if d.exchange_with is None]):
-        game._say(line)
+        game.say(line)
     game._check_control_and_elimination()

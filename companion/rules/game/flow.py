@@ -14,16 +14,20 @@ multi-player L2490-2505; victory L11-14.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Generator, Mapping
 from typing import Any
 
 from . import damage as dmg
 from . import magic as mg
 from . import setup as su
 from .decisions import ANSWER_TYPE, Decision, choice, choose_validator
+from .decisions import ask as _ask
+from .decisions import faces_validator as _faces_validator
 from .dua import kill_flow
 from .errors import GameOver, GameRuleError, IllegalAction, IllegalRoll, IllegalSetup, IllegalSpell
+from .extensions import Extensions
 from .rolling import ArmyRoll, RollOutcome, resolve_army_roll
+from .rulebook import build_extensions
 from .state import (
     BUA,
     DUA,
@@ -57,43 +61,6 @@ Flow = Generator[Decision, Any, Any]
 HOLDING = "unplaced"  # armies revealed but not yet placed (set-up step 4)
 
 
-# Spell effects are another module's work: it registers, per spell name, a function
-# ``effect(game, cast: dict)`` called when an announced spell is cast (V4.01c L477-480).  It may
-# change the state through ``game.add_effect`` and the state's locations; it must be pure.  An effect
-# that needs a decision may be a generator function: the flow yields its decisions.
-SPELL_EFFECTS: dict[str, Callable[[Game, dict], None]] = {}
-
-
-# Phases whose rules belong to other modules: PHASE_HOOKS[phase] = generator function
-# ``hook(game, marching_player)`` that may yield decisions (``Decision``) like the flow itself.
-PHASE_HOOKS: dict[str, Callable[[Game, str], Generator[Decision, Any, Any]]] = {}
-
-# Optional components (V4.01c Advanced Rules: minor terrains, items, Dragonkin, Eldarim, Dracolem)
-# plug in here; ``companion.rules.game.advanced`` fills these lists.  Each hook is pure:
-#   "setup": fn(game) once the state is built (validate the game options; may raise IllegalSetup);
-#   "roll_dice": fn(game, army, roll, dice) -> the dice that take part in the army roll;
-#   "after_roll": generator fn(game, army, roll, outcome, ctx) run once a roll is resolved (SAI reports);
-#   "maneuver_step": generator fn(game, pid, location) -> True when it took the place of the maneuver step;
-#   "actions": fn(game, pid, location, legal) -> the legal actions (a minor terrain may add one);
-#   "killed": fn(game, uid) -> the area a killed die goes to instead of the DUA, or None;
-#   "cleanup": fn(game) after every consequence (armies made only of Dragonkin, carriers, burials);
-#   "check_move": fn(game, pid, uid, where) raising IllegalAction when a die may not move there;
-#   "dua_counts": fn(game, pid, counts) -> DUA units per species for abilities (Deadlands adds);
-#   "terrain_elements": fn(game, army) -> extra elements of the army's terrain (a minor terrain's);
-#   "check_moves": fn(game, pid, moves: {uid: where}) raising IllegalAction for a move set the rules forbid;
-#   "before_resolution": generator fn(game, army, roll, dice, rolled, ctx) that may replace faces in
-#       `rolled` (re-rolls ignoring the previous result) before the roll is resolved;
-#   "retreat_step": generator fn(game, pid) at the end of the Retreat step of the Reserves Phase;
-#   "before_roll": generator fn(game, army, roll, dice, ctx) -> the dice that roll, after "roll_dice",
-#       when the roller may leave a die out (a glaring unit, V4.01c L1665-1666).
-EXTENSIONS: dict[str, list[Callable[..., Any]]] = {
-    "setup": [], "roll_dice": [], "after_roll": [], "maneuver_step": [], "actions": [], "killed": [],
-    "cleanup": [], "check_move": [], "dua_counts": [], "terrain_elements": [], "check_moves": [],
-    "before_resolution": [], "retreat_step": [], "before_roll": [],
-    # generator hooks ``hook(game)`` whose decisions come before the flow's next one (items to bury)
-    "before_decision": [],
-}
-
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
 
 
@@ -112,7 +79,9 @@ class Game:
         self.setup = setup
         self.state, self._armies = _build_state(setup)
         self.log: list[str] = []
-        for hook in EXTENSIONS["setup"]:
+        # the rule modules that join this game's flow (hooks, phases, spell effects), see ``rulebook``
+        self.extensions: Extensions = build_extensions(setup)
+        for hook in self.extensions.hooks["setup"]:
             hook(self)
         self._flow = self._interleave(self._run())
         self._pending: Decision | None = next(self._flow)
@@ -177,24 +146,27 @@ class Game:
     def pending_dict(self) -> dict | None:
         return None if self._pending is None else self._pending.to_dict()
 
-    # -- helpers --------------------------------------------------------------------------------
-    def _say(self, text: str) -> None:
+    # -- the context rule modules use (with ``decisions.ask`` to build a decision) ----------------
+    def say(self, text: str) -> None:
+        """Write one line of what happened to the game's log."""
         self.log.append(text)
 
-    def _name(self, pid: str) -> str:
+    def player_name(self, pid: str) -> str:
+        """The name player `pid` plays under."""
         return self.state.player(pid).name
 
-    def _army_label(self, army: Army | str) -> str:
+    def army_label(self, army: Army | str) -> str:
+        """The army (or its id) in words: "Ann's army at Highland", "Ben's Horde army" ..."""
         if isinstance(army, str):
             owner, loc = army.split("@", 1)
         else:
             owner, loc = army.owner, army.location
         if loc == HOLDING:
-            return f"{self._name(owner)}'s Horde army"
+            return f"{self.player_name(owner)}'s Horde army"
         if loc in (DUA, BUA, POOL):  # a dead unit rolling alone (Poison, Firebreath: save or be buried)
-            return f"{self._name(owner)}'s {loc.upper() if loc != POOL else 'Summoning Pool'}"
+            return f"{self.player_name(owner)}'s {loc.upper() if loc != POOL else 'Summoning Pool'}"
         where = "Reserve Area" if loc == RESERVE else self.state.terrains[loc].name
-        return f"{self._name(owner)}'s army at {where}"
+        return f"{self.player_name(owner)}'s army at {where}"
 
     # -- rolls ----------------------------------------------------------------------------------
     def _roll(self, army: Army, roll: str, prompt: str, rule: str, **ctx: Any) -> Flow:
@@ -203,9 +175,9 @@ class Game:
         Faces that make a die roll again (Rend, Bullseye ...) bring a follow-up roll of those dice."""
         st = self.state
         dice = [d for d in army.dice if d.is_unit or d.spec.kind == "item"]
-        for hook in EXTENSIONS["roll_dice"]:
+        for hook in self.extensions.hooks["roll_dice"]:
             dice = hook(self, army, roll, dice)
-        for hook in EXTENSIONS["before_roll"]:
+        for hook in self.extensions.hooks["before_roll"]:
             dice = yield from hook(self, army, roll, dice, ctx)
         spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)} for d in dice]
         faces = yield _ask("roll",
@@ -220,9 +192,9 @@ class Game:
         for u in st.area(army.owner, DUA):
             if u.is_unit:
                 dua[u.spec.species] = dua.get(u.spec.species, 0) + 1
-        for hook in EXTENSIONS["dua_counts"]:
+        for hook in self.extensions.hooks["dua_counts"]:
             dua = hook(self, army.owner, dua)
-        for hook in EXTENSIONS["before_resolution"]:  # re-rolls ignoring the face shown (Elemental Relic)
+        for hook in self.extensions.hooks["before_resolution"]:  # re-rolls ignoring the face shown (Elemental Relic)
             yield from hook(self, army, roll, dice, rolled, ctx)
         # Delayed SAIs, Howl/Screech/Wave, Bash, Magic Negation, Rapid Growth (sai_attack, species_play).
         skip, extra, sai_choices = yield from _sai_attack.before_resolution(self, army, roll, dice, rolled, ctx)
@@ -247,7 +219,7 @@ class Game:
                 counted=tuple(ctx.get("counted", ())),
                 choices=tuple({**dict(ctx.get("choices") or {}), **sai_choices}.items()),
                 not_counting=skip,
-                extra_elements=tuple(e for hook in EXTENSIONS["terrain_elements"] for e in hook(self, army)),
+                extra_elements=tuple(e for hook in self.extensions.hooks["terrain_elements"] for e in hook(self, army)),
             )
             try:
                 outcome = resolve_army_roll(request)
@@ -258,7 +230,7 @@ class Game:
                 break
             again = [spec[i] for i in outcome.rerolls]
             more = yield _ask("reroll",
-                army.owner, "roll", f"{self._name(army.owner)}: roll again "
+                army.owner, "roll", f"{self.player_name(army.owner)}: roll again "
                 + ", ".join(d["die"] for d in again) + " (their face makes them roll again)", "V4.01c L1015-1017",
                 dice=again, data={"roll": roll, "army": army.id, "reroll": True}, validate=_faces_validator(again),
             )
@@ -273,8 +245,8 @@ class Game:
             "faces": [{"uid": d.uid, "die": d.name, "faces": f} for d, f in zip(dice, rolled, strict=True)],
             **outcome.to_dict(),
         }
-        self._say(f"{self._army_label(army)} rolled {outcome.total} {roll}")
-        for hook in EXTENSIONS["after_roll"]:
+        self.say(f"{self.army_label(army)} rolled {outcome.total} {roll}")
+        for hook in self.extensions.hooks["after_roll"]:
             yield from hook(self, army, roll, outcome, ctx)
         return outcome
 
@@ -314,28 +286,28 @@ class Game:
         while True:
             spec = [{"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}]
             faces = yield _ask("terrain_roll",
-                pid, "roll", f"{self._name(pid)}: roll {terrain.name} for its starting distance",
+                pid, "roll", f"{self.player_name(pid)}: roll {terrain.name} for its starting distance",
                 "V4.01c L340-343", dice=spec, data={"roll": "terrain", "terrain": terrain.id},
                 validate=_faces_validator(spec),
             )
             face = su.starting_face(int(faces[0]))
             if face is None:
-                self._say(f"{terrain.name} rolled 8: roll again")
+                self.say(f"{terrain.name} rolled 8: roll again")
                 continue
             terrain.face = face
-            self._say(f"{terrain.name} starts on {face}" + (" (7 turned down to 6)" if faces[0] == "7" else ""))
+            self.say(f"{terrain.name} starts on {face}" + (" (7 turned down to 6)" if faces[0] == "7" else ""))
             return face
 
     # -- the whole game -------------------------------------------------------------------------
     def _interleave(self, flow: Flow) -> Flow:
-        """The flow's decisions, each preceded by those ``EXTENSIONS["before_decision"]`` must ask
+        """The flow's decisions, each preceded by those ``extensions.hooks["before_decision"]`` must ask
         first (state they left needing a choice, such as items no unit can carry)."""
         try:
             decision = next(flow)
         except StopIteration:
             return
         while True:
-            for hook in EXTENSIONS["before_decision"]:
+            for hook in self.extensions.hooks["before_decision"]:
                 yield from hook(self)
             answer = yield decision
             try:
@@ -355,7 +327,7 @@ class Game:
                     try:
                         yield from self._turn(pid)
                     except _TurnEnded:
-                        self._say(f"{self._name(pid)}'s turn ends: they have no units left")
+                        self.say(f"{self.player_name(pid)}'s turn ends: they have no units left")
         except _GameEnded:
             self.state.phase = PHASE_OVER
             self.state.step = ""
@@ -370,24 +342,24 @@ class Game:
         top = ranked[0]
         options = [choice("first_turn", "Take the first turn"), choice("select_frontier", "Select the Frontier Terrain")]
         pick = yield _ask("first_or_frontier",
-            top, "choice", f"{self._name(top)} rolled the most maneuvers: take the first turn or select the Frontier?",
+            top, "choice", f"{self.player_name(top)} rolled the most maneuvers: take the first turn or select the Frontier?",
             "V4.01c L318-322", options, validate=choose_validator(options),
         )
         order, selector = su.turn_order_after_choice(ranked, pick == "first_turn")
         st.turn_order = order
         st.frontier_selector = selector
-        self._say("Order of play: " + ", ".join(self._name(p) for p in order))
+        self.say("Order of play: " + ", ".join(self.player_name(p) for p in order))
         # Frontier selection (V4.01c L318-326): any proposed frontier; the others leave the game.
         st.step = "frontier"
         proposals = [(p.id, p.frontier_proposal) for p in st.players]
-        options = [choice(pid, f"{kind.name} (proposed by {self._name(pid)})") for pid, kind in proposals]
+        options = [choice(pid, f"{kind.name} (proposed by {self.player_name(pid)})") for pid, kind in proposals]
         chosen = yield _ask("select_frontier",
-            selector, "choice", f"{self._name(selector)}: select the Frontier Terrain", "V4.01c L324-326",
+            selector, "choice", f"{self.player_name(selector)}: select the Frontier Terrain", "V4.01c L324-326",
             options, validate=choose_validator(options),
         )
         kind = dict(proposals)[chosen]
         st.terrains[FRONTIER] = TerrainState(FRONTIER, kind, "frontier", None)
-        self._say(f"The Frontier is {kind.name}")
+        self.say(f"The Frontier is {kind.name}")
         # Placement, player by player in turn order (V4.01c L328-331, L2476-2482).
         st.step = "placement"
         pending_armies = self._armies
@@ -398,12 +370,12 @@ class Game:
             homes = {p: st.player(p).home for p in order}
             horde_options = su.legal_horde_terrains(pid, homes, counts)
             if not horde_options:
-                raise IllegalSetup(f"{self._name(pid)} has no Home Terrain left for their Horde army", "V4.01c L330")
+                raise IllegalSetup(f"{self.player_name(pid)} has no Home Terrain left for their Horde army", "V4.01c L330")
             horde_at = horde_options[0]
             if len(horde_options) > 1:
-                opts = [choice(t, f"{st.terrains[t].name} ({self._name(st.terrains[t].owner)}'s home)") for t in horde_options]
+                opts = [choice(t, f"{st.terrains[t].name} ({self.player_name(st.terrains[t].owner)}'s home)") for t in horde_options]
                 horde_at = yield _ask("place_horde",
-                    pid, "choice", f"{self._name(pid)}: place your Horde army at another player's Home Terrain",
+                    pid, "choice", f"{self.player_name(pid)}: place your Horde army at another player's Home Terrain",
                     "V4.01c L330", opts, validate=choose_validator(opts),
                 )
             self._place(pending_armies[pid]["horde"], horde_at)
@@ -412,13 +384,13 @@ class Game:
             camp_options = su.legal_campaign_terrains(list(st.terrains), own, counts)
             if not camp_options:
                 self._place(pending_armies[pid]["campaign"], RESERVE)
-                self._say(f"{self._name(pid)} has no terrain left for their Campaign army: it starts in Reserve")
+                self.say(f"{self.player_name(pid)} has no terrain left for their Campaign army: it starts in Reserve")
                 continue
             camp_at = camp_options[0]
             if len(camp_options) > 1:
                 opts = [choice(t, st.terrains[t].name) for t in camp_options]
                 camp_at = yield _ask("place_campaign",
-                    pid, "choice", f"{self._name(pid)}: place your Campaign army at a terrain where you have no army",
+                    pid, "choice", f"{self.player_name(pid)}: place your Campaign army at a terrain where you have no army",
                     "V4.01c L331; FAQ95 SET-UP 5.C", opts, validate=choose_validator(opts),
                 )
             self._place(pending_armies[pid]["campaign"], camp_at)
@@ -439,21 +411,21 @@ class Game:
             for pid in tied:
                 horde = self.state.army(pid, HOLDING)
                 out = yield from self._roll(
-                    horde, "maneuver", f"{self._name(pid)}: roll your Horde army for maneuvers (order of play)",
+                    horde, "maneuver", f"{self.player_name(pid)}: roll your Horde army for maneuvers (order of play)",
                     "V4.01c L312-316", order_of_play=True,
                 )
                 totals[pid] = out.total
             split = su.rank_totals(totals)
             for sub in split:
                 if len(sub) > 1:
-                    self._say("Tie between " + ", ".join(self._name(p) for p in sub) + ": they roll again")
+                    self.say("Tie between " + ", ".join(self.player_name(p) for p in sub) + ": they roll again")
             segments[i:i + 1] = split
         return [s[0] for s in segments]
 
     def _place(self, uids: list[str], where: str) -> None:
         for uid in uids:
             self.state.location[uid] = where
-        self._say(f"{self._name(self.state.units[uids[0]].owner)} places an army at " + (
+        self.say(f"{self.player_name(self.state.units[uids[0]].owner)} places an army at " + (
             "the Reserve Area" if where == RESERVE else self.state.terrains[where].name))
 
     def _army_counts(self) -> dict[str, int]:
@@ -475,7 +447,7 @@ class Game:
                 or (e.expiry == UNTIL_ITS_NEXT_TURN and e.target.split("@", 1)[0] == pid)]
         st.effects = [e for e in st.effects if e not in gone]
         for e in gone:
-            self._say(f"{e.name} ({self._name(e.owner)}) on {e.target} expires")
+            self.say(f"{e.name} ({self.player_name(e.owner)}) on {e.target} expires")
         # 2. Eighth face phase (V4.01c L361-362, L521-535).
         st.phase = PHASE_EIGHTH
         for terrain in list(st.terrains.values()):
@@ -485,10 +457,10 @@ class Game:
                 elif terrain.kind.icon == "Temple":
                     yield from self._temple(pid, terrain)
         # 3. Dragon attack phase (V4.01c L364-367) and 4. species abilities phase (L369-370): their
-        # rules live in the dragons and species-abilities modules, which register a PHASE_HOOKS entry.
+        # rules live in the dragons and species-abilities modules, in this game's ``extensions.phases``.
         for phase in (PHASE_DRAGON, PHASE_SPECIES):
             st.phase, st.step = phase, ""
-            hook = PHASE_HOOKS.get(phase)
+            hook = self.extensions.phases.get(phase)
             if hook is not None:
                 yield from hook(self, pid)
         # 5-6. Marches (V4.01c L372-470).
@@ -499,7 +471,7 @@ class Game:
         st.phase, st.march = PHASE_RESERVES, 0
         yield from self._reinforce(pid)
         yield from self._retreat(pid)
-        for hook in EXTENSIONS["retreat_step"]:  # e.g. a Dragonlord rides its tamed dragon (V4.01c L2923-2926)
+        for hook in self.extensions.hooks["retreat_step"]:  # e.g. a Dragonlord rides its tamed dragon (V4.01c L2923-2926)
             yield from hook(self, pid)
         st.step = ""
 
@@ -508,7 +480,7 @@ class Game:
         gone = [e for e in self.state.effects if e.owner == pid]
         if gone:
             self.state.effects = [e for e in self.state.effects if e.owner != pid]
-            self._say(f"{self._name(pid)} is eliminated: their spells expire")
+            self.say(f"{self.player_name(pid)} is eliminated: their spells expire")
 
     # -- eighth face icons ------------------------------------------------------------------------
     def _city(self, pid: str, terrain: TerrainState) -> Flow:
@@ -534,17 +506,17 @@ class Game:
             return
         st.step = "city"
         pick = yield _ask("city",
-            pid, "choice", f"{self._name(pid)}: City at {terrain.name}: recruit or promote?", "V4.01c L522-524",
+            pid, "choice", f"{self.player_name(pid)}: City at {terrain.name}: recruit or promote?", "V4.01c L522-524",
             opts, validate=choose_validator(opts),
         )
         if pick.startswith("recruit:"):
             uid = pick.split(":")[1]
             st.location[uid] = terrain.id
-            self._say(f"City: {self._name(pid)} recruits {st.units[uid].name}")
+            self.say(f"City: {self.player_name(pid)} recruits {st.units[uid].name}")
         elif pick.startswith("promote:"):
             _, old, new = pick.split(":")
             st.location[old], st.location[new] = st.location[new], terrain.id
-            self._say(f"City: {self._name(pid)} promotes {st.units[old].name} to {st.units[new].name}")
+            self.say(f"City: {self.player_name(pid)} promotes {st.units[old].name} to {st.units[new].name}")
 
     def _temple(self, pid: str, terrain: TerrainState) -> Flow:
         """Force another player to bury a unit of their choice from their DUA (V4.01c L529-531)."""
@@ -553,9 +525,9 @@ class Game:
         if not victims:
             return
         st.step = "temple"
-        opts = [choice("none", "Do nothing")] + [choice(p, f"Make {self._name(p)} bury a unit") for p in victims]
+        opts = [choice("none", "Do nothing")] + [choice(p, f"Make {self.player_name(p)} bury a unit") for p in victims]
         victim = yield _ask("temple",
-            pid, "choice", f"{self._name(pid)}: Temple at {terrain.name}: force a player to bury a dead unit?",
+            pid, "choice", f"{self.player_name(pid)}: Temple at {terrain.name}: force a player to bury a dead unit?",
             "V4.01c L529-531", opts, validate=choose_validator(opts),
         )
         if victim == "none":
@@ -570,13 +542,13 @@ class Game:
         uid = opts[0]["value"]
         if len(opts) > 1:
             uid = yield _ask("temple_bury",
-                victim, "choice", f"{self._name(victim)}: choose a unit in your DUA to bury (Temple)",
+                victim, "choice", f"{self.player_name(victim)}: choose a unit in your DUA to bury (Temple)",
                 "V4.01c L529-531", opts, validate=choose_validator(opts),
             )
         if (yield from _species_play.rise_from_the_ashes(self, [uid], "buried")):  # V4.01c L1772-1776
             return
         st.location[uid] = BUA
-        self._say(f"Temple: {self._name(victim)} buries {st.units[uid].name}")
+        self.say(f"Temple: {self.player_name(victim)} buries {st.units[uid].name}")
 
     # -- marches ----------------------------------------------------------------------------------
     def _march(self, pid: str, number: int) -> Flow:
@@ -585,19 +557,19 @@ class Game:
         ready = [a for a in st.armies(pid) if a.id not in st.marched]
         if not ready:
             return
-        opts = [choice(a.id, f"March with {self._army_label(a)}") for a in ready] + [choice("pass", "Do not march")]
+        opts = [choice(a.id, f"March with {self.army_label(a)}") for a in ready] + [choice("pass", "Do not march")]
         pick = yield _ask("march",
-            pid, "choice", f"{self._name(pid)}: {'first' if number == 1 else 'second'} march: which army marches?",
+            pid, "choice", f"{self.player_name(pid)}: {'first' if number == 1 else 'second'} march: which army marches?",
             "V4.01c L372-376, L466-469; FAQ95 TURN B", opts, validate=choose_validator(opts),
         )
         if pick == "pass":
-            self._say(f"{self._name(pid)} does not take march {number}")
+            self.say(f"{self.player_name(pid)} does not take march {number}")
             return
         st.marched.add(pick)
         location = pick.split("@", 1)[1]
         if location != RESERVE:
             replaced = False
-            for hook in EXTENSIONS["maneuver_step"]:
+            for hook in self.extensions.hooks["maneuver_step"]:
                 replaced = replaced or (yield from hook(self, pid, location))
             if not replaced:
                 yield from self._maneuver_step(pid, location)
@@ -611,13 +583,13 @@ class Game:
         terrain = st.terrains[tid]
         opts = [choice("maneuver", f"Maneuver at {terrain.name}"), choice("skip", "Skip the maneuver step")]
         pick = yield _ask("maneuver",
-            pid, "choice", f"{self._name(pid)}: maneuver at {terrain.name} (face {terrain.face})?",
+            pid, "choice", f"{self.player_name(pid)}: maneuver at {terrain.name} (face {terrain.face})?",
             "V4.01c L376-380", opts, validate=choose_validator(opts),
             data={"odds_army": st.army(pid, tid).id, "odds_roll": "maneuver"},
         )
         if pick == "skip":
             return
-        self._say(f"{self._name(pid)} announces a maneuver at {terrain.name}")
+        self.say(f"{self.player_name(pid)} announces a maneuver at {terrain.name}")
         # Every opposing army at the terrain may counter-maneuver (V4.01c L377-379, L2497-2500).
         counters: list[Army] = []
         for other in self._opponents_in_turn_order(pid):
@@ -626,7 +598,7 @@ class Game:
                 continue
             opts = [choice("counter", "Counter-maneuver"), choice("no", "Let the maneuver happen")]
             answer = yield _ask("counter_maneuver",
-                other, "choice", f"{self._name(other)}: counter-maneuver {self._name(pid)}'s maneuver at {terrain.name}?",
+                other, "choice", f"{self.player_name(other)}: counter-maneuver {self.player_name(pid)}'s maneuver at {terrain.name}?",
                 "V4.01c L377-379", opts, validate=choose_validator(opts),
                 data={"odds_army": army.id, "odds_roll": "maneuver"},
             )
@@ -636,19 +608,19 @@ class Game:
         if counters:
             # The marching player rolls first, then opponents in turn order (V4.01c L1003-1006).
             mine = yield from self._roll(
-                st.army(pid, tid), "maneuver", f"{self._name(pid)}: roll your army at {terrain.name} for maneuvers",
+                st.army(pid, tid), "maneuver", f"{self.player_name(pid)}: roll your army at {terrain.name} for maneuvers",
                 "V4.01c L380-383",
             )
             for army in counters:
                 theirs = yield from self._roll(
-                    army, "maneuver", f"{self._name(army.owner)}: roll your army at {terrain.name} to counter-maneuver",
+                    army, "maneuver", f"{self.player_name(army.owner)}: roll your army at {terrain.name} to counter-maneuver",
                     "V4.01c L380-383", counter_maneuver=True,
                 )
                 # Compared one by one, never combined; ties go to the marcher (L381-383, L2499-2500).
                 if mine.total < theirs.total or (mine.total == theirs.total and _counter_wins_ties(self, tid)):
                     success = False
             if not success:
-                self._say(f"The maneuver at {terrain.name} fails")
+                self.say(f"The maneuver at {terrain.name} fails")
                 return
         yield from self._move_terrain(pid, terrain)
         yield from _after_maneuver(self, pid, tid)  # Wall of Thorns (spells/earth.py)
@@ -663,28 +635,28 @@ class Game:
             opts.append(choice("up", f"Turn {terrain.name} up to {terrain.face + 1}"))
         st.step = "maneuver_direction"
         way = yield _ask("direction",
-            pid, "choice", f"{self._name(pid)}: the maneuver succeeds: turn {terrain.name} up or down?",
+            pid, "choice", f"{self.player_name(pid)}: the maneuver succeeds: turn {terrain.name} up or down?",
             "V4.01c L384-386", opts, validate=choose_validator(opts),
         )
         old = terrain.face
         terrain.face = old + (1 if way == "up" else -1)
-        self._say(f"{terrain.name} turns from {old} to {terrain.face}")
+        self.say(f"{terrain.name} turns from {old} to {terrain.face}")
         moved = [e for e in st.effects if e.expiry == UNTIL_TERRAIN_MANEUVERED and e.target == terrain.id]
         for e in moved:
             st.effects.remove(e)
-            self._say(f"{e.name} on {terrain.name} ends: the terrain was maneuvered")
+            self.say(f"{e.name} on {terrain.name} ends: the terrain was maneuvered")
         if old == 8:
             lost = terrain.controller
             terrain.controller = None
             if lost is not None and lost != pid:
-                self._say(f"{self._name(lost)} is out-maneuvered and loses control of {terrain.name} (V4.01c L513-517)")
+                self.say(f"{self.player_name(lost)} is out-maneuvered and loses control of {terrain.name} (V4.01c L513-517)")
             elif lost is not None:
-                self._say(f"{self._name(lost)} gives up control of {terrain.name}")
+                self.say(f"{self.player_name(lost)} gives up control of {terrain.name}")
         if terrain.face == 8:
             terrain.controller = pid
-            self._say(f"{self._name(pid)} captures {terrain.name}")
+            self.say(f"{self.player_name(pid)} captures {terrain.name}")
             if len(st.captured_by(pid)) >= 2:
-                self._win(pid, f"{self._name(pid)} captured a second terrain")
+                self._win(pid, f"{self.player_name(pid)} captured a second terrain")
 
     def _legal_actions(self, pid: str, location: str) -> list[str]:
         """Which action the army may take (V4.01c L393-400, L508-510)."""
@@ -695,7 +667,7 @@ class Game:
             legal = [MELEE, MISSILE, MAGIC] if terrain.controller == pid else [MELEE]
         else:
             legal = [terrain.action()]
-        for hook in EXTENSIONS["actions"]:
+        for hook in self.extensions.hooks["actions"]:
             legal = hook(self, pid, location, legal)
         return legal
 
@@ -716,7 +688,7 @@ class Game:
             return
         opts = [choice(a, f"{a.capitalize()} action") for a in legal] + [choice("skip", "Skip the action step")]
         pick = yield _ask("action",
-            pid, "choice", f"{self._name(pid)}: action with {self._army_label(army)}?", "V4.01c L393-400",
+            pid, "choice", f"{self.player_name(pid)}: action with {self.army_label(army)}?", "V4.01c L393-400",
             opts, validate=choose_validator(opts), data={"odds_army": army.id, "odds_roll": legal[0]},
         )
         if pick == MELEE:
@@ -737,8 +709,8 @@ class Game:
         """Declare the target before rolling (V4.01c L2493-2494)."""
         if len(targets) == 1:
             return targets[0]
-        opts = [choice(a.id, f"{self._army_label(a)} ({a.health} health)") for a in targets]
-        tid = yield _ask("target", pid, "choice", f"{self._name(pid)}: choose the target of your {what}", rule, opts,
+        opts = [choice(a.id, f"{self.army_label(a)} ({a.health} health)") for a in targets]
+        tid = yield _ask("target", pid, "choice", f"{self.player_name(pid)}: choose the target of your {what}", rule, opts,
                              validate=choose_validator(opts))
         return next(a for a in targets if a.id == tid)
 
@@ -751,7 +723,7 @@ class Game:
         st = self.state
         st.step = "melee"
         target = yield from self._choose_target(pid, self._melee_targets(pid, location), "melee attack", "V4.01c L403-405")
-        self._say(f"{self._army_label(st.army(pid, location))} attacks {self._army_label(target)} in melee")
+        self.say(f"{self.army_label(st.army(pid, location))} attacks {self.army_label(target)} in melee")
         yield from self._attack(st.army(pid, location), target, MELEE, counter=False)
         # Counter-attack by the defender, same process (V4.01c L412-415).
         defender = st.army(target.owner, location)
@@ -760,7 +732,7 @@ class Game:
             opts = [choice("counter", "Counter-attack"), choice("no", "Do not counter-attack")]
             st.step = "counter_attack"
             answer = yield _ask("counter_attack",
-                target.owner, "choice", f"{self._name(target.owner)}: counter-attack {self._army_label(attacker)}?",
+                target.owner, "choice", f"{self.player_name(target.owner)}: counter-attack {self.army_label(attacker)}?",
                 "V4.01c L412-415", opts, validate=choose_validator(opts),
                 data={"odds_army": defender.id, "odds_roll": MELEE},
             )
@@ -779,7 +751,7 @@ class Game:
         legal = dmg.legal_allocations(units, damage)
         if legal == [[]]:
             if damage:
-                self._say(f"{damage} damage cannot kill any unit without excess: no unit dies (V4.01c L1113)")
+                self.say(f"{damage} damage cannot kill any unit without excess: no unit dies (V4.01c L1113)")
             return
         if len(legal) == 1:
             killed = legal[0]
@@ -788,7 +760,7 @@ class Game:
             opts = [{"value": s, "label": ", ".join(st.units[u].name for u in s)} for s in legal]
             killed = yield _ask("allocate",
                 army.owner, "allocate",
-                f"{self._name(army.owner)}: {damage} damage to {self._army_label(army)}: choose units worth "
+                f"{self.player_name(army.owner)}: {damage} damage to {self.army_label(army)}: choose units worth "
                 f"{dmg.health_to_kill([h for _, _, h in units], damage)} health to kill",
                 dmg.RULE, opts, data={"damage": damage, "army": army.id,
                                       "health_to_kill": dmg.health_to_kill([h for _, _, h in units], damage)},
@@ -800,10 +772,10 @@ class Game:
         st = self.state
         for uid in uids:
             st.location[uid] = DUA
-            for hook in EXTENSIONS["killed"]:
+            for hook in self.extensions.hooks["killed"]:
                 st.location[uid] = hook(self, uid) or st.location[uid]
         if uids:
-            self._say("Killed: " + ", ".join(st.units[u].name for u in uids))
+            self.say("Killed: " + ", ".join(st.units[u].name for u in uids))
         self._check_control_and_elimination()
 
     # -- missile ------------------------------------------------------------------------------------
@@ -836,7 +808,7 @@ class Game:
         st.step = "missile"
         target = yield from self._choose_target(pid, self._missile_targets(pid, location), "missile attack",
                                                 "V4.01c L427-433")
-        self._say(f"{self._army_label(st.army(pid, location))} shoots at {self._army_label(target)}")
+        self.say(f"{self.army_label(st.army(pid, location))} shoots at {self.army_label(target)}")
         # Against a Reserve army (Tower only) only non-ID missile results count (V4.01c L533-535).
         yield from self._attack(st.army(pid, location), target, MISSILE, counter=False,
                                 ids_count=target.location != RESERVE)
@@ -847,10 +819,10 @@ class Game:
         st = self.state
         st.step = "magic"
         army = st.army(pid, location)
-        out = yield from self._roll(army, "magic", f"{self._name(pid)}: roll {self._army_label(army)} for magic",
+        out = yield from self._roll(army, "magic", f"{self.player_name(pid)}: roll {self.army_label(army)} for magic",
                                     "V4.01c L449-456")
         if out.total <= 0:
-            self._say("No magic results")
+            self.say("No magic results")
             return
         terrain = st.terrains.get(location)
         extra: tuple[str, ...] = ()
@@ -864,7 +836,7 @@ class Game:
         }
         st.step = "announce_spells"
         casts = yield _ask("cast",
-            pid, "cast", f"{self._name(pid)}: {out.total} magic: announce your spells and their targets",
+            pid, "cast", f"{self.player_name(pid)}: {out.total} magic: announce your spells and their targets",
             "V4.01c L470-480", data={"magic": out.total, "accounting": accounting, "army": army.id},
             validate=lambda a, army=army, out=out, extra=extra: self._validate_casts(pid, army, out, extra, a),
         )
@@ -941,7 +913,7 @@ class Game:
         t = st.terrains.get(protected_at)
         if (card.color == "Black" and owner != pid and t is not None and t.face == 8 and t.controller == owner
                 and t.kind.icon == "Temple"):
-            raise IllegalSpell(f"{self._name(owner)}'s army controls a Temple: opponents' death magic cannot affect it",
+            raise IllegalSpell(f"{self.player_name(owner)}'s army controls a Temple: opponents' death magic cannot affect it",
                                "V4.01c L529-531")
 
     # -- reserves phase ---------------------------------------------------------------------------
@@ -953,14 +925,14 @@ class Game:
         if not any(u.is_unit for u in reserve):
             return
         moves = yield _ask("reinforce",
-            pid, "reinforce", f"{self._name(pid)}: reinforce: move reserve units to terrains (or none)",
+            pid, "reinforce", f"{self.player_name(pid)}: reinforce: move reserve units to terrains (or none)",
             "V4.01c L483-487", data={"units": [u.uid for u in reserve], "terrains": list(st.terrains)},
             validate=lambda a: self._validate_moves(a, {u.uid for u in reserve}, set(st.terrains)),
         )
         for uid, where in moves.items():
             st.location[uid] = where
         if moves:
-            self._say(f"{self._name(pid)} reinforces with " + ", ".join(st.units[u].name for u in moves))
+            self.say(f"{self.player_name(pid)} reinforces with " + ", ".join(st.units[u].name for u in moves))
         self._cleanup()
 
     def _retreat(self, pid: str) -> Flow:
@@ -980,20 +952,20 @@ class Game:
                 raise IllegalAction(f"'units' must list distinct ids of your dice at terrains: {sorted(ids)}",
                                     "V4.01c L489-491")
             for uid in units:
-                for hook in EXTENSIONS["check_move"]:
+                for hook in self.extensions.hooks["check_move"]:
                     hook(self, pid, uid, RESERVE)
-            for hook in EXTENSIONS["check_moves"]:
+            for hook in self.extensions.hooks["check_moves"]:
                 hook(self, pid, {uid: RESERVE for uid in units})
             return list(units)
 
         units = yield _ask("retreat",
-            pid, "retreat", f"{self._name(pid)}: retreat: move units from terrains to your Reserve Area (or none)",
+            pid, "retreat", f"{self.player_name(pid)}: retreat: move units from terrains to your Reserve Area (or none)",
             "V4.01c L489-491", data={"units": sorted(ids)}, validate=validate,
         )
         for uid in units:
             st.location[uid] = RESERVE
         if units:
-            self._say(f"{self._name(pid)} retreats " + ", ".join(st.units[u].name for u in units))
+            self.say(f"{self.player_name(pid)} retreats " + ", ".join(st.units[u].name for u in units))
         self._cleanup()
 
     def _validate_moves(self, action: dict, allowed: set[str], terrains: set[str]) -> dict[str, str]:
@@ -1007,9 +979,9 @@ class Game:
                 raise IllegalAction(f"{uid!r} is not one of your units in the Reserve Area", "V4.01c L483-487")
             if where not in terrains:
                 raise IllegalAction(f"{where!r} is not a terrain in play", "V4.01c L483-487")
-            for hook in EXTENSIONS["check_move"]:
+            for hook in self.extensions.hooks["check_move"]:
                 hook(self, self.state.units[uid].owner, uid, where)
-        for hook in EXTENSIONS["check_moves"]:
+        for hook in self.extensions.hooks["check_moves"]:
             hook(self, self.state.marching, dict(moves))
         return dict(moves)
 
@@ -1023,19 +995,19 @@ class Game:
             if u.spec.kind == "item" and (loc in st.terrains or loc == RESERVE):
                 if not any(v.is_unit for v in st.dice_at(u.owner, loc)):
                     st.location[uid] = BUA
-                    self._say(f"{u.name} has no unit to carry it and is buried")
+                    self.say(f"{u.name} has no unit to carry it and is buried")
         alive = []
         for e in st.effects:
             if "@" in e.target and e.expiry != INSTANT:
                 owner, loc = e.target.split("@", 1)
                 if not st.army(owner, loc).units:
-                    self._say(f"{e.name} ends: its army is gone")
+                    self.say(f"{e.name} ends: its army is gone")
                     continue
             if e.target in st.units and st.location[e.target] in (DUA, BUA):
                 continue
             alive.append(e)
         st.effects = alive
-        for hook in EXTENSIONS["cleanup"]:
+        for hook in self.extensions.hooks["cleanup"]:
             hook(self)
         self._check_control_and_elimination()
 
@@ -1043,22 +1015,22 @@ class Game:
         st = self.state
         for t in st.terrains.values():
             if t.face == 8 and t.controller is not None and not st.army(t.controller, t.id).units:
-                self._say(f"{self._name(t.controller)} no longer has an army at {t.name}: it turns back to 7 (V4.01c L513-517)")
+                self.say(f"{self.player_name(t.controller)} no longer has an army at {t.name}: it turns back to 7 (V4.01c L513-517)")
                 t.face, t.controller = 7, None
         for p in st.players:
             if not p.eliminated and not st.units_in_play(p.id):
                 p.eliminated = True
-                self._say(f"{p.name} has no units left and is eliminated")
+                self.say(f"{p.name} has no units left and is eliminated")
         alive = [p.id for p in st.players if not p.eliminated]
         if len(alive) == 1:
-            self._win(alive[0], f"{self._name(alive[0])} has the last surviving units")
+            self._win(alive[0], f"{self.player_name(alive[0])} has the last surviving units")
         if st.marching is not None and st.player(st.marching).eliminated and st.phase != PHASE_SETUP:
             raise _TurnEnded()
 
     def _win(self, pid: str, reason: str) -> None:
         st = self.state
         st.winner, st.win_reason = pid, reason
-        self._say(f"{reason}: {self._name(pid)} wins (V4.01c L11-14)")
+        self.say(f"{reason}: {self.player_name(pid)} wins (V4.01c L11-14)")
         raise _GameEnded()
 
     # -- effects (used by spells, dragons and SAI modules) ----------------------------------------
@@ -1068,41 +1040,6 @@ class Game:
         st.next_effect_id += 1
         st.effects.append(effect)
         return effect
-
-
-def _ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
-    decision = Decision(*args, **kwargs)
-    decision.topic = topic
-    return decision
-
-
-def _faces_validator(dice: list[dict]):
-    def validate(action: dict) -> list[str]:
-        faces = action.get("faces")
-        if not isinstance(faces, list):
-            raise IllegalRoll("'faces' must be a list with one face per die")
-        if len(faces) != len(dice):
-            raise IllegalRoll(f"{len(dice)} dice must be rolled, but {len(faces)} faces were given")
-        out = []
-        for die, face in zip(dice, faces, strict=True):
-            options = die["faces"]
-            if isinstance(face, bool):
-                face = str(face)
-            if isinstance(face, int):
-                if not 1 <= face <= len(options):
-                    raise IllegalRoll(f"{die['die']} has faces 1-{len(options)}, not {face}")
-                out.append(options[face - 1])
-                continue
-            text = " ".join(str(face).split())
-            match = [o for o in options if o.lower() == text.lower()]
-            if not match and text.upper() == "ID":
-                match = [o for o in options if o.upper().endswith(" ID")]
-            if not match:
-                raise IllegalRoll(f"{die['die']} has no face {face!r} (faces: {', '.join(options)})")
-            out.append(match[0])
-        return out
-
-    return validate
 
 
 def _advanced_pool(p: Mapping[str, Any], name: str, force: int, armies: Mapping[str, list], n_players: int) -> list:
@@ -1249,9 +1186,7 @@ def random_answer(game: Game, rng: random.Random) -> dict:
 
 from . import roll_choices as _roll_choices  # noqa: E402  (the roller's choices: penalty splits)
 from . import sai_attack as _sai_attack  # noqa: E402  (SAIs in play)
-from . import sai_hooks as _sai_hooks  # noqa: E402,F401  (registers their hooks)
 from . import sai_status as _sai_status  # noqa: E402
 from . import species_play as _species_play  # noqa: E402
-from . import spells as _spells  # noqa: E402,F401  (registers the spell effects and their hooks)
 from .spells.air import counter_wins_ties as _counter_wins_ties  # noqa: E402  (Fields of Ice)
 from .spells.earth import wall_of_thorns_after_maneuver as _after_maneuver  # noqa: E402

@@ -83,13 +83,11 @@ def _counts_as(game: Game, army: Army, dice: Sequence[Unit], rolled: Sequence[Se
     """Species abilities that let units count one rolled type as another (L1040-1048), where the
     roll counts both types: using them is the owner's choice (L1083-1084), not automatic."""
     from ..v4.species import _COUNTS_AS
-    from .flow import EXTENSIONS
-
     st = game.state
     terrain = st.terrains.get(army.location)
     if terrain is None:
         return
-    elements = set(terrain.kind.elements) | {e for hook in EXTENSIONS["terrain_elements"] for e in hook(game, army)}
+    elements = set(terrain.kind.elements) | {e for hook in game.extensions.hooks["terrain_elements"] for e in hook(game, army)}
     for ability, (species, needs, source, target) in _COUNTS_AS.items():
         if source.lower() not in counted or target.lower() not in counted or (needs and not (needs & elements)):
             continue
@@ -242,10 +240,10 @@ def penalty_split(game: Game, army: Army, request, outcome) -> Flow:
         else:
             opts = [choice(split, label) for split, (_, label) in zip(legal, options, strict=True)]
             chosen = yield ask("penalty_split", army.owner, "choice",
-                               f"{game._name(army.owner)}: place the {name} penalty (-{amount}) on this roll's "
+                               f"{game.player_name(army.owner)}: place the {name} penalty (-{amount}) on this roll's "
                                f"{', '.join(types)} results (all of it where it applies)",
                                PENALTY_SPELLS[name], opts, validate=choose_validator(opts, PENALTY_SPELLS[name]))
         request = replace(request, choices=(*request.choices, (f"{name} split", chosen)))
-        game._say(f"{game._name(army.owner)} places the {name} penalty: "
+        game.say(f"{game.player_name(army.owner)} places the {name} penalty: "
                   + ", ".join(f"-{n} {t}" for t, n in chosen.items()))
     return request, resolve_army_roll(request)

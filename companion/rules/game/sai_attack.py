@@ -105,7 +105,7 @@ def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, i
     game._sai_counter = counter
     try:
         hits = yield from game._roll(
-            attacker, kind, f"{game._name(attacker.owner)}: roll {game._army_label(attacker)} for {kind} ({what})",
+            attacker, kind, f"{game.player_name(attacker.owner)}: roll {game.army_label(attacker)} for {kind} ({what})",
             "V4.01c L405-411" if kind == MELEE else "V4.01c L430-437",
             counter_attack=counter, ids_count=ids_count, choices=choices,
             aimed_at=target.location,  # Wall of Fog (V4.01c L2384-2387)
@@ -118,7 +118,7 @@ def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, i
     total += yield from _before_save(game, attacker, target, kind, hits, plan)
     target = st.army(target.owner, target.location)
     if total <= 0 or not target.units:
-        game._say(f"No {kind} results: no save roll, no damage" if total <= 0 else "The defending army is gone")
+        game.say(f"No {kind} results: no save roll, no damage" if total <= 0 else "The defending army is gone")
         yield from _foul_stench(game, attacker, target, kind, counter)
         return
     cursed = sum(int(r["amount"] or 0) for r, _ in sai_reports(hits, {SPELL_ONLY}) if r["source"] == "Cursed Bullets")
@@ -127,7 +127,7 @@ def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, i
     if plan.charge:
         ctx["counted"] = ("save", "melee")
     saves = yield from game._roll(
-        target, "save", f"{game._name(target.owner)}: roll {game._army_label(target)} for saves against {total} {kind}"
+        target, "save", f"{game.player_name(target.owner)}: roll {game.army_label(target)} for saves against {total} {kind}"
         + (" (Charge: a combination save and melee roll)" if plan.charge else ""), "V4.01c L406-411", **ctx)
     status.march_marks(game)["charmed"].clear()  # charmed units sat out this save roll only (L1321-1323)
     if plan.to_kill:
@@ -142,10 +142,10 @@ def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, i
         cursed = min(cursed, total)
         normal = max(0, total - cursed - max(0, save_total - spell))
         damage = max(0, normal + cursed - spell)
-        game._say(f"Cursed Bullets: {cursed} of the {total} missile only spell saves reduce (V4.01c L922-929)")
+        game.say(f"Cursed Bullets: {cursed} of the {total} missile only spell saves reduce (V4.01c L922-929)")
     else:
         damage = max(0, total - save_total)
-    game._say(f"{total} {kind} - {save_total} saves = {damage} damage")
+    game.say(f"{total} {kind} - {save_total} saves = {damage} damage")
     yield from game._inflict(st.army(target.owner, target.location), damage)
     yield from _backlash(game, attacker, target, saves, plan)
     yield from _foul_stench(game, attacker, target, kind, counter)
@@ -220,7 +220,7 @@ def _before_save(game: Game, attacker: Army, target: Army, kind: str, hits: Roll
             continue
         if k == "charge":
             plan.charge = True
-            game._say(f"Charge: {game._army_label(defender)} makes a combination save and melee roll instead of a "
+            game.say(f"Charge: {game.army_label(defender)} makes a combination save and melee roll instead of a "
                       f"save roll and counter-attack ({rule})")
             status.march_marks(game)["surprised"] = True
             continue
@@ -229,22 +229,22 @@ def _before_save(game: Game, attacker: Army, target: Army, kind: str, hits: Roll
         if k in TARGETED:
             targets = yield from health_worth_targets(game, attacker.owner, defender.units, amount,
                                                       f"{source}: target up to {amount} health-worth of "
-                                                      f"{game._army_label(defender)}", rule)
+                                                      f"{game.army_label(defender)}", rule)
             yield from _targeted(game, attacker, k, source, targets, rule)
         elif k == "charm":
             targets = yield from health_worth_targets(game, attacker.owner, defender.units, amount,
                                                       f"Charm: target up to {amount} health-worth of "
-                                                      f"{game._army_label(defender)}", rule)
+                                                      f"{game.army_label(defender)}", rule)
             if targets:
                 charmed = Army(defender.owner, defender.location, tuple(st.units[u] for u in targets))
-                out = yield from game._roll(charmed, kind, f"{game._name(defender.owner)}: roll your charmed units "
+                out = yield from game._roll(charmed, kind, f"{game.player_name(defender.owner)}: roll your charmed units "
                                             f"for {kind}: their results join the attacker's (Charm)", rule,
                                             no_sai_effects=True)
                 status.march_marks(game)["charmed"].update(targets)
                 extra += out.total
-                game._say(f"Charm: {out.total} {kind} added to the attack ({rule})")
+                game.say(f"Charm: {out.total} {kind} added to the attack ({rule})")
         elif k == "damage_no_save":
-            game._say(f"{source}: {amount} damage to {game._army_label(defender)}, no save possible ({rule})")
+            game.say(f"{source}: {amount} damage to {game.army_label(defender)}, no save possible ({rule})")
             before = {u.uid for u in defender.units}
             bury_check = source == "Firebreath"
             # no save possible, so no save roll: Open Grave does nothing (L2240-2245)
@@ -263,7 +263,7 @@ def _targeted(game: Game, attacker: Army, k: str, source: str, targets: list[str
     st = game.state
     roll, failure = TARGETED[k]
     if targets:
-        game._say(f"{source} targets " + ", ".join(st.units[u].name for u in targets) + f" ({rule})")
+        game.say(f"{source} targets " + ", ".join(st.units[u].name for u in targets) + f" ({rule})")
     failed: list[str] = []
     to_reserve: list[str] = []
     killed_by_id: list[str] = []
@@ -311,9 +311,9 @@ def _convert_return(game: Game, attacker: Army, worth: int, rule: str) -> Flow:
         return
     dead = [u for u in st.area(attacker.owner, DUA) if u.is_unit]
     chosen = yield from optional_units(game, attacker.owner, dead, worth,
-                                       f"Convert: return units from your DUA to {game._army_label(attacker)}?", rule)
+                                       f"Convert: return units from your DUA to {game.army_label(attacker)}?", rule)
     for line in dua.return_from_dua(st, chosen, attacker.owner, attacker.location, rule):
-        game._say(f"Convert: {line}")
+        game.say(f"Convert: {line}")
 
 
 def _to_reserves(game: Game, uids: list[str], source: str, rule: str) -> None:
@@ -321,14 +321,14 @@ def _to_reserves(game: Game, uids: list[str], source: str, rule: str) -> None:
     for uid in uids:
         st.location[uid] = RESERVE
     if uids:
-        game._say(f"{source}: " + ", ".join(st.units[u].name for u in uids) + f" flee to the Reserve Area ({rule})")
+        game.say(f"{source}: " + ", ".join(st.units[u].name for u in uids) + f" flee to the Reserve Area ({rule})")
 
 
 def _one_unit_effect(game: Game, attacker: Army, defender: Army, k: str, source: str, amount: int, me: str | None,
                      rule: str) -> Flow:
     st = game.state
     uid = yield from one_unit(game, attacker.owner, defender.units, f"{source}: target one unit of "
-                              f"{game._army_label(defender)}", rule)
+                              f"{game.army_label(defender)}", rule)
     if uid is None:
         return
     unit = st.units[uid]
@@ -340,7 +340,7 @@ def _one_unit_effect(game: Game, attacker: Army, defender: Army, k: str, source:
         while uid is not None:
             out, _ = yield from individual_roll(game, unit, "save", "Plague: save or die", rule)
             if out.total > 0:
-                game._say(f"Plague: {unit.name} saves; the plague stops ({rule})")
+                game.say(f"Plague: {unit.name} saves; the plague stops ({rule})")
                 break
             yield from kill_units(game, [uid], cause=source)
             rest = st.army(defender.owner, defender.location).units
@@ -352,7 +352,7 @@ def _one_unit_effect(game: Game, attacker: Army, defender: Army, k: str, source:
         if amount - out.total >= unit.health:
             yield from kill_units(game, [uid], cause=source, bury=source == "Gore")
         else:
-            game._say(f"{source}: {unit.name} survives ({amount} damage, {out.total} saves)")
+            game.say(f"{source}: {unit.name} survives ({amount} damage, {out.total} saves)")
     elif k == "coil":
         # the target takes X damage and rolls save + melee; its melee hits the coiling unit (L1346-1356)
         out, _ = yield from individual_roll(game, unit, "save", f"Coil: {amount} damage; a combination save and "
@@ -374,7 +374,7 @@ def _hit_back(game: Game, me: str | None, melee: int, source: str, rule: str) ->
     if me is None or melee <= 0 or st.location.get(me) in (DUA, BUA):
         return
     if melee >= st.units[me].health:
-        game._say(f"{source}: {melee} melee back kills {st.units[me].name}, no save possible ({rule})")
+        game.say(f"{source}: {melee} melee back kills {st.units[me].name}, no save possible ({rule})")
         yield from kill_units(game, [me], cause=source)
 
 
@@ -436,7 +436,7 @@ def _bash_a_dragon(game: Game, army: Army, dice: list[Unit], rolled: list[list[s
         return
     hurt = [a for a in site.on_army() if a.damage() > 0 and a.dragon.uid not in site.slain | site.sai_killed]
     if not hurt:
-        game._say("Bash: no attacking dragon inflicted damage: Bash does nothing (V4.01c L1266-1269)")
+        game.say("Bash: no attacking dragon inflicted damage: Bash does nothing (V4.01c L1266-1269)")
         return
     options = [(a.dragon.uid, f"{a.dragon.name.split('/', 1)[-1]} ({a.dragon.uid}): {a.damage()} damage")
                for a in hurt]
@@ -495,14 +495,14 @@ def _delayed(game: Game, army: Army, attacker_owner: str, r: dict, glarer: str |
         skip.update(chosen)
         plan.to_kill.extend(chosen)
         if chosen:
-            game._say(f"{source}: " + ", ".join(st.units[u].name for u in chosen) + f" will be killed; their results do "
+            game.say(f"{source}: " + ", ".join(st.units[u].name for u in chosen) + f" will be killed; their results do "
                       f"not count ({rule})")
     elif kind == "delayed_hypnotize":
         for d in ids:
             skip.add(d.uid)
             plan.glare.append((d.uid, glarer))
         if ids:
-            game._say(f"Hypnotic Glare: {len(ids)} unit(s) that rolled their ID are hypnotized; their results do not "
+            game.say(f"Hypnotic Glare: {len(ids)} unit(s) that rolled their ID are hypnotized; their results do not "
                       f"count ({rule})")
     elif kind == "delayed_reroll":
         units = [d for d in dice if d.is_unit and d.uid not in skip]
@@ -511,20 +511,20 @@ def _delayed(game: Game, army: Army, attacker_owner: str, r: dict, glarer: str |
         if not chosen:
             return
         spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in chosen]
-        from .flow import _faces_validator
+        from .decisions import faces_validator as _faces_validator
 
         faces = yield ask_roll(game, army.owner, spec, f"Confuse: roll again {', '.join(d['die'] for d in spec)}; "
                                "their earlier results are ignored", rule, _faces_validator(spec))
         index = {d.uid: i for i, d in enumerate(dice)}
         for u, face in zip(chosen, faces, strict=True):
             rolled[index[u]][:] = [face]
-        game._say(f"Confuse: {len(chosen)} unit(s) rolled again ({rule})")
+        game.say(f"Confuse: {len(chosen)} unit(s) rolled again ({rule})")
 
 
 def ask_roll(game: Game, player: str, spec: list[dict], prompt: str, rule: str, validate) -> Decision:
     from .sai_targeting import ask
 
-    return ask("sai_roll", player, "roll", f"{game._name(player)}: {prompt}", rule, dice=spec,
+    return ask("sai_roll", player, "roll", f"{game.player_name(player)}: {prompt}", rule, dice=spec,
                data={"roll": "save", "reroll": True}, validate=validate)
 
 
@@ -558,7 +558,7 @@ def _backlash(game: Game, attacker: Army, target: Army, saves: RollOutcome, plan
         return
     spell = spell_saves(game, now)
     damage = max(0, back - spell)
-    game._say(f"{' + '.join(sorted(set(sources)))}: {back} damage to {game._army_label(now)}"
+    game.say(f"{' + '.join(sorted(set(sources)))}: {back} damage to {game.army_label(now)}"
               + (f" - {spell} spell saves" if spell else "") + " (only spell saves reduce it)")
     yield from game._inflict(now, damage, save_roll=False)  # no save roll: no Open Grave (L2240-2245)
 
@@ -616,4 +616,4 @@ def save_or_bury(game: Game, dead: list[str], source: str, rule: str) -> Flow:
         keep = yield from species_play.rise_from_the_ashes(game, buried, "buried")
         buried = [u for u in buried if u not in keep]
         for line in dua.bury(st, buried):
-            game._say(f"{source}: {line}")
+            game.say(f"{source}: {line}")

@@ -1,5 +1,5 @@
 """SAIs of an army's response to a dragon attack that act beyond results (V4.01c L646-693 and the
-"Dragon Attack" column of the SAI table): a ``dragons.RESPONSE_HOOKS`` entry.
+"Dragon Attack" column of the SAI table): a hook of each game's ``extensions.dragon_response``.
 
 * Decapitate (L1428-1431), Impale (L1684-1687), Earthfang's logo (L2854-2857): when an attacking dragon
   rolled Jaws, the army's player picks one such dragon and kills it (it returns to the Summoning Pool
@@ -34,7 +34,7 @@ def response_hook(game: Game, site: Any, outcome: Any) -> Flow:
     for r, _uid in sai_reports(outcome, {"kill_dragon", "lasting_modifier"}):
         if r["kind"] == "lasting_modifier" and r["source"] == "Cloak" and army.units:
             game.add_effect("Cloak", army.owner, army.id, UNTIL_YOUR_NEXT_TURN, castings=int(r["amount"] or 0))
-            game._say(f"Cloak: {game._army_label(army)} adds {r['amount']} saves until its next turn (V4.01c L1335-1337)")
+            game.say(f"Cloak: {game.army_label(army)} adds {r['amount']} saves until its next turn (V4.01c L1335-1337)")
         elif r["kind"] == "kill_dragon":
             yield from _slay(game, site, army.owner, r["source"])
     # The response roll is resolved without knowing the dragons' faces, so Decapitate and Impale were
@@ -66,12 +66,6 @@ def _slay(game: Game, site: Any, owner: str, source: str) -> Flow:
     uid = yield from pick(game, owner, options, f"{source}: kill a dragon that rolled Jaws",
                           "V4.01c L1420-1431, L1676-1687")
     site.sai_killed.add(uid)
-    game._say(f"{source}: {st.units[uid].name} is killed (V4.01c L1428-1431)")
+    game.say(f"{source}: {st.units[uid].name} is killed (V4.01c L1428-1431)")
     return True
 
-
-def install() -> None:
-    from . import dragons
-
-    if response_hook not in dragons.RESPONSE_HOOKS:
-        dragons.RESPONSE_HOOKS.append(response_hook)

@@ -1,6 +1,6 @@
 """SAI effects that follow any roll, whatever it was for (moves, returns, promotions, lasting effects).
 
-Run from the flow's ``after_roll`` extension once a roll is resolved (``EXTENSIONS["after_roll"]``),
+Run from the flow's ``after_roll`` extension once a roll is resolved (``extensions.hooks["after_roll"]``),
 from the reports the die roll resolution gives (``RollOutcome.reports``, one per SAI face):
 
 * moves: Ferry (V4.01c L1510-1513), Firewalking (L1527-1538), Teleport (L1989-1997), Gate
@@ -57,7 +57,7 @@ def sai_reports(outcome: RollOutcome, kinds: frozenset[str] | set[str] | None = 
 
 
 def after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: dict) -> Flow:
-    """EXTENSIONS["after_roll"]: carry out the general SAI effects of this roll."""
+    """extensions.hooks["after_roll"]: carry out the general SAI effects of this roll."""
     if ctx.get("order_of_play") or ctx.get("no_sai_effects"):
         return
     if roll == "maneuver" and not ctx.get("counter_maneuver"):
@@ -67,7 +67,7 @@ def after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: dic
     ended = [e for e in game.state.effects if e.detail.get("status") == "hypnotized" and e.detail.get("glarer") in rolled]
     for e in ended:
         game.state.effects.remove(e)
-        game._say(f"Hypnotic Glare on {game.state.units[e.target].name} ends: the glaring unit was rolled (V4.01c L1663-1664)")
+        game.say(f"Hypnotic Glare on {game.state.units[e.target].name} ends: the glaring unit was rolled (V4.01c L1663-1664)")
     done: set[tuple[str, str | None]] = set()
     growth = 0
     for r, uid in sai_reports(outcome):
@@ -87,7 +87,7 @@ def after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: dic
             yield from _lasting(game, army, source, amount)
         elif kind == "lasting_modifier" and source == "Cloak":
             game.add_effect("Cloak", army.owner, army.id, UNTIL_YOUR_NEXT_TURN, castings=amount)
-            game._say(f"Cloak: {game._army_label(army)} adds {amount} saves until {game._name(army.owner)}'s next turn "
+            game.say(f"Cloak: {game.army_label(army)} adds {amount} saves until {game.player_name(army.owner)}'s next turn "
                       "(V4.01c L1335-1337)")
         elif kind == "illusion":
             yield from _illusion(game, army)
@@ -97,14 +97,14 @@ def after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: dic
             yield from _spell_disruption(game, army, amount)
         elif kind == "no_counter_attack" and source == "Surprise":
             status.march_marks(game)["surprised"] = True
-            game._say("Surprise: the defending army cannot counter-attack this march (V4.01c L1969-1977)")
+            game.say("Surprise: the defending army cannot counter-attack this march (V4.01c L1969-1977)")
         elif kind == "damage_no_save" and source == "Sneak Attack":
             yield from _sneak_attack(game, army, amount)
         elif kind == "summon_equipment" and source == "Fabricate":
             yield from _fabricate(game, army, amount)
         elif kind == "counter_maneuver_modifier" and source == "Wave":
             status.march_marks(game)["wave"] += amount
-            game._say(f"Wave: each counter-maneuvering army subtracts {amount} maneuver (V4.01c L2045-2047)")
+            game.say(f"Wave: each counter-maneuvering army subtracts {amount} maneuver (V4.01c L2045-2047)")
     if growth:
         yield from _promote(game, army, growth)
 
@@ -149,7 +149,7 @@ def _move(game: Game, army: Army, uid: str | None, source: str) -> Flow:
         st.location[m] = where
     if movers:
         place = "the Reserve Area" if where == RESERVE else st.terrains[where].name
-        game._say(f"{source}: " + ", ".join(st.units[m].name for m in movers) + f" move to {place} ({rule})")
+        game.say(f"{source}: " + ", ".join(st.units[m].name for m in movers) + f" move to {place} ({rule})")
 
 
 # --------------------------------------------------------------------------- DUA returns, promotions
@@ -163,9 +163,9 @@ def _return_units(game: Game, army: Army, amount: int, source: str, rule: str) -
     if not dead or amount <= 0:
         return
     chosen = yield from optional_units(game, army.owner, dead, amount,
-                                       f"{source}: return units from your DUA to {game._army_label(army)}?", rule)
+                                       f"{source}: return units from your DUA to {game.army_label(army)}?", rule)
     for line in dua.return_from_dua(st, chosen, army.owner, army.location, rule):
-        game._say(f"{source}: {line}")
+        game.say(f"{source}: {line}")
 
 
 def _promote(game: Game, army: Army, amount: int) -> Flow:
@@ -184,7 +184,7 @@ def _promote(game: Game, army: Army, amount: int) -> Flow:
     if answer == "none":
         return
     for line in dua.promote(st, options[int(answer[1:])], budget=amount):
-        game._say(f"Wild Growth: {line}")
+        game.say(f"Wild Growth: {line}")
 
 
 # --------------------------------------------------------------------------- lasting effects
@@ -197,7 +197,7 @@ def _opposing_armies(game: Game, pid: str, location: str | None) -> list[Army]:
 def _choose_army(game: Game, pid: str, armies: list[Army], prompt: str, rule: str) -> Flow:
     if not armies:
         return None
-    options = [(a.id, f"{game._army_label(a)} ({a.health} health)") for a in armies]
+    options = [(a.id, f"{game.army_label(a)} ({a.health} health)") for a in armies]
     answer = yield from pick(game, pid, options, prompt, rule, topic="sai_target")
     return next(a for a in armies if a.id == answer)
 
@@ -216,7 +216,7 @@ def _lasting(game: Game, army: Army, source: str, amount: int) -> Flow:
         return
     castings = amount if source == "Wither" else 1
     game.add_effect(source, army.owner, target.id, UNTIL_YOUR_NEXT_TURN, castings=castings)
-    game._say(f"{source}: {game._army_label(target)} is affected until {game._name(army.owner)}'s next turn ({rule})")
+    game.say(f"{source}: {game.army_label(target)} is affected until {game.player_name(army.owner)}'s next turn ({rule})")
 
 
 def _illusion(game: Game, army: Army) -> Flow:
@@ -226,7 +226,7 @@ def _illusion(game: Game, army: Army) -> Flow:
     if target is None:
         return
     game.add_effect("Illusion", army.owner, target.id, UNTIL_YOUR_NEXT_TURN)
-    game._say(f"Illusion: {game._army_label(target)} cannot be targeted by opposing missile attacks or spells ({rule})")
+    game.say(f"Illusion: {game.army_label(target)} cannot be targeted by opposing missile attacks or spells ({rule})")
 
 
 def _sleep(game: Game, army: Army) -> Flow:
@@ -272,12 +272,12 @@ def _spell_disruption(game: Game, army: Army, amount: int) -> Flow:
                 raise IllegalAllocation(f"spells to end: {exc.reason}", rule) from None
 
         chosen = yield ask("sai_target", army.owner, "allocate",
-                           f"{game._name(army.owner)}: Spell Disruption: which spells on {game._army_label(target)} end?",
+                           f"{game.player_name(army.owner)}: Spell Disruption: which spells on {game.army_label(target)} end?",
                            rule, opts, data={"cap": amount}, validate=validate)
     gone = {int(x) for x in chosen}
     for e in [e for e in st.effects if e.id in gone]:
         st.effects.remove(e)
-        game._say(f"Spell Disruption: {e.name} on {game._army_label(target)} expires ({rule})")
+        game.say(f"Spell Disruption: {e.name} on {game.army_label(target)} expires ({rule})")
 
 
 def _sneak_attack(game: Game, army: Army, amount: int) -> Flow:
@@ -288,14 +288,14 @@ def _sneak_attack(game: Game, army: Army, amount: int) -> Flow:
     target = yield from _choose_army(game, army.owner, targets, f"Sneak Attack: {amount} damage with no save to", rule)
     if target is None:
         return
-    game._say(f"Sneak Attack: {amount} damage to {game._army_label(target)}, no save possible ({rule})")
+    game.say(f"Sneak Attack: {amount} damage to {game.army_label(target)}, no save possible ({rule})")
     kin = [u.uid for u in target.units if u.spec.species == "Dragonkin"]
     yield from game._inflict(target, amount, save_roll=False)  # no save possible: no Open Grave (L2240-2245)
     st = game.state
     for uid in kin:  # Dragonkin killed by this damage are buried, not returned to the pool (L1891-1892)
         if st.location[uid] in (POOL, DUA):
             st.location[uid] = BUA
-            game._say(f"Sneak Attack: {st.units[uid].name} is buried ({rule})")
+            game.say(f"Sneak Attack: {st.units[uid].name} is buried ({rule})")
 
 
 def _fabricate(game: Game, army: Army, amount: int) -> Flow:
@@ -323,4 +323,4 @@ def _fabricate(game: Game, army: Army, amount: int) -> Flow:
     answer = yield from pick(game, army.owner, options, f"Fabricate: summon up to {amount} value of equipment", rule)
     for uid in sets[int(answer)]:
         st.location[uid] = army.location
-        game._say(f"Fabricate: {st.units[uid].name} is summoned to {game._army_label(army)} ({rule})")
+        game.say(f"Fabricate: {st.units[uid].name} is summoned to {game.army_label(army)} ({rule})")

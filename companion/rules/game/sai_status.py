@@ -47,7 +47,7 @@ def reset_march_marks(game: Game) -> None:
 def set_status(game: Game, uid: str, status: str, owner: str, **detail) -> None:
     st = game.state
     game.add_effect(NAMES[status], owner, uid, UNTIL_YOUR_NEXT_TURN, status=status, where=st.location[uid], **detail)
-    game._say(f"{st.units[uid].name} is {status} ({RULES[status]})")
+    game.say(f"{st.units[uid].name} is {status} ({RULES[status]})")
 
 
 def statuses(game: Game, uid: str) -> list[str]:
@@ -73,7 +73,7 @@ def can_roll(game: Game, unit: Unit) -> bool:
 
 
 def roll_dice_filter(game: Game, army: Army, roll: str, dice: list[Unit]) -> list[Unit]:
-    """EXTENSIONS["roll_dice"]: netted, webbed, asleep, stunned and hypnotized units are not rolled;
+    """extensions.hooks["roll_dice"]: netted, webbed, asleep, stunned and hypnotized units are not rolled;
     charmed units roll for the attacker, not for saves; units barred from the counter-attack sit it out."""
     if getattr(game, "_sai_individual", False):
         # a unit made to roll by an individual-targeting effect rolls even when stunned (L1951-1953)
@@ -99,7 +99,7 @@ def glaring(game: Game, uid: str) -> bool:
 
 
 def glare_option(game: Game, army: Army, roll: str, dice: list[Unit], ctx: dict):
-    """EXTENSIONS["before_roll"]: a glaring unit may be excluded from any roll until its effect
+    """extensions.hooks["before_roll"]: a glaring unit may be excluded from any roll until its effect
     expires; rolled, it ends the glare (L1663-1666).  Its owner chooses before each army roll."""
     from .sai_targeting import pick
 
@@ -115,12 +115,12 @@ def glare_option(game: Game, army: Army, roll: str, dice: list[Unit], ctx: dict)
                 RULES["hypnotized"])
             if answer == "out":
                 out.remove(d)
-                game._say(f"{d.name} is left out of the roll: its Hypnotic Glare goes on ({RULES['hypnotized']})")
+                game.say(f"{d.name} is left out of the roll: its Hypnotic Glare goes on ({RULES['hypnotized']})")
     return out
 
 
 def check_move(game: Game, pid: str, uid: str, where: str) -> None:
-    """EXTENSIONS["check_move"]: netted, webbed and asleep units may not leave their terrain."""
+    """extensions.hooks["check_move"]: netted, webbed and asleep units may not leave their terrain."""
     st = game.state
     if st.location.get(uid) == where:
         return

@@ -54,7 +54,7 @@ def health_worth_targets(game: Game, chooser: str, units: Sequence[Unit], cap: i
         except IllegalAllocation as exc:
             raise IllegalAllocation(f"targets: {exc.reason}", f"{rule}; {TARGETING}") from None
 
-    answer = yield ask("sai_target", chooser, "allocate", f"{game._name(chooser)}: {prompt} (units worth {worth} health)",
+    answer = yield ask("sai_target", chooser, "allocate", f"{game.player_name(chooser)}: {prompt} (units worth {worth} health)",
                        f"{rule}; {TARGETING}", opts, data={"cap": cap, "health_to_target": worth}, validate=validate)
     return list(answer)
 
@@ -90,7 +90,7 @@ def optional_units(game: Game, chooser: str, units: Sequence[Unit], cap: int, pr
             raise IllegalAllocation(f"{total} health-worth is more than the {cap} allowed", rule)
         return list(chosen)
 
-    answer = yield ask("sai_target", chooser, "allocate", f"{game._name(chooser)}: {prompt} (up to {cap} health-worth, "
+    answer = yield ask("sai_target", chooser, "allocate", f"{game.player_name(chooser)}: {prompt} (up to {cap} health-worth, "
                        "or none)", rule, opts, data={"cap": cap, "optional": True}, validate=validate)
     return list(answer)
 
@@ -105,7 +105,7 @@ def one_unit(game: Game, chooser: str, units: Sequence[Unit], prompt: str, rule:
     opts = [choice(u.uid, f"{u.name} ({u.uid}, {u.health} health)") for u in units]
     if optional:
         opts.append(choice("none", "None"))
-    answer = yield ask("sai_target", chooser, "choice", f"{game._name(chooser)}: {prompt}", f"{rule}; {TARGETING}",
+    answer = yield ask("sai_target", chooser, "choice", f"{game.player_name(chooser)}: {prompt}", f"{rule}; {TARGETING}",
                        opts, validate=choose_validator(opts, rule))
     return None if answer == "none" else answer
 
@@ -115,7 +115,7 @@ def pick(game: Game, chooser: str, options: Sequence[tuple[str, str]], prompt: s
     if len(options) == 1:
         return options[0][0]
     opts = [choice(v, label) for v, label in options]
-    return (yield ask(topic, chooser, "choice", f"{game._name(chooser)}: {prompt}", rule, opts,
+    return (yield ask(topic, chooser, "choice", f"{game.player_name(chooser)}: {prompt}", rule, opts,
                       validate=choose_validator(opts, rule)))
 
 
@@ -130,7 +130,7 @@ def individual_roll(game: Game, unit: Unit, roll: str, why: str, rule: str, *, a
     # in the DUA only SAIs that generate saves work (L1215-1216)
     choices = {"in DUA": True} if location not in st.terrains and location != "reserve" else {}
     try:
-        out = yield from game._roll(army, roll, f"{game._name(unit.owner)}: roll {unit.name} alone ({why})", rule,
+        out = yield from game._roll(army, roll, f"{game.player_name(unit.owner)}: roll {unit.name} alone ({why})", rule,
                                     individual=True, counted=counted,
                                     choices=choices, no_sai_effects=True)
     finally:
@@ -150,9 +150,9 @@ def showed_sai(unit: Unit, faces: Sequence[str], sai: str) -> bool:
 
 def plain_roll(game: Game, unit: Unit, prompt: str, rule: str) -> Flow:
     """Roll one die only to read its face (Replanting, Rise from the Ashes); returns the face text."""
-    from .flow import _faces_validator
+    from .decisions import faces_validator as _faces_validator
 
     spec = [{"uid": unit.uid, "die": unit.name, "faces": list(unit.spec.faces)}]
-    faces = yield ask("sai_roll", unit.owner, "roll", f"{game._name(unit.owner)}: {prompt}", rule, dice=spec,
+    faces = yield ask("sai_roll", unit.owner, "roll", f"{game.player_name(unit.owner)}: {prompt}", rule, dice=spec,
                       data={"roll": "special", "unit": unit.uid}, validate=_faces_validator(spec))
     return faces[0]

@@ -29,6 +29,7 @@ from .sai_targeting import ask, individual_roll, optional_units, pick, plain_rol
 from .state import BUA, DUA, RESERVE, Army, Unit
 
 if TYPE_CHECKING:
+    from .extensions import Extensions
     from .flow import Game
 
 Flow = Generator[Decision, Any, Any]
@@ -45,13 +46,11 @@ def _elements(game: Game, location: str) -> set[str]:
 
 def dua_counts(game: Game, pid: str) -> dict[str, int]:
     """Units in `pid`'s DUA per species, with the optional components' additions (Deadlands)."""
-    from .flow import EXTENSIONS
-
     counts: dict[str, int] = {}
     for u in game.state.area(pid, DUA):
         if u.is_unit:
             counts[u.spec.species] = counts.get(u.spec.species, 0) + 1
-    for hook in EXTENSIONS["dua_counts"]:
+    for hook in game.extensions.hooks["dua_counts"]:
         counts = hook(game, pid, counts)
     return counts
 
@@ -101,24 +100,24 @@ def _magic_negation(game: Game, army: Army) -> Flow:
             continue
         answer = yield from pick(game, other, [("negate", "Roll your Frostwings for Magic Negation"),
                                                ("no", "Let the magic be")],
-                                 f"Magic Negation: {game._army_label(army)} takes a magic action at "
+                                 f"Magic Negation: {game.army_label(army)} takes a magic action at "
                                  f"{st.terrains[army.location].name}", rule, topic="species_ability")
         if answer != "negate":
             continue
         roller = Army(other, army.location, tuple(frost))
-        res = yield from game._roll(roller, "magic", f"{game._name(other)}: roll your Frostwings for Magic Negation",
+        res = yield from game._roll(roller, "magic", f"{game.player_name(other)}: roll your Frostwings for Magic Negation",
                                     rule, negation=True, no_sai_effects=True)
         amount = min(res.total, limit)
         if amount > 0:
             out.append(EffectInForce("Magic Negation", castings=amount, target="army", hostile=True))
-        game._say(f"Magic Negation: {amount} magic subtracted (rolled {res.total}, cap {limit}) ({rule})")
+        game.say(f"Magic Negation: {amount} magic subtracted (rolled {res.total}, cap {limit}) ({rule})")
     return out
 
 
 def _rapid_growth(game: Game, army: Army, dice: list[Unit], rolled: list[list[str]]) -> Flow:
     """Treefolk that rolled no SAI may be re-rolled once, together, when counter-maneuvering at an
     earth terrain; earlier results ignored (L968-973)."""
-    from .flow import _faces_validator
+    from .decisions import faces_validator as _faces_validator
 
     rule = cite("968-973")
     eligible = [d for d, f in zip(dice, rolled, strict=True)
@@ -130,13 +129,13 @@ def _rapid_growth(game: Game, army: Army, dice: list[Unit], rolled: list[list[st
     if not chosen:
         return
     spec = [{"uid": u, "die": game.state.units[u].name, "faces": list(game.state.units[u].spec.faces)} for u in chosen]
-    faces = yield ask("sai_roll", army.owner, "roll", f"{game._name(army.owner)}: Rapid Growth: roll again "
+    faces = yield ask("sai_roll", army.owner, "roll", f"{game.player_name(army.owner)}: Rapid Growth: roll again "
                       + ", ".join(d["die"] for d in spec), rule, dice=spec, data={"roll": "maneuver", "reroll": True},
                       validate=_faces_validator(spec))
     index = {d.uid: i for i, d in enumerate(dice)}
     for u, face in zip(chosen, faces, strict=True):
         rolled[index[u]][:] = [face]
-    game._say(f"Rapid Growth: {len(chosen)} Treefolk rolled again ({rule})")
+    game.say(f"Rapid Growth: {len(chosen)} Treefolk rolled again ({rule})")
 
 
 # --------------------------------------------------------------------------- melee and missile
@@ -178,10 +177,10 @@ def foul_stench(game: Game, attacker: Army, target: Army) -> Flow:
 
         opts = [{"value": s, "label": ", ".join(st.units[u].name for u in s)} for s in sets]
         chosen = yield ask("species_ability", target.owner, "allocate",
-                           f"{game._name(target.owner)}: Foul Stench: choose {n} unit(s) that cannot counter-attack",
+                           f"{game.player_name(target.owner)}: Foul Stench: choose {n} unit(s) that cannot counter-attack",
                            rule, opts, data={"count": n}, validate=validate)
     marks["no_counter"].update(chosen)
-    game._say("Foul Stench: " + ", ".join(st.units[u].name for u in chosen) + f" cannot counter-attack ({rule})")
+    game.say("Foul Stench: " + ", ".join(st.units[u].name for u in chosen) + f" cannot counter-attack ({rule})")
 
 
 def defensive_volley(game: Game, attacker_id: str, target: Army) -> Flow:
@@ -196,7 +195,7 @@ def defensive_volley(game: Game, attacker_id: str, target: Army) -> Flow:
         return
     answer = yield from pick(game, target.owner, [("counter", "Counter-attack with missile (Defensive Volley)"),
                                                   ("no", "Do not counter-attack")],
-                             f"Defensive Volley: counter-attack {game._army_label(attacker)}?", rule,
+                             f"Defensive Volley: counter-attack {game.army_label(attacker)}?", rule,
                              topic="counter_attack")
     if answer != "counter":
         return
@@ -223,7 +222,7 @@ def rise_from_the_ashes(game: Game, uids: list[str], when: str) -> Flow:
         if unit.spec.die.find_face(face).sai == "Rise from the Ashes":
             st.location[uid] = RESERVE
             saved.append(uid)
-            game._say(f"Rise from the Ashes: {unit.name} goes to the Reserve Area instead of being {when} ({rule})")
+            game.say(f"Rise from the Ashes: {unit.name} goes to the Reserve Area instead of being {when} ({rule})")
     return saved
 
 
@@ -277,10 +276,11 @@ def death_stepped_damage(game: Game, deaths: list) -> Flow:
             taken.add(answer)
 
 
-def register_death_hooks() -> None:
-    dua.register_death_hook(dua.ORDER_EXCHANGE, "Stepped Damage", death_stepped_damage)
-    dua.register_death_hook(dua.ORDER_BEFORE_DUA, "Replanting", death_replanting)
-    dua.register_death_hook(dua.ORDER_BEFORE_DUA + 1, "Rise from the Ashes", death_rise_from_the_ashes)
+def register(ext: Extensions) -> None:
+    """This module's death hooks in a game's extensions (``rulebook.build_extensions``)."""
+    ext.add_death_hook(dua.ORDER_EXCHANGE, "Stepped Damage", death_stepped_damage)
+    ext.add_death_hook(dua.ORDER_BEFORE_DUA, "Replanting", death_replanting)
+    ext.add_death_hook(dua.ORDER_BEFORE_DUA + 1, "Rise from the Ashes", death_rise_from_the_ashes)
 
 
 # --------------------------------------------------------------------------- species abilities phase
@@ -318,7 +318,7 @@ def _apply_recruit_or_promote(game: Game, army: Army, answer: str, source: str) 
         _, old, new = answer.split(":")
         lines = dua.promote(st, [(old, new)])
     for line in lines:
-        game._say(f"{source}: {line}")
+        game.say(f"{source}: {line}")
 
 
 def _feralization(game: Game, pid: str) -> Flow:
@@ -356,7 +356,7 @@ def _winters_fortitude(game: Game, pid: str) -> Flow:
                              topic="species_ability")
     if answer != "none":
         st.location[answer] = DUA
-        game._say(f"Winter's Fortitude: {st.units[answer].name} moves from the BUA to the DUA ({rule})")
+        game.say(f"Winter's Fortitude: {st.units[answer].name} moves from the BUA to the DUA ({rule})")
 
 
 def _mutate(game: Game, pid: str) -> Flow:
@@ -370,7 +370,7 @@ def _mutate(game: Game, pid: str) -> Flow:
     if not homes or n <= 0 or not victims:
         return
     answer = yield from pick(game, pid, [("none", "Do not mutate")]
-                             + [(p, f"Mutate: target {game._name(p)}'s Reserve Area") for p in victims],
+                             + [(p, f"Mutate: target {game.player_name(p)}'s Reserve Area") for p in victims],
                              "Mutate?", rule, topic="species_ability")
     if answer == "none":
         return
@@ -395,7 +395,7 @@ def _mutate(game: Game, pid: str) -> Flow:
                 raise IllegalAllocation(f"Mutate: target exactly {n} distinct units in that Reserve Area", rule)
             return list(chosen)
 
-        targets = yield ask("species_ability", pid, "allocate", f"{game._name(pid)}: Mutate: target {n} unit(s)", rule,
+        targets = yield ask("species_ability", pid, "allocate", f"{game.player_name(pid)}: Mutate: target {n} unit(s)", rule,
                             [{"value": s, "label": ", ".join(st.units[u].name for u in s)} for s in sets],
                             data={"count": n}, validate=validate)
     from .sai_attack import kill_units
@@ -407,7 +407,7 @@ def _mutate(game: Game, pid: str) -> Flow:
             failed.append(uid)
     worth = sum(st.units[u].health for u in failed)
     yield from kill_units(game, failed, cause="Mutate")
-    game._say(f"Mutate: {worth} health-worth killed ({rule})")
+    game.say(f"Mutate: {worth} health-worth killed ({rule})")
     while worth > 0:
         homes = [a for a in st.armies(pid, include_reserve=False) if _species_units(a, "Swamp Stalkers")]
         opts = []
@@ -456,4 +456,4 @@ def air_flight(game: Game, pid: str) -> Flow:
         uid, dest = answer.split(">")
         st.location[uid] = dest
         moved.add(uid)
-        game._say(f"Air Flight: {st.units[uid].name} flies to {st.terrains[dest].name} ({rule})")
+        game.say(f"Air Flight: {st.units[uid].name} flies to {st.terrains[dest].name} ({rule})")

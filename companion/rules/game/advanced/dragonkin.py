@@ -125,7 +125,7 @@ def cleanup(game: Game) -> None:
         if units and all(is_dragonkin(u) for u in units):
             for u in units:
                 st.location[u.uid] = POOL
-            game._say(f"{game._name(owner)}'s army of Dragonkin alone returns to the Summoning Pool (V4.01c L2522-2523)")
+            game.say(f"{game.player_name(owner)}'s army of Dragonkin alone returns to the Summoning Pool (V4.01c L2522-2523)")
 
 
 def check_move(game: Game, pid: str, uid: str, where: str) -> None:
@@ -165,7 +165,7 @@ def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
                    and element_of(champ) in u.spec.elements]
         if not dragons:
             continue
-        from ..flow import _ask
+        from ..decisions import ask as _ask
 
         opts = [choice("none", "Move no dragon")]
         for d in dragons:
@@ -174,9 +174,9 @@ def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
                     opts.append(choice(f"{d.uid}>{t}", f"Move {d.name} from {st.terrains[st.location[d.uid]].name} "
                                                         f"to {st.terrains[t].name}"))
         pick = yield _ask("dragonkin", champ.owner, "choice",
-                          f"{game._name(champ.owner)}: {champ.name}'s logo: move a summoned dragon sharing its element?",
+                          f"{game.player_name(champ.owner)}: {champ.name}'s logo: move a summoned dragon sharing its element?",
                           f"{DOC} L2556-2560", opts, validate=choose_validator(opts))
         if pick != "none":
             uid, dest = pick.split(">", 1)
             st.location[uid] = dest
-            game._say(f"{champ.name} moves {st.units[uid].name} to {st.terrains[dest].name}")
+            game.say(f"{champ.name} moves {st.units[uid].name} to {st.terrains[dest].name}")

@@ -102,7 +102,7 @@ def spares(st: GameState, dragon_uid: str, owner: str, location: str) -> bool:
 
 
 def spare_hook(game: Game, dragon: Unit, pid: str, location: str) -> bool:
-    """Dragon attack (``dragons.SPARE_HOOKS``): a dragon that would attack `pid`'s army at `location`
+    """Dragon attack (a game's ``extensions.dragon_spare``): a dragon that would attack `pid`'s army at `location`
     does not when a unit of that army tamed it (L2920-2922), or controls it (its controller lets it
     not roll, L3016-3018)."""
     if not is_on(game, ELDARIM):
@@ -115,7 +115,7 @@ def spare_hook(game: Game, dragon: Unit, pid: str, location: str) -> bool:
 
 
 def control_hook(game: Game, dragon: Unit, location: str) -> str | None:
-    """Dragon attack (``dragons.CONTROL_HOOKS``): the player whose unit controls this dragon at this
+    """Dragon attack (a game's ``extensions.dragon_control``): the player whose unit controls this dragon at this
     terrain decides what it does (L3016-3018)."""
     if not is_on(game, ELDARIM):
         return None
@@ -132,7 +132,7 @@ def ride(game: Game, pid: str) -> Flow:
     if not is_on(game, ELDARIM):
         return
     st = game.state
-    from ..flow import _ask
+    from ..decisions import ask as _ask
 
     for e in [e for e in st.effects if e.name == "Tamed" and e.owner == pid]:
         tamer, dragon = e.detail.get("by"), e.target
@@ -143,13 +143,13 @@ def ride(game: Game, pid: str) -> Flow:
             continue
         opts = [choice("stay", "Do not ride")] + [choice(t, f"Ride to {st.terrains[t].name}") for t in st.terrains
                                                   if t != here]
-        pick = yield _ask("dragonkin", pid, "choice", f"{game._name(pid)}: {st.units[tamer].name} may ride the tamed "
+        pick = yield _ask("dragonkin", pid, "choice", f"{game.player_name(pid)}: {st.units[tamer].name} may ride the tamed "
                           f"{st.units[dragon].name} to another terrain", f"{DOC} L2923-2926", opts,
                           validate=choose_validator(opts))
         if pick != "stay":
             st.location[tamer] = st.location[dragon] = pick
             e.detail["terrain"] = pick
-            game._say(f"{st.units[tamer].name} rides {st.units[dragon].name} to {st.terrains[pick].name}")
+            game.say(f"{st.units[tamer].name} rides {st.units[dragon].name} to {st.terrains[pick].name}")
 
 
 # --------------------------------------------------------------------------- Dragonkin Handlers
@@ -192,20 +192,20 @@ def dragonkin_handlers(game: Game, pid: str) -> Flow:
     opts = handlers_options(game, pid)
     if not opts:
         return
-    from ..flow import _ask
+    from ..decisions import ask as _ask
 
     opts = [choice("none", "Do not use Dragonkin Handlers")] + opts
     game.state.step = "dragonkin_handlers"
-    pick = yield _ask("dragonkin", pid, "choice", f"{game._name(pid)}: Dragonkin Handlers: add or promote a Dragonkin?",
+    pick = yield _ask("dragonkin", pid, "choice", f"{game.player_name(pid)}: Dragonkin Handlers: add or promote a Dragonkin?",
                       f"{DOC} L842-850", opts, validate=choose_validator(opts))
     st = game.state
     verb, a, b = pick.split(":") if pick != "none" else ("none", "", "")
     if verb == "join":
         st.location[a] = b
-        game._say(f"Dragonkin Handlers: {st.units[a].name} joins {game._name(pid)}'s army at {st.terrains[b].name}")
+        game.say(f"Dragonkin Handlers: {st.units[a].name} joins {game.player_name(pid)}'s army at {st.terrains[b].name}")
     elif verb == "promote":
         st.location[b], st.location[a] = st.location[a], POOL
-        game._say(f"Dragonkin Handlers: {st.units[a].name} is promoted to {st.units[b].name}")
+        game.say(f"Dragonkin Handlers: {st.units[a].name} is promoted to {st.units[b].name}")
 
 
 # --------------------------------------------------------------------------- champions in a dragon attack
@@ -217,7 +217,8 @@ def _controlled_dragons_fight(game: Game, site, outcome) -> Flow:
     army (L3016-3026).  A controlled dragon attacking its controller's army does no non-breath damage
     (the controller would not have let it roll)."""
     from .. import dragons as dg
-    from ..flow import _ask, _faces_validator
+    from ..decisions import ask as _ask
+    from ..decisions import faces_validator as _faces_validator
 
     st = game.state
     attackers = {a.dragon.uid for a in site.on_army()}
@@ -229,31 +230,31 @@ def _controlled_dragons_fight(game: Game, site, outcome) -> Flow:
             continue
         if uid in attackers:
             site.ignored.add(uid)
-            game._say(f"{st.units[uid].name} is controlled by {st.units[by].name}: it does not harm that army")
+            game.say(f"{st.units[uid].name} is controlled by {st.units[by].name}: it does not harm that army")
             continue
         if not attackers:
             continue
         dragon = st.units[uid]
         spec = [{"uid": uid, "die": dragon.name, "faces": list(dragon.spec.faces)}]
-        faces = yield _ask("roll", st.units[by].owner, "roll", f"{game._name(st.units[by].owner)}: roll your controlled "
+        faces = yield _ask("roll", st.units[by].owner, "roll", f"{game.player_name(st.units[by].owner)}: roll your controlled "
                            f"{dragon.name}: its damage joins your army's melee", f"{DOC} L3016-3026", dice=spec,
                            data={"roll": "controlled_dragon", "dragon": uid}, validate=_faces_validator(spec))
         icon = dg.icon(faces[0])
         damage = 0 if icon == "Wing" else dg.BASE_DAMAGE.get(icon, 0) * (2 if dragon_kind(dragon) == "white" else 1)
         outcome.totals["melee"] = outcome.totals.get("melee", 0) + damage
-        game._say(f"Controlled {dragon.name} rolled {icon}: {damage} added to the army's melee")
+        game.say(f"Controlled {dragon.name} rolled {icon}: {damage} added to the army's melee")
 
 
 def response_hook(game: Game, site, outcome) -> Flow:
     """Dragon attack, step 6: controlled dragons fight for their controller's army; champions whose
-    logo came up tame, slay or control a dragon that attacked their army (``dragons.RESPONSE_HOOKS``)."""
+    logo came up tame, slay or control a dragon that attacked their army (a game's ``extensions.dragon_response``)."""
     if not is_on(game, ELDARIM):
         return
     yield from _controlled_dragons_fight(game, site, outcome)
     st = game.state
     rolled = (st.last_roll or {}).get("faces", [])
     attackers = [a.dragon for a in site.on_army()]
-    from ..flow import _ask
+    from ..decisions import ask as _ask
 
     for report in outcome.reports:
         i = report.get("unit")
@@ -269,7 +270,7 @@ def response_hook(game: Game, site, outcome) -> Flow:
         opts = [choice("none", f"Do not {what} a dragon")] + [choice(d.uid, f"{what.capitalize()} {d.name}")
                                                                for d in targets]
         pick = yield _ask("dragonkin", champ.owner, "choice",
-                          f"{game._name(champ.owner)}: {champ.name} rolled its logo: {what} a dragon that attacked "
+                          f"{game.player_name(champ.owner)}: {champ.name} rolled its logo: {what} a dragon that attacked "
                           "your army?", f"{DOC} L2906-3057", opts, validate=choose_validator(opts))
         if pick == "none":
             continue
@@ -288,17 +289,18 @@ def _slay(game: Game, site, champ: Unit, dragon: Unit) -> Flow:
     site.slain.add(dragon.uid)
     st.location[dragon.uid] = REMOVED
     st.effects = [e for e in st.effects if e.target != dragon.uid]
-    game._say(f"{champ.name} slays {dragon.name}: it is removed from the game (V4.01c L2978-2981)")
+    game.say(f"{champ.name} slays {dragon.name}: it is removed from the game (V4.01c L2978-2981)")
     if dragon_kind(dragon) == "white":
-        from ..flow import _ask, _faces_validator
+        from ..decisions import ask as _ask
+        from ..decisions import faces_validator as _faces_validator
 
         spec = [{"uid": dragon.uid, "die": dragon.name, "faces": list(dragon.spec.faces)}]
-        faces = yield _ask("roll", champ.owner, "roll", f"{game._name(champ.owner)}: roll the slain {dragon.name}: "
+        faces = yield _ask("roll", champ.owner, "roll", f"{game.player_name(champ.owner)}: roll the slain {dragon.name}: "
                            "Jaws buries the slayer", f"{DOC} L2978-2983", dice=spec,
                            data={"roll": "slain_white_dragon"}, validate=_faces_validator(spec))
         if "Jaw" in faces[0]:
             st.location[champ.uid] = BUA
-            game._say(f"The White Dragon rolled Jaws: {champ.name} is buried")
+            game.say(f"The White Dragon rolled Jaws: {champ.name} is buried")
 
 
 def bind(game: Game, champ: Unit, dragon: Unit, what: str) -> None:
@@ -309,7 +311,7 @@ def bind(game: Game, champ: Unit, dragon: Unit, what: str) -> None:
     expiry = UNTIL_YOUR_NEXT_TURN if dragon_kind(dragon) == "white" else TOGETHER
     game.add_effect(EFFECT_NAME[what], champ.owner, dragon.uid, expiry, by=champ.uid,
                     terrain=st.location[dragon.uid])
-    game._say(f"{champ.name} {'tames' if what == 'tame' else 'controls'} {dragon.name}")
+    game.say(f"{champ.name} {'tames' if what == 'tame' else 'controls'} {dragon.name}")
 
 
 def cleanup(game: Game) -> None:
@@ -321,7 +323,7 @@ def cleanup(game: Game) -> None:
         if e.name in EFFECT_NAME.values() and e.expiry == TOGETHER:
             by = e.detail.get("by")
             if by not in st.units or e.target not in st.units or st.location[by] != st.location[e.target]:
-                game._say(f"{e.name} ends: the champion and the dragon are no longer together")
+                game.say(f"{e.name} ends: the champion and the dragon are no longer together")
                 continue
         keep.append(e)
     st.effects = keep

@@ -41,7 +41,7 @@ HANDLED = ("choice", "move", "silver_medallion", "return_from_dua", "relic_rerol
 
 
 def _ask(game: Game, pid: str, prompt: str, rule: str, opts: list[dict]):
-    from ..flow import _ask as ask
+    from ..decisions import ask
 
     return ask("item_sai", pid, "choice", prompt, rule, opts, validate=choose_validator(opts))
 
@@ -76,7 +76,7 @@ def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
             yield from _relic(game, item, location, face, int(report.get("amount") or 4))
         elif kind == "chill_wind" and location in st.terrains:
             game.add_effect("Chill Wind", item.owner, location, UNTIL_TERRAIN_MANEUVERED, source=item.name)
-            game._say(f"{item.name} summons a Chill Wind at {st.terrains[location].name}: -2 to every army roll "
+            game.say(f"{item.name} summons a Chill Wind at {st.terrains[location].name}: -2 to every army roll "
                       f"there until it is maneuvered ({DOC} L2855-2858)")
         elif kind == "summon_dragon":
             yield from _summon_dragon(game, item, location)
@@ -108,20 +108,20 @@ def _any_element_magic(game: Game, army, outcome, rolled: list[dict]) -> Flow:
         return
     opts = [choice("none", "Keep every unit's magic as it is")] + [
         choice(u.uid, f"{u.name} ({u.uid}): its magic counts as Attune's element") for u in plain]
-    pick = yield _ask(game, army.owner, f"{game._name(army.owner)}: Attune: let one unit's normal magic count as the "
+    pick = yield _ask(game, army.owner, f"{game.player_name(army.owner)}: Attune: let one unit's normal magic count as the "
                       "element of Attune's magic?", f"{DOC} L1243-1249", opts)
     if pick == "none":
         return
     # "the same element as the Attune magic results" (L1245-1247): one element for both, chosen now.
     attuning = [f["uid"] for f in rolled if any(x.endswith(" Attune") for x in f["faces"])]
     el_opts = [choice(e, f"{e}: Attune's magic and {st.units[pick].name}'s magic are {e}") for e in ELEMENTS]
-    element = yield _ask(game, army.owner, f"{game._name(army.owner)}: Attune: which element are Attune's magic and "
+    element = yield _ask(game, army.owner, f"{game.player_name(army.owner)}: Attune: which element are Attune's magic and "
                          f"{st.units[pick].name}'s magic?", f"{DOC} L1243-1249", el_opts)
     for uid in attuning:
         if uid in kinds:
             kinds[uid] = (element,)
     kinds[pick] = (element,)
-    game._say(f"Attune: Attune's magic and {st.units[pick].name}'s magic are {element} ({DOC} L1243-1249)")
+    game.say(f"Attune: Attune's magic and {st.units[pick].name}'s magic are {element} ({DOC} L1243-1249)")
 
 
 def _face_count(face: str) -> int:
@@ -143,7 +143,7 @@ def _wayfare(game: Game, item: Unit, location: str, outcome, face: str, instead:
         for p in places:
             where = "the Reserve Area" if p == RESERVE else st.terrains[p].name
             opts.append(choice(f"{u.uid}>{p}", f"Move {item.name} with {u.name} to {where}"))
-    pick = yield _ask(game, item.owner, f"{game._name(item.owner)}: {item.name} rolled Wayfare: move it and a unit "
+    pick = yield _ask(game, item.owner, f"{game.player_name(item.owner)}: {item.name} rolled Wayfare: move it and a unit "
                       "able to carry it" + (" instead of its maneuver results?" if instead else "?"),
                       f"{DOC} L2049-2059", opts)
     if pick == "stay":
@@ -153,7 +153,7 @@ def _wayfare(game: Game, item: Unit, location: str, outcome, face: str, instead:
     st.location[item.uid] = dest
     if instead:
         outcome.total = max(0, outcome.total - _face_count(face))
-    game._say(f"Wayfare: {item.name} and {st.units[uid].name} move to "
+    game.say(f"Wayfare: {item.name} and {st.units[uid].name} move to "
               + ("the Reserve Area" if dest == RESERVE else st.terrains[dest].name))
 
 
@@ -186,23 +186,23 @@ def _silver(game: Game, item: Unit, location: str) -> Flow:
                     add(f"promote:{a.uid}:{b.uid}", f"Promote {a.name} to {b.name}", f"p{a.name}>{b.name}")
     if len(opts) == 1:
         return
-    pick = yield _ask(game, pid, f"{game._name(pid)}: Silver Medallion: choose its effect", f"{DOC} L2798-2816", opts)
+    pick = yield _ask(game, pid, f"{game.player_name(pid)}: Silver Medallion: choose its effect", f"{DOC} L2798-2816", opts)
     if pick == "none":
         return
     verb, *rest = pick.split(":")
     if verb == "item":
         st.location[rest[0]] = location
-        game._say(f"Silver Medallion: {st.units[rest[0]].name} returns to the army")
+        game.say(f"Silver Medallion: {st.units[rest[0]].name} returns to the army")
     elif verb == "pool":
         st.location[rest[0]] = POOL
-        game._say(f"Silver Medallion: {st.units[rest[0]].name} returns to the Summoning Pool")
+        game.say(f"Silver Medallion: {st.units[rest[0]].name} returns to the Summoning Pool")
     elif verb == "join":
         st.location[rest[0]] = location
-        game._say(f"Silver Medallion: {st.units[rest[0]].name} joins the army")
+        game.say(f"Silver Medallion: {st.units[rest[0]].name} joins the army")
     else:
         old, new = rest
         st.location[old], st.location[new] = POOL, location
-        game._say(f"Silver Medallion: {st.units[old].name} is promoted to {st.units[new].name}")
+        game.say(f"Silver Medallion: {st.units[old].name} is promoted to {st.units[new].name}")
 
 
 def _gold(game: Game, item: Unit, location: str, budget: int) -> Flow:
@@ -220,7 +220,7 @@ def _gold(game: Game, item: Unit, location: str, budget: int) -> Flow:
                 opts.append(choice(u.uid, f"Return {u.name} ({u.health} health)"))
         if len(opts) == 1:
             break
-        pick = yield _ask(game, pid, f"{game._name(pid)}: Gold Medallion: return up to {left} more health-worth of "
+        pick = yield _ask(game, pid, f"{game.player_name(pid)}: Gold Medallion: return up to {left} more health-worth of "
                           "units from your DUA to this army", f"{DOC} L2817-2824", opts)
         if pick == "done":
             break
@@ -229,7 +229,7 @@ def _gold(game: Game, item: Unit, location: str, budget: int) -> Flow:
     for uid in chosen:  # all at once
         st.location[uid] = location
     if chosen:
-        game._say("Gold Medallion returns " + ", ".join(st.units[u].name for u in chosen) + " from the DUA")
+        game.say("Gold Medallion returns " + ", ".join(st.units[u].name for u in chosen) + " from the DUA")
 
 
 def relic_matches(unit: Unit, element: str) -> bool:
@@ -271,7 +271,7 @@ def before_resolution(game: Game, army, roll: str, dice: list[Unit], rolled: lis
                     opts.append(choice(str(k), f"Re-roll {d.name} ({d.uid}, {d.health} health)"))
             if len(opts) == 1:
                 break
-            pick = yield _ask(game, relic.owner, f"{game._name(relic.owner)}: Elemental Relic "
+            pick = yield _ask(game, relic.owner, f"{game.player_name(relic.owner)}: Elemental Relic "
                               f"({'all elements' if element == '*' else element}): re-roll matching units, ignoring "
                               f"their faces ({left} health-worth left; the rest may recruit or promote)",
                               f"{DOC} L2838-2844", opts)
@@ -282,16 +282,16 @@ def before_resolution(game: Game, army, roll: str, dice: list[Unit], rolled: lis
         budgets[relic.uid] = left
         if not chosen:
             continue
-        from ..flow import _ask as ask
-        from ..flow import _faces_validator
+        from ..decisions import ask
+        from ..decisions import faces_validator as _faces_validator
 
         spec = [{"uid": dice[k].uid, "die": dice[k].name, "faces": list(dice[k].spec.faces)} for k in chosen]
-        faces = yield ask("reroll", relic.owner, "roll", f"{game._name(relic.owner)}: roll again "
+        faces = yield ask("reroll", relic.owner, "roll", f"{game.player_name(relic.owner)}: roll again "
                           + ", ".join(x["die"] for x in spec) + " (Elemental Relic)", f"{DOC} L2838-2840", dice=spec,
                           data={"roll": roll, "army": army.id, "reroll": True}, validate=_faces_validator(spec))
         for k, new in zip(chosen, faces, strict=True):
             rolled[k] = [new]
-        game._say("Elemental Relic: " + ", ".join(dice[k].name for k in chosen) + " rolled again")
+        game.say("Elemental Relic: " + ", ".join(dice[k].name for k in chosen) + " rolled again")
 
 
 def _relic(game: Game, item: Unit, location: str, face: str, budget: int) -> Flow:
@@ -325,7 +325,7 @@ def _relic(game: Game, item: Unit, location: str, face: str, budget: int) -> Flo
                     opts.append(choice(f"promote:{a.uid}:{b.uid}", f"Promote {a.name} to {b.name} ({gain})"))
         if len(opts) == 1:
             break
-        pick = yield _ask(game, pid, f"{game._name(pid)}: Elemental Relic ({'all elements' if element == '*' else element}): "
+        pick = yield _ask(game, pid, f"{game.player_name(pid)}: Elemental Relic ({'all elements' if element == '*' else element}): "
                           f"recruit or promote matching units, {left} health-worth left", f"{DOC} L2838-2844", opts)
         if pick == "done":
             break
@@ -342,7 +342,7 @@ def _relic(game: Game, item: Unit, location: str, face: str, budget: int) -> Flo
         source = st.location[new]
         st.location[old], st.location[new] = source, location
     if recruits or promotions:
-        game._say("Elemental Relic: " + ", ".join(
+        game.say("Elemental Relic: " + ", ".join(
             [f"recruits {st.units[u].name}" for u in recruits]
             + [f"promotes {st.units[a].name} to {st.units[b].name}" for a, b in promotions]))
 
@@ -357,10 +357,10 @@ def _summon_dragon(game: Game, item: Unit, location: str) -> Flow:
     try:
         from .. import dragon_summoning as ds
     except ImportError:  # pragma: no cover - the dragons module ships with the flow
-        game._say(f"{item.name} rolled Summon Dragon: the dragons module is not available")
+        game.say(f"{item.name} rolled Summon Dragon: the dragons module is not available")
         return
     opts = [choice("none", "Summon no dragon")] + [choice(t, f"Summon to {st.terrains[t].name}") for t in st.terrains]
-    pick = yield _ask(game, item.owner, f"{game._name(item.owner)}: {item.name} rolled Summon Dragon: summon a dragon "
+    pick = yield _ask(game, item.owner, f"{game.player_name(item.owner)}: {item.name} rolled Summon Dragon: summon a dragon "
                       f"containing {'/'.join(item.spec.elements)} (or an Ivory Dragon) to which terrain?",
                       f"{DOC} L1957-1968", opts)
     if pick == "none":

@@ -197,7 +197,7 @@ def _excess(game: Game) -> list[tuple[str, str, list[tuple[str, ...]]]]:
 def _bury(game: Game, uids: Sequence[str]) -> None:
     for uid in uids:
         game.state.location[uid] = BUA
-        game._say(f"{game.state.units[uid].name} has no unit able to carry it and is buried (V4.01c L2734-2736)")
+        game.say(f"{game.state.units[uid].name} has no unit able to carry it and is buried (V4.01c L2734-2736)")
 
 
 def cleanup(game: Game) -> None:
@@ -211,12 +211,12 @@ def cleanup(game: Game) -> None:
 
 
 def ask_excess(game: Game) -> Generator[Any, Any, None]:
-    """Before the game's next decision (``EXTENSIONS["before_decision"]``): the owner of an army with
+    """Before the game's next decision (``extensions.hooks["before_decision"]``): the owner of an army with
     more items than its units can carry says which to bury (L2734-2736)."""
     if not is_on(game, ITEMS) or game.over:
         return
+    from ..decisions import ask as _ask
     from ..decisions import choice, choose_validator
-    from ..flow import _ask
 
     while True:
         pending = [(o, loc, opts) for o, loc, opts in _excess(game) if len(opts) > 1]
@@ -226,7 +226,7 @@ def ask_excess(game: Game) -> Generator[Any, Any, None]:
         st = game.state
         where = "the Reserve Area" if loc == RESERVE else st.terrains[loc].name
         opts = [choice(",".join(uids), "Bury " + ", ".join(st.units[u].name for u in uids)) for uids in options]
-        pick = yield _ask("item_sai", owner, "choice", f"{game._name(owner)}: your army at {where} holds more items "
+        pick = yield _ask("item_sai", owner, "choice", f"{game.player_name(owner)}: your army at {where} holds more items "
                           "than its units can carry: which do you bury?", f"{DOC} L2734-2736", opts,
                           validate=choose_validator(opts))
         _bury(game, pick.split(","))

@@ -114,7 +114,7 @@ def bury(game: Game, uid: str, why: str) -> None:
     st = game.state
     st.location[uid] = BUA
     st.effects = [e for e in st.effects if e.detail.get("minor_terrain") != uid]
-    game._say(f"{st.units[uid].name} is buried: {why}")
+    game.say(f"{st.units[uid].name} is buried: {why}")
 
 
 def set_result(game: Game, unit: Unit, location: str, icon: str) -> None:
@@ -124,23 +124,24 @@ def set_result(game: Game, unit: Unit, location: str, icon: str) -> None:
     name = f"Minor terrain {icon}" if icon in ACTION_ICONS else icon
     game.add_effect(name, unit.owner, army_id(unit.owner, location), EXPIRY, minor_terrain=unit.uid, face=icon,
                     terrain=location)
-    game._say(f"{unit.name} shows {icon} for {game._army_label(army_id(unit.owner, location))}")
+    game.say(f"{unit.name} shows {icon} for {game.army_label(army_id(unit.owner, location))}")
 
 
 def _roll_it(game: Game, unit: Unit, location: str) -> Flow:
     """Roll the minor terrain and apply its result at once (L2609-2612); an ID icon lets the owner
     turn it to any action face (L2653-2657)."""
-    from ..flow import _ask, _faces_validator
+    from ..decisions import ask as _ask
+    from ..decisions import faces_validator as _faces_validator
 
     spec = [{"uid": unit.uid, "die": unit.name, "faces": list(unit.spec.faces)}]
-    faces = yield _ask("minor_terrain_roll", unit.owner, "roll", f"{game._name(unit.owner)}: roll {unit.name}",
+    faces = yield _ask("minor_terrain_roll", unit.owner, "roll", f"{game.player_name(unit.owner)}: roll {unit.name}",
                        f"{DOC} L2609-2612", dice=spec, data={"roll": "minor_terrain", "army": army_id(unit.owner, location)},
                        validate=_faces_validator(spec))
     icon = icon_of(faces[0])
     if icon in ID_ICONS:
         opts = [choice(a, f"Turn it to {a}") for a in ACTION_ICONS]
         icon = yield _ask("minor_terrain_face", unit.owner, "choice",
-                          f"{game._name(unit.owner)}: {unit.name} rolled its ID: turn it to an action face",
+                          f"{game.player_name(unit.owner)}: {unit.name} rolled its ID: turn it to an action face",
                           f"{DOC} L2653-2657", opts, validate=choose_validator(opts))
     set_result(game, unit, location, icon)
 
@@ -165,10 +166,10 @@ def maneuver_step(game: Game, pid: str, location: str) -> Flow:
         opts = [choice("keep", f"Keep {mine.name}'s result (no maneuver step)"),
                 choice("reroll", f"Roll {mine.name} again instead of maneuvering"),
                 choice("bury", f"Bury {mine.name} instead of maneuvering")]
-        pick = yield _ask_choice(game, pid, location, f"{game._name(pid)}: your army controls {mine.name}: keep its result, "
+        pick = yield _ask_choice(game, pid, location, f"{game.player_name(pid)}: your army controls {mine.name}: keep its result, "
                                  "roll it again or bury it?", f"{DOC} L2614-2617, L2627-2628", opts)
         if pick == "keep":
-            game._say(f"{game._name(pid)} keeps {mine.name}'s result and forfeits the maneuver step")
+            game.say(f"{game.player_name(pid)} keeps {mine.name}'s result and forfeits the maneuver step")
         elif pick == "reroll":
             yield from _roll_it(game, mine, location)
         else:
@@ -184,19 +185,19 @@ def maneuver_step(game: Game, pid: str, location: str) -> Flow:
         if u.name not in seen:
             seen.add(u.name)
             opts.append(choice(u.uid, f"Bring {u.name} into play instead of maneuvering"))
-    pick = yield _ask_choice(game, pid, location, f"{game._name(pid)}: bring a minor terrain into play at "
+    pick = yield _ask_choice(game, pid, location, f"{game.player_name(pid)}: bring a minor terrain into play at "
                              f"{st.terrains[location].name} instead of maneuvering?", f"{DOC} L2603-2608", opts)
     if pick == "maneuver":
         return False
     unit = st.units[pick]
     st.location[unit.uid] = location
-    game._say(f"{game._name(pid)} brings {unit.name} into play at {st.terrains[location].name}")
+    game.say(f"{game.player_name(pid)} brings {unit.name} into play at {st.terrains[location].name}")
     yield from _roll_it(game, unit, location)
     return True
 
 
 def _ask_choice(game: Game, pid: str, location: str, prompt: str, rule: str, opts: list[dict]):
-    from ..flow import _ask
+    from ..decisions import ask as _ask
 
     game.state.step = "minor_terrain"
     return _ask("minor_terrain", pid, "choice", prompt, rule, opts, data={"army": army_id(pid, location)},
@@ -273,4 +274,4 @@ def return_to_pool(game: Game, uid: str, rule: str) -> None:
     if unit.spec.kind != "minor_terrain" or st.location[uid] != BUA:
         raise IllegalAction(f"{unit.name} is not a minor terrain in a BUA", rule)
     st.location[uid] = POOL
-    game._say(f"{unit.name} returns to {game._name(unit.owner)}'s Summoning Pool")
+    game.say(f"{unit.name} returns to {game.player_name(unit.owner)}'s Summoning Pool")

@@ -33,7 +33,7 @@ DOC = "V4.01c"
 
 
 def _fail(game: Game, cast: dict, why: str, rule: str) -> None:
-    game._say(f"{cast['spell']} on {cast['target']} does nothing: {why} ({DOC} {rule})")
+    game.say(f"{cast['spell']} on {cast['target']} does nothing: {why} ({DOC} {rule})")
 
 
 def summon_dragonkin(game: Game, cast: dict) -> None:
@@ -53,10 +53,10 @@ def summon_dragonkin(game: Game, cast: dict) -> None:
     paid[key] = paid.get(key, 0) + 1
     game._dragonkin_castings = paid
     if paid[key] < unit.health:
-        game._say(f"Summon Dragonkin: {paid[key]} of the {unit.health} health-worth needed for {unit.name}")
+        game.say(f"Summon Dragonkin: {paid[key]} of the {unit.health} health-worth needed for {unit.name}")
         return None
     st.location[uid] = location
-    game._say(f"Summon Dragonkin: {unit.name} joins {game._army_label(cast['army'])}")
+    game.say(f"Summon Dragonkin: {unit.name} joins {game.army_label(cast['army'])}")
     return None
 
 
@@ -75,13 +75,13 @@ def _promote_from(game: Game, cast: dict, unit, source: str, rule: str) -> Flow:
             opts.append(choice(b.uid, f"Promote {unit.name} to {b.name}"))
     new = opts[0]["value"]
     if len(opts) > 1:
-        from ..flow import _ask
+        from ..decisions import ask as _ask
 
-        new = yield _ask("dragonkin", unit.owner, "choice", f"{game._name(unit.owner)}: {cast['spell']}: promote "
+        new = yield _ask("dragonkin", unit.owner, "choice", f"{game.player_name(unit.owner)}: {cast['spell']}: promote "
                          f"{unit.name} to which unit?", f"{DOC} {rule}", opts, validate=choose_validator(opts))
     where = st.location[unit.uid]
     st.location[unit.uid], st.location[new] = source, where
-    game._say(f"{cast['spell']}: {unit.name} is promoted to {st.units[new].name} (the element may change, {DOC} L1149)")
+    game.say(f"{cast['spell']}: {unit.name} is promoted to {st.units[new].name} (the element may change, {DOC} L1149)")
 
 
 def evolve_dragonkin(game: Game, cast: dict) -> Flow:
@@ -118,7 +118,7 @@ def esfahs_gift(game: Game, cast: dict) -> None:
     if unit is None or unit.spec.kind != "minor_terrain" or unit.owner != cast["caster"] or st.location[unit.uid] != BUA:
         return _fail(game, cast, "the target must be a minor terrain in the caster's BUA", "L2406-2407")
     st.location[unit.uid] = POOL
-    game._say(f"Esfah's Gift: {unit.name} returns to {game._name(unit.owner)}'s Summoning Pool")
+    game.say(f"Esfah's Gift: {unit.name} returns to {game.player_name(unit.owner)}'s Summoning Pool")
     return None
 
 

@@ -65,7 +65,7 @@ def mirage(game, entry):
     for uid in moved:
         st.location[uid] = RESERVE
     if moved:
-        game._say("Mirage moves " + ", ".join(st.units[u].name for u in moved) + " to the Reserve Area")
+        game.say("Mirage moves " + ", ".join(st.units[u].name for u in moved) + " to the Reserve Area")
 
 
 @spell("Lightning Strike", "2187-2193", OPPOSING_UNIT)
@@ -76,4 +76,4 @@ def lightning_strike(game, entry):
     if saves[uid] <= 0:
         yield from kill_flow(game, [uid], save_roll=True, army_targeted=False, cause="Lightning Strike")
     else:
-        game._say(f"{game.state.units[uid].name} saves against Lightning Strike")
+        game.say(f"{game.state.units[uid].name} saves against Lightning Strike")

@@ -18,7 +18,7 @@ from ..decisions import Decision, choice, choose_validator
 from ..dua import kill_flow
 from ..errors import IllegalSpell
 from ..state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
-from .registry import INSTANT, OWN_UNIT_AT_TERRAIN, SPELLS, AnnouncedSpell, effect_for
+from .registry import OWN_UNIT_AT_TERRAIN, SPELLS, AnnouncedSpell, effect_for
 
 if TYPE_CHECKING:
     from ..flow import Game
@@ -58,13 +58,13 @@ def cast_announced(game: Game, pid: str, army: Army, casts: Sequence[Any], cantr
         st.spells_announced.append(entry)
         entries.append(entry)
         n = entry["castings"]
-        game._say(f"{game._name(pid)} casts {cast.name}" + (f" x{n} combined" if n > 1 else "")
+        game.say(f"{game.player_name(pid)} casts {cast.name}" + (f" x{n} combined" if n > 1 else "")
                   + f" ({cast.cost} {cast.pay_with}) on {describe_target(game, entry)}"
                   + (" with Cantrip magic" if cantrip else ""))
     negated = yield from dispel_magic(game, entries)
     for i in sorted(negated):
         entries[i]["negated"] = True
-        game._say(f"{entries[i]['spell']} is negated by Dispel Magic (V4.01c L1432-1448)")
+        game.say(f"{entries[i]['spell']} is negated by Dispel Magic (V4.01c L1432-1448)")
     waiting = [i for i in range(len(entries)) if i not in negated]
     while waiting:
         i = yield from next_spell(game, pid, entries, waiting)
@@ -72,11 +72,11 @@ def cast_announced(game: Game, pid: str, army: Army, casts: Sequence[Any], cantr
         entry = entries[i]
         if not target_present(game, entry):
             entry["lost"] = True
-            game._say(f"{entry['spell']}: its target is no longer there; no new target may be chosen (V4.01c L478-480)")
+            game.say(f"{entry['spell']}: its target is no longer there; no new target may be chosen (V4.01c L478-480)")
             continue
-        effect = effect_for(entry["spell"])
+        effect = effect_for(game, entry["spell"])
         if effect is None:
-            game._say(f"{entry['spell']} has no effect in this companion yet")
+            game.say(f"{entry['spell']} has no effect in this companion yet")
             continue
         more = effect(game, entry)
         if isinstance(more, Generator):
@@ -93,7 +93,7 @@ def next_spell(game: Game, pid: str, entries: Sequence[dict], waiting: Sequence[
     if len(kinds) < 2 or not any(_acts_now(entries[i]["spell"]) for i in waiting):
         return waiting[0]  # identical spells, or lasting effects only: their order changes nothing
     opts = [choice(str(i), f"{entries[i]['spell']} on {describe_target(game, entries[i])}") for i in waiting]
-    pick = yield ask("spell_order", pid, "choice", f"{game._name(pid)}: which announced spell resolves next?",
+    pick = yield ask("spell_order", pid, "choice", f"{game.player_name(pid)}: which announced spell resolves next?",
                      f"{DOC} L470-473", opts, validate=choose_validator(opts),
                      data={"spells": [entries[i]["spell"] for i in waiting]})
     return int(pick)
@@ -102,13 +102,8 @@ def next_spell(game: Game, pid: str, entries: Sequence[dict], waiting: Sequence[
 def _acts_now(name: str) -> bool:
     """Whether a spell does something as it resolves (damage, rolls, moves, choices) rather than only
     putting a lasting effect in force; lasting effects alone commute, so their order is not asked."""
-    import inspect
-
     rule = SPELLS.get(name)
-    effect = effect_for(name)
-    if rule is None or effect is None or rule.duration == INSTANT:
-        return True
-    return inspect.isgeneratorfunction(effect)
+    return rule is None or rule.acts_now
 
 
 def describe_target(game: Game, entry: Mapping[str, Any]) -> str:
@@ -117,7 +112,7 @@ def describe_target(game: Game, entry: Mapping[str, Any]) -> str:
     if entry.get("units"):
         return ", ".join(st.units[u].name for u in entry["units"]) + f" ({target})"
     if isinstance(target, str) and "@" in target:
-        return game._army_label(target)
+        return game.army_label(target)
     if target in st.terrains:
         return st.terrains[target].name
     if target in st.units:
@@ -197,19 +192,19 @@ def dispel_magic(game: Game, entries: Sequence[dict]) -> Flow:
             continue
         opts = [choice("roll", f"Roll {unit.name} for Dispel Magic"), choice("no", "Do not roll")]
         pick = yield ask("dispel", unit.owner, "choice",
-                         f"{game._name(unit.owner)}: magic targets {unit.name} ({unit.uid}), its army or terrain: "
+                         f"{game.player_name(unit.owner)}: magic targets {unit.name} ({unit.uid}), its army or terrain: "
                          "roll it for Dispel Magic?", "V4.01c L1432-1448", opts, validate=choose_validator(opts),
                          data={"unit": unit.uid, "spells": [entries[i]["spell"] for i in hit]})
         if pick != "roll":
             continue
         faces = yield from roll_faces(game, unit.owner, [unit.uid], "save",
-                                      f"{game._name(unit.owner)}: roll {unit.name} for Dispel Magic",
+                                      f"{game.player_name(unit.owner)}: roll {unit.name} for Dispel Magic",
                                       "V4.01c L1432-1448", topic="dispel_roll")
         if faces[0].endswith(" " + DISPEL):
-            game._say(f"{unit.name} rolls Dispel Magic")
+            game.say(f"{unit.name} rolls Dispel Magic")
             negated.update(hit)
         else:
-            game._say(f"{unit.name} rolls {faces[0]}: no Dispel Magic")
+            game.say(f"{unit.name} rolls {faces[0]}: no Dispel Magic")
     return negated
 
 
@@ -272,7 +267,7 @@ def cantrip_after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, 
         return game._validate_casts(pid, here, fake, (), action)
 
     casts = yield ask("cast", pid, "cast",
-                      f"{game._name(pid)}: Cantrip gives {sum(magic.values())} magic for spells marked C: "
+                      f"{game.player_name(pid)}: Cantrip gives {sum(magic.values())} magic for spells marked C: "
                       "announce them (or none)", "V4.01c L1296-1306, L2108-2111",
                       data={"magic": sum(magic.values()), "accounting": accounting, "army": here.id, "cantrip": True},
                       validate=validate)
@@ -303,7 +298,7 @@ def retotal(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: Mappin
     again = resolve_army_roll(replace(request, effects=tuple(e for e in request.effects if e.name not in canon) + now))
     if again.totals == outcome.totals and again.total == outcome.total:
         return
-    game._say(f"{game._army_label(army)}: with the Cantrip spells, the roll counts {again.total} {roll} "
+    game.say(f"{game.army_label(army)}: with the Cantrip spells, the roll counts {again.total} {roll} "
               f"instead of {outcome.total} (V4.01c L1017-1019)")
     outcome.total, outcome.totals = again.total, dict(again.totals)
     if game.state.last_roll:
@@ -316,7 +311,7 @@ def retotal(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: Mappin
 def roll_faces(game: Game, owner: str, uids: Sequence[str], roll: str, prompt: str, rule: str,
                topic: str = "spell_roll") -> Flow:
     """Ask `owner` to roll the dice `uids` (a roll outside any army roll); returns their faces."""
-    from ..flow import _faces_validator
+    from ..decisions import faces_validator as _faces_validator
 
     st = game.state
     spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in uids]
@@ -354,7 +349,7 @@ def units_save(game: Game, uids: Sequence[str], spell: str, rule: str) -> Flow:
     out: dict[str, int] = {}
     for owner, mine in by_owner.items():
         faces = yield from roll_faces(game, owner, mine, "save",
-                                      f"{game._name(owner)}: roll " + ", ".join(st.units[u].name for u in mine)
+                                      f"{game.player_name(owner)}: roll " + ", ".join(st.units[u].name for u in mine)
                                       + f" for saves against {spell}", rule)
         out.update(unit_results(game, mine, faces, "save"))
     return out
@@ -368,10 +363,10 @@ def damage_army(game: Game, army_id: str, damage: int, spell: str, rule: str) ->
     army = st.army(owner, loc)
     if not army.units or damage <= 0:
         return
-    saves = yield from game._roll(army, "save", f"{game._name(owner)}: roll {game._army_label(army)} for saves "
+    saves = yield from game._roll(army, "save", f"{game.player_name(owner)}: roll {game.army_label(army)} for saves "
                                   f"against {damage} damage from {spell}", rule, against="magic", no_cantrip=True)
     net = max(0, damage - saves.total)
-    game._say(f"{spell}: {damage} damage - {saves.total} saves = {net} damage")
+    game.say(f"{spell}: {damage} damage - {saves.total} saves = {net} damage")
     yield from game._inflict(st.army(owner, loc), net)
 
 
@@ -385,7 +380,7 @@ def damage_unit(game: Game, uid: str, damage: int, spell: str, rule: str, save: 
         got = yield from units_save(game, [uid], spell, rule)
         saves = got[uid]
     net = max(0, damage - saves)
-    game._say(f"{spell}: {damage} damage on {unit.name} - {saves} saves = {net}")
+    game.say(f"{spell}: {damage} damage on {unit.name} - {saves} saves = {net}")
     if net >= unit.health:
         yield from kill_flow(game, [uid], save_roll=save, army_targeted=False, cause=spell)
     return net, saves
@@ -398,18 +393,18 @@ def reduce_terrain(game: Game, tid: str, spell: str, rule: str) -> bool:
     terrain = st.terrains[tid]
     mark = f"{spell}: {terrain.name} reduced this turn"
     if any(e.name == mark and e.detail.get("turn") == st.turn for e in st.effects):
-        game._say(f"{terrain.name} was already reduced by {spell} this turn ({rule})")
+        game.say(f"{terrain.name} was already reduced by {spell} this turn ({rule})")
         return False
     if terrain.face <= 1:
-        game._say(f"{terrain.name} is at 1: it cannot be reduced")
+        game.say(f"{terrain.name} is at 1: it cannot be reduced")
         return False
     old = terrain.face
     terrain.face -= 1
     # A marker (no roll effect), gone at the beginning of the marching player's next turn.
     game.add_effect(mark, st.marching or "", tid, UNTIL_YOUR_NEXT_TURN, turn=st.turn)
-    game._say(f"{spell}: {terrain.name} is reduced from {old} to {terrain.face}")
+    game.say(f"{spell}: {terrain.name} is reduced from {old} to {terrain.face}")
     if old == 8 and terrain.controller is not None:
-        game._say(f"{game._name(terrain.controller)} loses control of {terrain.name} (V4.01c L513-517)")
+        game.say(f"{game.player_name(terrain.controller)} loses control of {terrain.name} (V4.01c L513-517)")
         terrain.controller = None
     return True
 
@@ -435,15 +430,6 @@ def combination_roll(game: Game, army: Army, counted: Sequence[str], prompt: str
                        counted=tuple(counted), force_points=st.force_size, choices=tuple(picked.items()))
     out = resolve_army_roll(request)
     totals = {k.lower(): int(v) for k, v in out.totals.items()}
-    game._say(f"{game._army_label(army)} rolled " + ", ".join(f"{totals.get(c, 0)} {c}" for c in counted))
+    game.say(f"{game.army_label(army)} rolled " + ", ".join(f"{totals.get(c, 0)} {c}" for c in counted))
     return totals
 
-
-def _register_cantrip() -> None:
-    from ..flow import EXTENSIONS
-
-    if cantrip_after_roll not in EXTENSIONS["after_roll"]:
-        EXTENSIONS["after_roll"].append(cantrip_after_roll)
-
-
-_register_cantrip()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 from ..decisions import choice, choose_validator
-from ..dua import ORDER_ENTER_DUA, ORDER_REDIRECT, bury, kill_flow, register_death_hook, return_from_dua
+from ..dua import ORDER_ENTER_DUA, ORDER_REDIRECT, bury, kill_flow, return_from_dua
 from ..state import BUA, DUA, RESERVE, UNTIL_YOUR_NEXT_TURN
 from .casting import ask, damage_unit, present_units, roll_faces, units_save
 from .registry import (
@@ -19,6 +20,9 @@ from .registry import (
     spell,
 )
 
+if TYPE_CHECKING:
+    from ..extensions import Extensions
+
 LASTING = UNTIL_YOUR_NEXT_TURN
 
 
@@ -30,7 +34,7 @@ def bury_flow(game, uids, source: str):
     saved = yield from rise_from_the_ashes(game, list(uids), "buried")
     buried = [u for u in uids if u not in saved]
     for line in bury(game.state, buried):
-        game._say(f"{source}: {line}")
+        game.say(f"{source}: {line}")
     return buried
 
 
@@ -75,18 +79,18 @@ def swamp_fever(game, entry):
     st = game.state
     targets = present_units(game, entry)
     owner = st.units[targets[0]].owner
-    faces = yield from roll_faces(game, owner, targets, "save", f"{game._name(owner)}: roll "
+    faces = yield from roll_faces(game, owner, targets, "save", f"{game.player_name(owner)}: roll "
                                   + ", ".join(st.units[u].name for u in targets) + " against Swamp Fever (an ID kills)",
                                   "V4.01c L2216-2220")
     dead = [u for u, f in zip(targets, faces, strict=True) if _is_id(f)]
     if not dead:
-        game._say("Swamp Fever: no ID rolled, nobody dies")
+        game.say("Swamp Fever: no ID rolled, nobody dies")
         return
     deaths = yield from kill_flow(game, dead, save_roll=False, army_targeted=False, cause="Swamp Fever")
     in_dua = [d.uid for d in deaths if d.exchange_with is None and st.location[d.uid] == DUA]  # killed, in the DUA
     if not in_dua:
         return
-    faces = yield from roll_faces(game, owner, in_dua, "save", f"{game._name(owner)}: roll "
+    faces = yield from roll_faces(game, owner, in_dua, "save", f"{game.player_name(owner)}: roll "
                                   + ", ".join(st.units[u].name for u in in_dua) + " again (Swamp Fever: an ID buries)",
                                   "V4.01c L2218-2220")
     buried = [u for u, f in zip(in_dua, faces, strict=True) if _is_id(f)]
@@ -132,12 +136,12 @@ def exhume(game, entry):
                 opts.append(choice(",".join(u.uid for u in combo), "Return " + ", ".join(u.name for u in combo)))
     if len(opts) == 1:
         return
-    pick = yield ask("spell_choice", pid, "choice", f"{game._name(pid)}: Exhume buried {worth} health-worth: "
+    pick = yield ask("spell_choice", pid, "choice", f"{game.player_name(pid)}: Exhume buried {worth} health-worth: "
                      "return units up to that from your DUA to the casting army?", "V4.01c L2237-2239", opts,
                      validate=choose_validator(opts))
     if pick != "none":
         for line in return_from_dua(st, pick.split(","), pid, loc, "V4.01c L2237-2239"):
-            game._say("Exhume: " + line)
+            game.say("Exhume: " + line)
 
 
 @spell("Open Grave", "2240-2246", ARMY, duration=LASTING)
@@ -158,7 +162,6 @@ def open_grave_hook(game, deaths):
             d.notes.append("Open Grave, V4.01c L2240-2246")
 
 
-register_death_hook(ORDER_REDIRECT, "Open Grave", open_grave_hook)
 
 
 @spell("Soiled Ground", "2247-2250", TERRAIN, duration=LASTING)
@@ -191,4 +194,7 @@ def soiled_ground_hook(game, deaths):
                     d.notes.append("Rise from the Ashes when buried, V4.01c L1774-1778")
 
 
-register_death_hook(ORDER_ENTER_DUA, "Soiled Ground", soiled_ground_hook)
+def register(ext: Extensions) -> None:
+    """Open Grave's and Soiled Ground's death hooks in a game's extensions (``rulebook``)."""
+    ext.add_death_hook(ORDER_REDIRECT, "Open Grave", open_grave_hook)
+    ext.add_death_hook(ORDER_ENTER_DUA, "Soiled Ground", soiled_ground_hook)

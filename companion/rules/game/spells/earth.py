@@ -32,14 +32,14 @@ def path(game, entry):
     to = entry["to"]
     uids = entry.get("units") or [entry["target"]]
     if not st.army(entry["caster"], to).units:
-        game._say("Path: the destination army is gone; nothing moves (V4.01c L478-480)")
+        game.say("Path: the destination army is gone; nothing moves (V4.01c L478-480)")
         return
     for uid in uids:
         if st.location[uid] not in st.terrains:
-            game._say(f"Path: {st.units[uid].name} is no longer at a terrain; it does not move (V4.01c L478-480)")
+            game.say(f"Path: {st.units[uid].name} is no longer at a terrain; it does not move (V4.01c L478-480)")
             continue
         st.location[uid] = to
-        game._say(f"Path moves {st.units[uid].name} to {st.terrains[to].name}")
+        game.say(f"Path moves {st.units[uid].name} to {st.terrains[to].name}")
 
 
 @spell("Berserker Rage", "2260-2268", FERAL_ARMY, duration=LASTING)
@@ -62,7 +62,7 @@ def scent_of_fear(game, entry):
     moved = present_units(game, entry)
     for uid in moved:
         st.location[uid] = RESERVE
-    game._say("Scent of Fear moves " + ", ".join(st.units[u].name for u in moved) + " to the Reserve Area")
+    game.say("Scent of Fear moves " + ", ".join(st.units[u].name for u in moved) + " to the Reserve Area")
 
 
 @spell("Wall of Thorns", "2280-2289", TERRAIN_NOT_EIGHTH, per_casting=6, duration=LASTING)
@@ -82,10 +82,10 @@ def wall_of_thorns_after_maneuver(game, pid: str, terrain_id: str):
     if not castings or not army.units:
         return
     damage = 6 * castings
-    melee = yield from game._roll(army, "melee", f"{game._name(pid)}: Wall of Thorns: roll {game._army_label(army)} "
+    melee = yield from game._roll(army, "melee", f"{game.player_name(pid)}: Wall of Thorns: roll {game.army_label(army)} "
                                   f"for melee against {damage} damage", "V4.01c L2280-2289")
     net = max(0, damage - melee.total)
-    game._say(f"Wall of Thorns: {damage} damage - {melee.total} melee = {net} damage")
+    game.say(f"Wall of Thorns: {damage} damage - {melee.total} melee = {net} damage")
     yield from game._inflict(st.army(pid, terrain_id), net, save_roll=False)
 
 

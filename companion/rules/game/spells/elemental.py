@@ -29,7 +29,7 @@ def _promote_by(game, uid: str, steps: int, source: str, spell_name: str, rule: 
                       and u.spec.species == unit.spec.species and 0 < u.health - unit.health <= steps),
                      key=lambda u: (u.health, u.name, u.uid))
     if not options:
-        game._say(f"{spell_name}: no unit to promote {unit.name} to")
+        game.say(f"{spell_name}: no unit to promote {unit.name} to")
         return
     opts, seen = [], set()
     for u in options:
@@ -38,10 +38,10 @@ def _promote_by(game, uid: str, steps: int, source: str, spell_name: str, rule: 
             opts.append(choice(u.uid, f"Promote {unit.name} to {u.name}"))
     pick = opts[0]["value"]
     if len(opts) > 1:
-        pick = yield ask("spell_choice", unit.owner, "choice", f"{game._name(unit.owner)}: {spell_name}: promote "
+        pick = yield ask("spell_choice", unit.owner, "choice", f"{game.player_name(unit.owner)}: {spell_name}: promote "
                          f"{unit.name} to which unit?", rule, opts, validate=choose_validator(opts))
     for line in promote(st, [(uid, pick)], budget=steps):
-        game._say(f"{spell_name}: {line}")
+        game.say(f"{spell_name}: {line}")
 
 
 @spell("Resurrect Dead", "2395-2405", OWN_DUA_UNITS, per_casting=1)
@@ -52,10 +52,10 @@ def resurrect_dead(game, entry):
     pid, loc = entry["caster"], entry["army"].split("@", 1)[1]
     units = present_units(game, entry)
     if not st.army(pid, loc).units:
-        game._say("Resurrect Dead: the casting army is gone")
+        game.say("Resurrect Dead: the casting army is gone")
         return
     for line in return_from_dua(st, units, pid, loc, "V4.01c L2395-2405"):
-        game._say("Resurrect Dead: " + line)
+        game.say("Resurrect Dead: " + line)
 
 
 @spell("Rally", "2417-2420", OWN_AMAZONS_AT_TERRAIN, per_casting=3, up_to=True)
@@ -65,15 +65,15 @@ def rally(game, entry):
     st = game.state
     to = entry["to"]
     if not any(u.spec.species == "Amazons" for u in st.army(entry["caster"], to).units):
-        game._say("Rally: no Amazon unit is left at the destination; nothing moves (V4.01c L478-480)")
+        game.say("Rally: no Amazon unit is left at the destination; nothing moves (V4.01c L478-480)")
         return
     moved = present_units(game, entry)
     for uid in moved:
         st.location[uid] = to
-    game._say("Rally moves " + ", ".join(st.units[u].name for u in moved) + f" to {st.terrains[to].name}")
+    game.say("Rally moves " + ", ".join(st.units[u].name for u in moved) + f" to {st.terrains[to].name}")
 
 
-# Their effects (summoning, the dragon's arrival) belong to the dragons module (flow.SPELL_EFFECTS).
+# Their effects (summoning, the dragon's arrival) belong to dragon_summoning (``rulebook`` adds them).
 declare("Summon Dragon", "2428-2437", TERRAIN, per_casting=1)
 declare("Summon White Dragon", "2438-2445", TERRAIN, per_casting=1)
 # The spells of the optional components' sheets: effects in ``companion.rules.game.advanced.spells``,

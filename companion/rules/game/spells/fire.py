@@ -27,7 +27,7 @@ def fearful_flames(game, entry):
         again = yield from units_save(game, [uid], "Fearful Flames (second save)", "V4.01c L2305-2310")
         if again[uid] <= 0:
             st.location[uid] = RESERVE
-            game._say(f"{st.units[uid].name} flees to the Reserve Area (Fearful Flames)")
+            game.say(f"{st.units[uid].name} flees to the Reserve Area (Fearful Flames)")
 
 
 @spell("Firebolt", "2311-2313", OPPOSING_UNIT, per_casting=1)
@@ -84,7 +84,7 @@ def flashfire_reroll(game, army, roll, dice, rolled, ctx):
         opts = [choice("done", "Keep these faces")] + [
             choice(d.uid, f"Re-roll {d.name} ({rolled[index[d.uid]][0]})") for d in dice
             if d.is_unit and d.uid not in chosen]
-        pick = yield ask("spell_choice", army.owner, "choice", f"{game._name(army.owner)}: Flashfire: re-roll a unit "
+        pick = yield ask("spell_choice", army.owner, "choice", f"{game.player_name(army.owner)}: Flashfire: re-roll a unit "
                          f"({len(chosen)} of {allowed} chosen)?", "V4.01c L2317-2322", opts,
                          validate=choose_validator(opts))
         if pick == "done":
@@ -93,8 +93,8 @@ def flashfire_reroll(game, army, roll, dice, rolled, ctx):
     if not chosen:
         return
     faces = yield from roll_faces(game, army.owner, chosen, roll if roll != "dragon" else "save",
-                                  f"{game._name(army.owner)}: Flashfire: roll again "
+                                  f"{game.player_name(army.owner)}: Flashfire: roll again "
                                   + ", ".join(st.units[u].name for u in chosen), "V4.01c L2317-2322")
     for uid, face in zip(chosen, faces, strict=True):
         rolled[index[uid]][:] = [face]
-    game._say(f"Flashfire: {len(chosen)} unit(s) rolled again, earlier faces ignored (V4.01c L2317-2322)")
+    game.say(f"Flashfire: {len(chosen)} unit(s) rolled again, earlier faces ignored (V4.01c L2317-2322)")

@@ -9,8 +9,11 @@ Cost, element, species, the R (Reserve) and C (Cantrip) marks come from the cata
   without one gains nothing from repeat castings on the same target (L2154-2156);
 * ``duration``: instantaneous or until the caster's next turn (L2131-2137);
 * ``effect``: ``effect(game, entry)`` run when the spell resolves; a generator when it asks
-  for decisions.  It is also put in ``flow.SPELL_EFFECTS`` (the dragons module registers Summon
-  Dragon and Summon White Dragon there; ``effect_for`` reads both).
+  for decisions.  Each game's ``extensions.spell_effects`` holds them, with the effects other modules
+  give (Summon Dragon and Summon White Dragon, the Advanced Rules' spells; ``effect_for`` reads it);
+* ``acts_now``: whether the spell does something as it resolves (damage, rolls, moves, choices) rather
+  than only putting a lasting effect in force: every instantaneous spell does; a lasting one only
+  when it says so (none of V4.01c's does).  The caster orders the spells that act now (L470-473).
 
 An announcement entry is ``{"spell", "target", "element", "castings", "units", "to"}``: ``units``
 lists the unit ids of "units" targets (or ``target`` may be that list), ``to`` the destination
@@ -68,8 +71,13 @@ class SpellRule:
     target: str
     per_casting: int | None  # the highlighted number (None: not cumulative)
     duration: str
-    effect: Effect | None = None  # None: registered by another module in flow.SPELL_EFFECTS
+    effect: Effect | None = None  # None: another module gives it (rulebook.build_extensions)
     up_to: bool = False  # "up to" X targets (V4.01c L1098-1102)
+    lasting_acts_now: bool = False  # a lasting spell that also acts as it resolves (see ``acts_now``)
+
+    @property
+    def acts_now(self) -> bool:
+        return self.duration == INSTANT or self.lasting_acts_now
 
     @property
     def citation(self) -> str:
@@ -94,28 +102,26 @@ SPELLS: dict[str, SpellRule] = {}
 
 
 def spell(name: str, lines: str, target: str, per_casting: int | None = None, duration: str = INSTANT,
-          up_to: bool = False) -> Callable[[Effect], Effect]:
-    """Decorator: register ``effect`` as spell `name` (and in ``flow.SPELL_EFFECTS``)."""
+          up_to: bool = False, lasting_acts_now: bool = False) -> Callable[[Effect], Effect]:
+    """Decorator: ``effect`` is spell `name`'s, with its facts (a table entry of ``SPELLS``)."""
 
     def wrap(effect: Effect) -> Effect:
-        SPELLS[name] = SpellRule(name, lines, target, per_casting, duration, effect, up_to)
-        from ..flow import SPELL_EFFECTS
-
-        SPELL_EFFECTS.setdefault(name, effect)  # a module that registered this spell first keeps it
+        if name in SPELLS:
+            raise ValueError(f"spell {name!r} has two effects ({SPELLS[name].effect} and {effect})")
+        SPELLS[name] = SpellRule(name, lines, target, per_casting, duration, effect, up_to, lasting_acts_now)
         return effect
 
     return wrap
 
 
 def declare(name: str, lines: str, target: str, per_casting: int | None = None, duration: str = INSTANT) -> None:
-    """A spell whose effect another module registers in ``flow.SPELL_EFFECTS`` (Summon Dragon ...)."""
+    """A spell whose effect another module gives (Summon Dragon ...: ``rulebook.build_extensions``)."""
     SPELLS.setdefault(name, SpellRule(name, lines, target, per_casting, duration, None))
 
 
-def effect_for(name: str) -> Effect | None:
-    from ..flow import SPELL_EFFECTS
-
-    return SPELL_EFFECTS.get(name) or (SPELLS[name].effect if name in SPELLS else None)
+def effect_for(game: Game, name: str) -> Effect | None:
+    """The effect of spell `name` in this game (None: the game knows no effect for it)."""
+    return game.extensions.spell_effects.get(name)
 
 
 # ------------------------------------------------------------------------ announcement checks

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 from ..decisions import choice, choose_validator
-from ..dua import ORDER_EXCHANGE, register_death_hook
+from ..dua import ORDER_EXCHANGE
 from ..state import DUA, UNTIL_YOUR_NEXT_TURN
 from .casting import ask, reduce_terrain
 from .registry import ARMY, OWN_DUA, TERRAIN, lasting, spell
+
+if TYPE_CHECKING:
+    from ..extensions import Extensions
 
 LASTING = UNTIL_YOUR_NEXT_TURN
 
@@ -47,7 +51,7 @@ def accelerated_growth_hook(game, deaths):
                 seen.add(u.name)
                 opts.append(choice(u.uid, f"Exchange it with {u.name} from the DUA"))
         pick = yield ask("spell_choice", d.owner, "choice",
-                         f"{game._name(d.owner)}: Accelerated Growth: {unit.name} is killed; exchange it with a "
+                         f"{game.player_name(d.owner)}: Accelerated Growth: {unit.name} is killed; exchange it with a "
                          "1-health Treefolk from your DUA instead?", "V4.01c L2343-2351", opts,
                          validate=choose_validator(opts))
         if pick != "no":
@@ -56,7 +60,6 @@ def accelerated_growth_hook(game, deaths):
             d.notes.append("Accelerated Growth")
 
 
-register_death_hook(ORDER_EXCHANGE, "Accelerated Growth", accelerated_growth_hook)
 
 
 @spell("Flash Flood", "2352-2357", TERRAIN, per_casting=6)
@@ -70,10 +73,10 @@ def flash_flood(game, entry):
         army = st.army(pid, tid)
         if not army.units:
             continue
-        out = yield from game._roll(army, "maneuver", f"{game._name(pid)}: roll {game._army_label(army)} for "
+        out = yield from game._roll(army, "maneuver", f"{game.player_name(pid)}: roll {game.army_label(army)} for "
                                     f"maneuvers against Flash Flood ({need} needed)", "V4.01c L2352-2357")
         if out.total >= need:
-            game._say(f"Flash Flood: {out.total} maneuvers hold {st.terrains[tid].name}")
+            game.say(f"Flash Flood: {out.total} maneuvers hold {st.terrains[tid].name}")
             return
     reduce_terrain(game, tid, "Flash Flood", "V4.01c L2355-2357")
 
@@ -99,7 +102,7 @@ def mire_march(game, pid: str, location: str):
     if not any(e.name == "Mire" and e.target == location for e in st.effects):
         return False
     army = st.army(pid, location)
-    out = yield from game._roll(army, "maneuver", f"{game._name(pid)}: Mire: roll {game._army_label(army)} for "
+    out = yield from game._roll(army, "maneuver", f"{game.player_name(pid)}: Mire: roll {game.army_label(army)} for "
                                 "maneuvers; you march only with units up to that health-worth", "V4.01c L2362-2373",
                                 no_cantrip=True)
     units = sorted(army.units, key=lambda u: (u.name, u.uid))
@@ -117,15 +120,15 @@ def mire_march(game, pid: str, location: str):
             if len(opts) < 64:
                 opts.append(choice(",".join(u.uid for u in combo), ", ".join(u.name for u in combo)))
     if not opts:
-        game._say(f"Mire: {out.total} maneuvers: no unit can march")
+        game.say(f"Mire: {out.total} maneuvers: no unit can march")
         game._mire = {"army": army.id, "turn": st.turn, "march": st.march, "units": []}
         return False
     pick = opts[0]["value"]
     if len(opts) > 1:
-        pick = yield ask("spell_choice", pid, "choice", f"{game._name(pid)}: Mire: {out.total} maneuvers: which "
+        pick = yield ask("spell_choice", pid, "choice", f"{game.player_name(pid)}: Mire: {out.total} maneuvers: which "
                          "units march?", "V4.01c L2366-2373", opts, validate=choose_validator(opts))
     game._mire = {"army": army.id, "turn": st.turn, "march": st.march, "units": pick.split(",")}
-    game._say("Mire: only " + ", ".join(st.units[u].name for u in pick.split(",")) + " march")
+    game.say("Mire: only " + ", ".join(st.units[u].name for u in pick.split(",")) + " march")
     return False
 
 
@@ -153,14 +156,14 @@ def tidal_wave(game, entry):
         if not army.units:
             continue
         totals = yield from combination_roll(game, army, ("save", "maneuver"),
-                                             f"{game._name(pid)}: Tidal Wave: roll {game._army_label(army)} for "
+                                             f"{game.player_name(pid)}: Tidal Wave: roll {game.army_label(army)} for "
                                              f"saves and maneuvers ({amount} damage)", "V4.01c L2374-2383")
         held = held or totals.get("maneuver", 0) >= amount
         net = max(0, amount - totals.get("save", 0))
-        game._say(f"Tidal Wave: {amount} damage - {totals.get('save', 0)} saves = {net} damage")
+        game.say(f"Tidal Wave: {amount} damage - {totals.get('save', 0)} saves = {net} damage")
         yield from game._inflict(st.army(pid, tid), net)
     if held:
-        game._say(f"Tidal Wave: {st.terrains[tid].name} holds ({amount} maneuvers rolled)")
+        game.say(f"Tidal Wave: {st.terrains[tid].name} holds ({amount} maneuvers rolled)")
     else:
         reduce_terrain(game, tid, "Tidal Wave", "V4.01c L2380-2383")
 
@@ -172,13 +175,6 @@ def wall_of_fog(game, entry):
     lasting(game, entry, entry["target"])
 
 
-def _register_march_hooks() -> None:
-    from ..flow import EXTENSIONS
-
-    if mire_march not in EXTENSIONS["maneuver_step"]:
-        EXTENSIONS["maneuver_step"].append(mire_march)
-    if mire_dice not in EXTENSIONS["roll_dice"]:
-        EXTENSIONS["roll_dice"].append(mire_dice)
-
-
-_register_march_hooks()
+def register(ext: Extensions) -> None:
+    """Accelerated Growth's death hook in a game's extensions (``rulebook.build_extensions``)."""
+    ext.add_death_hook(ORDER_EXCHANGE, "Accelerated Growth", accelerated_growth_hook)

@@ -38,12 +38,12 @@ class DragonAttacks:
         spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)}]
         faces: list[str] = []
         while True:
-            got = yield _ask("dragon_roll", d.owner, "roll", f"{self._name(d.owner)}: roll {d.name} ({why})",
+            got = yield _ask("dragon_roll", d.owner, "roll", f"{self.player_name(d.owner)}: roll {d.name} ({why})",
                              "R96 L838-880", dice=spec, data={"roll": "dragon"}, validate=_faces_validator(spec))
             faces.append(got[0])
             r = dr.DragonRoll(d, faces)
             if not r.rolls_again:
-                self._say(f"{d.name} rolled " + ", ".join(faces))
+                self.say(f"{d.name} rolled " + ", ".join(faces))
                 return r
 
     def _saves_negated(self, d: Unit) -> bool:
@@ -57,9 +57,9 @@ class DragonAttacks:
             if len(legal) == 1:
                 targets[d.uid] = legal[0].uid
             else:
-                targets[d.uid] = yield _ask("dragon_target", d.owner, "choice", f"{self._name(d.owner)}: {d.name} attacks "
+                targets[d.uid] = yield _ask("dragon_target", d.owner, "choice", f"{self.player_name(d.owner)}: {d.name} attacks "
                                             "which dragon?", "R96 L907-915",
-                                            [choice(x.uid, f"{x.name} ({self._name(x.owner)})") for x in legal])
+                                            [choice(x.uid, f"{x.name} ({self.player_name(x.owner)})") for x in legal])
         rolls = {}
         for d in dragons:
             rolls[d.uid] = yield from self._roll_dragon(d, "dragon against dragon")
@@ -74,13 +74,13 @@ class DragonAttacks:
             need = dr.kill_threshold(rolls[uid].belly, self._saves_negated(d))
             if hit >= need:
                 self.state.location[uid] = DUA
-                self._say(f"{d.name} is slain ({hit} damage) and returns to its owner's dead unit area")
+                self.say(f"{d.name} is slain ({hit} damage) and returns to its owner's dead unit area")
             else:
-                self._say(f"{d.name} takes {hit} damage and survives (needs {need})")
+                self.say(f"{d.name} takes {hit} damage and survives (needs {need})")
         for uid, r in rolls.items():
             if r.wing and self.state.location[uid] == tid:
                 self.state.location[uid] = DUA
-                self._say(f"{r.dragon.name} flies away")
+                self.say(f"{r.dragon.name} flies away")
 
     def _dragon_attack(self, pid: str, tid: str, dragons: list[Unit]) -> Flow:
         """Dragons of one colour attack the acting player's army there at the start of its turn
@@ -97,10 +97,10 @@ class DragonAttacks:
             return
         paralysed = any(e.name == "Paralysis" and e.target == army for e in st.effects)
         if paralysed:
-            resp = yield from self._roll(pid, self._units(pid, tid), "save", tid, f"{self._name(pid)}: paralysed: "
+            resp = yield from self._roll(pid, self._units(pid, tid), "save", tid, f"{self.player_name(pid)}: paralysed: "
                                          "roll saves against the dragon", "R96 L858-860", against="dragon")
         else:
-            resp = yield from self._roll(pid, self._units(pid, tid), "dragon", tid, f"{self._name(pid)}: roll against "
+            resp = yield from self._roll(pid, self._units(pid, tid), "dragon", tid, f"{self.player_name(pid)}: roll against "
                                          "the dragon (melee, missile and saves)", "R96 L891-896")
         yield from self._penalty_split(resp)
         yield from self._cantrips(resp)
@@ -119,18 +119,18 @@ class DragonAttacks:
                             opts.append(choice(f"{a.dragon.uid}:{b.dragon.uid}", f"Melee ({melee}) on {a.dragon.name}, "
                                                f"missile ({missile}) on {b.dragon.name}"))
                     opts.append(choice(f"{a.dragon.uid}:{a.dragon.uid}", f"All ({max(melee, missile)}) on {a.dragon.name}"))
-                pick = yield _ask("dragon_hits", pid, "choice", f"{self._name(pid)}: aim your hits", "R96 L919-922", opts)
+                pick = yield _ask("dragon_hits", pid, "choice", f"{self.player_name(pid)}: aim your hits", "R96 L919-922", opts)
                 a, b = pick.split(":")
                 plan = {a: max(melee, missile)} if a == b else {a: melee, b: missile}
             for r in rolls:
                 hit = plan.get(r.dragon.uid, 0)
                 if hit >= dr.kill_threshold(r.belly, self._saves_negated(r.dragon)):
                     slain.append(r)
-        self._say(f"The dragons deal {damage} damage; {saves} saves")
+        self.say(f"The dragons deal {damage} damage; {saves} saves")
         yield from self._inflict(pid, tid, damage - saves, "R96 L872-880")
         for r in slain:
             st.location[r.dragon.uid] = DUA
-            self._say(f"{r.dragon.name} is slain by {self._label(pid, tid)} (R96 L898-900)")
+            self.say(f"{r.dragon.name} is slain by {self._label(pid, tid)} (R96 L898-900)")
         if slain and self._units(pid, tid):
             yield from self._slayers_promote(pid, tid)
         for r in rolls:
@@ -139,13 +139,13 @@ class DragonAttacks:
                 if pairs:
                     opts = [choice(f"{a.uid}:{b.uid}", f"Promote {a.name} to {b.name}") for a, b in pairs]
                     opts.append(choice("none", "No promotion"))
-                    pick = yield _ask("treasure", pid, "choice", f"{self._name(pid)}: treasure: promote one unit",
+                    pick = yield _ask("treasure", pid, "choice", f"{self.player_name(pid)}: treasure: promote one unit",
                                       "R96 L881-884", opts)
                     if pick != "none":
                         self._swap(*pick.split(":"))
             if r.wing and st.location[r.dragon.uid] == tid:
                 st.location[r.dragon.uid] = DUA
-                self._say(f"{r.dragon.name} flies away (R96 L886-887)")
+                self.say(f"{r.dragon.name} flies away (R96 L886-887)")
 
     def _slayers_promote(self, pid: str, tid: str) -> Flow:
         """An army that slays a dragon "may promote as many units as possible ... All promotions occur
@@ -158,7 +158,7 @@ class DragonAttacks:
         opts = [choice(",".join(f"{a.uid}:{b.uid}" for a, b in pairs),
                        "Promote " + ", ".join(f"{a.name} to {b.name}" for a, b in pairs)) for pairs in sets]
         opts.append(choice("none", "No promotion"))
-        pick = yield _ask("dragon_promotion", pid, "choice", f"{self._name(pid)}: your army slew a dragon: promote "
+        pick = yield _ask("dragon_promotion", pid, "choice", f"{self.player_name(pid)}: your army slew a dragon: promote "
                           "as many units as possible, all at once?", "R96 L902-905", opts)
         if pick == "none":
             return
@@ -209,7 +209,7 @@ class DragonAttacks:
         st = self.state
         army = f"{pid}@{tid}"
         colour = r.colour
-        self._say(f"{r.dragon.name} breathes: {dr.BREATHS[colour]}")
+        self.say(f"{r.dragon.name} breathes: {dr.BREATHS[colour]}")
         if colour == "gold":
             units = self._units(pid, tid)
             n = min(5, len(units))
@@ -221,13 +221,13 @@ class DragonAttacks:
                     if not isinstance(us, list) or len(set(us)) != n or any(u not in ids for u in us):
                         raise IllegalAllocation(f"choose {n} different units of the army", "R96 L853-856")
                     return us
-                chosen = yield _ask("turn_to_stone", pid, "allocate", f"{self._name(pid)}: choose {n} units to roll "
+                chosen = yield _ask("turn_to_stone", pid, "allocate", f"{self.player_name(pid)}: choose {n} units to roll "
                                     "against Turn to Stone", "R96 L853-856",
                                     [{"value": [u.uid for u in units[:n]], "label": ", ".join(u.name for u in units[:n])}],
                                     data={"count": n, "candidates": [u.uid for u in units]}, validate=check)
             for uid in chosen:
                 u = st.units[uid]
-                sv = yield from self._roll(pid, [u], "save", tid, f"{self._name(pid)}: {u.name} rolls alone: a save "
+                sv = yield from self._roll(pid, [u], "save", tid, f"{self.player_name(pid)}: {u.name} rolls alone: a save "
                                            "or it turns to stone", "R96 L853-856", against="dragon", individual=True)
                 if sv.total("save") <= 0:
                     self._kill([uid])
@@ -239,7 +239,7 @@ class DragonAttacks:
             self.add_effect("Frost", r.dragon.owner, army, START, pid)
         elif colour == "black":
             units = self._units(pid, tid)
-            rolled = yield from self._roll(pid, units, "save", tid, f"{self._name(pid)}: roll every unit: those "
+            rolled = yield from self._roll(pid, units, "save", tid, f"{self.player_name(pid)}: roll every unit: those "
                                            "showing their ID die of Disease", "R96 L869-870", against="dragon")
             dead = [u.uid for u, fs in zip(units, rolled.faces, strict=True) if u.spec.die.find_face(fs[0]).is_id]
             if dead:

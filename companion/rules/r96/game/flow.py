@@ -140,17 +140,17 @@ class R96Game(MagicActions, DragonAttacks):
         return canonical
 
     # -- small helpers ----------------------------------------------------------------------------
-    def _say(self, text: str) -> None:
+    def say(self, text: str) -> None:
         self.log.append(text)
 
-    def _name(self, pid: str) -> str:
+    def player_name(self, pid: str) -> str:
         return self.state.player(pid).name
 
     def _where(self, loc: str) -> str:
         return "the Reserve Area" if loc == RESERVE else self.state.terrains[loc].name
 
     def _label(self, owner: str, loc: str) -> str:
-        return f"{self._name(owner)}'s army at {self._where(loc)}"
+        return f"{self.player_name(owner)}'s army at {self._where(loc)}"
 
     def _units(self, owner: str, loc: str) -> list[Unit]:
         return [u for u in self.state.dice_at(owner, loc) if u.is_unit]
@@ -237,7 +237,7 @@ class R96Game(MagicActions, DragonAttacks):
             if not again:
                 break
             more_spec = [spec[i] for i in again]
-            more = yield _ask("reroll", owner, "roll", f"{self._name(owner)}: roll again "
+            more = yield _ask("reroll", owner, "roll", f"{self.player_name(owner)}: roll again "
                               + ", ".join(d["die"] for d in more_spec) + " (Rend rolls again)", "R96 L765-773",
                               dice=more_spec, data={"roll": purpose, "reroll": True},
                               validate=_faces_validator(more_spec))
@@ -248,7 +248,7 @@ class R96Game(MagicActions, DragonAttacks):
                                           for u, f in zip(units, rolled.faces, strict=True)],
                                 "steps": [s.as_dict() for s in rolled.res.steps]}
         shown = ", ".join(f"{v} {k}" for k, v in rolled.totals.items())
-        self._say(f"{self._name(owner)} rolled {shown or 'nothing'} ({purpose})")
+        self.say(f"{self.player_name(owner)} rolled {shown or 'nothing'} ({purpose})")
         return rolled
 
     # -- the whole game ---------------------------------------------------------------------------
@@ -272,15 +272,15 @@ class R96Game(MagicActions, DragonAttacks):
         order = yield from self._rank(list(st.player_ids))
         st.turn_order = order
         first = order[0]
-        self._say("Order of play: " + ", ".join(self._name(p) for p in order))
+        self.say("Order of play: " + ", ".join(self.player_name(p) for p in order))
         st.step = "frontier"
         opts = [choice(p.id, f"{p.frontier_proposal.name} (proposed by {p.name})") for p in st.players]
         chosen = yield _ask("select_frontier", first, "choice",
-                            f"{self._name(first)}: choose the frontier among the proposed terrains",
+                            f"{self.player_name(first)}: choose the frontier among the proposed terrains",
                             "R96 L226-231; FAQ95 SET-UP 3.A", opts)
         kind = st.player(chosen).frontier_proposal
         st.terrains[FRONTIER] = TerrainState(FRONTIER, kind, "frontier", None)
-        self._say(f"The frontier is {kind.name}; the other proposed terrains leave the game (FAQ95 SET-UP 4.D)")
+        self.say(f"The frontier is {kind.name}; the other proposed terrains leave the game (FAQ95 SET-UP 4.D)")
         st.step = "placement"
         for pid in order:
             self._place(self._armies[pid]["home"], st.player(pid).home)
@@ -295,16 +295,16 @@ class R96Game(MagicActions, DragonAttacks):
                     legal = su.legal_campaign_terrains(list(st.terrains), own, counts)
                 if not legal:
                     self._place(self._armies[pid][army], RESERVE)
-                    self._say(f"{self._name(pid)}'s {army} has no legal terrain and starts in reserve "
+                    self.say(f"{self.player_name(pid)}'s {army} has no legal terrain and starts in reserve "
                               "(R96 L246-249; FAQ96 SET-UP E.5)")
                     continue
                 where = legal[0]
                 if len(legal) > 1:
                     opts = [choice(t, st.terrains[t].name) for t in legal]
-                    where = yield _ask(f"place_{army}", pid, "choice", f"{self._name(pid)}: place your {army} army",
+                    where = yield _ask(f"place_{army}", pid, "choice", f"{self.player_name(pid)}: place your {army} army",
                                        "R96 L233-249; FAQ95 SET-UP 5.C", opts)
                 self._place(self._armies[pid][army], where)
-                self._say(f"{self._name(pid)}'s {army} army is placed at {st.terrains[where].name}")
+                self.say(f"{self.player_name(pid)}'s {army} army is placed at {st.terrains[where].name}")
         st.step = "distances"
         for pid in order:
             yield from self._terrain_roll(pid, st.terrains[st.player(pid).home])
@@ -320,7 +320,7 @@ class R96Game(MagicActions, DragonAttacks):
         totals = {}
         for pid in group:
             units = [self.state.units[u] for u in self._armies[pid]["horde"]]
-            r = yield from self._roll(pid, units, "maneuver", None, f"{self._name(pid)}: roll your horde for the order "
+            r = yield from self._roll(pid, units, "maneuver", None, f"{self.player_name(pid)}: roll your horde for the order "
                                       "of play", "R96 L208-224", order_of_play=True)
             totals[pid] = r.total("maneuver")
         out = []
@@ -328,22 +328,22 @@ class R96Game(MagicActions, DragonAttacks):
             if len(g) == 1:
                 out.extend(g)
             else:
-                self._say("Tie: " + ", ".join(self._name(p) for p in g) + " roll again (R96 L224)")
+                self.say("Tie: " + ", ".join(self.player_name(p) for p in g) + " roll again (R96 L224)")
                 out.extend((yield from self._rank(g)))
         return out
 
     def _terrain_roll(self, pid: str, terrain: TerrainState) -> Flow:
         while True:
             spec = [{"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}]
-            faces = yield _ask("terrain_roll", pid, "roll", f"{self._name(pid)}: roll {terrain.name} for its starting "
+            faces = yield _ask("terrain_roll", pid, "roll", f"{self.player_name(pid)}: roll {terrain.name} for its starting "
                                "distance", "R96 L251-255", dice=spec, data={"roll": "terrain", "terrain": terrain.id},
                                validate=_faces_validator(spec))
             face = su.starting_face(int(faces[0]))
             if face is not None:
                 terrain.face = face
-                self._say(f"{terrain.name} starts on face {face}")
+                self.say(f"{terrain.name} starts on face {face}")
                 return
-            self._say(f"{terrain.name} rolled 8: roll again (R96 L253)")
+            self.say(f"{terrain.name} rolled 8: roll again (R96 L253)")
 
     # -- a turn (R96 L264-528) ------------------------------------------------------------------------
     def _turn(self, pid: str) -> Flow:
@@ -376,7 +376,7 @@ class R96Game(MagicActions, DragonAttacks):
         keep = []
         for e in st.effects:
             if e.expiry == when and e.detail.get("of") == pid and st.turn > e.detail.get("after", 0):
-                self._say(f"{e.name} ({self._name(e.owner)}) ends")
+                self.say(f"{e.name} ({self.player_name(e.owner)}) ends")
                 continue
             keep.append(e)
         st.effects = keep
@@ -394,11 +394,11 @@ class R96Game(MagicActions, DragonAttacks):
             opts.append(choice(f"promote:{live.uid}:{dead.uid}", f"Promote {live.name} to {dead.name}"))
         if len(opts) == 1:
             return
-        pick = yield _ask("city", pid, "choice", f"{self._name(pid)}: your army holds the City of {t.name}: recruit "
+        pick = yield _ask("city", pid, "choice", f"{self.player_name(pid)}: your army holds the City of {t.name}: recruit "
                           "or promote", "R96 L652-661", opts)
         if pick.startswith("recruit:"):
             self.state.location[pick.split(":")[1]] = t.id
-            self._say(f"{self._name(pid)} recruits a unit at {t.name}")
+            self.say(f"{self.player_name(pid)} recruits a unit at {t.name}")
         elif pick.startswith("promote:"):
             _, live, dead = pick.split(":")
             self._swap(live, dead)
@@ -420,24 +420,24 @@ class R96Game(MagicActions, DragonAttacks):
         st = self.state
         where = st.location[live]
         st.location[dead], st.location[live] = where, DUA
-        self._say(f"{st.units[live].name} is promoted to {st.units[dead].name}")
+        self.say(f"{st.units[live].name} is promoted to {st.units[dead].name}")
 
     def _temple(self, pid: str) -> Flow:
         """Temple: force another player to bury one dead unit, of that player's choice (R96 L668-673)."""
         st = self.state
-        opts = [choice(o, self._name(o)) for o in st.turn_order if o != pid and self._dead(o)] + [choice("none", "No one")]
+        opts = [choice(o, self.player_name(o)) for o in st.turn_order if o != pid and self._dead(o)] + [choice("none", "No one")]
         if len(opts) == 1:
             return
-        who = yield _ask("temple", pid, "choice", f"{self._name(pid)}: your Temple forces a player to bury a dead unit",
+        who = yield _ask("temple", pid, "choice", f"{self.player_name(pid)}: your Temple forces a player to bury a dead unit",
                          "R96 L668-673", opts)
         if who == "none":
             return
         dead = {u.name: u for u in self._dead(who)}
         opts = [choice(u.uid, u.name) for u in dead.values()]
-        uid = yield _ask("temple_bury", who, "choice", f"{self._name(who)}: choose the dead unit to bury",
+        uid = yield _ask("temple_bury", who, "choice", f"{self.player_name(who)}: choose the dead unit to bury",
                          "R96 L668-673", opts)
         st.location[uid] = BUA
-        self._say(f"{self._name(who)} buries {st.units[uid].name}")
+        self.say(f"{self.player_name(who)} buries {st.units[uid].name}")
 
     def _march(self, pid: str, number: int) -> Flow:
         """One march: choose an army that has not marched, maneuver, act (R96 L264-290, L483-492;
@@ -447,7 +447,7 @@ class R96Game(MagicActions, DragonAttacks):
         if not armies:
             return
         opts = [choice(a.location, self._label(pid, a.location)) for a in armies] + [choice("pass", "No march")]
-        loc = yield _ask("march", pid, "choice", f"{self._name(pid)}: march {number}: choose an army to act with",
+        loc = yield _ask("march", pid, "choice", f"{self.player_name(pid)}: march {number}: choose an army to act with",
                          "R96 L264-290, L483-492; FAQ96 TURN B", opts)
         if loc == "pass":
             return
@@ -466,7 +466,7 @@ class R96Game(MagicActions, DragonAttacks):
         st = self.state
         t = st.terrains[tid]
         opts = [choice("maneuver", "Maneuver"), choice("stay", "Do not maneuver")]
-        pick = yield _ask("maneuver", pid, "choice", f"{self._name(pid)}: maneuver at {t.name} (face {t.face})?",
+        pick = yield _ask("maneuver", pid, "choice", f"{self.player_name(pid)}: maneuver at {t.name} (face {t.face})?",
                           "R96 L276-284", opts, data={"odds_army": f"{pid}@{tid}", "odds_roll": "maneuver"})
         if pick == "stay":
             return
@@ -474,38 +474,38 @@ class R96Game(MagicActions, DragonAttacks):
         for o in st.turn_order:
             if o != pid and self._units(o, tid) and not self._paralysed(o, tid):
                 yn = [choice(True, "Counter-maneuver"), choice(False, "Let it pass")]
-                if (yield _ask("counter_maneuver", o, "choice", f"{self._name(o)}: counter-maneuver "
-                               f"{self._name(pid)} at {t.name}?", "R96 L284-290", yn,
+                if (yield _ask("counter_maneuver", o, "choice", f"{self.player_name(o)}: counter-maneuver "
+                               f"{self.player_name(pid)} at {t.name}?", "R96 L284-290", yn,
                                data={"odds_army": f"{o}@{tid}", "odds_roll": "maneuver"})):
                     counters.append(o)
         ok = True
         if counters:
             mine = yield from self._roll(pid, self._units(pid, tid), "maneuver", tid,
-                                         f"{self._name(pid)}: roll your army at {t.name} for maneuvers", "R96 L291-297")
+                                         f"{self.player_name(pid)}: roll your army at {t.name} for maneuvers", "R96 L291-297")
             best = 0
             for o in counters:
-                r = yield from self._roll(o, self._units(o, tid), "maneuver", tid, f"{self._name(o)}: roll to "
+                r = yield from self._roll(o, self._units(o, tid), "maneuver", tid, f"{self.player_name(o)}: roll to "
                                           f"counter-maneuver at {t.name}", "R96 L291-297", counter_maneuver=True)
                 best = max(best, r.total("maneuver"))
             ok = mine.total("maneuver") >= best
-            self._say(f"The maneuver {'succeeds' if ok else 'fails'} ({mine.total('maneuver')} against {best})")
+            self.say(f"The maneuver {'succeeds' if ok else 'fails'} ({mine.total('maneuver')} against {best})")
         if not ok:
             return
         dirs = [choice(d, f"Turn to face {t.face + d}") for d in (1, -1) if 1 <= t.face + d <= 8]
-        step = yield _ask("direction", pid, "choice", f"{self._name(pid)}: turn {t.name} up or down one face",
+        step = yield _ask("direction", pid, "choice", f"{self.player_name(pid)}: turn {t.name} up or down one face",
                           "R96 L276-284", dirs)
         self._turn_terrain(t, step, pid)
         self._check()
 
     def _turn_terrain(self, t: TerrainState, step: int, by: str | None = None) -> None:
         if t.face == 8:
-            self._say(f"{t.name} leaves its eighth face: control is lost (R96 L644-646)")
+            self.say(f"{t.name} leaves its eighth face: control is lost (R96 L644-646)")
             t.controller = None
         t.face = max(1, min(8, t.face + step))
-        self._say(f"{t.name} turns to face {t.face}")
+        self.say(f"{t.name} turns to face {t.face}")
         if t.face == 8 and by is not None:
             t.controller = by
-            self._say(f"{self._name(by)} captures {t.name} (R96 L612-617)")
+            self.say(f"{self.player_name(by)} captures {t.name} (R96 L612-617)")
 
     # -- actions -------------------------------------------------------------------------------------
     def _legal_actions(self, pid: str, loc: str) -> list[str]:
@@ -539,10 +539,10 @@ class R96Game(MagicActions, DragonAttacks):
     def _action(self, pid: str, loc: str) -> Flow:
         legal = self._legal_actions(pid, loc)
         if not legal:
-            self._say(f"{self._label(pid, loc)} has no action it can take")
+            self.say(f"{self._label(pid, loc)} has no action it can take")
             return
         opts = [choice(a, a.title()) for a in legal] + [choice("none", "No action")]
-        act = yield _ask("action", pid, "choice", f"{self._name(pid)}: action for {self._label(pid, loc)}",
+        act = yield _ask("action", pid, "choice", f"{self.player_name(pid)}: action for {self._label(pid, loc)}",
                          "R96 L311-314", opts, data={"odds_army": f"{pid}@{loc}", "odds_roll": legal[0]})
         if act == MELEE:
             yield from self._melee(pid, loc)
@@ -556,7 +556,7 @@ class R96Game(MagicActions, DragonAttacks):
         opts = [choice(f"{o}@{loc}", self._label(o, loc)) for o, loc in owners_locs]
         if len(opts) == 1:
             return owners_locs[0]
-        picked = yield _ask("target", pid, "choice", f"{self._name(pid)}: choose the army to {what}", rule, opts)
+        picked = yield _ask("target", pid, "choice", f"{self.player_name(pid)}: choose the army to {what}", rule, opts)
         o, loc = picked.split("@", 1)
         return o, loc
 
@@ -564,7 +564,7 @@ class R96Game(MagicActions, DragonAttacks):
     def _melee(self, pid: str, loc: str) -> Flow:
         opp, _ = yield from self._choose_army(pid, [(o, loc) for o in self._enemies_at(pid, loc)], "attack in melee",
                                               "R96 L325-327; FAQ96 MELEE B")
-        mode = yield _ask("melee_mode", pid, "choice", f"{self._name(pid)}: skirmish or charge?", "R96 L325-353",
+        mode = yield _ask("melee_mode", pid, "choice", f"{self.player_name(pid)}: skirmish or charge?", "R96 L325-353",
                           [choice("skirmish", "Skirmish"), choice("charge", "Charge")])
         if mode == "skirmish":
             yield from self._skirmish(pid, opp, loc)
@@ -574,18 +574,18 @@ class R96Game(MagicActions, DragonAttacks):
     def _skirmish(self, pid: str, opp: str, loc: str) -> Flow:
         """Skirmish: attack, the target saves, then (unless routed or destroyed) counter-attacks and the
         acting army saves (R96 L328-340; FAQ96 MELEE C-E)."""
-        att = yield from self._roll(pid, self._units(pid, loc), "melee", loc, f"{self._name(pid)}: roll your army "
+        att = yield from self._roll(pid, self._units(pid, loc), "melee", loc, f"{self.player_name(pid)}: roll your army "
                                     f"at {self._where(loc)} for melee", "R96 L328-331")
         yield from self._attacker_sais(att, opp, loc)
         routed = False
         if att.total("melee") > 0 and self._units(opp, loc):
             routed = yield from self._save_roll(opp, loc, att.total("melee"), MELEE, pid, can_rout=True)
         if routed:
-            self._say(f"{self._label(opp, loc)} routs and forfeits its counter-attack (R96 L599-600; FAQ96 MELEE D)")
+            self.say(f"{self._label(opp, loc)} routs and forfeits its counter-attack (R96 L599-600; FAQ96 MELEE D)")
             yield from self._pursue(pid, loc)
             return
         while self._units(opp, loc) and self._units(pid, loc):
-            ctr = yield from self._roll(opp, self._units(opp, loc), "melee", loc, f"{self._name(opp)}: counter-attack: "
+            ctr = yield from self._roll(opp, self._units(opp, loc), "melee", loc, f"{self.player_name(opp)}: counter-attack: "
                                         "roll for melee", "R96 L334-337", counter_attack=True)
             yield from self._attacker_sais(ctr, pid, loc)
             if ctr.total("melee") <= 0 or not self._units(pid, loc):
@@ -595,7 +595,7 @@ class R96Game(MagicActions, DragonAttacks):
                 return
             opts = [choice("again", "Counter-attack again (FAQ96 MELEE E)"), choice("pursue", "Pursue (R96 L579-581)"),
                     choice("stop", "Neither")]
-            pick = yield _ask("routed_attacker", opp, "choice", f"{self._name(opp)}: the acting army routs",
+            pick = yield _ask("routed_attacker", opp, "choice", f"{self.player_name(opp)}: the acting army routs",
                               "R96 L579-581; FAQ96 MELEE E", opts)
             if pick == "pursue":
                 yield from self._pursue(opp, loc, ask=False)
@@ -608,9 +608,9 @@ class R96Game(MagicActions, DragonAttacks):
         reduce it and its melee hits the charger, whose rolled saves never count but whose spell saves
         do (R96 L341-351; FAQ95 MELEE F, J; FAQ96 SAI F-G)."""
         st = self.state
-        att = yield from self._roll(pid, self._units(pid, loc), "melee", loc, f"{self._name(pid)}: charge! roll your "
+        att = yield from self._roll(pid, self._units(pid, loc), "melee", loc, f"{self.player_name(pid)}: charge! roll your "
                                     "army", "R96 L341-345", charge=True)
-        dfn = yield from self._roll(opp, self._units(opp, loc), "melee", loc, f"{self._name(opp)}: you are charged: "
+        dfn = yield from self._roll(opp, self._units(opp, loc), "melee", loc, f"{self.player_name(opp)}: you are charged: "
                                     "roll for saves and melee", "R96 L347-351", counted=("melee", "save"),
                                     against=MELEE, charge=True, counter_attack=True)
         yield from self._penalty_split(dfn)
@@ -628,7 +628,7 @@ class R96Game(MagicActions, DragonAttacks):
         bonus = self._bonus_saves(pid, loc)
         to_def = max(0, att.total("melee") - dfn_saves)
         to_att = max(0, dfn_melee - bonus)
-        self._say(f"Charge: {to_def} damage to {self._label(opp, loc)}, {to_att} to the charger"
+        self.say(f"Charge: {to_def} damage to {self._label(opp, loc)}, {to_att} to the charger"
                   + (f" (its spells saved {min(bonus, dfn_melee)})" if bonus and dfn_melee else "")
                   + (f" and {counter} counter hits, no save" if counter else ""))
         yield from self._inflict(opp, loc, to_def, "R96 L347-349")
@@ -641,16 +641,16 @@ class R96Game(MagicActions, DragonAttacks):
             att_ids > att_saves or (self.options["charger_rout_on_tie"] and att_ids == att_saves and att_ids > 0))
         def_rout = defender_left and dfn_ids > dfn_save_icons
         if att_ids and not defender_left:
-            self._say("The target army is destroyed: the charger cannot rout (FAQ95 MELEE I)")
+            self.say("The target army is destroyed: the charger cannot rout (FAQ95 MELEE I)")
         if att_rout and def_rout:
-            self._say("Both armies rout: the terrain turns down one face and the action ends (R96 L605-608)")
+            self.say("Both armies rout: the terrain turns down one face and the action ends (R96 L605-608)")
             self._turn_terrain(t, -1)
             return
         if def_rout:
-            self._say(f"{self._label(opp, loc)} routs (R96 L571-574; FAQ96 MELEE G)")
+            self.say(f"{self._label(opp, loc)} routs (R96 L571-574; FAQ96 MELEE G)")
             yield from self._pursue(pid, loc)
         elif att_rout:
-            self._say(f"{self._label(pid, loc)} routs: {att_ids} ID icons against {att_saves} save icons "
+            self.say(f"{self._label(pid, loc)} routs: {att_ids} ID icons against {att_saves} save icons "
                       "(R96 L603-605; FAQ96 MELEE H)")
             yield from self._pursue(opp, loc)
 
@@ -677,7 +677,7 @@ class R96Game(MagicActions, DragonAttacks):
             splits = _compositions(e.castings, len(counted))
             opts = [choice({t: n for t, n in zip(counted, sp, strict=True) if n},
                            ", ".join(f"-{n} {t}" for t, n in zip(counted, sp, strict=True) if n)) for sp in splits]
-            pick = yield _ask("penalty_split", rolled.owner, "choice", f"{self._name(rolled.owner)}: place the "
+            pick = yield _ask("penalty_split", rolled.owner, "choice", f"{self.player_name(rolled.owner)}: place the "
                               f"{e.name} penalty (-{e.castings})", "R96 L934-951", opts)
             choices[f"{e.name} split"] = pick
         ids = [i for i, (u, fs) in enumerate(zip(rolled.units, rolled.faces, strict=True))
@@ -687,13 +687,13 @@ class R96Game(MagicActions, DragonAttacks):
             opts = [choice(t, f"ID icons count as {t}") for t in types]
             if len(ids) > 1:  # each ID icon is the owner's to use (FAQ95 FIRE 3.D: per die)
                 opts.append(choice("each", "Choose for each unit"))
-            pick = yield _ask("id_as", rolled.owner, "choice", f"{self._name(rolled.owner)}: what do the "
+            pick = yield _ask("id_as", rolled.owner, "choice", f"{self.player_name(rolled.owner)}: what do the "
                               f"ID icons of {len(ids)} unit(s) count as?", "R96 L117-122, L889-893", opts)
             if pick == "each":
                 per = [types[0]] * len(rolled.units)
                 for i in ids:
                     name = rolled.units[i].name
-                    per[i] = yield _ask("id_as", rolled.owner, "choice", f"{self._name(rolled.owner)}: what does "
+                    per[i] = yield _ask("id_as", rolled.owner, "choice", f"{self.player_name(rolled.owner)}: what does "
                                         f"{name}'s ID icon count as?", "R96 L117-122; FAQ95 FIRE 3.D",
                                         [choice(t, f"{name}'s ID counts as {t}") for t in types])
                 pick = tuple(per)
@@ -711,7 +711,7 @@ class R96Game(MagicActions, DragonAttacks):
         penalty = sum(e.castings for e in self._effects_for(rolled.owner, loc, rolled.units)
                       if e.name in ("Ash Storm", "Palsy") and e.target in ("army", "terrain"))
         if ids > saves and ids - min(penalty, ids) <= saves:
-            self._say(f"The penalty in force is taken from {ids - saves} ID icon(s): no rout (FAQ95 FIRE 1.F)")
+            self.say(f"The penalty in force is taken from {ids - saves} ID icon(s): no rout (FAQ95 FIRE 1.F)")
             return False
         return ids > saves
 
@@ -721,7 +721,7 @@ class R96Game(MagicActions, DragonAttacks):
         if not self._units(pid, loc) or t.face <= 1:
             return
         if ask:
-            go = yield _ask("pursue", pid, "choice", f"{self._name(pid)}: pursue the routed army?", "R96 L579-581",
+            go = yield _ask("pursue", pid, "choice", f"{self.player_name(pid)}: pursue the routed army?", "R96 L579-581",
                             [choice(True, f"Pursue: turn {t.name} to face {t.face - 1} and act again"),
                              choice(False, "Do not pursue")])
             if not go:
@@ -738,11 +738,11 @@ class R96Game(MagicActions, DragonAttacks):
         rout_possible = can_rout and self.options["routing"] and t is not None and t.face > 1
         if self.options["optional_save_roll"] and not rout_possible:
             opts = [choice(True, "Roll saves"), choice(False, f"Take the {damage} damage unsaved")]
-            if not (yield _ask("save_or_not", owner, "choice", f"{self._name(owner)}: roll saves against {damage}?",
+            if not (yield _ask("save_or_not", owner, "choice", f"{self.player_name(owner)}: roll saves against {damage}?",
                                "FAQ95 MELEE A", opts)):
                 yield from self._inflict(owner, loc, damage, "FAQ95 MELEE A")
                 return False
-        sv = yield from self._roll(owner, self._units(owner, loc), "save", loc, f"{self._name(owner)}: roll saves "
+        sv = yield from self._roll(owner, self._units(owner, loc), "save", loc, f"{self.player_name(owner)}: roll saves "
                                    f"against {damage} {against} damage", "R96 L537-545", against=against)
         counter = extra_saves = 0
         if against == MELEE and attacker is not None:
@@ -756,11 +756,11 @@ class R96Game(MagicActions, DragonAttacks):
             self._resolve(sv, skip=later)
         saves = sv.total("save") + extra_saves
         routed = can_rout and self._rout_check(sv, loc)
-        self._say(f"{saves} saves against {damage}: {max(0, damage - saves)} damage")
+        self.say(f"{saves} saves against {damage}: {max(0, damage - saves)} damage")
         yield from self._inflict(owner, loc, damage - saves, "R96 L546-560")
         if counter and attacker is not None:
             rule = "R96 L755-757" if against == MELEE else "R96 L755-757; FAQ96 SAI 3.D"
-            self._say(f"Counter: {counter} hits on {self._label(attacker, loc)}, no save ({rule})")
+            self.say(f"Counter: {counter} hits on {self._label(attacker, loc)}, no save ({rule})")
             yield from self._inflict(attacker, loc, counter, rule if against != MELEE else "R96 L755-757; FAQ96 SAI 3")
         return routed and bool(self._units(owner, loc))
 
@@ -769,7 +769,7 @@ class R96Game(MagicActions, DragonAttacks):
         immediate spells (R96 L685-700; FAQ96 SAI E)."""
         smite = sum(x for _, x in sai_faces(rolled, "Smite")) if not charge and rolled.purpose == MELEE else 0
         if smite and self._units(opp, loc):
-            self._say(f"Smite: {smite} hits no save can stop (R96 L775-779)")
+            self.say(f"Smite: {smite} hits no save can stop (R96 L775-779)")
             yield from self._inflict(opp, loc, smite, "R96 L775-779; FAQ96 SAI E")
         # a cantrip's damaging spell inside a melee attack meets the defender's Counters (FAQ96 SAI 3.D)
         self._melee_cantrip_by = rolled.owner if rolled.purpose == MELEE else None
@@ -798,13 +798,13 @@ class R96Game(MagicActions, DragonAttacks):
             return
         need = dmg.health_to_kill([h for _, _, h in units], damage)
         if need == 0:
-            self._say(f"{damage} damage cannot be taken by {self._label(owner, loc)}: no unit dies (R96 L556-560)")
+            self.say(f"{damage} damage cannot be taken by {self._label(owner, loc)}: no unit dies (R96 L556-560)")
             return
         sets = dmg.legal_allocations(units, damage)
         if len(sets) == 1:  # one legal set (identical dice are interchangeable): no need to ask
             chosen = sets[0]
         else:
-            chosen = yield _ask("allocate", owner, "allocate", f"{self._name(owner)}: choose units worth {need} health "
+            chosen = yield _ask("allocate", owner, "allocate", f"{self.player_name(owner)}: choose units worth {need} health "
                                 f"to lose from {self._label(owner, loc)} ({damage} damage)", "R96 L546-560",
                                 [{"value": s, "label": ", ".join(self.state.units[u].name for u in s)} for s in sets],
                                 data={"damage": damage, "army": f"{owner}@{loc}"},
@@ -821,10 +821,10 @@ class R96Game(MagicActions, DragonAttacks):
                          for e in st.effects)
             if graved and not bury:
                 st.location[uid] = RESERVE
-                self._say(f"{u.name} dies and goes to reserve (Open Grave)")
+                self.say(f"{u.name} dies and goes to reserve (Open Grave)")
             else:
                 st.location[uid] = BUA if bury else DUA
-                self._say(f"{u.name} is {'killed and buried' if bury else 'killed'}")
+                self.say(f"{u.name} is {'killed and buried' if bury else 'killed'}")
         self._check()
 
     # missile (R96 L355-375) ---------------------------------------------------------------------------
@@ -847,7 +847,7 @@ class R96Game(MagicActions, DragonAttacks):
 
     def _missile(self, pid: str, loc: str) -> Flow:
         opp, tloc = yield from self._choose_army(pid, self._missile_targets(pid, loc), "shoot at", "R96 L360-362")
-        att = yield from self._roll(pid, self._units(pid, loc), "missile", loc, f"{self._name(pid)}: roll your army "
+        att = yield from self._roll(pid, self._units(pid, loc), "missile", loc, f"{self.player_name(pid)}: roll your army "
                                     "for missile", "R96 L364-368", target_loc=tloc)
         # Bullseye: one unit of the acting player's choice per die, alone saving (R96 L731-736; FAQ96 SAI 1)
         for i, x in sai_faces(att, "Bullseye"):
@@ -855,23 +855,23 @@ class R96Game(MagicActions, DragonAttacks):
             if not targets:
                 break
             opts = [choice(u.uid, f"{u.name} ({u.health} health)") for u in targets]
-            uid = yield _ask("bullseye", pid, "choice", f"{self._name(pid)}: Bullseye ({x}) from {att.units[i].name}: "
+            uid = yield _ask("bullseye", pid, "choice", f"{self.player_name(pid)}: Bullseye ({x}) from {att.units[i].name}: "
                              "choose the target unit", "R96 L731-736", opts)
             u = self.state.units[uid]
             if self.options["spells_modify_sais"] and any(e.name == "Dancing Lights" for e in
                                                           self._effects_for(pid, loc, att.units)):
                 x //= 2  # FAQ95 FIRE 4.F (FAQ-CONFLICT-2 switched to FAQ95): Dancing Lights halves Bullseye
-            r = yield from self._roll(opp, [u], "save", tloc, f"{self._name(opp)}: {u.name} saves alone against "
+            r = yield from self._roll(opp, [u], "save", tloc, f"{self.player_name(opp)}: {u.name} saves alone against "
                                       f"Bullseye {x}", "R96 L731-736; FAQ96 SAI 1.B", against=MISSILE, individual=True)
             if x - r.total("save") >= u.health:
                 self._kill([uid])
             else:
-                self._say(f"{u.name} survives the Bullseye")
+                self.say(f"{u.name} survives the Bullseye")
         yield from self._cantrips(att)
         if att.total("missile") > 0 and self._units(opp, tloc):
             routed = yield from self._save_roll(opp, tloc, att.total("missile"), MISSILE, pid, can_rout=tloc == loc)
             if routed:
-                self._say(f"{self._label(opp, tloc)} routs (FAQ96 MISSILE D)")
+                self.say(f"{self._label(opp, tloc)} routs (FAQ96 MISSILE D)")
                 yield from self._pursue(pid, loc)
 
     # reserves (R96 L494-528) -------------------------------------------------------------------------
@@ -880,24 +880,24 @@ class R96Game(MagicActions, DragonAttacks):
         st.step = "reinforce"
         reserve = [u.uid for u in st.area(pid, RESERVE) if u.is_unit]
         if reserve:
-            moves = yield _ask("reinforce", pid, "reinforce", f"{self._name(pid)}: reinforce: move reserve units to "
+            moves = yield _ask("reinforce", pid, "reinforce", f"{self.player_name(pid)}: reinforce: move reserve units to "
                                "a home terrain or the frontier", "R96 L504-512",
                                data={"units": reserve, "terrains": list(st.terrains)},
                                validate=lambda a: self._check_moves(a.get("moves"), set(reserve), set(st.terrains)))
             for uid, dest in moves.items():
                 st.location[uid] = dest
             if moves:
-                self._say(f"{self._name(pid)} reinforces with {len(moves)} unit(s)")
+                self.say(f"{self.player_name(pid)} reinforces with {len(moves)} unit(s)")
         st.step = "retreat"
         field = [u.uid for u in st.units.values() if u.owner == pid and u.is_unit and st.location[u.uid] in st.terrains]
         if field:
-            units = yield _ask("retreat", pid, "retreat", f"{self._name(pid)}: retreat: move units to reserve",
+            units = yield _ask("retreat", pid, "retreat", f"{self.player_name(pid)}: retreat: move units to reserve",
                                "R96 L514-528", data={"units": field},
                                validate=lambda a: self._check_retreat(a.get("units"), set(field)))
             for uid in units:
                 st.location[uid] = RESERVE
             if units:
-                self._say(f"{self._name(pid)} retreats {len(units)} unit(s) to reserve")
+                self.say(f"{self.player_name(pid)} retreats {len(units)} unit(s) to reserve")
         st.step = ""
         self._check()
 
@@ -927,7 +927,7 @@ class R96Game(MagicActions, DragonAttacks):
         st = self.state
         for t in st.terrains.values():
             if t.face == 8 and t.controller is not None and not self._units(t.controller, t.id):
-                self._say(f"{t.name} is abandoned by its capturer: it turns back to face 7 (R96 L612-617)")
+                self.say(f"{t.name} is abandoned by its capturer: it turns back to face 7 (R96 L612-617)")
                 t.face, t.controller = 7, None
         keep = []
         for e in st.effects:
@@ -943,17 +943,17 @@ class R96Game(MagicActions, DragonAttacks):
             if not p.eliminated and not st.units_in_play(p.id):
                 p.eliminated = True
                 st.effects = [e for e in st.effects if e.owner != p.id]  # R96 L426-428
-                self._say(f"{p.name} has no units left")
+                self.say(f"{p.name} has no units left")
         for p in st.players:
             if len(st.captured_by(p.id)) >= 2:
                 self._win(p.id, f"{p.name} has captured two terrains (R96 L33-35)")
         alive = [p.id for p in st.players if not p.eliminated]
         if len(alive) == 1:
-            self._win(alive[0], f"{self._name(alive[0])} has the last units in play (decision D-LAST-ARMY)")
+            self._win(alive[0], f"{self.player_name(alive[0])} has the last units in play (decision D-LAST-ARMY)")
 
     def _win(self, pid: str, reason: str) -> None:
         self.state.winner, self.state.win_reason = pid, reason
-        self._say(f"{reason}: {self._name(pid)} wins")
+        self.say(f"{reason}: {self.player_name(pid)} wins")
         raise _GameEnded()
 
 

@@ -36,7 +36,7 @@ class MagicActions:
     # magic (R96 L377-481) ----------------------------------------------------------------------------
     def _magic(self, pid: str, loc: str) -> Flow:
         st = self.state
-        mag = yield from self._roll(pid, self._units(pid, loc), "magic", loc, f"{self._name(pid)}: roll "
+        mag = yield from self._roll(pid, self._units(pid, loc), "magic", loc, f"{self.player_name(pid)}: roll "
                                     f"{self._label(pid, loc)} for magic", "R96 L377-395")
         choices: dict[str, Any] = {}
         plain = dict(self._resolve(mag, {"Terrain advantage": False}).res.magic)
@@ -44,7 +44,7 @@ class MagicActions:
         if dict(mag.res.magic) != plain:
             opts = [choice(True, "Double ID magic of the terrain's colours (those points only of those colours)"),
                     choice(False, "Do not double: keep every colour open")]
-            if not (yield _ask("terrain_advantage", pid, "choice", f"{self._name(pid)}: use the terrain advantage?",
+            if not (yield _ask("terrain_advantage", pid, "choice", f"{self.player_name(pid)}: use the terrain advantage?",
                                "R96 L439-452; FAQ95 MAGIC-GEN G", opts)):
                 choices["Terrain advantage"] = False
         buried = 0
@@ -56,9 +56,9 @@ class MagicActions:
                 healths = [u.health for u in self._dead(o)]
                 for n in range(1, eligible + 1):
                     if dmg.health_to_kill(healths, n) == n:
-                        opts.append(choice(f"{o}:{n}", f"{self._name(o)} buries {n} health: +{n} black"))
+                        opts.append(choice(f"{o}:{n}", f"{self.player_name(o)} buries {n} health: +{n} black"))
             if len(opts) > 1:
-                pick = yield _ask("death_magic", pid, "choice", f"{self._name(pid)}: double black ID magic by burial?",
+                pick = yield _ask("death_magic", pid, "choice", f"{self.player_name(pid)}: double black ID magic by burial?",
                                   "R96 L454-470; FAQ95 MAGIC-GEN I-L", opts)
                 if pick != "none":
                     who, n = pick.split(":")
@@ -69,7 +69,7 @@ class MagicActions:
         self._resolve(mag, choices)
         pools = {k: v for k, v in mag.res.magic.items() if v > 0}
         if buried:
-            self._say(f"{2 * buried} black points must be spent (R96 L460-462)")
+            self.say(f"{2 * buried} black points must be spent (R96 L460-462)")
         yield from self._cast(pid, loc, pools, black_due=2 * buried if self.options["burial_points_must_be_spent"] else 0)
 
     def _penalty_icons(self, pid: str, mag, choices: dict[str, Any]) -> Flow:
@@ -97,7 +97,7 @@ class MagicActions:
             who = "where it costs least" if key == "default" else \
                 f"on the {'/'.join(COLOUR_NAMES.get(c, c) for c in key.split('/'))} units' icons first"
             opts.append(choice(key, f"Penalty {who}: {shown(pools)} left"))
-        pick = yield _ask("magic_penalty", pid, "choice", f"{self._name(pid)}: which units' magic icons take the "
+        pick = yield _ask("magic_penalty", pid, "choice", f"{self.player_name(pid)}: which units' magic icons take the "
                           "penalty?", "FAQ95 MAGIC-GEN G", opts)
         chosen = next(idx for key, idx in outcomes.values() if key == pick)
         if chosen is not None:
@@ -125,13 +125,13 @@ class MagicActions:
                         or sum(valid[u] for u in us) != n:
                     raise IllegalAllocation(f"bury dead units worth exactly {n} health", "FAQ95 MAGIC-GEN L")
                 return us
-            chosen = yield _ask("bury", who, "allocate", f"{self._name(who)}: bury dead units worth {n} health",
+            chosen = yield _ask("bury", who, "allocate", f"{self.player_name(who)}: bury dead units worth {n} health",
                                 "R96 L458-459; FAQ95 MAGIC-GEN L",
                                 [{"value": s, "label": ", ".join(self.state.units[u].name for u in s)} for s in sets],
                                 validate=check)
         for uid in chosen:
             self.state.location[uid] = BUA
-        self._say(f"{self._name(who)} buries " + ", ".join(self.state.units[u].name for u in chosen))
+        self.say(f"{self.player_name(who)} buries " + ", ".join(self.state.units[u].name for u in chosen))
 
     # casting ------------------------------------------------------------------------------------------
     def _cast(self, pid: str, loc: str | None, pools: dict[str, int], immediate: bool = False,
@@ -140,14 +140,14 @@ class MagicActions:
         if not pools:
             return False
         shown = ", ".join(f"{n} {'/'.join(COLOUR_NAMES.get(c, c) for c in g.split('/'))}" for g, n in pools.items())
-        spells = yield _ask("cast", pid, "cast", f"{self._name(pid)}: cast spells with {shown}"
+        spells = yield _ask("cast", pid, "cast", f"{self.player_name(pid)}: cast spells with {shown}"
                             + (" (cantrip: immediate spells)" if immediate else ""), "R96 L407-437",
                             data={"pools": dict(pools), "magic": sum(pools.values()), "black_due": black_due,
                                   "army": f"{pid}@{loc}", "immediate": immediate,
                                   "cast_options": self._cast_options(pools)},
                             validate=lambda a: self._validate_casts(pid, loc, pools, a, black_due))
         for s in spells:
-            self._say(f"{self._name(pid)} casts {s['spell']}" + (f" x{s['count']}" if s["count"] > 1 else ""))
+            self.say(f"{self.player_name(pid)} casts {s['spell']}" + (f" x{s['count']}" if s["count"] > 1 else ""))
         for s in spells:
             yield from self._resolve_spell(pid, loc, s)
             self._check()
@@ -315,9 +315,9 @@ class MagicActions:
                 u = st.units[uid]
                 where = st.location[uid]
                 if where == RESERVE and self._grave_guard(u.owner):
-                    self._say(f"Open Grave: the strike on {u.name} in reserve is ignored (FAQ95 DEATH 4.C)")
+                    self.say(f"Open Grave: the strike on {u.name} in reserve is ignored (FAQ95 DEATH 4.C)")
                     continue
-                r = yield from self._roll(u.owner, [u], "save", where, f"{self._name(u.owner)}: {u.name} rolls "
+                r = yield from self._roll(u.owner, [u], "save", where, f"{self.player_name(u.owner)}: {u.name} rolls "
                                           "against Lightning Strike (a save or its ID saves it)", "R96 L1007-1008",
                                           against=MAGIC, individual=True)
                 face = u.spec.die.find_face(r.faces[0][0])
@@ -326,9 +326,9 @@ class MagicActions:
                 if r.total("save") <= 0 and not face.is_id and not counter:
                     self._kill([uid])
                 else:
-                    self._say(f"{u.name} survives the Lightning Strike")
+                    self.say(f"{u.name} survives the Lightning Strike")
                 if counter:  # FAQ96 SAI 3.D: a save, and hits the attacking army cannot save
-                    self._say(f"Counter: {counter} hits on {self._label(melee_by, where)}, no save (FAQ96 SAI 3.D)")
+                    self.say(f"Counter: {counter} hits on {self._label(melee_by, where)}, no save (FAQ96 SAI 3.D)")
                     yield from self._inflict(melee_by, where, counter, "FAQ96 SAI 3.D")
         elif c.name == "Finger of Death":
             hits: dict[str, int] = {}
@@ -337,30 +337,30 @@ class MagicActions:
             dead = [u for u, h in hits.items() if self._in_play(u) and h >= st.units[u].health]
             for uid in list(dead):
                 if st.location[uid] == RESERVE and self._grave_guard(st.units[uid].owner):
-                    self._say("Open Grave: Finger of Death on a reserve unit is ignored (FAQ95 DEATH 4.C)")
+                    self.say("Open Grave: Finger of Death on a reserve unit is ignored (FAQ95 DEATH 4.C)")
                     dead.remove(uid)
             if dead:
                 self._kill(dead)
             else:
-                self._say("Finger of Death kills nothing (no wounds carry over, FAQ95 DEATH 3.F)")
+                self.say("Finger of Death kills nothing (no wounds carry over, FAQ95 DEATH 3.F)")
         elif c.name in ("Breath of Life", "Spark of Life", "Reanimate Dead"):
             for uid in s["units"]:
                 if st.location[uid] == DUA and self._units(pid, loc or ""):
                     st.location[uid] = loc
-                    self._say(f"{st.units[uid].name} returns to {self._label(pid, loc)}")
+                    self.say(f"{st.units[uid].name} returns to {self._label(pid, loc)}")
         elif c.name == "Dust to Dust":
             for uid in s["units"]:
                 if st.location[uid] == DUA:
                     st.location[uid] = BUA
-                    self._say(f"{st.units[uid].name} is buried")
+                    self.say(f"{st.units[uid].name} is buried")
         elif c.name == "Path":
             for uid, dest in s["moves"].items():
                 if st.location[uid] in st.terrains:
                     st.location[uid] = dest
-                    self._say(f"{st.units[uid].name} moves to {st.terrains[dest].name}")
+                    self.say(f"{st.units[uid].name} moves to {st.terrains[dest].name}")
         elif c.target == "dragon":
             st.location[s["dragon"]] = s["target"]
-            self._say(f"{st.units[s['dragon']].name} is sent to {st.terrains[s['target']].name}")
+            self.say(f"{st.units[s['dragon']].name} is sent to {st.terrains[s['target']].name}")
         elif c.name == "Flash Flood":
             yield from self._flash_flood(s["target"])
 
@@ -373,19 +373,19 @@ class MagicActions:
         st = self.state
         t = st.terrains[tid]
         if t.face <= 1:
-            self._say(f"Flash Flood: {t.name} is on face 1, nothing happens (FAQ95 WATER 4.D)")
+            self.say(f"Flash Flood: {t.name} is on face 1, nothing happens (FAQ95 WATER 4.D)")
             return
         best = 0
         for o in st.turn_order:
             if not self._units(o, tid) or self._paralysed(o, tid):
                 continue
-            go = yield _ask("resist_flood", o, "choice", f"{self._name(o)}: roll maneuvers to resist the Flash Flood "
+            go = yield _ask("resist_flood", o, "choice", f"{self.player_name(o)}: roll maneuvers to resist the Flash Flood "
                             f"at {t.name}?", "R96 L1053-1055", [choice(True, "Roll"), choice(False, "Do not roll")])
             if go:
-                r = yield from self._roll(o, self._units(o, tid), "maneuver", tid, f"{self._name(o)}: roll maneuvers "
+                r = yield from self._roll(o, self._units(o, tid), "maneuver", tid, f"{self.player_name(o)}: roll maneuvers "
                                           "against the flood (8 needed)", "R96 L1053-1055")
                 best = max(best, r.total("maneuver"))
         if best >= 8:
-            self._say(f"The flood at {t.name} is resisted ({best} maneuvers)")
+            self.say(f"The flood at {t.name} is resisted ({best} maneuvers)")
         else:
             self._turn_terrain(t, -1)
