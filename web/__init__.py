@@ -89,6 +89,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(events.bp)
+    from . import games  # the table's games: library, host-only switches, tablets' requests
+
+    app.register_blueprint(games.bp)
     from . import teach  # "Teach the camera your dice" (/teach)
 
     app.register_blueprint(teach.bp)

@@ -92,6 +92,7 @@ def state():
         body = play.state_view(s)
     body["role"] = role
     body["sources"] = sources().status()
+    body["game_status"] = s.status  # in_progress, over, ended (by the host; see web.games) or None
     if "league_outbox" in current_app.extensions:  # a table of a league (web/league/table.py)
         from .league.table import league_status
 
@@ -298,40 +299,7 @@ def _pair_qr(code: str) -> dict:
 # changing the game
 
 
-@bp.post("/games")
-@require("tablet")
-def create_game():
-    """Create a game: ``{"players": [..], "edition": "v4", "quick": true}`` or a full set-up;
-    ``"advanced": ["items", ...]`` turns on optional components of V4.01c (L2506-2508)."""
-    body = json_body({
-        "players": Field(list, items=Field(str, max_len=30, min=1), max_len=6),
-        "game": Field(str, required=False, choices=("dragon_dice", "battle_dice"), default="dragon_dice"),
-        "edition": Field(str, required=False, choices=("v4", "r96"), default="v4"),
-        "force_size": Field(int, required=False, min=3, max=120),
-        "quick": Field(bool, required=False, default=False),
-        "advanced": Field(list, required=False, max_len=5, items=Field(str, max_len=20,
-                          choices=("minor_terrains", "items", "dragonkin", "eldarim", "dracolem"))),
-        "forces": Field(list, required=False, max_len=6, items={
-            "player": Field(str, max_len=30),
-            "armies": Field(dict),
-            "dragons": Field(list, required=False, items=Field(str, max_len=80), max_len=10),
-            "home_terrain": Field(str, required=False, max_len=80),
-            "frontier_terrain": Field(str, required=False, max_len=80),
-        }),
-    })
-    if len(body["players"]) < 2:
-        raise APIError("a game needs at least 2 players", field="players")
-    if len({p.strip().lower() for p in body["players"]}) != len(body["players"]):
-        raise APIError("player names must differ", field="players")
-    setup = _run_engine(play.build_setup, body)
-    s = store()
-    token = request.headers.get(TOKEN_HEADER)
-    _run_engine(s.create, setup)
-    out = {"game_id": s.game_id, "seq": s.last_seq}
-    if request_role() != "host" and token:
-        # the tablet that made the game is paired with it
-        out["token"] = access().grant(s.game_id, access().tablet_name(token) or "tablet")
-    return jsonify(out), 201
+# Starting, resuming and ending games (host only; tablets ask): web.games.
 
 
 @bp.post("/decisions")

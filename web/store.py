@@ -1,7 +1,10 @@
-"""The game store: the current game session, its live listeners, and the roll being read.
+"""The game store: the table's games, the current one, its live listeners, and the roll being read.
 
-``GameStore`` holds the one game this server referees (a ``companion.session.GameSession`` on a
-SQLite file).  Every change goes through it under one lock, and every new event wakes the
+``GameStore`` holds the game this server referees now (a ``companion.session.GameSession`` on a
+SQLite file) and the table's library of every game played (``companion.session.library``): a new
+game is a new file beside the others, and the host may resume any of them or end one; switching
+only changes which game is current, no file is moved.  An ended game stays readable and refuses
+changes until the host resumes it.  Every change goes through it under one lock, and every new event wakes the
 server-sent-event streams waiting in ``wait``.  Besides the durable event log it keeps *notices*:
 short-lived news that is not part of the game (a camera lost, a die read but not yet confirmed),
 which are pushed to the pages but never replayed.
@@ -33,8 +36,13 @@ RECENT_EVENTS = 512
 
 class GameStore:
     def __init__(self, db_path: str | Path):
+        from companion.session.library import GameLibrary
+
         self.db_path = Path(db_path)
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        self.library = GameLibrary(self.db_path)
         self.session = None
+        self.ended = False  # the current game was ended by the host (changes refused until resumed)
         self.lock = threading.RLock()
         self._cond = threading.Condition(threading.Lock())
         self._last_seq = 0
@@ -52,18 +60,44 @@ class GameStore:
         self.open_existing()
 
     def open_existing(self) -> bool:
-        """Open the game in db_path if there is one (a restarted server shows the same game)."""
-        from companion.session import GameSession
+        """Open the table's current game if there is one (a restarted server shows the same game);
+        game files the library does not know yet are added to it first."""
+        from companion.session import GameSession, SessionError
+        from companion.session.library import summarize
 
-        if not self.db_path.exists() or self.db_path.stat().st_size == 0:
-            return False
         with self.lock:
-            self.session = GameSession.open(self.db_path)
-            self._catch_up(reset=True)
-        log.info("opened game %s from %s", self.session.game_id, self.db_path)
+            for path in self.library.unknown_files():
+                try:
+                    with GameSession.open(path) as found:
+                        self.library.register(path, summarize(found))
+                except (SessionError, ValueError, KeyError, TypeError) as exc:
+                    log.warning("%s looks like a game file but does not replay: %s", path, exc)
+            current = self.library.current()
+            if current is None:  # a table file from before the library: its game is the current one
+                games = [g for g in self.library.games() if g["file"] == self.db_path.name]
+                current = games[0]["game_id"] if games else None
+            if current is None:
+                return False
+            self._switch_to(current)
+        log.info("opened game %s from %s", self.game_id, self.library.path_of(self.game_id))
         return True
 
+    def _switch_to(self, game_id: str) -> None:
+        """Make game_id current (under self.lock): open its file, close the previous one."""
+        from companion.session import GameSession
+
+        if game_id != self.game_id:
+            session = GameSession.open(self.library.path_of(game_id))
+            old, self.session = self.session, session
+            if old is not None:
+                old.close()
+        self.library.set_current(game_id)
+        self.ended = self.library.ended(game_id)
+        self.reading = None
+        self._catch_up(reset=True)
+
     def close(self) -> None:
+        """Stop the live streams (the server is stopping)."""
         self.closing = True
         with self._cond:
             self._cond.notify_all()
@@ -101,38 +135,81 @@ class GameStore:
 
     # -- changes ---------------------------------------------------------------------------
     def create(self, setup: Any):
-        """A new game replaces the current one; the old file is kept beside it, renamed."""
+        """A new game, in a new file of the library, becomes the current one; the previous game
+        stays in the library as it was (in progress or ended) and can be resumed."""
         from companion.session import GameSession
+        from companion.session.library import summarize
 
         with self.lock:
-            if self.db_path.exists() and self.session is not None:
-                old = self.db_path.with_name(f"{self.db_path.stem}.{self.game_id}{self.db_path.suffix}")
-                close = getattr(self.session, "close", None)
-                if close:
-                    close()
-                self.db_path.replace(old)
-            self.db_path.parent.mkdir(parents=True, exist_ok=True)
-            self.session = GameSession.create(self.db_path, setup)
-            self.reading = None
-            self._catch_up(reset=True)
+            path = self.library.new_path()
+            session = GameSession.create(path, setup)  # checks the set-up before writing anything
+            self.library.register(path, summarize(session))
+            old, self.session = self.session, session
+            if old is not None:
+                old.close()
+            self._switch_to(self.game_id)
         self.notice("new_game", {"game_id": self.game_id})
         return self.session
+
+    def resume(self, game_id: str) -> None:
+        """Make a game of the library current again (an ended one is no longer ended)."""
+        with self.lock:
+            self.library.path_of(game_id)  # LibraryError for a game the table does not have
+            self.library.reopen(game_id)
+            self._switch_to(game_id)
+        self.notice("game_switched", {"game_id": game_id})
+
+    def end(self, game_id: str) -> None:
+        """The host ends a game: it stays in the library (and on screen if current), read only."""
+        with self.lock:
+            self.library.end(game_id, by="host")
+            if game_id == self.game_id:
+                self.ended = True
+                self.reading = None
+        self.notice("game_ended", {"game_id": game_id})
+
+    def games(self) -> list[dict]:
+        """The library: every game of this table, the most recently played first."""
+        with self.lock:
+            return self.library.games()
+
+    @property
+    def status(self) -> str | None:
+        """The current game: in_progress, over (it has a winner), ended (by the host), or None."""
+        if self.session is None:
+            return None
+        with self.lock:
+            over = bool(self.session.state_dict().get("over"))
+        return "over" if over else "ended" if self.ended else "in_progress"
+
+    def _played(self) -> None:
+        """After a change: the library's line of the current game (last played, winner) follows."""
+        from companion.session.library import summarize
+
+        try:
+            self.library.update(summarize(self.session))
+        except Exception:  # the index is derived data: the game's own log already holds the change
+            log.exception("could not update the library line of game %s", self.game_id)
 
     def submit(self, action: dict) -> list:
         with self.lock:
             self._need_game()
+            self._need_open_game()
             events = self.session.submit(action)
             self._catch_up()
             self.reading = None
+            self._played()
         self._wake()
         return events
 
     def undo(self, n: int) -> Any:
         with self.lock:
             self._need_game()
+            self._need_open_game()
             result = self.session.undo(n)
             self._catch_up()
             self.reading = None
+            self._played()
         self.notice("undo", {"n": n})
         return result
 
@@ -141,6 +218,13 @@ class GameStore:
 
         if self.session is None:
             raise Conflict("no game yet: create one first (POST /api/games)", code="no_game")
+
+    def _need_open_game(self) -> None:
+        from .errors import Conflict
+
+        if self.ended:
+            raise Conflict("the host ended this game: the host may resume it (Games panel, or "
+                           f"POST /api/games/{self.game_id}/resume)", code="game_ended")
 
     # -- notices (not logged) -------------------------------------------------------------
     def notice(self, kind: str, payload: dict) -> None:

@@ -150,14 +150,15 @@ def test_pair_without_game(client):
     assert r.status_code == 409 and r.json["error"] == "no_game"
 
 
-def test_tablet_that_creates_a_game_is_paired_with_it(client, game, host):
+def test_a_tablet_cannot_replace_the_game_and_stays_paired_when_the_host_does(client, game, host):
     code = client.get("/api/pairing", headers=host).json["code"]
     tablet = {"X-Companion-Token": client.post("/api/pair", json={"code": code}).json["token"]}
     r = client.post("/api/games", json={"players": ["Cy", "Di"], "quick": True}, headers=tablet)
+    assert r.status_code == 403 and client.get("/api/state").json["game_id"] == game
+    r = client.post("/api/games", json={"players": ["Cy", "Di"], "quick": True}, headers=host)
     assert r.status_code == 201 and r.json["game_id"] != game
-    assert client.get("/api/state", headers={"X-Companion-Token": r.json["token"]}).json["role"] == "tablet"
-    # the old token belonged to the old game
-    assert client.get("/api/state", headers=tablet).json["role"] == "viewer"
+    # tablets are paired with the table: the host's new game keeps them paired
+    assert client.get("/api/state", headers=tablet).json["role"] == "tablet"
 
 
 # -- request bodies ------------------------------------------------------------------------------------
@@ -387,7 +388,10 @@ def test_new_game_replaces_the_old_one_and_keeps_its_file(client, game, host, ap
     assert r.status_code == 201
     st = client.get("/api/state").json
     assert [p["name"] for p in st["state"]["players"]] == ["Cy", "Di", "Ed"]
-    assert (tmp_path / f"game.{game}.sqlite").exists()
+    # the old game keeps its own file, untouched, and stays in the table's library
+    assert (tmp_path / "game.sqlite").exists()
+    listed = {g["game_id"]: g for g in client.get("/api/games").json["games"]}
+    assert listed[game]["file"] == "game.sqlite" and listed[game]["status"] == "in_progress"
 
 
 def test_built_forces_and_terrains(client, host):

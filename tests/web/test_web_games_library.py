@@ -1,0 +1,229 @@
+"""The table's games on a real waitress server with a second client (a paired tablet): only the host
+starts, resumes or ends a game; a tablet asks and the host confirms or declines; the library lists
+every game and survives a restart; switching games keeps the tablets paired."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+HOST = "library-test-host-token"
+
+
+class Client:
+    """One device at the table, talking HTTP to the server (its own connections, its own token)."""
+
+    def __init__(self, base: str, token: str | None = None):
+        self.base, self.token = base, token
+
+    def call(self, method: str, path: str, body=None) -> tuple[int, dict]:
+        req = urllib.request.Request(self.base + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode())
+        if body is not None:
+            req.add_header("Content-Type", "application/json")
+        if self.token:
+            req.add_header("X-Companion-Token", self.token)
+        try:
+            with urllib.request.urlopen(req, timeout=15) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+
+@pytest.fixture
+def table(tmp_path):
+    """Start (and restart) a real waitress server on tmp_path/table.sqlite."""
+    from web import create_app
+    from web.server import Server
+
+    running = []
+
+    def start():
+        for srv, t in running:
+            srv.stop()
+            t.join(10)
+        running.clear()
+        app = create_app({"DB_PATH": str(tmp_path / "table.sqlite"), "HOST_TOKEN": HOST, "START_SOURCES": False,
+                          "RULES_INDEX": str(tmp_path / "no-index.sqlite")})
+        srv = Server(app, "127.0.0.1", 0, threads=4)
+        t = threading.Thread(target=srv.serve_forever, daemon=True)
+        t.start()
+        running.append((srv, t))
+        return srv
+
+    yield start
+    for srv, t in running:
+        srv.stop()
+        t.join(10)
+
+
+def pair_tablet(srv, host: Client, name: str = "kitchen tablet") -> Client:
+    code = host.call("GET", "/api/pairing")[1]["code"]
+    status, body = Client(srv.base_url).call("POST", "/api/pair", {"code": code, "name": name})
+    assert status == 200, body
+    return Client(srv.base_url, body["token"])
+
+
+def roll(c: Client, seed: int) -> tuple[int, dict]:
+    return c.call("POST", "/api/decisions", {"action": {"type": "roll_for_me", "seed": seed}})
+
+
+def test_host_only_switches_tablets_ask_and_the_library_keeps_every_game(table):
+    srv = table()
+    host = Client(srv.base_url, HOST)
+    status, first = host.call("POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True})
+    assert status == 201
+    a = first["game_id"]
+    assert roll(host, 1)[0] == 200
+    tablet = pair_tablet(srv, host)
+
+    # a tablet cannot replace the running game ...
+    status, body = tablet.call("POST", "/api/games", {"players": ["Cy", "Di"], "quick": True})
+    assert status == 403 and body["error"] == "forbidden"
+    assert host.call("GET", "/api/state")[1]["game_id"] == a
+    # ... it asks; the request waits for the host, and every page can see it
+    status, body = tablet.call("POST", "/api/games/requests",
+                               {"kind": "new", "game": {"players": ["Cy", "Di"], "quick": True, "edition": "r96"}})
+    assert status == 201 and body["request"]["status"] == "pending"
+    rid = body["request"]["id"]
+    listed = Client(srv.base_url).call("GET", "/api/games")[1]
+    assert [(r["id"], r["kind"], r["asked_by"]) for r in listed["requests"]] == [(rid, "new", "kitchen tablet")]
+    assert tablet.call("POST", f"/api/games/requests/{rid}/confirm", {})[0] == 403, "only the host confirms"
+
+    # the host confirms: the new game is current and the tablet is still paired (with the table)
+    status, body = host.call("POST", f"/api/games/requests/{rid}/confirm", {})
+    assert status == 200 and body["request"]["status"] == "confirmed"
+    b = body["game_id"]
+    assert b != a and body["request"]["result_game_id"] == b
+    st = tablet.call("GET", "/api/state")[1]
+    assert st["game_id"] == b and st["role"] == "tablet" and st["game_status"] == "in_progress"
+    assert [p["name"] for p in st["state"]["players"]] == ["Cy", "Di"]
+    assert host.call("POST", f"/api/games/requests/{rid}/decline", {})[1]["error"] == "request_decided"
+
+    # the library: both games, newest first, with players, edition, dates and state
+    games = {g["game_id"]: g for g in tablet.call("GET", "/api/games")[1]["games"]}
+    assert set(games) == {a, b}
+    assert games[a]["players"] == ["Ann", "Bob"] and games[a]["edition"] == "v4"
+    assert games[a]["status"] == "in_progress" and games[a]["last_seq"] == 2 and not games[a]["current"]
+    assert games[b]["edition"] == "r96" and games[b]["current"] and games[b]["created_at"]
+
+    # the host resumes the first game where it was; the tablet plays on in it
+    status, body = host.call("POST", f"/api/games/{a}/resume", {})
+    assert status == 200 and body["seq"] == 2
+    st = tablet.call("GET", "/api/state")[1]
+    assert st["game_id"] == a and st["seq"] == 2 and st["role"] == "tablet"
+    status, body = roll(tablet, 2) if st["pending"]["kind"] == "roll" else tablet.call(
+        "POST", "/api/decisions", {"action": {"type": "choose", "choice": st["pending"]["choices"][0]["value"]}})
+    assert status == 200
+
+    # the host ends it: it stays on screen, read only, until resumed
+    status, _ = host.call("POST", f"/api/games/{a}/end", {})
+    assert status == 200
+    st = tablet.call("GET", "/api/state")[1]
+    assert st["game_status"] == "ended"
+    seq = st["seq"]
+    status, body = tablet.call("POST", "/api/undo", {"n": 1})
+    assert status == 409 and body["error"] == "game_ended"
+    assert tablet.call("GET", "/api/state")[1]["seq"] == seq, "a refused change changes nothing"
+    games = {g["game_id"]: g for g in host.call("GET", "/api/games")[1]["games"]}
+    assert games[a]["status"] == "ended" and games[a]["ended_by"] == "host"
+    assert tablet.call("POST", f"/api/games/{a}/resume", {})[0] == 403, "only the host resumes"
+    assert host.call("POST", f"/api/games/{a}/resume", {})[0] == 200
+    assert tablet.call("POST", "/api/undo", {"n": 1})[0] == 200
+
+
+def test_declined_and_bad_requests_change_nothing(table):
+    srv = table()
+    host = Client(srv.base_url, HOST)
+    a = host.call("POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True})[1]["game_id"]
+    tablet = pair_tablet(srv, host)
+    rid = tablet.call("POST", "/api/games/requests", {"kind": "end", "game_id": a})[1]["request"]["id"]
+    status, body = host.call("POST", f"/api/games/requests/{rid}/decline", {})
+    assert status == 200 and body["request"]["status"] == "declined"
+    assert host.call("GET", "/api/state")[1]["game_status"] == "in_progress"
+    assert host.call("GET", "/api/games")[1]["requests"] == []
+
+    status, body = tablet.call("POST", "/api/games/requests", {"kind": "new", "game": {"players": ["Solo"]}})
+    assert status == 400 and body["field"] == "game.players", "an illegal set-up is refused when asked"
+    status, body = tablet.call("POST", "/api/games/requests", {"kind": "new", "game": {"players": ["A", "B"],
+                                                                                         "edition": "v9"}})
+    assert status == 400 and body["field"] == "game.edition"
+    status, body = tablet.call("POST", "/api/games/requests", {"kind": "resume", "game_id": "nope"})
+    assert status == 404 and body["error"] == "no_such_game"
+    status, body = Client(srv.base_url).call("POST", "/api/games/requests", {"kind": "end", "game_id": a})
+    assert status == 401, "an unpaired page cannot ask"
+    assert host.call("POST", "/api/games/nope/resume", {})[0] == 404
+    assert host.call("POST", "/api/games/requests/999/confirm", {})[1]["error"] == "no_such_request"
+    assert host.call("GET", "/api/games")[1]["requests"] == []
+    assert [g["game_id"] for g in host.call("GET", "/api/games")[1]["games"]] == [a]
+
+
+def test_the_library_and_the_current_game_survive_a_restart(table, tmp_path):
+    srv = table()
+    host = Client(srv.base_url, HOST)
+    a = host.call("POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True})[1]["game_id"]
+    roll(host, 3)
+    tablet = pair_tablet(srv, host)
+    b = host.call("POST", "/api/games", {"players": ["Cy", "Di"], "quick": True})[1]["game_id"]
+    rid = tablet.call("POST", "/api/games/requests", {"kind": "resume", "game_id": a})[1]["request"]["id"]
+    host.call("POST", f"/api/games/{b}/end", {})
+
+    srv = table()  # a restart: the resumed game is not the table file's first game
+    host = Client(srv.base_url, HOST)
+    tablet = Client(srv.base_url, tablet.token)
+    listed = host.call("GET", "/api/games")[1]
+    assert listed["current"] == b and listed["status"] == "ended"
+    assert [r["id"] for r in listed["requests"]] == [rid], "a waiting request survives the restart"
+    assert host.call("POST", f"/api/games/requests/{rid}/confirm", {})[0] == 200
+    st = tablet.call("GET", "/api/state")[1]
+    assert st["game_id"] == a and st["seq"] == 2 and st["role"] == "tablet"
+    srv = table()
+    assert Client(srv.base_url).call("GET", "/api/state")[1]["game_id"] == a
+    statuses = {g["game_id"]: g["status"] for g in Client(srv.base_url).call("GET", "/api/games")[1]["games"]}
+    assert statuses == {a: "in_progress", b: "ended"}
+
+
+def test_game_files_from_before_the_library_are_found(tmp_path):
+    """Games kept beside the table file by older versions (``STEM.GAMEID.SUFFIX``) are listed and can
+    be resumed; the table file's game stays current."""
+    from companion.session import GameSession
+    from web import create_app
+    from web.play import build_setup
+
+    old = GameSession.create(tmp_path / "table.oldgame.sqlite", build_setup({"players": ["Ed", "Flo"], "quick": True}))
+    old_id = old.game_id
+    old.close()
+    cur = GameSession.create(tmp_path / "table.sqlite", build_setup({"players": ["Gus", "Hal"], "quick": True}))
+    cur_id = cur.game_id
+    cur.close()
+    (tmp_path / "table.notes.sqlite").write_text("not a game")  # left alone
+    app = create_app({"DB_PATH": str(tmp_path / "table.sqlite"), "HOST_TOKEN": HOST, "START_SOURCES": False,
+                      "RULES_INDEX": str(tmp_path / "none.sqlite")})
+    client = app.test_client()
+    listed = client.get("/api/games").json
+    assert listed["current"] == cur_id
+    assert {g["game_id"]: g["players"] for g in listed["games"]} == {old_id: ["Ed", "Flo"], cur_id: ["Gus", "Hal"]}
+    assert client.post(f"/api/games/{old_id}/resume", json={}, headers={"X-Companion-Token": HOST}).status_code == 200
+    assert client.get("/api/state").json["game_id"] == old_id
+    assert (tmp_path / "table.notes.sqlite").read_text() == "not a game"
+
+
+def test_a_switch_resets_the_tablets_live_stream(table):
+    srv = table()
+    host = Client(srv.base_url, HOST)
+    a = host.call("POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True})[1]["game_id"]
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    s.sendall(f"GET /api/events?since={a}:1 HTTP/1.1\r\nHost: t\r\n\r\n".encode())
+    time.sleep(0.3)
+    b = host.call("POST", "/api/games", {"players": ["Cy", "Di"], "quick": True})[1]["game_id"]
+    buf, deadline = b"", time.monotonic() + 10
+    while f"id: {b}:1".encode() not in buf and time.monotonic() < deadline:
+        buf += s.recv(65536)
+    s.close()
+    assert b"event: reset" in buf and f"id: {b}:1".encode() in buf
