@@ -160,6 +160,9 @@ function connect() {
     refresh();
   });
   es.addEventListener("reset", () => refresh());
+  es.addEventListener("hello", (ev) => {  // a restarted server has a new boot id: look at everything again
+    if (app.bootId && JSON.parse(ev.data).boot_id !== app.bootId) refresh();
+  });
   es.addEventListener("notice", (ev) => {
     const n = JSON.parse(ev.data);
     if (n.kind === "paired") app.pairing = null;  // the host's list of tablets is out of date
@@ -400,7 +403,7 @@ function undoButton() {
   if (!app.state?.state || !canChange()) return null;
   return h("button", { class: "btn ghost small", title: "undo the last action", onclick: async () => {
     await api("POST", "/api/undo", { n: 1 }).catch(() => null);
-  } }, "↶ Undo");
+  } }, "↶", h("span", { class: "ulabel" }, " Undo"));
 }
 
 function unitLabel(uid) {
