@@ -687,7 +687,8 @@ function rollTotal(r) { return r.total ?? (r.totals || {})[r.roll] ?? ""; }
 function rollTitle(r) {
   if (!r) return "";
   const [owner, loc] = String(r.army || "").split("@");
-  if (loc === "unplaced") return `${playerName(owner)}'s Horde, ${r.roll || ""} for the order of play`;
+  // the order of play is rolled before the Horde is placed (1996 games name no place at all)
+  if (loc === "unplaced" || !loc || loc === "None") return `${playerName(owner)}'s Horde, ${r.roll || ""} for the order of play`;
   return `${playerName(owner)}'s ${r.roll || ""} at ${terrainName(loc)}`;
 }
 function lastRollCard(st) {
