@@ -227,3 +227,65 @@ def test_a_switch_resets_the_tablets_live_stream(table):
         buf += s.recv(65536)
     s.close()
     assert b"event: reset" in buf and f"id: {b}:1".encode() in buf
+
+
+# -- the page, in real Chromium ---------------------------------------------------------------------
+
+SHOTS = __import__("pathlib").Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+
+
+def page_at(browser, url: str, viewport: dict):
+    ctx = browser.new_context(viewport=viewport)
+    ctx.set_default_timeout(90_000)  # a loaded 2-core machine can be slow
+    page = ctx.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(url)
+    return page
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#games-card").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+@pytest.mark.browser
+def test_games_panel_tablet_asks_host_confirms_resumes_and_ends(browser, serve):
+    server = serve()
+    host_token = server.host_url.split("token=")[1]
+    host_api = Client(server.url, host_token)
+    a = host_api.call("POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True})[1]["game_id"]
+    code = host_api.call("GET", "/api/pairing")[1]["code"]
+
+    host = page_at(browser, server.host_url.replace("/?", "/new?"), {"width": 1024, "height": 768})
+    host.wait_for_selector(f"#game-list li[data-game='{a}'].current")
+    tablet = page_at(browser, f"{server.url}/new#pair={code}", {"width": 390, "height": 844})
+    tablet.wait_for_selector("#role:has-text('paired')")
+    tablet.wait_for_selector("#quick-start:has-text('Ask the host')")
+    tablet.fill("#view-new input >> nth=0", "Cy")
+    tablet.fill("#view-new input >> nth=1", "Di")
+    tablet.click("#quick-start")  # a tablet asks; nothing changes yet
+    host.wait_for_selector("#game-requests li:has-text('Cy vs Di')")
+    assert Client(server.url).call("GET", "/api/state")[1]["game_id"] == a
+    shot(host, "games-host-request")
+    shot(tablet, "games-tablet-asked")
+
+    host.click("#game-requests li >> text=Confirm")
+    host.wait_for_selector("#game-list li.current:has-text('Cy vs Di')")
+    b = Client(server.url).call("GET", "/api/state")[1]["game_id"]
+    assert b != a
+    tablet.wait_for_selector("#game-list li.current:has-text('Cy vs Di')")
+    assert tablet.inner_text("#role") == "paired", "the tablet stays paired when the host switches games"
+
+    host.click(f"[data-resume='{a}']")
+    host.wait_for_selector(f"#game-list li[data-game='{a}'].current")
+    assert Client(server.url).call("GET", "/api/state")[1]["game_id"] == a
+    host.click(f"[data-end='{a}']")
+    host.wait_for_selector("#game-ended-note")
+    tablet.wait_for_selector(f"#game-list li[data-game='{a}'][data-status='ended']")
+    tablet.wait_for_selector("#ended-prompt")  # the prompt says so instead of asking for a decision
+    assert tablet.is_visible(f"[data-ask-resume='{a}']")
+    shot(host, "games-host-library")
+    shot(tablet, "games-tablet-library")
+    assert host.errors == [] and tablet.errors == []

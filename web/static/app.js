@@ -166,6 +166,7 @@ function connect() {
   es.addEventListener("notice", (ev) => {
     const n = JSON.parse(ev.data);
     if (n.kind === "paired") app.pairing = null;  // the host's list of tablets is out of date
+    if (window.gamesNotice && /^(game_|new_game)/.test(n.kind)) gamesNotice(n);  // games.js
     if (n.kind === "reading") {
       if (app.state) { app.state.reading = n.data.reading; app.picked = {}; render(true); }
     } else refresh();
@@ -277,6 +278,11 @@ function renderPrompt(st) {
     fill(el, h("span", { class: "text", id: app.offline ? "offline-note" : null }, app.offline
       ? "The server cannot be reached: this page opened from its saved copy. The game shows again as soon as the server answers (it is kept in its file)."
       : "No game yet."));
+    return;
+  }
+  if (st.game_status === "ended") {  // ended by the host (web/games.py): read only until resumed
+    el.className = "prompt idle";
+    fill(el, h("span", { class: "text", id: "ended-prompt" }, "The host ended this game: it is read only until the host resumes it (New game page, Games)."));
     return;
   }
   if (!p) {
@@ -861,8 +867,8 @@ function renderNew() {
         } }), " " + label)));
   const quick = h("div", { class: "card" }, h("h2", {}, "New game"), names, advanced,
     h("div", { class: "row", style: { marginTop: "12px" } },
-      h("button", { class: "btn primary", id: "quick-start", disabled: !canChange(), onclick: () => startGame(true) }, "Quick start (ready-made forces)"),
-      h("button", { class: "btn", id: "start-built", disabled: !canChange(), onclick: () => startGame(false) }, "Start with the forces below"),
+      h("button", { class: "btn primary", id: "quick-start", disabled: !canChange(), onclick: () => startGame(true) }, app.state?.role === "tablet" ? "Ask the host: quick start" : "Quick start (ready-made forces)"),
+      h("button", { class: "btn", id: "start-built", disabled: !canChange(), onclick: () => startGame(false) }, app.state?.role === "tablet" ? "Ask the host: these forces" : "Start with the forces below"),
       canChange() ? null : h("span", { class: "muted small" }, "Pair this tablet (or open the host URL) to create a game.")));
   const tabs = h("div", { class: "tabs", id: "player-tabs" }, b.players.map((n, i) => h("button", { class: "btn small" + (i === b.active ? " on" : ""), dataset: { i }, onclick: () => { b.active = i; render(); } }, n)));
   const search = h("input", { type: "search", class: "searchbox", placeholder: "Search dice: species, unit, icon…", value: b.q, "aria-label": "search catalogue" });
@@ -919,7 +925,7 @@ function renderNew() {
     fill(checks, rows.map(([ok, t]) => h("div", { class: "check " + (ok ? "ok" : "bad") }, t)));
   }
   renderChecks();
-  fill(root, quick, h("div", { class: "grid cols-2", style: { marginTop: "14px" } },
+  fill(root, window.gamesSection ? gamesSection() : null, quick, h("div", { class: "grid cols-2", style: { marginTop: "14px" } },
     h("div", { class: "card" }, h("h3", {}, "Force building"), tabs, search, list),
     h("div", { class: "grid" }, h("div", {}, lands, h("div", { class: "muted small", style: { marginBottom: "6px" } }, `Adding to ${b.players[b.active]}'s ${b.army} army (tap an army to choose)`), cols, dragons),
       h("div", { class: "card" }, h("h3", {}, "Limits"), checks))));
@@ -956,8 +962,8 @@ async function startGame(quickStart) {
     });
   } else body.quick = true;
   try {
+    if (app.state?.role !== "host" && window.askForGame) { await askForGame(body); return; }  // tablets ask (games.js)
     const r = await api("POST", "/api/games", body);
-    if (r.token) setToken(r.token);
     app.odds = null; app.picked = {};
     await refresh(); go("table");
   } catch (e) { /* toast */ }
