@@ -30,7 +30,7 @@ def _common(p: argparse.ArgumentParser, port: int, host: str = "127.0.0.1") -> N
     p.add_argument("--token", help="host token to use (kept with the game file) instead of the stored one")
     p.add_argument("--rules-index", help="full-text index made by `companion rules index` (Dispute panel)")
     p.add_argument("--seconds", type=float, help="stop by itself after this many seconds")
-    p.add_argument("--threads", type=int, default=32, help="server worker threads (each live page holds one)")
+    p.add_argument("--threads", type=int, default=32, help="request worker threads (live pages' streams have threads of their own)")
 
 
 def _make_server(args, db: str, camera=None, serial=None):
