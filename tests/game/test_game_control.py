@@ -166,5 +166,5 @@ def test_reserve_units_keep_a_player_alive():
     for uid in bob[1:]:
         st.location[uid] = DUA
     st.location[bob[0]] = RESERVE
-    game._check_control_and_elimination()
+    game.check_control_and_elimination()
     assert not st.player("p2").eliminated and st.winner is None

@@ -169,8 +169,8 @@ def test_reserve_army_casts_only_reserve_spells_and_temple_blocks_death_magic():
     st.terrains["home-p2"].face, st.terrains["home-p2"].controller = 8, "p2"
     st.terrains["home-p2"].kind = st.terrains["home-p1"].kind  # a Temple (Swampland Temple)
     with pytest.raises(IllegalSpell, match="Temple"):
-        game._check_target("p1", game_card("Palsy"), "p2@home-p2")
-    game._check_target("p1", game_card("Stone Skin"), "p2@home-p2")
+        game.check_target("p1", game_card("Palsy"), "p2@home-p2")
+    game.check_target("p1", game_card("Stone Skin"), "p2@home-p2")
 
 
 def game_card(name: str):

@@ -139,7 +139,7 @@ def test_an_army_of_dragonkin_alone_returns_to_the_summoning_pool():
     for u in st.army("p1", "frontier").units:
         if not dk.is_dragonkin(u):
             st.location[u.uid] = "dua"
-    game._cleanup()
+    game.cleanup()
     assert st.location[troop] == "pool" and not st.army("p1", "frontier").units
 
 
@@ -333,7 +333,7 @@ def test_taming_and_control_last_while_champion_and_dragon_stay_together():
     el.bind(game, st.units[zealot], st.units[drake], "control")  # controlled by another unit: taming ends
     assert el.tamed_by(st, drake) is None and el.controlled_by(st, drake) == zealot
     st.location[drake] = "home-p2"
-    game._cleanup()
+    game.cleanup()
     assert el.controlled_by(st, drake) is None
 
 

@@ -131,7 +131,7 @@ def test_excess_items_are_buried_as_their_owner_chooses():
     st = game.state
     targe, slippers = uid_of(game, "Items/Fire Wooden Targe", "p1"), uid_of(game, "Items/Fire Speed Slippers", "p1")
     st.location[uid_of(game, "Dwarves/Sentry", "p1", "frontier")] = "dua"
-    game._cleanup()
+    game.cleanup()
     assert st.location[targe] == st.location[slippers] == "frontier"  # nothing is buried for the owner
     ask = it.ask_excess(game)
     d = next(ask)
@@ -314,7 +314,7 @@ def test_earthfang_summons_a_chill_wind_on_the_terrain():
     winds = [e for e in st.effects if e.name == "Chill Wind"]
     assert len(winds) == 1 and winds[0].target == "frontier"
     assert winds[0].expiry == "until the terrain is successfully maneuvered to a new facing"
-    assert [e.name for e in game._effects_on(st.army("p2", "frontier"))] == ["Chill Wind"]
+    assert [e.name for e in game.effects_on(st.army("p2", "frontier"))] == ["Chill Wind"]
 
 
 def test_summon_dragon_artifact_summons_a_dragon_of_its_element():

@@ -160,8 +160,8 @@ def test_flood_halves_the_armys_maneuvers_in_the_game_and_is_buried_at_its_next_
     st = game.state
     bridge = uid_of(game, "Coastland Bridge", "p1")
     # the flow hands the result to the resolution engine with the army's rolls
-    assert [(e.name, e.target) for e in game._effects_on(st.army("p1", "frontier"))] == [("Flood", "army")]
-    assert game._effects_on(st.army("p2", "frontier")) == ()
+    assert [(e.name, e.target) for e in game.effects_on(st.army("p1", "frontier"))] == [("Flood", "army")]
+    assert game.effects_on(st.army("p2", "frontier")) == ()
     d = next_turn(game)  # Alice's next turn
     assert st.turn == 3
     choose(game, "p1@frontier")
@@ -236,7 +236,7 @@ def test_capturing_the_eighth_face_buries_the_minor_terrain():
     bring(game, "Coastland Bridge", "1 Double Maneuvers")
     st = game.state
     st.terrains["frontier"].face, st.terrains["frontier"].controller = 8, "p1"
-    game._cleanup()
+    game.cleanup()
     assert st.location[uid_of(game, "Coastland Bridge", "p1")] == "bua"
     assert mt.active_result(st, uid_of(game, "Coastland Bridge", "p1")) is None
 

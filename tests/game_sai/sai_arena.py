@@ -1,7 +1,7 @@
 """An arena for SAI tests: a started game whose Frontier holds exactly the armies a test names, and a
 driver that runs one piece of the flow (an attack, a roll, a phase) with scripted answers.
 
-The flow's own generators are driven (``game._attack``, ``game._roll`` ...), so the code under test is
+The flow's own generators are driven (``game._attack``, ``game.roll`` ...), so the code under test is
 the game's; only the set-up is shortcut (dice are placed on the table directly).
 """
 
@@ -166,7 +166,7 @@ def attack(game: Game, kind: str = "melee", faces=None, answers=None, attacker: 
 def roll(game: Game, owner: str, roll_type: str, faces=None, answers=None, location: str = "frontier",
          **ctx) -> Driver:
     st = game.state
-    return drive(game, game._roll(st.army(owner, location), roll_type, "test roll", "test", **ctx), faces, answers)
+    return drive(game, game.roll(st.army(owner, location), roll_type, "test roll", "test", **ctx), faces, answers)
 
 
 def where(game: Game, uids) -> list[str]:

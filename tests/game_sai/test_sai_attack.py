@@ -257,7 +257,7 @@ def test_net_individual_save_generates_x_saves_l1727_1728():
     game, a, b = game_with([], ["Goblins/Cannibal"])
     st = game.state
     unit = st.units[b[0]]
-    d = drive(game, game._roll(Army("p2", "frontier", (unit,)), "save", "alone", "t", individual=True),
+    d = drive(game, game.roll(Army("p2", "frontier", (unit,)), "save", "alone", "t", individual=True),
               faces={b[0]: ["4 Net"]})
     assert d.result.total == 4
 

@@ -146,7 +146,7 @@ def test_cloak_individual_roll_generates_x_results_l1340_1341():
 
     game, a, b = arena(["Lava Elves/Lurker in the Deep"], D)
     unit = game.state.units[a[0]]
-    d = drive(game, game._roll(Army("p1", "frontier", (unit,)), "save", "alone", "t", individual=True),
+    d = drive(game, game.roll(Army("p1", "frontier", (unit,)), "save", "alone", "t", individual=True),
               faces={a[0]: ["4 Cloak"]})
     assert d.result.total == 4
 

@@ -107,7 +107,7 @@ def roll_total(game: Game, army_id: str, roll: str, faces: list[str], against: s
     request = ArmyRoll(roll=roll, dice=tuple((d, (f,)) for d, f in zip(dice, faces, strict=True)),
                        terrain=terrain.kind if terrain else None, face=terrain.face if terrain else 1,
                        in_reserve=loc == "reserve", against=against, marching=owner == st.marching,
-                       effects=game._effects_on(army), force_points=st.force_size, counter_attack=counter_attack)
+                       effects=game.effects_on(army), force_points=st.force_size, counter_attack=counter_attack)
     return resolve_army_roll(request).total
 
 

@@ -151,7 +151,7 @@ def test_exchange_whole_army_keeps_army_effects():
     g.add_effect("Stone Skin", "p1", "p1@frontier")
     g.add_effect("Hypnotic Glare", "p2", lone)
     dua.exchange(st, [(lone, partner)])
-    g._cleanup()
+    g.cleanup()
     assert st.location[partner] == "frontier" and st.location[lone] == DUA
     names = [e.name for e in st.effects]
     assert "Stone Skin" in names and "Hypnotic Glare" not in names
@@ -208,7 +208,7 @@ def test_exchanged_last_unit_keeps_the_army_and_its_spells():
     g.add_effect("Accelerated Growth", "p1", "dua:p1")
     g.add_effect("Stone Skin", "p1", "p1@frontier")
     _drive(g, dua.kill_flow(g, [oak]), [{"type": "choose", "choice": small}])
-    g._cleanup()
+    g.cleanup()
     assert st.location[small] == "frontier"
     assert any(e.name == "Stone Skin" for e in st.effects)
 

@@ -104,7 +104,7 @@ def test_spells_on_an_army_end_when_it_is_gone():
     cast_spells(g, [{"spell": "Palsy", "target": "p2@frontier"}])
     for uid in units_at(g, "p2", "frontier"):
         g.state.location[uid] = DUA
-    g._cleanup()
+    g.cleanup()
     assert effect(g, "Palsy") is None
 
 

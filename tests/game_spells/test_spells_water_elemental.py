@@ -141,8 +141,8 @@ def test_wall_of_fog_only_on_missiles_aimed_at_the_terrain():
     g = new_game(species=("Coral Elves", "Undead"))
     cast_spells(g, [{"spell": "Wall of Fog", "target": "home-p2"}])
     shooter = g.state.army("p1", "frontier")
-    assert not [e for e in g._effects_on(shooter) if e.name == "Wall of Fog"]
-    assert [e.name for e in g._effects_on(shooter, "home-p2")] == ["Wall of Fog"]
+    assert not [e for e in g.effects_on(shooter) if e.name == "Wall of Fog"]
+    assert [e.name for e in g.effects_on(shooter, "home-p2")] == ["Wall of Fog"]
 
 
 def test_resurrect_dead_returns_a_unit_of_the_element_paid():

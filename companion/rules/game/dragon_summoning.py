@@ -27,7 +27,7 @@ from .dragon_targeting import IVORY, IVORY_HYBRID, WHITE, dragon_type
 from .state import POOL, GameState, Unit
 
 if TYPE_CHECKING:
-    from .flow import Game
+    from .context import RuleContext
 
 SUMMON_DRAGON = "Summon Dragon"
 SUMMON_WHITE_DRAGON = "Summon White Dragon"
@@ -56,19 +56,19 @@ def can_summon(st: GameState, dragon: Unit, element: str | None, white_spell: bo
     return element in dragon.spec.elements  # contains the element (L2431-2433)
 
 
-def summonable(game: Game, element: str | None, white_spell: bool, target: str) -> list[Unit]:
+def summonable(game: RuleContext, element: str | None, white_spell: bool, target: str) -> list[Unit]:
     st = game.state
     return [u for u in st.units.values() if can_summon(st, u, element, white_spell, target)]
 
 
-def _where(game: Game, u: Unit) -> str:
+def _where(game: RuleContext, u: Unit) -> str:
     loc = game.state.location[u.uid]
     if loc == POOL:
         return f"{game.player_name(u.owner)}'s Summoning Pool"
     return game.state.terrains[loc].name
 
 
-def summon(game: Game, cast: dict, white_spell: bool) -> Generator[Decision, Any, list[str]]:
+def summon(game: RuleContext, cast: dict, white_spell: bool) -> Generator[Decision, Any, list[str]]:
     """Move the chosen dragons to the target terrain, one per combined casting (the spell's "one" is
     cumulative, V4.01c L2143-2149, L2431, L2441); returns their uids (empty: nothing to summon)."""
     st = game.state
@@ -110,12 +110,12 @@ def summon(game: Game, cast: dict, white_spell: bool) -> Generator[Decision, Any
     return came
 
 
-def summon_dragon(game: Game, cast: dict) -> Generator[Decision, Any, list[str]]:
+def summon_dragon(game: RuleContext, cast: dict) -> Generator[Decision, Any, list[str]]:
     """Summon Dragon's effect (V4.01c L2429-2436)."""
     return (yield from summon(game, cast, white_spell=False))
 
 
-def summon_white_dragon(game: Game, cast: dict) -> Generator[Decision, Any, list[str]]:
+def summon_white_dragon(game: RuleContext, cast: dict) -> Generator[Decision, Any, list[str]]:
     """Summon White Dragon's effect (V4.01c L2439-2445)."""
     return (yield from summon(game, cast, white_spell=True))
 

@@ -44,7 +44,7 @@ from .rolling import RollOutcome
 from .state import DUA, POOL, UNTIL_ITS_NEXT_TURN, Army, Unit
 
 if TYPE_CHECKING:
-    from .flow import Game
+    from .context import RuleContext
 
 Flow = Generator[Decision, Any, Any]
 
@@ -150,17 +150,17 @@ class SiteAttack:
         return next(a for a in self.attacks if a.dragon.uid == uid)
 
 
-def dragons_at(game: Game, tid: str) -> list[Unit]:
+def dragons_at(game: RuleContext, tid: str) -> list[Unit]:
     st = game.state
     return [u for uid, u in st.units.items() if u.spec.kind == "dragon" and st.location[uid] == tid]
 
 
-def _dragon_label(game: Game, d: Unit) -> str:
+def _dragon_label(game: RuleContext, d: Unit) -> str:
     return f"{game.player_name(d.owner)}'s {d.name.split('/', 1)[-1]} ({d.uid})"
 
 
 # -- the phase ------------------------------------------------------------------------------------
-def dragon_attack_phase(game: Game, pid: str) -> Flow:
+def dragon_attack_phase(game: RuleContext, pid: str) -> Flow:
     """Dragons attack at every terrain where the marching player has an army (V4.01c L359-367,
     L580-582); the marching player chooses the order of the terrains (L643-645)."""
     st = game.state
@@ -178,10 +178,10 @@ def dragon_attack_phase(game: Game, pid: str) -> Flow:
                              "V4.01c L643-645", opts, validate=choose_validator(opts))
         done.add(tid)
         yield from attack_at(game, pid, tid)
-        game._cleanup()
+        game.cleanup()
 
 
-def attack_at(game: Game, pid: str, tid: str) -> Flow:
+def attack_at(game: RuleContext, pid: str, tid: str) -> Flow:
     """The nine steps of a dragon attack at one terrain (V4.01c L646-694)."""
     st = game.state
     where = st.terrains[tid].name
@@ -288,7 +288,7 @@ def attack_at(game: Game, pid: str, tid: str) -> Flow:
     st.step = ""
 
 
-def _roll_dragon(game: Game, a: DragonAttack) -> Flow:
+def _roll_dragon(game: RuleContext, a: DragonAttack) -> Flow:
     d = a.dragon
     spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)}]
     again = False
@@ -311,7 +311,7 @@ def _roll_dragon(game: Game, a: DragonAttack) -> Flow:
 
 
 # -- breath against an army (step 4) ----------------------------------------------------------------
-def breath_effects(game: Game, a: DragonAttack) -> list[str]:
+def breath_effects(game: RuleContext, a: DragonAttack) -> list[str]:
     """The elemental breath effects a breath puts on the army (V4.01c L701, L708-728): one per element
     of the dragon (a Hybrid both, L552-553; an Ivory Hybrid its element, L566), Life Drain for an
     Ivory Dragon; a White Dragon's Terrain Empathy gives those of the terrain's elements."""
@@ -324,7 +324,7 @@ def breath_effects(game: Game, a: DragonAttack) -> list[str]:
     return [BREATH_EFFECT[e] for e in a.dragon.spec.elements if e in BREATH_EFFECT]
 
 
-def breath_on_army(game: Game, a: DragonAttack, army: Army) -> Flow:
+def breath_on_army(game: RuleContext, a: DragonAttack, army: Army) -> Flow:
     """Kill five health-worth (ten with Terrain Empathy), chosen by the army's owner, then apply the
     elemental effects (V4.01c L661-664, L698-728).  Halving effects are not cumulative: a second
     breath of the same kind leaves the one in force (L703-706)."""
@@ -334,7 +334,7 @@ def breath_on_army(game: Game, a: DragonAttack, army: Army) -> Flow:
     game.say(f"Breath of {_dragon_label(game, a.dragon)}: {kills} health-worth of {game.army_label(army)} "
               f"{'are' if kills > 1 else 'is'} killed" + (" (Terrain Empathy)" if white else ""))
     before = {u.uid for u in army.units}
-    yield from game._inflict(army, kills, save_roll=False)  # killed outright: no save roll (L699-700)
+    yield from game.inflict(army, kills, save_roll=False)  # killed outright: no save roll (L699-700)
     now = st.army(army.owner, army.location)
     killed = [uid for uid in before if st.location[uid] == DUA and uid not in {u.uid for u in now.units}]
     killed.sort(key=lambda u: list(st.units).index(u))
@@ -354,7 +354,7 @@ def breath_on_army(game: Game, a: DragonAttack, army: Army) -> Flow:
                 game.say(f"{effect} on {game.army_label(army)} until the beginning of its next turn")
 
 
-def dragon_fire(game: Game, a: DragonAttack, killed: list[str]) -> Flow:
+def dragon_fire(game: RuleContext, a: DragonAttack, killed: list[str]) -> Flow:
     """Fire breath: the units this breath killed roll; each that makes no save result is buried
     (V4.01c L719-720).  They roll together (one decision), each counted alone from the DUA, where only
     save-generating SAIs work (L1215-1216); a unit with Rise from the Ashes that is buried rolls
@@ -424,7 +424,7 @@ def splittable_ids(dice: list[Unit], rolled: list[list[str]]) -> int:
     return sum(f.count for f in (_single_id(d, r) for d, r in zip(dice, rolled, strict=True)) if f is not None)
 
 
-def id_split_hook(game: Game, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
+def id_split_hook(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
     """``extensions.hooks["before_resolution"]`` entry: in the response to a dragon attack the owner says
     how the IDs rolled count, as melee, missile or saves, split freely (V4.01c L677-681)."""
     if roll != "dragon" or not ctx.get("dragon_response"):
@@ -441,10 +441,10 @@ def id_split_hook(game: Game, army: Army, roll: str, dice: list[Unit], rolled: l
     ctx.setdefault("choices", {})["id_as"] = split_choice(dice, rolled, split)
 
 
-def response_roll(game: Game, army: Army, site: SiteAttack) -> Generator[Decision, Any, RollOutcome]:
+def response_roll(game: RuleContext, army: Army, site: SiteAttack) -> Generator[Decision, Any, RollOutcome]:
     """Step 6: the army rolls once, counting melee, missile and saves (V4.01c L670-681), through the
     flow's army roll (SAIs, spells and breath effects in force, Dragonkin that sit out)."""
-    outcome = yield from game._roll(
+    outcome = yield from game.roll(
         army, "dragon", f"{game.player_name(army.owner)}: roll {game.army_label(army)} against the dragons "
         "(melee, missile and saves count)", "V4.01c L670-681", against="dragon", choices={},
         dragon_response=True, dragon_site=site)
@@ -486,7 +486,7 @@ def kill_plans(attacks: list[DragonAttack], melee: int, missile: int,
     return out
 
 
-def resolve_damage(game: Game, site: SiteAttack) -> Flow:
+def resolve_damage(game: RuleContext, site: SiteAttack) -> Flow:
     """Step 7: dragons and the army inflict damage at the same time (V4.01c L683-686)."""
     st = game.state
     pid, tid = site.marching, site.terrain
@@ -555,5 +555,5 @@ def resolve_damage(game: Game, site: SiteAttack) -> Flow:
         net = max(0, to_army - saves)
         game.say(f"The dragons inflict {to_army} damage on {game.army_label(army)}, {saves} saves: {net} damage")
         if net:
-            yield from game._inflict(army, net)
+            yield from game.inflict(army, net)
 

@@ -29,7 +29,7 @@ from .errors import IllegalAction
 from .state import BUA, DUA, POOL, RESERVE, GameState, Unit
 
 if TYPE_CHECKING:
-    from .flow import Game
+    from .context import RuleContext
 
 Flow = Generator[Any, Any, Any]
 
@@ -325,7 +325,7 @@ class Death:
         return self.dest == DUA and self.exchange_with is None
 
 
-DeathHook = Callable[["Game", list[Death]], Any]  # a generator function (may yield decisions) or plain
+DeathHook = Callable[["RuleContext", list[Death]], Any]  # a generator function (may yield decisions) or plain
 
 # Orders of the death hooks (each game's ``extensions.death``, added with ``add_death_hook``): Open
 # Grave (10) first, since a unit kept out of the DUA triggers no "when killed" effect (L1128-1129);
@@ -333,7 +333,7 @@ DeathHook = Callable[["Game", list[Death]], Any]  # a generator function (may yi
 ORDER_REDIRECT, ORDER_EXCHANGE, ORDER_BEFORE_DUA, ORDER_ENTER_DUA = 10, 20, 30, 40
 
 
-def kill_flow(game: Game, uids: Sequence[str], *, save_roll: bool = True, army_targeted: bool = True,
+def kill_flow(game: RuleContext, uids: Sequence[str], *, save_roll: bool = True, army_targeted: bool = True,
               cause: str = "", bury_too: bool = False) -> Flow:
     """Kill units in play, through the death hooks, then move every die at once and check control
     and elimination.  Returns the list of ``Death`` records (where each unit went)."""
@@ -365,7 +365,7 @@ def kill_flow(game: Game, uids: Sequence[str], *, save_roll: bool = True, army_t
     return deaths
 
 
-def apply_deaths(game: Game, deaths: Sequence[Death]) -> None:
+def apply_deaths(game: RuleContext, deaths: Sequence[Death]) -> None:
     """Make every move of a batch of deaths at once (V4.01c L1164-1170), then check control."""
     st = game.state
     swaps = [(d.uid, d.exchange_with) for d in deaths if d.exchange_with is not None]
@@ -390,4 +390,4 @@ def apply_deaths(game: Game, deaths: Sequence[Death]) -> None:
         game.say("Killed: " + ", ".join(killed))
     for line in end_individual_effects(st, [d.uid for d in deaths if d.exchange_with is None]):
         game.say(line)
-    game._check_control_and_elimination()
+    game.check_control_and_elimination()

@@ -169,7 +169,7 @@ class Game:
         return f"{self.player_name(owner)}'s army at {where}"
 
     # -- rolls ----------------------------------------------------------------------------------
-    def _roll(self, army: Army, roll: str, prompt: str, rule: str, **ctx: Any) -> Flow:
+    def roll(self, army: Army, roll: str, prompt: str, rule: str, **ctx: Any) -> Flow:
         """Ask the owner to roll `army` for `roll` results; resolve; return the RollOutcome.
 
         Faces that make a die roll again (Rend, Bullseye ...) bring a follow-up roll of those dice."""
@@ -212,7 +212,7 @@ class Game:
                 marching=army.owner == st.marching,
                 order_of_play=order,
                 ids_count=ctx.get("ids_count", True),
-                effects=self._effects_on(army, ctx.get("aimed_at")) + extra,
+                effects=self.effects_on(army, ctx.get("aimed_at")) + extra,
                 dua_counts=tuple(sorted(dua.items())),
                 force_points=st.force_size,
                 individual=bool(ctx.get("individual", False)),
@@ -250,12 +250,9 @@ class Game:
             yield from hook(self, army, roll, outcome, ctx)
         return outcome
 
-    def effects_on(self, army: Army) -> tuple:
-        """Spells in force on this army or its terrain, as the resolution engine (and the odds) take them."""
-        return self._effects_on(army)
-
-    def _effects_on(self, army: Army, aimed_at: str | None = None) -> tuple:
-        """Spells in force on this army or its terrain, for the resolution engine."""
+    def effects_on(self, army: Army, aimed_at: str | None = None) -> tuple:
+        """Spells in force on this army or its terrain, as the resolution engine (and the odds) take them
+        (`aimed_at`: the terrain an attack on the army is aimed at, for effects that match it)."""
         st = self.state
         if not st.effects:
             return ()
@@ -410,7 +407,7 @@ class Game:
             totals: dict[str, int] = {}
             for pid in tied:
                 horde = self.state.army(pid, HOLDING)
-                out = yield from self._roll(
+                out = yield from self.roll(
                     horde, "maneuver", f"{self.player_name(pid)}: roll your Horde army for maneuvers (order of play)",
                     "V4.01c L312-316", order_of_play=True,
                 )
@@ -574,7 +571,7 @@ class Game:
             if not replaced:
                 yield from self._maneuver_step(pid, location)
         yield from self._action_step(pid, location)
-        self._cleanup()
+        self.cleanup()
 
     def _maneuver_step(self, pid: str, tid: str) -> Flow:
         """Maneuver: announce, counter-maneuvers, rolls, move the terrain one step (V4.01c L376-389)."""
@@ -592,7 +589,7 @@ class Game:
         self.say(f"{self.player_name(pid)} announces a maneuver at {terrain.name}")
         # Every opposing army at the terrain may counter-maneuver (V4.01c L377-379, L2497-2500).
         counters: list[Army] = []
-        for other in self._opponents_in_turn_order(pid):
+        for other in self.opponents_in_turn_order(pid):
             army = st.army(other, tid)
             if not army.units:
                 continue
@@ -607,12 +604,12 @@ class Game:
         success = True
         if counters:
             # The marching player rolls first, then opponents in turn order (V4.01c L1003-1006).
-            mine = yield from self._roll(
+            mine = yield from self.roll(
                 st.army(pid, tid), "maneuver", f"{self.player_name(pid)}: roll your army at {terrain.name} for maneuvers",
                 "V4.01c L380-383",
             )
             for army in counters:
-                theirs = yield from self._roll(
+                theirs = yield from self.roll(
                     army, "maneuver", f"{self.player_name(army.owner)}: roll your army at {terrain.name} to counter-maneuver",
                     "V4.01c L380-383", counter_maneuver=True,
                 )
@@ -697,9 +694,9 @@ class Game:
             yield from self._missile(pid, location)
         elif pick == MAGIC:
             yield from self._magic(pid, location)
-        self._cleanup()
+        self.cleanup()
 
-    def _opponents_in_turn_order(self, pid: str) -> list[str]:
+    def opponents_in_turn_order(self, pid: str) -> list[str]:
         order = self.state.turn_order or self.state.player_ids
         i = order.index(pid)
         rotated = order[i + 1:] + order[:i]
@@ -744,7 +741,7 @@ class Game:
         SAIs of both rolls in play (companion.rules.game.sai_attack)."""
         return (yield from _sai_attack.attack(self, attacker, target, kind, counter, ids_count))
 
-    def _inflict(self, target: Army, damage: int, save_roll: bool = True) -> Flow:
+    def inflict(self, target: Army, damage: int, save_roll: bool = True) -> Flow:
         st = self.state
         army = st.army(target.owner, target.location)
         units = [(u.uid, u.name, u.health) for u in army.units]
@@ -776,7 +773,7 @@ class Game:
                 st.location[uid] = hook(self, uid) or st.location[uid]
         if uids:
             self.say("Killed: " + ", ".join(st.units[u].name for u in uids))
-        self._check_control_and_elimination()
+        self.check_control_and_elimination()
 
     # -- missile ------------------------------------------------------------------------------------
     def _tower(self, pid: str, location: str) -> bool:
@@ -819,7 +816,7 @@ class Game:
         st = self.state
         st.step = "magic"
         army = st.army(pid, location)
-        out = yield from self._roll(army, "magic", f"{self.player_name(pid)}: roll {self.army_label(army)} for magic",
+        out = yield from self.roll(army, "magic", f"{self.player_name(pid)}: roll {self.army_label(army)} for magic",
                                     "V4.01c L449-456")
         if out.total <= 0:
             self.say("No magic results")
@@ -838,13 +835,13 @@ class Game:
         casts = yield _ask("cast",
             pid, "cast", f"{self.player_name(pid)}: {out.total} magic: announce your spells and their targets",
             "V4.01c L470-480", data={"magic": out.total, "accounting": accounting, "army": army.id},
-            validate=lambda a, army=army, out=out, extra=extra: self._validate_casts(pid, army, out, extra, a),
+            validate=lambda a, army=army, out=out, extra=extra: self.validate_casts(pid, army, out, extra, a),
         )
         from .spells.casting import cast_announced
 
         yield from cast_announced(self, pid, army, casts)  # Dispel Magic, lost targets, effects (spells/)
 
-    def _validate_casts(self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...], action: dict) -> list:
+    def validate_casts(self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...], action: dict) -> list:
         from ..catalogue import load_catalogue
         from .spells.registry import announce as announce_spell
         from .spells.registry import check_all as check_all_spells
@@ -886,7 +883,7 @@ class Game:
             return st.location[target] in st.terrains or st.location[target] == RESERVE
         return True
 
-    def _check_target(self, pid: str, card: Any, target: Any) -> None:
+    def check_target(self, pid: str, card: Any, target: Any) -> None:
         """The target must exist when chosen (V4.01c L473-476); Temple shields from death magic (L529-531)."""
         st = self.state
         if not isinstance(target, str) or not target:
@@ -933,7 +930,7 @@ class Game:
             st.location[uid] = where
         if moves:
             self.say(f"{self.player_name(pid)} reinforces with " + ", ".join(st.units[u].name for u in moves))
-        self._cleanup()
+        self.cleanup()
 
     def _retreat(self, pid: str) -> Flow:
         """Units at terrains may move to the Reserve Area (V4.01c L489-491)."""
@@ -966,7 +963,7 @@ class Game:
             st.location[uid] = RESERVE
         if units:
             self.say(f"{self.player_name(pid)} retreats " + ", ".join(st.units[u].name for u in units))
-        self._cleanup()
+        self.cleanup()
 
     def _validate_moves(self, action: dict, allowed: set[str], terrains: set[str]) -> dict[str, str]:
         moves = action.get("moves")
@@ -986,7 +983,7 @@ class Game:
         return dict(moves)
 
     # -- consequences -----------------------------------------------------------------------------
-    def _cleanup(self) -> None:
+    def cleanup(self) -> None:
         """Items without carriers are buried; army effects end with their army (V4.01c L1068-1074,
         L2733-2736); control and elimination are checked."""
         st = self.state
@@ -1009,9 +1006,9 @@ class Game:
         st.effects = alive
         for hook in self.extensions.hooks["cleanup"]:
             hook(self)
-        self._check_control_and_elimination()
+        self.check_control_and_elimination()
 
-    def _check_control_and_elimination(self) -> None:
+    def check_control_and_elimination(self) -> None:
         st = self.state
         for t in st.terrains.values():
             if t.face == 8 and t.controller is not None and not st.army(t.controller, t.id).units:

@@ -26,7 +26,7 @@ from .decisions import Decision, choice, choose_validator
 from .sai_targeting import ask, pick
 
 if TYPE_CHECKING:
-    from .flow import Game
+    from .context import RuleContext
     from .state import Army, Unit
 
 Flow = Generator[Decision, Any, Any]
@@ -63,7 +63,7 @@ def _unit_label(d: Unit, faces: Sequence[str]) -> str:
     return f"{d.name} ({d.uid}, rolled {', '.join(faces)})"
 
 
-def _choose_units(game: Game, army: Army, dice: Sequence[Unit], rolled: Sequence[Sequence[str]], skip, count: int,
+def _choose_units(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: Sequence[Sequence[str]], skip, count: int,
                   prompt: str, rule: str) -> Flow:
     """`count` different units of the roll, picked one at a time (all of them when there are no more)."""
     able = [i for i, d in enumerate(dice) if d.is_unit and d.uid not in skip]
@@ -78,7 +78,7 @@ def _choose_units(game: Game, army: Army, dice: Sequence[Unit], rolled: Sequence
     return chosen
 
 
-def _counts_as(game: Game, army: Army, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],
+def _counts_as(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],
                counted: Sequence[str], skip, choices: dict) -> Flow:
     """Species abilities that let units count one rolled type as another (L1040-1048), where the
     roll counts both types: using them is the owner's choice (L1083-1084), not automatic."""
@@ -111,7 +111,7 @@ def _counts_as(game: Game, army: Army, dice: Sequence[Unit], rolled: Sequence[Se
             choices[f"{ability} amount"] = int(use)
 
 
-def before_totals(game: Game, army: Army, roll: str, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],
+def before_totals(game: RuleContext, army: Army, roll: str, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],
                   ctx: dict, skip: frozenset | set = frozenset()) -> Flow:
     """Ask the roller's choices for this roll; returns the resolution choices to add."""
     st = game.state
@@ -198,7 +198,7 @@ def _counted_total(outcome) -> int:
     return sum(outcome.totals.values()) if outcome.totals else outcome.total
 
 
-def penalty_split(game: Game, army: Army, request, outcome) -> Flow:
+def penalty_split(game: RuleContext, army: Army, request, outcome) -> Flow:
     """A penalty on results in an army's combination roll (the response to a dragon attack, a roll
     counting several types): the owner says how it is split between the counted types, all of it
     where possible (L1082-1083: "All modifiers must be applied if possible"); a placement that would

@@ -30,7 +30,7 @@ from .sai_targeting import health_worth_targets, individual_roll, one_unit, opti
 from .state import BUA, DUA, RESERVE, Army, Unit
 
 if TYPE_CHECKING:
-    from .flow import Game
+    from .context import RuleContext
 
 Flow = Generator[Decision, Any, Any]
 MELEE, MISSILE = "melee", "missile"
@@ -78,7 +78,7 @@ def rule_of(source: str) -> str:
     return rule.citation if rule is not None else "V4.01c L1178-2084"
 
 
-def _army(game: Game, army_id: str) -> Army:
+def _army(game: RuleContext, army_id: str) -> Army:
     owner, loc = army_id.split("@", 1)
     return game.state.army(owner, loc)
 
@@ -86,7 +86,7 @@ def _army(game: Game, army_id: str) -> Army:
 # --------------------------------------------------------------------------- the attack
 
 
-def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, ids_count: bool = True) -> Flow:
+def attack(game: RuleContext, attacker: Army, target: Army, kind: str, counter: bool, ids_count: bool = True) -> Flow:
     """Attack roll, SAIs, save roll, damage, backlash (V4.01c L405-411, L430-437)."""
     from ..v4.species import SPECIES_ABILITIES  # noqa: F401  (species hooks registered)
 
@@ -104,7 +104,7 @@ def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, i
         choices["active"] = ("Javelin Charge", "Kukri Charge")
     game._sai_counter = counter
     try:
-        hits = yield from game._roll(
+        hits = yield from game.roll(
             attacker, kind, f"{game.player_name(attacker.owner)}: roll {game.army_label(attacker)} for {kind} ({what})",
             "V4.01c L405-411" if kind == MELEE else "V4.01c L430-437",
             counter_attack=counter, ids_count=ids_count, choices=choices,
@@ -126,7 +126,7 @@ def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, i
     ctx: dict[str, Any] = {"against": kind, "sai_plan": plan, "counter_attack": counter}
     if plan.charge:
         ctx["counted"] = ("save", "melee")
-    saves = yield from game._roll(
+    saves = yield from game.roll(
         target, "save", f"{game.player_name(target.owner)}: roll {game.army_label(target)} for saves against {total} {kind}"
         + (" (Charge: a combination save and melee roll)" if plan.charge else ""), "V4.01c L406-411", **ctx)
     status.march_marks(game)["charmed"].clear()  # charmed units sat out this save roll only (L1321-1323)
@@ -146,18 +146,18 @@ def attack(game: Game, attacker: Army, target: Army, kind: str, counter: bool, i
     else:
         damage = max(0, total - save_total)
     game.say(f"{total} {kind} - {save_total} saves = {damage} damage")
-    yield from game._inflict(st.army(target.owner, target.location), damage)
+    yield from game.inflict(st.army(target.owner, target.location), damage)
     yield from _backlash(game, attacker, target, saves, plan)
     yield from _foul_stench(game, attacker, target, kind, counter)
 
 
-def spell_saves(game: Game, army: Army) -> int:
+def spell_saves(game: RuleContext, army: Army) -> int:
     """Save results the spells in force give this army (the only saves that reduce Counter, Volley,
     Charge, Scorching Touch and Cursed Bullets damage, L1372-1398)."""
     from ..resolution import EffectInForce
     from .rolling import ArmyRoll, resolve_army_roll
 
-    effects = tuple(e for e in game._effects_on(army) if isinstance(e, EffectInForce) and _is_spell(e.name))
+    effects = tuple(e for e in game.effects_on(army) if isinstance(e, EffectInForce) and _is_spell(e.name))
     if not effects or not army.units:
         return 0
     st = game.state
@@ -182,7 +182,7 @@ def _is_spell(name: str) -> bool:
 # --------------------------------------------------------------------------- before the save roll
 
 
-def _grouped(game: Game, attacker: Army, reports: list[tuple[dict, str | None]]) -> Flow:
+def _grouped(game: RuleContext, attacker: Army, reports: list[tuple[dict, str | None]]) -> Flow:
     """Several faces of one SAI may be combined into one larger effect or resolved one by one
     (V4.01c L1228-1232); SAIs aimed at one unit always go one by one."""
     by_source: dict[tuple[str, str], list[tuple[dict, str | None]]] = {}
@@ -202,7 +202,7 @@ def _grouped(game: Game, attacker: Army, reports: list[tuple[dict, str | None]])
     return out
 
 
-def _before_save(game: Game, attacker: Army, target: Army, kind: str, hits: RollOutcome, plan: AttackPlan) -> Flow:
+def _before_save(game: RuleContext, attacker: Army, target: Army, kind: str, hits: RollOutcome, plan: AttackPlan) -> Flow:
     """Carry out the attacker's SAIs that act before the save roll; returns extra attack results (Charm)."""
     st = game.state
     extra = 0
@@ -237,7 +237,7 @@ def _before_save(game: Game, attacker: Army, target: Army, kind: str, hits: Roll
                                                       f"{game.army_label(defender)}", rule)
             if targets:
                 charmed = Army(defender.owner, defender.location, tuple(st.units[u] for u in targets))
-                out = yield from game._roll(charmed, kind, f"{game.player_name(defender.owner)}: roll your charmed units "
+                out = yield from game.roll(charmed, kind, f"{game.player_name(defender.owner)}: roll your charmed units "
                                             f"for {kind}: their results join the attacker's (Charm)", rule,
                                             no_sai_effects=True)
                 status.march_marks(game)["charmed"].update(targets)
@@ -249,17 +249,17 @@ def _before_save(game: Game, attacker: Army, target: Army, kind: str, hits: Roll
             bury_check = source == "Firebreath"
             # no save possible, so no save roll: Open Grave does nothing (L2240-2245)
             if bury_check:
-                yield from game._inflict(defender, amount, save_roll=False)
+                yield from game.inflict(defender, amount, save_roll=False)
                 dead = [u for u in before if st.location[u] == DUA]
                 yield from save_or_bury(game, dead, source, rule)
             else:
-                yield from game._inflict(defender, amount, save_roll=False)
+                yield from game.inflict(defender, amount, save_roll=False)
         elif k in ONE_UNIT:
             yield from _one_unit_effect(game, attacker, defender, k, source, amount, uid, rule)
     return extra
 
 
-def _targeted(game: Game, attacker: Army, k: str, source: str, targets: list[str], rule: str) -> Flow:
+def _targeted(game: RuleContext, attacker: Army, k: str, source: str, targets: list[str], rule: str) -> Flow:
     st = game.state
     roll, failure = TARGETED[k]
     if targets:
@@ -305,7 +305,7 @@ def _targeted(game: Game, attacker: Army, k: str, source: str, targets: list[str
         yield from kill_units(game, killed_by_id, cause=source)
 
 
-def _convert_return(game: Game, attacker: Army, worth: int, rule: str) -> Flow:
+def _convert_return(game: RuleContext, attacker: Army, worth: int, rule: str) -> Flow:
     st = game.state
     if not st.army(attacker.owner, attacker.location).units:
         return
@@ -316,7 +316,7 @@ def _convert_return(game: Game, attacker: Army, worth: int, rule: str) -> Flow:
         game.say(f"Convert: {line}")
 
 
-def _to_reserves(game: Game, uids: list[str], source: str, rule: str) -> None:
+def _to_reserves(game: RuleContext, uids: list[str], source: str, rule: str) -> None:
     st = game.state
     for uid in uids:
         st.location[uid] = RESERVE
@@ -324,7 +324,7 @@ def _to_reserves(game: Game, uids: list[str], source: str, rule: str) -> None:
         game.say(f"{source}: " + ", ".join(st.units[u].name for u in uids) + f" flee to the Reserve Area ({rule})")
 
 
-def _one_unit_effect(game: Game, attacker: Army, defender: Army, k: str, source: str, amount: int, me: str | None,
+def _one_unit_effect(game: RuleContext, attacker: Army, defender: Army, k: str, source: str, amount: int, me: str | None,
                      rule: str) -> Flow:
     st = game.state
     uid = yield from one_unit(game, attacker.owner, defender.units, f"{source}: target one unit of "
@@ -369,7 +369,7 @@ def _one_unit_effect(game: Game, attacker: Army, defender: Army, k: str, source:
         yield from _hit_back(game, me, out.total, source, rule)
 
 
-def _hit_back(game: Game, me: str | None, melee: int, source: str, rule: str) -> Flow:
+def _hit_back(game: RuleContext, me: str | None, melee: int, source: str, rule: str) -> Flow:
     st = game.state
     if me is None or melee <= 0 or st.location.get(me) in (DUA, BUA):
         return
@@ -381,7 +381,7 @@ def _hit_back(game: Game, me: str | None, melee: int, source: str, rule: str) ->
 # --------------------------------------------------------------------------- the save roll (step 2)
 
 
-def before_resolution(game: Game, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
+def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
     """Between the faces and their resolution: delayed SAIs of the attacker act on the save roll
     (step 2, L1015-1016), penalties and Bash targets become part of the roll.  Returns
     ``(not_counting uids, extra effects, extra choices)``."""
@@ -424,7 +424,7 @@ def before_resolution(game: Game, army: Army, roll: str, dice: list[Unit], rolle
     return frozenset(skip), tuple(effects), choices
 
 
-def _bash_a_dragon(game: Game, army: Army, dice: list[Unit], rolled: list[list[str]], site: Any, skip: set[str],
+def _bash_a_dragon(game: RuleContext, army: Army, dice: list[Unit], rolled: list[list[str]], site: Any, skip: set[str],
                    choices: dict) -> Flow:
     """Bash in the response to a dragon attack: for each Bash rolled, the roller chooses an attacking
     dragon that inflicted damage; it takes that damage (``dragons.resolve_damage``, step 7) and Bash
@@ -449,7 +449,7 @@ def _bash_a_dragon(game: Game, army: Army, dice: list[Unit], rolled: list[list[s
         site.bashed[uid] = site.bashed.get(uid, 0) + dmg
 
 
-def _save_or_other(game: Game, army: Army, dice: list[Unit], rolled: list[list[str]], choices: dict,
+def _save_or_other(game: RuleContext, army: Army, dice: list[Unit], rolled: list[list[str]], choices: dict,
                    regenerate: bool = True) -> Flow:
     """In a save roll, Regenerate may return units instead of saving (L1746-1750) and Wild Growth may
     promote instead (L2072-2080): the roller chooses when the other option can do something."""
@@ -475,7 +475,7 @@ def _save_or_other(game: Game, army: Army, dice: list[Unit], rolled: list[list[s
                     rule_of("Wild Growth"))
 
 
-def _delayed(game: Game, army: Army, attacker_owner: str, r: dict, glarer: str | None, dice: list[Unit],
+def _delayed(game: RuleContext, army: Army, attacker_owner: str, r: dict, glarer: str | None, dice: list[Unit],
              rolled: list[list[str]], plan: AttackPlan, skip: set[str]) -> Flow:
     st = game.state
     source, kind, amount = r["source"], r["kind"], int(r["amount"] or 0)
@@ -521,7 +521,7 @@ def _delayed(game: Game, army: Army, attacker_owner: str, r: dict, glarer: str |
         game.say(f"Confuse: {len(chosen)} unit(s) rolled again ({rule})")
 
 
-def ask_roll(game: Game, player: str, spec: list[dict], prompt: str, rule: str, validate) -> Decision:
+def ask_roll(game: RuleContext, player: str, spec: list[dict], prompt: str, rule: str, validate) -> Decision:
     from .sai_targeting import ask
 
     return ask("sai_roll", player, "roll", f"{game.player_name(player)}: {prompt}", rule, dice=spec,
@@ -531,7 +531,7 @@ def ask_roll(game: Game, player: str, spec: list[dict], prompt: str, rule: str, 
 # --------------------------------------------------------------------------- after the save roll
 
 
-def _backlash(game: Game, attacker: Army, target: Army, saves: RollOutcome, plan: AttackPlan) -> Flow:
+def _backlash(game: RuleContext, attacker: Army, target: Army, saves: RollOutcome, plan: AttackPlan) -> Flow:
     """Damage the defender's save roll sends back to the attacking army (Counter L1372-1398, Volley
     L2024-2038, Scorching Touch L933-938, Charge L1309-1318): only spell saves reduce it; Bash
     (L1250-1269): the targeted unit takes its own melee and may save."""
@@ -560,17 +560,17 @@ def _backlash(game: Game, attacker: Army, target: Army, saves: RollOutcome, plan
     damage = max(0, back - spell)
     game.say(f"{' + '.join(sorted(set(sources)))}: {back} damage to {game.army_label(now)}"
               + (f" - {spell} spell saves" if spell else "") + " (only spell saves reduce it)")
-    yield from game._inflict(now, damage, save_roll=False)  # no save roll: no Open Grave (L2240-2245)
+    yield from game.inflict(now, damage, save_roll=False)  # no save roll: no Open Grave (L2240-2245)
 
 
-def _foul_stench(game: Game, attacker: Army, target: Army, kind: str, counter: bool) -> Flow:
+def _foul_stench(game: RuleContext, attacker: Army, target: Army, kind: str, counter: bool) -> Flow:
     from . import species_play
 
     if kind == MELEE and not counter:
         yield from species_play.foul_stench(game, attacker, target)
 
 
-def may_counter_attack(game: Game, defender: Army | None = None) -> bool:
+def may_counter_attack(game: RuleContext, defender: Army | None = None) -> bool:
     """Surprise and Charge leave no counter-attack (L1969-1977, L1309-1318); nor does Foul Stench
     when it bars every unit of the defending army (L907-914)."""
     marks = status.march_marks(game)
@@ -582,7 +582,7 @@ def may_counter_attack(game: Game, defender: Army | None = None) -> bool:
 # --------------------------------------------------------------------------- deaths and burials
 
 
-def kill_units(game: Game, uids: list[str], *, cause: str, bury: bool = False) -> Flow:
+def kill_units(game: RuleContext, uids: list[str], *, cause: str, bury: bool = False) -> Flow:
     """Kill units in play through the death hooks (``dua.kill_flow``); an effect that kills and
     buries lets Rise from the Ashes roll first (L1767-1781)."""
     st = game.state
@@ -599,7 +599,7 @@ def kill_units(game: Game, uids: list[str], *, cause: str, bury: bool = False) -
     yield from dua.kill_flow(game, uids, save_roll=False, cause=cause)
 
 
-def save_or_bury(game: Game, dead: list[str], source: str, rule: str) -> Flow:
+def save_or_bury(game: RuleContext, dead: list[str], source: str, rule: str) -> Flow:
     """Each unit just killed rolls for saves from the DUA; without a save it is buried."""
     st = game.state
     buried = []

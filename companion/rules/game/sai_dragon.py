@@ -23,12 +23,12 @@ from .sai_targeting import pick
 from .state import UNTIL_YOUR_NEXT_TURN
 
 if TYPE_CHECKING:
-    from .flow import Game
+    from .context import RuleContext
 
 Flow = Generator[Decision, Any, Any]
 
 
-def response_hook(game: Game, site: Any, outcome: Any) -> Flow:
+def response_hook(game: RuleContext, site: Any, outcome: Any) -> Flow:
     st = game.state
     army = st.army(site.marching, site.terrain)
     for r, _uid in sai_reports(outcome, {"kill_dragon", "lasting_modifier"}):
@@ -57,7 +57,7 @@ def response_hook(game: Game, site: Any, outcome: Any) -> Flow:
 NO_JAWS = {"Decapitate": ("melee", 3), "Impale": ("missile", 3), "Earthfang": ("melee", 4)}
 
 
-def _slay(game: Game, site: Any, owner: str, source: str) -> Flow:
+def _slay(game: RuleContext, site: Any, owner: str, source: str) -> Flow:
     st = game.state
     jaws = [a.dragon for a in site.on_army() if "Jaw" in a.icons and a.dragon.uid not in site.slain | site.sai_killed]
     if not jaws:

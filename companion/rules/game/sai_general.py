@@ -33,7 +33,7 @@ from .sai_targeting import ask, one_unit, optional_units, pick
 from .state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 
 if TYPE_CHECKING:
-    from .flow import Game
+    from .context import RuleContext
 
 Flow = Generator[Decision, Any, Any]
 
@@ -56,7 +56,7 @@ def sai_reports(outcome: RollOutcome, kinds: frozenset[str] | set[str] | None = 
     return out
 
 
-def after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: dict) -> Flow:
+def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: dict) -> Flow:
     """extensions.hooks["after_roll"]: carry out the general SAI effects of this roll."""
     if ctx.get("order_of_play") or ctx.get("no_sai_effects"):
         return
@@ -112,7 +112,7 @@ def after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: dic
 # --------------------------------------------------------------------------- moves
 
 
-def _destinations(game: Game, here: str, reserve: bool) -> list[tuple[str, str]]:
+def _destinations(game: RuleContext, here: str, reserve: bool) -> list[tuple[str, str]]:
     st = game.state
     out = [(t, f"Move to {st.terrains[t].name}") for t in st.terrains if t != here]
     if reserve and here != RESERVE:
@@ -120,7 +120,7 @@ def _destinations(game: Game, here: str, reserve: bool) -> list[tuple[str, str]]
     return out
 
 
-def _move(game: Game, army: Army, uid: str | None, source: str) -> Flow:
+def _move(game: RuleContext, army: Army, uid: str | None, source: str) -> Flow:
     """The SAI's unit may move (with up to N health-worth of its army) to another terrain."""
     st = game.state
     rule, cap, reserve = MOVE_RULES[source]
@@ -155,7 +155,7 @@ def _move(game: Game, army: Army, uid: str | None, source: str) -> Flow:
 # --------------------------------------------------------------------------- DUA returns, promotions
 
 
-def _return_units(game: Game, army: Army, amount: int, source: str, rule: str) -> Flow:
+def _return_units(game: RuleContext, army: Army, amount: int, source: str, rule: str) -> Flow:
     st = game.state
     if not st.army(army.owner, army.location).units:
         return
@@ -168,7 +168,7 @@ def _return_units(game: Game, army: Army, amount: int, source: str, rule: str) -
         game.say(f"{source}: {line}")
 
 
-def _promote(game: Game, army: Army, amount: int) -> Flow:
+def _promote(game: RuleContext, army: Army, amount: int) -> Flow:
     """Wild Growth: promote up to X health-worth of units of this army, all at once (L2072-2080):
     several units one size each, one unit several sizes, or a mix (L1153-1156)."""
     st = game.state
@@ -190,11 +190,11 @@ def _promote(game: Game, army: Army, amount: int) -> Flow:
 # --------------------------------------------------------------------------- lasting effects
 
 
-def _opposing_armies(game: Game, pid: str, location: str | None) -> list[Army]:
+def _opposing_armies(game: RuleContext, pid: str, location: str | None) -> list[Army]:
     return [a for a in game.state.armies() if a.owner != pid and (location is None or a.location == location)]
 
 
-def _choose_army(game: Game, pid: str, armies: list[Army], prompt: str, rule: str) -> Flow:
+def _choose_army(game: RuleContext, pid: str, armies: list[Army], prompt: str, rule: str) -> Flow:
     if not armies:
         return None
     options = [(a.id, f"{game.army_label(a)} ({a.health} health)") for a in armies]
@@ -202,7 +202,7 @@ def _choose_army(game: Game, pid: str, armies: list[Army], prompt: str, rule: st
     return next(a for a in armies if a.id == answer)
 
 
-def _lasting(game: Game, army: Army, source: str, amount: int) -> Flow:
+def _lasting(game: RuleContext, army: Army, source: str, amount: int) -> Flow:
     rule, same_terrain = LASTING[source]
     where = army.location if same_terrain else None
     if same_terrain and army.location == RESERVE:
@@ -219,7 +219,7 @@ def _lasting(game: Game, army: Army, source: str, amount: int) -> Flow:
     game.say(f"{source}: {game.army_label(target)} is affected until {game.player_name(army.owner)}'s next turn ({rule})")
 
 
-def _illusion(game: Game, army: Army) -> Flow:
+def _illusion(game: RuleContext, army: Army) -> Flow:
     rule = "V4.01c L1667-1675"
     mine = game.state.armies(army.owner)
     target = yield from _choose_army(game, army.owner, mine, "Illusion: which of your armies is hidden?", rule)
@@ -229,7 +229,7 @@ def _illusion(game: Game, army: Army) -> Flow:
     game.say(f"Illusion: {game.army_label(target)} cannot be targeted by opposing missile attacks or spells ({rule})")
 
 
-def _sleep(game: Game, army: Army) -> Flow:
+def _sleep(game: RuleContext, army: Army) -> Flow:
     rule = "V4.01c L1853-1858"
     if army.location == RESERVE:
         return
@@ -239,7 +239,7 @@ def _sleep(game: Game, army: Army) -> Flow:
         status.set_status(game, uid, "asleep", army.owner)
 
 
-def _spell_disruption(game: Game, army: Army, amount: int) -> Flow:
+def _spell_disruption(game: RuleContext, army: Army, amount: int) -> Flow:
     """4 points of spells cast on an opposing army expire at once (L1913-1926)."""
     from ..catalogue import load_catalogue
 
@@ -280,7 +280,7 @@ def _spell_disruption(game: Game, army: Army, amount: int) -> Flow:
         game.say(f"Spell Disruption: {e.name} on {game.army_label(target)} expires ({rule})")
 
 
-def _sneak_attack(game: Game, army: Army, amount: int) -> Flow:
+def _sneak_attack(game: RuleContext, army: Army, amount: int) -> Flow:
     rule = "V4.01c L1888-1902"
     if army.location == RESERVE or amount <= 0:
         return
@@ -290,7 +290,7 @@ def _sneak_attack(game: Game, army: Army, amount: int) -> Flow:
         return
     game.say(f"Sneak Attack: {amount} damage to {game.army_label(target)}, no save possible ({rule})")
     kin = [u.uid for u in target.units if u.spec.species == "Dragonkin"]
-    yield from game._inflict(target, amount, save_roll=False)  # no save possible: no Open Grave (L2240-2245)
+    yield from game.inflict(target, amount, save_roll=False)  # no save possible: no Open Grave (L2240-2245)
     st = game.state
     for uid in kin:  # Dragonkin killed by this damage are buried, not returned to the pool (L1891-1892)
         if st.location[uid] in (POOL, DUA):
@@ -298,7 +298,7 @@ def _sneak_attack(game: Game, army: Army, amount: int) -> Flow:
             game.say(f"Sneak Attack: {st.units[uid].name} is buried ({rule})")
 
 
-def _fabricate(game: Game, army: Army, amount: int) -> Flow:
+def _fabricate(game: RuleContext, army: Army, amount: int) -> Flow:
     """Magic action: summon up to X value of equipment from the Summoning Pool to this army (L1506-1509)."""
     from .setup import item_points
 

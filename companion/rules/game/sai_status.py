@@ -23,7 +23,7 @@ from .errors import IllegalAction
 from .state import UNTIL_YOUR_NEXT_TURN, Army, Unit
 
 if TYPE_CHECKING:
-    from .flow import Game
+    from .context import RuleContext
 
 NO_ROLL = ("netted", "webbed", "asleep", "stunned", "hypnotized")
 HOLDS = ("netted", "webbed", "asleep")
@@ -32,7 +32,7 @@ RULES = {"netted": "V4.01c L1714-1728", "webbed": "V4.01c L2060-2071", "asleep":
 NAMES = {"netted": "Net", "webbed": "Web", "asleep": "Sleep", "stunned": "Stun", "hypnotized": "Hypnotic Glare"}
 
 
-def march_marks(game: Game) -> dict:
+def march_marks(game: RuleContext) -> dict:
     """Marks that last one melee action (charmed units, no counter-attack)."""
     marks = getattr(game, "_sai_march", None)
     if marks is None:
@@ -40,17 +40,17 @@ def march_marks(game: Game) -> dict:
     return marks
 
 
-def reset_march_marks(game: Game) -> None:
+def reset_march_marks(game: RuleContext) -> None:
     game._sai_march = {"charmed": set(), "no_counter": set(), "surprised": False, "wave": 0}
 
 
-def set_status(game: Game, uid: str, status: str, owner: str, **detail) -> None:
+def set_status(game: RuleContext, uid: str, status: str, owner: str, **detail) -> None:
     st = game.state
     game.add_effect(NAMES[status], owner, uid, UNTIL_YOUR_NEXT_TURN, status=status, where=st.location[uid], **detail)
     game.say(f"{st.units[uid].name} is {status} ({RULES[status]})")
 
 
-def statuses(game: Game, uid: str) -> list[str]:
+def statuses(game: RuleContext, uid: str) -> list[str]:
     """The lasting states on one unit now (a stun or glare that has ended is not listed)."""
     st = game.state
     out = []
@@ -68,11 +68,11 @@ def statuses(game: Game, uid: str) -> list[str]:
     return out
 
 
-def can_roll(game: Game, unit: Unit) -> bool:
+def can_roll(game: RuleContext, unit: Unit) -> bool:
     return not any(s in NO_ROLL for s in statuses(game, unit.uid))
 
 
-def roll_dice_filter(game: Game, army: Army, roll: str, dice: list[Unit]) -> list[Unit]:
+def roll_dice_filter(game: RuleContext, army: Army, roll: str, dice: list[Unit]) -> list[Unit]:
     """extensions.hooks["roll_dice"]: netted, webbed, asleep, stunned and hypnotized units are not rolled;
     charmed units roll for the attacker, not for saves; units barred from the counter-attack sit it out."""
     if getattr(game, "_sai_individual", False):
@@ -91,14 +91,14 @@ def roll_dice_filter(game: Game, army: Army, roll: str, dice: list[Unit]) -> lis
     return out
 
 
-def glaring(game: Game, uid: str) -> bool:
+def glaring(game: RuleContext, uid: str) -> bool:
     """Whether unit `uid` holds some unit hypnotized now (Hypnotic Glare, L1655-1666)."""
     st = game.state
     return any(e.detail.get("status") == "hypnotized" and e.detail.get("glarer") == uid
                and "hypnotized" in statuses(game, e.target) for e in st.effects)
 
 
-def glare_option(game: Game, army: Army, roll: str, dice: list[Unit], ctx: dict):
+def glare_option(game: RuleContext, army: Army, roll: str, dice: list[Unit], ctx: dict):
     """extensions.hooks["before_roll"]: a glaring unit may be excluded from any roll until its effect
     expires; rolled, it ends the glare (L1663-1666).  Its owner chooses before each army roll."""
     from .sai_targeting import pick
@@ -119,7 +119,7 @@ def glare_option(game: Game, army: Army, roll: str, dice: list[Unit], ctx: dict)
     return out
 
 
-def check_move(game: Game, pid: str, uid: str, where: str) -> None:
+def check_move(game: RuleContext, pid: str, uid: str, where: str) -> None:
     """extensions.hooks["check_move"]: netted, webbed and asleep units may not leave their terrain."""
     st = game.state
     if st.location.get(uid) == where:
@@ -129,17 +129,17 @@ def check_move(game: Game, pid: str, uid: str, where: str) -> None:
             raise IllegalAction(f"{st.units[uid].name} is {s} and cannot leave its terrain", RULES[s])
 
 
-def may_leave(game: Game, uid: str) -> bool:
+def may_leave(game: RuleContext, uid: str) -> bool:
     unit = game.state.units.get(uid)
     if unit is not None and unit.spec.species == "Dragonkin":
         return False  # Dragonkin never leave the terrain where they were summoned (V4.01c L2521)
     return not any(s in HOLDS for s in statuses(game, uid))
 
 
-def hidden_by_illusion(game: Game, pid: str, army_id: str) -> bool:
+def hidden_by_illusion(game: RuleContext, pid: str, army_id: str) -> bool:
     """An army under an opponent's... own Illusion cannot be targeted by `pid`'s missiles or spells."""
     return any(e.name == "Illusion" and e.target == army_id and e.owner != pid for e in game.state.effects)
 
 
-def movable(game: Game, units: Sequence[Unit]) -> list[Unit]:
+def movable(game: RuleContext, units: Sequence[Unit]) -> list[Unit]:
     return [u for u in units if may_leave(game, u.uid)]

@@ -22,7 +22,7 @@ from .errors import IllegalAllocation
 from .state import Army, Unit
 
 if TYPE_CHECKING:
-    from .flow import Game
+    from .context import RuleContext
 
 Flow = Generator[Decision, Any, Any]
 
@@ -35,7 +35,7 @@ def ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
     return decision
 
 
-def health_worth_targets(game: Game, chooser: str, units: Sequence[Unit], cap: int, prompt: str, rule: str) -> Flow:
+def health_worth_targets(game: RuleContext, chooser: str, units: Sequence[Unit], cap: int, prompt: str, rule: str) -> Flow:
     """The chooser targets the most health-worth of `units` not above `cap` (V4.01c L1233-1235).
     Returns the uids targeted (no decision when only one set of dice is legal)."""
     rows = [(u.uid, u.name, u.health) for u in units if u.is_unit]
@@ -59,7 +59,7 @@ def health_worth_targets(game: Game, chooser: str, units: Sequence[Unit], cap: i
     return list(answer)
 
 
-def optional_units(game: Game, chooser: str, units: Sequence[Unit], cap: int, prompt: str, rule: str) -> Flow:
+def optional_units(game: RuleContext, chooser: str, units: Sequence[Unit], cap: int, prompt: str, rule: str) -> Flow:
     """A "may" choice of the chooser's own units worth at most `cap` health (none is legal)."""
     rows = [u for u in units if u.is_unit and u.health <= cap]
     if not rows:
@@ -95,7 +95,7 @@ def optional_units(game: Game, chooser: str, units: Sequence[Unit], cap: int, pr
     return list(answer)
 
 
-def one_unit(game: Game, chooser: str, units: Sequence[Unit], prompt: str, rule: str, *, optional: bool = False) -> Flow:
+def one_unit(game: RuleContext, chooser: str, units: Sequence[Unit], prompt: str, rule: str, *, optional: bool = False) -> Flow:
     """The chooser picks one unit (any of `units`); with `optional`, "none" is allowed."""
     units = [u for u in units if u.is_unit]
     if not units:
@@ -110,7 +110,7 @@ def one_unit(game: Game, chooser: str, units: Sequence[Unit], prompt: str, rule:
     return None if answer == "none" else answer
 
 
-def pick(game: Game, chooser: str, options: Sequence[tuple[str, str]], prompt: str, rule: str, topic: str = "sai_option") -> Flow:
+def pick(game: RuleContext, chooser: str, options: Sequence[tuple[str, str]], prompt: str, rule: str, topic: str = "sai_option") -> Flow:
     """A plain choice among (value, label) options; no decision when there is one option."""
     if len(options) == 1:
         return options[0][0]
@@ -119,7 +119,7 @@ def pick(game: Game, chooser: str, options: Sequence[tuple[str, str]], prompt: s
                       validate=choose_validator(opts, rule)))
 
 
-def individual_roll(game: Game, unit: Unit, roll: str, why: str, rule: str, *, against: str | None = None,
+def individual_roll(game: RuleContext, unit: Unit, roll: str, why: str, rule: str, *, against: str | None = None,
                     counted: tuple[str, ...] = ()) -> Flow:
     """One targeted unit rolls alone (an individual roll, V4.01c L1209-1210).  Returns
     ``(outcome, faces)``: the resolved outcome (``totals`` per type) and the faces it showed."""
@@ -130,7 +130,7 @@ def individual_roll(game: Game, unit: Unit, roll: str, why: str, rule: str, *, a
     # in the DUA only SAIs that generate saves work (L1215-1216)
     choices = {"in DUA": True} if location not in st.terrains and location != "reserve" else {}
     try:
-        out = yield from game._roll(army, roll, f"{game.player_name(unit.owner)}: roll {unit.name} alone ({why})", rule,
+        out = yield from game.roll(army, roll, f"{game.player_name(unit.owner)}: roll {unit.name} alone ({why})", rule,
                                     individual=True, counted=counted,
                                     choices=choices, no_sai_effects=True)
     finally:
@@ -148,7 +148,7 @@ def showed_sai(unit: Unit, faces: Sequence[str], sai: str) -> bool:
     return any(unit.spec.die.find_face(f).sai == sai for f in faces)
 
 
-def plain_roll(game: Game, unit: Unit, prompt: str, rule: str) -> Flow:
+def plain_roll(game: RuleContext, unit: Unit, prompt: str, rule: str) -> Flow:
     """Roll one die only to read its face (Replanting, Rise from the Ashes); returns the face text."""
     from .decisions import faces_validator as _faces_validator
 

@@ -29,8 +29,8 @@ from .sai_targeting import ask, individual_roll, optional_units, pick, plain_rol
 from .state import BUA, DUA, RESERVE, Army, Unit
 
 if TYPE_CHECKING:
+    from .context import RuleContext
     from .extensions import Extensions
-    from .flow import Game
 
 Flow = Generator[Decision, Any, Any]
 
@@ -39,12 +39,12 @@ def cite(lines: str) -> str:
     return f"V4.01c L{lines}"
 
 
-def _elements(game: Game, location: str) -> set[str]:
+def _elements(game: RuleContext, location: str) -> set[str]:
     t = game.state.terrains.get(location)
     return {e.capitalize() for e in t.kind.elements} if t is not None else set()
 
 
-def dua_counts(game: Game, pid: str) -> dict[str, int]:
+def dua_counts(game: RuleContext, pid: str) -> dict[str, int]:
     """Units in `pid`'s DUA per species, with the optional components' additions (Deadlands)."""
     counts: dict[str, int] = {}
     for u in game.state.area(pid, DUA):
@@ -55,7 +55,7 @@ def dua_counts(game: Game, pid: str) -> dict[str, int]:
     return counts
 
 
-def cap(game: Game, pid: str, species: str, base: int) -> int:
+def cap(game: RuleContext, pid: str, species: str, base: int) -> int:
     """min(units of `species` counted in the DUA, base x s) (L776-780)."""
     from ..v4.species import s_multiplier
 
@@ -69,7 +69,7 @@ def _species_units(army: Army, species: str) -> list[Unit]:
 # --------------------------------------------------------------------------- before a roll is totalled
 
 
-def before_resolution(game: Game, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
+def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
     """Magic Negation and Rapid Growth; returns extra effects in force for this roll."""
     effects: list = []
     if ctx.get("individual") or ctx.get("order_of_play"):
@@ -85,7 +85,7 @@ def before_resolution(game: Game, army: Army, roll: str, dice: list[Unit], rolle
     return effects
 
 
-def _magic_negation(game: Game, army: Army) -> Flow:
+def _magic_negation(game: RuleContext, army: Army) -> Flow:
     """Frostwings at the terrain roll; their magic (at most their units in the DUA, 5s) is subtracted
     from the opponent's magic (L886-893)."""
     from ..resolution import EffectInForce
@@ -93,7 +93,7 @@ def _magic_negation(game: Game, army: Army) -> Flow:
     rule = cite("886-893")
     st = game.state
     out = []
-    for other in game._opponents_in_turn_order(army.owner):
+    for other in game.opponents_in_turn_order(army.owner):
         frost = _species_units(st.army(other, army.location), "Frostwings")
         limit = cap(game, other, "Frostwings", 5)
         if not frost or limit <= 0:
@@ -105,7 +105,7 @@ def _magic_negation(game: Game, army: Army) -> Flow:
         if answer != "negate":
             continue
         roller = Army(other, army.location, tuple(frost))
-        res = yield from game._roll(roller, "magic", f"{game.player_name(other)}: roll your Frostwings for Magic Negation",
+        res = yield from game.roll(roller, "magic", f"{game.player_name(other)}: roll your Frostwings for Magic Negation",
                                     rule, negation=True, no_sai_effects=True)
         amount = min(res.total, limit)
         if amount > 0:
@@ -114,7 +114,7 @@ def _magic_negation(game: Game, army: Army) -> Flow:
     return out
 
 
-def _rapid_growth(game: Game, army: Army, dice: list[Unit], rolled: list[list[str]]) -> Flow:
+def _rapid_growth(game: RuleContext, army: Army, dice: list[Unit], rolled: list[list[str]]) -> Flow:
     """Treefolk that rolled no SAI may be re-rolled once, together, when counter-maneuvering at an
     earth terrain; earlier results ignored (L968-973)."""
     from .decisions import faces_validator as _faces_validator
@@ -141,7 +141,7 @@ def _rapid_growth(game: Game, army: Army, dice: list[Unit], rolled: list[list[st
 # --------------------------------------------------------------------------- melee and missile
 
 
-def foul_stench(game: Game, attacker: Army, target: Army) -> Flow:
+def foul_stench(game: RuleContext, attacker: Army, target: Army) -> Flow:
     """The defender picks N of its units that cannot counter-attack; N = Goblins in the attacker's
     DUA, at most 3s (L907-914)."""
     rule = cite("907-914")
@@ -183,7 +183,7 @@ def foul_stench(game: Game, attacker: Army, target: Army) -> Flow:
     game.say("Foul Stench: " + ", ".join(st.units[u].name for u in chosen) + f" cannot counter-attack ({rule})")
 
 
-def defensive_volley(game: Game, attacker_id: str, target: Army) -> Flow:
+def defensive_volley(game: RuleContext, attacker_id: str, target: Army) -> Flow:
     """Coral Elves at an air terrain may counter-attack a missile action with missile results (L821-824)."""
     rule = cite("821-824")
     st = game.state
@@ -208,7 +208,7 @@ def defensive_volley(game: Game, attacker_id: str, target: Army) -> Flow:
 # --------------------------------------------------------------------------- deaths
 
 
-def rise_from_the_ashes(game: Game, uids: list[str], when: str) -> Flow:
+def rise_from_the_ashes(game: RuleContext, uids: list[str], when: str) -> Flow:
     """A unit with Rise from the Ashes that is killed or buried rolls; on that SAI it goes to the
     Reserve Area instead (L1767-1781).  Returns the uids saved (already moved)."""
     rule = "V4.01c L1767-1781"
@@ -226,7 +226,7 @@ def rise_from_the_ashes(game: Game, uids: list[str], when: str) -> Flow:
     return saved
 
 
-def death_rise_from_the_ashes(game: Game, deaths: list) -> Flow:
+def death_rise_from_the_ashes(game: RuleContext, deaths: list) -> Flow:
     rule = "V4.01c L1767-1781"
     for d in deaths:
         unit = game.state.units[d.uid]
@@ -238,7 +238,7 @@ def death_rise_from_the_ashes(game: Game, deaths: list) -> Flow:
             d.notes.append(f"Rise from the Ashes, {rule}")
 
 
-def death_replanting(game: Game, deaths: list) -> Flow:
+def death_replanting(game: RuleContext, deaths: list) -> Flow:
     """Treefolk killed at a water terrain roll first; an ID sends them to the Reserve Area (L975-978)."""
     rule = cite("975-978")
     for d in deaths:
@@ -251,7 +251,7 @@ def death_replanting(game: Game, deaths: list) -> Flow:
             d.notes.append(f"Replanting, {rule}")
 
 
-def death_stepped_damage(game: Game, deaths: list) -> Flow:
+def death_stepped_damage(game: RuleContext, deaths: list) -> Flow:
     """A killed Undead may instead be exchanged with an Undead of less health from the DUA (L982-984)."""
     rule = cite("982-984")
     st = game.state
@@ -286,16 +286,16 @@ def register(ext: Extensions) -> None:
 # --------------------------------------------------------------------------- species abilities phase
 
 
-def species_phase(game: Game, pid: str) -> Flow:
+def species_phase(game: RuleContext, pid: str) -> Flow:
     """Phase 4 of the turn (L369-370): each ability the marching player may use now."""
     # Dragonkin Handlers (L842-850) is the Eldarim module's (companion.rules.game.advanced.eldarim).
     yield from _feralization(game, pid)
     yield from _winters_fortitude(game, pid)
     yield from _mutate(game, pid)
-    game._cleanup()
+    game.cleanup()
 
 
-def _recruit_or_promote_options(game: Game, army: Army, species: str) -> list[tuple[str, str]]:
+def _recruit_or_promote_options(game: RuleContext, army: Army, species: str) -> list[tuple[str, str]]:
     st = game.state
     opts, seen = [], set()
     for u in st.area(army.owner, DUA):
@@ -310,7 +310,7 @@ def _recruit_or_promote_options(game: Game, army: Army, species: str) -> list[tu
     return opts
 
 
-def _apply_recruit_or_promote(game: Game, army: Army, answer: str, source: str) -> None:
+def _apply_recruit_or_promote(game: RuleContext, army: Army, answer: str, source: str) -> None:
     st = game.state
     if answer.startswith("recruit:"):
         lines = dua.recruit(st, [answer.split(":")[1]], army.owner, army.location)
@@ -321,7 +321,7 @@ def _apply_recruit_or_promote(game: Game, army: Army, answer: str, source: str) 
         game.say(f"{source}: {line}")
 
 
-def _feralization(game: Game, pid: str) -> Flow:
+def _feralization(game: RuleContext, pid: str) -> Flow:
     """Each army with a Feral unit at an earth or air terrain may recruit a small Feral or promote one
     Feral (L858-861)."""
     rule = cite("858-861")
@@ -338,7 +338,7 @@ def _feralization(game: Game, pid: str) -> Flow:
             _apply_recruit_or_promote(game, st.army(pid, army.location), answer, "Feralization")
 
 
-def _winters_fortitude(game: Game, pid: str) -> Flow:
+def _winters_fortitude(game: RuleContext, pid: str) -> Flow:
     """With a Frostwing at an air terrain, one Frostwing may move from the BUA to the DUA (L881-884)."""
     rule = cite("881-884")
     st = game.state
@@ -359,7 +359,7 @@ def _winters_fortitude(game: Game, pid: str) -> Flow:
         game.say(f"Winter's Fortitude: {st.units[answer].name} moves from the BUA to the DUA ({rule})")
 
 
-def _mutate(game: Game, pid: str) -> Flow:
+def _mutate(game: RuleContext, pid: str) -> Flow:
     """Units in an opponent's Reserve Area save or die; a Swamp Stalker army recruits or promotes up to
     the health-worth killed.  Targets: Swamp Stalkers in the DUA, at most 1s (L949-966)."""
     rule = cite("949-966")
@@ -429,7 +429,7 @@ def _mutate(game: Game, pid: str) -> Flow:
 # --------------------------------------------------------------------------- reserves phase
 
 
-def air_flight(game: Game, pid: str) -> Flow:
+def air_flight(game: RuleContext, pid: str) -> Flow:
     """Retreat step: Firewalkers may fly from an air terrain to another air terrain where you have a
     Firewalker (L869-872).  One move at a time until the player stops."""
     rule = cite("869-872")

@@ -859,15 +859,3 @@ def rerolls(name: str, situation: Situation, die: object = None) -> bool:
 
 
 __all__ = ["SAI_RULES", "SAIRule", "applies", "rerolls", "rule_for_face", "sai_contribution"]
-
-
-def _register() -> None:
-    """Importing this module registers its hooks in the v4 registry (plug-in contract,
-    ``companion.rules.resolution``)."""
-    from .plugins import register_sais
-    from .registry import REGISTRY
-
-    register_sais(REGISTRY)
-
-
-_register()

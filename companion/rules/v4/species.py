@@ -304,15 +304,3 @@ def resist_fear(eldarim_health: int, dragonkin_health: Iterable[int]) -> int:
 def scorching_touch_damage(saves_rolled_by_scalders: int) -> int:
     """Damage Scorching Touch deals back (L933-938): one per save result the Scalders rolled."""
     return max(saves_rolled_by_scalders, 0)
-
-
-def _register() -> None:
-    """Importing this module registers its hooks in the v4 registry (plug-in contract,
-    ``companion.rules.resolution``)."""
-    from .plugins import register_species
-    from .registry import REGISTRY
-
-    register_species(REGISTRY)
-
-
-_register()

@@ -345,18 +345,6 @@ def spell_contribution(name: str, situation: Situation, *, castings: int = 1) ->
     return spell.build(spell, situation, spell.amount(castings))
 
 
-def _register() -> None:
-    """Importing this module registers its hooks in the v4 registry (plug-in contract,
-    ``companion.rules.resolution``)."""
-    from .plugins import register_spells
-    from .registry import REGISTRY
-
-    register_spells(REGISTRY)
-
-
-_register()
-
-
 # ------------------------------------------------------------------ spells answered by a roll
 
 

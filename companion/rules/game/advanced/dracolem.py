@@ -26,7 +26,7 @@ from ..state import Unit
 from .options import DRACOLEM, is_on
 
 if TYPE_CHECKING:
-    from ..flow import Game
+    from ..context import RuleContext
 
 ALLOYS = ("Bronze", "Silver", "Gold")
 
@@ -56,7 +56,7 @@ def gate_movers(gate: Unit, army: Sequence[Unit], budget: int = 4) -> list[Unit]
             and u.health <= budget]
 
 
-def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Generator[Any, Any, None]:
+def after_roll(game: RuleContext, army, roll: str, outcome, ctx: dict) -> Generator[Any, Any, None]:
     """A Dracolem's magic is of its alloy (L2091-2101)."""
     if roll != "magic" or not is_on(game, DRACOLEM):
         return

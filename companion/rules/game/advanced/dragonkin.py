@@ -31,7 +31,7 @@ from ..state import POOL, RESERVE, GameState, Unit
 from .options import DRAGONKIN, is_on
 
 if TYPE_CHECKING:
-    from ..flow import Game
+    from ..context import RuleContext
 
 Flow = Generator[Any, Any, Any]
 DOC = "V4.01c"
@@ -92,7 +92,7 @@ def may_roll_in_dragon_attack(army: Sequence[Unit], dragons: Sequence[Unit]) -> 
 # --------------------------------------------------------------------------- flow hooks
 
 
-def roll_dice(game: Game, army, roll: str, dice: list[Unit]) -> list[Unit]:
+def roll_dice(game: RuleContext, army, roll: str, dice: list[Unit]) -> list[Unit]:
     """Dragonkin never roll for magic or missile actions (L2532); in the response to a dragon attack
     (roll ``"dragon"``) the frightened ones sit out unless Resist Fear lets them roll (L2533-2535,
     L838-840)."""
@@ -108,13 +108,13 @@ def roll_dice(game: Game, army, roll: str, dice: list[Unit]) -> list[Unit]:
     return dice
 
 
-def killed(game: Game, uid: str) -> str | None:
+def killed(game: RuleContext, uid: str) -> str | None:
     """A killed Dragonkin returns to its owner's Summoning Pool, never the DUA (L2525-2526)."""
     unit = game.state.units[uid]
     return POOL if is_dragonkin(unit) else None
 
 
-def cleanup(game: Game) -> None:
+def cleanup(game: RuleContext) -> None:
     """An army made only of Dragonkin: they return to the Summoning Pool, the army is gone
     (L2522-2523)."""
     st = game.state
@@ -128,7 +128,7 @@ def cleanup(game: Game) -> None:
             game.say(f"{game.player_name(owner)}'s army of Dragonkin alone returns to the Summoning Pool (V4.01c L2522-2523)")
 
 
-def check_move(game: Game, pid: str, uid: str, where: str) -> None:
+def check_move(game: RuleContext, pid: str, uid: str, where: str) -> None:
     """Dragonkin cannot leave the terrain where they were summoned (L2521)."""
     unit = game.state.units[uid]
     if is_dragonkin(unit) and game.state.location[uid] != where:
@@ -149,7 +149,7 @@ def summon(st: GameState, uids: Sequence[str], location: str, rule: str) -> list
     return [f"{st.units[u].name} joins the army at {st.terrains[location].name}" for u in uids]
 
 
-def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
+def after_roll(game: RuleContext, army, roll: str, outcome, ctx: dict) -> Flow:
     """Dragonkin champion logo in a melee attack: move a summoned dragon sharing its element from
     one terrain to another (L2556-2560)."""
     if roll != "melee" or not is_on(game, DRAGONKIN) or ctx.get("no_sai_effects"):

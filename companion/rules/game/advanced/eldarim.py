@@ -32,7 +32,7 @@ from .dragonkin import dragon_kind, element_of, is_dragonkin
 from .options import DRAGONKIN, ELDARIM, is_on
 
 if TYPE_CHECKING:
-    from ..flow import Game
+    from ..context import RuleContext
 
 Flow = Generator[Any, Any, Any]
 DOC = "V4.01c"
@@ -101,7 +101,7 @@ def spares(st: GameState, dragon_uid: str, owner: str, location: str) -> bool:
     return tamer is not None and st.units[tamer].owner == owner and st.location[tamer] == location
 
 
-def spare_hook(game: Game, dragon: Unit, pid: str, location: str) -> bool:
+def spare_hook(game: RuleContext, dragon: Unit, pid: str, location: str) -> bool:
     """Dragon attack (a game's ``extensions.dragon_spare``): a dragon that would attack `pid`'s army at `location`
     does not when a unit of that army tamed it (L2920-2922), or controls it (its controller lets it
     not roll, L3016-3018)."""
@@ -114,7 +114,7 @@ def spare_hook(game: Game, dragon: Unit, pid: str, location: str) -> bool:
     return by is not None and st.units[by].owner == pid and st.location[by] == location
 
 
-def control_hook(game: Game, dragon: Unit, location: str) -> str | None:
+def control_hook(game: RuleContext, dragon: Unit, location: str) -> str | None:
     """Dragon attack (a game's ``extensions.dragon_control``): the player whose unit controls this dragon at this
     terrain decides what it does (L3016-3018)."""
     if not is_on(game, ELDARIM):
@@ -126,7 +126,7 @@ def control_hook(game: Game, dragon: Unit, location: str) -> str | None:
     return st.units[by].owner
 
 
-def ride(game: Game, pid: str) -> Flow:
+def ride(game: RuleContext, pid: str) -> Flow:
     """Retreat step of the Reserves Phase: a champion that tamed a dragon may ride it, moving both to
     any other terrain; the dragon stays tamed (L2923-2926)."""
     if not is_on(game, ELDARIM):
@@ -155,7 +155,7 @@ def ride(game: Game, pid: str) -> Flow:
 # --------------------------------------------------------------------------- Dragonkin Handlers
 
 
-def handlers_options(game: Game, pid: str) -> list[dict]:
+def handlers_options(game: RuleContext, pid: str) -> list[dict]:
     """Legal uses of Dragonkin Handlers for `pid` now (L842-850)."""
     st = game.state
     opts: list[dict] = []
@@ -185,7 +185,7 @@ def handlers_options(game: Game, pid: str) -> list[dict]:
     return opts
 
 
-def dragonkin_handlers(game: Game, pid: str) -> Flow:
+def dragonkin_handlers(game: RuleContext, pid: str) -> Flow:
     """Species Abilities Phase: Dragonkin Handlers (L842-850)."""
     if not is_on(game, DRAGONKIN):  # Dragonkin Handlers is an Eldarim species ability (standard species)
         return
@@ -211,7 +211,7 @@ def dragonkin_handlers(game: Game, pid: str) -> Flow:
 # --------------------------------------------------------------------------- champions in a dragon attack
 
 
-def _controlled_dragons_fight(game: Game, site, outcome) -> Flow:
+def _controlled_dragons_fight(game: RuleContext, site, outcome) -> Flow:
     """When another dragon attacks the army of a unit controlling a dragon at that terrain, the
     controlled dragon is rolled and its damage (no Wing) joins the army's melee; it is not part of the
     army (L3016-3026).  A controlled dragon attacking its controller's army does no non-breath damage
@@ -245,7 +245,7 @@ def _controlled_dragons_fight(game: Game, site, outcome) -> Flow:
         game.say(f"Controlled {dragon.name} rolled {icon}: {damage} added to the army's melee")
 
 
-def response_hook(game: Game, site, outcome) -> Flow:
+def response_hook(game: RuleContext, site, outcome) -> Flow:
     """Dragon attack, step 6: controlled dragons fight for their controller's army; champions whose
     logo came up tame, slay or control a dragon that attacked their army (a game's ``extensions.dragon_response``)."""
     if not is_on(game, ELDARIM):
@@ -282,7 +282,7 @@ def response_hook(game: Game, site, outcome) -> Flow:
             bind(game, champ, dragon, what)
 
 
-def _slay(game: Game, site, champ: Unit, dragon: Unit) -> Flow:
+def _slay(game: RuleContext, site, champ: Unit, dragon: Unit) -> Flow:
     """The dragon is removed from the game, no promotion; a slain White Dragon is rolled and Jaws
     buries the slayer (L2978-2983)."""
     st = game.state
@@ -303,7 +303,7 @@ def _slay(game: Game, site, champ: Unit, dragon: Unit) -> Flow:
             game.say(f"The White Dragon rolled Jaws: {champ.name} is buried")
 
 
-def bind(game: Game, champ: Unit, dragon: Unit, what: str) -> None:
+def bind(game: RuleContext, champ: Unit, dragon: Unit, what: str) -> None:
     """Tame or control: one dragon per champion, one champion per dragon (L2929-2941, L3027-3036)."""
     st = game.state
     st.effects = [e for e in st.effects
@@ -314,7 +314,7 @@ def bind(game: Game, champ: Unit, dragon: Unit, what: str) -> None:
     game.say(f"{champ.name} {'tames' if what == 'tame' else 'controls'} {dragon.name}")
 
 
-def cleanup(game: Game) -> None:
+def cleanup(game: RuleContext) -> None:
     """Taming and control end when the champion or the dragon leaves the terrain (L2936-2941,
     L3031-3036)."""
     st = game.state

@@ -32,7 +32,7 @@ from .items import can_carry, is_item
 from .options import ITEMS, is_on
 
 if TYPE_CHECKING:
-    from ..flow import Game
+    from ..context import RuleContext
 
 Flow = Generator[Any, Any, Any]
 DOC = "V4.01c"
@@ -40,13 +40,13 @@ HANDLED = ("choice", "move", "silver_medallion", "return_from_dua", "relic_rerol
            "summon_dragon")
 
 
-def _ask(game: Game, pid: str, prompt: str, rule: str, opts: list[dict]):
+def _ask(game: RuleContext, pid: str, prompt: str, rule: str, opts: list[dict]):
     from ..decisions import ask
 
     return ask("item_sai", pid, "choice", prompt, rule, opts, validate=choose_validator(opts))
 
 
-def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
+def after_roll(game: RuleContext, army, roll: str, outcome, ctx: dict) -> Flow:
     """Act on the item SAI reports of a resolved army roll."""
     if not is_on(game, ITEMS) or ctx.get("no_sai_effects") or ctx.get("order_of_play"):
         return
@@ -85,7 +85,7 @@ def after_roll(game: Game, army, roll: str, outcome, ctx: dict) -> Flow:
 ELEMENTS = ("Air", "Death", "Earth", "Fire", "Water")
 
 
-def _any_element_magic(game: Game, army, outcome, rolled: list[dict]) -> Flow:
+def _any_element_magic(game: RuleContext, army, outcome, rolled: list[dict]) -> Flow:
     """Magic "of any element" (Attune L1243-1249, Bronze Medallion L2782-2797) may pay for a spell of
     any one element: the engine marks it "any"; the spell payment takes element names.  Attune may
     also let one unit of the army count its normal magic as Attune's element (L1245-1247): the owner
@@ -129,7 +129,7 @@ def _face_count(face: str) -> int:
     return int(head) if head.isdigit() else 0
 
 
-def _wayfare(game: Game, item: Unit, location: str, outcome, face: str, instead: bool) -> Flow:
+def _wayfare(game: RuleContext, item: Unit, location: str, outcome, face: str, instead: bool) -> Flow:
     from ..sai_status import may_leave
 
     st = game.state
@@ -157,7 +157,7 @@ def _wayfare(game: Game, item: Unit, location: str, outcome, face: str, instead:
               + ("the Reserve Area" if dest == RESERVE else st.terrains[dest].name))
 
 
-def _silver(game: Game, item: Unit, location: str) -> Flow:
+def _silver(game: RuleContext, item: Unit, location: str) -> Flow:
     """Silver Medallion, one of four (L2798-2816)."""
     st = game.state
     pid = item.owner
@@ -205,7 +205,7 @@ def _silver(game: Game, item: Unit, location: str) -> Flow:
         game.say(f"Silver Medallion: {st.units[old].name} is promoted to {st.units[new].name}")
 
 
-def _gold(game: Game, item: Unit, location: str, budget: int) -> Flow:
+def _gold(game: RuleContext, item: Unit, location: str, budget: int) -> Flow:
     """Gold Medallion: up to four health-worth of units return from the DUA to the army (L2817-2824)."""
     st = game.state
     pid = item.owner
@@ -246,7 +246,7 @@ def _relic_element(face: str) -> str:
     return "*" if face.endswith("Logo") else face.split("Element ", 1)[-1]
 
 
-def before_resolution(game: Game, army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
+def before_resolution(game: RuleContext, army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
     """Elemental Relic, first part (L2838-2844): before the roll is resolved (re-rolls are step 3,
     L1013-1015), up to X (4) health-worth of matching units of the carrying army may be rolled again,
     ignoring the face they showed; what is not spent on re-rolls may recruit or promote afterwards
@@ -294,7 +294,7 @@ def before_resolution(game: Game, army, roll: str, dice: list[Unit], rolled: lis
         game.say("Elemental Relic: " + ", ".join(dice[k].name for k in chosen) + " rolled again")
 
 
-def _relic(game: Game, item: Unit, location: str, face: str, budget: int) -> Flow:
+def _relic(game: RuleContext, item: Unit, location: str, face: str, budget: int) -> Flow:
     """Elemental Relic, second part: recruit small matching units or promote matching units with the
     X health-worth not spent on re-rolls, every change at once (L2838-2844)."""
     st = game.state
@@ -347,7 +347,7 @@ def _relic(game: Game, item: Unit, location: str, face: str, budget: int) -> Flo
             + [f"promotes {st.units[a].name} to {st.units[b].name}" for a, b in promotions]))
 
 
-def _summon_dragon(game: Game, item: Unit, location: str) -> Flow:
+def _summon_dragon(game: RuleContext, item: Unit, location: str) -> Flow:
     """Dragonstaff's Summon Dragon in a magic action at a terrain (L1957-1968): a dragon containing
     the item's element (not a White Dragon), or an Ivory Dragon, comes to any terrain; the summoning
     rules are the dragons module's (``dragon_summoning``)."""

@@ -19,7 +19,7 @@ from ..state import BUA, RESERVE, Unit
 from .options import ITEMS, is_on
 
 if TYPE_CHECKING:
-    from ..flow import Game
+    from ..context import RuleContext
 
 Flow = Generator[Any, Any, Any]
 DOC = "V4.01c"
@@ -117,7 +117,7 @@ def rolling_items(units: Sequence[Unit], items: Sequence[Unit]) -> list[Unit]:
 # --------------------------------------------------------------------------- flow hooks
 
 
-def check_setup(game: Game) -> None:
+def check_setup(game: RuleContext) -> None:
     """At set-up every item must be in an army where units can carry it (L2733)."""
     if not is_on(game, ITEMS):
         return
@@ -131,7 +131,7 @@ def check_setup(game: Game) -> None:
                                    + ", ".join(i.name for i in left), f"{DOC} L2733, L2751-2756")
 
 
-def roll_dice(game: Game, army, roll: str, dice: list[Unit]) -> list[Unit]:
+def roll_dice(game: RuleContext, army, roll: str, dice: list[Unit]) -> list[Unit]:
     """Items roll in every army roll, but only with a rolling unit able to carry them (L2737-2739)."""
     if not is_on(game, ITEMS):
         return dice
@@ -143,7 +143,7 @@ def roll_dice(game: Game, army, roll: str, dice: list[Unit]) -> list[Unit]:
     return [d for d in dice if not is_item(d) or d.uid in keep]
 
 
-def check_moves(game: Game, pid: str, moves: dict[str, str]) -> None:
+def check_moves(game: RuleContext, pid: str, moves: dict[str, str]) -> None:
     """An item moves between a terrain and the Reserve Area only with a unit carrying it (L2732):
     the items moved from one place to another must be carried by the units making the same move."""
     if not is_on(game, ITEMS):
@@ -180,7 +180,7 @@ def bury_options(units: Sequence[Unit], items: Sequence[Unit]) -> list[tuple[str
     return out or [tuple(i.uid for i in left)]
 
 
-def _excess(game: Game) -> list[tuple[str, str, list[tuple[str, ...]]]]:
+def _excess(game: RuleContext) -> list[tuple[str, str, list[tuple[str, ...]]]]:
     """(owner, place, bury options) for every army or Reserve Area holding items nobody can carry."""
     st = game.state
     places = {(u.owner, st.location[u.uid]) for u in st.units.values()
@@ -194,13 +194,13 @@ def _excess(game: Game) -> list[tuple[str, str, list[tuple[str, ...]]]]:
     return out
 
 
-def _bury(game: Game, uids: Sequence[str]) -> None:
+def _bury(game: RuleContext, uids: Sequence[str]) -> None:
     for uid in uids:
         game.state.location[uid] = BUA
         game.say(f"{game.state.units[uid].name} has no unit able to carry it and is buried (V4.01c L2734-2736)")
 
 
-def cleanup(game: Game) -> None:
+def cleanup(game: RuleContext) -> None:
     """Items beyond what the army's units can carry are buried (L2734-2736).  When the owner has a
     real choice of which (``bury_options``), ``ask_excess`` asks before the next decision."""
     if not is_on(game, ITEMS):
@@ -210,7 +210,7 @@ def cleanup(game: Game) -> None:
             _bury(game, options[0])
 
 
-def ask_excess(game: Game) -> Generator[Any, Any, None]:
+def ask_excess(game: RuleContext) -> Generator[Any, Any, None]:
     """Before the game's next decision (``extensions.hooks["before_decision"]``): the owner of an army with
     more items than its units can carry says which to bury (L2734-2736)."""
     if not is_on(game, ITEMS) or game.over:

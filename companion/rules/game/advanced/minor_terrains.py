@@ -22,7 +22,7 @@ from ..state import BUA, POOL, GameState, TerrainState, Unit, army_id
 from .options import MINOR_TERRAINS, is_on
 
 if TYPE_CHECKING:
-    from ..flow import Game
+    from ..context import RuleContext
 
 Flow = Generator[Any, Any, Any]
 
@@ -85,7 +85,7 @@ def in_play(st: GameState, owner: str | None = None) -> list[Unit]:
             and (owner is None or u.owner == owner)]
 
 
-def eligible(game: Game, pid: str, location: str) -> list[Unit]:
+def eligible(game: RuleContext, pid: str, location: str) -> list[Unit]:
     """Minor terrains of `pid`'s Summoning Pool that the army at `location` may bring into play now
     (L2604-2608, L2620-2623, L2627-2628)."""
     st = game.state
@@ -99,7 +99,7 @@ def eligible(game: Game, pid: str, location: str) -> list[Unit]:
     return [u for u in st.area(pid, POOL) if u.spec.kind == "minor_terrain" and fits_terrain(u, terrain)]
 
 
-def _buried_this_turn(game: Game) -> set:
+def _buried_this_turn(game: RuleContext) -> set:
     found = getattr(game, "_minor_buried", None)
     if found is None:
         found = set()
@@ -110,14 +110,14 @@ def _buried_this_turn(game: Game) -> set:
 # --------------------------------------------------------------------------- state changes
 
 
-def bury(game: Game, uid: str, why: str) -> None:
+def bury(game: RuleContext, uid: str, why: str) -> None:
     st = game.state
     st.location[uid] = BUA
     st.effects = [e for e in st.effects if e.detail.get("minor_terrain") != uid]
     game.say(f"{st.units[uid].name} is buried: {why}")
 
 
-def set_result(game: Game, unit: Unit, location: str, icon: str) -> None:
+def set_result(game: RuleContext, unit: Unit, location: str, icon: str) -> None:
     """Make `icon` the active result of minor terrain `unit` for its army (L2609-2617)."""
     st = game.state
     st.effects = [e for e in st.effects if e.detail.get("minor_terrain") != unit.uid]
@@ -127,7 +127,7 @@ def set_result(game: Game, unit: Unit, location: str, icon: str) -> None:
     game.say(f"{unit.name} shows {icon} for {game.army_label(army_id(unit.owner, location))}")
 
 
-def _roll_it(game: Game, unit: Unit, location: str) -> Flow:
+def _roll_it(game: RuleContext, unit: Unit, location: str) -> Flow:
     """Roll the minor terrain and apply its result at once (L2609-2612); an ID icon lets the owner
     turn it to any action face (L2653-2657)."""
     from ..decisions import ask as _ask
@@ -149,7 +149,7 @@ def _roll_it(game: Game, unit: Unit, location: str) -> Flow:
 # --------------------------------------------------------------------------- flow hooks
 
 
-def maneuver_step(game: Game, pid: str, location: str) -> Flow:
+def maneuver_step(game: RuleContext, pid: str, location: str) -> Flow:
     """March hook, before the maneuver step (L2603-2628): a disaster showing is buried at the start
     of the army's march; an army with a minor terrain keeps its result, rolls it again or buries it,
     each instead of maneuvering; an army without one may bring one in instead of maneuvering."""
@@ -196,7 +196,7 @@ def maneuver_step(game: Game, pid: str, location: str) -> Flow:
     return True
 
 
-def _ask_choice(game: Game, pid: str, location: str, prompt: str, rule: str, opts: list[dict]):
+def _ask_choice(game: RuleContext, pid: str, location: str, prompt: str, rule: str, opts: list[dict]):
     from ..decisions import ask as _ask
 
     game.state.step = "minor_terrain"
@@ -204,7 +204,7 @@ def _ask_choice(game: Game, pid: str, location: str, prompt: str, rule: str, opt
                 validate=choose_validator(opts))
 
 
-def actions(game: Game, pid: str, location: str, legal: list[str]) -> list[str]:
+def actions(game: RuleContext, pid: str, location: str, legal: list[str]) -> list[str]:
     """A Magic, Melee or Missile result lets the army take that action instead of the terrain's
     (L2659-2667)."""
     st = game.state
@@ -218,7 +218,7 @@ def actions(game: Game, pid: str, location: str, legal: list[str]) -> list[str]:
     return legal + [extra] if extra and extra not in legal else legal
 
 
-def cleanup(game: Game) -> None:
+def cleanup(game: RuleContext) -> None:
     """A minor terrain is buried when its army leaves the terrain (L2624-2625) or captures the
     terrain's eighth face (L2621-2623)."""
     st = game.state
@@ -231,13 +231,13 @@ def cleanup(game: Game) -> None:
             bury(game, unit.uid, "its army captured the eighth face (L2621-2623)")
 
 
-def deadlands_units(game: Game, pid: str) -> int:
+def deadlands_units(game: RuleContext, pid: str) -> int:
     """Units of any species `pid`'s Deadlands in play count as in their DUA (L2638-2643)."""
     n = sum(1 for u in in_play(game.state, pid) if is_deadlands(u))
     return n * deadlands_worth(game.state.force_size)
 
 
-def dua_counts(game: Game, pid: str, counts: dict[str, int]) -> dict[str, int]:
+def dua_counts(game: RuleContext, pid: str, counts: dict[str, int]) -> dict[str, int]:
     """Each Deadlands a player controls counts as s units of any species in their DUA for species
     abilities (L2638-2643)."""
     worth = deadlands_units(game, pid)
@@ -249,7 +249,7 @@ def dua_counts(game: Game, pid: str, counts: dict[str, int]) -> dict[str, int]:
     return {s: counts.get(s, 0) + worth for s in sorted(species)}
 
 
-def terrain_elements(game: Game, army) -> tuple[str, ...]:
+def terrain_elements(game: RuleContext, army) -> tuple[str, ...]:
     """A minor terrain's elements count as part of the terrain for its army's species abilities
     (L2630-2632); they add nothing to a White Dragon's breath (the dragons module reads the terrain's)."""
     if not is_on(game, MINOR_TERRAINS) or army.location not in game.state.terrains:
@@ -258,7 +258,7 @@ def terrain_elements(game: Game, army) -> tuple[str, ...]:
     return mine.spec.elements if mine is not None else ()
 
 
-def check_move(game: Game, pid: str, uid: str, where: str) -> None:
+def check_move(game: RuleContext, pid: str, uid: str, where: str) -> None:
     """Minor terrains stay where they were brought into play: they are not moved with units."""
     unit = game.state.units[uid]
     if unit.spec.kind == "minor_terrain":
@@ -266,7 +266,7 @@ def check_move(game: Game, pid: str, uid: str, where: str) -> None:
                             f"{DOC} L2609-2625")
 
 
-def return_to_pool(game: Game, uid: str, rule: str) -> None:
+def return_to_pool(game: RuleContext, uid: str, rule: str) -> None:
     """A buried minor terrain returns to its owner's Summoning Pool (Esfah's Gift, Silver Medallion,
     Grove)."""
     st = game.state

@@ -19,7 +19,7 @@ from ..errors import IllegalSetup
 from ..state import DieSpec
 
 if TYPE_CHECKING:
-    from ..flow import Game
+    from ..context import RuleContext
 
 MINOR_TERRAINS, ITEMS, DRAGONKIN, ELDARIM, DRACOLEM = "minor_terrains", "items", "dragonkin", "eldarim", "dracolem"
 COMPONENTS = (MINOR_TERRAINS, ITEMS, DRAGONKIN, ELDARIM, DRACOLEM)
@@ -62,7 +62,7 @@ def dice_components(specs: Iterable[DieSpec]) -> frozenset[str]:
     return frozenset(c for c in (component_of(s) for s in specs) if c is not None)
 
 
-def enabled(game: Game) -> frozenset[str]:
+def enabled(game: RuleContext) -> frozenset[str]:
     """The components in use in this game (worked out once, at set-up)."""
     found = getattr(game, "_advanced_components", None)
     if found is None:
@@ -71,11 +71,11 @@ def enabled(game: Game) -> frozenset[str]:
     return found
 
 
-def is_on(game: Game, component: str) -> bool:
+def is_on(game: RuleContext, component: str) -> bool:
     return component in enabled(game)
 
 
-def _decide(game: Game) -> frozenset[str]:
+def _decide(game: RuleContext) -> frozenset[str]:
     chosen = parse_options(game.setup.get("advanced") if isinstance(game.setup, Mapping) else None)
     brought = dice_components(u.spec for u in game.state.units.values())
     if chosen is None:
@@ -89,7 +89,7 @@ def _decide(game: Game) -> frozenset[str]:
     return chosen
 
 
-def check_options(game: Game) -> None:
+def check_options(game: RuleContext) -> None:
     """Set-up hook: decide the components (raises ``IllegalSetup`` for dice of a refused one)."""
     game._advanced_components = None
     enabled(game)

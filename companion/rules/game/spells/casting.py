@@ -21,7 +21,7 @@ from ..state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 from .registry import OWN_UNIT_AT_TERRAIN, SPELLS, AnnouncedSpell, effect_for
 
 if TYPE_CHECKING:
-    from ..flow import Game
+    from ..context import RuleContext
     from ..rolling import RollOutcome
 
 Flow = Generator[Decision, Any, Any]
@@ -39,7 +39,7 @@ def ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
 # ------------------------------------------------------------------------------ casting
 
 
-def entry_of(game: Game, pid: str, army: Army, cast: AnnouncedSpell | Any, cantrip: bool = False) -> dict:
+def entry_of(game: RuleContext, pid: str, army: Army, cast: AnnouncedSpell | Any, cantrip: bool = False) -> dict:
     entry = {"spell": cast.name, "target": cast.target, "paid_with": cast.pay_with, "cost": cast.cost,
              "caster": pid, "army": army.id, "turn": game.state.turn,
              "castings": getattr(cast, "castings", 1), "units": list(getattr(cast, "units", ())),
@@ -49,7 +49,7 @@ def entry_of(game: Game, pid: str, army: Army, cast: AnnouncedSpell | Any, cantr
     return entry
 
 
-def cast_announced(game: Game, pid: str, army: Army, casts: Sequence[Any], cantrip: bool = False) -> Flow:
+def cast_announced(game: RuleContext, pid: str, army: Army, casts: Sequence[Any], cantrip: bool = False) -> Flow:
     """Log the announcement, let Dispel Magic answer, then resolve each spell in order (L470-480)."""
     st = game.state
     entries = []
@@ -82,10 +82,10 @@ def cast_announced(game: Game, pid: str, army: Army, casts: Sequence[Any], cantr
         if isinstance(more, Generator):
             yield from more
         entry["resolved"] = True
-    game._cleanup()
+    game.cleanup()
 
 
-def next_spell(game: Game, pid: str, entries: Sequence[dict], waiting: Sequence[int]) -> Flow:
+def next_spell(game: RuleContext, pid: str, entries: Sequence[dict], waiting: Sequence[int]) -> Flow:
     """Once all spells are announced, the caster resolves them one at a time in any order they wish
     (V4.01c L470-473, L2088-2089): with two or more different spells still waiting, the caster picks
     the next one (listed in the order announced).  Returns its index."""
@@ -106,7 +106,7 @@ def _acts_now(name: str) -> bool:
     return rule is None or rule.acts_now
 
 
-def describe_target(game: Game, entry: Mapping[str, Any]) -> str:
+def describe_target(game: RuleContext, entry: Mapping[str, Any]) -> str:
     st = game.state
     target = entry["target"]
     if entry.get("units"):
@@ -120,7 +120,7 @@ def describe_target(game: Game, entry: Mapping[str, Any]) -> str:
     return str(target)
 
 
-def target_present(game: Game, entry: Mapping[str, Any]) -> bool:
+def target_present(game: RuleContext, entry: Mapping[str, Any]) -> bool:
     """Whether the announced target is still there when the spell resolves (L478-480)."""
     st = game.state
     rule = SPELLS.get(entry["spell"])
@@ -147,7 +147,7 @@ def target_present(game: Game, entry: Mapping[str, Any]) -> bool:
     return True
 
 
-def present_units(game: Game, entry: Mapping[str, Any]) -> list[str]:
+def present_units(game: RuleContext, entry: Mapping[str, Any]) -> list[str]:
     """The unit targets still where they were when announced."""
     st = game.state
     target = entry["target"]
@@ -162,7 +162,7 @@ def present_units(game: Game, entry: Mapping[str, Any]) -> list[str]:
 # ------------------------------------------------------------------------------ Dispel Magic
 
 
-def touches(game: Game, entry: Mapping[str, Any], uid: str) -> bool:
+def touches(game: RuleContext, entry: Mapping[str, Any], uid: str) -> bool:
     """Whether announced magic targets or affects unit `uid`, its army or its terrain (L1432-1448)."""
     st = game.state
     loc = st.location[uid]
@@ -174,7 +174,7 @@ def touches(game: Game, entry: Mapping[str, Any], uid: str) -> bool:
     return target in (uid, f"{unit.owner}@{loc}", loc)
 
 
-def dispel_magic(game: Game, entries: Sequence[dict]) -> Flow:
+def dispel_magic(game: RuleContext, entries: Sequence[dict]) -> Flow:
     """After all spells are announced, before any resolves: each unit with a Dispel Magic icon that
     the magic touches may roll alone; the icon negates every unresolved spell touching it (L1432-1448).
     Returns the indexes of the negated entries."""
@@ -211,7 +211,7 @@ def dispel_magic(game: Game, entries: Sequence[dict]) -> Flow:
 # ------------------------------------------------------------------------------ Cantrip
 
 
-def cantrip_magic(game: Game, army: Army) -> dict[str, int]:
+def cantrip_magic(game: RuleContext, army: Army) -> dict[str, int]:
     """Cantrip results of the last roll, per die (X = the icon's number, L1180-1188)."""
     st = game.state
     out: dict[str, int] = {}
@@ -227,7 +227,7 @@ def cantrip_magic(game: Game, army: Army) -> dict[str, int]:
     return out
 
 
-def cantrip_after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: Mapping[str, Any]) -> Flow:
+def cantrip_after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: Mapping[str, Any]) -> Flow:
     """During a non-maneuver roll other than a magic action, Cantrip gives X magic that may pay only
     for spells marked C; element and species rules still apply (L1296-1306, L2108-2111).  The roller
     may announce such spells right after the roll; they resolve at once."""
@@ -264,7 +264,7 @@ def cantrip_after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, 
         from ..rolling import RollOutcome
 
         fake = RollOutcome(total=sum(magic.values()), magic_by_die=dict(magic))
-        return game._validate_casts(pid, here, fake, (), action)
+        return game.validate_casts(pid, here, fake, (), action)
 
     casts = yield ask("cast", pid, "cast",
                       f"{game.player_name(pid)}: Cantrip gives {sum(magic.values())} magic for spells marked C: "
@@ -277,7 +277,7 @@ def cantrip_after_roll(game: Game, army: Army, roll: str, outcome: RollOutcome, 
         retotal(game, army, roll, outcome, ctx, request, {c.name for c in casts})
 
 
-def retotal(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: Mapping[str, Any], request: Any,
+def retotal(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: Mapping[str, Any], request: Any,
             names: set[str]) -> None:
     """The Cantrip SAI is applied at step 4 of die roll resolution, and the roll modifiers it brings
     are applied in the steps that follow (V4.01c L1017-1019): a spell cast with it that modifies this
@@ -291,7 +291,7 @@ def retotal(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: Mappin
     if request is None or roll == "magic":
         return
     canon = {get_edition("v4").canonical_spell(n) or n for n in names}
-    now = tuple(e for e in game._effects_on(army, ctx.get("aimed_at")) if e.name in canon)
+    now = tuple(e for e in game.effects_on(army, ctx.get("aimed_at")) if e.name in canon)
     old = tuple(e for e in request.effects if e.name in canon)
     if now == old:
         return
@@ -308,7 +308,7 @@ def retotal(game: Game, army: Army, roll: str, outcome: RollOutcome, ctx: Mappin
 # ------------------------------------------------------------------------------ shared steps
 
 
-def roll_faces(game: Game, owner: str, uids: Sequence[str], roll: str, prompt: str, rule: str,
+def roll_faces(game: RuleContext, owner: str, uids: Sequence[str], roll: str, prompt: str, rule: str,
                topic: str = "spell_roll") -> Flow:
     """Ask `owner` to roll the dice `uids` (a roll outside any army roll); returns their faces."""
     from ..decisions import faces_validator as _faces_validator
@@ -322,7 +322,7 @@ def roll_faces(game: Game, owner: str, uids: Sequence[str], roll: str, prompt: s
     return list(faces)
 
 
-def unit_results(game: Game, uids: Sequence[str], faces: Sequence[str], roll: str,
+def unit_results(game: RuleContext, uids: Sequence[str], faces: Sequence[str], roll: str,
                  against: str | None = "magic") -> dict[str, int]:
     """Resolve each die alone as an individual roll (army modifiers do not apply, L1050-1066, L1115-1117)."""
     from ..rolling import ArmyRoll, resolve_army_roll
@@ -340,7 +340,7 @@ def unit_results(game: Game, uids: Sequence[str], faces: Sequence[str], roll: st
     return out
 
 
-def units_save(game: Game, uids: Sequence[str], spell: str, rule: str) -> Flow:
+def units_save(game: RuleContext, uids: Sequence[str], spell: str, rule: str) -> Flow:
     """The target units make a save roll together, each counted alone; returns saves per unit."""
     st = game.state
     by_owner: dict[str, list[str]] = {}
@@ -355,7 +355,7 @@ def units_save(game: Game, uids: Sequence[str], spell: str, rule: str) -> Flow:
     return out
 
 
-def damage_army(game: Game, army_id: str, damage: int, spell: str, rule: str) -> Flow:
+def damage_army(game: RuleContext, army_id: str, damage: int, spell: str, rule: str) -> Flow:
     """An army-targeting spell's damage: the whole army makes a save roll (L1115), then the damage
     that is left kills units as usual (L1113); those go through the death hooks."""
     st = game.state
@@ -363,14 +363,14 @@ def damage_army(game: Game, army_id: str, damage: int, spell: str, rule: str) ->
     army = st.army(owner, loc)
     if not army.units or damage <= 0:
         return
-    saves = yield from game._roll(army, "save", f"{game.player_name(owner)}: roll {game.army_label(army)} for saves "
+    saves = yield from game.roll(army, "save", f"{game.player_name(owner)}: roll {game.army_label(army)} for saves "
                                   f"against {damage} damage from {spell}", rule, against="magic", no_cantrip=True)
     net = max(0, damage - saves.total)
     game.say(f"{spell}: {damage} damage - {saves.total} saves = {net} damage")
-    yield from game._inflict(st.army(owner, loc), net)
+    yield from game.inflict(st.army(owner, loc), net)
 
 
-def damage_unit(game: Game, uid: str, damage: int, spell: str, rule: str, save: bool = True) -> Flow:
+def damage_unit(game: RuleContext, uid: str, damage: int, spell: str, rule: str, save: bool = True) -> Flow:
     """A unit-targeting spell's damage: only that unit saves (L1116-1117), with no benefit of its army.
     Returns (damage left, saves rolled)."""
     st = game.state
@@ -386,7 +386,7 @@ def damage_unit(game: Game, uid: str, damage: int, spell: str, rule: str, save: 
     return net, saves
 
 
-def reduce_terrain(game: Game, tid: str, spell: str, rule: str) -> bool:
+def reduce_terrain(game: RuleContext, tid: str, spell: str, rule: str) -> bool:
     """Turn a terrain one step down (Flash Flood, Tidal Wave): at most one step per player's turn
     from each of those spells; leaving the eighth face ends its control (L513-517)."""
     st = game.state
@@ -409,7 +409,7 @@ def reduce_terrain(game: Game, tid: str, spell: str, rule: str) -> bool:
     return True
 
 
-def combination_roll(game: Game, army: Army, counted: Sequence[str], prompt: str, rule: str) -> Flow:
+def combination_roll(game: RuleContext, army: Army, counted: Sequence[str], prompt: str, rule: str) -> Flow:
     """One roll of the army counting several result types (L1076-1096), e.g. Tidal Wave's save +
     maneuver roll; returns the totals per type."""
     from ..rolling import ArmyRoll, resolve_army_roll
@@ -426,7 +426,7 @@ def combination_roll(game: Game, army: Army, counted: Sequence[str], prompt: str
     request = ArmyRoll(roll=counted[0], dice=tuple((d, (f,)) for d, f in zip(dice, faces, strict=True)),
                        terrain=terrain.kind if terrain else None, face=terrain.face if terrain else 1,
                        eighth_face=controls, in_reserve=army.location == RESERVE, against="magic",
-                       marching=army.owner == st.marching, effects=game._effects_on(army),
+                       marching=army.owner == st.marching, effects=game.effects_on(army),
                        counted=tuple(counted), force_points=st.force_size, choices=tuple(picked.items()))
     out = resolve_army_roll(request)
     totals = {k.lower(): int(v) for k, v in out.totals.items()}

@@ -82,11 +82,11 @@ def wall_of_thorns_after_maneuver(game, pid: str, terrain_id: str):
     if not castings or not army.units:
         return
     damage = 6 * castings
-    melee = yield from game._roll(army, "melee", f"{game.player_name(pid)}: Wall of Thorns: roll {game.army_label(army)} "
+    melee = yield from game.roll(army, "melee", f"{game.player_name(pid)}: Wall of Thorns: roll {game.army_label(army)} "
                                   f"for melee against {damage} damage", "V4.01c L2280-2289")
     net = max(0, damage - melee.total)
     game.say(f"Wall of Thorns: {damage} damage - {melee.total} melee = {net} damage")
-    yield from game._inflict(st.army(pid, terrain_id), net, save_roll=False)
+    yield from game.inflict(st.army(pid, terrain_id), net, save_roll=False)
 
 
 @spell("Transmute Rock to Mud", "2290-2296", OPPOSING_ARMY, per_casting=6, duration=LASTING)

@@ -41,7 +41,7 @@ def firestorm(game, entry):
     """2 damage per casting on each army at the terrain (L2314-2316), in turn order from the caster."""
     st = game.state
     tid = entry["target"]
-    order = [entry["caster"]] + game._opponents_in_turn_order(entry["caster"])
+    order = [entry["caster"]] + game.opponents_in_turn_order(entry["caster"])
     for pid in order:
         if st.army(pid, tid).units:
             yield from damage_army(game, f"{pid}@{tid}", 2 * entry["castings"], "Firestorm", "V4.01c L2314-2316")

@@ -33,7 +33,7 @@ from ..magic import SpellCast
 from ..state import BUA, DUA, INSTANT, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 
 if TYPE_CHECKING:
-    from ..flow import Game
+    from ..context import RuleContext
 
 DOC = "V4.01c"
 
@@ -59,7 +59,7 @@ OWN_AMAZONS_AT_TERRAIN = "up to X of your Amazon units at one terrain (and 'to':
 UNIT_LIST_KINDS = (UNITS_AT_TERRAIN, OPPOSING_UNITS_AT_TERRAIN, OPPOSING_ARMY_UNITS, OPPOSING_DUA_UNITS,
                    OWN_DUA_UNITS, OWN_AMAZONS_AT_TERRAIN)
 
-Effect = Callable[["Game", dict], Any]
+Effect = Callable[["RuleContext", dict], Any]
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def declare(name: str, lines: str, target: str, per_casting: int | None = None, 
     SPELLS.setdefault(name, SpellRule(name, lines, target, per_casting, duration, None))
 
 
-def effect_for(game: Game, name: str) -> Effect | None:
+def effect_for(game: RuleContext, name: str) -> Effect | None:
     """The effect of spell `name` in this game (None: the game knows no effect for it)."""
     return game.extensions.spell_effects.get(name)
 
@@ -160,7 +160,7 @@ def _matches_element(unit, element: str) -> bool:
     return element in unit.spec.elements
 
 
-def announce(game: Game, pid: str, army: Army, card: Any, entry: Mapping[str, Any], pay: str) -> AnnouncedSpell:
+def announce(game: RuleContext, pid: str, army: Army, card: Any, entry: Mapping[str, Any], pay: str) -> AnnouncedSpell:
     """Check one announced spell's castings and target (V4.01c L473-476, L2118-2156); returns it
     ready to be paid for and cast.  Raises ``IllegalSpell`` saying what is wrong."""
     st = game.state
@@ -170,7 +170,7 @@ def announce(game: Game, pid: str, army: Army, card: Any, entry: Mapping[str, An
         raise IllegalSpell(f"'castings' must be a whole number of at least 1, not {castings!r}", f"{DOC} L2139-2148")
     if rule is None:  # a spell card V4.01c prints no rules for (Dracolem alloys): target checked generically
         target = entry.get("target")
-        game._check_target(pid, card, target)
+        game.check_target(pid, card, target)
         species = "" if card.species == "Basic" else card.species
         return AnnouncedSpell(card.name, card.cost * castings, pay, species, str(target), card.reserve, card.color,
                               castings)
@@ -198,7 +198,7 @@ def announce(game: Game, pid: str, army: Army, card: Any, entry: Mapping[str, An
             raise _err(f"{card.name} must target an opposing army, not your own", rule)
         if kind == FERAL_ARMY and not any(u.spec.species == "Feral" for u in st.army(owner, loc).units):
             raise _err(f"{card.name} must target an army with at least one Feral unit", rule)
-        game._check_target(pid, card, target)
+        game.check_target(pid, card, target)
     elif kind in (TERRAIN, TERRAIN_NOT_EIGHTH):
         if target not in st.terrains:
             raise _err(f"{card.name} targets a terrain: {target!r} is not a terrain in play", rule)
@@ -221,7 +221,7 @@ def announce(game: Game, pid: str, army: Army, card: Any, entry: Mapping[str, An
         if kind == OPPOSING_UNIT:
             if u.owner == pid or not in_play:
                 raise _err(f"{card.name} must target an opposing unit in play", rule)
-            game._check_target(pid, card, target)  # Lightning Strike once per unit: check_all
+            game.check_target(pid, card, target)  # Lightning Strike once per unit: check_all
         elif kind == OWN_UNIT_AT_TERRAIN:
             _check_own_mover(st, pid, card, rule, target, to)
         elif kind == OWN_DRAGONKIN:
@@ -265,7 +265,7 @@ def _check_own_mover(st, pid: str, card: Any, rule: SpellRule, uid: Any, to: Any
         raise _err(f"{card.name}: 'to' must be another terrain where you have an army", rule)
 
 
-def _check_units(game: Game, pid: str, army: Army, card: Any, rule: SpellRule, kind: str, units: list[str],
+def _check_units(game: RuleContext, pid: str, army: Army, card: Any, rule: SpellRule, kind: str, units: list[str],
                  amount: int, pay: str, to: Any) -> str:
     """Unit-list targets: where they are, whose, and the "up to" rule (V4.01c L1098-1102: as much
     as possible, never more)."""
@@ -292,7 +292,7 @@ def _check_units(game: Game, pid: str, army: Army, card: Any, rule: SpellRule, k
             if not d.is_unit:
                 raise _err(f"{d.name} is not a unit", rule)
             if card.color == "Black" and d.owner != pid:
-                game._check_target(pid, card, f"{d.owner}@{place}")
+                game.check_target(pid, card, f"{d.owner}@{place}")
         if kind == UNITS_AT_TERRAIN:
             pool = [u for u in st.units.values() if st.location[u.uid] == place and u.is_unit and u.owner in owners]
         elif kind == OPPOSING_ARMY_UNITS:
@@ -363,7 +363,7 @@ def check_all(casts: Sequence[SpellCast]) -> None:
                            f"{DOC} L2187-2193")
 
 
-def lasting(game: Game, entry: Mapping[str, Any], target: str, expiry: str = UNTIL_YOUR_NEXT_TURN, **detail: Any):
+def lasting(game: RuleContext, entry: Mapping[str, Any], target: str, expiry: str = UNTIL_YOUR_NEXT_TURN, **detail: Any):
     """Put a spell's lasting effect in force; castings of the same spell by the same caster on the
     same target add up (L2139-2153), a spell without a highlighted number is not doubled (L2154-2156)."""
     st = game.state

@@ -69,11 +69,11 @@ def flash_flood(game, entry):
     st = game.state
     tid = entry["target"]
     need = 6 * entry["castings"]
-    for pid in game._opponents_in_turn_order(entry["caster"]):
+    for pid in game.opponents_in_turn_order(entry["caster"]):
         army = st.army(pid, tid)
         if not army.units:
             continue
-        out = yield from game._roll(army, "maneuver", f"{game.player_name(pid)}: roll {game.army_label(army)} for "
+        out = yield from game.roll(army, "maneuver", f"{game.player_name(pid)}: roll {game.army_label(army)} for "
                                     f"maneuvers against Flash Flood ({need} needed)", "V4.01c L2352-2357")
         if out.total >= need:
             game.say(f"Flash Flood: {out.total} maneuvers hold {st.terrains[tid].name}")
@@ -102,7 +102,7 @@ def mire_march(game, pid: str, location: str):
     if not any(e.name == "Mire" and e.target == location for e in st.effects):
         return False
     army = st.army(pid, location)
-    out = yield from game._roll(army, "maneuver", f"{game.player_name(pid)}: Mire: roll {game.army_label(army)} for "
+    out = yield from game.roll(army, "maneuver", f"{game.player_name(pid)}: Mire: roll {game.army_label(army)} for "
                                 "maneuvers; you march only with units up to that health-worth", "V4.01c L2362-2373",
                                 no_cantrip=True)
     units = sorted(army.units, key=lambda u: (u.name, u.uid))
@@ -151,7 +151,7 @@ def tidal_wave(game, entry):
     tid = entry["target"]
     amount = 4 * entry["castings"]
     held = False
-    for pid in [entry["caster"]] + game._opponents_in_turn_order(entry["caster"]):
+    for pid in [entry["caster"]] + game.opponents_in_turn_order(entry["caster"]):
         army = st.army(pid, tid)
         if not army.units:
             continue
@@ -161,7 +161,7 @@ def tidal_wave(game, entry):
         held = held or totals.get("maneuver", 0) >= amount
         net = max(0, amount - totals.get("save", 0))
         game.say(f"Tidal Wave: {amount} damage - {totals.get('save', 0)} saves = {net} damage")
-        yield from game._inflict(st.army(pid, tid), net)
+        yield from game.inflict(st.army(pid, tid), net)
     if held:
         game.say(f"Tidal Wave: {st.terrains[tid].name} holds ({amount} maneuvers rolled)")
     else:
@@ -171,7 +171,7 @@ def tidal_wave(game, entry):
 @spell("Wall of Fog", "2384-2387", TERRAIN, per_casting=6, duration=LASTING)
 def wall_of_fog(game, entry):
     """-6 missile per casting on missile attacks aimed at an army at the terrain (L2384-2387); the
-    flow matches the attack's target terrain (``Game._effects_on(aimed_at=...)``)."""
+    flow matches the attack's target terrain (``Game.effects_on(aimed_at=...)``)."""
     lasting(game, entry, entry["target"])
 
 
