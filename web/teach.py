@@ -155,7 +155,10 @@ def _reading(profile, emb, p_cocked: float, candidates: list) -> dict:
     if best is None:
         return {"face": None, "die": None, "confidence": 0.0, "cocked": False, "unreadable": True}
     die, m = best
-    return {"face": m.label.text, "die": die.name, "confidence": round(float(m.confidence), 3), "cocked": False,
+    # a face shared by several of these dice (any face but an ID) does not say which die it is
+    holders = [d.name for d in candidates if m.label.text in _faces(d)]
+    named = die.name if m.label.icon == "ID" or len(holders) == 1 else None
+    return {"face": m.label.text, "die": named, "confidence": round(float(m.confidence), 3), "cocked": False,
             "unreadable": False}
 
 

@@ -103,13 +103,13 @@ function search() {
 function readsText(read) {
   if (read.cocked) return ["cocked: lay it flat", "unread"];
   if (read.unreadable) return ["unread: tap its face", "unread"];
-  return [`reads ${short(read.die)}: ${read.face}`, "ok"];
+  return [read.die ? `reads ${short(read.die)}: ${read.face}` : `reads ${read.face}`, "ok"];
 }
 
 function drawDie(d) {
   const [text, cls] = readsText(d.read);
   const card = el("article", { class: "die" + (d.read.unreadable ? " unread" : "") + (d.taught ? " taught" : ""),
-                               "data-index": String(d.index) });
+                               "data-index": String(d.index), "data-box": d.box.join(",") });
   const what = el("div", { class: "what" },
     el("div", { class: "reads " + cls, text }),
     d.taught ? el("div", { class: "hint", text: `taught: ${short(d.taught.die)} ${d.taught.face}` }) : null);

@@ -1,0 +1,180 @@
+"""The "Teach the camera your dice" page in real Chromium, on a real ``companion serve``.
+
+The server's ``--camera`` is a video of a rendered table of a TEST art family (never trained on);
+the page finds the dice (Look), the test taps the face each die really shows, and the known-face
+count goes up.  Screenshots: ``artifacts/screenshots/teach-*.png`` and ``docs/screenshots/teach.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import urllib.request
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.synth.art import TEST_FAMILIES
+from companion.vision.synth.real_dice import render_table
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "artifacts" / "screenshots"
+FAMILY = {"Dwarves": TEST_FAMILIES[1], "Goblins": TEST_FAMILIES[2], "Dragons": TEST_FAMILIES[3]}
+HOST_TOKEN = "test-host-token-0123456789"  # the token the web fixtures serve with (tests/web/conftest.py)
+HOST = {"X-Companion-Token": HOST_TOKEN, "Content-Type": "application/json"}
+
+
+def _call(url, method="GET", body=None):
+    req = urllib.request.Request(url, method=method, headers=HOST,
+                                 data=None if body is None else json.dumps(body).encode())
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def _iou(a, b) -> float:
+    x1, y1, x2, y2 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    area = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / area if area > 0 else 0.0
+
+
+@pytest.fixture(scope="module")
+def army():
+    return ["Dwarves/Warlord", "Dwarves/Patroller", "Dwarves/Crossbowman", "Dwarves/Lizard Rider"]
+
+
+@pytest.fixture
+def table(tmp_path, serve, army):
+    """A served game whose camera is a video of the army's dice (faces 1, 2, 0, 1) on a table."""
+    from companion.rules.catalogue import load_catalogue
+
+    cat = load_catalogue()
+    faces = [1, 2, 0, 1]
+    frame, labels = render_table(FAMILY, list(zip(army, faces, strict=True)), np.random.default_rng(4),
+                                 width=1280, height=960)
+    video = tmp_path / "table.avi"
+    out = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (1280, 960))
+    for _ in range(5):
+        out.write(frame)
+    out.release()
+    server = serve(extra=("--camera", str(video)))
+    _call(f"{server.url}/api/games", "POST", {"players": ["Ann", "Bob"], "quick": True})
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # the camera has sent its first frame
+        try:
+            with urllib.request.urlopen(f"{server.url}/api/frame.jpg", timeout=10) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        time.sleep(0.3)
+    truth = [dict(lab, face=cat.get(lab["die"]).faces[lab["face_index"]].text()) for lab in labels]
+    return server, truth
+
+
+def _until(page, selector: str, pred, timeout: float = 30.0) -> str:
+    """Poll until the element's text satisfies pred (the page's CSP forbids wait_for_function)."""
+    deadline = time.monotonic() + timeout
+    text = ""
+    while time.monotonic() < deadline:
+        el = page.query_selector(selector)
+        text = el.inner_text() if el is not None else ""
+        if pred(text):
+            return text
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{selector}: {text!r}")
+
+
+def _known(page) -> int:
+    return int(page.inner_text("#army-known").split(" of ")[0])
+
+
+def _tap_truth(page, truth, taps: int) -> int:
+    """Tap the true face of up to ``taps`` dice found (matched by box); returns how many were tapped."""
+    done = 0
+    indices = [c.get_attribute("data-index") for c in page.query_selector_all("article.die")]
+    for idx in indices:  # the page draws the cards anew after each tap: look each one up again
+        if done >= taps:
+            break
+        card = page.query_selector(f"article.die[data-index='{idx}']")
+        box = [float(v) for v in card.get_attribute("data-box").split(",")]
+        best = max(truth, key=lambda t: _iou(box, t["box"]))
+        if _iou(box, best["box"]) < 0.5 or card.query_selector("button.picked"):
+            continue
+        before = _known(page)
+        button = card.query_selector(f"button[data-die='{best['die']}'][data-face='{best['face']}']")
+        assert button is not None, (best, card.inner_text())
+        height = button.bounding_box()["height"]
+        assert height >= 48, height  # a finger-sized target
+        button.click()
+        deadline = time.monotonic() + 30
+        while page.query_selector(f"article.die[data-index='{idx}'] button.picked") is None:  # the answer is drawn
+            assert time.monotonic() < deadline, page.inner_text("#message")
+            page.wait_for_timeout(100)
+        assert page.inner_text("#message").startswith("Learnt: ")
+        card = page.query_selector(f"article.die[data-index='{idx}']")
+        assert card.query_selector("button:not([disabled])") is None  # taught once per look
+        assert card.query_selector("button.picked").get_attribute("data-face") == best["face"]
+        assert _known(page) >= before
+        done += 1
+    return done
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1024, 768)])
+def test_teach_page_taps_faces_and_the_known_count_goes_up(browser, table, army, width, height):
+    server, truth = table
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    # the main page links to it
+    page.goto(f"{server.url}/?token={HOST_TOKEN}")
+    page.wait_for_selector(".rail a[href='/teach']")
+    page.click(".rail a[href='/teach']")
+    page.wait_for_url(f"{server.url}/teach")
+    page.wait_for_selector("#army option", state="attached")
+    assert page.inner_text("#role") == "host"
+    assert page.input_value("#army") == "0:home"  # Ann's home army: the dice on the table
+    _until(page, "#army-known", lambda s: " faces known" in s)
+    start = _known(page)
+    total = int(page.inner_text("#army-known").split(" of ")[1].split()[0])
+    assert start == 0 and total > 0
+    page.click("#look")
+    page.wait_for_selector("article.die")
+    cards = page.query_selector_all("article.die")
+    assert len(cards) >= len(army) - 1
+    assert "unread" in cards[0].get_attribute("class")  # nothing learnt yet: unread, never a guess
+    tapped = _tap_truth(page, truth, 3)
+    assert tapped >= 2
+    now = _known(page)
+    assert now >= start + tapped - 1 and now > start
+    per_die = page.inner_text("#per-die")
+    assert all(name.split("/")[1] in per_die for name in army)
+    # looking again: a die taught is now read, and the counts stay
+    page.click("#look")
+    _until(page, "#message", lambda s: "dice found" in s)
+    reads = [c.inner_text() for c in page.query_selector_all("article.die .reads")]
+    assert any(r.startswith("reads ") for r in reads), reads
+    assert _known(page) == now
+    page.screenshot(path=str(SHOTS / f"teach-{width}x{height}.png"), full_page=width > 500)
+    if width == 1024:
+        (ROOT / "docs" / "screenshots").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(SHOTS / f"teach-{width}x{height}.png", ROOT / "docs" / "screenshots" / "teach.png")
+    assert not errors, errors
+    ctx.close()
+
+
+def test_a_viewer_sees_the_page_read_only(browser, table):
+    server, _ = table
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    page = ctx.new_page()
+    page.goto(f"{server.url}/teach")
+    _until(page, "#role", lambda s: s == "read-only")
+    assert page.is_disabled("#look")
+    assert page.is_visible("#readonly")
+    _until(page, "#army-known", lambda s: " faces known" in s)
+    ctx.close()
