@@ -6,6 +6,8 @@ no tablet ever misses a change.  ``?since=SEQ`` does the same for a first connec
 changed in between, the stream says ``event: reset`` and starts the new game's log from the start.
 Short-lived news (camera lost, a roll read and waiting to be confirmed) arrives as
 ``event: notice`` without an id.  A comment line is sent every 15 s to keep idle links open.
+Each stream starts with ``event: hello`` carrying the server's ``boot_id`` (new at every start), so
+a page that reconnects to a restarted server knows at once to look at the whole state again.
 
 Streams do not hold request workers (``web.streaming`` serves each on a thread of its own), and
 there are at most ``SSE_MAX_STREAMS`` of them in all and ``SSE_MAX_PER_CLIENT`` per client address:
@@ -100,10 +102,12 @@ def stream():
                                   int(config.get("SSE_MAX_STREAMS") or MAX_STREAMS),
                                   int(config.get("SSE_MAX_PER_CLIENT") or MAX_STREAMS_PER_CLIENT))
 
+    boot_id = config.get("BOOT_ID")
+
     def generate():
         nonlocal gid, seq
         nid = store.last_notice_id()
-        yield "retry: 1000\n\n"
+        yield "retry: 1000\n\n" + _sse("hello", {"boot_id": boot_id})
         while not store.closing and not gone():
             current, frames = store.frames_since(seq)
             if gid is not None and current != gid:

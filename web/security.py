@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
+import os
 import secrets
 import sqlite3
 import threading
@@ -76,7 +77,8 @@ class TooManyTries(APIError):
 
 
 class GuessLimiter:
-    """At most ``tries`` wrong pairing codes per client within a sliding window of ``window`` s."""
+    """At most ``tries`` pairing codes per client within a sliding window of ``window`` s; a right
+    code forgets the client's tries, so only wrong codes add up."""
 
     def __init__(self, tries: int = PAIRING_TRIES, window: float = PAIRING_WINDOW_S, clock=time.monotonic):
         self.tries, self.window, self.clock = tries, window, clock
@@ -89,27 +91,27 @@ class GuessLimiter:
             q.popleft()
         return q
 
-    def wait_s(self, who: str) -> float:
-        """Seconds until ``who`` may try a code again (0 when now)."""
-        with self._lock:
-            now = self.clock()
-            q = self._recent(who, now)
-            if len(q) < self.tries:
-                return 0.0
-            return q[len(q) - self.tries] + self.window - now
-
-    def failed(self, who: str) -> int:
-        """Count a wrong code from ``who``; returns how many tries it has left in the window."""
+    def attempt(self, who: str) -> float:
+        """Count a try by ``who`` at once (so parallel tries cannot slip past the limit together):
+        0 when it may go ahead, else the seconds to wait (and nothing is counted)."""
         with self._lock:
             now = self.clock()
             if len(self._failures) > 4096:  # forget clients whose window has passed
                 self._failures = {k: q for k, q in self._failures.items() if self._recent(k, now)}
             q = self._recent(who, now)
+            if len(q) >= self.tries:
+                return q[len(q) - self.tries] + self.window - now
             q.append(now)
             self._failures[who] = q
-            return max(self.tries - len(q), 0)
+            return 0.0
+
+    def left(self, who: str) -> int:
+        """Tries ``who`` has left in the window."""
+        with self._lock:
+            return max(self.tries - len(self._recent(who, self.clock())), 0)
 
     def succeeded(self, who: str) -> None:
+        """A right code: the tries counted for ``who`` are forgotten."""
         with self._lock:
             self._failures.pop(who, None)
 
@@ -123,8 +125,9 @@ class Access:
     def __init__(self, state_path: str | Path | None = None, host_token: str | None = None,
                  rotate: bool = False, limiter: GuessLimiter | None = None):
         self._lock = threading.Lock()
-        if state_path is not None:
+        if state_path is not None:  # it holds the host token: readable by its owner only
             Path(state_path).touch(mode=0o600)
+            os.chmod(state_path, 0o600)
         self._db = sqlite3.connect(str(state_path or ":memory:"), check_same_thread=False)
         self._db.executescript(_SCHEMA)
         self.limiter = limiter or GuessLimiter()
@@ -172,7 +175,7 @@ class Access:
         """A new tablet token for game_id if code is its pairing code; APIError otherwise.
 
         ``client`` (the remote address) is limited to PAIRING_TRIES wrong codes per window."""
-        wait = self.limiter.wait_s(client)
+        wait = self.limiter.attempt(client)
         if wait > 0:
             seconds = max(1, math.ceil(wait))
             err = TooManyTries(f"too many wrong pairing codes from this device: wait {seconds} s, then type "
@@ -181,7 +184,7 @@ class Access:
             raise err
         expected = self.pairing_code(game_id)
         if not hmac.compare_digest(code.strip().upper().encode(), expected.encode()):
-            left = self.limiter.failed(client)
+            left = self.limiter.left(client)
             raise Forbidden("wrong pairing code for this game (see the QR code on the host's Pairing page"
                             f"; {left} more tries allowed now)", code="wrong_pairing_code", field="code")
         self.limiter.succeeded(client)

@@ -32,19 +32,37 @@ def test_wrong_codes_are_limited_per_client_and_never_replace_the_code(app, clie
     assert ok.status_code == 200 and ok.json["role"] == "tablet"
 
 
-def test_guess_limit_window_passes_and_a_success_forgets_the_failures():
+def test_guess_limit_window_passes_and_a_success_forgets_the_tries():
     now = [1000.0]
     lim = GuessLimiter(tries=3, window=60, clock=lambda: now[0])
-    for _ in range(3):
-        lim.failed("a")
-    assert lim.wait_s("a") == pytest.approx(60) and lim.wait_s("b") == 0
+    assert [lim.attempt("a") for _ in range(3)] == [0, 0, 0] and lim.left("a") == 0
+    assert lim.attempt("a") == pytest.approx(60) and lim.attempt("b") == 0
     now[0] += 30
-    assert lim.wait_s("a") == pytest.approx(30)
+    assert lim.attempt("a") == pytest.approx(30), "a refused try is not counted"
     now[0] += 30.5
-    assert lim.wait_s("a") == 0, "the window has passed"
-    assert lim.failed("a") == 2  # tries left
+    assert lim.attempt("a") == 0, "the window has passed"
+    assert lim.left("a") == 2
     lim.succeeded("a")
-    assert lim.failed("a") == 2, "a right code clears the address's failures"
+    assert lim.left("a") == 3, "a right code clears the address's tries"
+
+
+def test_parallel_guesses_cannot_slip_past_the_limit():
+    import threading
+
+    lim = GuessLimiter(tries=5, window=60)
+    allowed = []
+    start = threading.Barrier(40)
+
+    def go():
+        start.wait()
+        allowed.append(lim.attempt("x") == 0)
+
+    threads = [threading.Thread(target=go) for _ in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(allowed) == 5
 
 
 def test_only_the_host_rotates_and_the_change_is_pushed(app, client, game, host):
@@ -75,6 +93,7 @@ def test_host_token_is_kept_with_the_game_file_and_rotatable(tmp_path, rules_ind
         app.extensions["game_store"].close()
         return app
 
+    (tmp_path / "kept.sqlite.tablets").touch(mode=0o644)  # a file from before the token was kept there
     first = start()
     token = first.extensions["access"].host_token
     again = start()

@@ -123,6 +123,23 @@ def call(port: int, method: str, path: str, body=None, token: str | None = None,
     return r.status, dict(r.getheaders()), (json.loads(text) if text[:1] in (b"{", b"[") else text)
 
 
+def stream_hello(port: int) -> dict:
+    """The ``hello`` event that opens the live stream."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", "/api/events")
+    r = conn.getresponse()
+    event = None
+    try:
+        while True:
+            line = r.fp.readline().decode().strip()
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("data: ") and event == "hello":
+                return json.loads(line[6:])
+    finally:
+        conn.close()
+
+
 def new_game(s: Serve) -> str:
     status, _, body = call(s.port, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, s.host_token)
     assert status == 201, body
@@ -184,6 +201,7 @@ def test_host_url_survives_a_restart_and_rotates_on_request(servers, tmp_path):
     _, _, st2 = call(again.port, "GET", "/api/state", token=token)
     assert st2["role"] == "host" and st2["game_id"] == st1["game_id"]
     assert st2["boot_id"] != st1["boot_id"], "pages can tell the server restarted"
+    assert stream_hello(again.port) == {"boot_id": st2["boot_id"]}, "the live stream says so first"
     again.stop()
     rotated = servers("--db", db, "--port", "0", "--rotate-host-token", "--seconds", "120")
     assert rotated.host_token != token
