@@ -10,8 +10,44 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 log = logging.getLogger("companion.web")
+
+# One copy of the game, rebuilt from the log ahead of the next preview (each preview uses a copy up:
+# giving it the roll changes it).  Keyed by game file, game and last event, so it is never stale.
+_spare: dict[str, tuple[tuple, object]] = {}
+_spare_lock = threading.Lock()
+
+
+def _key(store) -> tuple:
+    return (str(store.db_path), store.game_id, store.last_seq)
+
+
+def _rebuild(store, key: tuple) -> None:
+    from companion.session.game_session import replay
+
+    try:
+        game = replay(store.session.events(0))
+    except Exception as exc:  # the game moved on or closed meanwhile: the next preview replays itself
+        log.debug("no spare game copy: %s", exc)
+        return
+    with _spare_lock:
+        if _key(store) == key:
+            _spare[key[0]] = (key, game)
+
+
+def game_copy(store):
+    """A copy of the current game, rebuilt from its log: the spare one made after the last preview
+    when it is still of this event, else made now; another spare is then made in the background."""
+    from companion.session.game_session import replay
+
+    key = _key(store)
+    with _spare_lock:
+        got = _spare.pop(key[0], None)
+    game = got[1] if got is not None and got[0] == key else replay(store.session.events(0))
+    threading.Thread(target=_rebuild, args=(store, key), name="preview-spare", daemon=True).start()
+    return game
 
 
 def face_icons(die: dict) -> list[str]:
@@ -47,19 +83,16 @@ def roll_preview(store, faces: dict) -> dict:
     Some dice set: ``{"complete": False, "tapped": n, "dice": N, "total": T}`` where ``T`` is what
     the dice set so far add up to (the untapped ones not counting), or None where the engine cannot
     say before every die has a face."""
-    from companion.session.game_session import replay
-
     from .play import _pending_roll, last_roll_view, reading_from_faces
 
     pending = _pending_roll(store)
     reading = reading_from_faces(store, faces, "typed")  # every uid and face checked
     chosen = reading["faces"]
     dice = pending["dice"]
-    events = store.session.events(0)
     if any(d["uid"] not in chosen for d in dice):
         return {"complete": False, "tapped": sum(d["uid"] in chosen for d in dice), "dice": len(dice),
-                "total": _so_far(replay(events), dice, chosen), "roll": pending.get("roll")}
-    game = replay(events)
+                "total": _so_far(game_copy(store), dice, chosen), "roll": pending.get("roll")}
+    game = game_copy(store)
     game.apply({"type": "roll", "faces": [chosen[d["uid"]] for d in dice]})
     after = game.pending_dict()
     if after is not None and after.get("kind") == "roll" and after.get("reroll"):
