@@ -18,7 +18,7 @@ log = logging.getLogger("companion.web")
 
 ECHO_LIMIT = 80  # characters of the client's own input an error message repeats
 MESSAGE_LIMIT = 400
-_LONG = re.compile(r"'([^']{%d,})'|\S{%d,}" % (ECHO_LIMIT + 1, ECHO_LIMIT + 1))
+_LONG = re.compile(rf"'([^']{{{ECHO_LIMIT + 1},}})'|\S{{{ECHO_LIMIT + 1},}}")
 
 
 def clip(text: str, limit: int = ECHO_LIMIT) -> str:
