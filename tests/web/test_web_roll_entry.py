@@ -88,3 +88,16 @@ def test_rules_search_puts_the_games_edition_first(client, host, rules_index):
         labels = [h["label"] for h in client.get("/api/rules/search?q=eighth%20face").json["hits"]]
         assert labels[0] == first
         assert labels == sorted(labels, key=lambda x: x != first)
+
+
+def test_preview_after_the_game_moved_on_uses_the_game_as_it_is(client, host, game):
+    """The copy kept for the next tap belongs to one event: after a roll is confirmed the next roll's
+    preview is that roll's total, not one made on the game as it was."""
+    for _ in range(2):  # Ann's order-of-play roll, then Bob's
+        p = pending(client)
+        faces = {d["uid"]: next(f for f in d["faces"] if f.endswith(" ID")) for d in p["dice"]}
+        shown = client.post("/api/rolls/preview", json={"faces": faces}, headers=host).json["total"]
+        client.post("/api/rolls/preview", json={"faces": faces}, headers=host)  # a second tap uses the spare copy
+        assert client.post("/api/rolls", json={"faces": faces}, headers=host).status_code == 200
+        last = client.get("/api/state").json["last_roll"]
+        assert last["total"] == shown and [f["uid"] for f in last["faces"]] == [d["uid"] for d in p["dice"]]
