@@ -17,6 +17,17 @@ import argparse
 import sys
 
 
+def _public_url(text: str) -> str:
+    """--public-url: an http(s) URL with a host, without a trailing slash."""
+    from urllib.parse import urlsplit
+
+    url = urlsplit(text.strip())
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise argparse.ArgumentTypeError(f"{text[:80]!r} is not an address a tablet can open "
+                                         "(expected http://HOST:PORT)")
+    return text.strip().rstrip("/")
+
+
 def _common(p: argparse.ArgumentParser, port: int, host: str = "127.0.0.1") -> None:
     where = "this machine only" if host == "127.0.0.1" else "the local network, so tablets can pair"
     p.add_argument("--host", default=host,
@@ -24,7 +35,7 @@ def _common(p: argparse.ArgumentParser, port: int, host: str = "127.0.0.1") -> N
                         "127.0.0.1 this machine only)")
     p.add_argument("--port", type=int, default=port,
                    help=f"port (default {port}; 0 picks a free one; a busy port is an error)")
-    p.add_argument("--public-url", metavar="URL",
+    p.add_argument("--public-url", metavar="URL", type=_public_url,
                    help="address tablets use to reach this server, for the QR code "
                         "(default: http://THIS-MACHINE'S-LAN-ADDRESS:PORT)")
     p.add_argument("--token", help="host token to use (kept with the game file) instead of the stored one")

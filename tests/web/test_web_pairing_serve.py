@@ -303,3 +303,15 @@ def test_bad_bodies_get_short_4xx_json_and_no_server_paths(servers, tmp_path, ru
     assert all("path" not in d and "/" not in d["file"] for d in found["documents"])
     assert str(rules_index.parent) not in json.dumps(found)
     assert "Traceback" not in s.text
+
+
+def test_public_url_is_what_the_qr_code_carries(servers, tmp_path):
+    bad = servers("--db", str(tmp_path / "p.sqlite"), "--port", "0", "--public-url", "table-pc", wait=False)
+    rc, out = bad.finish()
+    assert rc == 2 and "not an address a tablet can open" in out and "serving at" not in out
+    s = servers("--db", str(tmp_path / "p.sqlite"), "--port", "0", "--public-url", "http://table-pc.local:8765/",
+                "--seconds", "120")
+    new_game(s)
+    status, _, body = call(s.port, "GET", "/api/pairing", token=s.host_token)
+    assert status == 200 and body["reachable"]
+    assert body["url"] == f"http://table-pc.local:8765/#pair={body['code']}"
