@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import IllegalAction
+from .ids import ArmyId
 from .state import BUA, DUA, POOL, RESERVE, GameState, Unit
 
 if TYPE_CHECKING:
@@ -317,7 +318,7 @@ class Death:
 
     @property
     def army(self) -> str:
-        return f"{self.owner}@{self.location}"
+        return str(ArmyId(self.owner, self.location))
 
     @property
     def to_dua(self) -> bool:

@@ -26,6 +26,7 @@ from .decisions import faces_validator as _faces_validator
 from .dua import kill_flow
 from .errors import GameOver, GameRuleError, IllegalAction, IllegalRoll, IllegalSetup, IllegalSpell
 from .extensions import Extensions
+from .ids import SEPARATOR, UNPLACED, ArmyId, is_army_id
 from .rolling import ArmyRoll, RollOutcome, resolve_army_roll
 from .rulebook import build_extensions
 from .state import (
@@ -58,7 +59,7 @@ from .state import (
 from .terrains import MAGIC, MELEE, MISSILE, parse_terrain
 
 Flow = Generator[Decision, Any, Any]
-HOLDING = "unplaced"  # armies revealed but not yet placed (set-up step 4)
+HOLDING = UNPLACED  # armies revealed but not yet placed (set-up step 4)
 
 
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
@@ -158,7 +159,7 @@ class Game:
     def army_label(self, army: Army | str) -> str:
         """The army (or its id) in words: "Ann's army at Highland", "Ben's Horde army" ..."""
         if isinstance(army, str):
-            owner, loc = army.split("@", 1)
+            owner, loc = ArmyId.parse(army)
         else:
             owner, loc = army.owner, army.location
         if loc == HOLDING:
@@ -441,7 +442,7 @@ class Game:
         # 1. Expire effects (V4.01c L358-359).
         st.phase, st.step = PHASE_EXPIRE, ""
         gone = [e for e in st.effects if (e.owner == pid and e.expiry == UNTIL_YOUR_NEXT_TURN)
-                or (e.expiry == UNTIL_ITS_NEXT_TURN and e.target.split("@", 1)[0] == pid)]
+                or (e.expiry == UNTIL_ITS_NEXT_TURN and ArmyId.parse(e.target).owner == pid)]
         st.effects = [e for e in st.effects if e not in gone]
         for e in gone:
             self.say(f"{e.name} ({self.player_name(e.owner)}) on {e.target} expires")
@@ -563,7 +564,7 @@ class Game:
             self.say(f"{self.player_name(pid)} does not take march {number}")
             return
         st.marched.add(pick)
-        location = pick.split("@", 1)[1]
+        location = ArmyId.parse(pick).location
         if location != RESERVE:
             replaced = False
             for hook in self.extensions.hooks["maneuver_step"]:
@@ -809,7 +810,7 @@ class Game:
         # Against a Reserve army (Tower only) only non-ID missile results count (V4.01c L533-535).
         yield from self._attack(st.army(pid, location), target, MISSILE, counter=False,
                                 ids_count=target.location != RESERVE)
-        yield from _species_play.defensive_volley(self, f"{pid}@{location}", target)  # V4.01c L821-824
+        yield from _species_play.defensive_volley(self, str(ArmyId(pid, location)), target)  # V4.01c L821-824
 
     # -- magic --------------------------------------------------------------------------------------
     def _magic(self, pid: str, location: str) -> Flow:
@@ -876,8 +877,8 @@ class Game:
 
     def _target_present(self, target: str) -> bool:
         st = self.state
-        if "@" in target:
-            owner, loc = target.split("@", 1)
+        if is_army_id(target):
+            owner, loc = ArmyId.parse(target)
             return bool(st.army(owner, loc).units)
         if target in st.units:
             return st.location[target] in st.terrains or st.location[target] == RESERVE
@@ -889,8 +890,8 @@ class Game:
         if not isinstance(target, str) or not target:
             raise IllegalSpell(f"{card.name} needs a target (army id, unit id, terrain id, 'dua:<player>' or 'bua:<player>')")
         owner = None
-        if "@" in target:
-            owner, loc = target.split("@", 1)
+        if is_army_id(target):
+            owner, loc = ArmyId.parse(target)
             if owner not in st.player_ids or not st.army(owner, loc).units:
                 raise IllegalSpell(f"there is no army {target!r} to target", "V4.01c L473-476")
             if _sai_status.hidden_by_illusion(self, pid, target):
@@ -995,8 +996,8 @@ class Game:
                     self.say(f"{u.name} has no unit to carry it and is buried")
         alive = []
         for e in st.effects:
-            if "@" in e.target and e.expiry != INSTANT:
-                owner, loc = e.target.split("@", 1)
+            if is_army_id(e.target) and e.expiry != INSTANT:
+                owner, loc = ArmyId.parse(e.target)
                 if not st.army(owner, loc).units:
                     self.say(f"{e.name} ends: its army is gone")
                     continue
@@ -1089,7 +1090,7 @@ def _build_state(setup: Mapping[str, Any]) -> tuple[GameState, dict[str, dict[st
         if not isinstance(p, Mapping):
             raise IllegalSetup(f"player {i} must be an object")
         pid = str(p.get("id") or f"p{i}")
-        if pid in seen_ids or "@" in pid or ":" in pid:
+        if pid in seen_ids or SEPARATOR in pid or ":" in pid:
             raise IllegalSetup(f"player id {pid!r} is repeated or contains '@' or ':'")
         seen_ids.add(pid)
         name = str(p.get("name") or pid)

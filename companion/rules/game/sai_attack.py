@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from . import dua
 from . import sai_status as status
 from .decisions import Decision
+from .ids import ArmyId
 from .rolling import RollOutcome
 from .sai_general import sai_reports
 from .sai_targeting import health_worth_targets, individual_roll, one_unit, optional_units, pick, showed_id
@@ -79,7 +80,7 @@ def rule_of(source: str) -> str:
 
 
 def _army(game: RuleContext, army_id: str) -> Army:
-    owner, loc = army_id.split("@", 1)
+    owner, loc = ArmyId.parse(army_id)
     return game.state.army(owner, loc)
 
 
@@ -394,7 +395,7 @@ def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit]
     if roll == "save" and plan is not None:
         for source, amount in plan.penalties:
             effects.append(EffectInForce(source, castings=amount, target="army", hostile=True))
-        attacker_owner = plan.attacker.split("@", 1)[0]
+        attacker_owner = ArmyId.parse(plan.attacker).owner
         for r, glarer in plan.delayed:
             yield from _delayed(game, army, attacker_owner, r, glarer, dice, rolled, plan, skip)
         bash = [d for d, f in zip(dice, rolled, strict=True) if d.uid not in skip

@@ -25,6 +25,7 @@ from . import dua
 from . import sai_status as status
 from .decisions import Decision
 from .errors import IllegalAllocation
+from .ids import ArmyId
 from .sai_targeting import ask, individual_roll, optional_units, pick, plain_roll
 from .state import BUA, DUA, RESERVE, Army, Unit
 
@@ -187,7 +188,7 @@ def defensive_volley(game: RuleContext, attacker_id: str, target: Army) -> Flow:
     """Coral Elves at an air terrain may counter-attack a missile action with missile results (L821-824)."""
     rule = cite("821-824")
     st = game.state
-    owner, loc = attacker_id.split("@", 1)
+    owner, loc = ArmyId.parse(attacker_id)
     attacker = st.army(owner, loc)
     defender = st.army(target.owner, target.location)
     elves = _species_units(defender, "Coral Elves")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
+from .ids import ArmyId
 from .terrains import TerrainKind
 
 RESERVE, DUA, BUA, POOL = "reserve", "dua", "bua", "pool"
@@ -141,14 +142,8 @@ class Army:
 
 
 def army_id(owner: str, location: str) -> str:
-    return f"{owner}@{location}"
-
-
-def parse_army_id(value: str) -> tuple[str, str]:
-    if not isinstance(value, str) or "@" not in value:
-        raise ValueError(f"{value!r} is not an army id ('<player>@<terrain or reserve>')")
-    owner, location = value.split("@", 1)
-    return owner, location
+    """The text form of an army's id (``ids.ArmyId``)."""
+    return str(ArmyId(owner, location))
 
 
 @dataclass

@@ -21,6 +21,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from ..decisions import choice, choose_validator
+from ..ids import ArmyId
 from ..state import BUA, DUA, POOL
 from .dragonkin import element_of, is_dragonkin
 from .eldarim import is_eldarim
@@ -45,7 +46,7 @@ def summon_dragonkin(game: RuleContext, cast: dict) -> None:
         return _fail(game, cast, "the target must be a Dragonkin in the caster's Summoning Pool", "L2410-2414")
     if element_of(unit) != cast.get("paid_with"):
         return _fail(game, cast, f"{unit.name} is not of the {cast.get('paid_with')} magic paid", "L2410-2414")
-    location = cast["army"].split("@", 1)[1]
+    location = ArmyId.parse(cast["army"]).location
     if location not in st.terrains or not st.army(pid, location).units:
         return _fail(game, cast, "the casting army is not at a terrain any more", "L2410-2414")
     paid = getattr(game, "_dragonkin_castings", {})

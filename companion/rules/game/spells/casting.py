@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..decisions import Decision, choice, choose_validator
 from ..dua import kill_flow
 from ..errors import IllegalSpell
+from ..ids import ArmyId, is_army_id
 from ..state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 from .registry import OWN_UNIT_AT_TERRAIN, SPELLS, AnnouncedSpell, effect_for
 
@@ -111,7 +112,7 @@ def describe_target(game: RuleContext, entry: Mapping[str, Any]) -> str:
     target = entry["target"]
     if entry.get("units"):
         return ", ".join(st.units[u].name for u in entry["units"]) + f" ({target})"
-    if isinstance(target, str) and "@" in target:
+    if is_army_id(target):
         return game.army_label(target)
     if target in st.terrains:
         return st.terrains[target].name
@@ -130,8 +131,8 @@ def target_present(game: RuleContext, entry: Mapping[str, Any]) -> bool:
     if units:
         return bool(present_units(game, entry))
     target = entry["target"]
-    if "@" in target:
-        owner, loc = target.split("@", 1)
+    if is_army_id(target):
+        owner, loc = ArmyId.parse(target)
         return bool(st.army(owner, loc).units)
     if target in st.units:
         where = st.location[target]
@@ -155,7 +156,7 @@ def present_units(game: RuleContext, entry: Mapping[str, Any]) -> list[str]:
     if kind in ("dua", "bua", "pool"):
         where = {"dua": DUA, "bua": BUA, "pool": POOL}[kind]
         return [u for u in entry["units"] if st.location[u] == where and st.units[u].owner == owner]
-    loc = target.split("@", 1)[1] if "@" in target else target
+    loc = ArmyId.parse(target).location if is_army_id(target) else target
     return [u for u in entry["units"] if st.location[u] == loc]
 
 
@@ -170,8 +171,8 @@ def touches(game: RuleContext, entry: Mapping[str, Any], uid: str) -> bool:
     target = entry["target"]
     units = entry.get("units") or []
     if units:
-        return uid in units or target == f"{unit.owner}@{loc}"
-    return target in (uid, f"{unit.owner}@{loc}", loc)
+        return uid in units or target == str(ArmyId(unit.owner, loc))
+    return target in (uid, str(ArmyId(unit.owner, loc)), loc)
 
 
 def dispel_magic(game: RuleContext, entries: Sequence[dict]) -> Flow:
@@ -317,7 +318,7 @@ def roll_faces(game: RuleContext, owner: str, uids: Sequence[str], roll: str, pr
     spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in uids]
     loc = st.location[uids[0]] if uids else ""
     faces = yield ask(topic, owner, "roll", prompt, rule, dice=spec,
-                      data={"roll": roll, "army": f"{owner}@{loc}", "units": list(uids)},
+                      data={"roll": roll, "army": str(ArmyId(owner, loc)), "units": list(uids)},
                       validate=_faces_validator(spec))
     return list(faces)
 
@@ -359,7 +360,7 @@ def damage_army(game: RuleContext, army_id: str, damage: int, spell: str, rule: 
     """An army-targeting spell's damage: the whole army makes a save roll (L1115), then the damage
     that is left kills units as usual (L1113); those go through the death hooks."""
     st = game.state
-    owner, loc = army_id.split("@", 1)
+    owner, loc = ArmyId.parse(army_id)
     army = st.army(owner, loc)
     if not army.units or damage <= 0:
         return

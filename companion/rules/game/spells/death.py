@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..decisions import choice, choose_validator
 from ..dua import ORDER_ENTER_DUA, ORDER_REDIRECT, bury, kill_flow, return_from_dua
+from ..ids import ArmyId
 from ..state import BUA, DUA, RESERVE, UNTIL_YOUR_NEXT_TURN
 from .casting import ask, damage_unit, present_units, roll_faces, units_save
 from .registry import (
@@ -122,7 +123,7 @@ def exhume(game, entry):
     buried = yield from bury_flow(game, failed, "Exhume")
     worth = sum(st.units[u].health for u in buried)
     pid = entry["caster"]
-    loc = entry["army"].split("@", 1)[1]
+    loc = ArmyId.parse(entry["army"]).location
     if worth <= 0 or not st.army(pid, loc).units:
         return
     mine = sorted((u for u in st.area(pid, "dua") if u.is_unit), key=lambda u: (u.name, u.uid))

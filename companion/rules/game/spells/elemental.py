@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..decisions import choice, choose_validator
 from ..dua import promote, return_from_dua
+from ..ids import ArmyId
 from .casting import ask, present_units
 from .registry import (
     ELDARIM_UNIT,
@@ -49,7 +50,7 @@ def resurrect_dead(game, entry):
     """Return 1 health-worth per casting of units of the element paid (Amazons: any element or
     Ivory) from your DUA to the casting army (L2395-2405)."""
     st = game.state
-    pid, loc = entry["caster"], entry["army"].split("@", 1)[1]
+    pid, loc = entry["caster"], ArmyId.parse(entry["army"]).location
     units = present_units(game, entry)
     if not st.army(pid, loc).units:
         game.say("Resurrect Dead: the casting army is gone")

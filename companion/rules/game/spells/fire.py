@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..ids import ArmyId
 from ..state import RESERVE, UNTIL_YOUR_NEXT_TURN
 from .casting import damage_army, damage_unit, units_save
 from .registry import ARMY, OPPOSING_ARMY, OPPOSING_UNIT, TERRAIN, lasting, spell
@@ -44,7 +45,7 @@ def firestorm(game, entry):
     order = [entry["caster"]] + game.opponents_in_turn_order(entry["caster"])
     for pid in order:
         if st.army(pid, tid).units:
-            yield from damage_army(game, f"{pid}@{tid}", 2 * entry["castings"], "Firestorm", "V4.01c L2314-2316")
+            yield from damage_army(game, str(ArmyId(pid, tid)), 2 * entry["castings"], "Firestorm", "V4.01c L2314-2316")
 
 
 @spell("Flashfire", "2317-2322", ARMY, per_casting=1, duration=LASTING)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ...catalogue.tables import COLOR_ELEMENT
 from ..damage import health_to_kill
 from ..errors import IllegalSpell
+from ..ids import ArmyId, is_army_id
 from ..magic import SpellCast
 from ..state import BUA, DUA, INSTANT, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 
@@ -185,9 +186,9 @@ def announce(game: RuleContext, pid: str, army: Army, card: Any, entry: Mapping[
     ref = target if isinstance(target, str) else ""
 
     def army_ref(value: Any) -> tuple[str, str]:
-        if not isinstance(value, str) or "@" not in value:
+        if not is_army_id(value):
             raise _err(f"{card.name} targets {kind}: give an army id '<player>@<terrain or reserve>'", rule)
-        owner, loc = value.split("@", 1)
+        owner, loc = ArmyId.parse(value)
         if owner not in st.player_ids or not st.army(owner, loc).units:
             raise _err(f"there is no army {value!r} to target", lines="473-476")
         return owner, loc
@@ -292,7 +293,7 @@ def _check_units(game: RuleContext, pid: str, army: Army, card: Any, rule: Spell
             if not d.is_unit:
                 raise _err(f"{d.name} is not a unit", rule)
             if card.color == "Black" and d.owner != pid:
-                game.check_target(pid, card, f"{d.owner}@{place}")
+                game.check_target(pid, card, str(ArmyId(d.owner, place)))
         if kind == UNITS_AT_TERRAIN:
             pool = [u for u in st.units.values() if st.location[u.uid] == place and u.is_unit and u.owner in owners]
         elif kind == OPPOSING_ARMY_UNITS:
@@ -311,7 +312,7 @@ def _check_units(game: RuleContext, pid: str, army: Army, card: Any, rule: Spell
                 raise _err(f"{card.name}: 'to' must be another terrain where you have an Amazon unit", rule)
             return place
         _up_to(card, [d.health for d in dice], [u.health for u in pool], amount)
-        return place if kind != OPPOSING_ARMY_UNITS else f"{next(iter(owners))}@{place}"
+        return place if kind != OPPOSING_ARMY_UNITS else str(ArmyId(next(iter(owners)), place))
     if kind == OPPOSING_DUA_UNITS:
         if place != DUA or pid in owners or len(owners) != 1 or not all(d.is_unit for d in dice):
             raise _err(f"{card.name} targets units in one opposing player's DUA", rule)

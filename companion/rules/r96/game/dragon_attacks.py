@@ -9,6 +9,7 @@ from typing import Any
 
 from ...game.decisions import Decision, choice
 from ...game.errors import IllegalAllocation
+from ...game.ids import ArmyId
 from ...game.state import DUA, Unit
 from . import dragons as dr
 from .asking import ask as _ask
@@ -86,7 +87,7 @@ class DragonAttacks:
         """Dragons of one colour attack the acting player's army there at the start of its turn
         (R96 L829-905)."""
         st = self.state
-        army = f"{pid}@{tid}"
+        army = str(ArmyId(pid, tid))
         rolls = []
         for d in dragons:
             rolls.append((yield from self._roll_dragon(d, f"it attacks {self._label(pid, tid)}")))
@@ -207,7 +208,7 @@ class DragonAttacks:
     def _breath(self, pid: str, tid: str, r: dr.DragonRoll) -> Flow:
         """Breath on the army, resolved before it responds (R96 L849-870)."""
         st = self.state
-        army = f"{pid}@{tid}"
+        army = str(ArmyId(pid, tid))
         colour = r.colour
         self.say(f"{r.dragon.name} breathes: {dr.BREATHS[colour]}")
         if colour == "gold":

@@ -24,6 +24,7 @@ from ...game.errors import (
     IllegalRoll,
     IllegalSetup,
 )
+from ...game.ids import UNPLACED, ArmyId, is_army_id
 from ...game.state import BUA, DUA, FRONTIER, RESERVE, Effect, GameState, Player, TerrainState, Unit, spec_for
 from ...game.terrains import MAGIC, MELEE, MISSILE, parse_terrain
 from ...resolution import EffectInForce
@@ -43,7 +44,6 @@ from .spellbook import (
 )
 
 Flow = Generator[Decision, Any, Any]
-UNPLACED = "unplaced"
 ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
 TERRAIN_TYPES_1996 = ("Coastland", "Flatland", "Highland", "Swampland")
 EIGHTH_ICONS_1996 = ("City", "Standing Stones", "Standing Stone", "Temple", "Tower")
@@ -182,7 +182,7 @@ class R96Game(MagicActions, DragonAttacks):
                      skip: set[int] | None = None) -> tuple[EffectInForce, ...]:
         """Spells and breaths in force on this roll (army, its terrain, its units; missile fog)."""
         st = self.state
-        army = f"{owner}@{loc}"
+        army = str(ArmyId.at(owner, loc))
         index = {u.uid: i for i, u in enumerate(units)}
         merged: dict[tuple, int] = {}
         for e in st.effects:
@@ -210,7 +210,7 @@ class R96Game(MagicActions, DragonAttacks):
     def effects_on(self, army: Any) -> tuple[EffectInForce, ...]:
         """Spells in force on this army or its terrain, as the resolution engine (and the odds) take
         them; the same interface as the V4.01c ``Game.effects_on``."""
-        loc = None if army.location in (UNPLACED, "None") else army.location
+        loc = None if army.location in (UNPLACED, "None") else army.location  # "None": logs before ArmyId
         return self._effects_for(army.owner, loc, self._units(army.owner, loc) if loc else [])
 
     def _resolve(self, rolled: Rolled, choices: dict | None = None, skip: set[int] | None = None) -> Rolled:
@@ -228,7 +228,7 @@ class R96Game(MagicActions, DragonAttacks):
         """Ask ``owner`` to roll ``units``; rolls again for Rend (R96 L765-773); returns a ``Rolled``."""
         spec = [{"uid": u.uid, "die": u.name, "faces": list(u.spec.faces)} for u in units]
         faces = yield _ask("roll", owner, "roll", prompt, rule, dice=spec,
-                           data={"roll": purpose, "army": f"{owner}@{loc}"}, validate=_faces_validator(spec))
+                           data={"roll": purpose, "army": str(ArmyId.at(owner, loc))}, validate=_faces_validator(spec))
         rolled = Rolled(list(units), [[f] for f in faces], purpose, owner, loc,
                         dict(ctx, in_reserve=loc == RESERVE))
         for _ in range(30):
@@ -243,7 +243,7 @@ class R96Game(MagicActions, DragonAttacks):
                               validate=_faces_validator(more_spec))
             for i, f in zip(again, more, strict=True):
                 rolled.faces[i].append(f)
-        self.state.last_roll = {"army": f"{owner}@{loc}", "roll": purpose, "totals": dict(rolled.totals),
+        self.state.last_roll = {"army": str(ArmyId.at(owner, loc)), "roll": purpose, "totals": dict(rolled.totals),
                                 "faces": [{"uid": u.uid, "die": u.name, "faces": f}
                                           for u, f in zip(units, rolled.faces, strict=True)],
                                 "steps": [s.as_dict() for s in rolled.res.steps]}
@@ -467,7 +467,7 @@ class R96Game(MagicActions, DragonAttacks):
         t = st.terrains[tid]
         opts = [choice("maneuver", "Maneuver"), choice("stay", "Do not maneuver")]
         pick = yield _ask("maneuver", pid, "choice", f"{self.player_name(pid)}: maneuver at {t.name} (face {t.face})?",
-                          "R96 L276-284", opts, data={"odds_army": f"{pid}@{tid}", "odds_roll": "maneuver"})
+                          "R96 L276-284", opts, data={"odds_army": str(ArmyId(pid, tid)), "odds_roll": "maneuver"})
         if pick == "stay":
             return
         counters = []
@@ -476,7 +476,7 @@ class R96Game(MagicActions, DragonAttacks):
                 yn = [choice(True, "Counter-maneuver"), choice(False, "Let it pass")]
                 if (yield _ask("counter_maneuver", o, "choice", f"{self.player_name(o)}: counter-maneuver "
                                f"{self.player_name(pid)} at {t.name}?", "R96 L284-290", yn,
-                               data={"odds_army": f"{o}@{tid}", "odds_roll": "maneuver"})):
+                               data={"odds_army": str(ArmyId(o, tid)), "odds_roll": "maneuver"})):
                     counters.append(o)
         ok = True
         if counters:
@@ -531,7 +531,7 @@ class R96Game(MagicActions, DragonAttacks):
 
     def _paralysed(self, owner: str, loc: str) -> bool:
         """Blue breath: the army rolls only saves until its owner's next turn (R96 L858-860)."""
-        return any(e.name == "Paralysis" and e.target == f"{owner}@{loc}" for e in self.state.effects)
+        return any(e.name == "Paralysis" and e.target == str(ArmyId.at(owner, loc)) for e in self.state.effects)
 
     def _enemies_at(self, pid: str, loc: str) -> list[str]:
         return [o for o in self.state.turn_order if o != pid and self._units(o, loc)]
@@ -543,7 +543,7 @@ class R96Game(MagicActions, DragonAttacks):
             return
         opts = [choice(a, a.title()) for a in legal] + [choice("none", "No action")]
         act = yield _ask("action", pid, "choice", f"{self.player_name(pid)}: action for {self._label(pid, loc)}",
-                         "R96 L311-314", opts, data={"odds_army": f"{pid}@{loc}", "odds_roll": legal[0]})
+                         "R96 L311-314", opts, data={"odds_army": str(ArmyId(pid, loc)), "odds_roll": legal[0]})
         if act == MELEE:
             yield from self._melee(pid, loc)
         elif act == MISSILE:
@@ -553,12 +553,11 @@ class R96Game(MagicActions, DragonAttacks):
         self._check()
 
     def _choose_army(self, pid: str, owners_locs: list[tuple[str, str]], what: str, rule: str) -> Flow:
-        opts = [choice(f"{o}@{loc}", self._label(o, loc)) for o, loc in owners_locs]
+        opts = [choice(str(ArmyId(o, loc)), self._label(o, loc)) for o, loc in owners_locs]
         if len(opts) == 1:
             return owners_locs[0]
         picked = yield _ask("target", pid, "choice", f"{self.player_name(pid)}: choose the army to {what}", rule, opts)
-        o, loc = picked.split("@", 1)
-        return o, loc
+        return tuple(ArmyId.parse(picked))
 
     # melee (R96 L316-353) -----------------------------------------------------------------------------
     def _melee(self, pid: str, loc: str) -> Flow:
@@ -807,7 +806,7 @@ class R96Game(MagicActions, DragonAttacks):
             chosen = yield _ask("allocate", owner, "allocate", f"{self.player_name(owner)}: choose units worth {need} health "
                                 f"to lose from {self._label(owner, loc)} ({damage} damage)", "R96 L546-560",
                                 [{"value": s, "label": ", ".join(self.state.units[u].name for u in s)} for s in sets],
-                                data={"damage": damage, "army": f"{owner}@{loc}"},
+                                data={"damage": damage, "army": str(ArmyId.at(owner, loc))},
                                 validate=lambda a: dmg.check_allocation(units, a.get("units"), damage))
         self._kill(list(chosen), bury)
 
@@ -817,7 +816,7 @@ class R96Game(MagicActions, DragonAttacks):
         for uid in uids:
             u = st.units[uid]
             loc = st.location[uid]
-            graved = any(e.name == "Open Grave" and e.target == f"{u.owner}@{loc}" and e.owner == u.owner
+            graved = any(e.name == "Open Grave" and e.target == str(ArmyId(u.owner, loc)) and e.owner == u.owner
                          for e in st.effects)
             if graved and not bury:
                 st.location[uid] = RESERVE
@@ -931,8 +930,8 @@ class R96Game(MagicActions, DragonAttacks):
                 t.face, t.controller = 7, None
         keep = []
         for e in st.effects:
-            if "@" in e.target:
-                o, loc = e.target.split("@", 1)
+            if is_army_id(e.target):
+                o, loc = ArmyId.parse(e.target)
                 if not self._units(o, loc):
                     continue
             keep.append(e)

@@ -19,6 +19,7 @@ from typing import Any
 from ...game import damage as dmg
 from ...game.decisions import Decision, choice
 from ...game.errors import IllegalAllocation, IllegalSpell
+from ...game.ids import ArmyId, is_army_id
 from ...game.state import BUA, DUA, RESERVE
 from ...game.terrains import MAGIC
 from . import setup as su
@@ -143,7 +144,7 @@ class MagicActions:
         spells = yield _ask("cast", pid, "cast", f"{self.player_name(pid)}: cast spells with {shown}"
                             + (" (cantrip: immediate spells)" if immediate else ""), "R96 L407-437",
                             data={"pools": dict(pools), "magic": sum(pools.values()), "black_due": black_due,
-                                  "army": f"{pid}@{loc}", "immediate": immediate,
+                                  "army": str(ArmyId(pid, loc)), "immediate": immediate,
                                   "cast_options": self._cast_options(pools)},
                             validate=lambda a: self._validate_casts(pid, loc, pools, a, black_due))
         for s in spells:
@@ -194,7 +195,7 @@ class MagicActions:
                     if n > 1 or (c.name, target) in per_target:
                         raise IllegalSpell(f"more castings of {c.name} go on other targets", c.citation)
                     per_target.add((c.name, target))
-                s["target"] = f"{o}@{where}"
+                s["target"] = str(ArmyId(o, where))
             elif c.target == "terrain":
                 if reserve:
                     raise IllegalSpell("a reserve army's magic never targets a terrain", "R96 L472-480")
@@ -274,9 +275,9 @@ class MagicActions:
         return out
 
     def _army_ref(self, target: Any, c: SpellCard) -> tuple[str, str]:
-        if not isinstance(target, str) or "@" not in target:
+        if not is_army_id(target):
             raise IllegalSpell(f"{c.name} targets an army: '<player>@<terrain or reserve>'", c.citation)
-        o, where = target.split("@", 1)
+        o, where = ArmyId.parse(target)
         if o not in self.state.player_ids or not self._units(o, where):
             raise IllegalSpell(f"there is no army {target!r}", c.citation)
         return o, where
@@ -302,7 +303,7 @@ class MagicActions:
                 self.add_effect(c.name, pid, t, ends, of, castings=n, citation=c.citation)
             return
         if c.name == "Hailstorm":
-            o, where = s["target"].split("@", 1)
+            o, where = ArmyId.parse(s["target"])
             if o == pid:  # FAQ95 AIR 1.A (option hailstorm_own_army): no save
                 yield from self._inflict(o, where, n, "FAQ95 AIR 1.A")
             else:  # one save roll for all Hailstorms of this action; never a rout (FAQ95 AIR 1.C, 1.E)
@@ -365,7 +366,7 @@ class MagicActions:
             yield from self._flash_flood(s["target"])
 
     def _grave_guard(self, owner: str) -> bool:
-        return any(e.name == "Open Grave" and e.target == f"{owner}@{RESERVE}" for e in self.state.effects)
+        return any(e.name == "Open Grave" and e.target == str(ArmyId(owner, RESERVE)) for e in self.state.effects)
 
     def _flash_flood(self, tid: str) -> Flow:
         """Down one face unless an army there rolls 8 maneuvers; counters never add; nothing on face 1

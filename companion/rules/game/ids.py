@@ -1,0 +1,65 @@
+"""Ids of the things a game talks about, as small value types (python-chess style).
+
+An army is one player's dice at one place: ``ArmyId("p1", "frontier")``, written ``"p1@frontier"``
+(``str(army_id)``) and read back with ``ArmyId.parse(text)``, which raises ``InvalidId`` (naming the
+text and the form it should have) on anything else.  The place is a terrain id, ``reserve``, ``dua``,
+``bua``, ``pool`` or ``unplaced`` (``UNPLACED``: an army revealed but not yet placed, set-up step 4 in
+V4.01c and the order-of-play roll in the 1996 rules), in both editions.  Decisions, effects and
+answers carry the text form; rule code parses it once and works with the value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import GameRuleError
+
+UNPLACED = "unplaced"  # an army before it is placed (both editions spell it so)
+SEPARATOR = "@"
+
+
+class InvalidId(GameRuleError):
+    """Text that is not an id of the kind asked for."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyId:
+    """One player's army at one place: ``owner`` (a player id) and ``location`` (see the module doc)."""
+
+    owner: str
+    location: str
+
+    @classmethod
+    def parse(cls, text: object) -> ArmyId:
+        """``"p1@frontier"`` -> ``ArmyId("p1", "frontier")``; ``InvalidId`` on anything else."""
+        if not isinstance(text, str) or SEPARATOR not in text:
+            raise InvalidId(f"{text!r} is not an army id ('<player>@<terrain, reserve or unplaced>')")
+        owner, location = text.split(SEPARATOR, 1)
+        if not owner or not location:
+            raise InvalidId(f"{text!r} is not an army id: the player and the place must both be named")
+        return cls(owner, location)
+
+    @classmethod
+    def at(cls, owner: str, location: str | None) -> ArmyId:
+        """The army of `owner` at `location`; None is an army not yet placed (``UNPLACED``)."""
+        return cls(owner, UNPLACED if location is None else location)
+
+    def __iter__(self):
+        """``owner, location = army_id``."""
+        return iter((self.owner, self.location))
+
+    @property
+    def placed(self) -> bool:
+        return self.location != UNPLACED
+
+    def __str__(self) -> str:
+        return f"{self.owner}{SEPARATOR}{self.location}"
+
+
+def is_army_id(text: object) -> bool:
+    """Whether `text` reads as an army id (``ArmyId.parse`` would accept it)."""
+    try:
+        ArmyId.parse(text)
+    except InvalidId:
+        return False
+    return True
