@@ -7,6 +7,8 @@ latest frame.  Learning must measurably change what the camera reads.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -42,6 +44,15 @@ def _show(app, dice, seed):
     frame, labels = render_table(FAMILY, dice, np.random.default_rng(seed), width=1280, height=960)
     app.extensions["sources"].camera._frame = frame
     return frame, labels
+
+
+# The reading gate is calibrated by ``companion.vision.enroll_sim`` and shipped in the embedding model; these
+# tests check the web plumbing (what is learnt is used), so they read with a fixed gate of their own.
+GATE = {"scale": 4.0, "max_distance": 0.45, "min_confidence": 0.5, "cocked_threshold": 0.6}
+
+
+def _fixed_gate(app):
+    app.extensions["table_vision"].profile().settings.update(GATE)
 
 
 def _face_text(catalogue, name, k):
@@ -91,13 +102,16 @@ def test_looking_and_tapping_faces_teaches_the_table(app, client, host, game, ca
     one = look["dice"][0]
     allowed = {o["die"] for o in one["options"]}
     assert allowed <= set(names) and allowed
-    # tap the right face of each die found
+    # tap the right face of each die found (three looks: at most 3 sightings per face, as issue 20 targets)
     look, taught, last = _teach_all(client, host, app, names, faces, 7, catalogue)
     assert taught >= len(names) - 1
+    for seed in (8, 9):
+        _teach_all(client, host, app, names, faces, seed, catalogue)
+    _fixed_gate(app)
     assert last["known"]["known"] >= taught - 1 and last["known"]["total"] == army["known"]["total"]
     assert (tmp_path / "game.sqlite.profile.npz").is_file()  # the table's profile, beside the game file
     after = client.get("/api/teach").json["armies"][0]["known"]
-    assert after["known"] == last["known"]["known"] > 0
+    assert after["known"] >= last["known"]["known"] > 0
     assert sum(d["known"] for d in after["dice"]) >= after["known"]
     # a fresh frame of the same faces: now read, and right far more often than wrong
     _, labels = _show(app, list(zip(names, faces, strict=True)), seed=11)
@@ -182,6 +196,7 @@ def test_a_confirmed_camera_roll_teaches_the_next_reading(app, client, host, gam
     # the table learnt these faces on the teach page (three looks)
     for seed in (21, 23, 25):
         _teach_all(client, host, app, names, faces, seed, catalogue)
+    _fixed_gate(app)
     # a camera roll of the same faces, staged: the profile reads some dice, right, and leaves the rest unread
     frame, labels = _show(app, list(zip(names, faces, strict=True)), seed=24)
     with app.app_context():
@@ -272,3 +287,55 @@ def test_the_teach_page_is_served_with_its_own_script(client, path):
     html = r.get_data(as_text=True)
     assert "teach.js" in html and "<script>" not in html  # CSP: script-src 'self', no inline script
     assert "script-src 'self'" in r.headers["Content-Security-Policy"]
+
+
+ENROLL_FIXTURES = Path(__file__).resolve().parents[1] / "vision" / "fixtures" / "enroll"
+ENROLLED_ARMY = ["Dwarves/Mammoth Rider", "Dwarves/Sergeant", "Dwarves/Behemoth"]
+
+
+def test_the_table_profile_starts_from_the_bundle_and_is_kept_beside_the_game(tmp_path, rules_index, catalogue):
+    """Served with an enrolled bundle: the table starts from the bundle's profile; what it learns goes to the
+    file beside the game database, and the bundle is never changed."""
+    from companion.vision.enroll import enroll, read_corrections
+    from web import create_app
+
+    bundle = tmp_path / "my-dice"
+    enroll("dragon-dice", bundle, read_corrections(ENROLL_FIXTURES / "corrections", catalogue))
+    bundle_bytes = (bundle / "profile.npz").read_bytes()
+    app = create_app({"DB_PATH": str(tmp_path / "game.sqlite"), "HOST_TOKEN": "h" * 24, "START_SOURCES": False,
+                      "RULES_INDEX": str(rules_index), "CAMERA_MODEL": str(bundle)})
+    try:
+        client, host = app.test_client(), {"X-Companion-Token": "h" * 24}
+        vision = app.extensions["table_vision"]
+        q = "&".join(f"dice={n}" for n in ENROLLED_ARMY)
+        known = client.get(f"/api/teach?{q}").json
+        assert known["model"] == str(bundle) and known["profile"]["exists"] is False
+        assert known["roster"]["known"] == known["roster"]["total"] > 0  # every face, from the bundle
+        assert known["profile"]["faces_known"] == 17
+        assert vision.reading_model().profile is vision.profile()  # the camera reads with the table profile
+        frame, _ = render_table(FAMILY, [(ENROLLED_ARMY[1], 4)], np.random.default_rng(9), width=640, height=480)
+        app.extensions["sources"].camera._frame = frame
+        look = client.post("/api/teach/look", json={"dice": ENROLLED_ARMY}, headers=host).json
+        before = vision.profile().sightings("sp:Dwarves|d6|3 Save")
+        r = client.post("/api/teach/label", json={"look": look["look"], "index": look["dice"][0]["index"],
+                                                  "die": ENROLLED_ARMY[1], "face": "3 Save"}, headers=host)
+        assert r.status_code == 200, r.json
+        assert vision.profile().sightings("sp:Dwarves|d6|3 Save") == before + 1
+        from companion.vision.profile import TableProfile
+
+        beside = TableProfile.load(tmp_path / "game.sqlite.profile.npz")
+        assert beside.sightings("sp:Dwarves|d6|3 Save") == before + 1 and len(beside) == 17
+        assert (bundle / "profile.npz").read_bytes() == bundle_bytes  # the bundle is untouched
+    finally:
+        app.extensions["game_store"].close()
+
+
+def test_serve_refuses_an_unknown_model(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "companion", "serve", "--model", str(tmp_path / "nothing"),
+                        "--db", str(tmp_path / "g.sqlite"), "--port", "0", "--seconds", "1"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--model" in r.stderr and "unknown model" in r.stderr
+    assert not (tmp_path / "g.sqlite").exists()  # nothing was made
