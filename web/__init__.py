@@ -32,7 +32,7 @@ from .errors import register_error_handlers
 def create_app(config: dict | None = None) -> Flask:
     from companion.rulesearch import default_index_path
 
-    from . import api, events, pages
+    from . import api, events, pages, phone
     from .security import Access
     from .sources import Sources
     from .store import GameStore
@@ -89,12 +89,13 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(events.bp)
-    from . import games  # the table's games: library, host-only switches, tablets' requests
-
-    app.register_blueprint(games.bp)
     from . import teach  # "Teach the camera your dice" (/teach)
 
     app.register_blueprint(teach.bp)
+    from . import games  # the table's games: library, host-only switches, tablets' requests
+
+    app.register_blueprint(games.bp)
+    app.register_blueprint(phone.bp)
 
     @app.after_request
     def _headers(resp):

@@ -477,7 +477,7 @@ def frame_jpeg(store, sources, labels: bool = True) -> bytes | None:
                           "cocked": False, "unreadable": uid not in reading["faces"]})
         frame = annotate(frame, items)
     else:
-        frame = sources.camera.latest_frame()
+        frame = sources.latest_frame()
     if frame is None:
         return None
     ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])

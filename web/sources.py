@@ -232,8 +232,11 @@ class Sources:
     """The camera and the serial link of one server (``init_app`` starts them)."""
 
     def __init__(self, store, camera=None, serial=None, registry=None):
+        from .phone_camera import PhoneCamera
+
         self.camera = CameraSource(camera, store)
         self.serial = SerialSource(serial, store, registry)
+        self.phone = PhoneCamera(store)  # a phone on a stand, sending frames to /api/camera/frames
 
     def init_app(self, app: Flask) -> None:
         app.extensions["sources"] = self
@@ -249,4 +252,15 @@ class Sources:
         self.serial.stop()
 
     def status(self) -> list[dict]:
-        return [self.camera.status(), self.serial.status()]
+        return [self.camera_status(), self.serial.status()]
+
+    def camera_status(self) -> dict:
+        """The camera's state; without ``--camera``, a phone that sends frames is the camera."""
+        if self.camera.spec is None and self.phone.last_frame_at is not None:
+            return dict(self.phone.status(), kind="camera", via="phone")
+        return self.camera.status()
+
+    def latest_frame(self):
+        """The newest frame of the camera, or of the phone camera when it is the camera."""
+        frame = self.camera.latest_frame()
+        return frame if frame is not None else self.phone.latest_frame()
