@@ -360,7 +360,7 @@ def dragon_fire(game: RuleContext, a: DragonAttack, killed: list[str]) -> Flow:
     save-generating SAIs work (L1215-1216); a unit with Rise from the Ashes that is buried rolls
     again and rises to the Reserve Area on that SAI (L1774-1778)."""
     from .rolling import ArmyRoll, resolve_army_roll
-    from .species_play import rise_from_the_ashes
+    from .sai_rise import rise_from_the_ashes
 
     st = game.state
     killed = [u for u in killed if st.location[u] == DUA]

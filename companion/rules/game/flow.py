@@ -543,7 +543,7 @@ class Game:
                 victim, "choice", f"{self.player_name(victim)}: choose a unit in your DUA to bury (Temple)",
                 "V4.01c L529-531", opts, validate=choose_validator(opts),
             )
-        if (yield from _species_play.rise_from_the_ashes(self, [uid], "buried")):  # V4.01c L1772-1776
+        if (yield from _sai_rise.rise_from_the_ashes(self, [uid], "buried")):  # V4.01c L1772-1776
             return
         st.location[uid] = BUA
         self.say(f"Temple: {self.player_name(victim)} buries {st.units[uid].name}")
@@ -1184,6 +1184,7 @@ def random_answer(game: Game, rng: random.Random) -> dict:
 
 from . import roll_choices as _roll_choices  # noqa: E402  (the roller's choices: penalty splits)
 from . import sai_attack as _sai_attack  # noqa: E402  (SAIs in play)
+from . import sai_rise as _sai_rise  # noqa: E402
 from . import sai_status as _sai_status  # noqa: E402
 from . import species_play as _species_play  # noqa: E402
 from .spells.air import counter_wins_ties as _counter_wins_ties  # noqa: E402  (Fields of Ice)

@@ -21,7 +21,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import dua
+from . import dua, sai_rise
 from . import sai_status as status
 from .decisions import Decision
 from .ids import ArmyId
@@ -591,9 +591,7 @@ def kill_units(game: RuleContext, uids: list[str], *, cause: str, bury: bool = F
     if not uids:
         return
     if bury:
-        from . import species_play
-
-        keep = yield from species_play.rise_from_the_ashes(game, uids, "killed")
+        keep = yield from sai_rise.rise_from_the_ashes(game, uids, "killed")
         uids = [u for u in uids if u not in keep]
         yield from dua.kill_flow(game, uids, save_roll=False, cause=cause, bury_too=True)
         return
@@ -612,9 +610,7 @@ def save_or_bury(game: RuleContext, dead: list[str], source: str, rule: str) -> 
         if out.total <= 0:
             buried.append(uid)
     if buried:
-        from . import species_play
-
-        keep = yield from species_play.rise_from_the_ashes(game, buried, "buried")
+        keep = yield from sai_rise.rise_from_the_ashes(game, buried, "buried")
         buried = [u for u in buried if u not in keep]
         for line in dua.bury(st, buried):
             game.say(f"{source}: {line}")

@@ -8,7 +8,8 @@ DUA counts).  This module adds what moves dice or asks players:
   Mutate (L949-966); Dragonkin Handlers (L842-850) joins the phase from the Eldarim module;
 * Magic Negation's roll (L886-893) and Rapid Growth's re-roll (L968-973), before a roll is totalled;
 * Foul Stench (L907-914) after a Goblin melee attack's save roll; Defensive Volley (L821-824);
-* deaths: Stepped Damage (L982-984), Replanting (L975-978), and Rise from the Ashes (SAI, L1767-1781);
+* deaths: Stepped Damage (L982-984), Replanting (L975-978), and Rise from the Ashes (SAI, L1767-1781,
+  written in ``sai_rise``);
 * Air Flight in the retreat step (L869-872).
 
 DUA-capped abilities use ``v4.species.dua_cap``: per 24 points of force or part thereof (L776-780),
@@ -21,7 +22,7 @@ from collections.abc import Generator
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from . import dua
+from . import dua, sai_rise
 from . import sai_status as status
 from .decisions import Decision
 from .errors import IllegalAllocation
@@ -209,36 +210,6 @@ def defensive_volley(game: RuleContext, attacker_id: str, target: Army) -> Flow:
 # --------------------------------------------------------------------------- deaths
 
 
-def rise_from_the_ashes(game: RuleContext, uids: list[str], when: str) -> Flow:
-    """A unit with Rise from the Ashes that is killed or buried rolls; on that SAI it goes to the
-    Reserve Area instead (L1767-1781).  Returns the uids saved (already moved)."""
-    rule = "V4.01c L1767-1781"
-    st = game.state
-    saved = []
-    for uid in uids:
-        unit = st.units[uid]
-        if "Rise from the Ashes" not in unit.spec.die.sai_names:
-            continue
-        face = yield from plain_roll(game, unit, f"Rise from the Ashes: roll {unit.name} ({when})", rule)
-        if unit.spec.die.find_face(face).sai == "Rise from the Ashes":
-            st.location[uid] = RESERVE
-            saved.append(uid)
-            game.say(f"Rise from the Ashes: {unit.name} goes to the Reserve Area instead of being {when} ({rule})")
-    return saved
-
-
-def death_rise_from_the_ashes(game: RuleContext, deaths: list) -> Flow:
-    rule = "V4.01c L1767-1781"
-    for d in deaths:
-        unit = game.state.units[d.uid]
-        if not d.to_dua or "Rise from the Ashes" not in unit.spec.die.sai_names:
-            continue
-        face = yield from plain_roll(game, unit, f"Rise from the Ashes: roll {unit.name} (killed)", rule)
-        if unit.spec.die.find_face(face).sai == "Rise from the Ashes":
-            d.dest = RESERVE
-            d.notes.append(f"Rise from the Ashes, {rule}")
-
-
 def death_replanting(game: RuleContext, deaths: list) -> Flow:
     """Treefolk killed at a water terrain roll first; an ID sends them to the Reserve Area (L975-978)."""
     rule = cite("975-978")
@@ -281,7 +252,7 @@ def register(ext: Extensions) -> None:
     """This module's death hooks in a game's extensions (``rulebook.build_extensions``)."""
     ext.add_death_hook(dua.ORDER_EXCHANGE, "Stepped Damage", death_stepped_damage)
     ext.add_death_hook(dua.ORDER_BEFORE_DUA, "Replanting", death_replanting)
-    ext.add_death_hook(dua.ORDER_BEFORE_DUA + 1, "Rise from the Ashes", death_rise_from_the_ashes)
+    ext.add_death_hook(dua.ORDER_BEFORE_DUA + 1, sai_rise.SAI, sai_rise.death_hook)
 
 
 # --------------------------------------------------------------------------- species abilities phase

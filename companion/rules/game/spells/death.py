@@ -30,7 +30,7 @@ LASTING = UNTIL_YOUR_NEXT_TURN
 def bury_flow(game, uids, source: str):
     """Bury units a spell buries; a unit with Rise from the Ashes rolls first and, on that SAI, goes
     to its owner's Reserve Area instead (V4.01c L1774-1778).  Returns the uids buried."""
-    from ..species_play import rise_from_the_ashes
+    from ..sai_rise import rise_from_the_ashes
 
     saved = yield from rise_from_the_ashes(game, list(uids), "buried")
     buried = [u for u in uids if u not in saved]
@@ -180,19 +180,15 @@ def soiled_ground_hook(game, deaths):
     if not rolling:
         return
     saves = yield from units_save(game, [d.uid for d in rolling], "Soiled Ground", "V4.01c L2247-2250")
-    from ..sai_targeting import plain_roll
+    from ..sai_rise import rises
 
     for d in rolling:
         if saves[d.uid] <= 0:
             d.dest = BUA
             d.notes.append("Soiled Ground, V4.01c L2247-2250")
-            unit = game.state.units[d.uid]
-            if "Rise from the Ashes" in unit.spec.die.sai_names:  # buried: it rolls again (L1774-1778)
-                face = yield from plain_roll(game, unit, f"Rise from the Ashes: roll {unit.name} (buried)",
-                                             "V4.01c L1767-1781")
-                if unit.spec.die.find_face(face).sai == "Rise from the Ashes":
-                    d.dest = RESERVE
-                    d.notes.append("Rise from the Ashes when buried, V4.01c L1774-1778")
+            if (yield from rises(game, game.state.units[d.uid], "buried")):  # buried: it rolls (L1774-1778)
+                d.dest = RESERVE
+                d.notes.append("Rise from the Ashes when buried, V4.01c L1774-1778")
 
 
 def register(ext: Extensions) -> None:

@@ -1,0 +1,52 @@
+"""Rise from the Ashes (SAI, V4.01c L1767-1781), the one place of its rule.
+
+A unit with the SAI that is killed or buried rolls; if the SAI comes up it goes to its owner's Reserve
+Area instead (L1772-1778).  Kills go through ``death_hook`` (a death hook of every game, ``rulebook``);
+burials (the Temple, spells that bury, dragon breath, Soiled Ground) call ``rises`` or
+``rise_from_the_ashes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from .sai_targeting import plain_roll
+from .state import RESERVE, Unit
+
+if TYPE_CHECKING:
+    from .context import RuleContext
+
+SAI = "Rise from the Ashes"
+RULE = "V4.01c L1767-1781"
+Flow = Generator[Any, Any, Any]
+
+
+def rises(game: RuleContext, unit: Unit, when: str) -> Flow:
+    """Whether `unit`, being `when` ("killed" or "buried"), rises: a unit with the SAI rolls and the SAI
+    comes up.  A unit without it does not roll."""
+    if SAI not in unit.spec.die.sai_names:
+        return False
+    face = yield from plain_roll(game, unit, f"{SAI}: roll {unit.name} ({when})", RULE)
+    return unit.spec.die.find_face(face).sai == SAI
+
+
+def rise_from_the_ashes(game: RuleContext, uids: list[str], when: str) -> Flow:
+    """Each unit of `uids` that rises goes to the Reserve Area now.  Returns the uids saved (moved)."""
+    st = game.state
+    saved = []
+    for uid in uids:
+        unit = st.units[uid]
+        if (yield from rises(game, unit, when)):
+            st.location[uid] = RESERVE
+            saved.append(uid)
+            game.say(f"{SAI}: {unit.name} goes to the Reserve Area instead of being {when} ({RULE})")
+    return saved
+
+
+def death_hook(game: RuleContext, deaths: list) -> Flow:
+    """Death hook: a unit killed on its way to the DUA that rises goes to the Reserve Area instead."""
+    for d in deaths:
+        if d.to_dua and (yield from rises(game, game.state.units[d.uid], "killed")):
+            d.dest = RESERVE
+            d.notes.append(f"{SAI}, {RULE}")
