@@ -2,7 +2,8 @@
 
     python bench/game.py --games 50
 
-Prints: engine throughput (decisions applied per second, in memory), session throughput (events
+Prints: engine throughput (decisions applied per second, in memory; also per second of this process's
+CPU time, the figure to compare on a shared machine), session throughput (events
 committed to SQLite per second, WAL, one transaction each), and the time to rebuild a 500-event game
 from its log (``GameSession.open``), as the median of several runs.
 """
@@ -10,6 +11,7 @@ from its log (``GameSession.open``), as the median of several runs.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import tempfile
@@ -32,20 +34,21 @@ def random_setup(rng: random.Random) -> dict:
                         "players": [{"name": n, "species": s} for n, s in zip(names, species, strict=True)]})
 
 
-def engine_games(n: int, seed: int) -> tuple[int, float, list[int]]:
+def engine_games(n: int, seed: int) -> tuple[int, float, float, list[int]]:
     rng = random.Random(seed)
-    events, elapsed, lengths = 0, 0.0, []
+    events, elapsed, cpu, lengths = 0, 0.0, 0.0, []
     for _ in tqdm(range(n), desc="engine games", unit="game"):
         game = Game(random_setup(rng))
         count = 0
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         while game.pending is not None and count < 20000:
             game.apply(random_answer(game, rng))
             count += 1
         elapsed += time.perf_counter() - t0
+        cpu += time.process_time() - c0
         events += count
         lengths.append(count)
-    return events, elapsed, lengths
+    return events, elapsed, cpu, lengths
 
 
 def session_game(path: Path, seed: int, limit: int) -> tuple[int, float]:
@@ -68,9 +71,10 @@ def main() -> None:
     ap.add_argument("--replays", type=int, default=5, help="runs of the 500-event replay timing")
     args = ap.parse_args()
 
-    events, elapsed, lengths = engine_games(args.games, args.seed)
+    events, elapsed, cpu, lengths = engine_games(args.games, args.seed)
     print(f"engine: {args.games} games, {events} decisions in {elapsed:.2f} s -> {events / elapsed:,.0f} decisions/s "
-          f"(median game {statistics.median(lengths):.0f} decisions, longest {max(lengths)})")
+          f"(per CPU-s {events / cpu:,.0f}; median game {statistics.median(lengths):.0f} decisions, "
+          f"longest {max(lengths)}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs)")
 
     with tempfile.TemporaryDirectory() as tmp:
         # A game of at least 500 events, written through the session (SQLite, one transaction each).
