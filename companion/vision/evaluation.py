@@ -75,6 +75,10 @@ def evaluate(model: DiceModel, data_dir: Path, *, split: str | None = None, conf
             icon = icons[det.face_id[i]] if det.face_id[i] >= 0 else None
             cnt = int(counts[det.count[i]]) if counts and det.count[i] >= 0 else None
             faces.append((icon, cnt, icon == COCKED))
+        if getattr(model, "profile", None) is not None:  # an enrolled bundle reads faces from its table profile
+            from companion.vision.table_reading import profile_faces  # noqa: PLC0415
+
+            faces = profile_faces(model, det)
         dice = manifest.get(img_path.name)
         if dice is not None and len(dice) == len(gt_cls):
             gt_faces = [(d["icon"], d["count"], bool(d.get("cocked"))) for d in dice]

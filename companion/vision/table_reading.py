@@ -78,6 +78,18 @@ def apply_profile(model, det, readings: list) -> list:
     return readings
 
 
+def profile_faces(model, det) -> list[tuple[str | None, int | None, bool]]:
+    """(icon, count, cocked) per detection from the table profile, as ``evaluate`` scores faces;
+    an unreadable die is (None, None, False)."""
+    out = []
+    for i in range(len(det)):
+        kind = model.det_classes[det.class_id[i]]
+        m = model.profile.read_any(det.embedding[i], "d6" if kind == "die" else kind, float(det.cocked_prob[i]))
+        out.append((m.label.icon, m.label.count, False) if m.label else ("cocked" if m.cocked else None, None,
+                                                                         m.cocked))
+    return out
+
+
 def learn_confirmed_roll(model, frame: np.ndarray, confirmed: list[tuple[list[float], object]],
                          save: bool = True) -> int:
     """"As you play": teach the model's table profile the dice of a roll players confirmed.

@@ -345,3 +345,15 @@ def test_calibration_keeps_confidently_wrong_readings_under_the_bound():
     assert setting["cocked_threshold"] == 0.6 and figs[3]["flat_called_cocked"] == 0.0
     # a gate opened wide reads the never-enrolled faces as their nearest sibling: confidently wrong
     assert decide(rec, 4.0, 2.0, 0.0, 0.6)["unknown_read"] == 1.0
+
+
+def test_eval_of_an_enrolled_bundle_scores_the_profile_not_the_base_reader(bundle):
+    from companion.vision.evaluation import evaluate
+
+    data = Path(__file__).parent / "fixtures" / "dd"
+    base = evaluate(load_model("dragon-dice"), data, progress=False)
+    mine = evaluate(load_model(bundle), data, progress=False)
+    assert mine["map50"] == base["map50"] and mine["detected"] == base["detected"]  # the same die finder
+    assert base["face_accuracy"] > 0.9
+    # the profile knows only a Dwarves army of another art: these dice are unreadable, not guessed
+    assert mine["read_correctly"] <= 0.1 * mine["dice"]
