@@ -9,6 +9,10 @@ league would run it), ``companion league serve`` as its own process, and each ta
 (``python -m companion.league.simulate``: random legal games on its local SQLite log, pushed over HTTP
 through the same outbox as ``companion serve --league``).
 
+* CPU per event: the CPU seconds the league side (league server process and every PostgreSQL process)
+  used during a run, per event stored; its inverse is events/s per core, a figure the other jobs on a
+  shared machine do not distort (the wall-clock rates are what this machine gave at that moment; the
+  load average at start is printed with them).
 * sustained rate, N tables: each table first plays ``--steps`` events offline (not timed), then all N
   push at once with one event per request (as in live play, where each action is pushed on its own);
   the rate is the slope of the events stored in PostgreSQL between 10 % and 90 % of the total (process
@@ -26,6 +30,7 @@ Prints one line per figure; ``--json`` prints them as one JSON object as well.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -49,9 +54,41 @@ from companion.session.pg_store import connect  # noqa: E402
 ORG = "bench-organizer-" + "x" * 16
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pid: int, children: bool = False) -> float:
+    """CPU seconds a process used (with its reaped children's when asked), from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12]) + ((int(fields[13]) + int(fields[14])) if children else 0)
+    return ticks / TICK
+
+
+def league_cpu(server_pid: int, pg: LocalCluster) -> float:
+    """CPU seconds used so far by the league side: the league server and every PostgreSQL process."""
+    postmaster = int((pg.data / "postmaster.pid").read_text().split()[0])
+    total = _cpu(server_pid) + _cpu(postmaster, children=True)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                total += _cpu(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+_COUNTER: dict = {}
+
+
 def stored(dsn: str) -> int:
-    with connect(dsn, migrate_schema=False) as conn:
-        return conn.execute("SELECT count(*) FROM events").fetchone()[0]
+    """Events in the database (one connection kept for the polling, so polling costs PostgreSQL little)."""
+    conn = _COUNTER.get(dsn)
+    if conn is None or conn.closed:
+        conn = _COUNTER[dsn] = connect(dsn, migrate_schema=False)
+    return conn.execute("SELECT count(*) FROM events").fetchone()[0]
 
 
 def start_league(dsn: str, port: int) -> subprocess.Popen:
@@ -87,13 +124,13 @@ def _wait_all(procs: list[subprocess.Popen], what: str, on_tick=None) -> None:
     while any(p.poll() is None for p in procs):
         if on_tick:
             on_tick()
-        time.sleep(0.05)
+        time.sleep(0.1)
     failed = [p.stderr.read()[-500:] for p in procs if p.returncode != 0]
     if failed:
         raise SystemExit(f"{len(failed)} {what} failed: {failed[0]}")
 
 
-def run_tables(dsn: str, url: str, tokens: list[str], folder: Path, steps: int, batch: int) -> dict:
+def run_tables(dsn: str, url: str, tokens: list[str], folder: Path, steps: int, batch: int, cpu=None) -> dict:
     """N tables, each with ``steps`` events played offline (not timed), push them at once, ``batch`` events
     per request (1: every event on its own, as in live play); the stored-events curve gives the rate."""
     dbs = [folder / f"table{i + 1}" / "table.sqlite" for i in range(len(tokens))]
@@ -106,6 +143,7 @@ def run_tables(dsn: str, url: str, tokens: list[str], folder: Path, steps: int, 
             gen = []
     _wait_all(gen, "table(s) playing")
     before = stored(dsn)
+    cpu0 = cpu() if cpu else 0.0
     t0 = time.monotonic()
     curve: list[tuple[float, int]] = []
     pushers = [_simulate(db, url, token, "--steps", 0, "--batch", batch, "--drain", "--drain-seconds", 600)
@@ -116,8 +154,12 @@ def run_tables(dsn: str, url: str, tokens: list[str], folder: Path, steps: int, 
     lo = next(t for t, n in curve if n >= 0.1 * total)
     hi = next(t for t, n in curve if n >= 0.9 * total)
     rate = (0.8 * total) / (hi - lo) if hi > lo else float("nan")
-    return {"tables": len(tokens), "batch": batch, "events": total, "wall_s": round(curve[-1][0], 2),
-            "sustained_events_per_s": round(rate, 1)}
+    out = {"tables": len(tokens), "batch": batch, "events": total, "wall_s": round(curve[-1][0], 2),
+           "sustained_events_per_s": round(rate, 1)}
+    if cpu:
+        out["league_cpu_ms_per_event"] = round((cpu() - cpu0) * 1000 / total, 2)
+        out["events_per_s_per_core"] = round(1000 / out["league_cpu_ms_per_event"], 1)
+    return out
 
 
 def live_page(dsn: str, url: str, tokens: list[str], folder: Path, pace: float, seconds: float,
@@ -222,15 +264,20 @@ def main() -> int:
             headers={"Content-Type": "application/json", "X-League-Token": ORG}), timeout=30).read()
 
         out["runs"] = []
+        cpu = functools.partial(league_cpu, league.pid, pg)
+        out["load_average_at_start"] = os.getloadavg()[0]
         for n in counts:
-            r = run_tables(dsn, url, tokens[:n], work / f"run{n}", args.steps, batch=1)
+            r = run_tables(dsn, url, tokens[:n], work / f"run{n}", args.steps, batch=1, cpu=cpu)
             out["runs"].append(r)
             print(f"{n:3d} tables, one event per push: {r['events']} events in {r['wall_s']} s; sustained "
-                  f"{r['sustained_events_per_s']} events/s into PostgreSQL", flush=True)
-        r = run_tables(dsn, url, tokens[:max(counts)], work / "runbatch", args.steps, batch=200)
+                  f"{r['sustained_events_per_s']} events/s into PostgreSQL; league side (server + PostgreSQL) "
+                  f"{r['league_cpu_ms_per_event']} ms CPU per event = {r['events_per_s_per_core']} events/s per "
+                  f"core", flush=True)
+        r = run_tables(dsn, url, tokens[:max(counts)], work / "runbatch", args.steps, batch=200, cpu=cpu)
         out["runs"].append(r)
         print(f"{max(counts):3d} tables catching up (batches of 200): {r['events']} events in {r['wall_s']} s; "
-              f"sustained {r['sustained_events_per_s']} events/s", flush=True)
+              f"sustained {r['sustained_events_per_s']} events/s; {r['league_cpu_ms_per_event']} ms CPU per "
+              f"event = {r['events_per_s_per_core']} events/s per core", flush=True)
         lp = live_page(dsn, url, tokens[:max(counts)], work / "live", args.pace, args.live_seconds,
                        args.page_requests)
         out["organizer_page_live"] = lp
@@ -253,6 +300,9 @@ def main() -> int:
         out["bytes_per_event"] = round(size / n_events)
         print(f"storage: {n_events} events take {size / 2**20:.1f} MiB with their indexes "
               f"({out['bytes_per_event']} bytes per event)", flush=True)
+        out["load_average_at_end"] = os.getloadavg()[0]
+        print(f"load average (1 min) at start {out['load_average_at_start']:.1f}, at end "
+              f"{out['load_average_at_end']:.1f}, on {os.cpu_count()} cores", flush=True)
         if args.screenshot and screenshot(url, Path(args.screenshot)):
             out["screenshot"] = args.screenshot
             print(f"screenshot: {args.screenshot}")
