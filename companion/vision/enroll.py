@@ -245,8 +245,10 @@ def enroll(base: str, out: Path, sightings: list[Sighting], *, embedding: str = 
         raise EnrollError(f"{target} exists and is not a model bundle: give a new folder or a bundle to update")
     base_dir = resolve_model(base).resolve()
     base_meta = json.loads((base_dir / "model.json").read_text())
-    if not (base_dir / "detector.onnx").is_file() or not (base_dir / "face.onnx").is_file():
-        raise ModelError(f"{base_dir}: a base bundle needs detector.onnx and face.onnx (a Dragon Dice or d6 model)")
+    numerals = base_meta.get("form") == "numerals"  # standard dice (polyhedral): the box finder is named in it
+    if not (base_dir / "face.onnx").is_file() or not (numerals or (base_dir / "detector.onnx").is_file()):
+        raise ModelError(f"{base_dir}: a base bundle needs face.onnx and a die finder (detector.onnx, or a "
+                         f"numeral bundle's box_finder): dragon-dice, d6 or polyhedral")
     if base_meta.get("embedding"):  # an enrolled bundle: keep its network and grow its profile
         spec = dict(base_meta["embedding"])
         onnx = base_dir / spec["onnx"]

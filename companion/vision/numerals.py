@@ -89,6 +89,10 @@ class NumeralModel:
         self.box_finder = load_model(self.meta.get("box_finder", "dragon-dice")).detector
         self.min_conf = float(self.meta.get("min_face_confidence", 0.5))
         self.box_conf = float(self.meta.get("conf", 0.25))
+        # an enrolled bundle (``companion vision enroll``) reads values from its table profile
+        from companion.vision.table_reading import load_table_parts  # noqa: PLC0415
+
+        self.embedder, self.profile, self.embed_crop, self.embed_margin = load_table_parts(self.bundle, self.meta)
 
     def read_crops(self, crops: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """(kind, value, confidence) for uint8 crops (N, 64, 64, 3)."""
@@ -111,6 +115,15 @@ class NumeralModel:
             out.append(StandardReading([round(float(v), 1) for v in det.xyxy[i]], kinds[i],
                                        None if unreadable else int(values[i]),
                                        None if unreadable else str(int(values[i])), round(c, 4), unreadable))
+        if self.profile is not None:  # the value comes from the table profile: nearest known face or unreadable
+            from companion.vision.table_reading import embedding_crops  # noqa: PLC0415
+
+            emb, pc = self.embedder(embedding_crops(image, det.xyxy, self.embed_crop, self.embed_margin))
+            for i, r in enumerate(out):
+                m = self.profile.read_any(emb[i], r.kind, float(pc[i]))
+                ok = m.label is not None and m.label.icon == "value"
+                r.value, r.reading = (m.label.count, str(m.label.count)) if ok else (None, None)
+                r.unreadable, r.confidence = not ok, float(m.confidence)
         return out
 
 

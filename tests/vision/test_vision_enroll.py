@@ -357,3 +357,31 @@ def test_eval_of_an_enrolled_bundle_scores_the_profile_not_the_base_reader(bundl
     assert base["face_accuracy"] > 0.9
     # the profile knows only a Dwarves army of another art: these dice are unreadable, not guessed
     assert mine["read_correctly"] <= 0.1 * mine["dice"]
+
+
+def test_standard_dice_enrolled_into_the_polyhedral_model_read_their_values_and_never_guess(tmp_path):
+    from companion.vision.detections import box_iou
+    from companion.vision.numerals import load_numeral_model
+
+    fx = Path(__file__).parent / "fixtures" / "polyhedral"
+    recs = [json.loads(line) for line in (fx / "manifest.jsonl").read_text().splitlines() if line.strip()]
+    corr = tmp_path / "corr"
+    corr.mkdir()
+    shutil.copyfile(fx / recs[0]["image"], corr / "f0.jpg")
+    (corr / "f0.json").write_text(json.dumps({"dice": [{"box": d["box"], "kind": d["kind"], "value": d["value"]}
+                                                       for d in recs[0]["dice"]]}))
+    enroll("polyhedral", tmp_path / "poly-table", read_corrections(corr))
+    model = load_numeral_model(tmp_path / "poly-table")
+    assert model.profile is not None and len(model.profile) == len({(d["kind"], d["value"]) for d in recs[0]["dice"]})
+    right = 0
+    for rec in recs[:4]:
+        truth = rec["dice"]
+        found = model.readings(cv2.imread(str(fx / rec["image"])))
+        for r in found:
+            if r.unreadable:
+                continue
+            iou = box_iou(np.array([r.box]), np.array([d["box"] for d in truth]))[0]
+            d = truth[int(iou.argmax())]
+            assert iou.max() >= 0.5 and (r.kind, r.value) == (d["kind"], d["value"])  # read means read right
+            right += 1
+    assert right >= 1
