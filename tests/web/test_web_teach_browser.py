@@ -178,3 +178,24 @@ def test_a_viewer_sees_the_page_read_only(browser, table):
     assert page.is_visible("#readonly")
     _until(page, "#army-known", lambda s: " faces known" in s)
     ctx.close()
+
+
+def test_without_a_game_dice_are_chosen_from_the_catalogue(browser, serve):
+    server = serve()  # no game, no camera
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    page = ctx.new_page()
+    page.goto(f"{server.url}/teach?token={HOST_TOKEN}")
+    _until(page, "#role", lambda s: s == "host")
+    assert page.input_value("#army") == "custom" and page.is_visible("#search")
+    page.fill("#search", "Sergeant")
+    page.wait_for_selector("#hits button")
+    page.click("#hits button:has-text('Dwarves/Sergeant')")
+    page.wait_for_selector("#chosen button")
+    text = _until(page, "#army-known", lambda s: " faces known" in s)
+    assert text.startswith("0 of ") and int(text.split(" of ")[1].split()[0]) > 0
+    assert "Sergeant" in page.inner_text("#per-die")
+    page.click("#look")  # no camera and no phone: the page says what to do
+    msg = _until(page, "#message", lambda s: "no camera frame" in s)
+    assert "/phone" in msg
+    page.screenshot(path=str(SHOTS / "teach-catalogue-390x844.png"))
+    ctx.close()
