@@ -26,9 +26,9 @@ import numpy as np
 
 from companion.rules.catalogue import load_catalogue
 from companion.rules.odds import _face_value, army_odds
-from companion.rules.resolution import TerrainState
+from companion.rules.resolution import RollTerrain
 
-TERRAIN = TerrainState("Highland", face=3)
+TERRAIN = RollTerrain("Highland", face=3)
 
 
 def army() -> list:

@@ -27,7 +27,7 @@ from companion.rules.resolution import (
     EffectInForce,
     RolledUnit,
     RollRequest,
-    TerrainState,
+    RollTerrain,
     get_edition,
     resolve,
 )
@@ -45,7 +45,7 @@ def rolls(n: int, purpose: str, edition: str, count: int, seed: int = 1) -> list
     dice = [cat[ARMY[k % len(ARMY)]] for k in range(n)]
     ash, skin = SPELLS[edition]
     effects = (EffectInForce(ash, 2, "terrain"), EffectInForce(skin, 1))
-    terrain = TerrainState("Highland", 8, "Tower", True)
+    terrain = RollTerrain("Highland", 8, "Tower", True)
     out = []
     for _ in range(count):
         units = []

@@ -31,7 +31,7 @@ from functools import lru_cache
 import numpy as np
 
 from .catalogue import Die, Face, load_catalogue
-from .resolution import EffectInForce, TerrainState
+from .resolution import EffectInForce, RollTerrain
 from .v4.contributions import Op
 
 REROLL_TAIL = 1e-15
@@ -102,14 +102,14 @@ class Odds:
 
 
 def face_value(die: Die, face: Face, purpose: str, *, against: str | None = None,
-               terrain: TerrainState | None = None, in_reserve: bool = False, edition: str = "v4") -> FaceValue:
+               terrain: RollTerrain | None = None, in_reserve: bool = False, edition: str = "v4") -> FaceValue:
     """What ``face`` of ``die`` adds to a roll, by die roll resolution of that die alone
     (``companion.rules.resolution.resolve``: IDs, eighth-face doubling, SAIs, species abilities)."""
     return _face_value(die, die.faces.index(face), purpose, against, terrain, in_reserve, edition)
 
 
 @lru_cache(maxsize=4096)
-def _face_value(die: Die, index: int, purpose: str, against: str | None, terrain: TerrainState | None,
+def _face_value(die: Die, index: int, purpose: str, against: str | None, terrain: RollTerrain | None,
                 in_reserve: bool, edition: str) -> FaceValue:
     from .resolution import RolledUnit, RollRequest, resolve
     from .v4.sai import rerolls
@@ -262,13 +262,13 @@ def modifiers_in_force(effects: Sequence[EffectInForce], roll_for: str, *, again
 
 
 def army_odds(dice: Sequence[str | Die], roll_for: str, *, against: str | None = None,
-              terrain: TerrainState | None = None, in_reserve: bool = False, edition: str = "v4",
+              terrain: RollTerrain | None = None, in_reserve: bool = False, edition: str = "v4",
               modifiers: Sequence[ArmyModifier] = (), effects: Sequence[EffectInForce] = ()) -> Odds:
     """Exact odds of an army roll.
 
     ``dice``: catalogue names (or ``Die`` values) of the army's units and items; ``roll_for``:
     maneuver, melee, missile, magic or save (``against`` melee/missile/magic for saves);
-    ``terrain``: where the army rolls (``resolution.TerrainState``: type, face, eighth face
+    ``terrain``: where the army rolls (``resolution.RollTerrain``: type, face, eighth face
     controlled), ``None`` for the order-of-play roll (no terrain, no SAIs); ``in_reserve`` for a
     Reserve army; ``modifiers``: army-wide modifiers of the roll's result type; ``effects``:
     spells in force on the army or its terrain, turned into modifiers by :func:`modifiers_in_force`.

@@ -10,8 +10,8 @@ from companion.rules.battle_dice import (
     BadChoice,
     BadFaces,
     BattleGame,
-    GameOver,
-    IllegalAction,
+    BattleOver,
+    IllegalBattleAction,
     ReplayMismatch,
     WrongPlayer,
     apply,
@@ -62,7 +62,7 @@ def test_full_scripted_game_ends_in_a_rout(make_game, army):
     assert (morale["player"], morale["total"], morale["casualties"], morale["routs"]) == ("B", 0, 3, True)
     assert d.game.result == {"winner": "A", "reason": "rout", "loser": "B"}
     assert d.game.pending() is None
-    with pytest.raises(GameOver):
+    with pytest.raises(BattleOver):
         d.game.apply({"kind": "roll", "faces": [1]})
     assert d.events_of("result")[0]["text"] == "Alba wins: Bryn rout"
 
@@ -75,9 +75,9 @@ ILLEGAL = [
     ({"kind": "roll", "faces": {"d6": [1, 1]}}, BadFaces, "missing faces for 1 d4"),
     ({"kind": "roll", "faces": {"A01": 1}}, BadFaces, "must name exactly"),
     ({"kind": "roll", "player": "B", "faces": [1, 1, 1, 1, 1, 1]}, WrongPlayer, "player A must decide"),
-    ({"kind": "choose", "option": "melee"}, IllegalAction, "expected a 'roll' action"),
-    ("roll", IllegalAction, "JSON object"),
-    ({"kind": "roll", "seed": 1.5}, IllegalAction, "seed must be"),
+    ({"kind": "choose", "option": "melee"}, IllegalBattleAction, "expected a 'roll' action"),
+    ("roll", IllegalBattleAction, "JSON object"),
+    ({"kind": "roll", "seed": 1.5}, IllegalBattleAction, "seed must be"),
 ]
 
 
@@ -99,7 +99,7 @@ def test_illegal_choices_raise_and_change_nothing(make_game):
     for action, error in [
         ({"kind": "choose", "option": "magic"}, BadChoice),
         ({"kind": "choose", "option": "missile", "player": "B"}, WrongPlayer),
-        ({"kind": "roll", "faces": [1]}, IllegalAction),
+        ({"kind": "roll", "faces": [1]}, IllegalBattleAction),
     ]:
         with pytest.raises(error):
             d.game.apply(action)
@@ -123,7 +123,7 @@ def test_undo_takes_back_one_action_and_replays_the_rest():
     assert state_to_dict(game) == after_a
     undo(game)
     assert game.actions == [] and pending(game)["player"] == "A"
-    with pytest.raises(IllegalAction, match="nothing to undo"):
+    with pytest.raises(IllegalBattleAction, match="nothing to undo"):
         undo(game)
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from companion.rules.battle_dice import (
     BattleDiceError,
     BattleGame,
-    IllegalAction,
+    IllegalBattleAction,
     random_action,
     state_from_dict,
     state_to_dict,
@@ -62,7 +62,7 @@ def test_random_legal_play_never_crashes_and_replays_identically(army_lists, opt
             before = state_to_dict(game)
             try:
                 game.apply(_illegal_for(game.pending()))
-            except IllegalAction:
+            except IllegalBattleAction:
                 pass
             assert state_to_dict(game) == before
         game.apply(random_action(game, rng))

@@ -67,15 +67,15 @@ def test_an_illegal_battle_dice_setup_is_refused_before_anything_is_written(tmp_
 
 
 def test_listed_casualty_sets_are_distinct_legal_and_few():
-    from companion.rules.battle_dice.decisions import Decision
+    from companion.rules.battle_dice.decisions import BattleDecision
     from companion.rules.battle_dice.session_game import MAX_LISTED_SETS, _distinct_sets
 
     same = [{"id": f"B{i}", "owner": "B", "sides": 6, "face": 5, "label": f"d6 B{i}"} for i in range(3)]
     other = [{"id": "B9", "owner": "B", "sides": 8, "face": 7, "label": "d8 B9"}]
-    sets = _distinct_sets(Decision("B", "choose_dice", "lose 2", "casualties", count=2, candidates=same + other))
+    sets = _distinct_sets(BattleDecision("B", "choose_dice", "lose 2", "casualties", count=2, candidates=same + other))
     assert [s["value"] for s in sets] == [["B0", "B1"], ["B0", "B9"]]  # equal dice are interchangeable
     assert sets[0]["label"] == "Lose d6 B0 + d6 B1"
     many = [{"id": f"B{i}", "owner": "B", "sides": 6, "face": i, "label": str(i)} for i in range(20)]
-    sets = _distinct_sets(Decision("B", "choose_dice", "lose 10", "casualties", count=10, candidates=many))
+    sets = _distinct_sets(BattleDecision("B", "choose_dice", "lose 10", "casualties", count=10, candidates=many))
     assert len(sets) == MAX_LISTED_SETS
     assert all(len(set(s["value"])) == 10 for s in sets) and len({tuple(s["value"]) for s in sets}) == len(sets)

@@ -12,7 +12,7 @@ from companion.rules.game.advanced import items as it
 from companion.rules.game.advanced.item_sais import relic_matches
 from companion.rules.game.setup import item_points
 from companion.rules.game.state import Unit, spec_for
-from companion.rules.resolution import RolledUnit, RollRequest, TerrainState, resolve
+from companion.rules.resolution import RolledUnit, RollRequest, RollTerrain, resolve
 
 DWARVES = ["Dwarves/Footman", "Dwarves/Sentry", "Dwarves/Crossbowman"]
 
@@ -31,7 +31,7 @@ def face(die: str, text: str):
     return RolledUnit(d, (d.find_face(text),))
 
 
-FRONTIER = TerrainState("Coastland", face=3)
+FRONTIER = RollTerrain("Coastland", face=3)
 
 
 # -- point values (V4-01) -------------------------------------------------------------------------
@@ -424,7 +424,7 @@ def test_an_item_moves_only_with_a_unit_able_to_carry_it():
 def test_species_abilities_never_modify_item_results():
     """L2728: at Highland (earth) Mountain Mastery lets a Dwarf's melee count as maneuver, but not the
     melee of the sword it carries."""
-    highland = TerrainState("Highland", face=3)
+    highland = RollTerrain("Highland", face=3)
     alone = resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Melee"),), terrain=highland))
     armed = resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Melee"), face("Items/Fire Vorpal Sword",
                                                                                        "3 Melee")), terrain=highland))

@@ -12,7 +12,7 @@ from companion.rules.game.state import Unit, spec_for
 from companion.rules.r96.game import CONFLICT_OPTIONS, OPTIONS, R96Game, game_options
 from companion.rules.r96.game.rolls import Rolled, resolve_roll
 from companion.rules.resolution import EffectInForce
-from companion.rules.resolution import TerrainState as At
+from companion.rules.resolution import RollTerrain as At
 
 FRONT = "frontier"
 

@@ -13,7 +13,7 @@ from companion.rules.resolution import (
     ResolutionError,
     RolledUnit,
     RollRequest,
-    TerrainState,
+    RollTerrain,
     resolve,
 )
 
@@ -22,7 +22,7 @@ def _magic(choices: dict) -> RollRequest:
     cat = load_catalogue()
     dwarf, elf = cat["Dwarves/Sergeant"], cat["Coral Elves/Trooper"]
     units = (RolledUnit(dwarf, (dwarf.find_face("ID"),)), RolledUnit(elf, (elf.find_face("ID"),)))
-    return RollRequest("magic", units, edition="r96", terrain=TerrainState("Coastland", 1),
+    return RollRequest("magic", units, edition="r96", terrain=RollTerrain("Coastland", 1),
                        effects=(EffectInForce("Ash Storm", 2, "terrain"),), choices=choices)
 
 
@@ -46,7 +46,7 @@ def _dodge(choices: dict) -> RollRequest:
     guard = load_catalogue()["Coral Elves/Guard"]
     face = guard.find_face("1 Maneuver")
     return RollRequest("save", (RolledUnit(guard, (face,)), RolledUnit(guard, (face,))),
-                       terrain=TerrainState("Coastland", 3), counted=frozenset({"save", "maneuver"}),
+                       terrain=RollTerrain("Coastland", 3), counted=frozenset({"save", "maneuver"}),
                        choices=choices)
 
 

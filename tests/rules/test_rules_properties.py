@@ -22,7 +22,7 @@ from companion.rules.resolution import (
     ResolutionError,
     RolledUnit,
     RollRequest,
-    TerrainState,
+    RollTerrain,
     get_edition,
     resolve,
 )
@@ -49,7 +49,7 @@ def rolls(draw, edition, dice=ROLLING, plain_only=False, purposes=PURPOSES, cont
         faces = [f for f in die.faces if f.is_id or f.icon in PLAIN] if plain_only else list(die.faces)
         units.append(RolledUnit(die, (draw(st.sampled_from(faces)),)))
     is_controlled = draw(st.booleans()) if controlled is None else controlled
-    terrain = TerrainState(draw(st.sampled_from(TERRAINS)), 8 if is_controlled else draw(st.integers(1, 7)),
+    terrain = RollTerrain(draw(st.sampled_from(TERRAINS)), 8 if is_controlled else draw(st.integers(1, 7)),
                            controlled=is_controlled)
     effects = tuple(EffectInForce(name, draw(st.integers(1, 3)), target)
                     for name, target in draw(st.lists(st.sampled_from(spells), unique=True, max_size=2))) if spells else ()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from companion.rules.catalogue import load_catalogue
-from companion.rules.resolution import EffectInForce, RolledUnit, RollRequest, TerrainState, resolve
+from companion.rules.resolution import EffectInForce, RolledUnit, RollRequest, RollTerrain, resolve
 from companion.rules.v4.delayed import apply_delayed
 from companion.rules.v4.sai import sai_contribution
 from companion.rules.v4.situation import Situation
@@ -26,7 +26,7 @@ def units(cat, *dice):
 
 
 def save_total(us, effects=(), terrain="Coastland", **kw):
-    req = RollRequest("save", tuple(us), against="melee", terrain=TerrainState(terrain, face=3),
+    req = RollRequest("save", tuple(us), against="melee", terrain=RollTerrain(terrain, face=3),
                       effects=tuple(effects), **kw)
     return resolve(req).total("save")
 
@@ -86,7 +86,7 @@ def test_defender_save_penalty_as_effect_in_force(cat, sai):
 
 def test_wave_counter_maneuver_penalty_l2044_2048(cat):
     movers = units(cat, ("Dwarves/Patroller", "2 Maneuver"), ("Dwarves/Patroller", "2 Maneuver"))
-    req = RollRequest("maneuver", movers, terrain=TerrainState("Coastland", face=3), counter_maneuver=True,
+    req = RollRequest("maneuver", movers, terrain=RollTerrain("Coastland", face=3), counter_maneuver=True,
                       marching=False, effects=(EffectInForce("Wave", 3, "opponent", hostile=True),))
     assert resolve(req).total("maneuver") == 1
 
@@ -95,21 +95,21 @@ def test_magic_negation_capped_by_frostwings_in_dua_l886_893(cat):
     mage = next(d for d in cat if d.species == "Goblins" and d.is_unit and any(f.icon == "Magic" for f in d.faces))
     f = max((x for x in mage.faces if x.icon == "Magic"), key=lambda x: x.count)
     us = tuple(RolledUnit(mage, (f,)) for _ in range(4))
-    base = RollRequest("magic", us, terrain=TerrainState("Coastland", face=3))
+    base = RollRequest("magic", us, terrain=RollTerrain("Coastland", face=3))
     rolled = resolve(base).total("magic")
     neg = EffectInForce("Magic Negation", 5, "opponent", hostile=True, details={"frostwings_in_dua": 2})
-    req = RollRequest("magic", us, terrain=TerrainState("Coastland", face=3), effects=(neg,))
+    req = RollRequest("magic", us, terrain=RollTerrain("Coastland", face=3), effects=(neg,))
     assert resolve(req).total("magic") == rolled - 2
 
 
 def test_scorching_touch_reports_damage_per_save_l933_938(cat):
     scalder = next(d for d in cat if d.species == "Scalders" and d.is_unit and any(f.icon == "Save" for f in d.faces))
     f = next(x for x in scalder.faces if x.icon == "Save")
-    req = RollRequest("save", (RolledUnit(scalder, (f,)),), against="melee", terrain=TerrainState("Feyland", face=3))
+    req = RollRequest("save", (RolledUnit(scalder, (f,)),), against="melee", terrain=RollTerrain("Feyland", face=3))
     r = resolve(req)
     (rep,) = [x for x in r.reports if x.source == "Scorching Touch"]
     assert rep.amount == f.count and rep.kind == "damage_spell_saves_only"
-    req = RollRequest("save", (RolledUnit(scalder, (f,)),), against="melee", terrain=TerrainState("Coastland", face=3))
+    req = RollRequest("save", (RolledUnit(scalder, (f,)),), against="melee", terrain=RollTerrain("Coastland", face=3))
     assert not [x for x in resolve(req).reports if x.source == "Scorching Touch"]
 
 
@@ -122,10 +122,10 @@ def test_dracolem_logo_has_no_documented_effect(cat):
 def test_bash_without_attacker_numbers_asks_for_them(cat):
     basher = next(d for d in cat if d.is_unit and "Bash" in d.sai_names)
     f = next(x for x in basher.faces if x.sai == "Bash")
-    req = RollRequest("save", (RolledUnit(basher, (f,)),), against="melee", terrain=TerrainState("Coastland", face=3))
+    req = RollRequest("save", (RolledUnit(basher, (f,)),), against="melee", terrain=RollTerrain("Coastland", face=3))
     r = resolve(req)
     assert r.total("save") == 0 and any(x.kind == "needs_input" for x in r.reports)
-    req = RollRequest("save", (RolledUnit(basher, (f,)),), against="melee", terrain=TerrainState("Coastland", face=3),
+    req = RollRequest("save", (RolledUnit(basher, (f,)),), against="melee", terrain=RollTerrain("Coastland", face=3),
                       choices={"Bash target melee": 5})
     assert resolve(req).total("save") == 5
 
@@ -133,24 +133,24 @@ def test_bash_without_attacker_numbers_asks_for_them(cat):
 def test_cursed_bullets_reported_with_dua_cap_l922_929(cat):
     shooter = cat["Lava Elves/Fusilier"]
     us = tuple(RolledUnit(shooter, (shooter.find_face("2 Missile"),)) for _ in range(3))
-    req = RollRequest("missile", us, terrain=TerrainState("Highland", face=4), dua_counts={"Lava Elves": 2})
+    req = RollRequest("missile", us, terrain=RollTerrain("Highland", face=4), dua_counts={"Lava Elves": 2})
     r = resolve(req)
     assert r.total("missile") == 6
     (rep,) = [x for x in r.reports if x.source == "Cursed Bullets"]
     assert rep.amount == 2
-    req = RollRequest("missile", us, terrain=TerrainState("Highland", face=4), dua_counts={"Lava Elves": 9})
+    req = RollRequest("missile", us, terrain=RollTerrain("Highland", face=4), dua_counts={"Lava Elves": 9})
     assert [x.amount for x in resolve(req).reports if x.source == "Cursed Bullets"] == [3]
-    req = RollRequest("missile", us, terrain=TerrainState("Highland", face=4))
+    req = RollRequest("missile", us, terrain=RollTerrain("Highland", face=4))
     assert not [x for x in resolve(req).reports if x.source == "Cursed Bullets"]
 
 
 def test_foul_stench_reported_with_dua_cap_l907_914(cat):
     goblin = next(d for d in cat if d.species == "Goblins" and d.is_unit and any(f.icon == "Melee" for f in d.faces))
     f = next(x for x in goblin.faces if x.icon == "Melee")
-    req = RollRequest("melee", (RolledUnit(goblin, (f,)),), terrain=TerrainState("Swampland", face=6),
+    req = RollRequest("melee", (RolledUnit(goblin, (f,)),), terrain=RollTerrain("Swampland", face=6),
                       dua_counts={"Goblins": 5})
     assert [x.amount for x in resolve(req).reports if x.source == "Foul Stench"] == [3]
-    req = RollRequest("melee", (RolledUnit(goblin, (f,)),), terrain=TerrainState("Swampland", face=6),
+    req = RollRequest("melee", (RolledUnit(goblin, (f,)),), terrain=RollTerrain("Swampland", face=6),
                       dua_counts={"Goblins": 5}, counter_attack=True)
     assert not [x for x in resolve(req).reports if x.source == "Foul Stench"]
 
@@ -162,7 +162,7 @@ def test_elemental_relics_rolling_the_same_element_cancel_l2835_2836(cat):
 
     def reports(*faces):
         us = (RolledUnit(fighter, (fighter.find_face("1 Save"),)),) + tuple(RolledUnit(relic, (f,)) for f in faces)
-        r = resolve(RollRequest("save", us, terrain=TerrainState("Coastland", face=3)))
+        r = resolve(RollRequest("save", us, terrain=RollTerrain("Coastland", face=3)))
         return [x.kind for x in r.reports if x.source in ("Elemental Relic", "Logo")]
 
     assert reports(air) == ["relic_reroll_recruit_promote"]
@@ -175,9 +175,9 @@ def test_sai_results_of_one_roll_do_not_leak_into_the_next(cat):
     """Regression: a roll's SAI results must not show up in a later roll's context."""
     flyer = cat["Coral Elves/Eagle Knight"]
     resolve(RollRequest("save", (RolledUnit(flyer, (flyer.find_face("3 Fly"),)),),
-                        terrain=TerrainState("Coastland", face=3)))
+                        terrain=RollTerrain("Coastland", face=3)))
     scalder = next(d for d in cat if d.species == "Scalders" and d.is_unit and any(f.icon == "Save" for f in d.faces))
     f = next(x for x in scalder.faces if x.icon == "Save")
     r = resolve(RollRequest("save", (RolledUnit(scalder, (f,)),), against="melee",
-                            terrain=TerrainState("Feyland", face=3)))
+                            terrain=RollTerrain("Feyland", face=3)))
     assert [x.amount for x in r.reports if x.source == "Scorching Touch"] == [f.count]

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.rules.catalogue import load_catalogue
-from companion.rules.resolution import EffectInForce, RolledUnit, RollRequest, TerrainState, resolve
+from companion.rules.resolution import EffectInForce, RolledUnit, RollRequest, RollTerrain, resolve
 from companion.rules.v4.sai import sai_contribution
 from companion.rules.v4.situation import Situation
 from companion.rules.v4.spells import ROLL_SPELLS
@@ -46,7 +46,7 @@ def requests(draw):
         units.append(RolledUnit(die, tuple(faces)))
     effects = tuple(EffectInForce(name, draw(st.integers(1, 3)), draw(st.sampled_from(["army", "terrain"])))
                     for name in draw(st.lists(st.sampled_from(SPELLS), max_size=3, unique=True)))
-    terrain = TerrainState(draw(st.sampled_from(TERRAINS)), face=draw(st.integers(1, 8)),
+    terrain = RollTerrain(draw(st.sampled_from(TERRAINS)), face=draw(st.integers(1, 8)),
                            controlled=draw(st.booleans()))
     return RollRequest(purpose, tuple(units), against=against, terrain=terrain, effects=effects,
                        counter_attack=purpose == "melee" and draw(st.booleans()),
@@ -91,7 +91,7 @@ def test_every_sai_face_in_every_roll_type_resolves(purpose, against):
         for face in die.faces:
             if face.is_sai:
                 r = resolve(RollRequest(purpose, (RolledUnit(die, (face,)),), against=against,
-                                        terrain=TerrainState("Coastland", face=3)))
+                                        terrain=RollTerrain("Coastland", face=3)))
                 assert all(v >= 0 for v in r.totals.values())
 
 

@@ -11,7 +11,7 @@ from companion.rules.resolution import (
     ResolutionError,
     RolledUnit,
     RollRequest,
-    TerrainState,
+    RollTerrain,
     resolve,
 )
 
@@ -27,7 +27,7 @@ def roll(cat, purpose, dice, *, terrain="Flatland", face=3, effects=(), **kw):
         die = cat[name]
         faces = faces if isinstance(faces, (list, tuple)) else [faces]
         units.append(RolledUnit(die, tuple(die.find_face(f) for f in faces)))
-    t = TerrainState(terrain, face=face) if terrain else None
+    t = RollTerrain(terrain, face=face) if terrain else None
     effs = tuple(EffectInForce(*e) if isinstance(e, tuple) else EffectInForce(e) for e in effects)
     return resolve(RollRequest(purpose, tuple(units), terrain=t, effects=effs, **kw))
 
@@ -286,7 +286,7 @@ def test_elemental_champion_logo_counts_as_an_id_worth_two_l1821_1824(cat):
     r = roll(cat, "save", [(die.name, "1 Logo")])
     assert r.total("save") == 2
     r = resolve(RollRequest("save", (RolledUnit(die, (die.find_face("1 Logo"),)),),
-                            terrain=TerrainState("Highland", face=8, controlled=True)))
+                            terrain=RollTerrain("Highland", face=8, controlled=True)))
     assert r.total("save") == 4  # the eighth face doubles ID results (L501)
     assert roll(cat, "save", [("Eldarim/Dragonslayer", "1 Logo")]).total("save") == 0
 
@@ -296,7 +296,7 @@ def test_attune_magic_is_of_any_element_l1243_1249(cat):
     f = next(x for x in item.faces if x.sai == "Attune")
     seer = cat["Amazons/Seer"]
     r = resolve(RollRequest("magic", (RolledUnit(seer, (seer.find_face("2 Magic"),)), RolledUnit(item, (f,))),
-                            terrain=TerrainState("Coastland", face=1)))
+                            terrain=RollTerrain("Coastland", face=1)))
     assert r.total("magic") == 2 + f.count
     assert r.magic.get("any") == f.count and r.magic.get("Air/Water") == 2
 
@@ -315,9 +315,9 @@ def test_flurry_rolled_again_in_a_dragon_attack_means_melee_l1570_1575(cat):
     f, other = item.find_face("4 Flurry"), item.find_face("4 Melee")
     carrier = cat["Dwarves/Footman"]
     base = (RolledUnit(carrier, (carrier.find_face("1 Melee"),)),)
-    r = resolve(RollRequest("dragon", base + (RolledUnit(item, (f,)),), terrain=TerrainState("Coastland", face=3)))
+    r = resolve(RollRequest("dragon", base + (RolledUnit(item, (f,)),), terrain=RollTerrain("Coastland", face=3)))
     assert r.total("save") == f.count and r.total("melee") == 1
-    r = resolve(RollRequest("dragon", base + (RolledUnit(item, (f, other)),), terrain=TerrainState("Coastland", face=3)))
+    r = resolve(RollRequest("dragon", base + (RolledUnit(item, (f, other)),), terrain=RollTerrain("Coastland", face=3)))
     assert r.total("save") == 0 and r.total("melee") == 1 + 4 + 4
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from companion.rules.catalogue import load_catalogue
-from companion.rules.resolution import EffectInForce, RolledUnit, RollRequest, TerrainState, resolve
+from companion.rules.resolution import EffectInForce, RolledUnit, RollRequest, RollTerrain, resolve
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,7 @@ def roll(cat, edition, purpose, dice, *, terrain="Coastland", controlled=False, 
         units.append(RolledUnit(die, tuple(die.find_face(f) for f in faces)))
     t = None
     if terrain:
-        t = TerrainState(terrain, face=8 if controlled else 3, controlled=controlled)
+        t = RollTerrain(terrain, face=8 if controlled else 3, controlled=controlled)
     effs = tuple(e if isinstance(e, EffectInForce) else EffectInForce(*e) for e in effects)
     return resolve(RollRequest(purpose, tuple(units), edition=edition, terrain=t, effects=effs, **kw))
 

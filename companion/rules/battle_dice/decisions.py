@@ -13,7 +13,7 @@ Three kinds of decision exist:
     one of ``choices["options"]``: ``{"kind": "choose", "option": name}``.
 
 Any action may name ``player`` (it must be the one asked) and ``source`` (typed, camera, smart,
-rng...; it is copied to the log).  :meth:`Decision.check` turns a valid action into the normalised
+rng...; it is copied to the log).  :meth:`BattleDecision.check` turns a valid action into the normalised
 action stored in the game log, or raises an :class:`~.errors.IllegalAction`.
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .errors import BadChoice, BadFaces, IllegalAction, WrongPlayer
+from .errors import BadChoice, BadFaces, IllegalBattleAction, WrongPlayer
 
 ACTION_KINDS = {"roll": "roll", "choose_dice": "choose", "choose_option": "choose"}
 
@@ -47,7 +47,7 @@ def d3_from_d6(face: int) -> int:
 
 
 @dataclass
-class Decision:
+class BattleDecision:
     player: str
     kind: str
     prompt: str
@@ -76,16 +76,16 @@ class Decision:
     # ------------------------------------------------------------------ checking answers
     def check(self, action) -> dict:
         if not isinstance(action, dict):
-            raise IllegalAction(f"an action must be a JSON object, not {type(action).__name__}")
+            raise IllegalBattleAction(f"an action must be a JSON object, not {type(action).__name__}")
         player = action.get("player", self.player)
         if player != self.player:
             raise WrongPlayer(f"player {self.player} must decide now ({self.prompt}), not {player!r}")
         kind = action.get("kind")
         if kind != ACTION_KINDS[self.kind]:
-            raise IllegalAction(f"expected a {ACTION_KINDS[self.kind]!r} action ({self.prompt}), got {kind!r}")
+            raise IllegalBattleAction(f"expected a {ACTION_KINDS[self.kind]!r} action ({self.prompt}), got {kind!r}")
         source = action.get("source", "typed")
         if not isinstance(source, str):
-            raise IllegalAction(f"source must be a string, not {source!r}")
+            raise IllegalBattleAction(f"source must be a string, not {source!r}")
         out = {"kind": kind, "player": self.player, "source": source}
         if self.kind == "roll":
             if "seed" in action and "faces" not in action:
@@ -104,7 +104,7 @@ class Decision:
 
     def _roll_seeded(self, seed) -> list[int]:
         if isinstance(seed, bool) or not isinstance(seed, int | str):
-            raise IllegalAction(f"seed must be an integer or string, not {seed!r}")
+            raise IllegalBattleAction(f"seed must be an integer or string, not {seed!r}")
         rng = random.Random(seed)
         return [rng.randint(1, d["sides"]) for d in self.dice]
 

@@ -1,7 +1,7 @@
 """What each kind of table effect does, as small generator functions.
 
 Each function takes the :class:`~.board.Board`, the player whose effect it is and the
-:class:`~.tables.Effect`; it ``yield``s :class:`~.decisions.Decision` objects whenever someone must
+:class:`~.tables.RowEffect`; it ``yield``s :class:`~.decisions.BattleDecision` objects whenever someone must
 roll or choose, and receives the checked action back.  Helpers for rolling amounts and tables and
 for inflicting casualties live here too.
 """
@@ -9,9 +9,9 @@ for inflicting casualties live here too.
 from __future__ import annotations
 
 from .board import POOL_PHASE, Board, describe
-from .decisions import Decision, d3_from_d6
+from .decisions import BattleDecision, d3_from_d6
 from .setup import opponent
-from .tables import CORE_TABLES, MONSTER_TABLES, UNIT_TYPES, Effect, Row, Table
+from .tables import CORE_TABLES, MONSTER_TABLES, UNIT_TYPES, Row, RowEffect, Table
 
 # ---------------------------------------------------------------------------------- rolling
 
@@ -28,7 +28,7 @@ def roll_amount(b: Board, p: str, amount, purpose: str):
     else:
         die = {"id": None, "sides": sides, "read_as": None}
         prompt = f"{b.army(p)['name']}: roll 1D{sides} ({purpose})"
-    action = yield Decision(p, "roll", prompt, purpose, dice=[die])
+    action = yield BattleDecision(p, "roll", prompt, purpose, dice=[die])
     face = action["faces"][0]
     value = d3_from_d6(face) if die["read_as"] == "d3" else face
     b.emit("amount", f"{b.army(p)['name']} rolls {value} for {purpose}", player=p, value=value,
@@ -46,7 +46,7 @@ def table_die(b: Board, table: Table) -> int:
 def roll_on_table(b: Board, p: str, table: Table, why: str):
     sides = table_die(b, table)
     prompt = f"{b.army(p)['name']}: roll a d{sides} on the {table.title} table ({why})"
-    action = yield Decision(p, "roll", prompt, f"{table.key} table", dice=[{"id": None, "sides": sides,
+    action = yield BattleDecision(p, "roll", prompt, f"{table.key} table", dice=[{"id": None, "sides": sides,
                                                                             "read_as": None}])
     face = action["faces"][0]
     row = table.row_for(face)
@@ -74,14 +74,14 @@ def choose_dice(b: Board, chooser: str, count: int, candidates: list[dict], purp
         return []
     if count == len(candidates) or len({_equivalent(c) for c in candidates}) == 1:
         return [c["id"] for c in candidates[:count]]
-    action = yield Decision(chooser, "choose_dice", prompt, purpose, count=count, candidates=candidates)
+    action = yield BattleDecision(chooser, "choose_dice", prompt, purpose, count=count, candidates=candidates)
     return action["dice"]
 
 
 def choose_option(b: Board, chooser: str, options: list[str], purpose: str, prompt: str):
     if len(options) == 1:
         return options[0]
-    action = yield Decision(chooser, "choose_option", prompt, purpose, options=options)
+    action = yield BattleDecision(chooser, "choose_option", prompt, purpose, options=options)
     return action["option"]
 
 
@@ -120,16 +120,16 @@ def inflict(b: Board, attacker: str, hits: int, why: str, *, only_sides: int | N
 # ---------------------------------------------------------------------------------- effects
 
 
-def kill_now(b, p, e: Effect, row, table):  # Elemental Attack, Charge: owner picks (BD L66)
+def kill_now(b, p, e: RowEffect, row, table):  # Elemental Attack, Charge: owner picks (BD L66)
     n = yield from roll_amount(b, p, e.amount, row.name)
     yield from inflict(b, p, n, row.name)
 
 
-def kill_chosen(b, p, e: Effect, row, table):  # Death, Assassinate: "of your choice" (BD L207-209, L445-447)
+def kill_chosen(b, p, e: RowEffect, row, table):  # Death, Assassinate: "of your choice" (BD L207-209, L445-447)
     yield from inflict(b, p, e.amount, row.name, chooser=p)
 
 
-def kill_in_phase(b, p, e: Effect, row, table):  # "Destroy 1D3 enemy dice in Missile/Melee Phase"
+def kill_in_phase(b, p, e: RowEffect, row, table):  # "Destroy 1D3 enemy dice in Missile/Melee Phase"
     n = yield from roll_amount(b, p, e.amount, f"{row.name} kills in the {e.phase} phase")
     if b.phase_done(e.phase):
         b.emit("lost", f"{row.name}: the {e.phase} phase is over this turn; {n} kills lost", player=p)
@@ -139,7 +139,7 @@ def kill_in_phase(b, p, e: Effect, row, table):  # "Destroy 1D3 enemy dice in Mi
            player=p, phase=e.phase, count=n)
 
 
-def set_to_one(b, p, e: Effect, row, table):  # Tail, Confuse, Outflank, Ensorcelled; R13 who picks, R08
+def set_to_one(b, p, e: RowEffect, row, table):  # Tail, Confuse, Outflank, Ensorcelled; R13 who picks, R08
     victim = opponent(p)
     n = yield from roll_amount(b, p, e.amount, row.name)
     chooser = p if b.options["R13"] == "caster" else victim
@@ -162,7 +162,7 @@ def _pool(b: Board, pool: str) -> str | None:
     return pool
 
 
-def gain_points(b, p, e: Effect, row, table):
+def gain_points(b, p, e: RowEffect, row, table):
     n = yield from roll_amount(b, p, e.amount, row.name)
     pool = _pool(b, e.pool)
     if pool is None:
@@ -174,7 +174,7 @@ def gain_points(b, p, e: Effect, row, table):
         b.emit("points", f"{b.army(p)['name']} gains {n} {pool} point(s)", player=p, pool=pool, count=n)
 
 
-def enemy_loses_points(b, p, e: Effect, row, table):  # Sabotage, Immobilize
+def enemy_loses_points(b, p, e: RowEffect, row, table):  # Sabotage, Immobilize
     victim = opponent(p)
     n = yield from roll_amount(b, p, e.amount, row.name)
     if not b.pool_open(e.pool):
@@ -185,7 +185,7 @@ def enemy_loses_points(b, p, e: Effect, row, table):  # Sabotage, Immobilize
            count=-n)
 
 
-def morale(b, p, e: Effect, row, table):  # Leadership, Courage, Martyr, Bravery (+); Fear, Encircle (-)
+def morale(b, p, e: RowEffect, row, table):  # Leadership, Courage, Martyr, Bravery (+); Fear, Encircle (-)
     n = yield from roll_amount(b, p, e.amount, row.name)
     target = p if e.target == "self" else opponent(p)
     b.turn_state(target)["morale"].append(e.sign * n)
@@ -193,7 +193,7 @@ def morale(b, p, e: Effect, row, table):  # Leadership, Courage, Martyr, Bravery
            player=target, value=e.sign * n)
 
 
-def negate(b, p, e: Effect, row, table):
+def negate(b, p, e: RowEffect, row, table):
     n = yield from roll_amount(b, p, e.amount, row.name)
     b.turn_state(p)["negate"] += n
     b.emit("negate", f"{b.army(p)['name']} will negate the next {n} casualties ({row.name})", player=p, count=n)
@@ -203,7 +203,7 @@ def _roll_new_dice(b: Board, p: str, dice: list[dict], why: str):
     """R09 roll_at_once: new dice are rolled on arrival."""
     if not dice or b.options["R09"] != "roll_at_once":
         return
-    action = yield Decision(p, "roll", f"{b.army(p)['name']}: roll the new dice ({why})", "new dice",
+    action = yield BattleDecision(p, "roll", f"{b.army(p)['name']}: roll the new dice ({why})", "new dice",
                             dice=[{"id": d["id"], "sides": d["sides"], "read_as": None} for d in dice])
     for d, face in zip(dice, action["faces"], strict=True):
         d["face"] = face
@@ -211,7 +211,7 @@ def _roll_new_dice(b: Board, p: str, dice: list[dict], why: str):
            player=p, faces={d["id"]: d["face"] for d in dice}, source=action["source"])
 
 
-def restore(b, p, e: Effect, row, table):  # Rally Troops (1D6), Healing (1D3)
+def restore(b, p, e: RowEffect, row, table):  # Rally Troops (1D6), Healing (1D3)
     n = yield from roll_amount(b, p, e.amount, row.name)
     pool = [candidate(p, d) for d in b.army(p)["destroyed"]]
     n = min(n, len(pool))
@@ -221,7 +221,7 @@ def restore(b, p, e: Effect, row, table):  # Rally Troops (1D6), Healing (1D3)
     yield from _roll_new_dice(b, p, dice, row.name)
 
 
-def control(b, p, e: Effect, row, table):  # BD L199-201; R10, R17
+def control(b, p, e: RowEffect, row, table):  # BD L199-201; R10, R17
     victim = opponent(p)
     pool = [candidate(victim, d) for d in b.alive(victim)]
     prompt = f"{b.army(p)['name']}: choose one enemy die to take control of ({row.name})"
@@ -232,7 +232,7 @@ def control(b, p, e: Effect, row, table):  # BD L199-201; R10, R17
             b.turn_state(victim)["casualties"] += 1
 
 
-def summon(b, p, e: Effect, row, table):  # Summon (BD L203-205, R22); Vampire Drain's new unit (R12)
+def summon(b, p, e: RowEffect, row, table):  # Summon (BD L203-205, R22); Vampire Drain's new unit (R12)
     army = b.army(p)
     if e.unit:  # Drain
         if b.options["R12"] == "no_new_unit":
@@ -249,20 +249,20 @@ def summon(b, p, e: Effect, row, table):  # Summon (BD L203-205, R22); Vampire D
     yield from _roll_new_dice(b, p, dice, row.name)
 
 
-def roll_table(b, p, e: Effect, row, table):  # Haste, Command, Archmage Spell
+def roll_table(b, p, e: RowEffect, row, table):  # Haste, Command, Archmage Spell
     sub = CORE_TABLES[e.table]
     new_row = yield from roll_on_table(b, p, sub, row.name)
     yield from apply_row(b, p, new_row, sub)
 
 
-def hit_on(b, p, e: Effect, row, table):  # Lead the Charge, Direct the Fire ("this turn")
+def hit_on(b, p, e: RowEffect, row, table):  # Lead the Charge, Direct the Fire ("this turn")
     ts = b.turn_state(p)
     ts["hit_on"][e.unit] = e.face
     b.emit("hit_on", f"{b.army(p)['name']}: {e.unit} also hit on {e.face} this turn ({row.name})", player=p)
     yield from ()
 
 
-def initiative(b, p, e: Effect, row, table):  # BD L156-161: the player picks the phase
+def initiative(b, p, e: RowEffect, row, table):  # BD L156-161: the player picks the phase
     left = [ph for ph in ("missile", "melee") if not b.phase_done(ph)]
     if not left:
         b.emit("lost", f"{row.name}: no Missile or Melee phase left this turn", player=p)
@@ -273,13 +273,13 @@ def initiative(b, p, e: Effect, row, table):  # BD L156-161: the player picks th
     b.emit("initiative", f"{b.army(p)['name']} has the initiative in the {phase} phase", player=p, phase=phase)
 
 
-def maneuver_next_turn(b, p, e: Effect, row, table):  # Encircle (R11)
+def maneuver_next_turn(b, p, e: RowEffect, row, table):  # Encircle (R11)
     b.turn_state(p)["maneuver_next_turn"] += e.amount
     b.emit("carry", f"{b.army(p)['name']} gains {e.amount} maneuver point next turn ({row.name})", player=p)
     yield from ()
 
 
-def pick_result(b, p, e: Effect, row, table):  # Maneuver 9-10 (R23)
+def pick_result(b, p, e: RowEffect, row, table):  # Maneuver 9-10 (R23)
     sub = CORE_TABLES[e.table]
     names = [r.name for r in sub.rows if r is not row and r.name != row.name]
     name = yield from choose_option(b, p, names, "pick_result", f"{b.army(p)['name']}: pick a {sub.title} result")

@@ -5,7 +5,7 @@ same game.  Functional helpers mirror the methods for a session layer::
 
     state = new_game(setup)                    # setup: {"armies": {...}, "options": {...}}
     pending(state)                             # {"player", "kind", "prompt", "choices", ...} or None
-    state, events = apply(state, action)       # raises IllegalAction, changing nothing
+    state, events = apply(state, action)       # raises IllegalBattleAction, changing nothing
     state_to_dict(state) / state_from_dict(d)  # JSON-able, replayable
 
 Randomness enters only as faces in actions, or as a ``seed`` in a roll action (``{"kind": "roll",
@@ -18,8 +18,8 @@ import copy
 import random
 
 from .board import Board
-from .decisions import Decision
-from .errors import BattleDiceError, GameOver, IllegalAction, ReplayMismatch, SetupError
+from .decisions import BattleDecision
+from .errors import BattleDiceError, BattleOver, IllegalBattleAction, ReplayMismatch, SetupError
 from .phases import play
 from .rulings import resolve_options
 from .setup import normalise_setup
@@ -38,7 +38,7 @@ class BattleGame:
         self.actions: list[dict] = []
         self.board = Board(norm, self.options)
         self._flow = play(self.board)
-        self._pending: Decision | None = None
+        self._pending: BattleDecision | None = None
         self._advance(None)
 
     # ------------------------------------------------------------------ reading
@@ -66,14 +66,14 @@ class BattleGame:
         out["phase"] = self.data["phase"]
         return out
 
-    def pending_decision(self) -> Decision | None:
+    def pending_decision(self) -> BattleDecision | None:
         return self._pending
 
     # ------------------------------------------------------------------ acting
     def check(self, action) -> dict:
         """The normalised form of ``action`` if it answers the pending decision; raises otherwise."""
         if self._pending is None:
-            raise GameOver("the game is over; no action is expected")
+            raise BattleOver("the game is over; no action is expected")
         return self._pending.check(action)
 
     def apply(self, action) -> list[dict]:
@@ -91,7 +91,7 @@ class BattleGame:
     def undo(self) -> dict:
         """Take back the last action (replaying the rest); returns it."""
         if not self.actions:
-            raise IllegalAction("nothing to undo")
+            raise IllegalBattleAction("nothing to undo")
         last = self.actions[-1]
         self._rebuild(self.actions[:-1])
         return last
@@ -116,7 +116,7 @@ class BattleGame:
         for i, action in enumerate(actions):
             try:
                 game.apply(action)
-            except IllegalAction as exc:
+            except IllegalBattleAction as exc:
                 raise ReplayMismatch(f"action {i} cannot be replayed: {exc}") from exc
         return game
 
@@ -177,7 +177,7 @@ def roll_for_me(state: BattleGame, rng: random.Random, source: str = "rng") -> d
     """A roll action for the pending roll decision, with faces drawn from ``rng``."""
     decision = state.pending_decision()
     if decision is None or decision.kind != "roll":
-        raise IllegalAction("no roll is pending")
+        raise IllegalBattleAction("no roll is pending")
     faces = [rng.randint(1, d["sides"]) for d in decision.dice]
     return {"kind": "roll", "player": decision.player, "faces": faces, "source": source}
 
@@ -186,7 +186,7 @@ def random_action(state: BattleGame, rng: random.Random) -> dict:
     """Any legal action for the pending decision, drawn from ``rng`` (rolls and choices alike)."""
     decision = state.pending_decision()
     if decision is None:
-        raise GameOver("the game is over; no action is expected")
+        raise BattleOver("the game is over; no action is expected")
     if decision.kind == "roll":
         return roll_for_me(state, rng)
     if decision.kind == "choose_dice":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import tables as T
 from .board import Board
-from .decisions import Decision
+from .decisions import BattleDecision
 from .effects import apply_row, inflict, roll_on_table
 from .setup import PLAYERS, opponent
 
@@ -30,7 +30,7 @@ def roll_phase(b: Board):
         if not dice:
             continue
         asked = [{"id": d["id"], "sides": d["sides"], "read_as": None, "unit": d["unit"]} for d in dice]
-        action = yield Decision(p, "roll", f"{b.army(p)['name']}: roll all {len(dice)} dice", "roll_phase",
+        action = yield BattleDecision(p, "roll", f"{b.army(p)['name']}: roll all {len(dice)} dice", "roll_phase",
                                 dice=asked)
         for d, face in zip(dice, action["faces"], strict=True):
             d["face"] = face

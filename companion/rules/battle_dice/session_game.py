@@ -29,7 +29,7 @@ from typing import Any
 from ..game.errors import GameOver as SessionGameOver
 from ..game.errors import IllegalAction as SessionIllegalAction
 from ..game.errors import IllegalSetup as SessionIllegalSetup
-from .errors import BattleDiceError, GameOver, SetupError
+from .errors import BattleDiceError, BattleOver, SetupError
 from .game import GAME_TYPE, BattleGame
 from .setup import PLAYERS
 
@@ -50,7 +50,7 @@ class _Player:
         self.name = name
 
 
-class _State:
+class _BattleState:
     """The view of the table ``GameSession.state_dict`` starts from."""
 
     def __init__(self, game: BattleGame):
@@ -102,7 +102,7 @@ class BattleDiceSessionGame:
         except SetupError as exc:
             raise SessionIllegalSetup(str(exc), RULE) from exc
         self.setup = setup
-        self.state = _State(self._game)
+        self.state = _BattleState(self._game)
         self.log: list[str] = [e["text"] for e in self._game.events]
 
     # -- the interface GameSession uses ------------------------------------------------------------
@@ -148,7 +148,7 @@ class BattleDiceSessionGame:
         mark = len(self._game.events)
         try:
             self._game.apply(inner)
-        except GameOver as exc:
+        except BattleOver as exc:
             raise SessionGameOver(str(exc), RULE) from exc
         except BattleDiceError as exc:
             raise SessionIllegalAction(str(exc), RULE) from exc

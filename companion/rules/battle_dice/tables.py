@@ -53,7 +53,7 @@ MORALE_FACES = frozenset({2, 3})  # BD L284
 
 
 @dataclass(frozen=True)
-class Effect:
+class RowEffect:
     """One thing a table row does.
 
     kind is one of:
@@ -81,7 +81,7 @@ class Row:
     lo: int
     hi: int
     name: str
-    effects: tuple[Effect, ...]
+    effects: tuple[RowEffect, ...]
     citation: str
 
     def covers(self, value: int) -> bool:
@@ -114,20 +114,20 @@ class Table:
         raise KeyError(f"{self.title} table has no row named {name!r}")
 
 
-def _kill_in(phase: str) -> Effect:
-    return Effect("kill_in_phase", "1d3", phase=phase)
+def _kill_in(phase: str) -> RowEffect:
+    return RowEffect("kill_in_phase", "1d3", phase=phase)
 
 
 MISSILE_1D3 = _kill_in("missile")
 MELEE_1D3 = _kill_in("melee")
-NEGATE_1D3 = Effect("negate", "1d3")
-SET_ONE_1D3 = Effect("set_to_one", "1d3")
-MORALE_PLUS = Effect("morale", "1d6", target="self", sign=+1)
-MORALE_MINUS = Effect("morale", "1d6", target="enemy", sign=-1)
+NEGATE_1D3 = RowEffect("negate", "1d3")
+SET_ONE_1D3 = RowEffect("set_to_one", "1d3")
+MORALE_PLUS = RowEffect("morale", "1d6", target="self", sign=+1)
+MORALE_MINUS = RowEffect("morale", "1d6", target="enemy", sign=-1)
 
 
-def _gain(pool: str) -> Effect:
-    return Effect("gain_points", "1d3", pool=pool)
+def _gain(pool: str) -> RowEffect:
+    return RowEffect("gain_points", "1d3", pool=pool)
 
 
 # --------------------------------------------------------------------------------------------
@@ -141,10 +141,10 @@ TACTICS = Table(
     (
         Row(1, 1, "Superior Tactics", (_gain("maneuver"),), "BD L136-138"),
         Row(2, 2, "Leadership", (MORALE_PLUS,), "BD L140-142"),
-        Row(3, 3, "Lead the Charge", (Effect("hit_on", unit="infantry", face=4),), "BD L144-146"),
-        Row(4, 4, "Direct the Fire", (Effect("hit_on", unit="archer", face=6),), "BD L148-150"),
-        Row(5, 5, "Rally Troops", (Effect("restore", "1d6"),), "BD L152-154"),
-        Row(6, 6, "Gain Initiative", (Effect("initiative"),), "BD L156-161"),
+        Row(3, 3, "Lead the Charge", (RowEffect("hit_on", unit="infantry", face=4),), "BD L144-146"),
+        Row(4, 4, "Direct the Fire", (RowEffect("hit_on", unit="archer", face=6),), "BD L148-150"),
+        Row(5, 5, "Rally Troops", (RowEffect("restore", "1d6"),), "BD L152-154"),
+        Row(6, 6, "Gain Initiative", (RowEffect("initiative"),), "BD L156-161"),
     ),
     "BD L130-161",
 )
@@ -154,16 +154,16 @@ SPELL = Table(
     "Spell effect",
     10,
     (
-        Row(1, 1, "Elemental Attack", (Effect("kill_now", "1d3"),), "BD L183-185"),
-        Row(2, 2, "Healing", (Effect("restore", "1d3"),), "BD L187-189"),
-        Row(3, 3, "Haste", (Effect("roll_table", table="maneuver"),), "BD L191-193"),
-        Row(4, 4, "Ensorcelled", (Effect("set_to_one", "1d6"),), "BD L195-197"),
-        Row(5, 5, "Control", (Effect("control"),), "BD L199-201"),
-        Row(6, 6, "Summon", (Effect("summon", "1d3"),), "BD L203-205"),
-        Row(7, 7, "Death", (Effect("kill_chosen", 1),), "BD L207-209"),
+        Row(1, 1, "Elemental Attack", (RowEffect("kill_now", "1d3"),), "BD L183-185"),
+        Row(2, 2, "Healing", (RowEffect("restore", "1d3"),), "BD L187-189"),
+        Row(3, 3, "Haste", (RowEffect("roll_table", table="maneuver"),), "BD L191-193"),
+        Row(4, 4, "Ensorcelled", (RowEffect("set_to_one", "1d6"),), "BD L195-197"),
+        Row(5, 5, "Control", (RowEffect("control"),), "BD L199-201"),
+        Row(6, 6, "Summon", (RowEffect("summon", "1d3"),), "BD L203-205"),
+        Row(7, 7, "Death", (RowEffect("kill_chosen", 1),), "BD L207-209"),
         Row(8, 8, "Fear", (MORALE_MINUS,), "BD L211-213"),
-        Row(9, 9, "Immobilize", (Effect("enemy_loses_points", "1d3", pool="maneuver"),), "BD L215-217"),
-        Row(10, 10, "Command", (Effect("roll_table", table="tactics"),), "BD L219-221"),
+        Row(9, 9, "Immobilize", (RowEffect("enemy_loses_points", "1d3", pool="maneuver"),), "BD L215-217"),
+        Row(10, 10, "Command", (RowEffect("roll_table", table="tactics"),), "BD L219-221"),
     ),
     "BD L177-221",
 )
@@ -173,11 +173,11 @@ MANEUVER = Table(
     "Maneuver effect",
     10,
     (
-        Row(1, 2, "Charge", (Effect("kill_now", "1d3"),), "BD L245-248"),
+        Row(1, 2, "Charge", (RowEffect("kill_now", "1d3"),), "BD L245-248"),
         Row(3, 4, "Outflank", (SET_ONE_1D3,), "BD L250-252"),
-        Row(5, 6, "Encircle", (MORALE_MINUS, Effect("maneuver_next_turn", 1)), "BD L254-256"),
+        Row(5, 6, "Encircle", (MORALE_MINUS, RowEffect("maneuver_next_turn", 1)), "BD L254-256"),
         Row(7, 8, "Withdraw", (NEGATE_1D3,), "BD L258-260"),
-        Row(9, 10, "Pick Result", (Effect("pick_result", table="maneuver"),), "BD L262-263"),
+        Row(9, 10, "Pick Result", (RowEffect("pick_result", table="maneuver"),), "BD L262-263"),
     ),
     "BD L239-263",
 )
@@ -253,10 +253,10 @@ MONSTER_TABLES = MappingProxyType(
             Table(
                 "rogue", "Rogue", 6,
                 (
-                    Row(1, 1, "Assassinate", (Effect("kill_chosen", 1),), "BD L445-447"),
+                    Row(1, 1, "Assassinate", (RowEffect("kill_chosen", 1),), "BD L445-447"),
                     Row(2, 2, "Backstab", (MELEE_1D3,), "BD L449-451"),
                     Row(3, 3, "Daggers", (MISSILE_1D3,), "BD L453-455"),
-                    Row(4, 4, "Sabotage", (Effect("enemy_loses_points", "1d3", pool="tactics"),), "BD L457-459"),
+                    Row(4, 4, "Sabotage", (RowEffect("enemy_loses_points", "1d3", pool="tactics"),), "BD L457-459"),
                     Row(5, 5, "Stealth", (NEGATE_1D3,), "BD L461-463"),
                     Row(6, 6, "Confuse", (SET_ONE_1D3,), "BD L465-467"),
                 ),
@@ -265,7 +265,7 @@ MONSTER_TABLES = MappingProxyType(
             Table(
                 "archmage", "Archmage", 6,
                 (
-                    Row(1, 4, "Spell", (Effect("roll_table", table="spell"),), "BD L477-479"),
+                    Row(1, 4, "Spell", (RowEffect("roll_table", table="spell"),), "BD L477-479"),
                     Row(5, 6, "Magiks", (_gain("spell"),), "BD L481-483"),
                 ),
                 "BD L470-483",
@@ -284,8 +284,8 @@ MONSTER_TABLES = MappingProxyType(
                 "vampire", "Vampire", 6,
                 (
                     Row(1, 1, "Fly", (_gain("maneuver"),), "BD L517-519"),
-                    Row(2, 2, "Drain", (Effect("kill_in_phase", 1, phase="melee"),
-                                        Effect("summon", 1, unit="monster")), "BD L521-523"),
+                    Row(2, 2, "Drain", (RowEffect("kill_in_phase", 1, phase="melee"),
+                                        RowEffect("summon", 1, unit="monster")), "BD L521-523"),
                     Row(3, 3, "Claws", (MELEE_1D3,), "BD L525-527"),
                     Row(4, 4, "Undead", (NEGATE_1D3,), "BD L529-531"),
                     Row(5, 5, "Fear", (MORALE_MINUS,), "BD L533-535"),

@@ -60,7 +60,7 @@ class RollOutcome:
 
 def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
     """Resolve an army roll with the die roll resolution engine (V4.01c L1002-1030)."""
-    from ..resolution import RolledUnit, RollRequest, TerrainState, resolve
+    from ..resolution import RolledUnit, RollRequest, RollTerrain, resolve
 
     units = []
     for unit, faces in request.dice:
@@ -72,7 +72,7 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
     if request.terrain is not None and not request.order_of_play:
         from ..catalogue.tables import Element
 
-        terrain = TerrainState(request.terrain.type, face=request.face, eighth=request.terrain.icon,
+        terrain = RollTerrain(request.terrain.type, face=request.face, eighth=request.terrain.icon,
                                extra_elements=frozenset(Element(e) for e in request.extra_elements),
                                controlled=request.eighth_face, name=request.terrain.name)
     req = RollRequest(

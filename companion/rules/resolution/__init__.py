@@ -1,10 +1,10 @@
 """Die roll resolution: ``resolve(request) -> Resolution``, pure, for every edition.
 
     >>> from companion.rules.catalogue import load_catalogue
-    >>> from companion.rules.resolution import RollRequest, RolledUnit, TerrainState, resolve
+    >>> from companion.rules.resolution import RollRequest, RolledUnit, RollTerrain, resolve
     >>> die = load_catalogue()["Dwarves/Footman"]
     >>> req = RollRequest("save", (RolledUnit(die, (die.find_face("1 Save"),)),),
-    ...                   terrain=TerrainState("Highland", face=3))
+    ...                   terrain=RollTerrain("Highland", face=3))
     >>> resolve(req).totals["save"]
     1
 
@@ -105,15 +105,19 @@ from .model import (
     ResolutionError,
     RolledUnit,
     RollRequest,
+    RollTerrain,
     SaiOutcome,
     Step,
-    TerrainState,
 )
 from .registry import IdMultiplier, Registry, RollContext, SaiContext
+
+# The old name of RollTerrain (the game's own ``game.state.TerrainState`` is a terrain die in play):
+# web/play.py still imports it; it goes once the page imports RollTerrain.
+TerrainState = RollTerrain
 
 __all__ = [
     "ADD", "ALL", "DIVIDE", "IVORY", "MAGIC", "MANEUVER", "MELEE", "MISSILE", "MULTIPLY", "RESULT_TYPES",
     "SAVE", "SUBTRACT", "Edition", "EffectInForce", "ElementOption", "IdMultiplier", "Modifier",
     "Registry", "Report", "Resolution", "ResolutionError", "RollContext", "RollRequest", "RolledUnit",
-    "SaiContext", "SaiOutcome", "Step", "TerrainState", "get_edition", "resolve",
+    "SaiContext", "SaiOutcome", "Step", "RollTerrain", "TerrainState", "get_edition", "resolve",
 ]

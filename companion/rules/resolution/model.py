@@ -75,7 +75,7 @@ class RolledUnit:
 
 
 @dataclass(frozen=True, slots=True)
-class TerrainState:
+class RollTerrain:
     """The terrain where the roll happens.  ``controlled``: the rolling army controls its eighth
     face (the terrain shows 8 and faces it).  ``extra_elements``: elements of minor terrains there
     (they count as part of the terrain for species abilities, V4.01c L2630)."""
@@ -138,7 +138,7 @@ class RollRequest:
     edition: str = "v4"
     against: str | None = None
     counted: frozenset[str] | None = None
-    terrain: TerrainState | None = None
+    terrain: RollTerrain | None = None
     in_reserve: bool = False
     effects: tuple[EffectInForce, ...] = ()
     individual: bool = False

@@ -16,8 +16,8 @@ from .model import (
     Report,
     RolledUnit,
     RollRequest,
+    RollTerrain,
     SaiOutcome,
-    TerrainState,
 )
 
 
@@ -46,7 +46,7 @@ class RollContext:
 
     ``memo(key, factory)`` caches one value per roll for hooks that share derived data.
     Always available: ``request``, ``purpose``, ``against``, ``counted`` (frozenset of result types),
-    ``terrain`` (TerrainState or None), ``in_reserve``, ``units`` (tuple of RolledUnit),
+    ``terrain`` (RollTerrain or None), ``in_reserve``, ``units`` (tuple of RolledUnit),
     ``counter_attack``, ``charge``, ``individual``, ``edition`` (the edition key).
     ``sai_faces[i]``: the SAI names unit ``i`` rolled (all faces, re-rolls included).
     ``sai_results[i]``: the results its SAIs generated, by result type.
@@ -66,7 +66,7 @@ class RollContext:
         self.purpose = request.purpose
         self.against = request.against
         self.counted = counted
-        self.terrain: TerrainState | None = request.terrain
+        self.terrain: RollTerrain | None = request.terrain
         self.in_reserve = request.in_reserve
         self.units: tuple[RolledUnit, ...] = request.units
         self.counter_attack = request.counter_attack

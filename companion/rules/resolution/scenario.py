@@ -15,7 +15,7 @@ from typing import Any
 from companion.rules.catalogue import TERRAIN_TYPES, Catalogue, CatalogueError
 
 from .editions import EDITION_MODULES, get_edition
-from .model import AGAINST, PURPOSES, RESULT_TYPES, EffectInForce, RolledUnit, RollRequest, TerrainState
+from .model import AGAINST, PURPOSES, RESULT_TYPES, EffectInForce, RolledUnit, RollRequest, RollTerrain
 
 
 class ScenarioError(ValueError):
@@ -131,7 +131,7 @@ def read_scenario(doc: Any, catalogue: Catalogue) -> Scenario:
     if at != "reserve":
         t = terrains[at]
         controlled = t.get("controller") == army_label and t["face"] == 8
-        terrain = TerrainState(t["type"], t["face"], t.get("eighth"), controlled, name=at)
+        terrain = RollTerrain(t["type"], t["face"], t.get("eighth"), controlled, name=at)
 
     effects = []
     for n, e in enumerate(_list(doc.get("effects", []) or [], "effects")):

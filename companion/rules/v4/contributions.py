@@ -56,7 +56,7 @@ class Scope(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Modifier:
+class TableModifier:
     """A roll modifier.  ``result`` is a result type, or ``None`` for "results" of any type
     (Ash Storm, Palsy, Wither: the roller applies it to the type(s) the roll counts)."""
 
@@ -89,7 +89,7 @@ class CountsAs:
 
 
 @dataclass(frozen=True, slots=True)
-class Effect:
+class RollEffect:
     """A consequence for the game flow, reported with the roll (applied elsewhere).
 
     ``kind`` is a short machine name (``"kill"``, ``"save_or_kill"``, ``"damage_no_save"``...);
@@ -113,9 +113,9 @@ class Contribution:
     source: str
     citation: str
     results: Mapping[str, int] = field(default_factory=dict)
-    modifiers: tuple[Modifier, ...] = ()
+    modifiers: tuple[TableModifier, ...] = ()
     counts_as: tuple[CountsAs, ...] = ()
-    effects: tuple[Effect, ...] = ()
+    effects: tuple[RollEffect, ...] = ()
     rerolls: bool = False
     #: this unit's Dragonkin automatic saves do not count (Belly, V4.01c L1270-1272)
     loses_automatic_saves: bool = False

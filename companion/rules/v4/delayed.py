@@ -2,7 +2,7 @@
 that act on the defending army's save roll, after it is rolled and before re-rolls and SAIs.
 
 The delayed SAIs (Choke, Decapitate, Hypnotic Glare, Impale, Earthfang's logo; Confuse, which
-re-rolls) report an :class:`~companion.rules.v4.contributions.Effect` with a ``delayed_*`` kind
+re-rolls) report an :class:`~companion.rules.v4.contributions.RollEffect` with a ``delayed_*`` kind
 when the attacker rolls them.  :func:`apply_delayed` takes those effects and the defender's rolled
 units and marks the units whose results no longer count (killed or hypnotized: "none of their
 results are counted towards the army's save results"), choosing targets as the rules require:
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 
-from .contributions import Effect
+from .contributions import RollEffect
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ def _best_subset(candidates: Sequence[int], health: dict[int, int], cap: int, sc
     return best
 
 
-def apply_delayed(units: Sequence, effects: Iterable[Effect]) -> tuple[tuple, DelayedOutcome]:
+def apply_delayed(units: Sequence, effects: Iterable[RollEffect]) -> tuple[tuple, DelayedOutcome]:
     """Apply delayed SAI effects to the defender's rolled units (``RolledUnit``-like: ``die``,
     ``faces``, ``counts``).  Returns the units with ``counts=False`` where their results no longer
     count, and what happened.  Items are never targets (they are not units)."""

@@ -232,7 +232,7 @@ _DAMAGE_KINDS = {
 }
 
 
-def _effect_text(e: c.Effect) -> str:
+def _effect_text(e: c.RollEffect) -> str:
     n = "" if e.amount is None else str(e.amount)
     detail = e.detail
     if n:

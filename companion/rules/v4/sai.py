@@ -39,10 +39,10 @@ from .contributions import (
     SAVE,
     Contribution,
     CountsAs,
-    Effect,
-    Modifier,
     Op,
+    RollEffect,
     Scope,
+    TableModifier,
 )
 from .situation import Situation
 
@@ -792,12 +792,12 @@ def sai_contribution(name: str, x: int, situation: Situation, die: object = None
     for result_type, amount in mode.results:
         results[result_type] = results.get(result_type, 0) + _amount(amount, x, situation)
     modifiers = tuple(
-        Modifier(m.op, m.result, _amount(m.amount, x, situation), rule.name, citation, m.scope, m.note, m.species)
+        TableModifier(m.op, m.result, _amount(m.amount, x, situation), rule.name, citation, m.scope, m.note, m.species)
         for m in mode.modifiers
     )
     counts_as = tuple(CountsAs(src, dst, rule.name, citation) for src, dst in mode.counts_as)
     effects = tuple(
-        Effect(e.kind, rule.name, citation, None if e.amount is None else _amount(e.amount, x, situation),
+        RollEffect(e.kind, rule.name, citation, None if e.amount is None else _amount(e.amount, x, situation),
                e.target, e.timing, e.detail)
         for e in mode.effects
     )

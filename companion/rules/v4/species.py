@@ -25,10 +25,10 @@ from .contributions import (
     SAVE,
     Contribution,
     CountsAs,
-    Effect,
-    Modifier,
     Op,
+    RollEffect,
     Scope,
+    TableModifier,
 )
 from .situation import Situation
 
@@ -213,12 +213,12 @@ def species_contributions(
         if situation.roll_for == "save" and situation.against == "melee" and not situation.counter_attack:
             spec = SPECIES_ABILITIES["Scorching Touch"]
             out.append(Contribution("Scorching Touch", spec.citation, effects=(
-                Effect("damage_spell_saves_only", "Scorching Touch", spec.citation, None, "the attacking army",
+                RollEffect("damage_spell_saves_only", "Scorching Touch", spec.citation, None, "the attacking army",
                        "after the save roll", "1 damage per save result the Scalders rolled"),)))
     if species == "Treefolk" and "Earth" in elements and situation.roll_for == "maneuver" and situation.counter_maneuver:
         spec = SPECIES_ABILITIES["Rapid Growth"]
         out.append(Contribution("Rapid Growth", spec.citation, rerolls=False, effects=(
-            Effect("may_reroll_once", "Rapid Growth", spec.citation, None, "Treefolk that rolled no SAI",
+            RollEffect("may_reroll_once", "Rapid Growth", spec.citation, None, "Treefolk that rolled no SAI",
                    "step 3", "all re-rolled together, earlier results ignored"),)))
     return tuple(out)
 
@@ -255,36 +255,36 @@ def dua_cap(base: int, units_in_dua: int, force_points: int, *, deadlands: int =
     return min(dua_count(units_in_dua, force_points, deadlands=deadlands), base * s_multiplier(force_points))
 
 
-def magic_negation(frostwing_magic: int, frostwings_in_dua: int, force_points: int, *, deadlands: int = 0) -> Modifier:
+def magic_negation(frostwing_magic: int, frostwings_in_dua: int, force_points: int, *, deadlands: int = 0) -> TableModifier:
     """Frostwings' Magic Negation (L886-893): subtract their magic from the opponent's magic roll,
     at most the Frostwings in their DUA, at most 5s."""
     spec = SPECIES_ABILITIES["Magic Negation"]
     cap = dua_cap(5, frostwings_in_dua, force_points, deadlands=deadlands)
-    return Modifier(Op.SUBTRACT, MAGIC, min(max(frostwing_magic, 0), cap), "Magic Negation", spec.citation,
+    return TableModifier(Op.SUBTRACT, MAGIC, min(max(frostwing_magic, 0), cap), "Magic Negation", spec.citation,
                     Scope.THIS_ROLL, f"cap {cap}")
 
 
-def bone_magic(undead_with_magic: int, undead_in_dua: int, force_points: int, *, deadlands: int = 0) -> Modifier:
+def bone_magic(undead_with_magic: int, undead_in_dua: int, force_points: int, *, deadlands: int = 0) -> TableModifier:
     """Undead Bone Magic (L986-991): +1 magic per Undead unit that rolled a non-ID magic result,
     at most the Undead in the DUA, at most 4s; an adding modifier (step 10)."""
     spec = SPECIES_ABILITIES["Bone Magic"]
     cap = dua_cap(4, undead_in_dua, force_points, deadlands=deadlands)
-    return Modifier(Op.ADD, MAGIC, min(max(undead_with_magic, 0), cap), "Bone Magic", spec.citation,
+    return TableModifier(Op.ADD, MAGIC, min(max(undead_with_magic, 0), cap), "Bone Magic", spec.citation,
                     Scope.THIS_ROLL, f"cap {cap}")
 
 
-def cursed_bullets(missile_results: int, lava_elves_in_dua: int, force_points: int, *, deadlands: int = 0) -> Effect:
+def cursed_bullets(missile_results: int, lava_elves_in_dua: int, force_points: int, *, deadlands: int = 0) -> RollEffect:
     """Lava Elves' Cursed Bullets (L922-929): that many missile results only spell saves reduce."""
     spec = SPECIES_ABILITIES["Cursed Bullets"]
     cap = dua_cap(3, lava_elves_in_dua, force_points, deadlands=deadlands)
-    return Effect("damage_spell_saves_only", "Cursed Bullets", spec.citation, min(max(missile_results, 0), cap),
+    return RollEffect("damage_spell_saves_only", "Cursed Bullets", spec.citation, min(max(missile_results, 0), cap),
                   "the target army at the same terrain", "with the missile damage")
 
 
-def foul_stench(goblins_in_dua: int, force_points: int, *, deadlands: int = 0) -> Effect:
+def foul_stench(goblins_in_dua: int, force_points: int, *, deadlands: int = 0) -> RollEffect:
     """Goblins' Foul Stench (L907-914): the defender picks this many units that cannot counter-attack."""
     spec = SPECIES_ABILITIES["Foul Stench"]
-    return Effect("no_counter_attack_units", "Foul Stench", spec.citation,
+    return RollEffect("no_counter_attack_units", "Foul Stench", spec.citation,
                   dua_cap(3, goblins_in_dua, force_points, deadlands=deadlands),
                   "units of the defending army", "after its save roll")
 

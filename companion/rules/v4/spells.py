@@ -28,10 +28,10 @@ from .contributions import (
     SAVE,
     Contribution,
     CountsAs,
-    Effect,
-    Modifier,
     Op,
+    RollEffect,
     Scope,
+    TableModifier,
 )
 from .situation import Situation
 
@@ -86,7 +86,7 @@ def _mods(spell: RollSpell, *mods: tuple[Op, str | None, int], note: str = "") -
         source=spell.name,
         citation=spell.citation,
         modifiers=tuple(
-            Modifier(op, result, amount, spell.name, spell.citation, Scope.THIS_ROLL, note) for op, result, amount in mods
+            TableModifier(op, result, amount, spell.name, spell.citation, Scope.THIS_ROLL, note) for op, result, amount in mods
         ),
         note=note,
     )
@@ -164,7 +164,7 @@ def _wilding(spell: RollSpell, s: Situation, amount: int) -> Contribution | None
     mods = []
     for result in (MELEE, SAVE):
         if result in s.counted:
-            mods.extend(Modifier(Op.MULTIPLY, result, 2, spell.name, spell.citation, Scope.ONE_UNIT,
+            mods.extend(TableModifier(Op.MULTIPLY, result, 2, spell.name, spell.citation, Scope.ONE_UNIT,
                                  f"double one unit's {result.lower()} (unit {i + 1} of {amount})")
                         for i in range(amount))
     if not mods:
@@ -176,7 +176,7 @@ def _flashfire(spell: RollSpell, s: Situation, amount: int) -> Contribution | No
     if s.is_maneuver:
         return None
     return Contribution(spell.name, spell.citation, effects=(
-        Effect("may_reroll_units", spell.name, spell.citation, amount, "units of the target army", "step 3",
+        RollEffect("may_reroll_units", spell.name, spell.citation, amount, "units of the target army", "step 3",
                "the owner may re-roll that many units once, earlier results ignored"),))
 
 
@@ -185,7 +185,7 @@ def _fields_of_ice(spell: RollSpell, s: Situation, amount: int) -> Contribution 
     if c is None:
         return None
     return Contribution(**{**_asdict(c), "effects": (
-        Effect("counter_maneuver_wins_ties", spell.name, spell.citation, None, "maneuvers at this terrain"),)})
+        RollEffect("counter_maneuver_wins_ties", spell.name, spell.citation, None, "maneuvers at this terrain"),)})
 
 
 def _wall_of_fog(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
@@ -199,7 +199,7 @@ def _wall_of_fog(spell: RollSpell, s: Situation, amount: int) -> Contribution | 
 def _frost(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
     result = s.primary if len(s.counted) == 1 else None
     return Contribution(spell.name, spell.citation, modifiers=(
-        Modifier(Op.DIVIDE, result, 2, spell.name, spell.citation, Scope.THIS_ROLL, "halve all results"),))
+        TableModifier(Op.DIVIDE, result, 2, spell.name, spell.citation, Scope.THIS_ROLL, "halve all results"),))
 
 
 def _galeforce(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:

@@ -27,8 +27,7 @@ from ...game.errors import (
 from ...game.ids import UNPLACED, ArmyId, is_army_id
 from ...game.state import BUA, DUA, FRONTIER, RESERVE, Effect, GameState, Player, TerrainState, Unit, spec_for
 from ...game.terrains import MAGIC, MELEE, MISSILE, parse_terrain
-from ...resolution import EffectInForce
-from ...resolution import TerrainState as RollTerrain
+from ...resolution import EffectInForce, RollTerrain
 from . import setup as su
 from .asking import ask as _ask
 from .asking import faces_validator as _faces_validator
@@ -40,7 +39,7 @@ from .spellbook import (
     BONUS_SAVE_SPELLS,
     ROLL_SPELLS,
     SPELLS,
-    SpellCard,
+    R96SpellCard,
 )
 
 Flow = Generator[Decision, Any, Any]
@@ -50,7 +49,7 @@ EIGHTH_ICONS_1996 = ("City", "Standing Stones", "Standing Stone", "Temple", "Tow
 START, END = "start", "end"
 
 
-class _GameEnded(Exception):
+class _GameEnded96(Exception):
     pass
 
 
@@ -202,7 +201,7 @@ class R96Game(MagicActions, DragonAttacks):
             merged[key] = merged.get(key, 0) + n
         out = []
         for (name, target, us, hostile), n in merged.items():
-            if not SPELLS.get(name, SpellCard(name, "", 0, "", "")).stacks:
+            if not SPELLS.get(name, R96SpellCard(name, "", 0, "", "")).stacks:
                 n = 1  # more castings on one target add nothing (FAQ95 FIRE 4.A, WATER 3.C)
             out.append(EffectInForce(name, castings=n, target=target, units=us, hostile=hostile))
         return tuple(out)
@@ -262,7 +261,7 @@ class R96Game(MagicActions, DragonAttacks):
                     if st.player(pid).eliminated:
                         continue
                     yield from self._turn(pid)
-        except _GameEnded:
+        except _GameEnded96:
             st.phase, st.step = "game_over", ""
 
     # -- set-up (R96 L139-262) ----------------------------------------------------------------------
@@ -953,7 +952,7 @@ class R96Game(MagicActions, DragonAttacks):
     def _win(self, pid: str, reason: str) -> None:
         self.state.winner, self.state.win_reason = pid, reason
         self.say(f"{reason}: {self.player_name(pid)} wins")
-        raise _GameEnded()
+        raise _GameEnded96()
 
 
 def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:

@@ -25,7 +25,7 @@ from ...game.terrains import MAGIC
 from . import setup as su
 from .asking import ask as _ask
 from .rolls import sai_faces
-from .spellbook import COLOUR_NAMES, DEATH_SPELLS, SPELLS, SpellCard, card, payable
+from .spellbook import COLOUR_NAMES, DEATH_SPELLS, SPELLS, R96SpellCard, card, payable
 
 Flow = Generator[Decision, Any, Any]
 START, END = "start", "end"
@@ -274,7 +274,7 @@ class MagicActions:
             raise IllegalSpell(f"the {black_due} black points gained by burial must all be spent", "R96 L460-462")
         return out
 
-    def _army_ref(self, target: Any, c: SpellCard) -> tuple[str, str]:
+    def _army_ref(self, target: Any, c: R96SpellCard) -> tuple[str, str]:
         if not is_army_id(target):
             raise IllegalSpell(f"{c.name} targets an army: '<player>@<terrain or reserve>'", c.citation)
         o, where = ArmyId.parse(target)
@@ -282,7 +282,7 @@ class MagicActions:
             raise IllegalSpell(f"there is no army {target!r}", c.citation)
         return o, where
 
-    def _temple_guard(self, pid: str, c: SpellCard, owner: str, where: str) -> None:
+    def _temple_guard(self, pid: str, c: R96SpellCard, owner: str, where: str) -> None:
         t = self.state.terrains.get(where)
         if c.name in DEATH_SPELLS and owner != pid and t is not None and t.face == 8 and t.controller == owner \
                 and t.kind.icon == "Temple":

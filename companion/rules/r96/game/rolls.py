@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ...game.state import Unit
-from ...resolution import EffectInForce, RolledUnit, RollRequest, TerrainState, get_edition, resolve
+from ...resolution import EffectInForce, RolledUnit, RollRequest, RollTerrain, get_edition, resolve
 
 #: Racial abilities that count maneuvers as saves (R96 L806-807, L821-822).
 MANEUVER_AS_SAVE = {"Coral Elves": "Coastland", "Lava Elves": "Highland"}
@@ -54,7 +54,7 @@ def parsed_faces(units: list[Unit], faces: list[list[str]]):
     return [tuple(u.spec.die.find_face(f) for f in fs) for u, fs in zip(units, faces, strict=True)]
 
 
-def resolve_roll(rolled: Rolled, terrain: TerrainState | None, effects: tuple[EffectInForce, ...],
+def resolve_roll(rolled: Rolled, terrain: RollTerrain | None, effects: tuple[EffectInForce, ...],
                  options: dict[str, Any], choices: dict[str, Any] | None = None) -> Rolled:
     """Resolve ``rolled`` (in place) and return it."""
     ctx = rolled.ctx
