@@ -43,6 +43,8 @@ class TableVision:
         self._profile = None
         self._loaded = False
         self._parts = None
+        self.lessons = 0  # lessons learnt since the server started; the last one can be taken back
+        self._before = None  # (lesson number, the profile before it, or None when there was no file)
 
     # -- the parts -----------------------------------------------------------------------------
     def base(self):
@@ -128,13 +130,32 @@ class TableVision:
             if not (0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h):
                 raise ProfileError(f"box {list(box)} is not inside the {w}x{h} frame")
         with self.lock:
+            had_file = self.path.is_file()
             current = self.profile(create=True)
             new = current.copy()
             new.learn(self.crops(frame, [b for b, _ in confirmed]), [lab for _, lab in confirmed], self.parts()[0])
             new.save(self.path)
             self._profile = new
+            self.lessons += 1
+            self._before = (self.lessons, current if had_file else None)
         log.info("table profile %s learnt %d sightings (%d faces known)", self.path, len(confirmed), len(new))
         return len(confirmed)
+
+    def undo(self, lesson: int) -> None:
+        """Take back lesson number ``lesson`` (a mistaken tap); only the last lesson can be taken back."""
+        with self.lock:
+            if self._before is None or self._before[0] != lesson or lesson != self.lessons:
+                raise LookupError("only the last lesson can be taken back")
+            _, previous = self._before
+            if previous is None:  # the table had no profile file before that lesson
+                self.path.unlink(missing_ok=True)
+                self._profile, self._loaded = None, False
+            else:
+                previous.save(self.path)
+                self._profile = previous
+            self._before = None
+            self.lessons += 1  # an undone lesson is not undone twice
+        log.info("table profile %s: lesson %d taken back", self.path, lesson)
 
 
 def table_vision(store) -> TableVision | None:

@@ -282,7 +282,32 @@ def label():
     vision = _vision()
     with vision.lock:
         vision.learn(entry["frame"], [(list(entry["boxes"][i]), face_label(die, k))])
-        entry["taught"][i] = {"die": die.name, "face": die.faces[k].text()}
+        entry["taught"][i] = {"die": die.name, "face": die.faces[k].text(), "lesson": vision.lessons}
+    return _answer(entry, i, vision)
+
+
+def _answer(entry: dict, i: int, vision):
     profile = vision.profile()
     return jsonify({"die": _die_view(entry, i, profile), "known": known_view(profile, entry["roster"]),
-                    "faces_known": len(profile)})
+                    "faces_known": len(profile) if profile is not None else 0})
+
+
+@bp.post("/api/teach/undo")
+@require("tablet")
+def undo():
+    """Take back the last tap (a wrong face): ``{"look": ID, "index": N}``; only the table's last lesson."""
+    body = json_body({"look": Field(str, max_len=40, min=1), "index": Field(int, min=0)})
+    entry = _looks().get(body["look"])
+    i = body["index"]
+    taught = entry["taught"].get(i)
+    if taught is None:
+        raise Conflict(f"die {i} of this look was not taught", code="not_taught", field="index")
+    vision = _vision()
+    with vision.lock:
+        try:
+            vision.undo(taught["lesson"])
+        except LookupError:
+            raise Conflict("only the last lesson can be taken back (the table has learnt since)",
+                           code="not_last_lesson", field="index") from None
+        del entry["taught"][i]
+    return _answer(entry, i, vision)

@@ -159,10 +159,41 @@ def test_bad_teach_input_is_refused_naming_the_field_and_changes_nothing(app, cl
     assert client.get("/api/teach").json["armies"][0]["known"]["known"] == 0
     # one die is taught once per look
     ok = client.post("/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": face}, headers=host)
-    assert ok.status_code == 200 and ok.json["die"]["taught"] == {"die": die, "face": face}
+    assert ok.status_code == 200 and ok.json["die"]["taught"]["die"] == die and ok.json["die"]["taught"]["face"] == face
     again = client.post("/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": face}, headers=host)
     assert again.status_code == 409 and again.json["field"] == "index"
     assert client.get("/api/teach").json["profile"]["faces_known"] == 1
+
+
+def test_a_mistaken_tap_is_taken_back(app, client, host, game, tmp_path):
+    """A wrong face tapped: Undo restores the profile as it was (no file when there was none), and only the
+    table's last lesson can be taken back."""
+    army = client.get("/api/teach").json["armies"][0]["dice"]
+    _show(app, [(n, 0) for n in army], seed=3)
+    look = client.post("/api/teach/look", json={"dice": army}, headers=host).json
+    lid = look["look"]
+    die = look["dice"][0]["options"][0]["die"]
+    faces = [f["face"] for f in look["dice"][0]["options"][0]["faces"]]
+    beside = tmp_path / "game.sqlite.profile.npz"
+    r = client.post("/api/teach/undo", json={"look": lid, "index": 0}, headers=host)
+    assert r.status_code == 409 and r.json["error"] == "not_taught" and r.json["field"] == "index"
+    client.post("/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": faces[1]}, headers=host)
+    assert beside.is_file()
+    r = client.post("/api/teach/undo", json={"look": lid, "index": 0}, headers=host)
+    assert r.status_code == 200 and r.json["die"]["taught"] is None and r.json["faces_known"] == 0
+    assert not beside.exists()  # as before the mistaken tap: no profile at all
+    # taught again, right this time; then another die: the first lesson can no longer be taken back
+    assert client.post("/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": faces[0]},
+                       headers=host).status_code == 200
+    saved = beside.read_bytes()
+    assert client.post("/api/teach/label", json={"look": lid, "index": 1, "die": die, "face": faces[2]},
+                       headers=host).status_code == 200
+    r = client.post("/api/teach/undo", json={"look": lid, "index": 0}, headers=host)
+    assert r.status_code == 409 and r.json["error"] == "not_last_lesson"
+    r = client.post("/api/teach/undo", json={"look": lid, "index": 1}, headers=host)
+    assert r.status_code == 200 and r.json["faces_known"] == 1
+    assert beside.read_bytes() == saved  # the file as it was after the first lesson
+    assert client.post("/api/teach/undo", json={"look": lid, "index": 1}).status_code == 401  # viewers: no
 
 
 def _pending(client):

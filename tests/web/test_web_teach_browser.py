@@ -116,7 +116,7 @@ def _tap_truth(page, truth, taps: int) -> int:
             page.wait_for_timeout(100)
         assert page.inner_text("#message").startswith("Learnt: ")
         card = page.query_selector(f"article.die[data-index='{idx}']")
-        assert card.query_selector("button:not([disabled])") is None  # taught once per look
+        assert card.query_selector("button[data-face]:not([disabled])") is None  # taught once per look
         assert card.query_selector("button.picked").get_attribute("data-face") == best["face"]
         assert _known(page) >= before
         done += 1
@@ -148,6 +148,18 @@ def test_teach_page_taps_faces_and_the_known_count_goes_up(browser, table, army,
     cards = page.query_selector_all("article.die")
     assert len(cards) >= len(army) - 1
     assert "unread" in cards[0].get_attribute("class")  # nothing learnt yet: unread, never a guess
+    # a wrong face tapped by mistake is taken back
+    first = cards[0].get_attribute("data-index")
+    box = [float(v) for v in cards[0].get_attribute("data-box").split(",")]
+    right = max(truth, key=lambda t: _iou(box, t["box"]))
+    wrong = next(b for b in cards[0].query_selector_all("button[data-face]")
+                 if (b.get_attribute("data-die"), b.get_attribute("data-face")) != (right["die"], right["face"]))
+    wrong.click()
+    page.wait_for_selector(f"article.die[data-index='{first}'] button.undo")
+    page.click(f"article.die[data-index='{first}'] button.undo")
+    _until(page, "#message", lambda s: s.startswith("Taken back."))
+    assert _known(page) == start
+    assert page.query_selector(f"article.die[data-index='{first}'] button.picked") is None
     tapped = _tap_truth(page, truth, 3)
     assert tapped >= 2
     now = _known(page)

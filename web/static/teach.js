@@ -5,7 +5,7 @@
 
 const TOKEN_KEY = "companion.token";
 const $ = (sel) => document.querySelector(sel);
-const page = { armies: [], chosen: [], look: null, canChange: false };
+const page = { armies: [], chosen: [], look: null, canChange: false, lastTaught: null };
 
 function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
 
@@ -112,7 +112,9 @@ function drawDie(d) {
                                "data-index": String(d.index), "data-box": d.box.join(",") });
   const what = el("div", { class: "what" },
     el("div", { class: "reads " + cls, text }),
-    d.taught ? el("div", { class: "hint", text: `taught: ${short(d.taught.die)} ${d.taught.face}` }) : null);
+    d.taught ? el("div", { class: "hint", text: `taught: ${short(d.taught.die)} ${d.taught.face}` }) : null,
+    d.taught && page.lastTaught === d.index && page.canChange
+      ? el("button", { type: "button", class: "undo", text: "Undo this tap", onclick: () => undo(d.index) }) : null);
   card.append(el("div", { class: "top" }, el("img", { src: d.crop, alt: `die ${d.index + 1} as the camera sees it` }), what));
   for (const opt of d.options) {
     card.append(el("h4", { text: short(opt.die) }));
@@ -145,6 +147,7 @@ async function doLook() {
   say("Looking…");
   try {
     page.look = await json("POST", "/api/teach/look", { dice });
+    page.lastTaught = null;
     const unread = page.look.dice.filter((d) => d.read.unreadable).length;
     say(`${page.look.dice.length} dice found, ${unread} unread. Tap the face each die shows.`);
     drawLook();
@@ -158,7 +161,20 @@ async function label(index, die, face) {
     const r = await json("POST", "/api/teach/label", { look: look.look, index, die, face });
     look.dice = look.dice.map((d) => (d.index === index ? r.die : d));
     look.known = r.known;
+    page.lastTaught = index;
     say(`Learnt: ${short(die)} ${face}. ${r.known.known} of ${r.known.total} faces known.`);
+    drawLook();
+  } catch (e) { say(e.message, true); }
+}
+
+async function undo(index) {
+  const look = page.look;
+  try {
+    const r = await json("POST", "/api/teach/undo", { look: look.look, index });
+    look.dice = look.dice.map((d) => (d.index === index ? r.die : d));
+    look.known = r.known;
+    page.lastTaught = null;
+    say(`Taken back. ${r.known.known} of ${r.known.total} faces known; tap the right face.`);
     drawLook();
   } catch (e) { say(e.message, true); }
 }
