@@ -75,6 +75,9 @@ class LocalCluster:
             uid, gid = pwd.getpwnam("postgres").pw_uid, pwd.getpwnam("postgres").pw_gid
             os.chown(folder, uid, gid)
             os.chmod(folder, 0o755)
+            if pg._run("test", "-w", str(folder), check=False).returncode != 0:
+                raise ClusterError(f"the postgres user cannot reach {folder}: its parent folders must be "
+                                   "readable by others (chmod o+x)")
         if not (pg.data / "PG_VERSION").exists():
             pg._run(str(bin_dir / "initdb"), "-D", str(pg.data), "-A", "trust", "-U", SUPERUSER,
                     "-E", "UTF8", "--locale=C.UTF-8", *(() if fsync else ("--no-sync",)))

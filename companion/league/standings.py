@@ -36,7 +36,7 @@ def standings(players: list[dict], games: list[dict], tie_breaks: list[str],
               scoring: dict | None = None) -> list[dict]:
     scoring = {**DEFAULT_SCORING, **(scoring or {})}
     tie_breaks = check_tie_breaks(tie_breaks)
-    pts: dict = defaultdict(float)
+    pts: dict = defaultdict(int)
     rec = {p["id"]: {"wins": 0, "losses": 0, "byes": 0, "played": 0, "capture_wins": 0, "elimination_wins": 0,
                      "win_minutes": [], "opponents": []} for p in players}
     for g in games:
