@@ -33,42 +33,23 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..rules.game import Game, GameRuleError, IllegalAction, IllegalSetup, quick_setup
+from ..rules import games
+from ..rules.game import GameRuleError, IllegalAction
+from ..rules.games import TableGame
 from .store import FORMAT, EventStore, SessionError
 
 ACTION_TYPES = ("roll", "roll_for_me", "choose", "allocate", "cast", "reinforce", "retreat")
 
 
 def full_setup(setup: dict) -> dict:
-    """A set-up as ``Game`` takes it; players given only by name/species are filled in (quick start)."""
-    if not isinstance(setup, dict):
-        raise IllegalSetup("the set-up must be a JSON object")
-    if setup.get("game") == "battle_dice":
-        return dict(setup)
-    if setup.get("edition") == "r96":
-        from ..rules.r96.game import quick_setup as r96_quick_setup
-
-        players = setup.get("players")
-        needs_quick = players is None or any(isinstance(p, dict) and "armies" not in p for p in players or [])
-        return r96_quick_setup(setup) if needs_quick else dict(setup)
-    players = setup.get("players")
-    if players is None or any(isinstance(p, dict) and "armies" not in p for p in players or []):
-        return quick_setup(setup)
-    return dict(setup)
+    """A set-up as its game takes it; players given only by name/species are filled in (quick start).
+    Which game (V4.01c, 1996, Battle Dice) is the registry's (``companion.rules.games``)."""
+    return games.full_setup(setup)
 
 
-def new_game(setup: dict):
-    """The engine for a set-up: Dragon Dice, or Battle Dice when ``setup["game"] == "battle_dice"``
-    (``companion.rules.battle_dice.session_game`` gives it the same interface as ``Game``)."""
-    if isinstance(setup, dict) and setup.get("game") == "battle_dice":
-        from ..rules.battle_dice.session_game import BattleDiceSessionGame
-
-        return BattleDiceSessionGame(setup)
-    if isinstance(setup, dict) and setup.get("edition") == "r96":
-        from ..rules.r96.game import R96Game  # the 1996 rules (companion/rules/r96/game)
-
-        return R96Game(setup)
-    return Game(setup)
+def new_game(setup: dict) -> TableGame:
+    """The game a set-up starts, from the registry of games (``companion.rules.games``)."""
+    return games.start_game(setup)
 
 
 def quick_start(db_path: str | Path, names: tuple[str, ...] = ("Alice", "Bob"), species: tuple[str, ...] = ("Dwarves", "Goblins"),
@@ -132,7 +113,7 @@ class GameSession:
             self._rebuild()
 
     @property
-    def game(self) -> Game:
+    def game(self) -> TableGame:
         with self._lock:
             self._sync()
             return self._game
@@ -248,7 +229,7 @@ class GameSession:
         return cls(store)
 
 
-def replay(events: list[dict]) -> Game:
+def replay(events: list[dict]) -> TableGame:
     """Rebuild a game from its events (``create`` first; undone events and undo markers skipped)."""
     if not events or not isinstance(events[0], dict) or events[0].get("type") != "create":
         raise SessionError("a game log starts with its 'create' event")

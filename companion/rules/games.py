@@ -1,0 +1,154 @@
+"""The games the companion referees, behind one declared interface: ``TableGame`` and ``GAMES``.
+
+    >>> from companion.rules.games import game_for
+    >>> kind = game_for({"edition": "r96"})
+    >>> kind.key, kind.document
+    ('r96', 'R96')
+
+Three games: Dragon Dice by the V4.01c rules (``companion.rules.game``), by the 1996 rules
+(``companion.rules.r96.game``) and Battle Dice (``companion.rules.battle_dice``).  Each is a
+``GameKind`` of the registry (as the resolution engine's editions are, ``resolution.editions``): its
+key, title, rule document, how a short set-up is filled in and how a game starts.  Every game it starts
+is a ``TableGame``: the session (``companion.session``) and the page use that interface and nothing
+else, so no caller branches on which game it holds.
+
+A set-up names its game with ``"game": "battle_dice"`` or ``"edition": "r96"``; any other set-up is a
+V4.01c game.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from .game.errors import IllegalSetup
+
+
+@runtime_checkable
+class TableGame(Protocol):
+    """One game in play, as the session drives it.
+
+    * ``pending`` / ``pending_dict()``: the decision the game waits for (None when it is over), the
+      latter as JSON data for the page: who, what kind, the prompt, the rule, the legal choices or the
+      dice to roll, and the answer type it takes;
+    * ``apply(action, rng)``: validate one answer and apply it, returning its canonical form with the
+      log lines it caused under ``"log"``; a ``{"type": "roll_for_me", "seed": n}`` answer rolls the
+      pending dice (seeded, the faces logged); an illegal answer raises a ``GameRuleError`` and
+      changes nothing;
+    * ``state`` (``to_dict()``, ``player(pid).name``), ``log``, ``over`` and the ``setup`` it started from.
+    """
+
+    setup: Any
+    log: list[str]
+
+    @property
+    def state(self) -> Any: ...
+
+    @property
+    def pending(self) -> Any: ...
+
+    @property
+    def over(self) -> bool: ...
+
+    def pending_dict(self) -> dict | None: ...
+
+    def apply(self, action: Mapping[str, Any], rng: random.Random | None = None) -> dict: ...
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """One game of the registry.  A Dragon Dice game's title and rule document are its resolution
+    edition's (``resolution.editions``, one place); Battle Dice names its own (``own_rules``)."""
+
+    key: str  # "v4", "r96", "battle_dice"
+    start: Callable[[dict], TableGame]  # a game from a full set-up; raises IllegalSetup
+    fill_setup: Callable[[dict], dict]  # a full set-up from a short one (players by name/species)
+    own_rules: tuple[str, str] | None = None  # (document, title) of a game without a resolution edition
+
+    def _rules(self) -> tuple[str, str]:
+        if self.own_rules is not None:
+            return self.own_rules
+        from .resolution.editions import get_edition
+
+        edition = get_edition(self.key)
+        return edition.document, edition.title
+
+    @property
+    def document(self) -> str:
+        """The rule document's label ("V4.01c", "R96", "BD")."""
+        return self._rules()[0]
+
+    @property
+    def title(self) -> str:
+        return self._rules()[1]
+
+
+def _needs_quick(setup: dict) -> bool:
+    players = setup.get("players")
+    return players is None or any(isinstance(p, dict) and "armies" not in p for p in players or [])
+
+
+def _v4_start(setup: dict) -> TableGame:
+    from .game import Game
+
+    return Game(setup)
+
+
+def _v4_fill(setup: dict) -> dict:
+    from .game import quick_setup
+
+    return quick_setup(setup) if _needs_quick(setup) else dict(setup)
+
+
+def _r96_start(setup: dict) -> TableGame:
+    from .r96.game import R96Game
+
+    return R96Game(setup)
+
+
+def _r96_fill(setup: dict) -> dict:
+    from .r96.game import quick_setup
+
+    return quick_setup(setup) if _needs_quick(setup) else dict(setup)
+
+
+def _battle_start(setup: dict) -> TableGame:
+    from .battle_dice.session_game import BattleDiceSessionGame
+
+    return BattleDiceSessionGame(setup)
+
+
+GAMES: dict[str, GameKind] = {
+    kind.key: kind
+    for kind in (
+        GameKind("v4", _v4_start, _v4_fill),
+        GameKind("r96", _r96_start, _r96_fill),
+        GameKind("battle_dice", _battle_start, dict, own_rules=("BD", "Battle Dice rules")),
+    )
+}
+
+
+def game_key(setup: Mapping[str, Any]) -> str:
+    """Which game a set-up is for (see the module docstring)."""
+    if setup.get("game") == "battle_dice":
+        return "battle_dice"
+    return "r96" if setup.get("edition") == "r96" else "v4"
+
+
+def game_for(setup: Any) -> GameKind:
+    """The registry's game for a set-up; ``IllegalSetup`` when the set-up is not a JSON object."""
+    if not isinstance(setup, Mapping):
+        raise IllegalSetup("the set-up must be a JSON object")
+    return GAMES[game_key(setup)]
+
+
+def full_setup(setup: Any) -> dict:
+    """A set-up as its game takes it; players given only by name/species are filled in (quick start)."""
+    return game_for(setup).fill_setup(setup)
+
+
+def start_game(setup: Any) -> TableGame:
+    """The game a full set-up starts (``IllegalSetup`` for one its rules refuse)."""
+    return game_for(setup).start(setup)

@@ -1,0 +1,64 @@
+"""The registry of games (companion.rules.games): V4.01c, 1996 and Battle Dice behind one TableGame
+interface, chosen from the set-up; the session starts every game through it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.rules.game.errors import GameRuleError, IllegalSetup
+from companion.rules.games import GAMES, TableGame, full_setup, game_for, game_key, start_game
+from companion.session import GameSession
+
+PLAYERS = [{"name": "Ann", "species": "Dwarves"}, {"name": "Ben", "species": "Goblins"}]
+SETUPS = {
+    "v4": {"force_size": 24, "players": PLAYERS},
+    "r96": {"edition": "r96", "players": PLAYERS},
+    "battle_dice": {"game": "battle_dice", "armies": {
+        "A": {"name": "Reds", "monster": "dragon",
+              "units": {"general": 2, "monster": 4, "mage": 2, "archer": 4, "cavalry": 4, "infantry": 4}},
+        "B": {"name": "Blues", "monster": "archmage",
+              "units": {"general": 1, "monster": 2, "mage": 6, "archer": 6, "infantry": 5}}}},
+}
+
+
+@pytest.mark.parametrize("key", sorted(SETUPS))
+def test_each_game_starts_from_its_set_up_and_plays_through_the_one_interface(key):
+    setup = SETUPS[key]
+    assert game_key(setup) == key and game_for(setup) is GAMES[key]
+    game = start_game(full_setup(setup))
+    assert isinstance(game, TableGame)
+    pending = game.pending_dict()
+    assert pending["kind"] == "roll" and pending["answer"] == "roll" and pending["dice"]
+    assert game.state.player(pending["player"]).name in ("Ann", "Ben", "Reds", "Blues")
+    accepted = game.apply({"type": "roll_for_me", "seed": 3}, random.Random(3))
+    assert accepted["type"] == "roll" and len(accepted["faces"]) == len(pending["dice"])  # faces logged
+    before = game.pending_dict()
+    with pytest.raises(GameRuleError):
+        game.apply({"type": "no such answer"})
+    assert game.pending_dict() == before  # an illegal answer changes nothing
+
+
+def test_the_games_name_their_rule_documents():
+    assert {k: g.document for k, g in GAMES.items()} == {"v4": "V4.01c", "r96": "R96", "battle_dice": "BD"}
+
+
+@pytest.mark.parametrize("bad", [None, "v4", ["players"], 3])
+def test_a_set_up_that_is_not_an_object_is_refused(bad, tmp_path):
+    with pytest.raises(IllegalSetup, match="JSON object"):
+        full_setup(bad)
+    with pytest.raises(IllegalSetup, match="JSON object"):
+        GameSession.create(tmp_path / "g.db", bad)
+    assert not (tmp_path / "g.db").exists()  # nothing written
+
+
+@pytest.mark.parametrize("key", sorted(SETUPS))
+def test_the_session_plays_every_game_of_the_registry(key, tmp_path):
+    with GameSession.create(tmp_path / f"{key}.db", SETUPS[key]) as s:
+        assert isinstance(s.game, type(start_game(full_setup(SETUPS[key]))))
+        s.submit({"type": "roll_for_me", "seed": 1})
+        assert s.state_dict()["seq"] == 2
+        pending = s.pending()
+    with GameSession.open(tmp_path / f"{key}.db") as again:  # replayed from the log
+        assert again.state_dict()["seq"] == 2 and again.pending() == pending
