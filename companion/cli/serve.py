@@ -44,6 +44,17 @@ def _common(p: argparse.ArgumentParser, port: int, host: str = "127.0.0.1") -> N
     p.add_argument("--threads", type=int, default=32, help="request worker threads (live pages' streams have threads of their own)")
 
 
+def _lock_target(db: str, args) -> str:
+    """The file whose lock says who serves this game: the game file, or for a game in a PostgreSQL
+    database (``--db postgresql://...``) a file named after its table in the temporary folder."""
+    if not db.startswith(("postgresql://", "postgres://")):
+        return db
+    import tempfile
+    from pathlib import Path
+
+    return str(Path(tempfile.gettempdir()) / f"companion-pg-table-{getattr(args, 'table', None) or 'none'}.sqlite")
+
+
 def _make_server(args, db: str, camera=None, serial=None):
     """The app on db served at args.host:args.port, holding db's lock; exits with status 2 and a
     clear message when another server holds the game file or the port is taken."""
@@ -52,7 +63,7 @@ def _make_server(args, db: str, camera=None, serial=None):
     from web.server import Server
 
     try:
-        lock = GameFileLock(db).acquire()
+        lock = GameFileLock(_lock_target(db, args)).acquire()
     except GameFileBusy as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -67,6 +78,8 @@ def _make_server(args, db: str, camera=None, serial=None):
             config["PUBLIC_URL"] = args.public_url.rstrip("/")
         if getattr(args, "model", None):  # the camera's dice model (a bundle works wherever a name does)
             config["CAMERA_MODEL"] = args.model
+        if getattr(args, "league", None) or getattr(args, "table", None):  # companion/league
+            config.update(LEAGUE_URL=args.league, LEAGUE_TABLE=args.table, LEAGUE_TOKEN=args.league_token)
         app = create_app(config)
         try:
             return Server(app, args.host, args.port, threads=args.threads, lock=lock)
