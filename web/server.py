@@ -171,7 +171,10 @@ class Server:
         self.app.extensions["game_store"].close()
         trigger = getattr(self.wsgi, "pull_trigger", None)
         if trigger is not None:  # wake the loop now rather than at the end of its round
-            trigger()
+            try:
+                trigger()
+            except OSError:  # the loop saw the flag first and has closed its trigger already
+                pass
 
     def shutdown(self) -> None:
         self._stopping.set()
