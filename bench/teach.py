@@ -1,0 +1,142 @@
+"""The "Teach the camera your dice" page, end to end: how reading grows with lessons, and what it costs.
+
+    python bench/teach.py [--families 54 55 56] [--looks 3] [--reads 3] [--seed 0]
+
+For each art family (by default TEST families: never trained on, never used for any choice, so the
+figures are strict) and each army of a quick-start game's first player, a table is served in
+process (real SQLite game, Flask test client): a rendered table of the army's dice (each showing
+one face) becomes the camera's frame, ``POST /api/teach/look`` finds the dice and the true face of
+each die found is tapped (``POST /api/teach/label``), once per look for ``--looks`` looks (fresh
+renders each time: another pose, light, camera).  After each look, ``--reads`` fresh renders of
+the same faces are looked at and the page's reading of each die found on a rendered die is scored:
+right, wrong (a confident wrong face) or unread.  Reading thresholds are the ones shipped with the
+embedding model (``models/face-embed/model.json``).
+
+Prints, per number of looks (= sightings per face): the share read right, read wrong and unread
+(ratios of dice found), and the time of a look (1280x960 frame: find, embed, crop pictures) and of a
+label (embed one crop, save the profile atomically) in ms, median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+TOKEN = "bench-host-token-0123456789"
+
+
+def _iou(a, b) -> float:
+    x1, y1, x2, y2 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    area = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / area if area > 0 else 0.0
+
+
+def _truth(box, labels):
+    best = max(labels, key=lambda lab: _iou(box, lab["box"]))
+    return best if _iou(box, best["box"]) >= 0.5 else None
+
+
+def show(app, names, faces, families, seed):
+    """A rendered table of ``names`` showing ``faces`` becomes the camera's newest frame; its labels."""
+    from companion.vision.synth.real_dice import render_table
+
+    frame, labels = render_table(families, list(zip(names, faces, strict=True)), np.random.default_rng(seed),
+                                 width=1280, height=960)
+    app.extensions["sources"].camera._frame = frame
+    return labels
+
+
+def look(client, names, times):
+    t = time.perf_counter()
+    out = client.post("/api/teach/look", json={"dice": names}, headers={"X-Companion-Token": TOKEN}).json
+    times.append(1000 * (time.perf_counter() - t))
+    return out
+
+
+def teach_army(app, client, army, fam, args, cat, rng, score, look_ms, label_ms) -> None:
+    """Read fresh frames after 0..looks looks at the army's dice, tapping every true face at each look."""
+    host = {"X-Companion-Token": TOKEN}
+    names = army["dice"]
+    families = {n.split("/")[0]: fam for n in names} | {cat.get(n).species: fam for n in names if cat.get(n).species}
+    faces = [int(rng.integers(len(cat.get(n).faces))) for n in names]
+    for k in range(args.looks + 1):
+        for _ in range(args.reads):  # read fresh renders with what k looks taught
+            labels = show(app, names, faces, families, int(rng.integers(1 << 30)))
+            for d in look(client, names, look_ms)["dice"]:
+                t = _truth(d["box"], labels)
+                if t is None:
+                    continue
+                face = cat.get(t["die"]).faces[t["face_index"]].text()
+                got = d["read"]["face"]
+                score[k][2 if got is None else 0 if got == face else 1] += 1
+        if k == args.looks:
+            break
+        labels = show(app, names, faces, families, int(rng.integers(1 << 30)))  # lesson k + 1
+        taught = look(client, names, look_ms)
+        for d in taught["dice"]:
+            t = _truth(d["box"], labels)
+            if t is None:
+                continue
+            face = cat.get(t["die"]).faces[t["face_index"]].text()
+            s = time.perf_counter()
+            r = client.post("/api/teach/label", json={"look": taught["look"], "index": d["index"], "die": t["die"],
+                                                      "face": face}, headers=host)
+            label_ms.append(1000 * (time.perf_counter() - s))
+            assert r.status_code == 200, r.json
+
+
+def main() -> int:
+    from companion.rules.catalogue import load_catalogue
+    from companion.vision.synth.art import TEST_FAMILIES
+    from web import create_app
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--families", type=int, nargs="+", default=list(TEST_FAMILIES[:3]))
+    ap.add_argument("--looks", type=int, default=3)
+    ap.add_argument("--reads", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    cat = load_catalogue()
+    host = {"X-Companion-Token": TOKEN}
+    score = {k: [0, 0, 0] for k in range(args.looks + 1)}  # right, wrong, unread per number of looks
+    look_ms, label_ms = [], []
+    rng = np.random.default_rng(args.seed)
+    t0 = time.perf_counter()
+    for fam in args.families:
+        armies = None
+        for a in range(99):  # each army on a table of its own (a fresh profile: 0 looks is nothing learnt)
+            with tempfile.TemporaryDirectory() as tmp:
+                app = create_app({"DB_PATH": str(Path(tmp) / "game.sqlite"), "HOST_TOKEN": TOKEN,
+                                  "START_SOURCES": False})
+                try:
+                    client = app.test_client()
+                    client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers=host)
+                    armies = [x for x in client.get("/api/teach").json["armies"] if x["id"].startswith("0:")]
+                    if a >= len(armies):
+                        break
+                    teach_army(app, client, armies[a], fam, args, cat, rng, score, look_ms, label_ms)
+                    print(f"family {fam} {armies[a]['label']}: done ({time.perf_counter() - t0:.0f} s)", flush=True)
+                finally:
+                    app.extensions["game_store"].close()
+    print(f"\nfamilies {args.families} (TEST families are never trained on nor used for a choice); "
+          f"{args.reads} fresh frames read after each look")
+    print("looks (sightings/face)  dice  right  wrong  unread")
+    for k, (r, w, u) in score.items():
+        n = max(1, r + w + u)
+        print(f"{k:>22}  {r + w + u:>4}  {r / n:5.3f}  {w / n:5.3f}  {u / n:6.3f}")
+    print(f"look  (1280x960 frame): median {statistics.median(look_ms):.0f} ms over {len(look_ms)}")
+    print(f"label (embed + save):   median {statistics.median(label_ms):.0f} ms over {len(label_ms)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
