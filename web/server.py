@@ -82,18 +82,34 @@ class Server:
         self.lock = lock
         from .streaming import server_options, tune
 
+        # --https (config TLS_DIR): waitress listens on loopback, web.tls's front on host:port
+        https = bool(app.config.get("TLS_DIR"))
         # live streams get threads of their own (web.streaming); ``threads`` serve the other requests
-        self.wsgi = create_server(app, host=host, port=port, threads=threads, ident="companion",
+        self.wsgi = create_server(app, host="127.0.0.1" if https else host, port=0 if https else port,
+                                  threads=threads, ident="companion",
                                   channel_timeout=60, clear_untrusted_proxy_headers=True,
                                   **server_options(app, threads))
         tune(self.wsgi)
-        self.port = self.wsgi.effective_port
+        self.front = None
+        if https:
+            from .tls import attach
+
+            try:
+                self.front = attach(self, host, port)  # binds host:port; makes the table's certificate
+            except BaseException:
+                self.wsgi.close()
+                raise
+        self.port = self.front.port if self.front else self.wsgi.effective_port
         shown = lan_address() if host in ALL_INTERFACES else host
         if ":" in shown:
             shown = f"[{shown}]"
-        self.base_url = f"http://{shown}:{self.port}"
+        self.base_url = f"{'https' if https else 'http'}://{shown}:{self.port}"
         app.config["PUBLIC_URL"] = app.config.get("PUBLIC_URL") or self.base_url
         app.config["LISTEN_HOST"] = host
+        if https:
+            from .tls import trust_url
+
+            app.config["TRUST_URL"] = trust_url(app.config["PUBLIC_URL"])
         if lock is not None:
             lock.note(self.base_url)
         self._stopping = threading.Event()
@@ -125,6 +141,11 @@ class Server:
         print(f"Companion is serving at {self.base_url} (listening on {where})", file=out)
         print(f"Host: open this URL to run the game (it carries the host token, which stays the same "
               f"when the server restarts on this game file; keep it private):\n    {self.host_url}", file=out)
+        if self.front is not None:
+            cert = self.app.extensions["tls_certificate"]
+            print(f"https with the table's own certificate ({cert.folder}). Each tablet or phone trusts it once: "
+                  f"open {self.app.config['TRUST_URL']} there and follow the steps (certificate SHA-256 "
+                  f"{cert.fingerprint}).", file=out)
         problem = self.reach_problem
         pair = self.pair_url()
         if problem:
@@ -148,6 +169,8 @@ class Server:
         if seconds is not None:
             threading.Thread(target=self._stop_after, args=(seconds,), daemon=True).start()
         wsgi = self.wsgi
+        if self.front is not None:
+            self.front.start()
         loop_map = getattr(wsgi, "_map", None)
         if loop_map is None:  # waitress's multi-socket server keeps its map public
             loop_map = wsgi.map
@@ -180,6 +203,8 @@ class Server:
         self._stopping.set()
         self.app.extensions["game_store"].close()
         self.app.extensions["sources"].stop()
+        if self.front is not None:
+            self.front.stop()
         try:
             self.wsgi.task_dispatcher.shutdown(cancel_pending=True, timeout=3)
         except Exception:  # closing down: nothing more to do

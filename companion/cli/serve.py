@@ -1,6 +1,6 @@
 """``companion serve`` (the tablet page for a real table) and ``companion demo`` (a scripted game).
 
-    companion serve [--camera 0] [--serial URL] [--db FILE] [--host H --port P] [--rotate-host-token]
+    companion serve [--camera 0] [--serial URL] [--db FILE] [--host H --port P] [--rotate-host-token] [--https]
     companion demo [--seconds N] [--dice auto|camera|simulated|typed] [--db FILE] [--seed S]
 
 Both serve the page with waitress, print a URL carrying the host token and a QR code to pair a
@@ -9,6 +9,7 @@ tablet.  Without a camera or a smart-dice bridge the game is played by tapping f
 ``serve`` listens on the local network (0.0.0.0) so tablets can pair by scanning; every change
 needs the host token or a paired tablet's token.  ``demo`` listens on this machine only.  One
 server per game file: a second ``serve`` on the same ``--db`` is refused, and so is a busy port.
+``serve --https`` serves https with the table's own certificate (``web.certs``, ``web.tls``).
 """
 
 from __future__ import annotations
@@ -55,6 +56,16 @@ def _lock_target(db: str, args) -> str:
     return str(Path(tempfile.gettempdir()) / f"companion-pg-table-{getattr(args, 'table', None) or 'none'}.sqlite")
 
 
+def _tls_dir(db: str, args) -> str:
+    """Where --https keeps the table's certificate: --tls-dir, else beside the game file (GAME.sqlite.tls);
+    for a game on PostgreSQL, companion-table-LABEL.tls in the current folder."""
+    if getattr(args, "tls_dir", None):
+        return args.tls_dir
+    if db.startswith(("postgresql://", "postgres://")):
+        return f"companion-table-{getattr(args, 'table', None) or 'none'}.tls"
+    return db + ".tls"
+
+
 def _make_server(args, db: str, camera=None, serial=None):
     """The app on db served at args.host:args.port, holding db's lock; exits with status 2 and a
     clear message when another server holds the game file or the port is taken."""
@@ -76,10 +87,21 @@ def _make_server(args, db: str, camera=None, serial=None):
             config["RULES_INDEX"] = args.rules_index
         if getattr(args, "public_url", None):
             config["PUBLIC_URL"] = args.public_url.rstrip("/")
+        if getattr(args, "https", False):  # the table's own certificate (web.certs), made or reused now
+            config["TLS_DIR"] = _tls_dir(db, args)
         if getattr(args, "model", None):  # the camera's dice model (a bundle works wherever a name does)
             config["CAMERA_MODEL"] = args.model
         if getattr(args, "league", None) or getattr(args, "table", None):  # companion/league
             config.update(LEAGUE_URL=args.league, LEAGUE_TABLE=args.table, LEAGUE_TOKEN=args.league_token)
+        if config.get("TLS_DIR"):  # a folder it cannot write is refused before the game file is touched
+            from web.certs import CertificateError, table_certificate
+            from web.tls import certificate_names
+
+            try:
+                table_certificate(config["TLS_DIR"], *certificate_names(args.host, config.get("PUBLIC_URL")))
+            except CertificateError as exc:
+                print(f"error: --https: {exc}", file=sys.stderr)
+                raise SystemExit(2) from None
         app = create_app(config)
         try:
             return Server(app, args.host, args.port, threads=args.threads, lock=lock)
@@ -204,6 +226,14 @@ def register(subparsers) -> None:
     s.add_argument("--league-token", help="this table's token, given by the organizer (companion league token)")
     s.add_argument("--rotate-host-token", action="store_true",
                    help="replace the host token kept with the game file (the old host URL stops working)")
+    s.add_argument("--https", action="store_true",
+                   help="serve https with the table's own certificate, so tablets and phones get what browsers "
+                        "allow only over https (install to the home screen, open offline, keep the screen "
+                        "awake, the phone's live camera); each device trusts the certificate once at "
+                        "http://ADDRESS:PORT/trust; plain http on the port is sent to https")
+    s.add_argument("--tls-dir", metavar="FOLDER",
+                   help="folder of the table's certificate for --https (default: beside the game file, "
+                        "DB.tls; the same folder keeps the same certificate authority, trusted once)")
     _common(s, 8765, host="0.0.0.0")
     s.set_defaults(func=_serve)
 
