@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from .game.errors import IllegalSetup
+from .core.errors import IllegalSetup
 
 
 @runtime_checkable

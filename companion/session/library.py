@@ -96,6 +96,17 @@ def is_game_file(path: Path) -> bool:
     return bool(row) and row[0] == FORMAT
 
 
+def check_table_file(path: str | Path) -> None:
+    """SessionError unless ``path`` is absent, empty or a game log: a table never takes over (or
+    writes beside) a file that is something else."""
+    p = Path(path)
+    if p.is_dir():
+        raise SessionError(f"{p} is a folder, not a game database file")
+    if p.exists() and p.stat().st_size > 0 and not is_game_file(p):
+        raise SessionError(f"{p} is not a game database of this companion; it was left as it was "
+                           "(choose another --db)")
+
+
 class GameLibrary:
     def __init__(self, table_path: str | Path):
         self.table_path = Path(table_path)

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from companion.rules.game.errors import GameRuleError, IllegalSetup
+from companion.rules.core.errors import GameRuleError, IllegalSetup
 from companion.session import GameSession
 
 SETUP = {

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from companion.rules.catalogue import load_catalogue
+from companion.rules.core.decisions import Decision
 from companion.rules.game import Game
-from companion.rules.game.decisions import Decision
 
 PASSIVE = ("pass", "skip", "no", "none")
 # Face icons least likely to be counted as another result by a species ability, per roll type.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from game_support import choose, ids_then_zero, plain_setup, roll, run_until, setup_done
 
+from companion.rules.core.state import DUA, RESERVE
 from companion.rules.game import Game, GameOver
-from companion.rules.game.state import DUA, RESERVE
 
 
 def started(faces=None, n_players: int = 2, **kw) -> Game:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from game_support import choose, plain_setup, setup_done
 
+from companion.rules.core import damage as dmg
+from companion.rules.core.state import RESERVE, Unit, spec_for
 from companion.rules.game import Game, IllegalAllocation, IllegalSpell
-from companion.rules.game import damage as dmg
 from companion.rules.game import magic as mg
-from companion.rules.game.state import RESERVE, Unit, spec_for
 
 
 def army(*healths: int) -> list[tuple[str, str, int]]:
@@ -183,8 +183,8 @@ def test_magic_kinds_come_from_the_resolution_engine():
     """Amazons are ivory: at a terrain their magic takes the terrain's elements (Terrain Harmony), in
     reserve it stays Ivory and pays only Elemental spells (V4.01c L2093-2100)."""
     from companion.rules.catalogue import load_catalogue
+    from companion.rules.core.terrains import parse_terrain
     from companion.rules.game.rolling import ArmyRoll, resolve_army_roll
-    from companion.rules.game.terrains import parse_terrain
 
     oracle = next(d for d in load_catalogue().of_species("Amazons") if d.is_unit and d.short_name == "Oracle")
     unit = Unit("u1", "p1", spec_for(oracle.name))

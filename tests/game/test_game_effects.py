@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from game_support import choose, faces_for, passive_policy, plain_setup, run_until, setup_done
 
+from companion.rules.core.state import UNTIL_ITS_NEXT_TURN, UNTIL_TERRAIN_MANEUVERED, UNTIL_YOUR_NEXT_TURN
 from companion.rules.game import Game
-from companion.rules.game.state import UNTIL_ITS_NEXT_TURN, UNTIL_TERRAIN_MANEUVERED, UNTIL_YOUR_NEXT_TURN
 
 
 def started(faces=None, setup=None) -> Game:
@@ -135,7 +135,7 @@ def test_items_roll_with_their_army_take_no_damage_and_are_buried_without_carrie
 
 def test_phase_hooks_run_in_order_and_may_ask_decisions(monkeypatch):
     """Phases 3 and 4 (dragon attack, species abilities) run through hooks of other modules."""
-    from companion.rules.game.decisions import Decision, choice, choose_validator
+    from companion.rules.core.decisions import Decision, choice, choose_validator
 
     seen = []
 

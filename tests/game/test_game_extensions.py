@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from game_support import plain_setup
 
+from companion.rules.core.state import INSTANT, PHASE_DRAGON, PHASE_SPECIES
 from companion.rules.game import Game
 from companion.rules.game.extensions import HOOK_POINTS
 from companion.rules.game.rulebook import build_extensions
 from companion.rules.game.spells import SPELLS
-from companion.rules.game.state import INSTANT, PHASE_DRAGON, PHASE_SPECIES
 
 
 def test_two_games_never_share_a_hook():

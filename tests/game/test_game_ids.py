@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from companion.rules.core.ids import UNPLACED, ArmyId, InvalidId, is_army_id
 from companion.rules.game import Game, GameRuleError, quick_setup
-from companion.rules.game.ids import UNPLACED, ArmyId, InvalidId, is_army_id
 from companion.rules.r96.game import R96Game
 from companion.rules.r96.game import quick_setup as r96_setup
 

@@ -7,9 +7,9 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from companion.rules.core.decisions import TOPICS
+from companion.rules.core.state import AREAS
 from companion.rules.game import Game, quick_setup, random_answer
-from companion.rules.game.decisions import TOPICS
-from companion.rules.game.state import AREAS
 
 SPECIES = ("Dwarves", "Goblins", "Coral Elves", "Lava Elves", "Undead", "Amazons")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from game_support import choose, ids_then_zero, passive_policy, plain_setup, run_until, setup_done
 
+from companion.rules.core.state import DieSpec, spec_for
 from companion.rules.game import Game, IllegalSetup
 from companion.rules.game import setup as su
-from companion.rules.game.state import DieSpec, spec_for
 
 
 def medium(n: int) -> list[DieSpec]:

@@ -16,8 +16,8 @@ from game_support import (
     setup_done,
 )
 
+from companion.rules.core.state import RESERVE, UNTIL_YOUR_NEXT_TURN
 from companion.rules.game import Game, IllegalAction, IllegalChoice
-from companion.rules.game.state import RESERVE, UNTIL_YOUR_NEXT_TURN
 
 
 def started(n_players: int = 2, faces=None, **kw) -> Game:

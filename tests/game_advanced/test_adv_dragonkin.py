@@ -10,12 +10,12 @@ from adv_support import adv_setup, choose, roll, started, uid_of, until, values
 from game_support import small_army
 
 from companion.rules.catalogue import load_catalogue
+from companion.rules.core.state import Unit, spec_for
 from companion.rules.game import Game, IllegalAction, IllegalSetup, dua
 from companion.rules.game.advanced import dracolem as dc
 from companion.rules.game.advanced import dragonkin as dk
 from companion.rules.game.advanced import eldarim as el
 from companion.rules.game.advanced import spells as sp
-from companion.rules.game.state import Unit, spec_for
 from companion.rules.resolution import RolledUnit, RollRequest, resolve
 
 KIN = ["Dragonkin/Dragontroop (Fire)", "Dragonkin/Dragonhero (Fire)", "Dragonkin/Dragonfoal (Air)"]  # 4 health
@@ -619,7 +619,7 @@ def test_a_tamed_dragon_does_not_attack_its_tamers_army_in_the_dragon_phase():
 
 def test_path_cannot_move_a_dragonkin():
     """L2521 (and Path, L2257-2259): a Dragonkin never leaves its terrain, so Path may not target it."""
-    from companion.rules.game.errors import IllegalSpell
+    from companion.rules.core.errors import IllegalSpell
     from companion.rules.game.spells import registry
 
     game = kin_game()

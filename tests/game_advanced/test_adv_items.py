@@ -7,11 +7,11 @@ import pytest
 from adv_support import adv_setup, choose, roll, started, uid_of, until, values
 
 from companion.rules.catalogue import load_catalogue
+from companion.rules.core.state import Unit, spec_for
 from companion.rules.game import Game, IllegalAction, IllegalSetup
 from companion.rules.game.advanced import items as it
 from companion.rules.game.advanced.item_sais import relic_matches
 from companion.rules.game.setup import item_points
-from companion.rules.game.state import Unit, spec_for
 from companion.rules.resolution import RolledUnit, RollRequest, RollTerrain, resolve
 
 DWARVES = ["Dwarves/Footman", "Dwarves/Sentry", "Dwarves/Crossbowman"]
@@ -545,7 +545,7 @@ def test_gate_moves_other_dracolem_of_its_alloy():
 
 def test_items_are_never_targets_of_individual_effects():
     """L2740: a spell that targets a unit (Finger of Death) cannot take an item as its target."""
-    from companion.rules.game.errors import IllegalSpell
+    from companion.rules.core.errors import IllegalSpell
     from companion.rules.game.spells import registry
 
     game = item_game(DWARVES + ["Items/Fire Seven League Boots"])

@@ -172,8 +172,8 @@ def test_random_games_with_every_component_end_legally():
     end with a winner (seeds fixed: deterministic)."""
     import random
 
+    from companion.rules.core.decisions import TOPICS
     from companion.rules.game import random_answer
-    from companion.rules.game.decisions import TOPICS
 
     assert {"minor_terrain", "minor_terrain_roll", "minor_terrain_face", "item_sai", "dragonkin"} <= set(TOPICS)
     for seed in (1, 3, 6):

@@ -12,8 +12,8 @@ the icons' own.
 from __future__ import annotations
 
 from companion.rules.catalogue import load_catalogue
+from companion.rules.core.decisions import Decision
 from companion.rules.game import Game
-from companion.rules.game.decisions import Decision
 
 PASSIVE = ("pass", "skip", "no", "none")
 

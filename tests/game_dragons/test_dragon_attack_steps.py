@@ -19,7 +19,7 @@ from dragon_support import (
     zero_faces,
 )
 
-from companion.rules.game.state import DUA, POOL
+from companion.rules.core.state import DUA, POOL
 
 
 def response(game, pick=None):
@@ -298,7 +298,7 @@ def test_passive_policy_reaches_the_next_phase():
 
 def test_every_dragon_decision_topic_is_listed():
     """Programs read ``Decision.topic``; the dragon topics are in ``decisions.TOPICS``."""
-    from companion.rules.game.decisions import TOPICS
+    from companion.rules.core.decisions import TOPICS
 
     game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Green Drake"),
                                        ("Dragons/Blue Drake", "Dragons/Yellow Drake")))

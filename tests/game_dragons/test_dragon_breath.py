@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dragon_support import answer, army_units, new_game, passive, place, to_dragon_phase
 
+from companion.rules.core.state import BUA, DUA, UNTIL_ITS_NEXT_TURN
 from companion.rules.game.rolling import ArmyRoll, resolve_army_roll
-from companion.rules.game.state import BUA, DUA, UNTIL_ITS_NEXT_TURN
 
 BOB_HOME = "p2@home-p2"
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from dragon_support import answer, army_units, new_game, place, to_dragon_phase, zero_faces
 
+from companion.rules.core.state import DUA, POOL, Unit, spec_for
 from companion.rules.game.dragons import DragonAttack, kill_plans
-from companion.rules.game.state import DUA, POOL, Unit, spec_for
 
 
 def attack(name: str, *faces: str, target: str = "army", uid: str = "d1") -> DragonAttack:

@@ -9,8 +9,8 @@ import inspect
 from dragon_support import answer, army_units, dragon_uid, new_game, passive, place, small, to_dragon_phase
 from test_dragon_breath import big_bob, breath_game, breathe
 
+from companion.rules.core.state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN
 from companion.rules.game import flow
-from companion.rules.game.state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN
 
 BOB_HOME = "p2@home-p2"
 

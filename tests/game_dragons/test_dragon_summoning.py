@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from dragon_support import answer, army_units, dragon_uid, new_game, passive, place, small
 
+from companion.rules.core.errors import IllegalSpell
+from companion.rules.core.state import POOL
 from companion.rules.game.dragon_summoning import can_summon
-from companion.rules.game.errors import IllegalSpell
-from companion.rules.game.state import POOL
 
 MAGES = {"home": ["Amazons/Oracle", "Amazons/Seer", "Amazons/Seer"], "horde": small("Amazons", 5, 1),
          "campaign": small("Amazons", 5, 2)}

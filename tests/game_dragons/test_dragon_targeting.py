@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from companion.rules.core.state import spec_for
 from companion.rules.game.dragon_targeting import (
     ELEMENTAL,
     HYBRID,
@@ -15,7 +16,6 @@ from companion.rules.game.dragon_targeting import (
     dragon_type,
     target_table,
 )
-from companion.rules.game.state import spec_for
 
 
 def D(name: str):

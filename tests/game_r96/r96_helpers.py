@@ -3,7 +3,7 @@ table (which units stand where, terrain faces), and answer decisions by their to
 
 from __future__ import annotations
 
-from companion.rules.game.state import BUA, DUA, RESERVE, Unit, spec_for
+from companion.rules.core.state import BUA, DUA, RESERVE, Unit, spec_for
 from companion.rules.r96.game import R96Game
 
 DWARF_FORCE = {"home": ["Dwarves/Footman", "Dwarves/Footman"], "campaign": ["Dwarves/Sergeant"],

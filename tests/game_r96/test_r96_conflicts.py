@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from r96_helpers import DUA, choose, roll, stage, started, where
 
-from companion.rules.game.errors import IllegalSetup
-from companion.rules.game.state import Unit, spec_for
+from companion.rules.core.errors import IllegalSetup
+from companion.rules.core.state import Unit, spec_for
 from companion.rules.r96.game import CONFLICT_OPTIONS, OPTIONS, R96Game, game_options
 from companion.rules.r96.game.rolls import Rolled, resolve_roll
 from companion.rules.resolution import EffectInForce

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from r96_helpers import BUA, DUA, RESERVE, cast, choose, roll, stage, started, where
 
-from companion.rules.game.state import Unit, spec_for
+from companion.rules.core.state import Unit, spec_for
 
 FRONT = "frontier"
 

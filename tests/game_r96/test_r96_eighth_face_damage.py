@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from r96_helpers import BUA, DUA, RESERVE, choose, roll, stage, started, where
 
-from companion.rules.game.errors import IllegalAllocation
+from companion.rules.core.errors import IllegalAllocation
 
 FRONT = "frontier"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from r96_helpers import BUA, DUA, RESERVE, cast, choose, roll, stage, started, until, where
 
-from companion.rules.game.errors import IllegalSpell
+from companion.rules.core.errors import IllegalSpell
 from companion.rules.r96.game.spellbook import SPELLS, payable
 
 FRONT = "frontier"  # Flatland Temple (air/earth): face 1 magic
@@ -421,7 +421,7 @@ def test_cast_options_for_the_page_list_payable_army_and_terrain_spells():
 def test_standing_stones_lets_every_unit_cast_the_terrains_colours():
     """R96 L663-666: at a held Standing Stones every unit may cast the terrain's colours, but a unit sharing
     none of them never doubles its ID magic."""
-    from companion.rules.game.terrains import parse_terrain
+    from companion.rules.core.terrains import parse_terrain
 
     game = started()
     stage(game, {("p1", FRONT): ["Lava Elves/Warlock", "Lava Elves/Adept"], ("p1", "home-p1"): ["Dwarves/Footman"],

@@ -7,7 +7,7 @@ import random
 
 from r96_helpers import setup
 
-from companion.rules.game.errors import GameRuleError
+from companion.rules.core.errors import GameRuleError
 from companion.rules.r96.game import OPTIONS, R96Game
 from companion.rules.r96.game.spellbook import SPELLS
 

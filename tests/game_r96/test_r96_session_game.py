@@ -10,7 +10,7 @@ import pytest
 from r96_helpers import setup
 
 from companion.cli import main
-from companion.rules.game.errors import IllegalAction
+from companion.rules.core.errors import IllegalAction
 from companion.session import GameSession
 
 KIND_TO_ACTION = {"roll": ("roll", "faces"), "choice": ("choose", "choice"), "allocate": ("allocate", "units"),

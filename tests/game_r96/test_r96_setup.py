@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from r96_helpers import DUA, RESERVE, choose, go, roll, setup, started, until
 
-from companion.rules.game.errors import IllegalSetup
-from companion.rules.game.state import spec_for
+from companion.rules.core.errors import IllegalSetup
+from companion.rules.core.state import spec_for
 from companion.rules.r96.game import R96Game
 from companion.rules.r96.game import setup as su
 

@@ -7,7 +7,7 @@ import pytest
 from r96_helpers import DUA, cast, stage, started, where
 from test_r96_magic import BLACK9, BLUE9, FRONT, GOLD9, _caster
 
-from companion.rules.game.errors import IllegalSpell
+from companion.rules.core.errors import IllegalSpell
 from companion.rules.r96.game.rolls import Rolled
 
 

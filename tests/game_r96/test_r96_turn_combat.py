@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from r96_helpers import DUA, choose, go, roll, stage, started, until, where
 
-from companion.rules.game.errors import IllegalChoice
+from companion.rules.core.errors import IllegalChoice
 from companion.rules.r96.game.rolls import Rolled
 
 FRONT = "frontier"  # Flatland Temple: faces 1 magic, 2-4 missile, 5-7 melee
@@ -402,7 +402,7 @@ def test_r96_30_dragon_attack_penalty_split_three_ways():
     units = _stage(game, {("p1", FRONT): ["Dwarves/Patroller"] * 4, ("p1", "home-p1"): ["Dwarves/Footman"],
                           ("p2", "home-p2"): ["Goblins/Thug"]})
     game._pending = pending
-    from companion.rules.game.state import Unit, spec_for
+    from companion.rules.core.state import Unit, spec_for
 
     game.state.units["dr"] = Unit("dr", "p2", spec_for("Dragons/Red Drake"))
     game.state.location["dr"] = FRONT

@@ -11,9 +11,9 @@ from collections.abc import Callable, Generator, Mapping
 
 from game_support import plain_setup, setup_done
 
+from companion.rules.core.state import RESERVE, TerrainState, Unit, spec_for
+from companion.rules.core.terrains import parse_terrain
 from companion.rules.game import Game
-from companion.rules.game.state import RESERVE, TerrainState, Unit, spec_for
-from companion.rules.game.terrains import parse_terrain
 
 SPECIAL = "special"
 

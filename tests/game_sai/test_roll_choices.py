@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from sai_arena import arena, roll
 
-from companion.rules.game.state import UNTIL_YOUR_NEXT_TURN
+from companion.rules.core.state import UNTIL_YOUR_NEXT_TURN
 
 
 def _prompts(driver) -> list[str]:

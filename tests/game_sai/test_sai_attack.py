@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from sai_arena import arena, attack, drive, id_face, where
 
+from companion.rules.core.errors import IllegalAction
+from companion.rules.core.state import Army
 from companion.rules.game import sai_attack, sai_status
-from companion.rules.game.errors import IllegalAction
-from companion.rules.game.state import Army
 
 D = ["Goblins/Thug", "Goblins/Mugger", "Goblins/Cutthroat"]
 THUG, MUGGER, CUT = range(3)

@@ -44,7 +44,7 @@ def test_trumpet_in_the_response_doubles_feral_melee_and_saves():
     """Trumpet (V4.01c L2015-2017): every Feral unit in the army doubles its melee and save results,
     in a dragon attack too: a Lynx-folk's melee counts twice."""
     game, (elephant, lynx), _ = arena(["Feral/Elephant-folk", "Feral/Lynx-folk"], ["Amazons/Soldier"])
-    from companion.rules.game.state import spec_for
+    from companion.rules.core.state import spec_for
 
     melee = max((f for f in spec_for("Feral/Lynx-folk").faces if f.endswith(" Melee")), key=lambda f: int(f.split()[0]))
     n = int(melee.split()[0])

@@ -36,7 +36,7 @@ def test_sneak_attack_damage_has_no_save_roll_so_open_grave_does_nothing():
     """V4.01c L1896-1899: during a missile attack Sneak Attack inflicts X damage on an opposing army
     at this terrain with no save possible; Open Grave acts only on units killed following a save roll
     (L2240-2245), so the dead go to the DUA."""
-    from companion.rules.game.state import UNTIL_YOUR_NEXT_TURN
+    from companion.rules.core.state import UNTIL_YOUR_NEXT_TURN
 
     game, a, b = arena(["Eldarim/Fire Dragon Zealot"], ["Amazons/Soldier"] * 4)
     game.add_effect("Open Grave", "p2", "p2@frontier", UNTIL_YOUR_NEXT_TURN)
@@ -86,7 +86,7 @@ def test_stone_damage_has_no_save_roll_so_open_grave_does_nothing():
     save roll (L2240-2245): the two Soldiers Stone kills go to the DUA."""
     from sai_arena import attack
 
-    from companion.rules.game.state import UNTIL_YOUR_NEXT_TURN
+    from companion.rules.core.state import UNTIL_YOUR_NEXT_TURN
 
     game, a, b = arena(["Amazons/Medusa"], ["Amazons/Soldier"] * 2)
     game.add_effect("Open Grave", "p2", "p2@frontier", UNTIL_YOUR_NEXT_TURN)
@@ -100,7 +100,7 @@ def test_counter_backlash_has_no_save_roll_so_open_grave_does_nothing():
     (L2240-2245): the four Soldiers killed by the backlash go to the DUA."""
     from sai_arena import attack
 
-    from companion.rules.game.state import UNTIL_YOUR_NEXT_TURN
+    from companion.rules.core.state import UNTIL_YOUR_NEXT_TURN
 
     game, a, b = arena(["Amazons/Soldier"] * 4, ["Lava Elves/Lurker in the Deep"])
     game.add_effect("Open Grave", "p1", "p1@frontier", UNTIL_YOUR_NEXT_TURN)

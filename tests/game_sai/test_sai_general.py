@@ -142,7 +142,7 @@ def test_cloak_magic_generates_x_magic_l1338_1339():
 
 
 def test_cloak_individual_roll_generates_x_results_l1340_1341():
-    from companion.rules.game.state import Army
+    from companion.rules.core.state import Army
 
     game, a, b = arena(["Lava Elves/Lurker in the Deep"], D)
     unit = game.state.units[a[0]]

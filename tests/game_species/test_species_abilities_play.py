@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from sai_arena import arena, attack, drive, roll, where
 
+from companion.rules.core.state import PHASE_SPECIES, TerrainState
+from companion.rules.core.terrains import parse_terrain
 from companion.rules.game import sai_status, species_play
-from companion.rules.game.state import PHASE_SPECIES, TerrainState
-from companion.rules.game.terrains import parse_terrain
 
 GOB = ["Goblins/Thug", "Goblins/Mugger", "Goblins/Cutthroat"]
 

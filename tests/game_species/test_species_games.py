@@ -7,8 +7,8 @@ from __future__ import annotations
 from sai_arena import arena, blank_face, id_face, put, where
 from species_script import Script
 
-from companion.rules.game.state import TerrainState
-from companion.rules.game.terrains import parse_terrain
+from companion.rules.core.state import TerrainState
+from companion.rules.core.terrains import parse_terrain
 
 
 def set_terrain(game, tid, name, face=None):

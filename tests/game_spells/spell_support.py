@@ -10,8 +10,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "game"))
 
 from game_support import faces_for, passive_policy, plain_setup, run_until, setup_done  # noqa: E402
 
+from companion.rules.core.state import Unit, spec_for  # noqa: E402
 from companion.rules.game import Game  # noqa: E402
-from companion.rules.game.state import Unit, spec_for  # noqa: E402
 
 RULEBOOK = "V4.01c"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from spell_support import add_die, new_game, units_at
 
+from companion.rules.core.state import BUA, DUA, POOL
 from companion.rules.game import IllegalAction, dua
-from companion.rules.game.state import BUA, DUA, POOL
 
 
 def test_kill_moves_units_to_dua():

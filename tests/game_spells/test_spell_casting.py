@@ -18,8 +18,8 @@ from spell_support import (
     zero_faces,
 )
 
+from companion.rules.core.state import DUA, RESERVE
 from companion.rules.game import IllegalSpell
-from companion.rules.game.state import DUA, RESERVE
 
 
 def test_all_spells_announced_before_any_resolves():
@@ -230,8 +230,8 @@ def test_spell_decision_topics_are_listed():
     import re
     from pathlib import Path
 
+    from companion.rules.core.decisions import TOPICS
     from companion.rules.game import spells
-    from companion.rules.game.decisions import TOPICS
 
     src = "".join(p.read_text() for p in Path(spells.__file__).parent.glob("*.py"))
     asked = set(re.findall(r'ask\("([a-z_]+)"', src)) | set(re.findall(r'topic="([a-z_]+)"', src))

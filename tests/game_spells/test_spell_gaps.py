@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from spell_support import cast_spells, clear_army, faces_for, new_game, units_at
 
-from companion.rules.game.state import RESERVE
+from companion.rules.core.state import RESERVE
 
 
 def _announce(g, spells):

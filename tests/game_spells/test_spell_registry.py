@@ -6,10 +6,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from companion.rules.catalogue import load_catalogue
+from companion.rules.core.state import INSTANT, UNTIL_YOUR_NEXT_TURN
 from companion.rules.game.rulebook import build_extensions
 from companion.rules.game.spells import SPELLS
 from companion.rules.game.spells.registry import effect_for
-from companion.rules.game.state import INSTANT, UNTIL_YOUR_NEXT_TURN
 
 V4_SPELLS = {c.name for c in load_catalogue().spells if c.species != "Dracolem"}
 

@@ -17,8 +17,8 @@ from spell_support import (
     zero_faces,
 )
 
+from companion.rules.core.state import DUA, RESERVE
 from companion.rules.game import IllegalSpell
-from companion.rules.game.state import DUA, RESERVE
 
 
 def test_hailstorm_one_damage_to_an_opposing_army():

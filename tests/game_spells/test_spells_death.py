@@ -18,9 +18,9 @@ from spell_support import (
     zero_faces,
 )
 
+from companion.rules.core.state import BUA, DUA, RESERVE
 from companion.rules.game import IllegalSpell
 from companion.rules.game.dua import kill_flow
-from companion.rules.game.state import BUA, DUA, RESERVE
 
 
 def test_palsy_subtracts_one_from_non_maneuver_rolls():

@@ -19,8 +19,8 @@ from spell_support import (
     zero_faces,
 )
 
+from companion.rules.core.state import DUA, RESERVE
 from companion.rules.game import IllegalSpell
-from companion.rules.game.state import DUA, RESERVE
 
 
 def test_stone_skin_adds_one_save():

@@ -17,11 +17,11 @@ from spell_support import (
     zero_faces,
 )
 
+from companion.rules.core.state import BUA, DUA, POOL
 from companion.rules.game import IllegalSpell
 from companion.rules.game.dua import kill_flow
 from companion.rules.game.spells import SPELLS
 from companion.rules.game.spells.registry import TERRAIN
-from companion.rules.game.state import BUA, DUA, POOL
 
 
 def test_watery_double_adds_one_save():

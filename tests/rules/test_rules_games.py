@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from companion.rules.game.errors import GameRuleError, IllegalSetup
+from companion.rules.core.errors import GameRuleError, IllegalSetup
 from companion.rules.games import GAMES, TableGame, full_setup, game_for, game_key, start_game
 from companion.session import GameSession
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import companion.rules
 from companion.rules.battle_dice.errors import BadChoice, BattleDiceError, BattleOver, IllegalBattleAction
-from companion.rules.game.errors import GameOver, GameRuleError, IllegalAction
+from companion.rules.core.errors import GameOver, GameRuleError, IllegalAction
 
 RULES = Path(companion.rules.__file__).resolve().parent
 

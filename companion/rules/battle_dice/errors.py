@@ -7,7 +7,7 @@ error is a ``GameRuleError``, an illegal action an ``IllegalAction`` and the end
 
 from __future__ import annotations
 
-from ..game.errors import GameOver, GameRuleError, IllegalAction
+from ..core.errors import GameOver, GameRuleError, IllegalAction
 
 
 class BattleDiceError(GameRuleError):

@@ -26,9 +26,9 @@ import itertools
 import random
 from typing import Any
 
-from ..game.errors import GameOver as SessionGameOver
-from ..game.errors import IllegalAction as SessionIllegalAction
-from ..game.errors import IllegalSetup as SessionIllegalSetup
+from ..core.errors import GameOver as SessionGameOver
+from ..core.errors import IllegalAction as SessionIllegalAction
+from ..core.errors import IllegalSetup as SessionIllegalSetup
 from .errors import BattleDiceError, BattleOver, SetupError
 from .game import GAME_TYPE, BattleGame
 from .setup import PLAYERS

@@ -8,8 +8,8 @@
 Pure: no I/O, no clock; randomness only from a ``random.Random`` passed in (``roll_for_me``).
 """
 
-from .decisions import Decision
-from .errors import (
+from ..core.decisions import Decision
+from ..core.errors import (
     GameOver,
     GameRuleError,
     IllegalAction,
@@ -19,9 +19,9 @@ from .errors import (
     IllegalSetup,
     IllegalSpell,
 )
+from ..core.state import Army, DieSpec, Effect, GameState, TerrainState, Unit
 from .flow import Game, play_random, random_answer
 from .quickstart import quick_setup
-from .state import Army, DieSpec, Effect, GameState, TerrainState, Unit
 
 __all__ = [
     "Army", "Decision", "DieSpec", "Effect", "Game", "GameOver", "GameRuleError", "GameState",

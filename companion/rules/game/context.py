@@ -13,10 +13,10 @@ from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .decisions import Decision
+    from ..core.decisions import Decision
+    from ..core.state import Army, Effect, GameState
     from .extensions import Extensions
     from .rolling import RollOutcome
-    from .state import Army, Effect, GameState
 
 Flow = Generator["Decision", Any, Any]
 

@@ -17,9 +17,9 @@ from collections.abc import Generator
 from itertools import combinations, product
 from typing import Any
 
+from ..core.decisions import Decision, choice, choose_validator
+from ..core.state import Army, Unit
 from . import dua
-from .decisions import Decision, choice, choose_validator
-from .state import Army, Unit
 
 CITE = "V4.01c L1138-1157"
 LIMIT = 48  # options listed per decision
@@ -51,7 +51,7 @@ def exchange(game, pairs: list[tuple[str, str]], why: str) -> None:
 
 def promote_one(game, army: Army, why: str, rule: str, exclude: set[str] = frozenset()) -> Generator[Decision, Any, str | None]:
     """The army's owner may promote one unit; returns the uid of the promoted (new) unit or None."""
-    from .decisions import ask as _ask
+    from ..core.decisions import ask as _ask
 
     pairs = single_promotions(game, army, set(exclude))
     if not pairs:
@@ -99,7 +99,7 @@ def _name_sets(units: list[Unit], n: int) -> list[list[Unit]]:
 
 def promote_as_many(game, army: Army, why: str, rule: str) -> Generator[Decision, Any, int]:
     """The army may promote as many units as possible, all at once; returns how many were promoted."""
-    from .decisions import ask as _ask
+    from ..core.decisions import ask as _ask
 
     groups = promotion_groups(game, army)
     total = sum(n for _, _, n in groups)

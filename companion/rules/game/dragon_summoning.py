@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from .decisions import Decision, choice, choose_validator
-from .decisions import ask as _ask
+from ..core.decisions import Decision, choice, choose_validator
+from ..core.decisions import ask as _ask
+from ..core.state import POOL, GameState, Unit
 from .dragon_targeting import IVORY, IVORY_HYBRID, WHITE, dragon_type
-from .state import POOL, GameState, Unit
 
 if TYPE_CHECKING:
     from .context import RuleContext

@@ -34,14 +34,14 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import TYPE_CHECKING, Any
 
+from ..core.decisions import Decision, choice, choose_validator
+from ..core.decisions import ask as _ask
+from ..core.decisions import faces_validator as _faces_validator
+from ..core.state import DUA, POOL, UNTIL_ITS_NEXT_TURN, Army, Unit
 from . import dragon_promotion as promo
 from . import dua
-from .decisions import Decision, choice, choose_validator
-from .decisions import ask as _ask
-from .decisions import faces_validator as _faces_validator
 from .dragon_targeting import ARMY, WHITE, dragon_targets, dragon_type
 from .rolling import RollOutcome
-from .state import DUA, POOL, UNTIL_ITS_NEXT_TURN, Army, Unit
 
 if TYPE_CHECKING:
     from .context import RuleContext

@@ -25,9 +25,9 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .errors import IllegalAction
-from .ids import ArmyId
-from .state import BUA, DUA, POOL, RESERVE, GameState, Unit
+from ..core.errors import IllegalAction
+from ..core.ids import ArmyId
+from ..core.state import BUA, DUA, POOL, RESERVE, GameState, Unit
 
 if TYPE_CHECKING:
     from .context import RuleContext

@@ -17,19 +17,13 @@ import random
 from collections.abc import Generator, Mapping
 from typing import Any
 
-from . import damage as dmg
-from . import magic as mg
-from . import setup as su
-from .decisions import ANSWER_TYPE, Decision, choice, choose_validator
-from .decisions import ask as _ask
-from .decisions import faces_validator as _faces_validator
-from .dua import kill_flow
-from .errors import GameOver, GameRuleError, IllegalAction, IllegalRoll, IllegalSetup, IllegalSpell
-from .extensions import Extensions
-from .ids import SEPARATOR, UNPLACED, ArmyId, is_army_id
-from .rolling import ArmyRoll, RollOutcome, resolve_army_roll
-from .rulebook import build_extensions
-from .state import (
+from ..core import damage as dmg
+from ..core.decisions import ANSWER_TYPE, Decision, choice, choose_validator
+from ..core.decisions import ask as _ask
+from ..core.decisions import faces_validator as _faces_validator
+from ..core.errors import GameOver, GameRuleError, IllegalAction, IllegalRoll, IllegalSetup, IllegalSpell
+from ..core.ids import SEPARATOR, UNPLACED, ArmyId, is_army_id
+from ..core.state import (
     BUA,
     DUA,
     FRONTIER,
@@ -56,7 +50,13 @@ from .state import (
     Unit,
     spec_for,
 )
-from .terrains import MAGIC, MELEE, MISSILE, parse_terrain
+from ..core.terrains import MAGIC, MELEE, MISSILE, parse_terrain
+from . import magic as mg
+from . import setup as su
+from .dua import kill_flow
+from .extensions import Extensions
+from .rolling import ArmyRoll, RollOutcome, resolve_army_roll
+from .rulebook import build_extensions
 
 Flow = Generator[Decision, Any, Any]
 HOLDING = UNPLACED  # armies revealed but not yet placed (set-up step 4)

@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..catalogue.tables import ALL_ELEMENTS, COLOR_ELEMENT
-from .errors import IllegalSpell
-from .state import Unit
+from ..core.errors import IllegalSpell
+from ..core.state import Unit
 
 ELEMENTS = tuple(str(e) for e in ALL_ELEMENTS)
 IVORY = "Ivory"

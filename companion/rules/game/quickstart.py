@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..catalogue import load_catalogue
-from .errors import IllegalSetup
+from ..core.errors import IllegalSetup
 from .setup import ARMY_NAMES, dragons_required
 
 DEFAULT_SPECIES = ("Dwarves", "Goblins", "Coral Elves", "Lava Elves", "Amazons", "Undead")

@@ -22,12 +22,12 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .decisions import Decision, choice, choose_validator
+from ..core.decisions import Decision, choice, choose_validator
 from .sai_targeting import ask, pick
 
 if TYPE_CHECKING:
+    from ..core.state import Army, Unit
     from .context import RuleContext
-    from .state import Army, Unit
 
 Flow = Generator[Decision, Any, Any]
 TYPE_LABEL = {"magic": "Magic", "maneuver": "Maneuver", "melee": "Melee", "missile": "Missile", "save": "Save"}

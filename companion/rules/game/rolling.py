@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .state import Unit
-from .terrains import TerrainKind
+from ..core.state import Unit
+from ..core.terrains import TerrainKind
 
 ROLL_TYPES = ("maneuver", "melee", "missile", "magic", "save")
 

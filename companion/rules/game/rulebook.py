@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.state import PHASE_DRAGON, PHASE_SPECIES
 from . import dragon_summoning, dragons, sai_dragon, sai_general, sai_status, species_play
 from .advanced import dracolem, dragonkin, eldarim, item_sais, items, minor_terrains, options
 from .advanced import spells as advanced_spells
 from .extensions import Extensions
 from .spells import casting, death, water
 from .spells.registry import SPELLS
-from .state import PHASE_DRAGON, PHASE_SPECIES
 
 
 def species_abilities_phase(game: Any, pid: str):

@@ -21,14 +21,14 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..core.decisions import Decision
+from ..core.ids import ArmyId
+from ..core.state import BUA, DUA, RESERVE, Army, Unit
 from . import dua, sai_rise
 from . import sai_status as status
-from .decisions import Decision
-from .ids import ArmyId
 from .rolling import RollOutcome
 from .sai_general import sai_reports
 from .sai_targeting import health_worth_targets, individual_roll, one_unit, optional_units, pick, showed_id
-from .state import BUA, DUA, RESERVE, Army, Unit
 
 if TYPE_CHECKING:
     from .context import RuleContext
@@ -512,7 +512,7 @@ def _delayed(game: RuleContext, army: Army, attacker_owner: str, r: dict, glarer
         if not chosen:
             return
         spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in chosen]
-        from .decisions import faces_validator as _faces_validator
+        from ..core.decisions import faces_validator as _faces_validator
 
         faces = yield ask_roll(game, army.owner, spec, f"Confuse: roll again {', '.join(d['die'] for d in spec)}; "
                                "their earlier results are ignored", rule, _faces_validator(spec))

@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from .decisions import Decision
+from ..core.decisions import Decision
+from ..core.state import UNTIL_YOUR_NEXT_TURN
 from .sai_general import sai_reports
 from .sai_targeting import pick
-from .state import UNTIL_YOUR_NEXT_TURN
 
 if TYPE_CHECKING:
     from .context import RuleContext

@@ -23,14 +23,14 @@ from collections.abc import Generator
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from . import damage as dmg
+from ..core import damage as dmg
+from ..core.decisions import Decision
+from ..core.errors import IllegalAllocation
+from ..core.state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 from . import dua
 from . import sai_status as status
-from .decisions import Decision
-from .errors import IllegalAllocation
 from .rolling import RollOutcome
 from .sai_targeting import ask, one_unit, optional_units, pick
-from .state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 
 if TYPE_CHECKING:
     from .context import RuleContext

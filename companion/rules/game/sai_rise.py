@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from ..core.state import RESERVE, Unit
 from .sai_targeting import plain_roll
-from .state import RESERVE, Unit
 
 if TYPE_CHECKING:
     from .context import RuleContext

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .errors import IllegalAction
-from .state import UNTIL_YOUR_NEXT_TURN, Army, Unit
+from ..core.errors import IllegalAction
+from ..core.state import UNTIL_YOUR_NEXT_TURN, Army, Unit
 
 if TYPE_CHECKING:
     from .context import RuleContext

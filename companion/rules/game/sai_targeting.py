@@ -16,10 +16,10 @@ from collections.abc import Generator, Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from . import damage as dmg
-from .decisions import Decision, choice, choose_validator
-from .errors import IllegalAllocation
-from .state import Army, Unit
+from ..core import damage as dmg
+from ..core.decisions import Decision, choice, choose_validator
+from ..core.errors import IllegalAllocation
+from ..core.state import Army, Unit
 
 if TYPE_CHECKING:
     from .context import RuleContext
@@ -150,7 +150,7 @@ def showed_sai(unit: Unit, faces: Sequence[str], sai: str) -> bool:
 
 def plain_roll(game: RuleContext, unit: Unit, prompt: str, rule: str) -> Flow:
     """Roll one die only to read its face (Replanting, Rise from the Ashes); returns the face text."""
-    from .decisions import faces_validator as _faces_validator
+    from ..core.decisions import faces_validator as _faces_validator
 
     spec = [{"uid": unit.uid, "die": unit.name, "faces": list(unit.spec.faces)}]
     faces = yield ask("sai_roll", unit.owner, "roll", f"{game.player_name(unit.owner)}: {prompt}", rule, dice=spec,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from .errors import IllegalSetup
-from .state import DieSpec
+from ..core.errors import IllegalSetup
+from ..core.state import DieSpec
 
 ARMY_NAMES = ("home", "horde", "campaign")
 SUGGESTED_FORCE_SIZES = (15, 24, 30, 36, 60)  # V4.01c L278

@@ -22,13 +22,13 @@ from collections.abc import Generator
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
+from ..core.decisions import Decision
+from ..core.errors import IllegalAllocation
+from ..core.ids import ArmyId
+from ..core.state import BUA, DUA, RESERVE, Army, Unit
 from . import dua, sai_rise
 from . import sai_status as status
-from .decisions import Decision
-from .errors import IllegalAllocation
-from .ids import ArmyId
 from .sai_targeting import ask, individual_roll, optional_units, pick, plain_roll
-from .state import BUA, DUA, RESERVE, Army, Unit
 
 if TYPE_CHECKING:
     from .context import RuleContext
@@ -119,7 +119,7 @@ def _magic_negation(game: RuleContext, army: Army) -> Flow:
 def _rapid_growth(game: RuleContext, army: Army, dice: list[Unit], rolled: list[list[str]]) -> Flow:
     """Treefolk that rolled no SAI may be re-rolled once, together, when counter-maneuvering at an
     earth terrain; earlier results ignored (L968-973)."""
-    from .decisions import faces_validator as _faces_validator
+    from ..core.decisions import faces_validator as _faces_validator
 
     rule = cite("968-973")
     eligible = [d for d, f in zip(dice, rolled, strict=True)

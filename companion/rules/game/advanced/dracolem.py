@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..state import Unit
+from ...core.state import Unit
 from .options import DRACOLEM, is_on
 
 if TYPE_CHECKING:

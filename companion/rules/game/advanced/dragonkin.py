@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..decisions import choice, choose_validator
-from ..errors import IllegalAction
-from ..state import POOL, RESERVE, GameState, Unit
+from ...core.decisions import choice, choose_validator
+from ...core.errors import IllegalAction
+from ...core.state import POOL, RESERVE, GameState, Unit
 from .options import DRAGONKIN, is_on
 
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ def after_roll(game: RuleContext, army, roll: str, outcome, ctx: dict) -> Flow:
                    and element_of(champ) in u.spec.elements]
         if not dragons:
             continue
-        from ..decisions import ask as _ask
+        from ...core.decisions import ask as _ask
 
         opts = [choice("none", "Move no dragon")]
         for d in dragons:

@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from ..decisions import choice, choose_validator
-from ..state import BUA, POOL, UNTIL_YOUR_NEXT_TURN, GameState, Unit
+from ...core.decisions import choice, choose_validator
+from ...core.state import BUA, POOL, UNTIL_YOUR_NEXT_TURN, GameState, Unit
 from .dragonkin import dragon_kind, element_of, is_dragonkin
 from .options import DRAGONKIN, ELDARIM, is_on
 
@@ -132,7 +132,7 @@ def ride(game: RuleContext, pid: str) -> Flow:
     if not is_on(game, ELDARIM):
         return
     st = game.state
-    from ..decisions import ask as _ask
+    from ...core.decisions import ask as _ask
 
     for e in [e for e in st.effects if e.name == "Tamed" and e.owner == pid]:
         tamer, dragon = e.detail.get("by"), e.target
@@ -192,7 +192,7 @@ def dragonkin_handlers(game: RuleContext, pid: str) -> Flow:
     opts = handlers_options(game, pid)
     if not opts:
         return
-    from ..decisions import ask as _ask
+    from ...core.decisions import ask as _ask
 
     opts = [choice("none", "Do not use Dragonkin Handlers")] + opts
     game.state.step = "dragonkin_handlers"
@@ -216,9 +216,9 @@ def _controlled_dragons_fight(game: RuleContext, site, outcome) -> Flow:
     controlled dragon is rolled and its damage (no Wing) joins the army's melee; it is not part of the
     army (L3016-3026).  A controlled dragon attacking its controller's army does no non-breath damage
     (the controller would not have let it roll)."""
+    from ...core.decisions import ask as _ask
+    from ...core.decisions import faces_validator as _faces_validator
     from .. import dragons as dg
-    from ..decisions import ask as _ask
-    from ..decisions import faces_validator as _faces_validator
 
     st = game.state
     attackers = {a.dragon.uid for a in site.on_army()}
@@ -254,7 +254,7 @@ def response_hook(game: RuleContext, site, outcome) -> Flow:
     st = game.state
     rolled = (st.last_roll or {}).get("faces", [])
     attackers = [a.dragon for a in site.on_army()]
-    from ..decisions import ask as _ask
+    from ...core.decisions import ask as _ask
 
     for report in outcome.reports:
         i = report.get("unit")
@@ -291,8 +291,8 @@ def _slay(game: RuleContext, site, champ: Unit, dragon: Unit) -> Flow:
     st.effects = [e for e in st.effects if e.target != dragon.uid]
     game.say(f"{champ.name} slays {dragon.name}: it is removed from the game (V4.01c L2978-2981)")
     if dragon_kind(dragon) == "white":
-        from ..decisions import ask as _ask
-        from ..decisions import faces_validator as _faces_validator
+        from ...core.decisions import ask as _ask
+        from ...core.decisions import faces_validator as _faces_validator
 
         spec = [{"uid": dragon.uid, "die": dragon.name, "faces": list(dragon.spec.faces)}]
         faces = yield _ask("roll", champ.owner, "roll", f"{game.player_name(champ.owner)}: roll the slain {dragon.name}: "

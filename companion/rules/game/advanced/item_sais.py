@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from ..decisions import choice, choose_validator
-from ..state import BUA, DUA, POOL, RESERVE, UNTIL_TERRAIN_MANEUVERED, Unit
+from ...core.decisions import choice, choose_validator
+from ...core.state import BUA, DUA, POOL, RESERVE, UNTIL_TERRAIN_MANEUVERED, Unit
 from .items import can_carry, is_item
 from .options import ITEMS, is_on
 
@@ -41,7 +41,7 @@ HANDLED = ("choice", "move", "silver_medallion", "return_from_dua", "relic_rerol
 
 
 def _ask(game: RuleContext, pid: str, prompt: str, rule: str, opts: list[dict]):
-    from ..decisions import ask
+    from ...core.decisions import ask
 
     return ask("item_sai", pid, "choice", prompt, rule, opts, validate=choose_validator(opts))
 
@@ -282,8 +282,8 @@ def before_resolution(game: RuleContext, army, roll: str, dice: list[Unit], roll
         budgets[relic.uid] = left
         if not chosen:
             continue
-        from ..decisions import ask
-        from ..decisions import faces_validator as _faces_validator
+        from ...core.decisions import ask
+        from ...core.decisions import faces_validator as _faces_validator
 
         spec = [{"uid": dice[k].uid, "die": dice[k].name, "faces": list(dice[k].spec.faces)} for k in chosen]
         faces = yield ask("reroll", relic.owner, "roll", f"{game.player_name(relic.owner)}: roll again "

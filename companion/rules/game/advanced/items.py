@@ -13,9 +13,9 @@ from collections.abc import Generator, Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IllegalAction, IllegalSetup
+from ...core.errors import IllegalAction, IllegalSetup
+from ...core.state import BUA, RESERVE, Unit
 from ..setup import item_points
-from ..state import BUA, RESERVE, Unit
 from .options import ITEMS, is_on
 
 if TYPE_CHECKING:
@@ -215,8 +215,8 @@ def ask_excess(game: RuleContext) -> Generator[Any, Any, None]:
     more items than its units can carry says which to bury (L2734-2736)."""
     if not is_on(game, ITEMS) or game.over:
         return
-    from ..decisions import ask as _ask
-    from ..decisions import choice, choose_validator
+    from ...core.decisions import ask as _ask
+    from ...core.decisions import choice, choose_validator
 
     while True:
         pending = [(o, loc, opts) for o, loc, opts in _excess(game) if len(opts) > 1]

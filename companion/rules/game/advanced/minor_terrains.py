@@ -16,9 +16,9 @@ import math
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from ..decisions import choice, choose_validator
-from ..errors import IllegalAction
-from ..state import BUA, POOL, GameState, TerrainState, Unit, army_id
+from ...core.decisions import choice, choose_validator
+from ...core.errors import IllegalAction
+from ...core.state import BUA, POOL, GameState, TerrainState, Unit, army_id
 from .options import MINOR_TERRAINS, is_on
 
 if TYPE_CHECKING:
@@ -130,8 +130,8 @@ def set_result(game: RuleContext, unit: Unit, location: str, icon: str) -> None:
 def _roll_it(game: RuleContext, unit: Unit, location: str) -> Flow:
     """Roll the minor terrain and apply its result at once (L2609-2612); an ID icon lets the owner
     turn it to any action face (L2653-2657)."""
-    from ..decisions import ask as _ask
-    from ..decisions import faces_validator as _faces_validator
+    from ...core.decisions import ask as _ask
+    from ...core.decisions import faces_validator as _faces_validator
 
     spec = [{"uid": unit.uid, "die": unit.name, "faces": list(unit.spec.faces)}]
     faces = yield _ask("minor_terrain_roll", unit.owner, "roll", f"{game.player_name(unit.owner)}: roll {unit.name}",
@@ -197,7 +197,7 @@ def maneuver_step(game: RuleContext, pid: str, location: str) -> Flow:
 
 
 def _ask_choice(game: RuleContext, pid: str, location: str, prompt: str, rule: str, opts: list[dict]):
-    from ..decisions import ask as _ask
+    from ...core.decisions import ask as _ask
 
     game.state.step = "minor_terrain"
     return _ask("minor_terrain", pid, "choice", prompt, rule, opts, data={"army": army_id(pid, location)},

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IllegalSetup
-from ..state import DieSpec
+from ...core.errors import IllegalSetup
+from ...core.state import DieSpec
 
 if TYPE_CHECKING:
     from ..context import RuleContext

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from ..decisions import choice, choose_validator
-from ..ids import ArmyId
-from ..state import BUA, DUA, POOL
+from ...core.decisions import choice, choose_validator
+from ...core.ids import ArmyId
+from ...core.state import BUA, DUA, POOL
 from .dragonkin import element_of, is_dragonkin
 from .eldarim import is_eldarim
 
@@ -76,7 +76,7 @@ def _promote_from(game: RuleContext, cast: dict, unit, source: str, rule: str) -
             opts.append(choice(b.uid, f"Promote {unit.name} to {b.name}"))
     new = opts[0]["value"]
     if len(opts) > 1:
-        from ..decisions import ask as _ask
+        from ...core.decisions import ask as _ask
 
         new = yield _ask("dragonkin", unit.owner, "choice", f"{game.player_name(unit.owner)}: {cast['spell']}: promote "
                          f"{unit.name} to which unit?", f"{DOC} {rule}", opts, validate=choose_validator(opts))

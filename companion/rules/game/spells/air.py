@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ...core.state import RESERVE, UNTIL_YOUR_NEXT_TURN
 from ..dua import kill_flow
-from ..state import RESERVE, UNTIL_YOUR_NEXT_TURN
 from .casting import damage_army, present_units, units_save
 from .registry import (
     ARMY,

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..decisions import Decision, choice, choose_validator
+from ...core.decisions import Decision, choice, choose_validator
+from ...core.errors import IllegalSpell
+from ...core.ids import ArmyId, is_army_id
+from ...core.state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 from ..dua import kill_flow
-from ..errors import IllegalSpell
-from ..ids import ArmyId, is_army_id
-from ..state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 from .registry import OWN_UNIT_AT_TERRAIN, SPELLS, AnnouncedSpell, effect_for
 
 if TYPE_CHECKING:
@@ -232,8 +232,8 @@ def cantrip_after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOu
     """During a non-maneuver roll other than a magic action, Cantrip gives X magic that may pay only
     for spells marked C; element and species rules still apply (L1296-1306, L2108-2111).  The roller
     may announce such spells right after the roll; they resolve at once."""
+    from ...core.state import RESERVE as RES
     from .. import magic as mg
-    from ..state import RESERVE as RES
 
     if roll in ("maneuver", "magic", "terrain") or ctx.get("order_of_play") or ctx.get("no_cantrip"):
         return
@@ -312,7 +312,7 @@ def retotal(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx:
 def roll_faces(game: RuleContext, owner: str, uids: Sequence[str], roll: str, prompt: str, rule: str,
                topic: str = "spell_roll") -> Flow:
     """Ask `owner` to roll the dice `uids` (a roll outside any army roll); returns their faces."""
-    from ..decisions import faces_validator as _faces_validator
+    from ...core.decisions import faces_validator as _faces_validator
 
     st = game.state
     spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in uids]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from ..decisions import choice, choose_validator
+from ...core.decisions import choice, choose_validator
+from ...core.ids import ArmyId
+from ...core.state import BUA, DUA, RESERVE, UNTIL_YOUR_NEXT_TURN
 from ..dua import ORDER_ENTER_DUA, ORDER_REDIRECT, bury, kill_flow, return_from_dua
-from ..ids import ArmyId
-from ..state import BUA, DUA, RESERVE, UNTIL_YOUR_NEXT_TURN
 from .casting import ask, damage_unit, present_units, roll_faces, units_save
 from .registry import (
     ARMY,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..state import RESERVE, UNTIL_YOUR_NEXT_TURN
+from ...core.state import RESERVE, UNTIL_YOUR_NEXT_TURN
 from .casting import present_units
 from .registry import (
     ARMY,

@@ -4,9 +4,9 @@ are declared here."""
 
 from __future__ import annotations
 
-from ..decisions import choice, choose_validator
+from ...core.decisions import choice, choose_validator
+from ...core.ids import ArmyId
 from ..dua import promote, return_from_dua
-from ..ids import ArmyId
 from .casting import ask, present_units
 from .registry import (
     ELDARIM_UNIT,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..ids import ArmyId
-from ..state import RESERVE, UNTIL_YOUR_NEXT_TURN
+from ...core.ids import ArmyId
+from ...core.state import RESERVE, UNTIL_YOUR_NEXT_TURN
 from .casting import damage_army, damage_unit, units_save
 from .registry import ARMY, OPPOSING_ARMY, OPPOSING_UNIT, TERRAIN, lasting, spell
 
@@ -69,7 +69,7 @@ def dancing_lights(game, entry):
 def flashfire_reroll(game, army, roll, dice, rolled, ctx):
     """Flashfire in force on the rolling army: in a non-maneuver army roll its owner may re-roll one
     unit per casting once, the earlier face ignored (L2317-2322).  Called before the roll is totalled."""
-    from ..decisions import choice, choose_validator
+    from ...core.decisions import choice, choose_validator
     from .casting import ask, roll_faces
 
     st = game.state

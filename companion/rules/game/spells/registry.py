@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...catalogue.tables import COLOR_ELEMENT
-from ..damage import health_to_kill
-from ..errors import IllegalSpell
-from ..ids import ArmyId, is_army_id
+from ...core.damage import health_to_kill
+from ...core.errors import IllegalSpell
+from ...core.ids import ArmyId, is_army_id
+from ...core.state import BUA, DUA, INSTANT, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 from ..magic import SpellCast
-from ..state import BUA, DUA, INSTANT, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 
 if TYPE_CHECKING:
     from ..context import RuleContext

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...game.decisions import Decision, choose_validator, faces_validator
-from ...game.decisions import ask as _ask
+from ...core.decisions import Decision, choose_validator, faces_validator
+from ...core.decisions import ask as _ask
 
 __all__ = ["ask", "faces_validator"]
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from ...game.decisions import Decision, choice
-from ...game.errors import IllegalAllocation
-from ...game.ids import ArmyId
-from ...game.state import DUA, Unit
+from ...core.decisions import Decision, choice
+from ...core.errors import IllegalAllocation
+from ...core.ids import ArmyId
+from ...core.state import DUA, Unit
 from . import dragons as dr
 from .asking import ask as _ask
 from .asking import faces_validator as _faces_validator

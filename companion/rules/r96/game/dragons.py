@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...game.state import Unit
+from ...core.state import Unit
 from .setup import dragon_colour
 
 DAMAGE = {"Claw": 5, "Jaw": 10, "Tail": 3}  # R96 L872-880

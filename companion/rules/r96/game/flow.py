@@ -15,18 +15,18 @@ import random
 from collections.abc import Generator, Mapping
 from typing import Any
 
-from ...game import damage as dmg
-from ...game.decisions import ANSWER_TYPE, Decision, choice
-from ...game.errors import (
+from ...core import damage as dmg
+from ...core.decisions import ANSWER_TYPE, Decision, choice
+from ...core.errors import (
     GameOver,
     GameRuleError,
     IllegalAction,
     IllegalRoll,
     IllegalSetup,
 )
-from ...game.ids import UNPLACED, ArmyId, is_army_id
-from ...game.state import BUA, DUA, FRONTIER, RESERVE, Effect, GameState, Player, TerrainState, Unit, spec_for
-from ...game.terrains import MAGIC, MELEE, MISSILE, parse_terrain
+from ...core.ids import UNPLACED, ArmyId, is_army_id
+from ...core.state import BUA, DUA, FRONTIER, RESERVE, Effect, GameState, Player, TerrainState, Unit, spec_for
+from ...core.terrains import MAGIC, MELEE, MISSILE, parse_terrain
 from ...resolution import EffectInForce, RollTerrain
 from . import setup as su
 from .asking import ask as _ask

@@ -16,12 +16,12 @@ from collections.abc import Generator, Mapping
 from itertools import combinations
 from typing import Any
 
-from ...game import damage as dmg
-from ...game.decisions import Decision, choice
-from ...game.errors import IllegalAllocation, IllegalSpell
-from ...game.ids import ArmyId, is_army_id
-from ...game.state import BUA, DUA, RESERVE
-from ...game.terrains import MAGIC
+from ...core import damage as dmg
+from ...core.decisions import Decision, choice
+from ...core.errors import IllegalAllocation, IllegalSpell
+from ...core.ids import ArmyId, is_army_id
+from ...core.state import BUA, DUA, RESERVE
+from ...core.terrains import MAGIC
 from . import setup as su
 from .asking import ask as _ask
 from .rolls import sai_faces

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...game.errors import IllegalSetup
+from ...core.errors import IllegalSetup
 
 
 @dataclass(frozen=True)

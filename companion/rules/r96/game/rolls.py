@@ -13,7 +13,7 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any
 
-from ...game.state import Unit
+from ...core.state import Unit
 from ...resolution import EffectInForce, RolledUnit, RollRequest, RollTerrain, get_edition, resolve
 
 #: Racial abilities that count maneuvers as saves (R96 L806-807, L821-822).

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...catalogue import load_catalogue
-from ...game.errors import IllegalSetup
-from ...game.state import DieSpec
+from ...core.errors import IllegalSetup
+from ...core.state import DieSpec
 
 ARMY_NAMES = ("home", "campaign", "horde")
 PLACEMENT_CAP = 3  # R96 L238-240: no more than three armies at one terrain
