@@ -36,9 +36,10 @@ RECENT_EVENTS = 512
 
 class GameStore:
     def __init__(self, db_path: str | Path):
-        from companion.session.library import GameLibrary
+        from companion.session.library import GameLibrary, check_table_file
 
         self.db_path = Path(db_path)
+        check_table_file(self.db_path)  # SessionError, before anything is written beside it
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         self.library = GameLibrary(self.db_path)
         self.session = None

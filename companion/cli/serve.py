@@ -129,6 +129,10 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("waitress").setLevel(logging.WARNING)
     try:
+        if not str(args.db).startswith(("postgresql://", "postgres://")):
+            from companion.session.library import check_table_file
+
+            check_table_file(args.db)  # refused before its lock or any file beside it is made
         server = _make_server(args, args.db, camera=args.camera, serial=args.serial)
     except SessionError as exc:
         print(f"error: {exc}", file=sys.stderr)

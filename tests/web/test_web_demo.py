@@ -115,3 +115,4 @@ def test_serve_refuses_a_file_that_is_not_a_game(tmp_path):
     assert done.returncode == 2
     assert "not a game database" in done.stderr and "Traceback" not in done.stderr
     assert bad.read_bytes().startswith(b"this is not a database"), "the file is left as it was"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.sqlite"], "nothing is written beside it"
