@@ -62,3 +62,18 @@ def test_the_session_plays_every_game_of_the_registry(key, tmp_path):
         pending = s.pending()
     with GameSession.open(tmp_path / f"{key}.db") as again:  # replayed from the log
         assert again.state_dict()["seq"] == 2 and again.pending() == pending
+
+
+def test_both_dragon_dice_flows_answer_with_one_apply():
+    """apply (type, player, roll_for_me, validation) is written once for both editions' flows."""
+    from companion.rules.core.decision_flow import DecisionFlow
+    from companion.rules.game import Game
+    from companion.rules.r96.game import R96Game
+
+    assert Game.apply is R96Game.apply is DecisionFlow.apply
+    for key in ("v4", "r96"):
+        game = start_game(full_setup(SETUPS[key]))
+        with pytest.raises(GameRuleError, match="with a 'roll' action \\(or 'roll_for_me'\\), not 'choose'"):
+            game.apply({"type": "choose", "choice": 1})
+        with pytest.raises(GameRuleError, match="it is p1's decision, not p2's"):
+            game.apply({"type": "roll_for_me", "seed": 1, "player": "p2"})

@@ -18,7 +18,8 @@ from collections.abc import Generator, Mapping
 from typing import Any
 
 from ..core import damage as dmg
-from ..core.decisions import ANSWER_TYPE, Decision, choice, choose_validator
+from ..core.decision_flow import DecisionFlow
+from ..core.decisions import Decision, choice, choose_validator
 from ..core.decisions import ask as _ask
 from ..core.decisions import faces_validator as _faces_validator
 from ..core.errors import GameOver, GameRuleError, IllegalAction, IllegalRoll, IllegalSetup, IllegalSpell
@@ -62,7 +63,6 @@ Flow = Generator[Decision, Any, Any]
 HOLDING = UNPLACED  # armies revealed but not yet placed (set-up step 4)
 
 
-ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
 
 
 class _GameEnded(Exception):
@@ -73,8 +73,10 @@ class _TurnEnded(Exception):
     pass
 
 
-class Game:
-    """One game: state, the decision pending and the log of what happened."""
+class Game(DecisionFlow):
+    """One game: state, the decision pending and the log of what happened (``apply``: ``DecisionFlow``)."""
+
+    GAME_OVER_RULE = "V4.01c L11-14"
 
     def __init__(self, setup: Mapping[str, Any]):
         self.setup = setup
@@ -86,66 +88,6 @@ class Game:
             hook(self)
         self._flow = self._interleave(self._run())
         self._pending: Decision | None = next(self._flow)
-
-    # -- public API -------------------------------------------------------------------------------
-    @property
-    def pending(self) -> Decision | None:
-        return self._pending
-
-    @property
-    def over(self) -> bool:
-        return self.state.winner is not None
-
-    def apply(self, action: Mapping[str, Any], rng: random.Random | None = None) -> dict:
-        """Validate and apply one answer to the pending decision.
-
-        Returns the canonical form of the accepted action (a ``roll_for_me`` becomes the ``roll``
-        with the faces drawn, plus its seed) and the log lines it caused under ``"log"``.
-        Raises ``GameRuleError`` (and changes nothing) when the answer is not legal.
-        """
-        decision = self._pending
-        if decision is None:
-            raise GameOver(f"the game is over: {self.state.win_reason}", "V4.01c L11-14")
-        if not isinstance(action, Mapping):
-            raise IllegalAction(f"an action must be a JSON object, not {type(action).__name__}")
-        kind = action.get("type")
-        canonical = {k: v for k, v in action.items() if k in ANSWER_KEYS}
-        if kind == "roll_for_me" and decision.kind == "roll":
-            seed = action.get("seed")
-            if seed is not None or rng is None:
-                if not isinstance(seed, int) or isinstance(seed, bool):
-                    raise IllegalAction("'roll_for_me' needs an integer 'seed'")
-                rng = random.Random(seed)
-            faces = [d["faces"][rng.randrange(len(d["faces"]))] for d in decision.dice]
-            canonical = {"type": "roll", "faces": faces, "rolled_for_me": True}
-            if seed is not None:
-                canonical["seed"] = seed
-        elif kind != ANSWER_TYPE[decision.kind]:
-            raise IllegalAction(
-                f"{decision.player} must answer {decision.prompt!r} with a '{ANSWER_TYPE[decision.kind]}' action"
-                + (" (or 'roll_for_me')" if decision.kind == "roll" else "")
-                + f", not {kind!r}"
-            )
-        if "player" in action and action["player"] not in (None, decision.player):
-            raise IllegalAction(f"it is {decision.player}'s decision, not {action['player']}'s")
-        try:
-            answer = decision.validate(canonical)
-        except GameRuleError:
-            raise
-        except (TypeError, KeyError, AttributeError, IndexError) as exc:
-            raise IllegalAction(f"malformed answer to {decision.prompt!r}: {exc}") from None
-        if decision.kind == "roll":
-            canonical["faces"] = answer
-        mark = len(self.log)
-        try:
-            self._pending = self._flow.send(answer)
-        except StopIteration:
-            self._pending = None
-        canonical["log"] = self.log[mark:]
-        return canonical
-
-    def pending_dict(self) -> dict | None:
-        return None if self._pending is None else self._pending.to_dict()
 
     # -- the context rule modules use (with ``decisions.ask`` to build a decision) ----------------
     def say(self, text: str) -> None:

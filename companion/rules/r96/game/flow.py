@@ -11,15 +11,13 @@ L964-1081.  Where a FAQ ruling decides something, the citation says so; see ``RU
 
 from __future__ import annotations
 
-import random
 from collections.abc import Generator, Mapping
 from typing import Any
 
 from ...core import damage as dmg
-from ...core.decisions import ANSWER_TYPE, Decision, choice
+from ...core.decision_flow import DecisionFlow
+from ...core.decisions import Decision, choice
 from ...core.errors import (
-    GameOver,
-    GameRuleError,
     IllegalAction,
     IllegalRoll,
     IllegalSetup,
@@ -43,7 +41,6 @@ from .spellbook import (
 )
 
 Flow = Generator[Decision, Any, Any]
-ANSWER_KEYS = ("type", "faces", "choice", "units", "spells", "moves", "seed", "player")
 TERRAIN_TYPES_1996 = ("Coastland", "Flatland", "Highland", "Swampland")
 EIGHTH_ICONS_1996 = ("City", "Standing Stones", "Standing Stone", "Temple", "Tower")
 START, END = "start", "end"
@@ -67,8 +64,10 @@ class R96State(GameState):
         return out
 
 
-class R96Game(MagicActions, DragonAttacks):
-    """One 1996 game: state, the pending decision, the log."""
+class R96Game(MagicActions, DragonAttacks, DecisionFlow):
+    """One 1996 game: state, the pending decision, the log (``apply``: ``DecisionFlow``)."""
+
+    GAME_OVER_RULE = "R96 L33-35"
 
     def __init__(self, setup: Mapping[str, Any]):
         if not isinstance(setup, Mapping):
@@ -82,61 +81,12 @@ class R96Game(MagicActions, DragonAttacks):
         self._pending: Decision | None = next(self._flow)
 
     # -- the interface GameSession uses -----------------------------------------------------------
-    @property
-    def pending(self) -> Decision | None:
-        return self._pending
-
-    @property
-    def over(self) -> bool:
-        return self.state.winner is not None
-
     def pending_dict(self) -> dict | None:
         if self._pending is None:
             return None
         out = self._pending.to_dict()
         out["edition"] = "r96"
         return out
-
-    def apply(self, action: Mapping[str, Any], rng: random.Random | None = None) -> dict:
-        """Validate and apply one answer; returns its canonical form with ``"log"``.  Raises a
-        ``GameRuleError`` and changes nothing when the answer is not legal."""
-        decision = self._pending
-        if decision is None:
-            raise GameOver(f"the game is over: {self.state.win_reason}", "R96 L33-35")
-        if not isinstance(action, Mapping):
-            raise IllegalAction(f"an action must be a JSON object, not {type(action).__name__}")
-        kind = action.get("type")
-        canonical = {k: v for k, v in action.items() if k in ANSWER_KEYS}
-        if kind == "roll_for_me" and decision.kind == "roll":
-            seed = action.get("seed")
-            if seed is not None or rng is None:
-                if not isinstance(seed, int) or isinstance(seed, bool):
-                    raise IllegalAction("'roll_for_me' needs an integer 'seed'")
-                rng = random.Random(seed)
-            faces = [d["faces"][rng.randrange(len(d["faces"]))] for d in decision.dice]
-            canonical = {"type": "roll", "faces": faces, "rolled_for_me": True}
-            if seed is not None:
-                canonical["seed"] = seed
-        elif kind != ANSWER_TYPE[decision.kind]:
-            raise IllegalAction(f"{decision.player} must answer {decision.prompt!r} with a "
-                                f"'{ANSWER_TYPE[decision.kind]}' action, not {kind!r}")
-        if "player" in action and action["player"] not in (None, decision.player):
-            raise IllegalAction(f"it is {decision.player}'s decision, not {action['player']}'s")
-        try:
-            answer = decision.validate(canonical) if decision.validate else canonical
-        except GameRuleError:
-            raise
-        except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
-            raise IllegalAction(f"malformed answer to {decision.prompt!r}: {exc}") from None
-        if decision.kind == "roll":
-            canonical["faces"] = answer
-        mark = len(self.log)
-        try:
-            self._pending = self._flow.send(answer)
-        except StopIteration:
-            self._pending = None
-        canonical["log"] = self.log[mark:]
-        return canonical
 
     # -- small helpers ----------------------------------------------------------------------------
     def say(self, text: str) -> None:
