@@ -1003,13 +1003,37 @@ async function renderHost() {
       smartDice(st),
       h("a", { class: "btn small", href: "/api/export", download: "" }, "Export game"))));
 }
+// serve --https: a new device first trusts the table's certificate (once), then scans the pairing code
+function trustCard(trust) {
+  if (!trust) return null;
+  const qr = h("div", { class: "qr", id: "trust-qr" });
+  qr.innerHTML = trust.svg;  // SVG made server-side by segno from our own URL
+  return h("div", { id: "trust", style: { marginTop: "14px" } }, h("h3", {}, "New device? Trust the table's certificate first"),
+    h("div", { class: "row" }, qr, h("div", {},
+      h("p", { class: "small" }, "Once per tablet or phone: scan this (or open ", h("a", { href: trust.url, id: "trust-url" }, trust.url),
+        ") and follow the steps there; then scan the pairing code."),
+      h("p", { class: "small muted" }, "Certificate SHA-256: ", h("code", { id: "trust-fingerprint", style: { wordBreak: "break-all" } }, trust.fingerprint)))));
+}
+// "3 min ago" for a wall-clock time in seconds (the server's last_contact)
+function ago(t) {
+  if (!t) return "never";
+  const s = Math.max(0, Date.now() / 1000 - t);
+  return s < 90 ? `${Math.round(s)} s ago` : s < 5400 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
+}
 function smartDice(st) {
   const serial = (st.sources || []).find((s) => s.kind === "serial");
   if (!serial || !serial.dice || !serial.dice.length) return null;
-  return h("div", { class: "card", style: { marginTop: "10px" } }, h("h3", {}, "Smart dice"),
-    serial.dice.map((d) => h("div", { class: "row", dataset: { die: d.die } },
+  // a lost bridge: the dice below are what it said before it went, not live (the server marks them stale)
+  const lost = serial.dice.some((d) => d.stale);
+  return h("div", { class: "card" + (lost ? " stale" : ""), id: "smart-dice", style: { marginTop: "10px" } },
+    h("h3", {}, "Smart dice"),
+    lost ? h("p", { class: "check bad small", id: "smart-dice-lost" },
+      `Bridge lost (last contact ${ago(serial.last_contact)}): the dice and batteries below are as they were then, `
+      + "not live. Tap faces until it is back.") : null,
+    serial.dice.map((d) => h("div", { class: "row", dataset: { die: d.die, stale: d.stale ? "1" : "0" } },
       h("b", {}, d.die), h("span", { class: "muted small" }, d.name || "not registered"),
       h("span", { class: "spacer" }),
+      d.stale ? h("span", { class: "small muted" }, `last seen ${ago(d.last_contact)}`) : null,
       h("span", { class: "small" }, d.battery_percent == null ? "battery ?" : `battery ${d.battery_percent}%${d.charging ? " ⚡" : ""}`),
       h("button", { class: "btn small", onclick: () => api("POST", "/api/sources/blink", { die_id: d.die }).then(() => toast(`${d.die} is blinking`, "info")).catch(() => null) }, "Blink"))));
 }
