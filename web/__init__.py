@@ -15,6 +15,8 @@ game), ``PAIRING_TRIES`` / ``PAIRING_WINDOW_S`` (wrong pairing codes allowed per
 ``CAMERA_MODEL`` (the dice model bundle the camera reads with; default ``dragon-dice``; the table's own
 dice are learnt in a profile beside the game file, ``web.table_profile``).
 ``BOOT_ID`` is made anew at each start: pages compare it to notice a restart.
+``TLS_DIR`` (``serve --https``): folder of the table's certificate; ``web.server.Server`` then serves
+https through ``web.tls`` and the trust page ``/trust`` (``web.certs``); it sets ``TRUST_URL``.
 """
 
 from __future__ import annotations

@@ -292,7 +292,9 @@ def _pair_qr(code: str) -> dict:
     problem = tablet_reach(base, current_app.config.get("LISTEN_HOST"))
     if problem:
         return {"url": None, "svg": None, "reachable": False, "message": problem}
-    return {"url": url, "svg": qr_svg(url), "reachable": True}
+    from .certs import pairing_trust  # --https: where a device trusts the table's certificate first
+
+    return {"url": url, "svg": qr_svg(url), "reachable": True, "trust": pairing_trust()}
 
 
 # ---------------------------------------------------------------------------------------------

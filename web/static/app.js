@@ -995,7 +995,8 @@ async function renderHost() {
       h("div", {}, h("div", { class: "muted small" }, "Pairing code"), h("div", { class: "code", id: "pair-code" }, pr.code),
         h("p", { class: "small muted" }, pr.svg ? "Scan with the tablet's camera, or open this page there and type the code."
           : "No tablet can reach this server yet; the code works in a browser that can."),
-        h("button", { class: "btn small danger", onclick: async () => { await api("POST", "/api/pairing/rotate", {}); app.pairing = null; render(); } }, "New code (unpairs all)")))),
+        h("button", { class: "btn small danger", onclick: async () => { await api("POST", "/api/pairing/rotate", {}); app.pairing = null; render(); } }, "New code (unpairs all)"))),
+      trustCard(pr.trust)),
     h("div", { class: "card" }, h("h3", {}, "Paired tablets"),
       pr.tablets.length ? h("ul", {}, pr.tablets.map((t) => h("li", {}, `${t.name} · ${new Date(t.paired_at * 1000).toLocaleTimeString()}`))) : h("div", { class: "muted small" }, "None yet."),
       h("h3", { style: { marginTop: "14px" } }, "Dice sources"),
