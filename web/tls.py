@@ -331,8 +331,23 @@ def attach(server, host: str, port: int):
     app.wsgi_app = RedirectToHTTPS(app.wsgi_app, allow=certs.TRUST_PATHS)
     wsgi.front_secret = secrets.token_urlsafe(24)
     wsgi.channel_class = ProxiedChannel
+    raise_file_limit(3 * wsgi.adj.connection_limit + 256)  # a connection: client + loopback, both ends
     return TLSFront(host, port, wsgi.effective_port, cert.server_context(), wsgi.front_secret,
                     max_connections=wsgi.adj.connection_limit, socket_options=wsgi.adj.socket_options)
+
+
+def raise_file_limit(wanted: int) -> None:
+    """Let this process open ``wanted`` descriptors where the hard limit allows (desktops often start
+    at a soft limit of 1024, which hundreds of streams through the front would pass)."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY
+                                                        else min(wanted, hard), hard))
+    except (ImportError, ValueError, OSError) as exc:
+        log.warning("could not raise the open-file limit to %d: %s", wanted, exc)
 
 
 def trust_url(public_url: str) -> str:
