@@ -390,8 +390,9 @@ def test_chromium_gets_a_secure_context_and_the_service_worker(servers, tmp_path
     exe = shutil.which("chromium") or "/usr/bin/chromium"
     with sync_playwright() as p:
         # Chromium trusts certificates chaining to the table CA's key (as a device that installed it)
-        b = p.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu",
-                                                         f"--ignore-certificate-errors-spki-list={spki_hash(folder / 'ca.pem')}"])
+        b = p.chromium.launch(executable_path=exe, args=[
+            "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+            f"--ignore-certificate-errors-spki-list={spki_hash(folder / 'ca.pem')}"])
         try:
             page = b.new_page(viewport={"width": 1280, "height": 800})
             page.goto(f"https://127.0.0.1:{s.port}/host?token={s.host_token}")
@@ -405,6 +406,18 @@ def test_chromium_gets_a_secure_context_and_the_service_worker(servers, tmp_path
                 assert page.get_attribute("#trust-url", "href") == f"http://{LAN}:{s.port}/trust"
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 page.locator("#trust").screenshot(path=str(SHOTS / "https-pairing-trust.png"))
+            # a phone on the network (its LAN address, not localhost) gets the live camera over https
+            where = LAN if HAS_LAN else "127.0.0.1"
+            phone_ctx = b.new_context(viewport={"width": 390, "height": 844})
+            phone_ctx.grant_permissions(["camera"], origin=f"https://{where}:{s.port}")
+            phone = phone_ctx.new_page()
+            phone.goto(f"https://{where}:{s.port}/phone?token={s.host_token}")
+            phone.wait_for_selector("body[data-mode=live]", state="attached", timeout=60_000)
+            deadline = time.monotonic() + 60
+            while int(phone.get_attribute("body", "data-sent") or 0) < 2 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert int(phone.get_attribute("body", "data-sent") or 0) >= 2, "live frames went over TLS"
+            phone_ctx.close()
             # plain http to the same port lands on https
             page2 = b.new_page()
             page2.goto(f"http://127.0.0.1:{s.port}/")
