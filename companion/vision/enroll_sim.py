@@ -6,9 +6,11 @@ renders of the army's dice (some cocked) are read against the profile with the r
 candidates (``TableProfile.read_die``).  A share of each army's faces is never enrolled: those
 dice must come out ``unreadable``.
 
-``calibrate`` chooses ``scale``, ``max_distance`` and ``min_confidence`` on the calibration
-families (issue 20: thresholds are calibrated on held-out art families); ``curves`` measures a
-fixed setting on any families (the strict figures: the test families, where nothing was chosen).
+``calibrate`` chooses the reading gate (``TableProfile``'s margin gate: ``max_distance`` /
+``min_margin`` while some faces of a die are unknown, ``max_distance_full`` / ``min_margin_full``
+once all are known) and the cocked threshold on the calibration families (issue 20: thresholds are
+calibrated on held-out art families); ``curves`` measures a fixed setting on any families (the
+strict figures: the test families, where nothing was chosen).
 """
 
 from __future__ import annotations
@@ -142,13 +144,14 @@ def distance_records(embedded: list[Embedded], shots=SHOTS, catalogue=None) -> d
         catalogue = load_catalogue()
     recs: dict[int, dict[str, list]] = {}
     for s in shots:
-        r = recs.setdefault(s, {"d": [], "truth": [], "known": [], "cocked": [], "pc": [], "same": []})
+        r = recs.setdefault(s, {"d": [], "truth": [], "known": [], "cocked": [], "pc": [], "same": [], "full": [],
+                                "n": []})
         for e in embedded:
             dim = e.query_emb.shape[1]
             prof = _profile(e, s, dim, {})
             for (j, k, c, _), emb, pc in zip(e.table.queries, e.query_emb, e.query_cocked, strict=True):
                 die = catalogue.find(e.table.dice[j])
-                _, d = prof.face_weights(emb, die)
+                _, d, n = prof._face_table(emb, die)
                 pad = np.full(12, np.inf)
                 pad[:len(d)] = d
                 r["d"].append(pad)
@@ -160,19 +163,46 @@ def distance_records(embedded: list[Embedded], shots=SHOTS, catalogue=None) -> d
                 same = np.zeros(12, bool)
                 same[[i for i, f in enumerate(die.faces) if f.text() == die.faces[k].text()]] = True
                 r["same"].append(same)
+                r["full"].append(prof.die_fully_known(die))
+                r["n"].append(int(n[np.argmin(d)]) if np.isfinite(d).any() else 0)  # the nearest's sightings
     return {s: {k: np.array(v) for k, v in r.items()} for s, r in recs.items()}
 
 
-def decide(rec: dict, scale: float, max_distance: float, min_confidence: float, cocked_threshold: float = 0.5
-           ) -> dict[str, float]:
-    """The figures of one setting on one shots level's records (vectorised ``TableProfile._decide``)."""
+def _gate(rec: dict, settings: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(read, index of the nearest face) per record: ``TableProfile._decide`` vectorised."""
     d = rec["d"]
-    w = np.where(np.isfinite(d), np.exp(-scale * np.where(np.isfinite(d), d, 0) ** 2), 0.0)
-    k = w.argmax(1)
     rows = np.arange(len(d))
+    k = np.where(np.isfinite(d), d, np.inf).argmin(1)
+    d1 = d[rows, k]
+    called_cocked = rec["pc"] >= settings.get("cocked_threshold", 0.5)
+    one = settings.get("one_sighting")
+    if one and "n" in rec and (np.asarray(rec["n"]) <= 1).any():  # nearest prototype from one sighting
+        single = np.asarray(rec["n"]) <= 1
+        r1, _ = _gate(rec, {**{x: v for x, v in settings.items() if x != "one_sighting"}, **one})
+        r2, _ = _gate(rec, {x: v for x, v in settings.items() if x != "one_sighting"})
+        return np.where(single, r1, r2), k
+    if "min_margin" in settings:
+        rest = d.copy()
+        rest[rows, k] = np.inf
+        margin = rest.min(1) - d1
+        full = np.asarray(rec.get("full", np.zeros(len(d), bool)), bool)
+        max_d = np.where(full, settings.get("max_distance_full", settings["max_distance"]), settings["max_distance"])
+        min_m = np.where(full, settings.get("min_margin_full", settings["min_margin"]), settings["min_margin"])
+        with np.errstate(invalid="ignore"):
+            read = (~called_cocked) & np.isfinite(d1) & (d1 < max_d) & ~(margin < min_m)
+        return read, k
+    scale, max_distance = settings["scale"], settings["max_distance"]
+    w = np.where(np.isfinite(d), np.exp(-scale * np.where(np.isfinite(d), d, 0) ** 2), 0.0)
     conf = w[rows, k] / (w.sum(1) + np.exp(-scale * max_distance ** 2) + 1e-12)
-    called_cocked = rec["pc"] >= cocked_threshold
-    read = (~called_cocked) & np.isfinite(d[rows, k]) & (d[rows, k] < max_distance) & (conf >= min_confidence)
+    read = (~called_cocked) & np.isfinite(d1) & (d1 < max_distance) & (conf >= settings["min_confidence"])
+    return read, k
+
+
+def decide(rec: dict, settings: dict) -> dict[str, float]:
+    """The figures of one setting (``TableProfile`` reading settings) on one shots level's records."""
+    read, k = _gate(rec, settings)
+    rows = np.arange(len(k))
+    called_cocked = rec["pc"] >= settings.get("cocked_threshold", 0.5)
     right = read & rec["same"][rows, k]
     flat = ~rec["cocked"]
     fk = flat & rec["known"]
@@ -191,41 +221,61 @@ def decide(rec: dict, scale: float, max_distance: float, min_confidence: float, 
     }
 
 
+MAX_DISTANCES = tuple(np.round(np.arange(0.2, 1.01, 0.05), 3))
+MIN_MARGINS = tuple(np.round(np.arange(0.0, 0.61, 0.02), 3))
+
+
 def calibrate(records: dict, max_wrong: float = 0.005, levels=(1, 2, 3, 5, 10), max_flat_cocked: float = 0.01
               ) -> tuple[dict, dict]:
-    """The setting with the best mean accuracy over ``levels`` whose confidently-wrong rate (known
-    and never-enrolled faces together) stays <= ``max_wrong`` at every level, then the lowest cocked
-    threshold that calls at most ``max_flat_cocked`` of the flat dice cocked (issue 20's targets).
-    Returns (setting, its figures per level)."""
-    best, best_acc = None, -1.0
-    safest, safest_wrong = None, 2.0
-    for scale in (4.0, 8.0, 16.0, 32.0):
-        for max_distance in np.round(np.arange(0.2, 1.41, 0.05), 3):
-            for min_conf in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
-                figs = {s: decide(records[s], scale, float(max_distance), min_conf) for s in levels}
-                worst = max(f["confidently_wrong"] for f in figs.values())
-                setting = {"scale": scale, "max_distance": float(max_distance), "min_confidence": min_conf,
-                           "cocked_threshold": 0.5}
-                if worst < safest_wrong:
-                    safest, safest_wrong = (setting, figs), worst
-                if worst > max_wrong:
-                    continue
-                acc = float(np.mean([f["accuracy"] for f in figs.values()]))
-                if acc > best_acc:
-                    best_acc, best = acc, (setting, figs)
-    met = best is not None
-    setting, figs = best if met else safest  # else: the setting with the fewest confidently-wrong readings
-    # the cocked threshold: the lowest that calls at most ``max_flat_cocked`` of the flat dice cocked
-    for th in COCKED_THRESHOLDS:
-        if decide(records[levels[0]], setting["scale"], setting["max_distance"], setting["min_confidence"],
-                  th)["flat_called_cocked"] <= max_flat_cocked:
-            break
-    setting = {**setting, "cocked_threshold": th, "bound_met": met}
-    figs = {s: decide(records[s], setting["scale"], setting["max_distance"], setting["min_confidence"], th)
-            for s in levels}
-    return setting, figs
+    """First the lowest cocked threshold that calls at most ``max_flat_cocked`` of the flat dice
+    cocked; then the margin gate with the best mean accuracy over ``levels`` whose confidently-wrong
+    rate (known and never-enrolled faces together) stays <= ``max_wrong`` at every level (issue
+    20's targets).  The pair for dice with unknown faces and the pair for fully known dice are
+    searched together (their wrong readings add up).  When ``levels`` holds 1 and more, the gate
+    for prototypes of one sighting (``one_sighting``) is chosen on level 1 alone and the main gate
+    on the other levels.  Returns (setting, its figures per level)."""
+    flat0 = ~records[levels[0]]["cocked"]
+    th = next((t for t in COCKED_THRESHOLDS
+               if ((records[levels[0]]["pc"] >= t) & flat0).sum() <= max_flat_cocked * max(flat0.sum(), 1)),
+              COCKED_THRESHOLDS[-1])
+    if 1 in levels and len(levels) > 1:
+        one, _ = _calibrate_gate(records, max_wrong, (1,), th)
+        main, _ = _calibrate_gate(records, max_wrong, tuple(s for s in levels if s != 1), th)
+        keys = ("max_distance", "min_margin", "max_distance_full", "min_margin_full")
+        setting = {**main, "one_sighting": {x: one[x] for x in keys}, "bound_met": one["bound_met"] and main["bound_met"]}
+        return setting, {s: decide(records[s], setting) for s in levels}
+    return _calibrate_gate(records, max_wrong, levels, th)
+
+
+def _calibrate_gate(records: dict, max_wrong: float, levels: tuple, th: float) -> tuple[dict, dict]:
+    grid = [(float(a), float(b)) for a in MAX_DISTANCES for b in MIN_MARGINS]
+    # right and wrong counts per (gate pair, level), for the dice with unknown faces and the fully known ones
+    right = np.zeros((2, len(grid), len(levels)))
+    wrong = np.zeros_like(right)
+    n_known, n_flat = np.zeros(len(levels)), np.zeros(len(levels))
+    for li, s in enumerate(levels):
+        rec = records[s]
+        rows = np.arange(len(rec["d"]))
+        flat = ~rec["cocked"]
+        full = np.asarray(rec.get("full", np.zeros(len(rows), bool)), bool)
+        n_known[li], n_flat[li] = (flat & rec["known"]).sum(), flat.sum()
+        for gi, (a, b) in enumerate(grid):
+            read, k = _gate(rec, {"max_distance": a, "min_margin": b, "cocked_threshold": th})
+            ok = read & rec["same"][rows, k]
+            for part, mask in ((0, ~full), (1, full)):
+                right[part, gi, li] = (ok & flat & rec["known"] & mask).sum()
+                wrong[part, gi, li] = (read & ~ok & flat & mask).sum()
+    worst = ((wrong[0][:, None, :] + wrong[1][None, :, :]) / np.maximum(n_flat, 1)).max(2)
+    acc = ((right[0][:, None, :] + right[1][None, :, :]) / np.maximum(n_known, 1)).mean(2)
+    met = bool((worst <= max_wrong).any())
+    if met:  # else: the pair with the fewest confidently-wrong readings
+        i, j = np.unravel_index(np.where(worst <= max_wrong, acc, -1.0).argmax(), acc.shape)
+    else:
+        i, j = np.unravel_index(worst.argmin(), worst.shape)
+    setting = {"scale": 8.0, "max_distance": grid[i][0], "min_margin": grid[i][1], "max_distance_full": grid[j][0],
+               "min_margin_full": grid[j][1], "min_confidence": 0.0, "cocked_threshold": th, "bound_met": met}
+    return setting, {s: decide(records[s], setting) for s in levels}
 
 
 def curves(records: dict, settings: dict) -> dict[int, dict]:
-    return {s: decide(r, settings["scale"], settings["max_distance"], settings["min_confidence"],
-                      settings.get("cocked_threshold", 0.5)) for s, r in records.items()}
+    return {s: decide(r, settings) for s, r in records.items()}

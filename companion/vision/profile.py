@@ -13,13 +13,26 @@ Keys (one prototype each) -- the same face looks alike wherever it is printed in
 * ``sp:<species>|<kind>|<face>``: any other face of a die of that species and kind;
 * ``any:<kind>|<face>``: a face of a die whose species is not known (standard dice: ``any:d20|17``).
 
-A die's face is looked up from the most specific key to the least.  The reading rule: with ``d``
-the distance from the crop's embedding to each candidate prototype, each known candidate weighs
-``exp(-scale * d^2)`` and *unknown* weighs ``exp(-scale * max_distance^2)`` (a virtual face at the
-largest distance still accepted); the nearest candidate is read when it is nearer than
-``max_distance`` and holds at least ``min_confidence`` of the weight.  ``scale``,
-``max_distance`` and ``min_confidence`` are chosen on the calibration art families only
-(``companion.vision.enroll_sim``) and shipped in the embedding model's ``model.json``.
+A die's face is looked up from the most specific key to the least.  With ``d`` the distance from
+the crop's embedding to each candidate prototype, the nearest candidate is the face read, if the
+gate lets it through; else the die is ``unreadable``.  Two gates (the settings say which):
+
+* **margin gate** (settings hold ``min_margin``): the nearest candidate is read when it is nearer
+  than ``max_distance`` and the second-nearest known candidate is at least ``min_margin`` farther.
+  When every face of the die (its roster entry) has a prototype, no unknown face can be on the
+  table, so the looser pair ``max_distance_full`` / ``min_margin_full`` applies; while some of its
+  faces are still unknown, a crop of an unknown face must not be read as its nearest known sibling,
+  so the stricter pair applies (and always without a roster: ``read_any``/``read_keys``).  A
+  prototype made from one sighting is less sure than a mean of several: when the nearest one has a
+  single sighting, the four values of ``one_sighting`` (when given) replace them.
+* **softmax gate** (older settings without ``min_margin``): each known candidate weighs
+  ``exp(-scale * d^2)`` and *unknown* weighs ``exp(-scale * max_distance^2)``; the nearest
+  candidate is read when it is nearer than ``max_distance`` and holds ``min_confidence`` of the
+  weight.
+
+A reading's ``confidence`` is that softmax share in both cases.  The settings are chosen on the
+calibration art families only (``companion.vision.enroll_sim``) and shipped in the embedding
+model's ``model.json``.
 
 The profile file is an ``.npz`` (written atomically: a temporary file, then a rename), by default
 beside the game database (``game.sqlite`` -> ``game.sqlite.profile.npz``) or inside a bundle.
@@ -182,7 +195,12 @@ class TableProfile:
     def face_weights(self, emb: np.ndarray, die) -> tuple[np.ndarray, np.ndarray]:
         """Per face of ``die``: the weight of its prototype (0 where no prototype is known, and on
         a repeat of an earlier identical face) and its distance (inf where unknown)."""
-        w, d = np.zeros(len(die.faces)), np.full(len(die.faces), np.inf)
+        w, d, _ = self._face_table(emb, die)
+        return w, d
+
+    def _face_table(self, emb: np.ndarray, die) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``face_weights`` and the sightings of each face's prototype (0 where unknown)."""
+        w, d, n = np.zeros(len(die.faces)), np.full(len(die.faces), np.inf), np.zeros(len(die.faces), int)
         seen: set[str] = set()
         for k in range(len(die.faces)):
             key = next((x for x in lookup_keys(die, k) if x in self._n), None)
@@ -191,25 +209,46 @@ class TableProfile:
                 continue
             seen.add(text)
             ww, dd = self._weights(emb, [key])
-            w[k], d[k] = ww[0], dd[0]
-        return w, d
+            w[k], d[k], n[k] = ww[0], dd[0], self._n[key]
+        return w, d, n
 
-    def _decide(self, w: np.ndarray, d: np.ndarray, p_cocked: float) -> tuple[int | None, float, bool]:
-        """(index of the face read or None, confidence, cocked)."""
-        if p_cocked >= self.settings["cocked_threshold"]:
+    def die_fully_known(self, die) -> bool:
+        """Whether every distinct face of ``die`` has a prototype (no unknown face can show)."""
+        return all(any(x in self._n for x in lookup_keys(die, k)) for k in range(len(die.faces)))
+
+    def gate(self, sightings: int = 2) -> dict:
+        """The reading settings that apply when the nearest prototype has ``sightings`` sightings."""
+        one = self.settings.get("one_sighting")
+        return {**self.settings, **one} if one and sightings <= 1 else self.settings
+
+    def _decide(self, w: np.ndarray, d: np.ndarray, p_cocked: float, full: bool = False, n=None
+                ) -> tuple[int | None, float, bool]:
+        """(index of the face read or None, confidence, cocked); ``full``: every face of the die is known;
+        ``n``: the sightings of each candidate's prototype."""
+        s = self.settings
+        if p_cocked >= s["cocked_threshold"]:
             return None, float(p_cocked), True
         if not len(w) or not np.isfinite(d).any():
             return None, 0.0, False
-        k = int(np.argmax(w))
+        k = int(np.argmin(np.where(np.isfinite(d), d, np.inf)))
         conf = float(w[k] / (w.sum() + self.unknown_weight() + 1e-12))
-        if d[k] >= self.settings["max_distance"] or conf < self.settings["min_confidence"]:
+        s = self.gate(int(n[k]) if n is not None else 2)
+        if "min_margin" in s:  # the margin gate
+            others = np.delete(d, k)
+            margin = float(others.min() - d[k]) if len(others) else float("inf")
+            max_d, min_m = ((s.get("max_distance_full", s["max_distance"]), s.get("min_margin_full", s["min_margin"]))
+                            if full else (s["max_distance"], s["min_margin"]))
+            if d[k] >= max_d or margin < min_m:
+                return None, conf, False
+            return k, conf, False
+        if d[k] >= s["max_distance"] or conf < s["min_confidence"]:
             return None, conf, False
         return k, conf, False
 
     def read_die(self, emb: np.ndarray, die, p_cocked: float = 0.0) -> Match:
         """The nearest known face of ``die`` (a roster entry), or unreadable / cocked."""
-        w, d = self.face_weights(emb, die)
-        k, conf, cocked = self._decide(w, d, p_cocked)
+        w, d, n = self._face_table(emb, die)
+        k, conf, cocked = self._decide(w, d, p_cocked, self.die_fully_known(die), n)
         if k is None:
             return Match(None, round(conf, 4), float(np.min(d)) if len(d) else float("inf"), cocked, not cocked)
         return Match(face_label(die, k), round(conf, 4), float(d[k]), False, False, k)
@@ -234,7 +273,7 @@ class TableProfile:
             keys, w, d = [keys[i] for i in idx], w[idx], d[idx]
         else:
             w, d = np.zeros(0), np.zeros(0)
-        k, conf, cocked = self._decide(w, d, p_cocked)
+        k, conf, cocked = self._decide(w, d, p_cocked, False, np.array([self._n[x] for x in keys], int))
         if k is None:
             return Match(None, round(conf, 4), float(np.min(d)) if len(d) else float("inf"), cocked, not cocked)
         return Match(self._label[keys[k]], round(conf, 4), float(d[k]), False, False)

@@ -19,7 +19,14 @@ import pytest
 from companion.vision.assign import assign
 from companion.vision.detections import Detections
 from companion.vision.enroll import EnrollError, enroll, read_art, read_corrections
-from companion.vision.profile import FaceLabel, ProfileError, TableProfile, face_key, profile_beside
+from companion.vision.profile import (
+    FaceLabel,
+    ProfileError,
+    TableProfile,
+    face_key,
+    face_label,
+    profile_beside,
+)
 from companion.vision.reader import load_model
 from companion.vision.table_reading import learn_confirmed_faces, learn_confirmed_roll
 
@@ -64,7 +71,8 @@ def _score(profile, emb, pc, dice, catalogue):
 def _nearest_only(profile):
     """The same profile with the unreadable gate opened (the nearest known face is always read)."""
     p = profile.copy()
-    p.settings.update(max_distance=2.0, min_confidence=0.0)
+    p.settings.update(max_distance=2.0, min_confidence=0.0, min_margin=0.0, max_distance_full=2.0, min_margin_full=0.0)
+    p.settings.pop("one_sighting", None)
     return p
 
 
@@ -344,7 +352,63 @@ def test_calibration_keeps_confidently_wrong_readings_under_the_bound():
     assert figs[3]["accuracy"] > 0.97 and figs[3]["confidently_wrong"] <= 0.005
     assert setting["cocked_threshold"] == 0.6 and figs[3]["flat_called_cocked"] == 0.0
     # a gate opened wide reads the never-enrolled faces as their nearest sibling: confidently wrong
-    assert decide(rec, 4.0, 2.0, 0.0, 0.6)["unknown_read"] == 1.0
+    assert decide(rec, {"scale": 4.0, "max_distance": 2.0, "min_confidence": 0.0, "cocked_threshold": 0.6}
+                  )["unknown_read"] == 1.0
+    assert decide(rec, {"max_distance": 2.0, "min_margin": 0.0, "cocked_threshold": 0.6})["unknown_read"] == 1.0
+
+
+def test_margin_gate_reads_the_nearest_face_only_when_it_stands_clear(catalogue):
+    from companion.vision.enroll_sim import decide
+
+    mr = catalogue.find(ARMY[0])
+    gate = {"max_distance": 0.5, "min_margin": 0.3, "max_distance_full": 0.9, "min_margin_full": 0.1,
+            "cocked_threshold": 0.6}
+    prof = TableProfile("t", 8, gate)
+    eye = np.eye(8)
+    texts = []
+    for k, f in enumerate(mr.faces):  # one prototype per distinct face, along its own axis
+        if f.text() not in texts:
+            texts.append(f.text())
+            prof.add(eye[len(texts) - 1][None], [face_label(mr, k)])
+    assert prof.die_fully_known(mr)
+    near, second = eye[0], eye[1]
+
+    def crop(a, b):  # a unit embedding a cosine ``a`` from the first face and ``b`` from the second
+        v = a * near + b * second + np.sqrt(max(0.0, 1 - a * a - b * b)) * eye[7]
+        return v / np.linalg.norm(v)
+
+    # every face known: the looser pair applies (a crop 0.6 from its face, 0.2 nearer than the next)
+    m = prof.read_die(crop(0.82, 0.55), mr)
+    assert m.label is not None and m.label.text == texts[0]
+    # two faces nearly as near: no margin, unreadable, never a guess
+    assert prof.read_die(crop(0.7, 0.69), mr).unreadable
+    # a face of the die not yet known: the stricter pair applies to the same crop
+    part = prof.copy()
+    last = face_label(mr, next(k for k, f in enumerate(mr.faces) if f.text() == texts[-1])).key()
+    del part._sum[last], part._n[last]
+    assert not part.die_fully_known(mr) and part.read_die(crop(0.82, 0.55), mr).unreadable
+    assert part.read_die(crop(0.95, 0.1), mr).label.text == texts[0]
+    # a prototype of one sighting reads with the one-sighting gate when one is given
+    strict = prof.copy()
+    strict.settings["one_sighting"] = {"max_distance": 0.1, "min_margin": 0.9, "max_distance_full": 0.1,
+                                       "min_margin_full": 0.9}
+    assert strict.read_die(crop(0.82, 0.55), mr).unreadable
+    # the simulation's vectorised gate decides as the profile does, crop for crop
+    rng = np.random.default_rng(1)
+    embs = rng.normal(size=(300, 8)) + 2.5 * eye[rng.integers(0, len(texts), 300)]
+    embs /= np.linalg.norm(embs, axis=1, keepdims=True)
+    for p in (prof, part, strict):
+        d = np.full((300, 12), np.inf)
+        n = np.zeros(300, int)
+        for i, e in enumerate(embs):
+            _, dd, nn = p._face_table(e, mr)
+            d[i, :len(dd)] = dd
+            n[i] = nn[np.argmin(dd)]
+        rec = {"d": d, "known": np.ones(300, bool), "cocked": np.zeros(300, bool), "pc": np.zeros(300),
+               "same": np.eye(12, dtype=bool)[np.zeros(300, int)], "full": np.full(300, p.die_fully_known(mr)), "n": n}
+        read = np.array([p.read_die(e, mr).label is not None for e in embs])
+        assert (read.sum() == 0) if p is strict else (0 < read.sum() < 300)
+        assert decide(rec, p.settings)["unreadable"] == pytest.approx(1 - read.mean())
 
 
 def test_eval_of_an_enrolled_bundle_scores_the_profile_not_the_base_reader(bundle):
