@@ -428,3 +428,92 @@ def test_chromium_gets_a_secure_context_and_the_service_worker(servers, tmp_path
             page2.screenshot(path=str(SHOTS / "https-trust-page.png"), full_page=True)
         finally:
             b.close()
+
+
+# -- the front on its own: connection cap, slow first bytes, bytes passed as they come ---------------------
+
+
+class EchoBackend:
+    """A loopback backend that records the front's first line, then echoes every byte back."""
+
+    def __init__(self):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.lines: list[bytes] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._echo, args=(conn,), daemon=True).start()
+
+    def _echo(self, conn: socket.socket) -> None:
+        f = conn.makefile("rb")
+        self.lines.append(f.readline())
+        while data := f.read1(65536):
+            conn.sendall(data)
+        conn.close()
+
+
+@pytest.fixture
+def front(tmp_path):
+    from web.certs import table_certificate
+    from web.tls import TLSFront
+
+    cert = table_certificate(tmp_path / "t.tls", ["127.0.0.1", "localhost"])
+    backend = EchoBackend()
+    f = TLSFront("127.0.0.1", 0, backend.port, cert.server_context(), "s3cret", max_connections=2,
+                 handshake_timeout=1.0)
+    f.start()
+    f.backend_server, f.ca = backend, cert.ca_file
+    yield f
+    f.stop()
+    backend.sock.close()
+
+
+def tls_socket(front) -> ssl.SSLSocket:
+    s = socket.create_connection(("127.0.0.1", front.port), timeout=5)
+    return trusting(front.ca).wrap_socket(s, server_hostname="127.0.0.1")
+
+
+def test_front_passes_bytes_at_once_and_names_the_client(front):
+    s = tls_socket(front)
+    s.sendall(b"ping")
+    assert s.recv(16) == b"ping", "a small write goes through without waiting for more"
+    line = front.backend_server.lines[0].decode()
+    assert re.fullmatch(r"COMPANION-FRONT s3cret https 127\.0\.0\.1 \d+\r\n", line)
+    s.close()
+
+
+def test_front_caps_connections_and_drops_silent_ones(front):
+    first, second = tls_socket(front), tls_socket(front)
+    for s in (first, second):
+        s.sendall(b"x")
+        assert s.recv(1) == b"x"
+    third = socket.create_connection(("127.0.0.1", front.port), timeout=5)
+    assert third.recv(1) == b"", "over the cap: closed at once"
+    assert front.refused >= 1
+    first.close()
+    deadline = time.monotonic() + 5
+    while front.connections > 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    silent = socket.create_connection(("127.0.0.1", front.port), timeout=5)  # sends nothing at all
+    t0 = time.monotonic()
+    assert silent.recv(1) == b""
+    assert time.monotonic() - t0 < 4, "a connection that never speaks is dropped after the handshake time-out"
+    second.close()
+
+
+def test_front_stop_closes_open_connections(front):
+    s = tls_socket(front)
+    s.sendall(b"x")
+    assert s.recv(1) == b"x"
+    t0 = time.monotonic()
+    front.stop()
+    assert time.monotonic() - t0 < 5
+    assert s.recv(1) == b"", "the open connection was closed"
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", front.port), timeout=2)
