@@ -1056,7 +1056,7 @@ async function keepAwake() {
     document.body.dataset.wake = "unsupported";
     el.hidden = !playing; el.className = "pill off"; el.textContent = "may sleep";
     el.title = window.isSecureContext ? "this browser cannot keep the screen on"
-      : "keeping the screen on (and installing the page) needs https or the server's own machine; this page is plain http";
+      : "keeping the screen on (and installing the page) needs https or the server's own machine; this page is plain http (start the server with `companion serve --https`)";
     return;
   }
   if (!playing) {
