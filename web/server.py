@@ -9,6 +9,10 @@ Where tablets can reach the server: listening on every interface (``0.0.0.0``, w
 serve`` does) the QR code carries this machine's local-network address; listening on this machine
 only (``127.0.0.1``, what ``companion demo`` does) no tablet can reach it, so no QR code is shown
 anywhere and ``tablet_reach`` says what to do instead.
+
+With ``--https`` (config ``TLS_DIR``) waitress listens on loopback and ``web.tls``'s front serves
+https on the address with the table's own certificate (``web.certs``); the URLs are https and the
+banner says where each device trusts the certificate once (``/trust``).
 """
 
 from __future__ import annotations
