@@ -259,8 +259,9 @@ def table_certificate(folder: str | Path, names, optional=()) -> TableCertificat
     wanted = _clean(names)
     maybe = [n for n in _clean(optional) if n not in wanted]
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(folder, 0o700)
+        if not folder.is_dir():  # a folder of its own: owner-only (a folder named with --tls-dir is left as it is)
+            folder.mkdir(mode=0o700, parents=True)
+            os.chmod(folder, 0o700)
         if (folder / CA_FILE).exists() or (folder / CA_KEY_FILE).exists():
             ca_cert, ca_key = _load_ca(folder)
         else:
