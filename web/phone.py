@@ -7,8 +7,9 @@ Browsers give a page the live camera only in a secure context (HTTPS, or ``local
 phone itself).  A phone on the table's network opens ``http://LAN-ADDRESS:PORT/phone``, which is
 not one, so the page falls back to **a photo per roll**: the phone's own camera app takes the
 picture (``<input type=file capture>``, allowed on plain HTTP) and the page sends it.  Live video
-is used where the browser allows it (``/phone`` opened through HTTPS, e.g. behind a reverse proxy
-with a certificate, or on the server's own screen).  ``?mode=photo`` forces the photo path.
+is used where the browser allows it: ``companion serve --https`` (the table's own certificate,
+trusted once by the phone at ``/trust``: ``web.certs``, ``web.tls``) or the server's own screen.
+``?mode=photo`` forces the photo path.
 """
 
 from __future__ import annotations

@@ -231,7 +231,8 @@ async function start() {
   const liveAllowed = window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
   if (forced === "photo" || !liveAllowed) {
     startPhoto(liveAllowed ? null : "This page is not on HTTPS, so the browser allows no live camera: "
-      + "take one photo per roll instead (the phone's camera app opens).");
+      + "take one photo per roll instead (the phone's camera app opens). For live video, the host "
+      + "serves with `companion serve --https` and this phone trusts the table's certificate once (/trust).");
   } else {
     startLive();
   }
