@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..rules import games
-from ..rules.game import GameRuleError, IllegalAction
+from ..rules.core.errors import GameRuleError, IllegalAction
 from ..rules.games import TableGame
 from .store import FORMAT, EventStore, SessionError
 
