@@ -187,8 +187,42 @@ def staged_camera_roll(store) -> dict | None:
     return {"reading": reading, "frame": frame, "dice": pending["dice"]}
 
 
-def confirmed_sightings(staged: dict, faces: dict[str, str]) -> list[tuple[list[float], str, str]]:
-    """(box, die name, confirmed face) of the dice of a confirmed camera roll that may teach.
+def roster_keys(profile, dice) -> list[str]:
+    """The profile's keys of every known face of ``dice`` (catalogue dice)."""
+    from companion.vision.profile import lookup_keys
+
+    keys: list[str] = []
+    for die in dice:
+        for k in range(len(die.faces)):
+            key = next((x for x in lookup_keys(die, k) if x in profile), None)
+            if key is not None and key not in keys:
+                keys.append(key)
+    return keys
+
+
+def agreed_reading(profile, emb, p_cocked: float, dice) -> tuple:
+    """(face text or None, die name or None, confidence, cocked) of one crop whose die is one of ``dice``.
+
+    Each die reads the crop among its own faces (``TableProfile.read_die``, the shipped gate); the
+    face is read only when every die that reads it at all reads the same face (an ID face: of the
+    same die).  Dice disagreeing means the crop could be either: unread, never a guess."""
+    found, best = set(), 0.0
+    for die in dice:
+        m = profile.read_die(emb, die, p_cocked)
+        if m.cocked:
+            return None, None, float(m.confidence), True
+        best = max(best, float(m.confidence))
+        if m.label is not None:
+            found.add((m.label.text, die.name if m.label.icon == "ID" else None))
+    if len(found) != 1:
+        return None, None, best, False
+    text, die_name = found.pop()
+    holders = [d.name for d in dice if any(f.text() == text for f in d.faces)]
+    return text, die_name or (holders[0] if len(holders) == 1 else None), best, False
+
+
+def confirmed_sightings(staged: dict, faces: dict[str, str]) -> list[tuple[str, list[float], str, str]]:
+    """(uid, box, die name, confirmed face) of the dice of a confirmed camera roll that may teach.
 
     Left out: dice without a box on the frame (typed, not seen), dice the camera called cocked
     (the frame does not show the face confirmed after the reroll), and dice the camera did not
@@ -208,15 +242,35 @@ def confirmed_sightings(staged: dict, faces: dict[str, str]) -> list[tuple[list[
         if uid in unread and any(len(o["faces"]) == len(d["faces"]) and v in boxes
                                  for v, o in dice.items() if v != uid):
             continue
-        out.append(([float(v) for v in box], d["die"], face))
+        out.append((uid, [float(v) for v in box], d["die"], face))
     return out
+
+
+def crop_shows(vision, frame, box, label, roster) -> bool:
+    """Whether the crop alone reads as ``label`` among every known face of the roll's dice.
+
+    A die the camera read was matched to its box by the faces its own unit allows; when that
+    match was wrong (two dice's boxes swapped) the crop shows another die, and teaching it would
+    teach the wrong face.  So a read die teaches only when, of every face of the roll's dice the table knows, the
+    nearest to its crop is the confirmed one (and near enough to be read)."""
+    profile = vision.profile()
+    keys = roster_keys(profile, roster) if profile is not None else []
+    if not keys:
+        return False
+    emb, _ = vision.embed(frame, [box])
+    d = np.array([np.linalg.norm(profile.prototype(k) - emb[0]) for k in keys])
+    nearest = profile.label_of(keys[int(np.argmin(d))])
+    return (float(d.min()) < profile.settings["max_distance"] and nearest.text == label.text
+            and nearest.die in (None, label.die))
 
 
 def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> int | None:
     """After a confirmed roll: teach the table profile the crops of its dice at once.
 
-    Never blocks the roll (it is already in the log): a failure is reported to the pages as a
-    ``profile_problem`` notice.  Returns the number of sightings learnt (None when not a camera roll)."""
+    Dice the camera read teach only where ``crop_shows`` agrees with the confirmed face; dice it did
+    not read teach where ``confirmed_sightings`` allows.  Never blocks the roll (it is already in
+    the log): a failure is reported to the pages as a ``profile_problem`` notice.  Returns the
+    number of sightings learnt (None when not a camera roll)."""
     vision = table_vision(store)
     if staged is None or vision is None:
         return None
@@ -225,11 +279,14 @@ def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> i
         from companion.vision.profile import face_label
 
         cat = load_catalogue()
+        roster = [cat.get(n) for n in dict.fromkeys(d["die"] for d in staged["dice"])]
+        unread = set(staged["reading"].get("unread") or ())
         confirmed = []
-        for box, name, text in confirmed_sightings(staged, faces):
+        for uid, box, name, text in confirmed_sightings(staged, faces):
             die = cat.get(name)
-            k = next(i for i, f in enumerate(die.faces) if f.text() == text)
-            confirmed.append((box, face_label(die, k)))
+            label = face_label(die, next(i for i, f in enumerate(die.faces) if f.text() == text))
+            if uid in unread or crop_shows(vision, staged["frame"], box, label, roster):
+                confirmed.append((box, label))
         n = vision.learn(staged["frame"], confirmed)
     except Exception as exc:  # the roll is confirmed whatever happens here
         log.warning("the table profile did not learn the confirmed roll: %s", exc)

