@@ -236,78 +236,33 @@ def resolve(request: RollRequest, edition: Edition | None = None, *, memo: bool 
 
 
 def _resolve(request: RollRequest, ed: Edition) -> Resolution:
-    """Die Roll Resolution (V4.01c L1002-1031; R96 L953-961 through the edition's stage order), as a
-    pipeline of named steps over one running tally of the roll."""
-    tally = _Tally(request, ed)
-    _read_faces(tally)  # steps 3-4: SAI faces and re-roll chains
-    _core_rules(tally)  # the edition's own rules (eighth face, automatic saves, ID multipliers)
-    _count_results(tally)  # step 5: action and ID icons per unit
-    _species_and_spells(tally)  # species abilities and spells in force, given the counted results
-    _apply_stages(tally, _modifier_plan(tally))  # steps 6-10 in the edition's order
-    return _result(tally)
+    if request.purpose not in PURPOSES:
+        raise ResolutionError(f"unknown roll purpose {request.purpose!r}", key="roll.for")
+    if request.against is not None and request.against not in AGAINST:
+        raise ResolutionError(f"unknown 'against' {request.against!r}", key="roll.against")
+    counted = request.counted_types()
+    for t in counted:
+        if t not in _T:
+            raise ResolutionError(f"unknown result type {t!r}", key="roll.counted")
+    reg = ed.registry
+    cites = ed.citations
+    texts = ed.texts
+    num = ed.step_numbers
+    ctx = RollContext(request, counted)
+    units = request.units
+    n = len(units)
+    st = _State(n)
+    steps: list[Step] = []
+    reports: list[Report] = []
+    other: dict[str, int] = {}
+    mods: list[Modifier] = []
+    elem_opts: list[ElementOption] = []
+    sai_elem: dict[int, frozenset[str]] = {}
+    id_elem: dict[int, str] = {}  # unit -> the only element(s) its ID magic may take
+    sai_log: list = []  # (result type, amount, unit index, face, citation) of counted SAI results
+    counting = [u.counts for u in units]
 
-
-class _Tally:
-    """The running tally of one resolution: the request, the edition's data, the per-unit results
-    (``st``) and what the steps collect (explained steps, reports, modifiers, element options)."""
-
-    __slots__ = ("request", "ed", "reg", "cites", "texts", "num", "ctx", "units", "n", "st", "steps", "reports",
-                 "other", "mods", "elem_opts", "sai_elem", "id_elem", "sai_log", "counting", "counted", "codes",
-                 "collected", "id_factor")
-
-    def __init__(self, request: RollRequest, ed: Edition):
-        if request.purpose not in PURPOSES:
-            raise ResolutionError(f"unknown roll purpose {request.purpose!r}", key="roll.for")
-        if request.against is not None and request.against not in AGAINST:
-            raise ResolutionError(f"unknown 'against' {request.against!r}", key="roll.against")
-        counted = request.counted_types()
-        for t in counted:
-            if t not in _T:
-                raise ResolutionError(f"unknown result type {t!r}", key="roll.counted")
-        self.request = request
-        self.ed = ed
-        self.reg = ed.registry
-        self.cites = ed.citations
-        self.texts = ed.texts
-        self.num = ed.step_numbers
-        self.counted = counted
-        self.ctx = RollContext(request, counted)
-        self.units = request.units
-        self.n = len(self.units)
-        self.st = _State(self.n)
-        self.steps: list[Step] = []
-        self.reports: list[Report] = []
-        self.other: dict[str, int] = {}
-        self.mods: list[Modifier] = []
-        self.elem_opts: list[ElementOption] = []
-        self.sai_elem: dict[int, frozenset[str]] = {}
-        self.id_elem: dict[int, str] = {}  # unit -> the only element(s) its ID magic may take
-        self.sai_log: list = []  # (result type, amount, unit index, face, citation) of counted SAI results
-        self.counting = [u.counts for u in self.units]
-        self.codes: list = []
-        self.collected: list = []
-        self.id_factor = 1
-
-
-def _read_faces(tally: _Tally) -> None:
-    """Steps 3-4: each face's code; SAI faces looked up in the edition's registry, re-roll chains checked."""
-    request = tally.request
-    ed = tally.ed
-    reg = tally.reg
-    cites = tally.cites
-    num = tally.num
-    ctx = tally.ctx
-    units = tally.units
-    st = tally.st
-    steps = tally.steps
-    reports = tally.reports
-    other = tally.other
-    mods = tally.mods
-    sai_elem = tally.sai_elem
-    sai_log = tally.sai_log
-    counting = tally.counting
-    counted = tally.counted
-    # FORMAT: a list of faces stops where re-rolling stops.
+    # Steps 3-4: SAIs on every face, re-roll chains checked (FORMAT: a list stops where re-rolling stops).
     codes = []
     groups: dict[str, list[int]] = {}  # species -> indexes of its counting units
     for i, unit in enumerate(units):
@@ -381,16 +336,9 @@ def _read_faces(tally: _Tally) -> None:
                 reports.append(Report(face.sai or face.name, "roll this unit again and apply the new face too",
                                       unit=i, kind="reroll_pending"))
 
-    tally.codes = codes
     ctx._species_index = {k: frozenset(v) for k, v in groups.items()}
 
-
-def _core_rules(tally: _Tally) -> None:
-    """The edition's core rules (eighth face, automatic saves...): ID multipliers and contributions."""
-    reg = tally.reg
-    num = tally.num
-    ctx = tally.ctx
-    steps = tally.steps
+    # Core rules of the edition (eighth face, automatic saves...).
     id_factor = 1
     collected: list = []
     for _name, hook in reg.rules.items():
@@ -401,27 +349,7 @@ def _core_rules(tally: _Tally) -> None:
             else:
                 collected.append(c)
 
-    tally.id_factor = id_factor
-    tally.collected = collected
-
-
-def _count_results(tally: _Tally) -> None:
-    """Step 5: count the non-SAI results per unit (ID results as the roll's type, worth the unit's health)."""
-    request = tally.request
-    ed = tally.ed
-    cites = tally.cites
-    texts = tally.texts
-    num = tally.num
-    ctx = tally.ctx
-    units = tally.units
-    n = tally.n
-    st = tally.st
-    steps = tally.steps
-    sai_log = tally.sai_log
-    counting = tally.counting
-    counted = tally.counted
-    codes = tally.codes
-    id_factor = tally.id_factor
+    # Step 5: count non-SAI results per unit.
     sum_n = [0] * _NT
     sum_i = [0] * _NT
     if "id_as" in request.choices:
@@ -468,19 +396,7 @@ def _count_results(tally: _Tally) -> None:
             if st.sai_live:  # an edition that counts SAI results with the others
                 _sai_steps(steps, sai_log, t, normal + ids, num["count"], units, cites)
 
-
-
-def _species_and_spells(tally: _Tally) -> None:
-    """Species abilities and spells in force, given the counted results: their modifiers, element
-    options and reports join the tally."""
-    request = tally.request
-    ed = tally.ed
-    reg = tally.reg
-    ctx = tally.ctx
-    reports = tally.reports
-    mods = tally.mods
-    elem_opts = tally.elem_opts
-    collected = tally.collected
+    # Species abilities and spells in force, given the counted results.
     if reg.abilities:
         for species, idx in ctx._species_index.items():
             for entry in reg.abilities.get(species, ()):
@@ -504,27 +420,7 @@ def _species_and_spells(tally: _Tally) -> None:
 
     ctx._rows = None
 
-
-
-class _ModifierPlan:
-    """Which modifiers touch this roll, by stage, with what each one reaches (result types, units)."""
-
-    __slots__ = ("by_stage", "targets", "unit_list", "touches_sai", "record", "penalty_first")
-
-
-def _modifier_plan(tally: _Tally) -> _ModifierPlan:
-    """The live modifiers by stage (an optional one the player declined, or one of the wrong scope, is
-    left out) and how each is applied."""
-    request = tally.request
-    ed = tally.ed
-    num = tally.num
-    n = tally.n
-    st = tally.st
-    steps = tally.steps
-    reports = tally.reports
-    mods = tally.mods
-    counting = tally.counting
-    counted = tally.counted
+    # Which modifiers touch this roll.
     live: list[Modifier] = []
     for m in mods:
         if m.scope == "army" and request.individual:
@@ -583,209 +479,117 @@ def _modifier_plan(tally: _Tally) -> _ModifierPlan:
             raise ResolutionError(f"'penalty first' must list unit indexes 0..{n - 1}", key="roll.choices")
         penalty_first = tuple(penalty_first)
 
-    plan = _ModifierPlan()
-    plan.by_stage, plan.targets, plan.unit_list = by_stage, targets, unit_list
-    plan.touches_sai, plan.record, plan.penalty_first = touches_sai, record, penalty_first
-    return plan
-
-
-def _apply_stages(tally: _Tally, plan: _ModifierPlan) -> None:
-    """Steps 6-10 in the edition's stage order: subtract, divide, SAI results, multiply, add."""
-    for stage in tally.ed.stages:
+    for stage in ed.stages:
         if stage == "sai":
-            _stage_sai(tally)
+            before = {t: st.total(_T[t]) for t in counted}
+            st.add_sai()
+            for t in RESULT_TYPES:
+                if t in counted:
+                    _sai_steps(steps, sai_log, t, before[t], num["sai"], units, cites)
             continue
-        stage_mods = plan.by_stage.get(stage)
+        stage_mods = by_stage.get(stage)
         if not stage_mods:
             continue
         if stage == SUBTRACT:
-            _stage_subtract(tally, plan, stage_mods)
-        elif stage == DIVIDE:
-            _stage_divide(tally, plan, stage_mods)
-        elif stage == MULTIPLY:
-            _stage_multiply(tally, plan, stage_mods)
-        elif stage == ADD:
-            _stage_add(tally, plan, stage_mods)
-        else:  # pragma: no cover - edition data error
-            raise ValueError(f"edition {tally.ed.key}: unknown stage {stage!r}")
-
-
-def _stage_sai(tally: _Tally) -> None:
-    """Step 8: the SAI-generated results join (V4.01c L1025)."""
-    cites = tally.cites
-    num = tally.num
-    units = tally.units
-    st = tally.st
-    steps = tally.steps
-    sai_log = tally.sai_log
-    counted = tally.counted
-    before = {t: st.total(_T[t]) for t in counted}
-    st.add_sai()
-    for t in RESULT_TYPES:
-        if t in counted:
-            _sai_steps(steps, sai_log, t, before[t], num["sai"], units, cites)
-
-
-def _stage_subtract(tally: _Tally, mp: _ModifierPlan, stage_mods: list[Modifier]) -> None:
-    """Step 6: subtracting modifiers (never below 0; ID results last, V4.01c L1058-1061)."""
-    stage = SUBTRACT
-    request = tally.request
-    num = tally.num
-    st = tally.st
-    steps = tally.steps
-    counted = tally.counted
-    targets = mp.targets
-    unit_list = mp.unit_list
-    touches_sai = mp.touches_sai
-    record = mp.record
-    penalty_first = mp.penalty_first
-    for m in stage_mods:
-        if m.result == ALL and len(counted) > 1 and m.units is None:
-            _split_subtract(m, st, request, counted, unit_list(m), touches_sai(m), steps, num[stage])
-            continue
-        for t in targets(m):
-            k = _T[t]
-            us = unit_list(m)
-            before = st.total(k, None if m.units is None else us)
-            st.remove(k, m.amount, us, sai=touches_sai(m), first=penalty_first)
-            after = st.total(k, None if m.units is None else us)
-            record(stage, m, t, before, after, f"subtract {m.amount} (never below 0; ID results last)")
-
-
-def _stage_divide(tally: _Tally, mp: _ModifierPlan, stage_mods: list[Modifier]) -> None:
-    """Step 7: dividing modifiers, rounded down (at most one per type where the edition says so)."""
-    stage = DIVIDE
-    ed = tally.ed
-    cites = tally.cites
-    st = tally.st
-    reports = tally.reports
-    targets = mp.targets
-    unit_list = mp.unit_list
-    touches_sai = mp.touches_sai
-    record = mp.record
-    plan = _plan(stage_mods, ed.one_divider, lambda m: -m.amount, targets, unit_list, reports,
-                 cites.get("one_divider", ""))
-    for m, t, us, army in plan:
-        k = _T[t]
-        sai = touches_sai(m)
-        full_before = st.total(k)
-        if army:
-            have = st.total(k, us, sai=sai)
-            after = have // m.amount if m.amount > 0 else have
-            st.remove(k, have - after, us, sai=sai)
-            record(stage, m, t, full_before, st.total(k), f"divide by {m.amount}, rounded down (ID results last)")
-        else:
-            for i in us:
-                have = st.N[i][k] + st.I[i][k] + st.C[i][k] + (st.S[i][k] if sai and st.sai_live else 0)
-                st.remove(k, have - have // m.amount, [i], sai=sai)
-            record(stage, m, t, full_before, st.total(k), f"divide by {m.amount}, rounded down")
-
-
-def _stage_multiply(tally: _Tally, mp: _ModifierPlan, stage_mods: list[Modifier]) -> None:
-    """Step 9: multiplying modifiers (at most one per type where the edition says so)."""
-    stage = MULTIPLY
-    ed = tally.ed
-    cites = tally.cites
-    st = tally.st
-    reports = tally.reports
-    id_elem = tally.id_elem
-    targets = mp.targets
-    unit_list = mp.unit_list
-    touches_sai = mp.touches_sai
-    record = mp.record
-    plan = _plan(stage_mods, ed.one_multiplier, lambda m: m.amount, targets, unit_list, reports,
-                 cites.get("one_multiplier", ""))
-    for m, t, us, army in plan:
-        k = _T[t]
-        sai = touches_sai(m) and st.sai_live
-        before = st.total(k)
-        f = m.amount
-        N, I_, C, S = st.N, st.I, st.C, st.S
-        if m.part == "ids":
-            for i in us:
-                old = I_[i][k]
-                if old:
-                    st.T[k] += old * (f - 1)
-                    I_[i][k] = old * f
-                    if t == MAGIC and m.element:
-                        id_elem[i] = m.element
-            record(stage, m, t, before, st.total(k), f"ID results multiplied by {f}")
-            continue
-        for i in us:
-            old = N[i][k] + I_[i][k] + C[i][k] + (S[i][k] if sai else 0)
-            if old:
-                st.T[k] += old * (f - 1)
-                N[i][k] *= f
-                I_[i][k] *= f
-                C[i][k] *= f
-                if sai:
-                    S[i][k] *= f
-        if army:
-            st.T[k] += st.A[k] * (f - 1)
-            st.A[k] *= f
-        record(stage, m, t, before, st.total(k), f"multiply by {f}")
-
-
-def _stage_add(tally: _Tally, mp: _ModifierPlan, stage_mods: list[Modifier]) -> None:
-    """Step 10: adding modifiers and counts-as results (only rolled results, V4.01c L1040-1048)."""
-    stage = ADD
-    request = tally.request
-    st = tally.st
-    counted = tally.counted
-    targets = mp.targets
-    unit_list = mp.unit_list
-    record = mp.record
-    for m in stage_mods:
-        if m.counts_as is not None:
-            src = _T[m.counts_as]
-            t = m.result
-            k = _T[t]
-            before = st.total(k)
-            moved = 0
-            # a combination roll: the owner may convert only part of them (V4.01c L1083-1084)
-            limit = request.choices.get(f"{m.source} amount") if m.counts_as in counted else None
-            if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
-                raise ResolutionError(f"how many results {m.source} converts must be a whole number >= 0, "
-                                      f"not {limit!r}", key=f"choices.{m.source} amount")
-            for i in unit_list(m):
-                v = st.N[i][src] + st.I[i][src] + (st.S[i][src] if st.sai_live else 0)
-                if limit is not None:
-                    v = min(v, limit - moved)
-                if v <= 0:
+            for m in stage_mods:
+                if m.result == ALL and len(counted) > 1 and m.units is None:
+                    _split_subtract(m, st, request, counted, unit_list(m), touches_sai(m), steps, num[stage])
                     continue
-                moved += v
-                if st.C[i] is _ZERO_ROW:
-                    st.C[i] = [0] * _NT
-                st.C[i][k] += v
-                st.T[k] += v
-                if m.counts_as in counted:  # a combination roll: the results change type
-                    st.remove(src, v, [i], sai=True)
-            record(stage, m, t, before, st.total(k), m.note or f"{moved} {m.counts_as} results count as {t}")
-        else:
-            for t in targets(m):
+                for t in targets(m):
+                    k = _T[t]
+                    us = unit_list(m)
+                    before = st.total(k, None if m.units is None else us)
+                    st.remove(k, m.amount, us, sai=touches_sai(m), first=penalty_first)
+                    after = st.total(k, None if m.units is None else us)
+                    record(stage, m, t, before, after, f"subtract {m.amount} (never below 0; ID results last)")
+        elif stage == DIVIDE:
+            plan = _plan(stage_mods, ed.one_divider, lambda m: -m.amount, targets, unit_list, reports,
+                         cites.get("one_divider", ""))
+            for m, t, us, army in plan:
                 k = _T[t]
+                sai = touches_sai(m)
+                full_before = st.total(k)
+                if army:
+                    have = st.total(k, us, sai=sai)
+                    after = have // m.amount if m.amount > 0 else have
+                    st.remove(k, have - after, us, sai=sai)
+                    record(stage, m, t, full_before, st.total(k), f"divide by {m.amount}, rounded down (ID results last)")
+                else:
+                    for i in us:
+                        have = st.N[i][k] + st.I[i][k] + st.C[i][k] + (st.S[i][k] if sai and st.sai_live else 0)
+                        st.remove(k, have - have // m.amount, [i], sai=sai)
+                    record(stage, m, t, full_before, st.total(k), f"divide by {m.amount}, rounded down")
+        elif stage == MULTIPLY:
+            plan = _plan(stage_mods, ed.one_multiplier, lambda m: m.amount, targets, unit_list, reports,
+                         cites.get("one_multiplier", ""))
+            for m, t, us, army in plan:
+                k = _T[t]
+                sai = touches_sai(m) and st.sai_live
                 before = st.total(k)
-                st.A[k] += m.amount
-                st.T[k] += m.amount
-                if t == MAGIC and m.element:
-                    st.a_elem[m.element] = st.a_elem.get(m.element, 0) + m.amount
-                record(stage, m, t, before, st.total(k), f"add {m.amount}")
+                f = m.amount
+                N, I_, C, S = st.N, st.I, st.C, st.S
+                if m.part == "ids":
+                    for i in us:
+                        old = I_[i][k]
+                        if old:
+                            st.T[k] += old * (f - 1)
+                            I_[i][k] = old * f
+                            if t == MAGIC and m.element:
+                                id_elem[i] = m.element
+                    record(stage, m, t, before, st.total(k), f"ID results multiplied by {f}")
+                    continue
+                for i in us:
+                    old = N[i][k] + I_[i][k] + C[i][k] + (S[i][k] if sai else 0)
+                    if old:
+                        st.T[k] += old * (f - 1)
+                        N[i][k] *= f
+                        I_[i][k] *= f
+                        C[i][k] *= f
+                        if sai:
+                            S[i][k] *= f
+                if army:
+                    st.T[k] += st.A[k] * (f - 1)
+                    st.A[k] *= f
+                record(stage, m, t, before, st.total(k), f"multiply by {f}")
+        elif stage == ADD:
+            for m in stage_mods:
+                if m.counts_as is not None:
+                    src = _T[m.counts_as]
+                    t = m.result
+                    k = _T[t]
+                    before = st.total(k)
+                    moved = 0
+                    # a combination roll: the owner may convert only part of them (V4.01c L1083-1084)
+                    limit = request.choices.get(f"{m.source} amount") if m.counts_as in counted else None
+                    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+                        raise ResolutionError(f"how many results {m.source} converts must be a whole number >= 0, "
+                                              f"not {limit!r}", key=f"choices.{m.source} amount")
+                    for i in unit_list(m):
+                        v = st.N[i][src] + st.I[i][src] + (st.S[i][src] if st.sai_live else 0)
+                        if limit is not None:
+                            v = min(v, limit - moved)
+                        if v <= 0:
+                            continue
+                        moved += v
+                        if st.C[i] is _ZERO_ROW:
+                            st.C[i] = [0] * _NT
+                        st.C[i][k] += v
+                        st.T[k] += v
+                        if m.counts_as in counted:  # a combination roll: the results change type
+                            st.remove(src, v, [i], sai=True)
+                    record(stage, m, t, before, st.total(k), m.note or f"{moved} {m.counts_as} results count as {t}")
+                else:
+                    for t in targets(m):
+                        k = _T[t]
+                        before = st.total(k)
+                        st.A[k] += m.amount
+                        st.T[k] += m.amount
+                        if t == MAGIC and m.element:
+                            st.a_elem[m.element] = st.a_elem.get(m.element, 0) + m.amount
+                        record(stage, m, t, before, st.total(k), f"add {m.amount}")
+        else:  # pragma: no cover - edition data error
+            raise ValueError(f"edition {ed.key}: unknown stage {stage!r}")
 
-
-def _result(tally: _Tally) -> Resolution:
-    """The totals (never below 0), the results per unit, magic by element and the explanation."""
-    request = tally.request
-    ed = tally.ed
-    n = tally.n
-    st = tally.st
-    steps = tally.steps
-    reports = tally.reports
-    other = tally.other
-    elem_opts = tally.elem_opts
-    sai_elem = tally.sai_elem
-    id_elem = tally.id_elem
-    counting = tally.counting
-    counted = tally.counted
     st.add_sai()
     totals = {}
     for t in RESULT_TYPES:
