@@ -175,11 +175,14 @@ def main(argv=None) -> int:
         cal = curves_on(art.CALIBRATION_FAMILIES, embedder, a, "calibration", seed=1)
         if a.calibrate:
             settings, _ = es.calibrate(cal["records"])
+            if meta.get("reading", {}).get("standard_dice"):  # standard dice: not calibrated here, kept
+                settings["standard_dice"] = meta["reading"]["standard_dice"]
             meta["reading"], meta["calibrated"] = settings, True
             meta["calibration"] = {"families": list(art.CALIBRATION_FAMILIES), "tables": cal["tables"],
-                                   "rule": "best mean accuracy at 1-10 sightings with confidently wrong <= 0.5% "
-                                           "at every level; lowest cocked threshold with flat dice called "
-                                           "cocked <= 1%"}
+                                   "rule": "lowest cocked threshold with flat dice called cocked <= 1%; then the "
+                                           "margin gate pairs (dice with unknown faces / fully known dice) with the "
+                                           "best mean accuracy with confidently wrong <= 0.5% at every level: "
+                                           "one_sighting on 1 sighting, the main gate on 2-10"}
             (folder / "model.json").write_text(json.dumps(meta, indent=1))
             print(f"calibrated on families {list(art.CALIBRATION_FAMILIES)}: {settings} -> {folder / 'model.json'}")
         cal_figs = es.curves(cal["records"], settings)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.vision.profile import TableProfile, face_key, face_label
+from companion.vision.profile import TableProfile, face_key, face_label, margin_gate
 
 SHOTS = (0, 1, 2, 3, 5, 10)
 COCKED_THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
@@ -175,13 +175,13 @@ def _gate(rec: dict, settings: dict) -> tuple[np.ndarray, np.ndarray]:
     k = np.where(np.isfinite(d), d, np.inf).argmin(1)
     d1 = d[rows, k]
     called_cocked = rec["pc"] >= settings.get("cocked_threshold", 0.5)
-    one = settings.get("one_sighting")
+    one = settings.get("one_sighting") if margin_gate(settings) else None
     if one and "n" in rec and (np.asarray(rec["n"]) <= 1).any():  # nearest prototype from one sighting
         single = np.asarray(rec["n"]) <= 1
         r1, _ = _gate(rec, {**{x: v for x, v in settings.items() if x != "one_sighting"}, **one})
         r2, _ = _gate(rec, {x: v for x, v in settings.items() if x != "one_sighting"})
         return np.where(single, r1, r2), k
-    if "min_margin" in settings:
+    if margin_gate(settings):
         rest = d.copy()
         rest[rows, k] = np.inf
         margin = rest.min(1) - d1

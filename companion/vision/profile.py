@@ -17,7 +17,7 @@ A die's face is looked up from the most specific key to the least.  With ``d`` t
 the crop's embedding to each candidate prototype, the nearest candidate is the face read, if the
 gate lets it through; else the die is ``unreadable``.  Two gates (the settings say which):
 
-* **margin gate** (settings hold ``min_margin``): the nearest candidate is read when it is nearer
+* **margin gate** (settings hold ``min_margin`` and no ``min_confidence`` above 0): the nearest candidate is read when it is nearer
   than ``max_distance`` and the second-nearest known candidate is at least ``min_margin`` farther.
   When every face of the die (its roster entry) has a prototype, no unknown face can be on the
   table, so the looser pair ``max_distance_full`` / ``min_margin_full`` applies; while some of its
@@ -25,7 +25,9 @@ gate lets it through; else the die is ``unreadable``.  Two gates (the settings s
   so the stricter pair applies (and always without a roster: ``read_any``/``read_keys``).  A
   prototype made from one sighting is less sure than a mean of several: when the nearest one has a
   single sighting, the four values of ``one_sighting`` (when given) replace them.
-* **softmax gate** (older settings without ``min_margin``): each known candidate weighs
+  Standard dice (keys ``any:``, read by ``read_any``) are read with the values of
+  ``standard_dice`` when given: the margin gate is calibrated on Dragon Dice art only.
+* **softmax gate** (older settings: no ``min_margin``, or a ``min_confidence`` above 0): each known candidate weighs
   ``exp(-scale * d^2)`` and *unknown* weighs ``exp(-scale * max_distance^2)``; the nearest
   candidate is read when it is nearer than ``max_distance`` and holds ``min_confidence`` of the
   weight.
@@ -79,6 +81,11 @@ class FaceLabel:
         if self.species:
             return f"sp:{self.species}|{self.kind}|{self.text}"
         return f"any:{self.kind}|{self.text}"
+
+
+def margin_gate(settings: dict) -> bool:
+    """Whether reading settings ask for the margin gate (else the softmax gate of older settings)."""
+    return settings.get("min_margin") is not None and not settings.get("min_confidence")
 
 
 def die_kind(die) -> str:
@@ -216,24 +223,30 @@ class TableProfile:
         """Whether every distinct face of ``die`` has a prototype (no unknown face can show)."""
         return all(any(x in self._n for x in lookup_keys(die, k)) for k in range(len(die.faces)))
 
-    def gate(self, sightings: int = 2) -> dict:
-        """The reading settings that apply when the nearest prototype has ``sightings`` sightings."""
-        one = self.settings.get("one_sighting")
-        return {**self.settings, **one} if one and sightings <= 1 else self.settings
+    def gate(self, sightings: int = 2, standard: bool = False) -> dict:
+        """The reading settings that apply when the nearest prototype has ``sightings`` sightings
+        (``standard``: the candidates are standard dice's values)."""
+        s = self.settings
+        if standard and s.get("standard_dice"):
+            s = {**s, **s["standard_dice"]}
+        one = s.get("one_sighting")
+        return {**s, **one} if one and sightings <= 1 and margin_gate(s) else s
 
-    def _decide(self, w: np.ndarray, d: np.ndarray, p_cocked: float, full: bool = False, n=None
-                ) -> tuple[int | None, float, bool]:
+    def _decide(self, w: np.ndarray, d: np.ndarray, p_cocked: float, full: bool = False, n=None,
+                standard: bool = False) -> tuple[int | None, float, bool]:
         """(index of the face read or None, confidence, cocked); ``full``: every face of the die is known;
-        ``n``: the sightings of each candidate's prototype."""
+        ``n``: the sightings of each candidate's prototype; ``standard``: candidates of standard dice."""
         s = self.settings
         if p_cocked >= s["cocked_threshold"]:
             return None, float(p_cocked), True
         if not len(w) or not np.isfinite(d).any():
             return None, 0.0, False
         k = int(np.argmin(np.where(np.isfinite(d), d, np.inf)))
-        conf = float(w[k] / (w.sum() + self.unknown_weight() + 1e-12))
-        s = self.gate(int(n[k]) if n is not None else 2)
-        if "min_margin" in s:  # the margin gate
+        s = self.gate(int(n[k]) if n is not None else 2, standard)
+        if s is not self.settings:  # the weights under the settings that apply
+            w = np.where(np.isfinite(d), np.exp(-s["scale"] * np.where(np.isfinite(d), d, 0) ** 2), 0.0)
+        conf = float(w[k] / (w.sum() + np.exp(-s["scale"] * s["max_distance"] ** 2) + 1e-12))
+        if margin_gate(s):
             others = np.delete(d, k)
             margin = float(others.min() - d[k]) if len(others) else float("inf")
             max_d, min_m = ((s.get("max_distance_full", s["max_distance"]), s.get("min_margin_full", s["min_margin"]))
@@ -273,7 +286,8 @@ class TableProfile:
             keys, w, d = [keys[i] for i in idx], w[idx], d[idx]
         else:
             w, d = np.zeros(0), np.zeros(0)
-        k, conf, cocked = self._decide(w, d, p_cocked, False, np.array([self._n[x] for x in keys], int))
+        k, conf, cocked = self._decide(w, d, p_cocked, False, np.array([self._n[x] for x in keys], int),
+                                       bool(keys) and all(x.startswith("any:") for x in keys))
         if k is None:
             return Match(None, round(conf, 4), float(np.min(d)) if len(d) else float("inf"), cocked, not cocked)
         return Match(self._label[keys[k]], round(conf, 4), float(d[k]), False, False)

@@ -362,7 +362,7 @@ def test_margin_gate_reads_the_nearest_face_only_when_it_stands_clear(catalogue)
 
     mr = catalogue.find(ARMY[0])
     gate = {"max_distance": 0.5, "min_margin": 0.3, "max_distance_full": 0.9, "min_margin_full": 0.1,
-            "cocked_threshold": 0.6}
+            "min_confidence": 0.0, "cocked_threshold": 0.6}
     prof = TableProfile("t", 8, gate)
     eye = np.eye(8)
     texts = []
@@ -393,6 +393,10 @@ def test_margin_gate_reads_the_nearest_face_only_when_it_stands_clear(catalogue)
     strict.settings["one_sighting"] = {"max_distance": 0.1, "min_margin": 0.9, "max_distance_full": 0.1,
                                        "min_margin_full": 0.9}
     assert strict.read_die(crop(0.82, 0.55), mr).unreadable
+    # settings asking for a softmax share (older settings) read with the softmax gate, margins aside
+    soft = strict.copy()
+    soft.settings.update(scale=4.0, max_distance=0.7, min_confidence=0.5)
+    assert soft.read_die(crop(0.82, 0.55), mr).label.text == texts[0]
     # the simulation's vectorised gate decides as the profile does, crop for crop
     rng = np.random.default_rng(1)
     embs = rng.normal(size=(300, 8)) + 2.5 * eye[rng.integers(0, len(texts), 300)]
