@@ -18,6 +18,11 @@ UNPLACED = "unplaced"  # an army before it is placed (both editions spell it so)
 SEPARATOR = "@"
 
 
+def army_text(owner: str, location: str) -> str:
+    """The text form of an army id (what ``str(ArmyId(owner, location))`` gives, without building one)."""
+    return f"{owner}{SEPARATOR}{location}"
+
+
 class InvalidId(GameRuleError):
     """Text that is not an id of the kind asked for."""
 
@@ -53,7 +58,7 @@ class ArmyId:
         return self.location != UNPLACED
 
     def __str__(self) -> str:
-        return f"{self.owner}{SEPARATOR}{self.location}"
+        return army_text(self.owner, self.location)
 
 
 def is_army_id(text: object) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
-from .ids import ArmyId
+from .ids import army_text
 from .terrains import TerrainKind
 
 RESERVE, DUA, BUA, POOL = "reserve", "dua", "bua", "pool"
@@ -143,7 +143,7 @@ class Army:
 
 def army_id(owner: str, location: str) -> str:
     """The text form of an army's id (``ids.ArmyId``)."""
-    return str(ArmyId(owner, location))
+    return army_text(owner, location)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from ...core.errors import (
     IllegalRoll,
     IllegalSetup,
 )
-from ...core.ids import UNPLACED, ArmyId, is_army_id
+from ...core.ids import UNPLACED, ArmyId, army_text, is_army_id
 from ...core.state import BUA, DUA, FRONTIER, RESERVE, Effect, GameState, Player, TerrainState, Unit, spec_for
 from ...core.terrains import MAGIC, MELEE, MISSILE, parse_terrain
 from ...resolution import EffectInForce, RollTerrain
@@ -131,7 +131,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
                      skip: set[int] | None = None) -> tuple[EffectInForce, ...]:
         """Spells and breaths in force on this roll (army, its terrain, its units; missile fog)."""
         st = self.state
-        army = str(ArmyId.at(owner, loc))
+        army = army_text(owner, UNPLACED if loc is None else loc)
         index = {u.uid: i for i, u in enumerate(units)}
         merged: dict[tuple, int] = {}
         for e in st.effects:
@@ -177,7 +177,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         """Ask ``owner`` to roll ``units``; rolls again for Rend (R96 L765-773); returns a ``Rolled``."""
         spec = [{"uid": u.uid, "die": u.name, "faces": list(u.spec.faces)} for u in units]
         faces = yield _ask("roll", owner, "roll", prompt, rule, dice=spec,
-                           data={"roll": purpose, "army": str(ArmyId.at(owner, loc))}, validate=_faces_validator(spec))
+                           data={"roll": purpose, "army": army_text(owner, UNPLACED if loc is None else loc)}, validate=_faces_validator(spec))
         rolled = Rolled(list(units), [[f] for f in faces], purpose, owner, loc,
                         dict(ctx, in_reserve=loc == RESERVE))
         for _ in range(30):
@@ -192,7 +192,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
                               validate=_faces_validator(more_spec))
             for i, f in zip(again, more, strict=True):
                 rolled.faces[i].append(f)
-        self.state.last_roll = {"army": str(ArmyId.at(owner, loc)), "roll": purpose, "totals": dict(rolled.totals),
+        self.state.last_roll = {"army": army_text(owner, UNPLACED if loc is None else loc), "roll": purpose, "totals": dict(rolled.totals),
                                 "faces": [{"uid": u.uid, "die": u.name, "faces": f}
                                           for u, f in zip(units, rolled.faces, strict=True)],
                                 "steps": [s.as_dict() for s in rolled.res.steps]}
@@ -480,7 +480,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
 
     def _paralysed(self, owner: str, loc: str) -> bool:
         """Blue breath: the army rolls only saves until its owner's next turn (R96 L858-860)."""
-        return any(e.name == "Paralysis" and e.target == str(ArmyId.at(owner, loc)) for e in self.state.effects)
+        return any(e.name == "Paralysis" and e.target == army_text(owner, UNPLACED if loc is None else loc) for e in self.state.effects)
 
     def _enemies_at(self, pid: str, loc: str) -> list[str]:
         return [o for o in self.state.turn_order if o != pid and self._units(o, loc)]
@@ -755,7 +755,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
             chosen = yield _ask("allocate", owner, "allocate", f"{self.player_name(owner)}: choose units worth {need} health "
                                 f"to lose from {self._label(owner, loc)} ({damage} damage)", "R96 L546-560",
                                 [{"value": s, "label": ", ".join(self.state.units[u].name for u in s)} for s in sets],
-                                data={"damage": damage, "army": str(ArmyId.at(owner, loc))},
+                                data={"damage": damage, "army": army_text(owner, UNPLACED if loc is None else loc)},
                                 validate=lambda a: dmg.check_allocation(units, a.get("units"), damage))
         self._kill(list(chosen), bury)
 
