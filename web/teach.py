@@ -20,6 +20,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 
 import numpy as np
 from flask import Blueprint, current_app, jsonify, render_template, request
@@ -47,6 +48,19 @@ def _vision():
     if vision is None:  # pragma: no cover - create_app always makes one
         raise Conflict("this server reads no dice", code="no_camera_model")
     return vision
+
+
+@contextmanager
+def _vision_errors():
+    """A missing or mismatched model, network or profile file: a 409 saying which, never a crash."""
+    from companion.vision.embedding import EmbeddingError
+    from companion.vision.profile import ProfileError
+    from companion.vision.reader import ModelError
+
+    try:
+        yield
+    except (ModelError, EmbeddingError, ProfileError) as exc:
+        raise Conflict(f"the camera cannot learn here: {exc}", code="vision_unavailable") from None
 
 
 class Looks:
@@ -191,7 +205,8 @@ def overview():
     """The game's armies (with how many of their faces are known), the model and the profile;
     ``?dice=NAME&dice=NAME``: the same counts for dice chosen from the catalogue."""
     vision = _vision()
-    profile = vision.profile()
+    with _vision_errors():
+        profile = vision.profile()
     cat = _catalogue()
     armies = []
     for army in game_armies(current_app.extensions["game_store"]):
@@ -223,14 +238,17 @@ def look():
         raise Conflict("no camera frame yet: serve with --camera, or open /phone on a paired phone and "
                        "point it at the dice", code="no_frame")
     vision = _vision()
-    base = vision.base()
-    det = base.detect(frame)
+    with _vision_errors():
+        base = vision.base()
+        det = base.detect(frame)
     h, w = frame.shape[:2]
     boxes = np.clip(np.asarray(det.xyxy, float).reshape(-1, 4), 0, [w, h, w, h])
     keep = [i for i, b in enumerate(boxes) if b[2] - b[0] >= 4 and b[3] - b[1] >= 4]
     boxes = boxes[keep]
     kinds = [base.det_classes[int(det.class_id[i])] for i in keep]
-    emb, p_cocked = vision.embed(frame, boxes) if len(boxes) else (np.zeros((0, 1)), np.zeros(0))
+    with _vision_errors():
+        emb, p_cocked = vision.embed(frame, boxes) if len(boxes) else (np.zeros((0, 1)), np.zeros(0))
+        vision.profile()
     candidates = []
     for kind in kinds:  # the roster's dice of the kind the reader named (all of them when none is)
         same = [d for d in roster if _kind(d) == kind]
@@ -269,7 +287,8 @@ def label():
                        "again to teach it again", code="already_taught", field="index")
     vision = _vision()
     with vision.lock:
-        vision.learn(entry["frame"], [(list(entry["boxes"][i]), face_label(die, k))])
+        with _vision_errors():
+            vision.learn(entry["frame"], [(list(entry["boxes"][i]), face_label(die, k))])
         entry["taught"][i] = {"die": die.name, "face": die.faces[k].text(), "lesson": vision.lessons}
     return _answer(entry, i, vision)
 

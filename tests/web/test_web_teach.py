@@ -424,3 +424,20 @@ def test_a_read_die_teaches_only_a_crop_whose_nearest_known_face_is_the_confirme
     assert not crop_shows(Vision(), frame, [0, 0, 5, 5], face_label(sg, save), [mr, sg])  # it shows 2 Melee
     far = FaceLabel("d6", "Melee", 4, mr.name, "Dwarves")  # a face the table does not know: nothing to agree with
     assert not crop_shows(Vision(), frame, [0, 0, 5, 5], far, [mr, sg])
+
+
+def test_a_profile_of_another_embedding_network_is_refused_by_name(app, client, host, game, tmp_path):
+    """A profile file learnt with another network (or not a profile at all) is a clear 409, never a crash,
+    and the file is left as it was."""
+    from companion.vision.profile import TableProfile
+
+    beside = tmp_path / "game.sqlite.profile.npz"
+    TableProfile("another-network", 96).save(beside)
+    before = beside.read_bytes()
+    army = client.get("/api/state").json["pending"]["dice"]
+    _show(app, [(d["die"], 0) for d in army], seed=3)
+    r = client.post("/api/teach/look", json={"dice": [d["die"] for d in army]}, headers=host)
+    assert r.status_code == 409 and r.json["error"] == "vision_unavailable", r.json
+    assert "another-network" in r.json["message"] and "enrol the dice again" in r.json["message"]
+    assert client.get("/api/teach").status_code == 409
+    assert beside.read_bytes() == before

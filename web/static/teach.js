@@ -197,7 +197,7 @@ async function start() {
     $("#look").disabled = !page.canChange;
     drawPicker();
     await refreshKnown();
-  } catch (e) { say("The server cannot be reached: " + e.message, true); }
+  } catch (e) { say(e.status ? e.message : "The server cannot be reached: " + e.message, true); }
 }
 
 $("#army").addEventListener("change", () => { drawCustom(); page.look = null; drawLook(); refreshKnown(); });
