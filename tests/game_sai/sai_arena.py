@@ -159,7 +159,7 @@ def attack(game: Game, kind: str = "melee", faces=None, answers=None, attacker: 
            target_loc: str = "frontier", attacker_loc: str = "frontier") -> Driver:
     st = game.state
     defender = "p2" if attacker == "p1" else "p1"
-    return drive(game, game._attack(st.army(attacker, attacker_loc), st.army(defender, target_loc), kind, counter),
+    return drive(game, game.attack(st.army(attacker, attacker_loc), st.army(defender, target_loc), kind, counter),
                  faces, answers)
 
 

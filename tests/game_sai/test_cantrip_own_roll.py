@@ -24,7 +24,7 @@ def _defend(spells):
     Bob's save roll shows the Enchanter's 4 Cantrip (water or air magic) and the Soldier's 1 save."""
     game, (chief,), (oracle, soldier) = arena(["Amazons/War Chief"], ["Coral Elves/Enchanter", "Amazons/Soldier"])
     st = game.state
-    gen = game._attack(st.army("p1", "frontier"), st.army("p2", "frontier"), "melee", False)
+    gen = game.attack(st.army("p1", "frontier"), st.army("p2", "frontier"), "melee", False)
     d = CastingDriver(game, gen, {chief: ["4 Melee"], oracle: ["4 Cantrip"], soldier: ["1 Save"]}, spells)
     d.run()
     return game, d

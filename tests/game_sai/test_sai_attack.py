@@ -248,7 +248,7 @@ def test_net_does_nothing_on_a_reserve_army_shot_from_a_tower_l1726_1728():
     game, a, b = arena(["Goblins/Cannibal"], [], p2_reserve=["Dwarves/Footman"])
     st = game.state
     target = st.army("p2", "reserve")
-    drive(game, game._attack(st.army("p1", "frontier"), target, "missile", False, False),
+    drive(game, game.attack(st.army("p1", "frontier"), target, "missile", False, False),
           faces={a[0]: ["4 Net"]})
     assert all(not sai_status.statuses(game, u.uid) for u in target.units)
 

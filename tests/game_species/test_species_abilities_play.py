@@ -212,7 +212,7 @@ def test_cursed_bullets_needs_the_same_terrain_l922_924():
     st = game.state
     for u in b:
         st.location[u] = "home-p1"
-    drive(game, game._attack(st.army("p1", "frontier"), st.army("p2", "home-p1"), "missile", False),
+    drive(game, game.attack(st.army("p1", "frontier"), st.army("p2", "home-p1"), "missile", False),
           faces={a[0]: ["2 Missile"], b[0]: ["1 Save"], b[1]: ["1 Save"]})
     assert where(game, b) == ["home-p1", "home-p1"]
 

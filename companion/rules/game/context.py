@@ -43,6 +43,9 @@ class RuleContext(Protocol):
     def roll(self, army: Army, roll: str, prompt: str, rule: str, **ctx: Any) -> Flow:
         """Ask the owner to roll `army` for `roll` results; resolve; return the ``RollOutcome``."""
 
+    def attack(self, attacker: Army, target: Army, kind: str, counter: bool, ids_count: bool = True) -> Flow:
+        """An attack (melee or missile) of `attacker` on `target`, with the SAIs of both rolls."""
+
     def inflict(self, target: Army, damage: int, save_roll: bool = True) -> Flow:
         """Damage on an army: its save roll (unless `save_roll` is False), then the owner's kills."""
 

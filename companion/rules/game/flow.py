@@ -664,7 +664,7 @@ class Game(DecisionFlow):
         st.step = "melee"
         target = yield from self._choose_target(pid, self._melee_targets(pid, location), "melee attack", "V4.01c L403-405")
         self.say(f"{self.army_label(st.army(pid, location))} attacks {self.army_label(target)} in melee")
-        yield from self._attack(st.army(pid, location), target, MELEE, counter=False)
+        yield from self.attack(st.army(pid, location), target, MELEE, counter=False)
         # Counter-attack by the defender, same process (V4.01c L412-415).
         defender = st.army(target.owner, location)
         attacker = st.army(pid, location)
@@ -677,9 +677,9 @@ class Game(DecisionFlow):
                 data={"odds_army": defender.id, "odds_roll": MELEE},
             )
             if answer == "counter":
-                yield from self._attack(defender, attacker, MELEE, counter=True)
+                yield from self.attack(defender, attacker, MELEE, counter=True)
 
-    def _attack(self, attacker: Army, target: Army, kind: str, counter: bool, ids_count: bool = True) -> Flow:
+    def attack(self, attacker: Army, target: Army, kind: str, counter: bool, ids_count: bool = True) -> Flow:
         """Attack roll, save roll if any hits, damage, allocation (V4.01c L405-411, L430-437), with the
         SAIs of both rolls in play (companion.rules.game.sai_attack)."""
         return (yield from _sai_attack.attack(self, attacker, target, kind, counter, ids_count))
@@ -750,7 +750,7 @@ class Game(DecisionFlow):
                                                 "V4.01c L427-433")
         self.say(f"{self.army_label(st.army(pid, location))} shoots at {self.army_label(target)}")
         # Against a Reserve army (Tower only) only non-ID missile results count (V4.01c L533-535).
-        yield from self._attack(st.army(pid, location), target, MISSILE, counter=False,
+        yield from self.attack(st.army(pid, location), target, MISSILE, counter=False,
                                 ids_count=target.location != RESERVE)
         yield from _species_play.defensive_volley(self, str(ArmyId(pid, location)), target)  # V4.01c L821-824
 

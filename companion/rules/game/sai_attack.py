@@ -1,6 +1,6 @@
 """Melee and missile attacks with their SAIs in play (V4.01c L405-437, L1015-1016, SAI table L1178-2084).
 
-The flow's ``Game._attack`` hands the whole attack to :func:`attack`:
+The flow's ``Game.attack`` hands the whole attack to :func:`attack`:
 
 1. the attacker rolls (re-rolls of Rend, Bullseye, Flurry, Double Strike ... are asked by the roll);
 2. the attacker's SAIs that act before the defending army saves (kills, save-or-die, maneuver-or-die,
@@ -26,6 +26,7 @@ from ..core.ids import ArmyId
 from ..core.state import BUA, DUA, RESERVE, Army, Unit
 from . import dua, sai_rise
 from . import sai_status as status
+from .dua import kill_units
 from .rolling import RollOutcome
 from .sai_general import sai_reports
 from .sai_targeting import health_worth_targets, individual_roll, one_unit, optional_units, pick, showed_id
@@ -581,21 +582,6 @@ def may_counter_attack(game: RuleContext, defender: Army | None = None) -> bool:
 
 
 # --------------------------------------------------------------------------- deaths and burials
-
-
-def kill_units(game: RuleContext, uids: list[str], *, cause: str, bury: bool = False) -> Flow:
-    """Kill units in play through the death hooks (``dua.kill_flow``); an effect that kills and
-    buries lets Rise from the Ashes roll first (L1767-1781)."""
-    st = game.state
-    uids = [u for u in uids if st.location.get(u) in st.terrains or st.location.get(u) == RESERVE]
-    if not uids:
-        return
-    if bury:
-        keep = yield from sai_rise.rise_from_the_ashes(game, uids, "killed")
-        uids = [u for u in uids if u not in keep]
-        yield from dua.kill_flow(game, uids, save_roll=False, cause=cause, bury_too=True)
-        return
-    yield from dua.kill_flow(game, uids, save_roll=False, cause=cause)
 
 
 def save_or_bury(game: RuleContext, dead: list[str], source: str, rule: str) -> Flow:

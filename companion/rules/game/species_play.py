@@ -201,10 +201,9 @@ def defensive_volley(game: RuleContext, attacker_id: str, target: Army) -> Flow:
                              topic="counter_attack")
     if answer != "counter":
         return
-    from .sai_attack import attack
 
     volley = Army(defender.owner, defender.location, tuple(elves))
-    yield from attack(game, volley, attacker, "missile", counter=True)
+    yield from game.attack(volley, attacker, "missile", counter=True)
 
 
 # --------------------------------------------------------------------------- deaths
@@ -370,7 +369,7 @@ def _mutate(game: RuleContext, pid: str) -> Flow:
         targets = yield ask("species_ability", pid, "allocate", f"{game.player_name(pid)}: Mutate: target {n} unit(s)", rule,
                             [{"value": s, "label": ", ".join(st.units[u].name for u in s)} for s in sets],
                             data={"count": n}, validate=validate)
-    from .sai_attack import kill_units
+    from .dua import kill_units
 
     failed = []
     for uid in targets:
