@@ -13,7 +13,8 @@ are read with the roster's faces as candidates (``companion.vision.enroll_sim``)
 * **CALIBRATION families**: where ``--calibrate`` chooses the reading thresholds (written into the
   embedding network's ``model.json``); their figures are labelled as such and are not strict.
 
-Figures per sightings level: face accuracy (read right, of flat dice whose face was enrolled),
+Figures per sightings level: nearest ok (the nearest known face of the die is the right one, no
+gate: a diagnosis of how much the gate leaves unread), face accuracy (read right, of flat dice whose face was enrolled),
 confidently wrong (read as another face, of all flat dice, enrolled or not), unknown read (a
 never-enrolled face read as something), unreadable, flat dice called cocked, cocked dice found,
 cocked dice read as a face (not called cocked and read: they should have been rerolled).
@@ -39,7 +40,7 @@ from companion.vision.embedding import FaceEmbedder  # noqa: E402
 from companion.vision.enroll import embedding_model  # noqa: E402
 from companion.vision.synth import art  # noqa: E402
 
-COLUMNS = (("accuracy", "face acc"), ("confidently_wrong", "conf. wrong"), ("unknown_read", "unknown read"),
+COLUMNS = (("nearest_right", "nearest ok"), ("accuracy", "face acc"), ("confidently_wrong", "conf. wrong"), ("unknown_read", "unknown read"),
            ("unreadable", "unreadable"), ("flat_called_cocked", "flat->cocked"), ("cocked_found", "cocked found"),
            ("cocked_read", "cocked read"))
 

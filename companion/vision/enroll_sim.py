@@ -184,7 +184,8 @@ def _gate(rec: dict, settings: dict) -> tuple[np.ndarray, np.ndarray]:
     if margin_gate(settings):
         rest = d.copy()
         rest[rows, k] = np.inf
-        margin = rest.min(1) - d1
+        with np.errstate(invalid="ignore"):  # no face known: inf - inf, never read (d1 is not finite)
+            margin = rest.min(1) - d1
         full = np.asarray(rec.get("full", np.zeros(len(d), bool)), bool)
         max_d = np.where(full, settings.get("max_distance_full", settings["max_distance"]), settings["max_distance"])
         min_m = np.where(full, settings.get("min_margin_full", settings["min_margin"]), settings["min_margin"])
@@ -211,6 +212,8 @@ def decide(rec: dict, settings: dict) -> dict[str, float]:
     return {
         "queries": int(flat.sum()),
         "accuracy": float((right & fk).sum() / n),
+        # the nearest known face alone, no gate (a diagnosis: how much the gate leaves unread)
+        "nearest_right": float((np.isfinite(rec["d"][rows, k]) & rec["same"][rows, k] & fk).sum() / n),
         "confidently_wrong": float((read & ~right & flat).sum() / max(int(flat.sum()), 1)),
         "wrong_on_known": float((read & ~right & fk).sum() / n),
         "unknown_read": float((read & fu).sum() / max(int(fu.sum()), 1)),
