@@ -37,12 +37,7 @@ class ArmyId:
     @classmethod
     def parse(cls, text: object) -> ArmyId:
         """``"p1@frontier"`` -> ``ArmyId("p1", "frontier")``; ``InvalidId`` on anything else."""
-        if not isinstance(text, str) or SEPARATOR not in text:
-            raise InvalidId(f"{text!r} is not an army id ('<player>@<terrain, reserve or unplaced>')")
-        owner, location = text.split(SEPARATOR, 1)
-        if not owner or not location:
-            raise InvalidId(f"{text!r} is not an army id: the player and the place must both be named")
-        return cls(owner, location)
+        return cls(*split_army_id(text))
 
     @classmethod
     def at(cls, owner: str, location: str | None) -> ArmyId:
@@ -61,10 +56,21 @@ class ArmyId:
         return army_text(self.owner, self.location)
 
 
+def split_army_id(text: object) -> tuple[str, str]:
+    """``"p1@frontier"`` -> ``("p1", "frontier")`` (what ``ArmyId.parse`` reads, without building the
+    value: the flows read army ids on every clean-up); ``InvalidId`` on anything else."""
+    if isinstance(text, str):
+        owner, sep, location = text.partition(SEPARATOR)
+        if sep and owner and location:
+            return owner, location
+        if sep:
+            raise InvalidId(f"{text!r} is not an army id: the player and the place must both be named")
+    raise InvalidId(f"{text!r} is not an army id ('<player>@<terrain, reserve or unplaced>')")
+
+
 def is_army_id(text: object) -> bool:
     """Whether `text` reads as an army id (``ArmyId.parse`` would accept it)."""
-    try:
-        ArmyId.parse(text)
-    except InvalidId:
+    if not isinstance(text, str):
         return False
-    return True
+    owner, sep, location = text.partition(SEPARATOR)
+    return bool(sep and owner and location)

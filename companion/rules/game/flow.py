@@ -23,7 +23,7 @@ from ..core.decisions import Decision, choice, choose_validator
 from ..core.decisions import ask as _ask
 from ..core.decisions import faces_validator as _faces_validator
 from ..core.errors import GameOver, GameRuleError, IllegalAction, IllegalRoll, IllegalSetup, IllegalSpell
-from ..core.ids import SEPARATOR, UNPLACED, ArmyId, is_army_id
+from ..core.ids import SEPARATOR, UNPLACED, ArmyId, is_army_id, split_army_id
 from ..core.state import (
     BUA,
     DUA,
@@ -101,7 +101,7 @@ class Game(DecisionFlow):
     def army_label(self, army: Army | str) -> str:
         """The army (or its id) in words: "Ann's army at Highland", "Ben's Horde army" ..."""
         if isinstance(army, str):
-            owner, loc = ArmyId.parse(army)
+            owner, loc = split_army_id(army)
         else:
             owner, loc = army.owner, army.location
         if loc == HOLDING:
@@ -384,7 +384,7 @@ class Game(DecisionFlow):
         # 1. Expire effects (V4.01c L358-359).
         st.phase, st.step = PHASE_EXPIRE, ""
         gone = [e for e in st.effects if (e.owner == pid and e.expiry == UNTIL_YOUR_NEXT_TURN)
-                or (e.expiry == UNTIL_ITS_NEXT_TURN and ArmyId.parse(e.target).owner == pid)]
+                or (e.expiry == UNTIL_ITS_NEXT_TURN and split_army_id(e.target)[0] == pid)]
         st.effects = [e for e in st.effects if e not in gone]
         for e in gone:
             self.say(f"{e.name} ({self.player_name(e.owner)}) on {e.target} expires")
@@ -820,7 +820,7 @@ class Game(DecisionFlow):
     def _target_present(self, target: str) -> bool:
         st = self.state
         if is_army_id(target):
-            owner, loc = ArmyId.parse(target)
+            owner, loc = split_army_id(target)
             return bool(st.army(owner, loc).units)
         if target in st.units:
             return st.location[target] in st.terrains or st.location[target] == RESERVE
@@ -833,7 +833,7 @@ class Game(DecisionFlow):
             raise IllegalSpell(f"{card.name} needs a target (army id, unit id, terrain id, 'dua:<player>' or 'bua:<player>')")
         owner = None
         if is_army_id(target):
-            owner, loc = ArmyId.parse(target)
+            owner, loc = split_army_id(target)
             if owner not in st.player_ids or not st.army(owner, loc).units:
                 raise IllegalSpell(f"there is no army {target!r} to target", "V4.01c L473-476")
             if _sai_status.hidden_by_illusion(self, pid, target):
@@ -939,7 +939,7 @@ class Game(DecisionFlow):
         alive = []
         for e in st.effects:
             if is_army_id(e.target) and e.expiry != INSTANT:
-                owner, loc = ArmyId.parse(e.target)
+                owner, loc = split_army_id(e.target)
                 if not st.army(owner, loc).units:
                     self.say(f"{e.name} ends: its army is gone")
                     continue

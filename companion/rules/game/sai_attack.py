@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.decisions import Decision
-from ..core.ids import ArmyId
+from ..core.ids import ArmyId, split_army_id
 from ..core.state import BUA, DUA, RESERVE, Army, Unit
 from . import dua, sai_rise
 from . import sai_status as status
@@ -81,7 +81,7 @@ def rule_of(source: str) -> str:
 
 
 def _army(game: RuleContext, army_id: str) -> Army:
-    owner, loc = ArmyId.parse(army_id)
+    owner, loc = split_army_id(army_id)
     return game.state.army(owner, loc)
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.decisions import Decision
 from ..core.errors import IllegalAllocation
-from ..core.ids import ArmyId
+from ..core.ids import split_army_id
 from ..core.state import BUA, DUA, RESERVE, Army, Unit
 from . import dua, sai_rise
 from . import sai_status as status
@@ -189,7 +189,7 @@ def defensive_volley(game: RuleContext, attacker_id: str, target: Army) -> Flow:
     """Coral Elves at an air terrain may counter-attack a missile action with missile results (L821-824)."""
     rule = cite("821-824")
     st = game.state
-    owner, loc = ArmyId.parse(attacker_id)
+    owner, loc = split_army_id(attacker_id)
     attacker = st.army(owner, loc)
     defender = st.army(target.owner, target.location)
     elves = _species_units(defender, "Coral Elves")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.decisions import Decision, choice, choose_validator
 from ...core.errors import IllegalSpell
-from ...core.ids import ArmyId, is_army_id
+from ...core.ids import ArmyId, is_army_id, split_army_id
 from ...core.state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 from ..dua import kill_flow
 from .registry import OWN_UNIT_AT_TERRAIN, SPELLS, AnnouncedSpell, effect_for
@@ -132,7 +132,7 @@ def target_present(game: RuleContext, entry: Mapping[str, Any]) -> bool:
         return bool(present_units(game, entry))
     target = entry["target"]
     if is_army_id(target):
-        owner, loc = ArmyId.parse(target)
+        owner, loc = split_army_id(target)
         return bool(st.army(owner, loc).units)
     if target in st.units:
         where = st.location[target]
@@ -360,7 +360,7 @@ def damage_army(game: RuleContext, army_id: str, damage: int, spell: str, rule: 
     """An army-targeting spell's damage: the whole army makes a save roll (L1115), then the damage
     that is left kills units as usual (L1113); those go through the death hooks."""
     st = game.state
-    owner, loc = ArmyId.parse(army_id)
+    owner, loc = split_army_id(army_id)
     army = st.army(owner, loc)
     if not army.units or damage <= 0:
         return

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ...catalogue.tables import COLOR_ELEMENT
 from ...core.damage import health_to_kill
 from ...core.errors import IllegalSpell
-from ...core.ids import ArmyId, is_army_id
+from ...core.ids import ArmyId, is_army_id, split_army_id
 from ...core.state import BUA, DUA, INSTANT, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 from ..magic import SpellCast
 
@@ -188,7 +188,7 @@ def announce(game: RuleContext, pid: str, army: Army, card: Any, entry: Mapping[
     def army_ref(value: Any) -> tuple[str, str]:
         if not is_army_id(value):
             raise _err(f"{card.name} targets {kind}: give an army id '<player>@<terrain or reserve>'", rule)
-        owner, loc = ArmyId.parse(value)
+        owner, loc = split_army_id(value)
         if owner not in st.player_ids or not st.army(owner, loc).units:
             raise _err(f"there is no army {value!r} to target", lines="473-476")
         return owner, loc

@@ -22,7 +22,7 @@ from ...core.errors import (
     IllegalRoll,
     IllegalSetup,
 )
-from ...core.ids import UNPLACED, ArmyId, army_text, is_army_id
+from ...core.ids import UNPLACED, ArmyId, army_text, is_army_id, split_army_id
 from ...core.state import BUA, DUA, FRONTIER, RESERVE, Effect, GameState, Player, TerrainState, Unit, spec_for
 from ...core.terrains import MAGIC, MELEE, MISSILE, parse_terrain
 from ...resolution import EffectInForce, RollTerrain
@@ -506,7 +506,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         if len(opts) == 1:
             return owners_locs[0]
         picked = yield _ask("target", pid, "choice", f"{self.player_name(pid)}: choose the army to {what}", rule, opts)
-        return tuple(ArmyId.parse(picked))
+        return split_army_id(picked)
 
     # melee (R96 L316-353) -----------------------------------------------------------------------------
     def _melee(self, pid: str, loc: str) -> Flow:
@@ -880,7 +880,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         keep = []
         for e in st.effects:
             if is_army_id(e.target):
-                o, loc = ArmyId.parse(e.target)
+                o, loc = split_army_id(e.target)
                 if not self._units(o, loc):
                     continue
             keep.append(e)

@@ -19,7 +19,7 @@ from typing import Any
 from ...core import damage as dmg
 from ...core.decisions import Decision, choice
 from ...core.errors import IllegalAllocation, IllegalSpell
-from ...core.ids import ArmyId, is_army_id
+from ...core.ids import ArmyId, is_army_id, split_army_id
 from ...core.state import BUA, DUA, RESERVE
 from ...core.terrains import MAGIC
 from . import setup as su
@@ -277,7 +277,7 @@ class MagicActions:
     def _army_ref(self, target: Any, c: R96SpellCard) -> tuple[str, str]:
         if not is_army_id(target):
             raise IllegalSpell(f"{c.name} targets an army: '<player>@<terrain or reserve>'", c.citation)
-        o, where = ArmyId.parse(target)
+        o, where = split_army_id(target)
         if o not in self.state.player_ids or not self._units(o, where):
             raise IllegalSpell(f"there is no army {target!r}", c.citation)
         return o, where
@@ -303,7 +303,7 @@ class MagicActions:
                 self.add_effect(c.name, pid, t, ends, of, castings=n, citation=c.citation)
             return
         if c.name == "Hailstorm":
-            o, where = ArmyId.parse(s["target"])
+            o, where = split_army_id(s["target"])
             if o == pid:  # FAQ95 AIR 1.A (option hailstorm_own_army): no save
                 yield from self._inflict(o, where, n, "FAQ95 AIR 1.A")
             else:  # one save roll for all Hailstorms of this action; never a rout (FAQ95 AIR 1.C, 1.E)
