@@ -1,6 +1,6 @@
 """Typed errors of the Battle Dice engine.  Raising any of them leaves the game unchanged.
 
-They belong to the rules' one error hierarchy (``companion.rules.game.errors``): every Battle Dice
+They belong to the rules' one error hierarchy (``companion.rules.core.errors``): every Battle Dice
 error is a ``GameRuleError``, an illegal action an ``IllegalAction`` and the end of the game a
 ``GameOver``, so the session and the page treat the three games' errors alike.
 """

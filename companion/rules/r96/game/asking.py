@@ -1,6 +1,6 @@
 """Decisions of the r96 flow: ``ask`` builds one (a choice validates against its listed values);
 ``faces_validator`` (reading a roll's faces, as text or 1-based number per die) is the one both
-editions share (``companion.rules.game.decisions``)."""
+editions share (``companion.rules.core.decisions``)."""
 
 from __future__ import annotations
 
