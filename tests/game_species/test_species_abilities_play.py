@@ -23,7 +23,7 @@ def set_terrain(game, tid, name):
 
 def test_javelin_charge_maneuver_counts_as_missile_after_burying_a_minor_terrain_l784_790():
     game, a, b = arena(["Amazons/Runner", "Amazons/Runner"], GOB)
-    game._minor_buried = {("p1", "frontier", game.state.turn)}
+    game.notes["minor_buried"] = {("p1", "frontier", game.state.turn)}
     d = attack(game, "missile", faces={a[0]: ["2 Maneuver"], a[1]: ["1 Missile"]})
     assert d.decisions[0].data["roll"] == "missile" and "3 missile" in " ".join(game.log)
 
@@ -33,7 +33,7 @@ def test_kukri_charge_maneuver_counts_as_melee_after_burying_a_minor_terrain_l79
     attack(game, "melee", faces={a[0]: ["2 Maneuver"], a[1]: ["1 Melee"]})
     assert "rolled 1 melee" in " ".join(game.log)  # no burial: no charge
     game, a, b = arena(["Amazons/Runner", "Amazons/Runner"], GOB)
-    game._minor_buried = {("p1", "frontier", game.state.turn)}
+    game.notes["minor_buried"] = {("p1", "frontier", game.state.turn)}
     attack(game, "melee", faces={a[0]: ["2 Maneuver"], a[1]: ["1 Melee"]})
     assert "rolled 3 melee" in " ".join(game.log)
 
@@ -92,7 +92,7 @@ def test_dragonkin_handlers_adds_a_small_matching_dragonkin_l842_850():
     game, a, b = arena(["Eldarim/Morehl Follower (Air)", "Eldarim/Morehl Follower (Air)"], GOB,
                        p1_pool=["Dragonkin/Dragonfoal (Air)"])
     foal = game.state.area("p1", "pool")[-1].uid
-    game._advanced_components = frozenset({"eldarim", "dragonkin"})
+    game.notes["advanced_components"] = frozenset({"eldarim", "dragonkin"})
     phase = game.extensions.phases[PHASE_SPECIES]  # the whole phase: this module's abilities and the Eldarim's
     drive(game, phase(game, "p1"), answers=[("Dragonkin Handlers", f"join:{foal}:frontier")])
     assert where(game, [foal]) == ["frontier"]
@@ -167,7 +167,7 @@ def test_v4_11_a_deadlands_counts_as_s_units_in_the_dua_l2638_2643():
     from sai_arena import put
 
     put(game, "p2", "frontier", ["Terrains/Deadland Knoll"])
-    game._advanced_components = frozenset({"minor_terrains"})
+    game.notes["advanced_components"] = frozenset({"minor_terrains"})
     game.state.force_size = 24
     assert species_play.cap(game, "p2", "Frostwings", 5) == 1
     game.state.force_size = 36

@@ -222,7 +222,7 @@ def test_amazons_game_javelin_charge_bullseye_terrain_harmony():
                        terrain="Flatland City", face=4)
     put(game, "p1", "frontier", ["Terrains/Flatland Knoll"])
     runner = put(game, "p1", "reserve", ["Amazons/Runner"])[0]
-    game._advanced_components = frozenset({"minor_terrains"})
+    game.notes["advanced_components"] = frozenset({"minor_terrains"})
     s = Script(game, {a[0]: ["4 Bullseye", "2 Melee"], a[1]: ["2 Maneuver"], a[2]: ["2 Maneuver"], runner: ["1 ID"]},
                [("p1:march", "p1@frontier"), (lambda d: d.player == "p1" and any(c["value"] == "bury" for c in d.choices),
                                               "bury"),

@@ -13,7 +13,7 @@ def test_amazons_kukri_charge_counts_maneuver_as_melee_after_burying_a_minor_ter
     game, a, b = arena(["Amazons/War Chief", "Amazons/Runner", "Amazons/Runner"], ["Dwarves/Footman"] * 6,
                        terrain="Flatland City", face=5)
     put(game, "p1", "frontier", ["Terrains/Flatland Knoll"])
-    game._advanced_components = frozenset({"minor_terrains"})
+    game.notes["advanced_components"] = frozenset({"minor_terrains"})
     s = Script(game, {a[0]: ["4 Melee"], a[1]: ["2 Maneuver"], a[2]: ["2 Maneuver"]},
                [("p1:march", "p1@frontier"),
                 (lambda d: d.player == "p1" and any(c["value"] == "bury" for c in d.choices), "bury"),
@@ -28,7 +28,7 @@ def test_without_burying_the_maneuvers_are_not_melee():
     game, a, b = arena(["Amazons/War Chief", "Amazons/Runner", "Amazons/Runner"], ["Dwarves/Footman"] * 6,
                        terrain="Flatland City", face=5)
     put(game, "p1", "frontier", ["Terrains/Flatland Knoll"])
-    game._advanced_components = frozenset({"minor_terrains"})
+    game.notes["advanced_components"] = frozenset({"minor_terrains"})
     s = Script(game, {a[0]: ["4 Melee"], a[1]: ["2 Maneuver"], a[2]: ["2 Maneuver"]},
                [("p1:march", "p1@frontier"), ("p1:action", "melee"), ("p1:target", "p2@frontier")])
     s.play(until_turn=1)

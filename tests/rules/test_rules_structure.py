@@ -46,3 +46,16 @@ def test_battle_dice_errors_are_the_rules_errors():
     assert issubclass(IllegalBattleAction, IllegalAction) and issubclass(BadChoice, IllegalAction)
     assert issubclass(BattleOver, GameOver) and issubclass(BattleOver, BattleDiceError)
     assert str(BadChoice("not a choice")) == "not a choice"
+
+
+def test_rule_modules_use_only_the_public_context_of_the_game():
+    """No ``game._x`` outside the flow: rule modules use RuleContext (say, player_name, roll, notes ...)."""
+    reach_ins = []
+    for path, tree in _trees():
+        if path.name == "flow.py":
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and isinstance(node.value, ast.Name) and node.value.id == "game"):
+                reach_ins.append(f"{path.relative_to(RULES)}:{node.lineno} game.{node.attr}")
+    assert reach_ins == []

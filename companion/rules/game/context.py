@@ -28,6 +28,10 @@ class RuleContext(Protocol):
     state: GameState
     log: list[str]
     extensions: Extensions  # the hooks, phases and spell effects of this game (``rulebook``)
+    # what rule modules remember between steps of this game, by a name each module owns ("mire",
+    # "sai_march", "advanced_components" ...): not state (a replay rebuilds it), never read across modules
+    notes: dict[str, Any]
+    armies_at_setup: Mapping[str, Mapping[str, list[str]]]  # each player's armies as set up (uids)
 
     # -- words --------------------------------------------------------------------------------------
     def say(self, text: str) -> None:

@@ -80,8 +80,10 @@ class Game(DecisionFlow):
 
     def __init__(self, setup: Mapping[str, Any]):
         self.setup = setup
-        self.state, self._armies = _build_state(setup)
+        self.state, self.armies_at_setup = _build_state(setup)
         self.log: list[str] = []
+        # what rule modules remember between steps of this game (not state: a replay rebuilds it)
+        self.notes: dict[str, Any] = {}
         # the rule modules that join this game's flow (hooks, phases, spell effects), see ``rulebook``
         self.extensions: Extensions = build_extensions(setup)
         for hook in self.extensions.hooks["setup"]:
@@ -168,7 +170,7 @@ class Game(DecisionFlow):
                 outcome = resolve_army_roll(request)
             except ValueError as exc:  # the resolution engine refused the faces
                 raise IllegalRoll(f"these faces cannot be resolved: {exc}") from None
-            self._last_request = request  # a Cantrip's spells may re-total this roll (spells.casting)
+            self.notes["last_request"] = request  # a Cantrip's spells may re-total this roll (spells.casting)
             if not outcome.rerolls:
                 break
             again = [spec[i] for i in outcome.rerolls]
@@ -181,7 +183,7 @@ class Game(DecisionFlow):
                 rolled[i].append(face)
         # a penalty in a combination roll is placed by the owner (V4.01c L1076-1084)
         request, outcome = yield from _roll_choices.penalty_split(self, army, request, outcome)
-        self._last_request = request
+        self.notes["last_request"] = request
         st.last_roll = {
             "army": army.id,
             "roll": roll,
@@ -302,7 +304,7 @@ class Game(DecisionFlow):
         self.say(f"The Frontier is {kind.name}")
         # Placement, player by player in turn order (V4.01c L328-331, L2476-2482).
         st.step = "placement"
-        pending_armies = self._armies
+        pending_armies = self.armies_at_setup
         for pid in order:
             home = st.player(pid).home
             self._place(pending_armies[pid]["home"], home)

@@ -101,10 +101,10 @@ def attack(game: RuleContext, attacker: Army, target: Army, kind: str, counter: 
         choices["Tower shot at Reserves"] = True  # Net and Web do nothing then (L1726-1728, L2069-2071)
     if kind == MISSILE and target.location != attacker.location:
         choices["target at another terrain"] = True  # Cursed Bullets needs the same terrain (L922-924)
-    if not counter and (attacker.owner, attacker.location, st.turn) in getattr(game, "_minor_buried", ()):
+    if not counter and (attacker.owner, attacker.location, st.turn) in game.notes.get("minor_buried", ()):
         # Javelin / Kukri Charge: a minor terrain was buried instead of maneuvering (V4.01c L784-797)
         choices["active"] = ("Javelin Charge", "Kukri Charge")
-    game._sai_counter = counter
+    game.notes["sai_counter"] = counter
     try:
         hits = yield from game.roll(
             attacker, kind, f"{game.player_name(attacker.owner)}: roll {game.army_label(attacker)} for {kind} ({what})",
@@ -113,7 +113,7 @@ def attack(game: RuleContext, attacker: Army, target: Army, kind: str, counter: 
             aimed_at=target.location,  # Wall of Fog (V4.01c L2384-2387)
         )
     finally:
-        game._sai_counter = False
+        game.notes["sai_counter"] = False
     plan = AttackPlan(kind, attacker.id)
     plan.per_unit_melee = {uid: int(p.get("melee", 0)) for uid, p in zip(hits.uids, hits.per_unit, strict=False)}
     total = hits.total

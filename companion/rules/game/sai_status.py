@@ -34,14 +34,14 @@ NAMES = {"netted": "Net", "webbed": "Web", "asleep": "Sleep", "stunned": "Stun",
 
 def march_marks(game: RuleContext) -> dict:
     """Marks that last one melee action (charmed units, no counter-attack)."""
-    marks = getattr(game, "_sai_march", None)
+    marks = game.notes.get("sai_march", None)
     if marks is None:
-        marks = game._sai_march = {"charmed": set(), "no_counter": set(), "surprised": False, "wave": 0}
+        marks = game.notes["sai_march"] = {"charmed": set(), "no_counter": set(), "surprised": False, "wave": 0}
     return marks
 
 
 def reset_march_marks(game: RuleContext) -> None:
-    game._sai_march = {"charmed": set(), "no_counter": set(), "surprised": False, "wave": 0}
+    game.notes["sai_march"] = {"charmed": set(), "no_counter": set(), "surprised": False, "wave": 0}
 
 
 def set_status(game: RuleContext, uid: str, status: str, owner: str, **detail) -> None:
@@ -75,7 +75,7 @@ def can_roll(game: RuleContext, unit: Unit) -> bool:
 def roll_dice_filter(game: RuleContext, army: Army, roll: str, dice: list[Unit]) -> list[Unit]:
     """extensions.hooks["roll_dice"]: netted, webbed, asleep, stunned and hypnotized units are not rolled;
     charmed units roll for the attacker, not for saves; units barred from the counter-attack sit it out."""
-    if getattr(game, "_sai_individual", False):
+    if game.notes.get("sai_individual", False):
         # a unit made to roll by an individual-targeting effect rolls even when stunned (L1951-1953)
         return [d for d in dice if not any(s in HOLDS + ("hypnotized",) for s in statuses(game, d.uid))]
     marks = march_marks(game)
@@ -85,7 +85,7 @@ def roll_dice_filter(game: RuleContext, army: Army, roll: str, dice: list[Unit])
             continue
         if roll == "save" and d.uid in marks["charmed"]:
             continue
-        if getattr(game, "_sai_counter", False) and d.uid in marks["no_counter"]:
+        if game.notes.get("sai_counter", False) and d.uid in marks["no_counter"]:
             continue
         out.append(d)
     return out
@@ -103,7 +103,7 @@ def glare_option(game: RuleContext, army: Army, roll: str, dice: list[Unit], ctx
     expires; rolled, it ends the glare (L1663-1666).  Its owner chooses before each army roll."""
     from .sai_targeting import pick
 
-    if ctx.get("individual") or ctx.get("order_of_play") or getattr(game, "_sai_individual", False):
+    if ctx.get("individual") or ctx.get("order_of_play") or game.notes.get("sai_individual", False):
         return dice
     out = list(dice)
     for d in dice:

@@ -126,7 +126,7 @@ def individual_roll(game: RuleContext, unit: Unit, roll: str, why: str, rule: st
     st = game.state
     location = st.location[unit.uid]
     army = Army(unit.owner, location, (unit,))
-    game._sai_individual = True
+    game.notes["sai_individual"] = True
     # in the DUA only SAIs that generate saves work (L1215-1216)
     choices = {"in DUA": True} if location not in st.terrains and location != "reserve" else {}
     try:
@@ -134,7 +134,7 @@ def individual_roll(game: RuleContext, unit: Unit, roll: str, why: str, rule: st
                                     individual=True, counted=counted,
                                     choices=choices, no_sai_effects=True)
     finally:
-        game._sai_individual = False
+        game.notes["sai_individual"] = False
     faces = next((f["faces"] for f in (st.last_roll or {}).get("faces", []) if f["uid"] == unit.uid), [])
     return out, faces
 

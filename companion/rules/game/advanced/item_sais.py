@@ -257,8 +257,8 @@ def before_resolution(game: RuleContext, army, roll: str, dice: list[Unit], roll
     relics = [(i, d, _relic_element(f[0])) for i, (d, f) in enumerate(zip(dice, rolled, strict=True))
               if d.name == "Items/Elemental Relic" and ("Element" in f[0] or f[0].endswith("Logo"))]
     shown = [e for _, _, e in relics]
-    budgets = getattr(game, "_relic_budget", {})
-    game._relic_budget = budgets
+    budgets = game.notes.get("relic_budget", {})
+    game.notes["relic_budget"] = budgets
     for i, relic, element in relics:
         if shown.count(element) > 1:
             continue
@@ -299,7 +299,7 @@ def _relic(game: RuleContext, item: Unit, location: str, face: str, budget: int)
     X health-worth not spent on re-rolls, every change at once (L2838-2844)."""
     st = game.state
     pid = item.owner
-    budget = getattr(game, "_relic_budget", {}).pop(item.uid, budget)
+    budget = game.notes.get("relic_budget", {}).pop(item.uid, budget)
     element = _relic_element(face)
     recruits: list[str] = []
     promotions: list[tuple[str, str]] = []

@@ -122,7 +122,7 @@ def check_setup(game: RuleContext) -> None:
     if not is_on(game, ITEMS):
         return
     st = game.state
-    for pid, armies in game._armies.items():
+    for pid, armies in game.armies_at_setup.items():
         for name, uids in armies.items():
             dice = [st.units[u] for u in uids]
             _, left = carry_plan([d for d in dice if d.is_unit], [d for d in dice if is_item(d)])

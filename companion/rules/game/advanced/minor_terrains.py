@@ -100,10 +100,10 @@ def eligible(game: RuleContext, pid: str, location: str) -> list[Unit]:
 
 
 def _buried_this_turn(game: RuleContext) -> set:
-    found = getattr(game, "_minor_buried", None)
+    found = game.notes.get("minor_buried", None)
     if found is None:
         found = set()
-        game._minor_buried = found
+        game.notes["minor_buried"] = found
     return found
 
 

@@ -64,10 +64,10 @@ def dice_components(specs: Iterable[DieSpec]) -> frozenset[str]:
 
 def enabled(game: RuleContext) -> frozenset[str]:
     """The components in use in this game (worked out once, at set-up)."""
-    found = getattr(game, "_advanced_components", None)
+    found = game.notes.get("advanced_components", None)
     if found is None:
         found = _decide(game)
-        game._advanced_components = found
+        game.notes["advanced_components"] = found
     return found
 
 
@@ -91,5 +91,5 @@ def _decide(game: RuleContext) -> frozenset[str]:
 
 def check_options(game: RuleContext) -> None:
     """Set-up hook: decide the components (raises ``IllegalSetup`` for dice of a refused one)."""
-    game._advanced_components = None
+    game.notes["advanced_components"] = None
     enabled(game)

@@ -49,10 +49,10 @@ def summon_dragonkin(game: RuleContext, cast: dict) -> None:
     location = ArmyId.parse(cast["army"]).location
     if location not in st.terrains or not st.army(pid, location).units:
         return _fail(game, cast, "the casting army is not at a terrain any more", "L2410-2414")
-    paid = getattr(game, "_dragonkin_castings", {})
+    paid = game.notes.get("dragonkin_castings", {})
     key = (st.turn, cast["army"], uid)
     paid[key] = paid.get(key, 0) + 1
-    game._dragonkin_castings = paid
+    game.notes["dragonkin_castings"] = paid
     if paid[key] < unit.health:
         game.say(f"Summon Dragonkin: {paid[key]} of the {unit.health} health-worth needed for {unit.name}")
         return None

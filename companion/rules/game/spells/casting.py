@@ -273,7 +273,7 @@ def cantrip_after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOu
                       data={"magic": sum(magic.values()), "accounting": accounting, "army": here.id, "cantrip": True},
                       validate=validate)
     if casts:
-        request = getattr(game, "_last_request", None)
+        request = game.notes.get("last_request")
         yield from cast_announced(game, pid, here, casts, cantrip=True)
         retotal(game, army, roll, outcome, ctx, request, {c.name for c in casts})
 

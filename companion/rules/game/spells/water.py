@@ -98,7 +98,7 @@ def mire_march(game, pid: str, location: str):
     """At the start of a march at a terrain under Mire: the maneuver roll, then the choice of units
     (L2362-2373).  Never replaces the maneuver step."""
     st = game.state
-    game._mire = None
+    game.notes["mire"] = None
     if not any(e.name == "Mire" and e.target == location for e in st.effects):
         return False
     army = st.army(pid, location)
@@ -121,20 +121,20 @@ def mire_march(game, pid: str, location: str):
                 opts.append(choice(",".join(u.uid for u in combo), ", ".join(u.name for u in combo)))
     if not opts:
         game.say(f"Mire: {out.total} maneuvers: no unit can march")
-        game._mire = {"army": army.id, "turn": st.turn, "march": st.march, "units": []}
+        game.notes["mire"] = {"army": army.id, "turn": st.turn, "march": st.march, "units": []}
         return False
     pick = opts[0]["value"]
     if len(opts) > 1:
         pick = yield ask("spell_choice", pid, "choice", f"{game.player_name(pid)}: Mire: {out.total} maneuvers: which "
                          "units march?", "V4.01c L2366-2373", opts, validate=choose_validator(opts))
-    game._mire = {"army": army.id, "turn": st.turn, "march": st.march, "units": pick.split(",")}
+    game.notes["mire"] = {"army": army.id, "turn": st.turn, "march": st.march, "units": pick.split(",")}
     game.say("Mire: only " + ", ".join(st.units[u].name for u in pick.split(",")) + " march")
     return False
 
 
 def mire_dice(game, army, roll, dice):
     """During that march only the chosen units (and the items with them) roll (L2370-2373)."""
-    sel = getattr(game, "_mire", None)
+    sel = game.notes.get("mire", None)
     st = game.state
     if not sel or sel["army"] != army.id or sel["turn"] != st.turn or sel["march"] != st.march:
         return dice
