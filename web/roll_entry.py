@@ -111,7 +111,7 @@ def roll_preview(store, faces: dict) -> dict:
 def _so_far(game, dice: list[dict], chosen: dict) -> int | None:
     """What the dice set so far add up to, by the engine: the roll is given to the copy of the game
     with each untapped die on its ID face (a placeholder), then the army roll the game built
-    (``Game._last_request``, kept for Cantrip re-totals) is resolved again with the untapped dice
+    (``Game.last_army_roll``, kept for Cantrip re-totals) is resolved again with the untapped dice
     not counting (``ArmyRoll.not_counting``, the engine's own way of leaving a die's results out).
     None for games that keep no such request (1996, Battle Dice) or a placeholder that stops the roll."""
     from dataclasses import replace
@@ -127,7 +127,7 @@ def _so_far(game, dice: list[dict], chosen: dict) -> int | None:
     except Exception as exc:  # a placeholder the game refuses: no partial total, the count still shows
         log.debug("no partial total: %s", exc)
         return None
-    request = getattr(game, "_last_request", None)
+    request = getattr(game, "last_army_roll", None)
     if request is None or not hasattr(request, "not_counting"):
         return None
     outcome = resolve_army_roll(replace(request, not_counting=frozenset(request.not_counting) | untapped))

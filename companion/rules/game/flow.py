@@ -91,6 +91,12 @@ class Game(DecisionFlow):
         self._flow = self._interleave(self._run())
         self._pending: Decision | None = next(self._flow)
 
+    @property
+    def last_army_roll(self) -> ArmyRoll | None:
+        """The army roll the last roll of this game built (a Cantrip re-totals it; the page's running
+        total resolves it again with the untapped dice left out); None before any roll."""
+        return self.notes.get("last_request")
+
     # -- the context rule modules use (with ``decisions.ask`` to build a decision) ----------------
     def say(self, text: str) -> None:
         """Write one line of what happened to the game's log."""
