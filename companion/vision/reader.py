@@ -11,6 +11,7 @@ from the full-resolution frame -> face reader -> ``Detections`` -> ``DieReading`
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import os
 from dataclasses import asdict, dataclass
@@ -22,7 +23,10 @@ import numpy as np
 from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
 from companion.vision.detections import Detections, box_iou
 
+# The checkout's models folder: where the bundles live in the repository (and where a plain checkout
+# without an install finds them).  An installed wheel carries them as the package companion_models.
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+MODELS_PACKAGE = "companion_models"
 SHIPPED = ("dragon-dice", "d6")
 COCKED = "cocked"
 NOT_A_DIE = "none"  # the face reader's kind for a box that holds no die (a card, a banner, a hand)
@@ -37,7 +41,17 @@ class ImageError(ValueError):
 
 
 def models_dir() -> Path:
-    return Path(os.environ.get("COMPANION_MODELS", MODELS_DIR))
+    """The folder of the shipped bundles: ``COMPANION_MODELS`` when set, else the installed package
+    ``companion_models`` (a wheel, or an editable install that maps it to the checkout's ``models/``),
+    else the checkout's ``models/`` folder (a plain checkout run without an install)."""
+    if "COMPANION_MODELS" in os.environ:
+        return Path(os.environ["COMPANION_MODELS"])
+    try:
+        shipped = importlib.resources.files(MODELS_PACKAGE)
+    except ModuleNotFoundError:
+        return MODELS_DIR
+    # onnxruntime opens files by path: a package on disk (how pip installs a wheel) gives a real one
+    return shipped if isinstance(shipped, Path) else MODELS_DIR
 
 
 def resolve_model(name_or_path: str | os.PathLike) -> Path:
