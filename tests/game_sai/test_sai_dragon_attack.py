@@ -3,13 +3,8 @@ through the dragon attack phase of the flow."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from sai_arena import arena
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "game_species"))
-from species_script import Script  # noqa: E402
+from species_script import Script
 
 
 def _dragon_game(army, faces_of_army):

@@ -3,15 +3,10 @@ them, and a driver that casts spells through the real flow (march, magic roll, a
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from game_support import faces_for, passive_policy, plain_setup, run_until, setup_done
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "game"))
-
-from game_support import faces_for, passive_policy, plain_setup, run_until, setup_done  # noqa: E402
-
-from companion.rules.core.state import Unit, spec_for  # noqa: E402
-from companion.rules.game import Game  # noqa: E402
+from companion.rules.core.state import Unit, spec_for
+from companion.rules.game import Game
 
 RULEBOOK = "V4.01c"
 

@@ -8,17 +8,9 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-import sys
 import tempfile
-from pathlib import Path
 
 import pytest
-
-# pytest puts tests/ on sys.path (rootdir conftest, "prepend" mode), where tests/web would shadow the
-# web package: the repository root goes first.
-_ROOT = str(Path(__file__).resolve().parents[2])
-if sys.path[:1] != [_ROOT]:
-    sys.path.insert(0, _ROOT)
 
 _NO_PG = "needs PostgreSQL (Debian package postgresql: initdb, pg_ctl) and psycopg 3 (the league extra)"
 _db_numbers = itertools.count(1)

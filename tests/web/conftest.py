@@ -14,14 +14,6 @@ from pathlib import Path
 
 import pytest
 
-# pytest puts tests/ on sys.path (rootdir conftest, "prepend" import mode), where tests/web would
-# shadow the real ``web`` package as a namespace package: put the checkout first.
-_ROOT = str(Path(__file__).resolve().parents[2])
-if sys.path[:1] != [_ROOT]:
-    sys.path.insert(0, _ROOT)
-if getattr(sys.modules.get("web"), "__file__", "") is None:
-    del sys.modules["web"]
-
 HOST_TOKEN = "test-host-token-0123456789"
 
 
