@@ -125,9 +125,10 @@ def _wait_all(procs: list[subprocess.Popen], what: str, on_tick=None) -> None:
         if on_tick:
             on_tick()
         time.sleep(0.1)
-    failed = [p.stderr.read()[-500:] for p in procs if p.returncode != 0]
+    failed = [(p.returncode, p.stdout.read()[-300:], p.stderr.read()[-500:]) for p in procs if p.returncode != 0]
     if failed:
-        raise SystemExit(f"{len(failed)} {what} failed: {failed[0]}")
+        raise SystemExit(f"{len(failed)} {what} failed; the first: exit status {failed[0][0]}, "
+                         f"output {failed[0][1]!r}, errors {failed[0][2]!r}")
 
 
 def run_tables(dsn: str, url: str, tokens: list[str], folder: Path, steps: int, batch: int, cpu=None) -> dict:
@@ -222,9 +223,9 @@ def screenshot(url: str, out: Path) -> bool:
     out.parent.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
-        page = b.new_page(viewport={"width": 1400, "height": 900})
+        page = b.new_page(viewport={"width": 1400, "height": 1700})
         page.goto(f"{url}/league/?token={ORG}")
-        page.screenshot(path=str(out), full_page=True)
+        page.screenshot(path=str(out))  # the top of the page: the clock and the 50 tables' live state
         b.close()
     return True
 

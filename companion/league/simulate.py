@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--undo-every", type=int, default=0)
     p.add_argument("--batch", type=int, default=200)
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the league's answer")
+    p.add_argument("--max-backoff", type=float, default=2.0, help="longest wait between tries while offline")
     p.add_argument("--drain", action="store_true")
     p.add_argument("--drain-seconds", type=float, default=60)
     p.add_argument("--no-push", action="store_true", help="only play (the outbox stays unsent)")
@@ -62,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     live = {"session": session}  # the outbox reads the current game through it (see Outbox)
     box = None
     if not args.no_push:
-        box = Outbox(db, transport_for(args.league, args.token, timeout=3), batch=args.batch,
-                     interval=0.05, max_backoff=0.5, session=lambda: live["session"]).start()
+        box = Outbox(db, transport_for(args.league, args.token, timeout=args.timeout), batch=args.batch,
+                     interval=0.05, max_backoff=args.max_backoff, session=lambda: live["session"]).start()
     games, steps = 1, 0
     t0 = time.monotonic()
     while steps < args.steps:

@@ -10,7 +10,7 @@ import time
 import urllib.request
 
 from companion.league.cluster import free_port
-from companion.session.pg_store import open_session
+from companion.session.pg_store import PgEventStore, open_session
 
 TOKEN = "t" * 32
 
@@ -63,6 +63,7 @@ def test_serve_plays_on_postgresql_and_reopens(pg_dsn, tmp_path):
         proc.terminate()
         proc.wait(10)
     # the game is in PostgreSQL, not in a local file, and a restarted server shows it again
+    assert PgEventStore(pg_dsn, game_id).meta("table") == "3"  # the game is table 3's
     events = open_session(pg_dsn, game_id).events()
     assert [e["seq"] for e in events] == [1, 2, 3, 4, 5] and events[0]["type"] == "create"
     assert not list(tmp_path.glob("*.sqlite"))
