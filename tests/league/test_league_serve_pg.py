@@ -64,6 +64,11 @@ def test_serve_plays_on_postgresql_and_reopens(pg_dsn, tmp_path):
         proc.wait(10)
     # the game is in PostgreSQL, not in a local file, and a restarted server shows it again
     assert PgEventStore(pg_dsn, game_id).meta("table") == "3"  # the game is table 3's
+    from companion.session.pg_store import connect
+
+    with connect(pg_dsn) as conn:  # and the organizer's page shows table 3 at its last event
+        assert conn.execute("SELECT table_no, seq FROM league_live WHERE game_id = %s", (game_id,)).fetchone() == (
+            "3", 5)
     events = open_session(pg_dsn, game_id).events()
     assert [e["seq"] for e in events] == [1, 2, 3, 4, 5] and events[0]["type"] == "create"
     assert not list(tmp_path.glob("*.sqlite"))

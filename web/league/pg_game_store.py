@@ -3,6 +3,8 @@
 Same as :class:`web.store.GameStore`, but the game lives in the league database
 (:mod:`companion.session.pg_store`): the table's current game is the one last created for its table
 label, and a new game is a new row set (nothing is renamed: the old game stays in the database).
+After each change the table's live row (``league_live``; its result when the game ends) is written
+too, so a table playing straight on the database shows on the organizer's page like a pushing one.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ class PgGameStore(GameStore):
         super().__init__(Path(tempfile.gettempdir()) / f"companion-pg-table-{table or 'none'}.sqlite")
         self.dsn = dsn
         self.table = table
-        connect(dsn).close()  # fail early, with a clear message, and bring the schema up to date
+        self._live_conn = connect(dsn)  # fails early, with a clear message; brings the schema up to date
 
     def _reset_tail(self) -> None:
         """The store's view of the log, read anew after the game changed."""
@@ -44,6 +46,38 @@ class PgGameStore(GameStore):
         log.info("opened game %s of table %s from %s", game_id, self.table, redact(self.dsn))
         return True
 
+    def _post_live(self) -> None:
+        """The organizer's page shows this table too: its live row (and result) after every change."""
+        from companion.league.live import post_live
+
+        s = self.session
+        if s is None or not self.table:
+            return
+        try:
+            events = s.events()
+            with self._live_conn.transaction():
+                post_live(self._live_conn, s.game_id, self.table, events[-1]["seq"], s.game,
+                          lambda: events[0]["at"], events[-1]["at"])
+        except Exception as exc:  # noqa: BLE001 - the game is written; only the organizer's view lags
+            log.warning("could not update the league's view of table %s: %s", self.table, exc)
+            if self._live_conn.closed or self._live_conn.broken:
+                try:
+                    self._live_conn = connect(self.dsn, migrate_schema=False)
+                except Exception:  # noqa: BLE001
+                    pass
+
+    def submit(self, action: dict) -> list:
+        events = super().submit(action)
+        with self.lock:
+            self._post_live()
+        return events
+
+    def undo(self, n: int):
+        result = super().undo(n)
+        with self.lock:
+            self._post_live()
+        return result
+
     def create(self, setup):
         with self.lock:
             old = self.session
@@ -52,5 +86,6 @@ class PgGameStore(GameStore):
                 old.close()
             self.reading = None
             self._reset_tail()
+            self._post_live()
         self.notice("new_game", {"game_id": self.game_id})
         return self.session
