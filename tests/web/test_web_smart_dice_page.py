@@ -50,7 +50,9 @@ def test_a_lost_bridge_is_not_shown_as_live(browser, serve, tmp_path):
         page = browser.new_page(viewport={"width": 1024, "height": 768})
         page.goto(server.host_url.replace("/?token=", "/host?token="))
         page.wait_for_selector("#smart-dice .row[data-die=px1]", timeout=60_000)
-        assert _stale_flags(page) == ["0"] and page.query_selector("#smart-dice-lost") is None
+        # the die may speak a moment before the source reports the bridge connected: wait for live
+        _wait(lambda: _stale_flags(page) == ["0"], "the dice shown live")
+        assert page.query_selector("#smart-dice-lost") is None
         assert "battery 90%" in page.inner_text("#smart-dice")
 
         runner.unplug()  # the USB cable is pulled
