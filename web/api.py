@@ -30,6 +30,19 @@ def sources():
     return current_app.extensions["sources"]
 
 
+def changed_by(source: str | None = None) -> dict:
+    """Who makes this request's change, as its event records it: the host, or a paired tablet by its
+    name; ``source`` says where a roll's faces came from (typed, camera, serial: a smart die, demo)."""
+    if request_role() == "host":
+        by = {"role": "host"}
+    else:
+        name = access().tablet_name(request.headers.get(TOKEN_HEADER))
+        by = {"role": "tablet", "name": name[:80]} if name else {"role": "tablet"}
+    if source is not None:
+        by["source"] = source
+    return by
+
+
 def _rule_errors():
     """The engine's rule error base class (ValueError subclasses carrying ``rule``)."""
     try:
@@ -313,7 +326,7 @@ def decide():
     with s.lock:
         _check_expected_seq(body["expect_seq"])
         s._need_game()
-        events = _run_engine(s.submit, body["action"])
+        events = _run_engine(s.submit, body["action"], changed_by())
     return jsonify({"events": jsonable(events), "seq": s.last_seq})
 
 
@@ -340,7 +353,7 @@ def roll():
             s.set_reading(reading)
             return jsonify({"reading": jsonable(reading), "seq": s.last_seq})
         staged = table_profile.staged_camera_roll(s)  # the camera's frame and boxes, if it read this roll
-        events = _run_engine(play.submit_reading, s, reading)
+        events = _run_engine(play.submit_reading, s, reading, changed_by(reading["source"]))
     learnt = table_profile.learn_confirmed_roll(s, staged, reading["faces"])  # "as you play"
     return jsonify({"events": jsonable(events), "seq": s.last_seq, "learnt": learnt})
 
@@ -371,7 +384,7 @@ def roll_confirm():
         if not s.reading:
             raise Conflict("no roll is waiting to be confirmed", code="no_reading")
         staged = table_profile.staged_camera_roll(s)
-        events = _run_engine(play.submit_reading, s, s.reading)
+        events = _run_engine(play.submit_reading, s, s.reading, changed_by(s.reading.get("source")))
     learnt = table_profile.learn_confirmed_roll(s, staged, staged["reading"]["faces"] if staged else {})
     return jsonify({"events": jsonable(events), "seq": s.last_seq, "learnt": learnt})
 
@@ -403,7 +416,7 @@ def undo():
     with s.lock:
         _check_expected_seq(body["expect_seq"])
         s._need_game()
-        _run_engine(s.undo, body["n"] or 1)
+        _run_engine(s.undo, body["n"] or 1, changed_by())
     return jsonify({"seq": s.last_seq})
 
 

@@ -287,7 +287,7 @@ class Director:
             return
         action = self.answer(pending, state)
         self.say(describe(pending, action))
-        self.store.submit(action)
+        self.store.submit(action, {"role": "demo"})
 
     def _roll(self, pending: dict) -> bool:
         """Roll the pending dice through the roller and confirm the reading.  A die the source could
@@ -324,7 +324,8 @@ class Director:
             return False
         self.stop.wait(self.pace)  # let the tablets show the reading before it is confirmed
         with self.store.lock:
-            play.submit_reading(self.store, self.store.reading)
+            play.submit_reading(self.store, self.store.reading,
+                                {"role": "demo", "source": self.store.reading.get("source") or "demo"})
         return True
 
     def _wait_for_players(self) -> None:

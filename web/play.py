@@ -386,14 +386,34 @@ def serial_reading(store, reading) -> None:
         store.set_reading(reading_from_faces(store, faces, "serial"))
 
 
-def submit_reading(store, reading: dict) -> list:
+def submit_reading(store, reading: dict, by: dict | None = None) -> list:
     pending = _pending_roll(store)
     missing = [d["uid"] for d in pending["dice"] if d["uid"] not in reading["faces"]]
     if missing:
         raise APIError(f"no face for {', '.join(missing)}: every die of the roll needs a face",
                        code="incomplete_roll", field="faces")
     faces = [reading["faces"][d["uid"]] for d in pending["dice"]]
-    return store.submit({"type": "roll", "faces": faces})
+    return store.submit({"type": "roll", "faces": faces}, by, roll_frame_jpeg(store, reading))
+
+
+ROLL_FRAME_PX = 1280  # the longer side of a roll's frame kept with the game (for a judge)
+ROLL_FRAME_QUALITY = 80
+
+
+def roll_frame_jpeg(store, reading: dict) -> bytes | None:
+    """The camera frame a roll was read from, as the JPEG kept with its event (at most
+    ``ROLL_FRAME_PX`` on the longer side); None when the faces did not come from the camera."""
+    frame = getattr(store, "reading_frame", None)
+    if reading.get("source") != "camera" or not reading.get("frame") or frame is None:
+        return None
+    import cv2
+
+    h, w = frame.shape[:2]
+    if max(h, w) > ROLL_FRAME_PX:
+        scale = ROLL_FRAME_PX / max(h, w)
+        frame = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, ROLL_FRAME_QUALITY])
+    return buf.tobytes() if ok else None
 
 
 def correct_reading(store, uid: str, face: str) -> tuple[dict, str | None]:

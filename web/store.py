@@ -192,22 +192,24 @@ class GameStore:
         except Exception:  # the index is derived data: the game's own log already holds the change
             log.exception("could not update the library line of game %s", self.game_id)
 
-    def submit(self, action: dict) -> list:
+    def submit(self, action: dict, by: dict | None = None, frame: bytes | None = None) -> list:
+        """Apply one action; ``by`` (who made it: ``web.api.changed_by``) is kept with its event, and
+        ``frame`` (the JPEG a camera roll was read from: ``web.play.roll_frame_jpeg``) beside it."""
         with self.lock:
             self._need_game()
             self._need_open_game()
-            events = self.session.submit(action)
+            events = self.session.submit(action, by=by, frame=frame)
             self._catch_up()
             self.reading = None
             self._played()
         self._wake()
         return events
 
-    def undo(self, n: int) -> Any:
+    def undo(self, n: int, by: dict | None = None) -> Any:
         with self.lock:
             self._need_game()
             self._need_open_game()
-            result = self.session.undo(n)
+            result = self.session.undo(n, by=by)
             self._catch_up()
             self.reading = None
             self._played()

@@ -90,14 +90,14 @@ def handler(args: argparse.Namespace) -> int:
             except json.JSONDecodeError as exc:
                 print(f"error: the action is not JSON: {exc}", file=sys.stderr)
                 return 2
-            for e in session.submit(action):
+            for e in session.submit(action, by={"role": "cli"}):
                 print("\n".join(e["log"]) or f"event {e['seq']}")
         elif cmd == "roll":
-            for e in session.submit({"type": "roll_for_me", "seed": args.seed}):
+            for e in session.submit({"type": "roll_for_me", "seed": args.seed}, by={"role": "cli"}):
                 print("faces: " + ", ".join(e["action"]["faces"]))
                 print("\n".join(e["log"]))
         elif cmd == "undo":
-            session.undo(args.n)
+            session.undo(args.n, by={"role": "cli"})
         elif cmd == "export":
             print(session.export(args.path))
             return 0

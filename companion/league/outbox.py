@@ -34,7 +34,8 @@ from .push import PushRefused
 log = logging.getLogger("companion.league")
 
 OUTBOX_SCHEMA = """CREATE TABLE IF NOT EXISTS league_outbox (
-    game_id TEXT PRIMARY KEY, acked_seq INTEGER NOT NULL, updated_at TEXT NOT NULL)"""
+    game_id TEXT PRIMARY KEY, acked_seq INTEGER NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS league_outbox_frames (game_id TEXT PRIMARY KEY, acked_seq INTEGER NOT NULL)"""
 
 
 class Offline(Exception):
@@ -46,7 +47,8 @@ class HttpTransport:
     """Push to ``companion league serve`` over HTTP (``POST /league/api/push``)."""
 
     def __init__(self, url: str, token: str, timeout: float = 5.0):
-        self.url = url.rstrip("/") + "/league/api/push"
+        self.base = url.rstrip("/")
+        self.url = self.base + "/league/api/push"
         self.token, self.timeout = token, timeout
         self.where = url
 
@@ -54,6 +56,15 @@ class HttpTransport:
         body = json.dumps(batch).encode("utf-8")
         req = urllib.request.Request(self.url, data=body, method="POST", headers={
             "Content-Type": "application/json", "X-League-Token": self.token})
+        return self._send(req)
+
+    def push_frame(self, game_id: str, seq: int, jpeg: bytes) -> dict:
+        """``PUT /league/api/frames/GAME/SEQ`` (image/jpeg): the camera frame roll ``seq`` was read from."""
+        req = urllib.request.Request(f"{self.base}/league/api/frames/{game_id}/{seq}", data=jpeg, method="PUT",
+                                     headers={"Content-Type": "image/jpeg", "X-League-Token": self.token})
+        return self._send(req)
+
+    def _send(self, req) -> dict:
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 return json.loads(resp.read())
@@ -84,17 +95,25 @@ class PgTransport:
         self._conn = None
 
     def push(self, batch: dict) -> dict:
+        from .push import accept_push
+
+        return self._call(accept_push, batch)
+
+    def push_frame(self, game_id: str, seq: int, jpeg: bytes) -> dict:
+        from .push import accept_frame
+
+        return self._call(accept_frame, game_id, seq, jpeg)
+
+    def _call(self, fn, *args) -> dict:
         import psycopg
 
         from companion.session import SessionError
         from companion.session.pg_store import connect
 
-        from .push import accept_push
-
         try:
             if self._conn is None or self._conn.closed or self._conn.broken:
                 self._conn = connect(self.dsn, connect_timeout=self.timeout)
-            return accept_push(self._conn, self.token, batch)
+            return fn(self._conn, self.token, *args)
         except SessionError as exc:
             raise Offline(str(exc)) from None
         except psycopg.OperationalError as exc:
@@ -159,7 +178,7 @@ class Outbox:
             conn = sqlite3.connect(str(self.book_path), timeout=10, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(OUTBOX_SCHEMA)
+            conn.executescript(OUTBOX_SCHEMA)
             self._book_conn = conn
         return self._book_conn
 
@@ -193,13 +212,13 @@ class Outbox:
         live = self.session() if self.session is not None else None
         live_id = str(live.game_id) if live is not None else None
         for path in self.files():
-            game_id, read, close = self._file_source(path)
+            game_id, read, frames, close = self._file_source(path)
             if game_id is None or game_id == live_id:
                 close()
                 continue
-            yield game_id, read, close
+            yield game_id, read, frames, close
         if live is not None:
-            yield live_id, (lambda since, limit: live.events(since)[:limit]), (lambda: None)
+            yield live_id, (lambda since, limit: live.events(since)[:limit]), live.frames, (lambda: None)
 
     @staticmethod
     def _file_source(path: Path):
@@ -210,20 +229,34 @@ class Outbox:
             row = None
         if row is None:
             conn.close()
-            return None, (lambda since, limit: []), (lambda: None)
+            return None, (lambda since, limit: []), (lambda since, upto: []), (lambda: None)
+
+        # who made each change (``by``); a file written before events recorded it (opened read-only
+        # here, so not migrated) has none
+        by = "changed_by" if any(r[1] == "changed_by" for r in conn.execute("PRAGMA table_info(events)")) \
+            else "NULL"
 
         def read(since: int, limit: int) -> list[dict]:
-            rows = conn.execute("SELECT seq, type, player, action, log, undone, at FROM events WHERE seq > ? "
-                                "ORDER BY seq LIMIT ?", (since, limit)).fetchall()
+            rows = conn.execute(f"SELECT seq, type, player, action, log, undone, at, {by} FROM events "
+                                "WHERE seq > ? ORDER BY seq LIMIT ?", (since, limit)).fetchall()
             return [{"seq": s, "type": t, "player": p, "action": json.loads(a), "log": json.loads(lg),
-                     "undone": bool(u), "at": at} for s, t, p, a, lg, u, at in rows]
+                     "undone": bool(u), "at": at, "by": None if b is None else json.loads(b)}
+                    for s, t, p, a, lg, u, at, b in rows]
 
-        return row[0], read, conn.close
+        has_frames = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'frames'").fetchone()
+
+        def frames(since: int, upto: int) -> list[tuple[int, bytes]]:
+            if not has_frames:
+                return []
+            return [(s, bytes(j)) for s, j in conn.execute(
+                "SELECT seq, jpeg FROM frames WHERE seq > ? AND seq <= ? ORDER BY seq", (since, upto))]
+
+        return row[0], read, frames, conn.close
 
     def waiting(self) -> int:
         """Events written locally and not yet acknowledged by the league."""
         n = 0
-        for game_id, read, close in self._sources():
+        for game_id, read, _frames, close in self._sources():
             try:
                 if game_id is not None:
                     n += len(read(self.acked(game_id), 10 ** 9))
@@ -235,14 +268,15 @@ class Outbox:
     def push_once(self) -> int:
         """Push everything waiting (raises ``Offline`` or ``PushRefused``); returns events newly stored."""
         stored = 0
-        for game_id, read, close in self._sources():
+        for game_id, read, frames, close in self._sources():
             try:
                 while game_id is not None:
                     acked = self.acked(game_id)
                     rows = read(acked, self.batch)
                     if not rows:
                         break
-                    events = [{k: e[k] for k in ("seq", "type", "player", "action", "log", "at")} for e in rows]
+                    events = [{k: e.get(k) for k in ("seq", "type", "player", "action", "log", "at", "by")}
+                              for e in rows]
                     answer = self.transport.push({"game_id": game_id, "events": events})
                     new_acked = int(answer["acked"])
                     # the league may hold more than this batch (an earlier, larger push whose answer was
@@ -253,9 +287,24 @@ class Outbox:
                                                       f"after a push of {events[0]['seq']}-{events[-1]['seq']}")
                     self._ack(game_id, new_acked)
                     stored += int(answer.get("stored", 0))
+                if game_id is not None:
+                    self._push_frames(game_id, frames)
             finally:
                 close()
         return stored
+
+    def _push_frames(self, game_id: str, frames) -> None:
+        """Push the camera frames of the events the league holds, in order, each once acknowledged
+        (``league_outbox_frames``); a frame sent again is answered without storing it twice."""
+        with self._book_lock:
+            row = self._book().execute("SELECT acked_seq FROM league_outbox_frames WHERE game_id = ?",
+                                       (game_id,)).fetchone()
+        for seq, jpeg in frames(row[0] if row else 0, self.acked(game_id)):
+            self.transport.push_frame(game_id, seq, jpeg)
+            with self._book_lock:
+                self._book().execute("INSERT INTO league_outbox_frames (game_id, acked_seq) VALUES (?, ?) "
+                                     "ON CONFLICT (game_id) DO UPDATE SET acked_seq = excluded.acked_seq",
+                                     (game_id, seq))
 
     def sync(self) -> bool:
         """One attempt: push what is waiting and record the outcome in the status."""

@@ -8,7 +8,8 @@ transaction the league:
 2. checks every event's shape (``malformed``) before touching anything;
 3. locks the game's row; a new game must start with its ``create`` event (seq 1) and becomes the
    pushing table's; a game of another table is ``forbidden``;
-4. for each event: an already stored seq must be the same event (``conflict`` otherwise, so a
+4. for each event: an already stored seq must be the same event, who made it (``by``) included
+   (``conflict`` otherwise, so a
    re-sent batch changes nothing: idempotent); the next seq is replayed on the game engine
    (``illegal``: the league never stores a log that does not replay) and inserted; a later seq is a
    ``gap``;
@@ -27,8 +28,8 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from companion.session.pg_store import EVENT_COLUMNS, GAME_ID, event_row
-from companion.session.store import FORMAT
+from companion.session.pg_store import EVENT_COLUMNS, GAME_ID, INSERT_EVENT, event_row
+from companion.session.store import FORMAT, check_by
 
 MAX_EVENTS = 500
 TYPE = re.compile(r"^[a-z_]{1,32}$")
@@ -147,8 +148,12 @@ def check_batch(batch: Any) -> tuple[str, list[dict]]:
             if (not isinstance(undid, list) or not undid
                     or not all(isinstance(s, int) and not isinstance(s, bool) and 1 < s < seq for s in undid)):
                 raise PushRefused("malformed", f"{where}: an undo names the earlier events it took back (undid)")
+        try:
+            by = check_by(e.get("by"))
+        except ValueError as exc:
+            raise PushRefused("malformed", f"{where}: {exc}") from None
         out.append({"seq": seq, "type": e["type"], "player": e.get("player"), "action": e["action"],
-                    "log": log, "at": e["at"]})
+                    "log": log, "at": e["at"], "by": by})
     return game_id, out
 
 
@@ -183,7 +188,7 @@ REPLAYS = _Replays()
 
 
 def _same(stored: dict, e: dict) -> bool:
-    return all(stored[k] == e[k] for k in ("type", "player", "action", "log", "at"))
+    return all(stored[k] == e[k] for k in ("type", "player", "action", "log", "at", "by"))
 
 
 def accept_push(conn, token: Any, batch: Any) -> dict:
@@ -250,9 +255,8 @@ def accept_push(conn, token: Any, batch: Any) -> dict:
             raise PushRefused("illegal", f"event seq {e['seq']} does not replay on the rules engine: "
                                          f"{getattr(exc, 'reason', exc)}") from None
         for e in new:
-            conn.execute(
-                f"INSERT INTO events (game_id, {EVENT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, false, %s)",
-                (game_id, e["seq"], e["type"], e["player"], Jsonb(e["action"]), Jsonb(e["log"]), e["at"]))
+            conn.execute(INSERT_EVENT, (game_id, e["seq"], e["type"], e["player"], Jsonb(e["action"]),
+                                        Jsonb(e["log"]), e["at"], None if e["by"] is None else Jsonb(e["by"])))
             if e["type"] == "undo":
                 conn.execute("UPDATE events SET undone = true WHERE game_id = %s AND seq = ANY(%s)",
                              (game_id, e["action"]["undid"]))
@@ -276,3 +280,43 @@ def accept_push(conn, token: Any, batch: Any) -> dict:
 def events_first_at(conn, game_id: str) -> str:
     row = conn.execute("SELECT at FROM events WHERE game_id = %s AND seq = 1", (game_id,)).fetchone()
     return row[0] if row else ""
+
+
+# -- camera frames ------------------------------------------------------------------------------------
+def accept_frame(conn, token: Any, game_id: Any, seq: Any, jpeg: Any) -> dict:
+    """Store the camera frame roll event ``seq`` of ``game_id`` was read from: the pushing table's own
+    game (``forbidden`` otherwise), an event the league already holds that is a roll (``not_found`` /
+    ``malformed``), a JPEG of at most ``MAX_FRAME_BYTES``.  Idempotent: the same frame again changes
+    nothing; a different one for the same event is a ``conflict``.  Returns ``{"game_id", "seq", "stored"}``."""
+    from companion.session.store import MAX_FRAME_BYTES
+
+    if not isinstance(game_id, str) or not GAME_ID.match(game_id):
+        raise PushRefused("malformed", "game_id must be 1-64 letters, digits, '-' or '_'")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+        raise PushRefused("malformed", "seq must be a positive integer")
+    if not isinstance(jpeg, bytes) or not jpeg.startswith(b"\xff\xd8\xff"):
+        raise PushRefused("malformed", "a frame is a JPEG image (Content-Type: image/jpeg)")
+    if len(jpeg) > MAX_FRAME_BYTES:
+        raise PushRefused("malformed", f"a frame is at most {MAX_FRAME_BYTES} bytes, not {len(jpeg)}")
+    _, table = require(conn, token, "table")
+    with conn.transaction():
+        row = conn.execute("SELECT table_no FROM games WHERE game_id = %s", (game_id,)).fetchone()
+        if row is None:
+            raise PushRefused("not_found", f"the league has no game {game_id}: push its events first")
+        if row[0] != table:
+            raise PushRefused("forbidden", f"game {game_id} belongs to table {row[0]}; this token is table {table}'s")
+        event = conn.execute("SELECT type FROM events WHERE game_id = %s AND seq = %s", (game_id, seq)).fetchone()
+        if event is None:
+            raise PushRefused("not_found", f"game {game_id} has no event {seq} at the league yet: push it first")
+        if event[0] != "roll":
+            raise PushRefused("malformed", f"event {seq} of game {game_id} is a {event[0]}, not a roll: "
+                                           "only a roll is read from a camera frame")
+        stored = conn.execute("INSERT INTO event_frames (game_id, seq, jpeg) VALUES (%s, %s, %s) "
+                              "ON CONFLICT (game_id, seq) DO NOTHING", (game_id, seq, jpeg)).rowcount
+        if not stored:
+            old = conn.execute("SELECT jpeg FROM event_frames WHERE game_id = %s AND seq = %s",
+                               (game_id, seq)).fetchone()[0]
+            if bytes(old) != jpeg:
+                raise PushRefused("conflict", f"the league already holds another frame for event {seq} of "
+                                              f"game {game_id}")
+    return {"game_id": game_id, "seq": seq, "stored": int(bool(stored))}

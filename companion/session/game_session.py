@@ -36,7 +36,7 @@ from typing import Any
 from ..rules import games
 from ..rules.core.errors import GameRuleError, IllegalAction
 from ..rules.games import TableGame
-from .store import FORMAT, EventStore, SessionError
+from .store import FORMAT, EventStore, SessionError, check_by
 
 ACTION_TYPES = ("roll", "roll_for_me", "choose", "allocate", "cast", "reinforce", "retreat")
 
@@ -146,8 +146,14 @@ class GameSession:
             return self._store.events(since)
 
     # -- writing ----------------------------------------------------------------------------------------
-    def submit(self, action: dict) -> list[dict]:
-        """Validate and apply one action; it is committed to the log before this returns."""
+    def submit(self, action: dict, by: dict | None = None, frame: bytes | None = None) -> list[dict]:
+        """Validate and apply one action; it is committed to the log before this returns.  ``by``
+        (who made it, :func:`~.store.check_by`) is kept with the event, and ``frame`` (the JPEG a camera
+        roll was read from) beside it, in the same transaction; replay reads neither."""
+        try:
+            by = check_by(by)
+        except ValueError as exc:
+            raise IllegalAction(str(exc)) from None
         if not isinstance(action, dict):
             raise IllegalAction(f"an action must be a JSON object, not {type(action).__name__}")
         if action.get("type") not in ACTION_TYPES:
@@ -165,7 +171,9 @@ class GameSession:
                     player = self._game.pending.player if self._game.pending else None
                     accepted = self._game.apply(action)  # raises, unchanged, on illegal input
                     log = accepted.pop("log")
-                    event = self._store.insert(accepted["type"], player, accepted, log)
+                    event = self._store.insert(accepted["type"], player, accepted, log, by=by)
+                    if frame is not None and hasattr(self._store, "put_frame"):
+                        self._store.put_frame(event["seq"], frame)
             except GameRuleError:
                 raise
             except BaseException:
@@ -174,19 +182,34 @@ class GameSession:
             self._seq = event["seq"]
             return [event]
 
-    def undo(self, n: int = 1) -> list[dict]:
-        """Take back the last `n` accepted actions (not the set-up); returns the undo event."""
+    def undo(self, n: int = 1, by: dict | None = None) -> list[dict]:
+        """Take back the last `n` accepted actions (not the set-up); returns the undo event (with ``by``,
+        who took them back)."""
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise IllegalAction(f"undo needs a positive number of actions, not {n!r}")
+        try:
+            by = check_by(by)
+        except ValueError as exc:
+            raise IllegalAction(str(exc)) from None
         with self._lock:
             with self._store.transaction():
                 active = [e for e in self._store.events() if not e["undone"] and e["type"] not in ("create", "undo")]
                 if n > len(active):
                     raise IllegalAction(f"only {len(active)} action(s) can be undone, not {n}")
                 seqs = [e["seq"] for e in active[-n:]]
-                event = self._store.mark_undone(seqs, {"undid": seqs})
+                event = self._store.mark_undone(seqs, {"undid": seqs}, by=by)
             self._rebuild()
             return [event]
+
+    def frame(self, seq: int) -> bytes | None:
+        """The camera frame roll event ``seq`` was read from (None: typed, a smart die, or no frame kept)."""
+        with self._lock:
+            return self._store.frame(seq) if hasattr(self._store, "frame") else None
+
+    def frames(self, since: int, upto: int) -> list[tuple[int, bytes]]:
+        """(seq, JPEG) of the camera frames kept for events ``since`` < seq <= ``upto``."""
+        with self._lock:
+            return self._store.frames(since, upto) if hasattr(self._store, "frames") else []
 
     # -- files ------------------------------------------------------------------------------------------
     def export(self, path: str | Path) -> Path:
@@ -222,15 +245,19 @@ class GameSession:
                          (FORMAT, str(doc.get("game_id") or uuid.uuid4().hex)))
             for e in events:
                 conn.execute(
-                    "INSERT INTO events (seq, type, player, action, log, undone, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO events (seq, type, player, action, log, undone, at, changed_by) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (int(e["seq"]), e["type"], e.get("player"), json.dumps(e["action"]),
-                     json.dumps(e.get("log", [])), int(bool(e.get("undone"))), e.get("at") or ""),
+                     json.dumps(e.get("log", [])), int(bool(e.get("undone"))), e.get("at") or "",
+                     None if e.get("by") is None else json.dumps(e["by"])),
                 )
         return cls(store)
 
 
 def replay(events: list[dict]) -> TableGame:
-    """Rebuild a game from its events (``create`` first; undone events and undo markers skipped)."""
+    """Rebuild a game from its events (``create`` first; undone events and undo markers skipped).
+    Only ``seq``, ``type``, ``undone`` and ``action`` are read: who made a change (``by``) and when
+    (``at``) never change the game."""
     if not events or not isinstance(events[0], dict) or events[0].get("type") != "create":
         raise SessionError("a game log starts with its 'create' event")
     game = new_game(events[0]["action"])

@@ -4,7 +4,7 @@
     session = GameSession(store)                                        # replay, submit, undo as on SQLite
 
 Many games share one database: table ``games`` (one row per game, ``last_seq``) and table ``events``
-(``(game_id, seq)`` primary key; the columns of the SQLite log, ``action``/``log`` as ``jsonb``).
+(``(game_id, seq)`` primary key; the columns of the SQLite log, ``action``/``log``/``changed_by`` as ``jsonb``).
 Every write is one transaction that first locks the game's row (``SELECT ... FOR UPDATE``), so two
 writers of one game are serialised and ``seq`` has no gaps.  A trigger refuses DELETE, TRUNCATE and any
 UPDATE other than an undo turning ``undone`` true (``pg_migrations/001_event_log.sql``).
@@ -24,7 +24,7 @@ import uuid
 from importlib import resources
 from typing import Any
 
-from .store import FORMAT, SessionError, now
+from .store import FORMAT, SessionError, check_by, now
 
 MIGRATION_LOCK = 0x44726167  # advisory lock key held while migrating ("Drag")
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -106,12 +106,14 @@ def _first_line(exc: BaseException) -> str:
 
 
 def event_row(row: tuple) -> dict:
-    seq, type_, player, action, log, undone, at = row
+    seq, type_, player, action, log, undone, at, by = row
     return {"seq": seq, "type": type_, "player": player, "action": action, "log": log,
-            "undone": bool(undone), "at": at}
+            "undone": bool(undone), "at": at, "by": by}
 
 
-EVENT_COLUMNS = "seq, type, player, action, log, undone, at"
+EVENT_COLUMNS = "seq, type, player, action, log, undone, at, changed_by"
+INSERT_EVENT = (f"INSERT INTO events (game_id, {EVENT_COLUMNS}) "
+                "VALUES (%s, %s, %s, %s, %s, %s, false, %s, %s)")  # game_id, seq, type, player, action, log, at, by
 
 
 class PgEventStore:
@@ -190,27 +192,27 @@ class PgEventStore:
     def transaction(self):
         return _PgTx(self)
 
-    def append(self, type_: str, player: str | None, action: dict, log: list[str]) -> dict:
+    def append(self, type_: str, player: str | None, action: dict, log: list[str], by: dict | None = None) -> dict:
         with self.transaction():
-            return self._insert(type_, player, action, log)
+            return self._insert(type_, player, action, log, by)
 
-    def insert(self, type_: str, player: str | None, action: dict, log: list[str]) -> dict:
+    def insert(self, type_: str, player: str | None, action: dict, log: list[str], by: dict | None = None) -> dict:
         if self._tx_seq is None:
             raise SessionError("insert needs the caller's transaction (with store.transaction(): ...)")
-        return self._insert(type_, player, action, log)
+        return self._insert(type_, player, action, log, by)
 
-    def _insert(self, type_: str, player: str | None, action: dict, log: list[str]) -> dict:
+    def _insert(self, type_: str, player: str | None, action: dict, log: list[str], by: dict | None = None) -> dict:
         from psycopg.types.json import Jsonb
 
         at = now()
+        by = check_by(by)
         seq = self._tx_seq + 1
-        self.conn.execute(
-            f"INSERT INTO events (game_id, {EVENT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, false, %s)",
-            (self.game_id, seq, type_, player, Jsonb(action), Jsonb(log), at))
+        self.conn.execute(INSERT_EVENT, (self.game_id, seq, type_, player, Jsonb(action), Jsonb(log), at,
+                                         None if by is None else Jsonb(by)))
         self.conn.execute("UPDATE games SET last_seq = %s WHERE game_id = %s", (seq, self.game_id))
         self._tx_seq = seq
         return {"seq": seq, "type": type_, "player": player, "action": action, "log": log,
-                "undone": False, "at": at}
+                "undone": False, "at": at, "by": by}
 
     def last_seq(self) -> int:
         if self._tx_seq is not None:
@@ -225,12 +227,12 @@ class PgEventStore:
                           (self.game_id, since))
         return [event_row(r) for r in rows]
 
-    def mark_undone(self, seqs: list[int], marker: dict) -> dict:
+    def mark_undone(self, seqs: list[int], marker: dict, by: dict | None = None) -> dict:
         if self._tx_seq is None:
             raise SessionError("mark_undone needs the caller's transaction")
         self.conn.execute("UPDATE events SET undone = true WHERE game_id = %s AND seq = ANY(%s)",
                           (self.game_id, list(seqs)))
-        return self._insert("undo", None, marker, [f"undid events {seqs}"])
+        return self._insert("undo", None, marker, [f"undid events {seqs}"], by)
 
     # -- opening games -------------------------------------------------------------------------------
     @classmethod

@@ -1,7 +1,9 @@
 """The durable event log: one SQLite file per game (WAL journal, one transaction per event).
 
 Table ``events``: ``seq`` (never reused), ``type``, ``player``, ``action`` (JSON), ``log`` (JSON),
-``undone`` (0/1), ``at`` (UTC time written).  Table ``meta``: ``game_id``, ``format``.  Event 1 is
+``undone`` (0/1), ``at`` (UTC time written), ``changed_by`` (JSON, who made the change: the event's
+``by``, see :func:`check_by`; NULL in logs written before it, and never read by replay).  Table
+``frames``: ``seq`` (the roll event read from it), ``jpeg`` (the camera frame, for a judge; never replayed).  Table ``meta``: ``game_id``, ``format``.  Event 1 is
 ``create``, whose action is the full set-up.  An event is committed (``synchronous=FULL``) before
 the caller acknowledges it.
 """
@@ -24,9 +26,33 @@ CREATE TABLE IF NOT EXISTS events (
     action TEXT NOT NULL,
     log TEXT NOT NULL DEFAULT '[]',
     undone INTEGER NOT NULL DEFAULT 0,
-    at TEXT NOT NULL
+    at TEXT NOT NULL,
+    changed_by TEXT
 );
+CREATE TABLE IF NOT EXISTS frames (seq INTEGER PRIMARY KEY REFERENCES events (seq), jpeg BLOB NOT NULL);
 """
+MAX_FRAME_BYTES = 2 * 1024 * 1024  # a roll's camera frame, JPEG (about 1280 px, quality 80: ~0.2 MB)
+
+BY_ROLES = ("host", "tablet", "demo", "cli")
+BY_SOURCES = ("typed", "camera", "serial", "demo")
+
+
+def check_by(by: object) -> dict | None:
+    """Who made a change, as an event records it: ``{"role": "tablet", "name": "kitchen tablet",
+    "source": "camera"}`` (``role`` one of ``BY_ROLES``; ``name`` the paired tablet's; ``source`` how a
+    roll's faces came in, one of ``BY_SOURCES``), or None (not known: logs written before it).
+    Raises ``ValueError`` naming what is wrong."""
+    if by is None:
+        return None
+    if not isinstance(by, dict) or set(by) - {"role", "name", "source"}:
+        raise ValueError("by must be an object with role, and optionally name and source")
+    if by.get("role") not in BY_ROLES:
+        raise ValueError(f"by.role must be one of {', '.join(BY_ROLES)}, not {by.get('role')!r}")
+    if "name" in by and not (isinstance(by["name"], str) and 0 < len(by["name"]) <= 80):
+        raise ValueError("by.name must be a name of 1-80 characters")
+    if "source" in by and by["source"] not in BY_SOURCES:
+        raise ValueError(f"by.source must be one of {', '.join(BY_SOURCES)}, not {by['source']!r}")
+    return dict(by)
 
 
 class SessionError(Exception):
@@ -47,6 +73,9 @@ class EventStore:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=FULL")
             self.conn.executescript(SCHEMA)
+            columns = {r[1] for r in self.conn.execute("PRAGMA table_info(events)")}
+            if "changed_by" not in columns:  # a log written before events recorded who made them
+                self.conn.execute("ALTER TABLE events ADD COLUMN changed_by TEXT")
         except sqlite3.DatabaseError as exc:
             raise SessionError(f"{self.path} is not a game database: {exc}") from None
         if not create:
@@ -71,45 +100,63 @@ class EventStore:
     def transaction(self):
         return _Tx(self.conn)
 
-    def append(self, type_: str, player: str | None, action: dict, log: list[str]) -> dict:
+    def append(self, type_: str, player: str | None, action: dict, log: list[str], by: dict | None = None) -> dict:
         """Append one event in its own transaction; returns it once committed."""
         with self.transaction():
-            return self._insert(type_, player, action, log)
+            return self._insert(type_, player, action, log, by=by)
 
-    def insert(self, type_: str, player: str | None, action: dict, log: list[str]) -> dict:
+    def insert(self, type_: str, player: str | None, action: dict, log: list[str], by: dict | None = None) -> dict:
         """Insert inside a transaction the caller holds (``with store.transaction(): ...``)."""
-        return self._insert(type_, player, action, log)
+        return self._insert(type_, player, action, log, by=by)
 
     def _insert(self, type_: str, player: str | None, action: dict, log: list[str], undone: int = 0,
-                at: str | None = None) -> dict:
+                at: str | None = None, by: dict | None = None) -> dict:
         at = at or now()
+        by = check_by(by)
         cur = self.conn.execute(
-            "INSERT INTO events (type, player, action, log, undone, at) VALUES (?, ?, ?, ?, ?, ?)",
-            (type_, player, json.dumps(action), json.dumps(log), undone, at),
+            "INSERT INTO events (type, player, action, log, undone, at, changed_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (type_, player, json.dumps(action), json.dumps(log), undone, at,
+             None if by is None else json.dumps(by)),
         )
         return {"seq": cur.lastrowid, "type": type_, "player": player, "action": action, "log": log,
-                "undone": bool(undone), "at": at}
+                "undone": bool(undone), "at": at, "by": by}
 
     def last_seq(self) -> int:
         return self.conn.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0]
 
     def events(self, since: int = 0) -> list[dict]:
         rows = self.conn.execute(
-            "SELECT seq, type, player, action, log, undone, at FROM events WHERE seq > ? ORDER BY seq", (since,)
-        ).fetchall()
+            "SELECT seq, type, player, action, log, undone, at, changed_by FROM events WHERE seq > ? ORDER BY seq",
+            (since,)).fetchall()
         out = []
-        for seq, type_, player, action, log, undone, at in rows:
+        for seq, type_, player, action, log, undone, at, by in rows:
             try:
                 out.append({"seq": seq, "type": type_, "player": player, "action": json.loads(action),
-                            "log": json.loads(log), "undone": bool(undone), "at": at})
+                            "log": json.loads(log), "undone": bool(undone), "at": at,
+                            "by": None if by is None else json.loads(by)})
             except json.JSONDecodeError as exc:
                 raise SessionError(f"event {seq} in {self.path} is damaged: {exc}") from None
         return out
 
-    def mark_undone(self, seqs: list[int], marker: dict) -> dict:
+    def put_frame(self, seq: int, jpeg: bytes) -> None:
+        """Keep the camera frame a roll was read from (inside the caller's transaction, with the event)."""
+        if not isinstance(jpeg, bytes) or not jpeg.startswith(b"\xff\xd8\xff") or len(jpeg) > MAX_FRAME_BYTES:
+            raise SessionError(f"the frame of event {seq} must be a JPEG of at most {MAX_FRAME_BYTES} bytes")
+        self.conn.execute("INSERT INTO frames (seq, jpeg) VALUES (?, ?)", (seq, jpeg))
+
+    def frame(self, seq: int) -> bytes | None:
+        row = self.conn.execute("SELECT jpeg FROM frames WHERE seq = ?", (seq,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def frames(self, since: int, upto: int) -> list[tuple[int, bytes]]:
+        """(seq, JPEG) of the frames kept for events ``since`` < seq <= ``upto``, in order."""
+        return [(s, bytes(j)) for s, j in self.conn.execute(
+            "SELECT seq, jpeg FROM frames WHERE seq > ? AND seq <= ? ORDER BY seq", (since, upto))]
+
+    def mark_undone(self, seqs: list[int], marker: dict, by: dict | None = None) -> dict:
         """Mark events undone and log the undo (inside the caller's transaction)."""
         self.conn.executemany("UPDATE events SET undone = 1 WHERE seq = ?", [(s,) for s in seqs])
-        return self._insert("undo", None, marker, [f"undid events {seqs}"])
+        return self._insert("undo", None, marker, [f"undid events {seqs}"], by=by)
 
 
 class _Tx:

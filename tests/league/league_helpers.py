@@ -12,7 +12,7 @@ from companion.session import GameSession
 
 SETUP = {"force_size": 24, "players": [{"name": "Alice", "species": "Dwarves"},
                                        {"name": "Bob", "species": "Goblins"}]}
-FIELDS = ("seq", "type", "player", "action", "log", "undone", "at")
+FIELDS = ("seq", "type", "player", "action", "log", "undone", "at", "by")
 
 
 def play(session: GameSession, rng: random.Random, steps: int, undo_every: int = 0) -> None:

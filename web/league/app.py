@@ -3,12 +3,13 @@ event, judges read any game.  A Flask app on one PostgreSQL database (a psycopg 
 
 Who may do what (``X-League-Token`` header, or ``?token=`` on a page link):
 
-* table token: ``POST /league/api/push`` for its own table's games only (:mod:`companion.league.push`);
+* table token: ``POST /league/api/push`` and ``PUT /league/api/frames/GAME/SEQ`` (a roll's camera
+  frame, JPEG) for its own table's games only (:mod:`companion.league.push`);
 * organizer token: everything below, and changes (players, rounds, clock, tie-breaks, tokens);
 * judge token: read-only views (tables, any game's events with their explanations, the undo trail).
 
 Pages: ``/league/`` (organizer), ``/league/judge`` and ``/league/judge/GAME`` (judge).  JSON:
-``/league/api/overview``, ``/league/api/games/GAME``, ``/league/export.json``, ``/league/export.csv``.
+``/league/api/overview``, ``/league/api/games/GAME`` (``/frames/SEQ``: a roll's JPEG), ``/league/export.json``, ``/league/export.csv``.
 Every refusal is ``{"error": code, "message": ...}`` with a 4xx status, and changes nothing.
 """
 
@@ -30,7 +31,7 @@ from flask import (
 )
 
 from companion.league import organizer as org
-from companion.league.push import PushRefused, accept_push, issue_token, require
+from companion.league.push import PushRefused, accept_frame, accept_push, issue_token, require
 from companion.session.pg_store import EVENT_COLUMNS, GAME_ID, connect, event_row
 
 log = logging.getLogger("companion.league")
@@ -110,6 +111,15 @@ def push():
         return jsonify(accept_push(conn, _token(), body))
 
 
+@bp.put("/api/frames/<game_id>/<int:seq>")
+def push_frame(game_id: str, seq: int):
+    """A table's camera frame (image/jpeg body) for roll event ``seq`` of its own game."""
+    if request.mimetype != "image/jpeg":
+        raise PushRefused("malformed", "send the frame as image/jpeg")
+    with db() as conn:
+        return jsonify(accept_frame(conn, _token(), game_id, seq, request.get_data()))
+
+
 # -- reading (organizer or judge) ------------------------------------------------------------------------
 @bp.get("/api/overview")
 def overview():
@@ -127,12 +137,24 @@ def _game(conn, game_id: str) -> dict:
         raise PushRefused("not_found", f"no game {game_id}")
     events = [event_row(r) for r in conn.execute(
         f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s ORDER BY seq", (game_id,))]
+    framed = {r[0] for r in conn.execute("SELECT seq FROM event_frames WHERE game_id = %s", (game_id,))}
+    for e in events:
+        e["who"] = who(e.get("by"))
+        e["frame"] = e["seq"] in framed
     return {"game_id": game_id, "table": row[0], "last_seq": row[1], "created_at": row[2].isoformat(),
             "events": events, "undo_trail": undo_trail(events)}
 
 
+def who(by: dict | None) -> str:
+    """Who made a change, in words: "tablet 'kitchen tablet' (camera)", "host", "not recorded"."""
+    if not by:
+        return "not recorded"
+    words = by["role"] + (f" '{by['name']}'" if by.get("name") else "")
+    return words + (f" ({by['source']})" if by.get("source") else "")
+
+
 def undo_trail(events: list[dict]) -> list[dict]:
-    """Each undo: when, which events it took back (their type, player and first log line)."""
+    """Each undo: when, who made it, which events it took back (their type, player and first log line)."""
     by_seq = {e["seq"]: e for e in events}
     trail = []
     for e in events:
@@ -140,7 +162,8 @@ def undo_trail(events: list[dict]) -> list[dict]:
             continue
         taken = [{"seq": s, "type": by_seq[s]["type"], "player": by_seq[s]["player"],
                   "what": (by_seq[s]["log"] or [""])[0]} for s in e["action"].get("undid", []) if s in by_seq]
-        trail.append({"seq": e["seq"], "at": e["at"], "player": e["player"], "undid": taken})
+        trail.append({"seq": e["seq"], "at": e["at"], "player": e["player"], "by": e.get("by"),
+                      "who": who(e.get("by")), "undid": taken})
     return trail
 
 
@@ -149,6 +172,18 @@ def game_events(game_id: str):
     with db() as conn:
         require(conn, _token(), "organizer", "judge")
         return jsonify(_game(conn, game_id))
+
+
+@bp.get("/api/games/<game_id>/frames/<int:seq>")
+def game_frame(game_id: str, seq: int):
+    """The camera frame roll ``seq`` was read from (JPEG), for the organizer and judges."""
+    with db() as conn:
+        require(conn, _token(), "organizer", "judge")
+        row = conn.execute("SELECT jpeg FROM event_frames WHERE game_id = %s AND seq = %s",
+                           (game_id, seq)).fetchone()
+    if row is None:
+        raise PushRefused("not_found", f"no camera frame for event {seq} of game {game_id}")
+    return Response(bytes(row[0]), mimetype="image/jpeg", headers={"Cache-Control": "private, max-age=3600"})
 
 
 # -- organizer changes -------------------------------------------------------------------------------------

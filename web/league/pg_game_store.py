@@ -66,14 +66,14 @@ class PgGameStore(GameStore):
                 except Exception:  # noqa: BLE001
                     pass
 
-    def submit(self, action: dict) -> list:
-        events = super().submit(action)
+    def submit(self, action: dict, by: dict | None = None, frame: bytes | None = None) -> list:
+        events = super().submit(action, by, frame)
         with self.lock:
             self._post_live()
         return events
 
-    def undo(self, n: int):
-        result = super().undo(n)
+    def undo(self, n: int, by: dict | None = None):
+        result = super().undo(n, by)
         with self.lock:
             self._post_live()
         return result
