@@ -206,9 +206,10 @@ def test_total_explanation_gives_step_names_the_row_and_chips_are_finger_sized(b
         assert prompt_cite["height"] >= 48
         shot(page, f"steps-{size}")
         page.click(".rail a[data-view=roll]")
-        page.wait_for_selector(".die .facebtn")
-        # measured in one go (the view may be redrawn between two calls)
-        heights = page.eval_on_selector_all(".facebtn", "els => els.map(e => e.getBoundingClientRect().height)")
+        page.wait_for_selector("#view-roll.active .die .facebtn")
+        # measured in one go (the view may be redrawn between two calls), on the shown Roll view only
+        heights = page.eval_on_selector_all("#view-roll.active .die .facebtn",
+                                            "els => els.map(e => e.getBoundingClientRect().height)")
         assert heights and min(heights) >= 48, f"face buttons {min(heights)} px tall"
         widths = page.eval_on_selector_all("#last-roll .steps li", """els => els.map(li =>
             [li.querySelector('.stext').getBoundingClientRect().width, li.getBoundingClientRect().width])""")
