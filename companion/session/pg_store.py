@@ -24,7 +24,7 @@ import uuid
 from importlib import resources
 from typing import Any
 
-from .store import FORMAT, SessionError, check_by, now
+from .store import FORMAT, MAX_FRAME_BYTES, SessionError, check_by, now
 
 MIGRATION_LOCK = 0x44726167  # advisory lock key held while migrating ("Drag")
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -213,6 +213,24 @@ class PgEventStore:
         self._tx_seq = seq
         return {"seq": seq, "type": type_, "player": player, "action": action, "log": log,
                 "undone": False, "at": at, "by": by}
+
+    def put_frame(self, seq: int, jpeg: bytes) -> None:
+        """Keep the camera frame a roll was read from (in the caller's transaction, after its event)."""
+        if self._tx_seq is None:
+            raise SessionError("put_frame needs the caller's transaction")
+        if not isinstance(jpeg, bytes) or not jpeg.startswith(b"\xff\xd8\xff") or len(jpeg) > MAX_FRAME_BYTES:
+            raise SessionError(f"the frame of event {seq} must be a JPEG of at most {MAX_FRAME_BYTES} bytes")
+        self.conn.execute("INSERT INTO event_frames (game_id, seq, jpeg) VALUES (%s, %s, %s)",
+                          (self.game_id, seq, jpeg))
+
+    def frame(self, seq: int) -> bytes | None:
+        rows = self._read("SELECT jpeg FROM event_frames WHERE game_id = %s AND seq = %s", (self.game_id, seq))
+        return bytes(rows[0][0]) if rows else None
+
+    def frames(self, since: int, upto: int) -> list[tuple[int, bytes]]:
+        return [(s, bytes(j)) for s, j in self._read(
+            "SELECT seq, jpeg FROM event_frames WHERE game_id = %s AND seq > %s AND seq <= %s ORDER BY seq",
+            (self.game_id, since, upto))]
 
     def last_seq(self) -> int:
         if self._tx_seq is not None:

@@ -132,3 +132,28 @@ def test_a_confirmed_camera_rolls_frame_reaches_the_judge(league, tmp_path):
     assert _put_frame(url, tok["t7"], game_id, 9999, local)[0] == 404
     assert _put_frame(url, "forged", game_id, seq, local)[0] == 403
     assert _get_bytes(url + src)[1] == local
+
+
+def test_a_table_playing_on_postgresql_keeps_the_frame_in_the_league(league, pg_dsn):
+    import cv2
+
+    from companion.session.pg_store import create_session
+
+    url, tok = league
+    ok, buf = cv2.imencode(".jpg", np.full((90, 160, 3), 120, np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 80])
+    jpeg = buf.tobytes()
+    s = create_session(pg_dsn, {"force_size": 24, "players": [{"name": "A", "species": "Dwarves"},
+                                                              {"name": "B", "species": "Goblins"}]}, table="7")
+    try:
+        pending = s.pending()
+        [event] = s.submit({"type": "roll", "faces": [d["faces"][0] for d in pending["dice"]]},
+                           by={"role": "host", "source": "camera"}, frame=jpeg)
+        assert s.frame(event["seq"]) == jpeg and s.frames(0, 10) == [(event["seq"], jpeg)]
+        with pytest.raises(Exception, match="must be a JPEG"):  # not a JPEG: refused, the event with it
+            s.submit({"type": "roll", "faces": [d["faces"][0] for d in s.pending()["dice"]]}, frame=b"GIF89a")
+        assert s.events()[-1]["seq"] == event["seq"]
+        game_id = s.game_id
+    finally:
+        s.close()
+    status, body, kind = _get_bytes(f"{url}/league/api/games/{game_id}/frames/{event['seq']}?token={tok['judge']}")
+    assert (status, kind, body) == (200, "image/jpeg", jpeg)
