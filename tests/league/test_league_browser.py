@@ -78,3 +78,42 @@ def test_table_page_shows_the_league_line(pg_dsn, tmp_path, browser):
         table.close()
         proxy.close()
         league.close()
+
+
+def test_judge_page_shows_who_and_the_rolls_frame(pg_dsn, tmp_path, browser):
+    """The judge's page in Chromium: the roll's camera frame loads (served by the league, allowed by its
+    content policy) under the roll's explanation, with who made the roll and who took back what."""
+    import cv2
+    import numpy as np
+
+    from companion.session.pg_store import create_session
+
+    conn = connect(pg_dsn)
+    judge = issue_token(conn, "judge")
+    conn.close()
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    cv2.putText(frame, "roll 2", (100, 360), cv2.FONT_HERSHEY_SIMPLEX, 6, (255, 255, 255), 12)
+    jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes()
+    s = create_session(pg_dsn, {"force_size": 24, "players": [{"name": "Ann", "species": "Dwarves"},
+                                                              {"name": "Bob", "species": "Goblins"}]}, table="4")
+    [roll] = s.submit({"type": "roll", "faces": [d["faces"][0] for d in s.pending()["dice"]]},
+                      by={"role": "tablet", "name": "kitchen tablet", "source": "camera"}, frame=jpeg)
+    s.submit({"type": "roll_for_me", "seed": 1}, by={"role": "host"})
+    s.undo(1, by={"role": "tablet", "name": "kitchen tablet"})
+    game_id = s.game_id
+    s.close()
+    league = LeagueServer(pg_dsn)
+    page = browser.new_page()
+    try:
+        page.goto(f"{league.url}/league/judge/{game_id}?token={judge}")
+        img = page.locator(f'li[value="{roll["seq"]}"] img.frame')
+        img.wait_for(timeout=15000)
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle(), timeout=15000)
+        assert img.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [1280, 720]
+        assert "tablet 'kitchen tablet' (camera)" in page.locator(f'li[value="{roll["seq"]}"] .who').first.text_content()
+        trail = page.locator("h3:has-text('Undo trail') + ul").text_content()
+        assert "by tablet 'kitchen tablet'" in trail and f"#{roll['seq'] + 1}" in trail
+        page.screenshot(path=str(tmp_path / "judge-frame.png"), full_page=True)
+    finally:
+        page.close()
+        league.close()
