@@ -15,7 +15,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 
 from . import play
-from .api import _Answer, _run_engine
+from .api import _Answer, _run_engine, changed_by
 from .errors import APIError, Conflict, NotFound
 from .jsonable import jsonable
 from .security import TOKEN_HEADER, access, request_role, require
@@ -78,11 +78,11 @@ def _switched(old: str | None) -> None:
 
 
 # -- doing (host) -------------------------------------------------------------------------------
-def _create(body: dict) -> str:
+def _create(body: dict, by: dict) -> str:
     s = store()
     setup = _setup(body)
     old = s.game_id
-    _run_engine(s.create, setup)
+    _run_engine(s.create, setup, by)
     _switched(old)
     return s.game_id
 
@@ -114,7 +114,7 @@ def create_game():
     """A new game (host only): ``{"players": [..], "edition": "v4", "quick": true}`` or a full
     set-up; ``"advanced": ["items", ...]`` turns on optional components of V4.01c (L2506-2508).
     The previous game stays in the library."""
-    gid = _create(json_body(GAME_SPEC))
+    gid = _create(json_body(GAME_SPEC), changed_by())
     return jsonify({"game_id": gid, "seq": store().last_seq}), 201
 
 
@@ -198,7 +198,10 @@ def confirm(rid: int):
     with s.lock:
         req = _pending(rid)
         if req["kind"] == "new":
-            gid = _create(validate(req["body"], GAME_SPEC, prefix="game."))
+            by = {"role": "host"}  # the host confirmed; the tablet that asked, by its name
+            if req.get("asked_by") and req["asked_by"] != "host":
+                by["asked_by"] = str(req["asked_by"])[:80]
+            gid = _create(validate(req["body"], GAME_SPEC, prefix="game."), by)
         elif req["kind"] == "resume":
             _resume(req["game_id"])
             gid = req["game_id"]

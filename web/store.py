@@ -135,15 +135,16 @@ class GameStore:
                 self._recent[i] = (seq, e, json.dumps(e, separators=(",", ":")))
 
     # -- changes ---------------------------------------------------------------------------
-    def create(self, setup: Any):
+    def create(self, setup: Any, by: dict | None = None):
         """A new game, in a new file of the library, becomes the current one; the previous game
-        stays in the library as it was (in progress or ended) and can be resumed."""
+        stays in the library as it was (in progress or ended) and can be resumed.  ``by``: who
+        started it, recorded in its ``create`` event."""
         from companion.session import GameSession
         from companion.session.library import summarize
 
         with self.lock:
             path = self.library.new_path()
-            session = GameSession.create(path, setup)  # checks the set-up before writing anything
+            session = GameSession.create(path, setup, by)  # checks the set-up before writing anything
             self.library.register(path, summarize(session))
             old, self.session = self.session, session
             if old is not None:

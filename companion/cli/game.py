@@ -79,7 +79,7 @@ def handler(args: argparse.Namespace) -> int:
             setup = {"force_size": args.force, "players": players}
             if args.edition != "v4":
                 setup["edition"] = args.edition  # companion.session.new_game picks the edition's flow
-            session = GameSession.create(args.db, setup)
+            session = GameSession.create(args.db, setup, by={"role": "cli"})
         elif cmd == "import":
             session = GameSession.import_file(args.db, args.path)
         else:

@@ -180,7 +180,7 @@ def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | No
 
     server = _make_server(args, db)
     store = server.app.extensions["game_store"]
-    store.create(build_setup({"players": ["Ann", "Bob"], "quick": True, "force_size": 24}))
+    store.create(build_setup({"players": ["Ann", "Bob"], "quick": True, "force_size": 24}), {"role": "demo"})
     pace = args.pace
     if pace is None:
         pace = 1.2 if args.seconds is None else max(0.05, min(1.2, args.seconds / 60))

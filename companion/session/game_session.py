@@ -70,10 +70,12 @@ class GameSession:
 
     # -- opening ------------------------------------------------------------------------------------
     @classmethod
-    def create(cls, db_path: str | Path, setup: dict) -> GameSession:
-        """Start a new game in a new database file.  Raises ``IllegalSetup`` for an illegal set-up."""
+    def create(cls, db_path: str | Path, setup: dict, by: dict | None = None) -> GameSession:
+        """Start a new game in a new database file; its ``create`` event records ``by``, who started it
+        (:func:`~.store.check_by`).  Raises ``IllegalSetup`` for an illegal set-up."""
         full = full_setup(setup)
         new_game(full)  # validate before anything is written
+        by = check_by(by)
         path = Path(db_path)
         if path.exists() and path.stat().st_size > 0:
             probe = EventStore(path, create=True)
@@ -83,7 +85,7 @@ class GameSession:
             finally:
                 probe.close()
         store = EventStore(path, create=True)
-        store.init(uuid.uuid4().hex, full)
+        store.init(uuid.uuid4().hex, full, by=by)
         return cls(store)
 
     @classmethod

@@ -173,7 +173,7 @@ class PgEventStore:
             return rows[0][0] if rows else None
         return None
 
-    def init(self, game_id: str, setup: dict, table: str | None = None) -> dict:
+    def init(self, game_id: str, setup: dict, table: str | None = None, by: dict | None = None) -> dict:
         if game_id != self.game_id:
             raise SessionError(f"this store is for game {self.game_id}, not {game_id}")
         psycopg = _psycopg()
@@ -183,7 +183,7 @@ class PgEventStore:
                     self.conn.execute("INSERT INTO games (game_id, format, table_no) VALUES (%s, %s, %s)",
                                       (game_id, FORMAT, table))
                     self._tx_seq = 0
-                    return self._insert("create", None, setup, [])
+                    return self._insert("create", None, setup, [], by)
             except psycopg.errors.UniqueViolation:
                 raise SessionError(f"game {game_id} already exists in {redact(self.dsn)}") from None
             finally:
@@ -255,10 +255,10 @@ class PgEventStore:
     # -- opening games -------------------------------------------------------------------------------
     @classmethod
     def create_game(cls, dsn: str, setup: dict, *, table: str | None = None, game_id: str | None = None,
-                    conn=None) -> PgEventStore:
-        """A new game (its ``create`` event committed) in the database at ``dsn``."""
+                    conn=None, by: dict | None = None) -> PgEventStore:
+        """A new game (its ``create`` event committed, ``by`` who started it) in the database at ``dsn``."""
         store = cls(dsn, game_id or uuid.uuid4().hex, create=True, conn=conn)
-        store.init(store.game_id, setup, table=table)
+        store.init(store.game_id, setup, table=table, by=by)
         return store
 
     @staticmethod
@@ -332,13 +332,13 @@ class _PgTx:
         return False
 
 
-def create_session(dsn: str, setup: dict, *, table: str | None = None):
+def create_session(dsn: str, setup: dict, *, table: str | None = None, by: dict | None = None):
     """A new ``GameSession`` on PostgreSQL (the set-up is checked before anything is written)."""
     from .game_session import GameSession, full_setup, new_game
 
     full = full_setup(setup)
     new_game(full)
-    return GameSession(PgEventStore.create_game(dsn, full, table=table))
+    return GameSession(PgEventStore.create_game(dsn, full, table=table, by=by))
 
 
 def open_session(dsn: str, game_id: str):

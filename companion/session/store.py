@@ -40,16 +40,19 @@ BY_SOURCES = ("typed", "camera", "serial", "demo")
 def check_by(by: object) -> dict | None:
     """Who made a change, as an event records it: ``{"role": "tablet", "name": "kitchen tablet",
     "source": "camera"}`` (``role`` one of ``BY_ROLES``; ``name`` the paired tablet's; ``source`` how a
-    roll's faces came in, one of ``BY_SOURCES``), or None (not known: logs written before it).
-    Raises ``ValueError`` naming what is wrong."""
+    roll's faces came in, one of ``BY_SOURCES``; ``asked_by`` the tablet whose request the host
+    confirmed, for a game the host started on a tablet's request), or None (not known: logs written
+    before it).  Raises ``ValueError`` naming what is wrong."""
     if by is None:
         return None
-    if not isinstance(by, dict) or set(by) - {"role", "name", "source"}:
-        raise ValueError("by must be an object with role, and optionally name and source")
+    if not isinstance(by, dict) or set(by) - {"role", "name", "source", "asked_by"}:
+        raise ValueError("by must be an object with role, and optionally name, source and asked_by")
     if by.get("role") not in BY_ROLES:
         raise ValueError(f"by.role must be one of {', '.join(BY_ROLES)}, not {by.get('role')!r}")
     if "name" in by and not (isinstance(by["name"], str) and 0 < len(by["name"]) <= 80):
         raise ValueError("by.name must be a name of 1-80 characters")
+    if "asked_by" in by and not (isinstance(by["asked_by"], str) and 0 < len(by["asked_by"]) <= 80):
+        raise ValueError("by.asked_by must be a name of 1-80 characters")
     if "source" in by and by["source"] not in BY_SOURCES:
         raise ValueError(f"by.source must be one of {', '.join(BY_SOURCES)}, not {by['source']!r}")
     return dict(by)
@@ -90,12 +93,12 @@ class EventStore:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
-    def init(self, game_id: str, setup: dict) -> dict:
+    def init(self, game_id: str, setup: dict, by: dict | None = None) -> dict:
         if self.conn.execute("SELECT count(*) FROM events").fetchone()[0]:
             raise SessionError(f"{self.path} already holds a game")
         with self.transaction():
             self.conn.execute("INSERT INTO meta VALUES ('format', ?), ('game_id', ?)", (FORMAT, game_id))
-            return self._insert("create", None, setup, [])
+            return self._insert("create", None, setup, [], by=by)
 
     def transaction(self):
         return _Tx(self.conn)

@@ -150,6 +150,7 @@ def who(by: dict | None) -> str:
     if not by:
         return "not recorded"
     words = by["role"] + (f" '{by['name']}'" if by.get("name") else "")
+    words += f" (asked by tablet '{by['asked_by']}')" if by.get("asked_by") else ""
     return words + (f" ({by['source']})" if by.get("source") else "")
 
 

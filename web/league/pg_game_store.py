@@ -78,10 +78,10 @@ class PgGameStore(GameStore):
             self._post_live()
         return result
 
-    def create(self, setup):
+    def create(self, setup, by: dict | None = None):
         with self.lock:
             old = self.session
-            self.session = create_session(self.dsn, setup, table=self.table)
+            self.session = create_session(self.dsn, setup, table=self.table, by=by)
             if old is not None:
                 old.close()
             self.reading = None
