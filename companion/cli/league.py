@@ -2,6 +2,8 @@
 
     companion league db --dir ./league-db [--port 5432]      # start PostgreSQL for the league (prints its DSN)
     companion league token --dsn DSN --role table --table 7  # a table's (or judge's, organizer's) token
+    companion league token list --dsn DSN                    # every token: id, role, table, issued, revoked
+    companion league token revoke --dsn DSN --table 7        # or --id ID, or --token T: refused at once
     companion league serve --dsn DSN [--port 8770]           # the organizer's and judges' pages, the tables' push API
 
 Tables join with ``companion serve --league http://THIS-MACHINE:8770 --table 7 --league-token T``.
@@ -42,13 +44,24 @@ def _db_stop(args: argparse.Namespace) -> int:
 
 
 def _token(args: argparse.Namespace) -> int:
-    from companion.league.push import PushRefused, issue_token
+    from companion.league.push import PushRefused, issue_token, list_tokens, revoke_tokens
     from companion.session import SessionError
     from companion.session.pg_store import connect
 
     try:
         conn = connect(args.dsn)
-        print(issue_token(conn, args.role, args.table, args.label or ""))
+        if args.action == "list":
+            for t in list_tokens(conn):
+                print(f"{t['id']}  {t['role']:<9} {t['table'] or '-':<6} issued {t['created_at']}"
+                      + (f"  REVOKED {t['revoked_at']}" if t["revoked_at"] else "") + f"  {t['label']}")
+        elif args.action == "revoke":
+            for token_id in revoke_tokens(conn, token=args.token, token_id=args.id, table=args.table):
+                print(f"revoked {token_id}")
+        elif args.role is None:
+            print("error: issuing a token needs --role (organizer, table or judge)", file=sys.stderr)
+            return 2
+        else:
+            print(issue_token(conn, args.role, args.table, args.label or ""))
     except (SessionError, PushRefused) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -110,11 +123,15 @@ def register(subparsers) -> None:
     d.add_argument("--stop", action="store_true", help="stop the cluster in --dir instead")
     d.set_defaults(func=lambda a: _db_stop(a) if a.stop else _db(a))
 
-    t = sub.add_parser("token", help="issue a token (only its hash is stored)")
+    t = sub.add_parser("token", help="issue (default), list or revoke tokens (only their hashes are stored)")
+    t.add_argument("action", nargs="?", choices=("issue", "list", "revoke"), default="issue",
+                   help="issue a token (default), list them, or revoke one (refused from the next request on)")
     t.add_argument("--dsn", required=True, help="the league database (postgresql://...)")
-    t.add_argument("--role", required=True, choices=("organizer", "table", "judge"),
+    t.add_argument("--role", choices=("organizer", "table", "judge"),
                    help="who the token is for: the organizer, a table, or a judge")
-    t.add_argument("--table", help="the table's label (for --role table)")
+    t.add_argument("--table", help="the table's label (for --role table; revoke: every live token of it)")
+    t.add_argument("--id", help="revoke: the token's id (companion league token list)")
+    t.add_argument("--token", help="revoke: the token itself")
     t.add_argument("--label", help="a note kept with the token (who holds it)")
     t.set_defaults(func=_token)
 

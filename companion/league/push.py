@@ -72,28 +72,57 @@ def issue_token(conn, role: str, table: str | None = None, label: str = "") -> s
     return token
 
 
-_KNOWN: dict[str, tuple[float, str, str | None]] = {}  # token hash -> (when looked up, role, table)
-KNOWN_FOR_S = 30.0  # a known token is looked up again after this long
+TOKEN_ID_LEN = 12  # a token is named (listed, revoked) by the first hex digits of its hash
 
 
 def identify(conn, token: Any) -> tuple[str, str | None]:
-    """(role, table) of a token, or ``forbidden``.  Tokens found are remembered for ``KNOWN_FOR_S``
-    seconds (a push then costs one round trip less); unknown ones are looked up every time."""
-    import time
-
+    """(role, table) of a token, or ``forbidden``.  Looked up on every request (one primary-key
+    read; no cache), so a revoked token is refused from the next request on."""
     if not isinstance(token, str) or not token or len(token) > 200:
         raise PushRefused("forbidden", "a league token is required (X-League-Token header)")
-    h = token_hash(token)
-    hit = _KNOWN.get(h)
-    if hit is not None and time.monotonic() - hit[0] < KNOWN_FOR_S:
-        return hit[1], hit[2]
-    row = conn.execute("SELECT role, table_no FROM league_tokens WHERE token_hash = %s", (h,)).fetchone()
+    row = conn.execute("SELECT role, table_no, revoked_at FROM league_tokens WHERE token_hash = %s",
+                       (token_hash(token),)).fetchone()
     if row is None:
-        raise PushRefused("forbidden", "unknown league token (forged, mistyped or revoked)")
-    if len(_KNOWN) > 10000:
-        _KNOWN.clear()
-    _KNOWN[h] = (time.monotonic(), row[0], row[1])
+        raise PushRefused("forbidden", "unknown league token (forged or mistyped)")
+    if row[2] is not None:
+        raise PushRefused("forbidden", f"this league token was revoked at {row[2].isoformat(timespec='seconds')}")
     return row[0], row[1]
+
+
+def list_tokens(conn) -> list[dict]:
+    """Every token (never the token itself): its id, role, table, label, when issued and revoked."""
+    return [{"id": h[:TOKEN_ID_LEN], "role": role, "table": table, "label": label,
+             "created_at": created.isoformat(timespec="seconds"),
+             "revoked_at": None if revoked is None else revoked.isoformat(timespec="seconds")}
+            for h, role, table, label, created, revoked in conn.execute(
+                "SELECT token_hash, role, table_no, label, created_at, revoked_at FROM league_tokens "
+                "ORDER BY created_at, token_hash")]
+
+
+def revoke_tokens(conn, *, token: Any = None, token_id: Any = None, table: Any = None) -> list[str]:
+    """Revoke one token (given itself, or by its id from :func:`list_tokens`) or every live token of
+    a table; returns the ids revoked.  Refused (``malformed``/``not_found``), changing nothing, when
+    not exactly one of them is given or it names no live token."""
+    given = [x for x in (token, token_id, table) if x not in (None, "")]
+    if len(given) != 1:
+        raise PushRefused("malformed", "name exactly one of: the token, its id, or a table")
+    if token not in (None, ""):
+        if not isinstance(token, str) or len(token) > 200:
+            raise PushRefused("malformed", "the token to revoke must be a string of at most 200 characters")
+        where, arg, what = "token_hash = %s", token_hash(token), "that token"
+    elif token_id not in (None, ""):
+        if not isinstance(token_id, str) or not re.fullmatch(f"[0-9a-f]{{{TOKEN_ID_LEN}}}", token_id):
+            raise PushRefused("malformed", f"a token id is {TOKEN_ID_LEN} hex digits (companion league token list)")
+        where, arg, what = f"left(token_hash, {TOKEN_ID_LEN}) = %s", token_id, f"token {token_id}"
+    else:
+        if not isinstance(table, str) or not TABLE_LABEL.match(table):
+            raise PushRefused("malformed", "a table label is 1-16 letters, digits, '-', '_'")
+        where, arg, what = "role = 'table' AND table_no = %s", table, f"table {table}"
+    rows = conn.execute(f"UPDATE league_tokens SET revoked_at = now() WHERE {where} AND revoked_at IS NULL "
+                        "RETURNING token_hash", (arg,)).fetchall()
+    if not rows:
+        raise PushRefused("not_found", f"no live token for {what}")
+    return sorted(r[0][:TOKEN_ID_LEN] for r in rows)
 
 
 def require(conn, token: Any, *roles: str) -> tuple[str, str | None]:

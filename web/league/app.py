@@ -31,7 +31,15 @@ from flask import (
 )
 
 from companion.league import organizer as org
-from companion.league.push import PushRefused, accept_frame, accept_push, issue_token, require
+from companion.league.push import (
+    PushRefused,
+    accept_frame,
+    accept_push,
+    issue_token,
+    list_tokens,
+    require,
+    revoke_tokens,
+)
 from companion.session.pg_store import EVENT_COLUMNS, GAME_ID, connect, event_row
 
 log = logging.getLogger("companion.league")
@@ -263,6 +271,25 @@ def new_token():
                                back=url_for("league.organizer_page", token=_token()))
 
 
+@bp.get("/api/tokens")
+def tokens():
+    """Every token the league issued (ids, never the tokens), for the organizer."""
+    with db() as conn:
+        _organizer(conn)
+        return jsonify({"tokens": list_tokens(conn)})
+
+
+@bp.post("/api/tokens/revoke")
+def revoke_token():
+    """Revoke ``{"id": ID}`` (from GET /api/tokens), ``{"revoke": TOKEN}`` or ``{"table": "7"}`` (every
+    live token of that table): refused from the next request on."""
+    body = _body()
+    with db() as conn:
+        _organizer(conn)
+        revoked = revoke_tokens(conn, token=body.get("revoke"), token_id=body.get("id"), table=body.get("table"))
+    return _done({"revoked": revoked})
+
+
 @bp.get("/export.json")
 def export_json():
     with db() as conn:
@@ -290,7 +317,7 @@ def organizer_page():
             "league_organizer.html", token=token, rounds=rounds, current=current,
             pairings=org.pairings(conn, current["round"]) if current else [], tables=org.tables(conn),
             standings=org.current_standings(conn), tie_breaks=org.tie_breaks(conn),
-            all_tie_breaks=org.TIE_BREAKS, players=org.players(conn))
+            all_tie_breaks=org.TIE_BREAKS, players=org.players(conn), tokens=list_tokens(conn))
 
 
 @bp.get("/judge")
