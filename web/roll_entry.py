@@ -80,9 +80,11 @@ def roll_preview(store, faces: dict) -> dict:
 
     Every die set: ``{"complete": True, "total": T, "roll": "melee", "steps": [...]}``, or
     ``"again": [...]`` when a face makes dice roll again (the total comes after those).
-    Some dice set: ``{"complete": False, "tapped": n, "dice": N, "total": T}`` where ``T`` is what
-    the dice set so far add up to (the untapped ones not counting), or None where the engine cannot
-    say before every die has a face."""
+    Some dice set: ``{"complete": False, "tapped": n, "dice": N, "total": T, "totals": {...}}`` where
+    ``totals`` is what the dice set so far add up to by result type (the untapped ones not counting),
+    from the game's ``roll_so_far`` (``TableGame``), and ``T`` the roll's own type among them; both
+    None where the game cannot say before every die has a face (a face that makes dice roll again).
+    Battle Dice gives ``totals`` only (the points of each phase; its roll has no one type)."""
     from .play import _pending_roll, last_roll_view, reading_from_faces
 
     pending = _pending_roll(store)
@@ -90,8 +92,11 @@ def roll_preview(store, faces: dict) -> dict:
     chosen = reading["faces"]
     dice = pending["dice"]
     if any(d["uid"] not in chosen for d in dice):
+        totals = game_copy(store).roll_so_far({d["uid"]: chosen[d["uid"]] for d in dice if d["uid"] in chosen})
+        kind = pending.get("roll")
+        total = None if totals is None or kind not in totals else int(totals[kind])
         return {"complete": False, "tapped": sum(d["uid"] in chosen for d in dice), "dice": len(dice),
-                "total": _so_far(game_copy(store), dice, chosen), "roll": pending.get("roll")}
+                "total": total, "totals": totals, "roll": kind}
     game = game_copy(store)
     game.apply({"type": "roll", "faces": [chosen[d["uid"]] for d in dice]})
     after = game.pending_dict()
@@ -107,28 +112,3 @@ def roll_preview(store, faces: dict) -> dict:
         total = (roll.get("totals") or {}).get(roll.get("roll"))
     return {"complete": True, "total": total, "roll": roll.get("roll"), "steps": roll.get("steps", [])}
 
-
-def _so_far(game, dice: list[dict], chosen: dict) -> int | None:
-    """What the dice set so far add up to, by the engine: the roll is given to the copy of the game
-    with each untapped die on its ID face (a placeholder), then the army roll the game built
-    (``Game.last_army_roll``, kept for Cantrip re-totals) is resolved again with the untapped dice
-    not counting (``ArmyRoll.not_counting``, the engine's own way of leaving a die's results out).
-    None for games that keep no such request (1996, Battle Dice) or a placeholder that stops the roll."""
-    from dataclasses import replace
-
-    from companion.rules.game.rolling import resolve_army_roll
-
-    untapped = frozenset(d["uid"] for d in dice if d["uid"] not in chosen)
-    filled = [chosen.get(d["uid"]) or next((f for f, k in zip(d["faces"], d.get("icons") or face_icons(d),
-                                                                strict=False) if k == "ID"), d["faces"][0])
-              for d in dice]
-    try:
-        game.apply({"type": "roll", "faces": filled})
-    except Exception as exc:  # a placeholder the game refuses: no partial total, the count still shows
-        log.debug("no partial total: %s", exc)
-        return None
-    request = getattr(game, "last_army_roll", None)
-    if request is None or not hasattr(request, "not_counting"):
-        return None
-    outcome = resolve_army_roll(replace(request, not_counting=frozenset(request.not_counting) | untapped))
-    return int(outcome.total)

@@ -37,6 +37,12 @@ class TableGame(Protocol):
       log lines it caused under ``"log"``; a ``{"type": "roll_for_me", "seed": n}`` answer rolls the
       pending dice (seeded, the faces logged); an illegal answer raises a ``GameRuleError`` and
       changes nothing;
+    * ``roll_so_far(faces)``: what the dice set so far (``{uid: face text}``, some of the pending
+      roll's dice) add up to by this game's rules, the dice not set yet not counting: totals by result
+      type (``{"maneuver": 3}``; Battle Dice: points of each phase), or None where the game cannot say
+      before every die has a face (no roll pending, a face that makes dice roll again).  It may give
+      the roll to this game to find out (V4.01c): call it on a copy (the page replays one from the log);
+      an unknown die or face raises a ``GameRuleError``;
     * ``state`` (``to_dict()``, ``player(pid).name``), ``log``, ``over`` and the ``setup`` it started from.
     """
 
@@ -55,6 +61,8 @@ class TableGame(Protocol):
     def pending_dict(self) -> dict | None: ...
 
     def apply(self, action: Mapping[str, Any], rng: random.Random | None = None) -> dict: ...
+
+    def roll_so_far(self, faces: Mapping[str, str]) -> dict[str, int] | None: ...
 
 
 @dataclass(frozen=True)

@@ -101,3 +101,82 @@ def test_preview_after_the_game_moved_on_uses_the_game_as_it_is(client, host, ga
         assert client.post("/api/rolls", json={"faces": faces}, headers=host).status_code == 200
         last = client.get("/api/state").json["last_roll"]
         assert last["total"] == shown and [f["uid"] for f in last["faces"]] == [d["uid"] for d in p["dice"]]
+
+
+def _start(client, host, body: dict) -> dict:
+    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, **body}, headers=host)
+    assert r.status_code == 201, r.json
+    return pending(client)
+
+
+def _engine(client):
+    """The game as the server holds it (the engine behind the page)."""
+    return client.application.extensions["game_store"].session.game
+
+
+def test_1996_total_so_far_is_the_engines_total_of_the_dice_set_and_writes_nothing(client, host):
+    """A 1996 game's order-of-play roll counts maneuvers only (R96 L208-224): the total so far of each
+    die set alone is what the engine gives when that die's face is the whole roll, they add up to the
+    total of the roll once confirmed, and no preview writes to the log."""
+    p = _start(client, host, {"edition": "r96"})
+    assert p["kind"] == "roll" and p["roll"] and len(p["dice"]) > 1
+    engine = _engine(client)
+    faces = {d["uid"]: next(f for f in d["faces"] if f.endswith(" Maneuver") or f.endswith(" ID")) for d in p["dice"]}
+    before = client.get("/api/state").json
+    log_before = list(engine.log)
+
+    def preview(part: dict) -> dict:
+        r = client.post("/api/rolls/preview", json={"faces": part}, headers=host)
+        assert r.status_code == 200, r.json
+        return r.json
+
+    alone = {uid: preview({uid: face}) for uid, face in faces.items()}
+    for uid, face in faces.items():
+        assert alone[uid]["complete"] is False and alone[uid]["total"] is not None
+        assert alone[uid]["total"] == engine.roll_so_far({uid: face})[p["roll"]]
+    first_two = dict(list(faces.items())[:2])
+    assert preview(first_two)["total"] == engine.roll_so_far(first_two)[p["roll"]]
+    after = client.get("/api/state").json
+    assert after["seq"] == before["seq"] and after["pending"] == before["pending"], "a preview changes nothing"
+    assert engine.log == log_before
+    assert client.post("/api/rolls", json={"faces": faces}, headers=host).status_code == 200
+    total = client.get("/api/state").json["last_roll"]["totals"][p["roll"]]
+    assert sum(a["total"] for a in alone.values()) == total and total > 0
+
+
+def test_battle_dice_points_so_far_are_each_phases_count_of_the_dice_set(client, host):
+    """A Battle Dice roll of all of a player's dice has no one total: the page gets, for the dice set
+    so far, the points each later phase counts (BD L116-286); the dice not set count nothing, so the
+    points of two dice set are those of each alone added, and nothing is written."""
+    p = _start(client, host, {"game": "battle_dice"})
+    assert p["kind"] == "roll" and len(p["dice"]) > 2
+    engine = _engine(client)
+    # each die's highest face scores in some phase; a monster shows 10: no Monster-phase step (BD L98-114)
+    faces = {d["uid"]: "10" if d["die"] == "d20" else d["faces"][-1] for d in p["dice"]}
+    seq = client.get("/api/state").json["seq"]
+    log_before = list(engine.log)
+
+    def preview(part: dict) -> dict:
+        r = client.post("/api/rolls/preview", json={"faces": part}, headers=host)
+        assert r.status_code == 200, r.json
+        return r.json
+
+    uids = list(faces)
+    a, b = preview({uids[0]: faces[uids[0]]}), preview({uids[1]: faces[uids[1]]})
+    both = preview({u: faces[u] for u in uids[:2]})
+    assert both["complete"] is False and both["tapped"] == 2
+    assert both["totals"] == engine.roll_so_far({u: faces[u] for u in uids[:2]})
+    assert both["totals"] == {k: a["totals"][k] + b["totals"][k] for k in both["totals"]}
+    assert sum(both["totals"].values()) > 0 and sum(preview({})["totals"].values()) == 0
+    assert client.get("/api/state").json["seq"] == seq and engine.log == log_before
+    bad = client.post("/api/rolls/preview", json={"faces": {uids[0]: "99"}}, headers=host)
+    assert bad.status_code == 400
+    # every die set: the points are those the General phase then compares (its "contest" event)
+    expected = engine.roll_so_far(faces)
+    assert client.post("/api/rolls", json={"faces": faces}, headers=host).status_code == 200
+    other = pending(client)
+    assert other["kind"] == "roll" and other["player"] != p["player"]
+    assert client.post("/api/rolls", json={"faces": {d["uid"]: "10" if d["die"] == "d20" else d["faces"][0]
+                                                     for d in other["dice"]}}, headers=host).status_code == 200
+    contest = next(e for e in engine.battle.events if e.get("pool") == "tactics")
+    assert contest["totals"][p["player"]] == expected["tactics"] > 0

@@ -631,6 +631,10 @@ function runningTotal(p, faces) {
   if (!pv || pv.key !== previewKey(faces)) return h("span", {}, h("span", { class: "muted" }, "adding up… "), count);
   if (pv.error) return h("span", { class: "muted" }, pv.error);
   if (pv.again) return h("span", {}, `rolls again: ${pv.again.map((x) => x.split("/").pop()).join(", ")}`);
+  if (pv.total == null && pv.totals && n < N) { // Battle Dice: the points of each phase so far, no one total
+    const parts = Object.entries(pv.totals).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`);
+    return h("span", {}, "So far ", h("b", { class: "runtotal", id: "running-value" }, parts.join(" · ") || "nothing"), " ", count);
+  }
   if (pv.total == null) return n < N ? count : h("span", { class: "muted" }, "all dice set");
   return h("span", {}, n < N ? "So far " : "Total ", h("b", { class: "runtotal", id: "running-value" }, pv.total),
     ` ${pv.roll || ""} `, n < N ? count : null);
@@ -701,7 +705,9 @@ function lastRollCard(st) {
   const r = st?.last_roll;
   if (!r) return h("div", { class: "card", style: { marginTop: "14px" } }, h("h3", {}, "Last roll"), h("div", { class: "muted small" }, "No roll yet."));
   return h("div", { class: "card", id: "last-roll", style: { marginTop: "14px" } },
-    h("div", { class: "row" }, h("h3", {}, `Last roll · ${rollTitle(r)}`), h("span", { class: "spacer" }),
+    h("div", { class: "row" }, h("h3", {}, `Last roll · ${rollTitle(r)}`),
+      r.who ? h("span", { class: "muted small", id: "last-roll-by", style: { marginLeft: "8px" } }, `by ${r.who}`) : null,
+      h("span", { class: "spacer" }),
       h("span", { class: "total num", title: "why this number?", onclick: () => openDispute(r) }, rollTotal(r))),
     h("div", { class: "muted small" }, (r.faces || []).map((f) => `${f.die.split("/").pop()}: ${(f.faces || [f.face]).join(" → ")}`).join(" · ")),
     h("ol", { class: "steps" }, (r.steps || []).map(stepItem)));

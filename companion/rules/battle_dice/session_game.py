@@ -22,6 +22,7 @@ so the web layer answers them as rule errors.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import random
 from typing import Any
@@ -29,8 +30,10 @@ from typing import Any
 from ..core.errors import GameOver as SessionGameOver
 from ..core.errors import IllegalAction as SessionIllegalAction
 from ..core.errors import IllegalSetup as SessionIllegalSetup
-from .errors import BattleDiceError, BattleOver, SetupError
+from .decisions import parse_face
+from .errors import BadFaces, BattleDiceError, BattleOver, SetupError
 from .game import GAME_TYPE, BattleGame
+from .phases import CONTESTS, contest_points, morale_total, strike_hits
 from .setup import PLAYERS
 
 RULE = "Battle Dice"
@@ -138,6 +141,34 @@ class BattleDiceSessionGame:
             return {**base, "kind": "choice", "choices": choices, "answer": "choose"}
         return {**base, "kind": "allocate", "count": decision.count, "candidates": decision.candidates,
                 "choices": _distinct_sets(decision), "answer": "allocate"}
+
+    def roll_so_far(self, faces: dict) -> dict[str, int] | None:
+        """What the dice set so far add up to (``TableGame.roll_so_far``), for the Roll phase's roll of
+        all of a player's dice (BD L94-96): the points and hits each later phase counts from those faces,
+        counted by that phase's own function on a copy of the table where the dice not set show no face
+        (``phases.contest_points``: tactics BD L116-128, spell L163-175, maneuver L224-237;
+        ``phases.strike_hits``: missile L267-271, melee L273-276; ``phases.morale_total``: L284).  The
+        Monster phase's d20 faces (BD L98-114) make no count (a monster leaves, duels, rolls on its
+        table), so they are not listed.  None for the other rolls: one die on a table, nothing to add."""
+        decision = self._game.pending_decision()
+        if decision is None or decision.kind != "roll" or decision.purpose != "roll_phase":
+            return None
+        sides = {d["id"]: d["sides"] for d in decision.dice}
+        try:
+            parsed = {uid: parse_face(face, sides[uid]) for uid, face in faces.items() if uid in sides}
+        except BadFaces as exc:
+            raise SessionIllegalAction(str(exc), RULE) from exc
+        if len(parsed) != len(faces):
+            raise SessionIllegalAction(f"not dice of this roll: {sorted(set(faces) - set(sides))}", RULE)
+        board = copy.deepcopy(self._game.board)
+        p = decision.player
+        for d in board.alive(p):
+            if d["id"] in sides:
+                d["face"] = parsed.get(d["id"])
+        out = {CONTESTS[phase][0]: contest_points(board, phase)[p] for phase in ("general", "magic", "maneuver")}
+        out.update({phase: strike_hits(board, p, phase) for phase in ("missile", "melee")})
+        out["morale"] = morale_total(board, p)
+        return out
 
     def apply(self, action: dict, rng: random.Random | None = None) -> dict:
         if self._game.pending_decision() is None:

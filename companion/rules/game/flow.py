@@ -97,6 +97,38 @@ class Game(DecisionFlow):
         total resolves it again with the untapped dice left out); None before any roll."""
         return self.notes.get("last_request")
 
+    def roll_so_far(self, faces: Mapping[str, str]) -> dict[str, int] | None:
+        """What the dice set so far add up to (``TableGame.roll_so_far``): the pending roll is given to
+        this game with each die not set on its ID face (a placeholder: this game moves on, so call it on
+        a copy), then the army roll it built is resolved again with those dice not counting
+        (``ArmyRoll.not_counting``, the engine's own way of leaving a die's results out).  None when no
+        army roll is pending, the placeholders stop the roll, or a face set makes its die roll again:
+        that die's result comes with its next face (V4.01c L1015-1017)."""
+        from dataclasses import replace
+
+        pending = self._pending
+        if pending is None or pending.kind != "roll" or pending.topic != "roll":
+            return None
+        spec = {d["uid"]: d for d in pending.dice}
+        for uid, face in faces.items():
+            if uid not in spec or face not in spec[uid]["faces"]:
+                raise IllegalRoll(f"{face!r} is not a face of a die of this roll ({uid!r})")
+        untapped = frozenset(uid for uid in spec if uid not in faces)
+
+        def placeholder(uid: str) -> str:
+            die = self.state.units[uid].spec.die
+            return next((f for f in spec[uid]["faces"] if die.find_face(f).is_id), spec[uid]["faces"][0])
+
+        try:
+            self.apply({"type": "roll", "faces": [faces.get(uid) or placeholder(uid) for uid in spec]})
+        except GameRuleError:
+            return None
+        request = self.last_army_roll
+        if request is None:
+            return None
+        outcome = resolve_army_roll(replace(request, not_counting=frozenset(request.not_counting) | untapped))
+        return None if outcome.rerolls else {request.roll: int(outcome.total)}
+
     # -- the context rule modules use (with ``decisions.ask`` to build a decision) ----------------
     def say(self, text: str) -> None:
         """Write one line of what happened to the game's log."""

@@ -77,6 +77,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         self.state, self._armies = _build_state(setup, self.options)
         self.state.options = self.options
         self.log: list[str] = []
+        self._rolling: Rolled | None = None  # the army roll being asked for (its dice, purpose, context)
         self._flow = self._run()
         self._pending: Decision | None = next(self._flow)
 
@@ -87,6 +88,31 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         out = self._pending.to_dict()
         out["edition"] = "r96"
         return out
+
+    def roll_so_far(self, faces: Mapping[str, str]) -> dict[str, int] | None:
+        """What the dice set so far add up to (``TableGame.roll_so_far``): the pending army roll
+        resolved, as ``_roll`` resolves it (its purpose, terrain, spells in force, options), with only
+        the dice that have a face; nothing changes.  None when no army roll is pending, or a face set
+        is Rend: that die rolls again and its result comes with the next face (R96 L765-773)."""
+        pending, asked = self._pending, self._rolling
+        if pending is None or pending.kind != "roll" or pending.topic != "roll" or asked is None:
+            return None
+        units = {u.uid: u for u in asked.units}
+        for uid, face in faces.items():
+            if uid not in units or face not in units[uid].spec.faces:
+                raise IllegalRoll(f"{face!r} is not a face of a die of this roll ({uid!r})")
+        tapped = [u for u in asked.units if u.uid in faces]
+        if not tapped:
+            return {asked.purpose: 0}
+        rolled = Rolled(tapped, [[faces[u.uid]] for u in tapped], asked.purpose, asked.owner, asked.location,
+                        dict(asked.ctx))
+        try:
+            self._resolve(rolled)
+        except IllegalRoll:
+            return None
+        if any(r.kind == "reroll_pending" for r in rolled.res.reports):
+            return None
+        return {asked.purpose: 0, **{k: int(v) for k, v in rolled.totals.items()}}
 
     # -- small helpers ----------------------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -176,6 +202,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
               **ctx: Any) -> Flow:
         """Ask ``owner`` to roll ``units``; rolls again for Rend (R96 L765-773); returns a ``Rolled``."""
         spec = [{"uid": u.uid, "die": u.name, "faces": list(u.spec.faces)} for u in units]
+        self._rolling = Rolled(list(units), [], purpose, owner, loc, dict(ctx, in_reserve=loc == RESERVE))
         faces = yield _ask("roll", owner, "roll", prompt, rule, dice=spec,
                            data={"roll": purpose, "army": army_text(owner, UNPLACED if loc is None else loc)}, validate=_faces_validator(spec))
         rolled = Rolled(list(units), [[f] for f in faces], purpose, owner, loc,
