@@ -40,15 +40,31 @@ def state_view(store) -> dict:
     pending = with_face_icons(s.pending())  # each rolled die's face kinds, for the page's fast entry
     if pending and pending.get("kind") == "cast" and pending.get("edition") != "r96":  # r96 lists its pools itself
         pending["cast_options"] = cast_options(pending, state)
+    last_change, last_roll_event = s.last_changes()
+    last_roll = last_roll_view(state.get("last_roll") if isinstance(state, dict) else None)
+    if last_roll is not None and last_roll_event is not None:
+        last_roll.update(seq=last_roll_event["seq"], by=last_roll_event["by"], who=who_made(last_roll_event["by"]))
     return {
         "game_id": store.game_id,
         "seq": store.last_seq,
         "state": state,
         "pending": pending,
         "reading": store.reading if pending and pending.get("kind") == "roll" else None,
-        "last_roll": last_roll_view(state.get("last_roll") if isinstance(state, dict) else None),
+        "last_roll": last_roll,
+        "last_change": None if last_change is None else dict(last_change, who=who_made(last_change["by"])),
         "rules": rules_of(state),  # the rule documents this game is played by (named on the page)
     }
+
+
+def who_made(by: dict | None) -> str | None:
+    """Who made a change, in words for the table's pages: "kitchen tablet (camera)", "the host
+    (typed)", "the demo", "the command line"; None where the log did not record it."""
+    if not by:
+        return None
+    role = by.get("role")
+    words = (by.get("name") or "a tablet") if role == "tablet" else \
+        {"host": "the host", "demo": "the demo", "cli": "the command line"}.get(role, str(role))
+    return words + (f" ({by['source']})" if by.get("source") else "")
 
 
 def _target_kind(card) -> tuple[str, str, bool, bool]:

@@ -39,6 +39,11 @@ from ..rules.games import TableGame
 from .store import FORMAT, EventStore, SessionError, check_by
 
 ACTION_TYPES = ("roll", "roll_for_me", "choose", "allocate", "cast", "reinforce", "retreat")
+ROLL_EVENTS = ("roll", "roll_for_me")  # the events whose roll the state's last_roll shows
+
+
+def _change(event: dict) -> dict:
+    return {"seq": event["seq"], "type": event["type"], "by": event.get("by")}
 
 
 def full_setup(setup: dict) -> dict:
@@ -108,6 +113,10 @@ class GameSession:
             raise SessionError(f"{self._store.path} has no 'create' event")
         self._game = replay(events)
         self._seq = events[-1]["seq"]
+        active = [e for e in events if not e["undone"] and e["type"] not in ("create", "undo")]
+        rolls = [e for e in active if e["type"] in ROLL_EVENTS]
+        self._last_change = _change(active[-1]) if active else None
+        self._last_roll = _change(rolls[-1]) if rolls else None
 
     def _sync(self) -> None:
         """Another process may have written: catch up before reading or writing."""
@@ -182,7 +191,17 @@ class GameSession:
                 self._rebuild()  # the game object may have moved on without the log: go back to the log
                 raise
             self._seq = event["seq"]
+            self._last_change = _change(event)
+            if event["type"] in ROLL_EVENTS:
+                self._last_roll = self._last_change
             return [event]
+
+    def last_changes(self) -> tuple[dict | None, dict | None]:
+        """``({seq, type, by}`` of the last action still in force, ``{seq, type, by}`` of the last roll
+        still in force``)`` (None: none yet; ``by`` None: not recorded), for the table's pages."""
+        with self._lock:
+            self._sync()
+            return self._last_change, self._last_roll
 
     def undo(self, n: int = 1, by: dict | None = None) -> list[dict]:
         """Take back the last `n` accepted actions (not the set-up); returns the undo event (with ``by``,

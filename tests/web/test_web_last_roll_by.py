@@ -1,0 +1,82 @@
+"""The table's pages say who made the last roll and the last change: ``/api/state``'s ``last_roll``
+carries its event's ``seq``, ``by`` and ``who`` (in words), and ``last_change`` the last action in
+force; an undo brings back the previous roll's author.  Over a real waitress server."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+from web.play import who_made
+
+HOST = "h" * 32
+
+
+def _call(base: str, method: str, path: str, token: str | None = None, body=None) -> tuple[int, dict]:
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["X-Companion-Token"] = token
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.fixture
+def base(tmp_path):
+    from web import create_app
+    from web.server import Server
+
+    app = create_app({"DB_PATH": str(tmp_path / "table.sqlite"), "HOST_TOKEN": HOST, "START_SOURCES": False,
+                      "RULES_INDEX": str(tmp_path / "no-index.sqlite")})
+    srv = Server(app, "127.0.0.1", 0, threads=4)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield srv.base_url
+    srv.stop()
+    t.join(10)
+    app.extensions["game_store"].close()
+
+
+def test_the_state_says_who_made_the_last_roll_and_an_undo_brings_back_the_one_before(base):
+    assert _call(base, "POST", "/api/games", HOST, {"players": ["Ann", "Bob"], "quick": True})[0] == 201
+    st = _call(base, "GET", "/api/state")[1]
+    assert st["last_roll"] is None and st["last_change"] is None
+    # the host types the faces of the first roll
+    pending = st["pending"]
+    assert pending["kind"] == "roll"
+    status, body = _call(base, "POST", "/api/rolls", HOST, {"faces": {d["uid"]: d["faces"][0] for d in pending["dice"]}})
+    assert status == 200, body
+    st = _call(base, "GET", "/api/state")[1]
+    host_roll = st["last_roll"]
+    assert host_roll["by"] == {"role": "host", "source": "typed"} and host_roll["who"] == "the host (typed)"
+    assert st["last_change"] == {"seq": host_roll["seq"], "type": "roll", "by": host_roll["by"],
+                                 "who": "the host (typed)"}
+    # a paired tablet rolls next: the page now names the tablet
+    code = _call(base, "GET", "/api/pairing", HOST)[1]["code"]
+    tablet = _call(base, "POST", "/api/pair", body={"code": code, "name": "kitchen tablet"})[1]["token"]
+    status, body = _call(base, "POST", "/api/decisions", tablet, {"action": {"type": "roll_for_me", "seed": 3}})
+    assert status == 200, body
+    st = _call(base, "GET", "/api/state")[1]
+    assert st["last_roll"]["seq"] == body["seq"] > host_roll["seq"]
+    assert st["last_roll"]["by"] == {"role": "tablet", "name": "kitchen tablet"}
+    assert st["last_roll"]["who"] == "kitchen tablet" == st["last_change"]["who"]
+    # the tablet takes its roll back: the last roll is the host's again, and says so
+    assert _call(base, "POST", "/api/undo", tablet, {})[0] == 200
+    st = _call(base, "GET", "/api/state")[1]
+    assert (st["last_roll"]["seq"], st["last_roll"]["who"]) == (host_roll["seq"], "the host (typed)")
+    assert st["last_change"]["seq"] == host_roll["seq"]
+
+
+def test_who_made_in_words():
+    assert who_made(None) is None  # a log written before events recorded who made them
+    assert who_made({"role": "tablet"}) == "a tablet"
+    assert who_made({"role": "demo", "source": "camera"}) == "the demo (camera)"
+    assert who_made({"role": "cli"}) == "the command line"
