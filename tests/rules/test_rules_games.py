@@ -77,3 +77,23 @@ def test_both_dragon_dice_flows_answer_with_one_apply():
             game.apply({"type": "choose", "choice": 1})
         with pytest.raises(GameRuleError, match="it is p1's decision, not p2's"):
             game.apply({"type": "roll_for_me", "seed": 1, "player": "p2"})
+
+
+@pytest.mark.parametrize("key", sorted(SETUPS))
+def test_each_game_says_what_the_dice_set_so_far_add_up_to(key):
+    """``roll_so_far``: no die set adds up to nothing, some face of one die alone counts, an unknown die
+    is refused.  The 1996 and Battle Dice games answer without changing (the V4.01c one plays the roll
+    to build it, so the page asks a copy)."""
+    game = start_game(full_setup(SETUPS[key]))
+    pending = game.pending_dict()
+    with pytest.raises(GameRuleError):
+        start_game(full_setup(SETUPS[key])).roll_so_far({"no-such-die": pending["dice"][0]["faces"][0]})
+    nothing = start_game(full_setup(SETUPS[key])).roll_so_far({})
+    assert nothing is not None and set(nothing.values()) == {0}
+    die = pending["dice"][0]
+    totals = [start_game(full_setup(SETUPS[key])).roll_so_far({die["uid"]: f}) for f in die["faces"]]
+    assert all(t is not None for t in totals) and any(sum(t.values()) > 0 for t in totals)
+    if key != "v4":
+        log = list(game.log)
+        game.roll_so_far({die["uid"]: die["faces"][-1]})
+        assert game.pending_dict() == pending and game.log == log
