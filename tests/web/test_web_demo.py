@@ -76,6 +76,7 @@ def test_demo_plays_the_scripted_opening_with_typed_faces(tmp_path):
     check_opening(done.stdout)
     assert states and all(s["game_id"] and s["role"] == "viewer" for s in states), "the page shows the game"
     events = events_of(done.stdout)
+    assert events[0]["type"] == "create" and events[0]["by"] == {"role": "demo"}, "the demo started the game"
     rolls = [e for e in events if e["type"] == "roll"]
     assert {e["player"] for e in rolls} == {"p1", "p2"}
     assert any(e["type"] == "cast" and e["action"]["spells"] for e in events), "a spell is cast"
