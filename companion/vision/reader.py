@@ -41,10 +41,10 @@ class ImageError(ValueError):
 
 
 def models_dir() -> Path:
-    """The folder of the shipped bundles: ``COMPANION_MODELS`` when set, else the installed package
+    """The folder of the shipped bundles: ``COMPANION_MODELS`` when set (and not empty), else the installed package
     ``companion_models`` (a wheel, or an editable install that maps it to the checkout's ``models/``),
     else the checkout's ``models/`` folder (a plain checkout run without an install)."""
-    if "COMPANION_MODELS" in os.environ:
+    if os.environ.get("COMPANION_MODELS"):  # set and not empty
         return Path(os.environ["COMPANION_MODELS"])
     try:
         shipped = importlib.resources.files(MODELS_PACKAGE)
