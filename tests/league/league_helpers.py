@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import socket
 import threading
+import time
 
 from companion.rules.game.flow import random_answer
 from companion.session import GameSession
@@ -13,6 +14,17 @@ from companion.session import GameSession
 SETUP = {"force_size": 24, "players": [{"name": "Alice", "species": "Dwarves"},
                                        {"name": "Bob", "species": "Goblins"}]}
 FIELDS = ("seq", "type", "player", "action", "log", "undone", "at", "by")
+HOST = "h" * 32
+
+
+def wait_for(cond, seconds: float = 20.0) -> bool:
+    """Poll ``cond`` until it is true or ``seconds`` pass; says whether it came true."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def play(session: GameSession, rng: random.Random, steps: int, undo_every: int = 0) -> None:

@@ -9,13 +9,12 @@ import shutil
 import threading
 
 import pytest
-from league_helpers import LeagueServer, Proxy
+from league_helpers import HOST, LeagueServer, Proxy
 
 from companion.league.push import issue_token
 from companion.session.pg_store import connect
 
 pytestmark = pytest.mark.browser
-HOST = "h" * 32
 
 
 @pytest.fixture(scope="module")

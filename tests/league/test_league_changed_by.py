@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-import time
 
 import pytest
-from league_helpers import SETUP, LeagueServer, call, league_log, local_log, play
+from league_helpers import HOST, SETUP, LeagueServer, call, league_log, local_log, play, wait_for
 
 from companion.league.outbox import Outbox, PgTransport
 from companion.league.push import PushRefused, accept_push, issue_token
@@ -19,17 +18,6 @@ from companion.session import GameSession
 from companion.session.game_session import replay
 from companion.session.pg_store import connect
 from web import create_app
-
-HOST = "h" * 32
-
-
-def _wait(cond, seconds=20.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.fixture
@@ -64,7 +52,7 @@ def test_a_paired_tablets_undo_shows_its_name_in_the_judges_view(league, tmp_pat
         tablet_seq = r.json["seq"]
         assert c.post("/api/undo", json={}, headers=tablet).status_code == 200
         game_id = c.get("/api/state").json["game_id"]
-        assert _wait(lambda: c.get("/api/state").json["league"]["waiting"] == 0), c.get("/api/state").json["league"]
+        assert wait_for(lambda: c.get("/api/state").json["league"]["waiting"] == 0), c.get("/api/state").json["league"]
     finally:
         box.stop()
     events = league_log(dsn, game_id)

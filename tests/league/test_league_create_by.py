@@ -5,7 +5,7 @@ names who started every new game; a log whose ``create`` recorded nobody still r
 from __future__ import annotations
 
 import pytest
-from league_helpers import SETUP, LeagueServer, call, league_log
+from league_helpers import HOST, SETUP, LeagueServer, call, league_log
 
 from companion.cli import main as cli_main
 from companion.league.outbox import Outbox, PgTransport
@@ -14,8 +14,6 @@ from companion.session import GameSession
 from companion.session.pg_store import connect, create_session
 from companion.session.store import check_by
 from web import create_app
-
-HOST = "h" * 32
 
 
 @pytest.fixture

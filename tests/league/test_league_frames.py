@@ -3,29 +3,17 @@ to the league after its event, shown to judges under that roll; refused for anot
 
 from __future__ import annotations
 
-import time
 import urllib.error
 import urllib.request
 
 import numpy as np
 import pytest
-from league_helpers import LeagueServer, call
+from league_helpers import HOST, LeagueServer, call, wait_for
 
 from companion.league.push import issue_token
 from companion.session import GameSession
 from companion.session.pg_store import connect
 from web import create_app
-
-HOST = "h" * 32
-
-
-def _wait(cond, seconds=20.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _get_bytes(url: str) -> tuple[int, bytes, str]:
@@ -102,7 +90,7 @@ def test_a_confirmed_camera_rolls_frame_reaches_the_judge(league, tmp_path):
             status, game = call(url, f"/league/api/games/{game_id}", tok["judge"])
             return status == 200 and len(game["events"]) >= seq and game["events"][seq - 1]["frame"]
 
-        assert _wait(framed), box.status()
+        assert wait_for(framed), box.status()
     finally:
         box.stop()
     status, game = call(url, f"/league/api/games/{game_id}", tok["judge"])

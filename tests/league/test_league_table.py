@@ -4,25 +4,12 @@ link is back the league holds the same log, event for event, for the old game an
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from league_helpers import LeagueServer, Proxy, game_files, league_log, local_log
+from league_helpers import HOST, LeagueServer, Proxy, game_files, league_log, local_log, wait_for
 
 from companion.league.push import issue_token
 from companion.session.pg_store import connect
 from web import create_app
-
-HOST = "h" * 32
-
-
-def _wait(cond, seconds=20.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _tap(client, n):
@@ -70,11 +57,11 @@ def test_table_plays_offline_and_catches_up(league, tmp_path):
                       headers={"X-Companion-Token": HOST}).status_code == 201
         first_game = c.get("/api/state").json["game_id"]
         _tap(c, 6)
-        assert _wait(lambda: c.get("/api/state").json["league"]["state"] == "connected"
-                     and c.get("/api/state").json["league"]["waiting"] == 0)
+        assert wait_for(lambda: c.get("/api/state").json["league"]["state"] == "connected"
+                        and c.get("/api/state").json["league"]["waiting"] == 0)
         proxy.cut()
         _tap(c, 8)
-        assert _wait(lambda: c.get("/api/state").json["league"]["state"] == "offline")
+        assert wait_for(lambda: c.get("/api/state").json["league"]["state"] == "offline")
         league_state = c.get("/api/state").json["league"]
         assert league_state["waiting"] > 0 and league_state["table"] == "7"
         seq = c.get("/api/state").json["seq"]
@@ -86,7 +73,7 @@ def test_table_plays_offline_and_catches_up(league, tmp_path):
         waiting = c.get("/api/state").json["league"]["waiting"]
         assert waiting >= 4
         proxy.restore()
-        assert _wait(lambda: c.get("/api/state").json["league"]["waiting"] == 0)
+        assert wait_for(lambda: c.get("/api/state").json["league"]["waiting"] == 0)
         assert c.get("/api/state").json["league"]["state"] == "connected"
         files = game_files(tmp_path)
         assert set(files) == {first_game, second_game}
