@@ -4,14 +4,12 @@ every game and survives a restart; switching games keeps the tablets paired."""
 
 from __future__ import annotations
 
-import json
 import socket
 import threading
 import time
-import urllib.error
-import urllib.request
 
 import pytest
+from web_helpers import call_json
 
 HOST = "library-test-host-token"
 
@@ -23,17 +21,7 @@ class Client:
         self.base, self.token = base, token
 
     def call(self, method: str, path: str, body=None) -> tuple[int, dict]:
-        req = urllib.request.Request(self.base + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode())
-        if body is not None:
-            req.add_header("Content-Type", "application/json")
-        if self.token:
-            req.add_header("X-Companion-Token", self.token)
-        try:
-            with urllib.request.urlopen(req, timeout=15) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read())
+        return call_json(self.base, method, path, body, self.token, timeout=15)
 
 
 @pytest.fixture

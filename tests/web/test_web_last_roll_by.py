@@ -4,12 +4,10 @@ force; an undo brings back the previous roll's author.  Over a real waitress ser
 
 from __future__ import annotations
 
-import json
 import threading
-import urllib.error
-import urllib.request
 
 import pytest
+from web_helpers import call_json
 
 from web.play import who_made
 
@@ -17,16 +15,7 @@ HOST = "h" * 32
 
 
 def _call(base: str, method: str, path: str, token: str | None = None, body=None) -> tuple[int, dict]:
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["X-Companion-Token"] = token
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, headers=headers, method=method)
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
+    return call_json(base, method, path, body, token)
 
 
 @pytest.fixture

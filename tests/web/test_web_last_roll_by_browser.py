@@ -3,22 +3,11 @@ host's page when a paired tablet rolls, against a real ``companion serve`` proce
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.request
+
+from web_helpers import api as _api
 
 HOST = {"width": 1280, "height": 800}
-
-
-def _api(server, method: str, path: str, body=None, token: str | None = None) -> dict:
-    req = urllib.request.Request(server.url + path, method=method,
-                                 data=None if body is None else json.dumps(body).encode())
-    if body is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("X-Companion-Token", token)
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())
 
 
 def _wait_text(page, selector: str, text: str, timeout: float = 60.0) -> None:

@@ -8,7 +8,6 @@ read into the Roll panel) and in real Chromium with a fake camera device playing
 
 from __future__ import annotations
 
-import json
 import time
 import urllib.error
 import urllib.request
@@ -18,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from web_helpers import api
 
 from web.phone_camera import FrameError, PhoneCamera, decode_frame
 
@@ -138,14 +138,7 @@ def test_decode_frame_scales_large_photos_down():
 # -- real Chromium with a fake camera ----------------------------------------------------------------
 
 def _api(server, method, path, body=None, token=None):
-    req = urllib.request.Request(server.url + path, method=method,
-                                 data=None if body is None else json.dumps(body).encode())
-    if body is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("X-Companion-Token", token)
-    with urllib.request.urlopen(req, timeout=20) as r:
-        return json.loads(r.read())
+    return api(server, method, path, body, token, timeout=20)
 
 
 def _write_y4m(path, frames, fps: int = 10) -> None:
