@@ -5,15 +5,12 @@
 // tablet token is the same one the game page keeps, so a phone paired there is paired here.
 "use strict";
 
-const TOKEN_KEY = "companion.token";
 const LIVE_EVERY_MS = 300;     // a few frames a second are enough to see dice settle
 const LIVE_WIDTH = 1280;       // frames are sent at most this wide
 const PHOTO_WIDTH = 1600;
 
 const $ = (sel) => document.querySelector(sel);
 const page = { sent: 0, mode: "starting", busy: false };
-
-function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
 
 function say(text, kind) {
   const m = $("#message");
@@ -29,16 +26,6 @@ function setState(text, kind) {
 
 function show(id) {
   for (const p of ["#pair", "#live", "#photo"]) $(p).hidden = p !== id;
-}
-
-async function json(method, path, body) {
-  const headers = { Accept: "application/json" };
-  if (token()) headers["X-Companion-Token"] = token();
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const data = await resp.json().catch(() => ({}));
-  if (!resp.ok) throw Object.assign(new Error(data.message || resp.statusText), { status: resp.status });
-  return data;
 }
 
 async function pairFromUrl() {

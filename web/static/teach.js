@@ -3,21 +3,8 @@
 // the one the game page keeps (host link or paired tablet); without one the page is read-only.
 "use strict";
 
-const TOKEN_KEY = "companion.token";
 const $ = (sel) => document.querySelector(sel);
 const page = { armies: [], chosen: [], look: null, canChange: false, lastTaught: null };
-
-function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
-
-async function json(method, path, body) {
-  const headers = { Accept: "application/json" };
-  if (token()) headers["X-Companion-Token"] = token();
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const data = await resp.json().catch(() => ({}));
-  if (!resp.ok) throw Object.assign(new Error(data.message || resp.statusText), { status: resp.status });
-  return data;
-}
 
 function say(text, bad) {
   const m = $("#message");
