@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.vision.onnx_session import onnx_session
+
 EMBED_INPUT = 64
 
 
@@ -22,15 +24,13 @@ class EmbeddingError(ValueError):
 
 class FaceEmbedder:
     def __init__(self, path: str | os.PathLike, turns: int = 4, batch: int = 256):
-        from companion.vision.reader import _session  # noqa: PLC0415
-
         path = Path(path)
         if not path.is_file():
             raise EmbeddingError(f"no embedding network at {path}")
         if turns not in (1, 2, 4):
             raise EmbeddingError(f"turns must be 1, 2 or 4, not {turns!r}")
         self.path, self.turns, self.batch = path, turns, batch
-        self.session = _session(path)
+        self.session = onnx_session(path)
         shape = self.session.get_inputs()[0].shape
         self.size = shape[2] if isinstance(shape[2], int) else EMBED_INPUT
         self.dim = int(self.session.get_outputs()[0].shape[1])

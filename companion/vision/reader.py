@@ -22,6 +22,8 @@ import numpy as np
 
 from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
 from companion.vision.detections import Detections, box_iou
+from companion.vision.onnx_session import ModelError, onnx_session
+from companion.vision.table_reading import apply_profile, embed_detections, load_table_parts
 
 # The checkout's models folder: where the bundles live in the repository (and where a plain checkout
 # without an install finds them).  An installed wheel carries them as the package companion_models.
@@ -30,10 +32,6 @@ MODELS_PACKAGE = "companion_models"
 SHIPPED = ("dragon-dice", "d6")
 COCKED = "cocked"
 NOT_A_DIE = "none"  # the face reader's kind for a box that holds no die (a card, a banner, a hand)
-
-
-class ModelError(ValueError):
-    """A model name or bundle is unknown or incomplete."""
 
 
 class ImageError(ValueError):
@@ -78,16 +76,6 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     return img
 
 
-def _session(path: Path):
-    import onnxruntime as ort  # noqa: PLC0415
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = int(os.environ.get("COMPANION_THREADS", "2"))
-    opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-
-
 def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[float, float]]:
     h, w = image.shape[:2]
     s = min(size / h, size / w)
@@ -124,7 +112,7 @@ class OnnxDetector:
     def __init__(self, path: Path, imgsz: int, conf: float = 0.25, iou: float = 0.6, vote: float = 0.0):
         if not 0.0 <= vote < 1.0:
             raise ModelError(f"box_vote must be 0 (off) or an IoU below 1, not {vote!r}")
-        self.session = _session(path)
+        self.session = onnx_session(path)
         inp = self.session.get_inputs()[0]
         self.input = inp.name
         fixed = [d for d in inp.shape[2:] if isinstance(d, int)]
@@ -168,7 +156,7 @@ class OnnxFaceReader:
     def __init__(self, path: Path, heads: dict[str, list[str]], turns: int = 1):
         if turns not in (1, 2, 4, 8):
             raise ModelError(f"face_turns must be 1, 2, 4 or 8, not {turns!r}")
-        self.session = _session(path)
+        self.session = onnx_session(path)
         self.heads = heads
         self.turns = turns
         self.outputs = [o.name for o in self.session.get_outputs()]
@@ -305,8 +293,6 @@ class DiceModel:
         self.decoder = FaceDecoder(self.heads, self.meta["faces_by_kind"]) if (
             "faces_by_kind" in self.meta and {"kind", "icon", "count"} <= set(self.heads)) else None
         # an enrolled bundle (``companion vision enroll``) reads faces from its table profile
-        from companion.vision.table_reading import load_table_parts  # noqa: PLC0415
-
         self.embedder, self.profile, self.embed_crop, self.embed_margin = load_table_parts(self.bundle, self.meta)
 
     def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
@@ -323,8 +309,6 @@ class DiceModel:
             if len(det):
                 det = det[np.flatnonzero(self.decoder(det, probs))]
             if self.embedder is not None:
-                from companion.vision.table_reading import embed_detections  # noqa: PLC0415
-
                 embed_detections(self, image, det)
             return det
         icon = probs.get("icon")
@@ -338,8 +322,6 @@ class DiceModel:
             det.count = count.argmax(1)
             det.count_confidence = count.max(1)
         if self.embedder is not None:
-            from companion.vision.table_reading import embed_detections  # noqa: PLC0415
-
             embed_detections(self, image, det)
         return det
 
@@ -381,8 +363,6 @@ class DiceModel:
                                   estimate_colour(image, det.xyxy[i]), None if (cocked or unreadable) else icon,
                                   None if (cocked or unreadable) else cnt, text, round(conf, 4), cocked, unreadable))
         if self.profile is not None:  # faces come from the table profile (``table_reading``)
-            from companion.vision.table_reading import apply_profile  # noqa: PLC0415
-
             out = apply_profile(self, det, out)
         return out
 

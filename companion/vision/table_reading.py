@@ -21,13 +21,12 @@ import numpy as np
 
 from companion.vision.crops import CROP_MARGIN, crop_die
 from companion.vision.embedding import EMBED_INPUT, EmbeddingError, FaceEmbedder
+from companion.vision.onnx_session import ModelError
 from companion.vision.profile import ProfileError, TableProfile, embedder_id
 
 
 def load_table_parts(bundle: Path, meta: dict):
     """(embedder, profile, crop size, crop margin) of a bundle, or Nones for a bundle without them."""
-    from companion.vision.reader import ModelError  # noqa: PLC0415
-
     spec = meta.get("embedding")
     if not spec:
         return None, None, EMBED_INPUT, CROP_MARGIN
