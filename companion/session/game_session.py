@@ -183,7 +183,7 @@ class GameSession:
                     accepted = self._game.apply(action)  # raises, unchanged, on illegal input
                     log = accepted.pop("log")
                     event = self._store.insert(accepted["type"], player, accepted, log, by=by)
-                    if frame is not None and hasattr(self._store, "put_frame"):
+                    if frame is not None:
                         self._store.put_frame(event["seq"], frame)
             except GameRuleError:
                 raise
@@ -225,12 +225,12 @@ class GameSession:
     def frame(self, seq: int) -> bytes | None:
         """The camera frame roll event ``seq`` was read from (None: typed, a smart die, or no frame kept)."""
         with self._lock:
-            return self._store.frame(seq) if hasattr(self._store, "frame") else None
+            return self._store.frame(seq)
 
     def frames(self, since: int, upto: int) -> list[tuple[int, bytes]]:
         """(seq, JPEG) of the camera frames kept for events ``since`` < seq <= ``upto``."""
         with self._lock:
-            return self._store.frames(since, upto) if hasattr(self._store, "frames") else []
+            return self._store.frames(since, upto)
 
     # -- files ------------------------------------------------------------------------------------------
     def export(self, path: str | Path) -> Path:
