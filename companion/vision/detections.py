@@ -70,3 +70,14 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     area_b = (b[:, 2:] - b[:, :2]).prod(1)
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
+
+
+def box_problem(box, w: int, h: int) -> str | None:
+    """Why ``box`` is not one die's box ``[x1, y1, x2, y2]`` (a list of numbers) inside a ``w`` x ``h``
+    frame, or None when it is.  Callers put it into their own error naming where the box came from."""
+    if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box)):
+        return "must be [x1, y1, x2, y2]"
+    x1, y1, x2, y2 = box
+    if not (0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h):
+        return f"{box} is not inside the {w}x{h} frame"
+    return None

@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from companion.vision.crops import CROP_MARGIN
+from companion.vision.detections import box_problem
 from companion.vision.embedding import EMBED_INPUT, FaceEmbedder
 from companion.vision.profile import (
     DD_KINDS,
@@ -76,12 +77,8 @@ def check_die_record(rec, where: str, w: int, h: int, catalogue) -> FaceLabel | 
     """One die of a correction record -> its label (None for a cocked die); raises ``EnrollError``."""
     if not isinstance(rec, dict):
         raise EnrollError(f"{where}: each die must be an object")
-    box = rec.get("box")
-    if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box)):
-        raise EnrollError(f"{where}.box: must be [x1, y1, x2, y2]")
-    x1, y1, x2, y2 = box
-    if not (0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h):
-        raise EnrollError(f"{where}.box: {box} is not inside the {w}x{h} frame")
+    if problem := box_problem(rec.get("box"), w, h):
+        raise EnrollError(f"{where}.box: {problem}")
     kind = rec.get("kind")
     if "value" in rec:  # a standard die: d4..d20 with a number
         if kind not in STANDARD_KINDS:

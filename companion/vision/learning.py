@@ -19,6 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.vision.detections import box_problem
 from companion.vision.synth.scene import KIND_CLASSES
 from companion.vision.yolo_dataset import write_data_yaml
 
@@ -31,11 +32,8 @@ def _check_die(rec: dict, where: str, w: int, h: int) -> dict:
     if not isinstance(rec, dict):
         raise CorrectionError(f"{where}: each die must be an object")
     box = rec.get("box")
-    if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box)):
-        raise CorrectionError(f"{where}: 'box' must be [x1, y1, x2, y2]")
-    x1, y1, x2, y2 = box
-    if not (0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h):
-        raise CorrectionError(f"{where}: box {box} is not inside the {w}x{h} image")
+    if problem := box_problem(box, w, h):
+        raise CorrectionError(f"{where}: box {problem}")
     if rec.get("kind") not in KIND_CLASSES:
         raise CorrectionError(f"{where}: 'kind' must be one of {', '.join(KIND_CLASSES)}")
     cocked = bool(rec.get("cocked", False))

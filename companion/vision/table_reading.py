@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.vision.crops import CROP_MARGIN, crop_die
+from companion.vision.detections import box_problem
 from companion.vision.embedding import EMBED_INPUT, EmbeddingError, FaceEmbedder
 from companion.vision.onnx_session import ModelError
 from companion.vision.profile import ProfileError, TableProfile, embedder_id
@@ -103,9 +104,8 @@ def learn_confirmed_roll(model, frame: np.ndarray, confirmed: list[tuple[list[fl
         return 0
     h, w = frame.shape[:2]
     for box, _ in confirmed:
-        x1, y1, x2, y2 = (float(v) for v in box)
-        if not (0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h):
-            raise ProfileError(f"box {list(box)} is not inside the {w}x{h} frame")
+        if problem := box_problem([float(v) for v in box], w, h):
+            raise ProfileError(f"box {problem}")
     crops = embedding_crops(frame, np.array([b for b, _ in confirmed]), model.embed_crop, model.embed_margin)
     model.profile.learn(crops, [lab for _, lab in confirmed], model.embedder)
     if save:
