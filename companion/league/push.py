@@ -225,7 +225,7 @@ def accept_push(conn, token: Any, batch: Any) -> dict:
     import psycopg
     from psycopg.types.json import Jsonb
 
-    from companion.rules.game.errors import GameRuleError
+    from companion.rules.core.errors import GameRuleError
     from companion.session.game_session import new_game, replay
 
     game_id, events = check_batch(batch)
