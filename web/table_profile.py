@@ -90,18 +90,23 @@ class TableVision:
                     self._profile = base.profile.copy() if base.profile is not None else None
                 self._loaded = True
             if self._profile is None and create:
-                embedder, _, _, settings = self.parts()
-                self._profile = TableProfile(self.embedder_id(), embedder.dim, settings)
+                self._profile = self._empty_profile()
             return self._profile
+
+    def _empty_profile(self):
+        from companion.vision.profile import TableProfile
+
+        embedder, _, _, settings = self.parts()
+        return TableProfile(self.embedder_id(), embedder.dim, settings)
 
     def reading_model(self):
         """The model the camera reads with: the bundle with the table profile, or the bundle alone."""
-        base = self.base()
         prof = self.profile()
-        if prof is None:
-            return base
+        return self.base() if prof is None else self._with_profile(prof)
+
+    def _with_profile(self, prof):
         embedder, size, margin, _ = self.parts()
-        m = copy.copy(base)  # the loaded bundle is shared (cached): only this copy carries the profile
+        m = copy.copy(self.base())  # the loaded bundle is shared (cached): only this copy carries the profile
         m.embedder, m.profile, m.embed_crop, m.embed_margin = embedder, prof, size, margin
         return m
 
@@ -120,20 +125,15 @@ class TableVision:
 
         The lesson is made on a copy, saved atomically, and only then becomes the table's profile:
         a failure (bad box, disk full) leaves the profile as it was.  Returns the sightings added."""
-        from companion.vision.profile import ProfileError
+        from companion.vision.table_reading import learn_confirmed_roll
 
         if not confirmed:
             return 0
-        h, w = frame.shape[:2]
-        for box, _ in confirmed:
-            x1, y1, x2, y2 = (float(v) for v in box)
-            if not (0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h):
-                raise ProfileError(f"box {list(box)} is not inside the {w}x{h} frame")
         with self.lock:
             had_file = self.path.is_file()
-            current = self.profile(create=True)
-            new = current.copy()
-            new.learn(self.crops(frame, [b for b, _ in confirmed]), [lab for _, lab in confirmed], self.parts()[0])
+            current = self.profile()
+            new = current.copy() if current is not None else self._empty_profile()
+            learn_confirmed_roll(self._with_profile(new), frame, confirmed, save=False)  # checks the boxes
             new.save(self.path)
             self._profile = new
             self.lessons += 1
