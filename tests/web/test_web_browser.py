@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+import web_helpers
+from web_helpers import first_answer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -27,14 +28,7 @@ def shot(page, name: str) -> None:
 
 
 def api(server, method: str, path: str, body=None, token: str | None = None) -> dict:
-    req = urllib.request.Request(server.url + path, method=method,
-                                 data=None if body is None else json.dumps(body).encode())
-    if body is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("X-Companion-Token", token)
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return json.loads(r.read())
+    return web_helpers.api(server, method, path, body, token, timeout=10)
 
 
 def host_token(server) -> str:
@@ -288,20 +282,7 @@ def advance_until(server, token, want_kind: str, limit: int = 300) -> dict:
         p = state(server)["pending"]
         if p["kind"] == want_kind:
             return p
-        if p["kind"] == "roll":
-            action = {"type": "roll_for_me", "seed": seed}
-        elif p["kind"] == "choice":
-            values = [c["value"] for c in p["choices"]]
-            action = {"type": "choose", "choice": next((v for v in values if v not in ("pass", "skip", "no")), values[0])}
-        elif p["kind"] == "allocate":
-            action = {"type": "allocate", "units": p["choices"][0]["value"]}
-        elif p["kind"] == "cast":
-            action = {"type": "cast", "spells": []}
-        elif p["kind"] == "reinforce":
-            action = {"type": "reinforce", "moves": {}}
-        else:
-            action = {"type": "retreat", "units": []}
-        api(server, "POST", "/api/decisions", {"action": action}, token)
+        api(server, "POST", "/api/decisions", {"action": first_answer(p, seed)}, token)
     raise AssertionError(f"no {want_kind} decision came up")
 
 

@@ -19,6 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from web_helpers import first_answer, request_json
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -34,13 +35,7 @@ def shot(page, name: str) -> None:
 
 
 def api(url: str, method: str, path: str, body=None, token: str | None = HOST_TOKEN) -> dict:
-    req = urllib.request.Request(url + path, method=method, data=None if body is None else json.dumps(body).encode())
-    if body is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("X-Companion-Token", token)
-    with urllib.request.urlopen(req, timeout=20) as r:
-        return json.loads(r.read())
+    return request_json(url, method, path, body, token, timeout=20)
 
 
 def state(url: str) -> dict:
@@ -108,20 +103,7 @@ def advance(url: str, stop, limit: int = 300) -> dict:
         p = state(url)["pending"]
         if stop(p):
             return p
-        if p["kind"] == "roll":
-            action = {"type": "roll_for_me", "seed": seed}
-        elif p["kind"] == "choice":
-            values = [c["value"] for c in p["choices"]]
-            action = {"type": "choose", "choice": next((v for v in values if v not in ("pass", "skip", "no")), values[0])}
-        elif p["kind"] == "allocate":
-            action = {"type": "allocate", "units": p["choices"][0]["value"]}
-        elif p["kind"] == "cast":
-            action = {"type": "cast", "spells": []}
-        elif p["kind"] == "reinforce":
-            action = {"type": "reinforce", "moves": {}}
-        else:
-            action = {"type": "retreat", "units": []}
-        api(url, "POST", "/api/decisions", {"action": action})
+        api(url, "POST", "/api/decisions", {"action": first_answer(p, seed)})
     raise AssertionError("the decision looked for never came up")
 
 

@@ -39,3 +39,22 @@ def call_json(base: str, method: str, path: str, body=None, token: str | None = 
 def api(server, method: str, path: str, body=None, token: str | None = None, timeout: float = 30) -> dict:
     """``request_json`` against a ``ServerProcess`` (the conftest ``serve`` fixture)."""
     return request_json(server.url, method, path, body, token, timeout)
+
+
+def first_answer(pending: dict, seed: int) -> dict:
+    """An answer to the pending decision that moves a game on through the API: a seeded roll, the first
+    choice that is not a pass/skip/no, the first allocation, no spells, no reinforcements, no retreat."""
+    kind = pending["kind"]
+    if kind == "roll":
+        return {"type": "roll_for_me", "seed": seed}
+    if kind == "choice":
+        values = [c["value"] for c in pending["choices"]]
+        return {"type": "choose", "choice": next((v for v in values if v not in ("pass", "skip", "no")), values[0])}
+    if kind == "allocate":
+        return {"type": "allocate", "units": pending["choices"][0]["value"]}
+    if kind == "cast":
+        return {"type": "cast", "spells": []}
+    if kind == "reinforce":
+        return {"type": "reinforce", "moves": {}}
+    return {"type": "retreat", "units": []}
+
