@@ -22,7 +22,7 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .store import FORMAT, SessionError, now
+from .store import FORMAT, SessionError, _Tx, now
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -263,23 +263,3 @@ def _request(row) -> dict:
     return {"id": rid, "kind": kind, "body": json.loads(body), "game_id": game_id, "asked_by": asked_by,
             "asked_at": asked_at, "status": status, "decided_at": decided_at, "result_game_id": result}
 
-
-class _Tx:
-    def __init__(self, conn: sqlite3.Connection, lock):
-        self.conn, self.lock = conn, lock
-
-    def __enter__(self):
-        self.lock.acquire()
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except BaseException:
-            self.lock.release()
-            raise
-        return self.conn
-
-    def __exit__(self, exc_type, exc, tb):
-        try:
-            self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
-        finally:
-            self.lock.release()
-        return False

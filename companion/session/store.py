@@ -163,16 +163,27 @@ class EventStore:
 
 
 class _Tx:
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
+    """``BEGIN IMMEDIATE`` .. ``COMMIT`` (``ROLLBACK`` on an exception); with ``lock``, held throughout
+    (a connection shared between threads, as :class:`~.library.GameLibrary`'s)."""
+
+    def __init__(self, conn: sqlite3.Connection, lock=None):
+        self.conn, self.lock = conn, lock
 
     def __enter__(self):
-        self.conn.execute("BEGIN IMMEDIATE")
+        if self.lock is not None:
+            self.lock.acquire()
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            if self.lock is not None:
+                self.lock.release()
+            raise
         return self.conn
 
     def __exit__(self, exc_type, exc, tb):
-        if exc_type is None:
-            self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("ROLLBACK")
+        try:
+            self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        finally:
+            if self.lock is not None:
+                self.lock.release()
         return False
