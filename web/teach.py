@@ -233,7 +233,7 @@ def look():
         raise APIError("name the army's dice: pick an army or add dice", field="dice")
     roster = _roster(body["dice"], "dice")
     sources = current_app.extensions["sources"]  # the newest frame of --camera or of a phone (web.phone)
-    frame = sources.latest_frame() if hasattr(sources, "latest_frame") else sources.camera.latest_frame()
+    frame = sources.latest_frame()
     if frame is None:
         raise Conflict("no camera frame yet: serve with --camera, or open /phone on a paired phone and "
                        "point it at the dice", code="no_frame")
