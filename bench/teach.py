@@ -33,16 +33,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 TOKEN = "bench-host-token-0123456789"
 
 
-def _iou(a, b) -> float:
-    x1, y1, x2, y2 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
-    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
-    area = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / area if area > 0 else 0.0
-
-
 def _truth(box, labels):
-    best = max(labels, key=lambda lab: _iou(box, lab["box"]))
-    return best if _iou(box, best["box"]) >= 0.5 else None
+    """The rendered label whose box overlaps ``box`` most, when by an IoU of at least 0.5; else None."""
+    from companion.vision.detections import box_iou
+
+    ious = box_iou(box, [lab["box"] for lab in labels])[0]
+    best = int(ious.argmax())
+    return labels[best] if ious[best] >= 0.5 else None
 
 
 def show(app, names, faces, families, seed):

@@ -32,6 +32,7 @@ import numpy as np
 from companion.vision.crops import CROP_MARGIN
 from companion.vision.detections import box_problem
 from companion.vision.embedding import EMBED_INPUT, FaceEmbedder
+from companion.vision.numerals import SIDES
 from companion.vision.profile import (
     DD_KINDS,
     PROFILE_FILE,
@@ -42,7 +43,6 @@ from companion.vision.profile import (
 )
 
 EMBED_MODEL = "face-embed"
-SIDES = {"d4": 4, "d6": 6, "d8": 8, "d10": 10, "d12": 12, "d20": 20}
 ART_COLUMNS = ("image", "species", "kind", "icon", "count")
 ART_VIEWS = 8
 
