@@ -30,11 +30,7 @@ class PgGameStore(GameStore):
 
     def _reset_tail(self) -> None:
         """The store's view of the log, read anew after the game changed."""
-        catch_up = getattr(self, "_catch_up", None)
-        if catch_up is not None:
-            catch_up(reset=True)
-        else:
-            self._last_seq = self._max_seq()
+        self._catch_up(reset=True)
 
     def open_existing(self) -> bool:
         game_id = PgEventStore.latest_game(self.dsn, self.table)
@@ -54,10 +50,12 @@ class PgGameStore(GameStore):
         if s is None or not self.table:
             return
         try:
-            events = s.events()
+            # only the newest event (the store has just caught up to _last_seq); the create event's
+            # time is read only when a result is posted
+            last = s.events(max(self._last_seq - 1, 0))[-1]
             with self._live_conn.transaction():
-                post_live(self._live_conn, s.game_id, self.table, events[-1]["seq"], s.game,
-                          lambda: events[0]["at"], events[-1]["at"])
+                post_live(self._live_conn, s.game_id, self.table, last["seq"], s.game,
+                          lambda: s.events()[0]["at"], last["at"])
         except Exception as exc:  # noqa: BLE001 - the game is written; only the organizer's view lags
             log.warning("could not update the league's view of table %s: %s", self.table, exc)
             if self._live_conn.closed or self._live_conn.broken:
