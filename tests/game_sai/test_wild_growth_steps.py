@@ -74,6 +74,7 @@ def test_two_wild_growths_promote_all_at_once():
              answers=[("Wild Growth: promote", "p0")])
     asked = [x for x in d.decisions if "Wild Growth: promote up to" in x.prompt]
     assert len(asked) == 1 and "up to 8 health-worth" in asked[0].prompt
+    assert where(game, [a[2]]) == ["dua"]  # the Oakling was promoted (it went to the DUA for an Oak)
 
 
 def test_equal_dice_in_the_dua_are_each_usable():
