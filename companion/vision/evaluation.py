@@ -24,6 +24,7 @@ from companion.vision.metrics import (
     face_accuracy,
 )
 from companion.vision.reader import COCKED, DiceModel, read_image
+from companion.vision.table_reading import profile_faces
 from companion.vision.yolo_dataset import (
     DatasetError,
     dataset_images,
@@ -76,8 +77,6 @@ def evaluate(model: DiceModel, data_dir: Path, *, split: str | None = None, conf
             cnt = int(counts[det.count[i]]) if counts and det.count[i] >= 0 else None
             faces.append((icon, cnt, icon == COCKED))
         if getattr(model, "profile", None) is not None:  # an enrolled bundle reads faces from its table profile
-            from companion.vision.table_reading import profile_faces  # noqa: PLC0415
-
             faces = profile_faces(model, det)
         dice = manifest.get(img_path.name)
         if dice is not None and len(dice) == len(gt_cls):

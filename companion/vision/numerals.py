@@ -23,6 +23,7 @@ import numpy as np
 
 from companion.vision.crops import CROP_SIZE, crop_die
 from companion.vision.reader import ImageError, ModelError, OnnxFaceReader, load_model, models_dir
+from companion.vision.table_reading import embedding_crops, load_table_parts
 
 NUMERAL_FORM = "numerals"
 KINDS = ("d4", "d6", "d8", "d10", "d12", "d20")
@@ -90,8 +91,6 @@ class NumeralModel:
         self.min_conf = float(self.meta.get("min_face_confidence", 0.5))
         self.box_conf = float(self.meta.get("conf", 0.25))
         # an enrolled bundle (``companion vision enroll``) reads values from its table profile
-        from companion.vision.table_reading import load_table_parts  # noqa: PLC0415
-
         self.embedder, self.profile, self.embed_crop, self.embed_margin = load_table_parts(self.bundle, self.meta)
 
     def read_crops(self, crops: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -116,8 +115,6 @@ class NumeralModel:
                                        None if unreadable else int(values[i]),
                                        None if unreadable else str(int(values[i])), round(c, 4), unreadable))
         if self.profile is not None:  # the value comes from the table profile: nearest known face or unreadable
-            from companion.vision.table_reading import embedding_crops  # noqa: PLC0415
-
             emb, pc = self.embedder(embedding_crops(image, det.xyxy, self.embed_crop, self.embed_margin))
             for i, r in enumerate(out):
                 m = self.profile.read_any(emb[i], r.kind, float(pc[i]))
