@@ -126,6 +126,23 @@ def serve(tmp_path, rules_index):
         s.stop()
 
 
+@pytest.fixture
+def servers():
+    """Start ``companion serve ARGS`` processes (``web_helpers.Serve``) as typed; all stopped at the end."""
+    from web_helpers import Serve
+
+    started: list[Serve] = []
+
+    def start(*args: str, wait: bool = True) -> Serve:
+        s = Serve(*args, wait=wait)
+        started.append(s)
+        return s
+
+    yield start
+    for s in started:
+        s.stop()
+
+
 @pytest.fixture(scope="module")
 def browser():
     """Real headless Chromium (Debian ``chromium``, driven by Playwright)."""

@@ -14,18 +14,13 @@ import base64
 import hashlib
 import http.client
 import json
-import os
 import re
-import signal
 import socket
 import ssl
 import stat
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -36,77 +31,6 @@ pytestmark = pytest.mark.slow
 LAN = lan_address()
 HAS_LAN = not is_loopback(LAN)
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
-
-
-class Serve:
-    """``python -m companion serve --https ARGS`` in its own process; reads the banner up to "Ctrl-C"."""
-
-    def __init__(self, *args: str, wait: bool = True):
-        self.cmd = [sys.executable, "-m", "companion", "serve", *args]
-        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     env=dict(os.environ, PYTHONUNBUFFERED="1"))
-        self.lines: list[str] = []
-        if wait:
-            deadline = time.monotonic() + 90
-            while time.monotonic() < deadline:
-                line = self.proc.stdout.readline()
-                if not line:
-                    break
-                self.lines.append(line)
-                if "Ctrl-C" in line:
-                    break
-            assert self.url, "companion serve did not start:\n" + self.text
-            threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True).start()
-
-    @property
-    def text(self) -> str:
-        return "".join(self.lines)
-
-    @property
-    def url(self) -> str | None:
-        m = re.search(r"serving at (https?://\S+)", self.text)
-        return m.group(1) if m else None
-
-    @property
-    def port(self) -> int:
-        return urlsplit(self.url).port
-
-    @property
-    def host_token(self) -> str:
-        return re.search(r"\?token=(\S+)", self.text).group(1)
-
-    @property
-    def fingerprint(self) -> str:
-        return re.search(r"certificate SHA-256 ([0-9A-F:]{95})", self.text).group(1)
-
-    def finish(self, timeout: float = 60) -> tuple[int, str]:
-        out, _ = self.proc.communicate(timeout=timeout)
-        self.lines.append(out or "")
-        return self.proc.returncode, self.text
-
-    def stop(self) -> int | None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        return self.proc.returncode
-
-
-@pytest.fixture
-def servers():
-    started: list[Serve] = []
-
-    def start(*args: str, wait: bool = True) -> Serve:
-        s = Serve(*args, wait=wait)
-        started.append(s)
-        return s
-
-    yield start
-    for s in started:
-        s.stop()
 
 
 def trusting(ca_file: Path) -> ssl.SSLContext:

@@ -12,23 +12,8 @@ import time
 
 import pytest
 from test_web_browser import api, new_page, shot
-from test_web_pairing_serve import Serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-@pytest.fixture
-def servers():
-    started: list[Serve] = []
-
-    def start(*args: str) -> Serve:
-        s = Serve(*args)
-        started.append(s)
-        return s
-
-    yield start
-    for s in started:
-        s.stop()
 
 
 def wait_text(page, selector: str, pred, timeout: float = 30.0) -> str:

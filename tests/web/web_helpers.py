@@ -5,8 +5,16 @@ waitress ``Server``), as a second client at the table would send them.  Imported
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
 import urllib.error
 import urllib.request
+from urllib.parse import urlsplit
 
 
 def _request(base: str, method: str, path: str, body=None, token: str | None = None) -> urllib.request.Request:
@@ -58,3 +66,73 @@ def first_answer(pending: dict, seed: int) -> dict:
         return {"type": "reinforce", "moves": {}}
     return {"type": "retreat", "units": []}
 
+
+class Serve:
+    """``python -m companion serve ARGS`` in its own process, the arguments as a person types them (unlike
+    the conftest ``ServerProcess``, no token or port is added); reads the banner up to "Ctrl-C"."""
+
+    def __init__(self, *args: str, wait: bool = True):
+        self.cmd = [sys.executable, "-m", "companion", "serve", *args]
+        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        self.lines: list[str] = []
+        if wait:
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline:
+                line = self.proc.stdout.readline()
+                if not line:
+                    break
+                self.lines.append(line)
+                if "Ctrl-C" in line:
+                    break
+            else:
+                self.stop()
+            assert self.url, "companion serve did not start:\n" + self.text
+            threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True).start()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    @property
+    def url(self) -> str | None:
+        m = re.search(r"serving at (https?://\S+)", self.text)
+        return m.group(1) if m else None
+
+    @property
+    def port(self) -> int:
+        return urlsplit(self.url).port
+
+    @property
+    def host_token(self) -> str:
+        return re.search(r"\?token=(\S+)", self.text).group(1)
+
+    @property
+    def host_url(self) -> str:
+        return f"{self.url}/?token={self.host_token}"
+
+    @property
+    def fingerprint(self) -> str:
+        """The CA certificate's SHA-256 as the banner of ``--https`` prints it."""
+        return re.search(r"certificate SHA-256 ([0-9A-F:]{95})", self.text).group(1)
+
+    def finish(self, timeout: float = 60) -> tuple[int, str]:
+        out, _ = self.proc.communicate(timeout=timeout)
+        self.lines.append(out or "")
+        return self.proc.returncode, self.text
+
+    def kill(self) -> None:
+        """Kill the server the hard way (as a power cut would)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> int | None:
+        """Ctrl-C, then the hard way if it has not stopped in 20 s; returns the exit status."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        return self.proc.returncode
