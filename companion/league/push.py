@@ -267,8 +267,7 @@ def accept_push(conn, token: Any, batch: Any) -> dict:
         # replay the new events on the engine before storing them
         game = REPLAYS.take(game_id, last) if last else None
         if game is None and last:
-            game = replay([event_row(r) for r in conn.execute(
-                f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s ORDER BY seq", (game_id,))])
+            game = replay(game_log(conn, game_id))
         rebuild = False
         try:
             for e in new:
@@ -292,10 +291,8 @@ def accept_push(conn, token: Any, batch: Any) -> dict:
         last = new[-1]["seq"]
         conn.execute("UPDATE games SET last_seq = %s WHERE game_id = %s", (last, game_id))
         if rebuild:
-            log = [event_row(r) for r in conn.execute(
-                f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s ORDER BY seq", (game_id,))]
             try:
-                game = replay(log)
+                game = replay(game_log(conn, game_id))
             except (GameRuleError, KeyError, TypeError, ValueError) as exc:
                 raise PushRefused("illegal", f"game {game_id} does not replay after its undo: "
                                              f"{getattr(exc, 'reason', exc)}") from None
@@ -304,6 +301,12 @@ def accept_push(conn, token: Any, batch: Any) -> dict:
         post_live(conn, game_id, table, last, game, lambda: events_first_at(conn, game_id), new[-1]["at"])
     REPLAYS.put(game_id, last, game)
     return {"game_id": game_id, "acked": last, "stored": len(new)}
+
+
+def game_log(conn, game_id: str) -> list[dict]:
+    """Every event the league holds for ``game_id``, in seq order."""
+    return [event_row(r) for r in conn.execute(
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s ORDER BY seq", (game_id,))]
 
 
 def events_first_at(conn, game_id: str) -> str:

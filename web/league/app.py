@@ -35,12 +35,13 @@ from companion.league.push import (
     PushRefused,
     accept_frame,
     accept_push,
+    game_log,
     issue_token,
     list_tokens,
     require,
     revoke_tokens,
 )
-from companion.session.pg_store import EVENT_COLUMNS, GAME_ID, connect, event_row
+from companion.session.pg_store import GAME_ID, connect
 
 log = logging.getLogger("companion.league")
 bp = Blueprint("league", __name__, url_prefix="/league", template_folder="templates", static_folder="static")
@@ -143,8 +144,7 @@ def _game(conn, game_id: str) -> dict:
     row = conn.execute("SELECT table_no, last_seq, created_at FROM games WHERE game_id = %s", (game_id,)).fetchone()
     if row is None:
         raise PushRefused("not_found", f"no game {game_id}")
-    events = [event_row(r) for r in conn.execute(
-        f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s ORDER BY seq", (game_id,))]
+    events = game_log(conn, game_id)
     framed = {r[0] for r in conn.execute("SELECT seq FROM event_frames WHERE game_id = %s", (game_id,))}
     for e in events:
         e["who"] = who(e.get("by"))
