@@ -38,10 +38,10 @@ class DecisionFlow:
     def over(self) -> bool:
         return self.state.winner is not None
 
-    def pending_dict(self) -> dict | None:
+    def pending_dict(self) -> dict[str, Any] | None:
         return None if self._pending is None else self._pending.to_dict()
 
-    def apply(self, action: Mapping[str, Any], rng: random.Random | None = None) -> dict:
+    def apply(self, action: Mapping[str, Any], rng: random.Random | None = None) -> dict[str, Any]:
         """Validate and apply one answer to the pending decision.
 
         Returns the canonical form of the accepted action (a ``roll_for_me`` becomes the ``roll``

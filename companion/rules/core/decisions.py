@@ -62,14 +62,14 @@ class Decision:
     kind: str
     prompt: str
     rule: str = ""
-    choices: list = field(default_factory=list)
-    dice: list = field(default_factory=list)
-    data: dict = field(default_factory=dict)
-    validate: Callable[[dict], Any] | None = field(default=None, repr=False)
+    choices: list[dict[str, Any]] = field(default_factory=list)
+    dice: list[dict[str, Any]] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    validate: Callable[[dict[str, Any]], Any] | None = field(default=None, repr=False)
     topic: str = ""  # stable name of the question (TOPICS), for programs; prompts are for people
 
-    def to_dict(self) -> dict:
-        out = {"player": self.player, "kind": self.kind, "topic": self.topic, "prompt": self.prompt, "rule": self.rule}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"player": self.player, "kind": self.kind, "topic": self.topic, "prompt": self.prompt, "rule": self.rule}
         out["choices"] = self.choices
         if self.kind == "roll":
             out["dice"] = self.dice
@@ -81,14 +81,14 @@ class Decision:
         return out
 
 
-def choice(value: Any, label: str) -> dict:
+def choice(value: Any, label: str) -> dict[str, Any]:
     return {"value": value, "label": label}
 
 
-def choose_validator(choices: list[dict], rule: str = "") -> Callable[[dict], Any]:
+def choose_validator(choices: list[dict[str, Any]], rule: str = "") -> Callable[[dict[str, Any]], Any]:
     values = [c["value"] for c in choices]
 
-    def validate(action: dict) -> Any:
+    def validate(action: dict[str, Any]) -> Any:
         if "choice" not in action:
             raise IllegalAction("a 'choose' answer needs a 'choice'")
         value = action["choice"]
@@ -106,17 +106,17 @@ def ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
     return decision
 
 
-def faces_validator(dice: list[dict]) -> Callable[[dict], list[str]]:
+def faces_validator(dice: list[dict[str, Any]]) -> Callable[[dict[str, Any]], list[str]]:
     """Validator of a ``roll`` answer: one face per die of `dice` (each ``{"die", "faces", ...}``), as the
     face text (case and spacing free; "ID" for the die's ID face) or its 1-based number on the die."""
 
-    def validate(action: dict) -> list[str]:
+    def validate(action: dict[str, Any]) -> list[str]:
         faces = action.get("faces")
         if not isinstance(faces, list):
             raise IllegalRoll("'faces' must be a list with one face per die")
         if len(faces) != len(dice):
             raise IllegalRoll(f"{len(dice)} dice must be rolled, but {len(faces)} faces were given")
-        out = []
+        out: list[str] = []
         for die, face in zip(dice, faces, strict=True):
             options = die["faces"]
             if isinstance(face, bool):

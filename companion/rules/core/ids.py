@@ -10,6 +10,7 @@ answers carry the text form; rule code parses it once and works with the value.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .errors import GameRuleError
@@ -44,7 +45,7 @@ class ArmyId:
         """The army of `owner` at `location`; None is an army not yet placed (``UNPLACED``)."""
         return cls(owner, UNPLACED if location is None else location)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         """``owner, location = army_id``."""
         return iter((self.owner, self.location))
 

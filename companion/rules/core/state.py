@@ -12,9 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from .ids import army_text
 from .terrains import TerrainKind
+
+if TYPE_CHECKING:
+    from ..catalogue.faces import Face
+    from ..catalogue.model import Die
+
 
 RESERVE, DUA, BUA, POOL = "reserve", "dua", "bua", "pool"
 AREAS = (RESERVE, DUA, BUA, POOL)
@@ -53,7 +59,19 @@ class DieSpec:
     faces: tuple[str, ...] = ()
     size: str = ""
     points: int = 0  # point value for force building (items: see setup.item_points)
-    die: object = field(default=None, compare=False, repr=False)  # the catalogue Die
+    die: Die | None = field(default=None, compare=False, repr=False)  # the catalogue Die (None: built by hand)
+
+    @property
+    def catalogue_die(self) -> Die:
+        """The catalogue ``Die`` this spec was read from (``spec_for``); a spec built by hand has none."""
+        if self.die is None:
+            raise AttributeError(f"{self.name!r} was not read from the catalogue: it has no faces to look up")
+        return self.die
+
+    def find_face(self, text: str) -> Face:
+        """The catalogue face of this die written `text` (``Die.find_face``)."""
+        return self.catalogue_die.find_face(text)
+
 
 
 @cache
@@ -174,7 +192,7 @@ class Effect:
     owner: str
     target: str
     expiry: str = UNTIL_YOUR_NEXT_TURN
-    detail: dict = field(default_factory=dict)
+    detail: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -207,9 +225,9 @@ class GameState:
     winner: str | None = None
     win_reason: str = ""
     next_effect_id: int = 1
-    last_roll: dict | None = None
+    last_roll: dict[str, Any] | None = None
     frontier_selector: str | None = None
-    spells_announced: list[dict] = field(default_factory=list)
+    spells_announced: list[dict[str, Any]] = field(default_factory=list)
 
     # -- look-ups -------------------------------------------------------------------------------
     def player(self, pid: str) -> Player:
@@ -271,8 +289,8 @@ class GameState:
         return [pid for pid in self.turn_order if not self.player(pid).eliminated]
 
     # -- the page's view --------------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        def unit_dict(u: Unit) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        def unit_dict(u: Unit) -> dict[str, Any]:
             return {
                 "uid": u.uid,
                 "die": u.spec.name,

@@ -395,7 +395,7 @@ def id_splits(total: int) -> list[tuple[int, int, int]]:
 
 
 def _single_id(die: Unit, faces: list[str]):
-    ids = [f for f in (die.spec.die.find_face(x) for x in faces) if f.is_id]
+    ids = [f for f in (die.spec.find_face(x) for x in faces) if f.is_id]
     return ids[0] if len(ids) == 1 else None
 
 

@@ -116,7 +116,7 @@ class Game(DecisionFlow):
         untapped = frozenset(uid for uid in spec if uid not in faces)
 
         def placeholder(uid: str) -> str:
-            die = self.state.units[uid].spec.die
+            die = self.state.units[uid].spec.catalogue_die
             return next((f for f in spec[uid]["faces"] if die.find_face(f).is_id), spec[uid]["faces"][0])
 
         try:

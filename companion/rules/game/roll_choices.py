@@ -44,12 +44,12 @@ def counted_types(roll: str, ctx: dict) -> tuple[str, ...]:
 
 def _sai_dice(dice: Sequence[Unit], rolled: Sequence[Sequence[str]], sai: str, skip: frozenset | set) -> list[int]:
     return [i for i, (d, faces) in enumerate(zip(dice, rolled, strict=True))
-            if d.uid not in skip and any(d.spec.die.find_face(f).sai == sai for f in faces)]
+            if d.uid not in skip and any(d.spec.find_face(f).sai == sai for f in faces)]
 
 
 def _x(d: Unit, faces: Sequence[str], sai: str) -> int:
     """X of the SAI face shown (V4.01c L1182-1190: the count printed on the face)."""
-    return max(f.count for f in (d.spec.die.find_face(x) for x in faces) if f.sai == sai)
+    return max(f.count for f in (d.spec.find_face(x) for x in faces) if f.sai == sai)
 
 
 def compositions(total: int, parts: int) -> list[tuple[int, ...]]:
@@ -93,11 +93,11 @@ def _counts_as(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: Sequ
             continue
         mine = [(d, faces) for d, faces in zip(dice, rolled, strict=True)
                 if d.uid not in skip and d.is_unit and d.spec.species == species]
-        if not any(d.spec.die.find_face(f).icon in (source, "ID") for d, faces in mine for f in faces):
+        if not any(d.spec.find_face(f).icon in (source, "ID") for d, faces in mine for f in faces):
             continue
         # at most what the faces show (the engine converts no more than there is)
-        most = sum(d.spec.die.find_face(f).count for d, faces in mine for f in faces
-                   if d.spec.die.find_face(f).icon in (source, "ID"))
+        most = sum(d.spec.find_face(f).count for d, faces in mine for f in faces
+                   if d.spec.find_face(f).icon in (source, "ID"))
         options = [("yes", f"{ability}: count all their {source.lower()} as {target.lower()}"),
                    ("no", f"{ability}: keep them as {source.lower()}")]
         options += [(str(n), f"{ability}: count {n} {source.lower()} as {target.lower()}, keep the rest")

@@ -64,7 +64,7 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
 
     units = []
     for unit, faces in request.dice:
-        die = unit.spec.die
+        die = unit.spec.catalogue_die
         parsed = tuple(die.find_face(f) for f in faces)
         counts = not (not request.ids_count and parsed[0].is_id) and unit.uid not in request.not_counting
         units.append(RolledUnit(die, parsed, label=f"{unit.name} ({unit.uid})", counts=counts))

@@ -400,7 +400,7 @@ def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit]
         for r, glarer in plan.delayed:
             yield from _delayed(game, army, attacker_owner, r, glarer, dice, rolled, plan, skip)
         bash = [d for d, f in zip(dice, rolled, strict=True) if d.uid not in skip
-                and any(d.spec.die.find_face(x).sai == "Bash" for x in f)]
+                and any(d.spec.find_face(x).sai == "Bash" for x in f)]
         if bash and plan.kind == MELEE:
             attackers = [u for u in _army(game, plan.attacker).units if plan.per_unit_melee.get(u.uid, 0) > 0]
             uid = yield from one_unit(game, army.owner, attackers, "Bash: target one attacking unit (its melee becomes "
@@ -433,7 +433,7 @@ def _bash_a_dragon(game: RuleContext, army: Army, dice: list[Unit], rolled: list
     generates as many saves (V4.01c L1266-1269).  The dragons rolled at step 3, so their damage is
     known."""
     shown = [i for i, (d, f) in enumerate(zip(dice, rolled, strict=True)) if d.uid not in skip
-             and any(d.spec.die.find_face(x).sai == "Bash" for x in f)]
+             and any(d.spec.find_face(x).sai == "Bash" for x in f)]
     if not shown:
         return
     hurt = [a for a in site.on_army() if a.damage() > 0 and a.dragon.uid not in site.slain | site.sai_killed]
@@ -456,7 +456,7 @@ def _save_or_other(game: RuleContext, army: Army, dice: list[Unit], rolled: list
     """In a save roll, Regenerate may return units instead of saving (L1746-1750) and Wild Growth may
     promote instead (L2072-2080): the roller chooses when the other option can do something."""
     st = game.state
-    shown = {d.spec.die.find_face(face).sai for d, faces in zip(dice, rolled, strict=True) for face in faces}
+    shown = {d.spec.find_face(face).sai for d, faces in zip(dice, rolled, strict=True) for face in faces}
     if regenerate and "Regenerate" in shown and any(u.is_unit for u in st.area(army.owner, DUA)):
         choices["Regenerate"] = yield from pick(game, army.owner, [("Save", "Regenerate: count its saves"),
                                                                    ("return units", "Regenerate: return units from "
@@ -466,7 +466,7 @@ def _save_or_other(game: RuleContext, army: Army, dice: list[Unit], rolled: list
     if "Wild Growth" in shown and any(dua.can_promote(st, u.uid, n, None) for u in army.units for n in st.units):
         # X saves or X health-worth of promotions, split as the roller likes (L2075-2078), per die.
         growers = {i: f.count for i, (d, faces) in enumerate(zip(dice, rolled, strict=True))
-                   for f in (d.spec.die.find_face(x) for x in faces) if f.sai == "Wild Growth"}
+                   for f in (d.spec.find_face(x) for x in faces) if f.sai == "Wild Growth"}
         if growers:
             for i, x in growers.items():
                 opts = [(f"Save:{x - k},promote:{k}", f"Wild Growth: {x - k} saves, promote {k} health-worth")
@@ -483,7 +483,7 @@ def _delayed(game: RuleContext, army: Army, attacker_owner: str, r: dict, glarer
     source, kind, amount = r["source"], r["kind"], int(r["amount"] or 0)
     rule = rule_of(source)
     ids = [d for d, f in zip(dice, rolled, strict=True)
-           if d.is_unit and d.uid not in skip and d.spec.die.find_face(f[0]).is_id]
+           if d.is_unit and d.uid not in skip and d.spec.find_face(f[0]).is_id]
     if kind == "delayed_kill_id":
         if not ids:
             return

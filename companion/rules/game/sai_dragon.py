@@ -44,7 +44,7 @@ def response_hook(game: RuleContext, site: Any, outcome: Any) -> Flow:
     for uid in outcome.uids:
         unit = st.units[uid]
         for face in rolled.get(uid, []):
-            sai = unit.spec.die.find_face(face).sai
+            sai = unit.spec.find_face(face).sai
             if sai == "Logo" and "Earthfang" in unit.name:
                 sai = "Earthfang"  # its logo slays a Jaws dragon too (L2854-2857)
             if sai in NO_JAWS and sai not in done:

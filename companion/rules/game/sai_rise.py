@@ -25,10 +25,10 @@ Flow = Generator[Any, Any, Any]
 def rises(game: RuleContext, unit: Unit, when: str) -> Flow:
     """Whether `unit`, being `when` ("killed" or "buried"), rises: a unit with the SAI rolls and the SAI
     comes up.  A unit without it does not roll."""
-    if SAI not in unit.spec.die.sai_names:
+    if SAI not in unit.spec.catalogue_die.sai_names:
         return False
     face = yield from plain_roll(game, unit, f"{SAI}: roll {unit.name} ({when})", RULE)
-    return unit.spec.die.find_face(face).sai == SAI
+    return unit.spec.find_face(face).sai == SAI
 
 
 def rise_from_the_ashes(game: RuleContext, uids: list[str], when: str) -> Flow:

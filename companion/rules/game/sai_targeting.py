@@ -141,11 +141,11 @@ def individual_roll(game: RuleContext, unit: Unit, roll: str, why: str, rule: st
 
 def showed_id(unit: Unit, faces: Sequence[str]) -> bool:
     """Whether the unit's roll shows its ID icon."""
-    return bool(faces) and unit.spec.die.find_face(faces[0]).is_id
+    return bool(faces) and unit.spec.find_face(faces[0]).is_id
 
 
 def showed_sai(unit: Unit, faces: Sequence[str], sai: str) -> bool:
-    return any(unit.spec.die.find_face(f).sai == sai for f in faces)
+    return any(unit.spec.find_face(f).sai == sai for f in faces)
 
 
 def plain_roll(game: RuleContext, unit: Unit, prompt: str, rule: str) -> Flow:

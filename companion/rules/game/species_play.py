@@ -123,7 +123,7 @@ def _rapid_growth(game: RuleContext, army: Army, dice: list[Unit], rolled: list[
 
     rule = cite("968-973")
     eligible = [d for d, f in zip(dice, rolled, strict=True)
-                if d.is_unit and d.spec.species == "Treefolk" and not d.spec.die.find_face(f[0]).is_sai]
+                if d.is_unit and d.spec.species == "Treefolk" and not d.spec.find_face(f[0]).is_sai]
     if not eligible:
         return
     chosen = yield from optional_units(game, army.owner, eligible, sum(u.health for u in eligible),
@@ -217,7 +217,7 @@ def death_replanting(game: RuleContext, deaths: list) -> Flow:
         if not d.to_dua or unit.spec.species != "Treefolk" or "Water" not in _elements(game, d.location):
             continue
         face = yield from plain_roll(game, unit, f"Replanting: roll {unit.name} before it goes to the DUA", rule)
-        if unit.spec.die.find_face(face).is_id:
+        if unit.spec.find_face(face).is_id:
             d.dest = RESERVE
             d.notes.append(f"Replanting, {rule}")
 

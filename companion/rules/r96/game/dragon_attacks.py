@@ -242,6 +242,6 @@ class DragonAttacks:
             units = self._units(pid, tid)
             rolled = yield from self._roll(pid, units, "save", tid, f"{self.player_name(pid)}: roll every unit: those "
                                            "showing their ID die of Disease", "R96 L869-870", against="dragon")
-            dead = [u.uid for u, fs in zip(units, rolled.faces, strict=True) if u.spec.die.find_face(fs[0]).is_id]
+            dead = [u.uid for u, fs in zip(units, rolled.faces, strict=True) if u.spec.find_face(fs[0]).is_id]
             if dead:
                 self._kill(dead, bury=True)

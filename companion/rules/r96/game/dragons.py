@@ -34,7 +34,7 @@ class DragonRoll:
 
     @property
     def icons(self) -> list[str]:
-        return [self.dragon.spec.die.find_face(f).icon for f in self.faces]
+        return [self.dragon.spec.find_face(f).icon for f in self.faces]
 
     @property
     def damage(self) -> int:

@@ -656,7 +656,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
                               f"{e.name} penalty (-{e.castings})", "R96 L934-951", opts)
             choices[f"{e.name} split"] = pick
         ids = [i for i, (u, fs) in enumerate(zip(rolled.units, rolled.faces, strict=True))
-               if u.spec.die.find_face(fs[0]).is_id]
+               if u.spec.find_face(fs[0]).is_id]
         if ids:  # IDs count as whichever result the owner needs (R96 L117-122, L891-893; FAQ95 FIRE 3.D)
             types = [t for t in ("save", "melee", "missile") if t in counted]
             opts = [choice(t, f"ID icons count as {t}") for t in types]

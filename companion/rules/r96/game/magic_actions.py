@@ -51,7 +51,7 @@ class MagicActions:
         buried = 0
         if loc != RESERVE:
             eligible = sum(u.health for u, fs in zip(mag.units, mag.faces, strict=True)
-                           if "Death" in u.spec.elements and u.spec.die.find_face(fs[0]).is_id)
+                           if "Death" in u.spec.elements and u.spec.find_face(fs[0]).is_id)
             opts = [choice("none", "No death magic burial")]
             for o in st.turn_order:
                 healths = [u.health for u in self._dead(o)]
@@ -321,7 +321,7 @@ class MagicActions:
                 r = yield from self._roll(u.owner, [u], "save", where, f"{self.player_name(u.owner)}: {u.name} rolls "
                                           "against Lightning Strike (a save or its ID saves it)", "R96 L1007-1008",
                                           against=MAGIC, individual=True)
-                face = u.spec.die.find_face(r.faces[0][0])
+                face = u.spec.find_face(r.faces[0][0])
                 melee_by = getattr(self, "_melee_cantrip_by", None)
                 counter = sum(x for _, x in sai_faces(r, "Counter")) if melee_by is not None else 0
                 if r.total("save") <= 0 and not face.is_id and not counter:

@@ -51,7 +51,7 @@ class Rolled:
 
 
 def parsed_faces(units: list[Unit], faces: list[list[str]]):
-    return [tuple(u.spec.die.find_face(f) for f in fs) for u, fs in zip(units, faces, strict=True)]
+    return [tuple(u.spec.find_face(f) for f in fs) for u, fs in zip(units, faces, strict=True)]
 
 
 def resolve_roll(rolled: Rolled, terrain: RollTerrain | None, effects: tuple[EffectInForce, ...],
@@ -64,7 +64,7 @@ def resolve_roll(rolled: Rolled, terrain: RollTerrain | None, effects: tuple[Eff
         counts = True
         if options.get("sai_units") == "rare_only" and u.health >= 4 and fs[0].is_sai:
             counts = False  # FAQ96 SAI A: only rares carry SAIs (FAQ-CONFLICT-6, switched on)
-        rolled_units.append(RolledUnit(u.spec.die, fs, label=f"{u.name} ({u.uid})", counts=counts))
+        rolled_units.append(RolledUnit(u.spec.catalogue_die, fs, label=f"{u.name} ({u.uid})", counts=counts))
     counted = ctx.get("counted")
     req = RollRequest(
         purpose=rolled.purpose,
