@@ -19,7 +19,7 @@ V4.01c game.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -66,6 +66,29 @@ class TableGame(Protocol):
 
 
 @dataclass(frozen=True)
+class ForceRules:
+    """How a player's force is built for one game, for the force-building page: ``die_points(spec)``
+    (what one die adds: points or health; None for a die the game's forces cannot hold) and
+    ``report(force_size, armies, dragons)`` (the force checked line by line without raising, see
+    ``game.setup.force_report`` and ``r96.game.setup.force_report``)."""
+
+    die_points: Callable[[Any], int | None]
+    report: Callable[[int, Mapping[str, Sequence[Any]], Sequence[Any]], dict]
+
+
+def _v4_forces() -> ForceRules:
+    from .game import setup
+
+    return ForceRules(setup.die_points, setup.force_report)
+
+
+def _r96_forces() -> ForceRules:
+    from .r96.game import setup
+
+    return ForceRules(setup.die_points, setup.force_report)
+
+
+@dataclass(frozen=True)
 class GameKind:
     """One game of the registry.  A Dragon Dice game's title and rule document are its resolution
     edition's (``resolution.editions``, one place); Battle Dice names its own (``own_rules``)."""
@@ -74,6 +97,7 @@ class GameKind:
     start: Callable[[dict], TableGame]  # a game from a full set-up; raises IllegalSetup
     fill_setup: Callable[[dict], dict]  # a full set-up from a short one (players by name/species)
     own_rules: tuple[str, str] | None = None  # (document, title) of a game without a resolution edition
+    forces: Callable[[], ForceRules] | None = None  # how its forces are built (None: no force building)
 
     def _rules(self) -> tuple[str, str]:
         if self.own_rules is not None:
@@ -131,8 +155,8 @@ def _battle_start(setup: dict) -> TableGame:
 GAMES: dict[str, GameKind] = {
     kind.key: kind
     for kind in (
-        GameKind("v4", _v4_start, _v4_fill),
-        GameKind("r96", _r96_start, _r96_fill),
+        GameKind("v4", _v4_start, _v4_fill, forces=_v4_forces),
+        GameKind("r96", _r96_start, _r96_fill, forces=_r96_forces),
         GameKind("battle_dice", _battle_start, dict, own_rules=("BD", "Battle Dice rules")),
     )
 }
@@ -160,3 +184,41 @@ def full_setup(setup: Any) -> dict:
 def start_game(setup: Any) -> TableGame:
     """The game a full set-up starts (``IllegalSetup`` for one its rules refuse)."""
     return game_for(setup).start(setup)
+
+
+def _force_rules(setup: Any) -> ForceRules:
+    kind = game_for(setup)
+    if kind.forces is None:
+        raise IllegalSetup(f"{kind.title}: forces are not built die by die (the game starts with a quick start)")
+    return kind.forces()
+
+
+def _spec(name: Any) -> Any:
+    from .core.state import spec_for
+
+    if not isinstance(name, str):
+        raise IllegalSetup(f"a die is named by its catalogue name, not {name!r}")
+    return spec_for(name)
+
+
+def die_points(setup: Any, name: str) -> int | None:
+    """What catalogue die `name` adds to a force of the game of `setup` (points in V4.01c, health in
+    the 1996 rules); None for a die that game's forces cannot hold.  ``IllegalSetup`` for an unknown die."""
+    return _force_rules(setup).die_points(_spec(name))
+
+
+def force_report(setup: Any, force_size: Any, armies: Any, dragons: Any = ()) -> dict:
+    """One player's force while it is built, checked by the rules of the game of `setup`, every rule a
+    line with whether it is met (``{"total", "armies", "army_cap", "dragons", "dragons_required",
+    "checks": [{"ok", "text", "rule"}], ...}``).  `armies` maps army names to lists of catalogue die
+    names, `dragons` is a list of names.  ``IllegalSetup`` names what is malformed (an unknown die, a
+    force size that is not a positive number)."""
+    rules = _force_rules(setup)
+    if not isinstance(force_size, int) or isinstance(force_size, bool) or not 1 <= force_size <= 1000:
+        raise IllegalSetup(f"the force size must be a whole number from 1 to 1000, not {force_size!r}")
+    if not isinstance(armies, Mapping) or not all(isinstance(v, list) for v in armies.values()):
+        raise IllegalSetup("armies must map each army's name to a list of die names")
+    if not isinstance(dragons, list | tuple):
+        raise IllegalSetup("dragons must be a list of die names")
+    specs = {str(name): [_spec(d) for d in dice] for name, dice in armies.items()}
+    return rules.report(force_size, specs, [_spec(d) for d in dragons])

@@ -132,6 +132,39 @@ def validate_force(
     return total
 
 
+def die_points(spec: DieSpec) -> int:
+    """Force points of one die: a unit its health (V4.01c L87), an item by size (``item_points``; a
+    medium is priced 2 alone, its pair comes in ``force_points``), a dragon none (V4.01c L290-292)."""
+    if spec.kind == "unit":
+        return spec.health
+    return item_points([spec]) if spec.kind == "item" else 0
+
+
+def force_report(force_size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec]) -> dict:
+    """One player's force while it is built, checked by steps 1-2 without raising (``validate_force``
+    is the check a game starts with; these are the same rules, each line with whether it is met):
+    ``{"total", "armies": {name: points}, "army_cap", "dragons": counted, "dragons_required",
+    "checks": [{"ok", "text", "rule"}]}``.  No dragon chosen is met: the quick start brings them."""
+    cap = army_cap(force_size)
+    points = {name: force_points(armies.get(name, ())) for name in ARMY_NAMES}
+    total = sum(points.values())
+    checks = [{"ok": total == force_size, "text": f"{total} of {force_size} points", "rule": "V4.01c L276-281"}]
+    for name in ARMY_NAMES:
+        dice = list(armies.get(name, ()))
+        ok = points[name] <= cap and any(d.kind == "unit" for d in dice) and all(d.kind in ("unit", "item")
+                                                                                 for d in dice)
+        checks.append({"ok": ok, "text": f"{name}: {points[name]} pts, at most {cap}, at least one unit",
+                       "rule": "V4.01c L296-306"})
+    need = dragons_required(force_size)
+    have = dragon_count(dragons)
+    checks.append({"ok": have in (0, need) and all(d.kind == "dragon" for d in dragons),
+                   "text": f"{have} of {need} dragon(s), a White Dragon counts 2"
+                   + ("; none chosen: suggested ones are brought" if not dragons else ""),
+                   "rule": "V4.01c L290-292, L575"})
+    return {"total": total, "armies": points, "army_cap": cap, "dragons": have, "dragons_required": need,
+            "checks": checks}
+
+
 def legal_horde_terrains(player: str, homes: Mapping[str, str], army_count: Mapping[str, int]) -> list[str]:
     """Any other player's Home Terrain (V4.01c L330; FAQ95 SET-UP 5.D: forced with two players).
     The three-army cap of the FAQ rulings concerns the Campaign army only."""

@@ -91,6 +91,50 @@ def validate_force(size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: 
     return total
 
 
+def die_points(spec: DieSpec) -> int | None:
+    """Health a die adds to the battle size: a unit its health; a dragon none (R96 L139-155); None for a
+    die that has no place in a 1996 force (items, R96 L46-57)."""
+    if spec.kind == "unit":
+        return spec.health
+    return 0 if spec.kind == "dragon" else None
+
+
+def force_report(size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec],
+                 single_race: bool = True) -> dict:
+    """One player's force while it is built, checked by the rules ``validate_force`` applies, without
+    raising: ``{"total", "armies": {name: health}, "army_cap", "dragons", "dragons_required", "fielded",
+    "checks": [{"ok", "text", "rule"}]}``.  No dragon chosen is met: the quick start brings them all;
+    each required dragon not brought takes 3 health off the forces (R96 L146-150)."""
+    need = dragons_required(size)
+    colours_ok = True
+    for d in dragons:
+        try:
+            dragon_colour(d)
+        except IllegalSetup:
+            colours_ok = False
+    have = len(dragons)
+    fielded = size - DRAGON_PENALTY * (need - min(have, need)) if have else size
+    cap = army_cap(fielded)
+    health = {name: sum(d.health for d in armies.get(name, ()) if d.kind == "unit") for name in ARMY_NAMES}
+    total = sum(health.values())
+    checks = [{"ok": total == fielded, "text": f"{total} of {fielded} health"
+               + (f" ({size} less 3 per dragon not brought)" if fielded != size else ""), "rule": "R96 L139-155"}]
+    for name in ARMY_NAMES:
+        dice = list(armies.get(name, ()))
+        one_race = not single_race or name == "horde" or len({d.species for d in dice}) <= 1
+        ok = bool(dice) and all(d.kind == "unit" for d in dice) and health[name] <= cap and one_race
+        checks.append({"ok": ok, "text": f"{name}: {health[name]} health, at most {cap}, at least one unit, "
+                       "units only" + (", of one race" if single_race and name != "horde" else ""),
+                       "rule": "R96 L46-57, L157-182" + ("; FAQ95 SET-UP 2.A" if single_race and name != "horde"
+                                                         else "")})
+    checks.append({"ok": have <= need and colours_ok,
+                   "text": f"{have} of {need} dragon(s), one colour each (no white or hybrid dragons)"
+                   + ("; none chosen: suggested ones are brought" if not dragons else ""),
+                   "rule": "R96 L59-61, L146-150"})
+    return {"total": total, "armies": health, "army_cap": cap, "dragons": have, "dragons_required": need,
+            "fielded": fielded, "checks": checks}
+
+
 def first_game_split(units: Sequence[DieSpec]) -> dict[str, list[DieSpec]]:
     """The suggested split for a first game (R96 L184-193, R96-03): the race with most units at home,
     the next at campaign, the rest in the horde.  Advisory: ``validate_force`` still checks the cap."""
