@@ -21,8 +21,13 @@ import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .store import FORMAT, SessionError, _Tx, now
+
+if TYPE_CHECKING:
+    from .game_session import GameSession
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -61,7 +66,7 @@ class LibraryError(SessionError):
     """A game or request the library does not hold, or a request already decided."""
 
 
-def summarize(session) -> dict:
+def summarize(session: GameSession) -> dict[str, Any]:
     """What the library keeps of a game: id, kind, edition, player names, dates, seq, winner."""
     events = session.events()
     setup = events[0]["action"] if events else {}
@@ -120,7 +125,7 @@ class GameLibrary:
     def close(self) -> None:
         self._db.close()
 
-    def _tx(self):
+    def _tx(self) -> _Tx:
         return _Tx(self._db, self._lock)
 
     # -- files -------------------------------------------------------------------------------
@@ -151,7 +156,7 @@ class GameLibrary:
                 return p
 
     # -- games -------------------------------------------------------------------------------
-    def register(self, path: Path, summary: dict) -> None:
+    def register(self, path: Path, summary: dict[str, Any]) -> None:
         with self._tx() as db:
             db.execute(
                 "INSERT INTO games (game_id, path, game, edition, players, created_at, last_played_at, last_seq,"
@@ -161,7 +166,7 @@ class GameLibrary:
                  json.dumps(summary["players"]), summary["created_at"], summary["last_played_at"],
                  summary["last_seq"], int(summary["over"]), summary["winner"]))
 
-    def update(self, summary: dict) -> None:
+    def update(self, summary: dict[str, Any]) -> None:
         with self._tx() as db:
             db.execute("UPDATE games SET last_played_at = ?, last_seq = ?, over = ?, winner = ? WHERE game_id = ?",
                        (summary["last_played_at"], summary["last_seq"], int(summary["over"]), summary["winner"],
@@ -199,7 +204,7 @@ class GameLibrary:
             row = self._db.execute("SELECT ended_at FROM games WHERE game_id = ?", (game_id,)).fetchone()
         return bool(row and row[0])
 
-    def games(self) -> list[dict]:
+    def games(self) -> list[dict[str, Any]]:
         """Every game, the most recently played first; ``status``: in_progress, over (a winner) or
         ended (by the host, without a winner)."""
         current = self.current()
@@ -217,7 +222,7 @@ class GameLibrary:
         return out
 
     # -- requests from tablets ------------------------------------------------------------------
-    def ask(self, kind: str, body: dict, game_id: str | None, asked_by: str) -> dict:
+    def ask(self, kind: str, body: dict[str, Any], game_id: str | None, asked_by: str) -> dict[str, Any]:
         if kind not in REQUEST_KINDS:
             raise LibraryError(f"a request is one of {', '.join(REQUEST_KINDS)}, not {kind!r}")
         with self._tx() as db:
@@ -228,9 +233,10 @@ class GameLibrary:
             cur = db.execute("INSERT INTO requests (kind, body, game_id, asked_by, asked_at) VALUES (?, ?, ?, ?, ?)",
                              (kind, json.dumps(body), game_id, asked_by, now()))
             rid = cur.lastrowid
+            assert rid is not None, "an INSERT sets lastrowid"
         return self.request(rid)
 
-    def request(self, rid: int) -> dict:
+    def request(self, rid: int) -> dict[str, Any]:
         with self._lock:
             row = self._db.execute(
                 "SELECT id, kind, body, game_id, asked_by, asked_at, status, decided_at, result_game_id"
@@ -239,14 +245,14 @@ class GameLibrary:
             raise LibraryError(f"no request {rid}")
         return _request(row)
 
-    def requests(self, status: str | None = "pending") -> list[dict]:
+    def requests(self, status: str | None = "pending") -> list[dict[str, Any]]:
         with self._lock:
             rows = self._db.execute(
                 "SELECT id, kind, body, game_id, asked_by, asked_at, status, decided_at, result_game_id"
                 " FROM requests WHERE ? IS NULL OR status = ? ORDER BY id", (status, status)).fetchall()
         return [_request(r) for r in rows]
 
-    def decide(self, rid: int, status: str, result_game_id: str | None = None) -> dict:
+    def decide(self, rid: int, status: str, result_game_id: str | None = None) -> dict[str, Any]:
         with self._tx() as db:
             row = db.execute("SELECT status FROM requests WHERE id = ?", (rid,)).fetchone()
             if row is None:
@@ -258,7 +264,7 @@ class GameLibrary:
         return self.request(rid)
 
 
-def _request(row) -> dict:
+def _request(row: tuple[Any, ...]) -> dict[str, Any]:
     rid, kind, body, game_id, asked_by, asked_at, status, decided_at, result = row
     return {"id": rid, "kind": kind, "body": json.loads(body), "game_id": game_id, "asked_by": asked_by,
             "asked_at": asked_at, "status": status, "decided_at": decided_at, "result_game_id": result}

@@ -22,9 +22,18 @@ import re
 import threading
 import uuid
 from importlib import resources
-from typing import Any
+from types import ModuleType, TracebackType
+from typing import TYPE_CHECKING, Any, Literal
 
 from .store import FORMAT, MAX_FRAME_BYTES, SessionError, check_by, now
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+
+    from .game_session import GameSession
+
+    PgConnection = Connection[tuple[Any, ...]]
+
 
 MIGRATION_LOCK = 0x44726167  # advisory lock key held while migrating ("Drag")
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -36,7 +45,7 @@ def is_postgres_dsn(value: object) -> bool:
     return isinstance(value, str) and value.startswith(("postgresql://", "postgres://"))
 
 
-def _psycopg():
+def _psycopg() -> ModuleType:
     try:
         import psycopg
     except ImportError:  # pragma: no cover - the optional extra is missing
@@ -58,9 +67,9 @@ def migrations() -> list[tuple[int, str, str]]:
     return out
 
 
-def migrate(conn) -> list[int]:
+def migrate(conn: PgConnection) -> list[int]:
     """Apply the migrations this database lacks; returns the versions applied now."""
-    applied_now = []
+    applied_now: list[int] = []
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, "
@@ -80,11 +89,11 @@ def migrate(conn) -> list[int]:
     return applied_now
 
 
-def connect(dsn: str, *, migrate_schema: bool = True, connect_timeout: float = 5):
+def connect(dsn: str, *, migrate_schema: bool = True, connect_timeout: float = 5) -> PgConnection:
     """An autocommit connection to ``dsn`` with the schema brought up to date."""
     psycopg = _psycopg()
     try:
-        conn = psycopg.connect(dsn, autocommit=True, connect_timeout=max(1, int(connect_timeout)))
+        conn: PgConnection = psycopg.connect(dsn, autocommit=True, connect_timeout=max(1, int(connect_timeout)))
     except psycopg.Error as exc:
         raise SessionError(f"cannot reach the PostgreSQL database {redact(dsn)}: {_first_line(exc)}") from None
     if migrate_schema:
@@ -105,7 +114,7 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
-def event_row(row: tuple) -> dict:
+def event_row(row: tuple[Any, ...]) -> dict[str, Any]:
     seq, type_, player, action, log, undone, at, by = row
     return {"seq": seq, "type": type_, "player": player, "action": action, "log": log,
             "undone": bool(undone), "at": at, "by": by}
@@ -119,7 +128,7 @@ INSERT_EVENT = (f"INSERT INTO events (game_id, {EVENT_COLUMNS}) "
 class PgEventStore:
     """One game's event log in a PostgreSQL database (``GameSession(PgEventStore(dsn, game_id))``)."""
 
-    def __init__(self, dsn: str, game_id: str, *, create: bool = False, conn=None):
+    def __init__(self, dsn: str, game_id: str, *, create: bool = False, conn: PgConnection | None = None):
         if not isinstance(game_id, str) or not GAME_ID.match(game_id):
             raise SessionError(f"game id {game_id!r} must be 1-64 letters, digits, '-' or '_'")
         self.dsn = dsn
@@ -139,7 +148,7 @@ class PgEventStore:
             pass
         self.conn = connect(self.dsn, migrate_schema=False)
 
-    def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run a query; outside a transaction a dropped connection is reopened once."""
         psycopg = _psycopg()
         with self._lock:
@@ -173,7 +182,7 @@ class PgEventStore:
             return rows[0][0] if rows else None
         return None
 
-    def init(self, game_id: str, setup: dict, table: str | None = None, by: dict | None = None) -> dict:
+    def init(self, game_id: str, setup: dict[str, Any], table: str | None = None, by: dict[str, Any] | None = None) -> dict[str, Any]:
         if game_id != self.game_id:
             raise SessionError(f"this store is for game {self.game_id}, not {game_id}")
         psycopg = _psycopg()
@@ -189,23 +198,24 @@ class PgEventStore:
             finally:
                 self._tx_seq = None
 
-    def transaction(self):
+    def transaction(self) -> _PgTx:
         return _PgTx(self)
 
-    def append(self, type_: str, player: str | None, action: dict, log: list[str], by: dict | None = None) -> dict:
+    def append(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], by: dict[str, Any] | None = None) -> dict[str, Any]:
         with self.transaction():
             return self._insert(type_, player, action, log, by)
 
-    def insert(self, type_: str, player: str | None, action: dict, log: list[str], by: dict | None = None) -> dict:
+    def insert(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], by: dict[str, Any] | None = None) -> dict[str, Any]:
         if self._tx_seq is None:
             raise SessionError("insert needs the caller's transaction (with store.transaction(): ...)")
         return self._insert(type_, player, action, log, by)
 
-    def _insert(self, type_: str, player: str | None, action: dict, log: list[str], by: dict | None = None) -> dict:
+    def _insert(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], by: dict[str, Any] | None = None) -> dict[str, Any]:
         from psycopg.types.json import Jsonb
 
         at = now()
         by = check_by(by)
+        assert self._tx_seq is not None, "an event is written inside the caller's transaction"
         seq = self._tx_seq + 1
         self.conn.execute(INSERT_EVENT, (self.game_id, seq, type_, player, Jsonb(action), Jsonb(log), at,
                                          None if by is None else Jsonb(by)))
@@ -238,14 +248,14 @@ class PgEventStore:
         rows = self._read("SELECT last_seq FROM games WHERE game_id = %s", (self.game_id,))
         if not rows:
             raise SessionError(f"no game {self.game_id} in {redact(self.dsn)}")
-        return rows[0][0]
+        return int(rows[0][0])
 
-    def events(self, since: int = 0) -> list[dict]:
+    def events(self, since: int = 0) -> list[dict[str, Any]]:
         rows = self._read(f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s AND seq > %s ORDER BY seq",
                           (self.game_id, since))
         return [event_row(r) for r in rows]
 
-    def mark_undone(self, seqs: list[int], marker: dict, by: dict | None = None) -> dict:
+    def mark_undone(self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None) -> dict[str, Any]:
         if self._tx_seq is None:
             raise SessionError("mark_undone needs the caller's transaction")
         self.conn.execute("UPDATE events SET undone = true WHERE game_id = %s AND seq = ANY(%s)",
@@ -254,15 +264,15 @@ class PgEventStore:
 
     # -- opening games -------------------------------------------------------------------------------
     @classmethod
-    def create_game(cls, dsn: str, setup: dict, *, table: str | None = None, game_id: str | None = None,
-                    conn=None, by: dict | None = None) -> PgEventStore:
+    def create_game(cls, dsn: str, setup: dict[str, Any], *, table: str | None = None, game_id: str | None = None,
+                    conn: PgConnection | None = None, by: dict[str, Any] | None = None) -> PgEventStore:
         """A new game (its ``create`` event committed, ``by`` who started it) in the database at ``dsn``."""
         store = cls(dsn, game_id or uuid.uuid4().hex, create=True, conn=conn)
         store.init(store.game_id, setup, table=table, by=by)
         return store
 
     @staticmethod
-    def latest_game(dsn: str, table: str | None, conn=None) -> str | None:
+    def latest_game(dsn: str, table: str | None, conn: PgConnection | None = None) -> str | None:
         """The id of the game last created for ``table`` (None: none yet)."""
         own = conn is None
         conn = conn or connect(dsn)
@@ -282,7 +292,7 @@ class _PgTx:
         self.store = store
         self._tx: Any = None
 
-    def __enter__(self):
+    def __enter__(self) -> PgConnection:
         psycopg = _psycopg()
         s = self.store
         s._lock.acquire()
@@ -316,7 +326,8 @@ class _PgTx:
         finally:
             s._lock.release()
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         psycopg = _psycopg()
         s = self.store
         try:
@@ -327,12 +338,12 @@ class _PgTx:
         finally:
             s._tx_seq = None
             s._lock.release()
-        if exc_type is not None and issubclass(exc_type, psycopg.Error):
+        if exc is not None and isinstance(exc, psycopg.Error):
             raise SessionError(f"the write to {redact(s.dsn)} failed: {_first_line(exc)}") from exc
         return False
 
 
-def create_session(dsn: str, setup: dict, *, table: str | None = None, by: dict | None = None):
+def create_session(dsn: str, setup: dict[str, Any], *, table: str | None = None, by: dict[str, Any] | None = None) -> GameSession:
     """A new ``GameSession`` on PostgreSQL (the set-up is checked before anything is written)."""
     from .game_session import GameSession, full_setup, new_game
 
@@ -341,7 +352,7 @@ def create_session(dsn: str, setup: dict, *, table: str | None = None, by: dict 
     return GameSession(PgEventStore.create_game(dsn, full, table=table, by=by))
 
 
-def open_session(dsn: str, game_id: str):
+def open_session(dsn: str, game_id: str) -> GameSession:
     from .game_session import GameSession
 
     return GameSession(PgEventStore(dsn, game_id))

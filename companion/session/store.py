@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, Protocol
 
 FORMAT = "dragon-dice-companion/game-log/1"
 
@@ -37,7 +41,7 @@ BY_ROLES = ("host", "tablet", "demo", "cli")
 BY_SOURCES = ("typed", "camera", "serial", "demo")
 
 
-def check_by(by: object) -> dict | None:
+def check_by(by: object) -> dict[str, Any] | None:
     """Who made a change, as an event records it: ``{"role": "tablet", "name": "kitchen tablet",
     "source": "camera"}`` (``role`` one of ``BY_ROLES``; ``name`` the paired tablet's; ``source`` how a
     roll's faces came in, one of ``BY_SOURCES``; ``asked_by`` the tablet whose request the host
@@ -64,6 +68,36 @@ class SessionError(Exception):
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class EventLog(Protocol):
+    """What a ``GameSession`` needs of its durable event log: ``EventStore`` (SQLite) and
+    ``pg_store.PgEventStore`` (PostgreSQL) both have it."""
+
+    @property
+    def path(self) -> str | Path: ...  # what messages call the log
+
+    def meta(self, key: str) -> str | None: ...
+
+    def close(self) -> None: ...
+
+    def transaction(self) -> AbstractContextManager[object]: ...
+
+    def insert(self, type_: str, player: str | None, action: dict[str, Any], log: list[str],
+               by: dict[str, Any] | None = None) -> dict[str, Any]: ...
+
+    def last_seq(self) -> int: ...
+
+    def events(self, since: int = 0) -> list[dict[str, Any]]: ...
+
+    def put_frame(self, seq: int, jpeg: bytes) -> None: ...
+
+    def frame(self, seq: int) -> bytes | None: ...
+
+    def frames(self, since: int, upto: int) -> list[tuple[int, bytes]]: ...
+
+    def mark_undone(self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None) -> dict[str, Any]: ...
+
 
 
 class EventStore:
@@ -93,27 +127,27 @@ class EventStore:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
-    def init(self, game_id: str, setup: dict, by: dict | None = None) -> dict:
+    def init(self, game_id: str, setup: dict[str, Any], by: dict[str, Any] | None = None) -> dict[str, Any]:
         if self.conn.execute("SELECT count(*) FROM events").fetchone()[0]:
             raise SessionError(f"{self.path} already holds a game")
         with self.transaction():
             self.conn.execute("INSERT INTO meta VALUES ('format', ?), ('game_id', ?)", (FORMAT, game_id))
             return self._insert("create", None, setup, [], by=by)
 
-    def transaction(self):
+    def transaction(self) -> _Tx:
         return _Tx(self.conn)
 
-    def append(self, type_: str, player: str | None, action: dict, log: list[str], by: dict | None = None) -> dict:
+    def append(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], by: dict[str, Any] | None = None) -> dict[str, Any]:
         """Append one event in its own transaction; returns it once committed."""
         with self.transaction():
             return self._insert(type_, player, action, log, by=by)
 
-    def insert(self, type_: str, player: str | None, action: dict, log: list[str], by: dict | None = None) -> dict:
+    def insert(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], by: dict[str, Any] | None = None) -> dict[str, Any]:
         """Insert inside a transaction the caller holds (``with store.transaction(): ...``)."""
         return self._insert(type_, player, action, log, by=by)
 
-    def _insert(self, type_: str, player: str | None, action: dict, log: list[str], undone: int = 0,
-                at: str | None = None, by: dict | None = None) -> dict:
+    def _insert(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], undone: int = 0,
+                at: str | None = None, by: dict[str, Any] | None = None) -> dict[str, Any]:
         at = at or now()
         by = check_by(by)
         cur = self.conn.execute(
@@ -125,13 +159,13 @@ class EventStore:
                 "undone": bool(undone), "at": at, "by": by}
 
     def last_seq(self) -> int:
-        return self.conn.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0]
+        return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0])
 
-    def events(self, since: int = 0) -> list[dict]:
+    def events(self, since: int = 0) -> list[dict[str, Any]]:
         rows = self.conn.execute(
             "SELECT seq, type, player, action, log, undone, at, changed_by FROM events WHERE seq > ? ORDER BY seq",
             (since,)).fetchall()
-        out = []
+        out: list[dict[str, Any]] = []
         for seq, type_, player, action, log, undone, at, by in rows:
             try:
                 out.append({"seq": seq, "type": type_, "player": player, "action": json.loads(action),
@@ -156,7 +190,7 @@ class EventStore:
         return [(s, bytes(j)) for s, j in self.conn.execute(
             "SELECT seq, jpeg FROM frames WHERE seq > ? AND seq <= ? ORDER BY seq", (since, upto))]
 
-    def mark_undone(self, seqs: list[int], marker: dict, by: dict | None = None) -> dict:
+    def mark_undone(self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None) -> dict[str, Any]:
         """Mark events undone and log the undo (inside the caller's transaction)."""
         self.conn.executemany("UPDATE events SET undone = 1 WHERE seq = ?", [(s,) for s in seqs])
         return self._insert("undo", None, marker, [f"undid events {seqs}"], by=by)
@@ -166,10 +200,10 @@ class _Tx:
     """``BEGIN IMMEDIATE`` .. ``COMMIT`` (``ROLLBACK`` on an exception); with ``lock``, held throughout
     (a connection shared between threads, as :class:`~.library.GameLibrary`'s)."""
 
-    def __init__(self, conn: sqlite3.Connection, lock=None):
+    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock | None = None):
         self.conn, self.lock = conn, lock
 
-    def __enter__(self):
+    def __enter__(self) -> sqlite3.Connection:
         if self.lock is not None:
             self.lock.acquire()
         try:
@@ -180,7 +214,8 @@ class _Tx:
             raise
         return self.conn
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         try:
             self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
         finally:
