@@ -58,12 +58,14 @@ def _face_likelihoods(die, det: Detections, i: int, icons: list[str], counts: li
     return probs
 
 
-def _profile_likelihoods(profile, die, det: Detections, i: int) -> tuple[np.ndarray, float, float]:
-    """Per face of ``die`` from a table profile: (likelihood of each face, p(cocked), p(unknown face))."""
-    w, _ = profile.face_weights(det.embedding[i], die)
+def _profile_likelihoods(profile, die, det: Detections, i: int) -> tuple[np.ndarray, float, float, tuple]:
+    """Per face of ``die`` from a table profile: (likelihood of each face, p(cocked), p(unknown face),
+    the profile's face table, which ``read_die`` decides from)."""
+    table = profile.face_table(det.embedding[i], die)
+    w = table[0]
     p_cocked = float(det.cocked_prob[i])
     total = w.sum() + profile.unknown_weight()
-    return (1 - p_cocked) * w / total, p_cocked, (1 - p_cocked) * profile.unknown_weight() / total
+    return (1 - p_cocked) * w / total, p_cocked, (1 - p_cocked) * profile.unknown_weight() / total, table
 
 
 def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str], heads: dict[str, list[str]],
@@ -82,18 +84,20 @@ def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str]
         raise AssignmentError("a table profile needs the detections' embeddings (an enrolled model bundle)")
     cost = np.zeros((n, m))
     face_tables: dict[tuple[int, int], np.ndarray] = {}
+    profile_tables: dict[tuple[int, int], tuple] = {}  # the profile's face table per pair, weighed once
+    materials = [set(die_materials(die)) for die in dice]
     for i in range(n):
         p_cocked = det.face_probs[i, cocked_idx] if cocked_idx is not None and det.face_probs.shape[1] else 0.0
         for j, die in enumerate(dice):
             if profile is not None:
-                fl, p_cocked, p_unknown = _profile_likelihoods(profile, die, det, i)
+                fl, p_cocked, p_unknown, profile_tables[i, j] = _profile_likelihoods(profile, die, det, i)
             else:
                 fl, p_unknown = _face_likelihoods(die, det, i, icons, counts), 0.0
             face_tables[i, j] = fl
             like = fl.sum() + p_cocked + p_unknown + EPS
             if FACES_TO_KIND.get(len(die.faces)) != det_kinds[i]:
                 like *= KIND_MISMATCH
-            mats = set(die_materials(die))
+            mats = materials[j]
             if colours[i]:  # share of materials seen that the die is made of
                 overlap = len(mats & set(colours[i])) / max(len(mats), len(colours[i]))
                 like *= COLOUR_MISMATCH + (1 - COLOUR_MISMATCH) * overlap
@@ -116,7 +120,7 @@ def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str]
         conf_assign = 1.0 / (1.0 + math.exp(-min(delta, 50.0)))
         fl = face_tables[i, j]
         if profile is not None:  # the profile's rule: nearest known face, else unreadable; cocked from geometry
-            match = profile.read_die(det.embedding[i], die, float(det.cocked_prob[i]))
+            match = profile.read_die(det.embedding[i], die, float(det.cocked_prob[i]), profile_tables[i, j])
             conf = conf_assign * match.confidence
             out.append(UnitReading(die.name, j, i, match.label.text if match.label else None, match.face_index,
                                    round(float(conf), 4), match.cocked, [], match.unreadable))

@@ -14,11 +14,19 @@ class ModelError(ValueError):
 
 
 def onnx_session(path: Path):
-    """A CPU onnxruntime session for ``path`` (``COMPANION_THREADS`` threads, 2 by default)."""
+    """A CPU onnxruntime session for ``path`` (``COMPANION_THREADS`` threads, 2 by default).
+
+    The worker threads sleep between operators instead of spinning (``COMPANION_SPIN=1`` lets them spin):
+    on the 2 shared cores of a table companion, which also serve the pages, spinning threads take cores
+    from each other and from the server -- a 1280 px frame cost about 40 % more CPU and wall time with
+    them (bench/enroll.py --timings-only).  It changes no result, only how threads wait."""
     import onnxruntime as ort  # noqa: PLC0415
 
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = int(os.environ.get("COMPANION_THREADS", "2"))
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
+    spin = "1" if os.environ.get("COMPANION_SPIN") == "1" else "0"
+    opts.add_session_config_entry("session.intra_op.allow_spinning", spin)
+    opts.add_session_config_entry("session.inter_op.allow_spinning", spin)
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])

@@ -46,6 +46,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -114,6 +115,13 @@ def lookup_keys(die, face_index: int) -> list[str]:
     return keys + [f"sp:{lab.species}|{lab.kind}|{lab.text}", f"any:{lab.kind}|{lab.text}"]
 
 
+@lru_cache(maxsize=4096)
+def _die_lookup(die) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Per face of ``die``: (its text, its ``lookup_keys``) -- kept, as a roster reading asks for every
+    (detection, unit) pair and a catalogue die never changes."""
+    return tuple((die.faces[k].text(), tuple(lookup_keys(die, k))) for k in range(len(die.faces)))
+
+
 @dataclass
 class Match:
     """The reading of one crop against a profile: ``label`` None means unreadable or cocked."""
@@ -135,6 +143,9 @@ class TableProfile:
         self._sum: dict[str, np.ndarray] = {}
         self._n: dict[str, int] = {}
         self._label: dict[str, FaceLabel] = {}
+        # key -> (the sum it was made from, the unit prototype): made again whenever ``_sum[key]`` is
+        # another array (``add`` always puts a new one), so a reading does not normalise per die
+        self._unit: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     # ------------------------------------------------------------------ contents
     def __len__(self) -> int:
@@ -154,7 +165,11 @@ class TableProfile:
 
     def prototype(self, key: str) -> np.ndarray:
         s = self._sum[key]
-        return (s / max(np.linalg.norm(s), 1e-12)).astype(np.float32)
+        kept = self._unit.get(key)
+        if kept is None or kept[0] is not s:
+            kept = (s, (s / max(np.linalg.norm(s), 1e-12)).astype(np.float32))
+            self._unit[key] = kept
+        return kept[1]
 
     def copy(self) -> TableProfile:
         other = TableProfile(self.embedder_id, self.dim, self.settings)
@@ -193,7 +208,11 @@ class TableProfile:
     # ------------------------------------------------------------------ reading
     def _weights(self, emb: np.ndarray, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
         protos = np.stack([self.prototype(k) for k in keys])
-        d2 = np.clip(2.0 - 2.0 * protos @ np.asarray(emb, np.float32), 0.0, 4.0)
+        return self._weights_of(protos @ np.asarray(emb, np.float32))
+
+    def _weights_of(self, dots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(weights, distances) from the dot products of unit vectors (float32)."""
+        d2 = np.clip(2.0 - 2.0 * dots, 0.0, 4.0)
         return np.exp(-self.settings["scale"] * d2), np.sqrt(d2)
 
     def unknown_weight(self) -> float:
@@ -205,23 +224,35 @@ class TableProfile:
         w, d, _ = self._face_table(emb, die)
         return w, d
 
+    def face_table(self, emb: np.ndarray, die) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``face_weights`` and the sightings of each face's prototype: what ``read_die`` decides
+        from (pass it back as its ``table``)."""
+        return self._face_table(emb, die)
+
     def _face_table(self, emb: np.ndarray, die) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``face_weights`` and the sightings of each face's prototype (0 where unknown)."""
         w, d, n = np.zeros(len(die.faces)), np.full(len(die.faces), np.inf), np.zeros(len(die.faces), int)
         seen: set[str] = set()
-        for k in range(len(die.faces)):
-            key = next((x for x in lookup_keys(die, k) if x in self._n), None)
-            text = die.faces[k].text()
+        faces, keys = [], []
+        for k, (text, candidates) in enumerate(_die_lookup(die)):
+            key = next((x for x in candidates if x in self._n), None)
             if key is None or text in seen:
                 continue
             seen.add(text)
-            ww, dd = self._weights(emb, [key])
-            w[k], d[k], n[k] = ww[0], dd[0], self._n[key]
+            faces.append(k)
+            keys.append(key)
+        if keys:
+            e = np.asarray(emb, np.float32)
+            # one vector dot per face: what a one-row product gives, to the last bit (a product with the
+            # stacked prototypes rounds differently, and a reading must not depend on how many faces are known)
+            dots = np.array([np.dot(self.prototype(x), e) for x in keys], np.float32)
+            w[faces], d[faces] = self._weights_of(dots)
+            n[faces] = [self._n[x] for x in keys]
         return w, d, n
 
     def die_fully_known(self, die) -> bool:
         """Whether every distinct face of ``die`` has a prototype (no unknown face can show)."""
-        return all(any(x in self._n for x in lookup_keys(die, k)) for k in range(len(die.faces)))
+        return all(any(x in self._n for x in keys) for _, keys in _die_lookup(die))
 
     def gate(self, sightings: int = 2, standard: bool = False) -> dict:
         """The reading settings that apply when the nearest prototype has ``sightings`` sightings
@@ -258,9 +289,12 @@ class TableProfile:
             return None, conf, False
         return k, conf, False
 
-    def read_die(self, emb: np.ndarray, die, p_cocked: float = 0.0) -> Match:
-        """The nearest known face of ``die`` (a roster entry), or unreadable / cocked."""
-        w, d, n = self._face_table(emb, die)
+    def read_die(self, emb: np.ndarray, die, p_cocked: float = 0.0, table=None) -> Match:
+        """The nearest known face of ``die`` (a roster entry), or unreadable / cocked.
+
+        ``table``: this crop's ``face_table`` for ``die`` when the caller has it already (a roster
+        reading weighs every face of every unit first), so it is not computed twice."""
+        w, d, n = self._face_table(emb, die) if table is None else table
         k, conf, cocked = self._decide(w, d, p_cocked, self.die_fully_known(die), n)
         if k is None:
             return Match(None, round(conf, 4), float(np.min(d)) if len(d) else float("inf"), cocked, not cocked)

@@ -15,9 +15,11 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from companion.vision.enroll import enroll, read_corrections
+from companion.vision.profile import TableProfile, face_label
 
 FIX = Path(__file__).parent / "fixtures" / "frame_reading"
 
@@ -66,3 +68,23 @@ def test_the_fixture_reads_faces_not_only_unreadable_dice():
     rec = json.loads((FIX / "readings.json").read_text())
     assert sum(u["face"] is not None for u in rec["nearest"]["units"]) >= 4
     assert any(d["cocked"] for d in rec["shipped"]["dice"])
+
+
+def test_kept_prototypes_follow_every_new_sighting(catalogue):
+    """A profile keeps its unit prototypes between readings: a sighting added (or a copy's sighting)
+    must still move the face read at once, and only in the profile that learnt it."""
+    die = catalogue.find("Dwarves/Mammoth Rider")
+    melee, trample = face_label(die, 1), face_label(die, 2)
+    prof = TableProfile("t", 3, {"scale": 8.0, "max_distance": 0.9, "min_confidence": 0.5})
+    prof.add(np.array([[1.0, 0, 0], [0, 1.0, 0]]), [melee, trample])
+    query = np.array([0.8, 0.6, 0], np.float32)
+    assert prof.read_die(query, die).label == melee
+    assert prof.prototype(melee.key()) == pytest.approx([1, 0, 0])
+    other = prof.copy()
+    prof.add(np.array([[0, 0, 1.0], [0, 0, 1.0]]), [melee, melee])  # the Melee prototype moves away
+    assert prof.prototype(melee.key()) == pytest.approx(np.array([1, 0, 2]) / np.sqrt(5))
+    assert prof.read_die(query, die).label == trample
+    assert other.read_die(query, die).label == melee  # the copy learnt nothing
+    w, d, n = prof.face_table(query, die)
+    assert n[1] == 3 and d[1] == pytest.approx(np.linalg.norm(query - np.array([1, 0, 2]) / np.sqrt(5)), abs=1e-6)
+    assert prof.read_die(query, die, table=(w, d, n)) == prof.read_die(query, die)
