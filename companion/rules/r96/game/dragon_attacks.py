@@ -14,12 +14,13 @@ from ...core.state import DUA, Unit
 from . import dragons as dr
 from .asking import ask as _ask
 from .asking import faces_validator as _faces_validator
+from .host import R96Host
 
 Flow = Generator[Decision, Any, Any]
 START, END = "start", "end"
 
 
-class DragonAttacks:
+class DragonAttacks(R96Host):
     """The dragon phase of a turn."""
 
     # dragons (R96 L826-920) -----------------------------------------------------------------------------
@@ -173,7 +174,7 @@ class DragonAttacks:
         dead = self._dead(pid)
         cands = []
         for live in units:
-            by_name = {}
+            by_name: dict[str, list[Unit]] = {}
             for d in dead:
                 if d.spec.species == live.spec.species and d.health == live.health + 1:
                     by_name.setdefault(d.name, []).append(d)

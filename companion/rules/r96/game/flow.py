@@ -53,6 +53,8 @@ class _GameEnded96(Exception):
 class R96State(GameState):
     """``GameState`` with the r96 extras on the page: edition, options, dragons in play."""
 
+    options: dict[str, Any]  # the game's options (``R96Game`` sets them; ``options.game_options``)
+
     def to_dict(self) -> dict:
         out = super().to_dict()
         for a in out["armies"]:
@@ -159,7 +161,8 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         st = self.state
         army = army_text(owner, UNPLACED if loc is None else loc)
         index = {u.uid: i for i, u in enumerate(units)}
-        merged: dict[tuple, int] = {}
+        merged: dict[tuple[str, str, frozenset[int], bool], int] = {}
+        key: tuple[str, str, frozenset[int], bool]
         for e in st.effects:
             if skip and e.id in skip or e.name not in ROLL_SPELLS:
                 continue
@@ -250,11 +253,13 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         first = order[0]
         self.say("Order of play: " + ", ".join(self.player_name(p) for p in order))
         st.step = "frontier"
-        opts = [choice(p.id, f"{p.frontier_proposal.name} (proposed by {p.name})") for p in st.players]
+        opts = [choice(p.id, f"{p.frontier_proposal.name} (proposed by {p.name})") for p in st.players
+                if p.frontier_proposal is not None]  # every 1996 player proposes one (set-up)
         chosen = yield _ask("select_frontier", first, "choice",
                             f"{self.player_name(first)}: choose the frontier among the proposed terrains",
                             "R96 L226-231; FAQ95 SET-UP 3.A", opts)
         kind = st.player(chosen).frontier_proposal
+        assert kind is not None, "every 1996 player proposes a frontier terrain (set-up)"
         st.terrains[FRONTIER] = TerrainState(FRONTIER, kind, "frontier", None)
         self.say(f"The frontier is {kind.name}; the other proposed terrains leave the game (FAQ95 SET-UP 4.D)")
         st.step = "placement"
@@ -762,9 +767,11 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         for i, x in sai_faces(rolled, "Cantrip"):
             key = "/".join(sorted(rolled.units[i].spec.elements))
             pools[key] = pools.get(key, 0) + x
-        if not pools or not self._units(rolled.owner, rolled.location or ""):
+        loc = rolled.location
+        if not pools or loc is None or not self._units(rolled.owner, loc):
             return False
-        return (yield from self._cast(rolled.owner, rolled.location, pools, immediate=True))
+        return (yield from self._cast(rolled.owner, loc, pools, immediate=True))
+
 
     def _inflict(self, owner: str, loc: str, damage: int, rule: str, bury: bool = False) -> Flow:
         """The owner kills enough units to cover the damage, never in excess (R96 L546-560, R96-12)."""
@@ -944,8 +951,9 @@ def _build_state(setup: Mapping[str, Any], options: dict) -> tuple[R96State, dic
     players_in = setup.get("players")
     if not isinstance(players_in, list) or len(players_in) < 2:
         raise IllegalSetup("a battle needs two or more players", "R96 L133-137")
-    su.dragons_required(size)
+    size = su.battle_size(size)
     st = R96State(force_size=size, players=[])
+
     armies: dict[str, dict[str, list[str]]] = {}
     n = 0
     for i, p in enumerate(players_in, start=1):

@@ -24,6 +24,7 @@ from ...core.state import BUA, DUA, RESERVE
 from ...core.terrains import MAGIC
 from . import setup as su
 from .asking import ask as _ask
+from .host import R96Host
 from .rolls import sai_faces
 from .spellbook import COLOUR_NAMES, DEATH_SPELLS, SPELLS, R96SpellCard, card, payable
 
@@ -31,7 +32,7 @@ Flow = Generator[Decision, Any, Any]
 START, END = "start", "end"
 
 
-class MagicActions:
+class MagicActions(R96Host):
     """Magic action, casting and spell effects."""
 
     # magic (R96 L377-481) ----------------------------------------------------------------------------
@@ -135,7 +136,7 @@ class MagicActions:
         self.say(f"{self.player_name(who)} buries " + ", ".join(self.state.units[u].name for u in chosen))
 
     # casting ------------------------------------------------------------------------------------------
-    def _cast(self, pid: str, loc: str | None, pools: dict[str, int], immediate: bool = False,
+    def _cast(self, pid: str, loc: str, pools: dict[str, int], immediate: bool = False,
               black_due: int = 0) -> Flow:
         """Announce spells and their targets, then resolve them (R96 L407-437; FAQ95 MAGIC-GEN E-F)."""
         if not pools:
@@ -154,7 +155,7 @@ class MagicActions:
             self._check()
         return bool(spells)
 
-    def _cast_options(self, pools: dict[str, int]) -> dict:
+    def _cast_options(self, pools: dict[str, int]) -> dict[str, Any]:
         """For the page's cast form: spells on an army or a terrain that one casting of the pools pays for,
         and the targets in play (the flow still checks every announcement)."""
         spells = [{"spell": c.name, "cost": c.cost, "elements": [c.element]} for c in SPELLS.values()
@@ -163,12 +164,15 @@ class MagicActions:
         targets += [{"value": t.id, "label": t.name} for t in self.state.terrains.values()]
         return {"spells": spells, "targets": targets}
 
-    def _validate_casts(self, pid: str, loc: str | None, pools: dict[str, int], action: dict, black_due: int) -> list:
+    def _validate_casts(self, pid: str, loc: str, pools: dict[str, int], action: dict[str, Any],
+                        black_due: int) -> list[dict[str, Any]]:
         st = self.state
         raw = action.get("spells")
         if not isinstance(raw, list):
             raise IllegalSpell("'spells' must be a list of {spell, target, ...}")
-        out, costs, per_target = [], {}, set()
+        out: list[dict[str, Any]] = []
+        costs: dict[str, int] = {}
+        per_target: set[tuple[str, Any]] = set()
         reserve = loc == RESERVE
         for entry in raw:
             if not isinstance(entry, Mapping):
@@ -179,7 +183,7 @@ class MagicActions:
             n = entry.get("count", 1)
             if not isinstance(n, int) or isinstance(n, bool) or n < 1:
                 raise IllegalSpell(f"{c.name}: count must be a positive number")
-            s = {"spell": c.name, "count": n}
+            s: dict[str, Any] = {"spell": c.name, "count": n}
             costs[c.element] = costs.get(c.element, 0) + c.cost * n
             target = entry.get("target")
             if c.target in ("army", "own_army"):
@@ -292,13 +296,13 @@ class MagicActions:
         loc = self.state.location[uid]
         return loc in self.state.terrains or loc == RESERVE
 
-    def _resolve_spell(self, pid: str, loc: str | None, s: dict) -> Flow:
+    def _resolve_spell(self, pid: str, loc: str, s: dict[str, Any]) -> Flow:
         st = self.state
         c = SPELLS[s["spell"]]
         n = s["count"]
         if c.expiry != "instant":
             ends, of = (END, pid) if c.expiry == "end_next_turn" else (START, pid)
-            targets = s.get("units") if c.target == "unit" else [s["target"]]
+            targets = s["units"] if c.target == "unit" else [s["target"]]
             for t in targets:
                 self.add_effect(c.name, pid, t, ends, of, castings=n, citation=c.citation)
             return
@@ -328,7 +332,7 @@ class MagicActions:
                     self._kill([uid])
                 else:
                     self.say(f"{u.name} survives the Lightning Strike")
-                if counter:  # FAQ96 SAI 3.D: a save, and hits the attacking army cannot save
+                if counter and melee_by is not None:  # FAQ96 SAI 3.D: a save, and hits the attacking army cannot save
                     self.say(f"Counter: {counter} hits on {self._label(melee_by, where)}, no save (FAQ96 SAI 3.D)")
                     yield from self._inflict(melee_by, where, counter, "FAQ96 SAI 3.D")
         elif c.name == "Finger of Death":

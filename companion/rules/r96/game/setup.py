@@ -25,11 +25,17 @@ DRAGON_COLOURS = {"Earth": "gold", "Air": "blue", "Fire": "red", "Water": "green
 DRAGON_PENALTY = 3
 
 
-def dragons_required(size: int) -> int:
-    """One dragon, plus one for every 25 health of forces (R96 L146-149: 35 health -> 2)."""
+def battle_size(size: object) -> int:
+    """The battle size of a set-up, checked: a positive number of health (R96 L139-145)."""
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         raise IllegalSetup(f"the battle size must be a positive number of health, not {size!r}", "R96 L139-145")
-    return 1 + size // 25
+    return size
+
+
+def dragons_required(size: int) -> int:
+    """One dragon, plus one for every 25 health of forces (R96 L146-149: 35 health -> 2)."""
+    return 1 + battle_size(size) // 25
+
 
 
 def fielded_health(size: int, dragons_brought: int) -> int:
