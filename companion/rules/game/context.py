@@ -31,7 +31,13 @@ class RuleContext(Protocol):
     # what rule modules remember between steps of this game, by a name each module owns ("mire",
     # "sai_march", "advanced_components" ...): not state (a replay rebuilds it), never read across modules
     notes: dict[str, Any]
-    armies_at_setup: Mapping[str, Mapping[str, list[str]]]  # each player's armies as set up (uids)
+    @property
+    def armies_at_setup(self) -> Mapping[str, Mapping[str, list[str]]]:
+        """Each player's armies as set up (uids)."""
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended (a winner)."""
 
     # -- words --------------------------------------------------------------------------------------
     def say(self, text: str) -> None:

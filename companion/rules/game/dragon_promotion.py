@@ -13,7 +13,7 @@ from ``dua.py``; this module only asks the players.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Set
 from itertools import combinations, product
 from typing import Any
 
@@ -30,7 +30,7 @@ def _candidates(game, a: Unit) -> list[Unit]:
     return [st.units[n] for n in st.units if dua.can_promote(st, a.uid, n)]
 
 
-def single_promotions(game, army: Army, exclude: set[str] = frozenset()) -> list[tuple[Unit, Unit]]:
+def single_promotions(game, army: Army, exclude: Set[str] = frozenset()) -> list[tuple[Unit, Unit]]:
     """Distinct (army unit, larger unit) exchanges that promote one unit, by die names."""
     out, seen = [], set()
     for a in army.units:
@@ -49,7 +49,7 @@ def exchange(game, pairs: list[tuple[str, str]], why: str) -> None:
         game.say(f"{why}: {line}")
 
 
-def promote_one(game, army: Army, why: str, rule: str, exclude: set[str] = frozenset()) -> Generator[Decision, Any, str | None]:
+def promote_one(game, army: Army, why: str, rule: str, exclude: Set[str] = frozenset()) -> Generator[Decision, Any, str | None]:
     """The army's owner may promote one unit; returns the uid of the promoted (new) unit or None."""
     from ..core.decisions import ask as _ask
 

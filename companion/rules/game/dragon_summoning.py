@@ -75,6 +75,7 @@ def summon(game: RuleContext, cast: dict, white_spell: bool) -> Generator[Decisi
     spell = SUMMON_WHITE_DRAGON if white_spell else SUMMON_DRAGON
     target = cast["target"]
     caster = cast.get("caster") or st.marching
+    assert caster is not None, "a spell has a caster (the cast's, else the marching player)"
     if target not in st.terrains:
         game.say(f"{spell} needs a terrain as its target: {target!r} is not one; the spell does nothing "
                   "(FAQ95 EARTH 5.C)")

@@ -437,8 +437,8 @@ def id_split_hook(game: RuleContext, army: Army, roll: str, dice: list[Unit], ro
     pick = yield _ask("dragon_ids", army.owner, "choice",
                       f"{game.player_name(army.owner)}: {total} ID results: count them as melee, missile or saves "
                       "(split as you like)", "V4.01c L677-681", opts, validate=choose_validator(opts))
-    split = tuple(int(x) for x in pick.split("/"))
-    ctx.setdefault("choices", {})["id_as"] = split_choice(dice, rolled, split)
+    m, r, s = (int(x) for x in pick.split("/"))
+    ctx.setdefault("choices", {})["id_as"] = split_choice(dice, rolled, (m, r, s))
 
 
 def response_roll(game: RuleContext, army: Army, site: SiteAttack) -> Generator[Decision, Any, RollOutcome]:

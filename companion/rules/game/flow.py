@@ -1130,6 +1130,7 @@ def play_random(game: Game, rng: random.Random, max_steps: int = 100000) -> int:
 def _or_none(d: Decision, answer: dict, none: dict) -> dict:
     """A random move set some rule forbids (a Dragonkin leaving, an item without its carrier) becomes
     no move at all."""
+    assert d.validate is not None, "a decision with moves to pick has a validator"
     try:
         d.validate(answer)
     except GameRuleError:

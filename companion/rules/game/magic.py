@@ -135,7 +135,7 @@ def check_payment(
             )
     flow = 0
     while True:  # Edmonds-Karp on a graph of a few dozen nodes
-        parent = {"S": None}
+        parent: dict[str, str | None] = {"S": None}
         queue = ["S"]
         while queue and "T" not in parent:
             node = queue.pop(0)
@@ -145,10 +145,11 @@ def check_payment(
                     queue.append(nxt)
         if "T" not in parent:
             break
-        path, node = [], "T"
-        while parent[node] is not None:
-            path.append((parent[node], node))
-            node = parent[node]
+        path: list[tuple[str, str]] = []
+        node, prev = "T", parent["T"]
+        while prev is not None:
+            path.append((prev, node))
+            node, prev = prev, parent[prev]
         push = min(cap[e] for e in path)
         for a, b in path:
             cap[(a, b)] -= push

@@ -69,7 +69,7 @@ class AttackPlan:
     charge: bool = False
     per_unit_melee: dict[str, int] = field(default_factory=dict)
     to_kill: list[str] = field(default_factory=list)  # killed at step 2 (Choke, Decapitate, Impale)
-    glare: list[tuple[str, str]] = field(default_factory=list)  # (uid hypnotized, glaring unit)
+    glare: list[tuple[str, str | None]] = field(default_factory=list)  # (uid hypnotized, glaring unit)
     bash: list[tuple[str, int]] = field(default_factory=list)  # (attacking unit, its melee)
 
 
@@ -96,7 +96,7 @@ def attack(game: RuleContext, attacker: Army, target: Army, kind: str, counter: 
     if not counter:
         status.reset_march_marks(game)
     what = "counter-attack" if counter else kind
-    choices = {}
+    choices: dict[str, Any] = {}
     if kind == MISSILE and target.location == RESERVE and attacker.location != RESERVE:
         choices["Tower shot at Reserves"] = True  # Net and Web do nothing then (L1726-1728, L2069-2071)
     if kind == MISSILE and target.location != attacker.location:

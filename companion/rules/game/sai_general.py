@@ -68,7 +68,7 @@ def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, c
     for e in ended:
         game.state.effects.remove(e)
         game.say(f"Hypnotic Glare on {game.state.units[e.target].name} ends: the glaring unit was rolled (V4.01c L1663-1664)")
-    done: set[tuple[str, str | None]] = set()
+    done: set[tuple[str, str | None, str]] = set()
     growth = 0
     for r, uid in sai_reports(outcome):
         source, kind = r["source"], r["kind"]
@@ -308,7 +308,8 @@ def _fabricate(game: RuleContext, army: Army, amount: int) -> Flow:
         return
     pool = [u for u in st.area(army.owner, POOL)
             if u.spec.kind == "item" and u.spec.size in ("Small", "Medium", "Large")]
-    sets, seen = [[]], {()}
+    sets: list[list[str]] = [[]]
+    seen: set[tuple[str, ...]] = {()}
     for k in range(1, len(pool) + 1):
         for combo in combinations(pool, k):
             if item_points([u.spec for u in combo]) > amount:

@@ -66,7 +66,7 @@ def optional_units(game: RuleContext, chooser: str, units: Sequence[Unit], cap: 
         return []
     ids = {u.uid: u for u in rows}
     sets: list[list[str]] = [[]]
-    seen = {()}
+    seen: set[tuple[str, ...]] = {()}
     for k in range(1, len(rows) + 1):
         for combo in combinations(rows, k):
             if sum(u.health for u in combo) > cap:
@@ -135,7 +135,7 @@ def individual_roll(game: RuleContext, unit: Unit, roll: str, why: str, rule: st
                                     choices=choices, no_sai_effects=True)
     finally:
         game.notes["sai_individual"] = False
-    faces = next((f["faces"] for f in (st.last_roll or {}).get("faces", []) if f["uid"] == unit.uid), [])
+    faces: list[str] = next((f["faces"] for f in (st.last_roll or {}).get("faces", []) if f["uid"] == unit.uid), [])
     return out, faces
 
 

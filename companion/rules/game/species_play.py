@@ -268,7 +268,8 @@ def species_phase(game: RuleContext, pid: str) -> Flow:
 
 def _recruit_or_promote_options(game: RuleContext, army: Army, species: str) -> list[tuple[str, str]]:
     st = game.state
-    opts, seen = [], set()
+    opts: list[tuple[str, str]] = []
+    seen: set[str | tuple[str, str]] = set()  # names recruited, (unit, promoted to) pairs
     for u in st.area(army.owner, DUA):
         if u.is_unit and u.spec.species == species and u.health == 1 and u.name not in seen:
             seen.add(u.name)

@@ -285,7 +285,7 @@ def before_resolution(game: RuleContext, army, roll: str, dice: list[Unit], roll
         from ...core.decisions import ask
         from ...core.decisions import faces_validator as _faces_validator
 
-        spec = [{"uid": dice[k].uid, "die": dice[k].name, "faces": list(dice[k].spec.faces)} for k in chosen]
+        spec: list[dict[str, Any]] = [{"uid": dice[k].uid, "die": dice[k].name, "faces": list(dice[k].spec.faces)} for k in chosen]
         faces = yield ask("reroll", relic.owner, "roll", f"{game.player_name(relic.owner)}: roll again "
                           + ", ".join(x["die"] for x in spec) + " (Elemental Relic)", f"{DOC} L2838-2840", dice=spec,
                           data={"roll": roll, "army": army.id, "reroll": True}, validate=_faces_validator(spec))

@@ -234,10 +234,10 @@ def announce(game: RuleContext, pid: str, army: Army, card: Any, entry: Mapping[
         ref = target
     elif kind in (OWN_BUA_MINOR, OWN_POOL_DRAGONKIN):
         die = st.units.get(target) if isinstance(target, str) else None
-        if kind == OWN_BUA_MINOR and (die is None or die.owner != pid or st.location[target] != BUA
+        if kind == OWN_BUA_MINOR and (die is None or die.owner != pid or st.location[die.uid] != BUA
                                       or die.spec.kind != "minor_terrain"):
             raise _err(f"{card.name} must target a minor terrain in your BUA", rule)
-        if kind == OWN_POOL_DRAGONKIN and (die is None or die.owner != pid or st.location[target] != POOL
+        if kind == OWN_POOL_DRAGONKIN and (die is None or die.owner != pid or st.location[die.uid] != POOL
                                            or die.spec.species != "Dragonkin" or pay not in die.spec.elements):
             raise _err(f"{card.name} must target a Dragonkin of {pay} in your Summoning Pool", rule)
     elif kind == OWN_DUA:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...core.decisions import choice, choose_validator
 from ...core.state import DUA, UNTIL_YOUR_NEXT_TURN
@@ -106,7 +106,8 @@ def mire_march(game, pid: str, location: str):
                                 "maneuvers; you march only with units up to that health-worth", "V4.01c L2362-2373",
                                 no_cantrip=True)
     units = sorted(army.units, key=lambda u: (u.name, u.uid))
-    opts, seen = [], set()
+    opts: list[dict[str, Any]] = []
+    seen: set[tuple[str, ...]] = set()
     for r in range(len(units), 0, -1):
         for combo in combinations(units, r):
             health = sum(u.health for u in combo)
