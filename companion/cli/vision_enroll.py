@@ -43,7 +43,9 @@ def register(sub) -> None:
     n.add_argument("--model", default="dragon-dice",
                    help="base bundle (name or folder); an enrolled bundle keeps its profile and learns more")
     n.add_argument("--out", required=True, help="bundle folder to write; use it as --model anywhere")
-    n.add_argument("--embedding", default="face-embed", help="face embedding network (name or folder)")
+    n.add_argument("--embedding", default=None,
+                   help="face embedding network (name or folder); default: the one the base bundle names "
+                        "(numeral-embed for polyhedral-oblique), else face-embed")
     n.add_argument("--views", type=int, default=8, help="rendered dice per face picture (--art)")
     n.add_argument("--seed", type=int, default=0, help="seed of the rendered views (--art)")
     n.add_argument("--json", action="store_true", help="print the figures as JSON")

@@ -230,10 +230,13 @@ def embedding_model(name_or_path=EMBED_MODEL) -> tuple[Path, dict]:
     return folder, meta
 
 
-def enroll(base: str, out: Path, sightings: list[Sighting], *, embedding: str = EMBED_MODEL, views: int = ART_VIEWS,
+def enroll(base: str, out: Path, sightings: list[Sighting], *, embedding: str | None = None, views: int = ART_VIEWS,
            seed: int = 0, progress: bool = False) -> dict:
     """Write bundle ``out``: ``base`` (a model name or folder, possibly an enrolled bundle whose profile
-    then grows) + the embedding network + a profile that has learnt ``sightings``.  Returns figures."""
+    then grows) + the embedding network + a profile that has learnt ``sightings``.  Returns figures.
+
+    ``embedding`` None: the base bundle's ``embedding_network`` (``polyhedral-oblique`` names
+    ``numeral-embed``), else ``face-embed``."""
     from companion.vision.reader import ModelError, resolve_model  # noqa: PLC0415
 
     t0 = time.perf_counter()
@@ -251,7 +254,7 @@ def enroll(base: str, out: Path, sightings: list[Sighting], *, embedding: str = 
         onnx = base_dir / spec["onnx"]
         emb_meta = {"reading": spec.get("reading", {}), "turns": spec.get("turns", 4), "crop": spec.get("crop", {})}
     else:
-        emb_dir, emb_meta = embedding_model(embedding)
+        emb_dir, emb_meta = embedding_model(embedding or base_meta.get("embedding_network", EMBED_MODEL))
         onnx = emb_dir / emb_meta.get("onnx", "embed.onnx")
         spec = None
     embedder = FaceEmbedder(onnx, int(emb_meta.get("turns", 4)))

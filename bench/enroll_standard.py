@@ -1,0 +1,251 @@
+"""Standard dice (d4..d20): learning curves of table-profile enrolment on held-out styles, and the
+numeral readers before any enrolment.
+
+    python bench/enroll_standard.py [--embedding face-embed --embedding numeral-embed]
+                                    [--reader polyhedral --reader polyhedral-oblique]
+                                    [--kinds d20] [--calibrate] [--workers 2] [--json OUT]
+                                    [--plot docs/images/enroll_standard_curve.png]
+
+Dice are rendered obliquely (``synth.real_dice.render_polyhedral_crop``: opaque, marbled and
+translucent plastic, inked numerals, camera 30-60 degrees from straight down) in the styles of
+``synth.standard_styles``:
+
+* **TEST styles**: never trained on, never used for any choice: the strict figures;
+* **CALIBRATION styles**: where ``--calibrate`` chooses each embedding's ``standard_dice`` gate (written
+  into its ``model.json``) and each reader's ``min_face_confidence``; their figures are labelled so.
+
+One table per (style, die kind): every value of the die is enrolled from 0, 1, 2, 3 and 5 sightings
+(10 % of the values never: they must come out unreadable), then fresh renders of that die are read
+against the profile (``TableProfile.read_any`` with the die's kind; ``companion.vision.standard_sim``).
+
+Columns: right (read as its value, of the dice whose value was enrolled), conf. wrong (read as
+another value, of all dice), unknown read (a never-enrolled value read as something), unreadable
+(of enrolled values), nearest ok (the nearest known value is right, no gate: a diagnosis).
+Readers (before enrolment): kind and value right, read wrong with confidence, unreadable.
+Rendered tables are cached under ``--cache`` (the same arguments render the same tables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.vision import standard_sim as ss  # noqa: E402
+from companion.vision.embedding import FaceEmbedder  # noqa: E402
+from companion.vision.enroll import embedding_model  # noqa: E402
+from companion.vision.numerals import KINDS  # noqa: E402
+from companion.vision.synth.standard_styles import CALIBRATION_STYLES, HELDOUT_FONT, TEST_STYLES  # noqa: E402
+
+COLUMNS = (("accuracy", "right"), ("confidently_wrong", "conf. wrong"), ("unknown_read", "unknown read"),
+           ("unreadable", "unreadable"), ("nearest_right", "nearest ok"))
+QUERIES = {"d4": 24, "d6": 24, "d8": 24, "d10": 24, "d12": 30, "d20": 60}
+
+
+def _table(title: str, figs: dict) -> str:
+    lines = [title, f"{'sightings':>9} {'dice':>5} " + " ".join(f"{h:>12}" for _, h in COLUMNS)]
+    for s, f in sorted(figs.items()):
+        lines.append(f"{s:>9} {f['queries']:>5} " + " ".join(f"{100 * f[k]:>11.1f}%" for k, _ in COLUMNS))
+    return "\n".join(lines)
+
+
+def tables_for(split: str, styles, kinds, a) -> list:
+    """The tables of ``split``, one cache file per die kind."""
+    out = []
+    for kind in kinds:
+        path = Path(a.cache) / f"{split}_{len(styles)}styles_{kind}_seed{a.seed}.npz"
+        if path.is_file():
+            out += ss.load_tables(path)
+            continue
+        t = time.perf_counter()
+
+        def progress(done, total, kind=kind):
+            print(f"\r{split} {kind}: rendered {done}/{total} tables", end="" if done < total else "\n",
+                  file=sys.stderr, flush=True)
+
+        seed = a.seed * 1000 + (0 if split == "calibration" else 500) + KINDS.index(kind)
+        tables = ss.render_tables(styles, (kind,), queries=QUERIES, seed=seed, workers=a.workers, progress=progress)
+        print(f"{split} {kind}: {len(tables)} tables rendered in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ss.save_tables(path, tables)
+        out += tables
+    return out
+
+
+def _reader(name: str):
+    from companion.vision.numerals import numeral_bundle  # noqa: PLC0415
+    from companion.vision.reader import ModelError, OnnxFaceReader  # noqa: PLC0415
+
+    bundle = numeral_bundle(name)
+    if bundle is None:
+        raise ModelError(f"{name!r} is not a numeral-reading bundle")
+    meta = json.loads((bundle / "model.json").read_text())
+    return bundle, meta, OnnxFaceReader(bundle / "face.onnx", meta["face_heads"])
+
+
+def reader_queries(tables) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    crops = np.concatenate([t.queries for t in tables])
+    kinds = np.concatenate([[KINDS.index(t.kind)] * len(t.values) for t in tables])
+    values = np.concatenate([t.values for t in tables])
+    return crops, kinds, values, [t.kind for t in tables for _ in t.values]
+
+
+def reader_section(name: str, cal, test, a, report: dict) -> None:
+    bundle, meta, faces = _reader(name)
+    heads = tuple(meta["face_heads"]["kind"])
+    min_conf = float(meta.get("min_face_confidence", 0.5))
+    out = {}
+    for split, tables in (("calibration", cal), ("test", test)):
+        crops, kinds, values, knames = reader_queries(tables)
+        probs = faces(crops)
+        if split == "calibration" and a.calibrate:
+            min_conf = ss.choose_min_conf(probs, kinds, values)
+            meta["min_face_confidence"] = min_conf
+            meta["min_face_confidence_rule"] = ("lowest confidence with read wrong <= 1% on the calibration styles "
+                                                "(bench/enroll_standard.py --calibrate)")
+            (bundle / "model.json").write_text(json.dumps(meta, indent=1))
+            print(f"{name}: min_face_confidence {min_conf} chosen on the calibration styles -> {bundle}/model.json")
+        knames = np.array(knames)
+        per = {k: ss.reader_figures({h: p[knames == k] for h, p in probs.items()}, kinds[knames == k],
+                                    values[knames == k], min_conf, heads) for k in a.kinds}
+        per["all"] = ss.reader_figures(probs, kinds, values, min_conf, heads)
+        out[split] = per
+    report.setdefault("readers", {})[name] = {"min_face_confidence": min_conf, **out}
+    print(f"\nREADER {name} before any enrolment (min_face_confidence {min_conf}); kind AND value right")
+    print(f"{'split':>12} {'kind':>5} {'dice':>5} {'right':>8} {'conf.wrong':>11} {'unreadable':>11} {'kind ok':>8}")
+    for split in ("test", "calibration"):
+        for k, f in out[split].items():
+            print(f"{split:>12} {k:>5} {f['dice']:>5} {100 * f['right']:>7.1f}% {100 * f['confidently_wrong']:>10.1f}% "
+                  f"{100 * f['unreadable']:>10.1f}% {100 * f['kind_right']:>7.1f}%")
+
+
+def embedding_section(name: str, cal, test, a, report: dict) -> dict:
+    folder, meta = embedding_model(name)
+    embedder = FaceEmbedder(folder / meta.get("onnx", "embed.onnx"), int(meta.get("turns", 4)))
+    reading = dict(meta.get("reading", {}))
+    t = time.perf_counter()
+    cal_recs = ss.records(cal, embedder)
+    test_recs = ss.records(test, embedder)
+    embed_s = time.perf_counter() - t
+    if a.calibrate:
+        std = ss.calibrate(cal_recs)
+        reading["standard_dice"] = std
+        meta["reading"] = reading
+        meta["standard_dice_calibration"] = {
+            "styles": "CALIBRATION_STYLES of companion.vision.synth.standard_styles", "tables": len(cal),
+            "kinds": list(a.kinds),
+            "rule": "cocked threshold calling <= 1% of (flat) standard dice cocked; then the margin gate with the best "
+                    "mean accuracy whose confidently-wrong rate is <= 0.5% for every kind at every level: one_sighting "
+                    "on 1 sighting, the main gate on 2, 3 and 5 (bench/enroll_standard.py --calibrate)"}
+        meta.pop("reading_notes", None)
+        (folder / "model.json").write_text(json.dumps(meta, indent=1))
+        print(f"{name}: standard_dice gate {std} chosen on the calibration styles -> {folder}/model.json")
+    out = {"calibration": ss.curves(cal_recs, reading), "test": ss.curves(test_recs, reading),
+           "standard_dice": reading.get("standard_dice"), "embed_seconds": round(embed_s, 1)}
+    crops = np.concatenate([t.queries for t in test])[:300]
+    embedder(crops[:8])
+    t = time.perf_counter()
+    embedder(crops)
+    out["enrol_300_crops_s"] = round(time.perf_counter() - t, 3) if len(crops) == 300 else None
+    report.setdefault("embeddings", {})[name] = out
+    print(f"\nEMBEDDING {name} (turns {embedder.turns}); standard_dice gate: {reading.get('standard_dice')}")
+    for kind in [*a.kinds, "all"] if len(a.kinds) > 1 else a.kinds:
+        print(_table(f"TEST styles, {kind} (strict: never trained on, no choice made; "
+                     f"{sum(t.kind == kind or kind == 'all' for t in test)} tables)", out["test"][kind]))
+    print(_table("CALIBRATION styles, d20 (gate chosen here: not strict)", out["calibration"]["d20"]
+                 if "d20" in out["calibration"] else out["calibration"]["all"]))
+    if len(a.kinds) > 1:
+        print(_table("CALIBRATION styles, all kinds (not strict)", out["calibration"]["all"]))
+    print(f"enrolment of 300 crops (embedding): {out['enrol_300_crops_s']} s")
+    return out
+
+
+def font_split(test, name: str, a) -> None:
+    """Test-style figures at 2 sightings, split by whether the style's font was ever trained on."""
+    from companion.vision.synth.real_dice import poly_style  # noqa: PLC0415
+
+    folder, meta = embedding_model(name)
+    embedder = FaceEmbedder(folder / meta.get("onnx", "embed.onnx"), int(meta.get("turns", 4)))
+    for held, label in ((False, "fonts trained on"), (True, f"font never trained on ({HELDOUT_FONT})")):
+        sub = [t for t in test if (poly_style(t.style).font == HELDOUT_FONT) == held]
+        if not sub:
+            continue
+        figs = ss.curves(ss.records(sub, embedder, (2,)), meta.get("reading", {}))
+        f = figs["d20"][2] if "d20" in figs else figs["all"][2]
+        print(f"{name}, test styles with {label}: {len({t.style for t in sub})} styles, d20 at 2 sightings: right "
+              f"{100 * f['accuracy']:.1f}%, conf. wrong {100 * f['confidently_wrong']:.1f}%, unreadable "
+              f"{100 * f['unreadable']:.1f}%")
+
+
+def plot(report: dict, path: Path) -> None:
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for name, figs in report.get("embeddings", {}).items():
+        for split, style in (("test", "-o"), ("calibration", "--s")):
+            f = figs[split].get("d20")
+            if not f:
+                continue
+            xs = sorted(f)
+            lab = f"{name}, {split} styles{' (strict)' if split == 'test' else ''}"
+            axes[0].plot(xs, [100 * f[s]["accuracy"] for s in xs], style, label=lab)
+            axes[1].plot(xs, [100 * f[s]["confidently_wrong"] for s in xs], style, label=lab)
+    axes[0].set(xlabel="sightings per value", ylabel="read right (%)", ylim=(0, 100), title="d20: read right")
+    axes[1].set(xlabel="sightings per value", ylabel="confidently wrong (%)", title="d20: read as another value")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("d20 enrolment on held-out styles (oblique renders, not photographs)")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--embedding", action="append", help="embedding network(s) (name or folder)")
+    ap.add_argument("--reader", action="append", help="numeral reader bundle(s) measured before enrolment")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="die kinds, comma-separated")
+    ap.add_argument("--cal-styles", type=int, default=len(CALIBRATION_STYLES))
+    ap.add_argument("--test-styles", type=int, default=len(TEST_STYLES))
+    ap.add_argument("--workers", type=int, default=0, help="processes rendering tables (0: this one)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cache", default="artifacts/standard/tables")
+    ap.add_argument("--calibrate", action="store_true",
+                    help="choose the standard_dice gate / min_face_confidence on the calibration styles and write them")
+    ap.add_argument("--plot", default="docs/images/enroll_standard_curve.png")
+    ap.add_argument("--json", help="also write every figure to this JSON file")
+    a = ap.parse_args(argv)
+    a.kinds = tuple(k.strip() for k in a.kinds.split(",") if k.strip())
+    bad = [k for k in a.kinds if k not in KINDS]
+    if bad:
+        ap.error(f"unknown die kind(s) {', '.join(bad)} (known: {', '.join(KINDS)})")
+    embeddings = a.embedding or ["face-embed"]
+    readers = a.reader if a.reader is not None else ["polyhedral"]
+    cal = tables_for("calibration", CALIBRATION_STYLES[:a.cal_styles], a.kinds, a)
+    test = tables_for("test", TEST_STYLES[:a.test_styles], a.kinds, a)
+    report: dict = {"kinds": list(a.kinds), "calibration_tables": len(cal), "test_tables": len(test)}
+    for r in readers:
+        reader_section(r, cal, test, a, report)
+    for e in embeddings:
+        embedding_section(e, cal, test, a, report)
+        font_split(test, e, a)
+    if a.plot:
+        plot(report, Path(a.plot))
+        print(f"plot: {a.plot}")
+    if a.json:
+        Path(a.json).write_text(json.dumps(report, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""Simulated enrolment of standard dice (d4..d20) on rendered style sets: learning curves and the gate.
+
+A *table* is one set of standard dice in one style (``synth.standard_styles``): for one die kind,
+every value is enrolled from 0, 1, 2, 3 or 5 rendered sightings (the same renders, cut down), then
+fresh renders of that die in that style are read against the profile with every value of the kind
+the profile knows as candidates (``TableProfile.read_any(emb, kind)``, the ``standard_dice`` gate).
+A share of each die's values (``withheld``) is never enrolled, as when a player has taught only some
+values so far: those must come out ``unreadable``, never as a known neighbour.
+
+The records have the layout of ``companion.vision.enroll_sim`` (distances to each face's
+prototype, inf where not known), so its figures (``decide``) and gate search apply unchanged.
+``calibrate`` chooses the ``standard_dice`` gate on the calibration styles only; figures on the
+test styles with a fixed gate are the strict ones (``bench/enroll_standard.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.vision import enroll_sim as es
+from companion.vision.numerals import KINDS, SIDES
+
+SHOTS = (0, 1, 2, 3, 5)
+COCKED_THRESHOLDS = es.COCKED_THRESHOLDS
+
+
+@dataclass
+class StdTable:
+    style: int
+    kind: str
+    enrol: np.ndarray  # uint8 (sides, max_shots, 64, 64, 3): sightings of value v at [v - 1]
+    enrolled: np.ndarray  # bool (sides,): values taught to the profile
+    queries: np.ndarray  # uint8 (q, 64, 64, 3)
+    values: np.ndarray  # (q,) value shown, 1..sides
+
+
+def _one_table(args: tuple) -> StdTable:
+    import cv2  # noqa: PLC0415
+
+    from companion.vision.synth.standard_styles import render_value  # noqa: PLC0415
+
+    cv2.setNumThreads(1)
+    style, kind, seed, max_shots, queries, withheld = args
+    rng = np.random.default_rng(seed)
+    sides = SIDES[kind]
+    enrol = np.stack([np.stack([render_value(kind, v, rng, style) for _ in range(max_shots)])
+                      for v in range(1, sides + 1)])
+    enrolled = rng.random(sides) >= withheld
+    values = rng.integers(1, sides + 1, queries)
+    q = np.stack([render_value(kind, int(v), rng, style) for v in values])
+    return StdTable(int(style), kind, enrol, enrolled, q, values)
+
+
+def render_tables(styles, kinds=KINDS, *, max_shots: int = 5, queries: dict | int = 30, withheld: float = 0.1,
+                  seed: int = 0, workers: int = 0, progress=None) -> list[StdTable]:
+    """One table per (style, kind); ``queries`` per table (or per kind: {"d20": 60, ...}).  The same
+    arguments render the same tables; ``workers`` > 0 renders in that many processes."""
+    rng = np.random.default_rng(seed)
+    args = [(int(s), k, int(rng.integers(2**31)), max_shots,
+             int(queries.get(k, 30)) if isinstance(queries, dict) else int(queries), withheld)
+            for s in styles for k in kinds]
+    out: list[StdTable] = []
+    if workers > 0:
+        import multiprocessing as mp  # noqa: PLC0415
+
+        with mp.get_context("fork").Pool(workers) as pool:
+            for t in pool.imap(_one_table, args):
+                out.append(t)
+                if progress:
+                    progress(len(out), len(args))
+        return out
+    for a in args:
+        out.append(_one_table(a))
+        if progress:
+            progress(len(out), len(args))
+    return out
+
+
+def save_tables(path, tables: list[StdTable]) -> None:
+    data = {}
+    for i, t in enumerate(tables):
+        data.update({f"{i}_enrol": t.enrol, f"{i}_enrolled": t.enrolled, f"{i}_queries": t.queries,
+                     f"{i}_values": t.values, f"{i}_meta": np.array([t.style, KINDS.index(t.kind)])})
+    np.savez_compressed(path, n=np.array(len(tables)), **data)
+
+
+def load_tables(path) -> list[StdTable]:
+    z = np.load(path)
+    out = []
+    for i in range(int(z["n"])):
+        style, k = z[f"{i}_meta"]
+        out.append(StdTable(int(style), KINDS[int(k)], z[f"{i}_enrol"], z[f"{i}_enrolled"], z[f"{i}_queries"],
+                            z[f"{i}_values"]))
+    return out
+
+
+def records(tables: list[StdTable], embedder, shots=SHOTS) -> dict[str, dict[int, dict]]:
+    """Per kind, per shots level: ``enroll_sim`` records of every query (20 candidate columns)."""
+    out: dict[str, dict[int, dict]] = {}
+    for t in tables:
+        sides, m = t.enrol.shape[:2]
+        emb, _ = embedder(t.enrol.reshape(-1, *t.enrol.shape[2:]))
+        emb = emb.reshape(sides, m, -1).astype(np.float64)
+        q_emb, q_pc = embedder(t.queries)
+        for s in shots:
+            r = out.setdefault(t.kind, {}).setdefault(s, {k: [] for k in ("d", "truth", "known", "cocked", "pc",
+                                                                        "same", "full", "n")})
+            d = np.full((len(t.values), 20), np.inf)
+            if s:
+                protos = emb[:, :s].sum(1)
+                protos /= np.maximum(np.linalg.norm(protos, axis=1, keepdims=True), 1e-12)
+                d2 = np.clip(2.0 - 2.0 * q_emb.astype(np.float64) @ protos.T.astype(np.float32), 0.0, 4.0)
+                d[:, :sides] = np.where(t.enrolled[None], np.sqrt(d2), np.inf)
+            r["d"].append(d)
+            r["truth"].extend((t.values - 1).tolist())
+            r["known"].extend([bool(s and t.enrolled[v - 1]) for v in t.values])
+            r["cocked"].extend([False] * len(t.values))
+            r["pc"].extend(np.asarray(q_pc, float).tolist())
+            same = np.zeros((len(t.values), 20), bool)
+            same[np.arange(len(t.values)), t.values - 1] = True
+            r["same"].append(same)
+            r["full"].extend([False] * len(t.values))  # read_any: never the fully-known pair
+            r["n"].extend([s] * len(t.values))
+    return {k: {s: {x: (np.concatenate(v) if x in ("d", "same") else np.array(v)) for x, v in r.items()}
+                for s, r in per.items()} for k, per in out.items()}
+
+
+def pooled(recs: dict[str, dict[int, dict]], kinds=None) -> dict[int, dict]:
+    """Records of several kinds joined per shots level."""
+    kinds = [k for k in (kinds or recs) if k in recs]
+    levels = sorted(recs[kinds[0]])
+    return {s: {x: np.concatenate([recs[k][s][x] for k in kinds]) for x in recs[kinds[0]][s]} for s in levels}
+
+
+def standard_settings(reading: dict) -> dict:
+    """The settings ``TableProfile.read_any`` applies to standard dice (``standard_dice`` over the rest)."""
+    return {**reading, **reading.get("standard_dice", {})}
+
+
+def curves(recs: dict[str, dict[int, dict]], reading: dict) -> dict[str, dict[int, dict]]:
+    """Figures per kind (and "all") per shots level under ``reading`` (an embedding's ``reading``)."""
+    s = standard_settings(reading)
+    out = {k: {lvl: es.decide(r, s) for lvl, r in per.items()} for k, per in recs.items()}
+    out["all"] = {lvl: es.decide(r, s) for lvl, r in pooled(recs).items()}
+    return out
+
+
+def calibrate(recs: dict[str, dict[int, dict]], max_wrong: float = 0.005, levels=(1, 2, 3, 5)) -> dict:
+    """The ``standard_dice`` gate, chosen on calibration styles: the cocked threshold that calls at most
+    1 % of these (all flat) dice cocked, then the margin gate with the best mean accuracy whose
+    confidently-wrong rate stays <= ``max_wrong`` for EVERY kind at every level (the main gate on
+    2+ sightings, ``one_sighting`` on 1 sighting)."""
+    allr = pooled(recs)
+    pc = allr[levels[0]]["pc"]
+    th = next((t for t in COCKED_THRESHOLDS if (pc >= t).mean() <= 0.01), 1.01)
+    per = {(k, s): recs[k][s] for k in recs for s in levels}
+    main, _ = es._calibrate_gate(per, max_wrong, tuple(x for x in per if x[1] != 1), th)
+    one, _ = es._calibrate_gate(per, max_wrong, tuple(x for x in per if x[1] == 1), th)
+    return {"scale": 8.0, "max_distance": main["max_distance"], "min_margin": main["min_margin"],
+            "min_confidence": 0.0, "cocked_threshold": th,
+            "one_sighting": {"max_distance": one["max_distance"], "min_margin": one["min_margin"]},
+            "bound_met": bool(main["bound_met"] and one["bound_met"]), "max_wrong": max_wrong}
+
+
+def reader_figures(probs: dict, kinds: np.ndarray, values: np.ndarray, min_conf: float, heads_kinds=KINDS) -> dict:
+    """Before any enrolment, the reader alone: kind and value right / confidently wrong / unreadable."""
+    from companion.vision.numerals import decode  # noqa: PLC0415
+
+    k, v, c = decode(probs["kind"], probs["value"], heads_kinds)
+    read = c >= min_conf
+    right = read & (k == kinds) & (v == values)
+    n = max(len(k), 1)
+    return {"dice": int(len(k)), "right": float(right.sum() / n), "confidently_wrong": float((read & ~right).sum() / n),
+            "unreadable": float((~read).sum() / n), "kind_right": float((k == kinds).sum() / n)}
+
+
+MIN_CONFS = tuple(np.round(np.arange(0.2, 0.96, 0.05), 2)) + (0.97, 0.98, 0.99)
+
+
+def choose_min_conf(probs: dict, kinds: np.ndarray, values: np.ndarray, max_wrong: float = 0.01) -> float:
+    """The lowest reader confidence gate whose confidently-wrong rate is <= ``max_wrong`` (calibration styles)."""
+    for t in MIN_CONFS:
+        if reader_figures(probs, kinds, values, float(t))["confidently_wrong"] <= max_wrong:
+            return float(t)
+    return float(MIN_CONFS[-1])
