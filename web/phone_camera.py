@@ -9,7 +9,9 @@ them as ``--camera`` treats a capture device's frames:
   frame is read once and staged on the Roll panel (``web.play.camera_reading``);
 * **photos** (one picture per roll, where the browser allows no live video) are read at once.
 
-Each frame's answer lists the dice the die finder sees, so the phone can draw them over its view.
+Each frame's answer lists the dice the die finder sees, so the phone can draw them over its view; a
+frame that was read lists the dice of the reading instead (it searched the frame already: searching
+it again would add a whole die search to the time from settling to the reading).
 It never invents a face: dice it cannot read stay unread, to be tapped.
 """
 
@@ -115,10 +117,7 @@ class PhoneCamera:
                 self._settle = SettleDetector()
             settled = self._settle.update(t, frame) is not None
         out = {"frames": self.frames, "settled": settled, "read": False, "dice": [], "message": ""}
-        try:
-            out["dice"] = [{"box": [round(float(v), 1) for v in box]} for box in self._find(frame)]
-        except Exception as exc:  # no model shipped: the phone still shows its view
-            out["message"] = f"dice are not found on this server ({exc}); tap faces on the page"
+        read_boxes = None
         if settled:
             try:
                 reading = self._read(frame)
@@ -136,6 +135,14 @@ class PhoneCamera:
                     unread = len(reading.get("problems") or [])
                     out["message"] = (f"read {len(reading['faces'])} dice"
                                       + (f"; {unread} to tap on the page" if unread else ""))
+                    read_boxes = list((reading.get("boxes") or {}).values())
+        if read_boxes:  # a read frame: the phone draws the dice read (the reading searched the frame already)
+            out["dice"] = [{"box": [round(float(v), 1) for v in box]} for box in read_boxes]
+            return out
+        try:
+            out["dice"] = [{"box": [round(float(v), 1) for v in box]} for box in self._find(frame)]
+        except Exception as exc:  # no model shipped: the phone still shows its view
+            out["message"] = out["message"] or f"dice are not found on this server ({exc}); tap faces on the page"
         return out
 
     def _find(self, frame: np.ndarray):

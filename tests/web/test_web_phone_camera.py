@@ -235,3 +235,24 @@ def test_phone_page_photo_per_roll_and_pairing(browser, serve, tmp_path):
     page.screenshot(path=str(SHOTS / "phone-photo.png"))
     st = _api(server, "GET", "/api/state")
     assert st["reading"]["source"] == "camera" and len(st["reading"]["faces"]) >= len(pending["dice"]) - 1
+
+
+def test_a_read_frame_is_not_searched_for_dice_a_second_time():
+    """A settled frame is searched once, by the reading: the phone draws the dice it read."""
+
+    class Store:
+        def notice(self, kind, payload):
+            pass
+
+    finds, reads = [], []
+    cam = PhoneCamera(Store(), reader=lambda store, frame: reads.append(frame) or {
+        "faces": {"u1": "2 Melee"}, "problems": [], "boxes": {"u1": [5.04, 6, 40, 41]}},
+        finder=lambda frame: finds.append(frame) or [[1, 2, 30, 40]])
+    frame = np.zeros((240, 320, 3), np.uint8)
+    out = cam.push(frame, photo=True, now=0.0)
+    assert out["read"] is True and len(reads) == 1
+    assert finds == [] and out["dice"] == [{"box": [5.0, 6.0, 40.0, 41.0]}]
+    # a frame that is not read (the reader has no roll waiting) is still searched for the phone's view
+    cam._reader = lambda store, frame: None
+    out = cam.push(frame, photo=True, now=1.0)
+    assert out["read"] is False and len(finds) == 1 and out["dice"] == [{"box": [1.0, 2.0, 30.0, 40.0]}]
