@@ -43,23 +43,15 @@ def changed_by(source: str | None = None) -> dict:
     return by
 
 
-def _rule_errors():
-    """The engine's rule error base class (ValueError subclasses carrying ``rule``)."""
-    try:
-        from companion.rules.game.errors import GameRuleError
-    except ImportError:  # pragma: no cover - engine not installed
-        return ()
-    return (GameRuleError,)
-
-
 def _run_engine(fn, *args):
     """Call into the game engine, turning its typed errors into 422 answers."""
-    errors = _rule_errors()
+    from companion.rules import GameRuleError
+
     try:
         return fn(*args)
     except APIError:
         raise
-    except errors as exc:
+    except GameRuleError as exc:
         body = {"error": "illegal_action", "message": clip_message(getattr(exc, "reason", str(exc))),
                 "kind": type(exc).__name__}
         if getattr(exc, "rule", None):
@@ -152,7 +144,18 @@ def catalogue_search():
         limit = min(max(int(request.args.get("limit", "60")), 1), 300)
     except ValueError:
         raise APIError("limit must be an integer", field="limit") from None
-    return jsonify({"dice": play.catalogue_search(q, kind, limit)})
+    game = {k: request.args[k] for k in ("game", "edition") if request.args.get(k)}
+    return jsonify({"dice": play.catalogue_search(q, kind, limit, game)})
+
+
+@bp.post("/forces/check")
+def forces_check():
+    """The New game page's forces checked by the game's rules, changing nothing:
+    ``{"edition": "r96", "force_size": 24, "forces": [{"player", "armies": {"home": [die names], ...},
+    "dragons": [die names]}]}``."""
+    body = json_body({"game": Field(str, required=False, max_len=20), "edition": Field(str, required=False, max_len=20),
+                      "force_size": Field(int, min=1, max=1000), "forces": Field(list, max_len=8)})
+    return jsonify(_run_engine(play.force_check, body))
 
 
 @bp.get("/odds")

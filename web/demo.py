@@ -402,7 +402,7 @@ class Director:
 
     def _direction(self, values: list, state: dict):
         """Turn the terrain to a face whose action the showcase still needs."""
-        from companion.rules.game.terrains import parse_terrain
+        from companion.rules import terrain_action
 
         pending_terrain = None
         for t in state.get("terrains", []):
@@ -410,9 +410,8 @@ class Director:
                 pending_terrain = t
         if pending_terrain is None:
             return values[0]
-        kind = parse_terrain(pending_terrain["name"])
         want = "melee" if "melee" not in self.shown else "magic"
-        targets = [f for f in range(1, 8) if kind.action_at(f) == want]
+        targets = [f for f in range(1, 8) if terrain_action(pending_terrain["name"], f) == want]
         if not targets:
             return values[0]
 
@@ -423,11 +422,8 @@ class Director:
         return min(values, key=distance)
 
     def _spell(self, pending: dict, state: dict) -> list[dict]:
-        """The cheapest spell the army's magic can pay for, on a sensible target."""
-        from companion.rules.catalogue import load_catalogue
-        from companion.rules.catalogue.tables import COLOR_ELEMENT
-
-        magic = int(pending.get("magic", 0))
+        """A showcase spell the engine's cast options say the army's magic can pay for, on a sensible target."""
+        options = {o["spell"]: o for o in (pending.get("cast_options") or {}).get("spells", [])}
         elements: dict[str, int] = {}
         for entry in (pending.get("accounting") or {}).values():
             for e in entry.get("may_count_as", []):
@@ -435,19 +431,16 @@ class Director:
         army = pending.get("army", "")
         owner = army.partition("@")[0]
         enemies = [a["id"] for a in state.get("armies", []) if a["owner"] != owner]
-        in_reserve = army.endswith("@reserve")
         wanted = ("Stone Skin", "Hailstorm", "Lightning Strike", "Watery Double", "Palsy", "Ash Storm")
-        cat = load_catalogue()
         for name in wanted:
-            card = cat.spell(name)
-            if card is None or card.cost > magic or (in_reserve and not card.reserve):
+            option = options.get(name)
+            if option is None:
                 continue
-            own = COLOR_ELEMENT.get(card.color)  # a one-element card is paid with its own element only
-            for element, points in elements.items():
-                if points < card.cost or (own is not None and element != str(own)):
+            for element in elements:  # the first of the rolled elements that can pay it
+                if element not in option["elements"]:
                     continue
                 target = army if name in ("Stone Skin", "Watery Double") else (enemies[0] if enemies else army)
-                return [{"spell": card.name, "target": target, "element": element}]
+                return [{"spell": name, "target": target, "element": element}]
         return []
 
 

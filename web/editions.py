@@ -1,28 +1,25 @@
 """Which rule documents a game is played by: named on the page and searched first.
 
-``rules_of(state)`` names the game's rule document from the engine's edition data
-(``companion.rules.resolution.editions``: ``v4`` -> "V4.01c", ``r96`` -> "R96"); Battle Dice has its
-own rule sheet ("BD").  ``search_order(state)`` is the document labels the rules search ranks first
-for that game (the labels ``companion.rulesearch`` gives the indexed documents).
+``rules_of(state)`` names the game's rule document from the engine's registry of games
+(``companion.rules.game_for``: ``v4`` -> "V4.01c", ``r96`` -> "R96", Battle Dice -> "BD").
+``search_order(state)`` is the document labels the rules search ranks first for that game (the labels
+``companion.rulesearch`` gives the indexed documents).
 """
 
 from __future__ import annotations
 
 #: The 1996 rules came with two FAQs of the same era; a 1996 game reads them next.
 _COMPANIONS = {"R96": ("FAQ96", "FAQ95")}
-_BATTLE_DICE = {"edition": "battle_dice", "document": "BD", "title": "Battle Dice rules"}
 
 
 def rules_of(state: dict | None) -> dict | None:
     """``{"edition", "document", "title"}`` of the game in ``state`` (None without a game)."""
     if not isinstance(state, dict):
         return None
-    if state.get("game") == "battle_dice":
-        return dict(_BATTLE_DICE)
-    from companion.rules.resolution.editions import get_edition
+    from companion.rules import game_for
 
-    edition = get_edition(state.get("edition") or "v4")
-    return {"edition": edition.key, "document": edition.document, "title": edition.title}
+    kind = game_for(state)
+    return {"edition": kind.key, "document": kind.document, "title": kind.title}
 
 
 def search_order(state: dict | None) -> tuple[str, ...]:

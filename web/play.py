@@ -22,7 +22,6 @@ from flask import current_app
 
 from .editions import rules_of
 from .errors import APIError, Conflict
-from .roll_entry import with_face_icons
 
 log = logging.getLogger("companion.web")
 
@@ -37,9 +36,7 @@ def state_view(store) -> dict:
         return {"game_id": None, "seq": store.last_seq, "state": None, "pending": None, "reading": None,
                 "last_roll": None}
     state = s.state_dict()
-    pending = with_face_icons(s.pending())  # each rolled die's face kinds, for the page's fast entry
-    if pending and pending.get("kind") == "cast" and pending.get("edition") != "r96":  # r96 lists its pools itself
-        pending["cast_options"] = cast_options(pending, state)
+    pending = s.pending()  # the engine's decision as data: dice with their face icons, cast options, need
     last_change, last_roll_event = s.last_changes()
     last_roll = last_roll_view(state.get("last_roll") if isinstance(state, dict) else None)
     if last_roll is not None and last_roll_event is not None:
@@ -65,73 +62,6 @@ def who_made(by: dict | None) -> str | None:
     words = (by.get("name") or "a tablet") if role == "tablet" else \
         {"host": "the host", "demo": "the demo", "cli": "the command line"}.get(role, str(role))
     return words + (f" ({by['source']})" if by.get("source") else "")
-
-
-def _target_kind(card) -> tuple[str, str, bool, bool]:
-    """(form widget, what the rules let it target, needs a destination, cumulative) of a spell card,
-    from the game's spell registry (V4.01c L2118-2156)."""
-    from companion.rules.game.spells import registry as reg
-
-    rule = reg.SPELLS.get(card.name)
-    if rule is None:  # a card V4.01c prints no rules for (Dracolem alloys): an army or a terrain
-        return "army_or_terrain", "an army or a terrain", False, False
-    kind = rule.target
-    widget = {reg.ARMY: "army", reg.OPPOSING_ARMY: "army", reg.FERAL_ARMY: "army", reg.TERRAIN: "terrain",
-              reg.TERRAIN_NOT_EIGHTH: "terrain", reg.OWN_DUA: "dua"}.get(kind)
-    if widget is None:
-        widget = "units" if kind in reg.UNIT_LIST_KINDS else "unit"
-    needs_to = kind in (reg.OWN_UNIT_AT_TERRAIN, reg.OWN_AMAZONS_AT_TERRAIN)
-    return widget, kind, needs_to, rule.per_casting is not None
-
-
-def cast_options(pending: dict, state: dict) -> dict:
-    """Spells the rolled magic could pay for, by element, each with the kind of target the rules give
-    it, and the targets in play (for the page's cast form; the engine still checks every
-    announcement, V4.01c L2085-2156).  Cantrip magic offers only spells marked C (L2108-2111)."""
-    from companion.rules.game.magic import spell_kinds_accepted
-
-    magic = int(pending.get("magic", 0))
-    cantrip = bool(pending.get("cantrip"))
-    kinds: dict[str, int] = {}
-    for entry in (pending.get("accounting") or {}).values():
-        for k in entry.get("may_count_as", []):
-            kinds[k] = kinds.get(k, 0) + int(entry.get("magic", 0))
-    in_reserve = str(pending.get("army", "")).endswith("@reserve")
-    species = {u["species"] for a in state.get("armies", []) if a["id"] == pending.get("army") for u in a["units"]}
-    spells = []
-    for card in _catalogue().spells:
-        if card.cost > magic or (in_reserve and not card.reserve) or (cantrip and not card.cantrip):
-            continue
-        if card.species not in ("Basic", "") and card.species not in species:
-            continue
-        payers = [k for k, n in kinds.items() if n >= card.cost
-                  and (card.color in ("Elemental", "Alloy") or k in spell_kinds_accepted(card.color, k))]
-        if payers:
-            widget, kind, needs_to, cumulative = _target_kind(card)
-            spells.append({"spell": card.name, "cost": card.cost, "color": card.color, "elements": sorted(payers),
-                           "target": widget, "target_text": kind, "to": needs_to, "cumulative": cumulative,
-                           "max_castings": max(1, magic // card.cost) if card.cost else 1})
-    names = {p["id"]: p["name"] for p in state.get("players", [])}
-    terrains = {t["id"]: t["name"] for t in state.get("terrains", [])}
-    targets = [{"value": a["id"], "label": f"{names.get(a['owner'], a['owner'])}'s army at "
-                f"{terrains.get(a['location'], 'Reserve Area')}"} for a in state.get("armies", [])]
-    targets += [{"value": tid, "label": f"terrain {name}"} for tid, name in terrains.items()]
-    units = []
-    for a in state.get("armies", []):
-        where = terrains.get(a["location"], "Reserve Area")
-        for u in a["units"]:
-            units.append({"value": u["uid"], "label": f"{u['die'].split('/')[-1]} ({names.get(a['owner'])}, {where})",
-                          "place": a["location"], "health": u.get("health")})
-    for p in state.get("players", []):
-        for area, label in (("dua", "DUA"), ("bua", "BUA"), ("summoning_pool", "Summoning Pool")):
-            for u in p.get(area) or []:
-                units.append({"value": u["uid"], "label": f"{u['die'].split('/')[-1]} ({p['name']}'s {label})",
-                              "place": f"{area}:{p['id']}", "health": u.get("health")})
-    duas = [{"value": f"dua:{p['id']}", "label": f"{p['name']}'s DUA"} for p in state.get("players", [])]
-    return {"magic": magic, "cantrip": cantrip, "spells": sorted(spells, key=lambda x: (x["cost"], x["spell"])),
-            "targets": targets, "armies": targets[:len(state.get("armies", []))],
-            "terrains": [{"value": tid, "label": name} for tid, name in terrains.items()],
-            "units": units, "duas": duas}
 
 
 def split_citation(text: str) -> tuple[str, str | None]:
@@ -173,23 +103,16 @@ def last_roll_view(roll: dict | None) -> dict | None:
 # set-up
 
 
-#: The Battle Dice quick start: equal dice counts, one monster type each (BD L48-62).
-BATTLE_DICE_QUICK = ({"monster": "dragon", "units": {"general": 1, "infantry": 4, "archer": 2, "cavalry": 2,
-                                                     "mage": 1, "monster": 2}},
-                     {"monster": "giant", "units": {"general": 1, "infantry": 4, "archer": 2, "cavalry": 2,
-                                                    "mage": 1, "monster": 2}})
-
-
 def build_setup(body: dict) -> dict:
-    """The engine's set-up from the New game form (quick start fills in whatever is missing)."""
-    from companion.rules.game.quickstart import quick_setup
+    """The engine's set-up from the New game form: its game's quick start (``GameKind.quick``) fills in
+    whatever is missing."""
+    from companion.rules import game_for
 
-    if body.get("game") == "battle_dice":
+    kind = game_for(body)
+    if kind.forces is None:  # a game whose forces are not built die by die (Battle Dice)
         if len(body["players"]) != 2 or body.get("forces"):
-            raise APIError("Battle Dice is a two-player game started with a quick start", field="players")
-        armies = {pid: {"name": name.strip(), **BATTLE_DICE_QUICK[i]}
-                  for i, (pid, name) in enumerate(zip(("A", "B"), body["players"], strict=True))}
-        return {"game": "battle_dice", "armies": armies}
+            raise APIError(f"{kind.title}: a two-player game started with a quick start", field="players")
+        return kind.quick({"game": body["game"], "players": [n.strip() for n in body["players"]]})
     names = [n.strip() for n in body["players"]]
     forces = {f["player"].strip().lower(): f for f in (body.get("forces") or [])}
     unknown = sorted(set(forces) - {n.lower() for n in names})
@@ -215,16 +138,12 @@ def build_setup(body: dict) -> dict:
                 p["frontier"] = f["frontier_terrain"]
         players.append(p)
     advanced = list(dict.fromkeys(body.get("advanced") or []))
-    if body.get("edition") == "r96":  # the 1996 rules: their own flow and quick start (companion/rules/r96/game)
-        from companion.rules.r96.game import quick_setup as r96_quick_setup
-
-        if advanced:
-            raise APIError("optional components (minor terrains, items, Dragonkin, Eldarim, Dracolem) are "
-                           "rules of V4.01c, not of the 1996 edition", field="advanced")
-        return r96_quick_setup({"force_size": body.get("force_size") or 24, "players": players})
-    setup = quick_setup({"force_size": body.get("force_size") or 24, "players": players})
+    if advanced and not kind.components():
+        raise APIError(f"optional components (minor terrains, items, Dragonkin, Eldarim, Dracolem) are not rules "
+                       f"of {kind.title}", field="advanced")
+    setup = kind.quick({"force_size": body.get("force_size") or 24, "players": players})
     if advanced:
-        setup["advanced"] = advanced  # V4.01c L2506-2508: each optional component is chosen per game
+        setup["advanced"] = advanced  # each optional component is chosen per game (the engine checks them)
     return setup
 
 
@@ -235,28 +154,41 @@ def _catalogue():
     return load_catalogue()
 
 
-def _points(die) -> int:
-    """Force points of a die: a unit's health; items by size (V4.01c L83-101); dragons none."""
-    from companion.rules.game.setup import item_points
-    from companion.rules.game.state import spec_for
+def force_check(body: dict) -> dict:
+    """Each player's force on the New game page checked by the game's own rules
+    (``companion.rules.force_report``): points or health per army, the army cap, the dragons required
+    and one line per rule with whether it is met.  The page adds nothing up itself."""
+    from companion.rules import force_report, game_for
 
-    if die.is_unit:
-        return int(die.health or 0)
-    if die.is_item:
-        return item_points([spec_for(die.name)])
-    return 0
+    game = {k: body[k] for k in ("game", "edition") if body.get(k)}
+    kind = game_for(game)
+    if kind.forces is None:
+        raise APIError(f"{kind.title}: forces are not built die by die", field="game")
+    players = []
+    for i, f in enumerate(body["forces"]):
+        if not isinstance(f, dict) or not isinstance(f.get("armies", {}), dict):
+            raise APIError("each force is {player, armies: {home: [die names], ...}, dragons: [die names]}",
+                           field=f"forces[{i}]")
+        report = force_report(game, body["force_size"], f.get("armies", {}), f.get("dragons", []))
+        players.append({"player": f.get("player"), **report})
+    return {"game": kind.key, "title": kind.title, "force_size": body["force_size"], "players": players}
 
 
-def die_view(die) -> dict:
+def die_view(die, game: dict | None = None) -> dict:
+    """A catalogue die for the force builder, with what it adds to a force of `game` (a set-up naming
+    the game: ``{"edition": "r96"}``; V4.01c by default) by that game's rules (``companion.rules.die_points``:
+    points or health; None where the game's forces cannot hold it)."""
+    from companion.rules import die_points
+
     kind = die.kind.value
     return {
         "name": die.name, "kind": kind, "species": die.species, "size": die.size, "health": die.health,
         "elements": sorted(str(e) for e in die.elements), "faces": [f.text() for f in die.faces],
-        "points": _points(die),
+        "points": die_points(game or {}, die.name),
     }
 
 
-def catalogue_search(q: str, kind: str | None, limit: int) -> list[dict]:
+def catalogue_search(q: str, kind: str | None, limit: int, game: dict | None = None) -> list[dict]:
     cat = _catalogue()
     hits = cat.search(q) if q.strip() else list(cat.dice)
     want = {"unit": {"unit"}, "monster": {"monster"}, "dragon": {"dragon"}, "terrain": {"terrain"},
@@ -268,7 +200,7 @@ def catalogue_search(q: str, kind: str | None, limit: int) -> list[dict]:
         if die.kind.value not in want:
             continue
         try:
-            out.append(die_view(die))
+            out.append(die_view(die, game))
         except Exception as exc:  # a die the set-up rules cannot price: leave it out of the builder
             log.debug("catalogue: %s left out: %s", die.name, exc)
         if len(out) >= limit:
@@ -521,85 +453,18 @@ def frame_jpeg(store, sources, labels: bool = True) -> bytes | None:
 
 
 def odds_view(store, army: str | None, roll_for: str | None, need: int | None) -> dict:
-    """Odds of the roll about to be made (the pending roll), or of any army and roll type asked."""
-    from companion.rules.odds import OddsError, army_odds
+    """Odds of the roll about to be made (the pending roll), or of any army and roll type asked: the
+    engine's ``companion.rules.odds_in_game`` (which army, its terrain, spells in force, what is needed)."""
+    from companion.rules import OddsError, OddsQueryError, odds_in_game
 
     if store.session is None:
         return {"message": "no game yet"}
-    state = store.session.state_dict()
-    if state.get("game") == "battle_dice":
-        return {"message": "odds are computed for Dragon Dice rolls only"}
-    pending = store.session.pending()
-    if roll_for is not None and roll_for not in ("maneuver", "melee", "missile", "magic", "save"):
-        raise APIError("for must be one of maneuver, melee, missile, magic, save", field="for")
-    pending_roll = pending if pending and pending.get("kind") == "roll" else None
-    if army is None and pending_roll is None and pending and pending.get("odds_army"):
-        # the decision names the army it is about (a maneuver, an action, a counter-attack...)
-        if any(a["id"] == pending["odds_army"] for a in state.get("armies", [])):
-            army = pending["odds_army"]
-            roll_for = roll_for or pending.get("odds_roll")
-    need_note = None
-    if pending_roll and army in (None, pending_roll.get("army")) and roll_for in (None, pending_roll.get("roll")):
-        if pending_roll.get("roll") not in ("maneuver", "melee", "missile", "magic", "save"):
-            return {"message": f"no odds for a {pending_roll.get('roll')} roll"}
-        if need is None:
-            need, need_note = needed(pending_roll, state)
-        army = pending_roll.get("army")
-        roll_for = pending_roll["roll"]
-        dice = [d["die"] for d in pending_roll["dice"] if not d["die"].startswith("Terrains/")]
-        owner, _, location = str(army).partition("@")
-    else:
-        if army is None:
-            return {"message": "no roll is about to be made: choose an army and a roll"}
-        found = [a for a in state.get("armies", []) if a["id"] == army]
-        if not found:
-            raise APIError(f"no army {army!r} in this game", field="army")
-        owner, location = found[0]["owner"], found[0]["location"]
-        dice = [u["die"] for u in found[0]["units"] if u["kind"] in ("unit", "item")]
-        roll_for = roll_for or "melee"
-    from companion.rules.resolution import TerrainState
-
-    terrain = next((t for t in state.get("terrains", []) if t["id"] == location), None)
-    at = None
-    if terrain is not None:
-        at = TerrainState(terrain["type"], face=terrain["face"], eighth=terrain.get("eighth_face"),
-                          controlled=terrain["face"] == 8 and terrain["controller"] == owner, name=terrain["name"])
-    against = "melee" if roll_for == "save" else None
-    effects = ()
-    if owner and location:  # spells in force on the army or its terrain change the odds too
-        game = store.session.game
-        effects = game.effects_on(game.state.army(owner, location))
-    edition = state.get("edition") or "v4"  # the 1996 game resolves by its own edition (R96 L922-961)
     try:
-        result = army_odds(dice, roll_for, against=against, terrain=at, in_reserve=location == "reserve",
-                           effects=effects, edition=edition)
+        return odds_in_game(store.session.game, army, roll_for, need)
+    except OddsQueryError as exc:
+        raise APIError(str(exc), field=exc.field) from None
     except OddsError as exc:
         raise APIError(str(exc), status=422, code="no_odds") from None
-    body = result.to_dict(need)
-    if need is not None and need_note:
-        body["need_note"] = need_note
-    names = {p["id"]: p["name"] for p in state.get("players", [])}
-    where = terrain["name"] if terrain else ("Reserve Area" if location == "reserve" else "set-up")
-    body.update({"army": army, "roll": roll_for,
-                 "title": f"{roll_for.capitalize()} roll of {names.get(owner, owner)}'s army ({where})"})
-    return body
-
-
-def needed(pending: dict, state: dict) -> tuple[int | None, str | None]:
-    """What the pending roll needs, where the game says: saves to stop every hit of the attack
-    (V4.01c L406-411), or maneuvers to beat the marching army (ties go to the marcher, L378-381)."""
-    import re
-
-    prompt = pending.get("prompt", "")
-    if pending.get("roll") == "save":
-        m = re.search(r"against (\d+) ", prompt)
-        if m:
-            return int(m.group(1)), "saves to stop every hit"
-    if pending.get("roll") == "maneuver" and (pending.get("topic") == "counter_maneuver" or "counter-maneuver" in prompt):
-        last = state.get("last_roll") or {}
-        if last.get("roll") == "maneuver" and last.get("army") != pending.get("army"):
-            return int(last.get("total", 0)) + 1, "maneuvers to beat the marching army (ties go to the marcher)"
-    return None, None
 
 
 def blink(sources, die_id: str) -> bool:

@@ -1,8 +1,8 @@
 """What the Roll panel needs to enter a roll fast, all from the engine's data (the page counts nothing).
 
-* ``face_icons(die)``: the icon kind of each face of a pending roll's die, from the catalogue, so the
-  page's "set every untapped die to <icon>" picks, for each die, the face of that kind the server
-  named (a die with two different faces of the kind is left for a tap).
+* the icon kind of each face of a pending roll's die comes in the decision itself (``dice[i].icons``,
+  the engine's ``core.decisions.face_icons``): the page's "set every untapped die to <icon>" picks,
+  for each die, the face of that kind (a die with two different faces of the kind is left for a tap).
 * ``roll_preview(store, faces)``: the total the game would give these faces, resolved by the game
   engine itself on a replayed copy of the game (nothing is written); shown while faces are tapped.
 """
@@ -48,30 +48,6 @@ def game_copy(store):
     game = got[1] if got is not None and got[0] == key else replay(store.session.events(0))
     threading.Thread(target=_rebuild, args=(store, key), name="preview-spare", daemon=True).start()
     return game
-
-
-def face_icons(die: dict) -> list[str]:
-    """One icon kind per face of ``die`` (``{"die": name, "faces": [...]}``): the catalogue's face
-    name ("Melee", "ID", "Bullseye"...); for dice the catalogue does not hold (Battle Dice's d4-d20)
-    the face text itself."""
-    from .play import _catalogue
-
-    try:
-        spec = _catalogue().get(die["die"])
-    except Exception:  # not a catalogue die
-        spec = None
-    if spec is None or len(spec.faces) != len(die["faces"]):
-        return [str(f) for f in die["faces"]]
-    by_text = {f.text(): f.name for f in spec.faces}
-    return [by_text.get(text, text) for text in die["faces"]]
-
-
-def with_face_icons(pending: dict | None) -> dict | None:
-    """The pending decision with ``icons`` beside each rolled die's ``faces`` (roll decisions only)."""
-    if not pending or pending.get("kind") != "roll":
-        return pending
-    pending["dice"] = [{**d, "icons": face_icons(d)} for d in pending.get("dice", [])]
-    return pending
 
 
 def roll_preview(store, faces: dict) -> dict:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from .core.errors import IllegalSetup
+from .core.errors import GameRuleError, IllegalSetup
 
 
 @runtime_checkable
@@ -98,6 +98,8 @@ class GameKind:
     fill_setup: Callable[[dict], dict]  # a full set-up from a short one (players by name/species)
     own_rules: tuple[str, str] | None = None  # (document, title) of a game without a resolution edition
     forces: Callable[[], ForceRules] | None = None  # how its forces are built (None: no force building)
+    quick: Callable[[dict], dict] = dict  # a full set-up from a short one, whatever the players brought filled in
+    components: Callable[[], tuple[str, ...]] = tuple  # optional components a set-up may name ("advanced")
 
     def _rules(self) -> tuple[str, str]:
         if self.own_rules is not None:
@@ -134,6 +136,30 @@ def _v4_fill(setup: dict) -> dict:
     return quick_setup(setup) if _needs_quick(setup) else dict(setup)
 
 
+def _v4_quick(setup: dict) -> dict:
+    from .game import quick_setup
+
+    return quick_setup(setup)
+
+
+def _v4_components() -> tuple[str, ...]:
+    from .game.advanced.options import COMPONENTS  # V4.01c L2506-2508: chosen per game
+
+    return COMPONENTS
+
+
+def _r96_quick(setup: dict) -> dict:
+    from .r96.game import quick_setup
+
+    return quick_setup(setup)
+
+
+def _battle_quick(setup: dict) -> dict:
+    from .battle_dice.setup import quick_setup
+
+    return quick_setup(setup)
+
+
 def _r96_start(setup: dict) -> TableGame:
     from .r96.game import R96Game
 
@@ -155,9 +181,9 @@ def _battle_start(setup: dict) -> TableGame:
 GAMES: dict[str, GameKind] = {
     kind.key: kind
     for kind in (
-        GameKind("v4", _v4_start, _v4_fill, forces=_v4_forces),
-        GameKind("r96", _r96_start, _r96_fill, forces=_r96_forces),
-        GameKind("battle_dice", _battle_start, dict, own_rules=("BD", "Battle Dice rules")),
+        GameKind("v4", _v4_start, _v4_fill, forces=_v4_forces, quick=_v4_quick, components=_v4_components),
+        GameKind("r96", _r96_start, _r96_fill, forces=_r96_forces, quick=_r96_quick),
+        GameKind("battle_dice", _battle_start, dict, own_rules=("BD", "Battle Dice rules"), quick=_battle_quick),
     )
 }
 
@@ -179,6 +205,19 @@ def game_for(setup: Any) -> GameKind:
 def full_setup(setup: Any) -> dict:
     """A set-up as its game takes it; players given only by name/species are filled in (quick start)."""
     return game_for(setup).fill_setup(setup)
+
+
+def quick_setup(setup: Any) -> dict:
+    """A full set-up from a short one, by its game's quick start: players given by name (and species)
+    get ready-made forces; players who brought armies keep them and get what they left out (dragons,
+    terrains).  Battle Dice: ``{"game": "battle_dice", "players": [name, name]}``."""
+    kind = game_for(setup)
+    try:
+        return kind.quick(dict(setup))
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, GameRuleError):
+            raise
+        raise IllegalSetup(f"a {kind.title} set-up the quick start cannot fill in: {exc}") from None
 
 
 def start_game(setup: Any) -> TableGame:
@@ -203,8 +242,18 @@ def _spec(name: Any) -> Any:
 
 def die_points(setup: Any, name: str) -> int | None:
     """What catalogue die `name` adds to a force of the game of `setup` (points in V4.01c, health in
-    the 1996 rules); None for a die that game's forces cannot hold.  ``IllegalSetup`` for an unknown die."""
-    return _force_rules(setup).die_points(_spec(name))
+    the 1996 rules); None for a die that game's forces cannot hold (a terrain, a 1996 item).
+    ``IllegalSetup`` for an unknown die."""
+    from .catalogue import CatalogueError, DieKind, load_catalogue
+
+    rules = _force_rules(setup)
+    try:
+        die = load_catalogue().get(str(name))
+    except CatalogueError:
+        raise IllegalSetup(f"unknown die {name!r}") from None
+    if not (die.is_unit or die.is_item or die.kind is DieKind.DRAGON):
+        return None
+    return rules.die_points(_spec(name))
 
 
 def force_report(setup: Any, force_size: Any, armies: Any, dragons: Any = ()) -> dict:

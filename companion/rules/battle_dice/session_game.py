@@ -131,7 +131,8 @@ class BattleDiceSessionGame:
         if decision.kind == "roll":
             dice = [
                 {"uid": d["id"] or f"roll-{i + 1}", "die": f"d{d['sides']}",
-                 "faces": [str(f) for f in range(1, d["sides"] + 1)], "read_as": d.get("read_as")}
+                 "faces": [str(f) for f in range(1, d["sides"] + 1)], "read_as": d.get("read_as"),
+                 "icons": [str(f) for f in range(1, d["sides"] + 1)]}  # a standard die's icon is its number
                 for i, d in enumerate(decision.dice)
             ]
             return {**base, "kind": "roll", "dice": dice, "choices": [], "answer": "roll"}

@@ -119,3 +119,25 @@ def new_die(player: str, number: int, unit: str, monster: str | None) -> dict:
         "monster": monster if unit == "monster" else None,
         "face": None,
     }
+
+
+#: The quick start: equal dice counts, one monster type each (BD L48-62).
+QUICK_ARMIES = ({"monster": "dragon", "units": {"general": 1, "infantry": 4, "archer": 2, "cavalry": 2, "mage": 1,
+                                                "monster": 2}},
+                {"monster": "giant", "units": {"general": 1, "infantry": 4, "archer": 2, "cavalry": 2, "mage": 1,
+                                               "monster": 2}})
+
+
+def quick_setup(setup) -> dict:
+    """A full set-up from ``{"game": "battle_dice", "players": [name, name]}``: the quick start's two
+    armies (``QUICK_ARMIES``); a set-up that already names its ``armies`` is kept as it is."""
+    if not isinstance(setup, dict):
+        raise SetupError("the set-up must be a JSON object")
+    if "armies" in setup:
+        return dict(setup)
+    names = setup.get("players")
+    if not isinstance(names, list) or len(names) != len(PLAYERS) or not all(isinstance(n, str) for n in names):
+        raise SetupError("Battle Dice is a two-player game: give the two players' names")
+    armies = {pid: {"name": name.strip(), **QUICK_ARMIES[i]} for i, (pid, name) in enumerate(zip(PLAYERS, names,
+                                                                                              strict=True))}
+    return {"game": "battle_dice", "armies": armies}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .errors import IllegalAction, IllegalChoice, IllegalRoll
@@ -71,14 +72,31 @@ class Decision:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"player": self.player, "kind": self.kind, "topic": self.topic, "prompt": self.prompt, "rule": self.rule}
         out["choices"] = self.choices
-        if self.kind == "roll":
-            out["dice"] = self.dice
+        if self.kind == "roll":  # each die with the icon kind of its faces (the page's fast entry picks by it)
+            out["dice"] = [{**d, "icons": list(face_icons(d["die"], tuple(d["faces"])))} for d in self.dice]
         out.update(self.data)
         if "odds_army" not in out and isinstance(out.get("army"), str):
             out["odds_army"] = out["army"]  # the army the decision is about: the page's odds open on it
             out["odds_roll"] = out.get("roll") if out.get("roll") in ODDS_ROLLS else None
         out["answer"] = ANSWER_TYPE[self.kind]
         return out
+
+
+@lru_cache(maxsize=4096)
+def face_icons(die: str, faces: tuple[str, ...]) -> tuple[str, ...]:
+    """The icon kind of each face of catalogue die `die`, its faces written `faces` ("6 Melee" -> "Melee",
+    "Dwarves ID" -> "ID"): the catalogue's face names.  A die the catalogue does not hold (Battle Dice's
+    d4-d20) keeps its face texts."""
+    from ..catalogue import CatalogueError, load_catalogue
+
+    try:
+        spec = load_catalogue().get(die)
+    except CatalogueError:
+        return faces
+    if len(spec.faces) != len(faces):
+        return faces
+    by_text = {f.text(): f.name for f in spec.faces}
+    return tuple(by_text.get(text, text) for text in faces)
 
 
 def choice(value: Any, label: str) -> dict[str, Any]:

@@ -67,3 +67,8 @@ def parse_terrain(name: str) -> TerrainKind:
         elements=tuple(sorted(str(e) for e in die.elements)),
         face_actions=actions,
     )
+
+
+def terrain_action(name: str, face: int) -> str:
+    """The action terrain `name` allows at `face` ("melee", "missile", "magic"; ``TerrainKind.action_at``)."""
+    return parse_terrain(name).action_at(face)

@@ -97,6 +97,17 @@ class Game(DecisionFlow):
         total resolves it again with the untapped dice left out); None before any roll."""
         return self.notes.get("last_request")
 
+    def pending_dict(self) -> dict | None:
+        """The pending decision as data (``DecisionFlow.pending_dict``); a ``cast`` decision also brings
+        the cast form's menu, ``cast_options``: the spells the magic could pay for, with their costs and
+        kinds of target, and the targets in play (``spells.cast_form``, V4.01c L2085-2156)."""
+        out = super().pending_dict()
+        if out is not None and out["kind"] == "cast":
+            from .spells.cast_form import cast_options
+
+            out["cast_options"] = cast_options(out, self.state.to_dict())
+        return out
+
     def roll_so_far(self, faces: Mapping[str, str]) -> dict[str, int] | None:
         """What the dice set so far add up to (``TableGame.roll_so_far``): the pending roll is given to
         this game with each die not set on its ID face (a placeholder: this game moves on, so call it on
@@ -162,9 +173,13 @@ class Game(DecisionFlow):
             dice = hook(self, army, roll, dice)
         for hook in self.extensions.hooks["before_roll"]:
             dice = yield from hook(self, army, roll, dice, ctx)
-        spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)} for d in dice]
+        spec: list[dict[str, Any]] = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)} for d in dice]
+        need = ctx.pop("need", None)  # (results the roll needs, what for): the page's odds show it
+        data: dict[str, Any] = {"roll": roll, "army": army.id}
+        if need is not None:
+            data.update(need=need[0], need_note=need[1])
         faces = yield _ask("roll",
-            army.owner, "roll", prompt, rule, dice=spec, data={"roll": roll, "army": army.id},
+            army.owner, "roll", prompt, rule, dice=spec, data=data,
             validate=_faces_validator(spec),
         )
         rolled = [[f] for f in faces]
@@ -595,6 +610,7 @@ class Game(DecisionFlow):
                 theirs = yield from self.roll(
                     army, "maneuver", f"{self.player_name(army.owner)}: roll your army at {terrain.name} to counter-maneuver",
                     "V4.01c L380-383", counter_maneuver=True,
+                    need=(mine.total + 1, "maneuvers to beat the marching army (ties go to the marcher)"),
                 )
                 # Compared one by one, never combined; ties go to the marcher (L381-383, L2499-2500).
                 if mine.total < theirs.total or (mine.total == theirs.total and _counter_wins_ties(self, tid)):

@@ -130,7 +130,8 @@ def attack(game: RuleContext, attacker: Army, target: Army, kind: str, counter: 
         ctx["counted"] = ("save", "melee")
     saves = yield from game.roll(
         target, "save", f"{game.player_name(target.owner)}: roll {game.army_label(target)} for saves against {total} {kind}"
-        + (" (Charge: a combination save and melee roll)" if plan.charge else ""), "V4.01c L406-411", **ctx)
+        + (" (Charge: a combination save and melee roll)" if plan.charge else ""), "V4.01c L406-411",
+        need=(total, "saves to stop every hit"), **ctx)
     status.march_marks(game)["charmed"].clear()  # charmed units sat out this save roll only (L1321-1323)
     if plan.to_kill:
         alive = [u for u in plan.to_kill if st.location[u] == target.location]

@@ -365,7 +365,8 @@ def damage_army(game: RuleContext, army_id: str, damage: int, spell: str, rule: 
     if not army.units or damage <= 0:
         return
     saves = yield from game.roll(army, "save", f"{game.player_name(owner)}: roll {game.army_label(army)} for saves "
-                                  f"against {damage} damage from {spell}", rule, against="magic", no_cantrip=True)
+                                  f"against {damage} damage from {spell}", rule, against="magic", no_cantrip=True,
+                                 need=(damage, "saves to stop all the damage"))
     net = max(0, damage - saves.total)
     game.say(f"{spell}: {damage} damage - {saves.total} saves = {net} damage")
     yield from game.inflict(st.army(owner, loc), net)

@@ -205,9 +205,12 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
               **ctx: Any) -> Flow:
         """Ask ``owner`` to roll ``units``; rolls again for Rend (R96 L765-773); returns a ``Rolled``."""
         spec = [{"uid": u.uid, "die": u.name, "faces": list(u.spec.faces)} for u in units]
+        need = ctx.pop("need", None)  # (results the roll needs, what for): the page's odds show it
         self._rolling = Rolled(list(units), [], purpose, owner, loc, dict(ctx, in_reserve=loc == RESERVE))
-        faces = yield _ask("roll", owner, "roll", prompt, rule, dice=spec,
-                           data={"roll": purpose, "army": army_text(owner, UNPLACED if loc is None else loc)}, validate=_faces_validator(spec))
+        data: dict[str, Any] = {"roll": purpose, "army": army_text(owner, UNPLACED if loc is None else loc)}
+        if need is not None:
+            data.update(need=need[0], need_note=need[1])
+        faces = yield _ask("roll", owner, "roll", prompt, rule, dice=spec, data=data, validate=_faces_validator(spec))
         rolled = Rolled(list(units), [[f] for f in faces], purpose, owner, loc,
                         dict(ctx, in_reserve=loc == RESERVE))
         for _ in range(30):
@@ -466,7 +469,9 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
             best = 0
             for o in counters:
                 r = yield from self._roll(o, self._units(o, tid), "maneuver", tid, f"{self.player_name(o)}: roll to "
-                                          f"counter-maneuver at {t.name}", "R96 L291-297", counter_maneuver=True)
+                                          f"counter-maneuver at {t.name}", "R96 L291-297", counter_maneuver=True,
+                                          need=(mine.total("maneuver") + 1, "maneuvers to beat the maneuvering army "
+                                                "(ties go to it)"))
                 best = max(best, r.total("maneuver"))
             ok = mine.total("maneuver") >= best
             self.say(f"The maneuver {'succeeds' if ok else 'fails'} ({mine.total('maneuver')} against {best})")
@@ -723,7 +728,8 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
                 yield from self._inflict(owner, loc, damage, "FAQ95 MELEE A")
                 return False
         sv = yield from self._roll(owner, self._units(owner, loc), "save", loc, f"{self.player_name(owner)}: roll saves "
-                                   f"against {damage} {against} damage", "R96 L537-545", against=against)
+                                   f"against {damage} {against} damage", "R96 L537-545", against=against,
+                                   need=(damage, "saves to stop every hit"))
         counter = extra_saves = 0
         if against == MELEE and attacker is not None:
             counter = sum(x for _, x in sai_faces(sv, "Counter"))  # R96 L755-757: hits, no save
