@@ -8,6 +8,7 @@ drive it.  Every event it records is a JSON-able dict with a ``text`` a person c
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from .setup import PLAYERS, initial_dice, new_die, opponent
 
@@ -34,7 +35,7 @@ class Board:
     def __init__(self, setup: dict, options: dict):
         self.options = options
         armies = setup["armies"]
-        self.data = {
+        self.data: dict[str, Any] = {
             "turn": 1,
             "phase": "roll",
             "phases_done": [],
@@ -70,6 +71,13 @@ class Board:
                 return d
         return None
 
+    def get(self, p: str, die_id: str) -> dict[str, Any]:
+        """Die `die_id` of player `p`'s army (it must be there: ``find`` asks whether it is)."""
+        die = self.find(p, die_id)
+        if die is None:
+            raise KeyError(f"{die_id!r} is not a die of player {p}'s army")
+        return die
+
     def phase_done(self, phase: str) -> bool:
         return phase in self.data["phases_done"]
 
@@ -85,7 +93,7 @@ class Board:
     # ------------------------------------------------------------------ changing
     def destroy(self, p: str, die_id: str, cause: str, count_casualty: bool = True) -> None:
         army = self.army(p)
-        die = self.find(p, die_id)
+        die = self.get(p, die_id)
         text = f"{army['name']} loses {describe(die)} ({cause})"
         army["dice"].remove(die)
         die["face"] = None
@@ -110,7 +118,7 @@ class Board:
 
     def take_control(self, taker: str, die_id: str, keep_face: bool) -> dict:
         victim = opponent(taker)
-        die = self.find(victim, die_id)
+        die = self.get(victim, die_id)
         self.army(victim)["dice"].remove(die)
         if not keep_face:
             die["face"] = None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import BadChoice, BadFaces, IllegalBattleAction, WrongPlayer
 
@@ -58,6 +59,7 @@ class BattleDecision:
     options: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        choices: dict[str, Any]
         if self.kind == "roll":
             choices = {"dice": [dict(d) for d in self.dice]}
         elif self.kind == "choose_dice":

@@ -126,7 +126,8 @@ def kill_now(b, p, e: RowEffect, row, table):  # Elemental Attack, Charge: owner
 
 
 def kill_chosen(b, p, e: RowEffect, row, table):  # Death, Assassinate: "of your choice" (BD L207-209, L445-447)
-    yield from inflict(b, p, e.amount, row.name, chooser=p)
+    n = yield from roll_amount(b, p, e.amount, row.name)
+    yield from inflict(b, p, n, row.name, chooser=p)
 
 
 def kill_in_phase(b, p, e: RowEffect, row, table):  # "Destroy 1D3 enemy dice in Missile/Melee Phase"

@@ -92,7 +92,7 @@ CONTESTS = {
 
 def contest_points(b: Board, phase: str) -> dict:
     pool, sides, faces, _table, _cite = CONTESTS[phase]
-    totals = {}
+    totals: dict[str, int] = {}
     for p in PLAYERS:
         ts = b.turn_state(p)
         total = count_faces(b, p, sides, faces) + ts["gains"][pool] - ts["losses"][pool]
@@ -168,11 +168,11 @@ def strike_phase(b: Board, phase: str):
         b.emit("hits", f"{b.army(other)['name']} answers with {hits} hit(s)", player=other, hits=hits)
         yield from inflict(b, other, hits, f"{phase} hits")
         return
-    hits = {p: strike_hits(b, p, phase) for p in PLAYERS}
-    b.emit("hits", f"{phase.title()} hits A {hits['A']} : B {hits['B']} ({cite})", hits=hits)
+    each = {p: strike_hits(b, p, phase) for p in PLAYERS}
+    b.emit("hits", f"{phase.title()} hits A {each['A']} : B {each['B']} ({cite})", hits=each)
     order = (first, opponent(first)) if first else PLAYERS
     for p in order:
-        yield from inflict(b, p, hits[p], f"{phase} hits")
+        yield from inflict(b, p, each[p], f"{phase} hits")
 
 
 def missile_phase(b: Board):

@@ -30,7 +30,7 @@ from typing import Any
 from ..core.errors import GameOver as SessionGameOver
 from ..core.errors import IllegalAction as SessionIllegalAction
 from ..core.errors import IllegalSetup as SessionIllegalSetup
-from .decisions import parse_face
+from .decisions import BattleDecision, parse_face
 from .errors import BadFaces, BattleDiceError, BattleOver, SetupError
 from .game import GAME_TYPE, BattleGame
 from .phases import CONTESTS, contest_points, morale_total, strike_hits
@@ -172,11 +172,12 @@ class BattleDiceSessionGame:
         return out
 
     def apply(self, action: dict, rng: random.Random | None = None) -> dict:
-        if self._game.pending_decision() is None:
+        decision = self._game.pending_decision()
+        if decision is None:
             raise SessionGameOver("the game is over", RULE)
         if not isinstance(action, dict):
             raise SessionIllegalAction(f"an action must be a JSON object, not {type(action).__name__}", RULE)
-        inner, canonical = self._translate(action, rng)
+        inner, canonical = self._translate(decision, action, rng)
         mark = len(self._game.events)
         try:
             self._game.apply(inner)
@@ -193,9 +194,8 @@ class BattleDiceSessionGame:
         return canonical
 
     # -- internals ---------------------------------------------------------------------------------
-    def _translate(self, action: dict, rng: random.Random | None) -> tuple[dict, dict]:
+    def _translate(self, decision: BattleDecision, action: dict, rng: random.Random | None) -> tuple[dict, dict]:
         kind = action.get("type")
-        decision = self._game.pending_decision()
         inner: dict[str, Any] = {}
         if "player" in action and action["player"] is not None:
             inner["player"] = action["player"]

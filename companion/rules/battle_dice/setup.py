@@ -7,6 +7,8 @@ place of ``monster`` + ``units["monster"]``, so that a list naming two monster t
 
 from __future__ import annotations
 
+from typing import Any
+
 from .errors import SetupError
 from .tables import MONSTER_TABLES, UNIT_BY_NAME, UNIT_TYPES
 
@@ -103,7 +105,7 @@ def normalise_setup(setup) -> dict:
 
 def initial_dice(player: str, army: dict) -> list[dict]:
     """The dice of a fresh army, ids ``A01``..., in unit-type order (d4 first)."""
-    dice = []
+    dice: list[dict[str, Any]] = []
     for unit in UNIT_TYPES:
         for _ in range(army["units"][unit.name]):
             dice.append(new_die(player, len(dice) + 1, unit.name, army["monster"]))
