@@ -127,7 +127,7 @@ def _face_value(die: Die, index: int, purpose: str, against: str | None, terrain
     sai = by_step[8]
     late = by_step[9] + by_step[10]
     again = False
-    if face.is_sai and terrain is not None:
+    if face.sai is not None and terrain is not None:  # a SAI face (only those name a SAI)
         try:
             again = rerolls(face.sai, Situation(purpose, against=against), die)
         except KeyError:

@@ -80,7 +80,7 @@ def _parse_die(rec: dict[str, Any]) -> Die:
         dragon_type=rec.get("dragon_type"),
         terrain_type=rec.get("terrain_type"),
         eighth_face=rec.get("eighth_face"),
-        x_value=EQUIPMENT_X.get(size) if kind is DieKind.EQUIPMENT else None,
+        x_value=EQUIPMENT_X.get(size) if kind is DieKind.EQUIPMENT and size is not None else None,
     )
 
 

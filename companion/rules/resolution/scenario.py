@@ -138,8 +138,8 @@ def read_scenario(doc: Any, catalogue: Catalogue) -> Scenario:
         key = f"effects[{n}]"
         e = _mapping(e, key)
         spell = str(_required(e, "spell", key + "."))
-        name = edition.canonical_spell(spell)
-        if name is None:
+        canonical = edition.canonical_spell(spell)
+        if canonical is None:
             raise ScenarioError(f"{key}.spell", f"unknown spell {spell!r} in edition {edition_key}")
         target = str(_required(e, "target", key + "."))
         # FORMAT.md lists castings without marking it optional; files that leave it out (some in the
@@ -148,9 +148,9 @@ def read_scenario(doc: Any, catalogue: Catalogue) -> Scenario:
         if not isinstance(castings, int) or isinstance(castings, bool) or castings < 1:
             raise ScenarioError(f"{key}.castings", f"must be a whole number >= 1, not {castings!r}")
         if target == army_label:
-            effects.append(EffectInForce(name, castings, "army"))
+            effects.append(EffectInForce(canonical, castings, "army"))
         elif target == at and at in terrains:
-            effects.append(EffectInForce(name, castings, "terrain"))
+            effects.append(EffectInForce(canonical, castings, "terrain"))
         elif target not in army_units and target not in terrains:
             raise ScenarioError(f"{key}.target", f"{target!r} is neither an army nor a terrain of this file")
         # an effect on another army or terrain does not touch this roll
