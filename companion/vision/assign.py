@@ -84,13 +84,18 @@ def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str]
         raise AssignmentError("a table profile needs the detections' embeddings (an enrolled model bundle)")
     cost = np.zeros((n, m))
     face_tables: dict[tuple[int, int], np.ndarray] = {}
-    profile_tables: dict[tuple[int, int], tuple] = {}  # the profile's face table per pair, weighed once
+    # the profile weighs each (detection, die) once: units of one die type (the same catalogue die) share
+    # it, and read_die decides from the same face table below
+    weighed: dict[tuple[int, int], tuple] = {}
+    first = [next(jj for jj in range(m) if dice[jj] is die) for die in dice]
     materials = [set(die_materials(die)) for die in dice]
     for i in range(n):
         p_cocked = det.face_probs[i, cocked_idx] if cocked_idx is not None and det.face_probs.shape[1] else 0.0
         for j, die in enumerate(dice):
             if profile is not None:
-                fl, p_cocked, p_unknown, profile_tables[i, j] = _profile_likelihoods(profile, die, det, i)
+                if (i, first[j]) not in weighed:
+                    weighed[i, first[j]] = _profile_likelihoods(profile, die, det, i)
+                fl, p_cocked, p_unknown, _ = weighed[i, first[j]]
             else:
                 fl, p_unknown = _face_likelihoods(die, det, i, icons, counts), 0.0
             face_tables[i, j] = fl
@@ -120,7 +125,7 @@ def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str]
         conf_assign = 1.0 / (1.0 + math.exp(-min(delta, 50.0)))
         fl = face_tables[i, j]
         if profile is not None:  # the profile's rule: nearest known face, else unreadable; cocked from geometry
-            match = profile.read_die(det.embedding[i], die, float(det.cocked_prob[i]), profile_tables[i, j])
+            match = profile.read_die(det.embedding[i], die, float(det.cocked_prob[i]), weighed[i, first[j]][3])
             conf = conf_assign * match.confidence
             out.append(UnitReading(die.name, j, i, match.label.text if match.label else None, match.face_index,
                                    round(float(conf), 4), match.cocked, [], match.unreadable))

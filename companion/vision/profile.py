@@ -46,7 +46,6 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -115,11 +114,20 @@ def lookup_keys(die, face_index: int) -> list[str]:
     return keys + [f"sp:{lab.species}|{lab.kind}|{lab.text}", f"any:{lab.kind}|{lab.text}"]
 
 
-@lru_cache(maxsize=4096)
+_LOOKUP: dict[int, tuple] = {}  # id(die) -> (die, its faces' texts and lookup keys)
+
+
 def _die_lookup(die) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Per face of ``die``: (its text, its ``lookup_keys``) -- kept, as a roster reading asks for every
-    (detection, unit) pair and a catalogue die never changes."""
-    return tuple((die.faces[k].text(), tuple(lookup_keys(die, k))) for k in range(len(die.faces)))
+    (detection, unit) pair and a catalogue die never changes.  Kept by the die object's identity (the
+    entry holds the die, so the id stays its own): hashing a frozen die costs more than the lookup."""
+    hit = _LOOKUP.get(id(die))
+    if hit is None or hit[0] is not die:
+        if len(_LOOKUP) > 4096:
+            _LOOKUP.clear()
+        hit = (die, tuple((die.faces[k].text(), tuple(lookup_keys(die, k))) for k in range(len(die.faces))))
+        _LOOKUP[id(die)] = hit
+    return hit[1]
 
 
 @dataclass
