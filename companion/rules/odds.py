@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -92,7 +93,7 @@ class Odds:
     def mode(self) -> int:
         return int(np.argmax(self.pmf))
 
-    def to_dict(self, need: int | None = None) -> dict:
+    def to_dict(self, need: int | None = None) -> dict[str, Any]:
         support = [(k, float(p)) for k, p in enumerate(self.pmf) if p > 1e-12]
         out = {"result": self.result, "dice": self.dice, "distribution": support, "mean": self.mean,
                "mode": self.mode, "notes": list(self.notes), "need": need}

@@ -14,7 +14,7 @@ from typing import Any
 
 from .core.decisions import ODDS_ROLLS
 from .odds import OddsError, army_odds
-from .resolution import RollTerrain
+from .resolution import EffectInForce, RollTerrain
 
 
 class OddsQueryError(ValueError):
@@ -25,7 +25,7 @@ class OddsQueryError(ValueError):
         self.field = field
 
 
-def odds_in_game(game: Any, army: str | None = None, roll: str | None = None, need: int | None = None) -> dict:
+def odds_in_game(game: Any, army: str | None = None, roll: str | None = None, need: int | None = None) -> dict[str, Any]:
     """The odds as the page shows them (``Odds.to_dict`` plus ``army``, ``roll``, ``title``, and
     ``need_note`` where the game said what the roll needs), or ``{"message": ...}`` where there are none
     to show.  ``OddsQueryError`` for a roll that is not an odds roll or an army not in the game;
@@ -66,7 +66,7 @@ def odds_in_game(game: Any, army: str | None = None, roll: str | None = None, ne
     if terrain is not None:
         at = RollTerrain(terrain["type"], face=terrain["face"], eighth=terrain.get("eighth_face"),
                          controlled=terrain["face"] == 8 and terrain["controller"] == owner, name=terrain["name"])
-    effects: tuple = ()
+    effects: tuple[EffectInForce, ...] = ()
     if owner and location:  # spells in force on the army or its terrain change the odds too
         effects = tuple(game.effects_on(game.state.army(owner, location)))
     result = army_odds(dice, roll, against="melee" if roll == "save" else None, terrain=at,

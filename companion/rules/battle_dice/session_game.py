@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import itertools
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import GameOver as SessionGameOver
@@ -143,7 +144,7 @@ class BattleDiceSessionGame:
         return {**base, "kind": "allocate", "count": decision.count, "candidates": decision.candidates,
                 "choices": _distinct_sets(decision), "answer": "allocate"}
 
-    def roll_so_far(self, faces: dict) -> dict[str, int] | None:
+    def roll_so_far(self, faces: Mapping[str, str]) -> dict[str, int] | None:
         """What the dice set so far add up to (``TableGame.roll_so_far``), for the Roll phase's roll of
         all of a player's dice (BD L94-96): the points and hits each later phase counts from those faces,
         counted by that phase's own function on a copy of the table where the dice not set show no face
@@ -171,7 +172,7 @@ class BattleDiceSessionGame:
         out["morale"] = morale_total(board, p)
         return out
 
-    def apply(self, action: dict, rng: random.Random | None = None) -> dict:
+    def apply(self, action: Mapping[str, Any], rng: random.Random | None = None) -> dict[str, Any]:
         decision = self._game.pending_decision()
         if decision is None:
             raise SessionGameOver("the game is over", RULE)

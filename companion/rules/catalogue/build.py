@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from .tables import COLOR_ELEMENT, TERRAIN_TYPES
 
@@ -52,7 +53,7 @@ def _elements(text: str | None) -> tuple[list[str], str | None]:
 _SPECIES_SPELLING = {"Fire Walkers": "Firewalkers"}
 
 
-def _unit_record(group: str, row: dict, duplicate: bool) -> dict:
+def _unit_record(group: str, row: dict[str, Any], duplicate: bool) -> dict[str, Any]:
     species = row.get("Species") or group
     species = _SPECIES_SPELLING.get(species, species)
     elements, color = _elements(row.get("Element"))
@@ -77,8 +78,8 @@ def _unit_record(group: str, row: dict, duplicate: bool) -> dict:
     return rec
 
 
-def build_records(data: dict) -> dict:
-    dice: list[dict] = []
+def build_records(data: dict[str, Any]) -> dict[str, Any]:
+    dice: list[dict[str, Any]] = []
     for group in _SPECIES_GROUPS:
         rows = data[group]
         seen: dict[tuple[str, str], int] = {}
