@@ -32,8 +32,7 @@ from typing import Any
 import numpy as np
 
 from .catalogue import Die, Face, load_catalogue
-from .resolution import EffectInForce, RollTerrain
-from .v4.contributions import Op
+from .resolution import ALL, EffectInForce, Op, RollTerrain
 
 REROLL_TAIL = 1e-15
 
@@ -221,11 +220,6 @@ def apply_modifiers(joint: np.ndarray, modifiers: Sequence[ArmyModifier] = ()) -
     return np.bincount(np.broadcast_to(total, joint.shape).ravel(), weights=joint.ravel())
 
 
-#: modifier scopes that change the whole army's roll (the others touch one unit or a species)
-_ARMY_SCOPES = frozenset({"this roll", "every roll of the target army until the beginning of your next turn",
-                          "this army's rolls until the beginning of your next turn", "every army roll at this terrain"})
-
-
 def modifiers_in_force(effects: Sequence[EffectInForce], roll_for: str, *, against: str | None = None,
                        edition: str = "v4") -> tuple[list[ArmyModifier], list[str]]:
     """The army-wide modifiers that spells in force put on a roll, by the same spell tables die roll
@@ -239,7 +233,6 @@ def modifiers_in_force(effects: Sequence[EffectInForce], roll_for: str, *, again
     from .v4.situation import Situation
     from .v4.spells import UnknownSpell, spell_contribution
 
-    primary = roll_for.capitalize()
     situation = Situation(roll_for, against=against if roll_for == "save" else None)
     out: list[ArmyModifier] = []
     notes: list[str] = []
@@ -251,9 +244,9 @@ def modifiers_in_force(effects: Sequence[EffectInForce], roll_for: str, *, again
         if contribution is None:
             continue
         for m in contribution.modifiers:
-            if m.result not in (None, primary):
+            if m.result not in (ALL, roll_for):
                 continue
-            if m.scope.value in _ARMY_SCOPES and m.species is None:
+            if m.scope.army_wide and m.species is None:
                 out.append(ArmyModifier(m.op, m.amount, m.source))
             else:
                 notes.append(f"{m.source} ({m.scope.value}) is not included in these odds")

@@ -112,12 +112,12 @@ def test_engine_totals_match_the_sai_table(purpose, against):
                 continue
             sit = (Situation(situation.roll_for, against=situation.against, at_terrain=False) if purpose != "dragon"
                    else Situation("save", against="dragon", at_terrain=False,
-                                  counted_override=("Save", "Melee", "Missile")))
+                                  counted_override=("save", "melee", "missile")))
             c = sai_contribution(face.sai, face.count, sit, die)
-            expected = {t: c.results.get(t.capitalize(), 0) for t in counted}
+            expected = {t: c.results.get(t, 0) for t in counted}
             for m in c.modifiers:
-                if m.op is Op.ADD and m.result and m.result.lower() in expected:
-                    expected[m.result.lower()] += m.amount
+                if m.op is Op.ADD and m.result in expected:
+                    expected[m.result] += m.amount
             if c.id_results:
                 expected[counted[0]] += c.id_results
             r = resolve(RollRequest(purpose, (RolledUnit(die, (face,)),), against=against))

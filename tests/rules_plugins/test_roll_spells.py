@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from companion.rules.catalogue import load_catalogue
-from companion.rules.v4.contributions import Op, Scope
+from companion.rules.v4.contributions import ALL, Op, Scope
 from companion.rules.v4.situation import Situation
 from companion.rules.v4.spells import (
     OTHER_SPELLS,
@@ -32,47 +32,47 @@ def mods(name, situation, castings=1):
 
 # (spell, situation, castings, expected modifiers, citation)
 SPELL_RULES = [
-    ("Blizzard", MEL, 1, {(Op.SUBTRACT, "Melee", 3)}, "L2163-2166"),
-    ("Blizzard", MEL, 2, {(Op.SUBTRACT, "Melee", 6)}, "L2163-2166"),
+    ("Blizzard", MEL, 1, {(Op.SUBTRACT, "melee", 3)}, "L2163-2166"),
+    ("Blizzard", MEL, 2, {(Op.SUBTRACT, "melee", 6)}, "L2163-2166"),
     ("Blizzard", SAV, 1, set(), "L2163-2166"),
-    ("Wind Walk", MAN, 1, {(Op.ADD, "Maneuver", 4)}, "L2172-2174"),
-    ("Wind Walk", MAN, 3, {(Op.ADD, "Maneuver", 12)}, "L2143-2148"),
+    ("Wind Walk", MAN, 1, {(Op.ADD, "maneuver", 4)}, "L2172-2174"),
+    ("Wind Walk", MAN, 3, {(Op.ADD, "maneuver", 12)}, "L2143-2148"),
     ("Wind Walk", MEL, 1, set(), "L2172-2174"),
-    ("Fields of Ice", MAN, 2, {(Op.SUBTRACT, "Maneuver", 8)}, "L2175-2181"),
-    ("Palsy", SAV, 1, {(Op.SUBTRACT, "Save", 1)}, "L2196-2199"),
-    ("Palsy", MEL, 3, {(Op.SUBTRACT, "Melee", 3)}, "L2196-2199"),
+    ("Fields of Ice", MAN, 2, {(Op.SUBTRACT, "maneuver", 8)}, "L2175-2181"),
+    ("Palsy", SAV, 1, {(Op.SUBTRACT, "save", 1)}, "L2196-2199"),
+    ("Palsy", MEL, 3, {(Op.SUBTRACT, "melee", 3)}, "L2196-2199"),
     ("Palsy", MAN, 1, set(), "L2196-2199"),
-    ("Palsy", DRAGON, 4, {(Op.SUBTRACT, None, 4)}, "L2196-2199"),
-    ("Decay", MEL, 2, {(Op.SUBTRACT, "Melee", 4)}, "L2201-2204"),
-    ("Evil Eye", SAV, 1, {(Op.SUBTRACT, "Save", 2)}, "L2205-2208"),
-    ("Magic Drain", MAG, 2, {(Op.SUBTRACT, "Magic", 4)}, "L2209-2212"),
-    ("Restless Dead", MAN, 2, {(Op.ADD, "Maneuver", 6)}, "L2213-2215"),
-    ("Stone Skin", SAV, 1, {(Op.ADD, "Save", 1)}, "L2253-2256"),
-    ("Stone Skin", SAV, 3, {(Op.ADD, "Save", 3)}, "L2253-2256"),
-    ("Stone Skin", DRAGON, 2, {(Op.ADD, "Save", 2)}, "L2253-2256"),
+    ("Palsy", DRAGON, 4, {(Op.SUBTRACT, ALL, 4)}, "L2196-2199"),
+    ("Decay", MEL, 2, {(Op.SUBTRACT, "melee", 4)}, "L2201-2204"),
+    ("Evil Eye", SAV, 1, {(Op.SUBTRACT, "save", 2)}, "L2205-2208"),
+    ("Magic Drain", MAG, 2, {(Op.SUBTRACT, "magic", 4)}, "L2209-2212"),
+    ("Restless Dead", MAN, 2, {(Op.ADD, "maneuver", 6)}, "L2213-2215"),
+    ("Stone Skin", SAV, 1, {(Op.ADD, "save", 1)}, "L2253-2256"),
+    ("Stone Skin", SAV, 3, {(Op.ADD, "save", 3)}, "L2253-2256"),
+    ("Stone Skin", DRAGON, 2, {(Op.ADD, "save", 2)}, "L2253-2256"),
     ("Stone Skin", MEL, 1, set(), "L2253-2256"),
-    ("Higher Ground", MEL, 1, {(Op.SUBTRACT, "Melee", 5)}, "L2269-2275"),
-    ("Transmute Rock to Mud", MAN, 1, {(Op.SUBTRACT, "Maneuver", 6)}, "L2290-2296"),
-    ("Ash Storm", MAN, 3, {(Op.SUBTRACT, "Maneuver", 3)}, "L2297-2301"),
-    ("Ash Storm", SAV, 1, {(Op.SUBTRACT, "Save", 1)}, "L2297-2301"),
-    ("Fiery Weapon", MEL, 1, {(Op.ADD, "Melee", 2)}, "L2323-2326"),
-    ("Fiery Weapon", MIS, 2, {(Op.ADD, "Missile", 4)}, "L2323-2326"),
+    ("Higher Ground", MEL, 1, {(Op.SUBTRACT, "melee", 5)}, "L2269-2275"),
+    ("Transmute Rock to Mud", MAN, 1, {(Op.SUBTRACT, "maneuver", 6)}, "L2290-2296"),
+    ("Ash Storm", MAN, 3, {(Op.SUBTRACT, "maneuver", 3)}, "L2297-2301"),
+    ("Ash Storm", SAV, 1, {(Op.SUBTRACT, "save", 1)}, "L2297-2301"),
+    ("Fiery Weapon", MEL, 1, {(Op.ADD, "melee", 2)}, "L2323-2326"),
+    ("Fiery Weapon", MIS, 2, {(Op.ADD, "missile", 4)}, "L2323-2326"),
     ("Fiery Weapon", SAV, 1, set(), "L2323-2326"),
-    ("Dancing Lights", MEL, 1, {(Op.SUBTRACT, "Melee", 6)}, "L2327-2330"),
+    ("Dancing Lights", MEL, 1, {(Op.SUBTRACT, "melee", 6)}, "L2327-2330"),
     ("Dancing Lights", MIS, 1, set(), "L2327-2330"),
-    ("Watery Double", SAV, 2, {(Op.ADD, "Save", 2)}, "L2337-2342"),
-    ("Deluge", MAN, 1, {(Op.SUBTRACT, "Maneuver", 3)}, "L2358-2361"),
-    ("Deluge", MIS, 2, {(Op.SUBTRACT, "Missile", 6)}, "L2358-2361"),
-    ("Deluge", DRAGON, 1, {(Op.SUBTRACT, "Missile", 3)}, "L2358-2361"),
-    ("Wall of Fog", MIS, 1, {(Op.SUBTRACT, "Missile", 6)}, "L2384-2387"),
+    ("Watery Double", SAV, 2, {(Op.ADD, "save", 2)}, "L2337-2342"),
+    ("Deluge", MAN, 1, {(Op.SUBTRACT, "maneuver", 3)}, "L2358-2361"),
+    ("Deluge", MIS, 2, {(Op.SUBTRACT, "missile", 6)}, "L2358-2361"),
+    ("Deluge", DRAGON, 1, {(Op.SUBTRACT, "missile", 3)}, "L2358-2361"),
+    ("Wall of Fog", MIS, 1, {(Op.SUBTRACT, "missile", 6)}, "L2384-2387"),
     ("Wall of Fog", SAV, 1, set(), "L2384-2387"),
-    ("Frost Breath", SAV, 1, {(Op.DIVIDE, "Save", 2)}, "L1589-1598"),
-    ("Galeforce", SAV, 1, {(Op.SUBTRACT, "Save", 4)}, "L1599-1608"),
-    ("Galeforce", MAN, 1, {(Op.SUBTRACT, "Maneuver", 4)}, "L1599-1608"),
-    ("Magic Suppression", MAG, 1, {(Op.SUBTRACT, "Magic", 4)}, "L1698-1713"),
-    ("Wither", MEL, 3, {(Op.SUBTRACT, "Melee", 3)}, "L2081-2084"),
-    ("Chill Wind", MEL, 2, {(Op.SUBTRACT, "Melee", 4)}, "L2849-2860"),
-    ("Cloak", SAV, 3, {(Op.ADD, "Save", 3)}, "L1332-1345"),
+    ("Frost Breath", SAV, 1, {(Op.DIVIDE, "save", 2)}, "L1589-1598"),
+    ("Galeforce", SAV, 1, {(Op.SUBTRACT, "save", 4)}, "L1599-1608"),
+    ("Galeforce", MAN, 1, {(Op.SUBTRACT, "maneuver", 4)}, "L1599-1608"),
+    ("Magic Suppression", MAG, 1, {(Op.SUBTRACT, "magic", 4)}, "L1698-1713"),
+    ("Wither", MEL, 3, {(Op.SUBTRACT, "melee", 3)}, "L2081-2084"),
+    ("Chill Wind", MEL, 2, {(Op.SUBTRACT, "melee", 4)}, "L2849-2860"),
+    ("Cloak", SAV, 3, {(Op.ADD, "save", 3)}, "L1332-1345"),
 ]
 
 
@@ -104,22 +104,22 @@ def test_non_cumulative_spell_gains_nothing_from_repeats_l2154_2156():
 
 def test_necromantic_wave_magic_counts_as_melee_or_missile_l2227_2233():
     (ca,) = spell_contribution("Necromantic Wave", MEL).counts_as
-    assert (ca.source, ca.target) == ("Magic", "Melee")
+    assert (ca.source, ca.target) == ("magic", "melee")
     (ca,) = spell_contribution("Necromantic Wave", MIS).counts_as
-    assert (ca.source, ca.target) == ("Magic", "Missile")
+    assert (ca.source, ca.target) == ("magic", "missile")
     assert spell_contribution("Necromantic Wave", SAV) is None
 
 
 def test_berserker_rage_feral_saves_as_melee_in_counter_attacks_l2260_2268():
     (ca,) = spell_contribution("Berserker Rage", Situation("melee", counter_attack=True)).counts_as
-    assert (ca.source, ca.target, ca.species) == ("Save", "Melee", "Feral")
+    assert (ca.source, ca.target, ca.species) == ("save", "melee", "Feral")
     assert spell_contribution("Berserker Rage", MEL) is None
 
 
 def test_wilding_doubles_one_unit_per_casting_l2167_2171():
     c = spell_contribution("Wilding", SAV, castings=2)
     assert [(m.op, m.result, m.amount, m.scope) for m in c.modifiers] == [
-        (Op.MULTIPLY, "Save", 2, Scope.ONE_UNIT)] * 2
+        (Op.MULTIPLY, "save", 2, Scope.ONE_UNIT)] * 2
 
 
 def test_flashfire_rerolls_in_non_maneuver_army_rolls_l2317_2322():
@@ -135,7 +135,7 @@ def test_fields_of_ice_counter_maneuver_wins_ties_l2175_2181():
 
 def test_fiery_weapon_choice_in_dragon_attack_l2323_2326():
     c = spell_contribution("Fiery Weapon", Situation("save", against="dragon", choices={"Fiery Weapon": "missile"}))
-    assert c.chosen == "Missile" and {(m.result, m.amount) for m in c.modifiers} == {("Missile", 2)}
+    assert c.chosen == "missile" and {(m.result, m.amount) for m in c.modifiers} == {("missile", 2)}
 
 
 def test_army_spells_never_touch_an_individual_roll_l1050_1066():

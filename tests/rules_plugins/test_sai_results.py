@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from companion.rules.catalogue import SAI_NAMES, load_catalogue
-from companion.rules.v4.contributions import CANTRIP_MAGIC, Op, Scope
+from companion.rules.v4.contributions import ALL, CANTRIP, Op, Scope
 from companion.rules.v4.sai import SAI_RULES, rule_for_face, sai_contribution
 from companion.rules.v4.situation import Situation
 
@@ -27,86 +27,86 @@ DRAGON_JAWS = Situation("save", against="dragon", dragon_rolled_jaws=True)
 
 # (SAI, situation, X, results expected at step 8, re-rolls?, V4.01c citation)
 RESULT_RULES = [
-    ("Attune", MAG, 3, {"Magic": 3}, False, "L1243-1249"),
+    ("Attune", MAG, 3, {"magic": 3}, False, "L1243-1249"),
     ("Attune", MEL, 3, {}, False, "L1243-1249"),
-    ("Bash", SAV_MIS, 2, {"Save": 2}, False, "L1265-1266"),
+    ("Bash", SAV_MIS, 2, {"save": 2}, False, "L1265-1266"),
     ("Belly", SAV, 1, {}, False, "L1270-1272"),
     ("Breath", MEL, 3, {}, False, "L1273-1279"),
     ("Bullseye", MIS, 3, {}, True, "L1288-1293"),
-    ("Bullseye", DRAGON, 3, {"Missile": 3}, False, "L1294-1295"),
-    ("Cantrip", MAG, 3, {"Magic": 3}, False, "L1302-1303"),
-    ("Cantrip", SAV, 3, {CANTRIP_MAGIC: 3}, False, "L1304-1306"),
+    ("Bullseye", DRAGON, 3, {"missile": 3}, False, "L1294-1295"),
+    ("Cantrip", MAG, 3, {"magic": 3}, False, "L1302-1303"),
+    ("Cantrip", SAV, 3, {CANTRIP: 3}, False, "L1304-1306"),
     ("Cantrip", MAN, 3, {}, False, "L1296-1301"),
-    ("Cloak", MAG, 2, {"Magic": 2}, False, "L1339-1340"),
-    ("Cloak", SAV_IND, 2, {"Save": 2}, False, "L1341-1345"),
-    ("Coil", DRAGON, 3, {"Melee": 3}, False, "L1355-1356"),
-    ("Counter", SAV_MEL, 3, {"Save": 3}, False, "L1388-1391"),
-    ("Counter", SAV_MIS, 3, {"Save": 3}, False, "L1392-1393"),
-    ("Counter", MEL, 3, {"Melee": 3}, False, "L1394-1395"),
-    ("Counter", DRAGON, 3, {"Save": 3, "Melee": 3}, False, "L1396-1397"),
-    ("Create Fireminions", MEL, 2, {"Melee": 2}, False, "L1399-1407"),
-    ("Create Fireminions", MAN, 2, {"Maneuver": 2}, False, "L1399-1407"),
+    ("Cloak", MAG, 2, {"magic": 2}, False, "L1339-1340"),
+    ("Cloak", SAV_IND, 2, {"save": 2}, False, "L1341-1345"),
+    ("Coil", DRAGON, 3, {"melee": 3}, False, "L1355-1356"),
+    ("Counter", SAV_MEL, 3, {"save": 3}, False, "L1388-1391"),
+    ("Counter", SAV_MIS, 3, {"save": 3}, False, "L1392-1393"),
+    ("Counter", MEL, 3, {"melee": 3}, False, "L1394-1395"),
+    ("Counter", DRAGON, 3, {"save": 3, "melee": 3}, False, "L1396-1397"),
+    ("Create Fireminions", MEL, 2, {"melee": 2}, False, "L1399-1407"),
+    ("Create Fireminions", MAN, 2, {"maneuver": 2}, False, "L1399-1407"),
     ("Create Fireminions", SAV_IND, 2, {}, False, "L1399-1407"),
-    ("Crush", DRAGON, 4, {"Missile": 4}, False, "L1418-1419"),
-    ("Decapitate", DRAGON, 3, {"Melee": 3}, False, "L1428-1431"),
+    ("Crush", DRAGON, 4, {"missile": 4}, False, "L1418-1419"),
+    ("Decapitate", DRAGON, 3, {"melee": 3}, False, "L1428-1431"),
     ("Decapitate", DRAGON_JAWS, 3, {}, False, "L1428-1431"),
     ("Dispel Magic", SAV_MEL, 2, {}, False, "L1432-1448"),
     ("Double Strike", MEL, 1, {}, True, "L1458-1463"),
-    ("Double Strike", DRAGON, 1, {"Melee": 4}, False, "L1464-1466"),
-    ("Elevate", MAN, 3, {"Maneuver": 3}, False, "L1489-1490"),
-    ("Fabricate", SAV, 2, {"Save": 2}, False, "L1504-1505"),
+    ("Double Strike", DRAGON, 1, {"melee": 4}, False, "L1464-1466"),
+    ("Elevate", MAN, 3, {"maneuver": 3}, False, "L1489-1490"),
+    ("Fabricate", SAV, 2, {"save": 2}, False, "L1504-1505"),
     ("Fabricate", SAV_IND, 2, {}, False, "L1504-1505"),
-    ("Firewalking", MAN, 2, {"Maneuver": 2}, False, "L1532-1533"),
-    ("Flaming Arrow", DRAGON, 3, {"Missile": 3}, False, "L1560-1561"),
-    ("Flurry", MEL, 3, {"Melee": 3}, True, "L1565-1567"),
-    ("Flurry", SAV_MEL, 3, {"Save": 3}, False, "L1568-1569"),
+    ("Firewalking", MAN, 2, {"maneuver": 2}, False, "L1532-1533"),
+    ("Flaming Arrow", DRAGON, 3, {"missile": 3}, False, "L1560-1561"),
+    ("Flurry", MEL, 3, {"melee": 3}, True, "L1565-1567"),
+    ("Flurry", SAV_MEL, 3, {"save": 3}, False, "L1568-1569"),
     ("Flurry", SAV_MIS, 3, {}, False, "L1562-1575"),
-    ("Flurry", DRAGON, 3, {"Save": 3}, False, "L1570-1575"),
-    ("Fly", MAN, 3, {"Maneuver": 3}, False, "L1586-1588"),
-    ("Fly", SAV, 3, {"Save": 3}, False, "L1586-1588"),
-    ("Fly", DRAGON, 3, {"Save": 3}, False, "L1586-1588"),
-    ("Gore", DRAGON, 1, {"Melee": 4}, False, "L1625-1626"),
-    ("Hoof", MAN, 2, {"Maneuver": 2}, False, "L1630-1631"),
-    ("Hoof", SAV, 2, {"Save": 2}, False, "L1632-1633"),
-    ("Hoof", DRAGON, 2, {"Save": 2}, False, "L1634-1636"),
-    ("Hug", DRAGON, 3, {"Melee": 3}, False, "L1653-1654"),
-    ("Impale", DRAGON, 3, {"Missile": 3}, False, "L1684-1687"),
+    ("Flurry", DRAGON, 3, {"save": 3}, False, "L1570-1575"),
+    ("Fly", MAN, 3, {"maneuver": 3}, False, "L1586-1588"),
+    ("Fly", SAV, 3, {"save": 3}, False, "L1586-1588"),
+    ("Fly", DRAGON, 3, {"save": 3}, False, "L1586-1588"),
+    ("Gore", DRAGON, 1, {"melee": 4}, False, "L1625-1626"),
+    ("Hoof", MAN, 2, {"maneuver": 2}, False, "L1630-1631"),
+    ("Hoof", SAV, 2, {"save": 2}, False, "L1632-1633"),
+    ("Hoof", DRAGON, 2, {"save": 2}, False, "L1634-1636"),
+    ("Hug", DRAGON, 3, {"melee": 3}, False, "L1653-1654"),
+    ("Impale", DRAGON, 3, {"missile": 3}, False, "L1684-1687"),
     ("Impale", DRAGON_JAWS, 3, {}, False, "L1684-1687"),
-    ("Kick", SAV, 2, {"Save": 2}, False, "L1693-1694"),
-    ("Kick", DRAGON, 2, {"Melee": 2, "Save": 2}, False, "L1695-1697"),
-    ("Magic Suppression", MAG, 1, {"Magic": 4}, False, "L1712-1713"),
-    ("Net", SAV_IND, 2, {"Save": 2}, False, "L1726-1728"),
-    ("Regenerate", SAV, 2, {"Save": 2}, False, "L1746-1750"),
-    ("Rend", MEL, 3, {"Melee": 3}, True, "L1760-1762"),
-    ("Rend", DRAGON, 3, {"Melee": 3}, True, "L1760-1762"),
-    ("Rend", MAN, 3, {"Maneuver": 3}, False, "L1763-1764"),
+    ("Kick", SAV, 2, {"save": 2}, False, "L1693-1694"),
+    ("Kick", DRAGON, 2, {"melee": 2, "save": 2}, False, "L1695-1697"),
+    ("Magic Suppression", MAG, 1, {"magic": 4}, False, "L1712-1713"),
+    ("Net", SAV_IND, 2, {"save": 2}, False, "L1726-1728"),
+    ("Regenerate", SAV, 2, {"save": 2}, False, "L1746-1750"),
+    ("Rend", MEL, 3, {"melee": 3}, True, "L1760-1762"),
+    ("Rend", DRAGON, 3, {"melee": 3}, True, "L1760-1762"),
+    ("Rend", MAN, 3, {"maneuver": 3}, False, "L1763-1764"),
     ("Rend", MIS, 3, {}, False, "L1751-1759"),
-    ("Rise from the Ashes", SAV, 2, {"Save": 2}, False, "L1772-1773"),
-    ("Smite", DRAGON, 3, {"Melee": 3}, False, "L1877-1879"),
+    ("Rise from the Ashes", SAV, 2, {"save": 2}, False, "L1772-1773"),
+    ("Smite", DRAGON, 3, {"melee": 3}, False, "L1877-1879"),
     ("Smite", MEL, 3, {}, False, "L1874-1876"),
-    ("Sneak Attack", MEL, 4, {"Melee": 4}, False, "L1900-1902"),
-    ("Sneak Attack", DRAGON, 4, {"Melee": 4}, False, "L1900-1902"),
-    ("Sortie", MEL, 2, {"Melee": 2}, False, "L1906-1907"),
-    ("Sortie", SAV, 2, {"Save": 2}, False, "L1908-1909"),
-    ("Sortie", DRAGON, 2, {"Save": 2, "Melee": 2}, False, "L1910-1912"),
-    ("Spell Disruption", MAG, 1, {"Magic": 4}, False, "L1925-1926"),
-    ("Stomp", DRAGON, 3, {"Melee": 3}, False, "L1936-1937"),
-    ("Stone", DRAGON, 3, {"Missile": 3}, False, "L1945-1946"),
+    ("Sneak Attack", MEL, 4, {"melee": 4}, False, "L1900-1902"),
+    ("Sneak Attack", DRAGON, 4, {"melee": 4}, False, "L1900-1902"),
+    ("Sortie", MEL, 2, {"melee": 2}, False, "L1906-1907"),
+    ("Sortie", SAV, 2, {"save": 2}, False, "L1908-1909"),
+    ("Sortie", DRAGON, 2, {"save": 2, "melee": 2}, False, "L1910-1912"),
+    ("Spell Disruption", MAG, 1, {"magic": 4}, False, "L1925-1926"),
+    ("Stomp", DRAGON, 3, {"melee": 3}, False, "L1936-1937"),
+    ("Stone", DRAGON, 3, {"missile": 3}, False, "L1945-1946"),
     ("Stun", MEL, 2, {}, True, "L1947-1956"),
     ("Summon Dragon", MAG, 4, {}, True, "L1960-1965"),
-    ("Summon Dragon", MAG_RESERVE, 4, {"Magic": 4}, False, "L1966-1968"),
-    ("Tail", MEL, 1, {"Melee": 2}, True, "L1984-1988"),
-    ("Tail", DRAGON, 3, {"Melee": 2}, True, "L1984-1988"),
-    ("Teleport", MAN, 2, {"Maneuver": 2}, False, "L1992-1993"),
-    ("Trample", MAN, 3, {"Maneuver": 3, "Melee": 3}, False, "L2008-2010"),
-    ("Trample", MEL, 3, {"Maneuver": 3, "Melee": 3}, False, "L2008-2010"),
-    ("Vanish", SAV, 2, {"Save": 2}, False, "L2019-2020"),
-    ("Volley", SAV_MIS, 3, {"Save": 3}, False, "L2027-2030"),
-    ("Volley", SAV_MEL, 3, {"Save": 3}, False, "L2031-2032"),
-    ("Volley", MIS, 3, {"Missile": 3}, False, "L2033-2034"),
-    ("Volley", DRAGON, 3, {"Save": 3, "Missile": 3}, False, "L2035-2037"),
-    ("Wayfare", MAN, 2, {"Maneuver": 2}, False, "L2052-2055"),
-    ("Wild Growth", SAV, 3, {"Save": 3}, False, "L2072-2080"),
+    ("Summon Dragon", MAG_RESERVE, 4, {"magic": 4}, False, "L1966-1968"),
+    ("Tail", MEL, 1, {"melee": 2}, True, "L1984-1988"),
+    ("Tail", DRAGON, 3, {"melee": 2}, True, "L1984-1988"),
+    ("Teleport", MAN, 2, {"maneuver": 2}, False, "L1992-1993"),
+    ("Trample", MAN, 3, {"maneuver": 3, "melee": 3}, False, "L2008-2010"),
+    ("Trample", MEL, 3, {"maneuver": 3, "melee": 3}, False, "L2008-2010"),
+    ("Vanish", SAV, 2, {"save": 2}, False, "L2019-2020"),
+    ("Volley", SAV_MIS, 3, {"save": 3}, False, "L2027-2030"),
+    ("Volley", SAV_MEL, 3, {"save": 3}, False, "L2031-2032"),
+    ("Volley", MIS, 3, {"missile": 3}, False, "L2033-2034"),
+    ("Volley", DRAGON, 3, {"save": 3, "missile": 3}, False, "L2035-2037"),
+    ("Wayfare", MAN, 2, {"maneuver": 2}, False, "L2052-2055"),
+    ("Wild Growth", SAV, 3, {"save": 3}, False, "L2072-2080"),
 ]
 
 
@@ -149,24 +149,24 @@ def test_every_sai_face_of_every_die_resolves_in_every_roll_type():
 
 def test_fly_counts_only_one_of_its_two_results_l1586():
     c = sai_contribution("Fly", 3, MAN)
-    assert c.chosen == "Maneuver" and set(c.options) == {"Maneuver", "Save"}
+    assert c.chosen == "maneuver" and set(c.options) == {"maneuver", "save"}
     assert sum(c.results.values()) == 3
 
 
 def test_caller_overrides_a_choice_l1570_1575():
-    s = Situation("save", against="dragon", choices={"Flurry": "Melee"})
+    s = Situation("save", against="dragon", choices={"Flurry": "melee"})
     c = sai_contribution("Flurry", 4, s)
-    assert c.results == {"Melee": 4} and c.rerolls
+    assert c.results == {"melee": 4} and c.rerolls
 
 
 def test_unknown_choice_is_refused():
     with pytest.raises(ValueError, match="no option"):
-        sai_contribution("Fly", 3, Situation("save", choices={"Fly": "Magic"}))
+        sai_contribution("Fly", 3, Situation("save", choices={"Fly": "magic"}))
 
 
 def test_regenerate_may_return_units_instead_of_saves_l1746_1750():
     c = sai_contribution("Regenerate", 2, Situation("save", choices={"Regenerate": "return units"}))
-    assert not c.results.get("Save") and c.effects[0].kind == "return_from_dua" and c.effects[0].amount == 2
+    assert not c.results.get("save") and c.effects[0].kind == "return_from_dua" and c.effects[0].amount == 2
 
 
 def test_wild_growth_may_promote_l2072_2080():
@@ -181,13 +181,13 @@ def test_wayfare_may_move_instead_of_maneuver_l2052_2055():
 
 def test_create_fireminions_type_chosen_by_caller_l1399_1407():
     c = sai_contribution("Create Fireminions", 3, Situation("save", against="dragon",
-                                                            choices={"Create Fireminions": "Missile"}))
-    assert c.results == {"Missile": 3}
+                                                            choices={"Create Fireminions": "missile"}))
+    assert c.results == {"missile": 3}
 
 
 def test_cloak_in_individual_roll_gives_any_type_l1341_1345():
-    c = sai_contribution("Cloak", 2, Situation("save", against="individual", choices={"Cloak": "Maneuver"}))
-    assert c.results == {"Maneuver": 2}
+    c = sai_contribution("Cloak", 2, Situation("save", against="individual", choices={"Cloak": "maneuver"}))
+    assert c.results == {"maneuver": 2}
 
 
 # ------------------------------------------------------------------ modifiers created
@@ -196,13 +196,13 @@ def test_cloak_in_individual_roll_gives_any_type_l1341_1345():
 def test_cloak_adds_lasting_saves_to_its_army_l1336_1338():
     c = sai_contribution("Cloak", 3, SAV_MEL)
     (m,) = c.modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.ADD, "Save", 3, Scope.OWN_ARMY_ROLLS)
+    assert (m.op, m.result, m.amount, m.scope) == (Op.ADD, "save", 3, Scope.OWN_ARMY_ROLLS)
 
 
 @pytest.mark.parametrize("sai", ["Howl", "Screech", "Wave"])
 def test_defender_subtracts_x_saves_l1637_1642_l1798_1804_l2041_2043(sai):
     (m,) = sai_contribution(sai, 2, MEL).modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.SUBTRACT, "Save", 2, Scope.DEFENDER_SAVE_ROLL)
+    assert (m.op, m.result, m.amount, m.scope) == (Op.SUBTRACT, "save", 2, Scope.DEFENDER_SAVE_ROLL)
 
 
 def test_howl_also_in_missile_but_screech_not_l1637_l1798():
@@ -212,19 +212,19 @@ def test_howl_also_in_missile_but_screech_not_l1637_l1798():
 
 def test_wave_while_marching_hits_counter_maneuvers_but_not_when_countering_l2044_2048():
     (m,) = sai_contribution("Wave", 3, MAN).modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.SUBTRACT, "Maneuver", 3, Scope.COUNTER_MANEUVER)
+    assert (m.op, m.result, m.amount, m.scope) == (Op.SUBTRACT, "maneuver", 3, Scope.COUNTER_MANEUVER)
     assert sai_contribution("Wave", 3, MAN_COUNTER).is_empty
     assert sai_contribution("Wave", 3, Situation("maneuver", marching=False)).is_empty
 
 
 def test_frost_breath_halves_target_army_l1589_1598():
     (m,) = sai_contribution("Frost Breath", 1, MIS).modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.DIVIDE, None, 2, Scope.TARGET_ARMY_ROLLS)
+    assert (m.op, m.result, m.amount, m.scope) == (Op.DIVIDE, ALL, 2, Scope.TARGET_ARMY_ROLLS)
 
 
 def test_galeforce_minus_four_saves_and_maneuver_l1599_1608():
     mods = sai_contribution("Galeforce", 1, MEL).modifiers
-    assert {(m.result, m.amount) for m in mods} == {("Save", 4), ("Maneuver", 4)}
+    assert {(m.result, m.amount) for m in mods} == {("save", 4), ("maneuver", 4)}
     assert all(m.op is Op.SUBTRACT for m in mods)
     assert sai_contribution("Galeforce", 1, MAG).modifiers
     assert sai_contribution("Galeforce", 1, MAG_RESERVE).is_empty  # "a magic action at a terrain"
@@ -232,32 +232,32 @@ def test_galeforce_minus_four_saves_and_maneuver_l1599_1608():
 
 def test_magic_suppression_minus_four_magic_l1703_1711():
     (m,) = sai_contribution("Magic Suppression", 2, MIS).modifiers
-    assert (m.op, m.result, m.amount) == (Op.SUBTRACT, "Magic", 4)
+    assert (m.op, m.result, m.amount) == (Op.SUBTRACT, "magic", 4)
 
 
 def test_wither_minus_x_all_rolls_l2081_2084():
     (m,) = sai_contribution("Wither", 3, MEL).modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.SUBTRACT, None, 3, Scope.TARGET_ARMY_ROLLS)
+    assert (m.op, m.result, m.amount, m.scope) == (Op.SUBTRACT, ALL, 3, Scope.TARGET_ARMY_ROLLS)
 
 
 def test_elevate_doubles_one_unit_l1491_1498():
     (m,) = sai_contribution("Elevate", 3, MIS).modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.MULTIPLY, "Missile", 2, Scope.ONE_UNIT)
+    assert (m.op, m.result, m.amount, m.scope) == (Op.MULTIPLY, "missile", 2, Scope.ONE_UNIT)
     (m,) = sai_contribution("Elevate", 3, SAV_MEL).modifiers
-    assert m.result == "Save"
+    assert m.result == "save"
     assert sai_contribution("Elevate", 3, SAV_MIS).is_empty
 
 
 def test_trumpet_doubles_feral_melee_and_saves_l2011_2018():
     mods = sai_contribution("Trumpet", 1, SAV).modifiers
     assert {(m.op, m.result, m.amount, m.species) for m in mods} == {
-        (Op.MULTIPLY, "Melee", 2, "Feral"), (Op.MULTIPLY, "Save", 2, "Feral")}
+        (Op.MULTIPLY, "melee", 2, "Feral"), (Op.MULTIPLY, "save", 2, "Feral")}
     assert sai_contribution("Trumpet", 1, MAN).is_empty
 
 
 def test_charge_counts_maneuver_as_melee_except_in_counter_attacks_l1309_1318():
     (ca,) = sai_contribution("Charge", 1, MEL).counts_as
-    assert (ca.source, ca.target) == ("Maneuver", "Melee")
+    assert (ca.source, ca.target) == ("maneuver", "melee")
     assert sai_contribution("Charge", 1, COUNTER_ATTACK).is_empty
 
 
@@ -267,10 +267,10 @@ def test_belly_removes_automatic_saves_l1270_1272():
 
 def test_bash_saves_equal_targeted_attacker_melee_l1256_1264():
     c = sai_contribution("Bash", 2, Situation("save", against="melee", bash_target_melee=5))
-    assert c.results == {"Save": 5}
+    assert c.results == {"save": 5}
     assert c.effects[0].kind == "damage" and c.effects[0].amount == 5
     c = sai_contribution("Bash", 2, Situation("save", against="dragon", bash_dragon_damage=7))
-    assert c.results == {"Save": 7}
+    assert c.results == {"save": 7}
 
 
 # ------------------------------------------------------------------ effects reported to the game flow
@@ -387,7 +387,7 @@ def test_white_champion_logo_no_id_results_l2866_3058(cat):
 
 def test_champion_logo_four_saves_vs_individual_l2882_2886(cat):
     for name in ("Eldarim/Dragonslayer", "Eldarim/Air Dragon Zealot"):
-        assert sai_contribution("Logo", 1, SAV_IND, cat[name]).results == {"Save": 4}
+        assert sai_contribution("Logo", 1, SAV_IND, cat[name]).results == {"save": 4}
 
 
 def test_champion_logo_in_dragon_attack_tames_slays_controls_l2906_3058(cat):
@@ -404,15 +404,15 @@ def test_champion_logo_in_dragon_attack_tames_slays_controls_l2906_3058(cat):
 
 def test_dragonkin_champion_logo_l2546_2564(cat):
     die = cat["Dragonkin/Dragonvictor (Fire)"]
-    assert sai_contribution("Logo", 4, SAV_IND, die).results == {"Save": 4}
+    assert sai_contribution("Logo", 4, SAV_IND, die).results == {"save": 4}
     assert sai_contribution("Logo", 4, MEL, die).effects[0].kind == "move_dragon"
 
 
 def test_bronze_medallion_l2782_2797(cat):
     die = cat["Items/Bronze Medallion"]
     assert rule_for_face("Logo", die).name == "Logo (Medallion)"
-    assert sai_contribution("Logo", 4, MAG, die).results == {"Magic": 4}
-    assert sai_contribution("Logo", 4, SAV, die).results == {CANTRIP_MAGIC: 4}
+    assert sai_contribution("Logo", 4, MAG, die).results == {"magic": 4}
+    assert sai_contribution("Logo", 4, SAV, die).results == {CANTRIP: 4}
     assert sai_contribution("Logo", 4, MAN, die).is_empty
 
 
@@ -424,7 +424,7 @@ def test_silver_and_gold_medallions_l2798_2824(cat):
 
 def test_earthfang_logo_l2849_2864(cat):
     die = cat["Items/Earthfang"]
-    assert sai_contribution("Logo", 4, DRAGON, die).results == {"Melee": 4}
+    assert sai_contribution("Logo", 4, DRAGON, die).results == {"melee": 4}
     assert sai_contribution("Logo", 4, DRAGON_JAWS, die).effects[0].kind == "kill_dragon"
     (m,) = sai_contribution("Logo", 4, MIS, die).modifiers
     assert (m.op, m.amount, m.scope) == (Op.SUBTRACT, 2, Scope.TERRAIN_ROLLS)
@@ -450,11 +450,11 @@ def test_unknown_sai_refused():
 
 def test_in_the_dua_only_save_generating_sais_work_l1215_1216():
     dua = Situation("save", in_dua=True)
-    assert sai_contribution("Counter", 3, dua).results == {"Save": 3}
-    assert sai_contribution("Fly", 3, dua).results == {"Save": 3}
+    assert sai_contribution("Counter", 3, dua).results == {"save": 3}
+    assert sai_contribution("Fly", 3, dua).results == {"save": 3}
     assert sai_contribution("Trample", 3, dua).is_empty
     assert sai_contribution("Vanish", 2, dua).effects == ()  # its saves only, no move
-    assert sai_contribution("Vanish", 2, dua).results == {"Save": 2}
+    assert sai_contribution("Vanish", 2, dua).results == {"save": 2}
 
 
 def test_face_data_spellings_are_accepted():

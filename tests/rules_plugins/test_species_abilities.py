@@ -41,15 +41,15 @@ def test_27_abilities_listed_l771_998():
 
 # (ability, species, situation, terrain elements that allow it, elements that do not, source, target, lines)
 COUNTS_AS_RULES = [
-    ("Coastal Dodge", "Coral Elves", Situation("save"), COAST, HIGH, "Maneuver", "Save", "L817-819"),
-    ("Mountain Mastery", "Dwarves", Situation("maneuver"), HIGH, COAST, "Melee", "Maneuver", "L828-830"),
-    ("Dwarven Might", "Dwarves", Situation("melee", counter_attack=True), HIGH, SWAMP, "Save", "Melee", "L832-834"),
-    ("Stampede", "Feral", Situation("melee", counter_attack=True), FLAT, HIGH, "Maneuver", "Melee", "L863-865"),
-    ("Flaming Shields", "Firewalkers", Situation("melee"), WASTE, FLAT, "Save", "Melee", "L874-877"),
-    ("Swamp Mastery", "Goblins", Situation("maneuver"), SWAMP, COAST, "Melee", "Maneuver", "L903-905"),
-    ("Volcanic Adaptation", "Lava Elves", Situation("save"), HIGH, COAST, "Maneuver", "Save", "L918-920"),
-    ("Intangibility", "Scalders", Situation("save", against="missile"), FEY, HIGH, "Maneuver", "Save", "L940-942"),
-    ("Born of the Swamp", "Swamp Stalkers", Situation("save"), SWAMP, WASTE, "Maneuver", "Save", "L945-947"),
+    ("Coastal Dodge", "Coral Elves", Situation("save"), COAST, HIGH, "maneuver", "save", "L817-819"),
+    ("Mountain Mastery", "Dwarves", Situation("maneuver"), HIGH, COAST, "melee", "maneuver", "L828-830"),
+    ("Dwarven Might", "Dwarves", Situation("melee", counter_attack=True), HIGH, SWAMP, "save", "melee", "L832-834"),
+    ("Stampede", "Feral", Situation("melee", counter_attack=True), FLAT, HIGH, "maneuver", "melee", "L863-865"),
+    ("Flaming Shields", "Firewalkers", Situation("melee"), WASTE, FLAT, "save", "melee", "L874-877"),
+    ("Swamp Mastery", "Goblins", Situation("maneuver"), SWAMP, COAST, "melee", "maneuver", "L903-905"),
+    ("Volcanic Adaptation", "Lava Elves", Situation("save"), HIGH, COAST, "maneuver", "save", "L918-920"),
+    ("Intangibility", "Scalders", Situation("save", against="missile"), FEY, HIGH, "maneuver", "save", "L940-942"),
+    ("Born of the Swamp", "Swamp Stalkers", Situation("save"), SWAMP, WASTE, "maneuver", "save", "L945-947"),
 ]
 
 
@@ -92,19 +92,19 @@ def test_intangibility_only_against_missile_l940_942():
 
 def test_coastal_dodge_applies_in_dragon_attack_saves_l817_819():
     assert conversions("Coral Elves", Situation("save", against="dragon", terrain_elements=COAST)) == {
-        ("Maneuver", "Save", "Coastal Dodge")}
+        ("maneuver", "save", "Coastal Dodge")}
 
 
 def test_javelin_charge_maneuver_as_missile_when_declared_l784_790():
     s = Situation("missile", terrain_elements=HIGH)
     assert conversions("Amazons", s) == set()
-    assert conversions("Amazons", s, active={"Javelin Charge"}) == {("Maneuver", "Missile", "Javelin Charge")}
+    assert conversions("Amazons", s, active={"Javelin Charge"}) == {("maneuver", "missile", "Javelin Charge")}
     assert conversions("Amazons", Situation("melee"), active={"Javelin Charge"}) == set()
 
 
 def test_kukri_charge_maneuver_as_melee_when_declared_l791_797():
     s = Situation("melee")
-    assert conversions("Amazons", s, active={"Kukri Charge"}) == {("Maneuver", "Melee", "Kukri Charge")}
+    assert conversions("Amazons", s, active={"Kukri Charge"}) == {("maneuver", "melee", "Kukri Charge")}
     assert conversions("Amazons", Situation("missile"), active={"Kukri Charge"}) == set()
 
 
@@ -146,14 +146,14 @@ def test_deadlands_counts_as_s_units_l2638_2643_worked_example_v4_11():
 
 def test_magic_negation_capped_by_dua_and_5s_l886_893():
     m = magic_negation(7, 3, 24)
-    assert (m.op, m.result, m.amount) == (Op.SUBTRACT, "Magic", 3)
+    assert (m.op, m.result, m.amount) == (Op.SUBTRACT, "magic", 3)
     assert magic_negation(9, 8, 24).amount == 5
     assert magic_negation(9, 8, 30).amount == 8
 
 
 def test_bone_magic_l986_991():
     m = bone_magic(3, 10, 24)
-    assert (m.op, m.result, m.amount) == (Op.ADD, "Magic", 3)
+    assert (m.op, m.result, m.amount) == (Op.ADD, "magic", 3)
     assert bone_magic(6, 10, 24).amount == 4
     assert bone_magic(6, 2, 24).amount == 2
 

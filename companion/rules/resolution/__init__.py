@@ -87,6 +87,7 @@ from .engine import resolve
 from .model import (
     ADD,
     ALL,
+    CANTRIP,
     DIVIDE,
     IVORY,
     MAGIC,
@@ -100,6 +101,7 @@ from .model import (
     EffectInForce,
     ElementOption,
     Modifier,
+    Op,
     Report,
     Resolution,
     ResolutionError,
@@ -116,8 +118,8 @@ from .registry import IdMultiplier, Registry, RollContext, SaiContext
 TerrainState = RollTerrain
 
 __all__ = [
-    "ADD", "ALL", "DIVIDE", "IVORY", "MAGIC", "MANEUVER", "MELEE", "MISSILE", "MULTIPLY", "RESULT_TYPES",
-    "SAVE", "SUBTRACT", "Edition", "EffectInForce", "ElementOption", "IdMultiplier", "Modifier",
+    "ADD", "ALL", "CANTRIP", "DIVIDE", "IVORY", "MAGIC", "MANEUVER", "MELEE", "MISSILE", "MULTIPLY", "RESULT_TYPES",
+    "SAVE", "SUBTRACT", "Edition", "EffectInForce", "ElementOption", "IdMultiplier", "Modifier", "Op",
     "Registry", "Report", "Resolution", "ResolutionError", "RollContext", "RollRequest", "RolledUnit",
     "SaiContext", "SaiOutcome", "Step", "RollTerrain", "TerrainState", "get_edition", "resolve",
 ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
@@ -31,14 +32,34 @@ COUNTED_BY_PURPOSE: dict[str, frozenset[str]] = {p: frozenset({p}) for p in RESU
 }
 AGAINST: tuple[str, ...] = (MELEE, MISSILE, MAGIC, "dragon")
 
-# Modifier stages, in V4.01c order (L1011-1031): 6 subtract, 7 divide, 9 multiply, 10 add.
-SUBTRACT = "subtract"
-DIVIDE = "divide"
-MULTIPLY = "multiply"
-ADD = "add"
-STAGES: tuple[str, ...] = (SUBTRACT, DIVIDE, MULTIPLY, ADD)
+#: Results outside the counted types: Cantrip magic outside a magic action, spendable only on
+#: spells flagged C (V4.01c L1296-1306, L2103-2108); reported in ``Resolution.other``.
+CANTRIP = "cantrip"
 
-#: ``Modifier.result`` value meaning "every result type the roll counts".
+
+class Op(StrEnum):
+    """Kinds of roll modifier, the stages of die roll resolution that apply them, in V4.01c order
+    (L1011-1031).  The one modifier vocabulary: the engine's :class:`Modifier` (``stage``) and the
+    V4 plug-in tables (``companion.rules.v4.contributions``) both speak it; a member equals its
+    plain string (``Op.ADD == "add"``)."""
+
+    SUBTRACT = "subtract"  # step 6
+    DIVIDE = "divide"  # step 7
+    MULTIPLY = "multiply"  # step 9
+    ADD = "add"  # step 10
+
+    @property
+    def step(self) -> int:
+        """The step of V4.01c die roll resolution (L1011-1031) that applies this modifier."""
+        return _V4_STEP[self]
+
+
+_V4_STEP = {Op.SUBTRACT: 6, Op.DIVIDE: 7, Op.MULTIPLY: 9, Op.ADD: 10}
+SUBTRACT, DIVIDE, MULTIPLY, ADD = Op.SUBTRACT, Op.DIVIDE, Op.MULTIPLY, Op.ADD
+STAGES: tuple[str, ...] = tuple(Op)
+
+#: ``Modifier.result`` value meaning "every result type the roll counts" ("results" of any type:
+#: Ash Storm, Palsy, Wither; in a combination roll the owner splits it, V4.01c L1076-1096).
 ALL = "all"
 
 #: Magic of no element (Amazons in Reserves, V4.01c Terrain Harmony).

@@ -11,8 +11,12 @@ special action icons (SAIs, V4.01c L1178-2080), species abilities (L771-998) and
 * ``effects``   - everything else the game flow must do (kills, burials, moves, lasting effects),
   as structured data with its citation; this module never changes the game state itself.
 
-Result type names are the catalogue's (``"Maneuver"``, ``"Melee"``, ``"Missile"``, ``"Magic"``,
-``"Save"``).  Everything here is pure data: no I/O, no randomness.
+They speak the resolution engine's vocabulary (:mod:`companion.rules.resolution.model`): its result
+types (``"maneuver"``, ``"melee"``, ``"missile"``, ``"magic"``, ``"save"``; ``"cantrip"`` for Cantrip
+magic), its stages (:class:`Op`) and ``ALL`` for "results" of any type, so the plug-ins hand the
+engine what the tables say without translating names.  What stays the tables' own is a modifier's
+:class:`Scope`: whose rolls it reaches, which the plug-ins bind to the units of one roll.
+Everything here is pure data: no I/O, no randomness.
 """
 
 from __future__ import annotations
@@ -21,25 +25,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-MANEUVER, MELEE, MISSILE, MAGIC, SAVE = "Maneuver", "Melee", "Missile", "Magic", "Save"
-RESULT_TYPES: tuple[str, ...] = (MANEUVER, MELEE, MISSILE, MAGIC, SAVE)
+from companion.rules.resolution.model import (
+    ALL,
+    CANTRIP,
+    MAGIC,
+    MANEUVER,
+    MELEE,
+    MISSILE,
+    RESULT_TYPES,
+    SAVE,
+    Op,
+)
 
-#: A result that is not counted by any ordinary total: Cantrip magic outside a magic action,
-#: spendable only on spells flagged C (V4.01c L1296-1306, L2103-2108).
-CANTRIP_MAGIC = "Cantrip magic"
-
-
-class Op(StrEnum):
-    """Kinds of roll modifier, in the order die roll resolution applies them (L1011-1030)."""
-
-    SUBTRACT = "subtract"  # step 6
-    DIVIDE = "divide"  # step 7
-    MULTIPLY = "multiply"  # step 9
-    ADD = "add"  # step 10
-
-    @property
-    def step(self) -> int:
-        return {"subtract": 6, "divide": 7, "multiply": 9, "add": 10}[self.value]
+__all__ = [
+    "ALL", "CANTRIP", "MAGIC", "MANEUVER", "MELEE", "MISSILE", "RESULT_TYPES", "SAVE", "Contribution", "CountsAs",
+    "Op", "RollEffect", "Scope", "TableModifier",
+]
 
 
 class Scope(StrEnum):
@@ -54,14 +55,36 @@ class Scope(StrEnum):
     OWN_ARMY_ROLLS = "this army's rolls until the beginning of your next turn"  # Cloak
     TERRAIN_ROLLS = "every army roll at this terrain"  # Chill Wind (Earthfang)
 
+    @property
+    def army_wide(self) -> bool:
+        """Whether the modifier changes a whole army's roll (not one unit's or one species')."""
+        return self in _ARMY_WIDE
+
+    @property
+    def report_kind(self) -> str | None:
+        """For a modifier on other rolls than this one: the kind of the report that carries it to the
+        game flow (``Report.kind``); ``None`` for the scopes this roll applies itself."""
+        return _REPORT_KIND.get(self)
+
+
+_ARMY_WIDE = frozenset({Scope.THIS_ROLL, Scope.TARGET_ARMY_ROLLS, Scope.OWN_ARMY_ROLLS, Scope.TERRAIN_ROLLS})
+_REPORT_KIND = {
+    Scope.DEFENDER_SAVE_ROLL: "defender_save_modifier",
+    Scope.COUNTER_MANEUVER: "counter_maneuver_modifier",
+    Scope.TARGET_ARMY_ROLLS: "lasting_modifier",
+    Scope.TERRAIN_ROLLS: "lasting_modifier",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class TableModifier:
-    """A roll modifier.  ``result`` is a result type, or ``None`` for "results" of any type
-    (Ash Storm, Palsy, Wither: the roller applies it to the type(s) the roll counts)."""
+    """A roll modifier as a table states it, before it is bound to the units of one roll (the
+    plug-ins turn it into the engine's :class:`~companion.rules.resolution.model.Modifier`).
+    ``result`` is a result type, or ``ALL`` for "results" of any type (Ash Storm, Palsy, Wither:
+    the roller applies it to the type(s) the roll counts)."""
 
     op: Op
-    result: str | None
+    result: str
     amount: int
     source: str
     citation: str

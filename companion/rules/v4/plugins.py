@@ -1,10 +1,11 @@
 """Wires the V4 roll tables (:mod:`.sai`, :mod:`.species`, :mod:`.spells`) into the resolution
 engine's plug-in :class:`~companion.rules.resolution.registry.Registry`.
 
-Each table answers in the project's plug-in vocabulary (:mod:`.contributions`); this module
-translates those answers into the engine's types (``SaiOutcome``, ``Modifier``, ``Report``,
-``ElementOption``) and registers one hook per SAI row, per roll-changing species ability and per
-roll-changing spell or lasting effect.  Call :func:`register_all` once on the edition's registry.
+The tables answer with :mod:`.contributions`, in the engine's own vocabulary (result types,
+stages, ``ALL``); this module binds each answer to one roll (which units a modifier reaches; which
+modifiers become reports for other rolls) as the engine's types (``SaiOutcome``, ``Modifier``,
+``Report``, ``ElementOption``) and registers one hook per SAI row, per roll-changing species ability
+and per roll-changing spell or lasting effect.  Call :func:`register_all` once on the edition's registry.
 
 Choices the caller may make (``RollRequest.choices``), besides those of the engine:
 
@@ -28,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from companion.rules.resolution.model import (
-    ALL,
+    ICON_RESULT,
     EffectInForce,
     ElementOption,
     Modifier,
@@ -42,12 +43,6 @@ from .situation import Situation
 
 # The table modules (sai, species, spells) import this module at their end to register their
 # hooks, so it imports them lazily, inside the functions below.
-
-_LOWER = {t: t.lower() for t in c.RESULT_TYPES}
-_LOWER[c.CANTRIP_MAGIC] = "cantrip"
-_STAGE = {c.Op.SUBTRACT: "subtract", c.Op.DIVIDE: "divide", c.Op.MULTIPLY: "multiply", c.Op.ADD: "add"}
-_UPPER = {v: k for k, v in _LOWER.items()}
-
 
 # --------------------------------------------------------------------------- situation
 
@@ -118,7 +113,7 @@ def _build_situation(ctx: RollContext) -> Situation:
         tower_shot_at_reserves=bool(choices.get("Tower shot at Reserves", False)),
         in_dua=bool(choices.get("in DUA", False)),
         choices={k: v for k, v in choices.items() if isinstance(k, str) and isinstance(v, str)},
-        counted_override=tuple(_UPPER[t] for t in sorted(ctx.counted) if t in _UPPER) or None,
+        counted_override=tuple(t for t in sorted(ctx.counted) if t in c.RESULT_TYPES) or None,
     )
 
 
@@ -137,10 +132,10 @@ def _unit_value(ctx: RollContext, i: int, result: str) -> int:
     situation = situation_of(ctx)
     total = 0
     for face in unit.faces:
-        if face.is_id or face.icon == result.capitalize():
+        if face.is_id or ICON_RESULT.get(face.icon) == result:
             total += face.count
         elif face.is_sai:
-            total += sai_contribution(face.sai, face.count, situation, unit.die).results.get(_UPPER[result], 0)
+            total += sai_contribution(face.sai, face.count, situation, unit.die).results.get(result, 0)
     return total
 
 
@@ -172,7 +167,7 @@ def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, inde
     reports: list[Report] = []
     one_unit_done: set[tuple] = set()
     for m in contribution.modifiers:
-        result = _LOWER.get(m.result, ALL) if m.result is not None else ALL
+        result = m.result
         if m.scope is c.Scope.ONE_UNIT:
             key = (m.op, m.result, m.source)
             if key in one_unit_done:
@@ -184,44 +179,36 @@ def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, inde
             if chosen:
                 names = ", ".join(ctx.units[i].name for i in chosen)
                 why = "the roller's choice" if picked else "the unit(s) that rolled the most"
-                mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
+                mods.append(Modifier(m.op, result, m.amount, m.source, m.citation, scope="army",
                                      units=frozenset(chosen), origin=origin,
                                      note=f"{m.note.split(' (unit')[0]} ({names}: {why})"))
         elif m.scope is c.Scope.THIS_ROLL:
-            mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
+            mods.append(Modifier(m.op, result, m.amount, m.source, m.citation, scope="army",
                                  origin=origin, note=m.note))
         elif m.scope is c.Scope.UNITS_OF_SPECIES:
             units = ctx.species_units(m.species) if m.species else frozenset()
             if units:
-                mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
+                mods.append(Modifier(m.op, result, m.amount, m.source, m.citation, scope="army",
                                      units=units, origin=origin, note=m.note))
         elif m.scope is c.Scope.OWN_ARMY_ROLLS:
             # Cloak: the army gets the saves now and until your next turn.
-            mods.append(Modifier(_STAGE[m.op], result, m.amount, m.source, m.citation, scope="army",
+            mods.append(Modifier(m.op, result, m.amount, m.source, m.citation, scope="army",
                                  origin=origin, note=m.note))
             reports.append(Report(m.source, f"{m.note} (lasting: name it as an effect on later rolls)", m.amount,
                                   index, "lasting_modifier"))
         else:
             reports.append(Report(m.source, f"{m.note} [{m.scope.value}; {m.citation}]", m.amount, index,
-                                  _REPORT_KIND[m.scope]))
+                                  m.scope.report_kind))
     for ca in contribution.counts_as:
         # a species' units; else every die of the army (Charge: "the attacking army counts all
         # maneuver results", items included; spells' counts-as name units only)
         units = ctx.species_units(ca.species) if ca.species else frozenset(
             i for i, u in enumerate(ctx.units) if u.counts and (u.die.is_unit or origin == "sai"))
         if units:
-            mods.append(Modifier("add", _LOWER[ca.target], 0, ca.by, ca.citation, scope="any", units=units,
-                                 counts_as=_LOWER[ca.source], origin=origin, optional=True,
-                                 note=f"{ca.by}: {ca.source.lower()} results count as {ca.target.lower()}"))
+            mods.append(Modifier(c.Op.ADD, ca.target, 0, ca.by, ca.citation, scope="any", units=units,
+                                 counts_as=ca.source, origin=origin, optional=True,
+                                 note=f"{ca.by}: {ca.source} results count as {ca.target}"))
     return mods, reports
-
-
-_REPORT_KIND = {
-    c.Scope.DEFENDER_SAVE_ROLL: "defender_save_modifier",
-    c.Scope.COUNTER_MANEUVER: "counter_maneuver_modifier",
-    c.Scope.TARGET_ARMY_ROLLS: "lasting_modifier",
-    c.Scope.TERRAIN_ROLLS: "lasting_modifier",
-}
 
 
 _DAMAGE_KINDS = {
@@ -308,12 +295,12 @@ def _sai_hook(name: str):
         results: dict[str, int] = {}
         for key, value in contribution.results.items():
             if value:
-                results[_LOWER[key]] = results.get(_LOWER[key], 0) + value
+                results[key] = results.get(key, 0) + value
         if contribution.id_results and len(ctx.counted) >= 1:
             # Elemental champion logo: an ID worth two results of the roll's type (L1821-1824).
             # It joins with the SAI results (step 8), not at step 5 like a printed ID, because a
             # plug-in cannot add ID results; the eighth-face ID doubling (L501) is applied here.
-            t = _LOWER[situation.primary] if _LOWER[situation.primary] in ctx.counted else sorted(ctx.counted)[0]
+            t = situation.primary if situation.primary in ctx.counted else sorted(ctx.counted)[0]
             doubled = ctx.terrain is not None and ctx.terrain.controlled and not ctx.individual
             results[t] = results.get(t, 0) + contribution.id_results * (2 if doubled else 1)
         mods, reports = _modifiers(ctx, contribution, "sai", sctx.index)
@@ -326,8 +313,8 @@ def _sai_hook(name: str):
             reports.append(Report(name, f"this unit's automatic saves do not count [{contribution.citation}]",
                                   None, sctx.index, "loses_automatic_saves"))
         if contribution.chosen:
-            reports.append(Report(name, f"counted as {contribution.chosen.lower()} (options: "
-                                        f"{', '.join(o.lower() for o in contribution.options)})",
+            reports.append(Report(name, f"counted as {contribution.chosen} (options: "
+                                        f"{', '.join(contribution.options)})",
                                   None, sctx.index, "choice"))
         magic_elements = None
         if name in ("Attune",) or (name == "Logo" and "magic" in results and die.kind.value == "medallion"):
@@ -400,7 +387,7 @@ def _counts_as_hook(ability: str):
     from .species import SPECIES_ABILITIES, counts_as_applies, counts_as_types
 
     spec = SPECIES_ABILITIES[ability]
-    source, target = (_LOWER[t] for t in counts_as_types(ability))
+    source, target = counts_as_types(ability)
     note = f"{ability}: {source} results count as {target}"
 
     cache: dict = {}  # (situation key, units) -> answer, for rolls with no player choices

@@ -30,7 +30,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from .contributions import (
-    CANTRIP_MAGIC,
+    ALL,
+    CANTRIP,
     MAGIC,
     MANEUVER,
     MELEE,
@@ -70,7 +71,7 @@ class EffectSpec:
 @dataclass(frozen=True)
 class ModSpec:
     op: Op
-    result: str | None
+    result: str  # a result type, or ALL
     amount: Amount
     scope: Scope
     note: str = ""
@@ -176,7 +177,7 @@ def _kills(kind: str, amount: Amount, detail: str, target: str = DEF) -> EffectS
     return fx(kind, amount, target, "before the defending army's save roll", detail)
 
 
-def _lasting(op: Op, result: str | None, amount: Amount, note: str) -> ModSpec:
+def _lasting(op: Op, result: str, amount: Amount, note: str) -> ModSpec:
     return ModSpec(op, result, amount, Scope.TARGET_ARMY_ROLLS, note)
 
 
@@ -232,7 +233,7 @@ def _medallion_logo(die: object, s: Situation) -> Mode:
         if s.roll_for == "magic":
             return gen(r(MAGIC), note="X magic of any element")
         if not s.is_maneuver:
-            return gen(r(CANTRIP_MAGIC), note="cantrip magic ignoring species and element requirements")
+            return gen(r(CANTRIP), note="cantrip magic ignoring species and element requirements")
         return NOTHING
     if "Silver" in color:
         if s.is_maneuver:
@@ -257,7 +258,7 @@ def _relic_logo(die: object, s: Situation) -> Mode:
                 return gen(effects=(fx("kill_dragon", 1, "one attacking dragon that rolled Jaws"),))
             return gen(r(MELEE, 4), note="no dragon rolled Jaws: four melee")
         if s.roll_for in ("magic", "missile"):
-            return gen(modifiers=(ModSpec(Op.SUBTRACT, None, 2, Scope.TERRAIN_ROLLS,
+            return gen(modifiers=(ModSpec(Op.SUBTRACT, ALL, 2, Scope.TERRAIN_ROLLS,
                                           "Chill Wind: -2 to every army roll at this terrain until it is "
                                           "maneuvered to a new face; cumulative"),),
                        effects=(fx("chill_wind", 2, "this terrain", "until the terrain changes face"),))
@@ -308,7 +309,7 @@ _RULES: tuple[SAIRule, ...] = (
     }, "missile: X health-worth save or die, roll again; DA: X missile"),
     SAIRule("Cantrip", "1296-1306", "Magic, Non-Maneuver", {
         "magic": gen(r(MAGIC)),
-        "non_maneuver": gen(r(CANTRIP_MAGIC), note="X magic for spells marked Cantrip only"),
+        "non_maneuver": gen(r(CANTRIP), note="X magic for spells marked Cantrip only"),
     }, "magic action / Magic Negation: X magic; other non-maneuver rolls: X cantrip magic"),
     SAIRule("Charge", "1309-1318", "Melee*", {
         "counter_melee": Mode(note="no effect during a counter-attack"),
@@ -433,8 +434,8 @@ _RULES: tuple[SAIRule, ...] = (
         "any": choice(gen(r(MANEUVER), label=MANEUVER), gen(r(SAVE), label=SAVE)),
     }, "X maneuver or X saves"),
     SAIRule("Frost Breath", "1589-1598", "Melee, Missile", {
-        "melee": gen(modifiers=(_lasting(Op.DIVIDE, None, 2, "an opposing army at this terrain halves all its results"),)),
-        "missile": gen(modifiers=(_lasting(Op.DIVIDE, None, 2, "an opposing army at this terrain halves all its results"),)),
+        "melee": gen(modifiers=(_lasting(Op.DIVIDE, ALL, 2, "an opposing army at this terrain halves all its results"),)),
+        "missile": gen(modifiers=(_lasting(Op.DIVIDE, ALL, 2, "an opposing army at this terrain halves all its results"),)),
     }, "an opposing army at this terrain halves its results until your next turn"),
     SAIRule("Galeforce", "1599-1608", "Magic*, Melee, Missile", {
         "melee": gen(modifiers=(_lasting(Op.SUBTRACT, SAVE, 4, "opposing army: -4 saves"),
@@ -669,7 +670,7 @@ _RULES: tuple[SAIRule, ...] = (
                 label="promote")),
     }, "X saves or promote X health-worth (may be split)"),
     SAIRule("Wither", "2081-2084", "Melee", {
-        "melee": gen(modifiers=(_lasting(Op.SUBTRACT, None, X, "an opposing army at this terrain: -X to all rolls"),)),
+        "melee": gen(modifiers=(_lasting(Op.SUBTRACT, ALL, X, "an opposing army at this terrain: -X to all rolls"),)),
     }, "an opposing army at this terrain subtracts X from all rolls until your next turn"),
 )
 
@@ -727,7 +728,7 @@ def _mode_in(rule: SAIRule, situation: Situation, die: object) -> Mode:
         return rule.mode_for(situation, die)
     alternatives: list[Mode] = []
     for result_type in counted:
-        sub = replace(situation, roll_for=result_type.lower(),
+        sub = replace(situation, roll_for=result_type,
                       against=situation.against if result_type == SAVE else None, counted_override=None)
         mode = rule.mode_for(sub, die)
         if mode is NOTHING or (not mode.results and not mode.alternatives and mode.note and not mode.effects

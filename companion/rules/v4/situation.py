@@ -9,13 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .contributions import MAGIC, MANEUVER, MELEE, MISSILE, SAVE
+from .contributions import MELEE, MISSILE, SAVE
 
 #: roll purposes (``for``) and save targets (``against``), as in the scenario format
 ROLL_FOR = ("maneuver", "melee", "missile", "magic", "save")
 SAVE_AGAINST = ("melee", "missile", "magic", "dragon", "individual")
-
-_PRIMARY = {"maneuver": MANEUVER, "melee": MELEE, "missile": MISSILE, "magic": MAGIC, "save": SAVE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +83,8 @@ class Situation:
 
     @property
     def primary(self) -> str:
-        """The result type the roll is for (what an ID generates, L1050-1066)."""
-        return _PRIMARY[self.roll_for]
+        """The result type the roll is for (what an ID generates, L1050-1066): the purpose's own name."""
+        return self.roll_for
 
     @property
     def counted(self) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .contributions import (
+    ALL,
     MAGIC,
     MANEUVER,
     MELEE,
@@ -81,7 +82,7 @@ class RollSpell:
         return self.per_casting * castings
 
 
-def _mods(spell: RollSpell, *mods: tuple[Op, str | None, int], note: str = "") -> Contribution:
+def _mods(spell: RollSpell, *mods: tuple[Op, str, int], note: str = "") -> Contribution:
     return Contribution(
         source=spell.name,
         citation=spell.citation,
@@ -113,12 +114,12 @@ def _sub(*results: str) -> Callable[[RollSpell, Situation, int], Contribution | 
 
 def _any_result(*, non_maneuver: bool = False) -> Callable[[RollSpell, Situation, int], Contribution | None]:
     """Subtract from "results" of any type: the type the roll is for; in a combination roll the
-    owner allocates it (``result=None``), all of it where possible (L1076-1096)."""
+    owner allocates it (``result=ALL``), all of it where possible (L1076-1096)."""
 
     def build(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
         if non_maneuver and s.is_maneuver:
             return None
-        result = s.primary if len(s.counted) == 1 else None
+        result = s.primary if len(s.counted) == 1 else ALL
         return _mods(spell, (Op.SUBTRACT, result, amount))
 
     return build
@@ -129,7 +130,7 @@ def _fiery_weapon(spell: RollSpell, s: Situation, amount: int) -> Contribution |
     if not hit:
         return None
     wanted = s.choices.get(spell.name)
-    result = wanted.capitalize() if wanted else hit[0]
+    result = wanted.lower() if wanted else hit[0]
     if result not in hit:
         raise ValueError(f"Fiery Weapon: {wanted!r} is not counted by this roll")
     c = _mods(spell, (Op.ADD, result, amount), note="melee or missile, the owner's choice")
@@ -145,8 +146,8 @@ def _necromantic_wave(spell: RollSpell, s: Situation, amount: int) -> Contributi
     if not targets:
         return None
     wanted = s.choices.get(spell.name)  # melee or missile, the owner's choice in a combination roll
-    if wanted and wanted.capitalize() in targets:
-        targets = [wanted.capitalize()]
+    if wanted and wanted.lower() in targets:
+        targets = [wanted.lower()]
     return Contribution(spell.name, spell.citation, counts_as=tuple(
         CountsAs(MAGIC, t, spell.name, spell.citation) for t in targets[:1]),
         note="units may count magic results as melee or missile")
@@ -165,7 +166,7 @@ def _wilding(spell: RollSpell, s: Situation, amount: int) -> Contribution | None
     for result in (MELEE, SAVE):
         if result in s.counted:
             mods.extend(TableModifier(Op.MULTIPLY, result, 2, spell.name, spell.citation, Scope.ONE_UNIT,
-                                 f"double one unit's {result.lower()} (unit {i + 1} of {amount})")
+                                 f"double one unit's {result} (unit {i + 1} of {amount})")
                         for i in range(amount))
     if not mods:
         return None
@@ -197,7 +198,7 @@ def _wall_of_fog(spell: RollSpell, s: Situation, amount: int) -> Contribution | 
 
 
 def _frost(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
-    result = s.primary if len(s.counted) == 1 else None
+    result = s.primary if len(s.counted) == 1 else ALL
     return Contribution(spell.name, spell.citation, modifiers=(
         TableModifier(Op.DIVIDE, result, 2, spell.name, spell.citation, Scope.THIS_ROLL, "halve all results"),))
 
