@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from companion.rules.resolution.model import (
     ADD,
     MAGIC,
@@ -14,13 +16,13 @@ from companion.rules.resolution.model import (
     Report,
     ResolutionError,
 )
-from companion.rules.resolution.registry import RollContext
+from companion.rules.resolution.registry import Contribution, RollContext
 
 from .registry import REGISTRY
 
 
 @REGISTRY.rule("Eighth face")
-def eighth_face(ctx: RollContext):
+def eighth_face(ctx: RollContext) -> Iterable[Contribution]:
     """The army controlling an eighth face doubles its save results and its maneuver results
     (R96 L621-622).  The doubling reaches SAI results (R96 L707-708) and maneuvers that a racial
     ability then counts as saves (R96 L638-643, example 2: three maneuvers -> six saves)."""
@@ -34,7 +36,7 @@ def eighth_face(ctx: RollContext):
 
 
 @REGISTRY.rule("Charge")
-def charge(ctx: RollContext):
+def charge(ctx: RollContext) -> Iterable[Contribution]:
     """A charging army counts its melee, maneuver and ID results all as damage (R96 L341-351);
     written here as its maneuver results counting as melee at the adding step."""
     if not (ctx.charge and MELEE in ctx.counted and not ctx.counter_attack and MANEUVER not in ctx.counted):
@@ -47,7 +49,7 @@ def charge(ctx: RollContext):
 
 
 @REGISTRY.rule("Terrain advantage")
-def terrain_advantage(ctx: RollContext):
+def terrain_advantage(ctx: RollContext) -> Iterable[Contribution]:
     """In magic, a unit that rolls its ID and shares a colour with the terrain doubles the ID's
     magic points of that colour; normal magic icons never double, nor does an army in Reserves
     (R96 L439-452, L472-480).  The doubled points may only be of the shared colour(s); the player
@@ -58,7 +60,7 @@ def terrain_advantage(ctx: RollContext):
     if MAGIC not in ctx.counted or terrain is None or ctx.in_reserve:
         return ()
     own = {e.value for e in terrain.elements}
-    out: list = []
+    out: list[Contribution] = []
     for i, unit in enumerate(ctx.units):
         if not unit.counts or not any(f.is_id for f in unit.faces):
             continue
@@ -74,7 +76,7 @@ def terrain_advantage(ctx: RollContext):
 
 
 @REGISTRY.rule("Death magic")
-def death_magic(ctx: RollContext):
+def death_magic(ctx: RollContext) -> Iterable[Contribution]:
     """Black magic from ID icons may be doubled by making one player bury dead units of equal health
     (R96 L454-470); never in Reserves.  Burying needs the other player's dead units, so the resolver
     never assumes it: ``choices["Death magic burial"] = N`` says N health was buried, which adds N

@@ -17,7 +17,7 @@ def _is_dragon(ctx: SaiContext) -> bool:
 
 
 @REGISTRY.sai("Bullseye")
-def bullseye(ctx: SaiContext):
+def bullseye(ctx: SaiContext) -> SaiOutcome | None:
     """Missile action: X damage on one target unit, which alone saves; dragon attack: X missile
     (R96 L731-739)."""
     if _is_dragon(ctx):
@@ -30,7 +30,7 @@ def bullseye(ctx: SaiContext):
 
 
 @REGISTRY.sai("Cantrip")
-def cantrip(ctx: SaiContext):
+def cantrip(ctx: SaiContext) -> SaiOutcome | None:
     """Magic action: X magic; maneuver: nothing; any other roll: X points for immediate spells
     (R96 L741-748)."""
     if ctx.purpose == MAGIC:
@@ -41,7 +41,7 @@ def cantrip(ctx: SaiContext):
 
 
 @REGISTRY.sai("Counter")
-def counter(ctx: SaiContext):
+def counter(ctx: SaiContext) -> SaiOutcome | None:
     """Melee attack or counter-attack (charge included): X melee.  Saves against melee (the charge
     defender included): X saves and X hits on the attacker, who cannot save.  Dragon attack: X saves
     and X hits on the dragon (R96 L750-760).  Saves against anything else: nothing (FAQ96 SAI 3.E)."""
@@ -57,7 +57,7 @@ def counter(ctx: SaiContext):
 
 
 @REGISTRY.sai("Fly")
-def fly(ctx: SaiContext):
+def fly(ctx: SaiContext) -> SaiOutcome | None:
     """X maneuver or X saves, as needed, never both (R96 L762-763); saves against a dragon
     (FAQ96 SAI 4.A)."""
     default = SAVE if SAVE in ctx.counted or _is_dragon(ctx) else MANEUVER
@@ -66,7 +66,7 @@ def fly(ctx: SaiContext):
 
 
 @REGISTRY.sai("Rend")
-def rend(ctx: SaiContext):
+def rend(ctx: SaiContext) -> SaiOutcome | None:
     """Melee or dragon attack: X melee and the unit rolls again, again while Rend comes up;
     maneuver: X maneuver, no re-roll (R96 L765-773)."""
     if ctx.purpose == MELEE or _is_dragon(ctx):
@@ -77,7 +77,7 @@ def rend(ctx: SaiContext):
 
 
 @REGISTRY.sai("Smite")
-def smite(ctx: SaiContext):
+def smite(ctx: SaiContext) -> SaiOutcome | None:
     """Skirmish melee: X hits no save can stop; charge or dragon attack: X ordinary melee
     (R96 L775-782)."""
     if _is_dragon(ctx) or (ctx.purpose == MELEE and ctx.roll.charge):
@@ -89,7 +89,7 @@ def smite(ctx: SaiContext):
 
 
 @REGISTRY.sai("Trample")
-def trample(ctx: SaiContext):
+def trample(ctx: SaiContext) -> SaiOutcome | None:
     """Maneuver or melee as needed; in a charge both at once; against a dragon either, as the owner
     sees fit (R96 L784-790)."""
     x = ctx.x

@@ -6,6 +6,8 @@ Spell modifiers never touch SAI results (R96 L705-708); the edition says so with
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from companion.rules.resolution.model import (
     ADD,
     ALL,
@@ -20,7 +22,7 @@ from companion.rules.resolution.model import (
     EffectInForce,
     Modifier,
 )
-from companion.rules.resolution.registry import RollContext
+from companion.rules.resolution.registry import Contribution, RollContext
 
 from .registry import REGISTRY
 
@@ -30,14 +32,14 @@ def _on_army(effect: EffectInForce) -> bool:
 
 
 @REGISTRY.spell("Stoneskin")
-def stoneskin(ctx: RollContext, effect: EffectInForce):
+def stoneskin(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """+1 automatic save per casting to the target army (R96 L968-971)."""
     if _on_army(effect):
         yield Modifier(ADD, SAVE, effect.castings, "Stoneskin", "R96 L968-971", note=f"+{effect.castings} automatic saves")
 
 
 @REGISTRY.spell("Watery Double")
-def watery_double(ctx: RollContext, effect: EffectInForce):
+def watery_double(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """+1 automatic save per casting, until the end of the caster's next turn (R96 L1037-1041)."""
     if _on_army(effect):
         yield Modifier(ADD, SAVE, effect.castings, "Watery Double", "R96 L1037-1041",
@@ -45,14 +47,14 @@ def watery_double(ctx: RollContext, effect: EffectInForce):
 
 
 @REGISTRY.spell("Wall of Ice")
-def wall_of_ice(ctx: RollContext, effect: EffectInForce):
+def wall_of_ice(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """+3 automatic saves; further castings go on other armies (R96 L1043-1045)."""
     if _on_army(effect):
         yield Modifier(ADD, SAVE, 3, "Wall of Ice", "R96 L1043-1045", note="+3 automatic saves")
 
 
 @REGISTRY.spell("Wind Walk")
-def wind_walk(ctx: RollContext, effect: EffectInForce):
+def wind_walk(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """+6 automatic maneuvers per casting (R96 L1002-1005); never counted by racial abilities."""
     if _on_army(effect):
         yield Modifier(ADD, MANEUVER, 6 * effect.castings, "Wind Walk", "R96 L1002-1005",
@@ -60,7 +62,7 @@ def wind_walk(ctx: RollContext, effect: EffectInForce):
 
 
 @REGISTRY.spell("Transmute Rock to Mud")
-def transmute(ctx: RollContext, effect: EffectInForce):
+def transmute(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """-6 maneuver per casting on the target army; it reaches maneuvers used by racial abilities and
     a charge's extra damage (R96 L982-986)."""
     if _on_army(effect):
@@ -69,7 +71,7 @@ def transmute(ctx: RollContext, effect: EffectInForce):
 
 
 @REGISTRY.spell("Ash Storm")
-def ash_storm(ctx: RollContext, effect: EffectInForce):
+def ash_storm(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """-1 per casting to the results of every army at the target terrain; in a roll used for several
     effects the owner places it (R96 L1015-1019, L934-943)."""
     if effect.target in ("terrain", "army"):
@@ -77,14 +79,14 @@ def ash_storm(ctx: RollContext, effect: EffectInForce):
 
 
 @REGISTRY.spell("Palsy")
-def palsy(ctx: RollContext, effect: EffectInForce):
+def palsy(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """-1 per casting to all the target army's results (R96 L1065-1069: 12 hits -> 11)."""
     if _on_army(effect):
         yield Modifier(SUBTRACT, ALL, effect.castings, "Palsy", "R96 L1065-1069", note=f"-{effect.castings}")
 
 
 @REGISTRY.spell("Burning Hands")
-def burning_hands(ctx: RollContext, effect: EffectInForce):
+def burning_hands(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """The target unit's melee hits are doubled; more castings go on more units (R96 L1025-1026).
     ``effect.units`` names the unit(s)."""
     if effect.units:
@@ -93,7 +95,7 @@ def burning_hands(ctx: RollContext, effect: EffectInForce):
 
 
 @REGISTRY.spell("Dancing Lights")
-def dancing_lights(ctx: RollContext, effect: EffectInForce):
+def dancing_lights(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """The target army's missile and magic results are halved, rounded down; more castings go on
     other armies (R96 L1028-1030)."""
     if _on_army(effect):
@@ -102,7 +104,7 @@ def dancing_lights(ctx: RollContext, effect: EffectInForce):
 
 
 @REGISTRY.spell("Wall of Fog")
-def wall_of_fog(ctx: RollContext, effect: EffectInForce):
+def wall_of_fog(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """Halve every maneuver at the target terrain, and missile fire in, into or out of it
     (R96 L1047-1051).  ``target="terrain"``: the rolling army's terrain is fogged; ``"opponent"``: the
     terrain of the army it shoots at is fogged (missile only)."""
@@ -113,7 +115,7 @@ def wall_of_fog(ctx: RollContext, effect: EffectInForce):
 
 
 @REGISTRY.spell("Frost")
-def frost(ctx: RollContext, effect: EffectInForce):
+def frost(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """Green dragon breath: every roll of the army, or of its units alone, is halved, rounded down,
     until its owner's next turn (R96 L865-867)."""
     # FAQ96 SAI B counts Frost among the "spells" that never touch SAI results

@@ -168,7 +168,7 @@ class DragonAttacks(R96Host):
         for live, dead in pairs:  # the pairs are disjoint and were matched before any trade
             self._swap(live, dead)
 
-    def _promotion_sets(self, units: list, pid: str, limit: int = 24) -> list[list[tuple]]:
+    def _promotion_sets(self, units: list[Unit], pid: str, limit: int = 24) -> list[list[tuple[Unit, Unit]]]:
         """Largest sets of (live, dead) promotions with no unit used twice (R96 L655-661), one per
         distinct set of die names."""
         dead = self._dead(pid)
@@ -179,11 +179,11 @@ class DragonAttacks(R96Host):
                 if d.spec.species == live.spec.species and d.health == live.health + 1:
                     by_name.setdefault(d.name, []).append(d)
             cands.append((live, by_name))
-        found: dict[tuple, list[tuple]] = {}
+        found: dict[tuple[tuple[str, str], ...], list[tuple[Unit, Unit]]] = {}
         best = [0]
         visits = [0]
 
-        def walk(i: int, pairs: list[tuple], used: set[str]) -> None:
+        def walk(i: int, pairs: list[tuple[Unit, Unit]], used: set[str]) -> None:
             visits[0] += 1
             if len(found) >= limit or visits[0] > 20000:  # a large army: the first sets found are enough
                 return
@@ -217,7 +217,7 @@ class DragonAttacks(R96Host):
             n = min(5, len(units))
             chosen = [u.uid for u in units]
             if n < len(units):
-                def check(a: dict) -> list[str]:
+                def check(a: dict[str, Any]) -> list[str]:
                     us = a.get("units")
                     ids = {u.uid for u in units}
                     if not isinstance(us, list) or len(set(us)) != n or any(u not in ids for u in us):

@@ -55,7 +55,7 @@ class R96State(GameState):
 
     options: dict[str, Any]  # the game's options (``R96Game`` sets them; ``options.game_options``)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         for a in out["armies"]:
             a["units"] = [u for u in a["units"] if u["kind"] == "unit"]
@@ -84,7 +84,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         self._pending: Decision | None = next(self._flow)
 
     # -- the interface GameSession uses -----------------------------------------------------------
-    def pending_dict(self) -> dict | None:
+    def pending_dict(self) -> dict[str, Any] | None:
         if self._pending is None:
             return None
         out = self._pending.to_dict()
@@ -191,7 +191,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         loc = None if army.location in (UNPLACED, "None") else army.location  # "None": logs before ArmyId
         return self._effects_for(army.owner, loc, self._units(army.owner, loc) if loc else [])
 
-    def _resolve(self, rolled: Rolled, choices: dict | None = None, skip: set[int] | None = None) -> Rolled:
+    def _resolve(self, rolled: Rolled, choices: dict[str, Any] | None = None, skip: set[int] | None = None) -> Rolled:
         order = bool(rolled.ctx.get("order_of_play"))
         terrain = self._roll_terrain(rolled.owner, rolled.location, order)
         effects = () if order else self._effects_for(rolled.owner, rolled.location, rolled.units,
@@ -952,7 +952,7 @@ def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
     return [(k, *rest) for k in range(total, -1, -1) for rest in _compositions(total - k, parts - 1)]
 
 
-def _build_state(setup: Mapping[str, Any], options: dict) -> tuple[R96State, dict[str, dict[str, list[str]]]]:
+def _build_state(setup: Mapping[str, Any], options: dict[str, Any]) -> tuple[R96State, dict[str, dict[str, list[str]]]]:
     size = setup.get("force_size")
     players_in = setup.get("players")
     if not isinstance(players_in, list) or len(players_in) < 2:

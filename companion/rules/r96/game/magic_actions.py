@@ -25,7 +25,7 @@ from ...core.terrains import MAGIC
 from . import setup as su
 from .asking import ask as _ask
 from .host import R96Host
-from .rolls import sai_faces
+from .rolls import Rolled, sai_faces
 from .spellbook import COLOUR_NAMES, DEATH_SPELLS, SPELLS, R96SpellCard, card, payable
 
 Flow = Generator[Decision, Any, Any]
@@ -74,7 +74,7 @@ class MagicActions(R96Host):
             self.say(f"{2 * buried} black points must be spent (R96 L460-462)")
         yield from self._cast(pid, loc, pools, black_due=2 * buried if self.options["burial_points_must_be_spent"] else 0)
 
-    def _penalty_icons(self, pid: str, mag, choices: dict[str, Any]) -> Flow:
+    def _penalty_icons(self, pid: str, mag: Rolled, choices: dict[str, Any]) -> Flow:
         """A magic penalty (Ash Storm, Palsy ...) comes off the icons the roller picks (FAQ95 MAGIC-GEN G,
         FAQ95-09): offered by colour group when the choice changes the points left."""
         groups: dict[str, list[int]] = {}
@@ -82,7 +82,7 @@ class MagicActions(R96Host):
             groups.setdefault("/".join(sorted(u.spec.elements)), []).append(i)
         if len(groups) < 2:
             return
-        outcomes: dict[tuple, tuple[str, tuple[int, ...] | None]] = {}
+        outcomes: dict[tuple[tuple[str, int], ...], tuple[str, tuple[int, ...] | None]] = {}
         self._resolve(mag, choices)
         outcomes[tuple(sorted(mag.res.magic.items()))] = ("default", None)
         for key, idx in groups.items():
@@ -91,7 +91,7 @@ class MagicActions(R96Host):
         if len(outcomes) < 2:
             return
 
-        def shown(pools: tuple) -> str:
+        def shown(pools: tuple[tuple[str, int], ...]) -> str:
             return ", ".join(f"{n} {'/'.join(COLOUR_NAMES.get(c, c) for c in g.split('/'))}" for g, n in pools if n > 0) or "0"
 
         opts = []
@@ -121,7 +121,7 @@ class MagicActions(R96Host):
         else:
             valid = {u.uid: u.health for u in dead}
 
-            def check(a: dict) -> list[str]:
+            def check(a: dict[str, Any]) -> list[str]:
                 us = a.get("units")
                 if not isinstance(us, list) or len(set(us)) != len(us) or any(u not in valid for u in us) \
                         or sum(valid[u] for u in us) != n:

@@ -18,7 +18,7 @@ from ...core.errors import IllegalSetup
 class Option:
     key: str
     default: Any
-    values: tuple
+    values: tuple[Any, ...]
     text: str
     citation: str
 

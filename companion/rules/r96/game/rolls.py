@@ -13,8 +13,9 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any
 
+from ...catalogue.faces import Face
 from ...core.state import Unit
-from ...resolution import EffectInForce, RolledUnit, RollRequest, RollTerrain, get_edition, resolve
+from ...resolution import Edition, EffectInForce, RolledUnit, RollRequest, RollTerrain, get_edition, resolve
 
 #: Racial abilities that count maneuvers as saves (R96 L806-807, L821-822).
 MANEUVER_AS_SAVE = {"Coral Elves": "Coastland", "Lava Elves": "Highland"}
@@ -23,7 +24,7 @@ RACIAL_DOUBLING = {"Dwarves": "Highland", "Goblins": "Swampland"}
 
 
 @cache
-def edition_for(spells_modify_sais: bool, modifier_order: str):
+def edition_for(spells_modify_sais: bool, modifier_order: str) -> Edition:
     """The r96 edition, or a variant of it for the FAQ95 side of conflicts 2 and 3."""
     ed = get_edition("r96")
     if spells_modify_sais:
@@ -50,7 +51,7 @@ class Rolled:
         return int(self.totals.get(kind, 0))
 
 
-def parsed_faces(units: list[Unit], faces: list[list[str]]):
+def parsed_faces(units: list[Unit], faces: list[list[str]]) -> list[tuple[Face, ...]]:
     return [tuple(u.spec.find_face(f) for f in fs) for u, fs in zip(units, faces, strict=True)]
 
 

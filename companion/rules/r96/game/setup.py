@@ -106,7 +106,7 @@ def die_points(spec: DieSpec) -> int | None:
 
 
 def force_report(size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec],
-                 single_race: bool = True) -> dict:
+                 single_race: bool = True) -> dict[str, Any]:
     """One player's force while it is built, checked by the rules ``validate_force`` applies, without
     raising: ``{"total", "armies": {name: health}, "army_cap", "dragons", "dragons_required", "fielded",
     "checks": [{"ok", "text", "rule"}]}``.  No dragon chosen is met: the quick start brings them all;
@@ -199,7 +199,7 @@ def army_of(species: str, health: int, offset: int = 0) -> list[str]:
     return out
 
 
-def quick_setup(compact: Mapping[str, Any]) -> dict:
+def quick_setup(compact: Mapping[str, Any]) -> dict[str, Any]:
     """A full r96 set-up from ``{"force_size": 24, "players": [{"name", "species"}]}``: every player
     brings the dragons required and splits the health into three one-race armies."""
     size = int(compact.get("force_size", 24))
