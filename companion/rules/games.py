@@ -26,6 +26,28 @@ from typing import Any, Protocol, runtime_checkable
 from .core.errors import GameRuleError, IllegalSetup
 
 
+class PlayerView(Protocol):
+    """A player as the session reads one: the name they play under."""
+
+    @property
+    def name(self) -> str: ...
+
+
+class StateView(Protocol):
+    """A game's state as the session reads it: the page's JSON view and the players' names."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+    def player(self, pid: str) -> PlayerView: ...
+
+
+class DecisionView(Protocol):
+    """A pending decision as the session reads it: whose it is."""
+
+    @property
+    def player(self) -> str: ...
+
+
 @runtime_checkable
 class TableGame(Protocol):
     """One game in play, as the session drives it.
@@ -46,21 +68,23 @@ class TableGame(Protocol):
     * ``state`` (``to_dict()``, ``player(pid).name``), ``log``, ``over`` and the ``setup`` it started from.
     """
 
-    setup: Any
     log: list[str]
 
     @property
-    def state(self) -> Any: ...
+    def setup(self) -> Mapping[str, Any]: ...
 
     @property
-    def pending(self) -> Any: ...
+    def state(self) -> StateView: ...
+
+    @property
+    def pending(self) -> DecisionView | None: ...
 
     @property
     def over(self) -> bool: ...
 
-    def pending_dict(self) -> dict | None: ...
+    def pending_dict(self) -> dict[str, Any] | None: ...
 
-    def apply(self, action: Mapping[str, Any], rng: random.Random | None = None) -> dict: ...
+    def apply(self, action: Mapping[str, Any], rng: random.Random | None = None) -> dict[str, Any]: ...
 
     def roll_so_far(self, faces: Mapping[str, str]) -> dict[str, int] | None: ...
 
@@ -73,7 +97,7 @@ class ForceRules:
     ``game.setup.force_report`` and ``r96.game.setup.force_report``)."""
 
     die_points: Callable[[Any], int | None]
-    report: Callable[[int, Mapping[str, Sequence[Any]], Sequence[Any]], dict]
+    report: Callable[[int, Mapping[str, Sequence[Any]], Sequence[Any]], dict[str, Any]]
 
 
 def _v4_forces() -> ForceRules:
@@ -94,11 +118,11 @@ class GameKind:
     edition's (``resolution.editions``, one place); Battle Dice names its own (``own_rules``)."""
 
     key: str  # "v4", "r96", "battle_dice"
-    start: Callable[[dict], TableGame]  # a game from a full set-up; raises IllegalSetup
-    fill_setup: Callable[[dict], dict]  # a full set-up from a short one (players by name/species)
+    start: Callable[[dict[str, Any]], TableGame]  # a game from a full set-up; raises IllegalSetup
+    fill_setup: Callable[[dict[str, Any]], dict[str, Any]]  # a full set-up from a short one (players by name/species)
     own_rules: tuple[str, str] | None = None  # (document, title) of a game without a resolution edition
     forces: Callable[[], ForceRules] | None = None  # how its forces are built (None: no force building)
-    quick: Callable[[dict], dict] = dict  # a full set-up from a short one, whatever the players brought filled in
+    quick: Callable[[dict[str, Any]], dict[str, Any]] = dict  # a full set-up from a short one, whatever the players brought filled in
     components: Callable[[], tuple[str, ...]] = tuple  # optional components a set-up may name ("advanced")
 
     def _rules(self) -> tuple[str, str]:
@@ -119,24 +143,24 @@ class GameKind:
         return self._rules()[1]
 
 
-def _needs_quick(setup: dict) -> bool:
+def _needs_quick(setup: dict[str, Any]) -> bool:
     players = setup.get("players")
     return players is None or any(isinstance(p, dict) and "armies" not in p for p in players or [])
 
 
-def _v4_start(setup: dict) -> TableGame:
+def _v4_start(setup: dict[str, Any]) -> TableGame:
     from .game import Game
 
     return Game(setup)
 
 
-def _v4_fill(setup: dict) -> dict:
+def _v4_fill(setup: dict[str, Any]) -> dict[str, Any]:
     from .game import quick_setup
 
     return quick_setup(setup) if _needs_quick(setup) else dict(setup)
 
 
-def _v4_quick(setup: dict) -> dict:
+def _v4_quick(setup: dict[str, Any]) -> dict[str, Any]:
     from .game import quick_setup
 
     return quick_setup(setup)
@@ -148,31 +172,31 @@ def _v4_components() -> tuple[str, ...]:
     return COMPONENTS
 
 
-def _r96_quick(setup: dict) -> dict:
+def _r96_quick(setup: dict[str, Any]) -> dict[str, Any]:
     from .r96.game import quick_setup
 
     return quick_setup(setup)
 
 
-def _battle_quick(setup: dict) -> dict:
+def _battle_quick(setup: dict[str, Any]) -> dict[str, Any]:
     from .battle_dice.setup import quick_setup
 
     return quick_setup(setup)
 
 
-def _r96_start(setup: dict) -> TableGame:
+def _r96_start(setup: dict[str, Any]) -> TableGame:
     from .r96.game import R96Game
 
     return R96Game(setup)
 
 
-def _r96_fill(setup: dict) -> dict:
+def _r96_fill(setup: dict[str, Any]) -> dict[str, Any]:
     from .r96.game import quick_setup
 
     return quick_setup(setup) if _needs_quick(setup) else dict(setup)
 
 
-def _battle_start(setup: dict) -> TableGame:
+def _battle_start(setup: dict[str, Any]) -> TableGame:
     from .battle_dice.session_game import BattleDiceSessionGame
 
     return BattleDiceSessionGame(setup)
@@ -202,12 +226,12 @@ def game_for(setup: Any) -> GameKind:
     return GAMES[game_key(setup)]
 
 
-def full_setup(setup: Any) -> dict:
+def full_setup(setup: Any) -> dict[str, Any]:
     """A set-up as its game takes it; players given only by name/species are filled in (quick start)."""
     return game_for(setup).fill_setup(setup)
 
 
-def quick_setup(setup: Any) -> dict:
+def quick_setup(setup: Any) -> dict[str, Any]:
     """A full set-up from a short one, by its game's quick start: players given by name (and species)
     get ready-made forces; players who brought armies keep them and get what they left out (dragons,
     terrains).  Battle Dice: ``{"game": "battle_dice", "players": [name, name]}``."""
@@ -256,7 +280,7 @@ def die_points(setup: Any, name: str) -> int | None:
     return rules.die_points(_spec(name))
 
 
-def force_report(setup: Any, force_size: Any, armies: Any, dragons: Any = ()) -> dict:
+def force_report(setup: Any, force_size: Any, armies: Any, dragons: Any = ()) -> dict[str, Any]:
     """One player's force while it is built, checked by the rules of the game of `setup`, every rule a
     line with whether it is met (``{"total", "armies", "army_cap", "dragons", "dragons_required",
     "checks": [{"ok", "text", "rule"}], ...}``).  `armies` maps army names to lists of catalogue die

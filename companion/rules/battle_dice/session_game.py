@@ -63,7 +63,7 @@ class _BattleState:
     def player(self, pid: str) -> _Player:
         return _Player(pid, self._game.data["armies"][pid]["name"])
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         data = self._game.data
         result = data["result"]
         over = result is not None
