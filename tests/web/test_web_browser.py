@@ -374,11 +374,12 @@ def test_force_building_by_taps_with_live_limits(browser, serve):
         for army in ("Home", "Horde", "Campaign"):
             page.click(f".armycol:has-text('{army}')")
             tap_pick(2)  # two monsters: 8 points
-            if army == "Home":
-                assert "home: 8 pts, at most 12" in page.inner_text("#checks")
+            if army == "Home":  # the engine's check (POST /api/forces/check) arrives a moment later
+                page.wait_for_selector("#checks .check:has-text('home: 8 pts, at most 12')")
         search(dragon, dragon)
         tap_pick(1)
         assert dragon.split("/")[-1] in page.inner_text("#dragons")
+    page.wait_for_selector("#checks .check:has-text('Player 2: 24 of 24 points')")
     checks = page.inner_text("#checks")
     assert checks.count("24 of 24 points") == 2, checks
     assert page.locator("#checks .check.bad").count() == 0

@@ -857,7 +857,7 @@ function renderNew() {
   h("label", { class: "field" }, "Game", h("select", { id: "game-kind", onchange: (ev) => { b.game = ev.target.value; render(); } },
     h("option", { value: "dragon_dice", selected: b.game !== "battle_dice" }, "Dragon Dice"),
     h("option", { value: "battle_dice", selected: b.game === "battle_dice" }, "Battle Dice (2 players, d4-d20)"))),
-  h("label", { class: "field" }, "Edition", h("select", { id: "edition", onchange: (ev) => { b.edition = ev.target.value; render(); } },
+  h("label", { class: "field" }, "Edition", h("select", { id: "edition", onchange: (ev) => { b.edition = ev.target.value; b.searched = false; b.results = []; render(); } },
     h("option", { value: "v4", selected: b.edition === "v4" }, "V4.01c (SFR)"), h("option", { value: "r96", selected: b.edition === "r96" }, "1996 (TSR)"))),
   h("label", { class: "field" }, "Force size (points)", h("input", { type: "number", min: 3, max: 120, value: b.force_size,
     oninput: (ev) => { b.force_size = Number(ev.target.value); renderChecks(); } })));
@@ -881,14 +881,16 @@ function renderNew() {
   const list = h("div", { class: "picklist", id: "picklist" });
   const doSearch = async () => {
     b.q = search.value;
-    const r = await api("GET", `/api/catalogue?q=${encodeURIComponent(b.q)}&limit=80`).catch(() => ({ dice: [] }));
+    const asked = (b.searchSeq = (b.searchSeq || 0) + 1);
+    const r = await api("GET", `/api/catalogue?q=${encodeURIComponent(b.q)}&limit=80&edition=${b.edition}`).catch(() => ({ dice: [] }));
+    if (asked !== b.searchSeq) return;  // a later search (or edition) answers instead of this one
     b.results = r.dice; drawResults(document.getElementById("picklist"));
   };
   search.addEventListener("input", () => { clearTimeout(b.t); b.t = setTimeout(doSearch, 200); });
   function drawResults(target) {
     fill(target || list, b.results.map((d) => h("div", { class: "pick", onclick: () => { b.forces[b.active][d.kind === "dragon" ? "dragons" : b.army].push(d); render(); } },
       h("span", {}, d.name, h("span", { class: "muted small" }, ` · ${d.kind}${d.size ? " · " + d.size : ""}`)),
-      h("b", {}, `${d.points} pt`))));
+      h("b", {}, d.points == null ? "not in this game" : `${d.points} pt`))));
   }
   drawResults(list);
   if (!b.results.length && !b.searched) { b.searched = true; doSearch(); }
@@ -908,43 +910,38 @@ function renderNew() {
     force.dragons.length ? force.dragons.map((d, i) => h("span", { class: "unit", title: "tap to remove", onclick: () => { force.dragons.splice(i, 1); render(); } }, d.name.split("/").pop()))
       : h("span", { class: "muted small" }, "none yet (search 'dragon'; the quick start brings them)"));
   const cols = h("div", { class: "grid cols-3" }, ["home", "horde", "campaign"].map((name) => {
-    const pts = armyPoints(force[name]);
     return h("div", { class: "card armycol" + (b.army === name ? " target" : ""), onclick: () => { b.army = name; render(); } },
-      h("div", { class: "row" }, h("b", {}, name[0].toUpperCase() + name.slice(1)), h("span", { class: "spacer" }), h("span", { class: "muted small" }, `${pts} pts`)),
+      h("div", { class: "row" }, h("b", {}, name[0].toUpperCase() + name.slice(1)), h("span", { class: "spacer" }), h("span", { class: "muted small army-points", id: `points-${name}` }, "…")),
       h("div", { class: "units" }, force[name].map((d, i) => h("span", { class: "unit", title: "tap to remove", onclick: (ev) => { ev.stopPropagation(); force[name].splice(i, 1); render(); } }, d.name.split("/").pop(), ` ${d.points}`))));
   }));
   const checks = h("div", { id: "checks" });
-  function renderChecks() {
-    const cap = Math.floor(b.force_size / 2);
-    const rows = [];
-    const needDragons = Math.ceil(b.force_size / 24);
-    b.forces.forEach((f, i) => {
-      const total = ["home", "horde", "campaign"].reduce((s, a) => s + armyPoints(f[a]), 0);
-      rows.push([total === b.force_size, `${b.players[i]}: ${total} of ${b.force_size} points (V4.01c L276-281)`]);
-      for (const a of ["home", "horde", "campaign"]) {
-        const pts = armyPoints(f[a]);
-        rows.push([pts <= cap && f[a].some((d) => d.kind === "unit" || d.kind === "monster"), `${b.players[i]} ${a}: ${pts} pts, at most ${cap}, at least one unit (V4.01c L304-306)`]);
+  // Every number and limit here is the engine's (POST /api/forces/check): the page adds nothing up.
+  async function renderChecks() {
+    clearTimeout(b.checkTimer);
+    b.checkTimer = setTimeout(async () => {
+      const body = { edition: b.edition, force_size: b.force_size, forces: b.forces.map((f, i) => ({ player: b.players[i],
+        armies: Object.fromEntries(["home", "horde", "campaign"].map((a) => [a, f[a].map((d) => d.name)])), dragons: (f.dragons || []).map((d) => d.name) })) };
+      const asked = (b.checkSeq = (b.checkSeq || 0) + 1);
+      let r;
+      try { r = await api("POST", "/api/forces/check", body); } catch (e) {
+        if (asked === b.checkSeq) fill(checks, h("div", { class: "check bad" }, e.message));
+        return;
       }
-      const have = (f.dragons || []).reduce((n, d) => n + (/white/i.test(d.name) ? 2 : 1), 0);
-      rows.push([have === needDragons || have === 0, `${b.players[i]}: ${have} of ${needDragons} dragon(s), a White Dragon counts 2 (V4.01c L290-292, L575)${have === 0 ? "; none chosen: suggested ones are brought" : ""}`]);
-    });
-    fill(checks, rows.map(([ok, t]) => h("div", { class: "check " + (ok ? "ok" : "bad") }, t)));
+      if (asked !== b.checkSeq) return;  // the forces changed since: a later check answers
+      const mine = r.players[b.active];
+      for (const [name, pts] of Object.entries(mine ? mine.armies : {})) {
+        const el = document.getElementById(`points-${name}`);
+        if (el) el.textContent = `${pts} ${mine.measure}`;
+      }
+      fill(checks, r.players.map((p) => p.checks.map((c) => h("div", { class: "check " + (c.ok ? "ok" : "bad") },
+        `${p.player}: ${c.text} (${c.rule})`))).flat());
+    }, 150);
   }
   renderChecks();
   fill(root, window.gamesSection ? gamesSection() : null, quick, h("div", { class: "grid cols-2", style: { marginTop: "14px" } },
     h("div", { class: "card" }, h("h3", {}, "Force building"), tabs, search, list),
     h("div", { class: "grid" }, h("div", {}, lands, h("div", { class: "muted small", style: { marginBottom: "6px" } }, `Adding to ${b.players[b.active]}'s ${b.army} army (tap an army to choose)`), cols, dragons),
       h("div", { class: "card" }, h("h3", {}, "Limits"), checks))));
-}
-// Points of an army: units their health, items by size, medium equipment 3 per pair (V4.01c L83-101).
-function armyPoints(list) {
-  let pts = 0;
-  let mediums = 0;
-  for (const d of list) {
-    if (d.kind === "equipment" && /medium/i.test(d.size || "")) mediums += 1;
-    else pts += d.points || 0;
-  }
-  return pts + 3 * Math.floor(mediums / 2) + 2 * (mediums % 2);
 }
 async function startGame(quickStart) {
   let quick = quickStart;

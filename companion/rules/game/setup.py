@@ -143,7 +143,7 @@ def die_points(spec: DieSpec) -> int:
 def force_report(force_size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec]) -> dict:
     """One player's force while it is built, checked by steps 1-2 without raising (``validate_force``
     is the check a game starts with; these are the same rules, each line with whether it is met):
-    ``{"total", "armies": {name: points}, "army_cap", "dragons": counted, "dragons_required",
+    ``{"total", "armies": {name: points}, "measure": "pts", "army_cap", "dragons": counted, "dragons_required",
     "checks": [{"ok", "text", "rule"}]}``.  No dragon chosen is met: the quick start brings them."""
     cap = army_cap(force_size)
     points = {name: force_points(armies.get(name, ())) for name in ARMY_NAMES}
@@ -161,8 +161,8 @@ def force_report(force_size: int, armies: Mapping[str, Sequence[DieSpec]], drago
                    "text": f"{have} of {need} dragon(s), a White Dragon counts 2"
                    + ("; none chosen: suggested ones are brought" if not dragons else ""),
                    "rule": "V4.01c L290-292, L575"})
-    return {"total": total, "armies": points, "army_cap": cap, "dragons": have, "dragons_required": need,
-            "checks": checks}
+    return {"total": total, "armies": points, "measure": "pts", "army_cap": cap, "dragons": have,
+            "dragons_required": need, "checks": checks}
 
 
 def legal_horde_terrains(player: str, homes: Mapping[str, str], army_count: Mapping[str, int]) -> list[str]:

@@ -108,7 +108,7 @@ def die_points(spec: DieSpec) -> int | None:
 def force_report(size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec],
                  single_race: bool = True) -> dict[str, Any]:
     """One player's force while it is built, checked by the rules ``validate_force`` applies, without
-    raising: ``{"total", "armies": {name: health}, "army_cap", "dragons", "dragons_required", "fielded",
+    raising: ``{"total", "armies": {name: health}, "measure": "health", "army_cap", "dragons", "dragons_required", "fielded",
     "checks": [{"ok", "text", "rule"}]}``.  No dragon chosen is met: the quick start brings them all;
     each required dragon not brought takes 3 health off the forces (R96 L146-150)."""
     need = dragons_required(size)
@@ -137,8 +137,8 @@ def force_report(size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Se
                    "text": f"{have} of {need} dragon(s), one colour each (no white or hybrid dragons)"
                    + ("; none chosen: suggested ones are brought" if not dragons else ""),
                    "rule": "R96 L59-61, L146-150"})
-    return {"total": total, "armies": health, "army_cap": cap, "dragons": have, "dragons_required": need,
-            "fielded": fielded, "checks": checks}
+    return {"total": total, "armies": health, "measure": "health", "army_cap": cap, "dragons": have,
+            "dragons_required": need, "fielded": fielded, "checks": checks}
 
 
 def first_game_split(units: Sequence[DieSpec]) -> dict[str, list[DieSpec]]:

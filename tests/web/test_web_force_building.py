@@ -1,0 +1,48 @@
+"""The force-building page shows the engine's numbers (``POST /api/forces/check``, the game's own set-up
+rules), never its own: a 1996 game and a V4.01c game of the same size ask for different dragons, and a
+1996 force short of dragons fields 3 health less per dragon.  The page used to count V4.01c's rules for
+every edition (one dragon per 24 points, the whole force size, items priced): wrong for a 1996 game."""
+
+from __future__ import annotations
+
+from test_web_browser import go, new_page
+
+from companion.rules import force_report
+
+
+def _limits(page, edition: str, size: int) -> None:
+    page.select_option("#edition", edition)
+    page.fill("#view-new input[type=number]", str(size))
+
+
+def test_the_dragons_required_are_the_engines_for_each_edition(browser, serve):
+    size = 49
+    v4 = force_report({}, size, {}, [])["dragons_required"]
+    r96 = force_report({"edition": "r96"}, size, {}, [])["dragons_required"]
+    assert (v4, r96) == (3, 2)  # V4.01c L290-292: per 24 points or part; R96 L146-149: 1 + 1 per 25 health
+    page = new_page(browser, serve().host_url)
+    page.wait_for_selector("#role.host")
+    go(page, "new")
+    for edition, need, other in (("r96", r96, v4), ("v4", v4, r96)):
+        _limits(page, edition, size)
+        page.wait_for_selector(f"#checks .check:has-text('Player 1: 0 of {need} dragon(s)')")
+        assert f"0 of {other} dragon(s)" not in page.inner_text("#checks")
+    assert page.errors == []
+
+
+def test_a_1996_force_short_of_a_dragon_is_checked_by_the_1996_rules(browser, serve):
+    """R96 L146-150: 30 health needs 2 dragons; with one brought the forces are 27 health, at most 13 an
+    army; an item has no place in a 1996 force (R96 L46-57)."""
+    page = new_page(browser, serve().host_url)
+    page.wait_for_selector("#role.host")
+    go(page, "new")
+    _limits(page, "r96", 30)
+    page.fill(".searchbox", "Dragons/Red Drake")
+    page.wait_for_selector(".pick >> nth=0 >> text=Dragons/Red Drake")
+    page.click(".pick >> nth=0")
+    page.wait_for_selector("#checks .check.bad:has-text('Player 1: 0 of 27 health (30 less 3 per dragon not brought)')")
+    assert "home: 0 health, at most 13" in page.inner_text("#checks")
+    page.fill(".searchbox", "Blade Golem")
+    page.wait_for_selector(".pick >> nth=0 >> text=Blade Golem")
+    assert "not in this game" in page.inner_text(".pick >> nth=0")
+    assert page.errors == []
