@@ -184,12 +184,13 @@ class GameStore:
             over = bool(self.session.state_dict().get("over"))
         return "over" if over else "ended" if self.ended else "in_progress"
 
-    def _played(self) -> None:
-        """After a change: the library's line of the current game (last played, winner) follows."""
-        from companion.session.library import summarize
+    def _played(self, events: list) -> None:
+        """After a change (``events``: what it wrote): the library's line of the current game (last played,
+        winner) follows, from the last event and the game's state (the log is not read again)."""
+        from companion.session.library import progress
 
         try:
-            self.library.update(summarize(self.session))
+            self.library.update(progress(self.session, events[-1]))
         except Exception:  # the index is derived data: the game's own log already holds the change
             log.exception("could not update the library line of game %s", self.game_id)
 
@@ -202,7 +203,7 @@ class GameStore:
             events = self.session.submit(action, by=by, frame=frame)
             self._catch_up()
             self.reading = None
-            self._played()
+            self._played(events)
         self._wake()
         return events
 
@@ -213,7 +214,7 @@ class GameStore:
             result = self.session.undo(n, by=by)
             self._catch_up()
             self.reading = None
-            self._played()
+            self._played(result)
         self.notice("undo", {"n": n})
         return result
 

@@ -66,6 +66,17 @@ class LibraryError(SessionError):
     """A game or request the library does not hold, or a request already decided."""
 
 
+def progress(session: GameSession, last_event: dict[str, Any]) -> dict[str, Any]:
+    """The part of a game's library line that an action changes (what ``GameLibrary.update`` writes):
+    last played, last seq, over, winner -- from the event just written and the game's state, without
+    reading the whole log again as ``summarize`` does (an action late in a long game would pay for it)."""
+    state = session.state_dict()
+    names = {p.get("id"): p.get("name") for p in state.get("players", []) if isinstance(p, dict)}
+    winner = state.get("winner")
+    return {"game_id": str(session.game_id), "last_played_at": last_event["at"], "last_seq": int(last_event["seq"]),
+            "over": bool(state.get("over")), "winner": names.get(winner, winner) if winner else None}
+
+
 def summarize(session: GameSession) -> dict[str, Any]:
     """What the library keeps of a game: id, kind, edition, player names, dates, seq, winner."""
     events = session.events()

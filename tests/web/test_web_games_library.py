@@ -277,3 +277,41 @@ def test_games_panel_tablet_asks_host_confirms_resumes_and_ends(browser, serve):
     shot(host, "games-host-library")
     shot(tablet, "games-tablet-library")
     assert host.errors == [] and tablet.errors == []
+
+
+def test_the_library_line_follows_each_action_and_undo_without_reading_the_log(tmp_path, monkeypatch):
+    """After every action and undo the current game's library line (last played, last seq, over, winner)
+    is what a full summary of the game says, though only the event just written is used for it."""
+    from companion.session.library import summarize
+    from web import create_app
+
+    app = create_app({"DB_PATH": str(tmp_path / "t.sqlite"), "HOST_TOKEN": HOST, "START_SOURCES": False,
+                      "RULES_INDEX": str(tmp_path / "no-index.sqlite")})
+    client, head = app.test_client(), {"X-Companion-Token": HOST}
+    assert client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers=head).status_code < 300
+    store = app.extensions["game_store"]
+    fields = ("last_played_at", "last_seq", "winner")
+
+    def line() -> dict:
+        row = next(g for g in store.games() if g["game_id"] == store.game_id)
+        return {**{k: row[k] for k in fields}, "over": row["status"] == "over"}
+
+    def summary() -> dict:
+        s = summarize(store.session)
+        return {**{k: s[k] for k in fields}, "over": s["over"]}
+
+    reads = []
+    original = type(store.session).events
+    monkeypatch.setattr(type(store.session), "events", lambda self, since=0: reads.append(since) or original(self, since))
+    for seed in range(6):
+        pending = client.get("/api/state").json["pending"]
+        action = ({"type": "roll_for_me", "seed": seed} if pending["kind"] == "roll" else
+                  {"type": "choose", "choice": pending["choices"][0]["value"]})
+        r = client.post("/api/decisions", json={"action": action}, headers=head)
+        assert r.status_code == 200, r.json
+    assert 0 not in reads  # no action read the whole log again
+    monkeypatch.undo()
+    assert line() == summary()
+    assert client.post("/api/undo", json={"n": 1}, headers=head).status_code == 200
+    want = summary()
+    assert line() == want and want["last_seq"] == store.session.events()[-1]["seq"]
