@@ -12,7 +12,7 @@ import pytest
 
 from companion.rules.catalogue import load_catalogue
 from companion.rules.odds import ArmyModifier, OddsError, apply_modifiers, army_odds, face_value
-from companion.rules.resolution import EffectInForce, RolledUnit, RollRequest, TerrainState, resolve
+from companion.rules.resolution import EffectInForce, RolledUnit, RollRequest, RollTerrain, resolve
 from companion.rules.v4.contributions import Op
 
 CAT = load_catalogue()
@@ -47,9 +47,9 @@ def enumerate_totals(dice, purpose, terrain, effects=()):
 @pytest.mark.parametrize("purpose", ["maneuver", "melee", "missile", "magic", "save"])
 @pytest.mark.parametrize(
     ("species", "terrain"),
-    [("Goblins", TerrainState("Swampland", face=3)),  # Swamp Mastery counts melee as maneuver here
-     ("Dwarves", TerrainState("Highland", face=8, eighth="City", controlled=True)),  # IDs doubled
-     ("Coral Elves", TerrainState("Coastland", face=2))],
+    [("Goblins", RollTerrain("Swampland", face=3)),  # Swamp Mastery counts melee as maneuver here
+     ("Dwarves", RollTerrain("Highland", face=8, eighth="City", controlled=True)),  # IDs doubled
+     ("Coral Elves", RollTerrain("Coastland", face=2))],
 )
 def test_exact_odds_equal_resolving_every_combination(species, terrain, purpose):
     dice = plain_dice(species, purpose, terrain)
@@ -62,8 +62,8 @@ def test_exact_odds_equal_resolving_every_combination(species, terrain, purpose)
 
 def test_eighth_face_doubles_ids():
     die = CAT["Dwarves/Mammoth Rider"]
-    plain = army_odds([die], "melee", terrain=TerrainState("Highland", face=3))
-    held = army_odds([die], "melee", terrain=TerrainState("Highland", face=8, eighth="City", controlled=True))
+    plain = army_odds([die], "melee", terrain=RollTerrain("Highland", face=3))
+    held = army_odds([die], "melee", terrain=RollTerrain("Highland", face=8, eighth="City", controlled=True))
     id_face = die.id_face
     assert held.mean - plain.mean == pytest.approx(id_face.count / len(die.faces))
     assert any("eighth face" in n for n in held.notes)
@@ -71,7 +71,7 @@ def test_eighth_face_doubles_ids():
 
 def test_a_die_that_rolls_again_adds_a_geometric_series():
     die = CAT["Dwarves/Roc"]  # Rend: melee results and roll again (V4.01c SAI table)
-    terrain = TerrainState("Highland", face=3)
+    terrain = RollTerrain("Highland", face=3)
     values = [face_value(die, f, "melee", terrain=terrain) for f in die.faces]
     again = sum(v.rerolls for v in values)
     assert again, "the Roc has Rend faces"
@@ -96,7 +96,7 @@ def test_army_modifiers_follow_resolution_order():
 
 def test_modifiers_on_a_whole_army():
     dice = [CAT["Goblins/Marauder"], CAT["Goblins/Filcher"], CAT["Goblins/Deadeye"]]
-    terrain = TerrainState("Flatland", face=3)
+    terrain = RollTerrain("Flatland", face=3)
     mods = [ArmyModifier(Op.SUBTRACT, 1), ArmyModifier(Op.DIVIDE, 2)]
     halved = army_odds(dice, "melee", terrain=terrain, modifiers=mods)
     # every combination by hand: only the step-5 subtotal is reduced and halved, SAI results are not
@@ -120,7 +120,7 @@ def test_modifiers_on_a_whole_army():
 def test_spells_in_force_give_the_odds_resolution_gives(purpose, effects):
     """Effects in force are turned into modifiers by the same spell tables the resolution engine
     uses: the odds equal resolving every combination with those effects."""
-    terrain = TerrainState("Flatland", face=3)
+    terrain = RollTerrain("Flatland", face=3)
     dice = plain_dice("Goblins", purpose, terrain)
     want = enumerate_totals(dice, purpose, terrain, effects)
     odds = army_odds(dice, purpose, terrain=terrain, effects=effects)
@@ -131,7 +131,7 @@ def test_spells_in_force_give_the_odds_resolution_gives(purpose, effects):
 
 
 def test_odds_report():
-    odds = army_odds(["Dwarves/Mammoth Rider", "Dwarves/Footman"], "melee", terrain=TerrainState("Highland", face=3))
+    odds = army_odds(["Dwarves/Mammoth Rider", "Dwarves/Footman"], "melee", terrain=RollTerrain("Highland", face=3))
     d = odds.to_dict(need=3)
     assert d["p_at_least"] == pytest.approx(sum(p for v, p in d["distribution"] if v >= 3))
     assert odds.p_at_least(0) == 1.0 and odds.p_at_least(10_000) == 0.0

@@ -113,13 +113,9 @@ from .model import (
 )
 from .registry import IdMultiplier, Registry, RollContext, SaiContext
 
-# The old name of RollTerrain (the game's own ``game.state.TerrainState`` is a terrain die in play):
-# web/play.py still imports it; it goes once the page imports RollTerrain.
-TerrainState = RollTerrain
-
 __all__ = [
     "ADD", "ALL", "CANTRIP", "DIVIDE", "IVORY", "MAGIC", "MANEUVER", "MELEE", "MISSILE", "MULTIPLY", "RESULT_TYPES",
     "SAVE", "SUBTRACT", "Edition", "EffectInForce", "ElementOption", "IdMultiplier", "Modifier", "Op",
     "Registry", "Report", "Resolution", "ResolutionError", "RollContext", "RollRequest", "RolledUnit",
-    "SaiContext", "SaiOutcome", "Step", "RollTerrain", "TerrainState", "get_edition", "resolve",
+    "SaiContext", "SaiOutcome", "Step", "RollTerrain", "get_edition", "resolve",
 ]
