@@ -46,3 +46,21 @@ def test_a_1996_force_short_of_a_dragon_is_checked_by_the_1996_rules(browser, se
     page.wait_for_selector(".pick >> nth=0 >> text=Blade Golem")
     assert "not in this game" in page.inner_text(".pick >> nth=0")
     assert page.errors == []
+
+
+def test_the_forces_check_answers_the_engines_report_and_refuses_bad_forces(client):
+    force = {"player": "Ann", "armies": {"home": ["Dwarves/Footman"], "horde": [], "campaign": []},
+             "dragons": ["Dragons/Red Drake"]}
+    for edition in ("v4", "r96"):
+        r = client.post("/api/forces/check", json={"edition": edition, "force_size": 30, "forces": [force]})
+        assert r.status_code == 200
+        setup = {"edition": edition} if edition == "r96" else {}
+        assert r.json["players"][0] == {"player": "Ann", **force_report(setup, 30, force["armies"], force["dragons"])}
+    bad = client.post("/api/forces/check", json={"force_size": 24, "forces": [{"armies": {"home": ["Nobody/Nothing"]}}]})
+    assert bad.status_code == 422 and "Nobody/Nothing" in bad.json["message"]
+    assert client.post("/api/forces/check", json={"force_size": 0, "forces": []}).status_code == 400
+    assert client.post("/api/forces/check", json={"force_size": 24, "forces": ["x"]}).status_code == 400
+    r = client.post("/api/forces/check", json={"game": "battle_dice", "force_size": 24, "forces": []})
+    assert r.status_code == 400 and r.json["field"] == "game"
+    dice = {d["name"]: d for d in client.get("/api/catalogue?q=Blade Golem&edition=r96").json["dice"]}
+    assert dice and all(d["points"] is None for d in dice.values())

@@ -1,0 +1,50 @@
+"""What a roll needs comes in the decision itself (``need``, ``need_note``), from the flow that asks the
+roll: the page's odds read it instead of a number parsed out of the English prompt (issue 22)."""
+
+from __future__ import annotations
+
+import random
+
+from companion.rules import start_game
+from companion.rules.game import quick_setup
+from companion.rules.game.flow import random_answer
+from companion.rules.r96.game import quick_setup as r96_quick_setup
+
+
+def _rolls_seen(setup: dict, seeds: range, steps: int = 900):
+    """(decision data, the state's last roll before it) of every roll decision of some random games."""
+    for seed in seeds:
+        game, rng = start_game(setup), random.Random(seed)
+        for _ in range(steps):
+            if game.pending is None:
+                break
+            p = game.pending_dict()
+            if p["kind"] == "roll":
+                yield p, game.state.to_dict().get("last_roll") or {}
+            answer = random_answer(game, rng)
+            if p.get("topic") == "death_magic":  # no burial: its black points would all have to be spent
+                answer = {"type": "choose", "choice": "none"}
+            game.apply(answer, rng)
+
+
+def _check(setup: dict, maneuvers) -> None:
+    saves = counters = 0
+    for p, last in _rolls_seen(setup, range(6)):
+        if p.get("roll") == "save" and ("for saves against" in p["prompt"] or "roll saves against" in p["prompt"]):
+            saves += 1
+            assert isinstance(p.get("need"), int) and p["need"] > 0 and "saves" in p["need_note"], p
+        if "counter-maneuver" in p["prompt"] and last.get("roll") == "maneuver" and last.get("army") != p["army"] \
+                and not last.get("counter"):
+            counters += 1
+            assert p["need"] == maneuvers(last) + 1, (p, last)
+    assert saves > 0 and counters > 0, (saves, counters)  # the games did reach both kinds of roll
+
+
+def test_v4_save_rolls_and_counter_maneuvers_say_what_they_need():
+    setup = quick_setup({"players": [{"name": "Ann"}, {"name": "Bob"}]})
+    _check(setup, lambda last: int(last["total"]))
+
+
+def test_1996_save_rolls_and_counter_maneuvers_say_what_they_need():
+    setup = r96_quick_setup({"players": [{"name": "Ann"}, {"name": "Bob"}]})
+    _check(setup, lambda last: int((last.get("totals") or {}).get("maneuver", 0)))
