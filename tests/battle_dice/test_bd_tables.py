@@ -152,3 +152,24 @@ def test_tables_printed_1d6_with_rows_7_8_roll_a_d8(make_game, army, key):
     assert d6.expect("roll", "A")["choices"]["dice"][0]["sides"] == 6
     with pytest.raises(ValueError, match="impossible on a d6"):
         d6.game.apply({"kind": "roll", "faces": [8]})
+
+
+def test_a_kill_chosen_row_with_a_dice_amount_rolls_it_and_the_caster_picks_that_many(make_game, army):
+    """An effect amount is a number or a dice expression (tables module doc); ``kill_chosen`` used to pass
+    the expression on as a number of hits (found by the type checker)."""
+    from companion.rules.battle_dice import effects
+    from companion.rules.battle_dice.tables import SPELL, Row, RowEffect
+
+    d = make_game(army("A", infantry=3), army("B", infantry=3))
+    board = d.game.board
+    for face, die in enumerate(board.army("B")["dice"], start=1):
+        die["face"] = face  # different faces: which dice die matters, so the caster is asked
+    row = Row(7, 7, "Death by 1D6", (RowEffect("kill_chosen", "1d6"),), "BD L207-209")
+    step = effects.kill_chosen(board, "A", row.effects[0], row, SPELL)
+    roll = next(step)
+    assert (roll.player, roll.kind, roll.dice[0]["sides"]) == ("A", "roll", 6)
+    choose = step.send({"faces": [2], "source": "typed"})
+    assert (choose.player, choose.kind, choose.count) == ("A", "choose_dice", 2)  # the caster picks 2 of B's dice
+    with pytest.raises(StopIteration):
+        step.send({"dice": ["B01", "B03"]})
+    assert [x["id"] for x in board.army("B")["dice"]] == ["B02"]

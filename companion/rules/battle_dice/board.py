@@ -16,7 +16,7 @@ POOLS = ("tactics", "spell", "maneuver")
 POOL_PHASE = {"tactics": "general", "spell": "magic", "maneuver": "maneuver"}
 
 
-def fresh_turn_state() -> dict:
+def fresh_turn_state() -> dict[str, Any]:
     return {
         "casualties": 0,
         "gains": {p: 0 for p in POOLS},
@@ -32,7 +32,7 @@ def fresh_turn_state() -> dict:
 
 
 class Board:
-    def __init__(self, setup: dict, options: dict):
+    def __init__(self, setup: dict[str, Any], options: dict[str, Any]):
         self.options = options
         armies = setup["armies"]
         self.data: dict[str, Any] = {
@@ -53,22 +53,25 @@ class Board:
             "this_turn": {p: fresh_turn_state() for p in PLAYERS},
             "carry": {p: {"maneuver": 0, "negate": 0} for p in PLAYERS},
         }
-        self.events: list[dict] = []
+        self.events: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ reading
-    def army(self, p: str) -> dict:
-        return self.data["armies"][p]
+    def army(self, p: str) -> dict[str, Any]:
+        army: dict[str, Any] = self.data["armies"][p]
+        return army
 
-    def turn_state(self, p: str) -> dict:
-        return self.data["this_turn"][p]
+    def turn_state(self, p: str) -> dict[str, Any]:
+        state: dict[str, Any] = self.data["this_turn"][p]
+        return state
 
-    def alive(self, p: str, sides: int | None = None) -> list[dict]:
+    def alive(self, p: str, sides: int | None = None) -> list[dict[str, Any]]:
         return [d for d in self.army(p)["dice"] if sides is None or d["sides"] == sides]
 
-    def find(self, p: str, die_id: str) -> dict | None:
-        for d in self.army(p)["dice"]:
-            if d["id"] == die_id:
-                return d
+    def find(self, p: str, die_id: str) -> dict[str, Any] | None:
+        die: dict[str, Any]
+        for die in self.army(p)["dice"]:
+            if die["id"] == die_id:
+                return die
         return None
 
     def get(self, p: str, die_id: str) -> dict[str, Any]:
@@ -85,7 +88,7 @@ class Board:
         return not self.phase_done(POOL_PHASE[pool])
 
     # ------------------------------------------------------------------ events
-    def emit(self, type_: str, text: str, **fields) -> dict:
+    def emit(self, type_: str, text: str, **fields: Any) -> dict[str, Any]:
         ev = {"turn": self.data["turn"], "phase": self.data["phase"], "type": type_, "text": text, **fields}
         self.events.append(ev)
         return ev
@@ -103,9 +106,9 @@ class Board:
             self.turn_state(p)["counted_losses"].append(die_id)
         self.emit("destroyed", text, player=p, die=die_id, cause=cause)
 
-    def restore(self, p: str, die_id: str) -> dict:
+    def restore(self, p: str, die_id: str) -> dict[str, Any]:
         army = self.army(p)
-        die = next(d for d in army["destroyed"] if d["id"] == die_id)
+        die: dict[str, Any] = next(d for d in army["destroyed"] if d["id"] == die_id)
         army["destroyed"].remove(die)
         die["face"] = None
         army["dice"].append(die)
@@ -116,7 +119,7 @@ class Board:
             ts["casualties"] -= 1
         return die
 
-    def take_control(self, taker: str, die_id: str, keep_face: bool) -> dict:
+    def take_control(self, taker: str, die_id: str, keep_face: bool) -> dict[str, Any]:
         victim = opponent(taker)
         die = self.get(victim, die_id)
         self.army(victim)["dice"].remove(die)
@@ -127,7 +130,7 @@ class Board:
                   player=taker, die=die_id)
         return die
 
-    def add_die(self, p: str, unit: str, monster: str | None) -> dict:
+    def add_die(self, p: str, unit: str, monster: str | None) -> dict[str, Any]:
         army = self.army(p)
         die = new_die(p, army["next_number"], unit, monster)
         army["next_number"] += 1
@@ -148,11 +151,11 @@ class Board:
         self.data["turn"] += 1
         self.data["phases_done"] = []
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, Any]:
         return copy.deepcopy(self.data)
 
 
-def describe(die: dict) -> str:
+def describe(die: dict[str, Any]) -> str:
     kind = die["monster"].replace("_", " ") if die.get("monster") else die["unit"]
     face = "unrolled" if die["face"] is None else f"showing {die['face']}"
     return f"{kind} d{die['sides']} {die['id']} ({face})"

@@ -20,15 +20,21 @@ action stored in the game log, or raises an :class:`~.errors.IllegalAction`.
 from __future__ import annotations
 
 import random
+from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import BadChoice, BadFaces, IllegalBattleAction, WrongPlayer
 
 ACTION_KINDS = {"roll": "roll", "choose_dice": "choose", "choose_option": "choose"}
 
+_R = TypeVar("_R")
+#: A step of the game written as a generator: it yields the decisions it needs, receives each checked
+#: answer (``BattleDecision.check``) and returns what it found (``Flow[int]``: a rolled amount ...).
+Flow = Generator["BattleDecision", dict[str, Any], _R]
 
-def parse_face(value, sides: int) -> int:
+
+def parse_face(value: object, sides: int) -> int:
     """One die face as an int in 1..sides; a d10's 0 is its 10 (ruling R02)."""
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, str) and value.strip().isdigit():
@@ -53,12 +59,12 @@ class BattleDecision:
     kind: str
     prompt: str
     purpose: str
-    dice: list[dict] = field(default_factory=list)
+    dice: list[dict[str, Any]] = field(default_factory=list)
     count: int = 0
-    candidates: list[dict] = field(default_factory=list)
+    candidates: list[dict[str, Any]] = field(default_factory=list)
     options: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         choices: dict[str, Any]
         if self.kind == "roll":
             choices = {"dice": [dict(d) for d in self.dice]}
@@ -76,7 +82,7 @@ class BattleDecision:
         }
 
     # ------------------------------------------------------------------ checking answers
-    def check(self, action) -> dict:
+    def check(self, action: object) -> dict[str, Any]:
         if not isinstance(action, dict):
             raise IllegalBattleAction(f"an action must be a JSON object, not {type(action).__name__}")
         player = action.get("player", self.player)
@@ -104,13 +110,13 @@ class BattleDecision:
             out["option"] = option
         return out
 
-    def _roll_seeded(self, seed) -> list[int]:
+    def _roll_seeded(self, seed: object) -> list[int]:
         if isinstance(seed, bool) or not isinstance(seed, int | str):
             raise IllegalBattleAction(f"seed must be an integer or string, not {seed!r}")
         rng = random.Random(seed)
         return [rng.randint(1, d["sides"]) for d in self.dice]
 
-    def _check_faces(self, faces) -> list[int]:
+    def _check_faces(self, faces: object) -> list[int]:
         n = len(self.dice)
         if isinstance(faces, int) and not isinstance(faces, bool) and n == 1:
             faces = [faces]
@@ -127,7 +133,7 @@ class BattleDecision:
             return [parse_face(faces[d["id"]], d["sides"]) for d in self.dice]
         raise BadFaces(f"faces missing or malformed for {self._sizes()}: {faces!r}")
 
-    def _faces_by_size(self, faces: dict) -> list[int]:
+    def _faces_by_size(self, faces: dict[str, Any]) -> list[int]:
         wanted: dict[int, int] = {}
         for d in self.dice:
             wanted[d["sides"]] = wanted.get(d["sides"], 0) + 1
@@ -143,7 +149,7 @@ class BattleDecision:
         queues = {s: [parse_face(v, s) for v in vals] for s, vals in given.items()}
         return [queues[d["sides"]].pop(0) for d in self.dice]
 
-    def _check_dice(self, dice) -> list[str]:
+    def _check_dice(self, dice: object) -> list[str]:
         if not isinstance(dice, list) or not all(isinstance(x, str) for x in dice):
             raise BadChoice(f"dice must be a list of die ids ({self.prompt})")
         legal = [c["id"] for c in self.candidates]

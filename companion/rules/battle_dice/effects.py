@@ -8,15 +8,18 @@ for inflicting casualties live here too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .board import POOL_PHASE, Board, describe
-from .decisions import BattleDecision, d3_from_d6
+from .decisions import BattleDecision, Flow, d3_from_d6
 from .setup import opponent
 from .tables import CORE_TABLES, MONSTER_TABLES, UNIT_TYPES, Row, RowEffect, Table
 
 # ---------------------------------------------------------------------------------- rolling
 
 
-def roll_amount(b: Board, p: str, amount, purpose: str):
+def roll_amount(b: Board, p: str, amount: int | str, purpose: str) -> Flow[int]:
     """An effect amount: a fixed int, or 1d3 (d6 halved, ruling R14) / 1d6 rolled by ``p``."""
     if isinstance(amount, int):
         return amount
@@ -43,7 +46,7 @@ def table_die(b: Board, table: Table) -> int:
     return table.sides
 
 
-def roll_on_table(b: Board, p: str, table: Table, why: str):
+def roll_on_table(b: Board, p: str, table: Table, why: str) -> Flow[Row]:
     sides = table_die(b, table)
     prompt = f"{b.army(p)['name']}: roll a d{sides} on the {table.title} table ({why})"
     action = yield BattleDecision(p, "roll", prompt, f"{table.key} table", dice=[{"id": None, "sides": sides,
@@ -55,7 +58,7 @@ def roll_on_table(b: Board, p: str, table: Table, why: str):
     return row
 
 
-def apply_row(b: Board, p: str, row: Row, table: Table):
+def apply_row(b: Board, p: str, row: Row, table: Table) -> Flow[None]:
     for effect in row.effects:
         yield from EFFECTS[effect.kind](b, p, effect, row, table)
 
@@ -63,11 +66,11 @@ def apply_row(b: Board, p: str, row: Row, table: Table):
 # ---------------------------------------------------------------------------------- choosing
 
 
-def _equivalent(c: dict) -> tuple:
+def _equivalent(c: dict[str, Any]) -> tuple[Any, ...]:
     return (c["owner"], c["sides"], c["face"], c.get("monster"))
 
 
-def choose_dice(b: Board, chooser: str, count: int, candidates: list[dict], purpose: str, prompt: str):
+def choose_dice(b: Board, chooser: str, count: int, candidates: list[dict[str, Any]], purpose: str, prompt: str) -> Flow[list[str]]:
     """Ids of ``count`` dice picked by ``chooser``; no question when the choice makes no difference."""
     count = min(count, len(candidates))
     if count == 0:
@@ -75,17 +78,19 @@ def choose_dice(b: Board, chooser: str, count: int, candidates: list[dict], purp
     if count == len(candidates) or len({_equivalent(c) for c in candidates}) == 1:
         return [c["id"] for c in candidates[:count]]
     action = yield BattleDecision(chooser, "choose_dice", prompt, purpose, count=count, candidates=candidates)
-    return action["dice"]
+    chosen: list[str] = action["dice"]
+    return chosen
 
 
-def choose_option(b: Board, chooser: str, options: list[str], purpose: str, prompt: str):
+def choose_option(b: Board, chooser: str, options: list[str], purpose: str, prompt: str) -> Flow[str]:
     if len(options) == 1:
         return options[0]
     action = yield BattleDecision(chooser, "choose_option", prompt, purpose, options=options)
-    return action["option"]
+    option: str = action["option"]
+    return option
 
 
-def candidate(owner: str, die: dict) -> dict:
+def candidate(owner: str, die: dict[str, Any]) -> dict[str, Any]:
     return {"id": die["id"], "owner": owner, "unit": die["unit"], "sides": die["sides"],
             "face": die["face"], "monster": die["monster"], "label": describe(die)}
 
@@ -94,7 +99,7 @@ def candidate(owner: str, die: dict) -> dict:
 
 
 def inflict(b: Board, attacker: str, hits: int, why: str, *, only_sides: int | None = None,
-            chooser: str | None = None):
+            chooser: str | None = None) -> Flow[list[str]]:
     """``hits`` casualties on the attacker's opponent, after its negations (R21); owner picks (L66)."""
     victim = opponent(attacker)
     if hits <= 0:
@@ -120,17 +125,17 @@ def inflict(b: Board, attacker: str, hits: int, why: str, *, only_sides: int | N
 # ---------------------------------------------------------------------------------- effects
 
 
-def kill_now(b, p, e: RowEffect, row, table):  # Elemental Attack, Charge: owner picks (BD L66)
+def kill_now(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Elemental Attack, Charge: owner picks (BD L66)
     n = yield from roll_amount(b, p, e.amount, row.name)
     yield from inflict(b, p, n, row.name)
 
 
-def kill_chosen(b, p, e: RowEffect, row, table):  # Death, Assassinate: "of your choice" (BD L207-209, L445-447)
+def kill_chosen(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Death, Assassinate: "of your choice" (BD L207-209, L445-447)
     n = yield from roll_amount(b, p, e.amount, row.name)
     yield from inflict(b, p, n, row.name, chooser=p)
 
 
-def kill_in_phase(b, p, e: RowEffect, row, table):  # "Destroy 1D3 enemy dice in Missile/Melee Phase"
+def kill_in_phase(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # "Destroy 1D3 enemy dice in Missile/Melee Phase"
     n = yield from roll_amount(b, p, e.amount, f"{row.name} kills in the {e.phase} phase")
     if b.phase_done(e.phase):
         b.emit("lost", f"{row.name}: the {e.phase} phase is over this turn; {n} kills lost", player=p)
@@ -140,7 +145,7 @@ def kill_in_phase(b, p, e: RowEffect, row, table):  # "Destroy 1D3 enemy dice in
            player=p, phase=e.phase, count=n)
 
 
-def set_to_one(b, p, e: RowEffect, row, table):  # Tail, Confuse, Outflank, Ensorcelled; R13 who picks, R08
+def set_to_one(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Tail, Confuse, Outflank, Ensorcelled; R13 who picks, R08
     victim = opponent(p)
     n = yield from roll_amount(b, p, e.amount, row.name)
     chooser = p if b.options["R13"] == "caster" else victim
@@ -149,7 +154,7 @@ def set_to_one(b, p, e: RowEffect, row, table):  # Tail, Confuse, Outflank, Enso
     prompt = f"{b.army(chooser)['name']}: choose {n} {'enemy' if chooser == p else 'of your'} dice to set to 1 ({row.name})"
     ids = yield from choose_dice(b, chooser, n, pool, "set_to_one", prompt)
     for die_id in ids:
-        die = b.find(victim, die_id)
+        die = b.get(victim, die_id)
         text = f"{describe(die)} is set to 1 ({row.name})"
         die["face"] = 1
         b.emit("set_to_one", text, player=victim, die=die_id)
@@ -163,7 +168,7 @@ def _pool(b: Board, pool: str) -> str | None:
     return pool
 
 
-def gain_points(b, p, e: RowEffect, row, table):
+def gain_points(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:
     n = yield from roll_amount(b, p, e.amount, row.name)
     pool = _pool(b, e.pool)
     if pool is None:
@@ -175,7 +180,7 @@ def gain_points(b, p, e: RowEffect, row, table):
         b.emit("points", f"{b.army(p)['name']} gains {n} {pool} point(s)", player=p, pool=pool, count=n)
 
 
-def enemy_loses_points(b, p, e: RowEffect, row, table):  # Sabotage, Immobilize
+def enemy_loses_points(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Sabotage, Immobilize
     victim = opponent(p)
     n = yield from roll_amount(b, p, e.amount, row.name)
     if not b.pool_open(e.pool):
@@ -186,7 +191,7 @@ def enemy_loses_points(b, p, e: RowEffect, row, table):  # Sabotage, Immobilize
            count=-n)
 
 
-def morale(b, p, e: RowEffect, row, table):  # Leadership, Courage, Martyr, Bravery (+); Fear, Encircle (-)
+def morale(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Leadership, Courage, Martyr, Bravery (+); Fear, Encircle (-)
     n = yield from roll_amount(b, p, e.amount, row.name)
     target = p if e.target == "self" else opponent(p)
     b.turn_state(target)["morale"].append(e.sign * n)
@@ -194,13 +199,13 @@ def morale(b, p, e: RowEffect, row, table):  # Leadership, Courage, Martyr, Brav
            player=target, value=e.sign * n)
 
 
-def negate(b, p, e: RowEffect, row, table):
+def negate(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:
     n = yield from roll_amount(b, p, e.amount, row.name)
     b.turn_state(p)["negate"] += n
     b.emit("negate", f"{b.army(p)['name']} will negate the next {n} casualties ({row.name})", player=p, count=n)
 
 
-def _roll_new_dice(b: Board, p: str, dice: list[dict], why: str):
+def _roll_new_dice(b: Board, p: str, dice: list[dict[str, Any]], why: str) -> Flow[None]:
     """R09 roll_at_once: new dice are rolled on arrival."""
     if not dice or b.options["R09"] != "roll_at_once":
         return
@@ -212,7 +217,7 @@ def _roll_new_dice(b: Board, p: str, dice: list[dict], why: str):
            player=p, faces={d["id"]: d["face"] for d in dice}, source=action["source"])
 
 
-def restore(b, p, e: RowEffect, row, table):  # Rally Troops (1D6), Healing (1D3)
+def restore(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Rally Troops (1D6), Healing (1D3)
     n = yield from roll_amount(b, p, e.amount, row.name)
     pool = [candidate(p, d) for d in b.army(p)["destroyed"]]
     n = min(n, len(pool))
@@ -222,7 +227,7 @@ def restore(b, p, e: RowEffect, row, table):  # Rally Troops (1D6), Healing (1D3
     yield from _roll_new_dice(b, p, dice, row.name)
 
 
-def control(b, p, e: RowEffect, row, table):  # BD L199-201; R10, R17
+def control(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # BD L199-201; R10, R17
     victim = opponent(p)
     pool = [candidate(victim, d) for d in b.alive(victim)]
     prompt = f"{b.army(p)['name']}: choose one enemy die to take control of ({row.name})"
@@ -233,8 +238,9 @@ def control(b, p, e: RowEffect, row, table):  # BD L199-201; R10, R17
             b.turn_state(victim)["casualties"] += 1
 
 
-def summon(b, p, e: RowEffect, row, table):  # Summon (BD L203-205, R22); Vampire Drain's new unit (R12)
+def summon(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Summon (BD L203-205, R22); Vampire Drain's new unit (R12)
     army = b.army(p)
+    monster: str | None
     if e.unit:  # Drain
         if b.options["R12"] == "no_new_unit":
             return
@@ -250,20 +256,20 @@ def summon(b, p, e: RowEffect, row, table):  # Summon (BD L203-205, R22); Vampir
     yield from _roll_new_dice(b, p, dice, row.name)
 
 
-def roll_table(b, p, e: RowEffect, row, table):  # Haste, Command, Archmage Spell
+def roll_table(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Haste, Command, Archmage Spell
     sub = CORE_TABLES[e.table]
     new_row = yield from roll_on_table(b, p, sub, row.name)
     yield from apply_row(b, p, new_row, sub)
 
 
-def hit_on(b, p, e: RowEffect, row, table):  # Lead the Charge, Direct the Fire ("this turn")
+def hit_on(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Lead the Charge, Direct the Fire ("this turn")
     ts = b.turn_state(p)
     ts["hit_on"][e.unit] = e.face
     b.emit("hit_on", f"{b.army(p)['name']}: {e.unit} also hit on {e.face} this turn ({row.name})", player=p)
     yield from ()
 
 
-def initiative(b, p, e: RowEffect, row, table):  # BD L156-161: the player picks the phase
+def initiative(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # BD L156-161: the player picks the phase
     left = [ph for ph in ("missile", "melee") if not b.phase_done(ph)]
     if not left:
         b.emit("lost", f"{row.name}: no Missile or Melee phase left this turn", player=p)
@@ -274,13 +280,13 @@ def initiative(b, p, e: RowEffect, row, table):  # BD L156-161: the player picks
     b.emit("initiative", f"{b.army(p)['name']} has the initiative in the {phase} phase", player=p, phase=phase)
 
 
-def maneuver_next_turn(b, p, e: RowEffect, row, table):  # Encircle (R11)
+def maneuver_next_turn(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Encircle (R11)
     b.turn_state(p)["maneuver_next_turn"] += e.amount
     b.emit("carry", f"{b.army(p)['name']} gains {e.amount} maneuver point next turn ({row.name})", player=p)
     yield from ()
 
 
-def pick_result(b, p, e: RowEffect, row, table):  # Maneuver 9-10 (R23)
+def pick_result(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Maneuver 9-10 (R23)
     sub = CORE_TABLES[e.table]
     names = [r.name for r in sub.rows if r is not row and r.name != row.name]
     name = yield from choose_option(b, p, names, "pick_result", f"{b.army(p)['name']}: pick a {sub.title} result")
@@ -290,7 +296,9 @@ def pick_result(b, p, e: RowEffect, row, table):  # Maneuver 9-10 (R23)
     yield from apply_row(b, p, picked, sub)
 
 
-EFFECTS = {
+EffectStep = Callable[[Board, str, RowEffect, Row, Table], Flow[None]]
+
+EFFECTS: dict[str, EffectStep] = {
     "kill_now": kill_now,
     "kill_chosen": kill_chosen,
     "kill_in_phase": kill_in_phase,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import random
+from typing import Any
 
 from .board import Board
 from .decisions import BattleDecision
@@ -31,11 +32,11 @@ FORMAT_VERSION = 1
 class BattleGame:
     """One Battle Dice game: setup, options, the list of actions taken, and the table state."""
 
-    def __init__(self, setup: dict):
+    def __init__(self, setup: dict[str, Any]):
         norm = normalise_setup(setup)
         self.options = resolve_options(norm["options"])
         self.setup = {"armies": norm["armies"], "options": dict(norm["options"])}
-        self.actions: list[dict] = []
+        self.actions: list[dict[str, Any]] = []
         self.board = Board(norm, self.options)
         self._flow = play(self.board)
         self._pending: BattleDecision | None = None
@@ -43,11 +44,11 @@ class BattleGame:
 
     # ------------------------------------------------------------------ reading
     @property
-    def data(self) -> dict:
+    def data(self) -> dict[str, Any]:
         return self.board.data
 
     @property
-    def events(self) -> list[dict]:
+    def events(self) -> list[dict[str, Any]]:
         return self.board.events
 
     @property
@@ -55,10 +56,11 @@ class BattleGame:
         return self.board.data["result"] is not None
 
     @property
-    def result(self) -> dict | None:
-        return copy.deepcopy(self.board.data["result"])
+    def result(self) -> dict[str, Any] | None:
+        result: dict[str, Any] | None = copy.deepcopy(self.board.data["result"])
+        return result
 
-    def pending(self) -> dict | None:
+    def pending(self) -> dict[str, Any] | None:
         if self._pending is None:
             return None
         out = self._pending.to_dict()
@@ -70,13 +72,13 @@ class BattleGame:
         return self._pending
 
     # ------------------------------------------------------------------ acting
-    def check(self, action) -> dict:
+    def check(self, action: object) -> dict[str, Any]:
         """The normalised form of ``action`` if it answers the pending decision; raises otherwise."""
         if self._pending is None:
             raise BattleOver("the game is over; no action is expected")
         return self._pending.check(action)
 
-    def apply(self, action) -> list[dict]:
+    def apply(self, action: object) -> list[dict[str, Any]]:
         """Answer the pending decision; returns the events it caused.  Illegal: raises, changes nothing."""
         normalised = self.check(action)
         start = len(self.board.events)
@@ -88,7 +90,7 @@ class BattleGame:
         self.actions.append(normalised)
         return copy.deepcopy(self.board.events[start:])
 
-    def undo(self) -> dict:
+    def undo(self) -> dict[str, Any]:
         """Take back the last action (replaying the rest); returns it."""
         if not self.actions:
             raise IllegalBattleAction("nothing to undo")
@@ -100,7 +102,7 @@ class BattleGame:
         return BattleGame.replay(self.setup, self.actions)
 
     # ------------------------------------------------------------------ storing
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "game": GAME_TYPE,
             "version": FORMAT_VERSION,
@@ -111,7 +113,7 @@ class BattleGame:
         }
 
     @classmethod
-    def replay(cls, setup: dict, actions: list[dict]) -> BattleGame:
+    def replay(cls, setup: dict[str, Any], actions: list[dict[str, Any]]) -> BattleGame:
         game = cls(setup)
         for i, action in enumerate(actions):
             try:
@@ -121,7 +123,7 @@ class BattleGame:
         return game
 
     @classmethod
-    def from_dict(cls, d: dict) -> BattleGame:
+    def from_dict(cls, d: dict[str, Any]) -> BattleGame:
         if not isinstance(d, dict) or d.get("game") != GAME_TYPE:
             raise SetupError(f"not a stored {GAME_TYPE} game")
         if d.get("version") != FORMAT_VERSION:
@@ -132,13 +134,13 @@ class BattleGame:
         return game
 
     # ------------------------------------------------------------------ internals
-    def _advance(self, answer) -> None:
+    def _advance(self, answer: dict[str, Any] | None) -> None:
         try:
-            self._pending = self._flow.send(answer)
+            self._pending = next(self._flow) if answer is None else self._flow.send(answer)
         except StopIteration:
             self._pending = None
 
-    def _rebuild(self, actions: list[dict]) -> None:
+    def _rebuild(self, actions: list[dict[str, Any]]) -> None:
         fresh = BattleGame.replay(self.setup, actions)
         self.__dict__.update(fresh.__dict__)
 
@@ -146,15 +148,15 @@ class BattleGame:
 # ---------------------------------------------------------------------------------- functional API
 
 
-def new_game(setup: dict) -> BattleGame:
+def new_game(setup: dict[str, Any]) -> BattleGame:
     return BattleGame(setup)
 
 
-def pending(state: BattleGame) -> dict | None:
+def pending(state: BattleGame) -> dict[str, Any] | None:
     return state.pending()
 
 
-def apply(state: BattleGame, action) -> tuple[BattleGame, list[dict]]:
+def apply(state: BattleGame, action: object) -> tuple[BattleGame, list[dict[str, Any]]]:
     """Apply ``action`` in place and return ``(state, events)``; illegal actions raise and change nothing."""
     events = state.apply(action)
     return state, events
@@ -165,15 +167,15 @@ def undo(state: BattleGame) -> BattleGame:
     return state
 
 
-def state_to_dict(state: BattleGame) -> dict:
+def state_to_dict(state: BattleGame) -> dict[str, Any]:
     return state.to_dict()
 
 
-def state_from_dict(d: dict) -> BattleGame:
+def state_from_dict(d: dict[str, Any]) -> BattleGame:
     return BattleGame.from_dict(d)
 
 
-def roll_for_me(state: BattleGame, rng: random.Random, source: str = "rng") -> dict:
+def roll_for_me(state: BattleGame, rng: random.Random, source: str = "rng") -> dict[str, Any]:
     """A roll action for the pending roll decision, with faces drawn from ``rng``."""
     decision = state.pending_decision()
     if decision is None or decision.kind != "roll":
@@ -182,7 +184,7 @@ def roll_for_me(state: BattleGame, rng: random.Random, source: str = "rng") -> d
     return {"kind": "roll", "player": decision.player, "faces": faces, "source": source}
 
 
-def random_action(state: BattleGame, rng: random.Random) -> dict:
+def random_action(state: BattleGame, rng: random.Random) -> dict[str, Any]:
     """Any legal action for the pending decision, drawn from ``rng`` (rolls and choices alike)."""
     decision = state.pending_decision()
     if decision is None:

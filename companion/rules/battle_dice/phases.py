@@ -7,23 +7,26 @@ side's hits land before the other side's dice are counted.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
+from typing import Any
+
 from . import tables as T
 from .board import Board
-from .decisions import BattleDecision
+from .decisions import BattleDecision, Flow
 from .effects import apply_row, inflict, roll_on_table
 from .setup import PLAYERS, opponent
 
 PHASES = ("roll", "monster", "general", "magic", "maneuver", "missile", "melee", "morale")
 
 
-def count_faces(b: Board, p: str, sides: int, faces) -> int:
+def count_faces(b: Board, p: str, sides: int, faces: Collection[int]) -> int:
     return sum(1 for d in b.alive(p, sides) if d["face"] in faces)
 
 
 # ---------------------------------------------------------------------------------- 1. roll
 
 
-def roll_phase(b: Board):
+def roll_phase(b: Board) -> Flow[None]:
     """BD L94-96: both players roll all of their dice."""
     for p in PLAYERS:
         dice = b.alive(p)
@@ -41,12 +44,12 @@ def roll_phase(b: Board):
 # ---------------------------------------------------------------------------------- 2. monster
 
 
-def monster_phase(b: Board):
+def monster_phase(b: Board) -> Flow[None]:
     """BD L98-114 (order of steps: ruling R15; order of sides: R16)."""
     snap = {p: [dict(d) for d in b.alive(p, 20) if d["face"] is not None] for p in PLAYERS}
     order = PLAYERS if b.options["R16"] == "a_first" else tuple(reversed(PLAYERS))
 
-    def departures():
+    def departures() -> None:
         for p in PLAYERS:  # BD L102: 1 or 2, the monster leaves (considered destroyed)
             for d in snap[p]:
                 if d["face"] in T.MONSTER_DEPARTS and b.find(p, d["id"]) is not None:
@@ -58,12 +61,12 @@ def monster_phase(b: Board):
                     b.destroy(p, d["id"], f"monster rolled {d['face']} and leaves the battle",
                               count_casualty=b.options["R18"] == "counts")
 
-    def duels():
+    def duels() -> Flow[None]:
         hits = {p: sum(1 for d in snap[p] if d["face"] in T.MONSTER_SLAYS) for p in PLAYERS}  # BD L104
         for p in order:
             yield from inflict(b, p, hits[p], "monster duel (13-16)", only_sides=20)
 
-    def monster_points():
+    def monster_points() -> Flow[None]:
         for p in order:  # BD L106-112: each 17-20 gives a point; roll on that monster's own table
             for d in snap[p]:
                 if d["face"] in T.MONSTER_POINT:
@@ -90,7 +93,7 @@ CONTESTS = {
 }
 
 
-def contest_points(b: Board, phase: str) -> dict:
+def contest_points(b: Board, phase: str) -> dict[str, Any]:
     pool, sides, faces, _table, _cite = CONTESTS[phase]
     totals: dict[str, int] = {}
     for p in PLAYERS:
@@ -102,7 +105,7 @@ def contest_points(b: Board, phase: str) -> dict:
     return totals
 
 
-def contest_phase(b: Board, phase: str):
+def contest_phase(b: Board, phase: str) -> Flow[None]:
     """The shared algorithm of the General, Magic and Maneuver phases (rulings R06, R11)."""
     pool, _sides, _faces, table, cite = CONTESTS[phase]
     totals = contest_points(b, phase)
@@ -124,15 +127,15 @@ def contest_phase(b: Board, phase: str):
             yield from apply_row(b, p, row, table)
 
 
-def general_phase(b: Board):
+def general_phase(b: Board) -> Flow[None]:
     yield from contest_phase(b, "general")
 
 
-def magic_phase(b: Board):
+def magic_phase(b: Board) -> Flow[None]:
     yield from contest_phase(b, "magic")
 
 
-def maneuver_phase(b: Board):
+def maneuver_phase(b: Board) -> Flow[None]:
     yield from contest_phase(b, "maneuver")
 
 
@@ -151,10 +154,11 @@ def strike_hits(b: Board, p: str, phase: str) -> int:
     lowered = ts["hit_on"][unit]  # Lead the Charge / Direct the Fire (BD L146, L150)
     threshold = min(hit_from, lowered) if lowered else hit_from
     dice = sum(1 for d in b.alive(p, sides) if d["face"] is not None and d["face"] >= threshold)
-    return dice + ts["kills"][phase]
+    kills: int = ts["kills"][phase]
+    return dice + kills
 
 
-def strike_phase(b: Board, phase: str):
+def strike_phase(b: Board, phase: str) -> Flow[None]:
     """Missile and Melee: each scoring die destroys one enemy die; Gain Initiative per R05/R25."""
     cite = STRIKES[phase][3]
     holders = [p for p in PLAYERS if phase in b.turn_state(p)["initiative"]]
@@ -175,11 +179,11 @@ def strike_phase(b: Board, phase: str):
         yield from inflict(b, p, each[p], f"{phase} hits")
 
 
-def missile_phase(b: Board):
+def missile_phase(b: Board) -> Flow[None]:
     yield from strike_phase(b, "missile")
 
 
-def melee_phase(b: Board):
+def melee_phase(b: Board) -> Flow[None]:
     yield from strike_phase(b, "melee")
 
 
@@ -188,10 +192,11 @@ def melee_phase(b: Board):
 
 def morale_total(b: Board, p: str) -> int:
     faces = sum(1 for d in b.alive(p) if d["face"] in T.MORALE_FACES)  # BD L284 (R24)
-    return faces + sum(b.turn_state(p)["morale"])
+    morale: list[int] = b.turn_state(p)["morale"]
+    return faces + sum(morale)
 
 
-def morale_phase(b: Board):
+def morale_phase(b: Board) -> Flow[None]:
     """BD L278-286 (rulings R07, R24)."""
     cas = {p: b.turn_state(p)["casualties"] for p in PLAYERS}
     if cas["A"] != cas["B"]:
@@ -219,7 +224,7 @@ def morale_phase(b: Board):
     yield  # a generator like the other phases
 
 
-PHASE_FUNCTIONS = {
+PHASE_FUNCTIONS: dict[str, Callable[[Board], Flow[None]]] = {
     "roll": roll_phase,
     "monster": monster_phase,
     "general": general_phase,
@@ -240,7 +245,7 @@ def check_destroyed(b: Board) -> None:
         b.data["result"] = {"winner": opponent(empty[0]), "reason": "destroyed", "loser": empty[0]}
 
 
-def play(b: Board):
+def play(b: Board) -> Flow[None]:
     """The whole game: turns of eight phases until a rout, a destruction or the turn limit."""
     while True:
         for phase in PHASES:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from .errors import SetupError
 
@@ -23,9 +24,9 @@ class Ruling:
     why: str
     citation: str
     default: str
-    variants: MappingProxyType  # variant name -> what it means
+    variants: MappingProxyType[str, str]  # variant name -> what it means
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "gap": self.gap,
@@ -37,7 +38,7 @@ class Ruling:
         }
 
 
-def _r(id, gap, ruling, why, citation, default, **variants) -> Ruling:
+def _r(id: str, gap: str, ruling: str, why: str, citation: str, default: str, **variants: str) -> Ruling:
     assert default in variants, id
     return Ruling(id, gap, ruling, why, citation, default, MappingProxyType(variants))
 
@@ -215,9 +216,9 @@ RULING_BY_ID = MappingProxyType({r.id: r for r in RULINGS})
 EXTRA_OPTIONS = {"max_turns": None}
 
 
-def resolve_options(options: dict | None) -> dict:
+def resolve_options(options: dict[str, Any] | None) -> dict[str, Any]:
     """The full option dict (every ruling's variant plus extras), checking ``options``."""
-    resolved: dict = {r.id: r.default for r in RULINGS}
+    resolved: dict[str, Any] = {r.id: r.default for r in RULINGS}
     resolved.update(EXTRA_OPTIONS)
     for key, value in (options or {}).items():
         if key in RULING_BY_ID:

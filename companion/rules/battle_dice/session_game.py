@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import itertools
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..core.errors import GameOver as SessionGameOver
@@ -91,7 +91,7 @@ class _BattleState:
         }
 
 
-def _unit(d: dict) -> dict:
+def _unit(d: dict[str, Any]) -> dict[str, Any]:
     name = d["monster"].replace("_", " ") if d["monster"] else d["unit"]
     return {"uid": d["id"], "die": f"d{d['sides']}", "name": name, "unit": d["unit"], "face": d["face"]}
 
@@ -99,7 +99,7 @@ def _unit(d: dict) -> dict:
 class BattleDiceSessionGame:
     """A :class:`BattleGame` with the Dragon Dice ``Game`` interface that ``GameSession`` uses."""
 
-    def __init__(self, setup: dict):
+    def __init__(self, setup: dict[str, Any]):
         body = {k: v for k, v in dict(setup).items() if k != "game"}
         try:
             self._game = BattleGame(body)
@@ -111,7 +111,7 @@ class BattleDiceSessionGame:
 
     # -- the interface GameSession uses ------------------------------------------------------------
     @property
-    def pending(self):
+    def pending(self) -> BattleDecision | None:
         return self._game.pending_decision()
 
     @property
@@ -122,7 +122,7 @@ class BattleDiceSessionGame:
     def battle(self) -> BattleGame:
         return self._game
 
-    def pending_dict(self) -> dict | None:
+    def pending_dict(self) -> dict[str, Any] | None:
         decision = self._game.pending_decision()
         if decision is None:
             return None
@@ -195,7 +195,7 @@ class BattleDiceSessionGame:
         return canonical
 
     # -- internals ---------------------------------------------------------------------------------
-    def _translate(self, decision: BattleDecision, action: dict, rng: random.Random | None) -> tuple[dict, dict]:
+    def _translate(self, decision: BattleDecision, action: dict[str, Any], rng: random.Random | None) -> tuple[dict[str, Any], dict[str, Any]]:
         kind = action.get("type")
         inner: dict[str, Any] = {}
         if "player" in action and action["player"] is not None:
@@ -236,7 +236,7 @@ class BattleDiceSessionGame:
         return inner, canonical
 
 
-def _multiset_picks(caps: list[int], k: int, start: int = 0):
+def _multiset_picks(caps: list[int], k: int, start: int = 0) -> Iterator[tuple[tuple[int, int], ...]]:
     """Ways to take ``k`` items from classes of sizes ``caps`` (as ``((class, n), ...)``), lazily."""
     if k == 0:
         yield ()
@@ -251,9 +251,9 @@ def _multiset_picks(caps: list[int], k: int, start: int = 0):
                 yield ((i, take), *rest)
 
 
-def _distinct_sets(decision) -> list[dict]:
+def _distinct_sets(decision: BattleDecision) -> list[dict[str, Any]]:
     """Legal sets of ``count`` dice, one per mix of (size, face) classes, at most ``MAX_LISTED_SETS``."""
-    classes: dict[tuple, list[str]] = {}
+    classes: dict[tuple[Any, ...], list[str]] = {}
     for c in decision.candidates:
         classes.setdefault((c["owner"], c["sides"], c["face"], c.get("monster")), []).append(c["id"])
     groups = list(classes.values())

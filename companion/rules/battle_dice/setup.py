@@ -19,7 +19,7 @@ def opponent(player: str) -> str:
     return "B" if player == "A" else "A"
 
 
-def _unit_name(key) -> str:
+def _unit_name(key: object) -> str:
     if isinstance(key, str):
         k = key.strip().lower()
         if k in UNIT_BY_NAME:
@@ -33,13 +33,13 @@ def _unit_name(key) -> str:
     raise SetupError(f"unknown unit type {key!r}; use one of {[u.name for u in UNIT_TYPES]} or d4..d20")
 
 
-def _count(value, what: str) -> int:
+def _count(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise SetupError(f"{what}: a count must be a whole number >= 0, not {value!r}")
     return value
 
 
-def monster_key(name) -> str:
+def monster_key(name: object) -> str:
     if not isinstance(name, str):
         raise SetupError(f"monster type must be a name, not {name!r}")
     key = name.strip().lower().replace(" ", "_").replace("-", "_")
@@ -48,7 +48,7 @@ def monster_key(name) -> str:
     return key
 
 
-def normalise_army(player: str, army) -> dict:
+def normalise_army(player: str, army: object) -> dict[str, Any]:
     """The canonical form of one army list, or :class:`SetupError` naming the fault."""
     if not isinstance(army, dict):
         raise SetupError(f"army {player} must be an object")
@@ -87,7 +87,7 @@ def normalise_army(player: str, army) -> dict:
     return {"name": name, "monster": monster, "units": units, "dice": total}
 
 
-def normalise_setup(setup) -> dict:
+def normalise_setup(setup: object) -> dict[str, Any]:
     """Both armies checked against BD L50-54; the options are checked by the rulings module."""
     if not isinstance(setup, dict) or not isinstance(setup.get("armies"), dict):
         raise SetupError('setup must be an object with "armies": {"A": {...}, "B": {...}}')
@@ -103,7 +103,7 @@ def normalise_setup(setup) -> dict:
     return {"armies": norm, "options": dict(setup.get("options") or {})}
 
 
-def initial_dice(player: str, army: dict) -> list[dict]:
+def initial_dice(player: str, army: dict[str, Any]) -> list[dict[str, Any]]:
     """The dice of a fresh army, ids ``A01``..., in unit-type order (d4 first)."""
     dice: list[dict[str, Any]] = []
     for unit in UNIT_TYPES:
@@ -112,7 +112,7 @@ def initial_dice(player: str, army: dict) -> list[dict]:
     return dice
 
 
-def new_die(player: str, number: int, unit: str, monster: str | None) -> dict:
+def new_die(player: str, number: int, unit: str, monster: str | None) -> dict[str, Any]:
     u = UNIT_BY_NAME[unit]
     return {
         "id": f"{player}{number:02d}",
@@ -130,7 +130,7 @@ QUICK_ARMIES = ({"monster": "dragon", "units": {"general": 1, "infantry": 4, "ar
                                                "monster": 2}})
 
 
-def quick_setup(setup) -> dict:
+def quick_setup(setup: object) -> dict[str, Any]:
     """A full set-up from ``{"game": "battle_dice", "players": [name, name]}``: the quick start's two
     armies (``QUICK_ARMIES``); a set-up that already names its ``armies`` is kept as it is."""
     if not isinstance(setup, dict):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 # --------------------------------------------------------------------------------------------
 # Unit types (BD L15-46): which die represents which kind of troop.
@@ -95,7 +96,7 @@ class Table:
     sides: int  # the die the document labels it with
     rows: tuple[Row, ...]
     citation: str
-    extra: dict = field(default_factory=dict, compare=False)
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def highest_row(self) -> int:
