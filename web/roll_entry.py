@@ -5,6 +5,8 @@
   for each die, the face of that kind (a die with two different faces of the kind is left for a tap).
 * ``roll_preview(store, faces)``: the total the game would give these faces, resolved by the game
   engine itself on a replayed copy of the game (nothing is written); shown while faces are tapped.
+  The copy for the next tap is replayed in the background, one replay at a time per game, and an
+  answer is kept for the same faces of the same game state (asked again, it costs no replay).
 """
 
 from __future__ import annotations

@@ -180,3 +180,51 @@ def test_battle_dice_points_so_far_are_each_phases_count_of_the_dice_set(client,
                                                      for d in other["dice"]}}, headers=host).status_code == 200
     contest = next(e for e in engine.battle.events if e.get("pool") == "tactics")
     assert contest["totals"][p["player"]] == expected["tactics"] > 0
+
+
+def test_taps_do_not_pile_up_replays_and_faces_asked_again_need_no_copy(client, host, game, monkeypatch):
+    """Each preview needs a copy of the game replayed from its log: previews asked back to back use the
+    copy being made (one replay per preview at most, never two side by side for one state), and the
+    same faces asked again are answered as before without any copy."""
+    import threading
+    import time
+
+    import companion.session.game_session as gs
+
+    replays, running, most = [], [0], [0]
+    lock = threading.Lock()
+    real = gs.replay
+
+    def counted(events):  # a replay as slow as late in a long game, so that taps come quicker
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            replays.append(len(events))
+        try:
+            time.sleep(0.2)
+            return real(events)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(gs, "replay", counted)
+    p = pending(client)
+    faces = {d["uid"]: next(f for f in d["faces"] if f.endswith(" ID")) for d in p["dice"]}
+    uids = list(faces)
+    answers = []
+    for k in range(1, len(uids) + 1):  # taps quicker than a replay: no gap between them
+        r = client.post("/api/rolls/preview", json={"faces": {u: faces[u] for u in uids[:k]}}, headers=host)
+        assert r.status_code == 200, r.json
+        answers.append(r.json)
+    def settled() -> int:
+        for t in threading.enumerate():
+            if t.name == "preview-spare":
+                t.join(10)
+        return len(replays)
+
+    assert settled() <= len(uids) + 1 and most[0] == 1
+    before = len(replays)
+    again = client.post("/api/rolls/preview", json={"faces": {uids[0]: faces[uids[0]]}}, headers=host)
+    assert again.json == answers[0] and settled() == before  # asked before: no replay
+    client.post("/api/rolls", json={"faces": faces}, headers=host)  # the game moves on: nothing kept is used
+    assert client.get("/api/state").json["last_roll"]["total"] == answers[-1]["total"]
