@@ -22,6 +22,8 @@ import random
 import threading
 import time
 
+from companion.rules import ArmyId
+
 log = logging.getLogger("companion.demo")
 
 #: What the demo wants to show, in order; the director steers toward the next unshown item.
@@ -390,11 +392,11 @@ class Director:
         return first("first_turn")
 
     def _opponents_at(self, army: str, state: dict) -> bool:
-        owner, _, loc = army.partition("@")
+        owner, loc = ArmyId.parse(army)
         return any(a["location"] == loc and a["owner"] != owner for a in state.get("armies", []))
 
     def _action_at(self, army: str, state: dict) -> str | None:
-        loc = army.partition("@")[2]
+        loc = ArmyId.parse(army).location
         for t in state.get("terrains", []):
             if t["id"] == loc:
                 return t.get("action")
@@ -429,7 +431,7 @@ class Director:
             for e in entry.get("may_count_as", []):
                 elements[e] = elements.get(e, 0) + int(entry.get("magic", 0))
         army = pending.get("army", "")
-        owner = army.partition("@")[0]
+        owner = ArmyId.parse(army).owner
         enemies = [a["id"] for a in state.get("armies", []) if a["owner"] != owner]
         wanted = ("Stone Skin", "Hailstorm", "Lightning Strike", "Watery Double", "Palsy", "Ash Storm")
         for name in wanted:

@@ -8,7 +8,8 @@
   ``quick_setup``, ``start_game``; force building: ``force_report``, ``die_points``;
 * errors: ``GameRuleError`` (every refusal of the rules), ``IllegalSetup``;
 * odds of a roll in a game in play: ``odds_in_game``, ``OddsError``, ``OddsQueryError``, ``ODDS_ROLLS``;
-* terrains: ``terrain_action(name, face)``, the action a terrain's face allows;
+* terrains: ``terrain_action(name, face)``, the action a terrain's face allows; army ids: ``ArmyId``
+  (``ArmyId.parse("p1@frontier").owner``), ``InvalidId``;
 * the dice catalogue is ``companion.rules.catalogue``.
 
 Everything else under ``companion/rules`` is the engine's inside (each edition's flow, the resolution
@@ -30,6 +31,7 @@ _PUBLIC = {
     "odds_in_game": ".odds_in_play", "OddsError": ".odds_in_play", "OddsQueryError": ".odds_in_play",
     "ODDS_ROLLS": ".core.decisions",
     "terrain_action": ".core.terrains",
+    "ArmyId": ".core.ids", "InvalidId": ".core.ids",
 }
 
 __all__ = sorted(_PUBLIC)
