@@ -9,6 +9,10 @@ eighth face it controls, with Ash Storm and Stone Skin in force.  Two figures pe
   memo off: every resolution runs the whole engine and every plug-in;
 * repeat: the same roll again and again, as a camera reports an unchanged table (memo on).
 
+A last line times the rolls real games ask for: every resolution the random games of
+``bench/game.py`` (``--game-rolls`` games, seed 1) request, mostly small armies and single units,
+resolved afresh (memo off).
+
 Figures are the best round (as ``timeit`` reports), with the mean of all rounds and the rate per
 second of this process's CPU time beside it (the machine is shared: load average printed).
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import statistics
 import time
 
 from companion.rules.catalogue import load_catalogue
@@ -88,9 +93,49 @@ def rate(requests: list[RollRequest], seconds: float, memo: bool) -> tuple[float
     return len(requests) / min(rounds), done / sum(rounds), done / cpu
 
 
+def game_rolls(games: int, seed: int = 1) -> list[RollRequest]:
+    """The roll requests ``games`` random games of ``bench/game.py`` resolve, in order."""
+    from game import random_setup  # bench/game.py, beside this script
+
+    import companion.rules.resolution as resolution
+    from companion.rules.game import Game, random_answer
+
+    asked: list[RollRequest] = []
+
+    def recording(request, edition=None, *, memo=True):
+        asked.append(request)
+        return resolve(request, edition, memo=memo)
+
+    rng = random.Random(seed)
+    resolution.resolve = recording  # the game flow imports resolve from the package when it rolls
+    try:
+        for _ in range(games):
+            game = Game(random_setup(rng))
+            for _ in range(20000):
+                if game.pending is None:
+                    break
+                game.apply(random_answer(game, rng))
+    finally:
+        resolution.resolve = resolve
+    return asked
+
+
+def game_rate(requests: list[RollRequest], seconds: float) -> float:
+    """Fresh resolutions per second of this process's CPU time (each request in its own edition)."""
+    cpu0 = time.process_time()
+    start = time.perf_counter()
+    done = 0
+    while not done or time.perf_counter() - start < seconds:
+        for req in requests:
+            resolve(req, memo=False)
+        done += len(requests)
+    return done / (time.process_time() - cpu0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--game-rolls", type=int, default=6, help="random games whose rolls are timed (0: none)")
     args = parser.parse_args()
     goal = 20_000
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; goal {goal:,}/s for 10 dice")
@@ -103,6 +148,11 @@ def main() -> None:
                 ratio = f"  fresh/goal {f / goal:.2f}  repeat/goal {r / goal:.2f}" if n == 10 else ""
                 print(f"{edition:4s} {n:2d} dice {purpose:6s}: fresh {f:8,.0f}/s ({1e6 / f:6.1f} us; mean {f_mean:,.0f}/s;"
                       f" per CPU-s {f_cpu:,.0f})  repeat {r:8,.0f}/s{ratio}")
+    if args.game_rolls:
+        asked = game_rolls(args.game_rolls)
+        size = statistics.median(len(r.units) for r in asked)
+        print(f"game rolls: {len(asked):,} resolutions of {args.game_rolls} random games (median {size:g} dice): "
+              f"fresh per CPU-s {game_rate(asked, args.seconds):,.0f}")
 
 
 if __name__ == "__main__":
