@@ -148,6 +148,13 @@ def catalogue_search():
     return jsonify({"dice": play.catalogue_search(q, kind, limit, game)})
 
 
+@bp.get("/forces/rules")
+def forces_rules():
+    """The games the New game page offers, from the engine's registry: ``{"games": [{"key", "title",
+    "document", "forces" (built die by die), "components" (optional components a set-up may name)}]}``."""
+    return jsonify({"games": play.game_kinds()})
+
+
 @bp.post("/forces/check")
 def forces_check():
     """The New game page's forces checked by the game's rules, changing nothing:

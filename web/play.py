@@ -154,6 +154,14 @@ def _catalogue():
     return load_catalogue()
 
 
+def game_kinds() -> list[dict]:
+    """The engine's games (``companion.rules.GAMES``) as the New game page needs them."""
+    from companion.rules import GAMES
+
+    return [{"key": k.key, "title": k.title, "document": k.document, "forces": k.forces is not None,
+             "components": list(k.components())} for k in GAMES.values()]
+
+
 def force_check(body: dict) -> dict:
     """Each player's force on the New game page checked by the game's own rules
     (``companion.rules.force_report``): points or health per army, the army cap, the dragons required

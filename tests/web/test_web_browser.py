@@ -401,6 +401,7 @@ def test_new_game_offers_the_optional_components_of_v4(browser, serve):
     page = new_page(browser, server.host_url)
     page.wait_for_selector("#role.host")
     go(page, "new")
+    page.wait_for_selector("#advanced input[type=checkbox]")  # the engine's list (GET /api/forces/rules)
     assert page.locator("#advanced input[type=checkbox]").count() == 5
     page.select_option("#edition", "r96")
     page.wait_for_selector("#advanced", state="detached")  # the 1996 rules have no optional components

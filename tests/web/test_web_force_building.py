@@ -64,3 +64,14 @@ def test_the_forces_check_answers_the_engines_report_and_refuses_bad_forces(clie
     assert r.status_code == 400 and r.json["field"] == "game"
     dice = {d["name"]: d for d in client.get("/api/catalogue?q=Blade Golem&edition=r96").json["dice"]}
     assert dice and all(d["points"] is None for d in dice.values())
+
+
+def test_the_games_offered_are_the_engines(client):
+    from companion.rules import GAMES
+
+    kinds = {k["key"]: k for k in client.get("/api/forces/rules").json["games"]}
+    assert set(kinds) == set(GAMES)
+    for key, kind in GAMES.items():
+        assert kinds[key]["components"] == list(kind.components()) and kinds[key]["title"] == kind.title
+    assert kinds["v4"]["components"] and not kinds["r96"]["components"]  # V4.01c L2506-2508 only
+    assert not kinds["battle_dice"]["forces"] and kinds["r96"]["forces"]

@@ -861,16 +861,21 @@ function renderNew() {
     h("option", { value: "v4", selected: b.edition === "v4" }, "V4.01c (SFR)"), h("option", { value: "r96", selected: b.edition === "r96" }, "1996 (TSR)"))),
   h("label", { class: "field" }, "Force size (points)", h("input", { type: "number", min: 3, max: 120, value: b.force_size,
     oninput: (ev) => { b.force_size = Number(ev.target.value); renderChecks(); } })));
-  // Optional components of the V4.01c Advanced Rules, chosen per game (V4.01c L2506-2508).
-  const COMPONENTS = [["minor_terrains", "Minor terrains"], ["items", "Items"], ["dragonkin", "Dragonkin"],
-    ["eldarim", "Eldarim"], ["dracolem", "Dracolem"]];
+  // Optional components a game's set-up may name (V4.01c's Advanced Rules, L2506-2508): the engine's
+  // list for the game chosen (GET /api/forces/rules); a game with none shows no choice.
+  const LABELS = { minor_terrains: "Minor terrains", items: "Items", dragonkin: "Dragonkin", eldarim: "Eldarim", dracolem: "Dracolem" };
+  if (!app.gameKinds) {
+    app.gameKinds = [];
+    api("GET", "/api/forces/rules").then((r) => { app.gameKinds = r.games; render(true); }).catch(() => null);
+  }
+  const chosen = chosenKind(b);
   b.advanced = b.advanced || [];
-  const advanced = (b.game === "battle_dice" || b.edition === "r96") ? null :
-    h("fieldset", { class: "row advanced", id: "advanced" }, h("legend", { class: "muted small" }, "Optional components (V4.01c Advanced Rules)"),
-      COMPONENTS.map(([key, label]) => h("label", { class: "opt" },
+  const advanced = !(chosen && chosen.components.length) ? null :
+    h("fieldset", { class: "row advanced", id: "advanced" }, h("legend", { class: "muted small" }, `Optional components (${chosen.title})`),
+      chosen.components.map((key) => h("label", { class: "opt" },
         h("input", { type: "checkbox", value: key, checked: b.advanced.includes(key), onchange: (ev) => {
           b.advanced = ev.target.checked ? [...new Set([...b.advanced, key])] : b.advanced.filter((k) => k !== key);
-        } }), " " + label)));
+        } }), " " + (LABELS[key] || key))));
   const quick = h("div", { class: "card" }, h("h2", {}, "New game"), names, advanced,
     h("div", { class: "row", style: { marginTop: "12px" } },
       h("button", { class: "btn primary", id: "quick-start", disabled: !canChange(), onclick: () => startGame(true) }, app.state?.role === "tablet" ? "Ask the host: quick start" : "Quick start (ready-made forces)"),
@@ -943,11 +948,17 @@ function renderNew() {
     h("div", { class: "grid" }, h("div", {}, lands, h("div", { class: "muted small", style: { marginBottom: "6px" } }, `Adding to ${b.players[b.active]}'s ${b.army} army (tap an army to choose)`), cols, dragons),
       h("div", { class: "card" }, h("h3", {}, "Limits"), checks))));
 }
+// The engine's game (GET /api/forces/rules) the New game form has chosen.
+function chosenKind(b) {
+  return (app.gameKinds || []).find((k) => k.key === (b.game === "battle_dice" ? "battle_dice" : b.edition));
+}
 async function startGame(quickStart) {
   let quick = quickStart;
   const b = app.builder;
   const body = { players: b.players.map((x) => x.trim()), edition: b.edition };
-  if (b.game !== "battle_dice" && b.edition === "v4" && (b.advanced || []).length) body.advanced = b.advanced;
+  const offered = (chosenKind(b) || { components: [] }).components;
+  const advanced = (b.advanced || []).filter((k) => offered.includes(k));
+  if (advanced.length) body.advanced = advanced;
   if (b.game === "battle_dice") {
     body.game = "battle_dice";
     delete body.edition;
