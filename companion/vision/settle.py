@@ -3,7 +3,9 @@
 No detector runs while anything moves.  The detector is armed by motion (a roll or a hand),
 and fires exactly once when the frame has been still for ``still_ms``; it re-arms only after
 new motion.  Motion = share of pixels (on a small blurred grey copy) that changed by more than
-``pixel_threshold`` grey levels since the previous frame.
+``pixel_threshold`` grey levels since the previous frame.  The still time counts from the earlier
+frame of the first still pair (the dice lay as they lie now already in that frame), so a roll is
+read ``still_ms`` after the dice stopped, not a frame later.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class SettleDetector:
         self._prev: np.ndarray | None = None
         self._armed = False
         self._still_since: float | None = None
+        self._last_t: float | None = None
         self.last_motion = 0.0
 
     def _small(self, frame: np.ndarray) -> np.ndarray:
@@ -53,14 +56,15 @@ class SettleDetector:
     def update(self, t: float, frame: np.ndarray) -> SettleEvent | None:
         m = self.motion(frame)
         self.last_motion = m
+        before, self._last_t = self._last_t, t
         if m > self.motion_fraction:
             self._armed = True
             self._still_since = None
             return None
         if not self._armed:
             return None
-        if self._still_since is None:
-            self._still_since = t
+        if self._still_since is None:  # still since the frame this one matches
+            self._still_since = t if before is None else before
         if t - self._still_since >= self.still_s:
             self._armed = False
             return SettleEvent(t, self._still_since)
