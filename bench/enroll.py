@@ -184,6 +184,7 @@ def timings(embedder, folder: Path, frames: int = 5, repeat: int = 2) -> dict:
             still, work = np.mean(lat, 0)
             out["settle_still_ms"] = round(float(still), 1)
             out["settle_to_reading_ms"] = round(float(still + work), 1)
+            out["settle_to_reading_ms_each"] = [round(float(a + b), 1) for a, b in lat]
             out["motion_cpu_ms_per_frame"] = round(
                 float(np.mean([_clocked(lambda f=f: SettleDetector().motion(f))[1] for _, f in clip[:8]])), 2)
     except Exception as exc:  # no shipped base bundle here: the frame reading is left out, and said so
@@ -203,7 +204,8 @@ def print_timings(t: dict) -> None:
             print(f"  {what:<56} {t[f'read_ms_per_1280_frame_{key}']:>7.1f} ms wall "
                   f"{t[f'read_cpu_ms_per_1280_frame_{key}']:>7.1f} ms CPU   (target <= 60 ms)")
         print(f"  {'settle to reading (rest -> still ' + str(t['settle_still_ms']) + ' ms -> roster read)':<56} "
-              f"{t['settle_to_reading_ms']:>7.1f} ms wall   (target <= 250 ms)")
+              f"{t['settle_to_reading_ms']:>7.1f} ms wall   (target <= 250 ms; each roll "
+              f"{t['settle_to_reading_ms_each']})")
         print(f"  {'settle detector per live frame':<56} {t['motion_cpu_ms_per_frame']:>7.2f} ms CPU")
     print(f"  {'embedding of one frame (' + str(t['dice_per_frame']) + ' dice)':<56} "
           f"{t['embed_ms_per_1280_frame']:>7.1f} ms wall {t['embed_cpu_ms_per_1280_frame']:>7.1f} ms CPU; "

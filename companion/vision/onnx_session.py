@@ -18,8 +18,10 @@ def onnx_session(path: Path):
 
     The worker threads sleep between operators instead of spinning (``COMPANION_SPIN=1`` lets them spin):
     on the 2 shared cores of a table companion, which also serve the pages, spinning threads take cores
-    from each other and from the server -- a 1280 px frame cost about 40 % more CPU and wall time with
-    them (bench/enroll.py --timings-only).  It changes no result, only how threads wait."""
+    from each other and from the server: on a busy machine (load ~16 on 2 cores) a whole 1280 px frame
+    took 120 ms CPU / 343 ms wall with them and 55 / 126 ms without (``COMPANION_SPIN=1 python
+    bench/enroll.py --timings-only`` against the same without it).  It changes no result, only how
+    threads wait."""
     import onnxruntime as ort  # noqa: PLC0415
 
     opts = ort.SessionOptions()
