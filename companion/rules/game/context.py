@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ..core.decisions import Decision
     from ..core.state import Army, Effect, GameState
+    from ..resolution import EffectInForce
     from .extensions import Extensions
     from .rolling import RollOutcome
+    from .spells.registry import AnnouncedSpell
 
 Flow = Generator["Decision", Any, Any]
 
@@ -59,7 +61,7 @@ class RuleContext(Protocol):
     def inflict(self, target: Army, damage: int, save_roll: bool = True) -> Flow:
         """Damage on an army: its save roll (unless `save_roll` is False), then the owner's kills."""
 
-    def effects_on(self, army: Army, aimed_at: str | None = None) -> tuple:
+    def effects_on(self, army: Army, aimed_at: str | None = None) -> tuple[EffectInForce, ...]:
         """Spells in force on this army or its terrain, as the resolution engine takes them."""
 
     def add_effect(self, name: str, owner: str, target: str, expiry: str = ..., **detail: Any) -> Effect:
@@ -78,5 +80,5 @@ class RuleContext(Protocol):
         """Raise ``IllegalSpell`` when `target` may not be the target of spell `card` now."""
 
     def validate_casts(self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...],
-                       action: dict) -> list:
+                       action: dict[str, Any]) -> list[AnnouncedSpell]:
         """The spells of a ``cast`` answer, checked against the magic rolled."""

@@ -15,22 +15,25 @@ from __future__ import annotations
 
 from collections.abc import Generator, Set
 from itertools import combinations, product
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.decisions import Decision, choice, choose_validator
 from ..core.state import Army, Unit
 from . import dua
 
+if TYPE_CHECKING:
+    from .context import RuleContext
+
 CITE = "V4.01c L1138-1157"
 LIMIT = 48  # options listed per decision
 
 
-def _candidates(game, a: Unit) -> list[Unit]:
+def _candidates(game: RuleContext, a: Unit) -> list[Unit]:
     st = game.state
     return [st.units[n] for n in st.units if dua.can_promote(st, a.uid, n)]
 
 
-def single_promotions(game, army: Army, exclude: Set[str] = frozenset()) -> list[tuple[Unit, Unit]]:
+def single_promotions(game: RuleContext, army: Army, exclude: Set[str] = frozenset()) -> list[tuple[Unit, Unit]]:
     """Distinct (army unit, larger unit) exchanges that promote one unit, by die names."""
     out, seen = [], set()
     for a in army.units:
@@ -43,13 +46,13 @@ def single_promotions(game, army: Army, exclude: Set[str] = frozenset()) -> list
     return out
 
 
-def exchange(game, pairs: list[tuple[str, str]], why: str) -> None:
+def exchange(game: RuleContext, pairs: list[tuple[str, str]], why: str) -> None:
     """Swap each army unit with its larger unit, all at once (V4.01c L1144-1147; ``dua.promote``)."""
     for line in dua.promote(game.state, pairs):
         game.say(f"{why}: {line}")
 
 
-def promote_one(game, army: Army, why: str, rule: str, exclude: Set[str] = frozenset()) -> Generator[Decision, Any, str | None]:
+def promote_one(game: RuleContext, army: Army, why: str, rule: str, exclude: Set[str] = frozenset()) -> Generator[Decision, Any, str | None]:
     """The army's owner may promote one unit; returns the uid of the promoted (new) unit or None."""
     from ..core.decisions import ask as _ask
 
@@ -65,12 +68,12 @@ def promote_one(game, army: Army, why: str, rule: str, exclude: Set[str] = froze
                       opts, validate=choose_validator(opts))
     if pick == "none":
         return None
-    old, new = pick.split(":")
+    old, new = str(pick).split(":")
     exchange(game, [(old, new)], why)
     return new
 
 
-def promotion_groups(game, army: Army) -> list[tuple[list[Unit], list[Unit], int]]:
+def promotion_groups(game: RuleContext, army: Army) -> list[tuple[list[Unit], list[Unit], int]]:
     """Per (species, health): the army's units, the larger units they may become, how many pair up."""
     groups: dict[tuple[str, int], tuple[list[Unit], dict[str, Unit]]] = {}
     for a in army.units:
@@ -97,7 +100,7 @@ def _name_sets(units: list[Unit], n: int) -> list[list[Unit]]:
     return out
 
 
-def promote_as_many(game, army: Army, why: str, rule: str) -> Generator[Decision, Any, int]:
+def promote_as_many(game: RuleContext, army: Army, why: str, rule: str) -> Generator[Decision, Any, int]:
     """The army may promote as many units as possible, all at once; returns how many were promoted."""
     from ..core.decisions import ask as _ask
 

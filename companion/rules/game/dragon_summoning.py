@@ -68,7 +68,7 @@ def _where(game: RuleContext, u: Unit) -> str:
     return game.state.terrains[loc].name
 
 
-def summon(game: RuleContext, cast: dict, white_spell: bool) -> Generator[Decision, Any, list[str]]:
+def summon(game: RuleContext, cast: dict[str, Any], white_spell: bool) -> Generator[Decision, Any, list[str]]:
     """Move the chosen dragons to the target terrain, one per combined casting (the spell's "one" is
     cumulative, V4.01c L2143-2149, L2431, L2441); returns their uids (empty: nothing to summon)."""
     st = game.state
@@ -111,12 +111,12 @@ def summon(game: RuleContext, cast: dict, white_spell: bool) -> Generator[Decisi
     return came
 
 
-def summon_dragon(game: RuleContext, cast: dict) -> Generator[Decision, Any, list[str]]:
+def summon_dragon(game: RuleContext, cast: dict[str, Any]) -> Generator[Decision, Any, list[str]]:
     """Summon Dragon's effect (V4.01c L2429-2436)."""
     return (yield from summon(game, cast, white_spell=False))
 
 
-def summon_white_dragon(game: RuleContext, cast: dict) -> Generator[Decision, Any, list[str]]:
+def summon_white_dragon(game: RuleContext, cast: dict[str, Any]) -> Generator[Decision, Any, list[str]]:
     """Summon White Dragon's effect (V4.01c L2439-2445)."""
     return (yield from summon(game, cast, white_spell=True))
 

@@ -8,6 +8,9 @@ symmetric: a dragon may attack one that does not attack it back (L638-641).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, TypeVar
+
+_D = TypeVar("_D")  # a die of the flow (Unit) or of the catalogue
 
 ELEMENTAL = "elemental"
 HYBRID = "hybrid"
@@ -21,7 +24,7 @@ CITE_TABLE = "V4.01c L589-636"
 CITE_TYPES = "V4.01c L540-576"
 
 
-def dragon_type(die) -> str:
+def dragon_type(die: object) -> str:
     """The type of a dragon die (a catalogue ``Die`` or the flow's ``DieSpec``), from its elements.
 
     Types by make-up (V4.01c L547-576): one element = Elemental; two = Hybrid; no element = Ivory;
@@ -67,17 +70,17 @@ def will_attack(attacker_type: str, attacker_elements: Sequence[str], target_typ
     raise ValueError(f"unknown dragon type {attacker_type!r}; one of {DRAGON_TYPES}")
 
 
-def dragon_targets(dragon, others: Sequence) -> list:
+def dragon_targets(dragon: object, others: Sequence[_D]) -> list[_D]:
     """The dragons among `others` (at the same terrain) that `dragon` may attack; empty means it
     attacks the marching player's army (V4.01c L584-587).  Dice are ``DieSpec``/``Unit``-like:
     anything with ``elements`` (a ``Unit`` is read through its ``spec``)."""
-    spec = getattr(dragon, "spec", dragon)
+    spec: Any = getattr(dragon, "spec", dragon)  # duck-typed: a Unit's DieSpec or a catalogue die
     mine = dragon_type(spec)
-    out = []
+    out: list[_D] = []
     for other in others:
         if other is dragon:
             continue
-        ospec = getattr(other, "spec", other)
+        ospec: Any = getattr(other, "spec", other)
         if will_attack(mine, spec.elements, dragon_type(ospec), ospec.elements):
             out.append(other)
     return out

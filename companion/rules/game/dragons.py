@@ -44,6 +44,7 @@ from .dragon_targeting import ARMY, WHITE, dragon_targets, dragon_type
 from .rolling import RollOutcome
 
 if TYPE_CHECKING:
+    from ..catalogue.faces import Face
     from .context import RuleContext
 
 Flow = Generator[Decision, Any, Any]
@@ -394,7 +395,7 @@ def id_splits(total: int) -> list[tuple[int, int, int]]:
     return [(m, r, total - m - r) for m in range(total, -1, -1) for r in range(total - m, -1, -1)]
 
 
-def _single_id(die: Unit, faces: list[str]):
+def _single_id(die: Unit, faces: list[str]) -> Face | None:
     ids = [f for f in (die.spec.find_face(x) for x in faces) if f.is_id]
     return ids[0] if len(ids) == 1 else None
 
@@ -424,7 +425,7 @@ def splittable_ids(dice: list[Unit], rolled: list[list[str]]) -> int:
     return sum(f.count for f in (_single_id(d, r) for d, r in zip(dice, rolled, strict=True)) if f is not None)
 
 
-def id_split_hook(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
+def id_split_hook(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]) -> Flow:
     """``extensions.hooks["before_resolution"]`` entry: in the response to a dragon attack the owner says
     how the IDs rolled count, as melee, missile or saves, split freely (V4.01c L677-681)."""
     if roll != "dragon" or not ctx.get("dragon_response"):
@@ -444,7 +445,7 @@ def id_split_hook(game: RuleContext, army: Army, roll: str, dice: list[Unit], ro
 def response_roll(game: RuleContext, army: Army, site: SiteAttack) -> Generator[Decision, Any, RollOutcome]:
     """Step 6: the army rolls once, counting melee, missile and saves (V4.01c L670-681), through the
     flow's army roll (SAIs, spells and breath effects in force, Dragonkin that sit out)."""
-    outcome = yield from game.roll(
+    outcome: RollOutcome = yield from game.roll(
         army, "dragon", f"{game.player_name(army.owner)}: roll {game.army_label(army)} against the dragons "
         "(melee, missile and saves count)", "V4.01c L670-681", against="dragon", choices={},
         dragon_response=True, dragon_site=site)

@@ -265,7 +265,7 @@ def promotion_choices(st: GameState, olds: Sequence[str], budget: int, limit: in
             if can_promote(st, old, new, None) and st.units[new].health - st.units[old].health <= budget:
                 by_name.setdefault(st.units[new].name, []).append(new)
         cands[old] = list(by_name.values())
-    found: dict[tuple, list[tuple[str, str]]] = {}
+    found: dict[tuple[tuple[str, str], ...], list[tuple[str, str]]] = {}
     visits = [0]
 
     def walk(i: int, left: int, pairs: list[tuple[str, str]], used: set[str]) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Generator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import damage as dmg
 from ..core.decision_flow import DecisionFlow
@@ -44,6 +44,7 @@ from ..core.state import (
     UNTIL_TERRAIN_MANEUVERED,
     UNTIL_YOUR_NEXT_TURN,
     Army,
+    DieSpec,
     Effect,
     GameState,
     Player,
@@ -58,6 +59,10 @@ from .dua import kill_flow
 from .extensions import Extensions
 from .rolling import ArmyRoll, RollOutcome, resolve_army_roll
 from .rulebook import build_extensions
+
+if TYPE_CHECKING:
+    from ..resolution import EffectInForce
+    from .spells.registry import AnnouncedSpell
 
 Flow = Generator[Decision, Any, Any]
 HOLDING = UNPLACED  # armies revealed but not yet placed (set-up step 4)
@@ -78,7 +83,7 @@ class Game(DecisionFlow):
 
     GAME_OVER_RULE = "V4.01c L11-14"
 
-    def __init__(self, setup: Mapping[str, Any]):
+    def __init__(self, setup: Mapping[str, Any]) -> None:
         self.setup = setup
         self.state, self.armies_at_setup = _build_state(setup)
         self.log: list[str] = []
@@ -97,7 +102,7 @@ class Game(DecisionFlow):
         total resolves it again with the untapped dice left out); None before any roll."""
         return self.notes.get("last_request")
 
-    def pending_dict(self) -> dict | None:
+    def pending_dict(self) -> dict[str, Any] | None:
         """The pending decision as data (``DecisionFlow.pending_dict``); a ``cast`` decision also brings
         the cast form's menu, ``cast_options``: the spells the magic could pay for, with their costs and
         kinds of target, and the targets in play (``spells.cast_form``, V4.01c L2085-2156)."""
@@ -128,7 +133,8 @@ class Game(DecisionFlow):
 
         def placeholder(uid: str) -> str:
             die = self.state.units[uid].spec.catalogue_die
-            return next((f for f in spec[uid]["faces"] if die.find_face(f).is_id), spec[uid]["faces"][0])
+            faces: list[str] = spec[uid]["faces"]
+            return next((f for f in faces if die.find_face(f).is_id), faces[0])
 
         try:
             self.apply({"type": "roll", "faces": [faces.get(uid) or placeholder(uid) for uid in spec]})
@@ -147,7 +153,8 @@ class Game(DecisionFlow):
 
     def player_name(self, pid: str) -> str:
         """The name player `pid` plays under."""
-        return self.state.player(pid).name
+        name: str = self.state.player(pid).name
+        return name
 
     def army_label(self, army: Army | str) -> str:
         """The army (or its id) in words: "Ann's army at Highland", "Ben's Horde army" ..."""
@@ -248,7 +255,7 @@ class Game(DecisionFlow):
             yield from hook(self, army, roll, outcome, ctx)
         return outcome
 
-    def effects_on(self, army: Army, aimed_at: str | None = None) -> tuple:
+    def effects_on(self, army: Army, aimed_at: str | None = None) -> tuple[EffectInForce, ...]:
         """Spells in force on this army or its terrain, as the resolution engine (and the odds) take them
         (`aimed_at`: the terrain an attack on the army is aimed at, for effects that match it)."""
         st = self.state
@@ -632,7 +639,7 @@ class Game(DecisionFlow):
         st.step = "maneuver_direction"
         way = yield _ask("direction",
             pid, "choice", f"{self.player_name(pid)}: the maneuver succeeds: turn {terrain.name} up or down?",
-            "V4.01c L384-386", opts, validate=choose_validator(opts),
+            "V4.01c L384-386", opts, validate=choose_validator(opts), data={"terrain": terrain.id},
         )
         old = terrain.face
         terrain.face = old + (1 if way == "up" else -1)
@@ -840,7 +847,7 @@ class Game(DecisionFlow):
 
         yield from cast_announced(self, pid, army, casts)  # Dispel Magic, lost targets, effects (spells/)
 
-    def validate_casts(self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...], action: dict) -> list:
+    def validate_casts(self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...], action: dict[str, Any]) -> list[AnnouncedSpell]:
         from ..catalogue import load_catalogue
         from .spells.registry import announce as announce_spell
         from .spells.registry import check_all as check_all_spells
@@ -941,7 +948,7 @@ class Game(DecisionFlow):
             return
         ids = {u.uid for u in at_terrains}
 
-        def validate(action: dict) -> list[str]:
+        def validate(action: dict[str, Any]) -> list[str]:
             units = action.get("units")
             if (not isinstance(units, list) or not all(isinstance(u, str) for u in units)
                     or any(u not in ids for u in units) or len(set(units)) != len(units)):
@@ -964,7 +971,7 @@ class Game(DecisionFlow):
             self.say(f"{self.player_name(pid)} retreats " + ", ".join(st.units[u].name for u in units))
         self.cleanup()
 
-    def _validate_moves(self, action: dict, allowed: set[str], terrains: set[str]) -> dict[str, str]:
+    def _validate_moves(self, action: dict[str, Any], allowed: set[str], terrains: set[str]) -> dict[str, str]:
         moves = action.get("moves")
         if not isinstance(moves, Mapping):
             raise IllegalAction("'moves' must map unit ids to terrain ids", "V4.01c L483-487")
@@ -1038,7 +1045,7 @@ class Game(DecisionFlow):
         return effect
 
 
-def _advanced_pool(p: Mapping[str, Any], name: str, force: int, armies: Mapping[str, list], n_players: int) -> list:
+def _advanced_pool(p: Mapping[str, Any], name: str, force: int, armies: Mapping[str, list[DieSpec]], n_players: int) -> list[DieSpec]:
     """Advanced set-up add-ons that start in the Summoning Pool: Dragonkin (V4.01c L2510-2520) and
     minor terrains (L2595-2602)."""
     out = []
@@ -1104,7 +1111,7 @@ def _build_state(setup: Mapping[str, Any]) -> tuple[GameState, dict[str, dict[st
         armies = p.get("armies")
         if not isinstance(armies, Mapping):
             raise IllegalSetup(f"{name}: 'armies' must give the home, horde and campaign armies", "V4.01c L296-302")
-        specs: dict[str, list] = {}
+        specs: dict[str, list[DieSpec]] = {}
         for army_name, dice in armies.items():
             if not isinstance(dice, list):
                 raise IllegalSetup(f"{name}: the {army_name} army must be a list of die names")
@@ -1143,7 +1150,7 @@ def play_random(game: Game, rng: random.Random, max_steps: int = 100000) -> int:
     return steps
 
 
-def _or_none(d: Decision, answer: dict, none: dict) -> dict:
+def _or_none(d: Decision, answer: dict[str, Any], none: dict[str, Any]) -> dict[str, Any]:
     """A random move set some rule forbids (a Dragonkin leaving, an item without its carrier) becomes
     no move at all."""
     assert d.validate is not None, "a decision with moves to pick has a validator"
@@ -1154,7 +1161,7 @@ def _or_none(d: Decision, answer: dict, none: dict) -> dict:
     return answer
 
 
-def random_answer(game: Game, rng: random.Random) -> dict:
+def random_answer(game: Game, rng: random.Random) -> dict[str, Any]:
     """A random legal answer to the pending decision (for property tests, benchmarks, solo play)."""
     d = game.pending
     if d is None:

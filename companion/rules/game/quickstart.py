@@ -51,7 +51,7 @@ def army_of(species: str, points: int, offset: int = 0) -> list[str]:
     return out
 
 
-def quick_setup(compact: Mapping[str, Any]) -> dict:
+def quick_setup(compact: Mapping[str, Any]) -> dict[str, Any]:
     """Expand a compact set-up (see module doc) into the full set-up ``Game`` takes."""
     force = int(compact.get("force_size", 24))
     players_in = compact.get("players") or [{"name": "Alice"}, {"name": "Bob"}]

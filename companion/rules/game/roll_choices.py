@@ -19,7 +19,7 @@ option, ``"<source> units"`` for the units a "double one unit" effect doubles).
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Sequence, Set
 from typing import TYPE_CHECKING, Any
 
 from ..core.decisions import Decision, choice, choose_validator
@@ -27,14 +27,16 @@ from .sai_targeting import ask, pick
 
 if TYPE_CHECKING:
     from ..core.state import Army, Unit
+    from ..resolution import EffectInForce
     from .context import RuleContext
+    from .rolling import ArmyRoll, RollOutcome
 
 Flow = Generator[Decision, Any, Any]
 TYPE_LABEL = {"magic": "Magic", "maneuver": "Maneuver", "melee": "Melee", "missile": "Missile", "save": "Save"}
 FIREMINION_TYPES = ("magic", "maneuver", "melee", "missile", "save")
 
 
-def counted_types(roll: str, ctx: dict) -> tuple[str, ...]:
+def counted_types(roll: str, ctx: dict[str, Any]) -> tuple[str, ...]:
     """The result types a roll counts: a combination roll's own list, the response to a dragon
     attack melee, missile and saves (L670-681), else the roll's type."""
     if ctx.get("counted"):
@@ -42,7 +44,7 @@ def counted_types(roll: str, ctx: dict) -> tuple[str, ...]:
     return {"dragon": ("melee", "missile", "save")}.get(roll, (roll,))
 
 
-def _sai_dice(dice: Sequence[Unit], rolled: Sequence[Sequence[str]], sai: str, skip: frozenset | set) -> list[int]:
+def _sai_dice(dice: Sequence[Unit], rolled: Sequence[Sequence[str]], sai: str, skip: Set[str]) -> list[int]:
     return [i for i, (d, faces) in enumerate(zip(dice, rolled, strict=True))
             if d.uid not in skip and any(d.spec.find_face(f).sai == sai for f in faces)]
 
@@ -63,7 +65,7 @@ def _unit_label(d: Unit, faces: Sequence[str]) -> str:
     return f"{d.name} ({d.uid}, rolled {', '.join(faces)})"
 
 
-def _choose_units(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: Sequence[Sequence[str]], skip, count: int,
+def _choose_units(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: Sequence[Sequence[str]], skip: Set[str], count: int,
                   prompt: str, rule: str) -> Flow:
     """`count` different units of the roll, picked one at a time (all of them when there are no more)."""
     able = [i for i, d in enumerate(dice) if d.is_unit and d.uid not in skip]
@@ -79,7 +81,7 @@ def _choose_units(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: S
 
 
 def _counts_as(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],
-               counted: Sequence[str], skip, choices: dict) -> Flow:
+               counted: Sequence[str], skip: Set[str], choices: dict[str, Any]) -> Flow:
     """Species abilities that let units count one rolled type as another (L1040-1048), where the
     roll counts both types: using them is the owner's choice (L1083-1084), not automatic."""
     from ..v4.species import _COUNTS_AS
@@ -112,7 +114,7 @@ def _counts_as(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: Sequ
 
 
 def before_totals(game: RuleContext, army: Army, roll: str, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],
-                  ctx: dict, skip: frozenset | set = frozenset()) -> Flow:
+                  ctx: dict[str, Any], skip: Set[str] = frozenset()) -> Flow:
     """Ask the roller's choices for this roll; returns the resolution choices to add."""
     st = game.state
     counted = counted_types(roll, ctx)
@@ -194,11 +196,11 @@ def before_totals(game: RuleContext, army: Army, roll: str, dice: Sequence[Unit]
 PENALTY_SPELLS = {"Palsy": "V4.01c L1076-1084, L2196-2199", "Ash Storm": "V4.01c L1076-1084, L2297-2301"}
 
 
-def _counted_total(outcome) -> int:
+def _counted_total(outcome: RollOutcome) -> int:
     return sum(outcome.totals.values()) if outcome.totals else outcome.total
 
 
-def penalty_split(game: RuleContext, army: Army, request, outcome) -> Flow:
+def penalty_split(game: RuleContext, army: Army, request: ArmyRoll, outcome: RollOutcome) -> Flow:
     """A penalty on results in an army's combination roll (the response to a dragon attack, a roll
     counting several types): the owner says how it is split between the counted types, all of it
     where possible (L1082-1083: "All modifiers must be applied if possible"); a placement that would
@@ -212,7 +214,7 @@ def penalty_split(game: RuleContext, army: Army, request, outcome) -> Flow:
     counted = tuple(request.counted) or {"dragon": ("melee", "missile", "save")}.get(request.roll, ())
     if len(counted) < 2 or request.individual:
         return request, outcome
-    penalties: dict[str, list] = {}
+    penalties: dict[str, list[EffectInForce]] = {}
     for e in request.effects:
         if e.name in PENALTY_SPELLS:  # Ash Storm hits every army at its terrain, the caster's too
             penalties.setdefault(e.name, []).append(e)

@@ -8,9 +8,13 @@ the total, the magic of each die (for element accounting) and the explained step
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from ..core.state import Unit
 from ..core.terrains import TerrainKind
+
+if TYPE_CHECKING:
+    from ..resolution import EffectInForce
 
 ROLL_TYPES = ("maneuver", "melee", "missile", "magic", "save")
 
@@ -31,7 +35,7 @@ class ArmyRoll:
     marching: bool = True
     order_of_play: bool = False  # count only maneuver results; ignore special results (V4.01c L312-315)
     ids_count: bool = True  # False: Tower missile against a Reserve army (V4.01c L533-535)
-    effects: tuple = ()  # resolution EffectInForce values
+    effects: tuple[EffectInForce, ...] = ()  # resolution EffectInForce values
     dua_counts: tuple[tuple[str, int], ...] = ()
     force_points: int = 24
     individual: bool = False  # one unit rolling alone against an effect that targets it (V4.01c L1225-1226)
@@ -45,15 +49,15 @@ class ArmyRoll:
 class RollOutcome:
     total: int
     magic_by_die: dict[str, int] = field(default_factory=dict)  # uid -> magic results
-    steps: list[dict] = field(default_factory=list)
-    reports: list[dict] = field(default_factory=list)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    reports: list[dict[str, Any]] = field(default_factory=list)
     rerolls: list[int] = field(default_factory=list)  # indexes of dice whose last face re-rolls
     magic_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # uid -> elements its magic may be
     totals: dict[str, int] = field(default_factory=dict)  # per counted type (combination rolls: dragon response)
     uids: list[str] = field(default_factory=list)  # the rolled dice, in the order of report unit indexes
-    per_unit: list[dict] = field(default_factory=list)  # counted results of each die (same order)
+    per_unit: list[dict[str, Any]] = field(default_factory=list)  # counted results of each die (same order)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"total": self.total, "magic_by_die": dict(self.magic_by_die), "steps": list(self.steps),
                 "reports": list(self.reports)}
 

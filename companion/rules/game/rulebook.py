@@ -10,7 +10,7 @@ always plugged in: each of their hooks does nothing unless the game turns its co
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.state import PHASE_DRAGON, PHASE_SPECIES
 from . import dragon_summoning, dragons, sai_dragon, sai_general, sai_status, species_play
@@ -20,8 +20,11 @@ from .extensions import Extensions
 from .spells import casting, death, water
 from .spells.registry import SPELLS
 
+if TYPE_CHECKING:
+    from .context import Flow
 
-def species_abilities_phase(game: Any, pid: str):
+
+def species_abilities_phase(game: Any, pid: str) -> Flow:
     """Phase 4 of the turn (V4.01c L369-370): the species abilities (``species_play``), then the
     Dragonkin Handlers of the Eldarim component (L842-850)."""
     yield from species_play.species_phase(game, pid)

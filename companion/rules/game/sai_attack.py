@@ -17,7 +17,7 @@ The flow's ``Game.attack`` hands the whole attack to :func:`attack`:
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -64,7 +64,7 @@ class AttackPlan:
 
     kind: str
     attacker: str  # army id
-    delayed: list[tuple[dict, str | None]] = field(default_factory=list)
+    delayed: list[tuple[dict[str, Any], str | None]] = field(default_factory=list)
     penalties: list[tuple[str, int]] = field(default_factory=list)
     charge: bool = False
     per_unit_melee: dict[str, int] = field(default_factory=dict)
@@ -185,10 +185,10 @@ def _is_spell(name: str) -> bool:
 # --------------------------------------------------------------------------- before the save roll
 
 
-def _grouped(game: RuleContext, attacker: Army, reports: list[tuple[dict, str | None]]) -> Flow:
+def _grouped(game: RuleContext, attacker: Army, reports: list[tuple[dict[str, Any], str | None]]) -> Flow:
     """Several faces of one SAI may be combined into one larger effect or resolved one by one
     (V4.01c L1228-1232); SAIs aimed at one unit always go one by one."""
-    by_source: dict[tuple[str, str], list[tuple[dict, str | None]]] = {}
+    by_source: dict[tuple[str, str], list[tuple[dict[str, Any], str | None]]] = {}
     for r, uid in reports:
         by_source.setdefault((r["source"], r["kind"]), []).append((r, uid))
     out = []
@@ -384,15 +384,15 @@ def _hit_back(game: RuleContext, me: str | None, melee: int, source: str, rule: 
 # --------------------------------------------------------------------------- the save roll (step 2)
 
 
-def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
+def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]) -> Flow:
     """Between the faces and their resolution: delayed SAIs of the attacker act on the save roll
     (step 2, L1015-1016), penalties and Bash targets become part of the roll.  Returns
     ``(not_counting uids, extra effects, extra choices)``."""
     from ..resolution import EffectInForce
 
     skip: set[str] = set()
-    effects: list = []
-    choices: dict = {}
+    effects: list[EffectInForce] = []
+    choices: dict[str, Any] = {}
     plan: AttackPlan | None = ctx.get("sai_plan")
     if roll == "save" and plan is not None:
         for source, amount in plan.penalties:
@@ -428,7 +428,7 @@ def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit]
 
 
 def _bash_a_dragon(game: RuleContext, army: Army, dice: list[Unit], rolled: list[list[str]], site: Any, skip: set[str],
-                   choices: dict) -> Flow:
+                   choices: dict[str, Any]) -> Flow:
     """Bash in the response to a dragon attack: for each Bash rolled, the roller chooses an attacking
     dragon that inflicted damage; it takes that damage (``dragons.resolve_damage``, step 7) and Bash
     generates as many saves (V4.01c L1266-1269).  The dragons rolled at step 3, so their damage is
@@ -452,7 +452,7 @@ def _bash_a_dragon(game: RuleContext, army: Army, dice: list[Unit], rolled: list
         site.bashed[uid] = site.bashed.get(uid, 0) + dmg
 
 
-def _save_or_other(game: RuleContext, army: Army, dice: list[Unit], rolled: list[list[str]], choices: dict,
+def _save_or_other(game: RuleContext, army: Army, dice: list[Unit], rolled: list[list[str]], choices: dict[str, Any],
                    regenerate: bool = True) -> Flow:
     """In a save roll, Regenerate may return units instead of saving (L1746-1750) and Wild Growth may
     promote instead (L2072-2080): the roller chooses when the other option can do something."""
@@ -478,7 +478,7 @@ def _save_or_other(game: RuleContext, army: Army, dice: list[Unit], rolled: list
                     rule_of("Wild Growth"))
 
 
-def _delayed(game: RuleContext, army: Army, attacker_owner: str, r: dict, glarer: str | None, dice: list[Unit],
+def _delayed(game: RuleContext, army: Army, attacker_owner: str, r: dict[str, Any], glarer: str | None, dice: list[Unit],
              rolled: list[list[str]], plan: AttackPlan, skip: set[str]) -> Flow:
     st = game.state
     source, kind, amount = r["source"], r["kind"], int(r["amount"] or 0)
@@ -524,7 +524,7 @@ def _delayed(game: RuleContext, army: Army, attacker_owner: str, r: dict, glarer
         game.say(f"Confuse: {len(chosen)} unit(s) rolled again ({rule})")
 
 
-def ask_roll(game: RuleContext, player: str, spec: list[dict], prompt: str, rule: str, validate) -> Decision:
+def ask_roll(game: RuleContext, player: str, spec: list[dict[str, Any]], prompt: str, rule: str, validate: Callable[[dict[str, Any]], Any]) -> Decision:
     from .sai_targeting import ask
 
     return ask("sai_roll", player, "roll", f"{game.player_name(player)}: {prompt}", rule, dice=spec,

@@ -45,7 +45,7 @@ LASTING = {"Frost Breath": ("V4.01c L1589-1598", True), "Wither": ("V4.01c L2081
            "Galeforce": ("V4.01c L1599-1608", False), "Magic Suppression": ("V4.01c L1698-1713", False)}
 
 
-def sai_reports(outcome: RollOutcome, kinds: frozenset[str] | set[str] | None = None) -> list[tuple[dict, str | None]]:
+def sai_reports(outcome: RollOutcome, kinds: frozenset[str] | set[str] | None = None) -> list[tuple[dict[str, Any], str | None]]:
     """(report, uid of the die that rolled it) for every SAI report of the roll, in dice order."""
     out = []
     for r in outcome.reports:
@@ -56,7 +56,7 @@ def sai_reports(outcome: RollOutcome, kinds: frozenset[str] | set[str] | None = 
     return out
 
 
-def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: dict) -> Flow:
+def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: dict[str, Any]) -> Flow:
     """extensions.hooks["after_roll"]: carry out the general SAI effects of this roll."""
     if ctx.get("order_of_play") or ctx.get("no_sai_effects"):
         return
@@ -265,7 +265,7 @@ def _spell_disruption(game: RuleContext, army: Army, amount: int) -> Flow:
     if len(legal) > 1:
         opts = [{"value": s, "label": ", ".join(next(n for i, n, _ in rows if i == x) for x in s)} for s in legal]
 
-        def validate(action: dict) -> list[str]:
+        def validate(action: dict[str, Any]) -> list[str]:
             try:
                 return dmg.check_allocation(rows, action.get("units"), amount)
             except IllegalAllocation as exc:

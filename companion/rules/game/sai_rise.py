@@ -16,6 +16,7 @@ from .sai_targeting import plain_roll
 
 if TYPE_CHECKING:
     from .context import RuleContext
+    from .dua import Death
 
 SAI = "Rise from the Ashes"
 RULE = "V4.01c L1767-1781"
@@ -44,7 +45,7 @@ def rise_from_the_ashes(game: RuleContext, uids: list[str], when: str) -> Flow:
     return saved
 
 
-def death_hook(game: RuleContext, deaths: list) -> Flow:
+def death_hook(game: RuleContext, deaths: list[Death]) -> Flow:
     """Death hook: a unit killed on its way to the DUA that rises goes to the Reserve Area instead."""
     for d in deaths:
         if d.to_dua and (yield from rises(game, game.state.units[d.uid], "killed")):

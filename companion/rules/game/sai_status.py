@@ -17,13 +17,13 @@ with the flow's usual expiries; per-march marks live on the game object (rebuilt
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import IllegalAction
 from ..core.state import UNTIL_YOUR_NEXT_TURN, Army, Unit
 
 if TYPE_CHECKING:
-    from .context import RuleContext
+    from .context import Flow, RuleContext
 
 NO_ROLL = ("netted", "webbed", "asleep", "stunned", "hypnotized")
 HOLDS = ("netted", "webbed", "asleep")
@@ -32,7 +32,7 @@ RULES = {"netted": "V4.01c L1714-1728", "webbed": "V4.01c L2060-2071", "asleep":
 NAMES = {"netted": "Net", "webbed": "Web", "asleep": "Sleep", "stunned": "Stun", "hypnotized": "Hypnotic Glare"}
 
 
-def march_marks(game: RuleContext) -> dict:
+def march_marks(game: RuleContext) -> dict[str, Any]:
     """Marks that last one melee action (charmed units, no counter-attack)."""
     marks = game.notes.get("sai_march", None)
     if marks is None:
@@ -44,7 +44,7 @@ def reset_march_marks(game: RuleContext) -> None:
     game.notes["sai_march"] = {"charmed": set(), "no_counter": set(), "surprised": False, "wave": 0}
 
 
-def set_status(game: RuleContext, uid: str, status: str, owner: str, **detail) -> None:
+def set_status(game: RuleContext, uid: str, status: str, owner: str, **detail: Any) -> None:
     st = game.state
     game.add_effect(NAMES[status], owner, uid, UNTIL_YOUR_NEXT_TURN, status=status, where=st.location[uid], **detail)
     game.say(f"{st.units[uid].name} is {status} ({RULES[status]})")
@@ -98,7 +98,7 @@ def glaring(game: RuleContext, uid: str) -> bool:
                and "hypnotized" in statuses(game, e.target) for e in st.effects)
 
 
-def glare_option(game: RuleContext, army: Army, roll: str, dice: list[Unit], ctx: dict):
+def glare_option(game: RuleContext, army: Army, roll: str, dice: list[Unit], ctx: dict[str, Any]) -> Flow:
     """extensions.hooks["before_roll"]: a glaring unit may be excluded from any roll until its effect
     expires; rolled, it ends the glare (L1663-1666).  Its owner chooses before each army roll."""
     from .sai_targeting import pick

@@ -48,7 +48,7 @@ def health_worth_targets(game: RuleContext, chooser: str, units: Sequence[Unit],
     worth = dmg.health_to_kill([h for _, _, h in rows], cap)
     opts = [{"value": s, "label": ", ".join(st.units[u].name for u in s)} for s in legal]
 
-    def validate(action: dict) -> list[str]:
+    def validate(action: dict[str, Any]) -> list[str]:
         try:
             return dmg.check_allocation(rows, action.get("units"), cap)
         except IllegalAllocation as exc:
@@ -79,7 +79,7 @@ def optional_units(game: RuleContext, chooser: str, units: Sequence[Unit], cap: 
                 break
     opts = [{"value": s, "label": ", ".join(ids[u].name for u in s) or "none"} for s in sets]
 
-    def validate(action: dict) -> list[str]:
+    def validate(action: dict[str, Any]) -> list[str]:
         chosen = action.get("units")
         if not isinstance(chosen, list) or not all(isinstance(u, str) for u in chosen):
             raise IllegalAllocation("'units' must be a list of unit ids", rule)

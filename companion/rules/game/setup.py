@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from ..core.errors import IllegalSetup
 from ..core.state import DieSpec
@@ -140,7 +141,7 @@ def die_points(spec: DieSpec) -> int:
     return item_points([spec]) if spec.kind == "item" else 0
 
 
-def force_report(force_size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec]) -> dict:
+def force_report(force_size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec]) -> dict[str, Any]:
     """One player's force while it is built, checked by steps 1-2 without raising (``validate_force``
     is the check a game starts with; these are the same rules, each line with whether it is met):
     ``{"total", "armies": {name: points}, "measure": "pts", "army_cap", "dragons": counted, "dragons_required",

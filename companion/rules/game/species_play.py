@@ -31,7 +31,9 @@ from . import sai_status as status
 from .sai_targeting import ask, individual_roll, optional_units, pick, plain_roll
 
 if TYPE_CHECKING:
+    from ..resolution import EffectInForce
     from .context import RuleContext
+    from .dua import Death
     from .extensions import Extensions
 
 Flow = Generator[Decision, Any, Any]
@@ -71,9 +73,9 @@ def _species_units(army: Army, species: str) -> list[Unit]:
 # --------------------------------------------------------------------------- before a roll is totalled
 
 
-def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
+def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]) -> Flow:
     """Magic Negation and Rapid Growth; returns extra effects in force for this roll."""
-    effects: list = []
+    effects: list[EffectInForce] = []
     if ctx.get("individual") or ctx.get("order_of_play"):
         return effects
     st = game.state
@@ -170,7 +172,7 @@ def foul_stench(game: RuleContext, attacker: Army, target: Army) -> Flow:
                 break
         ids = {u.uid for u in units}
 
-        def validate(action: dict) -> list[str]:
+        def validate(action: dict[str, Any]) -> list[str]:
             chosen = action.get("units")
             if (not isinstance(chosen, list) or len(chosen) != n or len(set(chosen)) != n
                     or any(u not in ids for u in chosen)):
@@ -209,7 +211,7 @@ def defensive_volley(game: RuleContext, attacker_id: str, target: Army) -> Flow:
 # --------------------------------------------------------------------------- deaths
 
 
-def death_replanting(game: RuleContext, deaths: list) -> Flow:
+def death_replanting(game: RuleContext, deaths: list[Death]) -> Flow:
     """Treefolk killed at a water terrain roll first; an ID sends them to the Reserve Area (L975-978)."""
     rule = cite("975-978")
     for d in deaths:
@@ -222,7 +224,7 @@ def death_replanting(game: RuleContext, deaths: list) -> Flow:
             d.notes.append(f"Replanting, {rule}")
 
 
-def death_stepped_damage(game: RuleContext, deaths: list) -> Flow:
+def death_stepped_damage(game: RuleContext, deaths: list[Death]) -> Flow:
     """A killed Undead may instead be exchanged with an Undead of less health from the DUA (L982-984)."""
     rule = cite("982-984")
     st = game.state
@@ -360,7 +362,7 @@ def _mutate(game: RuleContext, pid: str) -> Flow:
     if len(sets) > 1:
         ids = {u.uid for u in reserve}
 
-        def validate(action: dict) -> list[str]:
+        def validate(action: dict[str, Any]) -> list[str]:
             chosen = action.get("units")
             if (not isinstance(chosen, list) or len(chosen) != n or len(set(chosen)) != n
                     or any(u not in ids for u in chosen)):

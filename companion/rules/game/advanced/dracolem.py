@@ -26,7 +26,9 @@ from ...core.state import Unit
 from .options import DRACOLEM, is_on
 
 if TYPE_CHECKING:
+    from ...core.state import Army
     from ..context import RuleContext
+    from ..rolling import RollOutcome
 
 ALLOYS = ("Bronze", "Silver", "Gold")
 
@@ -56,7 +58,7 @@ def gate_movers(gate: Unit, army: Sequence[Unit], budget: int = 4) -> list[Unit]
             and u.health <= budget]
 
 
-def after_roll(game: RuleContext, army, roll: str, outcome, ctx: dict) -> Generator[Any, Any, None]:
+def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: dict[str, Any]) -> Generator[Any, Any, None]:
     """A Dracolem's magic is of its alloy (L2091-2101)."""
     if roll != "magic" or not is_on(game, DRACOLEM):
         return

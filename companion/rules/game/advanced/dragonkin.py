@@ -31,7 +31,9 @@ from ...core.state import POOL, RESERVE, GameState, Unit
 from .options import DRAGONKIN, is_on
 
 if TYPE_CHECKING:
+    from ...core.state import Army
     from ..context import RuleContext
+    from ..rolling import RollOutcome
 
 Flow = Generator[Any, Any, Any]
 DOC = "V4.01c"
@@ -92,7 +94,7 @@ def may_roll_in_dragon_attack(army: Sequence[Unit], dragons: Sequence[Unit]) -> 
 # --------------------------------------------------------------------------- flow hooks
 
 
-def roll_dice(game: RuleContext, army, roll: str, dice: list[Unit]) -> list[Unit]:
+def roll_dice(game: RuleContext, army: Army, roll: str, dice: list[Unit]) -> list[Unit]:
     """Dragonkin never roll for magic or missile actions (L2532); in the response to a dragon attack
     (roll ``"dragon"``) the frightened ones sit out unless Resist Fear lets them roll (L2533-2535,
     L838-840)."""
@@ -149,7 +151,7 @@ def summon(st: GameState, uids: Sequence[str], location: str, rule: str) -> list
     return [f"{st.units[u].name} joins the army at {st.terrains[location].name}" for u in uids]
 
 
-def after_roll(game: RuleContext, army, roll: str, outcome, ctx: dict) -> Flow:
+def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: dict[str, Any]) -> Flow:
     """Dragonkin champion logo in a melee attack: move a summoned dragon sharing its element from
     one terrain to another (L2556-2560)."""
     if roll != "melee" or not is_on(game, DRAGONKIN) or ctx.get("no_sai_effects"):

@@ -33,6 +33,8 @@ from .options import DRAGONKIN, ELDARIM, is_on
 
 if TYPE_CHECKING:
     from ..context import RuleContext
+    from ..dragons import SiteAttack
+    from ..rolling import RollOutcome
 
 Flow = Generator[Any, Any, Any]
 DOC = "V4.01c"
@@ -155,10 +157,10 @@ def ride(game: RuleContext, pid: str) -> Flow:
 # --------------------------------------------------------------------------- Dragonkin Handlers
 
 
-def handlers_options(game: RuleContext, pid: str) -> list[dict]:
+def handlers_options(game: RuleContext, pid: str) -> list[dict[str, Any]]:
     """Legal uses of Dragonkin Handlers for `pid` now (L842-850)."""
     st = game.state
-    opts: list[dict] = []
+    opts: list[dict[str, Any]] = []
     seen = set()
     for army in st.armies(pid, include_reserve=False):
         eldarim = sum(u.health for u in army.units if is_eldarim(u))
@@ -211,7 +213,7 @@ def dragonkin_handlers(game: RuleContext, pid: str) -> Flow:
 # --------------------------------------------------------------------------- champions in a dragon attack
 
 
-def _controlled_dragons_fight(game: RuleContext, site, outcome) -> Flow:
+def _controlled_dragons_fight(game: RuleContext, site: SiteAttack, outcome: RollOutcome) -> Flow:
     """When another dragon attacks the army of a unit controlling a dragon at that terrain, the
     controlled dragon is rolled and its damage (no Wing) joins the army's melee; it is not part of the
     army (L3016-3026).  A controlled dragon attacking its controller's army does no non-breath damage
@@ -245,7 +247,7 @@ def _controlled_dragons_fight(game: RuleContext, site, outcome) -> Flow:
         game.say(f"Controlled {dragon.name} rolled {icon}: {damage} added to the army's melee")
 
 
-def response_hook(game: RuleContext, site, outcome) -> Flow:
+def response_hook(game: RuleContext, site: SiteAttack, outcome: RollOutcome) -> Flow:
     """Dragon attack, step 6: controlled dragons fight for their controller's army; champions whose
     logo came up tame, slay or control a dragon that attacked their army (a game's ``extensions.dragon_response``)."""
     if not is_on(game, ELDARIM):
@@ -282,7 +284,7 @@ def response_hook(game: RuleContext, site, outcome) -> Flow:
             bind(game, champ, dragon, what)
 
 
-def _slay(game: RuleContext, site, champ: Unit, dragon: Unit) -> Flow:
+def _slay(game: RuleContext, site: SiteAttack, champ: Unit, dragon: Unit) -> Flow:
     """The dragon is removed from the game, no promotion; a slain White Dragon is rolled and Jaws
     buries the slayer (L2978-2983)."""
     st = game.state

@@ -32,7 +32,10 @@ from .items import can_carry, is_item
 from .options import ITEMS, is_on
 
 if TYPE_CHECKING:
+    from ...core.decisions import Decision
+    from ...core.state import Army
     from ..context import RuleContext
+    from ..rolling import RollOutcome
 
 Flow = Generator[Any, Any, Any]
 DOC = "V4.01c"
@@ -40,13 +43,13 @@ HANDLED = ("choice", "move", "silver_medallion", "return_from_dua", "relic_rerol
            "summon_dragon")
 
 
-def _ask(game: RuleContext, pid: str, prompt: str, rule: str, opts: list[dict]):
+def _ask(game: RuleContext, pid: str, prompt: str, rule: str, opts: list[dict[str, Any]]) -> Decision:
     from ...core.decisions import ask
 
     return ask("item_sai", pid, "choice", prompt, rule, opts, validate=choose_validator(opts))
 
 
-def after_roll(game: RuleContext, army, roll: str, outcome, ctx: dict) -> Flow:
+def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: dict[str, Any]) -> Flow:
     """Act on the item SAI reports of a resolved army roll."""
     if not is_on(game, ITEMS) or ctx.get("no_sai_effects") or ctx.get("order_of_play"):
         return
@@ -85,7 +88,7 @@ def after_roll(game: RuleContext, army, roll: str, outcome, ctx: dict) -> Flow:
 ELEMENTS = ("Air", "Death", "Earth", "Fire", "Water")
 
 
-def _any_element_magic(game: RuleContext, army, outcome, rolled: list[dict]) -> Flow:
+def _any_element_magic(game: RuleContext, army: Army, outcome: RollOutcome, rolled: list[dict[str, Any]]) -> Flow:
     """Magic "of any element" (Attune L1243-1249, Bronze Medallion L2782-2797) may pay for a spell of
     any one element: the engine marks it "any"; the spell payment takes element names.  Attune may
     also let one unit of the army count its normal magic as Attune's element (L1245-1247): the owner
@@ -129,7 +132,7 @@ def _face_count(face: str) -> int:
     return int(head) if head.isdigit() else 0
 
 
-def _wayfare(game: RuleContext, item: Unit, location: str, outcome, face: str, instead: bool) -> Flow:
+def _wayfare(game: RuleContext, item: Unit, location: str, outcome: RollOutcome, face: str, instead: bool) -> Flow:
     from ..sai_status import may_leave
 
     st = game.state
@@ -246,7 +249,7 @@ def _relic_element(face: str) -> str:
     return "*" if face.endswith("Logo") else face.split("Element ", 1)[-1]
 
 
-def before_resolution(game: RuleContext, army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict) -> Flow:
+def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]) -> Flow:
     """Elemental Relic, first part (L2838-2844): before the roll is resolved (re-rolls are step 3,
     L1013-1015), up to X (4) health-worth of matching units of the carrying army may be rolled again,
     ignoring the face they showed; what is not spent on re-rolls may recruit or promote afterwards

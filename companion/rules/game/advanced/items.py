@@ -9,9 +9,9 @@ L2700-2725).
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...core.errors import IllegalAction, IllegalSetup
 from ...core.state import BUA, RESERVE, Unit
@@ -19,6 +19,7 @@ from ..setup import item_points
 from .options import ITEMS, is_on
 
 if TYPE_CHECKING:
+    from ...core.state import Army
     from ..context import RuleContext
 
 Flow = Generator[Any, Any, Any]
@@ -101,7 +102,10 @@ def carry_plan(units: Sequence[Unit], items: Sequence[Unit]) -> tuple[dict[str, 
     return best if best is not None else ({}, list(items))
 
 
-def _limited(it, n: int):
+_T = TypeVar("_T")
+
+
+def _limited(it: Iterable[_T], n: int) -> Iterator[_T]:
     for i, x in enumerate(it):
         if i >= n:
             return
@@ -131,7 +135,7 @@ def check_setup(game: RuleContext) -> None:
                                    + ", ".join(i.name for i in left), f"{DOC} L2733, L2751-2756")
 
 
-def roll_dice(game: RuleContext, army, roll: str, dice: list[Unit]) -> list[Unit]:
+def roll_dice(game: RuleContext, army: Army, roll: str, dice: list[Unit]) -> list[Unit]:
     """Items roll in every army roll, but only with a rolling unit able to carry them (L2737-2739)."""
     if not is_on(game, ITEMS):
         return dice

@@ -22,6 +22,8 @@ from ...core.state import BUA, POOL, GameState, TerrainState, Unit, army_id
 from .options import MINOR_TERRAINS, is_on
 
 if TYPE_CHECKING:
+    from ...core.decisions import Decision
+    from ...core.state import Army, Effect
     from ..context import RuleContext
 
 Flow = Generator[Any, Any, Any]
@@ -72,7 +74,7 @@ def controlled(st: GameState, owner: str, location: str) -> Unit | None:
     return None
 
 
-def active_result(st: GameState, uid: str):
+def active_result(st: GameState, uid: str) -> Effect | None:
     """The effect holding minor terrain `uid`'s active result, or None."""
     for e in st.effects:
         if e.detail.get("minor_terrain") == uid:
@@ -99,7 +101,7 @@ def eligible(game: RuleContext, pid: str, location: str) -> list[Unit]:
     return [u for u in st.area(pid, POOL) if u.spec.kind == "minor_terrain" and fits_terrain(u, terrain)]
 
 
-def _buried_this_turn(game: RuleContext) -> set:
+def _buried_this_turn(game: RuleContext) -> set[tuple[str, str, int]]:
     found = game.notes.get("minor_buried", None)
     if found is None:
         found = set()
@@ -196,7 +198,7 @@ def maneuver_step(game: RuleContext, pid: str, location: str) -> Flow:
     return True
 
 
-def _ask_choice(game: RuleContext, pid: str, location: str, prompt: str, rule: str, opts: list[dict]):
+def _ask_choice(game: RuleContext, pid: str, location: str, prompt: str, rule: str, opts: list[dict[str, Any]]) -> Decision:
     from ...core.decisions import ask as _ask
 
     game.state.step = "minor_terrain"
@@ -249,7 +251,7 @@ def dua_counts(game: RuleContext, pid: str, counts: dict[str, int]) -> dict[str,
     return {s: counts.get(s, 0) + worth for s in sorted(species)}
 
 
-def terrain_elements(game: RuleContext, army) -> tuple[str, ...]:
+def terrain_elements(game: RuleContext, army: Army) -> tuple[str, ...]:
     """A minor terrain's elements count as part of the terrain for its army's species abilities
     (L2630-2632); they add nothing to a White Dragon's breath (the dragons module reads the terrain's)."""
     if not is_on(game, MINOR_TERRAINS) or army.location not in game.state.terrains:

@@ -27,17 +27,18 @@ from .dragonkin import element_of, is_dragonkin
 from .eldarim import is_eldarim
 
 if TYPE_CHECKING:
+    from ...core.state import Unit
     from ..context import RuleContext
 
 Flow = Generator[Any, Any, Any]
 DOC = "V4.01c"
 
 
-def _fail(game: RuleContext, cast: dict, why: str, rule: str) -> None:
+def _fail(game: RuleContext, cast: dict[str, Any], why: str, rule: str) -> None:
     game.say(f"{cast['spell']} on {cast['target']} does nothing: {why} ({DOC} {rule})")
 
 
-def summon_dragonkin(game: RuleContext, cast: dict) -> None:
+def summon_dragonkin(game: RuleContext, cast: dict[str, Any]) -> None:
     """Summon Dragonkin (L2410-2414)."""
     st = game.state
     uid, pid = cast["target"], cast["caster"]
@@ -61,7 +62,7 @@ def summon_dragonkin(game: RuleContext, cast: dict) -> None:
     return None
 
 
-def _promote_from(game: RuleContext, cast: dict, unit, source: str, rule: str) -> Flow:
+def _promote_from(game: RuleContext, cast: dict[str, Any], unit: Unit, source: str, rule: str) -> Flow:
     st = game.state
     bigger = [b for b in st.area(unit.owner, source)
               if b.is_unit and b.spec.species == unit.spec.species and b.health == unit.health + 1]
@@ -85,7 +86,7 @@ def _promote_from(game: RuleContext, cast: dict, unit, source: str, rule: str) -
     game.say(f"{cast['spell']}: {unit.name} is promoted to {st.units[new].name} (the element may change, {DOC} L1149)")
 
 
-def evolve_dragonkin(game: RuleContext, cast: dict) -> Flow:
+def evolve_dragonkin(game: RuleContext, cast: dict[str, Any]) -> Flow:
     """Evolve Dragonkin (L2389-2393)."""
     st = game.state
     unit = st.units.get(cast["target"])
@@ -98,7 +99,7 @@ def evolve_dragonkin(game: RuleContext, cast: dict) -> Flow:
     yield from _promote_from(game, cast, unit, POOL, "L2389-2393")
 
 
-def rise_of_the_eldarim(game: RuleContext, cast: dict) -> Flow:
+def rise_of_the_eldarim(game: RuleContext, cast: dict[str, Any]) -> Flow:
     """Rise of the Eldarim (L2421-2426)."""
     st = game.state
     unit = st.units.get(cast["target"])
@@ -112,7 +113,7 @@ def rise_of_the_eldarim(game: RuleContext, cast: dict) -> Flow:
     yield from _promote_from(game, cast, unit, DUA, "L2421-2426")
 
 
-def esfahs_gift(game: RuleContext, cast: dict) -> None:
+def esfahs_gift(game: RuleContext, cast: dict[str, Any]) -> None:
     """Esfah's Gift (L2406-2407)."""
     st = game.state
     unit = st.units.get(cast["target"])

@@ -40,7 +40,7 @@ def ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
 # ------------------------------------------------------------------------------ casting
 
 
-def entry_of(game: RuleContext, pid: str, army: Army, cast: AnnouncedSpell | Any, cantrip: bool = False) -> dict:
+def entry_of(game: RuleContext, pid: str, army: Army, cast: AnnouncedSpell | Any, cantrip: bool = False) -> dict[str, Any]:
     entry = {"spell": cast.name, "target": cast.target, "paid_with": cast.pay_with, "cost": cast.cost,
              "caster": pid, "army": army.id, "turn": game.state.turn,
              "castings": getattr(cast, "castings", 1), "units": list(getattr(cast, "units", ())),
@@ -86,7 +86,7 @@ def cast_announced(game: RuleContext, pid: str, army: Army, casts: Sequence[Any]
     game.cleanup()
 
 
-def next_spell(game: RuleContext, pid: str, entries: Sequence[dict], waiting: Sequence[int]) -> Flow:
+def next_spell(game: RuleContext, pid: str, entries: Sequence[dict[str, Any]], waiting: Sequence[int]) -> Flow:
     """Once all spells are announced, the caster resolves them one at a time in any order they wish
     (V4.01c L470-473, L2088-2089): with two or more different spells still waiting, the caster picks
     the next one (listed in the order announced).  Returns its index."""
@@ -175,7 +175,7 @@ def touches(game: RuleContext, entry: Mapping[str, Any], uid: str) -> bool:
     return target in (uid, str(ArmyId(unit.owner, loc)), loc)
 
 
-def dispel_magic(game: RuleContext, entries: Sequence[dict]) -> Flow:
+def dispel_magic(game: RuleContext, entries: Sequence[dict[str, Any]]) -> Flow:
     """After all spells are announced, before any resolves: each unit with a Dispel Magic icon that
     the magic touches may roll alone; the icon negates every unresolved spell touching it (L1432-1448).
     Returns the indexes of the negated entries."""
@@ -252,7 +252,7 @@ def cantrip_after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOu
     accounting = {uid: {"die": dice[uid].name, "magic": n, "may_count_as": list(mg.magic_kinds(dice[uid]))}
                   for uid, n in magic.items()}
 
-    def validate(action: dict) -> list:
+    def validate(action: dict[str, Any]) -> list[AnnouncedSpell]:
         from ...catalogue import load_catalogue
 
         spells = action.get("spells")

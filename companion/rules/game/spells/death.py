@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...core.decisions import choice, choose_validator
 from ...core.ids import ArmyId
@@ -22,12 +22,14 @@ from .registry import (
 )
 
 if TYPE_CHECKING:
+    from ..context import Flow, RuleContext
+    from ..dua import Death
     from ..extensions import Extensions
 
 LASTING = UNTIL_YOUR_NEXT_TURN
 
 
-def bury_flow(game, uids, source: str):
+def bury_flow(game: RuleContext, uids: list[str], source: str) -> Flow:
     """Bury units a spell buries; a unit with Rise from the Ashes rolls first and, on that SAI, goes
     to its owner's Reserve Area instead (V4.01c L1774-1778).  Returns the uids buried."""
     from ..sai_rise import rise_from_the_ashes
@@ -40,31 +42,31 @@ def bury_flow(game, uids, source: str):
 
 
 @spell("Palsy", "2196-2199", OPPOSING_ARMY, per_casting=1, duration=LASTING)
-def palsy(game, entry):
+def palsy(game: RuleContext, entry: dict[str, Any]) -> None:
     """-1 result per casting on the army's non-maneuver rolls (L2196-2199)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Decay", "2201-2204", OPPOSING_ARMY, per_casting=2, duration=LASTING)
-def decay(game, entry):
+def decay(game: RuleContext, entry: dict[str, Any]) -> None:
     """-2 melee per casting (L2201-2204)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Evil Eye", "2205-2208", OPPOSING_ARMY, per_casting=2, duration=LASTING)
-def evil_eye(game, entry):
+def evil_eye(game: RuleContext, entry: dict[str, Any]) -> None:
     """-2 saves per casting (L2205-2208)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Magic Drain", "2209-2212", TERRAIN, per_casting=2, duration=LASTING)
-def magic_drain(game, entry):
+def magic_drain(game: RuleContext, entry: dict[str, Any]) -> None:
     """-2 magic per casting to every army roll at the terrain (L2209-2212)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Restless Dead", "2213-2215", ARMY, per_casting=3, duration=LASTING)
-def restless_dead(game, entry):
+def restless_dead(game: RuleContext, entry: dict[str, Any]) -> None:
     """+3 maneuver per casting (L2213-2215)."""
     lasting(game, entry, entry["target"])
 
@@ -74,7 +76,7 @@ def _is_id(face: str) -> bool:
 
 
 @spell("Swamp Fever", "2216-2220", OPPOSING_ARMY_UNITS, per_casting=3, up_to=True)
-def swamp_fever(game, entry):
+def swamp_fever(game: RuleContext, entry: dict[str, Any]) -> Flow:
     """Up to 3 health-worth per casting of one opposing army roll; an ID kills; the killed roll
     again and an ID buries them (L2216-2220)."""
     st = game.state
@@ -99,20 +101,20 @@ def swamp_fever(game, entry):
 
 
 @spell("Finger of Death", "2221-2226", OPPOSING_UNIT, per_casting=1)
-def finger_of_death(game, entry):
+def finger_of_death(game: RuleContext, entry: dict[str, Any]) -> Flow:
     """1 damage per casting on the unit, no save possible (L2221-2226)."""
     yield from damage_unit(game, entry["target"], entry["castings"], "Finger of Death", "V4.01c L2221-2226",
                            save=False)
 
 
 @spell("Necromantic Wave", "2227-2233", ARMY, duration=LASTING)
-def necromantic_wave(game, entry):
+def necromantic_wave(game: RuleContext, entry: dict[str, Any]) -> None:
     """The army's units may count magic results as melee or missile (L2227-2233)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Exhume", "2234-2239", OPPOSING_DUA_UNITS, per_casting=3, up_to=True)
-def exhume(game, entry):
+def exhume(game: RuleContext, entry: dict[str, Any]) -> Flow:
     """Up to 3 health-worth per casting in an opposing DUA save; those without a save result are
     buried; the caster may return up to that health-worth from their own DUA to the casting army
     (L2234-2239)."""
@@ -146,13 +148,13 @@ def exhume(game, entry):
 
 
 @spell("Open Grave", "2240-2246", ARMY, duration=LASTING)
-def open_grave(game, entry):
+def open_grave(game: RuleContext, entry: dict[str, Any]) -> None:
     """Units of the army killed after a save roll by army-targeting effects go to the Reserve Area
     instead of the DUA (L2240-2246): ``open_grave_hook``."""
     lasting(game, entry, entry["target"])
 
 
-def open_grave_hook(game, deaths):
+def open_grave_hook(game: RuleContext, deaths: list[Death]) -> None:
     """L2240-2246: only kills that followed a save roll against an army-targeting effect; with no
     save roll possible Open Grave does nothing.  Runs first: a unit kept out of the DUA triggers no
     "when killed" effect (L1128-1129)."""
@@ -166,13 +168,13 @@ def open_grave_hook(game, deaths):
 
 
 @spell("Soiled Ground", "2247-2250", TERRAIN, duration=LASTING)
-def soiled_ground(game, entry):
+def soiled_ground(game: RuleContext, entry: dict[str, Any]) -> None:
     """Units killed at the terrain that go into the DUA make a save roll; no save result buries
     them (L2247-2250): ``soiled_ground_hook``."""
     lasting(game, entry, entry["target"])
 
 
-def soiled_ground_hook(game, deaths):
+def soiled_ground_hook(game: RuleContext, deaths: list[Death]) -> Flow:
     """L2247-2250; units exchanged instead of killed (Accelerated Growth, Stepped Damage) are never
     killed (L1175), so they do not roll."""
     soiled = {e.target for e in game.state.effects if e.name == "Soiled Ground"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ...core.state import RESERVE, UNTIL_YOUR_NEXT_TURN
 from .casting import present_units
 from .registry import (
@@ -15,17 +17,20 @@ from .registry import (
     spell,
 )
 
+if TYPE_CHECKING:
+    from ..context import Flow, RuleContext
+
 LASTING = UNTIL_YOUR_NEXT_TURN
 
 
 @spell("Stone Skin", "2253-2256", ARMY, per_casting=1, duration=LASTING)
-def stone_skin(game, entry):
+def stone_skin(game: RuleContext, entry: dict[str, Any]) -> None:
     """+1 save per casting (L2253-2256)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Path", "2257-2259", OWN_UNIT_AT_TERRAIN, per_casting=1)
-def path(game, entry):
+def path(game: RuleContext, entry: dict[str, Any]) -> None:
     """Move one of your units (one per combined casting, L2139-2148) at a terrain to another terrain
     where you have an army (L2257-2259); that army must still be there when Path resolves."""
     st = game.state
@@ -43,19 +48,19 @@ def path(game, entry):
 
 
 @spell("Berserker Rage", "2260-2268", FERAL_ARMY, duration=LASTING)
-def berserker_rage(game, entry):
+def berserker_rage(game: RuleContext, entry: dict[str, Any]) -> None:
     """Feral units of the army count saves as melee in counter-attacks (L2260-2268)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Higher Ground", "2269-2275", OPPOSING_ARMY, per_casting=5, duration=LASTING)
-def higher_ground(game, entry):
+def higher_ground(game: RuleContext, entry: dict[str, Any]) -> None:
     """-5 melee per casting (L2269-2275)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Scent of Fear", "2276-2279", OPPOSING_UNITS_AT_TERRAIN, per_casting=3, up_to=True)
-def scent_of_fear(game, entry):
+def scent_of_fear(game: RuleContext, entry: dict[str, Any]) -> None:
     """Up to 3 health-worth per casting of opposing units at a terrain go to their Reserve Area
     (L2276-2279)."""
     st = game.state
@@ -66,13 +71,13 @@ def scent_of_fear(game, entry):
 
 
 @spell("Wall of Thorns", "2280-2289", TERRAIN_NOT_EIGHTH, per_casting=6, duration=LASTING)
-def wall_of_thorns(game, entry):
+def wall_of_thorns(game: RuleContext, entry: dict[str, Any]) -> None:
     """An army that maneuvers the terrain takes 6 damage per casting, less its melee results
     (L2280-2289): ``wall_of_thorns_after_maneuver``."""
     lasting(game, entry, entry["target"])
 
 
-def wall_of_thorns_after_maneuver(game, pid: str, terrain_id: str):
+def wall_of_thorns_after_maneuver(game: RuleContext, pid: str, terrain_id: str) -> Flow:
     """After a successful maneuver at a terrain under Wall of Thorns, the marching army makes a
     melee roll instead of a save roll and takes the damage left (L2280-2289)."""
     st = game.state
@@ -90,6 +95,6 @@ def wall_of_thorns_after_maneuver(game, pid: str, terrain_id: str):
 
 
 @spell("Transmute Rock to Mud", "2290-2296", OPPOSING_ARMY, per_casting=6, duration=LASTING)
-def transmute_rock_to_mud(game, entry):
+def transmute_rock_to_mud(game: RuleContext, entry: dict[str, Any]) -> None:
     """-6 maneuver per casting (L2290-2296)."""
     lasting(game, entry, entry["target"])

@@ -4,6 +4,8 @@ are declared here."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ...core.decisions import choice, choose_validator
 from ...core.ids import ArmyId
 from ..dua import promote, return_from_dua
@@ -20,8 +22,11 @@ from .registry import (
     spell,
 )
 
+if TYPE_CHECKING:
+    from ..context import Flow, RuleContext
 
-def _promote_by(game, uid: str, steps: int, source: str, spell_name: str, rule: str):
+
+def _promote_by(game: RuleContext, uid: str, steps: int, source: str, spell_name: str, rule: str) -> Flow:
     """Promote `uid` by up to `steps` health-worth (L1153-1155): its owner picks the new unit."""
     st = game.state
     unit = st.units[uid]
@@ -46,7 +51,7 @@ def _promote_by(game, uid: str, steps: int, source: str, spell_name: str, rule: 
 
 
 @spell("Resurrect Dead", "2395-2405", OWN_DUA_UNITS, per_casting=1)
-def resurrect_dead(game, entry):
+def resurrect_dead(game: RuleContext, entry: dict[str, Any]) -> None:
     """Return 1 health-worth per casting of units of the element paid (Amazons: any element or
     Ivory) from your DUA to the casting army (L2395-2405)."""
     st = game.state
@@ -60,7 +65,7 @@ def resurrect_dead(game, entry):
 
 
 @spell("Rally", "2417-2420", OWN_AMAZONS_AT_TERRAIN, per_casting=3, up_to=True)
-def rally(game, entry):
+def rally(game: RuleContext, entry: dict[str, Any]) -> None:
     """Up to 3 of your Amazon units per casting at a terrain move to another terrain where you have
     an Amazon unit (L2417-2420)."""
     st = game.state

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ...core.ids import ArmyId
 from ...core.state import RESERVE, UNTIL_YOUR_NEXT_TURN
 from .casting import damage_army, damage_unit, units_save
 from .registry import ARMY, OPPOSING_ARMY, OPPOSING_UNIT, TERRAIN, lasting, spell
 
+if TYPE_CHECKING:
+    from ...core.state import Army, Unit
+    from ..context import Flow, RuleContext
+
 LASTING = UNTIL_YOUR_NEXT_TURN
 
 
 @spell("Ash Storm", "2297-2301", TERRAIN, per_casting=1, duration=LASTING)
-def ash_storm(game, entry):
+def ash_storm(game: RuleContext, entry: dict[str, Any]) -> None:
     """-1 result per casting to every army roll at the terrain (L2297-2301)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Fearful Flames", "2302-2310", OPPOSING_UNIT, per_casting=1)
-def fearful_flames(game, entry):
+def fearful_flames(game: RuleContext, entry: dict[str, Any]) -> Flow:
     """1 damage per casting; a unit that saves against it rolls a second save and flees to its
     Reserve Area without a save result (L2302-2310)."""
     st = game.state
@@ -32,13 +38,13 @@ def fearful_flames(game, entry):
 
 
 @spell("Firebolt", "2311-2313", OPPOSING_UNIT, per_casting=1)
-def firebolt(game, entry):
+def firebolt(game: RuleContext, entry: dict[str, Any]) -> Flow:
     """1 damage per casting on the unit, which saves alone (L2311-2313)."""
     yield from damage_unit(game, entry["target"], entry["castings"], "Firebolt", "V4.01c L2311-2313")
 
 
 @spell("Firestorm", "2314-2316", TERRAIN, per_casting=2)
-def firestorm(game, entry):
+def firestorm(game: RuleContext, entry: dict[str, Any]) -> Flow:
     """2 damage per casting on each army at the terrain (L2314-2316), in turn order from the caster."""
     st = game.state
     tid = entry["target"]
@@ -49,24 +55,24 @@ def firestorm(game, entry):
 
 
 @spell("Flashfire", "2317-2322", ARMY, per_casting=1, duration=LASTING)
-def flashfire(game, entry):
+def flashfire(game: RuleContext, entry: dict[str, Any]) -> None:
     """The owner may re-roll one unit per casting in non-maneuver army rolls (L2317-2322)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Fiery Weapon", "2323-2326", ARMY, per_casting=2, duration=LASTING)
-def fiery_weapon(game, entry):
+def fiery_weapon(game: RuleContext, entry: dict[str, Any]) -> None:
     """+2 melee or missile per casting (L2323-2326)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Dancing Lights", "2327-2330", OPPOSING_ARMY, per_casting=6, duration=LASTING)
-def dancing_lights(game, entry):
+def dancing_lights(game: RuleContext, entry: dict[str, Any]) -> None:
     """-6 melee per casting (L2327-2330)."""
     lasting(game, entry, entry["target"])
 
 
-def flashfire_reroll(game, army, roll, dice, rolled, ctx):
+def flashfire_reroll(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]) -> Flow:
     """Flashfire in force on the rolling army: in a non-maneuver army roll its owner may re-roll one
     unit per casting once, the earlier face ignored (L2317-2322).  Called before the roll is totalled."""
     from ...core.decisions import choice, choose_validator

@@ -34,6 +34,9 @@ from ...core.state import BUA, DUA, INSTANT, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN
 from ..magic import SpellCast
 
 if TYPE_CHECKING:
+    from ...catalogue import SpellCard
+    from ...core.state import Effect as LastingEffect
+    from ...core.state import GameState, Unit
     from ..context import RuleContext
 
 DOC = "V4.01c"
@@ -60,7 +63,7 @@ OWN_AMAZONS_AT_TERRAIN = "up to X of your Amazon units at one terrain (and 'to':
 UNIT_LIST_KINDS = (UNITS_AT_TERRAIN, OPPOSING_UNITS_AT_TERRAIN, OPPOSING_ARMY_UNITS, OPPOSING_DUA_UNITS,
                    OWN_DUA_UNITS, OWN_AMAZONS_AT_TERRAIN)
 
-Effect = Callable[["RuleContext", dict], Any]
+Effect = Callable[["RuleContext", dict[str, Any]], Any]
 
 
 @dataclass(frozen=True)
@@ -88,10 +91,12 @@ class SpellRule:
     def cumulative(self) -> bool:
         return self.per_casting is not None
 
-    def card(self):
+    def card(self) -> SpellCard:
         from ...catalogue import load_catalogue
 
-        return load_catalogue().spell(self.name)
+        card = load_catalogue().spell(self.name)
+        assert card is not None, f"{self.name} is a spell of the catalogue (SPELLS lists those only)"
+        return card
 
     @property
     def element(self) -> str:
@@ -157,7 +162,7 @@ def _unit_ids(entry: Mapping[str, Any]) -> list[str]:
     return list(units)
 
 
-def _matches_element(unit, element: str) -> bool:
+def _matches_element(unit: Unit, element: str) -> bool:
     return element in unit.spec.elements
 
 
@@ -252,7 +257,7 @@ def announce(game: RuleContext, pid: str, army: Army, card: Any, entry: Mapping[
                           tuple(units), to if isinstance(to, str) else None, kind)
 
 
-def _check_own_mover(st, pid: str, card: Any, rule: SpellRule, uid: Any, to: Any) -> None:
+def _check_own_mover(st: GameState, pid: str, card: Any, rule: SpellRule, uid: Any, to: Any) -> None:
     """One of the caster's units at a terrain, moved to another terrain where the caster has an army."""
     if not isinstance(uid, str) or uid not in st.units or not st.units[uid].is_unit:
         raise _err(f"{card.name} targets a unit: {uid!r} is not a unit", rule)
@@ -324,7 +329,7 @@ def _check_units(game: RuleContext, pid: str, army: Army, card: Any, rule: Spell
         if place != DUA or owners != {pid}:
             raise _err(f"{card.name} targets units in your own DUA", rule)
 
-        def fits(u) -> bool:
+        def fits(u: Unit) -> bool:
             return u.is_unit and (pay in u.spec.elements or (u.spec.species == "Amazons" and not u.spec.elements))
 
         for d in dice:
@@ -364,7 +369,7 @@ def check_all(casts: Sequence[SpellCast]) -> None:
                            f"{DOC} L2187-2193")
 
 
-def lasting(game: RuleContext, entry: Mapping[str, Any], target: str, expiry: str = UNTIL_YOUR_NEXT_TURN, **detail: Any):
+def lasting(game: RuleContext, entry: Mapping[str, Any], target: str, expiry: str = UNTIL_YOUR_NEXT_TURN, **detail: Any) -> LastingEffect:
     """Put a spell's lasting effect in force; castings of the same spell by the same caster on the
     same target add up (L2139-2153), a spell without a highlighted number is not doubled (L2154-2156)."""
     st = game.state

@@ -12,25 +12,28 @@ from .casting import ask, reduce_terrain
 from .registry import ARMY, OWN_DUA, TERRAIN, lasting, spell
 
 if TYPE_CHECKING:
+    from ...core.state import Army, Unit
+    from ..context import Flow, RuleContext
+    from ..dua import Death
     from ..extensions import Extensions
 
 LASTING = UNTIL_YOUR_NEXT_TURN
 
 
 @spell("Watery Double", "2337-2342", ARMY, per_casting=1, duration=LASTING)
-def watery_double(game, entry):
+def watery_double(game: RuleContext, entry: dict[str, Any]) -> None:
     """+1 save per casting (L2337-2342)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Accelerated Growth", "2343-2351", OWN_DUA, duration=LASTING)
-def accelerated_growth(game, entry):
+def accelerated_growth(game: RuleContext, entry: dict[str, Any]) -> None:
     """A killed Treefolk of 2+ health may instead be exchanged with a 1-health Treefolk of the DUA
     (L2343-2351): ``accelerated_growth_hook``."""
     lasting(game, entry, entry["target"])
 
 
-def accelerated_growth_hook(game, deaths):
+def accelerated_growth_hook(game: RuleContext, deaths: list[Death]) -> Flow:
     """L2343-2351 with L1159-1175: every exchange is matched (its owner chooses the partner, each DUA
     unit once) before any die moves; partners come from the DUA as it was before these deaths."""
     st = game.state
@@ -63,7 +66,7 @@ def accelerated_growth_hook(game, deaths):
 
 
 @spell("Flash Flood", "2352-2357", TERRAIN, per_casting=6)
-def flash_flood(game, entry):
+def flash_flood(game: RuleContext, entry: dict[str, Any]) -> Flow:
     """The terrain drops a step unless an opposing army there rolls at least 6 maneuver per casting,
     each army alone; at most one step per turn (L2352-2357)."""
     st = game.state
@@ -82,19 +85,19 @@ def flash_flood(game, entry):
 
 
 @spell("Deluge", "2358-2361", TERRAIN, per_casting=3, duration=LASTING)
-def deluge(game, entry):
+def deluge(game: RuleContext, entry: dict[str, Any]) -> None:
     """-3 maneuver and -3 missile per casting at the terrain (L2358-2361)."""
     lasting(game, entry, entry["target"])
 
 
 @spell("Mire", "2362-2373", TERRAIN, duration=LASTING)
-def mire(game, entry):
+def mire(game: RuleContext, entry: dict[str, Any]) -> None:
     """An army marching at the terrain first rolls maneuvers and marches only with units up to that
     health-worth (L2362-2373): ``mire_march`` and ``mire_dice``."""
     lasting(game, entry, entry["target"])
 
 
-def mire_march(game, pid: str, location: str):
+def mire_march(game: RuleContext, pid: str, location: str) -> Flow:
     """At the start of a march at a terrain under Mire: the maneuver roll, then the choice of units
     (L2362-2373).  Never replaces the maneuver step."""
     st = game.state
@@ -133,7 +136,7 @@ def mire_march(game, pid: str, location: str):
     return False
 
 
-def mire_dice(game, army, roll, dice):
+def mire_dice(game: RuleContext, army: Army, roll: str, dice: list[Unit]) -> list[Unit]:
     """During that march only the chosen units (and the items with them) roll (L2370-2373)."""
     sel = game.notes.get("mire", None)
     st = game.state
@@ -143,7 +146,7 @@ def mire_dice(game, army, roll, dice):
 
 
 @spell("Tidal Wave", "2374-2383", TERRAIN, per_casting=4)
-def tidal_wave(game, entry):
+def tidal_wave(game: RuleContext, entry: dict[str, Any]) -> Flow:
     """Each army at the terrain takes 4 damage per casting and makes one save + maneuver roll; the
     terrain drops a step unless an army rolls 4 maneuver per casting; one step per turn (L2374-2383)."""
     from .casting import combination_roll
@@ -170,7 +173,7 @@ def tidal_wave(game, entry):
 
 
 @spell("Wall of Fog", "2384-2387", TERRAIN, per_casting=6, duration=LASTING)
-def wall_of_fog(game, entry):
+def wall_of_fog(game: RuleContext, entry: dict[str, Any]) -> None:
     """-6 missile per casting on missile attacks aimed at an army at the terrain (L2384-2387); the
     flow matches the attack's target terrain (``Game.effects_on(aimed_at=...)``)."""
     lasting(game, entry, entry["target"])
