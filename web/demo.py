@@ -406,10 +406,8 @@ class Director:
         """Turn the terrain to a face whose action the showcase still needs."""
         from companion.rules import terrain_action
 
-        pending_terrain = None
-        for t in state.get("terrains", []):
-            if t["name"].lower() in self.store.session.pending()["prompt"].lower():
-                pending_terrain = t
+        wanted = (self.store.session.pending() or {}).get("terrain")  # the terrain the decision turns
+        pending_terrain = next((t for t in state.get("terrains", []) if t["id"] == wanted), None)
         if pending_terrain is None:
             return values[0]
         want = "melee" if "melee" not in self.shown else "magic"
@@ -469,16 +467,8 @@ def describe(pending: dict, action: dict) -> str:
 
 
 def _topic(pending: dict) -> str:
-    """The decision's stable topic; older engines only had the prompt's words."""
-    if pending.get("topic"):
-        return pending["topic"]
-    prompt = pending["prompt"].lower()
-    for words, topic in (("which army marches", "march"), ("counter-maneuver", "counter_maneuver"),
-                         ("maneuver at", "maneuver"), ("up or down", "direction"), ("action with", "action"),
-                         ("counter-attack", "counter_attack")):
-        if words in prompt:
-            return topic
-    return ""
+    """The decision's stable topic (``Decision.topic``), never read from the prompt's words."""
+    return pending.get("topic") or ""
 
 
 def play_demo(store, roller, pace: float, out=None) -> Director:

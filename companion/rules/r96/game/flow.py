@@ -479,7 +479,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
             return
         dirs = [choice(d, f"Turn to face {t.face + d}") for d in (1, -1) if 1 <= t.face + d <= 8]
         step = yield _ask("direction", pid, "choice", f"{self.player_name(pid)}: turn {t.name} up or down one face",
-                          "R96 L276-284", dirs)
+                          "R96 L276-284", dirs, data={"terrain": t.id})
         self._turn_terrain(t, step, pid)
         self._check()
 
