@@ -99,10 +99,16 @@ def validate_force(size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: 
 
 def die_points(spec: DieSpec) -> int | None:
     """Health a die adds to the battle size: a unit its health; a dragon none (R96 L139-155); None for a
-    die that has no place in a 1996 force (items, R96 L46-57)."""
+    die that has no place in a 1996 force (items, R96 L46-57; a white, ivory or hybrid dragon, R96 L59-61)."""
     if spec.kind == "unit":
         return spec.health
-    return 0 if spec.kind == "dragon" else None
+    if spec.kind != "dragon":
+        return None
+    try:
+        dragon_colour(spec)
+    except IllegalSetup:
+        return None
+    return 0
 
 
 def force_report(size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec],
