@@ -5,8 +5,10 @@ though different ones apply together (L703-706)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from companion.rules.resolution.model import DIVIDE, MANEUVER, MELEE, MISSILE, EffectInForce, Modifier
-from companion.rules.resolution.registry import IdMultiplier, RollContext
+from companion.rules.resolution.registry import Contribution, IdMultiplier, RollContext, SpellHook
 
 from .registry import REGISTRY
 
@@ -15,8 +17,8 @@ HALVING = {"Lightning Bolt": MELEE, "Petrify": MANEUVER, "Poisonous Cloud": MISS
 NAMES = frozenset(HALVING) | {"Dragon Plague"}
 
 
-def _halving(name: str, result: str):
-    def hook(ctx: RollContext, effect: EffectInForce):
+def _halving(name: str, result: str) -> SpellHook:
+    def hook(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
         if effect.target == "army" and not ctx.individual:
             # one halving however many castings: breath halving is not cumulative (L703-706)
             yield Modifier(DIVIDE, result, 2, name, CITE, origin="rule", note=f"{name}: {result} results halved")
@@ -31,7 +33,7 @@ for _name, _result in HALVING.items():
 
 
 @REGISTRY.rule("Dragon Plague")
-def dragon_plague(ctx: RollContext):
+def dragon_plague(ctx: RollContext) -> Iterable[Contribution]:
     """Death breath: the army ignores all its ID results until the beginning of its next turn
     (V4.01c L712-713)."""
     if ctx.individual:

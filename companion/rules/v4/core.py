@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from companion.rules.resolution.model import ADD, SAVE, ElementOption, Modifier
-from companion.rules.resolution.registry import IdMultiplier, RollContext
+from companion.rules.resolution.registry import Contribution, IdMultiplier, RollContext
 
 from .registry import REGISTRY
 
@@ -12,7 +14,7 @@ _EIGHTH_FACE_ONLY = (_EIGHTH_FACE_IDS,)
 
 
 @REGISTRY.rule("Eighth face")
-def eighth_face(ctx: RollContext):
+def eighth_face(ctx: RollContext) -> Iterable[Contribution]:
     """The army controlling a terrain's eighth face doubles all its ID results, in any roll
     (V4.01c L501); Standing Stones lets its units turn their magic into an element of the terrain
     (V4.01c eighth-face icon table, L522-525)."""
@@ -33,7 +35,7 @@ def eighth_face(ctx: RollContext):
 
 
 @REGISTRY.rule("Dragonkin automatic saves")
-def dragonkin_autosaves(ctx: RollContext):
+def dragonkin_autosaves(ctx: RollContext) -> Iterable[Contribution]:
     """Dragonkin add automatic saves equal to their health to save rolls they take part in, at step
     10 (V4.01c L2537-2541); a Dragonkin that rolls Belly loses them for the roll (Belly SAI, L1270)."""
     if SAVE not in ctx.counted:
@@ -51,7 +53,7 @@ def dragonkin_autosaves(ctx: RollContext):
 
 
 @REGISTRY.rule("Tower shot at Reserves")
-def tower_at_reserves(ctx: RollContext):
+def tower_at_reserves(ctx: RollContext) -> Iterable[Contribution]:
     """From a Tower eighth face an army may shoot at a Reserve army, counting only non-ID missile
     results (V4.01c L532-534).  The roll does not know its target: the caller says so with
     ``choices["Tower shot at Reserves"] = True``."""

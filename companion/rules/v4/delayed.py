@@ -12,10 +12,11 @@ Confuse's targets are listed for re-rolling; their new faces come from the table
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 
+from ..resolution.model import RolledUnit
 from .contributions import RollEffect
 
 
@@ -34,15 +35,15 @@ class DelayedOutcome:
         return self.killed | self.hypnotized
 
 
-def _rolled_id(unit) -> bool:
+def _rolled_id(unit: RolledUnit) -> bool:
     return bool(unit.faces) and unit.faces[0].is_id
 
 
-def _health(unit) -> int:
+def _health(unit: RolledUnit) -> int:
     return int(unit.die.health or 0)
 
 
-def _best_subset(candidates: Sequence[int], health: dict[int, int], cap: int, score) -> tuple[int, ...]:
+def _best_subset(candidates: Sequence[int], health: dict[int, int], cap: int, score: Callable[[int], int]) -> tuple[int, ...]:
     """Most health-worth not above ``cap`` (ties: higher ``score``), by exhaustive search over the
     few candidates a save roll has (an army is a handful of dice)."""
     best: tuple[int, ...] = ()
@@ -59,7 +60,7 @@ def _best_subset(candidates: Sequence[int], health: dict[int, int], cap: int, sc
     return best
 
 
-def apply_delayed(units: Sequence, effects: Iterable[RollEffect]) -> tuple[tuple, DelayedOutcome]:
+def apply_delayed(units: Sequence[RolledUnit], effects: Iterable[RollEffect]) -> tuple[tuple[RolledUnit, ...], DelayedOutcome]:
     """Apply delayed SAI effects to the defender's rolled units (``RolledUnit``-like: ``die``,
     ``faces``, ``counts``).  Returns the units with ``counts=False`` where their results no longer
     count, and what happened.  Items are never targets (they are not units)."""
@@ -94,7 +95,7 @@ def apply_delayed(units: Sequence, effects: Iterable[RollEffect]) -> tuple[tuple
     return out, DelayedOutcome(frozenset(killed), frozenset(hypnotized), frozenset(reroll), tuple(notes))
 
 
-def _save_value(unit) -> int:
+def _save_value(unit: RolledUnit) -> int:
     """How much a unit's current face gives a save roll (the attacker re-rolls the best first)."""
     face = unit.faces[0] if unit.faces else None
     if face is None:

@@ -10,8 +10,10 @@ handles them.  Army modifiers never touch a unit rolling alone (L1050-1066).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from companion.rules.resolution.model import DIVIDE, MANEUVER, MELEE, MISSILE, SAVE, EffectInForce, Modifier
-from companion.rules.resolution.registry import IdMultiplier, RollContext
+from companion.rules.resolution.registry import Contribution, IdMultiplier, RollContext, SpellHook
 
 from .registry import REGISTRY
 
@@ -23,8 +25,8 @@ DOUBLING = {"Double Maneuvers": MANEUVER, "Double Saves": SAVE}
 NAMES = frozenset(HALVING) | frozenset(DOUBLING)
 
 
-def _halving(name: str, result: str):
-    def hook(ctx: RollContext, effect: EffectInForce):
+def _halving(name: str, result: str) -> SpellHook:
+    def hook(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
         if effect.target == "army" and not ctx.individual:
             yield Modifier(DIVIDE, result, 2, f"Minor terrain: {name}", CITE, origin="terrain",
                            note=f"{name}: the army's {result} results are halved")
@@ -39,7 +41,7 @@ for _name, _result in HALVING.items():
 
 
 @REGISTRY.rule("Minor terrain doubling")
-def minor_terrain_doubling(ctx: RollContext):
+def minor_terrain_doubling(ctx: RollContext) -> Iterable[Contribution]:
     """Double Maneuvers / Double Saves: the controlling army doubles its ID results when it rolls for
     maneuvers / saves (V4.01c L2669-2675)."""
     if ctx.individual:

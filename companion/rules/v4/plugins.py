@@ -25,8 +25,9 @@ Choices the caller may make (``RollRequest.choices``), besides those of the engi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import Any
 
 from companion.rules.resolution.model import (
     ICON_RESULT,
@@ -34,9 +35,18 @@ from companion.rules.resolution.model import (
     ElementOption,
     Modifier,
     Report,
+    RolledUnit,
     SaiOutcome,
 )
-from companion.rules.resolution.registry import Registry, RollContext, SaiContext
+from companion.rules.resolution.registry import (
+    AbilityHook,
+    Contribution,
+    Registry,
+    RollContext,
+    SaiContext,
+    SaiHook,
+    SpellHook,
+)
 
 from . import contributions as c
 from .situation import Situation
@@ -54,17 +64,18 @@ def situation_of(ctx: RollContext) -> Situation:
     """The plug-in tables' view of a roll (computed once per roll when the context can memoize)."""
     memo = getattr(ctx, "_memo", None)  # fast path: the engine's RollContext memo, already filled
     if memo:
-        hit = memo.get(_SITUATION_KEY)
+        hit: Situation | None = memo.get(_SITUATION_KEY)
         if hit is not None:
             return hit
     memo = getattr(ctx, "memo", None)
     if memo is not None:
-        return memo(_SITUATION_KEY, lambda: _situation_of(ctx))
+        made: Situation = memo(_SITUATION_KEY, lambda: _situation_of(ctx))
+        return made
     return _situation_of(ctx)
 
 
 #: Situations of rolls with no player choices, by what they are built from (a Situation is frozen).
-_SITUATIONS: dict[tuple, Situation] = {}
+_SITUATIONS: dict[tuple[Any, ...], Situation] = {}
 
 
 def _situation_of(ctx: RollContext) -> Situation:
@@ -134,7 +145,7 @@ def _unit_value(ctx: RollContext, i: int, result: str) -> int:
     for face in unit.faces:
         if face.is_id or ICON_RESULT.get(face.icon) == result:
             total += face.count
-        elif face.is_sai:
+        elif face.sai is not None:  # a SAI face (catalogue.faces.Face: sai is set on those only)
             total += sai_contribution(face.sai, face.count, situation, unit.die).results.get(result, 0)
     return total
 
@@ -162,10 +173,10 @@ def _chosen_units(ctx: RollContext, source: str, k: int, index: int | None = Non
     return list(dict.fromkeys(ok))[:k]
 
 
-def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, index: int | None) -> tuple[list, list]:
+def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, index: int | None) -> tuple[list[Modifier], list[Report]]:
     mods: list[Modifier] = []
     reports: list[Report] = []
-    one_unit_done: set[tuple] = set()
+    one_unit_done: set[tuple[Any, ...]] = set()
     for m in contribution.modifiers:
         result = m.result
         if m.scope is c.Scope.ONE_UNIT:
@@ -197,8 +208,10 @@ def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, inde
             reports.append(Report(m.source, f"{m.note} (lasting: name it as an effect on later rolls)", m.amount,
                                   index, "lasting_modifier"))
         else:
-            reports.append(Report(m.source, f"{m.note} [{m.scope.value}; {m.citation}]", m.amount, index,
-                                  m.scope.report_kind))
+            kind = m.scope.report_kind
+            if kind is None:  # the scopes this roll applies itself are handled above
+                raise KeyError(m.scope)
+            reports.append(Report(m.source, f"{m.note} [{m.scope.value}; {m.citation}]", m.amount, index, kind))
     for ca in contribution.counts_as:
         # a species' units; else every die of the army (Charge: "the attacking army counts all
         # maneuver results", items included; spells' counts-as name units only)
@@ -249,10 +262,10 @@ _CONTEXT_SAIS = frozenset({"Elevate", "Trumpet", "Charge", "Bash", "Elemental Re
 _CACHE_LIMIT = 8192
 
 
-def _sai_hook(name: str):
+def _sai_hook(name: str) -> SaiHook:
     from .sai import SAI_RULES, rule_for_face, sai_contribution
 
-    cache: dict = {}
+    cache: dict[tuple[Any, ...], SaiOutcome | None] = {}
     cacheable = name not in _CONTEXT_SAIS
 
     def hook(sctx: SaiContext) -> SaiOutcome | None:
@@ -343,7 +356,7 @@ def _per_die(situation: Situation, index: int | None) -> Situation:
     return out
 
 
-def _relic_element(unit) -> str | None:
+def _relic_element(unit: RolledUnit) -> str | None:
     """The element an Elemental Relic shows ("*" for the SFR logo, which matches them all)."""
     if not unit.counts or "Elemental Relic" not in unit.die.name or not unit.faces:
         return None
@@ -382,7 +395,7 @@ def register_sais(reg: Registry) -> None:
 # --------------------------------------------------------------------------- species hooks
 
 
-def _counts_as_hook(ability: str):
+def _counts_as_hook(ability: str) -> AbilityHook:
     """Fast path for the counts-as abilities: one test, one modifier on the species' units."""
     from .species import SPECIES_ABILITIES, counts_as_applies, counts_as_types
 
@@ -390,9 +403,9 @@ def _counts_as_hook(ability: str):
     source, target = counts_as_types(ability)
     note = f"{ability}: {source} results count as {target}"
 
-    cache: dict = {}  # (situation key, units) -> answer, for rolls with no player choices
+    cache: dict[tuple[Any, ...], tuple[Contribution, ...]] = {}  # (situation key, units) -> answer, for rolls with no player choices
 
-    def hook(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+    def hook(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribution]:
         choices = ctx.request.choices
         if not choices:
             situation = situation_of(ctx)
@@ -408,7 +421,7 @@ def _counts_as_hook(ability: str):
             active = (active,)
         return _answer(situation_of(ctx), idx, active)
 
-    def _answer(situation: Situation, idx: frozenset[int], active) -> tuple:
+    def _answer(situation: Situation, idx: frozenset[int], active: Iterable[str]) -> tuple[Contribution, ...]:
         if not counts_as_applies(ability, situation, active=active):
             return ()
         return (Modifier("add", target, 0, ability, spec.citation, scope="any", units=idx, counts_as=source,
@@ -418,10 +431,10 @@ def _counts_as_hook(ability: str):
     return hook
 
 
-def _ability_hook(ability: str):
+def _ability_hook(ability: str) -> AbilityHook:
     from .species import SPECIES_ABILITIES, species_contributions
 
-    def hook(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+    def hook(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribution]:
         species = SPECIES_ABILITIES[ability].species
         if ability == "Scorching Touch":
             return _scorching_touch(ctx, idx, species_contributions)
@@ -429,7 +442,7 @@ def _ability_hook(ability: str):
         active = ctx.request.choices.get("active", ())
         if isinstance(active, str):
             active = (active,)
-        out: list = []
+        out: list[Contribution] = []
         for contribution in species_contributions(species, situation, active=active):
             if contribution.source != ability:
                 continue
@@ -443,12 +456,12 @@ def _ability_hook(ability: str):
     return hook
 
 
-def _scorching_touch(ctx: RollContext, idx: frozenset[int], species_contributions) -> Iterable:
+def _scorching_touch(ctx: RollContext, idx: frozenset[int], species_contributions: Callable[..., tuple[c.Contribution, ...]]) -> Iterable[Contribution]:
     """Scalders saving against melee at a fire terrain: one damage back per save they rolled
     (L933-938); the amount is their rolled saves (normal, ID and SAI)."""
     from .species import scorching_touch_damage
 
-    out: list = []
+    out: list[Contribution] = []
     for contribution in species_contributions("Scalders", situation_of(ctx)):
         if contribution.source != "Scorching Touch":
             continue
@@ -461,7 +474,7 @@ def _scorching_touch(ctx: RollContext, idx: frozenset[int], species_contribution
     return out
 
 
-def _cursed_bullets(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+def _cursed_bullets(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribution]:
     """Lava Elves missile attack on an army at the same terrain (L922-929): up to N of their
     missile results only spell saves reduce; N = Lava Elves in the DUA, at most 3s.  Reported."""
     from .species import cursed_bullets
@@ -478,7 +491,7 @@ def _cursed_bullets(ctx: RollContext, idx: frozenset[int]) -> Iterable:
                                      f"[{effect.citation}]", effect.amount, None, effect.kind),)
 
 
-def _foul_stench(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+def _foul_stench(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribution]:
     """An army with Goblins takes a melee action (L907-914): after saving, the defender picks N units
     that cannot counter-attack; N = Goblins in the DUA, at most 3s.  Reported."""
     from .species import foul_stench
@@ -492,7 +505,7 @@ def _foul_stench(ctx: RollContext, idx: frozenset[int]) -> Iterable:
                                   f"[{effect.citation}]", effect.amount, None, "no_counter_attack_units"),)
 
 
-def _terrain_harmony(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+def _terrain_harmony(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribution]:
     from .species import SPECIES_ABILITIES, terrain_harmony_elements
 
     if "magic" not in ctx.counted:
@@ -505,7 +518,7 @@ def _terrain_harmony(ctx: RollContext, idx: frozenset[int]) -> Iterable:
     return (ElementOption(idx, frozenset(elements), "Terrain Harmony", spec.citation, replace=True),)
 
 
-def _bone_magic(ctx: RollContext, idx: frozenset[int]) -> Iterable:
+def _bone_magic(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribution]:
     from .species import bone_magic
 
     if ctx.purpose != "magic" or ctx.individual:
@@ -548,15 +561,15 @@ def register_species(reg: Registry) -> None:
 # --------------------------------------------------------------------------- spell hooks
 
 
-def _spell_hook(name: str):
+def _spell_hook(name: str) -> SpellHook:
     from .spells import find_roll_spell, spell_contribution
 
     spell = find_roll_spell(name)
 
-    cache: dict = {}
+    cache: dict[tuple[Any, ...], tuple[Contribution, ...]] = {}
     cacheable = name not in ("Wilding", "Berserker Rage", "Necromantic Wave", "Magic Negation")
 
-    def hook(ctx: RollContext, effect: EffectInForce) -> Iterable:
+    def hook(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
         if not cacheable:
             return _answer(ctx, effect)
         key = (situation_of(ctx).key, effect.castings)
@@ -570,7 +583,7 @@ def _spell_hook(name: str):
         cache[key] = out
         return out
 
-    def _answer(ctx: RollContext, effect: EffectInForce) -> Iterable:
+    def _answer(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
         situation = situation_of(ctx)
         castings = max(1, effect.castings)
         if name == "Magic Negation":
@@ -584,9 +597,10 @@ def _spell_hook(name: str):
         contribution = spell_contribution(name, situation, castings=castings)
         if contribution is None:
             return ()
+        assert spell is not None, f"{name} is a roll spell (its hook is built for one)"
         origin = "spell" if spell.is_spell else "sai"
         mods, reports = _modifiers(ctx, contribution, origin, None)
-        out: list = list(mods) + reports + _effect_reports(contribution, None)
+        out: list[Contribution] = [*mods, *reports, *_effect_reports(contribution, None)]
         return out
 
     hook.__name__ = f"spell_{name.lower().replace(' ', '_')}"

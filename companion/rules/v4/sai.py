@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .contributions import (
     ALL,
@@ -101,7 +102,7 @@ def r(result: str, amount: Amount = X) -> tuple[str, Amount]:
     return (result, amount)
 
 
-def gen(*results: tuple[str, Amount], **kw) -> Mode:
+def gen(*results: tuple[str, Amount], **kw: Any) -> Mode:
     return Mode(results=tuple(results), **kw)
 
 
@@ -694,7 +695,7 @@ def _amount(value: Amount, x: int, s: Situation) -> int:
     raise ValueError(f"unknown amount {value!r}")
 
 
-def _score(mode: Mode, s: Situation) -> tuple:
+def _score(mode: Mode, s: Situation) -> tuple[Any, ...]:
     counted = s.counted
     key = []
     for t in counted:

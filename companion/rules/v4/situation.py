@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .contributions import MELEE, MISSILE, SAVE
 
@@ -50,7 +51,7 @@ class Situation:
     #: result types counted when they differ from the purpose's (a combination roll, L1076-1096)
     counted_override: tuple[str, ...] | None = None
     _counted: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
-    _key: tuple = field(default=(), init=False, repr=False, compare=False)
+    _key: tuple[Any, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.roll_for not in ROLL_FOR:
@@ -69,7 +70,7 @@ class Situation:
         ))
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         """A hashable summary of everything the plug-in tables read (for caching their answers)."""
         return self._key
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .contributions import (
     ALL,
@@ -137,7 +138,7 @@ def _fiery_weapon(spell: RollSpell, s: Situation, amount: int) -> Contribution |
     return Contribution(**{**_asdict(c), "chosen": result, "options": tuple(hit)})
 
 
-def _asdict(c: Contribution) -> dict:
+def _asdict(c: Contribution) -> dict[str, Any]:
     return {f: getattr(c, f) for f in c.__dataclass_fields__}
 
 
@@ -162,7 +163,7 @@ def _berserker_rage(spell: RollSpell, s: Situation, amount: int) -> Contribution
 
 
 def _wilding(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
-    mods = []
+    mods: list[TableModifier] = []
     for result in (MELEE, SAVE):
         if result in s.counted:
             mods.extend(TableModifier(Op.MULTIPLY, result, 2, spell.name, spell.citation, Scope.ONE_UNIT,
