@@ -185,7 +185,7 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
 
 
 #: ``model.json`` settings of how a bundle reads (thresholds, test-time views); fine-tuning keeps them
-READING_SETTINGS = ("conf", "iou", "box_vote", "face_turns", "face_shift", "min_face_confidence")
+READING_SETTINGS = ("conf", "iou", "box_vote", "small_dice", "face_turns", "face_shift", "min_face_confidence")
 
 
 def reading_settings(meta: dict) -> dict:

@@ -22,6 +22,7 @@ from companion.vision.metrics import (
     confusion_png,
     detection_metrics,
     face_accuracy,
+    recall_by_size,
 )
 from companion.vision.reader import COCKED, DiceModel, read_image
 from companion.vision.table_reading import profile_faces
@@ -99,6 +100,7 @@ def evaluate(model: DiceModel, data_dir: Path, *, split: str | None = None, conf
                       for r in confident if len(r.boxes))
     out["false_boxes_per_image"] = round(false_boxes / len(images), 3)
     out.update(face_accuracy(confident))
+    out["recall_by_size"] = recall_by_size(confident)
     cm = confusion_matrix(results, nc, conf=model.detector.conf)  # the boxes the product keeps
     out["confusion_matrix"] = cm.tolist()
     out["classes"] = list(names)

@@ -5,6 +5,7 @@ Plain numpy; the same numbers as a standard YOLO validator up to its interpolati
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import cv2
@@ -112,6 +113,26 @@ def confusion_matrix(results: list[ImageResult], nc: int, conf: float = 0.25, io
         for j in np.where(~used)[0]:
             m[classes[j], nc] += 1
     return m
+
+
+SIZE_BUCKETS = (25.0, 40.0)  # die sizes (longest box side, px) where a d6 detector's recall changes most
+
+
+def recall_by_size(results: list[ImageResult], edges=SIZE_BUCKETS, iou: float = 0.5) -> dict:
+    """Share of the true dice that some box overlaps at IoU >= ``iou``, per die size: the longest
+    side of the true box in pixels, cut at ``edges`` (``"<25"``, ``"25-40"``, ``">=40"`` by default)."""
+    names = [f"<{edges[0]:g}"] + [f"{a:g}-{b:g}" for a, b in itertools.pairwise(edges)] + [f">={edges[-1]:g}"]
+    dice, found = np.zeros(len(names), int), np.zeros(len(names), int)
+    for r in results:
+        if not len(r.gt_boxes):
+            continue
+        side = np.maximum(r.gt_boxes[:, 2] - r.gt_boxes[:, 0], r.gt_boxes[:, 3] - r.gt_boxes[:, 1])
+        bucket = np.searchsorted(np.asarray(edges, float), side, side="right")
+        hit = box_iou(r.gt_boxes, r.boxes).max(1) >= iou if len(r.boxes) else np.zeros(len(side), bool)
+        np.add.at(dice, bucket, 1)
+        np.add.at(found, bucket, hit.astype(int))
+    return {n: {"dice": int(d), "found": int(f), "recall": round(f / d, 4) if d else None}
+            for n, d, f in zip(names, dice, found, strict=True)}
 
 
 def face_accuracy(results: list[ImageResult], iou: float = 0.5) -> dict:

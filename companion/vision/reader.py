@@ -23,6 +23,7 @@ import numpy as np
 from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
 from companion.vision.detections import Detections, box_iou
 from companion.vision.onnx_session import ModelError, onnx_session
+from companion.vision.small_dice import SUPPORT_FLOOR, SmallDicePass
 from companion.vision.table_reading import apply_profile, embed_detections, load_table_parts
 
 # The checkout's models folder: where the bundles live in the repository (and where a plain checkout
@@ -107,9 +108,11 @@ class OnnxDetector:
 
     ``vote`` > 0 replaces each box kept by non-maximum suppression with the score-weighted mean of
     the candidates of its class that overlap it at that IoU (``vote_boxes``); 0 keeps the boxes as
-    the network gave them."""
+    the network gave them.  ``small`` (a ``SmallDicePass``) also runs the detector over overlapping
+    tiles of the frame and adds the small dice only the tiles find (``companion.vision.small_dice``)."""
 
-    def __init__(self, path: Path, imgsz: int, conf: float = 0.25, iou: float = 0.6, vote: float = 0.0):
+    def __init__(self, path: Path, imgsz: int, conf: float = 0.25, iou: float = 0.6, vote: float = 0.0,
+                 small: SmallDicePass | None = None):
         if not 0.0 <= vote < 1.0:
             raise ModelError(f"box_vote must be 0 (off) or an IoU below 1, not {vote!r}")
         self.session = onnx_session(path)
@@ -118,10 +121,11 @@ class OnnxDetector:
         fixed = [d for d in inp.shape[2:] if isinstance(d, int)]
         if fixed and fixed != [imgsz] * len(fixed):
             raise ModelError(f"{path} takes {fixed[0]} px input, but the bundle asks for {imgsz} px")
-        self.imgsz, self.conf, self.iou, self.vote = imgsz, conf, iou, vote
+        self.imgsz, self.conf, self.iou, self.vote, self.small = imgsz, conf, iou, vote, small
 
-    def __call__(self, image: np.ndarray, conf: float | None = None) -> Detections:
-        conf = self.conf if conf is None else conf
+    def candidates(self, image: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every box the network scores at ``conf`` or more, before suppression: (boxes in ``image``
+        pixels, scores, classes)."""
         lb, s, (left, top) = letterbox(image, self.imgsz)
         x = cv2.cvtColor(lb, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None].astype(np.float32) / 255
         out = self.session.run(None, {self.input: x})[0][0]  # (4+nc, A)
@@ -129,14 +133,16 @@ class OnnxDetector:
         cls = scores.argmax(0)
         best = scores[cls, np.arange(scores.shape[1])]
         keep = best >= conf
-        if not keep.any():
-            return Detections.empty()
         cx, cy, w, h = out[:4, keep]
-        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
-        boxes = (boxes - [left, top, left, top]) / s
+        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).reshape(-1, 4)
         H, W = image.shape[:2]
-        boxes = np.clip(boxes, 0, [W, H, W, H])
-        sc, cl = best[keep], cls[keep]
+        boxes = np.clip((boxes - [left, top, left, top]) / s, 0, [W, H, W, H])
+        return boxes, best[keep], cls[keep]
+
+    def suppress(self, boxes: np.ndarray, sc: np.ndarray, cl: np.ndarray, conf: float) -> Detections:
+        """Non-maximum suppression (and box voting) of candidate boxes."""
+        if not len(boxes):
+            return Detections.empty()
         idx = cv2.dnn.NMSBoxes([[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
                                sc.astype(float).tolist(), conf, self.iou)
         idx = np.array(idx, int).reshape(-1)
@@ -146,6 +152,23 @@ class OnnxDetector:
                 mine = cl[idx] == c
                 kept[mine] = vote_boxes(kept[mine], boxes[cl == c], sc[cl == c], self.vote)
         return Detections(kept, sc[idx].astype(float), cl[idx].astype(int))
+
+    def __call__(self, image: np.ndarray, conf: float | None = None) -> Detections:
+        conf = self.conf if conf is None else conf
+        if self.small is None:
+            return self.suppress(*self.candidates(image, conf), conf)
+        floor = min(conf, SUPPORT_FLOOR)  # faint whole-frame boxes still vouch for the tiles' boxes
+        whole = self.suppress(*self.candidates(image, floor), floor)
+        H, W = image.shape[:2]
+        parts = []
+        for tile in self.small.windows(W, H):
+            x1, y1, x2, y2 = tile
+            b, sc, cl = self.candidates(image[y1:y2, x1:x2], conf)
+            b = b + [x1, y1, x1, y1]
+            keep = self.small.whole_in_tile(b, tile, W, H) & self.small.is_small(b, W, H)
+            parts.append((b[keep], sc[keep], cl[keep]))
+        tiles = self.suppress(*(np.concatenate(p) for p in zip(*parts, strict=True)), conf)
+        return self.small.merge(whole, tiles, conf)
 
 
 class OnnxFaceReader:
@@ -279,7 +302,8 @@ class DiceModel:
         self.eval_from: str = self.meta.get("eval_from", "detector")  # or "icon"
         self.detector = OnnxDetector(self.bundle / "detector.onnx", int(self.meta.get("imgsz", 320)),
                                      float(self.meta.get("conf", 0.25)), float(self.meta.get("iou", 0.6)),
-                                     float(self.meta.get("box_vote", 0.0)))
+                                     float(self.meta.get("box_vote", 0.0)),
+                                     SmallDicePass.from_meta(self.meta.get("small_dice")))
         self.faces = OnnxFaceReader(self.bundle / "face.onnx", self.heads, int(self.meta.get("face_turns", 1)))
         self.min_face_conf = float(self.meta.get("min_face_confidence", 0.5))
         self.face_shift = float(self.meta.get("face_shift", 0.0))

@@ -1,0 +1,119 @@
+"""Small d6 dice: the d6 bundle with and without its second look over tiles (``small_dice`` in model.json).
+
+    python bench/d6_small.py [--model d6] [--src ../shared/datasets/d6-real] [--sets heldout-choice,heldout-test]
+                             [--frames 20] [--json]
+
+For each set of real photos (``companion.vision.d6_prep``: ``heldout-choice`` is the half of the
+held-out photos the setting was chosen on, ``heldout-test`` the other half, the strict figure;
+``heldout`` both; ``unseen`` the copies of trained photos the detector never saw) it scores the
+bundle twice: with ``small_dice`` removed ("off") and as shipped ("on"), and prints mAP50,
+mAP50-95, false boxes per photo and the recall of dice per size (longest box side in the 640 px
+photo: under 25 px, 25-40 px, 40 px and over), with the ratio on/off.
+
+Then the cost: both bundles read the same ``--frames`` held-out photos enlarged to a 1280 px frame,
+alternately, and it prints the CPU time (all threads of this process) and the wall time per frame.
+The machine may be shared: the load average is printed beside the times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.vision.d6_prep import prepare_d6  # noqa: E402
+from companion.vision.evaluation import evaluate  # noqa: E402
+from companion.vision.reader import DiceModel, resolve_model  # noqa: E402
+from companion.vision.yolo_dataset import dataset_images  # noqa: E402
+
+D6_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "d6-real"  # the reference folder
+
+
+def _bundle(src: Path, out: Path, small: bool) -> DiceModel:
+    """``src`` with its networks linked and ``small_dice`` kept (on) or removed (off)."""
+    out.mkdir(parents=True)
+    for name in ("detector.onnx", "face.onnx"):
+        (out / name).symlink_to((src / name).resolve())
+    meta = json.loads((src / "model.json").read_text())
+    if not small:
+        meta.pop("small_dice", None)
+    elif not meta.get("small_dice"):
+        raise SystemExit(f"{src}/model.json has no small_dice setting to compare")
+    (out / "model.json").write_text(json.dumps(meta))
+    return DiceModel(out)
+
+
+def _frame_cost(models: dict[str, DiceModel], photos: list[Path], size: int = 1280) -> dict:
+    frames = [cv2.resize(cv2.imread(str(p)), (size, size), interpolation=cv2.INTER_LINEAR) for p in photos]
+    cpu = {k: 0.0 for k in models}
+    wall = {k: 0.0 for k in models}
+    for m in models.values():  # warm up
+        m.readings(frames[0], m.detect(frames[0]))
+    for f in frames:
+        for k, m in models.items():  # alternately, so that load changes hit both alike
+            c0, w0 = time.process_time(), time.perf_counter()
+            m.readings(f, m.detect(f))
+            cpu[k] += time.process_time() - c0
+            wall[k] += time.perf_counter() - w0
+    n = len(frames)
+    return {k: {"cpu_ms": round(1000 * cpu[k] / n, 1), "wall_ms": round(1000 * wall[k] / n, 1)} for k in models}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="d6", help="a shipped model's name or a bundle folder")
+    ap.add_argument("--src", default=str(D6_REAL), help="a folder in the d6-real form")
+    ap.add_argument("--copies", type=int, default=4, help="the detector's cap of copies per source photo")
+    ap.add_argument("--sets", default="heldout-choice,heldout-test",
+                    help="comma-separated: heldout-choice, heldout-test, heldout, unseen")
+    ap.add_argument("--frames", type=int, default=20, help="photos timed as 1280 px frames (0: no timing)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
+    args = ap.parse_args(argv)
+
+    src = resolve_model(args.model)
+    out: dict = {"model": str(args.model)}
+    with tempfile.TemporaryDirectory() as tmp:
+        models = {k: _bundle(src, Path(tmp) / k, k == "on") for k in ("off", "on")}
+        out["small_dice"] = models["on"].meta["small_dice"]
+        split_dir = Path(tmp) / "split"
+        prepare_d6(Path(args.src), split_dir, copies_per_photo=args.copies)
+        for name in args.sets.split(","):
+            res = {k: evaluate(m, split_dir / name, progress=not args.json) for k, m in models.items()}
+            out[name] = {k: {f: r[f] for f in ("images", "dice", "map50", "map50_95", "recall",
+                                                 "false_boxes_per_image", "recall_by_size")}
+                         for k, r in res.items()}
+            if not args.json:
+                off, on = res["off"], res["on"]
+                print(f"{name}: {on['images']} photos, {on['dice']} dice")
+                for f in ("map50", "map50_95", "recall", "false_boxes_per_image"):
+                    print(f"  {f:22s} off {off[f]:.3f}  on {on[f]:.3f}  ({on[f] / max(off[f], 1e-9):.3f}x)")
+                for size, a in off["recall_by_size"].items():
+                    b = on["recall_by_size"][size]
+                    if a["dice"]:
+                        print(f"  recall {size + ' px':15s} off {a['found']:4d}/{a['dice']:<4d} = {a['recall']:.3f}  "
+                              f"on {b['found']:4d}/{b['dice']:<4d} = {b['recall']:.3f}", flush=True)
+        if args.frames:
+            photos = dataset_images(split_dir / "heldout")[: args.frames]
+            cost = _frame_cost(models, photos)
+            out["frame_1280"] = {**cost, "frames": len(photos), "load_average": os.getloadavg()}
+            if not args.json:
+                print(f"1280 px frame, read whole ({len(photos)} frames, load average "
+                      f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):")
+                for k, c in cost.items():
+                    print(f"  {k:3s} CPU {c['cpu_ms']:.0f} ms, wall {c['wall_ms']:.0f} ms per frame")
+                print(f"  on/off CPU time: {cost['on']['cpu_ms'] / cost['off']['cpu_ms']:.2f}x")
+    if args.json:
+        print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

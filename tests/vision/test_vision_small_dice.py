@@ -1,0 +1,132 @@
+"""The second look for small dice over overlapping tiles (``small_dice`` in a bundle's model.json)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.vision.bundle import reading_settings
+from companion.vision.detections import Detections, box_iou
+from companion.vision.evaluation import evaluate
+from companion.vision.reader import DiceModel, ModelError, load_model, read_image
+from companion.vision.small_dice import SmallDicePass
+from companion.vision.yolo_dataset import read_labels
+
+D6 = Path(__file__).resolve().parents[2] / "models" / "d6"
+SMALL = Path(__file__).parent / "fixtures" / "d6-small"
+PHOTO = next((SMALL / "images").glob("*.jpg"))
+
+
+def _true_boxes() -> np.ndarray:
+    _, b = read_labels(SMALL / "labels" / (PHOTO.stem + ".txt"))
+    w = h = 640
+    return np.stack([(b[:, 0] - b[:, 2] / 2) * w, (b[:, 1] - b[:, 3] / 2) * h,
+                     (b[:, 0] + b[:, 2] / 2) * w, (b[:, 1] + b[:, 3] / 2) * h], 1)
+
+
+def _bundle(tmp_path: Path, small) -> Path:
+    """The shipped d6 bundle (its networks linked) with ``small_dice`` set to ``small`` (None: removed)."""
+    out = tmp_path / f"d6-{'off' if small is None else 'set'}"
+    out.mkdir()
+    for name in ("detector.onnx", "face.onnx"):
+        (out / name).symlink_to(D6 / name)
+    meta = json.loads((D6 / "model.json").read_text())
+    meta.pop("small_dice", None)
+    if small is not None:
+        meta["small_dice"] = small
+    (out / "model.json").write_text(json.dumps(meta))
+    return out
+
+
+def _found(boxes, truth: np.ndarray) -> np.ndarray:
+    boxes = np.asarray(boxes, float).reshape(-1, 4)
+    return box_iou(truth, boxes).max(1) >= 0.5 if len(boxes) else np.zeros(len(truth), bool)
+
+
+def test_tiles_cover_the_frame_and_overlap():
+    tiles = SmallDicePass(grid=2, overlap=0.25).windows(640, 640)
+    assert tiles == [(0, 0, 366, 366), (274, 0, 640, 366), (0, 274, 366, 640), (274, 274, 640, 640)]
+    # a wide frame gets square tiles as tall as the frame: one row
+    assert SmallDicePass(grid=2, overlap=0.25).windows(1280, 720) == [(0, 0, 731, 720), (549, 0, 1280, 720)]
+    three = SmallDicePass(grid=3, overlap=0.2).windows(600, 600)
+    assert len(three) == 9 and three[0][:2] == (0, 0) and three[-1][2:] == (600, 600)
+
+
+def test_a_box_cut_by_a_tiles_inner_edge_is_dropped_but_the_frames_edge_cuts_nothing():
+    small = SmallDicePass()
+    tile = (274, 0, 640, 366)  # inner edges: left (x 274) and bottom (y 366)
+    boxes = np.array([[300, 0, 320, 20],  # at the frame's top edge: kept
+                      [270, 50, 290, 70],  # across the left inner edge: dropped
+                      [400, 350, 420, 366],  # on the bottom inner edge: dropped
+                      [620, 100, 640, 120]], float)  # at the frame's right edge: kept
+    assert small.whole_in_tile(boxes, tile, 640, 640).tolist() == [True, False, False, True]
+
+
+def test_only_boxes_under_max_side_of_the_frame_count_as_small():
+    small = SmallDicePass(max_side=0.0625)  # 40 px of a 640 px frame
+    boxes = np.array([[0, 0, 39, 10], [0, 0, 10, 40], [0, 0, 80, 80]], float)
+    assert small.is_small(boxes, 640, 480).tolist() == [True, False, False]
+
+
+def test_merge_scores_tile_boxes_with_the_whole_frames_view_and_keeps_one_box_per_die():
+    small = SmallDicePass(same_die=0.3)
+    whole = Detections(np.array([[10, 10, 30, 30], [100, 100, 200, 200]], float), np.array([0.09, 0.9]),
+                       np.zeros(2, int))
+    tiles = Detections(np.array([[11, 11, 31, 31], [300, 300, 320, 320]], float), np.array([0.81, 0.81]),
+                       np.zeros(2, int))
+    out = small.merge(whole, tiles, conf=0.25)
+    order = np.argsort(out.xyxy[:, 0])
+    # the faint die (0.09 whole, 0.81 tile) rises to sqrt(0.09 * 0.81) = 0.27 and keeps the tile's box;
+    # the big die stays as the whole frame saw it; the speck only a tile saw sinks to sqrt(0.81e-6) = 0.0009
+    assert out.xyxy[order].tolist() == [[11, 11, 31, 31], [100, 100, 200, 200]]
+    assert np.allclose(out.confidence[order], [0.27, 0.9])
+    assert len(small.merge(whole, tiles, conf=0.0005)) == 3  # at a lower threshold the speck is kept, once
+    assert len(small.merge(Detections.empty(), Detections.empty(), conf=0.25)) == 0
+
+
+@pytest.mark.parametrize("bad, key", [("yes", "must be an object"), ({"grid": 1}, "grid"),
+                                      ({"grid": "two"}, "not a number"), ({"overlap": 0.5}, "overlap"),
+                                      ({"max_side": 0}, "max_side"), ({"same_die": 0}, "same_die"),
+                                      ({"tiles": 2}, "unknown key")])
+def test_a_bad_setting_is_refused_naming_it(tmp_path, bad, key):
+    with pytest.raises(ModelError, match=key):
+        DiceModel(_bundle(tmp_path, bad))
+    assert SmallDicePass.from_meta(None) is None
+
+
+def test_the_shipped_setting_finds_small_dice_the_whole_frame_misses(tmp_path):
+    """Fails if ``small_dice`` in models/d6/model.json is ignored: on a crowded held-out photo of
+    distant dice, the shipped bundle finds more of the labelled dice than the same bundle without it."""
+    assert json.loads((D6 / "model.json").read_text())["small_dice"]  # shipped on
+    image, truth = read_image(PHOTO), _true_boxes()
+    shipped = load_model("d6")
+    plain = DiceModel(_bundle(tmp_path, None))
+    assert shipped.detector.small is not None and plain.detector.small is None
+    found_on = _found([r.box for r in shipped.readings(image)], truth)
+    found_off = _found([r.box for r in plain.readings(image)], truth)
+    assert found_on.sum() >= found_off.sum() + 3, (found_on.sum(), found_off.sum())
+    side = np.maximum(truth[:, 2] - truth[:, 0], truth[:, 3] - truth[:, 1])
+    assert (found_on & (side < 25)).sum() > (found_off & (side < 25)).sum()
+    # the size buckets `companion vision eval` prints say the same
+    on, off = (evaluate(m, SMALL, progress=False)["recall_by_size"] for m in (shipped, plain))
+    assert on["25-40"]["found"] + on["<25"]["found"] > off["25-40"]["found"] + off["<25"]["found"]
+    assert on["<25"]["dice"] == off["<25"]["dice"] == int((side < 25).sum())
+
+
+def test_cli_read_uses_the_shipped_setting():
+    out = subprocess.run([sys.executable, "-m", "companion", "vision", "read", str(PHOTO), "--model", "d6", "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    boxes = [r["box"] for r in json.loads(out.stdout)]
+    assert _found(boxes, _true_boxes()).sum() == _found([r.box for r in load_model("d6").readings(
+        read_image(PHOTO))], _true_boxes()).sum()
+
+
+def test_fine_tuning_carries_the_small_dice_setting():
+    meta = json.loads((D6 / "model.json").read_text())
+    assert reading_settings(meta)["small_dice"] == meta["small_dice"]
