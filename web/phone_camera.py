@@ -11,7 +11,9 @@ them as ``--camera`` treats a capture device's frames:
 
 Each frame's answer lists the dice the die finder sees, so the phone can draw them over its view; a
 frame that was read lists the dice of the reading instead (it searched the frame already: searching
-it again would add a whole die search to the time from settling to the reading).
+it again would add a whole die search to the time from settling to the reading).  While the table
+stays still (no motion since the frame last searched) the dice found then are listed again without
+a new search: a phone streaming a quiet table between rolls costs the server no die searches.
 It never invents a face: dice it cannot read stay unread, to be tapped.
 """
 
@@ -29,6 +31,8 @@ log = logging.getLogger("companion.web")
 STALE_S = 10.0
 #: Largest frame side kept; bigger photos are scaled down before reading.
 MAX_SIDE = 1920
+#: A still table's dice are searched for again after this long anyway (a change too slow to see as motion).
+RESEARCH_S = 5.0
 
 
 class FrameError(ValueError):
@@ -69,6 +73,7 @@ class PhoneCamera:
         self._frame: np.ndarray | None = None
         self._lock = threading.Lock()
         self._settle = None
+        self._still_boxes: tuple[float, list] | None = None  # (when, the dice found) while nothing has moved
         # the reading and die-finding functions (tests may swap in their own)
         self._reader = reader
         self._finder = finder
@@ -109,13 +114,16 @@ class PhoneCamera:
             self.device = device or self.device
         if not was_active:
             self.store.notice("source", self.status())
-        settled = photo
+        settled, still = photo, False
         if not photo:
             if self._settle is None:
                 from companion.vision.settle import SettleDetector
 
                 self._settle = SettleDetector()
             settled = self._settle.update(t, frame) is not None
+            still = self._settle.last_motion <= self._settle.motion_fraction
+        if not still or (self._still_boxes is not None and t - self._still_boxes[0] > RESEARCH_S):
+            self._still_boxes = None  # the dice moved (or it is a while ago): search again
         out = {"frames": self.frames, "settled": settled, "read": False, "dice": [], "message": ""}
         read_boxes = None
         if settled:
@@ -139,8 +147,13 @@ class PhoneCamera:
         if read_boxes:  # a read frame: the phone draws the dice read (the reading searched the frame already)
             out["dice"] = [{"box": [round(float(v), 1) for v in box]} for box in read_boxes]
             return out
+        if self._still_boxes is not None:  # nothing moved since the last search: the same dice lie there
+            out["dice"] = [dict(d) for d in self._still_boxes[1]]
+            return out
         try:
             out["dice"] = [{"box": [round(float(v), 1) for v in box]} for box in self._find(frame)]
+            if still:
+                self._still_boxes = (t, [dict(d) for d in out["dice"]])
         except Exception as exc:  # no model shipped: the phone still shows its view
             out["message"] = out["message"] or f"dice are not found on this server ({exc}); tap faces on the page"
         return out

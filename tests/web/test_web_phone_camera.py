@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from web_helpers import api
 
-from web.phone_camera import FrameError, PhoneCamera, decode_frame
+from web.phone_camera import RESEARCH_S, FrameError, PhoneCamera, decode_frame
 
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
@@ -256,3 +256,25 @@ def test_a_read_frame_is_not_searched_for_dice_a_second_time():
     cam._reader = lambda store, frame: None
     out = cam.push(frame, photo=True, now=1.0)
     assert out["read"] is False and len(finds) == 1 and out["dice"] == [{"box": [1.0, 2.0, 30.0, 40.0]}]
+
+
+def test_a_still_table_is_searched_once_until_something_moves():
+    """Live frames of a table that does not move are searched for dice once; motion searches again."""
+
+    class Store:
+        def notice(self, kind, payload):
+            pass
+
+    finds = []
+    cam = PhoneCamera(Store(), reader=lambda store, frame: None,
+                      finder=lambda frame: finds.append(frame) or [[1, 2, 30, 40 + len(finds)]])
+    rng = np.random.default_rng(1)
+    table = rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)
+    outs = [cam.push(table, now=0.1 * k) for k in range(8)]  # a quiet table, streamed
+    assert len(finds) == 1 and all(o["dice"] == [{"box": [1.0, 2.0, 30.0, 41.0]}] for o in outs)
+    moved = rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)
+    assert cam.push(moved, now=1.0)["dice"] == [{"box": [1.0, 2.0, 30.0, 42.0]}]  # it moved: searched
+    still = [cam.push(moved, now=1.1 + 0.1 * k)["dice"] for k in range(5)]
+    assert len(finds) == 3 and still[-1] == [{"box": [1.0, 2.0, 30.0, 43.0]}]  # searched once still, then kept
+    cam.push(moved, now=1.5 + RESEARCH_S)  # a long quiet while: searched again all the same
+    assert len(finds) == 4
