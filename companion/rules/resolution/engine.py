@@ -21,8 +21,9 @@ Results are tracked per unit so that ID-last removal, counts-as and magic elemen
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from .editions import Edition, get_edition
 from .model import (
@@ -49,13 +50,17 @@ from .model import (
     RollRequest,
     Step,
 )
-from .registry import IdMultiplier, RollContext, SaiContext
+from .registry import Contribution, IdMultiplier, RollContext, SaiContext
+
+if TYPE_CHECKING:
+    from ..catalogue import Die, Face
+    from .model import RolledUnit, SaiOutcome
 
 _T = {t: k for k, t in enumerate(RESULT_TYPES)}
 _NT = len(RESULT_TYPES)
 #: Shared read-only zero row (see _Tally).
 _ZERO_ROW = [0] * _NT
-_NO_PARTS = MappingProxyType({})
+_NO_PARTS: Mapping[str, int] = MappingProxyType({})
 #: counted result types -> (those types in the order of RESULT_TYPES, with their row indexes).
 _COUNTED: dict[frozenset[str], tuple[list[str], list[tuple[str, int]]]] = {}
 #: Default result type for IDs in a combination roll (the owner may choose, V4.01c L1083-1086).
@@ -64,12 +69,14 @@ _ID_PREFERENCE = (SAVE, MELEE, MISSILE, MANEUVER, MAGIC)
 
 _NONE, _ACTION, _ID, _SAI = 0, 1, 2, 3
 #: id(face) -> (face, die, code, (code,)), code = (kind, result type index, count): once per face of a die.
-_CODES: dict = {}
+_Code = tuple[int, int, int]
+_CodeEntry = tuple["Face", "Die", _Code, tuple[_Code]]
+_CODES: dict[int, _CodeEntry] = {}
 _ROLLING_KINDS = frozenset({"unit", "monster", "equipment", "artifact", "medallion", "relic"})
 _UNIT_KINDS = frozenset({"unit", "monster"})
 
 
-def _face_code(face) -> tuple[int, int, int]:
+def _face_code(face: Face) -> _Code:
     if face.is_id:
         return (_ID, -1, face.count)
     if face.is_sai:
@@ -123,6 +130,11 @@ class _Tally:
         "steps", "reports", "other", "mods", "collected", "elem_opts", "sai_log", "id_factor",
         "by_stage", "needed", "counted_list", "counted_k", "penalty_first",
     )
+    # set by the later steps (_plan_modifiers): the live modifiers by stage, the result types the roll
+    # reads (the counted ones, plus those a counts-as reads), the units that lose a penalty first
+    by_stage: dict[str, list[Modifier]]
+    needed: frozenset[str] | set[str]
+    penalty_first: tuple[int, ...]
 
     def __init__(self, request: RollRequest, ed: Edition):
         if request.purpose not in PURPOSES:
@@ -145,7 +157,7 @@ class _Tally:
         self.units = units = request.units
         self.n = n = len(units)
         self.counting = [u.counts for u in units]
-        self.codes: list[tuple] = []  # per unit, per face: (kind, result type index, count)
+        self.codes: list[Sequence[_Code]] = []  # per unit, per face: (kind, result type index, count)
         self.groups: dict[str, list[int]] = {}  # species -> indexes of its counting units
         # Rows start as the shared all-zero row and are copied on first write; code that writes
         # into a row which may still be shared only ever writes zeros into it (x * f, have - take).
@@ -164,9 +176,9 @@ class _Tally:
         self.reports: list[Report] = []
         self.other: dict[str, int] = {}
         self.mods: list[Modifier] = []
-        self.collected: list = []  # what the core rules, species and spell hooks returned
+        self.collected: list[Contribution] = []  # what the core rules, species and spell hooks returned
         self.elem_opts: list[ElementOption] = []
-        self.sai_log: list = []  # (result type, amount, unit index, face, citation) of counted SAI results
+        self.sai_log: list[tuple[str, int, int, Face, str]] = []  # (result type, amount, unit index, face, citation) of counted SAI results
         self.id_factor = 1
 
     # -- the running totals
@@ -184,7 +196,7 @@ class _Tally:
             s += self.A[t]
         return s
 
-    def remove(self, t: int, amount: int, units: list[int], *, sai: bool, first: tuple = ()) -> None:
+    def remove(self, t: int, amount: int, units: list[int], *, sai: bool, first: tuple[int, ...] = ()) -> None:
         """Take ``amount`` results of type ``t`` away, ID results last (V4.01c L1058-1061).
         The owner chooses which units lose them (``first``: the units the owner named, choice
         ``"penalty first"``); by default those whose results a later modifier multiplies lose them
@@ -250,11 +262,11 @@ class _Tally:
 
 #: Memo of recent resolutions: a camera reports the same table many times a second, and
 #: resolution is a pure function of its request, so an identical request gets the same answer.
-_MEMO: OrderedDict = OrderedDict()
+_MEMO: OrderedDict[tuple[Any, ...], tuple[Edition, tuple[Die, ...], Resolution]] = OrderedDict()
 _MEMO_SIZE = 512
 
 
-def _request_key(request: RollRequest, ed: Edition):
+def _request_key(request: RollRequest, ed: Edition) -> tuple[Any, ...] | None:
     """A hashable key holding everything the request says, or ``None`` when some part of it is
     not hashable (then the request is simply not memoised)."""
     try:
@@ -365,7 +377,7 @@ def _read_faces(tally: _Tally) -> None:
     tally.ctx._species_index = {k: frozenset(v) for k, v in groups.items()}
 
 
-def _code_entry(die, face, i: int, k: int) -> tuple:
+def _code_entry(die: Die, face: Face, i: int, k: int) -> _CodeEntry:
     """The code of a face of a die, checked once and kept (``_CODES``)."""
     if face not in die.faces:
         raise ResolutionError(f"{die.name} has no face {face.text()!r}", key=f"roll.faces[{i}][{k}]")
@@ -377,7 +389,7 @@ def _code_entry(die, face, i: int, k: int) -> tuple:
     return entry
 
 
-def _sai_faces(tally: _Tally, i: int, unit) -> None:
+def _sai_faces(tally: _Tally, i: int, unit: RolledUnit) -> None:
     """Step 4 for one unit: each SAI face (re-rolls included) looked up in the edition's registry
     and applied (its results wait for step 8); a face that does not re-roll ends the list."""
     ed = tally.ed
@@ -388,7 +400,7 @@ def _sai_faces(tally: _Tally, i: int, unit) -> None:
     last = len(faces) - 1
     for k, face in enumerate(faces):
         rerolls = False
-        if face.is_sai:
+        if face.sai is not None:  # a SAI face (catalogue.faces.Face: sai is set on those only)
             ctx.sai_faces[i] = ctx.sai_faces[i] + (face.sai,)
             hook = ed.registry.sais.get(face.sai)
             if hook is None:
@@ -418,7 +430,7 @@ def _sai_faces(tally: _Tally, i: int, unit) -> None:
                                   unit=i, kind="reroll_pending"))
 
 
-def _sai_outcome(tally: _Tally, i: int, face, out) -> None:
+def _sai_outcome(tally: _Tally, i: int, face: Face, out: SaiOutcome) -> None:
     """What one SAI face of a counting unit does: its results wait in the unit's SAI part (step 8),
     other results (cantrip magic) go aside, its modifiers and reports join the tally."""
     ctx = tally.ctx
@@ -526,7 +538,7 @@ def _species_and_spells(tally: _Tally) -> None:
     ctx = tally.ctx
     collected = tally.collected
     if reg.abilities:
-        for species, idx in ctx._species_index.items():
+        for species, idx in (ctx._species_index or {}).items():  # set by _read_faces
             for entry in reg.abilities.get(species, ()):
                 collected.extend(entry.hook(ctx, idx))
     for e_i, effect in enumerate(request.effects):
@@ -556,7 +568,7 @@ def _plan_modifiers(tally: _Tally) -> None:
     the owner says lose a penalty first."""
     request = tally.request
     by_stage: dict[str, list[Modifier]] = {}
-    needed = tally.counted
+    needed: frozenset[str] | set[str] = tally.counted
     if tally.mods:
         individual = request.individual
         choices = request.choices
@@ -570,7 +582,7 @@ def _plan_modifiers(tally: _Tally) -> None:
                 continue
             by_stage.setdefault(m.stage, []).append(m)
             if m.counts_as is not None:  # a counts-as reads results of another type
-                if needed is tally.counted:
+                if not isinstance(needed, set):  # still the counted types themselves (a frozenset)
                     needed = set(needed)
                 needed.add(m.counts_as)
     tally.by_stage = by_stage
@@ -581,7 +593,7 @@ def _plan_modifiers(tally: _Tally) -> None:
         for m in unit_mults:
             for t in tally.targets(m):
                 per = later.setdefault(_T[t], {})
-                for i in m.units:
+                for i in m.units or ():
                     per[i] = max(per.get(i, 1), m.amount)
         tally.later_factor = later
     # the units the owner says lose a subtracted penalty first (FAQ95 MAGIC-GEN G: which icons take it)
@@ -717,6 +729,7 @@ def _stage_add(tally: _Tally, stage_mods: list[Modifier]) -> None:
 def _counts_as(tally: _Tally, m: Modifier) -> None:
     """A unit's rolled ``m.counts_as`` results counted as ``m.result`` (V4.01c L1040-1048); in a
     combination roll the owner may convert only part of them (L1083-1084) and they change type."""
+    assert m.counts_as is not None, "only counts-as modifiers come here"
     src = _T[m.counts_as]
     t = m.result
     k = _T[t]
@@ -744,7 +757,7 @@ def _counts_as(tally: _Tally, m: Modifier) -> None:
     tally.record(ADD, m, t, before, tally.total(k), m.note or f"{moved} {m.counts_as} results count as {t}")
 
 
-_STAGE_STEPS = {SUBTRACT: _stage_subtract, DIVIDE: _stage_divide, MULTIPLY: _stage_multiply, ADD: _stage_add}
+_STAGE_STEPS: dict[str, Callable[[_Tally, list[Modifier]], None]] = {SUBTRACT: _stage_subtract, DIVIDE: _stage_divide, MULTIPLY: _stage_multiply, ADD: _stage_add}
 
 
 def _smallest_divisor(m: Modifier) -> int:
@@ -794,7 +807,7 @@ def _sai_steps(tally: _Tally, t: str, running: int, number: int) -> None:
         if key == t:
             after = running + val
             name = units[i].name
-            tally.steps.append(Step(number, face.sai, citation or cites.get("sai_table", cites.get("sai", "")),
+            tally.steps.append(Step(number, face.sai or face.text(), citation or cites.get("sai_table", cites.get("sai", "")),
                                     f"{name} rolled {face.text()}: {val} {t} generated by the SAI", t, running, after,
                                     name))
             running = after
@@ -852,7 +865,8 @@ def _split_subtract(tally: _Tally, m: Modifier, units: list[int], sai: bool, num
                                     t, before, after, m.source))
 
 
-def _plan(tally: _Tally, mods: list[Modifier], one_only: bool, favour, citation: str) -> list[tuple]:
+def _plan(tally: _Tally, mods: list[Modifier], one_only: bool, favour: Callable[[Modifier], int],
+          citation: str) -> list[tuple[Modifier, str, list[int], bool]]:
     """(modifier, result type, units, army-wide) to apply, in order.
 
     With ``one_only`` (V4.01c L1063-1064; SAI targeting rules L1231-1233) each unit's results of a

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from companion.rules.catalogue import TERRAIN_TYPES, Catalogue, CatalogueError
+from companion.rules.catalogue import TERRAIN_TYPES, Catalogue, CatalogueError, Die
 
 from .editions import EDITION_MODULES, get_edition
 from .model import AGAINST, PURPOSES, RESULT_TYPES, EffectInForce, RolledUnit, RollRequest, RollTerrain
@@ -37,19 +37,19 @@ class Scenario:
 _OPTIONAL_ROLL_FLAGS = ("counter_attack", "charge", "individual", "counter_maneuver")
 
 
-def _mapping(value: Any, key: str) -> Mapping:
+def _mapping(value: Any, key: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise ScenarioError(key, f"must be a mapping, not {type(value).__name__}")
     return value
 
 
-def _list(value: Any, key: str) -> list:
+def _list(value: Any, key: str) -> list[Any]:
     if not isinstance(value, list):
         raise ScenarioError(key, f"must be a list, not {type(value).__name__}")
     return value
 
 
-def _required(doc: Mapping, name: str, prefix: str = "") -> Any:
+def _required(doc: Mapping[str, Any], name: str, prefix: str = "") -> Any:
     if name not in doc:
         raise ScenarioError(f"{prefix}{name}", "missing required key")
     return doc[name]
@@ -64,7 +64,7 @@ def read_scenario(doc: Any, catalogue: Catalogue) -> Scenario:
         raise ScenarioError("edition", f"unknown edition {edition_key!r} (known: {', '.join(EDITION_MODULES)})")
     edition = get_edition(edition_key)
 
-    terrains: dict[str, Mapping] = {}
+    terrains: dict[str, Mapping[str, Any]] = {}
     for n, t in enumerate(_list(doc.get("terrains", []) or [], "terrains")):
         key = f"terrains[{n}]"
         t = _mapping(t, key)
@@ -80,7 +80,7 @@ def read_scenario(doc: Any, catalogue: Catalogue) -> Scenario:
         terrains[name] = t
 
     armies = _mapping(_required(doc, "armies"), "armies")
-    army_units: dict[str, list] = {}
+    army_units: dict[str, list[Die]] = {}
     army_at: dict[str, str] = {}
     for label, army in armies.items():
         key = f"armies.{label}"
