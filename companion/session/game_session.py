@@ -36,23 +36,23 @@ from typing import Any
 from ..rules import games
 from ..rules.core.errors import GameRuleError, IllegalAction
 from ..rules.games import TableGame
-from .store import FORMAT, EventStore, SessionError, check_by
+from .store import FORMAT, EventLog, EventStore, SessionError, check_by
 
 ACTION_TYPES = ("roll", "roll_for_me", "choose", "allocate", "cast", "reinforce", "retreat")
 ROLL_EVENTS = ("roll", "roll_for_me")  # the events whose roll the state's last_roll shows
 
 
-def _change(event: dict) -> dict:
+def _change(event: dict[str, Any]) -> dict[str, Any]:
     return {"seq": event["seq"], "type": event["type"], "by": event.get("by")}
 
 
-def full_setup(setup: dict) -> dict:
+def full_setup(setup: dict[str, Any]) -> dict[str, Any]:
     """A set-up as its game takes it; players given only by name/species are filled in (quick start).
     Which game (V4.01c, 1996, Battle Dice) is the registry's (``companion.rules.games``)."""
     return games.full_setup(setup)
 
 
-def new_game(setup: dict) -> TableGame:
+def new_game(setup: dict[str, Any]) -> TableGame:
     """The game a set-up starts, from the registry of games (``companion.rules.games``)."""
     return games.start_game(setup)
 
@@ -67,7 +67,7 @@ def quick_start(db_path: str | Path, names: tuple[str, ...] = ("Alice", "Bob"), 
 class GameSession:
     """One game, its SQLite event log and the state rebuilt from it."""
 
-    def __init__(self, store: EventStore):
+    def __init__(self, store: EventLog):
         self._store = store
         self._lock = threading.RLock()
         self.game_id = store.meta("game_id") or ""
@@ -75,7 +75,7 @@ class GameSession:
 
     # -- opening ------------------------------------------------------------------------------------
     @classmethod
-    def create(cls, db_path: str | Path, setup: dict, by: dict | None = None) -> GameSession:
+    def create(cls, db_path: str | Path, setup: dict[str, Any], by: dict[str, Any] | None = None) -> GameSession:
         """Start a new game in a new database file; its ``create`` event records ``by``, who started it
         (:func:`~.store.check_by`).  Raises ``IllegalSetup`` for an illegal set-up."""
         full = full_setup(setup)
@@ -130,7 +130,7 @@ class GameSession:
             return self._game
 
     # -- reading ----------------------------------------------------------------------------------------
-    def state_dict(self) -> dict:
+    def state_dict(self) -> dict[str, Any]:
         with self._lock:
             self._sync()
             state = self._game.state.to_dict()
@@ -141,23 +141,23 @@ class GameSession:
             state["log"] = self._game.log[-30:]
             return state
 
-    def pending(self) -> dict | None:
+    def pending(self) -> dict[str, Any] | None:
         with self._lock:
             self._sync()
             return self._pending_unlocked()
 
-    def _pending_unlocked(self) -> dict | None:
+    def _pending_unlocked(self) -> dict[str, Any] | None:
         p = self._game.pending_dict()
         if p is not None:
             p["player_name"] = self._game.state.player(p["player"]).name
         return p
 
-    def events(self, since: int = 0) -> list[dict]:
+    def events(self, since: int = 0) -> list[dict[str, Any]]:
         with self._lock:
             return self._store.events(since)
 
     # -- writing ----------------------------------------------------------------------------------------
-    def submit(self, action: dict, by: dict | None = None, frame: bytes | None = None) -> list[dict]:
+    def submit(self, action: dict[str, Any], by: dict[str, Any] | None = None, frame: bytes | None = None) -> list[dict[str, Any]]:
         """Validate and apply one action; it is committed to the log before this returns.  ``by``
         (who made it, :func:`~.store.check_by`) is kept with the event, and ``frame`` (the JPEG a camera
         roll was read from) beside it, in the same transaction; replay reads neither."""
@@ -196,14 +196,14 @@ class GameSession:
                 self._last_roll = self._last_change
             return [event]
 
-    def last_changes(self) -> tuple[dict | None, dict | None]:
+    def last_changes(self) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """``({seq, type, by}`` of the last action still in force, ``{seq, type, by}`` of the last roll
         still in force``)`` (None: none yet; ``by`` None: not recorded), for the table's pages."""
         with self._lock:
             self._sync()
             return self._last_change, self._last_roll
 
-    def undo(self, n: int = 1, by: dict | None = None) -> list[dict]:
+    def undo(self, n: int = 1, by: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Take back the last `n` accepted actions (not the set-up); returns the undo event (with ``by``,
         who took them back)."""
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
@@ -275,7 +275,7 @@ class GameSession:
         return cls(store)
 
 
-def replay(events: list[dict]) -> TableGame:
+def replay(events: list[dict[str, Any]]) -> TableGame:
     """Rebuild a game from its events (``create`` first; undone events and undo markers skipped).
     Only ``seq``, ``type``, ``undone`` and ``action`` are read: who made a change (``by``) and when
     (``at``) never change the game."""
