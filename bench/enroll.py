@@ -2,7 +2,7 @@
 
     python bench/enroll.py [--embedding face-embed] [--tables-per-family 3] [--workers 0]
                            [--calibrate] [--plot docs/images/enroll_curve.png] [--json OUT]
-    python bench/enroll.py --timings-only [--frames 5] [--repeat 2]
+    python bench/enroll.py --timings-only [--frames 5] [--repeat 2] [--realtime]
 
 For every art family, a few simulated tables (an army of 3-6 dice of one species) are rendered
 (``companion.vision.synth.real_dice``); each face of the army is enrolled from 0, 1, 2, 3, 5 and 10
@@ -32,6 +32,7 @@ crops <= 2 min.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -87,6 +88,25 @@ def _clocked(fn) -> tuple[float, float]:
     return 1000 * (time.perf_counter() - w), 1000 * (time.process_time() - c)
 
 
+@contextlib.contextmanager
+def _first_in_line(on: bool):
+    """With ``on``, every thread of this process (ONNX runtime's included) runs at real-time priority
+    (SCHED_FIFO) meanwhile, so that the other jobs of a shared machine wait: the nearest this machine
+    gets to an idle one.  Root only; kept to the timed reads (a few seconds)."""
+    if not on:
+        yield
+        return
+    tids = [int(t) for t in os.listdir("/proc/self/task")]
+    try:
+        for t in tids:
+            os.sched_setscheduler(t, os.SCHED_FIFO, os.sched_param(10))
+        yield
+    finally:
+        for t in tids:
+            with contextlib.suppress(OSError):
+                os.sched_setscheduler(t, os.SCHED_OTHER, os.sched_param(0))
+
+
 def _settle_clip(frame: np.ndarray, rng, moving: int = 12, still: int = 12, fps: float = 30.0):
     """A clip around a rendered table: the dice roll in (the picture slides and shakes, every frame
     differs), then lie still (only sensor noise).  Returns (timed frames, time the dice came to rest)."""
@@ -98,7 +118,7 @@ def _settle_clip(frame: np.ndarray, rng, moving: int = 12, still: int = 12, fps:
     return out, moving / fps
 
 
-def timings(embedder, folder: Path, frames: int = 5, repeat: int = 2) -> dict:
+def timings(embedder, folder: Path, frames: int = 5, repeat: int = 2, realtime: bool = False) -> dict:
     """Enrolment of 300 crops; embedding per crop and per 1280 px frame; a whole frame's reading with and
     without the table profile and with the roster's assignment; settle to reading.  Wall and CPU time
     (the machine may be shared: CPU time counts this process only, all its threads)."""
@@ -168,41 +188,45 @@ def timings(embedder, folder: Path, frames: int = 5, repeat: int = 2) -> dict:
             for f in ways.values():
                 f(shots[0][0])
             clock = {k: [] for k in ways}
-            for _ in range(repeat):  # alternately, so that a change of load hits every way alike
-                for img, _ in shots:
-                    for k, f in ways.items():
-                        clock[k].append(_clocked(lambda f=f, img=img: f(img)))
+            clips = [_settle_clip(img, rng) for img, _ in shots[:3]]
+            with _first_in_line(realtime):
+                for _ in range(repeat):  # alternately, so that a change of load hits every way alike
+                    for img, _ in shots:
+                        for k, f in ways.items():
+                            clock[k].append(_clocked(lambda f=f, img=img: f(img)))
+                # settle to reading: frames as a camera gives them (30 fps), the settle detector on each, and
+                # the roster's reading of the frame that settles it (as the tablet's camera and the phone do)
+                lat = []
+                for clip, rest in clips:
+                    settle = SettleDetector()
+                    for t, frame in clip:
+                        w0 = time.perf_counter()
+                        ev = settle.update(t, frame)
+                        if ev is not None:
+                            read_roll(frame, names, model)
+                            lat.append((1000 * (t - rest), 1000 * (time.perf_counter() - w0)))
+                            break
             for k, key in (("enrolled", "enrolled"), ("base", "base"), ("roster", "enrolled_roster")):
                 wall, cpu = np.mean(clock[k], 0)
                 out[f"read_ms_per_1280_frame_{key}"] = round(float(wall), 1)
                 out[f"read_cpu_ms_per_1280_frame_{key}"] = round(float(cpu), 1)
-            # settle to reading: frames as a camera gives them (30 fps), the settle detector on each, and
-            # the roster's reading of the frame that settles it (as the tablet's camera and the phone do)
-            lat = []
-            for img, _ in shots[:3]:
-                clip, rest = _settle_clip(img, rng)
-                settle = SettleDetector()
-                for t, frame in clip:
-                    w0 = time.perf_counter()
-                    ev = settle.update(t, frame)
-                    if ev is not None:
-                        read_roll(frame, names, model)
-                        lat.append((1000 * (t - rest), 1000 * (time.perf_counter() - w0)))
-                        break
             still, work = np.mean(lat, 0)
             out["settle_still_ms"] = round(float(still), 1)
             out["settle_to_reading_ms"] = round(float(still + work), 1)
             out["settle_to_reading_ms_each"] = [round(float(a + b), 1) for a, b in lat]
             out["motion_cpu_ms_per_frame"] = round(
-                float(np.mean([_clocked(lambda f=f: SettleDetector().motion(f))[1] for _, f in clip[:8]])), 2)
+                float(np.mean([_clocked(lambda f=f: SettleDetector().motion(f))[1] for _, f in clips[0][0][:8]])), 2)
     except Exception as exc:  # no shipped base bundle here: the frame reading is left out, and said so
         out["read_ms_per_1280_frame_enrolled"] = f"not measured ({exc})"
     out["load_after"] = _load()
+    out["realtime"] = realtime
     return out
 
 
 def print_timings(t: dict) -> None:
-    print(f"timings ({t['load']} before; {t['load_after']} after; CPU time = this process, all threads):")
+    print(f"timings ({t['load']} before; {t['load_after']} after; CPU time = this process, all threads"
+          + ("; frame reads at real-time priority, the nearest to an idle machine" if t.get("realtime") else "")
+          + "):")
     if not isinstance(t.get("read_ms_per_1280_frame_enrolled"), float):
         print(f"  whole frame: {t.get('read_ms_per_1280_frame_enrolled')}")
     else:
@@ -265,13 +289,16 @@ def main(argv=None) -> int:
     ap.add_argument("--timings-only", action="store_true", help="only the timings (no learning curves)")
     ap.add_argument("--frames", type=int, default=5, help="rendered 1280 px frames timed")
     ap.add_argument("--repeat", type=int, default=2, help="times each frame is read per way")
+    ap.add_argument("--realtime", action="store_true",
+                    help="time the frame reads with this process at real-time priority (root; a shared "
+                         "machine's other jobs wait those few seconds): the nearest to an idle machine")
     a = ap.parse_args(argv)
     folder, meta = embedding_model(a.embedding)
     embedder = FaceEmbedder(folder / meta.get("onnx", "embed.onnx"), int(meta.get("turns", 4)))
     settings = meta.get("reading", {})
     report: dict = {"embedding": str(folder)}
     if a.timings_only:
-        report["timings"] = timings(embedder, folder, a.frames, a.repeat)
+        report["timings"] = timings(embedder, folder, a.frames, a.repeat, a.realtime)
         print_timings(report["timings"])
         if a.json:
             Path(a.json).write_text(json.dumps(report, indent=1, default=str))
@@ -304,7 +331,7 @@ def main(argv=None) -> int:
         print(_table(f"CALIBRATION families {list(art.CALIBRATION_FAMILIES)} (thresholds chosen here: "
                      f"not strict; {cal['tables']} tables)", report["calibration"]))
     if not a.no_timings:
-        report["timings"] = timings(embedder, folder, a.frames, a.repeat)
+        report["timings"] = timings(embedder, folder, a.frames, a.repeat, a.realtime)
         print_timings(report["timings"])
     if a.plot:
         plot(test_figs, report.get("calibration"), Path(a.plot))
