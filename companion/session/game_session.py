@@ -13,6 +13,9 @@ Action dicts accepted by ``submit`` (the pending decision's ``answer`` says whic
 * ``{"type": "roll", "faces": ["2 Melee", "ID", 3, ...]}``: one face per die of ``pending()["dice"]``,
   in order, as the face text or its 1-based number on that die;
 * ``{"type": "roll_for_me", "seed": 1}``: the companion rolls (seeded; the faces are logged);
+* a roll read by a source (camera, smart dice, typed): ``submit_readings([DieReading, ...])``, one
+  ``companion.readings.DieReading`` per die; its event is the ``roll`` above plus ``"readings"`` (each
+  die's reading as JSON), which replay never gives the game: logs without it replay as before;
 * ``{"type": "choose", "choice": value}``: one of ``pending()["choices"][i]["value"]``;
 * ``{"type": "allocate", "units": ["u3", "u7"]}``: the units that die (kill enough to cover the damage,
   never in excess; ``pending()["choices"]`` lists legal sets);
@@ -33,6 +36,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from ..readings import DieReading, parse_reading
 from ..rules import games
 from ..rules.core.errors import GameRuleError, IllegalAction
 from ..rules.games import TableGame
@@ -40,6 +44,7 @@ from .store import FORMAT, EventLog, EventStore, SessionError, check_by
 
 ACTION_TYPES = ("roll", "roll_for_me", "choose", "allocate", "cast", "reinforce", "retreat")
 ROLL_EVENTS = ("roll", "roll_for_me")  # the events whose roll the state's last_roll shows
+READINGS_KEY = "readings"  # a roll event's per-die readings (``submit_readings``); never given to the game
 
 
 def _change(event: dict[str, Any]) -> dict[str, Any]:
@@ -173,15 +178,42 @@ class GameSession:
             json.dumps(action)
         except (TypeError, ValueError) as exc:
             raise IllegalAction(f"the action is not JSON: {exc}") from None
+        return self._submit(action, by, frame)
+
+    def submit_readings(self, readings: list[DieReading | dict[str, Any]], by: dict[str, Any] | None = None,
+                        frame: bytes | None = None) -> list[dict[str, Any]]:
+        """Answer the pending roll with one reading per die (``DieReading`` or its JSON form), matched
+        by ``die`` to the roll's dice.  Every die of the roll needs exactly one reading, and it must be
+        ``read`` (a cocked or unread die is rerolled or tapped first).  The event is the ``roll`` the
+        game takes (faces in the roll's order) with the readings beside the faces; replay reads the faces
+        only.  Raises ``IllegalAction`` (changing nothing) naming the die that is wrong."""
+        try:
+            by = check_by(by)
+            parsed = [parse_reading(r) for r in readings]
+        except ValueError as exc:  # ReadingError included
+            raise IllegalAction(str(exc)) from None
+        return self._submit({"type": "roll"}, by, frame, parsed)
+
+    def _submit(self, action: dict[str, Any], by: dict[str, Any] | None, frame: bytes | None,
+                readings: list[DieReading] | None = None) -> list[dict[str, Any]]:
         with self._lock:
             try:
                 # The write lock is taken first, so no other process can append between our
                 # catching up with the log and our event (BEGIN IMMEDIATE).
                 with self._store.transaction():
                     self._sync()
+                    if readings is not None:  # matched to the roll pending now, under the write lock
+                        pending = self._game.pending_dict()
+                        if not pending or pending.get("kind") != "roll":
+                            raise IllegalAction("no roll is pending now"
+                                                + (f" (waiting for: {pending['prompt']})" if pending else ""))
+                        readings = roll_readings(pending["dice"], readings)
+                        action = {"type": "roll", "faces": [r.face for r in readings]}
                     player = self._game.pending.player if self._game.pending else None
                     accepted = self._game.apply(action)  # raises, unchanged, on illegal input
                     log = accepted.pop("log")
+                    if readings is not None:
+                        accepted[READINGS_KEY] = logged_readings(readings, accepted.get("faces"))
                     event = self._store.insert(accepted["type"], player, accepted, log, by=by)
                     if frame is not None:
                         self._store.put_frame(event["seq"], frame)
@@ -291,5 +323,38 @@ def replay(events: list[dict[str, Any]]) -> TableGame:
         if e["type"] in ("create", "undo") or e.get("undone"):
             continue
         action: dict[str, Any] = dict(e["action"])
+        action.pop(READINGS_KEY, None)  # how the faces were read; the game takes the faces only
         game.apply(action)
     return game
+
+
+def roll_readings(dice: list[dict[str, Any]], readings: list[DieReading]) -> list[DieReading]:
+    """One reading per die of a pending roll's ``dice`` (``pending()["dice"]``), in their order;
+    ``IllegalAction`` names a die with no reading, two readings, an unknown die or one not read."""
+    uids = [d["uid"] for d in dice]
+    by_die: dict[str, DieReading] = {}
+    for r in readings:
+        if r.die not in uids:
+            raise IllegalAction(f"{r.die!r} is not one of the dice to roll now ({', '.join(uids)})")
+        if r.die in by_die:
+            raise IllegalAction(f"two readings for die {r.die}: give one face per die")
+        if not r.is_read:
+            why = f": {r.problem}" if r.problem else ""
+            raise IllegalAction(f"die {r.die} is {r.state.value}{why}; "
+                                + ("reroll it" if r.is_cocked else "tap its face") + " before the roll is confirmed")
+        by_die[r.die] = r
+    missing = [u for u in uids if u not in by_die]
+    if missing:
+        raise IllegalAction(f"no face for {', '.join(missing)}: every die of the roll needs a reading")
+    return [by_die[u] for u in uids]
+
+
+def logged_readings(readings: list[DieReading], faces: list | None) -> list[dict[str, Any]]:
+    """The readings (in the roll's order) as a roll event keeps them: each face as the game accepted it."""
+    out = []
+    for k, r in enumerate(readings):
+        d = r.to_dict()
+        if faces is not None and k < len(faces) and isinstance(faces[k], str):
+            d["face"] = faces[k]
+        out.append(d)
+    return out
