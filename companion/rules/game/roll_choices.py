@@ -84,6 +84,7 @@ def _counts_as(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: Sequ
                counted: Sequence[str], skip: Set[str], choices: dict[str, Any]) -> Flow:
     """Species abilities that let units count one rolled type as another (L1040-1048), where the
     roll counts both types: using them is the owner's choice (L1083-1084), not automatic."""
+    from ..resolution.model import ICON_RESULT
     from ..v4.species import _COUNTS_AS
     st = game.state
     terrain = st.terrains.get(army.location)
@@ -91,21 +92,23 @@ def _counts_as(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: Sequ
         return
     elements = set(terrain.kind.elements) | {e for hook in game.extensions.hooks["terrain_elements"] for e in hook(game, army)}
     for ability, (species, needs, source, target) in _COUNTS_AS.items():
-        if source.lower() not in counted or target.lower() not in counted or (needs and not (needs & elements)):
+        if source not in counted or target not in counted or (needs and not (needs & elements)):
             continue
+        # the faces that give ``source`` results: its catalogue icon, and IDs
+        shows = tuple(icon for icon, t in ICON_RESULT.items() if t == source) + ("ID",)
         mine = [(d, faces) for d, faces in zip(dice, rolled, strict=True)
                 if d.uid not in skip and d.is_unit and d.spec.species == species]
-        if not any(d.spec.find_face(f).icon in (source, "ID") for d, faces in mine for f in faces):
+        if not any(d.spec.find_face(f).icon in shows for d, faces in mine for f in faces):
             continue
         # at most what the faces show (the engine converts no more than there is)
         most = sum(d.spec.find_face(f).count for d, faces in mine for f in faces
-                   if d.spec.find_face(f).icon in (source, "ID"))
-        options = [("yes", f"{ability}: count all their {source.lower()} as {target.lower()}"),
-                   ("no", f"{ability}: keep them as {source.lower()}")]
-        options += [(str(n), f"{ability}: count {n} {source.lower()} as {target.lower()}, keep the rest")
+                   if d.spec.find_face(f).icon in shows)
+        options = [("yes", f"{ability}: count all their {source} as {target}"),
+                   ("no", f"{ability}: keep them as {source}")]
+        options += [(str(n), f"{ability}: count {n} {source} as {target}, keep the rest")
                     for n in range(1, most)]
         use = yield from pick(game, army.owner, options,
-                              f"{ability}: count {species}' {source.lower()} results as {target.lower()}?",
+                              f"{ability}: count {species}' {source} results as {target}?",
                               "V4.01c L1040-1048, L1083-1084")
         if use == "no":
             choices[ability] = False
