@@ -16,7 +16,7 @@ serial, and the rules never import it (they take faces only)::
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -168,12 +168,15 @@ def parse_reading(data: object) -> DieReading:
         raise ReadingError(f"unknown field(s) of a die reading: {', '.join(sorted(map(str, unknown)))}")
     if "die" not in data:
         raise ReadingError("a die reading needs 'die'")
-    return DieReading(**{k: (tuple(v) if k == "box" and isinstance(v, list) else v) for k, v in data.items()})
+    fields: dict[str, Any] = {k: (tuple(v) if k == "box" and isinstance(v, list) else v) for k, v in data.items()}
+    return DieReading(**fields)
 
 
 def _box(die: str, box: object) -> tuple[float, float, float, float]:
     try:
-        values = tuple(float(v) for v in box)  # type: ignore[union-attr]
+        if not isinstance(box, Iterable):
+            raise TypeError(box)
+        values = tuple(float(v) for v in box)
     except (TypeError, ValueError):
         raise ReadingError(f"die {die}: box must be four numbers x1 y1 x2 y2, not {box!r}") from None
     if len(values) != 4 or not all(math.isfinite(v) for v in values):

@@ -349,7 +349,7 @@ def roll_readings(dice: list[dict[str, Any]], readings: list[DieReading]) -> lis
     return [by_die[u] for u in uids]
 
 
-def logged_readings(readings: list[DieReading], faces: list | None) -> list[dict[str, Any]]:
+def logged_readings(readings: list[DieReading], faces: list[object] | None) -> list[dict[str, Any]]:
     """The readings (in the roll's order) as a roll event keeps them: each face as the game accepted it."""
     out = []
     for k, r in enumerate(readings):
