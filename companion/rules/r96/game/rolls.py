@@ -15,7 +15,19 @@ from typing import Any
 
 from ...catalogue.faces import Face
 from ...core.state import Unit
-from ...resolution import Edition, EffectInForce, RolledUnit, RollRequest, RollTerrain, get_edition, resolve
+from ...resolution import (
+    ADD,
+    DIVIDE,
+    MULTIPLY,
+    SUBTRACT,
+    Edition,
+    EffectInForce,
+    RolledUnit,
+    RollRequest,
+    RollTerrain,
+    get_edition,
+    resolve,
+)
 
 #: Racial abilities that count maneuvers as saves (R96 L806-807, L821-822).
 MANEUVER_AS_SAVE = {"Coral Elves": "Coastland", "Lava Elves": "Highland"}
@@ -30,7 +42,7 @@ def edition_for(spells_modify_sais: bool, modifier_order: str) -> Edition:
     if spells_modify_sais:
         ed = replace(ed, spells_touch_sai=True)
     if modifier_order == "faq95":
-        ed = replace(ed, stages=("subtract", "divide", "add", "multiply"))
+        ed = replace(ed, stages=(SUBTRACT, DIVIDE, ADD, MULTIPLY))  # FAQ95: adding before multiplying
     return ed
 
 
