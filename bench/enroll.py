@@ -160,7 +160,7 @@ def timings(embedder, folder: Path, frames: int = 5, repeat: int = 2, realtime: 
     try:  # the whole reading of a frame by an enrolled bundle (die finder + face reader + embedding)
         from companion.vision.enroll import Sighting, enroll  # noqa: PLC0415
         from companion.vision.reader import DiceModel  # noqa: PLC0415
-        from companion.vision.roll_frames import read_roll  # noqa: PLC0415
+        from companion.vision.roll_reading import read_roll  # noqa: PLC0415
 
         names = [n for n, _ in roster]
         known = []  # every face of the roster's dice, 3 sightings each: a table that knows its army

@@ -3,7 +3,8 @@
 A :class:`DiceFeed` sits on a :class:`~firmware_bridge.link.BridgeLink` and a
 :class:`~firmware_bridge.registry.DieRegistry` and turns accepted messages into:
 
-* :class:`Reading` values, one per finished roll (``rolled``) or cocked die (``crooked``): the die,
+* :class:`Reading` values, one per finished roll (``rolled``) or cocked die (``crooked``) (the game takes
+  each as a ``companion.readings.DieReading``: :meth:`Reading.die_reading`): the die,
   and for a registered die what its face means (catalogue unit/monster/terrain/dragon and face, or a
   standard die's value).  A crooked die is a reading with ``needs_reroll``; a die that is not
   registered, or a face index its registered die does not have, is a reading with ``problem`` set
@@ -36,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from companion.readings import DieReading, Source, State
 from firmware_bridge.link import Backoff, BridgeLink, LinkEvent, LinkStats
 from firmware_bridge.protocol import UNKNOWN_FACE, Battery, DieState, Fault, Hello, RollState
 from firmware_bridge.registry import CatalogueEntry, DieRegistry, FaceMeaning, RegistryError
@@ -70,6 +72,19 @@ class Reading:
     def is_usable(self) -> bool:
         """A roll the game can take as it is: rolled, registered, face known."""
         return self.state is RollState.ROLLED and self.meaning is not None
+
+    def die_reading(self) -> DieReading:
+        """This roll as the value every dice source gives (``companion.readings.DieReading``): the face
+        as the catalogue writes it, sure (a smart die knows its face), ``cocked`` for a crooked die and
+        ``unreadable`` (with the ``problem``) for a die the registry cannot interpret."""
+        name = self.meaning.name if self.meaning is not None else None
+        common = {"source": Source.SMART_DIE, "name": name, "device": self.die_id, "problem": self.problem}
+        if self.needs_reroll:
+            return DieReading(self.die_id, None, 1.0, state=State.COCKED, **common)
+        if not self.is_usable():
+            return DieReading(self.die_id, None, 0.0, state=State.UNREADABLE, **common)
+        assert self.meaning is not None
+        return DieReading(self.die_id, self.meaning.face_text, 1.0, face_index=self.meaning.face_number - 1, **common)
 
     def as_dict(self) -> dict:
         out: dict = {"die": self.die_id, "state": self.state.value, "face_index": self.face_index,

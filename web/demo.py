@@ -127,7 +127,10 @@ class SimulatedDiceRoller:
         for d in pending["dice"]:
             if d["uid"] not in faces and d["uid"] not in problems:
                 problems[d["uid"]] = "no smart die registered for it: tap its face"
-        return {"faces": faces, "problems": problems}
+        with self._cond:  # each face read, as the smart die's reading of the roll's die
+            readings = [self._readings[i].die_reading().for_die(d["uid"]) for i, d in wanted.items()
+                        if d["uid"] in faces and i in self._readings and self._readings[i].is_usable()]
+        return {"faces": faces, "problems": problems, "readings": readings}
 
     def _collect(self, wanted: dict, faces: dict, problems: dict, deadline: float) -> None:
         with self._cond:
@@ -163,7 +166,7 @@ def _terrain_face(die: dict, face_text: str) -> str:
 class VisionRoller:
     """Rolls as the camera sees them: a frame of the dice showing random faces is rendered
     (``companion.vision.roll_frames.render_roll``) and read back by the shipped model, each die
-    assigned to its unit (``read_roll``).  Needs a shipped model (``models/dragon-dice``)."""
+    assigned to its unit (``companion.vision.roll_reading.read_roll``, the camera's own path).  Needs a shipped model (``models/dragon-dice``)."""
 
     source = "camera"
 
@@ -179,7 +182,8 @@ class VisionRoller:
         load_model(self.model)  # fails (ModelError) when no model is shipped
 
     def read(self, pending: dict, timeout: float = 10.0) -> dict:
-        from companion.vision.roll_frames import read_roll, render_roll
+        from companion.vision.roll_frames import render_roll
+        from companion.vision.roll_reading import read_roll
 
         chosen = {d["uid"]: self.rng.randrange(len(d["faces"])) for d in pending["dice"]}
         names = [d["die"] for d in pending["dice"]]
@@ -187,11 +191,12 @@ class VisionRoller:
         scene = render_roll([(d["die"], chosen[d["uid"]]) for d in pending["dice"]], seed=self.rolls,
                             size=self.frame_size)
         read = read_roll(scene.image, names, model=self.model)
-        from .play import vision_faces
+        from .play import vision_faces, vision_readings
 
         faces, boxes, problems = vision_faces(pending, read)
         known = {d["uid"]: d["faces"][chosen[d["uid"]]] for d in pending["dice"]}  # what the script rendered
-        return {"faces": faces, "problems": problems, "boxes": boxes, "frame": scene.image, "known": known}
+        return {"faces": faces, "problems": problems, "boxes": boxes, "frame": scene.image, "known": known,
+                "readings": vision_readings(pending, read)}
 
     def close(self) -> None:
         pass
@@ -204,7 +209,8 @@ def vision_problem(model: str = "dragon-dice") -> str | None:
         import scipy.optimize  # noqa: F401  (the roster assignment needs it)
 
         from companion.vision.reader import load_model
-        from companion.vision.roll_frames import read_roll, render_roll  # noqa: F401
+        from companion.vision.roll_frames import render_roll  # noqa: F401
+        from companion.vision.roll_reading import read_roll  # noqa: F401
 
         load_model(model)
     except ImportError as exc:
@@ -311,7 +317,8 @@ class Director:
         with self.store.lock:
             reading = play.reading_from_faces(self.store, faces, self.roller.source, boxes=got.get("boxes"),
                                               frame=got.get("frame"),
-                                              problems=[f"{u}: {p}" for u, p in problems.items()])
+                                              problems=[f"{u}: {p}" for u, p in problems.items()],
+                                              readings=got.get("readings"))
             reading["typed_by_script"] = typed
             self.store.set_reading(reading)
         if typed:

@@ -2,12 +2,13 @@
 
 A *reading* is a roll that has been read (by the camera, the smart dice, or typed on the page)
 but not yet given to the game: ``{"source", "faces": {uid: face text}, "boxes": {uid: [x,y,w,h]},
-"frame": bool, "corrected": [uid...], "problems": [...]}`` (a demo adds ``"typed_by_script": [uid...]``,
+"frame": bool, "corrected": [uid...], "problems": [...], "readings": {uid: DieReading JSON}}`` (a demo adds ``"typed_by_script": [uid...]``,
 faces its script typed for dice the source could not read, never shown as a player's correction).
 Players check it on the Roll panel,
 tap a die to fix its face (a *correction*), then confirm; only then is it submitted to the session
-as the ``{"type": "roll", "faces": [...]}`` answer the engine expects (one face per die, in the
-order of the pending decision's ``dice``).
+as one ``companion.readings.DieReading`` per die (``GameSession.submit_readings``: the source's own
+reading, or a typed one for a die a player tapped), which the session gives the engine as the
+``{"type": "roll", "faces": [...]}`` answer it expects and logs beside the faces.
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ from pathlib import Path
 
 from flask import current_app
 
+from companion.readings import parse_reading
+
 from .editions import rules_of
 from .errors import APIError, Conflict
+from .staged_roll import confirmed_readings, keyed_readings
 
 log = logging.getLogger("companion.web")
 
@@ -242,8 +246,9 @@ def _match_face(die: dict, face: str, field: str) -> str:
 
 
 def reading_from_faces(store, faces: dict, source: str, boxes: dict | None = None,
-                       frame=None, problems: list | None = None) -> dict:
-    """A reading of the pending roll from ``{uid: face}``; every uid and face is checked."""
+                       frame=None, problems: list | None = None, readings=None) -> dict:
+    """A reading of the pending roll from ``{uid: face}``; every uid and face is checked.  ``readings``:
+    the source's ``DieReading`` values behind the faces (kept as ``readings``, ``web.staged_roll``)."""
     pending = _pending_roll(store)
     dice = {d["uid"]: d for d in pending["dice"]}
     out: dict[str, str] = {}
@@ -263,32 +268,39 @@ def reading_from_faces(store, faces: dict, source: str, boxes: dict | None = Non
     reading = {"source": source, "roll": pending.get("roll"), "army": pending.get("army"),
                "faces": out, "boxes": boxes or {}, "frame": frame is not None, "corrected": [],
                "problems": problems or [], "at": time.time()}
+    if readings:
+        reading["readings"] = keyed_readings(readings, out)
     if frame is not None:
         store.reading_frame = frame
     return reading
 
 
+def vision_readings(pending: dict, read: dict) -> list:
+    """One ``DieReading`` per die of the pending roll from ``companion.vision.roll_reading.read_roll`` (one
+    unit reading per die of the roster, in the roster's order), faces as the roll names them."""
+    from companion.vision.roll_reading import roll_readings
+
+    dice = pending["dice"]
+    return roll_readings(read, [d["uid"] for d in dice], faces=[d["faces"] for d in dice])
+
+
 def vision_faces(pending: dict, read: dict) -> tuple[dict, dict, dict]:
-    """Faces, boxes and problems of the pending roll's dice from ``companion.vision.roll_frames.read_roll``
-    (one unit reading per die of the roster, in the roster's order)."""
+    """Faces, boxes and problems of the pending roll's dice from ``vision_readings``."""
     faces, boxes, problems = {}, {}, {}
-    for unit in read["units"]:
-        d = pending["dice"][unit["slot"]]
-        if unit.get("detection") is not None:
-            boxes[d["uid"]] = [float(v) for v in read["dice"][unit["detection"]]["box"]]
-        if unit.get("cocked"):
-            problems[d["uid"]] = "cocked: reroll it"
-        elif unit.get("face_index") is not None:
-            faces[d["uid"]] = d["faces"][unit["face_index"]]
+    for r in vision_readings(pending, read):
+        if r.box is not None:
+            boxes[r.die] = list(r.box)
+        if r.is_read:
+            faces[r.die] = r.face
         else:
-            problems[d["uid"]] = "not read: tap its face"
+            problems[r.die] = "cocked: reroll it" if r.is_cocked else "not read: tap its face"
     return faces, boxes, problems
 
 
 def camera_reading(store, frame, model: str = "dragon-dice") -> dict | None:
     """Read a settled camera frame for the pending roll and stage it (None when no roll is pending)."""
     from companion.vision.numerals import SIDES, read_standard_roll
-    from companion.vision.roll_frames import read_roll
+    from companion.vision.roll_reading import read_roll
 
     with store.lock:
         pending = store.session.pending() if store.session is not None else None
@@ -305,7 +317,8 @@ def camera_reading(store, frame, model: str = "dragon-dice") -> dict | None:
     faces, boxes, problems = vision_faces(pending, read)
     with store.lock:
         reading = reading_from_faces(store, faces, "camera", boxes=boxes, frame=frame,
-                                     problems=[f"{u}: {p}" for u, p in problems.items()])
+                                     problems=[f"{u}: {p}" for u, p in problems.items()],
+                                     readings=vision_readings(pending, read))
         reading["cocked"] = [u for u, p in problems.items() if p.startswith("cocked")]  # what a confirm
         reading["unread"] = [u for u, p in problems.items() if not p.startswith("cocked")]  # may learn
         store.set_reading(reading)
@@ -330,16 +343,18 @@ def serial_reading(store, reading) -> None:
         pending = _pending_roll(store)
         current = store.reading if store.reading and store.reading.get("source") == "serial" else None
         faces = dict(current["faces"]) if current else {}
-        name = reading.meaning.name
+        kept = [parse_reading(r) for r in (current or {}).get("readings", {}).values()]
+        die = reading.die_reading()
         for d in pending["dice"]:
-            if d["die"] == name and d["uid"] not in faces:
-                faces[d["uid"]] = reading.meaning.face_text
+            if d["die"] == die.name and d["uid"] not in faces:
+                faces[d["uid"]] = die.face
+                kept.append(die.for_die(d["uid"]))
                 break
         else:
             store.notice("serial_problem", {"die": reading.die_id,
-                                            "problem": f"{name} is not among the dice to roll now"})
+                                            "problem": f"{die.name} is not among the dice to roll now"})
             return
-        store.set_reading(reading_from_faces(store, faces, "serial"))
+        store.set_reading(reading_from_faces(store, faces, "serial", readings=kept))
 
 
 def submit_reading(store, reading: dict, by: dict | None = None) -> list:
@@ -348,8 +363,7 @@ def submit_reading(store, reading: dict, by: dict | None = None) -> list:
     if missing:
         raise APIError(f"no face for {', '.join(missing)}: every die of the roll needs a face",
                        code="incomplete_roll", field="faces")
-    faces = [reading["faces"][d["uid"]] for d in pending["dice"]]
-    return store.submit({"type": "roll", "faces": faces}, by, roll_frame_jpeg(store, reading))
+    return store.submit_readings(confirmed_readings(reading, pending), by, roll_frame_jpeg(store, reading))
 
 
 ROLL_FRAME_PX = 1280  # the longer side of a roll's frame kept with the game (for a judge)
@@ -403,8 +417,8 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
     frame = getattr(store, "reading_frame", None)
     if frame is None or not reading.get("frame"):
         return None
+    from companion.vision.die_kinds import FACES_TO_KIND
     from companion.vision.learning import save_correction as save_labelled
-    from companion.vision.synth.scene import FACES_TO_KIND
 
     pending = _pending_roll(store)
     cat = _catalogue()
@@ -432,7 +446,7 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
 
 def frame_jpeg(store, sources, labels: bool = True) -> bytes | None:
     """The roll's frame with a box and label (face read or corrected, unit matched) per die, drawn
-    by ``companion.vision.roll_frames.annotate``; else the camera's latest frame.  ``labels=False``:
+    by ``companion.vision.roll_reading.annotate``; else the camera's latest frame.  ``labels=False``:
     the frame alone (the page draws the boxes and labels itself, at a readable size)."""
     import cv2
 
@@ -441,7 +455,7 @@ def frame_jpeg(store, sources, labels: bool = True) -> bytes | None:
     if frame is not None and not labels:
         pass
     elif frame is not None:
-        from companion.vision.roll_frames import annotate
+        from companion.vision.roll_reading import annotate
 
         pending = store.session.pending() if store.session is not None else None
         names = {d["uid"]: d["die"].split("/")[-1] for d in (pending or {}).get("dice", [])}

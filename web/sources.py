@@ -88,7 +88,7 @@ class CameraSource(Source):
 
     Each frame goes through the vision package's settle detector (cheap frame differencing): when
     the table has been still for a moment after motion and a roll is pending, the frame is read
-    once by the dice model (``companion.vision.roll_frames.read_roll``, each die assigned to a unit
+    once by the dice model (``companion.vision.roll_reading.read_roll``, each die assigned to a unit
     of the rolling army) and staged as the reading on the Roll panel.  Without a shipped model the
     camera still shows its frames and players tap faces.
     """

@@ -197,10 +197,18 @@ class GameStore:
     def submit(self, action: dict, by: dict | None = None, frame: bytes | None = None) -> list:
         """Apply one action; ``by`` (who made it: ``web.api.changed_by``) is kept with its event, and
         ``frame`` (the JPEG a camera roll was read from: ``web.play.roll_frame_jpeg``) beside it."""
+        return self._write(lambda: self.session.submit(action, by=by, frame=frame))
+
+    def submit_readings(self, readings: list, by: dict | None = None, frame: bytes | None = None) -> list:
+        """Answer the pending roll with one ``DieReading`` per die (``GameSession.submit_readings``)."""
+        return self._write(lambda: self.session.submit_readings(readings, by=by, frame=frame))
+
+    def _write(self, change) -> list:
+        """Make one change to the open game (``change()`` returns the events it wrote) and tell the pages."""
         with self.lock:
             self._need_game()
             self._need_open_game()
-            events = self.session.submit(action, by=by, frame=frame)
+            events = change()
             self._catch_up()
             self.reading = None
             self._played(events)

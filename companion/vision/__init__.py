@@ -8,17 +8,21 @@ Modules:
 
 * ``synth``: OpenCV renderer (``render_scene``), procedural face glyphs with a user glyph
   folder override, YOLO dataset writer with a manifest (``write_dataset``).
-* ``reader``: ONNX model bundles (``load_model("dragon-dice" | "d6" | folder)``), ``DieReading``.
+* ``reader``: ONNX model bundles (``load_model("dragon-dice" | "d6" | folder)``), ``SeenDie`` (a die in a frame).
 * ``detections``: ``Detections``, one dataclass of numpy arrays, boolean-mask filtering.
 * ``settle`` / ``watch`` / ``sources``: frame differencing, the camera loop, frame sources.
 * ``assign``: roster-constrained unit -> face assignment (Hungarian method).
 * ``learning``: capture, corrections, export for fine-tuning.
 * ``metrics`` / ``evaluation``: mAP50, mAP50-95, recall, face accuracy, confusion matrix PNG.
-* ``roll_frames``: for the demo and the tablet's roll panel::
+* ``die_kinds``: die kinds (d4..d12) and materials, shared by reading and rendering.
+* ``roll_reading`` (run time): a camera frame of a roll -> one ``companion.readings.DieReading`` per die::
 
-      from companion.vision.roll_frames import render_roll, read_roll, annotate
-      scene = render_roll([("Dwarves/Mammoth Rider", 2), ("Goblins/Thug", 0)], seed=7)
-      result = read_roll(scene.image, ["Dwarves/Mammoth Rider", "Goblins/Thug"])
-      result["units"]   # [{"unit": ..., "face": "3 Trample", "confidence": ..., "alternatives": [...]}, ...]
-      panel = annotate(scene.image, result["dice"], result["units"])   # BGR image with boxes and labels
+      from companion.vision.roll_reading import read_roll, roll_readings, annotate
+      read = read_roll(frame, ["Dwarves/Mammoth Rider", "Goblins/Thug"])
+      read["units"]   # [{"unit": ..., "face": "3 Trample", "confidence": ..., "alternatives": [...]}, ...]
+      roll_readings(read, ["u1", "u2"])   # [DieReading("u1", "3 Trample", 0.93, Source.CAMERA, box=...), ...]
+      panel = annotate(frame, read["dice"], read["units"])   # BGR image with boxes and labels
+
+* ``roll_frames`` (demo and benches; needs the renderer): ``render_roll`` draws chosen dice showing
+  chosen faces, ``roll_video`` a clip of dice tumbling in and settling.
 """

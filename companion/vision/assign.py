@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.vision.detections import Detections
-from companion.vision.synth.scene import FACES_TO_KIND, die_materials
+from companion.vision.die_kinds import FACES_TO_KIND, die_materials
 
 EPS = 1e-6
 KIND_MISMATCH = 1e-4

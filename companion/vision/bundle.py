@@ -25,7 +25,7 @@ import numpy as np
 from tqdm import tqdm
 
 from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
-from companion.vision.synth.scene import KIND_CLASSES
+from companion.vision.die_kinds import KIND_CLASSES
 from companion.vision.yolo_dataset import (
     DatasetError,
     dataset_images,

@@ -27,8 +27,8 @@ import numpy as np
 
 from companion.vision import offline
 from companion.vision.bundle import DD_FACE_STEM, one_class_copy, write_bundle
+from companion.vision.die_kinds import KIND_CLASSES
 from companion.vision.reader import NOT_A_DIE
-from companion.vision.synth.scene import KIND_CLASSES
 
 
 def train_die_finder(data_dir: Path, start: Path | None, work: Path, *, hours: float, epochs: int = 20,

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from companion.vision.detections import box_problem
-from companion.vision.synth.scene import KIND_CLASSES
+from companion.vision.die_kinds import KIND_CLASSES
 from companion.vision.yolo_dataset import write_data_yaml
 
 

@@ -6,7 +6,8 @@ ultralytics), ``face.onnx`` (the face reader, ``companion.vision.face_classifier
 ``load_model("d6")`` finds a shipped bundle; a path to a bundle folder works too.
 
 Pipeline per frame: letterbox to the detector size -> boxes (+ NMS) -> one square crop per box
-from the full-resolution frame -> face reader -> ``Detections`` -> ``DieReading`` records.
+from the full-resolution frame -> face reader -> ``Detections`` -> ``SeenDie`` records (what the frame shows; matched to a roll's
+dice they become ``companion.readings.DieReading`` values: ``companion.vision.roll_reading``).
 """
 
 from __future__ import annotations
@@ -251,8 +252,9 @@ class FaceDecoder:
 
 
 @dataclass
-class DieReading:
-    """One die as read from a frame (``companion vision read --json`` prints these)."""
+class SeenDie:
+    """One die as seen in a frame, before it is matched to a unit (``companion vision read --json`` prints
+    these); ``companion.vision.roll_reading.roll_readings`` makes the roll's ``DieReading`` values."""
 
     box: list[float]
     kind: str
@@ -357,7 +359,7 @@ class DiceModel:
         return det.confidence * (det.face_confidence if self.eval_from == "icon" else det.kind_confidence)
 
     def readings(self, image: np.ndarray, det: Detections | None = None, px_per_mm: float | None = None
-                 ) -> list[DieReading]:
+                 ) -> list[SeenDie]:
         det = self.detect(image) if det is None else det
         from companion.vision.colour import estimate_colour, size_class  # noqa: PLC0415
 
@@ -383,7 +385,7 @@ class DiceModel:
             if kind == "die" and icon and icon.startswith("dice_"):
                 kind = "d6"
             box = [round(float(v), 1) for v in det.xyxy[i]]
-            out.append(DieReading(box, kind, size_class(kind, box, px_per_mm),
+            out.append(SeenDie(box, kind, size_class(kind, box, px_per_mm),
                                   estimate_colour(image, det.xyxy[i]), None if (cocked or unreadable) else icon,
                                   None if (cocked or unreadable) else cnt, text, round(conf, 4), cocked, unreadable))
         if self.profile is not None:  # faces come from the table profile (``table_reading``)

@@ -1,19 +1,16 @@
-"""Rendered rolls for the demo and the benches: frames of given dice and faces, read back.
+"""Rendered rolls for the demo and the benches (they need the renderer, ``companion.vision.synth``).
 
-``render_roll`` draws chosen dice showing chosen faces; ``read_roll`` reads a frame with the
-shipped pipeline and assigns it to the army's units; ``annotate`` draws boxes, readings and
-matched units for the tablet's roll panel; ``roll_video`` makes a clip in which dice tumble
-in, settle and stay still (for settle detection).
+``render_roll`` draws chosen dice showing chosen faces; ``roll_video`` makes a clip in which dice
+tumble in, settle and stay still (for settle detection).  Reading a frame (``read_roll``) and
+drawing a roll's boxes (``annotate``) are run time: ``companion.vision.roll_reading``.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-import cv2
 import numpy as np
 
-from companion.vision.detections import Detections
 from companion.vision.synth.scene import Scene, die_spec, render_scene
 
 
@@ -44,55 +41,6 @@ def render_roll(dice: list[tuple[str, int]], seed: int = 0, *, size: int = 640, 
     rng = np.random.default_rng(seed)
     return render_scene(rng, specs, _vocabulary(catalogue), size=size, positions=positions, clutter=clutter,
                         photo=photo, tilt_deg=tilt_deg, profile=profile, ppm=ppm)
-
-
-def read_roll(image: np.ndarray, roster: list[str], model="dragon-dice") -> dict:
-    """Read a frame and assign it to the rolling units: ``{"units": [...], "dice": [...], "unassigned": [...]}``.
-
-    ``model``: a model name or folder, or a loaded ``DiceModel`` (e.g. one carrying a table profile)."""
-    from companion.vision.assign import assign, roster_dice  # noqa: PLC0415
-    from companion.vision.reader import load_model  # noqa: PLC0415
-
-    m = model if hasattr(model, "readings") else load_model(model)  # a name, or a loaded model
-    det = m.detect(image)
-    readings = m.readings(image, det)
-    units, unassigned = assign(roster_dice(roster, _catalogue()), det, [r.colour for r in readings],
-                               [r.kind for r in readings], m.heads, profile=getattr(m, "profile", None))
-    return {"units": [u.to_dict() for u in units], "dice": [r.to_dict() for r in readings],
-            "unassigned": unassigned, "detections": det}
-
-
-def annotate(frame: np.ndarray, detections, units: list[dict] | None = None) -> np.ndarray:
-    """A copy of ``frame`` with each die's box and label (its reading, and its unit when matched).
-
-    ``detections``: a list of reading dicts / ``DieReading`` objects, or a ``Detections``.
-    """
-    out = frame.copy()
-    if isinstance(detections, Detections):
-        items = [{"box": list(b), "reading": None, "cocked": False, "unreadable": False} for b in detections.xyxy]
-    else:
-        items = [d if isinstance(d, dict) else d.to_dict() for d in detections]
-    unit_of = {}
-    for u in units or []:
-        if u.get("detection") is not None:
-            unit_of[u["detection"]] = u["unit"].split("/")[-1]
-    scale = max(0.35, min(out.shape[:2]) / 1400)
-    for i, d in enumerate(items):
-        x1, y1, x2, y2 = (int(round(v)) for v in d["box"])
-        if d.get("cocked"):
-            colour, text = (0, 140, 255), "COCKED: reroll"
-        elif d.get("unreadable"):
-            colour, text = (0, 0, 230), "unreadable"
-        else:
-            colour, text = (60, 200, 60), d.get("reading") or ""
-        if i in unit_of:
-            text = f"{unit_of[i]}: {text}"
-        cv2.rectangle(out, (x1, y1), (x2, y2), colour, 2, cv2.LINE_AA)
-        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
-        ty = y1 - 4 if y1 - th - 6 > 0 else y2 + th + 4
-        cv2.rectangle(out, (x1, ty - th - 3), (x1 + tw + 4, ty + 3), colour, -1)
-        cv2.putText(out, text, (x1 + 2, ty), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), 1, cv2.LINE_AA)
-    return out
 
 
 def roll_video(dice: list[tuple[str, int]], seed: int = 0, *, rolls: int = 1, size: int = 640, fps: float = 30.0,

@@ -43,7 +43,7 @@ def test_camera_roller_reads_the_faces_it_rendered(catalogue):
 
 
 def test_roll_panel_frame_is_annotated(catalogue):
-    from companion.vision.roll_frames import annotate
+    from companion.vision.roll_reading import annotate
 
     pending = _pending(catalogue)
     got = VisionRoller(seed=4).read(pending)

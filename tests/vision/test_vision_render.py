@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from companion.vision.die_kinds import KIND_CLASSES
 from companion.vision.roll_frames import render_roll
 from companion.vision.synth import SceneSampler, render_scene
-from companion.vision.synth.scene import KIND_CLASSES, TRAIN_SURFACES
+from companion.vision.synth.scene import TRAIN_SURFACES
 
 DICE = [("Dwarves/Mammoth Rider", 2), ("Amazons/Javelineer", 0)]
 
@@ -46,7 +47,7 @@ LIGHT = {"Ivory", "White", "Earth", "Silver"}
 
 @pytest.mark.parametrize("kind", KIND_CLASSES)
 def test_label_box_is_the_bounding_box_of_the_drawn_die(catalogue, kind):
-    from companion.vision.synth.scene import die_materials
+    from companion.vision.die_kinds import die_materials
 
     seed = _seed_with_dark_table(catalogue)
     die = next(d for d in catalogue if f"d{len(d.faces)}" == kind and set(die_materials(d)) <= LIGHT)

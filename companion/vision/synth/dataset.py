@@ -15,7 +15,8 @@ import numpy as np
 from tqdm import tqdm
 
 from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
-from companion.vision.synth.scene import KIND_CLASSES, DieSpec, die_spec, render_scene
+from companion.vision.die_kinds import KIND_CLASSES
+from companion.vision.synth.scene import DieSpec, die_spec, render_scene
 
 COCKED = "cocked"
 

@@ -34,6 +34,7 @@ from scipy.spatial import ConvexHull
 
 from companion.rules.catalogue import DieKind
 from companion.vision.crops import CROP_MARGIN, crop_die
+from companion.vision.die_kinds import die_materials as _die_materials
 from companion.vision.synth import art
 from companion.vision.synth.scene import (
     HELDOUT_SURFACES,
@@ -43,7 +44,6 @@ from companion.vision.synth.scene import (
     TRAIN_SURFACES,
     draw_surface,
 )
-from companion.vision.synth.scene import die_materials as _die_materials
 
 FACES_TO_KIND = {4: "d4", 6: "d6", 8: "d8", 10: "d10", 12: "d12", 20: "d20"}
 SURFACES = TRAIN_SURFACES + HELDOUT_SURFACES

@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from companion.vision.die_kinds import FACES_TO_KIND, die_materials
 from companion.vision.synth.glyphs import face_texture
-
-KIND_CLASSES = ("d4", "d6", "d8", "d10", "d12")
-FACES_TO_KIND = {4: "d4", 6: "d6", 8: "d8", 10: "d10", 12: "d12"}
 
 #: Physical size (mm across) by catalogue size; issue 5 gives 16/18/20/22 mm for six-sided units.
 SIZE_MM = {"Small": 16, "Medium": 18, "Large": 20, "Champion": 22, "Monster": 24, "Artifact": 24,
@@ -63,14 +61,6 @@ class Scene:
     image: np.ndarray
     dice: list[DrawnDie] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
-
-
-def die_materials(die) -> tuple[str, ...]:
-    """Materials of a catalogue die: its colour (Ivory/White/alloy) or its one or two elements."""
-    if getattr(die, "color", None):
-        return (die.color,)
-    els = tuple(sorted(str(e.value if hasattr(e, "value") else e) for e in die.elements))
-    return els[:2] or ("Ivory",)
 
 
 def die_spec(die, face_index: int, cocked: bool = False) -> DieSpec:
