@@ -110,7 +110,7 @@ class OnnxDetector:
     ``vote`` > 0 replaces each box kept by non-maximum suppression with the score-weighted mean of
     the candidates of its class that overlap it at that IoU (``vote_boxes``); 0 keeps the boxes as
     the network gave them.  ``small`` (a ``SmallDicePass``) also runs the detector over overlapping
-    tiles of the frame and adds the small dice only the tiles find (``companion.vision.small_dice``)."""
+    tiles of the frame and merges in the small dice the tiles find (``companion.vision.small_dice``)."""
 
     def __init__(self, path: Path, imgsz: int, conf: float = 0.25, iou: float = 0.6, vote: float = 0.0,
                  small: SmallDicePass | None = None):
