@@ -47,6 +47,7 @@ def confirmed_readings(reading: dict, pending: dict) -> list[DieReading]:
             out.append(own)
         elif own is not None:  # a player's tap (or the demo script) set this die's face
             out.append(own.corrected(face, index))
-        else:
-            out.append(DieReading(uid, face, 1.0, source_of(reading.get("source")), name=d["die"], face_index=index))
+        else:  # a face given with no reading behind it: tapped (typed), or posted as from its source
+            source = Source.TYPED if uid in retyped else source_of(reading.get("source"))
+            out.append(DieReading(uid, face, 1.0, source, name=d["die"], face_index=index))
     return out

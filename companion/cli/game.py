@@ -5,6 +5,7 @@
     companion game show --db g.db            # where the game stands and who must decide what
     companion game submit --db g.db '{"type": "choose", "choice": "first_turn"}'
     companion game roll --db g.db --seed 3   # roll for me
+    companion game roll --db g.db --faces "2 Melee" ID "1 Save"   # faces read off the table, typed
     companion game undo --db g.db -n 2
     companion game export --db g.db game.json ; companion game import --db copy.db game.json
 """
@@ -33,8 +34,11 @@ def register(subparsers) -> None:
     add("show", "show the state and the pending decision")
     q = add("submit", "submit an action given as JSON")
     q.add_argument("action", help='e.g. \'{"type": "choose", "choice": "pass"}\'')
-    q = add("roll", "roll for me (seeded)")
+    q = add("roll", "roll for me (seeded), or give the faces rolled on the table (--faces)")
     q.add_argument("--seed", type=int, default=0, help="seed of the roll (the same seed rolls the same faces)")
+    q.add_argument("--faces", nargs="+", metavar="FACE",
+                   help="the faces rolled, one per die in the order `show` lists them (face text, its number "
+                        "on the die, or UID=FACE); logged as typed readings")
     q = add("undo", "take back the last action(s)")
     q.add_argument("-n", type=int, default=1, help="how many actions to take back (default 1)")
     q = add("export", "write the game file")
@@ -65,6 +69,32 @@ def _show(session) -> None:
             print(f"    {d['uid']} {d['die']}: {' | '.join(d['faces'])}")
 
 
+def typed_readings(pending: dict | None, faces: list[str]) -> list:
+    """Typed ``DieReading`` values for the pending roll from ``--faces``: one per die in order, or ``UID=FACE``;
+    a number that is not a face of its die is its face's 1-based number on the die."""
+    from companion.readings import DieReading
+    from companion.rules.game import IllegalAction
+
+    if not pending or pending.get("kind") != "roll":
+        raise IllegalAction("no roll is pending now" + (f" (waiting for: {pending['prompt']})" if pending else ""))
+    dice = pending["dice"]
+    by_uid = {d["uid"]: d for d in dice}
+    if all("=" in f and f.split("=", 1)[0] in by_uid for f in faces):
+        pairs = [tuple(f.split("=", 1)) for f in faces]
+    elif len(faces) != len(dice):
+        raise IllegalAction(f"{len(faces)} face(s) for {len(dice)} dice: give one per die in the order "
+                            f"{', '.join(by_uid)}, or UID=FACE")
+    else:
+        pairs = [(d["uid"], f) for d, f in zip(dice, faces, strict=True)]
+    out = []
+    for uid, face in pairs:
+        options = by_uid[uid]["faces"]
+        if face not in options and face.isdigit() and 1 <= int(face) <= len(options):
+            face = options[int(face) - 1]
+        out.append(DieReading.typed(uid, face, name=by_uid[uid]["die"]))
+    return out
+
+
 def handler(args: argparse.Namespace) -> int:
     from companion.rules.game import GameRuleError
     from companion.session import GameSession, SessionError
@@ -92,6 +122,11 @@ def handler(args: argparse.Namespace) -> int:
                 return 2
             for e in session.submit(action, by={"role": "cli"}):
                 print("\n".join(e["log"]) or f"event {e['seq']}")
+        elif cmd == "roll" and args.faces:
+            readings = typed_readings(session.pending(), args.faces)
+            for e in session.submit_readings(readings, by={"role": "cli", "source": "typed"}):
+                print("faces: " + ", ".join(e["action"]["faces"]))
+                print("\n".join(e["log"]))
         elif cmd == "roll":
             for e in session.submit({"type": "roll_for_me", "seed": args.seed}, by={"role": "cli"}):
                 print("faces: " + ", ".join(e["action"]["faces"]))

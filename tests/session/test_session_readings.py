@@ -154,3 +154,29 @@ def test_a_reading_round_trips_through_json_and_refuses_what_cannot_be():
                        (["u1", "ID"], "JSON object")]:
         with pytest.raises(ReadingError, match=words):
             parse_reading(bad)
+
+
+# -- typed at the command line ---------------------------------------------------------------------------
+
+def test_faces_typed_at_the_command_line_are_logged_as_typed_readings(tmp_path, capsys):
+    from companion.cli import main
+
+    db = str(tmp_path / "g.db")
+    assert main(["game", "new", "--db", db]) == 0
+    with GameSession.open(db) as s:
+        dice = s.pending()["dice"]
+    assert main(["game", "roll", "--db", db, "--faces", dice[0]["faces"][0]]) == 1  # too few faces
+    assert "face(s) for" in capsys.readouterr().err
+    assert main(["game", "roll", "--db", db, "--faces"] + ["2"] * len(dice)) == 0  # numbers on each die
+    with GameSession.open(db) as s:
+        event = s.events()[-1]
+        pending = s.pending()
+    assert event["action"]["faces"] == [d["faces"][1] for d in dice]
+    assert [(r["die"], r["source"], r["confidence"]) for r in event["action"]["readings"]] == [
+        (d["uid"], "typed", 1.0) for d in dice]
+    assert event["by"] == {"role": "cli", "source": "typed"}
+    if pending and pending["kind"] == "roll":  # UID=FACE, in any order
+        pairs = [f"{d['uid']}={d['faces'][0]}" for d in reversed(pending["dice"])]
+        assert main(["game", "roll", "--db", db, "--faces", *pairs]) == 0
+        with GameSession.open(db) as s:
+            assert s.events()[-1]["action"]["faces"] == [d["faces"][0] for d in pending["dice"]]
