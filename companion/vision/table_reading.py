@@ -118,16 +118,16 @@ def learn_confirmed_faces(model, frame: np.ndarray, dice: list[tuple[str, str, l
                           catalogue=None, save: bool = True) -> int:
     """The hook for the session/web layer when players confirm a camera roll ("as you play").
 
-    ``model``: a loaded ``DiceModel`` or a model name/folder; ``dice``: (catalogue die name, the
+    ``model``: a loaded ``DiceModel`` (``companion.vision.reader.load_model``); ``dice``: (catalogue die name, the
     confirmed face text such as ``"2 Melee"``, the die's box in ``frame`` or None) per die of the
     roll, after any taps that fixed faces.  Dice without a box (typed, not seen) are skipped; a
     model without a table profile learns nothing (returns 0).  A die name or face the catalogue
     does not know raises ``ProfileError`` before anything is learnt."""
     from companion.vision.profile import face_label  # noqa: PLC0415
-    from companion.vision.reader import load_model  # noqa: PLC0415
 
-    if not hasattr(model, "profile"):
-        model = load_model(model)
+    if not hasattr(model, "profile"):  # taking a name here would make this module import the reader back
+        raise ProfileError(f"learn_confirmed_faces needs a loaded model (companion.vision.reader.load_model), "
+                           f"not {model!r}")
     if model.profile is None:
         return 0
     if catalogue is None:

@@ -96,3 +96,22 @@ def test_the_reading_type_and_the_session_load_no_source_library_and_the_rules_n
     assert _loaded_after("import companion.readings, companion.session",
                          ("companion.vision", "torch", "flask", "serial", "cv2", "numpy")) == []
     assert _loaded_after("import companion.rules.games, companion.rules.game", ("companion.readings",)) == []
+
+
+def test_learning_a_confirmed_roll_takes_a_loaded_model_not_a_name():
+    """``table_reading`` no longer imports the reader back (the reader imports it): a name is refused."""
+    import numpy as np
+
+    from companion.vision.profile import ProfileError
+    from companion.vision.table_reading import learn_confirmed_faces
+
+    with pytest.raises(ProfileError, match="needs a loaded model"):
+        learn_confirmed_faces("dragon-dice", np.zeros((64, 64, 3), np.uint8), [])
+    import ast
+
+    tree = ast.parse((Path(__file__).parents[2] / "companion" / "vision" / "table_reading.py").read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert "companion.vision.reader" not in imported and "companion.vision.table_reading" in {
+        n.module for n in ast.walk(ast.parse((Path(__file__).parents[2] / "companion" / "vision" / "reader.py")
+                                             .read_text())) if isinstance(n, ast.ImportFrom)}
