@@ -22,7 +22,7 @@ cocked dice read as a face (not called cocked and read: they should have been re
 Timings (``--timings-only`` prints only these; wall and CPU time, with the load average, since the
 machine may be shared): enrolment of 300 crops (crop embedding + profile update); the embedding of
 one 1280 px frame's dice at 1, 2 and 4 turns; the whole reading of a 1280 px frame by the same bundle
-without its table profile, with it, and with the roster's assignment (``roll_frames.read_roll``, what
+without its table profile, with it, and with the roster's assignment (``roll_reading.read_roll``, what
 the tablet's camera and the phone run); settle to reading: a 30 fps clip of a roll coming to rest, the
 settle detector on every frame, and the time from the first frame at rest to the end of the reading
 of the frame that settles it.  Targets (issue 20): frame <= 60 ms, settle to reading <= 250 ms, 300

@@ -6,8 +6,9 @@ ultralytics), ``face.onnx`` (the face reader, ``companion.vision.face_classifier
 ``load_model("d6")`` finds a shipped bundle; a path to a bundle folder works too.
 
 Pipeline per frame: letterbox to the detector size -> boxes (+ NMS) -> one square crop per box
-from the full-resolution frame -> face reader -> ``Detections`` -> ``SeenDie`` records (what the frame shows; matched to a roll's
-dice they become ``companion.readings.DieReading`` values: ``companion.vision.roll_reading``).
+from the full-resolution frame -> face reader -> ``Detections`` -> ``SeenDie`` records (what the
+frame shows; matched to a roll's dice they become ``companion.readings.DieReading`` values:
+``companion.vision.roll_reading``).
 """
 
 from __future__ import annotations
