@@ -105,6 +105,8 @@ def _eval(args) -> int:
         print(f"model {out['model']} on {out['images']} images, {out['instances']} dice")
         print(f"mAP50 {out['map50']:.4f}  mAP50-95 {out['map50_95']:.4f}  recall {out['recall']:.4f}")
         print(f"face accuracy {out['face_accuracy']:.4f} (of detected: {out['face_accuracy_detected']:.4f})")
+        print("dice found by size (longest side): " + ", ".join(
+            f"{size} px {b['found']}/{b['dice']}" for size, b in out["recall_by_size"].items() if b["dice"]))
         print(f"{out['ms_per_image']} ms per image")
         if args.confusion:
             print(f"confusion matrix: {args.confusion}")

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from companion.vision.bundle import reading_settings
+from companion.vision.d6_prep import heldout_halves
 from companion.vision.detections import Detections, box_iou
 from companion.vision.evaluation import evaluate
 from companion.vision.reader import DiceModel, ModelError, load_model, read_image
@@ -130,3 +131,23 @@ def test_cli_read_uses_the_shipped_setting():
 def test_fine_tuning_carries_the_small_dice_setting():
     meta = json.loads((D6 / "model.json").read_text())
     assert reading_settings(meta)["small_dice"] == meta["small_dice"]
+
+
+def test_cli_eval_prints_the_dice_found_per_size():
+    out = subprocess.run([sys.executable, "-m", "companion", "vision", "eval", "--model", "d6", "--data", str(SMALL)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    sizes = evaluate(load_model("d6"), SMALL, progress=False)["recall_by_size"]
+    line = next(x for x in out.stdout.splitlines() if x.startswith("dice found by size"))
+    for size in ("<25", "25-40", ">=40"):
+        assert f"{size} px {sizes[size]['found']}/{sizes[size]['dice']}" in line
+
+
+def test_the_held_out_photos_are_halved_by_source_photo():
+    names = [f"{src}_jpg.rf.{copy}.jpg" for src in range(40) for copy in "abc"] + ["i_jpg.rf.x.jpg", "i_jpg.rf.y.jpg"]
+    halves = heldout_halves(names)
+    assert sorted(halves["choice"] + halves["test"]) == sorted(names)
+    assert halves["choice"] and halves["test"]
+    for half in halves.values():  # every copy of a source photo is on the same side
+        assert all(f"{n.split('.rf.')[0]}.rf.{c}.jpg" in half for n in half if not n.startswith("i_jpg")
+                   for c in "abc")
