@@ -246,10 +246,10 @@ def modifiers_in_force(effects: Sequence[EffectInForce], roll_for: str, *, again
         for m in contribution.modifiers:
             if m.result not in (ALL, roll_for):
                 continue
-            if m.scope.army_wide and m.species is None:
-                out.append(ArmyModifier(m.op, m.amount, m.source))
+            if m.reach.army_wide and m.species is None:
+                out.append(ArmyModifier(Op(m.stage), m.amount, m.source))
             else:
-                notes.append(f"{m.source} ({m.scope.value}) is not included in these odds")
+                notes.append(f"{m.source} ({m.reach.value}) is not included in these odds")
         if contribution.counts_as:
             notes.append(f"{contribution.source}: results counted as another type are not included")
     return out, notes

@@ -116,7 +116,7 @@ def test_engine_totals_match_the_sai_table(purpose, against):
             c = sai_contribution(face.sai, face.count, sit, die)
             expected = {t: c.results.get(t, 0) for t in counted}
             for m in c.modifiers:
-                if m.op is Op.ADD and m.result in expected:
+                if m.stage is Op.ADD and m.result in expected:
                     expected[m.result] += m.amount
             if c.id_results:
                 expected[counted[0]] += c.id_results

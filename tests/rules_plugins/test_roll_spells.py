@@ -27,7 +27,7 @@ DRAGON = Situation("save", against="dragon")
 
 def mods(name, situation, castings=1):
     c = spell_contribution(name, situation, castings=castings)
-    return set() if c is None else {(m.op, m.result, m.amount) for m in c.modifiers}
+    return set() if c is None else {(m.stage, m.result, m.amount) for m in c.modifiers}
 
 
 # (spell, situation, castings, expected modifiers, citation)
@@ -104,21 +104,21 @@ def test_non_cumulative_spell_gains_nothing_from_repeats_l2154_2156():
 
 def test_necromantic_wave_magic_counts_as_melee_or_missile_l2227_2233():
     (ca,) = spell_contribution("Necromantic Wave", MEL).counts_as
-    assert (ca.source, ca.target) == ("magic", "melee")
+    assert (ca.counts_as, ca.result) == ("magic", "melee")
     (ca,) = spell_contribution("Necromantic Wave", MIS).counts_as
-    assert (ca.source, ca.target) == ("magic", "missile")
+    assert (ca.counts_as, ca.result) == ("magic", "missile")
     assert spell_contribution("Necromantic Wave", SAV) is None
 
 
 def test_berserker_rage_feral_saves_as_melee_in_counter_attacks_l2260_2268():
     (ca,) = spell_contribution("Berserker Rage", Situation("melee", counter_attack=True)).counts_as
-    assert (ca.source, ca.target, ca.species) == ("save", "melee", "Feral")
+    assert (ca.counts_as, ca.result, ca.species) == ("save", "melee", "Feral")
     assert spell_contribution("Berserker Rage", MEL) is None
 
 
 def test_wilding_doubles_one_unit_per_casting_l2167_2171():
     c = spell_contribution("Wilding", SAV, castings=2)
-    assert [(m.op, m.result, m.amount, m.scope) for m in c.modifiers] == [
+    assert [(m.stage, m.result, m.amount, m.reach) for m in c.modifiers] == [
         (Op.MULTIPLY, "save", 2, Scope.ONE_UNIT)] * 2
 
 

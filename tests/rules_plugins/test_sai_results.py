@@ -196,13 +196,13 @@ def test_cloak_in_individual_roll_gives_any_type_l1341_1345():
 def test_cloak_adds_lasting_saves_to_its_army_l1336_1338():
     c = sai_contribution("Cloak", 3, SAV_MEL)
     (m,) = c.modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.ADD, "save", 3, Scope.OWN_ARMY_ROLLS)
+    assert (m.stage, m.result, m.amount, m.reach) == (Op.ADD, "save", 3, Scope.OWN_ARMY_ROLLS)
 
 
 @pytest.mark.parametrize("sai", ["Howl", "Screech", "Wave"])
 def test_defender_subtracts_x_saves_l1637_1642_l1798_1804_l2041_2043(sai):
     (m,) = sai_contribution(sai, 2, MEL).modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.SUBTRACT, "save", 2, Scope.DEFENDER_SAVE_ROLL)
+    assert (m.stage, m.result, m.amount, m.reach) == (Op.SUBTRACT, "save", 2, Scope.DEFENDER_SAVE_ROLL)
 
 
 def test_howl_also_in_missile_but_screech_not_l1637_l1798():
@@ -212,37 +212,37 @@ def test_howl_also_in_missile_but_screech_not_l1637_l1798():
 
 def test_wave_while_marching_hits_counter_maneuvers_but_not_when_countering_l2044_2048():
     (m,) = sai_contribution("Wave", 3, MAN).modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.SUBTRACT, "maneuver", 3, Scope.COUNTER_MANEUVER)
+    assert (m.stage, m.result, m.amount, m.reach) == (Op.SUBTRACT, "maneuver", 3, Scope.COUNTER_MANEUVER)
     assert sai_contribution("Wave", 3, MAN_COUNTER).is_empty
     assert sai_contribution("Wave", 3, Situation("maneuver", marching=False)).is_empty
 
 
 def test_frost_breath_halves_target_army_l1589_1598():
     (m,) = sai_contribution("Frost Breath", 1, MIS).modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.DIVIDE, ALL, 2, Scope.TARGET_ARMY_ROLLS)
+    assert (m.stage, m.result, m.amount, m.reach) == (Op.DIVIDE, ALL, 2, Scope.TARGET_ARMY_ROLLS)
 
 
 def test_galeforce_minus_four_saves_and_maneuver_l1599_1608():
     mods = sai_contribution("Galeforce", 1, MEL).modifiers
     assert {(m.result, m.amount) for m in mods} == {("save", 4), ("maneuver", 4)}
-    assert all(m.op is Op.SUBTRACT for m in mods)
+    assert all(m.stage is Op.SUBTRACT for m in mods)
     assert sai_contribution("Galeforce", 1, MAG).modifiers
     assert sai_contribution("Galeforce", 1, MAG_RESERVE).is_empty  # "a magic action at a terrain"
 
 
 def test_magic_suppression_minus_four_magic_l1703_1711():
     (m,) = sai_contribution("Magic Suppression", 2, MIS).modifiers
-    assert (m.op, m.result, m.amount) == (Op.SUBTRACT, "magic", 4)
+    assert (m.stage, m.result, m.amount) == (Op.SUBTRACT, "magic", 4)
 
 
 def test_wither_minus_x_all_rolls_l2081_2084():
     (m,) = sai_contribution("Wither", 3, MEL).modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.SUBTRACT, ALL, 3, Scope.TARGET_ARMY_ROLLS)
+    assert (m.stage, m.result, m.amount, m.reach) == (Op.SUBTRACT, ALL, 3, Scope.TARGET_ARMY_ROLLS)
 
 
 def test_elevate_doubles_one_unit_l1491_1498():
     (m,) = sai_contribution("Elevate", 3, MIS).modifiers
-    assert (m.op, m.result, m.amount, m.scope) == (Op.MULTIPLY, "missile", 2, Scope.ONE_UNIT)
+    assert (m.stage, m.result, m.amount, m.reach) == (Op.MULTIPLY, "missile", 2, Scope.ONE_UNIT)
     (m,) = sai_contribution("Elevate", 3, SAV_MEL).modifiers
     assert m.result == "save"
     assert sai_contribution("Elevate", 3, SAV_MIS).is_empty
@@ -250,14 +250,14 @@ def test_elevate_doubles_one_unit_l1491_1498():
 
 def test_trumpet_doubles_feral_melee_and_saves_l2011_2018():
     mods = sai_contribution("Trumpet", 1, SAV).modifiers
-    assert {(m.op, m.result, m.amount, m.species) for m in mods} == {
+    assert {(m.stage, m.result, m.amount, m.species) for m in mods} == {
         (Op.MULTIPLY, "melee", 2, "Feral"), (Op.MULTIPLY, "save", 2, "Feral")}
     assert sai_contribution("Trumpet", 1, MAN).is_empty
 
 
 def test_charge_counts_maneuver_as_melee_except_in_counter_attacks_l1309_1318():
     (ca,) = sai_contribution("Charge", 1, MEL).counts_as
-    assert (ca.source, ca.target) == ("maneuver", "melee")
+    assert (ca.counts_as, ca.result) == ("maneuver", "melee")
     assert sai_contribution("Charge", 1, COUNTER_ATTACK).is_empty
 
 
@@ -427,7 +427,7 @@ def test_earthfang_logo_l2849_2864(cat):
     assert sai_contribution("Logo", 4, DRAGON, die).results == {"melee": 4}
     assert sai_contribution("Logo", 4, DRAGON_JAWS, die).effects[0].kind == "kill_dragon"
     (m,) = sai_contribution("Logo", 4, MIS, die).modifiers
-    assert (m.op, m.amount, m.scope) == (Op.SUBTRACT, 2, Scope.TERRAIN_ROLLS)
+    assert (m.stage, m.amount, m.reach) == (Op.SUBTRACT, 2, Scope.TERRAIN_ROLLS)
     assert sai_contribution("Logo", 4, MEL, die).effects[0].kind == "delayed_kill_id"
 
 

@@ -30,7 +30,7 @@ FEY = frozenset({"Water", "Fire"})
 
 
 def conversions(species, situation, **kw):
-    return {(ca.source, ca.target, ca.by)
+    return {(ca.counts_as, ca.result, ca.source)
             for c in species_contributions(species, situation, **kw) for ca in c.counts_as}
 
 
@@ -146,14 +146,14 @@ def test_deadlands_counts_as_s_units_l2638_2643_worked_example_v4_11():
 
 def test_magic_negation_capped_by_dua_and_5s_l886_893():
     m = magic_negation(7, 3, 24)
-    assert (m.op, m.result, m.amount) == (Op.SUBTRACT, "magic", 3)
+    assert (m.stage, m.result, m.amount) == (Op.SUBTRACT, "magic", 3)
     assert magic_negation(9, 8, 24).amount == 5
     assert magic_negation(9, 8, 30).amount == 8
 
 
 def test_bone_magic_l986_991():
     m = bone_magic(3, 10, 24)
-    assert (m.op, m.result, m.amount) == (Op.ADD, "magic", 3)
+    assert (m.stage, m.result, m.amount) == (Op.ADD, "magic", 3)
     assert bone_magic(6, 10, 24).amount == 4
     assert bone_magic(6, 2, 24).amount == 2
 

@@ -109,6 +109,7 @@ from .model import (
     RollRequest,
     RollTerrain,
     SaiOutcome,
+    Scope,
     Step,
 )
 from .registry import IdMultiplier, Registry, RollContext, SaiContext
@@ -117,5 +118,5 @@ __all__ = [
     "ADD", "ALL", "CANTRIP", "DIVIDE", "IVORY", "MAGIC", "MANEUVER", "MELEE", "MISSILE", "MULTIPLY", "RESULT_TYPES",
     "SAVE", "SUBTRACT", "Edition", "EffectInForce", "ElementOption", "IdMultiplier", "Modifier", "Op",
     "Registry", "Report", "Resolution", "ResolutionError", "RollContext", "RollRequest", "RolledUnit",
-    "SaiContext", "SaiOutcome", "Step", "RollTerrain", "get_edition", "resolve",
+    "SaiContext", "SaiOutcome", "Scope", "Step", "RollTerrain", "get_edition", "resolve",
 ]

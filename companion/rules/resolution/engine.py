@@ -48,6 +48,7 @@ from .model import (
     Resolution,
     ResolutionError,
     RollRequest,
+    Scope,
     Step,
 )
 from .registry import Contribution, IdMultiplier, RollContext, SaiContext
@@ -65,6 +66,8 @@ _NO_PARTS: Mapping[str, int] = MappingProxyType({})
 _COUNTED: dict[frozenset[str], tuple[list[str], list[tuple[str, int]]]] = {}
 #: Default result type for IDs in a combination roll (the owner may choose, V4.01c L1083-1086).
 _ID_PREFERENCE = (SAVE, MELEE, MISSILE, MANEUVER, MAGIC)
+#: The only reach of a modifier the engine applies (the plug-ins bind or report the others).
+_THIS_ROLL = Scope.THIS_ROLL
 
 
 _NONE, _ACTION, _ID, _SAI = 0, 1, 2, 3
@@ -564,7 +567,8 @@ def _species_and_spells(tally: _Tally) -> None:
 def _plan_modifiers(tally: _Tally) -> None:
     """Which modifiers touch this roll, by stage: an army modifier never touches a unit's own roll and
     a unit modifier never an army roll (V4.01c L1050-1066); a "may" modifier the player declined is
-    left out.  Also which units a later multiplier will raise (they lose penalties last) and the units
+    left out; a modifier that reaches other rolls than this one (``Modifier.reach``) is a plug-in's
+    error.  Also which units a later multiplier will raise (they lose penalties last) and the units
     the owner says lose a penalty first."""
     request = tally.request
     by_stage: dict[str, list[Modifier]] = {}
@@ -573,6 +577,9 @@ def _plan_modifiers(tally: _Tally) -> None:
         individual = request.individual
         choices = request.choices
         for m in tally.mods:
+            if m.reach is not _THIS_ROLL:
+                raise TypeError(f"{m.source}: a modifier of {m.reach.value!r} reached this roll; a plug-in binds it "
+                                "to this roll's units or reports it")
             if m.scope == "army" and individual:
                 continue
             if m.scope == "unit" and not individual:

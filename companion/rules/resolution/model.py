@@ -62,6 +62,41 @@ STAGES: tuple[str, ...] = tuple(Op)
 #: Ash Storm, Palsy, Wither; in a combination roll the owner splits it, V4.01c L1076-1096).
 ALL = "all"
 
+
+class Scope(StrEnum):
+    """Whose rolls a modifier reaches, as the rules state it (``Modifier.reach``).  The engine applies
+    only modifiers that reach the roll it resolves (``THIS_ROLL``); the V4 plug-ins bind a one-unit or
+    species modifier to that roll's units, and carry the others to the game flow as reports."""
+
+    THIS_ROLL = "this roll"  # the roll being resolved (army or individual)
+    ONE_UNIT = "one unit of this roll"  # a unit modifier inside an army roll (Elevate, Wilding)
+    UNITS_OF_SPECIES = "units of a species in this roll"  # Trumpet (Feral)
+    DEFENDER_SAVE_ROLL = "the defending army's save roll against this attack"  # Howl, Screech, Wave
+    COUNTER_MANEUVER = "each counter-maneuvering army's roll"  # Wave while marching
+    TARGET_ARMY_ROLLS = "every roll of the target army until the beginning of your next turn"
+    OWN_ARMY_ROLLS = "this army's rolls until the beginning of your next turn"  # Cloak
+    TERRAIN_ROLLS = "every army roll at this terrain"  # Chill Wind (Earthfang)
+
+    @property
+    def army_wide(self) -> bool:
+        """Whether the modifier changes a whole army's roll (not one unit's or one species')."""
+        return self in _ARMY_WIDE
+
+    @property
+    def report_kind(self) -> str | None:
+        """For a modifier on other rolls than this one: the kind of the report that carries it to the
+        game flow (``Report.kind``); ``None`` for the scopes this roll applies itself."""
+        return _REPORT_KIND.get(self)
+
+
+_ARMY_WIDE = frozenset({Scope.THIS_ROLL, Scope.TARGET_ARMY_ROLLS, Scope.OWN_ARMY_ROLLS, Scope.TERRAIN_ROLLS})
+_REPORT_KIND = {
+    Scope.DEFENDER_SAVE_ROLL: "defender_save_modifier",
+    Scope.COUNTER_MANEUVER: "counter_maneuver_modifier",
+    Scope.TARGET_ARMY_ROLLS: "lasting_modifier",
+    Scope.TERRAIN_ROLLS: "lasting_modifier",
+}
+
 #: Magic of no element (Amazons in Reserves, V4.01c Terrain Harmony).
 IVORY = "Ivory"
 
@@ -195,6 +230,9 @@ class Modifier:
     ``optional``: a "may" effect: applied unless ``choices[source] is False``.
     ``part``: ``"ids"`` for a multiplier that touches only ID results; with ``element`` set, the
     multiplied ID magic may then only be of that element (R96 terrain advantage, L439-452).
+    ``reach`` and ``species``: whose rolls the modifier reaches and, for ``UNITS_OF_SPECIES``, which
+    species, as a rules table states it (``companion.rules.v4``); a plug-in binds it to this roll
+    (``units``) before handing it to the engine, which applies only ``reach=THIS_ROLL``.
     """
 
     stage: str
@@ -210,6 +248,8 @@ class Modifier:
     optional: bool = False
     note: str = ""
     part: str = "all"  # "ids": a multiplier that touches only ID results (R96 terrain advantage)
+    reach: Scope = Scope.THIS_ROLL
+    species: str | None = None
 
 
 @dataclass(slots=True, unsafe_hash=True)  # immutable by convention; not frozen: hot path

@@ -13,9 +13,9 @@ special action icons (SAIs, V4.01c L1178-2080), species abilities (L771-998) and
 
 They speak the resolution engine's vocabulary (:mod:`companion.rules.resolution.model`): its result
 types (``"maneuver"``, ``"melee"``, ``"missile"``, ``"magic"``, ``"save"``; ``"cantrip"`` for Cantrip
-magic), its stages (:class:`Op`) and ``ALL`` for "results" of any type, so the plug-ins hand the
-engine what the tables say without translating names.  What stays the tables' own is a modifier's
-:class:`Scope`: whose rolls it reaches, which the plug-ins bind to the units of one roll.
+magic), its stages (:class:`Op`), ``ALL`` for "results" of any type, and its :class:`Modifier`, with
+``reach`` (:class:`Scope`: whose rolls) and ``species`` as the rules state them; the plug-ins only
+bind a modifier to the units of one roll, or pass it on as a report for other rolls.
 Everything here is pure data: no I/O, no randomness.
 """
 
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from companion.rules.resolution.model import (
     ALL,
@@ -34,81 +33,22 @@ from companion.rules.resolution.model import (
     MISSILE,
     RESULT_TYPES,
     SAVE,
+    Modifier,
     Op,
+    Scope,
 )
 
 __all__ = [
-    "ALL", "CANTRIP", "MAGIC", "MANEUVER", "MELEE", "MISSILE", "RESULT_TYPES", "SAVE", "Contribution", "CountsAs",
-    "Op", "RollEffect", "Scope", "TableModifier",
+    "ALL", "CANTRIP", "MAGIC", "MANEUVER", "MELEE", "MISSILE", "RESULT_TYPES", "SAVE", "Contribution", "Modifier",
+    "Op", "RollEffect", "Scope", "counts_as",
 ]
 
 
-class Scope(StrEnum):
-    """Whose roll a modifier changes."""
-
-    THIS_ROLL = "this roll"  # the roll being resolved (army or individual)
-    ONE_UNIT = "one unit of this roll"  # a unit modifier inside an army roll (Elevate, Wilding)
-    UNITS_OF_SPECIES = "units of a species in this roll"  # Trumpet (Feral)
-    DEFENDER_SAVE_ROLL = "the defending army's save roll against this attack"  # Howl, Screech, Wave
-    COUNTER_MANEUVER = "each counter-maneuvering army's roll"  # Wave while marching
-    TARGET_ARMY_ROLLS = "every roll of the target army until the beginning of your next turn"
-    OWN_ARMY_ROLLS = "this army's rolls until the beginning of your next turn"  # Cloak
-    TERRAIN_ROLLS = "every army roll at this terrain"  # Chill Wind (Earthfang)
-
-    @property
-    def army_wide(self) -> bool:
-        """Whether the modifier changes a whole army's roll (not one unit's or one species')."""
-        return self in _ARMY_WIDE
-
-    @property
-    def report_kind(self) -> str | None:
-        """For a modifier on other rolls than this one: the kind of the report that carries it to the
-        game flow (``Report.kind``); ``None`` for the scopes this roll applies itself."""
-        return _REPORT_KIND.get(self)
-
-
-_ARMY_WIDE = frozenset({Scope.THIS_ROLL, Scope.TARGET_ARMY_ROLLS, Scope.OWN_ARMY_ROLLS, Scope.TERRAIN_ROLLS})
-_REPORT_KIND = {
-    Scope.DEFENDER_SAVE_ROLL: "defender_save_modifier",
-    Scope.COUNTER_MANEUVER: "counter_maneuver_modifier",
-    Scope.TARGET_ARMY_ROLLS: "lasting_modifier",
-    Scope.TERRAIN_ROLLS: "lasting_modifier",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class TableModifier:
-    """A roll modifier as a table states it, before it is bound to the units of one roll (the
-    plug-ins turn it into the engine's :class:`~companion.rules.resolution.model.Modifier`).
-    ``result`` is a result type, or ``ALL`` for "results" of any type (Ash Storm, Palsy, Wither:
-    the roller applies it to the type(s) the roll counts)."""
-
-    op: Op
-    result: str
-    amount: int
-    source: str
-    citation: str
-    scope: Scope = Scope.THIS_ROLL
-    note: str = ""
-    #: restrict to units of this species (Trumpet: Feral units only)
-    species: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.amount < 0:
-            raise ValueError(f"{self.source}: modifier amount {self.amount} is negative")
-
-
-@dataclass(frozen=True, slots=True)
-class CountsAs:
-    """Units (of ``species``, or all units when ``None``) may count rolled ``source`` results as
-    ``target`` results: an adding modifier at step 10 (V4.01c L1040-1048).  Spell-generated
-    results are never counted as another type."""
-
-    source: str
-    target: str
-    by: str
-    citation: str
-    species: str | None = None
+def counts_as(source: str, target: str, by: str, citation: str, species: str | None = None) -> Modifier:
+    """Units (of ``species``, or every unit when ``None``) may count rolled ``source`` results as
+    ``target`` results: an adding modifier at step 10 (V4.01c L1040-1048), applied unless the owner
+    declines it.  Spell-generated results are never counted as another type."""
+    return Modifier(Op.ADD, target, 0, by, citation, scope="any", counts_as=source, optional=True, species=species)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +76,11 @@ class Contribution:
     source: str
     citation: str
     results: Mapping[str, int] = field(default_factory=dict)
-    modifiers: tuple[TableModifier, ...] = ()
-    counts_as: tuple[CountsAs, ...] = ()
+    #: modifiers as the rules state them (``reach``: whose rolls; the plug-ins bind them to a roll)
+    modifiers: tuple[Modifier, ...] = ()
+    #: "may count X results as Y results": adding modifiers with ``counts_as`` (L1040-1048), of the
+    #: units of ``species`` or, without one, of every unit; spell-generated results never count
+    counts_as: tuple[Modifier, ...] = ()
     effects: tuple[RollEffect, ...] = ()
     rerolls: bool = False
     #: this unit's Dragonkin automatic saves do not count (Belly, V4.01c L1270-1272)

@@ -173,54 +173,57 @@ def _chosen_units(ctx: RollContext, source: str, k: int, index: int | None = Non
     return list(dict.fromkeys(ok))[:k]
 
 
+def _bound(m: Modifier, origin: str, units: frozenset[int] | None = None, note: str | None = None) -> Modifier:
+    """A table's modifier bound to this roll: the army's roll (only ``units`` of it when given), from
+    ``origin``; an army modifier never touches an individual unit's roll (V4.01c L1050-1066)."""
+    return Modifier(m.stage, m.result, m.amount, m.source, m.citation, scope="army", units=units, origin=origin,
+                    note=m.note if note is None else note)
+
+
 def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, index: int | None) -> tuple[list[Modifier], list[Report]]:
+    """The modifiers a table states (``Modifier.reach``: whose rolls), bound to this roll's units, and
+    reports for those that reach other rolls."""
     mods: list[Modifier] = []
     reports: list[Report] = []
     one_unit_done: set[tuple[Any, ...]] = set()
     for m in contribution.modifiers:
-        result = m.result
-        if m.scope is c.Scope.ONE_UNIT:
-            key = (m.op, m.result, m.source)
+        reach = m.reach
+        if reach is c.Scope.ONE_UNIT:
+            key = (m.stage, m.result, m.source)
             if key in one_unit_done:
                 continue
             one_unit_done.add(key)
-            k = sum(1 for o in contribution.modifiers if (o.op, o.result, o.source) == key and o.scope is m.scope)
+            k = sum(1 for o in contribution.modifiers if (o.stage, o.result, o.source) == key and o.reach is reach)
             picked = _chosen_units(ctx, m.source, k, index)
-            chosen = picked or _best_units(ctx, result, k)
+            chosen = picked or _best_units(ctx, m.result, k)
             if chosen:
                 names = ", ".join(ctx.units[i].name for i in chosen)
                 why = "the roller's choice" if picked else "the unit(s) that rolled the most"
-                mods.append(Modifier(m.op, result, m.amount, m.source, m.citation, scope="army",
-                                     units=frozenset(chosen), origin=origin,
-                                     note=f"{m.note.split(' (unit')[0]} ({names}: {why})"))
-        elif m.scope is c.Scope.THIS_ROLL:
-            mods.append(Modifier(m.op, result, m.amount, m.source, m.citation, scope="army",
-                                 origin=origin, note=m.note))
-        elif m.scope is c.Scope.UNITS_OF_SPECIES:
+                mods.append(_bound(m, origin, frozenset(chosen), f"{m.note.split(' (unit')[0]} ({names}: {why})"))
+        elif reach is c.Scope.THIS_ROLL:
+            mods.append(_bound(m, origin))
+        elif reach is c.Scope.UNITS_OF_SPECIES:
             units = ctx.species_units(m.species) if m.species else frozenset()
             if units:
-                mods.append(Modifier(m.op, result, m.amount, m.source, m.citation, scope="army",
-                                     units=units, origin=origin, note=m.note))
-        elif m.scope is c.Scope.OWN_ARMY_ROLLS:
+                mods.append(_bound(m, origin, units))
+        elif reach is c.Scope.OWN_ARMY_ROLLS:
             # Cloak: the army gets the saves now and until your next turn.
-            mods.append(Modifier(m.op, result, m.amount, m.source, m.citation, scope="army",
-                                 origin=origin, note=m.note))
+            mods.append(_bound(m, origin))
             reports.append(Report(m.source, f"{m.note} (lasting: name it as an effect on later rolls)", m.amount,
                                   index, "lasting_modifier"))
         else:
-            kind = m.scope.report_kind
+            kind = reach.report_kind
             if kind is None:  # the scopes this roll applies itself are handled above
-                raise KeyError(m.scope)
-            reports.append(Report(m.source, f"{m.note} [{m.scope.value}; {m.citation}]", m.amount, index, kind))
+                raise KeyError(reach)
+            reports.append(Report(m.source, f"{m.note} [{reach.value}; {m.citation}]", m.amount, index, kind))
     for ca in contribution.counts_as:
         # a species' units; else every die of the army (Charge: "the attacking army counts all
         # maneuver results", items included; spells' counts-as name units only)
         units = ctx.species_units(ca.species) if ca.species else frozenset(
             i for i, u in enumerate(ctx.units) if u.counts and (u.die.is_unit or origin == "sai"))
         if units:
-            mods.append(Modifier(c.Op.ADD, ca.target, 0, ca.by, ca.citation, scope="any", units=units,
-                                 counts_as=ca.source, origin=origin, optional=True,
-                                 note=f"{ca.by}: {ca.source} results count as {ca.target}"))
+            mods.append(replace(ca, units=units, origin=origin, species=None,
+                                note=f"{ca.source}: {ca.counts_as} results count as {ca.result}"))
     return mods, reports
 
 

@@ -40,11 +40,11 @@ from .contributions import (
     RESULT_TYPES,
     SAVE,
     Contribution,
-    CountsAs,
+    Modifier,
     Op,
     RollEffect,
     Scope,
-    TableModifier,
+    counts_as,
 )
 from .situation import Situation
 
@@ -71,10 +71,12 @@ class EffectSpec:
 
 @dataclass(frozen=True)
 class ModSpec:
-    op: Op
+    """A modifier in a row of the table: a ``Modifier`` whose amount may still be the face's X."""
+
+    stage: Op
     result: str  # a result type, or ALL
     amount: Amount
-    scope: Scope
+    reach: Scope
     note: str = ""
     species: str | None = None
 
@@ -794,10 +796,11 @@ def sai_contribution(name: str, x: int, situation: Situation, die: object = None
     for result_type, amount in mode.results:
         results[result_type] = results.get(result_type, 0) + _amount(amount, x, situation)
     modifiers = tuple(
-        TableModifier(m.op, m.result, _amount(m.amount, x, situation), rule.name, citation, m.scope, m.note, m.species)
+        Modifier(m.stage, m.result, _amount(m.amount, x, situation), rule.name, citation, reach=m.reach, note=m.note,
+                 species=m.species)
         for m in mode.modifiers
     )
-    counts_as = tuple(CountsAs(src, dst, rule.name, citation) for src, dst in mode.counts_as)
+    counts = tuple(counts_as(src, dst, rule.name, citation) for src, dst in mode.counts_as)
     effects = tuple(
         RollEffect(e.kind, rule.name, citation, None if e.amount is None else _amount(e.amount, x, situation),
                e.target, e.timing, e.detail)
@@ -808,7 +811,7 @@ def sai_contribution(name: str, x: int, situation: Situation, die: object = None
         citation=citation,
         results=results,
         modifiers=modifiers,
-        counts_as=counts_as,
+        counts_as=counts,
         effects=effects,
         rerolls=mode.rerolls,
         loses_automatic_saves=mode.loses_automatic_saves,

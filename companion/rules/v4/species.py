@@ -24,11 +24,10 @@ from .contributions import (
     MISSILE,
     SAVE,
     Contribution,
-    CountsAs,
+    Modifier,
     Op,
     RollEffect,
-    Scope,
-    TableModifier,
+    counts_as,
 )
 from .situation import Situation
 
@@ -202,7 +201,7 @@ def species_contributions(
         out.append(Contribution(
             source=ability,
             citation=spec.citation,
-            counts_as=(CountsAs(source, target, ability, spec.citation, species=species),),
+            counts_as=(counts_as(source, target, ability, spec.citation, species=species),),
             note=spec.summary,
         ))
     if species == "Coral Elves" and "Air" in elements and situation.at_terrain:
@@ -255,22 +254,22 @@ def dua_cap(base: int, units_in_dua: int, force_points: int, *, deadlands: int =
     return min(dua_count(units_in_dua, force_points, deadlands=deadlands), base * s_multiplier(force_points))
 
 
-def magic_negation(frostwing_magic: int, frostwings_in_dua: int, force_points: int, *, deadlands: int = 0) -> TableModifier:
+def magic_negation(frostwing_magic: int, frostwings_in_dua: int, force_points: int, *, deadlands: int = 0) -> Modifier:
     """Frostwings' Magic Negation (L886-893): subtract their magic from the opponent's magic roll,
     at most the Frostwings in their DUA, at most 5s."""
     spec = SPECIES_ABILITIES["Magic Negation"]
     cap = dua_cap(5, frostwings_in_dua, force_points, deadlands=deadlands)
-    return TableModifier(Op.SUBTRACT, MAGIC, min(max(frostwing_magic, 0), cap), "Magic Negation", spec.citation,
-                    Scope.THIS_ROLL, f"cap {cap}")
+    return Modifier(Op.SUBTRACT, MAGIC, min(max(frostwing_magic, 0), cap), "Magic Negation", spec.citation,
+                    note=f"cap {cap}")
 
 
-def bone_magic(undead_with_magic: int, undead_in_dua: int, force_points: int, *, deadlands: int = 0) -> TableModifier:
+def bone_magic(undead_with_magic: int, undead_in_dua: int, force_points: int, *, deadlands: int = 0) -> Modifier:
     """Undead Bone Magic (L986-991): +1 magic per Undead unit that rolled a non-ID magic result,
     at most the Undead in the DUA, at most 4s; an adding modifier (step 10)."""
     spec = SPECIES_ABILITIES["Bone Magic"]
     cap = dua_cap(4, undead_in_dua, force_points, deadlands=deadlands)
-    return TableModifier(Op.ADD, MAGIC, min(max(undead_with_magic, 0), cap), "Bone Magic", spec.citation,
-                    Scope.THIS_ROLL, f"cap {cap}")
+    return Modifier(Op.ADD, MAGIC, min(max(undead_with_magic, 0), cap), "Bone Magic", spec.citation,
+                    note=f"cap {cap}")
 
 
 def cursed_bullets(missile_results: int, lava_elves_in_dua: int, force_points: int, *, deadlands: int = 0) -> RollEffect:

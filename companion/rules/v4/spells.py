@@ -29,11 +29,11 @@ from .contributions import (
     MISSILE,
     SAVE,
     Contribution,
-    CountsAs,
+    Modifier,
     Op,
     RollEffect,
     Scope,
-    TableModifier,
+    counts_as,
 )
 from .situation import Situation
 
@@ -88,7 +88,7 @@ def _mods(spell: RollSpell, *mods: tuple[Op, str, int], note: str = "") -> Contr
         source=spell.name,
         citation=spell.citation,
         modifiers=tuple(
-            TableModifier(op, result, amount, spell.name, spell.citation, Scope.THIS_ROLL, note) for op, result, amount in mods
+            Modifier(op, result, amount, spell.name, spell.citation, note=note) for op, result, amount in mods
         ),
         note=note,
     )
@@ -150,7 +150,7 @@ def _necromantic_wave(spell: RollSpell, s: Situation, amount: int) -> Contributi
     if wanted and wanted.lower() in targets:
         targets = [wanted.lower()]
     return Contribution(spell.name, spell.citation, counts_as=tuple(
-        CountsAs(MAGIC, t, spell.name, spell.citation) for t in targets[:1]),
+        counts_as(MAGIC, t, spell.name, spell.citation) for t in targets[:1]),
         note="units may count magic results as melee or missile")
 
 
@@ -158,16 +158,16 @@ def _berserker_rage(spell: RollSpell, s: Situation, amount: int) -> Contribution
     if s.roll_for != "melee" or not s.counter_attack:
         return None
     return Contribution(spell.name, spell.citation, counts_as=(
-        CountsAs(SAVE, MELEE, spell.name, spell.citation, species="Feral"),),
+        counts_as(SAVE, MELEE, spell.name, spell.citation, species="Feral"),),
         note="Feral units count saves as melee in counter-attacks")
 
 
 def _wilding(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
-    mods: list[TableModifier] = []
+    mods: list[Modifier] = []
     for result in (MELEE, SAVE):
         if result in s.counted:
-            mods.extend(TableModifier(Op.MULTIPLY, result, 2, spell.name, spell.citation, Scope.ONE_UNIT,
-                                 f"double one unit's {result} (unit {i + 1} of {amount})")
+            mods.extend(Modifier(Op.MULTIPLY, result, 2, spell.name, spell.citation, reach=Scope.ONE_UNIT,
+                                 note=f"double one unit's {result} (unit {i + 1} of {amount})")
                         for i in range(amount))
     if not mods:
         return None
@@ -201,7 +201,7 @@ def _wall_of_fog(spell: RollSpell, s: Situation, amount: int) -> Contribution | 
 def _frost(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
     result = s.primary if len(s.counted) == 1 else ALL
     return Contribution(spell.name, spell.citation, modifiers=(
-        TableModifier(Op.DIVIDE, result, 2, spell.name, spell.citation, Scope.THIS_ROLL, "halve all results"),))
+        Modifier(Op.DIVIDE, result, 2, spell.name, spell.citation, note="halve all results"),))
 
 
 def _galeforce(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
