@@ -97,13 +97,13 @@ def test_a_face_the_script_rolled_is_typed_and_labelled_as_the_script_s(demo_app
     out = io.StringIO()
     seq = store.last_seq
     staged = []
-    real_submit = store.submit
+    real_submit = store.submit_readings
 
-    def submit(action, *args, **kwargs):
+    def submit_readings(readings, *args, **kwargs):
         staged.append(dict(store.reading))
-        return real_submit(action, *args, **kwargs)
+        return real_submit(readings, *args, **kwargs)
 
-    store.submit = submit
+    store.submit_readings = submit_readings
     Director(store, HalfRoller(known=True), pace=0.01, out=out).step(pending)
     assert store.last_seq > seq, "the roll was confirmed"
     (reading,) = staged
@@ -113,6 +113,8 @@ def test_a_face_the_script_rolled_is_typed_and_labelled_as_the_script_s(demo_app
     event = store.session.events(seq)[0]
     assert event["action"]["faces"][0] == first["faces"][-1]
     assert event["by"] == {"role": "demo", "source": "camera"}  # the judge sees the demo script made it
+    logged = {r["die"]: r for r in event["action"]["readings"]}
+    assert logged[first["uid"]]["source"] == "typed"  # the face the script typed is no camera reading
 
 
 def test_the_director_speaks_in_sentences():
