@@ -346,11 +346,56 @@ def load_embedding(pt: Path) -> tuple[EmbedNet, dict]:
     return model, meta
 
 
-def export_embedding(pt: Path, out: Path) -> Path:
+#: Pooling maps over the network's last 4 x 4 grid, in the crop's own frame (row 0 at the top).
+#: ``upper-half``: on an oblique camera the top face lies in the upper half of the die's crop; the
+#: side faces below it show other faces of the same die (chosen on the calibration families:
+#: ``models/face-embed/MODEL_CARD.md``).
+POOL_MAPS = {"even": np.ones((4, 4)), "upper-half": np.r_[np.ones((2, 4)), np.zeros((2, 4))]}
+
+
+class PooledEmbed(nn.Module):
+    """``EmbedNet`` read through a pooling map over its last feature grid, the 4 turns inside the graph.
+
+    The network pools its last 4 x 4 feature grid evenly; on an oblique camera the top face (the one
+    read) lies in the upper part of the crop and the side faces below it show *other* faces of the
+    same die.  This wrapper pools each turned view with ``pool`` (4 x 4 weights in the crop's own
+    frame: turned along with the view) before the linear embedding, and averages the 4 turns' unit
+    embeddings and cocked logits itself, so its ONNX is read with ``turns`` 1.  The weights of the
+    network are not changed (no training): the cocked head still reads the even mean."""
+
+    def __init__(self, net: EmbedNet, pool: np.ndarray):
+        super().__init__()
+        pool = np.asarray(pool, np.float32)
+        if pool.shape != (4, 4) or (pool < 0).any() or pool.sum() <= 0:
+            raise ValueError(f"a pooling map is 4 x 4 non-negative weights, not {pool.shape}")
+        self.net = net
+        pool = pool / pool.sum()
+        self.register_buffer("pools", torch.from_numpy(np.stack([np.rot90(pool, t).copy() for t in range(4)])))
+
+    @staticmethod
+    def _turn(x: torch.Tensor, t: int) -> torch.Tensor:
+        """``torch.rot90(x, t, (2, 3))`` from flips and transposes (the ONNX exporter has no rot90)."""
+        for _ in range(t):
+            x = x.flip(3).transpose(2, 3)
+        return x
+
+    def forward(self, x):
+        embs, logits = [], []
+        for t in range(4):
+            h = self.net.body[:-2](self._turn(x, t))
+            embs.append(F.normalize(self.net.embed((h * self.pools[t]).sum((2, 3))), dim=1))
+            logits.append(self.net.cocked(h.mean((2, 3)))[:, 0])
+        return F.normalize(torch.stack(embs).mean(0), dim=1), torch.stack(logits).mean(0)
+
+
+def export_embedding(pt: Path, out: Path, pool: np.ndarray | None = None) -> Path:
     """ONNX with input ``crops`` (N,3,64,64 float 0..1, BGR) and outputs ``embedding`` (N,dim) and
-    ``cocked`` (N, logits)."""
+    ``cocked`` (N, logits).  With ``pool`` (4 x 4 weights): ``PooledEmbed`` (4 turns inside; read it
+    with ``turns`` 1)."""
     model, meta = load_embedding(pt)
     model = model.cpu().eval()
+    if pool is not None:
+        model = PooledEmbed(model, pool).eval()
     dummy = torch.zeros(2, 3, meta["input"], meta["input"])
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -374,19 +419,28 @@ def main(argv=None) -> int:
     ap.add_argument("--init", help="embed.pt of an earlier run to continue from")
     ap.add_argument("--log-every", type=int, default=50)
     ap.add_argument("--threads", type=int, help="torch CPU threads (1 on a shared machine)")
+    ap.add_argument("--pool", choices=sorted(POOL_MAPS), default="even",
+                    help="pooling map of the exported ONNX (upper-half: 4 turns inside, read with turns 1)")
+    ap.add_argument("--export-only", action="store_true",
+                    help="no training: export --out/embed.pt again as embed.onnx with --pool")
     a = ap.parse_args(argv)
     if a.threads:
         torch.set_num_threads(a.threads)
+    pool = None if a.pool == "even" else POOL_MAPS[a.pool]
+    if a.export_only:
+        onnx = export_embedding(Path(a.out) / "embed.pt", Path(a.out) / "embed.onnx", pool)
+        print(f"wrote {onnx} (pool {a.pool}; read it with turns {1 if pool is not None else 4})", flush=True)
+        return 0
     pt = train_embedding(Path(a.out), seconds=a.seconds, n_episodes=a.episodes, workers=a.workers, lr=a.lr,
                          seed=a.seed, batch_episodes=a.batch_episodes, steps=a.steps, buffer=a.buffer,
                          log_every=a.log_every, init=Path(a.init) if a.init else None)
-    onnx = export_embedding(pt, Path(a.out) / "embed.onnx")
-    write_model_json(Path(a.out))
+    onnx = export_embedding(pt, Path(a.out) / "embed.onnx", pool)
+    write_model_json(Path(a.out), pool=a.pool)
     print(f"wrote {pt} and {onnx} ({onnx.stat().st_size / 1e6:.2f} MB)", flush=True)
     return 0
 
 
-def write_model_json(folder: Path, reading: dict | None = None) -> Path:
+def write_model_json(folder: Path, reading: dict | None = None, pool: str = "even") -> Path:
     """``model.json`` of an embedding network folder (``companion.vision.enroll.embedding_model``).
 
     ``reading`` (the profile's thresholds) is filled in by ``bench/enroll.py --calibrate``, on the
@@ -396,7 +450,9 @@ def write_model_json(folder: Path, reading: dict | None = None) -> Path:
 
     folder = Path(folder)
     train = json.loads((folder / "embed.json").read_text())
-    meta = {"name": folder.name, "form": "face-embedding", "onnx": "embed.onnx", "turns": 2,
+    # a pooled export turns the crop 4 times inside its graph (``PooledEmbed``): read it once
+    meta = {"name": folder.name, "form": "face-embedding", "onnx": "embed.onnx", "turns": 2 if pool == "even" else 1,
+            "pool": pool,
             "crop": {"size": train["input"], "margin": CROP_MARGIN}, "dim": train["dim"],
             "reading": reading or dict(DEFAULT_SETTINGS), "calibrated": bool(reading),
             "recipe": "python -m companion.vision.embed_training", "training": train}
