@@ -275,13 +275,13 @@ def reading_from_faces(store, faces: dict, source: str, boxes: dict | None = Non
     return reading
 
 
-def vision_readings(pending: dict, read: dict) -> list:
+def vision_readings(pending: dict, read: dict, frame_no: int | None = None) -> list:
     """One ``DieReading`` per die of the pending roll from ``companion.vision.roll_reading.read_roll`` (one
     unit reading per die of the roster, in the roster's order), faces as the roll names them."""
     from companion.vision.roll_reading import roll_readings
 
     dice = pending["dice"]
-    return roll_readings(read, [d["uid"] for d in dice], faces=[d["faces"] for d in dice])
+    return roll_readings(read, [d["uid"] for d in dice], faces=[d["faces"] for d in dice], frame=frame_no)
 
 
 def vision_faces(pending: dict, read: dict) -> tuple[dict, dict, dict]:
@@ -297,8 +297,9 @@ def vision_faces(pending: dict, read: dict) -> tuple[dict, dict, dict]:
     return faces, boxes, problems
 
 
-def camera_reading(store, frame, model: str = "dragon-dice") -> dict | None:
-    """Read a settled camera frame for the pending roll and stage it (None when no roll is pending)."""
+def camera_reading(store, frame, model: str = "dragon-dice", frame_no: int | None = None) -> dict | None:
+    """Read a settled camera frame for the pending roll and stage it (None when no roll is pending);
+    ``frame_no``: the frame's number at its source, kept in each die's reading (``DieReading.frame``)."""
     from companion.vision.numerals import SIDES, read_standard_roll
     from companion.vision.roll_reading import read_roll
 
@@ -318,7 +319,7 @@ def camera_reading(store, frame, model: str = "dragon-dice") -> dict | None:
     with store.lock:
         reading = reading_from_faces(store, faces, "camera", boxes=boxes, frame=frame,
                                      problems=[f"{u}: {p}" for u, p in problems.items()],
-                                     readings=vision_readings(pending, read))
+                                     readings=vision_readings(pending, read, frame_no))
         reading["cocked"] = [u for u, p in problems.items() if p.startswith("cocked")]  # what a confirm
         reading["unread"] = [u for u, p in problems.items() if not p.startswith("cocked")]  # may learn
         store.set_reading(reading)

@@ -141,7 +141,7 @@ class CameraSource(Source):
         from . import play
 
         try:
-            if play.camera_reading(self.store, frame, self.model) is not None:
+            if play.camera_reading(self.store, frame, self.model, frame_no=self.frames) is not None:
                 self.reads += 1
         except Exception as exc:
             self._read_failures += 1

@@ -58,7 +58,10 @@ def test_camera_lost_is_reported_and_comes_back_by_itself(tmp_path):
             cam = {s["kind"]: s for s in client.get("/api/state").json["sources"]}["camera"]
             assert "frames only" in cam["message"]
         else:
-            assert client.get("/api/state").json["reading"]["source"] == "camera"
+            reading = client.get("/api/state").json["reading"]
+            assert reading["source"] == "camera"
+            frames = {r["frame"] for r in reading["readings"].values()}  # each die's reading names its frame
+            assert len(frames) == 1 and 0 < frames.pop() <= sources.camera.frames
         # the clip ends (the camera goes away again) and is reopened by itself
         seen = sources.camera.frames
         wait_for(lambda: sources.camera.frames > seen + 40, timeout=30, what="frames after reconnecting")
