@@ -170,4 +170,4 @@ class PhoneCamera:
             return self._reader(self.store, frame)
         from .play import camera_reading
 
-        return camera_reading(self.store, frame, self.model)
+        return camera_reading(self.store, frame, self.model, frame_no=self.frames)
