@@ -307,7 +307,7 @@ def main(argv=None) -> int:
     if a.calibrate or not a.skip_calibration_figures:
         cal = curves_on(art.CALIBRATION_FAMILIES, embedder, a, "calibration", seed=1)
         if a.calibrate:
-            settings, _ = es.calibrate(cal["records"])
+            settings, _ = es.calibrate(cal["records"], by_sightings=True)
             if meta.get("reading", {}).get("standard_dice"):  # standard dice: not calibrated here, kept
                 settings["standard_dice"] = meta["reading"]["standard_dice"]
             meta["reading"], meta["calibrated"] = settings, True
@@ -315,7 +315,8 @@ def main(argv=None) -> int:
                                    "rule": "lowest cocked threshold with flat dice called cocked <= 1%; then the "
                                            "margin gate pairs (dice with unknown faces / fully known dice) with the "
                                            "best mean accuracy with confidently wrong <= 0.5% at every level: "
-                                           "one_sighting on 1 sighting, the main gate on 2-10"}
+                                           "one_sighting on 1 sighting, the main gate on 2-10, and by_sightings: "
+                                           "one pair of gates per level 2, 3, 5, 10, each on its own level"}
             (folder / "model.json").write_text(json.dumps(meta, indent=1))
             print(f"calibrated on families {list(art.CALIBRATION_FAMILIES)}: {settings} -> {folder / 'model.json'}")
         cal_figs = es.curves(cal["records"], settings)

@@ -176,11 +176,22 @@ def _gate(rec: dict, settings: dict) -> tuple[np.ndarray, np.ndarray]:
     d1 = d[rows, k]
     called_cocked = rec["pc"] >= settings.get("cocked_threshold", 0.5)
     one = settings.get("one_sighting") if margin_gate(settings) else None
-    if one and "n" in rec and (np.asarray(rec["n"]) <= 1).any():  # nearest prototype from one sighting
-        single = np.asarray(rec["n"]) <= 1
-        r1, _ = _gate(rec, {**{x: v for x, v in settings.items() if x != "one_sighting"}, **one})
-        r2, _ = _gate(rec, {x: v for x, v in settings.items() if x != "one_sighting"})
-        return np.where(single, r1, r2), k
+    by = settings.get("by_sightings") if margin_gate(settings) else None
+    if (one or by) and "n" in rec:  # each record's gate by its nearest prototype's sightings (``TableProfile.gate``)
+        n = np.asarray(rec["n"])
+        base = {x: v for x, v in settings.items() if x not in ("one_sighting", "by_sightings")}
+        bounds = sorted(int(x) for x in by or {})
+        which = np.full(len(n), -1)  # -1: the main gate, -2: one_sighting, i: by_sightings[bounds[i]]
+        for i, b in enumerate(bounds):
+            which[n >= b] = i
+        if one:
+            which[n <= 1] = -2
+        read = np.zeros(len(n), bool)
+        for w in np.unique(which):
+            gate = base if w == -1 else {**base, **one} if w == -2 else {**base, **by[str(bounds[w])]}
+            r, _ = _gate(rec, gate)
+            read = np.where(which == w, r, read)
+        return read, k
     if margin_gate(settings):
         rest = d.copy()
         rest[rows, k] = np.inf
@@ -228,15 +239,17 @@ MAX_DISTANCES = tuple(np.round(np.arange(0.2, 1.01, 0.05), 3))
 MIN_MARGINS = tuple(np.round(np.arange(0.0, 0.61, 0.02), 3))
 
 
-def calibrate(records: dict, max_wrong: float = 0.005, levels=(1, 2, 3, 5, 10), max_flat_cocked: float = 0.01
-              ) -> tuple[dict, dict]:
+def calibrate(records: dict, max_wrong: float = 0.005, levels=(1, 2, 3, 5, 10), max_flat_cocked: float = 0.01,
+              by_sightings: bool = False) -> tuple[dict, dict]:
     """First the lowest cocked threshold that calls at most ``max_flat_cocked`` of the flat dice
     cocked; then the margin gate with the best mean accuracy over ``levels`` whose confidently-wrong
     rate (known and never-enrolled faces together) stays <= ``max_wrong`` at every level (issue
     20's targets).  The pair for dice with unknown faces and the pair for fully known dice are
     searched together (their wrong readings add up).  When ``levels`` holds 1 and more, the gate
     for prototypes of one sighting (``one_sighting``) is chosen on level 1 alone and the main gate
-    on the other levels.  Returns (setting, its figures per level)."""
+    on the other levels; with ``by_sightings``, also a gate per level of 2 and more (``by_sightings``:
+    a prototype of n sightings reads with the gate of the largest level <= n; the main gate stays for
+    settings read without it).  Returns (setting, its figures per level)."""
     flat0 = ~records[levels[0]]["cocked"]
     th = next((t for t in COCKED_THRESHOLDS
                if ((records[levels[0]]["pc"] >= t) & flat0).sum() <= max_flat_cocked * max(flat0.sum(), 1)),
@@ -246,6 +259,10 @@ def calibrate(records: dict, max_wrong: float = 0.005, levels=(1, 2, 3, 5, 10), 
         main, _ = _calibrate_gate(records, max_wrong, tuple(s for s in levels if s != 1), th)
         keys = ("max_distance", "min_margin", "max_distance_full", "min_margin_full")
         setting = {**main, "one_sighting": {x: one[x] for x in keys}, "bound_met": one["bound_met"] and main["bound_met"]}
+        if by_sightings:  # a gate per level of 2 and more sightings, each under the bound on its own level
+            gates = {s: _calibrate_gate(records, max_wrong, (s,), th)[0] for s in levels if s != 1}
+            setting["by_sightings"] = {str(s): {x: g[x] for x in keys} for s, g in gates.items()}
+            setting["bound_met"] = setting["bound_met"] and all(g["bound_met"] for g in gates.values())
         return setting, {s: decide(records[s], setting) for s in levels}
     return _calibrate_gate(records, max_wrong, levels, th)
 

@@ -24,7 +24,9 @@ gate lets it through; else the die is ``unreadable``.  Two gates (the settings s
   faces are still unknown, a crop of an unknown face must not be read as its nearest known sibling,
   so the stricter pair applies (and always without a roster: ``read_any``/``read_keys``).  A
   prototype made from one sighting is less sure than a mean of several: when the nearest one has a
-  single sighting, the four values of ``one_sighting`` (when given) replace them.
+  single sighting, the four values of ``one_sighting`` (when given) replace them; with more, those
+  of ``by_sightings`` (when given: ``{"2": ..., "3": ..., "5": ..., "10": ...}``, the largest
+  level not above the nearest prototype's sightings), each pair calibrated on its own level.
   Standard dice (keys ``any:``, read by ``read_any``) are read with the values of
   ``standard_dice`` when given: the margin gate is calibrated on Dragon Dice art only.
 * **softmax gate** (older settings: no ``min_margin``, or a ``min_confidence`` above 0): each known candidate weighs
@@ -268,8 +270,14 @@ class TableProfile:
         s = self.settings
         if standard and s.get("standard_dice"):
             s = {**s, **s["standard_dice"]}
+        if not margin_gate(s):
+            return s
         one = s.get("one_sighting")
-        return {**s, **one} if one and sightings <= 1 and margin_gate(s) else s
+        if one and sightings <= 1:
+            return {**s, **one}
+        # ``by_sightings``: {"2": gate, "3": gate, ...}: the gate of the largest level <= sightings
+        levels = [int(x) for x in s.get("by_sightings") or {} if int(x) <= sightings]
+        return {**s, **s["by_sightings"][str(max(levels))]} if levels else s
 
     def _decide(self, w: np.ndarray, d: np.ndarray, p_cocked: float, full: bool = False, n=None,
                 standard: bool = False) -> tuple[int | None, float, bool]:

@@ -1,0 +1,107 @@
+"""A table profile reads with the gate of its nearest prototype's sightings (``by_sightings``),
+and the simulation's vectorised gate (``enroll_sim.decide``) decides as the profile does."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.rules.catalogue import load_catalogue
+from companion.vision.profile import TableProfile, face_label
+
+GATE = {"max_distance": 0.5, "min_margin": 0.3, "max_distance_full": 0.9, "min_margin_full": 0.3,
+        "min_confidence": 0.0, "cocked_threshold": 0.6}
+# loose for prototypes of 3-4 sightings, shut for 5 and more
+BY = {"3": {"max_distance": 0.9, "min_margin": 0.05, "max_distance_full": 0.9, "min_margin_full": 0.05},
+      "5": {"max_distance": 0.01, "min_margin": 1.9, "max_distance_full": 0.01, "min_margin_full": 1.9}}
+
+
+@pytest.fixture(scope="module")
+def die():
+    return load_catalogue().find("Dwarves/Mammoth Rider")
+
+
+def _profile(die, sightings: int, settings: dict) -> tuple[TableProfile, list[str]]:
+    prof = TableProfile("t", 8, settings)
+    eye = np.eye(8)
+    texts = []
+    for k, f in enumerate(die.faces):  # each distinct face along its own axis, ``sightings`` times
+        if f.text() not in texts:
+            texts.append(f.text())
+            prof.add(np.repeat(eye[len(texts) - 1][None], sightings, 0), [face_label(die, k)] * sightings)
+    return prof, texts
+
+
+def _crop(a: float, b: float) -> np.ndarray:
+    """A unit embedding a cosine ``a`` from the first face and ``b`` from the second."""
+    eye = np.eye(8)
+    v = a * eye[0] + b * eye[1] + np.sqrt(max(0.0, 1 - a * a - b * b)) * eye[7]
+    return v / np.linalg.norm(v)
+
+
+def test_the_gate_of_the_nearest_prototypes_sightings_applies(die):
+    crop = _crop(0.8, 0.7)  # nearest the first face, but hardly clearer of the second
+    plain = {**GATE}
+    by = {**GATE, "by_sightings": BY}
+    p2, texts = _profile(die, 2, by)
+    p3, _ = _profile(die, 3, by)
+    p4, _ = _profile(die, 4, by)
+    p10, _ = _profile(die, 10, by)
+    assert _profile(die, 3, plain)[0].read_die(crop, die).unreadable  # the main gate: no margin, no reading
+    assert p2.read_die(crop, die).unreadable  # no level <= 2: the main gate
+    assert p3.read_die(crop, die).label.text == texts[0]  # level 3's loose gate
+    assert p4.read_die(crop, die).label.text == texts[0]  # 4 sightings: still level 3
+    assert p10.read_die(_crop(0.99, 0.05), die).unreadable  # level 5 and up: shut
+    # standard dice's own (softmax) values and older softmax settings ignore the levels
+    soft = {**by, "min_confidence": 0.5, "scale": 4.0}
+    assert p10.gate(10) is not p10.settings and _profile(die, 10, soft)[0].gate(10)["min_margin"] == 0.3
+
+
+def test_the_simulations_gate_decides_as_the_profile_with_levels(die):
+    from companion.vision.enroll_sim import decide
+
+    rng = np.random.default_rng(2)
+    eye = np.eye(8)
+    for sightings in (1, 2, 3, 4, 5, 10):
+        settings = {**GATE, "by_sightings": BY,
+                    "one_sighting": {"max_distance": 0.6, "min_margin": 0.2, "max_distance_full": 0.6,
+                                     "min_margin_full": 0.2}}
+        prof, texts = _profile(die, sightings, settings)
+        embs = rng.normal(size=(200, 8)) + 2.5 * eye[rng.integers(0, len(texts), 200)]
+        embs /= np.linalg.norm(embs, axis=1, keepdims=True)
+        d = np.full((200, 12), np.inf)
+        n = np.zeros(200, int)
+        for i, e in enumerate(embs):
+            _, dd, nn = prof.face_table(e, die)
+            d[i, :len(dd)] = dd
+            n[i] = nn[np.argmin(dd)]
+        rec = {"d": d, "known": np.ones(200, bool), "cocked": np.zeros(200, bool), "pc": np.zeros(200),
+               "same": np.eye(12, dtype=bool)[np.zeros(200, int)], "full": np.ones(200, bool), "n": n}
+        read = np.array([prof.read_die(e, die).label is not None for e in embs])
+        assert decide(rec, settings)["unreadable"] == pytest.approx(1 - read.mean())
+        if sightings >= 5:
+            assert not read.any()
+
+
+def test_calibration_chooses_a_gate_per_level_under_the_bound():
+    from companion.vision.enroll_sim import calibrate
+
+    rng = np.random.default_rng(3)
+    n = 600
+    recs = {}
+    for s in (1, 2, 3, 5, 10):  # more sightings: the right face lies nearer its prototype
+        d = np.full((n, 12), np.inf)
+        d[:, :6] = rng.uniform(0.4, 1.2, (n, 6))
+        truth = rng.integers(0, 6, n)
+        d[np.arange(n), truth] = rng.uniform(0.05, 0.5 + 0.5 / s, n)
+        same = np.zeros((n, 12), bool)
+        same[np.arange(n), truth] = True
+        recs[s] = {"d": d, "truth": truth, "known": np.ones(n, bool), "cocked": np.zeros(n, bool),
+                   "pc": np.zeros(n), "same": same, "full": np.ones(n, bool), "n": np.full(n, s)}
+    setting, figs = calibrate(recs, by_sightings=True)
+    plain, plain_figs = calibrate(recs)
+    assert sorted(setting["by_sightings"]) == ["10", "2", "3", "5"] and "by_sightings" not in plain
+    for s in (2, 3, 5, 10):
+        assert figs[s]["confidently_wrong"] <= 0.005
+        assert figs[s]["accuracy"] >= plain_figs[s]["accuracy"]
+    assert sum(figs[s]["accuracy"] for s in (2, 3, 5, 10)) > sum(plain_figs[s]["accuracy"] for s in (2, 3, 5, 10))
