@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     ap.add_argument("--src", default=str(D6_REAL), help="a folder in the d6-real form")
     ap.add_argument("--copies", type=int, default=4, help="the detector's cap of copies per source photo")
     ap.add_argument("--sets", default="heldout-choice,heldout-test",
-                    help="comma-separated: heldout-choice, heldout-test, heldout, unseen")
+                    help="comma-separated: heldout-choice, heldout-test, heldout, unseen ('' = timing only)")
     ap.add_argument("--frames", type=int, default=20, help="photos timed as 1280 px frames (0: no timing)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     args = ap.parse_args(argv)
@@ -85,7 +85,7 @@ def main(argv=None) -> int:
         out["small_dice"] = models["on"].meta["small_dice"]
         split_dir = Path(tmp) / "split"
         prepare_d6(Path(args.src), split_dir, copies_per_photo=args.copies)
-        for name in args.sets.split(","):
+        for name in filter(None, args.sets.split(",")):
             res = {k: evaluate(m, split_dir / name, progress=not args.json) for k, m in models.items()}
             out[name] = {k: {f: r[f] for f in ("images", "dice", "map50", "map50_95", "recall",
                                                  "false_boxes_per_image", "recall_by_size")}

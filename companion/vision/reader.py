@@ -164,12 +164,15 @@ class OnnxDetector:
         H, W = image.shape[:2]
         parts = []
         for tile in self.small.windows(W, H):
+            if not self.small.worth_a_look(whole, tile, conf, W, H):
+                continue
             x1, y1, x2, y2 = tile
             b, sc, cl = self.candidates(image[y1:y2, x1:x2], conf)
             b = b + [x1, y1, x1, y1]
             keep = self.small.whole_in_tile(b, tile, W, H) & self.small.is_small(b, W, H)
             parts.append((b[keep], sc[keep], cl[keep]))
-        tiles = self.suppress(*(np.concatenate(p) for p in zip(*parts, strict=True)), conf)
+        tiles = self.suppress(*(np.concatenate(p) for p in zip(*parts, strict=True)), conf) if parts else (
+            Detections.empty())
         return self.small.merge(whole, tiles, conf)
 
 

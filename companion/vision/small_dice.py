@@ -89,6 +89,22 @@ class SmallDicePass:
     def is_small(self, boxes: np.ndarray, w: int, h: int) -> np.ndarray:
         return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) < self.max_side * max(w, h)
 
+    def worth_a_look(self, whole: Detections, tile: tuple[int, int, int, int], conf: float, w: int, h: int) -> bool:
+        """Whether a box from ``tile`` could reach ``conf`` after ``merge``; a tile that could not is
+        not run.  A tile box reaches ``conf`` only with a supporting whole-frame box scored at least
+        ``conf**2`` (its own score is at most 1), which overlaps it at IoU >= ``same_die``, so lies in
+        the tile and is at most ``1 / same_die`` times the tile box's sides.  Below a ``conf`` of
+        0.001 an unsupported tile box (1e-6 support) can pass too, and every tile is run."""
+        if conf <= 1e-3:
+            return True
+        if not len(whole):
+            return False
+        x1, y1, x2, y2 = tile
+        b = whole.xyxy
+        near = (b[:, 0] < x2) & (b[:, 2] > x1) & (b[:, 1] < y2) & (b[:, 3] > y1)
+        fits = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) < self.max_side * max(w, h) / self.same_die
+        return bool((near & fits & (whole.confidence >= conf * conf)).any())
+
     def merge(self, whole: Detections, tiles: Detections, conf: float) -> Detections:
         """The dice of the whole frame and of the tiles, one box per die.
 

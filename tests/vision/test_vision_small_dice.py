@@ -151,3 +151,30 @@ def test_the_held_out_photos_are_halved_by_source_photo():
     for half in halves.values():  # every copy of a source photo is on the same side
         assert all(f"{n.split('.rf.')[0]}.rf.{c}.jpg" in half for n in half if not n.startswith("i_jpg")
                    for c in "abc")
+
+
+def test_a_tile_is_looked_at_only_where_a_box_could_come_of_it():
+    small = SmallDicePass(max_side=0.0625, same_die=0.3)  # tile boxes under 40 px of 640; whole boxes under 133 px
+    tile = (0, 0, 366, 366)
+
+    def whole(box, score):
+        return Detections(np.array([box], float), np.array([score]), np.zeros(1, int))
+
+    assert not small.worth_a_look(Detections.empty(), tile, 0.25, 640, 640)
+    assert small.worth_a_look(whole([100, 100, 130, 130], 0.07), tile, 0.25, 640, 640)
+    assert not small.worth_a_look(whole([100, 100, 130, 130], 0.06), tile, 0.25, 640, 640)  # under 0.25 ** 2
+    assert not small.worth_a_look(whole([400, 400, 430, 430], 0.9), tile, 0.25, 640, 640)  # outside the tile
+    assert not small.worth_a_look(whole([100, 100, 240, 140], 0.9), tile, 0.25, 640, 640)  # 140 px: too big
+    assert small.worth_a_look(Detections.empty(), tile, 0.001, 640, 640)  # so low a threshold: always
+
+
+def test_a_frame_without_dice_costs_one_detector_run(monkeypatch):
+    detector = load_model("d6").detector
+    runs = []
+    real = detector.candidates
+    monkeypatch.setattr(detector, "candidates", lambda image, conf: runs.append(image.shape) or real(image, conf))
+    bare = np.full((640, 640, 3), 200, np.uint8)  # an empty, evenly lit table
+    assert len(detector(bare)) == 0 and len(runs) == 1
+    runs.clear()
+    detector(read_image(PHOTO))  # the crowded fixture: dice in every tile
+    assert len(runs) == 5 and runs[1][:2] == (366, 366)
