@@ -10,7 +10,7 @@ import time
 import urllib.request
 
 from companion.league.cluster import free_port
-from companion.session.pg_store import PgEventStore, open_session
+from companion.session.pg_store import PgEventStore, connect, open_session
 
 TOKEN = "t" * 32
 
@@ -53,7 +53,10 @@ def test_serve_plays_on_postgresql_and_reopens(pg_dsn, tmp_path):
         for _ in range(4):  # the order-of-play rolls and the choice that follows, tapped on the page's API
             pending = _get(port, "/api/state")["pending"]
             if pending["kind"] == "roll":
-                _post(port, "/api/rolls", {"faces": {d["uid"]: d["faces"][0] for d in pending["dice"]}})
+                seq = _post(port, "/api/rolls", {"faces": {d["uid"]: d["faces"][0] for d in pending["dice"]}})["seq"]
+                with connect(pg_dsn) as conn:  # a roll (confirmed as readings) reaches the organizer's page too
+                    assert conn.execute("SELECT seq FROM league_live WHERE game_id = %s",
+                                        (game_id,)).fetchone() == (seq,)
             else:
                 _post(port, "/api/decisions", {"action": {"type": "choose",
                                                           "choice": pending["choices"][0]["value"]}})
@@ -64,8 +67,6 @@ def test_serve_plays_on_postgresql_and_reopens(pg_dsn, tmp_path):
         proc.wait(10)
     # the game is in PostgreSQL, not in a local file, and a restarted server shows it again
     assert PgEventStore(pg_dsn, game_id).meta("table") == "3"  # the game is table 3's
-    from companion.session.pg_store import connect
-
     with connect(pg_dsn) as conn:  # and the organizer's page shows table 3 at its last event
         assert conn.execute("SELECT table_no, seq FROM league_live WHERE game_id = %s", (game_id,)).fetchone() == (
             "3", 5)

@@ -64,8 +64,8 @@ class PgGameStore(GameStore):
                 except Exception:  # noqa: BLE001
                     pass
 
-    def submit(self, action: dict, by: dict | None = None, frame: bytes | None = None) -> list:
-        events = super().submit(action, by, frame)
+    def _write(self, change) -> list:  # every change to the game: an action, or a roll of readings
+        events = super()._write(change)
         with self.lock:
             self._post_live()
         return events
