@@ -268,8 +268,8 @@ class TableProfile:
         """The reading settings that apply when the nearest prototype has ``sightings`` sightings
         (``standard``: the candidates are standard dice's values)."""
         s = self.settings
-        if standard and s.get("standard_dice"):
-            s = {**s, **s["standard_dice"]}
+        if standard and s.get("standard_dice"):  # Dragon Dice's gates per sightings level stay out
+            s = {**{k: v for k, v in s.items() if k != "by_sightings"}, **s["standard_dice"]}
         if not margin_gate(s):
             return s
         one = s.get("one_sighting")

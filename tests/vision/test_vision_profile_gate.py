@@ -55,6 +55,10 @@ def test_the_gate_of_the_nearest_prototypes_sightings_applies(die):
     # standard dice's own (softmax) values and older softmax settings ignore the levels
     soft = {**by, "min_confidence": 0.5, "scale": 4.0}
     assert p10.gate(10) is not p10.settings and _profile(die, 10, soft)[0].gate(10)["min_margin"] == 0.3
+    # standard dice read with their own gate, never Dragon Dice's levels
+    std = {**by, "standard_dice": {"max_distance": 0.4, "min_margin": 0.2}}
+    assert _profile(die, 3, std)[0].gate(3, standard=True)["min_margin"] == 0.2
+    assert _profile(die, 3, std)[0].gate(3)["min_margin"] == 0.05
 
 
 def test_the_simulations_gate_decides_as_the_profile_with_levels(die):
