@@ -18,7 +18,9 @@ Figures per sightings level: nearest ok (the nearest known face of the die is th
 gate: a diagnosis of how much the gate leaves unread), face accuracy (read right, of flat dice whose face was enrolled),
 confidently wrong (read as another face, of all flat dice, enrolled or not), unknown read (a
 never-enrolled face read as something), unreadable, flat dice called cocked, cocked dice found,
-cocked dice read as a face (not called cocked and read: they should have been rerolled).
+cocked dice read as a face (not called cocked and read: they should have been rerolled); and, of
+the flat dice every face of which was enrolled (none of their faces can be unknown: a table that
+enrolled the whole army), read right and confidently wrong.
 Timings (``--timings-only`` prints only these; wall and CPU time, with the load average, since the
 machine may be shared): enrolment of 300 crops (crop embedding + profile update); the embedding of
 one 1280 px frame's dice at 1, 2 and 4 turns; the whole reading of a 1280 px frame by the same bundle
@@ -51,13 +53,13 @@ from companion.vision.synth import art  # noqa: E402
 
 COLUMNS = (("nearest_right", "nearest ok"), ("accuracy", "face acc"), ("confidently_wrong", "conf. wrong"), ("unknown_read", "unknown read"),
            ("unreadable", "unreadable"), ("flat_called_cocked", "flat->cocked"), ("cocked_found", "cocked found"),
-           ("cocked_read", "cocked read"))
+           ("cocked_read", "cocked read"), ("accuracy_full", "acc all-known"), ("wrong_full", "wrong all-kn"))
 
 
 def _table(title: str, figs: dict) -> str:
-    lines = [title, f"{'sightings':>9} {'dice':>5} " + " ".join(f"{h:>12}" for _, h in COLUMNS)]
+    lines = [title, f"{'sightings':>9} {'dice':>5} " + " ".join(f"{h:>13}" for _, h in COLUMNS)]
     for s, f in sorted(figs.items()):
-        lines.append(f"{s:>9} {f['queries']:>5} " + " ".join(f"{100 * f[k]:>11.1f}%" for k, _ in COLUMNS))
+        lines.append(f"{s:>9} {f['queries']:>5} " + " ".join(f"{100 * f[k]:>12.1f}%" for k, _ in COLUMNS))
     return "\n".join(lines)
 
 

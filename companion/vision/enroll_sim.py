@@ -219,6 +219,7 @@ def decide(rec: dict, settings: dict) -> dict[str, float]:
     flat = ~rec["cocked"]
     fk = flat & rec["known"]
     fu = flat & ~rec["known"]
+    full = np.asarray(rec.get("full", np.zeros(len(k), bool)), bool)
     n = max(int(fk.sum()), 1)
     return {
         "queries": int(flat.sum()),
@@ -228,6 +229,11 @@ def decide(rec: dict, settings: dict) -> dict[str, float]:
         "confidently_wrong": float((read & ~right & flat).sum() / max(int(flat.sum()), 1)),
         "wrong_on_known": float((read & ~right & fk).sum() / n),
         "unknown_read": float((read & fu).sum() / max(int(fu.sum()), 1)),
+        # dice every face of which was enrolled (no face of theirs can be unknown): what a table that
+        # enrolled the whole army reads
+        "accuracy_full": float((right & fk & full).sum() / max(int((fk & full).sum()), 1)),
+        "wrong_full": float((read & ~right & flat & full).sum() / max(int((flat & full).sum()), 1)),
+        "dice_full": int((flat & full).sum()),
         "unreadable": float((~read & ~called_cocked & fk).sum() / n),
         "flat_called_cocked": float((called_cocked & flat).sum() / max(int(flat.sum()), 1)),
         "cocked_found": float((called_cocked & rec["cocked"]).sum() / max(int(rec["cocked"].sum()), 1)),
