@@ -30,8 +30,8 @@ GAME_SPEC = {
     "edition": Field(str, required=False, choices=("v4", "r96"), default="v4"),
     "force_size": Field(int, required=False, min=3, max=120),
     "quick": Field(bool, required=False, default=False),
-    "advanced": Field(list, required=False, max_len=5, items=Field(str, max_len=20,
-                      choices=("minor_terrains", "items", "dragonkin", "eldarim", "dracolem"))),
+    # which components a game offers is the engine's (GameKind.components), checked by play.build_setup
+    "advanced": Field(list, required=False, max_len=5, items=Field(str, max_len=20)),
     "forces": Field(list, required=False, max_len=6, items={
         "player": Field(str, max_len=30),
         "armies": Field(dict),

@@ -142,9 +142,14 @@ def build_setup(body: dict) -> dict:
                 p["frontier"] = f["frontier_terrain"]
         players.append(p)
     advanced = list(dict.fromkeys(body.get("advanced") or []))
-    if advanced and not kind.components():
+    offered = kind.components()
+    if advanced and not offered:
         raise APIError(f"optional components (minor terrains, items, Dragonkin, Eldarim, Dracolem) are not rules "
                        f"of {kind.title}", field="advanced")
+    unknown = [c for c in advanced if c not in offered]
+    if unknown:
+        raise APIError(f"{unknown[0]!r} is not an optional component of {kind.title} (one of {', '.join(offered)})",
+                       field="advanced")
     setup = kind.quick({"force_size": body.get("force_size") or 24, "players": players})
     if advanced:
         setup["advanced"] = advanced  # each optional component is chosen per game (the engine checks them)
