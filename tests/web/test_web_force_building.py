@@ -5,14 +5,33 @@ every edition (one dragon per 24 points, the whole force size, items priced): wr
 
 from __future__ import annotations
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_web_browser import go, new_page
 
 from companion.rules import force_report
 
 
+def _open_new_game(page) -> None:
+    page.wait_for_selector("#role.host")
+    go(page, "new")
+    # the engine's list of games and the terrain list arrive after the first drawing and redraw the view
+    page.wait_for_selector("#advanced input[type=checkbox]")
+    page.wait_for_selector("select[aria-label='Home terrain'] option >> nth=1", state="attached")
+
+
 def _limits(page, edition: str, size: int) -> None:
-    page.select_option("#edition", edition)
-    page.fill("#view-new input[type=number]", str(size))
+    """Choose the edition and the force size, and wait for the engine's check of that size."""
+    measure = "health" if edition == "r96" else "points"
+    for _ in range(3):  # a redraw while the field is typed in (leaving a select redraws the view) loses it
+        page.select_option("#edition", edition)
+        page.fill("#view-new input[type=number]", str(size))
+        page.click("#checks")  # leave the field: the view is drawn as it is now
+        try:
+            page.wait_for_selector(f"#checks .check:has-text('Player 1: 0 of {size} {measure}')", timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError(f"the page never checked a {size} force: {page.inner_text('#checks')}")
 
 
 def test_the_dragons_required_are_the_engines_for_each_edition(browser, serve):
@@ -21,8 +40,7 @@ def test_the_dragons_required_are_the_engines_for_each_edition(browser, serve):
     r96 = force_report({"edition": "r96"}, size, {}, [])["dragons_required"]
     assert (v4, r96) == (3, 2)  # V4.01c L290-292: per 24 points or part; R96 L146-149: 1 + 1 per 25 health
     page = new_page(browser, serve().host_url)
-    page.wait_for_selector("#role.host")
-    go(page, "new")
+    _open_new_game(page)
     for edition, need, other in (("r96", r96, v4), ("v4", v4, r96)):
         _limits(page, edition, size)
         page.wait_for_selector(f"#checks .check:has-text('Player 1: 0 of {need} dragon(s)')")
@@ -34,8 +52,7 @@ def test_a_1996_force_short_of_a_dragon_is_checked_by_the_1996_rules(browser, se
     """R96 L146-150: 30 health needs 2 dragons; with one brought the forces are 27 health, at most 13 an
     army; an item has no place in a 1996 force (R96 L46-57)."""
     page = new_page(browser, serve().host_url)
-    page.wait_for_selector("#role.host")
-    go(page, "new")
+    _open_new_game(page)
     _limits(page, "r96", 30)
     page.fill(".searchbox", "Dragons/Red Drake")
     page.wait_for_selector(".pick >> nth=0 >> text=Dragons/Red Drake")
