@@ -73,6 +73,7 @@ def _nearest_only(profile):
     p = profile.copy()
     p.settings.update(max_distance=2.0, min_confidence=0.0, min_margin=0.0, max_distance_full=2.0, min_margin_full=0.0)
     p.settings.pop("one_sighting", None)
+    p.settings.pop("by_sightings", None)
     return p
 
 
