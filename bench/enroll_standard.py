@@ -60,8 +60,12 @@ def tables_for(split: str, styles, kinds, a) -> list:
     out = []
     for kind in kinds:
         path = Path(a.cache) / f"{split}_{len(styles)}styles_{kind}_seed{a.seed}.npz"
-        if path.is_file():
-            out += ss.load_tables(path)
+        # a cache of more styles of the same split holds these (the first n styles render the same)
+        bigger = sorted(Path(a.cache).glob(f"{split}_*styles_{kind}_seed{a.seed}.npz"),
+                        key=lambda p: int(p.name.split("_")[1].removesuffix("styles")))
+        bigger = [p for p in bigger if int(p.name.split("_")[1].removesuffix("styles")) >= len(styles)]
+        if bigger:
+            out += [t for t in ss.load_tables(bigger[0]) if t.style in set(styles)]
             continue
         t = time.perf_counter()
 

@@ -83,7 +83,12 @@ def save_tables(path, tables: list[StdTable]) -> None:
     for i, t in enumerate(tables):
         data.update({f"{i}_enrol": t.enrol, f"{i}_enrolled": t.enrolled, f"{i}_queries": t.queries,
                      f"{i}_values": t.values, f"{i}_meta": np.array([t.style, KINDS.index(t.kind)])})
-    np.savez_compressed(path, n=np.array(len(tables)), **data)
+    from pathlib import Path  # noqa: PLC0415
+
+    path = Path(path)
+    tmp = path.with_name(path.name + ".part.npz")
+    np.savez_compressed(tmp, n=np.array(len(tables)), **data)
+    tmp.replace(path)  # a run stopped while writing leaves no broken cache behind
 
 
 def load_tables(path) -> list[StdTable]:
@@ -136,7 +141,7 @@ def pooled(recs: dict[str, dict[int, dict]], kinds=None) -> dict[int, dict]:
 
 def standard_settings(reading: dict) -> dict:
     """The settings ``TableProfile.read_any`` applies to standard dice (``standard_dice`` over the rest)."""
-    return {**reading, **reading.get("standard_dice", {})}
+    return {**{k: v for k, v in reading.items() if k != "by_sightings"}, **reading.get("standard_dice", {})}
 
 
 def curves(recs: dict[str, dict[int, dict]], reading: dict) -> dict[str, dict[int, dict]]:

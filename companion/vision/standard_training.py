@@ -149,7 +149,7 @@ def accuracy(model, data: dict) -> float:
 
 def train(train_npz: Path, val_npz: Path, work: Path, *, epochs: int = 12, width: int = 16, batch: int = 128,
           lr: float = 3e-3, scale: float = 16.0, threads: int = 2, resume: bool = False, limit: int = 0,
-          log=print) -> dict:
+          init: Path | None = None, log=print) -> dict:
     """Train ``NumeralNet``; a checkpoint per epoch, the best epoch on the calibration crops kept."""
     import torch  # noqa: PLC0415
 
@@ -162,6 +162,8 @@ def train(train_npz: Path, val_npz: Path, work: Path, *, epochs: int = 12, width
     yk, yv = torch.from_numpy(z["kind"]), torch.from_numpy(z["value"] - 1)
     yf = torch.from_numpy(face_class(z["kind"], z["value"]))
     model = build_net(width)
+    if init is not None:  # a second cycle from trained weights (new optimiser and schedule)
+        model.load_state_dict(torch.load(init, weights_only=False)["model"])
     steps = epochs * ((len(x) + batch - 1) // batch)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -190,6 +192,8 @@ def train(train_npz: Path, val_npz: Path, work: Path, *, epochs: int = 12, width
             opt.step()
             sched.step()
             total, seen = total + float(loss.detach()) * len(idx), seen + len(idx)
+            if (i // batch + 1) % 50 == 0:
+                log(f"epoch {epoch + 1}: {seen}/{len(x)} crops, loss {total / seen:.3f} ({time.time() - t0:.0f} s)")
         acc = accuracy(model, val)
         state["seconds"] += time.time() - t0
         state["epoch"] = epoch + 1
@@ -282,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2, help="rendering processes")
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--init", help="weights (.pt) to start a new cycle from")
+    ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--export-only", action="store_true")
     a = ap.parse_args(argv)
@@ -308,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not a.export_only:
         state = train(train_npz, val_npz, work, epochs=a.epochs, width=a.width, threads=a.threads,
-                      resume=a.resume, log=log)
+                      resume=a.resume, init=Path(a.init) if a.init else None, lr=a.lr, log=log)
         (work / "state.json").write_text(json.dumps(state, indent=1))
     state = json.loads((work / "state.json").read_text())
     training = {"crops": a.crops, "styles": "TRAIN_STYLES (synth.standard_styles)", "epochs": state["epoch"],
