@@ -23,6 +23,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 MAX_LINES = 24
 MAX_CHARS = 900
@@ -72,7 +73,7 @@ class Hit:
     snippet: str
     text: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -222,7 +223,7 @@ class RuleIndex:
     def __enter__(self) -> RuleIndex:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def add_file(self, path: str | os.PathLike[str], label: str | None = None) -> tuple[str, int]:
@@ -249,7 +250,7 @@ class RuleIndex:
             )
         return label, len(passages)
 
-    def documents(self, paths: bool = True) -> list[dict]:
+    def documents(self, paths: bool = True) -> list[dict[str, Any]]:
         """The indexed documents; ``paths=False`` leaves out where each file lies on this machine
         (for pages anyone on the network may read: only the file's name is given)."""
         rows = self._db.execute("SELECT label, path, title, passages FROM documents ORDER BY label")
@@ -297,7 +298,7 @@ class RuleIndex:
             "SELECT label, citation, section, snippet(passages, 0, '[', ']', ' … ', 24), text "
             "FROM passages WHERE passages MATCH ?"
         )
-        args: list = [query]
+        args: list[str | int] = [query]
         if label:
             sql += " AND label = ?"
             args.append(label)
