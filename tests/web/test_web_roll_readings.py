@@ -77,3 +77,21 @@ def test_a_smart_die_roll_is_logged_with_the_die_id(client, game, host, app):
     assert logged[0].source is Source.SMART_DIE and logged[0].device == "pxA7F3"
     assert logged[0].face == reading.meaning.face_text and logged[0].face_index == 2
     assert all(x.source is Source.TYPED for x in logged[1:])
+
+
+def test_a_cocked_die_a_player_tapped_is_confirmed_as_typed_keeping_the_camera_box():
+    from web.staged_roll import confirmed_readings, keyed_readings
+
+    pending = {"dice": [{"uid": "u1", "die": "Dwarves/Thug", "faces": ["ID", "2 Melee"]},
+                        {"uid": "u2", "die": "Dwarves/Thug", "faces": ["ID", "2 Melee"]}]}
+    cocked = DieReading("u1", None, 0.7, Source.CAMERA, State.COCKED, box=(1, 1, 9, 9), problem="cocked: reroll it")
+    read = DieReading("u2", "2 melee", 0.9, Source.CAMERA, box=(20, 1, 29, 9))
+    staged = {"source": "camera", "faces": {"u2": "2 Melee"}, "corrected": [],
+              "readings": keyed_readings([cocked, read], {"u2": "2 Melee"})}
+    assert [r.die for r in confirmed_readings(staged, pending)] == ["u2"]  # the cocked die has no face yet
+    assert staged["readings"]["u2"]["face"] == "2 Melee"  # written as the roll names the face
+    staged["faces"]["u1"], staged["corrected"] = "ID", ["u1"]  # a player taps it
+    first, second = confirmed_readings(staged, pending)
+    assert (first.die, first.face, first.source, first.state, first.box) == ("u1", "ID", Source.TYPED, State.READ,
+                                                                              (1.0, 1.0, 9.0, 9.0))
+    assert (second.source, second.confidence, second.face_index) == (Source.CAMERA, 0.9, None)
