@@ -180,3 +180,17 @@ def test_faces_typed_at_the_command_line_are_logged_as_typed_readings(tmp_path, 
         assert main(["game", "roll", "--db", db, "--faces", *pairs]) == 0
         with GameSession.open(db) as s:
             assert s.events()[-1]["action"]["faces"] == [d["faces"][0] for d in pending["dice"]]
+
+
+@pytest.mark.parametrize("path", OLD_LOGS, ids=lambda p: p.stem.split("_", 1)[1])
+def test_every_game_takes_a_roll_of_readings_and_replays_it(path, tmp_path):
+    setup = json.loads(path.read_text())["events"][0]["action"]  # V4.01c, 1996 and Battle Dice set-ups
+    s = GameSession.create(tmp_path / "g.db", setup)
+    dice = s.pending()["dice"]
+    [event] = s.submit_readings([DieReading(d["uid"], d["faces"][-1], 0.6, Source.CAMERA) for d in dice])
+    assert [str(f) for f in event["action"]["faces"]] == [d["faces"][-1] for d in dice]  # Battle Dice: numbers
+    assert [r["confidence"] for r in event["action"]["readings"]] == [0.6] * len(dice)
+    again = GameSession.open(tmp_path / "g.db")
+    assert again.state_dict() == s.state_dict()
+    s.close()
+    again.close()
