@@ -3,7 +3,10 @@
 ``FaceEmbedder(path)(crops)`` maps uint8 BGR crops (N, 64, 64, 3), cut by ``crop_die`` at its
 defaults, to L2-normalised embeddings (N, dim) and the probability that each die is cocked (N,).
 With ``turns`` = 4 the crop is also read turned by 90, 180 and 270 degrees (a face has no up):
-the embeddings are averaged and normalised again, the cocked logits averaged.
+the embeddings are averaged and normalised again, the cocked logits averaged.  A pooled export
+(``embed_training.PooledEmbed``, ``model.json`` ``pool``: the shipped ``face-embed`` since
+2026-11-26) turns the crop 4 times inside its own graph, its pooling map turned along: it is
+read with ``turns`` = 1.
 """
 
 from __future__ import annotations
