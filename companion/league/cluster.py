@@ -40,11 +40,12 @@ def find_bin() -> Path | None:
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 class LocalCluster:
-    def __init__(self, folder: str | Path, port: int, bin_dir: Path, fsync: bool = True):
+    def __init__(self, folder: str | Path, port: int, bin_dir: Path, fsync: bool = True) -> None:
         self.folder = Path(folder)
         self.data = self.folder / "data"
         self.port = port
@@ -53,7 +54,7 @@ class LocalCluster:
         self._as_root = os.geteuid() == 0
 
     # -- running commands as the right user ----------------------------------------------------------
-    def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         cmd = list(args)
         if self._as_root:
             cmd = ["runuser", "-u", "postgres", "--", *cmd]

@@ -10,7 +10,11 @@ ending back withdraws the result.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.session.pg_store import PgConnection
 
 
 def how_won(reason: str) -> str:
@@ -24,7 +28,7 @@ def how_won(reason: str) -> str:
     return "other"
 
 
-def summary(game: Any) -> dict:
+def summary(game: Any) -> dict[str, Any]:
     """What the organizer's page shows of one game, from the engine's state."""
     st = game.state.to_dict()
     players = [{"id": p.get("id"), "name": p.get("name"), "eliminated": bool(p.get("eliminated"))}
@@ -37,7 +41,7 @@ def summary(game: Any) -> dict:
             "win_reason": st.get("win_reason") or ""}
 
 
-def post_live(conn, game_id: str, table: str, seq: int, game: Any, started_at, last_at: str) -> dict:
+def post_live(conn: PgConnection, game_id: str, table: str | None, seq: int, game: Any, started_at: Callable[[], str], last_at: str) -> dict[str, Any]:
     """Upsert the game's live row; post (or withdraw) its result.  ``started_at``: a callable giving the
     create event's time (read only when a result is posted)."""
     from psycopg.types.json import Jsonb
@@ -65,7 +69,7 @@ def post_live(conn, game_id: str, table: str, seq: int, game: Any, started_at, l
     return s
 
 
-def _link_pairing(conn, game_id: str, table: str) -> None:
+def _link_pairing(conn: PgConnection, game_id: str, table: str | None) -> None:
     """A finished game at table T counts for the latest round's pairing at T that has no game yet."""
     conn.execute(
         "UPDATE league_pairings SET game_id = %s WHERE game_id IS NULL AND (round_no, table_no) = "

@@ -11,16 +11,20 @@ from __future__ import annotations
 import csv
 import io
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from .pairing import round_robin, swiss
 from .push import PushRefused
 from .standings import DEFAULT_SCORING, TIE_BREAKS, check_tie_breaks, standings
 
+if TYPE_CHECKING:
+    from companion.session.pg_store import PgConnection
+
 DEFAULT_TIE_BREAKS = ["buchholz", "wins"]
 
 
 # -- players ---------------------------------------------------------------------------------------------
-def add_player(conn, name, force="") -> dict:
+def add_player(conn: PgConnection, name: object, force: object = "") -> dict[str, Any]:
     import psycopg
 
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > 80:
@@ -32,29 +36,29 @@ def add_player(conn, name, force="") -> dict:
                            (name.strip(), force.strip())).fetchone()
     except psycopg.errors.UniqueViolation:
         raise PushRefused("conflict", f"a player named {name.strip()!r} is already registered") from None
-    return {"id": row[0], "name": name.strip(), "force": force.strip()}
+    return {"id": _first(row), "name": name.strip(), "force": force.strip()}
 
 
-def players(conn, active_only: bool = False) -> list[dict]:
+def players(conn: PgConnection, active_only: bool = False) -> list[dict[str, Any]]:
     sql = "SELECT player_id, name, force, dropped FROM league_players"
     if active_only:
         sql += " WHERE NOT dropped"
     return [{"id": i, "name": n, "force": f, "dropped": d} for i, n, f, d in conn.execute(sql + " ORDER BY player_id")]
 
 
-def drop_player(conn, player_id) -> None:
+def drop_player(conn: PgConnection, player_id: object) -> None:
     if conn.execute("UPDATE league_players SET dropped = true WHERE player_id = %s",
                     (_int(player_id, "player"),)).rowcount != 1:
         raise PushRefused("not_found", f"no player {player_id}")
 
 
 # -- settings --------------------------------------------------------------------------------------------
-def get_setting(conn, key: str, default):
+def get_setting(conn: PgConnection, key: str, default: Any) -> Any:
     row = conn.execute("SELECT value FROM league_settings WHERE key = %s", (key,)).fetchone()
     return default if row is None else row[0]
 
 
-def set_tie_breaks(conn, value) -> list[str]:
+def set_tie_breaks(conn: PgConnection, value: object) -> list[str]:
     from psycopg.types.json import Jsonb
 
     try:
@@ -66,12 +70,13 @@ def set_tie_breaks(conn, value) -> list[str]:
     return tbs
 
 
-def tie_breaks(conn) -> list[str]:
-    return get_setting(conn, "tie_breaks", DEFAULT_TIE_BREAKS)
+def tie_breaks(conn: PgConnection) -> list[str]:
+    found: list[str] = get_setting(conn, "tie_breaks", DEFAULT_TIE_BREAKS)
+    return found
 
 
 # -- results and standings ---------------------------------------------------------------------------------
-def finished_games(conn) -> list[dict]:
+def finished_games(conn: PgConnection) -> list[dict[str, Any]]:
     """Every pairing as a standings game: byes, and paired games with the result the engine posted."""
     out = []
     for rnd, table, p1, p2, game_id, winner, how, started, ended in conn.execute(
@@ -85,18 +90,20 @@ def finished_games(conn) -> list[dict]:
 
 
 def _minutes(start: str | None, end: str | None) -> float | None:
+    if start is None or end is None:
+        return None
     try:
         return round((datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds() / 60, 1)
     except (TypeError, ValueError):
         return None
 
 
-def current_standings(conn) -> list[dict]:
+def current_standings(conn: PgConnection) -> list[dict[str, Any]]:
     return standings(players(conn), finished_games(conn), tie_breaks(conn), DEFAULT_SCORING)
 
 
 # -- rounds ------------------------------------------------------------------------------------------------
-def new_round(conn, method: str, minutes: int = 90) -> dict:
+def new_round(conn: PgConnection, method: str, minutes: int = 90) -> dict[str, Any]:
     """Pair the next round (active players only) and store it; returns the round with its pairings."""
     if method not in ("swiss", "round_robin"):
         raise PushRefused("malformed", "method must be swiss or round_robin")
@@ -105,11 +112,11 @@ def new_round(conn, method: str, minutes: int = 90) -> dict:
         raise PushRefused("malformed", "a round lasts 1-600 minutes")
     with conn.transaction():
         conn.execute("LOCK TABLE league_rounds IN EXCLUSIVE MODE")
-        last = conn.execute("SELECT coalesce(max(round_no), 0) FROM league_rounds").fetchone()[0]
+        last = _first(conn.execute("SELECT coalesce(max(round_no), 0) FROM league_rounds").fetchone())
         if last:
-            open_games = conn.execute("SELECT count(*) FROM league_pairings p LEFT JOIN league_results r "
+            open_games = _first(conn.execute("SELECT count(*) FROM league_pairings p LEFT JOIN league_results r "
                                       "ON r.game_id = p.game_id WHERE p.round_no = %s AND p.player2 IS NOT NULL "
-                                      "AND r.game_id IS NULL", (last,)).fetchone()[0]
+                                      "AND r.game_id IS NULL", (last,)).fetchone())
             if open_games:
                 raise PushRefused("conflict", f"round {last} still has {open_games} game(s) without a result")
         active = players(conn, active_only=True)
@@ -142,13 +149,13 @@ def new_round(conn, method: str, minutes: int = 90) -> dict:
     return {"round": round_no, "method": method, "minutes": minutes, "pairings": rows}
 
 
-def start_clock(conn, round_no) -> None:
+def start_clock(conn: PgConnection, round_no: object) -> None:
     if conn.execute("UPDATE league_rounds SET started_at = now() WHERE round_no = %s",
                     (_int(round_no, "round"),)).rowcount != 1:
         raise PushRefused("not_found", f"no round {round_no}")
 
 
-def rounds(conn) -> list[dict]:
+def rounds(conn: PgConnection) -> list[dict[str, Any]]:
     now = datetime.now(UTC)
     out = []
     for rnd, method, minutes, started in conn.execute(
@@ -161,11 +168,11 @@ def rounds(conn) -> list[dict]:
     return out
 
 
-def pairings(conn, round_no: int | None = None) -> list[dict]:
+def pairings(conn: PgConnection, round_no: int | None = None) -> list[dict[str, Any]]:
     names = {p["id"]: p["name"] for p in players(conn)}
     sql = ("SELECT p.round_no, p.table_no, p.player1, p.player2, p.game_id, r.winner, r.how FROM league_pairings p "
            "LEFT JOIN league_results r ON r.game_id = p.game_id")
-    params: tuple = ()
+    params: tuple[Any, ...] = ()
     if round_no is not None:
         sql += " WHERE p.round_no = %s"
         params = (round_no,)
@@ -178,7 +185,7 @@ def pairings(conn, round_no: int | None = None) -> list[dict]:
 
 
 # -- the tables --------------------------------------------------------------------------------------------
-def tables(conn) -> list[dict]:
+def tables(conn: PgConnection) -> list[dict[str, Any]]:
     """Each table's latest game: live state (turn, phase, terrains) and its result if it ended."""
     out = []
     for (table, game_id, seq, turn, phase, step, marching, plist, terrains, over, updated, winner_name, how,
@@ -193,7 +200,7 @@ def tables(conn) -> list[dict]:
     return out
 
 
-def results(conn) -> list[dict]:
+def results(conn: PgConnection) -> list[dict[str, Any]]:
     return [{"game_id": g, "table": t, "winner": w, "how": h, "reason": r, "turn": turn, "started_at": s,
              "ended_at": e, "minutes": _minutes(s, e)}
             for g, t, w, h, r, turn, s, e in conn.execute(
@@ -202,14 +209,14 @@ def results(conn) -> list[dict]:
 
 
 # -- export ------------------------------------------------------------------------------------------------
-def export_json(conn) -> dict:
+def export_json(conn: PgConnection) -> dict[str, Any]:
     return {"format": "dragon-dice-companion/league/1", "exported_at": datetime.now(UTC).isoformat(),
             "tie_breaks": tie_breaks(conn), "scoring": DEFAULT_SCORING, "players": players(conn),
             "rounds": rounds(conn), "pairings": pairings(conn), "results": results(conn),
             "standings": current_standings(conn)}
 
 
-def export_csv(conn) -> str:
+def export_csv(conn: PgConnection) -> str:
     """The standings as CSV (one row per player, the tie-break columns in the organizer's order)."""
     tbs = tie_breaks(conn)
     buf = io.StringIO()
@@ -221,9 +228,15 @@ def export_csv(conn) -> str:
     return buf.getvalue()
 
 
-def _int(value, what: str) -> int:
+def _first(row: tuple[Any, ...] | None) -> Any:
+    """The first column of a row a query always returns (an aggregate, an INSERT ... RETURNING)."""
+    assert row is not None, "this query always returns a row"
+    return row[0]
+
+
+def _int(value: object, what: str) -> int:
     try:
-        if isinstance(value, bool):
+        if isinstance(value, bool) or not isinstance(value, int | float | str):  # JSON numbers and text only
             raise ValueError
         return int(value)
     except (TypeError, ValueError):

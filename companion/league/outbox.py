@@ -25,17 +25,37 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .push import PushRefused
+
+if TYPE_CHECKING:
+    from companion.session.game_session import GameSession
+    from companion.session.pg_store import PgConnection
 
 log = logging.getLogger("companion.league")
 
 OUTBOX_SCHEMA = """CREATE TABLE IF NOT EXISTS league_outbox (
     game_id TEXT PRIMARY KEY, acked_seq INTEGER NOT NULL, updated_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS league_outbox_frames (game_id TEXT PRIMARY KEY, acked_seq INTEGER NOT NULL)"""
+
+
+class Transport(Protocol):
+    """Where the outbox sends a table's events and frames: ``HttpTransport`` or ``PgTransport``."""
+
+    def push(self, batch: dict[str, Any]) -> dict[str, Any]: ...
+
+    def push_frame(self, game_id: str, seq: int, jpeg: bytes) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+#: A local game's events to push: (game id, read(since, limit) -> events, frames(since, upto), close).
+Source = tuple[str | None, Callable[[int, int], list[dict[str, Any]]],
+               Callable[[int, int], list[tuple[int, bytes]]], Callable[[], None]]
 
 
 class Offline(Exception):
@@ -46,28 +66,29 @@ class Offline(Exception):
 class HttpTransport:
     """Push to ``companion league serve`` over HTTP (``POST /league/api/push``)."""
 
-    def __init__(self, url: str, token: str, timeout: float = 5.0):
+    def __init__(self, url: str, token: str, timeout: float = 5.0) -> None:
         self.base = url.rstrip("/")
         self.url = self.base + "/league/api/push"
         self.token, self.timeout = token, timeout
         self.where = url
 
-    def push(self, batch: dict) -> dict:
+    def push(self, batch: dict[str, Any]) -> dict[str, Any]:
         body = json.dumps(batch).encode("utf-8")
         req = urllib.request.Request(self.url, data=body, method="POST", headers={
             "Content-Type": "application/json", "X-League-Token": self.token})
         return self._send(req)
 
-    def push_frame(self, game_id: str, seq: int, jpeg: bytes) -> dict:
+    def push_frame(self, game_id: str, seq: int, jpeg: bytes) -> dict[str, Any]:
         """``PUT /league/api/frames/GAME/SEQ`` (image/jpeg): the camera frame roll ``seq`` was read from."""
         req = urllib.request.Request(f"{self.base}/league/api/frames/{game_id}/{seq}", data=jpeg, method="PUT",
                                      headers={"Content-Type": "image/jpeg", "X-League-Token": self.token})
         return self._send(req)
 
-    def _send(self, req) -> dict:
+    def _send(self, req: urllib.request.Request) -> dict[str, Any]:
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                return json.loads(resp.read())
+                answer: dict[str, Any] = json.loads(resp.read())
+                return answer
         except urllib.error.HTTPError as exc:
             try:
                 answer = json.loads(exc.read())
@@ -87,24 +108,24 @@ class HttpTransport:
 class PgTransport:
     """Push straight into the league's PostgreSQL database (the same checks run in this process)."""
 
-    def __init__(self, dsn: str, token: str, timeout: float = 5.0):
+    def __init__(self, dsn: str, token: str, timeout: float = 5.0) -> None:
         self.dsn, self.token, self.timeout = dsn, token, timeout
         from companion.session.pg_store import redact
 
         self.where = redact(dsn)
-        self._conn = None
+        self._conn: PgConnection | None = None
 
-    def push(self, batch: dict) -> dict:
+    def push(self, batch: dict[str, Any]) -> dict[str, Any]:
         from .push import accept_push
 
         return self._call(accept_push, batch)
 
-    def push_frame(self, game_id: str, seq: int, jpeg: bytes) -> dict:
+    def push_frame(self, game_id: str, seq: int, jpeg: bytes) -> dict[str, Any]:
         from .push import accept_frame
 
         return self._call(accept_frame, game_id, seq, jpeg)
 
-    def _call(self, fn, *args) -> dict:
+    def _call(self, fn: Callable[..., dict[str, Any]], *args: object) -> dict[str, Any]:
         import psycopg
 
         from companion.session import SessionError
@@ -129,7 +150,7 @@ class PgTransport:
             self._conn = None
 
 
-def transport_for(league: str, token: str, timeout: float = 5.0):
+def transport_for(league: str, token: str, timeout: float = 5.0) -> Transport:
     """HTTP(S) URL of a league server, or a PostgreSQL DSN."""
     from companion.session.pg_store import is_postgres_dsn
 
@@ -150,8 +171,8 @@ class Outbox:
     any more, are read directly.  The acknowledged seqs live in ``DB.outbox`` (SQLite, WAL), beside.
     """
 
-    def __init__(self, db_path: str | Path, transport, batch: int = 200, interval: float = 0.25,
-                 max_backoff: float = 5.0, session=None):
+    def __init__(self, db_path: str | Path, transport: Transport, batch: int = 200, interval: float = 0.25,
+                 max_backoff: float = 5.0, session: Callable[[], GameSession | None] | None = None) -> None:
         self.db_path = Path(db_path)
         self.transport = transport
         self.batch = batch
@@ -206,7 +227,7 @@ class Outbox:
             out.append(self.db_path)
         return out
 
-    def _sources(self):
+    def _sources(self) -> Iterator[Source]:
         """(game_id, read(since, limit) -> events, close) for every local game; the page's current game
         is read through its open session."""
         live = self.session() if self.session is not None else None
@@ -221,7 +242,7 @@ class Outbox:
             yield live_id, (lambda since, limit: live.events(since)[:limit]), live.frames, (lambda: None)
 
     @staticmethod
-    def _file_source(path: Path):
+    def _file_source(path: Path) -> Source:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
         try:
             row = conn.execute("SELECT value FROM meta WHERE key = 'game_id'").fetchone()
@@ -236,7 +257,7 @@ class Outbox:
         by = "changed_by" if any(r[1] == "changed_by" for r in conn.execute("PRAGMA table_info(events)")) \
             else "NULL"
 
-        def read(since: int, limit: int) -> list[dict]:
+        def read(since: int, limit: int) -> list[dict[str, Any]]:
             rows = conn.execute(f"SELECT seq, type, player, action, log, undone, at, {by} FROM events "
                                 "WHERE seq > ? ORDER BY seq LIMIT ?", (since, limit)).fetchall()
             return [{"seq": s, "type": t, "player": p, "action": json.loads(a), "log": json.loads(lg),
@@ -275,7 +296,7 @@ class Outbox:
                     rows = read(acked, self.batch)
                     if not rows:
                         break
-                    events = [{k: e.get(k) for k in ("seq", "type", "player", "action", "log", "at", "by")}
+                    events: list[dict[str, Any]] = [{k: e.get(k) for k in ("seq", "type", "player", "action", "log", "at", "by")}
                               for e in rows]
                     answer = self.transport.push({"game_id": game_id, "events": events})
                     new_acked = int(answer["acked"])
@@ -293,7 +314,7 @@ class Outbox:
                 close()
         return stored
 
-    def _push_frames(self, game_id: str, frames) -> None:
+    def _push_frames(self, game_id: str, frames: Callable[[int, int], list[tuple[int, bytes]]]) -> None:
         """Push the camera frames of the events the league holds, in order, each once acknowledged
         (``league_outbox_frames``); a frame sent again is answered without storing it twice."""
         with self._book_lock:

@@ -15,7 +15,8 @@ Pure functions over player ids and past results; no database.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
 Pair = tuple[Hashable, Hashable | None]
 
@@ -45,9 +46,9 @@ def round_robin(players: Sequence[Hashable], round_no: int) -> list[Pair]:
     return pairs
 
 
-def swiss(players: Sequence[Hashable], points: dict, played: set[frozenset], byes: set) -> list[Pair]:
+def swiss(players: Sequence[Hashable], points: Mapping[Hashable, Any], played: set[frozenset[Hashable]], byes: set[Hashable]) -> list[Pair]:
     """Swiss pairs for the next round (see the module text).  ``players`` in ranking order."""
-    import networkx as nx
+    import networkx as nx  # type: ignore[import-untyped]  # networkx ships no type information
 
     players = list(players)
     if len(players) < 2:

@@ -26,10 +26,14 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.session.pg_store import EVENT_COLUMNS, GAME_ID, INSERT_EVENT, event_row
 from companion.session.store import FORMAT, check_by
+
+if TYPE_CHECKING:
+    from companion.rules.games import TableGame
+    from companion.session.pg_store import PgConnection
 
 MAX_EVENTS = 500
 TYPE = re.compile(r"^[a-z_]{1,32}$")
@@ -43,12 +47,12 @@ class PushRefused(Exception):
     STATUS = {"malformed": 400, "forbidden": 403, "not_found": 404, "conflict": 409, "gap": 409,
               "illegal": 422}
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code, self.message = code, message
         self.status = self.STATUS.get(code, 400)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"error": self.code, "message": self.message}
 
 
@@ -57,7 +61,7 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def issue_token(conn, role: str, table: str | None = None, label: str = "") -> str:
+def issue_token(conn: PgConnection, role: str, table: str | None = None, label: str = "") -> str:
     """A new token for ``role`` (a table token names its table); only its hash is stored."""
     if role not in ROLES:
         raise PushRefused("malformed", f"role must be one of {', '.join(ROLES)}, not {role!r}")
@@ -75,7 +79,7 @@ def issue_token(conn, role: str, table: str | None = None, label: str = "") -> s
 TOKEN_ID_LEN = 12  # a token is named (listed, revoked) by the first hex digits of its hash
 
 
-def identify(conn, token: Any) -> tuple[str, str | None]:
+def identify(conn: PgConnection, token: Any) -> tuple[str, str | None]:
     """(role, table) of a token, or ``forbidden``.  Looked up on every request (one primary-key
     read; no cache), so a revoked token is refused from the next request on."""
     if not isinstance(token, str) or not token or len(token) > 200:
@@ -89,7 +93,7 @@ def identify(conn, token: Any) -> tuple[str, str | None]:
     return row[0], row[1]
 
 
-def list_tokens(conn) -> list[dict]:
+def list_tokens(conn: PgConnection) -> list[dict[str, Any]]:
     """Every token (never the token itself): its id, role, table, label, when issued and revoked."""
     return [{"id": h[:TOKEN_ID_LEN], "role": role, "table": table, "label": label,
              "created_at": created.isoformat(timespec="seconds"),
@@ -99,7 +103,7 @@ def list_tokens(conn) -> list[dict]:
                 "ORDER BY created_at, token_hash")]
 
 
-def revoke_tokens(conn, *, token: Any = None, token_id: Any = None, table: Any = None) -> list[str]:
+def revoke_tokens(conn: PgConnection, *, token: Any = None, token_id: Any = None, table: Any = None) -> list[str]:
     """Revoke one token (given itself, or by its id from :func:`list_tokens`) or every live token of
     a table; returns the ids revoked.  Refused (``malformed``/``not_found``), changing nothing, when
     not exactly one of them is given or it names no live token."""
@@ -125,7 +129,7 @@ def revoke_tokens(conn, *, token: Any = None, token_id: Any = None, table: Any =
     return sorted(r[0][:TOKEN_ID_LEN] for r in rows)
 
 
-def require(conn, token: Any, *roles: str) -> tuple[str, str | None]:
+def require(conn: PgConnection, token: Any, *roles: str) -> tuple[str, str | None]:
     role, table = identify(conn, token)
     if role not in roles:
         raise PushRefused("forbidden", f"this needs a {' or '.join(roles)} token; yours is a {role} token")
@@ -133,7 +137,7 @@ def require(conn, token: Any, *roles: str) -> tuple[str, str | None]:
 
 
 # -- shape --------------------------------------------------------------------------------------------
-def check_batch(batch: Any) -> tuple[str, list[dict]]:
+def check_batch(batch: Any) -> tuple[str, list[dict[str, Any]]]:
     """The game id and events of a push, or ``malformed`` naming what is wrong."""
     if not isinstance(batch, dict):
         raise PushRefused("malformed", "a push is a JSON object {game_id, events}")
@@ -145,7 +149,7 @@ def check_batch(batch: Any) -> tuple[str, list[dict]]:
         raise PushRefused("malformed", "events must be a non-empty list")
     if len(events) > MAX_EVENTS:
         raise PushRefused("malformed", f"at most {MAX_EVENTS} events per push, not {len(events)}")
-    out = []
+    out: list[dict[str, Any]] = []
     for i, e in enumerate(events):
         where = f"event {i} of the push"
         if not isinstance(e, dict):
@@ -190,18 +194,18 @@ def check_batch(batch: Any) -> tuple[str, list[dict]]:
 class _Replays:
     """game_id -> (seq, engine game) for the last games pushed (a bounded cache; rebuilt on a miss)."""
 
-    def __init__(self, size: int = 256):
-        self._games: OrderedDict[str, tuple[int, Any]] = OrderedDict()
+    def __init__(self, size: int = 256) -> None:
+        self._games: OrderedDict[str, tuple[int, TableGame]] = OrderedDict()
         self._lock = threading.Lock()
         self.size = size
 
-    def take(self, game_id: str, seq: int):
+    def take(self, game_id: str, seq: int) -> TableGame | None:
         """The cached game at ``seq`` (removed from the cache: the caller moves it on, then puts it back)."""
         with self._lock:
             hit = self._games.pop(game_id, None)
             return hit[1] if hit is not None and hit[0] == seq else None
 
-    def put(self, game_id: str, seq: int, game) -> None:
+    def put(self, game_id: str, seq: int, game: TableGame) -> None:
         with self._lock:
             self._games[game_id] = (seq, game)
             self._games.move_to_end(game_id)
@@ -216,11 +220,11 @@ class _Replays:
 REPLAYS = _Replays()
 
 
-def _same(stored: dict, e: dict) -> bool:
+def _same(stored: dict[str, Any], e: dict[str, Any]) -> bool:
     return all(stored[k] == e[k] for k in ("type", "player", "action", "log", "at", "by"))
 
 
-def accept_push(conn, token: Any, batch: Any) -> dict:
+def accept_push(conn: PgConnection, token: Any, batch: Any) -> dict[str, Any]:
     """Store a table's events (see the module text); returns ``{"game_id", "acked", "stored"}``."""
     import psycopg
     from psycopg.types.json import Jsonb
@@ -265,7 +269,7 @@ def accept_push(conn, token: Any, batch: Any) -> dict:
         if not new:
             return {"game_id": game_id, "acked": last, "stored": 0}
         # replay the new events on the engine before storing them
-        game = REPLAYS.take(game_id, last) if last else None
+        game: TableGame | None = REPLAYS.take(game_id, last) if last else None
         if game is None and last:
             game = replay(game_log(conn, game_id))
         rebuild = False
@@ -278,6 +282,7 @@ def accept_push(conn, token: Any, batch: Any) -> dict:
                 elif rebuild:
                     pass
                 else:
+                    assert game is not None, "a game's first event is its create event (check_batch)"
                     game.apply(dict(e["action"]))
         except (GameRuleError, KeyError, TypeError, ValueError) as exc:
             raise PushRefused("illegal", f"event seq {e['seq']} does not replay on the rules engine: "
@@ -298,24 +303,25 @@ def accept_push(conn, token: Any, batch: Any) -> dict:
                                              f"{getattr(exc, 'reason', exc)}") from None
         from .live import post_live
 
+        assert game is not None, "the push held at least the game's create event or the league had the game"
         post_live(conn, game_id, table, last, game, lambda: events_first_at(conn, game_id), new[-1]["at"])
     REPLAYS.put(game_id, last, game)
     return {"game_id": game_id, "acked": last, "stored": len(new)}
 
 
-def game_log(conn, game_id: str) -> list[dict]:
+def game_log(conn: PgConnection, game_id: str) -> list[dict[str, Any]]:
     """Every event the league holds for ``game_id``, in seq order."""
     return [event_row(r) for r in conn.execute(
         f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s ORDER BY seq", (game_id,))]
 
 
-def events_first_at(conn, game_id: str) -> str:
+def events_first_at(conn: PgConnection, game_id: str) -> str:
     row = conn.execute("SELECT at FROM events WHERE game_id = %s AND seq = 1", (game_id,)).fetchone()
     return row[0] if row else ""
 
 
 # -- camera frames ------------------------------------------------------------------------------------
-def accept_frame(conn, token: Any, game_id: Any, seq: Any, jpeg: Any) -> dict:
+def accept_frame(conn: PgConnection, token: Any, game_id: Any, seq: Any, jpeg: Any) -> dict[str, Any]:
     """Store the camera frame roll event ``seq`` of ``game_id`` was read from: the pushing table's own
     game (``forbidden`` otherwise), an event the league already holds that is a roll (``not_found`` /
     ``malformed``), a JPEG of at most ``MAX_FRAME_BYTES``.  Idempotent: the same frame again changes
@@ -347,7 +353,9 @@ def accept_frame(conn, token: Any, game_id: Any, seq: Any, jpeg: Any) -> dict:
                               "ON CONFLICT (game_id, seq) DO NOTHING", (game_id, seq, jpeg)).rowcount
         if not stored:
             old = conn.execute("SELECT jpeg FROM event_frames WHERE game_id = %s AND seq = %s",
-                               (game_id, seq)).fetchone()[0]
+                               (game_id, seq)).fetchone()
+            assert old is not None, "the insert found this frame there"
+            old = old[0]
             if bytes(old) != jpeg:
                 raise PushRefused("conflict", f"the league already holds another frame for event {seq} of "
                                               f"game {game_id}")

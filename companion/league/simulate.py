@@ -18,9 +18,13 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from companion.session import GameSession
 
 
-def new_game(db: Path, seed: int):
+def new_game(db: Path, seed: int) -> GameSession:
     from companion.session import GameSession
 
     if db.exists() and db.stat().st_size > 0:
@@ -36,7 +40,7 @@ def new_game(db: Path, seed: int):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from companion.rules.game.flow import random_answer
+    from companion.rules.game.flow import Game, random_answer
     from companion.session import GameSession
 
     from .outbox import Outbox, transport_for
@@ -61,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     db = Path(args.db)
     rng = random.Random(args.seed)
     session = GameSession.open(db) if db.exists() and db.stat().st_size > 0 else new_game(db, args.seed)
-    live = {"session": session}  # the outbox reads the current game through it (see Outbox)
+    live: dict[str, GameSession | None] = {"session": session}  # the outbox reads the current game through it (see Outbox)
     box = None
     if not args.no_push:
         box = Outbox(db, transport_for(args.league, args.token, timeout=args.timeout), batch=args.batch,
@@ -77,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
             games += 1
             session = live["session"] = new_game(db, args.seed * 1000 + games)
             continue
-        session.submit(random_answer(session.game, rng))
+        game = session.game
+        assert isinstance(game, Game), "the simulated table plays V4.01c games (new_game)"
+        session.submit(random_answer(game, rng))
         steps += 1
         if args.undo_every and steps % args.undo_every == 0:
             session.undo(1)

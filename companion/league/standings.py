@@ -16,12 +16,13 @@ Players whose whole key is equal share a rank.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 TIE_BREAKS = ("buchholz", "wins", "capture_wins", "elimination_wins", "fastest")
 DEFAULT_SCORING = {"win": 3, "loss": 0, "bye": 3}
 
 
-def check_tie_breaks(value) -> list[str]:
+def check_tie_breaks(value: object) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
         raise ValueError("tie-breaks are a list of names")
     unknown = [t for t in value if t not in TIE_BREAKS]
@@ -32,12 +33,12 @@ def check_tie_breaks(value) -> list[str]:
     return list(value)
 
 
-def standings(players: list[dict], games: list[dict], tie_breaks: list[str],
-              scoring: dict | None = None) -> list[dict]:
+def standings(players: list[dict[str, Any]], games: list[dict[str, Any]], tie_breaks: list[str],
+              scoring: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     scoring = {**DEFAULT_SCORING, **(scoring or {})}
     tie_breaks = check_tie_breaks(tie_breaks)
-    pts: dict = defaultdict(int)
-    rec = {p["id"]: {"wins": 0, "losses": 0, "byes": 0, "played": 0, "capture_wins": 0, "elimination_wins": 0,
+    pts: dict[str, Any] = defaultdict(int)
+    rec: dict[str, dict[str, Any]] = {p["id"]: {"wins": 0, "losses": 0, "byes": 0, "played": 0, "capture_wins": 0, "elimination_wins": 0,
                      "win_minutes": [], "opponents": []} for p in players}
     for g in games:
         a, b, w = g["p1"], g.get("p2"), g.get("winner")
@@ -73,7 +74,7 @@ def standings(players: list[dict], games: list[dict], tie_breaks: list[str],
                "fastest": (sum(r["win_minutes"]) / len(r["win_minutes"])) if r["win_minutes"] else None}
         rows.append(row)
 
-    def key(row):
+    def key(row: dict[str, Any]) -> tuple[Any, ...]:
         k = [-row["points"]]
         for t in tie_breaks:
             if t == "fastest":
