@@ -48,7 +48,7 @@ def round_robin(players: Sequence[Hashable], round_no: int) -> list[Pair]:
 
 def swiss(players: Sequence[Hashable], points: Mapping[Hashable, Any], played: set[frozenset[Hashable]], byes: set[Hashable]) -> list[Pair]:
     """Swiss pairs for the next round (see the module text).  ``players`` in ranking order."""
-    import networkx as nx  # type: ignore[import-untyped]  # networkx ships no type information
+    import networkx as nx
 
     players = list(players)
     if len(players) < 2:
