@@ -95,7 +95,7 @@ def _corrections(folder: Path, tiles: np.ndarray, values: np.ndarray) -> Path:
 def _read(model, tiles, profile=None) -> np.ndarray:
     """The value each tile reads as through a profile (the bundle's by default; 0: unreadable)."""
     emb, pc = model.embedder(tiles)
-    profile = profile or model.profile
+    profile = model.profile if profile is None else profile
     out = []
     for e, p in zip(emb, pc, strict=True):
         m = profile.read_any(e, "d20", float(p))
