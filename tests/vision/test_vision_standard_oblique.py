@@ -163,3 +163,36 @@ def test_training_path_smoke(tmp_path):
     emb, cocked = FaceEmbedder(folder / "embed.onnx", 1)(crops)
     assert np.allclose(emb, e, atol=1e-4) and np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-4)
     assert (cocked < 1e-6).all()  # no cocked standard dice were rendered: never called cocked
+
+
+def test_the_bench_simulation_reads_exactly_as_the_table_profile_does():
+    """``standard_sim`` (what bench/enroll_standard.py measures) gives the readings
+    ``TableProfile.read_any`` gives, with one value never enrolled, at 1 and 2 sightings."""
+    from companion.vision import enroll_sim as es
+    from companion.vision import standard_sim as ss
+    from companion.vision.embedding import FaceEmbedder
+    from companion.vision.enroll import embedding_model
+    from companion.vision.profile import FaceLabel, TableProfile
+
+    tiles, values, enrol, query = _split()
+    folder, meta = embedding_model("numeral-embed")
+    embedder = FaceEmbedder(folder / "embed.onnx", 1)
+    enrolled = np.ones(20, bool)
+    enrolled[6] = False  # the 7 is never taught: it must not be read as a neighbour
+    table = ss.StdTable(0, "d20", tiles[enrol].reshape(20, 2, 64, 64, 3), enrolled, tiles[query], values[query])
+    recs = ss.records([table], embedder, (1, 2))["d20"]
+    for shots in (1, 2):
+        read, k = es._gate(recs[shots], ss.standard_settings(meta["reading"]))
+        simulated = np.where(read, k + 1, 0)
+        prof = TableProfile("x", embedder.dim, meta["reading"])
+        for v in range(1, 21):
+            if enrolled[v - 1]:
+                emb, _ = embedder(table.enrol[v - 1, :shots])
+                prof.add(emb, [FaceLabel("d20", "value", v)] * shots)
+        emb, pc = embedder(table.queries)
+        real = [m.label.count if m.label else 0 for m in (prof.read_any(e, "d20", float(c)) for e, c in zip(emb, pc,
+                                                                                                         strict=True))]
+        assert (simulated == np.array(real)).all()
+        # and the open gate reads every die as its nearest enrolled value, never the 7
+        read_all, k_all = es._gate(recs[shots], {"max_distance": 2.1, "min_margin": 0.0, "cocked_threshold": 1.01})
+        assert read_all.all() and 6 not in set(k_all)
