@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import cv2
 import numpy as np
 import pytest
@@ -28,12 +30,13 @@ def _components(mask: np.ndarray) -> int:
 
 
 def test_splits_are_disjoint_and_cover_every_family():
-    splits = (art.TRAIN_FAMILIES, art.CALIBRATION_FAMILIES, art.TEST_FAMILIES)
+    splits = (art.TRAIN_FAMILIES, art.CALIBRATION_FAMILIES, art.TEST_FAMILIES, art.FRESH_TEST_FAMILIES)
     assert art.FAMILY_COUNT >= 60
     assert all(splits)
     assert sorted(f for s in splits for f in s) == list(range(art.FAMILY_COUNT))
-    # every render mode appears among the strictly held-out families
+    # every render mode appears among the held-out families, the fresh strict ones included
     assert {art.family_style(f).mode for f in art.TEST_FAMILIES} == set(art.MODES)
+    assert {art.family_style(f).mode for f in art.FRESH_TEST_FAMILIES} == set(art.MODES)
     # motifs reserved for held-out families are never drawn by a training family, and are drawn
     reserved = {m for ms in art.HELDOUT_MOTIFS.values() for m in ms}
     used = {f: {art.motif_choices(i, f)[k] for i, k in zip(art.BASIC_ICONS, art.family_style(f).motifs, strict=True)}
@@ -41,6 +44,27 @@ def test_splits_are_disjoint_and_cover_every_family():
     assert not any(used[f] & reserved for f in art.TRAIN_FAMILIES)
     assert any(used[f] & reserved for f in art.TEST_FAMILIES)
     assert any(used[f] & reserved for f in art.CALIBRATION_FAMILIES)
+    assert any(used[f] & reserved for f in art.FRESH_TEST_FAMILIES)
+
+
+#: sha256 of the styles (repr) and of two faces (ID, Melee) of families 0-63, computed before families
+#: 64-87 were added (2026-11-26): adding families must not redraw an existing one (the networks were
+#: trained, and thresholds chosen, on their drawings).
+FAMILIES_0_63_STYLES = "e449fcc8ffa1cbb57558546d59b7338c42604e76290dca6792bb53459d647e10"
+FAMILIES_0_63_FACES = "d052b686467ee2e7cba8845b54e772bc7fb786c2d42139852973e469444a8698"
+
+
+def test_new_families_leave_families_0_to_63_drawn_as_before():
+    styles, faces = hashlib.sha256(), hashlib.sha256()
+    for f in range(64):
+        styles.update(repr(art.family_style(f)).encode())
+        for j in (0, 1):
+            faces.update(np.ascontiguousarray(art.draw_face(f, UNIT, j, 64)).tobytes())
+    assert styles.hexdigest() == FAMILIES_0_63_STYLES
+    assert faces.hexdigest() == FAMILIES_0_63_FACES
+    # the new families are drawn too, each its own way
+    new = {repr(art.family_style(f))[len(f"ArtStyle(family={f}"):] for f in range(64, art.FAMILY_COUNT)}
+    assert len(new) == art.FAMILY_COUNT - 64
 
 
 def test_same_face_differs_between_families_and_not_within_one():

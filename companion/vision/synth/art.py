@@ -24,8 +24,18 @@ Splits (disjoint, together ``range(FAMILY_COUNT)``):
 * ``TRAIN_FAMILIES``: what a network may be trained on.
 * ``CALIBRATION_FAMILIES``: never trained on; the only place where thresholds, epochs and other
   settings may be chosen.
-* ``TEST_FAMILIES``: strict held-out stand-in for a player's real dice: never trained on and never
-  used for any choice; figures reported on them are the strict figures.
+* ``TEST_FAMILIES`` (54-63): held-out stand-in for a player's real dice, never trained on.  They
+  were the strict set until 2026-11-26, when the reading gate's figures were looked at on them
+  twice (two reading rules scored there, the second picked after the first's figure): for the
+  face-embedding's reading gate they are **spent** (no longer strict).
+* ``FRESH_TEST_FAMILIES`` (72-87, added 2026-11-26): the strict set now.  Never trained on, never
+  used for any choice; drawn exactly as every held-out family (reserved motifs half of the time).
+
+Families 64-87 were added on 2026-11-26 without changing the drawing of families 0-63 (their
+styles and faces are the same as before, ``tests/vision/test_vision_art.py``).  Decided *before*
+anything was measured on them: 64-71 join ``CALIBRATION_FAMILIES`` (16 calibration families
+instead of 8: the per-level reading gates had overfit 8 families), 72-87 are
+``FRESH_TEST_FAMILIES`` (16 families, so that the strict figure averages over many art styles).
 
 Render modes, shape grammars, frames and portrait grammars are shared by all families (modes cycle
 over the family id, so every split holds every mode), but two motifs per action icon
@@ -63,13 +73,15 @@ from companion.rules.catalogue import (
 )
 from companion.rules.catalogue.faces import SAI_ALIASES
 
-FAMILY_COUNT = 64
+FAMILY_COUNT = 88
 #: Families a network may train on.
 TRAIN_FAMILIES: tuple[int, ...] = tuple(range(0, 46))
-#: Families for choosing thresholds / epochs / settings; never trained on.
-CALIBRATION_FAMILIES: tuple[int, ...] = tuple(range(46, 54))
-#: Strict held-out families: never trained on, never used for any choice.
+#: Families for choosing thresholds / epochs / settings; never trained on (64-71 added 2026-11-26).
+CALIBRATION_FAMILIES: tuple[int, ...] = tuple(range(46, 54)) + tuple(range(64, 72))
+#: Held-out families, never trained on; spent for the reading gate (looked at twice on 2026-11-26).
 TEST_FAMILIES: tuple[int, ...] = tuple(range(54, 64))
+#: Strict held-out families since 2026-11-26: never trained on, never used for any choice.
+FRESH_TEST_FAMILIES: tuple[int, ...] = tuple(range(72, 88))
 
 MODES = ("silhouette", "outline", "stroke", "engraved", "double", "badge", "hatched")
 GRAMMARS = ("angular", "curved", "blocky", "runic", "organic")
