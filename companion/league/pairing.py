@@ -59,7 +59,7 @@ def swiss(players: Sequence[Hashable], points: Mapping[Hashable, Any], played: s
         bye = candidates[0]
         players.remove(bye)
     big = 10 ** 6
-    g = nx.Graph()
+    g: nx.Graph[Hashable] = nx.Graph()
     g.add_nodes_from(players)
     for i, a in enumerate(players):
         for b in players[i + 1:]:
