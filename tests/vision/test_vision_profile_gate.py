@@ -109,3 +109,73 @@ def test_calibration_chooses_a_gate_per_level_under_the_bound():
         assert figs[s]["confidently_wrong"] <= 0.005
         assert figs[s]["accuracy"] >= plain_figs[s]["accuracy"]
     assert sum(figs[s]["accuracy"] for s in (2, 3, 5, 10)) > sum(plain_figs[s]["accuracy"] for s in (2, 3, 5, 10))
+
+
+def _synthetic_records(n: int, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    recs = {}
+    for s in (1, 2, 3, 5, 10):
+        d = np.full((n, 12), np.inf)
+        d[:, :6] = rng.uniform(0.4, 1.2, (n, 6))
+        truth = rng.integers(0, 6, n)
+        d[np.arange(n), truth] = rng.uniform(0.05, 0.5 + 0.5 / s, n)
+        d[np.arange(n), (truth + 1) % 6] = rng.uniform(0.1, 1.2, n)  # a sibling face that may lie nearer
+        same = np.zeros((n, 12), bool)
+        same[np.arange(n), truth] = True
+        recs[s] = {"d": d, "truth": truth, "known": np.ones(n, bool), "cocked": np.zeros(n, bool),
+                   "pc": np.zeros(n), "same": same, "full": np.ones(n, bool), "n": np.full(n, s),
+                   "family": np.arange(n) % 4}
+    return recs
+
+
+def test_the_bound_is_the_clopper_pearson_upper_bound():
+    from companion.vision.enroll_sim import wrong_bound
+
+    # no wrong reading among n dice: the 95 % upper bound is 1 - 0.05 ** (1 / n) (600 dice: 0.498 %)
+    assert wrong_bound(0, 600, 0.95) == pytest.approx(1 - 0.05 ** (1 / 600))
+    assert wrong_bound(3, 600, None) == pytest.approx(0.005)
+    assert wrong_bound(3, 600, 0.95) > 0.01 > wrong_bound(3, 600, 0.5)
+
+
+def test_calibration_to_a_bound_keeps_a_margin_below_the_target():
+    """The chosen gates hold the upper 95 % bound of confidently wrong to 0.5 % on every level; the
+    observed-rate rule does not (its gates read more and break the bound), so a calibration that
+    ignored the margin fails here."""
+    from scipy.stats import beta
+
+    from companion.vision.enroll_sim import _gate, calibrate
+
+    recs = _synthetic_records(1500, 3)
+
+    def wrong_counts(setting):
+        out = {}
+        for s, rec in recs.items():
+            read, k = _gate(rec, setting)
+            out[s] = int((read & ~rec["same"][np.arange(len(k)), k]).sum())
+        return out
+
+    def upper(k, n=1500):
+        return 1.0 if k >= n else float(beta.ppf(0.95, k + 1, n - k))
+
+    broken = []
+    for levels in ((2,), (3,), (5,), (10,), (2, 3, 5, 10)):  # a gate per level, and one gate for all
+        bounded, figs = calibrate(recs, levels=levels, confidence=0.95)
+        observed, _ = calibrate(recs, levels=levels)
+        assert bounded["bound_met"] and observed["bound_met"]
+        assert all(upper(k) <= 0.005 for s, k in wrong_counts(bounded).items() if s in levels)
+        broken += [upper(k) > 0.005 for s, k in wrong_counts(observed).items() if s in levels]
+        assert all(figs[s]["accuracy"] > 0.02 for s in levels)  # the bound is met by reading, not by refusing all
+    assert any(broken)
+
+
+def test_leaving_one_family_out_reads_each_family_with_the_others_gate():
+    from companion.vision.enroll_sim import calibrate, decide, leave_one_family_out, records_of
+
+    recs = _synthetic_records(800, 5)
+    lofo = leave_one_family_out(recs, confidence=0.95)
+    wrong = 0.0
+    for f in range(4):
+        setting, _ = calibrate(records_of(recs, lambda x, f=f: x != f), confidence=0.95)
+        wrong += decide(records_of(recs, lambda x, f=f: x == f)[3], setting)["confidently_wrong"] * 200
+    assert lofo[3]["queries"] == 800
+    assert lofo[3]["confidently_wrong"] == pytest.approx(wrong / 800)
