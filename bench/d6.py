@@ -13,7 +13,7 @@ script scores a model bundle on:
   ``--copies`` per source photo); a face reader trained with ``--face-photos detector`` has not
   seen them either;
 * ``hidden-like``: ``unseen`` plus a share of ``heldout`` in the proportion the left-out half would
-  hold them (``companion.vision.d6_prep.hidden_like_names``).
+  hold them (``companion.vision.train.d6_prep.hidden_like_names``).
 
 It prints one line per split (mAP50, mAP50-95, recall, face accuracy, false boxes per image) and
 each figure as a ratio of the issue's target (mAP50 0.95, mAP50-95 0.70).
@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.d6_prep import prepare_d6  # noqa: E402
 from companion.vision.evaluation import evaluate  # noqa: E402
 from companion.vision.reader import load_model  # noqa: E402
+from companion.vision.train.d6_prep import prepare_d6  # noqa: E402
 
 D6_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "d6-real"  # the reference folder
 TARGET = {"map50": 0.95, "map50_95": 0.70}

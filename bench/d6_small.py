@@ -3,7 +3,7 @@
     python bench/d6_small.py [--model d6] [--src ../shared/datasets/d6-real] [--sets heldout-choice,heldout-test]
                              [--frames 20] [--json]
 
-For each set of real photos (``companion.vision.d6_prep``: ``heldout-choice`` is the half of the
+For each set of real photos (``companion.vision.train.d6_prep``: ``heldout-choice`` is the half of the
 held-out photos the setting was chosen on, ``heldout-test`` the other half, the strict figure;
 ``heldout`` both; ``unseen`` the copies of trained photos the detector never saw) it scores the
 bundle twice: with ``small_dice`` removed ("off") and as shipped ("on"), and prints mAP50,
@@ -29,9 +29,9 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.d6_prep import prepare_d6  # noqa: E402
 from companion.vision.evaluation import evaluate  # noqa: E402
 from companion.vision.reader import DiceModel, resolve_model  # noqa: E402
+from companion.vision.train.d6_prep import prepare_d6  # noqa: E402
 from companion.vision.yolo_dataset import dataset_images  # noqa: E402
 
 D6_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "d6-real"  # the reference folder

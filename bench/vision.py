@@ -59,7 +59,7 @@ def main(argv=None) -> int:
         if not args.no_torch and pt.is_file():
             try:
                 from companion.vision import offline
-                from companion.vision.training import export_onnx
+                from companion.vision.train.training import export_onnx
 
                 offline.prepare()
                 from ultralytics import YOLO

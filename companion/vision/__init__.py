@@ -1,7 +1,7 @@
 """Camera pipeline: render synthetic tables, train and run dice detectors, read faces.
 
 Run time needs only numpy, OpenCV and onnxruntime (plus scipy for roster assignment);
-training (``companion.vision.training``, ``face_classifier``, ``bundle``) needs the
+training (``companion.vision.train.training``, ``face_classifier``, ``bundle``) needs the
 ``[train]`` extra (torch, ultralytics).
 
 Modules:

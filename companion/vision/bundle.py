@@ -154,7 +154,7 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
         if Path(det_onnx).resolve() != (out / "detector.onnx").resolve():
             shutil.copyfile(det_onnx, out / "detector.onnx")
     else:
-        from companion.vision.training import export_onnx  # noqa: PLC0415
+        from companion.vision.train.training import export_onnx  # noqa: PLC0415
 
         export_onnx(det_pt, out / "detector.onnx", imgsz)
     export_classifier(face_pt, out / "face.onnx")
@@ -204,7 +204,7 @@ def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 32
     ``resume``: a detector ``last.pt`` of an interrupted run to continue (then the face reader trains).
     """
     from companion.vision.face_classifier import train_classifier  # noqa: PLC0415
-    from companion.vision.training import train_detector  # noqa: PLC0415
+    from companion.vision.train.training import train_detector  # noqa: PLC0415
 
     data_dir = Path(data_dir)
     form = dataset_form(data_dir)

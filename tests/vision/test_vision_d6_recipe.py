@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.vision.d6_prep import D6_NAMES, hidden_like_names, prepare_d6
+from companion.vision.train.d6_prep import D6_NAMES, hidden_like_names, prepare_d6
 from companion.vision.yolo_dataset import load_data_yaml, read_labels, source_group
 
 FIXTURES = Path(__file__).parent / "fixtures" / "d6" / "val"
@@ -99,7 +99,7 @@ def test_hidden_like_names_proportion_and_stability():
 def test_face_stage_trains_a_pip_reader(d6_real, tmp_path, monkeypatch):
     import torch
 
-    from companion.vision.d6_training import train_face
+    from companion.vision.train.d6_training import train_face
 
     monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo-config"))
     prepare_d6(d6_real, tmp_path / "split", holdout_percent=30)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.vision.dd_training import far_from_dice, main, mine_negatives
+from companion.vision.train.dd_training import far_from_dice, main, mine_negatives
 
 SHIPPED_FINDER = Path(__file__).resolve().parents[2] / "models" / "dragon-dice" / "detector.pt"
 
@@ -57,8 +57,8 @@ def test_only_boxes_away_from_every_die_are_negatives():
 
 @pytest.mark.train
 def test_die_finder_stage_fine_tunes_the_shipped_finder_into_one_class(tmp_path, catalogue):
-    from companion.vision.dd_training import train_die_finder
     from companion.vision.synth import write_dataset
+    from companion.vision.train.dd_training import train_die_finder
 
     data = write_dataset(tmp_path / "scenes", 8, 11, catalogue, size=128, val_fraction=0.25, progress=False).parent
     pt = train_die_finder(data, SHIPPED_FINDER, tmp_path / "work", hours=0.05, epochs=1,

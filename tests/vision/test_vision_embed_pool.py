@@ -63,7 +63,7 @@ torch = pytest.importorskip("torch")
 
 
 def _checkpoint(tmp_path: Path) -> Path:
-    from companion.vision.embed_training import EmbedNet
+    from companion.vision.train.embed_training import EmbedNet
 
     torch.manual_seed(0)
     net = EmbedNet(8, (4, 8, 8, 8)).eval()
@@ -73,7 +73,7 @@ def _checkpoint(tmp_path: Path) -> Path:
 
 
 def test_pooled_export_with_the_even_map_equals_the_run_times_four_turns(tmp_path):
-    from companion.vision.embed_training import POOL_MAPS, export_embedding
+    from companion.vision.train.embed_training import POOL_MAPS, export_embedding
 
     pt = _checkpoint(tmp_path)
     plain = FaceEmbedder(export_embedding(pt, tmp_path / "plain.onnx"), turns=4)
@@ -84,7 +84,7 @@ def test_pooled_export_with_the_even_map_equals_the_run_times_four_turns(tmp_pat
     assert np.allclose(ep, ee, atol=1e-5) and np.allclose(cp, ce, atol=1e-5)
     assert np.allclose(cp, cu, atol=1e-5)  # the cocked head keeps the even mean
     # the upper-half export against the pooling written out with torch's own turns
-    from companion.vision.embed_training import load_embedding
+    from companion.vision.train.embed_training import load_embedding
 
     net, _ = load_embedding(pt)
     w = torch.from_numpy(POOL_MAPS["upper-half"] / POOL_MAPS["upper-half"].sum()).float()
@@ -98,7 +98,7 @@ def test_pooled_export_with_the_even_map_equals_the_run_times_four_turns(tmp_pat
 
 
 def test_a_pooling_map_of_the_wrong_shape_is_refused(tmp_path):
-    from companion.vision.embed_training import export_embedding
+    from companion.vision.train.embed_training import export_embedding
 
     with pytest.raises(ValueError, match="4 x 4"):
         export_embedding(_checkpoint(tmp_path), tmp_path / "x.onnx", np.ones((3, 4)))

@@ -10,7 +10,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from companion.vision.embed_training import (  # noqa: E402
+from companion.vision.embedding import FaceEmbedder  # noqa: E402
+from companion.vision.enroll import embedding_model  # noqa: E402
+from companion.vision.synth import art  # noqa: E402
+from companion.vision.train.embed_training import (  # noqa: E402
     EmbedNet,
     episode_loss,
     export_embedding,
@@ -18,9 +21,6 @@ from companion.vision.embed_training import (  # noqa: E402
     train_embedding,
     write_model_json,
 )
-from companion.vision.embedding import FaceEmbedder  # noqa: E402
-from companion.vision.enroll import embedding_model  # noqa: E402
-from companion.vision.synth import art  # noqa: E402
 
 
 def test_an_episode_holds_the_faces_of_one_family_and_cocked_dice():

@@ -11,8 +11,8 @@ import pytest
 pytestmark = pytest.mark.train
 torch = pytest.importorskip("torch", reason="needs the train extra: pip install -e '.[train]'")
 
-from companion.vision.dd_training import load_crop_sets, main  # noqa: E402
 from companion.vision.face_classifier import FaceNet, block_widths, load_classifier, train_classifier  # noqa: E402
+from companion.vision.train.dd_training import load_crop_sets, main  # noqa: E402
 
 HEADS = {"kind": ["d4", "d6"], "icon": ["Melee", "Save", "cocked"], "count": ["0", "1", "2"]}
 

@@ -16,7 +16,7 @@ from companion.readings import Source, State
 from companion.vision.roll_reading import roll_readings
 
 FIXTURE = Path(__file__).parent / "fixtures" / "frame_reading"
-NOT_AT_RUN_TIME = ("companion.vision.synth", "torch", "torchvision", "ultralytics", "onnx", "onnxslim")
+NOT_AT_RUN_TIME = ("companion.vision.synth", "companion.vision.train", "torch", "torchvision", "ultralytics", "onnx", "onnxslim")
 RUN_TIME = ("companion.vision.reader", "companion.vision.roll_reading", "companion.vision.assign",
             "companion.vision.table_reading", "companion.vision.numerals", "companion.vision.settle",
             "companion.vision.sources", "companion.vision.learning", "web.play", "web.sources", "web.phone_camera",

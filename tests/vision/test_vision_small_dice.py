@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from companion.vision.bundle import reading_settings
-from companion.vision.d6_prep import heldout_halves
 from companion.vision.detections import Detections, box_iou
 from companion.vision.evaluation import evaluate
 from companion.vision.reader import DiceModel, ModelError, load_model, read_image
 from companion.vision.small_dice import SmallDicePass
+from companion.vision.train.d6_prep import heldout_halves
 from companion.vision.yolo_dataset import read_labels
 
 D6 = Path(__file__).resolve().parents[2] / "models" / "d6"

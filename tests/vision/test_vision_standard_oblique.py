@@ -142,7 +142,7 @@ def test_training_path_smoke(tmp_path):
     from companion.vision.embedding import FaceEmbedder
     from companion.vision.enroll import embedding_model
     from companion.vision.numerals import KINDS, load_numeral_model
-    from companion.vision.standard_training import export, load_net, predict, train
+    from companion.vision.train.standard_training import export, load_net, predict, train
 
     for name, styles, n, seed in (("train.npz", TRAIN_STYLES[:4], 64, 1), ("val.npz", CALIBRATION_STYLES[:2], 24, 2)):
         np.savez(tmp_path / name, **render_crops(n, styles, seed))

@@ -1,4 +1,4 @@
-"""The recipe that trains the shipped ``d6`` detector (``python -m companion.vision.d6_training``).
+"""The recipe that trains the shipped ``d6`` detector (``python -m companion.vision.train.d6_training``).
 
 Why this recipe (measured on the held-out split of the d6-real photographs, see
 models/d6/MODEL_CARD.md): a third of the dice in those photos are under 40 px wide in a 640 px
@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from companion.vision import offline
-from companion.vision.d6_prep import prepare_d6
+from companion.vision.train.d6_prep import prepare_d6
 
 
 def finetune_detector(start: Path, data_yaml: Path, out_dir: Path, *, imgsz: int, hours: float, threads: int = 1,

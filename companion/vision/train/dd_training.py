@@ -1,4 +1,4 @@
-"""The recipe that trains the shipped ``dragon-dice`` bundle (``python -m companion.vision.dd_training``).
+"""The recipe that trains the shipped ``dragon-dice`` bundle (``python -m companion.vision.train.dd_training``).
 
 Stages (each resumable on its own; see models/dragon-dice/MODEL_CARD.md for the figures):
 
@@ -211,7 +211,7 @@ def main(argv=None) -> int:
     elif args.stage == "negatives":
         pt = mine_negatives(Path(args.out), args.scenes, args.seed, limit=args.limit, conf=args.conf)
     else:
-        extra = {"recipe": args.note or "python -m companion.vision.dd_training", "conf": args.conf,
+        extra = {"recipe": args.note or "python -m companion.vision.train.dd_training", "conf": args.conf,
                  "face_turns": args.turns, "min_face_confidence": args.min_face_conf,
                  "face_shift": args.shift}
         if args.detector_onnx:  # an earlier die-kind detector serves as the die finder (best class score)

@@ -13,7 +13,7 @@ answers from the die's geometry (a face seen at a slant, two faces up) and not f
 
 Run time is torch-free: ``companion.vision.embedding`` reads the exported ``embed.onnx``.
 
-    python -m companion.vision.embed_training --out models/face-embed --seconds 360 --workers 15
+    python -m companion.vision.train.embed_training --out models/face-embed --seconds 360 --workers 15
 """
 
 from __future__ import annotations
@@ -455,7 +455,7 @@ def write_model_json(folder: Path, reading: dict | None = None, pool: str = "eve
             "pool": pool,
             "crop": {"size": train["input"], "margin": CROP_MARGIN}, "dim": train["dim"],
             "reading": reading or dict(DEFAULT_SETTINGS), "calibrated": bool(reading),
-            "recipe": "python -m companion.vision.embed_training", "training": train}
+            "recipe": "python -m companion.vision.train.embed_training", "training": train}
     path = folder / "model.json"
     path.write_text(json.dumps(meta, indent=1))
     return path

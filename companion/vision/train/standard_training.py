@@ -15,7 +15,7 @@ Crops are never turned (orientation carries the reading) and never mirrored.  It
 ``TRAIN_STYLES`` of ``synth.standard_styles`` only; the epoch is chosen on ``CALIBRATION_STYLES``
 (``--val`` crops); ``TEST_STYLES`` are left to ``bench/enroll_standard.py``.
 
-    nice -n 10 python -m companion.vision.standard_training --work artifacts/standard \
+    nice -n 10 python -m companion.vision.train.standard_training --work artifacts/standard \
         --crops 24000 --epochs 12 --threads 2
 
 renders the crops (two processes) unless they exist, trains with a progress log
@@ -259,7 +259,7 @@ def export(pt: Path, reader_dir: Path, embed_dir: Path, training: dict) -> None:
            "crop": {"size": 64, "margin": 1.15}, "dim": model.config["dim"],
            "reading": old.get("reading", {"scale": 8.0, "max_distance": 0.8, "min_confidence": 0.6,
                                           "cocked_threshold": 0.5}),
-           "recipe": "python -m companion.vision.standard_training", "training": training,
+           "recipe": "python -m companion.vision.train.standard_training", "training": training,
            "standard_dice_only": True}
     for k in ("calibrated", "calibration"):
         if k in old:
@@ -270,7 +270,7 @@ def export(pt: Path, reader_dir: Path, embed_dir: Path, training: dict) -> None:
              "min_face_confidence": json.loads((reader_dir / "model.json").read_text()).get("min_face_confidence", 0.5)
              if (reader_dir / "model.json").is_file() else 0.5,
              "embedding_network": embed_dir.name,
-             "recipe": "python -m companion.vision.standard_training", "training": training}
+             "recipe": "python -m companion.vision.train.standard_training", "training": training}
     (reader_dir / "model.json").write_text(json.dumps(rmeta, indent=1))
 
 

@@ -1,6 +1,6 @@
 """Training, export and held-out figures of the standard-dice numeral reader (``models/polyhedral``).
 
-``python -m companion.vision.numerals_training --work artifacts/numerals --out models/polyhedral``
+``python -m companion.vision.train.numerals_training --work artifacts/numerals --out models/polyhedral``
 renders crops (``companion.vision.synth.numerals``) unless they exist, trains the two-head face
 reader (kind, value), exports ``face.onnx`` and writes ``model.json``, ``heldout.json`` (figures
 per die kind) and ``confusion_heldout.png``.  The held-out crops and frames come from the renderer's
