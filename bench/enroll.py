@@ -42,6 +42,7 @@ import argparse
 import contextlib
 import json
 import os
+import pickle
 import sys
 import tempfile
 import time
@@ -64,7 +65,8 @@ COLUMNS = (("nearest_right", "nearest ok"), ("accuracy", "face acc"), ("confiden
 def _table(title: str, figs: dict) -> str:
     lines = [title, f"{'sightings':>9} {'dice':>5} " + " ".join(f"{h:>13}" for _, h in COLUMNS)]
     for s, f in sorted(figs.items()):
-        lines.append(f"{s:>9} {f['queries']:>5} " + " ".join(f"{100 * f[k]:>12.1f}%" for k, _ in COLUMNS))
+        lines.append(f"{s:>9} {f['queries']:>5} " + " ".join(f"{100 * f.get(k, np.nan):>12.{2 if 'wrong' in k else 1}f}%" for k, _ in COLUMNS)
+                     + (f"   worst family {100 * f['worst_family_wrong']:.2f}% wrong" if "worst_family_wrong" in f else ""))
     return "\n".join(lines)
 
 
@@ -293,6 +295,8 @@ def main(argv=None) -> int:
     ap.add_argument("--lofo", action="store_true",
                     help="print how each calibration rule carries over (leave one calibration family out)")
     ap.add_argument("--no-test", action="store_true", help="calibration families only (no test families read)")
+    ap.add_argument("--calibration-records", help="keep the calibration families' records in this file (pickle) "
+                                                  "and read them from it on a later run with the same arguments")
     ap.add_argument("--test-set", choices=("fresh", "spent"), default="fresh",
                     help="fresh: art.FRESH_TEST_FAMILIES (strict); spent: art.TEST_FAMILIES (looked at twice on "
                          "2026-11-26, not strict any more)")
@@ -320,7 +324,14 @@ def main(argv=None) -> int:
         return 0
     cal = None
     if a.calibrate or a.lofo or not a.skip_calibration_figures:
-        cal = curves_on(art.CALIBRATION_FAMILIES, embedder, a, "calibration", seed=1)
+        cache = Path(a.calibration_records) if a.calibration_records else None
+        if cache and cache.exists():  # the same tables rendered and read by an earlier run (same arguments)
+            cal = pickle.loads(cache.read_bytes())
+            print(f"calibration records read from {cache}", file=sys.stderr)
+        else:
+            cal = curves_on(art.CALIBRATION_FAMILIES, embedder, a, "calibration", seed=1)
+            if cache:
+                cache.write_bytes(pickle.dumps(cal))
         if a.calibrate or a.lofo:  # which calibration rule carries over: leave one calibration family out
             name, lofo = es.choose_rule(cal["records"], progress=lambda n, f: print(
                 _table(f"left-out calibration families, rule '{n}' (calibration data only)", f), flush=True))
