@@ -259,14 +259,14 @@ def print_timings(t: dict) -> None:
             print(f"  {what:<56} {t[key + '_s']:>7.2f} s wall  {t[key + '_cpu_s']:>7.2f} s CPU    (target <= 120 s)")
 
 
-def plot(test: dict, cal: dict | None, path: Path) -> None:
+def plot(test: dict, cal: dict | None, path: Path, test_label: str = "test families (strict)") -> None:
     import matplotlib  # noqa: PLC0415
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for figs, name, style in ((test, "test families (strict)", "-o"), (cal, "calibration families", "--s")):
+    for figs, name, style in ((test, test_label, "-o"), (cal, "calibration families", "--s")):
         if not figs:
             continue
         xs = sorted(figs)
@@ -384,7 +384,9 @@ def main(argv=None) -> int:
         report["timings"] = timings(embedder, folder, a.frames, a.repeat, a.realtime)
         print_timings(report["timings"])
     if a.plot:
-        plot(test_figs, report.get("calibration"), Path(a.plot))
+        plot(test_figs, report.get("calibration"), Path(a.plot),
+             f"{a.test_set} test families {families[0]}-{families[-1]}"
+             + (" (strict)" if a.test_set == "fresh" else " (spent, not strict)"))
         print(f"plot: {a.plot}")
     if a.json:
         Path(a.json).write_text(json.dumps(report, indent=1, default=str))
