@@ -7,4 +7,7 @@ made here: the packages found under ``companion``, ``firmware_bridge`` and ``web
 
 from setuptools import find_namespace_packages, setup
 
-setup(packages=find_namespace_packages(include=["companion*", "firmware_bridge*", "web*"]) + ["companion_models"])
+setup(
+    packages=find_namespace_packages(include=["companion*", "firmware_bridge*", "web*"])
+    + ["companion_models"]
+)

@@ -35,8 +35,17 @@ from companion.vision.train.d6_prep import prepare_d6  # noqa: E402
 
 D6_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "d6-real"  # the reference folder
 TARGET = {"map50": 0.95, "map50_95": 0.70}
-KEEP = ("map50", "map50_95", "recall", "face_accuracy", "face_accuracy_detected", "false_boxes_per_image",
-        "images", "dice", "ms_per_image")
+KEEP = (
+    "map50",
+    "map50_95",
+    "recall",
+    "face_accuracy",
+    "face_accuracy_detected",
+    "false_boxes_per_image",
+    "images",
+    "dice",
+    "ms_per_image",
+)
 
 
 def main(argv=None) -> int:
@@ -44,7 +53,9 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default="d6", help="a shipped model's name or a bundle folder")
     ap.add_argument("--src", default=str(D6_REAL), help="a folder in the d6-real form")
     ap.add_argument("--copies", type=int, default=4, help="the detector's cap of copies per source photo")
-    ap.add_argument("--split-dir", default="", help="where to write the split (a temporary folder by default)")
+    ap.add_argument(
+        "--split-dir", default="", help="where to write the split (a temporary folder by default)"
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     args = ap.parse_args(argv)
 
@@ -52,21 +63,29 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         split_dir = Path(args.split_dir or tmp) / f"split-c{args.copies}"
         split = prepare_d6(Path(args.src), split_dir, copies_per_photo=args.copies)
-        out = {"model": model.name, "copies": args.copies,
-               "photos": {k: len(split[k]) for k in ("train", "det_train", "val", "unseen", "hidden_like")}}
+        out = {
+            "model": model.name,
+            "copies": args.copies,
+            "photos": {k: len(split[k]) for k in ("train", "det_train", "val", "unseen", "hidden_like")},
+        }
         if not args.json:
-            print(f"model {model.name}; {out['photos']['train']} training photos "
-                  f"({out['photos']['det_train']} for the detector), {out['photos']['val']} held out")
+            print(
+                f"model {model.name}; {out['photos']['train']} training photos "
+                f"({out['photos']['det_train']} for the detector), {out['photos']['val']} held out"
+            )
         for name in ("heldout", "unseen", "hidden-like"):
             r = evaluate(model, split_dir / name, progress=not args.json)
             out[name] = {k: r[k] for k in KEEP}
             if not args.json:
-                print(f"{name:12s} {r['images']:4d} photos {r['dice']:5d} dice: "
-                      f"mAP50 {r['map50']:.3f} ({r['map50'] / TARGET['map50']:.3f}x target), "
-                      f"mAP50-95 {r['map50_95']:.3f} ({r['map50_95'] / TARGET['map50_95']:.3f}x target), "
-                      f"recall {r['recall']:.3f}, face accuracy {r['face_accuracy']:.3f} "
-                      f"(of found {r['face_accuracy_detected']:.3f}), "
-                      f"false boxes/photo {r['false_boxes_per_image']:.2f}", flush=True)
+                print(
+                    f"{name:12s} {r['images']:4d} photos {r['dice']:5d} dice: "
+                    f"mAP50 {r['map50']:.3f} ({r['map50'] / TARGET['map50']:.3f}x target), "
+                    f"mAP50-95 {r['map50_95']:.3f} ({r['map50_95'] / TARGET['map50_95']:.3f}x target), "
+                    f"recall {r['recall']:.3f}, face accuracy {r['face_accuracy']:.3f} "
+                    f"(of found {r['face_accuracy_detected']:.3f}), "
+                    f"false boxes/photo {r['false_boxes_per_image']:.2f}",
+                    flush=True,
+                )
     if args.json:
         print(json.dumps(out))
     return 0

@@ -64,7 +64,9 @@ def _frame_cost(models: dict[str, DiceModel], photos: list[Path], size: int = 12
             cpu[k] += time.process_time() - c0
             wall[k] += time.perf_counter() - w0
     n = len(frames)
-    return {k: {"cpu_ms": round(1000 * cpu[k] / n, 1), "wall_ms": round(1000 * wall[k] / n, 1)} for k in models}
+    return {
+        k: {"cpu_ms": round(1000 * cpu[k] / n, 1), "wall_ms": round(1000 * wall[k] / n, 1)} for k in models
+    }
 
 
 def main(argv=None) -> int:
@@ -72,8 +74,11 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default="d6", help="a shipped model's name or a bundle folder")
     ap.add_argument("--src", default=str(D6_REAL), help="a folder in the d6-real form")
     ap.add_argument("--copies", type=int, default=4, help="the detector's cap of copies per source photo")
-    ap.add_argument("--sets", default="heldout-choice,heldout-test",
-                    help="comma-separated: heldout-choice, heldout-test, heldout, unseen ('' = timing only)")
+    ap.add_argument(
+        "--sets",
+        default="heldout-choice,heldout-test",
+        help="comma-separated: heldout-choice, heldout-test, heldout, unseen ('' = timing only)",
+    )
     ap.add_argument("--frames", type=int, default=20, help="photos timed as 1280 px frames (0: no timing)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     args = ap.parse_args(argv)
@@ -87,9 +92,21 @@ def main(argv=None) -> int:
         prepare_d6(Path(args.src), split_dir, copies_per_photo=args.copies)
         for name in filter(None, args.sets.split(",")):
             res = {k: evaluate(m, split_dir / name, progress=not args.json) for k, m in models.items()}
-            out[name] = {k: {f: r[f] for f in ("images", "dice", "map50", "map50_95", "recall",
-                                                 "false_boxes_per_image", "recall_by_size")}
-                         for k, r in res.items()}
+            out[name] = {
+                k: {
+                    f: r[f]
+                    for f in (
+                        "images",
+                        "dice",
+                        "map50",
+                        "map50_95",
+                        "recall",
+                        "false_boxes_per_image",
+                        "recall_by_size",
+                    )
+                }
+                for k, r in res.items()
+            }
             if not args.json:
                 off, on = res["off"], res["on"]
                 print(f"{name}: {on['images']} photos, {on['dice']} dice")
@@ -98,15 +115,20 @@ def main(argv=None) -> int:
                 for size, a in off["recall_by_size"].items():
                     b = on["recall_by_size"][size]
                     if a["dice"]:
-                        print(f"  recall {size + ' px':15s} off {a['found']:4d}/{a['dice']:<4d} = {a['recall']:.3f}  "
-                              f"on {b['found']:4d}/{b['dice']:<4d} = {b['recall']:.3f}", flush=True)
+                        print(
+                            f"  recall {size + ' px':15s} off {a['found']:4d}/{a['dice']:<4d} = {a['recall']:.3f}  "
+                            f"on {b['found']:4d}/{b['dice']:<4d} = {b['recall']:.3f}",
+                            flush=True,
+                        )
         if args.frames:
             photos = dataset_images(split_dir / "heldout")[: args.frames]
             cost = _frame_cost(models, photos)
             out["frame_1280"] = {**cost, "frames": len(photos), "load_average": os.getloadavg()}
             if not args.json:
-                print(f"1280 px frame, read whole ({len(photos)} frames, load average "
-                      f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):")
+                print(
+                    f"1280 px frame, read whole ({len(photos)} frames, load average "
+                    f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):"
+                )
                 for k, c in cost.items():
                     print(f"  {k:3s} CPU {c['cpu_ms']:.0f} ms, wall {c['wall_ms']:.0f} ms per frame")
                 print(f"  on/off CPU time: {cost['on']['cpu_ms'] / cost['off']['cpu_ms']:.2f}x")

@@ -57,30 +57,57 @@ from companion.vision.embedding import FaceEmbedder  # noqa: E402
 from companion.vision.enroll import embedding_model  # noqa: E402
 from companion.vision.synth import art  # noqa: E402
 
-COLUMNS = (("nearest_right", "nearest ok"), ("accuracy", "face acc"), ("confidently_wrong", "conf. wrong"), ("unknown_read", "unknown read"),
-           ("unreadable", "unreadable"), ("flat_called_cocked", "flat->cocked"), ("cocked_found", "cocked found"),
-           ("cocked_read", "cocked read"), ("accuracy_full", "acc all-known"), ("wrong_full", "wrong all-kn"))
+COLUMNS = (
+    ("nearest_right", "nearest ok"),
+    ("accuracy", "face acc"),
+    ("confidently_wrong", "conf. wrong"),
+    ("unknown_read", "unknown read"),
+    ("unreadable", "unreadable"),
+    ("flat_called_cocked", "flat->cocked"),
+    ("cocked_found", "cocked found"),
+    ("cocked_read", "cocked read"),
+    ("accuracy_full", "acc all-known"),
+    ("wrong_full", "wrong all-kn"),
+)
 
 
 def _table(title: str, figs: dict) -> str:
     lines = [title, f"{'sightings':>9} {'dice':>5} " + " ".join(f"{h:>13}" for _, h in COLUMNS)]
     for s, f in sorted(figs.items()):
-        lines.append(f"{s:>9} {f['queries']:>5} " + " ".join(f"{100 * f.get(k, np.nan):>12.{2 if 'wrong' in k else 1}f}%" for k, _ in COLUMNS)
-                     + (f"   worst family {100 * f['worst_family_wrong']:.2f}% wrong" if "worst_family_wrong" in f else ""))
+        lines.append(
+            f"{s:>9} {f['queries']:>5} "
+            + " ".join(f"{100 * f.get(k, np.nan):>12.{2 if 'wrong' in k else 1}f}%" for k, _ in COLUMNS)
+            + (
+                f"   worst family {100 * f['worst_family_wrong']:.2f}% wrong"
+                if "worst_family_wrong" in f
+                else ""
+            )
+        )
     return "\n".join(lines)
 
 
 def _progress(label):
     def cb(done, total):
-        print(f"\r{label}: rendered {done}/{total} tables", end="" if done < total else "\n", file=sys.stderr,
-              flush=True)
+        print(
+            f"\r{label}: rendered {done}/{total} tables",
+            end="" if done < total else "\n",
+            file=sys.stderr,
+            flush=True,
+        )
+
     return cb
 
 
 def curves_on(families, embedder, args, label: str, seed: int) -> dict:
     t = time.perf_counter()
-    tables = es.render_tables(families, tables_per_family=args.tables_per_family, queries=args.queries,
-                              seed=seed, workers=args.workers, progress=_progress(label))
+    tables = es.render_tables(
+        families,
+        tables_per_family=args.tables_per_family,
+        queries=args.queries,
+        seed=seed,
+        workers=args.workers,
+        progress=_progress(label),
+    )
     t_render = time.perf_counter() - t
     embedded = es.embed_tables(tables, embedder)
     return {"records": es.distance_records(embedded), "render_s": t_render, "tables": len(tables)}
@@ -142,30 +169,44 @@ def timings(embedder, folder: Path, frames: int = 5, repeat: int = 2, realtime: 
     cat = load_catalogue()
     die = cat.find("Dwarves/Mammoth Rider")
     crops = np.stack([render_die_crop(art.TEST_FAMILIES[0], die.name, k % 6, rng) for k in range(300)])
-    labels = [FaceLabel("d6", die.faces[k % 6].name, int(die.faces[k % 6].count), die.name, die.species)
-              for k in range(300)]
+    labels = [
+        FaceLabel("d6", die.faces[k % 6].name, int(die.faces[k % 6].count), die.name, die.species)
+        for k in range(300)
+    ]
     embedder(crops[:8])  # warm-up
     prof = TableProfile("bench", embedder.dim)
     t_enrol, c_enrol = _clocked(lambda: prof.learn(crops, labels, embedder))
-    roster = [("Dwarves/Mammoth Rider", 1), ("Dwarves/Mammoth Rider", 2), ("Dwarves/Behemoth", 0),
-              ("Goblins/Thug", 3), ("Goblins/Thug", 1), ("Amazons/Javelineer", 0), ("Amazons/Javelineer", 4),
-              ("Dwarves/Behemoth", 5)]
+    roster = [
+        ("Dwarves/Mammoth Rider", 1),
+        ("Dwarves/Mammoth Rider", 2),
+        ("Dwarves/Behemoth", 0),
+        ("Goblins/Thug", 3),
+        ("Goblins/Thug", 1),
+        ("Amazons/Javelineer", 0),
+        ("Amazons/Javelineer", 4),
+        ("Dwarves/Behemoth", 5),
+    ]
     fams = {"Dwarves": art.TEST_FAMILIES[0], "Goblins": art.TEST_FAMILIES[1], "Amazons": art.TEST_FAMILIES[2]}
     shots = [render_table(fams, roster, rng, 1280, 960) for _ in range(frames)]
     emb_ms = {}
-    for turns in sorted({1, 2, 4, embedder.turns}):  # the embedding's share of a frame at each number of turns
+    for turns in sorted(
+        {1, 2, 4, embedder.turns}
+    ):  # the embedding's share of a frame at each number of turns
         e = FaceEmbedder(embedder.path, turns)
         e(crops[:8])
         cut = [embedding_crops(img, np.array([lab["box"] for lab in labs])) for img, labs in shots]
         emb_ms[turns] = np.mean([_clocked(lambda c=c, e=e: e(c)) for c in cut for _ in range(repeat)], 0)
     n_dice = sum(len(labs) for _, labs in shots)
-    out = {"load": _load(),
-           "enrol_300_crops_s": round(t_enrol / 1000, 3), "enrol_300_crops_cpu_s": round(c_enrol / 1000, 3),
-           "embed_ms_per_crop": round(t_enrol / 300, 2),
-           "embed_ms_per_1280_frame": round(emb_ms[embedder.turns][0], 1),
-           "embed_cpu_ms_per_1280_frame": round(emb_ms[embedder.turns][1], 1),
-           "embed_cpu_ms_per_1280_frame_by_turns": {t: round(float(v[1]), 1) for t, v in emb_ms.items()},
-           "dice_per_frame": round(n_dice / len(shots), 1)}
+    out = {
+        "load": _load(),
+        "enrol_300_crops_s": round(t_enrol / 1000, 3),
+        "enrol_300_crops_cpu_s": round(c_enrol / 1000, 3),
+        "embed_ms_per_crop": round(t_enrol / 300, 2),
+        "embed_ms_per_1280_frame": round(emb_ms[embedder.turns][0], 1),
+        "embed_cpu_ms_per_1280_frame": round(emb_ms[embedder.turns][1], 1),
+        "embed_cpu_ms_per_1280_frame_by_turns": {t: round(float(v[1]), 1) for t, v in emb_ms.items()},
+        "dice_per_frame": round(n_dice / len(shots), 1),
+    }
     try:  # the whole reading of a frame by an enrolled bundle (die finder + face reader + embedding)
         from companion.vision.enroll import Sighting, enroll  # noqa: PLC0415
         from companion.vision.reader import DiceModel  # noqa: PLC0415
@@ -185,15 +226,19 @@ def timings(embedder, folder: Path, frames: int = 5, repeat: int = 2, realtime: 
             frames = [Sighting("bench", crops[k], [0, 0, 64, 64], labels[k]) for k in range(300)]
             art_pics = [Sighting("bench", crops[k], None, labels[k]) for k in range(0, 300, 8)]
             for key, sights in (("enrol_300_corrections", frames), ("enrol_300_art", art_pics)):
-                wall, cpu = _clocked(lambda s=sights, k=key: enroll("dragon-dice", Path(tmp) / k, s,
-                                                                    embedding=str(folder)))
+                wall, cpu = _clocked(
+                    lambda s=sights, k=key: enroll("dragon-dice", Path(tmp) / k, s, embedding=str(folder))
+                )
                 out[f"{key}_s"], out[f"{key}_cpu_s"] = round(wall / 1000, 2), round(cpu / 1000, 2)
             bundle = enroll("dragon-dice", Path(tmp) / "bench-bundle", known, embedding=str(folder))
             model = DiceModel(Path(bundle["bundle"]))
             base = DiceModel(model.bundle)  # same files, profile off: the cost the profile adds
             base.embedder = base.profile = None
-            ways = {"base": lambda img: base.readings(img), "enrolled": lambda img: model.readings(img),
-                    "roster": lambda img: read_roll(img, names, model)}
+            ways = {
+                "base": lambda img: base.readings(img),
+                "enrolled": lambda img: model.readings(img),
+                "roster": lambda img: read_roll(img, names, model),
+            }
             for f in ways.values():
                 f(shots[0][0])
             clock = {k: [] for k in ways}
@@ -224,7 +269,11 @@ def timings(embedder, folder: Path, frames: int = 5, repeat: int = 2, realtime: 
             out["settle_to_reading_ms"] = round(float(still + work), 1)
             out["settle_to_reading_ms_each"] = [round(float(a + b), 1) for a, b in lat]
             out["motion_cpu_ms_per_frame"] = round(
-                float(np.mean([_clocked(lambda f=f: SettleDetector().motion(f))[1] for _, f in clips[0][0][:8]])), 2)
+                float(
+                    np.mean([_clocked(lambda f=f: SettleDetector().motion(f))[1] for _, f in clips[0][0][:8]])
+                ),
+                2,
+            )
     except Exception as exc:  # no shipped base bundle here: the frame reading is left out, and said so
         out["read_ms_per_1280_frame_enrolled"] = f"not measured ({exc})"
     out["load_after"] = _load()
@@ -233,30 +282,46 @@ def timings(embedder, folder: Path, frames: int = 5, repeat: int = 2, realtime: 
 
 
 def print_timings(t: dict) -> None:
-    print(f"timings ({t['load']} before; {t['load_after']} after; CPU time = this process, all threads"
-          + ("; frame reads at real-time priority, the nearest to an idle machine" if t.get("realtime") else "")
-          + "):")
+    print(
+        f"timings ({t['load']} before; {t['load_after']} after; CPU time = this process, all threads"
+        + ("; frame reads at real-time priority, the nearest to an idle machine" if t.get("realtime") else "")
+        + "):"
+    )
     if not isinstance(t.get("read_ms_per_1280_frame_enrolled"), float):
         print(f"  whole frame: {t.get('read_ms_per_1280_frame_enrolled')}")
     else:
-        for key, what in (("base", "whole 1280 px frame, no table profile"),
-                          ("enrolled", "whole 1280 px frame, table profile"),
-                          ("enrolled_roster", "whole 1280 px frame, table profile + roster assignment")):
-            print(f"  {what:<56} {t[f'read_ms_per_1280_frame_{key}']:>7.1f} ms wall "
-                  f"{t[f'read_cpu_ms_per_1280_frame_{key}']:>7.1f} ms CPU   (target <= 60 ms)")
-        print(f"  {'settle to reading (rest -> still ' + str(t['settle_still_ms']) + ' ms -> roster read)':<56} "
-              f"{t['settle_to_reading_ms']:>7.1f} ms wall   (target <= 250 ms; each roll "
-              f"{t['settle_to_reading_ms_each']})")
+        for key, what in (
+            ("base", "whole 1280 px frame, no table profile"),
+            ("enrolled", "whole 1280 px frame, table profile"),
+            ("enrolled_roster", "whole 1280 px frame, table profile + roster assignment"),
+        ):
+            print(
+                f"  {what:<56} {t[f'read_ms_per_1280_frame_{key}']:>7.1f} ms wall "
+                f"{t[f'read_cpu_ms_per_1280_frame_{key}']:>7.1f} ms CPU   (target <= 60 ms)"
+            )
+        print(
+            f"  {'settle to reading (rest -> still ' + str(t['settle_still_ms']) + ' ms -> roster read)':<56} "
+            f"{t['settle_to_reading_ms']:>7.1f} ms wall   (target <= 250 ms; each roll "
+            f"{t['settle_to_reading_ms_each']})"
+        )
         print(f"  {'settle detector per live frame':<56} {t['motion_cpu_ms_per_frame']:>7.2f} ms CPU")
-    print(f"  {'embedding of one frame (' + str(t['dice_per_frame']) + ' dice)':<56} "
-          f"{t['embed_ms_per_1280_frame']:>7.1f} ms wall {t['embed_cpu_ms_per_1280_frame']:>7.1f} ms CPU; "
-          f"CPU by turns {t['embed_cpu_ms_per_1280_frame_by_turns']}")
-    print(f"  {'enrolment of 300 crops (embedding + profile update)':<56} {t['enrol_300_crops_s']:>7.2f} s wall  "
-          f"{t['enrol_300_crops_cpu_s']:>7.2f} s CPU    (target <= 120 s)")
-    for key, what in (("enrol_300_corrections", "companion vision enroll --corrections, 300 dice"),
-                      ("enrol_300_art", "companion vision enroll --art, 38 pictures x 8 views")):
+    print(
+        f"  {'embedding of one frame (' + str(t['dice_per_frame']) + ' dice)':<56} "
+        f"{t['embed_ms_per_1280_frame']:>7.1f} ms wall {t['embed_cpu_ms_per_1280_frame']:>7.1f} ms CPU; "
+        f"CPU by turns {t['embed_cpu_ms_per_1280_frame_by_turns']}"
+    )
+    print(
+        f"  {'enrolment of 300 crops (embedding + profile update)':<56} {t['enrol_300_crops_s']:>7.2f} s wall  "
+        f"{t['enrol_300_crops_cpu_s']:>7.2f} s CPU    (target <= 120 s)"
+    )
+    for key, what in (
+        ("enrol_300_corrections", "companion vision enroll --corrections, 300 dice"),
+        ("enrol_300_art", "companion vision enroll --art, 38 pictures x 8 views"),
+    ):
         if f"{key}_s" in t:
-            print(f"  {what:<56} {t[key + '_s']:>7.2f} s wall  {t[key + '_cpu_s']:>7.2f} s CPU    (target <= 120 s)")
+            print(
+                f"  {what:<56} {t[key + '_s']:>7.2f} s wall  {t[key + '_cpu_s']:>7.2f} s CPU    (target <= 120 s)"
+            )
 
 
 def plot(test: dict, cal: dict | None, path: Path, test_label: str = "test families (strict)") -> None:
@@ -289,28 +354,50 @@ def main(argv=None) -> int:
     ap.add_argument("--tables-per-family", type=int, default=3)
     ap.add_argument("--queries", type=int, default=60, help="dice read per table")
     ap.add_argument("--workers", type=int, default=0, help="processes rendering tables (0: this one)")
-    ap.add_argument("--calibrate", action="store_true",
-                    help="choose the reading thresholds on the calibration families and write them to model.json")
+    ap.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="choose the reading thresholds on the calibration families and write them to model.json",
+    )
     ap.add_argument("--skip-calibration-figures", action="store_true")
-    ap.add_argument("--lofo", action="store_true",
-                    help="print how each calibration rule carries over (leave one calibration family out)")
-    ap.add_argument("--no-test", action="store_true", help="calibration families only (no test families read)")
-    ap.add_argument("--calibration-records", help="keep the calibration families' records in this file (pickle) "
-                                                  "and read them from it on a later run with the same arguments")
-    ap.add_argument("--test-set", choices=("fresh", "spent"), default="fresh",
-                    help="fresh: art.FRESH_TEST_FAMILIES (strict); spent: art.TEST_FAMILIES (looked at twice on "
-                         "2026-11-26, not strict any more)")
-    ap.add_argument("--test-tables-per-family", type=int, default=0,
-                    help="tables per test family (0: as --tables-per-family)")
+    ap.add_argument(
+        "--lofo",
+        action="store_true",
+        help="print how each calibration rule carries over (leave one calibration family out)",
+    )
+    ap.add_argument(
+        "--no-test", action="store_true", help="calibration families only (no test families read)"
+    )
+    ap.add_argument(
+        "--calibration-records",
+        help="keep the calibration families' records in this file (pickle) "
+        "and read them from it on a later run with the same arguments",
+    )
+    ap.add_argument(
+        "--test-set",
+        choices=("fresh", "spent"),
+        default="fresh",
+        help="fresh: art.FRESH_TEST_FAMILIES (strict); spent: art.TEST_FAMILIES (looked at twice on "
+        "2026-11-26, not strict any more)",
+    )
+    ap.add_argument(
+        "--test-tables-per-family",
+        type=int,
+        default=0,
+        help="tables per test family (0: as --tables-per-family)",
+    )
     ap.add_argument("--plot", default="docs/images/enroll_curve.png")
     ap.add_argument("--json", help="also write every figure to this JSON file")
     ap.add_argument("--no-timings", action="store_true")
     ap.add_argument("--timings-only", action="store_true", help="only the timings (no learning curves)")
     ap.add_argument("--frames", type=int, default=5, help="rendered 1280 px frames timed")
     ap.add_argument("--repeat", type=int, default=2, help="times each frame is read per way")
-    ap.add_argument("--realtime", action="store_true",
-                    help="time the frame reads with this process at real-time priority (root; a shared "
-                         "machine's other jobs wait those few seconds): the nearest to an idle machine")
+    ap.add_argument(
+        "--realtime",
+        action="store_true",
+        help="time the frame reads with this process at real-time priority (root; a shared "
+        "machine's other jobs wait those few seconds): the nearest to an idle machine",
+    )
     a = ap.parse_args(argv)
     folder, meta = embedding_model(a.embedding)
     embedder = FaceEmbedder(folder / meta.get("onnx", "embed.onnx"), int(meta.get("turns", 4)))
@@ -333,60 +420,96 @@ def main(argv=None) -> int:
             if cache:
                 cache.write_bytes(pickle.dumps(cal))
         if a.calibrate or a.lofo:  # which calibration rule carries over: leave one calibration family out
-            name, lofo = es.choose_rule(cal["records"], progress=lambda n, f: print(
-                _table(f"left-out calibration families, rule '{n}' (calibration data only)", f), flush=True))
+            name, lofo = es.choose_rule(
+                cal["records"],
+                progress=lambda n, f: print(
+                    _table(f"left-out calibration families, rule '{n}' (calibration data only)", f),
+                    flush=True,
+                ),
+            )
             report["leave_one_family_out"] = {"chosen": name, "rules": lofo}
-            print(f"chosen rule (best left-out accuracy with left-out confidently wrong <= 0.5 % at every level): "
-                  f"{name}")
+            print(
+                f"chosen rule (best left-out accuracy with left-out confidently wrong <= 0.5 % at every level): "
+                f"{name}"
+            )
         if a.calibrate:
             settings, _ = es.calibrate(cal["records"], **es.GATE_RULES[name])
             if meta.get("reading", {}).get("standard_dice"):  # standard dice: not calibrated here, kept
                 settings["standard_dice"] = meta["reading"]["standard_dice"]
             meta["reading"], meta["calibrated"] = settings, True
             meta["calibration"] = {
-                "families": list(art.CALIBRATION_FAMILIES), "tables": cal["tables"], "chosen_rule": name,
+                "families": list(art.CALIBRATION_FAMILIES),
+                "tables": cal["tables"],
+                "chosen_rule": name,
                 "rule": "lowest cocked threshold with flat dice called cocked <= 1%; then the margin gate pairs "
-                        "(dice with unknown faces / fully known dice) with the best mean accuracy whose "
-                        "confidently-wrong rate -- the observed rate, or its upper Clopper-Pearson bound -- is "
-                        "<= 0.5% at every level (one_sighting on 1 sighting, the main gate on 2-10, with "
-                        "by_sightings one pair per level 2, 3, 5, 10); the rule itself (per level or one gate, "
-                        "observed / 95% / 99% bound) picked by leaving one calibration family out: the best "
-                        "left-out accuracy with left-out confidently wrong <= 0.5% at every level",
-                "left_out_confidently_wrong": {str(k): round(v["confidently_wrong"], 5)
-                                               for k, v in lofo[name].items()},
-                "left_out_accuracy": {str(k): round(v["accuracy"], 4) for k, v in lofo[name].items()}}
+                "(dice with unknown faces / fully known dice) with the best mean accuracy whose "
+                "confidently-wrong rate -- the observed rate, or its upper Clopper-Pearson bound -- is "
+                "<= 0.5% at every level (one_sighting on 1 sighting, the main gate on 2-10, with "
+                "by_sightings one pair per level 2, 3, 5, 10); the rule itself (per level or one gate, "
+                "observed / 95% / 99% bound) picked by leaving one calibration family out: the best "
+                "left-out accuracy with left-out confidently wrong <= 0.5% at every level",
+                "left_out_confidently_wrong": {
+                    str(k): round(v["confidently_wrong"], 5) for k, v in lofo[name].items()
+                },
+                "left_out_accuracy": {str(k): round(v["accuracy"], 4) for k, v in lofo[name].items()},
+            }
             (folder / "model.json").write_text(json.dumps(meta, indent=1))
-            print(f"calibrated on families {list(art.CALIBRATION_FAMILIES)}: {settings} -> {folder / 'model.json'}")
+            print(
+                f"calibrated on families {list(art.CALIBRATION_FAMILIES)}: {settings} -> {folder / 'model.json'}"
+            )
         cal_figs = es.curves(cal["records"], settings)
         report["calibration"] = cal_figs
     report["settings"] = settings
     print(f"reading settings: {settings}")
     if a.no_test:
         if cal is not None:
-            print(_table(f"CALIBRATION families {list(art.CALIBRATION_FAMILIES)} (thresholds chosen here: "
-                         f"not strict; {cal['tables']} tables)", report["calibration"]))
+            print(
+                _table(
+                    f"CALIBRATION families {list(art.CALIBRATION_FAMILIES)} (thresholds chosen here: "
+                    f"not strict; {cal['tables']} tables)",
+                    report["calibration"],
+                )
+            )
         if a.json:
             Path(a.json).write_text(json.dumps(report, indent=1, default=str))
         return 0
     families = art.FRESH_TEST_FAMILIES if a.test_set == "fresh" else art.TEST_FAMILIES
-    b = argparse.Namespace(**{**vars(a), "tables_per_family": a.test_tables_per_family or a.tables_per_family})
+    b = argparse.Namespace(
+        **{**vars(a), "tables_per_family": a.test_tables_per_family or a.tables_per_family}
+    )
     test = curves_on(families, embedder, b, "test", seed=2)
     test_figs = es.curves(test["records"], settings)
     report["test"] = test_figs
     report["test_families"] = list(families)
-    strict = ("strict: never trained on, no choice made" if a.test_set == "fresh" else
-              "NOT strict since 2026-11-26: looked at twice for the reading gate")
-    print(_table(f"TEST families ({a.test_set}) {list(families)} ({strict}; {test['tables']} tables)", test_figs))
+    strict = (
+        "strict: never trained on, no choice made"
+        if a.test_set == "fresh"
+        else "NOT strict since 2026-11-26: looked at twice for the reading gate"
+    )
+    print(
+        _table(
+            f"TEST families ({a.test_set}) {list(families)} ({strict}; {test['tables']} tables)", test_figs
+        )
+    )
     if cal is not None:
-        print(_table(f"CALIBRATION families {list(art.CALIBRATION_FAMILIES)} (thresholds chosen here: "
-                     f"not strict; {cal['tables']} tables)", report["calibration"]))
+        print(
+            _table(
+                f"CALIBRATION families {list(art.CALIBRATION_FAMILIES)} (thresholds chosen here: "
+                f"not strict; {cal['tables']} tables)",
+                report["calibration"],
+            )
+        )
     if not a.no_timings:
         report["timings"] = timings(embedder, folder, a.frames, a.repeat, a.realtime)
         print_timings(report["timings"])
     if a.plot:
-        plot(test_figs, report.get("calibration"), Path(a.plot),
-             f"{a.test_set} test families {families[0]}-{families[-1]}"
-             + (" (strict)" if a.test_set == "fresh" else " (spent, not strict)"))
+        plot(
+            test_figs,
+            report.get("calibration"),
+            Path(a.plot),
+            f"{a.test_set} test families {families[0]}-{families[-1]}"
+            + (" (strict)" if a.test_set == "fresh" else " (spent, not strict)"),
+        )
         print(f"plot: {a.plot}")
     if a.json:
         Path(a.json).write_text(json.dumps(report, indent=1, default=str))

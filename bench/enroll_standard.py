@@ -43,8 +43,13 @@ from companion.vision.enroll import embedding_model  # noqa: E402
 from companion.vision.numerals import KINDS  # noqa: E402
 from companion.vision.synth.standard_styles import CALIBRATION_STYLES, HELDOUT_FONT, TEST_STYLES  # noqa: E402
 
-COLUMNS = (("accuracy", "right"), ("confidently_wrong", "conf. wrong"), ("unknown_read", "unknown read"),
-           ("unreadable", "unreadable"), ("nearest_right", "nearest ok"))
+COLUMNS = (
+    ("accuracy", "right"),
+    ("confidently_wrong", "conf. wrong"),
+    ("unknown_read", "unknown read"),
+    ("unreadable", "unreadable"),
+    ("nearest_right", "nearest ok"),
+)
 QUERIES = {"d4": 24, "d6": 24, "d8": 24, "d10": 24, "d12": 30, "d20": 60}
 
 
@@ -61,8 +66,10 @@ def tables_for(split: str, styles, kinds, a) -> list:
     for kind in kinds:
         path = Path(a.cache) / f"{split}_{len(styles)}styles_{kind}_seed{a.seed}.npz"
         # a cache of more styles of the same split holds these (the first n styles render the same)
-        bigger = sorted(Path(a.cache).glob(f"{split}_*styles_{kind}_seed{a.seed}.npz"),
-                        key=lambda p: int(p.name.split("_")[1].removesuffix("styles")))
+        bigger = sorted(
+            Path(a.cache).glob(f"{split}_*styles_{kind}_seed{a.seed}.npz"),
+            key=lambda p: int(p.name.split("_")[1].removesuffix("styles")),
+        )
         bigger = [p for p in bigger if int(p.name.split("_")[1].removesuffix("styles")) >= len(styles)]
         if bigger:
             out += [t for t in ss.load_tables(bigger[0]) if t.style in set(styles)]
@@ -70,12 +77,21 @@ def tables_for(split: str, styles, kinds, a) -> list:
         t = time.perf_counter()
 
         def progress(done, total, kind=kind):
-            print(f"\r{split} {kind}: rendered {done}/{total} tables", end="" if done < total else "\n",
-                  file=sys.stderr, flush=True)
+            print(
+                f"\r{split} {kind}: rendered {done}/{total} tables",
+                end="" if done < total else "\n",
+                file=sys.stderr,
+                flush=True,
+            )
 
         seed = a.seed * 1000 + (0 if split == "calibration" else 500) + KINDS.index(kind)
-        tables = ss.render_tables(styles, (kind,), queries=QUERIES, seed=seed, workers=a.workers, progress=progress)
-        print(f"{split} {kind}: {len(tables)} tables rendered in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+        tables = ss.render_tables(
+            styles, (kind,), queries=QUERIES, seed=seed, workers=a.workers, progress=progress
+        )
+        print(
+            f"{split} {kind}: {len(tables)} tables rendered in {time.perf_counter() - t:.0f} s",
+            file=sys.stderr,
+        )
         path.parent.mkdir(parents=True, exist_ok=True)
         ss.save_tables(path, tables)
         out += tables
@@ -111,22 +127,38 @@ def reader_section(name: str, cal, test, a, report: dict) -> None:
         if split == "calibration" and a.calibrate:
             min_conf = ss.choose_min_conf(probs, kinds, values)
             meta["min_face_confidence"] = min_conf
-            meta["min_face_confidence_rule"] = ("lowest confidence with read wrong <= 1% on the calibration styles "
-                                                "(bench/enroll_standard.py --calibrate)")
+            meta["min_face_confidence_rule"] = (
+                "lowest confidence with read wrong <= 1% on the calibration styles "
+                "(bench/enroll_standard.py --calibrate)"
+            )
             (bundle / "model.json").write_text(json.dumps(meta, indent=1))
-            print(f"{name}: min_face_confidence {min_conf} chosen on the calibration styles -> {bundle}/model.json")
+            print(
+                f"{name}: min_face_confidence {min_conf} chosen on the calibration styles -> {bundle}/model.json"
+            )
         knames = np.array(knames)
-        per = {k: ss.reader_figures({h: p[knames == k] for h, p in probs.items()}, kinds[knames == k],
-                                    values[knames == k], min_conf, heads) for k in a.kinds}
+        per = {
+            k: ss.reader_figures(
+                {h: p[knames == k] for h, p in probs.items()},
+                kinds[knames == k],
+                values[knames == k],
+                min_conf,
+                heads,
+            )
+            for k in a.kinds
+        }
         per["all"] = ss.reader_figures(probs, kinds, values, min_conf, heads)
         out[split] = per
     report.setdefault("readers", {})[name] = {"min_face_confidence": min_conf, **out}
     print(f"\nREADER {name} before any enrolment (min_face_confidence {min_conf}); kind AND value right")
-    print(f"{'split':>12} {'kind':>5} {'dice':>5} {'right':>8} {'conf.wrong':>11} {'unreadable':>11} {'kind ok':>8}")
+    print(
+        f"{'split':>12} {'kind':>5} {'dice':>5} {'right':>8} {'conf.wrong':>11} {'unreadable':>11} {'kind ok':>8}"
+    )
     for split in ("test", "calibration"):
         for k, f in out[split].items():
-            print(f"{split:>12} {k:>5} {f['dice']:>5} {100 * f['right']:>7.1f}% {100 * f['confidently_wrong']:>10.1f}% "
-                  f"{100 * f['unreadable']:>10.1f}% {100 * f['kind_right']:>7.1f}%")
+            print(
+                f"{split:>12} {k:>5} {f['dice']:>5} {100 * f['right']:>7.1f}% {100 * f['confidently_wrong']:>10.1f}% "
+                f"{100 * f['unreadable']:>10.1f}% {100 * f['kind_right']:>7.1f}%"
+            )
 
 
 def embedding_section(name: str, cal, test, a, report: dict) -> dict:
@@ -142,16 +174,22 @@ def embedding_section(name: str, cal, test, a, report: dict) -> dict:
         reading["standard_dice"] = std
         meta["reading"] = reading
         meta["standard_dice_calibration"] = {
-            "styles": "CALIBRATION_STYLES of companion.vision.synth.standard_styles", "tables": len(cal),
+            "styles": "CALIBRATION_STYLES of companion.vision.synth.standard_styles",
+            "tables": len(cal),
             "kinds": list(a.kinds),
             "rule": "cocked threshold calling <= 1% of (flat) standard dice cocked; then the margin gate with the best "
-                    "mean accuracy whose confidently-wrong rate is <= 0.5% for every kind at every level: one_sighting "
-                    "on 1 sighting, the main gate on 2, 3 and 5 (bench/enroll_standard.py --calibrate)"}
+            "mean accuracy whose confidently-wrong rate is <= 0.5% for every kind at every level: one_sighting "
+            "on 1 sighting, the main gate on 2, 3 and 5 (bench/enroll_standard.py --calibrate)",
+        }
         meta.pop("reading_notes", None)
         (folder / "model.json").write_text(json.dumps(meta, indent=1))
         print(f"{name}: standard_dice gate {std} chosen on the calibration styles -> {folder}/model.json")
-    out = {"calibration": ss.curves(cal_recs, reading), "test": ss.curves(test_recs, reading),
-           "standard_dice": reading.get("standard_dice"), "embed_seconds": round(embed_s, 1)}
+    out = {
+        "calibration": ss.curves(cal_recs, reading),
+        "test": ss.curves(test_recs, reading),
+        "standard_dice": reading.get("standard_dice"),
+        "embed_seconds": round(embed_s, 1),
+    }
     crops = np.concatenate([t.queries for t in test])[:300]
     embedder(crops[:8])
     t = time.perf_counter()
@@ -160,10 +198,19 @@ def embedding_section(name: str, cal, test, a, report: dict) -> dict:
     report.setdefault("embeddings", {})[name] = out
     print(f"\nEMBEDDING {name} (turns {embedder.turns}); standard_dice gate: {reading.get('standard_dice')}")
     for kind in [*a.kinds, "all"] if len(a.kinds) > 1 else a.kinds:
-        print(_table(f"TEST styles, {kind} (strict: never trained on, no choice made; "
-                     f"{sum(t.kind == kind or kind == 'all' for t in test)} tables)", out["test"][kind]))
-    print(_table("CALIBRATION styles, d20 (gate chosen here: not strict)", out["calibration"]["d20"]
-                 if "d20" in out["calibration"] else out["calibration"]["all"]))
+        print(
+            _table(
+                f"TEST styles, {kind} (strict: never trained on, no choice made; "
+                f"{sum(t.kind == kind or kind == 'all' for t in test)} tables)",
+                out["test"][kind],
+            )
+        )
+    print(
+        _table(
+            "CALIBRATION styles, d20 (gate chosen here: not strict)",
+            out["calibration"]["d20"] if "d20" in out["calibration"] else out["calibration"]["all"],
+        )
+    )
     if len(a.kinds) > 1:
         print(_table("CALIBRATION styles, all kinds (not strict)", out["calibration"]["all"]))
     print(f"enrolment of 300 crops (embedding): {out['enrol_300_crops_s']} s")
@@ -182,9 +229,11 @@ def font_split(test, name: str, a) -> None:
             continue
         figs = ss.curves(ss.records(sub, embedder, (2,)), meta.get("reading", {}))
         f = figs["d20"][2] if "d20" in figs else figs["all"][2]
-        print(f"{name}, test styles with {label}: {len({t.style for t in sub})} styles, d20 at 2 sightings: right "
-              f"{100 * f['accuracy']:.1f}%, conf. wrong {100 * f['confidently_wrong']:.1f}%, unreadable "
-              f"{100 * f['unreadable']:.1f}%")
+        print(
+            f"{name}, test styles with {label}: {len({t.style for t in sub})} styles, d20 at 2 sightings: right "
+            f"{100 * f['accuracy']:.1f}%, conf. wrong {100 * f['confidently_wrong']:.1f}%, unreadable "
+            f"{100 * f['unreadable']:.1f}%"
+        )
 
 
 def plot(report: dict, path: Path) -> None:
@@ -204,7 +253,9 @@ def plot(report: dict, path: Path) -> None:
             axes[0].plot(xs, [100 * f[s]["accuracy"] for s in xs], style, label=lab)
             axes[1].plot(xs, [100 * f[s]["confidently_wrong"] for s in xs], style, label=lab)
     axes[0].set(xlabel="sightings per value", ylabel="read right (%)", ylim=(0, 100), title="d20: read right")
-    axes[1].set(xlabel="sightings per value", ylabel="confidently wrong (%)", title="d20: read as another value")
+    axes[1].set(
+        xlabel="sightings per value", ylabel="confidently wrong (%)", title="d20: read as another value"
+    )
     for ax in axes:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
@@ -224,8 +275,11 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=0, help="processes rendering tables (0: this one)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cache", default="artifacts/standard/tables")
-    ap.add_argument("--calibrate", action="store_true",
-                    help="choose the standard_dice gate / min_face_confidence on the calibration styles and write them")
+    ap.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="choose the standard_dice gate / min_face_confidence on the calibration styles and write them",
+    )
     ap.add_argument("--plot", default="docs/images/enroll_standard_curve.png")
     ap.add_argument("--json", help="also write every figure to this JSON file")
     a = ap.parse_args(argv)
@@ -235,8 +289,8 @@ def main(argv=None) -> int:
         ap.error(f"unknown die kind(s) {', '.join(bad)} (known: {', '.join(KINDS)})")
     embeddings = a.embedding or ["face-embed"]
     readers = a.reader if a.reader is not None else ["polyhedral"]
-    cal = tables_for("calibration", CALIBRATION_STYLES[:a.cal_styles], a.kinds, a)
-    test = tables_for("test", TEST_STYLES[:a.test_styles], a.kinds, a)
+    cal = tables_for("calibration", CALIBRATION_STYLES[: a.cal_styles], a.kinds, a)
+    test = tables_for("test", TEST_STYLES[: a.test_styles], a.kinds, a)
     report: dict = {"kinds": list(a.kinds), "calibration_tables": len(cal), "test_tables": len(test)}
     for r in readers:
         reader_section(r, cal, test, a, report)

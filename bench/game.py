@@ -30,8 +30,12 @@ def random_setup(rng: random.Random) -> dict:
     players = rng.choice((2, 2, 3, 4))
     names = ["Ann", "Ben", "Cid", "Dee"][:players]
     species = rng.sample(SPECIES, players)
-    return quick_setup({"force_size": rng.choice((15, 24, 30)),
-                        "players": [{"name": n, "species": s} for n, s in zip(names, species, strict=True)]})
+    return quick_setup(
+        {
+            "force_size": rng.choice((15, 24, 30)),
+            "players": [{"name": n, "species": s} for n, s in zip(names, species, strict=True)],
+        }
+    )
 
 
 def engine_games(n: int, seed: int) -> tuple[int, float, float, list[int]]:
@@ -72,9 +76,11 @@ def main() -> None:
     args = ap.parse_args()
 
     events, elapsed, cpu, lengths = engine_games(args.games, args.seed)
-    print(f"engine: {args.games} games, {events} decisions in {elapsed:.2f} s -> {events / elapsed:,.0f} decisions/s "
-          f"(per CPU-s {events / cpu:,.0f}; median game {statistics.median(lengths):.0f} decisions, "
-          f"longest {max(lengths)}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs)")
+    print(
+        f"engine: {args.games} games, {events} decisions in {elapsed:.2f} s -> {events / elapsed:,.0f} decisions/s "
+        f"(per CPU-s {events / cpu:,.0f}; median game {statistics.median(lengths):.0f} decisions, "
+        f"longest {max(lengths)}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs)"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         # A game of at least 500 events, written through the session (SQLite, one transaction each).
@@ -85,16 +91,20 @@ def main() -> None:
             if written < 500:
                 path.unlink()
                 seed += 1
-        print(f"session: {written} events committed in {took:.2f} s -> {written / took:,.0f} events/s "
-              f"(SQLite WAL, synchronous=FULL, one transaction per event)")
+        print(
+            f"session: {written} events committed in {took:.2f} s -> {written / took:,.0f} events/s "
+            f"(SQLite WAL, synchronous=FULL, one transaction per event)"
+        )
         times = []
         for _ in range(args.replays):
             t0 = time.perf_counter()
             s = GameSession.open(path)
             times.append(time.perf_counter() - t0)
             s.close()
-        print(f"replay: {written}-event game rebuilt from its log in {statistics.median(times) * 1000:.1f} ms "
-              f"(median of {args.replays}; {written / statistics.median(times):,.0f} events/s)")
+        print(
+            f"replay: {written}-event game rebuilt from its log in {statistics.median(times) * 1000:.1f} ms "
+            f"(median of {args.replays}; {written / statistics.median(times):,.0f} events/s)"
+        )
 
 
 if __name__ == "__main__":

@@ -33,8 +33,20 @@ TOKEN = "bench-host-token"
 
 
 def start_server(db: Path, https: bool) -> tuple[subprocess.Popen, str]:
-    cmd = [sys.executable, "-m", "companion", "serve", "--db", str(db), "--port", "0", "--host", "127.0.0.1",
-           "--token", TOKEN] + (["--https"] if https else [])
+    cmd = [
+        sys.executable,
+        "-m",
+        "companion",
+        "serve",
+        "--db",
+        str(db),
+        "--port",
+        "0",
+        "--host",
+        "127.0.0.1",
+        "--token",
+        TOKEN,
+    ] + (["--https"] if https else [])
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for line in proc.stdout:
         m = re.search(r"serving at (https?://\S+)", line)
@@ -58,8 +70,9 @@ class Client:
             self.ctx.load_verify_locations(cafile=str(ca))
 
     def call(self, path: str, method: str = "GET", body=None) -> dict:
-        req = urllib.request.Request(self.url + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode())
+        req = urllib.request.Request(
+            self.url + path, method=method, data=None if body is None else json.dumps(body).encode()
+        )
         req.add_header("X-Companion-Token", TOKEN)
         if body is not None:
             req.add_header("Content-Type", "application/json")
@@ -93,8 +106,10 @@ class Client:
 
 
 def summary(samples: list[float]) -> str:
-    return (f"p50 {percentile(samples, 0.5):6.1f} ms  p95 {percentile(samples, 0.95):6.1f} ms  "
-            f"max {max(samples):6.1f} ms")
+    return (
+        f"p50 {percentile(samples, 0.5):6.1f} ms  p95 {percentile(samples, 0.95):6.1f} ms  "
+        f"max {max(samples):6.1f} ms"
+    )
 
 
 def run(https: bool, n: int, rounds: int) -> tuple[list[float], list[float], list[int]]:
@@ -106,9 +121,11 @@ def run(https: bool, n: int, rounds: int) -> tuple[list[float], list[float], lis
     try:
         client.call("/api/games", "POST", {"players": ["Ann", "Bob"], "quick": True})
         base = client.time_pages(rounds // 2)
-        streams = [client.open_stream(f"127.0.0.{2 + i % 20}")
-                   for i in tqdm(range(n), desc=f"{'https' if https else 'http'}: opening streams", unit="stream")]
-        abandoned, live = streams[: n // 5], streams[n // 5:]
+        streams = [
+            client.open_stream(f"127.0.0.{2 + i % 20}")
+            for i in tqdm(range(n), desc=f"{'https' if https else 'http'}: opening streams", unit="stream")
+        ]
+        abandoned, live = streams[: n // 5], streams[n // 5 :]
         got = {id(s): 0 for s in live}
         sel = selectors.DefaultSelector()
         for s in live:
@@ -136,12 +153,17 @@ def run(https: bool, n: int, rounds: int) -> tuple[list[float], list[float], lis
             i = 0
             while not stop.wait(0.25):
                 if i % 2 == 0:
-                    client.call("/api/decisions", "POST", {"action": {"type": "roll_for_me", "seed": 1000 + i}})
+                    client.call(
+                        "/api/decisions", "POST", {"action": {"type": "roll_for_me", "seed": 1000 + i}}
+                    )
                 else:
                     client.call("/api/undo", "POST", {"n": 1})
                 i += 1
 
-        threads = [threading.Thread(target=read_live, daemon=True), threading.Thread(target=play, daemon=True)]
+        threads = [
+            threading.Thread(target=read_live, daemon=True),
+            threading.Thread(target=play, daemon=True),
+        ]
         for t in threads:
             t.start()
         time.sleep(1.0)
@@ -169,11 +191,15 @@ def main() -> None:
         base, loaded, got = results[https]
         name = "https" if https else "http "
         print(f"{name} no streams:          {summary(base)}  ({len(base)} requests)")
-        print(f"{name} {args.streams} streams:  {summary(loaded)}  ({len(loaded)} requests); events per read "
-              f"stream: min {got[0]}, median {got[len(got) // 2]}, max {got[-1]}")
+        print(
+            f"{name} {args.streams} streams:  {summary(loaded)}  ({len(loaded)} requests); events per read "
+            f"stream: min {got[0]}, median {got[len(got) // 2]}, max {got[-1]}"
+        )
     p95 = {h: percentile(results[h][1], 0.95) for h in results}
-    print(f"p95 with {args.streams} streams, https / plain http: {p95[True] / p95[False]:.2f}; "
-          f"https p95 / goal (100 ms): {p95[True] / 100:.2f} ({'met' if p95[True] <= 100 else 'NOT met'})")
+    print(
+        f"p95 with {args.streams} streams, https / plain http: {p95[True] / p95[False]:.2f}; "
+        f"https p95 / goal (100 ms): {p95[True] / 100:.2f} ({'met' if p95[True] <= 100 else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

@@ -92,9 +92,31 @@ def stored(dsn: str) -> int:
 
 
 def start_league(dsn: str, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "companion", "league", "serve", "--dsn", dsn, "--host", "127.0.0.1",
-                             "--port", str(port), "--organizer-token", ORG, "--threads", "32", "--pool", "16"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "league",
+            "serve",
+            "--dsn",
+            dsn,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--organizer-token",
+            ORG,
+            "--threads",
+            "32",
+            "--pool",
+            "16",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -113,9 +135,25 @@ def _simulate(db: Path, url: str, token: str, *extra) -> subprocess.Popen:
     """A table process, at the lowest CPU priority: at a real event each table has its own machine, so
     here the league server and PostgreSQL go first on the shared cores."""
     db.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen([sys.executable, "-m", "companion.league.simulate", "--db", str(db), "--league", url,
-                             "--token", token, *map(str, extra)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=lambda: os.nice(19))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion.league.simulate",
+            "--db",
+            str(db),
+            "--league",
+            url,
+            "--token",
+            token,
+            *map(str, extra),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.nice(19),
+    )
     SPAWNED.append(proc)
     return proc
 
@@ -125,10 +163,14 @@ def _wait_all(procs: list[subprocess.Popen], what: str, on_tick=None) -> None:
         if on_tick:
             on_tick()
         time.sleep(0.1)
-    failed = [(p.returncode, p.stdout.read()[-300:], p.stderr.read()[-500:]) for p in procs if p.returncode != 0]
+    failed = [
+        (p.returncode, p.stdout.read()[-300:], p.stderr.read()[-500:]) for p in procs if p.returncode != 0
+    ]
     if failed:
-        raise SystemExit(f"{len(failed)} {what} failed; the first: exit status {failed[0][0]}, "
-                         f"output {failed[0][1]!r}, errors {failed[0][2]!r}")
+        raise SystemExit(
+            f"{len(failed)} {what} failed; the first: exit status {failed[0][0]}, "
+            f"output {failed[0][1]!r}, errors {failed[0][2]!r}"
+        )
 
 
 def run_tables(dsn: str, url: str, tokens: list[str], folder: Path, steps: int, batch: int, cpu=None) -> dict:
@@ -137,8 +179,22 @@ def run_tables(dsn: str, url: str, tokens: list[str], folder: Path, steps: int, 
     dbs = [folder / f"table{i + 1}" / "table.sqlite" for i in range(len(tokens))]
     gen = []
     for i, (db, token) in enumerate(zip(dbs, tokens, strict=True)):
-        gen.append(_simulate(db, url, token, "--steps", steps, "--games", 5, "--seed", i + 1, "--undo-every", 23,
-                             "--no-push"))
+        gen.append(
+            _simulate(
+                db,
+                url,
+                token,
+                "--steps",
+                steps,
+                "--games",
+                5,
+                "--seed",
+                i + 1,
+                "--undo-every",
+                23,
+                "--no-push",
+            )
+        )
         if len(gen) >= (os.cpu_count() or 2):
             _wait_all(gen, "table(s) playing")
             gen = []
@@ -147,36 +203,66 @@ def run_tables(dsn: str, url: str, tokens: list[str], folder: Path, steps: int, 
     cpu0 = cpu() if cpu else 0.0
     t0 = time.monotonic()
     curve: list[tuple[float, int]] = []
-    pushers = [_simulate(db, url, token, "--steps", 0, "--batch", batch, "--drain", "--drain-seconds", 600)
-               for db, token in zip(dbs, tokens, strict=True)]
+    pushers = [
+        _simulate(db, url, token, "--steps", 0, "--batch", batch, "--drain", "--drain-seconds", 600)
+        for db, token in zip(dbs, tokens, strict=True)
+    ]
     _wait_all(pushers, "pusher(s)", lambda: curve.append((time.monotonic() - t0, stored(dsn) - before)))
     curve.append((time.monotonic() - t0, stored(dsn) - before))
     total = curve[-1][1]
     lo = next(t for t, n in curve if n >= 0.1 * total)
     hi = next(t for t, n in curve if n >= 0.9 * total)
     rate = (0.8 * total) / (hi - lo) if hi > lo else float("nan")
-    out = {"tables": len(tokens), "batch": batch, "events": total, "wall_s": round(curve[-1][0], 2),
-           "sustained_events_per_s": round(rate, 1)}
+    out = {
+        "tables": len(tokens),
+        "batch": batch,
+        "events": total,
+        "wall_s": round(curve[-1][0], 2),
+        "sustained_events_per_s": round(rate, 1),
+    }
     if cpu:
         out["league_cpu_ms_per_event"] = round((cpu() - cpu0) * 1000 / total, 2)
         out["events_per_s_per_core"] = round(1000 / out["league_cpu_ms_per_event"], 1)
     return out
 
 
-def live_page(dsn: str, url: str, tokens: list[str], folder: Path, pace: float, seconds: float,
-              requests: int) -> dict:
+def live_page(
+    dsn: str, url: str, tokens: list[str], folder: Path, pace: float, seconds: float, requests: int
+) -> dict:
     """The organizer's page while every table plays live, one action every ``pace`` seconds."""
     steps = int(seconds / pace)
-    procs = [_simulate(folder / f"table{i + 1}" / "table.sqlite", url, token, "--steps", steps, "--pace", pace,
-                       "--games", 5, "--seed", 500 + i, "--drain") for i, token in enumerate(tokens)]
+    procs = [
+        _simulate(
+            folder / f"table{i + 1}" / "table.sqlite",
+            url,
+            token,
+            "--steps",
+            steps,
+            "--pace",
+            pace,
+            "--games",
+            5,
+            "--seed",
+            500 + i,
+            "--drain",
+        )
+        for i, token in enumerate(tokens)
+    ]
     time.sleep(min(5.0, seconds / 4))  # every table is up and pushing
     before = stored(dsn)
     t0 = time.monotonic()
     times = page_times(url, requests, alive=lambda: all(p.poll() is None for p in procs))
     rate = (stored(dsn) - before) / (time.monotonic() - t0)
     _wait_all(procs, "live table(s)")
-    return {"tables": len(tokens), "pace_s": pace, "events_per_s_meanwhile": round(rate, 1),
-            "requests": len(times), "p50_ms": pct(times, 50), "p95_ms": pct(times, 95), "max_ms": round(max(times), 1)}
+    return {
+        "tables": len(tokens),
+        "pace_s": pace,
+        "events_per_s_meanwhile": round(rate, 1),
+        "requests": len(times),
+        "p50_ms": pct(times, 50),
+        "p95_ms": pct(times, 95),
+        "max_ms": round(max(times), 1),
+    }
 
 
 def page_times(url: str, n: int, alive=lambda: True) -> list[float]:
@@ -200,9 +286,29 @@ def resync(dsn: str, url: str, token: str, folder: Path) -> dict:
 
     folder.mkdir(parents=True, exist_ok=True)
     db = folder / "table.sqlite"
-    subprocess.run([sys.executable, "-m", "companion.league.simulate", "--db", str(db), "--league", url, "--token",
-                    token, "--steps", "1000", "--games", "10", "--seed", "99", "--no-push"], cwd=ROOT, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "companion.league.simulate",
+            "--db",
+            str(db),
+            "--league",
+            url,
+            "--token",
+            token,
+            "--steps",
+            "1000",
+            "--games",
+            "10",
+            "--seed",
+            "99",
+            "--no-push",
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     box = Outbox(db, HttpTransport(url, token, timeout=60), batch=200)
     queued = box.waiting()
     t = time.perf_counter()
@@ -254,15 +360,22 @@ def main() -> int:
         tokens = [issue_token(conn, "table", str(i + 1)) for i in range(max(counts))]
         rng = random.Random(1)
         for i in range(max(counts) * 2):  # players and a first round, as at a real event
-            conn.execute("INSERT INTO league_players (name, force) VALUES (%s, %s)",
-                         (f"Player {i + 1:03d}", rng.choice(["Dwarves/Goblins", "Coral Elves", "Amazons", "Undead"])))
+            conn.execute(
+                "INSERT INTO league_players (name, force) VALUES (%s, %s)",
+                (f"Player {i + 1:03d}", rng.choice(["Dwarves/Goblins", "Coral Elves", "Amazons", "Undead"])),
+            )
         conn.close()
         port = free_port()
         league = start_league(dsn, port)
         url = f"http://127.0.0.1:{port}"
-        urllib.request.urlopen(urllib.request.Request(
-            f"{url}/league/api/rounds", data=json.dumps({"method": "swiss", "minutes": 90}).encode(),
-            headers={"Content-Type": "application/json", "X-League-Token": ORG}), timeout=30).read()
+        urllib.request.urlopen(
+            urllib.request.Request(
+                f"{url}/league/api/rounds",
+                data=json.dumps({"method": "swiss", "minutes": 90}).encode(),
+                headers={"Content-Type": "application/json", "X-League-Token": ORG},
+            ),
+            timeout=30,
+        ).read()
 
         out["runs"] = []
         cpu = functools.partial(league_cpu, league.pid, pg)
@@ -270,40 +383,64 @@ def main() -> int:
         for n in counts:
             r = run_tables(dsn, url, tokens[:n], work / f"run{n}", args.steps, batch=1, cpu=cpu)
             out["runs"].append(r)
-            print(f"{n:3d} tables, one event per push: {r['events']} events in {r['wall_s']} s; sustained "
-                  f"{r['sustained_events_per_s']} events/s into PostgreSQL; league side (server + PostgreSQL) "
-                  f"{r['league_cpu_ms_per_event']} ms CPU per event = {r['events_per_s_per_core']} events/s per "
-                  f"core", flush=True)
-        r = run_tables(dsn, url, tokens[:max(counts)], work / "runbatch", args.steps, batch=200, cpu=cpu)
+            print(
+                f"{n:3d} tables, one event per push: {r['events']} events in {r['wall_s']} s; sustained "
+                f"{r['sustained_events_per_s']} events/s into PostgreSQL; league side (server + PostgreSQL) "
+                f"{r['league_cpu_ms_per_event']} ms CPU per event = {r['events_per_s_per_core']} events/s per "
+                f"core",
+                flush=True,
+            )
+        r = run_tables(dsn, url, tokens[: max(counts)], work / "runbatch", args.steps, batch=200, cpu=cpu)
         out["runs"].append(r)
-        print(f"{max(counts):3d} tables catching up (batches of 200): {r['events']} events in {r['wall_s']} s; "
-              f"sustained {r['sustained_events_per_s']} events/s; {r['league_cpu_ms_per_event']} ms CPU per "
-              f"event = {r['events_per_s_per_core']} events/s per core", flush=True)
-        lp = live_page(dsn, url, tokens[:max(counts)], work / "live", args.pace, args.live_seconds,
-                       args.page_requests)
+        print(
+            f"{max(counts):3d} tables catching up (batches of 200): {r['events']} events in {r['wall_s']} s; "
+            f"sustained {r['sustained_events_per_s']} events/s; {r['league_cpu_ms_per_event']} ms CPU per "
+            f"event = {r['events_per_s_per_core']} events/s per core",
+            flush=True,
+        )
+        lp = live_page(
+            dsn, url, tokens[: max(counts)], work / "live", args.pace, args.live_seconds, args.page_requests
+        )
         out["organizer_page_live"] = lp
-        print(f"organizer page while {lp['tables']} tables play (one action per {lp['pace_s']} s each, "
-              f"{lp['events_per_s_meanwhile']} events/s): p50 {lp['p50_ms']} ms, p95 {lp['p95_ms']} ms, "
-              f"max {lp['max_ms']} ms ({lp['requests']} requests)", flush=True)
+        print(
+            f"organizer page while {lp['tables']} tables play (one action per {lp['pace_s']} s each, "
+            f"{lp['events_per_s_meanwhile']} events/s): p50 {lp['p50_ms']} ms, p95 {lp['p95_ms']} ms, "
+            f"max {lp['max_ms']} ms ({lp['requests']} requests)",
+            flush=True,
+        )
         idle = page_times(url, args.page_requests)
         out["organizer_page_idle"] = {"requests": len(idle), "p50_ms": pct(idle, 50), "p95_ms": pct(idle, 95)}
-        print(f"organizer page, {max(counts)} tables shown, idle: p50 {out['organizer_page_idle']['p50_ms']} ms, "
-              f"p95 {out['organizer_page_idle']['p95_ms']} ms", flush=True)
+        print(
+            f"organizer page, {max(counts)} tables shown, idle: p50 {out['organizer_page_idle']['p50_ms']} ms, "
+            f"p95 {out['organizer_page_idle']['p95_ms']} ms",
+            flush=True,
+        )
         with connect(dsn) as c:
             extra = issue_token(c, "table", "resync")
         rs = resync(dsn, url, extra, work / "resync")
         out["resync"] = rs
-        print(f"resync: {rs['queued_events']} queued events pushed in {rs['resync_s']} s "
-              f"({rs['events_per_s']} events/s)", flush=True)
+        print(
+            f"resync: {rs['queued_events']} queued events pushed in {rs['resync_s']} s "
+            f"({rs['events_per_s']} events/s)",
+            flush=True,
+        )
         with connect(dsn) as c:
-            n_events, size = c.execute("SELECT count(*), pg_total_relation_size('events') FROM events").fetchone()
+            n_events, size = c.execute(
+                "SELECT count(*), pg_total_relation_size('events') FROM events"
+            ).fetchone()
         out["events_in_database"] = n_events
         out["bytes_per_event"] = round(size / n_events)
-        print(f"storage: {n_events} events take {size / 2**20:.1f} MiB with their indexes "
-              f"({out['bytes_per_event']} bytes per event)", flush=True)
+        print(
+            f"storage: {n_events} events take {size / 2**20:.1f} MiB with their indexes "
+            f"({out['bytes_per_event']} bytes per event)",
+            flush=True,
+        )
         out["load_average_at_end"] = os.getloadavg()[0]
-        print(f"load average (1 min) at start {out['load_average_at_start']:.1f}, at end "
-              f"{out['load_average_at_end']:.1f}, on {os.cpu_count()} cores", flush=True)
+        print(
+            f"load average (1 min) at start {out['load_average_at_start']:.1f}, at end "
+            f"{out['load_average_at_end']:.1f}, on {os.cpu_count()} cores",
+            flush=True,
+        )
         if args.screenshot and screenshot(url, Path(args.screenshot)):
             out["screenshot"] = args.screenshot
             print(f"screenshot: {args.screenshot}")

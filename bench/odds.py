@@ -77,11 +77,21 @@ def plot(path: Path, exact: np.ndarray, sampled: np.ndarray, title: str) -> None
             y = int(h - pad - (h - 2 * pad) * sampled[k] / top)
             cv2.circle(img, (int(x + bar / 2), y), 2, (59, 169, 224), -1)
         if k % 10 == 0:
-            cv2.putText(img, str(k), (x, h - pad + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (60, 60, 60), 1, cv2.LINE_AA)
+            cv2.putText(
+                img, str(k), (x, h - pad + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (60, 60, 60), 1, cv2.LINE_AA
+            )
     cv2.line(img, (pad, h - pad), (w - pad, h - pad), (60, 60, 60), 1)
     cv2.putText(img, title, (pad, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (30, 30, 30), 1, cv2.LINE_AA)
-    cv2.putText(img, "bars: exact (convolution)   dots: Monte Carlo", (pad, 52), cv2.FONT_HERSHEY_SIMPLEX, 0.45,
-                (80, 80, 80), 1, cv2.LINE_AA)
+    cv2.putText(
+        img,
+        "bars: exact (convolution)   dots: Monte Carlo",
+        (pad, 52),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.45,
+        (80, 80, 80),
+        1,
+        cv2.LINE_AA,
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(path), img)
 
@@ -90,7 +100,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--samples", type=int, default=100_000)
-    ap.add_argument("--plot", type=Path, default=Path(__file__).resolve().parents[1] / "artifacts" / "bench" / "odds.png")
+    ap.add_argument(
+        "--plot", type=Path, default=Path(__file__).resolve().parents[1] / "artifacts" / "bench" / "odds.png"
+    )
     args = ap.parse_args()
     dice = army()
 
@@ -106,14 +118,22 @@ def main() -> None:
     diff = np.abs(np.pad(hist, (0, n - len(hist))) - np.pad(odds.pmf, (0, n - len(odds.pmf)))).max()
 
     print(f"army: {len(dice)} Dwarves dice rolling melee at {TERRAIN.type} (face {TERRAIN.face})")
-    print(f"exact distribution: {len(odds.pmf)} totals, mean {odds.mean:.3f}, P(>=40) {odds.p_at_least(40):.4f}, "
-          f"mass {odds.pmf.sum():.15f}")
-    print(f"exact, cold (faces resolved): best {cold_best * 1000:7.2f} ms  mean {cold_mean * 1000:7.2f} ms  "
-          f"(goal <= 50 ms: {'met' if cold_best <= 0.05 else 'NOT met'})")
+    print(
+        f"exact distribution: {len(odds.pmf)} totals, mean {odds.mean:.3f}, P(>=40) {odds.p_at_least(40):.4f}, "
+        f"mass {odds.pmf.sum():.15f}"
+    )
+    print(
+        f"exact, cold (faces resolved): best {cold_best * 1000:7.2f} ms  mean {cold_mean * 1000:7.2f} ms  "
+        f"(goal <= 50 ms: {'met' if cold_best <= 0.05 else 'NOT met'})"
+    )
     print(f"exact, warm (cached faces):   best {warm_best * 1000:7.2f} ms  mean {warm_mean * 1000:7.2f} ms")
-    print(f"Monte Carlo, {args.samples:,} samples: best {mc_best * 1000:7.2f} ms  mean {mc_mean * 1000:7.2f} ms")
+    print(
+        f"Monte Carlo, {args.samples:,} samples: best {mc_best * 1000:7.2f} ms  mean {mc_mean * 1000:7.2f} ms"
+    )
     print(f"ratio Monte Carlo / exact: {mc_best / cold_best:.1f}x (cold), {mc_best / warm_best:.1f}x (warm)")
-    print(f"largest |P_mc - P_exact| over totals: {diff:.5f} (sampling noise ~ {1 / np.sqrt(args.samples):.5f})")
+    print(
+        f"largest |P_mc - P_exact| over totals: {diff:.5f} (sampling noise ~ {1 / np.sqrt(args.samples):.5f})"
+    )
     plot(args.plot, odds.pmf, hist, f"30-die melee roll: exact vs {args.samples:,} samples")
     print(f"plot: {args.plot}")
 

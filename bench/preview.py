@@ -32,7 +32,10 @@ def answer(p: dict, seed: int) -> dict:
         return {"type": "roll_for_me", "seed": seed}
     if p["kind"] == "choice":
         values = [c["value"] for c in p["choices"]]
-        return {"type": "choose", "choice": next((v for v in values if v not in ("pass", "skip", "no")), values[0])}
+        return {
+            "type": "choose",
+            "choice": next((v for v in values if v not in ("pass", "skip", "no")), values[0]),
+        }
     if p["kind"] == "allocate":
         return {"type": "allocate", "units": p["choices"][0]["value"]}
     if p["kind"] == "cast":
@@ -65,13 +68,17 @@ def main(argv: list[str] | None = None) -> int:
     from web.roll_entry import roll_preview
 
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"DB_PATH": str(Path(tmp) / "bench.sqlite"), "HOST_TOKEN": TOKEN, "START_SOURCES": False})
+        app = create_app(
+            {"DB_PATH": str(Path(tmp) / "bench.sqlite"), "HOST_TOKEN": TOKEN, "START_SOURCES": False}
+        )
         client, head = app.test_client(), {"X-Companion-Token": TOKEN}
         client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers=head)
         store = app.extensions["game_store"]
         marks = sorted(args.events)
-        print(f"{'events':>7} {'dice':>5} {'cold ms':>8} {'tap: one die ms':>16} {'tap: all dice ms':>17} "
-              f"{'cold ms/100 ev':>15} {'tap vs goal':>12}")
+        print(
+            f"{'events':>7} {'dice':>5} {'cold ms':>8} {'tap: one die ms':>16} {'tap: all dice ms':>17} "
+            f"{'cold ms/100 ev':>15} {'tap vs goal':>12}"
+        )
         seed = args.seed
         while marks:
             st = client.get("/api/state").json
@@ -85,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
                 cold, t_one = timed(lambda one=one: roll_preview(store, one), args.repeat, args.gap)
                 _, t_all = timed(lambda faces=faces: roll_preview(store, faces), args.repeat, args.gap)
                 tap = max(t_one, t_all)
-                print(f"{st['seq']:>7} {len(faces):>5} {cold:>8.1f} {t_one:>16.1f} {t_all:>17.1f} "
-                      f"{100 * cold / st['seq']:>15.1f} {tap / GOAL_MS:>12.2f}")
+                print(
+                    f"{st['seq']:>7} {len(faces):>5} {cold:>8.1f} {t_one:>16.1f} {t_all:>17.1f} "
+                    f"{100 * cold / st['seq']:>15.1f} {tap / GOAL_MS:>12.2f}"
+                )
                 marks.pop(0)
             client.post("/api/decisions", json={"action": answer(p, seed)}, headers=head)
             seed += 1

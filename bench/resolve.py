@@ -38,8 +38,16 @@ from companion.rules.resolution import (
 )
 
 ARMY = [
-    "Dwarves/Footman", "Dwarves/Footman", "Dwarves/Sergeant", "Dwarves/Patroller", "Dwarves/Mammoth Rider",
-    "Dwarves/Warlord", "Dwarves/Crossbowman", "Dwarves/Theurgist", "Dwarves/Roc", "Dwarves/Skirmisher",
+    "Dwarves/Footman",
+    "Dwarves/Footman",
+    "Dwarves/Sergeant",
+    "Dwarves/Patroller",
+    "Dwarves/Mammoth Rider",
+    "Dwarves/Warlord",
+    "Dwarves/Crossbowman",
+    "Dwarves/Theurgist",
+    "Dwarves/Roc",
+    "Dwarves/Skirmisher",
 ]
 SPELLS = {"v4": ("Ash Storm", "Stone Skin"), "r96": ("Ash Storm", "Stoneskin")}
 
@@ -56,7 +64,10 @@ def rolls(n: int, purpose: str, edition: str, count: int, seed: int = 1) -> list
         units = []
         for die in dice:
             faces = [rng.choice(die.faces)]
-            while faces[-1].sai in ("Rend", "Bullseye", "Double Strike", "Tail", "Stun", "Flurry") and len(faces) < 4:
+            while (
+                faces[-1].sai in ("Rend", "Bullseye", "Double Strike", "Tail", "Stun", "Flurry")
+                and len(faces) < 4
+            ):
                 faces.append(rng.choice(die.faces))  # a re-rolling SAI: the die rolls again
             units.append(RolledUnit(die, tuple(faces)))
         out.append(RollRequest(purpose, tuple(units), edition=edition, terrain=terrain, effects=effects))
@@ -135,7 +146,9 @@ def game_rate(requests: list[RollRequest], seconds: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0)
-    parser.add_argument("--game-rolls", type=int, default=6, help="random games whose rolls are timed (0: none)")
+    parser.add_argument(
+        "--game-rolls", type=int, default=6, help="random games whose rolls are timed (0: none)"
+    )
     args = parser.parse_args()
     goal = 20_000
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; goal {goal:,}/s for 10 dice")
@@ -146,13 +159,17 @@ def main() -> None:
                 f, f_mean, f_cpu = rate(fresh, args.seconds, memo=False)
                 r, _, _ = rate(fresh[:1] * 500, args.seconds / 2, memo=True)
                 ratio = f"  fresh/goal {f / goal:.2f}  repeat/goal {r / goal:.2f}" if n == 10 else ""
-                print(f"{edition:4s} {n:2d} dice {purpose:6s}: fresh {f:8,.0f}/s ({1e6 / f:6.1f} us; mean {f_mean:,.0f}/s;"
-                      f" per CPU-s {f_cpu:,.0f})  repeat {r:8,.0f}/s{ratio}")
+                print(
+                    f"{edition:4s} {n:2d} dice {purpose:6s}: fresh {f:8,.0f}/s ({1e6 / f:6.1f} us; mean {f_mean:,.0f}/s;"
+                    f" per CPU-s {f_cpu:,.0f})  repeat {r:8,.0f}/s{ratio}"
+                )
     if args.game_rolls:
         asked = game_rolls(args.game_rolls)
         size = statistics.median(len(r.units) for r in asked)
-        print(f"game rolls: {len(asked):,} resolutions of {args.game_rolls} random games (median {size:g} dice): "
-              f"fresh per CPU-s {game_rate(asked, args.seconds):,.0f}")
+        print(
+            f"game rolls: {len(asked):,} resolutions of {args.game_rolls} random games (median {size:g} dice): "
+            f"fresh per CPU-s {game_rate(asked, args.seconds):,.0f}"
+        )
 
 
 if __name__ == "__main__":

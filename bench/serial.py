@@ -193,18 +193,24 @@ def main() -> int:
         parser.error("--burst must stay below 65536 (one seq wrap)")
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"serial link bench: {args.lines} lines at {args.rate:g} lines/s; burst of {args.burst}; "
-          f"{os.cpu_count()} CPUs, load average {load:.1f} (latency tails grow with CPU contention)")
+    print(
+        f"serial link bench: {args.lines} lines at {args.rate:g} lines/s; burst of {args.burst}; "
+        f"{os.cpu_count()} CPUs, load average {load:.1f} (latency tails grow with CPU contention)"
+    )
     latencies: dict[str, list[float]] = {}
     for kind in ("pty", "socket"):
         lat = latencies[kind] = latency_run(kind, args.lines, args.rate)
         p50, p95, p99 = pct(lat, 50), pct(lat, 95), pct(lat, 99)
         verdict = "meets" if p95 <= GOAL_P95_MS else "MISSES"
-        print(f"  {kind:6s} line-to-event latency: p50 {p50:.3f} ms  p95 {p95:.3f} ms  p99 {p99:.3f} ms  "
-              f"max {max(lat):.3f} ms  (p95 / goal {p95 / GOAL_P95_MS:.3f}: {verdict} the 20 ms goal)")
+        print(
+            f"  {kind:6s} line-to-event latency: p50 {p50:.3f} ms  p95 {p95:.3f} ms  p99 {p99:.3f} ms  "
+            f"max {max(lat):.3f} ms  (p95 / goal {p95 / GOAL_P95_MS:.3f}: {verdict} the 20 ms goal)"
+        )
     burst = burst_run(args.burst)
-    print(f"  pty burst: {burst:,.0f} lines/s through the link "
-          f"({burst / WIRE_LINES_PER_S:.0f}x what 115200 baud can carry, ~{WIRE_LINES_PER_S:.0f} lines/s)")
+    print(
+        f"  pty burst: {burst:,.0f} lines/s through the link "
+        f"({burst / WIRE_LINES_PER_S:.0f}x what 115200 baud can carry, ~{WIRE_LINES_PER_S:.0f} lines/s)"
+    )
     rate = intake_rate(args.burst)
     print(f"  intake alone (decode + duplicate window, no transport): {rate:,.0f} lines/s")
     if args.plot:

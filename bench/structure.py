@@ -44,7 +44,8 @@ def modules() -> dict[str, Path]:
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def imports(name: str, path: Path, known: set[str], runtime_only: bool) -> set[str]:
@@ -118,9 +119,25 @@ def longest_functions(top: int) -> list[tuple[int, str]]:
 
 def most_complex(top: int) -> list[tuple[int, str]]:
     run = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--select", "C901", "--config", "lint.mccabe.max-complexity=1",
-         "--output-format", "json", "--no-cache", *PACKAGES],
-        cwd=ROOT, capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--select",
+            "C901",
+            "--config",
+            "lint.mccabe.max-complexity=1",
+            "--output-format",
+            "json",
+            "--no-cache",
+            *PACKAGES,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     rows = []
     for item in json.loads(run.stdout or "[]"):
         msg = item["message"]  # "`name` is too complex (116 > 1)"

@@ -46,8 +46,9 @@ def show(app, names, faces, families, seed):
     """A rendered table of ``names`` showing ``faces`` becomes the camera's newest frame; its labels."""
     from companion.vision.synth.real_dice import render_table
 
-    frame, labels = render_table(families, list(zip(names, faces, strict=True)), np.random.default_rng(seed),
-                                 width=1280, height=960)
+    frame, labels = render_table(
+        families, list(zip(names, faces, strict=True)), np.random.default_rng(seed), width=1280, height=960
+    )
     app.extensions["sources"].camera._frame = frame
     return labels
 
@@ -63,7 +64,9 @@ def teach_army(app, client, army, fam, args, cat, rng, score, look_ms, label_ms)
     """Read fresh frames after 0..looks looks at the army's dice, tapping every true face at each look."""
     host = {"X-Companion-Token": TOKEN}
     names = army["dice"]
-    families = {n.split("/")[0]: fam for n in names} | {cat.get(n).species: fam for n in names if cat.get(n).species}
+    families = {n.split("/")[0]: fam for n in names} | {
+        cat.get(n).species: fam for n in names if cat.get(n).species
+    }
     faces = [int(rng.integers(len(cat.get(n).faces))) for n in names]
     for k in range(args.looks + 1):
         for _ in range(args.reads):  # read fresh renders with what k looks taught
@@ -85,8 +88,11 @@ def teach_army(app, client, army, fam, args, cat, rng, score, look_ms, label_ms)
                 continue
             face = cat.get(t["die"]).faces[t["face_index"]].text()
             s = time.perf_counter()
-            r = client.post("/api/teach/label", json={"look": taught["look"], "index": d["index"], "die": t["die"],
-                                                      "face": face}, headers=host)
+            r = client.post(
+                "/api/teach/label",
+                json={"look": taught["look"], "index": d["index"], "die": t["die"], "face": face},
+                headers=host,
+            )
             label_ms.append(1000 * (time.perf_counter() - s))
             assert r.status_code == 200, r.json
 
@@ -112,8 +118,9 @@ def main() -> int:
         armies = None
         for a in range(99):  # each army on a table of its own (a fresh profile: 0 looks is nothing learnt)
             with tempfile.TemporaryDirectory() as tmp:
-                app = create_app({"DB_PATH": str(Path(tmp) / "game.sqlite"), "HOST_TOKEN": TOKEN,
-                                  "START_SOURCES": False})
+                app = create_app(
+                    {"DB_PATH": str(Path(tmp) / "game.sqlite"), "HOST_TOKEN": TOKEN, "START_SOURCES": False}
+                )
                 try:
                     client = app.test_client()
                     client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers=host)
@@ -121,11 +128,16 @@ def main() -> int:
                     if a >= len(armies):
                         break
                     teach_army(app, client, armies[a], fam, args, cat, rng, score, look_ms, label_ms)
-                    print(f"family {fam} {armies[a]['label']}: done ({time.perf_counter() - t0:.0f} s)", flush=True)
+                    print(
+                        f"family {fam} {armies[a]['label']}: done ({time.perf_counter() - t0:.0f} s)",
+                        flush=True,
+                    )
                 finally:
                     app.extensions["game_store"].close()
-    print(f"\nfamilies {args.families} (TEST families are never trained on nor used for a choice); "
-          f"{args.reads} fresh frames read after each look")
+    print(
+        f"\nfamilies {args.families} (TEST families are never trained on nor used for a choice); "
+        f"{args.reads} fresh frames read after each look"
+    )
     print("looks (sightings/face)  dice  right  wrong  unread")
     for k, (r, w, u) in score.items():
         n = max(1, r + w + u)

@@ -24,8 +24,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from companion.vision.reader import OnnxDetector, load_model  # noqa: E402
 from companion.vision.roll_frames import render_roll, roll_video  # noqa: E402
 
-ROLL = [("Dwarves/Mammoth Rider", 2), ("Dwarves/Behemoth", 1), ("Goblins/Thug", 5), ("Amazons/Javelineer", 0),
-        ("Dwarves/Mammoth Rider", 4)]
+ROLL = [
+    ("Dwarves/Mammoth Rider", 2),
+    ("Dwarves/Behemoth", 1),
+    ("Goblins/Thug", 5),
+    ("Amazons/Javelineer", 0),
+    ("Dwarves/Mammoth Rider", 4),
+]
 
 
 def _time(fn, frames, warm=3) -> float:
@@ -52,8 +57,10 @@ def main(argv=None) -> int:
     det_ms = _time(lambda f: model.detector(f), frames)
     full = _time(lambda f: model.readings(f, model.detect(f)), frames)
     print(f"onnx detector {model.detector.imgsz} px (the bundle's input): {det_ms:.1f} ms/frame")
-    print(f"onnx full reading (detector + face reader + colour): {full:.1f} ms/frame "
-          f"(target 60 ms: {60 / full:.2f}x headroom)")
+    print(
+        f"onnx full reading (detector + face reader + colour): {full:.1f} ms/frame "
+        f"(target 60 ms: {60 / full:.2f}x headroom)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         pt = model.bundle / "detector.pt"
         if not args.no_torch and pt.is_file():
@@ -69,11 +76,15 @@ def main(argv=None) -> int:
                         continue
                     other = OnnxDetector(export_onnx(pt, Path(tmp) / f"det{size}.onnx", imgsz=size), size)
                     ms = _time(lambda f, d=other: d(f), frames)
-                    print(f"onnx detector {size} px: {ms:.1f} ms/frame ({ms / det_ms:.2f}x the "
-                          f"{model.detector.imgsz} px time)")
+                    print(
+                        f"onnx detector {size} px: {ms:.1f} ms/frame ({ms / det_ms:.2f}x the "
+                        f"{model.detector.imgsz} px time)"
+                    )
                 yolo = YOLO(str(pt))
                 for size in (320, 640):
-                    ms = _time(lambda f, s=size: yolo.predict(f, imgsz=s, device="cpu", verbose=False), frames)
+                    ms = _time(
+                        lambda f, s=size: yolo.predict(f, imgsz=s, device="cpu", verbose=False), frames
+                    )
                     print(f"pytorch detector {size} px: {ms:.1f} ms/frame")
             except ImportError as exc:
                 print(f"pytorch figures skipped: {exc} (install the [train] extra)")
@@ -92,8 +103,10 @@ def main(argv=None) -> int:
         read = [e["reading_ms"] for e in events]
         print(f"roll video: {len(spans)} rolls, {len(events)} roll events")
         if lat:
-            print(f"settle -> reading: median {statistics.median(lat):.0f} ms (wait {args.still_ms:.0f} ms + "
-                  f"reading {statistics.median(read):.0f} ms; target 250 ms: {250 / statistics.median(lat):.2f}x)")
+            print(
+                f"settle -> reading: median {statistics.median(lat):.0f} ms (wait {args.still_ms:.0f} ms + "
+                f"reading {statistics.median(read):.0f} ms; target 250 ms: {250 / statistics.median(lat):.2f}x)"
+            )
             correct = [sum(1 for d in e["dice"] if d["reading"]) for e in events]
             print(f"dice read per event: {correct} of {len(ROLL[:4])}")
     return 0

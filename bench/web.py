@@ -49,9 +49,25 @@ def call(url: str, method: str = "GET", body=None) -> dict:
 
 
 def start_server(db: Path) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--db", str(db), "--port", "0",
-                             "--host", "127.0.0.1", "--token", TOKEN],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "serve",
+            "--db",
+            str(db),
+            "--port",
+            "0",
+            "--host",
+            "127.0.0.1",
+            "--token",
+            TOKEN,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     for line in proc.stdout:
         m = re.search(r"serving at (http://\S+)", line)
         if m:
@@ -95,8 +111,10 @@ def time_pages(url: str, rounds: int) -> dict[str, list[float]]:
 
 
 def summary(samples: list[float]) -> str:
-    return (f"p50 {percentile(samples, 0.5):6.1f} ms  p95 {percentile(samples, 0.95):6.1f} ms  "
-            f"max {max(samples):6.1f} ms")
+    return (
+        f"p50 {percentile(samples, 0.5):6.1f} ms  p95 {percentile(samples, 0.95):6.1f} ms  "
+        f"max {max(samples):6.1f} ms"
+    )
 
 
 def bench_streams(url: str, n: int, rounds: int) -> None:
@@ -109,10 +127,10 @@ def bench_streams(url: str, n: int, rounds: int) -> None:
         streams.append(open_stream(port, f"127.0.0.{2 + i % 20}"))
     n_abandon, n_reset = n // 5, n // 10
     abandoned = streams[:n_abandon]  # never read, never closed (until the end)
-    for s in streams[n_abandon:n_abandon + n_reset]:  # cut: RST instead of a polite close
+    for s in streams[n_abandon : n_abandon + n_reset]:  # cut: RST instead of a polite close
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         s.close()
-    live = streams[n_abandon + n_reset:]
+    live = streams[n_abandon + n_reset :]
     got = {id(s): 0 for s in live}
     sel = selectors.DefaultSelector()
     for s in live:
@@ -155,16 +173,20 @@ def bench_streams(url: str, n: int, rounds: int) -> None:
     time.sleep(0.5)
     for s in live + abandoned:
         s.close()
-    print(f"{n} live streams opened from 20 addresses: {len(abandoned)} abandoned (never read, not closed), "
-          f"{n_reset} cut by a TCP reset, {len(live)} read; server counted {open_now} open while timing")
+    print(
+        f"{n} live streams opened from 20 addresses: {len(abandoned)} abandoned (never read, not closed), "
+        f"{n_reset} cut by a TCP reset, {len(live)} read; server counted {open_now} open while timing"
+    )
     for path in ("/", "/api/state"):
         print(f"GET {path:11s} no streams:    {summary(base[path])}  ({len(base[path])} requests)")
         print(f"GET {path:11s} {n} streams:  {summary(loaded[path])}  ({len(loaded[path])} requests)")
     p95 = percentile(loaded["/"] + loaded["/api/state"], 0.95)
     print(f"p95 with {n} streams / goal (100 ms): {p95 / 100:.2f} ({'met' if p95 <= 100 else 'NOT met'})")
     counts = sorted(got.values())
-    print(f"game events made while timing: {made[0]}; events received per read stream: "
-          f"min {counts[0]}, median {counts[len(counts) // 2]}, max {counts[-1]}")
+    print(
+        f"game events made while timing: {made[0]}; events received per read stream: "
+        f"min {counts[0]}, median {counts[len(counts) // 2]}, max {counts[-1]}"
+    )
 
 
 def main() -> None:
@@ -201,7 +223,9 @@ def main() -> None:
             commits: dict[int, float] = {}
             for i in tqdm(range(args.events), desc="events", unit="event"):
                 if i % 2 == 0:
-                    seq = call(url + "/api/decisions", "POST", {"action": {"type": "roll_for_me", "seed": i}})["seq"]
+                    seq = call(
+                        url + "/api/decisions", "POST", {"action": {"type": "roll_for_me", "seed": i}}
+                    )["seq"]
                 else:
                     seq = call(url + "/api/undo", "POST", {"n": 1})["seq"]
                 time.sleep(0.15)  # tablets at a table see a change every few seconds, not a flood
@@ -229,9 +253,13 @@ def main() -> None:
         proc.terminate()
         proc.wait(10)
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{args.clients} Chromium pages, {len(commits)} events, {len(samples)} samples ({missed} missed), loopback")
-    print(f"event commit -> page redrawn: median {percentile(samples, 0.5):6.1f} ms  "
-          f"p95 {percentile(samples, 0.95):6.1f} ms  max {max(samples):6.1f} ms")
+    print(
+        f"{args.clients} Chromium pages, {len(commits)} events, {len(samples)} samples ({missed} missed), loopback"
+    )
+    print(
+        f"event commit -> page redrawn: median {percentile(samples, 0.5):6.1f} ms  "
+        f"p95 {percentile(samples, 0.95):6.1f} ms  max {max(samples):6.1f} ms"
+    )
     p95 = percentile(samples, 0.95)
     print(f"p95 / goal (100 ms): {p95 / 100:.2f} ({'met' if p95 <= 100 else 'NOT met'})")
 

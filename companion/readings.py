@@ -107,9 +107,12 @@ class DieReading:
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not (0.0 <= c <= 1.0):
             raise ReadingError(f"die {self.die}: confidence must be a number from 0 to 1, not {c!r}")
         object.__setattr__(self, "confidence", float(c))
-        if self.face_index is not None and (isinstance(self.face_index, bool) or not isinstance(self.face_index, int)
-                                            or self.face_index < 0):
-            raise ReadingError(f"die {self.die}: face_index must be a whole number >= 0, not {self.face_index!r}")
+        if self.face_index is not None and (
+            isinstance(self.face_index, bool) or not isinstance(self.face_index, int) or self.face_index < 0
+        ):
+            raise ReadingError(
+                f"die {self.die}: face_index must be a whole number >= 0, not {self.face_index!r}"
+            )
         if self.box is not None:
             object.__setattr__(self, "box", _box(self.die, self.box))
         if self.frame is not None and (isinstance(self.frame, bool) or not isinstance(self.frame, int)):
@@ -117,7 +120,9 @@ class DieReading:
 
     # -- constructors ---------------------------------------------------------------------------------
     @classmethod
-    def typed(cls, die: str, face: str, *, name: str | None = None, face_index: int | None = None) -> DieReading:
+    def typed(
+        cls, die: str, face: str, *, name: str | None = None, face_index: int | None = None
+    ) -> DieReading:
         """A face a player typed or tapped: sure, from ``Source.TYPED``."""
         return cls(die, face, 1.0, Source.TYPED, State.READ, name=name, face_index=face_index)
 
@@ -138,14 +143,27 @@ class DieReading:
     def corrected(self, face: str, face_index: int | None = None) -> DieReading:
         """A player's tap that sets this die's face: a typed reading of the same die (box and frame kept,
         so the camera's picture of the die still goes with it)."""
-        return replace(self, face=face, face_index=face_index, confidence=1.0, source=Source.TYPED,
-                       state=State.READ, problem=None, device=None)
+        return replace(
+            self,
+            face=face,
+            face_index=face_index,
+            confidence=1.0,
+            source=Source.TYPED,
+            state=State.READ,
+            problem=None,
+            device=None,
+        )
 
     # -- JSON -------------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """JSON form: ``die``, ``face``, ``confidence``, ``source``, ``state``, then only the fields set."""
-        out: dict[str, Any] = {"die": self.die, "face": self.face, "confidence": round(self.confidence, 4),
-                               "source": self.source.value, "state": self.state.value}
+        out: dict[str, Any] = {
+            "die": self.die,
+            "face": self.face,
+            "confidence": round(self.confidence, 4),
+            "source": self.source.value,
+            "state": self.state.value,
+        }
         for key in ("name", "face_index", "box", "frame", "device", "problem"):
             value = getattr(self, key)
             if value is not None:
@@ -153,8 +171,19 @@ class DieReading:
         return out
 
 
-FIELDS = ("die", "face", "confidence", "source", "state", "name", "face_index", "box", "frame", "device",
-          "problem")
+FIELDS = (
+    "die",
+    "face",
+    "confidence",
+    "source",
+    "state",
+    "name",
+    "face_index",
+    "box",
+    "frame",
+    "device",
+    "problem",
+)
 
 
 def parse_reading(data: object) -> DieReading:
@@ -168,7 +197,9 @@ def parse_reading(data: object) -> DieReading:
         raise ReadingError(f"unknown field(s) of a die reading: {', '.join(sorted(map(str, unknown)))}")
     if "die" not in data:
         raise ReadingError("a die reading needs 'die'")
-    fields: dict[str, Any] = {k: (tuple(v) if k == "box" and isinstance(v, list) else v) for k, v in data.items()}
+    fields: dict[str, Any] = {
+        k: (tuple(v) if k == "box" and isinstance(v, list) else v) for k, v in data.items()
+    }
     return DieReading(**fields)
 
 

@@ -156,8 +156,11 @@ def split_long_line_document(text: str, label: str) -> Iterator[Passage]:
     """Passages of a document stored as one long line, cited by section and character offset."""
     flat = _clean(text).replace("\n", " ")
     # Cut before every "***HEADING" and every " A) Title" marker, then at sentence ends.
-    cuts = sorted({0, len(flat)} | {m.start() for m in re.finditer(r"\*{3}", flat)}
-                  | {m.start(1) for m in _SUBSECTION_MARK.finditer(flat)})
+    cuts = sorted(
+        {0, len(flat)}
+        | {m.start() for m in re.finditer(r"\*{3}", flat)}
+        | {m.start(1) for m in _SUBSECTION_MARK.finditer(flat)}
+    )
     section, sub = "", ""
     for a, b in zip(cuts, cuts[1:], strict=False):
         chunk = flat[a:b]
@@ -269,8 +272,11 @@ class RuleIndex:
             if not m:
                 words = re.sub(r"[^A-Za-z ]", " ", part).split()
                 if len(words) > 1:
-                    hits.extend(self._search(fts_query(" ".join(words[1:]), any_word=False), 3, words[0])
-                                if words[0] in {d["label"] for d in self.documents()} else [])
+                    hits.extend(
+                        self._search(fts_query(" ".join(words[1:]), any_word=False), 3, words[0])
+                        if words[0] in {d["label"] for d in self.documents()}
+                        else []
+                    )
                 continue
             label, first = m.group(1), int(m.group(2))
             last = int(m.group(3) or first)
@@ -282,8 +288,9 @@ class RuleIndex:
             hits.extend(Hit(*r) for r in rows)
         return hits[:limit]
 
-    def search(self, text: str, limit: int = 10, label: str | None = None,
-               prefer: Sequence[str] = ()) -> list[Hit]:
+    def search(
+        self, text: str, limit: int = 10, label: str | None = None, prefer: Sequence[str] = ()
+    ) -> list[Hit]:
         """Passages holding every word, best first; if none does, passages holding any word.
 
         ``prefer``: document labels ranked ahead of the others, in that order (a V4.01c game's
@@ -304,7 +311,11 @@ class RuleIndex:
             args.append(label)
         order = list(dict.fromkeys(str(p) for p in prefer))
         if order:
-            sql += " ORDER BY CASE label " + " ".join("WHEN ? THEN ?" for _ in order) + " ELSE ? END, rank LIMIT ?"
+            sql += (
+                " ORDER BY CASE label "
+                + " ".join("WHEN ? THEN ?" for _ in order)
+                + " ELSE ? END, rank LIMIT ?"
+            )
             for i, doc in enumerate(order):
                 args += [doc, i]
             args.append(len(order))

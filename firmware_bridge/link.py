@@ -58,8 +58,12 @@ class LineFramer(serial.threaded.Packetizer):
     TERMINATOR = b"\n"
     LIMIT = MAX_LINE_BYTES + 1  # room for the optional '\r'
 
-    def __init__(self, intake: LineIntake, deliver: Callable[[BridgeMessage, float], None],
-                 on_lost: Callable[[BaseException | None], None]):
+    def __init__(
+        self,
+        intake: LineIntake,
+        deliver: Callable[[BridgeMessage, float], None],
+        on_lost: Callable[[BaseException | None], None],
+    ):
         super().__init__()
         self.intake = intake
         self.deliver = deliver
@@ -80,8 +84,9 @@ class LineFramer(serial.threaded.Packetizer):
             if end < 0:
                 if len(self.buffer) > self.LIMIT:
                     if not self.skipping:
-                        self.intake.note_dropped(DropReason.TOO_LONG, "no line end within the limit",
-                                                 bytes(self.buffer[:40]))
+                        self.intake.note_dropped(
+                            DropReason.TOO_LONG, "no line end within the limit", bytes(self.buffer[:40])
+                        )
                     self.skipping = True
                     del self.buffer[:]
                 return
@@ -205,7 +210,9 @@ class BridgeLink:
     def start(self) -> BridgeLink:
         if self._supervisor is not None:
             raise RuntimeError("link already started")
-        self._supervisor = threading.Thread(target=self._supervise, name=f"bridge-link {self.url}", daemon=True)
+        self._supervisor = threading.Thread(
+            target=self._supervise, name=f"bridge-link {self.url}", daemon=True
+        )
         self._supervisor.start()
         return self
 
@@ -259,8 +266,14 @@ class BridgeLink:
     # --- figures ------------------------------------------------------------------------------
 
     def stats(self) -> LinkStats:
-        return LinkStats(self.intake.counts(), self.connects, self.disconnects, self.failed_opens,
-                         self.connected, self.intake.bridge_name)
+        return LinkStats(
+            self.intake.counts(),
+            self.connects,
+            self.disconnects,
+            self.failed_opens,
+            self.connected,
+            self.intake.bridge_name,
+        )
 
     # --- internals ----------------------------------------------------------------------------
 

@@ -102,17 +102,24 @@ def _default_catalogue() -> Catalogue:
     return load_catalogue()
 
 
-def catalogue_entry(name: str, face_map: list[int] | None = None, *, catalogue: Catalogue | None = None,
-                    ) -> CatalogueEntry:
+def catalogue_entry(
+    name: str,
+    face_map: list[int] | None = None,
+    *,
+    catalogue: Catalogue | None = None,
+) -> CatalogueEntry:
     cat = catalogue if catalogue is not None else _default_catalogue()
     die = cat.find(name)
     if die is None:
         raise RegistryError(f"{name!r} is not a die of the catalogue")
     n = len(die.faces)
     mapping = tuple(range(n)) if face_map is None else tuple(face_map)
-    if not all(isinstance(i, int) and not isinstance(i, bool) for i in mapping) or sorted(mapping) != list(range(n)):
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in mapping) or sorted(mapping) != list(
+        range(n)
+    ):
         raise RegistryError(
-            f"face_map for {die.name} must list each of its {n} faces (0..{n - 1}) once, got {list(mapping)}")
+            f"face_map for {die.name} must list each of its {n} faces (0..{n - 1}) once, got {list(mapping)}"
+        )
     return CatalogueEntry(die.name, mapping, tuple(str(f) for f in die.faces), die.faces)
 
 
@@ -161,8 +168,9 @@ class DieRegistry:
         return cls.load(path, catalogue=catalogue)
 
     @classmethod
-    def from_document(cls, document: object, *, catalogue: Catalogue | None = None,
-                      source: str = "registry") -> DieRegistry:
+    def from_document(
+        cls, document: object, *, catalogue: Catalogue | None = None, source: str = "registry"
+    ) -> DieRegistry:
         if not isinstance(document, dict) or not isinstance(document.get("dice"), dict):
             raise RegistryError(f"{source}: expected an object with a 'dice' object")
         if document.get("version", REGISTRY_VERSION) != REGISTRY_VERSION:
@@ -185,8 +193,10 @@ class DieRegistry:
         raise RegistryError("entry needs 'catalogue' or 'standard'")
 
     def to_document(self) -> dict:
-        return {"version": REGISTRY_VERSION,
-                "dice": {die_id: entry.to_json() for die_id, entry in sorted(self._entries.items())}}
+        return {
+            "version": REGISTRY_VERSION,
+            "dice": {die_id: entry.to_json() for die_id, entry in sorted(self._entries.items())},
+        }
 
     def save(self, path: str | os.PathLike) -> None:
         """Write atomically (a temporary file renamed over the old one)."""
@@ -245,10 +255,12 @@ class DieRegistry:
             return FaceMeaning(die_id, "standard", entry.name, value, str(value))
         if not 0 <= face_index < len(entry.face_map):
             raise RegistryError(
-                f"die {die_id!r} ({entry.name}) has {len(entry.face_map)} faces, no face index {face_index}")
+                f"die {die_id!r} ({entry.name}) has {len(entry.face_map)} faces, no face index {face_index}"
+            )
         position = entry.face_map[face_index]
-        return FaceMeaning(die_id, "catalogue", entry.name, position + 1, entry.face_texts[position],
-                           entry.faces[position])
+        return FaceMeaning(
+            die_id, "catalogue", entry.name, position + 1, entry.face_texts[position], entry.faces[position]
+        )
 
 
 def _valid_die_id(die_id: str) -> str:

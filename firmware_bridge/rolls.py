@@ -84,11 +84,17 @@ class Reading:
         if not self.is_usable():
             return DieReading(self.die_id, None, 0.0, state=State.UNREADABLE, **common)
         assert self.meaning is not None
-        return DieReading(self.die_id, self.meaning.face_text, 1.0, face_index=self.meaning.face_number - 1, **common)
+        return DieReading(
+            self.die_id, self.meaning.face_text, 1.0, face_index=self.meaning.face_number - 1, **common
+        )
 
     def as_dict(self) -> dict:
-        out: dict = {"die": self.die_id, "state": self.state.value, "face_index": self.face_index,
-                     "seq": self.seq}
+        out: dict = {
+            "die": self.die_id,
+            "state": self.state.value,
+            "face_index": self.face_index,
+            "seq": self.seq,
+        }
         if self.bridge is not None:
             out["bridge"] = self.bridge
         if self.registered is not None:
@@ -102,8 +108,9 @@ class Reading:
         return out
 
 
-def reading_from(message: DieState, registry: DieRegistry | None, *, bridge: str | None = None,
-                 received_at: float = 0.0) -> Reading | None:
+def reading_from(
+    message: DieState, registry: DieRegistry | None, *, bridge: str | None = None, received_at: float = 0.0
+) -> Reading | None:
     """The reading for one accepted ``DDR``, or ``None`` when it is not a finished state.
 
     With no registry, readings carry the raw face index only.  With one, an unregistered die and a
@@ -125,8 +132,17 @@ def reading_from(message: DieState, registry: DieRegistry | None, *, bridge: str
             meaning = registry.interpret(message.die_id, message.face_index)
         except RegistryError as exc:
             problem = str(exc)
-    return Reading(message.die_id, message.seq, message.state, message.face_index, registered, meaning,
-                   problem, bridge, received_at)
+    return Reading(
+        message.die_id,
+        message.seq,
+        message.state,
+        message.face_index,
+        registered,
+        meaning,
+        problem,
+        bridge,
+        received_at,
+    )
 
 
 @dataclass(frozen=True)
@@ -234,8 +250,9 @@ class DiceFeed:
         if isinstance(message, Battery):
             with self._lock:
                 status = self._dice.setdefault(message.die_id, DieStatus(message.die_id))
-                status.battery = BatteryStatus(message.die_id, message.percent, message.charging,
-                                               event.received_at)
+                status.battery = BatteryStatus(
+                    message.die_id, message.percent, message.charging, event.received_at
+                )
                 status.last_contact = time.time()
             return
         if isinstance(message, Fault):
@@ -244,8 +261,12 @@ class DiceFeed:
                 self.faults.append(message)
             return
         if isinstance(message, Hello):
-            log.info("bridge %s (firmware %s, protocol %d)", message.bridge_name,
-                     message.firmware_version, message.protocol_version)
+            log.info(
+                "bridge %s (firmware %s, protocol %d)",
+                message.bridge_name,
+                message.firmware_version,
+                message.protocol_version,
+            )
             return
         with self._lock:
             status = self._dice.setdefault(message.die_id, DieStatus(message.die_id))
@@ -254,16 +275,19 @@ class DiceFeed:
             status.last_contact = time.time()
         if repeat and event.received_at <= self._list_until:
             return  # the bridge answering LIST with a state it reported already: not a new roll
-        reading = reading_from(message, self.registry, bridge=self.link.intake.bridge_name,
-                               received_at=event.received_at)
+        reading = reading_from(
+            message, self.registry, bridge=self.link.intake.bridge_name, received_at=event.received_at
+        )
         if reading is None:
             return
         if reading.registered is False:
             if reading.die_id not in self._told_unregistered:  # once per die, not on every roll
                 self._told_unregistered.add(reading.die_id)
-                log.warning("die %s is not registered: its rolls are reported but not read; register it with "
-                            "`companion dice pair --port URL --registry FILE` and start with that --registry",
-                            reading.die_id)
+                log.warning(
+                    "die %s is not registered: its rolls are reported but not read; register it with "
+                    "`companion dice pair --port URL --registry FILE` and start with that --registry",
+                    reading.die_id,
+                )
         elif reading.problem is not None:
             log.info("die %s: %s", reading.die_id, reading.problem)
         self.readings.put(reading)
@@ -271,8 +295,9 @@ class DiceFeed:
             self.on_reading(reading)
 
 
-def open_feed(url: str, registry: DieRegistry | None = None,
-              on_reading: Callable[[Reading], None] | None = None) -> DiceFeed:
+def open_feed(
+    url: str, registry: DieRegistry | None = None, on_reading: Callable[[Reading], None] | None = None
+) -> DiceFeed:
     """A started feed on the bridge at ``url`` (any pyserial URL); it reconnects by itself."""
     link = BridgeLink(url, use_queue=False)
     return DiceFeed(link, registry, on_reading).start()
@@ -293,9 +318,16 @@ class SimulatedFeed(DiceFeed):
         self.runner.stop()
 
 
-def simulated_feed(registry: DieRegistry | None = None, *, dice: int = 0, seed: int | None = None,
-                   auto: bool = False, speed: float = 1.0, noise: bool = True,
-                   on_reading: Callable[[Reading], None] | None = None) -> SimulatedFeed:
+def simulated_feed(
+    registry: DieRegistry | None = None,
+    *,
+    dice: int = 0,
+    seed: int | None = None,
+    auto: bool = False,
+    speed: float = 1.0,
+    noise: bool = True,
+    on_reading: Callable[[Reading], None] | None = None,
+) -> SimulatedFeed:
     """Start a simulated bridge and a feed on it, through a real pty (or TCP socket where there are no
     ptys) and the real link code.
 
@@ -313,8 +345,9 @@ def simulated_feed(registry: DieRegistry | None = None, *, dice: int = 0, seed: 
         faces = len(entry.face_map) if isinstance(entry, CatalogueEntry) else entry.sides
         sim_dice.append(SimDie(die_id, faces, rng.randrange(faces), rng.randrange(50, 101)))
     extra = BridgeSimulator.with_dice(dice, seed=seed).dice if dice else []
-    sim = BridgeSimulator(sim_dice + extra, seed=seed, auto=auto,
-                          noise=NoiseRates() if noise else NoiseRates.none())
+    sim = BridgeSimulator(
+        sim_dice + extra, seed=seed, auto=auto, noise=NoiseRates() if noise else NoiseRates.none()
+    )
     endpoint = PtyEndpoint() if hasattr(os, "openpty") else TcpEndpoint()
     runner = SimulatorRunner(sim, endpoint, speed=speed).start()
     link = BridgeLink(runner.url, use_queue=False, backoff=Backoff(0.02, 0.5))

@@ -196,7 +196,7 @@ def open_endpoint(port: str) -> Endpoint:
     """``pty`` (a new pty, path chosen by the system), ``pty:PATH`` or a plain PATH (a new pty behind a
     symlink at PATH), or ``socket://HOST:PORT`` (a TCP server; port 0 picks a free one)."""
     if port.startswith("socket://"):
-        hostport = port[len("socket://"):]
+        hostport = port[len("socket://") :]
         host, sep, num = hostport.rpartition(":")
         if not sep or not num.isdigit():
             raise ValueError(f"{port!r}: expected socket://HOST:PORT")

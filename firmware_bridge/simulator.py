@@ -96,8 +96,15 @@ class BridgeSimulator:
     @classmethod
     def with_dice(cls, count: int, seed: int | None = None, faces: int = 6, **kwargs) -> BridgeSimulator:
         rng = random.Random(seed)
-        dice = [SimDie(f"px{i + 1:02d}{rng.randrange(16 ** 4):04X}", faces, rng.randrange(faces),
-                       rng.randrange(40, 101)) for i in range(count)]
+        dice = [
+            SimDie(
+                f"px{i + 1:02d}{rng.randrange(16**4):04X}",
+                faces,
+                rng.randrange(faces),
+                rng.randrange(40, 101),
+            )
+            for i in range(count)
+        ]
         return cls(dice, seed=seed, **kwargs)
 
     # --- scheduling ---------------------------------------------------------------------------
@@ -250,5 +257,8 @@ class BridgeSimulator:
 
     def finished_rolls(self) -> list[DieState]:
         """Every rolled/crooked message sent (once each, whatever the noise did)."""
-        return [m for m in self.emitted
-                if isinstance(m, DieState) and m.state in (RollState.ROLLED, RollState.CROOKED)]
+        return [
+            m
+            for m in self.emitted
+            if isinstance(m, DieState) and m.state in (RollState.ROLLED, RollState.CROOKED)
+        ]

@@ -75,8 +75,10 @@ def shared_dir(request) -> Path:
 
     Only tests marked ``needs_shared`` may use it: everything else runs on the project's fixtures."""
     if request.node.get_closest_marker("needs_shared") is None:
-        pytest.fail("a test that reads ../shared must be marked @pytest.mark.needs_shared "
-                    "(or use the project's own fixtures in tests/fixtures)")
+        pytest.fail(
+            "a test that reads ../shared must be marked @pytest.mark.needs_shared "
+            "(or use the project's own fixtures in tests/fixtures)"
+        )
     if not SHARED_DIR.is_dir():
         if full_suite():
             pytest.fail(f"COMPANION_FULL_SUITE is set but the reference folder {SHARED_DIR} is missing")

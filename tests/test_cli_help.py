@@ -52,10 +52,17 @@ def test_every_option_argument_and_subcommand_has_a_help_text(words):
 
 def test_help_texts_named_in_the_issue_are_printed_whole():
     def helptext(*words):
-        return subprocess.run([sys.executable, "-m", "companion", *words, "--help"], capture_output=True,
-                              text=True, check=True, env={"COLUMNS": "200", "PATH": ""}).stdout
+        return subprocess.run(
+            [sys.executable, "-m", "companion", *words, "--help"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"COLUMNS": "200", "PATH": ""},
+        ).stdout
 
     assert "words to look for" in helptext("catalogue", "search")
     assert "the same seed gives the same rolls" in helptext("dice", "simulate")
     serve = helptext("serve")
-    assert "--rotate-host-token" in serve and "the local network" in serve and "busy port is an error" in serve
+    assert (
+        "--rotate-host-token" in serve and "the local network" in serve and "busy port is an error" in serve
+    )

@@ -14,8 +14,12 @@ SYS_PATH_EDIT = re.compile(r"sys\.path\.(insert|append|extend|remove)\(|sys\.pat
 
 
 def test_no_test_file_edits_sys_path():
-    edits = [f"{p.relative_to(TESTS)}:{n}" for p in sorted(TESTS.rglob("*.py"))
-             for n, line in enumerate(p.read_text().splitlines(), 1) if SYS_PATH_EDIT.search(line)]
+    edits = [
+        f"{p.relative_to(TESTS)}:{n}"
+        for p in sorted(TESTS.rglob("*.py"))
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if SYS_PATH_EDIT.search(line)
+    ]
     assert edits == []
 
 

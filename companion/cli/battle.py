@@ -1,11 +1,11 @@
 """``companion battle``: play Battle Dice in the terminal, and list its rulings and tables.
 
-    companion battle play --seed 7                  # both sides rolled for, choices at random, log printed
-    companion battle play --interactive             # you type faces and choices (Enter = roll for me)
-    companion battle play --army-a "dragon:general=2,monster=4,mage=2,archer=4,cavalry=4,infantry=4" ...
-    companion battle play --option R04=until_used --json
-    companion battle rulings [--json]
-    companion battle tables [--json]
+companion battle play --seed 7                  # both sides rolled for, choices at random, log printed
+companion battle play --interactive             # you type faces and choices (Enter = roll for me)
+companion battle play --army-a "dragon:general=2,monster=4,mage=2,archer=4,cavalry=4,infantry=4" ...
+companion battle play --option R04=until_used --json
+companion battle rulings [--json]
+companion battle tables [--json]
 """
 
 from __future__ import annotations
@@ -57,7 +57,10 @@ def _ask(game, rng, interactive: bool):
         text = input(f"[{p['player']}] {p['prompt']}\n  faces for {sizes} (Enter = roll for me): ").strip()
         if not text:
             return roll_for_me(game, rng)
-        return {"kind": "roll", "faces": [int(x) if x.isdigit() else x for x in text.replace(",", " ").split()]}
+        return {
+            "kind": "roll",
+            "faces": [int(x) if x.isdigit() else x for x in text.replace(",", " ").split()],
+        }
     if p["kind"] == "choose_dice":
         for c in choices["candidates"]:
             print(f"    {c['id']}: {c['label']}")
@@ -113,7 +116,9 @@ def _rulings(args: argparse.Namespace) -> int:
         return 0
     for r in RULINGS:
         variants = ", ".join(("*" if v == r.default else "") + v for v in r.variants)
-        print(f"{r.id}  {r.gap}\n     ruling: {r.ruling}\n     why: {r.why} [{r.citation}]\n     variants: {variants}")
+        print(
+            f"{r.id}  {r.gap}\n     ruling: {r.ruling}\n     why: {r.why} [{r.citation}]\n     variants: {variants}"
+        )
     return 0
 
 
@@ -124,10 +129,28 @@ def _tables(args: argparse.Namespace) -> int:
 
     tables = all_tables()
     if args.json:
-        print(json.dumps({k: {"title": t.title, "printed_die": t.sides, "citation": t.citation,
-                              "rows": [{"range": [r.lo, r.hi], "name": r.name, "citation": r.citation,
-                                        "effects": [e.kind for e in r.effects]} for r in t.rows]}
-                          for k, t in tables.items()}, indent=1))
+        print(
+            json.dumps(
+                {
+                    k: {
+                        "title": t.title,
+                        "printed_die": t.sides,
+                        "citation": t.citation,
+                        "rows": [
+                            {
+                                "range": [r.lo, r.hi],
+                                "name": r.name,
+                                "citation": r.citation,
+                                "effects": [e.kind for e in r.effects],
+                            }
+                            for r in t.rows
+                        ],
+                    }
+                    for k, t in tables.items()
+                },
+                indent=1,
+            )
+        )
         return 0
     for t in tables.values():
         print(f"{t.title} (printed 1D{t.sides}) [{t.citation}]")
@@ -142,12 +165,20 @@ def register(subparsers) -> None:
     sub = parser.add_subparsers(dest="battle_command", metavar="ACTION")
     play = sub.add_parser("play", help="play a game in the terminal (rolled for you unless --interactive)")
     play.add_argument("--seed", default=0, help="seed of the 'roll for me' random source (default 0)")
-    play.add_argument("--army-a", default=DEFAULT_A, help=f"army A as [monster:]unit=n,... (default {DEFAULT_A})")
+    play.add_argument(
+        "--army-a", default=DEFAULT_A, help=f"army A as [monster:]unit=n,... (default {DEFAULT_A})"
+    )
     play.add_argument("--army-b", default=DEFAULT_B, help=f"army B (default {DEFAULT_B})")
-    play.add_argument("--option", action="append", metavar="RNN=VARIANT", help="override a ruling (repeatable)")
-    play.add_argument("--max-turns", type=int, default=50, help="end as a draw after this many turns (default 50)")
+    play.add_argument(
+        "--option", action="append", metavar="RNN=VARIANT", help="override a ruling (repeatable)"
+    )
+    play.add_argument(
+        "--max-turns", type=int, default=50, help="end as a draw after this many turns (default 50)"
+    )
     play.add_argument("--interactive", action="store_true", help="type faces and choices yourself")
-    play.add_argument("--json", action="store_true", help="print the stored game (setup, actions, state) as JSON")
+    play.add_argument(
+        "--json", action="store_true", help="print the stored game (setup, actions, state) as JSON"
+    )
     play.set_defaults(func=_play)
     rulings = sub.add_parser("rulings", help="how the document's gaps are settled, and the option variants")
     rulings.add_argument("--json", action="store_true", help="print them as JSON (for programs)")

@@ -29,7 +29,9 @@ def _search(args: argparse.Namespace) -> int:
         print(f"{die.name:45s} {_describe(die)}")
     for card in cat.spells:
         if args.text.lower() in card.name.lower():
-            print(f"{'Spells/' + card.name:45s} spell card | cost {card.cost} | {card.color} | {card.species}")
+            print(
+                f"{'Spells/' + card.name:45s} spell card | cost {card.cost} | {card.color} | {card.species}"
+            )
             hits.append(card)
     if not hits:
         print(f"no die matches {args.text!r}")
@@ -69,7 +71,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("catalogue", help="look up dice and their faces")
     sub = parser.add_subparsers(dest="catalogue_command", metavar="ACTION", required=True)
     p = sub.add_parser("search", help="dice whose name, class or icons contain TEXT")
-    p.add_argument("text", help="words to look for, e.g. 'Dwarves', 'Mammoth', 'Melee' (case does not matter)")
+    p.add_argument(
+        "text", help="words to look for, e.g. 'Dwarves', 'Mammoth', 'Melee' (case does not matter)"
+    )
     p.set_defaults(func=_search)
     p = sub.add_parser("show", help='one die and its faces, e.g. "Dwarves/Mammoth Rider"')
     p.add_argument("name", help='the die\'s catalogue name, SPECIES/UNIT, e.g. "Dwarves/Mammoth Rider"')

@@ -22,21 +22,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = dice.add_subparsers(dest="dice_command", metavar="ACTION", required=True)
 
     listen = sub.add_parser("listen", help="print finished rolls from a bridge")
-    listen.add_argument("--port", required=True, help="pyserial URL or device: /dev/ttyACM0, socket://h:p, loop://")
+    listen.add_argument(
+        "--port", required=True, help="pyserial URL or device: /dev/ttyACM0, socket://h:p, loop://"
+    )
     listen.add_argument("--jsonl", action="store_true", help="one JSON object per line (for programs)")
     listen.add_argument("--registry", help="die registry JSON file: adds what each face means")
     listen.add_argument("--stats", action="store_true", help="print line counters as JSON on stderr")
-    listen.add_argument("--stats-every", type=float, default=10.0, metavar="S",
-                        help="log drop counts (and print --stats) every S seconds (default 10)")
+    listen.add_argument(
+        "--stats-every",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="log drop counts (and print --stats) every S seconds (default 10)",
+    )
     listen.add_argument("--count", type=int, default=0, metavar="N", help="exit after N readings")
     listen.add_argument("--duration", type=float, default=0.0, metavar="S", help="exit after S seconds")
     listen.set_defaults(func=_listen)
 
     sim = sub.add_parser("simulate", help="play a bridge with simulated dice on a pty or socket")
-    sim.add_argument("--port", default="pty", help="pty | pty:PATH | PATH (symlink) | socket://127.0.0.1:PORT")
+    sim.add_argument(
+        "--port", default="pty", help="pty | pty:PATH | PATH (symlink) | socket://127.0.0.1:PORT"
+    )
     sim.add_argument("--dice", type=int, default=3, metavar="N", help="number of dice (1..64)")
-    sim.add_argument("--seed", type=int, default=None,
-                     help="seed of the simulated rolls: the same seed gives the same rolls (default: random)")
+    sim.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the simulated rolls: the same seed gives the same rolls (default: random)",
+    )
     sim.add_argument("--faces", type=int, default=6, help="faces per die (default 6)")
     sim.add_argument("--speed", type=float, default=1.0, help="time runs this many times faster")
     sim.add_argument("--duration", type=float, default=0.0, metavar="S", help="stop after S seconds")
@@ -44,7 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sim.set_defaults(func=_simulate)
 
     pair = sub.add_parser("pair", help="register dice: roll one, it blinks, say which die it is")
-    pair.add_argument("--port", required=True, help="the bridge: pyserial URL or device (/dev/ttyACM0, socket://h:p)")
+    pair.add_argument(
+        "--port", required=True, help="the bridge: pyserial URL or device (/dev/ttyACM0, socket://h:p)"
+    )
     pair.add_argument("--registry", required=True, help="registry JSON file (created if missing)")
     pair.add_argument("--as", dest="as_name", metavar="NAME", help="register the first new die as NAME")
     pair.add_argument("--count", type=int, default=1, help="how many dice to register (default 1)")
@@ -55,8 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _setup_logging() -> None:
     import logging
 
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
 
 
 def _install_sigterm() -> None:
@@ -104,8 +120,9 @@ def _listen(args: argparse.Namespace) -> int:
     def report_stats(final: bool = False) -> None:
         stats = feed.stats().as_dict()
         if stats["dropped"] and (final or stats["dropped"] != logged_drops):
-            log.info("dropped lines by reason: %s",
-                     ", ".join(f"{k}={v}" for k, v in stats["dropped"].items()))
+            log.info(
+                "dropped lines by reason: %s", ", ".join(f"{k}={v}" for k, v in stats["dropped"].items())
+            )
             logged_drops.clear()
             logged_drops.update(stats["dropped"])
         if args.stats:
@@ -159,8 +176,9 @@ def _simulate(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"companion dice simulate: cannot serve {args.port}: {exc}", file=sys.stderr)
         return 2
-    sim = BridgeSimulator.with_dice(args.dice, seed=args.seed, faces=args.faces,
-                                    noise=NoiseRates.none() if args.clean else NoiseRates())
+    sim = BridgeSimulator.with_dice(
+        args.dice, seed=args.seed, faces=args.faces, noise=NoiseRates.none() if args.clean else NoiseRates()
+    )
     runner = SimulatorRunner(sim, endpoint, speed=args.speed)
     _install_sigterm()
     print(f"simulating {args.dice} dice on {runner.url}", flush=True)
@@ -175,8 +193,10 @@ def _simulate(args: argparse.Namespace) -> int:
     finally:
         runner.stop()
     rolls = sim.finished_rolls()
-    print(f"sent {len(sim.emitted)} messages ({len(rolls)} finished rolls) in {runner.lines_written} lines",
-          file=sys.stderr)
+    print(
+        f"sent {len(sim.emitted)} messages ({len(rolls)} finished rolls) in {runner.lines_written} lines",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -226,8 +246,11 @@ def _pair(args: argparse.Namespace) -> int:
                 if args.as_name:
                     answer = args.as_name
                 else:
-                    print("Which die is it? (catalogue name such as 'Amazons/Charioteer', or d4..d20; "
-                          "empty to skip)", flush=True)
+                    print(
+                        "Which die is it? (catalogue name such as 'Amazons/Charioteer', or d4..d20; "
+                        "empty to skip)",
+                        flush=True,
+                    )
                     answer = sys.stdin.readline()
                     if not answer:
                         print("no answer (end of input)", file=sys.stderr)
@@ -244,7 +267,9 @@ def _pair(args: argparse.Namespace) -> int:
                     if args.as_name:
                         return 2
                     hint = answer.split("/")[-1]
-                    names = [d.name for d in registry.catalogue.search(hint) if hint.lower() in d.name.lower()]
+                    names = [
+                        d.name for d in registry.catalogue.search(hint) if hint.lower() in d.name.lower()
+                    ]
                     if names:
                         print("  did you mean: " + ", ".join(names[:6]), flush=True)
                     continue

@@ -1,13 +1,13 @@
 """``companion game``: play a game on its SQLite log from the command line.
 
-    companion game new --db g.db --players Alice:Dwarves,Bob:Goblins --force 24
-    companion game new --db g.db --edition r96       # the 1996 rules (TSR) with the FAQ rulings
-    companion game show --db g.db            # where the game stands and who must decide what
-    companion game submit --db g.db '{"type": "choose", "choice": "first_turn"}'
-    companion game roll --db g.db --seed 3   # roll for me
-    companion game roll --db g.db --faces "2 Melee" ID "1 Save"   # faces read off the table, typed
-    companion game undo --db g.db -n 2
-    companion game export --db g.db game.json ; companion game import --db copy.db game.json
+companion game new --db g.db --players Alice:Dwarves,Bob:Goblins --force 24
+companion game new --db g.db --edition r96       # the 1996 rules (TSR) with the FAQ rulings
+companion game show --db g.db            # where the game stands and who must decide what
+companion game submit --db g.db '{"type": "choose", "choice": "first_turn"}'
+companion game roll --db g.db --seed 3   # roll for me
+companion game roll --db g.db --faces "2 Melee" ID "1 Save"   # faces read off the table, typed
+companion game undo --db g.db -n 2
+companion game export --db g.db game.json ; companion game import --db copy.db game.json
 """
 
 from __future__ import annotations
@@ -30,15 +30,23 @@ def register(subparsers) -> None:
     q = add("new", "start a quick-start game")
     q.add_argument("--players", default="Alice:Dwarves,Bob:Goblins", help="NAME:SPECIES,... (2 or more)")
     q.add_argument("--force", type=int, default=24, help="total force size in points")
-    q.add_argument("--edition", choices=("v4", "r96"), default="v4", help="rules: V4.01c (default) or the 1996 rules")
+    q.add_argument(
+        "--edition", choices=("v4", "r96"), default="v4", help="rules: V4.01c (default) or the 1996 rules"
+    )
     add("show", "show the state and the pending decision")
     q = add("submit", "submit an action given as JSON")
     q.add_argument("action", help='e.g. \'{"type": "choose", "choice": "pass"}\'')
     q = add("roll", "roll for me (seeded), or give the faces rolled on the table (--faces)")
-    q.add_argument("--seed", type=int, default=0, help="seed of the roll (the same seed rolls the same faces)")
-    q.add_argument("--faces", nargs="+", metavar="FACE",
-                   help="the faces rolled, one per die in the order `show` lists them (face text, its number "
-                        "on the die, or UID=FACE); logged as typed readings")
+    q.add_argument(
+        "--seed", type=int, default=0, help="seed of the roll (the same seed rolls the same faces)"
+    )
+    q.add_argument(
+        "--faces",
+        nargs="+",
+        metavar="FACE",
+        help="the faces rolled, one per die in the order `show` lists them (face text, its number "
+        "on the die, or UID=FACE); logged as typed readings",
+    )
     q = add("undo", "take back the last action(s)")
     q.add_argument("-n", type=int, default=1, help="how many actions to take back (default 1)")
     q = add("export", "write the game file")
@@ -55,7 +63,10 @@ def _show(session) -> None:
         ctl = f"  controlled by {t['controller']}" if t["controller"] else ""
         print(f"  {t['id']:<12} {t['name']:<28} face {t['face']} ({t['action'] or 'eighth face'}){ctl}")
     for a in state["armies"]:
-        print(f"  {a['id']:<16} {a['health']:>2} health: " + ", ".join(u["die"].split("/")[-1] for u in a["units"]))
+        print(
+            f"  {a['id']:<16} {a['health']:>2} health: "
+            + ", ".join(u["die"].split("/")[-1] for u in a["units"])
+        )
     for line in state["log"][-5:]:
         print(f"  . {line}")
     if state["winner"]:
@@ -76,14 +87,18 @@ def typed_readings(pending: dict | None, faces: list[str]) -> list:
     from companion.rules.game import IllegalAction
 
     if not pending or pending.get("kind") != "roll":
-        raise IllegalAction("no roll is pending now" + (f" (waiting for: {pending['prompt']})" if pending else ""))
+        raise IllegalAction(
+            "no roll is pending now" + (f" (waiting for: {pending['prompt']})" if pending else "")
+        )
     dice = pending["dice"]
     by_uid = {d["uid"]: d for d in dice}
     if all("=" in f and f.split("=", 1)[0] in by_uid for f in faces):
         pairs = [tuple(f.split("=", 1)) for f in faces]
     elif len(faces) != len(dice):
-        raise IllegalAction(f"{len(faces)} face(s) for {len(dice)} dice: give one per die in the order "
-                            f"{', '.join(by_uid)}, or UID=FACE")
+        raise IllegalAction(
+            f"{len(faces)} face(s) for {len(dice)} dice: give one per die in the order "
+            f"{', '.join(by_uid)}, or UID=FACE"
+        )
     else:
         pairs = [(d["uid"], f) for d, f in zip(dice, faces, strict=True)]
     out = []

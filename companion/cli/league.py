@@ -52,8 +52,11 @@ def _token(args: argparse.Namespace) -> int:
         conn = connect(args.dsn)
         if args.action == "list":
             for t in list_tokens(conn):
-                print(f"{t['id']}  {t['role']:<9} {t['table'] or '-':<6} issued {t['created_at']}"
-                      + (f"  REVOKED {t['revoked_at']}" if t["revoked_at"] else "") + f"  {t['label']}")
+                print(
+                    f"{t['id']}  {t['role']:<9} {t['table'] or '-':<6} issued {t['created_at']}"
+                    + (f"  REVOKED {t['revoked_at']}" if t["revoked_at"] else "")
+                    + f"  {t['label']}"
+                )
         elif args.action == "revoke":
             for token_id in revoke_tokens(conn, token=args.token, token_id=args.id, table=args.table):
                 print(f"revoked {token_id}")
@@ -82,8 +85,11 @@ def _serve(args: argparse.Namespace) -> int:
         conn = connect(args.dsn)
         token = args.organizer_token
         if token:
-            conn.execute("INSERT INTO league_tokens (token_hash, role, label) VALUES (%s, 'organizer', 'cli') "
-                         "ON CONFLICT (token_hash) DO NOTHING", (token_hash(token),))
+            conn.execute(
+                "INSERT INTO league_tokens (token_hash, role, label) VALUES (%s, 'organizer', 'cli') "
+                "ON CONFLICT (token_hash) DO NOTHING",
+                (token_hash(token),),
+            )
         else:
             token = issue_token(conn, "organizer", label="league serve")
         conn.close()
@@ -124,11 +130,19 @@ def register(subparsers) -> None:
     d.set_defaults(func=lambda a: _db_stop(a) if a.stop else _db(a))
 
     t = sub.add_parser("token", help="issue (default), list or revoke tokens (only their hashes are stored)")
-    t.add_argument("action", nargs="?", choices=("issue", "list", "revoke"), default="issue",
-                   help="issue a token (default), list them, or revoke one (refused from the next request on)")
+    t.add_argument(
+        "action",
+        nargs="?",
+        choices=("issue", "list", "revoke"),
+        default="issue",
+        help="issue a token (default), list them, or revoke one (refused from the next request on)",
+    )
     t.add_argument("--dsn", required=True, help="the league database (postgresql://...)")
-    t.add_argument("--role", choices=("organizer", "table", "judge"),
-                   help="who the token is for: the organizer, a table, or a judge")
+    t.add_argument(
+        "--role",
+        choices=("organizer", "table", "judge"),
+        help="who the token is for: the organizer, a table, or a judge",
+    )
     t.add_argument("--table", help="the table's label (for --role table; revoke: every live token of it)")
     t.add_argument("--id", help="revoke: the token's id (companion league token list)")
     t.add_argument("--token", help="revoke: the token itself")
@@ -139,7 +153,9 @@ def register(subparsers) -> None:
     s.add_argument("--dsn", required=True, help="the league database (postgresql://...)")
     s.add_argument("--host", default="0.0.0.0", help="address to listen on (default: the local network)")
     s.add_argument("--port", type=int, default=8770, help="port (default 8770; 0 picks a free one)")
-    s.add_argument("--organizer-token", help="use this organizer token (registered if new) instead of a new one")
+    s.add_argument(
+        "--organizer-token", help="use this organizer token (registered if new) instead of a new one"
+    )
     s.add_argument("--threads", type=int, default=16, help="server worker threads")
     s.add_argument("--pool", type=int, default=8, help="database connections")
     s.add_argument("--seconds", type=float, help="stop by itself after this many seconds")

@@ -40,8 +40,11 @@ def _handler(args: argparse.Namespace) -> int:
     except (ScenarioError, ResolutionError) as exc:
         print(f"{args.file}: {exc}", file=sys.stderr)
         return 2
-    mismatches = {k: (v, resolution.totals.get(k, 0)) for k, v in scenario.expect.items()
-                  if resolution.totals.get(k, 0) != v}
+    mismatches = {
+        k: (v, resolution.totals.get(k, 0))
+        for k, v in scenario.expect.items()
+        if resolution.totals.get(k, 0) != v
+    }
     if args.json:
         out = resolution.as_dict()
         out = {"id": scenario.id, **out}

@@ -24,25 +24,42 @@ def _public_url(text: str) -> str:
 
     url = urlsplit(text.strip())
     if url.scheme not in ("http", "https") or not url.hostname:
-        raise argparse.ArgumentTypeError(f"{text[:80]!r} is not an address a tablet can open "
-                                         "(expected http://HOST:PORT)")
+        raise argparse.ArgumentTypeError(
+            f"{text[:80]!r} is not an address a tablet can open (expected http://HOST:PORT)"
+        )
     return text.strip().rstrip("/")
 
 
 def _common(p: argparse.ArgumentParser, port: int, host: str = "127.0.0.1") -> None:
     where = "this machine only" if host == "127.0.0.1" else "the local network, so tablets can pair"
-    p.add_argument("--host", default=host,
-                   help=f"address to listen on (default {host}: {where}; 0.0.0.0 is the local network, "
-                        "127.0.0.1 this machine only)")
-    p.add_argument("--port", type=int, default=port,
-                   help=f"port (default {port}; 0 picks a free one; a busy port is an error)")
-    p.add_argument("--public-url", metavar="URL", type=_public_url,
-                   help="address tablets use to reach this server, for the QR code "
-                        "(default: http://THIS-MACHINE'S-LAN-ADDRESS:PORT)")
+    p.add_argument(
+        "--host",
+        default=host,
+        help=f"address to listen on (default {host}: {where}; 0.0.0.0 is the local network, "
+        "127.0.0.1 this machine only)",
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        default=port,
+        help=f"port (default {port}; 0 picks a free one; a busy port is an error)",
+    )
+    p.add_argument(
+        "--public-url",
+        metavar="URL",
+        type=_public_url,
+        help="address tablets use to reach this server, for the QR code "
+        "(default: http://THIS-MACHINE'S-LAN-ADDRESS:PORT)",
+    )
     p.add_argument("--token", help="host token to use (kept with the game file) instead of the stored one")
     p.add_argument("--rules-index", help="full-text index made by `companion rules index` (Dispute panel)")
     p.add_argument("--seconds", type=float, help="stop by itself after this many seconds")
-    p.add_argument("--threads", type=int, default=32, help="request worker threads (live pages' streams have threads of their own)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=32,
+        help="request worker threads (live pages' streams have threads of their own)",
+    )
 
 
 def _lock_target(db: str, args) -> str:
@@ -53,7 +70,9 @@ def _lock_target(db: str, args) -> str:
     import tempfile
     from pathlib import Path
 
-    return str(Path(tempfile.gettempdir()) / f"companion-pg-table-{getattr(args, 'table', None) or 'none'}.sqlite")
+    return str(
+        Path(tempfile.gettempdir()) / f"companion-pg-table-{getattr(args, 'table', None) or 'none'}.sqlite"
+    )
 
 
 def _tls_dir(db: str, args) -> str:
@@ -79,8 +98,13 @@ def _make_server(args, db: str, camera=None, serial=None):
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     try:
-        config = {"DB_PATH": db, "HOST_TOKEN": args.token, "CAMERA": camera, "SERIAL": serial,
-                  "ROTATE_HOST_TOKEN": bool(getattr(args, "rotate_host_token", False))}
+        config = {
+            "DB_PATH": db,
+            "HOST_TOKEN": args.token,
+            "CAMERA": camera,
+            "SERIAL": serial,
+            "ROTATE_HOST_TOKEN": bool(getattr(args, "rotate_host_token", False)),
+        }
         if getattr(args, "registry", None):
             config["DICE_REGISTRY"] = args.registry
         if args.rules_index:
@@ -107,8 +131,11 @@ def _make_server(args, db: str, camera=None, serial=None):
             return Server(app, args.host, args.port, threads=args.threads, lock=lock)
         except OSError as exc:
             app.extensions["sources"].stop()
-            print(f"error: cannot listen on {args.host} port {args.port}: {exc.strerror or exc} (is another "
-                  "server running there? stop it, or choose another port with --port)", file=sys.stderr)
+            print(
+                f"error: cannot listen on {args.host} port {args.port}: {exc.strerror or exc} (is another "
+                "server running there? stop it, or choose another port with --port)",
+                file=sys.stderr,
+            )
             raise SystemExit(2) from None
     except BaseException:
         lock.release()
@@ -158,8 +185,11 @@ def _demo(args: argparse.Namespace) -> int:
     dice = args.dice
     problem = vision_problem() if dice in ("auto", "camera") else None
     if dice == "camera" and problem:
-        print(f"error: --dice camera needs the camera pipeline and a shipped model (models/dragon-dice): "
-              f"{problem}", file=sys.stderr)
+        print(
+            f"error: --dice camera needs the camera pipeline and a shipped model (models/dragon-dice): "
+            f"{problem}",
+            file=sys.stderr,
+        )
         return 2
     if dice == "auto":
         dice = "typed" if problem else "camera"
@@ -170,8 +200,10 @@ def _demo(args: argparse.Namespace) -> int:
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
-            print(f"Demo over: its temporary game folder {folder} was removed (keep a demo game with --db FILE).",
-                  flush=True)
+            print(
+                f"Demo over: its temporary game folder {folder} was removed (keep a demo game with --db FILE).",
+                flush=True,
+            )
 
 
 def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | None) -> int:
@@ -186,18 +218,29 @@ def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | No
         pace = 1.2 if args.seconds is None else max(0.05, min(1.2, args.seconds / 60))
     # a faster pace (tests, --seconds) also runs the simulated dice faster than real time
     speed = min(50.0, 4.0 * max(1.0, 1.2 / pace))
-    roller = {"simulated": lambda: SimulatedDiceRoller(seed=args.seed, speed=speed),
-              "camera": lambda: VisionRoller(seed=args.seed),
-              "typed": lambda: TypedRoller(seed=args.seed)}[dice]()
+    roller = {
+        "simulated": lambda: SimulatedDiceRoller(seed=args.seed, speed=speed),
+        "camera": lambda: VisionRoller(seed=args.seed),
+        "typed": lambda: TypedRoller(seed=args.seed),
+    }[dice]()
     server.banner()
-    print(f"Demo: a fresh two-player game in {db}; rolls come from "
-          + {"simulated": "the smart-dice simulator over a serial link",
-             "camera": "rendered camera frames read by the vision pipeline",
-             "typed": "faces typed by the demo script"}[dice] + ".", flush=True)
+    print(
+        f"Demo: a fresh two-player game in {db}; rolls come from "
+        + {
+            "simulated": "the smart-dice simulator over a serial link",
+            "camera": "rendered camera frames read by the vision pipeline",
+            "typed": "faces typed by the demo script",
+        }[dice]
+        + ".",
+        flush=True,
+    )
     if dice == "typed" and args.dice == "auto" and vision_why:
         print(f"The camera pipeline is not used: {vision_why}.", flush=True)
-    print("Open the host URL above in a browser to watch the scripted opening (set-up, a maneuver, a melee "
-          "with its saves, a spell); when it ends, play on by tapping. Press Ctrl-C to stop the demo.", flush=True)
+    print(
+        "Open the host URL above in a browser to watch the scripted opening (set-up, a maneuver, a melee "
+        "with its saves, a spell); when it ends, play on by tapping. Press Ctrl-C to stop the demo.",
+        flush=True,
+    )
     director = play_demo(store, roller, pace, out=sys.stdout)
     try:
         server.serve_forever(args.seconds)
@@ -214,53 +257,89 @@ def register(subparsers) -> None:
     s = subparsers.add_parser("serve", help="serve the tablet page for a game at the table")
     s.add_argument("--camera", help="camera to read dice from (OpenCV index such as 0, or a video URL)")
     s.add_argument("--serial", help="smart-dice bridge (pyserial URL: /dev/ttyACM0, socket://host:port, ...)")
-    s.add_argument("--model", default="dragon-dice",
-                   help="dice model the camera reads with: a shipped name or a bundle folder made by "
-                        "`companion vision enroll` (default dragon-dice); the table's own dice are learnt in "
-                        "a profile beside the game file (DB.profile.npz), on the /teach page and from "
-                        "confirmed camera rolls")
+    s.add_argument(
+        "--model",
+        default="dragon-dice",
+        help="dice model the camera reads with: a shipped name or a bundle folder made by "
+        "`companion vision enroll` (default dragon-dice); the table's own dice are learnt in "
+        "a profile beside the game file (DB.profile.npz), on the /teach page and from "
+        "confirmed camera rolls",
+    )
     s.add_argument("--registry", help="die registry file for the smart dice (see `companion dice pair`)")
-    s.add_argument("--db", default="companion-game.sqlite",
-                   help="game file (SQLite); reopened if it exists; or a postgresql:// DSN to play on a "
-                        "league database directly (the table's last game there is reopened)")
-    s.add_argument("--league", metavar="URL-or-DSN",
-                   help="league to push this table's games to (http://league-server:8770 or postgresql://...); "
-                        "play goes on from the local file while it is unreachable")
+    s.add_argument(
+        "--db",
+        default="companion-game.sqlite",
+        help="game file (SQLite); reopened if it exists; or a postgresql:// DSN to play on a "
+        "league database directly (the table's last game there is reopened)",
+    )
+    s.add_argument(
+        "--league",
+        metavar="URL-or-DSN",
+        help="league to push this table's games to (http://league-server:8770 or postgresql://...); "
+        "play goes on from the local file while it is unreachable",
+    )
     s.add_argument("--table", help="this table's label in the league (e.g. 7)")
-    s.add_argument("--league-token", help="this table's token, given by the organizer (companion league token)")
-    s.add_argument("--rotate-host-token", action="store_true",
-                   help="replace the host token kept with the game file (the old host URL stops working)")
-    s.add_argument("--https", action="store_true",
-                   help="serve https with the table's own certificate, so tablets and phones get what browsers "
-                        "allow only over https (install to the home screen, open offline, keep the screen "
-                        "awake, the phone's live camera); each device trusts the certificate once at "
-                        "http://ADDRESS:PORT/trust; plain http on the port is sent to https")
-    s.add_argument("--tls-dir", metavar="FOLDER",
-                   help="folder of the table's certificate for --https (default: beside the game file, "
-                        "DB.tls; the same folder keeps the same certificate authority, trusted once)")
+    s.add_argument(
+        "--league-token", help="this table's token, given by the organizer (companion league token)"
+    )
+    s.add_argument(
+        "--rotate-host-token",
+        action="store_true",
+        help="replace the host token kept with the game file (the old host URL stops working)",
+    )
+    s.add_argument(
+        "--https",
+        action="store_true",
+        help="serve https with the table's own certificate, so tablets and phones get what browsers "
+        "allow only over https (install to the home screen, open offline, keep the screen "
+        "awake, the phone's live camera); each device trusts the certificate once at "
+        "http://ADDRESS:PORT/trust; plain http on the port is sent to https",
+    )
+    s.add_argument(
+        "--tls-dir",
+        metavar="FOLDER",
+        help="folder of the table's certificate for --https (default: beside the game file, "
+        "DB.tls; the same folder keeps the same certificate authority, trusted once)",
+    )
     _common(s, 8765, host="0.0.0.0")
     s.set_defaults(func=_serve)
 
     d = subparsers.add_parser(
-        "demo", help="serve a fresh demo game and play a scripted opening",
+        "demo",
+        help="serve a fresh demo game and play a scripted opening",
         description="Start a fresh two-player game (Ann and Bob, a 24-point quick start) on a local server "
-                    "and play its opening by script: set-up, a maneuver, a melee with its saves, a spell. "
-                    "Rolls go through the same path as real ones (a reading on the Roll page, then "
-                    "confirmed). A die the dice source cannot read is never given a made-up face: the "
-                    "script types the face it rolled and marks it so, or leaves it for you to tap.",
+        "and play its opening by script: set-up, a maneuver, a melee with its saves, a spell. "
+        "Rolls go through the same path as real ones (a reading on the Roll page, then "
+        "confirmed). A die the dice source cannot read is never given a made-up face: the "
+        "script types the face it rolled and marks it so, or leaves it for you to tap.",
         epilog="Open the host URL it prints in a browser to watch; when the script ends, play on by "
-               "tapping. Stop with Ctrl-C (or --seconds). Without --db the game lives in a temporary "
-               "folder that is removed when the demo stops.")
-    d.add_argument("--dice", choices=("auto", "camera", "simulated", "typed"), default="auto",
-                   help="where the demo's rolls come from: camera (rendered frames read by the vision "
-                        "pipeline), simulated (smart-dice simulator on a serial link), typed (faces typed "
-                        "by the demo script); auto (default): camera when the pipeline and a model load, "
-                        "else typed, saying why")
-    d.add_argument("--db", help="game file to keep the demo game in (must not exist yet; default: a "
-                                "temporary folder removed on exit)")
-    d.add_argument("--pace", type=float, help="seconds between the demo's steps (default 1.2; with "
-                                              "--seconds, faster so the opening fits)")
-    d.add_argument("--seed", type=int, default=7, help="seed of the demo's dice: the same seed rolls the "
-                                                       "same faces (default 7)")
+        "tapping. Stop with Ctrl-C (or --seconds). Without --db the game lives in a temporary "
+        "folder that is removed when the demo stops.",
+    )
+    d.add_argument(
+        "--dice",
+        choices=("auto", "camera", "simulated", "typed"),
+        default="auto",
+        help="where the demo's rolls come from: camera (rendered frames read by the vision "
+        "pipeline), simulated (smart-dice simulator on a serial link), typed (faces typed "
+        "by the demo script); auto (default): camera when the pipeline and a model load, "
+        "else typed, saying why",
+    )
+    d.add_argument(
+        "--db",
+        help="game file to keep the demo game in (must not exist yet; default: a "
+        "temporary folder removed on exit)",
+    )
+    d.add_argument(
+        "--pace",
+        type=float,
+        help="seconds between the demo's steps (default 1.2; with --seconds, faster so the opening fits)",
+    )
+    d.add_argument(
+        "--seed",
+        type=int,
+        default=7,
+        help="seed of the demo's dice: the same seed rolls the same faces (default 7)",
+    )
     _common(d, 8765)
     d.set_defaults(func=_demo)

@@ -21,8 +21,16 @@ def _synth(args) -> int:
 
     if args.count < 1:
         return _err("--count must be at least 1")
-    yml = write_dataset(Path(args.out), args.count, args.seed, load_catalogue(), profile=args.profile,
-                        size=args.size, glyph_dir=args.glyphs, val_fraction=args.val_fraction)
+    yml = write_dataset(
+        Path(args.out),
+        args.count,
+        args.seed,
+        load_catalogue(),
+        profile=args.profile,
+        size=args.size,
+        glyph_dir=args.glyphs,
+        val_fraction=args.val_fraction,
+    )
     print(f"wrote {args.count} images to {Path(args.out)} ({yml})")
     return 0
 
@@ -39,10 +47,18 @@ def _train(args) -> int:
         except ModelError as exc:
             return _err(str(exc))
     try:
-        out = train_bundle(Path(args.data), Path(args.out), epochs=args.epochs, imgsz=args.imgsz, hours=args.hours,
-                           face_epochs=args.face_epochs, batch=args.batch,
-                           resume=Path(args.resume) if args.resume else None, finetune=finetune,
-                           work=Path(args.work))
+        out = train_bundle(
+            Path(args.data),
+            Path(args.out),
+            epochs=args.epochs,
+            imgsz=args.imgsz,
+            hours=args.hours,
+            face_epochs=args.face_epochs,
+            batch=args.batch,
+            resume=Path(args.resume) if args.resume else None,
+            finetune=finetune,
+            work=Path(args.work),
+        )
     except DatasetError as exc:
         return _err(str(exc))
     print(f"model bundle written to {out}")
@@ -55,6 +71,7 @@ def _read(args) -> int:
 
     if numeral_bundle(args.model) is not None:  # standard dice (Battle Dice): d4..d20 numbers
         from companion.cli.vision_numerals import read_numerals
+
         return read_numerals(args)
     try:
         image = read_image(args.image)
@@ -78,8 +95,10 @@ def _read(args) -> int:
     else:
         for r in records:
             flag = " COCKED" if r["cocked"] else (" UNREADABLE" if r["unreadable"] else "")
-            print(f"{r['kind']:4s} {r['reading'] or '-':24s} conf {r['confidence']:.2f} "
-                  f"colour {'/'.join(r['colour'])} box {r['box']}{flag}")
+            print(
+                f"{r['kind']:4s} {r['reading'] or '-':24s} conf {r['confidence']:.2f} "
+                f"colour {'/'.join(r['colour'])} box {r['box']}{flag}"
+            )
     return 0
 
 
@@ -91,12 +110,18 @@ def _eval(args) -> int:
 
     if numeral_bundle(args.model) is not None:  # standard dice (Battle Dice): d4..d20 numbers
         from companion.cli.vision_numerals import eval_numerals
+
         return eval_numerals(args)
     try:
         model = load_model(args.model)
-        out = evaluate(model, Path(args.data), split=args.split,
-                       confusion_path=Path(args.confusion) if args.confusion else None, limit=args.limit,
-                       progress=not args.json)
+        out = evaluate(
+            model,
+            Path(args.data),
+            split=args.split,
+            confusion_path=Path(args.confusion) if args.confusion else None,
+            limit=args.limit,
+            progress=not args.json,
+        )
     except (ModelError, DatasetError, ImageError) as exc:
         return _err(str(exc))
     if args.json:
@@ -105,8 +130,14 @@ def _eval(args) -> int:
         print(f"model {out['model']} on {out['images']} images, {out['instances']} dice")
         print(f"mAP50 {out['map50']:.4f}  mAP50-95 {out['map50_95']:.4f}  recall {out['recall']:.4f}")
         print(f"face accuracy {out['face_accuracy']:.4f} (of detected: {out['face_accuracy_detected']:.4f})")
-        print("dice found by size (longest side): " + ", ".join(
-            f"{size} px {b['found']}/{b['dice']}" for size, b in out["recall_by_size"].items() if b["dice"]))
+        print(
+            "dice found by size (longest side): "
+            + ", ".join(
+                f"{size} px {b['found']}/{b['dice']}"
+                for size, b in out["recall_by_size"].items()
+                if b["dice"]
+            )
+        )
         print(f"{out['ms_per_image']} ms per image")
         if args.confusion:
             print(f"confusion matrix: {args.confusion}")
@@ -144,31 +175,49 @@ def register(subparsers) -> None:
     s = sub.add_parser("synth", help="render a synthetic YOLO dataset of Dragon Dice tables")
     s.add_argument("--out", required=True, help="dataset folder to write (images, labels, data.yaml)")
     s.add_argument("--count", type=int, required=True, help="how many table images to render")
-    s.add_argument("--seed", type=int, default=0, help="seed of the renderer (the same seed renders the same set)")
-    s.add_argument("--profile", choices=("train", "heldout"), default="train",
-                   help="heldout: table surfaces, light and tilts never used for training")
+    s.add_argument(
+        "--seed", type=int, default=0, help="seed of the renderer (the same seed renders the same set)"
+    )
+    s.add_argument(
+        "--profile",
+        choices=("train", "heldout"),
+        default="train",
+        help="heldout: table surfaces, light and tilts never used for training",
+    )
     s.add_argument("--size", type=int, default=640, help="image size in pixels (default 640)")
     s.add_argument("--glyphs", help="folder of your own face scans (<Species>/<icon>.png or <icon>.png)")
-    s.add_argument("--val-fraction", type=float, default=0.0,
-                   help="share of the images put in a validation split (default 0: none)")
+    s.add_argument(
+        "--val-fraction",
+        type=float,
+        default=0.0,
+        help="share of the images put in a validation split (default 0: none)",
+    )
     s.set_defaults(func=_synth)
 
     t = sub.add_parser("train", help="train a model bundle (detector + face reader) on a YOLO dataset")
-    t.add_argument("--data", required=True, help="dataset folder with data.yaml (d4..d12 + manifest, or dice_1..6)")
+    t.add_argument(
+        "--data", required=True, help="dataset folder with data.yaml (d4..d12 + manifest, or dice_1..6)"
+    )
     t.add_argument("--out", required=True, help="bundle folder to write (e.g. models/my-table)")
     t.add_argument("--epochs", type=int, default=20, help="detector training epochs (default 20)")
     t.add_argument("--face-epochs", type=int, default=10, help="face reader training epochs (default 10)")
     t.add_argument("--imgsz", type=int, default=320, help="detector input size in pixels (default 320)")
     t.add_argument("--hours", type=float, help="train the detector for this long instead of --epochs")
     t.add_argument("--batch", type=int, default=16, help="images per training batch (default 16)")
-    t.add_argument("--resume", metavar="LAST_PT", help="continue an interrupted detector run from its last.pt")
-    t.add_argument("--finetune", metavar="MODEL", help="start from a bundle (name or folder), e.g. dragon-dice")
+    t.add_argument(
+        "--resume", metavar="LAST_PT", help="continue an interrupted detector run from its last.pt"
+    )
+    t.add_argument(
+        "--finetune", metavar="MODEL", help="start from a bundle (name or folder), e.g. dragon-dice"
+    )
     t.add_argument("--work", default="runs/train", help="folder for training runs")
     t.set_defaults(func=_train)
 
     r = sub.add_parser("read", help="read every die in one image")
     r.add_argument("image", help="photo of the dice (JPEG or PNG)")
-    r.add_argument("--model", default="dragon-dice", help="dragon-dice, d6, polyhedral (d4..d20 numbers) or a folder")
+    r.add_argument(
+        "--model", default="dragon-dice", help="dragon-dice, d6, polyhedral (d4..d20 numbers) or a folder"
+    )
     r.add_argument("--json", action="store_true", help="print the reading as JSON (for programs)")
     r.add_argument("--px-per-mm", type=float, help="table scale, for the size class of six-sided dice")
     r.add_argument("--roster", help="JSON list of the rolling army's units (catalogue names) to assign")
@@ -177,8 +226,11 @@ def register(subparsers) -> None:
     e = sub.add_parser("eval", help="mAP50, mAP50-95, face accuracy and confusion matrix on a YOLO dataset")
     e.add_argument("--model", default="dragon-dice", help="bundle folder or shipped name (dragon-dice, d6)")
     e.add_argument("--data", required=True, help="dataset folder with data.yaml")
-    e.add_argument("--split", choices=("train", "val", "test"),
-                   help="which split to score (default: val, else test, else train)")
+    e.add_argument(
+        "--split",
+        choices=("train", "val", "test"),
+        help="which split to score (default: val, else test, else train)",
+    )
     e.add_argument("--json", action="store_true", help="print the figures as JSON (for programs)")
     e.add_argument("--confusion", help="PNG path for the confusion matrix")
     e.add_argument("--limit", type=int, help="score at most this many images")
@@ -187,7 +239,9 @@ def register(subparsers) -> None:
     c = sub.add_parser("capture", help="save frames from a camera, video or folder for labelling")
     c.add_argument("--source", default="camera:0", help="camera:N, a video file, or a folder of frames")
     c.add_argument("--out", required=True, help="folder to save the frames in")
-    c.add_argument("--every-ms", type=int, default=1000, help="milliseconds between saved frames (default 1000)")
+    c.add_argument(
+        "--every-ms", type=int, default=1000, help="milliseconds between saved frames (default 1000)"
+    )
     c.add_argument("--max", type=int, default=100, help="stop after saving this many frames (default 100)")
     c.set_defaults(func=_capture)
 

@@ -41,8 +41,10 @@ def eval_numerals(args) -> int:
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"model {out['model']} on {out['images']} images, {out['dice']} dice: found {out['recall']:.4f}, "
-              f"read right {out['accuracy']:.4f} (of found: {out['accuracy_found']:.4f})")
+        print(
+            f"model {out['model']} on {out['images']} images, {out['dice']} dice: found {out['recall']:.4f}, "
+            f"read right {out['accuracy']:.4f} (of found: {out['accuracy_found']:.4f})"
+        )
         for kind, s in out["per_kind"].items():
             print(f"  {kind:4s} {s['dice']:4d} dice  found {s['recall']:.3f}  read right {s['accuracy']:.3f}")
     return 0

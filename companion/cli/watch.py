@@ -16,8 +16,14 @@ def _watch(args) -> int:
         model = load_model(args.model)
         roster = load_roster(args.roster) if args.roster else None
         frames = open_source(args.source, fps=args.fps)
-        watch(frames, model, still_ms=args.still_ms, roster=roster, max_events=args.max_events,
-              on_event=lambda e: print(json.dumps(e), flush=True))
+        watch(
+            frames,
+            model,
+            still_ms=args.still_ms,
+            roster=roster,
+            max_events=args.max_events,
+            on_event=lambda e: print(json.dumps(e), flush=True),
+        )
     except (ModelError, SourceError, AssignmentError) as exc:
         print(f"companion watch: error: {exc}", file=sys.stderr)
         return 2
@@ -31,5 +37,7 @@ def register(subparsers) -> None:
     p.add_argument("--still-ms", type=float, default=150.0, help="how long the table must be still")
     p.add_argument("--fps", type=float, default=30.0, help="frame rate assumed for a folder of frames")
     p.add_argument("--roster", help="JSON list of the rolling army's dice (catalogue names)")
-    p.add_argument("--max-events", type=int, help="stop after this many roll events (default: run until Ctrl-C)")
+    p.add_argument(
+        "--max-events", type=int, help="stop after this many roll events (default: run until Ctrl-C)"
+    )
     p.set_defaults(func=_watch)

@@ -60,7 +60,9 @@ class LocalCluster:
             cmd = ["runuser", "-u", "postgres", "--", *cmd]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         if check and proc.returncode != 0:
-            raise ClusterError(f"{' '.join(args[:2])} failed ({proc.returncode}): {proc.stderr.strip()[-800:]}")
+            raise ClusterError(
+                f"{' '.join(args[:2])} failed ({proc.returncode}): {proc.stderr.strip()[-800:]}"
+            )
         return proc
 
     @classmethod
@@ -68,7 +70,9 @@ class LocalCluster:
         """Create the cluster in ``folder`` (unless it exists) and start it on 127.0.0.1:port."""
         bin_dir = find_bin()
         if bin_dir is None:
-            raise ClusterError("PostgreSQL is not installed (no initdb/pg_ctl; Debian: apt-get install postgresql)")
+            raise ClusterError(
+                "PostgreSQL is not installed (no initdb/pg_ctl; Debian: apt-get install postgresql)"
+            )
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         pg = cls(folder, port or free_port(), bin_dir, fsync=fsync)
@@ -77,11 +81,24 @@ class LocalCluster:
             os.chown(folder, uid, gid)
             os.chmod(folder, 0o755)
             if pg._run("test", "-w", str(folder), check=False).returncode != 0:
-                raise ClusterError(f"the postgres user cannot reach {folder}: its parent folders must be "
-                                   "readable by others (chmod o+x)")
+                raise ClusterError(
+                    f"the postgres user cannot reach {folder}: its parent folders must be "
+                    "readable by others (chmod o+x)"
+                )
         if not (pg.data / "PG_VERSION").exists():
-            pg._run(str(bin_dir / "initdb"), "-D", str(pg.data), "-A", "trust", "-U", SUPERUSER,
-                    "-E", "UTF8", "--locale=C.UTF-8", *(() if fsync else ("--no-sync",)))
+            pg._run(
+                str(bin_dir / "initdb"),
+                "-D",
+                str(pg.data),
+                "-A",
+                "trust",
+                "-U",
+                SUPERUSER,
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+                *(() if fsync else ("--no-sync",)),
+            )
         pg.start_again()
         return pg
 
@@ -89,19 +106,33 @@ class LocalCluster:
         opts = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=300"
         if not self.fsync:
             opts += " -c fsync=off"  # a crash of the server (not of the machine) loses nothing
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l", str(self.folder / "server.log"),
-                  "-w", "-t", "60", "start")
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            opts,
+            "-l",
+            str(self.folder / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
 
     def stop(self, mode: str = "fast") -> None:
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop",
-                  check=False)
+        self._run(
+            str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop", check=False
+        )
 
     def kill(self) -> None:
         """Stop the server abruptly (immediate mode: no checkpoint, as on a crash)."""
         self.stop("immediate")
 
     def running(self) -> bool:
-        return self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "status", check=False).returncode == 0
+        return (
+            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "status", check=False).returncode == 0
+        )
 
     def dsn(self, dbname: str = "league") -> str:
         """A DSN for database ``dbname`` (created on first use)."""
@@ -124,8 +155,23 @@ class LocalCluster:
     def pg_dump(self, dbname: str, out: str | Path) -> Path:
         """A plain-SQL backup of ``dbname`` (what the README's backup command does)."""
         out = Path(out)
-        proc = subprocess.run([str(self.bin / "pg_dump"), "-h", "127.0.0.1", "-p", str(self.port), "-U", SUPERUSER,
-                               "-f", str(out), dbname], capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [
+                str(self.bin / "pg_dump"),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "-U",
+                SUPERUSER,
+                "-f",
+                str(out),
+                dbname,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         if proc.returncode != 0:
             raise ClusterError(f"pg_dump failed: {proc.stderr.strip()[-800:]}")
         return out

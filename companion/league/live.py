@@ -31,17 +31,43 @@ def how_won(reason: str) -> str:
 def summary(game: Any) -> dict[str, Any]:
     """What the organizer's page shows of one game, from the engine's state."""
     st = game.state.to_dict()
-    players = [{"id": p.get("id"), "name": p.get("name"), "eliminated": bool(p.get("eliminated"))}
-               for p in st.get("players") or [] if isinstance(p, dict)]
-    terrains = [{"name": t.get("name"), "face": t.get("face"), "controller": t.get("controller"),
-                 "role": t.get("role")} for t in st.get("terrains") or [] if isinstance(t, dict)]
-    return {"turn": st.get("turn"), "phase": st.get("phase"), "step": st.get("step"),
-            "marching": st.get("marching_player"), "players": players, "terrains": terrains,
-            "over": bool(getattr(game, "over", False)), "winner": st.get("winner"),
-            "win_reason": st.get("win_reason") or ""}
+    players = [
+        {"id": p.get("id"), "name": p.get("name"), "eliminated": bool(p.get("eliminated"))}
+        for p in st.get("players") or []
+        if isinstance(p, dict)
+    ]
+    terrains = [
+        {
+            "name": t.get("name"),
+            "face": t.get("face"),
+            "controller": t.get("controller"),
+            "role": t.get("role"),
+        }
+        for t in st.get("terrains") or []
+        if isinstance(t, dict)
+    ]
+    return {
+        "turn": st.get("turn"),
+        "phase": st.get("phase"),
+        "step": st.get("step"),
+        "marching": st.get("marching_player"),
+        "players": players,
+        "terrains": terrains,
+        "over": bool(getattr(game, "over", False)),
+        "winner": st.get("winner"),
+        "win_reason": st.get("win_reason") or "",
+    }
 
 
-def post_live(conn: PgConnection, game_id: str, table: str | None, seq: int, game: Any, started_at: Callable[[], str], last_at: str) -> dict[str, Any]:
+def post_live(
+    conn: PgConnection,
+    game_id: str,
+    table: str | None,
+    seq: int,
+    game: Any,
+    started_at: Callable[[], str],
+    last_at: str,
+) -> dict[str, Any]:
     """Upsert the game's live row; post (or withdraw) its result.  ``started_at``: a callable giving the
     create event's time (read only when a result is posted)."""
     from psycopg.types.json import Jsonb
@@ -53,15 +79,36 @@ def post_live(conn: PgConnection, game_id: str, table: str | None, seq: int, gam
         "seq = excluded.seq, turn = excluded.turn, phase = excluded.phase, step = excluded.step, "
         "marching = excluded.marching, players = excluded.players, terrains = excluded.terrains, "
         "over = excluded.over, updated_at = now()",
-        (game_id, table, seq, s["turn"], s["phase"], s["step"], s["marching"], Jsonb(s["players"]),
-         Jsonb(s["terrains"]), s["over"]))
+        (
+            game_id,
+            table,
+            seq,
+            s["turn"],
+            s["phase"],
+            s["step"],
+            s["marching"],
+            Jsonb(s["players"]),
+            Jsonb(s["terrains"]),
+            s["over"],
+        ),
+    )
     if s["over"] and s["winner"]:
         name = next((p["name"] for p in s["players"] if p["id"] == s["winner"]), s["winner"])
         conn.execute(
             "INSERT INTO league_results (game_id, table_no, winner, winner_name, how, reason, turn, started_at, "
             "ended_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
-            (game_id, table, s["winner"], name, how_won(s["win_reason"]), s["win_reason"], s["turn"],
-             started_at(), last_at))
+            (
+                game_id,
+                table,
+                s["winner"],
+                name,
+                how_won(s["win_reason"]),
+                s["win_reason"],
+                s["turn"],
+                started_at(),
+                last_at,
+            ),
+        )
         _link_pairing(conn, game_id, table)
     elif not s["over"]:
         conn.execute("DELETE FROM league_results WHERE game_id = %s", (game_id,))
@@ -75,4 +122,5 @@ def _link_pairing(conn: PgConnection, game_id: str, table: str | None) -> None:
         "UPDATE league_pairings SET game_id = %s WHERE game_id IS NULL AND (round_no, table_no) = "
         "(SELECT max(round_no), %s FROM league_pairings WHERE table_no = %s) "
         "AND NOT EXISTS (SELECT 1 FROM league_pairings WHERE game_id = %s)",
-        (game_id, table, table, game_id))
+        (game_id, table, table, game_id),
+    )

@@ -32,8 +32,10 @@ def add_player(conn: PgConnection, name: object, force: object = "") -> dict[str
     if not isinstance(force, str) or len(force) > 400:
         raise PushRefused("malformed", "a force description is at most 400 characters")
     try:
-        row = conn.execute("INSERT INTO league_players (name, force) VALUES (%s, %s) RETURNING player_id",
-                           (name.strip(), force.strip())).fetchone()
+        row = conn.execute(
+            "INSERT INTO league_players (name, force) VALUES (%s, %s) RETURNING player_id",
+            (name.strip(), force.strip()),
+        ).fetchone()
     except psycopg.errors.UniqueViolation:
         raise PushRefused("conflict", f"a player named {name.strip()!r} is already registered") from None
     return {"id": _first(row), "name": name.strip(), "force": force.strip()}
@@ -43,12 +45,19 @@ def players(conn: PgConnection, active_only: bool = False) -> list[dict[str, Any
     sql = "SELECT player_id, name, force, dropped FROM league_players"
     if active_only:
         sql += " WHERE NOT dropped"
-    return [{"id": i, "name": n, "force": f, "dropped": d} for i, n, f, d in conn.execute(sql + " ORDER BY player_id")]
+    return [
+        {"id": i, "name": n, "force": f, "dropped": d}
+        for i, n, f, d in conn.execute(sql + " ORDER BY player_id")
+    ]
 
 
 def drop_player(conn: PgConnection, player_id: object) -> None:
-    if conn.execute("UPDATE league_players SET dropped = true WHERE player_id = %s",
-                    (_int(player_id, "player"),)).rowcount != 1:
+    if (
+        conn.execute(
+            "UPDATE league_players SET dropped = true WHERE player_id = %s", (_int(player_id, "player"),)
+        ).rowcount
+        != 1
+    ):
         raise PushRefused("not_found", f"no player {player_id}")
 
 
@@ -65,8 +74,11 @@ def set_tie_breaks(conn: PgConnection, value: object) -> list[str]:
         tbs = check_tie_breaks(value)
     except ValueError as exc:
         raise PushRefused("malformed", str(exc)) from None
-    conn.execute("INSERT INTO league_settings VALUES ('tie_breaks', %s) ON CONFLICT (key) DO UPDATE "
-                 "SET value = excluded.value", (Jsonb(tbs),))
+    conn.execute(
+        "INSERT INTO league_settings VALUES ('tie_breaks', %s) ON CONFLICT (key) DO UPDATE "
+        "SET value = excluded.value",
+        (Jsonb(tbs),),
+    )
     return tbs
 
 
@@ -80,12 +92,23 @@ def finished_games(conn: PgConnection) -> list[dict[str, Any]]:
     """Every pairing as a standings game: byes, and paired games with the result the engine posted."""
     out = []
     for rnd, table, p1, p2, game_id, winner, how, started, ended in conn.execute(
-            "SELECT p.round_no, p.table_no, p.player1, p.player2, p.game_id, r.winner, r.how, r.started_at, "
-            "r.ended_at FROM league_pairings p LEFT JOIN league_results r ON r.game_id = p.game_id "
-            "ORDER BY p.round_no, p.table_no"):
+        "SELECT p.round_no, p.table_no, p.player1, p.player2, p.game_id, r.winner, r.how, r.started_at, "
+        "r.ended_at FROM league_pairings p LEFT JOIN league_results r ON r.game_id = p.game_id "
+        "ORDER BY p.round_no, p.table_no"
+    ):
         win_id = {"p1": p1, "p2": p2}.get(winner)
-        out.append({"round": rnd, "table": table, "p1": p1, "p2": p2, "game_id": game_id, "winner": win_id,
-                    "how": how, "minutes": _minutes(started, ended)})
+        out.append(
+            {
+                "round": rnd,
+                "table": table,
+                "p1": p1,
+                "p2": p2,
+                "game_id": game_id,
+                "winner": win_id,
+                "how": how,
+                "minutes": _minutes(started, ended),
+            }
+        )
     return out
 
 
@@ -114,9 +137,14 @@ def new_round(conn: PgConnection, method: str, minutes: int = 90) -> dict[str, A
         conn.execute("LOCK TABLE league_rounds IN EXCLUSIVE MODE")
         last = _first(conn.execute("SELECT coalesce(max(round_no), 0) FROM league_rounds").fetchone())
         if last:
-            open_games = _first(conn.execute("SELECT count(*) FROM league_pairings p LEFT JOIN league_results r "
-                                      "ON r.game_id = p.game_id WHERE p.round_no = %s AND p.player2 IS NOT NULL "
-                                      "AND r.game_id IS NULL", (last,)).fetchone())
+            open_games = _first(
+                conn.execute(
+                    "SELECT count(*) FROM league_pairings p LEFT JOIN league_results r "
+                    "ON r.game_id = p.game_id WHERE p.round_no = %s AND p.player2 IS NOT NULL "
+                    "AND r.game_id IS NULL",
+                    (last,),
+                ).fetchone()
+            )
             if open_games:
                 raise PushRefused("conflict", f"round {last} still has {open_games} game(s) without a result")
         active = players(conn, active_only=True)
@@ -133,8 +161,10 @@ def new_round(conn: PgConnection, method: str, minutes: int = 90) -> dict[str, A
             played = {frozenset((g["p1"], g["p2"])) for g in games if g["p2"] is not None}
             byes = {g["p1"] for g in games if g["p2"] is None}
             pairs = swiss(ranked, {i: table[i]["points"] for i in ids}, played, byes)
-        conn.execute("INSERT INTO league_rounds (round_no, method, minutes) VALUES (%s, %s, %s)",
-                     (round_no, method, minutes))
+        conn.execute(
+            "INSERT INTO league_rounds (round_no, method, minutes) VALUES (%s, %s, %s)",
+            (round_no, method, minutes),
+        )
         table_no = 0
         rows = []
         for a, b in pairs:
@@ -143,15 +173,21 @@ def new_round(conn: PgConnection, method: str, minutes: int = 90) -> dict[str, A
             else:
                 table_no += 1
                 label = str(table_no)
-            conn.execute("INSERT INTO league_pairings (round_no, table_no, player1, player2) VALUES (%s, %s, %s, %s)",
-                         (round_no, label if b is not None else f"bye-{a}", a, b))
+            conn.execute(
+                "INSERT INTO league_pairings (round_no, table_no, player1, player2) VALUES (%s, %s, %s, %s)",
+                (round_no, label if b is not None else f"bye-{a}", a, b),
+            )
             rows.append({"table": label, "player1": a, "player2": b})
     return {"round": round_no, "method": method, "minutes": minutes, "pairings": rows}
 
 
 def start_clock(conn: PgConnection, round_no: object) -> None:
-    if conn.execute("UPDATE league_rounds SET started_at = now() WHERE round_no = %s",
-                    (_int(round_no, "round"),)).rowcount != 1:
+    if (
+        conn.execute(
+            "UPDATE league_rounds SET started_at = now() WHERE round_no = %s", (_int(round_no, "round"),)
+        ).rowcount
+        != 1
+    ):
         raise PushRefused("not_found", f"no round {round_no}")
 
 
@@ -159,28 +195,48 @@ def rounds(conn: PgConnection) -> list[dict[str, Any]]:
     now = datetime.now(UTC)
     out = []
     for rnd, method, minutes, started in conn.execute(
-            "SELECT round_no, method, minutes, started_at FROM league_rounds ORDER BY round_no"):
+        "SELECT round_no, method, minutes, started_at FROM league_rounds ORDER BY round_no"
+    ):
         left = None
         if started is not None:
             left = max(0, int(minutes * 60 - (now - started).total_seconds()))
-        out.append({"round": rnd, "method": method, "minutes": minutes,
-                    "started_at": started.isoformat() if started else None, "seconds_left": left})
+        out.append(
+            {
+                "round": rnd,
+                "method": method,
+                "minutes": minutes,
+                "started_at": started.isoformat() if started else None,
+                "seconds_left": left,
+            }
+        )
     return out
 
 
 def pairings(conn: PgConnection, round_no: int | None = None) -> list[dict[str, Any]]:
     names = {p["id"]: p["name"] for p in players(conn)}
-    sql = ("SELECT p.round_no, p.table_no, p.player1, p.player2, p.game_id, r.winner, r.how FROM league_pairings p "
-           "LEFT JOIN league_results r ON r.game_id = p.game_id")
+    sql = (
+        "SELECT p.round_no, p.table_no, p.player1, p.player2, p.game_id, r.winner, r.how FROM league_pairings p "
+        "LEFT JOIN league_results r ON r.game_id = p.game_id"
+    )
     params: tuple[Any, ...] = ()
     if round_no is not None:
         sql += " WHERE p.round_no = %s"
         params = (round_no,)
     out = []
-    for rnd, table, p1, p2, game_id, winner, how in conn.execute(sql + " ORDER BY p.round_no, p.table_no", params):
-        out.append({"round": rnd, "table": table, "player1": names.get(p1), "player2": names.get(p2),
-                    "game_id": game_id, "winner": {"p1": names.get(p1), "p2": names.get(p2)}.get(winner),
-                    "how": how})
+    for rnd, table, p1, p2, game_id, winner, how in conn.execute(
+        sql + " ORDER BY p.round_no, p.table_no", params
+    ):
+        out.append(
+            {
+                "round": rnd,
+                "table": table,
+                "player1": names.get(p1),
+                "player2": names.get(p2),
+                "game_id": game_id,
+                "winner": {"p1": names.get(p1), "p2": names.get(p2)}.get(winner),
+                "how": how,
+            }
+        )
     return out
 
 
@@ -188,32 +244,81 @@ def pairings(conn: PgConnection, round_no: int | None = None) -> list[dict[str, 
 def tables(conn: PgConnection) -> list[dict[str, Any]]:
     """Each table's latest game: live state (turn, phase, terrains) and its result if it ended."""
     out = []
-    for (table, game_id, seq, turn, phase, step, marching, plist, terrains, over, updated, winner_name, how,
-         reason) in conn.execute(
-            "SELECT DISTINCT ON (l.table_no) l.table_no, l.game_id, l.seq, l.turn, l.phase, l.step, l.marching, "
-            "l.players, l.terrains, l.over, l.updated_at, r.winner_name, r.how, r.reason FROM league_live l "
-            "LEFT JOIN league_results r ON r.game_id = l.game_id ORDER BY l.table_no, l.updated_at DESC"):
-        out.append({"table": table, "game_id": game_id, "seq": seq, "turn": turn, "phase": phase, "step": step,
-                    "marching": marching, "players": plist, "terrains": terrains, "over": over,
-                    "updated_at": updated.isoformat(), "winner": winner_name, "how": how, "reason": reason})
+    for (
+        table,
+        game_id,
+        seq,
+        turn,
+        phase,
+        step,
+        marching,
+        plist,
+        terrains,
+        over,
+        updated,
+        winner_name,
+        how,
+        reason,
+    ) in conn.execute(
+        "SELECT DISTINCT ON (l.table_no) l.table_no, l.game_id, l.seq, l.turn, l.phase, l.step, l.marching, "
+        "l.players, l.terrains, l.over, l.updated_at, r.winner_name, r.how, r.reason FROM league_live l "
+        "LEFT JOIN league_results r ON r.game_id = l.game_id ORDER BY l.table_no, l.updated_at DESC"
+    ):
+        out.append(
+            {
+                "table": table,
+                "game_id": game_id,
+                "seq": seq,
+                "turn": turn,
+                "phase": phase,
+                "step": step,
+                "marching": marching,
+                "players": plist,
+                "terrains": terrains,
+                "over": over,
+                "updated_at": updated.isoformat(),
+                "winner": winner_name,
+                "how": how,
+                "reason": reason,
+            }
+        )
     out.sort(key=lambda t: (len(t["table"]), t["table"]))
     return out
 
 
 def results(conn: PgConnection) -> list[dict[str, Any]]:
-    return [{"game_id": g, "table": t, "winner": w, "how": h, "reason": r, "turn": turn, "started_at": s,
-             "ended_at": e, "minutes": _minutes(s, e)}
-            for g, t, w, h, r, turn, s, e in conn.execute(
-                "SELECT game_id, table_no, winner_name, how, reason, turn, started_at, ended_at FROM league_results "
-                "ORDER BY ended_at")]
+    return [
+        {
+            "game_id": g,
+            "table": t,
+            "winner": w,
+            "how": h,
+            "reason": r,
+            "turn": turn,
+            "started_at": s,
+            "ended_at": e,
+            "minutes": _minutes(s, e),
+        }
+        for g, t, w, h, r, turn, s, e in conn.execute(
+            "SELECT game_id, table_no, winner_name, how, reason, turn, started_at, ended_at FROM league_results "
+            "ORDER BY ended_at"
+        )
+    ]
 
 
 # -- export ------------------------------------------------------------------------------------------------
 def export_json(conn: PgConnection) -> dict[str, Any]:
-    return {"format": "dragon-dice-companion/league/1", "exported_at": datetime.now(UTC).isoformat(),
-            "tie_breaks": tie_breaks(conn), "scoring": DEFAULT_SCORING, "players": players(conn),
-            "rounds": rounds(conn), "pairings": pairings(conn), "results": results(conn),
-            "standings": current_standings(conn)}
+    return {
+        "format": "dragon-dice-companion/league/1",
+        "exported_at": datetime.now(UTC).isoformat(),
+        "tie_breaks": tie_breaks(conn),
+        "scoring": DEFAULT_SCORING,
+        "players": players(conn),
+        "rounds": rounds(conn),
+        "pairings": pairings(conn),
+        "results": results(conn),
+        "standings": current_standings(conn),
+    }
 
 
 def export_csv(conn: PgConnection) -> str:
@@ -223,8 +328,18 @@ def export_csv(conn: PgConnection) -> str:
     w = csv.writer(buf)
     w.writerow(["rank", "player", "force", "points", "wins", "losses", "byes", *tbs])
     for r in current_standings(conn):
-        w.writerow([r["rank"], r["name"], r["force"], r["points"], r["wins"], r["losses"], r["byes"],
-                    *[r[t] for t in tbs]])
+        w.writerow(
+            [
+                r["rank"],
+                r["name"],
+                r["force"],
+                r["points"],
+                r["wins"],
+                r["losses"],
+                r["byes"],
+                *[r[t] for t in tbs],
+            ]
+        )
     return buf.getvalue()
 
 
@@ -243,5 +358,18 @@ def _int(value: object, what: str) -> int:
         raise PushRefused("malformed", f"{what} must be a whole number, not {value!r}") from None
 
 
-__all__ = ["TIE_BREAKS", "add_player", "current_standings", "drop_player", "export_csv", "export_json",
-           "new_round", "pairings", "players", "rounds", "set_tie_breaks", "start_clock", "tables"]
+__all__ = [
+    "TIE_BREAKS",
+    "add_player",
+    "current_standings",
+    "drop_player",
+    "export_csv",
+    "export_json",
+    "new_round",
+    "pairings",
+    "players",
+    "rounds",
+    "set_tie_breaks",
+    "start_clock",
+    "tables",
+]

@@ -54,8 +54,12 @@ class Transport(Protocol):
 
 
 #: A local game's events to push: (game id, read(since, limit) -> events, frames(since, upto), close).
-Source = tuple[str | None, Callable[[int, int], list[dict[str, Any]]],
-               Callable[[int, int], list[tuple[int, bytes]]], Callable[[], None]]
+Source = tuple[
+    str | None,
+    Callable[[int, int], list[dict[str, Any]]],
+    Callable[[int, int], list[tuple[int, bytes]]],
+    Callable[[], None],
+]
 
 
 class Offline(Exception):
@@ -74,14 +78,22 @@ class HttpTransport:
 
     def push(self, batch: dict[str, Any]) -> dict[str, Any]:
         body = json.dumps(batch).encode("utf-8")
-        req = urllib.request.Request(self.url, data=body, method="POST", headers={
-            "Content-Type": "application/json", "X-League-Token": self.token})
+        req = urllib.request.Request(
+            self.url,
+            data=body,
+            method="POST",
+            headers={"Content-Type": "application/json", "X-League-Token": self.token},
+        )
         return self._send(req)
 
     def push_frame(self, game_id: str, seq: int, jpeg: bytes) -> dict[str, Any]:
         """``PUT /league/api/frames/GAME/SEQ`` (image/jpeg): the camera frame roll ``seq`` was read from."""
-        req = urllib.request.Request(f"{self.base}/league/api/frames/{game_id}/{seq}", data=jpeg, method="PUT",
-                                     headers={"Content-Type": "image/jpeg", "X-League-Token": self.token})
+        req = urllib.request.Request(
+            f"{self.base}/league/api/frames/{game_id}/{seq}",
+            data=jpeg,
+            method="PUT",
+            headers={"Content-Type": "image/jpeg", "X-League-Token": self.token},
+        )
         return self._send(req)
 
     def _send(self, req: urllib.request.Request) -> dict[str, Any]:
@@ -171,8 +183,15 @@ class Outbox:
     any more, are read directly.  The acknowledged seqs live in ``DB.outbox`` (SQLite, WAL), beside.
     """
 
-    def __init__(self, db_path: str | Path, transport: Transport, batch: int = 200, interval: float = 0.25,
-                 max_backoff: float = 5.0, session: Callable[[], GameSession | None] | None = None) -> None:
+    def __init__(
+        self,
+        db_path: str | Path,
+        transport: Transport,
+        batch: int = 200,
+        interval: float = 0.25,
+        max_backoff: float = 5.0,
+        session: Callable[[], GameSession | None] | None = None,
+    ) -> None:
         self.db_path = Path(db_path)
         self.transport = transport
         self.batch = batch
@@ -196,7 +215,9 @@ class Outbox:
         an acknowledgement lost to a power cut only means those events are pushed again, which the
         league answers without storing anything twice."""
         if self._book_conn is None:
-            conn = sqlite3.connect(str(self.book_path), timeout=10, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(
+                str(self.book_path), timeout=10, isolation_level=None, check_same_thread=False
+            )
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.executescript(OUTBOX_SCHEMA)
@@ -205,7 +226,11 @@ class Outbox:
 
     def acked(self, game_id: str) -> int:
         with self._book_lock:
-            row = self._book().execute("SELECT acked_seq FROM league_outbox WHERE game_id = ?", (game_id,)).fetchone()
+            row = (
+                self._book()
+                .execute("SELECT acked_seq FROM league_outbox WHERE game_id = ?", (game_id,))
+                .fetchone()
+            )
         return row[0] if row else 0
 
     def _ack(self, game_id: str, seq: int) -> None:
@@ -214,7 +239,8 @@ class Outbox:
                 "INSERT INTO league_outbox (game_id, acked_seq, updated_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (game_id) DO UPDATE SET acked_seq = max(acked_seq, excluded.acked_seq), "
                 "updated_at = excluded.updated_at",
-                (game_id, seq, datetime.now(UTC).isoformat(timespec="milliseconds")))
+                (game_id, seq, datetime.now(UTC).isoformat(timespec="milliseconds")),
+            )
 
     # -- the local games ----------------------------------------------------------------------------------
     def files(self) -> list[Path]:
@@ -254,23 +280,45 @@ class Outbox:
 
         # who made each change (``by``); a file written before events recorded it (opened read-only
         # here, so not migrated) has none
-        by = "changed_by" if any(r[1] == "changed_by" for r in conn.execute("PRAGMA table_info(events)")) \
+        by = (
+            "changed_by"
+            if any(r[1] == "changed_by" for r in conn.execute("PRAGMA table_info(events)"))
             else "NULL"
+        )
 
         def read(since: int, limit: int) -> list[dict[str, Any]]:
-            rows = conn.execute(f"SELECT seq, type, player, action, log, undone, at, {by} FROM events "
-                                "WHERE seq > ? ORDER BY seq LIMIT ?", (since, limit)).fetchall()
-            return [{"seq": s, "type": t, "player": p, "action": json.loads(a), "log": json.loads(lg),
-                     "undone": bool(u), "at": at, "by": None if b is None else json.loads(b)}
-                    for s, t, p, a, lg, u, at, b in rows]
+            rows = conn.execute(
+                f"SELECT seq, type, player, action, log, undone, at, {by} FROM events "
+                "WHERE seq > ? ORDER BY seq LIMIT ?",
+                (since, limit),
+            ).fetchall()
+            return [
+                {
+                    "seq": s,
+                    "type": t,
+                    "player": p,
+                    "action": json.loads(a),
+                    "log": json.loads(lg),
+                    "undone": bool(u),
+                    "at": at,
+                    "by": None if b is None else json.loads(b),
+                }
+                for s, t, p, a, lg, u, at, b in rows
+            ]
 
-        has_frames = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'frames'").fetchone()
+        has_frames = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'frames'"
+        ).fetchone()
 
         def frames(since: int, upto: int) -> list[tuple[int, bytes]]:
             if not has_frames:
                 return []
-            return [(s, bytes(j)) for s, j in conn.execute(
-                "SELECT seq, jpeg FROM frames WHERE seq > ? AND seq <= ? ORDER BY seq", (since, upto))]
+            return [
+                (s, bytes(j))
+                for s, j in conn.execute(
+                    "SELECT seq, jpeg FROM frames WHERE seq > ? AND seq <= ? ORDER BY seq", (since, upto)
+                )
+            ]
 
         return row[0], read, frames, conn.close
 
@@ -280,7 +328,7 @@ class Outbox:
         for game_id, read, _frames, close in self._sources():
             try:
                 if game_id is not None:
-                    n += len(read(self.acked(game_id), 10 ** 9))
+                    n += len(read(self.acked(game_id), 10**9))
             finally:
                 close()
         return n
@@ -296,16 +344,23 @@ class Outbox:
                     rows = read(acked, self.batch)
                     if not rows:
                         break
-                    events: list[dict[str, Any]] = [{k: e.get(k) for k in ("seq", "type", "player", "action", "log", "at", "by")}
-                              for e in rows]
+                    events: list[dict[str, Any]] = [
+                        {k: e.get(k) for k in ("seq", "type", "player", "action", "log", "at", "by")}
+                        for e in rows
+                    ]
                     answer = self.transport.push({"game_id": game_id, "events": events})
                     new_acked = int(answer["acked"])
                     # the league may hold more than this batch (an earlier, larger push whose answer was
                     # lost), never more than this table's log
-                    if new_acked <= acked or (new_acked > events[-1]["seq"]
-                                              and len(read(acked, new_acked - acked)) < new_acked - acked):
-                        raise PushRefused("conflict", f"the league answered seq {new_acked} for game {game_id} "
-                                                      f"after a push of {events[0]['seq']}-{events[-1]['seq']}")
+                    if new_acked <= acked or (
+                        new_acked > events[-1]["seq"]
+                        and len(read(acked, new_acked - acked)) < new_acked - acked
+                    ):
+                        raise PushRefused(
+                            "conflict",
+                            f"the league answered seq {new_acked} for game {game_id} "
+                            f"after a push of {events[0]['seq']}-{events[-1]['seq']}",
+                        )
                     self._ack(game_id, new_acked)
                     stored += int(answer.get("stored", 0))
                 if game_id is not None:
@@ -318,8 +373,11 @@ class Outbox:
         """Push the camera frames of the events the league holds, in order, each once acknowledged
         (``league_outbox_frames``); a frame sent again is answered without storing it twice."""
         with self._book_lock:
-            row = self._book().execute("SELECT acked_seq FROM league_outbox_frames WHERE game_id = ?",
-                                       (game_id,)).fetchone()
+            row = (
+                self._book()
+                .execute("SELECT acked_seq FROM league_outbox_frames WHERE game_id = ?", (game_id,))
+                .fetchone()
+            )
         for seq, jpeg in frames(row[0] if row else 0, self.acked(game_id)):
             try:
                 self.transport.push_frame(game_id, seq, jpeg)
@@ -329,9 +387,11 @@ class Outbox:
                 # a frame the league will never take must not hold back the table's events: say so, go on
                 log.warning("league refused the frame of event %s of game %s: %s", seq, game_id, exc.message)
             with self._book_lock:
-                self._book().execute("INSERT INTO league_outbox_frames (game_id, acked_seq) VALUES (?, ?) "
-                                     "ON CONFLICT (game_id) DO UPDATE SET acked_seq = excluded.acked_seq",
-                                     (game_id, seq))
+                self._book().execute(
+                    "INSERT INTO league_outbox_frames (game_id, acked_seq) VALUES (?, ?) "
+                    "ON CONFLICT (game_id) DO UPDATE SET acked_seq = excluded.acked_seq",
+                    (game_id, seq),
+                )
 
     def sync(self) -> bool:
         """One attempt: push what is waiting and record the outcome in the status."""
@@ -364,8 +424,13 @@ class Outbox:
 
     def status(self) -> dict[str, Any]:
         with self._lock:
-            body = {"state": self.state, "error": self.last_error, "last_ok": self.last_ok,
-                    "pushed": self.pushed, "league": getattr(self.transport, "where", None)}
+            body = {
+                "state": self.state,
+                "error": self.last_error,
+                "last_ok": self.last_ok,
+                "pushed": self.pushed,
+                "league": getattr(self.transport, "where", None),
+            }
         try:
             body["waiting"] = self.waiting()
         except sqlite3.Error:

@@ -46,7 +46,12 @@ def round_robin(players: Sequence[Hashable], round_no: int) -> list[Pair]:
     return pairs
 
 
-def swiss(players: Sequence[Hashable], points: Mapping[Hashable, Any], played: set[frozenset[Hashable]], byes: set[Hashable]) -> list[Pair]:
+def swiss(
+    players: Sequence[Hashable],
+    points: Mapping[Hashable, Any],
+    played: set[frozenset[Hashable]],
+    byes: set[Hashable],
+) -> list[Pair]:
     """Swiss pairs for the next round (see the module text).  ``players`` in ranking order."""
     import networkx as nx
 
@@ -58,11 +63,11 @@ def swiss(players: Sequence[Hashable], points: Mapping[Hashable, Any], played: s
         candidates = [p for p in reversed(players) if p not in byes] or list(reversed(players))
         bye = candidates[0]
         players.remove(bye)
-    big = 10 ** 6
+    big = 10**6
     g: nx.Graph[Hashable] = nx.Graph()
     g.add_nodes_from(players)
     for i, a in enumerate(players):
-        for b in players[i + 1:]:
+        for b in players[i + 1 :]:
             diff = float(points.get(a, 0)) - float(points.get(b, 0))
             weight = big - diff * diff * 100 - abs(players.index(b) - i)  # keep neighbours in rank together
             if frozenset((a, b)) in played:

@@ -44,8 +44,14 @@ TABLE_LABEL = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 class PushRefused(Exception):
     """A push (or a request) the league refuses; ``code`` says which rule, ``status`` the HTTP status."""
 
-    STATUS = {"malformed": 400, "forbidden": 403, "not_found": 404, "conflict": 409, "gap": 409,
-              "illegal": 422}
+    STATUS = {
+        "malformed": 400,
+        "forbidden": 403,
+        "not_found": 404,
+        "conflict": 409,
+        "gap": 409,
+        "illegal": 422,
+    }
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -67,12 +73,16 @@ def issue_token(conn: PgConnection, role: str, table: str | None = None, label: 
         raise PushRefused("malformed", f"role must be one of {', '.join(ROLES)}, not {role!r}")
     if role == "table":
         if not isinstance(table, str) or not TABLE_LABEL.match(table):
-            raise PushRefused("malformed", "a table token needs a table label of 1-16 letters, digits, '-', '_'")
+            raise PushRefused(
+                "malformed", "a table token needs a table label of 1-16 letters, digits, '-', '_'"
+            )
     else:
         table = None
     token = f"{role[0]}{table or ''}-{secrets.token_urlsafe(18)}"
-    conn.execute("INSERT INTO league_tokens (token_hash, role, table_no, label) VALUES (%s, %s, %s, %s)",
-                 (token_hash(token), role, table, label))
+    conn.execute(
+        "INSERT INTO league_tokens (token_hash, role, table_no, label) VALUES (%s, %s, %s, %s)",
+        (token_hash(token), role, table, label),
+    )
     return token
 
 
@@ -84,26 +94,39 @@ def identify(conn: PgConnection, token: Any) -> tuple[str, str | None]:
     read; no cache), so a revoked token is refused from the next request on."""
     if not isinstance(token, str) or not token or len(token) > 200:
         raise PushRefused("forbidden", "a league token is required (X-League-Token header)")
-    row = conn.execute("SELECT role, table_no, revoked_at FROM league_tokens WHERE token_hash = %s",
-                       (token_hash(token),)).fetchone()
+    row = conn.execute(
+        "SELECT role, table_no, revoked_at FROM league_tokens WHERE token_hash = %s", (token_hash(token),)
+    ).fetchone()
     if row is None:
         raise PushRefused("forbidden", "unknown league token (forged or mistyped)")
     if row[2] is not None:
-        raise PushRefused("forbidden", f"this league token was revoked at {row[2].isoformat(timespec='seconds')}")
+        raise PushRefused(
+            "forbidden", f"this league token was revoked at {row[2].isoformat(timespec='seconds')}"
+        )
     return row[0], row[1]
 
 
 def list_tokens(conn: PgConnection) -> list[dict[str, Any]]:
     """Every token (never the token itself): its id, role, table, label, when issued and revoked."""
-    return [{"id": h[:TOKEN_ID_LEN], "role": role, "table": table, "label": label,
-             "created_at": created.isoformat(timespec="seconds"),
-             "revoked_at": None if revoked is None else revoked.isoformat(timespec="seconds")}
-            for h, role, table, label, created, revoked in conn.execute(
-                "SELECT token_hash, role, table_no, label, created_at, revoked_at FROM league_tokens "
-                "ORDER BY created_at, token_hash")]
+    return [
+        {
+            "id": h[:TOKEN_ID_LEN],
+            "role": role,
+            "table": table,
+            "label": label,
+            "created_at": created.isoformat(timespec="seconds"),
+            "revoked_at": None if revoked is None else revoked.isoformat(timespec="seconds"),
+        }
+        for h, role, table, label, created, revoked in conn.execute(
+            "SELECT token_hash, role, table_no, label, created_at, revoked_at FROM league_tokens "
+            "ORDER BY created_at, token_hash"
+        )
+    ]
 
 
-def revoke_tokens(conn: PgConnection, *, token: Any = None, token_id: Any = None, table: Any = None) -> list[str]:
+def revoke_tokens(
+    conn: PgConnection, *, token: Any = None, token_id: Any = None, table: Any = None
+) -> list[str]:
     """Revoke one token (given itself, or by its id from :func:`list_tokens`) or every live token of
     a table; returns the ids revoked.  Refused (``malformed``/``not_found``), changing nothing, when
     not exactly one of them is given or it names no live token."""
@@ -116,14 +139,19 @@ def revoke_tokens(conn: PgConnection, *, token: Any = None, token_id: Any = None
         where, arg, what = "token_hash = %s", token_hash(token), "that token"
     elif token_id not in (None, ""):
         if not isinstance(token_id, str) or not re.fullmatch(f"[0-9a-f]{{{TOKEN_ID_LEN}}}", token_id):
-            raise PushRefused("malformed", f"a token id is {TOKEN_ID_LEN} hex digits (companion league token list)")
+            raise PushRefused(
+                "malformed", f"a token id is {TOKEN_ID_LEN} hex digits (companion league token list)"
+            )
         where, arg, what = f"left(token_hash, {TOKEN_ID_LEN}) = %s", token_id, f"token {token_id}"
     else:
         if not isinstance(table, str) or not TABLE_LABEL.match(table):
             raise PushRefused("malformed", "a table label is 1-16 letters, digits, '-', '_'")
         where, arg, what = "role = 'table' AND table_no = %s", table, f"table {table}"
-    rows = conn.execute(f"UPDATE league_tokens SET revoked_at = now() WHERE {where} AND revoked_at IS NULL "
-                        "RETURNING token_hash", (arg,)).fetchall()
+    rows = conn.execute(
+        f"UPDATE league_tokens SET revoked_at = now() WHERE {where} AND revoked_at IS NULL "
+        "RETURNING token_hash",
+        (arg,),
+    ).fetchall()
     if not rows:
         raise PushRefused("not_found", f"no live token for {what}")
     return sorted(r[0][:TOKEN_ID_LEN] for r in rows)
@@ -170,23 +198,39 @@ def check_batch(batch: Any) -> tuple[str, list[dict[str, Any]]]:
         if not isinstance(e.get("at"), str) or not e["at"] or len(e["at"]) > 40:
             raise PushRefused("malformed", f"{where}: at must be the event's time")
         if out and seq != out[-1]["seq"] + 1:
-            raise PushRefused("gap" if seq > out[-1]["seq"] else "malformed",
-                              f"events must be pushed in order without gaps: seq {seq} follows {out[-1]['seq']}")
+            raise PushRefused(
+                "gap" if seq > out[-1]["seq"] else "malformed",
+                f"events must be pushed in order without gaps: seq {seq} follows {out[-1]['seq']}",
+            )
         if e["type"] == "create" and seq != 1:
             raise PushRefused("malformed", f"{where}: only event 1 is a game's create event")
         if seq == 1 and e["type"] != "create":
             raise PushRefused("malformed", "event 1 of a game must be its create event")
         if e["type"] == "undo":
             undid = e["action"].get("undid")
-            if (not isinstance(undid, list) or not undid
-                    or not all(isinstance(s, int) and not isinstance(s, bool) and 1 < s < seq for s in undid)):
-                raise PushRefused("malformed", f"{where}: an undo names the earlier events it took back (undid)")
+            if (
+                not isinstance(undid, list)
+                or not undid
+                or not all(isinstance(s, int) and not isinstance(s, bool) and 1 < s < seq for s in undid)
+            ):
+                raise PushRefused(
+                    "malformed", f"{where}: an undo names the earlier events it took back (undid)"
+                )
         try:
             by = check_by(e.get("by"))
         except ValueError as exc:
             raise PushRefused("malformed", f"{where}: {exc}") from None
-        out.append({"seq": seq, "type": e["type"], "player": e.get("player"), "action": e["action"],
-                    "log": log, "at": e["at"], "by": by})
+        out.append(
+            {
+                "seq": seq,
+                "type": e["type"],
+                "player": e.get("player"),
+                "action": e["action"],
+                "log": log,
+                "at": e["at"],
+                "by": by,
+            }
+        )
     return game_id, out
 
 
@@ -235,37 +279,54 @@ def accept_push(conn: PgConnection, token: Any, batch: Any) -> dict[str, Any]:
     game_id, events = check_batch(batch)
     role, table = require(conn, token, "table")
     with conn.transaction():
-        row = conn.execute("SELECT table_no, last_seq FROM games WHERE game_id = %s FOR UPDATE",
-                           (game_id,)).fetchone()
+        row = conn.execute(
+            "SELECT table_no, last_seq FROM games WHERE game_id = %s FOR UPDATE", (game_id,)
+        ).fetchone()
         if row is None:
             if events[0]["seq"] != 1:
-                raise PushRefused("gap", f"the league has no game {game_id} yet: push from its create event "
-                                         f"(seq 1), not seq {events[0]['seq']}")
+                raise PushRefused(
+                    "gap",
+                    f"the league has no game {game_id} yet: push from its create event "
+                    f"(seq 1), not seq {events[0]['seq']}",
+                )
             try:
-                conn.execute("INSERT INTO games (game_id, format, table_no) VALUES (%s, %s, %s)",
-                             (game_id, FORMAT, table))
+                conn.execute(
+                    "INSERT INTO games (game_id, format, table_no) VALUES (%s, %s, %s)",
+                    (game_id, FORMAT, table),
+                )
             except psycopg.errors.UniqueViolation:
-                raise PushRefused("conflict", f"game {game_id} was created at the same moment; push again") \
-                    from None
+                raise PushRefused(
+                    "conflict", f"game {game_id} was created at the same moment; push again"
+                ) from None
             last = 0
         else:
             owner, last = row
             if owner != table:
-                raise PushRefused("forbidden", f"game {game_id} belongs to table {owner}; "
-                                               f"this token is table {table}'s")
+                raise PushRefused(
+                    "forbidden", f"game {game_id} belongs to table {owner}; this token is table {table}'s"
+                )
         old = [e for e in events if e["seq"] <= last]
         if old:
-            stored = {r[0]: event_row(r) for r in conn.execute(
-                f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s AND seq BETWEEN %s AND %s",
-                (game_id, old[0]["seq"], old[-1]["seq"]))}
+            stored = {
+                r[0]: event_row(r)
+                for r in conn.execute(
+                    f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s AND seq BETWEEN %s AND %s",
+                    (game_id, old[0]["seq"], old[-1]["seq"]),
+                )
+            }
             for e in old:
                 if not _same(stored[e["seq"]], e):
-                    raise PushRefused("conflict", f"event seq {e['seq']} differs from the one the league "
-                                                  f"already holds for game {game_id}")
+                    raise PushRefused(
+                        "conflict",
+                        f"event seq {e['seq']} differs from the one the league "
+                        f"already holds for game {game_id}",
+                    )
         new = [e for e in events if e["seq"] > last]
         if new and new[0]["seq"] != last + 1:
-            raise PushRefused("gap", f"game {game_id}: the league holds events up to seq {last}; "
-                                     f"seq {new[0]['seq']} leaves a gap")
+            raise PushRefused(
+                "gap",
+                f"game {game_id}: the league holds events up to seq {last}; seq {new[0]['seq']} leaves a gap",
+            )
         if not new:
             return {"game_id": game_id, "acked": last, "stored": 0}
         # replay the new events on the engine before storing them
@@ -285,22 +346,38 @@ def accept_push(conn: PgConnection, token: Any, batch: Any) -> dict[str, Any]:
                     assert game is not None, "a game's first event is its create event (check_batch)"
                     game.apply(dict(e["action"]))
         except (GameRuleError, KeyError, TypeError, ValueError) as exc:
-            raise PushRefused("illegal", f"event seq {e['seq']} does not replay on the rules engine: "
-                                         f"{getattr(exc, 'reason', exc)}") from None
+            raise PushRefused(
+                "illegal",
+                f"event seq {e['seq']} does not replay on the rules engine: {getattr(exc, 'reason', exc)}",
+            ) from None
         for e in new:
-            conn.execute(INSERT_EVENT, (game_id, e["seq"], e["type"], e["player"], Jsonb(e["action"]),
-                                        Jsonb(e["log"]), e["at"], None if e["by"] is None else Jsonb(e["by"])))
+            conn.execute(
+                INSERT_EVENT,
+                (
+                    game_id,
+                    e["seq"],
+                    e["type"],
+                    e["player"],
+                    Jsonb(e["action"]),
+                    Jsonb(e["log"]),
+                    e["at"],
+                    None if e["by"] is None else Jsonb(e["by"]),
+                ),
+            )
             if e["type"] == "undo":
-                conn.execute("UPDATE events SET undone = true WHERE game_id = %s AND seq = ANY(%s)",
-                             (game_id, e["action"]["undid"]))
+                conn.execute(
+                    "UPDATE events SET undone = true WHERE game_id = %s AND seq = ANY(%s)",
+                    (game_id, e["action"]["undid"]),
+                )
         last = new[-1]["seq"]
         conn.execute("UPDATE games SET last_seq = %s WHERE game_id = %s", (last, game_id))
         if rebuild:
             try:
                 game = replay(game_log(conn, game_id))
             except (GameRuleError, KeyError, TypeError, ValueError) as exc:
-                raise PushRefused("illegal", f"game {game_id} does not replay after its undo: "
-                                             f"{getattr(exc, 'reason', exc)}") from None
+                raise PushRefused(
+                    "illegal", f"game {game_id} does not replay after its undo: {getattr(exc, 'reason', exc)}"
+                ) from None
         from .live import post_live
 
         assert game is not None, "the push held at least the game's create event or the league had the game"
@@ -311,8 +388,12 @@ def accept_push(conn: PgConnection, token: Any, batch: Any) -> dict[str, Any]:
 
 def game_log(conn: PgConnection, game_id: str) -> list[dict[str, Any]]:
     """Every event the league holds for ``game_id``, in seq order."""
-    return [event_row(r) for r in conn.execute(
-        f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s ORDER BY seq", (game_id,))]
+    return [
+        event_row(r)
+        for r in conn.execute(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s ORDER BY seq", (game_id,)
+        )
+    ]
 
 
 def events_first_at(conn: PgConnection, game_id: str) -> str:
@@ -342,21 +423,35 @@ def accept_frame(conn: PgConnection, token: Any, game_id: Any, seq: Any, jpeg: A
         if row is None:
             raise PushRefused("not_found", f"the league has no game {game_id}: push its events first")
         if row[0] != table:
-            raise PushRefused("forbidden", f"game {game_id} belongs to table {row[0]}; this token is table {table}'s")
-        event = conn.execute("SELECT type FROM events WHERE game_id = %s AND seq = %s", (game_id, seq)).fetchone()
+            raise PushRefused(
+                "forbidden", f"game {game_id} belongs to table {row[0]}; this token is table {table}'s"
+            )
+        event = conn.execute(
+            "SELECT type FROM events WHERE game_id = %s AND seq = %s", (game_id, seq)
+        ).fetchone()
         if event is None:
-            raise PushRefused("not_found", f"game {game_id} has no event {seq} at the league yet: push it first")
+            raise PushRefused(
+                "not_found", f"game {game_id} has no event {seq} at the league yet: push it first"
+            )
         if event[0] != "roll":
-            raise PushRefused("malformed", f"event {seq} of game {game_id} is a {event[0]}, not a roll: "
-                                           "only a roll is read from a camera frame")
-        stored = conn.execute("INSERT INTO event_frames (game_id, seq, jpeg) VALUES (%s, %s, %s) "
-                              "ON CONFLICT (game_id, seq) DO NOTHING", (game_id, seq, jpeg)).rowcount
+            raise PushRefused(
+                "malformed",
+                f"event {seq} of game {game_id} is a {event[0]}, not a roll: "
+                "only a roll is read from a camera frame",
+            )
+        stored = conn.execute(
+            "INSERT INTO event_frames (game_id, seq, jpeg) VALUES (%s, %s, %s) "
+            "ON CONFLICT (game_id, seq) DO NOTHING",
+            (game_id, seq, jpeg),
+        ).rowcount
         if not stored:
-            old = conn.execute("SELECT jpeg FROM event_frames WHERE game_id = %s AND seq = %s",
-                               (game_id, seq)).fetchone()
+            old = conn.execute(
+                "SELECT jpeg FROM event_frames WHERE game_id = %s AND seq = %s", (game_id, seq)
+            ).fetchone()
             assert old is not None, "the insert found this frame there"
             old = old[0]
             if bytes(old) != jpeg:
-                raise PushRefused("conflict", f"the league already holds another frame for event {seq} of "
-                                              f"game {game_id}")
+                raise PushRefused(
+                    "conflict", f"the league already holds another frame for event {seq} of game {game_id}"
+                )
     return {"game_id": game_id, "seq": seq, "stored": int(bool(stored))}

@@ -35,8 +35,13 @@ def new_game(db: Path, seed: int) -> GameSession:
     rng = random.Random(seed)
     species = ["Dwarves", "Goblins", "Coral Elves", "Lava Elves", "Amazons", "Undead"]
     a, b = rng.sample(species, 2)
-    return GameSession.create(db, {"force_size": 24, "players": [{"name": f"A{seed}", "species": a},
-                                                                 {"name": f"B{seed}", "species": b}]})
+    return GameSession.create(
+        db,
+        {
+            "force_size": 24,
+            "players": [{"name": f"A{seed}", "species": a}, {"name": f"B{seed}", "species": b}],
+        },
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--league", required=True)
     p.add_argument("--token", required=True)
     p.add_argument("--steps", type=int, default=200)
-    p.add_argument("--games", type=int, default=1, help="games to play at most (a finished game starts the next)")
+    p.add_argument(
+        "--games", type=int, default=1, help="games to play at most (a finished game starts the next)"
+    )
     p.add_argument("--pace", type=float, default=0.0, help="seconds between steps")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--undo-every", type=int, default=0)
@@ -65,11 +72,19 @@ def main(argv: list[str] | None = None) -> int:
     db = Path(args.db)
     rng = random.Random(args.seed)
     session = GameSession.open(db) if db.exists() and db.stat().st_size > 0 else new_game(db, args.seed)
-    live: dict[str, GameSession | None] = {"session": session}  # the outbox reads the current game through it (see Outbox)
+    live: dict[str, GameSession | None] = {
+        "session": session
+    }  # the outbox reads the current game through it (see Outbox)
     box = None
     if not args.no_push:
-        box = Outbox(db, transport_for(args.league, args.token, timeout=args.timeout), batch=args.batch,
-                     interval=0.05, max_backoff=args.max_backoff, session=lambda: live["session"]).start()
+        box = Outbox(
+            db,
+            transport_for(args.league, args.token, timeout=args.timeout),
+            batch=args.batch,
+            interval=0.05,
+            max_backoff=args.max_backoff,
+            session=lambda: live["session"],
+        ).start()
     games, steps = 1, 0
     t0 = time.monotonic()
     while steps < args.steps:
@@ -105,9 +120,20 @@ def main(argv: list[str] | None = None) -> int:
     if box is not None:
         box.stop()
     session.close()
-    print(json.dumps({"steps": steps, "games": games, "played_s": round(played_s, 3),
-                      "drained_s": round(time.monotonic() - t0 - played_s, 3), "waiting": status.get("waiting"),
-                      "state": status.get("state"), "error": status.get("error")}), flush=True)
+    print(
+        json.dumps(
+            {
+                "steps": steps,
+                "games": games,
+                "played_s": round(played_s, 3),
+                "drained_s": round(time.monotonic() - t0 - played_s, 3),
+                "waiting": status.get("waiting"),
+                "state": status.get("state"),
+                "error": status.get("error"),
+            }
+        ),
+        flush=True,
+    )
     return 0 if (not args.drain or status.get("waiting") == 0) else 1
 
 

@@ -33,13 +33,28 @@ def check_tie_breaks(value: object) -> list[str]:
     return list(value)
 
 
-def standings(players: list[dict[str, Any]], games: list[dict[str, Any]], tie_breaks: list[str],
-              scoring: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def standings(
+    players: list[dict[str, Any]],
+    games: list[dict[str, Any]],
+    tie_breaks: list[str],
+    scoring: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     scoring = {**DEFAULT_SCORING, **(scoring or {})}
     tie_breaks = check_tie_breaks(tie_breaks)
     pts: dict[str, Any] = defaultdict(int)
-    rec: dict[str, dict[str, Any]] = {p["id"]: {"wins": 0, "losses": 0, "byes": 0, "played": 0, "capture_wins": 0, "elimination_wins": 0,
-                     "win_minutes": [], "opponents": []} for p in players}
+    rec: dict[str, dict[str, Any]] = {
+        p["id"]: {
+            "wins": 0,
+            "losses": 0,
+            "byes": 0,
+            "played": 0,
+            "capture_wins": 0,
+            "elimination_wins": 0,
+            "win_minutes": [],
+            "opponents": [],
+        }
+        for p in players
+    }
     for g in games:
         a, b, w = g["p1"], g.get("p2"), g.get("winner")
         if a not in rec or (b is not None and b not in rec):
@@ -67,11 +82,20 @@ def standings(players: list[dict[str, Any]], games: list[dict[str, Any]], tie_br
     rows = []
     for p in players:
         r = rec[p["id"]]
-        row = {"player_id": p["id"], "name": p["name"], "force": p.get("force", ""), "points": pts[p["id"]],
-               "wins": r["wins"], "losses": r["losses"], "byes": r["byes"], "played": r["played"],
-               "buchholz": sum(pts[o] for o in r["opponents"]), "capture_wins": r["capture_wins"],
-               "elimination_wins": r["elimination_wins"],
-               "fastest": (sum(r["win_minutes"]) / len(r["win_minutes"])) if r["win_minutes"] else None}
+        row = {
+            "player_id": p["id"],
+            "name": p["name"],
+            "force": p.get("force", ""),
+            "points": pts[p["id"]],
+            "wins": r["wins"],
+            "losses": r["losses"],
+            "byes": r["byes"],
+            "played": r["played"],
+            "buchholz": sum(pts[o] for o in r["opponents"]),
+            "capture_wins": r["capture_wins"],
+            "elimination_wins": r["elimination_wins"],
+            "fastest": (sum(r["win_minutes"]) / len(r["win_minutes"])) if r["win_minutes"] else None,
+        }
         rows.append(row)
 
     def key(row: dict[str, Any]) -> tuple[Any, ...]:

@@ -24,14 +24,25 @@ from importlib import import_module
 from typing import Any
 
 _PUBLIC = {
-    "TableGame": ".games", "GameKind": ".games", "GAMES": ".games", "game_for": ".games", "game_key": ".games",
-    "full_setup": ".games", "quick_setup": ".games", "start_game": ".games", "force_report": ".games",
+    "TableGame": ".games",
+    "GameKind": ".games",
+    "GAMES": ".games",
+    "game_for": ".games",
+    "game_key": ".games",
+    "full_setup": ".games",
+    "quick_setup": ".games",
+    "start_game": ".games",
+    "force_report": ".games",
     "die_points": ".games",
-    "GameRuleError": ".core.errors", "IllegalSetup": ".core.errors",
-    "odds_in_game": ".odds_in_play", "OddsError": ".odds_in_play", "OddsQueryError": ".odds_in_play",
+    "GameRuleError": ".core.errors",
+    "IllegalSetup": ".core.errors",
+    "odds_in_game": ".odds_in_play",
+    "OddsError": ".odds_in_play",
+    "OddsQueryError": ".odds_in_play",
     "ODDS_ROLLS": ".core.decisions",
     "terrain_action": ".core.terrains",
-    "ArmyId": ".core.ids", "InvalidId": ".core.ids",
+    "ArmyId": ".core.ids",
+    "InvalidId": ".core.ids",
 }
 
 __all__ = sorted(_PUBLIC)

@@ -94,35 +94,68 @@ class Odds:
 
     def to_dict(self, need: int | None = None) -> dict[str, Any]:
         support = [(k, float(p)) for k, p in enumerate(self.pmf) if p > 1e-12]
-        out = {"result": self.result, "dice": self.dice, "distribution": support, "mean": self.mean,
-               "mode": self.mode, "notes": list(self.notes), "need": need}
+        out = {
+            "result": self.result,
+            "dice": self.dice,
+            "distribution": support,
+            "mean": self.mean,
+            "mode": self.mode,
+            "notes": list(self.notes),
+            "need": need,
+        }
         if need is not None:
             out["p_at_least"] = self.p_at_least(need)
         return out
 
 
-def face_value(die: Die, face: Face, purpose: str, *, against: str | None = None,
-               terrain: RollTerrain | None = None, in_reserve: bool = False, edition: str = "v4") -> FaceValue:
+def face_value(
+    die: Die,
+    face: Face,
+    purpose: str,
+    *,
+    against: str | None = None,
+    terrain: RollTerrain | None = None,
+    in_reserve: bool = False,
+    edition: str = "v4",
+) -> FaceValue:
     """What ``face`` of ``die`` adds to a roll, by die roll resolution of that die alone
     (``companion.rules.resolution.resolve``: IDs, eighth-face doubling, SAIs, species abilities)."""
     return _face_value(die, die.faces.index(face), purpose, against, terrain, in_reserve, edition)
 
 
 @lru_cache(maxsize=4096)
-def _face_value(die: Die, index: int, purpose: str, against: str | None, terrain: RollTerrain | None,
-                in_reserve: bool, edition: str) -> FaceValue:
+def _face_value(
+    die: Die,
+    index: int,
+    purpose: str,
+    against: str | None,
+    terrain: RollTerrain | None,
+    in_reserve: bool,
+    edition: str,
+) -> FaceValue:
     from .resolution import RolledUnit, RollRequest, resolve
     from .v4.sai import rerolls
     from .v4.situation import Situation
 
     face = die.faces[index]
-    request = RollRequest(purpose, (RolledUnit(die, (face,)),), edition=edition, against=against,
-                          terrain=terrain, in_reserve=in_reserve)
+    request = RollRequest(
+        purpose,
+        (RolledUnit(die, (face,)),),
+        edition=edition,
+        against=against,
+        terrain=terrain,
+        in_reserve=in_reserve,
+    )
     resolution = resolve(request)
     total = resolution.total(purpose)
     by_step = {5: 0, 8: 0, 9: 0, 10: 0}
     for step in resolution.steps:
-        if step.result == purpose and step.before is not None and step.after is not None and step.step in by_step:
+        if (
+            step.result == purpose
+            and step.before is not None
+            and step.after is not None
+            and step.step in by_step
+        ):
             by_step[step.step] += step.after - step.before
     sai = by_step[8]
     late = by_step[9] + by_step[10]
@@ -220,8 +253,9 @@ def apply_modifiers(joint: np.ndarray, modifiers: Sequence[ArmyModifier] = ()) -
     return np.bincount(np.broadcast_to(total, joint.shape).ravel(), weights=joint.ravel())
 
 
-def modifiers_in_force(effects: Sequence[EffectInForce], roll_for: str, *, against: str | None = None,
-                       edition: str = "v4") -> tuple[list[ArmyModifier], list[str]]:
+def modifiers_in_force(
+    effects: Sequence[EffectInForce], roll_for: str, *, against: str | None = None, edition: str = "v4"
+) -> tuple[list[ArmyModifier], list[str]]:
     """The army-wide modifiers that spells in force put on a roll, by the same spell tables die roll
     resolution uses (V4.01c L2085-2446), and notes for effects the exact odds leave out (unit or
     species modifiers, editions without the tables).  Spells that do not change this roll give
@@ -255,9 +289,17 @@ def modifiers_in_force(effects: Sequence[EffectInForce], roll_for: str, *, again
     return out, notes
 
 
-def army_odds(dice: Sequence[str | Die], roll_for: str, *, against: str | None = None,
-              terrain: RollTerrain | None = None, in_reserve: bool = False, edition: str = "v4",
-              modifiers: Sequence[ArmyModifier] = (), effects: Sequence[EffectInForce] = ()) -> Odds:
+def army_odds(
+    dice: Sequence[str | Die],
+    roll_for: str,
+    *,
+    against: str | None = None,
+    terrain: RollTerrain | None = None,
+    in_reserve: bool = False,
+    edition: str = "v4",
+    modifiers: Sequence[ArmyModifier] = (),
+    effects: Sequence[EffectInForce] = (),
+) -> Odds:
     """Exact odds of an army roll.
 
     ``dice``: catalogue names (or ``Die`` values) of the army's units and items; ``roll_for``:
@@ -283,7 +325,10 @@ def army_odds(dice: Sequence[str | Die], roll_for: str, *, against: str | None =
         die = d if isinstance(d, Die) else cat.find(d)
         if die is None:
             raise OddsError(f"unknown die {d!r}")
-        values = [_face_value(die, i, roll_for, against, terrain, in_reserve, edition) for i in range(len(die.faces))]
+        values = [
+            _face_value(die, i, roll_for, against, terrain, in_reserve, edition)
+            for i in range(len(die.faces))
+        ]
         grids.append(die_distribution(values, split=split))
     pmf = apply_modifiers(army_joint(grids), modifiers)
     if terrain is not None and terrain.controlled and terrain.face == 8:

@@ -25,7 +25,9 @@ class OddsQueryError(ValueError):
         self.field = field
 
 
-def odds_in_game(game: Any, army: str | None = None, roll: str | None = None, need: int | None = None) -> dict[str, Any]:
+def odds_in_game(
+    game: Any, army: str | None = None, roll: str | None = None, need: int | None = None
+) -> dict[str, Any]:
     """The odds as the page shows them (``Odds.to_dict`` plus ``army``, ``roll``, ``title``, and
     ``need_note`` where the game said what the roll needs), or ``{"message": ...}`` where there are none
     to show.  ``OddsQueryError`` for a roll that is not an odds roll or an army not in the game;
@@ -64,20 +66,37 @@ def odds_in_game(game: Any, army: str | None = None, roll: str | None = None, ne
     terrain = next((t for t in state.get("terrains", []) if t["id"] == location), None)
     at = None
     if terrain is not None:
-        at = RollTerrain(terrain["type"], face=terrain["face"], eighth=terrain.get("eighth_face"),
-                         controlled=terrain["face"] == 8 and terrain["controller"] == owner, name=terrain["name"])
+        at = RollTerrain(
+            terrain["type"],
+            face=terrain["face"],
+            eighth=terrain.get("eighth_face"),
+            controlled=terrain["face"] == 8 and terrain["controller"] == owner,
+            name=terrain["name"],
+        )
     effects: tuple[EffectInForce, ...] = ()
     if owner and location:  # spells in force on the army or its terrain change the odds too
         effects = tuple(game.effects_on(game.state.army(owner, location)))
-    result = army_odds(dice, roll, against="melee" if roll == "save" else None, terrain=at,
-                       in_reserve=location == "reserve", effects=effects, edition=state.get("edition") or "v4")
+    result = army_odds(
+        dice,
+        roll,
+        against="melee" if roll == "save" else None,
+        terrain=at,
+        in_reserve=location == "reserve",
+        effects=effects,
+        edition=state.get("edition") or "v4",
+    )
     body = result.to_dict(need)
     if need is not None and need_note:
         body["need_note"] = need_note
     names = {p["id"]: p["name"] for p in state.get("players", [])}
     where = terrain["name"] if terrain else ("Reserve Area" if location == "reserve" else "set-up")
-    body.update({"army": army, "roll": roll,
-                 "title": f"{roll.capitalize()} roll of {names.get(owner, owner)}'s army ({where})"})
+    body.update(
+        {
+            "army": army,
+            "roll": roll,
+            "title": f"{roll.capitalize()} roll of {names.get(owner, owner)}'s army ({where})",
+        }
+    )
     return body
 
 

@@ -6,4 +6,13 @@ See :mod:`companion.session.game_session` for the action dict shapes.
 from .game_session import ACTION_TYPES, GameSession, full_setup, quick_start, replay
 from .store import FORMAT, EventStore, SessionError
 
-__all__ = ["ACTION_TYPES", "FORMAT", "EventStore", "GameSession", "SessionError", "full_setup", "quick_start", "replay"]
+__all__ = [
+    "ACTION_TYPES",
+    "FORMAT",
+    "EventStore",
+    "GameSession",
+    "SessionError",
+    "full_setup",
+    "quick_start",
+    "replay",
+]

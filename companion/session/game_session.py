@@ -62,8 +62,12 @@ def new_game(setup: dict[str, Any]) -> TableGame:
     return games.start_game(setup)
 
 
-def quick_start(db_path: str | Path, names: tuple[str, ...] = ("Alice", "Bob"), species: tuple[str, ...] = ("Dwarves", "Goblins"),
-                force_size: int = 24) -> GameSession:
+def quick_start(
+    db_path: str | Path,
+    names: tuple[str, ...] = ("Alice", "Bob"),
+    species: tuple[str, ...] = ("Dwarves", "Goblins"),
+    force_size: int = 24,
+) -> GameSession:
     """A new quick-start game (one species per player, armies of a third of the force each)."""
     players = [{"name": n, "species": s} for n, s in zip(names, species, strict=True)]
     return GameSession.create(db_path, {"force_size": force_size, "players": players})
@@ -80,7 +84,9 @@ class GameSession:
 
     # -- opening ------------------------------------------------------------------------------------
     @classmethod
-    def create(cls, db_path: str | Path, setup: dict[str, Any], by: dict[str, Any] | None = None) -> GameSession:
+    def create(
+        cls, db_path: str | Path, setup: dict[str, Any], by: dict[str, Any] | None = None
+    ) -> GameSession:
         """Start a new game in a new database file; its ``create`` event records ``by``, who started it
         (:func:`~.store.check_by`).  Raises ``IllegalSetup`` for an illegal set-up."""
         full = full_setup(setup)
@@ -162,7 +168,9 @@ class GameSession:
             return self._store.events(since)
 
     # -- writing ----------------------------------------------------------------------------------------
-    def submit(self, action: dict[str, Any], by: dict[str, Any] | None = None, frame: bytes | None = None) -> list[dict[str, Any]]:
+    def submit(
+        self, action: dict[str, Any], by: dict[str, Any] | None = None, frame: bytes | None = None
+    ) -> list[dict[str, Any]]:
         """Validate and apply one action; it is committed to the log before this returns.  ``by``
         (who made it, :func:`~.store.check_by`) is kept with the event, and ``frame`` (the JPEG a camera
         roll was read from) beside it, in the same transaction; replay reads neither."""
@@ -173,15 +181,21 @@ class GameSession:
         if not isinstance(action, dict):
             raise IllegalAction(f"an action must be a JSON object, not {type(action).__name__}")
         if action.get("type") not in ACTION_TYPES:
-            raise IllegalAction(f"unknown action type {action.get('type')!r}; known: {', '.join(ACTION_TYPES)}")
+            raise IllegalAction(
+                f"unknown action type {action.get('type')!r}; known: {', '.join(ACTION_TYPES)}"
+            )
         try:
             json.dumps(action)
         except (TypeError, ValueError) as exc:
             raise IllegalAction(f"the action is not JSON: {exc}") from None
         return self._submit(action, by, frame)
 
-    def submit_readings(self, readings: list[DieReading | dict[str, Any]], by: dict[str, Any] | None = None,
-                        frame: bytes | None = None) -> list[dict[str, Any]]:
+    def submit_readings(
+        self,
+        readings: list[DieReading | dict[str, Any]],
+        by: dict[str, Any] | None = None,
+        frame: bytes | None = None,
+    ) -> list[dict[str, Any]]:
         """Answer the pending roll with one reading per die (``DieReading`` or its JSON form), matched
         by ``die`` to the roll's dice.  Every die of the roll needs exactly one reading, and it must be
         ``read`` (a cocked or unread die is rerolled or tapped first).  The event is the ``roll`` the
@@ -194,8 +208,13 @@ class GameSession:
             raise IllegalAction(str(exc)) from None
         return self._submit({"type": "roll"}, by, frame, parsed)
 
-    def _submit(self, action: dict[str, Any], by: dict[str, Any] | None, frame: bytes | None,
-                readings: list[DieReading] | None = None) -> list[dict[str, Any]]:
+    def _submit(
+        self,
+        action: dict[str, Any],
+        by: dict[str, Any] | None,
+        frame: bytes | None,
+        readings: list[DieReading] | None = None,
+    ) -> list[dict[str, Any]]:
         with self._lock:
             try:
                 # The write lock is taken first, so no other process can append between our
@@ -205,8 +224,10 @@ class GameSession:
                     if readings is not None:  # matched to the roll pending now, under the write lock
                         pending = self._game.pending_dict()
                         if not pending or pending.get("kind") != "roll":
-                            raise IllegalAction("no roll is pending now"
-                                                + (f" (waiting for: {pending['prompt']})" if pending else ""))
+                            raise IllegalAction(
+                                "no roll is pending now"
+                                + (f" (waiting for: {pending['prompt']})" if pending else "")
+                            )
                         readings = roll_readings(pending["dice"], readings)
                         action = {"type": "roll", "faces": [r.face for r in readings]}
                     player = self._game.pending.player if self._game.pending else None
@@ -246,7 +267,9 @@ class GameSession:
             raise IllegalAction(str(exc)) from None
         with self._lock:
             with self._store.transaction():
-                active = [e for e in self._store.events() if not e["undone"] and e["type"] not in ("create", "undo")]
+                active = [
+                    e for e in self._store.events() if not e["undone"] and e["type"] not in ("create", "undo")
+                ]
                 if n > len(active):
                     raise IllegalAction(f"only {len(active)} action(s) can be undone, not {n}")
                 seqs = [e["seq"] for e in active[-n:]]
@@ -282,7 +305,11 @@ class GameSession:
             doc = json.loads(Path(path).read_text())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise SessionError(f"cannot read game file {path}: {exc}") from None
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("events"), list):
+        if (
+            not isinstance(doc, dict)
+            or doc.get("format") != FORMAT
+            or not isinstance(doc.get("events"), list)
+        ):
             raise SessionError(f"{path} is not a game file of format {FORMAT}")
         events = doc["events"]
         try:
@@ -294,15 +321,24 @@ class GameSession:
             raise SessionError(f"{dbp} already exists; import into a new file")
         store = EventStore(dbp, create=True)
         with store.transaction() as conn:
-            conn.execute("INSERT INTO meta VALUES ('format', ?), ('game_id', ?)",
-                         (FORMAT, str(doc.get("game_id") or uuid.uuid4().hex)))
+            conn.execute(
+                "INSERT INTO meta VALUES ('format', ?), ('game_id', ?)",
+                (FORMAT, str(doc.get("game_id") or uuid.uuid4().hex)),
+            )
             for e in events:
                 conn.execute(
                     "INSERT INTO events (seq, type, player, action, log, undone, at, changed_by) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (int(e["seq"]), e["type"], e.get("player"), json.dumps(e["action"]),
-                     json.dumps(e.get("log", [])), int(bool(e.get("undone"))), e.get("at") or "",
-                     None if e.get("by") is None else json.dumps(e["by"])),
+                    (
+                        int(e["seq"]),
+                        e["type"],
+                        e.get("player"),
+                        json.dumps(e["action"]),
+                        json.dumps(e.get("log", [])),
+                        int(bool(e.get("undone"))),
+                        e.get("at") or "",
+                        None if e.get("by") is None else json.dumps(e["by"]),
+                    ),
                 )
         return cls(store)
 
@@ -340,8 +376,11 @@ def roll_readings(dice: list[dict[str, Any]], readings: list[DieReading]) -> lis
             raise IllegalAction(f"two readings for die {r.die}: give one face per die")
         if not r.is_read:
             why = f": {r.problem}" if r.problem else ""
-            raise IllegalAction(f"die {r.die} is {r.state.value}{why}; "
-                                + ("reroll it" if r.is_cocked else "tap its face") + " before the roll is confirmed")
+            raise IllegalAction(
+                f"die {r.die} is {r.state.value}{why}; "
+                + ("reroll it" if r.is_cocked else "tap its face")
+                + " before the roll is confirmed"
+            )
         by_die[r.die] = r
     missing = [u for u in uids if u not in by_die]
     if missing:

@@ -73,8 +73,13 @@ def progress(session: GameSession, last_event: dict[str, Any]) -> dict[str, Any]
     state = session.state_dict()
     names = {p.get("id"): p.get("name") for p in state.get("players", []) if isinstance(p, dict)}
     winner = state.get("winner")
-    return {"game_id": str(session.game_id), "last_played_at": last_event["at"], "last_seq": int(last_event["seq"]),
-            "over": bool(state.get("over")), "winner": names.get(winner, winner) if winner else None}
+    return {
+        "game_id": str(session.game_id),
+        "last_played_at": last_event["at"],
+        "last_seq": int(last_event["seq"]),
+        "over": bool(state.get("over")),
+        "winner": names.get(winner, winner) if winner else None,
+    }
 
 
 def summarize(session: GameSession) -> dict[str, Any]:
@@ -119,8 +124,9 @@ def check_table_file(path: str | Path) -> None:
     if p.is_dir():
         raise SessionError(f"{p} is a folder, not a game database file")
     if p.exists() and p.stat().st_size > 0 and not is_game_file(p):
-        raise SessionError(f"{p} is not a game database of this companion; it was left as it was "
-                           "(choose another --db)")
+        raise SessionError(
+            f"{p} is not a game database of this companion; it was left as it was (choose another --db)"
+        )
 
 
 class GameLibrary:
@@ -144,8 +150,11 @@ class GameLibrary:
         """The table file and its ``STEM.*.SUFFIX`` siblings."""
         t = self.table_path
         pattern = f"{t.stem}.*{t.suffix}" if t.suffix else f"{t.name}.*"
-        siblings = sorted(p for p in t.parent.glob(pattern) if p != t and not p.name.endswith(
-            (".library", ".tablets", "-wal", "-shm", "-journal", ".lock")))
+        siblings = sorted(
+            p
+            for p in t.parent.glob(pattern)
+            if p != t and not p.name.endswith((".library", ".tablets", "-wal", "-shm", "-journal", ".lock"))
+        )
         return [t, *siblings]
 
     def unknown_files(self) -> list[Path]:
@@ -173,15 +182,32 @@ class GameLibrary:
                 "INSERT INTO games (game_id, path, game, edition, players, created_at, last_played_at, last_seq,"
                 " over, winner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(game_id) DO UPDATE SET"
                 " path = excluded.path",
-                (summary["game_id"], str(Path(path).resolve()), summary["game"], summary["edition"],
-                 json.dumps(summary["players"]), summary["created_at"], summary["last_played_at"],
-                 summary["last_seq"], int(summary["over"]), summary["winner"]))
+                (
+                    summary["game_id"],
+                    str(Path(path).resolve()),
+                    summary["game"],
+                    summary["edition"],
+                    json.dumps(summary["players"]),
+                    summary["created_at"],
+                    summary["last_played_at"],
+                    summary["last_seq"],
+                    int(summary["over"]),
+                    summary["winner"],
+                ),
+            )
 
     def update(self, summary: dict[str, Any]) -> None:
         with self._tx() as db:
-            db.execute("UPDATE games SET last_played_at = ?, last_seq = ?, over = ?, winner = ? WHERE game_id = ?",
-                       (summary["last_played_at"], summary["last_seq"], int(summary["over"]), summary["winner"],
-                        summary["game_id"]))
+            db.execute(
+                "UPDATE games SET last_played_at = ?, last_seq = ?, over = ?, winner = ? WHERE game_id = ?",
+                (
+                    summary["last_played_at"],
+                    summary["last_seq"],
+                    int(summary["over"]),
+                    summary["winner"],
+                    summary["game_id"],
+                ),
+            )
 
     def path_of(self, game_id: str) -> Path:
         with self._lock:
@@ -222,14 +248,28 @@ class GameLibrary:
         with self._lock:
             rows = self._db.execute(
                 "SELECT game_id, path, game, edition, players, created_at, last_played_at, last_seq, over, winner,"
-                " ended_at, ended_by FROM games ORDER BY coalesce(last_played_at, created_at) DESC").fetchall()
+                " ended_at, ended_by FROM games ORDER BY coalesce(last_played_at, created_at) DESC"
+            ).fetchall()
         out = []
         for gid, path, game, edition, players, created, played, seq, over, winner, ended_at, ended_by in rows:
             status = "over" if over else "ended" if ended_at else "in_progress"
-            out.append({"game_id": gid, "file": Path(path).name, "game": game, "edition": edition,
-                        "players": json.loads(players), "created_at": created, "last_played_at": played,
-                        "last_seq": seq, "status": status, "winner": winner, "ended_at": ended_at,
-                        "ended_by": ended_by, "current": gid == current})
+            out.append(
+                {
+                    "game_id": gid,
+                    "file": Path(path).name,
+                    "game": game,
+                    "edition": edition,
+                    "players": json.loads(players),
+                    "created_at": created,
+                    "last_played_at": played,
+                    "last_seq": seq,
+                    "status": status,
+                    "winner": winner,
+                    "ended_at": ended_at,
+                    "ended_by": ended_by,
+                    "current": gid == current,
+                }
+            )
         return out
 
     # -- requests from tablets ------------------------------------------------------------------
@@ -239,10 +279,13 @@ class GameLibrary:
         with self._tx() as db:
             n = db.execute("SELECT count(*) FROM requests WHERE status = 'pending'").fetchone()[0]
             if n >= MAX_PENDING_REQUESTS:
-                raise LibraryError(f"{n} requests are already waiting for the host; wait until the host "
-                                   "has answered them")
-            cur = db.execute("INSERT INTO requests (kind, body, game_id, asked_by, asked_at) VALUES (?, ?, ?, ?, ?)",
-                             (kind, json.dumps(body), game_id, asked_by, now()))
+                raise LibraryError(
+                    f"{n} requests are already waiting for the host; wait until the host has answered them"
+                )
+            cur = db.execute(
+                "INSERT INTO requests (kind, body, game_id, asked_by, asked_at) VALUES (?, ?, ?, ?, ?)",
+                (kind, json.dumps(body), game_id, asked_by, now()),
+            )
             rid = cur.lastrowid
             assert rid is not None, "an INSERT sets lastrowid"
         return self.request(rid)
@@ -251,7 +294,9 @@ class GameLibrary:
         with self._lock:
             row = self._db.execute(
                 "SELECT id, kind, body, game_id, asked_by, asked_at, status, decided_at, result_game_id"
-                " FROM requests WHERE id = ?", (rid,)).fetchone()
+                " FROM requests WHERE id = ?",
+                (rid,),
+            ).fetchone()
         if row is None:
             raise LibraryError(f"no request {rid}")
         return _request(row)
@@ -260,7 +305,9 @@ class GameLibrary:
         with self._lock:
             rows = self._db.execute(
                 "SELECT id, kind, body, game_id, asked_by, asked_at, status, decided_at, result_game_id"
-                " FROM requests WHERE ? IS NULL OR status = ? ORDER BY id", (status, status)).fetchall()
+                " FROM requests WHERE ? IS NULL OR status = ? ORDER BY id",
+                (status, status),
+            ).fetchall()
         return [_request(r) for r in rows]
 
     def decide(self, rid: int, status: str, result_game_id: str | None = None) -> dict[str, Any]:
@@ -270,13 +317,23 @@ class GameLibrary:
                 raise LibraryError(f"no request {rid}")
             if row[0] != "pending":
                 raise LibraryError(f"request {rid} was already {row[0]}")
-            db.execute("UPDATE requests SET status = ?, decided_at = ?, result_game_id = ? WHERE id = ?",
-                       (status, now(), result_game_id, rid))
+            db.execute(
+                "UPDATE requests SET status = ?, decided_at = ?, result_game_id = ? WHERE id = ?",
+                (status, now(), result_game_id, rid),
+            )
         return self.request(rid)
 
 
 def _request(row: tuple[Any, ...]) -> dict[str, Any]:
     rid, kind, body, game_id, asked_by, asked_at, status, decided_at, result = row
-    return {"id": rid, "kind": kind, "body": json.loads(body), "game_id": game_id, "asked_by": asked_by,
-            "asked_at": asked_at, "status": status, "decided_at": decided_at, "result_game_id": result}
-
+    return {
+        "id": rid,
+        "kind": kind,
+        "body": json.loads(body),
+        "game_id": game_id,
+        "asked_by": asked_by,
+        "asked_at": asked_at,
+        "status": status,
+        "decided_at": decided_at,
+        "result_game_id": result,
+    }

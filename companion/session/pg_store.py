@@ -49,7 +49,9 @@ def _psycopg() -> ModuleType:
     try:
         import psycopg
     except ImportError:  # pragma: no cover - the optional extra is missing
-        raise SessionError("PostgreSQL needs psycopg 3: pip install 'dragon-dice-companion[league]'") from None
+        raise SessionError(
+            "PostgreSQL needs psycopg 3: pip install 'dragon-dice-companion[league]'"
+        ) from None
     return psycopg
 
 
@@ -72,14 +74,18 @@ def migrate(conn: PgConnection) -> list[int]:
     applied_now: list[int] = []
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, "
-                     "name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, "
+            "name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
         done = {r[0] for r in conn.execute("SELECT version FROM schema_version")}
         known = migrations()
         newer = [v for v in done if v > len(known)]
         if newer:
-            raise SessionError(f"the database has schema version {max(newer)}, newer than this program "
-                               f"knows ({len(known)}); upgrade the companion")
+            raise SessionError(
+                f"the database has schema version {max(newer)}, newer than this program "
+                f"knows ({len(known)}); upgrade the companion"
+            )
         for version, name, sql in known:
             if version in done:
                 continue
@@ -93,9 +99,13 @@ def connect(dsn: str, *, migrate_schema: bool = True, connect_timeout: float = 5
     """An autocommit connection to ``dsn`` with the schema brought up to date."""
     psycopg = _psycopg()
     try:
-        conn: PgConnection = psycopg.connect(dsn, autocommit=True, connect_timeout=max(1, int(connect_timeout)))
+        conn: PgConnection = psycopg.connect(
+            dsn, autocommit=True, connect_timeout=max(1, int(connect_timeout))
+        )
     except psycopg.Error as exc:
-        raise SessionError(f"cannot reach the PostgreSQL database {redact(dsn)}: {_first_line(exc)}") from None
+        raise SessionError(
+            f"cannot reach the PostgreSQL database {redact(dsn)}: {_first_line(exc)}"
+        ) from None
     if migrate_schema:
         try:
             migrate(conn)
@@ -116,13 +126,23 @@ def _first_line(exc: BaseException) -> str:
 
 def event_row(row: tuple[Any, ...]) -> dict[str, Any]:
     seq, type_, player, action, log, undone, at, by = row
-    return {"seq": seq, "type": type_, "player": player, "action": action, "log": log,
-            "undone": bool(undone), "at": at, "by": by}
+    return {
+        "seq": seq,
+        "type": type_,
+        "player": player,
+        "action": action,
+        "log": log,
+        "undone": bool(undone),
+        "at": at,
+        "by": by,
+    }
 
 
 EVENT_COLUMNS = "seq, type, player, action, log, undone, at, changed_by"
-INSERT_EVENT = (f"INSERT INTO events (game_id, {EVENT_COLUMNS}) "
-                "VALUES (%s, %s, %s, %s, %s, %s, false, %s, %s)")  # game_id, seq, type, player, action, log, at, by
+INSERT_EVENT = (
+    f"INSERT INTO events (game_id, {EVENT_COLUMNS}) "
+    "VALUES (%s, %s, %s, %s, %s, %s, false, %s, %s)"
+)  # game_id, seq, type, player, action, log, at, by
 
 
 class PgEventStore:
@@ -163,8 +183,9 @@ class PgEventStore:
                     self._reconnect()
                     return self.conn.execute(sql, params).fetchall()
                 except psycopg.Error as exc2:
-                    raise SessionError(f"the database {redact(self.dsn)} is unreachable: "
-                                       f"{_first_line(exc2)}") from None
+                    raise SessionError(
+                        f"the database {redact(self.dsn)} is unreachable: {_first_line(exc2)}"
+                    ) from None
 
     def close(self) -> None:
         with self._lock:
@@ -182,15 +203,19 @@ class PgEventStore:
             return rows[0][0] if rows else None
         return None
 
-    def init(self, game_id: str, setup: dict[str, Any], table: str | None = None, by: dict[str, Any] | None = None) -> dict[str, Any]:
+    def init(
+        self, game_id: str, setup: dict[str, Any], table: str | None = None, by: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         if game_id != self.game_id:
             raise SessionError(f"this store is for game {self.game_id}, not {game_id}")
         psycopg = _psycopg()
         with self._lock:
             try:
                 with self.conn.transaction():
-                    self.conn.execute("INSERT INTO games (game_id, format, table_no) VALUES (%s, %s, %s)",
-                                      (game_id, FORMAT, table))
+                    self.conn.execute(
+                        "INSERT INTO games (game_id, format, table_no) VALUES (%s, %s, %s)",
+                        (game_id, FORMAT, table),
+                    )
                     self._tx_seq = 0
                     return self._insert("create", None, setup, [], by)
             except psycopg.errors.UniqueViolation:
@@ -201,28 +226,68 @@ class PgEventStore:
     def transaction(self) -> _PgTx:
         return _PgTx(self)
 
-    def append(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], by: dict[str, Any] | None = None) -> dict[str, Any]:
+    def append(
+        self,
+        type_: str,
+        player: str | None,
+        action: dict[str, Any],
+        log: list[str],
+        by: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         with self.transaction():
             return self._insert(type_, player, action, log, by)
 
-    def insert(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], by: dict[str, Any] | None = None) -> dict[str, Any]:
+    def insert(
+        self,
+        type_: str,
+        player: str | None,
+        action: dict[str, Any],
+        log: list[str],
+        by: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         if self._tx_seq is None:
             raise SessionError("insert needs the caller's transaction (with store.transaction(): ...)")
         return self._insert(type_, player, action, log, by)
 
-    def _insert(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], by: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _insert(
+        self,
+        type_: str,
+        player: str | None,
+        action: dict[str, Any],
+        log: list[str],
+        by: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         from psycopg.types.json import Jsonb
 
         at = now()
         by = check_by(by)
         assert self._tx_seq is not None, "an event is written inside the caller's transaction"
         seq = self._tx_seq + 1
-        self.conn.execute(INSERT_EVENT, (self.game_id, seq, type_, player, Jsonb(action), Jsonb(log), at,
-                                         None if by is None else Jsonb(by)))
+        self.conn.execute(
+            INSERT_EVENT,
+            (
+                self.game_id,
+                seq,
+                type_,
+                player,
+                Jsonb(action),
+                Jsonb(log),
+                at,
+                None if by is None else Jsonb(by),
+            ),
+        )
         self.conn.execute("UPDATE games SET last_seq = %s WHERE game_id = %s", (seq, self.game_id))
         self._tx_seq = seq
-        return {"seq": seq, "type": type_, "player": player, "action": action, "log": log,
-                "undone": False, "at": at, "by": by}
+        return {
+            "seq": seq,
+            "type": type_,
+            "player": player,
+            "action": action,
+            "log": log,
+            "undone": False,
+            "at": at,
+            "by": by,
+        }
 
     def put_frame(self, seq: int, jpeg: bytes) -> None:
         """Keep the camera frame a roll was read from (in the caller's transaction, after its event)."""
@@ -230,17 +295,24 @@ class PgEventStore:
             raise SessionError("put_frame needs the caller's transaction")
         if not isinstance(jpeg, bytes) or not jpeg.startswith(b"\xff\xd8\xff") or len(jpeg) > MAX_FRAME_BYTES:
             raise SessionError(f"the frame of event {seq} must be a JPEG of at most {MAX_FRAME_BYTES} bytes")
-        self.conn.execute("INSERT INTO event_frames (game_id, seq, jpeg) VALUES (%s, %s, %s)",
-                          (self.game_id, seq, jpeg))
+        self.conn.execute(
+            "INSERT INTO event_frames (game_id, seq, jpeg) VALUES (%s, %s, %s)", (self.game_id, seq, jpeg)
+        )
 
     def frame(self, seq: int) -> bytes | None:
-        rows = self._read("SELECT jpeg FROM event_frames WHERE game_id = %s AND seq = %s", (self.game_id, seq))
+        rows = self._read(
+            "SELECT jpeg FROM event_frames WHERE game_id = %s AND seq = %s", (self.game_id, seq)
+        )
         return bytes(rows[0][0]) if rows else None
 
     def frames(self, since: int, upto: int) -> list[tuple[int, bytes]]:
-        return [(s, bytes(j)) for s, j in self._read(
-            "SELECT seq, jpeg FROM event_frames WHERE game_id = %s AND seq > %s AND seq <= %s ORDER BY seq",
-            (self.game_id, since, upto))]
+        return [
+            (s, bytes(j))
+            for s, j in self._read(
+                "SELECT seq, jpeg FROM event_frames WHERE game_id = %s AND seq > %s AND seq <= %s ORDER BY seq",
+                (self.game_id, since, upto),
+            )
+        ]
 
     def last_seq(self) -> int:
         if self._tx_seq is not None:
@@ -251,21 +323,34 @@ class PgEventStore:
         return int(rows[0][0])
 
     def events(self, since: int = 0) -> list[dict[str, Any]]:
-        rows = self._read(f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s AND seq > %s ORDER BY seq",
-                          (self.game_id, since))
+        rows = self._read(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = %s AND seq > %s ORDER BY seq",
+            (self.game_id, since),
+        )
         return [event_row(r) for r in rows]
 
-    def mark_undone(self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None) -> dict[str, Any]:
+    def mark_undone(
+        self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         if self._tx_seq is None:
             raise SessionError("mark_undone needs the caller's transaction")
-        self.conn.execute("UPDATE events SET undone = true WHERE game_id = %s AND seq = ANY(%s)",
-                          (self.game_id, list(seqs)))
+        self.conn.execute(
+            "UPDATE events SET undone = true WHERE game_id = %s AND seq = ANY(%s)", (self.game_id, list(seqs))
+        )
         return self._insert("undo", None, marker, [f"undid events {seqs}"], by)
 
     # -- opening games -------------------------------------------------------------------------------
     @classmethod
-    def create_game(cls, dsn: str, setup: dict[str, Any], *, table: str | None = None, game_id: str | None = None,
-                    conn: PgConnection | None = None, by: dict[str, Any] | None = None) -> PgEventStore:
+    def create_game(
+        cls,
+        dsn: str,
+        setup: dict[str, Any],
+        *,
+        table: str | None = None,
+        game_id: str | None = None,
+        conn: PgConnection | None = None,
+        by: dict[str, Any] | None = None,
+    ) -> PgEventStore:
         """A new game (its ``create`` event committed, ``by`` who started it) in the database at ``dsn``."""
         store = cls(dsn, game_id or uuid.uuid4().hex, create=True, conn=conn)
         store.init(store.game_id, setup, table=table, by=by)
@@ -277,8 +362,11 @@ class PgEventStore:
         own = conn is None
         conn = conn or connect(dsn)
         try:
-            row = conn.execute("SELECT game_id FROM games WHERE table_no IS NOT DISTINCT FROM %s "
-                               "ORDER BY created_at DESC, game_id LIMIT 1", (table,)).fetchone()
+            row = conn.execute(
+                "SELECT game_id FROM games WHERE table_no IS NOT DISTINCT FROM %s "
+                "ORDER BY created_at DESC, game_id LIMIT 1",
+                (table,),
+            ).fetchone()
             return None if row is None else row[0]
         finally:
             if own:
@@ -301,8 +389,9 @@ class _PgTx:
                 s._reconnect()
             self._tx = s.conn.transaction()
             self._tx.__enter__()
-            row = s.conn.execute("SELECT last_seq FROM games WHERE game_id = %s FOR UPDATE",
-                                 (s.game_id,)).fetchone()
+            row = s.conn.execute(
+                "SELECT last_seq FROM games WHERE game_id = %s FOR UPDATE", (s.game_id,)
+            ).fetchone()
         except psycopg.Error as exc:
             self._abort()
             raise SessionError(f"cannot write to {redact(s.dsn)}: {_first_line(exc)}") from None
@@ -326,15 +415,18 @@ class _PgTx:
         finally:
             s._lock.release()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> Literal[False]:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> Literal[False]:
         psycopg = _psycopg()
         s = self.store
         try:
             self._tx.__exit__(exc_type, exc, tb)
         except psycopg.Error as exc2:
             if exc_type is None:
-                raise SessionError(f"the write to {redact(s.dsn)} did not finish: {_first_line(exc2)}") from None
+                raise SessionError(
+                    f"the write to {redact(s.dsn)} did not finish: {_first_line(exc2)}"
+                ) from None
         finally:
             s._tx_seq = None
             s._lock.release()
@@ -343,7 +435,9 @@ class _PgTx:
         return False
 
 
-def create_session(dsn: str, setup: dict[str, Any], *, table: str | None = None, by: dict[str, Any] | None = None) -> GameSession:
+def create_session(
+    dsn: str, setup: dict[str, Any], *, table: str | None = None, by: dict[str, Any] | None = None
+) -> GameSession:
     """A new ``GameSession`` on PostgreSQL (the set-up is checked before anything is written)."""
     from .game_session import GameSession, full_setup, new_game
 

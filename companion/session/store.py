@@ -83,8 +83,14 @@ class EventLog(Protocol):
 
     def transaction(self) -> AbstractContextManager[object]: ...
 
-    def insert(self, type_: str, player: str | None, action: dict[str, Any], log: list[str],
-               by: dict[str, Any] | None = None) -> dict[str, Any]: ...
+    def insert(
+        self,
+        type_: str,
+        player: str | None,
+        action: dict[str, Any],
+        log: list[str],
+        by: dict[str, Any] | None = None,
+    ) -> dict[str, Any]: ...
 
     def last_seq(self) -> int: ...
 
@@ -96,8 +102,9 @@ class EventLog(Protocol):
 
     def frames(self, since: int, upto: int) -> list[tuple[int, bytes]]: ...
 
-    def mark_undone(self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None) -> dict[str, Any]: ...
-
+    def mark_undone(
+        self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None
+    ) -> dict[str, Any]: ...
 
 
 class EventStore:
@@ -106,7 +113,9 @@ class EventStore:
         if not create and not self.path.exists():
             raise SessionError(f"no game database at {self.path}")
         try:
-            self.conn = sqlite3.connect(str(self.path), timeout=10, check_same_thread=False, isolation_level=None)
+            self.conn = sqlite3.connect(
+                str(self.path), timeout=10, check_same_thread=False, isolation_level=None
+            )
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=FULL")
             self.conn.executescript(SCHEMA)
@@ -137,26 +146,63 @@ class EventStore:
     def transaction(self) -> _Tx:
         return _Tx(self.conn)
 
-    def append(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], by: dict[str, Any] | None = None) -> dict[str, Any]:
+    def append(
+        self,
+        type_: str,
+        player: str | None,
+        action: dict[str, Any],
+        log: list[str],
+        by: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Append one event in its own transaction; returns it once committed."""
         with self.transaction():
             return self._insert(type_, player, action, log, by=by)
 
-    def insert(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], by: dict[str, Any] | None = None) -> dict[str, Any]:
+    def insert(
+        self,
+        type_: str,
+        player: str | None,
+        action: dict[str, Any],
+        log: list[str],
+        by: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Insert inside a transaction the caller holds (``with store.transaction(): ...``)."""
         return self._insert(type_, player, action, log, by=by)
 
-    def _insert(self, type_: str, player: str | None, action: dict[str, Any], log: list[str], undone: int = 0,
-                at: str | None = None, by: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _insert(
+        self,
+        type_: str,
+        player: str | None,
+        action: dict[str, Any],
+        log: list[str],
+        undone: int = 0,
+        at: str | None = None,
+        by: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         at = at or now()
         by = check_by(by)
         cur = self.conn.execute(
             "INSERT INTO events (type, player, action, log, undone, at, changed_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (type_, player, json.dumps(action), json.dumps(log), undone, at,
-             None if by is None else json.dumps(by)),
+            (
+                type_,
+                player,
+                json.dumps(action),
+                json.dumps(log),
+                undone,
+                at,
+                None if by is None else json.dumps(by),
+            ),
         )
-        return {"seq": cur.lastrowid, "type": type_, "player": player, "action": action, "log": log,
-                "undone": bool(undone), "at": at, "by": by}
+        return {
+            "seq": cur.lastrowid,
+            "type": type_,
+            "player": player,
+            "action": action,
+            "log": log,
+            "undone": bool(undone),
+            "at": at,
+            "by": by,
+        }
 
     def last_seq(self) -> int:
         return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0])
@@ -164,13 +210,23 @@ class EventStore:
     def events(self, since: int = 0) -> list[dict[str, Any]]:
         rows = self.conn.execute(
             "SELECT seq, type, player, action, log, undone, at, changed_by FROM events WHERE seq > ? ORDER BY seq",
-            (since,)).fetchall()
+            (since,),
+        ).fetchall()
         out: list[dict[str, Any]] = []
         for seq, type_, player, action, log, undone, at, by in rows:
             try:
-                out.append({"seq": seq, "type": type_, "player": player, "action": json.loads(action),
-                            "log": json.loads(log), "undone": bool(undone), "at": at,
-                            "by": None if by is None else json.loads(by)})
+                out.append(
+                    {
+                        "seq": seq,
+                        "type": type_,
+                        "player": player,
+                        "action": json.loads(action),
+                        "log": json.loads(log),
+                        "undone": bool(undone),
+                        "at": at,
+                        "by": None if by is None else json.loads(by),
+                    }
+                )
             except json.JSONDecodeError as exc:
                 raise SessionError(f"event {seq} in {self.path} is damaged: {exc}") from None
         return out
@@ -187,10 +243,16 @@ class EventStore:
 
     def frames(self, since: int, upto: int) -> list[tuple[int, bytes]]:
         """(seq, JPEG) of the frames kept for events ``since`` < seq <= ``upto``, in order."""
-        return [(s, bytes(j)) for s, j in self.conn.execute(
-            "SELECT seq, jpeg FROM frames WHERE seq > ? AND seq <= ? ORDER BY seq", (since, upto))]
+        return [
+            (s, bytes(j))
+            for s, j in self.conn.execute(
+                "SELECT seq, jpeg FROM frames WHERE seq > ? AND seq <= ? ORDER BY seq", (since, upto)
+            )
+        ]
 
-    def mark_undone(self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None) -> dict[str, Any]:
+    def mark_undone(
+        self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Mark events undone and log the undo (inside the caller's transaction)."""
         self.conn.executemany("UPDATE events SET undone = 1 WHERE seq = ?", [(s,) for s in seqs])
         return self._insert("undo", None, marker, [f"undid events {seqs}"], by=by)
@@ -214,8 +276,9 @@ class _Tx:
             raise
         return self.conn
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> Literal[False]:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> Literal[False]:
         try:
             self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
         finally:

@@ -68,8 +68,15 @@ def _profile_likelihoods(profile, die, det: Detections, i: int) -> tuple[np.ndar
     return (1 - p_cocked) * w / total, p_cocked, (1 - p_cocked) * profile.unknown_weight() / total, table
 
 
-def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str], heads: dict[str, list[str]],
-           min_confidence: float = 0.9, profile=None) -> tuple[list[UnitReading], list[int]]:
+def assign(
+    dice,
+    det: Detections,
+    colours: list[list[str]],
+    det_kinds: list[str],
+    heads: dict[str, list[str]],
+    min_confidence: float = 0.9,
+    profile=None,
+) -> tuple[list[UnitReading], list[int]]:
     """Assign detections to roster dice; returns (one reading per roster entry, unassigned detections).
 
     ``profile``: a table profile (``companion.vision.profile``) whose prototypes give the face
@@ -90,7 +97,9 @@ def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str]
     first = [next(jj for jj in range(m) if dice[jj] is die) for die in dice]
     materials = [set(die_materials(die)) for die in dice]
     for i in range(n):
-        p_cocked = det.face_probs[i, cocked_idx] if cocked_idx is not None and det.face_probs.shape[1] else 0.0
+        p_cocked = (
+            det.face_probs[i, cocked_idx] if cocked_idx is not None and det.face_probs.shape[1] else 0.0
+        )
         for j, die in enumerate(dice):
             if profile is not None:
                 if (i, first[j]) not in weighed:
@@ -124,13 +133,30 @@ def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str]
         delta = alt_cost - best
         conf_assign = 1.0 / (1.0 + math.exp(-min(delta, 50.0)))
         fl = face_tables[i, j]
-        if profile is not None:  # the profile's rule: nearest known face, else unreadable; cocked from geometry
-            match = profile.read_die(det.embedding[i], die, float(det.cocked_prob[i]), weighed[i, first[j]][3])
+        if (
+            profile is not None
+        ):  # the profile's rule: nearest known face, else unreadable; cocked from geometry
+            match = profile.read_die(
+                det.embedding[i], die, float(det.cocked_prob[i]), weighed[i, first[j]][3]
+            )
             conf = conf_assign * match.confidence
-            out.append(UnitReading(die.name, j, i, match.label.text if match.label else None, match.face_index,
-                                   round(float(conf), 4), match.cocked, [], match.unreadable))
+            out.append(
+                UnitReading(
+                    die.name,
+                    j,
+                    i,
+                    match.label.text if match.label else None,
+                    match.face_index,
+                    round(float(conf), 4),
+                    match.cocked,
+                    [],
+                    match.unreadable,
+                )
+            )
             continue
-        p_cocked = det.face_probs[i, cocked_idx] if cocked_idx is not None and det.face_probs.shape[1] else 0.0
+        p_cocked = (
+            det.face_probs[i, cocked_idx] if cocked_idx is not None and det.face_probs.shape[1] else 0.0
+        )
         total = fl.sum() + p_cocked + EPS
         k = int(fl.argmax())
         cocked = p_cocked > fl[k]
@@ -141,14 +167,34 @@ def assign(dice, det: Detections, colours: list[list[str]], det_kinds: list[str]
             alt_det = {int(c): int(r) for r, c in zip(r2, c2, strict=True)}.get(j)
             if alt_det is not None and alt_cost < 1e8:
                 ft = face_tables[alt_det, j]
-                alts.append({"detection": alt_det, "face": die.faces[int(ft.argmax())].text(),
-                             "confidence": round(1 - conf_assign, 4)})
+                alts.append(
+                    {
+                        "detection": alt_det,
+                        "face": die.faces[int(ft.argmax())].text(),
+                        "confidence": round(1 - conf_assign, 4),
+                    }
+                )
             for kk in np.argsort(-fl)[1:3]:
                 if fl[kk] / total > 0.05 and die.faces[kk].text() != die.faces[k].text():
-                    alts.append({"detection": i, "face": die.faces[int(kk)].text(),
-                                 "confidence": round(float(fl[kk] / total * conf_assign), 4)})
-        out.append(UnitReading(die.name, j, i, None if cocked else die.faces[k].text(), None if cocked else k,
-                               round(float(conf), 4), bool(cocked), alts))
+                    alts.append(
+                        {
+                            "detection": i,
+                            "face": die.faces[int(kk)].text(),
+                            "confidence": round(float(fl[kk] / total * conf_assign), 4),
+                        }
+                    )
+        out.append(
+            UnitReading(
+                die.name,
+                j,
+                i,
+                None if cocked else die.faces[k].text(),
+                None if cocked else k,
+                round(float(conf), 4),
+                bool(cocked),
+                alts,
+            )
+        )
     unassigned = sorted(set(range(n)) - set(by_unit.values()))
     return out, unassigned
 

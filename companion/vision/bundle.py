@@ -54,13 +54,27 @@ def dataset_form(data_dir: Path) -> str:
 
 
 def _boxes_px(norm: np.ndarray, w: int, h: int) -> np.ndarray:
-    return np.stack([(norm[:, 0] - norm[:, 2] / 2) * w, (norm[:, 1] - norm[:, 3] / 2) * h,
-                     (norm[:, 0] + norm[:, 2] / 2) * w, (norm[:, 1] + norm[:, 3] / 2) * h], 1)
+    return np.stack(
+        [
+            (norm[:, 0] - norm[:, 2] / 2) * w,
+            (norm[:, 1] - norm[:, 3] / 2) * h,
+            (norm[:, 0] + norm[:, 2] / 2) * w,
+            (norm[:, 1] + norm[:, 3] / 2) * h,
+        ],
+        1,
+    )
 
 
-def collect_crops(data_dir: Path, split: str = "train", repeats: int = 1, jitter: float = 0.06, seed: int = 0,
-                  progress: bool = True, size: int = CROP_SIZE, margin: float = CROP_MARGIN
-                  ) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, list[str]]]:
+def collect_crops(
+    data_dir: Path,
+    split: str = "train",
+    repeats: int = 1,
+    jitter: float = 0.06,
+    seed: int = 0,
+    progress: bool = True,
+    size: int = CROP_SIZE,
+    margin: float = CROP_MARGIN,
+) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, list[str]]]:
     """Face-reader training crops from a dataset's boxes: (crops, targets, class names per head).
 
     Dragon Dice crops carry three heads: ``kind`` (d4..d12), ``icon`` (or ``cocked``) and ``count``."""
@@ -71,7 +85,9 @@ def collect_crops(data_dir: Path, split: str = "train", repeats: int = 1, jitter
     mpath = Path(meta["_root"]) / "manifest.jsonl"
     if form == "dragon-dice":
         if not mpath.is_file():
-            raise DatasetError(f"{data_dir}: a Dragon Dice dataset needs manifest.jsonl (the face of every box)")
+            raise DatasetError(
+                f"{data_dir}: a Dragon Dice dataset needs manifest.jsonl (the face of every box)"
+            )
         for line in mpath.read_text().splitlines():
             if line.strip():
                 rec = json.loads(line)
@@ -104,10 +120,20 @@ def collect_crops(data_dir: Path, split: str = "train", repeats: int = 1, jitter
     if form == "d6":
         names = {"icon": D6_CLASSES}
         return np.stack(crops), {"icon": np.array([D6_CLASSES.index(i) for i in icons])}, names
-    names = {"kind": list(KIND_CLASSES), "icon": sorted(set(icons) - {COCKED}) + [COCKED],
-             "count": [str(i) for i in range(max(counts) + 1)]}
-    return (np.stack(crops), {"kind": np.array(kinds), "icon": np.array([names["icon"].index(i) for i in icons]),
-                              "count": np.array(counts)}, names)
+    names = {
+        "kind": list(KIND_CLASSES),
+        "icon": sorted(set(icons) - {COCKED}) + [COCKED],
+        "count": [str(i) for i in range(max(counts) + 1)],
+    }
+    return (
+        np.stack(crops),
+        {
+            "kind": np.array(kinds),
+            "icon": np.array([names["icon"].index(i) for i in icons]),
+            "count": np.array(counts),
+        },
+        names,
+    )
 
 
 def one_class_copy(data_dir: Path, out: Path) -> Path:
@@ -141,8 +167,15 @@ def faces_by_kind(catalogue=None) -> dict[str, list[list]]:
     return {k: [list(p) for p in sorted(v)] for k, v in out.items()}
 
 
-def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, extra: dict | None = None,
-                 det_onnx: Path | None = None) -> Path:
+def write_bundle(
+    out: Path,
+    form: str,
+    det_pt: Path,
+    face_pt: Path,
+    imgsz: int,
+    extra: dict | None = None,
+    det_onnx: Path | None = None,
+) -> Path:
     """Export both networks to ONNX and write ``model.json`` (keeps the .pt files for fine-tuning).
 
     ``det_onnx``: an existing export of ``det_pt`` at ``imgsz`` to reuse instead of exporting again."""
@@ -172,7 +205,10 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
         "iou": 0.6,
         "detector_classes": ["die"] if form == "d6" or kind_head else list(KIND_CLASSES),
         "face_heads": face_meta["heads"],
-        "crop": {"size": int(face_meta.get("input", CROP_SIZE)), "margin": float(face_meta.get("margin", CROP_MARGIN))},
+        "crop": {
+            "size": int(face_meta.get("input", CROP_SIZE)),
+            "margin": float(face_meta.get("margin", CROP_MARGIN)),
+        },
         "eval_classes": D6_CLASSES if form == "d6" else list(KIND_CLASSES),
         "eval_from": "icon" if form == "d6" else "detector",
         "min_face_confidence": 0.5,
@@ -185,7 +221,15 @@ def write_bundle(out: Path, form: str, det_pt: Path, face_pt: Path, imgsz: int, 
 
 
 #: ``model.json`` settings of how a bundle reads (thresholds, test-time views); fine-tuning keeps them
-READING_SETTINGS = ("conf", "iou", "box_vote", "small_dice", "face_turns", "face_shift", "min_face_confidence")
+READING_SETTINGS = (
+    "conf",
+    "iou",
+    "box_vote",
+    "small_dice",
+    "face_turns",
+    "face_shift",
+    "min_face_confidence",
+)
 
 
 def reading_settings(meta: dict) -> dict:
@@ -193,11 +237,24 @@ def reading_settings(meta: dict) -> dict:
     return {k: meta[k] for k in READING_SETTINGS if k in meta}
 
 
-def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 320, hours: float | None = None,
-                 face_epochs: int = 10, batch: int = 16, resume: Path | None = None, finetune: Path | None = None,
-                 work: Path = Path("runs/train"), crop_repeats: int = 2, progress: bool = True,
-                 face_crop: int | None = None, face_margin: float | None = None, face_stem: int | None = None
-                 ) -> Path:
+def train_bundle(
+    data_dir: Path,
+    out: Path,
+    *,
+    epochs: int = 20,
+    imgsz: int = 320,
+    hours: float | None = None,
+    face_epochs: int = 10,
+    batch: int = 16,
+    resume: Path | None = None,
+    finetune: Path | None = None,
+    work: Path = Path("runs/train"),
+    crop_repeats: int = 2,
+    progress: bool = True,
+    face_crop: int | None = None,
+    face_margin: float | None = None,
+    face_stem: int | None = None,
+) -> Path:
     """Train detector and face reader on one dataset and write a bundle at ``out``.
 
     ``finetune``: a bundle folder whose ``detector.pt`` and ``face.pt`` are the starting weights.
@@ -221,8 +278,17 @@ def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 32
     det_data = one_class_copy(data_dir, Path(work) / f"{name}-oneclass")
     start_det = Path(finetune) / "detector.pt" if finetune else None
     start_face = Path(finetune) / "face.pt" if finetune else None
-    det_pt = train_detector(det_data, Path(work), f"{name}-det", imgsz=imgsz, epochs=epochs, hours=hours, batch=batch,
-                            resume=resume, finetune=start_det)
+    det_pt = train_detector(
+        det_data,
+        Path(work),
+        f"{name}-det",
+        imgsz=imgsz,
+        epochs=epochs,
+        hours=hours,
+        batch=batch,
+        resume=resume,
+        finetune=start_det,
+    )
     t_det = time.time() - t0
     fm = None
     if start_face is not None:  # fine-tuning cuts crops the way the starting face reader was trained
@@ -230,27 +296,43 @@ def train_bundle(data_dir: Path, out: Path, *, epochs: int = 20, imgsz: int = 32
 
         _, fm = load_classifier(start_face)
         face_crop, face_margin = int(fm.get("input", CROP_SIZE)), float(fm.get("margin", CROP_MARGIN))
-    crops, targets, classes = collect_crops(data_dir, "train", repeats=crop_repeats, progress=progress,
-                                            size=face_crop, margin=face_margin)
+    crops, targets, classes = collect_crops(
+        data_dir, "train", repeats=crop_repeats, progress=progress, size=face_crop, margin=face_margin
+    )
     if fm is not None:
         if fm["heads"] != classes:  # keep the shipped vocabulary: map new labels into it
             for head, names in classes.items():
                 target_names = fm["heads"][head]
                 missing = set(names) - set(target_names)
                 if missing:
-                    raise DatasetError(f"fine-tuning data has {head} classes the model lacks: {sorted(missing)}")
+                    raise DatasetError(
+                        f"fine-tuning data has {head} classes the model lacks: {sorted(missing)}"
+                    )
                 targets[head] = np.array([target_names.index(names[i]) for i in targets[head]])
             classes = fm["heads"]
-    face_pt = train_classifier(crops, targets, classes, Path(work) / f"{name}-face", epochs=face_epochs,
-                               flips=form == "d6", init=start_face, progress=progress,
-                               width=24, stem=face_stem, margin=face_margin)
-    extra = {"trained_seconds": {"detector": round(t_det, 1), "total": round(time.time() - t0, 1)},
-             "train_data": str(data_dir), "epochs": epochs, "face_epochs": face_epochs}
+    face_pt = train_classifier(
+        crops,
+        targets,
+        classes,
+        Path(work) / f"{name}-face",
+        epochs=face_epochs,
+        flips=form == "d6",
+        init=start_face,
+        progress=progress,
+        width=24,
+        stem=face_stem,
+        margin=face_margin,
+    )
+    extra = {
+        "trained_seconds": {"detector": round(t_det, 1), "total": round(time.time() - t0, 1)},
+        "train_data": str(data_dir),
+        "epochs": epochs,
+        "face_epochs": face_epochs,
+    }
     run_imgsz = imgsz
     if finetune:  # a fine-tuned model reads the way the model it started from was set to read,
         # at the same run-time input (the die finder is fully convolutional)
         base = json.loads((Path(finetune) / "model.json").read_text())
-        extra = {**reading_settings(base), **extra, "finetuned_from": base.get("name"),
-                 "train_imgsz": imgsz}
+        extra = {**reading_settings(base), **extra, "finetuned_from": base.get("name"), "train_imgsz": imgsz}
         run_imgsz = int(base.get("imgsz", imgsz))
     return write_bundle(out, form, det_pt, face_pt, run_imgsz, extra)

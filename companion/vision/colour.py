@@ -7,12 +7,21 @@ import numpy as np
 
 #: Reference colours (BGR) of die materials, as printed on real Dragon Dice (V4.01c L138-164).
 MATERIALS_BGR = {
-    "Air": (190, 110, 30), "Death": (38, 36, 40), "Earth": (40, 190, 225), "Fire": (40, 40, 195),
-    "Water": (60, 140, 40), "Ivory": (196, 222, 234), "White": (244, 244, 244), "Gold": (40, 165, 205),
-    "Silver": (185, 185, 190), "Bronze": (60, 115, 170),
+    "Air": (190, 110, 30),
+    "Death": (38, 36, 40),
+    "Earth": (40, 190, 225),
+    "Fire": (40, 40, 195),
+    "Water": (60, 140, 40),
+    "Ivory": (196, 222, 234),
+    "White": (244, 244, 244),
+    "Gold": (40, 165, 205),
+    "Silver": (185, 185, 190),
+    "Bronze": (60, 115, 170),
 }
 _NAMES = list(MATERIALS_BGR)
-_LAB = cv2.cvtColor(np.array([list(MATERIALS_BGR.values())], np.uint8), cv2.COLOR_BGR2LAB)[0].astype(np.float32)
+_LAB = cv2.cvtColor(np.array([list(MATERIALS_BGR.values())], np.uint8), cv2.COLOR_BGR2LAB)[0].astype(
+    np.float32
+)
 
 #: Six-sided unit sizes across (mm), issue 5: 16/18/20/22.
 D6_SIZES_MM = {"Small": 16, "Medium": 18, "Large": 20, "Champion": 22}
@@ -24,7 +33,7 @@ def estimate_colour(image: np.ndarray, box, top: int = 2) -> list[str]:
     w, h = x2 - x1, y2 - y1
     if w < 4 or h < 4:
         return []
-    patch = image[y1 + h // 5:y2 - h // 5, x1 + w // 5:x2 - w // 5]
+    patch = image[y1 + h // 5 : y2 - h // 5, x1 + w // 5 : x2 - w // 5]
     if patch.size == 0:
         return []
     step = max(1, int((patch.shape[0] * patch.shape[1] / 400) ** 0.5))  # ~400 pixels vote, whatever the size

@@ -22,15 +22,22 @@ class Detections:
     count_confidence: np.ndarray = field(default=None)
     face_probs: np.ndarray = field(default=None)  # (n, n_faces)
     count_probs: np.ndarray = field(default=None)  # (n, n_counts) or (n, 0)
-    kind_confidence: np.ndarray = field(default=None)  # (n,) how sure the die kind (class_id) is; 1 if untested
+    kind_confidence: np.ndarray = field(
+        default=None
+    )  # (n,) how sure the die kind (class_id) is; 1 if untested
     embedding: np.ndarray = field(default=None)  # (n, dim) face embeddings (a bundle with a table profile)
     cocked_prob: np.ndarray = field(default=None)  # (n,) p(cocked) from the embedding network's geometry head
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
         self.xyxy = np.asarray(self.xyxy, float).reshape(n, 4)
-        defaults = {"face_id": (-1, int), "face_confidence": (0.0, float), "count": (-1, int),
-                    "count_confidence": (0.0, float), "kind_confidence": (1.0, float)}
+        defaults = {
+            "face_id": (-1, int),
+            "face_confidence": (0.0, float),
+            "count": (-1, int),
+            "count_confidence": (0.0, float),
+            "kind_confidence": (1.0, float),
+        }
         for name, (value, dtype) in defaults.items():
             if getattr(self, name) is None:
                 setattr(self, name, np.full(n, value, dtype))
@@ -69,7 +76,6 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     area_a = (a[:, 2:] - a[:, :2]).prod(1)
     area_b = (b[:, 2:] - b[:, :2]).prod(1)
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
-
 
 
 def box_problem(box, w: int, h: int) -> str | None:

@@ -47,7 +47,7 @@ class FaceEmbedder:
             return np.zeros((0, self.dim), np.float32), np.zeros(0)
         embs, logits = [], []
         for i in range(0, n, self.batch):
-            x = crops[i:i + self.batch].transpose(0, 3, 1, 2).astype(np.float32) / 255
+            x = crops[i : i + self.batch].transpose(0, 3, 1, 2).astype(np.float32) / 255
             m = len(x)
             ks = (0,) if self.turns == 1 else (0, 2) if self.turns == 2 else (0, 1, 2, 3)
             views = np.ascontiguousarray(np.concatenate([np.rot90(x, k, (2, 3)) for k in ks]))

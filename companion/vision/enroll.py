@@ -82,14 +82,18 @@ def check_die_record(rec, where: str, w: int, h: int, catalogue) -> FaceLabel | 
     kind = rec.get("kind")
     if "value" in rec:  # a standard die: d4..d20 with a number
         if kind not in STANDARD_KINDS:
-            raise EnrollError(f"{where}.kind: a standard die is one of {', '.join(STANDARD_KINDS)}, not {kind!r}")
+            raise EnrollError(
+                f"{where}.kind: a standard die is one of {', '.join(STANDARD_KINDS)}, not {kind!r}"
+            )
         v = rec["value"]
         if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= SIDES[kind]:
             raise EnrollError(f"{where}.value: a {kind} shows 1..{SIDES[kind]}, not {v!r}")
         return FaceLabel(kind, "value", v)
     if kind not in DD_KINDS.values():
-        raise EnrollError(f"{where}.kind: must be one of {', '.join(DD_KINDS.values())} "
-                          f"(or a standard die d4..d20 with a 'value'), not {kind!r}")
+        raise EnrollError(
+            f"{where}.kind: must be one of {', '.join(DD_KINDS.values())} "
+            f"(or a standard die d4..d20 with a 'value'), not {kind!r}"
+        )
     if rec.get("cocked"):
         return None
     icon, count = rec.get("icon"), rec.get("count")
@@ -105,14 +109,17 @@ def check_die_record(rec, where: str, w: int, h: int, catalogue) -> FaceLabel | 
         if DD_KINDS.get(len(die.faces)) != kind:
             raise EnrollError(f"{where}.kind: {die.name} is a {DD_KINDS.get(len(die.faces))}, not a {kind}")
         if (icon, count) not in {(f.name, int(f.count)) for f in die.faces}:
-            raise EnrollError(f"{where}.icon: {die.name} has no face '{count} {icon}' "
-                              f"(its faces: {', '.join(f.text() for f in die.faces)})")
+            raise EnrollError(
+                f"{where}.icon: {die.name} has no face '{count} {icon}' "
+                f"(its faces: {', '.join(f.text() for f in die.faces)})"
+            )
         return FaceLabel(kind, icon, count, die.name, die.species)
     if species is not None and not _faces_of(catalogue, kind, species):
         raise EnrollError(f"{where}.species: no {kind} of species {species!r} in the catalogue")
     if (icon, count) not in _faces_of(catalogue, kind, species):
-        raise EnrollError(f"{where}.icon: no {kind}{' of ' + species if species else ''} has a face "
-                          f"'{count} {icon}'")
+        raise EnrollError(
+            f"{where}.icon: no {kind}{' of ' + species if species else ''} has a face '{count} {icon}'"
+        )
     return FaceLabel(kind, icon, count, None, species)
 
 
@@ -127,8 +134,10 @@ def read_corrections(folder: Path, catalogue=None) -> list[Sighting]:
         raise EnrollError(f"{folder}: holds no corrections (<name>.jpg + <name>.json)")
     out = []
     for rec_path in records:
-        img_path = next((rec_path.with_suffix(s) for s in (".jpg", ".jpeg", ".png")
-                         if rec_path.with_suffix(s).is_file()), None)
+        img_path = next(
+            (rec_path.with_suffix(s) for s in (".jpg", ".jpeg", ".png") if rec_path.with_suffix(s).is_file()),
+            None,
+        )
         if img_path is None:
             raise EnrollError(f"{rec_path.name}: its frame {rec_path.stem}.jpg is missing")
         image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
@@ -165,7 +174,9 @@ def read_art(folder: Path, catalogue=None) -> list[Sighting]:
         cols = [c.strip() for c in (reader.fieldnames or [])]
         missing = [c for c in ART_COLUMNS if c not in cols]
         if missing:
-            raise EnrollError(f"faces.csv: missing column(s) {', '.join(missing)} (needs {', '.join(ART_COLUMNS)})")
+            raise EnrollError(
+                f"faces.csv: missing column(s) {', '.join(missing)} (needs {', '.join(ART_COLUMNS)})"
+            )
         for n, raw in enumerate(reader, start=2):
             row = {(k or "").strip(): (v or "").strip() for k, v in raw.items()}
             where = f"faces.csv line {n}"
@@ -181,22 +192,37 @@ def read_art(folder: Path, catalogue=None) -> list[Sighting]:
                 raise EnrollError(f"{where}: species: {row['species']!r} is not a species of the catalogue")
             kind = row["kind"]
             if kind not in DD_KINDS.values():
-                raise EnrollError(f"{where}: kind: must be one of {', '.join(DD_KINDS.values())}, not {kind!r}")
+                raise EnrollError(
+                    f"{where}: kind: must be one of {', '.join(DD_KINDS.values())}, not {kind!r}"
+                )
             try:
                 count = int(row["count"])
             except ValueError:
                 raise EnrollError(f"{where}: count: {row['count']!r} is not a whole number") from None
             if (row["icon"], count) not in _faces_of(catalogue, kind, row["species"]):
-                raise EnrollError(f"{where}: icon: no {row['species']} {kind} has a face '{count} {row['icon']}'")
-            out.append(Sighting(f"faces.csv line {n}", picture, None,
-                                FaceLabel(kind, row["icon"], count, None, row["species"])))
+                raise EnrollError(
+                    f"{where}: icon: no {row['species']} {kind} has a face '{count} {row['icon']}'"
+                )
+            out.append(
+                Sighting(
+                    f"faces.csv line {n}",
+                    picture,
+                    None,
+                    FaceLabel(kind, row["icon"], count, None, row["species"]),
+                )
+            )
     if not out:
         raise EnrollError(f"{table}: lists no face pictures")
     return out
 
 
-def sighting_crops(sightings: list[Sighting], views: int = ART_VIEWS, seed: int = 0,
-                   size: int = EMBED_INPUT, margin: float = CROP_MARGIN) -> tuple[np.ndarray, list[FaceLabel]]:
+def sighting_crops(
+    sightings: list[Sighting],
+    views: int = ART_VIEWS,
+    seed: int = 0,
+    size: int = EMBED_INPUT,
+    margin: float = CROP_MARGIN,
+) -> tuple[np.ndarray, list[FaceLabel]]:
     """Crops to embed: a frame's die cut by ``crop_die``; an art picture placed on ``views`` dice."""
     from companion.vision.crops import crop_die  # noqa: PLC0415
 
@@ -210,7 +236,9 @@ def sighting_crops(sightings: list[Sighting], views: int = ART_VIEWS, seed: int 
             from companion.vision.synth.real_dice import place_face_picture  # noqa: PLC0415
 
             for _ in range(views):
-                crops.append(np.ascontiguousarray(place_face_picture(s.image, s.label.kind, rng, size=size)[..., :3]))
+                crops.append(
+                    np.ascontiguousarray(place_face_picture(s.image, s.label.kind, rng, size=size)[..., :3])
+                )
                 labels.append(s.label)
     return np.stack(crops), labels
 
@@ -226,12 +254,22 @@ def embedding_model(name_or_path=EMBED_MODEL) -> tuple[Path, dict]:
     except (OSError, json.JSONDecodeError) as exc:
         raise ModelError(f"no embedding network {str(name_or_path)!r} ({exc})") from exc
     if meta.get("form") != "face-embedding" or not (folder / meta.get("onnx", "embed.onnx")).is_file():
-        raise ModelError(f"{folder} is not a face embedding network (model.json form 'face-embedding' + embed.onnx)")
+        raise ModelError(
+            f"{folder} is not a face embedding network (model.json form 'face-embedding' + embed.onnx)"
+        )
     return folder, meta
 
 
-def enroll(base: str, out: Path, sightings: list[Sighting], *, embedding: str | None = None, views: int = ART_VIEWS,
-           seed: int = 0, progress: bool = False) -> dict:
+def enroll(
+    base: str,
+    out: Path,
+    sightings: list[Sighting],
+    *,
+    embedding: str | None = None,
+    views: int = ART_VIEWS,
+    seed: int = 0,
+    progress: bool = False,
+) -> dict:
     """Write bundle ``out``: ``base`` (a model name or folder, possibly an enrolled bundle whose profile
     then grows) + the embedding network + a profile that has learnt ``sightings``.  Returns figures.
 
@@ -242,17 +280,27 @@ def enroll(base: str, out: Path, sightings: list[Sighting], *, embedding: str | 
     t0 = time.perf_counter()
     target = Path(out)
     if target.exists() and not (target / "model.json").is_file():
-        raise EnrollError(f"{target} exists and is not a model bundle: give a new folder or a bundle to update")
+        raise EnrollError(
+            f"{target} exists and is not a model bundle: give a new folder or a bundle to update"
+        )
     base_dir = resolve_model(base).resolve()
     base_meta = json.loads((base_dir / "model.json").read_text())
-    numerals = base_meta.get("form") == "numerals"  # standard dice (polyhedral): the box finder is named in it
+    numerals = (
+        base_meta.get("form") == "numerals"
+    )  # standard dice (polyhedral): the box finder is named in it
     if not (base_dir / "face.onnx").is_file() or not (numerals or (base_dir / "detector.onnx").is_file()):
-        raise ModelError(f"{base_dir}: a base bundle needs face.onnx and a die finder (detector.onnx, or a "
-                         f"numeral bundle's box_finder): dragon-dice, d6 or polyhedral")
+        raise ModelError(
+            f"{base_dir}: a base bundle needs face.onnx and a die finder (detector.onnx, or a "
+            f"numeral bundle's box_finder): dragon-dice, d6 or polyhedral"
+        )
     if base_meta.get("embedding"):  # an enrolled bundle: keep its network and grow its profile
         spec = dict(base_meta["embedding"])
         onnx = base_dir / spec["onnx"]
-        emb_meta = {"reading": spec.get("reading", {}), "turns": spec.get("turns", 4), "crop": spec.get("crop", {})}
+        emb_meta = {
+            "reading": spec.get("reading", {}),
+            "turns": spec.get("turns", 4),
+            "crop": spec.get("crop", {}),
+        }
     else:
         emb_dir, emb_meta = embedding_model(embedding or base_meta.get("embedding_network", EMBED_MODEL))
         onnx = emb_dir / emb_meta.get("onnx", "embed.onnx")
@@ -280,9 +328,14 @@ def enroll(base: str, out: Path, sightings: list[Sighting], *, embedding: str | 
             shutil.copyfile(onnx, tmp / "embed.onnx")
         meta = dict(base_meta)
         meta["name"] = out.name
-        meta["embedding"] = {"onnx": "embed.onnx", "profile": PROFILE_FILE, "turns": int(emb_meta.get("turns", 4)),
-                             "crop": {"size": size, "margin": margin}, "reading": profile.settings,
-                             "embedder_id": eid}
+        meta["embedding"] = {
+            "onnx": "embed.onnx",
+            "profile": PROFILE_FILE,
+            "turns": int(emb_meta.get("turns", 4)),
+            "crop": {"size": size, "margin": margin},
+            "reading": profile.settings,
+            "embedder_id": eid,
+        }
         meta["enrolled_from"] = base_meta.get("enrolled_from", base_meta.get("name", base_dir.name))
         profile.save(tmp / PROFILE_FILE)
         (tmp / "model.json").write_text(json.dumps(meta, indent=1))
@@ -300,5 +353,11 @@ def enroll(base: str, out: Path, sightings: list[Sighting], *, embedding: str | 
     from companion.vision.reader import _CACHE  # noqa: PLC0415
 
     _CACHE.pop(out, None)  # a model loaded from here before must be read again
-    return {"bundle": str(out), "crops": len(crops), "sightings": len(sightings), "faces_known": len(profile),
-            "embed_seconds": round(t_embed, 3), "seconds": round(time.perf_counter() - t0, 3)}
+    return {
+        "bundle": str(out),
+        "crops": len(crops),
+        "sightings": len(sightings),
+        "faces_known": len(profile),
+        "embed_seconds": round(t_embed, 3),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }

@@ -79,14 +79,26 @@ def _one_table(args: tuple) -> Table:
     return Table(int(fam), [d.name for d in dice], enrol, qs, hold)
 
 
-def render_tables(families, *, tables_per_family: int = 3, queries: int = 60, max_shots: int = 10,
-                  withheld: float = 0.15, cocked: float = 0.1, seed: int = 0, workers: int = 0,
-                  progress=None) -> list[Table]:
+def render_tables(
+    families,
+    *,
+    tables_per_family: int = 3,
+    queries: int = 60,
+    max_shots: int = 10,
+    withheld: float = 0.15,
+    cocked: float = 0.1,
+    seed: int = 0,
+    workers: int = 0,
+    progress=None,
+) -> list[Table]:
     """Render the tables of a simulation (``real_dice.render_die_crop``; torch-free), in ``workers``
     processes (0: in this one).  The same arguments render the same tables."""
     rng = np.random.default_rng(seed)
-    args = [(int(f), int(rng.integers(2**31)), queries, max_shots, withheld, cocked)
-            for f in families for _ in range(tables_per_family)]
+    args = [
+        (int(f), int(rng.integers(2**31)), queries, max_shots, withheld, cocked)
+        for f in families
+        for _ in range(tables_per_family)
+    ]
     if workers > 0:
         import multiprocessing as mp  # noqa: PLC0415
 
@@ -122,8 +134,8 @@ def embed_tables(tables: list[Table], embedder) -> list[Embedded]:
         crops = [t.enrol[k][0] for k in keys] + [np.stack([q[3] for q in t.queries])]
         emb, pc = embedder(np.concatenate(crops))
         m = t.enrol[keys[0]][0].shape[0] if keys else 0
-        enrol = {k: emb[i * m:(i + 1) * m] for i, k in enumerate(keys)}
-        out.append(Embedded(t, enrol, emb[len(keys) * m:], pc[len(keys) * m:]))
+        enrol = {k: emb[i * m : (i + 1) * m] for i, k in enumerate(keys)}
+        out.append(Embedded(t, enrol, emb[len(keys) * m :], pc[len(keys) * m :]))
     return out
 
 
@@ -144,8 +156,20 @@ def distance_records(embedded: list[Embedded], shots=SHOTS, catalogue=None) -> d
         catalogue = load_catalogue()
     recs: dict[int, dict[str, list]] = {}
     for s in shots:
-        r = recs.setdefault(s, {"d": [], "truth": [], "known": [], "cocked": [], "pc": [], "same": [], "full": [],
-                                "n": [], "family": []})
+        r = recs.setdefault(
+            s,
+            {
+                "d": [],
+                "truth": [],
+                "known": [],
+                "cocked": [],
+                "pc": [],
+                "same": [],
+                "full": [],
+                "n": [],
+                "family": [],
+            },
+        )
         for e in embedded:
             dim = e.query_emb.shape[1]
             prof = _profile(e, s, dim, {})
@@ -153,7 +177,7 @@ def distance_records(embedded: list[Embedded], shots=SHOTS, catalogue=None) -> d
                 die = catalogue.find(e.table.dice[j])
                 _, d, n = prof._face_table(emb, die)
                 pad = np.full(12, np.inf)
-                pad[:len(d)] = d
+                pad[: len(d)] = d
                 r["d"].append(pad)
                 r["truth"].append(k)
                 r["known"].append(face_key(die, k)[0] not in e.table.withheld)
@@ -178,7 +202,9 @@ def _gate(rec: dict, settings: dict) -> tuple[np.ndarray, np.ndarray]:
     called_cocked = rec["pc"] >= settings.get("cocked_threshold", 0.5)
     one = settings.get("one_sighting") if margin_gate(settings) else None
     by = settings.get("by_sightings") if margin_gate(settings) else None
-    if (one or by) and "n" in rec:  # each record's gate by its nearest prototype's sightings (``TableProfile.gate``)
+    if (
+        one or by
+    ) and "n" in rec:  # each record's gate by its nearest prototype's sightings (``TableProfile.gate``)
         n = np.asarray(rec["n"])
         base = {x: v for x, v in settings.items() if x not in ("one_sighting", "by_sightings")}
         bounds = sorted(int(x) for x in by or {})
@@ -199,14 +225,18 @@ def _gate(rec: dict, settings: dict) -> tuple[np.ndarray, np.ndarray]:
         with np.errstate(invalid="ignore"):  # no face known: inf - inf, never read (d1 is not finite)
             margin = rest.min(1) - d1
         full = np.asarray(rec.get("full", np.zeros(len(d), bool)), bool)
-        max_d = np.where(full, settings.get("max_distance_full", settings["max_distance"]), settings["max_distance"])
-        min_m = np.where(full, settings.get("min_margin_full", settings["min_margin"]), settings["min_margin"])
+        max_d = np.where(
+            full, settings.get("max_distance_full", settings["max_distance"]), settings["max_distance"]
+        )
+        min_m = np.where(
+            full, settings.get("min_margin_full", settings["min_margin"]), settings["min_margin"]
+        )
         with np.errstate(invalid="ignore"):
             read = (~called_cocked) & np.isfinite(d1) & (d1 < max_d) & ~(margin < min_m)
         return read, k
     scale, max_distance = settings["scale"], settings["max_distance"]
     w = np.where(np.isfinite(d), np.exp(-scale * np.where(np.isfinite(d), d, 0) ** 2), 0.0)
-    conf = w[rows, k] / (w.sum(1) + np.exp(-scale * max_distance ** 2) + 1e-12)
+    conf = w[rows, k] / (w.sum(1) + np.exp(-scale * max_distance**2) + 1e-12)
     read = (~called_cocked) & np.isfinite(d1) & (d1 < max_distance) & (conf >= settings["min_confidence"])
     return read, k
 
@@ -261,8 +291,14 @@ def wrong_bound(wrong, flat, confidence: float | None):
         return np.where(wrong >= flat, 1.0, beta.ppf(confidence, wrong + 1, np.maximum(flat - wrong, 1)))
 
 
-def calibrate(records: dict, max_wrong: float = 0.005, levels=(1, 2, 3, 5, 10), max_flat_cocked: float = 0.01,
-              by_sightings: bool = False, confidence: float | None = None) -> tuple[dict, dict]:
+def calibrate(
+    records: dict,
+    max_wrong: float = 0.005,
+    levels=(1, 2, 3, 5, 10),
+    max_flat_cocked: float = 0.01,
+    by_sightings: bool = False,
+    confidence: float | None = None,
+) -> tuple[dict, dict]:
     """First the lowest cocked threshold that calls at most ``max_flat_cocked`` of the flat dice
     cocked; then the margin gate with the best mean accuracy over ``levels`` whose confidently-wrong
     rate (known and never-enrolled faces together) stays <= ``max_wrong`` at every level (issue
@@ -275,24 +311,36 @@ def calibrate(records: dict, max_wrong: float = 0.005, levels=(1, 2, 3, 5, 10), 
     Clopper-Pearson bound of the confidently-wrong rate (``wrong_bound``), not by the observed rate:
     a margin below the target for art not seen in calibration.  Returns (setting, its figures per level)."""
     flat0 = ~records[levels[0]]["cocked"]
-    th = next((t for t in COCKED_THRESHOLDS
-               if ((records[levels[0]]["pc"] >= t) & flat0).sum() <= max_flat_cocked * max(flat0.sum(), 1)),
-              COCKED_THRESHOLDS[-1])
+    th = next(
+        (
+            t
+            for t in COCKED_THRESHOLDS
+            if ((records[levels[0]]["pc"] >= t) & flat0).sum() <= max_flat_cocked * max(flat0.sum(), 1)
+        ),
+        COCKED_THRESHOLDS[-1],
+    )
     if 1 in levels and len(levels) > 1:
         one, _ = _calibrate_gate(records, max_wrong, (1,), th, confidence)
         main, _ = _calibrate_gate(records, max_wrong, tuple(s for s in levels if s != 1), th, confidence)
         keys = ("max_distance", "min_margin", "max_distance_full", "min_margin_full")
-        setting = {**main, "one_sighting": {x: one[x] for x in keys}, "bound_met": one["bound_met"] and main["bound_met"]}
+        setting = {
+            **main,
+            "one_sighting": {x: one[x] for x in keys},
+            "bound_met": one["bound_met"] and main["bound_met"],
+        }
         if by_sightings:  # a gate per level of 2 and more sightings, each under the bound on its own level
-            gates = {s: _calibrate_gate(records, max_wrong, (s,), th, confidence)[0] for s in levels if s != 1}
+            gates = {
+                s: _calibrate_gate(records, max_wrong, (s,), th, confidence)[0] for s in levels if s != 1
+            }
             setting["by_sightings"] = {str(s): {x: g[x] for x in keys} for s, g in gates.items()}
             setting["bound_met"] = setting["bound_met"] and all(g["bound_met"] for g in gates.values())
         return setting, {s: decide(records[s], setting) for s in levels}
     return _calibrate_gate(records, max_wrong, levels, th, confidence)
 
 
-def _calibrate_gate(records: dict, max_wrong: float, levels: tuple, th: float,
-                    confidence: float | None = None) -> tuple[dict, dict]:
+def _calibrate_gate(
+    records: dict, max_wrong: float, levels: tuple, th: float, confidence: float | None = None
+) -> tuple[dict, dict]:
     grid = [(float(a), float(b)) for a in MAX_DISTANCES for b in MIN_MARGINS]
     # right and wrong counts per (gate pair, level), for the dice with unknown faces and the fully known ones
     right = np.zeros((2, len(grid), len(levels)))
@@ -317,8 +365,16 @@ def _calibrate_gate(records: dict, max_wrong: float, levels: tuple, th: float,
         i, j = np.unravel_index(np.where(worst <= max_wrong, acc, -1.0).argmax(), acc.shape)
     else:
         i, j = np.unravel_index(worst.argmin(), worst.shape)
-    setting = {"scale": 8.0, "max_distance": grid[i][0], "min_margin": grid[i][1], "max_distance_full": grid[j][0],
-               "min_margin_full": grid[j][1], "min_confidence": 0.0, "cocked_threshold": th, "bound_met": met}
+    setting = {
+        "scale": 8.0,
+        "max_distance": grid[i][0],
+        "min_margin": grid[i][1],
+        "max_distance_full": grid[j][0],
+        "min_margin_full": grid[j][1],
+        "min_confidence": 0.0,
+        "cocked_threshold": th,
+        "bound_met": met,
+    }
     return setting, {s: decide(records[s], setting) for s in levels}
 
 
@@ -331,8 +387,16 @@ def records_of(records: dict, keep) -> dict:
     return out
 
 
-_COUNTED = ("confidently_wrong", "accuracy", "nearest_right", "unknown_read", "unreadable", "cocked_read",
-            "accuracy_full", "wrong_full")
+_COUNTED = (
+    "confidently_wrong",
+    "accuracy",
+    "nearest_right",
+    "unknown_read",
+    "unreadable",
+    "cocked_read",
+    "accuracy_full",
+    "wrong_full",
+)
 
 
 def leave_one_family_out(records: dict, **rule) -> dict[int, dict]:
@@ -352,11 +416,21 @@ def leave_one_family_out(records: dict, **rule) -> dict[int, dict]:
             flat, known = int((~rec["cocked"]).sum()), int((~rec["cocked"] & rec["known"]).sum())
             unknown, cocked = flat - known, int(rec["cocked"].sum())
             full = np.asarray(rec["full"], bool) & ~rec["cocked"]
-            weights = {"confidently_wrong": flat, "accuracy": known, "nearest_right": known, "unreadable": known,
-                       "unknown_read": unknown, "cocked_read": cocked,
-                       "accuracy_full": int((full & rec["known"]).sum()), "wrong_full": int(full.sum())}
-            t = totals.setdefault(s, {k: 0.0 for k in _COUNTED} | {"queries": 0, "worst_family_wrong": 0.0,
-                                                                   "_w": dict.fromkeys(_COUNTED, 0)})
+            weights = {
+                "confidently_wrong": flat,
+                "accuracy": known,
+                "nearest_right": known,
+                "unreadable": known,
+                "unknown_read": unknown,
+                "cocked_read": cocked,
+                "accuracy_full": int((full & rec["known"]).sum()),
+                "wrong_full": int(full.sum()),
+            }
+            t = totals.setdefault(
+                s,
+                {k: 0.0 for k in _COUNTED}
+                | {"queries": 0, "worst_family_wrong": 0.0, "_w": dict.fromkeys(_COUNTED, 0)},
+            )
             t["queries"] += flat
             t["worst_family_wrong"] = max(t["worst_family_wrong"], fig["confidently_wrong"])
             for k in _COUNTED:
@@ -383,8 +457,9 @@ GATE_RULES: dict[str, dict] = {
 }
 
 
-def choose_rule(records: dict, rules: dict | None = None, max_wrong: float = 0.005,
-                progress=None) -> tuple[str, dict]:
+def choose_rule(
+    records: dict, rules: dict | None = None, max_wrong: float = 0.005, progress=None
+) -> tuple[str, dict]:
     """The calibration rule that carries over, judged on calibration data only: each rule's
     leave-one-family-out figures (``leave_one_family_out``); of the rules whose left-out confidently-wrong
     rate is <= ``max_wrong`` at every level, the one with the best mean left-out face accuracy over the

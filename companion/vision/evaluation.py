@@ -47,12 +47,22 @@ def _manifest(root: Path) -> dict[str, list[dict]]:
     return out
 
 
-def evaluate(model: DiceModel, data_dir: Path, *, split: str | None = None, confusion_path: Path | None = None,
-             limit: int | None = None, progress: bool = True, conf: float = 0.01) -> dict:
+def evaluate(
+    model: DiceModel,
+    data_dir: Path,
+    *,
+    split: str | None = None,
+    confusion_path: Path | None = None,
+    limit: int | None = None,
+    progress: bool = True,
+    conf: float = 0.01,
+) -> dict:
     meta = load_data_yaml(data_dir)
     names = meta["names"]
     if list(names) != list(model.eval_classes):
-        raise DatasetError(f"dataset classes {names} do not match model {model.name!r} classes {model.eval_classes}")
+        raise DatasetError(
+            f"dataset classes {names} do not match model {model.name!r} classes {model.eval_classes}"
+        )
     images = dataset_images(data_dir, split)
     if limit:
         images = images[:limit]
@@ -67,8 +77,15 @@ def evaluate(model: DiceModel, data_dir: Path, *, split: str | None = None, conf
         image = read_image(img_path)
         gt_cls, gt_norm = read_labels(label_path_for(img_path))
         h, w = image.shape[:2]
-        gt_boxes = np.stack([(gt_norm[:, 0] - gt_norm[:, 2] / 2) * w, (gt_norm[:, 1] - gt_norm[:, 3] / 2) * h,
-                             (gt_norm[:, 0] + gt_norm[:, 2] / 2) * w, (gt_norm[:, 1] + gt_norm[:, 3] / 2) * h], 1)
+        gt_boxes = np.stack(
+            [
+                (gt_norm[:, 0] - gt_norm[:, 2] / 2) * w,
+                (gt_norm[:, 1] - gt_norm[:, 3] / 2) * h,
+                (gt_norm[:, 0] + gt_norm[:, 2] / 2) * w,
+                (gt_norm[:, 1] + gt_norm[:, 3] / 2) * h,
+            ],
+            1,
+        )
         t0 = time.perf_counter()
         det = model.detect(image, conf=conf)
         t_total += time.perf_counter() - t0
@@ -77,7 +94,9 @@ def evaluate(model: DiceModel, data_dir: Path, *, split: str | None = None, conf
             icon = icons[det.face_id[i]] if det.face_id[i] >= 0 else None
             cnt = int(counts[det.count[i]]) if counts and det.count[i] >= 0 else None
             faces.append((icon, cnt, icon == COCKED))
-        if getattr(model, "profile", None) is not None:  # an enrolled bundle reads faces from its table profile
+        if (
+            getattr(model, "profile", None) is not None
+        ):  # an enrolled bundle reads faces from its table profile
             faces = profile_faces(model, det)
         dice = manifest.get(img_path.name)
         if dice is not None and len(dice) == len(gt_cls):
@@ -86,18 +105,33 @@ def evaluate(model: DiceModel, data_dir: Path, *, split: str | None = None, conf
             gt_faces = [(names[c], None, False) for c in gt_cls]
         else:
             gt_faces = []
-        results.append(ImageResult(gt_boxes, gt_cls, det.xyxy, model.eval_scores(det),
-                                   model.eval_class_ids(det), gt_faces, faces))
+        results.append(
+            ImageResult(
+                gt_boxes, gt_cls, det.xyxy, model.eval_scores(det), model.eval_class_ids(det), gt_faces, faces
+            )
+        )
         shipped.append(det.confidence >= model.detector.conf)
     nc = len(names)
     out = detection_metrics(results, nc)
     # reading quality is judged on the detections the product keeps (the model's confidence threshold)
-    confident = [ImageResult(r.gt_boxes, r.gt_classes, r.boxes[k], r.scores[k], r.classes[k], r.gt_faces,
-                             [f for f, keep in zip(r.faces, k, strict=True) if keep])
-                 for r, k in zip(results, shipped, strict=True)]
+    confident = [
+        ImageResult(
+            r.gt_boxes,
+            r.gt_classes,
+            r.boxes[k],
+            r.scores[k],
+            r.classes[k],
+            r.gt_faces,
+            [f for f, keep in zip(r.faces, k, strict=True) if keep],
+        )
+        for r, k in zip(results, shipped, strict=True)
+    ]
     out["shipped_conf"] = model.detector.conf
-    false_boxes = sum(int((box_iou(r.boxes, r.gt_boxes).max(1) < 0.5).sum()) if len(r.gt_boxes) else len(r.boxes)
-                      for r in confident if len(r.boxes))
+    false_boxes = sum(
+        int((box_iou(r.boxes, r.gt_boxes).max(1) < 0.5).sum()) if len(r.gt_boxes) else len(r.boxes)
+        for r in confident
+        if len(r.boxes)
+    )
     out["false_boxes_per_image"] = round(false_boxes / len(images), 3)
     out.update(face_accuracy(confident))
     out["recall_by_size"] = recall_by_size(confident)

@@ -22,8 +22,12 @@ from companion.vision.crops import CROP_MARGIN
 
 def _block(cin: int, cout: int) -> nn.Sequential:
     return nn.Sequential(
-        nn.Conv2d(cin, cout, 3, 2, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-        nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+        nn.Conv2d(cin, cout, 3, 2, 1, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+        nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
     )
 
 
@@ -40,17 +44,31 @@ class FaceNet(nn.Module):
     last blocks work on 5 x 5 and 3 x 3 maps, so widening them adds capacity for little compute.
     """
 
-    def __init__(self, heads: dict[str, int], width: int = 32, stem: int = 0,
-                 widths: tuple[int, int, int, int] | None = None):
+    def __init__(
+        self,
+        heads: dict[str, int],
+        width: int = 32,
+        stem: int = 0,
+        widths: tuple[int, int, int, int] | None = None,
+    ):
         super().__init__()
         self.head_names = list(heads)
         self.widths = tuple(widths) if widths else block_widths(width, stem)
         if len(self.widths) != 4 or min(self.widths) < 1:
             raise ValueError(f"FaceNet needs four positive block widths, not {widths!r}")
-        pre = [nn.Conv2d(3, stem, 3, 2, 1, bias=False), nn.BatchNorm2d(stem), nn.ReLU(inplace=True)] if stem else []
+        pre = (
+            [nn.Conv2d(3, stem, 3, 2, 1, bias=False), nn.BatchNorm2d(stem), nn.ReLU(inplace=True)]
+            if stem
+            else []
+        )
         ins = (stem or 3, *self.widths[:3])
-        self.body = nn.Sequential(*pre, *(_block(i, o) for i, o in zip(ins, self.widths, strict=True)),
-                                  nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1))
+        self.body = nn.Sequential(
+            *pre,
+            *(_block(i, o) for i, o in zip(ins, self.widths, strict=True)),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Dropout(0.1),
+        )
         self.heads = nn.ModuleList(nn.Linear(self.widths[3], n) for n in heads.values())
 
     def forward(self, x):  # x: N,3,H,W float in [0,1] (BGR)
@@ -81,10 +99,16 @@ def _load_growing(model: FaceNet, state: dict) -> None:
             raise ValueError(f"starting weights have {key}, which this face reader lacks")
         if own[key].shape == value.shape:
             own[key] = value
-        elif own[key].ndim == value.ndim and own[key].shape[1:] == value.shape[1:] and len(own[key]) > len(value):
-            own[key][:len(value)] = value  # new classes keep their fresh initialisation
+        elif (
+            own[key].ndim == value.ndim
+            and own[key].shape[1:] == value.shape[1:]
+            and len(own[key]) > len(value)
+        ):
+            own[key][: len(value)] = value  # new classes keep their fresh initialisation
         else:
-            raise ValueError(f"starting weights' {key} has shape {tuple(value.shape)}, not {tuple(own[key].shape)}")
+            raise ValueError(
+                f"starting weights' {key} has shape {tuple(value.shape)}, not {tuple(own[key].shape)}"
+            )
     model.load_state_dict(own)
 
 
@@ -159,7 +183,7 @@ def train_classifier(
         model.train()
         order = torch.from_numpy(rng.permutation(n))
         for i in range(0, n, batch):
-            idx = order[i:i + batch]
+            idx = order[i : i + batch]
             xb = torch.from_numpy(crops[idx.numpy()]).permute(0, 3, 1, 2).float() / 255  # NHWC kept: no copy
             xb = _augment(xb, rng, flips)
             outs = model(xb)
@@ -175,8 +199,11 @@ def train_classifier(
             run_hits += int((outs[list(heads).index(first)].argmax(1) == y_all[first][idx]).sum())
             run_n += len(idx)
             if log_every and step % log_every == 0:
-                print(f"epoch {epoch + 1}/{epochs} step {step}/{steps} loss {run_loss / log_every:.3f} "
-                      f"{first} acc {run_hits / max(run_n, 1):.3f} {time.time() - t0:.0f}s", flush=True)
+                print(
+                    f"epoch {epoch + 1}/{epochs} step {step}/{steps} loss {run_loss / log_every:.3f} "
+                    f"{first} acc {run_hits / max(run_n, 1):.3f} {time.time() - t0:.0f}s",
+                    flush=True,
+                )
                 run_loss, run_hits, run_n = 0.0, 0, 0
         if epoch + 1 < epochs:  # a checkpoint per epoch: a long run can be stopped and still used
             _save(model, out_dir, classes, stem, margin, crops.shape[1], epoch + 1, n, time.time() - t0)
@@ -185,13 +212,31 @@ def train_classifier(
     return _save(model, out_dir, classes, stem, margin, crops.shape[1], epochs, n, time.time() - t0)
 
 
-def _save(model: FaceNet, out_dir: Path, classes: dict[str, list[str]], stem: int, margin: float, size: int,
-          epochs: int, n: int, seconds: float) -> Path:
+def _save(
+    model: FaceNet,
+    out_dir: Path,
+    classes: dict[str, list[str]],
+    stem: int,
+    margin: float,
+    size: int,
+    epochs: int,
+    n: int,
+    seconds: float,
+) -> Path:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     pt = out_dir / "face.pt"
-    meta = {"heads": classes, "width": model.widths[0], "stem": stem, "widths": list(model.widths),
-            "input": int(size), "margin": margin, "epochs": epochs, "samples": n, "train_seconds": round(seconds, 1)}
+    meta = {
+        "heads": classes,
+        "width": model.widths[0],
+        "stem": stem,
+        "widths": list(model.widths),
+        "input": int(size),
+        "margin": margin,
+        "epochs": epochs,
+        "samples": n,
+        "train_seconds": round(seconds, 1),
+    }
     torch.save({"model": model.state_dict(), "meta": meta}, pt)
     (out_dir / "face.json").write_text(json.dumps(meta, indent=1))
     return pt
@@ -200,8 +245,12 @@ def _save(model: FaceNet, out_dir: Path, classes: dict[str, list[str]], stem: in
 def load_classifier(pt: Path) -> tuple[FaceNet, dict]:
     state = torch.load(pt, map_location="cpu", weights_only=False)
     meta = state["meta"]
-    model = FaceNet({k: len(v) for k, v in meta["heads"].items()}, meta.get("width", 32), meta.get("stem", 0),
-                    meta.get("widths"))
+    model = FaceNet(
+        {k: len(v) for k, v in meta["heads"].items()},
+        meta.get("width", 32),
+        meta.get("stem", 0),
+        meta.get("widths"),
+    )
     model.load_state_dict(state["model"])
     model.eval()
     return model, meta
@@ -212,7 +261,7 @@ def predict(model: FaceNet, crops: np.ndarray, batch: int = 256) -> list[np.ndar
     outs: list[list[np.ndarray]] = [[] for _ in model.head_names]
     with torch.no_grad():
         for i in range(0, len(crops), batch):
-            xb = torch.from_numpy(crops[i:i + batch]).permute(0, 3, 1, 2).float() / 255
+            xb = torch.from_numpy(crops[i : i + batch]).permute(0, 3, 1, 2).float() / 255
             for j, o in enumerate(model(xb)):
                 outs[j].append(torch.softmax(o, 1).numpy())
     return [np.concatenate(o) for o in outs]
@@ -224,7 +273,14 @@ def export_classifier(pt: Path, out: Path) -> Path:
     dummy = torch.zeros(1, 3, meta["input"], meta["input"])
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, dummy, str(out), input_names=["crops"], output_names=list(meta["heads"]),
-                      dynamic_axes={"crops": {0: "n"}, **{k: {0: "n"} for k in meta["heads"]}}, opset_version=17,
-                      dynamo=False)
+    torch.onnx.export(
+        model,
+        dummy,
+        str(out),
+        input_names=["crops"],
+        output_names=list(meta["heads"]),
+        dynamic_axes={"crops": {0: "n"}, **{k: {0: "n"} for k in meta["heads"]}},
+        opset_version=17,
+        dynamo=False,
+    )
     return out

@@ -42,8 +42,14 @@ def _check_die(rec: dict, where: str, w: int, h: int) -> dict:
             raise CorrectionError(f"{where}: 'icon' (the face's icon kind) is required unless cocked")
         if not isinstance(rec.get("count"), int) or rec["count"] < 0:
             raise CorrectionError(f"{where}: 'count' must be a non-negative integer")
-    return {"box": [float(v) for v in box], "kind": rec["kind"], "icon": rec.get("icon") or "cocked",
-            "count": int(rec.get("count") or 0), "cocked": cocked, "die": rec.get("die")}
+    return {
+        "box": [float(v) for v in box],
+        "kind": rec["kind"],
+        "icon": rec.get("icon") or "cocked",
+        "count": int(rec.get("count") or 0),
+        "cocked": cocked,
+        "die": rec.get("die"),
+    }
 
 
 def save_correction(folder: Path, image: np.ndarray, dice: list[dict], name: str | None = None) -> Path:
@@ -95,9 +101,13 @@ def export_corrections(folder: Path, out: Path) -> tuple[Path, int]:
             lines = []
             for d in dice:
                 x1, y1, x2, y2 = d["box"]
-                lines.append(f"{KIND_CLASSES.index(d['kind'])} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} "
-                             f"{(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}")
-            (out / "train" / "labels" / f"{img_path.stem}.txt").write_text("\n".join(lines) + "\n" if lines else "")
+                lines.append(
+                    f"{KIND_CLASSES.index(d['kind'])} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} "
+                    f"{(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}"
+                )
+            (out / "train" / "labels" / f"{img_path.stem}.txt").write_text(
+                "\n".join(lines) + "\n" if lines else ""
+            )
             manifest.write(json.dumps({"image": f"train/images/{img_path.name}", "dice": dice}) + "\n")
     return write_data_yaml(out, list(KIND_CLASSES), val="train/images"), len(prepared)
 

@@ -91,7 +91,9 @@ def detection_metrics(results: list[ImageResult], nc: int) -> dict:
     }
 
 
-def confusion_matrix(results: list[ImageResult], nc: int, conf: float = 0.25, iou: float = 0.45) -> np.ndarray:
+def confusion_matrix(
+    results: list[ImageResult], nc: int, conf: float = 0.25, iou: float = 0.45
+) -> np.ndarray:
     """(nc+1, nc+1): rows predicted class (last = missed), columns true class (last = background)."""
     m = np.zeros((nc + 1, nc + 1), int)
     for r in results:
@@ -131,8 +133,10 @@ def recall_by_size(results: list[ImageResult], edges=SIZE_BUCKETS, iou: float = 
         hit = box_iou(r.gt_boxes, r.boxes).max(1) >= iou if len(r.boxes) else np.zeros(len(side), bool)
         np.add.at(dice, bucket, 1)
         np.add.at(found, bucket, hit.astype(int))
-    return {n: {"dice": int(d), "found": int(f), "recall": round(f / d, 4) if d else None}
-            for n, d, f in zip(names, dice, found, strict=True)}
+    return {
+        n: {"dice": int(d), "found": int(f), "recall": round(f / d, 4) if d else None}
+        for n, d, f in zip(names, dice, found, strict=True)
+    }
 
 
 def face_accuracy(results: list[ImageResult], iou: float = 0.5) -> dict:
@@ -142,7 +146,11 @@ def face_accuracy(results: list[ImageResult], iou: float = 0.5) -> dict:
     for r in results:
         if not r.gt_faces:
             continue
-        ious = box_iou(r.gt_boxes, r.boxes) if len(r.boxes) and len(r.gt_boxes) else np.zeros((len(r.gt_boxes), 0))
+        ious = (
+            box_iou(r.gt_boxes, r.boxes)
+            if len(r.boxes) and len(r.gt_boxes)
+            else np.zeros((len(r.gt_boxes), 0))
+        )
         used = set()
         for g in range(len(r.gt_boxes)):
             total += 1
@@ -156,12 +164,18 @@ def face_accuracy(results: list[ImageResult], iou: float = 0.5) -> dict:
             detected += 1
             gi, gc, gcock = r.gt_faces[g]
             pi, pcnt, pcock = r.faces[j]
-            if (gcock and pcock) or (not gcock and not pcock and pi == gi and (gc is None or pc_eq(pcnt, gc))):
+            if (gcock and pcock) or (
+                not gcock and not pcock and pi == gi and (gc is None or pc_eq(pcnt, gc))
+            ):
                 correct += 1
-    return {"dice": total, "detected": detected, "read_correctly": correct,
-            "recall": detected / total if total else 0.0,
-            "face_accuracy": correct / total if total else 0.0,
-            "face_accuracy_detected": correct / detected if detected else 0.0}
+    return {
+        "dice": total,
+        "detected": detected,
+        "read_correctly": correct,
+        "recall": detected / total if total else 0.0,
+        "face_accuracy": correct / total if total else 0.0,
+        "face_accuracy_detected": correct / detected if detected else 0.0,
+    }
 
 
 def pc_eq(a, b) -> bool:
@@ -185,18 +199,46 @@ def confusion_png(matrix: np.ndarray, names: list[str], path, title: str = "conf
             cv2.rectangle(img, (x, y), (x + cell, y + cell), colour, -1)
             cv2.rectangle(img, (x, y), (x + cell, y + cell), (200, 200, 200), 1)
             if matrix[i, j] and cell >= 24:
-                cv2.putText(img, str(matrix[i, j]), (x + 3, y + cell // 2 + 4), cv2.FONT_HERSHEY_SIMPLEX,
-                            0.33, (0, 0, 0) if v < 0.6 else (255, 255, 255), 1, cv2.LINE_AA)
+                cv2.putText(
+                    img,
+                    str(matrix[i, j]),
+                    (x + 3, y + cell // 2 + 4),
+                    cv2.FONT_HERSHEY_SIMPLEX,
+                    0.33,
+                    (0, 0, 0) if v < 0.6 else (255, 255, 255),
+                    1,
+                    cv2.LINE_AA,
+                )
     fs = 0.4 if cell >= 24 else 0.3
     for k, name in enumerate(labels):
-        cv2.putText(img, name[:18], (4, pad_t + k * cell + cell // 2 + 4), cv2.FONT_HERSHEY_SIMPLEX, fs,
-                    (0, 0, 0), 1, cv2.LINE_AA)
+        cv2.putText(
+            img,
+            name[:18],
+            (4, pad_t + k * cell + cell // 2 + 4),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            fs,
+            (0, 0, 0),
+            1,
+            cv2.LINE_AA,
+        )
         tmp = np.full((cell, pad_t - 10, 3), 255, np.uint8)
-        cv2.putText(tmp, name[:18], (2, cell // 2 + 4), cv2.FONT_HERSHEY_SIMPLEX, fs, (0, 0, 0), 1, cv2.LINE_AA)
+        cv2.putText(
+            tmp, name[:18], (2, cell // 2 + 4), cv2.FONT_HERSHEY_SIMPLEX, fs, (0, 0, 0), 1, cv2.LINE_AA
+        )
         rot = cv2.rotate(tmp, cv2.ROTATE_90_COUNTERCLOCKWISE)
         x = pad_l + k * cell
-        img[5:5 + rot.shape[0], x:x + rot.shape[1]] = np.minimum(img[5:5 + rot.shape[0], x:x + rot.shape[1]], rot)
-    cv2.putText(img, f"{title} (rows: predicted, columns: true)", (pad_l, pad_t - 8 if pad_t > 20 else 12),
-                cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
+        img[5 : 5 + rot.shape[0], x : x + rot.shape[1]] = np.minimum(
+            img[5 : 5 + rot.shape[0], x : x + rot.shape[1]], rot
+        )
+    cv2.putText(
+        img,
+        f"{title} (rows: predicted, columns: true)",
+        (pad_l, pad_t - 8 if pad_t > 20 else 12),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.4,
+        (0, 0, 0),
+        1,
+        cv2.LINE_AA,
+    )
     if not cv2.imwrite(str(path), img):
         raise OSError(f"could not write {path}")

@@ -58,7 +58,9 @@ def numeral_bundle(name_or_path: str | os.PathLike) -> Path | None:
     return None
 
 
-def decode(kind_probs: np.ndarray, value_probs: np.ndarray, kinds=KINDS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def decode(
+    kind_probs: np.ndarray, value_probs: np.ndarray, kinds=KINDS
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(kind index, value 1..20, confidence) per die; the value is chosen among the kind's faces."""
     k = kind_probs.argmax(1)
     values = np.zeros(len(k), int)
@@ -91,7 +93,9 @@ class NumeralModel:
         self.min_conf = float(self.meta.get("min_face_confidence", 0.5))
         self.box_conf = float(self.meta.get("conf", 0.25))
         # an enrolled bundle (``companion vision enroll``) reads values from its table profile
-        self.embedder, self.profile, self.embed_crop, self.embed_margin = load_table_parts(self.bundle, self.meta)
+        self.embedder, self.profile, self.embed_crop, self.embed_margin = load_table_parts(
+            self.bundle, self.meta
+        )
 
     def read_crops(self, crops: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """(kind, value, confidence) for uint8 crops (N, 64, 64, 3)."""
@@ -111,10 +115,19 @@ class NumeralModel:
         for i in range(len(det)):
             c = float(det.confidence[i] * confs[i])
             unreadable = bool(confs[i] < self.min_conf)  # the reader's own doubt; a faint box still reads
-            out.append(StandardReading([round(float(v), 1) for v in det.xyxy[i]], kinds[i],
-                                       None if unreadable else int(values[i]),
-                                       None if unreadable else str(int(values[i])), round(c, 4), unreadable))
-        if self.profile is not None:  # the value comes from the table profile: nearest known face or unreadable
+            out.append(
+                StandardReading(
+                    [round(float(v), 1) for v in det.xyxy[i]],
+                    kinds[i],
+                    None if unreadable else int(values[i]),
+                    None if unreadable else str(int(values[i])),
+                    round(c, 4),
+                    unreadable,
+                )
+            )
+        if (
+            self.profile is not None
+        ):  # the value comes from the table profile: nearest known face or unreadable
             emb, pc = self.embedder(embedding_crops(image, det.xyxy, self.embed_crop, self.embed_margin))
             for i, r in enumerate(out):
                 m = self.profile.read_any(emb[i], r.kind, float(pc[i]))
@@ -160,14 +173,25 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
             r = readings[order[0]]
             s["read_right"] += int(r.kind == d["kind"] and r.value == d["value"])
     total = {k: sum(s[k] for s in stats.values()) for k in ("dice", "found", "read_right")}
-    per = {k: {**s, "recall": round(s["found"] / max(s["dice"], 1), 4),
-               "accuracy": round(s["read_right"] / max(s["dice"], 1), 4),
-               "accuracy_found": round(s["read_right"] / max(s["found"], 1), 4)} for k, s in stats.items()}
-    return {"model": model.name, "images": len(recs), **total,
-            "recall": round(total["found"] / max(total["dice"], 1), 4),
-            "accuracy": round(total["read_right"] / max(total["dice"], 1), 4),
-            "accuracy_found": round(total["read_right"] / max(total["found"], 1), 4), "per_kind": per,
-            "ms_per_image": round(1000 * t / max(len(recs), 1), 1)}
+    per = {
+        k: {
+            **s,
+            "recall": round(s["found"] / max(s["dice"], 1), 4),
+            "accuracy": round(s["read_right"] / max(s["dice"], 1), 4),
+            "accuracy_found": round(s["read_right"] / max(s["found"], 1), 4),
+        }
+        for k, s in stats.items()
+    }
+    return {
+        "model": model.name,
+        "images": len(recs),
+        **total,
+        "recall": round(total["found"] / max(total["dice"], 1), 4),
+        "accuracy": round(total["read_right"] / max(total["dice"], 1), 4),
+        "accuracy_found": round(total["read_right"] / max(total["found"], 1), 4),
+        "per_kind": per,
+        "ms_per_image": round(1000 * t / max(len(recs), 1), 1),
+    }
 
 
 _CACHE: dict[Path, NumeralModel] = {}
@@ -176,8 +200,10 @@ _CACHE: dict[Path, NumeralModel] = {}
 def load_numeral_model(name_or_path: str | os.PathLike = "polyhedral") -> NumeralModel:
     bundle = numeral_bundle(name_or_path)
     if bundle is None:
-        raise ModelError(f"{str(name_or_path)!r} is not a numeral-reading model bundle (model.json form "
-                         f"{NUMERAL_FORM!r}), e.g. the shipped 'polyhedral'")
+        raise ModelError(
+            f"{str(name_or_path)!r} is not a numeral-reading model bundle (model.json form "
+            f"{NUMERAL_FORM!r}), e.g. the shipped 'polyhedral'"
+        )
     bundle = bundle.resolve()
     if bundle not in _CACHE:
         _CACHE[bundle] = NumeralModel(bundle)
@@ -188,8 +214,11 @@ def _d6_readings(image: np.ndarray) -> list[StandardReading]:
     out = []
     for r in load_model("d6").readings(image):
         value = int(r.icon.split("_")[1]) if r.icon and r.icon.startswith("dice_") else None
-        out.append(StandardReading(r.box, "d6", value, None if value is None else str(value), r.confidence,
-                                   value is None))
+        out.append(
+            StandardReading(
+                r.box, "d6", value, None if value is None else str(value), r.confidence, value is None
+            )
+        )
     return out
 
 
@@ -215,12 +244,29 @@ def assign_standard(readings: list[StandardReading], slots: list[str]) -> dict:
     used: set[int] = set()
     units = []
     for slot, size in enumerate(slots):
-        cands = [i for i, r in enumerate(readings) if i not in used and r.kind == size and not r.unreadable
-                 and r.value is not None and 1 <= r.value <= SIDES[size]]
+        cands = [
+            i
+            for i, r in enumerate(readings)
+            if i not in used
+            and r.kind == size
+            and not r.unreadable
+            and r.value is not None
+            and 1 <= r.value <= SIDES[size]
+        ]
         j = max(cands, key=lambda i: readings[i].confidence) if cands else None
         if j is not None:
             used.add(j)
-        units.append({"slot": slot, "unit": f"{size}#{slot}", "detection": j,
-                      "face_index": None if j is None else readings[j].value - 1, "cocked": False})
-    return {"units": units, "dice": [r.to_dict() for r in readings],
-            "unassigned": [i for i in range(len(readings)) if i not in used]}
+        units.append(
+            {
+                "slot": slot,
+                "unit": f"{size}#{slot}",
+                "detection": j,
+                "face_index": None if j is None else readings[j].value - 1,
+                "cocked": False,
+            }
+        )
+    return {
+        "units": units,
+        "dice": [r.to_dict() for r in readings],
+        "unassigned": [i for i in range(len(readings)) if i not in used],
+    }

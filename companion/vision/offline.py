@@ -36,7 +36,9 @@ def prepare(config_dir: str | os.PathLike | None = None, threads: int = 2) -> Pa
     """Set the offline environment for ultralytics; returns the settings folder used."""
     os.environ["YOLO_OFFLINE"] = "1"
     os.environ["YOLO_AUTOINSTALL"] = "0"
-    base = Path(config_dir or os.environ.get("YOLO_CONFIG_DIR") or Path(tempfile.gettempdir()) / "companion-yolo")
+    base = Path(
+        config_dir or os.environ.get("YOLO_CONFIG_DIR") or Path(tempfile.gettempdir()) / "companion-yolo"
+    )
     base.mkdir(parents=True, exist_ok=True)
     os.environ["YOLO_CONFIG_DIR"] = str(base)
     mpl = Path(os.environ.get("MPLCONFIGDIR") or base / "matplotlib")

@@ -201,8 +201,13 @@ class TableProfile:
             k = lab.key()
             self._sum[k] = self._sum.get(k, np.zeros(self.dim)) + e
             self._n[k] = self._n.get(k, 0) + 1
-            self._label[k] = FaceLabel(lab.kind, lab.icon, lab.count, lab.die if k.startswith("die:") else None,
-                                       lab.species if not k.startswith("any:") else None)
+            self._label[k] = FaceLabel(
+                lab.kind,
+                lab.icon,
+                lab.count,
+                lab.die if k.startswith("die:") else None,
+                lab.species if not k.startswith("any:") else None,
+            )
 
     def learn(self, crops: np.ndarray, labels: list[FaceLabel], embedder) -> None:
         """Teach the profile confirmed crops (uint8 (N, 64, 64, 3) cut by ``crop_die``): "as you play".
@@ -279,8 +284,15 @@ class TableProfile:
         levels = [int(x) for x in s.get("by_sightings") or {} if int(x) <= sightings]
         return {**s, **s["by_sightings"][str(max(levels))]} if levels else s
 
-    def _decide(self, w: np.ndarray, d: np.ndarray, p_cocked: float, full: bool = False, n=None,
-                standard: bool = False) -> tuple[int | None, float, bool]:
+    def _decide(
+        self,
+        w: np.ndarray,
+        d: np.ndarray,
+        p_cocked: float,
+        full: bool = False,
+        n=None,
+        standard: bool = False,
+    ) -> tuple[int | None, float, bool]:
         """(index of the face read or None, confidence, cocked); ``full``: every face of the die is known;
         ``n``: the sightings of each candidate's prototype; ``standard``: candidates of standard dice."""
         s = self.settings
@@ -296,8 +308,11 @@ class TableProfile:
         if margin_gate(s):
             others = np.delete(d, k)
             margin = float(others.min() - d[k]) if len(others) else float("inf")
-            max_d, min_m = ((s.get("max_distance_full", s["max_distance"]), s.get("min_margin_full", s["min_margin"]))
-                            if full else (s["max_distance"], s["min_margin"]))
+            max_d, min_m = (
+                (s.get("max_distance_full", s["max_distance"]), s.get("min_margin_full", s["min_margin"]))
+                if full
+                else (s["max_distance"], s["min_margin"])
+            )
             if d[k] >= max_d or margin < min_m:
                 return None, conf, False
             return k, conf, False
@@ -313,7 +328,9 @@ class TableProfile:
         w, d, n = self._face_table(emb, die) if table is None else table
         k, conf, cocked = self._decide(w, d, p_cocked, self.die_fully_known(die), n)
         if k is None:
-            return Match(None, round(conf, 4), float(np.min(d)) if len(d) else float("inf"), cocked, not cocked)
+            return Match(
+                None, round(conf, 4), float(np.min(d)) if len(d) else float("inf"), cocked, not cocked
+            )
         return Match(face_label(die, k), round(conf, 4), float(d[k]), False, False, k)
 
     def read_any(self, emb: np.ndarray, kind: str | None = None, p_cocked: float = 0.0) -> Match:
@@ -336,10 +353,18 @@ class TableProfile:
             keys, w, d = [keys[i] for i in idx], w[idx], d[idx]
         else:
             w, d = np.zeros(0), np.zeros(0)
-        k, conf, cocked = self._decide(w, d, p_cocked, False, np.array([self._n[x] for x in keys], int),
-                                       bool(keys) and all(x.startswith("any:") for x in keys))
+        k, conf, cocked = self._decide(
+            w,
+            d,
+            p_cocked,
+            False,
+            np.array([self._n[x] for x in keys], int),
+            bool(keys) and all(x.startswith("any:") for x in keys),
+        )
         if k is None:
-            return Match(None, round(conf, 4), float(np.min(d)) if len(d) else float("inf"), cocked, not cocked)
+            return Match(
+                None, round(conf, 4), float(np.min(d)) if len(d) else float("inf"), cocked, not cocked
+            )
         return Match(self._label[keys[k]], round(conf, 4), float(d[k]), False, False)
 
     def known_faces(self, dice) -> tuple[int, int]:
@@ -360,14 +385,24 @@ class TableProfile:
         path.parent.mkdir(parents=True, exist_ok=True)
         keys = self.keys()
         labels = [self._label[k].__dict__ for k in keys]
-        meta = {"embedder_id": self.embedder_id, "dim": self.dim, "settings": self.settings, "labels": labels,
-                "version": 1}
+        meta = {
+            "embedder_id": self.embedder_id,
+            "dim": self.dim,
+            "settings": self.settings,
+            "labels": labels,
+            "version": 1,
+        }
         sums = np.stack([self._sum[k] for k in keys]).astype(np.float64) if keys else np.zeros((0, self.dim))
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as f:
-                np.savez(f, keys=np.array(keys, dtype=str), sums=sums,
-                         counts=np.array([self._n[k] for k in keys], np.int64), meta=np.array(json.dumps(meta)))
+                np.savez(
+                    f,
+                    keys=np.array(keys, dtype=str),
+                    sums=sums,
+                    counts=np.array([self._n[k] for k in keys], np.int64),
+                    meta=np.array(json.dumps(meta)),
+                )
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -384,16 +419,19 @@ class TableProfile:
         except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
             raise ProfileError(f"{path}: not a table profile ({exc})") from exc
         if embedder_id is not None and meta["embedder_id"] != embedder_id:
-            raise ProfileError(f"{path} was learnt with embedding network {meta['embedder_id']}, "
-                               f"not {embedder_id}: enrol the dice again")
+            raise ProfileError(
+                f"{path} was learnt with embedding network {meta['embedder_id']}, "
+                f"not {embedder_id}: enrol the dice again"
+            )
         prof = cls(meta["embedder_id"], meta["dim"], meta.get("settings"))
         for k, s, n, lab in zip(keys, sums, counts, meta["labels"], strict=True):
             prof._sum[k], prof._n[k], prof._label[k] = np.asarray(s, np.float64), int(n), FaceLabel(**lab)
         return prof
 
     @classmethod
-    def load_or_new(cls, path: str | os.PathLike, embedder_id: str, dim: int, settings: dict | None = None
-                    ) -> TableProfile:
+    def load_or_new(
+        cls, path: str | os.PathLike, embedder_id: str, dim: int, settings: dict | None = None
+    ) -> TableProfile:
         path = Path(path)
         if path.is_file():
             prof = cls.load(path, embedder_id)

@@ -65,8 +65,10 @@ def resolve_model(name_or_path: str | os.PathLike) -> Path:
     shipped = models_dir() / str(name_or_path)
     if (shipped / "model.json").is_file():
         return shipped
-    raise ModelError(f"unknown model {str(name_or_path)!r}: give a bundle folder (with model.json) "
-                     f"or one of the shipped models {', '.join(SHIPPED)}")
+    raise ModelError(
+        f"unknown model {str(name_or_path)!r}: give a bundle folder (with model.json) "
+        f"or one of the shipped models {', '.join(SHIPPED)}"
+    )
 
 
 def read_image(path: str | os.PathLike) -> np.ndarray:
@@ -86,7 +88,7 @@ def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[fl
     resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
     top, left = (size - nh) // 2, (size - nw) // 2
     out = np.full((size, size, 3), 114, np.uint8)
-    out[top:top + nh, left:left + nw] = resized
+    out[top : top + nh, left : left + nw] = resized
     return out, s, (left, top)
 
 
@@ -113,8 +115,15 @@ class OnnxDetector:
     the network gave them.  ``small`` (a ``SmallDicePass``) also runs the detector over overlapping
     tiles of the frame and merges in the small dice the tiles find (``companion.vision.small_dice``)."""
 
-    def __init__(self, path: Path, imgsz: int, conf: float = 0.25, iou: float = 0.6, vote: float = 0.0,
-                 small: SmallDicePass | None = None):
+    def __init__(
+        self,
+        path: Path,
+        imgsz: int,
+        conf: float = 0.25,
+        iou: float = 0.6,
+        vote: float = 0.0,
+        small: SmallDicePass | None = None,
+    ):
         if not 0.0 <= vote < 1.0:
             raise ModelError(f"box_vote must be 0 (off) or an IoU below 1, not {vote!r}")
         self.session = onnx_session(path)
@@ -145,8 +154,12 @@ class OnnxDetector:
         """Non-maximum suppression (and box voting) of candidate boxes."""
         if not len(boxes):
             return Detections.empty()
-        idx = cv2.dnn.NMSBoxes([[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
-                               sc.astype(float).tolist(), conf, self.iou)
+        idx = cv2.dnn.NMSBoxes(
+            [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
+            sc.astype(float).tolist(),
+            conf,
+            self.iou,
+        )
         idx = np.array(idx, int).reshape(-1)
         kept = boxes[idx].copy()
         if self.vote:
@@ -171,8 +184,11 @@ class OnnxDetector:
             b = b + [x1, y1, x1, y1]
             keep = self.small.whole_in_tile(b, tile, W, H) & self.small.is_small(b, W, H)
             parts.append((b[keep], sc[keep], cl[keep]))
-        tiles = self.suppress(*(np.concatenate(p) for p in zip(*parts, strict=True)), conf) if parts else (
-            Detections.empty())
+        tiles = (
+            self.suppress(*(np.concatenate(p) for p in zip(*parts, strict=True)), conf)
+            if parts
+            else (Detections.empty())
+        )
         return self.small.merge(whole, tiles, conf)
 
 
@@ -222,9 +238,13 @@ class FaceDecoder:
 
     def __init__(self, heads: dict[str, list[str]], faces_by_kind: dict[str, list]):
         kinds, icons, counts = heads["kind"], heads["icon"], heads["count"]
-        t = [(kinds.index(k), icons.index(i), counts.index(str(c)))
-             for k, faces in faces_by_kind.items() if k in kinds
-             for i, c in faces if i in icons and str(c) in counts]
+        t = [
+            (kinds.index(k), icons.index(i), counts.index(str(c)))
+            for k, faces in faces_by_kind.items()
+            if k in kinds
+            for i, c in faces
+            if i in icons and str(c) in counts
+        ]
         if not t:
             raise ModelError("faces_by_kind lists no face the face reader knows")
         self.kind, self.icon, self.count = (np.array(v, int) for v in zip(*sorted(set(t)), strict=True))
@@ -285,7 +305,9 @@ def shifted_boxes(boxes: np.ndarray, shift: float) -> np.ndarray:
         return boxes
     w, h = boxes[..., 2] - boxes[..., 0], boxes[..., 3] - boxes[..., 1]
     moves = [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)]
-    return np.concatenate([boxes + shift * np.stack([dx * w, dy * h, dx * w, dy * h], -1) for dx, dy in moves], 1)
+    return np.concatenate(
+        [boxes + shift * np.stack([dx * w, dy * h, dx * w, dy * h], -1) for dx, dy in moves], 1
+    )
 
 
 class DiceModel:
@@ -306,32 +328,49 @@ class DiceModel:
         self.heads: dict[str, list[str]] = self.meta["face_heads"]
         self.eval_classes: list[str] = self.meta.get("eval_classes", self.det_classes)
         self.eval_from: str = self.meta.get("eval_from", "detector")  # or "icon"
-        self.detector = OnnxDetector(self.bundle / "detector.onnx", int(self.meta.get("imgsz", 320)),
-                                     float(self.meta.get("conf", 0.25)), float(self.meta.get("iou", 0.6)),
-                                     float(self.meta.get("box_vote", 0.0)),
-                                     SmallDicePass.from_meta(self.meta.get("small_dice")))
-        self.faces = OnnxFaceReader(self.bundle / "face.onnx", self.heads, int(self.meta.get("face_turns", 1)))
+        self.detector = OnnxDetector(
+            self.bundle / "detector.onnx",
+            int(self.meta.get("imgsz", 320)),
+            float(self.meta.get("conf", 0.25)),
+            float(self.meta.get("iou", 0.6)),
+            float(self.meta.get("box_vote", 0.0)),
+            SmallDicePass.from_meta(self.meta.get("small_dice")),
+        )
+        self.faces = OnnxFaceReader(
+            self.bundle / "face.onnx", self.heads, int(self.meta.get("face_turns", 1))
+        )
         self.min_face_conf = float(self.meta.get("min_face_confidence", 0.5))
         self.face_shift = float(self.meta.get("face_shift", 0.0))
         if not 0.0 <= self.face_shift < 0.5:
             raise ModelError(f"face_shift must be a share of the box from 0 to 0.5, not {self.face_shift!r}")
         crop = self.meta.get("crop", {})
-        self.crop_size, self.crop_margin = int(crop.get("size", CROP_SIZE)), float(crop.get("margin", CROP_MARGIN))
+        self.crop_size, self.crop_margin = (
+            int(crop.get("size", CROP_SIZE)),
+            float(crop.get("margin", CROP_MARGIN)),
+        )
         # a face reader with a ``kind`` head names the die kind itself (the detector then only finds dice)
         if "kind" in self.heads:
             self.det_classes = list(self.heads["kind"])
-        self.decoder = FaceDecoder(self.heads, self.meta["faces_by_kind"]) if (
-            "faces_by_kind" in self.meta and {"kind", "icon", "count"} <= set(self.heads)) else None
+        self.decoder = (
+            FaceDecoder(self.heads, self.meta["faces_by_kind"])
+            if ("faces_by_kind" in self.meta and {"kind", "icon", "count"} <= set(self.heads))
+            else None
+        )
         # an enrolled bundle (``companion vision enroll``) reads faces from its table profile
-        self.embedder, self.profile, self.embed_crop, self.embed_margin = load_table_parts(self.bundle, self.meta)
+        self.embedder, self.profile, self.embed_crop, self.embed_margin = load_table_parts(
+            self.bundle, self.meta
+        )
 
     def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ImageError("expected a BGR colour image (H, W, 3)")
         det = self.detector(image, conf)
         views = shifted_boxes(det.xyxy, self.face_shift)  # (n, views, 4)
-        crops = np.stack([crop_die(image, b, self.crop_size, self.crop_margin) for b in views.reshape(-1, 4)]) if len(
-            det) else np.zeros((0, self.crop_size, self.crop_size, 3), np.uint8)
+        crops = (
+            np.stack([crop_die(image, b, self.crop_size, self.crop_margin) for b in views.reshape(-1, 4)])
+            if len(det)
+            else np.zeros((0, self.crop_size, self.crop_size, 3), np.uint8)
+        )
         probs = self.faces(crops)
         if len(det):  # the mean over each die's views
             probs = {k: p.reshape(len(det), views.shape[1], -1).mean(1) for k, p in probs.items()}
@@ -362,8 +401,9 @@ class DiceModel:
     def eval_scores(self, det: Detections) -> np.ndarray:
         return det.confidence * (det.face_confidence if self.eval_from == "icon" else det.kind_confidence)
 
-    def readings(self, image: np.ndarray, det: Detections | None = None, px_per_mm: float | None = None
-                 ) -> list[SeenDie]:
+    def readings(
+        self, image: np.ndarray, det: Detections | None = None, px_per_mm: float | None = None
+    ) -> list[SeenDie]:
         det = self.detect(image) if det is None else det
         from companion.vision.colour import estimate_colour, size_class  # noqa: PLC0415
 
@@ -377,7 +417,9 @@ class DiceModel:
             if self.decoder is not None:  # the box is a die (the veto kept it): how sure is the face?
                 conf = float(det.face_confidence[i])
             else:
-                conf = float(det.confidence[i] * det.face_confidence[i] * (det.count_confidence[i] if counts else 1.0))
+                conf = float(
+                    det.confidence[i] * det.face_confidence[i] * (det.count_confidence[i] if counts else 1.0)
+                )
             unreadable = (not cocked) and (icon is None or conf < self.min_face_conf)
             cnt = int(counts[det.count[i]]) if counts and det.count[i] >= 0 else None
             if cocked or unreadable:
@@ -389,9 +431,20 @@ class DiceModel:
             if kind == "die" and icon and icon.startswith("dice_"):
                 kind = "d6"
             box = [round(float(v), 1) for v in det.xyxy[i]]
-            out.append(SeenDie(box, kind, size_class(kind, box, px_per_mm),
-                                  estimate_colour(image, det.xyxy[i]), None if (cocked or unreadable) else icon,
-                                  None if (cocked or unreadable) else cnt, text, round(conf, 4), cocked, unreadable))
+            out.append(
+                SeenDie(
+                    box,
+                    kind,
+                    size_class(kind, box, px_per_mm),
+                    estimate_colour(image, det.xyxy[i]),
+                    None if (cocked or unreadable) else icon,
+                    None if (cocked or unreadable) else cnt,
+                    text,
+                    round(conf, 4),
+                    cocked,
+                    unreadable,
+                )
+            )
         if self.profile is not None:  # faces come from the table profile (``table_reading``)
             out = apply_profile(self, det, out)
         return out

@@ -27,9 +27,20 @@ def _vocabulary(catalogue) -> tuple[str, ...]:
     return face_vocabulary(catalogue)
 
 
-def render_roll(dice: list[tuple[str, int]], seed: int = 0, *, size: int = 640, cocked: tuple[int, ...] = (),
-                positions=None, clutter: bool = True, photo: bool = True, catalogue=None, tilt_deg: float | None = None,
-                profile: str = "train", ppm: float | None = None) -> Scene:
+def render_roll(
+    dice: list[tuple[str, int]],
+    seed: int = 0,
+    *,
+    size: int = 640,
+    cocked: tuple[int, ...] = (),
+    positions=None,
+    clutter: bool = True,
+    photo: bool = True,
+    catalogue=None,
+    tilt_deg: float | None = None,
+    profile: str = "train",
+    ppm: float | None = None,
+) -> Scene:
     """A frame of ``dice`` (catalogue name, face index) on a table; ``cocked`` lists dice to lean."""
     catalogue = catalogue or _catalogue()
     specs = []
@@ -39,12 +50,31 @@ def render_roll(dice: list[tuple[str, int]], seed: int = 0, *, size: int = 640, 
             raise ValueError(f"{name} has faces 0..{len(die.faces) - 1}, not {face_index}")
         specs.append(die_spec(die, face_index, cocked=k in cocked))
     rng = np.random.default_rng(seed)
-    return render_scene(rng, specs, _vocabulary(catalogue), size=size, positions=positions, clutter=clutter,
-                        photo=photo, tilt_deg=tilt_deg, profile=profile, ppm=ppm)
+    return render_scene(
+        rng,
+        specs,
+        _vocabulary(catalogue),
+        size=size,
+        positions=positions,
+        clutter=clutter,
+        photo=photo,
+        tilt_deg=tilt_deg,
+        profile=profile,
+        ppm=ppm,
+    )
 
 
-def roll_video(dice: list[tuple[str, int]], seed: int = 0, *, rolls: int = 1, size: int = 640, fps: float = 30.0,
-               move_s: float = 1.0, still_s: float = 1.0, noise: float = 2.0) -> tuple[list[np.ndarray], list[dict]]:
+def roll_video(
+    dice: list[tuple[str, int]],
+    seed: int = 0,
+    *,
+    rolls: int = 1,
+    size: int = 640,
+    fps: float = 30.0,
+    move_s: float = 1.0,
+    still_s: float = 1.0,
+    noise: float = 2.0,
+) -> tuple[list[np.ndarray], list[dict]]:
     """Frames of ``rolls`` rolls: dice tumble in for ``move_s`` then lie still for ``still_s``.
 
     Returns (frames, rolls) where each roll is ``{"moving": (first, last), "still": (first, last)}``
@@ -62,10 +92,22 @@ def roll_video(dice: list[tuple[str, int]], seed: int = 0, *, rolls: int = 1, si
             a = min(1.0, f / max(1, n_move - 1))
             wobble = (1 - a) * 0.08 * size * np.sin(f * 1.7 + np.arange(len(dice)))[:, None]
             pos = start + (final - start) * (1 - (1 - a) ** 3) + wobble
-            scene = render_roll(dice, seed * 1000 + r, size=size, positions=[tuple(p) for p in pos], photo=False,
-                                clutter=False, tilt_deg=0.0, ppm=ppm)
+            scene = render_roll(
+                dice,
+                seed * 1000 + r,
+                size=size,
+                positions=[tuple(p) for p in pos],
+                photo=False,
+                clutter=False,
+                tilt_deg=0.0,
+                ppm=ppm,
+            )
             img = scene.image.astype(np.float32) + rng.normal(0, noise, scene.image.shape)
             frames.append(np.clip(img, 0, 255).astype(np.uint8))
-        spans.append({"moving": (start_idx, start_idx + n_move - 1),
-                      "still": (start_idx + n_move, start_idx + n_move + n_still - 1)})
+        spans.append(
+            {
+                "moving": (start_idx, start_idx + n_move - 1),
+                "still": (start_idx + n_move, start_idx + n_move + n_still - 1),
+            }
+        )
     return frames, spans

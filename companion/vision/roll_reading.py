@@ -43,14 +43,25 @@ def read_roll(image: np.ndarray, roster: list[str], model="dragon-dice") -> dict
     m = model if hasattr(model, "readings") else load_model(model)  # a name, or a loaded model
     det = m.detect(image)
     readings = m.readings(image, det)
-    units, unassigned = assign(roster_dice(roster, _catalogue()), det, [r.colour for r in readings],
-                               [r.kind for r in readings], m.heads, profile=getattr(m, "profile", None))
-    return {"units": [u.to_dict() for u in units], "dice": [r.to_dict() for r in readings],
-            "unassigned": unassigned, "detections": det}
+    units, unassigned = assign(
+        roster_dice(roster, _catalogue()),
+        det,
+        [r.colour for r in readings],
+        [r.kind for r in readings],
+        m.heads,
+        profile=getattr(m, "profile", None),
+    )
+    return {
+        "units": [u.to_dict() for u in units],
+        "dice": [r.to_dict() for r in readings],
+        "unassigned": unassigned,
+        "detections": det,
+    }
 
 
-def roll_readings(read: dict, dice: list[str], faces: list[list[str]] | None = None,
-                  frame: int | None = None) -> list[DieReading]:
+def roll_readings(
+    read: dict, dice: list[str], faces: list[list[str]] | None = None, frame: int | None = None
+) -> list[DieReading]:
     """One ``DieReading`` per die of the roster read by ``read_roll`` (or ``numerals.read_standard_roll``),
     named ``dice[slot]`` (the roll's die ids, in the roster's order): ``read`` with its face, ``cocked``,
     or ``unreadable`` (no die matched to the unit, or a face the reader cannot tell), with the die's box
@@ -68,14 +79,33 @@ def roll_readings(read: dict, dice: list[str], faces: list[list[str]] | None = N
         index = unit.get("face_index")
         face = faces[slot][index] if faces is not None and index is not None else unit.get("face")
         if det is None:
-            out.append(DieReading(dice[slot], None, 0.0, state=State.UNREADABLE,
-                                  problem="not seen: no die on the table matched it", **common))
+            out.append(
+                DieReading(
+                    dice[slot],
+                    None,
+                    0.0,
+                    state=State.UNREADABLE,
+                    problem="not seen: no die on the table matched it",
+                    **common,
+                )
+            )
         elif unit.get("cocked"):
-            out.append(DieReading(dice[slot], None, confidence, state=State.COCKED, problem="cocked: reroll it",
-                                  **common))
+            out.append(
+                DieReading(
+                    dice[slot], None, confidence, state=State.COCKED, problem="cocked: reroll it", **common
+                )
+            )
         elif index is None or face is None:
-            out.append(DieReading(dice[slot], None, confidence, state=State.UNREADABLE,
-                                  problem="face not read: tap it", **common))
+            out.append(
+                DieReading(
+                    dice[slot],
+                    None,
+                    confidence,
+                    state=State.UNREADABLE,
+                    problem="face not read: tap it",
+                    **common,
+                )
+            )
         else:
             out.append(DieReading(dice[slot], face, confidence, face_index=index, **common))
     return out
@@ -89,7 +119,9 @@ def annotate(frame: np.ndarray, detections, units: list[dict] | None = None) -> 
     """
     out = frame.copy()
     if isinstance(detections, Detections):
-        items = [{"box": list(b), "reading": None, "cocked": False, "unreadable": False} for b in detections.xyxy]
+        items = [
+            {"box": list(b), "reading": None, "cocked": False, "unreadable": False} for b in detections.xyxy
+        ]
     else:
         items = [d if isinstance(d, dict) else d.to_dict() for d in detections]
     unit_of = {}

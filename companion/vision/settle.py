@@ -23,8 +23,13 @@ class SettleEvent:
 
 
 class SettleDetector:
-    def __init__(self, still_ms: float = 150.0, motion_fraction: float = 0.002, pixel_threshold: int = 18,
-                 width: int = 160):
+    def __init__(
+        self,
+        still_ms: float = 150.0,
+        motion_fraction: float = 0.002,
+        pixel_threshold: int = 18,
+        width: int = 160,
+    ):
         if still_ms < 0:
             raise ValueError("still_ms must not be negative")
         self.still_s = still_ms / 1000

@@ -55,7 +55,9 @@ class SmallDicePass:
         if out.grid < 2 or out.grid > 6:
             raise ModelError(f"small_dice: grid must be 2 to 6 tiles per side, not {out.grid}")
         if not 0.0 <= out.overlap < 0.5:
-            raise ModelError(f"small_dice: overlap must be a share of a tile from 0 to 0.5, not {out.overlap}")
+            raise ModelError(
+                f"small_dice: overlap must be a share of a tile from 0 to 0.5, not {out.overlap}"
+            )
         if not 0.0 < out.max_side <= 1.0:
             raise ModelError(f"small_dice: max_side must be a share of the frame above 0, not {out.max_side}")
         if not 0.0 < out.same_die <= 1.0:
@@ -69,7 +71,9 @@ class SmallDicePass:
         tw, th = min(side, w), min(side, h)
         xs = np.linspace(0, w - tw, self.grid)
         ys = np.linspace(0, h - th, self.grid)
-        tiles = {(int(round(x)), int(round(y)), int(round(x + tw)), int(round(y + th))) for y in ys for x in xs}
+        tiles = {
+            (int(round(x)), int(round(y)), int(round(x + tw)), int(round(y + th))) for y in ys for x in xs
+        }
         return sorted(tiles, key=lambda t: (t[1], t[0]))
 
     def whole_in_tile(self, boxes: np.ndarray, tile: tuple[int, int, int, int], w: int, h: int) -> np.ndarray:
@@ -89,7 +93,9 @@ class SmallDicePass:
     def is_small(self, boxes: np.ndarray, w: int, h: int) -> np.ndarray:
         return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) < self.max_side * max(w, h)
 
-    def worth_a_look(self, whole: Detections, tile: tuple[int, int, int, int], conf: float, w: int, h: int) -> bool:
+    def worth_a_look(
+        self, whole: Detections, tile: tuple[int, int, int, int], conf: float, w: int, h: int
+    ) -> bool:
         """Whether a box from ``tile`` could reach ``conf`` after ``merge``; a tile that could not is
         not run.  A tile box reaches ``conf`` only with a supporting whole-frame box scored at least
         ``conf**2`` (its own score is at most 1), which overlaps it at IoU >= ``same_die``, so lies in
@@ -125,7 +131,11 @@ class SmallDicePass:
         classes = np.concatenate([whole.class_id, tiles.class_id])
         if not len(boxes):
             return Detections.empty()
-        idx = cv2.dnn.NMSBoxes([[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
-                               scores.astype(float).tolist(), conf, self.same_die)
+        idx = cv2.dnn.NMSBoxes(
+            [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
+            scores.astype(float).tolist(),
+            conf,
+            self.same_die,
+        )
         idx = np.array(idx, int).reshape(-1)
         return Detections(boxes[idx], scores[idx].astype(float), classes[idx].astype(int))

@@ -45,22 +45,41 @@ def _one_table(args: tuple) -> StdTable:
     style, kind, seed, max_shots, queries, withheld = args
     rng = np.random.default_rng(seed)
     sides = SIDES[kind]
-    enrol = np.stack([np.stack([render_value(kind, v, rng, style) for _ in range(max_shots)])
-                      for v in range(1, sides + 1)])
+    enrol = np.stack(
+        [np.stack([render_value(kind, v, rng, style) for _ in range(max_shots)]) for v in range(1, sides + 1)]
+    )
     enrolled = rng.random(sides) >= withheld
     values = rng.integers(1, sides + 1, queries)
     q = np.stack([render_value(kind, int(v), rng, style) for v in values])
     return StdTable(int(style), kind, enrol, enrolled, q, values)
 
 
-def render_tables(styles, kinds=KINDS, *, max_shots: int = 5, queries: dict | int = 30, withheld: float = 0.1,
-                  seed: int = 0, workers: int = 0, progress=None) -> list[StdTable]:
+def render_tables(
+    styles,
+    kinds=KINDS,
+    *,
+    max_shots: int = 5,
+    queries: dict | int = 30,
+    withheld: float = 0.1,
+    seed: int = 0,
+    workers: int = 0,
+    progress=None,
+) -> list[StdTable]:
     """One table per (style, kind); ``queries`` per table (or per kind: {"d20": 60, ...}).  The same
     arguments render the same tables; ``workers`` > 0 renders in that many processes."""
     rng = np.random.default_rng(seed)
-    args = [(int(s), k, int(rng.integers(2**31)), max_shots,
-             int(queries.get(k, 30)) if isinstance(queries, dict) else int(queries), withheld)
-            for s in styles for k in kinds]
+    args = [
+        (
+            int(s),
+            k,
+            int(rng.integers(2**31)),
+            max_shots,
+            int(queries.get(k, 30)) if isinstance(queries, dict) else int(queries),
+            withheld,
+        )
+        for s in styles
+        for k in kinds
+    ]
     out: list[StdTable] = []
     if workers > 0:
         import multiprocessing as mp  # noqa: PLC0415
@@ -81,8 +100,15 @@ def render_tables(styles, kinds=KINDS, *, max_shots: int = 5, queries: dict | in
 def save_tables(path, tables: list[StdTable]) -> None:
     data = {}
     for i, t in enumerate(tables):
-        data.update({f"{i}_enrol": t.enrol, f"{i}_enrolled": t.enrolled, f"{i}_queries": t.queries,
-                     f"{i}_values": t.values, f"{i}_meta": np.array([t.style, KINDS.index(t.kind)])})
+        data.update(
+            {
+                f"{i}_enrol": t.enrol,
+                f"{i}_enrolled": t.enrolled,
+                f"{i}_queries": t.queries,
+                f"{i}_values": t.values,
+                f"{i}_meta": np.array([t.style, KINDS.index(t.kind)]),
+            }
+        )
     from pathlib import Path  # noqa: PLC0415
 
     path = Path(path)
@@ -96,8 +122,16 @@ def load_tables(path) -> list[StdTable]:
     out = []
     for i in range(int(z["n"])):
         style, k = z[f"{i}_meta"]
-        out.append(StdTable(int(style), KINDS[int(k)], z[f"{i}_enrol"], z[f"{i}_enrolled"], z[f"{i}_queries"],
-                            z[f"{i}_values"]))
+        out.append(
+            StdTable(
+                int(style),
+                KINDS[int(k)],
+                z[f"{i}_enrol"],
+                z[f"{i}_enrolled"],
+                z[f"{i}_queries"],
+                z[f"{i}_values"],
+            )
+        )
     return out
 
 
@@ -110,8 +144,9 @@ def records(tables: list[StdTable], embedder, shots=SHOTS) -> dict[str, dict[int
         emb = emb.reshape(sides, m, -1).astype(np.float64)
         q_emb, q_pc = embedder(t.queries)
         for s in shots:
-            r = out.setdefault(t.kind, {}).setdefault(s, {k: [] for k in ("d", "truth", "known", "cocked", "pc",
-                                                                        "same", "full", "n")})
+            r = out.setdefault(t.kind, {}).setdefault(
+                s, {k: [] for k in ("d", "truth", "known", "cocked", "pc", "same", "full", "n")}
+            )
             d = np.full((len(t.values), 20), np.inf)
             if s:
                 protos = emb[:, :s].sum(1)
@@ -128,8 +163,13 @@ def records(tables: list[StdTable], embedder, shots=SHOTS) -> dict[str, dict[int
             r["same"].append(same)
             r["full"].extend([False] * len(t.values))  # read_any: never the fully-known pair
             r["n"].extend([s] * len(t.values))
-    return {k: {s: {x: (np.concatenate(v) if x in ("d", "same") else np.array(v)) for x, v in r.items()}
-                for s, r in per.items()} for k, per in out.items()}
+    return {
+        k: {
+            s: {x: (np.concatenate(v) if x in ("d", "same") else np.array(v)) for x, v in r.items()}
+            for s, r in per.items()
+        }
+        for k, per in out.items()
+    }
 
 
 def pooled(recs: dict[str, dict[int, dict]], kinds=None) -> dict[int, dict]:
@@ -163,13 +203,21 @@ def calibrate(recs: dict[str, dict[int, dict]], max_wrong: float = 0.005, levels
     per = {(k, s): recs[k][s] for k in recs for s in levels}
     main, _ = es._calibrate_gate(per, max_wrong, tuple(x for x in per if x[1] != 1), th)
     one, _ = es._calibrate_gate(per, max_wrong, tuple(x for x in per if x[1] == 1), th)
-    return {"scale": 8.0, "max_distance": main["max_distance"], "min_margin": main["min_margin"],
-            "min_confidence": 0.0, "cocked_threshold": th,
-            "one_sighting": {"max_distance": one["max_distance"], "min_margin": one["min_margin"]},
-            "bound_met": bool(main["bound_met"] and one["bound_met"]), "max_wrong": max_wrong}
+    return {
+        "scale": 8.0,
+        "max_distance": main["max_distance"],
+        "min_margin": main["min_margin"],
+        "min_confidence": 0.0,
+        "cocked_threshold": th,
+        "one_sighting": {"max_distance": one["max_distance"], "min_margin": one["min_margin"]},
+        "bound_met": bool(main["bound_met"] and one["bound_met"]),
+        "max_wrong": max_wrong,
+    }
 
 
-def reader_figures(probs: dict, kinds: np.ndarray, values: np.ndarray, min_conf: float, heads_kinds=KINDS) -> dict:
+def reader_figures(
+    probs: dict, kinds: np.ndarray, values: np.ndarray, min_conf: float, heads_kinds=KINDS
+) -> dict:
     """Before any enrolment, the reader alone: kind and value right / confidently wrong / unreadable."""
     from companion.vision.numerals import decode  # noqa: PLC0415
 
@@ -177,8 +225,13 @@ def reader_figures(probs: dict, kinds: np.ndarray, values: np.ndarray, min_conf:
     read = c >= min_conf
     right = read & (k == kinds) & (v == values)
     n = max(len(k), 1)
-    return {"dice": int(len(k)), "right": float(right.sum() / n), "confidently_wrong": float((read & ~right).sum() / n),
-            "unreadable": float((~read).sum() / n), "kind_right": float((k == kinds).sum() / n)}
+    return {
+        "dice": int(len(k)),
+        "right": float(right.sum() / n),
+        "confidently_wrong": float((read & ~right).sum() / n),
+        "unreadable": float((~read).sum() / n),
+        "kind_right": float((k == kinds).sum() / n),
+    }
 
 
 MIN_CONFS = tuple(np.round(np.arange(0.2, 0.96, 0.05), 2)) + (0.97, 0.98, 0.99)

@@ -44,8 +44,9 @@ def load_table_parts(bundle: Path, meta: dict):
     return embedder, profile, int(crop.get("size", EMBED_INPUT)), float(crop.get("margin", CROP_MARGIN))
 
 
-def embedding_crops(image: np.ndarray, boxes: np.ndarray, size: int = EMBED_INPUT,
-                    margin: float = CROP_MARGIN) -> np.ndarray:
+def embedding_crops(
+    image: np.ndarray, boxes: np.ndarray, size: int = EMBED_INPUT, margin: float = CROP_MARGIN
+) -> np.ndarray:
     boxes = np.asarray(boxes, float).reshape(-1, 4)
     if not len(boxes):
         return np.zeros((0, size, size, 3), np.uint8)
@@ -84,22 +85,30 @@ def profile_faces(model, det) -> list[tuple[str | None, int | None, bool]]:
     out = []
     for i in range(len(det)):
         kind = model.det_classes[det.class_id[i]]
-        m = model.profile.read_any(det.embedding[i], "d6" if kind == "die" else kind, float(det.cocked_prob[i]))
-        out.append((m.label.icon, m.label.count, False) if m.label else ("cocked" if m.cocked else None, None,
-                                                                         m.cocked))
+        m = model.profile.read_any(
+            det.embedding[i], "d6" if kind == "die" else kind, float(det.cocked_prob[i])
+        )
+        out.append(
+            (m.label.icon, m.label.count, False)
+            if m.label
+            else ("cocked" if m.cocked else None, None, m.cocked)
+        )
     return out
 
 
-def learn_confirmed_roll(model, frame: np.ndarray, confirmed: list[tuple[list[float], object]],
-                         save: bool = True) -> int:
-    """"As you play": teach the model's table profile the dice of a roll players confirmed.
+def learn_confirmed_roll(
+    model, frame: np.ndarray, confirmed: list[tuple[list[float], object]], save: bool = True
+) -> int:
+    """ "As you play": teach the model's table profile the dice of a roll players confirmed.
 
     ``confirmed``: (box x1 y1 x2 y2 in ``frame``, ``FaceLabel``) per die whose face was confirmed
     (after any taps that fixed it); cocked or unread dice are left out.  The profile learns them at
     once (the very next reading uses them) and, with ``save``, is written back to the bundle
     atomically.  Returns the number of sightings added."""
     if model.profile is None:
-        raise ProfileError(f"model {model.name} has no table profile: make one with `companion vision enroll`")
+        raise ProfileError(
+            f"model {model.name} has no table profile: make one with `companion vision enroll`"
+        )
     if not confirmed:
         return 0
     h, w = frame.shape[:2]
@@ -114,8 +123,13 @@ def learn_confirmed_roll(model, frame: np.ndarray, confirmed: list[tuple[list[fl
     return len(confirmed)
 
 
-def learn_confirmed_faces(model, frame: np.ndarray, dice: list[tuple[str, str, list[float] | None]],
-                          catalogue=None, save: bool = True) -> int:
+def learn_confirmed_faces(
+    model,
+    frame: np.ndarray,
+    dice: list[tuple[str, str, list[float] | None]],
+    catalogue=None,
+    save: bool = True,
+) -> int:
     """The hook for the session/web layer when players confirm a camera roll ("as you play").
 
     ``model``: a loaded ``DiceModel`` (``companion.vision.reader.load_model``); ``dice``: (catalogue die name, the
@@ -126,8 +140,9 @@ def learn_confirmed_faces(model, frame: np.ndarray, dice: list[tuple[str, str, l
     from companion.vision.profile import face_label  # noqa: PLC0415
 
     if not hasattr(model, "profile"):  # taking a name here would make this module import the reader back
-        raise ProfileError(f"learn_confirmed_faces needs a loaded model (companion.vision.reader.load_model), "
-                           f"not {model!r}")
+        raise ProfileError(
+            f"learn_confirmed_faces needs a loaded model (companion.vision.reader.load_model), not {model!r}"
+        )
     if model.profile is None:
         return 0
     if catalogue is None:

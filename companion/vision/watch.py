@@ -10,8 +10,15 @@ import numpy as np
 from companion.vision.settle import SettleDetector
 
 
-def watch(frames: Iterable[tuple[float, np.ndarray]], model, *, still_ms: float = 150.0, roster=None,
-          on_event: Callable[[dict], None] | None = None, max_events: int | None = None) -> list[dict]:
+def watch(
+    frames: Iterable[tuple[float, np.ndarray]],
+    model,
+    *,
+    still_ms: float = 150.0,
+    roster=None,
+    on_event: Callable[[dict], None] | None = None,
+    max_events: int | None = None,
+) -> list[dict]:
     """Run the settle detector over ``frames`` and read each settled frame once.
 
     An event holds the readings, the dice to reroll or check (cocked, unreadable), the unit
@@ -40,11 +47,19 @@ def watch(frames: Iterable[tuple[float, np.ndarray]], model, *, still_ms: float 
             "dice": [r.to_dict() for r in readings],
             "flagged": [i for i, r in enumerate(readings) if r.cocked or r.unreadable],
             "reading_ms": round(1000 * (time.perf_counter() - now), 1),
-            "settle_to_reading_ms": round(1000 * (ev.t - ev.still_since) + 1000 * (time.perf_counter() - now), 1),
+            "settle_to_reading_ms": round(
+                1000 * (ev.t - ev.still_since) + 1000 * (time.perf_counter() - now), 1
+            ),
         }
         if roster:
-            units, unassigned = assign(roster, det, [r.colour for r in readings], [r.kind for r in readings],
-                                       model.heads, profile=getattr(model, "profile", None))
+            units, unassigned = assign(
+                roster,
+                det,
+                [r.colour for r in readings],
+                [r.kind for r in readings],
+                model.heads,
+                profile=getattr(model, "profile", None),
+            )
             event["units"] = [u.to_dict() for u in units]
             event["unassigned"] = unassigned
         events.append(event)

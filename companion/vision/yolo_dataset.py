@@ -50,7 +50,9 @@ def read_labels(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 def write_labels(path: Path, classes, boxes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [f"{int(c)} {b[0]:.6f} {b[1]:.6f} {b[2]:.6f} {b[3]:.6f}" for c, b in zip(classes, boxes, strict=True)]
+    lines = [
+        f"{int(c)} {b[0]:.6f} {b[1]:.6f} {b[2]:.6f} {b[3]:.6f}" for c, b in zip(classes, boxes, strict=True)
+    ]
     path.write_text("\n".join(lines) + ("\n" if lines else ""))
 
 
@@ -134,9 +136,15 @@ def link_or_copy(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
 
 
-def write_data_yaml(out: Path, names: list[str], train: str = "train/images", val: str = "val/images") -> Path:
+def write_data_yaml(
+    out: Path, names: list[str], train: str = "train/images", val: str = "val/images"
+) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     yml = out / "data.yaml"
-    yml.write_text(yaml.safe_dump({"path": str(out.resolve()), "train": train, "val": val,
-                                   "nc": len(names), "names": list(names)}, sort_keys=False))
+    yml.write_text(
+        yaml.safe_dump(
+            {"path": str(out.resolve()), "train": train, "val": val, "nc": len(names), "names": list(names)},
+            sort_keys=False,
+        )
+    )
     return yml

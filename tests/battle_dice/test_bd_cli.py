@@ -29,8 +29,20 @@ def test_play_json_is_a_stored_game_that_replays(capsys):
 def test_play_interactive_reads_faces_and_enter_rolls_for_me(capsys, monkeypatch):
     # A types its 4 faces; everything after is Enter (roll for me / first choice)
     monkeypatch.setattr("sys.stdin", io.StringIO("4 6 8 20\n" + "\n" * 2000))
-    assert main(["battle", "play", "--interactive", "--army-a", "dragon:general=1,infantry=1,archer=1,monster=1",
-                 "--army-b", "infantry=4"]) == 0
+    assert (
+        main(
+            [
+                "battle",
+                "play",
+                "--interactive",
+                "--army-a",
+                "dragon:general=1,infantry=1,archer=1,monster=1",
+                "--army-b",
+                "infantry=4",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "Army A rolls d4:4 d6:6 d8:8 d20:20" in out
 

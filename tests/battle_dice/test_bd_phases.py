@@ -51,8 +51,11 @@ def test_r16_which_side_rolls_its_monster_table_first(make_game, army, variant, 
 
 @pytest.mark.parametrize(("variant", "dragon_survives"), [("printed_order", False), ("tables_first", True)])
 def test_r15_monster_duel_before_or_after_table_rolls(make_game, army, variant, dragon_survives):
-    d = make_game(army("A", "dragon", infantry=1, monster=1), army("B", "giant", infantry=1, monster=1),
-                  options={"R15": variant})
+    d = make_game(
+        army("A", "dragon", infantry=1, monster=1),
+        army("B", "giant", infantry=1, monster=1),
+        options={"R15": variant},
+    )
     d.roll("A", [1, 18])
     d.roll("B", [1, 14])
     d.roll("A", [6], purpose="dragon table")  # Scales
@@ -76,8 +79,9 @@ def test_r08_a_monster_set_to_1_stays_unless_the_option_says(make_game, army, va
 
 @pytest.mark.parametrize(("variant", "chooser"), [("caster", "A"), ("owner", "B")])
 def test_r13_who_picks_the_dice_set_to_1(make_game, army, variant, chooser):
-    d = make_game(army("A", "dragon", infantry=1, monster=1), army("B", infantry=1, archer=1),
-                  options={"R13": variant})
+    d = make_game(
+        army("A", "dragon", infantry=1, monster=1), army("B", infantry=1, archer=1), options={"R13": variant}
+    )
     d.roll("A", [1, 18])
     d.roll("B", [5, 8])
     d.roll("A", [4], purpose="dragon table")  # Tail
@@ -143,10 +147,14 @@ def test_sabotage_cannot_push_tactics_below_zero(make_game, army):
     assert d.events_of("contest", "general")[0]["totals"] == {"A": 0, "B": 0}
 
 
-@pytest.mark.parametrize(("variant", "turn2_left"), [("before_comparison", {"A": 0, "B": 0}),
-                                                     ("after_comparison", {"A": 1, "B": 1})])
+@pytest.mark.parametrize(
+    ("variant", "turn2_left"),
+    [("before_comparison", {"A": 0, "B": 0}), ("after_comparison", {"A": 1, "B": 1})],
+)
 def test_r11_encircle_point_next_turn(make_game, army, variant, turn2_left):
-    d = make_game(army("A", infantry=1, cavalry=1), army("B", infantry=1, cavalry=1), options={"R11": variant})
+    d = make_game(
+        army("A", infantry=1, cavalry=1), army("B", infantry=1, cavalry=1), options={"R11": variant}
+    )
     d.roll("A", [1, 8])
     d.roll("B", [1, 1])
     d.roll("A", [5], purpose="maneuver table")  # Encircle
@@ -188,7 +196,9 @@ def test_missile_is_simultaneous_destroyed_archers_still_shoot(make_game, army):
 
 
 def test_r07_both_check_on_tied_casualties(make_game, army):
-    d = make_game(army("A", infantry=1, archer=1), army("B", infantry=1, archer=1), options={"R07": "both_check"})
+    d = make_game(
+        army("A", infantry=1, archer=1), army("B", infantry=1, archer=1), options={"R07": "both_check"}
+    )
     d.roll("A", [1, 8])
     d.roll("B", [1, 7])
     d.choose_dice("B", ["B02"])
@@ -198,8 +208,11 @@ def test_r07_both_check_on_tied_casualties(make_game, army):
 
 @pytest.mark.parametrize("variant", ["kills_first", "order_only"])
 def test_r05_gain_initiative(make_game, army, variant):
-    d = make_game(army("A", general=1, infantry=1, archer=1), army("B", general=1, infantry=1, archer=1),
-                  options={"R05": variant})
+    d = make_game(
+        army("A", general=1, infantry=1, archer=1),
+        army("B", general=1, infantry=1, archer=1),
+        options={"R05": variant},
+    )
     d.roll("A", [4, 1, 8])
     d.roll("B", [1, 1, 7])
     d.roll("A", [6], purpose="tactics table")  # Gain Initiative
@@ -257,8 +270,9 @@ def test_r19_utter_destruction_checked_after_each_phase(make_game, army, variant
 
 @pytest.mark.parametrize("variant", ["unrolled", "roll_at_once"])
 def test_r09_restored_dice_wait_for_the_next_roll_or_roll_at_once(make_game, army, variant):
-    d = make_game(army("A", "dragon", general=1, monster=1), army("B", general=1, infantry=1),
-                  options={"R09": variant})
+    d = make_game(
+        army("A", "dragon", general=1, monster=1), army("B", general=1, infantry=1), options={"R09": variant}
+    )
     d.roll("A", [4, 1])  # the dragon leaves
     d.roll("B", [1, 1])
     d.roll("A", [5], purpose="tactics table")  # Rally Troops
@@ -272,8 +286,11 @@ def test_r09_restored_dice_wait_for_the_next_roll_or_roll_at_once(make_game, arm
 
 
 def _archmage_spell(make_game, army, spell_face, options=None):
-    d = make_game(army("A", "archmage", infantry=1, mage=1, monster=2), army("B", general=1, infantry=2, archer=1),
-                  options=options)
+    d = make_game(
+        army("A", "archmage", infantry=1, mage=1, monster=2),
+        army("B", general=1, infantry=2, archer=1),
+        options=options,
+    )
     d.roll("A", [2, 3, 17, 1])
     d.roll("B", [4, 5, 3, 7])
     d.roll("A", [1], purpose="archmage table")
@@ -289,8 +306,10 @@ def test_death_spell_lets_the_caster_pick_the_victim(make_game, army):
     assert "B04" not in alive_ids(d, "B")
 
 
-@pytest.mark.parametrize(("r10", "r17", "face", "casualties"),
-                         [("keeps_face", "counts", 7, 1), ("unrolled", "not_counted", None, 0)])
+@pytest.mark.parametrize(
+    ("r10", "r17", "face", "casualties"),
+    [("keeps_face", "counts", 7, 1), ("unrolled", "not_counted", None, 0)],
+)
 def test_control_r10_face_and_r17_casualty(make_game, army, r10, r17, face, casualties):
     d = _archmage_spell(make_game, army, 5, options={"R10": r10, "R17": r17})
     d.choose_dice("A", ["B04"], purpose="control")
@@ -318,7 +337,9 @@ def test_r12_vampire_drain(make_game, army, variant, gained):
     assert len(d.events_of("gained")) == gained
 
 
-@pytest.mark.parametrize(("variant", "sides", "face", "value"), [("d6_halved", 6, 5, 3), ("d3_value", 3, 2, 2)])
+@pytest.mark.parametrize(
+    ("variant", "sides", "face", "value"), [("d6_halved", 6, 5, 3), ("d3_value", 3, 2, 2)]
+)
 def test_r14_how_1d3_is_entered(make_game, army, variant, sides, face, value):
     d = make_game(army("A", "dragon", monster=1), army("B", infantry=1), options={"R14": variant})
     d.roll("A", [17])
@@ -342,8 +363,11 @@ def test_r24_equal_morale_total_holds_unless_house_rule(make_game, army, variant
 @pytest.mark.parametrize(("variant", "departed"), [("opponent_destruction", True), ("all_casualties", False)])
 def test_r21_negations_and_monsters_leaving(make_game, army, variant, departed):
     # turn 1: A gains Scales (negate 3) and keeps it (R04 until_used); turn 2 its dragon rolls a 1
-    d = make_game(army("A", "dragon", infantry=1, monster=1), army("B", infantry=2),
-                  options={"R21": variant, "R04": "until_used"})
+    d = make_game(
+        army("A", "dragon", infantry=1, monster=1),
+        army("B", infantry=2),
+        options={"R21": variant, "R04": "until_used"},
+    )
     d.roll("A", [1, 18])
     d.roll("B", [1, 1])
     d.roll("A", [6], purpose="dragon table")
@@ -353,11 +377,14 @@ def test_r21_negations_and_monsters_leaving(make_game, army, variant, departed):
     assert ("A02" not in alive_ids(d, "A")) is departed
 
 
-@pytest.mark.parametrize(("variant", "result"), [("still_counted", {"winner": "B", "reason": "rout", "loser": "A"}),
-                                                 ("reduce", None)])
+@pytest.mark.parametrize(
+    ("variant", "result"),
+    [("still_counted", {"winner": "B", "reason": "rout", "loser": "A"}), ("reduce", None)],
+)
 def test_r27_restoring_a_die_lost_this_turn(make_game, army, variant, result):
-    d = make_game(army("A", "dragon", general=1, monster=1), army("B", general=1, infantry=1),
-                  options={"R27": variant})
+    d = make_game(
+        army("A", "dragon", general=1, monster=1), army("B", general=1, infantry=1), options={"R27": variant}
+    )
     d.roll("A", [4, 1])  # the dragon leaves: one casualty
     d.roll("B", [1, 1])
     d.roll("A", [5], purpose="tactics table")  # Rally Troops brings it back (unrolled)

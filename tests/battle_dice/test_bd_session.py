@@ -12,10 +12,16 @@ from companion.session import GameSession
 SETUP = {
     "game": "battle_dice",
     "armies": {
-        "A": {"name": "Reds", "monster": "dragon",
-              "units": {"general": 2, "monster": 4, "mage": 2, "archer": 4, "cavalry": 4, "infantry": 4}},
-        "B": {"name": "Blues", "monster": "archmage",
-              "units": {"general": 1, "monster": 2, "mage": 6, "archer": 6, "infantry": 5}},
+        "A": {
+            "name": "Reds",
+            "monster": "dragon",
+            "units": {"general": 2, "monster": 4, "mage": 2, "archer": 4, "cavalry": 4, "infantry": 4},
+        },
+        "B": {
+            "name": "Blues",
+            "monster": "archmage",
+            "units": {"general": 1, "monster": 2, "mage": 6, "archer": 6, "infantry": 5},
+        },
     },
 }
 
@@ -43,7 +49,11 @@ def test_a_battle_dice_game_is_played_logged_undone_and_reopened(tmp_path):
     while session.pending() is not None:
         _answer(session, rng)
     state = session.state_dict()
-    assert state["phase"] == "game_over" and state["result"]["reason"] in ("rout", "destroyed", "both armies rout")
+    assert state["phase"] == "game_over" and state["result"]["reason"] in (
+        "rout",
+        "destroyed",
+        "both armies rout",
+    )
     assert state["log"][-1].startswith(("Reds wins", "Blues wins", "Draw"))
     session.undo()
     assert session.pending() is not None
@@ -72,10 +82,16 @@ def test_listed_casualty_sets_are_distinct_legal_and_few():
 
     same = [{"id": f"B{i}", "owner": "B", "sides": 6, "face": 5, "label": f"d6 B{i}"} for i in range(3)]
     other = [{"id": "B9", "owner": "B", "sides": 8, "face": 7, "label": "d8 B9"}]
-    sets = _distinct_sets(BattleDecision("B", "choose_dice", "lose 2", "casualties", count=2, candidates=same + other))
+    sets = _distinct_sets(
+        BattleDecision("B", "choose_dice", "lose 2", "casualties", count=2, candidates=same + other)
+    )
     assert [s["value"] for s in sets] == [["B0", "B1"], ["B0", "B9"]]  # equal dice are interchangeable
     assert sets[0]["label"] == "Lose d6 B0 + d6 B1"
     many = [{"id": f"B{i}", "owner": "B", "sides": 6, "face": i, "label": str(i)} for i in range(20)]
-    sets = _distinct_sets(BattleDecision("B", "choose_dice", "lose 10", "casualties", count=10, candidates=many))
+    sets = _distinct_sets(
+        BattleDecision("B", "choose_dice", "lose 10", "casualties", count=10, candidates=many)
+    )
     assert len(sets) == MAX_LISTED_SETS
-    assert all(len(set(s["value"])) == 10 for s in sets) and len({tuple(s["value"]) for s in sets}) == len(sets)
+    assert all(len(set(s["value"])) == 10 for s in sets) and len({tuple(s["value"]) for s in sets}) == len(
+        sets
+    )

@@ -13,10 +13,16 @@ def _setup(a, b, options=None):
 
 
 # BD-01 [W] Army composition example (BD L50-62)
-PLAYER_A = {"name": "A", "monsters": {"dragon": 4},
-            "units": {"general": 2, "mage": 2, "archer": 4, "cavalry": 4, "infantry": 4}}
-PLAYER_B = {"name": "B", "monsters": {"archmage": 2},
-            "units": {"general": 1, "mage": 6, "archer": 6, "infantry": 5}}
+PLAYER_A = {
+    "name": "A",
+    "monsters": {"dragon": 4},
+    "units": {"general": 2, "mage": 2, "archer": 4, "cavalry": 4, "infantry": 4},
+}
+PLAYER_B = {
+    "name": "B",
+    "monsters": {"archmage": 2},
+    "units": {"general": 1, "mage": 6, "archer": 6, "infantry": 5},
+}
 
 
 def test_bd01_both_example_armies_are_legal_with_twenty_dice_each():
@@ -46,7 +52,11 @@ def test_bd01_nineteen_against_twenty_is_illegal():
 
 
 def test_die_size_keys_and_unit_names_are_the_same_army():
-    by_size = {"name": "A", "monster": "dragon", "units": {"d4": 2, "d20": 4, "d12": 2, "d8": 4, "d10": 4, "d6": 4}}
+    by_size = {
+        "name": "A",
+        "monster": "dragon",
+        "units": {"d4": 2, "d20": 4, "d12": 2, "d8": 4, "d10": 4, "d6": 4},
+    }
     g1 = BattleGame(_setup(by_size, PLAYER_B))
     g2 = BattleGame(_setup(PLAYER_A, PLAYER_B))
     assert g1.data["armies"]["A"]["dice"] == g2.data["armies"]["A"]["dice"]
@@ -89,4 +99,3 @@ def test_rulings_table_covers_the_twelve_inventory_gaps_first():
     assert len(set(ids)) == len(ids)
     for r in RULINGS:
         assert r.default in r.variants and r.citation.startswith("BD L") and r.gap and r.why
-

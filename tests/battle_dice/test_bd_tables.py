@@ -58,7 +58,9 @@ def _case_id(case):
 def _start(make_game, army, monster: str):
     # A: d6, d12, d20 (17 -> one Monster point), d20 (1 -> leaves, so a destroyed die exists)
     # B: d4, d6, d6, d8
-    d = make_game(army("A", monster, infantry=1, mage=1, monster=2), army("B", general=1, infantry=2, archer=1))
+    d = make_game(
+        army("A", monster, infantry=1, mage=1, monster=2), army("B", general=1, infantry=2, archer=1)
+    )
     d.roll("A", [2, 3, 17, 1])
     d.roll("B", [4, 5, 3, 7])
     return d
@@ -145,8 +147,11 @@ def test_tables_printed_1d6_with_rows_7_8_roll_a_d8(make_game, army, key):
     assert d.expect("roll", "A")["choices"]["dice"][0]["sides"] == 8
     d.roll("A", [8])
     assert d.events_of("table")[-1]["row"] == MONSTER_TABLES[key].rows[-1].name
-    d6 = make_game(army("A", key, infantry=1, mage=1, monster=2), army("B", general=1, infantry=2, archer=1),
-                   options={"R01": "d6"})
+    d6 = make_game(
+        army("A", key, infantry=1, mage=1, monster=2),
+        army("B", general=1, infantry=2, archer=1),
+        options={"R01": "d6"},
+    )
     d6.roll("A", [2, 3, 17, 1])
     d6.roll("B", [4, 5, 3, 7])
     assert d6.expect("roll", "A")["choices"]["dice"][0]["sides"] == 6
@@ -169,7 +174,11 @@ def test_a_kill_chosen_row_with_a_dice_amount_rolls_it_and_the_caster_picks_that
     roll = next(step)
     assert (roll.player, roll.kind, roll.dice[0]["sides"]) == ("A", "roll", 6)
     choose = step.send({"faces": [2], "source": "typed"})
-    assert (choose.player, choose.kind, choose.count) == ("A", "choose_dice", 2)  # the caster picks 2 of B's dice
+    assert (choose.player, choose.kind, choose.count) == (
+        "A",
+        "choose_dice",
+        2,
+    )  # the caster picks 2 of B's dice
     with pytest.raises(StopIteration):
         step.send({"dice": ["B01", "B03"]})
     assert [x["id"] for x in board.army("B")["dice"]] == ["B02"]

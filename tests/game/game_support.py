@@ -25,26 +25,37 @@ def small_army(species: str, points: int, start: int = 0) -> list[str]:
     return [names[(start + i) % len(names)] for i in range(points)]
 
 
-def plain_setup(n_players: int = 2, force: int = 15, shares=(5, 5, 5), species=None, homes=None, frontiers=None,
-                dragons=None) -> dict:
+def plain_setup(
+    n_players: int = 2,
+    force: int = 15,
+    shares=(5, 5, 5),
+    species=None,
+    homes=None,
+    frontiers=None,
+    dragons=None,
+) -> dict:
     """Players with small units only (plain icons and IDs: totals easy to steer)."""
     species = species or ["Dwarves", "Goblins", "Coral Elves", "Lava Elves"][:n_players]
     homes = homes or ["Highland City", "Swampland Temple", "Flatland Tower", "Feyland City"][:n_players]
-    frontiers = frontiers or ["Coastland Tower", "Wasteland Temple", "Highland Temple", "Swampland City"][:n_players]
+    frontiers = (
+        frontiers or ["Coastland Tower", "Wasteland Temple", "Highland Temple", "Swampland City"][:n_players]
+    )
     players = []
     for i in range(n_players):
         home, horde, camp = shares
-        players.append({
-            "name": ["Alice", "Bob", "Carol", "Dave"][i],
-            "home": homes[i],
-            "frontier": frontiers[i],
-            "armies": {
-                "home": small_army(species[i], home, 0),
-                "horde": small_army(species[i], horde, 1),
-                "campaign": small_army(species[i], camp, 2),
-            },
-            "dragons": dragons[i] if dragons else ["Dragons/Red Drake"] * (-(-force // 24)),
-        })
+        players.append(
+            {
+                "name": ["Alice", "Bob", "Carol", "Dave"][i],
+                "home": homes[i],
+                "frontier": frontiers[i],
+                "armies": {
+                    "home": small_army(species[i], home, 0),
+                    "horde": small_army(species[i], horde, 1),
+                    "campaign": small_army(species[i], camp, 2),
+                },
+                "dragons": dragons[i] if dragons else ["Dragons/Red Drake"] * (-(-force // 24)),
+            }
+        )
     return {"force_size": force, "players": players}
 
 
@@ -55,9 +66,11 @@ def faces_for(decision: Decision, roll: str, mode: str = "max") -> list[str]:
     for die in decision.dice:
         faces = die["faces"]
         if mode == "max":
+
             def score(text: str) -> int:
                 n, _, icon = text.partition(" ")
                 return int(n) if icon in (want, "ID") else -1
+
             out.append(max(faces, key=score))
         else:
             for icon in ZERO_PREFERENCE[roll]:
@@ -101,7 +114,9 @@ def passive_policy(decision: Decision) -> dict:
     return {"type": "retreat", "units": []}
 
 
-def run_until(game: Game, stop: Callable[[Decision], bool], policy=passive_policy, limit: int = 2000) -> Decision:
+def run_until(
+    game: Game, stop: Callable[[Decision], bool], policy=passive_policy, limit: int = 2000
+) -> Decision:
     """Answer decisions with `policy` until `stop(decision)` is true; returns that decision."""
     for _ in range(limit):
         d = game.pending

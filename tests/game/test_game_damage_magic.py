@@ -65,12 +65,21 @@ def test_v4_20_scalder_magic_splits():
     kinds = mg.magic_kinds(scalder)
     assert kinds == ("Fire", "Water")
     splits = mg.element_splits(4, kinds)
-    assert splits == [{"Fire": 4, "Water": 0}, {"Fire": 3, "Water": 1}, {"Fire": 2, "Water": 2},
-                      {"Fire": 1, "Water": 3}, {"Fire": 0, "Water": 4}]
+    assert splits == [
+        {"Fire": 4, "Water": 0},
+        {"Fire": 3, "Water": 1},
+        {"Fire": 2, "Water": 2},
+        {"Fire": 1, "Water": 3},
+        {"Fire": 0, "Water": 4},
+    ]
 
 
-def cast(name: str, cost: int, color: str, pay: str = "", species: str = "", reserve: bool = False) -> mg.SpellCast:
-    return mg.SpellCast(name, cost, pay or mg.spell_kinds_accepted(color, "")[0], species, "x", reserve, color)
+def cast(
+    name: str, cost: int, color: str, pay: str = "", species: str = "", reserve: bool = False
+) -> mg.SpellCast:
+    return mg.SpellCast(
+        name, cost, pay or mg.spell_kinds_accepted(color, "")[0], species, "x", reserve, color
+    )
 
 
 def dice(*pairs: tuple[str, str]) -> dict[str, Unit]:
@@ -140,11 +149,16 @@ def test_magic_action_announces_validated_spells():
     with pytest.raises(IllegalSpell, match="cost 12"):
         game.apply({"type": "cast", "spells": [{"spell": "Dancing Lights", "target": "p2@frontier"}] * 2})
     assert game.state.to_dict() == before
-    game.apply({"type": "cast", "spells": [
-        {"spell": "Stone Skin", "target": "p1@frontier"},
-        {"spell": "Ash Storm", "target": "frontier"},
-        {"spell": "Firebolt", "target": game.state.army("p2", "frontier").units[0].uid},
-    ]})
+    game.apply(
+        {
+            "type": "cast",
+            "spells": [
+                {"spell": "Stone Skin", "target": "p1@frontier"},
+                {"spell": "Ash Storm", "target": "frontier"},
+                {"spell": "Firebolt", "target": game.state.army("p2", "frontier").units[0].uid},
+            ],
+        }
+    )
     announced = game.state.spells_announced
     assert [a["spell"] for a in announced] == ["Stone Skin", "Ash Storm", "Firebolt"]
     assert [a["paid_with"] for a in announced] == ["Earth", "Fire", "Fire"]
@@ -189,19 +203,30 @@ def test_magic_kinds_come_from_the_resolution_engine():
     oracle = next(d for d in load_catalogue().of_species("Amazons") if d.is_unit and d.short_name == "Oracle")
     unit = Unit("u1", "p1", spec_for(oracle.name))
     face = next(f.text() for f in oracle.faces if f.icon == "Magic")
-    at_coast = resolve_army_roll(ArmyRoll("magic", ((unit, (face,)),), terrain=parse_terrain("Coastland City"), face=1))
+    at_coast = resolve_army_roll(
+        ArmyRoll("magic", ((unit, (face,)),), terrain=parse_terrain("Coastland City"), face=1)
+    )
     assert set(at_coast.magic_kinds["u1"]) == {"Air", "Water"}
     n = at_coast.magic_by_die["u1"]
     assert n >= 4
-    mg.check_payment(at_coast.magic_by_die, {"u1": unit}, [cast("Wind Walk", 4, "Blue")],
-                     kinds_by_die=at_coast.magic_kinds)
+    mg.check_payment(
+        at_coast.magic_by_die, {"u1": unit}, [cast("Wind Walk", 4, "Blue")], kinds_by_die=at_coast.magic_kinds
+    )
     in_reserve = resolve_army_roll(ArmyRoll("magic", ((unit, (face,)),), in_reserve=True))
     assert in_reserve.magic_kinds["u1"] == ("Ivory",)
     with pytest.raises(IllegalSpell):
-        mg.check_payment(in_reserve.magic_by_die, {"u1": unit}, [cast("Wind Walk", 4, "Blue")],
-                         kinds_by_die=in_reserve.magic_kinds)
-    mg.check_payment(in_reserve.magic_by_die, {"u1": unit}, [cast("Resurrect Dead", 3, "Elemental", pay="Air")],
-                     kinds_by_die=in_reserve.magic_kinds)
+        mg.check_payment(
+            in_reserve.magic_by_die,
+            {"u1": unit},
+            [cast("Wind Walk", 4, "Blue")],
+            kinds_by_die=in_reserve.magic_kinds,
+        )
+    mg.check_payment(
+        in_reserve.magic_by_die,
+        {"u1": unit},
+        [cast("Resurrect Dead", 3, "Elemental", pay="Air")],
+        kinds_by_die=in_reserve.magic_kinds,
+    )
 
 
 def test_standing_stones_lets_the_controlling_army_count_magic_as_the_terrains_elements():
@@ -218,6 +243,8 @@ def test_standing_stones_lets_the_controlling_army_count_magic_as_the_terrains_e
     choose(game, "magic")
     game.apply({"type": "roll", "faces": ["2 Magic"] * 5})
     d = game.pending
-    assert all({"Air", "Water", "Fire", "Earth"} <= set(a["may_count_as"]) for a in d.data["accounting"].values())
+    assert all(
+        {"Air", "Water", "Fire", "Earth"} <= set(a["may_count_as"]) for a in d.data["accounting"].values()
+    )
     game.apply({"type": "cast", "spells": [{"spell": "Wind Walk", "target": "p1@frontier"}]})
     assert st.spells_announced[-1]["paid_with"] == "Air"

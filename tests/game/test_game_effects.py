@@ -67,11 +67,20 @@ def test_announced_spells_are_cast_one_at_a_time_through_the_effects_hook(monkey
     choose(game, "skip")
     choose(game, "magic")
     game.apply({"type": "roll", "faces": ["2 Magic"] * 5})
-    game.apply({"type": "cast", "spells": [{"spell": "Stone Skin", "target": "p1@frontier"},
-                                           {"spell": "Stone Skin", "target": "p1@home-p1"}]})
+    game.apply(
+        {
+            "type": "cast",
+            "spells": [
+                {"spell": "Stone Skin", "target": "p1@frontier"},
+                {"spell": "Stone Skin", "target": "p1@home-p1"},
+            ],
+        }
+    )
     assert cast_log == ["p1@frontier", "p1@home-p1"]
     assert [(e.name, e.target, e.expiry) for e in game.state.effects] == [
-        ("Stone Skin", "p1@frontier", UNTIL_YOUR_NEXT_TURN), ("Stone Skin", "p1@home-p1", UNTIL_YOUR_NEXT_TURN)]
+        ("Stone Skin", "p1@frontier", UNTIL_YOUR_NEXT_TURN),
+        ("Stone Skin", "p1@home-p1", UNTIL_YOUR_NEXT_TURN),
+    ]
     # FAQ95-30: no counter-attack follows a magic action; the second march comes next.
     assert game.pending.topic == "march" and game.state.march == 2
 
@@ -113,8 +122,12 @@ def test_items_roll_with_their_army_take_no_damage_and_are_buried_without_carrie
     """Items: worth points (medium 2), rolled with the army, never damaged, buried when no unit is left
     to carry them (V4.01c L2726-2740)."""
     setup = plain_setup()
-    setup["players"][1]["armies"]["campaign"] = ["Goblins/Thug", "Goblins/Mugger", "Goblins/Pelter",
-                                                 "Items/Death Dawn Blade"]
+    setup["players"][1]["armies"]["campaign"] = [
+        "Goblins/Thug",
+        "Goblins/Mugger",
+        "Goblins/Pelter",
+        "Items/Death Dawn Blade",
+    ]
     game = started({"frontier": 6}, setup)
     st = game.state
     blade = next(u for u in st.units.values() if u.spec.kind == "item")
@@ -142,8 +155,9 @@ def test_phase_hooks_run_in_order_and_may_ask_decisions(monkeypatch):
     def dragons(game, pid):
         seen.append(("dragon_attack", pid, game.state.phase))
         opts = [choice("ok", "Understood")]
-        answer = yield Decision(pid, "choice", "A dragon attacks!", "V4.01c L646-693", opts,
-                                validate=choose_validator(opts))
+        answer = yield Decision(
+            pid, "choice", "A dragon attacks!", "V4.01c L646-693", opts, validate=choose_validator(opts)
+        )
         seen.append(answer)
 
     def species(game, pid):
@@ -161,5 +175,9 @@ def test_phase_hooks_run_in_order_and_may_ask_decisions(monkeypatch):
         game.apply(passive_policy(d))
     assert game.pending.prompt == "A dragon attacks!" and game.state.phase == "dragon_attack"
     choose(game, "ok")
-    assert seen == [("dragon_attack", "p1", "dragon_attack"), "ok", ("species_abilities", "p1", "species_abilities")]
+    assert seen == [
+        ("dragon_attack", "p1", "dragon_attack"),
+        "ok",
+        ("species_abilities", "p1", "species_abilities"),
+    ]
     assert game.pending.topic == "march"

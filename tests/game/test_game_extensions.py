@@ -29,8 +29,14 @@ def test_two_games_never_share_a_hook():
 def test_every_game_has_its_phases_hooks_and_death_hooks():
     ext = build_extensions(plain_setup())
     assert set(ext.hooks) == set(HOOK_POINTS) and set(ext.phases) == {PHASE_SPECIES, PHASE_DRAGON}
-    assert [name for _, name, _ in ext.death] == ["Open Grave", "Accelerated Growth", "Stepped Damage", "Replanting",
-                                                 "Rise from the Ashes", "Soiled Ground"]
+    assert [name for _, name, _ in ext.death] == [
+        "Open Grave",
+        "Accelerated Growth",
+        "Stepped Damage",
+        "Replanting",
+        "Rise from the Ashes",
+        "Soiled Ground",
+    ]
     assert set(SPELLS) <= set(ext.spell_effects)  # every V4.01c spell has an effect in every game
 
 

@@ -19,7 +19,9 @@ def test_an_army_id_reads_and_writes_back_the_same_text():
     owner, location = ArmyId.parse("p2@home-p1")
     assert (owner, location) == ("p2", "home-p1")
     assert ArmyId.parse("p1@a@b").location == "a@b"  # only the first @ separates
-    assert ArmyId("p1", "reserve") == ArmyId.parse("p1@reserve") and hash(army) == hash(ArmyId("p1", "frontier"))
+    assert ArmyId("p1", "reserve") == ArmyId.parse("p1@reserve") and hash(army) == hash(
+        ArmyId("p1", "frontier")
+    )
 
 
 @pytest.mark.parametrize("text", ["p1", "", "@frontier", "p1@", None, 7, ["p1", "frontier"]])

@@ -47,13 +47,22 @@ def check_invariants(game: Game) -> None:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 4), force=st.sampled_from([15, 24, 30]),
-       steps=st.integers(50, 400))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    players=st.integers(2, 4),
+    force=st.sampled_from([15, 24, 30]),
+    steps=st.integers(50, 400),
+)
 def test_random_legal_play_keeps_invariants_and_replays(seed, players, force, steps):
     rng = random.Random(seed)
     names = ["Ann", "Ben", "Cid", "Dee"][:players]
     species = rng.sample(SPECIES, players)
-    setup = quick_setup({"force_size": force, "players": [{"name": n, "species": s} for n, s in zip(names, species, strict=True)]})
+    setup = quick_setup(
+        {
+            "force_size": force,
+            "players": [{"name": n, "species": s} for n, s in zip(names, species, strict=True)],
+        }
+    )
     game = Game(setup)
     accepted = []
     for _ in range(steps):
@@ -95,11 +104,27 @@ JUNK = st.recursive(
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, 2**16), steps=st.integers(0, 400),
-       kind=st.sampled_from(["match", "match", "roll", "roll_for_me", "choose", "allocate", "cast", "reinforce",
-                             "retreat", "bogus"]),
-       payload=st.dictionaries(st.sampled_from(["faces", "choice", "units", "spells", "moves", "seed", "player"]),
-                               JUNK, max_size=3))
+@given(
+    seed=st.integers(0, 2**16),
+    steps=st.integers(0, 400),
+    kind=st.sampled_from(
+        [
+            "match",
+            "match",
+            "roll",
+            "roll_for_me",
+            "choose",
+            "allocate",
+            "cast",
+            "reinforce",
+            "retreat",
+            "bogus",
+        ]
+    ),
+    payload=st.dictionaries(
+        st.sampled_from(["faces", "choice", "units", "spells", "moves", "seed", "player"]), JUNK, max_size=3
+    ),
+)
 def test_junk_answers_are_refused_without_change(seed, steps, kind, payload):
     from companion.rules.game import GameRuleError
 

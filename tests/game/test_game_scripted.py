@@ -35,7 +35,11 @@ def scripted(game: Game, goal: str, starting: dict[str, int], attacker: str = "p
                     continue
                 t = st.terrains[loc]
                 enemies = [a for a in st.armies_at(loc) if a.owner != attacker]
-                if goal == "capture" and not (t.face == 8 and t.controller == attacker) and loc != f"home-{attacker}":
+                if (
+                    goal == "capture"
+                    and not (t.face == 8 and t.controller == attacker)
+                    and loc != f"home-{attacker}"
+                ):
                     return {"type": "choose", "choice": v}
                 if goal == "eliminate" and enemies and t.action() in ("melee", None):
                     return {"type": "choose", "choice": v}
@@ -45,7 +49,10 @@ def scripted(game: Game, goal: str, starting: dict[str, int], attacker: str = "p
         if "up or down" in d.prompt:
             return {"type": "choose", "choice": "up"}
         if "action with" in d.prompt:
-            return {"type": "choose", "choice": "melee" if goal == "eliminate" and "melee" in values else "skip"}
+            return {
+                "type": "choose",
+                "choice": "melee" if goal == "eliminate" and "melee" in values else "skip",
+            }
         return {"type": "choose", "choice": values[0]}
 
     events = 0
@@ -103,7 +110,9 @@ def test_three_player_game_won_by_elimination_skips_eliminated_players():
     # After Bob's elimination he never marches again.
     first_out = min(eliminated_at)
     who = game.log[first_out].split(" ")[0]
-    assert not any(line.startswith(f"{who}'s army") and "rolled" in line for line in game.log[first_out + 1:])
+    assert not any(
+        line.startswith(f"{who}'s army") and "rolled" in line for line in game.log[first_out + 1 :]
+    )
 
 
 def scripted_until_first_march(game: Game, starting: dict[str, int]) -> None:

@@ -103,7 +103,9 @@ def test_undo_takes_back_and_keeps_seq_increasing(tmp_path):
     assert undo[0]["type"] == "undo" and undo[0]["action"]["undid"] == [e["seq"] for e in later]
     assert undo[0]["seq"] > later[-1]["seq"]
     after = s.state_dict()
-    assert after["players"] == mid["players"] and after["armies"] == mid["armies"] and s.pending() == mid_pending
+    assert (
+        after["players"] == mid["players"] and after["armies"] == mid["armies"] and s.pending() == mid_pending
+    )
     reopened = GameSession.open(tmp_path / "g.db")
     assert reopened.pending() == mid_pending
     with pytest.raises(GameRuleError, match="can be undone"):
@@ -113,7 +115,9 @@ def test_undo_takes_back_and_keeps_seq_increasing(tmp_path):
 
 
 def test_export_import_roundtrip(tmp_path):
-    s = quick_start(tmp_path / "g.db", names=("Ann", "Ben", "Cat"), species=("Dwarves", "Goblins", "Coral Elves"))
+    s = quick_start(
+        tmp_path / "g.db", names=("Ann", "Ben", "Cat"), species=("Dwarves", "Goblins", "Coral Elves")
+    )
     play(s, 80, seed=8)
     s.undo(2)
     path = s.export(tmp_path / "game.json")
@@ -217,8 +221,12 @@ WRITER = textwrap.dedent(
 def test_two_processes_writing_one_game_keep_a_valid_log(tmp_path):
     db = tmp_path / "shared.db"
     quick_start(db).close()
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(seed)], stdout=subprocess.PIPE, text=True)
-             for seed in (1, 2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(db), str(seed)], stdout=subprocess.PIPE, text=True
+        )
+        for seed in (1, 2)
+    ]
     outs = [p.communicate(timeout=120)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
     accepted = sum(int(o.split()[0]) for o in outs)
@@ -237,7 +245,9 @@ def test_replay_keeps_the_order_a_player_gave(tmp_path):
             break
         s.submit(random_answer(s.game, rng))
     stored = [e for e in s.events(0) if e["type"] == "reinforce" and len(e["action"].get("moves") or {}) > 1]
-    assert any(list(e["action"]["moves"]) != sorted(e["action"]["moves"]) for e in stored), "case still exercised"
+    assert any(list(e["action"]["moves"]) != sorted(e["action"]["moves"]) for e in stored), (
+        "case still exercised"
+    )
     again = GameSession.open(tmp_path / "g.db")
     assert again.state_dict()["log"] == s.state_dict()["log"]
     s.close()

@@ -130,15 +130,29 @@ def test_faq95_02_two_player_placement_is_forced():
     setup_done(game)
     st = game.state
     where = {a.id: len(a.units) for a in st.armies()}
-    assert set(where) == {"p1@home-p1", "p1@home-p2", "p1@frontier", "p2@home-p2", "p2@home-p1", "p2@frontier"}
+    assert set(where) == {
+        "p1@home-p1",
+        "p1@home-p2",
+        "p1@frontier",
+        "p2@home-p2",
+        "p2@home-p1",
+        "p2@frontier",
+    }
 
 
 def test_faq95_01_three_players_three_frontiers_and_start_state():
     """FAQ95-01: 3 players -> 3 proposed frontiers; each starts with exactly 3 armies, nothing in reserve,
     dragons apart (V4: in the Summoning Pool, V4.01c L290-292)."""
     game = Game(plain_setup(n_players=3))
-    d = run_until(game, lambda d: "Frontier Terrain" in d.prompt and d.kind == "choice" and len(d.choices) == 3
-                  and "first" not in d.prompt)
+    d = run_until(
+        game,
+        lambda d: (
+            "Frontier Terrain" in d.prompt
+            and d.kind == "choice"
+            and len(d.choices) == 3
+            and "first" not in d.prompt
+        ),
+    )
     assert len(d.choices) == 3
     setup_done(game)
     st = game.state
@@ -152,7 +166,9 @@ def test_faq95_01_three_players_three_frontiers_and_start_state():
 
 def test_faq95_03_campaign_placement_multiplayer():
     """FAQ95-03: not where 3 armies already are, not where you have an army; 2 enemy armies is fine."""
-    assert su.legal_campaign_terrains(["a", "b", "c"], own_armies=["c"], army_count={"a": 3, "b": 2, "c": 1}) == ["b"]
+    assert su.legal_campaign_terrains(
+        ["a", "b", "c"], own_armies=["c"], army_count={"a": 3, "b": 2, "c": 1}
+    ) == ["b"]
 
 
 def test_faq96_15_overflow_campaign_goes_to_reserve():
@@ -238,11 +254,18 @@ def test_v4_09_minor_terrain_allowance():
 def test_dragonkin_and_minor_terrains_start_in_the_summoning_pool():
     setup = plain_setup(force=15)
     setup["players"][0]["dragonkin"] = ["Dragonkin/Dragontroop (Death)"] * 5  # 5 health: 15 // 3 allows 5
-    setup["players"][0]["minor_terrains"] = ["Deadland Bridge", "Coastland Bridge", "Deadland Knoll", "Deadland Woods"]
+    setup["players"][0]["minor_terrains"] = [
+        "Deadland Bridge",
+        "Coastland Bridge",
+        "Deadland Knoll",
+        "Deadland Woods",
+    ]
     game = Game(setup)
     pool = game.state.area("p1", "pool")
     assert sorted({u.spec.kind for u in pool}) == ["dragon", "minor_terrain", "unit"]
-    setup["players"][0]["dragonkin"] = ["Dragonkin/Dragontroop (Death)"] * 4 + ["Dragonkin/Dragonmount (Death)"]
+    setup["players"][0]["dragonkin"] = ["Dragonkin/Dragontroop (Death)"] * 4 + [
+        "Dragonkin/Dragonmount (Death)"
+    ]
     with pytest.raises(IllegalSetup, match="6 health of Dragonkin.*allows 5"):
         Game(setup)
     setup["players"][0]["dragonkin"] = []

@@ -86,7 +86,9 @@ def test_faq96_14_zero_against_zero_succeeds():
     assert game.pending.prompt.endswith("turn Coastland Tower up or down?")
 
 
-@pytest.mark.parametrize("mine,counters,succeeds", [((5,), (4, 5), True), ((4,), (4, 5), False), ((5,), (3, 3), True)])
+@pytest.mark.parametrize(
+    "mine,counters,succeeds", [((5,), (4, 5), True), ((4,), (4, 5), False), ((5,), (3, 3), True)]
+)
 def test_faq95_05_counter_maneuvers_compared_one_by_one(mine, counters, succeeds):
     """FAQ95-05: 5 vs 4 and 5 succeeds (tie to the marcher); 4 vs 4 and 5 fails; counters are
     never summed (5 vs 3 + 3 succeeds)."""
@@ -286,7 +288,9 @@ def test_r96_11_reserves_phase_reinforce_then_retreat():
     assert set(d.data["units"]) == set(reserve)
     with pytest.raises(IllegalAction, match="not one of your units in the Reserve"):
         game.apply({"type": "reinforce", "moves": {horde[0]: "frontier"}})
-    game.apply({"type": "reinforce", "moves": {reserve[0]: "home-p1", reserve[1]: "home-p1", reserve[2]: "frontier"}})
+    game.apply(
+        {"type": "reinforce", "moves": {reserve[0]: "home-p1", reserve[1]: "home-p1", reserve[2]: "frontier"}}
+    )
     d = game.pending
     assert d.kind == "retreat"
     game.apply({"type": "retreat", "units": horde})

@@ -45,26 +45,49 @@ def roll(game: Game, *faces) -> dict:
     return game.apply({"type": "roll", "faces": list(faces)})
 
 
-def until(game: Game, topic: str, player: str | None = None, limit: int = 500, later_turn: bool = False,
-          marching: str | None = None):
+def until(
+    game: Game,
+    topic: str,
+    player: str | None = None,
+    limit: int = 500,
+    later_turn: bool = False,
+    marching: str | None = None,
+):
     """Answer passively until a decision of `topic` (and `player`) is pending; returns it.
     ``later_turn``: one in a later turn than the current one; ``marching``: in that player's turn."""
     turn = game.state.turn
     for _ in range(limit):
         d = game.pending
         assert d is not None, f"the game ended before a {topic!r} decision"
-        if (d.topic == topic and (player is None or d.player == player) and (not later_turn or game.state.turn > turn)
-                and (marching is None or game.state.marching == marching)):
+        if (
+            d.topic == topic
+            and (player is None or d.player == player)
+            and (not later_turn or game.state.turn > turn)
+            and (marching is None or game.state.marching == marching)
+        ):
             return d
         if d.kind == "roll" and d.data.get("roll") == "minor_terrain":
             game.apply({"type": "roll", "faces": [d.dice[0]["faces"][-1]]})
             continue
-        if d.kind == "roll" and d.data.get("roll") not in ("terrain", "maneuver", "melee", "missile", "magic", "save"):
+        if d.kind == "roll" and d.data.get("roll") not in (
+            "terrain",
+            "maneuver",
+            "melee",
+            "missile",
+            "magic",
+            "save",
+        ):
             # dragons and dragon responses: faces worth nothing (a belly, no ID, no melee/missile/save)
             dull = []
             for x in d.dice:
-                plain = [f for f in x["faces"] if not f.endswith("ID") and not any(
-                    k in f for k in ("Melee", "Missile", "Save", "Claw", "Jaw", "Tail", "Breath", "Wing"))]
+                plain = [
+                    f
+                    for f in x["faces"]
+                    if not f.endswith("ID")
+                    and not any(
+                        k in f for k in ("Melee", "Missile", "Save", "Claw", "Jaw", "Tail", "Breath", "Wing")
+                    )
+                ]
                 dull.append((plain or x["faces"])[0])
             game.apply({"type": "roll", "faces": dull})
             continue
@@ -84,6 +107,10 @@ def values(decision) -> list:
 def uid_of(game: Game, name: str, owner: str | None = None, where: str | None = None) -> str:
     st = game.state
     for uid, u in st.units.items():
-        if name in u.name and (owner is None or u.owner == owner) and (where is None or st.location[uid] == where):
+        if (
+            name in u.name
+            and (owner is None or u.owner == owner)
+            and (where is None or st.location[uid] == where)
+        ):
             return uid
     raise AssertionError(f"no die {name!r} ({owner}, {where})")

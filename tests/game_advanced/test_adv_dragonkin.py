@@ -18,14 +18,20 @@ from companion.rules.game.advanced import eldarim as el
 from companion.rules.game.advanced import spells as sp
 from companion.rules.resolution import RolledUnit, RollRequest, resolve
 
-KIN = ["Dragonkin/Dragontroop (Fire)", "Dragonkin/Dragonhero (Fire)", "Dragonkin/Dragonfoal (Air)"]  # 4 health
+KIN = [
+    "Dragonkin/Dragontroop (Fire)",
+    "Dragonkin/Dragonhero (Fire)",
+    "Dragonkin/Dragonfoal (Air)",
+]  # 4 health
 
 
 def kin_game(campaign=None, kin=KIN, advanced=("dragonkin",), faces=None, **changes) -> Game:
     if campaign is not None:
         changes["p0_campaign"] = campaign
-    return started(adv_setup(list(advanced), p0_dragonkin=list(kin), **changes),
-                   faces or {"home-p1": 3, "home-p2": 3, "frontier": 3})
+    return started(
+        adv_setup(list(advanced), p0_dragonkin=list(kin), **changes),
+        faces or {"home-p1": 3, "home-p2": 3, "frontier": 3},
+    )
 
 
 def put(game: Game, name: str, where: str, owner: str = "p1") -> str:
@@ -45,9 +51,11 @@ def test_v4_08_dragonkin_allowance_in_a_game():
     kin_game(kin=KIN + ["Dragonkin/Dragontroop (Air)"])  # 5 health: allowed
     with pytest.raises(IllegalSetup, match="allows 5"):
         Game(adv_setup(["dragonkin"], p0_dragonkin=KIN + ["Dragonkin/Dragonhero (Air)"]))
-    setup = adv_setup(["dragonkin", "dracolem"], p0_campaign=["Dracolem/Bronze Draco-Lord", "Dwarves/Footman",
-                                                               "Dwarves/Sentry"],
-                      p0_dragonkin=KIN + ["Dragonkin/Dragontroop (Air)"])
+    setup = adv_setup(
+        ["dragonkin", "dracolem"],
+        p0_campaign=["Dracolem/Bronze Draco-Lord", "Dwarves/Footman", "Dwarves/Sentry"],
+        p0_dragonkin=KIN + ["Dragonkin/Dragontroop (Air)"],
+    )
     with pytest.raises(IllegalSetup, match="allows 4"):
         Game(setup)
 
@@ -69,7 +77,9 @@ def cast_at_frontier(game: Game, spells: list[dict], magic_faces: list[str]):
     roll(game, *magic_faces)
     assert game.pending.topic == "cast"
     game.apply({"type": "cast", "spells": spells})
-    while game.pending is not None and game.pending.topic == "spell_order":  # in the order announced (L470-473)
+    while (
+        game.pending is not None and game.pending.topic == "spell_order"
+    ):  # in the order announced (L470-473)
         game.apply({"type": "choose", "choice": game.pending.choices[0]["value"]})
 
 
@@ -82,8 +92,14 @@ def test_summon_dragonkin_brings_one_health_worth_per_casting():
     game = kin_game(campaign=MAGES, faces={"home-p1": 3, "home-p2": 3, "frontier": 1})
     st = game.state
     hero = uid_of(game, "Dragonhero (Fire)", "p1")
-    cast_at_frontier(game, [{"spell": "Summon Dragonkin", "target": hero, "element": "Fire"},
-                            {"spell": "Summon Dragonkin", "target": hero, "element": "Fire"}], ["4 Magic", "3 Magic"])
+    cast_at_frontier(
+        game,
+        [
+            {"spell": "Summon Dragonkin", "target": hero, "element": "Fire"},
+            {"spell": "Summon Dragonkin", "target": hero, "element": "Fire"},
+        ],
+        ["4 Magic", "3 Magic"],
+    )
     assert st.location[hero] == "frontier"
     assert dk.is_dragonkin(st.units[hero]) and hero in [u.uid for u in st.army("p1", "frontier").units]
 
@@ -93,8 +109,14 @@ def test_one_casting_is_not_enough_for_a_two_health_dragonkin():
     game = kin_game(campaign=MAGES, faces={"home-p1": 3, "home-p2": 3, "frontier": 1})
     st = game.state
     hero, troop = uid_of(game, "Dragonhero (Fire)", "p1"), uid_of(game, "Dragontroop (Fire)", "p1")
-    cast_at_frontier(game, [{"spell": "Summon Dragonkin", "target": hero, "element": "Fire"},
-                            {"spell": "Summon Dragonkin", "target": troop, "element": "Fire"}], ["4 Magic", "3 Magic"])
+    cast_at_frontier(
+        game,
+        [
+            {"spell": "Summon Dragonkin", "target": hero, "element": "Fire"},
+            {"spell": "Summon Dragonkin", "target": troop, "element": "Fire"},
+        ],
+        ["4 Magic", "3 Magic"],
+    )
     assert st.location[hero] == "pool" and st.location[troop] == "frontier"
     assert any("1 of the 2 health-worth" in line for line in game.log)
 
@@ -106,10 +128,19 @@ def test_summon_dragonkin_needs_the_element_of_the_magic_paid():
     st = game.state
     troop = uid_of(game, "Dragontroop (Fire)", "p1")
     with pytest.raises(IllegalAction):
-        cast_at_frontier(game, [{"spell": "Summon Dragonkin", "target": troop, "element": "Earth"}],
-                         ["4 Magic", "3 Magic"])
-    sp.summon_dragonkin(game, {"spell": "Summon Dragonkin", "target": troop, "paid_with": "Earth", "caster": "p1",
-                               "army": "p1@frontier"})
+        cast_at_frontier(
+            game, [{"spell": "Summon Dragonkin", "target": troop, "element": "Earth"}], ["4 Magic", "3 Magic"]
+        )
+    sp.summon_dragonkin(
+        game,
+        {
+            "spell": "Summon Dragonkin",
+            "target": troop,
+            "paid_with": "Earth",
+            "caster": "p1",
+            "army": "p1@frontier",
+        },
+    )
     assert st.location[troop] == "pool" and any("does nothing" in line for line in game.log)
 
 
@@ -191,7 +222,11 @@ def test_dragonkin_sit_out_dragon_attacks_by_frightening_dragons_unless_eldarim_
     troop = Unit("k", "p1", spec_for("Dragonkin/Dragontroop (Fire)"))
     red, blue = Unit("r", "p2", spec_for("Dragons/Red Drake")), Unit("b", "p2", spec_for("Dragons/Blue Wyrm"))
     ivory = Unit("i", "p2", spec_for("Dragons/Ivory Drake"))
-    assert dk.frightened_by(troop, [red]) and not dk.frightened_by(troop, [blue]) and dk.frightened_by(troop, [ivory])
+    assert (
+        dk.frightened_by(troop, [red])
+        and not dk.frightened_by(troop, [blue])
+        and dk.frightened_by(troop, [ivory])
+    )
     assert dk.may_roll_in_dragon_attack([troop], [red]) == []
     assert dk.may_roll_in_dragon_attack([troop], [blue]) == ["k"]
     elder = Unit("e", "p1", spec_for("Eldarim/Morehl Follower (Air)"))
@@ -210,8 +245,10 @@ def test_dragonkin_champion_logo_moves_a_dragon_of_its_element_in_melee():
     choose(game, "p1@frontier")
     choose(game, "skip")
     choose(game, "melee")
-    faces = [("4 Logo" if d["uid"] == champ else next(f for f in d["faces"] if "Save" in f or "Maneuver" in f))
-             for d in game.pending.dice]
+    faces = [
+        ("4 Logo" if d["uid"] == champ else next(f for f in d["faces"] if "Save" in f or "Maneuver" in f))
+        for d in game.pending.dice
+    ]
     roll(game, *faces)
     d = game.pending
     assert d.topic == "dragonkin" and f"{drake}>home-p1" in values(d)
@@ -223,8 +260,13 @@ def test_dragonkin_champion_logo_moves_a_dragon_of_its_element_in_melee():
 
 
 def eldarim_game(**kw) -> Game:
-    camp = ["Eldarim/Morehl Follower (Air)", "Eldarim/Morehl Warder (Air)", "Eldarim/Morehl Sprinter (Air)",
-            "Eldarim/Morehl Spellbinder (Fire)", "Eldarim/Morehl Toxophilite (Fire)"]
+    camp = [
+        "Eldarim/Morehl Follower (Air)",
+        "Eldarim/Morehl Warder (Air)",
+        "Eldarim/Morehl Sprinter (Air)",
+        "Eldarim/Morehl Spellbinder (Fire)",
+        "Eldarim/Morehl Toxophilite (Fire)",
+    ]
     return kin_game(campaign=camp, advanced=("dragonkin", "eldarim"), **kw)
 
 
@@ -241,8 +283,9 @@ def test_dragonkin_handlers_adds_a_small_dragonkin_of_the_terrains_element():
     choose(game, f"join:{foal}:frontier")
     assert st.location[foal] == "frontier"
     assert el.handlers_options(game, "p1") == [] or all(
-        st.units[v.split(":")[1]].spec.elements[0] in ("Air", "Water") for v in [o["value"] for o in
-                                                                                 el.handlers_options(game, "p1")])
+        st.units[v.split(":")[1]].spec.elements[0] in ("Air", "Water")
+        for v in [o["value"] for o in el.handlers_options(game, "p1")]
+    )
 
 
 def test_dragonkin_handlers_respects_the_eldarim_health_cap():
@@ -263,8 +306,13 @@ def test_champion_types_and_whom_they_may_affect():
     zealot = Unit("c3", "p1", spec_for("Eldarim/Fire Dragon Zealot"))
     assert (el.ability(lord), el.ability(hunter), el.ability(zealot)) == ("tame", "slay", "control")
     red, blue = Unit("r", "p2", spec_for("Dragons/Red Drake")), Unit("b", "p2", spec_for("Dragons/Blue Wyrm"))
-    white = Unit("w", "p2", spec_for(next(d.name for d in load_catalogue().dice if "White" in d.name
-                                          and d.kind.value == "dragon")))
+    white = Unit(
+        "w",
+        "p2",
+        spec_for(
+            next(d.name for d in load_catalogue().dice if "White" in d.name and d.kind.value == "dragon")
+        ),
+    )
     assert el.may_affect(hunter, red) and not el.may_affect(hunter, blue) and not el.may_affect(hunter, white)
     assert el.may_affect(lord, blue) and el.may_affect(lord, white)
 
@@ -309,12 +357,18 @@ def test_a_slain_white_dragon_rolling_jaws_buries_the_slayer():
     game = eldarim_game()
     st = game.state
     slayer = put(game, "Eldarim/Dragonslayer", "frontier")
-    white = put(game, next(d.name for d in load_catalogue().dice if "White" in d.name and d.kind.value == "dragon"),
-                "frontier", owner="p2")
+    white = put(
+        game,
+        next(d.name for d in load_catalogue().dice if "White" in d.name and d.kind.value == "dragon"),
+        "frontier",
+        owner="p2",
+    )
     site, outcome = _site(game, slayer, white, "slay_dragon")
     jaws = next(f for f in st.units[white].spec.faces if "Jaw" in f)
-    _drive(el.response_hook(game, site, outcome), [{"type": "choose", "choice": white},
-                                                   {"type": "roll", "faces": [jaws]}])
+    _drive(
+        el.response_hook(game, site, outcome),
+        [{"type": "choose", "choice": white}, {"type": "roll", "faces": [jaws]}],
+    )
     assert st.location[white] == el.REMOVED and st.location[slayer] == "bua"
 
 
@@ -342,8 +396,12 @@ def test_a_tamed_white_dragon_is_freed_at_the_tamers_next_turn():
     game = eldarim_game()
     st = game.state
     lord = put(game, "Eldarim/Dragonlord", "frontier")
-    white = put(game, next(d.name for d in load_catalogue().dice if "White" in d.name and d.kind.value == "dragon"),
-                "frontier", owner="p2")
+    white = put(
+        game,
+        next(d.name for d in load_catalogue().dice if "White" in d.name and d.kind.value == "dragon"),
+        "frontier",
+        owner="p2",
+    )
     el.bind(game, st.units[lord], st.units[white], "tame")
     assert [e.expiry for e in st.effects if e.name == "Tamed"] == ["until the beginning of your next turn"]
 
@@ -355,7 +413,13 @@ def test_evolve_dragonkin_promotes_one_of_the_casters_dragonkin():
     st = game.state
     troop = uid_of(game, "Dragontroop (Fire)", "p1")
     st.location[troop] = "frontier"
-    cast = {"spell": "Evolve Dragonkin", "target": troop, "paid_with": "Fire", "caster": "p1", "army": "p1@frontier"}
+    cast = {
+        "spell": "Evolve Dragonkin",
+        "target": troop,
+        "paid_with": "Fire",
+        "caster": "p1",
+        "army": "p1@frontier",
+    }
     _drive(sp.evolve_dragonkin(game, cast), [])
     hero = uid_of(game, "Dragonhero (Fire)", "p1")
     assert st.location[hero] == "frontier" and st.location[troop] == "pool"
@@ -367,12 +431,22 @@ def test_rise_of_the_eldarim_promotes_an_eldarim_of_the_element_paid():
     st = game.state
     follower = uid_of(game, "Morehl Follower (Air)", "p1", "frontier")
     bigger = put(game, "Eldarim/Morehl Devotee (Fire)", "dua")
-    cast = {"spell": "Rise of the Eldarim", "target": follower, "paid_with": "Air", "caster": "p1",
-            "army": "p1@frontier"}
+    cast = {
+        "spell": "Rise of the Eldarim",
+        "target": follower,
+        "paid_with": "Air",
+        "caster": "p1",
+        "army": "p1@frontier",
+    }
     _drive(sp.rise_of_the_eldarim(game, cast), [])
     assert st.location[bigger] == "frontier" and st.location[follower] == "dua"
-    water = {"spell": "Rise of the Eldarim", "target": bigger, "paid_with": "Water", "caster": "p1",
-             "army": "p1@frontier"}
+    water = {
+        "spell": "Rise of the Eldarim",
+        "target": bigger,
+        "paid_with": "Water",
+        "caster": "p1",
+        "army": "p1@frontier",
+    }
     _drive(sp.rise_of_the_eldarim(game, water), [])
     assert st.location[bigger] == "frontier"  # wrong element: nothing happens
 
@@ -405,16 +479,28 @@ def test_dracolem_alloys_gate_and_no_promotion():
     gate = Unit("g", "p1", spec_for("Dracolem/Bronze Draco-Champion"))
     tank = Unit("t", "p1", spec_for("Dracolem/Bronze Draco-Tank"))
     silver = Unit("s", "p1", spec_for("Dracolem/Silver Draco-Tank"))
-    assert (dc.alloy_of(gate), dc.alloy_of(silver), dc.alloy_of(Unit("d", "p1", spec_for("Dwarves/Footman")))) == \
-        ("Bronze", "Silver", None)
+    assert (
+        dc.alloy_of(gate),
+        dc.alloy_of(silver),
+        dc.alloy_of(Unit("d", "p1", spec_for("Dwarves/Footman"))),
+    ) == ("Bronze", "Silver", None)
     assert [u.uid for u in dc.gate_movers(gate, [gate, tank, silver])] == ["t"]
     assert not dc.may_be_promoted(tank) and dc.may_be_promoted(Unit("d", "p1", spec_for("Dwarves/Footman")))
 
 
 def test_dracolem_are_never_promoted_in_play():
     """L1157: the promotion operation refuses a Dracolem, changing nothing."""
-    game = started(adv_setup(["dracolem"], p0_campaign=["Dracolem/Bronze Draco-Brawler", "Dracolem/Bronze Draco-Tank",
-                                                         "Dwarves/Footman", "Dwarves/Sentry"]))
+    game = started(
+        adv_setup(
+            ["dracolem"],
+            p0_campaign=[
+                "Dracolem/Bronze Draco-Brawler",
+                "Dracolem/Bronze Draco-Tank",
+                "Dwarves/Footman",
+                "Dwarves/Sentry",
+            ],
+        )
+    )
     st = game.state
     brawler = uid_of(game, "Draco-Brawler", "p1")
     tank = uid_of(game, "Draco-Tank", "p1")
@@ -469,9 +555,18 @@ def test_a_tamed_dragon_spares_its_tamers_army_and_carries_its_rider():
 
 
 def _dracolem_magic_game():
-    game = started(adv_setup(["dracolem"], p0_campaign=["Dracolem/Bronze Draco-Mystic", "Dracolem/Bronze Draco-Adeptus",
-                                                         "Dwarves/Footman", "Dwarves/Sentry"]),
-                   {"home-p1": 3, "home-p2": 3, "frontier": 1})
+    game = started(
+        adv_setup(
+            ["dracolem"],
+            p0_campaign=[
+                "Dracolem/Bronze Draco-Mystic",
+                "Dracolem/Bronze Draco-Adeptus",
+                "Dwarves/Footman",
+                "Dwarves/Sentry",
+            ],
+        ),
+        {"home-p1": 3, "home-p2": 3, "frontier": 1},
+    )
     until(game, "march", "p1")
     choose(game, "p1@frontier")
     choose(game, "skip")
@@ -489,8 +584,12 @@ def test_dracolem_magic_is_of_their_alloy():
     mystic = uid_of(game, "Draco-Mystic", "p1")
     assert d.data["accounting"][mystic]["may_count_as"] == ["Bronze"]
     with pytest.raises(IllegalAction):
-        game.apply({"type": "cast", "spells": [{"spell": "Watery Double", "target": "p1@frontier",
-                                                 "element": "Water"}]})
+        game.apply(
+            {
+                "type": "cast",
+                "spells": [{"spell": "Watery Double", "target": "p1@frontier", "element": "Water"}],
+            }
+        )
     game.apply({"type": "cast", "spells": [{"spell": "Anti-Magic Surge", "target": "p1@frontier"}]})
     assert any("Anti-Magic Surge" in line for line in game.log)
 
@@ -499,8 +598,10 @@ def test_esfahs_gift_cast_by_amazons_in_the_game():
     """L2406-2407 through the flow: an Amazon army at the Frontier (Coastland: its magic is air or
     water by Terrain Harmony) casts Esfah's Gift on its buried Deadland Woods."""
     amazons = ["Amazons/Seer", "Amazons/Soldier", "Amazons/Runner", "Amazons/Darter", "Amazons/Charioteer"]
-    game = started(adv_setup(["minor_terrains"], p0_campaign=amazons, p0_minor_terrains=["Deadland Woods"]),
-                   {"home-p1": 3, "home-p2": 3, "frontier": 1})
+    game = started(
+        adv_setup(["minor_terrains"], p0_campaign=amazons, p0_minor_terrains=["Deadland Woods"]),
+        {"home-p1": 3, "home-p2": 3, "frontier": 1},
+    )
     st = game.state
     woods = uid_of(game, "Deadland Woods", "p1")
     st.location[woods] = "bua"  # scenario: buried earlier
@@ -526,7 +627,9 @@ def test_a_controlled_dragon_adds_its_damage_to_its_controllers_army_melee():
         el.bind(game, st.units[zealot], st.units[drake], "control")
         wyrm = put(game, "Dragons/Blue Wyrm", "frontier", owner="p2")
         attack = SimpleNamespace(dragon=st.units[wyrm], target="army")
-        site = SimpleNamespace(terrain="frontier", marching="p1", slain=set(), ignored=set(), on_army=lambda a=attack: [a])
+        site = SimpleNamespace(
+            terrain="frontier", marching="p1", slain=set(), ignored=set(), on_army=lambda a=attack: [a]
+        )
         outcome = SimpleNamespace(reports=[], totals={"melee": 2})
         asked = _drive(el.response_hook(game, site, outcome), [{"type": "roll", "faces": [face_text]}])
         assert asked[0].data["roll"] == "controlled_dragon"
@@ -545,7 +648,9 @@ def _dragon_attack_on_alice(campaign, advanced, dragon_name, owner="p2", kin=())
 def test_a_dragonslayer_slays_an_attacking_dragon_in_the_dragon_phase():
     """L2969-2983 in play: Bob's Red Drake attacks Alice's Frontier army; her Dragonslayer rolls its
     logo in the response: the drake leaves the game and its claws do no damage."""
-    game, drake, d = _dragon_attack_on_alice(["Eldarim/Dragonslayer", "Dwarves/Footman"], ["eldarim"], "Red Drake")
+    game, drake, d = _dragon_attack_on_alice(
+        ["Eldarim/Dragonslayer", "Dwarves/Footman"], ["eldarim"], "Red Drake"
+    )
     st = game.state
     roll(game, "6 Claw")
     d = game.pending
@@ -562,8 +667,11 @@ def test_a_dragonslayer_slays_an_attacking_dragon_in_the_dragon_phase():
 def test_frightened_dragonkin_do_not_roll_against_a_dragon_of_their_element_in_play():
     """L2533-2535 in play: Bob's Red (fire) Drake attacks Alice's Frontier army, where her Fire
     Dragontroop stands: the troop is left out of the army's response roll."""
-    game = started(adv_setup(["dragonkin"], p0_dragonkin=["Dragonkin/Dragontroop (Fire)"],
-                             p1_dragons=["Dragons/Red Drake"]))
+    game = started(
+        adv_setup(
+            ["dragonkin"], p0_dragonkin=["Dragonkin/Dragontroop (Fire)"], p1_dragons=["Dragons/Red Drake"]
+        )
+    )
     st = game.state
     troop = uid_of(game, "Dragontroop (Fire)", "p1")
     st.location[troop] = "frontier"
@@ -580,8 +688,13 @@ def test_eldarim_units_are_standard_their_champions_optional():
     """L182-226, L806-850 (Eldarim are a species of the core rules) and L2506-2508, L2866-2903 (the
     champions are advanced dice): without the 'eldarim' option Eldarim units are fine, a champion is
     refused."""
-    camp = ["Eldarim/Morehl Follower (Air)", "Eldarim/Morehl Warder (Air)", "Eldarim/Morehl Sprinter (Air)",
-            "Eldarim/Morehl Spellbinder (Fire)", "Eldarim/Morehl Toxophilite (Fire)"]
+    camp = [
+        "Eldarim/Morehl Follower (Air)",
+        "Eldarim/Morehl Warder (Air)",
+        "Eldarim/Morehl Sprinter (Air)",
+        "Eldarim/Morehl Spellbinder (Fire)",
+        "Eldarim/Morehl Toxophilite (Fire)",
+    ]
     Game(adv_setup(["items"], p0_campaign=camp))
     with pytest.raises(IllegalSetup, match="eldarim"):
         Game(adv_setup(["items"], p0_campaign=["Eldarim/Dragonslayer", "Dwarves/Footman"]))
@@ -628,8 +741,14 @@ def test_path_cannot_move_a_dragonkin():
     st.location[troop] = "frontier"
     card = load_catalogue().spell("Path")
     with pytest.raises(IllegalSpell, match="Dragonkin"):
-        registry.announce(game, "p1", st.army("p1", "frontier"), card,
-                          {"spell": "Path", "target": troop, "to": "home-p1"}, "Earth")
+        registry.announce(
+            game,
+            "p1",
+            st.army("p1", "frontier"),
+            card,
+            {"spell": "Path", "target": troop, "to": "home-p1"},
+            "Earth",
+        )
 
 
 def _controlled_drake_game():

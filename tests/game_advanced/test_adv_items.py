@@ -22,8 +22,10 @@ def unit(name: str, uid: str = "x") -> Unit:
 
 
 def item_game(campaign: list[str], faces=None, advanced=("items",), **changes) -> Game:
-    return started(adv_setup(list(advanced), p0_campaign=campaign, **changes),
-                   faces or {"home-p1": 3, "home-p2": 3, "frontier": 3})
+    return started(
+        adv_setup(list(advanced), p0_campaign=campaign, **changes),
+        faces or {"home-p1": 3, "home-p2": 3, "frontier": 3},
+    )
 
 
 def face(die: str, text: str):
@@ -39,7 +41,11 @@ FRONTIER = RollTerrain("Coastland", face=3)
 
 def test_v4_01_medium_equipment_pricing():
     """V4-01 (L91-95, L2709-2712): one medium 2; two (need not match) 3; [D] three 5."""
-    med = [spec_for("Items/Fire Dawn Blade"), spec_for("Items/Earth Ring of Stars"), spec_for("Items/Fire Eyebiter")]
+    med = [
+        spec_for("Items/Fire Dawn Blade"),
+        spec_for("Items/Earth Ring of Stars"),
+        spec_for("Items/Fire Eyebiter"),
+    ]
     assert [item_points(med[:n]) for n in (1, 2, 3)] == [2, 3, 5]
 
 
@@ -95,8 +101,17 @@ def test_a_unit_carries_two_equipment_or_one_medallion_or_relic_alone():
 def test_set_up_refuses_an_item_no_unit_of_its_army_can_carry():
     """L2733: Goblins (death, earth) cannot carry a fire sword."""
     with pytest.raises(IllegalSetup, match="carry"):
-        Game(adv_setup(["items"], p1_campaign=["Goblins/Thug", "Goblins/Mugger", "Goblins/Pelter",
-                                               "Items/Fire Seven League Boots"]))
+        Game(
+            adv_setup(
+                ["items"],
+                p1_campaign=[
+                    "Goblins/Thug",
+                    "Goblins/Mugger",
+                    "Goblins/Pelter",
+                    "Items/Fire Seven League Boots",
+                ],
+            )
+        )
 
 
 def test_items_need_the_option_when_options_are_given():
@@ -121,15 +136,24 @@ def test_items_roll_in_the_armys_rolls():
     choose(game, "maneuver")
     choose(game, "counter")  # Bob counter-maneuvers: the rolls happen
     d = game.pending
-    assert d.kind == "roll" and d.player == "p1" and "Items/Fire Seven League Boots" in [x["die"] for x in d.dice]
+    assert (
+        d.kind == "roll"
+        and d.player == "p1"
+        and "Items/Fire Seven League Boots" in [x["die"] for x in d.dice]
+    )
 
 
 def test_excess_items_are_buried_as_their_owner_chooses():
     """L2734-2736: one Dwarf left carries two of three small items; the owner of the army chooses
     which one is buried, before the game's next decision."""
-    game = item_game(DWARVES[:2] + ["Items/Fire Speed Slippers", "Items/Fire Sight Stone", "Items/Fire Wooden Targe"])
+    game = item_game(
+        DWARVES[:2] + ["Items/Fire Speed Slippers", "Items/Fire Sight Stone", "Items/Fire Wooden Targe"]
+    )
     st = game.state
-    targe, slippers = uid_of(game, "Items/Fire Wooden Targe", "p1"), uid_of(game, "Items/Fire Speed Slippers", "p1")
+    targe, slippers = (
+        uid_of(game, "Items/Fire Wooden Targe", "p1"),
+        uid_of(game, "Items/Fire Speed Slippers", "p1"),
+    )
     st.location[uid_of(game, "Dwarves/Sentry", "p1", "frontier")] = "dua"
     game.cleanup()
     assert st.location[targe] == st.location[slippers] == "frontier"  # nothing is buried for the owner
@@ -145,7 +169,9 @@ def test_excess_items_are_buried_as_their_owner_chooses():
 def test_the_bury_question_comes_before_the_next_decision_of_the_game():
     """L2734-2736 in play: a carrier is lost mid-game; the next decision handed out is the owner's
     choice of the item to bury; the game goes on after it."""
-    game = item_game(DWARVES[:2] + ["Items/Fire Speed Slippers", "Items/Fire Sight Stone", "Items/Fire Wooden Targe"])
+    game = item_game(
+        DWARVES[:2] + ["Items/Fire Speed Slippers", "Items/Fire Sight Stone", "Items/Fire Wooden Targe"]
+    )
     st = game.state
     until(game, "march", "p1")
     st.location[uid_of(game, "Dwarves/Sentry", "p1", "frontier")] = "dua"  # scenario: killed by a spell
@@ -243,8 +269,11 @@ def test_silver_medallion_returns_an_item_from_the_bua():
 def test_silver_medallion_brings_a_small_dragonkin_or_promotes_one():
     """L2798-2816: at a terrain a small Dragonkin joins from the Summoning Pool, or a Dragonkin in the
     army is promoted from the pool; a buried Dragonkin may return to the pool."""
-    game = item_game(["Dwarves/Footman", "Items/Silver Medallion"], advanced=("items", "dragonkin"),
-                     p0_dragonkin=["Dragonkin/Dragontroop (Fire)", "Dragonkin/Dragonhero (Fire)"])
+    game = item_game(
+        ["Dwarves/Footman", "Items/Silver Medallion"],
+        advanced=("items", "dragonkin"),
+        p0_dragonkin=["Dragonkin/Dragontroop (Fire)", "Dragonkin/Dragonhero (Fire)"],
+    )
     st = game.state
     troop = uid_of(game, "Dragontroop", "p1")
     _missile_roll(game, "1 Save", "4 Logo")
@@ -298,10 +327,21 @@ def test_elemental_relic_rerolls_matching_units_before_resolution():
 def test_elemental_relic_matching_and_cancelling():
     """L2831-2836: the logo matches every element and ivory, not alloys; two relics on the same
     element cancel each other (the engine reports it)."""
-    assert relic_matches(unit("Amazons/Soldier"), "*") and not relic_matches(unit("Dracolem/Bronze Draco-Tank"), "*")
+    assert relic_matches(unit("Amazons/Soldier"), "*") and not relic_matches(
+        unit("Dracolem/Bronze Draco-Tank"), "*"
+    )
     assert relic_matches(unit("Dwarves/Footman"), "Fire") and not relic_matches(unit("Goblins/Thug"), "Fire")
-    res = resolve(RollRequest("melee", (face("Dwarves/Footman", "ID"), face("Items/Elemental Relic", "4 Element Fire"),
-                                        face("Items/Elemental Relic", "4 Element Fire")), terrain=FRONTIER))
+    res = resolve(
+        RollRequest(
+            "melee",
+            (
+                face("Dwarves/Footman", "ID"),
+                face("Items/Elemental Relic", "4 Element Fire"),
+                face("Items/Elemental Relic", "4 Element Fire"),
+            ),
+            terrain=FRONTIER,
+        )
+    )
     assert any("cancel" in r.text or "same element" in r.text for r in res.reports)
 
 
@@ -320,7 +360,9 @@ def test_earthfang_summons_a_chill_wind_on_the_terrain():
 def test_summon_dragon_artifact_summons_a_dragon_of_its_element():
     """L1957-1968: a Fire Dragonstaff's Summon Dragon at a terrain summons a fire dragon from a
     Summoning Pool to a terrain, and the die rolls again."""
-    game = item_game(DWARVES[:2] + ["Items/Fire Dragonstaff"], faces={"home-p1": 3, "home-p2": 3, "frontier": 1})
+    game = item_game(
+        DWARVES[:2] + ["Items/Fire Dragonstaff"], faces={"home-p1": 3, "home-p2": 3, "frontier": 1}
+    )
     st = game.state
     until(game, "march", "p1")
     choose(game, "p1@frontier")
@@ -344,8 +386,13 @@ def test_summon_dragon_artifact_summons_a_dragon_of_its_element():
 
 def test_attune_gives_magic_of_any_element():
     """L1243-1249: X (3) magic, usable as any element."""
-    res = resolve(RollRequest("magic", (face("Dwarves/Footman", "1 Save"), face("Items/Fire Magi Crown", "3 Attune")),
-                              terrain=FRONTIER))
+    res = resolve(
+        RollRequest(
+            "magic",
+            (face("Dwarves/Footman", "1 Save"), face("Items/Fire Magi Crown", "3 Attune")),
+            terrain=FRONTIER,
+        )
+    )
     assert res.total("magic") == 3
 
 
@@ -353,15 +400,26 @@ def test_bash_copies_the_attackers_melee_as_saves():
     """L1250-1269: against a melee attack Bash generates saves equal to the targeted unit's melee;
     in other saves, X saves."""
     shield = face("Items/Fire Mithril Shield", "3 Bash")
-    res = resolve(RollRequest("save", (face("Dwarves/Footman", "1 Melee"), shield), against="melee",
-                              terrain=FRONTIER, choices={"Bash target melee": 2}))
+    res = resolve(
+        RollRequest(
+            "save",
+            (face("Dwarves/Footman", "1 Melee"), shield),
+            against="melee",
+            terrain=FRONTIER,
+            choices={"Bash target melee": 2},
+        )
+    )
     assert res.total("save") == 2
-    res = resolve(RollRequest("save", (face("Dwarves/Footman", "1 Melee"), shield), against="missile", terrain=FRONTIER))
+    res = resolve(
+        RollRequest("save", (face("Dwarves/Footman", "1 Melee"), shield), against="missile", terrain=FRONTIER)
+    )
     assert res.total("save") == 3
 
 
-@pytest.mark.parametrize("die,text,purpose", [("Items/Fire Vorpal Sword", "3 Decapitate", "melee"),
-                                               ("Items/Fire Heartseeker", "3 Impale", "missile")])
+@pytest.mark.parametrize(
+    "die,text,purpose",
+    [("Items/Fire Vorpal Sword", "3 Decapitate", "melee"), ("Items/Fire Heartseeker", "3 Impale", "missile")],
+)
 def test_decapitate_and_impale_are_delayed_kills_of_a_defender_showing_its_id(die, text, purpose):
     """L1420-1431, L1676-1687: reported for step 2 of the defending army's save roll."""
     res = resolve(RollRequest(purpose, (face("Dwarves/Footman", "ID"), face(die, text)), terrain=FRONTIER))
@@ -370,16 +428,27 @@ def test_decapitate_and_impale_are_delayed_kills_of_a_defender_showing_its_id(di
 
 def test_crush_targets_units_that_must_maneuver_or_die():
     """L1408-1419: up to X (4) health-worth of defenders; in a dragon attack X missile."""
-    res = resolve(RollRequest("missile", (face("Dwarves/Footman", "ID"), face("Items/Fire Trebuchet", "4 Crush")),
-                              terrain=FRONTIER))
-    assert [(r.kind, r.amount) for r in res.reports if r.source == "Crush"] == [("maneuver_or_kill_then_save_or_bury", 4)]
+    res = resolve(
+        RollRequest(
+            "missile",
+            (face("Dwarves/Footman", "ID"), face("Items/Fire Trebuchet", "4 Crush")),
+            terrain=FRONTIER,
+        )
+    )
+    assert [(r.kind, r.amount) for r in res.reports if r.source == "Crush"] == [
+        ("maneuver_or_kill_then_save_or_bury", 4)
+    ]
 
 
 def test_elevate_doubles_one_units_missile_and_gives_maneuvers():
     """L1485-1498: maneuver roll X (4) maneuver; missile attack: one unit's missile doubled."""
     carpet = face("Items/Fire Flying Carpet", "4 Elevate")
-    assert resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Save"), carpet), terrain=FRONTIER)).total(
-        "maneuver") == 4
+    assert (
+        resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Save"), carpet), terrain=FRONTIER)).total(
+            "maneuver"
+        )
+        == 4
+    )
     shooter = face("Dwarves/Crossbowman", "ID")
     plain = resolve(RollRequest("missile", (shooter,), terrain=FRONTIER)).total("missile")
     assert resolve(RollRequest("missile", (shooter, carpet), terrain=FRONTIER)).total("missile") == 2 * plain
@@ -387,8 +456,13 @@ def test_elevate_doubles_one_units_missile_and_gives_maneuvers():
 
 def test_flurry_melee_and_roll_again():
     """L1562-1575: X (4) melee and the item rolls again."""
-    res = resolve(RollRequest("melee", (face("Dwarves/Footman", "1 Save"), face("Items/Fire Blade Golem", "4 Flurry")),
-                              terrain=FRONTIER))
+    res = resolve(
+        RollRequest(
+            "melee",
+            (face("Dwarves/Footman", "1 Save"), face("Items/Fire Blade Golem", "4 Flurry")),
+            terrain=FRONTIER,
+        )
+    )
     assert res.total("melee") == 4 and any(r.kind == "reroll_pending" for r in res.reports)
 
 
@@ -401,8 +475,13 @@ def test_sortie_melee_or_saves():
 
 def test_bronze_medallion_any_element_magic():
     """L2782-2797: in a magic action X (4) magic of any element."""
-    res = resolve(RollRequest("magic", (face("Dwarves/Footman", "1 Save"), face("Items/Bronze Medallion", "4 Logo")),
-                              terrain=FRONTIER))
+    res = resolve(
+        RollRequest(
+            "magic",
+            (face("Dwarves/Footman", "1 Save"), face("Items/Bronze Medallion", "4 Logo")),
+            terrain=FRONTIER,
+        )
+    )
     assert res.total("magic") == 4
 
 
@@ -426,14 +505,21 @@ def test_species_abilities_never_modify_item_results():
     melee of the sword it carries."""
     highland = RollTerrain("Highland", face=3)
     alone = resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Melee"),), terrain=highland))
-    armed = resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Melee"), face("Items/Fire Vorpal Sword",
-                                                                                       "3 Melee")), terrain=highland))
+    armed = resolve(
+        RollRequest(
+            "maneuver",
+            (face("Dwarves/Footman", "1 Melee"), face("Items/Fire Vorpal Sword", "3 Melee")),
+            terrain=highland,
+        )
+    )
     assert alone.total("maneuver") == armed.total("maneuver") == 1
 
 
 def _attune_game():
-    game = item_game(["Dwarves/Theurgist", "Items/Fire Magi Crown", "Dwarves/Footman", "Dwarves/Sentry"],
-                     faces={"home-p1": 3, "home-p2": 3, "frontier": 1})
+    game = item_game(
+        ["Dwarves/Theurgist", "Items/Fire Magi Crown", "Dwarves/Footman", "Dwarves/Sentry"],
+        faces={"home-p1": 3, "home-p2": 3, "frontier": 1},
+    )
     until(game, "march", "p1")
     choose(game, "p1@frontier")
     choose(game, "skip")
@@ -485,7 +571,9 @@ def _non_save(d) -> list[str]:
     return [next(f for f in x["faces"] if "Maneuver" in f or "Magic" in f) for x in d.dice]
 
 
-@pytest.mark.parametrize("weapon,face_text", [("Items/Fire Vorpal Sword", "3 Decapitate"), ("Items/Earthfang", "4 Logo")])
+@pytest.mark.parametrize(
+    "weapon,face_text", [("Items/Fire Vorpal Sword", "3 Decapitate"), ("Items/Earthfang", "4 Logo")]
+)
 def test_decapitate_and_earthfang_kill_a_defender_showing_its_id_in_the_game(weapon, face_text):
     """L1420-1431 (Decapitate), L2859-2862 (Earthfang in melee): when the defenders roll their saves,
     one unit that rolled its ID is killed and its saves do not count (the flow's SAI module acts on
@@ -498,13 +586,20 @@ def test_decapitate_and_earthfang_kill_a_defender_showing_its_id_in_the_game(wea
     choose(game, "skip")
     choose(game, "melee")
     d = game.pending
-    roll(game, *[face_text if x["die"] == weapon else next(f for f in x["faces"] if "Melee" in f) for x in d.dice])
+    roll(
+        game,
+        *[face_text if x["die"] == weapon else next(f for f in x["faces"] if "Melee" in f) for x in d.dice],
+    )
     d = game.pending
     assert d.player == "p2" and "saves" in d.prompt
     goblin = d.dice[0]["uid"]
     roll(game, "ID", *_non_save(d)[1:])
-    while game.pending is not None and game.pending.player == "p1" and game.pending.kind == "choice" \
-            and goblin in values(game.pending):
+    while (
+        game.pending is not None
+        and game.pending.player == "p1"
+        and game.pending.kind == "choice"
+        and goblin in values(game.pending)
+    ):
         choose(game, goblin)
     assert st.location[goblin] in ("dua", "bua")
     assert any(face_text.split(" ", 1)[1] in line or "Logo" in line for line in game.log)
@@ -515,10 +610,14 @@ def test_gate_moves_other_dracolem_of_its_alloy():
     never the Silver one (the flow's SAI move module with this package's alloys)."""
     from companion.rules.game.advanced.dracolem import alloy_of
 
-    game = started(adv_setup(["dracolem"], p0_campaign=["Dracolem/Bronze Draco-Tank", "Dracolem/Silver Draco-Tank",
-                                                         "Dwarves/Footman"],
-                             p0_home=["Dracolem/Bronze Draco-Champion", "Dwarves/Sentry"]),
-                   {"home-p1": 4, "home-p2": 3, "frontier": 3})
+    game = started(
+        adv_setup(
+            ["dracolem"],
+            p0_campaign=["Dracolem/Bronze Draco-Tank", "Dracolem/Silver Draco-Tank", "Dwarves/Footman"],
+            p0_home=["Dracolem/Bronze Draco-Champion", "Dwarves/Sentry"],
+        ),
+        {"home-p1": 4, "home-p2": 3, "frontier": 3},
+    )
     st = game.state
     champ = uid_of(game, "Draco-Champion", "p1")
     bronze, silver = uid_of(game, "Bronze Draco-Tank", "p1"), uid_of(game, "Silver Draco-Tank", "p1")
@@ -535,8 +634,11 @@ def test_gate_moves_other_dracolem_of_its_alloy():
     d = game.pending
     roll(game, *["4 Gate" if x["uid"] == champ else x["faces"][1] for x in d.dice])
     while game.pending.player == "p1" and game.pending.topic != "sai_move":
-        game.apply({"type": "choose", "choice": values(game.pending)[0]} if game.pending.kind == "choice"
-                   else {"type": "roll", "faces": [x["faces"][1] for x in game.pending.dice]})
+        game.apply(
+            {"type": "choose", "choice": values(game.pending)[0]}
+            if game.pending.kind == "choice"
+            else {"type": "roll", "faces": [x["faces"][1] for x in game.pending.dice]}
+        )
     choose(game, "frontier")
     d = game.pending
     options = {u for c in d.choices for u in (c["value"] if isinstance(c["value"], list) else [c["value"]])}
@@ -553,7 +655,9 @@ def test_items_are_never_targets_of_individual_effects():
     boots = uid_of(game, "Boots", "p1")
     card = load_catalogue().spell("Finger of Death")
     with pytest.raises(IllegalSpell, match="not a unit"):
-        registry.announce(game, "p2", st.army("p2", "frontier"), card, {"spell": card.name, "target": boots}, "Death")
+        registry.announce(
+            game, "p2", st.army("p2", "frontier"), card, {"spell": card.name, "target": boots}, "Death"
+        )
 
 
 def _dragon_on_the_frontier(campaign: list[str], dragon_face: str):
@@ -572,9 +676,18 @@ def test_decapitate_kills_a_dragon_that_rolled_jaws():
     """L1420-1431: in a dragon attack Decapitate kills an attacking dragon that rolled Jaws (the
     dragon phase's SAI module acts on the item's report)."""
     game, drake, d = _dragon_on_the_frontier(DWARVES + ["Items/Fire Vorpal Sword"], "12 Jaw")
-    roll(game, *["3 Decapitate" if "Sword" in x["die"] else next(f for f in x["faces"] if "Save" in f or "Maneuver" in f)
-                 for x in d.dice])
-    assert any("Decapitate" in line and "is killed" in line for line in game.log)  # a kill, not a slay (L1428)
+    roll(
+        game,
+        *[
+            "3 Decapitate"
+            if "Sword" in x["die"]
+            else next(f for f in x["faces"] if "Save" in f or "Maneuver" in f)
+            for x in d.dice
+        ],
+    )
+    assert any(
+        "Decapitate" in line and "is killed" in line for line in game.log
+    )  # a kill, not a slay (L1428)
     assert game.state.location[drake] != "frontier"
 
 
@@ -595,8 +708,15 @@ def test_wayfare_in_a_dragon_attack_moves_the_item_and_a_carrier():
 def test_the_owner_may_bury_only_sets_that_leave_the_rest_carried():
     """L2734-2736: one Dwarf left with two small items and the large boots: the owner is offered only
     as few items as must go, and only sets whose rest the Dwarf can carry."""
-    game = item_game(["Dwarves/Footman", "Dwarves/Sentry", "Items/Fire Speed Slippers", "Items/Fire Sight Stone",
-                      "Dwarves/Crossbowman"])
+    game = item_game(
+        [
+            "Dwarves/Footman",
+            "Dwarves/Sentry",
+            "Items/Fire Speed Slippers",
+            "Items/Fire Sight Stone",
+            "Dwarves/Crossbowman",
+        ]
+    )
     st = game.state
     boots = Unit("u950", "p1", spec_for("Items/Fire Seven League Boots"))
     st.units[boots.uid], st.location[boots.uid] = boots, "frontier"
@@ -610,5 +730,3 @@ def test_the_owner_may_bury_only_sets_that_leave_the_rest_carried():
         assert not it.carry_plan(units, [i for i in items if i.uid not in option])[1]
     stone = uid_of(game, "Fire Sight Stone", "p1")
     assert (stone,) in options
-
-

@@ -65,8 +65,9 @@ def test_deadlands_in_play_adds_s_units_of_every_species_to_the_dua_counts():
 def test_minor_terrains_start_in_the_summoning_pool():
     """L2600-2601."""
     game = game_with_minors()
-    assert sorted(u.name.split("/")[1] for u in game.state.area("p1", "pool") if u.spec.kind == "minor_terrain") == \
-        sorted(MINORS)
+    assert sorted(
+        u.name.split("/")[1] for u in game.state.area("p1", "pool") if u.spec.kind == "minor_terrain"
+    ) == sorted(MINORS)
 
 
 def test_only_minor_terrains_sharing_an_element_or_deadlands_may_enter_play_instead_of_maneuvering():
@@ -118,7 +119,9 @@ def test_double_maneuvers_doubles_the_armys_ids_in_its_maneuver_rolls():
     foot = cat.get("Dwarves/Footman")
     units = (RolledUnit(foot, (foot.find_face("ID"),)), RolledUnit(foot, (foot.find_face("ID"),)))
     plain = resolve(RollRequest("maneuver", units)).total("maneuver")
-    doubled = resolve(RollRequest("maneuver", units, effects=(EffectInForce("Double Maneuvers"),))).total("maneuver")
+    doubled = resolve(RollRequest("maneuver", units, effects=(EffectInForce("Double Maneuvers"),))).total(
+        "maneuver"
+    )
     assert (plain, doubled) == (2, 4)
     saves = resolve(RollRequest("save", units, effects=(EffectInForce("Double Maneuvers"),))).total("save")
     assert saves == 2  # only maneuver rolls
@@ -132,15 +135,19 @@ def test_double_saves_doubles_ids_in_save_rolls():
     assert resolve(RollRequest("save", units, effects=(EffectInForce("Double Saves"),))).total("save") == 3
 
 
-@pytest.mark.parametrize("name,purpose", [("Dust Storm", "missile"), ("Flanked", "save"), ("Flood", "maneuver"),
-                                          ("Revolt", "melee")])
+@pytest.mark.parametrize(
+    "name,purpose",
+    [("Dust Storm", "missile"), ("Flanked", "save"), ("Flood", "maneuver"), ("Revolt", "melee")],
+)
 def test_disasters_halve_one_result_type(name, purpose):
     """L2678-2692: Dust Storm halves missile, Flanked saves, Flood maneuvers, Revolt melee (rounded
     down); other result types are untouched."""
     cat = load_catalogue()
     goblin = cat.get("Goblins/Thug")
     icon = purpose.capitalize()
-    face = next(f for f in goblin.faces if f.icon == icon) if any(f.icon == icon for f in goblin.faces) else None
+    face = (
+        next(f for f in goblin.faces if f.icon == icon) if any(f.icon == icon for f in goblin.faces) else None
+    )
     units = tuple(RolledUnit(goblin, (goblin.find_face("ID"),)) for _ in range(3))
     if face is not None:
         units += (RolledUnit(goblin, (face,)),)
@@ -148,8 +155,9 @@ def test_disasters_halve_one_result_type(name, purpose):
     halved = resolve(RollRequest(purpose, units, effects=(EffectInForce(name),))).total(purpose)
     assert halved == plain // 2 and plain >= 3
     other = "melee" if purpose != "melee" else "save"
-    assert resolve(RollRequest(other, units, effects=(EffectInForce(name),))).total(other) == \
-        resolve(RollRequest(other, units)).total(other)
+    assert resolve(RollRequest(other, units, effects=(EffectInForce(name),))).total(other) == resolve(
+        RollRequest(other, units)
+    ).total(other)
 
 
 def test_flood_halves_the_armys_maneuvers_in_the_game_and_is_buried_at_its_next_march():
@@ -302,12 +310,20 @@ def _counter_maneuver_total(minor: str) -> int:
     choose(game, "maneuver")
     choose(game, "counter")
     d = game.pending
-    game.apply({"type": "roll", "faces": [next((f for f in x["faces"] if "Magic" in f), x["faces"][0])
-                                          for x in d.dice]})  # Bob: nothing
+    game.apply(
+        {
+            "type": "roll",
+            "faces": [next((f for f in x["faces"] if "Magic" in f), x["faces"][0]) for x in d.dice],
+        }
+    )  # Bob: nothing
     d = game.pending
     assert d.player == "p1" and d.data["roll"] == "maneuver"
-    game.apply({"type": "roll", "faces": [next((f for f in x["faces"] if "Melee" in f), x["faces"][0])
-                                          for x in d.dice]})
+    game.apply(
+        {
+            "type": "roll",
+            "faces": [next((f for f in x["faces"] if "Melee" in f), x["faces"][0]) for x in d.dice],
+        }
+    )
     return game.state.last_roll["total"]
 
 

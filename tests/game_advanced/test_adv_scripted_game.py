@@ -9,37 +9,66 @@ from game_support import ZERO_PREFERENCE, passive_policy
 
 from companion.rules.game import Game
 
-FIRE_ELDARIM = ["Eldarim/Morehl Follower (Fire)", "Eldarim/Morehl Warder (Fire)", "Eldarim/Morehl Sprinter (Fire)",
-                "Eldarim/Morehl Spellbinder (Fire)", "Eldarim/Selumari Spellbinder (Fire)"]
+FIRE_ELDARIM = [
+    "Eldarim/Morehl Follower (Fire)",
+    "Eldarim/Morehl Warder (Fire)",
+    "Eldarim/Morehl Sprinter (Fire)",
+    "Eldarim/Morehl Spellbinder (Fire)",
+    "Eldarim/Selumari Spellbinder (Fire)",
+]
 
 
 def advanced_setup() -> dict:
-    goblins = ["Goblins/Thug", "Goblins/Mugger", "Goblins/Pelter", "Goblins/Thug", "Goblins/Mugger", "Goblins/Pelter",
-               "Goblins/Thug", "Goblins/Mugger"]
+    goblins = [
+        "Goblins/Thug",
+        "Goblins/Mugger",
+        "Goblins/Pelter",
+        "Goblins/Thug",
+        "Goblins/Mugger",
+        "Goblins/Pelter",
+        "Goblins/Thug",
+        "Goblins/Mugger",
+    ]
     return {
         "force_size": 24,
         "advanced": ["minor_terrains", "items", "dragonkin", "eldarim", "dracolem"],
         "players": [
-            {"name": "Alice", "home": "Highland City", "frontier": "Feyland Tower",
-             "armies": {
-                 "home": FIRE_ELDARIM[:4] + ["Items/Gold Medallion"],  # 4 + 4
-                 "horde": ["Dracolem/Bronze Draco-Lord", "Dracolem/Bronze Draco-Brawler", "Items/Elemental Relic"],
-                 "campaign": FIRE_ELDARIM[:3] + ["Items/Fire Dragonstaff", "Items/Fire Seven League Boots"],
-             },
-             "dragons": ["Dragons/Red Drake"],
-             "dragonkin": ["Dragonkin/Dragontroop (Fire)"] * 3 + ["Dragonkin/Dragonfoal (Air)"],
-             "minor_terrains": ["Feyland Knoll", "Deadland Woods"]},
-            {"name": "Bob", "home": "Swampland Temple", "frontier": "Wasteland Temple",
-             "armies": {"home": goblins, "horde": goblins, "campaign": goblins},
-             "dragons": ["Dragons/Black Drake"]},
+            {
+                "name": "Alice",
+                "home": "Highland City",
+                "frontier": "Feyland Tower",
+                "armies": {
+                    "home": FIRE_ELDARIM[:4] + ["Items/Gold Medallion"],  # 4 + 4
+                    "horde": [
+                        "Dracolem/Bronze Draco-Lord",
+                        "Dracolem/Bronze Draco-Brawler",
+                        "Items/Elemental Relic",
+                    ],
+                    "campaign": FIRE_ELDARIM[:3]
+                    + ["Items/Fire Dragonstaff", "Items/Fire Seven League Boots"],
+                },
+                "dragons": ["Dragons/Red Drake"],
+                "dragonkin": ["Dragonkin/Dragontroop (Fire)"] * 3 + ["Dragonkin/Dragonfoal (Air)"],
+                "minor_terrains": ["Feyland Knoll", "Deadland Woods"],
+            },
+            {
+                "name": "Bob",
+                "home": "Swampland Temple",
+                "frontier": "Wasteland Temple",
+                "armies": {"home": goblins, "horde": goblins, "campaign": goblins},
+                "dragons": ["Dragons/Black Drake"],
+            },
         ],
     }
 
 
-GIVES = {"maneuver": ("Maneuver", "Wayfare", "Elevate", "Fly", "Trample", "Rend", "ID"),
-         "save": ("Save", "Sortie", "Bash", "Fly", "Counter", "ID", "Logo"),
-         "melee": ("Melee", "Flurry", "Sortie", "Trample", "Rend", "Counter", "Smite", "ID"),
-         "missile": ("Missile", "ID"), "magic": ("Magic", "Cantrip", "Attune", "ID", "Logo", "Summon Dragon")}
+GIVES = {
+    "maneuver": ("Maneuver", "Wayfare", "Elevate", "Fly", "Trample", "Rend", "ID"),
+    "save": ("Save", "Sortie", "Bash", "Fly", "Counter", "ID", "Logo"),
+    "melee": ("Melee", "Flurry", "Sortie", "Trample", "Rend", "Counter", "Smite", "ID"),
+    "missile": ("Missile", "ID"),
+    "magic": ("Magic", "Cantrip", "Attune", "ID", "Logo", "Summon Dragon"),
+}
 
 
 def faces(d, roll: str, best: bool, ids: int | None = None) -> list[str]:
@@ -56,9 +85,11 @@ def faces(d, roll: str, best: bool, ids: int | None = None) -> list[str]:
                 continue
             best = False
         if best:
+
             def score(text: str) -> int:
                 n, _, icon = text.partition(" ")
                 return int(n) if icon in (roll.capitalize(), "ID") else -1
+
             out.append(max(options, key=score))
         else:
             plain = [f for f in options if f.split(" ", 1)[1] in ZERO_PREFERENCE[roll]]
@@ -72,7 +103,10 @@ def alice_policy(game: Game, d) -> dict:
     if d.kind == "roll":
         r = d.data.get("roll")
         if r == "terrain":
-            return {"type": "roll", "faces": [{"home-p1": "3", "home-p2": "4", "frontier": "5"}[d.data["terrain"]]]}
+            return {
+                "type": "roll",
+                "faces": [{"home-p1": "3", "home-p2": "4", "frontier": "5"}[d.data["terrain"]]],
+            }
         if r == "minor_terrain":
             return {"type": "roll", "faces": ["1 Double Maneuvers"]}
         if "order of play" in d.prompt:
@@ -84,11 +118,17 @@ def alice_policy(game: Game, d) -> dict:
         return passive_policy(d)
     vals = [c["value"] for c in d.choices]
     if d.kind == "cast":
-        pool = [u for u in st.area("p1", "pool") if u.spec.species == "Dragonkin" and u.health == 1
-                and "Fire" in u.spec.elements]
+        pool = [
+            u
+            for u in st.area("p1", "pool")
+            if u.spec.species == "Dragonkin" and u.health == 1 and "Fire" in u.spec.elements
+        ]
         fire = sum(a["magic"] for a in d.data["accounting"].values() if "Fire" in a["may_count_as"])
         if pool and fire >= 3 and not d.data["army"].endswith("reserve"):
-            return {"type": "cast", "spells": [{"spell": "Summon Dragonkin", "target": pool[0].uid, "element": "Fire"}]}
+            return {
+                "type": "cast",
+                "spells": [{"spell": "Summon Dragonkin", "target": pool[0].uid, "element": "Fire"}],
+            }
         return {"type": "cast", "spells": []}
     if d.kind != "choice":
         return passive_policy(d)
@@ -106,7 +146,9 @@ def alice_policy(game: Game, d) -> dict:
         return {"type": "choose", "choice": "Melee"}
     if d.topic in ("item_sai", "dragonkin"):
         active = [v for v in vals if v not in ("stay", "none", "done")]
-        spare = [u for u in st.area("p1", "pool") if u.spec.species == "Dragonkin" and "Fire" in u.spec.elements]
+        spare = [
+            u for u in st.area("p1", "pool") if u.spec.species == "Dragonkin" and "Fire" in u.spec.elements
+        ]
         if d.topic == "dragonkin" and "none" in vals and len(spare) <= 2:
             return {"type": "choose", "choice": "none"}  # keep Dragonkin for Summon Dragonkin
         return {"type": "choose", "choice": active[0] if active else vals[0]}
@@ -152,8 +194,12 @@ def test_a_scripted_game_with_every_optional_component_to_a_winner_and_its_repla
     assert "brings Terrains/Feyland Knoll into play" in log and "shows Double Maneuvers" in log
     assert "Feyland Knoll is buried" in log
     # items: equipment, the artifact, the medallion and the relic rolled with their armies
-    assert {"Items/Fire Seven League Boots", "Items/Fire Dragonstaff", "Items/Gold Medallion",
-            "Items/Elemental Relic"} <= rolled
+    assert {
+        "Items/Fire Seven League Boots",
+        "Items/Fire Dragonstaff",
+        "Items/Gold Medallion",
+        "Items/Elemental Relic",
+    } <= rolled
     # Dragonkin: joined by Dragonkin Handlers (an Eldarim ability) and by Summon Dragonkin
     assert "Dragonkin Handlers: Dragonkin/Dragontroop (Fire) joins" in log
     assert "Summon Dragonkin: Dragonkin/Dragontroop (Fire) joins" in log
@@ -175,7 +221,9 @@ def test_random_games_with_every_component_end_legally():
     from companion.rules.core.decisions import TOPICS
     from companion.rules.game import random_answer
 
-    assert {"minor_terrain", "minor_terrain_roll", "minor_terrain_face", "item_sai", "dragonkin"} <= set(TOPICS)
+    assert {"minor_terrain", "minor_terrain_roll", "minor_terrain_face", "item_sai", "dragonkin"} <= set(
+        TOPICS
+    )
     for seed in (1, 3, 6):
         game = Game(advanced_setup())
         rng = random.Random(seed)

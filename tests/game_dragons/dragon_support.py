@@ -23,19 +23,35 @@ def small(species: str, n: int, start: int = 0) -> list[str]:
     return [names[(start + i) % len(names)] for i in range(n)]
 
 
-def setup(alice=None, bob=None, force: int = 15, dragons=(("Dragons/Red Drake",), ("Dragons/Blue Drake",)),
-          species=("Amazons", "Amazons"), homes=("Highland City", "Swampland Temple"),
-          frontiers=("Coastland Tower", "Flatland Tower")) -> dict:
+def setup(
+    alice=None,
+    bob=None,
+    force: int = 15,
+    dragons=(("Dragons/Red Drake",), ("Dragons/Blue Drake",)),
+    species=("Amazons", "Amazons"),
+    homes=("Highland City", "Swampland Temple"),
+    frontiers=("Coastland Tower", "Flatland Tower"),
+) -> dict:
     """`alice`/`bob`: {"home": [...], "horde": [...], "campaign": [...]} die names (default: 5 small
     units each of `species`)."""
     players = []
     for i, (armies, name) in enumerate(((alice, "Alice"), (bob, "Bob"))):
         share = force // 3
         rest = force - 2 * share
-        armies = armies or {"home": small(species[i], share), "horde": small(species[i], share, 1),
-                            "campaign": small(species[i], rest, 2)}
-        players.append({"name": name, "home": homes[i], "frontier": frontiers[i], "armies": armies,
-                        "dragons": list(dragons[i])})
+        armies = armies or {
+            "home": small(species[i], share),
+            "horde": small(species[i], share, 1),
+            "campaign": small(species[i], rest, 2),
+        }
+        players.append(
+            {
+                "name": name,
+                "home": homes[i],
+                "frontier": frontiers[i],
+                "armies": armies,
+                "dragons": list(dragons[i]),
+            }
+        )
     return {"force_size": force, "players": players}
 
 
@@ -61,8 +77,10 @@ def passive(decision: Decision) -> dict:
             return {"type": "roll", "faces": ["0 Belly"]}
         if "order of play" in decision.prompt:  # Alice rolls all IDs, Bob nothing: no endless ties
             if decision.player == "p1":
-                return {"type": "roll", "faces": [next(f for f in d["faces"] if f.endswith(" ID"))
-                                                  for d in decision.dice]}
+                return {
+                    "type": "roll",
+                    "faces": [next(f for f in d["faces"] if f.endswith(" ID")) for d in decision.dice],
+                }
             return {"type": "roll", "faces": zero_faces(decision)}
         return {"type": "roll", "faces": zero_faces(decision)}
     if decision.kind == "choice":
@@ -100,7 +118,9 @@ def new_game(starting=None, **kw) -> Game:
 
 def dragon_uid(game: Game, name: str, owner: str | None = None, nth: int = 0) -> str:
     full = name if name.startswith("Dragons/") else f"Dragons/{name}"
-    found = [u.uid for u in game.state.units.values() if u.name == full and (owner is None or u.owner == owner)]
+    found = [
+        u.uid for u in game.state.units.values() if u.name == full and (owner is None or u.owner == owner)
+    ]
     return found[nth]
 
 
@@ -145,8 +165,10 @@ def faces_of(decision: Decision, pick) -> list[str]:
 
 def first(icon: str):
     """A picker: each die shows its first face with this icon (or its ID for "ID")."""
+
     def pick(_name, faces):
         return next(f for f in faces if f.split(" ", 1)[1] == icon or (icon == "ID" and f.endswith(" ID")))
+
     return pick
 
 

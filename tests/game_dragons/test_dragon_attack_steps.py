@@ -38,7 +38,7 @@ def test_dragons_attack_only_where_the_marching_player_has_an_army():
     # Bob's horde at home-p1; nobody at... move Bob's horde away: Bob then has no army at home-p1.
     for u in st.army("p2", "home-p1").units:
         st.location[u.uid] = "reserve"
-    blue, = place(game, "home-p1", "Blue Drake")
+    (blue,) = place(game, "home-p1", "Blue Drake")
     for _ in range(100):
         if game.state.marching == "p2" and game.state.phase == "first_march":
             break
@@ -79,8 +79,13 @@ def test_step1_dragons_that_attack_each_other_leave_the_army_alone():
 def test_step2_secret_designation_then_reveal():
     """Step 2: the owner of a dragon with several dragon targets designates one in secret; the choices
     are revealed only once all are made (V4.01c L652-655)."""
-    game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Green Drake"),
-                                       ("Dragons/Blue Drake", "Dragons/Yellow Drake")))
+    game = new_game(
+        force=30,
+        dragons=(
+            ("Dragons/Red Drake", "Dragons/Green Drake"),
+            ("Dragons/Blue Drake", "Dragons/Yellow Drake"),
+        ),
+    )
     red, green, blue = place(game, "home-p2", "Red Drake", "Green Drake", "Blue Drake")
     d = to_dragon_phase(game)
     # Red may attack Green or Blue: Alice designates in secret.
@@ -131,9 +136,14 @@ def test_step3_breath_against_a_dragon_rolls_again():
 def test_step4_breath_kills_before_the_army_rolls():
     """Step 4: breath against the army kills five health-worth at once (L661-664, L699-700); the
     killed units do not roll in the response (damage is otherwise simultaneous, L683-684)."""
-    game = new_game(bob={"home": ["Amazons/War Chief", "Amazons/Warrior", "Amazons/Soldier", "Amazons/Runner"],
-                         "horde": ["Amazons/Soldier"] * 5, "campaign": ["Amazons/Soldier"] * 3},
-                    dragons=(("Dragons/Ivory Drake",), ("Dragons/Blue Drake",)))
+    game = new_game(
+        bob={
+            "home": ["Amazons/War Chief", "Amazons/Warrior", "Amazons/Soldier", "Amazons/Runner"],
+            "horde": ["Amazons/Soldier"] * 5,
+            "campaign": ["Amazons/Soldier"] * 3,
+        },
+        dragons=(("Dragons/Ivory Drake",), ("Dragons/Blue Drake",)),
+    )
     place(game, "home-p2", "Ivory Drake")
     to_dragon_phase(game)
     answer(game, "dragon_roll", faces=["5 Breath"])
@@ -147,10 +157,14 @@ def test_step4_breath_kills_before_the_army_rolls():
 
 def test_step5_wyrm_treasure_with_a_larger_unit_in_the_dua():
     """Step 5: treasure promotes one unit: Soldier (1) -> Warrior (2) from Bob's DUA (L762-765, L1138-1141)."""
-    game = new_game(dragons=(("Dragons/Red Wyrm",), ("Dragons/Blue Drake",)),
-                    bob={"home": ["Amazons/Soldier"] * 5, "horde": ["Amazons/Warrior", "Amazons/Soldier",
-                                                                      "Amazons/Soldier", "Amazons/Soldier"],
-                         "campaign": ["Amazons/Soldier"] * 5})
+    game = new_game(
+        dragons=(("Dragons/Red Wyrm",), ("Dragons/Blue Drake",)),
+        bob={
+            "home": ["Amazons/Soldier"] * 5,
+            "horde": ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"],
+            "campaign": ["Amazons/Soldier"] * 5,
+        },
+    )
     st = game.state
     warrior = next(u.uid for u in st.units.values() if u.name == "Amazons/Warrior")
     st.location[warrior] = DUA  # killed earlier (test shortcut)
@@ -173,8 +187,13 @@ def test_step6_combination_roll_counts_melee_missile_and_saves():
     to_dragon_phase(game)
     answer(game, "dragon_roll", faces=["6 Claw"])
     d = game.pending
-    pick = {"Amazons/Soldier": "2 Melee", "Amazons/Runner": "1 Missile", "Amazons/Darter": "2 Missile",
-            "Amazons/Charioteer": "1 Save", "Amazons/Seer": "1 Save"}
+    pick = {
+        "Amazons/Soldier": "2 Melee",
+        "Amazons/Runner": "1 Missile",
+        "Amazons/Darter": "2 Missile",
+        "Amazons/Charioteer": "1 Save",
+        "Amazons/Seer": "1 Save",
+    }
     game.apply({"type": "roll", "faces": [pick[x["die"]] for x in d.dice]})
     assert "Against the dragons: 2 melee, 3 missile, 2 saves" in game.log
     assert any("6 damage" in line and "2 saves: 4 damage" in line for line in game.log)
@@ -184,9 +203,14 @@ def test_step7_simultaneous_damage_a_killed_dragon_still_hurts():
     """Step 7: dragons and the army inflict damage at the same time (V4.01c L683-686): the army's 10
     melee kill the Red Drake (5 health + 5 saves), which still inflicts its 6 claw damage; the dead
     dragon returns to its owner's Summoning Pool."""
-    game = new_game(bob={"home": ["Amazons/War Chief", "Amazons/War Chief", "Amazons/Soldier"],
-                         "horde": ["Amazons/Soldier"] * 5, "campaign": ["Amazons/Soldier"] * 3})
-    red, = place(game, "home-p2", "Red Drake")
+    game = new_game(
+        bob={
+            "home": ["Amazons/War Chief", "Amazons/War Chief", "Amazons/Soldier"],
+            "horde": ["Amazons/Soldier"] * 5,
+            "campaign": ["Amazons/Soldier"] * 3,
+        }
+    )
+    (red,) = place(game, "home-p2", "Red Drake")
     to_dragon_phase(game)
     answer(game, "dragon_roll", faces=["6 Claw"])
     d = game.pending
@@ -202,9 +226,13 @@ def test_step7_simultaneous_damage_a_killed_dragon_still_hurts():
 def test_step8_promotion_after_killing_a_dragon():
     """Step 8: an army that killed a dragon may promote as many units as possible, all at once, even
     units that did not roll (V4.01c L688-690, L1144-1151)."""
-    game = new_game(bob={"home": ["Amazons/War Chief", "Amazons/War Chief", "Amazons/Soldier"],
-                         "horde": ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"],
-                         "campaign": ["Amazons/Soldier"] * 3})
+    game = new_game(
+        bob={
+            "home": ["Amazons/War Chief", "Amazons/War Chief", "Amazons/Soldier"],
+            "horde": ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"],
+            "campaign": ["Amazons/Soldier"] * 3,
+        }
+    )
     st = game.state
     warrior = next(u.uid for u in st.units.values() if u.name == "Amazons/Warrior")
     st.location[warrior] = DUA
@@ -218,14 +246,18 @@ def test_step8_promotion_after_killing_a_dragon():
     assert d.topic == "dragon_promotion" and d.player == "p2"
     answer(game, "dragon_promotion", "promote")
     assert st.location[warrior] == "home-p2"
-    assert sorted(army_units(game, "p2", "home-p2")) == ["Amazons/War Chief", "Amazons/War Chief", "Amazons/Warrior"]
+    assert sorted(army_units(game, "p2", "home-p2")) == [
+        "Amazons/War Chief",
+        "Amazons/War Chief",
+        "Amazons/Warrior",
+    ]
 
 
 def test_step9_wings_are_resolved_last():
     """Step 9: a surviving dragon that rolled a wing flies back to the Summoning Pool after the rest
     (V4.01c L692, L767-769): its 5 damage is dealt first (step 7), then it leaves."""
     game = new_game()
-    red, = place(game, "home-p2", "Red Drake")
+    (red,) = place(game, "home-p2", "Red Drake")
     to_dragon_phase(game)
     answer(game, "dragon_roll", faces=["5 Wing"])
     mark = len(game.log)
@@ -241,15 +273,19 @@ def test_step9_wings_are_resolved_last():
 def test_wing_dragon_killed_by_the_army_still_promotes():
     """A wing dragon the army kills is killed (step 7) and the army promotes (step 8) before wings
     (step 9) could take it away."""
-    game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Blue Wyrm"),
-                                       ("Dragons/Blue Drake", "Dragons/Green Drake")),
-                    bob={"home": ["Amazons/War Chief"] * 3 + ["Amazons/Soldier"] * 2,
-                         "horde": ["Amazons/Warrior"] + ["Amazons/Soldier"] * 8,
-                         "campaign": ["Amazons/Soldier"] * 9})
+    game = new_game(
+        force=30,
+        dragons=(("Dragons/Red Drake", "Dragons/Blue Wyrm"), ("Dragons/Blue Drake", "Dragons/Green Drake")),
+        bob={
+            "home": ["Amazons/War Chief"] * 3 + ["Amazons/Soldier"] * 2,
+            "horde": ["Amazons/Warrior"] + ["Amazons/Soldier"] * 8,
+            "campaign": ["Amazons/Soldier"] * 9,
+        },
+    )
     st = game.state
     warrior = next(u.uid for u in st.units.values() if u.name == "Amazons/Warrior")
     st.location[warrior] = DUA
-    red, = place(game, "home-p2", "Red Drake")
+    (red,) = place(game, "home-p2", "Red Drake")
     to_dragon_phase(game)
     answer(game, "dragon_roll", faces=["5 Wing"])
     d = game.pending
@@ -270,8 +306,10 @@ def test_wing_dragon_killed_by_the_army_still_promotes():
 def test_marching_player_orders_the_terrains():
     """With dragons at several of the marching player's terrains, that player picks the order
     (V4.01c L643-645)."""
-    game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Red Wyrm"),
-                                       ("Dragons/Blue Drake", "Dragons/Blue Wyrm")))
+    game = new_game(
+        force=30,
+        dragons=(("Dragons/Red Drake", "Dragons/Red Wyrm"), ("Dragons/Blue Drake", "Dragons/Blue Wyrm")),
+    )
     place(game, "home-p2", "Red Drake")
     place(game, "frontier", "Red Wyrm")
     d = to_dragon_phase(game)
@@ -300,8 +338,13 @@ def test_every_dragon_decision_topic_is_listed():
     """Programs read ``Decision.topic``; the dragon topics are in ``decisions.TOPICS``."""
     from companion.rules.core.decisions import TOPICS
 
-    game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Green Drake"),
-                                       ("Dragons/Blue Drake", "Dragons/Yellow Drake")))
+    game = new_game(
+        force=30,
+        dragons=(
+            ("Dragons/Red Drake", "Dragons/Green Drake"),
+            ("Dragons/Blue Drake", "Dragons/Yellow Drake"),
+        ),
+    )
     place(game, "home-p2", "Red Drake", "Green Drake", "Blue Drake")
     to_dragon_phase(game)
     seen = set()
@@ -314,8 +357,10 @@ def test_every_dragon_decision_topic_is_listed():
 def test_spare_hook_keeps_a_dragon_from_attacking_the_army():
     """A game's ``extensions.dragon_spare``: a dragon spared (e.g. tamed by a unit of the army, V4.01c L2920-2922,
     the advanced components' rule) does not attack the army; the others still do."""
-    game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Red Wyrm"),
-                                       ("Dragons/Blue Drake", "Dragons/Blue Wyrm")))
+    game = new_game(
+        force=30,
+        dragons=(("Dragons/Red Drake", "Dragons/Red Wyrm"), ("Dragons/Blue Drake", "Dragons/Blue Wyrm")),
+    )
     drake, wyrm = place(game, "home-p2", "Red Drake", "Red Wyrm")
 
     def spare(g, dragon, marching, terrain):
@@ -332,49 +377,75 @@ def test_spare_hook_keeps_a_dragon_from_attacking_the_army():
 def killing_game(bob_home, horde, dead):
     """Bob's army kills a Red Drake that rolled a belly (5 melee needed) with 6 melee;
     `dead` die names of Bob's are put in his DUA first."""
-    game = new_game(bob={"home": bob_home, "horde": horde, "campaign": ["Amazons/Soldier"] * (15 - 5 - sum(
-        {"Amazons/War Chief": 3, "Amazons/Warrior": 2}.get(n, 1) for n in bob_home))})
+    game = new_game(
+        bob={
+            "home": bob_home,
+            "horde": horde,
+            "campaign": ["Amazons/Soldier"]
+            * (15 - 5 - sum({"Amazons/War Chief": 3, "Amazons/Warrior": 2}.get(n, 1) for n in bob_home)),
+        }
+    )
     st = game.state
     for name in dead:
-        uid = next(u.uid for u in st.units.values() if u.owner == "p2" and u.name == name
-                   and st.location[u.uid] == "home-p1")
+        uid = next(
+            u.uid
+            for u in st.units.values()
+            if u.owner == "p2" and u.name == name and st.location[u.uid] == "home-p1"
+        )
         st.location[uid] = DUA
     place(game, "home-p2", "Red Drake")
     to_dragon_phase(game)
     answer(game, "dragon_roll", faces=["0 Belly"])
     d = game.pending
     pick = {"Amazons/War Chief": "4 Melee", "Amazons/Soldier": "2 Melee"}  # 6 melee >= 5
-    game.apply({"type": "roll", "faces": [pick.get(x["die"]) or zero_faces(d)[i] for i, x in enumerate(d.dice)]})
+    game.apply(
+        {"type": "roll", "faces": [pick.get(x["die"]) or zero_faces(d)[i] for i, x in enumerate(d.dice)]}
+    )
     return game
 
 
 def test_promotion_asks_which_units_when_there_is_a_choice():
     """Step 8 with one Warrior in the DUA and two different small units able to take it: the owner
     chooses which is promoted (V4.01c L1144-1147)."""
-    game = killing_game(["Amazons/War Chief", "Amazons/Soldier", "Amazons/Runner"],
-                        ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"],
-                        ["Amazons/Warrior"])
+    game = killing_game(
+        ["Amazons/War Chief", "Amazons/Soldier", "Amazons/Runner"],
+        ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"],
+        ["Amazons/Warrior"],
+    )
     answer(game, "dragon_promotion", "promote")
     d = game.pending
     assert d.topic == "dragon_promotion_units"
     labels = sorted(c["label"] for c in d.choices)
     assert labels == ["Amazons/Runner -> Amazons/Warrior", "Amazons/Soldier -> Amazons/Warrior"]
     answer(game, "dragon_promotion_units", next(c["value"] for c in d.choices if "Runner" in c["label"]))
-    assert sorted(army_units(game, "p2", "home-p2")) == ["Amazons/Soldier", "Amazons/War Chief", "Amazons/Warrior"]
+    assert sorted(army_units(game, "p2", "home-p2")) == [
+        "Amazons/Soldier",
+        "Amazons/War Chief",
+        "Amazons/Warrior",
+    ]
 
 
 def test_promotion_may_be_declined():
     """'May promote' (V4.01c L688-690): declining leaves the army as it was."""
-    game = killing_game(["Amazons/War Chief", "Amazons/Soldier", "Amazons/Runner"],
-                        ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"],
-                        ["Amazons/Warrior"])
+    game = killing_game(
+        ["Amazons/War Chief", "Amazons/Soldier", "Amazons/Runner"],
+        ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"],
+        ["Amazons/Warrior"],
+    )
     answer(game, "dragon_promotion", "none")
-    assert sorted(army_units(game, "p2", "home-p2")) == ["Amazons/Runner", "Amazons/Soldier", "Amazons/War Chief"]
+    assert sorted(army_units(game, "p2", "home-p2")) == [
+        "Amazons/Runner",
+        "Amazons/Soldier",
+        "Amazons/War Chief",
+    ]
 
 
 def test_no_promotion_offered_without_a_larger_unit():
     """Promotion needs a unit one health larger in the DUA (V4.01c L1138-1141): none there, no question."""
-    game = killing_game(["Amazons/War Chief", "Amazons/Soldier", "Amazons/Runner"],
-                        ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"], [])
+    game = killing_game(
+        ["Amazons/War Chief", "Amazons/Soldier", "Amazons/Runner"],
+        ["Amazons/Warrior", "Amazons/Soldier", "Amazons/Soldier", "Amazons/Soldier"],
+        [],
+    )
     assert game.pending.topic != "dragon_promotion"
     assert any("no unit of" in line and "can be promoted" in line for line in game.log)

@@ -45,22 +45,34 @@ def halves(game, roll: str, face_icon: str) -> tuple[int, int]:
 
 def big_bob():
     """Bob's home army: 7 health (5 killed by one breath leaves some to test the effect on)."""
-    return {"home": ["Amazons/Soldier"] * 7, "horde": ["Amazons/Soldier"] * 5, "campaign": ["Amazons/Soldier"] * 3}
+    return {
+        "home": ["Amazons/Soldier"] * 7,
+        "horde": ["Amazons/Soldier"] * 5,
+        "campaign": ["Amazons/Soldier"] * 3,
+    }
 
 
 def test_breath_kills_five_health_worth_owner_chooses():
     """Five health-worth killed, the army's owner chooses which (V4.01c L699-703)."""
-    game = breath_game("Ivory Drake", bob={"home": ["Amazons/War Chief", "Amazons/Warrior", "Amazons/Soldier",
-                                                    "Amazons/Runner"],
-                                           "horde": ["Amazons/Soldier"] * 5, "campaign": ["Amazons/Soldier"] * 3})
+    game = breath_game(
+        "Ivory Drake",
+        bob={
+            "home": ["Amazons/War Chief", "Amazons/Warrior", "Amazons/Soldier", "Amazons/Runner"],
+            "horde": ["Amazons/Soldier"] * 5,
+            "campaign": ["Amazons/Soldier"] * 3,
+        },
+    )
     breathe(game)
     d = game.pending
     assert d.topic == "allocate" and d.player == "p2" and d.data["damage"] == 5
     names = {tuple(sorted(game.state.units[u].name for u in c["value"])) for c in d.choices}
     assert ("Amazons/War Chief", "Amazons/Warrior") in names
     assert ("Amazons/Runner", "Amazons/Soldier", "Amazons/War Chief") in names
-    chosen = next(c["value"] for c in d.choices
-                  if sorted(game.state.units[u].name for u in c["value"]) == ["Amazons/War Chief", "Amazons/Warrior"])
+    chosen = next(
+        c["value"]
+        for c in d.choices
+        if sorted(game.state.units[u].name for u in c["value"]) == ["Amazons/War Chief", "Amazons/Warrior"]
+    )
     game.apply({"type": "allocate", "units": chosen})
     assert sorted(army_units(game, "p2", "home-p2")) == ["Amazons/Runner", "Amazons/Soldier"]
 
@@ -109,8 +121,14 @@ def test_earth_petrify_halves_maneuver():
 
 def test_water_poisonous_cloud_halves_missile():
     """Water: Poisonous Cloud, missile results halved, rounded down (V4.01c L724-725)."""
-    game = breath_game("Green Drake", bob={"home": ["Amazons/Darter"] * 7, "horde": ["Amazons/Soldier"] * 5,
-                                           "campaign": ["Amazons/Soldier"] * 3})
+    game = breath_game(
+        "Green Drake",
+        bob={
+            "home": ["Amazons/Darter"] * 7,
+            "horde": ["Amazons/Soldier"] * 5,
+            "campaign": ["Amazons/Soldier"] * 3,
+        },
+    )
     breathe(game)
     assert effects_on_bob(game) == ["Poisonous Cloud"]
     # Two Darters on "2 Missile": 4 -> 2.
@@ -153,9 +171,15 @@ def test_white_terrain_empathy_kills_ten_and_gives_the_terrains_effects():
     """White: Terrain Empathy, five more health-worth killed (ten) and the breath effects of both of
     the terrain's elements (V4.01c L727-729): Swampland is earth and water, Petrify and Poisonous
     Cloud."""
-    game = new_game(force=30, dragons=(("Dragons/White Drake",), ("Dragons/Blue Drake", "Dragons/Green Drake")),
-                    bob={"home": ["Amazons/Soldier"] * 12, "horde": ["Amazons/Soldier"] * 10,
-                         "campaign": ["Amazons/Soldier"] * 8})
+    game = new_game(
+        force=30,
+        dragons=(("Dragons/White Drake",), ("Dragons/Blue Drake", "Dragons/Green Drake")),
+        bob={
+            "home": ["Amazons/Soldier"] * 12,
+            "horde": ["Amazons/Soldier"] * 10,
+            "campaign": ["Amazons/Soldier"] * 8,
+        },
+    )
     place(game, "home-p2", "White Drake")
     to_dragon_phase(game)
     breathe(game)
@@ -183,9 +207,14 @@ class TestV4_33:
 
     def test_death_and_water_ignore_ids_and_halve_missile(self):
         """Death + water breath (a Black/Green hybrid): IDs ignored and missile halved together."""
-        game = breath_game("Black / Green Drake", bob={"home": ["Amazons/Darter"] * 7,
-                                                       "horde": ["Amazons/Soldier"] * 5,
-                                                       "campaign": ["Amazons/Soldier"] * 3})
+        game = breath_game(
+            "Black / Green Drake",
+            bob={
+                "home": ["Amazons/Darter"] * 7,
+                "horde": ["Amazons/Soldier"] * 5,
+                "campaign": ["Amazons/Soldier"] * 3,
+            },
+        )
         breathe(game)
         assert effects_on_bob(game) == ["Dragon Plague", "Poisonous Cloud"]
         d = game.pending
@@ -195,10 +224,18 @@ class TestV4_33:
     def test_two_water_breaths_halve_missile_once(self):
         """Two Green dragons (same element: both attack the army, L595-598) breathe: missile halved
         once, not quartered."""
-        game = new_game(force=30, dragons=(("Dragons/Green Drake", "Dragons/Green Wyrm"),
-                                           ("Dragons/Blue Drake", "Dragons/Red Drake")),
-                        bob={"home": ["Amazons/Darter"] * 14, "horde": ["Amazons/Soldier"] * 8,
-                             "campaign": ["Amazons/Soldier"] * 8})
+        game = new_game(
+            force=30,
+            dragons=(
+                ("Dragons/Green Drake", "Dragons/Green Wyrm"),
+                ("Dragons/Blue Drake", "Dragons/Red Drake"),
+            ),
+            bob={
+                "home": ["Amazons/Darter"] * 14,
+                "horde": ["Amazons/Soldier"] * 8,
+                "campaign": ["Amazons/Soldier"] * 8,
+            },
+        )
         place(game, "home-p2", "Green Drake", "Green Wyrm")
         to_dragon_phase(game)
         answer(game, "dragon_roll", faces=["5 Breath"])

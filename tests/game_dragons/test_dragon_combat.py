@@ -60,8 +60,10 @@ def test_melee_for_one_dragon_missile_for_another():
     """Several dragons: melee may go to one, missile to another (V4.01c L675-677)."""
     a, b = attack("Red Drake", "6 Claw", uid="a"), attack("Blue Drake", "6 Claw", uid="b")
     plans = kill_plans([a, b], 10, 10)
-    assert {tuple(sorted(p.items())) for p in plans} == {(("a", "melee"), ("b", "missile")),
-                                                        (("a", "missile"), ("b", "melee"))}
+    assert {tuple(sorted(p.items())) for p in plans} == {
+        (("a", "melee"), ("b", "missile")),
+        (("a", "missile"), ("b", "melee")),
+    }
     assert kill_plans([a, b], 20, 0) == [{"a": "melee", "b": "melee"}]
     assert {tuple(p.items()) for p in kill_plans([a, b], 12, 0)} == {(("a", "melee"),), (("b", "melee"),)}
 
@@ -72,8 +74,13 @@ class TestV4_36:
     3 melee, 3 missile, 3 saves or split (2 melee + 1 save)."""
 
     def game_with_war_chief_id(self):
-        game = new_game(bob={"home": ["Amazons/War Chief", "Amazons/Soldier", "Amazons/Soldier"],
-                             "horde": ["Amazons/Soldier"] * 5, "campaign": ["Amazons/Soldier"] * 5})
+        game = new_game(
+            bob={
+                "home": ["Amazons/War Chief", "Amazons/Soldier", "Amazons/Soldier"],
+                "horde": ["Amazons/Soldier"] * 5,
+                "campaign": ["Amazons/Soldier"] * 5,
+            }
+        )
         place(game, "home-p2", "Red Drake")
         to_dragon_phase(game)
         answer(game, "dragon_roll", faces=["6 Claw"])
@@ -106,11 +113,22 @@ class TestV4_36:
 def test_army_kills_two_dragons_one_by_melee_one_by_missile():
     """Two dragons attack the army (same element: no dragon fight); 10 melee and 10 missile kill both,
     one each (V4.01c L675-677); both return to the Summoning Pool (L685-686)."""
-    game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Red Wyrm"),
-                                       ("Dragons/Blue Drake", "Dragons/Blue Wyrm")),
-                    bob={"home": ["Amazons/Spearer", "Amazons/Spearer", "Amazons/War Chief", "Amazons/War Chief",
-                                  "Amazons/Soldier", "Amazons/Soldier"],
-                         "horde": ["Amazons/Soldier"] * 8, "campaign": ["Amazons/Soldier"] * 8})
+    game = new_game(
+        force=30,
+        dragons=(("Dragons/Red Drake", "Dragons/Red Wyrm"), ("Dragons/Blue Drake", "Dragons/Blue Wyrm")),
+        bob={
+            "home": [
+                "Amazons/Spearer",
+                "Amazons/Spearer",
+                "Amazons/War Chief",
+                "Amazons/War Chief",
+                "Amazons/Soldier",
+                "Amazons/Soldier",
+            ],
+            "horde": ["Amazons/Soldier"] * 8,
+            "campaign": ["Amazons/Soldier"] * 8,
+        },
+    )
     drake, wyrm = place(game, "home-p2", "Red Drake", "Red Wyrm")
     to_dragon_phase(game)
     answer(game, "dragon_roll", faces=["0 Belly"])
@@ -129,8 +147,10 @@ def test_army_kills_two_dragons_one_by_melee_one_by_missile():
 def test_two_dragons_on_one_dragon_add_their_damage():
     """Dragon against dragon: damage of both attackers on the Blue Drake, 6 + 6 = 12, less its 5
     automatic saves = 7 >= 5 health: killed (V4.01c L683-686); a claw alone (1) would not."""
-    game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Red Wyrm"),
-                                       ("Dragons/Blue Drake", "Dragons/Blue Wyrm")))
+    game = new_game(
+        force=30,
+        dragons=(("Dragons/Red Drake", "Dragons/Red Wyrm"), ("Dragons/Blue Drake", "Dragons/Blue Wyrm")),
+    )
     r1, r2, blue = place(game, "home-p2", "Red Drake", "Red Wyrm", "Blue Drake")
     d = to_dragon_phase(game)
     assert d.topic == "dragon_target" and d.data["dragon"] == blue  # Blue chooses between the reds
@@ -160,9 +180,15 @@ def test_belly_drops_the_target_dragons_saves():
 
 def test_white_dragon_claw_on_the_army_is_doubled():
     """A White Dragon's claw inflicts 12 on the army (V4.01c L573-574)."""
-    game = new_game(force=30, dragons=(("Dragons/White Drake",), ("Dragons/Blue Drake", "Dragons/Green Drake")),
-                    bob={"home": ["Amazons/Soldier"] * 14, "horde": ["Amazons/Soldier"] * 8,
-                         "campaign": ["Amazons/Soldier"] * 8})
+    game = new_game(
+        force=30,
+        dragons=(("Dragons/White Drake",), ("Dragons/Blue Drake", "Dragons/Green Drake")),
+        bob={
+            "home": ["Amazons/Soldier"] * 14,
+            "horde": ["Amazons/Soldier"] * 8,
+            "campaign": ["Amazons/Soldier"] * 8,
+        },
+    )
     place(game, "home-p2", "White Drake")
     to_dragon_phase(game)
     answer(game, "dragon_roll", faces=["6 Claw"])
@@ -174,9 +200,15 @@ def test_white_dragon_claw_on_the_army_is_doubled():
 
 def test_white_wyrm_treasure_promotes_two_units():
     """A White Dragon's treasure promotes two units instead of one (V4.01c L574-575)."""
-    game = new_game(force=30, dragons=(("Dragons/White Wyrm",), ("Dragons/Blue Drake", "Dragons/Green Drake")),
-                    bob={"home": ["Amazons/Soldier"] * 10, "horde": ["Amazons/Warrior"] * 2 + ["Amazons/Soldier"] * 6,
-                         "campaign": ["Amazons/Soldier"] * 10})
+    game = new_game(
+        force=30,
+        dragons=(("Dragons/White Wyrm",), ("Dragons/Blue Drake", "Dragons/Green Drake")),
+        bob={
+            "home": ["Amazons/Soldier"] * 10,
+            "horde": ["Amazons/Warrior"] * 2 + ["Amazons/Soldier"] * 6,
+            "campaign": ["Amazons/Soldier"] * 10,
+        },
+    )
     st = game.state
     warriors = [u.uid for u in st.units.values() if u.name == "Amazons/Warrior"]
     for w in warriors:
@@ -210,10 +242,16 @@ def test_white_dragon_breath_on_a_dragon_is_ten_and_rolls_again():
 def test_killing_a_white_dragon_needs_fifteen_or_ten_on_a_belly(face, killed):
     """A White Dragon has 10 health and 5 automatic saves (V4.01c L544-545): 12 melee do not kill it,
     unless it rolled a belly (L737-738)."""
-    game = new_game(force=30, dragons=(("Dragons/White Drake",), ("Dragons/Blue Drake", "Dragons/Green Drake")),
-                    bob={"home": ["Amazons/War Chief"] * 4 + ["Amazons/Soldier"] * 3,
-                         "horde": ["Amazons/Soldier"] * 8, "campaign": ["Amazons/Soldier"] * 7})
-    white, = place(game, "home-p2", "White Drake")
+    game = new_game(
+        force=30,
+        dragons=(("Dragons/White Drake",), ("Dragons/Blue Drake", "Dragons/Green Drake")),
+        bob={
+            "home": ["Amazons/War Chief"] * 4 + ["Amazons/Soldier"] * 3,
+            "horde": ["Amazons/Soldier"] * 8,
+            "campaign": ["Amazons/Soldier"] * 7,
+        },
+    )
+    (white,) = place(game, "home-p2", "White Drake")
     to_dragon_phase(game)
     answer(game, "dragon_roll", faces=[face])
     d = game.pending

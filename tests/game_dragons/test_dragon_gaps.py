@@ -38,7 +38,9 @@ def test_dragon_claws_after_the_response_roll_do_follow_a_save_roll():
     answer(game, "dragon_roll", faces=["6 Claw"])
     d = game.pending
     assert d.data.get("roll") == "dragon"
-    game.apply({"type": "roll", "faces": [next(f for f in x["faces"] if f.endswith("Maneuver")) for x in d.dice]})
+    game.apply(
+        {"type": "roll", "faces": [next(f for f in x["faces"] if f.endswith("Maneuver")) for x in d.dice]}
+    )
     while game.pending.topic == "allocate":
         game.apply(passive(game.pending))
     st = game.state
@@ -50,15 +52,25 @@ def _phoenix_burned():
     """Alice's Red Drake breathes on Bob's home army (a Phoenix and Guardians); Bob gives the Phoenix
     and a Guardian to the five health-worth killed, and the Phoenix's Rise from the Ashes roll when
     killed fails.  The Dragon Fire roll is pending."""
-    bob = {"home": ["Firewalkers/Phoenix", "Firewalkers/Guardian", "Firewalkers/Guardian", "Firewalkers/Guardian"],
-           "horde": ["Firewalkers/Guardian"] * 4, "campaign": ["Firewalkers/Guardian"] * 4}
+    bob = {
+        "home": [
+            "Firewalkers/Phoenix",
+            "Firewalkers/Guardian",
+            "Firewalkers/Guardian",
+            "Firewalkers/Guardian",
+        ],
+        "horde": ["Firewalkers/Guardian"] * 4,
+        "campaign": ["Firewalkers/Guardian"] * 4,
+    }
     game = breath_game("Red Drake", bob=bob, force=15)
     breathe(game)
     st = game.state
     phoenix = next(u.uid for u in st.units.values() if u.name == "Firewalkers/Phoenix")
     d = game.pending
     if d.topic == "allocate":  # 5 health-worth: the Phoenix and a Guardian
-        game.apply({"type": "allocate", "units": next(c["value"] for c in d.choices if phoenix in c["value"])})
+        game.apply(
+            {"type": "allocate", "units": next(c["value"] for c in d.choices if phoenix in c["value"])}
+        )
     d = game.pending
     assert d.topic == "sai_roll" and d.dice[0]["uid"] == phoenix and "killed" in d.prompt
     game.apply({"type": "roll", "faces": ["4 Seize"]})  # no Rise from the Ashes when killed (L1774-1776)
@@ -107,15 +119,25 @@ def test_dragon_fire_burial_lets_rise_from_the_ashes_roll():
 def _summoner(dragons):
     """Alice's home army (three Oracles, three Seers: up to 21 fire magic at Highland City) takes a
     magic action; the cast decision is pending."""
-    mages = {"home": ["Amazons/Oracle"] * 3 + ["Amazons/Seer"] * 3,
-             "horde": small("Amazons", 9, 1), "campaign": small("Amazons", 9, 2)}
+    mages = {
+        "home": ["Amazons/Oracle"] * 3 + ["Amazons/Seer"] * 3,
+        "horde": small("Amazons", 9, 1),
+        "campaign": small("Amazons", 9, 2),
+    }
     game = new_game(alice=mages, force=30, dragons=dragons)
     answer(game, "march", "p1@home-p1")
     answer(game, "maneuver", "skip")
     answer(game, "action", "magic")
     d = game.pending
-    game.apply({"type": "roll", "faces": [max((f for f in x["faces"] if f.endswith("Magic")),
-                                              key=lambda f: int(f.split()[0])) for x in d.dice]})
+    game.apply(
+        {
+            "type": "roll",
+            "faces": [
+                max((f for f in x["faces"] if f.endswith("Magic")), key=lambda f: int(f.split()[0]))
+                for x in d.dice
+            ],
+        }
+    )
     assert game.pending.topic == "cast" and game.pending.data["magic"] >= 14
     return game
 
@@ -124,10 +146,16 @@ def test_combined_summon_dragon_brings_one_dragon_per_casting():
     """V4.01c L2143-2149: a highlighted number (Summon Dragon's "one", L2431) is multiplied by the
     combined castings: two combined castings summon two dragons, the caster choosing each (Bob's
     Red Wyrm from his pool keeps its owner)."""
-    game = _summoner((("Dragons/Red Drake", "Dragons/Blue Drake"), ("Dragons/Red Wyrm", "Dragons/Blue Drake")))
+    game = _summoner(
+        (("Dragons/Red Drake", "Dragons/Blue Drake"), ("Dragons/Red Wyrm", "Dragons/Blue Drake"))
+    )
     red, wyrm = dragon_uid(game, "Red Drake"), dragon_uid(game, "Red Wyrm")
-    game.apply({"type": "cast", "spells": [{"spell": "Summon Dragon", "target": "home-p2", "element": "Fire",
-                                            "castings": 2}]})
+    game.apply(
+        {
+            "type": "cast",
+            "spells": [{"spell": "Summon Dragon", "target": "home-p2", "element": "Fire", "castings": 2}],
+        }
+    )
     d = game.pending
     assert d.topic == "summon_dragon" and {c["value"] for c in d.choices} == {red, wyrm}
     answer(game, "summon_dragon", wyrm)
@@ -139,10 +167,16 @@ def test_combined_summon_dragon_brings_one_dragon_per_casting():
 
 def test_combined_summon_with_too_few_dragons_brings_what_there_is():
     """Two combined castings with one fire dragon in play: one comes, nothing more can answer."""
-    game = _summoner((("Dragons/Red Drake", "Dragons/Blue Drake"), ("Dragons/Green Drake", "Dragons/Blue Drake")))
+    game = _summoner(
+        (("Dragons/Red Drake", "Dragons/Blue Drake"), ("Dragons/Green Drake", "Dragons/Blue Drake"))
+    )
     red = dragon_uid(game, "Red Drake")
-    out = game.apply({"type": "cast", "spells": [{"spell": "Summon Dragon", "target": "home-p2", "element": "Fire",
-                                                  "castings": 2}]})
+    out = game.apply(
+        {
+            "type": "cast",
+            "spells": [{"spell": "Summon Dragon", "target": "home-p2", "element": "Fire", "castings": 2}],
+        }
+    )
     assert game.state.location[red] == "home-p2"
     assert any("no further dragon can answer" in line for line in out["log"])
 
@@ -165,15 +199,24 @@ def test_dragons_in_the_phase_attack_without_a_fallback():
     d = to_dragon_phase(game)
     assert d.topic == "dragon_roll"
     assert army_units(game, "p2", "home-p2")
-    assert all(game.state.location[u.uid] != POOL for u in game.state.units.values() if u.name == "Dragons/Red Drake")
+    assert all(
+        game.state.location[u.uid] != POOL for u in game.state.units.values() if u.name == "Dragons/Red Drake"
+    )
 
 
 def _eldarim_home():
     from dragon_support import small
 
-    quiet = ["Eldarim/Morehl Spellbinder (Air)", "Eldarim/Morehl Sprinter (Air)", "Eldarim/Morehl Sprinter (Air)"]
-    return {"home": ["Eldarim/Fire Dragon Zealot"] + quiet, "horde": small("Eldarim", 5, 1),
-            "campaign": small("Eldarim", 3, 2)}
+    quiet = [
+        "Eldarim/Morehl Spellbinder (Air)",
+        "Eldarim/Morehl Sprinter (Air)",
+        "Eldarim/Morehl Sprinter (Air)",
+    ]
+    return {
+        "home": ["Eldarim/Fire Dragon Zealot"] + quiet,
+        "horde": small("Eldarim", 5, 1),
+        "campaign": small("Eldarim", 3, 2),
+    }
 
 
 def _respond(game, zealot_face):
@@ -182,8 +225,10 @@ def _respond(game, zealot_face):
     assert d.data.get("roll") == "dragon", d.prompt
     from dragon_support import zero_faces
 
-    faces = [zealot_face if x["die"] == "Eldarim/Fire Dragon Zealot" else z
-             for x, z in zip(d.dice, zero_faces(d), strict=True)]
+    faces = [
+        zealot_face if x["die"] == "Eldarim/Fire Dragon Zealot" else z
+        for x, z in zip(d.dice, zero_faces(d), strict=True)
+    ]
     return game.apply({"type": "roll", "faces": faces})
 
 
@@ -261,8 +306,11 @@ def test_two_bashes_each_choose_their_dragon():
     from dragon_support import small
 
     quiet = ["Eldarim/Morehl Spellbinder (Air)", "Eldarim/Morehl Sprinter (Air)"]
-    bob = {"home": ["Eldarim/Fire Dragon Zealot", "Eldarim/Earth Dragon Zealot"] + quiet * 2,
-           "horde": small("Eldarim", 9, 1), "campaign": small("Eldarim", 9, 2)}
+    bob = {
+        "home": ["Eldarim/Fire Dragon Zealot", "Eldarim/Earth Dragon Zealot"] + quiet * 2,
+        "horde": small("Eldarim", 9, 1),
+        "campaign": small("Eldarim", 9, 2),
+    }
     game = breath_game("Red Drake", bob=bob, force=30, extra=("Red Wyrm",))
     drake, wyrm = dragon_uid(game, "Red Drake"), dragon_uid(game, "Red Wyrm")
     for _ in range(2):
@@ -272,8 +320,14 @@ def test_two_bashes_each_choose_their_dragon():
     from dragon_support import zero_faces
 
     d = game.pending
-    game.apply({"type": "roll", "faces": ["4 Bash" if "Zealot" in x["die"] else z
-                                          for x, z in zip(d.dice, zero_faces(d), strict=True)]})
+    game.apply(
+        {
+            "type": "roll",
+            "faces": [
+                "4 Bash" if "Zealot" in x["die"] else z for x, z in zip(d.dice, zero_faces(d), strict=True)
+            ],
+        }
+    )
     picks = []
     while game.pending.topic == "sai_option" and "Bash" in game.pending.prompt:
         want = drake if not picks else wyrm

@@ -21,8 +21,11 @@ MIXES = [
 def test_random_play_with_dragons(seed):
     alice, bob = MIXES[seed % 2]
     mix = alice + bob
-    game = new_game(force=72, dragons=(tuple(f"Dragons/{m}" for m in alice), tuple(f"Dragons/{m}" for m in bob)),
-                    species=("Amazons", "Goblins"))
+    game = new_game(
+        force=72,
+        dragons=(tuple(f"Dragons/{m}" for m in alice), tuple(f"Dragons/{m}" for m in bob)),
+        species=("Amazons", "Goblins"),
+    )
     st = game.state
     rng = random.Random(seed)
     for m in mix:

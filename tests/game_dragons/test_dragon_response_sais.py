@@ -12,10 +12,16 @@ from dragon_support import answer, new_game, place, to_dragon_phase, zero_faces
 
 def respond_with(die: str, face: str) -> str:
     """Bob's home army: `die` and Soldiers (whose maneuver face counts nothing here)."""
-    bob = {"home": [die, "Amazons/Soldier", "Amazons/Soldier"], "horde": ["Amazons/Soldier"] * 10,
-           "campaign": ["Amazons/Soldier"] * (14 if "Nightmare" in die else 15)}
-    game = new_game(force=30, bob=bob, dragons=(("Dragons/Red Drake", "Dragons/Red Wyrm"),
-                                                ("Dragons/Blue Drake", "Dragons/Blue Wyrm")))
+    bob = {
+        "home": [die, "Amazons/Soldier", "Amazons/Soldier"],
+        "horde": ["Amazons/Soldier"] * 10,
+        "campaign": ["Amazons/Soldier"] * (14 if "Nightmare" in die else 15),
+    }
+    game = new_game(
+        force=30,
+        bob=bob,
+        dragons=(("Dragons/Red Drake", "Dragons/Red Wyrm"), ("Dragons/Blue Drake", "Dragons/Blue Wyrm")),
+    )
     place(game, "home-p2", "Red Drake")
     to_dragon_phase(game)
     answer(game, "dragon_roll", faces=["0 Belly"])
@@ -26,12 +32,15 @@ def respond_with(die: str, face: str) -> str:
     return next(line for line in game.log if line.startswith("Against the dragons"))
 
 
-@pytest.mark.parametrize("case,die,face,expected", [
-    ("FAQ96-09", "Amazons/Harbinger", "4 Counter", "4 melee, 0 missile, 4 saves"),
-    ("FAQ96-10", "Amazons/Nightmare", "4 Fly", "0 melee, 0 missile, 4 saves"),
-    ("FAQ96-11", "Amazons/War Driver", "3 Trample", "3 melee, 0 missile, 0 saves"),
-    ("FAQ96-12", "Amazons/War Chief", "4 Smite", "4 melee, 0 missile, 0 saves"),
-])
+@pytest.mark.parametrize(
+    "case,die,face,expected",
+    [
+        ("FAQ96-09", "Amazons/Harbinger", "4 Counter", "4 melee, 0 missile, 4 saves"),
+        ("FAQ96-10", "Amazons/Nightmare", "4 Fly", "0 melee, 0 missile, 4 saves"),
+        ("FAQ96-11", "Amazons/War Driver", "3 Trample", "3 melee, 0 missile, 0 saves"),
+        ("FAQ96-12", "Amazons/War Chief", "4 Smite", "4 melee, 0 missile, 0 saves"),
+    ],
+)
 def test_sai_in_dragon_response(case, die, face, expected):
     """FAQ96-09 [F] Counter vs dragon: saves and melee; FAQ96-10 [F] Fly vs dragon: saves only;
     FAQ96-11 [F] Trample vs dragons: hits, not doubled; FAQ96-12 [F] Smite vs dragons: normal hits

@@ -10,8 +10,11 @@ from companion.rules.core.errors import IllegalSpell
 from companion.rules.core.state import POOL
 from companion.rules.game.dragon_summoning import can_summon
 
-MAGES = {"home": ["Amazons/Oracle", "Amazons/Seer", "Amazons/Seer"], "horde": small("Amazons", 5, 1),
-         "campaign": small("Amazons", 5, 2)}
+MAGES = {
+    "home": ["Amazons/Oracle", "Amazons/Seer", "Amazons/Seer"],
+    "horde": small("Amazons", 5, 1),
+    "campaign": small("Amazons", 5, 2),
+}
 
 
 def magic_action(game, spells, faces=("5 Magic", "2 Magic", "2 Magic")):
@@ -39,7 +42,9 @@ def test_summon_dragon_finds_nothing_of_another_element():
     game = new_game(alice=MAGES)
     out = magic_action(game, [{"spell": "Summon Dragon", "target": "home-p2", "element": "Earth"}])
     assert any("no dragon can answer" in line for line in out["log"])
-    assert all(game.state.location[u.uid] == POOL for u in game.state.units.values() if u.spec.kind == "dragon")
+    assert all(
+        game.state.location[u.uid] == POOL for u in game.state.units.values() if u.spec.kind == "dragon"
+    )
 
 
 def test_caster_chooses_among_dragons_of_any_pool_or_terrain():
@@ -47,12 +52,14 @@ def test_caster_chooses_among_dragons_of_any_pool_or_terrain():
     Bob's Green / Red Drake at the Frontier both contain fire; Alice chooses, and Bob's dragon keeps
     its owner."""
     game = new_game(alice=MAGES, dragons=(("Dragons/Red Drake",), ("Dragons/Green / Red Drake",)))
-    hybrid, = place(game, "frontier", "Green / Red Drake")
+    (hybrid,) = place(game, "frontier", "Green / Red Drake")
     answer(game, "march", "p1@home-p1")
     answer(game, "maneuver", "skip")
     answer(game, "action", "magic")
     game.apply({"type": "roll", "faces": ["5 Magic", "2 Magic", "2 Magic"]})
-    game.apply({"type": "cast", "spells": [{"spell": "Summon Dragon", "target": "home-p2", "element": "Fire"}]})
+    game.apply(
+        {"type": "cast", "spells": [{"spell": "Summon Dragon", "target": "home-p2", "element": "Fire"}]}
+    )
     d = game.pending
     assert d.topic == "summon_dragon" and d.player == "p1"
     assert {c["value"] for c in d.choices} == {hybrid, dragon_uid(game, "Red Drake")}
@@ -61,8 +68,9 @@ def test_caster_chooses_among_dragons_of_any_pool_or_terrain():
 
 
 def rules_game():
-    return new_game(force=30, dragons=(("Dragons/Ivory Drake", "Dragons/Red / Ivory Drake"),
-                                       ("Dragons/White Drake",)))
+    return new_game(
+        force=30, dragons=(("Dragons/Ivory Drake", "Dragons/Red / Ivory Drake"), ("Dragons/White Drake",))
+    )
 
 
 def test_ivory_dragon_any_element_from_a_pool_never_from_a_terrain():
@@ -107,12 +115,21 @@ def test_white_dragon_only_by_summon_white_dragon():
 
 def test_summon_white_dragon_in_play():
     """Summon White Dragon (14) in a magic action brings Bob's White Drake from his pool."""
-    game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Blue Drake"), ("Dragons/White Drake",)),
-                    alice={"home": ["Amazons/Oracle"] * 3, "horde": small("Amazons", 10, 1),
-                           "campaign": small("Amazons", 11, 2)})
+    game = new_game(
+        force=30,
+        dragons=(("Dragons/Red Drake", "Dragons/Blue Drake"), ("Dragons/White Drake",)),
+        alice={
+            "home": ["Amazons/Oracle"] * 3,
+            "horde": small("Amazons", 10, 1),
+            "campaign": small("Amazons", 11, 2),
+        },
+    )
     white = dragon_uid(game, "White Drake")
-    magic_action(game, [{"spell": "Summon White Dragon", "target": "frontier", "element": "Fire"}],
-                 faces=("5 Magic", "5 Magic", "5 Magic"))
+    magic_action(
+        game,
+        [{"spell": "Summon White Dragon", "target": "frontier", "element": "Fire"}],
+        faces=("5 Magic", "5 Magic", "5 Magic"),
+    )
     assert game.state.location[white] == "frontier"
 
 
@@ -121,7 +138,7 @@ class TestFAQ95_15:
 
     def test_summon_moves_a_dragon_from_one_terrain_to_another(self):
         game = new_game(alice=MAGES)
-        red, = place(game, "frontier", "Red Drake")
+        (red,) = place(game, "frontier", "Red Drake")
         magic_action(game, [{"spell": "Summon Dragon", "target": "home-p2", "element": "Fire"}])
         assert game.state.location[red] == "home-p2"
 
@@ -132,8 +149,12 @@ class TestFAQ95_15:
         answer(game, "action", "magic")
         game.apply({"type": "roll", "faces": ["5 Magic", "2 Magic", "2 Magic"]})
         with pytest.raises(IllegalSpell):
-            game.apply({"type": "cast", "spells": [{"spell": "Summon Dragon", "target": "p1@reserve",
-                                                    "element": "Fire"}]})
+            game.apply(
+                {
+                    "type": "cast",
+                    "spells": [{"spell": "Summon Dragon", "target": "p1@reserve", "element": "Fire"}],
+                }
+            )
         assert game.pending.topic == "cast"
 
 
@@ -153,8 +174,13 @@ def test_scripted_game_dragon_summoned_then_attacks_both_players_armies():
     assert game.state.marching == "p2" and d.player == "p1"
     answer(game, "dragon_roll", faces=["6 Claw"])
     d = game.pending
-    pick = {"Amazons/Soldier": "1 Save", "Amazons/Runner": "1 Save", "Amazons/Darter": "1 Save",
-            "Amazons/Charioteer": "1 Save", "Amazons/Seer": "1 Save"}
+    pick = {
+        "Amazons/Soldier": "1 Save",
+        "Amazons/Runner": "1 Save",
+        "Amazons/Darter": "1 Save",
+        "Amazons/Charioteer": "1 Save",
+        "Amazons/Seer": "1 Save",
+    }
     game.apply({"type": "roll", "faces": [pick[x["die"]] for x in d.dice]})
     d = game.pending
     if d.topic == "allocate":
@@ -178,18 +204,30 @@ def test_summon_white_dragon_paid_with_a_mix_of_elements():
     """Summon White Dragon takes any combination of magic elements (V4.01c L2441-2443): two Lava Elf
     Necromancers (death/fire, 5 each) and two Coral Elf Enchanters (air/water, 4 each) pay its 14
     together, though no single element reaches 14."""
-    game = new_game(force=30, dragons=(("Dragons/Red Drake", "Dragons/Blue Drake"), ("Dragons/White Drake",)),
-                    alice={"home": ["Lava Elves/Necromancer"] * 2 + ["Coral Elves/Enchanter"] * 2,
-                           "horde": small("Amazons", 10, 1), "campaign": small("Amazons", 8, 2)})
+    game = new_game(
+        force=30,
+        dragons=(("Dragons/Red Drake", "Dragons/Blue Drake"), ("Dragons/White Drake",)),
+        alice={
+            "home": ["Lava Elves/Necromancer"] * 2 + ["Coral Elves/Enchanter"] * 2,
+            "horde": small("Amazons", 10, 1),
+            "campaign": small("Amazons", 8, 2),
+        },
+    )
     white = dragon_uid(game, "White Drake")
     answer(game, "march", "p1@home-p1")
     answer(game, "maneuver", "skip")
     answer(game, "action", "magic")
     d = game.pending
-    game.apply({"type": "roll", "faces": ["5 Magic" if "Necromancer" in x["die"] else "4 Magic" for x in d.dice]})
+    game.apply(
+        {"type": "roll", "faces": ["5 Magic" if "Necromancer" in x["die"] else "4 Magic" for x in d.dice]}
+    )
     with pytest.raises(IllegalSpell):  # fire alone cannot pay 14
-        game.apply({"type": "cast", "spells": [{"spell": "Summon White Dragon", "target": "frontier",
-                                                "element": "Fire"}]})
+        game.apply(
+            {
+                "type": "cast",
+                "spells": [{"spell": "Summon White Dragon", "target": "frontier", "element": "Fire"}],
+            }
+        )
     game.apply({"type": "cast", "spells": [{"spell": "Summon White Dragon", "target": "frontier"}]})
     assert game.state.location[white] == "frontier"
 

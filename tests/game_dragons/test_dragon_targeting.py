@@ -34,7 +34,13 @@ def test_types_of_all_44_catalogue_dragons():
     from companion.rules.catalogue import DieKind, load_catalogue
 
     kinds = [dragon_type(d) for d in load_catalogue().of_kind(DieKind.DRAGON)]
-    assert {k: kinds.count(k) for k in set(kinds)} == {ELEMENTAL: 10, HYBRID: 20, IVORY: 2, IVORY_HYBRID: 10, WHITE: 2}
+    assert {k: kinds.count(k) for k in set(kinds)} == {
+        ELEMENTAL: 10,
+        HYBRID: 20,
+        IVORY: 2,
+        IVORY_HYBRID: 10,
+        WHITE: 2,
+    }
     assert dragon_type(D("Ivory Drake")) == IVORY  # recorded as "Elemental Dragon" with no element
     assert dragon_type(D("Red / Ivory Wyrm")) == IVORY_HYBRID
 
@@ -96,10 +102,20 @@ def test_every_type_pair_and_the_army_column_are_in_the_table():
     assert table[(WHITE, "army")] == "yes, if no valid dragon target"
     types = (ELEMENTAL, HYBRID, IVORY, IVORY_HYBRID, WHITE)
     # Attackers and targets chosen so that no "unless" condition holds: every cell reads yes or no.
-    attacker = {ELEMENTAL: "Black Drake", HYBRID: "Blue / Green Drake", IVORY: "Ivory Drake",
-                IVORY_HYBRID: "Green / Ivory Drake", WHITE: "White Wyrm"}
-    target = {ELEMENTAL: "Red Wyrm", HYBRID: "Red / Yellow Wyrm", IVORY: "Ivory Wyrm",
-              IVORY_HYBRID: "Yellow / Ivory Wyrm", WHITE: "White Drake"}
+    attacker = {
+        ELEMENTAL: "Black Drake",
+        HYBRID: "Blue / Green Drake",
+        IVORY: "Ivory Drake",
+        IVORY_HYBRID: "Green / Ivory Drake",
+        WHITE: "White Wyrm",
+    }
+    target = {
+        ELEMENTAL: "Red Wyrm",
+        HYBRID: "Red / Yellow Wyrm",
+        IVORY: "Ivory Wyrm",
+        IVORY_HYBRID: "Yellow / Ivory Wyrm",
+        WHITE: "White Drake",
+    }
     for a in types:
         for t in types:
             assert attacks(attacker[a], target[t]) is (table[(a, t)] != "no"), (a, t)
@@ -133,7 +149,9 @@ class TestV4_37:
         assert not attacks("Green / Red Drake", "Green / Red Wyrm")
 
     def test_fire_water_and_fire_air_hybrids_fight(self):
-        assert attacks("Green / Red Drake", "Blue / Red Drake") and attacks("Blue / Red Drake", "Green / Red Drake")
+        assert attacks("Green / Red Drake", "Blue / Red Drake") and attacks(
+            "Blue / Red Drake", "Green / Red Drake"
+        )
 
     def test_hybrid_spares_ivory_hybrid_of_one_of_its_elements(self):
         assert not attacks("Green / Red Drake", "Red / Ivory Drake")

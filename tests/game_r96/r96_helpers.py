@@ -6,14 +6,26 @@ from __future__ import annotations
 from companion.rules.core.state import BUA, DUA, RESERVE, Unit, spec_for
 from companion.rules.r96.game import R96Game
 
-DWARF_FORCE = {"home": ["Dwarves/Footman", "Dwarves/Footman"], "campaign": ["Dwarves/Sergeant"],
-               "horde": ["Dwarves/Pony Rider", "Dwarves/Sentry"]}
-GOBLIN_FORCE = {"home": ["Goblins/Thug", "Goblins/Mugger"], "campaign": ["Goblins/Cutthroat"],
-                "horde": ["Goblins/Pelter", "Goblins/Trickster"]}
-ELF_FORCE = {"home": ["Coral Elves/Fighter", "Coral Elves/Guard"], "campaign": ["Coral Elves/Trooper"],
-             "horde": ["Coral Elves/Bowman", "Coral Elves/Horseman"]}
-LAVA_FORCE = {"home": ["Lava Elves/Bladesman", "Lava Elves/Scout"], "campaign": ["Lava Elves/Duelist"],
-              "horde": ["Lava Elves/Fusilier", "Lava Elves/Adept"]}
+DWARF_FORCE = {
+    "home": ["Dwarves/Footman", "Dwarves/Footman"],
+    "campaign": ["Dwarves/Sergeant"],
+    "horde": ["Dwarves/Pony Rider", "Dwarves/Sentry"],
+}
+GOBLIN_FORCE = {
+    "home": ["Goblins/Thug", "Goblins/Mugger"],
+    "campaign": ["Goblins/Cutthroat"],
+    "horde": ["Goblins/Pelter", "Goblins/Trickster"],
+}
+ELF_FORCE = {
+    "home": ["Coral Elves/Fighter", "Coral Elves/Guard"],
+    "campaign": ["Coral Elves/Trooper"],
+    "horde": ["Coral Elves/Bowman", "Coral Elves/Horseman"],
+}
+LAVA_FORCE = {
+    "home": ["Lava Elves/Bladesman", "Lava Elves/Scout"],
+    "campaign": ["Lava Elves/Duelist"],
+    "horde": ["Lava Elves/Fusilier", "Lava Elves/Adept"],
+}
 
 
 def setup(players: int = 2, options: dict | None = None, **over) -> dict:
@@ -23,9 +35,21 @@ def setup(players: int = 2, options: dict | None = None, **over) -> dict:
     homes = ["Highland City", "Swampland Temple", "Coastland Tower", "Flatland Standing Stones"]
     fronts = ["Flatland Temple", "Coastland Standing Stones", "Highland Tower", "Swampland City"]
     names = ["Ann", "Bo", "Cy", "Di"]
-    out = {"edition": "r96", "force_size": 6, "options": dict(options or {}),
-           "players": [{"name": names[i], "armies": forces[i % 4], "dragons": [dragons[i % 4]],
-                        "home": homes[i % 4], "frontier": fronts[i % 4]} for i in range(players)]}
+    out = {
+        "edition": "r96",
+        "force_size": 6,
+        "options": dict(options or {}),
+        "players": [
+            {
+                "name": names[i],
+                "armies": forces[i % 4],
+                "dragons": [dragons[i % 4]],
+                "home": homes[i % 4],
+                "frontier": fronts[i % 4],
+            }
+            for i in range(players)
+        ],
+    }
     out.update(over)
     return out
 
@@ -67,7 +91,11 @@ def until(game: R96Game, topic: str, player: str | None = None, limit: int = 200
         d = game.pending
         if d is None:
             raise AssertionError("the game ended before " + topic)
-        if d.topic == topic and (player is None or d.player == player) and all(d.data.get(k) == v for k, v in data.items()):
+        if (
+            d.topic == topic
+            and (player is None or d.player == player)
+            and all(d.data.get(k) == v for k, v in data.items())
+        ):
             return game
         game.apply(default_answer(game))
     raise AssertionError(f"no {topic} decision within {limit} answers; pending {game.pending}")
@@ -86,8 +114,12 @@ def go(game: R96Game, face: int = 4) -> R96Game:
     return game
 
 
-def stage(game: R96Game, table: dict[tuple[str, str], list[str]], faces: dict[str, int] | None = None,
-          dead: dict[str, list[str]] | None = None) -> dict[tuple[str, str], list[str]]:
+def stage(
+    game: R96Game,
+    table: dict[tuple[str, str], list[str]],
+    faces: dict[str, int] | None = None,
+    dead: dict[str, list[str]] | None = None,
+) -> dict[tuple[str, str], list[str]]:
     """Replace every unit in play by ``table`` ({(player, location): [die names]}); ``dead`` fills dead
     unit areas; ``faces`` sets terrain faces.  Returns the new uids per key."""
     st = game.state
@@ -126,4 +158,17 @@ def where(game: R96Game, uid: str) -> str:
     return game.state.location[uid]
 
 
-__all__ = ["BUA", "DUA", "RESERVE", "cast", "choose", "go", "roll", "setup", "stage", "started", "until", "where"]
+__all__ = [
+    "BUA",
+    "DUA",
+    "RESERVE",
+    "cast",
+    "choose",
+    "go",
+    "roll",
+    "setup",
+    "stage",
+    "started",
+    "until",
+    "where",
+]

@@ -29,7 +29,10 @@ def total(r, kind, terrain=None, effects=(), **options):
 def test_six_conflict_options_exist_with_the_r96_defaults():
     assert len(CONFLICT_OPTIONS) == 6 and all(k in OPTIONS for k in CONFLICT_OPTIONS)
     assert game_options(None) | {} == {k: o.default for k, o in OPTIONS.items()}
-    assert game_options(None)["modifier_order"] == "r96" and game_options(None)["sai_units"] == "rare_and_monster"
+    assert (
+        game_options(None)["modifier_order"] == "r96"
+        and game_options(None)["sai_units"] == "rare_and_monster"
+    )
     with pytest.raises(IllegalSetup, match="unknown r96 option"):
         game_options({"nope": True})
     with pytest.raises(IllegalSetup, match="takes one of"):
@@ -51,8 +54,12 @@ def test_faq_conflict_3_add_before_or_after_multiply():
     """FAQ-CONFLICT-3 (FAQ95-12): highland dwarves roll 7 maneuvers under Transmute and Wind Walk:
     8 by R96 L953-961 (default), 14 by FAQ95 EARTH 4.F (option); (d) 9 with Fog too: 8 or 14."""
     highland = At("Highland", face=3)
-    seven = rolled("maneuver", ("Dwarves/Lizard Rider", "3 Maneuver"), ("Dwarves/Lizard Rider", "3 Maneuver"),
-                   ("Dwarves/Pony Rider", "1 Maneuver"))
+    seven = rolled(
+        "maneuver",
+        ("Dwarves/Lizard Rider", "3 Maneuver"),
+        ("Dwarves/Lizard Rider", "3 Maneuver"),
+        ("Dwarves/Pony Rider", "1 Maneuver"),
+    )
     spells = [EffectInForce("Transmute Rock to Mud", 1), EffectInForce("Wind Walk", 1)]
     assert total(seven, "maneuver", highland, spells) == 8
     assert total(seven, "maneuver", highland, spells, modifier_order="faq95") == 14
@@ -65,8 +72,12 @@ def test_faq_conflict_3_add_before_or_after_multiply():
 def test_faq_conflict_4_wind_walk_and_racial_saves():
     """FAQ-CONFLICT-4 (R96-24): coral elves in coastland, 3 saves + 4 maneuvers, Wind Walk: 7 saves by
     R96 L796-804 (default), 13 by FAQ95 AIR 4.B (option)."""
-    r = rolled("save", ("Coral Elves/Protector", "3 Save"), ("Coral Elves/Knight", "2 Maneuver"),
-               ("Coral Elves/Trooper", "2 Maneuver"))
+    r = rolled(
+        "save",
+        ("Coral Elves/Protector", "3 Save"),
+        ("Coral Elves/Knight", "2 Maneuver"),
+        ("Coral Elves/Trooper", "2 Maneuver"),
+    )
     walk = [EffectInForce("Wind Walk", 1)]
     assert total(r, "save", At("Coastland"), walk) == 7
     assert total(r, "save", At("Coastland"), walk, wind_walk_feeds_racial=True) == 13
@@ -74,8 +85,16 @@ def test_faq_conflict_4_wind_walk_and_racial_saves():
 
 def _skirmish(options):
     game = started(options=options)
-    units = stage(game, {("p1", FRONT): ["Dwarves/Footman"], ("p2", FRONT): ["Goblins/Thug", "Goblins/Thug"],
-                         ("p1", "home-p1"): ["Dwarves/Footman"], ("p2", "home-p2"): ["Goblins/Thug"]}, faces={FRONT: 5})
+    units = stage(
+        game,
+        {
+            ("p1", FRONT): ["Dwarves/Footman"],
+            ("p2", FRONT): ["Goblins/Thug", "Goblins/Thug"],
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+            ("p2", "home-p2"): ["Goblins/Thug"],
+        },
+        faces={FRONT: 5},
+    )
     choose(game, FRONT)
     choose(game, "stay")
     choose(game, "melee")

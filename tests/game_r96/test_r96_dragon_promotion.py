@@ -46,4 +46,7 @@ def test_as_many_as_possible_in_one_choice():
     full = [c for c in d.choices if c["value"] != "none"]
     assert len(full) == 1 and "Patroller" in full[0]["label"] and "Footman" in full[0]["label"]
     game.apply({"type": "choose", "choice": full[0]["value"]})
-    assert [where(game, u) for u in army[:2]] == [DUA, DUA] and [where(game, u) for u in dead] == [FRONT, FRONT]
+    assert [where(game, u) for u in army[:2]] == [DUA, DUA] and [where(game, u) for u in dead] == [
+        FRONT,
+        FRONT,
+    ]

@@ -52,7 +52,9 @@ def test_claws_then_the_army_slays_the_dragon_and_promotes():
     assert game.pending.topic == "dragon_promotion"  # the army "may promote" (R96 L902-905)
     log += choose(game, game.pending.choices[0]["value"])
     army = [u.name for u in game.state.army("p1", FRONT).units]
-    assert army == ["Dwarves/Mammoth Rider", "Dwarves/Mammoth Rider"], log  # 2 died (5 damage -> 4 health), 2 promoted
+    assert army == ["Dwarves/Mammoth Rider", "Dwarves/Mammoth Rider"], (
+        log
+    )  # 2 died (5 damage -> 4 health), 2 promoted
 
 
 def test_jaws_10_and_the_dragons_automatic_saves():
@@ -62,7 +64,11 @@ def test_jaws_10_and_the_dragons_automatic_saves():
     start(game)
     roll(game, "12 Jaw")
     roll(game, "3 Melee", "3 Melee", "3 Melee", "2 Save", "2 Save", "ID")
-    assert game.pending.topic == "id_as" and [c["value"] for c in game.pending.choices] == ["save", "melee", "missile"]
+    assert game.pending.topic == "id_as" and [c["value"] for c in game.pending.choices] == [
+        "save",
+        "melee",
+        "missile",
+    ]
     choose(game, "save")
     assert where(game, red) == FRONT
     assert len(game.state.army("p1", FRONT).units) == 4  # 10 - 6 saves (the ID as saves) = 4: two patrollers
@@ -168,7 +174,10 @@ def test_wing_flies_away_and_treasure_promotes():
     roll(game, "1 Melee", "1 Melee")
     assert game.pending.topic == "treasure"
     choose(game, game.pending.choices[0]["value"])
-    assert sorted(u.name for u in game.state.army("p1", FRONT).units) == ["Dwarves/Footman", "Dwarves/Sergeant"]
+    assert sorted(u.name for u in game.state.army("p1", FRONT).units) == [
+        "Dwarves/Footman",
+        "Dwarves/Sergeant",
+    ]
     assert where(game, wyrm) == FRONT
     game, units = board(["Dwarves/Footman"] * 2)
     drake = dragon(game, "p2", "Dragons/Red Drake")
@@ -216,8 +225,15 @@ def test_two_dragons_of_one_colour_attack_together():
 def test_summoning_from_a_dead_unit_area():
     """R96 L826-828, L988-989: a summon sends a dragon from any dead unit area to any terrain."""
     game = started()
-    units = stage(game, {("p1", FRONT): ["Dwarves/Thaumaturgist"] * 3, ("p1", "home-p1"): ["Dwarves/Footman"],
-                         ("p2", "home-p2"): ["Goblins/Thug"]}, faces={FRONT: 1})
+    units = stage(
+        game,
+        {
+            ("p1", FRONT): ["Dwarves/Thaumaturgist"] * 3,
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+            ("p2", "home-p2"): ["Goblins/Thug"],
+        },
+        faces={FRONT: 1},
+    )
     choose(game, FRONT)
     choose(game, "stay")
     choose(game, "magic")

@@ -14,9 +14,16 @@ FRONT = "frontier"
 def test_r96_12_damage_is_covered_exactly_never_in_excess():
     """R96-12: 2 damage on {1, 1, 2, 3}: both 1s or the 2, never the 3; on {3, 3, 3, 3} nothing dies."""
     game = started()
-    units = stage(game, {("p1", FRONT): ["Dwarves/Sergeant"], ("p1", "home-p1"): ["Dwarves/Footman"],
-                         ("p2", FRONT): ["Goblins/Thug", "Goblins/Mugger", "Goblins/Cutthroat", "Goblins/Marauder"],
-                         ("p2", "home-p2"): ["Goblins/Thug"]}, faces={FRONT: 5})
+    units = stage(
+        game,
+        {
+            ("p1", FRONT): ["Dwarves/Sergeant"],
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+            ("p2", FRONT): ["Goblins/Thug", "Goblins/Mugger", "Goblins/Cutthroat", "Goblins/Marauder"],
+            ("p2", "home-p2"): ["Goblins/Thug"],
+        },
+        faces={FRONT: 5},
+    )
     choose(game, FRONT)
     choose(game, "stay")
     choose(game, "melee")
@@ -34,8 +41,15 @@ def test_r96_12_damage_is_covered_exactly_never_in_excess():
     game.apply({"type": "allocate", "units": [cutthroat]})
     assert where(game, cutthroat) == DUA and where(game, marauder) == FRONT
     game = started()
-    units = stage(game, {("p1", FRONT): ["Dwarves/Sergeant"], ("p1", "home-p1"): ["Dwarves/Footman"],
-                         ("p2", FRONT): ["Goblins/Marauder"] * 4}, faces={FRONT: 5})
+    units = stage(
+        game,
+        {
+            ("p1", FRONT): ["Dwarves/Sergeant"],
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+            ("p2", FRONT): ["Goblins/Marauder"] * 4,
+        },
+        faces={FRONT: 5},
+    )
     choose(game, FRONT)
     choose(game, "stay")
     choose(game, "melee")
@@ -50,9 +64,14 @@ def test_r96_18_city_promotes_one_health_up_within_the_race():
     """R96-18 (R96 L652-661): a City's holder recruits a dead common or promotes a unit to a dead unit of
     its race worth one more health (common -> uncommon; rare -> monster)."""
     game = started()
-    units = stage(game, {("p1", "home-p1"): ["Dwarves/Footman", "Dwarves/Mammoth Rider"],
-                         ("p2", "home-p2"): ["Goblins/Thug"]},
-                  dead={"p1": ["Dwarves/Sergeant", "Dwarves/Behemoth", "Goblins/Cutthroat", "Dwarves/Pony Rider"]})
+    units = stage(
+        game,
+        {
+            ("p1", "home-p1"): ["Dwarves/Footman", "Dwarves/Mammoth Rider"],
+            ("p2", "home-p2"): ["Goblins/Thug"],
+        },
+        dead={"p1": ["Dwarves/Sergeant", "Dwarves/Behemoth", "Goblins/Cutthroat", "Dwarves/Pony Rider"]},
+    )
     game.state.terrains["home-p1"].face, game.state.terrains["home-p1"].controller = 8, "p1"
     # the city acts at the beginning of Ann's next turn
     choose(game, "pass")
@@ -62,8 +81,12 @@ def test_r96_18_city_promotes_one_health_up_within_the_race():
 
     until(game, "city", "p1")
     values = {c["label"] for c in game.pending.choices}
-    assert values == {"Neither", "Recruit Dwarves/Pony Rider", "Promote Dwarves/Footman to Dwarves/Sergeant",
-                      "Promote Dwarves/Mammoth Rider to Dwarves/Behemoth"}
+    assert values == {
+        "Neither",
+        "Recruit Dwarves/Pony Rider",
+        "Promote Dwarves/Footman to Dwarves/Sergeant",
+        "Promote Dwarves/Mammoth Rider to Dwarves/Behemoth",
+    }
     footman = units[("p1", "home-p1")][0]
     sergeant = units[("p1", DUA)][0]
     choose(game, f"promote:{footman}:{sergeant}")
@@ -73,8 +96,15 @@ def test_r96_18_city_promotes_one_health_up_within_the_race():
 def test_temple_forces_a_burial_of_the_targets_choice():
     """R96 L668-673: the Temple's holder makes another player bury one dead unit, which that player picks."""
     game = started()
-    units = stage(game, {("p1", "home-p2"): ["Dwarves/Footman"], ("p1", "home-p1"): ["Dwarves/Footman"],
-                         ("p2", FRONT): ["Goblins/Thug"]}, dead={"p2": ["Goblins/Thug", "Goblins/Marauder"]})
+    units = stage(
+        game,
+        {
+            ("p1", "home-p2"): ["Dwarves/Footman"],
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+            ("p2", FRONT): ["Goblins/Thug"],
+        },
+        dead={"p2": ["Goblins/Thug", "Goblins/Marauder"]},
+    )
     t = game.state.terrains["home-p2"]
     assert t.kind.icon == "Temple"
     t.face, t.controller = 8, "p1"
@@ -94,8 +124,14 @@ def test_temple_forces_a_burial_of_the_targets_choice():
 def test_abandoned_eighth_face_turns_back_to_seven():
     """R96 L610-614, L644-646: a captured terrain left by its army turns back to face 7."""
     game = started()
-    units = stage(game, {("p1", FRONT): ["Dwarves/Footman"], ("p1", "home-p1"): ["Dwarves/Footman"],
-                         ("p2", "home-p2"): ["Goblins/Thug"]})
+    units = stage(
+        game,
+        {
+            ("p1", FRONT): ["Dwarves/Footman"],
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+            ("p2", "home-p2"): ["Goblins/Thug"],
+        },
+    )
     t = game.state.terrains[FRONT]
     t.face, t.controller = 8, "p1"
     choose(game, "pass")
@@ -108,8 +144,15 @@ def test_abandoned_eighth_face_turns_back_to_seven():
 def test_a_player_without_units_is_out_and_the_last_one_wins():
     """Decision D-LAST-ARMY: the last player with units in play wins."""
     game = started()
-    stage(game, {("p1", FRONT): ["Dwarves/Patroller"], ("p1", "home-p1"): ["Dwarves/Footman"],
-                 ("p2", FRONT): ["Goblins/Thug"]}, faces={FRONT: 5})
+    stage(
+        game,
+        {
+            ("p1", FRONT): ["Dwarves/Patroller"],
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+            ("p2", FRONT): ["Goblins/Thug"],
+        },
+        faces={FRONT: 5},
+    )
     choose(game, FRONT)
     choose(game, "stay")
     choose(game, "melee")

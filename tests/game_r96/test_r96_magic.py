@@ -28,8 +28,12 @@ def test_the_25_spells_and_their_1996_costs():
     for s in SPELLS.values():
         by_colour.setdefault(s.element, []).append(s.cost)
     assert {k: sorted(v) for k, v in by_colour.items()} == {
-        "Earth": [2, 3, 4, 5, 7], "Air": [2, 3, 4, 5, 7], "Fire": [2, 3, 4, 5, 7], "Water": [2, 3, 4, 5, 7],
-        "Death": [2, 3, 4, 6, 7]}
+        "Earth": [2, 3, 4, 5, 7],
+        "Air": [2, 3, 4, 5, 7],
+        "Fire": [2, 3, 4, 5, 7],
+        "Water": [2, 3, 4, 5, 7],
+        "Death": [2, 3, 4, 6, 7],
+    }
 
 
 def test_r96_07_colour_pooling_pays_costs():
@@ -41,9 +45,12 @@ def test_r96_07_colour_pooling_pays_costs():
 
 def _breath_game():
     game = started()
-    units = stage(game, {("p1", FRONT): ["Coral Elves/Conjurer"] * 3, ("p2", "home-p2"): ["Goblins/Thug"]},
-                  dead={"p1": ["Coral Elves/Fighter"] * 3 + ["Coral Elves/Knight", "Coral Elves/Herald"]},
-                  faces={FRONT: 1})
+    units = stage(
+        game,
+        {("p1", FRONT): ["Coral Elves/Conjurer"] * 3, ("p2", "home-p2"): ["Goblins/Thug"]},
+        dead={"p1": ["Coral Elves/Fighter"] * 3 + ["Coral Elves/Knight", "Coral Elves/Herald"]},
+        faces={FRONT: 1},
+    )
     return game, units
 
 
@@ -54,14 +61,27 @@ def test_r96_08_breath_of_life_x3_costs_9_blue_and_raises_3_health():
     assert game.pending.kind == "cast" and game.pending.data["pools"] == {"Air/Water": 9}
     dead = units[("p1", DUA)]
     fighters, knight, herald = dead[:3], dead[3], dead[4]
-    check = lambda units_: game._validate_casts("p1", FRONT, {"Air/Water": 9},  # noqa: E731
-                                                {"spells": [{"spell": "Breath of Life", "count": 3, "units": units_}]}, 0)
+
+    def check(units_):
+        return game._validate_casts(
+            "p1",
+            FRONT,
+            {"Air/Water": 9},
+            {"spells": [{"spell": "Breath of Life", "count": 3, "units": units_}]},
+            0,
+        )
+
     assert check(fighters) and check([fighters[0], knight]) and check([herald])
     with pytest.raises(IllegalSpell, match="reach 3 health"):
         check([herald, fighters[0]])
     with pytest.raises(IllegalSpell, match="cannot pay"):
-        game._validate_casts("p1", FRONT, {"Air/Water": 8}, {"spells": [{"spell": "Breath of Life", "count": 3,
-                                                                         "units": [herald]}]}, 0)
+        game._validate_casts(
+            "p1",
+            FRONT,
+            {"Air/Water": 8},
+            {"spells": [{"spell": "Breath of Life", "count": 3, "units": [herald]}]},
+            0,
+        )
     cast(game, {"spell": "Breath of Life", "count": 3, "units": [herald]})
     assert where(game, herald) == FRONT
 
@@ -74,7 +94,9 @@ def test_faq95_17_breath_of_life_points_pool_within_one_action():
     ok = {"spells": [{"spell": "Breath of Life", "count": 4, "units": [dead[4], dead[0]]}]}
     assert game._validate_casts("p1", FRONT, pools, ok, 0)
     with pytest.raises(IllegalSpell):
-        game._validate_casts("p1", FRONT, pools, {"spells": [{"spell": "Breath of Life", "count": 2, "units": [dead[4]]}]}, 0)
+        game._validate_casts(
+            "p1", FRONT, pools, {"spells": [{"spell": "Breath of Life", "count": 2, "units": [dead[4]]}]}, 0
+        )
 
 
 def test_r96_09_terrain_advantage_is_offered_and_may_be_declined():
@@ -94,8 +116,16 @@ def test_r96_09_terrain_advantage_is_offered_and_may_be_declined():
 
 def _coast_game(dead_p2, p1_units=("Goblins/Cutthroat", "Goblins/Cutthroat")):
     game = started(players=3)
-    stage(game, {("p1", COAST): list(p1_units), ("p2", "home-p2"): ["Goblins/Thug"], ("p3", "home-p1"): ["Goblins/Thug"]},
-          dead={"p2": dead_p2}, faces={COAST: 1})
+    stage(
+        game,
+        {
+            ("p1", COAST): list(p1_units),
+            ("p2", "home-p2"): ["Goblins/Thug"],
+            ("p3", "home-p1"): ["Goblins/Thug"],
+        },
+        dead={"p2": dead_p2},
+        faces={COAST: 1},
+    )
     return game
 
 
@@ -111,7 +141,9 @@ def test_r96_10_death_magic_by_burial_doubles_black_and_must_all_be_spent():
     assert game.pending.data["black_due"] == 8 and sum(game.pending.data["pools"].values()) == 8
     with pytest.raises(IllegalSpell, match="must all be spent"):
         cast(game, {"spell": "Palsy", "count": 2, "target": "p2@home-p2"})
-    cast(game, {"spell": "Palsy", "count": 2, "target": "p2@home-p2"}, {"spell": "Reanimate Dead", "units": []})
+    cast(
+        game, {"spell": "Palsy", "count": 2, "target": "p2@home-p2"}, {"spell": "Reanimate Dead", "units": []}
+    )
     palsy = [e for e in game.state.effects if e.name == "Palsy"]
     assert palsy and palsy[0].detail["castings"] == 2
 
@@ -119,7 +151,9 @@ def test_r96_10_death_magic_by_burial_doubles_black_and_must_all_be_spent():
 def test_faq95_10_partial_burial_and_the_targets_obligation():
     """FAQ95-10: 5 black from IDs: bury 3 -> 8, bury 5 -> 10, never 6; a lone 3-point dead unit allows no
     doubling of 2 points; a player with dead {1, 3} asked for 1 must bury the 1."""
-    game = _coast_game(["Goblins/Thug", "Goblins/Marauder"], p1_units=("Goblins/Cutthroat", "Goblins/Marauder"))
+    game = _coast_game(
+        ["Goblins/Thug", "Goblins/Marauder"], p1_units=("Goblins/Cutthroat", "Goblins/Marauder")
+    )
     magic(game, COAST, "ID", "ID")
     values = {c["value"] for c in game.pending.choices}
     assert values == {"none", "p2:1", "p2:3", "p2:4"}  # 2 and 5 cannot be buried exactly; 6 is over the IDs
@@ -134,8 +168,15 @@ def test_faq95_10_partial_burial_and_the_targets_obligation():
 def test_faq95_31_a_reserve_army_never_doubles():
     """FAQ95-31, R96 L472-480: reserve magic: no terrain advantage, no burial; friendly targets only."""
     game = started()
-    stage(game, {("p1", RESERVE): ["Goblins/Cutthroat", "Goblins/Cutthroat"], ("p1", FRONT): ["Goblins/Thug"],
-                 ("p2", "home-p2"): ["Goblins/Thug"]}, dead={"p2": ["Goblins/Cutthroat", "Goblins/Cutthroat"]})
+    stage(
+        game,
+        {
+            ("p1", RESERVE): ["Goblins/Cutthroat", "Goblins/Cutthroat"],
+            ("p1", FRONT): ["Goblins/Thug"],
+            ("p2", "home-p2"): ["Goblins/Thug"],
+        },
+        dead={"p2": ["Goblins/Cutthroat", "Goblins/Cutthroat"]},
+    )
     magic(game, RESERVE, "ID", "ID")
     assert game.pending.topic == "cast" and game.pending.data["pools"] == {"Death/Earth": 4}
     with pytest.raises(IllegalSpell, match="own player"):
@@ -166,8 +207,12 @@ BLACK9 = [("Goblins/Hedge Wizard", "3 Magic")] * 3  # 9 gold/black
 def test_faq95_13_dust_to_dust():
     """FAQ95-13 (1996 cost 3): three casts bury one 3-point unit, or a 1-point of A and a 2-point of B;
     two cannot reach a 3-point unit; dragons are never buried."""
-    game, units = _caster(GOLD9, table={("p3", "home-p3"): ["Coral Elves/Fighter"]},
-                          dead={"p2": ["Goblins/Marauder", "Goblins/Cutthroat"], "p3": ["Coral Elves/Fighter"]}, players=3)
+    game, units = _caster(
+        GOLD9,
+        table={("p3", "home-p3"): ["Coral Elves/Fighter"]},
+        dead={"p2": ["Goblins/Marauder", "Goblins/Cutthroat"], "p3": ["Coral Elves/Fighter"]},
+        players=3,
+    )
     marauder, cutthroat = units[("p2", DUA)]
     fighter = units[("p3", DUA)][0]
     pools = game.pending.data["pools"]
@@ -190,7 +235,10 @@ def test_faq95_14_path():
     foe = units[("p2", "home-p2")][0]
     dragon = next(u.uid for u in game.state.area("p1", DUA) if u.spec.kind == "dragon")
     pools = game.pending.data["pools"]
-    v = lambda moves: game._validate_casts("p1", FRONT, pools, {"spells": [{"spell": "Path", "moves": moves}]}, 0)  # noqa: E731
+
+    def v(moves):
+        return game._validate_casts("p1", FRONT, pools, {"spells": [{"spell": "Path", "moves": moves}]}, 0)
+
     for bad in ({foe: FRONT}, {dragon: FRONT}, {own: RESERVE}, {own: DUA}):
         with pytest.raises(IllegalSpell):
             v(bad)
@@ -210,10 +258,22 @@ def test_faq95_15_summon_moves_a_dragon_already_in_play():
     game.state.location[red] = "home-p2"
     pools = {"Earth/Fire": 9}
     with pytest.raises(IllegalSpell):
-        game._validate_casts("p1", FRONT, pools, {"spells": [{"spell": "Summon Red Dragon", "dragon": red, "target": RESERVE}]}, 0)
+        game._validate_casts(
+            "p1",
+            FRONT,
+            pools,
+            {"spells": [{"spell": "Summon Red Dragon", "dragon": red, "target": RESERVE}]},
+            0,
+        )
     with pytest.raises(IllegalSpell):  # a black dragon is not red
         black = next(u.uid for u in game.state.area("p2", DUA) if u.spec.kind == "dragon")
-        game._validate_casts("p1", FRONT, pools, {"spells": [{"spell": "Summon Red Dragon", "dragon": black, "target": FRONT}]}, 0)
+        game._validate_casts(
+            "p1",
+            FRONT,
+            pools,
+            {"spells": [{"spell": "Summon Red Dragon", "dragon": black, "target": FRONT}]},
+            0,
+        )
     cast(game, {"spell": "Summon Red Dragon", "dragon": red, "target": "home-p1"})
     assert where(game, red) == "home-p1"
 
@@ -222,8 +282,11 @@ def test_faq95_15_summon_moves_a_dragon_already_in_play():
 def test_faq95_16_hailstorm(allowed):
     """FAQ95-16: Hailstorm on one's own army: refused by R96 L424-425 (default) or 1 damage, no save
     (FAQ95 AIR 1.A, option); two from one action: one save roll; never a rout."""
-    game, units = _caster(BLUE9, table={("p1", "home-p1"): ["Dwarves/Footman"]},
-                          options={"hailstorm_own_army": allowed, "routing": True})
+    game, units = _caster(
+        BLUE9,
+        table={("p1", "home-p1"): ["Dwarves/Footman"]},
+        options={"hailstorm_own_army": allowed, "routing": True},
+    )
     own = {"spell": "Hailstorm", "target": "p1@home-p1"}
     if not allowed:
         with pytest.raises(IllegalSpell, match="never on your own army"):
@@ -260,21 +323,31 @@ def test_faq95_18_lightning_strike_each_strike_alone():
 def test_faq95_25_flash_flood():
     """FAQ95-25: one flood per terrain per action, several terrains allowed; defenders' maneuvers never
     add up (7 and 6 < 8: down one); nothing on face 1; flooding an eighth face ends its control."""
-    game, units = _caster(BLUE9 + [("Coral Elves/Conjurer", "2 Magic")],
-                          table={("p2", FRONT): ["Goblins/Wolf Rider"] * 4, ("p1", "home-p1"): ["Dwarves/Footman"]})
+    game, units = _caster(
+        BLUE9 + [("Coral Elves/Conjurer", "2 Magic")],
+        table={("p2", FRONT): ["Goblins/Wolf Rider"] * 4, ("p1", "home-p1"): ["Dwarves/Footman"]},
+    )
     pools = game.pending.data["pools"]
     with pytest.raises(IllegalSpell, match="one Flash Flood per terrain"):
-        game._validate_casts("p1", FRONT, pools, {"spells": [{"spell": "Flash Flood", "target": "home-p2"}] * 2}, 0)
+        game._validate_casts(
+            "p1", FRONT, pools, {"spells": [{"spell": "Flash Flood", "target": "home-p2"}] * 2}, 0
+        )
     game.state.terrains["home-p2"].face, game.state.terrains["home-p2"].controller = 8, "p2"
     game.state.terrains["home-p1"].face = 1
     cast(game, {"spell": "Flash Flood", "target": "home-p2"}, {"spell": "Flash Flood", "target": "home-p1"})
-    choose(game, True)  # Bo resists at his home: his thugs' maneuvers are doubled twice (swamp goblins, eighth face)
+    choose(
+        game, True
+    )  # Bo resists at his home: his thugs' maneuvers are doubled twice (swamp goblins, eighth face)
     roll(game, "1 Melee", "1 Maneuver")  # 1 x 2 x 2 = 4 < 8
     assert game.state.terrains["home-p2"].face == 7 and game.state.terrains["home-p2"].controller is None
     assert game.state.terrains["home-p1"].face == 1
     # two defenders rolling 7 and 6: no one reaches 8
-    game, units = _caster(BLUE9, table={("p2", FRONT): ["Goblins/Wolf Rider"] * 3,
-                                        ("p3", FRONT): ["Coral Elves/Courier"] * 2}, players=3, face=1)
+    game, units = _caster(
+        BLUE9,
+        table={("p2", FRONT): ["Goblins/Wolf Rider"] * 3, ("p3", FRONT): ["Coral Elves/Courier"] * 2},
+        players=3,
+        face=1,
+    )
     game.state.terrains[FRONT].face = 3
     cast(game, {"spell": "Flash Flood", "target": FRONT})
     choose(game, False)  # the caster's own army does not roll
@@ -297,11 +370,15 @@ def test_faq95_26_reanimate_dead_only_one_health_units():
 
 def test_faq95_28_finger_of_death_accumulates_within_one_action():
     """FAQ95-28: three Fingers of Death from one action kill a 3-health unit (no save); two do not."""
-    game, units = _caster([("Goblins/Hedge Wizard", "3 Magic")] * 4, table={("p2", "home-p2"): ["Goblins/Marauder"] * 2})
+    game, units = _caster(
+        [("Goblins/Hedge Wizard", "3 Magic")] * 4, table={("p2", "home-p2"): ["Goblins/Marauder"] * 2}
+    )
     a, b = units[("p2", "home-p2")]
     cast(game, {"spell": "Finger of Death", "count": 3, "units": [a, a, a]})
     assert where(game, a) == DUA
-    game, units = _caster([("Goblins/Hedge Wizard", "3 Magic")] * 3, table={("p2", "home-p2"): ["Goblins/Marauder"] * 2})
+    game, units = _caster(
+        [("Goblins/Hedge Wizard", "3 Magic")] * 3, table={("p2", "home-p2"): ["Goblins/Marauder"] * 2}
+    )
     a, b = units[("p2", "home-p2")]
     log = cast(game, {"spell": "Finger of Death", "count": 2, "units": [a, a]})
     assert where(game, a) == "home-p2" and any("kills nothing" in line for line in log)
@@ -324,7 +401,9 @@ def test_faq95_29_open_grave():
 
 def test_faq95_30_no_counter_attack_after_magic():
     """FAQ95-30: a magic action at a terrain with an enemy army brings no counter-attack."""
-    game, units = _caster(GOLD9, table={("p2", FRONT): ["Goblins/Thug"], ("p1", "home-p1"): ["Dwarves/Footman"]})
+    game, units = _caster(
+        GOLD9, table={("p2", FRONT): ["Goblins/Thug"], ("p1", "home-p1"): ["Dwarves/Footman"]}
+    )
     cast(game, {"spell": "Stoneskin", "target": "p1@frontier"})
     assert game.pending.topic == "march" and game.state.march == 2
 
@@ -342,7 +421,11 @@ def test_spells_expire_at_the_casters_next_turn_and_watery_double_at_its_end():
     """R96 L968-971, L1037-1041: Stoneskin ends at the beginning of the caster's next turn; Watery Double
     lasts to the end of it."""
     game, units = _caster([("Coral Elves/Conjurer", "3 Magic")] * 2 + [("Dwarves/Thaumaturgist", "3 Magic")])
-    cast(game, {"spell": "Watery Double", "target": "p1@frontier"}, {"spell": "Stoneskin", "target": "p1@frontier"})
+    cast(
+        game,
+        {"spell": "Watery Double", "target": "p1@frontier"},
+        {"spell": "Stoneskin", "target": "p1@frontier"},
+    )
     names = lambda: sorted(e.name for e in game.state.effects)  # noqa: E731
     assert names() == ["Stoneskin", "Watery Double"]
     until(game, "march", "p2")
@@ -356,9 +439,16 @@ def test_spells_expire_at_the_casters_next_turn_and_watery_double_at_its_end():
 def test_a_spell_of_an_army_does_not_travel_with_units_r96_11():
     """R96-11: reinforce and retreat move units; army spells stay behind (a moved unit loses Stoneskin)."""
     game = started()
-    units = stage(game, {("p1", "home-p1"): ["Dwarves/Footman"] * 2, ("p1", FRONT): ["Dwarves/Footman"],
-                         ("p1", "home-p2"): ["Dwarves/Footman"], ("p1", RESERVE): ["Dwarves/Footman"] * 3,
-                         ("p2", "home-p2"): ["Goblins/Thug"]})
+    units = stage(
+        game,
+        {
+            ("p1", "home-p1"): ["Dwarves/Footman"] * 2,
+            ("p1", FRONT): ["Dwarves/Footman"],
+            ("p1", "home-p2"): ["Dwarves/Footman"],
+            ("p1", RESERVE): ["Dwarves/Footman"] * 3,
+            ("p2", "home-p2"): ["Goblins/Thug"],
+        },
+    )
     game.add_effect("Stoneskin", "p1", "p1@home-p2", "start", "p1")
     choose(game, "pass")
     choose(game, "pass")
@@ -375,8 +465,20 @@ def test_a_spell_of_an_army_does_not_travel_with_units_r96_11():
 
 def _faq95_09_game():
     game = started(players=3)
-    stage(game, {("p1", COAST): ["Dwarves/Sergeant", "Dwarves/Sergeant", "Coral Elves/Trooper", "Coral Elves/Trooper"],
-                 ("p2", "home-p2"): ["Goblins/Thug"], ("p3", "home-p1"): ["Goblins/Thug"]}, faces={COAST: 1})
+    stage(
+        game,
+        {
+            ("p1", COAST): [
+                "Dwarves/Sergeant",
+                "Dwarves/Sergeant",
+                "Coral Elves/Trooper",
+                "Coral Elves/Trooper",
+            ],
+            ("p2", "home-p2"): ["Goblins/Thug"],
+            ("p3", "home-p1"): ["Goblins/Thug"],
+        },
+        faces={COAST: 1},
+    )
     game.add_effect("Ash Storm", "p2", COAST, "start", "p2", castings=4)
     magic(game, COAST, "ID", "ID", "ID", "ID")
     if game.pending.topic == "terrain_advantage":
@@ -395,7 +497,9 @@ def test_faq95_09_penalty_then_colours_then_terrain_doubling():
     choose(game, "default")
     pools = game.pending.data["pools"]
     assert pools == {"Air/Water": 8}
-    assert payable({"Air": 8}, pools) and payable({"Water": 8}, pools) and payable({"Air": 4, "Water": 4}, pools)
+    assert (
+        payable({"Air": 8}, pools) and payable({"Water": 8}, pools) and payable({"Air": 4, "Water": 4}, pools)
+    )
     assert not payable({"Earth": 1}, pools)
 
 
@@ -412,7 +516,10 @@ def test_cast_options_for_the_page_list_payable_army_and_terrain_spells():
     """The page's cast form gets the spells one casting of the rolled magic pays for, and the targets."""
     game, _ = _caster([("Dwarves/Thaumaturgist", "3 Magic")])
     opts = game.pending.data["cast_options"]
-    assert {s["spell"] for s in opts["spells"]} == {"Stoneskin", "Ash Storm"}  # 3 gold/red: army or terrain spells
+    assert {s["spell"] for s in opts["spells"]} == {
+        "Stoneskin",
+        "Ash Storm",
+    }  # 3 gold/red: army or terrain spells
     assert {"value": FRONT, "label": "Flatland Temple"} in opts["targets"]
     cast(game, {"spell": "Ash Storm", "target": FRONT, "element": "Fire"})  # the page's answer shape
     assert [e.name for e in game.state.effects] == ["Ash Storm"]
@@ -424,8 +531,14 @@ def test_standing_stones_lets_every_unit_cast_the_terrains_colours():
     from companion.rules.core.terrains import parse_terrain
 
     game = started()
-    stage(game, {("p1", FRONT): ["Lava Elves/Warlock", "Lava Elves/Adept"], ("p1", "home-p1"): ["Dwarves/Footman"],
-                 ("p2", "home-p2"): ["Goblins/Thug"]})
+    stage(
+        game,
+        {
+            ("p1", FRONT): ["Lava Elves/Warlock", "Lava Elves/Adept"],
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+            ("p2", "home-p2"): ["Goblins/Thug"],
+        },
+    )
     t = game.state.terrains[FRONT]
     t.kind, t.face, t.controller = parse_terrain("Coastland Standing Stones"), 8, "p1"
     magic(game, FRONT, "2 Magic", "ID")
@@ -438,9 +551,16 @@ def test_lasting_spells_change_later_rolls():
     """R96 L1025-1030, L1047-1051, L982-986: Burning Hands doubles its unit's melee and follows it; Wall of
     Fog halves maneuvers at its terrain; Transmute takes 6 maneuvers from its army."""
     game = started()
-    units = stage(game, {("p1", FRONT): ["Dwarves/Patroller", "Dwarves/Footman"], ("p1", "home-p1"): ["Dwarves/Footman"],
-                         ("p2", FRONT): ["Goblins/Thug"] * 8, ("p2", "home-p2"): ["Goblins/Wolf Rider"] * 3},
-                  faces={FRONT: 5})
+    units = stage(
+        game,
+        {
+            ("p1", FRONT): ["Dwarves/Patroller", "Dwarves/Footman"],
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+            ("p2", FRONT): ["Goblins/Thug"] * 8,
+            ("p2", "home-p2"): ["Goblins/Wolf Rider"] * 3,
+        },
+        faces={FRONT: 5},
+    )
     patroller = units[("p1", FRONT)][0]
     game.add_effect("Burning Hands", "p1", patroller, "start", "p1")
     game.add_effect("Wall of Fog", "p2", "home-p2", "start", "p1")
@@ -456,5 +576,7 @@ def test_lasting_spells_change_later_rolls():
     riders = list(game.state.army("p2", "home-p2").units)
     fogged = Rolled(riders, [["3 Maneuver"]] * 3, "maneuver", "p2", "home-p2", {})
     assert game._resolve(fogged).totals == {"maneuver": 8}  # 9 halved (4), then doubled by swamp goblins
-    mud = Rolled(list(game.state.army("p1", FRONT).units), [["2 Maneuver"], ["ID"]], "maneuver", "p1", FRONT, {})
+    mud = Rolled(
+        list(game.state.army("p1", FRONT).units), [["2 Maneuver"], ["ID"]], "maneuver", "p1", FRONT, {}
+    )
     assert game._resolve(mud).totals == {"maneuver": 0}  # 3 - 6: never below 0

@@ -21,8 +21,11 @@ def random_answer(game: R96Game, rng: random.Random) -> dict:
     if d.kind == "allocate":
         if d.choices:
             return {"type": "allocate", "units": rng.choice(d.choices)["value"]}
-        units = [u.uid for u in game.state.units.values() if game.state.location[u.uid] not in ("dua", "bua")
-                 and u.owner == d.player and u.is_unit]
+        units = [
+            u.uid
+            for u in game.state.units.values()
+            if game.state.location[u.uid] not in ("dua", "bua") and u.owner == d.player and u.is_unit
+        ]
         return {"type": "allocate", "units": units[: d.data.get("count", 0)]}
     if d.kind == "cast":
         opts = d.data["cast_options"]
@@ -30,11 +33,16 @@ def random_answer(game: R96Game, rng: random.Random) -> dict:
             return {"type": "cast", "spells": [any_spell(game, rng)]}
         if opts["spells"] and opts["targets"] and rng.random() < 0.7:
             s = rng.choice(opts["spells"])
-            return {"type": "cast", "spells": [{"spell": s["spell"], "target": rng.choice(opts["targets"])["value"]}]}
+            return {
+                "type": "cast",
+                "spells": [{"spell": s["spell"], "target": rng.choice(opts["targets"])["value"]}],
+            }
         return {"type": "cast", "spells": []}
     if d.kind == "reinforce":
-        return {"type": "reinforce", "moves": {u: rng.choice(d.data["terrains"]) for u in d.data["units"]
-                                               if rng.random() < 0.5}}
+        return {
+            "type": "reinforce",
+            "moves": {u: rng.choice(d.data["terrains"]) for u in d.data["units"] if rng.random() < 0.5},
+        }
     return {"type": "retreat", "units": [u for u in d.data["units"] if rng.random() < 0.05]}
 
 
@@ -77,7 +85,9 @@ def play(seed: int, players: int = 2, max_steps: int = 1500) -> R96Game:
             game.apply(answer)
         except GameRuleError:
             assert (dict(game.state.location), game.pending) == before
-            game.apply({"type": "cast", "spells": []} if game.pending.kind == "cast" else random_answer(game, rng))
+            game.apply(
+                {"type": "cast", "spells": []} if game.pending.kind == "cast" else random_answer(game, rng)
+            )
     return game
 
 

@@ -13,31 +13,56 @@ from companion.cli import main
 from companion.rules.core.errors import IllegalAction
 from companion.session import GameSession
 
-KIND_TO_ACTION = {"roll": ("roll", "faces"), "choice": ("choose", "choice"), "allocate": ("allocate", "units"),
-                  "cast": ("cast", "spells"), "reinforce": ("reinforce", "moves"), "retreat": ("retreat", "units")}
+KIND_TO_ACTION = {
+    "roll": ("roll", "faces"),
+    "choice": ("choose", "choice"),
+    "allocate": ("allocate", "units"),
+    "cast": ("cast", "spells"),
+    "reinforce": ("reinforce", "moves"),
+    "retreat": ("retreat", "units"),
+}
 
 SCRIPT = [
     # set-up: order of play (Ann 2 maneuvers, Bo 0), the frontier, starting distances (placement is forced)
-    ("roll", ["ID", "ID"]), ("roll", ["1 Save", "1 Magic"]),
+    ("roll", ["ID", "ID"]),
+    ("roll", ["1 Save", "1 Magic"]),
     ("select_frontier", "p1"),
-    ("terrain_roll", ["7"]), ("terrain_roll", ["6"]), ("terrain_roll", ["7"]),
+    ("terrain_roll", ["7"]),
+    ("terrain_roll", ["6"]),
+    ("terrain_roll", ["7"]),
     # turn 1, Ann, march 1: her horde skirmishes Bo's home army on face 6 (melee)
-    ("march", "home-p2"), ("maneuver", "stay"), ("action", "melee"), ("melee_mode", "skirmish"),
+    ("march", "home-p2"),
+    ("maneuver", "stay"),
+    ("action", "melee"),
+    ("melee_mode", "skirmish"),
     ("roll", ["1 Melee", "1 Melee"]),  # 2 melee
     ("roll", ["ID", "1 Melee"]),  # 1 save (the thug's ID), 1 ID icon and no save icon: a rout
     ("allocate", ["u8"]),  # Bo loses the mugger
     ("pursue", True),  # face 6 -> 5 (melee): Ann's horde acts again
-    ("action", "melee"), ("melee_mode", "skirmish"),
-    ("roll", ["1 Melee", "2 Melee"]), ("roll", ["1 Melee"]),  # 3 damage: Bo's home army is destroyed
+    ("action", "melee"),
+    ("melee_mode", "skirmish"),
+    ("roll", ["1 Melee", "2 Melee"]),
+    ("roll", ["1 Melee"]),  # 3 damage: Bo's home army is destroyed
     # march 2: Ann's home army maneuvers against Bo's horde: 2 IDs doubled by dwarves in highland
-    ("march", "home-p1"), ("maneuver", "maneuver"), ("counter_maneuver", True),
-    ("roll", ["ID", "ID"]), ("roll", ["1 Save", "1 Magic"]), ("direction", 1),  # face 8: Highland City captured
-    ("action", "none"), ("retreat", []),
+    ("march", "home-p1"),
+    ("maneuver", "maneuver"),
+    ("counter_maneuver", True),
+    ("roll", ["ID", "ID"]),
+    ("roll", ["1 Save", "1 Magic"]),
+    ("direction", 1),  # face 8: Highland City captured
+    ("action", "none"),
+    ("retreat", []),
     # turn 2, Bo: passes
-    ("march", "pass"), ("march", "pass"), ("retreat", []),
+    ("march", "pass"),
+    ("march", "pass"),
+    ("retreat", []),
     # turn 3, Ann: her campaign army out-maneuvers Bo's at the frontier: second capture, the win
-    ("march", "frontier"), ("maneuver", "maneuver"), ("counter_maneuver", True),
-    ("roll", ["2 Maneuver"]), ("roll", ["2 Save"]), ("direction", 1),
+    ("march", "frontier"),
+    ("maneuver", "maneuver"),
+    ("counter_maneuver", True),
+    ("roll", ["2 Maneuver"]),
+    ("roll", ["2 Save"]),
+    ("direction", 1),
 ]
 
 
@@ -64,7 +89,10 @@ def test_scripted_1996_game_with_a_rout_and_pursuit_to_victory(tmp_path):
     assert state["winner"] == "p1" and "two terrains" in state["win_reason"] and state["over"]
     assert state["pending"] is None
     assert {t["id"]: (t["face"], t["controller"]) for t in state["terrains"]} == {
-        "home-p1": (8, "p1"), "home-p2": (5, None), "frontier": (8, "p1")}
+        "home-p1": (8, "p1"),
+        "home-p2": (5, None),
+        "frontier": (8, "p1"),
+    }
     with pytest.raises(IllegalAction, match="over"):
         session.submit({"type": "choose", "choice": "pass"})
     session.close()
@@ -81,9 +109,14 @@ def test_scripted_1996_game_with_a_rout_and_pursuit_to_victory(tmp_path):
 
 def test_quick_start_r96_session_and_roll_for_me(tmp_path):
     """A compact r96 set-up is filled in by the 1996 quick start (one dragon per 24 health + the armies)."""
-    s = GameSession.create(tmp_path / "q.db", {"edition": "r96", "force_size": 24,
-                                               "players": [{"name": "Ann", "species": "Dwarves"},
-                                                           {"name": "Bo", "species": "Goblins"}]})
+    s = GameSession.create(
+        tmp_path / "q.db",
+        {
+            "edition": "r96",
+            "force_size": 24,
+            "players": [{"name": "Ann", "species": "Dwarves"}, {"name": "Bo", "species": "Goblins"}],
+        },
+    )
     for seed in range(40):
         if s.pending()["kind"] != "roll":
             break
@@ -95,7 +128,9 @@ def test_quick_start_r96_session_and_roll_for_me(tmp_path):
 
 def test_cli_game_new_edition_r96(tmp_path, capsys):
     db = str(tmp_path / "cli.db")
-    assert main(["game", "new", "--db", db, "--edition", "r96", "--players", "Ann:Dwarves,Bo:Lava Elves"]) == 0
+    assert (
+        main(["game", "new", "--db", db, "--edition", "r96", "--players", "Ann:Dwarves,Bo:Lava Elves"]) == 0
+    )
     out = capsys.readouterr().out
     assert "Ann must decide" in out and "R96 L208-224" in out
     assert main(["game", "roll", "--db", db, "--seed", "2"]) == 0

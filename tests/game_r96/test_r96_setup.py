@@ -19,11 +19,17 @@ def specs(*names):
 def test_r96_02_army_cap_is_half_the_forces():
     """R96-02: a 24-health battle: no starting army over 12 health."""
     assert su.army_cap(24) == 12
-    ok = {"home": specs(*["Dwarves/Footman"] * 12), "campaign": specs(*["Dwarves/Sergeant"] * 3 + ["Dwarves/Footman"] * 2),
-          "horde": specs("Goblins/Thug", "Goblins/Marauder")}
+    ok = {
+        "home": specs(*["Dwarves/Footman"] * 12),
+        "campaign": specs(*["Dwarves/Sergeant"] * 3 + ["Dwarves/Footman"] * 2),
+        "horde": specs("Goblins/Thug", "Goblins/Marauder"),
+    }
     assert su.validate_force(24, ok, specs("Dragons/Red Drake")) == 24
-    too_big = {"home": specs(*["Dwarves/Footman"] * 13), "campaign": specs("Dwarves/Sergeant", "Dwarves/Sergeant", "Dwarves/Footman"),
-               "horde": specs(*["Goblins/Thug"] * 6)}
+    too_big = {
+        "home": specs(*["Dwarves/Footman"] * 13),
+        "campaign": specs("Dwarves/Sergeant", "Dwarves/Sergeant", "Dwarves/Footman"),
+        "horde": specs(*["Goblins/Thug"] * 6),
+    }
     with pytest.raises(IllegalSetup, match="more than half"):
         su.validate_force(24, too_big, specs("Dragons/Red Drake"))
 
@@ -31,11 +37,16 @@ def test_r96_02_army_cap_is_half_the_forces():
 def test_dragons_one_plus_one_per_25_health_and_the_3_health_penalty():
     """R96 L146-150: 24 health -> 1 dragon; 35 -> 2; each dragon not brought costs 3 health."""
     assert su.dragons_required(24) == 1 and su.dragons_required(35) == 2 and su.dragons_required(50) == 3
-    assert su.fielded_health(35, 2) == 35 and su.fielded_health(35, 1) == 32 and su.fielded_health(24, 0) == 21
+    assert (
+        su.fielded_health(35, 2) == 35 and su.fielded_health(35, 1) == 32 and su.fielded_health(24, 0) == 21
+    )
     with pytest.raises(IllegalSetup, match="takes 1 dragon"):
         su.fielded_health(24, 2)
-    armies = {"home": specs(*["Dwarves/Footman"] * 7), "campaign": specs(*["Dwarves/Footman"] * 7),
-              "horde": specs(*["Goblins/Thug"] * 7)}
+    armies = {
+        "home": specs(*["Dwarves/Footman"] * 7),
+        "campaign": specs(*["Dwarves/Footman"] * 7),
+        "horde": specs(*["Goblins/Thug"] * 7),
+    }
     assert su.validate_force(24, armies, []) == 21  # no dragon: 21 health of units
     with pytest.raises(IllegalSetup, match="fields 24"):
         su.validate_force(24, armies, specs("Dragons/Red Drake"))
@@ -45,8 +56,11 @@ def test_dragons_one_plus_one_per_25_health_and_the_3_health_penalty():
 
 def test_home_and_campaign_of_one_race_by_default():
     """FAQ95 SET-UP 2.A, FAQ96 SET-UP B.1 (option single_race_home_campaign)."""
-    mixed = {"home": specs("Dwarves/Footman", "Goblins/Thug"), "campaign": specs("Dwarves/Footman", "Dwarves/Footman"),
-             "horde": specs("Goblins/Thug", "Dwarves/Footman")}
+    mixed = {
+        "home": specs("Dwarves/Footman", "Goblins/Thug"),
+        "campaign": specs("Dwarves/Footman", "Dwarves/Footman"),
+        "horde": specs("Goblins/Thug", "Dwarves/Footman"),
+    }
     with pytest.raises(IllegalSetup, match="one race"):
         su.validate_force(6, mixed, specs("Dragons/Red Drake"))
     assert su.validate_force(6, mixed, specs("Dragons/Red Drake"), single_race=False) == 6
@@ -60,8 +74,12 @@ def test_home_and_campaign_of_one_race_by_default():
 
 def test_r96_03_first_game_split():
     """R96-03: 7 lava elves home, 4 dwarves campaign, 3 coral elves + 1 goblin horde."""
-    units = (specs(*["Lava Elves/Bladesman"] * 7) + specs(*["Dwarves/Footman"] * 4)
-             + specs(*["Coral Elves/Fighter"] * 3) + specs("Goblins/Thug"))
+    units = (
+        specs(*["Lava Elves/Bladesman"] * 7)
+        + specs(*["Dwarves/Footman"] * 4)
+        + specs(*["Coral Elves/Fighter"] * 3)
+        + specs("Goblins/Thug")
+    )
     split = su.first_game_split(units)
     assert [u.species for u in split["home"]] == ["Lava Elves"] * 7
     assert [u.species for u in split["campaign"]] == ["Dwarves"] * 4
@@ -92,12 +110,19 @@ def test_faq95_02_two_player_placement_is_forced():
             break
         asked.append(game.pending.topic)
         from r96_helpers import default_answer
+
         game.apply(default_answer(game))
     assert not [t for t in asked if t.startswith("place_")]
     st = game.state
     armies = {(a.owner, a.location) for a in st.armies()}
-    assert armies == {("p1", "home-p1"), ("p1", "home-p2"), ("p1", "frontier"),
-                      ("p2", "home-p2"), ("p2", "home-p1"), ("p2", "frontier")}
+    assert armies == {
+        ("p1", "home-p1"),
+        ("p1", "home-p2"),
+        ("p1", "frontier"),
+        ("p2", "home-p2"),
+        ("p2", "home-p1"),
+        ("p2", "frontier"),
+    }
 
 
 def test_faq95_03_campaign_placement_rules():

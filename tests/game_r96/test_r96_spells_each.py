@@ -23,7 +23,9 @@ def test_spark_of_life_raises_one_health_per_casting_to_the_caster():
 def test_dancing_lights_halves_missile_and_magic_of_its_army():
     """R96 L1028-1030: the army's missile and magic results are halved, rounded down."""
     game = started()
-    stage(game, {("p1", FRONT): ["Dwarves/Footman"], ("p2", "home-p2"): ["Goblins/Thug"] * 3}, faces={FRONT: 5})
+    stage(
+        game, {("p1", FRONT): ["Dwarves/Footman"], ("p2", "home-p2"): ["Goblins/Thug"] * 3}, faces={FRONT: 5}
+    )
     game.add_effect("Dancing Lights", "p1", "p2@home-p2", "start", "p1")
     thugs = list(game.state.army("p2", "home-p2").units)
     missile = Rolled(thugs, [["ID"]] * 3, "missile", "p2", "home-p2", {})
@@ -43,11 +45,14 @@ def test_wall_of_ice_adds_three_saves_once_per_army():
     assert game._bonus_saves("p2", "home-p2") == 3
 
 
-@pytest.mark.parametrize("spell,caster,players,owner", [
-    ("Summon Black Dragon", BLACK9, 2, "p2"),   # Black Wyrm of p2
-    ("Summon Blue Dragon", BLUE9, 3, "p3"),     # Blue Drake of p3
-    ("Summon Green Dragon", BLUE9, 4, "p4"),    # Green Wyrm of p4
-])
+@pytest.mark.parametrize(
+    "spell,caster,players,owner",
+    [
+        ("Summon Black Dragon", BLACK9, 2, "p2"),  # Black Wyrm of p2
+        ("Summon Blue Dragon", BLUE9, 3, "p3"),  # Blue Drake of p3
+        ("Summon Green Dragon", BLUE9, 4, "p4"),  # Green Wyrm of p4
+    ],
+)
 def test_summon_each_colour_brings_that_colours_dragon_from_a_dead_unit_area(spell, caster, players, owner):
     """R96 L1010-1011, L1057-1058, L1080-1081 (cost 7): a dragon of the spell's colour, from any dead
     unit area, to a terrain; a dragon of another colour is refused."""
@@ -56,7 +61,9 @@ def test_summon_each_colour_brings_that_colours_dragon_from_a_dead_unit_area(spe
     red = next(u.uid for u in game.state.area("p1", DUA) if u.spec.kind == "dragon")
     pools = game.pending.data["pools"]
     with pytest.raises(IllegalSpell):
-        game._validate_casts("p1", FRONT, pools, {"spells": [{"spell": spell, "dragon": red, "target": FRONT}]}, 0)
+        game._validate_casts(
+            "p1", FRONT, pools, {"spells": [{"spell": spell, "dragon": red, "target": FRONT}]}, 0
+        )
     cast(game, {"spell": spell, "dragon": dragon, "target": FRONT})
     assert where(game, dragon) == FRONT
 
@@ -66,5 +73,10 @@ def test_summon_gold_dragon_refuses_a_dragon_of_another_colour():
     game, _ = _caster(GOLD9)
     red = next(u.uid for u in game.state.area("p1", DUA) if u.spec.kind == "dragon")
     with pytest.raises(IllegalSpell):
-        game._validate_casts("p1", FRONT, game.pending.data["pools"],
-                             {"spells": [{"spell": "Summon Gold Dragon", "dragon": red, "target": FRONT}]}, 0)
+        game._validate_casts(
+            "p1",
+            FRONT,
+            game.pending.data["pools"],
+            {"spells": [{"spell": "Summon Gold Dragon", "dragon": red, "target": FRONT}]},
+            0,
+        )

@@ -40,7 +40,10 @@ def test_r96_13_rout_and_pursuit_to_a_missile_action():
     assert game.pending.topic == "pursue" and game.pending.player == "p1"
     choose(game, True)
     assert game.state.terrains[FRONT].face == 4
-    assert game.pending.topic == "action" and [c["value"] for c in game.pending.choices] == ["missile", "none"]
+    assert game.pending.topic == "action" and [c["value"] for c in game.pending.choices] == [
+        "missile",
+        "none",
+    ]
     choose(game, "missile")
     # the new action may target any army in range: the frontier reaches every home terrain
     assert {c["value"] for c in game.pending.choices} == {"p2@frontier", "p2@home-p2"}
@@ -53,7 +56,9 @@ def test_r96_13_no_rout_without_the_option_and_a_counter_attack_follows():
     _act(game, "melee", "skirmish")
     roll(game, "1 Melee", "1 Melee")
     roll(game, "ID", "2 Melee")
-    assert game.pending.topic == "roll" and game.pending.player == "p2" and game.pending.data["roll"] == "melee"
+    assert (
+        game.pending.topic == "roll" and game.pending.player == "p2" and game.pending.data["roll"] == "melee"
+    )
 
 
 def test_r96_13_no_rout_on_face_1():
@@ -158,16 +163,28 @@ def test_faq96_05_smite_kills_before_the_save_roll():
     assert game.pending.player == "p2" and [d["die"] for d in game.pending.dice] == ["Dwarves/Footman"]
 
 
-@pytest.mark.parametrize(("target", "face", "killed"), [("Coral Elves/Enchanter", "2 Save", False),
-                                                         ("Coral Elves/Enchanter", "3 Melee", True),
-                                                         ("Goblins/Cutthroat", "2 Save", True)])
+@pytest.mark.parametrize(
+    ("target", "face", "killed"),
+    [
+        ("Coral Elves/Enchanter", "2 Save", False),
+        ("Coral Elves/Enchanter", "3 Melee", True),
+        ("Goblins/Cutthroat", "2 Save", True),
+    ],
+)
 def test_faq96_07_bullseye_per_icon(target, face, killed):
     """FAQ96-07 (and FAQ96-05): a 4-icon Bullseye; the target alone saves; killed when 4 - saves >= health;
     the kill comes before the army's missile saves."""
     game = started()
     owner = "p2"
-    units = stage(game, {("p1", FRONT): ["Dwarves/Crack Shot"], (owner, FRONT): [target, "Goblins/Thug"],
-                         ("p1", "home-p1"): ["Dwarves/Footman"]}, faces={FRONT: 4})
+    units = stage(
+        game,
+        {
+            ("p1", FRONT): ["Dwarves/Crack Shot"],
+            (owner, FRONT): [target, "Goblins/Thug"],
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+        },
+        faces={FRONT: 4},
+    )
     _act(game, "missile")
     roll(game, "4 Bullseye")
     tuid = units[(owner, FRONT)][0]
@@ -205,7 +222,9 @@ def test_r96_19_attackers_cantrip_kills_before_the_defenders_saves():
     """R96-19 (with Finger of Death: a 1996 Lightning Strike costs 5, more than a 4-cantrip rare has):
     the attacker's cantrip spell kills a defender unit before the defender's save roll."""
     game = started()
-    units = _at_front(game, ["Lava Elves/Necromancer", "Lava Elves/Bladesman"], ["Goblins/Thug", "Goblins/Mugger"])
+    units = _at_front(
+        game, ["Lava Elves/Necromancer", "Lava Elves/Bladesman"], ["Goblins/Thug", "Goblins/Mugger"]
+    )
     _act(game, "melee", "skirmish")
     roll(game, "4 Cantrip", "2 Melee")
     assert game.pending.kind == "cast" and game.pending.data["pools"] == {"Death/Fire": 4}
@@ -250,8 +269,15 @@ def test_faq95_05_counter_maneuvers_are_compared_never_summed():
     """FAQ95-05: acting 5 vs counters 4 and 5 succeeds; acting 4 vs 4 and 5 fails."""
     for acting, ok in ((5, True), (4, False)):
         game = started(players=3)
-        stage(game, {("p1", FRONT): ["Dwarves/Footman"] * 5, ("p2", FRONT): ["Goblins/Thug"] * 5,
-                     ("p3", FRONT): ["Coral Elves/Fighter"] * 5}, faces={FRONT: 3})
+        stage(
+            game,
+            {
+                ("p1", FRONT): ["Dwarves/Footman"] * 5,
+                ("p2", FRONT): ["Goblins/Thug"] * 5,
+                ("p3", FRONT): ["Coral Elves/Fighter"] * 5,
+            },
+            faces={FRONT: 3},
+        )
         choose(game, FRONT)
         choose(game, "maneuver")
         choose(game, True)
@@ -265,8 +291,15 @@ def test_faq95_05_counter_maneuvers_are_compared_never_summed():
 def test_faq95_06_one_march_per_army_and_a_single_army_marches_once():
     """FAQ95-06: the army of march 1 cannot act in march 2; a player with one army has one march."""
     game = started()
-    stage(game, {("p1", FRONT): ["Dwarves/Footman"], ("p1", "home-p1"): ["Dwarves/Footman"],
-                 ("p2", "home-p2"): ["Goblins/Thug"]}, faces={FRONT: 3})
+    stage(
+        game,
+        {
+            ("p1", FRONT): ["Dwarves/Footman"],
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+            ("p2", "home-p2"): ["Goblins/Thug"],
+        },
+        faces={FRONT: 3},
+    )
     choose(game, FRONT)
     choose(game, "maneuver")
     choose(game, 1)
@@ -300,8 +333,15 @@ def test_r96_36_terrain_face_dictates_the_action():
 def test_faq95_08_missile_range():
     """FAQ95-08: home to another home is out of range; home to frontier and frontier to home in range."""
     game = started()
-    stage(game, {("p1", "home-p1"): ["Dwarves/Crossbowman"], ("p1", FRONT): ["Dwarves/Crossbowman"],
-                 ("p2", "home-p2"): ["Goblins/Pelter"], ("p2", FRONT): ["Goblins/Pelter"]})
+    stage(
+        game,
+        {
+            ("p1", "home-p1"): ["Dwarves/Crossbowman"],
+            ("p1", FRONT): ["Dwarves/Crossbowman"],
+            ("p2", "home-p2"): ["Goblins/Pelter"],
+            ("p2", FRONT): ["Goblins/Pelter"],
+        },
+    )
     assert game._missile_targets("p1", "home-p1") == [("p2", FRONT)]
     assert set(game._missile_targets("p1", FRONT)) == {("p2", "home-p2"), ("p2", FRONT)}
 
@@ -309,15 +349,27 @@ def test_faq95_08_missile_range():
 def test_faq96_16_tower_reaches_another_home():
     """FAQ96-16: an army holding a Tower at its home may shoot at another home terrain; never reserves."""
     game = started()
-    stage(game, {("p1", "home-p2"): ["Dwarves/Crossbowman"], ("p2", "home-p1"): ["Goblins/Pelter"],
-                 ("p2", "reserve"): ["Goblins/Thug"]})
+    stage(
+        game,
+        {
+            ("p1", "home-p2"): ["Dwarves/Crossbowman"],
+            ("p2", "home-p1"): ["Goblins/Pelter"],
+            ("p2", "reserve"): ["Goblins/Thug"],
+        },
+    )
     assert game._missile_targets("p1", "home-p2") == []
     t = game.state.terrains["home-p2"]  # Swampland Temple: no tower
     assert t.kind.icon == "Temple"
     tower = game.state.terrains["home-p1"]
     game.state.location[next(u for u in game.state.units if game.state.location[u] == "home-p1")] = "home-p2"
-    stage(game, {("p1", "home-p1"): ["Dwarves/Crossbowman"], ("p2", "home-p2"): ["Goblins/Pelter"],
-                 ("p2", "reserve"): ["Goblins/Thug"]})
+    stage(
+        game,
+        {
+            ("p1", "home-p1"): ["Dwarves/Crossbowman"],
+            ("p2", "home-p2"): ["Goblins/Pelter"],
+            ("p2", "reserve"): ["Goblins/Thug"],
+        },
+    )
     tower.kind = type(tower.kind)(**{**tower.kind.__dict__, "icon": "Tower"})
     assert game._missile_targets("p1", "home-p1") == []
     tower.face, tower.controller = 8, "p1"
@@ -327,8 +379,11 @@ def test_faq96_16_tower_reaches_another_home():
 def test_faq95_08_a_target_elsewhere_never_routs():
     """FAQ95-08: a missile target at another terrain cannot rout."""
     game = started(options={"routing": True})
-    stage(game, {("p1", "home-p1"): ["Dwarves/Crossbowman"], ("p2", FRONT): ["Goblins/Thug", "Goblins/Thug"]},
-          faces={"home-p1": 4, FRONT: 5})
+    stage(
+        game,
+        {("p1", "home-p1"): ["Dwarves/Crossbowman"], ("p2", FRONT): ["Goblins/Thug", "Goblins/Thug"]},
+        faces={"home-p1": 4, FRONT: 5},
+    )
     choose(game, "home-p1")
     choose(game, "stay")
     choose(game, "missile")
@@ -399,8 +454,14 @@ def test_r96_30_dragon_attack_penalty_split_three_ways():
 
     game = started()
     pending, game._pending = game.pending, None
-    units = _stage(game, {("p1", FRONT): ["Dwarves/Patroller"] * 4, ("p1", "home-p1"): ["Dwarves/Footman"],
-                          ("p2", "home-p2"): ["Goblins/Thug"]})
+    units = _stage(
+        game,
+        {
+            ("p1", FRONT): ["Dwarves/Patroller"] * 4,
+            ("p1", "home-p1"): ["Dwarves/Footman"],
+            ("p2", "home-p2"): ["Goblins/Thug"],
+        },
+    )
     game._pending = pending
     from companion.rules.core.state import Unit, spec_for
 
@@ -414,15 +475,23 @@ def test_r96_30_dragon_attack_penalty_split_three_ways():
     values = [c["value"] for c in game.pending.choices]
     assert len(values) == 15 and {"melee": 4} in values and {"missile": 2, "save": 2} in values
     choose(game, {"melee": 4})  # 6 - 4 melee cannot slay it anyway: keep the 4 saves
-    assert len(game.state.army("p1", FRONT).units) == 4 and units  # 5 claws - 4 saves = 1: no 2-health unit dies
+    assert (
+        len(game.state.army("p1", FRONT).units) == 4 and units
+    )  # 5 claws - 4 saves = 1: no 2-health unit dies
 
 
 def test_r96_20_faq96_02_mammoth_rider_charges_in_the_flow():
     """R96-20, FAQ96-02 in the flow: Trample 3 in a charge at a highland whose eighth face the army holds:
     3 melee + 3 maneuvers x 2 (dwarves) x 2 (eighth face) = 15 damage."""
     game = started()
-    stage(game, {("p1", "home-p1"): ["Dwarves/Mammoth Rider"], ("p1", FRONT): ["Dwarves/Footman"],
-                 ("p2", "home-p1"): ["Goblins/Marauder"] * 5})
+    stage(
+        game,
+        {
+            ("p1", "home-p1"): ["Dwarves/Mammoth Rider"],
+            ("p1", FRONT): ["Dwarves/Footman"],
+            ("p2", "home-p1"): ["Goblins/Marauder"] * 5,
+        },
+    )
     t = game.state.terrains["home-p1"]
     t.face, t.controller = 8, "p1"
     choose(game, "home-p1")
@@ -438,8 +507,15 @@ def test_r96_20_faq96_02_mammoth_rider_charges_in_the_flow():
 def test_r96_16_eighth_face_and_highland_dwarves_in_a_counter_maneuver():
     """R96-16 in the flow: 3 maneuver icons of a dwarf holding a highland's eighth face count 12."""
     game = started()
-    stage(game, {("p1", "home-p1"): ["Dwarves/Lizard Rider"], ("p1", FRONT): ["Dwarves/Footman"],
-                 ("p2", "home-p1"): ["Goblins/Thug"] * 5, ("p2", "home-p2"): ["Goblins/Thug"]})
+    stage(
+        game,
+        {
+            ("p1", "home-p1"): ["Dwarves/Lizard Rider"],
+            ("p1", FRONT): ["Dwarves/Footman"],
+            ("p2", "home-p1"): ["Goblins/Thug"] * 5,
+            ("p2", "home-p2"): ["Goblins/Thug"],
+        },
+    )
     t = game.state.terrains["home-p1"]
     t.face, t.controller = 8, "p1"
     choose(game, "pass")
@@ -484,7 +560,9 @@ def test_faq96_sai_3d_counters_answer_a_cantrip_hailstorm_inside_a_melee():
     """FAQ96 SAI 3.D: the attacker's cantrip casts Hailstorm during its melee attack; the defender's
     Counter in the save roll against it counts as saves and as hits the attacker cannot save."""
     game = started()
-    units = _at_front(game, ["Coral Elves/Enchanter", "Coral Elves/Fighter"], ["Goblins/Filcher", "Goblins/Thug"])
+    units = _at_front(
+        game, ["Coral Elves/Enchanter", "Coral Elves/Fighter"], ["Goblins/Filcher", "Goblins/Thug"]
+    )
     _act(game, "melee", "skirmish")
     roll(game, "4 Cantrip", "1 Melee")
     assert game.pending.kind == "cast" and game.pending.player == "p1"
@@ -492,16 +570,23 @@ def test_faq96_sai_3d_counters_answer_a_cantrip_hailstorm_inside_a_melee():
     assert game.pending.kind == "roll" and game.pending.player == "p2"
     log = roll(game, "4 Counter", "1 Melee")
     assert any("Counter: 4 hits on" in line and "FAQ96 SAI 3.D" in line for line in log), log
-    assert all(where(game, u) != DUA for u in units[("p2", FRONT)]), "4 counter saves stop the 2 Hailstorm hits"
-    assert sum(where(game, u) == DUA for u in units[("p1", FRONT)]) >= 1, "the counter hits kill attackers, no save"
+    assert all(where(game, u) != DUA for u in units[("p2", FRONT)]), (
+        "4 counter saves stop the 2 Hailstorm hits"
+    )
+    assert sum(where(game, u) == DUA for u in units[("p1", FRONT)]) >= 1, (
+        "the counter hits kill attackers, no save"
+    )
 
 
 def test_faq96_sai_3d_a_counter_answers_a_cantrip_lightning_strike_inside_a_melee():
     """FAQ96 SAI 3.D with Lightning Strike (R96 L1007-1008): the struck defender rolls Counter: it is
     saved, and the attacking army takes the hits with no save."""
     game = started()
-    units = _at_front(game, ["Coral Elves/Enchanter", "Coral Elves/Enchanter", "Coral Elves/Fighter"],
-                      ["Goblins/Filcher", "Goblins/Thug"])
+    units = _at_front(
+        game,
+        ["Coral Elves/Enchanter", "Coral Elves/Enchanter", "Coral Elves/Fighter"],
+        ["Goblins/Filcher", "Goblins/Thug"],
+    )
     _act(game, "melee", "skirmish")
     roll(game, "4 Cantrip", "4 Cantrip", "1 Melee")
     filcher = units[("p2", FRONT)][0]

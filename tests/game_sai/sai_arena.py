@@ -18,9 +18,20 @@ from companion.rules.game import Game
 SPECIAL = "special"
 
 
-def arena(p1: list[str], p2: list[str], terrain: str = "Coastland Tower", face: int = 3,
-          force: int = 15, p1_dua=(), p2_dua=(), p1_bua=(), p2_bua=(), p1_pool=(), p2_reserve=(),
-          p1_reserve=()) -> tuple[Game, list[str], list[str]]:
+def arena(
+    p1: list[str],
+    p2: list[str],
+    terrain: str = "Coastland Tower",
+    face: int = 3,
+    force: int = 15,
+    p1_dua=(),
+    p2_dua=(),
+    p1_bua=(),
+    p2_bua=(),
+    p1_pool=(),
+    p2_reserve=(),
+    p1_reserve=(),
+) -> tuple[Game, list[str], list[str]]:
     """Alice (p1) and Bob (p2) each have exactly the dice `p1` / `p2` at the Frontier (`terrain`,
     showing `face`); their other armies stay where set-up put them.  Returns (game, p1 uids, p2 uids)."""
     game = Game(plain_setup(force=force))
@@ -32,9 +43,15 @@ def arena(p1: list[str], p2: list[str], terrain: str = "Coastland Tower", face: 
     st.terrains["frontier"] = TerrainState("frontier", parse_terrain(terrain), "frontier", None, face=face)
     a = put(game, "p1", "frontier", p1)
     b = put(game, "p2", "frontier", p2)
-    for owner, area, names in (("p1", "dua", p1_dua), ("p2", "dua", p2_dua), ("p1", "bua", p1_bua),
-                               ("p2", "bua", p2_bua), ("p1", "pool", p1_pool), ("p2", RESERVE, p2_reserve),
-                               ("p1", RESERVE, p1_reserve)):
+    for owner, area, names in (
+        ("p1", "dua", p1_dua),
+        ("p2", "dua", p2_dua),
+        ("p1", "bua", p1_bua),
+        ("p2", "bua", p2_bua),
+        ("p1", "pool", p1_pool),
+        ("p2", RESERVE, p2_reserve),
+        ("p1", RESERVE, p1_reserve),
+    ):
         put(game, owner, area, list(names))
     return game, a, b
 
@@ -72,7 +89,13 @@ def icon_face(name: str, icon: str) -> str:
 
 def blank_face(name: str, roll: str) -> str:
     """A face worth nothing for `roll` (no ID, no SAI, not its icon)."""
-    icon = {"maneuver": "Maneuver", "melee": "Melee", "missile": "Missile", "magic": "Magic", "save": "Save"}.get(roll)
+    icon = {
+        "maneuver": "Maneuver",
+        "melee": "Melee",
+        "missile": "Missile",
+        "magic": "Magic",
+        "save": "Save",
+    }.get(roll)
     die = spec_for(name)
     for f in die.faces:
         kind = f.split(" ", 1)[1]
@@ -89,8 +112,13 @@ class Driver:
     prompt fragment or a callable on the decision; the first unused match answers (a choice value or
     a list of uids).  Otherwise the first option is taken."""
 
-    def __init__(self, game: Game, gen: Generator, faces: Mapping[str, list[str]] | None = None,
-                 answers: list | None = None):
+    def __init__(
+        self,
+        game: Game,
+        gen: Generator,
+        faces: Mapping[str, list[str]] | None = None,
+        answers: list | None = None,
+    ):
         self.game = game
         self.gen = gen
         self.faces = {k: list(v) for k, v in (faces or {}).items()}
@@ -155,18 +183,33 @@ def drive(game: Game, gen: Generator, faces=None, answers=None) -> Driver:
     return driver
 
 
-def attack(game: Game, kind: str = "melee", faces=None, answers=None, attacker: str = "p1", counter: bool = False,
-           target_loc: str = "frontier", attacker_loc: str = "frontier") -> Driver:
+def attack(
+    game: Game,
+    kind: str = "melee",
+    faces=None,
+    answers=None,
+    attacker: str = "p1",
+    counter: bool = False,
+    target_loc: str = "frontier",
+    attacker_loc: str = "frontier",
+) -> Driver:
     st = game.state
     defender = "p2" if attacker == "p1" else "p1"
-    return drive(game, game.attack(st.army(attacker, attacker_loc), st.army(defender, target_loc), kind, counter),
-                 faces, answers)
+    return drive(
+        game,
+        game.attack(st.army(attacker, attacker_loc), st.army(defender, target_loc), kind, counter),
+        faces,
+        answers,
+    )
 
 
-def roll(game: Game, owner: str, roll_type: str, faces=None, answers=None, location: str = "frontier",
-         **ctx) -> Driver:
+def roll(
+    game: Game, owner: str, roll_type: str, faces=None, answers=None, location: str = "frontier", **ctx
+) -> Driver:
     st = game.state
-    return drive(game, game.roll(st.army(owner, location), roll_type, "test roll", "test", **ctx), faces, answers)
+    return drive(
+        game, game.roll(st.army(owner, location), roll_type, "test roll", "test", **ctx), faces, answers
+    )
 
 
 def where(game: Game, uids) -> list[str]:

@@ -22,7 +22,9 @@ class CastingDriver(Driver):
 def _defend(spells):
     """Alice's War Chief (4 melee) attacks Bob's Coral Elf Enchanter and Amazon Soldier at Coastland;
     Bob's save roll shows the Enchanter's 4 Cantrip (water or air magic) and the Soldier's 1 save."""
-    game, (chief,), (oracle, soldier) = arena(["Amazons/War Chief"], ["Coral Elves/Enchanter", "Amazons/Soldier"])
+    game, (chief,), (oracle, soldier) = arena(
+        ["Amazons/War Chief"], ["Coral Elves/Enchanter", "Amazons/Soldier"]
+    )
     st = game.state
     gen = game.attack(st.army("p1", "frontier"), st.army("p2", "frontier"), "melee", False)
     d = CastingDriver(game, gen, {chief: ["4 Melee"], oracle: ["4 Cantrip"], soldier: ["1 Save"]}, spells)

@@ -18,8 +18,9 @@ CAT = load_catalogue()
 def logo_save(name: str, against: str | None, individual: bool) -> int:
     die = CAT[name]
     logo = next(f for f in die.faces if f.sai == "Logo")
-    return resolve(RollRequest("save", (RolledUnit(die, (logo,)),), against=against,
-                               individual=individual)).total("save")
+    return resolve(
+        RollRequest("save", (RolledUnit(die, (logo,)),), against=against, individual=individual)
+    ).total("save")
 
 
 @pytest.mark.parametrize("against", ["magic", "missile", "melee", None])
@@ -30,7 +31,9 @@ def test_eldarim_logo_gives_four_saves_against_any_individual_targeting_effect(a
 @pytest.mark.parametrize("against", ["magic", "missile", "melee"])
 def test_dragonkin_logo_adds_four_saves_when_the_unit_is_targeted_alone(against):
     """On top of the Dragonkin's own automatic saves, which count in both rolls."""
-    name = next(d.name for d in CAT.dice if d.species == "Dragonkin" and any(f.sai == "Logo" for f in d.faces))
+    name = next(
+        d.name for d in CAT.dice if d.species == "Dragonkin" and any(f.sai == "Logo" for f in d.faces)
+    )
     assert logo_save(name, against, individual=True) - logo_save(name, against, individual=False) == 4
 
 
@@ -50,8 +53,9 @@ def test_net_saves_against_a_spell_aimed_at_the_unit_l1726_1728():
 def test_a_champion_saves_a_unit_targeting_spell_in_play():
     """A spell's damage on one unit (damage_unit, L1116-1117): the champion rolls its logo alone."""
     game, (champion,), _ = arena(["Eldarim/Dragonlord"], ["Goblins/Thug"])
-    d = Driver(game, damage_unit(game, champion, 4, "Lightning Strike", "V4.01c L2270"),
-               faces={champion: ["1 Logo"]})
+    d = Driver(
+        game, damage_unit(game, champion, 4, "Lightning Strike", "V4.01c L2270"), faces={champion: ["1 Logo"]}
+    )
     d.run()
     assert d.result == (0, 4)
     assert game.state.location[champion] == "frontier"

@@ -18,8 +18,12 @@ PLAY_DIRS = ("game", "game_sai", "game_dragons", "game_spells", "game_species", 
 
 
 def _play_tests() -> str:
-    return "\n".join(p.read_text().lower() for d in PLAY_DIRS for p in (TESTS / d).glob("test_*.py")
-                     if p.name != Path(__file__).name)
+    return "\n".join(
+        p.read_text().lower()
+        for d in PLAY_DIRS
+        for p in (TESTS / d).glob("test_*.py")
+        if p.name != Path(__file__).name
+    )
 
 
 def test_every_sai_of_the_table_is_played_in_a_test():

@@ -31,8 +31,11 @@ def test_palsy_in_a_dragon_response_is_placed_by_the_owner():
 def test_the_owner_may_put_it_on_saves():
     game, (sergeant, footman), _ = arena(["Dwarves/Sergeant", "Dwarves/Footman"], ["Goblins/Thug"])
     game.add_effect("Palsy", "p2", "p1@frontier", castings=2)
-    d = dragon_response(game, {sergeant: ["3 Melee"], footman: ["1 Save"]},
-                        answers=[("penalty_split", {"melee": 1, "save": 1})])
+    d = dragon_response(
+        game,
+        {sergeant: ["3 Melee"], footman: ["1 Save"]},
+        answers=[("penalty_split", {"melee": 1, "save": 1})],
+    )
     assert split_decisions(d)
     assert d.result.totals["melee"] == 2 and d.result.totals["save"] == 0
 
@@ -40,7 +43,9 @@ def test_the_owner_may_put_it_on_saves():
 def test_ash_storm_at_the_terrain_is_asked_too():
     game, (sergeant, footman), _ = arena(["Dwarves/Sergeant", "Dwarves/Footman"], ["Goblins/Thug"])
     game.add_effect("Ash Storm", "p2", "frontier", castings=1)
-    d = dragon_response(game, {sergeant: ["3 Melee"], footman: ["1 Save"]}, answers=[("penalty_split", {"save": 1})])
+    d = dragon_response(
+        game, {sergeant: ["3 Melee"], footman: ["1 Save"]}, answers=[("penalty_split", {"save": 1})]
+    )
     (asked,) = split_decisions(d)
     assert "Ash Storm" in asked.prompt
     assert d.result.totals["melee"] == 3 and d.result.totals["save"] == 0
@@ -67,5 +72,7 @@ def test_an_ash_storm_of_ones_own_is_placed_too():
     """Ash Storm subtracts from all army rolls at its terrain (L2297-2301), its caster's included."""
     game, (sergeant, footman), _ = arena(["Dwarves/Sergeant", "Dwarves/Footman"], ["Goblins/Thug"])
     game.add_effect("Ash Storm", "p1", "frontier", castings=1)
-    d = dragon_response(game, {sergeant: ["3 Melee"], footman: ["1 Save"]}, answers=[("penalty_split", {"save": 1})])
+    d = dragon_response(
+        game, {sergeant: ["3 Melee"], footman: ["1 Save"]}, answers=[("penalty_split", {"save": 1})]
+    )
     assert split_decisions(d) and d.result.totals["save"] == 0 and d.result.totals["melee"] == 3

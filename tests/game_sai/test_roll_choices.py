@@ -21,8 +21,9 @@ def test_wilding_doubles_the_unit_the_roller_selects():
     (the unit that rolled most would have given 12)."""
     game, (chief, soldier), _ = arena(["Amazons/War Chief", "Amazons/Soldier"], ["Amazons/Soldier"])
     game.add_effect("Wilding", "p1", "p1@frontier", UNTIL_YOUR_NEXT_TURN)
-    d = roll(game, "p1", "melee", faces={chief: ["4 Melee"], soldier: ["2 Melee"]},
-             answers=[("Wilding", "1")])
+    d = roll(
+        game, "p1", "melee", faces={chief: ["4 Melee"], soldier: ["2 Melee"]}, answers=[("Wilding", "1")]
+    )
     ask = next(x for x in d.decisions if "Wilding" in x.prompt)
     assert ask.player == "p1" and [c["value"] for c in ask.choices] == ["0", "1"]
     assert d.result.total == 4 + 2 * 2
@@ -34,18 +35,30 @@ def test_wilding_doubles_one_unit_for_both_melee_and_saves():
     saves only (4 melee, 4 saves), never the War Chief's melee as well."""
     game, (chief, warrior), _ = arena(["Amazons/War Chief", "Amazons/Warrior"], ["Amazons/Soldier"])
     game.add_effect("Wilding", "p1", "p1@frontier", UNTIL_YOUR_NEXT_TURN)
-    d = roll(game, "p1", "dragon", faces={chief: ["4 Melee"], warrior: ["2 Save"]}, answers=[("Wilding", "1")],
-             against="dragon")
+    d = roll(
+        game,
+        "p1",
+        "dragon",
+        faces={chief: ["4 Melee"], warrior: ["2 Save"]},
+        answers=[("Wilding", "1")],
+        against="dragon",
+    )
     assert d.result.totals.get("melee", 0) == 4 and d.result.totals.get("save", 0) == 4
 
 
 def test_two_wildings_double_two_different_units():
     """Cumulative: one unit per casting (L2167-2171, L2143-2149)."""
-    game, (chief, warrior, soldier), _ = arena(["Amazons/War Chief", "Amazons/Warrior", "Amazons/Soldier"],
-                                               ["Amazons/Soldier"])
+    game, (chief, warrior, soldier), _ = arena(
+        ["Amazons/War Chief", "Amazons/Warrior", "Amazons/Soldier"], ["Amazons/Soldier"]
+    )
     game.add_effect("Wilding", "p1", "p1@frontier", UNTIL_YOUR_NEXT_TURN, castings=2)
-    d = roll(game, "p1", "melee", faces={chief: ["4 Melee"], warrior: ["3 Melee"], soldier: ["2 Melee"]},
-             answers=[("Wilding", "1"), ("Wilding", "2")])
+    d = roll(
+        game,
+        "p1",
+        "melee",
+        faces={chief: ["4 Melee"], warrior: ["3 Melee"], soldier: ["2 Melee"]},
+        answers=[("Wilding", "1"), ("Wilding", "2")],
+    )
     assert sum("Wilding" in p for p in _prompts(d)) == 2
     assert d.result.total == 4 + 6 + 4
 
@@ -55,8 +68,14 @@ def test_fiery_weapon_goes_to_missile_when_the_owner_says_so():
     (L670-681): the owner puts them on missile."""
     game, (soldier,), _ = arena(["Amazons/Soldier"], ["Amazons/Soldier"])
     game.add_effect("Fiery Weapon", "p1", "p1@frontier", UNTIL_YOUR_NEXT_TURN)
-    d = roll(game, "p1", "dragon", faces={soldier: ["1 Maneuver"]}, answers=[("Fiery Weapon", "missile")],
-             against="dragon")
+    d = roll(
+        game,
+        "p1",
+        "dragon",
+        faces={soldier: ["1 Maneuver"]},
+        answers=[("Fiery Weapon", "missile")],
+        against="dragon",
+    )
     assert d.result.totals.get("missile", 0) == 2 and d.result.totals.get("melee", 0) == 0
 
 
@@ -71,10 +90,16 @@ def test_fiery_weapon_in_a_melee_roll_asks_nothing():
 def test_elevate_doubles_the_missile_of_the_chosen_unit():
     """V4.01c L1491-1492: during a missile attack, double one unit's missile results; the roller
     chooses the Darter (1) over the Crossbowman (2): 2 + 2 = 4."""
-    game, (cross, darter, carpet), _ = arena(["Dwarves/Crossbowman", "Amazons/Darter", "Items/Air Flying Carpet"],
-                                             ["Amazons/Soldier"])
-    d = roll(game, "p1", "missile", faces={cross: ["2 Missile"], darter: ["1 Missile"], carpet: ["4 Elevate"]},
-             answers=[("Elevate", "1")])
+    game, (cross, darter, carpet), _ = arena(
+        ["Dwarves/Crossbowman", "Amazons/Darter", "Items/Air Flying Carpet"], ["Amazons/Soldier"]
+    )
+    d = roll(
+        game,
+        "p1",
+        "missile",
+        faces={cross: ["2 Missile"], darter: ["1 Missile"], carpet: ["4 Elevate"]},
+        answers=[("Elevate", "1")],
+    )
     assert any("Elevate" in p for p in _prompts(d))
     assert d.result.total == 2 + 2
 
@@ -82,10 +107,17 @@ def test_elevate_doubles_the_missile_of_the_chosen_unit():
 def test_elevate_against_a_dragon_doubles_saves_or_missile_as_chosen():
     """V4.01c L1496-1497: during a dragon attack, double one unit's missile *or* save results: the
     roller takes missile on the Darter (2 -> 4)."""
-    game, (darter, soldier, carpet), _ = arena(["Amazons/Darter", "Amazons/Soldier", "Items/Air Flying Carpet"],
-                                               ["Amazons/Soldier"])
-    d = roll(game, "p1", "dragon", faces={darter: ["2 Missile"], soldier: ["1 Save"], carpet: ["4 Elevate"]},
-             answers=[("saves or missile", "Missile"), ("Elevate: double the", "0")], against="dragon")
+    game, (darter, soldier, carpet), _ = arena(
+        ["Amazons/Darter", "Amazons/Soldier", "Items/Air Flying Carpet"], ["Amazons/Soldier"]
+    )
+    d = roll(
+        game,
+        "p1",
+        "dragon",
+        faces={darter: ["2 Missile"], soldier: ["1 Save"], carpet: ["4 Elevate"]},
+        answers=[("saves or missile", "Missile"), ("Elevate: double the", "0")],
+        against="dragon",
+    )
     assert d.result.totals.get("missile", 0) == 4 and d.result.totals.get("save", 0) == 1
 
 
@@ -93,8 +125,14 @@ def test_fly_in_a_combination_roll_counts_as_the_roller_says():
     """V4.01c L1586-1587 and L1089-1096: Fly gives X maneuver or X saves; in a roll counting both the
     roller chooses: maneuver."""
     game, (shadow,), _ = arena(["Firewalkers/Fireshadow"], ["Amazons/Soldier"])
-    d = roll(game, "p1", "save", faces={shadow: ["4 Fly"]}, answers=[("Fly", "Maneuver:4,Save:0")],
-             counted=("save", "maneuver"))
+    d = roll(
+        game,
+        "p1",
+        "save",
+        faces={shadow: ["4 Fly"]},
+        answers=[("Fly", "Maneuver:4,Save:0")],
+        counted=("save", "maneuver"),
+    )
     assert d.result.totals.get("maneuver", 0) == 4 and d.result.totals.get("save", 0) == 0
 
 
@@ -102,8 +140,14 @@ def test_create_fireminions_against_a_dragon_counts_as_the_roller_says():
     """V4.01c L1405-1406: X magic, maneuver, melee, missile or save results; against a dragon
     (melee, missile, saves) the roller takes them all as missile."""
     game, (shadow,), _ = arena(["Firewalkers/Fireshadow"], ["Amazons/Soldier"])
-    d = roll(game, "p1", "dragon", faces={shadow: ["4 Create Fireminions"]},
-             answers=[("Create Fireminions", "Melee:0,Missile:4,Save:0")], against="dragon")
+    d = roll(
+        game,
+        "p1",
+        "dragon",
+        faces={shadow: ["4 Create Fireminions"]},
+        answers=[("Create Fireminions", "Melee:0,Missile:4,Save:0")],
+        against="dragon",
+    )
     ask = next(x for x in d.decisions if "Create Fireminions" in x.prompt)
     assert len(ask.choices) == 15  # the ways to share 4 results among melee, missile and saves
     assert d.result.totals.get("missile", 0) == 4 and d.result.totals.get("melee", 0) == 0
@@ -113,8 +157,14 @@ def test_create_fireminions_results_may_be_split():
     """V4.01c L1089-1090: an SAI with a choice of results may have them split between the types the
     combination roll needs: 2 melee and 2 saves against a dragon."""
     game, (shadow,), _ = arena(["Firewalkers/Fireshadow"], ["Amazons/Soldier"])
-    d = roll(game, "p1", "dragon", faces={shadow: ["4 Create Fireminions"]},
-             answers=[("Create Fireminions", "Melee:2,Missile:0,Save:2")], against="dragon")
+    d = roll(
+        game,
+        "p1",
+        "dragon",
+        faces={shadow: ["4 Create Fireminions"]},
+        answers=[("Create Fireminions", "Melee:2,Missile:0,Save:2")],
+        against="dragon",
+    )
     t = d.result.totals
     assert (t.get("melee", 0), t.get("missile", 0), t.get("save", 0)) == (2, 0, 2)
 
@@ -128,8 +178,12 @@ def test_fly_in_tidal_waves_save_and_maneuver_roll_is_the_rollers_choice():
 
     game, (shadow,), _ = arena(["Firewalkers/Fireshadow"], ["Amazons/Soldier"])
     army = game.state.army("p1", "frontier")
-    d = drive(game, combination_roll(game, army, ("save", "maneuver"), "Tidal Wave roll", "V4.01c L2374-2383"),
-              faces={shadow: ["4 Fly"]}, answers=[("Fly", "Maneuver:4,Save:0")])
+    d = drive(
+        game,
+        combination_roll(game, army, ("save", "maneuver"), "Tidal Wave roll", "V4.01c L2374-2383"),
+        faces={shadow: ["4 Fly"]},
+        answers=[("Fly", "Maneuver:4,Save:0")],
+    )
     assert any("Fly" in p for p in _prompts(d))
     assert d.result.get("maneuver", 0) == 4 and d.result.get("save", 0) == 0
 
@@ -139,13 +193,25 @@ def test_necromantic_wave_magic_counts_as_missile_when_the_owner_says_so():
     dragon both count (L670-681): the owner takes missile."""
     game, (seer,), _ = arena(["Amazons/Seer"], ["Amazons/Soldier"])
     game.add_effect("Necromantic Wave", "p2", "p1@frontier", UNTIL_YOUR_NEXT_TURN)
-    d = roll(game, "p1", "dragon", faces={seer: ["2 Magic"]}, answers=[("Necromantic Wave", "missile")],
-             against="dragon")
+    d = roll(
+        game,
+        "p1",
+        "dragon",
+        faces={seer: ["2 Magic"]},
+        answers=[("Necromantic Wave", "missile")],
+        against="dragon",
+    )
     assert d.result.totals.get("missile", 0) == 2 and d.result.totals.get("melee", 0) == 0
 
 
-@pytest.mark.parametrize(("use", "want"), [("yes", {"maneuver": 0, "save": 2}), ("no", {"maneuver": 2, "save": 0}),
-                                           ("1", {"maneuver": 1, "save": 1})])
+@pytest.mark.parametrize(
+    ("use", "want"),
+    [
+        ("yes", {"maneuver": 0, "save": 2}),
+        ("no", {"maneuver": 2, "save": 0}),
+        ("1", {"maneuver": 1, "save": 1}),
+    ],
+)
 def test_coastal_dodge_in_tidal_waves_roll_is_the_owners_choice(use, want):
     """Coastal Dodge: at a water terrain Coral Elves *may* count maneuvers as saves (V4.01c L817-819);
     in a combination roll modifiers are applied as the army's owner desires (L1083-1084).  In Tidal
@@ -156,8 +222,12 @@ def test_coastal_dodge_in_tidal_waves_roll_is_the_owners_choice(use, want):
 
     game, (g1, g2), _ = arena(["Coral Elves/Guard", "Coral Elves/Guard"], ["Amazons/Soldier"])
     army = game.state.army("p1", "frontier")
-    d = drive(game, combination_roll(game, army, ("save", "maneuver"), "Tidal Wave roll", "V4.01c L2374-2383"),
-              faces={g1: ["1 Maneuver"], g2: ["1 Maneuver"]}, answers=[("Coastal Dodge", use)])
+    d = drive(
+        game,
+        combination_roll(game, army, ("save", "maneuver"), "Tidal Wave roll", "V4.01c L2374-2383"),
+        faces={g1: ["1 Maneuver"], g2: ["1 Maneuver"]},
+        answers=[("Coastal Dodge", use)],
+    )
     assert any("Coastal Dodge" in p for p in _prompts(d))
     assert d.result == want
 
@@ -165,10 +235,16 @@ def test_coastal_dodge_in_tidal_waves_roll_is_the_owners_choice(use, want):
 def test_two_elevates_each_double_the_unit_they_choose():
     """Each Elevate rolled doubles one unit's missile (V4.01c L1491-1492), chosen on its own: one
     carpet doubles the Darter (1 -> 2), the other the Crossbowman (2 -> 4): 6 missile."""
-    game, (cross, darter, c1, c2), _ = arena(["Dwarves/Crossbowman", "Amazons/Darter", "Items/Air Flying Carpet",
-                                              "Items/Air Flying Carpet"], ["Amazons/Soldier"])
-    d = roll(game, "p1", "missile", faces={cross: ["2 Missile"], darter: ["1 Missile"], c1: ["4 Elevate"],
-                                           c2: ["4 Elevate"]},
-             answers=[("Elevate", "1"), ("Elevate", "0")])
+    game, (cross, darter, c1, c2), _ = arena(
+        ["Dwarves/Crossbowman", "Amazons/Darter", "Items/Air Flying Carpet", "Items/Air Flying Carpet"],
+        ["Amazons/Soldier"],
+    )
+    d = roll(
+        game,
+        "p1",
+        "missile",
+        faces={cross: ["2 Missile"], darter: ["1 Missile"], c1: ["4 Elevate"], c2: ["4 Elevate"]},
+        answers=[("Elevate", "1"), ("Elevate", "0")],
+    )
     assert sum("Elevate" in p for p in _prompts(d)) == 2
     assert d.result.total == 6

@@ -34,8 +34,16 @@ def test_bullseye_missile_save_or_die_then_roll_again_l1280_1295():
 
 def test_charge_melee_combination_roll_hits_back_only_spell_saves_l1309_1318():
     game, a, b = game_with(["Dwarves/Behemoth", "Dwarves/Behemoth"])
-    attack(game, faces={a[0]: ["4 Charge"], a[1]: ["4 Maneuver"], b[THUG]: ["2 Melee"], b[MUGGER]: ["2 Melee"],
-                        b[CUT]: ["3 Melee"]})
+    attack(
+        game,
+        faces={
+            a[0]: ["4 Charge"],
+            a[1]: ["4 Maneuver"],
+            b[THUG]: ["2 Melee"],
+            b[MUGGER]: ["2 Melee"],
+            b[CUT]: ["3 Melee"],
+        },
+    )
     # 4 maneuver count as melee: 4 damage kills Bob's army; his 7 melee kill one Behemoth (no save)
     assert where(game, b) == ["dua"] * 3
     assert sorted(where(game, a)) == ["dua", "frontier"]
@@ -57,8 +65,16 @@ def test_charm_melee_targets_roll_for_the_attacker_and_do_not_save_l1319_1325():
 
 def test_choke_melee_delayed_kills_units_that_rolled_id_l1326_1331():
     game, a, b = game_with(["Treefolk/Strangle Vine", "Dwarves/Footman"])
-    attack(game, faces={a[0]: ["4 Choke"], a[1]: ["2 Melee"], b[THUG]: [id_face(D[0])], b[MUGGER]: [id_face(D[1])],
-                        b[CUT]: ["2 Save"]})
+    attack(
+        game,
+        faces={
+            a[0]: ["4 Choke"],
+            a[1]: ["2 Melee"],
+            b[THUG]: [id_face(D[0])],
+            b[MUGGER]: [id_face(D[1])],
+            b[CUT]: ["2 Save"],
+        },
+    )
     assert where(game, b) == ["dua", "dua", "frontier"]  # 2 melee - 2 saves: no damage; the IDs did not count
 
 
@@ -82,7 +98,9 @@ def test_v4_52_coil_target_counts_counter_as_melee_or_saves_not_both_l1093_1096(
 
     game, a, b = game_with(["Swamp Stalkers/Wave Rider"], ["Dwarves/Skirmisher"])
     unit = game.state.units[b[0]]
-    out = resolve_army_roll(ArmyRoll("save", ((unit, ("4 Counter",)),), individual=True, counted=("save", "melee")))
+    out = resolve_army_roll(
+        ArmyRoll("save", ((unit, ("4 Counter",)),), individual=True, counted=("save", "melee"))
+    )
     assert (out.totals.get("save", 0), out.totals.get("melee", 0)) in ((4, 0), (0, 4))
     attack(game, faces={a[0]: ["4 Coil"], b[0]: ["4 Counter"]})
     assert where(game, b) == ["frontier"]  # counted as saves, the better choice: 4 damage - 4 saves
@@ -93,16 +111,28 @@ def test_confuse_rerolls_targets_of_the_save_roll_l1357_1364(kind):
     shooter = "Dwarves/Footman" if kind == "melee" else "Dwarves/Crossbowman"
     game, a, b = game_with(["Dwarves/Umber Hulk", shooter])
     face = "2 Melee" if kind == "melee" else "2 Missile"
-    attack(game, kind, faces={a[0]: ["4 Confuse"], a[1]: [face], b[THUG]: ["1 Save", "1 Melee"],
-                              b[MUGGER]: ["1 Save", "1 Melee"], b[CUT]: ["2 Save", "2 Melee"]})
+    attack(
+        game,
+        kind,
+        faces={
+            a[0]: ["4 Confuse"],
+            a[1]: [face],
+            b[THUG]: ["1 Save", "1 Melee"],
+            b[MUGGER]: ["1 Save", "1 Melee"],
+            b[CUT]: ["2 Save", "2 Melee"],
+        },
+    )
     assert sum(1 for s in where(game, b) if s == "dua") >= 1  # 4 saves re-rolled to none: 2 damage
 
 
 def test_convert_melee_save_or_die_and_return_from_dua_l1365_1371():
     game, a, b = game_with(["Undead/Vampire"], p1_dua=["Undead/Zombie", "Undead/Wight"])
     dead = [u.uid for u in game.state.area("p1", "dua")]
-    attack(game, faces={a[0]: ["3 Convert"]},
-           answers=[("sai_target", [b[CUT], b[THUG]]), ("Convert: return", dead)])
+    attack(
+        game,
+        faces={a[0]: ["3 Convert"]},
+        answers=[("sai_target", [b[CUT], b[THUG]]), ("Convert: return", dead)],
+    )
     assert where(game, b) == ["dua", "frontier", "dua"]
     assert where(game, dead) == ["frontier", "frontier"]
 
@@ -130,15 +160,21 @@ def test_counter_other_saves_only_save_l1378_1379():
 
 def test_crush_missile_maneuver_or_die_then_save_or_buried_l1408_1419():
     game, a, b = game_with(["Dwarves/Footman", "Items/Air Trebuchet"])
-    attack(game, "missile", faces={a[0]: ["1 Save"], a[1]: ["4 Crush"], b[CUT]: ["3 Maneuver"],
-                                   b[THUG]: ["1 Melee", "1 Save"]})
+    attack(
+        game,
+        "missile",
+        faces={a[0]: ["1 Save"], a[1]: ["4 Crush"], b[CUT]: ["3 Maneuver"], b[THUG]: ["1 Melee", "1 Save"]},
+    )
     assert where(game, b) == ["dua", "bua", "frontier"]
 
 
 def test_decapitate_melee_delayed_kills_one_unit_that_rolled_id_l1420_1431():
     game, a, b = game_with(["Dwarves/Footman", "Items/Death Vorpal Sword"])
-    attack(game, faces={a[0]: ["2 Melee"], a[1]: ["3 Decapitate"], b[THUG]: [id_face(D[0])], b[CUT]: [id_face(D[2])]},
-           answers=[("Decapitate", b[CUT])])
+    attack(
+        game,
+        faces={a[0]: ["2 Melee"], a[1]: ["3 Decapitate"], b[THUG]: [id_face(D[0])], b[CUT]: [id_face(D[2])]},
+        answers=[("Decapitate", b[CUT])],
+    )
     assert where(game, b)[CUT] == "dua"
     assert where(game, b).count("dua") == 2  # 2 melee - 1 save (Thug's ID) = 1 more death
 
@@ -177,7 +213,11 @@ def test_flame_melee_kills_and_buries_two_health_worth_l1539_1546():
 
 def test_flaming_arrow_missile_save_or_die_then_save_or_buried_l1547_1561():
     game, a, b = game_with(["Scalders/Blazer"])
-    attack(game, "missile", faces={a[0]: ["4 Flaming Arrow"], b[THUG]: ["1 Save"], b[MUGGER]: [id_face(D[1]), "1 Save"]})
+    attack(
+        game,
+        "missile",
+        faces={a[0]: ["4 Flaming Arrow"], b[THUG]: ["1 Save"], b[MUGGER]: [id_face(D[1]), "1 Save"]},
+    )
     assert where(game, b) == ["frontier", "frontier", "bua"]
 
 
@@ -197,8 +237,17 @@ def test_gore_melee_two_damage_to_one_unit_buried_if_killed_l1618_1626():
 def test_howl_defender_subtracts_x_saves_l1637_1642(kind):
     game, a, b = game_with(["Frostwings/Wolf Pack", "Dwarves/Crossbowman"])
     face = "1 Melee" if kind == "melee" else "2 Missile"
-    attack(game, kind, faces={a[0]: ["4 Howl"], a[1]: [face], b[CUT]: ["2 Save"], b[THUG]: ["1 Save"],
-                              b[MUGGER]: ["1 Save"]})
+    attack(
+        game,
+        kind,
+        faces={
+            a[0]: ["4 Howl"],
+            a[1]: [face],
+            b[CUT]: ["2 Save"],
+            b[THUG]: ["1 Save"],
+            b[MUGGER]: ["1 Save"],
+        },
+    )
     assert where(game, b).count("dua") >= 1  # 4 saves - 4 = 0
 
 
@@ -211,8 +260,17 @@ def test_hug_melee_x_damage_no_save_and_melee_back_l1643_1654():
 
 def test_hypnotic_glare_melee_ids_hypnotized_and_not_counted_l1655_1666():
     game, a, b = game_with(["Coral Elves/Leviathan", "Dwarves/Footman"])
-    attack(game, faces={a[0]: ["4 Hypnotic Glare"], a[1]: ["1 Melee"], b[THUG]: [id_face(D[0])],
-                        b[MUGGER]: [id_face(D[1])], b[CUT]: ["2 Melee"]}, answers=[("allocate", [b[THUG]])])
+    attack(
+        game,
+        faces={
+            a[0]: ["4 Hypnotic Glare"],
+            a[1]: ["1 Melee"],
+            b[THUG]: [id_face(D[0])],
+            b[MUGGER]: [id_face(D[1])],
+            b[CUT]: ["2 Melee"],
+        },
+        answers=[("allocate", [b[THUG]])],
+    )
     alive = [u for u in b if game.state.location[u] == "frontier"]
     hyp = [u for u in alive if "hypnotized" in sai_status.statuses(game, u)]
     assert hyp and not sai_status.can_roll(game, game.state.units[hyp[0]])
@@ -220,8 +278,11 @@ def test_hypnotic_glare_melee_ids_hypnotized_and_not_counted_l1655_1666():
 
 def test_impale_missile_delayed_kills_one_unit_that_rolled_id_l1676_1687():
     game, a, b = game_with(["Dracolem/Bronze Draco-Gunner", "Dwarves/Crossbowman"])
-    attack(game, "missile", faces={a[0]: ["4 Impale"], a[1]: ["1 Missile"], b[CUT]: [id_face(D[2])],
-                                   b[THUG]: ["1 Save"]})
+    attack(
+        game,
+        "missile",
+        faces={a[0]: ["4 Impale"], a[1]: ["1 Missile"], b[CUT]: [id_face(D[2])], b[THUG]: ["1 Save"]},
+    )
     assert where(game, b) == ["frontier", "frontier", "dua"]  # its 2 saves do not count; 1 missile - 1 save
 
 
@@ -234,7 +295,11 @@ def test_kick_melee_one_unit_takes_x_and_may_save_l1688_1697():
 @pytest.mark.parametrize("kind", ["melee", "missile"])
 def test_net_maneuver_or_netted_l1714_1728(kind):
     game, a, b = game_with(["Goblins/Cannibal"], ["Dwarves/Footman", "Dwarves/Pony Rider"])
-    attack(game, kind, faces={a[0]: ["4 Net"], b[1]: [next(f for f in game_face(game, b[1]) if f.endswith("Maneuver"))]})
+    attack(
+        game,
+        kind,
+        faces={a[0]: ["4 Net"], b[1]: [next(f for f in game_face(game, b[1]) if f.endswith("Maneuver"))]},
+    )
     assert sai_status.statuses(game, b[0]) == ["netted"] and sai_status.statuses(game, b[1]) == []
     with pytest.raises(IllegalAction):
         sai_status.check_move(game, "p2", b[0], "reserve")
@@ -248,8 +313,9 @@ def test_net_does_nothing_on_a_reserve_army_shot_from_a_tower_l1726_1728():
     game, a, b = arena(["Goblins/Cannibal"], [], p2_reserve=["Dwarves/Footman"])
     st = game.state
     target = st.army("p2", "reserve")
-    drive(game, game.attack(st.army("p1", "frontier"), target, "missile", False, False),
-          faces={a[0]: ["4 Net"]})
+    drive(
+        game, game.attack(st.army("p1", "frontier"), target, "missile", False, False), faces={a[0]: ["4 Net"]}
+    )
     assert all(not sai_status.statuses(game, u.uid) for u in target.units)
 
 
@@ -257,15 +323,21 @@ def test_net_individual_save_generates_x_saves_l1727_1728():
     game, a, b = game_with([], ["Goblins/Cannibal"])
     st = game.state
     unit = st.units[b[0]]
-    d = drive(game, game.roll(Army("p2", "frontier", (unit,)), "save", "alone", "t", individual=True),
-              faces={b[0]: ["4 Net"]})
+    d = drive(
+        game,
+        game.roll(Army("p2", "frontier", (unit,)), "save", "alone", "t", individual=True),
+        faces={b[0]: ["4 Net"]},
+    )
     assert d.result.total == 4
 
 
 def test_plague_melee_chain_of_save_or_die_l1729_1735():
     game, a, b = game_with(["Undead/Minor Death"])
-    attack(game, faces={a[0]: ["4 Plague"], b[MUGGER]: ["1 Save"]},
-           answers=[("sai_target", b[THUG]), ("Plague: target another", b[MUGGER])])
+    attack(
+        game,
+        faces={a[0]: ["4 Plague"], b[MUGGER]: ["1 Save"]},
+        answers=[("sai_target", b[THUG]), ("Plague: target another", b[MUGGER])],
+    )
     assert where(game, b) == ["dua", "frontier", "frontier"]
 
 
@@ -283,7 +355,9 @@ def test_roar_melee_targets_flee_to_reserves_before_saves_l1782_1790():
 
 def test_scare_melee_save_or_flee_ids_killed_l1791_1797():
     game, a, b = game_with(["Undead/Death Knight"])
-    attack(game, faces={a[0]: ["3 Scare"], b[CUT]: [id_face(D[2])]}, answers=[("sai_target", [b[CUT], b[THUG]])])
+    attack(
+        game, faces={a[0]: ["3 Scare"], b[CUT]: [id_face(D[2])]}, answers=[("sai_target", [b[CUT], b[THUG]])]
+    )
     assert where(game, b) == ["reserve", "frontier", "dua"]
 
 
@@ -307,7 +381,9 @@ def test_slay_melee_one_unit_dies_unless_it_rolls_its_id_l1848_1852(face, expect
 
 
 def test_smite_melee_x_damage_no_save_l1859_1879():
-    game, a, b = game_with(["Dwarves/Warlord"], ["Goblins/Cutthroat", "Goblins/Cutthroat", "Goblins/Cutthroat"])
+    game, a, b = game_with(
+        ["Dwarves/Warlord"], ["Goblins/Cutthroat", "Goblins/Cutthroat", "Goblins/Cutthroat"]
+    )
     d = attack(game, faces={a[0]: ["4 Smite"]})
     assert where(game, b).count("dua") == 2 and "allocate" in d.topics() or where(game, b).count("dua") == 2
 
@@ -388,8 +464,16 @@ def test_bash_other_save_generates_x_saves_l1266_1267():
 
 def test_hypnotic_glare_ends_when_the_glaring_unit_is_rolled_l1663_1664():
     game, a, b = game_with(["Coral Elves/Leviathan", "Dwarves/Footman"])
-    attack(game, faces={a[0]: ["4 Hypnotic Glare"], a[1]: ["1 Melee"], b[THUG]: [id_face(D[0])],
-                        b[MUGGER]: [id_face(D[1])], b[CUT]: ["2 Save"]})
+    attack(
+        game,
+        faces={
+            a[0]: ["4 Hypnotic Glare"],
+            a[1]: ["1 Melee"],
+            b[THUG]: [id_face(D[0])],
+            b[MUGGER]: [id_face(D[1])],
+            b[CUT]: ["2 Save"],
+        },
+    )
     assert sai_status.statuses(game, b[THUG]) == ["hypnotized"]
     from sai_arena import roll
 

@@ -17,7 +17,9 @@ def _dragon_game(army, faces_of_army):
 
 
 def test_decapitate_slays_a_dragon_that_rolled_jaws_l1428_1431():
-    game, a, drake, faces = _dragon_game(["Dwarves/Footman", "Items/Death Vorpal Sword"], [["1 Save"], ["3 Decapitate"]])
+    game, a, drake, faces = _dragon_game(
+        ["Dwarves/Footman", "Items/Death Vorpal Sword"], [["1 Save"], ["3 Decapitate"]]
+    )
     s = Script(game, faces, [("Decapitate: kill", drake)]).play(until_turn=3)
     assert "Decapitate: Dragons/Red Drake is killed" in s.log()
     assert game.state.location[drake] != "frontier"
@@ -33,8 +35,10 @@ def test_cloak_in_a_dragon_attack_adds_lasting_saves_l1335_1337():
     game, a, drake, faces = _dragon_game(["Lava Elves/Lurker in the Deep"], [["4 Cloak"]])
     faces[drake] = ["6 Claw"]
     Script(game, faces).play(until_turn=3)
-    assert any(e.name == "Cloak" and e.target == "p1@frontier" for e in game.state.effects) or \
-        game.state.location[a[0]] != "frontier"
+    assert (
+        any(e.name == "Cloak" and e.target == "p1@frontier" for e in game.state.effects)
+        or game.state.location[a[0]] != "frontier"
+    )
 
 
 def test_earthfang_logo_slays_a_dragon_that_rolled_jaws_l2854_2857():
@@ -50,8 +54,9 @@ def test_a_dragon_killed_by_decapitate_lets_the_army_promote_l688_690():
     the Jaws' 12 damage; a Sergeant waits in Alice's DUA."""
     from sai_arena import put
 
-    game, a, drake, faces = _dragon_game(["Dwarves/Footman"] * 8 + ["Items/Death Vorpal Sword"],
-                                         [["1 Save"]] * 8 + [["3 Decapitate"]])
+    game, a, drake, faces = _dragon_game(
+        ["Dwarves/Footman"] * 8 + ["Items/Death Vorpal Sword"], [["1 Save"]] * 8 + [["3 Decapitate"]]
+    )
     sergeant = put(game, "p1", "dua", ["Dwarves/Sergeant"])[0]
     s = Script(game, faces, [("Decapitate: kill", drake), ("dragon_promotion", "promote")]).play(until_turn=3)
     assert game.state.location[drake] == "pool"

@@ -46,7 +46,10 @@ def test_trumpet_in_the_response_doubles_feral_melee_and_saves():
     game, (elephant, lynx), _ = arena(["Feral/Elephant-folk", "Feral/Lynx-folk"], ["Amazons/Soldier"])
     from companion.rules.core.state import spec_for
 
-    melee = max((f for f in spec_for("Feral/Lynx-folk").faces if f.endswith(" Melee")), key=lambda f: int(f.split()[0]))
+    melee = max(
+        (f for f in spec_for("Feral/Lynx-folk").faces if f.endswith(" Melee")),
+        key=lambda f: int(f.split()[0]),
+    )
     n = int(melee.split()[0])
     d = roll(game, "p1", "dragon", faces={elephant: ["4 Trumpet"], lynx: [melee]}, against="dragon")
     assert d.result.totals.get("melee", 0) == 2 * n
@@ -57,8 +60,14 @@ def test_flurry_against_a_dragon_melee_rolls_the_item_again():
     rolls again applying the new result: the roller takes melee, the Blade Golem rolls again (4 Melee):
     8 melee, no saves."""
     game, (golem, soldier), _ = arena(["Items/Fire Blade Golem", "Amazons/Soldier"], ["Amazons/Soldier"])
-    d = roll(game, "p1", "dragon", faces={golem: ["4 Flurry", "4 Melee"], soldier: ["1 Maneuver"]},
-             answers=[("Flurry", "Melee")], against="dragon")
+    d = roll(
+        game,
+        "p1",
+        "dragon",
+        faces={golem: ["4 Flurry", "4 Melee"], soldier: ["1 Maneuver"]},
+        answers=[("Flurry", "Melee")],
+        against="dragon",
+    )
     t = d.result.totals
     assert (t.get("melee", 0), t.get("save", 0)) == (8, 0)
 
@@ -66,8 +75,14 @@ def test_flurry_against_a_dragon_melee_rolls_the_item_again():
 def test_flurry_against_a_dragon_may_give_saves():
     """The other option (L1571-1572): X saves, no roll again."""
     game, (golem, soldier), _ = arena(["Items/Fire Blade Golem", "Amazons/Soldier"], ["Amazons/Soldier"])
-    d = roll(game, "p1", "dragon", faces={golem: ["4 Flurry"], soldier: ["1 Maneuver"]},
-             answers=[("Flurry", "Save")], against="dragon")
+    d = roll(
+        game,
+        "p1",
+        "dragon",
+        faces={golem: ["4 Flurry"], soldier: ["1 Maneuver"]},
+        answers=[("Flurry", "Save")],
+        against="dragon",
+    )
     t = d.result.totals
     assert (t.get("melee", 0), t.get("save", 0)) == (0, 4)
     assert not any(x.data.get("reroll") for x in d.decisions if x.kind == "roll")

@@ -13,10 +13,20 @@ def test_wild_growth_splits_between_saves_and_promotions():
     4 Wild Growth as 2 saves and up to 2 health-worth of promotions."""
     game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak"])
     oak = game.state.area("p1", "dua")[0].uid
-    d = roll(game, "p1", "save", faces={a[0]: ["4 Wild Growth"]}, against="melee",
-             answers=[("split its", "Save:2,promote:2"), ("Wild Growth: promote", "p0")])
+    d = roll(
+        game,
+        "p1",
+        "save",
+        faces={a[0]: ["4 Wild Growth"]},
+        against="melee",
+        answers=[("split its", "Save:2,promote:2"), ("Wild Growth: promote", "p0")],
+    )
     ask = next(x for x in d.decisions if "split its" in x.prompt)
-    assert [c["value"] for c in ask.choices][:3] == ["Save:4,promote:0", "Save:3,promote:1", "Save:2,promote:2"]
+    assert [c["value"] for c in ask.choices][:3] == [
+        "Save:4,promote:0",
+        "Save:3,promote:1",
+        "Save:2,promote:2",
+    ]
     promote = next(x for x in d.decisions if "Wild Growth: promote up to" in x.prompt)
     assert "up to 2 health-worth" in promote.prompt
     assert d.result.total == 2 and where(game, [a[1], oak]) == ["dua", "frontier"]
@@ -26,8 +36,14 @@ def test_wild_growth_split_in_the_response_to_a_dragon():
     """The response to a dragon attack counts saves (L670-681): Wild Growth may be split there too
     (L2072-2080): 3 saves, 1 promotion."""
     game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak"])
-    d = roll(game, "p1", "dragon", faces={a[0]: ["4 Wild Growth"]}, against="dragon",
-             answers=[("split its", "Save:3,promote:1"), ("Wild Growth: promote", "p0")])
+    d = roll(
+        game,
+        "p1",
+        "dragon",
+        faces={a[0]: ["4 Wild Growth"]},
+        against="dragon",
+        answers=[("split its", "Save:3,promote:1"), ("Wild Growth: promote", "p0")],
+    )
     assert d.result.totals.get("save", 0) == 3
     assert any("up to 1 health-worth" in x.prompt for x in d.decisions)
 
@@ -41,7 +57,9 @@ def test_sneak_attack_damage_has_no_save_roll_so_open_grave_does_nothing():
     game, a, b = arena(["Eldarim/Fire Dragon Zealot"], ["Amazons/Soldier"] * 4)
     game.add_effect("Open Grave", "p2", "p2@frontier", UNTIL_YOUR_NEXT_TURN)
     d = roll(game, "p1", "missile", faces={a[0]: ["4 Sneak Attack"]})
-    assert any("Sneak Attack" in x.prompt for x in d.decisions) or any("Sneak Attack" in line for line in game.log)
+    assert any("Sneak Attack" in x.prompt for x in d.decisions) or any(
+        "Sneak Attack" in line for line in game.log
+    )
     assert where(game, b) == ["dua"] * 4
 
 
@@ -55,8 +73,16 @@ def test_hypnotic_glare_unit_may_sit_out_a_roll_to_keep_its_glare():
 
     thugs = ["Goblins/Thug", "Goblins/Mugger", "Goblins/Cutthroat"]
     game, a, b = arena(["Coral Elves/Leviathan", "Dwarves/Footman"], thugs)
-    attack(game, faces={a[0]: ["4 Hypnotic Glare"], a[1]: ["1 Melee"], b[0]: [id_face(thugs[0])],
-                        b[1]: [id_face(thugs[1])], b[2]: ["2 Save"]})
+    attack(
+        game,
+        faces={
+            a[0]: ["4 Hypnotic Glare"],
+            a[1]: ["1 Melee"],
+            b[0]: [id_face(thugs[0])],
+            b[1]: [id_face(thugs[1])],
+            b[2]: ["2 Save"],
+        },
+    )
     assert sai_status.statuses(game, b[0]) == ["hypnotized"]
     d = roll(game, "p1", "maneuver", answers=[("Hypnotic Glare", "out")])
     ask = next(x for x in d.decisions if "Hypnotic Glare" in x.prompt)
@@ -71,11 +97,21 @@ def test_hypnotic_glare_unit_may_sit_out_a_roll_to_keep_its_glare():
 def test_two_wild_growths_are_split_each_on_its_own():
     """Each Wild Growth die splits its own X (V4.01c L2075-2078): one all saves (4), the other 1 save
     and 3 health-worth of promotions: 5 saves, promotions up to 3."""
-    game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Noble Willow", "Treefolk/Oakling"], D,
-                       p1_dua=["Treefolk/Oak"])
-    d = roll(game, "p1", "save", faces={a[0]: ["4 Wild Growth"], a[1]: ["4 Wild Growth"]}, against="melee",
-             answers=[("split its", "Save:4,promote:0"), ("split its", "Save:1,promote:3"),
-                      ("Wild Growth: promote", "p0")])
+    game, a, b = arena(
+        ["Treefolk/Noble Willow", "Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak"]
+    )
+    d = roll(
+        game,
+        "p1",
+        "save",
+        faces={a[0]: ["4 Wild Growth"], a[1]: ["4 Wild Growth"]},
+        against="melee",
+        answers=[
+            ("split its", "Save:4,promote:0"),
+            ("split its", "Save:1,promote:3"),
+            ("Wild Growth: promote", "p0"),
+        ],
+    )
     assert sum("split its" in x.prompt for x in d.decisions) == 2
     assert d.result.total == 5
     assert any("up to 3 health-worth" in x.prompt for x in d.decisions)

@@ -15,8 +15,13 @@ THUG, MUGGER, CUT = range(3)
 
 def test_ferry_non_maneuver_moves_the_unit_and_four_health_worth_l1510_1513():
     game, a, b = arena(["Coral Elves/Gryphon", "Dwarves/Footman", "Dwarves/Footman"], D)
-    roll(game, "p1", "melee", faces={a[0]: ["4 Ferry"]},
-         answers=[("sai_move", "home-p1"), ("sai_target", [a[1], a[2]])])
+    roll(
+        game,
+        "p1",
+        "melee",
+        faces={a[0]: ["4 Ferry"]},
+        answers=[("sai_move", "home-p1"), ("sai_target", [a[1], a[2]])],
+    )
     assert where(game, a) == ["home-p1"] * 3
 
 
@@ -33,8 +38,13 @@ def test_firewalking_maneuver_generates_x_maneuver_l1527_1531():
 
 def test_firewalking_non_maneuver_moves_with_three_health_worth_l1532_1538():
     game, a, b = arena(["Firewalkers/Genie", "Dwarves/Footman", "Dwarves/Footman"], D)
-    roll(game, "p1", "save", faces={a[0]: ["4 Firewalking"]}, answers=[("sai_move", "home-p2"),
-                                                                       ("sai_target", [a[1]])])
+    roll(
+        game,
+        "p1",
+        "save",
+        faces={a[0]: ["4 Firewalking"]},
+        answers=[("sai_move", "home-p2"), ("sai_target", [a[1]])],
+    )
     assert where(game, a) == ["home-p2", "home-p2", "frontier"]
 
 
@@ -45,21 +55,35 @@ def test_teleport_maneuver_generates_x_maneuver_l1989_1993():
 
 def test_teleport_non_maneuver_moves_with_three_health_worth_l1994_1997():
     game, a, b = arena(["Treefolk/Unicorn", "Dwarves/Footman"], D)
-    roll(game, "p1", "missile", faces={a[0]: ["4 Teleport"]}, answers=[("sai_move", "home-p1"),
-                                                                       ("sai_target", [a[1]])])
+    roll(
+        game,
+        "p1",
+        "missile",
+        faces={a[0]: ["4 Teleport"]},
+        answers=[("sai_move", "home-p1"), ("sai_target", [a[1]])],
+    )
     assert where(game, a) == ["home-p1", "home-p1"]
 
 
 def test_gate_non_maneuver_moves_other_dracolem_of_its_alloy_l1609_1617():
-    game, a, b = arena(["Dracolem/Bronze Armored Dracolem", "Dracolem/Bronze Draco-Rogue", "Dwarves/Footman"], D)
-    roll(game, "p1", "melee", faces={a[0]: ["4 Gate"], a[1]: ["3 Maneuver"]},
-         answers=[("sai_move", "reserve"), ("sai_target", [a[1]])])
+    game, a, b = arena(
+        ["Dracolem/Bronze Armored Dracolem", "Dracolem/Bronze Draco-Rogue", "Dwarves/Footman"], D
+    )
+    roll(
+        game,
+        "p1",
+        "melee",
+        faces={a[0]: ["4 Gate"], a[1]: ["3 Maneuver"]},
+        answers=[("sai_move", "reserve"), ("sai_target", [a[1]])],
+    )
     assert where(game, a) == ["frontier", "reserve", "frontier"]
 
 
 def test_vanish_save_counts_and_the_unit_may_leave_l2019_2023():
     game, a, b = arena(["Undead/Ghost", "Undead/Zombie"], D)
-    d = roll(game, "p1", "save", faces={a[0]: ["3 Vanish"]}, answers=[("sai_move", "reserve")], against="melee")
+    d = roll(
+        game, "p1", "save", faces={a[0]: ["3 Vanish"]}, answers=[("sai_move", "reserve")], against="melee"
+    )
     assert d.result.total == 3 and where(game, a) == ["reserve", "frontier"]
 
 
@@ -72,8 +96,14 @@ def test_regenerate_non_maneuver_returns_units_from_the_dua_l1746_1750():
 
 def test_regenerate_in_a_save_roll_gives_saves_l1746_1750():
     game, a, b = arena(["Goblins/Troll"], D, p1_dua=["Goblins/Thug"])
-    d = roll(game, "p1", "save", faces={a[0]: ["4 Regenerate"]}, against="melee",
-             answers=[("saves or return units", "Save")])
+    d = roll(
+        game,
+        "p1",
+        "save",
+        faces={a[0]: ["4 Regenerate"]},
+        against="melee",
+        answers=[("saves or return units", "Save")],
+    )
     assert d.result.total == 4 and game.state.area("p1", "dua")
 
 
@@ -106,8 +136,13 @@ def test_galeforce_opposing_army_minus_four_saves_and_maneuver_l1599_1608(kind):
     game, a, b = arena(["Firewalkers/Genie"], D)
     roll(game, "p1", kind, faces={a[0]: ["4 Galeforce"]}, answers=[("sai_target", "p2@frontier")])
     assert any(e.name == "Galeforce" and e.target == "p2@frontier" for e in game.state.effects)
-    d = roll(game, "p2", "save", faces={b[CUT]: ["2 Save"], b[THUG]: ["1 Save"], b[MUGGER]: ["1 Save"]},
-             against="melee")
+    d = roll(
+        game,
+        "p2",
+        "save",
+        faces={b[CUT]: ["2 Save"], b[THUG]: ["1 Save"], b[MUGGER]: ["1 Save"]},
+        against="melee",
+    )
     assert d.result.total == 0
 
 
@@ -146,8 +181,11 @@ def test_cloak_individual_roll_generates_x_results_l1340_1341():
 
     game, a, b = arena(["Lava Elves/Lurker in the Deep"], D)
     unit = game.state.units[a[0]]
-    d = drive(game, game.roll(Army("p1", "frontier", (unit,)), "save", "alone", "t", individual=True),
-              faces={a[0]: ["4 Cloak"]})
+    d = drive(
+        game,
+        game.roll(Army("p1", "frontier", (unit,)), "save", "alone", "t", individual=True),
+        faces={a[0]: ["4 Cloak"]},
+    )
     assert d.result.total == 4
 
 
@@ -195,9 +233,12 @@ def test_sneak_attack_melee_generates_x_melee_l1900_1902():
 
 def test_wave_marching_maneuver_counter_maneuvers_lose_x_l2045_2047():
     game, a, b = arena(["Coral Elves/Leviathan"], D)
-    drive(game, game._maneuver_step("p1", "frontier"),
-          faces={a[0]: ["4 Wave"], b[CUT]: ["3 Maneuver"], b[MUGGER]: ["1 Maneuver"]},
-          answers=[("maneuver", "maneuver"), ("counter_maneuver", "counter"), ("direction", "up")])
+    drive(
+        game,
+        game._maneuver_step("p1", "frontier"),
+        faces={a[0]: ["4 Wave"], b[CUT]: ["3 Maneuver"], b[MUGGER]: ["1 Maneuver"]},
+        answers=[("maneuver", "maneuver"), ("counter_maneuver", "counter"), ("direction", "up")],
+    )
     assert game.state.terrains["frontier"].face == 4  # 0 vs 4 - 4 = 0: the marcher wins the tie
 
 
@@ -209,7 +250,9 @@ def test_wave_does_nothing_in_a_counter_maneuver_l2047_2048():
 
 def test_rise_from_the_ashes_save_generates_x_saves_l1767_1771():
     game, a, b = arena(["Firewalkers/Phoenix"], D)
-    assert roll(game, "p1", "save", faces={a[0]: ["4 Rise from the Ashes"]}, against="melee").result.total == 4
+    assert (
+        roll(game, "p1", "save", faces={a[0]: ["4 Rise from the Ashes"]}, against="melee").result.total == 4
+    )
 
 
 def test_rise_from_the_ashes_killed_unit_rolls_and_goes_to_reserves_l1772_1776():
@@ -231,12 +274,15 @@ def test_rise_from_the_ashes_killed_and_buried_rolls_first_l1777_1781():
 
 
 def test_fabricate_magic_summons_equipment_from_the_pool_l1506_1509():
-    game, a, b = arena(["Dracolem/Bronze Beast Dracolem", "Dwarves/Footman"], D,
-                       p1_pool=["Items/Air Vorpal Sword"])
+    game, a, b = arena(
+        ["Dracolem/Bronze Beast Dracolem", "Dwarves/Footman"], D, p1_pool=["Items/Air Vorpal Sword"]
+    )
     sword = game.state.area("p1", "pool")[-1].uid
     roll(game, "p1", "magic", faces={a[0]: ["1 Fabricate"]}, answers=[("Fabricate", "1")])
     assert where(game, [sword]) == ["pool"]  # a large equipment is worth 2: more than X = 1
-    game, a, b = arena(["Dracolem/Bronze Draco-Gunner", "Dwarves/Footman"], D, p1_pool=["Items/Air Vorpal Sword"])
+    game, a, b = arena(
+        ["Dracolem/Bronze Draco-Gunner", "Dwarves/Footman"], D, p1_pool=["Items/Air Vorpal Sword"]
+    )
     sword = game.state.area("p1", "pool")[-1].uid
     roll(game, "p1", "magic", faces={a[0]: ["3 Fabricate"]}, answers=[("Fabricate", "1")])
     assert where(game, [sword]) == ["frontier"]
@@ -251,16 +297,28 @@ def test_sneak_attack_buries_dragonkin_it_kills_l1891_1892():
 def test_regenerate_in_a_save_roll_may_return_units_instead_l1746_1750():
     game, a, b = arena(["Goblins/Troll"], D, p1_dua=["Goblins/Thug"])
     dead = [u.uid for u in game.state.area("p1", "dua")]
-    d = roll(game, "p1", "save", faces={a[0]: ["4 Regenerate"]}, against="melee",
-             answers=[("saves or return units", "return units"), ("Regenerate: return", dead)])
+    d = roll(
+        game,
+        "p1",
+        "save",
+        faces={a[0]: ["4 Regenerate"]},
+        against="melee",
+        answers=[("saves or return units", "return units"), ("Regenerate: return", dead)],
+    )
     assert d.result.total == 0 and where(game, dead) == ["frontier"]
 
 
 def test_wild_growth_in_a_save_roll_may_promote_instead_l2072_2080():
     game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak"])
     oak = game.state.area("p1", "dua")[0].uid
-    d = roll(game, "p1", "save", faces={a[0]: ["4 Wild Growth"]}, against="melee",
-             answers=[("split its", "Save:0,promote:4"), ("Wild Growth: promote", "p0")])
+    d = roll(
+        game,
+        "p1",
+        "save",
+        faces={a[0]: ["4 Wild Growth"]},
+        against="melee",
+        answers=[("split its", "Save:0,promote:4"), ("Wild Growth: promote", "p0")],
+    )
     assert d.result.total == 0 and where(game, [a[1], oak]) == ["dua", "frontier"]
 
 
@@ -271,6 +329,10 @@ def test_rise_from_the_ashes_when_buried_by_a_temple_l1772_1776():
         if uid != phoenix:
             game.state.location[uid] = "bua"
     terrain = game.state.terrains["frontier"]
-    drive(game, game._temple("p1", terrain), faces={phoenix: ["4 Rise from the Ashes"]},
-          answers=[("temple", "p2")])
+    drive(
+        game,
+        game._temple("p1", terrain),
+        faces={phoenix: ["4 Rise from the Ashes"]},
+        answers=[("temple", "p2")],
+    )
     assert where(game, [phoenix]) == ["reserve"]

@@ -10,15 +10,34 @@ from sai_arena import arena
 
 from companion.rules.game import random_answer
 
-MONSTERS_1 = ["Lava Elves/Beholder", "Goblins/Cannibal", "Coral Elves/Leviathan", "Undead/Minor Death",
-              "Dwarves/Behemoth", "Firewalkers/Phoenix"]
-MONSTERS_2 = ["Treefolk/Satyr", "Feral/Bear-folk", "Swamp Stalkers/Wave Rider", "Dwarves/Umber Hulk",
-              "Frostwings/Cryohydra", "Undead/Vampire", "Amazons/Nightmare"]
+MONSTERS_1 = [
+    "Lava Elves/Beholder",
+    "Goblins/Cannibal",
+    "Coral Elves/Leviathan",
+    "Undead/Minor Death",
+    "Dwarves/Behemoth",
+    "Firewalkers/Phoenix",
+]
+MONSTERS_2 = [
+    "Treefolk/Satyr",
+    "Feral/Bear-folk",
+    "Swamp Stalkers/Wave Rider",
+    "Dwarves/Umber Hulk",
+    "Frostwings/Cryohydra",
+    "Undead/Vampire",
+    "Amazons/Nightmare",
+]
 
 
 def _play(seed: int, steps: int = 500):
-    game, a, b = arena(MONSTERS_1, MONSTERS_2, terrain="Flatland City", face=5,
-                       p1_dua=["Goblins/Thug", "Undead/Zombie"], p2_dua=["Frostwings/Advocate", "Treefolk/Oak"])
+    game, a, b = arena(
+        MONSTERS_1,
+        MONSTERS_2,
+        terrain="Flatland City",
+        face=5,
+        p1_dua=["Goblins/Thug", "Undead/Zombie"],
+        p2_dua=["Frostwings/Advocate", "Treefolk/Oak"],
+    )
     rng = random.Random(seed)
     actions = []
     for _ in range(steps):
@@ -36,8 +55,14 @@ def test_random_play_with_sai_armies_keeps_the_state_whole_and_replays(seed):
     assert set(st.location) == set(st.units)
     for loc in st.location.values():
         assert loc in st.terrains or loc in ("reserve", "dua", "bua", "pool") or loc.startswith("unplaced")
-    replay, _, _ = arena(MONSTERS_1, MONSTERS_2, terrain="Flatland City", face=5,
-                         p1_dua=["Goblins/Thug", "Undead/Zombie"], p2_dua=["Frostwings/Advocate", "Treefolk/Oak"])
+    replay, _, _ = arena(
+        MONSTERS_1,
+        MONSTERS_2,
+        terrain="Flatland City",
+        face=5,
+        p1_dua=["Goblins/Thug", "Undead/Zombie"],
+        p2_dua=["Frostwings/Advocate", "Treefolk/Oak"],
+    )
     for action in actions:
         replay.apply(action)
     assert replay.log == game.log

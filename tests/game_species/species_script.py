@@ -42,10 +42,19 @@ class Script:
         for i, (test, answer) in enumerate(self.answers):
             if self._match(test, d):
                 self.answers.pop(i)
-                key = {"allocate": "units", "cast": "spells", "reinforce": "moves", "retreat": "units"}.get(d.kind)
+                key = {"allocate": "units", "cast": "spells", "reinforce": "moves", "retreat": "units"}.get(
+                    d.kind
+                )
                 if key:
-                    return {"type": {"allocate": "allocate", "cast": "cast", "reinforce": "reinforce",
-                                     "retreat": "retreat"}[d.kind], key: answer}
+                    return {
+                        "type": {
+                            "allocate": "allocate",
+                            "cast": "cast",
+                            "reinforce": "reinforce",
+                            "retreat": "retreat",
+                        }[d.kind],
+                        key: answer,
+                    }
                 return {"type": "choose", "choice": answer}
         if d.kind == "allocate":
             return {"type": "allocate", "units": d.choices[0]["value"]}
@@ -76,4 +85,8 @@ class Script:
         return "\n".join(self.game.log)
 
     def rolls(self, player: str, roll: str) -> list:
-        return [d for d in self.decisions if d.kind == "roll" and d.player == player and d.data.get("roll") == roll]
+        return [
+            d
+            for d in self.decisions
+            if d.kind == "roll" and d.player == player and d.data.get("roll") == roll
+        ]

@@ -58,9 +58,12 @@ def test_coastal_dodge_maneuver_counts_as_saves_at_water_l817_819():
 def test_defensive_volley_counter_attack_with_missile_at_an_air_terrain_l821_824():
     game, a, b = arena(["Dwarves/Crossbowman"], ["Coral Elves/Bowman", "Coral Elves/Bowman"])
     game.state.terrains["frontier"].face = 3
-    d = drive(game, game._missile("p1", "frontier"),
-              faces={a[0]: ["1 Missile"], b[0]: ["1 Melee", "2 Missile"], b[1]: ["1 Melee", "1 Missile"]},
-              answers=[("target", "p2@frontier"), ("counter_attack", "counter")])
+    d = drive(
+        game,
+        game._missile("p1", "frontier"),
+        faces={a[0]: ["1 Missile"], b[0]: ["1 Melee", "2 Missile"], b[1]: ["1 Melee", "1 Missile"]},
+        answers=[("target", "p2@frontier"), ("counter_attack", "counter")],
+    )
     assert "counter_attack" in d.topics()
     assert where(game, a) == ["dua"]
 
@@ -89,11 +92,16 @@ def test_resist_fear_dragonkin_up_to_eldarim_health_l838_840():
 
 
 def test_dragonkin_handlers_adds_a_small_matching_dragonkin_l842_850():
-    game, a, b = arena(["Eldarim/Morehl Follower (Air)", "Eldarim/Morehl Follower (Air)"], GOB,
-                       p1_pool=["Dragonkin/Dragonfoal (Air)"])
+    game, a, b = arena(
+        ["Eldarim/Morehl Follower (Air)", "Eldarim/Morehl Follower (Air)"],
+        GOB,
+        p1_pool=["Dragonkin/Dragonfoal (Air)"],
+    )
     foal = game.state.area("p1", "pool")[-1].uid
     game.notes["advanced_components"] = frozenset({"eldarim", "dragonkin"})
-    phase = game.extensions.phases[PHASE_SPECIES]  # the whole phase: this module's abilities and the Eldarim's
+    phase = game.extensions.phases[
+        PHASE_SPECIES
+    ]  # the whole phase: this module's abilities and the Eldarim's
     drive(game, phase(game, "p1"), answers=[("Dragonkin Handlers", f"join:{foal}:frontier")])
     assert where(game, [foal]) == ["frontier"]
 
@@ -138,16 +146,23 @@ def test_flaming_shields_saves_count_as_melee_at_fire_not_in_counter_attacks_l87
 
 
 def test_winters_fortitude_moves_a_frostwing_from_bua_to_dua_l881_884():
-    game, a, b = arena(["Frostwings/Hound Master"], GOB, terrain="Coastland Tower", p1_bua=["Frostwings/Advocate"])
+    game, a, b = arena(
+        ["Frostwings/Hound Master"], GOB, terrain="Coastland Tower", p1_bua=["Frostwings/Advocate"]
+    )
     buried = game.state.area("p1", "bua")[-1].uid
     drive(game, species_play.species_phase(game, "p1"), answers=[("Winter's Fortitude", buried)])
     assert where(game, [buried]) == ["dua"]
 
 
 def test_magic_negation_subtracts_frostwing_magic_capped_by_their_dua_l886_893():
-    game, a, b = arena(["Dwarves/Wizard"], ["Frostwings/Hound Master", "Lava Elves/Lurker in the Deep"],
-                       p2_dua=["Frostwings/Advocate", "Frostwings/Destroyer"])
-    d = roll(game, "p1", "magic", faces={a[0]: ["4 Magic"], b[0]: ["1 ID"]}, answers=[("Magic Negation", "negate")])
+    game, a, b = arena(
+        ["Dwarves/Wizard"],
+        ["Frostwings/Hound Master", "Lava Elves/Lurker in the Deep"],
+        p2_dua=["Frostwings/Advocate", "Frostwings/Destroyer"],
+    )
+    d = roll(
+        game, "p1", "magic", faces={a[0]: ["4 Magic"], b[0]: ["1 ID"]}, answers=[("Magic Negation", "negate")]
+    )
     assert d.result.total == 3  # 1 magic negated (the Hound Master's ID); the Lurker is not a Frostwing
 
 
@@ -183,11 +198,20 @@ def test_swamp_mastery_melee_counts_as_maneuver_at_earth_l903_905():
 
 
 def test_foul_stench_defender_picks_units_that_cannot_counter_attack_l907_914():
-    game, a, b = arena(["Goblins/Thug"], ["Dwarves/Footman", "Dwarves/Footman", "Dwarves/Footman"],
-                       p1_dua=["Goblins/Mugger", "Goblins/Mugger"])
-    d = drive(game, game._melee("p1", "frontier"), faces={a[0]: ["1 Melee"]} | {u: ["1 Save"] for u in b},
-              answers=[("Foul Stench", [b[0], b[1]]), ("counter_attack", "counter")])
-    counter_roll = [x for x in d.decisions if x.kind == "roll" and x.player == "p2" and x.data.get("roll") == "melee"]
+    game, a, b = arena(
+        ["Goblins/Thug"],
+        ["Dwarves/Footman", "Dwarves/Footman", "Dwarves/Footman"],
+        p1_dua=["Goblins/Mugger", "Goblins/Mugger"],
+    )
+    d = drive(
+        game,
+        game._melee("p1", "frontier"),
+        faces={a[0]: ["1 Melee"]} | {u: ["1 Save"] for u in b},
+        answers=[("Foul Stench", [b[0], b[1]]), ("counter_attack", "counter")],
+    )
+    counter_roll = [
+        x for x in d.decisions if x.kind == "roll" and x.player == "p2" and x.data.get("roll") == "melee"
+    ]
     assert [x["uid"] for x in counter_roll[0].dice] == [b[2]]
 
 
@@ -200,10 +224,22 @@ def test_volcanic_adaptation_maneuver_counts_as_saves_at_fire_l918_920():
 
 
 def test_cursed_bullets_some_missile_damage_only_spell_saves_reduce_l922_929():
-    game, a, b = arena(["Lava Elves/Fusilier", "Lava Elves/Fusilier"], ["Dwarves/Footman"] * 3,
-                       p1_dua=["Lava Elves/Scout", "Lava Elves/Scout"])
-    attack(game, "missile", faces={a[0]: ["2 Missile"], a[1]: ["1 Missile"], b[0]: ["1 Save"], b[1]: ["1 Save"],
-                                   b[2]: ["1 Save"]})
+    game, a, b = arena(
+        ["Lava Elves/Fusilier", "Lava Elves/Fusilier"],
+        ["Dwarves/Footman"] * 3,
+        p1_dua=["Lava Elves/Scout", "Lava Elves/Scout"],
+    )
+    attack(
+        game,
+        "missile",
+        faces={
+            a[0]: ["2 Missile"],
+            a[1]: ["1 Missile"],
+            b[0]: ["1 Save"],
+            b[1]: ["1 Save"],
+            b[2]: ["1 Save"],
+        },
+    )
     assert where(game, b).count("dua") == 2  # 3 missile, 3 saves: still 2 damage (2 cursed)
 
 
@@ -212,8 +248,11 @@ def test_cursed_bullets_needs_the_same_terrain_l922_924():
     st = game.state
     for u in b:
         st.location[u] = "home-p1"
-    drive(game, game.attack(st.army("p1", "frontier"), st.army("p2", "home-p1"), "missile", False),
-          faces={a[0]: ["2 Missile"], b[0]: ["1 Save"], b[1]: ["1 Save"]})
+    drive(
+        game,
+        game.attack(st.army("p1", "frontier"), st.army("p2", "home-p1"), "missile", False),
+        faces={a[0]: ["2 Missile"], b[0]: ["1 Save"], b[1]: ["1 Save"]},
+    )
     assert where(game, b) == ["home-p1", "home-p1"]
 
 
@@ -221,15 +260,23 @@ def test_cursed_bullets_needs_the_same_terrain_l922_924():
 
 
 def test_scorching_touch_not_against_a_counter_attack_l937_938():
-    game, a, b = arena(["Dwarves/Footman", "Dwarves/Footman"], ["Scalders/Singeman", "Scalders/Singeman"],
-                       terrain="Feyland City")
-    attack(game, faces={a[0]: ["2 Melee"], a[1]: ["2 Melee"], b[0]: ["1 Save"], b[1]: ["1 Save"]}, counter=True)
+    game, a, b = arena(
+        ["Dwarves/Footman", "Dwarves/Footman"],
+        ["Scalders/Singeman", "Scalders/Singeman"],
+        terrain="Feyland City",
+    )
+    attack(
+        game, faces={a[0]: ["2 Melee"], a[1]: ["2 Melee"], b[0]: ["1 Save"], b[1]: ["1 Save"]}, counter=True
+    )
     assert where(game, a) == ["frontier", "frontier"]
 
 
 def test_scorching_touch_each_save_deals_one_damage_back_at_fire_l933_938():
-    game, a, b = arena(["Dwarves/Footman", "Dwarves/Footman"], ["Scalders/Singeman", "Scalders/Singeman"],
-                       terrain="Feyland City")
+    game, a, b = arena(
+        ["Dwarves/Footman", "Dwarves/Footman"],
+        ["Scalders/Singeman", "Scalders/Singeman"],
+        terrain="Feyland City",
+    )
     attack(game, faces={a[0]: ["2 Melee"], a[1]: ["2 Melee"], b[0]: ["1 Save"], b[1]: ["1 Save"]})
     assert where(game, a) == ["dua", "dua"]
 
@@ -249,14 +296,22 @@ def test_born_of_the_swamp_maneuver_counts_as_saves_at_water_l945_947():
 
 
 def test_mutate_reserve_units_save_or_die_then_recruit_l949_966():
-    game, a, b = arena(["Swamp Stalkers/Warmonger"], GOB, p1_dua=["Swamp Stalkers/Striker"],
-                       p2_reserve=["Dwarves/Footman"])
+    game, a, b = arena(
+        ["Swamp Stalkers/Warmonger"], GOB, p1_dua=["Swamp Stalkers/Striker"], p2_reserve=["Dwarves/Footman"]
+    )
     st = game.state
     striker = st.area("p1", "dua")[0].uid
     victim = [u.uid for u in st.area("p2", "reserve") if u.name == "Dwarves/Footman"][0]
-    drive(game, species_play.species_phase(game, "p1"),
-          faces={victim: ["1 Melee"]}, answers=[("Mutate?", "p2"), ("species_ability", [victim]),
-                                                ("Mutate: recruit", f"frontier|recruit:{striker}")])
+    drive(
+        game,
+        species_play.species_phase(game, "p1"),
+        faces={victim: ["1 Melee"]},
+        answers=[
+            ("Mutate?", "p2"),
+            ("species_ability", [victim]),
+            ("Mutate: recruit", f"frontier|recruit:{striker}"),
+        ],
+    )
     assert where(game, [victim, striker]) == ["dua", "frontier"]
 
 
@@ -265,13 +320,21 @@ def test_mutate_reserve_units_save_or_die_then_recruit_l949_966():
 
 def test_rapid_growth_treefolk_reroll_a_counter_maneuver_at_earth_l968_973():
     game, a, b = arena(GOB, ["Treefolk/Willowing", "Treefolk/Oakling"], terrain="Swampland Temple")
-    d = roll(game, "p2", "maneuver", faces={b[0]: ["1 Save", "1 Maneuver"], b[1]: ["1 Melee"]},
-             answers=[("Rapid Growth", [b[0]])], counter_maneuver=True)
+    d = roll(
+        game,
+        "p2",
+        "maneuver",
+        faces={b[0]: ["1 Save", "1 Maneuver"], b[1]: ["1 Melee"]},
+        answers=[("Rapid Growth", [b[0]])],
+        counter_maneuver=True,
+    )
     assert d.result.total == 1 and "sai_roll" in d.topics()
 
 
 def test_replanting_killed_treefolk_rolling_id_go_to_reserves_at_water_l975_978():
-    game, a, b = arena(["Dwarves/Warlord"], ["Treefolk/Oakling", "Treefolk/Willowing"], terrain="Coastland Tower")
+    game, a, b = arena(
+        ["Dwarves/Warlord"], ["Treefolk/Oakling", "Treefolk/Willowing"], terrain="Coastland Tower"
+    )
     attack(game, faces={a[0]: ["4 Smite"], b[0]: ["1 ID"], b[1]: ["2 Melee"]})
     assert where(game, b) == ["reserve", "dua"]
 

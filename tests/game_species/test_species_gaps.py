@@ -10,14 +10,24 @@ def test_amazons_kukri_charge_counts_maneuver_as_melee_after_burying_a_minor_ter
     """V4.01c L792-796: instead of the maneuver step the marching army buries a minor terrain it
     controls; its Amazons may then count maneuver results as melee results in a melee action this
     turn.  War Chief 4 melee + two Runners' 2 maneuvers each: 8 melee."""
-    game, a, b = arena(["Amazons/War Chief", "Amazons/Runner", "Amazons/Runner"], ["Dwarves/Footman"] * 6,
-                       terrain="Flatland City", face=5)
+    game, a, b = arena(
+        ["Amazons/War Chief", "Amazons/Runner", "Amazons/Runner"],
+        ["Dwarves/Footman"] * 6,
+        terrain="Flatland City",
+        face=5,
+    )
     put(game, "p1", "frontier", ["Terrains/Flatland Knoll"])
     game.notes["advanced_components"] = frozenset({"minor_terrains"})
-    s = Script(game, {a[0]: ["4 Melee"], a[1]: ["2 Maneuver"], a[2]: ["2 Maneuver"]},
-               [("p1:march", "p1@frontier"),
-                (lambda d: d.player == "p1" and any(c["value"] == "bury" for c in d.choices), "bury"),
-                ("p1:action", "melee"), ("p1:target", "p2@frontier")])
+    s = Script(
+        game,
+        {a[0]: ["4 Melee"], a[1]: ["2 Maneuver"], a[2]: ["2 Maneuver"]},
+        [
+            ("p1:march", "p1@frontier"),
+            (lambda d: d.player == "p1" and any(c["value"] == "bury" for c in d.choices), "bury"),
+            ("p1:action", "melee"),
+            ("p1:target", "p2@frontier"),
+        ],
+    )
     s.play(until_turn=1)
     log = s.log()
     assert "Alice's army at Flatland City rolled 8 melee" in log
@@ -25,11 +35,18 @@ def test_amazons_kukri_charge_counts_maneuver_as_melee_after_burying_a_minor_ter
 
 def test_without_burying_the_maneuvers_are_not_melee():
     """The same roll when Alice maneuvers (or skips) instead: Kukri Charge is not active, 4 melee."""
-    game, a, b = arena(["Amazons/War Chief", "Amazons/Runner", "Amazons/Runner"], ["Dwarves/Footman"] * 6,
-                       terrain="Flatland City", face=5)
+    game, a, b = arena(
+        ["Amazons/War Chief", "Amazons/Runner", "Amazons/Runner"],
+        ["Dwarves/Footman"] * 6,
+        terrain="Flatland City",
+        face=5,
+    )
     put(game, "p1", "frontier", ["Terrains/Flatland Knoll"])
     game.notes["advanced_components"] = frozenset({"minor_terrains"})
-    s = Script(game, {a[0]: ["4 Melee"], a[1]: ["2 Maneuver"], a[2]: ["2 Maneuver"]},
-               [("p1:march", "p1@frontier"), ("p1:action", "melee"), ("p1:target", "p2@frontier")])
+    s = Script(
+        game,
+        {a[0]: ["4 Melee"], a[1]: ["2 Maneuver"], a[2]: ["2 Maneuver"]},
+        [("p1:march", "p1@frontier"), ("p1:action", "melee"), ("p1:target", "p2@frontier")],
+    )
     s.play(until_turn=1)
     assert "Alice's army at Flatland City rolled 4 melee" in s.log()

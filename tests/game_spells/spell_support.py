@@ -10,8 +10,26 @@ from companion.rules.game import Game
 
 RULEBOOK = "V4.01c"
 
-__all__ = ["add_die", "answer", "cast_spells", "clear_army", "effect", "faces_for", "id_face", "new_game", "passive_policy",
-           "drive", "max_faces", "no_id_until", "roll_total", "run_until", "until_topic", "units_at", "zero_face", "zero_faces"]
+__all__ = [
+    "add_die",
+    "answer",
+    "cast_spells",
+    "clear_army",
+    "effect",
+    "faces_for",
+    "id_face",
+    "new_game",
+    "passive_policy",
+    "drive",
+    "max_faces",
+    "no_id_until",
+    "roll_total",
+    "run_until",
+    "until_topic",
+    "units_at",
+    "zero_face",
+    "zero_faces",
+]
 
 
 def new_game(species=("Undead", "Treefolk"), force: int = 24) -> Game:
@@ -54,8 +72,9 @@ def answer(game: Game, value) -> dict:
     raise AssertionError(f"cannot answer {d.kind}")
 
 
-def cast_spells(game: Game, spells: list[dict], location: str = "home-p1", faces: list[str] | None = None,
-                pid: str = "p1") -> dict:
+def cast_spells(
+    game: Game, spells: list[dict], location: str = "home-p1", faces: list[str] | None = None, pid: str = "p1"
+) -> dict:
     """From Alice's pending first march: march with her army at `location`, skip the maneuver, take
     the magic action (the terrain is set to a magic face), roll `faces` (default: most magic) and
     announce `spells`.  Returns the accepted cast action."""
@@ -63,7 +82,9 @@ def cast_spells(game: Game, spells: list[dict], location: str = "home-p1", faces
     if game.pending.topic == "cast":  # a refused announcement leaves the same decision pending
         return in_announced_order(game, game.apply({"type": "cast", "spells": spells}))
     if location in st.terrains:
-        st.terrains[location].face = next(i for i in range(1, 8) if st.terrains[location].kind.action_at(i) == "magic")
+        st.terrains[location].face = next(
+            i for i in range(1, 8) if st.terrains[location].kind.action_at(i) == "magic"
+        )
     d = game.pending
     assert d.topic == "march", d.prompt
     game.apply({"type": "choose", "choice": f"{pid}@{location}"})
@@ -89,8 +110,14 @@ def in_announced_order(game: Game, out: dict) -> dict:
     return out
 
 
-def roll_total(game: Game, army_id: str, roll: str, faces: list[str], against: str | None = None,
-               counter_attack: bool = False) -> int:
+def roll_total(
+    game: Game,
+    army_id: str,
+    roll: str,
+    faces: list[str],
+    against: str | None = None,
+    counter_attack: bool = False,
+) -> int:
     """The total an army roll with these faces would give now, spells in force included."""
     from companion.rules.game.rolling import ArmyRoll, resolve_army_roll
 
@@ -99,10 +126,18 @@ def roll_total(game: Game, army_id: str, roll: str, faces: list[str], against: s
     army = st.army(owner, loc)
     dice = [d for d in army.dice if d.is_unit]
     terrain = st.terrains.get(loc)
-    request = ArmyRoll(roll=roll, dice=tuple((d, (f,)) for d, f in zip(dice, faces, strict=True)),
-                       terrain=terrain.kind if terrain else None, face=terrain.face if terrain else 1,
-                       in_reserve=loc == "reserve", against=against, marching=owner == st.marching,
-                       effects=game.effects_on(army), force_points=st.force_size, counter_attack=counter_attack)
+    request = ArmyRoll(
+        roll=roll,
+        dice=tuple((d, (f,)) for d, f in zip(dice, faces, strict=True)),
+        terrain=terrain.kind if terrain else None,
+        face=terrain.face if terrain else 1,
+        in_reserve=loc == "reserve",
+        against=against,
+        marching=owner == st.marching,
+        effects=game.effects_on(army),
+        force_points=st.force_size,
+        counter_attack=counter_attack,
+    )
     return resolve_army_roll(request).total
 
 
@@ -165,9 +200,11 @@ def max_faces(game: Game, army_id: str, roll: str) -> list[str]:
     want = roll.capitalize()
     out = []
     for d in game.state.army(owner, loc).units:
+
         def score(text: str) -> int:
             n, _, icon = text.partition(" ")
             return int(n) if icon in (want, "ID") else -1
+
         out.append(max(d.spec.faces, key=score))
     return out
 

@@ -25,8 +25,13 @@ from companion.rules.game import IllegalSpell
 def test_all_spells_announced_before_any_resolves():
     """V4.01c L470-478: every spell and target is announced, then they are cast one at a time."""
     g = new_game(species=("Undead", "Dwarves"))
-    out = cast_spells(g, [{"spell": "Palsy", "target": "p2@home-p1"},
-                          {"spell": "Finger of Death", "target": units_at(g, "p2", "frontier")[0]}])
+    out = cast_spells(
+        g,
+        [
+            {"spell": "Palsy", "target": "p2@home-p1"},
+            {"spell": "Finger of Death", "target": units_at(g, "p2", "frontier")[0]},
+        ],
+    )
     casts = [i for i, line in enumerate(out["log"]) if " casts " in line]
     killed = [i for i, line in enumerate(out["log"]) if line.startswith("Killed")]
     assert casts == [0, 1] and killed and killed[0] > 1
@@ -81,8 +86,13 @@ def test_lost_target_is_not_replaced():
     g = new_game(species=("Goblins", "Dwarves"))
     clear_army(g, "p2", "frontier", keep=3)
     three = units_at(g, "p2", "frontier")
-    cast_spells(g, [{"spell": "Scent of Fear", "target": "frontier", "units": three},
-                    {"spell": "Palsy", "target": "p2@frontier"}])
+    cast_spells(
+        g,
+        [
+            {"spell": "Scent of Fear", "target": "frontier", "units": three},
+            {"spell": "Palsy", "target": "p2@frontier"},
+        ],
+    )
     assert all(g.state.location[u] == RESERVE for u in three)
     assert effect(g, "Palsy") is None
     assert g.state.spells_announced[-1]["lost"] is True
@@ -146,7 +156,9 @@ def test_v4_22_palsy_two_and_one():
     a, b = "p2@home-p1", "p2@frontier"
     fa, fb = max_faces(g, a, "melee"), max_faces(g, b, "melee")
     ba, bb = roll_total(g, a, "melee", fa), roll_total(g, b, "melee", fb)
-    cast_spells(g, [{"spell": "Palsy", "target": a}, {"spell": "Palsy", "target": a}, {"spell": "Palsy", "target": b}])
+    cast_spells(
+        g, [{"spell": "Palsy", "target": a}, {"spell": "Palsy", "target": a}, {"spell": "Palsy", "target": b}]
+    )
     assert roll_total(g, a, "melee", fa) == ba - 2
     assert roll_total(g, b, "melee", fb) == bb - 1
 
@@ -156,7 +168,8 @@ def test_v4_22_cost_of_three_palsies():
     g = new_game(species=("Undead", "Dwarves"))
     dice = g.state.army("p1", "home-p1").units
     faces = [next(f for f in u.spec.faces if f.endswith(" ID")) for u in dice[:5]] + zero_faces(
-        g, "p1@home-p1", "magic")[5:]
+        g, "p1@home-p1", "magic"
+    )[5:]
     three = [{"spell": "Palsy", "target": "p2@home-p1"}] * 3
     with pytest.raises(IllegalSpell, match="cost 6 magic but the army rolled only 5"):
         cast_spells(g, three, faces=faces)
@@ -167,9 +180,14 @@ def test_v4_22_cost_of_three_palsies():
 def test_v4_20_one_army_pays_fire_and_water_spells():
     """V4-20 (V4.01c L450-453): Scalders' magic may be split between fire and water as the spells need."""
     g = new_game(species=("Scalders", "Undead"))
-    cast_spells(g, [{"spell": "Watery Double", "target": "p1@frontier"},
-                    {"spell": "Fiery Weapon", "target": "p1@frontier"},
-                    {"spell": "Ash Storm", "target": "home-p2"}])
+    cast_spells(
+        g,
+        [
+            {"spell": "Watery Double", "target": "p1@frontier"},
+            {"spell": "Fiery Weapon", "target": "p1@frontier"},
+            {"spell": "Ash Storm", "target": "home-p2"},
+        ],
+    )
     assert {e.name for e in g.state.effects} >= {"Watery Double", "Fiery Weapon", "Ash Storm"}
 
 
@@ -198,7 +216,9 @@ def test_cantrip_in_a_melee_roll_pays_only_cantrip_spells():
     g = new_game(species=("Undead", "Dwarves"))
     lich = add_die(g, "p1", "Undead/Lich", "home-p1")
     st = g.state
-    st.terrains["home-p1"].face = next(i for i in range(1, 8) if st.terrains["home-p1"].kind.action_at(i) == "melee")
+    st.terrains["home-p1"].face = next(
+        i for i in range(1, 8) if st.terrains["home-p1"].kind.action_at(i) == "melee"
+    )
     g.apply({"type": "choose", "choice": "p1@home-p1"})
     g.apply({"type": "choose", "choice": "skip"})
     g.apply({"type": "choose", "choice": "melee"})
@@ -257,7 +277,9 @@ def test_cantrip_in_the_defenders_save_roll():
     g = new_game(species=("Dwarves", "Undead"))
     lich = add_die(g, "p2", "Undead/Lich", "home-p1")
     st = g.state
-    st.terrains["home-p1"].face = next(i for i in range(1, 8) if st.terrains["home-p1"].kind.action_at(i) == "melee")
+    st.terrains["home-p1"].face = next(
+        i for i in range(1, 8) if st.terrains["home-p1"].kind.action_at(i) == "melee"
+    )
     g.apply({"type": "choose", "choice": "p1@home-p1"})
     g.apply({"type": "choose", "choice": "skip"})
     g.apply({"type": "choose", "choice": "melee"})
@@ -280,7 +302,9 @@ def test_dispel_magic_answers_cantrip_spells_too():
     lich = add_die(g, "p1", "Undead/Lich", "home-p1")
     add_die(g, "p2", "Dwarves/Gargoyle", "home-p1")
     st = g.state
-    st.terrains["home-p1"].face = next(i for i in range(1, 8) if st.terrains["home-p1"].kind.action_at(i) == "melee")
+    st.terrains["home-p1"].face = next(
+        i for i in range(1, 8) if st.terrains["home-p1"].kind.action_at(i) == "melee"
+    )
     g.apply({"type": "choose", "choice": "p1@home-p1"})
     g.apply({"type": "choose", "choice": "skip"})
     g.apply({"type": "choose", "choice": "melee"})

@@ -11,7 +11,9 @@ from companion.rules.core.state import RESERVE
 def _announce(g, spells):
     """Alice's magic action at the Frontier announces `spells`; the answers stop at the first question."""
     st = g.state
-    st.terrains["frontier"].face = next(i for i in range(1, 8) if st.terrains["frontier"].kind.action_at(i) == "magic")
+    st.terrains["frontier"].face = next(
+        i for i in range(1, 8) if st.terrains["frontier"].kind.action_at(i) == "magic"
+    )
     g.apply({"type": "choose", "choice": "p1@frontier"})
     g.apply({"type": "choose", "choice": "skip"})
     if g.pending.topic == "action":
@@ -29,11 +31,19 @@ def test_caster_picks_which_announced_spell_resolves_next():
         g = new_game(species=("Goblins", "Dwarves"))
         clear_army(g, "p2", "frontier", keep=3)
         three = units_at(g, "p2", "frontier")
-        _announce(g, [{"spell": "Scent of Fear", "target": "frontier", "units": three},
-                      {"spell": "Palsy", "target": "p2@frontier"}])
+        _announce(
+            g,
+            [
+                {"spell": "Scent of Fear", "target": "frontier", "units": three},
+                {"spell": "Palsy", "target": "p2@frontier"},
+            ],
+        )
         d = g.pending
         assert d.topic == "spell_order" and d.player == "p1" and d.kind == "choice"
-        assert [c["label"].split(" on ")[0] for c in d.choices] == ["Scent of Fear", "Palsy"]  # announced order
+        assert [c["label"].split(" on ")[0] for c in d.choices] == [
+            "Scent of Fear",
+            "Palsy",
+        ]  # announced order
         pick = next(c["value"] for c in d.choices if c["label"].startswith(first))
         g.apply({"type": "choose", "choice": pick})
         assert all(g.state.location[u] == RESERVE for u in three)
@@ -54,7 +64,9 @@ def test_no_order_question_for_lasting_effects_only():
 def test_identical_spells_are_not_ordered():
     """Two identical announcements (same spell, same target) have no order to pick."""
     g = new_game(species=("Coral Elves", "Dwarves"))
-    out = _announce(g, [{"spell": "Hailstorm", "target": "p2@frontier"}, {"spell": "Hailstorm", "target": "p2@frontier"}])
+    out = _announce(
+        g, [{"spell": "Hailstorm", "target": "p2@frontier"}, {"spell": "Hailstorm", "target": "p2@frontier"}]
+    )
     assert g.pending.topic != "spell_order", out["log"]
     assert g.pending.data.get("roll") == "save"  # straight to the first Hailstorm's save roll
 
@@ -88,7 +100,9 @@ def test_swamp_fever_burial_lets_rise_from_the_ashes_roll():
     g = new_game(species=("Swamp Stalkers", "Firewalkers"))
     phoenix = add_die(g, "p2", "Firewalkers/Phoenix", "home-p1")
     small = [add_die(g, "p2", "Firewalkers/Guardian", "home-p1") for _ in range(2)]
-    cast_spells(g, [{"spell": "Swamp Fever", "target": "p2@home-p1", "units": [phoenix, *small], "castings": 2}])
+    cast_spells(
+        g, [{"spell": "Swamp Fever", "target": "p2@home-p1", "units": [phoenix, *small], "castings": 2}]
+    )
     g.apply({"type": "roll", "faces": [id_face(g, phoenix)] + [zero_face(g, u) for u in small]})  # killed
     d = g.pending
     assert d.topic == "sai_roll" and "killed" in d.prompt
@@ -110,7 +124,13 @@ def test_soiled_ground_burial_lets_rise_from_the_ashes_roll():
     g = new_game(species=("Undead", "Firewalkers"))
     cast_spells(g, [{"spell": "Soiled Ground", "target": "home-p1"}])
     phoenix = add_die(g, "p2", "Firewalkers/Phoenix", "home-p1")
-    drive(g, kill_flow(g, [phoenix]), [{"type": "roll", "faces": ["4 Seize"]},  # Rise when killed: no
-                                       {"type": "roll", "faces": ["4 Seize"]},  # Soiled Ground save: none
-                                       {"type": "roll", "faces": [RISE]}])  # Rise when buried: yes
+    drive(
+        g,
+        kill_flow(g, [phoenix]),
+        [
+            {"type": "roll", "faces": ["4 Seize"]},  # Rise when killed: no
+            {"type": "roll", "faces": ["4 Seize"]},  # Soiled Ground save: none
+            {"type": "roll", "faces": [RISE]},
+        ],
+    )  # Rise when buried: yes
     assert g.state.location[phoenix] == RESERVE

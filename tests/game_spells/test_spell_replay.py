@@ -27,7 +27,9 @@ def test_replaying_a_turn_of_spells_gives_the_same_state():
     g.state.terrains["home-p1"].face = 1  # a magic face (the helper would set it)
     actions = _recording(g)
     target = units_at(g, "p2", "home-p1")[0]
-    cast_spells(g, [{"spell": "Hailstorm", "target": "p2@home-p1"}, {"spell": "Lightning Strike", "target": target}])
+    cast_spells(
+        g, [{"spell": "Hailstorm", "target": "p2@home-p1"}, {"spell": "Lightning Strike", "target": target}]
+    )
     d = g.pending
     g.apply({"type": "roll", "faces": faces_for(d, "save", "zero")})
     run_until(g, lambda d: g.state.marching == "p1" and g.state.turn == 3)

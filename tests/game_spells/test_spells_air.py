@@ -141,5 +141,6 @@ def test_lightning_strike_once_per_unit_per_magic_action():
     g = new_game(species=("Coral Elves", "Dwarves"))
     uid = units_at(g, "p2", "home-p1")[0]
     with pytest.raises(IllegalSpell, match="more than one Lightning Strike"):
-        cast_spells(g, [{"spell": "Lightning Strike", "target": uid}, {"spell": "Lightning Strike", "target": uid}])
-
+        cast_spells(
+            g, [{"spell": "Lightning Strike", "target": uid}, {"spell": "Lightning Strike", "target": uid}]
+        )

@@ -77,7 +77,9 @@ def test_swamp_fever_kills_on_id_and_buries_on_a_second_id():
     g = new_game(species=("Swamp Stalkers", "Dwarves"))
     targets = units_at(g, "p2", "home-p1")[:3]
     cast_spells(g, [{"spell": "Swamp Fever", "target": "p2@home-p1", "units": targets}])
-    g.apply({"type": "roll", "faces": [id_face(g, targets[0]), id_face(g, targets[1]), zero_face(g, targets[2])]})
+    g.apply(
+        {"type": "roll", "faces": [id_face(g, targets[0]), id_face(g, targets[1]), zero_face(g, targets[2])]}
+    )
     d = g.pending
     assert [x["uid"] for x in d.dice] == targets[:2]
     g.apply({"type": "roll", "faces": [id_face(g, targets[0]), zero_face(g, targets[1])]})
@@ -150,7 +152,9 @@ def test_open_grave_in_a_melee_attack():
     cast_spells(g, [{"spell": "Open Grave", "target": "p1@frontier"}])
     until_topic(g, "march")
     st = g.state
-    st.terrains["frontier"].face = next(i for i in range(1, 8) if st.terrains["frontier"].kind.action_at(i) == "melee")
+    st.terrains["frontier"].face = next(
+        i for i in range(1, 8) if st.terrains["frontier"].kind.action_at(i) == "melee"
+    )
     g.apply({"type": "choose", "choice": "p1@frontier"})
     g.apply({"type": "choose", "choice": "skip"})
     g.apply({"type": "choose", "choice": "melee"})

@@ -72,8 +72,10 @@ def test_berserker_rage_on_an_army_with_feral_units():
     with pytest.raises(IllegalSpell, match="Feral"):
         cast_spells(g, [{"spell": "Berserker Rage", "target": "p2@home-p1"}])
     army = "p1@frontier"
-    saves = [next((f for f in u.spec.faces if f.endswith(" Save")), zero_face(g, u.uid, "melee"))
-             for u in g.state.army("p1", "frontier").units]
+    saves = [
+        next((f for f in u.spec.faces if f.endswith(" Save")), zero_face(g, u.uid, "melee"))
+        for u in g.state.army("p1", "frontier").units
+    ]
     before = roll_total(g, army, "melee", saves, counter_attack=True)
     cast_spells(g, [{"spell": "Berserker Rage", "target": army}])
     assert effect(g, "Berserker Rage").target == army

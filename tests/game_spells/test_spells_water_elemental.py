@@ -76,7 +76,9 @@ def test_flash_flood_one_step_per_turn():
     """V4.01c L2355-2357: never more than one step in a player's turn from Flash Flood."""
     g = new_game(species=("Coral Elves", "Undead"))
     before = g.state.terrains["frontier"].face
-    cast_spells(g, [{"spell": "Flash Flood", "target": "frontier"}, {"spell": "Flash Flood", "target": "frontier"}])
+    cast_spells(
+        g, [{"spell": "Flash Flood", "target": "frontier"}, {"spell": "Flash Flood", "target": "frontier"}]
+    )
     for _ in range(2):
         d = g.pending
         if d.kind == "roll" and d.data.get("roll") == "maneuver":
@@ -159,9 +161,21 @@ def test_resurrect_dead_combined_castings_raise_a_bigger_unit():
     g = new_game(species=("Undead", "Dwarves"))
     wight = add_die(g, "p1", "Undead/Wight", DUA)
     with pytest.raises(IllegalSpell, match="more than"):
-        cast_spells(g, [{"spell": "Resurrect Dead", "units": [wight], "target": "dua:p1", "element": "Death"}])
-    cast_spells(g, [{"spell": "Resurrect Dead", "units": [wight], "target": "dua:p1", "element": "Death",
-                     "castings": 2}])
+        cast_spells(
+            g, [{"spell": "Resurrect Dead", "units": [wight], "target": "dua:p1", "element": "Death"}]
+        )
+    cast_spells(
+        g,
+        [
+            {
+                "spell": "Resurrect Dead",
+                "units": [wight],
+                "target": "dua:p1",
+                "element": "Death",
+                "castings": 2,
+            }
+        ],
+    )
     assert g.state.location[wight] == "home-p1"
 
 
@@ -179,7 +193,9 @@ def test_rally_moves_amazons_to_a_terrain_with_amazons():
     g = new_game(species=("Amazons", "Undead"))
     movers = units_at(g, "p1", "home-p1")[:3]
     # Amazons' magic takes the elements of their terrain (Terrain Harmony): Highland is fire and earth.
-    cast_spells(g, [{"spell": "Rally", "units": movers, "target": "home-p1", "to": "frontier", "element": "Fire"}])
+    cast_spells(
+        g, [{"spell": "Rally", "units": movers, "target": "home-p1", "to": "frontier", "element": "Fire"}]
+    )
     assert all(g.state.location[u] == "frontier" for u in movers)
 
 

@@ -11,8 +11,10 @@ import time
 from companion.rules.game.flow import random_answer
 from companion.session import GameSession
 
-SETUP = {"force_size": 24, "players": [{"name": "Alice", "species": "Dwarves"},
-                                       {"name": "Bob", "species": "Goblins"}]}
+SETUP = {
+    "force_size": 24,
+    "players": [{"name": "Alice", "species": "Dwarves"}, {"name": "Bob", "species": "Goblins"}],
+}
 FIELDS = ("seq", "type", "player", "action", "log", "undone", "at", "by")
 HOST = "h" * 32
 
@@ -170,8 +172,14 @@ class Proxy:
         self.sock.close()
 
 
-def call(url: str, path: str, token: str | None = None, body=None, method: str | None = None,
-         form: dict | None = None):
+def call(
+    url: str,
+    path: str,
+    token: str | None = None,
+    body=None,
+    method: str | None = None,
+    form: dict | None = None,
+):
     """(status, JSON or text) of one request to the league server."""
     import json
     import urllib.error

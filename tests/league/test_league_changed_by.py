@@ -32,27 +32,47 @@ def league(pg_dsn):
 
 def test_a_paired_tablets_undo_shows_its_name_in_the_judges_view(league, tmp_path):
     url, tok, dsn, _ = league
-    app = create_app({"DB_PATH": str(tmp_path / "table7.sqlite"), "HOST_TOKEN": HOST, "START_SOURCES": False,
-                      "LEAGUE_URL": url, "LEAGUE_TABLE": "7", "LEAGUE_TOKEN": tok["t7"]})
+    app = create_app(
+        {
+            "DB_PATH": str(tmp_path / "table7.sqlite"),
+            "HOST_TOKEN": HOST,
+            "START_SOURCES": False,
+            "LEAGUE_URL": url,
+            "LEAGUE_TABLE": "7",
+            "LEAGUE_TOKEN": tok["t7"],
+        }
+    )
     box = app.extensions["league_outbox"]
     c = app.test_client()
     host = {"X-Companion-Token": HOST}
     try:
-        assert c.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, "force_size": 24},
-                      headers=host).status_code == 201
+        assert (
+            c.post(
+                "/api/games", json={"players": ["Ann", "Bob"], "quick": True, "force_size": 24}, headers=host
+            ).status_code
+            == 201
+        )
         code = c.get("/api/pairing", headers=host).json["code"]
-        tablet = {"X-Companion-Token": c.post("/api/pair", json={"code": code, "name": "kitchen tablet"}).json["token"]}
+        tablet = {
+            "X-Companion-Token": c.post("/api/pair", json={"code": code, "name": "kitchen tablet"}).json[
+                "token"
+            ]
+        }
         # the host rolls (typed faces), the tablet answers the next decision, then takes it back
         pending = c.get("/api/state").json["pending"]
         assert pending["kind"] == "roll"
-        r = c.post("/api/rolls", json={"faces": {d["uid"]: d["faces"][0] for d in pending["dice"]}}, headers=host)
+        r = c.post(
+            "/api/rolls", json={"faces": {d["uid"]: d["faces"][0] for d in pending["dice"]}}, headers=host
+        )
         assert r.status_code == 200, r.json
         r = c.post("/api/decisions", json={"action": {"type": "roll_for_me", "seed": 3}}, headers=tablet)
         assert r.status_code == 200, r.json
         tablet_seq = r.json["seq"]
         assert c.post("/api/undo", json={}, headers=tablet).status_code == 200
         game_id = c.get("/api/state").json["game_id"]
-        assert wait_for(lambda: c.get("/api/state").json["league"]["waiting"] == 0), c.get("/api/state").json["league"]
+        assert wait_for(lambda: c.get("/api/state").json["league"]["waiting"] == 0), c.get("/api/state").json[
+            "league"
+        ]
     finally:
         box.stop()
     events = league_log(dsn, game_id)
@@ -64,14 +84,18 @@ def test_a_paired_tablets_undo_shows_its_name_in_the_judges_view(league, tmp_pat
     status, game = call(url, f"/league/api/games/{game_id}", tok["judge"])
     assert status == 200
     [undo] = game["undo_trail"]
-    assert undo["by"] == {"role": "tablet", "name": "kitchen tablet"} and undo["undid"][0]["seq"] == tablet_seq
+    assert (
+        undo["by"] == {"role": "tablet", "name": "kitchen tablet"} and undo["undid"][0]["seq"] == tablet_seq
+    )
     assert undo["who"] == "tablet 'kitchen tablet'"
     assert next(e for e in game["events"] if e["seq"] == 2)["who"] == "host (typed)"
     status, page = call(url, f"/league/judge/{game_id}?token={tok['judge']}")
     assert status == 200
     trail = page.split("Undo trail", 1)[1].split("Every event", 1)[0]
-    assert f"event {tablet_seq + 1} at {undo['at']}, by <span class=\"who\">tablet &#39;kitchen tablet&#39;</span>" \
+    assert (
+        f'event {tablet_seq + 1} at {undo["at"]}, by <span class="who">tablet &#39;kitchen tablet&#39;</span>'
         in trail
+    )
 
 
 def test_who_is_part_of_the_event_a_resent_event_must_match(league, tmp_path):
@@ -125,10 +149,24 @@ def test_a_log_written_before_who_was_recorded_replays_and_pushes(league, tmp_pa
         CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, player TEXT,
             action TEXT NOT NULL, log TEXT NOT NULL DEFAULT '[]', undone INTEGER NOT NULL DEFAULT 0,
             at TEXT NOT NULL);""")
-    db.execute("INSERT INTO meta VALUES ('format', 'dragon-dice-companion/game-log/1'), ('game_id', 'oldgame')")
-    db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)",
-                   [(e["seq"], e["type"], e["player"], json.dumps(e["action"]), json.dumps(e["log"]),
-                     int(e["undone"]), e["at"]) for e in events])
+    db.execute(
+        "INSERT INTO meta VALUES ('format', 'dragon-dice-companion/game-log/1'), ('game_id', 'oldgame')"
+    )
+    db.executemany(
+        "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                e["seq"],
+                e["type"],
+                e["player"],
+                json.dumps(e["action"]),
+                json.dumps(e["log"]),
+                int(e["undone"]),
+                e["at"],
+            )
+            for e in events
+        ],
+    )
     db.commit()
     db.close()
     # the outbox reads it read-only (not migrated) and the league stores it with nobody recorded

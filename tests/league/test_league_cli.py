@@ -15,16 +15,53 @@ from companion.league.cluster import free_port
 
 
 def test_token_then_serve(pg_dsn):
-    out = subprocess.run([sys.executable, "-m", "companion", "league", "token", "--dsn", pg_dsn, "--role", "table",
-                          "--table", "7"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "league",
+            "token",
+            "--dsn",
+            pg_dsn,
+            "--role",
+            "table",
+            "--table",
+            "7",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0 and re.fullmatch(r"t7-[\w-]{24}\n", out.stdout)
-    bad = subprocess.run([sys.executable, "-m", "companion", "league", "token", "--dsn", pg_dsn, "--role", "table"],
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "companion", "league", "token", "--dsn", pg_dsn, "--role", "table"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "a table token needs a table label" in bad.stderr
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "companion", "league", "serve", "--dsn", pg_dsn, "--host",
-                             "127.0.0.1", "--port", str(port), "--seconds", "30"], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "league",
+            "serve",
+            "--dsn",
+            pg_dsn,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--seconds",
+            "30",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         lines = [proc.stdout.readline(), proc.stdout.readline()]
         organizer = re.search(r"token=(\S+)", lines[1]).group(1)
@@ -40,11 +77,26 @@ def test_token_then_serve(pg_dsn):
                 time.sleep(0.2)
         status, body = call(url, "/league/api/overview", organizer)
         assert status == 200 and body["role"] == "organizer" and body["tables"] == []
-        assert call(url, "/league/api/overview", out.stdout.strip())[0] == 403  # the table token reads nothing
+        assert (
+            call(url, "/league/api/overview", out.stdout.strip())[0] == 403
+        )  # the table token reads nothing
     finally:
         proc.terminate()
         proc.wait(10)
-    failing = subprocess.run([sys.executable, "-m", "companion", "league", "serve", "--dsn",
-                              "postgresql://league@127.0.0.1:1/none", "--port", "0"],
-                             capture_output=True, text=True, timeout=60)
+    failing = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "league",
+            "serve",
+            "--dsn",
+            "postgresql://league@127.0.0.1:1/none",
+            "--port",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert failing.returncode == 2 and "cannot reach the PostgreSQL database" in failing.stderr

@@ -35,9 +35,14 @@ def test_the_host_and_a_confirmed_tablet_request_are_recorded_and_the_judge_sees
     assert r.status_code == 201, r.json
     first = r.json["game_id"]
     code = c.get("/api/pairing", headers=host).json["code"]
-    tablet = {"X-Companion-Token": c.post("/api/pair", json={"code": code, "name": "kitchen tablet"}).json["token"]}
-    r = c.post("/api/games/requests", json={"kind": "new", "game": {"players": ["Cy", "Di"], "quick": True}},
-               headers=tablet)
+    tablet = {
+        "X-Companion-Token": c.post("/api/pair", json={"code": code, "name": "kitchen tablet"}).json["token"]
+    }
+    r = c.post(
+        "/api/games/requests",
+        json={"kind": "new", "game": {"players": ["Cy", "Di"], "quick": True}},
+        headers=tablet,
+    )
     assert r.status_code == 201, r.json
     r = c.post(f"/api/games/requests/{r.json['request']['id']}/confirm", json={}, headers=host)
     assert r.status_code == 200, r.json
@@ -54,7 +59,10 @@ def test_the_host_and_a_confirmed_tablet_request_are_recorded_and_the_judge_sees
     for gid in (first, second):
         assert Outbox(library.path_of(gid), PgTransport(dsn, tok["t7"])).sync()
         assert league_log(dsn, gid)[0]["by"] == logs[gid][0]["by"]
-    whos = {gid: call(url, f"/league/api/games/{gid}", tok["judge"])[1]["events"][0]["who"] for gid in (first, second)}
+    whos = {
+        gid: call(url, f"/league/api/games/{gid}", tok["judge"])[1]["events"][0]["who"]
+        for gid in (first, second)
+    }
     assert whos == {first: "host", second: "host (asked by tablet 'kitchen tablet')"}
 
 

@@ -24,9 +24,26 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def _table(db, league, token, *extra, seed=1) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "companion.league.simulate", "--db", str(db), "--league", league,
-                             "--token", token, "--seed", str(seed), *map(str, extra)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion.league.simulate",
+            "--db",
+            str(db),
+            "--league",
+            league,
+            "--token",
+            token,
+            "--seed",
+            str(seed),
+            *map(str, extra),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        text=True,
+    )
 
 
 def _finish(proc: subprocess.Popen, timeout=120) -> dict:
@@ -65,9 +82,27 @@ def test_link_cut_and_restored_many_times(pg_dsn, tmp_path):
         procs = []
         for i, folder in enumerate(folders):
             folder.mkdir()
-            procs.append(_table(folder / "table.sqlite", f"http://127.0.0.1:{proxy.port}", tokens[i],
-                                "--steps", 160, "--pace", 0.01, "--undo-every", 13, "--games", 3, "--batch", 16,
-                                "--drain", "--drain-seconds", 90, seed=i + 1))
+            procs.append(
+                _table(
+                    folder / "table.sqlite",
+                    f"http://127.0.0.1:{proxy.port}",
+                    tokens[i],
+                    "--steps",
+                    160,
+                    "--pace",
+                    0.01,
+                    "--undo-every",
+                    13,
+                    "--games",
+                    3,
+                    "--batch",
+                    16,
+                    "--drain",
+                    "--drain-seconds",
+                    90,
+                    seed=i + 1,
+                )
+            )
         for k in range(14):
             time.sleep(rng.uniform(0.05, 0.3))
             proxy.cut()
@@ -81,7 +116,9 @@ def test_link_cut_and_restored_many_times(pg_dsn, tmp_path):
         assert proxy.cuts == 14
         total = sum(_assert_same(pg_dsn, f) for f in folders)
         conn = connect(pg_dsn)
-        assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == total  # nothing twice, nothing else
+        assert (
+            conn.execute("SELECT count(*) FROM events").fetchone()[0] == total
+        )  # nothing twice, nothing else
         conn.close()
     finally:
         proxy.close()
@@ -121,8 +158,23 @@ def test_postgres_stopped_in_the_middle_of_a_game(pg_cluster, pg_dsn, tmp_path):
     procs = []
     for i, folder in enumerate(folders):  # these tables push straight into PostgreSQL (--league DSN)
         folder.mkdir()
-        procs.append(_table(folder / "table.sqlite", pg_dsn, tokens[i], "--steps", 150, "--pace", 0.01,
-                            "--undo-every", 11, "--drain", "--drain-seconds", 90, seed=20 + i))
+        procs.append(
+            _table(
+                folder / "table.sqlite",
+                pg_dsn,
+                tokens[i],
+                "--steps",
+                150,
+                "--pace",
+                0.01,
+                "--undo-every",
+                11,
+                "--drain",
+                "--drain-seconds",
+                90,
+                seed=20 + i,
+            )
+        )
     time.sleep(1.0)
     pg_cluster.stop("immediate")
     time.sleep(2.0)  # the tables go on playing on their own logs
@@ -143,8 +195,21 @@ def test_tables_playing_at_once(pg_dsn, tmp_path):
             folder = tmp_path / f"t{i}"
             folder.mkdir()
             folders.append(folder)
-            procs.append(_table(folder / "table.sqlite", server.url, tokens[i], "--steps", 120, "--games", 3,
-                                "--undo-every", 19, "--drain", seed=100 + i))
+            procs.append(
+                _table(
+                    folder / "table.sqlite",
+                    server.url,
+                    tokens[i],
+                    "--steps",
+                    120,
+                    "--games",
+                    3,
+                    "--undo-every",
+                    19,
+                    "--drain",
+                    seed=100 + i,
+                )
+            )
         for p in procs:
             _finish(p)
         for folder in folders:

@@ -24,11 +24,17 @@ def _get_bytes(url: str) -> tuple[int, bytes, str]:
         return exc.code, exc.read(), exc.headers.get("Content-Type", "")
 
 
-def _put_frame(url: str, token: str, game_id: str, seq: int, body: bytes, kind: str = "image/jpeg") -> tuple[int, dict]:
+def _put_frame(
+    url: str, token: str, game_id: str, seq: int, body: bytes, kind: str = "image/jpeg"
+) -> tuple[int, dict]:
     import json
 
-    req = urllib.request.Request(f"{url}/league/api/frames/{game_id}/{seq}", data=body, method="PUT",
-                                 headers={"Content-Type": kind, "X-League-Token": token})
+    req = urllib.request.Request(
+        f"{url}/league/api/frames/{game_id}/{seq}",
+        data=body,
+        method="PUT",
+        headers={"Content-Type": kind, "X-League-Token": token},
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, json.loads(resp.read())
@@ -39,8 +45,11 @@ def _put_frame(url: str, token: str, game_id: str, seq: int, body: bytes, kind: 
 @pytest.fixture
 def league(pg_dsn):
     conn = connect(pg_dsn)
-    tok = {"judge": issue_token(conn, "judge"), "t7": issue_token(conn, "table", "7"),
-           "t8": issue_token(conn, "table", "8")}
+    tok = {
+        "judge": issue_token(conn, "judge"),
+        "t7": issue_token(conn, "table", "7"),
+        "t8": issue_token(conn, "table", "8"),
+    }
     conn.close()
     server = LeagueServer(pg_dsn)
     yield server.url, tok
@@ -54,16 +63,32 @@ def test_a_confirmed_camera_rolls_frame_reaches_the_judge(league, tmp_path):
 
     url, tok = league
     db = tmp_path / "table7.sqlite"
-    app = create_app({"DB_PATH": str(db), "HOST_TOKEN": HOST, "START_SOURCES": False,
-                      "LEAGUE_URL": url, "LEAGUE_TABLE": "7", "LEAGUE_TOKEN": tok["t7"]})
+    app = create_app(
+        {
+            "DB_PATH": str(db),
+            "HOST_TOKEN": HOST,
+            "START_SOURCES": False,
+            "LEAGUE_URL": url,
+            "LEAGUE_TABLE": "7",
+            "LEAGUE_TOKEN": tok["t7"],
+        }
+    )
     box = app.extensions["league_outbox"]
     c = app.test_client()
     host = {"X-Companion-Token": HOST}
     try:
-        assert c.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, "force_size": 24},
-                      headers=host).status_code == 201
+        assert (
+            c.post(
+                "/api/games", json={"players": ["Ann", "Bob"], "quick": True, "force_size": 24}, headers=host
+            ).status_code
+            == 201
+        )
         code = c.get("/api/pairing", headers=host).json["code"]
-        tablet = {"X-Companion-Token": c.post("/api/pair", json={"code": code, "name": "kitchen tablet"}).json["token"]}
+        tablet = {
+            "X-Companion-Token": c.post("/api/pair", json={"code": code, "name": "kitchen tablet"}).json[
+                "token"
+            ]
+        }
         store = app.extensions["game_store"]
         pending = c.get("/api/state").json["pending"]
         assert pending["kind"] == "roll"
@@ -72,8 +97,11 @@ def test_a_confirmed_camera_rolls_frame_reaches_the_judge(league, tmp_path):
         frame[:, :, 1] = np.linspace(0, 255, 1920, dtype=np.uint8)[None, :]
         cv2.circle(frame, (600, 500), 120, (0, 0, 255), -1)
         with app.app_context():
-            store.set_reading(reading_from_faces(store, {d["uid"]: d["faces"][0] for d in pending["dice"]},
-                                                 "camera", frame=frame))
+            store.set_reading(
+                reading_from_faces(
+                    store, {d["uid"]: d["faces"][0] for d in pending["dice"]}, "camera", frame=frame
+                )
+            )
         r = c.post("/api/rolls/confirm", json={}, headers=tablet)
         assert r.status_code == 200, r.json
         [event] = r.json["events"]
@@ -107,13 +135,18 @@ def test_a_confirmed_camera_rolls_frame_reaches_the_judge(league, tmp_path):
     assert _get_bytes(f"{url}/league/api/games/{game_id}/frames/{seq}?token={tok['t7']}")[0] == 403
     assert _get_bytes(f"{url}/league/api/games/{game_id}/frames/1?token={tok['judge']}")[0] == 404
     # pushed again: idempotent; another frame for the same roll: a conflict, nothing changed
-    assert _put_frame(url, tok["t7"], game_id, seq, local) == (200, {"game_id": game_id, "seq": seq, "stored": 0})
+    assert _put_frame(url, tok["t7"], game_id, seq, local) == (
+        200,
+        {"game_id": game_id, "seq": seq, "stored": 0},
+    )
     status, answer = _put_frame(url, tok["t7"], game_id, seq, b"\xff\xd8\xff" + b"x" * 100)
     assert status == 409 and answer["error"] == "conflict"
     # another table's game, a non-roll event, not a JPEG: refused with a clear error
     status, answer = _put_frame(url, tok["t8"], game_id, seq, local)
-    assert status == 403 and answer == {"error": "forbidden",
-                                        "message": f"game {game_id} belongs to table 7; this token is table 8's"}
+    assert status == 403 and answer == {
+        "error": "forbidden",
+        "message": f"game {game_id} belongs to table 7; this token is table 8's",
+    }
     status, answer = _put_frame(url, tok["t7"], game_id, 1, local)
     assert status == 400 and "is a create, not a roll" in answer["message"]
     assert _put_frame(url, tok["t7"], game_id, seq, b"GIF89a", kind="image/jpeg")[1]["error"] == "malformed"
@@ -130,12 +163,21 @@ def test_a_table_playing_on_postgresql_keeps_the_frame_in_the_league(league, pg_
     url, tok = league
     ok, buf = cv2.imencode(".jpg", np.full((90, 160, 3), 120, np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 80])
     jpeg = buf.tobytes()
-    s = create_session(pg_dsn, {"force_size": 24, "players": [{"name": "A", "species": "Dwarves"},
-                                                              {"name": "B", "species": "Goblins"}]}, table="7")
+    s = create_session(
+        pg_dsn,
+        {
+            "force_size": 24,
+            "players": [{"name": "A", "species": "Dwarves"}, {"name": "B", "species": "Goblins"}],
+        },
+        table="7",
+    )
     try:
         pending = s.pending()
-        [event] = s.submit({"type": "roll", "faces": [d["faces"][0] for d in pending["dice"]]},
-                           by={"role": "host", "source": "camera"}, frame=jpeg)
+        [event] = s.submit(
+            {"type": "roll", "faces": [d["faces"][0] for d in pending["dice"]]},
+            by={"role": "host", "source": "camera"},
+            frame=jpeg,
+        )
         assert s.frame(event["seq"]) == jpeg and s.frames(0, 10) == [(event["seq"], jpeg)]
         with pytest.raises(Exception, match="must be a JPEG"):  # not a JPEG: refused, the event with it
             s.submit({"type": "roll", "faces": [d["faces"][0] for d in s.pending()["dice"]]}, frame=b"GIF89a")
@@ -143,5 +185,7 @@ def test_a_table_playing_on_postgresql_keeps_the_frame_in_the_league(league, pg_
         game_id = s.game_id
     finally:
         s.close()
-    status, body, kind = _get_bytes(f"{url}/league/api/games/{game_id}/frames/{event['seq']}?token={tok['judge']}")
+    status, body, kind = _get_bytes(
+        f"{url}/league/api/games/{game_id}/frames/{event['seq']}?token={tok['judge']}"
+    )
     assert (status, kind, body) == (200, "image/jpeg", jpeg)

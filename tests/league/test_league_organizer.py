@@ -33,7 +33,9 @@ def test_round_robin_everybody_meets_everybody_once(n):
         assert sorted(seated) == players  # everybody once per round
         met += [frozenset(p) for p in pairs if p[1] is not None]
         byes += [p[0] for p in pairs if p[1] is None]
-    assert sorted(met, key=sorted) == sorted({frozenset(c) for c in itertools.combinations(players, 2)}, key=sorted)
+    assert sorted(met, key=sorted) == sorted(
+        {frozenset(c) for c in itertools.combinations(players, 2)}, key=sorted
+    )
     assert len(met) == len(set(met))
     assert sorted(byes) == (players if n % 2 else [])
 
@@ -54,15 +56,21 @@ def test_swiss_keeps_scores_together_and_avoids_rematches():
 
 def test_tie_breaks_in_the_organizers_order():
     players = [{"id": i, "name": n} for i, n in enumerate("ABCD")]
-    games = [{"p1": 0, "p2": 1, "winner": 0, "how": "capture", "minutes": 50},
-             {"p1": 2, "p2": 3, "winner": 2, "how": "elimination", "minutes": 30},
-             {"p1": 0, "p2": 2, "winner": 2, "how": "elimination", "minutes": 40},
-             {"p1": 1, "p2": 3, "winner": 1, "how": "capture", "minutes": 20},
-             {"p1": 3, "p2": None}]
+    games = [
+        {"p1": 0, "p2": 1, "winner": 0, "how": "capture", "minutes": 50},
+        {"p1": 2, "p2": 3, "winner": 2, "how": "elimination", "minutes": 30},
+        {"p1": 0, "p2": 2, "winner": 2, "how": "elimination", "minutes": 40},
+        {"p1": 1, "p2": 3, "winner": 1, "how": "capture", "minutes": 20},
+        {"p1": 3, "p2": None},
+    ]
     # points: A 3, B 3, C 6, D 3 (a bye); A met B and C (Buchholz 9), B met A and D (6), D met C and B (9)
     rows = standings(players, games, ["buchholz", "fastest"])
     assert [(r["name"], r["points"], r["buchholz"]) for r in rows] == [
-        ("C", 6, 6), ("A", 3, 9), ("D", 3, 9), ("B", 3, 6)]
+        ("C", 6, 6),
+        ("A", 3, 9),
+        ("D", 3, 9),
+        ("B", 3, 6),
+    ]
     assert [r["rank"] for r in rows] == [1, 2, 3, 4]  # A won (50 min), D has no win: A first
     # with Buchholz alone A and D are equal and share the rank
     assert [r["rank"] for r in standings(players, games, ["buchholz"])] == [1, 2, 2, 4]
@@ -77,8 +85,12 @@ def test_tie_breaks_in_the_organizers_order():
 @pytest.fixture
 def league(pg_dsn):
     conn = connect(pg_dsn)
-    tok = {"org": issue_token(conn, "organizer"), "judge": issue_token(conn, "judge"),
-           "t1": issue_token(conn, "table", "1"), "t2": issue_token(conn, "table", "2")}
+    tok = {
+        "org": issue_token(conn, "organizer"),
+        "judge": issue_token(conn, "judge"),
+        "t1": issue_token(conn, "table", "1"),
+        "t2": issue_token(conn, "table", "2"),
+    }
     conn.close()
     server = LeagueServer(pg_dsn)
     yield server.url, tok, pg_dsn
@@ -86,8 +98,13 @@ def league(pg_dsn):
 
 
 def _finish_game(path, seed, undo_at=50):
-    s = GameSession.create(path, {"force_size": 24, "players": [{"name": "P1", "species": "Dwarves"},
-                                                                {"name": "P2", "species": "Goblins"}]})
+    s = GameSession.create(
+        path,
+        {
+            "force_size": 24,
+            "players": [{"name": "P1", "species": "Dwarves"}, {"name": "P2", "species": "Goblins"}],
+        },
+    )
     rng = random.Random(seed)
     steps = 0
     while s.pending() is not None:
@@ -103,23 +120,32 @@ def _finish_game(path, seed, undo_at=50):
 def test_a_league_round_from_pairing_to_export(league, tmp_path):
     url, tok, dsn = league
     org = tok["org"]
-    for name, force in [("Ann", "Dwarves/Goblins 24"), ("Ben", "Coral Elves 24"), ("Cy", "Amazons"), ("Di", "")]:
+    for name, force in [
+        ("Ann", "Dwarves/Goblins 24"),
+        ("Ben", "Coral Elves 24"),
+        ("Cy", "Amazons"),
+        ("Di", ""),
+    ]:
         assert call(url, "/league/api/players", org, {"name": name, "force": force})[0] == 201
     # bad input: refused with a clear error, nothing changed
     assert call(url, "/league/api/players", org, {"name": "Ann"}) == (
-        409, {"error": "conflict", "message": "a player named 'Ann' is already registered"})
+        409,
+        {"error": "conflict", "message": "a player named 'Ann' is already registered"},
+    )
     assert call(url, "/league/api/players", org, {"name": ""})[1]["error"] == "malformed"
     assert call(url, "/league/api/players", tok["judge"], {"name": "Eve"})[0] == 403
     assert call(url, "/league/api/players", "forged", {"name": "Eve"})[0] == 403
     assert call(url, "/league/api/rounds", org, {"method": "knockout"})[1]["error"] == "malformed"
     assert call(url, "/league/api/tie-breaks", org, {"tie_breaks": ["luck"]})[1]["message"].startswith(
-        "unknown tie-break 'luck'")
+        "unknown tie-break 'luck'"
+    )
     assert len(call(url, "/league/export.json", org)[1]["players"]) == 4
 
     status, rnd = call(url, "/league/api/rounds", org, {"method": "round_robin", "minutes": 45})
     assert status == 201 and rnd["round"] == 1 and [p["table"] for p in rnd["pairings"]] == ["1", "2"]
     assert call(url, "/league/api/rounds", org, {"method": "swiss"})[1]["message"].startswith(
-        "round 1 still has 2 game(s) without a result")
+        "round 1 still has 2 game(s) without a result"
+    )
     assert call(url, "/league/api/rounds/1/start", org, {})[0] == 200
     overview = call(url, "/league/api/overview", tok["judge"])[1]
     assert 44 * 60 <= overview["rounds"][0]["seconds_left"] <= 45 * 60

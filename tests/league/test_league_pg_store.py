@@ -12,8 +12,10 @@ from companion.rules.game.flow import random_answer
 from companion.session import GameSession, SessionError, quick_start
 from companion.session.pg_store import PgEventStore, connect, create_session, migrations, open_session
 
-SETUP = {"force_size": 24, "players": [{"name": "Alice", "species": "Dwarves"},
-                                       {"name": "Bob", "species": "Goblins"}]}
+SETUP = {
+    "force_size": 24,
+    "players": [{"name": "Alice", "species": "Dwarves"}, {"name": "Bob", "species": "Goblins"}],
+}
 
 
 def _play(session: GameSession, rng: random.Random, steps: int) -> None:
@@ -73,8 +75,10 @@ def test_log_is_append_only_and_seq_unique(pg_dsn):
     with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match="append-only"):
         conn.execute("TRUNCATE events CASCADE")
     with pytest.raises(psycopg.errors.UniqueViolation):
-        conn.execute("INSERT INTO events (game_id, seq, type, action, at) VALUES (%s, 2, 'x', '{}', 'now')",
-                     (s.game_id,))
+        conn.execute(
+            "INSERT INTO events (game_id, seq, type, action, at) VALUES (%s, 2, 'x', '{}', 'now')",
+            (s.game_id,),
+        )
     assert [e["seq"] for e in s.events()] == list(range(1, s.state_dict()["seq"] + 1))
 
 

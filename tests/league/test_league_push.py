@@ -20,8 +20,12 @@ from companion.session.pg_store import connect
 @pytest.fixture
 def league(pg_dsn):
     conn = connect(pg_dsn)
-    tokens = {"t7": issue_token(conn, "table", "7"), "t8": issue_token(conn, "table", "8"),
-              "judge": issue_token(conn, "judge"), "org": issue_token(conn, "organizer")}
+    tokens = {
+        "t7": issue_token(conn, "table", "7"),
+        "t8": issue_token(conn, "table", "8"),
+        "judge": issue_token(conn, "judge"),
+        "org": issue_token(conn, "organizer"),
+    }
     yield conn, tokens
     conn.close()
 
@@ -39,9 +43,11 @@ def _events(s):
 
 
 def _snapshot(conn):
-    return (conn.execute("SELECT count(*) FROM events").fetchone()[0],
-            conn.execute("SELECT count(*) FROM games").fetchone()[0],
-            conn.execute("SELECT coalesce(sum(last_seq), 0) FROM games").fetchone()[0])
+    return (
+        conn.execute("SELECT count(*) FROM events").fetchone()[0],
+        conn.execute("SELECT count(*) FROM games").fetchone()[0],
+        conn.execute("SELECT coalesce(sum(last_seq), 0) FROM games").fetchone()[0],
+    )
 
 
 def test_push_stores_once_and_is_idempotent(league, game, pg_dsn):
@@ -57,19 +63,22 @@ def test_push_stores_once_and_is_idempotent(league, game, pg_dsn):
     assert conn.execute("SELECT table_no FROM games WHERE game_id = %s", (s.game_id,)).fetchone()[0] == "7"
 
 
-@pytest.mark.parametrize("case, code, words", [
-    ("forged token", "forbidden", "unknown league token"),
-    ("judge token", "forbidden", "needs a table token"),
-    ("other table's game", "forbidden", "belongs to table 7"),
-    ("gap", "gap", "leaves a gap"),
-    ("gap inside the batch", "gap", "without gaps"),
-    ("changed event", "conflict", "differs"),
-    ("malformed action", "malformed", "action must be an object"),
-    ("malformed seq", "malformed", "seq must be a positive integer"),
-    ("no create first", "malformed", "event 1 of a game must be its create event"),
-    ("illegal move", "illegal", "does not replay"),
-    ("not a list", "malformed", "events must be a non-empty list"),
-])
+@pytest.mark.parametrize(
+    "case, code, words",
+    [
+        ("forged token", "forbidden", "unknown league token"),
+        ("judge token", "forbidden", "needs a table token"),
+        ("other table's game", "forbidden", "belongs to table 7"),
+        ("gap", "gap", "leaves a gap"),
+        ("gap inside the batch", "gap", "without gaps"),
+        ("changed event", "conflict", "differs"),
+        ("malformed action", "malformed", "action must be an object"),
+        ("malformed seq", "malformed", "seq must be a positive integer"),
+        ("no create first", "malformed", "event 1 of a game must be its create event"),
+        ("illegal move", "illegal", "does not replay"),
+        ("not a list", "malformed", "events must be a non-empty list"),
+    ],
+)
 def test_bad_pushes_are_refused_and_change_nothing(league, game, case, code, words):
     conn, tok = league
     s, _ = game
@@ -114,10 +123,14 @@ def test_http_push_refusals_are_clear_json(pg_dsn, league, game):
     s, path = game
     server = LeagueServer(pg_dsn)
     try:
+
         def post(token, body, raw=None):
-            req = urllib.request.Request(server.url + "/league/api/push", method="POST",
-                                         data=raw if raw is not None else json.dumps(body).encode(),
-                                         headers={"Content-Type": "application/json", "X-League-Token": token})
+            req = urllib.request.Request(
+                server.url + "/league/api/push",
+                method="POST",
+                data=raw if raw is not None else json.dumps(body).encode(),
+                headers={"Content-Type": "application/json", "X-League-Token": token},
+            )
             try:
                 with urllib.request.urlopen(req, timeout=10) as r:
                     return r.status, json.loads(r.read())
@@ -137,7 +150,9 @@ def test_http_push_refusals_are_clear_json(pg_dsn, league, game):
         assert league_log(pg_dsn, s.game_id) == local_log(path)
         assert box.push_once() == 0
         # a table token cannot read the organizer's views
-        req = urllib.request.Request(server.url + "/league/api/overview", headers={"X-League-Token": tok["t7"]})
+        req = urllib.request.Request(
+            server.url + "/league/api/overview", headers={"X-League-Token": tok["t7"]}
+        )
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(req, timeout=5)
         assert err.value.code == 403
@@ -148,8 +163,12 @@ def test_http_push_refusals_are_clear_json(pg_dsn, league, game):
 def test_outbox_refused_push_shows_in_status(pg_dsn, league, game):
     conn, tok = league
     s, path = game
-    accept_push(conn, tok["t8"], {"game_id": s.game_id, "events": _events(s)[:1]})  # table 8 took this game id
+    accept_push(
+        conn, tok["t8"], {"game_id": s.game_id, "events": _events(s)[:1]}
+    )  # table 8 took this game id
     box = Outbox(path, PgTransport(pg_dsn, tok["t7"]))
     assert not box.sync()
     st = box.status()
-    assert st["state"] == "refused" and "belongs to table 8" in st["error"] and st["waiting"] == len(_events(s))
+    assert (
+        st["state"] == "refused" and "belongs to table 8" in st["error"] and st["waiting"] == len(_events(s))
+    )

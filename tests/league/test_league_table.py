@@ -22,14 +22,29 @@ def _tap(client, n):
             body = {"faces": {d["uid"]: d["faces"][0] for d in pending["dice"]}}
             r = client.post("/api/rolls", json=body, headers={"X-Companion-Token": HOST})
         elif pending.get("choices"):
-            r = client.post("/api/decisions", json={"action": {"type": pending.get("answer", "choose"),
-                                                               "choice": pending["choices"][0]["value"]}},
-                            headers={"X-Companion-Token": HOST})
+            r = client.post(
+                "/api/decisions",
+                json={
+                    "action": {
+                        "type": pending.get("answer", "choose"),
+                        "choice": pending["choices"][0]["value"],
+                    }
+                },
+                headers={"X-Companion-Token": HOST},
+            )
         else:
-            r = client.post("/api/decisions", json={"action": {"type": pending["answer"],
-                                                               pending["kind"] == "retreat" and "units" or "moves":
-                                                               [] if pending["kind"] == "retreat" else {}}},
-                            headers={"X-Companion-Token": HOST})
+            r = client.post(
+                "/api/decisions",
+                json={
+                    "action": {
+                        "type": pending["answer"],
+                        pending["kind"] == "retreat" and "units" or "moves": []
+                        if pending["kind"] == "retreat"
+                        else {},
+                    }
+                },
+                headers={"X-Companion-Token": HOST},
+            )
         assert r.status_code in (200, 201), r.json
 
 
@@ -48,17 +63,35 @@ def league(pg_dsn):
 def test_table_plays_offline_and_catches_up(league, tmp_path):
     dsn, token, server, proxy = league
     db = tmp_path / "table7.sqlite"
-    app = create_app({"DB_PATH": str(db), "HOST_TOKEN": HOST, "START_SOURCES": False,
-                      "LEAGUE_URL": f"http://127.0.0.1:{proxy.port}", "LEAGUE_TABLE": "7", "LEAGUE_TOKEN": token})
+    app = create_app(
+        {
+            "DB_PATH": str(db),
+            "HOST_TOKEN": HOST,
+            "START_SOURCES": False,
+            "LEAGUE_URL": f"http://127.0.0.1:{proxy.port}",
+            "LEAGUE_TABLE": "7",
+            "LEAGUE_TOKEN": token,
+        }
+    )
     box = app.extensions["league_outbox"]
     c = app.test_client()
     try:
-        assert c.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, "force_size": 24},
-                      headers={"X-Companion-Token": HOST}).status_code == 201
+        assert (
+            c.post(
+                "/api/games",
+                json={"players": ["Ann", "Bob"], "quick": True, "force_size": 24},
+                headers={"X-Companion-Token": HOST},
+            ).status_code
+            == 201
+        )
         first_game = c.get("/api/state").json["game_id"]
         _tap(c, 6)
-        assert wait_for(lambda: c.get("/api/state").json["league"]["state"] == "connected"
-                        and c.get("/api/state").json["league"]["waiting"] == 0)
+        assert wait_for(
+            lambda: (
+                c.get("/api/state").json["league"]["state"] == "connected"
+                and c.get("/api/state").json["league"]["waiting"] == 0
+            )
+        )
         proxy.cut()
         _tap(c, 8)
         assert wait_for(lambda: c.get("/api/state").json["league"]["state"] == "offline")
@@ -66,8 +99,14 @@ def test_table_plays_offline_and_catches_up(league, tmp_path):
         assert league_state["waiting"] > 0 and league_state["table"] == "7"
         seq = c.get("/api/state").json["seq"]
         # a new game while offline: the old file is renamed, both are pushed later
-        assert c.post("/api/games", json={"players": ["Cid", "Dee"], "quick": True, "force_size": 24},
-                      headers={"X-Companion-Token": HOST}).status_code == 201
+        assert (
+            c.post(
+                "/api/games",
+                json={"players": ["Cid", "Dee"], "quick": True, "force_size": 24},
+                headers={"X-Companion-Token": HOST},
+            ).status_code
+            == 201
+        )
         _tap(c, 3)
         second_game = c.get("/api/state").json["game_id"]
         waiting = c.get("/api/state").json["league"]["waiting"]

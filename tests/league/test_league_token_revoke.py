@@ -49,7 +49,8 @@ def test_a_revoked_table_token_is_refused_at_the_next_push(league, tmp_path, cap
     status, body = call(url, "/league/api/overview", other)  # still known: only its role is wrong here
     assert status == 403 and "yours is a table token" in body["message"]
     assert HttpTransport(url, issue_token(conn, "table", "7")).push(
-        {"game_id": s.game_id, "events": _events(s)})["acked"] == len(s.events())
+        {"game_id": s.game_id, "events": _events(s)}
+    )["acked"] == len(s.events())
     s.close()
     # the list shows the revoked token with when, never the token itself
     assert cli_main(["league", "token", "list", "--dsn", dsn]) == 0

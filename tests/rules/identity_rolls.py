@@ -44,8 +44,10 @@ TERRAINS = ("Coastland", "Flatland", "Highland", "Swampland", "Feyland", "Wastel
 EIGHTHS = (None, "City", "Standing Stones", "Temple", "Tower")
 TARGETS = ("army", "terrain", "unit", "opponent")
 #: Spells that multiply or divide, drawn more often (few spells do, and those stages need rolls too).
-FAVOURED = {"v4": ("Wilding", "Berserker Rage", "Frost Breath", "Lightning Bolt"),
-            "r96": ("Burning Hands", "Wall of Fog", "Dancing Lights")}
+FAVOURED = {
+    "v4": ("Wilding", "Berserker Rage", "Frost Breath", "Lightning Bolt"),
+    "r96": ("Burning Hands", "Wall of Fog", "Dancing Lights"),
+}
 SPECIES = ("Goblins", "Lava Elves", "Undead", "Frostwings", "Dwarves", "Amazons")
 
 
@@ -86,8 +88,10 @@ def roll(rng: random.Random, dice, spells: dict[str, list[str]]) -> RollRequest:
     purpose = rng.choice(PURPOSES)
     individual = rng.random() < 0.1
     n = 1 if individual else rng.randint(1, 12)
-    units = tuple(RolledUnit(die, _faces(rng, die), counts=rng.random() > 0.08)
-                  for die in (rng.choice(dice) for _ in range(n)))
+    units = tuple(
+        RolledUnit(die, _faces(rng, die), counts=rng.random() > 0.08)
+        for die in (rng.choice(dice) for _ in range(n))
+    )
     against = rng.choice(AGAINST + (None,)) if purpose == "save" else None
     counted = None
     if rng.random() < 0.12:
@@ -96,22 +100,39 @@ def roll(rng: random.Random, dice, spells: dict[str, list[str]]) -> RollRequest:
     terrain = None
     if not in_reserve and rng.random() < 0.95:
         controlled = rng.random() < 0.4
-        terrain = RollTerrain(rng.choice(TERRAINS), 8 if controlled else rng.randint(1, 7), rng.choice(EIGHTHS),
-                              controlled)
+        terrain = RollTerrain(
+            rng.choice(TERRAINS), 8 if controlled else rng.randint(1, 7), rng.choice(EIGHTHS), controlled
+        )
     effects = tuple(
-        EffectInForce(name, rng.randint(1, 3), target,
-                      frozenset(rng.sample(range(n), min(n, 2))) if target == "unit" else frozenset(),
-                      hostile=rng.random() < 0.3)
-        for name, target in ((rng.choice(FAVOURED[edition] if rng.random() < 0.25 else spells[edition]),
-                              rng.choice(TARGETS)) for _ in range(rng.randint(0, 3)))
+        EffectInForce(
+            name,
+            rng.randint(1, 3),
+            target,
+            frozenset(rng.sample(range(n), min(n, 2))) if target == "unit" else frozenset(),
+            hostile=rng.random() < 0.3,
+        )
+        for name, target in (
+            (rng.choice(FAVOURED[edition] if rng.random() < 0.25 else spells[edition]), rng.choice(TARGETS))
+            for _ in range(rng.randint(0, 3))
+        )
     )
     req_counted = counted if counted is not None else None
     probe = RollRequest(purpose, units, edition=edition, counted=req_counted)
     choices = _choices(rng, n, probe.counted_types(), effects)
     return RollRequest(
-        purpose, units, edition=edition, against=against, counted=req_counted, terrain=terrain,
-        in_reserve=in_reserve, effects=effects, individual=individual, counter_attack=rng.random() < 0.2,
-        charge=rng.random() < 0.2, counter_maneuver=rng.random() < 0.15, marching=rng.random() < 0.8,
+        purpose,
+        units,
+        edition=edition,
+        against=against,
+        counted=req_counted,
+        terrain=terrain,
+        in_reserve=in_reserve,
+        effects=effects,
+        individual=individual,
+        counter_attack=rng.random() < 0.2,
+        charge=rng.random() < 0.2,
+        counter_maneuver=rng.random() < 0.15,
+        marching=rng.random() < 0.8,
         choices=MappingProxyType(choices),
         dua_counts=MappingProxyType({s: rng.randint(0, 6) for s in rng.sample(SPECIES, rng.randint(0, 3))}),
         force_points=rng.choice((15, 24, 30, 36)),
@@ -131,12 +152,18 @@ def outcome(request: RollRequest) -> str:
         r = resolve(request, memo=False)
     except (ResolutionError, ValueError, TypeError) as exc:
         return f"error {type(exc).__name__}: {exc}"
-    return repr((
-        r.edition, r.purpose, list(r.totals.items()), list(r.magic.items()), list(r.other.items()),
-        [(s.step, s.rule, s.citation, s.text, s.result, s.before, s.after, s.source) for s in r.steps],
-        [(x.source, x.text, x.amount, x.unit, x.kind) for x in r.reports],
-        [list(p.items()) for p in r.per_unit],
-    ))
+    return repr(
+        (
+            r.edition,
+            r.purpose,
+            list(r.totals.items()),
+            list(r.magic.items()),
+            list(r.other.items()),
+            [(s.step, s.rule, s.citation, s.text, s.result, s.before, s.after, s.source) for s in r.steps],
+            [(x.source, x.text, x.amount, x.unit, x.kind) for x in r.reports],
+            [list(p.items()) for p in r.per_unit],
+        )
+    )
 
 
 def digest(request: RollRequest) -> str:

@@ -15,11 +15,25 @@ def unit(name: str, *faces: str, counts: bool = True) -> RolledUnit:
     return RolledUnit(die, tuple(die.find_face(f) for f in faces), label=die.name, counts=counts)
 
 
-def request(purpose: str, *units: RolledUnit, edition: str = "v4", terrain: RollTerrain | None = None,
-            effects=(), choices=None, **kw) -> RollRequest:
+def request(
+    purpose: str,
+    *units: RolledUnit,
+    edition: str = "v4",
+    terrain: RollTerrain | None = None,
+    effects=(),
+    choices=None,
+    **kw,
+) -> RollRequest:
     effs = tuple(e if isinstance(e, EffectInForce) else EffectInForce(*e) for e in effects)
-    return RollRequest(purpose, tuple(units), edition=edition, terrain=terrain, effects=effs,
-                       choices=MappingProxyType(dict(choices or {})), **kw)
+    return RollRequest(
+        purpose,
+        tuple(units),
+        edition=edition,
+        terrain=terrain,
+        effects=effs,
+        choices=MappingProxyType(dict(choices or {})),
+        **kw,
+    )
 
 
 def at(ttype: str, face: int = 3, *, controlled: bool = False, eighth: str | None = None) -> RollTerrain:

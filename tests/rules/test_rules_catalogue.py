@@ -37,8 +37,16 @@ def packaged_doc():
 def test_counts_per_kind(cat):
     counts = cat.counts_by_kind()
     assert counts == {
-        "monster": 60, "unit": 511, "artifact": 25, "equipment": 75, "medallion": 3, "relic": 2,
-        "dragon": 44, "minor_terrain": 28, "terrain": 48, "spell_card": 55,
+        "monster": 60,
+        "unit": 511,
+        "artifact": 25,
+        "equipment": 75,
+        "medallion": 3,
+        "relic": 2,
+        "dragon": 44,
+        "minor_terrain": 28,
+        "terrain": 48,
+        "spell_card": 55,
     }
     assert sum(counts.values()) == 851
 
@@ -113,7 +121,9 @@ def test_parse_face():
 def test_search(cat):
     names = {d.name for d in cat.search("mammoth")}
     assert names == {"Dwarves/Mammoth Rider"}
-    assert all("Rend" in [f.name for f in d.faces] for d in cat.search("rend") if "rend" not in d.name.lower())
+    assert all(
+        "Rend" in [f.name for f in d.faces] for d in cat.search("rend") if "rend" not in d.name.lower()
+    )
 
 
 @pytest.mark.needs_shared
@@ -129,15 +139,33 @@ def _find(doc, name):
 @pytest.mark.parametrize(
     ("edit", "match"),
     [
-        (lambda d: _find(d, "Dwarves/Footman")["faces"].__setitem__(0, "2 ID"), r"Dwarves/Footman.*'2 ID'.*health 1"),
-        (lambda d: _find(d, "Dwarves/Footman")["faces"].__setitem__(0, "1 Melee"), r"Dwarves/Footman.*exactly one ID"),
+        (
+            lambda d: _find(d, "Dwarves/Footman")["faces"].__setitem__(0, "2 ID"),
+            r"Dwarves/Footman.*'2 ID'.*health 1",
+        ),
+        (
+            lambda d: _find(d, "Dwarves/Footman")["faces"].__setitem__(0, "1 Melee"),
+            r"Dwarves/Footman.*exactly one ID",
+        ),
         (lambda d: _find(d, "Dwarves/Footman")["faces"].pop(), r"Dwarves/Footman.*6 faces"),
-        (lambda d: _find(d, "Dwarves/Footman")["faces"].__setitem__(2, "1 Sword"), r"Dwarves/Footman.*'1 Sword'.*unknown icon"),
-        (lambda d: _find(d, "Dwarves/Roc")["faces"].__setitem__(2, "3 Melee"), r"Dwarves/Roc.*'3 Melee'.*worth 4"),
+        (
+            lambda d: _find(d, "Dwarves/Footman")["faces"].__setitem__(2, "1 Sword"),
+            r"Dwarves/Footman.*'1 Sword'.*unknown icon",
+        ),
+        (
+            lambda d: _find(d, "Dwarves/Roc")["faces"].__setitem__(2, "3 Melee"),
+            r"Dwarves/Roc.*'3 Melee'.*worth 4",
+        ),
         (lambda d: _find(d, "Dwarves/Footman").__setitem__("species", "Elves"), r"unknown species"),
         (lambda d: _find(d, "Dwarves/Footman").__setitem__("elements", ["Air"]), r"differ from the species"),
-        (lambda d: _find(d, "Terrains/Highland Tower")["faces"].__setitem__(7, "8 City"), r"Highland Tower.*eighth face"),
-        (lambda d: _find(d, "Items/Air Eyebiter")["faces"].__setitem__(0, "1 ID"), r"Air Eyebiter.*not allowed"),
+        (
+            lambda d: _find(d, "Terrains/Highland Tower")["faces"].__setitem__(7, "8 City"),
+            r"Highland Tower.*eighth face",
+        ),
+        (
+            lambda d: _find(d, "Items/Air Eyebiter")["faces"].__setitem__(0, "1 ID"),
+            r"Air Eyebiter.*not allowed",
+        ),
         (lambda d: d["dice"].append(dict(_find(d, "Dwarves/Footman"))), r"duplicate name"),
     ],
 )
@@ -153,7 +181,9 @@ def test_mutated_file_on_disk_is_refused(tmp_path, packaged_doc):
     _find(doc, "Goblins/Leopard Rider")["faces"][1] = "9 Rend"
     path = tmp_path / "dice.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    assert load_catalogue_text(path.read_text("utf-8"))["Goblins/Leopard Rider"].find_face("9 Rend").count == 9
+    assert (
+        load_catalogue_text(path.read_text("utf-8"))["Goblins/Leopard Rider"].find_face("9 Rend").count == 9
+    )
     _find(doc, "Goblins/Leopard Rider")["faces"][0] = "3 Save"
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(CatalogueError, match="Leopard Rider"):
@@ -167,14 +197,17 @@ def _cli(*args):
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-m", "companion", "catalogue", *args], capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "companion", "catalogue", *args], capture_output=True, text=True, timeout=60
+    )
 
 
 def test_catalogue_cli_show_and_search():
     proc = _cli("show", "Dwarves/Mammoth Rider")
     assert proc.returncode == 0
-    assert "health 3" in proc.stdout and proc.stdout.count("3 Trample") == 2 and "face  1: 3 ID" in proc.stdout
+    assert (
+        "health 3" in proc.stdout and proc.stdout.count("3 Trample") == 2 and "face  1: 3 ID" in proc.stdout
+    )
     proc = _cli("search", "trample")
     assert proc.returncode == 0 and "Dwarves/Mammoth Rider" in proc.stdout
     hits = load_catalogue().search("trample")

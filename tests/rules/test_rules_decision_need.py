@@ -30,11 +30,17 @@ def _rolls_seen(setup: dict, seeds: range, steps: int = 900):
 def _check(setup: dict, maneuvers) -> None:
     saves = counters = 0
     for p, last in _rolls_seen(setup, range(6)):
-        if p.get("roll") == "save" and ("for saves against" in p["prompt"] or "roll saves against" in p["prompt"]):
+        if p.get("roll") == "save" and (
+            "for saves against" in p["prompt"] or "roll saves against" in p["prompt"]
+        ):
             saves += 1
             assert isinstance(p.get("need"), int) and p["need"] > 0 and "saves" in p["need_note"], p
-        if "counter-maneuver" in p["prompt"] and last.get("roll") == "maneuver" and last.get("army") != p["army"] \
-                and not last.get("counter"):
+        if (
+            "counter-maneuver" in p["prompt"]
+            and last.get("roll") == "maneuver"
+            and last.get("army") != p["army"]
+            and not last.get("counter")
+        ):
             counters += 1
             assert p["need"] == maneuvers(last) + 1, (p, last)
     assert saves > 0 and counters > 0, (saves, counters)  # the games did reach both kinds of roll

@@ -45,7 +45,9 @@ def test_1996_forces_hold_no_items_and_no_white_dragon():
     unit, item = "Dwarves/Footman", "Items/Air Blade Golem"
     assert die_points(R96, item) is None and die_points(V4, item) is not None
     assert die_points(R96, "Dragons/White Drake") is None and die_points(R96, "Dragons/Red Drake") == 0
-    report = force_report(R96, 24, {"home": [unit, item], "campaign": [unit], "horde": [unit]}, ["Dragons/White Drake"])
+    report = force_report(
+        R96, 24, {"home": [unit, item], "campaign": [unit], "horde": [unit]}, ["Dragons/White Drake"]
+    )
     failing = _failing(report)
     assert any(t.startswith("home:") for t in failing) and any("dragon" in t for t in failing)
     assert not any(t.startswith("campaign:") for t in failing)

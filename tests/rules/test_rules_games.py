@@ -15,11 +15,21 @@ PLAYERS = [{"name": "Ann", "species": "Dwarves"}, {"name": "Ben", "species": "Go
 SETUPS = {
     "v4": {"force_size": 24, "players": PLAYERS},
     "r96": {"edition": "r96", "players": PLAYERS},
-    "battle_dice": {"game": "battle_dice", "armies": {
-        "A": {"name": "Reds", "monster": "dragon",
-              "units": {"general": 2, "monster": 4, "mage": 2, "archer": 4, "cavalry": 4, "infantry": 4}},
-        "B": {"name": "Blues", "monster": "archmage",
-              "units": {"general": 1, "monster": 2, "mage": 6, "archer": 6, "infantry": 5}}}},
+    "battle_dice": {
+        "game": "battle_dice",
+        "armies": {
+            "A": {
+                "name": "Reds",
+                "monster": "dragon",
+                "units": {"general": 2, "monster": 4, "mage": 2, "archer": 4, "cavalry": 4, "infantry": 4},
+            },
+            "B": {
+                "name": "Blues",
+                "monster": "archmage",
+                "units": {"general": 1, "monster": 2, "mage": 6, "archer": 6, "infantry": 5},
+            },
+        },
+    },
 }
 
 

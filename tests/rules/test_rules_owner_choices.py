@@ -22,8 +22,14 @@ def _magic(choices: dict) -> RollRequest:
     cat = load_catalogue()
     dwarf, elf = cat["Dwarves/Sergeant"], cat["Coral Elves/Trooper"]
     units = (RolledUnit(dwarf, (dwarf.find_face("ID"),)), RolledUnit(elf, (elf.find_face("ID"),)))
-    return RollRequest("magic", units, edition="r96", terrain=RollTerrain("Coastland", 1),
-                       effects=(EffectInForce("Ash Storm", 2, "terrain"),), choices=choices)
+    return RollRequest(
+        "magic",
+        units,
+        edition="r96",
+        terrain=RollTerrain("Coastland", 1),
+        effects=(EffectInForce("Ash Storm", 2, "terrain"),),
+        choices=choices,
+    )
 
 
 def test_by_default_the_penalty_goes_where_it_costs_least():
@@ -45,9 +51,13 @@ def _dodge(choices: dict) -> RollRequest:
     """Two Coral Elves showing 1 maneuver each at a water terrain, in a save + maneuver roll."""
     guard = load_catalogue()["Coral Elves/Guard"]
     face = guard.find_face("1 Maneuver")
-    return RollRequest("save", (RolledUnit(guard, (face,)), RolledUnit(guard, (face,))),
-                       terrain=RollTerrain("Coastland", 3), counted=frozenset({"save", "maneuver"}),
-                       choices=choices)
+    return RollRequest(
+        "save",
+        (RolledUnit(guard, (face,)), RolledUnit(guard, (face,))),
+        terrain=RollTerrain("Coastland", 3),
+        counted=frozenset({"save", "maneuver"}),
+        choices=choices,
+    )
 
 
 def test_a_may_count_as_ability_converts_as_many_results_as_the_owner_says():

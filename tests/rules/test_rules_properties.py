@@ -49,12 +49,23 @@ def rolls(draw, edition, dice=ROLLING, plain_only=False, purposes=PURPOSES, cont
         faces = [f for f in die.faces if f.is_id or f.icon in PLAIN] if plain_only else list(die.faces)
         units.append(RolledUnit(die, (draw(st.sampled_from(faces)),)))
     is_controlled = draw(st.booleans()) if controlled is None else controlled
-    terrain = RollTerrain(draw(st.sampled_from(TERRAINS)), 8 if is_controlled else draw(st.integers(1, 7)),
-                           controlled=is_controlled)
-    effects = tuple(EffectInForce(name, draw(st.integers(1, 3)), target)
-                    for name, target in draw(st.lists(st.sampled_from(spells), unique=True, max_size=2))) if spells else ()
+    terrain = RollTerrain(
+        draw(st.sampled_from(TERRAINS)),
+        8 if is_controlled else draw(st.integers(1, 7)),
+        controlled=is_controlled,
+    )
+    effects = (
+        tuple(
+            EffectInForce(name, draw(st.integers(1, 3)), target)
+            for name, target in draw(st.lists(st.sampled_from(spells), unique=True, max_size=2))
+        )
+        if spells
+        else ()
+    )
     against = draw(st.sampled_from([None, "melee", "missile"])) if purpose == "save" else None
-    return RollRequest(purpose, tuple(units), edition=edition, terrain=terrain, effects=effects, against=against)
+    return RollRequest(
+        purpose, tuple(units), edition=edition, terrain=terrain, effects=effects, against=against
+    )
 
 
 def resolves(req):
@@ -65,14 +76,26 @@ def resolves(req):
         return None
 
 
-R96_SPELLS = [("Stoneskin", "army"), ("Ash Storm", "terrain"), ("Palsy", "army"), ("Wind Walk", "army"),
-              ("Transmute Rock to Mud", "army"), ("Dancing Lights", "army"), ("Wall of Fog", "terrain"),
-              ("Frost", "army"), ("Wall of Ice", "army")]
+R96_SPELLS = [
+    ("Stoneskin", "army"),
+    ("Ash Storm", "terrain"),
+    ("Palsy", "army"),
+    ("Wind Walk", "army"),
+    ("Transmute Rock to Mud", "army"),
+    ("Dancing Lights", "army"),
+    ("Wall of Fog", "terrain"),
+    ("Frost", "army"),
+    ("Wall of Ice", "army"),
+]
 
 
 @SETTINGS
-@given(st.one_of(rolls("v4", spells=[("Stone Skin", "army"), ("Ash Storm", "terrain"), ("Palsy", "army")]),
-                 rolls("r96", spells=R96_SPELLS)))
+@given(
+    st.one_of(
+        rolls("v4", spells=[("Stone Skin", "army"), ("Ash Storm", "terrain"), ("Palsy", "army")]),
+        rolls("r96", spells=R96_SPELLS),
+    )
+)
 def test_totals_never_negative(req):
     r = resolves(req)
     if r is None:
@@ -96,9 +119,12 @@ def _mod(ctx, effect):
 
 PROP = replace(get_edition("v4"), key="prop", registry=REG, spell_names=frozenset({"Mod"}))
 modifiers = st.builds(
-    lambda stage, result, amount, restrict: Modifier(stage, result, amount, "m", "test",
-                                                     units=frozenset(restrict) if restrict else None),
-    st.sampled_from([SUBTRACT, DIVIDE, MULTIPLY, ADD]), st.sampled_from(PURPOSES + [ALL]), st.integers(1, 6),
+    lambda stage, result, amount, restrict: Modifier(
+        stage, result, amount, "m", "test", units=frozenset(restrict) if restrict else None
+    ),
+    st.sampled_from([SUBTRACT, DIVIDE, MULTIPLY, ADD]),
+    st.sampled_from(PURPOSES + [ALL]),
+    st.integers(1, 6),
     st.lists(st.integers(0, 7), max_size=3),
 )
 
@@ -114,16 +140,24 @@ def test_engine_never_negative_under_any_modifiers(req, mods):
 
 def _one_more(req, purpose):
     """A Footman-like die showing a result of the roll's type."""
-    name, text = {"maneuver": ("Dwarves/Patroller", "2 Maneuver"), "melee": ("Dwarves/Footman", "2 Melee"),
-                  "missile": ("Dwarves/Crossbowman", "2 Missile"), "magic": ("Dwarves/Theurgist", "2 Magic"),
-                  "save": ("Dwarves/Footman", "1 Save")}[purpose]
+    name, text = {
+        "maneuver": ("Dwarves/Patroller", "2 Maneuver"),
+        "melee": ("Dwarves/Footman", "2 Melee"),
+        "missile": ("Dwarves/Crossbowman", "2 Missile"),
+        "magic": ("Dwarves/Theurgist", "2 Magic"),
+        "save": ("Dwarves/Footman", "1 Save"),
+    }[purpose]
     die = CAT[name]
     return replace(req, units=req.units + (RolledUnit(die, (die.find_face(text),)),))
 
 
 @SETTINGS
-@given(st.one_of(rolls("v4", spells=[("Stone Skin", "army"), ("Ash Storm", "terrain")]),
-                 rolls("r96", spells=R96_SPELLS)))
+@given(
+    st.one_of(
+        rolls("v4", spells=[("Stone Skin", "army"), ("Ash Storm", "terrain")]),
+        rolls("r96", spells=R96_SPELLS),
+    )
+)
 def test_one_more_unit_showing_a_result_never_lowers_it(req):
     before = resolves(req)
     if before is None:
@@ -142,8 +176,15 @@ AGREE_DICE = [d for d in ROLLING if d.species in ("Amazons", "Undead") and d.is_
 
 
 @SETTINGS
-@given(rolls("v4", dice=AGREE_DICE, plain_only=True, controlled=False,
-             spells=[("Stone Skin", "army"), ("Ash Storm", "terrain")]))
+@given(
+    rolls(
+        "v4",
+        dice=AGREE_DICE,
+        plain_only=True,
+        controlled=False,
+        spells=[("Stone Skin", "army"), ("Ash Storm", "terrain")],
+    )
+)
 def test_r96_and_v4_agree_where_the_editions_agree(req):
     v4 = resolve(req, memo=False)
     effects = tuple(replace(e, name="Stoneskin") if e.name == "Stone Skin" else e for e in req.effects)

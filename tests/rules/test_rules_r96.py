@@ -29,8 +29,13 @@ def dwarves_maneuver(n):
 
 def test_r96_01_ids_count_as_needed_result_worth_health():
     """R96-01."""
-    r = r96("melee", unit("Dwarves/Sergeant", "ID"), unit("Dwarves/Patroller", "ID"), unit("Dwarves/Footman", "ID"),
-            terrain=at("Coastland", 6))
+    r = r96(
+        "melee",
+        unit("Dwarves/Sergeant", "ID"),
+        unit("Dwarves/Patroller", "ID"),
+        unit("Dwarves/Footman", "ID"),
+        terrain=at("Coastland", 6),
+    )
     assert r.totals["melee"] == 5
 
 
@@ -38,7 +43,10 @@ def test_r96_16_eighth_face_and_racial_doubling():
     """R96-16."""
     r = r96("maneuver", unit("Dwarves/Lizard Rider", "3 Maneuver"), terrain=at("Highland", controlled=True))
     assert r.totals["maneuver"] == 12
-    assert r96("maneuver", unit("Dwarves/Lizard Rider", "3 Maneuver"), terrain=at("Highland")).totals["maneuver"] == 6
+    assert (
+        r96("maneuver", unit("Dwarves/Lizard Rider", "3 Maneuver"), terrain=at("Highland")).totals["maneuver"]
+        == 6
+    )
 
 
 def test_r96_17_eighth_face_then_counts_as():
@@ -47,8 +55,9 @@ def test_r96_17_eighth_face_then_counts_as():
     assert r.totals["save"] == 6
 
 
-@pytest.mark.parametrize(("terrain", "damage"), [(at("Flatland"), 6), (at("Highland"), 9),
-                                                 (at("Highland", controlled=True), 15)])
+@pytest.mark.parametrize(
+    ("terrain", "damage"), [(at("Flatland"), 6), (at("Highland"), 9), (at("Highland", controlled=True), 15)]
+)
 def test_r96_20_and_faq96_02_mammoth_rider_trample_in_a_charge(terrain, damage):
     """R96-20, FAQ96-02."""
     r = r96("melee", unit("Dwarves/Mammoth Rider", "3 Trample"), terrain=terrain, charge=True)
@@ -65,8 +74,14 @@ def test_r96_21_and_faq96_10_fly():
 
 def test_r96_24_wind_walk_does_not_feed_racial_counts_as():
     """R96-24."""
-    r = r96("save", unit("Coral Elves/Protector", "3 Save"), unit("Coral Elves/Knight", "2 Maneuver"),
-            unit("Coral Elves/Trooper", "2 Maneuver"), terrain=at("Coastland"), effects=[EffectInForce("Wind Walk", 1)])
+    r = r96(
+        "save",
+        unit("Coral Elves/Protector", "3 Save"),
+        unit("Coral Elves/Knight", "2 Maneuver"),
+        unit("Coral Elves/Trooper", "2 Maneuver"),
+        terrain=at("Coastland"),
+        effects=[EffectInForce("Wind Walk", 1)],
+    )
     # 3 saves + 4 maneuver icons counted as saves; Wind Walk's 6 maneuvers never become saves
     assert r.totals["save"] == 7
 
@@ -75,13 +90,18 @@ def test_r96_28_army_modifiers_skip_a_unit_rolling_alone():
     """R96-28."""
     footman = unit("Dwarves/Footman", "1 Save")
     assert r96("save", footman, effects=[EffectInForce("Watery Double", 1)]).totals["save"] == 2
-    assert r96("save", footman, effects=[EffectInForce("Watery Double", 1)], individual=True).totals["save"] == 1
+    assert (
+        r96("save", footman, effects=[EffectInForce("Watery Double", 1)], individual=True).totals["save"] == 1
+    )
 
 
 def test_r96_29_charge_penalty_split_between_saves_and_melee_never_missile():
     """R96-29."""
-    units = (unit("Dwarves/Mammoth Rider", "4 Melee"), unit("Dwarves/Mammoth Rider", "3 Save"),
-             unit("Dwarves/Marksman", "3 Missile"))
+    units = (
+        unit("Dwarves/Mammoth Rider", "4 Melee"),
+        unit("Dwarves/Mammoth Rider", "3 Save"),
+        unit("Dwarves/Marksman", "3 Missile"),
+    )
     ash = [EffectInForce("Ash Storm", 3, "terrain")]
     kw = dict(terrain=at("Flatland"), effects=ash, counted=frozenset({"save", "melee"}))
     r = r96("melee", *units, **kw)
@@ -93,12 +113,20 @@ def test_r96_29_charge_penalty_split_between_saves_and_melee_never_missile():
 
 def test_r96_30_dragon_attack_palsy_all_four_applied():
     """R96-30."""
-    units = (unit("Dwarves/Mammoth Rider", "4 Melee"), unit("Dwarves/Mammoth Rider", "3 Save"),
-             unit("Dwarves/Marksman", "3 Missile"))
+    units = (
+        unit("Dwarves/Mammoth Rider", "4 Melee"),
+        unit("Dwarves/Mammoth Rider", "3 Save"),
+        unit("Dwarves/Marksman", "3 Missile"),
+    )
     r = r96("dragon", *units, effects=[EffectInForce("Palsy", 4)], terrain=at("Flatland"))
     assert sum(r.totals.values()) == 10 - 4
-    r = r96("dragon", *units, effects=[EffectInForce("Palsy", 4)], terrain=at("Flatland"),
-            choices={"Palsy split": {"melee": 4}})
+    r = r96(
+        "dragon",
+        *units,
+        effects=[EffectInForce("Palsy", 4)],
+        terrain=at("Flatland"),
+        choices={"Palsy split": {"melee": 4}},
+    )
     assert r.totals == {"melee": 0, "missile": 3, "save": 3}  # the saves kept whole
 
 
@@ -106,47 +134,73 @@ def test_r96_32_palsy_arithmetic():
     """R96-32."""
     hits = [unit("Dwarves/Mammoth Rider", "4 Melee")] * 3
     assert r96("melee", *hits, effects=[EffectInForce("Palsy", 1)]).totals["melee"] == 11
-    saves = [unit("Dwarves/Mammoth Rider", "3 Save"), unit("Dwarves/Sergeant", "3 Save"), unit("Dwarves/Footman", "1 Save")]
+    saves = [
+        unit("Dwarves/Mammoth Rider", "3 Save"),
+        unit("Dwarves/Sergeant", "3 Save"),
+        unit("Dwarves/Footman", "1 Save"),
+    ]
     assert r96("save", *saves, effects=[EffectInForce("Palsy", 1)]).totals["save"] == 6
 
 
 def test_faq95_04_order_roll_ignores_cantrips_and_terrain():
     """FAQ95-04."""
-    r = r96("maneuver", unit("Dwarves/Sergeant", "2 Maneuver"), unit("Amazons/Oracle", "3 Cantrip"), terrain=None)
+    r = r96(
+        "maneuver", unit("Dwarves/Sergeant", "2 Maneuver"), unit("Amazons/Oracle", "3 Cantrip"), terrain=None
+    )
     assert r.totals["maneuver"] == 2
 
 
 def test_faq95_11_stoneskin_after_frost_halving():
     """FAQ95-11."""
-    saves = [unit("Dwarves/Mammoth Rider", "3 Save"), unit("Dwarves/Sergeant", "3 Save"), unit("Dwarves/Footman", "1 Save")]
+    saves = [
+        unit("Dwarves/Mammoth Rider", "3 Save"),
+        unit("Dwarves/Sergeant", "3 Save"),
+        unit("Dwarves/Footman", "1 Save"),
+    ]
     r = r96("save", *saves, effects=[EffectInForce("Frost", 1), EffectInForce("Stoneskin", 3)])
     assert r.totals["save"] == 6  # floor(7 / 2) + 3, never (7 + 3) / 2
 
 
-@pytest.mark.parametrize(("rolled", "spells", "total"), [
-    (7, [("Transmute Rock to Mud", 1)], 2),
-    (7, [("Transmute Rock to Mud", 1), ("Wind Walk", 1)], 8),
-    (9, [("Transmute Rock to Mud", 1), ("Wall of Fog", 1, "terrain")], 2),
-    (9, [("Transmute Rock to Mud", 1), ("Wall of Fog", 1, "terrain"), ("Wind Walk", 1)], 8),
-])
+@pytest.mark.parametrize(
+    ("rolled", "spells", "total"),
+    [
+        (7, [("Transmute Rock to Mud", 1)], 2),
+        (7, [("Transmute Rock to Mud", 1), ("Wind Walk", 1)], 8),
+        (9, [("Transmute Rock to Mud", 1), ("Wall of Fog", 1, "terrain")], 2),
+        (9, [("Transmute Rock to Mud", 1), ("Wall of Fog", 1, "terrain"), ("Wind Walk", 1)], 8),
+    ],
+)
 def test_faq95_12_r96_order_on_highland_dwarves(rolled, spells, total):
     """FAQ95-12 under R96's order (subtract, divide, multiply, add; FAQ-CONFLICT-3): (b), (d) give 8."""
-    r = r96("maneuver", *dwarves_maneuver(rolled), terrain=at("Highland"),
-            effects=[EffectInForce(*s) for s in spells])
+    r = r96(
+        "maneuver",
+        *dwarves_maneuver(rolled),
+        terrain=at("Highland"),
+        effects=[EffectInForce(*s) for s in spells],
+    )
     assert r.totals["maneuver"] == total
 
 
 def test_faq95_19_and_27_penalties_act_on_the_roll():
     """FAQ95-19 (Ash Storm) and FAQ95-27 (Palsy): 5 - 3 = 2, doubled in highland = 4."""
     for spell, target in (("Ash Storm", "terrain"), ("Palsy", "army")):
-        r = r96("maneuver", *dwarves_maneuver(5), terrain=at("Highland"), effects=[EffectInForce(spell, 3, target)])
+        r = r96(
+            "maneuver",
+            *dwarves_maneuver(5),
+            terrain=at("Highland"),
+            effects=[EffectInForce(spell, 3, target)],
+        )
         assert r.totals["maneuver"] == 4, spell
 
 
 def test_faq95_22_burning_hands_doubles_one_units_melee():
     """FAQ95-22."""
-    r = r96("melee", unit("Dwarves/Mammoth Rider", "4 Melee"), unit("Dwarves/Footman", "2 Melee"),
-            effects=[EffectInForce("Burning Hands", 1, "unit", frozenset({0}))])
+    r = r96(
+        "melee",
+        unit("Dwarves/Mammoth Rider", "4 Melee"),
+        unit("Dwarves/Footman", "2 Melee"),
+        effects=[EffectInForce("Burning Hands", 1, "unit", frozenset({0}))],
+    )
     assert r.totals["melee"] == 8 + 2
 
 
@@ -167,8 +221,15 @@ def test_faq95_24_wall_of_fog_on_missiles():
     ash = EffectInForce("Ash Storm", 4, "terrain")
     r = r96("missile", *shooters, effects=[ash, EffectInForce("Wall of Fog", 1, "opponent")])
     assert r.totals["missile"] == 4  # 13 - 4 = 9, halved
-    r = r96("missile", *shooters, effects=[ash, EffectInForce("Wall of Fog", 1, "opponent"),
-                                           EffectInForce("Wall of Fog", 1, "terrain")])
+    r = r96(
+        "missile",
+        *shooters,
+        effects=[
+            ash,
+            EffectInForce("Wall of Fog", 1, "opponent"),
+            EffectInForce("Wall of Fog", 1, "terrain"),
+        ],
+    )
     assert r.totals["missile"] == 2
 
 
@@ -189,21 +250,34 @@ def test_faq96_01_rend_maneuvers_doubled_by_terrain():
 
 def test_faq96_03_spells_never_modify_sais():
     """FAQ96-03."""
-    spells = [EffectInForce("Dancing Lights", 1), EffectInForce("Ash Storm", 3, "terrain"), EffectInForce("Palsy", 2),
-              EffectInForce("Wall of Fog", 1, "terrain")]
+    spells = [
+        EffectInForce("Dancing Lights", 1),
+        EffectInForce("Ash Storm", 3, "terrain"),
+        EffectInForce("Palsy", 2),
+        EffectInForce("Wall of Fog", 1, "terrain"),
+    ]
     r = r96("missile", unit("Dwarves/Crack Shot", "4 Bullseye"), effects=spells)
     assert [(rep.source, rep.amount) for rep in r.reports] == [("Bullseye", 4)]
     r = r96("melee", unit("Dwarves/Mammoth Rider", "3 Trample"), effects=spells[1:3], terrain=at("Flatland"))
     assert r.totals["melee"] == 3
-    frosted = r96("melee", unit("Dwarves/Mammoth Rider", "3 Trample"), unit("Dwarves/Footman", "2 Melee"),
-                  effects=[EffectInForce("Frost", 1)], terrain=at("Flatland"))
+    frosted = r96(
+        "melee",
+        unit("Dwarves/Mammoth Rider", "3 Trample"),
+        unit("Dwarves/Footman", "2 Melee"),
+        effects=[EffectInForce("Frost", 1)],
+        terrain=at("Flatland"),
+    )
     assert frosted.totals["melee"] == 3 + 1  # Frost halves the Footman's 2, never the Trample
 
 
 def test_faq96_04_defensive_spells_count_against_sai_damage():
     """FAQ96-04."""
-    r = r96("save", unit("Dwarves/Footman", "2 Melee"), against="melee",
-            effects=[EffectInForce("Stoneskin", 1), EffectInForce("Wall of Ice", 1)])
+    r = r96(
+        "save",
+        unit("Dwarves/Footman", "2 Melee"),
+        against="melee",
+        effects=[EffectInForce("Stoneskin", 1), EffectInForce("Wall of Ice", 1)],
+    )
     assert r.totals["save"] == 4
 
 
@@ -246,8 +320,13 @@ def test_faq96_12_smite():
 
 def test_faq96_13_rend_resisting_a_flood():
     """FAQ96-13."""
-    r = r96("maneuver", unit("Goblins/Leopard Rider", "3 Rend"), *[unit("Goblins/Marauder", "2 Maneuver")] * 2,
-            unit("Goblins/Wardog Rider", "1 Maneuver"), terrain=at("Coastland"))
+    r = r96(
+        "maneuver",
+        unit("Goblins/Leopard Rider", "3 Rend"),
+        *[unit("Goblins/Marauder", "2 Maneuver")] * 2,
+        unit("Goblins/Wardog Rider", "1 Maneuver"),
+        terrain=at("Coastland"),
+    )
     assert r.totals["maneuver"] == 8
 
 
@@ -273,8 +352,12 @@ def test_r96_10_and_faq95_10_faq95_31_death_magic_by_burial():
     r = r96("magic", *two, terrain=at("Coastland"), choices={"Death magic burial": 4})
     assert r.totals["magic"] == 8 and r.magic.get("Death") == 4
     five = [unit("Goblins/Cutthroat", "ID"), unit("Goblins/Marauder", "ID")]
-    assert r96("magic", *five, terrain=at("Coastland"), choices={"Death magic burial": 3}).totals["magic"] == 8
-    assert r96("magic", *five, terrain=at("Coastland"), choices={"Death magic burial": 5}).totals["magic"] == 10
+    assert (
+        r96("magic", *five, terrain=at("Coastland"), choices={"Death magic burial": 3}).totals["magic"] == 8
+    )
+    assert (
+        r96("magic", *five, terrain=at("Coastland"), choices={"Death magic burial": 5}).totals["magic"] == 10
+    )
     with pytest.raises(ValueError, match="0 to 5"):
         r96("magic", *five, terrain=at("Coastland"), choices={"Death magic burial": 6})
     # FAQ95-31: a Reserve army never doubles
@@ -309,7 +392,9 @@ def _allocations(pools):
 
 def test_r96_07_multi_colour_magic_pooling():
     """R96-07: 1 point from a goblin (gold/black) + 2 from a dwarf (gold/red): exactly 6 colour allocations."""
-    r = r96("magic", unit("Goblins/Trickster", "1 Magic"), unit("Dwarves/Theurgist", "2 Magic"), in_reserve=True)
+    r = r96(
+        "magic", unit("Goblins/Trickster", "1 Magic"), unit("Dwarves/Theurgist", "2 Magic"), in_reserve=True
+    )
     assert r.magic == {"Death/Earth": 1, "Earth/Fire": 2}
     assert len(_allocations(r.magic)) == 6
 

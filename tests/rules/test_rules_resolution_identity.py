@@ -27,8 +27,10 @@ def test_every_roll_resolves_as_the_single_function_engine_did():
     assert len(expected) == COUNT == len(ROLLS)
     got = [digest(req) for req in ROLLS]
     differ = [k for k, (a, b) in enumerate(zip(got, expected, strict=True)) if a not in b]
-    assert differ == [], (f"{len(differ)} of {COUNT} rolls resolve differently, first {differ[:10]}; "
-                          f"roll {differ[0]} now gives {outcome(ROLLS[differ[0]])[:2000]}")
+    assert differ == [], (
+        f"{len(differ)} of {COUNT} rolls resolve differently, first {differ[:10]}; "
+        f"roll {differ[0]} now gives {outcome(ROLLS[differ[0]])[:2000]}"
+    )
 
 
 def test_the_random_rolls_reach_every_part_of_the_engine():
@@ -56,7 +58,9 @@ def test_the_random_rolls_reach_every_part_of_the_engine():
     for edition in ("v4", "r96"):
         for purpose in ("maneuver", "melee", "missile", "magic", "save", "dragon"):
             assert seen[(edition, purpose)] >= 100, (edition, purpose)
-        for name in ("subtract", "divide", "multiply", "add") + (("sai", "reroll") if edition == "v4" else ()):
+        for name in ("subtract", "divide", "multiply", "add") + (
+            ("sai", "reroll") if edition == "v4" else ()
+        ):
             assert seen[(edition, name)] >= 10, (edition, name, seen)
     assert seen["resolved"] >= 2000 and seen["refused"] >= 200
     assert seen["choices"] >= 300 and seen["combination"] >= 300

@@ -92,15 +92,27 @@ def test_subtract_never_below_zero_and_removes_ids_last():
 
 
 def test_divide_rounds_down_removing_ids_last():
-    r = run("melee", SERGEANT_ID, FOOT_MEL, unit("Dwarves/Footman", "1 Melee"), effects=[mods(M(DIVIDE, "melee", 2))])
+    r = run(
+        "melee",
+        SERGEANT_ID,
+        FOOT_MEL,
+        unit("Dwarves/Footman", "1 Melee"),
+        effects=[mods(M(DIVIDE, "melee", 2))],
+    )
     assert r.totals["melee"] == 2  # 5 // 2
     assert r.per_unit[0] == {"melee": 2}  # the ID results survive
 
 
 def test_sai_results_join_after_divide_and_before_multiply():
     # (2 - 1) // 2 = 0, + 3 SAI = 3, x2 = 6, + 1 = 7
-    r = run("melee", FOOT_MEL, MAMMOTH_TRAMPLE,
-            effects=[mods(M(ADD, "melee", 1), M(MULTIPLY, "melee", 2), M(DIVIDE, "melee", 2), M(SUBTRACT, "melee", 1))])
+    r = run(
+        "melee",
+        FOOT_MEL,
+        MAMMOTH_TRAMPLE,
+        effects=[
+            mods(M(ADD, "melee", 1), M(MULTIPLY, "melee", 2), M(DIVIDE, "melee", 2), M(SUBTRACT, "melee", 1))
+        ],
+    )
     assert r.totals["melee"] == 7
     assert [s.step for s in r.steps] == [5, 6, 7, 8, 9, 10]
     assert [(s.before, s.after) for s in r.steps] == [(0, 2), (2, 1), (1, 0), (0, 3), (3, 6), (6, 7)]
@@ -128,26 +140,44 @@ def test_the_one_multiplier_limit_is_per_unit():
 def test_v4_33_breath_effects_stack_by_kind_not_by_count():
     """V4-33 (V4.01c L703-706): Death + Water breath -> IDs ignored and missile halved; two Water
     breaths halve once."""
-    shots = (unit("Dwarves/Crossbowman", "2 Missile"), unit("Dwarves/Marksman", "3 Missile"), unit("Dwarves/Marksman", "ID"))
+    shots = (
+        unit("Dwarves/Crossbowman", "2 Missile"),
+        unit("Dwarves/Marksman", "3 Missile"),
+        unit("Dwarves/Marksman", "ID"),
+    )
     assert resolve(request("missile", *shots)).totals["missile"] == 7
     both = [EffectInForce("Dragon Plague"), EffectInForce("Poisonous Cloud")]
     assert resolve(request("missile", *shots, effects=both)).totals["missile"] == 2  # (2 + 3) // 2
     twice = [EffectInForce("Poisonous Cloud"), EffectInForce("Poisonous Cloud", 2)]
     assert resolve(request("missile", *shots, effects=twice)).totals["missile"] == 3  # 7 // 2, not 7 // 8
-    petrify = resolve(request("maneuver", unit("Dwarves/Lizard Rider", "3 Maneuver"), effects=[EffectInForce("Petrify")],
-                              terrain=at("Coastland")))
+    petrify = resolve(
+        request(
+            "maneuver",
+            unit("Dwarves/Lizard Rider", "3 Maneuver"),
+            effects=[EffectInForce("Petrify")],
+            terrain=at("Coastland"),
+        )
+    )
     assert petrify.totals["maneuver"] == 1
 
 
 def test_counts_as_adds_rolled_results_only_at_step_10():
     ca = M(ADD, "save", 0, "CA", counts_as="maneuver", units=frozenset({0}), scope="any")
     spell_man = M(ADD, "maneuver", 4, "WW")
-    r = run("save", unit("Coral Elves/Horseman", "1 Maneuver"), unit("Coral Elves/Trooper", "2 Save"),
-            effects=[mods(ca, spell_man)])
+    r = run(
+        "save",
+        unit("Coral Elves/Horseman", "1 Maneuver"),
+        unit("Coral Elves/Trooper", "2 Save"),
+        effects=[mods(ca, spell_man)],
+    )
     assert r.totals["save"] == 3  # the spell's maneuvers are never counted as saves (V4.01c L1045-1046)
     assert r.steps[-1].step == 10
-    declined = request("save", unit("Coral Elves/Horseman", "1 Maneuver"), effects=[mods(replace(ca, optional=True))],
-                       choices={"CA": False})
+    declined = request(
+        "save",
+        unit("Coral Elves/Horseman", "1 Maneuver"),
+        effects=[mods(replace(ca, optional=True))],
+        choices={"CA": False},
+    )
     assert resolve(declined, TEST).totals["save"] == 0
 
 
@@ -170,7 +200,9 @@ def test_combination_penalty_is_split_not_repeated():
     r = run("dragon", *u, effects=[mods(M(SUBTRACT, ALL, 3, "P"))])
     assert r.totals["melee"] + r.totals["save"] == 7 - 3 and r.totals["missile"] == 0
     assert r.totals["save"] == 3  # by default the penalty falls on attacking results first
-    r = run("dragon", *u, effects=[mods(M(SUBTRACT, ALL, 3, "P"))], choices={"P split": {"save": 2, "melee": 1}})
+    r = run(
+        "dragon", *u, effects=[mods(M(SUBTRACT, ALL, 3, "P"))], choices={"P split": {"save": 2, "melee": 1}}
+    )
     assert r.totals == {"melee": 3, "missile": 0, "save": 1}
     with pytest.raises(ResolutionError, match="all 3"):
         run("dragon", *u, effects=[mods(M(SUBTRACT, ALL, 3, "P"))], choices={"P split": {"save": 1}})
@@ -180,7 +212,10 @@ def test_v4_36_dragon_id_split():
     """V4-36 (V4.01c L677-681): a 3-health unit's ID in a dragon-attack roll may be split freely."""
     r = run("dragon", unit("Dwarves/Mammoth Rider", "ID"), choices={"id_as": {0: {"melee": 2, "save": 1}}})
     assert r.totals == {"melee": 2, "missile": 0, "save": 1}
-    assert run("dragon", unit("Dwarves/Mammoth Rider", "ID"), choices={"id_as": "missile"}).totals["missile"] == 3
+    assert (
+        run("dragon", unit("Dwarves/Mammoth Rider", "ID"), choices={"id_as": "missile"}).totals["missile"]
+        == 3
+    )
 
 
 def test_reroll_lists_follow_the_sai():
@@ -216,7 +251,9 @@ def test_eighth_face_doubles_ids_in_any_roll():
         r = resolve(request(purpose, SERGEANT_ID, FOOT_MEL, terrain=at("Coastland", controlled=True)))
         expect = 4 + (2 if purpose == "melee" else 0)
         assert r.totals[purpose] == expect, purpose
-    assert resolve(request("save", SERGEANT_ID, terrain=at("Coastland", 8))).totals["save"] == 2  # not controlled
+    assert (
+        resolve(request("save", SERGEANT_ID, terrain=at("Coastland", 8))).totals["save"] == 2
+    )  # not controlled
 
 
 def test_v4_20_magic_keeps_elements():
@@ -229,11 +266,22 @@ def test_v4_20_magic_keeps_elements():
 
 
 def test_magic_of_several_species_and_standing_stones():
-    r = resolve(request("magic", unit("Dwarves/Theurgist", "2 Magic"), unit("Goblins/Trickster", "ID"),
-                        terrain=at("Coastland")))
+    r = resolve(
+        request(
+            "magic",
+            unit("Dwarves/Theurgist", "2 Magic"),
+            unit("Goblins/Trickster", "ID"),
+            terrain=at("Coastland"),
+        )
+    )
     assert r.magic == {"Earth/Fire": 2, "Death/Earth": 1}
-    r = resolve(request("magic", unit("Dwarves/Theurgist", "2 Magic"),
-                        terrain=at("Coastland", controlled=True, eighth="Standing Stones")))
+    r = resolve(
+        request(
+            "magic",
+            unit("Dwarves/Theurgist", "2 Magic"),
+            terrain=at("Coastland", controlled=True, eighth="Standing Stones"),
+        )
+    )
     assert r.magic == {"Air/Earth/Fire/Water": 2}
 
 
@@ -263,7 +311,10 @@ def test_memo_returns_the_same_answer_and_never_mixes_dice():
     assert resolve(req) is first  # an identical request is answered from the memo
     assert resolve(req, memo=False).totals == first.totals
     # a different die showing equal faces is never confused with the first
-    twin = Die(**{f: getattr(MAMMOTH_MEL.die, f) for f in Die.__dataclass_fields__} | {"name": "Test/Twin", "health": 9})
+    twin = Die(
+        **{f: getattr(MAMMOTH_MEL.die, f) for f in Die.__dataclass_fields__}
+        | {"name": "Test/Twin", "health": 9}
+    )
     swapped = replace(req, units=(replace(MAMMOTH_MEL, die=twin), FOOT_MEL))
     assert resolve(swapped) is not first
     # requests holding unhashable choices are simply resolved afresh
@@ -272,8 +323,13 @@ def test_memo_returns_the_same_answer_and_never_mixes_dice():
 
 
 def test_hooks_see_each_units_counted_results():
-    r = run("melee", unit("Amazons/Soldier", "ID"), FOOT_MEL, unit("Amazons/Centaur", "4 Melee"),
-            terrain=at("Coastland"))
+    r = run(
+        "melee",
+        unit("Amazons/Soldier", "ID"),
+        FOOT_MEL,
+        unit("Amazons/Centaur", "4 Melee"),
+        terrain=at("Coastland"),
+    )
     seen = [eval(rep.text) for rep in r.reports if rep.source == "Probe"]  # noqa: S307 (our own repr)
     assert seen == [(0, {}, {"melee": 1}, {"melee": 1}, {}), (2, {"melee": 4}, {}, {"melee": 4}, {})]
 

@@ -71,8 +71,13 @@ def test_every_conformance_scenario_passes(shared_dir):
 
 
 def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "companion", "resolve", *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "companion", "resolve", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+    )
 
 
 def test_cli_json_for_every_scenario():
@@ -104,13 +109,25 @@ def test_cli_reports_mismatch_with_status_1(tmp_path):
 @pytest.mark.parametrize(
     ("old", "new", "key"),
     [
-        ("Dwarves/Footman, Dwarves/Mammoth Rider", "Dwarves/Footman, Dwarves/Mammoth Driver", "armies.red.units[1]"),
+        (
+            "Dwarves/Footman, Dwarves/Mammoth Rider",
+            "Dwarves/Footman, Dwarves/Mammoth Driver",
+            "armies.red.units[1]",
+        ),
         ("faces: [2 Melee, 3 Trample]", "faces: [2 Melee, 4 Trample]", "roll.faces[1]"),
         ("faces: [2 Melee, 3 Trample]", "faces: [2 Melee]", "roll.faces"),
         ("faces: [2 Melee, 3 Trample]", "faces: [[2 Melee, 1 Save], 3 Trample]", "roll.faces[0][1]"),
         ("roll:", "effects:\n  - {spell: Stone Wall, target: red, castings: 1}\nroll:", "effects[0].spell"),
-        ("roll:", "effects:\n  - {spell: Stone Skin, target: red, castings: 0}\nroll:", "effects[0].castings"),
-        ("roll:", "effects:\n  - {spell: Stone Skin, target: green, castings: 1}\nroll:", "effects[0].target"),
+        (
+            "roll:",
+            "effects:\n  - {spell: Stone Skin, target: red, castings: 0}\nroll:",
+            "effects[0].castings",
+        ),
+        (
+            "roll:",
+            "effects:\n  - {spell: Stone Skin, target: green, castings: 1}\nroll:",
+            "effects[0].target",
+        ),
         ("{player: 2, at: flat,", "{at: flat,", "armies.blue.player"),
         ("at: flat, units: [Dwarves/Footman", "at: hill, units: [Dwarves/Footman", "armies.red.at"),
         ("type: Flatland", "type: Moonland", "terrains[0].type"),
@@ -139,8 +156,11 @@ def test_unreadable_and_garbled_files_exit_2(tmp_path):
 
 def test_reroll_list_and_effects_on_other_armies(tmp_path):
     cat = load_catalogue()
-    doc = yaml.safe_load(BASE.replace("Dwarves/Mammoth Rider", "Goblins/Leopard Rider")
-                         .replace("3 Trample]", "[3 Rend, 3 Rend, 4 Melee]]"))
+    doc = yaml.safe_load(
+        BASE.replace("Dwarves/Mammoth Rider", "Goblins/Leopard Rider").replace(
+            "3 Trample]", "[3 Rend, 3 Rend, 4 Melee]]"
+        )
+    )
     doc["effects"] = [{"spell": "Stone Skin", "target": "blue", "castings": 2}]
     scenario = read_scenario(doc, cat)
     assert scenario.request.effects == ()  # a spell on another army does not touch this roll
@@ -184,6 +204,11 @@ def test_export_reads_back_to_the_same_roll():
 
 def test_cli_reads_standard_input():
     path = scenario_files()[0]
-    proc = subprocess.run([sys.executable, "-m", "companion", "resolve", "-", "--json"], input=path.read_text("utf-8"),
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "companion", "resolve", "-", "--json"],
+        input=path.read_text("utf-8"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0 and json.loads(proc.stdout)["matches_expect"] is True

@@ -33,10 +33,19 @@ def test_rule_modules_never_import_the_flow():
     game = RULES / "game"
     offenders = []
     for path, tree in _trees():
-        if game not in path.parents or path.name == "__init__.py" and path.parent == game or path.name == "flow.py":
+        if (
+            game not in path.parents
+            or path.name == "__init__.py"
+            and path.parent == game
+            or path.name == "flow.py"
+        ):
             continue
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "flow" and node.level:
+            if (
+                isinstance(node, ast.ImportFrom)
+                and (node.module or "").split(".")[-1] == "flow"
+                and node.level
+            ):
                 offenders.append(str(path.relative_to(RULES)))
     assert offenders == []
 
@@ -55,7 +64,12 @@ def test_rule_modules_use_only_the_public_context_of_the_game():
         if path.name == "flow.py":
             continue
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
-                    and isinstance(node.value, ast.Name) and node.value.id == "game"):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "game"
+            ):
                 reach_ins.append(f"{path.relative_to(RULES)}:{node.lineno} game.{node.attr}")
     assert reach_ins == []

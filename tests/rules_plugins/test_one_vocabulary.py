@@ -25,10 +25,17 @@ BOUND = {Scope.THIS_ROLL, Scope.ONE_UNIT, Scope.UNITS_OF_SPECIES, Scope.OWN_ARMY
 
 def situations() -> list[Situation]:
     out = [Situation(roll_for=p) for p in ROLL_FOR]
-    out += [Situation(roll_for="save", against=a) for a in ("melee", "missile", "magic", "dragon", "individual")]
-    out += [Situation(roll_for="melee", counter_attack=True), Situation(roll_for="maneuver", counter_maneuver=True),
-            Situation(roll_for="magic", at_terrain=False),
-            Situation(roll_for="save", at_terrain=True, terrain_elements=frozenset({"Water", "Fire", "Earth", "Air"}))]
+    out += [
+        Situation(roll_for="save", against=a) for a in ("melee", "missile", "magic", "dragon", "individual")
+    ]
+    out += [
+        Situation(roll_for="melee", counter_attack=True),
+        Situation(roll_for="maneuver", counter_maneuver=True),
+        Situation(roll_for="magic", at_terrain=False),
+        Situation(
+            roll_for="save", at_terrain=True, terrain_elements=frozenset({"Water", "Fire", "Earth", "Air"})
+        ),
+    ]
     return out
 
 
@@ -79,7 +86,11 @@ def test_every_scope_is_bound_to_this_roll_or_reported():
 
 def test_army_wide_scopes_are_those_that_change_a_whole_army_roll():
     assert {s for s in Scope if s.army_wide} == {
-        Scope.THIS_ROLL, Scope.TARGET_ARMY_ROLLS, Scope.OWN_ARMY_ROLLS, Scope.TERRAIN_ROLLS}
+        Scope.THIS_ROLL,
+        Scope.TARGET_ARMY_ROLLS,
+        Scope.OWN_ARMY_ROLLS,
+        Scope.TERRAIN_ROLLS,
+    }
 
 
 REG = Registry("reach")
@@ -92,8 +103,12 @@ def _howl(ctx, effect):
 
 
 def test_the_engine_refuses_a_modifier_that_reaches_other_rolls():
-    edition = replace(get_edition("v4"), key="reach", registry=REG, spell_names=frozenset({"Howl aimed here"}))
+    edition = replace(
+        get_edition("v4"), key="reach", registry=REG, spell_names=frozenset({"Howl aimed here"})
+    )
     die = load_catalogue()["Dwarves/Footman"]
-    request = RollRequest("save", (RolledUnit(die, (die.faces[0],)),), effects=(EffectInForce("Howl aimed here"),))
+    request = RollRequest(
+        "save", (RolledUnit(die, (die.faces[0],)),), effects=(EffectInForce("Howl aimed here"),)
+    )
     with pytest.raises(TypeError, match="Howl: a modifier of \"the defending army's save roll"):
         resolve(request, edition, memo=False)

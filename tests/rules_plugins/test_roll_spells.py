@@ -76,8 +76,11 @@ SPELL_RULES = [
 ]
 
 
-@pytest.mark.parametrize(("spell", "situation", "castings", "expected", "lines"), SPELL_RULES,
-                         ids=[f"{r[0]}-{r[1].roll_for}-x{r[2]}" for r in SPELL_RULES])
+@pytest.mark.parametrize(
+    ("spell", "situation", "castings", "expected", "lines"),
+    SPELL_RULES,
+    ids=[f"{r[0]}-{r[1].roll_for}-x{r[2]}" for r in SPELL_RULES],
+)
 def test_spell_modifies_roll(spell, situation, castings, expected, lines):
     assert mods(spell, situation, castings) == expected, f"V4.01c {lines}"
 
@@ -119,7 +122,8 @@ def test_berserker_rage_feral_saves_as_melee_in_counter_attacks_l2260_2268():
 def test_wilding_doubles_one_unit_per_casting_l2167_2171():
     c = spell_contribution("Wilding", SAV, castings=2)
     assert [(m.stage, m.result, m.amount, m.reach) for m in c.modifiers] == [
-        (Op.MULTIPLY, "save", 2, Scope.ONE_UNIT)] * 2
+        (Op.MULTIPLY, "save", 2, Scope.ONE_UNIT)
+    ] * 2
 
 
 def test_flashfire_rerolls_in_non_maneuver_army_rolls_l2317_2322():
@@ -134,7 +138,9 @@ def test_fields_of_ice_counter_maneuver_wins_ties_l2175_2181():
 
 
 def test_fiery_weapon_choice_in_dragon_attack_l2323_2326():
-    c = spell_contribution("Fiery Weapon", Situation("save", against="dragon", choices={"Fiery Weapon": "missile"}))
+    c = spell_contribution(
+        "Fiery Weapon", Situation("save", against="dragon", choices={"Fiery Weapon": "missile"})
+    )
     assert c.chosen == "missile" and {(m.result, m.amount) for m in c.modifiers} == {("missile", 2)}
 
 

@@ -110,9 +110,11 @@ RESULT_RULES = [
 ]
 
 
-@pytest.mark.parametrize(("sai", "situation", "x", "expected", "again", "lines"), RESULT_RULES,
-                         ids=[f"{r[0]}-{r[1].roll_for}{'-' + r[1].against if r[1].against else ''}-{r[5]}"
-                              for r in RESULT_RULES])
+@pytest.mark.parametrize(
+    ("sai", "situation", "x", "expected", "again", "lines"),
+    RESULT_RULES,
+    ids=[f"{r[0]}-{r[1].roll_for}{'-' + r[1].against if r[1].against else ''}-{r[5]}" for r in RESULT_RULES],
+)
 def test_sai_result_rule(sai, situation, x, expected, again, lines):
     c = sai_contribution(sai, x, situation)
     assert {k: v for k, v in c.results.items() if v} == expected, f"V4.01c {lines}"
@@ -129,8 +131,21 @@ def test_every_catalogue_sai_name_has_a_table_row():
 
 def test_every_sai_face_of_every_die_resolves_in_every_roll_type():
     cat = load_catalogue()
-    situations = [MAN, MAN_COUNTER, MEL, COUNTER_ATTACK, MIS, MAG, MAG_RESERVE, SAV, SAV_MEL, SAV_MIS,
-                  SAV_IND, DRAGON, DRAGON_JAWS]
+    situations = [
+        MAN,
+        MAN_COUNTER,
+        MEL,
+        COUNTER_ATTACK,
+        MIS,
+        MAG,
+        MAG_RESERVE,
+        SAV,
+        SAV_MEL,
+        SAV_MIS,
+        SAV_IND,
+        DRAGON,
+        DRAGON_JAWS,
+    ]
     seen = set()
     for die in cat:
         for face in die.faces:
@@ -180,8 +195,11 @@ def test_wayfare_may_move_instead_of_maneuver_l2052_2055():
 
 
 def test_create_fireminions_type_chosen_by_caller_l1399_1407():
-    c = sai_contribution("Create Fireminions", 3, Situation("save", against="dragon",
-                                                            choices={"Create Fireminions": "missile"}))
+    c = sai_contribution(
+        "Create Fireminions",
+        3,
+        Situation("save", against="dragon", choices={"Create Fireminions": "missile"}),
+    )
     assert c.results == {"missile": 3}
 
 
@@ -251,7 +269,9 @@ def test_elevate_doubles_one_unit_l1491_1498():
 def test_trumpet_doubles_feral_melee_and_saves_l2011_2018():
     mods = sai_contribution("Trumpet", 1, SAV).modifiers
     assert {(m.stage, m.result, m.amount, m.species) for m in mods} == {
-        (Op.MULTIPLY, "melee", 2, "Feral"), (Op.MULTIPLY, "save", 2, "Feral")}
+        (Op.MULTIPLY, "melee", 2, "Feral"),
+        (Op.MULTIPLY, "save", 2, "Feral"),
+    }
     assert sai_contribution("Trumpet", 1, MAN).is_empty
 
 
@@ -336,8 +356,11 @@ EFFECT_RULES = [
 ]
 
 
-@pytest.mark.parametrize(("sai", "situation", "x", "kind", "amount", "lines"), EFFECT_RULES,
-                         ids=[f"{r[0]}-{r[1].roll_for}-{r[5]}" for r in EFFECT_RULES])
+@pytest.mark.parametrize(
+    ("sai", "situation", "x", "kind", "amount", "lines"),
+    EFFECT_RULES,
+    ids=[f"{r[0]}-{r[1].roll_for}-{r[5]}" for r in EFFECT_RULES],
+)
 def test_sai_reports_its_effect(sai, situation, x, kind, amount, lines):
     c = sai_contribution(sai, x, situation)
     kinds = {(e.kind, e.amount) for e in c.effects}
@@ -391,14 +414,24 @@ def test_champion_logo_four_saves_vs_individual_l2882_2886(cat):
 
 
 def test_champion_logo_in_dragon_attack_tames_slays_controls_l2906_3058(cat):
-    kinds = {name: sai_contribution("Logo", 1, DRAGON, cat[name]).effects[0].kind
-             for name in ("Eldarim/Dragonlord", "Eldarim/Dragonslayer", "Eldarim/Dragoncrusader",
-                          "Eldarim/Water Dragon Master", "Eldarim/Water Dragon Hunter",
-                          "Eldarim/Water Dragon Zealot")}
+    kinds = {
+        name: sai_contribution("Logo", 1, DRAGON, cat[name]).effects[0].kind
+        for name in (
+            "Eldarim/Dragonlord",
+            "Eldarim/Dragonslayer",
+            "Eldarim/Dragoncrusader",
+            "Eldarim/Water Dragon Master",
+            "Eldarim/Water Dragon Hunter",
+            "Eldarim/Water Dragon Zealot",
+        )
+    }
     assert kinds == {
-        "Eldarim/Dragonlord": "tame_dragon", "Eldarim/Dragonslayer": "slay_dragon",
-        "Eldarim/Dragoncrusader": "control_dragon", "Eldarim/Water Dragon Master": "tame_dragon",
-        "Eldarim/Water Dragon Hunter": "slay_dragon", "Eldarim/Water Dragon Zealot": "control_dragon",
+        "Eldarim/Dragonlord": "tame_dragon",
+        "Eldarim/Dragonslayer": "slay_dragon",
+        "Eldarim/Dragoncrusader": "control_dragon",
+        "Eldarim/Water Dragon Master": "tame_dragon",
+        "Eldarim/Water Dragon Hunter": "slay_dragon",
+        "Eldarim/Water Dragon Zealot": "control_dragon",
     }
 
 
@@ -417,7 +450,9 @@ def test_bronze_medallion_l2782_2797(cat):
 
 
 def test_silver_and_gold_medallions_l2798_2824(cat):
-    assert sai_contribution("Logo", 4, SAV, cat["Items/Silver Medallion"]).effects[0].kind == "silver_medallion"
+    assert (
+        sai_contribution("Logo", 4, SAV, cat["Items/Silver Medallion"]).effects[0].kind == "silver_medallion"
+    )
     e = sai_contribution("Logo", 4, MEL, cat["Items/Gold Medallion"]).effects[0]
     assert (e.kind, e.amount) == ("return_from_dua", 4)
 

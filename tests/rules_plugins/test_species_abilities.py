@@ -30,8 +30,11 @@ FEY = frozenset({"Water", "Fire"})
 
 
 def conversions(species, situation, **kw):
-    return {(ca.counts_as, ca.result, ca.source)
-            for c in species_contributions(species, situation, **kw) for ca in c.counts_as}
+    return {
+        (ca.counts_as, ca.result, ca.source)
+        for c in species_contributions(species, situation, **kw)
+        for ca in c.counts_as
+    }
 
 
 def test_27_abilities_listed_l771_998():
@@ -43,18 +46,48 @@ def test_27_abilities_listed_l771_998():
 COUNTS_AS_RULES = [
     ("Coastal Dodge", "Coral Elves", Situation("save"), COAST, HIGH, "maneuver", "save", "L817-819"),
     ("Mountain Mastery", "Dwarves", Situation("maneuver"), HIGH, COAST, "melee", "maneuver", "L828-830"),
-    ("Dwarven Might", "Dwarves", Situation("melee", counter_attack=True), HIGH, SWAMP, "save", "melee", "L832-834"),
-    ("Stampede", "Feral", Situation("melee", counter_attack=True), FLAT, HIGH, "maneuver", "melee", "L863-865"),
+    (
+        "Dwarven Might",
+        "Dwarves",
+        Situation("melee", counter_attack=True),
+        HIGH,
+        SWAMP,
+        "save",
+        "melee",
+        "L832-834",
+    ),
+    (
+        "Stampede",
+        "Feral",
+        Situation("melee", counter_attack=True),
+        FLAT,
+        HIGH,
+        "maneuver",
+        "melee",
+        "L863-865",
+    ),
     ("Flaming Shields", "Firewalkers", Situation("melee"), WASTE, FLAT, "save", "melee", "L874-877"),
     ("Swamp Mastery", "Goblins", Situation("maneuver"), SWAMP, COAST, "melee", "maneuver", "L903-905"),
     ("Volcanic Adaptation", "Lava Elves", Situation("save"), HIGH, COAST, "maneuver", "save", "L918-920"),
-    ("Intangibility", "Scalders", Situation("save", against="missile"), FEY, HIGH, "maneuver", "save", "L940-942"),
+    (
+        "Intangibility",
+        "Scalders",
+        Situation("save", against="missile"),
+        FEY,
+        HIGH,
+        "maneuver",
+        "save",
+        "L940-942",
+    ),
     ("Born of the Swamp", "Swamp Stalkers", Situation("save"), SWAMP, WASTE, "maneuver", "save", "L945-947"),
 ]
 
 
-@pytest.mark.parametrize(("ability", "species", "situation", "good", "bad", "src", "dst", "lines"),
-                         COUNTS_AS_RULES, ids=[r[0] for r in COUNTS_AS_RULES])
+@pytest.mark.parametrize(
+    ("ability", "species", "situation", "good", "bad", "src", "dst", "lines"),
+    COUNTS_AS_RULES,
+    ids=[r[0] for r in COUNTS_AS_RULES],
+)
 def test_counts_as_ability(ability, species, situation, good, bad, src, dst, lines):
     from dataclasses import replace
 
@@ -83,7 +116,9 @@ def test_dwarven_might_only_in_counter_attacks_l832_834():
 
 
 def test_flaming_shields_not_in_counter_attacks_l874_877():
-    assert conversions("Firewalkers", Situation("melee", counter_attack=True, terrain_elements=WASTE)) == set()
+    assert (
+        conversions("Firewalkers", Situation("melee", counter_attack=True, terrain_elements=WASTE)) == set()
+    )
 
 
 def test_intangibility_only_against_missile_l940_942():
@@ -92,7 +127,8 @@ def test_intangibility_only_against_missile_l940_942():
 
 def test_coastal_dodge_applies_in_dragon_attack_saves_l817_819():
     assert conversions("Coral Elves", Situation("save", against="dragon", terrain_elements=COAST)) == {
-        ("maneuver", "save", "Coastal Dodge")}
+        ("maneuver", "save", "Coastal Dodge")
+    }
 
 
 def test_javelin_charge_maneuver_as_missile_when_declared_l784_790():
@@ -124,11 +160,15 @@ def test_scorching_touch_l933_938():
     (c,) = species_contributions("Scalders", Situation("save", against="melee", terrain_elements=FEY))
     assert c.effects[0].kind == "damage_spell_saves_only"
     assert scorching_touch_damage(3) == 3
-    assert species_contributions("Scalders", Situation("save", against="missile", terrain_elements=HIGH)) == ()
+    assert (
+        species_contributions("Scalders", Situation("save", against="missile", terrain_elements=HIGH)) == ()
+    )
 
 
 def test_rapid_growth_counter_maneuver_reroll_l968_973():
-    (c,) = species_contributions("Treefolk", Situation("maneuver", counter_maneuver=True, terrain_elements=SWAMP))
+    (c,) = species_contributions(
+        "Treefolk", Situation("maneuver", counter_maneuver=True, terrain_elements=SWAMP)
+    )
     assert c.effects[0].kind == "may_reroll_once"
     assert species_contributions("Treefolk", Situation("maneuver", terrain_elements=SWAMP)) == ()
 
@@ -171,8 +211,15 @@ def test_foul_stench_l907_914():
 
 def test_non_roll_abilities_flagged_for_the_game_flow():
     flow = {name for name, a in SPECIES_ABILITIES.items() if not a.changes_roll}
-    assert flow == {"Dragonkin Handlers", "Feralization", "Air Flight", "Winter's Fortitude", "Mutate",
-                    "Replanting", "Stepped Damage"}
+    assert flow == {
+        "Dragonkin Handlers",
+        "Feralization",
+        "Air Flight",
+        "Winter's Fortitude",
+        "Mutate",
+        "Replanting",
+        "Stepped Damage",
+    }
 
 
 def test_bad_force_size_refused():

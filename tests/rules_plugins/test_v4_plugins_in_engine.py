@@ -60,8 +60,13 @@ def test_reroll_pending_is_reported_when_the_list_stops_at_a_rend(cat):
 
 
 def test_trample_maneuver_and_melee_l2008_2010(cat):
-    assert roll(cat, "maneuver", [("Dwarves/Mammoth Rider", "3 Trample")], terrain="Coastland").total("maneuver") == 3
-    assert roll(cat, "melee", [("Dwarves/Mammoth Rider", "3 Trample")], terrain="Coastland").total("melee") == 3
+    assert (
+        roll(cat, "maneuver", [("Dwarves/Mammoth Rider", "3 Trample")], terrain="Coastland").total("maneuver")
+        == 3
+    )
+    assert (
+        roll(cat, "melee", [("Dwarves/Mammoth Rider", "3 Trample")], terrain="Coastland").total("melee") == 3
+    )
 
 
 def test_trample_melee_counted_as_maneuver_by_mountain_mastery(cat):
@@ -74,8 +79,13 @@ def test_trample_melee_counted_as_maneuver_by_mountain_mastery(cat):
 
 def test_sai_results_escape_subtract_and_divide_l1021_1025(cat):
     """Counter 3 saves arrive at step 8: Evil Eye (-2) only eats the rolled save."""
-    r = roll(cat, "save", [("Dwarves/Footman", "1 Save"), ("Eldarim/Dragonslayer", "4 Counter")],
-             effects=[("Evil Eye", 1, "army", frozenset(), True)], against="missile")
+    r = roll(
+        cat,
+        "save",
+        [("Dwarves/Footman", "1 Save"), ("Eldarim/Dragonslayer", "4 Counter")],
+        effects=[("Evil Eye", 1, "army", frozenset(), True)],
+        against="missile",
+    )
     assert r.total("save") == 4  # max(1 - 2, 0) + 4
 
 
@@ -85,13 +95,21 @@ def test_sai_results_are_multiplied_at_step_9(cat):
     assert feral
     trumpeter = cat[feral[0]]
     trumpet = next(f for f in trumpeter.faces if f.sai == "Trumpet").text()
-    r = roll(cat, "melee", [(trumpeter.name, trumpet), ("Feral/Hyena Rider" if "Feral/Hyena Rider" in cat
-                                                        else _feral_with_melee(cat), _melee_face(cat))])
+    r = roll(
+        cat,
+        "melee",
+        [
+            (trumpeter.name, trumpet),
+            ("Feral/Hyena Rider" if "Feral/Hyena Rider" in cat else _feral_with_melee(cat), _melee_face(cat)),
+        ],
+    )
     assert r.total("melee") == 2 * _melee_count(cat)
 
 
 def _feral_with_melee(cat):
-    return next(d.name for d in cat if d.species == "Feral" and d.is_unit and any(f.icon == "Melee" for f in d.faces))
+    return next(
+        d.name for d in cat if d.species == "Feral" and d.is_unit and any(f.icon == "Melee" for f in d.faces)
+    )
 
 
 def _melee_face(cat):
@@ -120,11 +138,24 @@ def test_smite_reports_damage_without_results_l1874_1876(cat):
 
 
 def test_charge_counts_the_whole_army_maneuver_as_melee_l1309_1318(cat):
-    r = roll(cat, "melee", [("Dwarves/Behemoth", "4 Charge"), ("Dwarves/Patroller", "2 Maneuver"),
-                            ("Dwarves/Footman", "2 Melee")], terrain="Coastland")
+    r = roll(
+        cat,
+        "melee",
+        [
+            ("Dwarves/Behemoth", "4 Charge"),
+            ("Dwarves/Patroller", "2 Maneuver"),
+            ("Dwarves/Footman", "2 Melee"),
+        ],
+        terrain="Coastland",
+    )
     assert r.total("melee") == 2 + 2
-    r = roll(cat, "melee", [("Dwarves/Behemoth", "4 Charge"), ("Dwarves/Patroller", "2 Maneuver")],
-             terrain="Coastland", counter_attack=True)
+    r = roll(
+        cat,
+        "melee",
+        [("Dwarves/Behemoth", "4 Charge"), ("Dwarves/Patroller", "2 Maneuver")],
+        terrain="Coastland",
+        counter_attack=True,
+    )
     assert r.total("melee") == 0
 
 
@@ -134,7 +165,11 @@ def _face_of(cat, name, icon):
 
 def test_elevate_doubles_the_best_unit_missile_l1491_1492(cat):
     elevate = next(d for d in cat if "Elevate" in d.sai_names)
-    archer = next(d for d in cat if d.species == "Coral Elves" and d.is_unit and any(f.icon == "Missile" for f in d.faces))
+    archer = next(
+        d
+        for d in cat
+        if d.species == "Coral Elves" and d.is_unit and any(f.icon == "Missile" for f in d.faces)
+    )
     mface = next(f for f in archer.faces if f.icon == "Missile")
     eface = next(f for f in elevate.faces if f.sai == "Elevate").text()
     r = roll(cat, "missile", [(archer.name, mface.text()), (elevate.name, eface)])
@@ -169,15 +204,23 @@ def test_coastal_dodge_in_engine_l817_819(cat):
     n = cat["Coral Elves/Fighter"].find_face(man).count
     assert roll(cat, "save", [("Coral Elves/Fighter", man)], terrain="Coastland").total("save") == n
     assert roll(cat, "save", [("Coral Elves/Fighter", man)], terrain="Highland").total("save") == 0
-    assert roll(cat, "save", [("Coral Elves/Fighter", man)], terrain="Coastland",
-                choices={"Coastal Dodge": False}).total("save") == 0
+    assert (
+        roll(
+            cat, "save", [("Coral Elves/Fighter", man)], terrain="Coastland", choices={"Coastal Dodge": False}
+        ).total("save")
+        == 0
+    )
 
 
 def test_spell_results_never_counted_as_l1045_1046(cat):
     """Wind Walk's maneuver does not become saves by Coastal Dodge (cf. R96-24, FAQ-CONFLICT-4)."""
-    r = roll(cat, "save", [("Coral Elves/Fighter", "1 Melee")], terrain="Coastland", effects=[("Wind Walk", 1)])
+    r = roll(
+        cat, "save", [("Coral Elves/Fighter", "1 Melee")], terrain="Coastland", effects=[("Wind Walk", 1)]
+    )
     assert r.total("save") == 0
-    r = roll(cat, "save", [("Coral Elves/Fighter", "1 Maneuver")], terrain="Coastland", effects=[("Wind Walk", 1)])
+    r = roll(
+        cat, "save", [("Coral Elves/Fighter", "1 Maneuver")], terrain="Coastland", effects=[("Wind Walk", 1)]
+    )
     assert r.total("save") == 1
 
 
@@ -189,7 +232,9 @@ def test_mountain_mastery_in_engine_l828_830(cat):
 
 
 def test_terrain_harmony_magic_takes_terrain_elements_l798_802(cat):
-    amazon = next(d for d in cat if d.species == "Amazons" and d.is_unit and any(f.icon == "Magic" for f in d.faces))
+    amazon = next(
+        d for d in cat if d.species == "Amazons" and d.is_unit and any(f.icon == "Magic" for f in d.faces)
+    )
     face = next(f for f in amazon.faces if f.icon == "Magic")
     r = roll(cat, "magic", [(amazon.name, face.text())], terrain="Swampland")
     assert dict(r.magic) == {"Earth/Water": face.count}
@@ -198,7 +243,9 @@ def test_terrain_harmony_magic_takes_terrain_elements_l798_802(cat):
 
 
 def test_bone_magic_in_engine_l986_991(cat):
-    undead = next(d for d in cat if d.species == "Undead" and d.is_unit and any(f.icon == "Magic" for f in d.faces))
+    undead = next(
+        d for d in cat if d.species == "Undead" and d.is_unit and any(f.icon == "Magic" for f in d.faces)
+    )
     face = next(f for f in undead.faces if f.icon == "Magic")
     r = roll(cat, "magic", [(undead.name, face.text()), (undead.name, face.text())], dua_counts={"Undead": 1})
     assert r.total("magic") == 2 * face.count + 1  # capped by one Undead in the DUA
@@ -225,46 +272,72 @@ def test_stone_skin_not_in_an_individual_roll_l1050_1066(cat):
 
 
 def test_ash_storm_removes_id_results_last_l1058_1061(cat):
-    r = roll(cat, "save", [("Dwarves/Footman", "1 Save"), ("Dwarves/Sergeant", "ID")],
-             effects=[("Ash Storm", 1, "terrain")])
+    r = roll(
+        cat,
+        "save",
+        [("Dwarves/Footman", "1 Save"), ("Dwarves/Sergeant", "ID")],
+        effects=[("Ash Storm", 1, "terrain")],
+    )
     sergeant = cat["Dwarves/Sergeant"].health
     assert r.total("save") == sergeant  # the normal save went first
     assert r.per_unit[1].get("save") == sergeant
 
 
 def test_palsy_not_on_maneuver_l2196_2199(cat):
-    r = roll(cat, "maneuver", [("Dwarves/Patroller", "2 Maneuver")], effects=[("Palsy", 3)], terrain="Coastland")
+    r = roll(
+        cat, "maneuver", [("Dwarves/Patroller", "2 Maneuver")], effects=[("Palsy", 3)], terrain="Coastland"
+    )
     assert r.total("maneuver") == 2
     r = roll(cat, "save", [("Dwarves/Patroller", "2 Save")], effects=[("Palsy", 3)], terrain="Coastland")
     assert r.total("save") == 0
 
 
-@pytest.mark.parametrize(("spell", "castings", "cut"), [
-    ("Dancing Lights", 1, 6), ("Higher Ground", 1, 5), ("Blizzard", 1, 3), ("Decay", 2, 4)])
+@pytest.mark.parametrize(
+    ("spell", "castings", "cut"),
+    [("Dancing Lights", 1, 6), ("Higher Ground", 1, 5), ("Blizzard", 1, 3), ("Decay", 2, 4)],
+)
 def test_melee_penalty_spells(cat, spell, castings, cut):
-    faces = [("Dwarves/Mammoth Rider", "3 Trample")] + [("Dwarves/Footman", _face_of(cat, "Dwarves/Footman", "Melee"))] * 4
+    faces = [("Dwarves/Mammoth Rider", "3 Trample")] + [
+        ("Dwarves/Footman", _face_of(cat, "Dwarves/Footman", "Melee"))
+    ] * 4
     base = roll(cat, "melee", faces).total("melee")
     r = roll(cat, "melee", faces, effects=[(spell, castings)])
     assert r.total("melee") == max(base - 3 - cut, 0) + 3  # Trample's 3 melee arrive after the cut
 
 
 def test_deluge_cuts_maneuver_and_missile_l2358_2361(cat):
-    r = roll(cat, "maneuver", [("Dwarves/Patroller", "2 Maneuver")] * 3, effects=[("Deluge", 1, "terrain")],
-             terrain="Coastland")
+    r = roll(
+        cat,
+        "maneuver",
+        [("Dwarves/Patroller", "2 Maneuver")] * 3,
+        effects=[("Deluge", 1, "terrain")],
+        terrain="Coastland",
+    )
     assert r.total("maneuver") == 3
-    r = roll(cat, "missile", [("Coral Elves/Guard", "2 Missile")] * 3, effects=[("Deluge", 2, "terrain")],
-             terrain="Coastland")
+    r = roll(
+        cat,
+        "missile",
+        [("Coral Elves/Guard", "2 Missile")] * 3,
+        effects=[("Deluge", 2, "terrain")],
+        terrain="Coastland",
+    )
     assert r.total("missile") == 0
 
 
 def test_frost_breath_halves_rolled_but_not_sai_results(cat):
-    r = roll(cat, "save", [("Dwarves/Footman", "1 Save")] * 5 + [("Eldarim/Dragonslayer", "4 Counter")],
-             effects=["Frost Breath"])
+    r = roll(
+        cat,
+        "save",
+        [("Dwarves/Footman", "1 Save")] * 5 + [("Eldarim/Dragonslayer", "4 Counter")],
+        effects=["Frost Breath"],
+    )
     assert r.total("save") == 5 // 2 + 4
 
 
 def test_necromantic_wave_magic_counts_as_melee_l2227_2233(cat):
-    mage = next(d for d in cat if d.species == "Lava Elves" and d.is_unit and any(f.icon == "Magic" for f in d.faces))
+    mage = next(
+        d for d in cat if d.species == "Lava Elves" and d.is_unit and any(f.icon == "Magic" for f in d.faces)
+    )
     face = next(f for f in mage.faces if f.icon == "Magic")
     r = roll(cat, "melee", [(mage.name, face.text())], effects=["Necromantic Wave"])
     assert r.total("melee") == face.count
@@ -285,8 +358,13 @@ def test_elemental_champion_logo_counts_as_an_id_worth_two_l1821_1824(cat):
     die = cat["Eldarim/Fire Dragon Hunter"]
     r = roll(cat, "save", [(die.name, "1 Logo")])
     assert r.total("save") == 2
-    r = resolve(RollRequest("save", (RolledUnit(die, (die.find_face("1 Logo"),)),),
-                            terrain=RollTerrain("Highland", face=8, controlled=True)))
+    r = resolve(
+        RollRequest(
+            "save",
+            (RolledUnit(die, (die.find_face("1 Logo"),)),),
+            terrain=RollTerrain("Highland", face=8, controlled=True),
+        )
+    )
     assert r.total("save") == 4  # the eighth face doubles ID results (L501)
     assert roll(cat, "save", [("Eldarim/Dragonslayer", "1 Logo")]).total("save") == 0
 
@@ -295,8 +373,13 @@ def test_attune_magic_is_of_any_element_l1243_1249(cat):
     item = next(d for d in cat if d.is_item and "Attune" in d.sai_names)
     f = next(x for x in item.faces if x.sai == "Attune")
     seer = cat["Amazons/Seer"]
-    r = resolve(RollRequest("magic", (RolledUnit(seer, (seer.find_face("2 Magic"),)), RolledUnit(item, (f,))),
-                            terrain=RollTerrain("Coastland", face=1)))
+    r = resolve(
+        RollRequest(
+            "magic",
+            (RolledUnit(seer, (seer.find_face("2 Magic"),)), RolledUnit(item, (f,))),
+            terrain=RollTerrain("Coastland", face=1),
+        )
+    )
     assert r.total("magic") == 2 + f.count
     assert r.magic.get("any") == f.count and r.magic.get("Air/Water") == 2
 
@@ -315,9 +398,15 @@ def test_flurry_rolled_again_in_a_dragon_attack_means_melee_l1570_1575(cat):
     f, other = item.find_face("4 Flurry"), item.find_face("4 Melee")
     carrier = cat["Dwarves/Footman"]
     base = (RolledUnit(carrier, (carrier.find_face("1 Melee"),)),)
-    r = resolve(RollRequest("dragon", base + (RolledUnit(item, (f,)),), terrain=RollTerrain("Coastland", face=3)))
+    r = resolve(
+        RollRequest("dragon", base + (RolledUnit(item, (f,)),), terrain=RollTerrain("Coastland", face=3))
+    )
     assert r.total("save") == f.count and r.total("melee") == 1
-    r = resolve(RollRequest("dragon", base + (RolledUnit(item, (f, other)),), terrain=RollTerrain("Coastland", face=3)))
+    r = resolve(
+        RollRequest(
+            "dragon", base + (RolledUnit(item, (f, other)),), terrain=RollTerrain("Coastland", face=3)
+        )
+    )
     assert r.total("save") == 0 and r.total("melee") == 1 + 4 + 4
 
 

@@ -29,8 +29,11 @@ def roll(cat, edition, purpose, dice, *, terrain="Coastland", controlled=False, 
 
 
 def face(cat, name, icon, count=None):
-    return next(f.text() for f in cat[name].faces
-                if (f.icon == icon or f.sai == icon) and (count is None or f.count == count))
+    return next(
+        f.text()
+        for f in cat[name].faces
+        if (f.icon == icon or f.sai == icon) and (count is None or f.count == count)
+    )
 
 
 # ------------------------------------------------------------------ V4
@@ -63,33 +66,57 @@ def test_v4_52_coil_target_counter_counts_once(cat):
 
 def test_r96_16_eighth_face_and_racial_double_dwarf_maneuvers(cat):
     """R96-16 (R96 L626-636): dwarf 3 maneuvers, Highland, eighth face held -> 12."""
-    dwarf = next(d.name for d in cat if d.species == "Dwarves" and d.is_unit
-                 and any(f.icon == "Maneuver" and f.count == 3 for f in d.faces))
+    dwarf = next(
+        d.name
+        for d in cat
+        if d.species == "Dwarves"
+        and d.is_unit
+        and any(f.icon == "Maneuver" and f.count == 3 for f in d.faces)
+    )
     r = roll(cat, "r96", "maneuver", [(dwarf, "3 Maneuver")], terrain="Highland", controlled=True)
     assert r.total("maneuver") == 12
 
 
 def test_r96_17_eighth_face_and_racial_counts_as(cat):
     """R96-17 (R96 L638-643): coral elf 3 maneuvers in a save roll, Coastland eighth face -> 6 saves."""
-    elf = next(d.name for d in cat if d.species == "Coral Elves" and d.is_unit
-               and any(f.icon == "Maneuver" and f.count == 3 for f in d.faces))
+    elf = next(
+        d.name
+        for d in cat
+        if d.species == "Coral Elves"
+        and d.is_unit
+        and any(f.icon == "Maneuver" and f.count == 3 for f in d.faces)
+    )
     r = roll(cat, "r96", "save", [(elf, "3 Maneuver")], terrain="Coastland", controlled=True)
     assert r.total("save") == 6
 
 
-@pytest.mark.parametrize(("terrain", "controlled", "damage"), [("Coastland", False, 6), ("Highland", False, 9),
-                                                                ("Highland", True, 15)])
+@pytest.mark.parametrize(
+    ("terrain", "controlled", "damage"),
+    [("Coastland", False, 6), ("Highland", False, 9), ("Highland", True, 15)],
+)
 def test_r96_20_faq96_02_mammoth_rider_trample_in_a_charge(cat, terrain, controlled, damage):
     """R96-20 (R96 L715-724) and FAQ96-02 (SAI D): Trample 3 in a charge -> 6 / 9 / 15."""
-    r = roll(cat, "r96", "melee", [("Dwarves/Mammoth Rider", "3 Trample")], terrain=terrain,
-             controlled=controlled, charge=True)
+    r = roll(
+        cat,
+        "r96",
+        "melee",
+        [("Dwarves/Mammoth Rider", "3 Trample")],
+        terrain=terrain,
+        controlled=controlled,
+        charge=True,
+    )
     assert r.total("melee") == damage
 
 
 def test_r96_21_fly_maneuver_or_save(cat):
     """R96-21 (R96 L762-763): 3 Fly icons -> 3 maneuvers in a maneuver roll, 3 saves in a save roll."""
-    flyer = next(d for d in cat if d.is_unit and any(f.sai == "Fly" and f.count == 3 for f in d.faces)
-                 and d.species not in ("Coral Elves", "Dwarves", "Goblins", "Lava Elves"))
+    flyer = next(
+        d
+        for d in cat
+        if d.is_unit
+        and any(f.sai == "Fly" and f.count == 3 for f in d.faces)
+        and d.species not in ("Coral Elves", "Dwarves", "Goblins", "Lava Elves")
+    )
     f = face(cat, flyer.name, "Fly", 3)
     assert roll(cat, "r96", "maneuver", [(flyer.name, f)]).total("maneuver") == 3
     assert roll(cat, "r96", "save", [(flyer.name, f)]).total("save") == 3
@@ -98,17 +125,26 @@ def test_r96_21_fly_maneuver_or_save(cat):
 def test_r96_24_wind_walk_does_not_feed_racial_saves(cat):
     """R96-24 (R96 L796-804): coral elves in coastland, 3 saves + 4 maneuvers + Wind Walk -> 7 saves."""
     elves = [("Coral Elves/Fighter", "1 Maneuver")] * 4
-    saver = next(d for d in cat if d.species == "Coral Elves" and d.is_unit
-                 and any(f.icon == "Save" and f.count == 3 for f in d.faces))
+    saver = next(
+        d
+        for d in cat
+        if d.species == "Coral Elves"
+        and d.is_unit
+        and any(f.icon == "Save" and f.count == 3 for f in d.faces)
+    )
     r = roll(cat, "r96", "save", elves + [(saver.name, "3 Save")], effects=[("Wind Walk", 1)])
     assert r.total("save") == 7
 
 
 def test_r96_28_army_modifier_not_on_a_units_own_roll(cat):
     """R96-28 (R96 L926-932): Watery Double on the army does not help a unit targeted alone."""
-    r = roll(cat, "r96", "save", [("Dwarves/Footman", "1 Save")], effects=[("Watery Double", 1)], individual=True)
+    r = roll(
+        cat, "r96", "save", [("Dwarves/Footman", "1 Save")], effects=[("Watery Double", 1)], individual=True
+    )
     assert r.total("save") == 1
-    r = roll(cat, "v4", "save", [("Dwarves/Footman", "1 Save")], effects=[("Watery Double", 1)], individual=True)
+    r = roll(
+        cat, "v4", "save", [("Dwarves/Footman", "1 Save")], effects=[("Watery Double", 1)], individual=True
+    )
     assert r.total("save") == 1
 
 
@@ -128,14 +164,22 @@ def test_r96_32_palsy_arithmetic(cat):
 def test_faq96_01_terrain_bonuses_multiply_rend(cat, controlled, factor):
     """FAQ96-01 (SAI D): a Goblin Leopard Rider's Rend N in a maneuver roll at Swampland -> 2N; with
     the eighth face -> 4N (the case's N = 2 gives 4 and 8; the die's Rend face has N = 3)."""
-    r = roll(cat, "r96", "maneuver", [("Goblins/Leopard Rider", "3 Rend")], terrain="Swampland",
-             controlled=controlled)
+    r = roll(
+        cat,
+        "r96",
+        "maneuver",
+        [("Goblins/Leopard Rider", "3 Rend")],
+        terrain="Swampland",
+        controlled=controlled,
+    )
     assert r.total("maneuver") == 3 * factor
 
 
 def test_faq96_01_v4_goblin_rend_maneuver(cat):
     """FAQ96-01 in v4: no racial doubling; the eighth face doubles only IDs (V4 L501) -> Rend 3 stays 3."""
-    r = roll(cat, "v4", "maneuver", [("Goblins/Leopard Rider", "3 Rend")], terrain="Coastland", controlled=True)
+    r = roll(
+        cat, "v4", "maneuver", [("Goblins/Leopard Rider", "3 Rend")], terrain="Coastland", controlled=True
+    )
     assert r.total("maneuver") == 3
 
 
@@ -192,15 +236,27 @@ def test_faq96_12_smite_in_charge_and_dragon_attack(cat):
     for edition in ("r96", "v4"):
         assert roll(cat, edition, "dragon", [(unit.name, f)]).total("melee") == 3
         r = roll(cat, edition, "melee", [(unit.name, f)])
-        assert r.total("melee") == 0 and any(rep.kind == "damage_no_save" and rep.amount == 3 for rep in r.reports)
+        assert r.total("melee") == 0 and any(
+            rep.kind == "damage_no_save" and rep.amount == 3 for rep in r.reports
+        )
 
 
 def test_faq96_13_rend_and_maneuver_icons_sum(cat):
     """FAQ96-13 (SAI 5.B): Rend 3 + 5 maneuver icons -> 8 maneuvers (enough against a Flash Flood)."""
-    rend = next(d for d in cat if d.is_unit and any(f.sai == "Rend" and f.count == 3 for f in d.faces)
-                and d.species not in ("Dwarves", "Goblins"))
-    mover = next(d for d in cat if d.is_unit and d.species not in ("Dwarves", "Goblins")
-                 and any(f.icon == "Maneuver" and f.count == 1 for f in d.faces))
+    rend = next(
+        d
+        for d in cat
+        if d.is_unit
+        and any(f.sai == "Rend" and f.count == 3 for f in d.faces)
+        and d.species not in ("Dwarves", "Goblins")
+    )
+    mover = next(
+        d
+        for d in cat
+        if d.is_unit
+        and d.species not in ("Dwarves", "Goblins")
+        and any(f.icon == "Maneuver" and f.count == 1 for f in d.faces)
+    )
     dice = [(rend.name, face(cat, rend.name, "Rend", 3))] + [(mover.name, "1 Maneuver")] * 5
     for edition in ("r96", "v4"):
         assert roll(cat, edition, "maneuver", dice, terrain="Coastland").total("maneuver") == 8
@@ -209,10 +265,14 @@ def test_faq96_13_rend_and_maneuver_icons_sum(cat):
 def test_faq96_03_spells_never_modify_sai_results_r96(cat):
     """FAQ96-03 (SAI B, R96 L705-708): spell penalties do not reach SAI-generated results.
     Shown with Counter's saves under Palsy x3: the 4 Counter saves survive."""
-    r = roll(cat, "r96", "save", [("Dwarves/Skirmisher", "4 Counter")], against="melee", effects=[("Palsy", 3)])
+    r = roll(
+        cat, "r96", "save", [("Dwarves/Skirmisher", "4 Counter")], against="melee", effects=[("Palsy", 3)]
+    )
     assert r.total("save") == 4
     # v4: SAI results join at step 8, after the subtracting step, so Palsy misses them as well
-    r = roll(cat, "v4", "save", [("Dwarves/Skirmisher", "4 Counter")], against="melee", effects=[("Palsy", 3)])
+    r = roll(
+        cat, "v4", "save", [("Dwarves/Skirmisher", "4 Counter")], against="melee", effects=[("Palsy", 3)]
+    )
     assert r.total("save") == 4
 
 
@@ -230,7 +290,9 @@ def test_faq95_11_stoneskin_is_added_after_frost_halving(cat):
 
 
 def _dwarf_maneuvers(cat, n):
-    return [("Dwarves/Patroller", "2 Maneuver")] * (n // 2) + ([("Dwarves/Sergeant", "2 Maneuver")] if n % 2 else [])
+    return [("Dwarves/Patroller", "2 Maneuver")] * (n // 2) + (
+        [("Dwarves/Sergeant", "2 Maneuver")] if n % 2 else []
+    )
 
 
 def test_faq95_19_ash_storm_then_highland_doubling(cat):
@@ -251,19 +313,39 @@ def test_faq95_27_palsy_then_highland_doubling(cat):
 def test_faq95_12_transmute_and_wind_walk_r96_order(cat):
     """FAQ95-12 / FAQ-CONFLICT-3: R96 order subtract, divide, multiply, add: roll 7 maneuvers,
     Transmute + Wind Walk at highland -> (7-6) x 2 + 6 = 8 (not FAQ95's 14)."""
-    dice = [("Dwarves/Patroller", "2 Maneuver")] * 2 + [("Dwarves/Sergeant", "3 Save")] + \
-        [("Dwarves/Patroller", "2 Maneuver")] + [("Dwarves/Footman", "1 Save")]
+    dice = (
+        [("Dwarves/Patroller", "2 Maneuver")] * 2
+        + [("Dwarves/Sergeant", "3 Save")]
+        + [("Dwarves/Patroller", "2 Maneuver")]
+        + [("Dwarves/Footman", "1 Save")]
+    )
     # 6 maneuvers rolled here: (6-6) x 2 + 6 = 6
-    r = roll(cat, "r96", "maneuver", dice, terrain="Highland",
-             effects=[("Transmute Rock to Mud", 1), ("Wind Walk", 1)])
+    r = roll(
+        cat,
+        "r96",
+        "maneuver",
+        dice,
+        terrain="Highland",
+        effects=[("Transmute Rock to Mud", 1), ("Wind Walk", 1)],
+    )
     assert r.total("maneuver") == 6
     dice = [("Dwarves/Patroller", "2 Maneuver")] * 4  # 8 rolled: (8-6) x 2 + 6 = 10
-    r = roll(cat, "r96", "maneuver", dice, terrain="Highland",
-             effects=[("Transmute Rock to Mud", 1), ("Wind Walk", 1)])
+    r = roll(
+        cat,
+        "r96",
+        "maneuver",
+        dice,
+        terrain="Highland",
+        effects=[("Transmute Rock to Mud", 1), ("Wind Walk", 1)],
+    )
     assert r.total("maneuver") == 10
 
 
-SEVEN = [("Dwarves/Skirmisher", "3 Maneuver"), ("Dwarves/Patroller", "2 Maneuver"), ("Dwarves/Pony Rider", "2 Maneuver")]
+SEVEN = [
+    ("Dwarves/Skirmisher", "3 Maneuver"),
+    ("Dwarves/Patroller", "2 Maneuver"),
+    ("Dwarves/Pony Rider", "2 Maneuver"),
+]
 NINE = SEVEN + [("Dwarves/Sentry", "1 Maneuver"), ("Dwarves/Sentry", "1 Maneuver")]
 
 
@@ -276,8 +358,14 @@ def test_faq95_12a_transmute_then_highland_doubling(cat):
 def test_faq95_12b_r96_order_gives_8_not_14(cat):
     """FAQ95-12 (b) / FAQ-CONFLICT-3: roll 7, Transmute + Wind Walk: R96 multiplies before adding
     (R96 L953-961) -> (7-6) x 2 + 6 = 8; FAQ95's 14 is the 1995 order."""
-    r = roll(cat, "r96", "maneuver", SEVEN, terrain="Highland",
-             effects=[("Transmute Rock to Mud", 1), ("Wind Walk", 1)])
+    r = roll(
+        cat,
+        "r96",
+        "maneuver",
+        SEVEN,
+        terrain="Highland",
+        effects=[("Transmute Rock to Mud", 1), ("Wind Walk", 1)],
+    )
     assert r.total("maneuver") == 8
 
 
@@ -305,8 +393,10 @@ def test_faq95_23_dancing_lights_halves_missile_once(cat):
 def test_faq95_24_wall_of_fog_on_missiles(cat):
     """FAQ95-24 (WATER 3.F, 3.C) in r96: 13 missile hits, 4 Ash Storms on the shooters' terrain,
     shot into a fogged terrain -> (13-4) / 2 = 4; own terrain fogged too -> 2."""
-    shots = [("Coral Elves/Sprite Swarm", "4 Missile")] * 2 + [("Coral Elves/Archer", "3 Missile"),
-                                                              ("Coral Elves/Archer", "2 Missile")]
+    shots = [("Coral Elves/Sprite Swarm", "4 Missile")] * 2 + [
+        ("Coral Elves/Archer", "3 Missile"),
+        ("Coral Elves/Archer", "2 Missile"),
+    ]
     assert roll(cat, "r96", "missile", shots).total("missile") == 13
     fx = [("Ash Storm", 4, "terrain"), ("Wall of Fog", 1, "opponent")]
     assert roll(cat, "r96", "missile", shots, effects=fx).total("missile") == 4

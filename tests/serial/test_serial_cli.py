@@ -21,13 +21,30 @@ def test_listen_prints_one_json_line_per_finished_roll(tmp_path):
     runner = SimulatorRunner(sim, PtyEndpoint(tmp_path / "ttyDICE"), speed=10).start()
     a, b = sim.dice[0].die_id, sim.dice[1].die_id
     registry = tmp_path / "dice.json"
-    registry.write_text(json.dumps({"version": 1, "dice": {
-        a: {"catalogue": "Amazons/Charioteer"}, b: {"standard": "d6"}}}))
+    registry.write_text(
+        json.dumps({"version": 1, "dice": {a: {"catalogue": "Amazons/Charioteer"}, b: {"standard": "d6"}}})
+    )
     try:
         proc = subprocess.run(
-            [*COMPANION, "dice", "listen", "--port", runner.url, "--jsonl", "--registry", str(registry),
-             "--stats", "--count", "12", "--duration", "30"],
-            capture_output=True, text=True, timeout=60)
+            [
+                *COMPANION,
+                "dice",
+                "listen",
+                "--port",
+                runner.url,
+                "--jsonl",
+                "--registry",
+                str(registry),
+                "--stats",
+                "--count",
+                "12",
+                "--duration",
+                "30",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     finally:
         runner.stop()
     assert proc.returncode == 0, proc.stderr
@@ -37,7 +54,11 @@ def test_listen_prints_one_json_line_per_finished_roll(tmp_path):
     reg = DieRegistry.load(registry)
     for row in rows:
         sent = truth[row["seq"]]  # every printed roll is one the bridge sent: same die, state and face
-        assert (row["die"], row["state"], row["face_index"]) == (sent.die_id, sent.state.value, sent.face_index)
+        assert (row["die"], row["state"], row["face_index"]) == (
+            sent.die_id,
+            sent.state.value,
+            sent.face_index,
+        )
         if row["die"] in (a, b):
             assert row["registered"] is True
             if row["state"] == "rolled":
@@ -50,7 +71,7 @@ def test_listen_prints_one_json_line_per_finished_roll(tmp_path):
     # printed rolls are consecutive in the bridge's order: none skipped in between
     order = [m.seq for m in sim.finished_rolls()]
     first = order.index(rows[0]["seq"])
-    assert [row["seq"] for row in rows] == order[first:first + 12]
+    assert [row["seq"] for row in rows] == order[first : first + 12]
     stats = json.loads([ln for ln in proc.stderr.splitlines() if ln.startswith('{"stats"')][-1])["stats"]
     assert stats["lines"] == stats["accepted_total"] + stats["dropped_total"]
     assert stats["accepted"]["DDR"] >= 12
@@ -59,8 +80,12 @@ def test_listen_prints_one_json_line_per_finished_roll(tmp_path):
 def test_listen_with_a_bad_registry_says_why(tmp_path):
     registry = tmp_path / "dice.json"
     registry.write_text(json.dumps({"dice": {"pxA": {"catalogue": "Amazons/Nobody"}}}))
-    proc = subprocess.run([*COMPANION, "dice", "listen", "--port", "loop://", "--jsonl",
-                           "--registry", str(registry)], capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [*COMPANION, "dice", "listen", "--port", "loop://", "--jsonl", "--registry", str(registry)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert proc.returncode == 2
     assert "Amazons/Nobody" in proc.stderr and "not a die of the catalogue" in proc.stderr
     assert proc.stdout == ""
@@ -68,9 +93,26 @@ def test_listen_with_a_bad_registry_says_why(tmp_path):
 
 def test_simulate_serves_a_pty_a_link_can_read(tmp_path):
     port = tmp_path / "ttySIM"
-    proc = subprocess.Popen([*COMPANION, "dice", "simulate", "--port", str(port), "--dice", "3", "--seed", "5",
-                             "--speed", "10", "--duration", "20"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            *COMPANION,
+            "dice",
+            "simulate",
+            "--port",
+            str(port),
+            "--dice",
+            "3",
+            "--seed",
+            "5",
+            "--speed",
+            "10",
+            "--duration",
+            "20",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout.readline().strip() == f"simulating 3 dice on {port}"
         ids = proc.stdout.readline().split()[1:]
@@ -79,8 +121,10 @@ def test_simulate_serves_a_pty_a_link_can_read(tmp_path):
             assert link.wait_connected(5)
             seen = []
             deadline = time.monotonic() + 15
-            while time.monotonic() < deadline and sum(
-                    isinstance(m, DieState) and m.state is RollState.ROLLED for m in seen) < 3:
+            while (
+                time.monotonic() < deadline
+                and sum(isinstance(m, DieState) and m.state is RollState.ROLLED for m in seen) < 3
+            ):
                 seen.append(link.events.get(timeout=15).message)
         assert isinstance(seen[0], Hello)
         assert {m.die_id for m in seen if isinstance(m, DieState)} <= set(ids)
@@ -92,11 +136,13 @@ def test_simulate_serves_a_pty_a_link_can_read(tmp_path):
 
 
 def test_simulate_rejects_bad_arguments():
-    proc = subprocess.run([*COMPANION, "dice", "simulate", "--dice", "0"], capture_output=True, text=True,
-                          timeout=30)
+    proc = subprocess.run(
+        [*COMPANION, "dice", "simulate", "--dice", "0"], capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 2 and "--dice must be 1..64" in proc.stderr
-    proc = subprocess.run([*COMPANION, "dice", "simulate", "--port", "loop://"], capture_output=True,
-                          text=True, timeout=30)
+    proc = subprocess.run(
+        [*COMPANION, "dice", "simulate", "--port", "loop://"], capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 2 and "loop://" in proc.stderr
 
 
@@ -109,9 +155,13 @@ def test_pair_blinks_the_die_and_registers_the_answer(tmp_path):
     reg = DieRegistry.load(registry)
     reg.register(sim.dice[0].die_id, "d6")  # already known: pair must not ask about it
     reg.save(registry)
-    proc = subprocess.Popen([*COMPANION, "dice", "pair", "--port", runner.url, "--registry", str(registry),
-                             "--timeout", "20"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*COMPANION, "dice", "pair", "--port", runner.url, "--registry", str(registry), "--timeout", "20"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout.readline().startswith("Pick up and roll")
         time.sleep(1.0)  # the link opens; a roll of the known die, then of the new one
@@ -136,8 +186,12 @@ def test_pair_blinks_the_die_and_registers_the_answer(tmp_path):
 
 def test_listen_waits_for_a_missing_port_and_reports_it(tmp_path):
     port = tmp_path / "ttyNOTYET"
-    proc = subprocess.run([*COMPANION, "dice", "listen", "--port", str(port), "--jsonl", "--stats",
-                           "--duration", "1.5"], capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [*COMPANION, "dice", "listen", "--port", str(port), "--jsonl", "--stats", "--duration", "1.5"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
     assert f"waiting for {port}" in proc.stderr
@@ -152,9 +206,24 @@ def test_listen_without_jsonl_prints_readable_lines(tmp_path):
     reg = DieRegistry()
     reg.register(sim.dice[0].die_id, "d6")
     reg.save(registry)
-    proc = subprocess.Popen([*COMPANION, "dice", "listen", "--port", runner.url, "--registry", str(registry),
-                             "--count", "2", "--duration", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [
+            *COMPANION,
+            "dice",
+            "listen",
+            "--port",
+            runner.url,
+            "--registry",
+            str(registry),
+            "--count",
+            "2",
+            "--duration",
+            "30",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         time.sleep(1.0)
         runner.roll(sim.dice[0].die_id, handled=False)

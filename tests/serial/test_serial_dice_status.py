@@ -80,8 +80,10 @@ def test_the_page_is_told_how_to_register_an_unknown_die():
             self.notices.append((kind, payload))
 
     store = Store()
-    serial_reading(store, Reading("pxZZ9", 3, RollState.ROLLED, 2, registered=False,
-                                  problem="die pxZZ9 is not registered"))
+    serial_reading(
+        store,
+        Reading("pxZZ9", 3, RollState.ROLLED, 2, registered=False, problem="die pxZZ9 is not registered"),
+    )
     ((kind, payload),) = store.notices
     assert kind == "serial_problem" and payload["die"] == "pxZZ9"
     assert "companion dice pair" in payload["how"]

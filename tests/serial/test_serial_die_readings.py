@@ -29,17 +29,22 @@ def test_a_rolled_registered_die_reads_its_catalogue_face_surely():
 
 
 def test_a_standard_die_reads_its_value():
-    reading = reading_from(DieState(seq=2, die_id="pxD020", state=RollState.ROLLED, face_index=16), _registry())
+    reading = reading_from(
+        DieState(seq=2, die_id="pxD020", state=RollState.ROLLED, face_index=16), _registry()
+    )
     got = reading.die_reading()
     assert (got.name, got.face, got.state) == ("d20", reading.meaning.face_text, State.READ)
     assert got.face_index == int(got.face) - 1
 
 
-@pytest.mark.parametrize("state, die_id, face_index, expected", [
-    (RollState.CROOKED, "pxB001", 1, State.COCKED),
-    (RollState.ROLLED, "pxZZZ9", 1, State.UNREADABLE),  # not registered
-    (RollState.ROLLED, "pxB001", 9, State.UNREADABLE),  # a face the registered die does not have
-])
+@pytest.mark.parametrize(
+    "state, die_id, face_index, expected",
+    [
+        (RollState.CROOKED, "pxB001", 1, State.COCKED),
+        (RollState.ROLLED, "pxZZZ9", 1, State.UNREADABLE),  # not registered
+        (RollState.ROLLED, "pxB001", 9, State.UNREADABLE),  # a face the registered die does not have
+    ],
+)
 def test_a_smart_die_that_cannot_be_read_gives_no_face(state, die_id, face_index, expected):
     reading = reading_from(DieState(seq=1, die_id=die_id, state=state, face_index=face_index), _registry())
     got = reading.die_reading()

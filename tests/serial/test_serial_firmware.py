@@ -47,9 +47,12 @@ def sanitizers_work(folder: Path) -> bool:
     probe = folder / "probe.c"
     probe.write_text("int main(void) { return 0; }\n")
     exe = folder / "probe"
-    built = subprocess.run(["gcc", "-fsanitize=address,undefined", str(probe), "-o", str(exe)],
-                           capture_output=True, timeout=60)
-    return built.returncode == 0 and subprocess.run([str(exe)], capture_output=True, timeout=30).returncode == 0
+    built = subprocess.run(
+        ["gcc", "-fsanitize=address,undefined", str(probe), "-o", str(exe)], capture_output=True, timeout=60
+    )
+    return (
+        built.returncode == 0 and subprocess.run([str(exe)], capture_output=True, timeout=30).returncode == 0
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -73,20 +76,49 @@ def corpus(seed: int, count: int) -> list[bytes]:
     """Valid lines of both directions, their one-byte mutations, truncations, and token soups."""
     rnd = random.Random(seed)
     states = list(RollState)
-    tokens = ["0", "1", "-1", "19", "20", "100", "101", "65535", "65536", "01", "rolled", "rolling",
-              "crooked", "onface", "handling", "PING", "BLINK", "LIST", "FF00aa", "FF00a", "", "x y", "1.0.0"]
+    tokens = [
+        "0",
+        "1",
+        "-1",
+        "19",
+        "20",
+        "100",
+        "101",
+        "65535",
+        "65536",
+        "01",
+        "rolled",
+        "rolling",
+        "crooked",
+        "onface",
+        "handling",
+        "PING",
+        "BLINK",
+        "LIST",
+        "FF00aa",
+        "FF00a",
+        "",
+        "x y",
+        "1.0.0",
+    ]
     lines: list[bytes] = []
     while len(lines) < count:
         kind = rnd.randrange(5)
         state = rnd.choice(states)
-        message = rnd.choice([
-            Hello(rnd.randrange(65536), "tb", "1.2.3", 1),
-            DieState(rnd.randrange(65536), f"px{rnd.randrange(99999)}", state,
-                     rnd.randrange(20) if state is RollState.ROLLED else rnd.randrange(-1, 20)),
-            Battery(rnd.randrange(65536), "d-1", rnd.randrange(101), rnd.random() < 0.5),
-            Fault(rnd.randrange(65536), "E_LOST", "lost die px1"),
-            Blink("pxA", rnd.randrange(1, 256), "00ff00"),
-        ])
+        message = rnd.choice(
+            [
+                Hello(rnd.randrange(65536), "tb", "1.2.3", 1),
+                DieState(
+                    rnd.randrange(65536),
+                    f"px{rnd.randrange(99999)}",
+                    state,
+                    rnd.randrange(20) if state is RollState.ROLLED else rnd.randrange(-1, 20),
+                ),
+                Battery(rnd.randrange(65536), "d-1", rnd.randrange(101), rnd.random() < 0.5),
+                Fault(rnd.randrange(65536), "E_LOST", "lost die px1"),
+                Blink("pxA", rnd.randrange(1, 256), "00ff00"),
+            ]
+        )
         line = format_line(message).rstrip(b"\n")
         if kind == 0:
             lines.append(line)
@@ -97,8 +129,10 @@ def corpus(seed: int, count: int) -> list[bytes]:
         elif kind == 2:
             lines.append(line[: rnd.randrange(len(line))])
         elif kind == 3:
-            body = ",".join([rnd.choice(["DDH", "DDR", "DDB", "DDE", "DDC", "DDZ"])]
-                            + [rnd.choice(tokens) for _ in range(rnd.randrange(7))]).encode()
+            body = ",".join(
+                [rnd.choice(["DDH", "DDR", "DDB", "DDE", "DDC", "DDZ"])]
+                + [rnd.choice(tokens) for _ in range(rnd.randrange(7))]
+            ).encode()
             hh = f"{checksum(body):02x}" if rnd.random() < 0.5 else f"{checksum(body):02X}"
             lines.append(b"$" + body + b"*" + hh.encode() + (b"\r" if rnd.random() < 0.2 else b""))
         else:
@@ -116,8 +150,12 @@ def python_verdict(line: bytes, accept) -> str:
 @pytest.mark.parametrize("side,accept", [("host", BRIDGE_TYPES), ("bridge", HOST_TYPES)])
 def test_c_and_python_decoders_agree_line_for_line(build, side, accept):
     lines = corpus(seed=66 if side == "host" else 67, count=5000)
-    proc = subprocess.run([str(build / "dd_decode_lines"), side], input=b"\n".join(lines) + b"\n",
-                          capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [str(build / "dd_decode_lines"), side],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     c_verdicts = proc.stdout.decode().splitlines()
     assert len(c_verdicts) == len(lines)
@@ -150,27 +188,33 @@ RX {blink}
 RX {blink_missing}
 RX $DDC,BOGUS*00
 TICK 30000
-""".format(blink=format_line(Blink("px0000A7F3", 2, "FF0000")).decode().strip(),
-           blink_missing=format_line(Blink("pxNOPE", 2, "FF0000")).decode().strip())
-    proc = subprocess.run([str(build / "dd_bridge_replay")], input=script, capture_output=True, text=True,
-                          timeout=30)
+""".format(
+        blink=format_line(Blink("px0000A7F3", 2, "FF0000")).decode().strip(),
+        blink_missing=format_line(Blink("pxNOPE", 2, "FF0000")).decode().strip(),
+    )
+    proc = subprocess.run(
+        [str(build / "dd_bridge_replay")], input=script, capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.splitlines() == ["blink 0000A7F3 2 FF0000"]
     intake = LineIntake()
     results = [intake.feed(line.encode()) for line in proc.stdout.splitlines()]
     assert all(isinstance(r, Accepted) for r in results), results
-    states = [(m.die_id[-4:], m.state.value, m.face_index) for m in (r.message for r in results)
-              if isinstance(m, DieState)]
+    states = [
+        (m.die_id[-4:], m.state.value, m.face_index)
+        for m in (r.message for r in results)
+        if isinstance(m, DieState)
+    ]
     assert states == [
-        ("A7F3", "onface", 2),       # powered up: not a roll
+        ("A7F3", "onface", 2),  # powered up: not a roll
         ("A7F3", "rolling", -1),
-        ("A7F3", "rolled", 5),       # still 300 ms on face 5 (the wobble on 3 did not count)
+        ("A7F3", "rolled", 5),  # still 300 ms on face 5 (the wobble on 3 did not count)
         ("A7F3", "handling", -1),
-        ("A7F3", "onface", 1),       # put down by hand: not a roll
+        ("A7F3", "onface", 1),  # put down by hand: not a roll
         ("A7F3", "rolling", -1),
-        ("A7F3", "crooked", -1),     # both settle on the same tick, in table order
+        ("A7F3", "crooked", -1),  # both settle on the same tick, in table order
         ("0B0B", "onface", 0),
-        ("A7F3", "crooked", -1),     # LIST: the current state of each die
+        ("A7F3", "crooked", -1),  # LIST: the current state of each die
         ("0B0B", "onface", 0),
     ]
     messages = [r.message for r in results]

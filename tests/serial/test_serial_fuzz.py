@@ -35,7 +35,9 @@ texts = st.text(TEXT_CHARS, max_size=30)
 
 @st.composite
 def die_states(draw):
-    return DieState(draw(seqs), draw(die_ids), draw(st.sampled_from(list(RollState))), draw(st.integers(-1, 19)))
+    return DieState(
+        draw(seqs), draw(die_ids), draw(st.sampled_from(list(RollState))), draw(st.integers(-1, 19))
+    )
 
 
 messages = st.one_of(
@@ -119,7 +121,7 @@ def test_framer_counts_every_line_however_the_bytes_are_split(batch, rnd):
     pos = 0
     while pos < len(stream):
         step = rnd.randint(1, 64)
-        framer.data_received(stream[pos:pos + step])
+        framer.data_received(stream[pos : pos + step])
         pos += step
     counts = intake.counts()
     assert counts.accepted_total == len(delivered)
@@ -154,4 +156,5 @@ def test_ten_thousand_seeded_lines_with_duplicates():
     assert counts.lines == fed == 10_000
     assert counts.accepted_total == expected_accepted
     assert counts.dropped[DropReason.DUPLICATE.value] == fed - expected_accepted - sum(
-        v for k, v in counts.dropped.items() if k != DropReason.DUPLICATE.value)
+        v for k, v in counts.dropped.items() if k != DropReason.DUPLICATE.value
+    )

@@ -85,8 +85,11 @@ def test_pty_lines_become_events(pty_pair):
         time.sleep(0.05)
         pty_pair.write(ROLLED[10:].replace(b"\n", b"\r\n"))
         got = messages(link, 3)
-        assert got == [Hello(0, "tablebridge", "1.0.0", 1), DieState(1, "pxA7F3", RollState.ROLLING, -1),
-                       DieState(2, "pxA7F3", RollState.ROLLED, 4)]
+        assert got == [
+            Hello(0, "tablebridge", "1.0.0", 1),
+            DieState(1, "pxA7F3", RollState.ROLLING, -1),
+            DieState(2, "pxA7F3", RollState.ROLLED, 4),
+        ]
         assert link.stats().bridge_name == "tablebridge"
 
 
@@ -101,8 +104,13 @@ def test_pty_garbage_is_counted_and_reading_goes_on(pty_pair):
         assert messages(link, 1) == [DieState(2, "pxA7F3", RollState.ROLLED, 4)]
         assert wait_for(lambda: link.stats().counts.lines == 6)
         counts = link.stats().counts
-        assert counts.dropped == {"no_start": 1, "too_long": 1, "not_ascii": 1, "bad_checksum": 1,
-                                  "duplicate": 1}
+        assert counts.dropped == {
+            "no_start": 1,
+            "too_long": 1,
+            "not_ascii": 1,
+            "bad_checksum": 1,
+            "duplicate": 1,
+        }
         assert counts.accepted == {"DDR": 1}
         assert link.events.empty()
 

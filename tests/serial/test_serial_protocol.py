@@ -46,19 +46,22 @@ def test_the_spec_examples_encode_byte_for_byte():
     assert format_line(DieState(2, "pxA7F3", RollState.ROLLED, 4)) == b"$DDR,2,pxA7F3,rolled,4*43\n"
 
 
-@pytest.mark.parametrize("message", [
-    Hello(65535, "b-1", "2.3.4-rc1", 1),
-    DieState(7, "A" * 16, RollState.CROOKED, -1),
-    DieState(8, "x_y-z", RollState.ONFACE, 19),
-    DieState(9, "d", RollState.HANDLING, -1),
-    Battery(10, "pxA7F3", 100, True),
-    Battery(11, "pxA7F3", 0, False),
-    Fault(12, "E_RADIO", "scan failed twice"),
-    Fault(13, "7", ""),
-    Ping(),
-    ListDice(),
-    Blink("pxA7F3", 5, "00ff00"),
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        Hello(65535, "b-1", "2.3.4-rc1", 1),
+        DieState(7, "A" * 16, RollState.CROOKED, -1),
+        DieState(8, "x_y-z", RollState.ONFACE, 19),
+        DieState(9, "d", RollState.HANDLING, -1),
+        Battery(10, "pxA7F3", 100, True),
+        Battery(11, "pxA7F3", 0, False),
+        Fault(12, "E_RADIO", "scan failed twice"),
+        Fault(13, "7", ""),
+        Ping(),
+        ListDice(),
+        Blink("pxA7F3", 5, "00ff00"),
+    ],
+)
 def test_every_message_type_round_trips(message):
     assert parse_line(format_line(message)) == message
 
@@ -87,67 +90,76 @@ def test_length_limit_is_120_bytes_before_the_line_end():
     assert reason(frame(base + text + "t")) is DropReason.TOO_LONG
 
 
-@pytest.mark.parametrize("line,expected", [
-    (b"DDR,1,pxA7F3,rolling,-1*09\n", DropReason.NO_START),
-    (b"\n", DropReason.NO_START),
-    (b" $DDR,1,pxA7F3,rolling,-1*09\n", DropReason.NO_START),
-    (b"R,17,px0000,rol\n", DropReason.NO_START),
-    (b"$DDR,1,pxA7F3,rolling,-1*08\n", DropReason.BAD_CHECKSUM),
-    (b"$DDR,1,pxA7F3,rolling,-1\n", DropReason.BAD_CHECKSUM),
-    (b"$DDR,1,pxA7F3,rolling,-1*9\n", DropReason.BAD_CHECKSUM),
-    (b"$DDR,1,pxA7F3,rolling,-1*0G\n", DropReason.BAD_CHECKSUM),
-    (b"$DDR,1,pxA7F3,rolling,-1*091\n", DropReason.BAD_CHECKSUM),
-    (b"$DDR,1,p\xe9A7F3,rolling,-1*09\n", DropReason.NOT_ASCII),
-    (b"$DDR,1,p\x07A7F3,rolling,-1*09\n", DropReason.NOT_ASCII),
-    (b"$DDR,1,pxA7F3,rolling,-1*09" + b" " * 100 + b"\n", DropReason.TOO_LONG),
-    (frame("DDX,1,pxA7F3,rolling,-1"), DropReason.UNKNOWN_TYPE),
-    (frame("ddr,1,pxA7F3,rolling,-1"), DropReason.UNKNOWN_TYPE),
-    (frame("DDC,PING"), DropReason.UNKNOWN_TYPE),  # a host command arriving at the host
-    (frame("DDR,1,pxA7F3,rolling"), DropReason.FIELD_COUNT),
-    (frame("DDR,1,pxA7F3,rolling,-1,0"), DropReason.FIELD_COUNT),
-    (frame("DDH,0,b,1.0"), DropReason.FIELD_COUNT),
-    (frame("DDB,1,px,50"), DropReason.FIELD_COUNT),
-    (frame("DDE,1,E"), DropReason.FIELD_COUNT),
-    (frame("DDR,65536,pxA7F3,rolling,-1"), DropReason.FIELD_RANGE),
-    (frame("DDR,-1,pxA7F3,rolling,-1"), DropReason.FIELD_RANGE),
-    (frame("DDR,01,pxA7F3,rolling,-1"), DropReason.FIELD_RANGE),
-    (frame("DDR,1,,rolling,-1"), DropReason.FIELD_RANGE),
-    (frame("DDR,1,ABCDEFGHIJKLMNOPQ,rolling,-1"), DropReason.FIELD_RANGE),
-    (frame("DDR,1,px A7,rolling,-1"), DropReason.FIELD_RANGE),
-    (frame("DDR,1,pxA7F3,Rolled,4"), DropReason.FIELD_RANGE),
-    (frame("DDR,1,pxA7F3,rolled,20"), DropReason.FIELD_RANGE),
-    (frame("DDR,1,pxA7F3,rolled,-2"), DropReason.FIELD_RANGE),
-    (frame("DDB,1,pxA7F3,101,0"), DropReason.FIELD_RANGE),
-    (frame("DDB,1,pxA7F3,50,2"), DropReason.FIELD_RANGE),
-    (frame("DDH,0,,1.0.0,1"), DropReason.FIELD_RANGE),
-    (frame("DDH,0,b,1.0.0,x"), DropReason.FIELD_RANGE),
-    (frame("DDE,1,,text"), DropReason.FIELD_RANGE),
-    (frame("DDE,1,E,a$b"), DropReason.FIELD_RANGE),
-    (frame("DDE,1,E,a*b"), DropReason.FIELD_RANGE),
-])
+@pytest.mark.parametrize(
+    "line,expected",
+    [
+        (b"DDR,1,pxA7F3,rolling,-1*09\n", DropReason.NO_START),
+        (b"\n", DropReason.NO_START),
+        (b" $DDR,1,pxA7F3,rolling,-1*09\n", DropReason.NO_START),
+        (b"R,17,px0000,rol\n", DropReason.NO_START),
+        (b"$DDR,1,pxA7F3,rolling,-1*08\n", DropReason.BAD_CHECKSUM),
+        (b"$DDR,1,pxA7F3,rolling,-1\n", DropReason.BAD_CHECKSUM),
+        (b"$DDR,1,pxA7F3,rolling,-1*9\n", DropReason.BAD_CHECKSUM),
+        (b"$DDR,1,pxA7F3,rolling,-1*0G\n", DropReason.BAD_CHECKSUM),
+        (b"$DDR,1,pxA7F3,rolling,-1*091\n", DropReason.BAD_CHECKSUM),
+        (b"$DDR,1,p\xe9A7F3,rolling,-1*09\n", DropReason.NOT_ASCII),
+        (b"$DDR,1,p\x07A7F3,rolling,-1*09\n", DropReason.NOT_ASCII),
+        (b"$DDR,1,pxA7F3,rolling,-1*09" + b" " * 100 + b"\n", DropReason.TOO_LONG),
+        (frame("DDX,1,pxA7F3,rolling,-1"), DropReason.UNKNOWN_TYPE),
+        (frame("ddr,1,pxA7F3,rolling,-1"), DropReason.UNKNOWN_TYPE),
+        (frame("DDC,PING"), DropReason.UNKNOWN_TYPE),  # a host command arriving at the host
+        (frame("DDR,1,pxA7F3,rolling"), DropReason.FIELD_COUNT),
+        (frame("DDR,1,pxA7F3,rolling,-1,0"), DropReason.FIELD_COUNT),
+        (frame("DDH,0,b,1.0"), DropReason.FIELD_COUNT),
+        (frame("DDB,1,px,50"), DropReason.FIELD_COUNT),
+        (frame("DDE,1,E"), DropReason.FIELD_COUNT),
+        (frame("DDR,65536,pxA7F3,rolling,-1"), DropReason.FIELD_RANGE),
+        (frame("DDR,-1,pxA7F3,rolling,-1"), DropReason.FIELD_RANGE),
+        (frame("DDR,01,pxA7F3,rolling,-1"), DropReason.FIELD_RANGE),
+        (frame("DDR,1,,rolling,-1"), DropReason.FIELD_RANGE),
+        (frame("DDR,1,ABCDEFGHIJKLMNOPQ,rolling,-1"), DropReason.FIELD_RANGE),
+        (frame("DDR,1,px A7,rolling,-1"), DropReason.FIELD_RANGE),
+        (frame("DDR,1,pxA7F3,Rolled,4"), DropReason.FIELD_RANGE),
+        (frame("DDR,1,pxA7F3,rolled,20"), DropReason.FIELD_RANGE),
+        (frame("DDR,1,pxA7F3,rolled,-2"), DropReason.FIELD_RANGE),
+        (frame("DDB,1,pxA7F3,101,0"), DropReason.FIELD_RANGE),
+        (frame("DDB,1,pxA7F3,50,2"), DropReason.FIELD_RANGE),
+        (frame("DDH,0,,1.0.0,1"), DropReason.FIELD_RANGE),
+        (frame("DDH,0,b,1.0.0,x"), DropReason.FIELD_RANGE),
+        (frame("DDE,1,,text"), DropReason.FIELD_RANGE),
+        (frame("DDE,1,E,a$b"), DropReason.FIELD_RANGE),
+        (frame("DDE,1,E,a*b"), DropReason.FIELD_RANGE),
+    ],
+)
 def test_every_drop_reason(line, expected):
     assert reason(line) is expected
 
 
-@pytest.mark.parametrize("line,expected", [
-    (frame("DDC,PING"), Ping()),
-    (frame("DDC,LIST"), ListDice()),
-    (frame("DDC,BLINK,pxA7F3,3,FF8800"), Blink("pxA7F3", 3, "FF8800")),
-])
+@pytest.mark.parametrize(
+    "line,expected",
+    [
+        (frame("DDC,PING"), Ping()),
+        (frame("DDC,LIST"), ListDice()),
+        (frame("DDC,BLINK,pxA7F3,3,FF8800"), Blink("pxA7F3", 3, "FF8800")),
+    ],
+)
 def test_host_commands_decode_on_the_bridge_side(line, expected):
     assert parse_line(line, HOST_TYPES) == expected
 
 
-@pytest.mark.parametrize("line,expected", [
-    (frame("DDC"), DropReason.FIELD_COUNT),
-    (frame("DDC,PING,1"), DropReason.FIELD_COUNT),
-    (frame("DDC,BLINK,pxA7F3,3"), DropReason.FIELD_COUNT),
-    (frame("DDC,BLINK,pxA7F3,0,FF8800"), DropReason.FIELD_RANGE),
-    (frame("DDC,BLINK,pxA7F3,3,FF880"), DropReason.FIELD_RANGE),
-    (frame("DDC,BLINK,px!,3,FF8800"), DropReason.FIELD_RANGE),
-    (frame("DDC,RESET"), DropReason.FIELD_RANGE),
-    (frame("DDR,1,pxA7F3,rolling,-1"), DropReason.UNKNOWN_TYPE),  # bridge message at the bridge
-])
+@pytest.mark.parametrize(
+    "line,expected",
+    [
+        (frame("DDC"), DropReason.FIELD_COUNT),
+        (frame("DDC,PING,1"), DropReason.FIELD_COUNT),
+        (frame("DDC,BLINK,pxA7F3,3"), DropReason.FIELD_COUNT),
+        (frame("DDC,BLINK,pxA7F3,0,FF8800"), DropReason.FIELD_RANGE),
+        (frame("DDC,BLINK,pxA7F3,3,FF880"), DropReason.FIELD_RANGE),
+        (frame("DDC,BLINK,px!,3,FF8800"), DropReason.FIELD_RANGE),
+        (frame("DDC,RESET"), DropReason.FIELD_RANGE),
+        (frame("DDR,1,pxA7F3,rolling,-1"), DropReason.UNKNOWN_TYPE),  # bridge message at the bridge
+    ],
+)
 def test_bad_host_commands(line, expected):
     assert reason(line, HOST_TYPES) is expected
 

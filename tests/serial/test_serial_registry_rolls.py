@@ -48,25 +48,38 @@ def test_registry_file_round_trip(tmp_path, catalogue):
     path = tmp_path / "dice.json"
     reg.save(path)
     document = json.loads(path.read_text())
-    assert document == {"version": 1, "dice": {
-        "pxA": {"catalogue": "Amazons/Charioteer", "face_map": [5, 4, 3, 2, 1, 0]},
-        "pxT": {"standard": "d8"}}}
+    assert document == {
+        "version": 1,
+        "dice": {
+            "pxA": {"catalogue": "Amazons/Charioteer", "face_map": [5, 4, 3, 2, 1, 0]},
+            "pxT": {"standard": "d8"},
+        },
+    }
     again = DieRegistry.load(path, catalogue=catalogue)
     assert list(again) == ["pxA", "pxT"]
     assert again.interpret("pxA", 0) == reg.interpret("pxA", 0)
 
 
-@pytest.mark.parametrize("document,fragment", [
-    ({"dice": {"pxA": {"catalogue": "Amazons/Nobody"}}}, "not a die of the catalogue"),
-    ({"dice": {"pxA": {"catalogue": "Amazons/Charioteer", "face_map": [0, 1, 2, 3, 4]}}}, "each of its 6 faces"),
-    ({"dice": {"pxA": {"catalogue": "Amazons/Charioteer", "face_map": [0, 0, 2, 3, 4, 5]}}}, "each of its 6"),
-    ({"dice": {"pxA": {"standard": "d7"}}}, "not a standard die"),
-    ({"dice": {"pxA": {"standard": "d6", "values": [1, 2]}}}, "6 integers"),
-    ({"dice": {"px A": {"standard": "d6"}}}, "die_id"),
-    ({"dice": {"pxA": {}}}, "needs 'catalogue' or 'standard'"),
-    ({"dice": []}, "'dice' object"),
-    ({"version": 2, "dice": {}}, "version"),
-])
+@pytest.mark.parametrize(
+    "document,fragment",
+    [
+        ({"dice": {"pxA": {"catalogue": "Amazons/Nobody"}}}, "not a die of the catalogue"),
+        (
+            {"dice": {"pxA": {"catalogue": "Amazons/Charioteer", "face_map": [0, 1, 2, 3, 4]}}},
+            "each of its 6 faces",
+        ),
+        (
+            {"dice": {"pxA": {"catalogue": "Amazons/Charioteer", "face_map": [0, 0, 2, 3, 4, 5]}}},
+            "each of its 6",
+        ),
+        ({"dice": {"pxA": {"standard": "d7"}}}, "not a standard die"),
+        ({"dice": {"pxA": {"standard": "d6", "values": [1, 2]}}}, "6 integers"),
+        ({"dice": {"px A": {"standard": "d6"}}}, "die_id"),
+        ({"dice": {"pxA": {}}}, "needs 'catalogue' or 'standard'"),
+        ({"dice": []}, "'dice' object"),
+        ({"version": 2, "dice": {}}, "version"),
+    ],
+)
 def test_bad_registries_name_the_problem(document, fragment, catalogue):
     with pytest.raises(RegistryError, match=fragment):
         DieRegistry.from_document(document, catalogue=catalogue)
@@ -99,9 +112,19 @@ def test_readings_from_messages(catalogue):
     reg.register("pxA", "Amazons/Charioteer")
     rolled = reading_from(DieState(5, "pxA", RollState.ROLLED, 1), reg)
     assert rolled.is_usable() and rolled.meaning.face_text == "2 Melee"
-    assert rolled.as_dict() == {"die": "pxA", "state": "rolled", "face_index": 1, "seq": 5, "registered": True,
-                                "kind": "catalogue", "name": "Amazons/Charioteer", "face_text": "2 Melee",
-                                "face_number": 2, "icon": "Melee", "count": 2}
+    assert rolled.as_dict() == {
+        "die": "pxA",
+        "state": "rolled",
+        "face_index": 1,
+        "seq": 5,
+        "registered": True,
+        "kind": "catalogue",
+        "name": "Amazons/Charioteer",
+        "face_text": "2 Melee",
+        "face_number": 2,
+        "icon": "Melee",
+        "count": 2,
+    }
     crooked = reading_from(DieState(6, "pxA", RollState.CROOKED, -1), reg)
     assert crooked.needs_reroll and not crooked.is_usable() and "reroll" in crooked.problem
     stranger = reading_from(DieState(7, "pxQ", RollState.ROLLED, 3), reg)
@@ -115,8 +138,12 @@ def test_readings_from_messages(catalogue):
     assert reading_from(DieState(9, "pxA", RollState.ROLLING, -1), reg) is None
     assert reading_from(DieState(10, "pxA", RollState.ONFACE, 2), reg) is None  # put down by hand
     raw = reading_from(DieState(11, "pxQ", RollState.ROLLED, 3), None)
-    assert raw.registered is None and raw.as_dict() == {"die": "pxQ", "state": "rolled", "face_index": 3,
-                                                        "seq": 11}
+    assert raw.registered is None and raw.as_dict() == {
+        "die": "pxQ",
+        "state": "rolled",
+        "face_index": 3,
+        "seq": 11,
+    }
 
 
 def test_simulated_feed_through_a_real_pty(catalogue):
@@ -145,12 +172,14 @@ def test_simulated_feed_through_a_real_pty(catalogue):
         assert readings[stranger].registered is False
         # batteries of every die, for the tablet
         assert feed.link.wait_connected(1)
+
         def latest_sent():
             return {m.die_id: m.percent for m in feed.runner.sim.emitted if isinstance(m, Battery)}
 
         deadline = time.monotonic() + 3
         while time.monotonic() < deadline and (
-                len(feed.batteries()) < 3 or {k: v.percent for k, v in feed.batteries().items()} != latest_sent()):
+            len(feed.batteries()) < 3 or {k: v.percent for k, v in feed.batteries().items()} != latest_sent()
+        ):
             time.sleep(0.05)
         assert {k: v.percent for k, v in feed.batteries().items()} == latest_sent()
         names = {d.die_id: d.name for d in feed.dice()}

@@ -87,7 +87,9 @@ def test_roll_timing_is_realistic():
         for line in sim.advance(t):
             times.setdefault(parse_line(line).state, t)
         t += 0.01
-    tumble = times[RollState.ROLLED if RollState.ROLLED in times else RollState.CROOKED] - times[RollState.ROLLING]
+    tumble = (
+        times[RollState.ROLLED if RollState.ROLLED in times else RollState.CROOKED] - times[RollState.ROLLING]
+    )
     assert 0.6 + SETTLE_S - 0.02 <= tumble <= 1.6 + SETTLE_S + 0.02
 
 

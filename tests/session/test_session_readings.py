@@ -20,8 +20,13 @@ OLD_LOGS = sorted(FIXTURES.glob("old_*_game.json"))
 
 # -- old logs ------------------------------------------------------------------------------------------
 
+
 def test_the_fixtures_are_old_logs():
-    assert [p.name for p in OLD_LOGS] == ["old_battle_dice_game.json", "old_r96_game.json", "old_v4_game.json"]
+    assert [p.name for p in OLD_LOGS] == [
+        "old_battle_dice_game.json",
+        "old_r96_game.json",
+        "old_v4_game.json",
+    ]
     for path in OLD_LOGS:
         events = json.loads(path.read_text())["events"]
         rolls = [e for e in events if e["type"] == "roll"]
@@ -42,7 +47,8 @@ def test_an_old_log_replays_to_the_game_its_actions_make(path, tmp_path):
             continue
         fresh.submit(e["action"], by=e.get("by"))
         assert fresh.state_dict().get("last_roll") == replay(
-            [x for x in events if x["seq"] <= e["seq"]]).state.to_dict().get("last_roll")
+            [x for x in events if x["seq"] <= e["seq"]]
+        ).state.to_dict().get("last_roll")
     a, b = imported.state_dict(), fresh.state_dict()
     for key in ("game_id", "seq", "log"):
         a.pop(key), b.pop(key)
@@ -70,12 +76,15 @@ def test_an_old_sqlite_log_opens_and_a_roll_with_readings_goes_on_after_it(tmp_p
 
 # -- new rolls -------------------------------------------------------------------------------------------
 
+
 def test_a_roll_of_readings_is_the_roll_of_its_faces_and_keeps_the_readings(tmp_path):
     a, b = quick_start(tmp_path / "a.db"), quick_start(tmp_path / "b.db")
     dice = a.pending()["dice"]
     faces = [d["faces"][-1] for d in dice]
-    readings = [DieReading(d["uid"], f, 0.9, Source.CAMERA, box=(10.0 * k, 5, 10.0 * k + 8, 13), frame=41)
-                for k, (d, f) in enumerate(zip(dice, faces, strict=True))]
+    readings = [
+        DieReading(d["uid"], f, 0.9, Source.CAMERA, box=(10.0 * k, 5, 10.0 * k + 8, 13), frame=41)
+        for k, (d, f) in enumerate(zip(dice, faces, strict=True))
+    ]
     readings[0] = readings[0].corrected(faces[0])  # a player tapped the first die
     [event] = a.submit_readings(list(reversed(readings)), by={"role": "tablet", "source": "camera"})
     b.submit({"type": "roll", "faces": faces})
@@ -98,8 +107,12 @@ def test_a_roll_of_readings_is_the_roll_of_its_faces_and_keeps_the_readings(tmp_
 def test_a_smart_die_reading_keeps_its_device_once_matched_to_the_roll(tmp_path):
     s = quick_start(tmp_path / "g.db")
     dice = s.pending()["dice"]
-    readings = [DieReading(f"px{k:04X}", d["faces"][1], source=Source.SMART_DIE, name=d["die"], face_index=1)
-                .for_die(d["uid"]) for k, d in enumerate(dice)]
+    readings = [
+        DieReading(f"px{k:04X}", d["faces"][1], source=Source.SMART_DIE, name=d["die"], face_index=1).for_die(
+            d["uid"]
+        )
+        for k, d in enumerate(dice)
+    ]
     [event] = s.submit_readings(readings, by={"role": "host", "source": "serial"})
     logged = event["action"]["readings"]
     assert [r["device"] for r in logged] == [f"px{k:04X}" for k in range(len(dice))]
@@ -107,16 +120,27 @@ def test_a_smart_die_reading_keeps_its_device_once_matched_to_the_roll(tmp_path)
     s.close()
 
 
-@pytest.mark.parametrize("spoil, message", [
-    (lambda rs: rs[:-1], "no face for"),
-    (lambda rs: rs + rs[:1], "two readings for die"),
-    (lambda rs: [DieReading.typed("nope", "ID")] + rs[1:], "'nope' is not one of the dice"),
-    (lambda rs: [DieReading(rs[0].die, None, 0.8, Source.CAMERA, State.COCKED)] + rs[1:], "is cocked"),
-    (lambda rs: [DieReading(rs[0].die, None, 0.2, Source.CAMERA, State.UNREADABLE, problem="blurred")] + rs[1:],
-     "unreadable: blurred"),
-    (lambda rs: [DieReading.typed(rs[0].die, "7 Potato")] + rs[1:], "Potato"),
-    (lambda rs: [{"die": rs[0].die, "face": "ID", "source": "radio"}] + rs[1:], "unknown reading source 'radio'"),
-])
+@pytest.mark.parametrize(
+    "spoil, message",
+    [
+        (lambda rs: rs[:-1], "no face for"),
+        (lambda rs: rs + rs[:1], "two readings for die"),
+        (lambda rs: [DieReading.typed("nope", "ID")] + rs[1:], "'nope' is not one of the dice"),
+        (lambda rs: [DieReading(rs[0].die, None, 0.8, Source.CAMERA, State.COCKED)] + rs[1:], "is cocked"),
+        (
+            lambda rs: (
+                [DieReading(rs[0].die, None, 0.2, Source.CAMERA, State.UNREADABLE, problem="blurred")]
+                + rs[1:]
+            ),
+            "unreadable: blurred",
+        ),
+        (lambda rs: [DieReading.typed(rs[0].die, "7 Potato")] + rs[1:], "Potato"),
+        (
+            lambda rs: [{"die": rs[0].die, "face": "ID", "source": "radio"}] + rs[1:],
+            "unknown reading source 'radio'",
+        ),
+    ],
+)
 def test_a_bad_roll_of_readings_is_refused_naming_the_die_and_changes_nothing(tmp_path, spoil, message):
     s = quick_start(tmp_path / "g.db")
     readings = [DieReading.typed(d["uid"], d["faces"][0]) for d in s.pending()["dice"]]
@@ -130,7 +154,9 @@ def test_a_bad_roll_of_readings_is_refused_naming_the_die_and_changes_nothing(tm
 def test_readings_when_no_roll_is_pending_are_refused(tmp_path):
     s = quick_start(tmp_path / "g.db")
     seed = 0
-    while s.pending()["kind"] == "roll":  # rolled for the players (the same faces each time could tie forever)
+    while (
+        s.pending()["kind"] == "roll"
+    ):  # rolled for the players (the same faces each time could tie forever)
         seed += 1
         s.submit({"type": "roll_for_me", "seed": seed})
     with pytest.raises(IllegalAction, match="no roll is pending"):
@@ -140,23 +166,28 @@ def test_readings_when_no_roll_is_pending_are_refused(tmp_path):
 
 # -- the value type --------------------------------------------------------------------------------------
 
+
 def test_a_reading_round_trips_through_json_and_refuses_what_cannot_be():
-    r = DieReading("u3", "2 Melee", 0.75, Source.CAMERA, box=(1, 2, 30, 40), frame=7, name="Dwarves/Thug",
-                   face_index=2)
+    r = DieReading(
+        "u3", "2 Melee", 0.75, Source.CAMERA, box=(1, 2, 30, 40), frame=7, name="Dwarves/Thug", face_index=2
+    )
     assert parse_reading(json.loads(json.dumps(r.to_dict()))) == r
     assert r.corrected("ID").source is Source.TYPED and r.corrected("ID").box == r.box
-    for bad, words in [({"die": "u1", "face": None}, "needs its face"),
-                       ({"die": "u1", "face": "ID", "state": "cocked"}, "has no face"),
-                       ({"die": "u1", "face": "ID", "confidence": 1.5}, "confidence"),
-                       ({"die": "u1", "face": "ID", "box": [5, 5, 1, 9]}, "no area"),
-                       ({"die": "u1", "face": "ID", "colour": "red"}, "unknown field"),
-                       ({"face": "ID"}, "needs 'die'"),
-                       (["u1", "ID"], "JSON object")]:
+    for bad, words in [
+        ({"die": "u1", "face": None}, "needs its face"),
+        ({"die": "u1", "face": "ID", "state": "cocked"}, "has no face"),
+        ({"die": "u1", "face": "ID", "confidence": 1.5}, "confidence"),
+        ({"die": "u1", "face": "ID", "box": [5, 5, 1, 9]}, "no area"),
+        ({"die": "u1", "face": "ID", "colour": "red"}, "unknown field"),
+        ({"face": "ID"}, "needs 'die'"),
+        (["u1", "ID"], "JSON object"),
+    ]:
         with pytest.raises(ReadingError, match=words):
             parse_reading(bad)
 
 
 # -- typed at the command line ---------------------------------------------------------------------------
+
 
 def test_faces_typed_at_the_command_line_are_logged_as_typed_readings(tmp_path, capsys):
     from companion.cli import main
@@ -173,7 +204,8 @@ def test_faces_typed_at_the_command_line_are_logged_as_typed_readings(tmp_path, 
         pending = s.pending()
     assert event["action"]["faces"] == [d["faces"][1] for d in dice]
     assert [(r["die"], r["source"], r["confidence"]) for r in event["action"]["readings"]] == [
-        (d["uid"], "typed", 1.0) for d in dice]
+        (d["uid"], "typed", 1.0) for d in dice
+    ]
     assert event["by"] == {"role": "cli", "source": "typed"}
     if pending and pending["kind"] == "roll":  # UID=FACE, in any order
         pairs = [f"{d['uid']}={d['faces'][0]}" for d in reversed(pending["dice"])]
@@ -188,7 +220,9 @@ def test_every_game_takes_a_roll_of_readings_and_replays_it(path, tmp_path):
     s = GameSession.create(tmp_path / "g.db", setup)
     dice = s.pending()["dice"]
     [event] = s.submit_readings([DieReading(d["uid"], d["faces"][-1], 0.6, Source.CAMERA) for d in dice])
-    assert [str(f) for f in event["action"]["faces"]] == [d["faces"][-1] for d in dice]  # Battle Dice: numbers
+    assert [str(f) for f in event["action"]["faces"]] == [
+        d["faces"][-1] for d in dice
+    ]  # Battle Dice: numbers
     assert [r["confidence"] for r in event["action"]["readings"]] == [0.6] * len(dice)
     again = GameSession.open(tmp_path / "g.db")
     assert again.state_dict() == s.state_dict()

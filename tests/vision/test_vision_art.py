@@ -39,8 +39,13 @@ def test_splits_are_disjoint_and_cover_every_family():
     assert {art.family_style(f).mode for f in art.FRESH_TEST_FAMILIES} == set(art.MODES)
     # motifs reserved for held-out families are never drawn by a training family, and are drawn
     reserved = {m for ms in art.HELDOUT_MOTIFS.values() for m in ms}
-    used = {f: {art.motif_choices(i, f)[k] for i, k in zip(art.BASIC_ICONS, art.family_style(f).motifs, strict=True)}
-            for f in range(art.FAMILY_COUNT)}
+    used = {
+        f: {
+            art.motif_choices(i, f)[k]
+            for i, k in zip(art.BASIC_ICONS, art.family_style(f).motifs, strict=True)
+        }
+        for f in range(art.FAMILY_COUNT)
+    }
     assert not any(used[f] & reserved for f in art.TRAIN_FAMILIES)
     assert any(used[f] & reserved for f in art.TEST_FAMILIES)
     assert any(used[f] & reserved for f in art.CALIBRATION_FAMILIES)
@@ -63,7 +68,7 @@ def test_new_families_leave_families_0_to_63_drawn_as_before():
     assert styles.hexdigest() == FAMILIES_0_63_STYLES
     assert faces.hexdigest() == FAMILIES_0_63_FACES
     # the new families are drawn too, each its own way
-    new = {repr(art.family_style(f))[len(f"ArtStyle(family={f}"):] for f in range(64, art.FAMILY_COUNT)}
+    new = {repr(art.family_style(f))[len(f"ArtStyle(family={f}") :] for f in range(64, art.FAMILY_COUNT)}
     assert len(new) == art.FAMILY_COUNT - 64
 
 
@@ -74,13 +79,21 @@ def test_same_face_differs_between_families_and_not_within_one():
     assert np.array_equal(a, again)
     blur = lambda m: cv2.GaussianBlur(m, (0, 0), 3)  # noqa: E731
     within = np.abs(blur(a) - blur(jittered)).mean()
-    between = [np.abs(blur(a) - blur(art.face_mask(f, UNIT, 1).astype(np.float32) / 255)).mean()
-               for f in range(art.FAMILY_COUNT) if f != 3]
+    between = [
+        np.abs(blur(a) - blur(art.face_mask(f, UNIT, 1).astype(np.float32) / 255)).mean()
+        for f in range(art.FAMILY_COUNT)
+        if f != 3
+    ]
     assert within < 0.02
     assert min(between) > 2 * within
     # one family draws the melee icon the same way on every die (a species' one style)
-    other, j = next((d.name, j) for d in art._catalogue().of_species("Goblins") if d.size in ("Large", "Medium")
-                    for j, f in enumerate(d.faces) if f.name == "Melee" and f.count == 4)
+    other, j = next(
+        (d.name, j)
+        for d in art._catalogue().of_species("Goblins")
+        if d.size in ("Large", "Medium")
+        for j, f in enumerate(d.faces)
+        if f.name == "Melee" and f.count == 4
+    )
     assert np.array_equal(art.face_mask(3, other, j), art.face_mask(3, UNIT, 1))
 
 
@@ -103,10 +116,13 @@ def test_count_is_shown_by_repeated_icons(catalogue, family):
         assert len(slots) == count
         inside = np.zeros_like(m)
         for x, y, scale, _ in slots:  # each copy sits in its own cell (scaled about the centre by fill)
-            cx, cy, half = (0.5 + (x - 0.5) * style.fill) * 128, (0.5 + (y - 0.5) * style.fill) * 128, \
-                scale * style.fill * 64 + 3
+            cx, cy, half = (
+                (0.5 + (x - 0.5) * style.fill) * 128,
+                (0.5 + (y - 0.5) * style.fill) * 128,
+                scale * style.fill * 64 + 3,
+            )
             cell = np.zeros_like(m)
-            cell[int(cy - half):int(cy + half) + 1, int(cx - half):int(cx + half) + 1] = True
+            cell[int(cy - half) : int(cy + half) + 1, int(cx - half) : int(cx + half) + 1] = True
             assert (m & cell).sum() > 20, f"copy at ({x}, {y}) of {count} Melee has no ink"
             inside |= cell
         assert (m & ~inside).sum() <= 0.02 * m.sum()
@@ -160,8 +176,17 @@ def test_crop_is_deterministic_and_sized():
 
 def test_every_die_kind_renders(catalogue):
     rng = np.random.default_rng(0)
-    for kind in ("unit", "monster", "dragon", "terrain", "minor_terrain", "equipment", "artifact", "relic",
-                 "medallion"):
+    for kind in (
+        "unit",
+        "monster",
+        "dragon",
+        "terrain",
+        "minor_terrain",
+        "equipment",
+        "artifact",
+        "relic",
+        "medallion",
+    ):
         die = catalogue.of_kind(kind)[0]
         for j in range(len(die.faces)):
             crop = render_die_crop(int(rng.integers(art.FAMILY_COUNT)), die.name, j, rng)
@@ -170,8 +195,9 @@ def test_every_die_kind_renders(catalogue):
 
 def test_table_boxes_hold_the_dice():
     dice = [(UNIT, 1), ("Goblins/Thug", 0), (UNIT, 3, True), ("Dragons/Black Drake", 2)]
-    frame, labels = render_table({"Dwarves": 3, "Goblins": 50, "Dragons": 60}, dice, np.random.default_rng(2),
-                                 width=640, height=480)
+    frame, labels = render_table(
+        {"Dwarves": 3, "Goblins": 50, "Dragons": 60}, dice, np.random.default_rng(2), width=640, height=480
+    )
     assert frame.shape == (480, 640, 3)
     assert [lab["die"] for lab in labels] == [UNIT, "Goblins/Thug", UNIT, "Dragons/Black Drake"]
     assert [lab["cocked"] for lab in labels] == [False, False, True, False]
@@ -189,8 +215,10 @@ def test_place_face_picture():
     assert crop.shape == (64, 64, 3) and crop.dtype == np.uint8
     # the plastic comes from the picture's border unless given: a red body instead of a yellow one
     red = place_face_picture(pic, "d6", np.random.default_rng(0), plastic=(30, 30, 200))
-    assert red[..., 2].astype(int).sum() - red[..., 1].astype(int).sum() > \
-        crop[..., 2].astype(int).sum() - crop[..., 1].astype(int).sum()
+    assert (
+        red[..., 2].astype(int).sum() - red[..., 1].astype(int).sum()
+        > crop[..., 2].astype(int).sum() - crop[..., 1].astype(int).sum()
+    )
     with pytest.raises(art.ArtError, match="empty"):
         place_face_picture(np.zeros((0, 0, 3), np.uint8), "d6", np.random.default_rng(0))
     with pytest.raises(art.ArtError, match="d7"):
@@ -261,8 +289,19 @@ def test_a_family_never_draws_two_icon_kinds_alike(family):
     codes = [art.symbol_code(family, name) for name in art.SYMBOL_VOCABULARY]
     assert len(set(codes)) == len(codes)
     names = list(art.SYMBOL_VOCABULARY) + list(art.BASIC_ICONS)
-    small = np.stack([cv2.GaussianBlur(cv2.resize(art.icon_mask(family, n), (24, 24), interpolation=cv2.INTER_AREA)
-                                       .astype(np.float32) / 255, (0, 0), 1).ravel() for n in names])
+    small = np.stack(
+        [
+            cv2.GaussianBlur(
+                cv2.resize(art.icon_mask(family, n), (24, 24), interpolation=cv2.INTER_AREA).astype(
+                    np.float32
+                )
+                / 255,
+                (0, 0),
+                1,
+            ).ravel()
+            for n in names
+        ]
+    )
     dist = np.abs(small[:, None, :] - small[None, :, :]).mean(-1)
     np.fill_diagonal(dist, 1.0)
     a, b = np.unravel_index(int(np.argmin(dist)), dist.shape)

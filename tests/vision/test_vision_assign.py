@@ -28,8 +28,17 @@ def _det(heads, faces: list[dict[tuple[str, int], float]]) -> Detections:
     fp /= fp.sum(1, keepdims=True)
     cp /= cp.sum(1, keepdims=True)
     boxes = np.array([[10 + 50 * i, 10, 50 + 50 * i, 50] for i in range(n)], float)
-    return Detections(boxes, np.full(n, 0.9), np.zeros(n, int), face_id=fp.argmax(1), face_confidence=fp.max(1),
-                      count=cp.argmax(1), count_confidence=cp.max(1), face_probs=fp, count_probs=cp)
+    return Detections(
+        boxes,
+        np.full(n, 0.9),
+        np.zeros(n, int),
+        face_id=fp.argmax(1),
+        face_confidence=fp.max(1),
+        count=cp.argmax(1),
+        count_confidence=cp.max(1),
+        face_probs=fp,
+        count_probs=cp,
+    )
 
 
 def test_die_kind_decides_between_a_unit_and_a_monster(catalogue, heads):
@@ -45,8 +54,13 @@ def test_die_kind_decides_between_a_unit_and_a_monster(catalogue, heads):
 def test_colour_separates_two_units_with_the_same_reading(catalogue, heads):
     dwarves = [d for d in catalogue if d.species == "Dwarves" and len(d.faces) == 6]
     goblins = [d for d in catalogue if d.species == "Goblins" and len(d.faces) == 6]
-    a, b, shared = next((x.name, y.name, (f.name, f.count)) for x in dwarves for y in goblins for f in x.faces
-                        if (f.name, f.count) in {(g.name, g.count) for g in y.faces})
+    a, b, shared = next(
+        (x.name, y.name, (f.name, f.count))
+        for x in dwarves
+        for y in goblins
+        for f in x.faces
+        if (f.name, f.count) in {(g.name, g.count) for g in y.faces}
+    )
     dice = roster_dice([a, b], catalogue)
     det = _det(heads, [{shared: 1.0}, {shared: 1.0}])
     units, _ = assign(dice, det, [["Death", "Earth"], ["Fire", "Earth"]], ["d6", "d6"], heads)
@@ -82,11 +96,17 @@ def test_cocked_die_is_flagged_not_read(catalogue, heads):
 
 def test_extra_detections_and_missing_dice(catalogue, heads):
     det = _det(heads, [{("Melee", 3): 1.0}, {("Save", 3): 1.0}])
-    units, unassigned = assign(roster_dice(["Dwarves/Mammoth Rider"], catalogue), det, [["Fire"]] * 2,
-                               ["d6", "d6"], heads)
+    units, unassigned = assign(
+        roster_dice(["Dwarves/Mammoth Rider"], catalogue), det, [["Fire"]] * 2, ["d6", "d6"], heads
+    )
     assert len(units) == 1 and len(unassigned) == 1
-    units, _ = assign(roster_dice(["Dwarves/Mammoth Rider"] * 2, catalogue), det[np.array([True, False])],
-                      [["Fire"]], ["d6"], heads)
+    units, _ = assign(
+        roster_dice(["Dwarves/Mammoth Rider"] * 2, catalogue),
+        det[np.array([True, False])],
+        [["Fire"]],
+        ["d6"],
+        heads,
+    )
     assert sorted(u.detection is None for u in units) == [False, True]
 
 

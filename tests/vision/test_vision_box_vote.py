@@ -63,7 +63,9 @@ def test_bundle_setting_reaches_the_detector_and_bad_values_are_refused(tmp_path
     voted = DiceModel(_bundle(tmp_path, 0.6)).detector(photo)
     # the same dice at the same confidences, only the boxes move (a little)
     assert len(plain) == len(voted) > 0
-    assert np.array_equal(plain.confidence, voted.confidence) and np.array_equal(plain.class_id, voted.class_id)
+    assert np.array_equal(plain.confidence, voted.confidence) and np.array_equal(
+        plain.class_id, voted.class_id
+    )
     assert not np.array_equal(plain.xyxy, voted.xyxy)
     assert np.abs(plain.xyxy - voted.xyxy).max() < 0.25 * (plain.xyxy[:, 2:] - plain.xyxy[:, :2]).max()
     for bad in (1.0, -0.1):

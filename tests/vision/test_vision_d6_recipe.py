@@ -65,7 +65,9 @@ def test_unseen_copies_are_trained_sources_the_detector_never_saw(d6_real, tmp_p
     # the detector-only face set holds exactly the detector's photos, with their real classes
     faces_det = sorted((tmp_path / "split" / "faces-det" / "train" / "images").iterdir())
     assert {p.name for p in faces_det} == det_names
-    classes, _ = read_labels(tmp_path / "split" / "faces-det" / "train" / "labels" / f"{faces_det[0].stem}.txt")
+    classes, _ = read_labels(
+        tmp_path / "split" / "faces-det" / "train" / "labels" / f"{faces_det[0].stem}.txt"
+    )
     original, _ = read_labels(d6_real / "train" / "labels" / f"{faces_det[0].stem}.txt")
     assert np.array_equal(classes, original)
     assert load_data_yaml(tmp_path / "split" / "hidden-like")["names"] == D6_NAMES
@@ -103,8 +105,17 @@ def test_face_stage_trains_a_pip_reader(d6_real, tmp_path, monkeypatch):
 
     monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo-config"))
     prepare_d6(d6_real, tmp_path / "split", holdout_percent=30)
-    pt = train_face(tmp_path / "split" / "faces", tmp_path / "face", start=None, epochs=1, lr=1e-3, threads=1,
-                    repeats=2, jitter=0.15, width=8)
+    pt = train_face(
+        tmp_path / "split" / "faces",
+        tmp_path / "face",
+        start=None,
+        epochs=1,
+        lr=1e-3,
+        threads=1,
+        repeats=2,
+        jitter=0.15,
+        width=8,
+    )
     state = torch.load(pt, map_location="cpu", weights_only=False)
     assert state["meta"]["heads"] == {"icon": D6_NAMES}
     assert state["meta"]["input"] == 64 and state["meta"]["epochs"] == 1
@@ -122,9 +133,23 @@ def test_bench_scores_the_shipped_model_on_all_three_splits(d6_real, tmp_path):
     from companion.vision.reader import load_model
 
     root = Path(__file__).resolve().parents[2]
-    run = subprocess.run([sys.executable, str(root / "bench" / "d6.py"), "--src", str(d6_real), "--copies", "2",
-                          "--split-dir", str(tmp_path / "bench"), "--json"],
-                         capture_output=True, text=True, timeout=600, check=True)
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(root / "bench" / "d6.py"),
+            "--src",
+            str(d6_real),
+            "--copies",
+            "2",
+            "--split-dir",
+            str(tmp_path / "bench"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     out = json.loads(run.stdout.strip().splitlines()[-1])
     assert out["model"] == "d6"
     assert out["heldout"]["images"] == out["photos"]["val"]

@@ -15,15 +15,18 @@ SHIPPED_FINDER = Path(__file__).resolve().parents[2] / "models" / "dragon-dice" 
 
 def test_negatives_are_reader_sized_crops_of_boxes_away_from_dice(tmp_path):
     # the shipped die finder leaves few boxes off the dice: look at its faint ones (conf 0.005)
-    only_far = np.load(mine_negatives(tmp_path / "neg.npz", 6, 3003, conf=0.005, limit=50,
-                                      progress=False))["crops"]
-    everything = np.load(mine_negatives(tmp_path / "all.npz", 6, 3003, conf=0.005, limit=500, max_iou=1.01,
-                                        progress=False))["crops"]
+    only_far = np.load(mine_negatives(tmp_path / "neg.npz", 6, 3003, conf=0.005, limit=50, progress=False))[
+        "crops"
+    ]
+    everything = np.load(
+        mine_negatives(tmp_path / "all.npz", 6, 3003, conf=0.005, limit=500, max_iou=1.01, progress=False)
+    )["crops"]
     assert only_far.shape[1:] == (80, 80, 3) and only_far.dtype == np.uint8  # the shipped reader's crop
     # the same boxes, less the ones on dice: keeping every box gives strictly more crops
     assert 0 < len(only_far) < len(everything)
-    capped = np.load(mine_negatives(tmp_path / "cap.npz", 6, 3003, conf=0.005, limit=2, max_iou=1.01,
-                                    progress=False))["crops"]
+    capped = np.load(
+        mine_negatives(tmp_path / "cap.npz", 6, 3003, conf=0.005, limit=2, max_iou=1.01, progress=False)
+    )["crops"]
     assert len(capped) == 2 and np.array_equal(capped, everything[:2])
 
 
@@ -34,9 +37,23 @@ def test_mining_refuses_to_write_an_empty_set(tmp_path):
 
 
 def test_negatives_stage_passes_its_score_threshold_on(tmp_path, capsys):
-    main(["negatives", "--out", str(tmp_path / "faint.npz"), "--scenes", "6", "--conf", "0.005", "--limit", "50"])
+    main(
+        [
+            "negatives",
+            "--out",
+            str(tmp_path / "faint.npz"),
+            "--scenes",
+            "6",
+            "--conf",
+            "0.005",
+            "--limit",
+            "50",
+        ]
+    )
     faint = np.load(tmp_path / "faint.npz")["crops"]
-    direct = np.load(mine_negatives(tmp_path / "direct.npz", 6, 3003, conf=0.005, limit=50, progress=False))["crops"]
+    direct = np.load(mine_negatives(tmp_path / "direct.npz", 6, 3003, conf=0.005, limit=50, progress=False))[
+        "crops"
+    ]
     assert np.array_equal(faint, direct)
     with pytest.raises(ValueError, match="nothing but dice"):  # no box reaches this score
         main(["negatives", "--out", str(tmp_path / "strict.npz"), "--scenes", "2", "--conf", "0.999"])
@@ -44,12 +61,17 @@ def test_negatives_stage_passes_its_score_threshold_on(tmp_path, capsys):
 
 def test_only_boxes_away_from_every_die_are_negatives():
     dice = np.array([[0, 0, 10, 10], [100, 100, 120, 120]], float)
-    boxes = np.array([[0, 0, 10, 10],      # on a die (IoU 1)
-                      [1, 1, 11, 11],      # nearly on it (IoU 0.68)
-                      [5, 0, 15, 10],      # half on it (IoU 0.33)
-                      [7, 0, 17, 10],      # barely touching (IoU 0.18)
-                      [50, 50, 60, 60],    # on the bare table
-                      [101, 100, 121, 120]], float)  # on the second die
+    boxes = np.array(
+        [
+            [0, 0, 10, 10],  # on a die (IoU 1)
+            [1, 1, 11, 11],  # nearly on it (IoU 0.68)
+            [5, 0, 15, 10],  # half on it (IoU 0.33)
+            [7, 0, 17, 10],  # barely touching (IoU 0.18)
+            [50, 50, 60, 60],  # on the bare table
+            [101, 100, 121, 120],
+        ],
+        float,
+    )  # on the second die
     assert far_from_dice(boxes, dice, 0.3).tolist() == [3, 4]
     assert far_from_dice(boxes, dice, 0.5).tolist() == [2, 3, 4]
     assert far_from_dice(boxes, np.zeros((0, 4)), 0.3).tolist() == [0, 1, 2, 3, 4, 5]  # no die: all are
@@ -60,9 +82,20 @@ def test_die_finder_stage_fine_tunes_the_shipped_finder_into_one_class(tmp_path,
     from companion.vision.synth import write_dataset
     from companion.vision.train.dd_training import train_die_finder
 
-    data = write_dataset(tmp_path / "scenes", 8, 11, catalogue, size=128, val_fraction=0.25, progress=False).parent
-    pt = train_die_finder(data, SHIPPED_FINDER, tmp_path / "work", hours=0.05, epochs=1,
-                          threads=2, batch=4, lr0=1e-4, warmup_epochs=0)
+    data = write_dataset(
+        tmp_path / "scenes", 8, 11, catalogue, size=128, val_fraction=0.25, progress=False
+    ).parent
+    pt = train_die_finder(
+        data,
+        SHIPPED_FINDER,
+        tmp_path / "work",
+        hours=0.05,
+        epochs=1,
+        threads=2,
+        batch=4,
+        lr0=1e-4,
+        warmup_epochs=0,
+    )
     import torch
 
     ckpt = torch.load(pt, map_location="cpu", weights_only=False)
@@ -83,8 +116,11 @@ def test_die_finder_stage_fine_tunes_the_shipped_finder_into_one_class(tmp_path,
         src = [r.split() for r in (data / "train" / "labels" / lab.name).read_text().splitlines() if r]
         got = [r.split() for r in lab.read_text().splitlines() if r]
         assert [r[0] for r in got] == ["0"] * len(src)
-        assert np.allclose(np.array([r[1:] for r in got], float).reshape(-1, 4),
-                           np.array([r[1:] for r in src], float).reshape(-1, 4), atol=1e-5)
+        assert np.allclose(
+            np.array([r[1:] for r in got], float).reshape(-1, 4),
+            np.array([r[1:] for r in src], float).reshape(-1, 4),
+            atol=1e-5,
+        )
 
 
 @pytest.mark.train  # exporting the .pt weights to ONNX needs torch
@@ -97,8 +133,25 @@ def test_bundle_stage_exports_the_die_finder_at_the_run_time_size_asked_for(tmp_
 
     shipped = SHIPPED_FINDER.parent
     out = tmp_path / "bundle"
-    main(["bundle", "--detector", str(shipped / "detector.pt"), "--face", str(shipped / "face.pt"), "--out", str(out),
-          "--imgsz", "416", "--conf", "0.05", "--turns", "4", "--min-face-conf", "0.7"])
+    main(
+        [
+            "bundle",
+            "--detector",
+            str(shipped / "detector.pt"),
+            "--face",
+            str(shipped / "face.pt"),
+            "--out",
+            str(out),
+            "--imgsz",
+            "416",
+            "--conf",
+            "0.05",
+            "--turns",
+            "4",
+            "--min-face-conf",
+            "0.7",
+        ]
+    )
     meta = json.loads((out / "model.json").read_text())
     assert meta["imgsz"] == 416 and meta["conf"] == 0.05 and meta["face_turns"] == 4
     assert ort.InferenceSession(str(out / "detector.onnx")).get_inputs()[0].shape == [1, 3, 416, 416]

@@ -11,8 +11,14 @@ import numpy as np
 
 from web.demo import VisionRoller
 
-ROSTER = ["Dwarves/Mammoth Rider", "Goblins/Thug", "Amazons/Javelineer", "Dwarves/Behemoth",
-          "Coral Elves/Sprite Swarm", "Dwarves/Mammoth Rider"]
+ROSTER = [
+    "Dwarves/Mammoth Rider",
+    "Goblins/Thug",
+    "Amazons/Javelineer",
+    "Dwarves/Behemoth",
+    "Coral Elves/Sprite Swarm",
+    "Dwarves/Mammoth Rider",
+]
 
 
 def _pending(catalogue):
@@ -47,13 +53,21 @@ def test_roll_panel_frame_is_annotated(catalogue):
 
     pending = _pending(catalogue)
     got = VisionRoller(seed=4).read(pending)
-    items = [{"box": got["boxes"][d["uid"]], "reading": got["faces"].get(d["uid"], "?"), "cocked": False,
-              "unreadable": d["uid"] not in got["faces"]} for d in pending["dice"] if d["uid"] in got["boxes"]]
+    items = [
+        {
+            "box": got["boxes"][d["uid"]],
+            "reading": got["faces"].get(d["uid"], "?"),
+            "cocked": False,
+            "unreadable": d["uid"] not in got["faces"],
+        }
+        for d in pending["dice"]
+        if d["uid"] in got["boxes"]
+    ]
     assert items, "the pipeline found dice on the rendered frame"
     out = annotate(got["frame"], items)
     changed = np.abs(out.astype(int) - got["frame"].astype(int)).sum(2) > 0
     for item in items:  # a box outline is drawn around each die
         x1, y1, x2, y2 = (int(round(v)) for v in item["box"])
-        assert changed[max(y1 - 1, 0):y1 + 2, x1:x2].any()
+        assert changed[max(y1 - 1, 0) : y1 + 2, x1:x2].any()
     ok, buf = cv2.imencode(".jpg", out)
     assert ok and len(buf) > 10_000

@@ -24,8 +24,9 @@ def _crops(n: int = 6) -> np.ndarray:
     from companion.vision.synth.real_dice import render_die_crop
 
     rng = np.random.default_rng(3)
-    return np.stack([render_die_crop(art.CALIBRATION_FAMILIES[0], "Dwarves/Mammoth Rider", k % 6, rng)
-                     for k in range(n)])
+    return np.stack(
+        [render_die_crop(art.CALIBRATION_FAMILIES[0], "Dwarves/Mammoth Rider", k % 6, rng) for k in range(n)]
+    )
 
 
 def test_shipped_embedding_declares_the_upper_half_pool_read_once():
@@ -90,9 +91,15 @@ def test_pooled_export_with_the_even_map_equals_the_run_times_four_turns(tmp_pat
     w = torch.from_numpy(POOL_MAPS["upper-half"] / POOL_MAPS["upper-half"].sum()).float()
     xt = torch.from_numpy(x).permute(0, 3, 1, 2).float() / 255
     with torch.no_grad():
-        views = [torch.nn.functional.normalize(net.embed((net.body[:-2](torch.rot90(xt, t, (2, 3)))
-                                                          * torch.rot90(w, t, (0, 1))).sum((2, 3))), dim=1)
-                 for t in range(4)]
+        views = [
+            torch.nn.functional.normalize(
+                net.embed(
+                    (net.body[:-2](torch.rot90(xt, t, (2, 3))) * torch.rot90(w, t, (0, 1))).sum((2, 3))
+                ),
+                dim=1,
+            )
+            for t in range(4)
+        ]
     ref = torch.nn.functional.normalize(torch.stack(views).mean(0), dim=1).numpy()
     assert np.allclose(eu, ref, atol=1e-5)
 

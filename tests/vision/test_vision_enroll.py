@@ -47,8 +47,12 @@ def queries():
     meta = json.loads((FIX / "queries.json").read_text())
     mosaic = cv2.imread(str(FIX / "queries.png"))
     c, cols = meta["crop"], meta["columns"]
-    crops = np.stack([mosaic[(i // cols) * c:(i // cols + 1) * c, (i % cols) * c:(i % cols + 1) * c]
-                      for i in range(len(meta["dice"]))])
+    crops = np.stack(
+        [
+            mosaic[(i // cols) * c : (i // cols + 1) * c, (i % cols) * c : (i % cols + 1) * c]
+            for i in range(len(meta["dice"]))
+        ]
+    )
     return crops, meta["dice"]
 
 
@@ -71,7 +75,9 @@ def _score(profile, emb, pc, dice, catalogue):
 def _nearest_only(profile):
     """The same profile with the unreadable gate opened (the nearest known face is always read)."""
     p = profile.copy()
-    p.settings.update(max_distance=2.0, min_confidence=0.0, min_margin=0.0, max_distance_full=2.0, min_margin_full=0.0)
+    p.settings.update(
+        max_distance=2.0, min_confidence=0.0, min_margin=0.0, max_distance_full=2.0, min_margin_full=0.0
+    )
     p.settings.pop("one_sighting", None)
     p.settings.pop("by_sightings", None)
     return p
@@ -137,18 +143,30 @@ def test_roster_assignment_reads_faces_from_the_profile(bundle, queries, catalog
     crops, dice = queries
     pick = [i for i, d in enumerate(dice) if not d["cocked"] and d["die"] in ARMY[:2]][:2]
     emb, pc = model.embedder(crops[pick])
-    det = Detections(np.array([[0, 0, 50, 50], [100, 0, 150, 50]], float), np.ones(2), np.zeros(2, int),
-                     embedding=emb, cocked_prob=pc)
+    det = Detections(
+        np.array([[0, 0, 50, 50], [100, 0, 150, 50]], float),
+        np.ones(2),
+        np.zeros(2, int),
+        embedding=emb,
+        cocked_prob=pc,
+    )
     roster = [catalogue.find(dice[i]["die"]) for i in pick]
     units, _ = assign(roster, det, [[], []], ["d6", "d6"], model.heads, profile=_nearest_only(model.profile))
     for u, i in zip(units, pick, strict=True):
-        direct = _nearest_only(model.profile).read_die(emb[pick.index(i)], catalogue.find(dice[i]["die"]),
-                                                       float(pc[pick.index(i)]))
+        direct = _nearest_only(model.profile).read_die(
+            emb[pick.index(i)], catalogue.find(dice[i]["die"]), float(pc[pick.index(i)])
+        )
         assert u.detection is not None
         if u.detection == pick.index(i):  # the die went to its own unit: the profile's reading is the unit's
             assert (u.face, u.unreadable) == (direct.label.text if direct.label else None, direct.unreadable)
-    units, _ = assign(roster, det, [[], []], ["d6", "d6"], model.heads,
-                      profile=TableProfile("t", emb.shape[1], model.profile.settings))
+    units, _ = assign(
+        roster,
+        det,
+        [[], []],
+        ["d6", "d6"],
+        model.heads,
+        profile=TableProfile("t", emb.shape[1], model.profile.settings),
+    )
     assert all(u.unreadable and u.face is None for u in units)  # nothing known: nothing guessed
 
 
@@ -168,20 +186,28 @@ def test_a_confirmed_roll_counts_on_the_very_next_reading(bundle, tmp_path, cata
     assert model.profile.sightings(label.key()) == before + 1
     # the web layer's form: (die name, confirmed face text, box or None) per die of the roll
     text = f"{rec['count']} {rec['icon']}"
-    assert learn_confirmed_faces(model, frame, [(rec["die"], text, rec["box"]), ("Dwarves/Sergeant", "2 ID", None)],
-                                 catalogue) == 1
+    assert (
+        learn_confirmed_faces(
+            model, frame, [(rec["die"], text, rec["box"]), ("Dwarves/Sergeant", "2 ID", None)], catalogue
+        )
+        == 1
+    )
     assert TableProfile.load(work / "profile.npz").sightings(label.key()) == before + 2
     with pytest.raises(ProfileError, match="has no face '9 Melee'"):
-        learn_confirmed_faces(model, frame, [(rec["die"], text, rec["box"]), (rec["die"], "9 Melee", rec["box"])],
-                              catalogue)
+        learn_confirmed_faces(
+            model, frame, [(rec["die"], text, rec["box"]), (rec["die"], "9 Melee", rec["box"])], catalogue
+        )
     assert model.profile.sightings(label.key()) == before + 2  # nothing learnt from a refused roll
     assert learn_confirmed_faces(load_model("dragon-dice"), frame, [(rec["die"], text, rec["box"])]) == 0
 
 
 def test_profile_round_trip_and_wrong_network(tmp_path):
     prof = TableProfile("net-a", 4, {"max_distance": 0.7})
-    labs = [FaceLabel("d6", "Melee", 2, None, "Goblins"), FaceLabel("d20", "value", 17),
-            FaceLabel("d6", "ID", 3, "Dwarves/Mammoth Rider", "Dwarves")]
+    labs = [
+        FaceLabel("d6", "Melee", 2, None, "Goblins"),
+        FaceLabel("d20", "value", 17),
+        FaceLabel("d6", "ID", 3, "Dwarves/Mammoth Rider", "Dwarves"),
+    ]
     rng = np.random.default_rng(1)
     emb = rng.normal(size=(3, 4))
     emb /= np.linalg.norm(emb, axis=1, keepdims=True)
@@ -191,7 +217,11 @@ def test_profile_round_trip_and_wrong_network(tmp_path):
     assert path == profile_beside(tmp_path / "game.sqlite")
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary file left behind
     back = TableProfile.load(path, "net-a")
-    assert back.keys() == prof.keys() == sorted(["sp:Goblins|d6|2 Melee", "any:d20|17", "die:Dwarves/Mammoth Rider|3 ID"])
+    assert (
+        back.keys()
+        == prof.keys()
+        == sorted(["sp:Goblins|d6|2 Melee", "any:d20|17", "die:Dwarves/Mammoth Rider|3 ID"])
+    )
     for k in prof.keys():
         assert back.sightings(k) == prof.sightings(k)
         assert np.allclose(back.prototype(k), prof.prototype(k))
@@ -220,13 +250,16 @@ def _edit(folder: Path, name: str, fn) -> None:
     p.write_text(json.dumps(data))
 
 
-@pytest.mark.parametrize("case, message", [
-    ("missing image", r"frame_03\.json: its frame frame_03\.jpg is missing"),
-    ("face the die lacks", r"frame_01\.json: dice\[2\]\.icon: Dwarves/\S+ .*has no face '7 Melee'"),
-    ("box outside", r"frame_02\.json: dice\[0\]\.box: .* not inside the \d+x\d+ frame"),
-    ("unknown die", r"frame_04\.json: dice\[1\]\.die: 'Dwarves/Nobody' is not a die in the catalogue"),
-    ("bad d20 value", r"frame_05\.json: dice\[0\]\.value: a d20 shows 1\.\.20, not 21"),
-])
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("missing image", r"frame_03\.json: its frame frame_03\.jpg is missing"),
+        ("face the die lacks", r"frame_01\.json: dice\[2\]\.icon: Dwarves/\S+ .*has no face '7 Melee'"),
+        ("box outside", r"frame_02\.json: dice\[0\]\.box: .* not inside the \d+x\d+ frame"),
+        ("unknown die", r"frame_04\.json: dice\[1\]\.die: 'Dwarves/Nobody' is not a die in the catalogue"),
+        ("bad d20 value", r"frame_05\.json: dice\[0\]\.value: a d20 shows 1\.\.20, not 21"),
+    ],
+)
 def test_bad_corrections_are_refused_naming_file_and_key_and_change_nothing(tmp_path, case, message, bundle):
     corr = _corrections_copy(tmp_path)
     if case == "missing image":
@@ -260,7 +293,8 @@ def test_standard_dice_corrections_and_an_enrolled_bundle_grows(tmp_path, bundle
     prof = TableProfile.load(out / "profile.npz")
     assert prof.sightings("any:d20|17") == n_before + 1
     assert prof.sightings("sp:Dwarves|d10|4 Save") == 2 * TableProfile.load(bundle / "profile.npz").sightings(
-        "sp:Dwarves|d10|4 Save")
+        "sp:Dwarves|d10|4 Save"
+    )
     meta = json.loads((out / "model.json").read_text())
     assert meta["embedding"]["profile"] == "profile.npz" and meta["enrolled_from"] == "dragon-dice"
 
@@ -278,8 +312,10 @@ def _art_folder(tmp_path: Path, rows: list[list[str]]) -> Path:
 
 
 def test_art_enrolment_puts_each_picture_on_rendered_dice(tmp_path, catalogue):
-    art = _art_folder(tmp_path, [["image", "species", "kind", "icon", "count"],
-                                 ["melee3.png", "Dwarves", "d6", "Melee", "3"]])
+    art = _art_folder(
+        tmp_path,
+        [["image", "species", "kind", "icon", "count"], ["melee3.png", "Dwarves", "d6", "Melee", "3"]],
+    )
     out = tmp_path / "art-bundle"
     figures = enroll("dragon-dice", out, read_art(art, catalogue), views=5)
     assert figures["crops"] == 5
@@ -289,12 +325,18 @@ def test_art_enrolment_puts_each_picture_on_rendered_dice(tmp_path, catalogue):
     assert model.profile is not None and model.profile.keys() == prof.keys()
 
 
-@pytest.mark.parametrize("row, message", [
-    (["gone.png", "Dwarves", "d6", "Melee", "3"], r"faces\.csv line 2: image: 'gone\.png' is missing"),
-    (["melee3.png", "Dwarves", "d6", "Melee", "9"], r"faces\.csv line 2: icon: no Dwarves d6 has a face '9 Melee'"),
-    (["melee3.png", "Nobodies", "d6", "Melee", "3"], r"faces\.csv line 2: species: 'Nobodies'"),
-    (["melee3.png", "Dwarves", "d7", "Melee", "3"], r"faces\.csv line 2: kind: must be one of"),
-])
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        (["gone.png", "Dwarves", "d6", "Melee", "3"], r"faces\.csv line 2: image: 'gone\.png' is missing"),
+        (
+            ["melee3.png", "Dwarves", "d6", "Melee", "9"],
+            r"faces\.csv line 2: icon: no Dwarves d6 has a face '9 Melee'",
+        ),
+        (["melee3.png", "Nobodies", "d6", "Melee", "3"], r"faces\.csv line 2: species: 'Nobodies'"),
+        (["melee3.png", "Dwarves", "d7", "Melee", "3"], r"faces\.csv line 2: kind: must be one of"),
+    ],
+)
 def test_bad_art_rows_are_refused_naming_file_and_key(tmp_path, row, message, catalogue):
     art = _art_folder(tmp_path, [["image", "species", "kind", "icon", "count"], row])
     with pytest.raises(EnrollError, match=message):
@@ -311,7 +353,9 @@ def test_enrolment_never_replaces_a_folder_that_is_not_a_bundle(tmp_path, catalo
 
 
 def test_art_table_without_a_column_is_refused(tmp_path, catalogue):
-    art = _art_folder(tmp_path, [["image", "species", "icon", "count"], ["melee3.png", "Dwarves", "Melee", "3"]])
+    art = _art_folder(
+        tmp_path, [["image", "species", "icon", "count"], ["melee3.png", "Dwarves", "Melee", "3"]]
+    )
     with pytest.raises(EnrollError, match=r"faces\.csv: missing column\(s\) kind"):
         read_art(art, catalogue)
 
@@ -325,7 +369,17 @@ def test_cli_enroll_refuses_bad_input_with_exit_2(tmp_path, capsys):
     assert rc == 2
     assert "frame_00.json: its frame frame_00.jpg is missing" in capsys.readouterr().err
     assert not (tmp_path / "b").exists()
-    rc = main(["vision", "enroll", "--corrections", str(FIX / "corrections"), "--out", str(tmp_path / "b"), "--json"])
+    rc = main(
+        [
+            "vision",
+            "enroll",
+            "--corrections",
+            str(FIX / "corrections"),
+            "--out",
+            str(tmp_path / "b"),
+            "--json",
+        ]
+    )
     assert rc == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["faces_known"] == 17 and (tmp_path / "b" / "embed.onnx").is_file()
@@ -353,17 +407,29 @@ def test_calibration_keeps_confidently_wrong_readings_under_the_bound():
     assert figs[3]["accuracy"] > 0.97 and figs[3]["confidently_wrong"] <= 0.005
     assert setting["cocked_threshold"] == 0.6 and figs[3]["flat_called_cocked"] == 0.0
     # a gate opened wide reads the never-enrolled faces as their nearest sibling: confidently wrong
-    assert decide(rec, {"scale": 4.0, "max_distance": 2.0, "min_confidence": 0.0, "cocked_threshold": 0.6}
-                  )["unknown_read"] == 1.0
-    assert decide(rec, {"max_distance": 2.0, "min_margin": 0.0, "cocked_threshold": 0.6})["unknown_read"] == 1.0
+    assert (
+        decide(rec, {"scale": 4.0, "max_distance": 2.0, "min_confidence": 0.0, "cocked_threshold": 0.6})[
+            "unknown_read"
+        ]
+        == 1.0
+    )
+    assert (
+        decide(rec, {"max_distance": 2.0, "min_margin": 0.0, "cocked_threshold": 0.6})["unknown_read"] == 1.0
+    )
 
 
 def test_margin_gate_reads_the_nearest_face_only_when_it_stands_clear(catalogue):
     from companion.vision.enroll_sim import decide
 
     mr = catalogue.find(ARMY[0])
-    gate = {"max_distance": 0.5, "min_margin": 0.3, "max_distance_full": 0.9, "min_margin_full": 0.1,
-            "min_confidence": 0.0, "cocked_threshold": 0.6}
+    gate = {
+        "max_distance": 0.5,
+        "min_margin": 0.3,
+        "max_distance_full": 0.9,
+        "min_margin_full": 0.1,
+        "min_confidence": 0.0,
+        "cocked_threshold": 0.6,
+    }
     prof = TableProfile("t", 8, gate)
     eye = np.eye(8)
     texts = []
@@ -391,8 +457,12 @@ def test_margin_gate_reads_the_nearest_face_only_when_it_stands_clear(catalogue)
     assert part.read_die(crop(0.95, 0.1), mr).label.text == texts[0]
     # a prototype of one sighting reads with the one-sighting gate when one is given
     strict = prof.copy()
-    strict.settings["one_sighting"] = {"max_distance": 0.1, "min_margin": 0.9, "max_distance_full": 0.1,
-                                       "min_margin_full": 0.9}
+    strict.settings["one_sighting"] = {
+        "max_distance": 0.1,
+        "min_margin": 0.9,
+        "max_distance_full": 0.1,
+        "min_margin_full": 0.9,
+    }
     assert strict.read_die(crop(0.82, 0.55), mr).unreadable
     # settings asking for a softmax share (older settings) read with the softmax gate, margins aside
     soft = strict.copy()
@@ -407,10 +477,17 @@ def test_margin_gate_reads_the_nearest_face_only_when_it_stands_clear(catalogue)
         n = np.zeros(300, int)
         for i, e in enumerate(embs):
             _, dd, nn = p._face_table(e, mr)
-            d[i, :len(dd)] = dd
+            d[i, : len(dd)] = dd
             n[i] = nn[np.argmin(dd)]
-        rec = {"d": d, "known": np.ones(300, bool), "cocked": np.zeros(300, bool), "pc": np.zeros(300),
-               "same": np.eye(12, dtype=bool)[np.zeros(300, int)], "full": np.full(300, p.die_fully_known(mr)), "n": n}
+        rec = {
+            "d": d,
+            "known": np.ones(300, bool),
+            "cocked": np.zeros(300, bool),
+            "pc": np.zeros(300),
+            "same": np.eye(12, dtype=bool)[np.zeros(300, int)],
+            "full": np.full(300, p.die_fully_known(mr)),
+            "n": n,
+        }
         read = np.array([p.read_die(e, mr).label is not None for e in embs])
         assert (read.sum() == 0) if p is strict else (0 < read.sum() < 300)
         assert decide(rec, p.settings)["unreadable"] == pytest.approx(1 - read.mean())
@@ -437,11 +514,16 @@ def test_standard_dice_enrolled_into_the_polyhedral_model_read_their_values_and_
     corr = tmp_path / "corr"
     corr.mkdir()
     shutil.copyfile(fx / recs[0]["image"], corr / "f0.jpg")
-    (corr / "f0.json").write_text(json.dumps({"dice": [{"box": d["box"], "kind": d["kind"], "value": d["value"]}
-                                                       for d in recs[0]["dice"]]}))
+    (corr / "f0.json").write_text(
+        json.dumps(
+            {"dice": [{"box": d["box"], "kind": d["kind"], "value": d["value"]} for d in recs[0]["dice"]]}
+        )
+    )
     enroll("polyhedral", tmp_path / "poly-table", read_corrections(corr))
     model = load_numeral_model(tmp_path / "poly-table")
-    assert model.profile is not None and len(model.profile) == len({(d["kind"], d["value"]) for d in recs[0]["dice"]})
+    assert model.profile is not None and len(model.profile) == len(
+        {(d["kind"], d["value"]) for d in recs[0]["dice"]}
+    )
     right = 0
     for rec in recs[:4]:
         truth = rec["dice"]

@@ -9,8 +9,11 @@ from companion.vision.bundle import faces_by_kind
 from companion.vision.detections import Detections
 from companion.vision.reader import FaceDecoder, ModelError
 
-HEADS = {"kind": ["d4", "d6", "d8", "d10", "d12"], "icon": ["Breath", "Melee", "Save", "cocked"],
-         "count": [str(i) for i in range(6)]}
+HEADS = {
+    "kind": ["d4", "d6", "d8", "d10", "d12"],
+    "icon": ["Breath", "Melee", "Save", "cocked"],
+    "count": [str(i) for i in range(6)],
+}
 FACES = {"d6": [["Melee", 1], ["Melee", 2], ["Save", 1]], "d12": [["Breath", 5]]}
 
 
@@ -19,14 +22,19 @@ def _det(n):
 
 
 def _probs(kind, icon, count):
-    return {"kind": np.array([kind], float), "icon": np.array([icon], float), "count": np.array([count], float)}
+    return {
+        "kind": np.array([kind], float),
+        "icon": np.array([icon], float),
+        "count": np.array([count], float),
+    }
 
 
 def test_impossible_pair_is_not_read_even_when_each_head_prefers_it():
     # icon head says Melee, count head says 5: no d6 prints "5 Melee", so the best allowed face wins
     det = _det(1)
-    FaceDecoder(HEADS, FACES)(det, _probs([0, 0.9, 0, 0, 0.1], [0.05, 0.6, 0.3, 0.05],
-                                          [0, 0.2, 0.3, 0, 0, 0.5]))
+    FaceDecoder(HEADS, FACES)(
+        det, _probs([0, 0.9, 0, 0, 0.1], [0.05, 0.6, 0.3, 0.05], [0, 0.2, 0.3, 0, 0, 0.5])
+    )
     assert HEADS["kind"][det.class_id[0]] == "d6"
     assert (HEADS["icon"][det.face_id[0]], HEADS["count"][det.count[0]]) == ("Melee", "2")
     assert 0 < det.face_confidence[0] <= 1 and 0 < det.kind_confidence[0] <= 1
@@ -35,8 +43,9 @@ def test_impossible_pair_is_not_read_even_when_each_head_prefers_it():
 def test_kind_and_face_are_chosen_together():
     # the kind head leans d6, but the face is plainly a d12 dragon's "5 Breath"
     det = _det(1)
-    FaceDecoder(HEADS, FACES)(det, _probs([0, 0.55, 0, 0, 0.45], [0.97, 0.01, 0.01, 0.01],
-                                          [0, 0.01, 0.01, 0, 0, 0.98]))
+    FaceDecoder(HEADS, FACES)(
+        det, _probs([0, 0.55, 0, 0, 0.45], [0.97, 0.01, 0.01, 0.01], [0, 0.01, 0.01, 0, 0, 0.98])
+    )
     assert HEADS["kind"][det.class_id[0]] == "d12"
     assert HEADS["icon"][det.face_id[0]] == "Breath"
 
@@ -65,8 +74,11 @@ def test_catalogue_faces_by_kind(catalogue):
 def test_a_box_read_as_no_die_is_vetoed():
     heads = {**HEADS, "kind": HEADS["kind"] + ["none"]}
     det = Detections(np.tile([0.0, 0, 10, 10], (2, 1)), np.full(2, 0.9), np.zeros(2, int))
-    probs = {"kind": np.array([[0, 0.2, 0, 0, 0, 0.8], [0, 0.9, 0, 0, 0, 0.1]]),
-             "icon": np.array([[0.1, 0.7, 0.1, 0.1]] * 2), "count": np.array([[0, 0.1, 0.9, 0, 0, 0]] * 2)}
+    probs = {
+        "kind": np.array([[0, 0.2, 0, 0, 0, 0.8], [0, 0.9, 0, 0, 0, 0.1]]),
+        "icon": np.array([[0.1, 0.7, 0.1, 0.1]] * 2),
+        "count": np.array([[0, 0.1, 0.9, 0, 0, 0]] * 2),
+    }
     keep = FaceDecoder(heads, FACES)(det, probs)
     assert keep.tolist() == [False, True]
     assert heads["kind"][det.class_id[1]] == "d6" and heads["icon"][det.face_id[1]] == "Melee"

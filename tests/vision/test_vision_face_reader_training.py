@@ -19,8 +19,15 @@ HEADS = {"kind": ["d4", "d6"], "icon": ["Melee", "Save", "cocked"], "count": ["0
 
 def _crop_set(path: Path, n: int, seed: int, icons=("Melee", "Save", "cocked"), margin: float = 0.9) -> Path:
     rng = np.random.default_rng(seed)
-    np.savez(path, crops=rng.integers(0, 255, (n, 16, 16, 3), dtype=np.uint8), icon=rng.integers(0, 3, n),
-             count=rng.integers(0, 3, n), kind=rng.integers(0, 2, n), icons=np.array(icons), margin=margin)
+    np.savez(
+        path,
+        crops=rng.integers(0, 255, (n, 16, 16, 3), dtype=np.uint8),
+        icon=rng.integers(0, 3, n),
+        count=rng.integers(0, 3, n),
+        kind=rng.integers(0, 2, n),
+        icons=np.array(icons),
+        margin=margin,
+    )
     return path
 
 
@@ -47,10 +54,20 @@ def test_a_wider_reader_starts_from_a_narrower_ones_matching_layers(tmp_path):
     rng = np.random.default_rng(0)
     crops = rng.integers(0, 255, (40, 16, 16, 3), dtype=np.uint8)
     targets = {k: rng.integers(0, len(v), 40) for k, v in HEADS.items()}
-    narrow_pt = train_classifier(crops, targets, HEADS, tmp_path / "narrow", epochs=1, width=8, stem=4,
-                                 progress=False)
-    wide_pt = train_classifier(crops, targets, HEADS, tmp_path / "wide", epochs=1, lr=0.0, init=narrow_pt,
-                               widths=(8, 16, 48, 64), progress=False)
+    narrow_pt = train_classifier(
+        crops, targets, HEADS, tmp_path / "narrow", epochs=1, width=8, stem=4, progress=False
+    )
+    wide_pt = train_classifier(
+        crops,
+        targets,
+        HEADS,
+        tmp_path / "wide",
+        epochs=1,
+        lr=0.0,
+        init=narrow_pt,
+        widths=(8, 16, 48, 64),
+        progress=False,
+    )
     narrow, _ = load_classifier(narrow_pt)
     wide, meta = load_classifier(wide_pt)
     assert meta["widths"] == [8, 16, 48, 64] and meta["stem"] == 4  # the stem comes from the start
@@ -99,7 +116,21 @@ def test_a_checkpoint_is_written_after_every_epoch(tmp_path, monkeypatch):
 
 def test_face_stage_takes_block_widths(tmp_path, capsys):
     crops = _crop_set(tmp_path / "c.npz", 24, 3)
-    main(["face", "--crops", str(crops), "--out", str(tmp_path / "f"), "--epochs", "1", "--widths", "8", "16", "24",
-          "40"])
+    main(
+        [
+            "face",
+            "--crops",
+            str(crops),
+            "--out",
+            str(tmp_path / "f"),
+            "--epochs",
+            "1",
+            "--widths",
+            "8",
+            "16",
+            "24",
+            "40",
+        ]
+    )
     _, meta = load_classifier(tmp_path / "f" / "face.pt")
     assert meta["widths"] == [8, 16, 24, 40] and meta["stem"] == 16 and meta["input"] == 16

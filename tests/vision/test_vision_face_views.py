@@ -25,8 +25,13 @@ def test_no_shift_keeps_one_view_per_box():
 
 def test_shifted_views_move_by_a_share_of_the_box():
     views = shifted_boxes(np.array([[10, 20, 50, 40]], float), 0.1)[0]  # 40 wide, 20 high
-    assert views.tolist() == [[10, 20, 50, 40], [14, 20, 54, 40], [6, 20, 46, 40], [10, 22, 50, 42],
-                              [10, 18, 50, 38]]
+    assert views.tolist() == [
+        [10, 20, 50, 40],
+        [14, 20, 54, 40],
+        [6, 20, 46, 40],
+        [10, 22, 50, 42],
+        [10, 18, 50, 38],
+    ]
     assert np.allclose(views[:, 2] - views[:, 0], 40) and np.allclose(views[:, 3] - views[:, 1], 20)
 
 
@@ -50,8 +55,12 @@ def test_the_reading_is_the_mean_over_the_shifted_crops(tmp_path):
     assert 2 <= len(det) <= len(raw)
     for i in range(len(det)):
         k = int(np.argmin(np.abs(raw.xyxy - det.xyxy[i]).sum(1)))
-        crops = np.stack([crop_die(image, b, shifted.crop_size, shifted.crop_margin)
-                          for b in shifted_boxes(raw.xyxy[k:k + 1], 0.05)[0]])
+        crops = np.stack(
+            [
+                crop_die(image, b, shifted.crop_size, shifted.crop_margin)
+                for b in shifted_boxes(raw.xyxy[k : k + 1], 0.05)[0]
+            ]
+        )
         assert np.allclose(det.face_probs[i], shifted.faces(crops)["icon"].mean(0), atol=1e-5)
     one = plain.detect(image)
     same = [int(np.argmin(np.abs(one.xyxy - b).sum(1))) for b in det.xyxy]

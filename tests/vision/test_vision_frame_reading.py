@@ -86,5 +86,7 @@ def test_kept_prototypes_follow_every_new_sighting(catalogue):
     assert prof.read_die(query, die).label == trample
     assert other.read_die(query, die).label == melee  # the copy learnt nothing
     w, d, n = prof.face_table(query, die)
-    assert n[1] == 3 and d[1] == pytest.approx(np.linalg.norm(query - np.array([1, 0, 2]) / np.sqrt(5)), abs=1e-6)
+    assert n[1] == 3 and d[1] == pytest.approx(
+        np.linalg.norm(query - np.array([1, 0, 2]) / np.sqrt(5)), abs=1e-6
+    )
     assert prof.read_die(query, die, table=(w, d, n)) == prof.read_die(query, die)

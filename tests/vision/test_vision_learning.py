@@ -24,9 +24,20 @@ def test_bad_correction_is_refused_and_writes_nothing(tmp_path):
 
 
 def test_corrections_export_to_a_dataset_the_trainer_reads(tmp_path, catalogue):
-    scene = render_roll([("Dwarves/Mammoth Rider", 1), ("Dwarves/Behemoth", 0)], 3, size=320, catalogue=catalogue)
-    dice = [{"box": list(d.box), "kind": d.spec.kind, "icon": d.spec.icon, "count": d.spec.count,
-             "cocked": False, "die": d.spec.name} for d in scene.dice]
+    scene = render_roll(
+        [("Dwarves/Mammoth Rider", 1), ("Dwarves/Behemoth", 0)], 3, size=320, catalogue=catalogue
+    )
+    dice = [
+        {
+            "box": list(d.box),
+            "kind": d.spec.kind,
+            "icon": d.spec.icon,
+            "count": d.spec.count,
+            "cocked": False,
+            "die": d.spec.name,
+        }
+        for d in scene.dice
+    ]
     save_correction(tmp_path / "c", scene.image, dice, name="roll1")
     yml, n = export_corrections(tmp_path / "c", tmp_path / "ds")
     assert n == 1

@@ -18,7 +18,9 @@ GT = np.array([[0, 0, 10, 10], [20, 20, 40, 40]], float)
 def _res(boxes, classes, scores=None, faces=None, gt_faces=None):
     boxes = np.asarray(boxes, float).reshape(-1, 4)
     scores = np.ones(len(boxes)) if scores is None else np.asarray(scores, float)
-    return ImageResult(GT, np.array([0, 1]), boxes, scores, np.asarray(classes, int), gt_faces or [], faces or [])
+    return ImageResult(
+        GT, np.array([0, 1]), boxes, scores, np.asarray(classes, int), gt_faces or [], faces or []
+    )
 
 
 def test_perfect_predictions_score_one():
@@ -41,8 +43,12 @@ def test_wrong_class_and_missing_boxes_cost_precision_and_recall():
 
 
 def test_face_accuracy_counts_missed_dice_as_wrong_and_cocked_as_right_when_flagged():
-    r = _res(GT, [0, 1], faces=[("Melee", 2, False), ("cocked", 0, True)],
-             gt_faces=[("Melee", 2, False), ("Save", 1, True)])
+    r = _res(
+        GT,
+        [0, 1],
+        faces=[("Melee", 2, False), ("cocked", 0, True)],
+        gt_faces=[("Melee", 2, False), ("Save", 1, True)],
+    )
     acc = face_accuracy([r])
     assert acc["face_accuracy"] == 1.0 and acc["recall"] == 1.0
     r2 = _res(GT[:1], [0], faces=[("Melee", 3, False)], gt_faces=[("Melee", 2, False), ("Save", 1, False)])

@@ -61,8 +61,8 @@ def test_every_drawn_die_has_a_box_inside_the_frame_around_its_paint():
     for d in drawn:
         x1, y1, x2, y2 = d.box
         assert 0 <= x1 < x2 <= img.shape[1] and 0 <= y1 < y2 <= img.shape[0]
-        inside = img[int(y1):int(y2), int(x1):int(x2)].astype(int)
-        ring = img[max(0, int(y1) - 30):int(y1) - 2, int(x1):int(x2)].astype(int)
+        inside = img[int(y1) : int(y2), int(x1) : int(x2)].astype(int)
+        ring = img[max(0, int(y1) - 30) : int(y1) - 2, int(x1) : int(x2)].astype(int)
         # a die body differs from the table just outside its box
         if ring.size:
             assert np.abs(inside.mean((0, 1)) - ring.mean((0, 1))).sum() > 5
@@ -159,12 +159,31 @@ def test_camera_path_fills_a_battle_dice_roll_from_a_fixture_frame():
 
 def test_cli_read_and_eval_with_the_polyhedral_model():
     image = FIXTURES / json.loads((FIXTURES / "manifest.jsonl").read_text().splitlines()[0])["image"]
-    out = subprocess.run([sys.executable, "-m", "companion", "vision", "read", str(image), "--model", "polyhedral",
-                          "--json"], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "companion", "vision", "read", str(image), "--model", "polyhedral", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     records = json.loads(out.stdout)
     assert records and all(r["kind"] in STANDARD_KINDS for r in records)
-    ev = subprocess.run([sys.executable, "-m", "companion", "vision", "eval", "--model", "polyhedral", "--data",
-                         str(FIXTURES), "--json"], capture_output=True, text=True, timeout=300)
+    ev = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "vision",
+            "eval",
+            "--model",
+            "polyhedral",
+            "--data",
+            str(FIXTURES),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert ev.returncode == 0, ev.stderr
     assert json.loads(ev.stdout)["dice"] == 35

@@ -9,11 +9,19 @@ import pytest
 from companion.rules.catalogue import load_catalogue
 from companion.vision.profile import TableProfile, face_label
 
-GATE = {"max_distance": 0.5, "min_margin": 0.3, "max_distance_full": 0.9, "min_margin_full": 0.3,
-        "min_confidence": 0.0, "cocked_threshold": 0.6}
+GATE = {
+    "max_distance": 0.5,
+    "min_margin": 0.3,
+    "max_distance_full": 0.9,
+    "min_margin_full": 0.3,
+    "min_confidence": 0.0,
+    "cocked_threshold": 0.6,
+}
 # loose for prototypes of 3-4 sightings, shut for 5 and more
-BY = {"3": {"max_distance": 0.9, "min_margin": 0.05, "max_distance_full": 0.9, "min_margin_full": 0.05},
-      "5": {"max_distance": 0.01, "min_margin": 1.9, "max_distance_full": 0.01, "min_margin_full": 1.9}}
+BY = {
+    "3": {"max_distance": 0.9, "min_margin": 0.05, "max_distance_full": 0.9, "min_margin_full": 0.05},
+    "5": {"max_distance": 0.01, "min_margin": 1.9, "max_distance_full": 0.01, "min_margin_full": 1.9},
+}
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +75,16 @@ def test_the_simulations_gate_decides_as_the_profile_with_levels(die):
     rng = np.random.default_rng(2)
     eye = np.eye(8)
     for sightings in (1, 2, 3, 4, 5, 10):
-        settings = {**GATE, "by_sightings": BY,
-                    "one_sighting": {"max_distance": 0.6, "min_margin": 0.2, "max_distance_full": 0.6,
-                                     "min_margin_full": 0.2}}
+        settings = {
+            **GATE,
+            "by_sightings": BY,
+            "one_sighting": {
+                "max_distance": 0.6,
+                "min_margin": 0.2,
+                "max_distance_full": 0.6,
+                "min_margin_full": 0.2,
+            },
+        }
         prof, texts = _profile(die, sightings, settings)
         embs = rng.normal(size=(200, 8)) + 2.5 * eye[rng.integers(0, len(texts), 200)]
         embs /= np.linalg.norm(embs, axis=1, keepdims=True)
@@ -77,10 +92,17 @@ def test_the_simulations_gate_decides_as_the_profile_with_levels(die):
         n = np.zeros(200, int)
         for i, e in enumerate(embs):
             _, dd, nn = prof.face_table(e, die)
-            d[i, :len(dd)] = dd
+            d[i, : len(dd)] = dd
             n[i] = nn[np.argmin(dd)]
-        rec = {"d": d, "known": np.ones(200, bool), "cocked": np.zeros(200, bool), "pc": np.zeros(200),
-               "same": np.eye(12, dtype=bool)[np.zeros(200, int)], "full": np.ones(200, bool), "n": n}
+        rec = {
+            "d": d,
+            "known": np.ones(200, bool),
+            "cocked": np.zeros(200, bool),
+            "pc": np.zeros(200),
+            "same": np.eye(12, dtype=bool)[np.zeros(200, int)],
+            "full": np.ones(200, bool),
+            "n": n,
+        }
         read = np.array([prof.read_die(e, die).label is not None for e in embs])
         assert decide(rec, settings)["unreadable"] == pytest.approx(1 - read.mean())
         if sightings >= 5:
@@ -100,15 +122,25 @@ def test_calibration_chooses_a_gate_per_level_under_the_bound():
         d[np.arange(n), truth] = rng.uniform(0.05, 0.5 + 0.5 / s, n)
         same = np.zeros((n, 12), bool)
         same[np.arange(n), truth] = True
-        recs[s] = {"d": d, "truth": truth, "known": np.ones(n, bool), "cocked": np.zeros(n, bool),
-                   "pc": np.zeros(n), "same": same, "full": np.ones(n, bool), "n": np.full(n, s)}
+        recs[s] = {
+            "d": d,
+            "truth": truth,
+            "known": np.ones(n, bool),
+            "cocked": np.zeros(n, bool),
+            "pc": np.zeros(n),
+            "same": same,
+            "full": np.ones(n, bool),
+            "n": np.full(n, s),
+        }
     setting, figs = calibrate(recs, by_sightings=True)
     plain, plain_figs = calibrate(recs)
     assert sorted(setting["by_sightings"]) == ["10", "2", "3", "5"] and "by_sightings" not in plain
     for s in (2, 3, 5, 10):
         assert figs[s]["confidently_wrong"] <= 0.005
         assert figs[s]["accuracy"] >= plain_figs[s]["accuracy"]
-    assert sum(figs[s]["accuracy"] for s in (2, 3, 5, 10)) > sum(plain_figs[s]["accuracy"] for s in (2, 3, 5, 10))
+    assert sum(figs[s]["accuracy"] for s in (2, 3, 5, 10)) > sum(
+        plain_figs[s]["accuracy"] for s in (2, 3, 5, 10)
+    )
 
 
 def _synthetic_records(n: int, seed: int) -> dict:
@@ -122,9 +154,17 @@ def _synthetic_records(n: int, seed: int) -> dict:
         d[np.arange(n), (truth + 1) % 6] = rng.uniform(0.1, 1.2, n)  # a sibling face that may lie nearer
         same = np.zeros((n, 12), bool)
         same[np.arange(n), truth] = True
-        recs[s] = {"d": d, "truth": truth, "known": np.ones(n, bool), "cocked": np.zeros(n, bool),
-                   "pc": np.zeros(n), "same": same, "full": np.ones(n, bool), "n": np.full(n, s),
-                   "family": np.arange(n) % 4}
+        recs[s] = {
+            "d": d,
+            "truth": truth,
+            "known": np.ones(n, bool),
+            "cocked": np.zeros(n, bool),
+            "pc": np.zeros(n),
+            "same": same,
+            "full": np.ones(n, bool),
+            "n": np.full(n, s),
+            "family": np.arange(n) % 4,
+        }
     return recs
 
 
@@ -164,7 +204,9 @@ def test_calibration_to_a_bound_keeps_a_margin_below_the_target():
         assert bounded["bound_met"] and observed["bound_met"]
         assert all(upper(k) <= 0.005 for s, k in wrong_counts(bounded).items() if s in levels)
         broken += [upper(k) > 0.005 for s, k in wrong_counts(observed).items() if s in levels]
-        assert all(figs[s]["accuracy"] > 0.02 for s in levels)  # the bound is met by reading, not by refusing all
+        assert all(
+            figs[s]["accuracy"] > 0.02 for s in levels
+        )  # the bound is met by reading, not by refusing all
     assert any(broken)
 
 

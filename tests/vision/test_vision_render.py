@@ -15,19 +15,27 @@ DICE = [("Dwarves/Mammoth Rider", 2), ("Amazons/Javelineer", 0)]
 
 def test_same_seed_gives_identical_image_and_labels(catalogue):
     sampler = SceneSampler(catalogue)
-    a = render_scene(np.random.default_rng(42), sampler.scene_specs(np.random.default_rng(1)), sampler.vocabulary)
-    b = render_scene(np.random.default_rng(42), sampler.scene_specs(np.random.default_rng(1)), sampler.vocabulary)
+    a = render_scene(
+        np.random.default_rng(42), sampler.scene_specs(np.random.default_rng(1)), sampler.vocabulary
+    )
+    b = render_scene(
+        np.random.default_rng(42), sampler.scene_specs(np.random.default_rng(1)), sampler.vocabulary
+    )
     assert np.array_equal(a.image, b.image)
     assert [d.box for d in a.dice] == [d.box for d in b.dice]
-    c = render_scene(np.random.default_rng(43), sampler.scene_specs(np.random.default_rng(1)), sampler.vocabulary)
+    c = render_scene(
+        np.random.default_rng(43), sampler.scene_specs(np.random.default_rng(1)), sampler.vocabulary
+    )
     assert not np.array_equal(a.image, c.image)
 
 
 def test_heldout_profile_uses_surfaces_and_tilts_training_never_sees(catalogue):
     sampler = SceneSampler(catalogue)
     train = [render_scene(np.random.default_rng(k), [], sampler.vocabulary, size=64).meta for k in range(30)]
-    held = [render_scene(np.random.default_rng(k), [], sampler.vocabulary, size=64, profile="heldout").meta
-            for k in range(30)]
+    held = [
+        render_scene(np.random.default_rng(k), [], sampler.vocabulary, size=64, profile="heldout").meta
+        for k in range(30)
+    ]
     assert not {m["surface"] for m in train} & {m["surface"] for m in held}
     assert {m["surface"] for m in train} == set(TRAIN_SURFACES)  # every training surface is drawn
     assert all(12 <= m["tilt"] <= 20 for m in held)
@@ -51,7 +59,9 @@ def test_label_box_is_the_bounding_box_of_the_drawn_die(catalogue, kind):
 
     seed = _seed_with_dark_table(catalogue)
     die = next(d for d in catalogue if f"d{len(d.faces)}" == kind and set(die_materials(d)) <= LIGHT)
-    kw = dict(size=320, clutter=False, photo=False, tilt_deg=0.0, catalogue=catalogue, positions=[(150.0, 170.0)])
+    kw = dict(
+        size=320, clutter=False, photo=False, tilt_deg=0.0, catalogue=catalogue, positions=[(150.0, 170.0)]
+    )
     empty = render_roll([], seed, **{k: v for k, v in kw.items() if k != "positions"})
     scene = render_roll([(die.name, 0)], seed, **kw)
     assert len(scene.dice) == 1
@@ -81,7 +91,9 @@ def test_dataset_writer_writes_labels_manifest_and_yaml(tmp_path, catalogue):
     manifest = [json.loads(line) for line in (tmp_path / "ds" / "manifest.jsonl").read_text().splitlines()]
     assert len(manifest) == 3
     for rec in manifest:
-        cls, boxes = read_labels(tmp_path / "ds" / rec["image"].replace("images", "labels").replace(".jpg", ".txt"))
+        cls, boxes = read_labels(
+            tmp_path / "ds" / rec["image"].replace("images", "labels").replace(".jpg", ".txt")
+        )
         assert len(cls) == len(rec["dice"])
         for c, b, d in zip(cls, boxes, rec["dice"], strict=True):
             assert KIND_CLASSES[c] == d["kind"]
@@ -104,7 +116,9 @@ def test_user_glyph_folder_replaces_the_procedural_art(tmp_path, catalogue):
     (tmp_path / "Dwarves").mkdir()
     cv2.imwrite(str(tmp_path / "Dwarves" / "Melee.png"), scan)
     custom = face_texture("Melee", 2, 64, (200, 200, 200), (20, 20, 20), vocab, "Dwarves", str(tmp_path))
-    other_species = face_texture("Melee", 2, 64, (200, 200, 200), (20, 20, 20), vocab, "Goblins", str(tmp_path))
+    other_species = face_texture(
+        "Melee", 2, 64, (200, 200, 200), (20, 20, 20), vocab, "Goblins", str(tmp_path)
+    )
     assert (custom[:, :, 2] > 240).sum() > 300 and (custom[:, :, 0] < 20).sum() > 300
     assert np.array_equal(other_species, default)
 

@@ -16,11 +16,31 @@ from companion.readings import Source, State
 from companion.vision.roll_reading import roll_readings
 
 FIXTURE = Path(__file__).parent / "fixtures" / "frame_reading"
-NOT_AT_RUN_TIME = ("companion.vision.synth", "companion.vision.train", "torch", "torchvision", "ultralytics", "onnx", "onnxslim")
-RUN_TIME = ("companion.vision.reader", "companion.vision.roll_reading", "companion.vision.assign",
-            "companion.vision.table_reading", "companion.vision.numerals", "companion.vision.settle",
-            "companion.vision.sources", "companion.vision.learning", "web.play", "web.sources", "web.phone_camera",
-            "web.staged_roll", "firmware_bridge.rolls", "companion.session")
+NOT_AT_RUN_TIME = (
+    "companion.vision.synth",
+    "companion.vision.train",
+    "torch",
+    "torchvision",
+    "ultralytics",
+    "onnx",
+    "onnxslim",
+)
+RUN_TIME = (
+    "companion.vision.reader",
+    "companion.vision.roll_reading",
+    "companion.vision.assign",
+    "companion.vision.table_reading",
+    "companion.vision.numerals",
+    "companion.vision.settle",
+    "companion.vision.sources",
+    "companion.vision.learning",
+    "web.play",
+    "web.sources",
+    "web.phone_camera",
+    "web.staged_roll",
+    "firmware_bridge.rolls",
+    "companion.session",
+)
 
 
 def _loaded_after(code: str, prefixes: tuple[str, ...]) -> list[str]:
@@ -80,7 +100,8 @@ def test_run_time_modules_import_no_renderer_or_training_library(module):
 def test_reading_a_roll_from_a_frame_loads_no_renderer_or_training_library():
     doc = _fixture()
     roster = [r[0] for r in doc["roster"]]
-    loaded = _loaded_after(f"""
+    loaded = _loaded_after(
+        f"""
         from companion.vision.reader import read_image
         from companion.vision.roll_reading import annotate, read_roll, roll_readings
         frame = read_image({str(FIXTURE / "table_1280.jpg")!r})
@@ -88,13 +109,20 @@ def test_reading_a_roll_from_a_frame_loads_no_renderer_or_training_library():
         readings = roll_readings(read, ["u%d" % k for k in range({len(roster)})])
         assert len(readings) == {len(roster)} and all(r.box is not None for r in readings), readings
         annotate(frame, read["dice"], read["units"])
-    """, NOT_AT_RUN_TIME)
+    """,
+        NOT_AT_RUN_TIME,
+    )
     assert loaded == []
 
 
 def test_the_reading_type_and_the_session_load_no_source_library_and_the_rules_not_the_readings():
-    assert _loaded_after("import companion.readings, companion.session",
-                         ("companion.vision", "torch", "flask", "serial", "cv2", "numpy")) == []
+    assert (
+        _loaded_after(
+            "import companion.readings, companion.session",
+            ("companion.vision", "torch", "flask", "serial", "cv2", "numpy"),
+        )
+        == []
+    )
     assert _loaded_after("import companion.rules.games, companion.rules.game", ("companion.readings",)) == []
 
 
@@ -113,5 +141,9 @@ def test_learning_a_confirmed_roll_takes_a_loaded_model_not_a_name():
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert "companion.vision.reader" not in imported and "companion.vision.table_reading" in {
-        n.module for n in ast.walk(ast.parse((Path(__file__).parents[2] / "companion" / "vision" / "reader.py")
-                                             .read_text())) if isinstance(n, ast.ImportFrom)}
+        n.module
+        for n in ast.walk(
+            ast.parse((Path(__file__).parents[2] / "companion" / "vision" / "reader.py").read_text())
+        )
+        if isinstance(n, ast.ImportFrom)
+    }

@@ -41,7 +41,7 @@ def test_waiting_longer_than_the_dice_rest_gives_no_event(video):
 
 def test_a_still_table_never_fires(video):
     frames, spans = video
-    still = frames[spans[0]["still"][0]:spans[0]["still"][1] + 1]
+    still = frames[spans[0]["still"][0] : spans[0]["still"][1] + 1]
     assert _events(still * 3, 100) == []
 
 

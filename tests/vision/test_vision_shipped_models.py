@@ -92,7 +92,9 @@ def test_d6_model_reads_held_out_real_photos():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "companion", *args], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_cli_read_prints_one_record_per_die():
@@ -107,7 +109,9 @@ def test_cli_read_prints_one_record_per_die():
 
 def test_cli_eval_json_on_the_d6_fixtures(tmp_path):
     png = tmp_path / "cm.png"
-    out = _cli("vision", "eval", "--model", "d6", "--data", str(FIXTURES / "d6"), "--json", "--confusion", str(png))
+    out = _cli(
+        "vision", "eval", "--model", "d6", "--data", str(FIXTURES / "d6"), "--json", "--confusion", str(png)
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["images"] == 12 and 0 <= result["map50_95"] <= result["map50"] <= 1
@@ -149,8 +153,14 @@ def test_dragon_dice_model_tells_apart_the_icons_drawn_on_hollow_glyphs(catalogu
     model = load_model("dragon-dice")
     right = found = 0
     for k in range(0, len(specs), 4):  # four dice a table
-        scene = render_scene(np.random.default_rng([4242, k]), specs[k:k + 4], sampler.vocabulary, size=1280,
-                             profile="heldout", clutter=False)
+        scene = render_scene(
+            np.random.default_rng([4242, k]),
+            specs[k : k + 4],
+            sampler.vocabulary,
+            size=1280,
+            profile="heldout",
+            clutter=False,
+        )
         det = model.detect(scene.image)
         for drawn in scene.dice:
             iou = box_iou(np.array([drawn.box]), det.xyxy)[0] if len(det) else np.zeros(1)

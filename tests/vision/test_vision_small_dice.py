@@ -26,8 +26,15 @@ PHOTO = next((SMALL / "images").glob("*.jpg"))
 def _true_boxes() -> np.ndarray:
     _, b = read_labels(SMALL / "labels" / (PHOTO.stem + ".txt"))
     w = h = 640
-    return np.stack([(b[:, 0] - b[:, 2] / 2) * w, (b[:, 1] - b[:, 3] / 2) * h,
-                     (b[:, 0] + b[:, 2] / 2) * w, (b[:, 1] + b[:, 3] / 2) * h], 1)
+    return np.stack(
+        [
+            (b[:, 0] - b[:, 2] / 2) * w,
+            (b[:, 1] - b[:, 3] / 2) * h,
+            (b[:, 0] + b[:, 2] / 2) * w,
+            (b[:, 1] + b[:, 3] / 2) * h,
+        ],
+        1,
+    )
 
 
 def _bundle(tmp_path: Path, small) -> Path:
@@ -61,10 +68,15 @@ def test_tiles_cover_the_frame_and_overlap():
 def test_a_box_cut_by_a_tiles_inner_edge_is_dropped_but_the_frames_edge_cuts_nothing():
     small = SmallDicePass()
     tile = (274, 0, 640, 366)  # inner edges: left (x 274) and bottom (y 366)
-    boxes = np.array([[300, 0, 320, 20],  # at the frame's top edge: kept
-                      [270, 50, 290, 70],  # across the left inner edge: dropped
-                      [400, 350, 420, 366],  # on the bottom inner edge: dropped
-                      [620, 100, 640, 120]], float)  # at the frame's right edge: kept
+    boxes = np.array(
+        [
+            [300, 0, 320, 20],  # at the frame's top edge: kept
+            [270, 50, 290, 70],  # across the left inner edge: dropped
+            [400, 350, 420, 366],  # on the bottom inner edge: dropped
+            [620, 100, 640, 120],
+        ],
+        float,
+    )  # at the frame's right edge: kept
     assert small.whole_in_tile(boxes, tile, 640, 640).tolist() == [True, False, False, True]
 
 
@@ -76,10 +88,12 @@ def test_only_boxes_under_max_side_of_the_frame_count_as_small():
 
 def test_merge_scores_tile_boxes_with_the_whole_frames_view_and_keeps_one_box_per_die():
     small = SmallDicePass(same_die=0.3)
-    whole = Detections(np.array([[10, 10, 30, 30], [100, 100, 200, 200]], float), np.array([0.09, 0.9]),
-                       np.zeros(2, int))
-    tiles = Detections(np.array([[11, 11, 31, 31], [300, 300, 320, 320]], float), np.array([0.81, 0.81]),
-                       np.zeros(2, int))
+    whole = Detections(
+        np.array([[10, 10, 30, 30], [100, 100, 200, 200]], float), np.array([0.09, 0.9]), np.zeros(2, int)
+    )
+    tiles = Detections(
+        np.array([[11, 11, 31, 31], [300, 300, 320, 320]], float), np.array([0.81, 0.81]), np.zeros(2, int)
+    )
     out = small.merge(whole, tiles, conf=0.25)
     order = np.argsort(out.xyxy[:, 0])
     # the faint die (0.09 whole, 0.81 tile) rises to sqrt(0.09 * 0.81) = 0.27 and keeps the tile's box;
@@ -90,10 +104,18 @@ def test_merge_scores_tile_boxes_with_the_whole_frames_view_and_keeps_one_box_pe
     assert len(small.merge(Detections.empty(), Detections.empty(), conf=0.25)) == 0
 
 
-@pytest.mark.parametrize("bad, key", [("yes", "must be an object"), ({"grid": 1}, "grid"),
-                                      ({"grid": "two"}, "not a number"), ({"overlap": 0.5}, "overlap"),
-                                      ({"max_side": 0}, "max_side"), ({"same_die": 0}, "same_die"),
-                                      ({"tiles": 2}, "unknown key")])
+@pytest.mark.parametrize(
+    "bad, key",
+    [
+        ("yes", "must be an object"),
+        ({"grid": 1}, "grid"),
+        ({"grid": "two"}, "not a number"),
+        ({"overlap": 0.5}, "overlap"),
+        ({"max_side": 0}, "max_side"),
+        ({"same_die": 0}, "same_die"),
+        ({"tiles": 2}, "unknown key"),
+    ],
+)
 def test_a_bad_setting_is_refused_naming_it(tmp_path, bad, key):
     with pytest.raises(ModelError, match=key):
         DiceModel(_bundle(tmp_path, bad))
@@ -120,12 +142,18 @@ def test_the_shipped_setting_finds_small_dice_the_whole_frame_misses(tmp_path):
 
 
 def test_cli_read_uses_the_shipped_setting():
-    out = subprocess.run([sys.executable, "-m", "companion", "vision", "read", str(PHOTO), "--model", "d6", "--json"],
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "companion", "vision", "read", str(PHOTO), "--model", "d6", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     boxes = [r["box"] for r in json.loads(out.stdout)]
-    assert _found(boxes, _true_boxes()).sum() == _found([r.box for r in load_model("d6").readings(
-        read_image(PHOTO))], _true_boxes()).sum()
+    assert (
+        _found(boxes, _true_boxes()).sum()
+        == _found([r.box for r in load_model("d6").readings(read_image(PHOTO))], _true_boxes()).sum()
+    )
 
 
 def test_fine_tuning_carries_the_small_dice_setting():
@@ -134,8 +162,12 @@ def test_fine_tuning_carries_the_small_dice_setting():
 
 
 def test_cli_eval_prints_the_dice_found_per_size():
-    out = subprocess.run([sys.executable, "-m", "companion", "vision", "eval", "--model", "d6", "--data", str(SMALL)],
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "companion", "vision", "eval", "--model", "d6", "--data", str(SMALL)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     sizes = evaluate(load_model("d6"), SMALL, progress=False)["recall_by_size"]
     line = next(x for x in out.stdout.splitlines() if x.startswith("dice found by size"))
@@ -144,17 +176,26 @@ def test_cli_eval_prints_the_dice_found_per_size():
 
 
 def test_the_held_out_photos_are_halved_by_source_photo():
-    names = [f"{src}_jpg.rf.{copy}.jpg" for src in range(40) for copy in "abc"] + ["i_jpg.rf.x.jpg", "i_jpg.rf.y.jpg"]
+    names = [f"{src}_jpg.rf.{copy}.jpg" for src in range(40) for copy in "abc"] + [
+        "i_jpg.rf.x.jpg",
+        "i_jpg.rf.y.jpg",
+    ]
     halves = heldout_halves(names)
     assert sorted(halves["choice"] + halves["test"]) == sorted(names)
     assert halves["choice"] and halves["test"]
     for half in halves.values():  # every copy of a source photo is on the same side
-        assert all(f"{n.split('.rf.')[0]}.rf.{c}.jpg" in half for n in half if not n.startswith("i_jpg")
-                   for c in "abc")
+        assert all(
+            f"{n.split('.rf.')[0]}.rf.{c}.jpg" in half
+            for n in half
+            if not n.startswith("i_jpg")
+            for c in "abc"
+        )
 
 
 def test_a_tile_is_looked_at_only_where_a_box_could_come_of_it():
-    small = SmallDicePass(max_side=0.0625, same_die=0.3)  # tile boxes under 40 px of 640; whole boxes under 133 px
+    small = SmallDicePass(
+        max_side=0.0625, same_die=0.3
+    )  # tile boxes under 40 px of 640; whole boxes under 133 px
     tile = (0, 0, 366, 366)
 
     def whole(box, score):
@@ -172,7 +213,9 @@ def test_a_frame_without_dice_costs_one_detector_run(monkeypatch):
     detector = load_model("d6").detector
     runs = []
     real = detector.candidates
-    monkeypatch.setattr(detector, "candidates", lambda image, conf: runs.append(image.shape) or real(image, conf))
+    monkeypatch.setattr(
+        detector, "candidates", lambda image, conf: runs.append(image.shape) or real(image, conf)
+    )
     bare = np.full((640, 640, 3), 200, np.uint8)  # an empty, evenly lit table
     assert len(detector(bare)) == 0 and len(runs) == 1
     runs.clear()

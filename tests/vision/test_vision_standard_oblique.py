@@ -49,8 +49,9 @@ def test_style_splits_are_disjoint_and_the_held_out_font_is_never_trained_on():
 
 
 def test_a_d10_ten_is_rendered_as_zero_and_labelled_ten():
-    data = render_crops(40, TRAIN_STYLES[:2], seed=3, kind_weights={"d10": 1.0, "d4": 0, "d6": 0, "d8": 0,
-                                                                    "d12": 0, "d20": 0})
+    data = render_crops(
+        40, TRAIN_STYLES[:2], seed=3, kind_weights={"d10": 1.0, "d4": 0, "d6": 0, "d8": 0, "d12": 0, "d20": 0}
+    )
     assert set(data["value"]) <= set(range(1, 11)) and 10 in set(data["value"])
     assert data["crops"].shape == (40, 64, 64, 3) and data["crops"].std() > 5
 
@@ -76,7 +77,9 @@ def test_the_shipped_flat_reader_is_worse_on_the_same_oblique_renders():
     for name in ("polyhedral", "polyhedral-oblique"):
         model = load_numeral_model(name)
         kinds, read_values, conf = model.read_crops(tiles[query])
-        scores.append(((conf >= model.min_conf) & (np.array(kinds) == "d20") & (read_values == values[query])).sum())
+        scores.append(
+            ((conf >= model.min_conf) & (np.array(kinds) == "d20") & (read_values == values[query])).sum()
+        )
     assert scores[1] > scores[0] + 5
 
 
@@ -88,7 +91,9 @@ def _corrections(folder: Path, tiles: np.ndarray, values: np.ndarray) -> Path:
     box = [32 - half, 32 - half, 32 + half, 32 + half]
     for i, (t, v) in enumerate(zip(tiles, values, strict=True)):
         cv2.imwrite(str(folder / f"f{i:02d}.png"), t)
-        (folder / f"f{i:02d}.json").write_text(json.dumps({"dice": [{"box": box, "kind": "d20", "value": int(v)}]}))
+        (folder / f"f{i:02d}.json").write_text(
+            json.dumps({"dice": [{"box": box, "kind": "d20", "value": int(v)}]})
+        )
     return folder
 
 
@@ -120,9 +125,17 @@ def test_enrolling_two_photos_per_value_of_a_held_out_d20_set_teaches_its_values
 
     # the nearest enrolled value (no gate) is right far above chance (1 in 20) ...
     prof = model.profile
-    open_gate = {**prof.settings, "standard_dice": {"scale": 8.0, "max_distance": 2.1, "min_margin": 0.0,
-                                                    "min_confidence": 0.0, "cocked_threshold": 1.01,
-                                                    "one_sighting": {"max_distance": 2.1, "min_margin": 0.0}}}
+    open_gate = {
+        **prof.settings,
+        "standard_dice": {
+            "scale": 8.0,
+            "max_distance": 2.1,
+            "min_margin": 0.0,
+            "min_confidence": 0.0,
+            "cocked_threshold": 1.01,
+            "one_sighting": {"max_distance": 2.1, "min_margin": 0.0},
+        },
+    }
     emb, _ = model.embedder(tiles[enrol])
     nearest = TableProfile(prof.embedder_id, prof.dim, open_gate)
     nearest.add(emb, [FaceLabel("d20", "value", int(v)) for v in values[enrol]])
@@ -144,10 +157,21 @@ def test_training_path_smoke(tmp_path):
     from companion.vision.numerals import KINDS, load_numeral_model
     from companion.vision.train.standard_training import export, load_net, predict, train
 
-    for name, styles, n, seed in (("train.npz", TRAIN_STYLES[:4], 64, 1), ("val.npz", CALIBRATION_STYLES[:2], 24, 2)):
+    for name, styles, n, seed in (
+        ("train.npz", TRAIN_STYLES[:4], 64, 1),
+        ("val.npz", CALIBRATION_STYLES[:2], 24, 2),
+    ):
         np.savez(tmp_path / name, **render_crops(n, styles, seed))
-    state = train(tmp_path / "train.npz", tmp_path / "val.npz", tmp_path / "work", epochs=2, width=4, batch=16,
-                  threads=1, log=lambda m: None)
+    state = train(
+        tmp_path / "train.npz",
+        tmp_path / "val.npz",
+        tmp_path / "work",
+        epochs=2,
+        width=4,
+        batch=16,
+        threads=1,
+        log=lambda m: None,
+    )
     assert state["epoch"] == 2 and len(state["history"]) == 2 and np.isfinite(state["history"][-1]["loss"])
     assert (tmp_path / "work" / "best.pt").is_file() and (tmp_path / "work" / "last.pt").is_file()
     export(tmp_path / "work" / "best.pt", tmp_path / "reader", tmp_path / "embed", {"smoke": True})
@@ -179,7 +203,9 @@ def test_the_bench_simulation_reads_exactly_as_the_table_profile_does():
     embedder = FaceEmbedder(folder / "embed.onnx", 1)
     enrolled = np.ones(20, bool)
     enrolled[6] = False  # the 7 is never taught: it must not be read as a neighbour
-    table = ss.StdTable(0, "d20", tiles[enrol].reshape(20, 2, 64, 64, 3), enrolled, tiles[query], values[query])
+    table = ss.StdTable(
+        0, "d20", tiles[enrol].reshape(20, 2, 64, 64, 3), enrolled, tiles[query], values[query]
+    )
     recs = ss.records([table], embedder, (1, 2))["d20"]
     for shots in (1, 2):
         read, k = es._gate(recs[shots], ss.standard_settings(meta["reading"]))
@@ -190,9 +216,13 @@ def test_the_bench_simulation_reads_exactly_as_the_table_profile_does():
                 emb, _ = embedder(table.enrol[v - 1, :shots])
                 prof.add(emb, [FaceLabel("d20", "value", v)] * shots)
         emb, pc = embedder(table.queries)
-        real = [m.label.count if m.label else 0 for m in (prof.read_any(e, "d20", float(c)) for e, c in zip(emb, pc,
-                                                                                                         strict=True))]
+        real = [
+            m.label.count if m.label else 0
+            for m in (prof.read_any(e, "d20", float(c)) for e, c in zip(emb, pc, strict=True))
+        ]
         assert (simulated == np.array(real)).all()
         # and the open gate reads every die as its nearest enrolled value, never the 7
-        read_all, k_all = es._gate(recs[shots], {"max_distance": 2.1, "min_margin": 0.0, "cocked_threshold": 1.01})
+        read_all, k_all = es._gate(
+            recs[shots], {"max_distance": 2.1, "min_margin": 0.0, "cocked_threshold": 1.01}
+        )
         assert read_all.all() and 6 not in set(k_all)

@@ -26,10 +26,20 @@ def _train_modules_after(code: str) -> list[str]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("module", [
-    "companion.vision", "companion.vision.reader", "companion.vision.bundle", "companion.vision.settle",
-    "companion.vision.roll_frames", "companion.vision.learning", "companion.cli", "web", "web.demo",
-])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "companion.vision",
+        "companion.vision.reader",
+        "companion.vision.bundle",
+        "companion.vision.settle",
+        "companion.vision.roll_frames",
+        "companion.vision.learning",
+        "companion.cli",
+        "web",
+        "web.demo",
+    ],
+)
 def test_importing_run_time_modules_loads_no_training_library(module):
     assert _train_modules_after(f"import {module}") == []
 

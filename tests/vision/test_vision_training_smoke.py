@@ -27,13 +27,24 @@ def no_network(monkeypatch):
 
 
 @pytest.mark.slow
-def test_smoke_training_writes_a_bundle_that_reads_and_evaluates(tmp_path, catalogue, no_network, monkeypatch):
+def test_smoke_training_writes_a_bundle_that_reads_and_evaluates(
+    tmp_path, catalogue, no_network, monkeypatch
+):
     monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo-config"))
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
     data = tmp_path / "data"
     write_dataset(data, 16, 3, catalogue, size=128, val_fraction=0.25, progress=False)
-    bundle = train_bundle(data, tmp_path / "smoke-model", epochs=1, imgsz=128, face_epochs=1, batch=8,
-                          work=tmp_path / "runs", crop_repeats=1, progress=False)
+    bundle = train_bundle(
+        data,
+        tmp_path / "smoke-model",
+        epochs=1,
+        imgsz=128,
+        face_epochs=1,
+        batch=8,
+        work=tmp_path / "runs",
+        crop_repeats=1,
+        progress=False,
+    )
     # the offline switches were set and the font was provided locally
     assert os.environ["YOLO_OFFLINE"] == "1" and os.environ["YOLO_AUTOINSTALL"] == "0"
     assert (tmp_path / "yolo-config" / "Ultralytics" / "Arial.ttf").stat().st_size > 10_000
@@ -71,8 +82,9 @@ def test_offline_prepare_sets_switches_before_ultralytics_loads(tmp_path, monkey
 
 
 @pytest.mark.slow
-def test_finetuning_the_shipped_model_keeps_its_reader_and_reading_settings(tmp_path, catalogue, no_network,
-                                                                            monkeypatch):
+def test_finetuning_the_shipped_model_keeps_its_reader_and_reading_settings(
+    tmp_path, catalogue, no_network, monkeypatch
+):
     import numpy as np
     import torch
 
@@ -83,8 +95,18 @@ def test_finetuning_the_shipped_model_keeps_its_reader_and_reading_settings(tmp_
     shipped = resolve_model("dragon-dice")
     data = tmp_path / "data"
     write_dataset(data, 12, 5, catalogue, size=256, val_fraction=0.25, progress=False)
-    bundle = train_bundle(data, tmp_path / "mine", epochs=1, imgsz=128, face_epochs=1, batch=8, work=tmp_path / "runs",
-                          crop_repeats=1, progress=False, finetune=shipped)
+    bundle = train_bundle(
+        data,
+        tmp_path / "mine",
+        epochs=1,
+        imgsz=128,
+        face_epochs=1,
+        batch=8,
+        work=tmp_path / "runs",
+        crop_repeats=1,
+        progress=False,
+        finetune=shipped,
+    )
     base, meta = (json.loads((b / "model.json").read_text()) for b in (shipped, bundle))
     assert meta["face_heads"] == base["face_heads"] and meta["crop"] == base["crop"]
     for key in READING_SETTINGS:
@@ -94,11 +116,17 @@ def test_finetuning_the_shipped_model_keeps_its_reader_and_reading_settings(tmp_
     assert meta["train_imgsz"] == 128 and meta["imgsz"] == base["imgsz"]
     # the die finder starts from the shipped one's weights, class head included (a network rebuilt
     # from the yaml would not); 9 images at batch 8 are too few for an optimizer step
-    first, after = (torch.load(b / "detector.pt", map_location="cpu", weights_only=False)["model"].float().state_dict()
-                    for b in (shipped, bundle))
+    first, after = (
+        torch.load(b / "detector.pt", map_location="cpu", weights_only=False)["model"].float().state_dict()
+        for b in (shipped, bundle)
+    )
     assert max(float((first[k] - after[k]).abs().max()) for k in first if k.endswith(".weight")) < 0.01
-    start, tuned = (torch.load(b / "face.pt", map_location="cpu", weights_only=False) for b in (shipped, bundle))
-    assert tuned["meta"]["widths"] == start["meta"].get("widths", tuned["meta"]["widths"])  # same reader shape
+    start, tuned = (
+        torch.load(b / "face.pt", map_location="cpu", weights_only=False) for b in (shipped, bundle)
+    )
+    assert tuned["meta"]["widths"] == start["meta"].get(
+        "widths", tuned["meta"]["widths"]
+    )  # same reader shape
     head = "heads.1.weight"
     assert start["model"][head].shape == tuned["model"][head].shape
     assert not torch.equal(start["model"][head], tuned["model"][head]), "the reader learned from the new data"

@@ -57,12 +57,26 @@ def installed(tmp_path_factory) -> Path:
         else:
             shutil.copy2(p, src / name)
     run = dict(check=True, capture_output=True, text=True, cwd=tmp)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(tmp / "dist")], **run)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(src),
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp / "dist"),
+        ],
+        **run,
+    )
     (wheel,) = (tmp / "dist").glob("*.whl")
     site = tmp / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", str(wheel), "--no-deps", "-q",
-                    "--target", str(site)], **run)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", str(wheel), "--no-deps", "-q", "--target", str(site)], **run
+    )
     return site
 
 
@@ -78,8 +92,14 @@ def test_wheel_ships_onnx_bundles_without_training_checkpoints(installed):
 def test_installed_wheel_reads_a_photo_outside_the_checkout(installed, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("COMPANION_MODELS", "PYTHONPATH")}
     env["PYTHONPATH"] = str(installed)
-    out = subprocess.run([sys.executable, "-c", CHILD, str(PHOTO)], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(PHOTO)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     assert not any(Path(p).resolve() == ROOT for p in got["sys_path"] if p), "the checkout is on sys.path"

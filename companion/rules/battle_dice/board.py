@@ -126,8 +126,12 @@ class Board:
         if not keep_face:
             die["face"] = None
         self.army(taker)["dice"].append(die)
-        self.emit("controlled", f"{self.army(taker)['name']} takes control of {describe(die)}",
-                  player=taker, die=die_id)
+        self.emit(
+            "controlled",
+            f"{self.army(taker)['name']} takes control of {describe(die)}",
+            player=taker,
+            die=die_id,
+        )
         return die
 
     def add_die(self, p: str, unit: str, monster: str | None) -> dict[str, Any]:

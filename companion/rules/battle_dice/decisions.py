@@ -90,7 +90,9 @@ class BattleDecision:
             raise WrongPlayer(f"player {self.player} must decide now ({self.prompt}), not {player!r}")
         kind = action.get("kind")
         if kind != ACTION_KINDS[self.kind]:
-            raise IllegalBattleAction(f"expected a {ACTION_KINDS[self.kind]!r} action ({self.prompt}), got {kind!r}")
+            raise IllegalBattleAction(
+                f"expected a {ACTION_KINDS[self.kind]!r} action ({self.prompt}), got {kind!r}"
+            )
         source = action.get("source", "typed")
         if not isinstance(source, str):
             raise IllegalBattleAction(f"source must be a string, not {source!r}")
@@ -129,7 +131,9 @@ class BattleDecision:
                 return self._faces_by_size(faces)
             ids = [d["id"] for d in self.dice]
             if set(faces) != set(ids) or None in ids:
-                raise BadFaces(f"faces by die id must name exactly the dice {ids}, got {sorted(map(str, faces))}")
+                raise BadFaces(
+                    f"faces by die id must name exactly the dice {ids}, got {sorted(map(str, faces))}"
+                )
             return [parse_face(faces[d["id"]], d["sides"]) for d in self.dice]
         raise BadFaces(f"faces missing or malformed for {self._sizes()}: {faces!r}")
 

@@ -34,8 +34,14 @@ def roll_amount(b: Board, p: str, amount: int | str, purpose: str) -> Flow[int]:
     action = yield BattleDecision(p, "roll", prompt, purpose, dice=[die])
     face = action["faces"][0]
     value = d3_from_d6(face) if die["read_as"] == "d3" else face
-    b.emit("amount", f"{b.army(p)['name']} rolls {value} for {purpose}", player=p, value=value,
-           faces=action["faces"], source=action["source"])
+    b.emit(
+        "amount",
+        f"{b.army(p)['name']} rolls {value} for {purpose}",
+        player=p,
+        value=value,
+        faces=action["faces"],
+        source=action["source"],
+    )
     return value
 
 
@@ -49,12 +55,21 @@ def table_die(b: Board, table: Table) -> int:
 def roll_on_table(b: Board, p: str, table: Table, why: str) -> Flow[Row]:
     sides = table_die(b, table)
     prompt = f"{b.army(p)['name']}: roll a d{sides} on the {table.title} table ({why})"
-    action = yield BattleDecision(p, "roll", prompt, f"{table.key} table", dice=[{"id": None, "sides": sides,
-                                                                            "read_as": None}])
+    action = yield BattleDecision(
+        p, "roll", prompt, f"{table.key} table", dice=[{"id": None, "sides": sides, "read_as": None}]
+    )
     face = action["faces"][0]
     row = table.row_for(face)
-    b.emit("table", f"{b.army(p)['name']} rolls {face} on the {table.title} table: {row.name}",
-           player=p, table=table.key, face=face, row=row.name, citation=row.citation, source=action["source"])
+    b.emit(
+        "table",
+        f"{b.army(p)['name']} rolls {face} on the {table.title} table: {row.name}",
+        player=p,
+        table=table.key,
+        face=face,
+        row=row.name,
+        citation=row.citation,
+        source=action["source"],
+    )
     return row
 
 
@@ -70,7 +85,9 @@ def _equivalent(c: dict[str, Any]) -> tuple[Any, ...]:
     return (c["owner"], c["sides"], c["face"], c.get("monster"))
 
 
-def choose_dice(b: Board, chooser: str, count: int, candidates: list[dict[str, Any]], purpose: str, prompt: str) -> Flow[list[str]]:
+def choose_dice(
+    b: Board, chooser: str, count: int, candidates: list[dict[str, Any]], purpose: str, prompt: str
+) -> Flow[list[str]]:
     """Ids of ``count`` dice picked by ``chooser``; no question when the choice makes no difference."""
     count = min(count, len(candidates))
     if count == 0:
@@ -91,15 +108,23 @@ def choose_option(b: Board, chooser: str, options: list[str], purpose: str, prom
 
 
 def candidate(owner: str, die: dict[str, Any]) -> dict[str, Any]:
-    return {"id": die["id"], "owner": owner, "unit": die["unit"], "sides": die["sides"],
-            "face": die["face"], "monster": die["monster"], "label": describe(die)}
+    return {
+        "id": die["id"],
+        "owner": owner,
+        "unit": die["unit"],
+        "sides": die["sides"],
+        "face": die["face"],
+        "monster": die["monster"],
+        "label": describe(die),
+    }
 
 
 # ---------------------------------------------------------------------------------- casualties
 
 
-def inflict(b: Board, attacker: str, hits: int, why: str, *, only_sides: int | None = None,
-            chooser: str | None = None) -> Flow[list[str]]:
+def inflict(
+    b: Board, attacker: str, hits: int, why: str, *, only_sides: int | None = None, chooser: str | None = None
+) -> Flow[list[str]]:
     """``hits`` casualties on the attacker's opponent, after its negations (R21); owner picks (L66)."""
     victim = opponent(attacker)
     if hits <= 0:
@@ -109,13 +134,17 @@ def inflict(b: Board, attacker: str, hits: int, why: str, *, only_sides: int | N
         cancelled = min(ts["negate"], hits)
         ts["negate"] -= cancelled
         hits -= cancelled
-        b.emit("negated", f"{b.army(victim)['name']} negates {cancelled} casualt{'y' if cancelled == 1 else 'ies'}"
-               f" ({why})", player=victim, count=cancelled)
+        b.emit(
+            "negated",
+            f"{b.army(victim)['name']} negates {cancelled} casualt{'y' if cancelled == 1 else 'ies'} ({why})",
+            player=victim,
+            count=cancelled,
+        )
     pool = [candidate(victim, d) for d in b.alive(victim, only_sides)]
     chooser = chooser or victim
     n = min(hits, len(pool))
     who = "your" if chooser == victim else "enemy"
-    prompt = (f"{b.army(chooser)['name']}: choose {n} of {who} dice to be destroyed ({why})")
+    prompt = f"{b.army(chooser)['name']}: choose {n} of {who} dice to be destroyed ({why})"
     ids = yield from choose_dice(b, chooser, n, pool, "casualties", prompt)
     for die_id in ids:
         b.destroy(victim, die_id, why)
@@ -125,27 +154,40 @@ def inflict(b: Board, attacker: str, hits: int, why: str, *, only_sides: int | N
 # ---------------------------------------------------------------------------------- effects
 
 
-def kill_now(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Elemental Attack, Charge: owner picks (BD L66)
+def kill_now(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # Elemental Attack, Charge: owner picks (BD L66)
     n = yield from roll_amount(b, p, e.amount, row.name)
     yield from inflict(b, p, n, row.name)
 
 
-def kill_chosen(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Death, Assassinate: "of your choice" (BD L207-209, L445-447)
+def kill_chosen(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # Death, Assassinate: "of your choice" (BD L207-209, L445-447)
     n = yield from roll_amount(b, p, e.amount, row.name)
     yield from inflict(b, p, n, row.name, chooser=p)
 
 
-def kill_in_phase(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # "Destroy 1D3 enemy dice in Missile/Melee Phase"
+def kill_in_phase(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # "Destroy 1D3 enemy dice in Missile/Melee Phase"
     n = yield from roll_amount(b, p, e.amount, f"{row.name} kills in the {e.phase} phase")
     if b.phase_done(e.phase):
         b.emit("lost", f"{row.name}: the {e.phase} phase is over this turn; {n} kills lost", player=p)
         return
     b.turn_state(p)["kills"][e.phase] += n
-    b.emit("kills_pending", f"{b.army(p)['name']} will destroy {n} more enemy dice in the {e.phase} phase",
-           player=p, phase=e.phase, count=n)
+    b.emit(
+        "kills_pending",
+        f"{b.army(p)['name']} will destroy {n} more enemy dice in the {e.phase} phase",
+        player=p,
+        phase=e.phase,
+        count=n,
+    )
 
 
-def set_to_one(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Tail, Confuse, Outflank, Ensorcelled; R13 who picks, R08
+def set_to_one(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # Tail, Confuse, Outflank, Ensorcelled; R13 who picks, R08
     victim = opponent(p)
     n = yield from roll_amount(b, p, e.amount, row.name)
     chooser = p if b.options["R13"] == "caster" else victim
@@ -174,50 +216,79 @@ def gain_points(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[
     if pool is None:
         b.emit("lost", f"{row.name}: {n} Magic points have no use (R03)", player=p)
     elif not b.pool_open(pool):  # R20
-        b.emit("lost", f"{row.name}: the {POOL_PHASE[pool]} phase is over this turn; {n} points lost", player=p)
+        b.emit(
+            "lost", f"{row.name}: the {POOL_PHASE[pool]} phase is over this turn; {n} points lost", player=p
+        )
     else:
         b.turn_state(p)["gains"][pool] += n
         b.emit("points", f"{b.army(p)['name']} gains {n} {pool} point(s)", player=p, pool=pool, count=n)
 
 
-def enemy_loses_points(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Sabotage, Immobilize
+def enemy_loses_points(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # Sabotage, Immobilize
     victim = opponent(p)
     n = yield from roll_amount(b, p, e.amount, row.name)
     if not b.pool_open(e.pool):
         b.emit("lost", f"{row.name}: the {POOL_PHASE[e.pool]} phase is over this turn", player=p)
         return
     b.turn_state(victim)["losses"][e.pool] += n
-    b.emit("points", f"{b.army(victim)['name']} loses {n} {e.pool} point(s)", player=victim, pool=e.pool,
-           count=-n)
+    b.emit(
+        "points",
+        f"{b.army(victim)['name']} loses {n} {e.pool} point(s)",
+        player=victim,
+        pool=e.pool,
+        count=-n,
+    )
 
 
-def morale(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Leadership, Courage, Martyr, Bravery (+); Fear, Encircle (-)
+def morale(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # Leadership, Courage, Martyr, Bravery (+); Fear, Encircle (-)
     n = yield from roll_amount(b, p, e.amount, row.name)
     target = p if e.target == "self" else opponent(p)
     b.turn_state(target)["morale"].append(e.sign * n)
-    b.emit("morale_mod", f"{b.army(target)['name']} morale total {e.sign * n:+d} this turn ({row.name})",
-           player=target, value=e.sign * n)
+    b.emit(
+        "morale_mod",
+        f"{b.army(target)['name']} morale total {e.sign * n:+d} this turn ({row.name})",
+        player=target,
+        value=e.sign * n,
+    )
 
 
 def negate(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:
     n = yield from roll_amount(b, p, e.amount, row.name)
     b.turn_state(p)["negate"] += n
-    b.emit("negate", f"{b.army(p)['name']} will negate the next {n} casualties ({row.name})", player=p, count=n)
+    b.emit(
+        "negate", f"{b.army(p)['name']} will negate the next {n} casualties ({row.name})", player=p, count=n
+    )
 
 
 def _roll_new_dice(b: Board, p: str, dice: list[dict[str, Any]], why: str) -> Flow[None]:
     """R09 roll_at_once: new dice are rolled on arrival."""
     if not dice or b.options["R09"] != "roll_at_once":
         return
-    action = yield BattleDecision(p, "roll", f"{b.army(p)['name']}: roll the new dice ({why})", "new dice",
-                            dice=[{"id": d["id"], "sides": d["sides"], "read_as": None} for d in dice])
+    action = yield BattleDecision(
+        p,
+        "roll",
+        f"{b.army(p)['name']}: roll the new dice ({why})",
+        "new dice",
+        dice=[{"id": d["id"], "sides": d["sides"], "read_as": None} for d in dice],
+    )
     for d, face in zip(dice, action["faces"], strict=True):
         d["face"] = face
-    b.emit("roll", f"{b.army(p)['name']} rolls new dice: " + ", ".join(f"{d['id']}={d['face']}" for d in dice),
-           player=p, faces={d["id"]: d["face"] for d in dice}, source=action["source"])
+    b.emit(
+        "roll",
+        f"{b.army(p)['name']} rolls new dice: " + ", ".join(f"{d['id']}={d['face']}" for d in dice),
+        player=p,
+        faces={d["id"]: d["face"] for d in dice},
+        source=action["source"],
+    )
 
 
-def restore(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Rally Troops (1D6), Healing (1D3)
+def restore(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # Rally Troops (1D6), Healing (1D3)
     n = yield from roll_amount(b, p, e.amount, row.name)
     pool = [candidate(p, d) for d in b.army(p)["destroyed"]]
     n = min(n, len(pool))
@@ -238,7 +309,9 @@ def control(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None
             b.turn_state(victim)["casualties"] += 1
 
 
-def summon(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Summon (BD L203-205, R22); Vampire Drain's new unit (R12)
+def summon(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # Summon (BD L203-205, R22); Vampire Drain's new unit (R12)
     army = b.army(p)
     monster: str | None
     if e.unit:  # Drain
@@ -246,41 +319,60 @@ def summon(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]
             return
         unit, monster = e.unit, table.key
     else:
-        options = [u.name for u in UNIT_TYPES
-                   if u.name != "monster" or (army["monster"] and b.options["R22"] == "any_type")]
-        unit = yield from choose_option(b, p, options, "summon_type",
-                                        f"{army['name']}: choose the type of the summoned dice ({row.name})")
+        options = [
+            u.name
+            for u in UNIT_TYPES
+            if u.name != "monster" or (army["monster"] and b.options["R22"] == "any_type")
+        ]
+        unit = yield from choose_option(
+            b, p, options, "summon_type", f"{army['name']}: choose the type of the summoned dice ({row.name})"
+        )
         monster = army["monster"] if unit == "monster" else None
     n = yield from roll_amount(b, p, e.amount, row.name)
     dice = [b.add_die(p, unit, monster) for _ in range(n)]
     yield from _roll_new_dice(b, p, dice, row.name)
 
 
-def roll_table(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Haste, Command, Archmage Spell
+def roll_table(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # Haste, Command, Archmage Spell
     sub = CORE_TABLES[e.table]
     new_row = yield from roll_on_table(b, p, sub, row.name)
     yield from apply_row(b, p, new_row, sub)
 
 
-def hit_on(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Lead the Charge, Direct the Fire ("this turn")
+def hit_on(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # Lead the Charge, Direct the Fire ("this turn")
     ts = b.turn_state(p)
     ts["hit_on"][e.unit] = e.face
     b.emit("hit_on", f"{b.army(p)['name']}: {e.unit} also hit on {e.face} this turn ({row.name})", player=p)
     yield from ()
 
 
-def initiative(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # BD L156-161: the player picks the phase
+def initiative(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # BD L156-161: the player picks the phase
     left = [ph for ph in ("missile", "melee") if not b.phase_done(ph)]
     if not left:
         b.emit("lost", f"{row.name}: no Missile or Melee phase left this turn", player=p)
         return
-    phase = yield from choose_option(b, p, left, "initiative_phase",
-                                     f"{b.army(p)['name']}: resolve your hits first in which phase? ({row.name})")
+    phase = yield from choose_option(
+        b,
+        p,
+        left,
+        "initiative_phase",
+        f"{b.army(p)['name']}: resolve your hits first in which phase? ({row.name})",
+    )
     b.turn_state(p)["initiative"].append(phase)
-    b.emit("initiative", f"{b.army(p)['name']} has the initiative in the {phase} phase", player=p, phase=phase)
+    b.emit(
+        "initiative", f"{b.army(p)['name']} has the initiative in the {phase} phase", player=p, phase=phase
+    )
 
 
-def maneuver_next_turn(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Encircle (R11)
+def maneuver_next_turn(
+    b: Board, p: str, e: RowEffect, row: Row, table: Table
+) -> Flow[None]:  # Encircle (R11)
     b.turn_state(p)["maneuver_next_turn"] += e.amount
     b.emit("carry", f"{b.army(p)['name']} gains {e.amount} maneuver point next turn ({row.name})", player=p)
     yield from ()
@@ -289,10 +381,18 @@ def maneuver_next_turn(b: Board, p: str, e: RowEffect, row: Row, table: Table) -
 def pick_result(b: Board, p: str, e: RowEffect, row: Row, table: Table) -> Flow[None]:  # Maneuver 9-10 (R23)
     sub = CORE_TABLES[e.table]
     names = [r.name for r in sub.rows if r is not row and r.name != row.name]
-    name = yield from choose_option(b, p, names, "pick_result", f"{b.army(p)['name']}: pick a {sub.title} result")
+    name = yield from choose_option(
+        b, p, names, "pick_result", f"{b.army(p)['name']}: pick a {sub.title} result"
+    )
     picked = sub.row_named(name)
-    b.emit("table", f"{b.army(p)['name']} picks {picked.name}", player=p, table=sub.key, row=picked.name,
-           citation=picked.citation)
+    b.emit(
+        "table",
+        f"{b.army(p)['name']} picks {picked.name}",
+        player=p,
+        table=sub.key,
+        row=picked.name,
+        citation=picked.citation,
+    )
     yield from apply_row(b, p, picked, sub)
 
 
@@ -317,5 +417,6 @@ EFFECTS: dict[str, EffectStep] = {
     "pick_result": pick_result,
 }
 
-assert {e.kind for t in (*CORE_TABLES.values(), *MONSTER_TABLES.values()) for r in t.rows
-        for e in r.effects} <= set(EFFECTS)
+assert {
+    e.kind for t in (*CORE_TABLES.values(), *MONSTER_TABLES.values()) for r in t.rows for e in r.effects
+} <= set(EFFECTS)

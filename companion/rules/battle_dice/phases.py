@@ -33,12 +33,18 @@ def roll_phase(b: Board) -> Flow[None]:
         if not dice:
             continue
         asked = [{"id": d["id"], "sides": d["sides"], "read_as": None, "unit": d["unit"]} for d in dice]
-        action = yield BattleDecision(p, "roll", f"{b.army(p)['name']}: roll all {len(dice)} dice", "roll_phase",
-                                dice=asked)
+        action = yield BattleDecision(
+            p, "roll", f"{b.army(p)['name']}: roll all {len(dice)} dice", "roll_phase", dice=asked
+        )
         for d, face in zip(dice, action["faces"], strict=True):
             d["face"] = face
-        b.emit("roll", f"{b.army(p)['name']} rolls " + " ".join(f"d{d['sides']}:{d['face']}" for d in dice),
-               player=p, faces={d["id"]: d["face"] for d in dice}, source=action["source"])
+        b.emit(
+            "roll",
+            f"{b.army(p)['name']} rolls " + " ".join(f"d{d['sides']}:{d['face']}" for d in dice),
+            player=p,
+            faces={d["id"]: d["face"] for d in dice},
+            source=action["source"],
+        )
 
 
 # ---------------------------------------------------------------------------------- 2. monster
@@ -56,10 +62,19 @@ def monster_phase(b: Board) -> Flow[None]:
                     ts = b.turn_state(p)
                     if b.options["R21"] == "all_casualties" and ts["negate"]:
                         ts["negate"] -= 1
-                        b.emit("negated", f"{b.army(p)['name']} negates a monster leaving (R21)", player=p, count=1)
+                        b.emit(
+                            "negated",
+                            f"{b.army(p)['name']} negates a monster leaving (R21)",
+                            player=p,
+                            count=1,
+                        )
                         continue
-                    b.destroy(p, d["id"], f"monster rolled {d['face']} and leaves the battle",
-                              count_casualty=b.options["R18"] == "counts")
+                    b.destroy(
+                        p,
+                        d["id"],
+                        f"monster rolled {d['face']} and leaves the battle",
+                        count_casualty=b.options["R18"] == "counts",
+                    )
 
     def duels() -> Flow[None]:
         hits = {p: sum(1 for d in snap[p] if d["face"] in T.MONSTER_SLAYS) for p in PLAYERS}  # BD L104
@@ -118,8 +133,14 @@ def contest_phase(b: Board, phase: str) -> Flow[None]:
     if pool == "maneuver" and b.options["R11"] == "after_comparison":
         for p in PLAYERS:
             left[p] += b.data["carry"][p]["maneuver"]
-    b.emit("contest", f"{pool.title()} points A {totals['A']} : B {totals['B']}; "
-           f"left to roll A {left['A']}, B {left['B']} ({cite})", pool=pool, totals=totals, left=left)
+    b.emit(
+        "contest",
+        f"{pool.title()} points A {totals['A']} : B {totals['B']}; "
+        f"left to roll A {left['A']}, B {left['B']} ({cite})",
+        pool=pool,
+        totals=totals,
+        left=left,
+    )
     b.data["phases_done"].append(phase)  # later gains for this pool are lost (R20)
     for p in PLAYERS:
         for k in range(left[p]):
@@ -165,7 +186,12 @@ def strike_phase(b: Board, phase: str) -> Flow[None]:
     first = holders[0] if len(holders) == 1 else None
     if first and b.options["R05"] == "kills_first":
         hits = strike_hits(b, first, phase)
-        b.emit("hits", f"{b.army(first)['name']} strikes first with {hits} hit(s) ({cite})", player=first, hits=hits)
+        b.emit(
+            "hits",
+            f"{b.army(first)['name']} strikes first with {hits} hit(s) ({cite})",
+            player=first,
+            hits=hits,
+        )
         yield from inflict(b, first, hits, f"{phase} hits")
         other = opponent(first)
         hits = strike_hits(b, other, phase)
@@ -205,15 +231,22 @@ def morale_phase(b: Board) -> Flow[None]:
         checking = list(PLAYERS)
     else:
         checking = []
-    b.emit("casualties", f"Casualties this turn A {cas['A']} : B {cas['B']}", casualties=cas,
-           checking=checking)
+    b.emit(
+        "casualties", f"Casualties this turn A {cas['A']} : B {cas['B']}", casualties=cas, checking=checking
+    )
     routed = []
     for p in checking:
         total = morale_total(b, p)
         fails = total < cas[p] or (b.options["R24"] == "at_most" and total == cas[p])
-        b.emit("morale", f"{b.army(p)['name']} morale total {total} against {cas[p]} casualties: "
-               f"{'ROUTS' if fails else 'holds'} (BD L286)", player=p, total=total, casualties=cas[p],
-               routs=fails)
+        b.emit(
+            "morale",
+            f"{b.army(p)['name']} morale total {total} against {cas[p]} casualties: "
+            f"{'ROUTS' if fails else 'holds'} (BD L286)",
+            player=p,
+            total=total,
+            casualties=cas[p],
+            routs=fails,
+        )
         if fails:
             routed.append(p)
     if len(routed) == 1:

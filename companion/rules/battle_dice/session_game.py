@@ -73,8 +73,10 @@ class _BattleState:
             "phase": "game_over" if over else data["phase"],
             "winner": result["winner"] if over else None,
             "result": result,
-            "players": [{"id": p, "name": data["armies"][p]["name"], "monster": data["armies"][p]["monster"]}
-                        for p in PLAYERS],
+            "players": [
+                {"id": p, "name": data["armies"][p]["name"], "monster": data["armies"][p]["monster"]}
+                for p in PLAYERS
+            ],
             "armies": [
                 {
                     "id": f"{p}@battle",
@@ -126,23 +128,41 @@ class BattleDiceSessionGame:
         decision = self._game.pending_decision()
         if decision is None:
             return None
-        base = {"player": decision.player, "prompt": decision.prompt, "rule": RULE,
-                "purpose": decision.purpose, "game": GAME_TYPE,
-                "turn": self._game.data["turn"], "phase": self._game.data["phase"]}
+        base = {
+            "player": decision.player,
+            "prompt": decision.prompt,
+            "rule": RULE,
+            "purpose": decision.purpose,
+            "game": GAME_TYPE,
+            "turn": self._game.data["turn"],
+            "phase": self._game.data["phase"],
+        }
         if decision.kind == "roll":
             dice = [
-                {"uid": d["id"] or f"roll-{i + 1}", "die": f"d{d['sides']}",
-                 "faces": [str(f) for f in range(1, d["sides"] + 1)], "read_as": d.get("read_as"),
-                 "icons": [str(f) for f in range(1, d["sides"] + 1)]}  # a standard die's icon is its number
+                {
+                    "uid": d["id"] or f"roll-{i + 1}",
+                    "die": f"d{d['sides']}",
+                    "faces": [str(f) for f in range(1, d["sides"] + 1)],
+                    "read_as": d.get("read_as"),
+                    "icons": [str(f) for f in range(1, d["sides"] + 1)],
+                }  # a standard die's icon is its number
                 for i, d in enumerate(decision.dice)
             ]
             return {**base, "kind": "roll", "dice": dice, "choices": [], "answer": "roll"}
         if decision.kind == "choose_option":
-            choices = [{"value": o, "label": o.replace("_", " ").title() if o.islower() else o}
-                       for o in decision.options]
+            choices = [
+                {"value": o, "label": o.replace("_", " ").title() if o.islower() else o}
+                for o in decision.options
+            ]
             return {**base, "kind": "choice", "choices": choices, "answer": "choose"}
-        return {**base, "kind": "allocate", "count": decision.count, "candidates": decision.candidates,
-                "choices": _distinct_sets(decision), "answer": "allocate"}
+        return {
+            **base,
+            "kind": "allocate",
+            "count": decision.count,
+            "candidates": decision.candidates,
+            "choices": _distinct_sets(decision),
+            "answer": "allocate",
+        }
 
     def roll_so_far(self, faces: Mapping[str, str]) -> dict[str, int] | None:
         """What the dice set so far add up to (``TableGame.roll_so_far``), for the Roll phase's roll of
@@ -167,7 +187,9 @@ class BattleDiceSessionGame:
         for d in board.alive(p):
             if d["id"] in sides:
                 d["face"] = parsed.get(d["id"])
-        out = {CONTESTS[phase][0]: contest_points(board, phase)[p] for phase in ("general", "magic", "maneuver")}
+        out = {
+            CONTESTS[phase][0]: contest_points(board, phase)[p] for phase in ("general", "magic", "maneuver")
+        }
         out.update({phase: strike_hits(board, p, phase) for phase in ("missile", "melee")})
         out["morale"] = morale_total(board, p)
         return out
@@ -195,7 +217,9 @@ class BattleDiceSessionGame:
         return canonical
 
     # -- internals ---------------------------------------------------------------------------------
-    def _translate(self, decision: BattleDecision, action: dict[str, Any], rng: random.Random | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _translate(
+        self, decision: BattleDecision, action: dict[str, Any], rng: random.Random | None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         kind = action.get("type")
         inner: dict[str, Any] = {}
         if "player" in action and action["player"] is not None:
@@ -206,7 +230,9 @@ class BattleDiceSessionGame:
                 raise SessionIllegalAction(f"nothing to roll now: {decision.prompt}", RULE)
             seed = action.get("seed")
             if rng is not None:
-                inner.update(kind="roll", faces=[rng.randint(1, d["sides"]) for d in decision.dice], source="rng")
+                inner.update(
+                    kind="roll", faces=[rng.randint(1, d["sides"]) for d in decision.dice], source="rng"
+                )
             elif isinstance(seed, int) and not isinstance(seed, bool):
                 inner.update(kind="roll", seed=seed, source="rng")
             else:
@@ -230,7 +256,9 @@ class BattleDiceSessionGame:
             expected = {"roll": "roll' or 'roll_for_me", "choose_option": "choose", "choose_dice": "allocate"}
             raise SessionIllegalAction(
                 f"{decision.player} must answer {decision.prompt!r} with a '{expected[decision.kind]}' action, "
-                f"not {kind!r}", RULE)
+                f"not {kind!r}",
+                RULE,
+            )
         if "player" in inner:
             canonical["player"] = inner["player"]
         return inner, canonical
@@ -245,7 +273,7 @@ def _multiset_picks(caps: list[int], k: int, start: int = 0) -> Iterator[tuple[t
         if sum(caps[i:]) < k:
             return
         for take in range(min(caps[i], k), 0, -1):
-            if sum(caps[i + 1:]) < k - take:
+            if sum(caps[i + 1 :]) < k - take:
                 break
             for rest in _multiset_picks(caps, k - take, i + 1):
                 yield ((i, take), *rest)

@@ -69,15 +69,19 @@ def normalise_army(player: str, army: object) -> dict[str, Any]:
                 "a player may pick only one type of monster (BD L54)"
             )
         if kinds:
-            (kind, n), = kinds.items()
+            ((kind, n),) = kinds.items()
             if monster is not None and monster_key(monster) != kind:
-                raise SetupError(f"army {player}: monster {monster!r} disagrees with monsters {sorted(kinds)}")
+                raise SetupError(
+                    f"army {player}: monster {monster!r} disagrees with monsters {sorted(kinds)}"
+                )
             monster = kind
             units["monster"] += n
     if monster is not None:
         monster = monster_key(monster)
     if units["monster"] and monster is None:
-        raise SetupError(f"army {player} has {units['monster']} monster(s) but names no monster type (BD L54)")
+        raise SetupError(
+            f"army {player} has {units['monster']} monster(s) but names no monster type (BD L54)"
+        )
     total = sum(units.values())
     if total == 0:
         raise SetupError(f"army {player} has no dice")
@@ -124,10 +128,16 @@ def new_die(player: str, number: int, unit: str, monster: str | None) -> dict[st
 
 
 #: The quick start: equal dice counts, one monster type each (BD L48-62).
-QUICK_ARMIES = ({"monster": "dragon", "units": {"general": 1, "infantry": 4, "archer": 2, "cavalry": 2, "mage": 1,
-                                                "monster": 2}},
-                {"monster": "giant", "units": {"general": 1, "infantry": 4, "archer": 2, "cavalry": 2, "mage": 1,
-                                               "monster": 2}})
+QUICK_ARMIES = (
+    {
+        "monster": "dragon",
+        "units": {"general": 1, "infantry": 4, "archer": 2, "cavalry": 2, "mage": 1, "monster": 2},
+    },
+    {
+        "monster": "giant",
+        "units": {"general": 1, "infantry": 4, "archer": 2, "cavalry": 2, "mage": 1, "monster": 2},
+    },
+)
 
 
 def quick_setup(setup: object) -> dict[str, Any]:
@@ -138,8 +148,14 @@ def quick_setup(setup: object) -> dict[str, Any]:
     if "armies" in setup:
         return dict(setup)
     names = setup.get("players")
-    if not isinstance(names, list) or len(names) != len(PLAYERS) or not all(isinstance(n, str) for n in names):
+    if (
+        not isinstance(names, list)
+        or len(names) != len(PLAYERS)
+        or not all(isinstance(n, str) for n in names)
+    ):
         raise SetupError("Battle Dice is a two-player game: give the two players' names")
-    armies = {pid: {"name": name.strip(), **QUICK_ARMIES[i]} for i, (pid, name) in enumerate(zip(PLAYERS, names,
-                                                                                              strict=True))}
+    armies = {
+        pid: {"name": name.strip(), **QUICK_ARMIES[i]}
+        for i, (pid, name) in enumerate(zip(PLAYERS, names, strict=True))
+    }
     return {"game": "battle_dice", "armies": armies}

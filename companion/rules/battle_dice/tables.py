@@ -195,7 +195,9 @@ MONSTER_TABLES = MappingProxyType(
         t.key: t
         for t in (
             Table(
-                "dragon", "Dragon", 6,
+                "dragon",
+                "Dragon",
+                6,
                 (
                     Row(1, 1, "Fire breath", (MISSILE_1D3,), "BD L296-298"),
                     Row(2, 2, "Claws", (MELEE_1D3,), "BD L300-302"),
@@ -207,7 +209,9 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L290-318",
             ),
             Table(
-                "giant", "Giant", 10,
+                "giant",
+                "Giant",
+                10,
                 (
                     Row(1, 2, "Throw Boulder", (MISSILE_1D3,), "BD L327-329"),
                     Row(3, 4, "Giant Club", (MELEE_1D3,), "BD L331-333"),
@@ -218,7 +222,9 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L321-345",
             ),
             Table(
-                "medusa", "Medusa", 6,
+                "medusa",
+                "Medusa",
+                6,
                 (
                     Row(1, 4, "Petrifaction", (MISSILE_1D3,), "BD L356-358"),
                     Row(5, 5, "Poison", (MELEE_1D3,), "BD L360-362"),
@@ -227,7 +233,9 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L348-366",
             ),
             Table(
-                "juggernaught", "Juggernaught", 6,
+                "juggernaught",
+                "Juggernaught",
+                6,
                 (
                     Row(1, 1, "Giant Ram", (MELEE_1D3,), "BD L376-378"),
                     Row(2, 2, "Catapults", (MISSILE_1D3,), "BD L380-382"),
@@ -238,7 +246,9 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L369-394",
             ),
             Table(
-                "warrior", "Warrior", 8,
+                "warrior",
+                "Warrior",
+                8,
                 (
                     Row(1, 1, "Charisma", (_gain("tactics"),), "BD L404-406"),
                     Row(2, 2, "Magic Item", (_gain("magic"),), "BD L408-410"),
@@ -252,19 +262,29 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L397-434",
             ),
             Table(
-                "rogue", "Rogue", 6,
+                "rogue",
+                "Rogue",
+                6,
                 (
                     Row(1, 1, "Assassinate", (RowEffect("kill_chosen", 1),), "BD L445-447"),
                     Row(2, 2, "Backstab", (MELEE_1D3,), "BD L449-451"),
                     Row(3, 3, "Daggers", (MISSILE_1D3,), "BD L453-455"),
-                    Row(4, 4, "Sabotage", (RowEffect("enemy_loses_points", "1d3", pool="tactics"),), "BD L457-459"),
+                    Row(
+                        4,
+                        4,
+                        "Sabotage",
+                        (RowEffect("enemy_loses_points", "1d3", pool="tactics"),),
+                        "BD L457-459",
+                    ),
                     Row(5, 5, "Stealth", (NEGATE_1D3,), "BD L461-463"),
                     Row(6, 6, "Confuse", (SET_ONE_1D3,), "BD L465-467"),
                 ),
                 "BD L437-467",
             ),
             Table(
-                "archmage", "Archmage", 6,
+                "archmage",
+                "Archmage",
+                6,
                 (
                     Row(1, 4, "Spell", (RowEffect("roll_table", table="spell"),), "BD L477-479"),
                     Row(5, 6, "Magiks", (_gain("spell"),), "BD L481-483"),
@@ -272,7 +292,9 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L470-483",
             ),
             Table(
-                "unicorn", "Unicorn", 6,
+                "unicorn",
+                "Unicorn",
+                6,
                 (
                     Row(1, 1, "Teleport", (_gain("maneuver"),), "BD L493-495"),
                     Row(2, 3, "Gallop", (_gain("maneuver"),), "BD L497-499"),
@@ -282,11 +304,21 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L486-507",
             ),
             Table(
-                "vampire", "Vampire", 6,
+                "vampire",
+                "Vampire",
+                6,
                 (
                     Row(1, 1, "Fly", (_gain("maneuver"),), "BD L517-519"),
-                    Row(2, 2, "Drain", (RowEffect("kill_in_phase", 1, phase="melee"),
-                                        RowEffect("summon", 1, unit="monster")), "BD L521-523"),
+                    Row(
+                        2,
+                        2,
+                        "Drain",
+                        (
+                            RowEffect("kill_in_phase", 1, phase="melee"),
+                            RowEffect("summon", 1, unit="monster"),
+                        ),
+                        "BD L521-523",
+                    ),
                     Row(3, 3, "Claws", (MELEE_1D3,), "BD L525-527"),
                     Row(4, 4, "Undead", (NEGATE_1D3,), "BD L529-531"),
                     Row(5, 5, "Fear", (MORALE_MINUS,), "BD L533-535"),
@@ -295,7 +327,9 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L510-539",
             ),
             Table(
-                "elf_lord", "Elf Lord", 6,
+                "elf_lord",
+                "Elf Lord",
+                6,
                 (
                     Row(1, 2, "Magery", (_gain("spell"),), "BD L549-551"),
                     Row(3, 4, "Command", (_gain("tactics"),), "BD L553-555"),
@@ -305,7 +339,9 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L542-563",
             ),
             Table(
-                "orc_chieftan", "Orc Chieftan", 8,
+                "orc_chieftan",
+                "Orc Chieftan",
+                8,
                 (
                     Row(1, 2, "Forced March", (_gain("maneuver"),), "BD L573-575"),
                     Row(3, 4, "Command", (_gain("tactics"),), "BD L577-579"),
@@ -315,7 +351,9 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L566-587",
             ),
             Table(
-                "dwarf_lord", "Dwarf Lord", 6,
+                "dwarf_lord",
+                "Dwarf Lord",
+                6,
                 (
                     Row(1, 2, "Berserker", (MELEE_1D3,), "BD L596-598"),
                     Row(3, 4, "Command", (_gain("tactics"),), "BD L600-602"),
@@ -325,7 +363,9 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L590-610",
             ),
             Table(
-                "knight", "Knight", 6,
+                "knight",
+                "Knight",
+                6,
                 (
                     Row(1, 2, "Equestrian", (_gain("maneuver"),), "BD L620-622"),
                     Row(3, 4, "Command", (_gain("tactics"),), "BD L624-626"),
@@ -335,7 +375,9 @@ MONSTER_TABLES = MappingProxyType(
                 "BD L613-634",
             ),
             Table(
-                "barbarian", "Barbarian", 6,
+                "barbarian",
+                "Barbarian",
+                6,
                 (
                     Row(1, 3, "Berserker Rage", (MELEE_1D3,), "BD L644-646"),
                     Row(4, 6, "Bravery", (MORALE_PLUS,), "BD L648-650"),

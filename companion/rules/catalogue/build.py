@@ -160,8 +160,12 @@ def build_records(data: dict[str, Any]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, required=True,
-                        help="the reference folder holding data/dragon-dice (in a checkout: ../shared)")
+    parser.add_argument(
+        "--shared",
+        type=Path,
+        required=True,
+        help="the reference folder holding data/dragon-dice (in a checkout: ../shared)",
+    )
     parser.add_argument("--out", type=Path, default=CATALOGUE_FILE)
     args = parser.parse_args(argv)
     source = args.shared / "data" / "dragon-dice" / "normalized_all_sets.json"
@@ -173,7 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     args.out.write_text(text, encoding="utf-8")
     counts = catalogue.counts_by_kind()
-    print(f"wrote {args.out}: {sum(counts.values())} entries " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    print(
+        f"wrote {args.out}: {sum(counts.values())} entries "
+        + ", ".join(f"{k} {v}" for k, v in counts.items())
+    )
     return 0
 
 

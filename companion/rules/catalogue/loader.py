@@ -88,11 +88,15 @@ def validate_die(die: Die) -> None:
     """Check one die against the rules of its kind; raise :class:`CatalogueError` naming die/face."""
     want = FACES_PER_KIND[die.kind]
     if len(die.faces) != want:
-        raise CatalogueError(f"{die.kind.value} dice have {want} faces, this one has {len(die.faces)}", die=die.name)
+        raise CatalogueError(
+            f"{die.kind.value} dice have {want} faces, this one has {len(die.faces)}", die=die.name
+        )
     allowed = _ALLOWED_ICONS[die.kind]
     for face in die.faces:
         if face.icon not in allowed:
-            raise CatalogueError(f"icon {face.icon!r} is not allowed on a {die.kind.value}", die=die.name, face=face.text())
+            raise CatalogueError(
+                f"icon {face.icon!r} is not allowed on a {die.kind.value}", die=die.name, face=face.text()
+            )
     if die.kind in (DieKind.UNIT, DieKind.MONSTER, DieKind.ARTIFACT):
         ids = [f for f in die.faces if f.is_id]
         if len(ids) != 1:
@@ -100,14 +104,17 @@ def validate_die(die: Die) -> None:
         # V4.01c L113-121: the ID generates results equal to health; artifacts' ID generates four.
         need = die.health if die.health is not None else 4
         if ids[0].count != need:
-            raise CatalogueError(f"ID face count {ids[0].count} differs from health {need}", die=die.name, face=ids[0].text())
+            raise CatalogueError(
+                f"ID face count {ids[0].count} differs from health {need}", die=die.name, face=ids[0].text()
+            )
     if die.kind in (DieKind.UNIT, DieKind.MONSTER):
         if die.species not in SPECIES_ELEMENTS:
             raise CatalogueError(f"unknown species {die.species!r}", die=die.name)
         fixed = SPECIES_ELEMENTS[die.species]
         if fixed is not None and die.elements != fixed:
             raise CatalogueError(
-                f"elements {sorted(die.elements)} differ from the species' {sorted(fixed)} (V4.01c L182-226)", die=die.name
+                f"elements {sorted(die.elements)} differ from the species' {sorted(fixed)} (V4.01c L182-226)",
+                die=die.name,
             )
         if (die.kind is DieKind.MONSTER) != (die.size == "Monster"):
             raise CatalogueError("ten-sided units are monsters and only they", die=die.name)
@@ -123,7 +130,11 @@ def validate_die(die: Die) -> None:
             raise CatalogueError(f"terrain faces must be numbered 1-8, got {numbers}", die=die.name)
         eighth = die.faces[7]
         if eighth.icon != die.eighth_face or eighth.icon not in EIGHTH_FACE_ICONS:
-            raise CatalogueError(f"eighth face must show the terrain's icon {die.eighth_face!r}", die=die.name, face=eighth.text())
+            raise CatalogueError(
+                f"eighth face must show the terrain's icon {die.eighth_face!r}",
+                die=die.name,
+                face=eighth.text(),
+            )
         for face in die.faces[:7]:
             if face.icon not in RESULT_TYPES:
                 raise CatalogueError("faces 1-7 carry an action icon", die=die.name, face=face.text())
@@ -132,7 +143,8 @@ def validate_die(die: Die) -> None:
             raise CatalogueError(f"unknown terrain type {die.terrain_type!r}", die=die.name)
         if die.elements != TERRAIN_TYPE_ELEMENTS[die.terrain_type]:
             raise CatalogueError(
-                f"elements {sorted(die.elements)} differ from the terrain type's (V4.01c L166-180)", die=die.name
+                f"elements {sorted(die.elements)} differ from the terrain type's (V4.01c L166-180)",
+                die=die.name,
             )
 
 

@@ -212,8 +212,7 @@ class Catalogue:
         out = []
         for die in self.dice:
             hay = " ".join(
-                [die.name, die.kind.value, die.unit_class or "", die.size or ""]
-                + [f.name for f in die.faces]
+                [die.name, die.kind.value, die.unit_class or "", die.size or ""] + [f.name for f in die.faces]
             ).lower()
             if needle in hay:
                 out.append(die)

@@ -72,7 +72,11 @@ def legal_allocations(units: Sequence[tuple[str, str, int]], damage: int, limit:
 
 def check_allocation(units: Sequence[tuple[str, str, int]], chosen: object, damage: int) -> list[str]:
     """Validate a chosen set of uids; returns it or raises ``IllegalAllocation`` saying why."""
-    if isinstance(chosen, str | bytes) or not isinstance(chosen, Sequence) or not all(isinstance(u, str) for u in chosen):
+    if (
+        isinstance(chosen, str | bytes)
+        or not isinstance(chosen, Sequence)
+        or not all(isinstance(u, str) for u in chosen)
+    ):
         raise IllegalAllocation("units to kill must be a list of unit ids", RULE)
     health = {uid: h for uid, _, h in units}
     unknown = [u for u in chosen if u not in health]

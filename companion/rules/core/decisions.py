@@ -30,20 +30,55 @@ TOPICS = (
     "roll",  # an army roll (data: roll type, army)
     "reroll",  # dice whose face makes them roll again
     "terrain_roll",  # starting distance of a terrain
-    "first_or_frontier", "select_frontier", "place_horde", "place_campaign",  # set-up
-    "city", "temple", "temple_bury",  # eighth face phase
-    "march", "maneuver", "counter_maneuver", "direction", "action", "target", "counter_attack",
-    "allocate", "cast", "reinforce", "retreat",
+    "first_or_frontier",
+    "select_frontier",
+    "place_horde",
+    "place_campaign",  # set-up
+    "city",
+    "temple",
+    "temple_bury",  # eighth face phase
+    "march",
+    "maneuver",
+    "counter_maneuver",
+    "direction",
+    "action",
+    "target",
+    "counter_attack",
+    "allocate",
+    "cast",
+    "reinforce",
+    "retreat",
     "penalty_split",  # a penalty placed between the types a combination roll counts (Palsy, Ash Storm)
     # optional components (companion.rules.game.advanced)
-    "minor_terrain", "minor_terrain_roll", "minor_terrain_face", "item_sai", "dragonkin",
+    "minor_terrain",
+    "minor_terrain_roll",
+    "minor_terrain_face",
+    "item_sai",
+    "dragonkin",
     # SAIs in play and species abilities (companion.rules.game.sai_*, species_play)
-    "sai_target", "sai_option", "sai_move", "sai_roll", "species_ability",
+    "sai_target",
+    "sai_option",
+    "sai_move",
+    "sai_roll",
+    "species_ability",
     # spells (companion.rules.game.spells): Dispel Magic, rolls and choices a spell's effect asks for
-    "dispel", "dispel_roll", "spell_roll", "spell_choice", "spell_order",
+    "dispel",
+    "dispel_roll",
+    "spell_roll",
+    "spell_choice",
+    "spell_order",
     # dragons (companion.rules.game.dragons, dragon_promotion, dragon_summoning)
-    "dragon_order", "dragon_target", "dragon_roll", "dragon_reroll", "dragon_fire_roll", "dragon_treasure",
-    "dragon_ids", "dragon_kills", "dragon_promotion", "dragon_promotion_units", "summon_dragon",
+    "dragon_order",
+    "dragon_target",
+    "dragon_roll",
+    "dragon_reroll",
+    "dragon_fire_roll",
+    "dragon_treasure",
+    "dragon_ids",
+    "dragon_kills",
+    "dragon_promotion",
+    "dragon_promotion_units",
+    "summon_dragon",
 )
 #: Rolls the odds are computed for (``companion.rules.odds``); ``odds_roll`` is one of these or None.
 ODDS_ROLLS = ("maneuver", "melee", "missile", "magic", "save")
@@ -70,9 +105,17 @@ class Decision:
     topic: str = ""  # stable name of the question (TOPICS), for programs; prompts are for people
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"player": self.player, "kind": self.kind, "topic": self.topic, "prompt": self.prompt, "rule": self.rule}
+        out: dict[str, Any] = {
+            "player": self.player,
+            "kind": self.kind,
+            "topic": self.topic,
+            "prompt": self.prompt,
+            "rule": self.rule,
+        }
         out["choices"] = self.choices
-        if self.kind == "roll":  # each die with the icon kind of its faces (the page's fast entry picks by it)
+        if (
+            self.kind == "roll"
+        ):  # each die with the icon kind of its faces (the page's fast entry picks by it)
             out["dice"] = [{**d, "icons": list(face_icons(d["die"], tuple(d["faces"])))} for d in self.dice]
         out.update(self.data)
         if "odds_army" not in out and isinstance(out.get("army"), str):

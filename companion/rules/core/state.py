@@ -34,13 +34,23 @@ PHASE_SPECIES = "species_abilities"
 PHASE_MARCH1 = "first_march"
 PHASE_MARCH2 = "second_march"
 PHASE_RESERVES = "reserves"
-TURN_PHASES = (PHASE_EXPIRE, PHASE_EIGHTH, PHASE_DRAGON, PHASE_SPECIES, PHASE_MARCH1, PHASE_MARCH2, PHASE_RESERVES)
+TURN_PHASES = (
+    PHASE_EXPIRE,
+    PHASE_EIGHTH,
+    PHASE_DRAGON,
+    PHASE_SPECIES,
+    PHASE_MARCH1,
+    PHASE_MARCH2,
+    PHASE_RESERVES,
+)
 PHASE_SETUP = "setup"
 PHASE_OVER = "game_over"
 
 # Effect expiries used by the rules.
 UNTIL_YOUR_NEXT_TURN = "until the beginning of your next turn"  # the caster's next turn, V4.01c L358-359
-UNTIL_ITS_NEXT_TURN = "until the beginning of its next turn"  # the affected army's owner's turn, V4.01c L709-724
+UNTIL_ITS_NEXT_TURN = (
+    "until the beginning of its next turn"  # the affected army's owner's turn, V4.01c L709-724
+)
 UNTIL_TERRAIN_MANEUVERED = "until the terrain is successfully maneuvered to a new facing"  # V4.01c L2857
 INSTANT = "instantaneous"
 WHILE_ARMY_EXISTS = "while the target army exists"  # V4.01c L1068-1074
@@ -59,7 +69,9 @@ class DieSpec:
     faces: tuple[str, ...] = ()
     size: str = ""
     points: int = 0  # point value for force building (items: see setup.item_points)
-    die: Die | None = field(default=None, compare=False, repr=False)  # the catalogue Die (None: built by hand)
+    die: Die | None = field(
+        default=None, compare=False, repr=False
+    )  # the catalogue Die (None: built by hand)
 
     @property
     def catalogue_die(self) -> Die:
@@ -71,7 +83,6 @@ class DieSpec:
     def find_face(self, text: str) -> Face:
         """The catalogue face of this die written `text` (``Die.find_face``)."""
         return self.catalogue_die.find_face(text)
-
 
 
 @cache
@@ -276,7 +287,9 @@ class GameState:
         return [
             u
             for uid, u in self.units.items()
-            if u.owner == owner and u.is_unit and (self.location[uid] in self.terrains or self.location[uid] == RESERVE)
+            if u.owner == owner
+            and u.is_unit
+            and (self.location[uid] in self.terrains or self.location[uid] == RESERVE)
         ]
 
     def area(self, owner: str, area: str) -> list[Unit]:
@@ -349,7 +362,14 @@ class GameState:
             "terrains": terrains,
             "armies": armies,
             "effects": [
-                {"id": e.id, "name": e.name, "owner": e.owner, "target": e.target, "expiry": e.expiry, **e.detail}
+                {
+                    "id": e.id,
+                    "name": e.name,
+                    "owner": e.owner,
+                    "target": e.target,
+                    "expiry": e.expiry,
+                    **e.detail,
+                }
                 for e in self.effects
             ],
             "turn_order": list(self.turn_order),

@@ -48,8 +48,12 @@ def parse_terrain(name: str) -> TerrainKind:
     full = name if name.lower().startswith("terrains/") else f"Terrains/{name}"
     cat = load_catalogue()
     # The face data spells the icon "Standing Stone" on some types and "Standing Stones" on others.
-    tries = [full, full.replace("Standing Stones", "Standing Stone"), full.replace("Standing Stone", "Standing Stones"),
-             full.replace("Dragon's Lair", "Dragons Lair")]
+    tries = [
+        full,
+        full.replace("Standing Stones", "Standing Stone"),
+        full.replace("Standing Stone", "Standing Stones"),
+        full.replace("Dragon's Lair", "Dragons Lair"),
+    ]
     die = next((cat.find(t) for t in tries if cat.find(t) is not None), None)
     if die is None:
         raise IllegalSetup(

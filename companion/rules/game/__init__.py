@@ -24,7 +24,23 @@ from .flow import Game, play_random, random_answer
 from .quickstart import quick_setup
 
 __all__ = [
-    "Army", "Decision", "DieSpec", "Effect", "Game", "GameOver", "GameRuleError", "GameState",
-    "IllegalAction", "IllegalAllocation", "IllegalChoice", "IllegalRoll", "IllegalSetup", "IllegalSpell",
-    "TerrainState", "Unit", "play_random", "quick_setup", "random_answer",
+    "Army",
+    "Decision",
+    "DieSpec",
+    "Effect",
+    "Game",
+    "GameOver",
+    "GameRuleError",
+    "GameState",
+    "IllegalAction",
+    "IllegalAllocation",
+    "IllegalChoice",
+    "IllegalRoll",
+    "IllegalSetup",
+    "IllegalSpell",
+    "TerrainState",
+    "Unit",
+    "play_random",
+    "quick_setup",
+    "random_answer",
 ]

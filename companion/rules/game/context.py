@@ -33,6 +33,7 @@ class RuleContext(Protocol):
     # what rule modules remember between steps of this game, by a name each module owns ("mire",
     # "sai_march", "advanced_components" ...): not state (a replay rebuilds it), never read across modules
     notes: dict[str, Any]
+
     @property
     def armies_at_setup(self) -> Mapping[str, Mapping[str, list[str]]]:
         """Each player's armies as set up (uids)."""
@@ -79,6 +80,7 @@ class RuleContext(Protocol):
     def check_target(self, pid: str, card: Any, target: Any) -> None:
         """Raise ``IllegalSpell`` when `target` may not be the target of spell `card` now."""
 
-    def validate_casts(self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...],
-                       action: dict[str, Any]) -> list[AnnouncedSpell]:
+    def validate_casts(
+        self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...], action: dict[str, Any]
+    ) -> list[AnnouncedSpell]:
         """The spells of a ``cast`` answer, checked against the magic rolled."""

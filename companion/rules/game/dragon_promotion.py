@@ -33,7 +33,9 @@ def _candidates(game: RuleContext, a: Unit) -> list[Unit]:
     return [st.units[n] for n in st.units if dua.can_promote(st, a.uid, n)]
 
 
-def single_promotions(game: RuleContext, army: Army, exclude: Set[str] = frozenset()) -> list[tuple[Unit, Unit]]:
+def single_promotions(
+    game: RuleContext, army: Army, exclude: Set[str] = frozenset()
+) -> list[tuple[Unit, Unit]]:
     """Distinct (army unit, larger unit) exchanges that promote one unit, by die names."""
     out, seen = [], set()
     for a in army.units:
@@ -52,7 +54,9 @@ def exchange(game: RuleContext, pairs: list[tuple[str, str]], why: str) -> None:
         game.say(f"{why}: {line}")
 
 
-def promote_one(game: RuleContext, army: Army, why: str, rule: str, exclude: Set[str] = frozenset()) -> Generator[Decision, Any, str | None]:
+def promote_one(
+    game: RuleContext, army: Army, why: str, rule: str, exclude: Set[str] = frozenset()
+) -> Generator[Decision, Any, str | None]:
     """The army's owner may promote one unit; returns the uid of the promoted (new) unit or None."""
     from ..core.decisions import ask as _ask
 
@@ -63,9 +67,15 @@ def promote_one(game: RuleContext, army: Army, why: str, rule: str, exclude: Set
     opts = [choice("none", "Do not promote")] + [
         choice(f"{a.uid}:{d.uid}", f"Promote {a.name} to {d.name}") for a, d in pairs[:LIMIT]
     ]
-    pick = yield _ask("dragon_treasure", army.owner, "choice",
-                      f"{game.player_name(army.owner)}: {why}: promote one unit of {game.army_label(army)}?", rule,
-                      opts, validate=choose_validator(opts))
+    pick = yield _ask(
+        "dragon_treasure",
+        army.owner,
+        "choice",
+        f"{game.player_name(army.owner)}: {why}: promote one unit of {game.army_label(army)}?",
+        rule,
+        opts,
+        validate=choose_validator(opts),
+    )
     if pick == "none":
         return None
     old, new = str(pick).split(":")
@@ -110,9 +120,15 @@ def promote_as_many(game: RuleContext, army: Army, why: str, rule: str) -> Gener
         game.say(f"{why}: no unit of {game.army_label(army)} can be promoted")
         return 0
     opts = [choice("promote", f"Promote {total} unit(s) at once"), choice("none", "Do not promote")]
-    pick = yield _ask("dragon_promotion", army.owner, "choice",
-                      f"{game.player_name(army.owner)}: {why}: promote as many units of {game.army_label(army)} as possible?",
-                      rule, opts, validate=choose_validator(opts))
+    pick = yield _ask(
+        "dragon_promotion",
+        army.owner,
+        "choice",
+        f"{game.player_name(army.owner)}: {why}: promote as many units of {game.army_label(army)} as possible?",
+        rule,
+        opts,
+        validate=choose_validator(opts),
+    )
     if pick == "none":
         return 0
     pairs: list[tuple[str, str]] = []
@@ -120,11 +136,19 @@ def promote_as_many(game: RuleContext, army: Army, why: str, rule: str) -> Gener
         plans = list(product(_name_sets(units, n), _name_sets(bigger, n)))[:LIMIT]
         olds, news = plans[0]
         if len(plans) > 1:
-            gopts = [choice(str(i), ", ".join(a.name for a in o) + " -> " + ", ".join(d.name for d in nw))
-                     for i, (o, nw) in enumerate(plans)]
-            k = yield _ask("dragon_promotion_units", army.owner, "choice",
-                           f"{game.player_name(army.owner)}: which {units[0].spec.species} units are promoted, to which?",
-                           CITE, gopts, validate=choose_validator(gopts))
+            gopts = [
+                choice(str(i), ", ".join(a.name for a in o) + " -> " + ", ".join(d.name for d in nw))
+                for i, (o, nw) in enumerate(plans)
+            ]
+            k = yield _ask(
+                "dragon_promotion_units",
+                army.owner,
+                "choice",
+                f"{game.player_name(army.owner)}: which {units[0].spec.species} units are promoted, to which?",
+                CITE,
+                gopts,
+                validate=choose_validator(gopts),
+            )
             olds, news = plans[int(k)]
         pairs += [(a.uid, d.uid) for a, d in zip(olds, news, strict=True)]
     exchange(game, pairs, why)

@@ -77,8 +77,10 @@ def summon(game: RuleContext, cast: dict[str, Any], white_spell: bool) -> Genera
     caster = cast.get("caster") or st.marching
     assert caster is not None, "a spell has a caster (the cast's, else the marching player)"
     if target not in st.terrains:
-        game.say(f"{spell} needs a terrain as its target: {target!r} is not one; the spell does nothing "
-                  "(FAQ95 EARTH 5.C)")
+        game.say(
+            f"{spell} needs a terrain as its target: {target!r} is not one; the spell does nothing "
+            "(FAQ95 EARTH 5.C)"
+        )
         return []
     element = None if white_spell else str(cast.get("paid_with", ""))
     wanted = max(1, int(cast.get("castings", 1) or 1))
@@ -86,8 +88,11 @@ def summon(game: RuleContext, cast: dict[str, Any], white_spell: bool) -> Genera
     for n in range(wanted):
         found = summonable(game, element, white_spell, target)
         if not found:
-            game.say(f"{spell} ({element or 'any magic'}): no " + ("further " if came else "")
-                      + "dragon can answer the summons")
+            game.say(
+                f"{spell} ({element or 'any magic'}): no "
+                + ("further " if came else "")
+                + "dragon can answer the summons"
+            )
             break
         opts, seen = [], set()
         for u in found:
@@ -99,15 +104,23 @@ def summon(game: RuleContext, cast: dict[str, Any], white_spell: bool) -> Genera
         uid = opts[0]["value"]
         if len(opts) > 1:
             which = f" ({n + 1} of {wanted})" if wanted > 1 else ""
-            uid = yield _ask("summon_dragon", caster, "choice",
-                             f"{game.player_name(caster)}: {spell}{which}: which dragon comes to {st.terrains[target].name}?",
-                             "V4.01c L2429-2445, L2143-2149", opts, validate=choose_validator(opts))
+            uid = yield _ask(
+                "summon_dragon",
+                caster,
+                "choice",
+                f"{game.player_name(caster)}: {spell}{which}: which dragon comes to {st.terrains[target].name}?",
+                "V4.01c L2429-2445, L2143-2149",
+                opts,
+                validate=choose_validator(opts),
+            )
         d = st.units[uid]
         came_from = _where(game, d)
         st.location[uid] = target
         came.append(uid)
-        game.say(f"{spell}: {d.name.split('/', 1)[-1]} ({game.player_name(d.owner)}'s) comes from {came_from} to "
-                  f"{st.terrains[target].name}")
+        game.say(
+            f"{spell}: {d.name.split('/', 1)[-1]} ({game.player_name(d.owner)}'s) comes from {came_from} to "
+            f"{st.terrains[target].name}"
+        )
     return came
 
 

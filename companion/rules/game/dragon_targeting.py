@@ -30,7 +30,9 @@ def dragon_type(die: object) -> str:
     Types by make-up (V4.01c L547-576): one element = Elemental; two = Hybrid; no element = Ivory;
     one element and ivory = Ivory Hybrid; White = all five elements, ten health.  The catalogue
     records the Ivory dragons as "Elemental Dragon" with no element, so the elements decide."""
-    label = str(getattr(getattr(die, "die", None), "dragon_type", None) or getattr(die, "dragon_type", "") or "")
+    label = str(
+        getattr(getattr(die, "die", None), "dragon_type", None) or getattr(die, "dragon_type", "") or ""
+    )
     elements = tuple(getattr(die, "elements", ()))
     if "White" in label or len(elements) >= 5:
         return WHITE
@@ -45,8 +47,9 @@ def dragon_type(die: object) -> str:
     raise ValueError(f"{getattr(die, 'name', die)!r} has elements {elements}: not a dragon make-up of V4.01c")
 
 
-def will_attack(attacker_type: str, attacker_elements: Sequence[str], target_type: str,
-                target_elements: Sequence[str]) -> bool:
+def will_attack(
+    attacker_type: str, attacker_elements: Sequence[str], target_type: str, target_elements: Sequence[str]
+) -> bool:
     """Would a dragon of `attacker_type` attack a dragon of `target_type` (V4.01c L589-636)?"""
     a, t = set(map(str, attacker_elements)), set(map(str, target_elements))
     if attacker_type in (IVORY, IVORY_HYBRID):
@@ -106,6 +109,8 @@ def target_table() -> dict[tuple[str, str], str]:
         (WHITE, IVORY): "no",
         (WHITE, IVORY_HYBRID): "yes",
         (WHITE, WHITE): "no",
-        **{(t, ARMY): "yes, if no valid dragon target" if t not in (IVORY, IVORY_HYBRID) else "yes"
-           for t in DRAGON_TYPES},
+        **{
+            (t, ARMY): "yes, if no valid dragon target" if t not in (IVORY, IVORY_HYBRID) else "yes"
+            for t in DRAGON_TYPES
+        },
     }

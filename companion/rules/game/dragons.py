@@ -55,8 +55,13 @@ DRAGON_HEALTH_SAVES = 5  # every dragon's automatic saves (L544-545)
 BREATH_KILLS = 5  # health-worth killed by a breath against an army (L699-700)
 
 # Elemental breath effects against an army (V4.01c L708-728).
-BREATH_EFFECT = {"Air": "Lightning Bolt", "Death": "Dragon Plague", "Earth": "Petrify", "Fire": "Dragon Fire",
-                 "Water": "Poisonous Cloud"}
+BREATH_EFFECT = {
+    "Air": "Lightning Bolt",
+    "Death": "Dragon Plague",
+    "Earth": "Petrify",
+    "Fire": "Dragon Fire",
+    "Water": "Poisonous Cloud",
+}
 LASTING_BREATH = ("Lightning Bolt", "Dragon Plague", "Petrify", "Poisonous Cloud")
 LIFE_DRAIN = "Life Drain"  # Ivory: no effect beyond the kills (L722)
 TERRAIN_EMPATHY = "Terrain Empathy"  # White (L727-729)
@@ -174,9 +179,15 @@ def dragon_attack_phase(game: RuleContext, pid: str) -> Flow:
         if len(sites) > 1:
             st.step = "dragon_order"
             opts = [choice(t, f"Dragons at {st.terrains[t].name} attack next") for t in sites]
-            tid = yield _ask("dragon_order", pid, "choice",
-                             f"{game.player_name(pid)}: dragons attack your armies at several terrains: which first?",
-                             "V4.01c L643-645", opts, validate=choose_validator(opts))
+            tid = yield _ask(
+                "dragon_order",
+                pid,
+                "choice",
+                f"{game.player_name(pid)}: dragons attack your armies at several terrains: which first?",
+                "V4.01c L643-645",
+                opts,
+                validate=choose_validator(opts),
+            )
         done.add(tid)
         yield from attack_at(game, pid, tid)
         game.cleanup()
@@ -195,15 +206,25 @@ def attack_at(game: RuleContext, pid: str, tid: str) -> Flow:
         if controller is None:
             continue
         others = [o for o in dragons if o.uid != d.uid]
-        opts = ([choice("usual", "Let it attack as the targeting table says"), choice("rest", "Have it not roll")]
-                + [choice(o.uid, f"Have it attack {_dragon_label(game, o)}") for o in others])
+        opts = [
+            choice("usual", "Let it attack as the targeting table says"),
+            choice("rest", "Have it not roll"),
+        ] + [choice(o.uid, f"Have it attack {_dragon_label(game, o)}") for o in others]
         st.step = "dragon_control"
-        pick = yield _ask("dragon_target", controller, "choice",
-                          f"{game.player_name(controller)}: your controlled {_dragon_label(game, d)} at {where}: what does it do?",
-                          "V4.01c L3016-3018", opts, data={"dragon": d.uid, "terrain": tid, "secret": True},
-                          validate=choose_validator(opts))
+        pick = yield _ask(
+            "dragon_target",
+            controller,
+            "choice",
+            f"{game.player_name(controller)}: your controlled {_dragon_label(game, d)} at {where}: what does it do?",
+            "V4.01c L3016-3018",
+            opts,
+            data={"dragon": d.uid, "terrain": tid, "secret": True},
+            validate=choose_validator(opts),
+        )
         if pick == "rest":
-            game.say(f"{_dragon_label(game, d)} at {where} does not roll: its controller holds it back (V4.01c L3016-3018)")
+            game.say(
+                f"{_dragon_label(game, d)} at {where} does not roll: its controller holds it back (V4.01c L3016-3018)"
+            )
             dragons.remove(d)
         elif pick != "usual":
             forced[d.uid] = pick
@@ -227,18 +248,27 @@ def attack_at(game: RuleContext, pid: str, tid: str) -> Flow:
             st.step = "dragon_secret_target"
             opts = [choice(o.uid, f"Attack {_dragon_label(game, o)}") for o in valid]
             targets[d.uid] = yield _ask(
-                "dragon_target", d.owner, "choice",
+                "dragon_target",
+                d.owner,
+                "choice",
                 f"{game.player_name(d.owner)}: in secret, choose which dragon your {d.name.split('/', 1)[-1]} at {where} attacks",
-                "V4.01c L652-655", opts, data={"dragon": d.uid, "terrain": tid, "secret": True},
-                validate=choose_validator(opts))
+                "V4.01c L652-655",
+                opts,
+                data={"dragon": d.uid, "terrain": tid, "secret": True},
+                validate=choose_validator(opts),
+            )
     for d in list(dragons):
         if targets[d.uid] == ARMY and any(h(game, d, pid, tid) for h in game.extensions.dragon_spare):
-            game.say(f"{_dragon_label(game, d)} at {where} does not attack {game.army_label(st.army(pid, tid))}")
+            game.say(
+                f"{_dragon_label(game, d)} at {where} does not attack {game.army_label(st.army(pid, tid))}"
+            )
             dragons.remove(d)
     for d in dragons:
         t = targets[d.uid]
-        game.say(f"{_dragon_label(game, d)} at {where} attacks "
-                  + (game.army_label(st.army(pid, tid)) if t == ARMY else _dragon_label(game, st.units[t])))
+        game.say(
+            f"{_dragon_label(game, d)} at {where} attacks "
+            + (game.army_label(st.army(pid, tid)) if t == ARMY else _dragon_label(game, st.units[t]))
+        )
     site = SiteAttack(tid, pid, [DragonAttack(d, targets[d.uid]) for d in dragons])
     # Step 3: roll the dragons (L657-659); tails and breath against a dragon roll again (L696-697, L758-760).
     st.step = "dragon_roll"
@@ -258,8 +288,13 @@ def attack_at(game: RuleContext, pid: str, tid: str) -> Flow:
         for _ in range(a.treasures):
             army = st.army(pid, tid)
             if army.units:
-                new = yield from promo.promote_one(game, army, f"Treasure of {_dragon_label(game, a.dragon)}",
-                                                   "V4.01c L666-668, L762-765", exclude=promoted)
+                new = yield from promo.promote_one(
+                    game,
+                    army,
+                    f"Treasure of {_dragon_label(game, a.dragon)}",
+                    "V4.01c L666-668, L762-765",
+                    exclude=promoted,
+                )
                 if new:
                     promoted.add(new)
     # Step 6: the army's combination roll in response (L670-681).
@@ -278,7 +313,9 @@ def attack_at(game: RuleContext, pid: str, tid: str) -> Flow:
     army = st.army(pid, tid)
     if (site.army_killed or site.sai_killed) and army.units:
         st.step = "dragon_promotion"
-        yield from promo.promote_as_many(game, army, "The army killed a dragon", "V4.01c L688-690, L1150-1151")
+        yield from promo.promote_as_many(
+            game, army, "The army killed a dragon", "V4.01c L688-690, L1150-1151"
+        )
     # Step 9: wings (L692, L767-769).
     st.step = "dragon_wings"
     for a in site.attacks:
@@ -296,11 +333,17 @@ def _roll_dragon(game: RuleContext, a: DragonAttack) -> Flow:
     for _ in range(50):
         vs = "the army" if a.target == ARMY else _dragon_label(game, game.state.units[a.target])
         faces = yield _ask(
-            "dragon_reroll" if again else "dragon_roll", d.owner, "roll",
-            f"{game.player_name(d.owner)}: roll {d.name.split('/', 1)[-1]} ({d.uid}) " + ("again " if again else "")
-            + f"attacking {vs}", "V4.01c L696-697, L758-760" if again else "V4.01c L657-659", dice=spec,
+            "dragon_reroll" if again else "dragon_roll",
+            d.owner,
+            "roll",
+            f"{game.player_name(d.owner)}: roll {d.name.split('/', 1)[-1]} ({d.uid}) "
+            + ("again " if again else "")
+            + f"attacking {vs}",
+            "V4.01c L696-697, L758-760" if again else "V4.01c L657-659",
+            dice=spec,
             data={"roll": "dragon", "dragon": d.uid, "target": a.target, "reroll": again},
-            validate=_faces_validator(spec))
+            validate=_faces_validator(spec),
+        )
         a.faces.append(faces[0])
         got = icon(faces[0])
         game.say(f"{_dragon_label(game, d)} rolls {got}")
@@ -332,8 +375,10 @@ def breath_on_army(game: RuleContext, a: DragonAttack, army: Army) -> Flow:
     st = game.state
     white = dragon_type(a.dragon.spec) == WHITE
     kills = BREATH_KILLS * (2 if white else 1)  # Terrain Empathy: five more, ten in all (L727-729)
-    game.say(f"Breath of {_dragon_label(game, a.dragon)}: {kills} health-worth of {game.army_label(army)} "
-              f"{'are' if kills > 1 else 'is'} killed" + (" (Terrain Empathy)" if white else ""))
+    game.say(
+        f"Breath of {_dragon_label(game, a.dragon)}: {kills} health-worth of {game.army_label(army)} "
+        f"{'are' if kills > 1 else 'is'} killed" + (" (Terrain Empathy)" if white else "")
+    )
     before = {u.uid for u in army.units}
     yield from game.inflict(army, kills, save_roll=False)  # killed outright: no save roll (L699-700)
     now = st.army(army.owner, army.location)
@@ -347,11 +392,20 @@ def breath_on_army(game: RuleContext, a: DragonAttack, army: Army) -> Flow:
         else:
             in_force = any(e.name == effect and e.target == army.id for e in st.effects)
             if in_force:
-                game.say(f"{effect} is already on {game.army_label(army)}: breath effects of one kind are not "
-                          "cumulative (V4.01c L703-706)")
+                game.say(
+                    f"{effect} is already on {game.army_label(army)}: breath effects of one kind are not "
+                    "cumulative (V4.01c L703-706)"
+                )
             elif now.units:
-                game.add_effect(effect, a.dragon.owner, army.id, UNTIL_ITS_NEXT_TURN, source="dragon breath",
-                                dragon=a.dragon.uid, rule="V4.01c L708-728")
+                game.add_effect(
+                    effect,
+                    a.dragon.owner,
+                    army.id,
+                    UNTIL_ITS_NEXT_TURN,
+                    source="dragon breath",
+                    dragon=a.dragon.uid,
+                    rule="V4.01c L708-728",
+                )
                 game.say(f"{effect} on {game.army_label(army)} until the beginning of its next turn")
 
 
@@ -371,14 +425,28 @@ def dragon_fire(game: RuleContext, a: DragonAttack, killed: list[str]) -> Flow:
     dice = [st.units[u] for u in killed]
     spec = [{"uid": u.uid, "die": u.name, "faces": list(u.spec.faces)} for u in dice]
     owner = dice[0].owner
-    faces = yield _ask("dragon_fire_roll", owner, "roll",
-                       f"{game.player_name(owner)}: Dragon Fire: roll the units the breath killed; those that roll no save "
-                       "are buried", "V4.01c L719-720", dice=spec, data={"roll": "save", "dragon_fire": True},
-                       validate=_faces_validator(spec))
+    faces = yield _ask(
+        "dragon_fire_roll",
+        owner,
+        "roll",
+        f"{game.player_name(owner)}: Dragon Fire: roll the units the breath killed; those that roll no save "
+        "are buried",
+        "V4.01c L719-720",
+        dice=spec,
+        data={"roll": "save", "dragon_fire": True},
+        validate=_faces_validator(spec),
+    )
     failed = []
     for unit, face in zip(dice, faces, strict=True):
-        out = resolve_army_roll(ArmyRoll(roll="save", dice=((unit, (face,)),), individual=True,
-                                         choices=(("in DUA", True),), force_points=st.force_size))
+        out = resolve_army_roll(
+            ArmyRoll(
+                roll="save",
+                dice=((unit, (face,)),),
+                individual=True,
+                choices=(("in DUA", True),),
+                force_points=st.force_size,
+            )
+        )
         if out.total > 0:
             game.say(f"Dragon Fire: {unit.name} rolls {face}: {out.total} save, it stays in the DUA")
         else:
@@ -400,7 +468,9 @@ def _single_id(die: Unit, faces: list[str]) -> Face | None:
     return ids[0] if len(ids) == 1 else None
 
 
-def split_choice(dice: list[Unit], rolled: list[list[str]], split: tuple[int, int, int]) -> dict[int, dict[str, int]]:
+def split_choice(
+    dice: list[Unit], rolled: list[list[str]], split: tuple[int, int, int]
+) -> dict[int, dict[str, int]]:
     """Spread an army-wide split of ID results over the dice that rolled one ID (resolution's
     ``choices["id_as"]``: die index -> results by type)."""
     want = dict(zip(("melee", "missile", "save"), split, strict=True))
@@ -422,10 +492,14 @@ def split_choice(dice: list[Unit], rolled: list[list[str]], split: tuple[int, in
 
 
 def splittable_ids(dice: list[Unit], rolled: list[list[str]]) -> int:
-    return sum(f.count for f in (_single_id(d, r) for d, r in zip(dice, rolled, strict=True)) if f is not None)
+    return sum(
+        f.count for f in (_single_id(d, r) for d, r in zip(dice, rolled, strict=True)) if f is not None
+    )
 
 
-def id_split_hook(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]) -> Flow:
+def id_split_hook(
+    game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]
+) -> Flow:
     """``extensions.hooks["before_resolution"]`` entry: in the response to a dragon attack the owner says
     how the IDs rolled count, as melee, missile or saves, split freely (V4.01c L677-681)."""
     if roll != "dragon" or not ctx.get("dragon_response"):
@@ -434,10 +508,19 @@ def id_split_hook(game: RuleContext, army: Army, roll: str, dice: list[Unit], ro
     plague = any(e.name == "Dragon Plague" and e.target == army.id for e in game.state.effects)
     if not total or plague:  # Dragon Plague: the IDs are ignored anyway (L713-714)
         return
-    opts = [choice(f"{m}/{r}/{s}", f"IDs as {m} melee, {r} missile, {s} saves") for m, r, s in id_splits(total)]
-    pick = yield _ask("dragon_ids", army.owner, "choice",
-                      f"{game.player_name(army.owner)}: {total} ID results: count them as melee, missile or saves "
-                      "(split as you like)", "V4.01c L677-681", opts, validate=choose_validator(opts))
+    opts = [
+        choice(f"{m}/{r}/{s}", f"IDs as {m} melee, {r} missile, {s} saves") for m, r, s in id_splits(total)
+    ]
+    pick = yield _ask(
+        "dragon_ids",
+        army.owner,
+        "choice",
+        f"{game.player_name(army.owner)}: {total} ID results: count them as melee, missile or saves "
+        "(split as you like)",
+        "V4.01c L677-681",
+        opts,
+        validate=choose_validator(opts),
+    )
     m, r, s = (int(x) for x in pick.split("/"))
     ctx.setdefault("choices", {})["id_as"] = split_choice(dice, rolled, (m, r, s))
 
@@ -446,18 +529,28 @@ def response_roll(game: RuleContext, army: Army, site: SiteAttack) -> Generator[
     """Step 6: the army rolls once, counting melee, missile and saves (V4.01c L670-681), through the
     flow's army roll (SAIs, spells and breath effects in force, Dragonkin that sit out)."""
     outcome: RollOutcome = yield from game.roll(
-        army, "dragon", f"{game.player_name(army.owner)}: roll {game.army_label(army)} against the dragons "
-        "(melee, missile and saves count)", "V4.01c L670-681", against="dragon", choices={},
-        dragon_response=True, dragon_site=site)
+        army,
+        "dragon",
+        f"{game.player_name(army.owner)}: roll {game.army_label(army)} against the dragons "
+        "(melee, missile and saves count)",
+        "V4.01c L670-681",
+        against="dragon",
+        choices={},
+        dragon_response=True,
+        dragon_site=site,
+    )
     t = outcome.totals
-    game.say(f"Against the dragons: {t.get('melee', 0)} melee, {t.get('missile', 0)} missile, "
-              f"{t.get('save', 0)} saves")
+    game.say(
+        f"Against the dragons: {t.get('melee', 0)} melee, {t.get('missile', 0)} missile, "
+        f"{t.get('save', 0)} saves"
+    )
     return outcome
 
 
 # -- damage (step 7) -----------------------------------------------------------------------------------
-def kill_plans(attacks: list[DragonAttack], melee: int, missile: int,
-               credit: dict[str, int] | None = None) -> list[dict[str, str]]:
+def kill_plans(
+    attacks: list[DragonAttack], melee: int, missile: int, credit: dict[str, int] | None = None
+) -> list[dict[str, str]]:
     """The ways the army's melee and missile results can kill the dragons attacking it: each dragon
     by melee or by missile alone, never both (V4.01c L674-677); only plans to which no further dragon
     could be added are listed (results are applied as far as they go).  ``credit``: damage a dragon
@@ -480,7 +573,7 @@ def kill_plans(attacks: list[DragonAttack], melee: int, missile: int,
         for i, p in enumerate(plan):
             if p == "none":
                 for alt in ("melee", "missile"):
-                    if plan[:i] + (alt,) + plan[i + 1:] in fset:
+                    if plan[:i] + (alt,) + plan[i + 1 :] in fset:
                         bigger = True
         if not bigger:
             out.append({a.dragon.uid: p for a, p in zip(attacks, plan, strict=True) if p != "none"})
@@ -498,10 +591,14 @@ def resolve_damage(game: RuleContext, site: SiteAttack) -> Flow:
         victim = site.by_uid(uid)
         if dmg >= victim.toughness():
             site.sai_killed.add(uid)
-            game.say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage: killed (V4.01c L1266-1269)")
+            game.say(
+                f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage: killed (V4.01c L1266-1269)"
+            )
         else:
-            game.say(f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage, "
-                      f"{victim.toughness()} needed: the army's melee or missile may finish it (V4.01c L1266-1269)")
+            game.say(
+                f"Bash: {_dragon_label(game, victim.dragon)} takes its own {dmg} damage, "
+                f"{victim.toughness()} needed: the army's melee or missile may finish it (V4.01c L1266-1269)"
+            )
     # The army's melee or missile on the dragons attacking it.
     targets = [a for a in site.on_army() if a.dragon.uid not in site.slain | site.sai_killed]
     if site.response is not None and targets:
@@ -513,21 +610,34 @@ def resolve_damage(game: RuleContext, site: SiteAttack) -> Flow:
         if len(plans) > 1:
             opts = []
             for i, p in enumerate(plans):
-                label = "; ".join(f"{_dragon_label(game, st.units[u])} by {how}" for u, how in p.items()) or "none"
+                label = (
+                    "; ".join(f"{_dragon_label(game, st.units[u])} by {how}" for u, how in p.items())
+                    or "none"
+                )
                 opts.append(choice(str(i), f"Kill {label}"))
-            pick = yield _ask("dragon_kills", pid, "choice",
-                              f"{game.player_name(pid)}: {melee} melee and {missile} missile: which dragons do they kill?",
-                              "V4.01c L674-677", opts, validate=choose_validator(opts))
+            pick = yield _ask(
+                "dragon_kills",
+                pid,
+                "choice",
+                f"{game.player_name(pid)}: {melee} melee and {missile} missile: which dragons do they kill?",
+                "V4.01c L674-677",
+                opts,
+                validate=choose_validator(opts),
+            )
             plan = plans[int(pick)]
         for uid, how in plan.items():
             site.army_killed.add(uid)
             with_bash = f", {credit[uid]} of them from Bash" if credit.get(uid) else ""
-            game.say(f"{game.army_label(army)} kills {_dragon_label(game, st.units[uid])} with {how} "
-                      f"({site.by_uid(uid).toughness()} needed{with_bash})")
+            game.say(
+                f"{game.army_label(army)} kills {_dragon_label(game, st.units[uid])} with {how} "
+                f"({site.by_uid(uid).toughness()} needed{with_bash})"
+            )
         for a in targets:
             if a.dragon.uid not in plan:
-                game.say(f"{_dragon_label(game, a.dragon)} survives the army's response (needs {a.toughness()} "
-                          "melee or missile)")
+                game.say(
+                    f"{_dragon_label(game, a.dragon)} survives the army's response (needs {a.toughness()} "
+                    "melee or missile)"
+                )
     # Dragons on dragons: damage summed per target dragon, less its automatic saves unless it rolled a belly.
     incoming: dict[str, int] = {}
     for a in site.attacks:
@@ -539,9 +649,13 @@ def resolve_damage(game: RuleContext, site: SiteAttack) -> Flow:
         net = max(0, dmg - saves)
         if net >= victim.dragon.health:
             site.dragon_killed.add(uid)
-            game.say(f"{_dragon_label(game, victim.dragon)} takes {dmg} damage, {saves} automatic saves: killed")
+            game.say(
+                f"{_dragon_label(game, victim.dragon)} takes {dmg} damage, {saves} automatic saves: killed"
+            )
         else:
-            game.say(f"{_dragon_label(game, victim.dragon)} takes {dmg} damage, {saves} automatic saves: survives")
+            game.say(
+                f"{_dragon_label(game, victim.dragon)} takes {dmg} damage, {saves} automatic saves: survives"
+            )
     # Dragons on the army, less the army's saves.
     to_army = sum(a.damage() for a in site.on_army() if a.dragon.uid not in site.ignored)
     saves = site.response.totals.get("save", 0) if site.response is not None else 0
@@ -554,7 +668,8 @@ def resolve_damage(game: RuleContext, site: SiteAttack) -> Flow:
     army = st.army(pid, tid)
     if to_army and army.units:
         net = max(0, to_army - saves)
-        game.say(f"The dragons inflict {to_army} damage on {game.army_label(army)}, {saves} saves: {net} damage")
+        game.say(
+            f"The dragons inflict {to_army} damage on {game.army_label(army)}, {saves} saves: {net} damage"
+        )
         if net:
             yield from game.inflict(army, net)
-

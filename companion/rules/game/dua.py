@@ -115,8 +115,9 @@ def _army_location(st: GameState, owner: str, location: str, rule: str) -> None:
         raise IllegalAction(f"{owner} has no army at {location}", rule)
 
 
-def return_from_dua(st: GameState, uids: Sequence[str], owner: str, location: str,
-                    rule: str = f"{DOC} L2235-2238, L2398-2404") -> list[str]:
+def return_from_dua(
+    st: GameState, uids: Sequence[str], owner: str, location: str, rule: str = f"{DOC} L2235-2238, L2398-2404"
+) -> list[str]:
     """Dead units of `owner` return from the DUA to their army at `location` (Exhume, Resurrect Dead)."""
     _distinct(uids, rule)
     _army_location(st, owner, location, rule)
@@ -140,7 +141,9 @@ def recruit(st: GameState, uids: Sequence[str], owner: str, location: str) -> li
         if u.owner != owner or st.location[uid] != DUA or not u.is_unit:
             raise IllegalAction(f"{u.name} ({uid}) is not a unit in {owner}'s DUA", rule)
         if u.health != 1:
-            raise IllegalAction(f"{u.name} has {u.health} health: only small (1 health) units are recruited", rule)
+            raise IllegalAction(
+                f"{u.name} has {u.health} health: only small (1 health) units are recruited", rule
+            )
         if is_dracolem(u):
             raise IllegalAction("Dracolem can never be recruited", f"{DOC} L1157")
     for uid in uids:
@@ -188,15 +191,19 @@ def promote(st: GameState, pairs: Sequence[tuple[str, str]], *, budget: int | No
             raise IllegalAction(
                 f"{a.name} ({old}) cannot be promoted to {b.name} ({new}): it needs a unit of the same "
                 f"species{' one health larger' if budget is None else ' with more health'} in the owner's {where}",
-                rule)
+                rule,
+            )
         gained += b.health - a.health
     if budget is not None and gained > budget:
-        raise IllegalAction(f"these promotions gain {gained} health, more than the {budget} allowed", f"{DOC} L1153-1155")
+        raise IllegalAction(
+            f"these promotions gain {gained} health, more than the {budget} allowed", f"{DOC} L1153-1155"
+        )
     return _swap(st, pairs, "Promoted")
 
 
-def exchange(st: GameState, pairs: Sequence[tuple[str, str]], *, same_species: bool = True,
-             verb: str = "Exchanged") -> list[str]:
+def exchange(
+    st: GameState, pairs: Sequence[tuple[str, str]], *, same_species: bool = True, verb: str = "Exchanged"
+) -> list[str]:
     """Exchange in-play units with units of their owner's DUA, all at once (V4.01c L1159-1175):
     match every pair first, then swap.  Exchanged units are never killed."""
     rule = f"{DOC} L1159-1175"
@@ -223,12 +230,16 @@ def _swap(st: GameState, pairs: Sequence[tuple[str, str]], verb: str) -> list[st
         moves.append((new, st.location[old]))
     for uid, where in moves:
         st.location[uid] = where
-    lines = [f"{verb}: " + ", ".join(f"{st.units[o].name} -> {st.units[n].name}" for o, n in pairs)] if pairs else []
+    lines = (
+        [f"{verb}: " + ", ".join(f"{st.units[o].name} -> {st.units[n].name}" for o, n in pairs)]
+        if pairs
+        else []
+    )
     return lines + end_individual_effects(st, [o for o, _ in pairs])
 
 
 def match_promotions(st: GameState, uids: Sequence[str]) -> list[tuple[str, str]]:
-    """"Promote as many units as possible" (V4.01c L1145-1147): a largest matching of the given
+    """ "Promote as many units as possible" (V4.01c L1145-1147): a largest matching of the given
     in-play units to units one health larger of their species in the DUA / Summoning Pool.
     Deterministic (uids in order; augmenting paths)."""
     cands: dict[str, list[str]] = {}
@@ -253,7 +264,9 @@ def match_promotions(st: GameState, uids: Sequence[str]) -> list[tuple[str, str]
     return sorted(((o, n) for n, o in match.items()), key=lambda p: list(uids).index(p[0]))
 
 
-def promotion_choices(st: GameState, olds: Sequence[str], budget: int, limit: int = 48) -> list[list[tuple[str, str]]]:
+def promotion_choices(
+    st: GameState, olds: Sequence[str], budget: int, limit: int = 48
+) -> list[list[tuple[str, str]]]:
     """Every way to spend up to ``budget`` health-worth of promotion on the in-play units ``olds``:
     several units one size each, one unit several sizes, or any mix (V4.01c L1153-1156), each unit
     promoted once, each larger unit used once (all at once, L1145-1147).  Sets that swap the same
@@ -334,8 +347,15 @@ DeathHook = Callable[["RuleContext", list[Death]], Any]  # a generator function 
 ORDER_REDIRECT, ORDER_EXCHANGE, ORDER_BEFORE_DUA, ORDER_ENTER_DUA = 10, 20, 30, 40
 
 
-def kill_flow(game: RuleContext, uids: Sequence[str], *, save_roll: bool = True, army_targeted: bool = True,
-              cause: str = "", bury_too: bool = False) -> Flow:
+def kill_flow(
+    game: RuleContext,
+    uids: Sequence[str],
+    *,
+    save_roll: bool = True,
+    army_targeted: bool = True,
+    cause: str = "",
+    bury_too: bool = False,
+) -> Flow:
     """Kill units in play, through the death hooks, then move every die at once and check control
     and elimination.  Returns the list of ``Death`` records (where each unit went)."""
     import inspect
@@ -347,7 +367,9 @@ def kill_flow(game: RuleContext, uids: Sequence[str], *, save_roll: bool = True,
         u = _unit(st, uid, rule)
         if not u.is_unit or not _in_play(st, uid):
             raise IllegalAction(f"{u.name} ({uid}) is not a unit in play: it cannot be killed", rule)
-    deaths = [Death(uid, st.units[uid].owner, st.location[uid], save_roll, army_targeted, cause) for uid in uids]
+    deaths = [
+        Death(uid, st.units[uid].owner, st.location[uid], save_roll, army_targeted, cause) for uid in uids
+    ]
     ext = game.extensions
     for d in deaths:
         if bury_too:
@@ -382,7 +404,10 @@ def apply_deaths(game: RuleContext, deaths: Sequence[Death]) -> None:
         if d.dest == DUA:
             killed.append(name)
         elif d.dest == RESERVE:
-            game.say(f"{name} is killed but goes to the Reserve Area" + (f" ({'; '.join(d.notes)})" if d.notes else ""))
+            game.say(
+                f"{name} is killed but goes to the Reserve Area"
+                + (f" ({'; '.join(d.notes)})" if d.notes else "")
+            )
         elif d.dest == BUA:
             game.say(f"{name} is killed and buried" + (f" ({'; '.join(d.notes)})" if d.notes else ""))
         elif d.dest == POOL:

@@ -37,9 +37,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-HOOK_POINTS = ("setup", "roll_dice", "after_roll", "maneuver_step", "actions", "killed", "cleanup", "check_move",
-               "dua_counts", "terrain_elements", "check_moves", "before_resolution", "retreat_step", "before_roll",
-               "before_decision")
+HOOK_POINTS = (
+    "setup",
+    "roll_dice",
+    "after_roll",
+    "maneuver_step",
+    "actions",
+    "killed",
+    "cleanup",
+    "check_move",
+    "dua_counts",
+    "terrain_elements",
+    "check_moves",
+    "before_resolution",
+    "retreat_step",
+    "before_roll",
+    "before_decision",
+)
 
 Hook = Callable[..., Any]
 

@@ -68,8 +68,6 @@ Flow = Generator[Decision, Any, Any]
 HOLDING = UNPLACED  # armies revealed but not yet placed (set-up step 4)
 
 
-
-
 class _GameEnded(Exception):
     pass
 
@@ -180,13 +178,21 @@ class Game(DecisionFlow):
             dice = hook(self, army, roll, dice)
         for hook in self.extensions.hooks["before_roll"]:
             dice = yield from hook(self, army, roll, dice, ctx)
-        spec: list[dict[str, Any]] = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)} for d in dice]
+        spec: list[dict[str, Any]] = [
+            {"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)} for d in dice
+        ]
         need = ctx.pop("need", None)  # (results the roll needs, what for): the page's odds show it
         data: dict[str, Any] = {"roll": roll, "army": army.id}
         if need is not None:
             data.update(need=need[0], need_note=need[1])
-        faces = yield _ask("roll",
-            army.owner, "roll", prompt, rule, dice=spec, data=data,
+        faces = yield _ask(
+            "roll",
+            army.owner,
+            "roll",
+            prompt,
+            rule,
+            dice=spec,
+            data=data,
             validate=_faces_validator(spec),
         )
         rolled = [[f] for f in faces]
@@ -199,10 +205,14 @@ class Game(DecisionFlow):
                 dua[u.spec.species] = dua.get(u.spec.species, 0) + 1
         for hook in self.extensions.hooks["dua_counts"]:
             dua = hook(self, army.owner, dua)
-        for hook in self.extensions.hooks["before_resolution"]:  # re-rolls ignoring the face shown (Elemental Relic)
+        for hook in self.extensions.hooks[
+            "before_resolution"
+        ]:  # re-rolls ignoring the face shown (Elemental Relic)
             yield from hook(self, army, roll, dice, rolled, ctx)
         # Delayed SAIs, Howl/Screech/Wave, Bash, Magic Negation, Rapid Growth (sai_attack, species_play).
-        skip, extra, sai_choices = yield from _sai_attack.before_resolution(self, army, roll, dice, rolled, ctx)
+        skip, extra, sai_choices = yield from _sai_attack.before_resolution(
+            self, army, roll, dice, rolled, ctx
+        )
         for _ in range(20):
             request = ArmyRoll(
                 roll=roll,
@@ -224,7 +234,9 @@ class Game(DecisionFlow):
                 counted=tuple(ctx.get("counted", ())),
                 choices=tuple({**dict(ctx.get("choices") or {}), **sai_choices}.items()),
                 not_counting=skip,
-                extra_elements=tuple(e for hook in self.extensions.hooks["terrain_elements"] for e in hook(self, army)),
+                extra_elements=tuple(
+                    e for hook in self.extensions.hooks["terrain_elements"] for e in hook(self, army)
+                ),
             )
             try:
                 outcome = resolve_army_roll(request)
@@ -234,10 +246,17 @@ class Game(DecisionFlow):
             if not outcome.rerolls:
                 break
             again = [spec[i] for i in outcome.rerolls]
-            more = yield _ask("reroll",
-                army.owner, "roll", f"{self.player_name(army.owner)}: roll again "
-                + ", ".join(d["die"] for d in again) + " (their face makes them roll again)", "V4.01c L1015-1017",
-                dice=again, data={"roll": roll, "army": army.id, "reroll": True}, validate=_faces_validator(again),
+            more = yield _ask(
+                "reroll",
+                army.owner,
+                "roll",
+                f"{self.player_name(army.owner)}: roll again "
+                + ", ".join(d["die"] for d in again)
+                + " (their face makes them roll again)",
+                "V4.01c L1015-1017",
+                dice=again,
+                data={"roll": roll, "army": army.id, "reroll": True},
+                validate=_faces_validator(again),
             )
             for i, face in zip(outcome.rerolls, more, strict=True):
                 rolled[i].append(face)
@@ -279,17 +298,30 @@ class Game(DecisionFlow):
                 where = "terrain"
             else:
                 continue
-            out.append(EffectInForce(name, castings=int(e.detail.get("castings", 1)), target=where,
-                                     hostile=e.owner != army.owner))
+            out.append(
+                EffectInForce(
+                    name,
+                    castings=int(e.detail.get("castings", 1)),
+                    target=where,
+                    hostile=e.owner != army.owner,
+                )
+            )
         return tuple(out)
 
     def _terrain_roll(self, pid: str, terrain: TerrainState) -> Flow:
         """Starting distance: roll the terrain die; 8 re-rolls, 7 turns to 6 (V4.01c L340-343)."""
         while True:
-            spec = [{"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}]
-            faces = yield _ask("terrain_roll",
-                pid, "roll", f"{self.player_name(pid)}: roll {terrain.name} for its starting distance",
-                "V4.01c L340-343", dice=spec, data={"roll": "terrain", "terrain": terrain.id},
+            spec = [
+                {"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}
+            ]
+            faces = yield _ask(
+                "terrain_roll",
+                pid,
+                "roll",
+                f"{self.player_name(pid)}: roll {terrain.name} for its starting distance",
+                "V4.01c L340-343",
+                dice=spec,
+                data={"roll": "terrain", "terrain": terrain.id},
                 validate=_faces_validator(spec),
             )
             face = su.starting_face(int(faces[0]))
@@ -297,7 +329,9 @@ class Game(DecisionFlow):
                 self.say(f"{terrain.name} rolled 8: roll again")
                 continue
             terrain.face = face
-            self.say(f"{terrain.name} starts on {face}" + (" (7 turned down to 6)" if faces[0] == "7" else ""))
+            self.say(
+                f"{terrain.name} starts on {face}" + (" (7 turned down to 6)" if faces[0] == "7" else "")
+            )
             return face
 
     # -- the whole game -------------------------------------------------------------------------
@@ -342,10 +376,18 @@ class Game(DecisionFlow):
         # Step 4: order of play from Horde maneuver rolls; ties re-roll (V4.01c L312-316, L2458-2464).
         ranked = yield from self._rank(list(st.player_ids))
         top = ranked[0]
-        options = [choice("first_turn", "Take the first turn"), choice("select_frontier", "Select the Frontier Terrain")]
-        pick = yield _ask("first_or_frontier",
-            top, "choice", f"{self.player_name(top)} rolled the most maneuvers: take the first turn or select the Frontier?",
-            "V4.01c L318-322", options, validate=choose_validator(options),
+        options = [
+            choice("first_turn", "Take the first turn"),
+            choice("select_frontier", "Select the Frontier Terrain"),
+        ]
+        pick = yield _ask(
+            "first_or_frontier",
+            top,
+            "choice",
+            f"{self.player_name(top)} rolled the most maneuvers: take the first turn or select the Frontier?",
+            "V4.01c L318-322",
+            options,
+            validate=choose_validator(options),
         )
         order, selector = su.turn_order_after_choice(ranked, pick == "first_turn")
         st.turn_order = order
@@ -354,10 +396,17 @@ class Game(DecisionFlow):
         # Frontier selection (V4.01c L318-326): any proposed frontier; the others leave the game.
         st.step = "frontier"
         proposals = [(p.id, p.frontier_proposal) for p in st.players]
-        options = [choice(pid, f"{kind.name} (proposed by {self.player_name(pid)})") for pid, kind in proposals]
-        chosen = yield _ask("select_frontier",
-            selector, "choice", f"{self.player_name(selector)}: select the Frontier Terrain", "V4.01c L324-326",
-            options, validate=choose_validator(options),
+        options = [
+            choice(pid, f"{kind.name} (proposed by {self.player_name(pid)})") for pid, kind in proposals
+        ]
+        chosen = yield _ask(
+            "select_frontier",
+            selector,
+            "choice",
+            f"{self.player_name(selector)}: select the Frontier Terrain",
+            "V4.01c L324-326",
+            options,
+            validate=choose_validator(options),
         )
         kind = dict(proposals)[chosen]
         st.terrains[FRONTIER] = TerrainState(FRONTIER, kind, "frontier", None)
@@ -372,13 +421,23 @@ class Game(DecisionFlow):
             homes = {p: st.player(p).home for p in order}
             horde_options = su.legal_horde_terrains(pid, homes, counts)
             if not horde_options:
-                raise IllegalSetup(f"{self.player_name(pid)} has no Home Terrain left for their Horde army", "V4.01c L330")
+                raise IllegalSetup(
+                    f"{self.player_name(pid)} has no Home Terrain left for their Horde army", "V4.01c L330"
+                )
             horde_at = horde_options[0]
             if len(horde_options) > 1:
-                opts = [choice(t, f"{st.terrains[t].name} ({self.player_name(st.terrains[t].owner)}'s home)") for t in horde_options]
-                horde_at = yield _ask("place_horde",
-                    pid, "choice", f"{self.player_name(pid)}: place your Horde army at another player's Home Terrain",
-                    "V4.01c L330", opts, validate=choose_validator(opts),
+                opts = [
+                    choice(t, f"{st.terrains[t].name} ({self.player_name(st.terrains[t].owner)}'s home)")
+                    for t in horde_options
+                ]
+                horde_at = yield _ask(
+                    "place_horde",
+                    pid,
+                    "choice",
+                    f"{self.player_name(pid)}: place your Horde army at another player's Home Terrain",
+                    "V4.01c L330",
+                    opts,
+                    validate=choose_validator(opts),
                 )
             self._place(pending_armies[pid]["horde"], horde_at)
             counts = self._army_counts()
@@ -386,14 +445,21 @@ class Game(DecisionFlow):
             camp_options = su.legal_campaign_terrains(list(st.terrains), own, counts)
             if not camp_options:
                 self._place(pending_armies[pid]["campaign"], RESERVE)
-                self.say(f"{self.player_name(pid)} has no terrain left for their Campaign army: it starts in Reserve")
+                self.say(
+                    f"{self.player_name(pid)} has no terrain left for their Campaign army: it starts in Reserve"
+                )
                 continue
             camp_at = camp_options[0]
             if len(camp_options) > 1:
                 opts = [choice(t, st.terrains[t].name) for t in camp_options]
-                camp_at = yield _ask("place_campaign",
-                    pid, "choice", f"{self.player_name(pid)}: place your Campaign army at a terrain where you have no army",
-                    "V4.01c L331; FAQ95 SET-UP 5.C", opts, validate=choose_validator(opts),
+                camp_at = yield _ask(
+                    "place_campaign",
+                    pid,
+                    "choice",
+                    f"{self.player_name(pid)}: place your Campaign army at a terrain where you have no army",
+                    "V4.01c L331; FAQ95 SET-UP 5.C",
+                    opts,
+                    validate=choose_validator(opts),
                 )
             self._place(pending_armies[pid]["campaign"], camp_at)
         # Step 5: starting distances (V4.01c L338-343).
@@ -413,22 +479,29 @@ class Game(DecisionFlow):
             for pid in tied:
                 horde = self.state.army(pid, HOLDING)
                 out = yield from self.roll(
-                    horde, "maneuver", f"{self.player_name(pid)}: roll your Horde army for maneuvers (order of play)",
-                    "V4.01c L312-316", order_of_play=True,
+                    horde,
+                    "maneuver",
+                    f"{self.player_name(pid)}: roll your Horde army for maneuvers (order of play)",
+                    "V4.01c L312-316",
+                    order_of_play=True,
                 )
                 totals[pid] = out.total
             split = su.rank_totals(totals)
             for sub in split:
                 if len(sub) > 1:
-                    self.say("Tie between " + ", ".join(self.player_name(p) for p in sub) + ": they roll again")
-            segments[i:i + 1] = split
+                    self.say(
+                        "Tie between " + ", ".join(self.player_name(p) for p in sub) + ": they roll again"
+                    )
+            segments[i : i + 1] = split
         return [s[0] for s in segments]
 
     def _place(self, uids: list[str], where: str) -> None:
         for uid in uids:
             self.state.location[uid] = where
-        self.say(f"{self.player_name(self.state.units[uids[0]].owner)} places an army at " + (
-            "the Reserve Area" if where == RESERVE else self.state.terrains[where].name))
+        self.say(
+            f"{self.player_name(self.state.units[uids[0]].owner)} places an army at "
+            + ("the Reserve Area" if where == RESERVE else self.state.terrains[where].name)
+        )
 
     def _army_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -445,8 +518,12 @@ class Game(DecisionFlow):
         st.march = 0
         # 1. Expire effects (V4.01c L358-359).
         st.phase, st.step = PHASE_EXPIRE, ""
-        gone = [e for e in st.effects if (e.owner == pid and e.expiry == UNTIL_YOUR_NEXT_TURN)
-                or (e.expiry == UNTIL_ITS_NEXT_TURN and split_army_id(e.target)[0] == pid)]
+        gone = [
+            e
+            for e in st.effects
+            if (e.owner == pid and e.expiry == UNTIL_YOUR_NEXT_TURN)
+            or (e.expiry == UNTIL_ITS_NEXT_TURN and split_army_id(e.target)[0] == pid)
+        ]
         st.effects = [e for e in st.effects if e not in gone]
         for e in gone:
             self.say(f"{e.name} ({self.player_name(e.owner)}) on {e.target} expires")
@@ -473,7 +550,9 @@ class Game(DecisionFlow):
         st.phase, st.march = PHASE_RESERVES, 0
         yield from self._reinforce(pid)
         yield from self._retreat(pid)
-        for hook in self.extensions.hooks["retreat_step"]:  # e.g. a Dragonlord rides its tamed dragon (V4.01c L2923-2926)
+        for hook in self.extensions.hooks[
+            "retreat_step"
+        ]:  # e.g. a Dragonlord rides its tamed dragon (V4.01c L2923-2926)
             yield from hook(self, pid)
         st.step = ""
 
@@ -500,16 +579,26 @@ class Game(DecisionFlow):
             # Dragonkin are promoted from the Summoning Pool (V4.01c L1139-1141)
             bigger = st.area(pid, POOL) if a.spec.species == "Dragonkin" else dead
             for u in bigger:
-                if (u.is_unit and u.spec.species == a.spec.species and u.health == a.health + 1
-                        and a.spec.species != "Dracolem" and (a.name, u.name) not in seen):
+                if (
+                    u.is_unit
+                    and u.spec.species == a.spec.species
+                    and u.health == a.health + 1
+                    and a.spec.species != "Dracolem"
+                    and (a.name, u.name) not in seen
+                ):
                     seen.add((a.name, u.name))
                     opts.append(choice(f"promote:{a.uid}:{u.uid}", f"Promote {a.name} to {u.name}"))
         if len(opts) == 1:
             return
         st.step = "city"
-        pick = yield _ask("city",
-            pid, "choice", f"{self.player_name(pid)}: City at {terrain.name}: recruit or promote?", "V4.01c L522-524",
-            opts, validate=choose_validator(opts),
+        pick = yield _ask(
+            "city",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: City at {terrain.name}: recruit or promote?",
+            "V4.01c L522-524",
+            opts,
+            validate=choose_validator(opts),
         )
         if pick.startswith("recruit:"):
             uid = pick.split(":")[1]
@@ -527,10 +616,17 @@ class Game(DecisionFlow):
         if not victims:
             return
         st.step = "temple"
-        opts = [choice("none", "Do nothing")] + [choice(p, f"Make {self.player_name(p)} bury a unit") for p in victims]
-        victim = yield _ask("temple",
-            pid, "choice", f"{self.player_name(pid)}: Temple at {terrain.name}: force a player to bury a dead unit?",
-            "V4.01c L529-531", opts, validate=choose_validator(opts),
+        opts = [choice("none", "Do nothing")] + [
+            choice(p, f"Make {self.player_name(p)} bury a unit") for p in victims
+        ]
+        victim = yield _ask(
+            "temple",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: Temple at {terrain.name}: force a player to bury a dead unit?",
+            "V4.01c L529-531",
+            opts,
+            validate=choose_validator(opts),
         )
         if victim == "none":
             return
@@ -543,9 +639,14 @@ class Game(DecisionFlow):
                 opts.append(choice(u.uid, f"Bury {u.name}"))
         uid = opts[0]["value"]
         if len(opts) > 1:
-            uid = yield _ask("temple_bury",
-                victim, "choice", f"{self.player_name(victim)}: choose a unit in your DUA to bury (Temple)",
-                "V4.01c L529-531", opts, validate=choose_validator(opts),
+            uid = yield _ask(
+                "temple_bury",
+                victim,
+                "choice",
+                f"{self.player_name(victim)}: choose a unit in your DUA to bury (Temple)",
+                "V4.01c L529-531",
+                opts,
+                validate=choose_validator(opts),
             )
         if (yield from _sai_rise.rise_from_the_ashes(self, [uid], "buried")):  # V4.01c L1772-1776
             return
@@ -559,10 +660,17 @@ class Game(DecisionFlow):
         ready = [a for a in st.armies(pid) if a.id not in st.marched]
         if not ready:
             return
-        opts = [choice(a.id, f"March with {self.army_label(a)}") for a in ready] + [choice("pass", "Do not march")]
-        pick = yield _ask("march",
-            pid, "choice", f"{self.player_name(pid)}: {'first' if number == 1 else 'second'} march: which army marches?",
-            "V4.01c L372-376, L466-469; FAQ95 TURN B", opts, validate=choose_validator(opts),
+        opts = [choice(a.id, f"March with {self.army_label(a)}") for a in ready] + [
+            choice("pass", "Do not march")
+        ]
+        pick = yield _ask(
+            "march",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: {'first' if number == 1 else 'second'} march: which army marches?",
+            "V4.01c L372-376, L466-469; FAQ95 TURN B",
+            opts,
+            validate=choose_validator(opts),
         )
         if pick == "pass":
             self.say(f"{self.player_name(pid)} does not take march {number}")
@@ -584,9 +692,14 @@ class Game(DecisionFlow):
         st.step = "maneuver"
         terrain = st.terrains[tid]
         opts = [choice("maneuver", f"Maneuver at {terrain.name}"), choice("skip", "Skip the maneuver step")]
-        pick = yield _ask("maneuver",
-            pid, "choice", f"{self.player_name(pid)}: maneuver at {terrain.name} (face {terrain.face})?",
-            "V4.01c L376-380", opts, validate=choose_validator(opts),
+        pick = yield _ask(
+            "maneuver",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: maneuver at {terrain.name} (face {terrain.face})?",
+            "V4.01c L376-380",
+            opts,
+            validate=choose_validator(opts),
             data={"odds_army": st.army(pid, tid).id, "odds_roll": "maneuver"},
         )
         if pick == "skip":
@@ -599,9 +712,14 @@ class Game(DecisionFlow):
             if not army.units:
                 continue
             opts = [choice("counter", "Counter-maneuver"), choice("no", "Let the maneuver happen")]
-            answer = yield _ask("counter_maneuver",
-                other, "choice", f"{self.player_name(other)}: counter-maneuver {self.player_name(pid)}'s maneuver at {terrain.name}?",
-                "V4.01c L377-379", opts, validate=choose_validator(opts),
+            answer = yield _ask(
+                "counter_maneuver",
+                other,
+                "choice",
+                f"{self.player_name(other)}: counter-maneuver {self.player_name(pid)}'s maneuver at {terrain.name}?",
+                "V4.01c L377-379",
+                opts,
+                validate=choose_validator(opts),
                 data={"odds_army": army.id, "odds_roll": "maneuver"},
             )
             if answer == "counter":
@@ -610,17 +728,24 @@ class Game(DecisionFlow):
         if counters:
             # The marching player rolls first, then opponents in turn order (V4.01c L1003-1006).
             mine = yield from self.roll(
-                st.army(pid, tid), "maneuver", f"{self.player_name(pid)}: roll your army at {terrain.name} for maneuvers",
+                st.army(pid, tid),
+                "maneuver",
+                f"{self.player_name(pid)}: roll your army at {terrain.name} for maneuvers",
                 "V4.01c L380-383",
             )
             for army in counters:
                 theirs = yield from self.roll(
-                    army, "maneuver", f"{self.player_name(army.owner)}: roll your army at {terrain.name} to counter-maneuver",
-                    "V4.01c L380-383", counter_maneuver=True,
+                    army,
+                    "maneuver",
+                    f"{self.player_name(army.owner)}: roll your army at {terrain.name} to counter-maneuver",
+                    "V4.01c L380-383",
+                    counter_maneuver=True,
                     need=(mine.total + 1, "maneuvers to beat the marching army (ties go to the marcher)"),
                 )
                 # Compared one by one, never combined; ties go to the marcher (L381-383, L2499-2500).
-                if mine.total < theirs.total or (mine.total == theirs.total and _counter_wins_ties(self, tid)):
+                if mine.total < theirs.total or (
+                    mine.total == theirs.total and _counter_wins_ties(self, tid)
+                ):
                     success = False
             if not success:
                 self.say(f"The maneuver at {terrain.name} fails")
@@ -637,9 +762,15 @@ class Game(DecisionFlow):
         if terrain.face < 8:
             opts.append(choice("up", f"Turn {terrain.name} up to {terrain.face + 1}"))
         st.step = "maneuver_direction"
-        way = yield _ask("direction",
-            pid, "choice", f"{self.player_name(pid)}: the maneuver succeeds: turn {terrain.name} up or down?",
-            "V4.01c L384-386", opts, validate=choose_validator(opts), data={"terrain": terrain.id},
+        way = yield _ask(
+            "direction",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: the maneuver succeeds: turn {terrain.name} up or down?",
+            "V4.01c L384-386",
+            opts,
+            validate=choose_validator(opts),
+            data={"terrain": terrain.id},
         )
         old = terrain.face
         terrain.face = old + (1 if way == "up" else -1)
@@ -652,7 +783,9 @@ class Game(DecisionFlow):
             lost = terrain.controller
             terrain.controller = None
             if lost is not None and lost != pid:
-                self.say(f"{self.player_name(lost)} is out-maneuvered and loses control of {terrain.name} (V4.01c L513-517)")
+                self.say(
+                    f"{self.player_name(lost)} is out-maneuvered and loses control of {terrain.name} (V4.01c L513-517)"
+                )
             elif lost is not None:
                 self.say(f"{self.player_name(lost)} gives up control of {terrain.name}")
         if terrain.face == 8:
@@ -689,10 +822,18 @@ class Game(DecisionFlow):
             legal.append(action)
         if not legal:
             return
-        opts = [choice(a, f"{a.capitalize()} action") for a in legal] + [choice("skip", "Skip the action step")]
-        pick = yield _ask("action",
-            pid, "choice", f"{self.player_name(pid)}: action with {self.army_label(army)}?", "V4.01c L393-400",
-            opts, validate=choose_validator(opts), data={"odds_army": army.id, "odds_roll": legal[0]},
+        opts = [choice(a, f"{a.capitalize()} action") for a in legal] + [
+            choice("skip", "Skip the action step")
+        ]
+        pick = yield _ask(
+            "action",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: action with {self.army_label(army)}?",
+            "V4.01c L393-400",
+            opts,
+            validate=choose_validator(opts),
+            data={"odds_army": army.id, "odds_roll": legal[0]},
         )
         if pick == MELEE:
             yield from self._melee(pid, location)
@@ -705,7 +846,7 @@ class Game(DecisionFlow):
     def opponents_in_turn_order(self, pid: str) -> list[str]:
         order = self.state.turn_order or self.state.player_ids
         i = order.index(pid)
-        rotated = order[i + 1:] + order[:i]
+        rotated = order[i + 1 :] + order[:i]
         return [p for p in rotated if not self.state.player(p).eliminated]
 
     def _choose_target(self, pid: str, targets: list[Army], what: str, rule: str) -> Flow:
@@ -713,8 +854,15 @@ class Game(DecisionFlow):
         if len(targets) == 1:
             return targets[0]
         opts = [choice(a.id, f"{self.army_label(a)} ({a.health} health)") for a in targets]
-        tid = yield _ask("target", pid, "choice", f"{self.player_name(pid)}: choose the target of your {what}", rule, opts,
-                             validate=choose_validator(opts))
+        tid = yield _ask(
+            "target",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: choose the target of your {what}",
+            rule,
+            opts,
+            validate=choose_validator(opts),
+        )
         return next(a for a in targets if a.id == tid)
 
     # -- melee --------------------------------------------------------------------------------------
@@ -725,18 +873,27 @@ class Game(DecisionFlow):
     def _melee(self, pid: str, location: str) -> Flow:
         st = self.state
         st.step = "melee"
-        target = yield from self._choose_target(pid, self._melee_targets(pid, location), "melee attack", "V4.01c L403-405")
+        target = yield from self._choose_target(
+            pid, self._melee_targets(pid, location), "melee attack", "V4.01c L403-405"
+        )
         self.say(f"{self.army_label(st.army(pid, location))} attacks {self.army_label(target)} in melee")
         yield from self.attack(st.army(pid, location), target, MELEE, counter=False)
         # Counter-attack by the defender, same process (V4.01c L412-415).
         defender = st.army(target.owner, location)
         attacker = st.army(pid, location)
-        if defender.units and attacker.units and _sai_attack.may_counter_attack(self, defender):  # Surprise, Charge, Foul Stench
+        if (
+            defender.units and attacker.units and _sai_attack.may_counter_attack(self, defender)
+        ):  # Surprise, Charge, Foul Stench
             opts = [choice("counter", "Counter-attack"), choice("no", "Do not counter-attack")]
             st.step = "counter_attack"
-            answer = yield _ask("counter_attack",
-                target.owner, "choice", f"{self.player_name(target.owner)}: counter-attack {self.army_label(attacker)}?",
-                "V4.01c L412-415", opts, validate=choose_validator(opts),
+            answer = yield _ask(
+                "counter_attack",
+                target.owner,
+                "choice",
+                f"{self.player_name(target.owner)}: counter-attack {self.army_label(attacker)}?",
+                "V4.01c L412-415",
+                opts,
+                validate=choose_validator(opts),
                 data={"odds_army": defender.id, "odds_roll": MELEE},
             )
             if answer == "counter":
@@ -761,13 +918,22 @@ class Game(DecisionFlow):
         else:
             st.step = "allocate_damage"
             opts = [{"value": s, "label": ", ".join(st.units[u].name for u in s)} for s in legal]
-            killed = yield _ask("allocate",
-                army.owner, "allocate",
+            killed = yield _ask(
+                "allocate",
+                army.owner,
+                "allocate",
                 f"{self.player_name(army.owner)}: {damage} damage to {self.army_label(army)}: choose units worth "
                 f"{dmg.health_to_kill([h for _, _, h in units], damage)} health to kill",
-                dmg.RULE, opts, data={"damage": damage, "army": army.id,
-                                      "health_to_kill": dmg.health_to_kill([h for _, _, h in units], damage)},
-                validate=lambda a, units=units, damage=damage: dmg.check_allocation(units, a.get("units"), damage),
+                dmg.RULE,
+                opts,
+                data={
+                    "damage": damage,
+                    "army": army.id,
+                    "health_to_kill": dmg.health_to_kill([h for _, _, h in units], damage),
+                },
+                validate=lambda a, units=units, damage=damage: dmg.check_allocation(
+                    units, a.get("units"), damage
+                ),
             )
         yield from kill_flow(self, killed, save_roll=save_roll, cause="damage")  # death hooks: dua.py
 
@@ -809,12 +975,14 @@ class Game(DecisionFlow):
     def _missile(self, pid: str, location: str) -> Flow:
         st = self.state
         st.step = "missile"
-        target = yield from self._choose_target(pid, self._missile_targets(pid, location), "missile attack",
-                                                "V4.01c L427-433")
+        target = yield from self._choose_target(
+            pid, self._missile_targets(pid, location), "missile attack", "V4.01c L427-433"
+        )
         self.say(f"{self.army_label(st.army(pid, location))} shoots at {self.army_label(target)}")
         # Against a Reserve army (Tower only) only non-ID missile results count (V4.01c L533-535).
-        yield from self.attack(st.army(pid, location), target, MISSILE, counter=False,
-                                ids_count=target.location != RESERVE)
+        yield from self.attack(
+            st.army(pid, location), target, MISSILE, counter=False, ids_count=target.location != RESERVE
+        )
         yield from _species_play.defensive_volley(self, str(ArmyId(pid, location)), target)  # V4.01c L821-824
 
     # -- magic --------------------------------------------------------------------------------------
@@ -822,32 +990,53 @@ class Game(DecisionFlow):
         st = self.state
         st.step = "magic"
         army = st.army(pid, location)
-        out = yield from self.roll(army, "magic", f"{self.player_name(pid)}: roll {self.army_label(army)} for magic",
-                                    "V4.01c L449-456")
+        out = yield from self.roll(
+            army,
+            "magic",
+            f"{self.player_name(pid)}: roll {self.army_label(army)} for magic",
+            "V4.01c L449-456",
+        )
         if out.total <= 0:
             self.say("No magic results")
             return
         terrain = st.terrains.get(location)
         extra: tuple[str, ...] = ()
-        if terrain is not None and terrain.face == 8 and terrain.controller == pid and terrain.kind.icon == "Standing Stones":
+        if (
+            terrain is not None
+            and terrain.face == 8
+            and terrain.controller == pid
+            and terrain.kind.icon == "Standing Stones"
+        ):
             extra = terrain.kind.elements  # V4.01c L526-528
         dice = {u.uid: u for u in army.dice}
         accounting = {
-            uid: {"die": dice[uid].name, "magic": n,
-                  "may_count_as": sorted(set(out.magic_kinds.get(uid) or mg.magic_kinds(dice[uid])) | set(extra))}
-            for uid, n in out.magic_by_die.items() if n > 0
+            uid: {
+                "die": dice[uid].name,
+                "magic": n,
+                "may_count_as": sorted(
+                    set(out.magic_kinds.get(uid) or mg.magic_kinds(dice[uid])) | set(extra)
+                ),
+            }
+            for uid, n in out.magic_by_die.items()
+            if n > 0
         }
         st.step = "announce_spells"
-        casts = yield _ask("cast",
-            pid, "cast", f"{self.player_name(pid)}: {out.total} magic: announce your spells and their targets",
-            "V4.01c L470-480", data={"magic": out.total, "accounting": accounting, "army": army.id},
+        casts = yield _ask(
+            "cast",
+            pid,
+            "cast",
+            f"{self.player_name(pid)}: {out.total} magic: announce your spells and their targets",
+            "V4.01c L470-480",
+            data={"magic": out.total, "accounting": accounting, "army": army.id},
             validate=lambda a, army=army, out=out, extra=extra: self.validate_casts(pid, army, out, extra, a),
         )
         from .spells.casting import cast_announced
 
         yield from cast_announced(self, pid, army, casts)  # Dispel Magic, lost targets, effects (spells/)
 
-    def validate_casts(self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...], action: dict[str, Any]) -> list[AnnouncedSpell]:
+    def validate_casts(
+        self, pid: str, army: Army, out: RollOutcome, extra: tuple[str, ...], action: dict[str, Any]
+    ) -> list[AnnouncedSpell]:
         from ..catalogue import load_catalogue
         from .spells.registry import announce as announce_spell
         from .spells.registry import check_all as check_all_spells
@@ -870,12 +1059,16 @@ class Game(DecisionFlow):
             if color in ("Elemental", "Alloy"):
                 pay = entry.get("element") or mixed_payment(card.name)  # spells/registry.py
                 if not pay:
-                    raise IllegalSpell(f"{card.name} is {color}: say which single element pays for it ('element')",
-                                       "V4.01c L2093-2100")
+                    raise IllegalSpell(
+                        f"{card.name} is {color}: say which single element pays for it ('element')",
+                        "V4.01c L2093-2100",
+                    )
                 pay = str(pay).capitalize()
             else:
                 pay = mg.spell_kinds_accepted(color, "")[0]
-            casts.append(announce_spell(self, pid, army, card, entry, pay))  # target kinds: spells/registry.py
+            casts.append(
+                announce_spell(self, pid, army, card, entry, pay)
+            )  # target kinds: spells/registry.py
         check_all_spells(casts)
         mg.check_payment(out.magic_by_die, {u.uid: u for u in army.dice}, casts, extra, out.magic_kinds)
         return casts
@@ -893,18 +1086,26 @@ class Game(DecisionFlow):
         """The target must exist when chosen (V4.01c L473-476); Temple shields from death magic (L529-531)."""
         st = self.state
         if not isinstance(target, str) or not target:
-            raise IllegalSpell(f"{card.name} needs a target (army id, unit id, terrain id, 'dua:<player>' or 'bua:<player>')")
+            raise IllegalSpell(
+                f"{card.name} needs a target (army id, unit id, terrain id, 'dua:<player>' or 'bua:<player>')"
+            )
         owner = None
         if is_army_id(target):
             owner, loc = split_army_id(target)
             if owner not in st.player_ids or not st.army(owner, loc).units:
                 raise IllegalSpell(f"there is no army {target!r} to target", "V4.01c L473-476")
             if _sai_status.hidden_by_illusion(self, pid, target):
-                raise IllegalSpell(f"{target} is hidden by an Illusion: opposing spells cannot target it",
-                                   "V4.01c L1667-1675")
+                raise IllegalSpell(
+                    f"{target} is hidden by an Illusion: opposing spells cannot target it",
+                    "V4.01c L1667-1675",
+                )
             protected_at = loc
         elif target in st.units:
-            if st.location[target] not in st.terrains and st.location[target] != RESERVE and card.color != "Elemental":
+            if (
+                st.location[target] not in st.terrains
+                and st.location[target] != RESERVE
+                and card.color != "Elemental"
+            ):
                 raise IllegalSpell(f"unit {target!r} is not in play", "V4.01c L473-476")
             owner, protected_at = st.units[target].owner, st.location[target]
         elif target in st.terrains:
@@ -912,12 +1113,22 @@ class Game(DecisionFlow):
         elif target.split(":")[0] in (DUA, BUA) and target.split(":")[-1] in st.player_ids:
             return
         else:
-            raise IllegalSpell(f"{target!r} is not an army, unit, terrain, DUA or BUA in play", "V4.01c L473-476")
+            raise IllegalSpell(
+                f"{target!r} is not an army, unit, terrain, DUA or BUA in play", "V4.01c L473-476"
+            )
         t = st.terrains.get(protected_at)
-        if (card.color == "Black" and owner != pid and t is not None and t.face == 8 and t.controller == owner
-                and t.kind.icon == "Temple"):
-            raise IllegalSpell(f"{self.player_name(owner)}'s army controls a Temple: opponents' death magic cannot affect it",
-                               "V4.01c L529-531")
+        if (
+            card.color == "Black"
+            and owner != pid
+            and t is not None
+            and t.face == 8
+            and t.controller == owner
+            and t.kind.icon == "Temple"
+        ):
+            raise IllegalSpell(
+                f"{self.player_name(owner)}'s army controls a Temple: opponents' death magic cannot affect it",
+                "V4.01c L529-531",
+            )
 
     # -- reserves phase ---------------------------------------------------------------------------
     def _reinforce(self, pid: str) -> Flow:
@@ -927,9 +1138,13 @@ class Game(DecisionFlow):
         reserve = [u for u in st.area(pid, RESERVE)]
         if not any(u.is_unit for u in reserve):
             return
-        moves = yield _ask("reinforce",
-            pid, "reinforce", f"{self.player_name(pid)}: reinforce: move reserve units to terrains (or none)",
-            "V4.01c L483-487", data={"units": [u.uid for u in reserve], "terrains": list(st.terrains)},
+        moves = yield _ask(
+            "reinforce",
+            pid,
+            "reinforce",
+            f"{self.player_name(pid)}: reinforce: move reserve units to terrains (or none)",
+            "V4.01c L483-487",
+            data={"units": [u.uid for u in reserve], "terrains": list(st.terrains)},
             validate=lambda a: self._validate_moves(a, {u.uid for u in reserve}, set(st.terrains)),
         )
         for uid, where in moves.items():
@@ -950,10 +1165,16 @@ class Game(DecisionFlow):
 
         def validate(action: dict[str, Any]) -> list[str]:
             units = action.get("units")
-            if (not isinstance(units, list) or not all(isinstance(u, str) for u in units)
-                    or any(u not in ids for u in units) or len(set(units)) != len(units)):
-                raise IllegalAction(f"'units' must list distinct ids of your dice at terrains: {sorted(ids)}",
-                                    "V4.01c L489-491")
+            if (
+                not isinstance(units, list)
+                or not all(isinstance(u, str) for u in units)
+                or any(u not in ids for u in units)
+                or len(set(units)) != len(units)
+            ):
+                raise IllegalAction(
+                    f"'units' must list distinct ids of your dice at terrains: {sorted(ids)}",
+                    "V4.01c L489-491",
+                )
             for uid in units:
                 for hook in self.extensions.hooks["check_move"]:
                     hook(self, pid, uid, RESERVE)
@@ -961,9 +1182,14 @@ class Game(DecisionFlow):
                 hook(self, pid, {uid: RESERVE for uid in units})
             return list(units)
 
-        units = yield _ask("retreat",
-            pid, "retreat", f"{self.player_name(pid)}: retreat: move units from terrains to your Reserve Area (or none)",
-            "V4.01c L489-491", data={"units": sorted(ids)}, validate=validate,
+        units = yield _ask(
+            "retreat",
+            pid,
+            "retreat",
+            f"{self.player_name(pid)}: retreat: move units from terrains to your Reserve Area (or none)",
+            "V4.01c L489-491",
+            data={"units": sorted(ids)},
+            validate=validate,
         )
         for uid in units:
             st.location[uid] = RESERVE
@@ -971,15 +1197,21 @@ class Game(DecisionFlow):
             self.say(f"{self.player_name(pid)} retreats " + ", ".join(st.units[u].name for u in units))
         self.cleanup()
 
-    def _validate_moves(self, action: dict[str, Any], allowed: set[str], terrains: set[str]) -> dict[str, str]:
+    def _validate_moves(
+        self, action: dict[str, Any], allowed: set[str], terrains: set[str]
+    ) -> dict[str, str]:
         moves = action.get("moves")
         if not isinstance(moves, Mapping):
             raise IllegalAction("'moves' must map unit ids to terrain ids", "V4.01c L483-487")
         for uid, where in moves.items():
             if not isinstance(uid, str) or not isinstance(where, str):
-                raise IllegalAction("'moves' must map unit ids (text) to terrain ids (text)", "V4.01c L483-487")
+                raise IllegalAction(
+                    "'moves' must map unit ids (text) to terrain ids (text)", "V4.01c L483-487"
+                )
             if uid not in allowed:
-                raise IllegalAction(f"{uid!r} is not one of your units in the Reserve Area", "V4.01c L483-487")
+                raise IllegalAction(
+                    f"{uid!r} is not one of your units in the Reserve Area", "V4.01c L483-487"
+                )
             if where not in terrains:
                 raise IllegalAction(f"{where!r} is not a terrain in play", "V4.01c L483-487")
             for hook in self.extensions.hooks["check_move"]:
@@ -1018,7 +1250,9 @@ class Game(DecisionFlow):
         st = self.state
         for t in st.terrains.values():
             if t.face == 8 and t.controller is not None and not st.army(t.controller, t.id).units:
-                self.say(f"{self.player_name(t.controller)} no longer has an army at {t.name}: it turns back to 7 (V4.01c L513-517)")
+                self.say(
+                    f"{self.player_name(t.controller)} no longer has an army at {t.name}: it turns back to 7 (V4.01c L513-517)"
+                )
                 t.face, t.controller = 7, None
         for p in st.players:
             if not p.eliminated and not st.units_in_play(p.id):
@@ -1037,7 +1271,9 @@ class Game(DecisionFlow):
         raise _GameEnded()
 
     # -- effects (used by spells, dragons and SAI modules) ----------------------------------------
-    def add_effect(self, name: str, owner: str, target: str, expiry: str = UNTIL_YOUR_NEXT_TURN, **detail: Any) -> Effect:
+    def add_effect(
+        self, name: str, owner: str, target: str, expiry: str = UNTIL_YOUR_NEXT_TURN, **detail: Any
+    ) -> Effect:
         st = self.state
         effect = Effect(st.next_effect_id, name, owner, target, expiry, dict(detail))
         st.next_effect_id += 1
@@ -1045,7 +1281,9 @@ class Game(DecisionFlow):
         return effect
 
 
-def _advanced_pool(p: Mapping[str, Any], name: str, force: int, armies: Mapping[str, list[DieSpec]], n_players: int) -> list[DieSpec]:
+def _advanced_pool(
+    p: Mapping[str, Any], name: str, force: int, armies: Mapping[str, list[DieSpec]], n_players: int
+) -> list[DieSpec]:
     """Advanced set-up add-ons that start in the Summoning Pool: Dragonkin (V4.01c L2510-2520) and
     minor terrains (L2595-2602)."""
     out = []
@@ -1060,19 +1298,27 @@ def _advanced_pool(p: Mapping[str, Any], name: str, force: int, armies: Mapping[
     allowed = su.dragonkin_allowance(force, dracolem)
     health = sum(d.health for d in kin_specs)
     if health > allowed:
-        raise IllegalSetup(f"{name}: {health} health of Dragonkin, but a {force}-point force "
-                           f"({dracolem} of Dracolem) allows {allowed}", "V4.01c L2512-2514")
+        raise IllegalSetup(
+            f"{name}: {health} health of Dragonkin, but a {force}-point force "
+            f"({dracolem} of Dracolem) allows {allowed}",
+            "V4.01c L2512-2514",
+        )
     out += kin_specs
     minors = p.get("minor_terrains", [])
     if not isinstance(minors, list):
-        raise IllegalSetup(f"{name}: 'minor_terrains' must be a list of minor terrain names", "V4.01c L2599-2600")
+        raise IllegalSetup(
+            f"{name}: 'minor_terrains' must be a list of minor terrain names", "V4.01c L2599-2600"
+        )
     minor_specs = [spec_for(str(m) if "/" in str(m) else f"Terrains/{m}") for m in minors]
     for spec in minor_specs:
         if spec.kind != "minor_terrain":
             raise IllegalSetup(f"{name}: {spec.name} is not a minor terrain", "V4.01c L2595-2602")
     if len(minor_specs) > su.minor_terrain_allowance(n_players):
-        raise IllegalSetup(f"{name}: {len(minor_specs)} minor terrains, but a {n_players}-player game allows "
-                           f"{su.minor_terrain_allowance(n_players)}", "V4.01c L2599-2600")
+        raise IllegalSetup(
+            f"{name}: {len(minor_specs)} minor terrains, but a {n_players}-player game allows "
+            f"{su.minor_terrain_allowance(n_players)}",
+            "V4.01c L2599-2600",
+        )
     return out + minor_specs
 
 
@@ -1082,7 +1328,9 @@ def _build_state(setup: Mapping[str, Any]) -> tuple[GameState, dict[str, dict[st
         raise IllegalSetup("the set-up must be an object")
     force = setup.get("force_size")
     if not isinstance(force, int) or isinstance(force, bool) or force <= 0:
-        raise IllegalSetup(f"force_size must be a positive whole number of points, not {force!r}", "V4.01c L276-281")
+        raise IllegalSetup(
+            f"force_size must be a positive whole number of points, not {force!r}", "V4.01c L276-281"
+        )
     players_in = setup.get("players")
     if not isinstance(players_in, list) or len(players_in) < 2:
         raise IllegalSetup("a game needs a list of at least two players", "V4.01c L259-263")
@@ -1101,8 +1349,10 @@ def _build_state(setup: Mapping[str, Any]) -> tuple[GameState, dict[str, dict[st
         name = str(p.get("name") or pid)
         home_kind = parse_terrain(str(p.get("home", "")))
         if home_kind.advanced:
-            raise IllegalSetup(f"{name}: {home_kind.name} is an advanced terrain: only usable as the Frontier",
-                               "V4.01c L2566")
+            raise IllegalSetup(
+                f"{name}: {home_kind.name} is an advanced terrain: only usable as the Frontier",
+                "V4.01c L2566",
+            )
         frontier_kind = parse_terrain(str(p.get("frontier", "")))
         tid = f"home-{pid}"
         player = Player(pid, name, tid, frontier_kind)
@@ -1110,7 +1360,9 @@ def _build_state(setup: Mapping[str, Any]) -> tuple[GameState, dict[str, dict[st
         st.terrains[tid] = TerrainState(tid, home_kind, "home", pid)
         armies = p.get("armies")
         if not isinstance(armies, Mapping):
-            raise IllegalSetup(f"{name}: 'armies' must give the home, horde and campaign armies", "V4.01c L296-302")
+            raise IllegalSetup(
+                f"{name}: 'armies' must give the home, horde and campaign armies", "V4.01c L296-302"
+            )
         specs: dict[str, list[DieSpec]] = {}
         for army_name, dice in armies.items():
             if not isinstance(dice, list):

@@ -86,7 +86,10 @@ def spell_kinds_accepted(color: str, pay_with: str) -> tuple[str, ...]:
 
 
 def check_payment(
-    magic_by_die: Mapping[str, int], dice: Mapping[str, Unit], casts: Sequence[SpellCast], extra_kinds: Sequence[str] = (),
+    magic_by_die: Mapping[str, int],
+    dice: Mapping[str, Unit],
+    casts: Sequence[SpellCast],
+    extra_kinds: Sequence[str] = (),
     kinds_by_die: Mapping[str, Sequence[str]] | None = None,
 ) -> None:
     """Raise ``IllegalSpell`` unless the rolled magic can pay every cast at once (a max-flow check)."""

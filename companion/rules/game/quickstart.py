@@ -19,12 +19,28 @@ from ..core.errors import IllegalSetup
 from .setup import ARMY_NAMES, dragons_required
 
 DEFAULT_SPECIES = ("Dwarves", "Goblins", "Coral Elves", "Lava Elves", "Amazons", "Undead")
-DEFAULT_HOMES = ("Highland City", "Swampland Temple", "Coastland Tower", "Feyland Standing Stones",
-                 "Flatland City", "Wasteland Tower")
-DEFAULT_FRONTIERS = ("Coastland Standing Stone", "Flatland Tower", "Wasteland Temple", "Highland Temple",
-                     "Swampland City", "Feyland City")
-SPECIES_DRAGON = {"Dwarves": "Dragons/Red Drake", "Goblins": "Dragons/Black Wyrm",
-                  "Coral Elves": "Dragons/Blue Drake", "Lava Elves": "Dragons/Black Drake"}
+DEFAULT_HOMES = (
+    "Highland City",
+    "Swampland Temple",
+    "Coastland Tower",
+    "Feyland Standing Stones",
+    "Flatland City",
+    "Wasteland Tower",
+)
+DEFAULT_FRONTIERS = (
+    "Coastland Standing Stone",
+    "Flatland Tower",
+    "Wasteland Temple",
+    "Highland Temple",
+    "Swampland City",
+    "Feyland City",
+)
+SPECIES_DRAGON = {
+    "Dwarves": "Dragons/Red Drake",
+    "Goblins": "Dragons/Black Wyrm",
+    "Coral Elves": "Dragons/Blue Drake",
+    "Lava Elves": "Dragons/Black Drake",
+}
 
 
 def army_of(species: str, points: int, offset: int = 0) -> list[str]:
@@ -64,7 +80,10 @@ def quick_setup(compact: Mapping[str, Any]) -> dict[str, Any]:
         if "armies" not in p:
             third = force // 3
             shares = [force - 2 * third, third, third]
-            p["armies"] = {name: army_of(species, pts, k) for k, (name, pts) in enumerate(zip(ARMY_NAMES, shares, strict=True))}
+            p["armies"] = {
+                name: army_of(species, pts, k)
+                for k, (name, pts) in enumerate(zip(ARMY_NAMES, shares, strict=True))
+            }
         if "dragons" not in p:
             p["dragons"] = [SPECIES_DRAGON.get(species, "Dragons/Red Drake")] * dragons_required(force)
         players.append(p)

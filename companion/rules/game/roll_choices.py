@@ -32,7 +32,13 @@ if TYPE_CHECKING:
     from .rolling import ArmyRoll, RollOutcome
 
 Flow = Generator[Decision, Any, Any]
-TYPE_LABEL = {"magic": "Magic", "maneuver": "Maneuver", "melee": "Melee", "missile": "Missile", "save": "Save"}
+TYPE_LABEL = {
+    "magic": "Magic",
+    "maneuver": "Maneuver",
+    "melee": "Melee",
+    "missile": "Missile",
+    "save": "Save",
+}
 FIREMINION_TYPES = ("magic", "maneuver", "melee", "missile", "save")
 
 
@@ -45,8 +51,11 @@ def counted_types(roll: str, ctx: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _sai_dice(dice: Sequence[Unit], rolled: Sequence[Sequence[str]], sai: str, skip: Set[str]) -> list[int]:
-    return [i for i, (d, faces) in enumerate(zip(dice, rolled, strict=True))
-            if d.uid not in skip and any(d.spec.find_face(f).sai == sai for f in faces)]
+    return [
+        i
+        for i, (d, faces) in enumerate(zip(dice, rolled, strict=True))
+        if d.uid not in skip and any(d.spec.find_face(f).sai == sai for f in faces)
+    ]
 
 
 def _x(d: Unit, faces: Sequence[str], sai: str) -> int:
@@ -58,15 +67,25 @@ def compositions(total: int, parts: int) -> list[tuple[int, ...]]:
     """Every way to write `total` as `parts` ordered non-negative shares, the first share largest first."""
     if parts == 1:
         return [(total,)]
-    return [(first, *rest) for first in range(total, -1, -1) for rest in compositions(total - first, parts - 1)]
+    return [
+        (first, *rest) for first in range(total, -1, -1) for rest in compositions(total - first, parts - 1)
+    ]
 
 
 def _unit_label(d: Unit, faces: Sequence[str]) -> str:
     return f"{d.name} ({d.uid}, rolled {', '.join(faces)})"
 
 
-def _choose_units(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: Sequence[Sequence[str]], skip: Set[str], count: int,
-                  prompt: str, rule: str) -> Flow:
+def _choose_units(
+    game: RuleContext,
+    army: Army,
+    dice: Sequence[Unit],
+    rolled: Sequence[Sequence[str]],
+    skip: Set[str],
+    count: int,
+    prompt: str,
+    rule: str,
+) -> Flow:
     """`count` different units of the roll, picked one at a time (all of them when there are no more)."""
     able = [i for i, d in enumerate(dice) if d.is_unit and d.uid not in skip]
     if len(able) <= count:
@@ -80,44 +99,72 @@ def _choose_units(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: S
     return chosen
 
 
-def _counts_as(game: RuleContext, army: Army, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],
-               counted: Sequence[str], skip: Set[str], choices: dict[str, Any]) -> Flow:
+def _counts_as(
+    game: RuleContext,
+    army: Army,
+    dice: Sequence[Unit],
+    rolled: Sequence[Sequence[str]],
+    counted: Sequence[str],
+    skip: Set[str],
+    choices: dict[str, Any],
+) -> Flow:
     """Species abilities that let units count one rolled type as another (L1040-1048), where the
     roll counts both types: using them is the owner's choice (L1083-1084), not automatic."""
     from ..resolution.model import ICON_RESULT
     from ..v4.species import _COUNTS_AS
+
     st = game.state
     terrain = st.terrains.get(army.location)
     if terrain is None:
         return
-    elements = set(terrain.kind.elements) | {e for hook in game.extensions.hooks["terrain_elements"] for e in hook(game, army)}
+    elements = set(terrain.kind.elements) | {
+        e for hook in game.extensions.hooks["terrain_elements"] for e in hook(game, army)
+    }
     for ability, (species, needs, source, target) in _COUNTS_AS.items():
         if source not in counted or target not in counted or (needs and not (needs & elements)):
             continue
         # the faces that give ``source`` results: its catalogue icon, and IDs
         shows = tuple(icon for icon, t in ICON_RESULT.items() if t == source) + ("ID",)
-        mine = [(d, faces) for d, faces in zip(dice, rolled, strict=True)
-                if d.uid not in skip and d.is_unit and d.spec.species == species]
+        mine = [
+            (d, faces)
+            for d, faces in zip(dice, rolled, strict=True)
+            if d.uid not in skip and d.is_unit and d.spec.species == species
+        ]
         if not any(d.spec.find_face(f).icon in shows for d, faces in mine for f in faces):
             continue
         # at most what the faces show (the engine converts no more than there is)
-        most = sum(d.spec.find_face(f).count for d, faces in mine for f in faces
-                   if d.spec.find_face(f).icon in shows)
-        options = [("yes", f"{ability}: count all their {source} as {target}"),
-                   ("no", f"{ability}: keep them as {source}")]
-        options += [(str(n), f"{ability}: count {n} {source} as {target}, keep the rest")
-                    for n in range(1, most)]
-        use = yield from pick(game, army.owner, options,
-                              f"{ability}: count {species}' {source} results as {target}?",
-                              "V4.01c L1040-1048, L1083-1084")
+        most = sum(
+            d.spec.find_face(f).count for d, faces in mine for f in faces if d.spec.find_face(f).icon in shows
+        )
+        options = [
+            ("yes", f"{ability}: count all their {source} as {target}"),
+            ("no", f"{ability}: keep them as {source}"),
+        ]
+        options += [
+            (str(n), f"{ability}: count {n} {source} as {target}, keep the rest") for n in range(1, most)
+        ]
+        use = yield from pick(
+            game,
+            army.owner,
+            options,
+            f"{ability}: count {species}' {source} results as {target}?",
+            "V4.01c L1040-1048, L1083-1084",
+        )
         if use == "no":
             choices[ability] = False
         elif use != "yes":
             choices[f"{ability} amount"] = int(use)
 
 
-def before_totals(game: RuleContext, army: Army, roll: str, dice: Sequence[Unit], rolled: Sequence[Sequence[str]],
-                  ctx: dict[str, Any], skip: Set[str] = frozenset()) -> Flow:
+def before_totals(
+    game: RuleContext,
+    army: Army,
+    roll: str,
+    dice: Sequence[Unit],
+    rolled: Sequence[Sequence[str]],
+    ctx: dict[str, Any],
+    skip: Set[str] = frozenset(),
+) -> Flow:
     """Ask the roller's choices for this roll; returns the resolution choices to add."""
     st = game.state
     counted = counted_types(roll, ctx)
@@ -126,27 +173,49 @@ def before_totals(game: RuleContext, army: Army, roll: str, dice: Sequence[Unit]
         counted = tuple(t for t in counted if t == "maneuver")
     army_roll = not ctx.get("individual")
     # Wilding: one unit per casting, its melee and saves doubled (L2167-2171).
-    wild = sum(int(e.detail.get("castings", 1)) for e in st.effects if e.name == "Wilding" and e.target == army.id)
+    wild = sum(
+        int(e.detail.get("castings", 1)) for e in st.effects if e.name == "Wilding" and e.target == army.id
+    )
     if wild and army_roll and ({"melee", "save"} & set(counted)):
-        units = yield from _choose_units(game, army, dice, rolled, skip, wild,
-                                         "Wilding: double the melee and save results of which unit?",
-                                         "V4.01c L2167-2171")
+        units = yield from _choose_units(
+            game,
+            army,
+            dice,
+            rolled,
+            skip,
+            wild,
+            "Wilding: double the melee and save results of which unit?",
+            "V4.01c L2167-2171",
+        )
         if units:
             choices["Wilding units"] = ",".join(str(i) for i in units)
     # Fiery Weapon: +2 melee or missile per casting, the owner's choice where both count (L2323-2326).
-    if (any(e.name == "Fiery Weapon" and e.target == army.id for e in st.effects)
-            and {"melee", "missile"} <= set(counted)):
-        choices["Fiery Weapon"] = yield from pick(game, army.owner, [("melee", "Fiery Weapon: add to melee"),
-                                                                     ("missile", "Fiery Weapon: add to missile")],
-                                                  "Fiery Weapon: add its results to melee or missile?",
-                                                  "V4.01c L2323-2326")
+    if any(e.name == "Fiery Weapon" and e.target == army.id for e in st.effects) and {
+        "melee",
+        "missile",
+    } <= set(counted):
+        choices["Fiery Weapon"] = yield from pick(
+            game,
+            army.owner,
+            [("melee", "Fiery Weapon: add to melee"), ("missile", "Fiery Weapon: add to missile")],
+            "Fiery Weapon: add its results to melee or missile?",
+            "V4.01c L2323-2326",
+        )
     # Necromantic Wave: magic counted as melee or missile, the owner's pick where both count (L2227-2233).
-    if (any(e.name == "Necromantic Wave" and e.target == army.id for e in st.effects)
-            and {"melee", "missile"} <= set(counted)):
+    if any(e.name == "Necromantic Wave" and e.target == army.id for e in st.effects) and {
+        "melee",
+        "missile",
+    } <= set(counted):
         choices["Necromantic Wave"] = yield from pick(
-            game, army.owner, [("melee", "Necromantic Wave: count magic as melee"),
-                               ("missile", "Necromantic Wave: count magic as missile")],
-            "Necromantic Wave: count magic results as melee or missile?", "V4.01c L2227-2233")
+            game,
+            army.owner,
+            [
+                ("melee", "Necromantic Wave: count magic as melee"),
+                ("missile", "Necromantic Wave: count magic as missile"),
+            ],
+            "Necromantic Wave: count magic results as melee or missile?",
+            "V4.01c L2227-2233",
+        )
     # Elevate: double one unit's missile / saves against melee; in a dragon attack, missile or saves
     # first.  Each Elevate rolled chooses on its own.
     elevators = _sai_dice(dice, rolled, "Elevate", skip) if army_roll else []
@@ -155,15 +224,30 @@ def before_totals(game: RuleContext, army: Army, roll: str, dice: Sequence[Unit]
         which = f" ({dice[i].name})" if len(elevators) > 1 else ""
         kind = None
         if roll == "dragon":
-            kind = yield from pick(game, army.owner, [("Save", "Elevate: double one unit's saves"),
-                                                      ("Missile", "Elevate: double one unit's missile")],
-                                   f"Elevate{which}: double saves or missile?", rule)
+            kind = yield from pick(
+                game,
+                army.owner,
+                [
+                    ("Save", "Elevate: double one unit's saves"),
+                    ("Missile", "Elevate: double one unit's missile"),
+                ],
+                f"Elevate{which}: double saves or missile?",
+                rule,
+            )
             choices[f"Elevate@{i}"] = kind
         elif roll == "missile" or (roll == "save" and ctx.get("against") == "melee"):
             kind = "Missile" if roll == "missile" else "Save"
         if kind is not None:
-            units = yield from _choose_units(game, army, dice, rolled, skip, 1,
-                                             f"Elevate{which}: double the {kind.lower()} results of which unit?", rule)
+            units = yield from _choose_units(
+                game,
+                army,
+                dice,
+                rolled,
+                skip,
+                1,
+                f"Elevate{which}: double the {kind.lower()} results of which unit?",
+                rule,
+            )
             if units:
                 choices[f"Elevate units@{i}"] = ",".join(str(u) for u in units)
     # "May count as" abilities in a roll counting both types: the owner decides (L1083-1084), e.g.
@@ -171,26 +255,36 @@ def before_totals(game: RuleContext, army: Army, roll: str, dice: Sequence[Unit]
     yield from _counts_as(game, army, dice, rolled, counted, skip, choices)
     # Flurry against a dragon: X saves, or X melee and the item rolls again (L1571-1574).
     if roll == "dragon" and _sai_dice(dice, rolled, "Flurry", skip):
-        choices["Flurry"] = yield from pick(game, army.owner, [("Save", "Flurry: X saves"),
-                                                               ("Melee", "Flurry: X melee and roll the item again")],
-                                            "Flurry: saves, or melee and roll again?", "V4.01c L1571-1574")
+        choices["Flurry"] = yield from pick(
+            game,
+            army.owner,
+            [("Save", "Flurry: X saves"), ("Melee", "Flurry: X melee and roll the item again")],
+            "Flurry: saves, or melee and roll again?",
+            "V4.01c L1571-1574",
+        )
     # Fly and Create Fireminions in a roll counting more than one of their types: the results may be
     # split between the types the roll needs (L1089-1096).
-    for sai, types, rule in (("Fly", ("maneuver", "save"), "V4.01c L1586-1587, L1089-1096"),
-                             ("Create Fireminions", FIREMINION_TYPES, "V4.01c L1405-1406, L1089-1096")):
+    for sai, types, rule in (
+        ("Fly", ("maneuver", "save"), "V4.01c L1586-1587, L1089-1096"),
+        ("Create Fireminions", FIREMINION_TYPES, "V4.01c L1405-1406, L1089-1096"),
+    ):
         options = [t for t in types if t in counted]
         shown = _sai_dice(dice, rolled, sai, skip)
         if len(options) < 2 or not shown:
             continue
         for i in shown:  # each die's results are split on their own
             x = _x(dice[i], rolled[i], sai)
-            opts = [(",".join(f"{TYPE_LABEL[t]}:{n}" for t, n in zip(options, parts, strict=True)),
-                     f"{sai}: " + ", ".join(f"{n} {t}" for t, n in zip(options, parts, strict=True) if n))
-                    for parts in compositions(x, len(options))]
+            opts = [
+                (
+                    ",".join(f"{TYPE_LABEL[t]}:{n}" for t, n in zip(options, parts, strict=True)),
+                    f"{sai}: " + ", ".join(f"{n} {t}" for t, n in zip(options, parts, strict=True) if n),
+                )
+                for parts in compositions(x, len(options))
+            ]
             which = f" ({dice[i].name})" if len(shown) > 1 else ""
-            choices[f"{sai} split@{i}"] = yield from pick(game, army.owner, opts,
-                                                          f"{sai}{which}: how do its {x} results count in this roll?",
-                                                          rule)
+            choices[f"{sai} split@{i}"] = yield from pick(
+                game, army.owner, opts, f"{sai}{which}: how do its {x} results count in this roll?", rule
+            )
     return choices
 
 
@@ -239,16 +333,27 @@ def penalty_split(game: RuleContext, army: Army, request: ArmyRoll, outcome: Rol
             tried.append((split, _counted_total(resolve_army_roll(trial))))
         least = min(total for _, total in tried)
         legal = [split for split, total in tried if total == least]
-        options = [(i, f"{name}: " + ", ".join(f"-{n} {t}" for t, n in split.items())) for i, split in enumerate(legal)]
+        options = [
+            (i, f"{name}: " + ", ".join(f"-{n} {t}" for t, n in split.items()))
+            for i, split in enumerate(legal)
+        ]
         if len(options) == 1:
             chosen = legal[0]
         else:
             opts = [choice(split, label) for split, (_, label) in zip(legal, options, strict=True)]
-            chosen = yield ask("penalty_split", army.owner, "choice",
-                               f"{game.player_name(army.owner)}: place the {name} penalty (-{amount}) on this roll's "
-                               f"{', '.join(types)} results (all of it where it applies)",
-                               PENALTY_SPELLS[name], opts, validate=choose_validator(opts, PENALTY_SPELLS[name]))
+            chosen = yield ask(
+                "penalty_split",
+                army.owner,
+                "choice",
+                f"{game.player_name(army.owner)}: place the {name} penalty (-{amount}) on this roll's "
+                f"{', '.join(types)} results (all of it where it applies)",
+                PENALTY_SPELLS[name],
+                opts,
+                validate=choose_validator(opts, PENALTY_SPELLS[name]),
+            )
         request = replace(request, choices=(*request.choices, (f"{name} split", chosen)))
-        game.say(f"{game.player_name(army.owner)} places the {name} penalty: "
-                  + ", ".join(f"-{n} {t}" for t, n in chosen.items()))
+        game.say(
+            f"{game.player_name(army.owner)} places the {name} penalty: "
+            + ", ".join(f"-{n} {t}" for t, n in chosen.items())
+        )
     return request, resolve_army_roll(request)

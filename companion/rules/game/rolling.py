@@ -39,10 +39,16 @@ class ArmyRoll:
     dua_counts: tuple[tuple[str, int], ...] = ()
     force_points: int = 24
     individual: bool = False  # one unit rolling alone against an effect that targets it (V4.01c L1225-1226)
-    counted: tuple[str, ...] = ()  # a combination roll's result types (V4.01c L1076-1096); () = the roll's own
-    not_counting: frozenset[str] = frozenset()  # uids whose results no longer count (Choke, Hypnotic Glare: step 2)
+    counted: tuple[
+        str, ...
+    ] = ()  # a combination roll's result types (V4.01c L1076-1096); () = the roll's own
+    not_counting: frozenset[str] = (
+        frozenset()
+    )  # uids whose results no longer count (Choke, Hypnotic Glare: step 2)
     choices: tuple[tuple[str, object], ...] = ()  # resolution "may" choices (id_as splits, V4.01c L677-681)
-    extra_elements: tuple[str, ...] = ()  # a minor terrain's elements count as the terrain's (V4.01c L2630-2632)
+    extra_elements: tuple[
+        str, ...
+    ] = ()  # a minor terrain's elements count as the terrain's (V4.01c L2630-2632)
 
 
 @dataclass
@@ -53,13 +59,19 @@ class RollOutcome:
     reports: list[dict[str, Any]] = field(default_factory=list)
     rerolls: list[int] = field(default_factory=list)  # indexes of dice whose last face re-rolls
     magic_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # uid -> elements its magic may be
-    totals: dict[str, int] = field(default_factory=dict)  # per counted type (combination rolls: dragon response)
+    totals: dict[str, int] = field(
+        default_factory=dict
+    )  # per counted type (combination rolls: dragon response)
     uids: list[str] = field(default_factory=list)  # the rolled dice, in the order of report unit indexes
     per_unit: list[dict[str, Any]] = field(default_factory=list)  # counted results of each die (same order)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"total": self.total, "magic_by_die": dict(self.magic_by_die), "steps": list(self.steps),
-                "reports": list(self.reports)}
+        return {
+            "total": self.total,
+            "magic_by_die": dict(self.magic_by_die),
+            "steps": list(self.steps),
+            "reports": list(self.reports),
+        }
 
 
 def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
@@ -76,9 +88,14 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
     if request.terrain is not None and not request.order_of_play:
         from ..catalogue.tables import Element
 
-        terrain = RollTerrain(request.terrain.type, face=request.face, eighth=request.terrain.icon,
-                               extra_elements=frozenset(Element(e) for e in request.extra_elements),
-                               controlled=request.eighth_face, name=request.terrain.name)
+        terrain = RollTerrain(
+            request.terrain.type,
+            face=request.face,
+            eighth=request.terrain.icon,
+            extra_elements=frozenset(Element(e) for e in request.extra_elements),
+            controlled=request.eighth_face,
+            name=request.terrain.name,
+        )
     req = RollRequest(
         purpose=request.roll,
         units=tuple(units),
@@ -113,7 +130,17 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
     for r in res.reports:
         if r.kind == "reroll_pending" and r.unit is not None:
             rerolls.append(r.unit)
-        reports.append({"source": r.source, "text": r.text, "amount": r.amount, "unit": r.unit, "kind": r.kind})
-    return RollOutcome(res.total(request.roll), magic, [s.as_dict() for s in res.steps], reports, rerolls, kinds,
-                       dict(res.totals), uids=[unit.uid for unit, _ in request.dice],
-                       per_unit=[dict(p) for p in res.per_unit])
+        reports.append(
+            {"source": r.source, "text": r.text, "amount": r.amount, "unit": r.unit, "kind": r.kind}
+        )
+    return RollOutcome(
+        res.total(request.roll),
+        magic,
+        [s.as_dict() for s in res.steps],
+        reports,
+        rerolls,
+        kinds,
+        dict(res.totals),
+        uids=[unit.uid for unit, _ in request.dice],
+        per_unit=[dict(p) for p in res.per_unit],
+    )

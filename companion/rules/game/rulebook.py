@@ -39,8 +39,14 @@ def build_extensions(setup: Mapping[str, Any] | None = None) -> Extensions:
     ext.add("roll_dice", sai_status.roll_dice_filter, water.mire_dice, dragonkin.roll_dice, items.roll_dice)
     ext.add("before_roll", sai_status.glare_option)
     ext.add("before_resolution", dragons.id_split_hook, item_sais.before_resolution)
-    ext.add("after_roll", sai_general.after_roll, casting.cantrip_after_roll, item_sais.after_roll,
-            dragonkin.after_roll, dracolem.after_roll)
+    ext.add(
+        "after_roll",
+        sai_general.after_roll,
+        casting.cantrip_after_roll,
+        item_sais.after_roll,
+        dragonkin.after_roll,
+        dracolem.after_roll,
+    )
     ext.add("maneuver_step", water.mire_march, minor_terrains.maneuver_step)
     ext.add("actions", minor_terrains.actions)
     ext.add("killed", dragonkin.killed)

@@ -53,8 +53,19 @@ TARGETED = {
     "id_to_reserves_else_kill": ("id", "reserves_else_kill"),
 }
 ONE_UNIT = {"roll_id_or_kill", "roll_id_or_kill_and_bury", "plague", "coil", "hug", "damage_unit"}
-PRE_SAVE = frozenset(TARGETED) | ONE_UNIT | {"charm", "damage_no_save", "charge", "delayed_kill_id",
-                                             "delayed_hypnotize", "delayed_reroll", "defender_save_modifier"}
+PRE_SAVE = (
+    frozenset(TARGETED)
+    | ONE_UNIT
+    | {
+        "charm",
+        "damage_no_save",
+        "charge",
+        "delayed_kill_id",
+        "delayed_hypnotize",
+        "delayed_reroll",
+        "defender_save_modifier",
+    }
+)
 SPELL_ONLY = "damage_spell_saves_only"
 
 
@@ -88,7 +99,9 @@ def _army(game: RuleContext, army_id: str) -> Army:
 # --------------------------------------------------------------------------- the attack
 
 
-def attack(game: RuleContext, attacker: Army, target: Army, kind: str, counter: bool, ids_count: bool = True) -> Flow:
+def attack(
+    game: RuleContext, attacker: Army, target: Army, kind: str, counter: bool, ids_count: bool = True
+) -> Flow:
     """Attack roll, SAIs, save roll, damage, backlash (V4.01c L405-411, L430-437)."""
     from ..v4.species import SPECIES_ABILITIES  # noqa: F401  (species hooks registered)
 
@@ -107,31 +120,46 @@ def attack(game: RuleContext, attacker: Army, target: Army, kind: str, counter: 
     game.notes["sai_counter"] = counter
     try:
         hits = yield from game.roll(
-            attacker, kind, f"{game.player_name(attacker.owner)}: roll {game.army_label(attacker)} for {kind} ({what})",
+            attacker,
+            kind,
+            f"{game.player_name(attacker.owner)}: roll {game.army_label(attacker)} for {kind} ({what})",
             "V4.01c L405-411" if kind == MELEE else "V4.01c L430-437",
-            counter_attack=counter, ids_count=ids_count, choices=choices,
+            counter_attack=counter,
+            ids_count=ids_count,
+            choices=choices,
             aimed_at=target.location,  # Wall of Fog (V4.01c L2384-2387)
         )
     finally:
         game.notes["sai_counter"] = False
     plan = AttackPlan(kind, attacker.id)
-    plan.per_unit_melee = {uid: int(p.get("melee", 0)) for uid, p in zip(hits.uids, hits.per_unit, strict=False)}
+    plan.per_unit_melee = {
+        uid: int(p.get("melee", 0)) for uid, p in zip(hits.uids, hits.per_unit, strict=False)
+    }
     total = hits.total
     total += yield from _before_save(game, attacker, target, kind, hits, plan)
     target = st.army(target.owner, target.location)
     if total <= 0 or not target.units:
-        game.say(f"No {kind} results: no save roll, no damage" if total <= 0 else "The defending army is gone")
+        game.say(
+            f"No {kind} results: no save roll, no damage" if total <= 0 else "The defending army is gone"
+        )
         yield from _foul_stench(game, attacker, target, kind, counter)
         return
-    cursed = sum(int(r["amount"] or 0) for r, _ in sai_reports(hits, {SPELL_ONLY}) if r["source"] == "Cursed Bullets")
+    cursed = sum(
+        int(r["amount"] or 0) for r, _ in sai_reports(hits, {SPELL_ONLY}) if r["source"] == "Cursed Bullets"
+    )
     # saving against a counter-attack: no Scorching Touch (L937-938)
     ctx: dict[str, Any] = {"against": kind, "sai_plan": plan, "counter_attack": counter}
     if plan.charge:
         ctx["counted"] = ("save", "melee")
     saves = yield from game.roll(
-        target, "save", f"{game.player_name(target.owner)}: roll {game.army_label(target)} for saves against {total} {kind}"
-        + (" (Charge: a combination save and melee roll)" if plan.charge else ""), "V4.01c L406-411",
-        need=(total, "saves to stop every hit"), **ctx)
+        target,
+        "save",
+        f"{game.player_name(target.owner)}: roll {game.army_label(target)} for saves against {total} {kind}"
+        + (" (Charge: a combination save and melee roll)" if plan.charge else ""),
+        "V4.01c L406-411",
+        need=(total, "saves to stop every hit"),
+        **ctx,
+    )
     status.march_marks(game)["charmed"].clear()  # charmed units sat out this save roll only (L1321-1323)
     if plan.to_kill:
         alive = [u for u in plan.to_kill if st.location[u] == target.location]
@@ -167,9 +195,17 @@ def spell_saves(game: RuleContext, army: Army) -> int:
     terrain = st.terrains.get(army.location)
     unit = army.units[0]
     face = next(f for f in unit.spec.faces if not f.endswith(" ID"))
-    req = ArmyRoll("save", ((unit, (face,)),), terrain=None if terrain is None else terrain.kind,
-                   face=terrain.face if terrain else 1, in_reserve=army.location == RESERVE, against="melee",
-                   effects=effects, not_counting=frozenset({unit.uid}), force_points=st.force_size)
+    req = ArmyRoll(
+        "save",
+        ((unit, (face,)),),
+        terrain=None if terrain is None else terrain.kind,
+        face=terrain.face if terrain else 1,
+        in_reserve=army.location == RESERVE,
+        against="melee",
+        effects=effects,
+        not_counting=frozenset({unit.uid}),
+        force_points=st.force_size,
+    )
     try:
         return max(0, resolve_army_roll(req).total)
     except ValueError:
@@ -194,9 +230,16 @@ def _grouped(game: RuleContext, attacker: Army, reports: list[tuple[dict[str, An
     out = []
     for (source, kind), group in by_source.items():
         if len(group) > 1 and kind not in ONE_UNIT and kind in TARGETED:
-            how = yield from pick(game, attacker.owner, [("combine", f"Combine the {len(group)} {source} effects"),
-                                                        ("one_by_one", "Resolve them one by one")],
-                                  f"{source}: combine its effects or resolve them one by one?", "V4.01c L1228-1230")
+            how = yield from pick(
+                game,
+                attacker.owner,
+                [
+                    ("combine", f"Combine the {len(group)} {source} effects"),
+                    ("one_by_one", "Resolve them one by one"),
+                ],
+                f"{source}: combine its effects or resolve them one by one?",
+                "V4.01c L1228-1230",
+            )
             if how == "combine":
                 total = sum(int(r["amount"] or 0) for r, _ in group)
                 out.append(({**group[0][0], "amount": total}, group[0][1]))
@@ -205,7 +248,9 @@ def _grouped(game: RuleContext, attacker: Army, reports: list[tuple[dict[str, An
     return out
 
 
-def _before_save(game: RuleContext, attacker: Army, target: Army, kind: str, hits: RollOutcome, plan: AttackPlan) -> Flow:
+def _before_save(
+    game: RuleContext, attacker: Army, target: Army, kind: str, hits: RollOutcome, plan: AttackPlan
+) -> Flow:
     """Carry out the attacker's SAIs that act before the save roll; returns extra attack results (Charm)."""
     st = game.state
     extra = 0
@@ -223,26 +268,43 @@ def _before_save(game: RuleContext, attacker: Army, target: Army, kind: str, hit
             continue
         if k == "charge":
             plan.charge = True
-            game.say(f"Charge: {game.army_label(defender)} makes a combination save and melee roll instead of a "
-                      f"save roll and counter-attack ({rule})")
+            game.say(
+                f"Charge: {game.army_label(defender)} makes a combination save and melee roll instead of a "
+                f"save roll and counter-attack ({rule})"
+            )
             status.march_marks(game)["surprised"] = True
             continue
         if not defender.units:
             continue
         if k in TARGETED:
-            targets = yield from health_worth_targets(game, attacker.owner, defender.units, amount,
-                                                      f"{source}: target up to {amount} health-worth of "
-                                                      f"{game.army_label(defender)}", rule)
+            targets = yield from health_worth_targets(
+                game,
+                attacker.owner,
+                defender.units,
+                amount,
+                f"{source}: target up to {amount} health-worth of {game.army_label(defender)}",
+                rule,
+            )
             yield from _targeted(game, attacker, k, source, targets, rule)
         elif k == "charm":
-            targets = yield from health_worth_targets(game, attacker.owner, defender.units, amount,
-                                                      f"Charm: target up to {amount} health-worth of "
-                                                      f"{game.army_label(defender)}", rule)
+            targets = yield from health_worth_targets(
+                game,
+                attacker.owner,
+                defender.units,
+                amount,
+                f"Charm: target up to {amount} health-worth of {game.army_label(defender)}",
+                rule,
+            )
             if targets:
                 charmed = Army(defender.owner, defender.location, tuple(st.units[u] for u in targets))
-                out = yield from game.roll(charmed, kind, f"{game.player_name(defender.owner)}: roll your charmed units "
-                                            f"for {kind}: their results join the attacker's (Charm)", rule,
-                                            no_sai_effects=True)
+                out = yield from game.roll(
+                    charmed,
+                    kind,
+                    f"{game.player_name(defender.owner)}: roll your charmed units "
+                    f"for {kind}: their results join the attacker's (Charm)",
+                    rule,
+                    no_sai_effects=True,
+                )
                 status.march_marks(game)["charmed"].update(targets)
                 extra += out.total
                 game.say(f"Charm: {out.total} {kind} added to the attack ({rule})")
@@ -276,12 +338,23 @@ def _targeted(game: RuleContext, attacker: Army, k: str, source: str, targets: l
             failed.append(uid)
             continue
         if roll == "id":
-            _, faces = yield from individual_roll(game, unit, "save", f"{source}: an ID sends it to the Reserve Area, "
-                                                  "anything else kills it", rule)
+            _, faces = yield from individual_roll(
+                game,
+                unit,
+                "save",
+                f"{source}: an ID sends it to the Reserve Area, anything else kills it",
+                rule,
+            )
             (to_reserve if showed_id(unit, faces) else killed_by_id).append(uid)
             continue
-        out, faces = yield from individual_roll(game, unit, roll, f"{source}: {roll} or suffer it", rule,
-                                                against="individual" if roll == "save" else None)
+        out, faces = yield from individual_roll(
+            game,
+            unit,
+            roll,
+            f"{source}: {roll} or suffer it",
+            rule,
+            against="individual" if roll == "save" else None,
+        )
         if failure == "reserves_id_killed" and showed_id(unit, faces):
             killed_by_id.append(uid)
         elif out.totals.get(roll, out.total) <= 0:
@@ -313,8 +386,14 @@ def _convert_return(game: RuleContext, attacker: Army, worth: int, rule: str) ->
     if not st.army(attacker.owner, attacker.location).units:
         return
     dead = [u for u in st.area(attacker.owner, DUA) if u.is_unit]
-    chosen = yield from optional_units(game, attacker.owner, dead, worth,
-                                       f"Convert: return units from your DUA to {game.army_label(attacker)}?", rule)
+    chosen = yield from optional_units(
+        game,
+        attacker.owner,
+        dead,
+        worth,
+        f"Convert: return units from your DUA to {game.army_label(attacker)}?",
+        rule,
+    )
     for line in dua.return_from_dua(st, chosen, attacker.owner, attacker.location, rule):
         game.say(f"Convert: {line}")
 
@@ -324,19 +403,36 @@ def _to_reserves(game: RuleContext, uids: list[str], source: str, rule: str) -> 
     for uid in uids:
         st.location[uid] = RESERVE
     if uids:
-        game.say(f"{source}: " + ", ".join(st.units[u].name for u in uids) + f" flee to the Reserve Area ({rule})")
+        game.say(
+            f"{source}: " + ", ".join(st.units[u].name for u in uids) + f" flee to the Reserve Area ({rule})"
+        )
 
 
-def _one_unit_effect(game: RuleContext, attacker: Army, defender: Army, k: str, source: str, amount: int, me: str | None,
-                     rule: str) -> Flow:
+def _one_unit_effect(
+    game: RuleContext,
+    attacker: Army,
+    defender: Army,
+    k: str,
+    source: str,
+    amount: int,
+    me: str | None,
+    rule: str,
+) -> Flow:
     st = game.state
-    uid = yield from one_unit(game, attacker.owner, defender.units, f"{source}: target one unit of "
-                              f"{game.army_label(defender)}", rule)
+    uid = yield from one_unit(
+        game,
+        attacker.owner,
+        defender.units,
+        f"{source}: target one unit of {game.army_label(defender)}",
+        rule,
+    )
     if uid is None:
         return
     unit = st.units[uid]
     if k in ("roll_id_or_kill", "roll_id_or_kill_and_bury"):
-        _, faces = yield from individual_roll(game, unit, "save", f"{source}: unless it shows its ID it dies", rule)
+        _, faces = yield from individual_roll(
+            game, unit, "save", f"{source}: unless it shows its ID it dies", rule
+        )
         if not showed_id(unit, faces):
             yield from kill_units(game, [uid], cause=source, bury=k.endswith("bury"))
     elif k == "plague":
@@ -347,26 +443,36 @@ def _one_unit_effect(game: RuleContext, attacker: Army, defender: Army, k: str, 
                 break
             yield from kill_units(game, [uid], cause=source)
             rest = st.army(defender.owner, defender.location).units
-            uid = yield from one_unit(game, defender.owner, rest, "Plague: target another of your units to save or die",
-                                      rule)
+            uid = yield from one_unit(
+                game, defender.owner, rest, "Plague: target another of your units to save or die", rule
+            )
             unit = st.units[uid] if uid is not None else unit
     elif k == "damage_unit":
-        out, _ = yield from individual_roll(game, unit, "save", f"{source}: {amount} damage, save against it", rule)
+        out, _ = yield from individual_roll(
+            game, unit, "save", f"{source}: {amount} damage, save against it", rule
+        )
         if amount - out.total >= unit.health:
             yield from kill_units(game, [uid], cause=source, bury=source == "Gore")
         else:
             game.say(f"{source}: {unit.name} survives ({amount} damage, {out.total} saves)")
     elif k == "coil":
         # the target takes X damage and rolls save + melee; its melee hits the coiling unit (L1346-1356)
-        out, _ = yield from individual_roll(game, unit, "save", f"Coil: {amount} damage; a combination save and "
-                                            "melee roll", rule, counted=("save", "melee"))
+        out, _ = yield from individual_roll(
+            game,
+            unit,
+            "save",
+            f"Coil: {amount} damage; a combination save and melee roll",
+            rule,
+            counted=("save", "melee"),
+        )
         saves, melee = out.totals.get("save", 0), out.totals.get("melee", 0)
         if amount - saves >= unit.health:
             yield from kill_units(game, [uid], cause=source)
         yield from _hit_back(game, me, melee, source, rule)
     elif k == "hug":
-        out, _ = yield from individual_roll(game, unit, "melee", "Hug: its melee hits the hugging unit", rule,
-                                            against=None)
+        out, _ = yield from individual_roll(
+            game, unit, "melee", "Hug: its melee hits the hugging unit", rule, against=None
+        )
         if amount >= unit.health:
             yield from kill_units(game, [uid], cause=source)
         yield from _hit_back(game, me, out.total, source, rule)
@@ -384,7 +490,9 @@ def _hit_back(game: RuleContext, me: str | None, melee: int, source: str, rule: 
 # --------------------------------------------------------------------------- the save roll (step 2)
 
 
-def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]) -> Flow:
+def before_resolution(
+    game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]
+) -> Flow:
     """Between the faces and their resolution: delayed SAIs of the attacker act on the save roll
     (step 2, L1015-1016), penalties and Bash targets become part of the roll.  Returns
     ``(not_counting uids, extra effects, extra choices)``."""
@@ -400,12 +508,20 @@ def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit]
         attacker_owner = ArmyId.parse(plan.attacker).owner
         for r, glarer in plan.delayed:
             yield from _delayed(game, army, attacker_owner, r, glarer, dice, rolled, plan, skip)
-        bash = [d for d, f in zip(dice, rolled, strict=True) if d.uid not in skip
-                and any(d.spec.find_face(x).sai == "Bash" for x in f)]
+        bash = [
+            d
+            for d, f in zip(dice, rolled, strict=True)
+            if d.uid not in skip and any(d.spec.find_face(x).sai == "Bash" for x in f)
+        ]
         if bash and plan.kind == MELEE:
             attackers = [u for u in _army(game, plan.attacker).units if plan.per_unit_melee.get(u.uid, 0) > 0]
-            uid = yield from one_unit(game, army.owner, attackers, "Bash: target one attacking unit (its melee becomes "
-                                      "your saves and its damage)", rule_of("Bash"))
+            uid = yield from one_unit(
+                game,
+                army.owner,
+                attackers,
+                "Bash: target one attacking unit (its melee becomes your saves and its damage)",
+                rule_of("Bash"),
+            )
             if uid is not None:
                 choices["Bash target melee"] = plan.per_unit_melee[uid]
                 plan.bash.append((uid, plan.per_unit_melee[uid]))
@@ -427,108 +543,201 @@ def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit]
     return frozenset(skip), tuple(effects), choices
 
 
-def _bash_a_dragon(game: RuleContext, army: Army, dice: list[Unit], rolled: list[list[str]], site: Any, skip: set[str],
-                   choices: dict[str, Any]) -> Flow:
+def _bash_a_dragon(
+    game: RuleContext,
+    army: Army,
+    dice: list[Unit],
+    rolled: list[list[str]],
+    site: Any,
+    skip: set[str],
+    choices: dict[str, Any],
+) -> Flow:
     """Bash in the response to a dragon attack: for each Bash rolled, the roller chooses an attacking
     dragon that inflicted damage; it takes that damage (``dragons.resolve_damage``, step 7) and Bash
     generates as many saves (V4.01c L1266-1269).  The dragons rolled at step 3, so their damage is
     known."""
-    shown = [i for i, (d, f) in enumerate(zip(dice, rolled, strict=True)) if d.uid not in skip
-             and any(d.spec.find_face(x).sai == "Bash" for x in f)]
+    shown = [
+        i
+        for i, (d, f) in enumerate(zip(dice, rolled, strict=True))
+        if d.uid not in skip and any(d.spec.find_face(x).sai == "Bash" for x in f)
+    ]
     if not shown:
         return
     hurt = [a for a in site.on_army() if a.damage() > 0 and a.dragon.uid not in site.slain | site.sai_killed]
     if not hurt:
         game.say("Bash: no attacking dragon inflicted damage: Bash does nothing (V4.01c L1266-1269)")
         return
-    options = [(a.dragon.uid, f"{a.dragon.name.split('/', 1)[-1]} ({a.dragon.uid}): {a.damage()} damage")
-               for a in hurt]
+    options = [
+        (a.dragon.uid, f"{a.dragon.name.split('/', 1)[-1]} ({a.dragon.uid}): {a.damage()} damage")
+        for a in hurt
+    ]
     for i in shown:
         which = f" ({dice[i].name})" if len(shown) > 1 else ""
-        uid = yield from pick(game, army.owner, options, f"Bash{which}: choose an attacking dragon that inflicted "
-                              "damage", rule_of("Bash"))
+        uid = yield from pick(
+            game,
+            army.owner,
+            options,
+            f"Bash{which}: choose an attacking dragon that inflicted damage",
+            rule_of("Bash"),
+        )
         dmg = next(a.damage() for a in hurt if a.dragon.uid == uid)
         choices[f"Bash dragon damage@{i}"] = str(dmg)
         site.bashed[uid] = site.bashed.get(uid, 0) + dmg
 
 
-def _save_or_other(game: RuleContext, army: Army, dice: list[Unit], rolled: list[list[str]], choices: dict[str, Any],
-                   regenerate: bool = True) -> Flow:
+def _save_or_other(
+    game: RuleContext,
+    army: Army,
+    dice: list[Unit],
+    rolled: list[list[str]],
+    choices: dict[str, Any],
+    regenerate: bool = True,
+) -> Flow:
     """In a save roll, Regenerate may return units instead of saving (L1746-1750) and Wild Growth may
     promote instead (L2072-2080): the roller chooses when the other option can do something."""
     st = game.state
     shown = {d.spec.find_face(face).sai for d, faces in zip(dice, rolled, strict=True) for face in faces}
     if regenerate and "Regenerate" in shown and any(u.is_unit for u in st.area(army.owner, DUA)):
-        choices["Regenerate"] = yield from pick(game, army.owner, [("Save", "Regenerate: count its saves"),
-                                                                   ("return units", "Regenerate: return units from "
-                                                                    "your DUA instead")],
-                                                "Regenerate: saves or return units?", rule_of("Regenerate"))
+        choices["Regenerate"] = yield from pick(
+            game,
+            army.owner,
+            [
+                ("Save", "Regenerate: count its saves"),
+                ("return units", "Regenerate: return units from your DUA instead"),
+            ],
+            "Regenerate: saves or return units?",
+            rule_of("Regenerate"),
+        )
     # a promotion of any size counts (one unit may be raised several sizes, L1153-1156)
-    if "Wild Growth" in shown and any(dua.can_promote(st, u.uid, n, None) for u in army.units for n in st.units):
+    if "Wild Growth" in shown and any(
+        dua.can_promote(st, u.uid, n, None) for u in army.units for n in st.units
+    ):
         # X saves or X health-worth of promotions, split as the roller likes (L2075-2078), per die.
-        growers = {i: f.count for i, (d, faces) in enumerate(zip(dice, rolled, strict=True))
-                   for f in (d.spec.find_face(x) for x in faces) if f.sai == "Wild Growth"}
+        growers = {
+            i: f.count
+            for i, (d, faces) in enumerate(zip(dice, rolled, strict=True))
+            for f in (d.spec.find_face(x) for x in faces)
+            if f.sai == "Wild Growth"
+        }
         if growers:
             for i, x in growers.items():
-                opts = [(f"Save:{x - k},promote:{k}", f"Wild Growth: {x - k} saves, promote {k} health-worth")
-                        for k in range(x + 1)]
+                opts = [
+                    (f"Save:{x - k},promote:{k}", f"Wild Growth: {x - k} saves, promote {k} health-worth")
+                    for k in range(x + 1)
+                ]
                 which = f" ({dice[i].name})" if len(growers) > 1 else ""
                 choices[f"Wild Growth split@{i}"] = yield from pick(
-                    game, army.owner, opts, f"Wild Growth{which}: split its {x} results between saves and promotions",
-                    rule_of("Wild Growth"))
+                    game,
+                    army.owner,
+                    opts,
+                    f"Wild Growth{which}: split its {x} results between saves and promotions",
+                    rule_of("Wild Growth"),
+                )
 
 
-def _delayed(game: RuleContext, army: Army, attacker_owner: str, r: dict[str, Any], glarer: str | None, dice: list[Unit],
-             rolled: list[list[str]], plan: AttackPlan, skip: set[str]) -> Flow:
+def _delayed(
+    game: RuleContext,
+    army: Army,
+    attacker_owner: str,
+    r: dict[str, Any],
+    glarer: str | None,
+    dice: list[Unit],
+    rolled: list[list[str]],
+    plan: AttackPlan,
+    skip: set[str],
+) -> Flow:
     st = game.state
     source, kind, amount = r["source"], r["kind"], int(r["amount"] or 0)
     rule = rule_of(source)
-    ids = [d for d, f in zip(dice, rolled, strict=True)
-           if d.is_unit and d.uid not in skip and d.spec.find_face(f[0]).is_id]
+    ids = [
+        d
+        for d, f in zip(dice, rolled, strict=True)
+        if d.is_unit and d.uid not in skip and d.spec.find_face(f[0]).is_id
+    ]
     if kind == "delayed_kill_id":
         if not ids:
             return
         if source == "Choke":
-            chosen = yield from health_worth_targets(game, attacker_owner, ids, amount,
-                                                     f"Choke: kill up to {amount} health-worth that rolled their ID",
-                                                     rule)
+            chosen = yield from health_worth_targets(
+                game,
+                attacker_owner,
+                ids,
+                amount,
+                f"Choke: kill up to {amount} health-worth that rolled their ID",
+                rule,
+            )
         else:
-            one = yield from one_unit(game, attacker_owner, ids, f"{source}: kill one unit that rolled its ID", rule)
+            one = yield from one_unit(
+                game, attacker_owner, ids, f"{source}: kill one unit that rolled its ID", rule
+            )
             chosen = [] if one is None else [one]
         skip.update(chosen)
         plan.to_kill.extend(chosen)
         if chosen:
-            game.say(f"{source}: " + ", ".join(st.units[u].name for u in chosen) + f" will be killed; their results do "
-                      f"not count ({rule})")
+            game.say(
+                f"{source}: "
+                + ", ".join(st.units[u].name for u in chosen)
+                + f" will be killed; their results do "
+                f"not count ({rule})"
+            )
     elif kind == "delayed_hypnotize":
         for d in ids:
             skip.add(d.uid)
             plan.glare.append((d.uid, glarer))
         if ids:
-            game.say(f"Hypnotic Glare: {len(ids)} unit(s) that rolled their ID are hypnotized; their results do not "
-                      f"count ({rule})")
+            game.say(
+                f"Hypnotic Glare: {len(ids)} unit(s) that rolled their ID are hypnotized; their results do not "
+                f"count ({rule})"
+            )
     elif kind == "delayed_reroll":
         units = [d for d in dice if d.is_unit and d.uid not in skip]
-        chosen = yield from health_worth_targets(game, attacker_owner, units, amount,
-                                                 f"Confuse: target up to {amount} health-worth to roll again", rule)
+        chosen = yield from health_worth_targets(
+            game,
+            attacker_owner,
+            units,
+            amount,
+            f"Confuse: target up to {amount} health-worth to roll again",
+            rule,
+        )
         if not chosen:
             return
         spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in chosen]
         from ..core.decisions import faces_validator as _faces_validator
 
-        faces = yield ask_roll(game, army.owner, spec, f"Confuse: roll again {', '.join(d['die'] for d in spec)}; "
-                               "their earlier results are ignored", rule, _faces_validator(spec))
+        faces = yield ask_roll(
+            game,
+            army.owner,
+            spec,
+            f"Confuse: roll again {', '.join(d['die'] for d in spec)}; their earlier results are ignored",
+            rule,
+            _faces_validator(spec),
+        )
         index = {d.uid: i for i, d in enumerate(dice)}
         for u, face in zip(chosen, faces, strict=True):
             rolled[index[u]][:] = [face]
         game.say(f"Confuse: {len(chosen)} unit(s) rolled again ({rule})")
 
 
-def ask_roll(game: RuleContext, player: str, spec: list[dict[str, Any]], prompt: str, rule: str, validate: Callable[[dict[str, Any]], Any]) -> Decision:
+def ask_roll(
+    game: RuleContext,
+    player: str,
+    spec: list[dict[str, Any]],
+    prompt: str,
+    rule: str,
+    validate: Callable[[dict[str, Any]], Any],
+) -> Decision:
     from .sai_targeting import ask
 
-    return ask("sai_roll", player, "roll", f"{game.player_name(player)}: {prompt}", rule, dice=spec,
-               data={"roll": "save", "reroll": True}, validate=validate)
+    return ask(
+        "sai_roll",
+        player,
+        "roll",
+        f"{game.player_name(player)}: {prompt}",
+        rule,
+        dice=spec,
+        data={"roll": "save", "reroll": True},
+        validate=validate,
+    )
 
 
 # --------------------------------------------------------------------------- after the save roll
@@ -553,7 +762,9 @@ def _backlash(game: RuleContext, attacker: Army, target: Army, saves: RollOutcom
         if st.location.get(uid) != attacker.location or melee <= 0:
             continue
         unit = st.units[uid]
-        out, _ = yield from individual_roll(game, unit, "save", f"Bash: {melee} damage, save against it", rule_of("Bash"))
+        out, _ = yield from individual_roll(
+            game, unit, "save", f"Bash: {melee} damage, save against it", rule_of("Bash")
+        )
         if melee - out.total >= unit.health:
             yield from kill_units(game, [uid], cause="Bash")
     now = st.army(attacker.owner, attacker.location)
@@ -561,8 +772,11 @@ def _backlash(game: RuleContext, attacker: Army, target: Army, saves: RollOutcom
         return
     spell = spell_saves(game, now)
     damage = max(0, back - spell)
-    game.say(f"{' + '.join(sorted(set(sources)))}: {back} damage to {game.army_label(now)}"
-              + (f" - {spell} spell saves" if spell else "") + " (only spell saves reduce it)")
+    game.say(
+        f"{' + '.join(sorted(set(sources)))}: {back} damage to {game.army_label(now)}"
+        + (f" - {spell} spell saves" if spell else "")
+        + " (only spell saves reduce it)"
+    )
     yield from game.inflict(now, damage, save_roll=False)  # no save roll: no Open Grave (L2240-2245)
 
 

@@ -33,8 +33,12 @@ def response_hook(game: RuleContext, site: Any, outcome: Any) -> Flow:
     army = st.army(site.marching, site.terrain)
     for r, _uid in sai_reports(outcome, {"kill_dragon", "lasting_modifier"}):
         if r["kind"] == "lasting_modifier" and r["source"] == "Cloak" and army.units:
-            game.add_effect("Cloak", army.owner, army.id, UNTIL_YOUR_NEXT_TURN, castings=int(r["amount"] or 0))
-            game.say(f"Cloak: {game.army_label(army)} adds {r['amount']} saves until its next turn (V4.01c L1335-1337)")
+            game.add_effect(
+                "Cloak", army.owner, army.id, UNTIL_YOUR_NEXT_TURN, castings=int(r["amount"] or 0)
+            )
+            game.say(
+                f"Cloak: {game.army_label(army)} adds {r['amount']} saves until its next turn (V4.01c L1335-1337)"
+            )
         elif r["kind"] == "kill_dragon":
             yield from _slay(game, site, army.owner, r["source"])
     # The response roll is resolved without knowing the dragons' faces, so Decapitate and Impale were
@@ -59,13 +63,17 @@ NO_JAWS = {"Decapitate": ("melee", 3), "Impale": ("missile", 3), "Earthfang": ("
 
 def _slay(game: RuleContext, site: Any, owner: str, source: str) -> Flow:
     st = game.state
-    jaws = [a.dragon for a in site.on_army() if "Jaw" in a.icons and a.dragon.uid not in site.slain | site.sai_killed]
+    jaws = [
+        a.dragon
+        for a in site.on_army()
+        if "Jaw" in a.icons and a.dragon.uid not in site.slain | site.sai_killed
+    ]
     if not jaws:
         return False
     options = [(d.uid, f"{d.name.split('/', 1)[-1]} ({d.uid})") for d in jaws]
-    uid = yield from pick(game, owner, options, f"{source}: kill a dragon that rolled Jaws",
-                          "V4.01c L1420-1431, L1676-1687")
+    uid = yield from pick(
+        game, owner, options, f"{source}: kill a dragon that rolled Jaws", "V4.01c L1420-1431, L1676-1687"
+    )
     site.sai_killed.add(uid)
     game.say(f"{source}: {st.units[uid].name} is killed (V4.01c L1428-1431)")
     return True
-

@@ -38,14 +38,24 @@ if TYPE_CHECKING:
 Flow = Generator[Decision, Any, Any]
 
 ITEM_SAIS = frozenset({"Attune", "Elemental Relic", "Logo", "Summon Dragon", "Wayfare"})
-MOVE_RULES = {"Ferry": ("V4.01c L1510-1513", 4, False), "Firewalking": ("V4.01c L1527-1538", 3, False),
-              "Teleport": ("V4.01c L1989-1997", 3, False), "Vanish": ("V4.01c L2019-2023", 0, True),
-              "Gate": ("V4.01c L1609-1617", 4, True)}
-LASTING = {"Frost Breath": ("V4.01c L1589-1598", True), "Wither": ("V4.01c L2081-2084", True),
-           "Galeforce": ("V4.01c L1599-1608", False), "Magic Suppression": ("V4.01c L1698-1713", False)}
+MOVE_RULES = {
+    "Ferry": ("V4.01c L1510-1513", 4, False),
+    "Firewalking": ("V4.01c L1527-1538", 3, False),
+    "Teleport": ("V4.01c L1989-1997", 3, False),
+    "Vanish": ("V4.01c L2019-2023", 0, True),
+    "Gate": ("V4.01c L1609-1617", 4, True),
+}
+LASTING = {
+    "Frost Breath": ("V4.01c L1589-1598", True),
+    "Wither": ("V4.01c L2081-2084", True),
+    "Galeforce": ("V4.01c L1599-1608", False),
+    "Magic Suppression": ("V4.01c L1698-1713", False),
+}
 
 
-def sai_reports(outcome: RollOutcome, kinds: frozenset[str] | set[str] | None = None) -> list[tuple[dict[str, Any], str | None]]:
+def sai_reports(
+    outcome: RollOutcome, kinds: frozenset[str] | set[str] | None = None
+) -> list[tuple[dict[str, Any], str | None]]:
     """(report, uid of the die that rolled it) for every SAI report of the roll, in dice order."""
     out = []
     for r in outcome.reports:
@@ -64,10 +74,16 @@ def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, c
         status.march_marks(game)["wave"] = 0
     # a glaring unit that is rolled again ends its Hypnotic Glare (L1663-1664)
     rolled = set(outcome.uids)
-    ended = [e for e in game.state.effects if e.detail.get("status") == "hypnotized" and e.detail.get("glarer") in rolled]
+    ended = [
+        e
+        for e in game.state.effects
+        if e.detail.get("status") == "hypnotized" and e.detail.get("glarer") in rolled
+    ]
     for e in ended:
         game.state.effects.remove(e)
-        game.say(f"Hypnotic Glare on {game.state.units[e.target].name} ends: the glaring unit was rolled (V4.01c L1663-1664)")
+        game.say(
+            f"Hypnotic Glare on {game.state.units[e.target].name} ends: the glaring unit was rolled (V4.01c L1663-1664)"
+        )
     done: set[tuple[str, str | None, str]] = set()
     growth = 0
     for r, uid in sai_reports(outcome):
@@ -87,8 +103,10 @@ def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, c
             yield from _lasting(game, army, source, amount)
         elif kind == "lasting_modifier" and source == "Cloak":
             game.add_effect("Cloak", army.owner, army.id, UNTIL_YOUR_NEXT_TURN, castings=amount)
-            game.say(f"Cloak: {game.army_label(army)} adds {amount} saves until {game.player_name(army.owner)}'s next turn "
-                      "(V4.01c L1335-1337)")
+            game.say(
+                f"Cloak: {game.army_label(army)} adds {amount} saves until {game.player_name(army.owner)}'s next turn "
+                "(V4.01c L1335-1337)"
+            )
         elif kind == "illusion":
             yield from _illusion(game, army)
         elif kind == "sleep":
@@ -131,19 +149,30 @@ def _move(game: RuleContext, army: Army, uid: str | None, source: str) -> Flow:
         return
     here = army.location
     options = [("stay", "Do not move")] + _destinations(game, here, reserve)
-    where = yield from pick(game, army.owner, options, f"{source}: move {me.name}"
-                            + ("" if source in ("Vanish", "Gate") else f" and up to {cap} health-worth of its army")
-                            + " to another place?", rule, topic="sai_move")
+    where = yield from pick(
+        game,
+        army.owner,
+        options,
+        f"{source}: move {me.name}"
+        + ("" if source in ("Vanish", "Gate") else f" and up to {cap} health-worth of its army")
+        + " to another place?",
+        rule,
+        topic="sai_move",
+    )
     if where == "stay":
         return
     others = [u for u in st.army(army.owner, here).units if u.uid != uid]
     if source == "Gate":
         alloy = me.name.split("/")[-1].split(" ")[0]
-        others = [u for u in others if "Dracolem" in u.spec.species and u.name.split("/")[-1].startswith(alloy)]
+        others = [
+            u for u in others if "Dracolem" in u.spec.species and u.name.split("/")[-1].startswith(alloy)
+        ]
     others = status.movable(game, others)
     chosen = []
     if cap and others:
-        chosen = yield from optional_units(game, army.owner, others, cap, f"{source}: which units go along?", rule)
+        chosen = yield from optional_units(
+            game, army.owner, others, cap, f"{source}: which units go along?", rule
+        )
     movers = chosen if source == "Gate" else [uid] + chosen
     for m in movers:
         st.location[m] = where
@@ -162,8 +191,14 @@ def _return_units(game: RuleContext, army: Army, amount: int, source: str, rule:
     dead = [u for u in st.area(army.owner, DUA) if u.is_unit]
     if not dead or amount <= 0:
         return
-    chosen = yield from optional_units(game, army.owner, dead, amount,
-                                       f"{source}: return units from your DUA to {game.army_label(army)}?", rule)
+    chosen = yield from optional_units(
+        game,
+        army.owner,
+        dead,
+        amount,
+        f"{source}: return units from your DUA to {game.army_label(army)}?",
+        rule,
+    )
     for line in dua.return_from_dua(st, chosen, army.owner, army.location, rule):
         game.say(f"{source}: {line}")
 
@@ -177,10 +212,17 @@ def _promote(game: RuleContext, army: Army, amount: int) -> Flow:
     options = dua.promotion_choices(st, olds, amount) if amount > 0 else []
     if not options:
         return
-    values = [(f"p{i}", "Promote " + ", ".join(f"{st.units[o].name} to {st.units[n].name}" for o, n in p))
-              for i, p in enumerate(options)]
-    answer = yield from pick(game, army.owner, [("none", "Promote nothing")] + values,
-                             f"Wild Growth: promote up to {amount} health-worth?", rule)
+    values = [
+        (f"p{i}", "Promote " + ", ".join(f"{st.units[o].name} to {st.units[n].name}" for o, n in p))
+        for i, p in enumerate(options)
+    ]
+    answer = yield from pick(
+        game,
+        army.owner,
+        [("none", "Promote nothing")] + values,
+        f"Wild Growth: promote up to {amount} health-worth?",
+        rule,
+    )
     if answer == "none":
         return
     for line in dua.promote(st, options[int(answer[1:])], budget=amount):
@@ -210,23 +252,33 @@ def _lasting(game: RuleContext, army: Army, source: str, amount: int) -> Flow:
     targets = _opposing_armies(game, army.owner, where)
     if source == "Frost Breath":
         # the same army may not be halved twice by SAIs (L1225-1227)
-        targets = [a for a in targets if not any(e.name == "Frost Breath" and e.target == a.id for e in game.state.effects)]
+        targets = [
+            a
+            for a in targets
+            if not any(e.name == "Frost Breath" and e.target == a.id for e in game.state.effects)
+        ]
     target = yield from _choose_army(game, army.owner, targets, f"{source}: target an opposing army", rule)
     if target is None:
         return
     castings = amount if source == "Wither" else 1
     game.add_effect(source, army.owner, target.id, UNTIL_YOUR_NEXT_TURN, castings=castings)
-    game.say(f"{source}: {game.army_label(target)} is affected until {game.player_name(army.owner)}'s next turn ({rule})")
+    game.say(
+        f"{source}: {game.army_label(target)} is affected until {game.player_name(army.owner)}'s next turn ({rule})"
+    )
 
 
 def _illusion(game: RuleContext, army: Army) -> Flow:
     rule = "V4.01c L1667-1675"
     mine = game.state.armies(army.owner)
-    target = yield from _choose_army(game, army.owner, mine, "Illusion: which of your armies is hidden?", rule)
+    target = yield from _choose_army(
+        game, army.owner, mine, "Illusion: which of your armies is hidden?", rule
+    )
     if target is None:
         return
     game.add_effect("Illusion", army.owner, target.id, UNTIL_YOUR_NEXT_TURN)
-    game.say(f"Illusion: {game.army_label(target)} cannot be targeted by opposing missile attacks or spells ({rule})")
+    game.say(
+        f"Illusion: {game.army_label(target)} cannot be targeted by opposing missile attacks or spells ({rule})"
+    )
 
 
 def _sleep(game: RuleContext, army: Army) -> Flow:
@@ -234,7 +286,9 @@ def _sleep(game: RuleContext, army: Army) -> Flow:
     if army.location == RESERVE:
         return
     units = [u for a in _opposing_armies(game, army.owner, army.location) for u in a.units]
-    uid = yield from one_unit(game, army.owner, units, "Sleep: target one opposing unit at this terrain", rule)
+    uid = yield from one_unit(
+        game, army.owner, units, "Sleep: target one opposing unit at this terrain", rule
+    )
     if uid is not None:
         status.set_status(game, uid, "asleep", army.owner)
 
@@ -256,14 +310,18 @@ def _spell_disruption(game: RuleContext, army: Army, amount: int) -> Flow:
         return rows
 
     targets = [a for a in _opposing_armies(game, army.owner, None) if spells_on(a)]
-    target = yield from _choose_army(game, army.owner, targets, "Spell Disruption: target an opposing army", rule)
+    target = yield from _choose_army(
+        game, army.owner, targets, "Spell Disruption: target an opposing army", rule
+    )
     if target is None:
         return
     rows = spells_on(target)
     legal = dmg.legal_allocations(rows, amount)
     chosen = legal[0]
     if len(legal) > 1:
-        opts = [{"value": s, "label": ", ".join(next(n for i, n, _ in rows if i == x) for x in s)} for s in legal]
+        opts = [
+            {"value": s, "label": ", ".join(next(n for i, n, _ in rows if i == x) for x in s)} for s in legal
+        ]
 
         def validate(action: dict[str, Any]) -> list[str]:
             try:
@@ -271,9 +329,16 @@ def _spell_disruption(game: RuleContext, army: Army, amount: int) -> Flow:
             except IllegalAllocation as exc:
                 raise IllegalAllocation(f"spells to end: {exc.reason}", rule) from None
 
-        chosen = yield ask("sai_target", army.owner, "allocate",
-                           f"{game.player_name(army.owner)}: Spell Disruption: which spells on {game.army_label(target)} end?",
-                           rule, opts, data={"cap": amount}, validate=validate)
+        chosen = yield ask(
+            "sai_target",
+            army.owner,
+            "allocate",
+            f"{game.player_name(army.owner)}: Spell Disruption: which spells on {game.army_label(target)} end?",
+            rule,
+            opts,
+            data={"cap": amount},
+            validate=validate,
+        )
     gone = {int(x) for x in chosen}
     for e in [e for e in st.effects if e.id in gone]:
         st.effects.remove(e)
@@ -285,7 +350,9 @@ def _sneak_attack(game: RuleContext, army: Army, amount: int) -> Flow:
     if army.location == RESERVE or amount <= 0:
         return
     targets = _opposing_armies(game, army.owner, army.location)
-    target = yield from _choose_army(game, army.owner, targets, f"Sneak Attack: {amount} damage with no save to", rule)
+    target = yield from _choose_army(
+        game, army.owner, targets, f"Sneak Attack: {amount} damage with no save to", rule
+    )
     if target is None:
         return
     game.say(f"Sneak Attack: {amount} damage to {game.army_label(target)}, no save possible ({rule})")
@@ -306,8 +373,11 @@ def _fabricate(game: RuleContext, army: Army, amount: int) -> Flow:
     st = game.state
     if not st.army(army.owner, army.location).units or amount <= 0:
         return
-    pool = [u for u in st.area(army.owner, POOL)
-            if u.spec.kind == "item" and u.spec.size in ("Small", "Medium", "Large")]
+    pool = [
+        u
+        for u in st.area(army.owner, POOL)
+        if u.spec.kind == "item" and u.spec.size in ("Small", "Medium", "Large")
+    ]
     sets: list[list[str]] = [[]]
     seen: set[tuple[str, ...]] = {()}
     for k in range(1, len(pool) + 1):
@@ -320,8 +390,12 @@ def _fabricate(game: RuleContext, army: Army, amount: int) -> Flow:
                 sets.append([u.uid for u in combo])
     if len(sets) == 1:
         return
-    options = [(str(i), ", ".join(st.units[u].name for u in s) or "Summon nothing") for i, s in enumerate(sets)]
-    answer = yield from pick(game, army.owner, options, f"Fabricate: summon up to {amount} value of equipment", rule)
+    options = [
+        (str(i), ", ".join(st.units[u].name for u in s) or "Summon nothing") for i, s in enumerate(sets)
+    ]
+    answer = yield from pick(
+        game, army.owner, options, f"Fabricate: summon up to {amount} value of equipment", rule
+    )
     for uid in sets[int(answer)]:
         st.location[uid] = army.location
         game.say(f"Fabricate: {st.units[uid].name} is summoned to {game.army_label(army)} ({rule})")

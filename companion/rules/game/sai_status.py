@@ -27,16 +27,32 @@ if TYPE_CHECKING:
 
 NO_ROLL = ("netted", "webbed", "asleep", "stunned", "hypnotized")
 HOLDS = ("netted", "webbed", "asleep")
-RULES = {"netted": "V4.01c L1714-1728", "webbed": "V4.01c L2060-2071", "asleep": "V4.01c L1853-1858",
-         "stunned": "V4.01c L1947-1956", "hypnotized": "V4.01c L1655-1666"}
-NAMES = {"netted": "Net", "webbed": "Web", "asleep": "Sleep", "stunned": "Stun", "hypnotized": "Hypnotic Glare"}
+RULES = {
+    "netted": "V4.01c L1714-1728",
+    "webbed": "V4.01c L2060-2071",
+    "asleep": "V4.01c L1853-1858",
+    "stunned": "V4.01c L1947-1956",
+    "hypnotized": "V4.01c L1655-1666",
+}
+NAMES = {
+    "netted": "Net",
+    "webbed": "Web",
+    "asleep": "Sleep",
+    "stunned": "Stun",
+    "hypnotized": "Hypnotic Glare",
+}
 
 
 def march_marks(game: RuleContext) -> dict[str, Any]:
     """Marks that last one melee action (charmed units, no counter-attack)."""
     marks = game.notes.get("sai_march", None)
     if marks is None:
-        marks = game.notes["sai_march"] = {"charmed": set(), "no_counter": set(), "surprised": False, "wave": 0}
+        marks = game.notes["sai_march"] = {
+            "charmed": set(),
+            "no_counter": set(),
+            "surprised": False,
+            "wave": 0,
+        }
     return marks
 
 
@@ -46,7 +62,9 @@ def reset_march_marks(game: RuleContext) -> None:
 
 def set_status(game: RuleContext, uid: str, status: str, owner: str, **detail: Any) -> None:
     st = game.state
-    game.add_effect(NAMES[status], owner, uid, UNTIL_YOUR_NEXT_TURN, status=status, where=st.location[uid], **detail)
+    game.add_effect(
+        NAMES[status], owner, uid, UNTIL_YOUR_NEXT_TURN, status=status, where=st.location[uid], **detail
+    )
     game.say(f"{st.units[uid].name} is {status} ({RULES[status]})")
 
 
@@ -94,8 +112,12 @@ def roll_dice_filter(game: RuleContext, army: Army, roll: str, dice: list[Unit])
 def glaring(game: RuleContext, uid: str) -> bool:
     """Whether unit `uid` holds some unit hypnotized now (Hypnotic Glare, L1655-1666)."""
     st = game.state
-    return any(e.detail.get("status") == "hypnotized" and e.detail.get("glarer") == uid
-               and "hypnotized" in statuses(game, e.target) for e in st.effects)
+    return any(
+        e.detail.get("status") == "hypnotized"
+        and e.detail.get("glarer") == uid
+        and "hypnotized" in statuses(game, e.target)
+        for e in st.effects
+    )
 
 
 def glare_option(game: RuleContext, army: Army, roll: str, dice: list[Unit], ctx: dict[str, Any]) -> Flow:
@@ -109,13 +131,20 @@ def glare_option(game: RuleContext, army: Army, roll: str, dice: list[Unit], ctx
     for d in dice:
         if d.is_unit and glaring(game, d.uid):
             answer = yield from pick(
-                game, army.owner, [("out", f"Leave {d.name} out of this roll: its Hypnotic Glare goes on"),
-                                   ("roll", f"Roll {d.name}: its Hypnotic Glare ends")],
+                game,
+                army.owner,
+                [
+                    ("out", f"Leave {d.name} out of this roll: its Hypnotic Glare goes on"),
+                    ("roll", f"Roll {d.name}: its Hypnotic Glare ends"),
+                ],
                 f"Hypnotic Glare: {d.name} ({d.uid}) holds units hypnotized: leave it out of this roll?",
-                RULES["hypnotized"])
+                RULES["hypnotized"],
+            )
             if answer == "out":
                 out.remove(d)
-                game.say(f"{d.name} is left out of the roll: its Hypnotic Glare goes on ({RULES['hypnotized']})")
+                game.say(
+                    f"{d.name} is left out of the roll: its Hypnotic Glare goes on ({RULES['hypnotized']})"
+                )
     return out
 
 

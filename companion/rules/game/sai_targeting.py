@@ -35,7 +35,9 @@ def ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
     return decision
 
 
-def health_worth_targets(game: RuleContext, chooser: str, units: Sequence[Unit], cap: int, prompt: str, rule: str) -> Flow:
+def health_worth_targets(
+    game: RuleContext, chooser: str, units: Sequence[Unit], cap: int, prompt: str, rule: str
+) -> Flow:
     """The chooser targets the most health-worth of `units` not above `cap` (V4.01c L1233-1235).
     Returns the uids targeted (no decision when only one set of dice is legal)."""
     rows = [(u.uid, u.name, u.health) for u in units if u.is_unit]
@@ -54,12 +56,22 @@ def health_worth_targets(game: RuleContext, chooser: str, units: Sequence[Unit],
         except IllegalAllocation as exc:
             raise IllegalAllocation(f"targets: {exc.reason}", f"{rule}; {TARGETING}") from None
 
-    answer = yield ask("sai_target", chooser, "allocate", f"{game.player_name(chooser)}: {prompt} (units worth {worth} health)",
-                       f"{rule}; {TARGETING}", opts, data={"cap": cap, "health_to_target": worth}, validate=validate)
+    answer = yield ask(
+        "sai_target",
+        chooser,
+        "allocate",
+        f"{game.player_name(chooser)}: {prompt} (units worth {worth} health)",
+        f"{rule}; {TARGETING}",
+        opts,
+        data={"cap": cap, "health_to_target": worth},
+        validate=validate,
+    )
     return list(answer)
 
 
-def optional_units(game: RuleContext, chooser: str, units: Sequence[Unit], cap: int, prompt: str, rule: str) -> Flow:
+def optional_units(
+    game: RuleContext, chooser: str, units: Sequence[Unit], cap: int, prompt: str, rule: str
+) -> Flow:
     """A "may" choice of the chooser's own units worth at most `cap` health (none is legal)."""
     rows = [u for u in units if u.is_unit and u.health <= cap]
     if not rows:
@@ -90,12 +102,22 @@ def optional_units(game: RuleContext, chooser: str, units: Sequence[Unit], cap: 
             raise IllegalAllocation(f"{total} health-worth is more than the {cap} allowed", rule)
         return list(chosen)
 
-    answer = yield ask("sai_target", chooser, "allocate", f"{game.player_name(chooser)}: {prompt} (up to {cap} health-worth, "
-                       "or none)", rule, opts, data={"cap": cap, "optional": True}, validate=validate)
+    answer = yield ask(
+        "sai_target",
+        chooser,
+        "allocate",
+        f"{game.player_name(chooser)}: {prompt} (up to {cap} health-worth, or none)",
+        rule,
+        opts,
+        data={"cap": cap, "optional": True},
+        validate=validate,
+    )
     return list(answer)
 
 
-def one_unit(game: RuleContext, chooser: str, units: Sequence[Unit], prompt: str, rule: str, *, optional: bool = False) -> Flow:
+def one_unit(
+    game: RuleContext, chooser: str, units: Sequence[Unit], prompt: str, rule: str, *, optional: bool = False
+) -> Flow:
     """The chooser picks one unit (any of `units`); with `optional`, "none" is allowed."""
     units = [u for u in units if u.is_unit]
     if not units:
@@ -105,22 +127,53 @@ def one_unit(game: RuleContext, chooser: str, units: Sequence[Unit], prompt: str
     opts = [choice(u.uid, f"{u.name} ({u.uid}, {u.health} health)") for u in units]
     if optional:
         opts.append(choice("none", "None"))
-    answer = yield ask("sai_target", chooser, "choice", f"{game.player_name(chooser)}: {prompt}", f"{rule}; {TARGETING}",
-                       opts, validate=choose_validator(opts, rule))
+    answer = yield ask(
+        "sai_target",
+        chooser,
+        "choice",
+        f"{game.player_name(chooser)}: {prompt}",
+        f"{rule}; {TARGETING}",
+        opts,
+        validate=choose_validator(opts, rule),
+    )
     return None if answer == "none" else answer
 
 
-def pick(game: RuleContext, chooser: str, options: Sequence[tuple[str, str]], prompt: str, rule: str, topic: str = "sai_option") -> Flow:
+def pick(
+    game: RuleContext,
+    chooser: str,
+    options: Sequence[tuple[str, str]],
+    prompt: str,
+    rule: str,
+    topic: str = "sai_option",
+) -> Flow:
     """A plain choice among (value, label) options; no decision when there is one option."""
     if len(options) == 1:
         return options[0][0]
     opts = [choice(v, label) for v, label in options]
-    return (yield ask(topic, chooser, "choice", f"{game.player_name(chooser)}: {prompt}", rule, opts,
-                      validate=choose_validator(opts, rule)))
+    return (
+        yield ask(
+            topic,
+            chooser,
+            "choice",
+            f"{game.player_name(chooser)}: {prompt}",
+            rule,
+            opts,
+            validate=choose_validator(opts, rule),
+        )
+    )
 
 
-def individual_roll(game: RuleContext, unit: Unit, roll: str, why: str, rule: str, *, against: str | None = None,
-                    counted: tuple[str, ...] = ()) -> Flow:
+def individual_roll(
+    game: RuleContext,
+    unit: Unit,
+    roll: str,
+    why: str,
+    rule: str,
+    *,
+    against: str | None = None,
+    counted: tuple[str, ...] = (),
+) -> Flow:
     """One targeted unit rolls alone (an individual roll, V4.01c L1209-1210).  Returns
     ``(outcome, faces)``: the resolved outcome (``totals`` per type) and the faces it showed."""
     st = game.state
@@ -130,12 +183,21 @@ def individual_roll(game: RuleContext, unit: Unit, roll: str, why: str, rule: st
     # in the DUA only SAIs that generate saves work (L1215-1216)
     choices = {"in DUA": True} if location not in st.terrains and location != "reserve" else {}
     try:
-        out = yield from game.roll(army, roll, f"{game.player_name(unit.owner)}: roll {unit.name} alone ({why})", rule,
-                                    individual=True, counted=counted,
-                                    choices=choices, no_sai_effects=True)
+        out = yield from game.roll(
+            army,
+            roll,
+            f"{game.player_name(unit.owner)}: roll {unit.name} alone ({why})",
+            rule,
+            individual=True,
+            counted=counted,
+            choices=choices,
+            no_sai_effects=True,
+        )
     finally:
         game.notes["sai_individual"] = False
-    faces: list[str] = next((f["faces"] for f in (st.last_roll or {}).get("faces", []) if f["uid"] == unit.uid), [])
+    faces: list[str] = next(
+        (f["faces"] for f in (st.last_roll or {}).get("faces", []) if f["uid"] == unit.uid), []
+    )
     return out, faces
 
 
@@ -153,6 +215,14 @@ def plain_roll(game: RuleContext, unit: Unit, prompt: str, rule: str) -> Flow:
     from ..core.decisions import faces_validator as _faces_validator
 
     spec = [{"uid": unit.uid, "die": unit.name, "faces": list(unit.spec.faces)}]
-    faces = yield ask("sai_roll", unit.owner, "roll", f"{game.player_name(unit.owner)}: {prompt}", rule, dice=spec,
-                      data={"roll": "special", "unit": unit.uid}, validate=_faces_validator(spec))
+    faces = yield ask(
+        "sai_roll",
+        unit.owner,
+        "roll",
+        f"{game.player_name(unit.owner)}: {prompt}",
+        rule,
+        dice=spec,
+        data={"roll": "special", "unit": unit.uid},
+        validate=_faces_validator(spec),
+    )
     return faces[0]

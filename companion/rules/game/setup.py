@@ -104,7 +104,9 @@ def validate_force(
         dice = list(armies[name])
         for d in dice:
             if d.kind not in ("unit", "item"):
-                raise IllegalSetup(f"{who}: {d.name!r} ({d.kind}) cannot be placed in an army", "V4.01c L296-302")
+                raise IllegalSetup(
+                    f"{who}: {d.name!r} ({d.kind}) cannot be placed in an army", "V4.01c L296-302"
+                )
         if not any(d.kind == "unit" for d in dice):
             raise IllegalSetup(f"{who}: the {name} army needs at least one unit", "V4.01c L304-306")
         pts = force_points(dice)
@@ -141,7 +143,9 @@ def die_points(spec: DieSpec) -> int:
     return item_points([spec]) if spec.kind == "item" else 0
 
 
-def force_report(force_size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec]) -> dict[str, Any]:
+def force_report(
+    force_size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec]
+) -> dict[str, Any]:
     """One player's force while it is built, checked by steps 1-2 without raising (``validate_force``
     is the check a game starts with; these are the same rules, each line with whether it is met):
     ``{"total", "armies": {name: points}, "measure": "pts", "army_cap", "dragons": counted, "dragons_required",
@@ -149,21 +153,42 @@ def force_report(force_size: int, armies: Mapping[str, Sequence[DieSpec]], drago
     cap = army_cap(force_size)
     points = {name: force_points(armies.get(name, ())) for name in ARMY_NAMES}
     total = sum(points.values())
-    checks = [{"ok": total == force_size, "text": f"{total} of {force_size} points", "rule": "V4.01c L276-281"}]
+    checks = [
+        {"ok": total == force_size, "text": f"{total} of {force_size} points", "rule": "V4.01c L276-281"}
+    ]
     for name in ARMY_NAMES:
         dice = list(armies.get(name, ()))
-        ok = points[name] <= cap and any(d.kind == "unit" for d in dice) and all(d.kind in ("unit", "item")
-                                                                                 for d in dice)
-        checks.append({"ok": ok, "text": f"{name}: {points[name]} pts, at most {cap}, at least one unit",
-                       "rule": "V4.01c L296-306"})
+        ok = (
+            points[name] <= cap
+            and any(d.kind == "unit" for d in dice)
+            and all(d.kind in ("unit", "item") for d in dice)
+        )
+        checks.append(
+            {
+                "ok": ok,
+                "text": f"{name}: {points[name]} pts, at most {cap}, at least one unit",
+                "rule": "V4.01c L296-306",
+            }
+        )
     need = dragons_required(force_size)
     have = dragon_count(dragons)
-    checks.append({"ok": have in (0, need) and all(d.kind == "dragon" for d in dragons),
-                   "text": f"{have} of {need} dragon(s), a White Dragon counts 2"
-                   + ("; none chosen: suggested ones are brought" if not dragons else ""),
-                   "rule": "V4.01c L290-292, L575"})
-    return {"total": total, "armies": points, "measure": "pts", "army_cap": cap, "dragons": have,
-            "dragons_required": need, "checks": checks}
+    checks.append(
+        {
+            "ok": have in (0, need) and all(d.kind == "dragon" for d in dragons),
+            "text": f"{have} of {need} dragon(s), a White Dragon counts 2"
+            + ("; none chosen: suggested ones are brought" if not dragons else ""),
+            "rule": "V4.01c L290-292, L575",
+        }
+    )
+    return {
+        "total": total,
+        "armies": points,
+        "measure": "pts",
+        "army_cap": cap,
+        "dragons": have,
+        "dragons_required": need,
+        "checks": checks,
+    }
 
 
 def legal_horde_terrains(player: str, homes: Mapping[str, str], army_count: Mapping[str, int]) -> list[str]:

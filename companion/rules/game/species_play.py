@@ -73,13 +73,20 @@ def _species_units(army: Army, species: str) -> list[Unit]:
 # --------------------------------------------------------------------------- before a roll is totalled
 
 
-def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]) -> Flow:
+def before_resolution(
+    game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]
+) -> Flow:
     """Magic Negation and Rapid Growth; returns extra effects in force for this roll."""
     effects: list[EffectInForce] = []
     if ctx.get("individual") or ctx.get("order_of_play"):
         return effects
     st = game.state
-    if roll == "magic" and army.location in st.terrains and army.owner == st.marching and not ctx.get("negation"):
+    if (
+        roll == "magic"
+        and army.location in st.terrains
+        and army.owner == st.marching
+        and not ctx.get("negation")
+    ):
         effects.extend((yield from _magic_negation(game, army)))
     if roll == "maneuver" and ctx.get("counter_maneuver") and "Earth" in _elements(game, army.location):
         yield from _rapid_growth(game, army, dice, rolled)
@@ -102,15 +109,26 @@ def _magic_negation(game: RuleContext, army: Army) -> Flow:
         limit = cap(game, other, "Frostwings", 5)
         if not frost or limit <= 0:
             continue
-        answer = yield from pick(game, other, [("negate", "Roll your Frostwings for Magic Negation"),
-                                               ("no", "Let the magic be")],
-                                 f"Magic Negation: {game.army_label(army)} takes a magic action at "
-                                 f"{st.terrains[army.location].name}", rule, topic="species_ability")
+        answer = yield from pick(
+            game,
+            other,
+            [("negate", "Roll your Frostwings for Magic Negation"), ("no", "Let the magic be")],
+            f"Magic Negation: {game.army_label(army)} takes a magic action at "
+            f"{st.terrains[army.location].name}",
+            rule,
+            topic="species_ability",
+        )
         if answer != "negate":
             continue
         roller = Army(other, army.location, tuple(frost))
-        res = yield from game.roll(roller, "magic", f"{game.player_name(other)}: roll your Frostwings for Magic Negation",
-                                    rule, negation=True, no_sai_effects=True)
+        res = yield from game.roll(
+            roller,
+            "magic",
+            f"{game.player_name(other)}: roll your Frostwings for Magic Negation",
+            rule,
+            negation=True,
+            no_sai_effects=True,
+        )
         amount = min(res.total, limit)
         if amount > 0:
             out.append(EffectInForce("Magic Negation", castings=amount, target="army", hostile=True))
@@ -124,18 +142,37 @@ def _rapid_growth(game: RuleContext, army: Army, dice: list[Unit], rolled: list[
     from ..core.decisions import faces_validator as _faces_validator
 
     rule = cite("968-973")
-    eligible = [d for d, f in zip(dice, rolled, strict=True)
-                if d.is_unit and d.spec.species == "Treefolk" and not d.spec.find_face(f[0]).is_sai]
+    eligible = [
+        d
+        for d, f in zip(dice, rolled, strict=True)
+        if d.is_unit and d.spec.species == "Treefolk" and not d.spec.find_face(f[0]).is_sai
+    ]
     if not eligible:
         return
-    chosen = yield from optional_units(game, army.owner, eligible, sum(u.health for u in eligible),
-                                       "Rapid Growth: re-roll which Treefolk?", rule)
+    chosen = yield from optional_units(
+        game,
+        army.owner,
+        eligible,
+        sum(u.health for u in eligible),
+        "Rapid Growth: re-roll which Treefolk?",
+        rule,
+    )
     if not chosen:
         return
-    spec = [{"uid": u, "die": game.state.units[u].name, "faces": list(game.state.units[u].spec.faces)} for u in chosen]
-    faces = yield ask("sai_roll", army.owner, "roll", f"{game.player_name(army.owner)}: Rapid Growth: roll again "
-                      + ", ".join(d["die"] for d in spec), rule, dice=spec, data={"roll": "maneuver", "reroll": True},
-                      validate=_faces_validator(spec))
+    spec = [
+        {"uid": u, "die": game.state.units[u].name, "faces": list(game.state.units[u].spec.faces)}
+        for u in chosen
+    ]
+    faces = yield ask(
+        "sai_roll",
+        army.owner,
+        "roll",
+        f"{game.player_name(army.owner)}: Rapid Growth: roll again " + ", ".join(d["die"] for d in spec),
+        rule,
+        dice=spec,
+        data={"roll": "maneuver", "reroll": True},
+        validate=_faces_validator(spec),
+    )
     index = {d.uid: i for i, d in enumerate(dice)}
     for u, face in zip(chosen, faces, strict=True):
         rolled[index[u]][:] = [face]
@@ -174,17 +211,30 @@ def foul_stench(game: RuleContext, attacker: Army, target: Army) -> Flow:
 
         def validate(action: dict[str, Any]) -> list[str]:
             chosen = action.get("units")
-            if (not isinstance(chosen, list) or len(chosen) != n or len(set(chosen)) != n
-                    or any(u not in ids for u in chosen)):
+            if (
+                not isinstance(chosen, list)
+                or len(chosen) != n
+                or len(set(chosen)) != n
+                or any(u not in ids for u in chosen)
+            ):
                 raise IllegalAllocation(f"Foul Stench: choose exactly {n} distinct units of your army", rule)
             return list(chosen)
 
         opts = [{"value": s, "label": ", ".join(st.units[u].name for u in s)} for s in sets]
-        chosen = yield ask("species_ability", target.owner, "allocate",
-                           f"{game.player_name(target.owner)}: Foul Stench: choose {n} unit(s) that cannot counter-attack",
-                           rule, opts, data={"count": n}, validate=validate)
+        chosen = yield ask(
+            "species_ability",
+            target.owner,
+            "allocate",
+            f"{game.player_name(target.owner)}: Foul Stench: choose {n} unit(s) that cannot counter-attack",
+            rule,
+            opts,
+            data={"count": n},
+            validate=validate,
+        )
     marks["no_counter"].update(chosen)
-    game.say("Foul Stench: " + ", ".join(st.units[u].name for u in chosen) + f" cannot counter-attack ({rule})")
+    game.say(
+        "Foul Stench: " + ", ".join(st.units[u].name for u in chosen) + f" cannot counter-attack ({rule})"
+    )
 
 
 def defensive_volley(game: RuleContext, attacker_id: str, target: Army) -> Flow:
@@ -197,10 +247,14 @@ def defensive_volley(game: RuleContext, attacker_id: str, target: Army) -> Flow:
     elves = _species_units(defender, "Coral Elves")
     if not elves or not attacker.units or "Air" not in _elements(game, target.location):
         return
-    answer = yield from pick(game, target.owner, [("counter", "Counter-attack with missile (Defensive Volley)"),
-                                                  ("no", "Do not counter-attack")],
-                             f"Defensive Volley: counter-attack {game.army_label(attacker)}?", rule,
-                             topic="counter_attack")
+    answer = yield from pick(
+        game,
+        target.owner,
+        [("counter", "Counter-attack with missile (Defensive Volley)"), ("no", "Do not counter-attack")],
+        f"Defensive Volley: counter-attack {game.army_label(attacker)}?",
+        rule,
+        topic="counter_attack",
+    )
     if answer != "counter":
         return
 
@@ -218,7 +272,9 @@ def death_replanting(game: RuleContext, deaths: list[Death]) -> Flow:
         unit = game.state.units[d.uid]
         if not d.to_dua or unit.spec.species != "Treefolk" or "Water" not in _elements(game, d.location):
             continue
-        face = yield from plain_roll(game, unit, f"Replanting: roll {unit.name} before it goes to the DUA", rule)
+        face = yield from plain_roll(
+            game, unit, f"Replanting: roll {unit.name} before it goes to the DUA", rule
+        )
         if unit.spec.find_face(face).is_id:
             d.dest = RESERVE
             d.notes.append(f"Replanting, {rule}")
@@ -233,8 +289,11 @@ def death_stepped_damage(game: RuleContext, deaths: list[Death]) -> Flow:
         unit = st.units[d.uid]
         if not d.to_dua or unit.spec.species != "Undead":
             continue
-        pool = [u for u in st.area(d.owner, DUA) if u.is_unit and u.spec.species == "Undead"
-                and u.health < unit.health and u.uid not in taken]
+        pool = [
+            u
+            for u in st.area(d.owner, DUA)
+            if u.is_unit and u.spec.species == "Undead" and u.health < unit.health and u.uid not in taken
+        ]
         if not pool:
             continue
         seen, options = set(), [("none", f"{unit.name} goes to the DUA")]
@@ -242,8 +301,9 @@ def death_stepped_damage(game: RuleContext, deaths: list[Death]) -> Flow:
             if u.name not in seen:
                 seen.add(u.name)
                 options.append((u.uid, f"Exchange it with {u.name} from the DUA"))
-        answer = yield from pick(game, d.owner, options, f"Stepped Damage: {unit.name} is killed", rule,
-                                 topic="species_ability")
+        answer = yield from pick(
+            game, d.owner, options, f"Stepped Damage: {unit.name} is killed", rule, topic="species_ability"
+        )
         if answer != "none":
             d.exchange_with = answer
             taken.add(answer)
@@ -306,8 +366,14 @@ def _feralization(game: RuleContext, pid: str) -> Flow:
         opts = _recruit_or_promote_options(game, st.army(pid, army.location), "Feral")
         if not opts:
             continue
-        answer = yield from pick(game, pid, [("none", "Do nothing")] + opts,
-                                 f"Feralization at {st.terrains[army.location].name}", rule, topic="species_ability")
+        answer = yield from pick(
+            game,
+            pid,
+            [("none", "Do nothing")] + opts,
+            f"Feralization at {st.terrains[army.location].name}",
+            rule,
+            topic="species_ability",
+        )
         if answer != "none":
             _apply_recruit_or_promote(game, st.army(pid, army.location), answer, "Feralization")
 
@@ -316,8 +382,10 @@ def _winters_fortitude(game: RuleContext, pid: str) -> Flow:
     """With a Frostwing at an air terrain, one Frostwing may move from the BUA to the DUA (L881-884)."""
     rule = cite("881-884")
     st = game.state
-    if not any(_species_units(a, "Frostwings") and "Air" in _elements(game, a.location)
-               for a in st.armies(pid, include_reserve=False)):
+    if not any(
+        _species_units(a, "Frostwings") and "Air" in _elements(game, a.location)
+        for a in st.armies(pid, include_reserve=False)
+    ):
         return
     buried, seen = [], set()
     for u in st.area(pid, BUA):
@@ -326,8 +394,9 @@ def _winters_fortitude(game: RuleContext, pid: str) -> Flow:
             buried.append((u.uid, f"Move {u.name} from the BUA to the DUA"))
     if not buried:
         return
-    answer = yield from pick(game, pid, [("none", "Do nothing")] + buried, "Winter's Fortitude", rule,
-                             topic="species_ability")
+    answer = yield from pick(
+        game, pid, [("none", "Do nothing")] + buried, "Winter's Fortitude", rule, topic="species_ability"
+    )
     if answer != "none":
         st.location[answer] = DUA
         game.say(f"Winter's Fortitude: {st.units[answer].name} moves from the BUA to the DUA ({rule})")
@@ -343,9 +412,15 @@ def _mutate(game: RuleContext, pid: str) -> Flow:
     victims = [p for p in st.active_players() if p != pid and any(u.is_unit for u in st.area(p, RESERVE))]
     if not homes or n <= 0 or not victims:
         return
-    answer = yield from pick(game, pid, [("none", "Do not mutate")]
-                             + [(p, f"Mutate: target {game.player_name(p)}'s Reserve Area") for p in victims],
-                             "Mutate?", rule, topic="species_ability")
+    answer = yield from pick(
+        game,
+        pid,
+        [("none", "Do not mutate")]
+        + [(p, f"Mutate: target {game.player_name(p)}'s Reserve Area") for p in victims],
+        "Mutate?",
+        rule,
+        topic="species_ability",
+    )
     if answer == "none":
         return
     reserve = [u for u in st.area(answer, RESERVE) if u.is_unit]
@@ -364,14 +439,27 @@ def _mutate(game: RuleContext, pid: str) -> Flow:
 
         def validate(action: dict[str, Any]) -> list[str]:
             chosen = action.get("units")
-            if (not isinstance(chosen, list) or len(chosen) != n or len(set(chosen)) != n
-                    or any(u not in ids for u in chosen)):
-                raise IllegalAllocation(f"Mutate: target exactly {n} distinct units in that Reserve Area", rule)
+            if (
+                not isinstance(chosen, list)
+                or len(chosen) != n
+                or len(set(chosen)) != n
+                or any(u not in ids for u in chosen)
+            ):
+                raise IllegalAllocation(
+                    f"Mutate: target exactly {n} distinct units in that Reserve Area", rule
+                )
             return list(chosen)
 
-        targets = yield ask("species_ability", pid, "allocate", f"{game.player_name(pid)}: Mutate: target {n} unit(s)", rule,
-                            [{"value": s, "label": ", ".join(st.units[u].name for u in s)} for s in sets],
-                            data={"count": n}, validate=validate)
+        targets = yield ask(
+            "species_ability",
+            pid,
+            "allocate",
+            f"{game.player_name(pid)}: Mutate: target {n} unit(s)",
+            rule,
+            [{"value": s, "label": ", ".join(st.units[u].name for u in s)} for s in sets],
+            data={"count": n},
+            validate=validate,
+        )
     from .dua import kill_units
 
     failed = []
@@ -390,9 +478,14 @@ def _mutate(game: RuleContext, pid: str) -> Flow:
                 opts.append((f"{a.location}|{value}", f"{label} ({st.terrains[a.location].name})"))
         if not opts:
             break
-        pick_ = yield from pick(game, pid, [("done", "Stop")] + opts,
-                                f"Mutate: recruit or promote Swamp Stalkers ({worth} health-worth left)", rule,
-                                topic="species_ability")
+        pick_ = yield from pick(
+            game,
+            pid,
+            [("done", "Stop")] + opts,
+            f"Mutate: recruit or promote Swamp Stalkers ({worth} health-worth left)",
+            rule,
+            topic="species_ability",
+        )
         if pick_ == "done":
             break
         loc, value = pick_.split("|", 1)
@@ -419,12 +512,17 @@ def air_flight(game: RuleContext, pid: str) -> Flow:
                     continue
                 for dest in homes:
                     if dest != t:
-                        opts.append((f"{u.uid}>{dest}", f"Fly {u.name} from {st.terrains[t].name} to "
-                                     f"{st.terrains[dest].name}"))
+                        opts.append(
+                            (
+                                f"{u.uid}>{dest}",
+                                f"Fly {u.name} from {st.terrains[t].name} to {st.terrains[dest].name}",
+                            )
+                        )
         if not opts:
             return
-        answer = yield from pick(game, pid, [("done", "No (more) Air Flight")] + opts, "Air Flight", rule,
-                                 topic="species_ability")
+        answer = yield from pick(
+            game, pid, [("done", "No (more) Air Flight")] + opts, "Air Flight", rule, topic="species_ability"
+        )
         if answer == "done":
             return
         uid, dest = answer.split(">")

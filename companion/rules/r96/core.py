@@ -43,8 +43,18 @@ def charge(ctx: RollContext) -> Iterable[Contribution]:
         return ()
     units = frozenset(i for i, u in enumerate(ctx.units) if u.counts)
     return (
-        Modifier(ADD, MELEE, 0, "Charge", "R96 L341-351", scope="any", units=units, counts_as=MANEUVER,
-                 origin="rule", note="in a charge, maneuver results count as damage too"),
+        Modifier(
+            ADD,
+            MELEE,
+            0,
+            "Charge",
+            "R96 L341-351",
+            scope="any",
+            units=units,
+            counts_as=MANEUVER,
+            origin="rule",
+            note="in a charge, maneuver results count as damage too",
+        ),
     )
 
 
@@ -66,12 +76,26 @@ def terrain_advantage(ctx: RollContext) -> Iterable[Contribution]:
             continue
         shared = own & {e.value for e in unit.die.elements}
         if shared:
-            out.append(Modifier(MULTIPLY, MAGIC, 2, "Terrain advantage", "R96 L439-452", scope="any",
-                                units=frozenset({i}), origin="terrain", optional=True, part="ids",
-                                element="/".join(sorted(shared)),
-                                note=f"{unit.name}: ID magic doubled as {'/'.join(sorted(shared))}"))
+            out.append(
+                Modifier(
+                    MULTIPLY,
+                    MAGIC,
+                    2,
+                    "Terrain advantage",
+                    "R96 L439-452",
+                    scope="any",
+                    units=frozenset({i}),
+                    origin="terrain",
+                    optional=True,
+                    part="ids",
+                    element="/".join(sorted(shared)),
+                    note=f"{unit.name}: ID magic doubled as {'/'.join(sorted(shared))}",
+                )
+            )
     if terrain.controlled and terrain.eighth == "Standing Stones":
-        out.append(ElementOption(frozenset(range(len(ctx.units))), frozenset(own), "Standing Stones", "R96 L663-666"))
+        out.append(
+            ElementOption(frozenset(range(len(ctx.units))), frozenset(own), "Standing Stones", "R96 L663-666")
+        )
     return out
 
 
@@ -85,16 +109,37 @@ def death_magic(ctx: RollContext) -> Iterable[Contribution]:
     if not n or MAGIC not in ctx.counted:
         return ()
     if ctx.in_reserve:
-        raise ResolutionError("an army in Reserves can never double its magic (R96 L472-480)",
-                              key="choices.Death magic burial")
-    eligible = sum(f.count for u in ctx.units if u.counts and any(e.value == "Death" for e in u.die.elements)
-                   for f in u.faces if f.is_id)
+        raise ResolutionError(
+            "an army in Reserves can never double its magic (R96 L472-480)", key="choices.Death magic burial"
+        )
+    eligible = sum(
+        f.count
+        for u in ctx.units
+        if u.counts and any(e.value == "Death" for e in u.die.elements)
+        for f in u.faces
+        if f.is_id
+    )
     if not isinstance(n, int) or n < 0 or n > eligible:
-        raise ResolutionError(f"burial must be 0 to {eligible} health: the black points rolled on ID icons",
-                              key="choices.Death magic burial")
+        raise ResolutionError(
+            f"burial must be 0 to {eligible} health: the black points rolled on ID icons",
+            key="choices.Death magic burial",
+        )
     return (
-        Modifier(ADD, MAGIC, n, "Death magic", "R96 L454-470", scope="any", origin="rule", element="Death",
-                 note=f"{n} health buried: {n} ID points of black magic doubled"),
-        Report("Death magic", f"{n} of the ID magic points must be black, and all {2 * n} black points must be spent",
-               n, kind="note"),
+        Modifier(
+            ADD,
+            MAGIC,
+            n,
+            "Death magic",
+            "R96 L454-470",
+            scope="any",
+            origin="rule",
+            element="Death",
+            note=f"{n} health buried: {n} ID points of black magic doubled",
+        ),
+        Report(
+            "Death magic",
+            f"{n} of the ID magic points must be black, and all {2 * n} black points must be spent",
+            n,
+            kind="note",
+        ),
     )

@@ -23,9 +23,18 @@ def bullseye(ctx: SaiContext) -> SaiOutcome | None:
     if _is_dragon(ctx):
         return SaiOutcome(results={MISSILE: ctx.x})
     if ctx.purpose == MISSILE:
-        return SaiOutcome(reports=(Report("Bullseye", f"{ctx.x} damage to one target unit of your choice; only it "
-                                          "saves; removed before the army's missile saves", ctx.x, ctx.index,
-                                          "damage_one_unit"),))
+        return SaiOutcome(
+            reports=(
+                Report(
+                    "Bullseye",
+                    f"{ctx.x} damage to one target unit of your choice; only it "
+                    "saves; removed before the army's missile saves",
+                    ctx.x,
+                    ctx.index,
+                    "damage_one_unit",
+                ),
+            )
+        )
     return None
 
 
@@ -51,8 +60,12 @@ def counter(ctx: SaiContext) -> SaiOutcome | None:
     if ctx.purpose == MELEE:
         return SaiOutcome(results={MELEE: x})
     if ctx.purpose == SAVE and ctx.against == MELEE:
-        return SaiOutcome(results={SAVE: x}, reports=(Report("Counter", f"{x} hits on the attacking army, no save",
-                                                             x, ctx.index, "damage_no_save"),))
+        return SaiOutcome(
+            results={SAVE: x},
+            reports=(
+                Report("Counter", f"{x} hits on the attacking army, no save", x, ctx.index, "damage_no_save"),
+            ),
+        )
     return None
 
 
@@ -83,8 +96,18 @@ def smite(ctx: SaiContext) -> SaiOutcome | None:
     if _is_dragon(ctx) or (ctx.purpose == MELEE and ctx.roll.charge):
         return SaiOutcome(results={MELEE: ctx.x})
     if ctx.purpose == MELEE:
-        return SaiOutcome(reports=(Report("Smite", f"{ctx.x} hits that no save can stop; the owner picks the dead, "
-                                          "removed before the other saves", ctx.x, ctx.index, "damage_no_save"),))
+        return SaiOutcome(
+            reports=(
+                Report(
+                    "Smite",
+                    f"{ctx.x} hits that no save can stop; the owner picks the dead, "
+                    "removed before the other saves",
+                    ctx.x,
+                    ctx.index,
+                    "damage_no_save",
+                ),
+            )
+        )
     return None
 
 

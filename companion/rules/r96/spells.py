@@ -35,15 +35,28 @@ def _on_army(effect: EffectInForce) -> bool:
 def stoneskin(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """+1 automatic save per casting to the target army (R96 L968-971)."""
     if _on_army(effect):
-        yield Modifier(ADD, SAVE, effect.castings, "Stoneskin", "R96 L968-971", note=f"+{effect.castings} automatic saves")
+        yield Modifier(
+            ADD,
+            SAVE,
+            effect.castings,
+            "Stoneskin",
+            "R96 L968-971",
+            note=f"+{effect.castings} automatic saves",
+        )
 
 
 @REGISTRY.spell("Watery Double")
 def watery_double(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """+1 automatic save per casting, until the end of the caster's next turn (R96 L1037-1041)."""
     if _on_army(effect):
-        yield Modifier(ADD, SAVE, effect.castings, "Watery Double", "R96 L1037-1041",
-                       note=f"+{effect.castings} automatic saves")
+        yield Modifier(
+            ADD,
+            SAVE,
+            effect.castings,
+            "Watery Double",
+            "R96 L1037-1041",
+            note=f"+{effect.castings} automatic saves",
+        )
 
 
 @REGISTRY.spell("Wall of Ice")
@@ -57,8 +70,14 @@ def wall_of_ice(ctx: RollContext, effect: EffectInForce) -> Iterable[Contributio
 def wind_walk(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """+6 automatic maneuvers per casting (R96 L1002-1005); never counted by racial abilities."""
     if _on_army(effect):
-        yield Modifier(ADD, MANEUVER, 6 * effect.castings, "Wind Walk", "R96 L1002-1005",
-                       note=f"+{6 * effect.castings} automatic maneuvers")
+        yield Modifier(
+            ADD,
+            MANEUVER,
+            6 * effect.castings,
+            "Wind Walk",
+            "R96 L1002-1005",
+            note=f"+{6 * effect.castings} automatic maneuvers",
+        )
 
 
 @REGISTRY.spell("Transmute Rock to Mud")
@@ -66,8 +85,14 @@ def transmute(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]
     """-6 maneuver per casting on the target army; it reaches maneuvers used by racial abilities and
     a charge's extra damage (R96 L982-986)."""
     if _on_army(effect):
-        yield Modifier(SUBTRACT, MANEUVER, 6 * effect.castings, "Transmute Rock to Mud", "R96 L982-986",
-                       note=f"-{6 * effect.castings} maneuver")
+        yield Modifier(
+            SUBTRACT,
+            MANEUVER,
+            6 * effect.castings,
+            "Transmute Rock to Mud",
+            "R96 L982-986",
+            note=f"-{6 * effect.castings} maneuver",
+        )
 
 
 @REGISTRY.spell("Ash Storm")
@@ -75,7 +100,9 @@ def ash_storm(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]
     """-1 per casting to the results of every army at the target terrain; in a roll used for several
     effects the owner places it (R96 L1015-1019, L934-943)."""
     if effect.target in ("terrain", "army"):
-        yield Modifier(SUBTRACT, ALL, effect.castings, "Ash Storm", "R96 L1015-1019", note=f"-{effect.castings}")
+        yield Modifier(
+            SUBTRACT, ALL, effect.castings, "Ash Storm", "R96 L1015-1019", note=f"-{effect.castings}"
+        )
 
 
 @REGISTRY.spell("Palsy")
@@ -90,8 +117,16 @@ def burning_hands(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribut
     """The target unit's melee hits are doubled; more castings go on more units (R96 L1025-1026).
     ``effect.units`` names the unit(s)."""
     if effect.units:
-        yield Modifier(MULTIPLY, MELEE, 2, "Burning Hands", "R96 L1025-1026", scope="any", units=effect.units,
-                       note="the unit's melee hits doubled")
+        yield Modifier(
+            MULTIPLY,
+            MELEE,
+            2,
+            "Burning Hands",
+            "R96 L1025-1026",
+            scope="any",
+            units=effect.units,
+            note="the unit's melee hits doubled",
+        )
 
 
 @REGISTRY.spell("Dancing Lights")
@@ -109,9 +144,13 @@ def wall_of_fog(ctx: RollContext, effect: EffectInForce) -> Iterable[Contributio
     (R96 L1047-1051).  ``target="terrain"``: the rolling army's terrain is fogged; ``"opponent"``: the
     terrain of the army it shoots at is fogged (missile only)."""
     if effect.target == "terrain":
-        yield Modifier(DIVIDE, MANEUVER, 2, "Wall of Fog", "R96 L1047-1051", note="maneuvers at a fogged terrain halved")
+        yield Modifier(
+            DIVIDE, MANEUVER, 2, "Wall of Fog", "R96 L1047-1051", note="maneuvers at a fogged terrain halved"
+        )
     if effect.target in ("terrain", "opponent") and ctx.purpose == MISSILE:
-        yield Modifier(DIVIDE, MISSILE, 2, "Wall of Fog", "R96 L1047-1051", note="missile fire through fog halved")
+        yield Modifier(
+            DIVIDE, MISSILE, 2, "Wall of Fog", "R96 L1047-1051", note="missile fire through fog halved"
+        )
 
 
 @REGISTRY.spell("Frost")
@@ -119,18 +158,46 @@ def frost(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
     """Green dragon breath: every roll of the army, or of its units alone, is halved, rounded down,
     until its owner's next turn (R96 L865-867)."""
     # FAQ96 SAI B counts Frost among the "spells" that never touch SAI results
-    yield Modifier(DIVIDE, ALL, 2, "Frost (green dragon breath)", "R96 L865-867; FAQ96 SAI B", scope="any",
-                   origin="spell", note="all results halved")
+    yield Modifier(
+        DIVIDE,
+        ALL,
+        2,
+        "Frost (green dragon breath)",
+        "R96 L865-867; FAQ96 SAI B",
+        scope="any",
+        origin="spell",
+        note="all results halved",
+    )
 
 
 #: The 25 spells of R96 (L964-1081) plus dragon breaths that linger on an army.
 SPELL_NAMES = frozenset(
     {
-        "Stoneskin", "Dust to Dust", "Path", "Transmute Rock to Mud", "Summon Gold Dragon",
-        "Hailstorm", "Breath of Life", "Wind Walk", "Lightning Strike", "Summon Blue Dragon",
-        "Ash Storm", "Spark of Life", "Burning Hands", "Dancing Lights", "Summon Red Dragon",
-        "Watery Double", "Wall of Ice", "Wall of Fog", "Flash Flood", "Summon Green Dragon",
-        "Reanimate Dead", "Palsy", "Finger of Death", "Open Grave", "Summon Black Dragon",
+        "Stoneskin",
+        "Dust to Dust",
+        "Path",
+        "Transmute Rock to Mud",
+        "Summon Gold Dragon",
+        "Hailstorm",
+        "Breath of Life",
+        "Wind Walk",
+        "Lightning Strike",
+        "Summon Blue Dragon",
+        "Ash Storm",
+        "Spark of Life",
+        "Burning Hands",
+        "Dancing Lights",
+        "Summon Red Dragon",
+        "Watery Double",
+        "Wall of Ice",
+        "Wall of Fog",
+        "Flash Flood",
+        "Summon Green Dragon",
+        "Reanimate Dead",
+        "Palsy",
+        "Finger of Death",
+        "Open Grave",
+        "Summon Black Dragon",
         "Frost",
     }
 )

@@ -73,7 +73,9 @@ def get_edition(key: str) -> Edition:
     if edition is None:
         module_name = EDITION_MODULES.get(key)
         if module_name is None:
-            raise ResolutionError(f"unknown edition {key!r} (known: {', '.join(EDITION_MODULES)})", key="edition")
+            raise ResolutionError(
+                f"unknown edition {key!r} (known: {', '.join(EDITION_MODULES)})", key="edition"
+            )
         edition = importlib.import_module(module_name).EDITION
         _cache[key] = edition
     return edition

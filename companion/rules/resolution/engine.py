@@ -106,7 +106,9 @@ def _id_type(request: RollRequest, counted: frozenset[str], index: int) -> str |
         pick = None
     if pick is not None:
         if pick not in counted:
-            raise ResolutionError(f"IDs may only count as a counted result type, not {pick!r}", key="choices.id_as")
+            raise ResolutionError(
+                f"IDs may only count as a counted result type, not {pick!r}", key="choices.id_as"
+            )
         return pick
     if len(counted) == 1:
         return next(iter(counted))
@@ -128,10 +130,39 @@ class _Tally:
     """
 
     __slots__ = (
-        "request", "ed", "counted", "ctx", "units", "n", "counting", "codes", "groups",
-        "N", "I", "S", "C", "A", "T", "sai_live", "a_elem", "later_factor", "sai_elem", "id_elem",
-        "steps", "reports", "other", "mods", "collected", "elem_opts", "sai_log", "id_factor",
-        "by_stage", "needed", "counted_list", "counted_k", "penalty_first",
+        "request",
+        "ed",
+        "counted",
+        "ctx",
+        "units",
+        "n",
+        "counting",
+        "codes",
+        "groups",
+        "N",
+        "I",
+        "S",
+        "C",
+        "A",
+        "T",
+        "sai_live",
+        "a_elem",
+        "later_factor",
+        "sai_elem",
+        "id_elem",
+        "steps",
+        "reports",
+        "other",
+        "mods",
+        "collected",
+        "elem_opts",
+        "sai_log",
+        "id_factor",
+        "by_stage",
+        "needed",
+        "counted_list",
+        "counted_k",
+        "penalty_first",
     )
     # set by the later steps (_plan_modifiers): the live modifiers by stage, the result types the roll
     # reads (the counted ones, plus those a counts-as reads), the units that lose a penalty first
@@ -152,7 +183,10 @@ class _Tally:
                 if t not in _T:
                     raise ResolutionError(f"unknown result type {t!r}", key="roll.counted") from None
             counted_list = [t for t in RESULT_TYPES if t in counted]
-            self.counted_list, self.counted_k = _COUNTED[counted] = (counted_list, [(t, _T[t]) for t in counted_list])
+            self.counted_list, self.counted_k = _COUNTED[counted] = (
+                counted_list,
+                [(t, _T[t]) for t in counted_list],
+            )
         self.request = request
         self.ed = ed
         self.counted = counted
@@ -181,7 +215,9 @@ class _Tally:
         self.mods: list[Modifier] = []
         self.collected: list[Contribution] = []  # what the core rules, species and spell hooks returned
         self.elem_opts: list[ElementOption] = []
-        self.sai_log: list[tuple[str, int, int, Face, str]] = []  # (result type, amount, unit index, face, citation) of counted SAI results
+        self.sai_log: list[
+            tuple[str, int, int, Face, str]
+        ] = []  # (result type, amount, unit index, face, citation) of counted SAI results
         self.id_factor = 1
 
     # -- the running totals
@@ -199,7 +235,9 @@ class _Tally:
             s += self.A[t]
         return s
 
-    def remove(self, t: int, amount: int, units: list[int], *, sai: bool, first: tuple[int, ...] = ()) -> None:
+    def remove(
+        self, t: int, amount: int, units: list[int], *, sai: bool, first: tuple[int, ...] = ()
+    ) -> None:
         """Take ``amount`` results of type ``t`` away, ID results last (V4.01c L1058-1061).
         The owner chooses which units lose them (``first``: the units the owner named, choice
         ``"penalty first"``); by default those whose results a later modifier multiplies lose them
@@ -259,8 +297,18 @@ class _Tally:
     def record(self, stage: str, m: Modifier, t: str, before: int, after: int, text: str) -> None:
         """An explained step for ``m``, when it changed the total."""
         if before != after:
-            self.steps.append(Step(self.ed.step_numbers[stage], m.source, m.citation, m.note or text, t, before,
-                                   after, m.source))
+            self.steps.append(
+                Step(
+                    self.ed.step_numbers[stage],
+                    m.source,
+                    m.citation,
+                    m.note or text,
+                    t,
+                    before,
+                    after,
+                    m.source,
+                )
+            )
 
 
 #: Memo of recent resolutions: a camera reports the same table many times a second, and
@@ -275,14 +323,32 @@ def _request_key(request: RollRequest, ed: Edition) -> tuple[Any, ...] | None:
     try:
         choices = tuple(sorted(request.choices.items(), key=repr)) if request.choices else ()
         effects = tuple(
-            (e.name, e.castings, e.target, e.units, e.hostile, e.element,
-             tuple(sorted(e.details.items(), key=repr)) if e.details else ())
+            (
+                e.name,
+                e.castings,
+                e.target,
+                e.units,
+                e.hostile,
+                e.element,
+                tuple(sorted(e.details.items(), key=repr)) if e.details else (),
+            )
             for e in request.effects
         )
         key = (
-            id(ed), request.purpose, request.against, request.counted, request.terrain, request.in_reserve,
-            request.individual, request.counter_attack, request.charge, request.counter_maneuver,
-            request.marching, request.force_points, choices, effects,
+            id(ed),
+            request.purpose,
+            request.against,
+            request.counted,
+            request.terrain,
+            request.in_reserve,
+            request.individual,
+            request.counter_attack,
+            request.charge,
+            request.counter_maneuver,
+            request.marching,
+            request.force_points,
+            choices,
+            effects,
             tuple(sorted(request.dua_counts.items())) if request.dua_counts else (),
             tuple((u.faces, u.counts, u.label) for u in request.units),
         )
@@ -308,8 +374,11 @@ def resolve(request: RollRequest, edition: Edition | None = None, *, memo: bool 
         return _resolve(request, ed)
     hit = _MEMO.get(key)
     dice = tuple(u.die for u in request.units)
-    if hit is not None and hit[0] is ed and len(hit[1]) == len(dice) and all(
-        a is b for a, b in zip(hit[1], dice, strict=True)
+    if (
+        hit is not None
+        and hit[0] is ed
+        and len(hit[1]) == len(dice)
+        and all(a is b for a, b in zip(hit[1], dice, strict=True))
     ):
         try:
             _MEMO.move_to_end(key)
@@ -407,8 +476,14 @@ def _sai_faces(tally: _Tally, i: int, unit: RolledUnit) -> None:
             ctx.sai_faces[i] = ctx.sai_faces[i] + (face.sai,)
             hook = ed.registry.sais.get(face.sai)
             if hook is None:
-                reports.append(Report(face.sai, f"no roll contribution is registered for {face.sai} in {ed.key}",
-                                      unit=i, kind="note"))
+                reports.append(
+                    Report(
+                        face.sai,
+                        f"no roll contribution is registered for {face.sai} in {ed.key}",
+                        unit=i,
+                        kind="note",
+                    )
+                )
                 out = None
             else:
                 out = hook(SaiContext(ctx, i, face, k))
@@ -418,10 +493,16 @@ def _sai_faces(tally: _Tally, i: int, unit: RolledUnit) -> None:
                     _sai_outcome(tally, i, face, out)
         if k < last and rerolls:
             num = ed.step_numbers
-            tally.steps.append(Step(num.get("reroll", num["count"]), f"{face.sai}: roll again",
-                                    ed.citations.get("reroll", ""),
-                                    f"{unit.name} rolled again after {face.text()} and shows {faces[k + 1].text()}; "
-                                    "both faces count", source=unit.name))
+            tally.steps.append(
+                Step(
+                    num.get("reroll", num["count"]),
+                    f"{face.sai}: roll again",
+                    ed.citations.get("reroll", ""),
+                    f"{unit.name} rolled again after {face.text()} and shows {faces[k + 1].text()}; "
+                    "both faces count",
+                    source=unit.name,
+                )
+            )
         if k < last and not rerolls:
             raise ResolutionError(
                 f"face {face.text()!r} does not make the die roll again in a {tally.request.purpose} roll, "
@@ -429,8 +510,14 @@ def _sai_faces(tally: _Tally, i: int, unit: RolledUnit) -> None:
                 key=f"roll.faces[{i}][{k + 1}]",
             )
         if k == last and rerolls:
-            reports.append(Report(face.sai or face.name, "roll this unit again and apply the new face too",
-                                  unit=i, kind="reroll_pending"))
+            reports.append(
+                Report(
+                    face.sai or face.name,
+                    "roll this unit again and apply the new face too",
+                    unit=i,
+                    kind="reroll_pending",
+                )
+            )
 
 
 def _sai_outcome(tally: _Tally, i: int, face: Face, out: SaiOutcome) -> None:
@@ -465,8 +552,14 @@ def _core_rules(tally: _Tally) -> None:
         for c in hook(ctx):
             if isinstance(c, IdMultiplier):
                 tally.id_factor *= c.factor
-                tally.steps.append(Step(ed.step_numbers["count"], c.source, c.citation,
-                                        f"ID results are multiplied by {c.factor}"))
+                tally.steps.append(
+                    Step(
+                        ed.step_numbers["count"],
+                        c.source,
+                        c.citation,
+                        f"ID results are multiplied by {c.factor}",
+                    )
+                )
             else:
                 collected.append(c)
 
@@ -526,8 +619,17 @@ def _count_results(tally: _Tally) -> None:
         normal = sum_n[k]
         ids = sum_i[k]
         if normal or ids:
-            tally.steps.append(Step(number, ed.texts["count"], ed.citations["count"],
-                                    f"{normal} from action icons + {ids} from ID icons", t, 0, normal + ids))
+            tally.steps.append(
+                Step(
+                    number,
+                    ed.texts["count"],
+                    ed.citations["count"],
+                    f"{normal} from action icons + {ids} from ID icons",
+                    t,
+                    0,
+                    normal + ids,
+                )
+            )
         if tally.sai_live:  # an edition that counts SAI results with the others
             _sai_steps(tally, t, normal + ids, number)
 
@@ -547,7 +649,9 @@ def _species_and_spells(tally: _Tally) -> None:
     for e_i, effect in enumerate(request.effects):
         name = ed.canonical_spell(effect.name)
         if name is None:
-            raise ResolutionError(f"unknown spell {effect.name!r} in edition {ed.key}", key=f"effects[{e_i}].spell")
+            raise ResolutionError(
+                f"unknown spell {effect.name!r} in edition {ed.key}", key=f"effects[{e_i}].spell"
+            )
         hook = reg.spells.get(name)
         if hook is not None:
             collected.extend(hook(ctx, effect))
@@ -578,8 +682,10 @@ def _plan_modifiers(tally: _Tally) -> None:
         choices = request.choices
         for m in tally.mods:
             if m.reach is not _THIS_ROLL:
-                raise TypeError(f"{m.source}: a modifier of {m.reach.value!r} reached this roll; a plug-in binds it "
-                                "to this roll's units or reports it")
+                raise TypeError(
+                    f"{m.source}: a modifier of {m.reach.value!r} reached this roll; a plug-in binds it "
+                    "to this roll's units or reports it"
+                )
             if m.scope == "army" and individual:
                 continue
             if m.scope == "unit" and not individual:
@@ -608,7 +714,8 @@ def _plan_modifiers(tally: _Tally) -> None:
     if penalty_first:
         n = tally.n
         if not isinstance(penalty_first, (list, tuple)) or not all(
-                isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in penalty_first):
+            isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in penalty_first
+        ):
             raise ResolutionError(f"'penalty first' must list unit indexes 0..{n - 1}", key="roll.choices")
         penalty_first = tuple(penalty_first)
     tally.penalty_first = penalty_first
@@ -657,13 +764,17 @@ def _stage_subtract(tally: _Tally, stage_mods: list[Modifier]) -> None:
             before = tally.total(k, where)
             tally.remove(k, m.amount, us, sai=sai, first=tally.penalty_first)
             after = tally.total(k, where)
-            tally.record(SUBTRACT, m, t, before, after, f"subtract {m.amount} (never below 0; ID results last)")
+            tally.record(
+                SUBTRACT, m, t, before, after, f"subtract {m.amount} (never below 0; ID results last)"
+            )
 
 
 def _stage_divide(tally: _Tally, stage_mods: list[Modifier]) -> None:
     """Step 7: dividing modifiers, rounded down (V4.01c L1023; at most one per result type where the
     edition says so, L1063-1064)."""
-    plan = _plan(tally, stage_mods, tally.ed.one_divider, _smallest_divisor, tally.ed.citations.get("one_divider", ""))
+    plan = _plan(
+        tally, stage_mods, tally.ed.one_divider, _smallest_divisor, tally.ed.citations.get("one_divider", "")
+    )
     N, I_, C, S = tally.N, tally.I, tally.C, tally.S
     for m, t, us, army in plan:
         k = _T[t]
@@ -673,7 +784,14 @@ def _stage_divide(tally: _Tally, stage_mods: list[Modifier]) -> None:
             have = tally.total(k, us, sai=sai)
             after = have // m.amount if m.amount > 0 else have
             tally.remove(k, have - after, us, sai=sai)
-            tally.record(DIVIDE, m, t, full_before, tally.total(k), f"divide by {m.amount}, rounded down (ID results last)")
+            tally.record(
+                DIVIDE,
+                m,
+                t,
+                full_before,
+                tally.total(k),
+                f"divide by {m.amount}, rounded down (ID results last)",
+            )
         else:
             for i in us:
                 have = N[i][k] + I_[i][k] + C[i][k] + (S[i][k] if sai and tally.sai_live else 0)
@@ -683,8 +801,13 @@ def _stage_divide(tally: _Tally, stage_mods: list[Modifier]) -> None:
 
 def _stage_multiply(tally: _Tally, stage_mods: list[Modifier]) -> None:
     """Step 9: multiplying modifiers (V4.01c L1027; at most one per result type, L1063-1066)."""
-    plan = _plan(tally, stage_mods, tally.ed.one_multiplier, _largest_factor,
-                 tally.ed.citations.get("one_multiplier", ""))
+    plan = _plan(
+        tally,
+        stage_mods,
+        tally.ed.one_multiplier,
+        _largest_factor,
+        tally.ed.citations.get("one_multiplier", ""),
+    )
     N, I_, C, S, T = tally.N, tally.I, tally.C, tally.S, tally.T
     for m, t, us, army in plan:
         k = _T[t]
@@ -745,8 +868,10 @@ def _counts_as(tally: _Tally, m: Modifier) -> None:
     combination = m.counts_as in tally.counted
     limit = tally.request.choices.get(f"{m.source} amount") if combination else None
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
-        raise ResolutionError(f"how many results {m.source} converts must be a whole number >= 0, "
-                              f"not {limit!r}", key=f"choices.{m.source} amount")
+        raise ResolutionError(
+            f"how many results {m.source} converts must be a whole number >= 0, not {limit!r}",
+            key=f"choices.{m.source} amount",
+        )
     N, I_, S, C = tally.N, tally.I, tally.S, tally.C
     for i in tally.unit_list(m):
         v = N[i][src] + I_[i][src] + (S[i][src] if tally.sai_live else 0)
@@ -764,7 +889,12 @@ def _counts_as(tally: _Tally, m: Modifier) -> None:
     tally.record(ADD, m, t, before, tally.total(k), m.note or f"{moved} {m.counts_as} results count as {t}")
 
 
-_STAGE_STEPS: dict[str, Callable[[_Tally, list[Modifier]], None]] = {SUBTRACT: _stage_subtract, DIVIDE: _stage_divide, MULTIPLY: _stage_multiply, ADD: _stage_add}
+_STAGE_STEPS: dict[str, Callable[[_Tally, list[Modifier]], None]] = {
+    SUBTRACT: _stage_subtract,
+    DIVIDE: _stage_divide,
+    MULTIPLY: _stage_multiply,
+    ADD: _stage_add,
+}
 
 
 def _smallest_divisor(m: Modifier) -> int:
@@ -814,10 +944,21 @@ def _sai_steps(tally: _Tally, t: str, running: int, number: int) -> None:
         if key == t:
             after = running + val
             name = units[i].name
-            tally.steps.append(Step(number, face.sai or face.text(), citation or cites.get("sai_table", cites.get("sai", "")),
-                                    f"{name} rolled {face.text()}: {val} {t} generated by the SAI", t, running, after,
-                                    name))
+            tally.steps.append(
+                Step(
+                    number,
+                    face.sai or face.text(),
+                    citation or cites.get("sai_table", cites.get("sai", "")),
+                    f"{name} rolled {face.text()}: {val} {t} generated by the SAI",
+                    t,
+                    running,
+                    after,
+                    name,
+                )
+            )
             running = after
+
+
 def _id_split(request: RollRequest, counted: frozenset[str], index: int, count: int) -> dict[str, int] | None:
     """An ID's results split between counted types in a combination roll, when the caller says so:
     ``choices["id_as"] = {unit index: {"melee": 2, "save": 1}}`` (V4.01c L677-681, L1083-1086)."""
@@ -850,7 +991,9 @@ def _split_subtract(tally: _Tally, m: Modifier, units: list[int], sai: bool, num
                 raise ResolutionError(f"{t!r} is not counted in this roll", key=f"choices.{m.source} split")
             plan.append((t, int(v)))
         if sum(v for _, v in plan) != m.amount:
-            raise ResolutionError(f"the split must place all {m.amount} points", key=f"choices.{m.source} split")
+            raise ResolutionError(
+                f"the split must place all {m.amount} points", key=f"choices.{m.source} split"
+            )
     else:
         order = sorted((t for t in tally.counted_list if t != SAVE), key=lambda t: -tally.total(_T[t]))
         if SAVE in counted:
@@ -858,7 +1001,9 @@ def _split_subtract(tally: _Tally, m: Modifier, units: list[int], sai: bool, num
         left = m.amount
         for t in order:
             k = _T[t]
-            take = min(left, tally.total(k, units, sai=sai) if tally.sai_live or not sai else tally.total(k, units))
+            take = min(
+                left, tally.total(k, units, sai=sai) if tally.sai_live or not sai else tally.total(k, units)
+            )
             if take:
                 plan.append((t, take))
                 left -= take
@@ -868,12 +1013,23 @@ def _split_subtract(tally: _Tally, m: Modifier, units: list[int], sai: bool, num
         tally.remove(k, v, units, sai=sai)
         after = tally.total(k)
         if before != after:
-            tally.steps.append(Step(number, m.source, m.citation, f"{v} of the penalty placed on {t} (combination roll)",
-                                    t, before, after, m.source))
+            tally.steps.append(
+                Step(
+                    number,
+                    m.source,
+                    m.citation,
+                    f"{v} of the penalty placed on {t} (combination roll)",
+                    t,
+                    before,
+                    after,
+                    m.source,
+                )
+            )
 
 
-def _plan(tally: _Tally, mods: list[Modifier], one_only: bool, favour: Callable[[Modifier], int],
-          citation: str) -> list[tuple[Modifier, str, list[int], bool]]:
+def _plan(
+    tally: _Tally, mods: list[Modifier], one_only: bool, favour: Callable[[Modifier], int], citation: str
+) -> list[tuple[Modifier, str, list[int], bool]]:
     """(modifier, result type, units, army-wide) to apply, in order.
 
     With ``one_only`` (V4.01c L1063-1064; SAI targeting rules L1231-1233) each unit's results of a
@@ -917,8 +1073,13 @@ def _plan(tally: _Tally, mods: list[Modifier], one_only: bool, favour: Callable[
             elif m.units is not None and any(b is m for b in unit_best.values()):
                 out.append((m, t, sorted(i for i, b in unit_best.items() if b is m), False))
             else:
-                tally.reports.append(Report(m.source, f"not applied to {t}: at most one such modifier per result "
-                                                      f"type ({citation})", kind="note"))
+                tally.reports.append(
+                    Report(
+                        m.source,
+                        f"not applied to {t}: at most one such modifier per result type ({citation})",
+                        kind="note",
+                    )
+                )
     return out
 
 

@@ -21,7 +21,13 @@ SAVE = "save"
 #: The five result types, in the order totals are listed.
 RESULT_TYPES: tuple[str, ...] = (MANEUVER, MELEE, MISSILE, MAGIC, SAVE)
 #: Catalogue icon name -> result type.
-ICON_RESULT: dict[str, str] = {"Maneuver": MANEUVER, "Melee": MELEE, "Missile": MISSILE, "Magic": MAGIC, "Save": SAVE}
+ICON_RESULT: dict[str, str] = {
+    "Maneuver": MANEUVER,
+    "Melee": MELEE,
+    "Missile": MISSILE,
+    "Magic": MAGIC,
+    "Save": SAVE,
+}
 
 #: What a roll may be for.  ``dragon`` = the combination roll in response to a dragon attack
 #: (melee, missile and saves; V4.01c L646-693).

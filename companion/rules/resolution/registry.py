@@ -55,9 +55,25 @@ class RollContext:
     """
 
     __slots__ = (
-        "request", "edition", "purpose", "against", "counted", "terrain", "in_reserve", "units",
-        "counter_attack", "charge", "individual", "sai_faces", "sai_results", "_normal", "_ids", "_rolled",
-        "_rows", "_species_index", "_memo",
+        "request",
+        "edition",
+        "purpose",
+        "against",
+        "counted",
+        "terrain",
+        "in_reserve",
+        "units",
+        "counter_attack",
+        "charge",
+        "individual",
+        "sai_faces",
+        "sai_results",
+        "_normal",
+        "_ids",
+        "_rolled",
+        "_rows",
+        "_species_index",
+        "_memo",
     )
 
     def __init__(self, request: RollRequest, counted: frozenset[str]):
@@ -99,8 +115,11 @@ class RollContext:
             elif part == 1:
                 out.append({t: v for t, v in zip(types, b, strict=True) if v} if any(b) else _EMPTY)
             else:
-                out.append({t: x + y for t, x, y in zip(types, a, b, strict=True) if x + y}
-                           if any(a) or any(b) else _EMPTY)
+                out.append(
+                    {t: x + y for t, x, y in zip(types, a, b, strict=True) if x + y}
+                    if any(a) or any(b)
+                    else _EMPTY
+                )
         return out
 
     @property
@@ -231,7 +250,9 @@ class Registry:
 
         return deco
 
-    def species_ability(self, species: str, name: str, *, citation: str) -> Callable[[AbilityHook], AbilityHook]:
+    def species_ability(
+        self, species: str, name: str, *, citation: str
+    ) -> Callable[[AbilityHook], AbilityHook]:
         def deco(fn: AbilityHook) -> AbilityHook:
             entries = self.abilities.setdefault(species, [])
             if any(e.name == name for e in entries):

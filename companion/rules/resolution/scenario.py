@@ -61,7 +61,9 @@ def read_scenario(doc: Any, catalogue: Catalogue) -> Scenario:
     sid = str(_required(doc, "id"))
     edition_key = _required(doc, "edition")
     if edition_key not in EDITION_MODULES:
-        raise ScenarioError("edition", f"unknown edition {edition_key!r} (known: {', '.join(EDITION_MODULES)})")
+        raise ScenarioError(
+            "edition", f"unknown edition {edition_key!r} (known: {', '.join(EDITION_MODULES)})"
+        )
     edition = get_edition(edition_key)
 
     terrains: dict[str, Mapping[str, Any]] = {}
@@ -111,7 +113,9 @@ def read_scenario(doc: Any, catalogue: Catalogue) -> Scenario:
     faces = _list(_required(roll, "faces", "roll."), "roll.faces")
     dice = army_units[army_label]
     if len(faces) != len(dice):
-        raise ScenarioError("roll.faces", f"{len(faces)} faces given for {len(dice)} units of army {army_label!r}")
+        raise ScenarioError(
+            "roll.faces", f"{len(faces)} faces given for {len(dice)} units of army {army_label!r}"
+        )
     units = []
     for n, (die, entry) in enumerate(zip(dice, faces, strict=True)):
         texts = entry if isinstance(entry, list) else [entry]
@@ -186,8 +190,14 @@ def read_scenario(doc: Any, catalogue: Catalogue) -> Scenario:
     return Scenario(sid, request, MappingProxyType(dict(expect)), doc.get("source"))
 
 
-def scenario_document(request: RollRequest, *, id: str, source: str | None = None,
-                      expect: Mapping[str, int] | None = None, army: str = "army") -> dict[str, Any]:
+def scenario_document(
+    request: RollRequest,
+    *,
+    id: str,
+    source: str | None = None,
+    expect: Mapping[str, int] | None = None,
+    army: str = "army",
+) -> dict[str, Any]:
     """The roll scenario document (FORMAT.md, format 1) for ``request``: what an "export this roll"
     button writes.  Reading it back with :func:`read_scenario` gives the same roll."""
     doc: dict[str, Any] = {"id": id, "edition": request.edition}

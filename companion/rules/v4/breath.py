@@ -21,7 +21,9 @@ def _halving(name: str, result: str) -> SpellHook:
     def hook(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
         if effect.target == "army" and not ctx.individual:
             # one halving however many castings: breath halving is not cumulative (L703-706)
-            yield Modifier(DIVIDE, result, 2, name, CITE, origin="rule", note=f"{name}: {result} results halved")
+            yield Modifier(
+                DIVIDE, result, 2, name, CITE, origin="rule", note=f"{name}: {result} results halved"
+            )
 
     hook.__name__ = name.lower().replace(" ", "_")
     hook.__doc__ = f"{name} breath: the army's {result} results are halved, rounded down ({CITE})."

@@ -39,8 +39,20 @@ from companion.rules.resolution.model import (
 )
 
 __all__ = [
-    "ALL", "CANTRIP", "MAGIC", "MANEUVER", "MELEE", "MISSILE", "RESULT_TYPES", "SAVE", "Contribution", "Modifier",
-    "Op", "RollEffect", "Scope", "counts_as",
+    "ALL",
+    "CANTRIP",
+    "MAGIC",
+    "MANEUVER",
+    "MELEE",
+    "MISSILE",
+    "RESULT_TYPES",
+    "SAVE",
+    "Contribution",
+    "Modifier",
+    "Op",
+    "RollEffect",
+    "Scope",
+    "counts_as",
 ]
 
 
@@ -48,7 +60,9 @@ def counts_as(source: str, target: str, by: str, citation: str, species: str | N
     """Units (of ``species``, or every unit when ``None``) may count rolled ``source`` results as
     ``target`` results: an adding modifier at step 10 (V4.01c L1040-1048), applied unless the owner
     declines it.  Spell-generated results are never counted as another type."""
-    return Modifier(Op.ADD, target, 0, by, citation, scope="any", counts_as=source, optional=True, species=species)
+    return Modifier(
+        Op.ADD, target, 0, by, citation, scope="any", counts_as=source, optional=True, species=species
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,8 +47,16 @@ def dragonkin_autosaves(ctx: RollContext) -> Iterable[Contribution]:
     if not total:
         return ()
     return (
-        Modifier(ADD, SAVE, total, "Dragonkin automatic saves", "V4.01c L2537-2541", scope="any", origin="rule",
-                 note=f"Dragonkin armoured skin adds {total} saves"),
+        Modifier(
+            ADD,
+            SAVE,
+            total,
+            "Dragonkin automatic saves",
+            "V4.01c L2537-2541",
+            scope="any",
+            origin="rule",
+            note=f"Dragonkin armoured skin adds {total} saves",
+        ),
     )
 
 

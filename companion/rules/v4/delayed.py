@@ -43,7 +43,9 @@ def _health(unit: RolledUnit) -> int:
     return int(unit.die.health or 0)
 
 
-def _best_subset(candidates: Sequence[int], health: dict[int, int], cap: int, score: Callable[[int], int]) -> tuple[int, ...]:
+def _best_subset(
+    candidates: Sequence[int], health: dict[int, int], cap: int, score: Callable[[int], int]
+) -> tuple[int, ...]:
     """Most health-worth not above ``cap`` (ties: higher ``score``), by exhaustive search over the
     few candidates a save roll has (an army is a handful of dice)."""
     best: tuple[int, ...] = ()
@@ -60,7 +62,9 @@ def _best_subset(candidates: Sequence[int], health: dict[int, int], cap: int, sc
     return best
 
 
-def apply_delayed(units: Sequence[RolledUnit], effects: Iterable[RollEffect]) -> tuple[tuple[RolledUnit, ...], DelayedOutcome]:
+def apply_delayed(
+    units: Sequence[RolledUnit], effects: Iterable[RollEffect]
+) -> tuple[tuple[RolledUnit, ...], DelayedOutcome]:
     """Apply delayed SAI effects to the defender's rolled units (``RolledUnit``-like: ``die``,
     ``faces``, ``counts``).  Returns the units with ``counts=False`` where their results no longer
     count, and what happened.  Items are never targets (they are not units)."""
@@ -82,16 +86,24 @@ def apply_delayed(units: Sequence[RolledUnit], effects: Iterable[RollEffect]) ->
             else:  # Decapitate, Impale, Earthfang: one unit that rolled its ID, the biggest
                 chosen = (max(ids, key=lambda i: (health[i], -i)),) if ids else ()
             killed.update(chosen)
-            notes.append(f"{effect.source}: {len(chosen)} unit(s) that rolled their ID killed [{effect.citation}]")
+            notes.append(
+                f"{effect.source}: {len(chosen)} unit(s) that rolled their ID killed [{effect.citation}]"
+            )
         elif kind == "delayed_hypnotize":
             hypnotized.update(ids)
-            notes.append(f"{effect.source}: {len(ids)} unit(s) that rolled their ID hypnotized [{effect.citation}]")
+            notes.append(
+                f"{effect.source}: {len(ids)} unit(s) that rolled their ID hypnotized [{effect.citation}]"
+            )
         elif kind == "delayed_reroll":
             candidates = [i for i in alive if i not in killed and i not in hypnotized and i not in reroll]
-            chosen = _best_subset(candidates, health, int(effect.amount or 0), lambda i: _save_value(units[i]))
+            chosen = _best_subset(
+                candidates, health, int(effect.amount or 0), lambda i: _save_value(units[i])
+            )
             reroll.update(chosen)
             notes.append(f"{effect.source}: {len(chosen)} unit(s) to roll again [{effect.citation}]")
-    out = tuple(replace(u, counts=False) if i in killed or i in hypnotized else u for i, u in enumerate(units))
+    out = tuple(
+        replace(u, counts=False) if i in killed or i in hypnotized else u for i, u in enumerate(units)
+    )
     return out, DelayedOutcome(frozenset(killed), frozenset(hypnotized), frozenset(reroll), tuple(notes))
 
 

@@ -14,14 +14,53 @@ register_all(REGISTRY)  # H2's SAI, species-ability and spell tables
 #: The 47 spells of V4.01c (L2085-2446), as printed there.
 SPELL_NAMES = frozenset(
     {
-        "Hailstorm", "Blizzard", "Wilding", "Wind Walk", "Fields of Ice", "Mirage", "Lightning Strike",
-        "Palsy", "Decay", "Evil Eye", "Magic Drain", "Restless Dead", "Swamp Fever", "Finger of Death",
-        "Necromantic Wave", "Exhume", "Open Grave", "Soiled Ground", "Stone Skin", "Path",
-        "Berserker Rage", "Higher Ground", "Scent of Fear", "Wall of Thorns", "Transmute Rock to Mud",
-        "Ash Storm", "Fearful Flames", "Firebolt", "Firestorm", "Flashfire", "Fiery Weapon",
-        "Dancing Lights", "Watery Double", "Accelerated Growth", "Flash Flood", "Deluge", "Mire",
-        "Tidal Wave", "Wall of Fog", "Evolve Dragonkin", "Resurrect Dead", "Esfah's Gift",
-        "Summon Dragonkin", "Rally", "Rise of the Eldarim", "Summon Dragon", "Summon White Dragon",
+        "Hailstorm",
+        "Blizzard",
+        "Wilding",
+        "Wind Walk",
+        "Fields of Ice",
+        "Mirage",
+        "Lightning Strike",
+        "Palsy",
+        "Decay",
+        "Evil Eye",
+        "Magic Drain",
+        "Restless Dead",
+        "Swamp Fever",
+        "Finger of Death",
+        "Necromantic Wave",
+        "Exhume",
+        "Open Grave",
+        "Soiled Ground",
+        "Stone Skin",
+        "Path",
+        "Berserker Rage",
+        "Higher Ground",
+        "Scent of Fear",
+        "Wall of Thorns",
+        "Transmute Rock to Mud",
+        "Ash Storm",
+        "Fearful Flames",
+        "Firebolt",
+        "Firestorm",
+        "Flashfire",
+        "Fiery Weapon",
+        "Dancing Lights",
+        "Watery Double",
+        "Accelerated Growth",
+        "Flash Flood",
+        "Deluge",
+        "Mire",
+        "Tidal Wave",
+        "Wall of Fog",
+        "Evolve Dragonkin",
+        "Resurrect Dead",
+        "Esfah's Gift",
+        "Summon Dragonkin",
+        "Rally",
+        "Rise of the Eldarim",
+        "Summon Dragon",
+        "Summon White Dragon",
     }
 )
 
@@ -55,6 +94,10 @@ EDITION = Edition(
     spells_touch_sai=True,
     # the printed list, lasting SAI effects named like spells and the Dracolem cards (H2's tables),
     # and the lasting dragon-breath effects
-    spell_names=SPELL_NAMES | {s.name for s in ROLL_SPELLS.values()} | OTHER_SPELLS | UNDOCUMENTED_SPELLS
-    | breath.NAMES | minor_terrain.NAMES,
+    spell_names=SPELL_NAMES
+    | {s.name for s in ROLL_SPELLS.values()}
+    | OTHER_SPELLS
+    | UNDOCUMENTED_SPELLS
+    | breath.NAMES
+    | minor_terrain.NAMES,
 )

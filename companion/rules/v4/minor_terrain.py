@@ -28,8 +28,15 @@ NAMES = frozenset(HALVING) | frozenset(DOUBLING)
 def _halving(name: str, result: str) -> SpellHook:
     def hook(ctx: RollContext, effect: EffectInForce) -> Iterable[Contribution]:
         if effect.target == "army" and not ctx.individual:
-            yield Modifier(DIVIDE, result, 2, f"Minor terrain: {name}", CITE, origin="terrain",
-                           note=f"{name}: the army's {result} results are halved")
+            yield Modifier(
+                DIVIDE,
+                result,
+                2,
+                f"Minor terrain: {name}",
+                CITE,
+                origin="terrain",
+                note=f"{name}: the army's {result} results are halved",
+            )
 
     hook.__name__ = "minor_terrain_" + name.lower().replace(" ", "_")
     hook.__doc__ = f"Minor terrain {name}: the controlling army's {result} results are halved ({CITE})."

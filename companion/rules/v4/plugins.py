@@ -83,9 +83,17 @@ def _situation_of(ctx: RollContext) -> Situation:
     if not req.choices:
         terrain = ctx.terrain
         try:
-            key = (ctx.purpose, ctx.against, bool(ctx.counter_attack), bool(getattr(req, "counter_maneuver", False)),
-                   bool(getattr(req, "marching", True)), bool(ctx.in_reserve), bool(ctx.individual),
-                   None if terrain is None else terrain.elements, ctx.counted)
+            key = (
+                ctx.purpose,
+                ctx.against,
+                bool(ctx.counter_attack),
+                bool(getattr(req, "counter_maneuver", False)),
+                bool(getattr(req, "marching", True)),
+                bool(ctx.in_reserve),
+                bool(ctx.individual),
+                None if terrain is None else terrain.elements,
+                ctx.counted,
+            )
             hit = _SITUATIONS.get(key)
         except TypeError:  # something unhashable: build it afresh
             return _build_situation(ctx)
@@ -107,7 +115,11 @@ def _build_situation(ctx: RollContext) -> Situation:
     if purpose == "save" and against is None and ctx.individual:
         against = "individual"  # a unit saving alone against an effect aimed at it (V4.01c L1209-1210)
     terrain = ctx.terrain
-    elements = frozenset(e.value if hasattr(e, "value") else str(e) for e in terrain.elements) if terrain else frozenset()
+    elements = (
+        frozenset(e.value if hasattr(e, "value") else str(e) for e in terrain.elements)
+        if terrain
+        else frozenset()
+    )
     choices = req.choices
     return Situation(
         roll_for=purpose,
@@ -153,8 +165,10 @@ def _unit_value(ctx: RollContext, i: int, result: str) -> int:
 def _best_units(ctx: RollContext, result: str, k: int = 1) -> list[int]:
     """The ``k`` counting units that bring the most ``result`` (a "double one unit" choice made
     for the roller: the best for the roll unless the caller says otherwise)."""
-    ranked = sorted((i for i, u in enumerate(ctx.units) if u.counts and u.die.is_unit),
-                    key=lambda i: (-_unit_value(ctx, i, result), i))
+    ranked = sorted(
+        (i for i, u in enumerate(ctx.units) if u.counts and u.die.is_unit),
+        key=lambda i: (-_unit_value(ctx, i, result), i),
+    )
     return ranked[:k]
 
 
@@ -173,14 +187,27 @@ def _chosen_units(ctx: RollContext, source: str, k: int, index: int | None = Non
     return list(dict.fromkeys(ok))[:k]
 
 
-def _bound(m: Modifier, origin: str, units: frozenset[int] | None = None, note: str | None = None) -> Modifier:
+def _bound(
+    m: Modifier, origin: str, units: frozenset[int] | None = None, note: str | None = None
+) -> Modifier:
     """A table's modifier bound to this roll: the army's roll (only ``units`` of it when given), from
     ``origin``; an army modifier never touches an individual unit's roll (V4.01c L1050-1066)."""
-    return Modifier(m.stage, m.result, m.amount, m.source, m.citation, scope="army", units=units, origin=origin,
-                    note=m.note if note is None else note)
+    return Modifier(
+        m.stage,
+        m.result,
+        m.amount,
+        m.source,
+        m.citation,
+        scope="army",
+        units=units,
+        origin=origin,
+        note=m.note if note is None else note,
+    )
 
 
-def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, index: int | None) -> tuple[list[Modifier], list[Report]]:
+def _modifiers(
+    ctx: RollContext, contribution: c.Contribution, origin: str, index: int | None
+) -> tuple[list[Modifier], list[Report]]:
     """The modifiers a table states (``Modifier.reach``: whose rolls), bound to this roll's units, and
     reports for those that reach other rolls."""
     mods: list[Modifier] = []
@@ -193,13 +220,17 @@ def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, inde
             if key in one_unit_done:
                 continue
             one_unit_done.add(key)
-            k = sum(1 for o in contribution.modifiers if (o.stage, o.result, o.source) == key and o.reach is reach)
+            k = sum(
+                1 for o in contribution.modifiers if (o.stage, o.result, o.source) == key and o.reach is reach
+            )
             picked = _chosen_units(ctx, m.source, k, index)
             chosen = picked or _best_units(ctx, m.result, k)
             if chosen:
                 names = ", ".join(ctx.units[i].name for i in chosen)
                 why = "the roller's choice" if picked else "the unit(s) that rolled the most"
-                mods.append(_bound(m, origin, frozenset(chosen), f"{m.note.split(' (unit')[0]} ({names}: {why})"))
+                mods.append(
+                    _bound(m, origin, frozenset(chosen), f"{m.note.split(' (unit')[0]} ({names}: {why})")
+                )
         elif reach is c.Scope.THIS_ROLL:
             mods.append(_bound(m, origin))
         elif reach is c.Scope.UNITS_OF_SPECIES:
@@ -209,8 +240,15 @@ def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, inde
         elif reach is c.Scope.OWN_ARMY_ROLLS:
             # Cloak: the army gets the saves now and until your next turn.
             mods.append(_bound(m, origin))
-            reports.append(Report(m.source, f"{m.note} (lasting: name it as an effect on later rolls)", m.amount,
-                                  index, "lasting_modifier"))
+            reports.append(
+                Report(
+                    m.source,
+                    f"{m.note} (lasting: name it as an effect on later rolls)",
+                    m.amount,
+                    index,
+                    "lasting_modifier",
+                )
+            )
         else:
             kind = reach.report_kind
             if kind is None:  # the scopes this roll applies itself are handled above
@@ -219,11 +257,23 @@ def _modifiers(ctx: RollContext, contribution: c.Contribution, origin: str, inde
     for ca in contribution.counts_as:
         # a species' units; else every die of the army (Charge: "the attacking army counts all
         # maneuver results", items included; spells' counts-as name units only)
-        units = ctx.species_units(ca.species) if ca.species else frozenset(
-            i for i, u in enumerate(ctx.units) if u.counts and (u.die.is_unit or origin == "sai"))
+        units = (
+            ctx.species_units(ca.species)
+            if ca.species
+            else frozenset(
+                i for i, u in enumerate(ctx.units) if u.counts and (u.die.is_unit or origin == "sai")
+            )
+        )
         if units:
-            mods.append(replace(ca, units=units, origin=origin, species=None,
-                                note=f"{ca.source}: {ca.counts_as} results count as {ca.result}"))
+            mods.append(
+                replace(
+                    ca,
+                    units=units,
+                    origin=origin,
+                    species=None,
+                    note=f"{ca.source}: {ca.counts_as} results count as {ca.result}",
+                )
+            )
     return mods, reports
 
 
@@ -253,8 +303,10 @@ def _effect_text(e: c.RollEffect) -> str:
 
 
 def _effect_reports(contribution: c.Contribution, index: int | None) -> list[Report]:
-    return [Report(e.source, f"{_effect_text(e)} [{e.citation}]", e.amount, index, e.kind)
-            for e in contribution.effects]
+    return [
+        Report(e.source, f"{_effect_text(e)} [{e.citation}]", e.amount, index, e.kind)
+        for e in contribution.effects
+    ]
 
 
 # --------------------------------------------------------------------------- SAI hooks
@@ -292,17 +344,31 @@ def _sai_hook(name: str) -> SaiHook:
         die = sctx.unit.die
         situation = _per_die(situation, sctx.index)
         if _relic_cancelled(sctx):
-            return SaiOutcome(reports=(Report("Elemental Relic", "another Elemental Relic rolled the same element: "
-                                              "no effect this roll [V4.01c L2835-2836]", None, sctx.index,
-                                              "note"),))
+            return SaiOutcome(
+                reports=(
+                    Report(
+                        "Elemental Relic",
+                        "another Elemental Relic rolled the same element: "
+                        "no effect this roll [V4.01c L2835-2836]",
+                        None,
+                        sctx.index,
+                        "note",
+                    ),
+                )
+            )
         contribution = sai_contribution(name, sctx.x, situation, die)
-        if (contribution.options and not contribution.rerolls and name not in situation.choices
-                and sctx.reroll_number < len(sctx.unit.faces) - 1):
+        if (
+            contribution.options
+            and not contribution.rerolls
+            and name not in situation.choices
+            and sctx.reroll_number < len(sctx.unit.faces) - 1
+        ):
             # The die was rolled again, so the roller took the option that re-rolls (Flurry's
             # melee in a dragon attack, L1570-1575), unless the caller chose otherwise.
             for option in contribution.options:
-                alt = sai_contribution(name, sctx.x, replace(situation, choices={**situation.choices, name: option}),
-                                       die)
+                alt = sai_contribution(
+                    name, sctx.x, replace(situation, choices={**situation.choices, name: option}), die
+                )
                 if alt.rerolls:
                     contribution = alt
                     break
@@ -322,24 +388,51 @@ def _sai_hook(name: str) -> SaiHook:
         mods, reports = _modifiers(ctx, contribution, "sai", sctx.index)
         reports.extend(_effect_reports(contribution, sctx.index))
         if name == "Bash" and situation.against in ("melee", "dragon") and not results.get("save"):
-            reports.append(Report(name, "Bash copies the melee results of an attacking unit (or a dragon's damage): "
-                                        "give it as choices['Bash target melee'] / ['Bash dragon damage']",
-                                  None, sctx.index, "needs_input"))
+            reports.append(
+                Report(
+                    name,
+                    "Bash copies the melee results of an attacking unit (or a dragon's damage): "
+                    "give it as choices['Bash target melee'] / ['Bash dragon damage']",
+                    None,
+                    sctx.index,
+                    "needs_input",
+                )
+            )
         if contribution.loses_automatic_saves:
-            reports.append(Report(name, f"this unit's automatic saves do not count [{contribution.citation}]",
-                                  None, sctx.index, "loses_automatic_saves"))
+            reports.append(
+                Report(
+                    name,
+                    f"this unit's automatic saves do not count [{contribution.citation}]",
+                    None,
+                    sctx.index,
+                    "loses_automatic_saves",
+                )
+            )
         if contribution.chosen:
-            reports.append(Report(name, f"counted as {contribution.chosen} (options: "
-                                        f"{', '.join(contribution.options)})",
-                                  None, sctx.index, "choice"))
+            reports.append(
+                Report(
+                    name,
+                    f"counted as {contribution.chosen} (options: {', '.join(contribution.options)})",
+                    None,
+                    sctx.index,
+                    "choice",
+                )
+            )
         magic_elements = None
         if name in ("Attune",) or (name == "Logo" and "magic" in results and die.kind.value == "medallion"):
             magic_elements = frozenset({"any"})
-        return SaiOutcome(results=results, modifiers=tuple(mods), reroll=contribution.rerolls,
-                          reports=tuple(reports), magic_elements=magic_elements)
+        return SaiOutcome(
+            results=results,
+            modifiers=tuple(mods),
+            reroll=contribution.rerolls,
+            reports=tuple(reports),
+            magic_elements=magic_elements,
+        )
 
     hook.__name__ = f"sai_{name.lower().replace(' ', '_')}"
-    hook.__doc__ = f"{name}: {SAI_RULES[name].summary if name in SAI_RULES else ''} ({rule_for_face(name).citation})"
+    hook.__doc__ = (
+        f"{name}: {SAI_RULES[name].summary if name in SAI_RULES else ''} ({rule_for_face(name).citation})"
+    )
     return hook
 
 
@@ -406,7 +499,9 @@ def _counts_as_hook(ability: str) -> AbilityHook:
     source, target = counts_as_types(ability)
     note = f"{ability}: {source} results count as {target}"
 
-    cache: dict[tuple[Any, ...], tuple[Contribution, ...]] = {}  # (situation key, units) -> answer, for rolls with no player choices
+    cache: dict[
+        tuple[Any, ...], tuple[Contribution, ...]
+    ] = {}  # (situation key, units) -> answer, for rolls with no player choices
 
     def hook(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribution]:
         choices = ctx.request.choices
@@ -427,8 +522,21 @@ def _counts_as_hook(ability: str) -> AbilityHook:
     def _answer(situation: Situation, idx: frozenset[int], active: Iterable[str]) -> tuple[Contribution, ...]:
         if not counts_as_applies(ability, situation, active=active):
             return ()
-        return (Modifier("add", target, 0, ability, spec.citation, scope="any", units=idx, counts_as=source,
-                         origin="species", optional=True, note=note),)
+        return (
+            Modifier(
+                "add",
+                target,
+                0,
+                ability,
+                spec.citation,
+                scope="any",
+                units=idx,
+                counts_as=source,
+                origin="species",
+                optional=True,
+                note=note,
+            ),
+        )
 
     hook.__name__ = f"ability_{ability.lower().replace(' ', '_')}"
     return hook
@@ -459,7 +567,9 @@ def _ability_hook(ability: str) -> AbilityHook:
     return hook
 
 
-def _scorching_touch(ctx: RollContext, idx: frozenset[int], species_contributions: Callable[..., tuple[c.Contribution, ...]]) -> Iterable[Contribution]:
+def _scorching_touch(
+    ctx: RollContext, idx: frozenset[int], species_contributions: Callable[..., tuple[c.Contribution, ...]]
+) -> Iterable[Contribution]:
     """Scalders saving against melee at a fire terrain: one damage back per save they rolled
     (L933-938); the amount is their rolled saves (normal, ID and SAI)."""
     from .species import scorching_touch_damage
@@ -471,9 +581,16 @@ def _scorching_touch(ctx: RollContext, idx: frozenset[int], species_contribution
         rolled = sum(ctx.rolled[i].get("save", 0) + ctx.sai_results[i].get("save", 0) for i in idx)
         damage = scorching_touch_damage(rolled)
         if damage:
-            out.append(Report("Scorching Touch", f"{damage} damage to the attacking army, reducible only by spell "
-                                                 f"saves [{contribution.citation}]", damage, None,
-                              "damage_spell_saves_only"))
+            out.append(
+                Report(
+                    "Scorching Touch",
+                    f"{damage} damage to the attacking army, reducible only by spell "
+                    f"saves [{contribution.citation}]",
+                    damage,
+                    None,
+                    "damage_spell_saves_only",
+                )
+            )
     return out
 
 
@@ -487,11 +604,20 @@ def _cursed_bullets(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribut
     if ctx.request.choices.get("target at another terrain", False):
         return ()
     missile = sum(ctx.rolled[i].get("missile", 0) + ctx.sai_results[i].get("missile", 0) for i in idx)
-    effect = cursed_bullets(missile, int(ctx.request.dua_counts.get("Lava Elves", 0)), ctx.request.force_points)
+    effect = cursed_bullets(
+        missile, int(ctx.request.dua_counts.get("Lava Elves", 0)), ctx.request.force_points
+    )
     if not effect.amount:
         return ()
-    return (Report("Cursed Bullets", f"{effect.amount} of the missile damage is reducible only by spell saves "
-                                     f"[{effect.citation}]", effect.amount, None, effect.kind),)
+    return (
+        Report(
+            "Cursed Bullets",
+            f"{effect.amount} of the missile damage is reducible only by spell saves [{effect.citation}]",
+            effect.amount,
+            None,
+            effect.kind,
+        ),
+    )
 
 
 def _foul_stench(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribution]:
@@ -504,8 +630,15 @@ def _foul_stench(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribution
     effect = foul_stench(int(ctx.request.dua_counts.get("Goblins", 0)), ctx.request.force_points)
     if not effect.amount:
         return ()
-    return (Report("Foul Stench", f"the defender picks {effect.amount} unit(s) that cannot counter-attack "
-                                  f"[{effect.citation}]", effect.amount, None, "no_counter_attack_units"),)
+    return (
+        Report(
+            "Foul Stench",
+            f"the defender picks {effect.amount} unit(s) that cannot counter-attack [{effect.citation}]",
+            effect.amount,
+            None,
+            "no_counter_attack_units",
+        ),
+    )
 
 
 def _terrain_harmony(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribution]:
@@ -533,15 +666,38 @@ def _bone_magic(ctx: RollContext, idx: frozenset[int]) -> Iterable[Contribution]
     m = bone_magic(with_magic, int(ctx.request.dua_counts.get("Undead", 0)), ctx.request.force_points)
     if m.amount <= 0:
         return ()
-    return (Modifier("add", "magic", m.amount, m.source, m.citation, scope="any", origin="species", optional=True,
-                     element="Death", note=f"Bone Magic: +1 magic per Undead with a non-ID magic result ({m.note})"),)
+    return (
+        Modifier(
+            "add",
+            "magic",
+            m.amount,
+            m.source,
+            m.citation,
+            scope="any",
+            origin="species",
+            optional=True,
+            element="Death",
+            note=f"Bone Magic: +1 magic per Undead with a non-ID magic result ({m.note})",
+        ),
+    )
 
 
 #: Abilities answered by :func:`species.species_contributions`.
 _TABLE_ABILITIES = (
-    "Coastal Dodge", "Mountain Mastery", "Dwarven Might", "Stampede", "Flaming Shields", "Swamp Mastery",
-    "Volcanic Adaptation", "Intangibility", "Born of the Swamp", "Javelin Charge", "Kukri Charge",
-    "Defensive Volley", "Scorching Touch", "Rapid Growth",
+    "Coastal Dodge",
+    "Mountain Mastery",
+    "Dwarven Might",
+    "Stampede",
+    "Flaming Shields",
+    "Swamp Mastery",
+    "Volcanic Adaptation",
+    "Intangibility",
+    "Born of the Swamp",
+    "Javelin Charge",
+    "Kukri Charge",
+    "Defensive Volley",
+    "Scorching Touch",
+    "Rapid Growth",
 )
 
 
@@ -553,8 +709,12 @@ def register_species(reg: Registry) -> None:
         if ability not in {e.name for e in reg.abilities.get(spec.species, [])}:
             make = _counts_as_hook if ability in _COUNTS_AS else _ability_hook
             reg.species_ability(spec.species, ability, citation=spec.citation)(make(ability))
-    extra = {"Terrain Harmony": _terrain_harmony, "Bone Magic": _bone_magic, "Cursed Bullets": _cursed_bullets,
-             "Foul Stench": _foul_stench}
+    extra = {
+        "Terrain Harmony": _terrain_harmony,
+        "Bone Magic": _bone_magic,
+        "Cursed Bullets": _cursed_bullets,
+        "Foul Stench": _foul_stench,
+    }
     for ability, fn in extra.items():
         spec = SPECIES_ABILITIES[ability]
         if ability not in {e.name for e in reg.abilities.get(spec.species, [])}:

@@ -108,7 +108,9 @@ def gen(*results: tuple[str, Amount], **kw: Any) -> Mode:
     return Mode(results=tuple(results), **kw)
 
 
-def fx(kind: str, amount: Amount | None = None, target: str = "", timing: str = "now", detail: str = "") -> EffectSpec:
+def fx(
+    kind: str, amount: Amount | None = None, target: str = "", timing: str = "now", detail: str = ""
+) -> EffectSpec:
     return EffectSpec(kind, amount, target, timing, detail)
 
 
@@ -124,9 +126,22 @@ NOTHING = Mode(note="no effect in this roll type")
 #: Roll-type keys the table uses (see ``Situation.keys``).
 KEYS = frozenset(
     {
-        "maneuver", "melee", "missile", "magic", "counter_melee", "counter_missile",
-        "save", "save_vs_melee", "save_vs_missile", "save_vs_magic", "save_vs_individual",
-        "dragon", "individual", "army", "non_maneuver", "any",
+        "maneuver",
+        "melee",
+        "missile",
+        "magic",
+        "counter_melee",
+        "counter_missile",
+        "save",
+        "save_vs_melee",
+        "save_vs_missile",
+        "save_vs_magic",
+        "save_vs_individual",
+        "dragon",
+        "individual",
+        "army",
+        "non_maneuver",
+        "any",
     }
 )
 
@@ -211,18 +226,38 @@ def _champion_logo(die: object, s: Situation) -> Mode | None:
         return gen(r(SAVE, 4), note="champion logo: four saves against an individual-targeting effect")
     if species == "Dragonkin":
         if s.roll_for == "melee":
-            return gen(effects=(fx("move_dragon", None, "a summoned dragon sharing this champion's element",
-                                   detail="may move it from one terrain to another"),))
+            return gen(
+                effects=(
+                    fx(
+                        "move_dragon",
+                        None,
+                        "a summoned dragon sharing this champion's element",
+                        detail="may move it from one terrain to another",
+                    ),
+                )
+            )
         return NOTHING
     plain = name.replace(" ", "").lower()
-    ability = ("tame" if "master" in plain or "lord" in plain
-               else "slay" if "hunter" in plain or "slayer" in plain
-               else "control")
+    ability = (
+        "tame"
+        if "master" in plain or "lord" in plain
+        else "slay"
+        if "hunter" in plain or "slayer" in plain
+        else "control"
+    )
     white = any(w in plain for w in ("dragonlord", "dragonslayer", "dragoncrusader"))
     if s.is_dragon_attack:
-        return gen(effects=(fx(f"{ability}_dragon", None, "one dragon that attacked this army",
-                               detail="its non-breath damage this attack is ignored"
-                               + ("" if white else "; only a dragon containing the champion's element")),))
+        return gen(
+            effects=(
+                fx(
+                    f"{ability}_dragon",
+                    None,
+                    "one dragon that attacked this army",
+                    detail="its non-breath damage this attack is ignored"
+                    + ("" if white else "; only a dragon containing the champion's element"),
+                ),
+            )
+        )
     if white:
         return NOTHING
     # Dragonmaster, Dragonhunter, Dragonzealot: in other rolls the logo is an ID worth two results.
@@ -241,14 +276,24 @@ def _medallion_logo(die: object, s: Situation) -> Mode:
     if "Silver" in color:
         if s.is_maneuver:
             return NOTHING
-        return gen(effects=(fx("silver_medallion", 1, "the carrying army",
-                               detail="one of: an item BUA->army; a Dragonkin or minor terrain BUA->Summoning "
-                                      "Pool; at a terrain, a small Dragonkin joins or 1 health-worth of "
-                                      "Dragonkin is promoted"),))
+        return gen(
+            effects=(
+                fx(
+                    "silver_medallion",
+                    1,
+                    "the carrying army",
+                    detail="one of: an item BUA->army; a Dragonkin or minor terrain BUA->Summoning "
+                    "Pool; at a terrain, a small Dragonkin joins or 1 health-worth of "
+                    "Dragonkin is promoted",
+                ),
+            )
+        )
     if "Gold" in color:
         if s.is_maneuver:
             return NOTHING
-        return gen(effects=(fx("return_from_dua", 4, "the carrying army", detail="may return up to 4 health-worth"),))
+        return gen(
+            effects=(fx("return_from_dua", 4, "the carrying army", detail="may return up to 4 health-worth"),)
+        )
     return NOTHING
 
 
@@ -261,13 +306,31 @@ def _relic_logo(die: object, s: Situation) -> Mode:
                 return gen(effects=(fx("kill_dragon", 1, "one attacking dragon that rolled Jaws"),))
             return gen(r(MELEE, 4), note="no dragon rolled Jaws: four melee")
         if s.roll_for in ("magic", "missile"):
-            return gen(modifiers=(ModSpec(Op.SUBTRACT, ALL, 2, Scope.TERRAIN_ROLLS,
-                                          "Chill Wind: -2 to every army roll at this terrain until it is "
-                                          "maneuvered to a new face; cumulative"),),
-                       effects=(fx("chill_wind", 2, "this terrain", "until the terrain changes face"),))
+            return gen(
+                modifiers=(
+                    ModSpec(
+                        Op.SUBTRACT,
+                        ALL,
+                        2,
+                        Scope.TERRAIN_ROLLS,
+                        "Chill Wind: -2 to every army roll at this terrain until it is "
+                        "maneuvered to a new face; cumulative",
+                    ),
+                ),
+                effects=(fx("chill_wind", 2, "this terrain", "until the terrain changes face"),),
+            )
         if s.roll_for == "melee":
-            return gen(effects=(fx("delayed_kill_id", 1, DEF, "step 2 of the defending army's save roll",
-                                   "one unit that rolled its ID is killed; its results do not count"),))
+            return gen(
+                effects=(
+                    fx(
+                        "delayed_kill_id",
+                        1,
+                        DEF,
+                        "step 2 of the defending army's save roll",
+                        "one unit that rolled its ID is killed; its results do not count",
+                    ),
+                )
+            )
         return NOTHING
     # Elemental Relic: the logo matches every element and ivory.
     return _ELEMENTAL_RELIC_MODE if not s.is_maneuver else NOTHING
@@ -280,401 +343,1454 @@ def _logo(die: object, s: Situation) -> Mode | None:
     return mode
 
 
-_ELEMENTAL_RELIC_MODE = gen(effects=(fx("relic_reroll_recruit_promote", X, "matching units of the carrying army",
-                                        detail="X health-worth re-rolled once, or X small units recruited, or "
-                                               "X health-worth promoted; may be split"),))
+_ELEMENTAL_RELIC_MODE = gen(
+    effects=(
+        fx(
+            "relic_reroll_recruit_promote",
+            X,
+            "matching units of the carrying army",
+            detail="X health-worth re-rolled once, or X small units recruited, or "
+            "X health-worth promoted; may be split",
+        ),
+    )
+)
 
 
 # --------------------------------------------------------------------------- the table
 
 _RULES: tuple[SAIRule, ...] = (
-    SAIRule("Attune", "1243-1249", "Magic", {
-        "magic": gen(r(MAGIC), effects=(fx("attune_element", X, "one unit of the marching army",
-                                           detail="may turn its normal magic into the Attune magic's element"),),
-                     note="X magic of any element"),
-    }, "X magic of any element; may retint one unit's normal magic"),
-    SAIRule("Bash", "1250-1269", "Dragon Attack, Save*", {
-        "save_vs_melee": gen(r(SAVE, "BASH"), effects=(fx("damage", "BASH", "one attacking unit",
-                                                          detail="damage equal to its own melee results; it may save"),)),
-        "dragon": gen(r(SAVE, "BASH_DRAGON"), effects=(fx("damage", "BASH_DRAGON", "one attacking dragon that did damage",
-                                                          detail="damage equal to the damage it inflicted"),)),
-        "save": gen(r(SAVE)),
-    }, "saves equal to a targeted attacker's melee (which it takes as damage); else X saves"),
-    SAIRule("Belly", "1270-1272", "Any", {
-        "any": Mode(loses_automatic_saves=True, note="this unit's automatic saves do not count"),
-    }, "the unit loses its automatic saves"),
-    SAIRule("Breath", "1273-1279", "Melee", {
-        "melee": gen(effects=(_kills("kill", X, "X health-worth of defending units are killed"),)),
-    }, "kill X health-worth of defenders"),
-    SAIRule("Bullseye", "1280-1295", "Dragon Attack, Missile", {
-        "missile": gen(rerolls=True, effects=(_kills("save_or_kill", X, "X health-worth targeted; each saves or is killed"),)),
-        "dragon": gen(r(MISSILE)),
-    }, "missile: X health-worth save or die, roll again; DA: X missile"),
-    SAIRule("Cantrip", "1296-1306", "Magic, Non-Maneuver", {
-        "magic": gen(r(MAGIC)),
-        "non_maneuver": gen(r(CANTRIP), note="X magic for spells marked Cantrip only"),
-    }, "magic action / Magic Negation: X magic; other non-maneuver rolls: X cantrip magic"),
-    SAIRule("Charge", "1309-1318", "Melee*", {
-        "counter_melee": Mode(note="no effect during a counter-attack"),
-        "melee": gen(counts_as=((MANEUVER, MELEE),), effects=(
-            fx("charge", None, DEF, "instead of the save roll and counter-attack",
-               "the defender makes a combination save + melee roll; its melee damages the attacking army, "
-               "reducible only by spell saves"),)),
-    }, "attacking army counts all maneuver as melee; defender answers with save + melee"),
-    SAIRule("Charm", "1319-1325", "Melee", {
-        "melee": gen(effects=(_kills("charm", X, "up to X health-worth of defenders do not save this march; their "
-                                                 "owner rolls them and their results join the attacker's"),)),
-    }, "up to X health-worth of defenders roll for the attacker"),
-    SAIRule("Choke", "1326-1331", "Melee", {
-        "melee": gen(effects=(fx("delayed_kill_id", X, DEF, "step 2 of the defending army's save roll",
-                                 "up to X health-worth of units that rolled their ID are killed; their results "
-                                 "do not count"),)),
-    }, "delayed: up to X health-worth of defenders showing ID are killed", delayed=True),
-    SAIRule("Cloak", "1332-1345", "Dragon Attack, Individual, Magic, Save", {
-        "individual": choice(*(gen(r(t), label=t) for t in RESULT_TYPES)),
-        "dragon": gen(modifiers=(ModSpec(Op.ADD, SAVE, X, Scope.OWN_ARMY_ROLLS,
-                                         "X non-magical saves for this army until your next turn"),)),
-        "save": gen(modifiers=(ModSpec(Op.ADD, SAVE, X, Scope.OWN_ARMY_ROLLS,
-                                       "X non-magical saves for this army until your next turn"),)),
-        "magic": gen(r(MAGIC)),
-    }, "save/DA: +X saves to this army until your next turn; magic: X magic; individual: X of any"),
-    SAIRule("Coil", "1346-1356", "Dragon Attack, Melee", {
-        "melee": gen(effects=(fx("coil", X, ONE_DEF, "now",
-                                 "the unit takes X damage and rolls save + melee; its melee damages the coiling "
-                                 "unit with no save"),)),
-        "dragon": gen(r(MELEE)),
-    }, "melee: one defender takes X damage, fights back; DA: X melee"),
-    SAIRule("Confuse", "1357-1364", "Melee, Missile", {
-        "melee": gen(effects=(fx("delayed_reroll", X, DEF, "step 2 of the defending army's save roll",
-                                 "up to X health-worth of defenders are rolled again, earlier results ignored"),)),
-        "missile": gen(effects=(fx("delayed_reroll", X, DEF, "step 2 of the defending army's save roll",
-                                   "up to X health-worth of defenders are rolled again, earlier results ignored"),)),
-    }, "delayed: up to X health-worth of defenders re-roll their saves", delayed=True),
-    SAIRule("Convert", "1365-1371", "Melee", {
-        "melee": gen(effects=(_kills("save_or_kill", X, "up to X health-worth save or are killed"),
-                              fx("return_from_dua", X, "the attacking army", "after the kills",
-                                 "may return up to the health-worth killed from the attacker's DUA"))),
-    }, "up to X health-worth save or die; attacker returns as much from its DUA"),
-    SAIRule("Counter", "1372-1398", "Dragon Attack, Melee, Save*", {
-        "save_vs_melee": gen(r(SAVE), effects=(fx("damage_spell_saves_only", X, "the attacking army",
-                                                  detail="reducible only by spell-generated saves"),)),
-        "save": gen(r(SAVE)),
-        "melee": gen(r(MELEE)),
-        "dragon": gen(r(SAVE), r(MELEE)),
-    }, "save vs melee: X saves + X damage back; other saves: X saves; melee: X melee; DA: both"),
-    SAIRule("Create Fireminions", "1399-1407", "Any Non-Individual", {
-        "army": choice(*(gen(r(t), label=t) for t in RESULT_TYPES),
-                       note="X results of one type of your choice (may be split in combination rolls)"),
-    }, "X magic, maneuver, melee, missile or save results"),
-    SAIRule("Crush", "1408-1419", "Dragon Attack, Missile", {
-        "missile": gen(effects=(_kills("maneuver_or_kill_then_save_or_bury", X,
-                                       "up to X health-worth roll maneuver or die; the dead save or are buried"),)),
-        "dragon": gen(r(MISSILE)),
-    }, "missile: up to X health-worth maneuver or die (then save or buried); DA: X missile"),
-    SAIRule("Decapitate", "1420-1431", "Melee, Dragon Attack", {
-        "melee": gen(effects=(fx("delayed_kill_id", 1, DEF, "step 2 of the defending army's save roll",
-                                 "one unit that rolled its ID is killed; its results do not count"),)),
-        "dragon": (gen(effects=(fx("kill_dragon", 1, "one attacking dragon that rolled Jaws"),),
-                       when=lambda s: s.dragon_rolled_jaws),
-                   gen(r(MELEE, 3), note="no dragon rolled Jaws: three melee")),
-    }, "delayed: kill one defender showing ID; DA: kill a Jaws dragon, else 3 melee", delayed=True),
-    SAIRule("Dispel Magic", "1432-1448", "Special", {},
-            "no effect in ordinary rolls; a special roll of its own negates magic aimed at the unit, its army "
-            "or its terrain"),
-    SAIRule("Double Strike", "1449-1466", "Dragon Attack, Melee", {
-        "melee": gen(rerolls=True, effects=(_kills("save_or_kill", 4, "4 health-worth targeted; each saves or is killed"),)),
-        "dragon": gen(r(MELEE, 4)),
-    }, "melee: 4 health-worth save or die, roll again; DA: 4 melee"),
-    SAIRule("Elemental Relic", "1467-1484", "Non-Maneuver", {
-        "non_maneuver": _ELEMENTAL_RELIC_MODE,
-    }, "re-roll, recruit or promote X health-worth of matching units", extra_citations=(cite("2825-2844"),)),
-    SAIRule("Elevate", "1485-1498", "Dragon Attack, Maneuver, Missile, Save*", {
-        "maneuver": gen(r(MANEUVER)),
-        "missile": gen(modifiers=(ModSpec(Op.MULTIPLY, MISSILE, 2, Scope.ONE_UNIT, "double one unit's missile"),)),
-        "save_vs_melee": gen(modifiers=(ModSpec(Op.MULTIPLY, SAVE, 2, Scope.ONE_UNIT, "double one unit's saves"),)),
-        "dragon": choice(
-            gen(modifiers=(ModSpec(Op.MULTIPLY, SAVE, 2, Scope.ONE_UNIT, "double one unit's saves"),), label=SAVE),
-            gen(modifiers=(ModSpec(Op.MULTIPLY, MISSILE, 2, Scope.ONE_UNIT, "double one unit's missile"),),
-                label=MISSILE)),
-    }, "maneuver: X maneuver; missile/save vs melee/DA: double one unit's results"),
-    SAIRule("Entangle", "1499-1501", "Melee", {
-        "melee": gen(effects=(_kills("kill", X, "up to X health-worth of defenders are killed"),)),
-    }, "up to X health-worth of defenders killed"),
-    SAIRule("Fabricate", "1502-1509", "Save, Magic", {
-        "save": gen(r(SAVE), when=lambda s: not s.is_individual),
-        "magic": gen(effects=(fx("summon_equipment", X, "this army", detail="summon equipment worth up to X value from the Summoning Pool"),)),
-    }, "army save: X saves; magic: summon up to X value of equipment"),
-    SAIRule("Ferry", "1510-1513", "Non-Maneuver", {
-        "non_maneuver": gen(effects=(fx("move", 4, "this unit and up to 4 health-worth of its army",
-                                        detail="may move together to any terrain"),)),
-    }, "this unit and 4 health-worth of its army may move"),
-    SAIRule("Firebreath", "1514-1518", "Melee", {
-        "melee": gen(effects=(fx("damage_no_save", X, DEF, detail="units killed save or are buried"),)),
-    }, "X damage to the defenders with no save; the dead save or are buried"),
-    SAIRule("Firecloud", "1519-1526", "Melee, Missile", {
-        "melee": gen(effects=(_kills("maneuver_or_kill", X, "up to X health-worth roll maneuver or die"),)),
-        "missile": gen(effects=(_kills("maneuver_or_kill", X, "up to X health-worth roll maneuver or die"),)),
-    }, "up to X health-worth maneuver or die"),
-    SAIRule("Firewalking", "1527-1538", "Maneuver, Non-Maneuver", {
-        "maneuver": gen(r(MANEUVER)),
-        "non_maneuver": gen(effects=(fx("move", 3, "this unit and up to 3 health-worth of its army",
-                                        detail="may move together to any terrain"),)),
-    }, "maneuver: X maneuver; otherwise may move with 3 health-worth"),
-    SAIRule("Flame", "1539-1546", "Melee", {
-        "melee": gen(effects=(_kills("kill_and_bury", 2, "up to 2 health-worth of defenders killed and buried"),)),
-    }, "2 health-worth of defenders killed and buried"),
-    SAIRule("Flaming Arrow", "1547-1561", "Dragon Attack, Missile", {
-        "missile": gen(effects=(_kills("save_or_kill_then_save_or_bury", X,
-                                       "X health-worth save or die; the dead save again or are buried"),)),
-        "dragon": gen(r(MISSILE)),
-    }, "missile: X health-worth save or die, then save or be buried; DA: X missile"),
-    SAIRule("Flurry", "1562-1575", "Dragon Attack, Melee, Save*", {
-        "melee": gen(r(MELEE), rerolls=True),
-        "save_vs_melee": gen(r(SAVE)),
-        "dragon": choice(gen(r(SAVE), label=SAVE), gen(r(MELEE), rerolls=True, label=MELEE)),
-    }, "melee: X melee and roll again; save vs melee: X saves; DA: X saves or X melee + roll again"),
-    SAIRule("Fly", "1576-1588", "Any", {
-        "any": choice(gen(r(MANEUVER), label=MANEUVER), gen(r(SAVE), label=SAVE)),
-    }, "X maneuver or X saves"),
-    SAIRule("Frost Breath", "1589-1598", "Melee, Missile", {
-        "melee": gen(modifiers=(_lasting(Op.DIVIDE, ALL, 2, "an opposing army at this terrain halves all its results"),)),
-        "missile": gen(modifiers=(_lasting(Op.DIVIDE, ALL, 2, "an opposing army at this terrain halves all its results"),)),
-    }, "an opposing army at this terrain halves its results until your next turn"),
-    SAIRule("Galeforce", "1599-1608", "Magic*, Melee, Missile", {
-        "melee": gen(modifiers=(_lasting(Op.SUBTRACT, SAVE, 4, "opposing army: -4 saves"),
-                                _lasting(Op.SUBTRACT, MANEUVER, 4, "opposing army: -4 maneuver"))),
-        "missile": gen(modifiers=(_lasting(Op.SUBTRACT, SAVE, 4, "opposing army: -4 saves"),
-                                  _lasting(Op.SUBTRACT, MANEUVER, 4, "opposing army: -4 maneuver"))),
-        "magic": gen(modifiers=(_lasting(Op.SUBTRACT, SAVE, 4, "opposing army: -4 saves"),
-                                _lasting(Op.SUBTRACT, MANEUVER, 4, "opposing army: -4 maneuver")),
-                     when=_at_terrain),
-    }, "an opposing army anywhere: -4 saves and -4 maneuver until your next turn"),
-    SAIRule("Gate", "1609-1617", "Non-Maneuver", {
-        "non_maneuver": gen(effects=(fx("move", 4, "up to 4 health-worth of other Dracolem of a matching alloy",
-                                        detail="may move to any terrain or the Reserve Area"),)),
-    }, "moves up to 4 health-worth of other matching Dracolem"),
-    SAIRule("Gore", "1618-1626", "Dragon Attack, Melee", {
-        "melee": gen(effects=(fx("damage_unit", 2, ONE_DEF, detail="if Gore kills it, it is buried"),)),
-        "dragon": gen(r(MELEE, 4)),
-    }, "melee: one defender takes 2 damage (buried if killed); DA: 4 melee"),
-    SAIRule("Hoof", "1627-1636", "Dragon Attack, Maneuver, Save", {
-        "maneuver": gen(r(MANEUVER)),
-        "save": gen(r(SAVE)),
-        "dragon": gen(r(SAVE)),
-    }, "X maneuver / X saves"),
-    SAIRule("Howl", "1637-1642", "Melee, Missile", {
-        "melee": gen(modifiers=(ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),)),
-        "missile": gen(modifiers=(ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),)),
-    }, "the defending army subtracts X saves"),
-    SAIRule("Hug", "1643-1654", "Dragon Attack, Melee", {
-        "melee": gen(effects=(fx("hug", X, ONE_DEF, detail="X damage with no save; the unit rolls melee and its melee "
-                                                           "damages the hugging unit with no save"),)),
-        "dragon": gen(r(MELEE)),
-    }, "melee: one defender takes X unsavable damage and hits back; DA: X melee"),
-    SAIRule("Hypnotic Glare", "1655-1666", "Melee", {
-        "melee": gen(effects=(fx("delayed_hypnotize", None, DEF, "step 2 of the defending army's save roll",
-                                 "every unit that rolled its ID is hypnotized until your next turn; its results "
-                                 "do not count as saves"),)),
-    }, "delayed: defenders showing ID are hypnotized and their results ignored", delayed=True),
-    SAIRule("Illusion", "1667-1675", "Magic, Melee, Missile", {
-        "magic": gen(effects=(fx("illusion", None, "one of your armies", "until your next turn",
-                                 "cannot be targeted by opposing missile attacks or spells"),)),
-        "melee": gen(effects=(fx("illusion", None, "one of your armies", "until your next turn",
-                                 "cannot be targeted by opposing missile attacks or spells"),)),
-        "missile": gen(effects=(fx("illusion", None, "one of your armies", "until your next turn",
-                                   "cannot be targeted by opposing missile attacks or spells"),)),
-    }, "one of your armies cannot be targeted by missiles or opposing spells"),
-    SAIRule("Impale", "1676-1687", "Dragon Attack, Missile", {
-        "missile": gen(effects=(fx("delayed_kill_id", 1, DEF, "step 2 of the defending army's save roll",
-                                   "one unit that rolled its ID is killed; its results do not count"),)),
-        "dragon": (gen(effects=(fx("kill_dragon", 1, "one attacking dragon that rolled Jaws"),),
-                       when=lambda s: s.dragon_rolled_jaws),
-                   gen(r(MISSILE, 3), note="no dragon rolled Jaws: three missile")),
-    }, "delayed: kill one defender showing ID; DA: kill a Jaws dragon, else 3 missile", delayed=True),
-    SAIRule("Kick", "1688-1697", "Dragon Attack, Melee, Save", {
-        "melee": gen(effects=(fx("damage_unit", X, ONE_DEF),)),
-        "save": gen(r(SAVE)),
-        "dragon": gen(r(MELEE), r(SAVE)),
-    }, "melee: one defender takes X damage; save: X saves; DA: X melee + X saves"),
-    SAIRule("Magic Suppression", "1698-1713", "Magic, Melee, Missile", {
-        "melee": gen(modifiers=(_lasting(Op.SUBTRACT, MAGIC, 4, "an opposing army anywhere: -4 magic"),)),
-        "missile": gen(modifiers=(_lasting(Op.SUBTRACT, MAGIC, 4, "an opposing army anywhere: -4 magic"),)),
-        "magic": gen(r(MAGIC, 4)),
-    }, "melee/missile: an opposing army -4 magic until your next turn; magic: 4 magic"),
-    SAIRule("Net", "1714-1728", "Individual, Melee, Missile", {
-        "melee": gen(effects=(_kills("maneuver_or_net", X, "up to X health-worth roll maneuver or are netted"),)),
-        "missile": (gen(effects=(_kills("maneuver_or_net", X, "up to X health-worth roll maneuver or are netted"),),
-                        when=_not_tower_reserve),
-                    Mode(note="no effect on a Reserve Army shot from a Tower")),
-        "save_vs_individual": gen(r(SAVE)),
-    }, "up to X health-worth maneuver or are netted; individual save: X saves"),
-    SAIRule("Plague", "1729-1735", "Melee", {
-        "melee": gen(effects=(_kills("plague", 1, "one defender saves or dies; on a death its owner picks another, "
-                                                  "until a save succeeds", target=ONE_DEF),)),
-    }, "chain of save-or-die on the defenders"),
-    SAIRule("Poison", "1736-1745", "Melee", {
-        "melee": gen(effects=(_kills("save_or_kill_then_save_or_bury", X,
-                                     "X health-worth save or die; the dead save again or are buried"),)),
-    }, "X health-worth save or die, then save or be buried"),
-    SAIRule("Regenerate", "1746-1750", "Non-Maneuver", {
-        "non_maneuver": choice(
-            gen(r(SAVE), label=SAVE),
-            gen(effects=(fx("return_from_dua", X, "this army", detail="return up to X health-worth of units from the DUA"),),
-                label="return units")),
-    }, "X saves, or return X health-worth from the DUA"),
-    SAIRule("Rend", "1751-1766", "Dragon Attack, Maneuver, Melee", {
-        "melee": gen(r(MELEE), rerolls=True),
-        "dragon": gen(r(MELEE), rerolls=True),
-        "maneuver": gen(r(MANEUVER)),
-    }, "melee/DA: X melee and roll again; maneuver: X maneuver"),
-    SAIRule("Rise from the Ashes", "1767-1781", "Save, Special", {
-        "save": gen(r(SAVE)),
-    }, "save: X saves; special roll when the unit is killed or buried (a roll of its own)"),
-    SAIRule("Roar", "1782-1790", "Melee", {
-        "melee": gen(effects=(_kills("to_reserves", X, "up to X health-worth of defenders go to their Reserve Area"),)),
-    }, "up to X health-worth of defenders go to Reserves before saving"),
-    SAIRule("Scare", "1791-1797", "Melee", {
-        "melee": gen(effects=(_kills("save_or_reserves", X, "up to X health-worth save; failures go to Reserves, "
-                                                            "those showing ID are killed"),)),
-    }, "up to X health-worth save or flee; ID rollers die"),
-    SAIRule("Screech", "1798-1804", "Melee", {
-        "melee": gen(modifiers=(ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),)),
-    }, "the defending army subtracts X saves"),
-    SAIRule("Seize", "1805-1810", "Missile", {
-        "missile": gen(effects=(_kills("id_to_reserves_else_kill", X,
-                                       "up to X health-worth rolled: ID to Reserves, anything else killed"),)),
-    }, "up to X health-worth rolled: ID flees, others die"),
-    SAIRule("Logo", "1811-1828", "Special", {}, "champion logo", by_die=_logo,
-            extra_citations=(cite("2546-2564"), cite("2866-3058"))),
-    SAIRule("Logo (Medallion)", "1829-1838", "Special", {}, "medallion logo", by_die=_medallion_logo,
-            extra_citations=(cite("2776-2824"),)),
-    SAIRule("Logo (Relic)", "1839-1846", "Special", {}, "relic logo", by_die=_relic_logo,
-            extra_citations=(cite("2825-2864"),)),
-    SAIRule("Slay", "1848-1852", "Melee", {
-        "melee": gen(effects=(_kills("roll_id_or_kill", 1, "one defender is rolled; unless it shows its ID it is killed",
-                                     target=ONE_DEF),)),
-    }, "one defender dies unless it rolls its ID"),
-    SAIRule("Sleep", "1853-1858", "Melee", {
-        "melee": gen(effects=(fx("sleep", 1, "one unit of an opposing army at this terrain", "until your next turn",
-                                 "asleep: cannot be rolled or leave its terrain"),)),
-    }, "one opposing unit sleeps"),
-    SAIRule("Smite", "1859-1879", "Dragon Attack, Melee", {
-        "melee": gen(effects=(fx("damage_no_save", X, DEF),)),
-        "dragon": gen(r(MELEE)),
-    }, "melee: X damage with no save; DA: X melee"),
-    SAIRule("Smother", "1880-1887", "Melee", {
-        "melee": gen(effects=(_kills("maneuver_or_kill", X, "up to X health-worth roll maneuver or die"),)),
-    }, "up to X health-worth maneuver or die"),
-    SAIRule("Sneak Attack", "1888-1902", "Dragon Attack, Magic, Melee, Missile", {
-        "missile": gen(effects=(fx("damage_no_save", X, "an opposing army at this terrain",
-                                   detail="Dragonkin killed are buried"),)),
-        "magic": gen(effects=(fx("damage_no_save", X, "an opposing army at this terrain",
-                                 detail="Dragonkin killed are buried"),)),
-        "melee": gen(r(MELEE)),
-        "dragon": gen(r(MELEE)),
-    }, "missile/magic: X unsavable damage; melee/DA: X melee"),
-    SAIRule("Sortie", "1903-1912", "Dragon Attack, Melee, Save", {
-        "melee": gen(r(MELEE)),
-        "save": gen(r(SAVE)),
-        "dragon": gen(r(SAVE), r(MELEE)),
-    }, "X melee / X saves; DA: both"),
-    SAIRule("Spell Disruption", "1913-1926", "Magic, Melee, Missile", {
-        "melee": gen(effects=(fx("expire_spells", 4, "an opposing army at any terrain", detail="4 points of spells cast on it expire at once"),)),
-        "missile": gen(effects=(fx("expire_spells", 4, "an opposing army at any terrain", detail="4 points of spells cast on it expire at once"),)),
-        "magic": gen(r(MAGIC, 4)),
-    }, "melee/missile: 4 points of spells on an opposing army expire; magic: 4 magic"),
-    SAIRule("Stomp", "1927-1937", "Dragon Attack, Melee", {
-        "melee": gen(effects=(_kills("maneuver_or_kill_then_save_or_bury", X,
-                                     "up to X health-worth roll maneuver or die; the dead save or are buried"),)),
-        "dragon": gen(r(MELEE)),
-    }, "melee: up to X health-worth maneuver or die (then save or buried); DA: X melee"),
-    SAIRule("Stone", "1938-1946", "Dragon Attack, Melee, Missile", {
-        "melee": gen(effects=(fx("damage_no_save", X, DEF),)),
-        "missile": gen(effects=(fx("damage_no_save", X, DEF),)),
-        "dragon": gen(r(MISSILE)),
-    }, "melee/missile: X damage with no save; DA: X missile"),
-    SAIRule("Stun", "1947-1956", "Melee", {
-        "melee": gen(rerolls=True, effects=(_kills("maneuver_or_stun", X, "up to X health-worth roll maneuver or are stunned"),)),
-    }, "up to X health-worth maneuver or are stunned; roll again"),
-    SAIRule("Summon Dragon", "1957-1968", "Magic*", {
-        "magic": (gen(rerolls=True, effects=(fx("summon_dragon", 1, "any terrain",
-                                                 detail="summon a non-White dragon containing this item's element, or an Ivory Dragon"),),
-                      when=_at_terrain),
-                  gen(r(MAGIC), note="magic action in Reserves: X magic")),
-    }, "at a terrain: summon a dragon and roll again; in Reserves: X magic"),
-    SAIRule("Surprise", "1969-1977", "Melee", {
-        "counter_melee": Mode(note="no effect during a counter-attack"),
-        "melee": gen(effects=(fx("no_counter_attack", None, DEF, detail="cannot counter-attack this march; it still saves"),)),
-    }, "the defender cannot counter-attack"),
-    SAIRule("Swallow", "1978-1981", "Melee", {
-        "melee": gen(effects=(_kills("roll_id_or_kill_and_bury", 1, "one defender is rolled; unless it shows its ID it "
-                                                                     "is killed and buried", target=ONE_DEF),)),
-    }, "one defender dies and is buried unless it rolls its ID"),
-    SAIRule("Tail", "1982-1988", "Dragon Attack, Melee", {
-        "melee": gen(r(MELEE, 2), rerolls=True),
-        "dragon": gen(r(MELEE, 2), rerolls=True),
-    }, "two melee and roll again"),
-    SAIRule("Teleport", "1989-1997", "Maneuver, Non-Maneuver", {
-        "maneuver": gen(r(MANEUVER)),
-        "non_maneuver": gen(effects=(fx("move", 3, "this unit and up to 3 health-worth of its army",
-                                        detail="may move together to any terrain"),)),
-    }, "maneuver: X maneuver; otherwise may move with 3 health-worth"),
-    SAIRule("Trample", "1998-2010", "Any", {
-        "any": gen(r(MANEUVER), r(MELEE)),
-    }, "X maneuver and X melee"),
-    SAIRule("Trumpet", "2011-2018", "Dragon Attack, Melee, Save", {
-        "melee": gen(modifiers=(ModSpec(Op.MULTIPLY, MELEE, 2, Scope.UNITS_OF_SPECIES, "Feral units double melee",
-                                        species="Feral"),
-                                ModSpec(Op.MULTIPLY, SAVE, 2, Scope.UNITS_OF_SPECIES, "Feral units double saves",
-                                        species="Feral"))),
-        "save": gen(modifiers=(ModSpec(Op.MULTIPLY, MELEE, 2, Scope.UNITS_OF_SPECIES, "Feral units double melee",
-                                       species="Feral"),
-                               ModSpec(Op.MULTIPLY, SAVE, 2, Scope.UNITS_OF_SPECIES, "Feral units double saves",
-                                       species="Feral"))),
-        "dragon": gen(modifiers=(ModSpec(Op.MULTIPLY, MELEE, 2, Scope.UNITS_OF_SPECIES, "Feral units double melee",
-                                         species="Feral"),
-                                 ModSpec(Op.MULTIPLY, SAVE, 2, Scope.UNITS_OF_SPECIES, "Feral units double saves",
-                                         species="Feral"))),
-    }, "every Feral unit of the army doubles its melee and saves"),
-    SAIRule("Vanish", "2019-2023", "Save", {
-        "save": gen(r(SAVE), effects=(fx("move", 1, "this unit", "after the roll",
-                                         "may then move to any terrain or its Reserve Area; its saves stay with the army it left"),)),
-    }, "X saves; the unit may then leave"),
-    SAIRule("Volley", "2024-2038", "Dragon Attack, Missile, Save*", {
-        "save_vs_missile": gen(r(SAVE), effects=(fx("damage_spell_saves_only", X, "the attacking army",
-                                                    detail="reducible only by spell-generated saves"),)),
-        "save": gen(r(SAVE)),
-        "missile": gen(r(MISSILE)),
-        "dragon": gen(r(SAVE), r(MISSILE)),
-    }, "save vs missile: X saves + X damage back; saves: X; missile: X; DA: X saves + X missile"),
-    SAIRule("Wave", "2039-2048", "Melee, Maneuver*", {
-        "melee": gen(modifiers=(ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),)),
-        "maneuver": (gen(modifiers=(ModSpec(Op.SUBTRACT, MANEUVER, X, Scope.COUNTER_MANEUVER,
-                                            "each counter-maneuvering army subtracts X maneuver"),),
-                         when=lambda s: s.marching and not s.counter_maneuver),
-                     Mode(note="no effect unless rolled in the marching army's maneuver")),
-    }, "melee: defender -X saves; marching maneuver: counter-maneuvering armies -X maneuver"),
-    SAIRule("Wayfare", "2049-2059", "Dragon Attack, Maneuver", {
-        "maneuver": choice(gen(r(MANEUVER), label=MANEUVER),
-                           gen(effects=(fx("move", 1, "this item and one unit able to carry it",
-                                           detail="to any other terrain or the Reserve Area"),), label="move")),
-        "dragon": gen(effects=(fx("move", 1, "this item and one unit able to carry it", detail="may move anywhere"),)),
-    }, "maneuver: X maneuver, or the item and a carrier move; DA: they may move"),
-    SAIRule("Web", "2060-2071", "Melee, Missile", {
-        "melee": gen(effects=(_kills("melee_or_web", X, "up to X health-worth roll melee or are webbed"),)),
-        "missile": (gen(effects=(_kills("melee_or_web", X, "up to X health-worth roll melee or are webbed"),),
-                        when=_not_tower_reserve),
-                    Mode(note="no effect on a Reserve Army shot from a Tower")),
-    }, "up to X health-worth roll melee or are webbed"),
-    SAIRule("Wild Growth", "2072-2080", "Non-Maneuver", {
-        "non_maneuver": choice(
-            gen(r(SAVE), label=SAVE),
-            gen(effects=(fx("promote", X, "this army", detail="promote X health-worth of units, all at once"),),
-                label="promote")),
-    }, "X saves or promote X health-worth (may be split)"),
-    SAIRule("Wither", "2081-2084", "Melee", {
-        "melee": gen(modifiers=(_lasting(Op.SUBTRACT, ALL, X, "an opposing army at this terrain: -X to all rolls"),)),
-    }, "an opposing army at this terrain subtracts X from all rolls until your next turn"),
+    SAIRule(
+        "Attune",
+        "1243-1249",
+        "Magic",
+        {
+            "magic": gen(
+                r(MAGIC),
+                effects=(
+                    fx(
+                        "attune_element",
+                        X,
+                        "one unit of the marching army",
+                        detail="may turn its normal magic into the Attune magic's element",
+                    ),
+                ),
+                note="X magic of any element",
+            ),
+        },
+        "X magic of any element; may retint one unit's normal magic",
+    ),
+    SAIRule(
+        "Bash",
+        "1250-1269",
+        "Dragon Attack, Save*",
+        {
+            "save_vs_melee": gen(
+                r(SAVE, "BASH"),
+                effects=(
+                    fx(
+                        "damage",
+                        "BASH",
+                        "one attacking unit",
+                        detail="damage equal to its own melee results; it may save",
+                    ),
+                ),
+            ),
+            "dragon": gen(
+                r(SAVE, "BASH_DRAGON"),
+                effects=(
+                    fx(
+                        "damage",
+                        "BASH_DRAGON",
+                        "one attacking dragon that did damage",
+                        detail="damage equal to the damage it inflicted",
+                    ),
+                ),
+            ),
+            "save": gen(r(SAVE)),
+        },
+        "saves equal to a targeted attacker's melee (which it takes as damage); else X saves",
+    ),
+    SAIRule(
+        "Belly",
+        "1270-1272",
+        "Any",
+        {
+            "any": Mode(loses_automatic_saves=True, note="this unit's automatic saves do not count"),
+        },
+        "the unit loses its automatic saves",
+    ),
+    SAIRule(
+        "Breath",
+        "1273-1279",
+        "Melee",
+        {
+            "melee": gen(effects=(_kills("kill", X, "X health-worth of defending units are killed"),)),
+        },
+        "kill X health-worth of defenders",
+    ),
+    SAIRule(
+        "Bullseye",
+        "1280-1295",
+        "Dragon Attack, Missile",
+        {
+            "missile": gen(
+                rerolls=True,
+                effects=(_kills("save_or_kill", X, "X health-worth targeted; each saves or is killed"),),
+            ),
+            "dragon": gen(r(MISSILE)),
+        },
+        "missile: X health-worth save or die, roll again; DA: X missile",
+    ),
+    SAIRule(
+        "Cantrip",
+        "1296-1306",
+        "Magic, Non-Maneuver",
+        {
+            "magic": gen(r(MAGIC)),
+            "non_maneuver": gen(r(CANTRIP), note="X magic for spells marked Cantrip only"),
+        },
+        "magic action / Magic Negation: X magic; other non-maneuver rolls: X cantrip magic",
+    ),
+    SAIRule(
+        "Charge",
+        "1309-1318",
+        "Melee*",
+        {
+            "counter_melee": Mode(note="no effect during a counter-attack"),
+            "melee": gen(
+                counts_as=((MANEUVER, MELEE),),
+                effects=(
+                    fx(
+                        "charge",
+                        None,
+                        DEF,
+                        "instead of the save roll and counter-attack",
+                        "the defender makes a combination save + melee roll; its melee damages the attacking army, "
+                        "reducible only by spell saves",
+                    ),
+                ),
+            ),
+        },
+        "attacking army counts all maneuver as melee; defender answers with save + melee",
+    ),
+    SAIRule(
+        "Charm",
+        "1319-1325",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(
+                    _kills(
+                        "charm",
+                        X,
+                        "up to X health-worth of defenders do not save this march; their "
+                        "owner rolls them and their results join the attacker's",
+                    ),
+                )
+            ),
+        },
+        "up to X health-worth of defenders roll for the attacker",
+    ),
+    SAIRule(
+        "Choke",
+        "1326-1331",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(
+                    fx(
+                        "delayed_kill_id",
+                        X,
+                        DEF,
+                        "step 2 of the defending army's save roll",
+                        "up to X health-worth of units that rolled their ID are killed; their results "
+                        "do not count",
+                    ),
+                )
+            ),
+        },
+        "delayed: up to X health-worth of defenders showing ID are killed",
+        delayed=True,
+    ),
+    SAIRule(
+        "Cloak",
+        "1332-1345",
+        "Dragon Attack, Individual, Magic, Save",
+        {
+            "individual": choice(*(gen(r(t), label=t) for t in RESULT_TYPES)),
+            "dragon": gen(
+                modifiers=(
+                    ModSpec(
+                        Op.ADD,
+                        SAVE,
+                        X,
+                        Scope.OWN_ARMY_ROLLS,
+                        "X non-magical saves for this army until your next turn",
+                    ),
+                )
+            ),
+            "save": gen(
+                modifiers=(
+                    ModSpec(
+                        Op.ADD,
+                        SAVE,
+                        X,
+                        Scope.OWN_ARMY_ROLLS,
+                        "X non-magical saves for this army until your next turn",
+                    ),
+                )
+            ),
+            "magic": gen(r(MAGIC)),
+        },
+        "save/DA: +X saves to this army until your next turn; magic: X magic; individual: X of any",
+    ),
+    SAIRule(
+        "Coil",
+        "1346-1356",
+        "Dragon Attack, Melee",
+        {
+            "melee": gen(
+                effects=(
+                    fx(
+                        "coil",
+                        X,
+                        ONE_DEF,
+                        "now",
+                        "the unit takes X damage and rolls save + melee; its melee damages the coiling "
+                        "unit with no save",
+                    ),
+                )
+            ),
+            "dragon": gen(r(MELEE)),
+        },
+        "melee: one defender takes X damage, fights back; DA: X melee",
+    ),
+    SAIRule(
+        "Confuse",
+        "1357-1364",
+        "Melee, Missile",
+        {
+            "melee": gen(
+                effects=(
+                    fx(
+                        "delayed_reroll",
+                        X,
+                        DEF,
+                        "step 2 of the defending army's save roll",
+                        "up to X health-worth of defenders are rolled again, earlier results ignored",
+                    ),
+                )
+            ),
+            "missile": gen(
+                effects=(
+                    fx(
+                        "delayed_reroll",
+                        X,
+                        DEF,
+                        "step 2 of the defending army's save roll",
+                        "up to X health-worth of defenders are rolled again, earlier results ignored",
+                    ),
+                )
+            ),
+        },
+        "delayed: up to X health-worth of defenders re-roll their saves",
+        delayed=True,
+    ),
+    SAIRule(
+        "Convert",
+        "1365-1371",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(
+                    _kills("save_or_kill", X, "up to X health-worth save or are killed"),
+                    fx(
+                        "return_from_dua",
+                        X,
+                        "the attacking army",
+                        "after the kills",
+                        "may return up to the health-worth killed from the attacker's DUA",
+                    ),
+                )
+            ),
+        },
+        "up to X health-worth save or die; attacker returns as much from its DUA",
+    ),
+    SAIRule(
+        "Counter",
+        "1372-1398",
+        "Dragon Attack, Melee, Save*",
+        {
+            "save_vs_melee": gen(
+                r(SAVE),
+                effects=(
+                    fx(
+                        "damage_spell_saves_only",
+                        X,
+                        "the attacking army",
+                        detail="reducible only by spell-generated saves",
+                    ),
+                ),
+            ),
+            "save": gen(r(SAVE)),
+            "melee": gen(r(MELEE)),
+            "dragon": gen(r(SAVE), r(MELEE)),
+        },
+        "save vs melee: X saves + X damage back; other saves: X saves; melee: X melee; DA: both",
+    ),
+    SAIRule(
+        "Create Fireminions",
+        "1399-1407",
+        "Any Non-Individual",
+        {
+            "army": choice(
+                *(gen(r(t), label=t) for t in RESULT_TYPES),
+                note="X results of one type of your choice (may be split in combination rolls)",
+            ),
+        },
+        "X magic, maneuver, melee, missile or save results",
+    ),
+    SAIRule(
+        "Crush",
+        "1408-1419",
+        "Dragon Attack, Missile",
+        {
+            "missile": gen(
+                effects=(
+                    _kills(
+                        "maneuver_or_kill_then_save_or_bury",
+                        X,
+                        "up to X health-worth roll maneuver or die; the dead save or are buried",
+                    ),
+                )
+            ),
+            "dragon": gen(r(MISSILE)),
+        },
+        "missile: up to X health-worth maneuver or die (then save or buried); DA: X missile",
+    ),
+    SAIRule(
+        "Decapitate",
+        "1420-1431",
+        "Melee, Dragon Attack",
+        {
+            "melee": gen(
+                effects=(
+                    fx(
+                        "delayed_kill_id",
+                        1,
+                        DEF,
+                        "step 2 of the defending army's save roll",
+                        "one unit that rolled its ID is killed; its results do not count",
+                    ),
+                )
+            ),
+            "dragon": (
+                gen(
+                    effects=(fx("kill_dragon", 1, "one attacking dragon that rolled Jaws"),),
+                    when=lambda s: s.dragon_rolled_jaws,
+                ),
+                gen(r(MELEE, 3), note="no dragon rolled Jaws: three melee"),
+            ),
+        },
+        "delayed: kill one defender showing ID; DA: kill a Jaws dragon, else 3 melee",
+        delayed=True,
+    ),
+    SAIRule(
+        "Dispel Magic",
+        "1432-1448",
+        "Special",
+        {},
+        "no effect in ordinary rolls; a special roll of its own negates magic aimed at the unit, its army "
+        "or its terrain",
+    ),
+    SAIRule(
+        "Double Strike",
+        "1449-1466",
+        "Dragon Attack, Melee",
+        {
+            "melee": gen(
+                rerolls=True,
+                effects=(_kills("save_or_kill", 4, "4 health-worth targeted; each saves or is killed"),),
+            ),
+            "dragon": gen(r(MELEE, 4)),
+        },
+        "melee: 4 health-worth save or die, roll again; DA: 4 melee",
+    ),
+    SAIRule(
+        "Elemental Relic",
+        "1467-1484",
+        "Non-Maneuver",
+        {
+            "non_maneuver": _ELEMENTAL_RELIC_MODE,
+        },
+        "re-roll, recruit or promote X health-worth of matching units",
+        extra_citations=(cite("2825-2844"),),
+    ),
+    SAIRule(
+        "Elevate",
+        "1485-1498",
+        "Dragon Attack, Maneuver, Missile, Save*",
+        {
+            "maneuver": gen(r(MANEUVER)),
+            "missile": gen(
+                modifiers=(ModSpec(Op.MULTIPLY, MISSILE, 2, Scope.ONE_UNIT, "double one unit's missile"),)
+            ),
+            "save_vs_melee": gen(
+                modifiers=(ModSpec(Op.MULTIPLY, SAVE, 2, Scope.ONE_UNIT, "double one unit's saves"),)
+            ),
+            "dragon": choice(
+                gen(
+                    modifiers=(ModSpec(Op.MULTIPLY, SAVE, 2, Scope.ONE_UNIT, "double one unit's saves"),),
+                    label=SAVE,
+                ),
+                gen(
+                    modifiers=(
+                        ModSpec(Op.MULTIPLY, MISSILE, 2, Scope.ONE_UNIT, "double one unit's missile"),
+                    ),
+                    label=MISSILE,
+                ),
+            ),
+        },
+        "maneuver: X maneuver; missile/save vs melee/DA: double one unit's results",
+    ),
+    SAIRule(
+        "Entangle",
+        "1499-1501",
+        "Melee",
+        {
+            "melee": gen(effects=(_kills("kill", X, "up to X health-worth of defenders are killed"),)),
+        },
+        "up to X health-worth of defenders killed",
+    ),
+    SAIRule(
+        "Fabricate",
+        "1502-1509",
+        "Save, Magic",
+        {
+            "save": gen(r(SAVE), when=lambda s: not s.is_individual),
+            "magic": gen(
+                effects=(
+                    fx(
+                        "summon_equipment",
+                        X,
+                        "this army",
+                        detail="summon equipment worth up to X value from the Summoning Pool",
+                    ),
+                )
+            ),
+        },
+        "army save: X saves; magic: summon up to X value of equipment",
+    ),
+    SAIRule(
+        "Ferry",
+        "1510-1513",
+        "Non-Maneuver",
+        {
+            "non_maneuver": gen(
+                effects=(
+                    fx(
+                        "move",
+                        4,
+                        "this unit and up to 4 health-worth of its army",
+                        detail="may move together to any terrain",
+                    ),
+                )
+            ),
+        },
+        "this unit and 4 health-worth of its army may move",
+    ),
+    SAIRule(
+        "Firebreath",
+        "1514-1518",
+        "Melee",
+        {
+            "melee": gen(effects=(fx("damage_no_save", X, DEF, detail="units killed save or are buried"),)),
+        },
+        "X damage to the defenders with no save; the dead save or are buried",
+    ),
+    SAIRule(
+        "Firecloud",
+        "1519-1526",
+        "Melee, Missile",
+        {
+            "melee": gen(
+                effects=(_kills("maneuver_or_kill", X, "up to X health-worth roll maneuver or die"),)
+            ),
+            "missile": gen(
+                effects=(_kills("maneuver_or_kill", X, "up to X health-worth roll maneuver or die"),)
+            ),
+        },
+        "up to X health-worth maneuver or die",
+    ),
+    SAIRule(
+        "Firewalking",
+        "1527-1538",
+        "Maneuver, Non-Maneuver",
+        {
+            "maneuver": gen(r(MANEUVER)),
+            "non_maneuver": gen(
+                effects=(
+                    fx(
+                        "move",
+                        3,
+                        "this unit and up to 3 health-worth of its army",
+                        detail="may move together to any terrain",
+                    ),
+                )
+            ),
+        },
+        "maneuver: X maneuver; otherwise may move with 3 health-worth",
+    ),
+    SAIRule(
+        "Flame",
+        "1539-1546",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(_kills("kill_and_bury", 2, "up to 2 health-worth of defenders killed and buried"),)
+            ),
+        },
+        "2 health-worth of defenders killed and buried",
+    ),
+    SAIRule(
+        "Flaming Arrow",
+        "1547-1561",
+        "Dragon Attack, Missile",
+        {
+            "missile": gen(
+                effects=(
+                    _kills(
+                        "save_or_kill_then_save_or_bury",
+                        X,
+                        "X health-worth save or die; the dead save again or are buried",
+                    ),
+                )
+            ),
+            "dragon": gen(r(MISSILE)),
+        },
+        "missile: X health-worth save or die, then save or be buried; DA: X missile",
+    ),
+    SAIRule(
+        "Flurry",
+        "1562-1575",
+        "Dragon Attack, Melee, Save*",
+        {
+            "melee": gen(r(MELEE), rerolls=True),
+            "save_vs_melee": gen(r(SAVE)),
+            "dragon": choice(gen(r(SAVE), label=SAVE), gen(r(MELEE), rerolls=True, label=MELEE)),
+        },
+        "melee: X melee and roll again; save vs melee: X saves; DA: X saves or X melee + roll again",
+    ),
+    SAIRule(
+        "Fly",
+        "1576-1588",
+        "Any",
+        {
+            "any": choice(gen(r(MANEUVER), label=MANEUVER), gen(r(SAVE), label=SAVE)),
+        },
+        "X maneuver or X saves",
+    ),
+    SAIRule(
+        "Frost Breath",
+        "1589-1598",
+        "Melee, Missile",
+        {
+            "melee": gen(
+                modifiers=(
+                    _lasting(Op.DIVIDE, ALL, 2, "an opposing army at this terrain halves all its results"),
+                )
+            ),
+            "missile": gen(
+                modifiers=(
+                    _lasting(Op.DIVIDE, ALL, 2, "an opposing army at this terrain halves all its results"),
+                )
+            ),
+        },
+        "an opposing army at this terrain halves its results until your next turn",
+    ),
+    SAIRule(
+        "Galeforce",
+        "1599-1608",
+        "Magic*, Melee, Missile",
+        {
+            "melee": gen(
+                modifiers=(
+                    _lasting(Op.SUBTRACT, SAVE, 4, "opposing army: -4 saves"),
+                    _lasting(Op.SUBTRACT, MANEUVER, 4, "opposing army: -4 maneuver"),
+                )
+            ),
+            "missile": gen(
+                modifiers=(
+                    _lasting(Op.SUBTRACT, SAVE, 4, "opposing army: -4 saves"),
+                    _lasting(Op.SUBTRACT, MANEUVER, 4, "opposing army: -4 maneuver"),
+                )
+            ),
+            "magic": gen(
+                modifiers=(
+                    _lasting(Op.SUBTRACT, SAVE, 4, "opposing army: -4 saves"),
+                    _lasting(Op.SUBTRACT, MANEUVER, 4, "opposing army: -4 maneuver"),
+                ),
+                when=_at_terrain,
+            ),
+        },
+        "an opposing army anywhere: -4 saves and -4 maneuver until your next turn",
+    ),
+    SAIRule(
+        "Gate",
+        "1609-1617",
+        "Non-Maneuver",
+        {
+            "non_maneuver": gen(
+                effects=(
+                    fx(
+                        "move",
+                        4,
+                        "up to 4 health-worth of other Dracolem of a matching alloy",
+                        detail="may move to any terrain or the Reserve Area",
+                    ),
+                )
+            ),
+        },
+        "moves up to 4 health-worth of other matching Dracolem",
+    ),
+    SAIRule(
+        "Gore",
+        "1618-1626",
+        "Dragon Attack, Melee",
+        {
+            "melee": gen(effects=(fx("damage_unit", 2, ONE_DEF, detail="if Gore kills it, it is buried"),)),
+            "dragon": gen(r(MELEE, 4)),
+        },
+        "melee: one defender takes 2 damage (buried if killed); DA: 4 melee",
+    ),
+    SAIRule(
+        "Hoof",
+        "1627-1636",
+        "Dragon Attack, Maneuver, Save",
+        {
+            "maneuver": gen(r(MANEUVER)),
+            "save": gen(r(SAVE)),
+            "dragon": gen(r(SAVE)),
+        },
+        "X maneuver / X saves",
+    ),
+    SAIRule(
+        "Howl",
+        "1637-1642",
+        "Melee, Missile",
+        {
+            "melee": gen(
+                modifiers=(
+                    ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),
+                )
+            ),
+            "missile": gen(
+                modifiers=(
+                    ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),
+                )
+            ),
+        },
+        "the defending army subtracts X saves",
+    ),
+    SAIRule(
+        "Hug",
+        "1643-1654",
+        "Dragon Attack, Melee",
+        {
+            "melee": gen(
+                effects=(
+                    fx(
+                        "hug",
+                        X,
+                        ONE_DEF,
+                        detail="X damage with no save; the unit rolls melee and its melee "
+                        "damages the hugging unit with no save",
+                    ),
+                )
+            ),
+            "dragon": gen(r(MELEE)),
+        },
+        "melee: one defender takes X unsavable damage and hits back; DA: X melee",
+    ),
+    SAIRule(
+        "Hypnotic Glare",
+        "1655-1666",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(
+                    fx(
+                        "delayed_hypnotize",
+                        None,
+                        DEF,
+                        "step 2 of the defending army's save roll",
+                        "every unit that rolled its ID is hypnotized until your next turn; its results "
+                        "do not count as saves",
+                    ),
+                )
+            ),
+        },
+        "delayed: defenders showing ID are hypnotized and their results ignored",
+        delayed=True,
+    ),
+    SAIRule(
+        "Illusion",
+        "1667-1675",
+        "Magic, Melee, Missile",
+        {
+            "magic": gen(
+                effects=(
+                    fx(
+                        "illusion",
+                        None,
+                        "one of your armies",
+                        "until your next turn",
+                        "cannot be targeted by opposing missile attacks or spells",
+                    ),
+                )
+            ),
+            "melee": gen(
+                effects=(
+                    fx(
+                        "illusion",
+                        None,
+                        "one of your armies",
+                        "until your next turn",
+                        "cannot be targeted by opposing missile attacks or spells",
+                    ),
+                )
+            ),
+            "missile": gen(
+                effects=(
+                    fx(
+                        "illusion",
+                        None,
+                        "one of your armies",
+                        "until your next turn",
+                        "cannot be targeted by opposing missile attacks or spells",
+                    ),
+                )
+            ),
+        },
+        "one of your armies cannot be targeted by missiles or opposing spells",
+    ),
+    SAIRule(
+        "Impale",
+        "1676-1687",
+        "Dragon Attack, Missile",
+        {
+            "missile": gen(
+                effects=(
+                    fx(
+                        "delayed_kill_id",
+                        1,
+                        DEF,
+                        "step 2 of the defending army's save roll",
+                        "one unit that rolled its ID is killed; its results do not count",
+                    ),
+                )
+            ),
+            "dragon": (
+                gen(
+                    effects=(fx("kill_dragon", 1, "one attacking dragon that rolled Jaws"),),
+                    when=lambda s: s.dragon_rolled_jaws,
+                ),
+                gen(r(MISSILE, 3), note="no dragon rolled Jaws: three missile"),
+            ),
+        },
+        "delayed: kill one defender showing ID; DA: kill a Jaws dragon, else 3 missile",
+        delayed=True,
+    ),
+    SAIRule(
+        "Kick",
+        "1688-1697",
+        "Dragon Attack, Melee, Save",
+        {
+            "melee": gen(effects=(fx("damage_unit", X, ONE_DEF),)),
+            "save": gen(r(SAVE)),
+            "dragon": gen(r(MELEE), r(SAVE)),
+        },
+        "melee: one defender takes X damage; save: X saves; DA: X melee + X saves",
+    ),
+    SAIRule(
+        "Magic Suppression",
+        "1698-1713",
+        "Magic, Melee, Missile",
+        {
+            "melee": gen(modifiers=(_lasting(Op.SUBTRACT, MAGIC, 4, "an opposing army anywhere: -4 magic"),)),
+            "missile": gen(
+                modifiers=(_lasting(Op.SUBTRACT, MAGIC, 4, "an opposing army anywhere: -4 magic"),)
+            ),
+            "magic": gen(r(MAGIC, 4)),
+        },
+        "melee/missile: an opposing army -4 magic until your next turn; magic: 4 magic",
+    ),
+    SAIRule(
+        "Net",
+        "1714-1728",
+        "Individual, Melee, Missile",
+        {
+            "melee": gen(
+                effects=(_kills("maneuver_or_net", X, "up to X health-worth roll maneuver or are netted"),)
+            ),
+            "missile": (
+                gen(
+                    effects=(
+                        _kills("maneuver_or_net", X, "up to X health-worth roll maneuver or are netted"),
+                    ),
+                    when=_not_tower_reserve,
+                ),
+                Mode(note="no effect on a Reserve Army shot from a Tower"),
+            ),
+            "save_vs_individual": gen(r(SAVE)),
+        },
+        "up to X health-worth maneuver or are netted; individual save: X saves",
+    ),
+    SAIRule(
+        "Plague",
+        "1729-1735",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(
+                    _kills(
+                        "plague",
+                        1,
+                        "one defender saves or dies; on a death its owner picks another, "
+                        "until a save succeeds",
+                        target=ONE_DEF,
+                    ),
+                )
+            ),
+        },
+        "chain of save-or-die on the defenders",
+    ),
+    SAIRule(
+        "Poison",
+        "1736-1745",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(
+                    _kills(
+                        "save_or_kill_then_save_or_bury",
+                        X,
+                        "X health-worth save or die; the dead save again or are buried",
+                    ),
+                )
+            ),
+        },
+        "X health-worth save or die, then save or be buried",
+    ),
+    SAIRule(
+        "Regenerate",
+        "1746-1750",
+        "Non-Maneuver",
+        {
+            "non_maneuver": choice(
+                gen(r(SAVE), label=SAVE),
+                gen(
+                    effects=(
+                        fx(
+                            "return_from_dua",
+                            X,
+                            "this army",
+                            detail="return up to X health-worth of units from the DUA",
+                        ),
+                    ),
+                    label="return units",
+                ),
+            ),
+        },
+        "X saves, or return X health-worth from the DUA",
+    ),
+    SAIRule(
+        "Rend",
+        "1751-1766",
+        "Dragon Attack, Maneuver, Melee",
+        {
+            "melee": gen(r(MELEE), rerolls=True),
+            "dragon": gen(r(MELEE), rerolls=True),
+            "maneuver": gen(r(MANEUVER)),
+        },
+        "melee/DA: X melee and roll again; maneuver: X maneuver",
+    ),
+    SAIRule(
+        "Rise from the Ashes",
+        "1767-1781",
+        "Save, Special",
+        {
+            "save": gen(r(SAVE)),
+        },
+        "save: X saves; special roll when the unit is killed or buried (a roll of its own)",
+    ),
+    SAIRule(
+        "Roar",
+        "1782-1790",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(
+                    _kills("to_reserves", X, "up to X health-worth of defenders go to their Reserve Area"),
+                )
+            ),
+        },
+        "up to X health-worth of defenders go to Reserves before saving",
+    ),
+    SAIRule(
+        "Scare",
+        "1791-1797",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(
+                    _kills(
+                        "save_or_reserves",
+                        X,
+                        "up to X health-worth save; failures go to Reserves, those showing ID are killed",
+                    ),
+                )
+            ),
+        },
+        "up to X health-worth save or flee; ID rollers die",
+    ),
+    SAIRule(
+        "Screech",
+        "1798-1804",
+        "Melee",
+        {
+            "melee": gen(
+                modifiers=(
+                    ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),
+                )
+            ),
+        },
+        "the defending army subtracts X saves",
+    ),
+    SAIRule(
+        "Seize",
+        "1805-1810",
+        "Missile",
+        {
+            "missile": gen(
+                effects=(
+                    _kills(
+                        "id_to_reserves_else_kill",
+                        X,
+                        "up to X health-worth rolled: ID to Reserves, anything else killed",
+                    ),
+                )
+            ),
+        },
+        "up to X health-worth rolled: ID flees, others die",
+    ),
+    SAIRule(
+        "Logo",
+        "1811-1828",
+        "Special",
+        {},
+        "champion logo",
+        by_die=_logo,
+        extra_citations=(cite("2546-2564"), cite("2866-3058")),
+    ),
+    SAIRule(
+        "Logo (Medallion)",
+        "1829-1838",
+        "Special",
+        {},
+        "medallion logo",
+        by_die=_medallion_logo,
+        extra_citations=(cite("2776-2824"),),
+    ),
+    SAIRule(
+        "Logo (Relic)",
+        "1839-1846",
+        "Special",
+        {},
+        "relic logo",
+        by_die=_relic_logo,
+        extra_citations=(cite("2825-2864"),),
+    ),
+    SAIRule(
+        "Slay",
+        "1848-1852",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(
+                    _kills(
+                        "roll_id_or_kill",
+                        1,
+                        "one defender is rolled; unless it shows its ID it is killed",
+                        target=ONE_DEF,
+                    ),
+                )
+            ),
+        },
+        "one defender dies unless it rolls its ID",
+    ),
+    SAIRule(
+        "Sleep",
+        "1853-1858",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(
+                    fx(
+                        "sleep",
+                        1,
+                        "one unit of an opposing army at this terrain",
+                        "until your next turn",
+                        "asleep: cannot be rolled or leave its terrain",
+                    ),
+                )
+            ),
+        },
+        "one opposing unit sleeps",
+    ),
+    SAIRule(
+        "Smite",
+        "1859-1879",
+        "Dragon Attack, Melee",
+        {
+            "melee": gen(effects=(fx("damage_no_save", X, DEF),)),
+            "dragon": gen(r(MELEE)),
+        },
+        "melee: X damage with no save; DA: X melee",
+    ),
+    SAIRule(
+        "Smother",
+        "1880-1887",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(_kills("maneuver_or_kill", X, "up to X health-worth roll maneuver or die"),)
+            ),
+        },
+        "up to X health-worth maneuver or die",
+    ),
+    SAIRule(
+        "Sneak Attack",
+        "1888-1902",
+        "Dragon Attack, Magic, Melee, Missile",
+        {
+            "missile": gen(
+                effects=(
+                    fx(
+                        "damage_no_save",
+                        X,
+                        "an opposing army at this terrain",
+                        detail="Dragonkin killed are buried",
+                    ),
+                )
+            ),
+            "magic": gen(
+                effects=(
+                    fx(
+                        "damage_no_save",
+                        X,
+                        "an opposing army at this terrain",
+                        detail="Dragonkin killed are buried",
+                    ),
+                )
+            ),
+            "melee": gen(r(MELEE)),
+            "dragon": gen(r(MELEE)),
+        },
+        "missile/magic: X unsavable damage; melee/DA: X melee",
+    ),
+    SAIRule(
+        "Sortie",
+        "1903-1912",
+        "Dragon Attack, Melee, Save",
+        {
+            "melee": gen(r(MELEE)),
+            "save": gen(r(SAVE)),
+            "dragon": gen(r(SAVE), r(MELEE)),
+        },
+        "X melee / X saves; DA: both",
+    ),
+    SAIRule(
+        "Spell Disruption",
+        "1913-1926",
+        "Magic, Melee, Missile",
+        {
+            "melee": gen(
+                effects=(
+                    fx(
+                        "expire_spells",
+                        4,
+                        "an opposing army at any terrain",
+                        detail="4 points of spells cast on it expire at once",
+                    ),
+                )
+            ),
+            "missile": gen(
+                effects=(
+                    fx(
+                        "expire_spells",
+                        4,
+                        "an opposing army at any terrain",
+                        detail="4 points of spells cast on it expire at once",
+                    ),
+                )
+            ),
+            "magic": gen(r(MAGIC, 4)),
+        },
+        "melee/missile: 4 points of spells on an opposing army expire; magic: 4 magic",
+    ),
+    SAIRule(
+        "Stomp",
+        "1927-1937",
+        "Dragon Attack, Melee",
+        {
+            "melee": gen(
+                effects=(
+                    _kills(
+                        "maneuver_or_kill_then_save_or_bury",
+                        X,
+                        "up to X health-worth roll maneuver or die; the dead save or are buried",
+                    ),
+                )
+            ),
+            "dragon": gen(r(MELEE)),
+        },
+        "melee: up to X health-worth maneuver or die (then save or buried); DA: X melee",
+    ),
+    SAIRule(
+        "Stone",
+        "1938-1946",
+        "Dragon Attack, Melee, Missile",
+        {
+            "melee": gen(effects=(fx("damage_no_save", X, DEF),)),
+            "missile": gen(effects=(fx("damage_no_save", X, DEF),)),
+            "dragon": gen(r(MISSILE)),
+        },
+        "melee/missile: X damage with no save; DA: X missile",
+    ),
+    SAIRule(
+        "Stun",
+        "1947-1956",
+        "Melee",
+        {
+            "melee": gen(
+                rerolls=True,
+                effects=(_kills("maneuver_or_stun", X, "up to X health-worth roll maneuver or are stunned"),),
+            ),
+        },
+        "up to X health-worth maneuver or are stunned; roll again",
+    ),
+    SAIRule(
+        "Summon Dragon",
+        "1957-1968",
+        "Magic*",
+        {
+            "magic": (
+                gen(
+                    rerolls=True,
+                    effects=(
+                        fx(
+                            "summon_dragon",
+                            1,
+                            "any terrain",
+                            detail="summon a non-White dragon containing this item's element, or an Ivory Dragon",
+                        ),
+                    ),
+                    when=_at_terrain,
+                ),
+                gen(r(MAGIC), note="magic action in Reserves: X magic"),
+            ),
+        },
+        "at a terrain: summon a dragon and roll again; in Reserves: X magic",
+    ),
+    SAIRule(
+        "Surprise",
+        "1969-1977",
+        "Melee",
+        {
+            "counter_melee": Mode(note="no effect during a counter-attack"),
+            "melee": gen(
+                effects=(
+                    fx(
+                        "no_counter_attack",
+                        None,
+                        DEF,
+                        detail="cannot counter-attack this march; it still saves",
+                    ),
+                )
+            ),
+        },
+        "the defender cannot counter-attack",
+    ),
+    SAIRule(
+        "Swallow",
+        "1978-1981",
+        "Melee",
+        {
+            "melee": gen(
+                effects=(
+                    _kills(
+                        "roll_id_or_kill_and_bury",
+                        1,
+                        "one defender is rolled; unless it shows its ID it is killed and buried",
+                        target=ONE_DEF,
+                    ),
+                )
+            ),
+        },
+        "one defender dies and is buried unless it rolls its ID",
+    ),
+    SAIRule(
+        "Tail",
+        "1982-1988",
+        "Dragon Attack, Melee",
+        {
+            "melee": gen(r(MELEE, 2), rerolls=True),
+            "dragon": gen(r(MELEE, 2), rerolls=True),
+        },
+        "two melee and roll again",
+    ),
+    SAIRule(
+        "Teleport",
+        "1989-1997",
+        "Maneuver, Non-Maneuver",
+        {
+            "maneuver": gen(r(MANEUVER)),
+            "non_maneuver": gen(
+                effects=(
+                    fx(
+                        "move",
+                        3,
+                        "this unit and up to 3 health-worth of its army",
+                        detail="may move together to any terrain",
+                    ),
+                )
+            ),
+        },
+        "maneuver: X maneuver; otherwise may move with 3 health-worth",
+    ),
+    SAIRule(
+        "Trample",
+        "1998-2010",
+        "Any",
+        {
+            "any": gen(r(MANEUVER), r(MELEE)),
+        },
+        "X maneuver and X melee",
+    ),
+    SAIRule(
+        "Trumpet",
+        "2011-2018",
+        "Dragon Attack, Melee, Save",
+        {
+            "melee": gen(
+                modifiers=(
+                    ModSpec(
+                        Op.MULTIPLY,
+                        MELEE,
+                        2,
+                        Scope.UNITS_OF_SPECIES,
+                        "Feral units double melee",
+                        species="Feral",
+                    ),
+                    ModSpec(
+                        Op.MULTIPLY,
+                        SAVE,
+                        2,
+                        Scope.UNITS_OF_SPECIES,
+                        "Feral units double saves",
+                        species="Feral",
+                    ),
+                )
+            ),
+            "save": gen(
+                modifiers=(
+                    ModSpec(
+                        Op.MULTIPLY,
+                        MELEE,
+                        2,
+                        Scope.UNITS_OF_SPECIES,
+                        "Feral units double melee",
+                        species="Feral",
+                    ),
+                    ModSpec(
+                        Op.MULTIPLY,
+                        SAVE,
+                        2,
+                        Scope.UNITS_OF_SPECIES,
+                        "Feral units double saves",
+                        species="Feral",
+                    ),
+                )
+            ),
+            "dragon": gen(
+                modifiers=(
+                    ModSpec(
+                        Op.MULTIPLY,
+                        MELEE,
+                        2,
+                        Scope.UNITS_OF_SPECIES,
+                        "Feral units double melee",
+                        species="Feral",
+                    ),
+                    ModSpec(
+                        Op.MULTIPLY,
+                        SAVE,
+                        2,
+                        Scope.UNITS_OF_SPECIES,
+                        "Feral units double saves",
+                        species="Feral",
+                    ),
+                )
+            ),
+        },
+        "every Feral unit of the army doubles its melee and saves",
+    ),
+    SAIRule(
+        "Vanish",
+        "2019-2023",
+        "Save",
+        {
+            "save": gen(
+                r(SAVE),
+                effects=(
+                    fx(
+                        "move",
+                        1,
+                        "this unit",
+                        "after the roll",
+                        "may then move to any terrain or its Reserve Area; its saves stay with the army it left",
+                    ),
+                ),
+            ),
+        },
+        "X saves; the unit may then leave",
+    ),
+    SAIRule(
+        "Volley",
+        "2024-2038",
+        "Dragon Attack, Missile, Save*",
+        {
+            "save_vs_missile": gen(
+                r(SAVE),
+                effects=(
+                    fx(
+                        "damage_spell_saves_only",
+                        X,
+                        "the attacking army",
+                        detail="reducible only by spell-generated saves",
+                    ),
+                ),
+            ),
+            "save": gen(r(SAVE)),
+            "missile": gen(r(MISSILE)),
+            "dragon": gen(r(SAVE), r(MISSILE)),
+        },
+        "save vs missile: X saves + X damage back; saves: X; missile: X; DA: X saves + X missile",
+    ),
+    SAIRule(
+        "Wave",
+        "2039-2048",
+        "Melee, Maneuver*",
+        {
+            "melee": gen(
+                modifiers=(
+                    ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),
+                )
+            ),
+            "maneuver": (
+                gen(
+                    modifiers=(
+                        ModSpec(
+                            Op.SUBTRACT,
+                            MANEUVER,
+                            X,
+                            Scope.COUNTER_MANEUVER,
+                            "each counter-maneuvering army subtracts X maneuver",
+                        ),
+                    ),
+                    when=lambda s: s.marching and not s.counter_maneuver,
+                ),
+                Mode(note="no effect unless rolled in the marching army's maneuver"),
+            ),
+        },
+        "melee: defender -X saves; marching maneuver: counter-maneuvering armies -X maneuver",
+    ),
+    SAIRule(
+        "Wayfare",
+        "2049-2059",
+        "Dragon Attack, Maneuver",
+        {
+            "maneuver": choice(
+                gen(r(MANEUVER), label=MANEUVER),
+                gen(
+                    effects=(
+                        fx(
+                            "move",
+                            1,
+                            "this item and one unit able to carry it",
+                            detail="to any other terrain or the Reserve Area",
+                        ),
+                    ),
+                    label="move",
+                ),
+            ),
+            "dragon": gen(
+                effects=(
+                    fx("move", 1, "this item and one unit able to carry it", detail="may move anywhere"),
+                )
+            ),
+        },
+        "maneuver: X maneuver, or the item and a carrier move; DA: they may move",
+    ),
+    SAIRule(
+        "Web",
+        "2060-2071",
+        "Melee, Missile",
+        {
+            "melee": gen(
+                effects=(_kills("melee_or_web", X, "up to X health-worth roll melee or are webbed"),)
+            ),
+            "missile": (
+                gen(
+                    effects=(_kills("melee_or_web", X, "up to X health-worth roll melee or are webbed"),),
+                    when=_not_tower_reserve,
+                ),
+                Mode(note="no effect on a Reserve Army shot from a Tower"),
+            ),
+        },
+        "up to X health-worth roll melee or are webbed",
+    ),
+    SAIRule(
+        "Wild Growth",
+        "2072-2080",
+        "Non-Maneuver",
+        {
+            "non_maneuver": choice(
+                gen(r(SAVE), label=SAVE),
+                gen(
+                    effects=(
+                        fx("promote", X, "this army", detail="promote X health-worth of units, all at once"),
+                    ),
+                    label="promote",
+                ),
+            ),
+        },
+        "X saves or promote X health-worth (may be split)",
+    ),
+    SAIRule(
+        "Wither",
+        "2081-2084",
+        "Melee",
+        {
+            "melee": gen(
+                modifiers=(
+                    _lasting(Op.SUBTRACT, ALL, X, "an opposing army at this terrain: -X to all rolls"),
+                )
+            ),
+        },
+        "an opposing army at this terrain subtracts X from all rolls until your next turn",
+    ),
 )
 
 #: All 80 rows of the V4 SAI table, by name.  The three logo rows share the face name "Logo";
@@ -731,11 +1847,22 @@ def _mode_in(rule: SAIRule, situation: Situation, die: object) -> Mode:
         return rule.mode_for(situation, die)
     alternatives: list[Mode] = []
     for result_type in counted:
-        sub = replace(situation, roll_for=result_type,
-                      against=situation.against if result_type == SAVE else None, counted_override=None)
+        sub = replace(
+            situation,
+            roll_for=result_type,
+            against=situation.against if result_type == SAVE else None,
+            counted_override=None,
+        )
         mode = rule.mode_for(sub, die)
-        if mode is NOTHING or (not mode.results and not mode.alternatives and mode.note and not mode.effects
-                               and not mode.modifiers and not mode.counts_as and not mode.rerolls):
+        if mode is NOTHING or (
+            not mode.results
+            and not mode.alternatives
+            and mode.note
+            and not mode.effects
+            and not mode.modifiers
+            and not mode.counts_as
+            and not mode.rerolls
+        ):
             continue
         if mode.alternatives:
             return mode  # an SAI with its own choice (Fly, Create Fireminions) keeps it
@@ -796,14 +1923,29 @@ def sai_contribution(name: str, x: int, situation: Situation, die: object = None
     for result_type, amount in mode.results:
         results[result_type] = results.get(result_type, 0) + _amount(amount, x, situation)
     modifiers = tuple(
-        Modifier(m.stage, m.result, _amount(m.amount, x, situation), rule.name, citation, reach=m.reach, note=m.note,
-                 species=m.species)
+        Modifier(
+            m.stage,
+            m.result,
+            _amount(m.amount, x, situation),
+            rule.name,
+            citation,
+            reach=m.reach,
+            note=m.note,
+            species=m.species,
+        )
         for m in mode.modifiers
     )
     counts = tuple(counts_as(src, dst, rule.name, citation) for src, dst in mode.counts_as)
     effects = tuple(
-        RollEffect(e.kind, rule.name, citation, None if e.amount is None else _amount(e.amount, x, situation),
-               e.target, e.timing, e.detail)
+        RollEffect(
+            e.kind,
+            rule.name,
+            citation,
+            None if e.amount is None else _amount(e.amount, x, situation),
+            e.target,
+            e.timing,
+            e.detail,
+        )
         for e in mode.effects
     )
     return Contribution(
@@ -822,7 +1964,9 @@ def sai_contribution(name: str, x: int, situation: Situation, die: object = None
     )
 
 
-def _split_contribution(rule: SAIRule, name: str, x: int, situation: Situation, die: object, split: str) -> Contribution:
+def _split_contribution(
+    rule: SAIRule, name: str, x: int, situation: Situation, die: object, split: str
+) -> Contribution:
     """An SAI offering a choice of different results may have its X split between them (V4.01c
     L1089-1090; Wild Growth L2075-2078): ``choices["<SAI> split"] = "Save:2,promote:2"`` (option
     labels and shares summing to X); each share is that option's contribution with X = the share."""
@@ -835,8 +1979,11 @@ def _split_contribution(rule: SAIRule, name: str, x: int, situation: Situation, 
     if sum(n for _, n in parts) != x:
         raise ValueError(f"{rule.name} split {split!r} does not add up to X = {x}")
     base = {k: v for k, v in situation.choices.items() if k != f"{rule.name} split"}
-    pieces = [sai_contribution(name, n, replace(situation, choices={**base, rule.name: label}), die)
-              for label, n in parts if n > 0]
+    pieces = [
+        sai_contribution(name, n, replace(situation, choices={**base, rule.name: label}), die)
+        for label, n in parts
+        if n > 0
+    ]
     results: dict[str, int] = {}
     for piece in pieces:
         for k, v in piece.results.items():

@@ -62,12 +62,28 @@ class Situation:
             if self.against not in SAVE_AGAINST:
                 raise ValueError(f"unknown save target {self.against!r}; expected one of {SAVE_AGAINST}")
         object.__setattr__(self, "_counted", self._compute_counted())
-        object.__setattr__(self, "_key", (
-            self.roll_for, self.against, self.counter_attack, self.counter_maneuver, self.marching, self.at_terrain,
-            self.individual, self.magic_negation, self.terrain_elements, self.dragon_rolled_jaws,
-            self.bash_target_melee, self.bash_dragon_damage, self.tower_shot_at_reserves, self.in_dua,
-            tuple(sorted((str(k), str(v)) for k, v in self.choices.items())), self._counted,
-        ))
+        object.__setattr__(
+            self,
+            "_key",
+            (
+                self.roll_for,
+                self.against,
+                self.counter_attack,
+                self.counter_maneuver,
+                self.marching,
+                self.at_terrain,
+                self.individual,
+                self.magic_negation,
+                self.terrain_elements,
+                self.dragon_rolled_jaws,
+                self.bash_target_melee,
+                self.bash_dragon_damage,
+                self.tower_shot_at_reserves,
+                self.in_dua,
+                tuple(sorted((str(k), str(v)) for k, v in self.choices.items())),
+                self._counted,
+            ),
+        )
 
     @property
     def key(self) -> tuple[Any, ...]:

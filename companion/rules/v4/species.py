@@ -54,63 +54,181 @@ class SpeciesAbility:
 SPECIES_ABILITIES: dict[str, SpeciesAbility] = {
     a.name: a
     for a in (
-        SpeciesAbility("Javelin Charge", "Amazons", "784-790",
-                       "after burying a controlled minor terrain instead of maneuvering: maneuver counts as "
-                       "missile in a missile action this turn", True),
-        SpeciesAbility("Kukri Charge", "Amazons", "791-797",
-                       "after burying a controlled minor terrain instead of maneuvering: maneuver counts as "
-                       "melee in a melee action this turn", True),
-        SpeciesAbility("Terrain Harmony", "Amazons", "798-802",
-                       "magic takes the terrain's elements; in Reserves it is Ivory (Elemental spells only)", True),
-        SpeciesAbility("Coastal Dodge", "Coral Elves", "817-819",
-                       "at a water terrain: maneuver may count as saves", True),
-        SpeciesAbility("Defensive Volley", "Coral Elves", "821-824",
-                       "at an air terrain: may counter-attack a missile action with missile results", True),
-        SpeciesAbility("Mountain Mastery", "Dwarves", "828-830",
-                       "at an earth terrain: melee may count as maneuver", True),
-        SpeciesAbility("Dwarven Might", "Dwarves", "832-834",
-                       "at a fire terrain: saves may count as melee in a counter-attack", True),
-        SpeciesAbility("Resist Fear", "Eldarim", "838-840",
-                       "Dragonkin up to the Eldarim's health may roll in dragon attacks they would sit out", True),
-        SpeciesAbility("Dragonkin Handlers", "Eldarim", "842-850",
-                       "species abilities phase: add or promote a Dragonkin, capped by Eldarim health", False),
-        SpeciesAbility("Feralization", "Feral", "858-861",
-                       "species abilities phase: recruit or promote a Feral at an earth or air terrain", False),
-        SpeciesAbility("Stampede", "Feral", "863-865",
-                       "at an earth-and-air terrain: maneuver may count as melee in a counter-attack", True),
-        SpeciesAbility("Air Flight", "Firewalkers", "869-872",
-                       "retreat step: move between air terrains", False),
-        SpeciesAbility("Flaming Shields", "Firewalkers", "874-877",
-                       "at a fire terrain: saves may count as melee, not in counter-attacks", True),
-        SpeciesAbility("Winter's Fortitude", "Frostwings", "881-884",
-                       "species abilities phase: a Frostwing moves BUA -> DUA", False),
-        SpeciesAbility("Magic Negation", "Frostwings", "886-893",
-                       "Frostwings at the terrain subtract their magic from an opponent's magic, cap DUA, 5s", True),
-        SpeciesAbility("Swamp Mastery", "Goblins", "903-905",
-                       "at an earth terrain: melee may count as maneuver", True),
-        SpeciesAbility("Foul Stench", "Goblins", "907-914",
-                       "after saving, the defender picks units that may not counter-attack, count DUA, 3s", True),
-        SpeciesAbility("Volcanic Adaptation", "Lava Elves", "918-920",
-                       "at a fire terrain: maneuver may count as saves", True),
-        SpeciesAbility("Cursed Bullets", "Lava Elves", "922-929",
-                       "missile at the same terrain: some missile damage reducible only by spell saves, "
-                       "count DUA, 3s", True),
-        SpeciesAbility("Scorching Touch", "Scalders", "933-938",
-                       "at a fire terrain, saving vs melee: each save rolled deals 1 damage back", True),
-        SpeciesAbility("Intangibility", "Scalders", "940-942",
-                       "at a water terrain: maneuver may count as saves against missile damage", True),
-        SpeciesAbility("Born of the Swamp", "Swamp Stalkers", "945-947",
-                       "at a water terrain: maneuver may count as saves", True),
-        SpeciesAbility("Mutate", "Swamp Stalkers", "949-966",
-                       "species abilities phase: opposing Reserve units save or die; recruit/promote", False),
-        SpeciesAbility("Rapid Growth", "Treefolk", "968-973",
-                       "at an earth terrain, counter-maneuvering: Treefolk without an SAI may re-roll once", True),
-        SpeciesAbility("Replanting", "Treefolk", "975-978",
-                       "at a water terrain: killed Treefolk roll; on ID they go to Reserves", False),
-        SpeciesAbility("Stepped Damage", "Undead", "982-984",
-                       "a killed Undead may be exchanged for a smaller Undead from the DUA", False),
-        SpeciesAbility("Bone Magic", "Undead", "986-991",
-                       "magic action: +1 magic per Undead with a non-ID magic result, cap DUA, 4s", True),
+        SpeciesAbility(
+            "Javelin Charge",
+            "Amazons",
+            "784-790",
+            "after burying a controlled minor terrain instead of maneuvering: maneuver counts as "
+            "missile in a missile action this turn",
+            True,
+        ),
+        SpeciesAbility(
+            "Kukri Charge",
+            "Amazons",
+            "791-797",
+            "after burying a controlled minor terrain instead of maneuvering: maneuver counts as "
+            "melee in a melee action this turn",
+            True,
+        ),
+        SpeciesAbility(
+            "Terrain Harmony",
+            "Amazons",
+            "798-802",
+            "magic takes the terrain's elements; in Reserves it is Ivory (Elemental spells only)",
+            True,
+        ),
+        SpeciesAbility(
+            "Coastal Dodge", "Coral Elves", "817-819", "at a water terrain: maneuver may count as saves", True
+        ),
+        SpeciesAbility(
+            "Defensive Volley",
+            "Coral Elves",
+            "821-824",
+            "at an air terrain: may counter-attack a missile action with missile results",
+            True,
+        ),
+        SpeciesAbility(
+            "Mountain Mastery", "Dwarves", "828-830", "at an earth terrain: melee may count as maneuver", True
+        ),
+        SpeciesAbility(
+            "Dwarven Might",
+            "Dwarves",
+            "832-834",
+            "at a fire terrain: saves may count as melee in a counter-attack",
+            True,
+        ),
+        SpeciesAbility(
+            "Resist Fear",
+            "Eldarim",
+            "838-840",
+            "Dragonkin up to the Eldarim's health may roll in dragon attacks they would sit out",
+            True,
+        ),
+        SpeciesAbility(
+            "Dragonkin Handlers",
+            "Eldarim",
+            "842-850",
+            "species abilities phase: add or promote a Dragonkin, capped by Eldarim health",
+            False,
+        ),
+        SpeciesAbility(
+            "Feralization",
+            "Feral",
+            "858-861",
+            "species abilities phase: recruit or promote a Feral at an earth or air terrain",
+            False,
+        ),
+        SpeciesAbility(
+            "Stampede",
+            "Feral",
+            "863-865",
+            "at an earth-and-air terrain: maneuver may count as melee in a counter-attack",
+            True,
+        ),
+        SpeciesAbility(
+            "Air Flight", "Firewalkers", "869-872", "retreat step: move between air terrains", False
+        ),
+        SpeciesAbility(
+            "Flaming Shields",
+            "Firewalkers",
+            "874-877",
+            "at a fire terrain: saves may count as melee, not in counter-attacks",
+            True,
+        ),
+        SpeciesAbility(
+            "Winter's Fortitude",
+            "Frostwings",
+            "881-884",
+            "species abilities phase: a Frostwing moves BUA -> DUA",
+            False,
+        ),
+        SpeciesAbility(
+            "Magic Negation",
+            "Frostwings",
+            "886-893",
+            "Frostwings at the terrain subtract their magic from an opponent's magic, cap DUA, 5s",
+            True,
+        ),
+        SpeciesAbility(
+            "Swamp Mastery", "Goblins", "903-905", "at an earth terrain: melee may count as maneuver", True
+        ),
+        SpeciesAbility(
+            "Foul Stench",
+            "Goblins",
+            "907-914",
+            "after saving, the defender picks units that may not counter-attack, count DUA, 3s",
+            True,
+        ),
+        SpeciesAbility(
+            "Volcanic Adaptation",
+            "Lava Elves",
+            "918-920",
+            "at a fire terrain: maneuver may count as saves",
+            True,
+        ),
+        SpeciesAbility(
+            "Cursed Bullets",
+            "Lava Elves",
+            "922-929",
+            "missile at the same terrain: some missile damage reducible only by spell saves, count DUA, 3s",
+            True,
+        ),
+        SpeciesAbility(
+            "Scorching Touch",
+            "Scalders",
+            "933-938",
+            "at a fire terrain, saving vs melee: each save rolled deals 1 damage back",
+            True,
+        ),
+        SpeciesAbility(
+            "Intangibility",
+            "Scalders",
+            "940-942",
+            "at a water terrain: maneuver may count as saves against missile damage",
+            True,
+        ),
+        SpeciesAbility(
+            "Born of the Swamp",
+            "Swamp Stalkers",
+            "945-947",
+            "at a water terrain: maneuver may count as saves",
+            True,
+        ),
+        SpeciesAbility(
+            "Mutate",
+            "Swamp Stalkers",
+            "949-966",
+            "species abilities phase: opposing Reserve units save or die; recruit/promote",
+            False,
+        ),
+        SpeciesAbility(
+            "Rapid Growth",
+            "Treefolk",
+            "968-973",
+            "at an earth terrain, counter-maneuvering: Treefolk without an SAI may re-roll once",
+            True,
+        ),
+        SpeciesAbility(
+            "Replanting",
+            "Treefolk",
+            "975-978",
+            "at a water terrain: killed Treefolk roll; on ID they go to Reserves",
+            False,
+        ),
+        SpeciesAbility(
+            "Stepped Damage",
+            "Undead",
+            "982-984",
+            "a killed Undead may be exchanged for a smaller Undead from the DUA",
+            False,
+        ),
+        SpeciesAbility(
+            "Bone Magic",
+            "Undead",
+            "986-991",
+            "magic action: +1 magic per Undead with a non-ID magic result, cap DUA, 4s",
+            True,
+        ),
     )
 }
 
@@ -157,8 +275,9 @@ def counts_as_applies(ability: str, situation: Situation, *, active: Iterable[st
     if ability in ("Javelin Charge", "Kukri Charge"):
         if ability not in frozenset(active):
             return False
-    elif not situation.at_terrain or not (needs <= situation.terrain_elements
-                                           or needs <= _elements(situation.terrain_elements)):
+    elif not situation.at_terrain or not (
+        needs <= situation.terrain_elements or needs <= _elements(situation.terrain_elements)
+    ):
         return False
     return target in situation.counted and _roll_condition(ability, situation)
 
@@ -193,17 +312,21 @@ def species_contributions(
             continue
         if ability in ("Javelin Charge", "Kukri Charge") and ability not in active:
             continue
-        if ability not in ("Javelin Charge", "Kukri Charge") and (not situation.at_terrain or not needs <= elements):
+        if ability not in ("Javelin Charge", "Kukri Charge") and (
+            not situation.at_terrain or not needs <= elements
+        ):
             continue
         if target not in counted or not _roll_condition(ability, situation):
             continue
         spec = SPECIES_ABILITIES[ability]
-        out.append(Contribution(
-            source=ability,
-            citation=spec.citation,
-            counts_as=(counts_as(source, target, ability, spec.citation, species=species),),
-            note=spec.summary,
-        ))
+        out.append(
+            Contribution(
+                source=ability,
+                citation=spec.citation,
+                counts_as=(counts_as(source, target, ability, spec.citation, species=species),),
+                note=spec.summary,
+            )
+        )
     if species == "Coral Elves" and "Air" in elements and situation.at_terrain:
         if situation.roll_for == "missile" and situation.counter_attack:
             spec = SPECIES_ABILITIES["Defensive Volley"]
@@ -211,14 +334,48 @@ def species_contributions(
     if species == "Scalders" and "Fire" in elements and situation.at_terrain:
         if situation.roll_for == "save" and situation.against == "melee" and not situation.counter_attack:
             spec = SPECIES_ABILITIES["Scorching Touch"]
-            out.append(Contribution("Scorching Touch", spec.citation, effects=(
-                RollEffect("damage_spell_saves_only", "Scorching Touch", spec.citation, None, "the attacking army",
-                       "after the save roll", "1 damage per save result the Scalders rolled"),)))
-    if species == "Treefolk" and "Earth" in elements and situation.roll_for == "maneuver" and situation.counter_maneuver:
+            out.append(
+                Contribution(
+                    "Scorching Touch",
+                    spec.citation,
+                    effects=(
+                        RollEffect(
+                            "damage_spell_saves_only",
+                            "Scorching Touch",
+                            spec.citation,
+                            None,
+                            "the attacking army",
+                            "after the save roll",
+                            "1 damage per save result the Scalders rolled",
+                        ),
+                    ),
+                )
+            )
+    if (
+        species == "Treefolk"
+        and "Earth" in elements
+        and situation.roll_for == "maneuver"
+        and situation.counter_maneuver
+    ):
         spec = SPECIES_ABILITIES["Rapid Growth"]
-        out.append(Contribution("Rapid Growth", spec.citation, rerolls=False, effects=(
-            RollEffect("may_reroll_once", "Rapid Growth", spec.citation, None, "Treefolk that rolled no SAI",
-                   "step 3", "all re-rolled together, earlier results ignored"),)))
+        out.append(
+            Contribution(
+                "Rapid Growth",
+                spec.citation,
+                rerolls=False,
+                effects=(
+                    RollEffect(
+                        "may_reroll_once",
+                        "Rapid Growth",
+                        spec.citation,
+                        None,
+                        "Treefolk that rolled no SAI",
+                        "step 3",
+                        "all re-rolled together, earlier results ignored",
+                    ),
+                ),
+            )
+        )
     return tuple(out)
 
 
@@ -254,38 +411,62 @@ def dua_cap(base: int, units_in_dua: int, force_points: int, *, deadlands: int =
     return min(dua_count(units_in_dua, force_points, deadlands=deadlands), base * s_multiplier(force_points))
 
 
-def magic_negation(frostwing_magic: int, frostwings_in_dua: int, force_points: int, *, deadlands: int = 0) -> Modifier:
+def magic_negation(
+    frostwing_magic: int, frostwings_in_dua: int, force_points: int, *, deadlands: int = 0
+) -> Modifier:
     """Frostwings' Magic Negation (L886-893): subtract their magic from the opponent's magic roll,
     at most the Frostwings in their DUA, at most 5s."""
     spec = SPECIES_ABILITIES["Magic Negation"]
     cap = dua_cap(5, frostwings_in_dua, force_points, deadlands=deadlands)
-    return Modifier(Op.SUBTRACT, MAGIC, min(max(frostwing_magic, 0), cap), "Magic Negation", spec.citation,
-                    note=f"cap {cap}")
+    return Modifier(
+        Op.SUBTRACT,
+        MAGIC,
+        min(max(frostwing_magic, 0), cap),
+        "Magic Negation",
+        spec.citation,
+        note=f"cap {cap}",
+    )
 
 
-def bone_magic(undead_with_magic: int, undead_in_dua: int, force_points: int, *, deadlands: int = 0) -> Modifier:
+def bone_magic(
+    undead_with_magic: int, undead_in_dua: int, force_points: int, *, deadlands: int = 0
+) -> Modifier:
     """Undead Bone Magic (L986-991): +1 magic per Undead unit that rolled a non-ID magic result,
     at most the Undead in the DUA, at most 4s; an adding modifier (step 10)."""
     spec = SPECIES_ABILITIES["Bone Magic"]
     cap = dua_cap(4, undead_in_dua, force_points, deadlands=deadlands)
-    return Modifier(Op.ADD, MAGIC, min(max(undead_with_magic, 0), cap), "Bone Magic", spec.citation,
-                    note=f"cap {cap}")
+    return Modifier(
+        Op.ADD, MAGIC, min(max(undead_with_magic, 0), cap), "Bone Magic", spec.citation, note=f"cap {cap}"
+    )
 
 
-def cursed_bullets(missile_results: int, lava_elves_in_dua: int, force_points: int, *, deadlands: int = 0) -> RollEffect:
+def cursed_bullets(
+    missile_results: int, lava_elves_in_dua: int, force_points: int, *, deadlands: int = 0
+) -> RollEffect:
     """Lava Elves' Cursed Bullets (L922-929): that many missile results only spell saves reduce."""
     spec = SPECIES_ABILITIES["Cursed Bullets"]
     cap = dua_cap(3, lava_elves_in_dua, force_points, deadlands=deadlands)
-    return RollEffect("damage_spell_saves_only", "Cursed Bullets", spec.citation, min(max(missile_results, 0), cap),
-                  "the target army at the same terrain", "with the missile damage")
+    return RollEffect(
+        "damage_spell_saves_only",
+        "Cursed Bullets",
+        spec.citation,
+        min(max(missile_results, 0), cap),
+        "the target army at the same terrain",
+        "with the missile damage",
+    )
 
 
 def foul_stench(goblins_in_dua: int, force_points: int, *, deadlands: int = 0) -> RollEffect:
     """Goblins' Foul Stench (L907-914): the defender picks this many units that cannot counter-attack."""
     spec = SPECIES_ABILITIES["Foul Stench"]
-    return RollEffect("no_counter_attack_units", "Foul Stench", spec.citation,
-                  dua_cap(3, goblins_in_dua, force_points, deadlands=deadlands),
-                  "units of the defending army", "after its save roll")
+    return RollEffect(
+        "no_counter_attack_units",
+        "Foul Stench",
+        spec.citation,
+        dua_cap(3, goblins_in_dua, force_points, deadlands=deadlands),
+        "units of the defending army",
+        "after its save roll",
+    )
 
 
 def resist_fear(eldarim_health: int, dragonkin_health: Iterable[int]) -> int:

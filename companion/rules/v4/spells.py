@@ -149,26 +149,41 @@ def _necromantic_wave(spell: RollSpell, s: Situation, amount: int) -> Contributi
     wanted = s.choices.get(spell.name)  # melee or missile, the owner's choice in a combination roll
     if wanted and wanted.lower() in targets:
         targets = [wanted.lower()]
-    return Contribution(spell.name, spell.citation, counts_as=tuple(
-        counts_as(MAGIC, t, spell.name, spell.citation) for t in targets[:1]),
-        note="units may count magic results as melee or missile")
+    return Contribution(
+        spell.name,
+        spell.citation,
+        counts_as=tuple(counts_as(MAGIC, t, spell.name, spell.citation) for t in targets[:1]),
+        note="units may count magic results as melee or missile",
+    )
 
 
 def _berserker_rage(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
     if s.roll_for != "melee" or not s.counter_attack:
         return None
-    return Contribution(spell.name, spell.citation, counts_as=(
-        counts_as(SAVE, MELEE, spell.name, spell.citation, species="Feral"),),
-        note="Feral units count saves as melee in counter-attacks")
+    return Contribution(
+        spell.name,
+        spell.citation,
+        counts_as=(counts_as(SAVE, MELEE, spell.name, spell.citation, species="Feral"),),
+        note="Feral units count saves as melee in counter-attacks",
+    )
 
 
 def _wilding(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
     mods: list[Modifier] = []
     for result in (MELEE, SAVE):
         if result in s.counted:
-            mods.extend(Modifier(Op.MULTIPLY, result, 2, spell.name, spell.citation, reach=Scope.ONE_UNIT,
-                                 note=f"double one unit's {result} (unit {i + 1} of {amount})")
-                        for i in range(amount))
+            mods.extend(
+                Modifier(
+                    Op.MULTIPLY,
+                    result,
+                    2,
+                    spell.name,
+                    spell.citation,
+                    reach=Scope.ONE_UNIT,
+                    note=f"double one unit's {result} (unit {i + 1} of {amount})",
+                )
+                for i in range(amount)
+            )
     if not mods:
         return None
     return Contribution(spell.name, spell.citation, modifiers=tuple(mods))
@@ -177,17 +192,41 @@ def _wilding(spell: RollSpell, s: Situation, amount: int) -> Contribution | None
 def _flashfire(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
     if s.is_maneuver:
         return None
-    return Contribution(spell.name, spell.citation, effects=(
-        RollEffect("may_reroll_units", spell.name, spell.citation, amount, "units of the target army", "step 3",
-               "the owner may re-roll that many units once, earlier results ignored"),))
+    return Contribution(
+        spell.name,
+        spell.citation,
+        effects=(
+            RollEffect(
+                "may_reroll_units",
+                spell.name,
+                spell.citation,
+                amount,
+                "units of the target army",
+                "step 3",
+                "the owner may re-roll that many units once, earlier results ignored",
+            ),
+        ),
+    )
 
 
 def _fields_of_ice(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
     c = _sub(MANEUVER)(spell, s, amount)
     if c is None:
         return None
-    return Contribution(**{**_asdict(c), "effects": (
-        RollEffect("counter_maneuver_wins_ties", spell.name, spell.citation, None, "maneuvers at this terrain"),)})
+    return Contribution(
+        **{
+            **_asdict(c),
+            "effects": (
+                RollEffect(
+                    "counter_maneuver_wins_ties",
+                    spell.name,
+                    spell.citation,
+                    None,
+                    "maneuvers at this terrain",
+                ),
+            ),
+        }
+    )
 
 
 def _wall_of_fog(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
@@ -195,13 +234,18 @@ def _wall_of_fog(spell: RollSpell, s: Situation, amount: int) -> Contribution | 
     # spell's terrain with the target's (see ``spell_contributions``).
     if s.roll_for != "missile":
         return None
-    return _mods(spell, (Op.SUBTRACT, MISSILE, amount), note="missile attack aimed at an army at the fogged terrain")
+    return _mods(
+        spell, (Op.SUBTRACT, MISSILE, amount), note="missile attack aimed at an army at the fogged terrain"
+    )
 
 
 def _frost(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
     result = s.primary if len(s.counted) == 1 else ALL
-    return Contribution(spell.name, spell.citation, modifiers=(
-        Modifier(Op.DIVIDE, result, 2, spell.name, spell.citation, note="halve all results"),))
+    return Contribution(
+        spell.name,
+        spell.citation,
+        modifiers=(Modifier(Op.DIVIDE, result, 2, spell.name, spell.citation, note="halve all results"),),
+    )
 
 
 def _galeforce(spell: RollSpell, s: Situation, amount: int) -> Contribution | None:
@@ -235,84 +279,308 @@ def _defender_saves(spell: RollSpell, s: Situation, amount: int) -> Contribution
 
 _TABLE: tuple[RollSpell, ...] = (
     # Air
-    RollSpell("Blizzard", "Air", 3, "Coral Elves", "2163-2166", TERRAIN, 3,
-              "-3 melee to all army rolls at the terrain", _sub(MELEE)),
-    RollSpell("Wilding", "Air", 3, "Feral", "2167-2171", ARMY, 1,
-              "double melee and saves of one unit per casting", _wilding),
+    RollSpell(
+        "Blizzard",
+        "Air",
+        3,
+        "Coral Elves",
+        "2163-2166",
+        TERRAIN,
+        3,
+        "-3 melee to all army rolls at the terrain",
+        _sub(MELEE),
+    ),
+    RollSpell(
+        "Wilding",
+        "Air",
+        3,
+        "Feral",
+        "2167-2171",
+        ARMY,
+        1,
+        "double melee and saves of one unit per casting",
+        _wilding,
+    ),
     RollSpell("Wind Walk", "Air", 4, "Any", "2172-2174", ARMY, 4, "+4 maneuver", _add(MANEUVER)),
-    RollSpell("Fields of Ice", "Air", 5, "Frostwings", "2175-2181", TERRAIN, 4,
-              "-4 maneuver to all army rolls at the terrain; counter-maneuvers win ties", _fields_of_ice),
+    RollSpell(
+        "Fields of Ice",
+        "Air",
+        5,
+        "Frostwings",
+        "2175-2181",
+        TERRAIN,
+        4,
+        "-4 maneuver to all army rolls at the terrain; counter-maneuvers win ties",
+        _fields_of_ice,
+    ),
     # Death
-    RollSpell("Palsy", "Death", 2, "Any", "2196-2199", ARMY, 1, "-1 result on non-maneuver rolls",
-              _any_result(non_maneuver=True)),
+    RollSpell(
+        "Palsy",
+        "Death",
+        2,
+        "Any",
+        "2196-2199",
+        ARMY,
+        1,
+        "-1 result on non-maneuver rolls",
+        _any_result(non_maneuver=True),
+    ),
     RollSpell("Decay", "Death", 3, "Goblins", "2201-2204", ARMY, 2, "-2 melee", _sub(MELEE)),
     RollSpell("Evil Eye", "Death", 3, "Undead", "2205-2208", ARMY, 2, "-2 saves", _sub(SAVE)),
-    RollSpell("Magic Drain", "Death", 3, "Frostwings", "2209-2212", TERRAIN, 2,
-              "-2 magic to all army rolls at the terrain", _sub(MAGIC)),
+    RollSpell(
+        "Magic Drain",
+        "Death",
+        3,
+        "Frostwings",
+        "2209-2212",
+        TERRAIN,
+        2,
+        "-2 magic to all army rolls at the terrain",
+        _sub(MAGIC),
+    ),
     RollSpell("Restless Dead", "Death", 3, "Undead", "2213-2215", ARMY, 3, "+3 maneuver", _add(MANEUVER)),
-    RollSpell("Necromantic Wave", "Death", 5, "Lava Elves", "2227-2233", ARMY, None,
-              "magic may count as melee or missile", _necromantic_wave),
+    RollSpell(
+        "Necromantic Wave",
+        "Death",
+        5,
+        "Lava Elves",
+        "2227-2233",
+        ARMY,
+        None,
+        "magic may count as melee or missile",
+        _necromantic_wave,
+    ),
     # Earth
     RollSpell("Stone Skin", "Earth", 2, "Any", "2253-2256", ARMY, 1, "+1 save", _add(SAVE)),
-    RollSpell("Berserker Rage", "Earth", 5, "Feral", "2260-2268", ARMY, None,
-              "Feral units count saves as melee in counter-attacks", _berserker_rage),
+    RollSpell(
+        "Berserker Rage",
+        "Earth",
+        5,
+        "Feral",
+        "2260-2268",
+        ARMY,
+        None,
+        "Feral units count saves as melee in counter-attacks",
+        _berserker_rage,
+    ),
     RollSpell("Higher Ground", "Earth", 5, "Dwarves", "2269-2275", ARMY, 5, "-5 melee", _sub(MELEE)),
-    RollSpell("Transmute Rock to Mud", "Earth", 6, "Any", "2290-2296", ARMY, 6, "-6 maneuver", _sub(MANEUVER)),
+    RollSpell(
+        "Transmute Rock to Mud", "Earth", 6, "Any", "2290-2296", ARMY, 6, "-6 maneuver", _sub(MANEUVER)
+    ),
     # Fire
-    RollSpell("Ash Storm", "Fire", 2, "Any", "2297-2301", TERRAIN, 1,
-              "-1 result to all army rolls at the terrain", _any_result()),
-    RollSpell("Flashfire", "Fire", 3, "Firewalkers", "2317-2322", ARMY, 1,
-              "re-roll one unit per casting in non-maneuver army rolls", _flashfire),
+    RollSpell(
+        "Ash Storm",
+        "Fire",
+        2,
+        "Any",
+        "2297-2301",
+        TERRAIN,
+        1,
+        "-1 result to all army rolls at the terrain",
+        _any_result(),
+    ),
+    RollSpell(
+        "Flashfire",
+        "Fire",
+        3,
+        "Firewalkers",
+        "2317-2322",
+        ARMY,
+        1,
+        "re-roll one unit per casting in non-maneuver army rolls",
+        _flashfire,
+    ),
     RollSpell("Fiery Weapon", "Fire", 4, "Any", "2323-2326", ARMY, 2, "+2 melee or missile", _fiery_weapon),
     RollSpell("Dancing Lights", "Fire", 6, "Any", "2327-2330", ARMY, 6, "-6 melee", _sub(MELEE)),
     # Water
     RollSpell("Watery Double", "Water", 2, "Any", "2337-2342", ARMY, 1, "+1 save", _add(SAVE)),
-    RollSpell("Deluge", "Water", 5, "Coral Elves", "2358-2361", TERRAIN, 3,
-              "-3 maneuver and -3 missile to all army rolls at the terrain", _sub(MANEUVER, MISSILE)),
-    RollSpell("Wall of Fog", "Water", 6, "Any", "2384-2387", TERRAIN, 6,
-              "-6 missile on missile attacks aimed at an army at the terrain", _wall_of_fog),
+    RollSpell(
+        "Deluge",
+        "Water",
+        5,
+        "Coral Elves",
+        "2358-2361",
+        TERRAIN,
+        3,
+        "-3 maneuver and -3 missile to all army rolls at the terrain",
+        _sub(MANEUVER, MISSILE),
+    ),
+    RollSpell(
+        "Wall of Fog",
+        "Water",
+        6,
+        "Any",
+        "2384-2387",
+        TERRAIN,
+        6,
+        "-6 missile on missile attacks aimed at an army at the terrain",
+        _wall_of_fog,
+    ),
     # Lasting effects of SAIs and relics, usable as effects in force
-    RollSpell("Frost Breath", "", None, "", "1589-1598", ARMY, None, "halve all results", _frost, is_spell=False),
-    RollSpell("Galeforce", "", None, "", "1599-1608", ARMY, None, "-4 saves and -4 maneuver", _galeforce,
-              is_spell=False),
-    RollSpell("Magic Suppression", "", None, "", "1698-1713", ARMY, None, "-4 magic", _magic_suppression,
-              is_spell=False),
-    RollSpell("Wither", "", None, "", "2081-2084", ARMY, 1, "-X results (castings = X)", _any_result(),
-              is_spell=False),
-    RollSpell("Chill Wind", "", None, "", "2849-2860", TERRAIN, 2, "-2 results to all army rolls at the terrain",
-              _any_result(), is_spell=False),
-    RollSpell("Cloak", "", None, "", "1332-1345", ARMY, 1, "+X non-magical saves (castings = X)", _cloak,
-              is_spell=False),
+    RollSpell(
+        "Frost Breath", "", None, "", "1589-1598", ARMY, None, "halve all results", _frost, is_spell=False
+    ),
+    RollSpell(
+        "Galeforce",
+        "",
+        None,
+        "",
+        "1599-1608",
+        ARMY,
+        None,
+        "-4 saves and -4 maneuver",
+        _galeforce,
+        is_spell=False,
+    ),
+    RollSpell(
+        "Magic Suppression",
+        "",
+        None,
+        "",
+        "1698-1713",
+        ARMY,
+        None,
+        "-4 magic",
+        _magic_suppression,
+        is_spell=False,
+    ),
+    RollSpell(
+        "Wither",
+        "",
+        None,
+        "",
+        "2081-2084",
+        ARMY,
+        1,
+        "-X results (castings = X)",
+        _any_result(),
+        is_spell=False,
+    ),
+    RollSpell(
+        "Chill Wind",
+        "",
+        None,
+        "",
+        "2849-2860",
+        TERRAIN,
+        2,
+        "-2 results to all army rolls at the terrain",
+        _any_result(),
+        is_spell=False,
+    ),
+    RollSpell(
+        "Cloak",
+        "",
+        None,
+        "",
+        "1332-1345",
+        ARMY,
+        1,
+        "+X non-magical saves (castings = X)",
+        _cloak,
+        is_spell=False,
+    ),
     # Penalties an attacker's SAI puts on the other side's roll (castings = X)
-    RollSpell("Howl", "", None, "", "1637-1642", ARMY, 1, "the defending army subtracts X saves", _defender_saves,
-              is_spell=False),
-    RollSpell("Screech", "", None, "", "1798-1804", ARMY, 1, "the defending army subtracts X saves",
-              _defender_saves, is_spell=False),
-    RollSpell("Wave", "", None, "", "2039-2048", ARMY, 1,
-              "defender -X saves; or each counter-maneuvering army -X maneuver", _wave, is_spell=False),
-    RollSpell("Magic Negation", "", None, "Frostwings", "886-893", ARMY, 1,
-              "Frostwings subtract their magic results from this magic roll (castings = their magic)",
-              _sub(MAGIC), is_spell=False),
+    RollSpell(
+        "Howl",
+        "",
+        None,
+        "",
+        "1637-1642",
+        ARMY,
+        1,
+        "the defending army subtracts X saves",
+        _defender_saves,
+        is_spell=False,
+    ),
+    RollSpell(
+        "Screech",
+        "",
+        None,
+        "",
+        "1798-1804",
+        ARMY,
+        1,
+        "the defending army subtracts X saves",
+        _defender_saves,
+        is_spell=False,
+    ),
+    RollSpell(
+        "Wave",
+        "",
+        None,
+        "",
+        "2039-2048",
+        ARMY,
+        1,
+        "defender -X saves; or each counter-maneuvering army -X maneuver",
+        _wave,
+        is_spell=False,
+    ),
+    RollSpell(
+        "Magic Negation",
+        "",
+        None,
+        "Frostwings",
+        "886-893",
+        ARMY,
+        1,
+        "Frostwings subtract their magic results from this magic roll (castings = their magic)",
+        _sub(MAGIC),
+        is_spell=False,
+    ),
 )
 
 ROLL_SPELLS: dict[str, RollSpell] = {s.name.lower(): s for s in _TABLE}
 
 #: Spells of the V4 list that never change a roll's totals (damage, moves, summons ...):
 #: known, so a scenario may name them, but they contribute nothing to resolution.
-OTHER_SPELLS: frozenset[str] = frozenset({
-    "Hailstorm", "Mirage", "Lightning Strike", "Swamp Fever", "Finger of Death", "Exhume", "Open Grave",
-    "Soiled Ground", "Path", "Scent of Fear", "Wall of Thorns", "Fearful Flames", "Firebolt", "Firestorm",
-    "Accelerated Growth", "Flash Flood", "Mire", "Tidal Wave", "Evolve Dragonkin", "Resurrect Dead",
-    "Esfah's Gift", "Summon Dragonkin", "Rally", "Rise of the Eldarim", "Summon Dragon", "Summon White Dragon",
-})
+OTHER_SPELLS: frozenset[str] = frozenset(
+    {
+        "Hailstorm",
+        "Mirage",
+        "Lightning Strike",
+        "Swamp Fever",
+        "Finger of Death",
+        "Exhume",
+        "Open Grave",
+        "Soiled Ground",
+        "Path",
+        "Scent of Fear",
+        "Wall of Thorns",
+        "Fearful Flames",
+        "Firebolt",
+        "Firestorm",
+        "Accelerated Growth",
+        "Flash Flood",
+        "Mire",
+        "Tidal Wave",
+        "Evolve Dragonkin",
+        "Resurrect Dead",
+        "Esfah's Gift",
+        "Summon Dragonkin",
+        "Rally",
+        "Rise of the Eldarim",
+        "Summon Dragon",
+        "Summon White Dragon",
+    }
+)
 
 
 #: Dracolem (alloy) spell cards: real cards whose rules text V4.01c does not print (inventory
 #: A6b.1/A8.1: "no alloy spells are listed"); accepted by name, no effect on rolls.
-UNDOCUMENTED_SPELLS: frozenset[str] = frozenset({
-    "Anti-Magic Surge", "Escape Portal", "Explode Item", "Knock Out", "Plasma Arc", "Reconfigure", "Reinforce",
-    "Scrap for Parts",
-})
+UNDOCUMENTED_SPELLS: frozenset[str] = frozenset(
+    {
+        "Anti-Magic Surge",
+        "Escape Portal",
+        "Explode Item",
+        "Knock Out",
+        "Plasma Arc",
+        "Reconfigure",
+        "Reinforce",
+        "Scrap for Parts",
+    }
+)
 
 
 class UnknownSpell(KeyError):

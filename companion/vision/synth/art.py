@@ -89,11 +89,20 @@ FRAMES = ("none", "circle", "diamond", "shield", "hexagon", "square", "octagon")
 ORNAMENTS = ("none", "dots", "bar", "corners", "ring")
 #: Ink colours of real dice (BGR): white, cream, gold, bright green, dark purple.
 INK_COLOURS: dict[str, tuple[int, int, int]] = {
-    "white": (245, 245, 245), "cream": (190, 232, 245), "gold": (40, 175, 225),
-    "green": (60, 220, 90), "purple": (90, 30, 70),
+    "white": (245, 245, 245),
+    "cream": (190, 232, 245),
+    "gold": (40, 175, 225),
+    "green": (60, 220, 90),
+    "purple": (90, 30, 70),
 }
-FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX,
-         cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_PLAIN)
+FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_SCRIPT_SIMPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+)
 
 #: Base (canonical) drawing size of one icon, in pixels; faces are composed from it.
 ICON_PX = 128
@@ -209,14 +218,28 @@ class _Pen:
         fill = (not self.stroke) if fill is None else fill
         cc = self.px([c])[0]
         rr = int(round(r * self.s / 2 * 16))
-        cv2.circle(self.m, (int(cc[0]), int(cc[1])), rr, value, -1 if (fill or value == 0) else self.lw,
-                   cv2.LINE_AA, shift=4)
+        cv2.circle(
+            self.m,
+            (int(cc[0]), int(cc[1])),
+            rr,
+            value,
+            -1 if (fill or value == 0) else self.lw,
+            cv2.LINE_AA,
+            shift=4,
+        )
 
     def ring(self, c, r: float, width: float, value: int = 255) -> None:
         cc = self.px([c])[0]
         rr = int(round(r * self.s / 2 * 16))
-        cv2.circle(self.m, (int(cc[0]), int(cc[1])), rr, value, max(1, int(round(width * self.s / 2))),
-                   cv2.LINE_AA, shift=4)
+        cv2.circle(
+            self.m,
+            (int(cc[0]), int(cc[1])),
+            rr,
+            value,
+            max(1, int(round(width * self.s / 2))),
+            cv2.LINE_AA,
+            shift=4,
+        )
 
 
 def _arc(c, r, a0, a1, n=16) -> np.ndarray:
@@ -380,8 +403,13 @@ def _m_spiral(p: _Pen, q) -> None:
 
 def _m_eye(p: _Pen, q) -> None:
     h = q.uniform(0.45, 0.6)
-    top = _arc((0, h * 1.8), np.hypot(0.95, h * 1.8), 180 + np.degrees(np.arctan2(h * 1.8, 0.95)),
-               360 - np.degrees(np.arctan2(h * 1.8, 0.95)), 16)
+    top = _arc(
+        (0, h * 1.8),
+        np.hypot(0.95, h * 1.8),
+        180 + np.degrees(np.arctan2(h * 1.8, 0.95)),
+        360 - np.degrees(np.arctan2(h * 1.8, 0.95)),
+        16,
+    )
     bot = top[::-1] * [1, -1]
     p.poly(np.vstack([top, bot]))
     p.circle((0, 0), h * 0.7, value=0 if not p.stroke else 255)
@@ -396,8 +424,9 @@ def _m_moonstar(p: _Pen, q) -> None:
 
 def _m_bolt(p: _Pen, q) -> None:
     j = q.uniform(-0.1, 0.1)
-    p.poly([[0.35, -0.95], [-0.4, 0.1 + j], [0.0, 0.1 + j], [-0.35, 0.95], [0.45, -0.15 + j],
-            [0.05, -0.15 + j]])
+    p.poly(
+        [[0.35, -0.95], [-0.4, 0.1 + j], [0.0, 0.1 + j], [-0.35, 0.95], [0.45, -0.15 + j], [0.05, -0.15 + j]]
+    )
 
 
 def _m_orb(p: _Pen, q) -> None:
@@ -411,8 +440,9 @@ def _m_orb(p: _Pen, q) -> None:
 def _m_heater(p: _Pen, q) -> None:
     top = q.uniform(-0.85, -0.7)
     side = np.array([[0.75, top], [0.75, 0.0]])
-    curve = np.stack([0.75 * np.cos(np.linspace(0, np.pi / 2, 10)), 0.0 + 0.95 * np.sin(np.linspace(0, np.pi / 2, 10))],
-                     1)
+    curve = np.stack(
+        [0.75 * np.cos(np.linspace(0, np.pi / 2, 10)), 0.0 + 0.95 * np.sin(np.linspace(0, np.pi / 2, 10))], 1
+    )
     right = np.vstack([side, curve[1:]])
     left = right[::-1] * [-1, 1]
     p.poly(np.vstack([right, left]))
@@ -612,8 +642,15 @@ def motif_choices(icon: str, family: int) -> tuple:
 # names (so a family's icons all differ); the family's grammar draws the shapes in its own dialect.
 
 #: Every symbol icon name (SAIs and their printed spellings, terrain and dragon icons).
-SYMBOL_VOCABULARY: tuple[str, ...] = tuple(sorted(
-    set(SAI_NAMES) | set(DRAGON_ICONS) | set(EIGHTH_FACE_ICONS) | set(MINOR_TERRAIN_ICONS) | set(SAI_ALIASES)))
+SYMBOL_VOCABULARY: tuple[str, ...] = tuple(
+    sorted(
+        set(SAI_NAMES)
+        | set(DRAGON_ICONS)
+        | set(EIGHTH_FACE_ICONS)
+        | set(MINOR_TERRAIN_ICONS)
+        | set(SAI_ALIASES)
+    )
+)
 _PLAIN = None  # a pen without a family style
 _PRIMARIES = 12
 _MARKS = 6
@@ -640,8 +677,22 @@ def _primary_shape(k: int) -> np.ndarray:
         return _star(5, 0.95, 0.42)
     if k == 5:
         t = 0.3
-        return np.array([[-t, -0.9], [t, -0.9], [t, -t], [0.9, -t], [0.9, t], [t, t], [t, 0.9], [-t, 0.9],
-                         [-t, t], [-0.9, t], [-0.9, -t], [-t, -t]])
+        return np.array(
+            [
+                [-t, -0.9],
+                [t, -0.9],
+                [t, -t],
+                [0.9, -t],
+                [0.9, t],
+                [t, t],
+                [t, 0.9],
+                [-t, 0.9],
+                [-t, t],
+                [-0.9, t],
+                [-0.9, -t],
+                [-t, -t],
+            ]
+        )
     if k == 6:  # crescent
         outer = _arc((0, 0), 0.92, 60, 300, 24)
         inner = _arc((0.42, 0), 0.62, 250, 110, 18)
@@ -649,8 +700,9 @@ def _primary_shape(k: int) -> np.ndarray:
     if k == 7:  # teardrop
         return _radial(lambda t: 0.55 + 0.38 * np.cos((t + np.pi / 2) / 2) ** 6) + [0, 0.15]
     if k == 8:  # thick chevron / arrow
-        return np.array([[0, -0.95], [0.85, 0.1], [0.45, 0.1], [0.45, 0.9], [-0.45, 0.9], [-0.45, 0.1],
-                         [-0.85, 0.1]])
+        return np.array(
+            [[0, -0.95], [0.85, 0.1], [0.45, 0.1], [0.45, 0.9], [-0.45, 0.9], [-0.45, 0.1], [-0.85, 0.1]]
+        )
     if k == 9:  # hourglass
         return np.array([[-0.75, -0.9], [0.75, -0.9], [0.12, 0], [0.75, 0.9], [-0.75, 0.9], [-0.12, 0]])
     if k == 10:  # arch / dome
@@ -707,7 +759,9 @@ def _modify(shape: np.ndarray, k: int, inner: float) -> np.ndarray:
     elif k == 4:  # a wedge notched down from the top
         pen.poly(np.array([[-0.4, -1.0], [0.4, -1.0], [0, -0.1]]) * inner)
     else:  # the right half inverted, within the icon's circle
-        pen.poly(np.vstack([[[0, -0.95 * inner]], _arc((0, 0), 0.95 * inner, -90, 90, 16), [[0, 0.95 * inner]]]))
+        pen.poly(
+            np.vstack([[[0, -0.95 * inner]], _arc((0, 0), 0.95 * inner, -90, 90, 16), [[0, 0.95 * inner]]])
+        )
     return np.where(pen.m > 127, 255 - shape, shape).astype(np.uint8)
 
 
@@ -715,10 +769,15 @@ def _frame(p: _Pen, frame: str, value: int = 255, fill: bool = False) -> None:
     if frame == "circle":
         (p.circle((0, 0), 0.95, fill=True) if fill else p.ring((0, 0), 0.9, 0.09, value))
         return
-    shape = {"diamond": _ngon(4, 0.97), "hexagon": _ngon(6, 0.95, 0),
-             "square": _ngon(4, 1.22, 45), "octagon": _ngon(8, 0.97, 22.5),
-             "shield": np.vstack([[[-0.85, -0.9], [0.85, -0.9], [0.85, 0.0]], _arc((0, 0), 0.85, 0, 180, 14)[1:-1],
-                                  [[-0.85, 0.0]]])}.get(frame)
+    shape = {
+        "diamond": _ngon(4, 0.97),
+        "hexagon": _ngon(6, 0.95, 0),
+        "square": _ngon(4, 1.22, 45),
+        "octagon": _ngon(8, 0.97, 22.5),
+        "shield": np.vstack(
+            [[[-0.85, -0.9], [0.85, -0.9], [0.85, 0.0]], _arc((0, 0), 0.85, 0, 180, 14)[1:-1], [[-0.85, 0.0]]]
+        ),
+    }.get(frame)
     if shape is None:
         return
     if fill:
@@ -752,8 +811,10 @@ def _symbol(p: _Pen, style: ArtStyle, icon: str) -> None:
     inner = 0.7 if framed else 0.92
     if framed:
         _frame(p, style.frame)
-    poly = _rot_pts(_primary_shape(primary), float(np.random.default_rng(_seed("tilt", style.family)).choice(
-        [0, 0, 0, 90, 180])))
+    poly = _rot_pts(
+        _primary_shape(primary),
+        float(np.random.default_rng(_seed("tilt", style.family)).choice([0, 0, 0, 90, 180])),
+    )
     size = p.s
     if arrangement == 0:
         sym = _modify(_dialect_mask(size, poly * inner, style.grammar, q), mark, inner)
@@ -806,17 +867,26 @@ def _portrait_front(p: _Pen, style: ArtStyle, die_name: str) -> None:
     if shape == 0:
         head = _ngon(24, 1.0) * [hw, hh] + [0, cy]
     elif shape == 1:
-        head = np.array([[-1, -0.7], [-0.6, -1], [0.6, -1], [1, -0.7], [0.8, 0.4], [0, 1], [-0.8, 0.4]]) * [hw, hh]
+        head = np.array([[-1, -0.7], [-0.6, -1], [0.6, -1], [1, -0.7], [0.8, 0.4], [0, 1], [-0.8, 0.4]]) * [
+            hw,
+            hh,
+        ]
         head = head + [0, cy]
     else:
-        head = np.vstack([_arc((0, 0), 1.0, 180, 360, 12), [[1, 0.3], [0.4, 1], [-0.4, 1], [-1, 0.3]]]) * [hw, hh]
+        head = np.vstack([_arc((0, 0), 1.0, 180, 360, 12), [[1, 0.3], [0.4, 1], [-0.4, 1], [-1, 0.3]]]) * [
+            hw,
+            hh,
+        ]
         head = head + [0, cy]
     gear = int(q.integers(6))
     for sgn in (-1, 1):  # headgear, mirrored
         top = np.array([sgn * hw * 0.6, cy - hh * 0.75])
         if gear == 0:  # horns curving out
-            p.line(top + _arc((sgn * 0.25 * sc, 0), 0.25 * sc, 180 if sgn > 0 else 0, 270 if sgn > 0 else -90, 8),
-                   0.1 * sc)
+            p.line(
+                top
+                + _arc((sgn * 0.25 * sc, 0), 0.25 * sc, 180 if sgn > 0 else 0, 270 if sgn > 0 else -90, 8),
+                0.1 * sc,
+            )
         elif gear == 1:  # tall pointed ears
             p.poly([top + [-0.1 * sc, 0.1], top + [0.1 * sc, 0.1], top + [sgn * 0.2 * sc, -0.45 * sc]])
         elif gear == 2:  # side ears (round)
@@ -826,8 +896,13 @@ def _portrait_front(p: _Pen, style: ArtStyle, die_name: str) -> None:
                 b = np.array([sgn * hw * (0.2 + 0.45 * k), cy - hh * 0.85])
                 p.poly([b - [0.08 * sc, 0], b + [0.08 * sc, 0], b + [0, -0.3 * sc]])
         elif gear == 4:  # fins / frills
-            p.poly([[sgn * hw * 0.9, cy - hh * 0.5], [sgn * (hw + 0.35 * sc), cy - hh * 0.2],
-                    [sgn * hw * 0.95, cy + hh * 0.2]])
+            p.poly(
+                [
+                    [sgn * hw * 0.9, cy - hh * 0.5],
+                    [sgn * (hw + 0.35 * sc), cy - hh * 0.2],
+                    [sgn * hw * 0.95, cy + hh * 0.2],
+                ]
+            )
     if gear == 5:  # helmet with a crest
         p.poly(np.vstack([_arc((0, cy - hh * 0.15), hw * 1.08, 180, 360, 14)]))
         p.line([[0, cy - hh * 1.1], [0, cy - hh * 0.6]], 0.1 * sc)
@@ -841,13 +916,19 @@ def _portrait_front(p: _Pen, style: ArtStyle, die_name: str) -> None:
         if eye_kind == 0:
             p.circle(c, er, value=cut, fill=True)
         elif eye_kind == 1:
-            p.poly([c - [er * 1.4, 0], c - [0, er * 0.6], c + [er * 1.4, 0], c + [0, er * 0.6]], value=cut, fill=True)
+            p.poly(
+                [c - [er * 1.4, 0], c - [0, er * 0.6], c + [er * 1.4, 0], c + [0, er * 0.6]],
+                value=cut,
+                fill=True,
+            )
         else:
-            p.poly([c + [-er * 1.3, 0], c + [er * 1.3, -er * 0.7], c + [0, er * 0.6]], value=cut,
-                   fill=True)
+            p.poly([c + [-er * 1.3, 0], c + [er * 1.3, -er * 0.7], c + [0, er * 0.6]], value=cut, fill=True)
         if q.random() < 0.6:  # brow
-            p.line([c + [-er * 1.4, -er * 1.6], c + [er * 1.4, -er * (1.6 + 0.8 * sgn * q.uniform(-1, 1))]],
-                   0.05 * sc, value=cut)
+            p.line(
+                [c + [-er * 1.4, -er * 1.6], c + [er * 1.4, -er * (1.6 + 0.8 * sgn * q.uniform(-1, 1))]],
+                0.05 * sc,
+                value=cut,
+            )
     my = cy + hh * q.uniform(0.35, 0.6)
     mw = hw * q.uniform(0.25, 0.6)
     mouth = int(q.integers(3))
@@ -856,8 +937,11 @@ def _portrait_front(p: _Pen, style: ArtStyle, die_name: str) -> None:
     elif mouth == 1:  # fangs
         p.line([[-mw, my], [mw, my]], 0.06 * sc, value=cut)
         for sgn in (-1, 1):
-            p.poly([[sgn * mw * 0.6, my], [sgn * mw * 0.3, my], [sgn * mw * 0.45, my + 0.15 * sc]], value=255,
-                   fill=True)
+            p.poly(
+                [[sgn * mw * 0.6, my], [sgn * mw * 0.3, my], [sgn * mw * 0.45, my + 0.15 * sc]],
+                value=255,
+                fill=True,
+            )
     else:  # open mouth
         p.poly(_ngon(12, 1.0) * [mw, 0.1 * sc] + [0, my], value=cut, fill=True)
     if q.random() < 0.5:  # nose
@@ -892,7 +976,9 @@ def _portrait_creature(p: _Pen, style: ArtStyle, die_name: str) -> None:
     p.poly([hc + [0, -hr * 0.6], hc + [d * (hr + snout), hr * 0.1], hc + [0, hr * 0.8]])
     p.circle(hc + [d * hr * 0.3, -hr * 0.3], hr * 0.25, value=cut, fill=True)  # eye
     if q.random() < 0.6:  # horn(s)
-        p.poly([hc + [-d * hr * 0.2, -hr * 0.7], hc + [d * hr * 0.2, -hr * 0.8], hc + [-d * hr * 0.6, -hr * 2.0]])
+        p.poly(
+            [hc + [-d * hr * 0.2, -hr * 0.7], hc + [d * hr * 0.2, -hr * 0.8], hc + [-d * hr * 0.6, -hr * 2.0]]
+        )
     tail = int(q.integers(3))
     tb = np.array([-d * bw * 0.9, by])
     if tail == 0:
@@ -907,8 +993,13 @@ def _portrait_creature(p: _Pen, style: ArtStyle, die_name: str) -> None:
     if q.random() < 0.5:  # wings
         root = np.array([0, by - bh * 0.6])
         for k in range(3):
-            p.poly([root, root + [(-d * 0.2 + d * 0.25 * k) * sc, -0.55 * sc + 0.05 * k],
-                    root + [(-d * 0.05 + d * 0.25 * k) * sc, -0.35 * sc]])
+            p.poly(
+                [
+                    root,
+                    root + [(-d * 0.2 + d * 0.25 * k) * sc, -0.55 * sc + 0.05 * k],
+                    root + [(-d * 0.05 + d * 0.25 * k) * sc, -0.35 * sc],
+                ]
+            )
     elif q.random() < 0.6:  # spines along the back
         for k in range(int(q.integers(3, 6))):
             x = (-0.6 + 0.3 * k) * bw
@@ -937,8 +1028,14 @@ def _portrait_profile(p: _Pen, style: ArtStyle, die_name: str) -> None:
     hx = -face_dir * q.uniform(0.35, 0.6) * sc
     if held == 1:
         p.line([[hx, 0.95], [hx + face_dir * 0.15, -0.9 * sc]], 0.07)
-        p.poly([[hx + face_dir * 0.15, -1.0 * sc], [hx + face_dir * 0.05, -0.72 * sc],
-                [hx + face_dir * 0.27, -0.72 * sc]], fill=True)
+        p.poly(
+            [
+                [hx + face_dir * 0.15, -1.0 * sc],
+                [hx + face_dir * 0.05, -0.72 * sc],
+                [hx + face_dir * 0.27, -0.72 * sc],
+            ],
+            fill=True,
+        )
     elif held == 2:
         p.line([[hx, 0.95], [hx, -0.7 * sc]], 0.06)
         p.circle((hx, -0.8 * sc), 0.13 * sc, fill=True)
@@ -960,7 +1057,10 @@ def _portrait_profile(p: _Pen, style: ArtStyle, die_name: str) -> None:
     elif style.head == 1:
         head = _ngon(7, 1.0, -90 + q.uniform(-10, 10)) * [head_w, head_h] + [cx, cy]
     elif style.head == 2:
-        head = np.array([[-1, -0.8], [0.6, -1], [1, -0.3], [0.8, 0.8], [-0.6, 1], [-1, 0.3]]) * [head_w, head_h]
+        head = np.array([[-1, -0.8], [0.6, -1], [1, -0.3], [0.8, 0.8], [-0.6, 1], [-1, 0.3]]) * [
+            head_w,
+            head_h,
+        ]
         head = head * [face_dir, 1] + [cx, cy]
     else:
         head = _ngon(16, 1.0) * [head_w, head_h] * (1 + 0.08 * np.sin(np.arange(16) * 3)[:, None]) + [cx, cy]
@@ -969,12 +1069,23 @@ def _portrait_profile(p: _Pen, style: ArtStyle, die_name: str) -> None:
     snout = q.uniform(0.15, 0.55) * sc
     jaw_y = cy + head_h * q.uniform(0.05, 0.4)
     tip = np.array([cx + face_dir * (head_w + snout), jaw_y])
-    p.poly([[cx + face_dir * head_w * 0.5, cy - head_h * 0.25], tip,
-            [cx + face_dir * head_w * 0.3, cy + head_h * 0.8]])
+    p.poly(
+        [
+            [cx + face_dir * head_w * 0.5, cy - head_h * 0.25],
+            tip,
+            [cx + face_dir * head_w * 0.3, cy + head_h * 0.8],
+        ]
+    )
     # neck
     nw = q.uniform(0.2, 0.35) * sc
-    p.poly([[cx - face_dir * nw, cy + head_h * 0.6], [cx + face_dir * nw * 0.6, cy + head_h * 0.7],
-            [cx + face_dir * nw * 0.9, 0.95], [cx - face_dir * nw * 1.6, 0.95]])
+    p.poly(
+        [
+            [cx - face_dir * nw, cy + head_h * 0.6],
+            [cx + face_dir * nw * 0.6, cy + head_h * 0.7],
+            [cx + face_dir * nw * 0.9, 0.95],
+            [cx - face_dir * nw * 1.6, 0.95],
+        ]
+    )
     # headgear: horns, ears, crest, antlers, mane
     kind = int(q.integers(6))
     top = np.array([cx - face_dir * head_w * 0.1, cy - head_h * 0.9])
@@ -1006,8 +1117,11 @@ def _portrait_profile(p: _Pen, style: ArtStyle, die_name: str) -> None:
     if q.random() < 0.5:
         p.circle(eye, er, value=cut, fill=True)
     else:
-        p.poly([eye - [er * 1.6, 0], eye - [0, er * 0.7], eye + [er * 1.6, 0], eye + [0, er * 0.7]], value=cut,
-               fill=True)
+        p.poly(
+            [eye - [er * 1.6, 0], eye - [0, er * 0.7], eye + [er * 1.6, 0], eye + [0, er * 0.7]],
+            value=cut,
+            fill=True,
+        )
     if solid:
         p.circle(eye + [face_dir * er * 0.3, 0], er * 0.4, value=255, fill=True)
     mouth_a = np.array([cx + face_dir * head_w * 0.3, jaw_y + 0.04])
@@ -1021,7 +1135,9 @@ def _portrait_profile(p: _Pen, style: ArtStyle, die_name: str) -> None:
             p.poly([b - [0.05, 0], b + [0.05, 0], b + [0, q.uniform(0.15, 0.3) * sc]], fill=True)
     for k in range(int(q.integers(1, 4))):  # cheek / scale lines
         y = cy + head_h * (0.1 + 0.18 * k)
-        p.line([[cx - face_dir * head_w * 0.6, y], [cx - face_dir * head_w * 0.1, y + 0.06]], 0.035, value=cut)
+        p.line(
+            [[cx - face_dir * head_w * 0.6, y], [cx - face_dir * head_w * 0.1, y + 0.06]], 0.035, value=cut
+        )
 
 
 # --------------------------------------------------------------------------- family rendering of one icon
@@ -1037,8 +1153,13 @@ def _finish(m: np.ndarray, style: ArtStyle, stroke_drawn: bool) -> np.ndarray:
             m = cv2.subtract(m, cv2.erode(m, k))
         elif style.mode == "engraved":
             inner = cv2.erode(m, k)
-            m = cv2.subtract(m, cv2.subtract(inner, cv2.erode(inner, cv2.getStructuringElement(
-                cv2.MORPH_ELLIPSE, (w + 1 | 1, w + 1 | 1)))))
+            m = cv2.subtract(
+                m,
+                cv2.subtract(
+                    inner,
+                    cv2.erode(inner, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w + 1 | 1, w + 1 | 1))),
+                ),
+            )
         elif style.mode == "double":
             inner = cv2.erode(m, k)
             m = cv2.add(cv2.subtract(m, inner), cv2.erode(inner, k))
@@ -1046,8 +1167,12 @@ def _finish(m: np.ndarray, style: ArtStyle, stroke_drawn: bool) -> np.ndarray:
             period = max(4, int(s * 0.09))
             ang = np.radians(30 + 120 * (style.family % 3 == 0) + 15 * (style.family % 5))
             yy, xx = np.mgrid[0:s, 0:s]
-            lines = ((((xx * np.cos(ang) + yy * np.sin(ang)) % period) < period * 0.45) * 255).astype(np.uint8)
-            ring = cv2.subtract(m, cv2.erode(m, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w + 1 | 1, w + 1 | 1))))
+            lines = ((((xx * np.cos(ang) + yy * np.sin(ang)) % period) < period * 0.45) * 255).astype(
+                np.uint8
+            )
+            ring = cv2.subtract(
+                m, cv2.erode(m, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w + 1 | 1, w + 1 | 1)))
+            )
             m = cv2.max(ring, cv2.min(m, lines))
     if style.rounded > 0:
         m = cv2.GaussianBlur(m, (0, 0), style.rounded * s)
@@ -1081,13 +1206,15 @@ def icon_mask(family: int, icon: str) -> np.ndarray:
             small = cv2.resize(_fit(sub.m, 0.96), None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA)
             o = (ICON_PX - small.shape[0]) // 2
             _frame(p, style.frame)
-            p.m[o:o + small.shape[0], o:o + small.shape[1]] |= small
+            p.m[o : o + small.shape[0], o : o + small.shape[1]] |= small
         else:
             motif(p, q)
     else:
         _symbol(p, style, icon)
     # symbols are small inside their frame: hatching would turn them to mush, so they get the double line
-    finish_style = style if (icon in BASIC_ICONS or style.mode != "hatched") else replace(style, mode="double")
+    finish_style = (
+        style if (icon in BASIC_ICONS or style.mode != "hatched") else replace(style, mode="double")
+    )
     m = _finish(p.m, finish_style, stroke_drawn)
     if style.mode == "badge":  # the icon cut out of a filled plate (the family's frame shape)
         plate = _Pen(ICON_PX, style, stroke=False)
@@ -1112,10 +1239,17 @@ def _ornament(m: np.ndarray, style: ArtStyle) -> np.ndarray:
         for x in (0.06, 0.94):
             cv2.circle(m, (int(x * s), s // 2), w + 1, 255, -1, cv2.LINE_AA)
     elif style.ornament == "bar":
-        cv2.rectangle(m, (int(0.2 * s), int(0.92 * s) - w // 2), (int(0.8 * s), int(0.92 * s) + w // 2), 255, -1)
+        cv2.rectangle(
+            m, (int(0.2 * s), int(0.92 * s) - w // 2), (int(0.8 * s), int(0.92 * s) + w // 2), 255, -1
+        )
     elif style.ornament == "corners":
         k = int(0.16 * s)
-        for cx, cy, dx, dy in ((0.04, 0.04, 1, 1), (0.96, 0.04, -1, 1), (0.96, 0.96, -1, -1), (0.04, 0.96, 1, -1)):
+        for cx, cy, dx, dy in (
+            (0.04, 0.04, 1, 1),
+            (0.96, 0.04, -1, 1),
+            (0.96, 0.96, -1, -1),
+            (0.04, 0.96, 1, -1),
+        ):
             x, y = int(cx * s), int(cy * s)
             cv2.line(m, (x, y), (x + dx * k, y), 255, w, cv2.LINE_AA)
             cv2.line(m, (x, y), (x, y + dy * k), 255, w, cv2.LINE_AA)
@@ -1171,8 +1305,13 @@ def layout(count: int, style: ArtStyle) -> list[tuple[float, float, float, float
         turns = (0.0, 90.0, 180.0, 270.0) if style.pinwheel else (0.0,) * 4
         return [(x, y, 0.4, t) for (x, y), t in zip(pts, turns, strict=True)]
     if count == 5:
-        return [(0.21, 0.21, 0.27, 0.0), (0.79, 0.21, 0.27, 0.0), (0.79, 0.79, 0.27, 0.0),
-                (0.21, 0.79, 0.27, 0.0), (0.5, 0.5, 0.27, 0.0)]
+        return [
+            (0.21, 0.21, 0.27, 0.0),
+            (0.79, 0.21, 0.27, 0.0),
+            (0.79, 0.79, 0.27, 0.0),
+            (0.21, 0.79, 0.27, 0.0),
+            (0.5, 0.5, 0.27, 0.0),
+        ]
     rows = 2 if count <= 6 else 3
     cols = int(np.ceil(count / rows))
     cell = 1.0 / max(rows, cols)
@@ -1199,7 +1338,7 @@ def _place(canvas: np.ndarray, m: np.ndarray, x: float, y: float, scale: float, 
     xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + px, size), min(y0 + px, size)
     if xb > xa and yb > ya:
         region = canvas[ya:yb, xa:xb]
-        np.maximum(region, g[ya - y0:yb - y0, xa - x0:xb - x0], out=region)
+        np.maximum(region, g[ya - y0 : yb - y0, xa - x0 : xb - x0], out=region)
 
 
 def _number(canvas: np.ndarray, text: str, cx: float, cy: float, h: float, font: int, value: int) -> None:
@@ -1222,14 +1361,17 @@ def die_face(die_name: str, face_index: int):
     if die is None:
         raise ArtError(f"unknown die {die_name!r} (not in the dice catalogue)")
     if not isinstance(face_index, (int, np.integer)) or not 0 <= int(face_index) < len(die.faces):
-        raise ArtError(f"die {die.name!r} has {len(die.faces)} faces; face_index {face_index!r} is out of range")
+        raise ArtError(
+            f"die {die.name!r} has {len(die.faces)} faces; face_index {face_index!r} is out of range"
+        )
     return die, die.faces[int(face_index)]
 
 
 #: Die kinds whose faces show one large icon whatever their value (V4.01c L1132-1137: one icon
 #: worth several results).
-_SINGLE_ICON_KINDS = frozenset({DieKind.MONSTER, DieKind.ARTIFACT, DieKind.MEDALLION, DieKind.RELIC,
-                                DieKind.DRAGON})
+_SINGLE_ICON_KINDS = frozenset(
+    {DieKind.MONSTER, DieKind.ARTIFACT, DieKind.MEDALLION, DieKind.RELIC, DieKind.DRAGON}
+)
 
 
 def icon_copies(die, face) -> int:

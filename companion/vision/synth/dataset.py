@@ -64,13 +64,31 @@ class SceneSampler:
 
 def _record(d) -> dict:
     s = d.spec
-    return {"die": s.name, "kind": s.kind, "face_index": s.face_index, "icon": s.icon, "count": s.count,
-            "materials": list(s.materials), "size_mm": s.size_mm, "cocked": s.cocked,
-            "box": [round(v, 2) for v in d.box]}
+    return {
+        "die": s.name,
+        "kind": s.kind,
+        "face_index": s.face_index,
+        "icon": s.icon,
+        "count": s.count,
+        "materials": list(s.materials),
+        "size_mm": s.size_mm,
+        "cocked": s.cocked,
+        "box": [round(v, 2) for v in d.box],
+    }
 
 
-def write_dataset(out: Path, count: int, seed: int, catalogue, *, profile: str = "train", size: int = 640,
-                  glyph_dir: str | None = None, val_fraction: float = 0.0, progress: bool = True) -> Path:
+def write_dataset(
+    out: Path,
+    count: int,
+    seed: int,
+    catalogue,
+    *,
+    profile: str = "train",
+    size: int = 640,
+    glyph_dir: str | None = None,
+    val_fraction: float = 0.0,
+    progress: bool = True,
+) -> Path:
     """Render ``count`` scenes into a YOLO dataset at ``out``; returns the data.yaml path."""
     out = Path(out)
     sampler = SceneSampler(catalogue)
@@ -79,8 +97,15 @@ def write_dataset(out: Path, count: int, seed: int, catalogue, *, profile: str =
     for k in tqdm(range(count), desc=f"render {out.name}", unit="img", disable=not progress):
         rng = np.random.default_rng([seed, k])
         split = "val" if k < n_val else "train"
-        scene = render_scene(rng, sampler.scene_specs(rng), sampler.vocabulary, size=size, profile=profile,
-                             hand=bool(rng.random() < 0.08), glyph_dir=glyph_dir)
+        scene = render_scene(
+            rng,
+            sampler.scene_specs(rng),
+            sampler.vocabulary,
+            size=size,
+            profile=profile,
+            hand=bool(rng.random() < 0.08),
+            glyph_dir=glyph_dir,
+        )
         name = f"{seed}_{k:06d}"
         (out / split / "images").mkdir(parents=True, exist_ok=True)
         (out / split / "labels").mkdir(parents=True, exist_ok=True)
@@ -88,28 +113,57 @@ def write_dataset(out: Path, count: int, seed: int, catalogue, *, profile: str =
         lines = []
         for d in scene.dice:
             x1, y1, x2, y2 = d.box
-            lines.append(f"{KIND_CLASSES.index(d.spec.kind)} {(x1 + x2) / 2 / size:.6f} {(y1 + y2) / 2 / size:.6f} "
-                         f"{(x2 - x1) / size:.6f} {(y2 - y1) / size:.6f}")
+            lines.append(
+                f"{KIND_CLASSES.index(d.spec.kind)} {(x1 + x2) / 2 / size:.6f} {(y1 + y2) / 2 / size:.6f} "
+                f"{(x2 - x1) / size:.6f} {(y2 - y1) / size:.6f}"
+            )
         (out / split / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
-        manifest.append({"image": f"{split}/images/{name}.jpg", "scene": scene.meta,
-                         "dice": [_record(d) for d in scene.dice]})
+        manifest.append(
+            {
+                "image": f"{split}/images/{name}.jpg",
+                "scene": scene.meta,
+                "dice": [_record(d) for d in scene.dice],
+            }
+        )
     with open(out / "manifest.jsonl", "w") as fh:
         for rec in manifest:
             fh.write(json.dumps(rec) + "\n")
     yml = out / "data.yaml"
     import yaml  # noqa: PLC0415
 
-    yml.write_text(yaml.safe_dump({"path": str(out.resolve()), "train": "train/images",
-                                   "val": "val/images" if n_val else "train/images",
-                                   "nc": len(KIND_CLASSES), "names": list(KIND_CLASSES),
-                                   "faces": list(sampler.vocabulary)}, sort_keys=False))
+    yml.write_text(
+        yaml.safe_dump(
+            {
+                "path": str(out.resolve()),
+                "train": "train/images",
+                "val": "val/images" if n_val else "train/images",
+                "nc": len(KIND_CLASSES),
+                "names": list(KIND_CLASSES),
+                "faces": list(sampler.vocabulary),
+            },
+            sort_keys=False,
+        )
+    )
     return yml
 
 
-def write_crops(out: Path, scenes: int, seed: int, catalogue, *, profile: str = "train", size: int = 640,
-                jitter: float = 0.08, glyph_dir: str | None = None, crop_size: int = CROP_SIZE,
-                margin: float = CROP_MARGIN, density: tuple[float, ...] = (1.0,), dice: tuple[int, int] = (2, 10),
-                repeats: int = 1, progress: bool = True) -> Path:
+def write_crops(
+    out: Path,
+    scenes: int,
+    seed: int,
+    catalogue,
+    *,
+    profile: str = "train",
+    size: int = 640,
+    jitter: float = 0.08,
+    glyph_dir: str | None = None,
+    crop_size: int = CROP_SIZE,
+    margin: float = CROP_MARGIN,
+    density: tuple[float, ...] = (1.0,),
+    dice: tuple[int, int] = (2, 10),
+    repeats: int = 1,
+    progress: bool = True,
+) -> Path:
     """Render scenes and keep classifier crops of every die: ``crops``, ``icon``, ``count``, ``kind``.
 
     ``density`` lists pixel densities relative to a 640 px frame of the table (2.0 = the detail a
@@ -124,9 +178,17 @@ def write_crops(out: Path, scenes: int, seed: int, catalogue, *, profile: str = 
         rng = np.random.default_rng([seed, k, 7])
         dens = float(density[int(rng.integers(len(density)))])
         ppm = float(rng.uniform(1.9, 3.2)) * dens * size / 640
-        scene = render_scene(rng, sampler.scene_specs(rng, *dice), sampler.vocabulary, size=size,
-                             profile=profile, glyph_dir=glyph_dir, ppm=ppm, hand=bool(rng.random() < 0.05),
-                             px_scale=dens * size / 640)
+        scene = render_scene(
+            rng,
+            sampler.scene_specs(rng, *dice),
+            sampler.vocabulary,
+            size=size,
+            profile=profile,
+            glyph_dir=glyph_dir,
+            ppm=ppm,
+            hand=bool(rng.random() < 0.05),
+            px_scale=dens * size / 640,
+        )
         for d in scene.dice:
             for _ in range(repeats):
                 box = np.array(d.box, float)
@@ -139,6 +201,13 @@ def write_crops(out: Path, scenes: int, seed: int, catalogue, *, profile: str = 
                 kinds.append(KIND_CLASSES.index(s.kind))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(out, crops=np.stack(crops).reshape(-1, crop_size, crop_size, 3), icon=np.array(icon_idx),
-             count=np.array(counts), kind=np.array(kinds), icons=np.array(icons), margin=margin)
+    np.savez(
+        out,
+        crops=np.stack(crops).reshape(-1, crop_size, crop_size, 3),
+        icon=np.array(icon_idx),
+        count=np.array(counts),
+        kind=np.array(kinds),
+        icons=np.array(icons),
+        margin=margin,
+    )
     return out

@@ -161,7 +161,7 @@ def face_texture(
     user = _user_glyph(glyph_dir, species, icon) if glyph_dir else None
     if user is not None:
         g = cv2.resize(user, (gsize, gsize), interpolation=cv2.INTER_AREA)
-        region = tex[gy:gy + gsize, gx:gx + gsize]
+        region = tex[gy : gy + gsize, gx : gx + gsize]
         if g.ndim == 2:
             g = cv2.cvtColor(g, cv2.COLOR_GRAY2BGR)
         if g.shape[2] == 4:
@@ -171,7 +171,7 @@ def face_texture(
             region[:] = g[:, :, :3]
     else:
         mask = procedural_glyph(icon, gsize, vocabulary)
-        region = tex[gy:gy + gsize, gx:gx + gsize]
+        region = tex[gy : gy + gsize, gx : gx + gsize]
         a = (mask.astype(np.float32) / 255)[:, :, None]
         region[:] = (region * (1 - a) + np.array(ink_bgr, np.float32) * a).astype(np.uint8)
     if show_count:

@@ -43,8 +43,20 @@ VALUES = tuple(str(v) for v in range(1, 21))
 #: Typical size across (mm) of standard gaming dice.
 STANDARD_MM = {"d4": 20, "d6": 16, "d8": 18, "d10": 18, "d12": 20, "d20": 21}
 #: Plastic colours (BGR) of standard dice; a die is one of these, sometimes marbled with a second.
-PLASTICS = ((30, 30, 200), (200, 80, 30), (40, 150, 40), (20, 170, 230), (240, 240, 240), (30, 30, 30),
-            (140, 40, 120), (0, 120, 240), (160, 160, 160), (90, 60, 30), (200, 200, 60), (120, 200, 250))
+PLASTICS = (
+    (30, 30, 200),
+    (200, 80, 30),
+    (40, 150, 40),
+    (20, 170, 230),
+    (240, 240, 240),
+    (30, 30, 30),
+    (140, 40, 120),
+    (0, 120, 240),
+    (160, 160, 160),
+    (90, 60, 30),
+    (200, 200, 60),
+    (120, 200, 250),
+)
 
 
 @dataclass
@@ -80,8 +92,16 @@ def standard_polygons(kind: str, r: float) -> tuple[np.ndarray, np.ndarray, floa
         return _regular(6, r, np.pi / 6), _regular(3, r * 0.82, -np.pi / 2), r * 0.4
     if kind == "d10":
         top = np.array([[0, -r * 0.95], [r * 0.6, -r * 0.05], [0, r * 0.55], [-r * 0.6, -r * 0.05]])
-        sil = np.array([[0, -r], [r * 0.85, -r * 0.2], [r * 0.75, r * 0.45], [0, r * 0.8], [-r * 0.75, r * 0.45],
-                        [-r * 0.85, -r * 0.2]])
+        sil = np.array(
+            [
+                [0, -r],
+                [r * 0.85, -r * 0.2],
+                [r * 0.75, r * 0.45],
+                [0, r * 0.8],
+                [-r * 0.75, r * 0.45],
+                [-r * 0.85, -r * 0.2],
+            ]
+        )
         return sil, top, r * 0.36
     if kind == "d12":
         return _regular(10, r, 0), _regular(5, r * 0.6, -np.pi / 2), r * 0.4
@@ -90,15 +110,22 @@ def standard_polygons(kind: str, r: float) -> tuple[np.ndarray, np.ndarray, floa
     raise ValueError(f"unknown die kind {kind!r}")
 
 
-def numeral_texture(kind: str, value: int, size: int, face_bgr, ink_bgr, font: int = cv2.FONT_HERSHEY_DUPLEX
-                    ) -> np.ndarray:
+def numeral_texture(
+    kind: str, value: int, size: int, face_bgr, ink_bgr, font: int = cv2.FONT_HERSHEY_DUPLEX
+) -> np.ndarray:
     """The top face's art, ``size`` x ``size``: pips (d6) or the number (centred; three times on a d4)."""
     tex = np.empty((size, size, 3), np.uint8)
     tex[:] = face_bgr
     if kind == "d6":
         q = size / 4
-        spots = {1: [(2, 2)], 2: [(1, 1), (3, 3)], 3: [(1, 1), (2, 2), (3, 3)], 4: [(1, 1), (3, 1), (1, 3), (3, 3)],
-                 5: [(1, 1), (3, 1), (2, 2), (1, 3), (3, 3)], 6: [(1, 1), (3, 1), (1, 2), (3, 2), (1, 3), (3, 3)]}
+        spots = {
+            1: [(2, 2)],
+            2: [(1, 1), (3, 3)],
+            3: [(1, 1), (2, 2), (3, 3)],
+            4: [(1, 1), (3, 1), (1, 3), (3, 3)],
+            5: [(1, 1), (3, 1), (2, 2), (1, 3), (3, 3)],
+            6: [(1, 1), (3, 1), (1, 2), (3, 2), (1, 3), (3, 3)],
+        }
         for x, y in spots[value]:
             cv2.circle(tex, (int(x * q), int(y * q)), max(2, int(size * 0.1)), ink_bgr, -1, cv2.LINE_AA)
         return tex
@@ -131,8 +158,17 @@ def numeral_texture(kind: str, value: int, size: int, face_bgr, ink_bgr, font: i
     return tex
 
 
-def draw_standard_die(rng, canvas, die: StandardDie, centre, ppm: float, theta: float, lean, light,
-                      font: int = cv2.FONT_HERSHEY_DUPLEX) -> np.ndarray:
+def draw_standard_die(
+    rng,
+    canvas,
+    die: StandardDie,
+    centre,
+    ppm: float,
+    theta: float,
+    lean,
+    light,
+    font: int = cv2.FONT_HERSHEY_DUPLEX,
+) -> np.ndarray:
     """Draw one die flat; returns its body outline in canvas pixels."""
     r = die.size_mm * ppm / 2
     sil, top, art = standard_polygons(die.kind, r)
@@ -162,12 +198,16 @@ def draw_standard_die(rng, canvas, die: StandardDie, centre, ppm: float, theta: 
             cv2.line(canvas, tuple(p.astype(int)), tuple(q.astype(int)), edge, 1, cv2.LINE_AA)
     face_col = np.array(die.colour, float)
     tex_size = 72
-    tex = numeral_texture(die.kind, die.value, tex_size, tuple(int(v) for v in face_col), _ink_for(face_col), font)
+    tex = numeral_texture(
+        die.kind, die.value, tex_size, tuple(int(v) for v in face_col), _ink_for(face_col), font
+    )
     if die.second is not None:
         n = _value_noise(rng, tex_size, tex_size, 3)
         mix = (np.clip((n - 0.6) * 4, 0, 1) * 0.35)[..., None]
-        ink_mask = (np.abs(tex.astype(np.float32) - face_col).sum(2, keepdims=True) > 60)
-        tex = np.where(ink_mask, tex, tex * (1 - mix) + np.array(die.second, np.float32) * mix).astype(np.uint8)
+        ink_mask = np.abs(tex.astype(np.float32) - face_col).sum(2, keepdims=True) > 60
+        tex = np.where(ink_mask, tex, tex * (1 - mix) + np.array(die.second, np.float32) * mix).astype(
+            np.uint8
+        )
     src = np.array([[0, 0], [tex_size, 0], [tex_size, tex_size], [0, tex_size]], np.float32)
     sq = np.array([[-art, -art], [art, -art], [art, art], [-art, art]])
     if die.kind not in ("d6", "d4"):
@@ -209,13 +249,26 @@ def random_die(rng: np.random.Generator, kind: str | None = None, value: int | N
     return StandardDie(kind, value, colour, second, STANDARD_MM[kind] * float(rng.uniform(0.9, 1.15)))
 
 
-FONTS = (cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_COMPLEX)
+FONTS = (
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+)
 HELDOUT_FONTS = (cv2.FONT_HERSHEY_PLAIN,)
 
 
-def render_standard_scene(rng: np.random.Generator, dice: list[StandardDie], *, size: int = 640,
-                          profile: str = "train", ppm: float | None = None, tilt_deg: float | None = None,
-                          clutter: bool = True, photo: bool = True) -> tuple[np.ndarray, list[DrawnStandardDie], dict]:
+def render_standard_scene(
+    rng: np.random.Generator,
+    dice: list[StandardDie],
+    *,
+    size: int = 640,
+    profile: str = "train",
+    ppm: float | None = None,
+    tilt_deg: float | None = None,
+    clutter: bool = True,
+    photo: bool = True,
+) -> tuple[np.ndarray, list[DrawnStandardDie], dict]:
     """Draw ``dice`` on a table: (image, drawn dice with boxes, scene facts).
 
     ``profile="heldout"`` uses table surfaces, light, tilts and a number font that ``train`` never uses.
@@ -267,7 +320,9 @@ def _scene_dice(rng: np.random.Generator, low: int = 1, high: int = 10) -> list[
     return [random_die(rng) for _ in range(int(rng.integers(low, high + 1)))]
 
 
-def write_numeral_dataset(out: Path, count: int, seed: int, *, profile: str = "train", size: int = 640) -> Path:
+def write_numeral_dataset(
+    out: Path, count: int, seed: int, *, profile: str = "train", size: int = 640
+) -> Path:
     """``count`` scenes as a YOLO dataset (classes d4..d20) + ``manifest.jsonl``; returns data.yaml."""
     import yaml  # noqa: PLC0415
 
@@ -280,22 +335,51 @@ def write_numeral_dataset(out: Path, count: int, seed: int, *, profile: str = "t
             img, drawn, meta = render_standard_scene(rng, _scene_dice(rng), size=size, profile=profile)
             name = f"std{seed}_{k:05d}"
             cv2.imwrite(str(out / "val" / "images" / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 90])
-            lines = [f"{STANDARD_KINDS.index(d.die.kind)} {(d.box[0] + d.box[2]) / 2 / size:.6f} "
-                     f"{(d.box[1] + d.box[3]) / 2 / size:.6f} {(d.box[2] - d.box[0]) / size:.6f} "
-                     f"{(d.box[3] - d.box[1]) / size:.6f}" for d in drawn]
+            lines = [
+                f"{STANDARD_KINDS.index(d.die.kind)} {(d.box[0] + d.box[2]) / 2 / size:.6f} "
+                f"{(d.box[1] + d.box[3]) / 2 / size:.6f} {(d.box[2] - d.box[0]) / size:.6f} "
+                f"{(d.box[3] - d.box[1]) / size:.6f}"
+                for d in drawn
+            ]
             (out / "val" / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
-            fh.write(json.dumps({"image": f"val/images/{name}.jpg", "scene": meta,
-                                 "dice": [{"kind": d.die.kind, "value": d.die.value, "icon": str(d.die.value),
-                                           "count": 0, "box": [round(v, 2) for v in d.box]} for d in drawn]})
-                     + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "image": f"val/images/{name}.jpg",
+                        "scene": meta,
+                        "dice": [
+                            {
+                                "kind": d.die.kind,
+                                "value": d.die.value,
+                                "icon": str(d.die.value),
+                                "count": 0,
+                                "box": [round(v, 2) for v in d.box],
+                            }
+                            for d in drawn
+                        ],
+                    }
+                )
+                + "\n"
+            )
     yml = out / "data.yaml"
-    yml.write_text(yaml.safe_dump({"path": str(out.resolve()), "train": "val/images", "val": "val/images",
-                                   "nc": len(STANDARD_KINDS), "names": list(STANDARD_KINDS)}, sort_keys=False))
+    yml.write_text(
+        yaml.safe_dump(
+            {
+                "path": str(out.resolve()),
+                "train": "val/images",
+                "val": "val/images",
+                "nc": len(STANDARD_KINDS),
+                "names": list(STANDARD_KINDS),
+            },
+            sort_keys=False,
+        )
+    )
     return yml
 
 
-def write_numeral_crops(out: Path, scenes: int, seed: int, *, profile: str = "train", size: int = 640,
-                        jitter: float = 0.08) -> Path:
+def write_numeral_crops(
+    out: Path, scenes: int, seed: int, *, profile: str = "train", size: int = 640, jitter: float = 0.08
+) -> Path:
     """Render scenes and keep one jittered crop per die: ``crops``, ``kind`` (index), ``value`` (1..20)."""
     crops, kinds, values = [], [], []
     for k in range(scenes):
@@ -310,6 +394,10 @@ def write_numeral_crops(out: Path, scenes: int, seed: int, *, profile: str = "tr
             values.append(d.die.value)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, crops=np.stack(crops).reshape(-1, CROP_SIZE, CROP_SIZE, 3), kind=np.array(kinds),
-                        value=np.array(values))
+    np.savez_compressed(
+        out,
+        crops=np.stack(crops).reshape(-1, CROP_SIZE, CROP_SIZE, 3),
+        kind=np.array(kinds),
+        value=np.array(values),
+    )
     return out

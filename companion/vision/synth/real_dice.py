@@ -50,8 +50,15 @@ SURFACES = TRAIN_SURFACES + HELDOUT_SURFACES
 #: Tilt of the camera from straight down, degrees (issue 20: oblique cameras of 30-60 degrees).
 TILT_RANGE = (30.0, 60.0)
 #: Plastic colours beyond the element colours (BGR).
-PLASTIC_BGR = dict(MATERIAL_BGR, Ivory=(180, 215, 228), Earth=(40, 175, 215), Air=(200, 120, 40),
-                   Death=(45, 40, 45), Water=(90, 150, 50), Fire=(40, 60, 210))
+PLASTIC_BGR = dict(
+    MATERIAL_BGR,
+    Ivory=(180, 215, 228),
+    Earth=(40, 175, 215),
+    Air=(200, 120, 40),
+    Death=(45, 40, 45),
+    Water=(90, 150, 50),
+    Fire=(40, 60, 210),
+)
 
 
 # --------------------------------------------------------------------------- solids
@@ -134,7 +141,7 @@ def solid(kind: str) -> _Solid:
         v = _face_up(v)
         return _hull_solid(v / (np.ptp(v[:, 0]) or 1) * 0.95)
     if kind == "d12":
-        p = (1 + 5 ** 0.5) / 2
+        p = (1 + 5**0.5) / 2
         v = [[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]
         for a in (-1, 1):
             for b in (-1, 1):
@@ -142,7 +149,7 @@ def solid(kind: str) -> _Solid:
         v = _face_up(np.array(v, float))
         return _hull_solid(v / np.ptp(v[:, 0]))
     if kind == "d20":
-        p = (1 + 5 ** 0.5) / 2
+        p = (1 + 5**0.5) / 2
         v = []
         for a in (-1, 1):
             for b in (-1, 1):
@@ -247,7 +254,9 @@ def _marble_pool() -> np.ndarray:
         m = np.clip((t * 0.6 + (blot - 0.5) * 2.2) * rng.uniform(1.5, 4) + 0.5, 0, 1)
         if k % 2:  # thin swirled veins of the second colour through the first
             b = rng.uniform(0, np.pi)
-            t2 = np.sin(((xx * np.cos(b) + yy * np.sin(b)) * rng.uniform(2, 6) + w2 * rng.uniform(3, 7)) * np.pi)
+            t2 = np.sin(
+                ((xx * np.cos(b) + yy * np.sin(b)) * rng.uniform(2, 6) + w2 * rng.uniform(3, 7)) * np.pi
+            )
             m = np.maximum(m, np.clip(1 - np.abs(t2) * rng.uniform(4, 9), 0, 1))
         out[k] = cv2.GaussianBlur(m, (0, 0), 1.0)
     return out
@@ -258,7 +267,7 @@ def _marble(rng, px: int, c1, c2, amount: float) -> np.ndarray:
     pool = _marble_pool()
     f = pool[int(rng.integers(len(pool)))]
     ox, oy = (int(v) for v in rng.integers(0, 64, 2))
-    f = f[oy:oy + 64, ox:ox + 64]
+    f = f[oy : oy + 64, ox : ox + 64]
     if rng.random() < 0.5:
         f = f.T
     f = cv2.resize(f, (px, px), interpolation=cv2.INTER_LINEAR)
@@ -320,8 +329,16 @@ def die_look(family: int, die, rng: np.random.Generator) -> DieLook:
         ink = max(inks, key=contrast)
     ink = np.clip(ink * rng.uniform(0.9, 1.05, 3), 0, 255)
     wear = float(rng.uniform(0, 0.5)) if rng.random() < 0.3 else 0.0
-    return DieLook(kind, mm, (tuple(c1.tolist()), tuple(c2.tolist())), amount,
-                   tuple(int(v) for v in ink), float(rng.uniform(0.2, 1.0)), 1.0, wear)
+    return DieLook(
+        kind,
+        mm,
+        (tuple(c1.tolist()), tuple(c2.tolist())),
+        amount,
+        tuple(int(v) for v in ink),
+        float(rng.uniform(0.2, 1.0)),
+        1.0,
+        wear,
+    )
 
 
 # --------------------------------------------------------------------------- drawing a die
@@ -358,13 +375,15 @@ def _blend_patch(canvas: np.ndarray, patch: np.ndarray, alpha: np.ndarray, x: in
     x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
     if x1 <= x0 or y1 <= y0:
         return
-    a = alpha[y0 - y:y1 - y, x0 - x:x1 - x, None]
+    a = alpha[y0 - y : y1 - y, x0 - x : x1 - x, None]
     region = canvas[y0:y1, x0:x1]
     region *= 1 - a
-    region += patch[y0 - y:y1 - y, x0 - x:x1 - x] * a
+    region += patch[y0 - y : y1 - y, x0 - x : x1 - x] * a
 
 
-def _draw_shadow(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.ndarray, strength: float) -> None:
+def _draw_shadow(
+    canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.ndarray, strength: float
+) -> None:
     w = _world(p)
     flat = w - light[None, :] * (w[:, 2:3] / light[2])
     flat[:, 2] = 0
@@ -417,7 +436,7 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
         sq3 = c3 + np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float) @ np.stack([u, v]) * half * p.look.mm
         sq = (cam.project(sq3) + origin - [x, y]).astype(np.float32)
         ox, oy = (int(v) for v in rng.integers(0, tpx + 1, 2))
-        tex = sheet[oy:oy + tpx, ox:ox + tpx].copy()
+        tex = sheet[oy : oy + tpx, ox : ox + tpx].copy()
         a = p.art[fi] if fi < len(p.art) else None
         if a is not None:
             if a.ndim == 2:
@@ -442,17 +461,42 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
     # the camera catch a rim of light, and the outline's corners are rounded
     bevel = max(1.0, size_px * 0.06)
     band = np.zeros((bh, bw), np.float32)
-    cv2.polylines(band, [(e * 4).astype(np.int32) for e in edges], True, 1.0, max(1, int(round(bevel))),
-                  cv2.LINE_AA, shift=2)
+    cv2.polylines(
+        band,
+        [(e * 4).astype(np.int32) for e in edges],
+        True,
+        1.0,
+        max(1, int(round(bevel))),
+        cv2.LINE_AA,
+        shift=2,
+    )
     band = cv2.GaussianBlur(band, (0, 0), bevel * 0.5)[..., None]
     layer = layer * (1 - band) + cv2.GaussianBlur(layer, (0, 0), bevel * 0.8) * band
     if edges:
         rim = np.zeros((bh, bw), np.float32)
-        front = edges[int(np.argmax([float(normals[i] @ towards) for i in range(len(s.faces))
-                                     if float(normals[i] @ towards) > 0.02]))]
-        cv2.polylines(rim, [(front * 4).astype(np.int32)], True, 1.0, max(1, int(round(bevel * 0.6))),
-                      cv2.LINE_AA, shift=2)
-        rim = cv2.GaussianBlur(rim, (0, 0), bevel * 0.4) * (40 + 60 * p.look.gloss) * float(rng.uniform(0.3, 1))
+        front = edges[
+            int(
+                np.argmax(
+                    [
+                        float(normals[i] @ towards)
+                        for i in range(len(s.faces))
+                        if float(normals[i] @ towards) > 0.02
+                    ]
+                )
+            )
+        ]
+        cv2.polylines(
+            rim,
+            [(front * 4).astype(np.int32)],
+            True,
+            1.0,
+            max(1, int(round(bevel * 0.6))),
+            cv2.LINE_AA,
+            shift=2,
+        )
+        rim = (
+            cv2.GaussianBlur(rim, (0, 0), bevel * 0.4) * (40 + 60 * p.look.gloss) * float(rng.uniform(0.3, 1))
+        )
         layer = layer + rim[..., None]
     alpha = cv2.GaussianBlur(alpha, (0, 0), max(0.5, bevel * 0.35))
     if p.look.opacity < 1:  # translucent: the table shows through, light gathers inside
@@ -466,8 +510,17 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
         off = rng.normal(0, 0.25, 2) * size_px
         spot = np.zeros((bh, bw), np.float32)
         ax = (max(1, int(size_px * rng.uniform(0.05, 0.2))), max(1, int(size_px * rng.uniform(0.03, 0.1))))
-        cv2.ellipse(spot, (int(cpt[0] + off[0]), int(cpt[1] + off[1])), ax, float(rng.uniform(0, 180)), 0, 360,
-                    1.0, -1, cv2.LINE_AA)
+        cv2.ellipse(
+            spot,
+            (int(cpt[0] + off[0]), int(cpt[1] + off[1])),
+            ax,
+            float(rng.uniform(0, 180)),
+            0,
+            360,
+            1.0,
+            -1,
+            cv2.LINE_AA,
+        )
         spot = cv2.GaussianBlur(spot, (0, 0), max(0.7, size_px * 0.04)) * p.look.gloss * rng.uniform(0.3, 0.8)
         layer = layer + spot[..., None] * 255
     np.clip(layer, 0, 255, out=layer)
@@ -486,8 +539,13 @@ def _photo(rng, img: np.ndarray) -> np.ndarray:
         k = np.zeros((n, n), np.float32)
         a = rng.uniform(0, np.pi)
         c = (n - 1) / 2
-        cv2.line(k, (int(round(c - np.cos(a) * c)), int(round(c - np.sin(a) * c))),
-                 (int(round(c + np.cos(a) * c)), int(round(c + np.sin(a) * c))), 1.0, 1)
+        cv2.line(
+            k,
+            (int(round(c - np.cos(a) * c)), int(round(c - np.sin(a) * c))),
+            (int(round(c + np.cos(a) * c)), int(round(c + np.sin(a) * c))),
+            1.0,
+            1,
+        )
         f = cv2.filter2D(f, -1, k / k.sum())
     f += rng.standard_normal(f.shape, dtype=np.float32) * float(rng.uniform(0, 6))
     out = np.clip(f, 0, 255).astype(np.uint8)
@@ -580,8 +638,16 @@ def _random_neighbour(rng, species: str | None = None):
     return dice[int(rng.integers(len(dice)))]
 
 
-def _scene_crop(rng, family: int, main: _Placed, size: int, neighbours: list[_Placed], cam: _Camera,
-                light: np.ndarray, box_jitter: float = 0.03) -> np.ndarray:
+def _scene_crop(
+    rng,
+    family: int,
+    main: _Placed,
+    size: int,
+    neighbours: list[_Placed],
+    cam: _Camera,
+    light: np.ndarray,
+    box_jitter: float = 0.03,
+) -> np.ndarray:
     """Draw ``main`` (at the world origin) and its neighbours on a table and crop like the reader."""
     w = _world(main)
     pts = cam.project(w)
@@ -613,8 +679,16 @@ def _camera(rng, ppm: float) -> _Camera:
     return _Camera(np.radians(rng.uniform(*TILT_RANGE)), float(rng.uniform(250, 700)), ppm)
 
 
-def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.Generator, size: int = 64,
-                    cocked: bool = False, *, box_jitter: float = 0.03) -> np.ndarray:
+def render_die_crop(
+    family: int,
+    die_name: str,
+    face_index: int,
+    rng: np.random.Generator,
+    size: int = 64,
+    cocked: bool = False,
+    *,
+    box_jitter: float = 0.03,
+) -> np.ndarray:
     """One die of art family ``family`` showing face ``face_index`` up, as the reader crops it.
 
     Returns a ``size`` x ``size`` BGR uint8 crop framed like :func:`companion.vision.crops.crop_die`
@@ -662,8 +736,13 @@ def render_die_crop(family: int, die_name: str, face_index: int, rng: np.random.
     return _scene_crop(rng, family, main, int(size), neighbours, cam, light, float(box_jitter))
 
 
-def render_table(family_by_species: dict[str, int], dice: list[tuple[str, int]], rng: np.random.Generator,
-                 width: int = 1280, height: int = 960) -> tuple[np.ndarray, list[dict]]:
+def render_table(
+    family_by_species: dict[str, int],
+    dice: list[tuple[str, int]],
+    rng: np.random.Generator,
+    width: int = 1280,
+    height: int = 960,
+) -> tuple[np.ndarray, list[dict]]:
     """A camera frame of a table with ``dice`` (``(die_name, face_index)`` pairs) on it.
 
     ``family_by_species`` maps a species ("Dwarves"; for dice of no species the first part of the
@@ -734,13 +813,25 @@ def render_table(family_by_species: dict[str, int], dice: list[tuple[str, int]],
         x2, y2 = np.clip(o.max(0), 0, [width, height])
         if x2 - x1 < 2 or y2 - y1 < 2:
             continue
-        labels.append({"box": [round(float(v), 2) for v in (x1, y1, x2, y2)], "die": die.name,
-                       "face_index": j, "cocked": cocked})
+        labels.append(
+            {
+                "box": [round(float(v), 2) for v in (x1, y1, x2, y2)],
+                "die": die.name,
+                "face_index": j,
+                "cocked": cocked,
+            }
+        )
     return img, labels
 
 
-def place_face_picture(picture: np.ndarray, kind: str, rng: np.random.Generator, size: int = 64, *,
-                       plastic: tuple[int, int, int] | None = None) -> np.ndarray:
+def place_face_picture(
+    picture: np.ndarray,
+    kind: str,
+    rng: np.random.Generator,
+    size: int = 64,
+    *,
+    plastic: tuple[int, int, int] | None = None,
+) -> np.ndarray:
     """Put a player's picture of one face (a scan or photo of any size: BGR, BGRA or grey) onto a
     rendered die body of ``kind`` ("d4".."d12") seen obliquely, and crop it like the reader.
 
@@ -764,14 +855,25 @@ def place_face_picture(picture: np.ndarray, kind: str, rng: np.random.Generator,
     c2 = np.clip(c1 * rng.uniform(0.7, 0.9), 0, 255)
     mm = float(SIZE_MM["Medium"] if kind == "d6" else KIND_MM.get(kind, 24))
     ppm = float(rng.uniform(22, 80)) / mm
-    look = DieLook(kind, mm, (tuple(c1.tolist()), tuple(c2.tolist())), float(rng.uniform(0.05, 0.25)),
-                   (255, 255, 255), float(rng.uniform(0.2, 1.0)))
+    look = DieLook(
+        kind,
+        mm,
+        (tuple(c1.tolist()), tuple(c2.tolist())),
+        float(rng.uniform(0.05, 0.25)),
+        (255, 255, 255),
+        float(rng.uniform(0.2, 1.0)),
+    )
     px = int(np.clip(mm * ppm * 1.2, 16, 128))
     arts: list = [None] * len(s.faces)
     side = max(pic.shape[:2])
-    square = cv2.copyMakeBorder(pic, (side - pic.shape[0]) // 2, (side - pic.shape[0] + 1) // 2,
-                                (side - pic.shape[1]) // 2, (side - pic.shape[1] + 1) // 2,
-                                cv2.BORDER_REPLICATE)
+    square = cv2.copyMakeBorder(
+        pic,
+        (side - pic.shape[0]) // 2,
+        (side - pic.shape[0] + 1) // 2,
+        (side - pic.shape[1]) // 2,
+        (side - pic.shape[1] + 1) // 2,
+        cv2.BORDER_REPLICATE,
+    )
     arts[s.top] = cv2.resize(square, (px, px), interpolation=cv2.INTER_AREA)
     p = _Placed(look, arts, _pose(rng, False), np.zeros(3))
     _settle(p)
@@ -781,11 +883,22 @@ def place_face_picture(picture: np.ndarray, kind: str, rng: np.random.Generator,
 # --------------------------------------------------------------------------- standard (polyhedral) dice
 
 #: Values of the standard dice (a d10 shows 0-9; its "0" is read as 10 by most players).
-POLY_VALUES = {"d4": tuple(range(1, 5)), "d6": tuple(range(1, 7)), "d8": tuple(range(1, 9)),
-               "d10": tuple(range(0, 10)), "d12": tuple(range(1, 13)), "d20": tuple(range(1, 21))}
-_PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
-         4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
-         6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
+POLY_VALUES = {
+    "d4": tuple(range(1, 5)),
+    "d6": tuple(range(1, 7)),
+    "d8": tuple(range(1, 9)),
+    "d10": tuple(range(0, 10)),
+    "d12": tuple(range(1, 13)),
+    "d20": tuple(range(1, 21)),
+}
+_PIPS = {
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
 
 
 @dataclass(frozen=True)
@@ -807,18 +920,27 @@ def poly_style(style_seed: int) -> PolyStyle:
     c2 = np.clip(c1 * r.uniform(0.4, 1.6, 3) if r.random() < 0.6 else r.uniform(20, 240, 3), 0, 255)
     inks = [np.array(c, float) for c in art.INK_COLOURS.values()] + [np.array([20.0, 20.0, 20.0])]
     ink = max(inks, key=lambda c: abs(_lum(c) - _lum(c1)) + r.uniform(0, 30))
-    return PolyStyle(plastic, (tuple(c1.tolist()), tuple(c2.tolist())), tuple(int(v) for v in ink),
-                     int(art.FONTS[int(r.integers(len(art.FONTS) - 1))]), bool(r.random() < 0.7),
-                     float(r.uniform(0.5, 0.7)))
+    return PolyStyle(
+        plastic,
+        (tuple(c1.tolist()), tuple(c2.tolist())),
+        tuple(int(v) for v in ink),
+        int(art.FONTS[int(r.integers(len(art.FONTS) - 1))]),
+        bool(r.random() < 0.7),
+        float(r.uniform(0.5, 0.7)),
+    )
 
 
-def _numeral_mask(value: int, kind: str, px: int, style: PolyStyle, turn: float, scale: float = 1.0) -> np.ndarray:
+def _numeral_mask(
+    value: int, kind: str, px: int, style: PolyStyle, turn: float, scale: float = 1.0
+) -> np.ndarray:
     """Ink of one standard-die face: pips (d6 with pips) or the numeral, turned ``turn`` degrees."""
     m = np.zeros((px, px), np.uint8)
     if kind == "d6" and style.pips:
         r = max(1, int(px * 0.09))
         for dx, dy in _PIPS[int(value)]:
-            cv2.circle(m, (int(px / 2 + dx * px * 0.26), int(px / 2 + dy * px * 0.26)), r, 255, -1, cv2.LINE_AA)
+            cv2.circle(
+                m, (int(px / 2 + dx * px * 0.26), int(px / 2 + dy * px * 0.26)), r, 255, -1, cv2.LINE_AA
+            )
     else:
         text = str(int(value))
         h = px * style.numeral_size * scale * (0.8 if len(text) > 1 else 1.0)
@@ -846,8 +968,9 @@ def _upright_turn(cam: _Camera, pose: np.ndarray, frame) -> float:
     return float(np.degrees(np.arctan2(d[0], -d[1])))
 
 
-def render_polyhedral_crop(kind: str, value: int, rng: np.random.Generator, style_seed: int = 0,
-                           size: int = 64) -> np.ndarray:
+def render_polyhedral_crop(
+    kind: str, value: int, rng: np.random.Generator, style_seed: int = 0, size: int = 64
+) -> np.ndarray:
     """A standard die (``kind`` "d4", "d6", "d8", "d10", "d12" or "d20") showing ``value``, as the
     reader crops it: seen obliquely (camera 30-60 degrees from straight down), on a table.
 
@@ -861,8 +984,9 @@ def render_polyhedral_crop(kind: str, value: int, rng: np.random.Generator, styl
     if kind not in POLY_VALUES:
         raise art.ArtError(f"unknown standard die kind {kind!r} (known: {', '.join(POLY_VALUES)})")
     if int(value) not in POLY_VALUES[kind]:
-        raise art.ArtError(f"a {kind} has no value {value!r} (values {POLY_VALUES[kind][0]}.."
-                           f"{POLY_VALUES[kind][-1]})")
+        raise art.ArtError(
+            f"a {kind} has no value {value!r} (values {POLY_VALUES[kind][0]}..{POLY_VALUES[kind][-1]})"
+        )
     style = poly_style(style_seed)
     s = solid(kind if kind != "d4" else "d4t")
     frames = face_frames(kind if kind != "d4" else "d4t")
@@ -871,9 +995,15 @@ def render_polyhedral_crop(kind: str, value: int, rng: np.random.Generator, styl
     cam = _camera(rng, ppm)
     c1, c2 = (np.array(c) * rng.uniform(0.9, 1.1, 3) for c in style.colours)
     amount = {"opaque": 0.0, "marbled": float(rng.uniform(0.3, 0.5)), "translucent": 0.1}[style.plastic]
-    look = DieLook(kind, mm, (tuple(np.clip(c1, 0, 255).tolist()), tuple(np.clip(c2, 0, 255).tolist())), amount,
-                   style.ink, float(rng.uniform(0.4, 1.0)),
-                   float(rng.uniform(0.55, 0.8)) if style.plastic == "translucent" else 1.0)
+    look = DieLook(
+        kind,
+        mm,
+        (tuple(np.clip(c1, 0, 255).tolist()), tuple(np.clip(c2, 0, 255).tolist())),
+        amount,
+        style.ink,
+        float(rng.uniform(0.4, 1.0)),
+        float(rng.uniform(0.55, 0.8)) if style.plastic == "translucent" else 1.0,
+    )
     pose = _rotz(float(rng.uniform(0, 2 * np.pi)))
     others = [v for v in POLY_VALUES[kind] if v != int(value)]
     rng.shuffle(others)
@@ -896,7 +1026,7 @@ def render_polyhedral_crop(kind: str, value: int, rng: np.random.Generator, styl
                 x0, y0 = int(cx - px / 4), int(cy - px / 4)
                 xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + px // 2, px), min(y0 + px // 2, px)
                 if xb > xa and yb > ya:
-                    m[ya:yb, xa:xb] = np.maximum(m[ya:yb, xa:xb], g[ya - y0:yb - y0, xa - x0:xb - x0])
+                    m[ya:yb, xa:xb] = np.maximum(m[ya:yb, xa:xb], g[ya - y0 : yb - y0, xa - x0 : xb - x0])
             arts[fi] = m
     else:
         turn = _upright_turn(cam, pose, frames[s.top]) + float(rng.uniform(-25, 25))

@@ -18,15 +18,30 @@ from companion.vision.die_kinds import FACES_TO_KIND, die_materials
 from companion.vision.synth.glyphs import face_texture
 
 #: Physical size (mm across) by catalogue size; issue 5 gives 16/18/20/22 mm for six-sided units.
-SIZE_MM = {"Small": 16, "Medium": 18, "Large": 20, "Champion": 22, "Monster": 24, "Artifact": 24,
-           "Relic": 20, "Medallion": 20}
+SIZE_MM = {
+    "Small": 16,
+    "Medium": 18,
+    "Large": 20,
+    "Champion": 22,
+    "Monster": 24,
+    "Artifact": 24,
+    "Relic": 20,
+    "Medallion": 20,
+}
 KIND_MM = {"d4": 20, "d8": 30, "d10": 24, "d12": 30}
 
 #: Display colours (BGR) of die materials: element colours (V4.01c L138-164) and the others.
 MATERIAL_BGR = {
-    "Air": (190, 110, 30), "Death": (38, 36, 40), "Earth": (40, 190, 225), "Fire": (40, 40, 195),
-    "Water": (60, 140, 40), "Ivory": (196, 222, 234), "White": (244, 244, 244), "Gold": (40, 165, 205),
-    "Silver": (185, 185, 190), "Bronze": (60, 115, 170),
+    "Air": (190, 110, 30),
+    "Death": (38, 36, 40),
+    "Earth": (40, 190, 225),
+    "Fire": (40, 40, 195),
+    "Water": (60, 140, 40),
+    "Ivory": (196, 222, 234),
+    "White": (244, 244, 244),
+    "Gold": (40, 165, 205),
+    "Silver": (185, 185, 190),
+    "Bronze": (60, 115, 170),
 }
 
 TRAIN_SURFACES = ("wood", "felt", "cloth", "tiles", "playmat")
@@ -67,8 +82,17 @@ def die_spec(die, face_index: int, cocked: bool = False) -> DieSpec:
     kind = FACES_TO_KIND[len(die.faces)]
     face = die.faces[face_index]
     mm = SIZE_MM.get(die.size or "", 18) if kind == "d6" else KIND_MM[kind]
-    return DieSpec(die.name, kind, face.name, face.count, die_materials(die), float(mm),
-                   die.species or "", cocked, face_index)
+    return DieSpec(
+        die.name,
+        kind,
+        face.name,
+        face.count,
+        die_materials(die),
+        float(mm),
+        die.species or "",
+        cocked,
+        face_index,
+    )
 
 
 # --------------------------------------------------------------------------- surfaces
@@ -98,7 +122,7 @@ def draw_surface(rng: np.random.Generator, h: int, w: int, surface: str, scale: 
     elif surface == "cloth":
         xs = np.arange(w, dtype=np.float32)
         period = rng.uniform(3, 7) * scale
-        weave = (np.sin(xs[None, :] / period) * np.sin(np.arange(h, dtype=np.float32)[:, None] / period))
+        weave = np.sin(xs[None, :] / period) * np.sin(np.arange(h, dtype=np.float32)[:, None] / period)
         img = base * (0.92 + 0.08 * weave[..., None] + 0.1 * _value_noise(rng, h, w, 8)[..., None])
     elif surface == "tiles":
         img = np.empty((h, w, 3), np.float32)
@@ -106,9 +130,9 @@ def draw_surface(rng: np.random.Generator, h: int, w: int, surface: str, scale: 
         step = int(int(rng.integers(60, 160)) * scale)
         lw = max(1, int(round(3 * scale)))
         for x in range(0, w, step):
-            img[:, x:x + lw] *= 0.6
+            img[:, x : x + lw] *= 0.6
         for y in range(0, h, step):
-            img[y:y + lw, :] *= 0.6
+            img[y : y + lw, :] *= 0.6
         img *= (0.9 + 0.2 * _value_noise(rng, h, w, 5))[..., None]
     elif surface == "playmat":  # a printed terrain mat: bold shapes in unrelated colours, hard edges
         img = np.empty((h, w, 3), np.float32)
@@ -128,8 +152,14 @@ def draw_surface(rng: np.random.Generator, h: int, w: int, surface: str, scale: 
             else:  # a band across the mat (a road, a river)
                 a = rng.uniform(0, np.pi)
                 d = np.array([np.cos(a), np.sin(a)]) * 2 * max(w, h)
-                cv2.line(img, tuple((c - d).astype(int)), tuple((c + d).astype(int)), colour,
-                         max(2, int(r / 3)), cv2.LINE_AA)
+                cv2.line(
+                    img,
+                    tuple((c - d).astype(int)),
+                    tuple((c + d).astype(int)),
+                    colour,
+                    max(2, int(r / 3)),
+                    cv2.LINE_AA,
+                )
         img *= (0.85 + 0.3 * _value_noise(rng, h, w, 12))[..., None]
     elif surface == "marble":
         n = _value_noise(rng, h, w, 5) * 8 + _value_noise(rng, h, w, 20) * 2
@@ -146,8 +176,9 @@ def draw_surface(rng: np.random.Generator, h: int, w: int, surface: str, scale: 
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def draw_clutter(rng: np.random.Generator, img: np.ndarray, keep_out: list[tuple[float, float, float]],
-                 scale: float = 1.0) -> None:
+def draw_clutter(
+    rng: np.random.Generator, img: np.ndarray, keep_out: list[tuple[float, float, float]], scale: float = 1.0
+) -> None:
     """Cards and banners under the dice (drawn before them); sizes as in a 640 px frame x ``scale``."""
     h, w = img.shape[:2]
     for _ in range(int(rng.integers(0, 3))):
@@ -161,8 +192,13 @@ def draw_clutter(rng: np.random.Generator, img: np.ndarray, keep_out: list[tuple
                 t = (k + 1) / 7
                 p1 = box[0] + (box[1] - box[0]) * 0.15 + (box[3] - box[0]) * t
                 p2 = box[0] + (box[1] - box[0]) * 0.85 + (box[3] - box[0]) * t
-                cv2.line(img, tuple(p1.astype(int)), tuple(p2.astype(int)), (60, 60, 60),
-                         max(1, int(round(2 * scale))))
+                cv2.line(
+                    img,
+                    tuple(p1.astype(int)),
+                    tuple(p2.astype(int)),
+                    (60, 60, 60),
+                    max(1, int(round(2 * scale))),
+                )
         else:  # a banner: a coloured cloth strip with a notched end
             colour = tuple(int(v) for v in rng.integers(0, 255, 3))
             cv2.fillPoly(img, [box], colour, cv2.LINE_AA)
@@ -181,16 +217,39 @@ def draw_hand(rng: np.random.Generator, img: np.ndarray, scale: float = 1.0) -> 
     toward /= np.linalg.norm(toward)
     palm = centre + toward * rng.uniform(40, 110) * scale
     ang = float(np.degrees(np.arctan2(toward[1], toward[0])))
-    cv2.ellipse(layer, (int(palm[0]), int(palm[1])), (int(70 * scale), int(55 * scale)), ang, 0, 360,
-                skin.tolist(), -1, cv2.LINE_AA)
-    cv2.ellipse(layer, (int(centre[0]), int(centre[1])), (int(90 * scale), int(50 * scale)), ang, 0, 360,
-                skin.tolist(), -1)
+    cv2.ellipse(
+        layer,
+        (int(palm[0]), int(palm[1])),
+        (int(70 * scale), int(55 * scale)),
+        ang,
+        0,
+        360,
+        skin.tolist(),
+        -1,
+        cv2.LINE_AA,
+    )
+    cv2.ellipse(
+        layer,
+        (int(centre[0]), int(centre[1])),
+        (int(90 * scale), int(50 * scale)),
+        ang,
+        0,
+        360,
+        skin.tolist(),
+        -1,
+    )
     perp = np.array([-toward[1], toward[0]])
     for k in range(4):
         base = palm + (perp * (k - 1.5) * 24 + toward * 40) * scale
         tip = base + toward * rng.uniform(40, 70) * scale
-        cv2.line(layer, tuple(base.astype(int)), tuple(tip.astype(int)), (skin * 0.97).tolist(),
-                 max(1, int(round(20 * scale))), cv2.LINE_AA)
+        cv2.line(
+            layer,
+            tuple(base.astype(int)),
+            tuple(tip.astype(int)),
+            (skin * 0.97).tolist(),
+            max(1, int(round(20 * scale))),
+            cv2.LINE_AA,
+        )
     # only the hand is soft (it moves); the table and dice under the rest of the frame stay sharp
     hand = (np.abs(layer.astype(np.int16) - img.astype(np.int16)).sum(2) > 0).astype(np.float32)
     alpha = cv2.GaussianBlur(hand, (0, 0), 1.5 * scale)[..., None]
@@ -215,8 +274,16 @@ def die_polygons(kind: str, r: float) -> tuple[np.ndarray, np.ndarray, float]:
         return _regular(6, r, np.pi / 6), _regular(3, r * 0.86, -np.pi / 2), r * 0.48
     if kind == "d10":
         top = np.array([[0, -r * 0.98], [r * 0.62, -r * 0.05], [0, r * 0.55], [-r * 0.62, -r * 0.05]])
-        sil = np.array([[0, -r], [r * 0.85, -r * 0.2], [r * 0.75, r * 0.45], [0, r * 0.8], [-r * 0.75, r * 0.45],
-                        [-r * 0.85, -r * 0.2]])
+        sil = np.array(
+            [
+                [0, -r],
+                [r * 0.85, -r * 0.2],
+                [r * 0.75, r * 0.45],
+                [0, r * 0.8],
+                [-r * 0.75, r * 0.45],
+                [-r * 0.85, -r * 0.2],
+            ]
+        )
         return sil, top, r * 0.42
     if kind == "d12":
         return _regular(10, r, 0), _regular(5, r * 0.62, -np.pi / 2), r * 0.5
@@ -263,14 +330,15 @@ def _blend(canvas, patch, mask, x, y) -> None:
     x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
     if x1 <= x0 or y1 <= y0:
         return
-    p = patch[y0 - y:y1 - y, x0 - x:x1 - x]
-    a = mask[y0 - y:y1 - y, x0 - x:x1 - x].astype(np.float32)[..., None] / 255
+    p = patch[y0 - y : y1 - y, x0 - x : x1 - x]
+    a = mask[y0 - y : y1 - y, x0 - x : x1 - x].astype(np.float32)[..., None] / 255
     region = canvas[y0:y1, x0:x1].astype(np.float32)
     canvas[y0:y1, x0:x1] = np.clip(region * (1 - a) + p * a, 0, 255).astype(np.uint8)
 
 
-def draw_die(rng, canvas, spec: DieSpec, centre, ppm: float, theta: float, lean, light, vocabulary,
-             glyph_dir=None) -> tuple[np.ndarray, np.ndarray]:
+def draw_die(
+    rng, canvas, spec: DieSpec, centre, ppm: float, theta: float, lean, light, vocabulary, glyph_dir=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Draw one die flat; returns (body outline, top polygon) in canvas pixels."""
     r = spec.size_mm * ppm / 2
     sil, top, art = die_polygons(spec.kind, r)
@@ -302,13 +370,21 @@ def draw_die(rng, canvas, spec: DieSpec, centre, ppm: float, theta: float, lean,
         _paint_body(rng, canvas, sil @ M.T + c + lean * 0.7, spec.materials, rng.uniform(0.7, 0.85))
     face_col = np.array(MATERIAL_BGR.get(spec.materials[0], (128, 128, 128)), float)
     tex_size = 72
-    tex = face_texture(spec.icon, spec.count, tex_size, tuple(int(v) for v in face_col),
-                       _ink_for(face_col), vocabulary, spec.species, glyph_dir)
+    tex = face_texture(
+        spec.icon,
+        spec.count,
+        tex_size,
+        tuple(int(v) for v in face_col),
+        _ink_for(face_col),
+        vocabulary,
+        spec.species,
+        glyph_dir,
+    )
     if len(spec.materials) > 1:
         n = _value_noise(rng, tex_size, tex_size, 3)
         mix = (np.clip((n - 0.6) * 4, 0, 1) * 0.35)[..., None]
         second = np.array(MATERIAL_BGR.get(spec.materials[1], (128, 128, 128)), np.float32)
-        ink_mask = (np.abs(tex.astype(np.float32) - face_col).sum(2, keepdims=True) > 60)
+        ink_mask = np.abs(tex.astype(np.float32) - face_col).sum(2, keepdims=True) > 60
         tex = np.where(ink_mask, tex, tex * (1 - mix) + second * mix).astype(np.uint8)
     src = np.array([[0, 0], [tex_size, 0], [tex_size, tex_size], [0, tex_size]], np.float32)
     sq = np.array([[-art, -art], [art, -art], [art, art], [-art, art]])
@@ -431,8 +507,9 @@ def render_scene(
                 c = near[:2] + d * (near[2] + r) * 0.92
         placed.append((c[0], c[1], r))
         lean = (c - size / 2) / size * r * 0.5 * (0.4 + tilt / 35) + rng.normal(0, r * 0.04, 2)
-        body, top = draw_die(rng, canvas, spec, c, ppm, rng.uniform(0, 2 * np.pi), lean, light, vocabulary,
-                             glyph_dir)
+        body, top = draw_die(
+            rng, canvas, spec, c, ppm, rng.uniform(0, 2 * np.pi), lean, light, vocabulary, glyph_dir
+        )
         flat.append((spec, body, top))
     if hand:
         draw_hand(rng, canvas, scale)

@@ -59,8 +59,9 @@ def render_value(kind: str, value: int, rng: np.random.Generator, style: int, si
     return render_polyhedral_crop(kind, shown, rng, style_seed=int(style), size=size)
 
 
-def render_crops(n: int, styles, seed: int, kind_weights: dict[str, float] | None = None,
-                 size: int = 64, progress=None) -> dict[str, np.ndarray]:
+def render_crops(
+    n: int, styles, seed: int, kind_weights: dict[str, float] | None = None, size: int = 64, progress=None
+) -> dict[str, np.ndarray]:
     """``n`` crops of random dice in random ``styles``: {"crops" (n, size, size, 3) uint8,
     "kind" index into ``KINDS``, "value" 1..sides, "style"}.  Deterministic given ``seed``."""
     cv2.setNumThreads(1)
@@ -81,7 +82,9 @@ def render_crops(n: int, styles, seed: int, kind_weights: dict[str, float] | Non
     return {"crops": crops, "kind": kind, "value": value, "style": style}
 
 
-def write_mosaic(folder, style: int, kind: str = "d20", per_value: int = 4, seed: int = 0, cols: int = 10) -> dict:
+def write_mosaic(
+    folder, style: int, kind: str = "d20", per_value: int = 4, seed: int = 0, cols: int = 10
+) -> dict:
     """Committed test fixtures: ``per_value`` renders of every value of ``kind`` in ``style``, as one
     PNG mosaic of 64 px tiles (``mosaic.png``) + ``labels.json`` (tile order: value by value)."""
     from pathlib import Path  # noqa: PLC0415
@@ -94,11 +97,18 @@ def write_mosaic(folder, style: int, kind: str = "d20", per_value: int = 4, seed
     rows = (len(tiles) + cols - 1) // cols
     mosaic = np.zeros((rows * 64, cols * 64, 3), np.uint8)
     for i, t in enumerate(tiles):
-        mosaic[(i // cols) * 64:(i // cols + 1) * 64, (i % cols) * 64:(i % cols + 1) * 64] = t
+        mosaic[(i // cols) * 64 : (i // cols + 1) * 64, (i % cols) * 64 : (i % cols + 1) * 64] = t
     cv2.imwrite(str(folder / "mosaic.png"), mosaic)
-    labels = {"kind": kind, "style": int(style), "per_value": per_value, "values": values, "tile": 64, "cols": cols,
-              "made_by": f"companion.vision.synth.standard_styles.write_mosaic(folder, {style}, {kind!r}, "
-                         f"{per_value}, {seed})"}
+    labels = {
+        "kind": kind,
+        "style": int(style),
+        "per_value": per_value,
+        "values": values,
+        "tile": 64,
+        "cols": cols,
+        "made_by": f"companion.vision.synth.standard_styles.write_mosaic(folder, {style}, {kind!r}, "
+        f"{per_value}, {seed})",
+    }
     (folder / "labels.json").write_text(__import__("json").dumps(labels, indent=1))
     return labels
 
@@ -112,6 +122,10 @@ def read_mosaic(folder) -> tuple[np.ndarray, dict]:
     labels = json.loads((folder / "labels.json").read_text())
     img = cv2.imread(str(folder / "mosaic.png"), cv2.IMREAD_COLOR)
     t, cols = labels["tile"], labels["cols"]
-    tiles = np.stack([img[(i // cols) * t:(i // cols + 1) * t, (i % cols) * t:(i % cols + 1) * t]
-                      for i in range(len(labels["values"]))])
+    tiles = np.stack(
+        [
+            img[(i // cols) * t : (i // cols + 1) * t, (i % cols) * t : (i % cols + 1) * t]
+            for i in range(len(labels["values"]))
+        ]
+    )
     return tiles, labels

@@ -69,18 +69,26 @@ def prepare_d6(src: Path, out: Path, holdout_percent: int = 12, copies_per_photo
     unseen = [n for n in train_names if n not in det_set]
     hidden_like = unseen + hidden_like_names(unseen, val_names, len(train_names))
     # face-reader training sets, then evaluation sets (`companion vision eval`), all with real classes
-    for folder, split, names in (("faces", "train", train_names), ("faces-det", "train", det_train),
-                                 ("heldout", "val", val_names), ("unseen", "val", unseen),
-                                 ("hidden-like", "val", hidden_like),
-                                 *(("heldout-" + k, "val", v) for k, v in heldout_halves(val_names).items())):
+    for folder, split, names in (
+        ("faces", "train", train_names),
+        ("faces-det", "train", det_train),
+        ("heldout", "val", val_names),
+        ("unseen", "val", unseen),
+        ("hidden-like", "val", hidden_like),
+        *(("heldout-" + k, "val", v) for k, v in heldout_halves(val_names).items()),
+    ):
         for name in names:
             img = by_name[name]
             link_or_copy(img, out / folder / split / "images" / name)
             link_or_copy(label_path_for(img), out / folder / split / "labels" / (img.stem + ".txt"))
         write_data_yaml(out / folder, D6_NAMES, train=f"{split}/images")
-    return {"train": [by_name[n] for n in train_names], "val": [by_name[n] for n in val_names],
-            "det_train": det_train, "unseen": [by_name[n] for n in unseen],
-            "hidden_like": [by_name[n] for n in hidden_like]}
+    return {
+        "train": [by_name[n] for n in train_names],
+        "val": [by_name[n] for n in val_names],
+        "det_train": det_train,
+        "unseen": [by_name[n] for n in unseen],
+        "hidden_like": [by_name[n] for n in hidden_like],
+    }
 
 
 def hidden_like_names(unseen: list[str], val_names: list[str], n_train: int) -> list[str]:

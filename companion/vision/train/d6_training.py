@@ -18,26 +18,69 @@ from companion.vision import offline
 from companion.vision.train.d6_prep import prepare_d6
 
 
-def finetune_detector(start: Path, data_yaml: Path, out_dir: Path, *, imgsz: int, hours: float, threads: int = 1,
-                      batch: int = 16, name: str = "d6-det", lr0: float = 0.001) -> Path:
+def finetune_detector(
+    start: Path,
+    data_yaml: Path,
+    out_dir: Path,
+    *,
+    imgsz: int,
+    hours: float,
+    threads: int = 1,
+    batch: int = 16,
+    name: str = "d6-det",
+    lr0: float = 0.001,
+) -> Path:
     """Continue training ``start`` (an ultralytics .pt with the same one class) on ``data_yaml``."""
     offline.prepare(threads=threads)
     from ultralytics import YOLO  # noqa: PLC0415
 
     model = YOLO(str(start))  # loading the .pt keeps every layer, the class head included
     results = model.train(
-        data=str(data_yaml), imgsz=imgsz, epochs=100, time=hours, batch=batch, device="cpu", workers=0,
-        project=str(Path(out_dir).resolve()), name=name, exist_ok=True, amp=False, plots=False, val=False,
-        mosaic=1.0, close_mosaic=2, flipud=0.5, fliplr=0.5, degrees=0.0, scale=0.5, seed=1,
-        deterministic=False, patience=1000, verbose=False, optimizer="AdamW", lr0=lr0, lrf=0.1,
-        warmup_epochs=0.3, cos_lr=True,
+        data=str(data_yaml),
+        imgsz=imgsz,
+        epochs=100,
+        time=hours,
+        batch=batch,
+        device="cpu",
+        workers=0,
+        project=str(Path(out_dir).resolve()),
+        name=name,
+        exist_ok=True,
+        amp=False,
+        plots=False,
+        val=False,
+        mosaic=1.0,
+        close_mosaic=2,
+        flipud=0.5,
+        fliplr=0.5,
+        degrees=0.0,
+        scale=0.5,
+        seed=1,
+        deterministic=False,
+        patience=1000,
+        verbose=False,
+        optimizer="AdamW",
+        lr0=lr0,
+        lrf=0.1,
+        warmup_epochs=0.3,
+        cos_lr=True,
     )
     save_dir = Path(getattr(results, "save_dir", None) or model.trainer.save_dir)
     return save_dir / "weights" / "last.pt"
 
 
-def train_face(faces_dir: Path, out_dir: Path, *, start: Path | None, epochs: int, lr: float, threads: int,
-               repeats: int = 3, jitter: float = 0.15, width: int = 24) -> Path:
+def train_face(
+    faces_dir: Path,
+    out_dir: Path,
+    *,
+    start: Path | None,
+    epochs: int,
+    lr: float,
+    threads: int,
+    repeats: int = 3,
+    jitter: float = 0.15,
+    width: int = 24,
+) -> Path:
     """Train (or continue, from ``start``) the pip reader on crops of the training photos' boxes.
 
     Every die is cut ``repeats`` times, all but the first with its box corners moved by a normal
@@ -49,15 +92,30 @@ def train_face(faces_dir: Path, out_dir: Path, *, start: Path | None, epochs: in
     offline.prepare(threads=threads)
     crops, targets, names = collect_crops(faces_dir, "train", repeats=repeats, jitter=jitter, progress=False)
     print(f"face reader: {len(crops)} crops of {len(crops) // repeats} dice", flush=True)
-    return train_classifier(crops, targets, names, out_dir, epochs=epochs, lr=lr, flips=True, init=start,
-                            width=width, threads=threads, log_every=50, progress=False)
+    return train_classifier(
+        crops,
+        targets,
+        names,
+        out_dir,
+        epochs=epochs,
+        lr=lr,
+        flips=True,
+        init=start,
+        width=width,
+        threads=threads,
+        log_every=50,
+        progress=False,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stage", nargs="?", choices=("detector", "face"), default="detector")
-    ap.add_argument("--src", required=True,
-                    help="folder of photos in the d6-real form (in a checkout: ../shared/datasets/d6-real)")
+    ap.add_argument(
+        "--src",
+        required=True,
+        help="folder of photos in the d6-real form (in a checkout: ../shared/datasets/d6-real)",
+    )
     ap.add_argument("--work", default="artifacts/d6-train")
     ap.add_argument("--start", default="models/d6/detector.pt")
     ap.add_argument("--imgsz", type=int, default=512)
@@ -65,29 +123,58 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--lr0", type=float, default=0.001, help="learning rate (face stage: its peak)")
     ap.add_argument("--epochs", type=int, default=6, help="face stage: epochs")
-    ap.add_argument("--face-start", default="models/d6/face.pt", help="face stage: starting weights ('' = fresh)")
+    ap.add_argument(
+        "--face-start", default="models/d6/face.pt", help="face stage: starting weights ('' = fresh)"
+    )
     ap.add_argument("--name", default="d6-det")
-    ap.add_argument("--face-photos", choices=("all", "detector"), default="all",
-                    help="face stage: crops of every training photo, or only of the detector's (so that the "
-                         "photos of the split's unseen/ and hidden-like/ sets stay unseen by both stages)")
-    ap.add_argument("--width", type=int, default=24, help="face stage: the reader's first block width (fresh start)")
-    ap.add_argument("--copies", type=int, default=2,
-                    help="augmented copies of one source photo kept for the detector (more = more variety per epoch)")
+    ap.add_argument(
+        "--face-photos",
+        choices=("all", "detector"),
+        default="all",
+        help="face stage: crops of every training photo, or only of the detector's (so that the "
+        "photos of the split's unseen/ and hidden-like/ sets stay unseen by both stages)",
+    )
+    ap.add_argument(
+        "--width", type=int, default=24, help="face stage: the reader's first block width (fresh start)"
+    )
+    ap.add_argument(
+        "--copies",
+        type=int,
+        default=2,
+        help="augmented copies of one source photo kept for the detector (more = more variety per epoch)",
+    )
     args = ap.parse_args(argv)
     work = Path(args.work)
     split_dir = work / f"split-c{args.copies}"
     split = prepare_d6(Path(args.src), split_dir, copies_per_photo=args.copies)
-    print(f"split: {len(split['train'])} training photos ({len(split['det_train'])} for the detector), "
-          f"{len(split['val'])} held out", flush=True)
+    print(
+        f"split: {len(split['train'])} training photos ({len(split['det_train'])} for the detector), "
+        f"{len(split['val'])} held out",
+        flush=True,
+    )
     if args.stage == "face":
         faces = split_dir / ("faces" if args.face_photos == "all" else "faces-det")
-        pt = train_face(faces, work / args.name, start=Path(args.face_start) if args.face_start else None,
-                        epochs=args.epochs, lr=args.lr0, threads=args.threads, width=args.width)
+        pt = train_face(
+            faces,
+            work / args.name,
+            start=Path(args.face_start) if args.face_start else None,
+            epochs=args.epochs,
+            lr=args.lr0,
+            threads=args.threads,
+            width=args.width,
+        )
         print(f"face reader weights: {pt}", flush=True)
         return
-    last = finetune_detector(Path(args.start), split_dir / "det" / "data.yaml", work / "runs",
-                             imgsz=args.imgsz, hours=args.hours, threads=args.threads, lr0=args.lr0,
-                             name=args.name)
+    last = finetune_detector(
+        Path(args.start),
+        split_dir / "det" / "data.yaml",
+        work / "runs",
+        imgsz=args.imgsz,
+        hours=args.hours,
+        threads=args.threads,
+        lr0=args.lr0,
+        name=args.name,
+    )
     shutil.copyfile(last, work / "detector.pt")
     print(f"detector weights: {work / 'detector.pt'}", flush=True)
 

@@ -43,8 +43,12 @@ WIDTHS = (24, 48, 96, 160)
 
 def _block(cin: int, cout: int) -> nn.Sequential:
     return nn.Sequential(
-        nn.Conv2d(cin, cout, 3, 2, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-        nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+        nn.Conv2d(cin, cout, 3, 2, 1, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+        nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
     )
 
 
@@ -54,8 +58,9 @@ class EmbedNet(nn.Module):
     def __init__(self, dim: int = EMBED_DIM, widths: tuple[int, ...] = WIDTHS):
         super().__init__()
         ins = (3, *widths[:-1])
-        self.body = nn.Sequential(*(_block(i, o) for i, o in zip(ins, widths, strict=True)),
-                                  nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.body = nn.Sequential(
+            *(_block(i, o) for i, o in zip(ins, widths, strict=True)), nn.AdaptiveAvgPool2d(1), nn.Flatten()
+        )
         self.embed = nn.Linear(widths[-1], dim)
         self.cocked = nn.Sequential(nn.Linear(widths[-1], 64), nn.ReLU(inplace=True), nn.Linear(64, 1))
         self.dim, self.widths = dim, tuple(widths)
@@ -108,8 +113,12 @@ def render_episode(args: tuple) -> dict:
     c = 0
     for key in names:
         try:
-            views = [render_die_crop(family, *keys[key][int(rng.integers(len(keys[key])))], rng, size=CROP,
-                                     cocked=False) for _ in range(shots)]
+            views = [
+                render_die_crop(
+                    family, *keys[key][int(rng.integers(len(keys[key])))], rng, size=CROP, cocked=False
+                )
+                for _ in range(shots)
+            ]
         except ValueError as exc:  # a face the renderer cannot draw is left out of the episode, said once
             print(f"episode: {key} left out ({exc})", flush=True)
             continue
@@ -120,21 +129,36 @@ def render_episode(args: tuple) -> dict:
     for _ in range(n_cocked):
         key = names[int(rng.integers(len(names)))]
         try:
-            crops.append(render_die_crop(family, *keys[key][int(rng.integers(len(keys[key])))], rng, size=CROP,
-                                         cocked=True))
+            crops.append(
+                render_die_crop(
+                    family, *keys[key][int(rng.integers(len(keys[key])))], rng, size=CROP, cocked=True
+                )
+            )
         except ValueError:
             continue
         labels.append(-1)
         cocked.append(True)
-    return {"crops": np.stack(crops), "labels": np.array(labels, np.int64), "cocked": np.array(cocked),
-            "family": family, "shots": shots}
+    return {
+        "crops": np.stack(crops),
+        "labels": np.array(labels, np.int64),
+        "cocked": np.array(cocked),
+        "family": family,
+        "shots": shots,
+    }
 
 
-def episode_args(families, rng: np.random.Generator, n: int, *, n_dice=(2, 5), max_classes=16, shots=5,
-                 n_cocked=8):
+def episode_args(
+    families, rng: np.random.Generator, n: int, *, n_dice=(2, 5), max_classes=16, shots=5, n_cocked=8
+):
     for _ in range(n):
-        yield (int(families[int(rng.integers(len(families)))]), int(rng.integers(2**31)),
-               int(rng.integers(n_dice[0], n_dice[1] + 1)), max_classes, shots, n_cocked)
+        yield (
+            int(families[int(rng.integers(len(families)))]),
+            int(rng.integers(2**31)),
+            int(rng.integers(n_dice[0], n_dice[1] + 1)),
+            max_classes,
+            shots,
+            n_cocked,
+        )
 
 
 def _worker_init() -> None:
@@ -166,6 +190,7 @@ def episodes(families, seed: int, n: int, workers: int, pool=None, **kw):
 
 # ----------------------------------------------------------------------------- loss and training
 
+
 def _augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """Turns by 90 degrees (a face has no up), light gain, colour cast, offset (per crop)."""
     n = x.shape[0]
@@ -182,8 +207,9 @@ def _augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return (out * gain * cast + bias).clamp(0, 1)
 
 
-def episode_loss(model: EmbedNet, ep: dict, device, gen: torch.Generator, scale: torch.Tensor,
-                 rng: np.random.Generator) -> tuple[torch.Tensor, float, float]:
+def episode_loss(
+    model: EmbedNet, ep: dict, device, gen: torch.Generator, scale: torch.Tensor, rng: np.random.Generator
+) -> tuple[torch.Tensor, float, float]:
     """Prototypical loss of one episode (random split of each face's crops into 1..shots-1
     supports and the rest queries) + the cocked loss.  Returns (loss, query accuracy, cocked acc)."""
     x = torch.from_numpy(ep["crops"]).to(device).permute(0, 3, 1, 2).float() / 255
@@ -230,11 +256,26 @@ def _producer(stream, q: queue.Queue, stop: threading.Event) -> None:
         q.put(None)
 
 
-def train_embedding(out_dir: Path, *, seconds: float | None = None, n_episodes: int = 20000, workers: int = 0,
-                    device: str | None = None, seed: int = 0, lr: float = 2e-3, batch_episodes: int = 4,
-                    steps: int | None = None, buffer: int = 400, log_every: int = 50, dim: int = EMBED_DIM,
-                    widths=WIDTHS, episode_kw: dict | None = None, families=None, progress: bool = True,
-                    init: Path | None = None) -> Path:
+def train_embedding(
+    out_dir: Path,
+    *,
+    seconds: float | None = None,
+    n_episodes: int = 20000,
+    workers: int = 0,
+    device: str | None = None,
+    seed: int = 0,
+    lr: float = 2e-3,
+    batch_episodes: int = 4,
+    steps: int | None = None,
+    buffer: int = 400,
+    log_every: int = 50,
+    dim: int = EMBED_DIM,
+    widths=WIDTHS,
+    episode_kw: dict | None = None,
+    families=None,
+    progress: bool = True,
+    init: Path | None = None,
+) -> Path:
     """Train on renders of ``families`` (default ``art.TRAIN_FAMILIES``); writes ``embed.pt`` and
     ``embed.json`` in ``out_dir``.
 
@@ -294,7 +335,11 @@ def train_embedding(out_dir: Path, *, seconds: float | None = None, n_episodes: 
                 break
             frac = (time.time() - t0) / seconds if seconds else step / max_steps
             for g in opt.param_groups:
-                g["lr"] = lr * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * min(frac, 1.0)))) * min(1.0, (step + 1) / 100)
+                g["lr"] = (
+                    lr
+                    * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * min(frac, 1.0))))
+                    * min(1.0, (step + 1) / 100)
+                )
             batch = [recent[int(i)] for i in rng.integers(len(recent), size=min(batch_episodes, len(recent)))]
             loss = torch.zeros((), device=device)
             for e in batch:
@@ -312,9 +357,12 @@ def train_embedding(out_dir: Path, *, seconds: float | None = None, n_episodes: 
             step += 1
             if progress and log_every and step % log_every == 0:
                 el = time.time() - t0
-                print(f"step {step} episodes {seen} loss {run['loss'] / log_every:.3f} query acc "
-                      f"{run['acc'] / max(run['n'], 1):.3f} cocked acc {run['cacc'] / max(run['n'], 1):.3f} "
-                      f"scale {scale.item():.1f} {el:.0f}s" + (f"/{seconds:.0f}s" if seconds else ""), flush=True)
+                print(
+                    f"step {step} episodes {seen} loss {run['loss'] / log_every:.3f} query acc "
+                    f"{run['acc'] / max(run['n'], 1):.3f} cocked acc {run['cacc'] / max(run['n'], 1):.3f} "
+                    f"scale {scale.item():.1f} {el:.0f}s" + (f"/{seconds:.0f}s" if seconds else ""),
+                    flush=True,
+                )
                 run = {"loss": 0.0, "acc": 0.0, "cacc": 0.0, "n": 0}
             if step % 2000 == 0:
                 _save(model, out_dir, scale.item(), step, seen, time.time() - t0, families)
@@ -322,16 +370,31 @@ def train_embedding(out_dir: Path, *, seconds: float | None = None, n_episodes: 
         stop.set()
         if pool is not None:
             pool.terminate()
-    return _save(model, out_dir, scale.item(), step + start["steps"], seen + start["episodes"],
-                 time.time() - t0 + start["train_seconds"], families)
+    return _save(
+        model,
+        out_dir,
+        scale.item(),
+        step + start["steps"],
+        seen + start["episodes"],
+        time.time() - t0 + start["train_seconds"],
+        families,
+    )
 
 
-def _save(model: EmbedNet, out_dir: Path, scale: float, steps: int, episodes_seen: int, seconds: float,
-          families) -> Path:
+def _save(
+    model: EmbedNet, out_dir: Path, scale: float, steps: int, episodes_seen: int, seconds: float, families
+) -> Path:
     pt = Path(out_dir) / "embed.pt"
-    meta = {"dim": model.dim, "widths": list(model.widths), "input": CROP, "scale": round(scale, 3),
-            "steps": steps, "episodes": episodes_seen, "train_seconds": round(seconds, 1),
-            "train_families": list(families)}
+    meta = {
+        "dim": model.dim,
+        "widths": list(model.widths),
+        "input": CROP,
+        "scale": round(scale, 3),
+        "steps": steps,
+        "episodes": episodes_seen,
+        "train_seconds": round(seconds, 1),
+        "train_families": list(families),
+    }
     torch.save({"model": model.state_dict(), "meta": meta}, pt)
     (Path(out_dir) / "embed.json").write_text(json.dumps(meta, indent=1))
     return pt
@@ -370,7 +433,9 @@ class PooledEmbed(nn.Module):
             raise ValueError(f"a pooling map is 4 x 4 non-negative weights, not {pool.shape}")
         self.net = net
         pool = pool / pool.sum()
-        self.register_buffer("pools", torch.from_numpy(np.stack([np.rot90(pool, t).copy() for t in range(4)])))
+        self.register_buffer(
+            "pools", torch.from_numpy(np.stack([np.rot90(pool, t).copy() for t in range(4)]))
+        )
 
     @staticmethod
     def _turn(x: torch.Tensor, t: int) -> torch.Tensor:
@@ -399,9 +464,16 @@ def export_embedding(pt: Path, out: Path, pool: np.ndarray | None = None) -> Pat
     dummy = torch.zeros(2, 3, meta["input"], meta["input"])
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, dummy, str(out), input_names=["crops"], output_names=["embedding", "cocked"],
-                      dynamic_axes={"crops": {0: "n"}, "embedding": {0: "n"}, "cocked": {0: "n"}},
-                      opset_version=17, dynamo=False)
+    torch.onnx.export(
+        model,
+        dummy,
+        str(out),
+        input_names=["crops"],
+        output_names=["embedding", "cocked"],
+        dynamic_axes={"crops": {0: "n"}, "embedding": {0: "n"}, "cocked": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
     return out
 
 
@@ -419,10 +491,17 @@ def main(argv=None) -> int:
     ap.add_argument("--init", help="embed.pt of an earlier run to continue from")
     ap.add_argument("--log-every", type=int, default=50)
     ap.add_argument("--threads", type=int, help="torch CPU threads (1 on a shared machine)")
-    ap.add_argument("--pool", choices=sorted(POOL_MAPS), default="even",
-                    help="pooling map of the exported ONNX (upper-half: 4 turns inside, read with turns 1)")
-    ap.add_argument("--export-only", action="store_true",
-                    help="no training: export --out/embed.pt again as embed.onnx with --pool")
+    ap.add_argument(
+        "--pool",
+        choices=sorted(POOL_MAPS),
+        default="even",
+        help="pooling map of the exported ONNX (upper-half: 4 turns inside, read with turns 1)",
+    )
+    ap.add_argument(
+        "--export-only",
+        action="store_true",
+        help="no training: export --out/embed.pt again as embed.onnx with --pool",
+    )
     a = ap.parse_args(argv)
     if a.threads:
         torch.set_num_threads(a.threads)
@@ -431,9 +510,19 @@ def main(argv=None) -> int:
         onnx = export_embedding(Path(a.out) / "embed.pt", Path(a.out) / "embed.onnx", pool)
         print(f"wrote {onnx} (pool {a.pool}; read it with turns {1 if pool is not None else 4})", flush=True)
         return 0
-    pt = train_embedding(Path(a.out), seconds=a.seconds, n_episodes=a.episodes, workers=a.workers, lr=a.lr,
-                         seed=a.seed, batch_episodes=a.batch_episodes, steps=a.steps, buffer=a.buffer,
-                         log_every=a.log_every, init=Path(a.init) if a.init else None)
+    pt = train_embedding(
+        Path(a.out),
+        seconds=a.seconds,
+        n_episodes=a.episodes,
+        workers=a.workers,
+        lr=a.lr,
+        seed=a.seed,
+        batch_episodes=a.batch_episodes,
+        steps=a.steps,
+        buffer=a.buffer,
+        log_every=a.log_every,
+        init=Path(a.init) if a.init else None,
+    )
     onnx = export_embedding(pt, Path(a.out) / "embed.onnx", pool)
     write_model_json(Path(a.out), pool=a.pool)
     print(f"wrote {pt} and {onnx} ({onnx.stat().st_size / 1e6:.2f} MB)", flush=True)
@@ -451,11 +540,19 @@ def write_model_json(folder: Path, reading: dict | None = None, pool: str = "eve
     folder = Path(folder)
     train = json.loads((folder / "embed.json").read_text())
     # a pooled export turns the crop 4 times inside its graph (``PooledEmbed``): read it once
-    meta = {"name": folder.name, "form": "face-embedding", "onnx": "embed.onnx", "turns": 2 if pool == "even" else 1,
-            "pool": pool,
-            "crop": {"size": train["input"], "margin": CROP_MARGIN}, "dim": train["dim"],
-            "reading": reading or dict(DEFAULT_SETTINGS), "calibrated": bool(reading),
-            "recipe": "python -m companion.vision.train.embed_training", "training": train}
+    meta = {
+        "name": folder.name,
+        "form": "face-embedding",
+        "onnx": "embed.onnx",
+        "turns": 2 if pool == "even" else 1,
+        "pool": pool,
+        "crop": {"size": train["input"], "margin": CROP_MARGIN},
+        "dim": train["dim"],
+        "reading": reading or dict(DEFAULT_SETTINGS),
+        "calibrated": bool(reading),
+        "recipe": "python -m companion.vision.train.embed_training",
+        "training": train,
+    }
     path = folder / "model.json"
     path.write_text(json.dumps(meta, indent=1))
     return path

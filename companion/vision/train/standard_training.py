@@ -65,8 +65,10 @@ def render_set(path: Path, n: int, styles, seed: int, workers: int = 2, chunk: i
     with ctx.Pool(max(1, workers)) as pool:
         for part in pool.imap(_render_chunk, jobs):
             parts.append(part)
-            log(f"rendered {sum(len(p['kind']) for p in parts)}/{n} crops for {path.name} "
-                f"({time.time() - t0:.0f} s)")
+            log(
+                f"rendered {sum(len(p['kind']) for p in parts)}/{n} crops for {path.name} "
+                f"({time.time() - t0:.0f} s)"
+            )
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, **data)
@@ -78,8 +80,14 @@ def build_net(width: int = 16, dim: int = EMBED_DIM):
     from torch import nn  # noqa: PLC0415
 
     def block(cin, cout):
-        return nn.Sequential(nn.Conv2d(cin, cout, 3, 2, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-                             nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, 2, 1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+        )
 
     class NumeralNet(nn.Module):
         """Four stride-2 blocks (64 -> 4 px), a 2x2 pooled map kept (where the numeral sits matters)."""
@@ -88,8 +96,15 @@ def build_net(width: int = 16, dim: int = EMBED_DIM):
             super().__init__()
             w = (width, width * 2, width * 4, width * 6)
             self.config = {"width": width, "dim": dim}
-            self.body = nn.Sequential(block(3, w[0]), block(w[0], w[1]), block(w[1], w[2]), block(w[2], w[3]),
-                                      nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Dropout(0.1))
+            self.body = nn.Sequential(
+                block(3, w[0]),
+                block(w[0], w[1]),
+                block(w[1], w[2]),
+                block(w[2], w[3]),
+                nn.AdaptiveAvgPool2d(2),
+                nn.Flatten(),
+                nn.Dropout(0.1),
+            )
             self.feature = nn.Linear(w[3] * 4, dim)
             self.kind = nn.Linear(dim, len(KINDS))
             self.value = nn.Linear(dim, len(VALUES))
@@ -131,7 +146,7 @@ def predict(model, crops: np.ndarray, batch: int = 512) -> tuple[np.ndarray, np.
     ks, vs, es = [], [], []
     with torch.no_grad():
         for i in range(0, len(crops), batch):
-            k, v, e, _ = model(_tensor(crops[i:i + batch]))
+            k, v, e, _ = model(_tensor(crops[i : i + batch]))
             ks.append(torch.softmax(k, 1).numpy())
             vs.append(torch.softmax(v, 1).numpy())
             es.append(e.numpy())
@@ -147,9 +162,22 @@ def accuracy(model, data: dict) -> float:
     return float(((k == data["kind"]) & (v == data["value"])).mean())
 
 
-def train(train_npz: Path, val_npz: Path, work: Path, *, epochs: int = 12, width: int = 16, batch: int = 128,
-          lr: float = 3e-3, scale: float = 16.0, threads: int = 2, resume: bool = False, limit: int = 0,
-          init: Path | None = None, log=print) -> dict:
+def train(
+    train_npz: Path,
+    val_npz: Path,
+    work: Path,
+    *,
+    epochs: int = 12,
+    width: int = 16,
+    batch: int = 128,
+    lr: float = 3e-3,
+    scale: float = 16.0,
+    threads: int = 2,
+    resume: bool = False,
+    limit: int = 0,
+    init: Path | None = None,
+    log=print,
+) -> dict:
     """Train ``NumeralNet``; a checkpoint per epoch, the best epoch on the calibration crops kept."""
     import torch  # noqa: PLC0415
 
@@ -184,7 +212,7 @@ def train(train_npz: Path, val_npz: Path, work: Path, *, epochs: int = 12, width
         order = torch.randperm(len(x), generator=gen)
         total, seen = 0.0, 0
         for i in range(0, len(x), batch):
-            idx = order[i:i + batch]
+            idx = order[i : i + batch]
             k, v, _, cos = model(_augment(x[idx], gen))
             loss = ce(k, yk[idx]) + ce(v, yv[idx]) + ce(scale * cos, yf[idx])
             opt.zero_grad()
@@ -193,19 +221,39 @@ def train(train_npz: Path, val_npz: Path, work: Path, *, epochs: int = 12, width
             sched.step()
             total, seen = total + float(loss.detach()) * len(idx), seen + len(idx)
             if (i // batch + 1) % 50 == 0:
-                log(f"epoch {epoch + 1}: {seen}/{len(x)} crops, loss {total / seen:.3f} ({time.time() - t0:.0f} s)")
+                log(
+                    f"epoch {epoch + 1}: {seen}/{len(x)} crops, loss {total / seen:.3f} ({time.time() - t0:.0f} s)"
+                )
         acc = accuracy(model, val)
         state["seconds"] += time.time() - t0
         state["epoch"] = epoch + 1
-        state["history"].append({"epoch": epoch + 1, "loss": round(total / max(seen, 1), 4),
-                                 "calibration_accuracy": round(acc, 4), "seconds": round(time.time() - t0, 1)})
+        state["history"].append(
+            {
+                "epoch": epoch + 1,
+                "loss": round(total / max(seen, 1), 4),
+                "calibration_accuracy": round(acc, 4),
+                "seconds": round(time.time() - t0, 1),
+            }
+        )
         if acc > state["best"]:
             state["best"], state["best_epoch"] = acc, epoch + 1
-            torch.save({"model": model.state_dict(), "config": model.config, "epoch": epoch + 1}, work / "best.pt")
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
-                    "state": state, "config": model.config}, work / "last.pt")
-        log(f"epoch {epoch + 1}/{epochs}: loss {total / max(seen, 1):.3f}, calibration styles kind+value right "
-            f"{acc:.3f} ({time.time() - t0:.0f} s; best epoch {state['best_epoch']})")
+            torch.save(
+                {"model": model.state_dict(), "config": model.config, "epoch": epoch + 1}, work / "best.pt"
+            )
+        torch.save(
+            {
+                "model": model.state_dict(),
+                "opt": opt.state_dict(),
+                "sched": sched.state_dict(),
+                "state": state,
+                "config": model.config,
+            },
+            work / "last.pt",
+        )
+        log(
+            f"epoch {epoch + 1}/{epochs}: loss {total / max(seen, 1):.3f}, calibration styles kind+value right "
+            f"{acc:.3f} ({time.time() - t0:.0f} s; best epoch {state['best_epoch']})"
+        )
     return state
 
 
@@ -249,28 +297,56 @@ def export(pt: Path, reader_dir: Path, embed_dir: Path, training: dict) -> None:
     reader_dir.mkdir(parents=True, exist_ok=True)
     embed_dir.mkdir(parents=True, exist_ok=True)
     kw = {"input_names": ["crops"], "dynamic_axes": {"crops": {0: "n"}}, "opset_version": 17, "dynamo": False}
-    torch.onnx.export(Reader(model), x, str(reader_dir / "face.onnx"), output_names=["kind", "value"],
-                      **{**kw, "dynamic_axes": {"crops": {0: "n"}, "kind": {0: "n"}, "value": {0: "n"}}})
-    torch.onnx.export(Embed(model), x, str(embed_dir / "embed.onnx"), output_names=["embedding", "cocked"],
-                      **{**kw, "dynamic_axes": {"crops": {0: "n"}, "embedding": {0: "n"}, "cocked": {0: "n"}}})
+    torch.onnx.export(
+        Reader(model),
+        x,
+        str(reader_dir / "face.onnx"),
+        output_names=["kind", "value"],
+        **{**kw, "dynamic_axes": {"crops": {0: "n"}, "kind": {0: "n"}, "value": {0: "n"}}},
+    )
+    torch.onnx.export(
+        Embed(model),
+        x,
+        str(embed_dir / "embed.onnx"),
+        output_names=["embedding", "cocked"],
+        **{**kw, "dynamic_axes": {"crops": {0: "n"}, "embedding": {0: "n"}, "cocked": {0: "n"}}},
+    )
     meta_path = embed_dir / "model.json"
     old = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
-    emb = {"name": embed_dir.name, "form": "face-embedding", "onnx": "embed.onnx", "turns": 1,
-           "crop": {"size": 64, "margin": 1.15}, "dim": model.config["dim"],
-           "reading": old.get("reading", {"scale": 8.0, "max_distance": 0.8, "min_confidence": 0.6,
-                                          "cocked_threshold": 0.5}),
-           "recipe": "python -m companion.vision.train.standard_training", "training": training,
-           "standard_dice_only": True}
+    emb = {
+        "name": embed_dir.name,
+        "form": "face-embedding",
+        "onnx": "embed.onnx",
+        "turns": 1,
+        "crop": {"size": 64, "margin": 1.15},
+        "dim": model.config["dim"],
+        "reading": old.get(
+            "reading", {"scale": 8.0, "max_distance": 0.8, "min_confidence": 0.6, "cocked_threshold": 0.5}
+        ),
+        "recipe": "python -m companion.vision.train.standard_training",
+        "training": training,
+        "standard_dice_only": True,
+    }
     for k in ("calibrated", "calibration"):
         if k in old:
             emb[k] = old[k]
     meta_path.write_text(json.dumps(emb, indent=1))
-    rmeta = {"name": reader_dir.name, "form": "numerals", "box_finder": "dragon-dice", "conf": 0.15,
-             "face_heads": {"kind": list(KINDS), "value": VALUES}, "sides": SIDES,
-             "min_face_confidence": json.loads((reader_dir / "model.json").read_text()).get("min_face_confidence", 0.5)
-             if (reader_dir / "model.json").is_file() else 0.5,
-             "embedding_network": embed_dir.name,
-             "recipe": "python -m companion.vision.train.standard_training", "training": training}
+    rmeta = {
+        "name": reader_dir.name,
+        "form": "numerals",
+        "box_finder": "dragon-dice",
+        "conf": 0.15,
+        "face_heads": {"kind": list(KINDS), "value": VALUES},
+        "sides": SIDES,
+        "min_face_confidence": json.loads((reader_dir / "model.json").read_text()).get(
+            "min_face_confidence", 0.5
+        )
+        if (reader_dir / "model.json").is_file()
+        else 0.5,
+        "embedding_network": embed_dir.name,
+        "recipe": "python -m companion.vision.train.standard_training",
+        "training": training,
+    }
     (reader_dir / "model.json").write_text(json.dumps(rmeta, indent=1))
 
 
@@ -280,7 +356,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reader-out", default="models/polyhedral-oblique")
     ap.add_argument("--embed-out", default="models/numeral-embed")
     ap.add_argument("--crops", type=int, default=24000, help="training crops (TRAIN styles)")
-    ap.add_argument("--val-crops", type=int, default=1500, help="crops of CALIBRATION styles to pick the epoch")
+    ap.add_argument(
+        "--val-crops", type=int, default=1500, help="crops of CALIBRATION styles to pick the epoch"
+    )
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--width", type=int, default=16)
     ap.add_argument("--threads", type=int, default=2)
@@ -313,14 +391,32 @@ def main(argv: list[str] | None = None) -> int:
     if a.render_only:
         return 0
     if not a.export_only:
-        state = train(train_npz, val_npz, work, epochs=a.epochs, width=a.width, threads=a.threads,
-                      resume=a.resume, init=Path(a.init) if a.init else None, lr=a.lr, log=log)
+        state = train(
+            train_npz,
+            val_npz,
+            work,
+            epochs=a.epochs,
+            width=a.width,
+            threads=a.threads,
+            resume=a.resume,
+            init=Path(a.init) if a.init else None,
+            lr=a.lr,
+            log=log,
+        )
         (work / "state.json").write_text(json.dumps(state, indent=1))
     state = json.loads((work / "state.json").read_text())
-    training = {"crops": a.crops, "styles": "TRAIN_STYLES (synth.standard_styles)", "epochs": state["epoch"],
-                "best_epoch": state["best_epoch"], "epoch_chosen_on": f"{a.val_crops} crops of CALIBRATION_STYLES",
-                "calibration_accuracy": round(state["best"], 4), "train_seconds": round(state["seconds"], 1),
-                "render_seconds_this_run": round(render_s, 1), "threads": a.threads, "width": a.width}
+    training = {
+        "crops": a.crops,
+        "styles": "TRAIN_STYLES (synth.standard_styles)",
+        "epochs": state["epoch"],
+        "best_epoch": state["best_epoch"],
+        "epoch_chosen_on": f"{a.val_crops} crops of CALIBRATION_STYLES",
+        "calibration_accuracy": round(state["best"], 4),
+        "train_seconds": round(state["seconds"], 1),
+        "render_seconds_this_run": round(render_s, 1),
+        "threads": a.threads,
+        "width": a.width,
+    }
     export(work / "best.pt", Path(a.reader_out), Path(a.embed_out), training)
     log(f"exported {a.reader_out}/face.onnx and {a.embed_out}/embed.onnx (epoch {state['best_epoch']})")
     return 0

@@ -52,10 +52,26 @@ def train_detector(
         # the new data's classes (pretrained=False would make it rebuild the network and drop them)
         model = YOLO(str(finetune) if finetune is not None else model_yaml)
         kwargs = dict(
-            data=str(data_yaml), imgsz=imgsz, epochs=epochs, batch=batch, device="cpu", workers=0,
-            project=str(Path(project).resolve()), name=name, exist_ok=True, pretrained=finetune is not None, amp=False,
-            plots=False, cache=cache, val=val, mosaic=mosaic, seed=seed, deterministic=False,
-            close_mosaic=max(1, epochs // 5), patience=1000, verbose=False,
+            data=str(data_yaml),
+            imgsz=imgsz,
+            epochs=epochs,
+            batch=batch,
+            device="cpu",
+            workers=0,
+            project=str(Path(project).resolve()),
+            name=name,
+            exist_ok=True,
+            pretrained=finetune is not None,
+            amp=False,
+            plots=False,
+            cache=cache,
+            val=val,
+            mosaic=mosaic,
+            seed=seed,
+            deterministic=False,
+            close_mosaic=max(1, epochs // 5),
+            patience=1000,
+            verbose=False,
         )
         if hours:
             kwargs["time"] = hours

@@ -12,5 +12,16 @@ from __future__ import annotations
 from . import dracolem, dragonkin, eldarim, item_sais, items, minor_terrains, options, spells
 from .options import COMPONENTS, enabled, is_on
 
-__all__ = ["COMPONENTS", "dracolem", "dragonkin", "eldarim", "enabled", "is_on", "item_sais", "items",
-           "minor_terrains", "options", "spells"]
+__all__ = [
+    "COMPONENTS",
+    "dracolem",
+    "dragonkin",
+    "eldarim",
+    "enabled",
+    "is_on",
+    "item_sais",
+    "items",
+    "minor_terrains",
+    "options",
+    "spells",
+]

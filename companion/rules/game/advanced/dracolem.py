@@ -54,11 +54,16 @@ def gate_movers(gate: Unit, army: Sequence[Unit], budget: int = 4) -> list[Unit]
     """Dracolem a Gate may move: other Dracolem of the Gate unit's alloy in its army, at most
     `budget` health-worth each (L1609-1617)."""
     alloy = alloy_of(gate)
-    return [u for u in army if u.uid != gate.uid and alloy is not None and alloy_of(u) == alloy
-            and u.health <= budget]
+    return [
+        u
+        for u in army
+        if u.uid != gate.uid and alloy is not None and alloy_of(u) == alloy and u.health <= budget
+    ]
 
 
-def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: dict[str, Any]) -> Generator[Any, Any, None]:
+def after_roll(
+    game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: dict[str, Any]
+) -> Generator[Any, Any, None]:
     """A Dracolem's magic is of its alloy (L2091-2101)."""
     if roll != "magic" or not is_on(game, DRACOLEM):
         return

@@ -50,7 +50,7 @@ def element_of(unit: Unit) -> str:
 
 
 def dragon_kind(dragon: Unit) -> str:
-    """"white", "ivory", "ivory hybrid" or "elemental" (hybrids count as elemental here), from the
+    """ "white", "ivory", "ivory hybrid" or "elemental" (hybrids count as elemental here), from the
     dragon's make-up (L540-576)."""
     label = str(getattr(dragon.spec.die, "dragon_type", "") or "")
     if "White" in label or "white" in dragon.name.lower() or len(dragon.spec.elements) >= 5:
@@ -78,8 +78,9 @@ def may_roll_in_dragon_attack(army: Sequence[Unit], dragons: Sequence[Unit]) -> 
     (L838-840); the largest are let in first."""
     eldarim = sum(u.health for u in army if u.is_unit and u.spec.species == "Eldarim")
     out = []
-    frightened = sorted((u for u in army if is_dragonkin(u) and frightened_by(u, dragons)),
-                        key=lambda u: (-u.health, u.uid))
+    frightened = sorted(
+        (u for u in army if is_dragonkin(u) and frightened_by(u, dragons)), key=lambda u: (-u.health, u.uid)
+    )
     for u in army:
         if is_dragonkin(u) and not frightened_by(u, dragons):
             out.append(u.uid)
@@ -104,7 +105,9 @@ def roll_dice(game: RuleContext, army: Army, roll: str, dice: list[Unit]) -> lis
         return [d for d in dice if not is_dragonkin(d)]
     if roll == "dragon":
         st = game.state
-        dragons = [u for u in st.units.values() if u.spec.kind == "dragon" and st.location[u.uid] == army.location]
+        dragons = [
+            u for u in st.units.values() if u.spec.kind == "dragon" and st.location[u.uid] == army.location
+        ]
         allowed = set(may_roll_in_dragon_attack([d for d in dice if d.is_unit], dragons))
         return [d for d in dice if not is_dragonkin(d) or d.uid in allowed]
     return dice
@@ -120,22 +123,28 @@ def cleanup(game: RuleContext) -> None:
     """An army made only of Dragonkin: they return to the Summoning Pool, the army is gone
     (L2522-2523)."""
     st = game.state
-    places = {(u.owner, st.location[u.uid]) for u in st.units.values()
-              if is_dragonkin(u) and (st.location[u.uid] in st.terrains or st.location[u.uid] == RESERVE)}
+    places = {
+        (u.owner, st.location[u.uid])
+        for u in st.units.values()
+        if is_dragonkin(u) and (st.location[u.uid] in st.terrains or st.location[u.uid] == RESERVE)
+    }
     for owner, loc in sorted(places):
         units = st.army(owner, loc).units
         if units and all(is_dragonkin(u) for u in units):
             for u in units:
                 st.location[u.uid] = POOL
-            game.say(f"{game.player_name(owner)}'s army of Dragonkin alone returns to the Summoning Pool (V4.01c L2522-2523)")
+            game.say(
+                f"{game.player_name(owner)}'s army of Dragonkin alone returns to the Summoning Pool (V4.01c L2522-2523)"
+            )
 
 
 def check_move(game: RuleContext, pid: str, uid: str, where: str) -> None:
     """Dragonkin cannot leave the terrain where they were summoned (L2521)."""
     unit = game.state.units[uid]
     if is_dragonkin(unit) and game.state.location[uid] != where:
-        raise IllegalAction(f"{unit.name} is a Dragonkin: it cannot leave the terrain where it was summoned",
-                            f"{DOC} L2521")
+        raise IllegalAction(
+            f"{unit.name} is a Dragonkin: it cannot leave the terrain where it was summoned", f"{DOC} L2521"
+        )
 
 
 def summon(st: GameState, uids: Sequence[str], location: str, rule: str) -> list[str]:
@@ -145,7 +154,9 @@ def summon(st: GameState, uids: Sequence[str], location: str, rule: str) -> list
         if u is None or not is_dragonkin(u) or st.location[uid] != POOL:
             raise IllegalAction(f"{uid!r} is not a Dragonkin in a Summoning Pool", rule)
         if location not in st.terrains or not st.army(u.owner, location).units:
-            raise IllegalAction(f"Dragonkin join an army at a terrain; {u.owner} has none at {location!r}", rule)
+            raise IllegalAction(
+                f"Dragonkin join an army at a terrain; {u.owner} has none at {location!r}", rule
+            )
     for uid in uids:
         st.location[uid] = location
     return [f"{st.units[u].name} joins the army at {st.terrains[location].name}" for u in uids]
@@ -163,8 +174,13 @@ def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, c
         if report.get("kind") != "move_dragon" or i is None or i >= len(rolled):
             continue
         champ = st.units[rolled[i]["uid"]]
-        dragons = [u for u in st.units.values() if u.spec.kind == "dragon" and st.location[u.uid] in st.terrains
-                   and element_of(champ) in u.spec.elements]
+        dragons = [
+            u
+            for u in st.units.values()
+            if u.spec.kind == "dragon"
+            and st.location[u.uid] in st.terrains
+            and element_of(champ) in u.spec.elements
+        ]
         if not dragons:
             continue
         from ...core.decisions import ask as _ask
@@ -173,11 +189,22 @@ def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, c
         for d in dragons:
             for t in st.terrains:
                 if t != st.location[d.uid]:
-                    opts.append(choice(f"{d.uid}>{t}", f"Move {d.name} from {st.terrains[st.location[d.uid]].name} "
-                                                        f"to {st.terrains[t].name}"))
-        pick = yield _ask("dragonkin", champ.owner, "choice",
-                          f"{game.player_name(champ.owner)}: {champ.name}'s logo: move a summoned dragon sharing its element?",
-                          f"{DOC} L2556-2560", opts, validate=choose_validator(opts))
+                    opts.append(
+                        choice(
+                            f"{d.uid}>{t}",
+                            f"Move {d.name} from {st.terrains[st.location[d.uid]].name} "
+                            f"to {st.terrains[t].name}",
+                        )
+                    )
+        pick = yield _ask(
+            "dragonkin",
+            champ.owner,
+            "choice",
+            f"{game.player_name(champ.owner)}: {champ.name}'s logo: move a summoned dragon sharing its element?",
+            f"{DOC} L2556-2560",
+            opts,
+            validate=choose_validator(opts),
+        )
         if pick != "none":
             uid, dest = pick.split(">", 1)
             st.location[uid] = dest

@@ -41,8 +41,14 @@ DOC = "V4.01c"
 REMOVED = "removed"  # a slain dragon leaves the game (L2978-2981)
 TOGETHER = "while the champion and the dragon stay at the same terrain"
 WHITE_CHAMPIONS = ("Dragonlord", "Dragonslayer", "Dragoncrusader")
-ABILITY = {"Dragonlord": "tame", "Dragonmaster": "tame", "Dragonslayer": "slay", "Dragonhunter": "slay",
-           "Dragoncrusader": "control", "Dragonzealot": "control"}
+ABILITY = {
+    "Dragonlord": "tame",
+    "Dragonmaster": "tame",
+    "Dragonslayer": "slay",
+    "Dragonhunter": "slay",
+    "Dragoncrusader": "control",
+    "Dragonzealot": "control",
+}
 EFFECT_NAME = {"tame": "Tamed", "control": "Controlled"}
 
 
@@ -51,7 +57,7 @@ def is_eldarim(unit: Unit) -> bool:
 
 
 def champion_type(unit: Unit) -> str | None:
-    """"Dragonlord" ... "Dragonzealot" for an Eldarim champion, else None."""
+    """ "Dragonlord" ... "Dragonzealot" for an Eldarim champion, else None."""
     if not is_eldarim(unit):
         return None
     plain = unit.name.split("/")[-1].replace(" ", "").lower()
@@ -143,11 +149,19 @@ def ride(game: RuleContext, pid: str) -> Flow:
         here = st.location[dragon]
         if here not in st.terrains:
             continue
-        opts = [choice("stay", "Do not ride")] + [choice(t, f"Ride to {st.terrains[t].name}") for t in st.terrains
-                                                  if t != here]
-        pick = yield _ask("dragonkin", pid, "choice", f"{game.player_name(pid)}: {st.units[tamer].name} may ride the tamed "
-                          f"{st.units[dragon].name} to another terrain", f"{DOC} L2923-2926", opts,
-                          validate=choose_validator(opts))
+        opts = [choice("stay", "Do not ride")] + [
+            choice(t, f"Ride to {st.terrains[t].name}") for t in st.terrains if t != here
+        ]
+        pick = yield _ask(
+            "dragonkin",
+            pid,
+            "choice",
+            f"{game.player_name(pid)}: {st.units[tamer].name} may ride the tamed "
+            f"{st.units[dragon].name} to another terrain",
+            f"{DOC} L2923-2926",
+            opts,
+            validate=choose_validator(opts),
+        )
         if pick != "stay":
             st.location[tamer] = st.location[dragon] = pick
             e.detail["terrain"] = pick
@@ -173,8 +187,12 @@ def handlers_options(game: RuleContext, pid: str) -> list[dict[str, Any]]:
             key = (army.location, "join", u.name)
             if u.health == 1 and kin + 1 <= eldarim and key not in seen:
                 seen.add(key)
-                opts.append(choice(f"join:{u.uid}:{army.location}", f"{u.name} joins the army at "
-                                   f"{st.terrains[army.location].name}"))
+                opts.append(
+                    choice(
+                        f"join:{u.uid}:{army.location}",
+                        f"{u.name} joins the army at {st.terrains[army.location].name}",
+                    )
+                )
         for a in army.units:
             if not is_dragonkin(a):
                 continue
@@ -182,8 +200,12 @@ def handlers_options(game: RuleContext, pid: str) -> list[dict[str, Any]]:
                 key = (army.location, a.name, b.name)
                 if b.health == a.health + 1 and kin + 1 <= eldarim and key not in seen:
                     seen.add(key)
-                    opts.append(choice(f"promote:{a.uid}:{b.uid}", f"Promote {a.name} to {b.name} at "
-                                       f"{st.terrains[army.location].name}"))
+                    opts.append(
+                        choice(
+                            f"promote:{a.uid}:{b.uid}",
+                            f"Promote {a.name} to {b.name} at {st.terrains[army.location].name}",
+                        )
+                    )
     return opts
 
 
@@ -198,13 +220,22 @@ def dragonkin_handlers(game: RuleContext, pid: str) -> Flow:
 
     opts = [choice("none", "Do not use Dragonkin Handlers")] + opts
     game.state.step = "dragonkin_handlers"
-    pick = yield _ask("dragonkin", pid, "choice", f"{game.player_name(pid)}: Dragonkin Handlers: add or promote a Dragonkin?",
-                      f"{DOC} L842-850", opts, validate=choose_validator(opts))
+    pick = yield _ask(
+        "dragonkin",
+        pid,
+        "choice",
+        f"{game.player_name(pid)}: Dragonkin Handlers: add or promote a Dragonkin?",
+        f"{DOC} L842-850",
+        opts,
+        validate=choose_validator(opts),
+    )
     st = game.state
     verb, a, b = pick.split(":") if pick != "none" else ("none", "", "")
     if verb == "join":
         st.location[a] = b
-        game.say(f"Dragonkin Handlers: {st.units[a].name} joins {game.player_name(pid)}'s army at {st.terrains[b].name}")
+        game.say(
+            f"Dragonkin Handlers: {st.units[a].name} joins {game.player_name(pid)}'s army at {st.terrains[b].name}"
+        )
     elif verb == "promote":
         st.location[b], st.location[a] = st.location[a], POOL
         game.say(f"Dragonkin Handlers: {st.units[a].name} is promoted to {st.units[b].name}")
@@ -238,11 +269,23 @@ def _controlled_dragons_fight(game: RuleContext, site: SiteAttack, outcome: Roll
             continue
         dragon = st.units[uid]
         spec = [{"uid": uid, "die": dragon.name, "faces": list(dragon.spec.faces)}]
-        faces = yield _ask("roll", st.units[by].owner, "roll", f"{game.player_name(st.units[by].owner)}: roll your controlled "
-                           f"{dragon.name}: its damage joins your army's melee", f"{DOC} L3016-3026", dice=spec,
-                           data={"roll": "controlled_dragon", "dragon": uid}, validate=_faces_validator(spec))
+        faces = yield _ask(
+            "roll",
+            st.units[by].owner,
+            "roll",
+            f"{game.player_name(st.units[by].owner)}: roll your controlled "
+            f"{dragon.name}: its damage joins your army's melee",
+            f"{DOC} L3016-3026",
+            dice=spec,
+            data={"roll": "controlled_dragon", "dragon": uid},
+            validate=_faces_validator(spec),
+        )
         icon = dg.icon(faces[0])
-        damage = 0 if icon == "Wing" else dg.BASE_DAMAGE.get(icon, 0) * (2 if dragon_kind(dragon) == "white" else 1)
+        damage = (
+            0
+            if icon == "Wing"
+            else dg.BASE_DAMAGE.get(icon, 0) * (2 if dragon_kind(dragon) == "white" else 1)
+        )
         outcome.totals["melee"] = outcome.totals.get("melee", 0) + damage
         game.say(f"Controlled {dragon.name} rolled {icon}: {damage} added to the army's melee")
 
@@ -264,16 +307,29 @@ def response_hook(game: RuleContext, site: SiteAttack, outcome: RollOutcome) -> 
         if kind not in ("tame_dragon", "slay_dragon", "control_dragon") or i is None or i >= len(rolled):
             continue
         champ = st.units[rolled[i]["uid"]]
-        targets = [d for d in attackers if may_affect(champ, d) and st.location[d.uid] == site.terrain
-                   and d.uid not in site.slain | getattr(site, "sai_killed", set())]  # not one already killed
+        targets = [
+            d
+            for d in attackers
+            if may_affect(champ, d)
+            and st.location[d.uid] == site.terrain
+            and d.uid not in site.slain | getattr(site, "sai_killed", set())
+        ]  # not one already killed
         if not targets:
             continue
         what = kind.split("_")[0]
-        opts = [choice("none", f"Do not {what} a dragon")] + [choice(d.uid, f"{what.capitalize()} {d.name}")
-                                                               for d in targets]
-        pick = yield _ask("dragonkin", champ.owner, "choice",
-                          f"{game.player_name(champ.owner)}: {champ.name} rolled its logo: {what} a dragon that attacked "
-                          "your army?", f"{DOC} L2906-3057", opts, validate=choose_validator(opts))
+        opts = [choice("none", f"Do not {what} a dragon")] + [
+            choice(d.uid, f"{what.capitalize()} {d.name}") for d in targets
+        ]
+        pick = yield _ask(
+            "dragonkin",
+            champ.owner,
+            "choice",
+            f"{game.player_name(champ.owner)}: {champ.name} rolled its logo: {what} a dragon that attacked "
+            "your army?",
+            f"{DOC} L2906-3057",
+            opts,
+            validate=choose_validator(opts),
+        )
         if pick == "none":
             continue
         dragon = st.units[pick]
@@ -297,9 +353,16 @@ def _slay(game: RuleContext, site: SiteAttack, champ: Unit, dragon: Unit) -> Flo
         from ...core.decisions import faces_validator as _faces_validator
 
         spec = [{"uid": dragon.uid, "die": dragon.name, "faces": list(dragon.spec.faces)}]
-        faces = yield _ask("roll", champ.owner, "roll", f"{game.player_name(champ.owner)}: roll the slain {dragon.name}: "
-                           "Jaws buries the slayer", f"{DOC} L2978-2983", dice=spec,
-                           data={"roll": "slain_white_dragon"}, validate=_faces_validator(spec))
+        faces = yield _ask(
+            "roll",
+            champ.owner,
+            "roll",
+            f"{game.player_name(champ.owner)}: roll the slain {dragon.name}: Jaws buries the slayer",
+            f"{DOC} L2978-2983",
+            dice=spec,
+            data={"roll": "slain_white_dragon"},
+            validate=_faces_validator(spec),
+        )
         if "Jaw" in faces[0]:
             st.location[champ.uid] = BUA
             game.say(f"The White Dragon rolled Jaws: {champ.name} is buried")
@@ -308,11 +371,17 @@ def _slay(game: RuleContext, site: SiteAttack, champ: Unit, dragon: Unit) -> Flo
 def bind(game: RuleContext, champ: Unit, dragon: Unit, what: str) -> None:
     """Tame or control: one dragon per champion, one champion per dragon (L2929-2941, L3027-3036)."""
     st = game.state
-    st.effects = [e for e in st.effects
-                  if not (e.name in EFFECT_NAME.values() and (e.target == dragon.uid or e.detail.get("by") == champ.uid))]
+    st.effects = [
+        e
+        for e in st.effects
+        if not (
+            e.name in EFFECT_NAME.values() and (e.target == dragon.uid or e.detail.get("by") == champ.uid)
+        )
+    ]
     expiry = UNTIL_YOUR_NEXT_TURN if dragon_kind(dragon) == "white" else TOGETHER
-    game.add_effect(EFFECT_NAME[what], champ.owner, dragon.uid, expiry, by=champ.uid,
-                    terrain=st.location[dragon.uid])
+    game.add_effect(
+        EFFECT_NAME[what], champ.owner, dragon.uid, expiry, by=champ.uid, terrain=st.location[dragon.uid]
+    )
     game.say(f"{champ.name} {'tames' if what == 'tame' else 'controls'} {dragon.name}")
 
 

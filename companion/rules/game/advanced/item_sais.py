@@ -39,8 +39,15 @@ if TYPE_CHECKING:
 
 Flow = Generator[Any, Any, Any]
 DOC = "V4.01c"
-HANDLED = ("choice", "move", "silver_medallion", "return_from_dua", "relic_reroll_recruit_promote", "chill_wind",
-           "summon_dragon")
+HANDLED = (
+    "choice",
+    "move",
+    "silver_medallion",
+    "return_from_dua",
+    "relic_reroll_recruit_promote",
+    "chill_wind",
+    "summon_dragon",
+)
 
 
 def _ask(game: RuleContext, pid: str, prompt: str, rule: str, opts: list[dict[str, Any]]) -> Decision:
@@ -70,7 +77,9 @@ def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, c
         kind, source = report["kind"], report.get("source", "")
         face = rolled[i]["faces"][-1]
         if source == "Wayfare" and kind in ("choice", "move"):
-            yield from _wayfare(game, item, location, outcome, face, instead=kind == "choice" and roll == "maneuver")
+            yield from _wayfare(
+                game, item, location, outcome, face, instead=kind == "choice" and roll == "maneuver"
+            )
         elif kind == "silver_medallion":
             yield from _silver(game, item, location)
         elif kind == "return_from_dua":
@@ -79,8 +88,10 @@ def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, c
             yield from _relic(game, item, location, face, int(report.get("amount") or 4))
         elif kind == "chill_wind" and location in st.terrains:
             game.add_effect("Chill Wind", item.owner, location, UNTIL_TERRAIN_MANEUVERED, source=item.name)
-            game.say(f"{item.name} summons a Chill Wind at {st.terrains[location].name}: -2 to every army roll "
-                      f"there until it is maneuvered ({DOC} L2855-2858)")
+            game.say(
+                f"{item.name} summons a Chill Wind at {st.terrains[location].name}: -2 to every army roll "
+                f"there until it is maneuvered ({DOC} L2855-2858)"
+            )
         elif kind == "summon_dragon":
             yield from _summon_dragon(game, item, location)
 
@@ -88,7 +99,9 @@ def after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, c
 ELEMENTS = ("Air", "Death", "Earth", "Fire", "Water")
 
 
-def _any_element_magic(game: RuleContext, army: Army, outcome: RollOutcome, rolled: list[dict[str, Any]]) -> Flow:
+def _any_element_magic(
+    game: RuleContext, army: Army, outcome: RollOutcome, rolled: list[dict[str, Any]]
+) -> Flow:
     """Magic "of any element" (Attune L1243-1249, Bronze Medallion L2782-2797) may pay for a spell of
     any one element: the engine marks it "any"; the spell payment takes element names.  Attune may
     also let one unit of the army count its normal magic as Attune's element (L1245-1247): the owner
@@ -110,16 +123,29 @@ def _any_element_magic(game: RuleContext, army: Army, outcome: RollOutcome, roll
     if not plain:
         return
     opts = [choice("none", "Keep every unit's magic as it is")] + [
-        choice(u.uid, f"{u.name} ({u.uid}): its magic counts as Attune's element") for u in plain]
-    pick = yield _ask(game, army.owner, f"{game.player_name(army.owner)}: Attune: let one unit's normal magic count as the "
-                      "element of Attune's magic?", f"{DOC} L1243-1249", opts)
+        choice(u.uid, f"{u.name} ({u.uid}): its magic counts as Attune's element") for u in plain
+    ]
+    pick = yield _ask(
+        game,
+        army.owner,
+        f"{game.player_name(army.owner)}: Attune: let one unit's normal magic count as the "
+        "element of Attune's magic?",
+        f"{DOC} L1243-1249",
+        opts,
+    )
     if pick == "none":
         return
     # "the same element as the Attune magic results" (L1245-1247): one element for both, chosen now.
     attuning = [f["uid"] for f in rolled if any(x.endswith(" Attune") for x in f["faces"])]
     el_opts = [choice(e, f"{e}: Attune's magic and {st.units[pick].name}'s magic are {e}") for e in ELEMENTS]
-    element = yield _ask(game, army.owner, f"{game.player_name(army.owner)}: Attune: which element are Attune's magic and "
-                         f"{st.units[pick].name}'s magic?", f"{DOC} L1243-1249", el_opts)
+    element = yield _ask(
+        game,
+        army.owner,
+        f"{game.player_name(army.owner)}: Attune: which element are Attune's magic and "
+        f"{st.units[pick].name}'s magic?",
+        f"{DOC} L1243-1249",
+        el_opts,
+    )
     for uid in attuning:
         if uid in kinds:
             kinds[uid] = (element,)
@@ -132,11 +158,15 @@ def _face_count(face: str) -> int:
     return int(head) if head.isdigit() else 0
 
 
-def _wayfare(game: RuleContext, item: Unit, location: str, outcome: RollOutcome, face: str, instead: bool) -> Flow:
+def _wayfare(
+    game: RuleContext, item: Unit, location: str, outcome: RollOutcome, face: str, instead: bool
+) -> Flow:
     from ..sai_status import may_leave
 
     st = game.state
-    carriers = [u for u in st.army(item.owner, location).units if can_carry(u, item) and may_leave(game, u.uid)]
+    carriers = [
+        u for u in st.army(item.owner, location).units if can_carry(u, item) and may_leave(game, u.uid)
+    ]
     places = [t for t in st.terrains if t != location] + ([RESERVE] if location != RESERVE else [])
     if not carriers or not places:
         return
@@ -146,9 +176,14 @@ def _wayfare(game: RuleContext, item: Unit, location: str, outcome: RollOutcome,
         for p in places:
             where = "the Reserve Area" if p == RESERVE else st.terrains[p].name
             opts.append(choice(f"{u.uid}>{p}", f"Move {item.name} with {u.name} to {where}"))
-    pick = yield _ask(game, item.owner, f"{game.player_name(item.owner)}: {item.name} rolled Wayfare: move it and a unit "
-                      "able to carry it" + (" instead of its maneuver results?" if instead else "?"),
-                      f"{DOC} L2049-2059", opts)
+    pick = yield _ask(
+        game,
+        item.owner,
+        f"{game.player_name(item.owner)}: {item.name} rolled Wayfare: move it and a unit "
+        "able to carry it" + (" instead of its maneuver results?" if instead else "?"),
+        f"{DOC} L2049-2059",
+        opts,
+    )
     if pick == "stay":
         return
     uid, dest = pick.split(">", 1)
@@ -156,8 +191,10 @@ def _wayfare(game: RuleContext, item: Unit, location: str, outcome: RollOutcome,
     st.location[item.uid] = dest
     if instead:
         outcome.total = max(0, outcome.total - _face_count(face))
-    game.say(f"Wayfare: {item.name} and {st.units[uid].name} move to "
-              + ("the Reserve Area" if dest == RESERVE else st.terrains[dest].name))
+    game.say(
+        f"Wayfare: {item.name} and {st.units[uid].name} move to "
+        + ("the Reserve Area" if dest == RESERVE else st.terrains[dest].name)
+    )
 
 
 def _silver(game: RuleContext, item: Unit, location: str) -> Flow:
@@ -189,7 +226,9 @@ def _silver(game: RuleContext, item: Unit, location: str) -> Flow:
                     add(f"promote:{a.uid}:{b.uid}", f"Promote {a.name} to {b.name}", f"p{a.name}>{b.name}")
     if len(opts) == 1:
         return
-    pick = yield _ask(game, pid, f"{game.player_name(pid)}: Silver Medallion: choose its effect", f"{DOC} L2798-2816", opts)
+    pick = yield _ask(
+        game, pid, f"{game.player_name(pid)}: Silver Medallion: choose its effect", f"{DOC} L2798-2816", opts
+    )
     if pick == "none":
         return
     verb, *rest = pick.split(":")
@@ -223,8 +262,14 @@ def _gold(game: RuleContext, item: Unit, location: str, budget: int) -> Flow:
                 opts.append(choice(u.uid, f"Return {u.name} ({u.health} health)"))
         if len(opts) == 1:
             break
-        pick = yield _ask(game, pid, f"{game.player_name(pid)}: Gold Medallion: return up to {left} more health-worth of "
-                          "units from your DUA to this army", f"{DOC} L2817-2824", opts)
+        pick = yield _ask(
+            game,
+            pid,
+            f"{game.player_name(pid)}: Gold Medallion: return up to {left} more health-worth of "
+            "units from your DUA to this army",
+            f"{DOC} L2817-2824",
+            opts,
+        )
         if pick == "done":
             break
         chosen.append(pick)
@@ -249,16 +294,26 @@ def _relic_element(face: str) -> str:
     return "*" if face.endswith("Logo") else face.split("Element ", 1)[-1]
 
 
-def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]) -> Flow:
+def before_resolution(
+    game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]
+) -> Flow:
     """Elemental Relic, first part (L2838-2844): before the roll is resolved (re-rolls are step 3,
     L1013-1015), up to X (4) health-worth of matching units of the carrying army may be rolled again,
     ignoring the face they showed; what is not spent on re-rolls may recruit or promote afterwards
     (``after_roll``).  Relics showing the same element cancel each other (L2835-2836)."""
-    if (not is_on(game, ITEMS) or roll == "maneuver" or ctx.get("no_sai_effects") or ctx.get("order_of_play")
-            or ctx.get("individual")):
+    if (
+        not is_on(game, ITEMS)
+        or roll == "maneuver"
+        or ctx.get("no_sai_effects")
+        or ctx.get("order_of_play")
+        or ctx.get("individual")
+    ):
         return
-    relics = [(i, d, _relic_element(f[0])) for i, (d, f) in enumerate(zip(dice, rolled, strict=True))
-              if d.name == "Items/Elemental Relic" and ("Element" in f[0] or f[0].endswith("Logo"))]
+    relics = [
+        (i, d, _relic_element(f[0]))
+        for i, (d, f) in enumerate(zip(dice, rolled, strict=True))
+        if d.name == "Items/Elemental Relic" and ("Element" in f[0] or f[0].endswith("Logo"))
+    ]
     shown = [e for _, _, e in relics]
     budgets = game.notes.get("relic_budget", {})
     game.notes["relic_budget"] = budgets
@@ -274,10 +329,15 @@ def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit]
                     opts.append(choice(str(k), f"Re-roll {d.name} ({d.uid}, {d.health} health)"))
             if len(opts) == 1:
                 break
-            pick = yield _ask(game, relic.owner, f"{game.player_name(relic.owner)}: Elemental Relic "
-                              f"({'all elements' if element == '*' else element}): re-roll matching units, ignoring "
-                              f"their faces ({left} health-worth left; the rest may recruit or promote)",
-                              f"{DOC} L2838-2844", opts)
+            pick = yield _ask(
+                game,
+                relic.owner,
+                f"{game.player_name(relic.owner)}: Elemental Relic "
+                f"({'all elements' if element == '*' else element}): re-roll matching units, ignoring "
+                f"their faces ({left} health-worth left; the rest may recruit or promote)",
+                f"{DOC} L2838-2844",
+                opts,
+            )
             if pick == "done":
                 break
             chosen.append(int(pick))
@@ -288,10 +348,21 @@ def before_resolution(game: RuleContext, army: Army, roll: str, dice: list[Unit]
         from ...core.decisions import ask
         from ...core.decisions import faces_validator as _faces_validator
 
-        spec: list[dict[str, Any]] = [{"uid": dice[k].uid, "die": dice[k].name, "faces": list(dice[k].spec.faces)} for k in chosen]
-        faces = yield ask("reroll", relic.owner, "roll", f"{game.player_name(relic.owner)}: roll again "
-                          + ", ".join(x["die"] for x in spec) + " (Elemental Relic)", f"{DOC} L2838-2840", dice=spec,
-                          data={"roll": roll, "army": army.id, "reroll": True}, validate=_faces_validator(spec))
+        spec: list[dict[str, Any]] = [
+            {"uid": dice[k].uid, "die": dice[k].name, "faces": list(dice[k].spec.faces)} for k in chosen
+        ]
+        faces = yield ask(
+            "reroll",
+            relic.owner,
+            "roll",
+            f"{game.player_name(relic.owner)}: roll again "
+            + ", ".join(x["die"] for x in spec)
+            + " (Elemental Relic)",
+            f"{DOC} L2838-2840",
+            dice=spec,
+            data={"roll": roll, "army": army.id, "reroll": True},
+            validate=_faces_validator(spec),
+        )
         for k, new in zip(chosen, faces, strict=True):
             rolled[k] = [new]
         game.say("Elemental Relic: " + ", ".join(dice[k].name for k in chosen) + " rolled again")
@@ -312,7 +383,12 @@ def _relic(game: RuleContext, item: Unit, location: str, face: str, budget: int)
         opts = [choice("done", "Nothing more")]
         seen = set()
         for u in st.area(pid, DUA):
-            if u.uid not in used and u.health == 1 and relic_matches(u, element) and ("r" + u.name) not in seen:
+            if (
+                u.uid not in used
+                and u.health == 1
+                and relic_matches(u, element)
+                and ("r" + u.name) not in seen
+            ):
                 seen.add("r" + u.name)
                 opts.append(choice(f"recruit:{u.uid}", f"Recruit {u.name}"))
         for a in st.army(pid, location).units:
@@ -322,14 +398,25 @@ def _relic(game: RuleContext, item: Unit, location: str, face: str, budget: int)
             for b in st.area(pid, source):
                 gain = b.health - a.health
                 key = f"p{a.name}>{b.name}"
-                if (b.uid not in used and b.is_unit and b.spec.species == a.spec.species and 0 < gain <= left
-                        and key not in seen):
+                if (
+                    b.uid not in used
+                    and b.is_unit
+                    and b.spec.species == a.spec.species
+                    and 0 < gain <= left
+                    and key not in seen
+                ):
                     seen.add(key)
                     opts.append(choice(f"promote:{a.uid}:{b.uid}", f"Promote {a.name} to {b.name} ({gain})"))
         if len(opts) == 1:
             break
-        pick = yield _ask(game, pid, f"{game.player_name(pid)}: Elemental Relic ({'all elements' if element == '*' else element}): "
-                          f"recruit or promote matching units, {left} health-worth left", f"{DOC} L2838-2844", opts)
+        pick = yield _ask(
+            game,
+            pid,
+            f"{game.player_name(pid)}: Elemental Relic ({'all elements' if element == '*' else element}): "
+            f"recruit or promote matching units, {left} health-worth left",
+            f"{DOC} L2838-2844",
+            opts,
+        )
         if pick == "done":
             break
         verb, *rest = pick.split(":")
@@ -345,9 +432,13 @@ def _relic(game: RuleContext, item: Unit, location: str, face: str, budget: int)
         source = st.location[new]
         st.location[old], st.location[new] = source, location
     if recruits or promotions:
-        game.say("Elemental Relic: " + ", ".join(
-            [f"recruits {st.units[u].name}" for u in recruits]
-            + [f"promotes {st.units[a].name} to {st.units[b].name}" for a, b in promotions]))
+        game.say(
+            "Elemental Relic: "
+            + ", ".join(
+                [f"recruits {st.units[u].name}" for u in recruits]
+                + [f"promotes {st.units[a].name} to {st.units[b].name}" for a, b in promotions]
+            )
+        )
 
 
 def _summon_dragon(game: RuleContext, item: Unit, location: str) -> Flow:
@@ -362,12 +453,23 @@ def _summon_dragon(game: RuleContext, item: Unit, location: str) -> Flow:
     except ImportError:  # pragma: no cover - the dragons module ships with the flow
         game.say(f"{item.name} rolled Summon Dragon: the dragons module is not available")
         return
-    opts = [choice("none", "Summon no dragon")] + [choice(t, f"Summon to {st.terrains[t].name}") for t in st.terrains]
-    pick = yield _ask(game, item.owner, f"{game.player_name(item.owner)}: {item.name} rolled Summon Dragon: summon a dragon "
-                      f"containing {'/'.join(item.spec.elements)} (or an Ivory Dragon) to which terrain?",
-                      f"{DOC} L1957-1968", opts)
+    opts = [choice("none", "Summon no dragon")] + [
+        choice(t, f"Summon to {st.terrains[t].name}") for t in st.terrains
+    ]
+    pick = yield _ask(
+        game,
+        item.owner,
+        f"{game.player_name(item.owner)}: {item.name} rolled Summon Dragon: summon a dragon "
+        f"containing {'/'.join(item.spec.elements)} (or an Ivory Dragon) to which terrain?",
+        f"{DOC} L1957-1968",
+        opts,
+    )
     if pick == "none":
         return
-    cast = {"spell": "Summon Dragon", "target": pick, "paid_with": item.spec.elements[0] if item.spec.elements else "",
-            "caster": item.owner}
+    cast = {
+        "spell": "Summon Dragon",
+        "target": pick,
+        "paid_with": item.spec.elements[0] if item.spec.elements else "",
+        "caster": item.owner,
+    }
     yield from ds.summon(game, cast, white_spell=False)

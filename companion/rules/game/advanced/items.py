@@ -131,8 +131,11 @@ def check_setup(game: RuleContext) -> None:
             dice = [st.units[u] for u in uids]
             _, left = carry_plan([d for d in dice if d.is_unit], [d for d in dice if is_item(d)])
             if left:
-                raise IllegalSetup(f"{st.player(pid).name}: the {name} army has no unit able to carry "
-                                   + ", ".join(i.name for i in left), f"{DOC} L2733, L2751-2756")
+                raise IllegalSetup(
+                    f"{st.player(pid).name}: the {name} army has no unit able to carry "
+                    + ", ".join(i.name for i in left),
+                    f"{DOC} L2733, L2751-2756",
+                )
 
 
 def roll_dice(game: RuleContext, army: Army, roll: str, dice: list[Unit]) -> list[Unit]:
@@ -162,8 +165,11 @@ def check_moves(game: RuleContext, pid: str, moves: dict[str, str]) -> None:
             continue
         _, left = carry_plan([d for d in dice if d.is_unit], items)
         if left:
-            raise IllegalAction(", ".join(i.name for i in left) + " cannot move without a unit able to carry it "
-                                "making the same move", f"{DOC} L2732")
+            raise IllegalAction(
+                ", ".join(i.name for i in left) + " cannot move without a unit able to carry it "
+                "making the same move",
+                f"{DOC} L2732",
+            )
 
 
 def bury_options(units: Sequence[Unit], items: Sequence[Unit]) -> list[tuple[str, ...]]:
@@ -187,8 +193,11 @@ def bury_options(units: Sequence[Unit], items: Sequence[Unit]) -> list[tuple[str
 def _excess(game: RuleContext) -> list[tuple[str, str, list[tuple[str, ...]]]]:
     """(owner, place, bury options) for every army or Reserve Area holding items nobody can carry."""
     st = game.state
-    places = {(u.owner, st.location[u.uid]) for u in st.units.values()
-              if is_item(u) and (st.location[u.uid] in st.terrains or st.location[u.uid] == RESERVE)}
+    places = {
+        (u.owner, st.location[u.uid])
+        for u in st.units.values()
+        if is_item(u) and (st.location[u.uid] in st.terrains or st.location[u.uid] == RESERVE)
+    }
     out = []
     for owner, loc in sorted(places):
         dice = st.dice_at(owner, loc)
@@ -201,7 +210,9 @@ def _excess(game: RuleContext) -> list[tuple[str, str, list[tuple[str, ...]]]]:
 def _bury(game: RuleContext, uids: Sequence[str]) -> None:
     for uid in uids:
         game.state.location[uid] = BUA
-        game.say(f"{game.state.units[uid].name} has no unit able to carry it and is buried (V4.01c L2734-2736)")
+        game.say(
+            f"{game.state.units[uid].name} has no unit able to carry it and is buried (V4.01c L2734-2736)"
+        )
 
 
 def cleanup(game: RuleContext) -> None:
@@ -229,8 +240,17 @@ def ask_excess(game: RuleContext) -> Generator[Any, Any, None]:
         owner, loc, options = pending[0]
         st = game.state
         where = "the Reserve Area" if loc == RESERVE else st.terrains[loc].name
-        opts = [choice(",".join(uids), "Bury " + ", ".join(st.units[u].name for u in uids)) for uids in options]
-        pick = yield _ask("item_sai", owner, "choice", f"{game.player_name(owner)}: your army at {where} holds more items "
-                          "than its units can carry: which do you bury?", f"{DOC} L2734-2736", opts,
-                          validate=choose_validator(opts))
+        opts = [
+            choice(",".join(uids), "Bury " + ", ".join(st.units[u].name for u in uids)) for uids in options
+        ]
+        pick = yield _ask(
+            "item_sai",
+            owner,
+            "choice",
+            f"{game.player_name(owner)}: your army at {where} holds more items "
+            "than its units can carry: which do you bury?",
+            f"{DOC} L2734-2736",
+            opts,
+            validate=choose_validator(opts),
+        )
         _bury(game, pick.split(","))

@@ -83,8 +83,13 @@ def active_result(st: GameState, uid: str) -> Effect | None:
 
 
 def in_play(st: GameState, owner: str | None = None) -> list[Unit]:
-    return [u for uid, u in st.units.items() if u.spec.kind == "minor_terrain" and st.location[uid] in st.terrains
-            and (owner is None or u.owner == owner)]
+    return [
+        u
+        for uid, u in st.units.items()
+        if u.spec.kind == "minor_terrain"
+        and st.location[uid] in st.terrains
+        and (owner is None or u.owner == owner)
+    ]
 
 
 def eligible(game: RuleContext, pid: str, location: str) -> list[Unit]:
@@ -124,8 +129,15 @@ def set_result(game: RuleContext, unit: Unit, location: str, icon: str) -> None:
     st = game.state
     st.effects = [e for e in st.effects if e.detail.get("minor_terrain") != unit.uid]
     name = f"Minor terrain {icon}" if icon in ACTION_ICONS else icon
-    game.add_effect(name, unit.owner, army_id(unit.owner, location), EXPIRY, minor_terrain=unit.uid, face=icon,
-                    terrain=location)
+    game.add_effect(
+        name,
+        unit.owner,
+        army_id(unit.owner, location),
+        EXPIRY,
+        minor_terrain=unit.uid,
+        face=icon,
+        terrain=location,
+    )
     game.say(f"{unit.name} shows {icon} for {game.army_label(army_id(unit.owner, location))}")
 
 
@@ -136,15 +148,28 @@ def _roll_it(game: RuleContext, unit: Unit, location: str) -> Flow:
     from ...core.decisions import faces_validator as _faces_validator
 
     spec = [{"uid": unit.uid, "die": unit.name, "faces": list(unit.spec.faces)}]
-    faces = yield _ask("minor_terrain_roll", unit.owner, "roll", f"{game.player_name(unit.owner)}: roll {unit.name}",
-                       f"{DOC} L2609-2612", dice=spec, data={"roll": "minor_terrain", "army": army_id(unit.owner, location)},
-                       validate=_faces_validator(spec))
+    faces = yield _ask(
+        "minor_terrain_roll",
+        unit.owner,
+        "roll",
+        f"{game.player_name(unit.owner)}: roll {unit.name}",
+        f"{DOC} L2609-2612",
+        dice=spec,
+        data={"roll": "minor_terrain", "army": army_id(unit.owner, location)},
+        validate=_faces_validator(spec),
+    )
     icon = icon_of(faces[0])
     if icon in ID_ICONS:
         opts = [choice(a, f"Turn it to {a}") for a in ACTION_ICONS]
-        icon = yield _ask("minor_terrain_face", unit.owner, "choice",
-                          f"{game.player_name(unit.owner)}: {unit.name} rolled its ID: turn it to an action face",
-                          f"{DOC} L2653-2657", opts, validate=choose_validator(opts))
+        icon = yield _ask(
+            "minor_terrain_face",
+            unit.owner,
+            "choice",
+            f"{game.player_name(unit.owner)}: {unit.name} rolled its ID: turn it to an action face",
+            f"{DOC} L2653-2657",
+            opts,
+            validate=choose_validator(opts),
+        )
     set_result(game, unit, location, icon)
 
 
@@ -162,14 +187,27 @@ def maneuver_step(game: RuleContext, pid: str, location: str) -> Flow:
     if mine is not None:
         effect = active_result(st, mine.uid)
         if effect is not None and effect.detail.get("face") in DISASTERS:
-            bury(game, mine.uid, f"{effect.detail['face']} ends at the start of the army's next march (L2678-2692)")
+            bury(
+                game,
+                mine.uid,
+                f"{effect.detail['face']} ends at the start of the army's next march (L2678-2692)",
+            )
             mine = None
     if mine is not None:
-        opts = [choice("keep", f"Keep {mine.name}'s result (no maneuver step)"),
-                choice("reroll", f"Roll {mine.name} again instead of maneuvering"),
-                choice("bury", f"Bury {mine.name} instead of maneuvering")]
-        pick = yield _ask_choice(game, pid, location, f"{game.player_name(pid)}: your army controls {mine.name}: keep its result, "
-                                 "roll it again or bury it?", f"{DOC} L2614-2617, L2627-2628", opts)
+        opts = [
+            choice("keep", f"Keep {mine.name}'s result (no maneuver step)"),
+            choice("reroll", f"Roll {mine.name} again instead of maneuvering"),
+            choice("bury", f"Bury {mine.name} instead of maneuvering"),
+        ]
+        pick = yield _ask_choice(
+            game,
+            pid,
+            location,
+            f"{game.player_name(pid)}: your army controls {mine.name}: keep its result, "
+            "roll it again or bury it?",
+            f"{DOC} L2614-2617, L2627-2628",
+            opts,
+        )
         if pick == "keep":
             game.say(f"{game.player_name(pid)} keeps {mine.name}'s result and forfeits the maneuver step")
         elif pick == "reroll":
@@ -187,8 +225,15 @@ def maneuver_step(game: RuleContext, pid: str, location: str) -> Flow:
         if u.name not in seen:
             seen.add(u.name)
             opts.append(choice(u.uid, f"Bring {u.name} into play instead of maneuvering"))
-    pick = yield _ask_choice(game, pid, location, f"{game.player_name(pid)}: bring a minor terrain into play at "
-                             f"{st.terrains[location].name} instead of maneuvering?", f"{DOC} L2603-2608", opts)
+    pick = yield _ask_choice(
+        game,
+        pid,
+        location,
+        f"{game.player_name(pid)}: bring a minor terrain into play at "
+        f"{st.terrains[location].name} instead of maneuvering?",
+        f"{DOC} L2603-2608",
+        opts,
+    )
     if pick == "maneuver":
         return False
     unit = st.units[pick]
@@ -198,12 +243,22 @@ def maneuver_step(game: RuleContext, pid: str, location: str) -> Flow:
     return True
 
 
-def _ask_choice(game: RuleContext, pid: str, location: str, prompt: str, rule: str, opts: list[dict[str, Any]]) -> Decision:
+def _ask_choice(
+    game: RuleContext, pid: str, location: str, prompt: str, rule: str, opts: list[dict[str, Any]]
+) -> Decision:
     from ...core.decisions import ask as _ask
 
     game.state.step = "minor_terrain"
-    return _ask("minor_terrain", pid, "choice", prompt, rule, opts, data={"army": army_id(pid, location)},
-                validate=choose_validator(opts))
+    return _ask(
+        "minor_terrain",
+        pid,
+        "choice",
+        prompt,
+        rule,
+        opts,
+        data={"army": army_id(pid, location)},
+        validate=choose_validator(opts),
+    )
 
 
 def actions(game: RuleContext, pid: str, location: str, legal: list[str]) -> list[str]:
@@ -264,8 +319,10 @@ def check_move(game: RuleContext, pid: str, uid: str, where: str) -> None:
     """Minor terrains stay where they were brought into play: they are not moved with units."""
     unit = game.state.units[uid]
     if unit.spec.kind == "minor_terrain":
-        raise IllegalAction(f"{unit.name} is a minor terrain: it stays beside its army until it is buried",
-                            f"{DOC} L2609-2625")
+        raise IllegalAction(
+            f"{unit.name} is a minor terrain: it stays beside its army until it is buried",
+            f"{DOC} L2609-2625",
+        )
 
 
 def return_to_pool(game: RuleContext, uid: str, rule: str) -> None:

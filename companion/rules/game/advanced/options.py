@@ -21,7 +21,13 @@ from ...core.state import DieSpec
 if TYPE_CHECKING:
     from ..context import RuleContext
 
-MINOR_TERRAINS, ITEMS, DRAGONKIN, ELDARIM, DRACOLEM = "minor_terrains", "items", "dragonkin", "eldarim", "dracolem"
+MINOR_TERRAINS, ITEMS, DRAGONKIN, ELDARIM, DRACOLEM = (
+    "minor_terrains",
+    "items",
+    "dragonkin",
+    "eldarim",
+    "dracolem",
+)
 COMPONENTS = (MINOR_TERRAINS, ITEMS, DRAGONKIN, ELDARIM, DRACOLEM)
 RULE = "V4.01c L2506-2508"
 
@@ -52,7 +58,9 @@ def parse_options(value: Any) -> frozenset[str] | None:
         names = list(value)
         unknown = [k for k in value if k not in COMPONENTS]
     else:
-        raise IllegalSetup(f"'advanced' must list optional components {list(COMPONENTS)}, not {value!r}", RULE)
+        raise IllegalSetup(
+            f"'advanced' must list optional components {list(COMPONENTS)}, not {value!r}", RULE
+        )
     if unknown:
         raise IllegalSetup(f"unknown optional component(s) {unknown}; known: {list(COMPONENTS)}", RULE)
     return frozenset(names)
@@ -82,10 +90,18 @@ def _decide(game: RuleContext) -> frozenset[str]:
         return brought
     refused = sorted(brought - chosen)
     if refused:
-        owners = sorted({game.state.player(u.owner).name for u in game.state.units.values()
-                         if component_of(u.spec) in refused})
-        raise IllegalSetup(f"{', '.join(owners)} brought dice of {', '.join(refused)}, which this game does not use "
-                           f"(advanced: {sorted(chosen)})", RULE)
+        owners = sorted(
+            {
+                game.state.player(u.owner).name
+                for u in game.state.units.values()
+                if component_of(u.spec) in refused
+            }
+        )
+        raise IllegalSetup(
+            f"{', '.join(owners)} brought dice of {', '.join(refused)}, which this game does not use "
+            f"(advanced: {sorted(chosen)})",
+            RULE,
+        )
     return chosen
 
 

@@ -44,9 +44,13 @@ def summon_dragonkin(game: RuleContext, cast: dict[str, Any]) -> None:
     uid, pid = cast["target"], cast["caster"]
     unit = st.units.get(uid)
     if unit is None or not is_dragonkin(unit) or unit.owner != pid or st.location[uid] != POOL:
-        return _fail(game, cast, "the target must be a Dragonkin in the caster's Summoning Pool", "L2410-2414")
+        return _fail(
+            game, cast, "the target must be a Dragonkin in the caster's Summoning Pool", "L2410-2414"
+        )
     if element_of(unit) != cast.get("paid_with"):
-        return _fail(game, cast, f"{unit.name} is not of the {cast.get('paid_with')} magic paid", "L2410-2414")
+        return _fail(
+            game, cast, f"{unit.name} is not of the {cast.get('paid_with')} magic paid", "L2410-2414"
+        )
     location = ArmyId.parse(cast["army"]).location
     if location not in st.terrains or not st.army(pid, location).units:
         return _fail(game, cast, "the casting army is not at a terrain any more", "L2410-2414")
@@ -64,11 +68,19 @@ def summon_dragonkin(game: RuleContext, cast: dict[str, Any]) -> None:
 
 def _promote_from(game: RuleContext, cast: dict[str, Any], unit: Unit, source: str, rule: str) -> Flow:
     st = game.state
-    bigger = [b for b in st.area(unit.owner, source)
-              if b.is_unit and b.spec.species == unit.spec.species and b.health == unit.health + 1]
+    bigger = [
+        b
+        for b in st.area(unit.owner, source)
+        if b.is_unit and b.spec.species == unit.spec.species and b.health == unit.health + 1
+    ]
     if not bigger:
-        _fail(game, cast, f"no {unit.spec.species} unit one health larger is in the "
-              f"{'Summoning Pool' if source == POOL else 'DUA'}", rule)
+        _fail(
+            game,
+            cast,
+            f"no {unit.spec.species} unit one health larger is in the "
+            f"{'Summoning Pool' if source == POOL else 'DUA'}",
+            rule,
+        )
         return
     opts, seen = [], set()
     for b in bigger:
@@ -79,18 +91,32 @@ def _promote_from(game: RuleContext, cast: dict[str, Any], unit: Unit, source: s
     if len(opts) > 1:
         from ...core.decisions import ask as _ask
 
-        new = yield _ask("dragonkin", unit.owner, "choice", f"{game.player_name(unit.owner)}: {cast['spell']}: promote "
-                         f"{unit.name} to which unit?", f"{DOC} {rule}", opts, validate=choose_validator(opts))
+        new = yield _ask(
+            "dragonkin",
+            unit.owner,
+            "choice",
+            f"{game.player_name(unit.owner)}: {cast['spell']}: promote {unit.name} to which unit?",
+            f"{DOC} {rule}",
+            opts,
+            validate=choose_validator(opts),
+        )
     where = st.location[unit.uid]
     st.location[unit.uid], st.location[new] = source, where
-    game.say(f"{cast['spell']}: {unit.name} is promoted to {st.units[new].name} (the element may change, {DOC} L1149)")
+    game.say(
+        f"{cast['spell']}: {unit.name} is promoted to {st.units[new].name} (the element may change, {DOC} L1149)"
+    )
 
 
 def evolve_dragonkin(game: RuleContext, cast: dict[str, Any]) -> Flow:
     """Evolve Dragonkin (L2389-2393)."""
     st = game.state
     unit = st.units.get(cast["target"])
-    if unit is None or not is_dragonkin(unit) or unit.owner != cast["caster"] or st.location[unit.uid] not in st.terrains:
+    if (
+        unit is None
+        or not is_dragonkin(unit)
+        or unit.owner != cast["caster"]
+        or st.location[unit.uid] not in st.terrains
+    ):
         _fail(game, cast, "the target must be one of the caster's Dragonkin in play", "L2389-2393")
         return
     if element_of(unit) != cast.get("paid_with"):
@@ -117,7 +143,12 @@ def esfahs_gift(game: RuleContext, cast: dict[str, Any]) -> None:
     """Esfah's Gift (L2406-2407)."""
     st = game.state
     unit = st.units.get(cast["target"])
-    if unit is None or unit.spec.kind != "minor_terrain" or unit.owner != cast["caster"] or st.location[unit.uid] != BUA:
+    if (
+        unit is None
+        or unit.spec.kind != "minor_terrain"
+        or unit.owner != cast["caster"]
+        or st.location[unit.uid] != BUA
+    ):
         return _fail(game, cast, "the target must be a minor terrain in the caster's BUA", "L2406-2407")
     st.location[unit.uid] = POOL
     game.say(f"Esfah's Gift: {unit.name} returns to {game.player_name(unit.owner)}'s Summoning Pool")

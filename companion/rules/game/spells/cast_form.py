@@ -22,8 +22,14 @@ from ...catalogue import SpellCard
 from ..magic import spell_kinds_accepted
 from . import registry as reg
 
-_WIDGET = {reg.ARMY: "army", reg.OPPOSING_ARMY: "army", reg.FERAL_ARMY: "army", reg.TERRAIN: "terrain",
-           reg.TERRAIN_NOT_EIGHTH: "terrain", reg.OWN_DUA: "dua"}
+_WIDGET = {
+    reg.ARMY: "army",
+    reg.OPPOSING_ARMY: "army",
+    reg.FERAL_ARMY: "army",
+    reg.TERRAIN: "terrain",
+    reg.TERRAIN_NOT_EIGHTH: "terrain",
+    reg.OWN_DUA: "dua",
+}
 
 
 def target_kind(card: SpellCard) -> tuple[str, str, bool, bool]:
@@ -55,38 +61,78 @@ def cast_options(pending: dict[str, Any], state: dict[str, Any]) -> dict[str, An
         for k in entry.get("may_count_as", []):
             kinds[k] = kinds.get(k, 0) + int(entry.get("magic", 0))
     in_reserve = str(pending.get("army", "")).endswith("@reserve")
-    species = {u["species"] for a in state.get("armies", []) if a["id"] == pending.get("army") for u in a["units"]}
+    species = {
+        u["species"] for a in state.get("armies", []) if a["id"] == pending.get("army") for u in a["units"]
+    }
     spells = []
     for card in _spell_cards():
         if card.cost > magic or (in_reserve and not card.reserve) or (cantrip and not card.cantrip):
             continue
         if card.species not in ("Basic", "") and card.species not in species:
             continue
-        payers = [k for k, n in kinds.items() if n >= card.cost
-                  and (card.color in ("Elemental", "Alloy") or k in spell_kinds_accepted(card.color, k))]
+        payers = [
+            k
+            for k, n in kinds.items()
+            if n >= card.cost
+            and (card.color in ("Elemental", "Alloy") or k in spell_kinds_accepted(card.color, k))
+        ]
         if payers:
             widget, kind, needs_to, cumulative = target_kind(card)
-            spells.append({"spell": card.name, "cost": card.cost, "color": card.color, "elements": sorted(payers),
-                           "target": widget, "target_text": kind, "to": needs_to, "cumulative": cumulative,
-                           "max_castings": max(1, magic // card.cost) if card.cost else 1})
+            spells.append(
+                {
+                    "spell": card.name,
+                    "cost": card.cost,
+                    "color": card.color,
+                    "elements": sorted(payers),
+                    "target": widget,
+                    "target_text": kind,
+                    "to": needs_to,
+                    "cumulative": cumulative,
+                    "max_castings": max(1, magic // card.cost) if card.cost else 1,
+                }
+            )
     names = {p["id"]: p["name"] for p in state.get("players", [])}
     terrains = {t["id"]: t["name"] for t in state.get("terrains", [])}
-    targets = [{"value": a["id"], "label": f"{names.get(a['owner'], a['owner'])}'s army at "
-                f"{terrains.get(a['location'], 'Reserve Area')}"} for a in state.get("armies", [])]
+    targets = [
+        {
+            "value": a["id"],
+            "label": f"{names.get(a['owner'], a['owner'])}'s army at "
+            f"{terrains.get(a['location'], 'Reserve Area')}",
+        }
+        for a in state.get("armies", [])
+    ]
     targets += [{"value": tid, "label": f"terrain {name}"} for tid, name in terrains.items()]
     units = []
     for a in state.get("armies", []):
         where = terrains.get(a["location"], "Reserve Area")
         for u in a["units"]:
-            units.append({"value": u["uid"], "label": f"{u['die'].split('/')[-1]} ({names.get(a['owner'])}, {where})",
-                          "place": a["location"], "health": u.get("health")})
+            units.append(
+                {
+                    "value": u["uid"],
+                    "label": f"{u['die'].split('/')[-1]} ({names.get(a['owner'])}, {where})",
+                    "place": a["location"],
+                    "health": u.get("health"),
+                }
+            )
     for p in state.get("players", []):
         for area, label in (("dua", "DUA"), ("bua", "BUA"), ("summoning_pool", "Summoning Pool")):
             for u in p.get(area) or []:
-                units.append({"value": u["uid"], "label": f"{u['die'].split('/')[-1]} ({p['name']}'s {label})",
-                              "place": f"{area}:{p['id']}", "health": u.get("health")})
+                units.append(
+                    {
+                        "value": u["uid"],
+                        "label": f"{u['die'].split('/')[-1]} ({p['name']}'s {label})",
+                        "place": f"{area}:{p['id']}",
+                        "health": u.get("health"),
+                    }
+                )
     duas = [{"value": f"dua:{p['id']}", "label": f"{p['name']}'s DUA"} for p in state.get("players", [])]
-    return {"magic": magic, "cantrip": cantrip, "spells": sorted(spells, key=lambda x: (x["cost"], x["spell"])),
-            "targets": targets, "armies": targets[:len(state.get("armies", []))],
-            "terrains": [{"value": tid, "label": name} for tid, name in terrains.items()],
-            "units": units, "duas": duas}
+    return {
+        "magic": magic,
+        "cantrip": cantrip,
+        "spells": sorted(spells, key=lambda x: (x["cost"], x["spell"])),
+        "targets": targets,
+        "armies": targets[: len(state.get("armies", []))],
+        "terrains": [{"value": tid, "label": name} for tid, name in terrains.items()],
+        "units": units,
+        "duas": duas,
+    }

@@ -40,17 +40,29 @@ def ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
 # ------------------------------------------------------------------------------ casting
 
 
-def entry_of(game: RuleContext, pid: str, army: Army, cast: AnnouncedSpell | Any, cantrip: bool = False) -> dict[str, Any]:
-    entry = {"spell": cast.name, "target": cast.target, "paid_with": cast.pay_with, "cost": cast.cost,
-             "caster": pid, "army": army.id, "turn": game.state.turn,
-             "castings": getattr(cast, "castings", 1), "units": list(getattr(cast, "units", ())),
-             "to": getattr(cast, "to", None)}
+def entry_of(
+    game: RuleContext, pid: str, army: Army, cast: AnnouncedSpell | Any, cantrip: bool = False
+) -> dict[str, Any]:
+    entry = {
+        "spell": cast.name,
+        "target": cast.target,
+        "paid_with": cast.pay_with,
+        "cost": cast.cost,
+        "caster": pid,
+        "army": army.id,
+        "turn": game.state.turn,
+        "castings": getattr(cast, "castings", 1),
+        "units": list(getattr(cast, "units", ())),
+        "to": getattr(cast, "to", None),
+    }
     if cantrip:
         entry["cantrip"] = True
     return entry
 
 
-def cast_announced(game: RuleContext, pid: str, army: Army, casts: Sequence[Any], cantrip: bool = False) -> Flow:
+def cast_announced(
+    game: RuleContext, pid: str, army: Army, casts: Sequence[Any], cantrip: bool = False
+) -> Flow:
     """Log the announcement, let Dispel Magic answer, then resolve each spell in order (L470-480)."""
     st = game.state
     entries = []
@@ -59,9 +71,12 @@ def cast_announced(game: RuleContext, pid: str, army: Army, casts: Sequence[Any]
         st.spells_announced.append(entry)
         entries.append(entry)
         n = entry["castings"]
-        game.say(f"{game.player_name(pid)} casts {cast.name}" + (f" x{n} combined" if n > 1 else "")
-                  + f" ({cast.cost} {cast.pay_with}) on {describe_target(game, entry)}"
-                  + (" with Cantrip magic" if cantrip else ""))
+        game.say(
+            f"{game.player_name(pid)} casts {cast.name}"
+            + (f" x{n} combined" if n > 1 else "")
+            + f" ({cast.cost} {cast.pay_with}) on {describe_target(game, entry)}"
+            + (" with Cantrip magic" if cantrip else "")
+        )
     negated = yield from dispel_magic(game, entries)
     for i in sorted(negated):
         entries[i]["negated"] = True
@@ -73,7 +88,9 @@ def cast_announced(game: RuleContext, pid: str, army: Army, casts: Sequence[Any]
         entry = entries[i]
         if not target_present(game, entry):
             entry["lost"] = True
-            game.say(f"{entry['spell']}: its target is no longer there; no new target may be chosen (V4.01c L478-480)")
+            game.say(
+                f"{entry['spell']}: its target is no longer there; no new target may be chosen (V4.01c L478-480)"
+            )
             continue
         effect = effect_for(game, entry["spell"])
         if effect is None:
@@ -86,17 +103,29 @@ def cast_announced(game: RuleContext, pid: str, army: Army, casts: Sequence[Any]
     game.cleanup()
 
 
-def next_spell(game: RuleContext, pid: str, entries: Sequence[dict[str, Any]], waiting: Sequence[int]) -> Flow:
+def next_spell(
+    game: RuleContext, pid: str, entries: Sequence[dict[str, Any]], waiting: Sequence[int]
+) -> Flow:
     """Once all spells are announced, the caster resolves them one at a time in any order they wish
     (V4.01c L470-473, L2088-2089): with two or more different spells still waiting, the caster picks
     the next one (listed in the order announced).  Returns its index."""
-    kinds = {(entries[i]["spell"], str(entries[i]["target"]), tuple(entries[i].get("units") or ())) for i in waiting}
+    kinds = {
+        (entries[i]["spell"], str(entries[i]["target"]), tuple(entries[i].get("units") or ()))
+        for i in waiting
+    }
     if len(kinds) < 2 or not any(_acts_now(entries[i]["spell"]) for i in waiting):
         return waiting[0]  # identical spells, or lasting effects only: their order changes nothing
     opts = [choice(str(i), f"{entries[i]['spell']} on {describe_target(game, entries[i])}") for i in waiting]
-    pick = yield ask("spell_order", pid, "choice", f"{game.player_name(pid)}: which announced spell resolves next?",
-                     f"{DOC} L470-473", opts, validate=choose_validator(opts),
-                     data={"spells": [entries[i]["spell"] for i in waiting]})
+    pick = yield ask(
+        "spell_order",
+        pid,
+        "choice",
+        f"{game.player_name(pid)}: which announced spell resolves next?",
+        f"{DOC} L470-473",
+        opts,
+        validate=choose_validator(opts),
+        data={"spells": [entries[i]["spell"] for i in waiting]},
+    )
     return int(pick)
 
 
@@ -183,24 +212,42 @@ def dispel_magic(game: RuleContext, entries: Sequence[dict[str, Any]]) -> Flow:
     negated: set[int] = set()
     order = {p: i for i, p in enumerate(st.turn_order or st.player_ids)}
     holders = sorted(
-        (u for u in st.units.values()
-         if u.is_unit and any(f.endswith(" " + DISPEL) for f in u.spec.faces)
-         and (st.location[u.uid] in st.terrains or st.location[u.uid] == RESERVE)),
-        key=lambda u: (order.get(u.owner, 99), u.uid))
+        (
+            u
+            for u in st.units.values()
+            if u.is_unit
+            and any(f.endswith(" " + DISPEL) for f in u.spec.faces)
+            and (st.location[u.uid] in st.terrains or st.location[u.uid] == RESERVE)
+        ),
+        key=lambda u: (order.get(u.owner, 99), u.uid),
+    )
     for unit in holders:
         hit = [i for i, e in enumerate(entries) if i not in negated and touches(game, e, unit.uid)]
         if not hit:
             continue
         opts = [choice("roll", f"Roll {unit.name} for Dispel Magic"), choice("no", "Do not roll")]
-        pick = yield ask("dispel", unit.owner, "choice",
-                         f"{game.player_name(unit.owner)}: magic targets {unit.name} ({unit.uid}), its army or terrain: "
-                         "roll it for Dispel Magic?", "V4.01c L1432-1448", opts, validate=choose_validator(opts),
-                         data={"unit": unit.uid, "spells": [entries[i]["spell"] for i in hit]})
+        pick = yield ask(
+            "dispel",
+            unit.owner,
+            "choice",
+            f"{game.player_name(unit.owner)}: magic targets {unit.name} ({unit.uid}), its army or terrain: "
+            "roll it for Dispel Magic?",
+            "V4.01c L1432-1448",
+            opts,
+            validate=choose_validator(opts),
+            data={"unit": unit.uid, "spells": [entries[i]["spell"] for i in hit]},
+        )
         if pick != "roll":
             continue
-        faces = yield from roll_faces(game, unit.owner, [unit.uid], "save",
-                                      f"{game.player_name(unit.owner)}: roll {unit.name} for Dispel Magic",
-                                      "V4.01c L1432-1448", topic="dispel_roll")
+        faces = yield from roll_faces(
+            game,
+            unit.owner,
+            [unit.uid],
+            "save",
+            f"{game.player_name(unit.owner)}: roll {unit.name} for Dispel Magic",
+            "V4.01c L1432-1448",
+            topic="dispel_roll",
+        )
         if faces[0].endswith(" " + DISPEL):
             game.say(f"{unit.name} rolls Dispel Magic")
             negated.update(hit)
@@ -228,7 +275,9 @@ def cantrip_magic(game: RuleContext, army: Army) -> dict[str, int]:
     return out
 
 
-def cantrip_after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: Mapping[str, Any]) -> Flow:
+def cantrip_after_roll(
+    game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: Mapping[str, Any]
+) -> Flow:
     """During a non-maneuver roll other than a magic action, Cantrip gives X magic that may pay only
     for spells marked C; element and species rules still apply (L1296-1306, L2108-2111).  The roller
     may announce such spells right after the roll; they resolve at once."""
@@ -249,8 +298,10 @@ def cantrip_after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOu
     magic = {uid: n for uid, n in magic.items() if uid in dice}
     if not magic:
         return
-    accounting = {uid: {"die": dice[uid].name, "magic": n, "may_count_as": list(mg.magic_kinds(dice[uid]))}
-                  for uid, n in magic.items()}
+    accounting = {
+        uid: {"die": dice[uid].name, "magic": n, "may_count_as": list(mg.magic_kinds(dice[uid]))}
+        for uid, n in magic.items()
+    }
 
     def validate(action: dict[str, Any]) -> list[AnnouncedSpell]:
         from ...catalogue import load_catalogue
@@ -261,25 +312,39 @@ def cantrip_after_roll(game: RuleContext, army: Army, roll: str, outcome: RollOu
         for entry in spells:
             card = load_catalogue().spell(str(entry.get("spell", ""))) if isinstance(entry, Mapping) else None
             if card is not None and not card.cantrip:
-                raise IllegalSpell(f"{card.name} is not marked C: Cantrip magic cannot pay for it", "V4.01c L2108-2111")
+                raise IllegalSpell(
+                    f"{card.name} is not marked C: Cantrip magic cannot pay for it", "V4.01c L2108-2111"
+                )
         from ..rolling import RollOutcome
 
         fake = RollOutcome(total=sum(magic.values()), magic_by_die=dict(magic))
         return game.validate_casts(pid, here, fake, (), action)
 
-    casts = yield ask("cast", pid, "cast",
-                      f"{game.player_name(pid)}: Cantrip gives {sum(magic.values())} magic for spells marked C: "
-                      "announce them (or none)", "V4.01c L1296-1306, L2108-2111",
-                      data={"magic": sum(magic.values()), "accounting": accounting, "army": here.id, "cantrip": True},
-                      validate=validate)
+    casts = yield ask(
+        "cast",
+        pid,
+        "cast",
+        f"{game.player_name(pid)}: Cantrip gives {sum(magic.values())} magic for spells marked C: "
+        "announce them (or none)",
+        "V4.01c L1296-1306, L2108-2111",
+        data={"magic": sum(magic.values()), "accounting": accounting, "army": here.id, "cantrip": True},
+        validate=validate,
+    )
     if casts:
         request = game.notes.get("last_request")
         yield from cast_announced(game, pid, here, casts, cantrip=True)
         retotal(game, army, roll, outcome, ctx, request, {c.name for c in casts})
 
 
-def retotal(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx: Mapping[str, Any], request: Any,
-            names: set[str]) -> None:
+def retotal(
+    game: RuleContext,
+    army: Army,
+    roll: str,
+    outcome: RollOutcome,
+    ctx: Mapping[str, Any],
+    request: Any,
+    names: set[str],
+) -> None:
     """The Cantrip SAI is applied at step 4 of die roll resolution, and the roll modifiers it brings
     are applied in the steps that follow (V4.01c L1017-1019): a spell cast with it that modifies this
     army's rolls (Stone Skin's saves, Ash Storm on its terrain ...) counts in this very roll.  It cannot
@@ -296,11 +361,15 @@ def retotal(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx:
     old = tuple(e for e in request.effects if e.name in canon)
     if now == old:
         return
-    again = resolve_army_roll(replace(request, effects=tuple(e for e in request.effects if e.name not in canon) + now))
+    again = resolve_army_roll(
+        replace(request, effects=tuple(e for e in request.effects if e.name not in canon) + now)
+    )
     if again.totals == outcome.totals and again.total == outcome.total:
         return
-    game.say(f"{game.army_label(army)}: with the Cantrip spells, the roll counts {again.total} {roll} "
-              f"instead of {outcome.total} (V4.01c L1017-1019)")
+    game.say(
+        f"{game.army_label(army)}: with the Cantrip spells, the roll counts {again.total} {roll} "
+        f"instead of {outcome.total} (V4.01c L1017-1019)"
+    )
     outcome.total, outcome.totals = again.total, dict(again.totals)
     if game.state.last_roll:
         game.state.last_roll["total"] = again.total
@@ -309,22 +378,37 @@ def retotal(game: RuleContext, army: Army, roll: str, outcome: RollOutcome, ctx:
 # ------------------------------------------------------------------------------ shared steps
 
 
-def roll_faces(game: RuleContext, owner: str, uids: Sequence[str], roll: str, prompt: str, rule: str,
-               topic: str = "spell_roll") -> Flow:
+def roll_faces(
+    game: RuleContext,
+    owner: str,
+    uids: Sequence[str],
+    roll: str,
+    prompt: str,
+    rule: str,
+    topic: str = "spell_roll",
+) -> Flow:
     """Ask `owner` to roll the dice `uids` (a roll outside any army roll); returns their faces."""
     from ...core.decisions import faces_validator as _faces_validator
 
     st = game.state
     spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in uids]
     loc = st.location[uids[0]] if uids else ""
-    faces = yield ask(topic, owner, "roll", prompt, rule, dice=spec,
-                      data={"roll": roll, "army": str(ArmyId(owner, loc)), "units": list(uids)},
-                      validate=_faces_validator(spec))
+    faces = yield ask(
+        topic,
+        owner,
+        "roll",
+        prompt,
+        rule,
+        dice=spec,
+        data={"roll": roll, "army": str(ArmyId(owner, loc)), "units": list(uids)},
+        validate=_faces_validator(spec),
+    )
     return list(faces)
 
 
-def unit_results(game: RuleContext, uids: Sequence[str], faces: Sequence[str], roll: str,
-                 against: str | None = "magic") -> dict[str, int]:
+def unit_results(
+    game: RuleContext, uids: Sequence[str], faces: Sequence[str], roll: str, against: str | None = "magic"
+) -> dict[str, int]:
     """Resolve each die alone as an individual roll (army modifiers do not apply, L1050-1066, L1115-1117)."""
     from ..rolling import ArmyRoll, resolve_army_roll
 
@@ -333,10 +417,17 @@ def unit_results(game: RuleContext, uids: Sequence[str], faces: Sequence[str], r
     for uid, face in zip(uids, faces, strict=True):
         unit = st.units[uid]
         terrain = st.terrains.get(st.location[uid])
-        request = ArmyRoll(roll=roll, dice=((unit, (face,)),), terrain=terrain.kind if terrain else None,
-                           face=terrain.face if terrain else 1, in_reserve=st.location[uid] == RESERVE,
-                           against=against if roll == "save" else None, marching=unit.owner == st.marching,
-                           individual=True, force_points=st.force_size)
+        request = ArmyRoll(
+            roll=roll,
+            dice=((unit, (face,)),),
+            terrain=terrain.kind if terrain else None,
+            face=terrain.face if terrain else 1,
+            in_reserve=st.location[uid] == RESERVE,
+            against=against if roll == "save" else None,
+            marching=unit.owner == st.marching,
+            individual=True,
+            force_points=st.force_size,
+        )
         out[uid] = resolve_army_roll(request).total
     return out
 
@@ -349,9 +440,16 @@ def units_save(game: RuleContext, uids: Sequence[str], spell: str, rule: str) ->
         by_owner.setdefault(st.units[u].owner, []).append(u)
     out: dict[str, int] = {}
     for owner, mine in by_owner.items():
-        faces = yield from roll_faces(game, owner, mine, "save",
-                                      f"{game.player_name(owner)}: roll " + ", ".join(st.units[u].name for u in mine)
-                                      + f" for saves against {spell}", rule)
+        faces = yield from roll_faces(
+            game,
+            owner,
+            mine,
+            "save",
+            f"{game.player_name(owner)}: roll "
+            + ", ".join(st.units[u].name for u in mine)
+            + f" for saves against {spell}",
+            rule,
+        )
         out.update(unit_results(game, mine, faces, "save"))
     return out
 
@@ -364,9 +462,16 @@ def damage_army(game: RuleContext, army_id: str, damage: int, spell: str, rule: 
     army = st.army(owner, loc)
     if not army.units or damage <= 0:
         return
-    saves = yield from game.roll(army, "save", f"{game.player_name(owner)}: roll {game.army_label(army)} for saves "
-                                  f"against {damage} damage from {spell}", rule, against="magic", no_cantrip=True,
-                                 need=(damage, "saves to stop all the damage"))
+    saves = yield from game.roll(
+        army,
+        "save",
+        f"{game.player_name(owner)}: roll {game.army_label(army)} for saves "
+        f"against {damage} damage from {spell}",
+        rule,
+        against="magic",
+        no_cantrip=True,
+        need=(damage, "saves to stop all the damage"),
+    )
     net = max(0, damage - saves.total)
     game.say(f"{spell}: {damage} damage - {saves.total} saves = {net} damage")
     yield from game.inflict(st.army(owner, loc), net)
@@ -422,16 +527,26 @@ def combination_roll(game: RuleContext, army: Army, counted: Sequence[str], prom
     from ..roll_choices import before_totals
 
     # the roller's choices (Fly, Create Fireminions, Wilding ...) in this combination roll (L1083-1096)
-    picked = yield from before_totals(game, army, counted[0], dice, [[f] for f in faces], {"counted": tuple(counted)})
+    picked = yield from before_totals(
+        game, army, counted[0], dice, [[f] for f in faces], {"counted": tuple(counted)}
+    )
     terrain = st.terrains.get(army.location)
     controls = terrain is not None and terrain.face == 8 and terrain.controller == army.owner
-    request = ArmyRoll(roll=counted[0], dice=tuple((d, (f,)) for d, f in zip(dice, faces, strict=True)),
-                       terrain=terrain.kind if terrain else None, face=terrain.face if terrain else 1,
-                       eighth_face=controls, in_reserve=army.location == RESERVE, against="magic",
-                       marching=army.owner == st.marching, effects=game.effects_on(army),
-                       counted=tuple(counted), force_points=st.force_size, choices=tuple(picked.items()))
+    request = ArmyRoll(
+        roll=counted[0],
+        dice=tuple((d, (f,)) for d, f in zip(dice, faces, strict=True)),
+        terrain=terrain.kind if terrain else None,
+        face=terrain.face if terrain else 1,
+        eighth_face=controls,
+        in_reserve=army.location == RESERVE,
+        against="magic",
+        marching=army.owner == st.marching,
+        effects=game.effects_on(army),
+        counted=tuple(counted),
+        force_points=st.force_size,
+        choices=tuple(picked.items()),
+    )
     out = resolve_army_roll(request)
     totals = {k.lower(): int(v) for k, v in out.totals.items()}
     game.say(f"{game.army_label(army)} rolled " + ", ".join(f"{totals.get(c, 0)} {c}" for c in counted))
     return totals
-

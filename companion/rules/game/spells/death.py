@@ -82,20 +82,36 @@ def swamp_fever(game: RuleContext, entry: dict[str, Any]) -> Flow:
     st = game.state
     targets = present_units(game, entry)
     owner = st.units[targets[0]].owner
-    faces = yield from roll_faces(game, owner, targets, "save", f"{game.player_name(owner)}: roll "
-                                  + ", ".join(st.units[u].name for u in targets) + " against Swamp Fever (an ID kills)",
-                                  "V4.01c L2216-2220")
+    faces = yield from roll_faces(
+        game,
+        owner,
+        targets,
+        "save",
+        f"{game.player_name(owner)}: roll "
+        + ", ".join(st.units[u].name for u in targets)
+        + " against Swamp Fever (an ID kills)",
+        "V4.01c L2216-2220",
+    )
     dead = [u for u, f in zip(targets, faces, strict=True) if _is_id(f)]
     if not dead:
         game.say("Swamp Fever: no ID rolled, nobody dies")
         return
     deaths = yield from kill_flow(game, dead, save_roll=False, army_targeted=False, cause="Swamp Fever")
-    in_dua = [d.uid for d in deaths if d.exchange_with is None and st.location[d.uid] == DUA]  # killed, in the DUA
+    in_dua = [
+        d.uid for d in deaths if d.exchange_with is None and st.location[d.uid] == DUA
+    ]  # killed, in the DUA
     if not in_dua:
         return
-    faces = yield from roll_faces(game, owner, in_dua, "save", f"{game.player_name(owner)}: roll "
-                                  + ", ".join(st.units[u].name for u in in_dua) + " again (Swamp Fever: an ID buries)",
-                                  "V4.01c L2218-2220")
+    faces = yield from roll_faces(
+        game,
+        owner,
+        in_dua,
+        "save",
+        f"{game.player_name(owner)}: roll "
+        + ", ".join(st.units[u].name for u in in_dua)
+        + " again (Swamp Fever: an ID buries)",
+        "V4.01c L2218-2220",
+    )
     buried = [u for u, f in zip(in_dua, faces, strict=True) if _is_id(f)]
     yield from bury_flow(game, buried, "Swamp Fever")
 
@@ -103,8 +119,9 @@ def swamp_fever(game: RuleContext, entry: dict[str, Any]) -> Flow:
 @spell("Finger of Death", "2221-2226", OPPOSING_UNIT, per_casting=1)
 def finger_of_death(game: RuleContext, entry: dict[str, Any]) -> Flow:
     """1 damage per casting on the unit, no save possible (L2221-2226)."""
-    yield from damage_unit(game, entry["target"], entry["castings"], "Finger of Death", "V4.01c L2221-2226",
-                           save=False)
+    yield from damage_unit(
+        game, entry["target"], entry["castings"], "Finger of Death", "V4.01c L2221-2226", save=False
+    )
 
 
 @spell("Necromantic Wave", "2227-2233", ARMY, duration=LASTING)
@@ -136,12 +153,21 @@ def exhume(game: RuleContext, entry: dict[str, Any]) -> Flow:
             key = tuple(sorted(u.name for u in combo))
             if health <= worth and key not in seen and len(opts) < 64:
                 seen.add(key)
-                opts.append(choice(",".join(u.uid for u in combo), "Return " + ", ".join(u.name for u in combo)))
+                opts.append(
+                    choice(",".join(u.uid for u in combo), "Return " + ", ".join(u.name for u in combo))
+                )
     if len(opts) == 1:
         return
-    pick = yield ask("spell_choice", pid, "choice", f"{game.player_name(pid)}: Exhume buried {worth} health-worth: "
-                     "return units up to that from your DUA to the casting army?", "V4.01c L2237-2239", opts,
-                     validate=choose_validator(opts))
+    pick = yield ask(
+        "spell_choice",
+        pid,
+        "choice",
+        f"{game.player_name(pid)}: Exhume buried {worth} health-worth: "
+        "return units up to that from your DUA to the casting army?",
+        "V4.01c L2237-2239",
+        opts,
+        validate=choose_validator(opts),
+    )
     if pick != "none":
         for line in return_from_dua(st, pick.split(","), pid, loc, "V4.01c L2237-2239"):
             game.say("Exhume: " + line)
@@ -163,8 +189,6 @@ def open_grave_hook(game: RuleContext, deaths: list[Death]) -> None:
         if d.to_dua and d.save_roll and d.army_targeted and d.army in graves:
             d.dest = RESERVE
             d.notes.append("Open Grave, V4.01c L2240-2246")
-
-
 
 
 @spell("Soiled Ground", "2247-2250", TERRAIN, duration=LASTING)

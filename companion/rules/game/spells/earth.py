@@ -41,7 +41,9 @@ def path(game: RuleContext, entry: dict[str, Any]) -> None:
         return
     for uid in uids:
         if st.location[uid] not in st.terrains:
-            game.say(f"Path: {st.units[uid].name} is no longer at a terrain; it does not move (V4.01c L478-480)")
+            game.say(
+                f"Path: {st.units[uid].name} is no longer at a terrain; it does not move (V4.01c L478-480)"
+            )
             continue
         st.location[uid] = to
         game.say(f"Path moves {st.units[uid].name} to {st.terrains[to].name}")
@@ -81,14 +83,22 @@ def wall_of_thorns_after_maneuver(game: RuleContext, pid: str, terrain_id: str) 
     """After a successful maneuver at a terrain under Wall of Thorns, the marching army makes a
     melee roll instead of a save roll and takes the damage left (L2280-2289)."""
     st = game.state
-    castings = sum(int(e.detail.get("castings", 1)) for e in st.effects
-                   if e.name == "Wall of Thorns" and e.target == terrain_id)
+    castings = sum(
+        int(e.detail.get("castings", 1))
+        for e in st.effects
+        if e.name == "Wall of Thorns" and e.target == terrain_id
+    )
     army = st.army(pid, terrain_id)
     if not castings or not army.units:
         return
     damage = 6 * castings
-    melee = yield from game.roll(army, "melee", f"{game.player_name(pid)}: Wall of Thorns: roll {game.army_label(army)} "
-                                  f"for melee against {damage} damage", "V4.01c L2280-2289")
+    melee = yield from game.roll(
+        army,
+        "melee",
+        f"{game.player_name(pid)}: Wall of Thorns: roll {game.army_label(army)} "
+        f"for melee against {damage} damage",
+        "V4.01c L2280-2289",
+    )
     net = max(0, damage - melee.total)
     game.say(f"Wall of Thorns: {damage} damage - {melee.total} melee = {net} damage")
     yield from game.inflict(st.army(pid, terrain_id), net, save_roll=False)

@@ -30,10 +30,18 @@ def _promote_by(game: RuleContext, uid: str, steps: int, source: str, spell_name
     """Promote `uid` by up to `steps` health-worth (L1153-1155): its owner picks the new unit."""
     st = game.state
     unit = st.units[uid]
-    options = sorted((u for u in st.units.values()
-                      if u.owner == unit.owner and st.location[u.uid] == source and u.is_unit
-                      and u.spec.species == unit.spec.species and 0 < u.health - unit.health <= steps),
-                     key=lambda u: (u.health, u.name, u.uid))
+    options = sorted(
+        (
+            u
+            for u in st.units.values()
+            if u.owner == unit.owner
+            and st.location[u.uid] == source
+            and u.is_unit
+            and u.spec.species == unit.spec.species
+            and 0 < u.health - unit.health <= steps
+        ),
+        key=lambda u: (u.health, u.name, u.uid),
+    )
     if not options:
         game.say(f"{spell_name}: no unit to promote {unit.name} to")
         return
@@ -44,8 +52,15 @@ def _promote_by(game: RuleContext, uid: str, steps: int, source: str, spell_name
             opts.append(choice(u.uid, f"Promote {unit.name} to {u.name}"))
     pick = opts[0]["value"]
     if len(opts) > 1:
-        pick = yield ask("spell_choice", unit.owner, "choice", f"{game.player_name(unit.owner)}: {spell_name}: promote "
-                         f"{unit.name} to which unit?", rule, opts, validate=choose_validator(opts))
+        pick = yield ask(
+            "spell_choice",
+            unit.owner,
+            "choice",
+            f"{game.player_name(unit.owner)}: {spell_name}: promote {unit.name} to which unit?",
+            rule,
+            opts,
+            validate=choose_validator(opts),
+        )
     for line in promote(st, [(uid, pick)], budget=steps):
         game.say(f"{spell_name}: {line}")
 

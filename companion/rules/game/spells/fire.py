@@ -51,7 +51,9 @@ def firestorm(game: RuleContext, entry: dict[str, Any]) -> Flow:
     order = [entry["caster"]] + game.opponents_in_turn_order(entry["caster"])
     for pid in order:
         if st.army(pid, tid).units:
-            yield from damage_army(game, str(ArmyId(pid, tid)), 2 * entry["castings"], "Firestorm", "V4.01c L2314-2316")
+            yield from damage_army(
+                game, str(ArmyId(pid, tid)), 2 * entry["castings"], "Firestorm", "V4.01c L2314-2316"
+            )
 
 
 @spell("Flashfire", "2317-2322", ARMY, per_casting=1, duration=LASTING)
@@ -72,36 +74,58 @@ def dancing_lights(game: RuleContext, entry: dict[str, Any]) -> None:
     lasting(game, entry, entry["target"])
 
 
-def flashfire_reroll(game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]) -> Flow:
+def flashfire_reroll(
+    game: RuleContext, army: Army, roll: str, dice: list[Unit], rolled: list[list[str]], ctx: dict[str, Any]
+) -> Flow:
     """Flashfire in force on the rolling army: in a non-maneuver army roll its owner may re-roll one
     unit per casting once, the earlier face ignored (L2317-2322).  Called before the roll is totalled."""
     from ...core.decisions import choice, choose_validator
     from .casting import ask, roll_faces
 
     st = game.state
-    if (roll == "maneuver" or "maneuver" in (ctx.get("counted") or ()) or ctx.get("individual")
-            or ctx.get("order_of_play")):
+    if (
+        roll == "maneuver"
+        or "maneuver" in (ctx.get("counted") or ())
+        or ctx.get("individual")
+        or ctx.get("order_of_play")
+    ):
         return
-    allowed = sum(int(e.detail.get("castings", 1)) for e in st.effects if e.name == "Flashfire" and e.target == army.id)
+    allowed = sum(
+        int(e.detail.get("castings", 1)) for e in st.effects if e.name == "Flashfire" and e.target == army.id
+    )
     if not allowed:
         return
     index = {d.uid: i for i, d in enumerate(dice)}
     chosen: list[str] = []
     while len(chosen) < allowed:
         opts = [choice("done", "Keep these faces")] + [
-            choice(d.uid, f"Re-roll {d.name} ({rolled[index[d.uid]][0]})") for d in dice
-            if d.is_unit and d.uid not in chosen]
-        pick = yield ask("spell_choice", army.owner, "choice", f"{game.player_name(army.owner)}: Flashfire: re-roll a unit "
-                         f"({len(chosen)} of {allowed} chosen)?", "V4.01c L2317-2322", opts,
-                         validate=choose_validator(opts))
+            choice(d.uid, f"Re-roll {d.name} ({rolled[index[d.uid]][0]})")
+            for d in dice
+            if d.is_unit and d.uid not in chosen
+        ]
+        pick = yield ask(
+            "spell_choice",
+            army.owner,
+            "choice",
+            f"{game.player_name(army.owner)}: Flashfire: re-roll a unit ({len(chosen)} of {allowed} chosen)?",
+            "V4.01c L2317-2322",
+            opts,
+            validate=choose_validator(opts),
+        )
         if pick == "done":
             break
         chosen.append(pick)
     if not chosen:
         return
-    faces = yield from roll_faces(game, army.owner, chosen, roll if roll != "dragon" else "save",
-                                  f"{game.player_name(army.owner)}: Flashfire: roll again "
-                                  + ", ".join(st.units[u].name for u in chosen), "V4.01c L2317-2322")
+    faces = yield from roll_faces(
+        game,
+        army.owner,
+        chosen,
+        roll if roll != "dragon" else "save",
+        f"{game.player_name(army.owner)}: Flashfire: roll again "
+        + ", ".join(st.units[u].name for u in chosen),
+        "V4.01c L2317-2322",
+    )
     for uid, face in zip(chosen, faces, strict=True):
         rolled[index[uid]][:] = [face]
     game.say(f"Flashfire: {len(chosen)} unit(s) rolled again, earlier faces ignored (V4.01c L2317-2322)")

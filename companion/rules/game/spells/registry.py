@@ -60,8 +60,14 @@ OWN_POOL_DRAGONKIN = "a Dragonkin in your Summoning Pool of the element paid (it
 OWN_DRAGONKIN = "one of your Dragonkin units of the element paid"
 ELDARIM_UNIT = "an Eldarim unit of the element paid"
 OWN_AMAZONS_AT_TERRAIN = "up to X of your Amazon units at one terrain (and 'to': a terrain with an Amazon)"
-UNIT_LIST_KINDS = (UNITS_AT_TERRAIN, OPPOSING_UNITS_AT_TERRAIN, OPPOSING_ARMY_UNITS, OPPOSING_DUA_UNITS,
-                   OWN_DUA_UNITS, OWN_AMAZONS_AT_TERRAIN)
+UNIT_LIST_KINDS = (
+    UNITS_AT_TERRAIN,
+    OPPOSING_UNITS_AT_TERRAIN,
+    OPPOSING_ARMY_UNITS,
+    OPPOSING_DUA_UNITS,
+    OWN_DUA_UNITS,
+    OWN_AMAZONS_AT_TERRAIN,
+)
 
 Effect = Callable[["RuleContext", dict[str, Any]], Any]
 
@@ -107,8 +113,15 @@ class SpellRule:
 SPELLS: dict[str, SpellRule] = {}
 
 
-def spell(name: str, lines: str, target: str, per_casting: int | None = None, duration: str = INSTANT,
-          up_to: bool = False, lasting_acts_now: bool = False) -> Callable[[Effect], Effect]:
+def spell(
+    name: str,
+    lines: str,
+    target: str,
+    per_casting: int | None = None,
+    duration: str = INSTANT,
+    up_to: bool = False,
+    lasting_acts_now: bool = False,
+) -> Callable[[Effect], Effect]:
     """Decorator: ``effect`` is spell `name`'s, with its facts (a table entry of ``SPELLS``)."""
 
     def wrap(effect: Effect) -> Effect:
@@ -120,7 +133,9 @@ def spell(name: str, lines: str, target: str, per_casting: int | None = None, du
     return wrap
 
 
-def declare(name: str, lines: str, target: str, per_casting: int | None = None, duration: str = INSTANT) -> None:
+def declare(
+    name: str, lines: str, target: str, per_casting: int | None = None, duration: str = INSTANT
+) -> None:
     """A spell whose effect another module gives (Summon Dragon ...: ``rulebook.build_extensions``)."""
     SPELLS.setdefault(name, SpellRule(name, lines, target, per_casting, duration, None))
 
@@ -166,23 +181,30 @@ def _matches_element(unit: Unit, element: str) -> bool:
     return element in unit.spec.elements
 
 
-def announce(game: RuleContext, pid: str, army: Army, card: Any, entry: Mapping[str, Any], pay: str) -> AnnouncedSpell:
+def announce(
+    game: RuleContext, pid: str, army: Army, card: Any, entry: Mapping[str, Any], pay: str
+) -> AnnouncedSpell:
     """Check one announced spell's castings and target (V4.01c L473-476, L2118-2156); returns it
     ready to be paid for and cast.  Raises ``IllegalSpell`` saying what is wrong."""
     st = game.state
     rule = SPELLS.get(card.name)
     castings = entry.get("castings", 1)
     if not isinstance(castings, int) or isinstance(castings, bool) or castings < 1:
-        raise IllegalSpell(f"'castings' must be a whole number of at least 1, not {castings!r}", f"{DOC} L2139-2148")
+        raise IllegalSpell(
+            f"'castings' must be a whole number of at least 1, not {castings!r}", f"{DOC} L2139-2148"
+        )
     if rule is None:  # a spell card V4.01c prints no rules for (Dracolem alloys): target checked generically
         target = entry.get("target")
         game.check_target(pid, card, target)
         species = "" if card.species == "Basic" else card.species
-        return AnnouncedSpell(card.name, card.cost * castings, pay, species, str(target), card.reserve, card.color,
-                              castings)
+        return AnnouncedSpell(
+            card.name, card.cost * castings, pay, species, str(target), card.reserve, card.color, castings
+        )
     if castings > 1 and not rule.cumulative:
-        raise _err(f"{card.name} has no cumulative number: combined castings add nothing (cast it once)",
-                   lines="2154-2156")
+        raise _err(
+            f"{card.name} has no cumulative number: combined castings add nothing (cast it once)",
+            lines="2154-2156",
+        )
     amount = (rule.per_casting or 1) * castings
     kind = rule.target
     target = entry.get("target")
@@ -214,8 +236,11 @@ def announce(game: RuleContext, pid: str, army: Army, card: Any, entry: Mapping[
         # combined castings of a cumulative "one" (Path): that many of your units, one destination (L2139-2148)
         units = _unit_ids(entry)
         if len(units) != amount:
-            raise _err(f"{card.name} cast {castings} times combined targets {amount} of your units: list them in "
-                       "'units'", lines="2139-2148")
+            raise _err(
+                f"{card.name} cast {castings} times combined targets {amount} of your units: list them in "
+                "'units'",
+                lines="2139-2148",
+            )
         for uid in units:
             _check_own_mover(st, pid, card, rule, uid, to)
         ref = units[0]
@@ -232,18 +257,26 @@ def announce(game: RuleContext, pid: str, army: Army, card: Any, entry: Mapping[
             _check_own_mover(st, pid, card, rule, target, to)
         elif kind == OWN_DRAGONKIN:
             if u.owner != pid or u.spec.species != "Dragonkin" or not in_play or not _matches_element(u, pay):
-                raise _err(f"{card.name} must target one of your Dragonkin units in play of {pay} element", rule)
+                raise _err(
+                    f"{card.name} must target one of your Dragonkin units in play of {pay} element", rule
+                )
         else:  # ELDARIM_UNIT
             if u.spec.species != "Eldarim" or not in_play or not _matches_element(u, pay):
                 raise _err(f"{card.name} must target an Eldarim unit in play of {pay} element", rule)
         ref = target
     elif kind in (OWN_BUA_MINOR, OWN_POOL_DRAGONKIN):
         die = st.units.get(target) if isinstance(target, str) else None
-        if kind == OWN_BUA_MINOR and (die is None or die.owner != pid or st.location[die.uid] != BUA
-                                      or die.spec.kind != "minor_terrain"):
+        if kind == OWN_BUA_MINOR and (
+            die is None or die.owner != pid or st.location[die.uid] != BUA or die.spec.kind != "minor_terrain"
+        ):
             raise _err(f"{card.name} must target a minor terrain in your BUA", rule)
-        if kind == OWN_POOL_DRAGONKIN and (die is None or die.owner != pid or st.location[die.uid] != POOL
-                                           or die.spec.species != "Dragonkin" or pay not in die.spec.elements):
+        if kind == OWN_POOL_DRAGONKIN and (
+            die is None
+            or die.owner != pid
+            or st.location[die.uid] != POOL
+            or die.spec.species != "Dragonkin"
+            or pay not in die.spec.elements
+        ):
             raise _err(f"{card.name} must target a Dragonkin of {pay} in your Summoning Pool", rule)
     elif kind == OWN_DUA:
         if target != f"dua:{pid}":
@@ -253,8 +286,19 @@ def announce(game: RuleContext, pid: str, army: Army, card: Any, entry: Mapping[
     else:  # pragma: no cover - a table entry with an unknown kind
         raise _err(f"{card.name}: unknown target kind {kind!r}", rule)
     species = "" if card.species == "Basic" else card.species
-    return AnnouncedSpell(card.name, card.cost * castings, pay, species, ref, card.reserve, card.color, castings,
-                          tuple(units), to if isinstance(to, str) else None, kind)
+    return AnnouncedSpell(
+        card.name,
+        card.cost * castings,
+        pay,
+        species,
+        ref,
+        card.reserve,
+        card.color,
+        castings,
+        tuple(units),
+        to if isinstance(to, str) else None,
+        kind,
+    )
 
 
 def _check_own_mover(st: GameState, pid: str, card: Any, rule: SpellRule, uid: Any, to: Any) -> None:
@@ -265,14 +309,27 @@ def _check_own_mover(st: GameState, pid: str, card: Any, rule: SpellRule, uid: A
     if u.owner != pid or where not in st.terrains:
         raise _err(f"{card.name} must target one of your units at a terrain", rule)
     if u.spec.species == "Dragonkin":
-        raise _err(f"{card.name} cannot move a Dragonkin: it never leaves the terrain where it was "
-                   "summoned (V4.01c L2521)", rule)
+        raise _err(
+            f"{card.name} cannot move a Dragonkin: it never leaves the terrain where it was "
+            "summoned (V4.01c L2521)",
+            rule,
+        )
     if to not in st.terrains or to == where or not st.army(pid, to).units:
         raise _err(f"{card.name}: 'to' must be another terrain where you have an army", rule)
 
 
-def _check_units(game: RuleContext, pid: str, army: Army, card: Any, rule: SpellRule, kind: str, units: list[str],
-                 amount: int, pay: str, to: Any) -> str:
+def _check_units(
+    game: RuleContext,
+    pid: str,
+    army: Army,
+    card: Any,
+    rule: SpellRule,
+    kind: str,
+    units: list[str],
+    amount: int,
+    pay: str,
+    to: Any,
+) -> str:
     """Unit-list targets: where they are, whose, and the "up to" rule (V4.01c L1098-1102: as much
     as possible, never more)."""
     st = game.state
@@ -300,20 +357,31 @@ def _check_units(game: RuleContext, pid: str, army: Army, card: Any, rule: Spell
             if card.color == "Black" and d.owner != pid:
                 game.check_target(pid, card, str(ArmyId(d.owner, place)))
         if kind == UNITS_AT_TERRAIN:
-            pool = [u for u in st.units.values() if st.location[u.uid] == place and u.is_unit and u.owner in owners]
+            pool = [
+                u
+                for u in st.units.values()
+                if st.location[u.uid] == place and u.is_unit and u.owner in owners
+            ]
         elif kind == OPPOSING_ARMY_UNITS:
             pool = [u for u in st.army(next(iter(owners)), place).units]
         elif kind == OPPOSING_UNITS_AT_TERRAIN:
-            pool = [u for u in st.units.values() if st.location[u.uid] == place and u.is_unit and u.owner != pid]
+            pool = [
+                u for u in st.units.values() if st.location[u.uid] == place and u.is_unit and u.owner != pid
+            ]
         else:  # Rally: count of units, not health (L2417-2420)
             if owners != {pid} or any(d.spec.species != "Amazons" for d in dice):
                 raise _err(f"{card.name} targets your own Amazon units", rule)
             pool = [u for u in st.army(pid, place).units if u.spec.species == "Amazons"]
             if len(units) > amount or len(units) < min(amount, len(pool)):
-                raise _err(f"{card.name}: target as many of your Amazon units there as possible, up to {amount}",
-                           lines="1098-1102")
-            if to not in st.terrains or to == place or not any(
-                    u.spec.species == "Amazons" for u in st.army(pid, to).units):
+                raise _err(
+                    f"{card.name}: target as many of your Amazon units there as possible, up to {amount}",
+                    lines="1098-1102",
+                )
+            if (
+                to not in st.terrains
+                or to == place
+                or not any(u.spec.species == "Amazons" for u in st.army(pid, to).units)
+            ):
                 raise _err(f"{card.name}: 'to' must be another terrain where you have an Amazon unit", rule)
             return place
         _up_to(card, [d.health for d in dice], [u.health for u in pool], amount)
@@ -330,7 +398,9 @@ def _check_units(game: RuleContext, pid: str, army: Army, card: Any, rule: Spell
             raise _err(f"{card.name} targets units in your own DUA", rule)
 
         def fits(u: Unit) -> bool:
-            return u.is_unit and (pay in u.spec.elements or (u.spec.species == "Amazons" and not u.spec.elements))
+            return u.is_unit and (
+                pay in u.spec.elements or (u.spec.species == "Amazons" and not u.spec.elements)
+            )
 
         for d in dice:
             if not fits(d):
@@ -345,12 +415,17 @@ def _up_to(card: Any, chosen: Sequence[int], pool: Sequence[int], amount: int) -
     """V4.01c L1098-1102: as much of the X health-worth as the targets allow, never in excess."""
     got = sum(chosen)
     if got > amount:
-        raise _err(f"{card.name}: the targets have {got} health, more than the {amount} health-worth allowed",
-                   lines="1098-1102")
+        raise _err(
+            f"{card.name}: the targets have {got} health, more than the {amount} health-worth allowed",
+            lines="1098-1102",
+        )
     best = health_to_kill(list(pool), amount)
     if got < best:
-        raise _err(f"{card.name}: the targets have {got} health but {best} health-worth can be targeted: "
-                   "as much as possible must be used", lines="1098-1102")
+        raise _err(
+            f"{card.name}: the targets have {got} health but {best} health-worth can be targeted: "
+            "as much as possible must be used",
+            lines="1098-1102",
+        )
 
 
 def mixed_payment(name: str) -> str | None:
@@ -365,11 +440,19 @@ def check_all(casts: Sequence[SpellCast]) -> None:
     """Checks over the whole announcement: one Lightning Strike per unit per magic action (L2187-2193)."""
     struck = [c.target for c in casts if c.name == "Lightning Strike"]
     if len(struck) != len(set(struck)):
-        raise IllegalSpell("a unit may not be targeted by more than one Lightning Strike per magic action",
-                           f"{DOC} L2187-2193")
+        raise IllegalSpell(
+            "a unit may not be targeted by more than one Lightning Strike per magic action",
+            f"{DOC} L2187-2193",
+        )
 
 
-def lasting(game: RuleContext, entry: Mapping[str, Any], target: str, expiry: str = UNTIL_YOUR_NEXT_TURN, **detail: Any) -> LastingEffect:
+def lasting(
+    game: RuleContext,
+    entry: Mapping[str, Any],
+    target: str,
+    expiry: str = UNTIL_YOUR_NEXT_TURN,
+    **detail: Any,
+) -> LastingEffect:
     """Put a spell's lasting effect in force; castings of the same spell by the same caster on the
     same target add up (L2139-2153), a spell without a highlighted number is not doubled (L2154-2156)."""
     st = game.state

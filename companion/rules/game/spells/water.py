@@ -43,9 +43,14 @@ def accelerated_growth_hook(game: RuleContext, deaths: list[Death]) -> Flow:
         unit = st.units[d.uid]
         if not d.to_dua or d.owner not in growing or unit.spec.species != "Treefolk" or unit.health < 2:
             continue
-        partners = sorted((u for u in st.area(d.owner, DUA)
-                           if u.is_unit and u.spec.species == "Treefolk" and u.health == 1 and u.uid not in taken),
-                          key=lambda u: (u.name, u.uid))
+        partners = sorted(
+            (
+                u
+                for u in st.area(d.owner, DUA)
+                if u.is_unit and u.spec.species == "Treefolk" and u.health == 1 and u.uid not in taken
+            ),
+            key=lambda u: (u.name, u.uid),
+        )
         if not partners:
             continue
         opts, seen = [choice("no", "Let it die")], set()
@@ -53,16 +58,20 @@ def accelerated_growth_hook(game: RuleContext, deaths: list[Death]) -> Flow:
             if u.name not in seen:
                 seen.add(u.name)
                 opts.append(choice(u.uid, f"Exchange it with {u.name} from the DUA"))
-        pick = yield ask("spell_choice", d.owner, "choice",
-                         f"{game.player_name(d.owner)}: Accelerated Growth: {unit.name} is killed; exchange it with a "
-                         "1-health Treefolk from your DUA instead?", "V4.01c L2343-2351", opts,
-                         validate=choose_validator(opts))
+        pick = yield ask(
+            "spell_choice",
+            d.owner,
+            "choice",
+            f"{game.player_name(d.owner)}: Accelerated Growth: {unit.name} is killed; exchange it with a "
+            "1-health Treefolk from your DUA instead?",
+            "V4.01c L2343-2351",
+            opts,
+            validate=choose_validator(opts),
+        )
         if pick != "no":
             d.exchange_with = pick
             taken.add(pick)
             d.notes.append("Accelerated Growth")
-
-
 
 
 @spell("Flash Flood", "2352-2357", TERRAIN, per_casting=6)
@@ -76,8 +85,13 @@ def flash_flood(game: RuleContext, entry: dict[str, Any]) -> Flow:
         army = st.army(pid, tid)
         if not army.units:
             continue
-        out = yield from game.roll(army, "maneuver", f"{game.player_name(pid)}: roll {game.army_label(army)} for "
-                                    f"maneuvers against Flash Flood ({need} needed)", "V4.01c L2352-2357")
+        out = yield from game.roll(
+            army,
+            "maneuver",
+            f"{game.player_name(pid)}: roll {game.army_label(army)} for "
+            f"maneuvers against Flash Flood ({need} needed)",
+            "V4.01c L2352-2357",
+        )
         if out.total >= need:
             game.say(f"Flash Flood: {out.total} maneuvers hold {st.terrains[tid].name}")
             return
@@ -105,9 +119,14 @@ def mire_march(game: RuleContext, pid: str, location: str) -> Flow:
     if not any(e.name == "Mire" and e.target == location for e in st.effects):
         return False
     army = st.army(pid, location)
-    out = yield from game.roll(army, "maneuver", f"{game.player_name(pid)}: Mire: roll {game.army_label(army)} for "
-                                "maneuvers; you march only with units up to that health-worth", "V4.01c L2362-2373",
-                                no_cantrip=True)
+    out = yield from game.roll(
+        army,
+        "maneuver",
+        f"{game.player_name(pid)}: Mire: roll {game.army_label(army)} for "
+        "maneuvers; you march only with units up to that health-worth",
+        "V4.01c L2362-2373",
+        no_cantrip=True,
+    )
     units = sorted(army.units, key=lambda u: (u.name, u.uid))
     opts: list[dict[str, Any]] = []
     seen: set[tuple[str, ...]] = set()
@@ -129,8 +148,15 @@ def mire_march(game: RuleContext, pid: str, location: str) -> Flow:
         return False
     pick = opts[0]["value"]
     if len(opts) > 1:
-        pick = yield ask("spell_choice", pid, "choice", f"{game.player_name(pid)}: Mire: {out.total} maneuvers: which "
-                         "units march?", "V4.01c L2366-2373", opts, validate=choose_validator(opts))
+        pick = yield ask(
+            "spell_choice",
+            pid,
+            "choice",
+            f"{game.player_name(pid)}: Mire: {out.total} maneuvers: which units march?",
+            "V4.01c L2366-2373",
+            opts,
+            validate=choose_validator(opts),
+        )
     game.notes["mire"] = {"army": army.id, "turn": st.turn, "march": st.march, "units": pick.split(",")}
     game.say("Mire: only " + ", ".join(st.units[u].name for u in pick.split(",")) + " march")
     return False
@@ -159,9 +185,14 @@ def tidal_wave(game: RuleContext, entry: dict[str, Any]) -> Flow:
         army = st.army(pid, tid)
         if not army.units:
             continue
-        totals = yield from combination_roll(game, army, ("save", "maneuver"),
-                                             f"{game.player_name(pid)}: Tidal Wave: roll {game.army_label(army)} for "
-                                             f"saves and maneuvers ({amount} damage)", "V4.01c L2374-2383")
+        totals = yield from combination_roll(
+            game,
+            army,
+            ("save", "maneuver"),
+            f"{game.player_name(pid)}: Tidal Wave: roll {game.army_label(army)} for "
+            f"saves and maneuvers ({amount} damage)",
+            "V4.01c L2374-2383",
+        )
         held = held or totals.get("maneuver", 0) >= amount
         net = max(0, amount - totals.get("save", 0))
         game.say(f"Tidal Wave: {amount} damage - {totals.get('save', 0)} saves = {net} damage")

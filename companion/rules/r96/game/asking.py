@@ -12,8 +12,15 @@ from ...core.decisions import ask as _ask
 __all__ = ["ask", "faces_validator"]
 
 
-def ask(topic: str, player: str, kind: str, prompt: str, rule: str = "", choices: list[dict[str, Any]] | None = None,
-        **kw: Any) -> Decision:
+def ask(
+    topic: str,
+    player: str,
+    kind: str,
+    prompt: str,
+    rule: str = "",
+    choices: list[dict[str, Any]] | None = None,
+    **kw: Any,
+) -> Decision:
     d = _ask(topic, player, kind, prompt, rule, choices or [], **kw)
     if d.validate is None and kind == "choice":
         d.validate = choose_validator(d.choices, rule)

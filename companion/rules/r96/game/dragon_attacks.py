@@ -40,8 +40,16 @@ class DragonAttacks(R96Host):
         spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)}]
         faces: list[str] = []
         while True:
-            got = yield _ask("dragon_roll", d.owner, "roll", f"{self.player_name(d.owner)}: roll {d.name} ({why})",
-                             "R96 L838-880", dice=spec, data={"roll": "dragon"}, validate=_faces_validator(spec))
+            got = yield _ask(
+                "dragon_roll",
+                d.owner,
+                "roll",
+                f"{self.player_name(d.owner)}: roll {d.name} ({why})",
+                "R96 L838-880",
+                dice=spec,
+                data={"roll": "dragon"},
+                validate=_faces_validator(spec),
+            )
             faces.append(got[0])
             r = dr.DragonRoll(d, faces)
             if not r.rolls_again:
@@ -59,14 +67,21 @@ class DragonAttacks(R96Host):
             if len(legal) == 1:
                 targets[d.uid] = legal[0].uid
             else:
-                targets[d.uid] = yield _ask("dragon_target", d.owner, "choice", f"{self.player_name(d.owner)}: {d.name} attacks "
-                                            "which dragon?", "R96 L907-915",
-                                            [choice(x.uid, f"{x.name} ({self.player_name(x.owner)})") for x in legal])
+                targets[d.uid] = yield _ask(
+                    "dragon_target",
+                    d.owner,
+                    "choice",
+                    f"{self.player_name(d.owner)}: {d.name} attacks which dragon?",
+                    "R96 L907-915",
+                    [choice(x.uid, f"{x.name} ({self.player_name(x.owner)})") for x in legal],
+                )
         rolls = {}
         for d in dragons:
             rolls[d.uid] = yield from self._roll_dragon(d, "dragon against dragon")
         for uid, r in rolls.items():
-            if r.breath:  # negates the target's automatic saves until the end of the acting player's next turn
+            if (
+                r.breath
+            ):  # negates the target's automatic saves until the end of the acting player's next turn
                 self.add_effect("Dragon breath", r.dragon.owner, targets[uid], END, pid)
         taken: dict[str, int] = {}
         for uid, r in rolls.items():
@@ -99,11 +114,24 @@ class DragonAttacks(R96Host):
             return
         paralysed = any(e.name == "Paralysis" and e.target == army for e in st.effects)
         if paralysed:
-            resp = yield from self._roll(pid, self._units(pid, tid), "save", tid, f"{self.player_name(pid)}: paralysed: "
-                                         "roll saves against the dragon", "R96 L858-860", against="dragon")
+            resp = yield from self._roll(
+                pid,
+                self._units(pid, tid),
+                "save",
+                tid,
+                f"{self.player_name(pid)}: paralysed: roll saves against the dragon",
+                "R96 L858-860",
+                against="dragon",
+            )
         else:
-            resp = yield from self._roll(pid, self._units(pid, tid), "dragon", tid, f"{self.player_name(pid)}: roll against "
-                                         "the dragon (melee, missile and saves)", "R96 L891-896")
+            resp = yield from self._roll(
+                pid,
+                self._units(pid, tid),
+                "dragon",
+                tid,
+                f"{self.player_name(pid)}: roll against the dragon (melee, missile and saves)",
+                "R96 L891-896",
+            )
         yield from self._penalty_split(resp)
         yield from self._cantrips(resp)
         damage = sum(r.damage for r in rolls)
@@ -118,10 +146,27 @@ class DragonAttacks(R96Host):
                 for a in rolls:
                     for b in rolls:
                         if a is not b:
-                            opts.append(choice(f"{a.dragon.uid}:{b.dragon.uid}", f"Melee ({melee}) on {a.dragon.name}, "
-                                               f"missile ({missile}) on {b.dragon.name}"))
-                    opts.append(choice(f"{a.dragon.uid}:{a.dragon.uid}", f"All ({max(melee, missile)}) on {a.dragon.name}"))
-                pick = yield _ask("dragon_hits", pid, "choice", f"{self.player_name(pid)}: aim your hits", "R96 L919-922", opts)
+                            opts.append(
+                                choice(
+                                    f"{a.dragon.uid}:{b.dragon.uid}",
+                                    f"Melee ({melee}) on {a.dragon.name}, "
+                                    f"missile ({missile}) on {b.dragon.name}",
+                                )
+                            )
+                    opts.append(
+                        choice(
+                            f"{a.dragon.uid}:{a.dragon.uid}",
+                            f"All ({max(melee, missile)}) on {a.dragon.name}",
+                        )
+                    )
+                pick = yield _ask(
+                    "dragon_hits",
+                    pid,
+                    "choice",
+                    f"{self.player_name(pid)}: aim your hits",
+                    "R96 L919-922",
+                    opts,
+                )
                 a, b = pick.split(":")
                 plan = {a: max(melee, missile)} if a == b else {a: melee, b: missile}
             for r in rolls:
@@ -141,8 +186,14 @@ class DragonAttacks(R96Host):
                 if pairs:
                     opts = [choice(f"{a.uid}:{b.uid}", f"Promote {a.name} to {b.name}") for a, b in pairs]
                     opts.append(choice("none", "No promotion"))
-                    pick = yield _ask("treasure", pid, "choice", f"{self.player_name(pid)}: treasure: promote one unit",
-                                      "R96 L881-884", opts)
+                    pick = yield _ask(
+                        "treasure",
+                        pid,
+                        "choice",
+                        f"{self.player_name(pid)}: treasure: promote one unit",
+                        "R96 L881-884",
+                        opts,
+                    )
                     if pick != "none":
                         self._swap(*pick.split(":"))
             if r.wing and st.location[r.dragon.uid] == tid:
@@ -157,11 +208,23 @@ class DragonAttacks(R96Host):
         sets = self._promotion_sets(self._units(pid, tid), pid)
         if not sets:
             return
-        opts = [choice(",".join(f"{a.uid}:{b.uid}" for a, b in pairs),
-                       "Promote " + ", ".join(f"{a.name} to {b.name}" for a, b in pairs)) for pairs in sets]
+        opts = [
+            choice(
+                ",".join(f"{a.uid}:{b.uid}" for a, b in pairs),
+                "Promote " + ", ".join(f"{a.name} to {b.name}" for a, b in pairs),
+            )
+            for pairs in sets
+        ]
         opts.append(choice("none", "No promotion"))
-        pick = yield _ask("dragon_promotion", pid, "choice", f"{self.player_name(pid)}: your army slew a dragon: promote "
-                          "as many units as possible, all at once?", "R96 L902-905", opts)
+        pick = yield _ask(
+            "dragon_promotion",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: your army slew a dragon: promote "
+            "as many units as possible, all at once?",
+            "R96 L902-905",
+            opts,
+        )
         if pick == "none":
             return
         pairs = [tuple(p.split(":")) for p in pick.split(",")]
@@ -217,20 +280,36 @@ class DragonAttacks(R96Host):
             n = min(5, len(units))
             chosen = [u.uid for u in units]
             if n < len(units):
+
                 def check(a: dict[str, Any]) -> list[str]:
                     us = a.get("units")
                     ids = {u.uid for u in units}
                     if not isinstance(us, list) or len(set(us)) != n or any(u not in ids for u in us):
                         raise IllegalAllocation(f"choose {n} different units of the army", "R96 L853-856")
                     return us
-                chosen = yield _ask("turn_to_stone", pid, "allocate", f"{self.player_name(pid)}: choose {n} units to roll "
-                                    "against Turn to Stone", "R96 L853-856",
-                                    [{"value": [u.uid for u in units[:n]], "label": ", ".join(u.name for u in units[:n])}],
-                                    data={"count": n, "candidates": [u.uid for u in units]}, validate=check)
+
+                chosen = yield _ask(
+                    "turn_to_stone",
+                    pid,
+                    "allocate",
+                    f"{self.player_name(pid)}: choose {n} units to roll against Turn to Stone",
+                    "R96 L853-856",
+                    [{"value": [u.uid for u in units[:n]], "label": ", ".join(u.name for u in units[:n])}],
+                    data={"count": n, "candidates": [u.uid for u in units]},
+                    validate=check,
+                )
             for uid in chosen:
                 u = st.units[uid]
-                sv = yield from self._roll(pid, [u], "save", tid, f"{self.player_name(pid)}: {u.name} rolls alone: a save "
-                                           "or it turns to stone", "R96 L853-856", against="dragon", individual=True)
+                sv = yield from self._roll(
+                    pid,
+                    [u],
+                    "save",
+                    tid,
+                    f"{self.player_name(pid)}: {u.name} rolls alone: a save or it turns to stone",
+                    "R96 L853-856",
+                    against="dragon",
+                    individual=True,
+                )
                 if sv.total("save") <= 0:
                     self._kill([uid])
         elif colour == "blue":
@@ -241,8 +320,15 @@ class DragonAttacks(R96Host):
             self.add_effect("Frost", r.dragon.owner, army, START, pid)
         elif colour == "black":
             units = self._units(pid, tid)
-            rolled = yield from self._roll(pid, units, "save", tid, f"{self.player_name(pid)}: roll every unit: those "
-                                           "showing their ID die of Disease", "R96 L869-870", against="dragon")
+            rolled = yield from self._roll(
+                pid,
+                units,
+                "save",
+                tid,
+                f"{self.player_name(pid)}: roll every unit: those showing their ID die of Disease",
+                "R96 L869-870",
+                against="dragon",
+            )
             dead = [u.uid for u, fs in zip(units, rolled.faces, strict=True) if u.spec.find_face(fs[0]).is_id]
             if dead:
                 self._kill(dead, bury=True)

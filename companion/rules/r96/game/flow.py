@@ -61,8 +61,17 @@ class R96State(GameState):
             a["units"] = [u for u in a["units"] if u["kind"] == "unit"]
         out["edition"] = "r96"
         out["options"] = dict(getattr(self, "options", {}))
-        out["dragons"] = [{"uid": u.uid, "die": u.name, "owner": u.owner, "location": self.location[uid],
-                           "colour": su.dragon_colour(u.spec)} for uid, u in self.units.items() if u.spec.kind == "dragon"]
+        out["dragons"] = [
+            {
+                "uid": u.uid,
+                "die": u.name,
+                "owner": u.owner,
+                "location": self.location[uid],
+                "colour": su.dragon_colour(u.spec),
+            }
+            for uid, u in self.units.items()
+            if u.spec.kind == "dragon"
+        ]
         return out
 
 
@@ -106,8 +115,14 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         tapped = [u for u in asked.units if u.uid in faces]
         if not tapped:
             return {asked.purpose: 0}
-        rolled = Rolled(tapped, [[faces[u.uid]] for u in tapped], asked.purpose, asked.owner, asked.location,
-                        dict(asked.ctx))
+        rolled = Rolled(
+            tapped,
+            [[faces[u.uid]] for u in tapped],
+            asked.purpose,
+            asked.owner,
+            asked.location,
+            dict(asked.ctx),
+        )
         try:
             self._resolve(rolled)
         except IllegalRoll:
@@ -152,11 +167,22 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         t = self.state.terrains.get(loc or "")
         if t is None or order_of_play:
             return None
-        return RollTerrain(t.kind.type, face=t.face, eighth=t.kind.icon,
-                           controlled=t.face == 8 and t.controller == owner, name=t.name)
+        return RollTerrain(
+            t.kind.type,
+            face=t.face,
+            eighth=t.kind.icon,
+            controlled=t.face == 8 and t.controller == owner,
+            name=t.name,
+        )
 
-    def _effects_for(self, owner: str, loc: str | None, units: list[Unit], target_loc: str | None = None,
-                     skip: set[int] | None = None) -> tuple[EffectInForce, ...]:
+    def _effects_for(
+        self,
+        owner: str,
+        loc: str | None,
+        units: list[Unit],
+        target_loc: str | None = None,
+        skip: set[int] | None = None,
+    ) -> tuple[EffectInForce, ...]:
         """Spells and breaths in force on this roll (army, its terrain, its units; missile fog)."""
         st = self.state
         army = army_text(owner, UNPLACED if loc is None else loc)
@@ -191,18 +217,26 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         loc = None if army.location in (UNPLACED, "None") else army.location  # "None": logs before ArmyId
         return self._effects_for(army.owner, loc, self._units(army.owner, loc) if loc else [])
 
-    def _resolve(self, rolled: Rolled, choices: dict[str, Any] | None = None, skip: set[int] | None = None) -> Rolled:
+    def _resolve(
+        self, rolled: Rolled, choices: dict[str, Any] | None = None, skip: set[int] | None = None
+    ) -> Rolled:
         order = bool(rolled.ctx.get("order_of_play"))
         terrain = self._roll_terrain(rolled.owner, rolled.location, order)
-        effects = () if order else self._effects_for(rolled.owner, rolled.location, rolled.units,
-                                                      rolled.ctx.get("target_loc"), skip)
+        effects = (
+            ()
+            if order
+            else self._effects_for(
+                rolled.owner, rolled.location, rolled.units, rolled.ctx.get("target_loc"), skip
+            )
+        )
         try:
             return resolve_roll(rolled, terrain, effects, self.options, choices)
         except ValueError as exc:
             raise IllegalRoll(f"these faces cannot be resolved: {exc}") from None
 
-    def _roll(self, owner: str, units: list[Unit], purpose: str, loc: str | None, prompt: str, rule: str,
-              **ctx: Any) -> Flow:
+    def _roll(
+        self, owner: str, units: list[Unit], purpose: str, loc: str | None, prompt: str, rule: str, **ctx: Any
+    ) -> Flow:
         """Ask ``owner`` to roll ``units``; rolls again for Rend (R96 L765-773); returns a ``Rolled``."""
         spec = [{"uid": u.uid, "die": u.name, "faces": list(u.spec.faces)} for u in units]
         need = ctx.pop("need", None)  # (results the roll needs, what for): the page's odds show it
@@ -210,25 +244,43 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         data: dict[str, Any] = {"roll": purpose, "army": army_text(owner, UNPLACED if loc is None else loc)}
         if need is not None:
             data.update(need=need[0], need_note=need[1])
-        faces = yield _ask("roll", owner, "roll", prompt, rule, dice=spec, data=data, validate=_faces_validator(spec))
-        rolled = Rolled(list(units), [[f] for f in faces], purpose, owner, loc,
-                        dict(ctx, in_reserve=loc == RESERVE))
+        faces = yield _ask(
+            "roll", owner, "roll", prompt, rule, dice=spec, data=data, validate=_faces_validator(spec)
+        )
+        rolled = Rolled(
+            list(units), [[f] for f in faces], purpose, owner, loc, dict(ctx, in_reserve=loc == RESERVE)
+        )
         for _ in range(30):
             self._resolve(rolled)
-            again = sorted({r.unit for r in rolled.res.reports if r.kind == "reroll_pending" and r.unit is not None})
+            again = sorted(
+                {r.unit for r in rolled.res.reports if r.kind == "reroll_pending" and r.unit is not None}
+            )
             if not again:
                 break
             more_spec = [spec[i] for i in again]
-            more = yield _ask("reroll", owner, "roll", f"{self.player_name(owner)}: roll again "
-                              + ", ".join(d["die"] for d in more_spec) + " (Rend rolls again)", "R96 L765-773",
-                              dice=more_spec, data={"roll": purpose, "reroll": True},
-                              validate=_faces_validator(more_spec))
+            more = yield _ask(
+                "reroll",
+                owner,
+                "roll",
+                f"{self.player_name(owner)}: roll again "
+                + ", ".join(d["die"] for d in more_spec)
+                + " (Rend rolls again)",
+                "R96 L765-773",
+                dice=more_spec,
+                data={"roll": purpose, "reroll": True},
+                validate=_faces_validator(more_spec),
+            )
             for i, f in zip(again, more, strict=True):
                 rolled.faces[i].append(f)
-        self.state.last_roll = {"army": army_text(owner, UNPLACED if loc is None else loc), "roll": purpose, "totals": dict(rolled.totals),
-                                "faces": [{"uid": u.uid, "die": u.name, "faces": f}
-                                          for u, f in zip(units, rolled.faces, strict=True)],
-                                "steps": [s.as_dict() for s in rolled.res.steps]}
+        self.state.last_roll = {
+            "army": army_text(owner, UNPLACED if loc is None else loc),
+            "roll": purpose,
+            "totals": dict(rolled.totals),
+            "faces": [
+                {"uid": u.uid, "die": u.name, "faces": f} for u, f in zip(units, rolled.faces, strict=True)
+            ],
+            "steps": [s.as_dict() for s in rolled.res.steps],
+        }
         shown = ", ".join(f"{v} {k}" for k, v in rolled.totals.items())
         self.say(f"{self.player_name(owner)} rolled {shown or 'nothing'} ({purpose})")
         return rolled
@@ -256,15 +308,25 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         first = order[0]
         self.say("Order of play: " + ", ".join(self.player_name(p) for p in order))
         st.step = "frontier"
-        opts = [choice(p.id, f"{p.frontier_proposal.name} (proposed by {p.name})") for p in st.players
-                if p.frontier_proposal is not None]  # every 1996 player proposes one (set-up)
-        chosen = yield _ask("select_frontier", first, "choice",
-                            f"{self.player_name(first)}: choose the frontier among the proposed terrains",
-                            "R96 L226-231; FAQ95 SET-UP 3.A", opts)
+        opts = [
+            choice(p.id, f"{p.frontier_proposal.name} (proposed by {p.name})")
+            for p in st.players
+            if p.frontier_proposal is not None
+        ]  # every 1996 player proposes one (set-up)
+        chosen = yield _ask(
+            "select_frontier",
+            first,
+            "choice",
+            f"{self.player_name(first)}: choose the frontier among the proposed terrains",
+            "R96 L226-231; FAQ95 SET-UP 3.A",
+            opts,
+        )
         kind = st.player(chosen).frontier_proposal
         assert kind is not None, "every 1996 player proposes a frontier terrain (set-up)"
         st.terrains[FRONTIER] = TerrainState(FRONTIER, kind, "frontier", None)
-        self.say(f"The frontier is {kind.name}; the other proposed terrains leave the game (FAQ95 SET-UP 4.D)")
+        self.say(
+            f"The frontier is {kind.name}; the other proposed terrains leave the game (FAQ95 SET-UP 4.D)"
+        )
         st.step = "placement"
         for pid in order:
             self._place(self._armies[pid]["home"], st.player(pid).home)
@@ -279,14 +341,22 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
                     legal = su.legal_campaign_terrains(list(st.terrains), own, counts)
                 if not legal:
                     self._place(self._armies[pid][army], RESERVE)
-                    self.say(f"{self.player_name(pid)}'s {army} has no legal terrain and starts in reserve "
-                              "(R96 L246-249; FAQ96 SET-UP E.5)")
+                    self.say(
+                        f"{self.player_name(pid)}'s {army} has no legal terrain and starts in reserve "
+                        "(R96 L246-249; FAQ96 SET-UP E.5)"
+                    )
                     continue
                 where = legal[0]
                 if len(legal) > 1:
                     opts = [choice(t, st.terrains[t].name) for t in legal]
-                    where = yield _ask(f"place_{army}", pid, "choice", f"{self.player_name(pid)}: place your {army} army",
-                                       "R96 L233-249; FAQ95 SET-UP 5.C", opts)
+                    where = yield _ask(
+                        f"place_{army}",
+                        pid,
+                        "choice",
+                        f"{self.player_name(pid)}: place your {army} army",
+                        "R96 L233-249; FAQ95 SET-UP 5.C",
+                        opts,
+                    )
                 self._place(self._armies[pid][army], where)
                 self.say(f"{self.player_name(pid)}'s {army} army is placed at {st.terrains[where].name}")
         st.step = "distances"
@@ -304,8 +374,15 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         totals = {}
         for pid in group:
             units = [self.state.units[u] for u in self._armies[pid]["horde"]]
-            r = yield from self._roll(pid, units, "maneuver", None, f"{self.player_name(pid)}: roll your horde for the order "
-                                      "of play", "R96 L208-224", order_of_play=True)
+            r = yield from self._roll(
+                pid,
+                units,
+                "maneuver",
+                None,
+                f"{self.player_name(pid)}: roll your horde for the order of play",
+                "R96 L208-224",
+                order_of_play=True,
+            )
             totals[pid] = r.total("maneuver")
         out = []
         for g in su.ranked_groups(totals):
@@ -318,10 +395,19 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
 
     def _terrain_roll(self, pid: str, terrain: TerrainState) -> Flow:
         while True:
-            spec = [{"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}]
-            faces = yield _ask("terrain_roll", pid, "roll", f"{self.player_name(pid)}: roll {terrain.name} for its starting "
-                               "distance", "R96 L251-255", dice=spec, data={"roll": "terrain", "terrain": terrain.id},
-                               validate=_faces_validator(spec))
+            spec = [
+                {"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}
+            ]
+            faces = yield _ask(
+                "terrain_roll",
+                pid,
+                "roll",
+                f"{self.player_name(pid)}: roll {terrain.name} for its starting distance",
+                "R96 L251-255",
+                dice=spec,
+                data={"roll": "terrain", "terrain": terrain.id},
+                validate=_faces_validator(spec),
+            )
             face = su.starting_face(int(faces[0]))
             if face is not None:
                 terrain.face = face
@@ -378,8 +464,14 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
             opts.append(choice(f"promote:{live.uid}:{dead.uid}", f"Promote {live.name} to {dead.name}"))
         if len(opts) == 1:
             return
-        pick = yield _ask("city", pid, "choice", f"{self.player_name(pid)}: your army holds the City of {t.name}: recruit "
-                          "or promote", "R96 L652-661", opts)
+        pick = yield _ask(
+            "city",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: your army holds the City of {t.name}: recruit or promote",
+            "R96 L652-661",
+            opts,
+        )
         if pick.startswith("recruit:"):
             self.state.location[pick.split(":")[1]] = t.id
             self.say(f"{self.player_name(pid)} recruits a unit at {t.name}")
@@ -387,7 +479,9 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
             _, live, dead = pick.split(":")
             self._swap(live, dead)
 
-    def _promotions(self, units: list[Unit], pid: str, taken: set[str] | None = None) -> list[tuple[Unit, Unit]]:
+    def _promotions(
+        self, units: list[Unit], pid: str, taken: set[str] | None = None
+    ) -> list[tuple[Unit, Unit]]:
         """(live, dead) pairs: the same race, one health more (R96 L655-661, R96-18)."""
         out, seen = [], set()
         for live in units:
@@ -395,7 +489,11 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
                 if taken and dead.uid in taken:
                     continue
                 key = (live.name, dead.name)
-                if dead.spec.species == live.spec.species and dead.health == live.health + 1 and key not in seen:
+                if (
+                    dead.spec.species == live.spec.species
+                    and dead.health == live.health + 1
+                    and key not in seen
+                ):
                     seen.add(key)
                     out.append((live, dead))
         return out
@@ -409,17 +507,31 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
     def _temple(self, pid: str) -> Flow:
         """Temple: force another player to bury one dead unit, of that player's choice (R96 L668-673)."""
         st = self.state
-        opts = [choice(o, self.player_name(o)) for o in st.turn_order if o != pid and self._dead(o)] + [choice("none", "No one")]
+        opts = [choice(o, self.player_name(o)) for o in st.turn_order if o != pid and self._dead(o)] + [
+            choice("none", "No one")
+        ]
         if len(opts) == 1:
             return
-        who = yield _ask("temple", pid, "choice", f"{self.player_name(pid)}: your Temple forces a player to bury a dead unit",
-                         "R96 L668-673", opts)
+        who = yield _ask(
+            "temple",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: your Temple forces a player to bury a dead unit",
+            "R96 L668-673",
+            opts,
+        )
         if who == "none":
             return
         dead = {u.name: u for u in self._dead(who)}
         opts = [choice(u.uid, u.name) for u in dead.values()]
-        uid = yield _ask("temple_bury", who, "choice", f"{self.player_name(who)}: choose the dead unit to bury",
-                         "R96 L668-673", opts)
+        uid = yield _ask(
+            "temple_bury",
+            who,
+            "choice",
+            f"{self.player_name(who)}: choose the dead unit to bury",
+            "R96 L668-673",
+            opts,
+        )
         st.location[uid] = BUA
         self.say(f"{self.player_name(who)} buries {st.units[uid].name}")
 
@@ -430,9 +542,17 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         armies = [a for a in st.armies(pid) if a.location not in st.marched]
         if not armies:
             return
-        opts = [choice(a.location, self._label(pid, a.location)) for a in armies] + [choice("pass", "No march")]
-        loc = yield _ask("march", pid, "choice", f"{self.player_name(pid)}: march {number}: choose an army to act with",
-                         "R96 L264-290, L483-492; FAQ96 TURN B", opts)
+        opts = [choice(a.location, self._label(pid, a.location)) for a in armies] + [
+            choice("pass", "No march")
+        ]
+        loc = yield _ask(
+            "march",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: march {number}: choose an army to act with",
+            "R96 L264-290, L483-492; FAQ96 TURN B",
+            opts,
+        )
         if loc == "pass":
             return
         st.marched.add(loc)
@@ -450,36 +570,75 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         st = self.state
         t = st.terrains[tid]
         opts = [choice("maneuver", "Maneuver"), choice("stay", "Do not maneuver")]
-        pick = yield _ask("maneuver", pid, "choice", f"{self.player_name(pid)}: maneuver at {t.name} (face {t.face})?",
-                          "R96 L276-284", opts, data={"odds_army": str(ArmyId(pid, tid)), "odds_roll": "maneuver"})
+        pick = yield _ask(
+            "maneuver",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: maneuver at {t.name} (face {t.face})?",
+            "R96 L276-284",
+            opts,
+            data={"odds_army": str(ArmyId(pid, tid)), "odds_roll": "maneuver"},
+        )
         if pick == "stay":
             return
         counters = []
         for o in st.turn_order:
             if o != pid and self._units(o, tid) and not self._paralysed(o, tid):
                 yn = [choice(True, "Counter-maneuver"), choice(False, "Let it pass")]
-                if (yield _ask("counter_maneuver", o, "choice", f"{self.player_name(o)}: counter-maneuver "
-                               f"{self.player_name(pid)} at {t.name}?", "R96 L284-290", yn,
-                               data={"odds_army": str(ArmyId(o, tid)), "odds_roll": "maneuver"})):
+                if (
+                    yield _ask(
+                        "counter_maneuver",
+                        o,
+                        "choice",
+                        f"{self.player_name(o)}: counter-maneuver {self.player_name(pid)} at {t.name}?",
+                        "R96 L284-290",
+                        yn,
+                        data={"odds_army": str(ArmyId(o, tid)), "odds_roll": "maneuver"},
+                    )
+                ):
                     counters.append(o)
         ok = True
         if counters:
-            mine = yield from self._roll(pid, self._units(pid, tid), "maneuver", tid,
-                                         f"{self.player_name(pid)}: roll your army at {t.name} for maneuvers", "R96 L291-297")
+            mine = yield from self._roll(
+                pid,
+                self._units(pid, tid),
+                "maneuver",
+                tid,
+                f"{self.player_name(pid)}: roll your army at {t.name} for maneuvers",
+                "R96 L291-297",
+            )
             best = 0
             for o in counters:
-                r = yield from self._roll(o, self._units(o, tid), "maneuver", tid, f"{self.player_name(o)}: roll to "
-                                          f"counter-maneuver at {t.name}", "R96 L291-297", counter_maneuver=True,
-                                          need=(mine.total("maneuver") + 1, "maneuvers to beat the maneuvering army "
-                                                "(ties go to it)"))
+                r = yield from self._roll(
+                    o,
+                    self._units(o, tid),
+                    "maneuver",
+                    tid,
+                    f"{self.player_name(o)}: roll to counter-maneuver at {t.name}",
+                    "R96 L291-297",
+                    counter_maneuver=True,
+                    need=(
+                        mine.total("maneuver") + 1,
+                        "maneuvers to beat the maneuvering army (ties go to it)",
+                    ),
+                )
                 best = max(best, r.total("maneuver"))
             ok = mine.total("maneuver") >= best
-            self.say(f"The maneuver {'succeeds' if ok else 'fails'} ({mine.total('maneuver')} against {best})")
+            self.say(
+                f"The maneuver {'succeeds' if ok else 'fails'} ({mine.total('maneuver')} against {best})"
+            )
         if not ok:
             return
         dirs = [choice(d, f"Turn to face {t.face + d}") for d in (1, -1) if 1 <= t.face + d <= 8]
-        step = yield _ask("direction", pid, "choice", f"{self.player_name(pid)}: turn {t.name} up or down one face",
-                          "R96 L276-284", dirs, data={"terrain": t.id})
+        step = yield _ask(
+            "direction",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: turn {t.name} up or down one face",
+            "R96 L276-284",
+            dirs,
+            data={"terrain": t.id},
+        )
         self._turn_terrain(t, step, pid)
         self._check()
 
@@ -517,7 +676,10 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
 
     def _paralysed(self, owner: str, loc: str) -> bool:
         """Blue breath: the army rolls only saves until its owner's next turn (R96 L858-860)."""
-        return any(e.name == "Paralysis" and e.target == army_text(owner, UNPLACED if loc is None else loc) for e in self.state.effects)
+        return any(
+            e.name == "Paralysis" and e.target == army_text(owner, UNPLACED if loc is None else loc)
+            for e in self.state.effects
+        )
 
     def _enemies_at(self, pid: str, loc: str) -> list[str]:
         return [o for o in self.state.turn_order if o != pid and self._units(o, loc)]
@@ -528,8 +690,15 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
             self.say(f"{self._label(pid, loc)} has no action it can take")
             return
         opts = [choice(a, a.title()) for a in legal] + [choice("none", "No action")]
-        act = yield _ask("action", pid, "choice", f"{self.player_name(pid)}: action for {self._label(pid, loc)}",
-                         "R96 L311-314", opts, data={"odds_army": str(ArmyId(pid, loc)), "odds_roll": legal[0]})
+        act = yield _ask(
+            "action",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: action for {self._label(pid, loc)}",
+            "R96 L311-314",
+            opts,
+            data={"odds_army": str(ArmyId(pid, loc)), "odds_roll": legal[0]},
+        )
         if act == MELEE:
             yield from self._melee(pid, loc)
         elif act == MISSILE:
@@ -542,15 +711,27 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         opts = [choice(str(ArmyId(o, loc)), self._label(o, loc)) for o, loc in owners_locs]
         if len(opts) == 1:
             return owners_locs[0]
-        picked = yield _ask("target", pid, "choice", f"{self.player_name(pid)}: choose the army to {what}", rule, opts)
+        picked = yield _ask(
+            "target", pid, "choice", f"{self.player_name(pid)}: choose the army to {what}", rule, opts
+        )
         return split_army_id(picked)
 
     # melee (R96 L316-353) -----------------------------------------------------------------------------
     def _melee(self, pid: str, loc: str) -> Flow:
-        opp, _ = yield from self._choose_army(pid, [(o, loc) for o in self._enemies_at(pid, loc)], "attack in melee",
-                                              "R96 L325-327; FAQ96 MELEE B")
-        mode = yield _ask("melee_mode", pid, "choice", f"{self.player_name(pid)}: skirmish or charge?", "R96 L325-353",
-                          [choice("skirmish", "Skirmish"), choice("charge", "Charge")])
+        opp, _ = yield from self._choose_army(
+            pid,
+            [(o, loc) for o in self._enemies_at(pid, loc)],
+            "attack in melee",
+            "R96 L325-327; FAQ96 MELEE B",
+        )
+        mode = yield _ask(
+            "melee_mode",
+            pid,
+            "choice",
+            f"{self.player_name(pid)}: skirmish or charge?",
+            "R96 L325-353",
+            [choice("skirmish", "Skirmish"), choice("charge", "Charge")],
+        )
         if mode == "skirmish":
             yield from self._skirmish(pid, opp, loc)
         else:
@@ -559,29 +740,53 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
     def _skirmish(self, pid: str, opp: str, loc: str) -> Flow:
         """Skirmish: attack, the target saves, then (unless routed or destroyed) counter-attacks and the
         acting army saves (R96 L328-340; FAQ96 MELEE C-E)."""
-        att = yield from self._roll(pid, self._units(pid, loc), "melee", loc, f"{self.player_name(pid)}: roll your army "
-                                    f"at {self._where(loc)} for melee", "R96 L328-331")
+        att = yield from self._roll(
+            pid,
+            self._units(pid, loc),
+            "melee",
+            loc,
+            f"{self.player_name(pid)}: roll your army at {self._where(loc)} for melee",
+            "R96 L328-331",
+        )
         yield from self._attacker_sais(att, opp, loc)
         routed = False
         if att.total("melee") > 0 and self._units(opp, loc):
             routed = yield from self._save_roll(opp, loc, att.total("melee"), MELEE, pid, can_rout=True)
         if routed:
-            self.say(f"{self._label(opp, loc)} routs and forfeits its counter-attack (R96 L599-600; FAQ96 MELEE D)")
+            self.say(
+                f"{self._label(opp, loc)} routs and forfeits its counter-attack (R96 L599-600; FAQ96 MELEE D)"
+            )
             yield from self._pursue(pid, loc)
             return
         while self._units(opp, loc) and self._units(pid, loc):
-            ctr = yield from self._roll(opp, self._units(opp, loc), "melee", loc, f"{self.player_name(opp)}: counter-attack: "
-                                        "roll for melee", "R96 L334-337", counter_attack=True)
+            ctr = yield from self._roll(
+                opp,
+                self._units(opp, loc),
+                "melee",
+                loc,
+                f"{self.player_name(opp)}: counter-attack: roll for melee",
+                "R96 L334-337",
+                counter_attack=True,
+            )
             yield from self._attacker_sais(ctr, pid, loc)
             if ctr.total("melee") <= 0 or not self._units(pid, loc):
                 return
             att_routed = yield from self._save_roll(pid, loc, ctr.total("melee"), MELEE, opp, can_rout=True)
             if not att_routed:
                 return
-            opts = [choice("again", "Counter-attack again (FAQ96 MELEE E)"), choice("pursue", "Pursue (R96 L579-581)"),
-                    choice("stop", "Neither")]
-            pick = yield _ask("routed_attacker", opp, "choice", f"{self.player_name(opp)}: the acting army routs",
-                              "R96 L579-581; FAQ96 MELEE E", opts)
+            opts = [
+                choice("again", "Counter-attack again (FAQ96 MELEE E)"),
+                choice("pursue", "Pursue (R96 L579-581)"),
+                choice("stop", "Neither"),
+            ]
+            pick = yield _ask(
+                "routed_attacker",
+                opp,
+                "choice",
+                f"{self.player_name(opp)}: the acting army routs",
+                "R96 L579-581; FAQ96 MELEE E",
+                opts,
+            )
             if pick == "pursue":
                 yield from self._pursue(opp, loc, ask=False)
                 return
@@ -593,11 +798,27 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         reduce it and its melee hits the charger, whose rolled saves never count but whose spell saves
         do (R96 L341-351; FAQ95 MELEE F, J; FAQ96 SAI F-G)."""
         st = self.state
-        att = yield from self._roll(pid, self._units(pid, loc), "melee", loc, f"{self.player_name(pid)}: charge! roll your "
-                                    "army", "R96 L341-345", charge=True)
-        dfn = yield from self._roll(opp, self._units(opp, loc), "melee", loc, f"{self.player_name(opp)}: you are charged: "
-                                    "roll for saves and melee", "R96 L347-351", counted=("melee", "save"),
-                                    against=MELEE, charge=True, counter_attack=True)
+        att = yield from self._roll(
+            pid,
+            self._units(pid, loc),
+            "melee",
+            loc,
+            f"{self.player_name(pid)}: charge! roll your army",
+            "R96 L341-345",
+            charge=True,
+        )
+        dfn = yield from self._roll(
+            opp,
+            self._units(opp, loc),
+            "melee",
+            loc,
+            f"{self.player_name(opp)}: you are charged: roll for saves and melee",
+            "R96 L347-351",
+            counted=("melee", "save"),
+            against=MELEE,
+            charge=True,
+            counter_attack=True,
+        )
         yield from self._penalty_split(dfn)
         # a defender's Counter in a charge: saves and hits the charger cannot save (R96 L755-757; FAQ96 SAI 3.B)
         counter = sum(x for _, x in sai_faces(dfn, "Counter"))
@@ -613,17 +834,25 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         bonus = self._bonus_saves(pid, loc)
         to_def = max(0, att.total("melee") - dfn_saves)
         to_att = max(0, dfn_melee - bonus)
-        self.say(f"Charge: {to_def} damage to {self._label(opp, loc)}, {to_att} to the charger"
-                  + (f" (its spells saved {min(bonus, dfn_melee)})" if bonus and dfn_melee else "")
-                  + (f" and {counter} counter hits, no save" if counter else ""))
+        self.say(
+            f"Charge: {to_def} damage to {self._label(opp, loc)}, {to_att} to the charger"
+            + (f" (its spells saved {min(bonus, dfn_melee)})" if bonus and dfn_melee else "")
+            + (f" and {counter} counter hits, no save" if counter else "")
+        )
         yield from self._inflict(opp, loc, to_def, "R96 L347-349")
         yield from self._inflict(pid, loc, to_att + counter, "R96 L349-351; FAQ95 MELEE J")
         if not self.options["routing"] or t.face <= 1:
             return
         # all damage first, then routs (R96 L603-608)
         defender_left = bool(self._units(opp, loc))
-        att_rout = bool(self._units(pid, loc)) and defender_left and (
-            att_ids > att_saves or (self.options["charger_rout_on_tie"] and att_ids == att_saves and att_ids > 0))
+        att_rout = (
+            bool(self._units(pid, loc))
+            and defender_left
+            and (
+                att_ids > att_saves
+                or (self.options["charger_rout_on_tie"] and att_ids == att_saves and att_ids > 0)
+            )
+        )
         def_rout = defender_left and dfn_ids > dfn_save_icons
         if att_ids and not defender_left:
             self.say("The target army is destroyed: the charger cannot rout (FAQ95 MELEE I)")
@@ -635,8 +864,10 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
             self.say(f"{self._label(opp, loc)} routs (R96 L571-574; FAQ96 MELEE G)")
             yield from self._pursue(pid, loc)
         elif att_rout:
-            self.say(f"{self._label(pid, loc)} routs: {att_ids} ID icons against {att_saves} save icons "
-                      "(R96 L603-605; FAQ96 MELEE H)")
+            self.say(
+                f"{self._label(pid, loc)} routs: {att_ids} ID icons against {att_saves} save icons "
+                "(R96 L603-605; FAQ96 MELEE H)"
+            )
             yield from self._pursue(opp, loc)
 
     def _bonus_saves(self, owner: str, loc: str) -> int:
@@ -660,27 +891,52 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
             if e.name not in ("Ash Storm", "Palsy") or e.target not in ("army", "terrain"):
                 continue
             splits = _compositions(e.castings, len(counted))
-            opts = [choice({t: n for t, n in zip(counted, sp, strict=True) if n},
-                           ", ".join(f"-{n} {t}" for t, n in zip(counted, sp, strict=True) if n)) for sp in splits]
-            pick = yield _ask("penalty_split", rolled.owner, "choice", f"{self.player_name(rolled.owner)}: place the "
-                              f"{e.name} penalty (-{e.castings})", "R96 L934-951", opts)
+            opts = [
+                choice(
+                    {t: n for t, n in zip(counted, sp, strict=True) if n},
+                    ", ".join(f"-{n} {t}" for t, n in zip(counted, sp, strict=True) if n),
+                )
+                for sp in splits
+            ]
+            pick = yield _ask(
+                "penalty_split",
+                rolled.owner,
+                "choice",
+                f"{self.player_name(rolled.owner)}: place the {e.name} penalty (-{e.castings})",
+                "R96 L934-951",
+                opts,
+            )
             choices[f"{e.name} split"] = pick
-        ids = [i for i, (u, fs) in enumerate(zip(rolled.units, rolled.faces, strict=True))
-               if u.spec.find_face(fs[0]).is_id]
+        ids = [
+            i
+            for i, (u, fs) in enumerate(zip(rolled.units, rolled.faces, strict=True))
+            if u.spec.find_face(fs[0]).is_id
+        ]
         if ids:  # IDs count as whichever result the owner needs (R96 L117-122, L891-893; FAQ95 FIRE 3.D)
             types = [t for t in ("save", "melee", "missile") if t in counted]
             opts = [choice(t, f"ID icons count as {t}") for t in types]
             if len(ids) > 1:  # each ID icon is the owner's to use (FAQ95 FIRE 3.D: per die)
                 opts.append(choice("each", "Choose for each unit"))
-            pick = yield _ask("id_as", rolled.owner, "choice", f"{self.player_name(rolled.owner)}: what do the "
-                              f"ID icons of {len(ids)} unit(s) count as?", "R96 L117-122, L889-893", opts)
+            pick = yield _ask(
+                "id_as",
+                rolled.owner,
+                "choice",
+                f"{self.player_name(rolled.owner)}: what do the ID icons of {len(ids)} unit(s) count as?",
+                "R96 L117-122, L889-893",
+                opts,
+            )
             if pick == "each":
                 per = [types[0]] * len(rolled.units)
                 for i in ids:
                     name = rolled.units[i].name
-                    per[i] = yield _ask("id_as", rolled.owner, "choice", f"{self.player_name(rolled.owner)}: what does "
-                                        f"{name}'s ID icon count as?", "R96 L117-122; FAQ95 FIRE 3.D",
-                                        [choice(t, f"{name}'s ID counts as {t}") for t in types])
+                    per[i] = yield _ask(
+                        "id_as",
+                        rolled.owner,
+                        "choice",
+                        f"{self.player_name(rolled.owner)}: what does {name}'s ID icon count as?",
+                        "R96 L117-122; FAQ95 FIRE 3.D",
+                        [choice(t, f"{name}'s ID counts as {t}") for t in types],
+                    )
                 pick = tuple(per)
             choices["id_as"] = pick
         if choices:
@@ -693,8 +949,11 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         if not self.options["routing"] or t is None or t.face <= 1:
             return False
         ids, saves = icon_counts(rolled, t.kind.type)
-        penalty = sum(e.castings for e in self._effects_for(rolled.owner, loc, rolled.units)
-                      if e.name in ("Ash Storm", "Palsy") and e.target in ("army", "terrain"))
+        penalty = sum(
+            e.castings
+            for e in self._effects_for(rolled.owner, loc, rolled.units)
+            if e.name in ("Ash Storm", "Palsy") and e.target in ("army", "terrain")
+        )
         if ids > saves and ids - min(penalty, ids) <= saves:
             self.say(f"The penalty in force is taken from {ids - saves} ID icon(s): no rout (FAQ95 FIRE 1.F)")
             return False
@@ -706,30 +965,61 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         if not self._units(pid, loc) or t.face <= 1:
             return
         if ask:
-            go = yield _ask("pursue", pid, "choice", f"{self.player_name(pid)}: pursue the routed army?", "R96 L579-581",
-                            [choice(True, f"Pursue: turn {t.name} to face {t.face - 1} and act again"),
-                             choice(False, "Do not pursue")])
+            go = yield _ask(
+                "pursue",
+                pid,
+                "choice",
+                f"{self.player_name(pid)}: pursue the routed army?",
+                "R96 L579-581",
+                [
+                    choice(True, f"Pursue: turn {t.name} to face {t.face - 1} and act again"),
+                    choice(False, "Do not pursue"),
+                ],
+            )
             if not go:
                 return
         self._turn_terrain(t, -1)
         self._check()
         yield from self._action(pid, loc)
 
-    def _save_roll(self, owner: str, loc: str, damage: int, against: str, attacker: str | None,
-                   can_rout: bool, counters: bool = False) -> Flow:
+    def _save_roll(
+        self,
+        owner: str,
+        loc: str,
+        damage: int,
+        against: str,
+        attacker: str | None,
+        can_rout: bool,
+        counters: bool = False,
+    ) -> Flow:
         """The damaged army rolls saves (always, FAQ96 MELEE A; optional with option
         ``optional_save_roll`` when no rout can follow, FAQ95 MELEE A); returns whether it routs."""
         t = self.state.terrains.get(loc)
         rout_possible = can_rout and self.options["routing"] and t is not None and t.face > 1
         if self.options["optional_save_roll"] and not rout_possible:
             opts = [choice(True, "Roll saves"), choice(False, f"Take the {damage} damage unsaved")]
-            if not (yield _ask("save_or_not", owner, "choice", f"{self.player_name(owner)}: roll saves against {damage}?",
-                               "FAQ95 MELEE A", opts)):
+            if not (
+                yield _ask(
+                    "save_or_not",
+                    owner,
+                    "choice",
+                    f"{self.player_name(owner)}: roll saves against {damage}?",
+                    "FAQ95 MELEE A",
+                    opts,
+                )
+            ):
                 yield from self._inflict(owner, loc, damage, "FAQ95 MELEE A")
                 return False
-        sv = yield from self._roll(owner, self._units(owner, loc), "save", loc, f"{self.player_name(owner)}: roll saves "
-                                   f"against {damage} {against} damage", "R96 L537-545", against=against,
-                                   need=(damage, "saves to stop every hit"))
+        sv = yield from self._roll(
+            owner,
+            self._units(owner, loc),
+            "save",
+            loc,
+            f"{self.player_name(owner)}: roll saves against {damage} {against} damage",
+            "R96 L537-545",
+            against=against,
+            need=(damage, "saves to stop every hit"),
+        )
         counter = extra_saves = 0
         if against == MELEE and attacker is not None:
             counter = sum(x for _, x in sai_faces(sv, "Counter"))  # R96 L755-757: hits, no save
@@ -738,7 +1028,9 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         before = {e.id for e in self.state.effects}
         new = yield from self._cantrips(sv)
         if new:  # a cantrip's Stoneskin protects this very roll, other new spells do not (R96 L698-700; FAQ96 SAI G)
-            later = {e.id for e in self.state.effects if e.id not in before and e.name not in BONUS_SAVE_SPELLS}
+            later = {
+                e.id for e in self.state.effects if e.id not in before and e.name not in BONUS_SAVE_SPELLS
+            }
             self._resolve(sv, skip=later)
         saves = sv.total("save") + extra_saves
         routed = can_rout and self._rout_check(sv, loc)
@@ -747,7 +1039,9 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         if counter and attacker is not None:
             rule = "R96 L755-757" if against == MELEE else "R96 L755-757; FAQ96 SAI 3.D"
             self.say(f"Counter: {counter} hits on {self._label(attacker, loc)}, no save ({rule})")
-            yield from self._inflict(attacker, loc, counter, rule if against != MELEE else "R96 L755-757; FAQ96 SAI 3")
+            yield from self._inflict(
+                attacker, loc, counter, rule if against != MELEE else "R96 L755-757; FAQ96 SAI 3"
+            )
         return routed and bool(self._units(owner, loc))
 
     def _attacker_sais(self, rolled: Rolled, opp: str, loc: str, charge: bool = False) -> Flow:
@@ -778,7 +1072,6 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
             return False
         return (yield from self._cast(rolled.owner, loc, pools, immediate=True))
 
-
     def _inflict(self, owner: str, loc: str, damage: int, rule: str, bury: bool = False) -> Flow:
         """The owner kills enough units to cover the damage, never in excess (R96 L546-560, R96-12)."""
         units = [(u.uid, u.name, u.health) for u in self._units(owner, loc)]
@@ -786,17 +1079,25 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
             return
         need = dmg.health_to_kill([h for _, _, h in units], damage)
         if need == 0:
-            self.say(f"{damage} damage cannot be taken by {self._label(owner, loc)}: no unit dies (R96 L556-560)")
+            self.say(
+                f"{damage} damage cannot be taken by {self._label(owner, loc)}: no unit dies (R96 L556-560)"
+            )
             return
         sets = dmg.legal_allocations(units, damage)
         if len(sets) == 1:  # one legal set (identical dice are interchangeable): no need to ask
             chosen = sets[0]
         else:
-            chosen = yield _ask("allocate", owner, "allocate", f"{self.player_name(owner)}: choose units worth {need} health "
-                                f"to lose from {self._label(owner, loc)} ({damage} damage)", "R96 L546-560",
-                                [{"value": s, "label": ", ".join(self.state.units[u].name for u in s)} for s in sets],
-                                data={"damage": damage, "army": army_text(owner, UNPLACED if loc is None else loc)},
-                                validate=lambda a: dmg.check_allocation(units, a.get("units"), damage))
+            chosen = yield _ask(
+                "allocate",
+                owner,
+                "allocate",
+                f"{self.player_name(owner)}: choose units worth {need} health "
+                f"to lose from {self._label(owner, loc)} ({damage} damage)",
+                "R96 L546-560",
+                [{"value": s, "label": ", ".join(self.state.units[u].name for u in s)} for s in sets],
+                data={"damage": damage, "army": army_text(owner, UNPLACED if loc is None else loc)},
+                validate=lambda a: dmg.check_allocation(units, a.get("units"), damage),
+            )
         self._kill(list(chosen), bury)
 
     def _kill(self, uids: list[str], bury: bool = False) -> None:
@@ -805,8 +1106,10 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         for uid in uids:
             u = st.units[uid]
             loc = st.location[uid]
-            graved = any(e.name == "Open Grave" and e.target == str(ArmyId(u.owner, loc)) and e.owner == u.owner
-                         for e in st.effects)
+            graved = any(
+                e.name == "Open Grave" and e.target == str(ArmyId(u.owner, loc)) and e.owner == u.owner
+                for e in st.effects
+            )
             if graved and not bury:
                 st.location[uid] = RESERVE
                 self.say(f"{u.name} dies and goes to reserve (Open Grave)")
@@ -834,30 +1137,56 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         return out
 
     def _missile(self, pid: str, loc: str) -> Flow:
-        opp, tloc = yield from self._choose_army(pid, self._missile_targets(pid, loc), "shoot at", "R96 L360-362")
-        att = yield from self._roll(pid, self._units(pid, loc), "missile", loc, f"{self.player_name(pid)}: roll your army "
-                                    "for missile", "R96 L364-368", target_loc=tloc)
+        opp, tloc = yield from self._choose_army(
+            pid, self._missile_targets(pid, loc), "shoot at", "R96 L360-362"
+        )
+        att = yield from self._roll(
+            pid,
+            self._units(pid, loc),
+            "missile",
+            loc,
+            f"{self.player_name(pid)}: roll your army for missile",
+            "R96 L364-368",
+            target_loc=tloc,
+        )
         # Bullseye: one unit of the acting player's choice per die, alone saving (R96 L731-736; FAQ96 SAI 1)
         for i, x in sai_faces(att, "Bullseye"):
             targets = self._units(opp, tloc)
             if not targets:
                 break
             opts = [choice(u.uid, f"{u.name} ({u.health} health)") for u in targets]
-            uid = yield _ask("bullseye", pid, "choice", f"{self.player_name(pid)}: Bullseye ({x}) from {att.units[i].name}: "
-                             "choose the target unit", "R96 L731-736", opts)
+            uid = yield _ask(
+                "bullseye",
+                pid,
+                "choice",
+                f"{self.player_name(pid)}: Bullseye ({x}) from {att.units[i].name}: choose the target unit",
+                "R96 L731-736",
+                opts,
+            )
             u = self.state.units[uid]
-            if self.options["spells_modify_sais"] and any(e.name == "Dancing Lights" for e in
-                                                          self._effects_for(pid, loc, att.units)):
+            if self.options["spells_modify_sais"] and any(
+                e.name == "Dancing Lights" for e in self._effects_for(pid, loc, att.units)
+            ):
                 x //= 2  # FAQ95 FIRE 4.F (FAQ-CONFLICT-2 switched to FAQ95): Dancing Lights halves Bullseye
-            r = yield from self._roll(opp, [u], "save", tloc, f"{self.player_name(opp)}: {u.name} saves alone against "
-                                      f"Bullseye {x}", "R96 L731-736; FAQ96 SAI 1.B", against=MISSILE, individual=True)
+            r = yield from self._roll(
+                opp,
+                [u],
+                "save",
+                tloc,
+                f"{self.player_name(opp)}: {u.name} saves alone against Bullseye {x}",
+                "R96 L731-736; FAQ96 SAI 1.B",
+                against=MISSILE,
+                individual=True,
+            )
             if x - r.total("save") >= u.health:
                 self._kill([uid])
             else:
                 self.say(f"{u.name} survives the Bullseye")
         yield from self._cantrips(att)
         if att.total("missile") > 0 and self._units(opp, tloc):
-            routed = yield from self._save_roll(opp, tloc, att.total("missile"), MISSILE, pid, can_rout=tloc == loc)
+            routed = yield from self._save_roll(
+                opp, tloc, att.total("missile"), MISSILE, pid, can_rout=tloc == loc
+            )
             if routed:
                 self.say(f"{self._label(opp, tloc)} routs (FAQ96 MISSILE D)")
                 yield from self._pursue(pid, loc)
@@ -868,20 +1197,35 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         st.step = "reinforce"
         reserve = [u.uid for u in st.area(pid, RESERVE) if u.is_unit]
         if reserve:
-            moves = yield _ask("reinforce", pid, "reinforce", f"{self.player_name(pid)}: reinforce: move reserve units to "
-                               "a home terrain or the frontier", "R96 L504-512",
-                               data={"units": reserve, "terrains": list(st.terrains)},
-                               validate=lambda a: self._check_moves(a.get("moves"), set(reserve), set(st.terrains)))
+            moves = yield _ask(
+                "reinforce",
+                pid,
+                "reinforce",
+                f"{self.player_name(pid)}: reinforce: move reserve units to a home terrain or the frontier",
+                "R96 L504-512",
+                data={"units": reserve, "terrains": list(st.terrains)},
+                validate=lambda a: self._check_moves(a.get("moves"), set(reserve), set(st.terrains)),
+            )
             for uid, dest in moves.items():
                 st.location[uid] = dest
             if moves:
                 self.say(f"{self.player_name(pid)} reinforces with {len(moves)} unit(s)")
         st.step = "retreat"
-        field = [u.uid for u in st.units.values() if u.owner == pid and u.is_unit and st.location[u.uid] in st.terrains]
+        field = [
+            u.uid
+            for u in st.units.values()
+            if u.owner == pid and u.is_unit and st.location[u.uid] in st.terrains
+        ]
         if field:
-            units = yield _ask("retreat", pid, "retreat", f"{self.player_name(pid)}: retreat: move units to reserve",
-                               "R96 L514-528", data={"units": field},
-                               validate=lambda a: self._check_retreat(a.get("units"), set(field)))
+            units = yield _ask(
+                "retreat",
+                pid,
+                "retreat",
+                f"{self.player_name(pid)}: retreat: move units to reserve",
+                "R96 L514-528",
+                data={"units": field},
+                validate=lambda a: self._check_retreat(a.get("units"), set(field)),
+            )
             for uid in units:
                 st.location[uid] = RESERVE
             if units:
@@ -906,7 +1250,11 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
     def _check_retreat(units: Any, allowed: set[str]) -> list[str]:
         if units is None:
             return []
-        if not isinstance(units, list) or any(u not in allowed for u in units) or len(set(units)) != len(units):
+        if (
+            not isinstance(units, list)
+            or any(u not in allowed for u in units)
+            or len(set(units)) != len(units)
+        ):
             raise IllegalAction("retreat lists your units at terrains, each once", "R96 L514-528")
         return list(units)
 
@@ -937,7 +1285,9 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
                 self._win(p.id, f"{p.name} has captured two terrains (R96 L33-35)")
         alive = [p.id for p in st.players if not p.eliminated]
         if len(alive) == 1:
-            self._win(alive[0], f"{self.player_name(alive[0])} has the last units in play (decision D-LAST-ARMY)")
+            self._win(
+                alive[0], f"{self.player_name(alive[0])} has the last units in play (decision D-LAST-ARMY)"
+            )
 
     def _win(self, pid: str, reason: str) -> None:
         self.state.winner, self.state.win_reason = pid, reason
@@ -952,7 +1302,9 @@ def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
     return [(k, *rest) for k in range(total, -1, -1) for rest in _compositions(total - k, parts - 1)]
 
 
-def _build_state(setup: Mapping[str, Any], options: dict[str, Any]) -> tuple[R96State, dict[str, dict[str, list[str]]]]:
+def _build_state(
+    setup: Mapping[str, Any], options: dict[str, Any]
+) -> tuple[R96State, dict[str, dict[str, list[str]]]]:
     size = setup.get("force_size")
     players_in = setup.get("players")
     if not isinstance(players_in, list) or len(players_in) < 2:
@@ -971,8 +1323,11 @@ def _build_state(setup: Mapping[str, Any], options: dict[str, Any]) -> tuple[R96
         front = parse_terrain(str(p.get("frontier", "")))
         for kind in (home, front):
             if kind.type not in TERRAIN_TYPES_1996 or kind.icon not in EIGHTH_ICONS_1996:
-                raise IllegalSetup(f"{name}: {kind.name} is not a 1996 terrain (coastland, flatland, highland or "
-                                   "swampland with a city, standing stones, temple or tower)", "R96 L195-206")
+                raise IllegalSetup(
+                    f"{name}: {kind.name} is not a 1996 terrain (coastland, flatland, highland or "
+                    "swampland with a city, standing stones, temple or tower)",
+                    "R96 L195-206",
+                )
         specs = {}
         given = p.get("armies")
         if not isinstance(given, Mapping):

@@ -36,16 +36,28 @@ class R96Host:
 
         def _dead(self, pid: str) -> list[Unit]: ...
 
-        def add_effect(self, name: str, owner: str, target: str, ends: str, of: str, **detail: Any) -> Effect: ...
+        def add_effect(
+            self, name: str, owner: str, target: str, ends: str, of: str, **detail: Any
+        ) -> Effect: ...
 
-        def _resolve(self, rolled: Rolled, choices: dict[str, Any] | None = None,
-                     skip: set[int] | None = None) -> Rolled: ...
+        def _resolve(
+            self, rolled: Rolled, choices: dict[str, Any] | None = None, skip: set[int] | None = None
+        ) -> Rolled: ...
 
-        def _roll(self, owner: str, units: list[Unit], purpose: str, loc: str | None, prompt: str, rule: str,
-                  **ctx: Any) -> Flow: ...
+        def _roll(
+            self,
+            owner: str,
+            units: list[Unit],
+            purpose: str,
+            loc: str | None,
+            prompt: str,
+            rule: str,
+            **ctx: Any,
+        ) -> Flow: ...
 
-        def _promotions(self, units: list[Unit], pid: str,
-                        taken: set[str] | None = None) -> list[tuple[Unit, Unit]]: ...
+        def _promotions(
+            self, units: list[Unit], pid: str, taken: set[str] | None = None
+        ) -> list[tuple[Unit, Unit]]: ...
 
         def _swap(self, live: str, dead: str) -> None: ...
 
@@ -55,8 +67,16 @@ class R96Host:
 
         def _penalty_split(self, rolled: Rolled) -> Flow: ...
 
-        def _save_roll(self, owner: str, loc: str, damage: int, against: str, attacker: str | None,
-                       can_rout: bool, counters: bool = False) -> Flow: ...
+        def _save_roll(
+            self,
+            owner: str,
+            loc: str,
+            damage: int,
+            against: str,
+            attacker: str | None,
+            can_rout: bool,
+            counters: bool = False,
+        ) -> Flow: ...
 
         def _cantrips(self, rolled: Rolled) -> Flow: ...
 

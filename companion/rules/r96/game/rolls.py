@@ -67,8 +67,13 @@ def parsed_faces(units: list[Unit], faces: list[list[str]]) -> list[tuple[Face, 
     return [tuple(u.spec.find_face(f) for f in fs) for u, fs in zip(units, faces, strict=True)]
 
 
-def resolve_roll(rolled: Rolled, terrain: RollTerrain | None, effects: tuple[EffectInForce, ...],
-                 options: dict[str, Any], choices: dict[str, Any] | None = None) -> Rolled:
+def resolve_roll(
+    rolled: Rolled,
+    terrain: RollTerrain | None,
+    effects: tuple[EffectInForce, ...],
+    options: dict[str, Any],
+    choices: dict[str, Any] | None = None,
+) -> Rolled:
     """Resolve ``rolled`` (in place) and return it."""
     ctx = rolled.ctx
     parsed = parsed_faces(rolled.units, rolled.faces)
@@ -109,7 +114,9 @@ def resolve_roll(rolled: Rolled, terrain: RollTerrain | None, effects: tuple[Eff
         # doubling touches its own units' results only, so an army wholly of that race doubles the adds too.
         kin = {u.spec.species for u, ru in zip(rolled.units, rolled_units, strict=True) if ru.counts}
         if len(kin) == 1 and RACIAL_DOUBLING.get(next(iter(kin))) == terrain.type and not req.individual:
-            totals["maneuver"] += sum(6 * e.castings for e in effects if e.name == "Wind Walk" and e.target == "army")
+            totals["maneuver"] += sum(
+                6 * e.castings for e in effects if e.name == "Wind Walk" and e.target == "army"
+            )
     rolled.res, rolled.totals = res, totals
     return rolled
 

@@ -28,7 +28,9 @@ DRAGON_PENALTY = 3
 def battle_size(size: object) -> int:
     """The battle size of a set-up, checked: a positive number of health (R96 L139-145)."""
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
-        raise IllegalSetup(f"the battle size must be a positive number of health, not {size!r}", "R96 L139-145")
+        raise IllegalSetup(
+            f"the battle size must be a positive number of health, not {size!r}", "R96 L139-145"
+        )
     return size
 
 
@@ -37,13 +39,13 @@ def dragons_required(size: int) -> int:
     return 1 + battle_size(size) // 25
 
 
-
 def fielded_health(size: int, dragons_brought: int) -> int:
     """Health of units a player fields: 3 less per required dragon not brought (R96 L149-150)."""
     need = dragons_required(size)
     if dragons_brought > need:
-        raise IllegalSetup(f"a {size}-health battle takes {need} dragon(s) per player, not {dragons_brought}",
-                           "R96 L146-150")
+        raise IllegalSetup(
+            f"a {size}-health battle takes {need} dragon(s) per player, not {dragons_brought}", "R96 L146-150"
+        )
     return size - DRAGON_PENALTY * (need - dragons_brought)
 
 
@@ -57,19 +59,28 @@ def dragon_colour(spec: DieSpec) -> str:
     if spec.kind != "dragon":
         raise IllegalSetup(f"{spec.name!r} is not a dragon", "R96 L146-155")
     if len(spec.elements) != 1 or spec.elements[0] not in DRAGON_COLOURS:
-        raise IllegalSetup(f"{spec.name!r} is not a 1996 dragon (one colour: gold, blue, red, green or black)",
-                           "R96 L59-61")
+        raise IllegalSetup(
+            f"{spec.name!r} is not a 1996 dragon (one colour: gold, blue, red, green or black)", "R96 L59-61"
+        )
     return DRAGON_COLOURS[spec.elements[0]]
 
 
-def validate_force(size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec],
-                   single_race: bool = True, who: str = "player") -> int:
+def validate_force(
+    size: int,
+    armies: Mapping[str, Sequence[DieSpec]],
+    dragons: Sequence[DieSpec],
+    single_race: bool = True,
+    who: str = "player",
+) -> int:
     """Check one player's force; returns the health fielded.  Raises ``IllegalSetup`` saying why."""
     missing = [n for n in ARMY_NAMES if n not in armies]
     extra = [n for n in armies if n not in ARMY_NAMES]
     if missing or extra:
-        raise IllegalSetup(f"{who}: the armies must be exactly home, campaign and horde "
-                           f"(missing {missing}, unknown {extra})", "R96 L157-163; FAQ96 SET-UP B.3")
+        raise IllegalSetup(
+            f"{who}: the armies must be exactly home, campaign and horde "
+            f"(missing {missing}, unknown {extra})",
+            "R96 L157-163; FAQ96 SET-UP B.3",
+        )
     for d in dragons:
         dragon_colour(d)
     fielded = fielded_health(size, len(dragons))
@@ -82,18 +93,23 @@ def validate_force(size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: 
             if d.kind != "unit":
                 raise IllegalSetup(f"{who}: {d.name!r} is not a unit; only units form armies", "R96 L46-57")
         if single_race and name != "horde" and len({d.species for d in dice}) > 1:
-            raise IllegalSetup(f"{who}: the {name} army must be of one race", "FAQ95 SET-UP 2.A; FAQ96 SET-UP B.1")
+            raise IllegalSetup(
+                f"{who}: the {name} army must be of one race", "FAQ95 SET-UP 2.A; FAQ96 SET-UP B.1"
+            )
         total += sum(d.health for d in dice)
     if total != fielded:
         raise IllegalSetup(
             f"{who}: the units are worth {total} health but a {size}-health battle with {len(dragons)} of "
-            f"{dragons_required(size)} dragon(s) fields {fielded}", "R96 L139-155")
+            f"{dragons_required(size)} dragon(s) fields {fielded}",
+            "R96 L139-155",
+        )
     cap = army_cap(total)
     for name in ARMY_NAMES:
         h = sum(d.health for d in armies[name])
         if h > cap:
-            raise IllegalSetup(f"{who}: the {name} army has {h} health, more than half the forces ({cap})",
-                               "R96 L171-182")
+            raise IllegalSetup(
+                f"{who}: the {name} army has {h} health, more than half the forces ({cap})", "R96 L171-182"
+            )
     return total
 
 
@@ -111,8 +127,9 @@ def die_points(spec: DieSpec) -> int | None:
     return 0
 
 
-def force_report(size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec],
-                 single_race: bool = True) -> dict[str, Any]:
+def force_report(
+    size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Sequence[DieSpec], single_race: bool = True
+) -> dict[str, Any]:
     """One player's force while it is built, checked by the rules ``validate_force`` applies, without
     raising: ``{"total", "armies": {name: health}, "measure": "health", "army_cap", "dragons", "dragons_required", "fielded",
     "checks": [{"ok", "text", "rule"}]}``.  No dragon chosen is met: the quick start brings them all;
@@ -129,22 +146,45 @@ def force_report(size: int, armies: Mapping[str, Sequence[DieSpec]], dragons: Se
     cap = army_cap(fielded)
     health = {name: sum(d.health for d in armies.get(name, ()) if d.kind == "unit") for name in ARMY_NAMES}
     total = sum(health.values())
-    checks = [{"ok": total == fielded, "text": f"{total} of {fielded} health"
-               + (f" ({size} less 3 per dragon not brought)" if fielded != size else ""), "rule": "R96 L139-155"}]
+    checks = [
+        {
+            "ok": total == fielded,
+            "text": f"{total} of {fielded} health"
+            + (f" ({size} less 3 per dragon not brought)" if fielded != size else ""),
+            "rule": "R96 L139-155",
+        }
+    ]
     for name in ARMY_NAMES:
         dice = list(armies.get(name, ()))
         one_race = not single_race or name == "horde" or len({d.species for d in dice}) <= 1
         ok = bool(dice) and all(d.kind == "unit" for d in dice) and health[name] <= cap and one_race
-        checks.append({"ok": ok, "text": f"{name}: {health[name]} health, at most {cap}, at least one unit, "
-                       "units only" + (", of one race" if single_race and name != "horde" else ""),
-                       "rule": "R96 L46-57, L157-182" + ("; FAQ95 SET-UP 2.A" if single_race and name != "horde"
-                                                         else "")})
-    checks.append({"ok": have <= need and colours_ok,
-                   "text": f"{have} of {need} dragon(s), one colour each (no white or hybrid dragons)"
-                   + ("; none chosen: suggested ones are brought" if not dragons else ""),
-                   "rule": "R96 L59-61, L146-150"})
-    return {"total": total, "armies": health, "measure": "health", "army_cap": cap, "dragons": have,
-            "dragons_required": need, "fielded": fielded, "checks": checks}
+        checks.append(
+            {
+                "ok": ok,
+                "text": f"{name}: {health[name]} health, at most {cap}, at least one unit, "
+                "units only" + (", of one race" if single_race and name != "horde" else ""),
+                "rule": "R96 L46-57, L157-182"
+                + ("; FAQ95 SET-UP 2.A" if single_race and name != "horde" else ""),
+            }
+        )
+    checks.append(
+        {
+            "ok": have <= need and colours_ok,
+            "text": f"{have} of {need} dragon(s), one colour each (no white or hybrid dragons)"
+            + ("; none chosen: suggested ones are brought" if not dragons else ""),
+            "rule": "R96 L59-61, L146-150",
+        }
+    )
+    return {
+        "total": total,
+        "armies": health,
+        "measure": "health",
+        "army_cap": cap,
+        "dragons": have,
+        "dragons_required": need,
+        "fielded": fielded,
+        "checks": checks,
+    }
 
 
 def first_game_split(units: Sequence[DieSpec]) -> dict[str, list[DieSpec]]:
@@ -156,8 +196,11 @@ def first_game_split(units: Sequence[DieSpec]) -> dict[str, list[DieSpec]]:
     races = sorted(by_race, key=lambda r: -len(by_race[r]))
     if len(races) < 3:
         raise IllegalSetup("the first-game split needs units of at least three races", "R96 L184-193")
-    return {"home": by_race[races[0]], "campaign": by_race[races[1]],
-            "horde": [u for r in races[2:] for u in by_race[r]]}
+    return {
+        "home": by_race[races[0]],
+        "campaign": by_race[races[1]],
+        "horde": [u for r in races[2:] for u in by_race[r]],
+    }
 
 
 def legal_campaign_terrains(terrains: Sequence[str], own: set[str], counts: Mapping[str, int]) -> list[str]:
@@ -183,12 +226,18 @@ def ranked_groups(totals: Mapping[str, int]) -> list[list[str]]:
 
 QUICK_HOMES = ("Highland City", "Swampland Temple", "Coastland Tower", "Flatland Standing Stones")
 QUICK_FRONTIERS = ("Flatland Temple", "Coastland Standing Stones", "Highland Tower", "Swampland City")
-QUICK_DRAGON = {"Dwarves": "Dragons/Red Drake", "Goblins": "Dragons/Black Wyrm", "Coral Elves": "Dragons/Blue Drake",
-                "Lava Elves": "Dragons/Black Drake"}
+QUICK_DRAGON = {
+    "Dwarves": "Dragons/Red Drake",
+    "Goblins": "Dragons/Black Wyrm",
+    "Coral Elves": "Dragons/Blue Drake",
+    "Lava Elves": "Dragons/Black Drake",
+}
 
 
 def _units_of(species: str, health: int) -> list[str]:
-    return [d.name for d in load_catalogue().of_species(species) if d.kind.value == "unit" and d.health == health]
+    return [
+        d.name for d in load_catalogue().of_species(species) if d.kind.value == "unit" and d.health == health
+    ]
 
 
 def army_of(species: str, health: int, offset: int = 0) -> list[str]:
@@ -216,7 +265,9 @@ def quick_setup(compact: Mapping[str, Any]) -> dict[str, Any]:
         if "armies" not in p:
             third = size // 3
             shares = (size - 2 * third, third, third)
-            p["armies"] = {n: army_of(species, h, k) for k, (n, h) in enumerate(zip(ARMY_NAMES, shares, strict=True))}
+            p["armies"] = {
+                n: army_of(species, h, k) for k, (n, h) in enumerate(zip(ARMY_NAMES, shares, strict=True))
+            }
         p.setdefault("dragons", [QUICK_DRAGON.get(species, "Dragons/Red Drake")] * dragons_required(size))
         p.setdefault("home", QUICK_HOMES[i % 4])
         p.setdefault("frontier", QUICK_FRONTIERS[i % 4])
