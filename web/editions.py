@@ -13,13 +13,14 @@ _COMPANIONS = {"R96": ("FAQ96", "FAQ95")}
 
 
 def rules_of(state: dict | None) -> dict | None:
-    """``{"edition", "document", "title"}`` of the game in ``state`` (None without a game)."""
+    """``{"edition", "document", "title", "view"}`` of the game in ``state`` (None without a game);
+    ``view`` is the board the page draws (the registry's ``GameKind.game``)."""
     if not isinstance(state, dict):
         return None
     from companion.rules import game_for
 
     kind = game_for(state)
-    return {"edition": kind.key, "document": kind.document, "title": kind.title}
+    return {"edition": kind.key, "document": kind.document, "title": kind.title, "view": kind.game}
 
 
 def search_order(state: dict | None) -> tuple[str, ...]:

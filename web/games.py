@@ -23,11 +23,23 @@ from .validation import Field, json_body, validate
 
 bp = Blueprint("games", __name__, url_prefix="/api")
 
+
+def _setup_choices() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ``game`` and ``edition`` names a set-up may give: the engine's registry (``GAMES``)."""
+    from companion.rules import GAMES
+
+    games = tuple(dict.fromkeys(k.game for k in GAMES.values()))
+    editions = tuple(k.edition for k in GAMES.values() if k.edition is not None)
+    return games, editions
+
+
+GAME_CHOICES, EDITION_CHOICES = _setup_choices()
+
 # the body of POST /api/games (and of a tablet's request for a new game)
 GAME_SPEC = {
     "players": Field(list, items=Field(str, max_len=30, min=1), max_len=6),
-    "game": Field(str, required=False, choices=("dragon_dice", "battle_dice"), default="dragon_dice"),
-    "edition": Field(str, required=False, choices=("v4", "r96"), default="v4"),
+    "game": Field(str, required=False, choices=GAME_CHOICES, default="dragon_dice"),
+    "edition": Field(str, required=False, choices=EDITION_CHOICES, default="v4"),
     "force_size": Field(int, required=False, min=3, max=120),
     "quick": Field(bool, required=False, default=False),
     # which components a game offers is the engine's (GameKind.components), checked by play.build_setup

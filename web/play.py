@@ -39,7 +39,7 @@ def state_view(store) -> dict:
     if s is None:
         return {"game_id": None, "seq": store.last_seq, "state": None, "pending": None, "reading": None,
                 "last_roll": None}
-    state = s.state_dict()
+    state = effects_view(s.state_dict())
     pending = s.pending()  # the engine's decision as data: dice with their face icons, cast options, need
     last_change, last_roll_event = s.last_changes()
     last_roll = last_roll_view(state.get("last_roll") if isinstance(state, dict) else None)
@@ -55,6 +55,16 @@ def state_view(store) -> dict:
         "last_change": None if last_change is None else dict(last_change, who=who_made(last_change["by"])),
         "rules": rules_of(state),  # the rule documents this game is played by (named on the page)
     }
+
+
+def effects_view(state: dict) -> dict:
+    """The state with each lasting effect's army target parsed (``target_army``: ``army_parts``), so
+    the page names the army without splitting its id; the session's dict is not changed."""
+    if not isinstance(state, dict) or not isinstance(state.get("effects"), list):
+        return state
+    effects = [dict(e, target_army=army_parts(e.get("target"))) if isinstance(e, dict) else e
+               for e in state["effects"]]
+    return dict(state, effects=effects)
 
 
 def who_made(by: dict | None) -> str | None:
@@ -76,6 +86,19 @@ def split_citation(text: str) -> tuple[str, str | None]:
         if any(tag in cite for tag in ("V4", "R96", "FAQ", "L")):
             return head.strip(), cite.strip()
     return t, None
+
+
+def army_parts(text: object) -> dict | None:
+    """An army id's parts as the page shows them, read by the engine's ``ArmyId``:
+    ``"p1@frontier"`` -> ``{"owner": "p1", "location": "frontier", "placed": True}``; None for text
+    that is not an army id (a die, a player, nothing)."""
+    from companion.rules import ArmyId, InvalidId
+
+    try:
+        army = ArmyId.parse(text)
+    except InvalidId:
+        return None
+    return {"owner": army.owner, "location": army.location, "placed": army.placed}
 
 
 def last_roll_view(roll: dict | None) -> dict | None:
@@ -100,6 +123,7 @@ def last_roll_view(roll: dict | None) -> dict | None:
             steps.append({"step": None, "name": "", "text": text, "cite": cite, "before": None, "after": None})
     out = dict(roll)
     out["steps"] = steps
+    out["army_at"] = army_parts(roll.get("army"))
     return out
 
 
@@ -167,8 +191,8 @@ def game_kinds() -> list[dict]:
     """The engine's games (``companion.rules.GAMES``) as the New game page needs them."""
     from companion.rules import GAMES
 
-    return [{"key": k.key, "title": k.title, "document": k.document, "forces": k.forces is not None,
-             "components": list(k.components())} for k in GAMES.values()]
+    return [{"key": k.key, "game": k.game, "edition": k.edition, "title": k.title, "document": k.document,
+             "forces": k.forces is not None, "components": list(k.components())} for k in GAMES.values()]
 
 
 def force_check(body: dict) -> dict:

@@ -124,6 +124,12 @@ class GameKind:
     forces: Callable[[], ForceRules] | None = None  # how its forces are built (None: no force building)
     quick: Callable[[dict[str, Any]], dict[str, Any]] = dict  # a full set-up from a short one, whatever the players brought filled in
     components: Callable[[], tuple[str, ...]] = tuple  # optional components a set-up may name ("advanced")
+    game: str = "dragon_dice"  # the game a set-up names with "game", and the board the page draws for it
+
+    @property
+    def edition(self) -> str | None:
+        """The ``"edition"`` a set-up names for this game (None: a game without resolution editions)."""
+        return self.key if self.own_rules is None else None
 
     def _rules(self) -> tuple[str, str]:
         if self.own_rules is not None:
@@ -207,7 +213,8 @@ GAMES: dict[str, GameKind] = {
     for kind in (
         GameKind("v4", _v4_start, _v4_fill, forces=_v4_forces, quick=_v4_quick, components=_v4_components),
         GameKind("r96", _r96_start, _r96_fill, forces=_r96_forces, quick=_r96_quick),
-        GameKind("battle_dice", _battle_start, dict, own_rules=("BD", "Battle Dice rules"), quick=_battle_quick),
+        GameKind("battle_dice", _battle_start, dict, own_rules=("BD", "Battle Dice rules"), quick=_battle_quick,
+                 game="battle_dice"),
     )
 }
 

@@ -248,7 +248,7 @@ function renderTopbar(st) {
     fill(bar, st ? h("span", { class: "muted small" }, "Start one on New game") : null);
     return;
   }
-  if (g.game === "battle_dice") {
+  if (rules && rules.view === "battle_dice") {  // the board the engine names for this game
     const over = g.winner ? `Battle over: ${playerName(g.winner)} wins` : `Battle Dice · turn ${g.turn}`;
     fill(now, h("b", { class: "phasename", id: "phase-now" }, String(g.phase || "").replace(/_/g, " ")),
       h("span", { class: "turninfo" }, over, rulesEl ? " · " : "", rulesEl));
@@ -467,7 +467,7 @@ function renderBattleDice(root, g) {
 function renderTable() {
   const root = $("#view-table");
   const g = app.state?.state;
-  if (g && g.game === "battle_dice") { renderBattleDice(root, g); return; }
+  if (g && app.state.rules?.view === "battle_dice") { renderBattleDice(root, g); return; }
   if (!g) { fill(root, h("div", { class: "empty" }, app.offline ? "Waiting for the server…" : ["No game is being played. ", h("a", { href: "/new", onclick: nav }, "Start a new game"), "."])); return; }
   const terrains = h("div", { class: "terrains" }, (g.terrains || []).map((t) => {
     const armies = (g.armies || []).filter((a) => a.location === t.id);
@@ -495,11 +495,12 @@ function renderTable() {
       area("Dead (DUA)", p.dua), area("Buried (BUA)", p.bua), area("Summoning pool", p.summoning_pool));
   }));
   const effects = (g.effects || []).length
-    ? h("ul", { class: "effects" }, g.effects.map((e) => h("li", {}, h("b", {}, e.name), ` on ${targetName(e.target)} (${playerName(e.owner)}) — ${e.expiry}`)))
+    ? h("ul", { class: "effects" }, g.effects.map((e) => h("li", {}, h("b", {}, e.name), ` on ${targetName(e)} (${playerName(e.owner)}) — ${e.expiry}`)))
     : h("div", { class: "muted small" }, "No effects in force.");
   fill(root, terrains, areas, h("div", { class: "card", style: { marginTop: "14px" } }, h("h3", {}, "Effects in force"), effects));
 }
-function targetName(t) { return typeof t === "string" && t.includes("@") ? `${playerName(t.split("@")[0])}'s army at ${terrainName(t.split("@")[1])}` : t; }
+// an effect's target: an army (the server's parsed id, target_army) or what the engine names
+function targetName(e) { const a = e.target_army; return a ? `${playerName(a.owner)}'s army at ${terrainName(a.location)}` : e.target; }
 
 function armyBlock(a) {
   return h("div", { class: "army", dataset: { army: a.id } },
@@ -696,10 +697,10 @@ async function confirmRoll(p, faces) {
 function rollTotal(r) { return r.total ?? (r.totals || {})[r.roll] ?? ""; }
 function rollTitle(r) {
   if (!r) return "";
-  const [owner, loc] = String(r.army || "").split("@");
+  const a = r.army_at;  // the server's parsed army id (null: the roll names no army)
   // the order of play is rolled before the Horde is placed (1996 games name no place at all)
-  if (loc === "unplaced" || !loc || loc === "None") return `${playerName(owner)}'s Horde, ${r.roll || ""} for the order of play`;
-  return `${playerName(owner)}'s ${r.roll || ""} at ${terrainName(loc)}`;
+  if (!a || !a.placed || a.location === "None") return `${a ? playerName(a.owner) + "'s " : ""}Horde, ${r.roll || ""} for the order of play`;
+  return `${playerName(a.owner)}'s ${r.roll || ""} at ${terrainName(a.location)}`;
 }
 function lastRollCard(st) {
   const r = st?.last_roll;
@@ -857,8 +858,9 @@ function renderNew() {
   h("label", { class: "field" }, "Game", h("select", { id: "game-kind", onchange: (ev) => { b.game = ev.target.value; render(); } },
     h("option", { value: "dragon_dice", selected: b.game !== "battle_dice" }, "Dragon Dice"),
     h("option", { value: "battle_dice", selected: b.game === "battle_dice" }, "Battle Dice (2 players, d4-d20)"))),
+  // the editions are the engine's (GET /api/forces/rules: the games that name an "edition")
   h("label", { class: "field" }, "Edition", h("select", { id: "edition", onchange: (ev) => { b.edition = ev.target.value; b.searched = false; b.results = []; render(); } },
-    h("option", { value: "v4", selected: b.edition === "v4" }, "V4.01c (SFR)"), h("option", { value: "r96", selected: b.edition === "r96" }, "1996 (TSR)"))),
+    (app.gameKinds || []).filter((k) => k.edition).map((k) => h("option", { value: k.edition, selected: b.edition === k.edition }, k.title)))),
   h("label", { class: "field" }, "Force size (points)", h("input", { type: "number", min: 3, max: 120, value: b.force_size,
     oninput: (ev) => { b.force_size = Number(ev.target.value); renderChecks(); } })));
   // Optional components a game's set-up may name (V4.01c's Advanced Rules, L2506-2508): the engine's
@@ -950,20 +952,18 @@ function renderNew() {
 }
 // The engine's game (GET /api/forces/rules) the New game form has chosen.
 function chosenKind(b) {
-  return (app.gameKinds || []).find((k) => k.key === (b.game === "battle_dice" ? "battle_dice" : b.edition));
+  return (app.gameKinds || []).find((k) => k.game === (b.game || "dragon_dice") && (!k.edition || k.edition === b.edition));
 }
 async function startGame(quickStart) {
   let quick = quickStart;
   const b = app.builder;
   const body = { players: b.players.map((x) => x.trim()), edition: b.edition };
-  const offered = (chosenKind(b) || { components: [] }).components;
-  const advanced = (b.advanced || []).filter((k) => offered.includes(k));
+  const kind = chosenKind(b) || { components: [], edition: b.edition, forces: true, game: b.game };
+  const advanced = (b.advanced || []).filter((k) => kind.components.includes(k));
   if (advanced.length) body.advanced = advanced;
-  if (b.game === "battle_dice") {
-    body.game = "battle_dice";
-    delete body.edition;
-    quick = true;
-  }
+  if (kind.game && kind.game !== "dragon_dice") body.game = kind.game;
+  if (!kind.edition) delete body.edition;  // a game without editions (Battle Dice)
+  if (!kind.forces) quick = true;  // forces not built die by die: the game's quick start
   if (!quick) {
     body.force_size = b.force_size;
     body.forces = b.forces.map((f, i) => {
