@@ -75,10 +75,14 @@ def create_app(config: dict | None = None) -> Flask:
         from .league.table import start_outbox
 
         start_outbox(app, db_path)
-    Access(db_path.with_name(db_path.name + ".tablets"), app.config["HOST_TOKEN"],
-           rotate=app.config["ROTATE_HOST_TOKEN"]).init_app(app)
-    sources = Sources(store, camera=app.config["CAMERA"], serial=app.config["SERIAL"],
-                      registry=app.config["DICE_REGISTRY"])
+    Access(
+        db_path.with_name(db_path.name + ".tablets"),
+        app.config["HOST_TOKEN"],
+        rotate=app.config["ROTATE_HOST_TOKEN"],
+    ).init_app(app)
+    sources = Sources(
+        store, camera=app.config["CAMERA"], serial=app.config["SERIAL"], registry=app.config["DICE_REGISTRY"]
+    )
     from . import table_profile  # the camera model and the table's own dice (web.table_profile)
 
     table_profile.init_app(app, store)

@@ -52,8 +52,11 @@ def _run_engine(fn, *args):
     except APIError:
         raise
     except GameRuleError as exc:
-        body = {"error": "illegal_action", "message": clip_message(getattr(exc, "reason", str(exc))),
-                "kind": type(exc).__name__}
+        body = {
+            "error": "illegal_action",
+            "message": clip_message(getattr(exc, "reason", str(exc))),
+            "kind": type(exc).__name__,
+        }
         if getattr(exc, "rule", None):
             body["rule"] = exc.rule
         raise _Answer(body, 422) from None
@@ -73,8 +76,11 @@ def _answer(exc: _Answer):
 def _check_expected_seq(expect) -> None:
     """Two tablets tapping at once: the second tap, made on an older view, is refused."""
     if expect is not None and int(expect) != store().last_seq:
-        raise Conflict(f"the game has moved on (now at event {store().last_seq}, the page showed "
-                       f"{expect}); look again and retry", code="stale")
+        raise Conflict(
+            f"the game has moved on (now at event {store().last_seq}, the page showed "
+            f"{expect}); look again and retry",
+            code="stale",
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -84,8 +90,14 @@ def _check_expected_seq(expect) -> None:
 @bp.get("/health")
 def health():
     streams = current_app.extensions.get("streams")  # open live streams (web.events)
-    return jsonify({"ok": True, "game_id": store().game_id, "time": time.time(),
-                    "streams": streams.total if streams else 0})
+    return jsonify(
+        {
+            "ok": True,
+            "game_id": store().game_id,
+            "time": time.time(),
+            "streams": streams.total if streams else 0,
+        }
+    )
 
 
 @bp.get("/state")
@@ -112,8 +124,11 @@ def _access_view(s) -> dict:
     from .security import ADVICE
 
     status = access().token_status(request.headers.get(TOKEN_HEADER), s.game_id)
-    out = {"boot_id": current_app.config["BOOT_ID"], "token_status": status,
-           "pairing_rev": access().pairing_rev}
+    out = {
+        "boot_id": current_app.config["BOOT_ID"],
+        "token_status": status,
+        "pairing_rev": access().pairing_rev,
+    }
     if status in ADVICE:
         out["token_advice"] = ADVICE[status]
     return out
@@ -160,8 +175,14 @@ def forces_check():
     """The New game page's forces checked by the game's rules, changing nothing:
     ``{"edition": "r96", "force_size": 24, "forces": [{"player", "armies": {"home": [die names], ...},
     "dragons": [die names]}]}``."""
-    body = json_body({"game": Field(str, required=False, max_len=20), "edition": Field(str, required=False, max_len=20),
-                      "force_size": Field(int, min=1, max=1000), "forces": Field(list, max_len=8)})
+    body = json_body(
+        {
+            "game": Field(str, required=False, max_len=20),
+            "edition": Field(str, required=False, max_len=20),
+            "force_size": Field(int, min=1, max=1000),
+            "forces": Field(list, max_len=8),
+        }
+    )
     return jsonify(_run_engine(play.force_check, body))
 
 
@@ -199,8 +220,13 @@ def rules_search():
     from pathlib import Path
 
     if not Path(path).exists():
-        return jsonify({"documents": [], "hits": [],
-                        "message": "no rule documents indexed: run `companion rules index FILE...`"})
+        return jsonify(
+            {
+                "documents": [],
+                "hits": [],
+                "message": "no rule documents indexed: run `companion rules index FILE...`",
+            }
+        )
     with RuleIndex(path) as idx:
         try:  # the current game's own rule documents first (a V4.01c game: V4.01c before 1996)
             hits = idx.search(q, limit=limit, label=request.args.get("doc") or None, prefer=_search_order())
@@ -233,8 +259,13 @@ def rules_cite():
         raise APIError("ref is too long (at most 200 characters)", field="ref")
     path = current_app.config["RULES_INDEX"]
     if not Path(path).exists():
-        return jsonify({"ref": ref, "hits": [],
-                        "message": "no rule documents indexed: run `companion rules index FILE...`"})
+        return jsonify(
+            {
+                "ref": ref,
+                "hits": [],
+                "message": "no rule documents indexed: run `companion rules index FILE...`",
+            }
+        )
     with RuleIndex(path) as idx:
         try:
             hits = idx.cited(ref)
@@ -264,8 +295,11 @@ def export():
         with s.lock:
             s.session.export(out)
         data = out.read_bytes()
-    return Response(data, mimetype="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="game-{s.game_id}.json"'})
+    return Response(
+        data,
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="game-{s.game_id}.json"'},
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -274,12 +308,18 @@ def export():
 
 @bp.post("/pair")
 def pair():
-    body = json_body({"code": Field(str, max_len=32, min=1), "name": Field(str, required=False, max_len=40,
-                                                                          default="tablet")})
+    body = json_body(
+        {
+            "code": Field(str, max_len=32, min=1),
+            "name": Field(str, required=False, max_len=40, default="tablet"),
+        }
+    )
     s = store()
     if s.game_id is None:
         raise Conflict("no game yet to pair with", code="no_game")
-    token = access().pair(s.game_id, body["code"], body["name"] or "tablet", client=request.remote_addr or "?")
+    token = access().pair(
+        s.game_id, body["code"], body["name"] or "tablet", client=request.remote_addr or "?"
+    )
     s.notice("paired", {"name": body["name"] or "tablet"})
     return jsonify({"token": token, "game_id": s.game_id, "role": "tablet"})
 
@@ -290,8 +330,15 @@ def pairing():
     s = store()
     s._need_game()
     code = access().pairing_code(s.game_id)
-    return jsonify({"game_id": s.game_id, "code": code, "rev": access().pairing_rev, **_pair_qr(code),
-                    "tablets": access().tablets(s.game_id)})
+    return jsonify(
+        {
+            "game_id": s.game_id,
+            "code": code,
+            "rev": access().pairing_rev,
+            **_pair_qr(code),
+            "tablets": access().tablets(s.game_id),
+        }
+    )
 
 
 @bp.post("/pairing/rotate")
@@ -348,12 +395,16 @@ def roll():
     ``confirm: false`` only stages the reading (players can still correct a die on the page);
     ``confirm: true`` (default) submits the roll to the game.
     """
-    body = json_body({
-        "faces": Field(dict, max_len=200),
-        "confirm": Field(bool, required=False, default=True),
-        "source": Field(str, required=False, choices=("typed", "camera", "serial", "demo"), default="typed"),
-        "expect_seq": Field(int, required=False, min=0),
-    })
+    body = json_body(
+        {
+            "faces": Field(dict, max_len=200),
+            "confirm": Field(bool, required=False, default=True),
+            "source": Field(
+                str, required=False, choices=("typed", "camera", "serial", "demo"), default="typed"
+            ),
+            "expect_seq": Field(int, required=False, min=0),
+        }
+    )
     s = store()
     with s.lock:
         _check_expected_seq(body["expect_seq"])
@@ -420,8 +471,12 @@ def correct():
 @bp.post("/undo")
 @require("tablet")
 def undo():
-    body = json_body({"n": Field(int, required=False, min=1, max=50, default=1),
-                      "expect_seq": Field(int, required=False, min=0)})
+    body = json_body(
+        {
+            "n": Field(int, required=False, min=1, max=50, default=1),
+            "expect_seq": Field(int, required=False, min=0),
+        }
+    )
     s = store()
     with s.lock:
         _check_expected_seq(body["expect_seq"])

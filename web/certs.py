@@ -38,8 +38,17 @@ SERVER_DAYS = 397  # what browsers accept for a server certificate (Apple: at mo
 RENEW_DAYS = 30  # a server certificate this close to its end is made again
 
 # what the CA may vouch for (RFC 5280 4.2.1.10 name constraints): the local network only
-PERMITTED_NETWORKS = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "127.0.0.0/8", "169.254.0.0/16",
-                      "100.64.0.0/10", "::1/128", "fc00::/7", "fe80::/10")
+PERMITTED_NETWORKS = (
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "127.0.0.0/8",
+    "169.254.0.0/16",
+    "100.64.0.0/10",
+    "::1/128",
+    "fc00::/7",
+    "fe80::/10",
+)
 PERMITTED_DOMAINS = ("localhost", "local", "lan", "home.arpa", "internal")
 
 CA_FILE, CA_KEY_FILE, CERT_FILE, KEY_FILE = "ca.pem", "ca-key.pem", "server.pem", "key.pem"
@@ -109,7 +118,9 @@ def permitted(ca_cert, name: str) -> bool:
         name = name.lower().rstrip(".")
         domains = [g.value.lower() for g in allowed if isinstance(g, x509.DNSName)]
         return any(name == d or name.endswith("." + d) for d in domains)
-    return any(ip.version == g.value.version and ip in g.value for g in allowed if isinstance(g, x509.IPAddress))
+    return any(
+        ip.version == g.value.version and ip in g.value for g in allowed if isinstance(g, x509.IPAddress)
+    )
 
 
 def _write_private(path: Path, data: bytes, mode: int) -> None:
@@ -155,25 +166,47 @@ def _make_ca(folder: Path, extra_ips=()):
 
     key = ec.generate_private_key(ec.SECP256R1())
     host = socket.gethostname() or "table"
-    subject = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Dragon Dice table companion"),
-                         x509.NameAttribute(NameOID.COMMON_NAME, f"Companion table CA ({host[:40]})")])
+    subject = x509.Name(
+        [
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Dragon Dice table companion"),
+            x509.NameAttribute(NameOID.COMMON_NAME, f"Companion table CA ({host[:40]})"),
+        ]
+    )
     allowed = [x509.IPAddress(ipaddress.ip_network(n)) for n in (*PERMITTED_NETWORKS, *extra_ips)]
     allowed += [x509.DNSName(d) for d in (*PERMITTED_DOMAINS, *machine_names())]
     now = _now()
-    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - dt.timedelta(hours=1)).not_valid_after(now + dt.timedelta(days=CA_DAYS))
-            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-            .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False,
-                                         key_encipherment=False, data_encipherment=False, key_agreement=False,
-                                         key_cert_sign=True, crl_sign=True, encipher_only=False,
-                                         decipher_only=False), critical=True)
-            .add_extension(x509.NameConstraints(permitted_subtrees=allowed, excluded_subtrees=None),
-                           critical=True)
-            .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
-            .sign(key, hashes.SHA256()))
-    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(hours=1))
+        .not_valid_after(now + dt.timedelta(days=CA_DAYS))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=False,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=True,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(
+            x509.NameConstraints(permitted_subtrees=allowed, excluded_subtrees=None), critical=True
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     _write_private(folder / CA_KEY_FILE, key_pem, 0o600)
     _write_private(folder / CA_FILE, cert.public_bytes(serialization.Encoding.PEM), 0o644)
     return cert, key
@@ -194,8 +227,10 @@ def _load_ca(folder: Path):
             f"Remove the folder {folder} to make a new one (each device must then trust the new one once)."
         ) from None
     if cert.public_key().public_numbers() != key.public_key().public_numbers():
-        raise CertificateError(f"{folder / CA_KEY_FILE} is not the key of {folder / CA_FILE}: remove the folder "
-                               f"{folder} to make a new certificate authority")
+        raise CertificateError(
+            f"{folder / CA_KEY_FILE} is not the key of {folder / CA_FILE}: remove the folder "
+            f"{folder} to make a new certificate authority"
+        )
     return cert, key
 
 
@@ -214,7 +249,9 @@ def _server_cert_ok(folder: Path, ca_cert, names: tuple[str, ...]) -> bool:
         return False
     if cert.public_key().public_numbers() != key.public_key().public_numbers():
         return False
-    have = {str(v) for v in san.get_values_for_type(x509.IPAddress)} | set(san.get_values_for_type(x509.DNSName))
+    have = {str(v) for v in san.get_values_for_type(x509.IPAddress)} | set(
+        san.get_values_for_type(x509.DNSName)
+    )
     return set(names) <= have and cert.not_valid_after_utc - _now() > dt.timedelta(days=RENEW_DAYS)
 
 
@@ -226,22 +263,39 @@ def _make_server_cert(folder: Path, ca_cert, ca_key, names: tuple[str, ...]) -> 
 
     key = ec.generate_private_key(ec.SECP256R1())
     now = _now()
-    cert = (x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "companion table server")]))
-            .issuer_name(ca_cert.subject).public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - dt.timedelta(hours=1)).not_valid_after(now + dt.timedelta(days=SERVER_DAYS))
-            .add_extension(x509.SubjectAlternativeName([_general_name(n) for n in names]), critical=False)
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False,
-                                         key_encipherment=False, data_encipherment=False, key_agreement=False,
-                                         key_cert_sign=False, crl_sign=False, encipher_only=False,
-                                         decipher_only=False), critical=True)
-            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
-            .sign(ca_key, hashes.SHA256()))
-    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "companion table server")]))
+        .issuer_name(ca_cert.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(hours=1))
+        .not_valid_after(now + dt.timedelta(days=SERVER_DAYS))
+        .add_extension(x509.SubjectAlternativeName([_general_name(n) for n in names]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=False,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     _write_private(folder / KEY_FILE, key_pem, 0o600)
     chain = cert.public_bytes(serialization.Encoding.PEM) + ca_cert.public_bytes(serialization.Encoding.PEM)
     _write_private(folder / CERT_FILE, chain, 0o644)
@@ -259,23 +313,33 @@ def table_certificate(folder: str | Path, names, optional=()) -> TableCertificat
     wanted = _clean(names)
     maybe = [n for n in _clean(optional) if n not in wanted]
     try:
-        if not folder.is_dir():  # a folder of its own: owner-only (a folder named with --tls-dir is left as it is)
+        if (
+            not folder.is_dir()
+        ):  # a folder of its own: owner-only (a folder named with --tls-dir is left as it is)
             folder.mkdir(mode=0o700, parents=True)
             os.chmod(folder, 0o700)
         if (folder / CA_FILE).exists() or (folder / CA_KEY_FILE).exists():
             ca_cert, ca_key = _load_ca(folder)
         else:
             private = [ipaddress.ip_network(n) for n in PERMITTED_NETWORKS]
-            extra = [ipaddress.ip_network(n) for n in wanted
-                     if _is_ip(n) and not any(ipaddress.ip_address(n) in net for net in private
-                                              if net.version == ipaddress.ip_address(n).version)]
+            extra = [
+                ipaddress.ip_network(n)
+                for n in wanted
+                if _is_ip(n)
+                and not any(
+                    ipaddress.ip_address(n) in net
+                    for net in private
+                    if net.version == ipaddress.ip_address(n).version
+                )
+            ]
             ca_cert, ca_key = _make_ca(folder, [str(n) for n in extra])
         outside = [n for n in wanted if not permitted(ca_cert, n)]
         if outside:
             raise CertificateError(
                 f"the table's certificate authority in {folder} may vouch only for local-network addresses, "
                 f"not {', '.join(outside)}: use an address on the local network (--public-url), or remove "
-                f"{folder} to make a new authority (each device then trusts it once more)")
+                f"{folder} to make a new authority (each device then trusts it once more)"
+            )
         covered = tuple(wanted + [n for n in maybe if permitted(ca_cert, n)])
         if not _server_cert_ok(folder, ca_cert, covered):
             _make_server_cert(folder, ca_cert, ca_key, covered)
@@ -283,8 +347,10 @@ def table_certificate(folder: str | Path, names, optional=()) -> TableCertificat
             os.chmod(folder / private_file, 0o600)
     except OSError as exc:
         where = exc.filename or folder
-        raise CertificateError(f"cannot write the table's certificate in {folder}: {where}: "
-                               f"{exc.strerror or exc} (choose a folder you can write with --tls-dir)") from None
+        raise CertificateError(
+            f"cannot write the table's certificate in {folder}: {where}: "
+            f"{exc.strerror or exc} (choose a folder you can write with --tls-dir)"
+        ) from None
     return TableCertificate(folder, covered, _fingerprint(ca_cert))
 
 
@@ -355,23 +421,36 @@ def _certificate() -> TableCertificate:
 @bp.get("/trust/")
 def trust_page():
     public = current_app.config.get("PUBLIC_URL") or ""
-    html = render_template_string(_PAGE, fingerprint=_certificate().fingerprint,
-                                  table_url=public if public.startswith("https://") else "")
+    html = render_template_string(
+        _PAGE,
+        fingerprint=_certificate().fingerprint,
+        table_url=public if public.startswith("https://") else "",
+    )
     return Response(html, mimetype="text/html", headers={"Cache-Control": "no-store"})
 
 
 @bp.get("/trust/ca.crt")
 def ca_der():
-    return Response(_certificate().ca_der(), mimetype="application/x-x509-ca-cert",
-                    headers={"Content-Disposition": 'attachment; filename="companion-table-ca.crt"',
-                             "Cache-Control": "no-store"})
+    return Response(
+        _certificate().ca_der(),
+        mimetype="application/x-x509-ca-cert",
+        headers={
+            "Content-Disposition": 'attachment; filename="companion-table-ca.crt"',
+            "Cache-Control": "no-store",
+        },
+    )
 
 
 @bp.get("/trust/ca.pem")
 def ca_pem():
-    return Response(_certificate().ca_file.read_bytes(), mimetype="application/x-pem-file",
-                    headers={"Content-Disposition": 'attachment; filename="companion-table-ca.pem"',
-                             "Cache-Control": "no-store"})
+    return Response(
+        _certificate().ca_file.read_bytes(),
+        mimetype="application/x-pem-file",
+        headers={
+            "Content-Disposition": 'attachment; filename="companion-table-ca.pem"',
+            "Cache-Control": "no-store",
+        },
+    )
 
 
 TRUST_PATHS = ("/trust", "/trust/", "/trust/ca.crt", "/trust/ca.pem", "/static/app.css")

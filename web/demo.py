@@ -84,8 +84,9 @@ class SimulatedDiceRoller:
                 die_id = f"sim-front-{i + 1}"
                 registry.register_catalogue(die_id, name)
                 self.uid_of[die_id], self.name_of[die_id] = f"frontier-{i + 1}", name
-        self.feed = simulated_feed(registry, seed=self.seed, speed=self.speed, noise=True,
-                                   on_reading=self._on_reading)
+        self.feed = simulated_feed(
+            registry, seed=self.seed, speed=self.speed, noise=True, on_reading=self._on_reading
+        )
         if not self.feed.link.wait_connected(10):
             raise RuntimeError("the simulated bridge did not connect")
 
@@ -105,8 +106,14 @@ class SimulatedDiceRoller:
         for d in pending["dice"]:
             die_id = self._die_id(d["uid"])
             if die_id is None:  # a die whose id changed since the start (the chosen frontier terrain):
-                die_id = next((i for i, name in self.name_of.items()  # the same physical die by its name
-                               if name == d["die"] and i not in wanted), None)
+                die_id = next(
+                    (
+                        i
+                        for i, name in self.name_of.items()  # the same physical die by its name
+                        if name == d["die"] and i not in wanted
+                    ),
+                    None,
+                )
             if die_id is not None:
                 wanted[die_id] = d
         with self._cond:
@@ -114,7 +121,9 @@ class SimulatedDiceRoller:
                 self._readings.pop(die_id, None)
         faces: dict[str, str] = {}
         problems: dict[str, str] = {}
-        for _attempt in range(3):  # a die whose report was lost on the link is rolled again, as a player would
+        for _attempt in range(
+            3
+        ):  # a die whose report was lost on the link is rolled again, as a player would
             left = [die_id for die_id, d in wanted.items() if d["uid"] not in faces]
             if not left:
                 break
@@ -128,8 +137,11 @@ class SimulatedDiceRoller:
             if d["uid"] not in faces and d["uid"] not in problems:
                 problems[d["uid"]] = "no smart die registered for it: tap its face"
         with self._cond:  # each face read, as the smart die's reading of the roll's die
-            readings = [self._readings[i].die_reading().for_die(d["uid"]) for i, d in wanted.items()
-                        if d["uid"] in faces and i in self._readings and self._readings[i].is_usable()]
+            readings = [
+                self._readings[i].die_reading().for_die(d["uid"])
+                for i, d in wanted.items()
+                if d["uid"] in faces and i in self._readings and self._readings[i].is_usable()
+            ]
         return {"faces": faces, "problems": problems, "readings": readings}
 
     def _collect(self, wanted: dict, faces: dict, problems: dict, deadline: float) -> None:
@@ -189,15 +201,22 @@ class VisionRoller:
         chosen = {d["uid"]: self.rng.randrange(len(d["faces"])) for d in pending["dice"]}
         names = [d["die"] for d in pending["dice"]]
         self.rolls += 1
-        scene = render_roll([(d["die"], chosen[d["uid"]]) for d in pending["dice"]], seed=self.rolls,
-                            size=self.frame_size)
+        scene = render_roll(
+            [(d["die"], chosen[d["uid"]]) for d in pending["dice"]], seed=self.rolls, size=self.frame_size
+        )
         read = read_roll(scene.image, names, model=self.model)
         from .play import vision_faces, vision_readings
 
         faces, boxes, problems = vision_faces(pending, read)
         known = {d["uid"]: d["faces"][chosen[d["uid"]]] for d in pending["dice"]}  # what the script rendered
-        return {"faces": faces, "problems": problems, "boxes": boxes, "frame": scene.image, "known": known,
-                "readings": vision_readings(pending, read)}
+        return {
+            "faces": faces,
+            "problems": problems,
+            "boxes": boxes,
+            "frame": scene.image,
+            "known": known,
+            "readings": vision_readings(pending, read),
+        }
 
     def close(self) -> None:
         pass
@@ -316,26 +335,40 @@ class Director:
             faces[uid] = known[uid]
             problems[uid] = f"not read by the {self.roller.source}: the demo script typed the face it rolled"
         with self.store.lock:
-            reading = play.reading_from_faces(self.store, faces, self.roller.source, boxes=got.get("boxes"),
-                                              frame=got.get("frame"),
-                                              problems=[f"{u}: {p}" for u, p in problems.items()],
-                                              readings=got.get("readings"))
+            reading = play.reading_from_faces(
+                self.store,
+                faces,
+                self.roller.source,
+                boxes=got.get("boxes"),
+                frame=got.get("frame"),
+                problems=[f"{u}: {p}" for u, p in problems.items()],
+                readings=got.get("readings"),
+            )
             reading["typed_by_script"] = typed
             self.store.set_reading(reading)
         if typed:
-            self.say(f"the {self.roller.source} could not read " + ", ".join(f"{names[u]} ({u})" for u in typed)
-                     + "; the demo script typed the face it rolled: "
-                     + ", ".join(f"{names[u]} {faces[u]}" for u in typed))
+            self.say(
+                f"the {self.roller.source} could not read "
+                + ", ".join(f"{names[u]} ({u})" for u in typed)
+                + "; the demo script typed the face it rolled: "
+                + ", ".join(f"{names[u]} {faces[u]}" for u in typed)
+            )
         missing = [u for u in unread if u not in known]
         if missing:
-            self.say(f"the {self.roller.source} could not read " + ", ".join(f"{names[u]} ({u})" for u in missing)
-                     + ": nothing is made up. Tap its face on the Roll page and confirm; the demo waits.")
+            self.say(
+                f"the {self.roller.source} could not read "
+                + ", ".join(f"{names[u]} ({u})" for u in missing)
+                + ": nothing is made up. Tap its face on the Roll page and confirm; the demo waits."
+            )
             self._wait_for_players()
             return False
         self.stop.wait(self.pace)  # let the tablets show the reading before it is confirmed
         with self.store.lock:
-            play.submit_reading(self.store, self.store.reading,
-                                {"role": "demo", "source": self.store.reading.get("source") or "demo"})
+            play.submit_reading(
+                self.store,
+                self.store.reading,
+                {"role": "demo", "source": self.store.reading.get("source") or "demo"},
+            )
         return True
 
     def _wait_for_players(self) -> None:
@@ -447,7 +480,9 @@ class Director:
             for element in elements:  # the first of the rolled elements that can pay it
                 if element not in option["elements"]:
                     continue
-                target = army if name in ("Stone Skin", "Watery Double") else (enemies[0] if enemies else army)
+                target = (
+                    army if name in ("Stone Skin", "Watery Double") else (enemies[0] if enemies else army)
+                )
                 return [{"spell": name, "target": target, "element": element}]
         return []
 
@@ -457,8 +492,10 @@ def describe(pending: dict, action: dict) -> str:
     who = pending.get("player_name") or pending.get("player", "")
     kind = action.get("type")
     if kind == "choose":
-        label = next((c["label"] for c in pending.get("choices", []) if c["value"] == action["choice"]),
-                     str(action["choice"]))
+        label = next(
+            (c["label"] for c in pending.get("choices", []) if c["value"] == action["choice"]),
+            str(action["choice"]),
+        )
         return f"{who}: {label}"
     if kind == "allocate":
         return f"{who} removes {len(action['units'])} unit(s) as losses"

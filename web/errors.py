@@ -24,7 +24,7 @@ _LONG = re.compile(rf"'([^']{{{ECHO_LIMIT + 1},}})'|\S{{{ECHO_LIMIT + 1},}}")
 def clip(text: str, limit: int = ECHO_LIMIT) -> str:
     """text cut to about ``limit`` characters, saying how long it was."""
     text = str(text)
-    return text if len(text) <= limit else f"{text[:limit - 1]}… ({len(text)} characters)"
+    return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text)} characters)"
 
 
 def clip_message(message: str) -> str:
@@ -40,8 +40,9 @@ class APIError(Exception):
     status = 400
     code = "bad_request"
 
-    def __init__(self, message: str, *, status: int | None = None, code: str | None = None,
-                 field: str | None = None):
+    def __init__(
+        self, message: str, *, status: int | None = None, code: str | None = None, field: str | None = None
+    ):
         super().__init__(message)
         self.message = message
         if status is not None:
@@ -95,6 +96,10 @@ def register_error_handlers(app: Flask) -> None:
     def _unexpected(exc: Exception):
         log.exception("unhandled error on %s %s", request.method, request.path)
         if _wants_json():
-            return jsonify({"error": "internal_error",
-                            "message": "the server hit an unexpected error; the game was not changed"}), 500
+            return jsonify(
+                {
+                    "error": "internal_error",
+                    "message": "the server hit an unexpected error; the game was not changed",
+                }
+            ), 500
         return "Internal error; the game was not changed.", 500

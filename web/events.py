@@ -48,11 +48,18 @@ class StreamCount:
         """Count one more stream from ``client`` and return its release function, or refuse."""
         with self._lock:
             if self.total >= max_total:
-                raise APIError(f"the server has {max_total} live streams open, its limit; "
-                               "close a page and retry", status=503, code="too_many_streams")
+                raise APIError(
+                    f"the server has {max_total} live streams open, its limit; close a page and retry",
+                    status=503,
+                    code="too_many_streams",
+                )
             if self.by_client[client] >= max_client:
-                raise APIError(f"this address has {max_client} live streams open, the limit per "
-                               "client; close a page and retry", status=503, code="too_many_streams")
+                raise APIError(
+                    f"this address has {max_client} live streams open, the limit per "
+                    "client; close a page and retry",
+                    status=503,
+                    code="too_many_streams",
+                )
             self.by_client[client] += 1
         released = threading.Event()
 
@@ -64,6 +71,7 @@ class StreamCount:
                 self.by_client[client] -= 1
                 if self.by_client[client] <= 0:
                     del self.by_client[client]
+
         return release
 
 
@@ -78,8 +86,9 @@ def _parse_last_id(text: str | None) -> tuple[str | None, int]:
     try:
         n = int(seq)
     except ValueError:
-        raise APIError(f"Last-Event-ID / since must be GAME:SEQ or SEQ, got {text[:40]!r}",
-                       field="since") from None
+        raise APIError(
+            f"Last-Event-ID / since must be GAME:SEQ or SEQ, got {text[:40]!r}", field="since"
+        ) from None
     if n < 0:
         raise APIError("since must not be negative", field="since")
     return (gid or None), n
@@ -98,9 +107,11 @@ def stream():
     keepalive = float(config.get("SSE_KEEPALIVE_S", KEEPALIVE_S))
     check = min(keepalive, float(config.get("SSE_CHECK_S", CHECK_S)))
     gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
-    release = stream_count().open(request.remote_addr or "?",
-                                  int(config.get("SSE_MAX_STREAMS") or MAX_STREAMS),
-                                  int(config.get("SSE_MAX_PER_CLIENT") or MAX_STREAMS_PER_CLIENT))
+    release = stream_count().open(
+        request.remote_addr or "?",
+        int(config.get("SSE_MAX_STREAMS") or MAX_STREAMS),
+        int(config.get("SSE_MAX_PER_CLIENT") or MAX_STREAMS_PER_CLIENT),
+    )
 
     boot_id = config.get("BOOT_ID")
 

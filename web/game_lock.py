@@ -26,8 +26,10 @@ class GameFileBusy(RuntimeError):
         self.db, self.holder = db, holder
         who = f"process {holder['pid']}" if holder.get("pid") else "another process"
         where = f" at {holder['url']}" if holder.get("url") else ""
-        super().__init__(f"the game file {db} is already being served by {who}{where}; open that server's "
-                         "page, stop it first (Ctrl-C), or choose another game file with --db")
+        super().__init__(
+            f"the game file {db} is already being served by {who}{where}; open that server's "
+            "page, stop it first (Ctrl-C), or choose another game file with --db"
+        )
 
 
 def lock_path(db: str | os.PathLike[str]) -> Path:

@@ -44,13 +44,18 @@ GAME_SPEC = {
     "quick": Field(bool, required=False, default=False),
     # which components a game offers is the engine's (GameKind.components), checked by play.build_setup
     "advanced": Field(list, required=False, max_len=5, items=Field(str, max_len=20)),
-    "forces": Field(list, required=False, max_len=6, items={
-        "player": Field(str, max_len=30),
-        "armies": Field(dict),
-        "dragons": Field(list, required=False, items=Field(str, max_len=80), max_len=10),
-        "home_terrain": Field(str, required=False, max_len=80),
-        "frontier_terrain": Field(str, required=False, max_len=80),
-    }),
+    "forces": Field(
+        list,
+        required=False,
+        max_len=6,
+        items={
+            "player": Field(str, max_len=30),
+            "armies": Field(dict),
+            "dragons": Field(list, required=False, items=Field(str, max_len=80), max_len=10),
+            "home_terrain": Field(str, required=False, max_len=80),
+            "frontier_terrain": Field(str, required=False, max_len=80),
+        },
+    ),
 }
 
 
@@ -78,8 +83,9 @@ def _known_game(game_id: str) -> None:
     try:
         store().library.path_of(game_id)
     except LibraryError:
-        raise NotFound(f"no game {game_id[:40]!r} at this table (GET /api/games lists them)",
-                       code="no_such_game") from None
+        raise NotFound(
+            f"no game {game_id[:40]!r} at this table (GET /api/games lists them)", code="no_such_game"
+        ) from None
 
 
 def _switched(old: str | None) -> None:
@@ -116,8 +122,16 @@ def _end(game_id: str) -> None:
 def games():
     """The library: every game of the table and the requests waiting for the host."""
     s = store()
-    return jsonify(jsonable({"current": s.game_id, "status": s.status, "games": s.games(),
-                             "requests": s.library.requests("pending")}))
+    return jsonify(
+        jsonable(
+            {
+                "current": s.game_id,
+                "status": s.status,
+                "games": s.games(),
+                "requests": s.library.requests("pending"),
+            }
+        )
+    )
 
 
 @bp.post("/games")
@@ -163,13 +177,19 @@ def ask():
     ``{"kind": "resume", "game_id": ID}`` or ``{"kind": "end", "game_id": ID}``."""
     from companion.session.library import LibraryError
 
-    body = json_body({"kind": Field(str, choices=("new", "resume", "end")),
-                      "game": Field(dict, required=False, max_len=10),
-                      "game_id": Field(str, required=False, max_len=64, min=1)})
+    body = json_body(
+        {
+            "kind": Field(str, choices=("new", "resume", "end")),
+            "game": Field(dict, required=False, max_len=10),
+            "game_id": Field(str, required=False, max_len=64, min=1),
+        }
+    )
     kind = body["kind"]
     if kind == "new":
         if body["game"] is None:
-            raise APIError("a request for a new game needs 'game' (the body of POST /api/games)", field="game")
+            raise APIError(
+                "a request for a new game needs 'game' (the body of POST /api/games)", field="game"
+            )
         game = validate(body["game"], GAME_SPEC, prefix="game.")
         _setup(game, prefix="game.")  # an illegal set-up is refused now, not when the host confirms
         saved = {k: v for k, v in body["game"].items()}
@@ -179,8 +199,11 @@ def ask():
             raise APIError(f"a request to {kind} a game needs 'game_id'", field="game_id")
         _known_game(body["game_id"])
         saved, target = {}, body["game_id"]
-    who = "host" if request_role() == "host" else (access().tablet_name(request.headers.get(TOKEN_HEADER))
-                                                   or "tablet")
+    who = (
+        "host"
+        if request_role() == "host"
+        else (access().tablet_name(request.headers.get(TOKEN_HEADER)) or "tablet")
+    )
     try:
         req = store().library.ask(kind, saved, target, who)
     except LibraryError as exc:

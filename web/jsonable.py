@@ -21,8 +21,10 @@ def jsonable(obj: Any, _depth: int = 0) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: jsonable(getattr(obj, f.name), _depth + 1) for f in dataclasses.fields(obj)}
     if isinstance(obj, Mapping):
-        return {str(k if not isinstance(k, enum.Enum) else jsonable(k)): jsonable(v, _depth + 1)
-                for k, v in obj.items()}
+        return {
+            str(k if not isinstance(k, enum.Enum) else jsonable(k)): jsonable(v, _depth + 1)
+            for k, v in obj.items()
+        }
     if isinstance(obj, (list, tuple, set, frozenset)):
         items = [jsonable(v, _depth + 1) for v in obj]
         return sorted(items, key=repr) if isinstance(obj, (set, frozenset)) else items

@@ -42,8 +42,12 @@ def push_frame():
     request.max_content_length = MAX_FRAME_BYTES
     kind = (request.mimetype or "").lower()
     if kind not in ("image/jpeg", "image/png", "application/octet-stream"):
-        raise APIError(f"send the frame as image/jpeg or image/png, not {kind[:40] or 'no content type'}",
-                       status=415, code="bad_frame", field="body")
+        raise APIError(
+            f"send the frame as image/jpeg or image/png, not {kind[:40] or 'no content type'}",
+            status=415,
+            code="bad_frame",
+            field="body",
+        )
     photo = request.args.get("photo", "0")
     if photo not in ("0", "1"):
         raise APIError("photo must be 0 or 1", field="photo")

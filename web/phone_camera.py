@@ -90,17 +90,28 @@ class PhoneCamera:
             state, message = "connected", f"phone camera ({self.device or 'phone'}): {self.frames} frames"
         else:
             ago = time.time() - self.last_frame_at
-            state, message = "lost", f"the phone camera sent nothing for {ago:.0f} s; tap faces or reopen /phone"
-        return {"kind": "phone", "spec": self.device, "state": state, "message": message,
-                "since": self.last_frame_at, "frames": self.frames, "reads": self.reads}
+            state, message = (
+                "lost",
+                f"the phone camera sent nothing for {ago:.0f} s; tap faces or reopen /phone",
+            )
+        return {
+            "kind": "phone",
+            "spec": self.device,
+            "state": state,
+            "message": message,
+            "since": self.last_frame_at,
+            "frames": self.frames,
+            "reads": self.reads,
+        }
 
     def latest_frame(self) -> np.ndarray | None:
         with self._lock:
             return None if self._frame is None else self._frame.copy()
 
     # -- frames --------------------------------------------------------------------------------
-    def push(self, frame: np.ndarray, *, photo: bool = False, device: str | None = None,
-             now: float | None = None) -> dict:
+    def push(
+        self, frame: np.ndarray, *, photo: bool = False, device: str | None = None, now: float | None = None
+    ) -> dict:
         """Take one frame; read it when it settles a roll (live) or at once (photo).
 
         Returns ``{"frames", "settled", "read", "dice": [{"box": [...]}, ...], "message"}``.
@@ -141,8 +152,9 @@ class PhoneCamera:
                     self.reads += 1
                     out["read"] = True
                     unread = len(reading.get("problems") or [])
-                    out["message"] = (f"read {len(reading['faces'])} dice"
-                                      + (f"; {unread} to tap on the page" if unread else ""))
+                    out["message"] = f"read {len(reading['faces'])} dice" + (
+                        f"; {unread} to tap on the page" if unread else ""
+                    )
                     read_boxes = list((reading.get("boxes") or {}).values())
         if read_boxes:  # a read frame: the phone draws the dice read (the reading searched the frame already)
             out["dice"] = [{"box": [round(float(v), 1) for v in box]} for box in read_boxes]
@@ -155,7 +167,9 @@ class PhoneCamera:
             if still:
                 self._still_boxes = (t, [dict(d) for d in out["dice"]])
         except Exception as exc:  # no model shipped: the phone still shows its view
-            out["message"] = out["message"] or f"dice are not found on this server ({exc}); tap faces on the page"
+            out["message"] = (
+                out["message"] or f"dice are not found on this server ({exc}); tap faces on the page"
+            )
         return out
 
     def _find(self, frame: np.ndarray):

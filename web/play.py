@@ -37,14 +37,22 @@ log = logging.getLogger("companion.web")
 def state_view(store) -> dict:
     s = store.session
     if s is None:
-        return {"game_id": None, "seq": store.last_seq, "state": None, "pending": None, "reading": None,
-                "last_roll": None}
+        return {
+            "game_id": None,
+            "seq": store.last_seq,
+            "state": None,
+            "pending": None,
+            "reading": None,
+            "last_roll": None,
+        }
     state = effects_view(s.state_dict())
     pending = s.pending()  # the engine's decision as data: dice with their face icons, cast options, need
     last_change, last_roll_event = s.last_changes()
     last_roll = last_roll_view(state.get("last_roll") if isinstance(state, dict) else None)
     if last_roll is not None and last_roll_event is not None:
-        last_roll.update(seq=last_roll_event["seq"], by=last_roll_event["by"], who=who_made(last_roll_event["by"]))
+        last_roll.update(
+            seq=last_roll_event["seq"], by=last_roll_event["by"], who=who_made(last_roll_event["by"])
+        )
     return {
         "game_id": store.game_id,
         "seq": store.last_seq,
@@ -62,8 +70,10 @@ def effects_view(state: dict) -> dict:
     the page names the army without splitting its id; the session's dict is not changed."""
     if not isinstance(state, dict) or not isinstance(state.get("effects"), list):
         return state
-    effects = [dict(e, target_army=army_parts(e.get("target"))) if isinstance(e, dict) else e
-               for e in state["effects"]]
+    effects = [
+        dict(e, target_army=army_parts(e.get("target"))) if isinstance(e, dict) else e
+        for e in state["effects"]
+    ]
     return dict(state, effects=effects)
 
 
@@ -73,8 +83,11 @@ def who_made(by: dict | None) -> str | None:
     if not by:
         return None
     role = by.get("role")
-    words = (by.get("name") or "a tablet") if role == "tablet" else \
-        {"host": "the host", "demo": "the demo", "cli": "the command line"}.get(role, str(role))
+    words = (
+        (by.get("name") or "a tablet")
+        if role == "tablet"
+        else {"host": "the host", "demo": "the demo", "cli": "the command line"}.get(role, str(role))
+    )
     return words + (f" ({by['source']})" if by.get("source") else "")
 
 
@@ -109,18 +122,22 @@ def last_roll_view(roll: dict | None) -> dict | None:
     steps = []
     for step in roll.get("steps") or []:
         if isinstance(step, dict):
-            steps.append({
-                "step": step.get("step"),
-                "name": step.get("rule") or "",
-                "text": step.get("text") or "",
-                "cite": step.get("citation"),
-                "before": step.get("before"),
-                "after": step.get("after"),
-                "result": step.get("result"),
-            })
+            steps.append(
+                {
+                    "step": step.get("step"),
+                    "name": step.get("rule") or "",
+                    "text": step.get("text") or "",
+                    "cite": step.get("citation"),
+                    "before": step.get("before"),
+                    "after": step.get("after"),
+                    "result": step.get("result"),
+                }
+            )
         else:
             text, cite = split_citation(step)
-            steps.append({"step": None, "name": "", "text": text, "cite": cite, "before": None, "after": None})
+            steps.append(
+                {"step": None, "name": "", "text": text, "cite": cite, "before": None, "after": None}
+            )
     out = dict(roll)
     out["steps"] = steps
     out["army_at"] = army_parts(roll.get("army"))
@@ -168,12 +185,17 @@ def build_setup(body: dict) -> dict:
     advanced = list(dict.fromkeys(body.get("advanced") or []))
     offered = kind.components()
     if advanced and not offered:
-        raise APIError(f"optional components (minor terrains, items, Dragonkin, Eldarim, Dracolem) are not rules "
-                       f"of {kind.title}", field="advanced")
+        raise APIError(
+            f"optional components (minor terrains, items, Dragonkin, Eldarim, Dracolem) are not rules "
+            f"of {kind.title}",
+            field="advanced",
+        )
     unknown = [c for c in advanced if c not in offered]
     if unknown:
-        raise APIError(f"{unknown[0]!r} is not an optional component of {kind.title} (one of {', '.join(offered)})",
-                       field="advanced")
+        raise APIError(
+            f"{unknown[0]!r} is not an optional component of {kind.title} (one of {', '.join(offered)})",
+            field="advanced",
+        )
     setup = kind.quick({"force_size": body.get("force_size") or 24, "players": players})
     if advanced:
         setup["advanced"] = advanced  # each optional component is chosen per game (the engine checks them)
@@ -191,8 +213,18 @@ def game_kinds() -> list[dict]:
     """The engine's games (``companion.rules.GAMES``) as the New game page needs them."""
     from companion.rules import GAMES
 
-    return [{"key": k.key, "game": k.game, "edition": k.edition, "title": k.title, "document": k.document,
-             "forces": k.forces is not None, "components": list(k.components())} for k in GAMES.values()]
+    return [
+        {
+            "key": k.key,
+            "game": k.game,
+            "edition": k.edition,
+            "title": k.title,
+            "document": k.document,
+            "forces": k.forces is not None,
+            "components": list(k.components()),
+        }
+        for k in GAMES.values()
+    ]
 
 
 def force_check(body: dict) -> dict:
@@ -208,8 +240,10 @@ def force_check(body: dict) -> dict:
     players = []
     for i, f in enumerate(body["forces"]):
         if not isinstance(f, dict) or not isinstance(f.get("armies", {}), dict):
-            raise APIError("each force is {player, armies: {home: [die names], ...}, dragons: [die names]}",
-                           field=f"forces[{i}]")
+            raise APIError(
+                "each force is {player, armies: {home: [die names], ...}, dragons: [die names]}",
+                field=f"forces[{i}]",
+            )
         report = force_report(game, body["force_size"], f.get("armies", {}), f.get("dragons", []))
         players.append({"player": f.get("player"), **report})
     return {"game": kind.key, "title": kind.title, "force_size": body["force_size"], "players": players}
@@ -223,8 +257,13 @@ def die_view(die, game: dict | None = None) -> dict:
 
     kind = die.kind.value
     return {
-        "name": die.name, "kind": kind, "species": die.species, "size": die.size, "health": die.health,
-        "elements": sorted(str(e) for e in die.elements), "faces": [f.text() for f in die.faces],
+        "name": die.name,
+        "kind": kind,
+        "species": die.species,
+        "size": die.size,
+        "health": die.health,
+        "elements": sorted(str(e) for e in die.elements),
+        "faces": [f.text() for f in die.faces],
         "points": die_points(game or {}, die.name),
     }
 
@@ -232,10 +271,13 @@ def die_view(die, game: dict | None = None) -> dict:
 def catalogue_search(q: str, kind: str | None, limit: int, game: dict | None = None) -> list[dict]:
     cat = _catalogue()
     hits = cat.search(q) if q.strip() else list(cat.dice)
-    want = {"unit": {"unit"}, "monster": {"monster"}, "dragon": {"dragon"}, "terrain": {"terrain"},
-            "item": {"equipment", "artifact", "medallion", "relic"}}.get(kind or "",
-                                                                          {"unit", "monster", "equipment", "artifact",
-                                                                           "medallion", "relic", "dragon"})
+    want = {
+        "unit": {"unit"},
+        "monster": {"monster"},
+        "dragon": {"dragon"},
+        "terrain": {"terrain"},
+        "item": {"equipment", "artifact", "medallion", "relic"},
+    }.get(kind or "", {"unit", "monster", "equipment", "artifact", "medallion", "relic", "dragon"})
     out = []
     for die in hits:
         if die.kind.value not in want:
@@ -256,8 +298,10 @@ def catalogue_search(q: str, kind: str | None, limit: int, game: dict | None = N
 def _pending_roll(store) -> dict:
     pending = store.session.pending() if store.session is not None else None
     if not pending or pending.get("kind") != "roll":
-        raise Conflict("no roll is pending now" + (f" (waiting for: {pending['prompt']})" if pending else ""),
-                       code="no_roll_pending")
+        raise Conflict(
+            "no roll is pending now" + (f" (waiting for: {pending['prompt']})" if pending else ""),
+            code="no_roll_pending",
+        )
     return pending
 
 
@@ -270,12 +314,23 @@ def _match_face(die: dict, face: str, field: str) -> str:
         for option in die["faces"]:
             if option.upper().endswith(" ID"):
                 return option
-    raise APIError(f"{die['die']} ({die['uid']}) has no face {face!r}; its faces are: "
-                   + ", ".join(dict.fromkeys(die["faces"])), code="impossible_face", field=field)
+    raise APIError(
+        f"{die['die']} ({die['uid']}) has no face {face!r}; its faces are: "
+        + ", ".join(dict.fromkeys(die["faces"])),
+        code="impossible_face",
+        field=field,
+    )
 
 
-def reading_from_faces(store, faces: dict, source: str, boxes: dict | None = None,
-                       frame=None, problems: list | None = None, readings=None) -> dict:
+def reading_from_faces(
+    store,
+    faces: dict,
+    source: str,
+    boxes: dict | None = None,
+    frame=None,
+    problems: list | None = None,
+    readings=None,
+) -> dict:
     """A reading of the pending roll from ``{uid: face}``; every uid and face is checked.  ``readings``:
     the source's ``DieReading`` values behind the faces (kept as ``readings``, ``web.staged_roll``)."""
     pending = _pending_roll(store)
@@ -283,20 +338,34 @@ def reading_from_faces(store, faces: dict, source: str, boxes: dict | None = Non
     out: dict[str, str] = {}
     for uid, face in faces.items():
         if uid not in dice:
-            raise APIError(f"{uid!r} is not one of the dice to roll now ({', '.join(dice)})",
-                           code="unknown_die", field=f"faces.{uid}")
+            raise APIError(
+                f"{uid!r} is not one of the dice to roll now ({', '.join(dice)})",
+                code="unknown_die",
+                field=f"faces.{uid}",
+            )
         if not isinstance(face, (str, int)) or isinstance(face, bool):
             raise APIError(f"the face of {uid} must be a face text such as '2 Melee'", field=f"faces.{uid}")
         if isinstance(face, int):
             if not 1 <= face <= len(dice[uid]["faces"]):
-                raise APIError(f"{dice[uid]['die']} has faces 1-{len(dice[uid]['faces'])}, not {face}",
-                               code="impossible_face", field=f"faces.{uid}")
+                raise APIError(
+                    f"{dice[uid]['die']} has faces 1-{len(dice[uid]['faces'])}, not {face}",
+                    code="impossible_face",
+                    field=f"faces.{uid}",
+                )
             out[uid] = dice[uid]["faces"][face - 1]
         else:
             out[uid] = _match_face(dice[uid], face, f"faces.{uid}")
-    reading = {"source": source, "roll": pending.get("roll"), "army": pending.get("army"),
-               "faces": out, "boxes": boxes or {}, "frame": frame is not None, "corrected": [],
-               "problems": problems or [], "at": time.time()}
+    reading = {
+        "source": source,
+        "roll": pending.get("roll"),
+        "army": pending.get("army"),
+        "faces": out,
+        "boxes": boxes or {},
+        "frame": frame is not None,
+        "corrected": [],
+        "problems": problems or [],
+        "at": time.time(),
+    }
     if readings:
         reading["readings"] = keyed_readings(readings, out)
     if frame is not None:
@@ -346,9 +415,15 @@ def camera_reading(store, frame, model: str = "dragon-dice", frame_no: int | Non
         read = read_roll(frame, slots, model=vision.reading_model() if vision is not None else model)
     faces, boxes, problems = vision_faces(pending, read)
     with store.lock:
-        reading = reading_from_faces(store, faces, "camera", boxes=boxes, frame=frame,
-                                     problems=[f"{u}: {p}" for u, p in problems.items()],
-                                     readings=vision_readings(pending, read, frame_no))
+        reading = reading_from_faces(
+            store,
+            faces,
+            "camera",
+            boxes=boxes,
+            frame=frame,
+            problems=[f"{u}: {p}" for u, p in problems.items()],
+            readings=vision_readings(pending, read, frame_no),
+        )
         reading["cocked"] = [u for u, p in problems.items() if p.startswith("cocked")]  # what a confirm
         reading["unread"] = [u for u, p in problems.items() if not p.startswith("cocked")]  # may learn
         store.set_reading(reading)
@@ -365,8 +440,10 @@ def serial_reading(store, reading) -> None:
     if reading.problem is not None or not reading.is_usable():
         problem = {"die": reading.die_id, "problem": reading.problem or "unusable"}
         if reading.registered is False:
-            problem["how"] = ("register it with `companion dice pair --port URL --registry FILE`, then serve "
-                              "with --registry FILE; until then tap its face")
+            problem["how"] = (
+                "register it with `companion dice pair --port URL --registry FILE`, then serve "
+                "with --registry FILE; until then tap its face"
+            )
         store.notice("serial_problem", problem)
         return
     with store.lock:
@@ -381,8 +458,10 @@ def serial_reading(store, reading) -> None:
                 kept.append(die.for_die(d["uid"]))
                 break
         else:
-            store.notice("serial_problem", {"die": reading.die_id,
-                                            "problem": f"{die.name} is not among the dice to roll now"})
+            store.notice(
+                "serial_problem",
+                {"die": reading.die_id, "problem": f"{die.name} is not among the dice to roll now"},
+            )
             return
         store.set_reading(reading_from_faces(store, faces, "serial", readings=kept))
 
@@ -391,8 +470,11 @@ def submit_reading(store, reading: dict, by: dict | None = None) -> list:
     pending = _pending_roll(store)
     missing = [d["uid"] for d in pending["dice"] if d["uid"] not in reading["faces"]]
     if missing:
-        raise APIError(f"no face for {', '.join(missing)}: every die of the roll needs a face",
-                       code="incomplete_roll", field="faces")
+        raise APIError(
+            f"no face for {', '.join(missing)}: every die of the roll needs a face",
+            code="incomplete_roll",
+            field="faces",
+        )
     return store.submit_readings(confirmed_readings(reading, pending), by, roll_frame_jpeg(store, reading))
 
 
@@ -411,7 +493,9 @@ def roll_frame_jpeg(store, reading: dict) -> bytes | None:
     h, w = frame.shape[:2]
     if max(h, w) > ROLL_FRAME_PX:
         scale = ROLL_FRAME_PX / max(h, w)
-        frame = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+        frame = cv2.resize(
+            frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA
+        )
     ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, ROLL_FRAME_QUALITY])
     return buf.tobytes() if ok else None
 
@@ -460,9 +544,16 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
             continue
         catalogue_die = cat.get(d["die"])
         face = catalogue_die.faces[d["faces"].index(face_text)] if face_text in d["faces"] else None
-        dice.append({"box": [float(v) for v in box], "kind": FACES_TO_KIND.get(len(catalogue_die.faces), "d6"),
-                     "icon": face.name if face else face_text, "count": face.count if face else 0,
-                     "cocked": False, "die": d["die"]})
+        dice.append(
+            {
+                "box": [float(v) for v in box],
+                "kind": FACES_TO_KIND.get(len(catalogue_die.faces), "d6"),
+                "icon": face.name if face else face_text,
+                "count": face.count if face else 0,
+                "cocked": False,
+                "die": d["die"],
+            }
+        )
     folder = Path(current_app.config.get("CORRECTIONS_DIR") or Path(store.db_path).parent / "corrections")
     name = f"{time.strftime('%Y%m%d-%H%M%S')}-{uid}-{int(time.time() * 1000) % 1000:03d}"
     path = save_labelled(folder, frame, dice, name=name)
@@ -491,10 +582,21 @@ def frame_jpeg(store, sources, labels: bool = True) -> bytes | None:
         names = {d["uid"]: d["die"].split("/")[-1] for d in (pending or {}).get("dice", [])}
         items = []
         for uid, box in (reading.get("boxes") or {}).items():
-            fixed = (" (fixed)" if uid in reading.get("corrected", [])
-                     else " (typed by the demo script)" if uid in reading.get("typed_by_script", []) else "")
-            items.append({"box": box, "reading": f"{names.get(uid, uid)}: {reading['faces'].get(uid, '?')}{fixed}",
-                          "cocked": False, "unreadable": uid not in reading["faces"]})
+            fixed = (
+                " (fixed)"
+                if uid in reading.get("corrected", [])
+                else " (typed by the demo script)"
+                if uid in reading.get("typed_by_script", [])
+                else ""
+            )
+            items.append(
+                {
+                    "box": box,
+                    "reading": f"{names.get(uid, uid)}: {reading['faces'].get(uid, '?')}{fixed}",
+                    "cocked": False,
+                    "unreadable": uid not in reading["faces"],
+                }
+            )
         frame = annotate(frame, items)
     else:
         frame = sources.latest_frame()

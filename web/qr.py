@@ -9,8 +9,17 @@ import segno
 
 def qr_svg(data: str, scale: int = 6) -> str:
     buf = io.BytesIO()
-    segno.make(data, error="m").save(buf, kind="svg", scale=scale, border=2, dark="#1d2330",
-                                     light="#ffffff", xmldecl=False, svgns=True, omitsize=True)
+    segno.make(data, error="m").save(
+        buf,
+        kind="svg",
+        scale=scale,
+        border=2,
+        dark="#1d2330",
+        light="#ffffff",
+        xmldecl=False,
+        svgns=True,
+        omitsize=True,
+    )
     return buf.getvalue().decode()
 
 
@@ -25,6 +34,8 @@ def qr_terminal(data: str) -> str:
         line = []
         for a, b in zip(top, bottom, strict=True):
             # dark modules print as spaces on a light background: invert for dark terminals
-            line.append({(False, False): "█", (True, True): " ", (True, False): "▄", (False, True): "▀"}[(a, b)])
+            line.append(
+                {(False, False): "█", (True, True): " ", (True, False): "▄", (False, True): "▀"}[(a, b)]
+            )
         out.append("".join(line))
     return "\n".join(out)

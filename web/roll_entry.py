@@ -121,17 +121,29 @@ def _preview(store, pending: dict, chosen: dict) -> dict:
 
     dice = pending["dice"]
     if any(d["uid"] not in chosen for d in dice):
-        totals = game_copy(store).roll_so_far({d["uid"]: chosen[d["uid"]] for d in dice if d["uid"] in chosen})
+        totals = game_copy(store).roll_so_far(
+            {d["uid"]: chosen[d["uid"]] for d in dice if d["uid"] in chosen}
+        )
         kind = pending.get("roll")
         total = None if totals is None or kind not in totals else int(totals[kind])
-        return {"complete": False, "tapped": sum(d["uid"] in chosen for d in dice), "dice": len(dice),
-                "total": total, "totals": totals, "roll": kind}
+        return {
+            "complete": False,
+            "tapped": sum(d["uid"] in chosen for d in dice),
+            "dice": len(dice),
+            "total": total,
+            "totals": totals,
+            "roll": kind,
+        }
     game = game_copy(store)
     game.apply({"type": "roll", "faces": [chosen[d["uid"]] for d in dice]})
     after = game.pending_dict()
     if after is not None and after.get("kind") == "roll" and after.get("reroll"):
-        return {"complete": True, "total": None, "roll": pending.get("roll"),
-                "again": [d["die"] for d in after.get("dice", [])]}
+        return {
+            "complete": True,
+            "total": None,
+            "roll": pending.get("roll"),
+            "again": [d["die"] for d in after.get("dice", [])],
+        }
     state = game.state.to_dict() if hasattr(game.state, "to_dict") else {}
     roll = last_roll_view(state.get("last_roll") if isinstance(state, dict) else None)
     if not roll:  # a game that keeps no resolved roll (Battle Dice): nothing to add up here
@@ -140,4 +152,3 @@ def _preview(store, pending: dict, chosen: dict) -> dict:
     if total is None:  # the 1996 game gives its totals by result type
         total = (roll.get("totals") or {}).get(roll.get("roll"))
     return {"complete": True, "total": total, "roll": roll.get("roll"), "steps": roll.get("steps", [])}
-

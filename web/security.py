@@ -55,11 +55,11 @@ CREATE TABLE IF NOT EXISTS retired_host_tokens (token_hash TEXT PRIMARY KEY, ret
 # What a page is told when its token does not give it the role it had (see Access.token_status).
 ADVICE = {
     "old_host": "This page holds an old host token (the host token was replaced): open the host URL "
-                "printed by the server again.",
+    "printed by the server again.",
     "other_game": "This tablet was paired with an earlier game: pair again by scanning the QR code on "
-                  "the host's Pairing page.",
+    "the host's Pairing page.",
     "unknown": "This tablet is no longer paired (the host made a new pairing code): pair again by "
-               "scanning the QR code on the host's Pairing page.",
+    "scanning the QR code on the host's Pairing page.",
 }
 
 
@@ -122,8 +122,13 @@ class Access:
     ``host_token`` given: it becomes the stored host token.  ``rotate``: a new random one replaces
     the stored one.  Otherwise the stored token is kept (made once, on the first start)."""
 
-    def __init__(self, state_path: str | Path | None = None, host_token: str | None = None,
-                 rotate: bool = False, limiter: GuessLimiter | None = None):
+    def __init__(
+        self,
+        state_path: str | Path | None = None,
+        host_token: str | None = None,
+        rotate: bool = False,
+        limiter: GuessLimiter | None = None,
+    ):
         self._lock = threading.Lock()
         if state_path is not None:  # it holds the host token: readable by its owner only
             Path(state_path).touch(mode=0o600)
@@ -140,17 +145,21 @@ class Access:
             stored = row[0] if row else None
             token = wanted or (None if rotate else stored) or secrets.token_urlsafe(24)
             if stored and stored != token:
-                self._db.execute("INSERT OR REPLACE INTO retired_host_tokens VALUES (?, ?)",
-                                 (_hash(stored), time.time()))
-            self._db.execute("INSERT OR REPLACE INTO host(id, token, made_at) VALUES (1, ?, ?)",
-                             (token, time.time()))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO retired_host_tokens VALUES (?, ?)", (_hash(stored), time.time())
+                )
+            self._db.execute(
+                "INSERT OR REPLACE INTO host(id, token, made_at) VALUES (1, ?, ?)", (token, time.time())
+            )
             self._db.execute("DELETE FROM retired_host_tokens WHERE token_hash = ?", (_hash(token),))
         return token
 
     def init_app(self, app: Flask) -> None:
         app.extensions["access"] = self
-        self.limiter = GuessLimiter(int(app.config.get("PAIRING_TRIES", PAIRING_TRIES)),
-                                    float(app.config.get("PAIRING_WINDOW_S", PAIRING_WINDOW_S)))
+        self.limiter = GuessLimiter(
+            int(app.config.get("PAIRING_TRIES", PAIRING_TRIES)),
+            float(app.config.get("PAIRING_WINDOW_S", PAIRING_WINDOW_S)),
+        )
 
     # -- pairing ---------------------------------------------------------------------------
     def pairing_code(self, game_id: str) -> str:
@@ -166,8 +175,9 @@ class Access:
         """A new code for game_id (the host's choice only: wrong guesses never replace it)."""
         with self._lock, self._db:
             code = new_pairing_code()
-            self._db.execute("INSERT OR REPLACE INTO pairing(game_id, code, failures) VALUES (?, ?, 0)",
-                             (game_id, code))
+            self._db.execute(
+                "INSERT OR REPLACE INTO pairing(game_id, code, failures) VALUES (?, ?, 0)", (game_id, code)
+            )
             self.pairing_rev += 1
             return code
 
@@ -178,28 +188,38 @@ class Access:
         wait = self.limiter.attempt(client)
         if wait > 0:
             seconds = max(1, math.ceil(wait))
-            err = TooManyTries(f"too many wrong pairing codes from this device: wait {seconds} s, then type "
-                               "the code shown on the host's Pairing page (or scan its QR code)", field="code")
+            err = TooManyTries(
+                f"too many wrong pairing codes from this device: wait {seconds} s, then type "
+                "the code shown on the host's Pairing page (or scan its QR code)",
+                field="code",
+            )
             err.headers = {"Retry-After": str(seconds)}
             raise err
         expected = self.pairing_code(game_id)
         if not hmac.compare_digest(code.strip().upper().encode(), expected.encode()):
             left = self.limiter.left(client)
-            raise Forbidden("wrong pairing code for this game (see the QR code on the host's Pairing page"
-                            f"; {left} more tries allowed now)", code="wrong_pairing_code", field="code")
+            raise Forbidden(
+                "wrong pairing code for this game (see the QR code on the host's Pairing page"
+                f"; {left} more tries allowed now)",
+                code="wrong_pairing_code",
+                field="code",
+            )
         self.limiter.succeeded(client)
         return self.grant(game_id, name)
 
     def grant(self, game_id: str, name: str) -> str:
         token = secrets.token_urlsafe(24)
         with self._lock, self._db:
-            self._db.execute("INSERT INTO tablets(token_hash, game_id, name, paired_at) VALUES (?, ?, ?, ?)",
-                             (_hash(token), game_id, name, time.time()))
+            self._db.execute(
+                "INSERT INTO tablets(token_hash, game_id, name, paired_at) VALUES (?, ?, ?, ?)",
+                (_hash(token), game_id, name, time.time()),
+            )
         return token
 
     def tablets(self, game_id: str) -> list[dict]:
-        rows = self._db.execute("SELECT name, paired_at FROM tablets WHERE game_id = ? ORDER BY paired_at",
-                                (game_id,)).fetchall()
+        rows = self._db.execute(
+            "SELECT name, paired_at FROM tablets WHERE game_id = ? ORDER BY paired_at", (game_id,)
+        ).fetchall()
         return [{"name": n, "paired_at": t} for n, t in rows]
 
     def revoke_all(self, game_id: str) -> int:
@@ -210,8 +230,9 @@ class Access:
         """The table switched games (web.games): tablets paired with from_game are paired with
         to_game instead, so no tablet is stranded by the host's switch."""
         with self._lock, self._db:
-            return self._db.execute("UPDATE tablets SET game_id = ? WHERE game_id = ?",
-                                    (to_game, from_game)).rowcount
+            return self._db.execute(
+                "UPDATE tablets SET game_id = ? WHERE game_id = ?", (to_game, from_game)
+            ).rowcount
 
     # -- roles -----------------------------------------------------------------------------
     def role(self, token: str | None, game_id: str | None) -> str:
@@ -222,8 +243,9 @@ class Access:
             return "host"
         if game_id is None:
             return "viewer"
-        row = self._db.execute("SELECT 1 FROM tablets WHERE token_hash = ? AND game_id = ?",
-                               (_hash(token), game_id)).fetchone()
+        row = self._db.execute(
+            "SELECT 1 FROM tablets WHERE token_hash = ? AND game_id = ?", (_hash(token), game_id)
+        ).fetchone()
         return "tablet" if row else "viewer"
 
     def token_status(self, token: str | None, game_id: str | None) -> str:
@@ -269,14 +291,20 @@ def require(role: str):
             have = request_role()
             if have not in allowed:
                 if not request.headers.get(TOKEN_HEADER):
-                    raise APIError("this tablet is not paired: scan the pairing QR code on the host's page "
-                                   f"(send the token in the {TOKEN_HEADER} header)",
-                                   status=401, code="not_paired")
+                    raise APIError(
+                        "this tablet is not paired: scan the pairing QR code on the host's page "
+                        f"(send the token in the {TOKEN_HEADER} header)",
+                        status=401,
+                        code="not_paired",
+                    )
                 if have == "tablet":
                     raise Forbidden("only the host may do this")
-                status = access().token_status(request.headers.get(TOKEN_HEADER),
-                                               current_app.extensions["game_store"].game_id)
+                status = access().token_status(
+                    request.headers.get(TOKEN_HEADER), current_app.extensions["game_store"].game_id
+                )
                 raise Forbidden(ADVICE.get(status, ADVICE["unknown"]), code="token_not_valid")
             return fn(*args, **kwargs)
+
         return wrapper
+
     return deco

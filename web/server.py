@@ -65,19 +65,22 @@ def tablet_reach(public_url: str | None, listen_host: str | None) -> str | None:
     from urllib.parse import urlsplit
 
     if listen_host is not None and listen_host not in ALL_INTERFACES and is_loopback(listen_host):
-        return ("This server listens on this machine only, so no tablet can reach it. Stop it (Ctrl-C) "
-                "and start `companion serve` (it listens on the local network), or add --host 0.0.0.0; "
-                "then scan the QR code shown here with the tablet.")
+        return (
+            "This server listens on this machine only, so no tablet can reach it. Stop it (Ctrl-C) "
+            "and start `companion serve` (it listens on the local network), or add --host 0.0.0.0; "
+            "then scan the QR code shown here with the tablet."
+        )
     if public_url and is_loopback(urlsplit(public_url).hostname):
-        return ("This machine has no local network address a tablet could reach: connect it to the "
-                "table's Wi-Fi and restart `companion serve`, or give the address tablets use with "
-                "--public-url http://ADDRESS:PORT.")
+        return (
+            "This machine has no local network address a tablet could reach: connect it to the "
+            "table's Wi-Fi and restart `companion serve`, or give the address tablets use with "
+            "--public-url http://ADDRESS:PORT."
+        )
     return None
 
 
 class Server:
-    def __init__(self, app: Flask, host: str = "0.0.0.0", port: int = 8765, threads: int = 32,
-                 lock=None):
+    def __init__(self, app: Flask, host: str = "0.0.0.0", port: int = 8765, threads: int = 32, lock=None):
         """Bind host:port (OSError if it is taken); ``lock`` (a GameFileLock) is released on shutdown."""
         from waitress import create_server
 
@@ -89,10 +92,16 @@ class Server:
         # --https (config TLS_DIR): waitress listens on loopback, web.tls's front on host:port
         https = bool(app.config.get("TLS_DIR"))
         # live streams get threads of their own (web.streaming); ``threads`` serve the other requests
-        self.wsgi = create_server(app, host="127.0.0.1" if https else host, port=0 if https else port,
-                                  threads=threads, ident="companion",
-                                  channel_timeout=60, clear_untrusted_proxy_headers=True,
-                                  **server_options(app, threads))
+        self.wsgi = create_server(
+            app,
+            host="127.0.0.1" if https else host,
+            port=0 if https else port,
+            threads=threads,
+            ident="companion",
+            channel_timeout=60,
+            clear_untrusted_proxy_headers=True,
+            **server_options(app, threads),
+        )
         tune(self.wsgi)
         self.front = None
         if https:
@@ -140,27 +149,41 @@ class Server:
         from .qr import qr_terminal
 
         out = out or sys.stdout
-        where = ("this machine only" if self.host not in ALL_INTERFACES and is_loopback(self.host)
-                 else "the local network")
+        where = (
+            "this machine only"
+            if self.host not in ALL_INTERFACES and is_loopback(self.host)
+            else "the local network"
+        )
         print(f"Companion is serving at {self.base_url} (listening on {where})", file=out)
-        print(f"Host: open this URL to run the game (it carries the host token, which stays the same "
-              f"when the server restarts on this game file; keep it private):\n    {self.host_url}", file=out)
+        print(
+            f"Host: open this URL to run the game (it carries the host token, which stays the same "
+            f"when the server restarts on this game file; keep it private):\n    {self.host_url}",
+            file=out,
+        )
         if self.front is not None:
             cert = self.app.extensions["tls_certificate"]
-            print(f"https with the table's own certificate ({cert.folder}). Each tablet or phone trusts it once: "
-                  f"open {self.app.config['TRUST_URL']} there and follow the steps (certificate SHA-256 "
-                  f"{cert.fingerprint}).", file=out)
+            print(
+                f"https with the table's own certificate ({cert.folder}). Each tablet or phone trusts it once: "
+                f"open {self.app.config['TRUST_URL']} there and follow the steps (certificate SHA-256 "
+                f"{cert.fingerprint}).",
+                file=out,
+            )
         problem = self.reach_problem
         pair = self.pair_url()
         if problem:
             print(f"Tablets cannot pair yet. {problem}", file=out)
         elif pair:
-            print("Tablets: join the same Wi-Fi as this machine, then scan this QR code with the tablet's "
-                  f"camera (or open {pair}):", file=out)
+            print(
+                "Tablets: join the same Wi-Fi as this machine, then scan this QR code with the tablet's "
+                f"camera (or open {pair}):",
+                file=out,
+            )
             print(qr_terminal(pair), file=out)
         else:
-            print("Tablets: start a game on the host page; its Pairing page then shows a QR code to scan.",
-                  file=out)
+            print(
+                "Tablets: start a game on the host page; its Pairing page then shows a QR code to scan.",
+                file=out,
+            )
         print("Stop the server with Ctrl-C.", file=out)
         out.flush()
 

@@ -34,8 +34,13 @@ class Source:
         self._thread: threading.Thread | None = None
 
     def status(self) -> dict:
-        return {"kind": self.kind, "spec": self.spec, "state": self.state, "message": self.message,
-                "since": self.since}
+        return {
+            "kind": self.kind,
+            "spec": self.spec,
+            "state": self.state,
+            "message": self.message,
+            "since": self.since,
+        }
 
     def _set(self, state: str, message: str = "") -> None:
         if (state, message) == (self.state, self.message):
@@ -149,7 +154,10 @@ class CameraSource(Source):
             self._read_after = now + pause
             self.read_error = str(exc)
             self.store.notice("camera_problem", {"problem": f"dice not read: {exc}", "retry_in_s": pause})
-            self._set("connected", f"showing frames only: dice not read ({exc}); trying again in {pause:g} s; tap faces")
+            self._set(
+                "connected",
+                f"showing frames only: dice not read ({exc}); trying again in {pause:g} s; tap faces",
+            )
             return
         if self._read_failures:
             self._read_failures, self._read_after, self.read_error = 0, 0.0, None
@@ -199,8 +207,10 @@ class SerialSource(Source):
                 self._set("connected", f"{len(registry)} registered dice")
             else:
                 why = link.last_error or "waiting for the bridge"
-                self._set("lost" if seen or link.failed_opens else "connecting",
-                          f"{why}; reconnecting by itself (the game goes on by tapping faces)")
+                self._set(
+                    "lost" if seen or link.failed_opens else "connecting",
+                    f"{why}; reconnecting by itself (the game goes on by tapping faces)",
+                )
             self._stop.wait(0.5)
         self.feed.close()
 

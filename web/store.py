@@ -236,14 +236,18 @@ class GameStore:
         from .errors import Conflict
 
         if self.ended:
-            raise Conflict("the host ended this game: the host may resume it (Games panel, or "
-                           f"POST /api/games/{self.game_id}/resume)", code="game_ended")
+            raise Conflict(
+                "the host ended this game: the host may resume it (Games panel, or "
+                f"POST /api/games/{self.game_id}/resume)",
+                code="game_ended",
+            )
 
     # -- notices (not logged) -------------------------------------------------------------
     def notice(self, kind: str, payload: dict) -> None:
         with self._cond:
-            self._notices.append({"nid": next(self._notice_ids), "kind": kind, "at": time.time(),
-                                  "data": payload})
+            self._notices.append(
+                {"nid": next(self._notice_ids), "kind": kind, "at": time.time(), "data": payload}
+            )
             self._cond.notify_all()
 
     def set_reading(self, reading: dict | None) -> None:
@@ -268,8 +272,11 @@ class GameStore:
         """Block until an event after seq or a notice after nid exists, or timeout, or closing."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while not self.closing and self._last_seq <= seq and (
-                    not self._notices or self._notices[-1]["nid"] <= nid):
+            while (
+                not self.closing
+                and self._last_seq <= seq
+                and (not self._notices or self._notices[-1]["nid"] <= nid)
+            ):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
@@ -286,12 +293,16 @@ class GameStore:
         the in-memory tail reaches back that far, else from the log."""
         with self._cond:
             gid = self._recent_gid
-            if gid == self.game_id and (seq >= self._last_seq or (self._recent and self._recent[0][0] <= seq + 1)):
+            if gid == self.game_id and (
+                seq >= self._last_seq or (self._recent and self._recent[0][0] <= seq + 1)
+            ):
                 return gid, [(s, text) for s, _, text in self._recent if s > seq]
         with self.lock:
             gid = self.game_id
-            return gid, [(int(e["seq"]), json.dumps(e, separators=(",", ":")))
-                         for e in (jsonable(x) for x in self.events_since(seq))]
+            return gid, [
+                (int(e["seq"]), json.dumps(e, separators=(",", ":")))
+                for e in (jsonable(x) for x in self.events_since(seq))
+            ]
 
     def notices_since(self, nid: int) -> list[dict]:
         with self._cond:

@@ -35,8 +35,12 @@ def tcp_options() -> list[tuple[int, int, int]]:
     """Options of the listening socket (Linux copies them to each accepted connection): no Nagle
     delay; keep-alive probes after 30 s idle; unacknowledged data dropped after 45 s."""
     opts = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1), (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
-    for name, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3),
-                        ("TCP_USER_TIMEOUT", 45_000)):
+    for name, value in (
+        ("TCP_KEEPIDLE", 30),
+        ("TCP_KEEPINTVL", 10),
+        ("TCP_KEEPCNT", 3),
+        ("TCP_USER_TIMEOUT", 45_000),
+    ):
         if hasattr(socket, name):
             opts.append((socket.IPPROTO_TCP, getattr(socket, name), value))
     return opts

@@ -65,9 +65,12 @@ class TableVision:
 
                 folder, meta = embedding_model()
                 crop = meta.get("crop", {})
-                self._parts = (FaceEmbedder(folder / meta.get("onnx", "embed.onnx"), int(meta.get("turns", 4))),
-                               int(crop.get("size", EMBED_INPUT)), float(crop.get("margin", CROP_MARGIN)),
-                               dict(meta.get("reading", {})))
+                self._parts = (
+                    FaceEmbedder(folder / meta.get("onnx", "embed.onnx"), int(meta.get("turns", 4))),
+                    int(crop.get("size", EMBED_INPUT)),
+                    float(crop.get("margin", CROP_MARGIN)),
+                    dict(meta.get("reading", {})),
+                )
         return self._parts
 
     def embedder_id(self) -> str:
@@ -239,8 +242,9 @@ def confirmed_sightings(staged: dict, faces: dict[str, str]) -> list[tuple[str, 
         box, face = boxes.get(uid), faces.get(uid)
         if box is None or face is None or uid in cocked:
             continue
-        if uid in unread and any(len(o["faces"]) == len(d["faces"]) and v in boxes
-                                 for v, o in dice.items() if v != uid):
+        if uid in unread and any(
+            len(o["faces"]) == len(d["faces"]) and v in boxes for v, o in dice.items() if v != uid
+        ):
             continue
         out.append((uid, [float(v) for v in box], d["die"], face))
     return out
@@ -260,8 +264,11 @@ def crop_shows(vision, frame, box, label, roster) -> bool:
     emb, _ = vision.embed(frame, [box])
     d = np.array([np.linalg.norm(profile.prototype(k) - emb[0]) for k in keys])
     nearest = profile.label_of(keys[int(np.argmin(d))])
-    return (float(d.min()) < profile.settings["max_distance"] and nearest.text == label.text
-            and nearest.die in (None, label.die))
+    return (
+        float(d.min()) < profile.settings["max_distance"]
+        and nearest.text == label.text
+        and nearest.die in (None, label.die)
+    )
 
 
 def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> int | None:

@@ -1,4 +1,4 @@
-""""Teach the camera your dice": the ``/teach`` page and its API (issue 20, part 3).
+""" "Teach the camera your dice": the ``/teach`` page and its API (issue 20, part 3).
 
 A player picks an army (one of the current game's, or dice chosen from the catalogue), lays its
 dice down under the camera (``--camera`` or a phone on ``/phone``) and presses *Look*: the server
@@ -83,8 +83,9 @@ class Looks:
         with self._lock:
             look = self._looks.get(lid)
         if look is None:
-            raise Conflict(f"look {lid!r} is not (or no longer) kept: press Look again", code="stale_look",
-                           field="look")
+            raise Conflict(
+                f"look {lid!r} is not (or no longer) kept: press Look again", code="stale_look", field="look"
+            )
         return look
 
 
@@ -103,7 +104,9 @@ def _roster(names: list[str], field: str) -> list:
     for i, name in enumerate(names):
         die = cat.find(name)
         if die is None:
-            raise APIError(f"{name!r} is not a die of the catalogue", code="unknown_die", field=f"{field}[{i}]")
+            raise APIError(
+                f"{name!r} is not a die of the catalogue", code="unknown_die", field=f"{field}[{i}]"
+            )
         if die.name not in seen:
             seen.add(die.name)
             out.append(die)
@@ -160,17 +163,29 @@ def _reading(profile, emb, p_cocked: float, candidates: list) -> dict:
     if profile is None:
         return {"face": None, "die": None, "confidence": 0.0, "cocked": False, "unreadable": True}
     face, die, conf, cocked = agreed_reading(profile, emb, p_cocked, candidates)
-    return {"face": face, "die": die, "confidence": round(conf, 3), "cocked": cocked,
-            "unreadable": face is None and not cocked}
+    return {
+        "face": face,
+        "die": die,
+        "confidence": round(conf, 3),
+        "cocked": cocked,
+        "unreadable": face is None and not cocked,
+    }
 
 
 def _die_view(look: dict, i: int, profile) -> dict:
     cands = look["candidates"][i]
-    return {"index": i, "box": [round(float(v), 1) for v in look["boxes"][i]], "kind": look["kinds"][i],
-            "crop": look["crops"][i], "taught": look["taught"].get(i),
-            "read": _reading(profile, look["emb"][i], float(look["cocked"][i]), cands),
-            "options": [{"die": d.name, "faces": [{"face": t, "known": _face_known(profile, d, t)} for t in _faces(d)]}
-                        for d in cands]}
+    return {
+        "index": i,
+        "box": [round(float(v), 1) for v in look["boxes"][i]],
+        "kind": look["kinds"][i],
+        "crop": look["crops"][i],
+        "taught": look["taught"].get(i),
+        "read": _reading(profile, look["emb"][i], float(look["cocked"][i]), cands),
+        "options": [
+            {"die": d.name, "faces": [{"face": t, "known": _face_known(profile, d, t)} for t in _faces(d)]}
+            for d in cands
+        ],
+    }
 
 
 def _crop_data_url(frame: np.ndarray, box) -> str:
@@ -187,8 +202,13 @@ def _look_view(lid: str, look: dict, vision) -> dict:
     profile = vision.profile()
     dice = [_die_view(look, i, profile) for i in range(len(look["boxes"]))]
     dice.sort(key=lambda d: (not d["read"]["unreadable"], d["read"]["cocked"], d["index"]))  # unread first
-    return {"look": lid, "size": look["size"], "dice": dice, "known": known_view(profile, look["roster"]),
-            "faces_known": len(profile) if profile is not None else 0}
+    return {
+        "look": lid,
+        "size": look["size"],
+        "dice": dice,
+        "known": known_view(profile, look["roster"]),
+        "faces_known": len(profile) if profile is not None else 0,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,10 +235,16 @@ def overview():
     names = request.args.getlist("dice")
     if len(names) > MAX_DICE:
         raise APIError(f"at most {MAX_DICE} dice at once", field="dice")
-    out = {"armies": armies, "model": vision.model, "profile": {"file": vision.path.name,
-                                                                 "exists": vision.path.is_file(),
-                                                                 "faces_known": len(profile) if profile else 0},
-           "role": request_role()}
+    out = {
+        "armies": armies,
+        "model": vision.model,
+        "profile": {
+            "file": vision.path.name,
+            "exists": vision.path.is_file(),
+            "faces_known": len(profile) if profile else 0,
+        },
+        "role": request_role(),
+    }
     if names:
         out["roster"] = known_view(profile, _roster(names, "dice"))
     return jsonify(out)
@@ -235,8 +261,11 @@ def look():
     sources = current_app.extensions["sources"]  # the newest frame of --camera or of a phone (web.phone)
     frame = sources.latest_frame()
     if frame is None:
-        raise Conflict("no camera frame yet: serve with --camera, or open /phone on a paired phone and "
-                       "point it at the dice", code="no_frame")
+        raise Conflict(
+            "no camera frame yet: serve with --camera, or open /phone on a paired phone and "
+            "point it at the dice",
+            code="no_frame",
+        )
     vision = _vision()
     with _vision_errors():
         base = vision.base()
@@ -253,9 +282,19 @@ def look():
     for kind in kinds:  # the roster's dice of the kind the reader named (all of them when none is)
         same = [d for d in roster if _kind(d) == kind]
         candidates.append(same or list(roster))
-    entry = {"frame": frame, "boxes": boxes, "kinds": kinds, "emb": emb, "cocked": p_cocked, "roster": roster,
-             "candidates": candidates, "crops": [_crop_data_url(frame, b) for b in boxes], "taught": {},
-             "size": [int(w), int(h)], "at": time.time()}
+    entry = {
+        "frame": frame,
+        "boxes": boxes,
+        "kinds": kinds,
+        "emb": emb,
+        "cocked": p_cocked,
+        "roster": roster,
+        "candidates": candidates,
+        "crops": [_crop_data_url(frame, b) for b in boxes],
+        "taught": {},
+        "size": [int(w), int(h)],
+        "at": time.time(),
+    }
     lid = _looks().add(entry)
     return jsonify(_look_view(lid, entry, vision))
 
@@ -266,25 +305,42 @@ def label():
     """Teach one die of a look: ``{"look": ID, "index": N, "die": "Dwarves/Sergeant", "face": "2 Melee"}``."""
     from companion.vision.profile import face_label
 
-    body = json_body({"look": Field(str, max_len=40, min=1), "index": Field(int, min=0),
-                      "die": Field(str, max_len=80, min=1), "face": Field(str, max_len=40, min=1)})
+    body = json_body(
+        {
+            "look": Field(str, max_len=40, min=1),
+            "index": Field(int, min=0),
+            "die": Field(str, max_len=80, min=1),
+            "face": Field(str, max_len=40, min=1),
+        }
+    )
     entry = _looks().get(body["look"])
     i = body["index"]
     if i >= len(entry["boxes"]):
-        raise APIError(f"look {body['look']} found {len(entry['boxes'])} dice: index {i} is out of range",
-                       code="bad_index", field="index")
+        raise APIError(
+            f"look {body['look']} found {len(entry['boxes'])} dice: index {i} is out of range",
+            code="bad_index",
+            field="index",
+        )
     die = next((d for d in entry["roster"] if d.name == body["die"]), None)
     if die is None:
-        raise APIError(f"{body['die']!r} is not one of the dice of this look's army", code="unknown_die",
-                       field="die")
+        raise APIError(
+            f"{body['die']!r} is not one of the dice of this look's army", code="unknown_die", field="die"
+        )
     text = " ".join(body["face"].split())
     k = next((j for j, f in enumerate(die.faces) if f.text().lower() == text.lower()), None)
     if k is None:
-        raise APIError(f"{die.name} has no face {body['face']!r}; its faces are: {', '.join(_faces(die))}",
-                       code="impossible_face", field="face")
+        raise APIError(
+            f"{die.name} has no face {body['face']!r}; its faces are: {', '.join(_faces(die))}",
+            code="impossible_face",
+            field="face",
+        )
     if i in entry["taught"]:
-        raise Conflict(f"die {i} of this look was already taught as {entry['taught'][i]['face']}: press Look "
-                       "again to teach it again", code="already_taught", field="index")
+        raise Conflict(
+            f"die {i} of this look was already taught as {entry['taught'][i]['face']}: press Look "
+            "again to teach it again",
+            code="already_taught",
+            field="index",
+        )
     vision = _vision()
     with vision.lock:
         with _vision_errors():
@@ -295,8 +351,13 @@ def label():
 
 def _answer(entry: dict, i: int, vision):
     profile = vision.profile()
-    return jsonify({"die": _die_view(entry, i, profile), "known": known_view(profile, entry["roster"]),
-                    "faces_known": len(profile) if profile is not None else 0})
+    return jsonify(
+        {
+            "die": _die_view(entry, i, profile),
+            "known": known_view(profile, entry["roster"]),
+            "faces_known": len(profile) if profile is not None else 0,
+        }
+    )
 
 
 @bp.post("/api/teach/undo")
@@ -314,7 +375,10 @@ def undo():
         try:
             vision.undo(taught["lesson"])
         except LookupError:
-            raise Conflict("only the last lesson can be taken back (the table has learnt since)",
-                           code="not_last_lesson", field="index") from None
+            raise Conflict(
+                "only the last lesson can be taken back (the table has learnt since)",
+                code="not_last_lesson",
+                field="index",
+            ) from None
         del entry["taught"][i]
     return _answer(entry, i, vision)

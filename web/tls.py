@@ -53,8 +53,13 @@ def client_host(addr) -> str:
 
 
 def preamble(secret: str, scheme: str, addr) -> bytes:
-    return b"%s %s %s %s %d\r\n" % (PREAMBLE, secret.encode(), scheme.encode(), client_host(addr).encode(),
-                                    int(addr[1]))
+    return b"%s %s %s %s %d\r\n" % (
+        PREAMBLE,
+        secret.encode(),
+        scheme.encode(),
+        client_host(addr).encode(),
+        int(addr[1]),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -95,7 +100,7 @@ class ProxiedChannel(HTTPChannel):
             self.handle_close()
             return False
         self._front_known, self._front_buffer = True, b""
-        rest = data[end + 2:]
+        rest = data[end + 2 :]
         return super().received(rest) if rest else True
 
     def _read_front_line(self, line: bytes) -> bool:
@@ -138,10 +143,19 @@ class RedirectToHTTPS:
         host = environ.get("HTTP_HOST") or f"{environ.get('SERVER_NAME', 'localhost')}"
         query = environ.get("QUERY_STRING")
         location = f"https://{host}{quote(path)}" + (f"?{query}" if query else "")
-        body = (f"This table serves https: {location}\nIf the browser warns about the certificate, "
-                f"trust the table's certificate first: http://{host}/trust\n").encode()
-        start_response("307 Temporary Redirect", [("Location", location), ("Content-Type", "text/plain"),
-                                                  ("Content-Length", str(len(body))), ("Cache-Control", "no-store")])
+        body = (
+            f"This table serves https: {location}\nIf the browser warns about the certificate, "
+            f"trust the table's certificate first: http://{host}/trust\n"
+        ).encode()
+        start_response(
+            "307 Temporary Redirect",
+            [
+                ("Location", location),
+                ("Content-Type", "text/plain"),
+                ("Content-Length", str(len(body))),
+                ("Cache-Control", "no-store"),
+            ],
+        )
         return [body]
 
 
@@ -153,11 +167,24 @@ class TLSFront:
     """Listens on ``host:port`` (bound at once: ``OSError`` when busy) and pipes each connection to
     the waitress server on ``127.0.0.1:backend_port``; ``start()`` runs it in a thread of its own."""
 
-    def __init__(self, host: str, port: int, backend_port: int, context: ssl.SSLContext, secret: str,
-                 max_connections: int = 1200, handshake_timeout: float = 10.0, socket_options=()):
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        backend_port: int,
+        context: ssl.SSLContext,
+        secret: str,
+        max_connections: int = 1200,
+        handshake_timeout: float = 10.0,
+        socket_options=(),
+    ):
         family = socket.AF_INET6 if ":" in (host or "") else socket.AF_INET
-        self.sock = socket.create_server((host, port), family=family, backlog=1024,
-                                         dualstack_ipv6=family == socket.AF_INET6 and host in ("::", ""))
+        self.sock = socket.create_server(
+            (host, port),
+            family=family,
+            backlog=1024,
+            dualstack_ipv6=family == socket.AF_INET6 and host in ("::", ""),
+        )
         for level, name, value in socket_options:  # Linux copies them to every accepted connection
             with contextlib.suppress(OSError):
                 self.sock.setsockopt(level, name, value)
@@ -242,8 +269,11 @@ class TLSFront:
             reader = asyncio.StreamReader(limit=2**16)
             protocol = asyncio.StreamReaderProtocol(reader)
             transport, _ = await loop.connect_accepted_socket(
-                lambda: protocol, conn, ssl=self.context if tls else None,
-                ssl_handshake_timeout=self.handshake_timeout if tls else None)
+                lambda: protocol,
+                conn,
+                ssl=self.context if tls else None,
+                ssl_handshake_timeout=self.handshake_timeout if tls else None,
+            )
             conn = None  # the transport owns it now
             writer = asyncio.StreamWriter(transport, protocol, reader, loop)
             backend_r, backend_w = await asyncio.open_connection(*self.backend)
@@ -324,7 +354,9 @@ def attach(server, host: str, port: int):
     from . import certs
 
     app, wsgi = server.app, server.wsgi
-    cert = certs.table_certificate(app.config["TLS_DIR"], *certificate_names(host, app.config.get("PUBLIC_URL")))
+    cert = certs.table_certificate(
+        app.config["TLS_DIR"], *certificate_names(host, app.config.get("PUBLIC_URL"))
+    )
     app.extensions["tls_certificate"] = cert
     if "trust" not in app.blueprints:
         app.register_blueprint(certs.bp)
@@ -332,8 +364,15 @@ def attach(server, host: str, port: int):
     wsgi.front_secret = secrets.token_urlsafe(24)
     wsgi.channel_class = ProxiedChannel
     raise_file_limit(3 * wsgi.adj.connection_limit + 256)  # a connection: client + loopback, both ends
-    return TLSFront(host, port, wsgi.effective_port, cert.server_context(), wsgi.front_secret,
-                    max_connections=wsgi.adj.connection_limit, socket_options=wsgi.adj.socket_options)
+    return TLSFront(
+        host,
+        port,
+        wsgi.effective_port,
+        cert.server_context(),
+        wsgi.front_secret,
+        max_connections=wsgi.adj.connection_limit,
+        socket_options=wsgi.adj.socket_options,
+    )
 
 
 def raise_file_limit(wanted: int) -> None:
@@ -344,8 +383,10 @@ def raise_file_limit(wanted: int) -> None:
 
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         if soft != resource.RLIM_INFINITY and soft < wanted:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY
-                                                        else min(wanted, hard), hard))
+            resource.setrlimit(
+                resource.RLIMIT_NOFILE,
+                (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard),
+            )
     except (ImportError, ValueError, OSError) as exc:
         log.warning("could not raise the open-file limit to %d: %s", wanted, exc)
 

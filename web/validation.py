@@ -27,8 +27,14 @@ class Field:
     default: Any = None
 
 
-_KIND_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false",
-               list: "a list", dict: "an object"}
+_KIND_NAMES = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+    dict: "an object",
+}
 
 
 def _kind_name(kind) -> str:
@@ -71,8 +77,10 @@ def validate(data: Any, spec: dict[str, Field], prefix: str = "") -> dict:
         raise APIError("request body must be a JSON object")
     unknown = sorted(set(data) - set(spec))
     if unknown:
-        raise APIError(f"unknown field '{prefix}{unknown[0]}' (expected: {', '.join(spec) or 'none'})",
-                       field=prefix + unknown[0])
+        raise APIError(
+            f"unknown field '{prefix}{unknown[0]}' (expected: {', '.join(spec) or 'none'})",
+            field=prefix + unknown[0],
+        )
     out = {}
     for name, field in spec.items():
         if name not in data or data[name] is None:
@@ -108,8 +116,11 @@ def json_body(spec: dict[str, Field]) -> dict:
         data: Any = {}
     else:
         if not request.mimetype or request.mimetype != "application/json":
-            raise APIError("request body must be JSON (Content-Type: application/json)",
-                           status=415, code="unsupported_media_type")
+            raise APIError(
+                "request body must be JSON (Content-Type: application/json)",
+                status=415,
+                code="unsupported_media_type",
+            )
         try:
             data = request.get_json(silent=True)
         except RecursionError:  # e.g. 120,000 nested '[': Python's parser gives up before the end

@@ -32,9 +32,15 @@ def rules_index(tmp_path_factory, rule_documents) -> Path:
 def app(tmp_path, rules_index):
     from web import create_app
 
-    app = create_app({"DB_PATH": str(tmp_path / "game.sqlite"), "HOST_TOKEN": HOST_TOKEN,
-                      "START_SOURCES": False, "RULES_INDEX": str(rules_index),
-                      "CORRECTIONS_DIR": str(tmp_path / "corrections")})
+    app = create_app(
+        {
+            "DB_PATH": str(tmp_path / "game.sqlite"),
+            "HOST_TOKEN": HOST_TOKEN,
+            "START_SOURCES": False,
+            "RULES_INDEX": str(rules_index),
+            "CORRECTIONS_DIR": str(tmp_path / "corrections"),
+        }
+    )
     yield app
     app.extensions["game_store"].close()
 
@@ -62,12 +68,25 @@ class ServerProcess:
 
     def __init__(self, db: Path, rules_index: Path | None = None, extra: tuple[str, ...] = ()):
         self.db = db
-        cmd = [sys.executable, "-m", "companion", "serve", "--db", str(db), "--port", "0",
-               "--token", HOST_TOKEN, *extra]
+        cmd = [
+            sys.executable,
+            "-m",
+            "companion",
+            "serve",
+            "--db",
+            str(db),
+            "--port",
+            "0",
+            "--token",
+            HOST_TOKEN,
+            *extra,
+        ]
         if rules_index is not None:
             cmd += ["--rules-index", str(rules_index)]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        )
         self.output: list[str] = []
         deadline = time.monotonic() + 60
         self.url = None

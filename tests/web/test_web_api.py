@@ -12,7 +12,12 @@ import pytest
 
 def snapshot(client):
     st = client.get("/api/state").json
-    return st["game_id"], st["seq"], json.dumps(st["state"], sort_keys=True), json.dumps(st["pending"], sort_keys=True)
+    return (
+        st["game_id"],
+        st["seq"],
+        json.dumps(st["state"], sort_keys=True),
+        json.dumps(st["pending"], sort_keys=True),
+    )
 
 
 def pending(client):
@@ -108,8 +113,11 @@ def test_unpaired_and_wrong_tokens_are_refused_without_change(client, game, host
     before = snapshot(client)
     r = client.post("/api/decisions", json={"action": {"type": "roll_for_me", "seed": 1}})
     assert r.status_code == 401 and r.json["error"] == "not_paired"
-    r = client.post("/api/decisions", json={"action": {"type": "roll_for_me", "seed": 1}},
-                    headers={"X-Companion-Token": "guess"})
+    r = client.post(
+        "/api/decisions",
+        json={"action": {"type": "roll_for_me", "seed": 1}},
+        headers={"X-Companion-Token": "guess"},
+    )
     assert r.status_code == 403
     # a token in a cookie is not a token: no CSRF through the browser's cookie jar
     client.set_cookie("X-Companion-Token", host["X-Companion-Token"])
@@ -186,16 +194,24 @@ def test_create_game_body_errors(client, host, body, status, field):
 
 
 def test_edition_r96_starts_the_1996_game_flow(client, host):
-    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, "edition": "r96"}, headers=host)
+    r = client.post(
+        "/api/games", json={"players": ["Ann", "Bob"], "quick": True, "edition": "r96"}, headers=host
+    )
     assert r.status_code == 201
     state = client.get("/api/state").json
-    assert state["game_id"] and state["state"]["edition"] == "r96" and state["pending"]["rule"] == "R96 L208-224"
+    assert (
+        state["game_id"] and state["state"]["edition"] == "r96" and state["pending"]["rule"] == "R96 L208-224"
+    )
 
 
 def test_illegal_setup_is_refused_with_the_rule(client, host):
-    forces = [{"player": "Ann", "armies": {"home": ["Dwarves/Mammoth Rider"], "horde": [], "campaign": []}},
-              {"player": "Bob", "armies": {"home": ["Goblins/Thug"], "horde": [], "campaign": []}}]
-    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "forces": forces, "force_size": 24}, headers=host)
+    forces = [
+        {"player": "Ann", "armies": {"home": ["Dwarves/Mammoth Rider"], "horde": [], "campaign": []}},
+        {"player": "Bob", "armies": {"home": ["Goblins/Thug"], "horde": [], "campaign": []}},
+    ]
+    r = client.post(
+        "/api/games", json={"players": ["Ann", "Bob"], "forces": forces, "force_size": 24}, headers=host
+    )
     assert r.status_code == 422 and r.json["error"] == "illegal_action"
     assert r.json["rule"].startswith("V4.01c")
     assert client.get("/api/state").json["game_id"] is None
@@ -215,15 +231,20 @@ def test_malformed_bodies(client, game, host):
     assert r.status_code == 400 and r.json["field"] == "n"
     r = client.post("/api/undo", json={"n": True}, headers=host)
     assert r.status_code == 400
-    r = client.post("/api/decisions", data=b"{" + b" " * 300_000 + b"}",
-                    headers={**host, "Content-Type": "application/json"})
+    r = client.post(
+        "/api/decisions",
+        data=b"{" + b" " * 300_000 + b"}",
+        headers={**host, "Content-Type": "application/json"},
+    )
     assert r.status_code == 413 and r.json["error"] == "request_entity_too_large"
     assert snapshot(client) == before
 
 
 def test_illegal_action_is_refused_with_its_reason(client, game, host):
     before = snapshot(client)
-    r = client.post("/api/decisions", json={"action": {"type": "choose", "choice": "first_turn"}}, headers=host)
+    r = client.post(
+        "/api/decisions", json={"action": {"type": "choose", "choice": "first_turn"}}, headers=host
+    )
     assert r.status_code == 422
     assert r.json["error"] == "illegal_action" and "'roll'" in r.json["message"]
     r = client.post("/api/decisions", json={"action": {"type": "launch"}}, headers=host)
@@ -232,10 +253,13 @@ def test_illegal_action_is_refused_with_its_reason(client, game, host):
 
 
 def test_stale_view_is_refused(client, game, host):
-    client.post("/api/decisions", json={"action": {"type": "roll_for_me", "seed": 1}, "expect_seq": 1}, headers=host)
+    client.post(
+        "/api/decisions", json={"action": {"type": "roll_for_me", "seed": 1}, "expect_seq": 1}, headers=host
+    )
     before = snapshot(client)
-    r = client.post("/api/decisions", json={"action": {"type": "roll_for_me", "seed": 1}, "expect_seq": 1},
-                    headers=host)
+    r = client.post(
+        "/api/decisions", json={"action": {"type": "roll_for_me", "seed": 1}, "expect_seq": 1}, headers=host
+    )
     assert r.status_code == 409 and r.json["error"] == "stale"
     assert snapshot(client) == before
 
@@ -268,7 +292,11 @@ def test_roll_by_tapped_faces(client, game, host):
 
 @pytest.mark.parametrize(
     ("faces", "code"),
-    [({"nope": "1 ID"}, "unknown_die"), ("first:9 Melee", "impossible_face"), ("first:99", "impossible_face")],
+    [
+        ({"nope": "1 ID"}, "unknown_die"),
+        ("first:9 Melee", "impossible_face"),
+        ("first:99", "impossible_face"),
+    ],
 )
 def test_roll_errors(client, game, host, faces, code):
     p = pending(client)
@@ -328,7 +356,9 @@ def test_correction_of_a_camera_reading_is_saved_as_a_labelled_image(client, gam
     assert client.get("/api/frame.jpg").data[:2] == b"\xff\xd8", "the frame is served as JPEG"
     die = p["dice"][1]
     other = next(f for f in die["faces"] if f != die["faces"][0])
-    saved = client.post("/api/corrections", json={"uid": die["uid"], "face": other}, headers=host).json["saved"]
+    saved = client.post("/api/corrections", json={"uid": die["uid"], "face": other}, headers=host).json[
+        "saved"
+    ]
     assert saved and saved.startswith(str(tmp_path / "corrections"))
     label = json.loads(open(saved[:-4] + ".json").read())
     fixed = next(d for d in label["dice"] if d["die"] == die["die"] and d["box"] == boxes[die["uid"]])
@@ -347,9 +377,14 @@ def test_corrections_need_a_reading(client, game, host):
 
 def win_order_of_play(client, host):
     """Ann rolls all IDs, Bob no maneuver: Ann must choose first turn or frontier."""
-    client.post("/api/decisions", json={"action": {"type": "roll", "faces": ["ID"] * len(pending(client)["dice"])}},
-                headers=host)
-    faces = [next(f for f in d["faces"] if "ID" not in f and "Maneuver" not in f) for d in pending(client)["dice"]]
+    client.post(
+        "/api/decisions",
+        json={"action": {"type": "roll", "faces": ["ID"] * len(pending(client)["dice"])}},
+        headers=host,
+    )
+    faces = [
+        next(f for f in d["faces"] if "ID" not in f and "Maneuver" not in f) for d in pending(client)["dice"]
+    ]
     client.post("/api/decisions", json={"action": {"type": "roll", "faces": faces}}, headers=host)
     assert pending(client)["kind"] == "choice"
 
@@ -365,7 +400,9 @@ def test_decision_choice_and_undo(client, game, host):
     p = pending(client)
     assert p["kind"] == "choice" and {c["value"] for c in p["choices"]} == {"first_turn", "select_frontier"}
     seq = client.get("/api/state").json["seq"]
-    r = client.post("/api/decisions", json={"action": {"type": "choose", "choice": "first_turn"}}, headers=host)
+    r = client.post(
+        "/api/decisions", json={"action": {"type": "choose", "choice": "first_turn"}}, headers=host
+    )
     assert r.status_code == 200
     assert pending(client)["prompt"] != p["prompt"]
     r = client.post("/api/undo", json={"n": 1}, headers=host)
@@ -376,15 +413,19 @@ def test_decision_choice_and_undo(client, game, host):
 
 
 def test_changes_without_a_game(client, host):
-    for path, body in (("/api/decisions", {"action": {"type": "roll_for_me", "seed": 1}}), ("/api/undo", {}),
-                       ("/api/rolls", {"faces": {}})):
+    for path, body in (
+        ("/api/decisions", {"action": {"type": "roll_for_me", "seed": 1}}),
+        ("/api/undo", {}),
+        ("/api/rolls", {"faces": {}}),
+    ):
         r = client.post(path, json=body, headers=host)
         assert r.status_code == 409 and r.json["error"] == "no_game", path
 
 
 def test_new_game_replaces_the_old_one_and_keeps_its_file(client, game, host, app, tmp_path):
-    r = client.post("/api/games", json={"players": ["Cy", "Di", "Ed"], "quick": True, "force_size": 15},
-                    headers=host)
+    r = client.post(
+        "/api/games", json={"players": ["Cy", "Di", "Ed"], "quick": True, "force_size": 15}, headers=host
+    )
     assert r.status_code == 201
     st = client.get("/api/state").json
     assert [p["name"] for p in st["state"]["players"]] == ["Cy", "Di", "Ed"]
@@ -398,18 +439,33 @@ def test_built_forces_and_terrains(client, host):
     def force(player, species):
         from companion.rules.game.quickstart import army_of
 
-        return {"player": player, "armies": {"home": army_of(species, 8), "horde": army_of(species, 8, 1),
-                                             "campaign": army_of(species, 8, 2)},
-                "home_terrain": "Coastland Tower", "frontier_terrain": "Flatland City"}
+        return {
+            "player": player,
+            "armies": {
+                "home": army_of(species, 8),
+                "horde": army_of(species, 8, 1),
+                "campaign": army_of(species, 8, 2),
+            },
+            "home_terrain": "Coastland Tower",
+            "frontier_terrain": "Flatland City",
+        }
 
-    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "force_size": 24,
-                                        "forces": [force("Ann", "Amazons"), force("Bob", "Undead")]}, headers=host)
+    r = client.post(
+        "/api/games",
+        json={
+            "players": ["Ann", "Bob"],
+            "force_size": 24,
+            "forces": [force("Ann", "Amazons"), force("Bob", "Undead")],
+        },
+        headers=host,
+    )
     assert r.status_code == 201, r.json
     st = client.get("/api/state").json["state"]
     assert {t["name"] for t in st["terrains"]} == {"Coastland Tower"}
     assert {p["force_points"] for p in st["players"]} == {24}
-    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "forces": [force("Zed", "Undead")]},
-                    headers=host)
+    r = client.post(
+        "/api/games", json={"players": ["Ann", "Bob"], "forces": [force("Zed", "Undead")]}, headers=host
+    )
     assert r.status_code == 400 and r.json["field"] == "forces"
 
 
@@ -444,8 +500,13 @@ def test_rules_search_and_citations(client):
 def test_rules_search_without_an_index(tmp_path):
     from web import create_app
 
-    app = create_app({"DB_PATH": str(tmp_path / "g.sqlite"), "START_SOURCES": False,
-                      "RULES_INDEX": str(tmp_path / "none.sqlite")})
+    app = create_app(
+        {
+            "DB_PATH": str(tmp_path / "g.sqlite"),
+            "START_SOURCES": False,
+            "RULES_INDEX": str(tmp_path / "none.sqlite"),
+        }
+    )
     r = app.test_client().get("/api/rules/search?q=melee")
     assert r.status_code == 200 and r.json["hits"] == [] and "companion rules index" in r.json["message"]
 
@@ -466,13 +527,23 @@ def test_odds_of_a_save_roll_know_what_is_needed(client, game, host):
             action = {"type": "roll_for_me", "seed": seed}
         elif p["kind"] == "choice":
             values = [c["value"] for c in p["choices"]]
-            action = {"type": "choose", "choice": next((v for v in values if v in ("melee", "missile", "maneuver")),
-                                                       values[0])}
+            action = {
+                "type": "choose",
+                "choice": next((v for v in values if v in ("melee", "missile", "maneuver")), values[0]),
+            }
         elif p["kind"] == "allocate":
             action = {"type": "allocate", "units": p["choices"][0]["value"]}
         else:
-            action = {"type": p["answer"], **({"spells": []} if p["kind"] == "cast" else
-                                                {"moves": {}} if p["kind"] == "reinforce" else {"units": []})}
+            action = {
+                "type": p["answer"],
+                **(
+                    {"spells": []}
+                    if p["kind"] == "cast"
+                    else {"moves": {}}
+                    if p["kind"] == "reinforce"
+                    else {"units": []}
+                ),
+            }
         assert client.post("/api/decisions", json={"action": action}, headers=host).status_code == 200
     else:
         raise AssertionError("no save roll came up")
@@ -486,7 +557,10 @@ def test_battle_dice_game_by_taps(client, host):
     r = client.post("/api/games", json={"players": ["Reds", "Blues"], "game": "battle_dice"}, headers=host)
     assert r.status_code == 201, r.json
     st = client.get("/api/state").json
-    assert st["state"]["game"] == "battle_dice" and [p["name"] for p in st["state"]["players"]] == ["Reds", "Blues"]
+    assert st["state"]["game"] == "battle_dice" and [p["name"] for p in st["state"]["players"]] == [
+        "Reds",
+        "Blues",
+    ]
     p = st["pending"]
     assert p["kind"] == "roll" and {d["die"] for d in p["dice"]} >= {"d4", "d6", "d20"}
     faces = {d["uid"]: d["faces"][-1] for d in p["dice"]}
@@ -514,19 +588,25 @@ def test_optional_components_are_chosen_per_game(app, client, host):
     """V4.01c L2506-2508: the New game form's optional components reach the engine's set-up."""
     from companion.rules.game.advanced.options import ELDARIM, ITEMS, MINOR_TERRAINS, is_on
 
-    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, "advanced": ["items", "eldarim"]},
-                    headers=host)
+    r = client.post(
+        "/api/games",
+        json={"players": ["Ann", "Bob"], "quick": True, "advanced": ["items", "eldarim"]},
+        headers=host,
+    )
     assert r.status_code == 201, r.json
     game = app.extensions["game_store"].session.game
     assert game.setup["advanced"] == ["items", "eldarim"]
     assert is_on(game, ITEMS) and is_on(game, ELDARIM) and not is_on(game, MINOR_TERRAINS)
 
 
-@pytest.mark.parametrize("body", [
-    {"players": ["Ann", "Bob"], "quick": True, "advanced": ["castles"]},
-    {"players": ["Ann", "Bob"], "quick": True, "advanced": "items"},
-    {"players": ["Ann", "Bob"], "quick": True, "edition": "r96", "advanced": ["items"]},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"players": ["Ann", "Bob"], "quick": True, "advanced": ["castles"]},
+        {"players": ["Ann", "Bob"], "quick": True, "advanced": "items"},
+        {"players": ["Ann", "Bob"], "quick": True, "edition": "r96", "advanced": ["items"]},
+    ],
+)
 def test_bad_optional_components_are_refused(client, host, body):
     r = client.post("/api/games", json=body, headers=host)
     assert 400 <= r.status_code < 500 and r.json["field"].startswith("advanced") and r.json["message"]

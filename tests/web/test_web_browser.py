@@ -54,7 +54,9 @@ def wait_seq(page, seq: int, timeout: float = 30.0) -> None:
         if int(page.get_attribute("body", "data-seq") or 0) >= seq:
             return
         time.sleep(0.05)
-    raise AssertionError(f"the page did not show event {seq} (shows {page.get_attribute('body', 'data-seq')})")
+    raise AssertionError(
+        f"the page did not show event {seq} (shows {page.get_attribute('body', 'data-seq')})"
+    )
 
 
 def state(server) -> dict:
@@ -158,7 +160,13 @@ def test_start_play_sync_correct_and_dispute(browser, serve):
                 corrected = True
                 # the camera read the save roll: a misread die is fixed by a tap
                 faces = {d["uid"]: d["faces"][0] for d in p["dice"]}
-                api(server, "POST", "/api/rolls", {"faces": faces, "confirm": False, "source": "camera"}, token)
+                api(
+                    server,
+                    "POST",
+                    "/api/rolls",
+                    {"faces": faces, "confirm": False, "source": "camera"},
+                    token,
+                )
                 go(actor, "roll")
                 die = p["dice"][0]
                 other = next(f for f in die["faces"] if f != die["faces"][0])
@@ -168,7 +176,9 @@ def test_start_play_sync_correct_and_dispute(browser, serve):
                 shot(actor, "roll-correction")
                 actor.click("#confirm-roll")
                 wait_seq(actor, before + 1)
-                assert api(server, "GET", f"/api/log?since={before}")["events"][0]["action"]["faces"][0] == other
+                assert (
+                    api(server, "GET", f"/api/log?since={before}")["events"][0]["action"]["faces"][0] == other
+                )
                 continue
             if p.get("roll") == "terrain":
                 tap_roll(actor, lambda d: "3")
@@ -176,8 +186,11 @@ def test_start_play_sync_correct_and_dispute(browser, serve):
                 tap_roll(actor, lambda d: next((f for f in d["faces"] if f.endswith(" ID")), d["faces"][0]))
         elif p["kind"] == "choice":
             values = [c["value"] for c in p["choices"]]
-            prefer = [v for v in values if isinstance(v, str) and v.endswith("@frontier")] + \
-                ["maneuver", "melee", "counter", "up"] + values
+            prefer = (
+                [v for v in values if isinstance(v, str) and v.endswith("@frontier")]
+                + ["maneuver", "melee", "counter", "up"]
+                + values
+            )
             tap_choice(actor, next(v for v in prefer if v in values))
         elif p["kind"] == "allocate":
             actor.click("#prompt .choices button.btn.primary >> nth=0")
@@ -240,11 +253,15 @@ def test_restart_shows_the_same_game(browser, serve, tmp_path):
 
 
 def test_phone_layout_and_lost_sources(browser, serve, tmp_path):
-    server = serve(extra=("--camera", str(tmp_path / "no-such-camera.mp4"), "--serial", str(tmp_path / "no-such-tty")))
+    server = serve(
+        extra=("--camera", str(tmp_path / "no-such-camera.mp4"), "--serial", str(tmp_path / "no-such-tty"))
+    )
     api(server, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, host_token(server))
     page = new_page(browser, server.url + "/table", viewport=PHONE)
     page.wait_for_selector(".terrain")
-    assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth + 1"), "no sideways scrolling"
+    assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth + 1"), (
+        "no sideways scrolling"
+    )
     shot(page, "phone-table")
     tablet = new_page(browser, server.url + "/roll")
     tablet.wait_for_selector("#src-camera.bad", timeout=15_000)
@@ -301,7 +318,9 @@ def test_retreat_by_tapping_units(browser, serve):
     wait_seq(page, state(server)["seq"])
     st = state(server)["state"]
     owner = next(pl for pl in st["players"] if pl["id"] == p["player"])
-    reserve = next((a for a in st["armies"] if a["owner"] == owner["id"] and a["location"] == "reserve"), None)
+    reserve = next(
+        (a for a in st["armies"] if a["owner"] == owner["id"] and a["location"] == "reserve"), None
+    )
     assert reserve and uid in [u["uid"] for u in reserve["units"]]
 
 
@@ -336,7 +355,9 @@ def test_roll_panel_shows_the_camera_frame(browser, serve, tmp_path):
     api(server, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, token)
     dice = [(d["die"], 0) for d in state(server)["pending"]["dice"]]
     frames, _ = roll_video(dice, seed=1, fps=5, move_s=0.6, still_s=2.0, size=480)
-    out = cv2.VideoWriter(str(tmp_path / "tmp.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 5, frames[0].shape[1::-1])
+    out = cv2.VideoWriter(
+        str(tmp_path / "tmp.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 5, frames[0].shape[1::-1]
+    )
     for f in frames:
         out.write(f)
     out.release()
@@ -368,7 +389,10 @@ def test_force_building_by_taps_with_live_limits(browser, serve):
         for _ in range(times):
             page.click(".pick >> nth=0")
 
-    for player, monster, dragon in ((0, "Androsphinx", "Dragons/Red Drake"), (1, "Goblins/Troll", "Black Drake")):
+    for player, monster, dragon in (
+        (0, "Androsphinx", "Dragons/Red Drake"),
+        (1, "Goblins/Troll", "Black Drake"),
+    ):
         page.click(f"#player-tabs button[data-i='{player}']")
         search(monster, monster)
         for army in ("Home", "Horde", "Campaign"):

@@ -47,7 +47,9 @@ def test_camera_keeps_reading_after_a_failed_read_and_backs_off(monkeypatch):
     assert calls == [100.0]
     assert cam.read_error == "model file is damaged"
     problems = [p for k, p in store.notices if k == "camera_problem"]
-    assert problems and "model file is damaged" in problems[-1]["problem"] and problems[-1]["retry_in_s"] == 1.0
+    assert (
+        problems and "model file is damaged" in problems[-1]["problem"] and problems[-1]["retry_in_s"] == 1.0
+    )
     now[0] = 100.5
     cam._maybe_read(frame)  # backing off: not read
     assert calls == [100.0]

@@ -21,9 +21,14 @@ def _action_towards_magic(game, pending: dict, rng: random.Random) -> dict:
     if pending["kind"] == "roll" and pending.get("roll") == "magic":
         faces = []
         for d in pending["dice"]:
-            magic = [f for f in d["faces"] if f.endswith(" Magic")] or [f for f in d["faces"] if f.endswith("ID")]
-            faces.append(max(magic, key=lambda f: int(f.split()[0]) if f.split()[0].isdigit() else 1)
-                         if magic else d["faces"][0])
+            magic = [f for f in d["faces"] if f.endswith(" Magic")] or [
+                f for f in d["faces"] if f.endswith("ID")
+            ]
+            faces.append(
+                max(magic, key=lambda f: int(f.split()[0]) if f.split()[0].isdigit() else 1)
+                if magic
+                else d["faces"][0]
+            )
         return {"type": "roll", "faces": faces}
     return random_answer(game, rng)
 
@@ -42,8 +47,14 @@ def test_cast_options_give_each_spell_its_target_kind(app, client, game, host):
     store = app.extensions["game_store"]
     drive_to_cast(store.session, store.submit)
     o = client.get("/api/state").json["pending"]["cast_options"]
-    assert o["spells"] and {s["target"] for s in o["spells"]} <= {"army", "terrain", "unit", "units", "dua",
-                                                                    "army_or_terrain"}
+    assert o["spells"] and {s["target"] for s in o["spells"]} <= {
+        "army",
+        "terrain",
+        "unit",
+        "units",
+        "dua",
+        "army_or_terrain",
+    }
     by_name = {s["spell"]: s for s in o["spells"]}
     if "Stone Skin" in by_name:
         assert by_name["Stone Skin"]["target"] == "army" and by_name["Stone Skin"]["cumulative"]
@@ -103,7 +114,9 @@ def test_a_1996_spell_is_announced_on_the_cast_form(browser, serve):
             action = _action_towards_magic(s.game, p, rng)
         if action["type"] == "cast":
             action = {"type": "cast", "spells": []}
-        if p.get("topic") == "death_magic":  # no burial: its black points would have to be spent (R96 L460-462)
+        if (
+            p.get("topic") == "death_magic"
+        ):  # no burial: its black points would have to be spent (R96 L460-462)
             action = {"type": "choose", "choice": "none"}
         api(server, "POST", "/api/decisions", {"action": action}, token)
     else:

@@ -16,12 +16,24 @@ import pytest
 from companion.session import GameSession
 
 
-def run_demo(*extra: str, seconds: float = 25, stop_when_done: bool = False
-             ) -> tuple[subprocess.CompletedProcess, list[dict]]:
+def run_demo(
+    *extra: str, seconds: float = 25, stop_when_done: bool = False
+) -> tuple[subprocess.CompletedProcess, list[dict]]:
     """Run the demo; with stop_when_done, Ctrl-C it once the scripted opening is over (--seconds is
     then only a cap), else let --seconds stop it."""
-    cmd = [sys.executable, "-m", "companion", "demo", "--seconds", str(seconds), "--port", "0", "--pace", "0.05",
-           *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "companion",
+        "demo",
+        "--seconds",
+        str(seconds),
+        "--port",
+        "0",
+        "--pace",
+        "0.05",
+        *extra,
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines: list[str] = []
     seen_states: list[dict] = []
@@ -70,8 +82,9 @@ def test_demo_stops_by_itself_after_its_seconds():
 def test_demo_plays_the_scripted_opening_with_typed_faces(tmp_path):
     # stopped once the opening is over: on a loaded machine the opening takes longer than usual;
     # --db keeps the game file (without it the demo removes its temporary folder on exit)
-    done, states = run_demo("--dice", "typed", "--db", str(tmp_path / "demo.sqlite"), seconds=240,
-                            stop_when_done=True)
+    done, states = run_demo(
+        "--dice", "typed", "--db", str(tmp_path / "demo.sqlite"), seconds=240, stop_when_done=True
+    )
     assert done.returncode == 0, done.stdout
     check_opening(done.stdout)
     assert states and all(s["game_id"] and s["role"] == "viewer" for s in states), "the page shows the game"
@@ -85,8 +98,9 @@ def test_demo_plays_the_scripted_opening_with_typed_faces(tmp_path):
 
 @pytest.mark.slow
 def test_demo_rolls_through_the_smart_dice_simulator(tmp_path):
-    done, _ = run_demo("--dice", "simulated", "--db", str(tmp_path / "demo.sqlite"), seconds=240,
-                       stop_when_done=True)
+    done, _ = run_demo(
+        "--dice", "simulated", "--db", str(tmp_path / "demo.sqlite"), seconds=240, stop_when_done=True
+    )
     assert done.returncode == 0, done.stdout
     assert "smart-dice simulator" in done.stdout
     check_opening(done.stdout)
@@ -103,16 +117,24 @@ def test_demo_camera_rolls_need_a_shipped_model():
         assert "rendered camera frames" in done.stdout
         check_opening(done.stdout)
     else:
-        done = subprocess.run([sys.executable, "-m", "companion", "demo", "--dice", "camera", "--seconds", "5",
-                               "--port", "0"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "companion", "demo", "--dice", "camera", "--seconds", "5", "--port", "0"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 2 and "shipped model" in done.stderr
 
 
 def test_serve_refuses_a_file_that_is_not_a_game(tmp_path):
     bad = tmp_path / "notes.sqlite"
     bad.write_bytes(b"this is not a database at all" * 100)
-    done = subprocess.run([sys.executable, "-m", "companion", "serve", "--db", str(bad), "--port", "0",
-                           "--seconds", "3"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "companion", "serve", "--db", str(bad), "--port", "0", "--seconds", "3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert "not a game database" in done.stderr and "Traceback" not in done.stderr
     assert bad.read_bytes().startswith(b"this is not a database"), "the file is left as it was"

@@ -23,10 +23,19 @@ HOST = {"X-Companion-Token": "demo-host-token-0123456789"}
 def demo_app(tmp_path):
     from web import create_app
 
-    app = create_app({"DB_PATH": str(tmp_path / "g.sqlite"), "HOST_TOKEN": HOST["X-Companion-Token"],
-                      "START_SOURCES": False, "RULES_INDEX": str(tmp_path / "none.sqlite")})
+    app = create_app(
+        {
+            "DB_PATH": str(tmp_path / "g.sqlite"),
+            "HOST_TOKEN": HOST["X-Companion-Token"],
+            "START_SOURCES": False,
+            "RULES_INDEX": str(tmp_path / "none.sqlite"),
+        }
+    )
     client = app.test_client()
-    assert client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers=HOST).status_code == 201
+    assert (
+        client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers=HOST).status_code
+        == 201
+    )
     yield app
     app.extensions["game_store"].close()
 
@@ -44,8 +53,10 @@ class HalfRoller:
 
     def read(self, pending, timeout=10.0):
         dice = pending["dice"]
-        out = {"faces": {d["uid"]: d["faces"][1] for d in dice[1:]},
-               "problems": {dice[0]["uid"]: "not read: tap its face"}}
+        out = {
+            "faces": {d["uid"]: d["faces"][1] for d in dice[1:]},
+            "problems": {dice[0]["uid"]: "not read: tap its face"},
+        }
         if self.known:
             out["known"] = {d["uid"]: d["faces"][-1] for d in dice}
         return out
@@ -77,7 +88,11 @@ def test_an_unread_die_stays_unread_and_the_demo_waits_for_a_player(demo_app):
     worker.start()
     wait_for(lambda: "nothing is made up" in out.getvalue())
     reading = client.get("/api/state").json["reading"]
-    assert first["uid"] not in reading["faces"] and reading["corrected"] == [] and reading["typed_by_script"] == []
+    assert (
+        first["uid"] not in reading["faces"]
+        and reading["corrected"] == []
+        and reading["typed_by_script"] == []
+    )
     assert any(first["uid"] in p for p in reading["problems"])
     time.sleep(0.3)
     assert store.last_seq == seq and worker.is_alive(), "the roll is not confirmed without the missing face"
@@ -122,8 +137,10 @@ def test_the_director_speaks_in_sentences():
 
     pending = {"player_name": "Ann", "choices": [{"value": "p1@frontier", "label": "March with Ann's army"}]}
     assert describe(pending, {"type": "choose", "choice": "p1@frontier"}) == "Ann: March with Ann's army"
-    text = describe({"player_name": "Bob"}, {"type": "cast", "spells": [{"spell": "Stone Skin", "element": "Earth",
-                                                                         "target": "p2@home"}]})
+    text = describe(
+        {"player_name": "Bob"},
+        {"type": "cast", "spells": [{"spell": "Stone Skin", "element": "Earth", "target": "p2@home"}]},
+    )
     assert text == "Bob casts Stone Skin (Earth) on p2@home" and "{" not in text
 
 
@@ -140,18 +157,43 @@ def test_why_the_camera_is_not_used_is_the_real_reason(monkeypatch):
 
 
 def test_demo_help_says_what_it_does_and_how_to_stop():
-    done = subprocess.run([sys.executable, "-m", "companion", "demo", "--help"], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "companion", "demo", "--help"], capture_output=True, text=True, timeout=60
+    )
     text = " ".join(done.stdout.split())
     assert done.returncode == 0
-    for words in ("opening by script", "Ctrl-C", "temporary folder", "--seed", "same faces", "never given a made-up face"):
+    for words in (
+        "opening by script",
+        "Ctrl-C",
+        "temporary folder",
+        "--seed",
+        "same faces",
+        "never given a made-up face",
+    ):
         assert words in text, words
 
 
 @pytest.mark.slow
 def test_demo_says_what_to_open_and_removes_its_temporary_folder():
-    done = subprocess.run([sys.executable, "-m", "companion", "demo", "--dice", "typed", "--seconds", "6",
-                           "--port", "0", "--pace", "0.05"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "demo",
+            "--dice",
+            "typed",
+            "--seconds",
+            "6",
+            "--port",
+            "0",
+            "--pace",
+            "0.05",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "Press Ctrl-C to stop the demo" in out and "Open the host URL" in out
@@ -168,9 +210,22 @@ def test_auto_dice_say_why_the_camera_is_not_used(monkeypatch, capsys, tmp_path)
     from companion.cli import serve
     from web import demo
 
-    monkeypatch.setattr(demo, "vision_problem", lambda model="dragon-dice": "OSError: models/x.onnx is unreadable")
-    args = argparse.Namespace(dice="auto", db=str(tmp_path / "demo.sqlite"), pace=0.05, seed=7, host="127.0.0.1",
-                              port=0, public_url=None, token=None, rules_index=None, seconds=1.5, threads=4)
+    monkeypatch.setattr(
+        demo, "vision_problem", lambda model="dragon-dice": "OSError: models/x.onnx is unreadable"
+    )
+    args = argparse.Namespace(
+        dice="auto",
+        db=str(tmp_path / "demo.sqlite"),
+        pace=0.05,
+        seed=7,
+        host="127.0.0.1",
+        port=0,
+        public_url=None,
+        token=None,
+        rules_index=None,
+        seconds=1.5,
+        threads=4,
+    )
     assert serve._demo(args) == 0
     out = capsys.readouterr().out
     assert "faces typed by the demo script" in out

@@ -70,8 +70,11 @@ def games(msgs):
 def act(client, host, seed):
     """Answer whatever is pending (a seeded roll, or the first choice)."""
     p = client.get("/api/state").json["pending"]
-    action = ({"type": "roll_for_me", "seed": seed} if p["kind"] == "roll"
-              else {"type": "choose", "choice": p["choices"][0]["value"]})
+    action = (
+        {"type": "roll_for_me", "seed": seed}
+        if p["kind"] == "roll"
+        else {"type": "choose", "choice": p["choices"][0]["value"]}
+    )
     r = client.post("/api/decisions", json={"action": action}, headers=host)
     assert r.status_code == 200
     return r.json["seq"]

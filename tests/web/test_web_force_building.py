@@ -27,7 +27,9 @@ def _limits(page, edition: str, size: int) -> None:
         page.fill("#view-new input[type=number]", str(size))
         page.click("#checks")  # leave the field: the view is drawn as it is now
         try:
-            page.wait_for_selector(f"#checks .check:has-text('Player 1: 0 of {size} {measure}')", timeout=10_000)
+            page.wait_for_selector(
+                f"#checks .check:has-text('Player 1: 0 of {size} {measure}')", timeout=10_000
+            )
             return
         except PlaywrightTimeout:
             continue
@@ -57,7 +59,9 @@ def test_a_1996_force_short_of_a_dragon_is_checked_by_the_1996_rules(browser, se
     page.fill(".searchbox", "Dragons/Red Drake")
     page.wait_for_selector(".pick >> nth=0 >> text=Dragons/Red Drake")
     page.click(".pick >> nth=0")
-    page.wait_for_selector("#checks .check.bad:has-text('Player 1: 0 of 27 health (30 less 3 per dragon not brought)')")
+    page.wait_for_selector(
+        "#checks .check.bad:has-text('Player 1: 0 of 27 health (30 less 3 per dragon not brought)')"
+    )
     assert "home: 0 health, at most 13" in page.inner_text("#checks")
     page.fill(".searchbox", "Blade Golem")
     page.wait_for_selector(".pick >> nth=0 >> text=Blade Golem")
@@ -66,14 +70,22 @@ def test_a_1996_force_short_of_a_dragon_is_checked_by_the_1996_rules(browser, se
 
 
 def test_the_forces_check_answers_the_engines_report_and_refuses_bad_forces(client):
-    force = {"player": "Ann", "armies": {"home": ["Dwarves/Footman"], "horde": [], "campaign": []},
-             "dragons": ["Dragons/Red Drake"]}
+    force = {
+        "player": "Ann",
+        "armies": {"home": ["Dwarves/Footman"], "horde": [], "campaign": []},
+        "dragons": ["Dragons/Red Drake"],
+    }
     for edition in ("v4", "r96"):
         r = client.post("/api/forces/check", json={"edition": edition, "force_size": 30, "forces": [force]})
         assert r.status_code == 200
         setup = {"edition": edition} if edition == "r96" else {}
-        assert r.json["players"][0] == {"player": "Ann", **force_report(setup, 30, force["armies"], force["dragons"])}
-    bad = client.post("/api/forces/check", json={"force_size": 24, "forces": [{"armies": {"home": ["Nobody/Nothing"]}}]})
+        assert r.json["players"][0] == {
+            "player": "Ann",
+            **force_report(setup, 30, force["armies"], force["dragons"]),
+        }
+    bad = client.post(
+        "/api/forces/check", json={"force_size": 24, "forces": [{"armies": {"home": ["Nobody/Nothing"]}}]}
+    )
     assert bad.status_code == 422 and "Nobody/Nothing" in bad.json["message"]
     assert client.post("/api/forces/check", json={"force_size": 0, "forces": []}).status_code == 400
     assert client.post("/api/forces/check", json={"force_size": 24, "forces": ["x"]}).status_code == 400

@@ -37,8 +37,14 @@ def table(tmp_path):
             srv.stop()
             t.join(10)
         running.clear()
-        app = create_app({"DB_PATH": str(tmp_path / "table.sqlite"), "HOST_TOKEN": HOST, "START_SOURCES": False,
-                          "RULES_INDEX": str(tmp_path / "no-index.sqlite")})
+        app = create_app(
+            {
+                "DB_PATH": str(tmp_path / "table.sqlite"),
+                "HOST_TOKEN": HOST,
+                "START_SOURCES": False,
+                "RULES_INDEX": str(tmp_path / "no-index.sqlite"),
+            }
+        )
         srv = Server(app, "127.0.0.1", 0, threads=4)
         t = threading.Thread(target=srv.serve_forever, daemon=True)
         t.start()
@@ -76,12 +82,17 @@ def test_host_only_switches_tablets_ask_and_the_library_keeps_every_game(table):
     assert status == 403 and body["error"] == "forbidden"
     assert host.call("GET", "/api/state")[1]["game_id"] == a
     # ... it asks; the request waits for the host, and every page can see it
-    status, body = tablet.call("POST", "/api/games/requests",
-                               {"kind": "new", "game": {"players": ["Cy", "Di"], "quick": True, "edition": "r96"}})
+    status, body = tablet.call(
+        "POST",
+        "/api/games/requests",
+        {"kind": "new", "game": {"players": ["Cy", "Di"], "quick": True, "edition": "r96"}},
+    )
     assert status == 201 and body["request"]["status"] == "pending"
     rid = body["request"]["id"]
     listed = Client(srv.base_url).call("GET", "/api/games")[1]
-    assert [(r["id"], r["kind"], r["asked_by"]) for r in listed["requests"]] == [(rid, "new", "kitchen tablet")]
+    assert [(r["id"], r["kind"], r["asked_by"]) for r in listed["requests"]] == [
+        (rid, "new", "kitchen tablet")
+    ]
     assert tablet.call("POST", f"/api/games/requests/{rid}/confirm", {})[0] == 403, "only the host confirms"
 
     # the host confirms: the new game is current and the tablet is still paired (with the table)
@@ -106,8 +117,15 @@ def test_host_only_switches_tablets_ask_and_the_library_keeps_every_game(table):
     assert status == 200 and body["seq"] == 2
     st = tablet.call("GET", "/api/state")[1]
     assert st["game_id"] == a and st["seq"] == 2 and st["role"] == "tablet"
-    status, body = roll(tablet, 2) if st["pending"]["kind"] == "roll" else tablet.call(
-        "POST", "/api/decisions", {"action": {"type": "choose", "choice": st["pending"]["choices"][0]["value"]}})
+    status, body = (
+        roll(tablet, 2)
+        if st["pending"]["kind"] == "roll"
+        else tablet.call(
+            "POST",
+            "/api/decisions",
+            {"action": {"type": "choose", "choice": st["pending"]["choices"][0]["value"]}},
+        )
+    )
     assert status == 200
 
     # the host ends it: it stays on screen, read only, until resumed
@@ -139,8 +157,9 @@ def test_declined_and_bad_requests_change_nothing(table):
 
     status, body = tablet.call("POST", "/api/games/requests", {"kind": "new", "game": {"players": ["Solo"]}})
     assert status == 400 and body["field"] == "game.players", "an illegal set-up is refused when asked"
-    status, body = tablet.call("POST", "/api/games/requests", {"kind": "new", "game": {"players": ["A", "B"],
-                                                                                         "edition": "v9"}})
+    status, body = tablet.call(
+        "POST", "/api/games/requests", {"kind": "new", "game": {"players": ["A", "B"], "edition": "v9"}}
+    )
     assert status == 400 and body["field"] == "game.edition"
     status, body = tablet.call("POST", "/api/games/requests", {"kind": "resume", "game_id": "nope"})
     assert status == 404 and body["error"] == "no_such_game"
@@ -184,20 +203,36 @@ def test_game_files_from_before_the_library_are_found(tmp_path):
     from web import create_app
     from web.play import build_setup
 
-    old = GameSession.create(tmp_path / "table.oldgame.sqlite", build_setup({"players": ["Ed", "Flo"], "quick": True}))
+    old = GameSession.create(
+        tmp_path / "table.oldgame.sqlite", build_setup({"players": ["Ed", "Flo"], "quick": True})
+    )
     old_id = old.game_id
     old.close()
-    cur = GameSession.create(tmp_path / "table.sqlite", build_setup({"players": ["Gus", "Hal"], "quick": True}))
+    cur = GameSession.create(
+        tmp_path / "table.sqlite", build_setup({"players": ["Gus", "Hal"], "quick": True})
+    )
     cur_id = cur.game_id
     cur.close()
     (tmp_path / "table.notes.sqlite").write_text("not a game")  # left alone
-    app = create_app({"DB_PATH": str(tmp_path / "table.sqlite"), "HOST_TOKEN": HOST, "START_SOURCES": False,
-                      "RULES_INDEX": str(tmp_path / "none.sqlite")})
+    app = create_app(
+        {
+            "DB_PATH": str(tmp_path / "table.sqlite"),
+            "HOST_TOKEN": HOST,
+            "START_SOURCES": False,
+            "RULES_INDEX": str(tmp_path / "none.sqlite"),
+        }
+    )
     client = app.test_client()
     listed = client.get("/api/games").json
     assert listed["current"] == cur_id
-    assert {g["game_id"]: g["players"] for g in listed["games"]} == {old_id: ["Ed", "Flo"], cur_id: ["Gus", "Hal"]}
-    assert client.post(f"/api/games/{old_id}/resume", json={}, headers={"X-Companion-Token": HOST}).status_code == 200
+    assert {g["game_id"]: g["players"] for g in listed["games"]} == {
+        old_id: ["Ed", "Flo"],
+        cur_id: ["Gus", "Hal"],
+    }
+    assert (
+        client.post(f"/api/games/{old_id}/resume", json={}, headers={"X-Companion-Token": HOST}).status_code
+        == 200
+    )
     assert client.get("/api/state").json["game_id"] == old_id
     assert (tmp_path / "table.notes.sqlite").read_text() == "not a game"
 
@@ -285,10 +320,19 @@ def test_the_library_line_follows_each_action_and_undo_without_reading_the_log(t
     from companion.session.library import summarize
     from web import create_app
 
-    app = create_app({"DB_PATH": str(tmp_path / "t.sqlite"), "HOST_TOKEN": HOST, "START_SOURCES": False,
-                      "RULES_INDEX": str(tmp_path / "no-index.sqlite")})
+    app = create_app(
+        {
+            "DB_PATH": str(tmp_path / "t.sqlite"),
+            "HOST_TOKEN": HOST,
+            "START_SOURCES": False,
+            "RULES_INDEX": str(tmp_path / "no-index.sqlite"),
+        }
+    )
     client, head = app.test_client(), {"X-Companion-Token": HOST}
-    assert client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers=head).status_code < 300
+    assert (
+        client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers=head).status_code
+        < 300
+    )
     store = app.extensions["game_store"]
     fields = ("last_played_at", "last_seq", "winner")
 
@@ -302,11 +346,16 @@ def test_the_library_line_follows_each_action_and_undo_without_reading_the_log(t
 
     reads = []
     original = type(store.session).events
-    monkeypatch.setattr(type(store.session), "events", lambda self, since=0: reads.append(since) or original(self, since))
+    monkeypatch.setattr(
+        type(store.session), "events", lambda self, since=0: reads.append(since) or original(self, since)
+    )
     for seed in range(6):
         pending = client.get("/api/state").json["pending"]
-        action = ({"type": "roll_for_me", "seed": seed} if pending["kind"] == "roll" else
-                  {"type": "choose", "choice": pending["choices"][0]["value"]})
+        action = (
+            {"type": "roll_for_me", "seed": seed}
+            if pending["kind"] == "roll"
+            else {"type": "choose", "choice": pending["choices"][0]["value"]}
+        )
         r = client.post("/api/decisions", json={"action": action}, headers=head)
         assert r.status_code == 200, r.json
     assert 0 not in reads  # no action read the whole log again

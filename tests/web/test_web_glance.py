@@ -23,8 +23,11 @@ from web_helpers import first_answer, request_json
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SIZES = {"tablet": {"width": 1024, "height": 768}, "portrait": {"width": 768, "height": 1024},
-         "phone": {"width": 390, "height": 844}}
+SIZES = {
+    "tablet": {"width": 1024, "height": 768},
+    "portrait": {"width": 768, "height": 1024},
+    "phone": {"width": 390, "height": 844},
+}
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 HOST_TOKEN = "test-host-token-0123456789"
 
@@ -69,18 +72,26 @@ def in_view(page, selector: str) -> dict:
     assert loc.is_visible(), f"{selector} is not visible"
     b = box(page, selector)
     vw, vh = page.viewport_size["width"], page.viewport_size["height"]
-    assert b["x"] >= -0.5 and b["y"] >= -0.5 and b["x"] + b["width"] <= vw + 0.5 and b["y"] + b["height"] <= vh + 0.5, \
-        f"{selector} at {b} is not inside the {vw}x{vh} viewport"
+    assert (
+        b["x"] >= -0.5
+        and b["y"] >= -0.5
+        and b["x"] + b["width"] <= vw + 0.5
+        and b["y"] + b["height"] <= vh + 0.5
+    ), f"{selector} at {b} is not inside the {vw}x{vh} viewport"
     return b
 
 
 def not_cut(page, selector: str) -> None:
     """The element's text is shown whole (not cut off with an ellipsis)."""
-    assert page.eval_on_selector(selector, "e => e.scrollWidth <= e.clientWidth + 1"), f"{selector} is cut off"
+    assert page.eval_on_selector(selector, "e => e.scrollWidth <= e.clientWidth + 1"), (
+        f"{selector} is cut off"
+    )
 
 
 def no_sideways_scroll(page) -> None:
-    assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth + 1"), "sideways scrolling"
+    assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth + 1"), (
+        "sideways scrolling"
+    )
 
 
 def wait_until(fn, timeout: float = 30.0, what: str = "condition"):
@@ -94,7 +105,9 @@ def wait_until(fn, timeout: float = 30.0, what: str = "condition"):
 
 
 def wait_seq(page, seq: int) -> None:
-    wait_until(lambda: int(page.get_attribute("body", "data-seq") or 0) >= seq, what=f"event {seq} on the page")
+    wait_until(
+        lambda: int(page.get_attribute("body", "data-seq") or 0) >= seq, what=f"event {seq} on the page"
+    )
 
 
 def advance(url: str, stop, limit: int = 300) -> dict:
@@ -128,9 +141,15 @@ def test_current_phase_and_rules_always_in_view(browser, serve):
     roll_ids(server.url)
     advance(server.url, lambda p: state(server.url)["state"]["phase"] not in ("setup",))
     st = state(server.url)
-    label = {"expire_effects": "Expire", "eighth_face": "8th face", "dragon_attack": "Dragons",
-             "species_abilities": "Species", "first_march": "March 1", "second_march": "March 2",
-             "reserves": "Reserves"}[st["state"]["phase"]]
+    label = {
+        "expire_effects": "Expire",
+        "eighth_face": "8th face",
+        "dragon_attack": "Dragons",
+        "species_abilities": "Species",
+        "first_march": "March 1",
+        "second_march": "March 2",
+        "reserves": "Reserves",
+    }[st["state"]["phase"]]
     for size in SIZES:
         page = open_page(browser, server.url, size)
         wait_seq(page, st["seq"])
@@ -171,13 +190,16 @@ def test_total_explanation_gives_step_names_the_row_and_chips_are_finger_sized(b
     for size in SIZES:
         page = open_page(browser, server.url, size, "/dispute")
         page.wait_for_selector("#view-dispute .steps li")
-        rows = page.eval_on_selector_all("#view-dispute .steps li", """els => els.map(li => {
+        rows = page.eval_on_selector_all(
+            "#view-dispute .steps li",
+            """els => els.map(li => {
             const r = (sel) => li.querySelector(sel).getBoundingClientRect();
             const name = li.querySelector('.sname');
             return {row: li.getBoundingClientRect().width, text: r('.stext').width, name: r('.sname').height,
                     line: parseFloat(getComputedStyle(name).lineHeight), words: name.innerText.split(/\\s+/).length,
                     cite: r('.cite').height};
-        })""")
+        })""",
+        )
         assert rows
         for m in rows:
             assert m["text"] >= 0.6 * m["row"], f"step text squeezed: {m['text']} of {m['row']} px"
@@ -190,11 +212,15 @@ def test_total_explanation_gives_step_names_the_row_and_chips_are_finger_sized(b
         page.click(".rail a[data-view=roll]")
         page.wait_for_selector("#view-roll.active .die .facebtn")
         # measured in one go (the view may be redrawn between two calls), on the shown Roll view only
-        heights = page.eval_on_selector_all("#view-roll.active .die .facebtn",
-                                            "els => els.map(e => e.getBoundingClientRect().height)")
+        heights = page.eval_on_selector_all(
+            "#view-roll.active .die .facebtn", "els => els.map(e => e.getBoundingClientRect().height)"
+        )
         assert heights and min(heights) >= 48, f"face buttons {min(heights)} px tall"
-        widths = page.eval_on_selector_all("#last-roll .steps li", """els => els.map(li =>
-            [li.querySelector('.stext').getBoundingClientRect().width, li.getBoundingClientRect().width])""")
+        widths = page.eval_on_selector_all(
+            "#last-roll .steps li",
+            """els => els.map(li =>
+            [li.querySelector('.stext').getBoundingClientRect().width, li.getBoundingClientRect().width])""",
+        )
         assert widths and all(text >= 0.6 * row for text, row in widths)
         assert page.errors == []
         page.context.close()
@@ -214,7 +240,9 @@ def test_dice_come_first_with_a_running_total_and_confirm_in_reach(browser, serv
         vh = page.viewport_size["height"]
         assert page.locator(".frame").count() == 0, "no camera: no camera box"
         first = in_view(page, ".die >> nth=0")
-        assert first["y"] < vh / 2 or size == "phone" and first["y"] < vh * 0.6, "the first die is high on the page"
+        assert first["y"] < vh / 2 or size == "phone" and first["y"] < vh * 0.6, (
+            "the first die is high on the page"
+        )
         if size == "phone" or size == "portrait":  # one column: the last roll comes after the dice
             assert box(page, "#view-roll .rollside")["y"] > box(page, ".die >> nth=-1")["y"]
         in_view(page, "#confirm-roll")
@@ -227,8 +255,12 @@ def test_dice_come_first_with_a_running_total_and_confirm_in_reach(browser, serv
             page.locator(f'.die[data-uid="{uid}"] .facebtn[data-face="{face}"]').click()
         assert page.inner_text("#running-count") == "4/10 set"
         so_far = api(server.url, "POST", "/api/rolls/preview", {"faces": tapped})["total"]
-        wait_until(lambda page=page, so_far=so_far: page.locator("#running-value").count()
-                   and page.inner_text("#running-value") == str(so_far), what="the total so far")
+        wait_until(
+            lambda page=page, so_far=so_far: (
+                page.locator("#running-value").count() and page.inner_text("#running-value") == str(so_far)
+            ),
+            what="the total so far",
+        )
         assert page.inner_text("#running-total").startswith(f"So far {so_far} maneuver")
         shot(page, f"roll-{size}")
         for y in (0, 400, 100000):
@@ -248,8 +280,13 @@ def test_dice_come_first_with_a_running_total_and_confirm_in_reach(browser, serv
     uid = dice[0]["uid"]
     other = next(f for f in dice[0]["faces"] if f.endswith("Maneuver"))
     page.locator(f'.die[data-uid="{uid}"] .facebtn[data-face="{other}"]').click()
-    wait_until(lambda: other in (page.evaluate("window.companion.preview && window.companion.preview.key") or "")
-               and page.locator("#running-value").count(), what="the running total to follow the tap")
+    wait_until(
+        lambda: (
+            other in (page.evaluate("window.companion.preview && window.companion.preview.key") or "")
+            and page.locator("#running-value").count()
+        ),
+        what="the running total to follow the tap",
+    )
     shown = int(page.inner_text("#running-value"))
     shot(page, "roll-total-phone")
     page.click("#confirm-roll")
@@ -281,8 +318,11 @@ def test_a_typed_roll_of_ten_dice_takes_at_most_six_taps(browser, serve):
     assert len(dice) == 10 and all(len(d["icons"]) == len(d["faces"]) for d in dice)
     # what the table rolled: every die on its ID face, but three showing another face
     want = {d["uid"]: next(f for f in d["faces"] if f.endswith(" ID")) for d in dice}
-    exceptions = {dice[1]["uid"]: dice[1]["faces"][2], dice[4]["uid"]: dice[4]["faces"][4],
-                  dice[7]["uid"]: dice[7]["faces"][1]}
+    exceptions = {
+        dice[1]["uid"]: dice[1]["faces"][2],
+        dice[4]["uid"]: dice[4]["faces"][4],
+        dice[7]["uid"]: dice[7]["faces"][1],
+    }
     want.update(exceptions)
     for size in SIZES:
         page = open_page(browser, server.url, size, "/roll")
@@ -291,7 +331,10 @@ def test_a_typed_roll_of_ten_dice_takes_at_most_six_taps(browser, serve):
         tap("#fast-entry .setall[data-icon='ID']")
         for uid, face in exceptions.items():
             tap(f'.die[data-uid="{uid}"] .facebtn[data-face="{face}"]')
-        chosen = {d["uid"]: page.get_attribute(f'.die[data-uid="{d["uid"]}"] .facebtn.on', "data-face") for d in dice}
+        chosen = {
+            d["uid"]: page.get_attribute(f'.die[data-uid="{d["uid"]}"] .facebtn.on', "data-face")
+            for d in dice
+        }
         assert chosen == want
         in_view(page, "#confirm-roll")
         assert not page.is_disabled("#confirm-roll")
@@ -431,8 +474,24 @@ def test_rules_search_ranks_the_games_edition_first(browser, serve, rules_index)
 def test_camera_frames_are_said_in_the_top_bar_and_box_labels_read(browser, tmp_path, rules_index):
     """``companion demo --dice camera``: a rendered frame read by the vision pipeline stays on the
     roll panel for --pace seconds while no camera is connected."""
-    cmd = [sys.executable, "-m", "companion", "demo", "--dice", "camera", "--pace", "120", "--port", "0",
-           "--seconds", "240", "--token", HOST_TOKEN, "--db", str(tmp_path / "demo.sqlite")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "companion",
+        "demo",
+        "--dice",
+        "camera",
+        "--pace",
+        "120",
+        "--port",
+        "0",
+        "--seconds",
+        "240",
+        "--token",
+        HOST_TOKEN,
+        "--db",
+        str(tmp_path / "demo.sqlite"),
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         url = None
@@ -455,8 +514,10 @@ def test_camera_frames_are_said_in_the_top_bar_and_box_labels_read(browser, tmp_
         for size in SIZES:
             page = open_page(browser, url, size, "/roll")
             page.wait_for_selector(".frame img")
-            wait_until(lambda page=page: page.evaluate("document.querySelector('.frame img').naturalWidth") > 0,
-                       what="the frame to load")
+            wait_until(
+                lambda page=page: page.evaluate("document.querySelector('.frame img').naturalWidth") > 0,
+                what="the frame to load",
+            )
             text = page.inner_text("#src-camera")
             assert "off" not in text and "frame" in text, text
             in_view(page, "#src-camera")
@@ -468,8 +529,9 @@ def test_camera_frames_are_said_in_the_top_bar_and_box_labels_read(browser, tmp_
                 size_px = float(lab.evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
                 assert size_px >= 14 and lab.bounding_box()["height"] >= 14
                 b = lab.bounding_box()
-                assert frame["x"] - 1 <= b["x"] and b["x"] + b["width"] <= frame["x"] + frame["width"] + 1, \
+                assert frame["x"] - 1 <= b["x"] and b["x"] + b["width"] <= frame["x"] + frame["width"] + 1, (
                     "a box label stays on the frame"
+                )
             not_cut(page, "#phase-now")  # the camera pill does not squeeze the phase
             page.locator(".frame").scroll_into_view_if_needed()
             shot(page, f"camera-{size}")
@@ -517,11 +579,16 @@ def test_installs_opens_offline_keeps_awake_and_reads_totals(browser, serve, tmp
     for size in SIZES:
         page = open_page(browser, url, size)
         # the service worker took the page (it registers from the root, for every page)
-        wait_until(lambda page=page: page.evaluate("navigator.serviceWorker.controller ? 1 : 0"), timeout=30,
-                   what="the service worker to control the page")
+        wait_until(
+            lambda page=page: page.evaluate("navigator.serviceWorker.controller ? 1 : 0"),
+            timeout=30,
+            what="the service worker to control the page",
+        )
         assert page.evaluate("window.companion.sw") == url + "/"
         # the screen is kept awake during the game
-        wait_until(lambda page=page: page.get_attribute("body", "data-wake") == "held", what="a screen wake lock")
+        wait_until(
+            lambda page=page: page.get_attribute("body", "data-wake") == "held", what="a screen wake lock"
+        )
         if size != "phone":  # (on a phone the bar has no room for it; the lock is held all the same)
             in_view(page, "#wake")
         # totals read aloud once turned on
@@ -534,22 +601,32 @@ def test_installs_opens_offline_keeps_awake_and_reads_totals(browser, serve, tmp
         if size == "tablet":
             roll_ids(url)
             wait_seq(page, seq + 1)
-            spoken = wait_until(lambda page=page: page.evaluate("window.companion.spoken"), what="a total read aloud")
-            assert spoken[-1] == f"Ann's Horde, maneuver for the order of play: {state(url)['last_roll']['total']}"
+            spoken = wait_until(
+                lambda page=page: page.evaluate("window.companion.spoken"), what="a total read aloud"
+            )
+            assert (
+                spoken[-1]
+                == f"Ann's Horde, maneuver for the order of play: {state(url)['last_roll']['total']}"
+            )
         in_view(page, "#rules-doc")
         shot(page, f"table-{size}")
         page.context.close()
     # over plain http on the local network (no secure context) the page says the screen may sleep
     page = open_page(browser, server.url, "tablet")
     if page.evaluate("window.isSecureContext") is False:
-        wait_until(lambda page=page: page.get_attribute("body", "data-wake") == "unsupported", what="no wake lock")
+        wait_until(
+            lambda page=page: page.get_attribute("body", "data-wake") == "unsupported", what="no wake lock"
+        )
         in_view(page, "#wake")
         assert page.inner_text("#wake") == "may sleep" and "https" in page.get_attribute("#wake", "title")
     page.context.close()
     # the server goes away: the installed page still opens (its shell from the cache), and the game
     # state is not made up from a cache (the API is never answered by the service worker)
     page = open_page(browser, url, "phone")
-    wait_until(lambda page=page: page.evaluate("navigator.serviceWorker.controller ? 1 : 0"), what="the service worker")
+    wait_until(
+        lambda page=page: page.evaluate("navigator.serviceWorker.controller ? 1 : 0"),
+        what="the service worker",
+    )
     page.goto(url + "/roll")
     server.kill()
     page.goto(url + "/odds")

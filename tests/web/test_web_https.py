@@ -40,16 +40,31 @@ def trusting(ca_file: Path) -> ssl.SSLContext:
     return ctx
 
 
-def call(port: int, method: str, path: str, body=None, token: str | None = None, *, ctx=None,
-         host: str = "127.0.0.1", source: str | None = None, server_hostname: str | None = None):
+def call(
+    port: int,
+    method: str,
+    path: str,
+    body=None,
+    token: str | None = None,
+    *,
+    ctx=None,
+    host: str = "127.0.0.1",
+    source: str | None = None,
+    server_hostname: str | None = None,
+):
     """One request over https (``ctx`` given) or plain http, from ``source`` (a second device)."""
     if ctx is not None:
-        conn = http.client.HTTPSConnection(host, port, timeout=30, context=ctx,
-                                           source_address=(source, 0) if source else None)
+        conn = http.client.HTTPSConnection(
+            host, port, timeout=30, context=ctx, source_address=(source, 0) if source else None
+        )
         if server_hostname:  # connect to ``host`` but check the certificate against this name
-            conn.sock = ctx.wrap_socket(socket.create_connection((host, port), 30), server_hostname=server_hostname)
+            conn.sock = ctx.wrap_socket(
+                socket.create_connection((host, port), 30), server_hostname=server_hostname
+            )
     else:
-        conn = http.client.HTTPConnection(host, port, timeout=30, source_address=(source, 0) if source else None)
+        conn = http.client.HTTPConnection(
+            host, port, timeout=30, source_address=(source, 0) if source else None
+        )
     headers = {"Accept": "application/json"}
     data = None if body is None else json.dumps(body).encode()
     if data is not None:
@@ -72,11 +87,15 @@ def san_of(pem: Path) -> set[str]:
 
     cert = x509.load_pem_x509_certificate(pem.read_bytes())
     san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    return {str(v) for v in san.get_values_for_type(x509.IPAddress)} | set(san.get_values_for_type(x509.DNSName))
+    return {str(v) for v in san.get_values_for_type(x509.IPAddress)} | set(
+        san.get_values_for_type(x509.DNSName)
+    )
 
 
 def new_game(port: int, ctx, token: str) -> str:
-    status, _, body = call(port, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, token, ctx=ctx)
+    status, _, body = call(
+        port, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, token, ctx=ctx
+    )
     assert status == 201, body
     return body["game_id"]
 
@@ -152,8 +171,17 @@ def test_pairing_answer_gives_the_https_url_and_how_to_trust(servers, tmp_path):
 
 def test_public_url_overrides_the_address_and_is_covered(servers, tmp_path):
     db = tmp_path / "table.sqlite"
-    s = servers("--https", "--db", str(db), "--port", "0", "--seconds", "120",
-                "--public-url", "https://dragon-table.local:9443")
+    s = servers(
+        "--https",
+        "--db",
+        str(db),
+        "--port",
+        "0",
+        "--seconds",
+        "120",
+        "--public-url",
+        "https://dragon-table.local:9443",
+    )
     ctx = trusting(Path(f"{db}.tls") / "ca.pem")
     new_game(s.port, ctx, s.host_token)
     _, _, pairing = call(s.port, "GET", "/api/pairing", token=s.host_token, ctx=ctx)
@@ -171,12 +199,15 @@ def test_each_client_keeps_its_own_address_behind_the_front(servers, tmp_path):
     s = servers("--https", "--db", str(db), "--port", "0", "--seconds", "120")
     ctx = trusting(Path(f"{db}.tls") / "ca.pem")
     new_game(s.port, ctx, s.host_token)
-    statuses = [call(s.port, "POST", "/api/pair", {"code": "WRONG1"}, ctx=ctx, source="127.0.0.2")[0]
-                for _ in range(6)]
+    statuses = [
+        call(s.port, "POST", "/api/pair", {"code": "WRONG1"}, ctx=ctx, source="127.0.0.2")[0]
+        for _ in range(6)
+    ]
     assert statuses[-1] == 429 and 429 not in statuses[:5]
     _, _, pairing = call(s.port, "GET", "/api/pairing", token=s.host_token, ctx=ctx)
-    status, _, body = call(s.port, "POST", "/api/pair", {"code": pairing["code"], "name": "second"}, ctx=ctx,
-                           source="127.0.0.3")
+    status, _, body = call(
+        s.port, "POST", "/api/pair", {"code": pairing["code"], "name": "second"}, ctx=ctx, source="127.0.0.3"
+    )
     assert status == 200 and body["role"] == "tablet"
 
 
@@ -295,8 +326,9 @@ def spki_hash(pem: Path) -> str:
     from cryptography.hazmat.primitives import serialization
 
     cert = x509.load_pem_x509_certificate(pem.read_bytes())
-    spki = cert.public_key().public_bytes(serialization.Encoding.DER,
-                                          serialization.PublicFormat.SubjectPublicKeyInfo)
+    spki = cert.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     return base64.b64encode(hashlib.sha256(spki).digest()).decode()
 
 
@@ -314,9 +346,16 @@ def test_chromium_gets_a_secure_context_and_the_service_worker(servers, tmp_path
     exe = shutil.which("chromium") or "/usr/bin/chromium"
     with sync_playwright() as p:
         # Chromium trusts certificates chaining to the table CA's key (as a device that installed it)
-        b = p.chromium.launch(executable_path=exe, args=[
-            "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-            f"--ignore-certificate-errors-spki-list={spki_hash(folder / 'ca.pem')}"])
+        b = p.chromium.launch(
+            executable_path=exe,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--use-fake-ui-for-media-stream",
+                "--use-fake-device-for-media-stream",
+                f"--ignore-certificate-errors-spki-list={spki_hash(folder / 'ca.pem')}",
+            ],
+        )
         try:
             page = b.new_page(viewport={"width": 1280, "height": 800})
             page.goto(f"https://127.0.0.1:{s.port}/host?token={s.host_token}")
@@ -389,8 +428,15 @@ def front(tmp_path):
 
     cert = table_certificate(tmp_path / "t.tls", ["127.0.0.1", "localhost"])
     backend = EchoBackend()
-    f = TLSFront("127.0.0.1", 0, backend.port, cert.server_context(), "s3cret", max_connections=2,
-                 handshake_timeout=1.0)
+    f = TLSFront(
+        "127.0.0.1",
+        0,
+        backend.port,
+        cert.server_context(),
+        "s3cret",
+        max_connections=2,
+        handshake_timeout=1.0,
+    )
     f.start()
     f.backend_server, f.ca = backend, cert.ca_file
     yield f

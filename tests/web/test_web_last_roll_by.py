@@ -23,8 +23,14 @@ def base(tmp_path):
     from web import create_app
     from web.server import Server
 
-    app = create_app({"DB_PATH": str(tmp_path / "table.sqlite"), "HOST_TOKEN": HOST, "START_SOURCES": False,
-                      "RULES_INDEX": str(tmp_path / "no-index.sqlite")})
+    app = create_app(
+        {
+            "DB_PATH": str(tmp_path / "table.sqlite"),
+            "HOST_TOKEN": HOST,
+            "START_SOURCES": False,
+            "RULES_INDEX": str(tmp_path / "no-index.sqlite"),
+        }
+    )
     srv = Server(app, "127.0.0.1", 0, threads=4)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()
@@ -41,17 +47,25 @@ def test_the_state_says_who_made_the_last_roll_and_an_undo_brings_back_the_one_b
     # the host types the faces of the first roll
     pending = st["pending"]
     assert pending["kind"] == "roll"
-    status, body = _call(base, "POST", "/api/rolls", HOST, {"faces": {d["uid"]: d["faces"][0] for d in pending["dice"]}})
+    status, body = _call(
+        base, "POST", "/api/rolls", HOST, {"faces": {d["uid"]: d["faces"][0] for d in pending["dice"]}}
+    )
     assert status == 200, body
     st = _call(base, "GET", "/api/state")[1]
     host_roll = st["last_roll"]
     assert host_roll["by"] == {"role": "host", "source": "typed"} and host_roll["who"] == "the host (typed)"
-    assert st["last_change"] == {"seq": host_roll["seq"], "type": "roll", "by": host_roll["by"],
-                                 "who": "the host (typed)"}
+    assert st["last_change"] == {
+        "seq": host_roll["seq"],
+        "type": "roll",
+        "by": host_roll["by"],
+        "who": "the host (typed)",
+    }
     # a paired tablet rolls next: the page now names the tablet
     code = _call(base, "GET", "/api/pairing", HOST)[1]["code"]
     tablet = _call(base, "POST", "/api/pair", body={"code": code, "name": "kitchen tablet"})[1]["token"]
-    status, body = _call(base, "POST", "/api/decisions", tablet, {"action": {"type": "roll_for_me", "seed": 3}})
+    status, body = _call(
+        base, "POST", "/api/decisions", tablet, {"action": {"type": "roll_for_me", "seed": 3}}
+    )
     assert status == 200, body
     st = _call(base, "GET", "/api/state")[1]
     assert st["last_roll"]["seq"] == body["seq"] > host_roll["seq"]

@@ -37,8 +37,13 @@ def enumerate_totals(dice, purpose, terrain, effects=()):
     against = "melee" if purpose == "save" else None
     counts: Counter = Counter()
     for combo in itertools.product(*(d.faces for d in dice)):
-        req = RollRequest(purpose, tuple(RolledUnit(d, (f,)) for d, f in zip(dice, combo, strict=True)),
-                          against=against, terrain=terrain, effects=tuple(effects))
+        req = RollRequest(
+            purpose,
+            tuple(RolledUnit(d, (f,)) for d, f in zip(dice, combo, strict=True)),
+            against=against,
+            terrain=terrain,
+            effects=tuple(effects),
+        )
         counts[resolve(req).total(purpose)] += 1
     n = sum(counts.values())
     return {k: Fraction(v, n) for k, v in counts.items()}
@@ -47,9 +52,11 @@ def enumerate_totals(dice, purpose, terrain, effects=()):
 @pytest.mark.parametrize("purpose", ["maneuver", "melee", "missile", "magic", "save"])
 @pytest.mark.parametrize(
     ("species", "terrain"),
-    [("Goblins", RollTerrain("Swampland", face=3)),  # Swamp Mastery counts melee as maneuver here
-     ("Dwarves", RollTerrain("Highland", face=8, eighth="City", controlled=True)),  # IDs doubled
-     ("Coral Elves", RollTerrain("Coastland", face=2))],
+    [
+        ("Goblins", RollTerrain("Swampland", face=3)),  # Swamp Mastery counts melee as maneuver here
+        ("Dwarves", RollTerrain("Highland", face=8, eighth="City", controlled=True)),  # IDs doubled
+        ("Coral Elves", RollTerrain("Coastland", face=2)),
+    ],
 )
 def test_exact_odds_equal_resolving_every_combination(species, terrain, purpose):
     dice = plain_dice(species, purpose, terrain)
@@ -103,19 +110,27 @@ def test_modifiers_on_a_whole_army():
     want: Counter = Counter()
     for combo in itertools.product(*(d.faces for d in dice)):
         vals = [face_value(d, f, "melee", terrain=terrain) for d, f in zip(dice, combo, strict=True)]
-        total = max(sum(v.normal for v in vals) - 1, 0) // 2 + sum(v.sai for v in vals) + sum(v.late for v in vals)
+        total = (
+            max(sum(v.normal for v in vals) - 1, 0) // 2
+            + sum(v.sai for v in vals)
+            + sum(v.late for v in vals)
+        )
         want[total] += 1
     n = sum(want.values())
-    assert any(face_value(d, f, "melee", terrain=terrain).sai for d in dice for f in d.faces), "some SAI melee"
+    assert any(face_value(d, f, "melee", terrain=terrain).sai for d in dice for f in d.faces), (
+        "some SAI melee"
+    )
     for total in set(want) | set(range(len(halved.pmf))):
         assert halved.p_exactly(total) == pytest.approx(want.get(total, 0) / n, abs=1e-12)
 
 
 @pytest.mark.parametrize(
     ("purpose", "effects"),
-    [("melee", [EffectInForce("Ash Storm", 2, "terrain")]),  # subtract 2 at step 6 (V4.01c L2297-2301)
-     ("save", [EffectInForce("Stone Skin", 1)]),  # add 1 save at step 10 (V4.01c L2253-2256)
-     ("maneuver", [EffectInForce("Ash Storm", 1, "terrain"), EffectInForce("Stone Skin", 1)])],  # Ash only
+    [
+        ("melee", [EffectInForce("Ash Storm", 2, "terrain")]),  # subtract 2 at step 6 (V4.01c L2297-2301)
+        ("save", [EffectInForce("Stone Skin", 1)]),  # add 1 save at step 10 (V4.01c L2253-2256)
+        ("maneuver", [EffectInForce("Ash Storm", 1, "terrain"), EffectInForce("Stone Skin", 1)]),
+    ],  # Ash only
 )
 def test_spells_in_force_give_the_odds_resolution_gives(purpose, effects):
     """Effects in force are turned into modifiers by the same spell tables the resolution engine
@@ -131,7 +146,9 @@ def test_spells_in_force_give_the_odds_resolution_gives(purpose, effects):
 
 
 def test_odds_report():
-    odds = army_odds(["Dwarves/Mammoth Rider", "Dwarves/Footman"], "melee", terrain=RollTerrain("Highland", face=3))
+    odds = army_odds(
+        ["Dwarves/Mammoth Rider", "Dwarves/Footman"], "melee", terrain=RollTerrain("Highland", face=3)
+    )
     d = odds.to_dict(need=3)
     assert d["p_at_least"] == pytest.approx(sum(p for v, p in d["distribution"] if v >= 3))
     assert odds.p_at_least(0) == 1.0 and odds.p_at_least(10_000) == 0.0

@@ -18,12 +18,24 @@ def answer(p: dict, seed: int) -> dict:
         return {"type": "roll_for_me", "seed": seed}
     if p["kind"] == "choice":
         values = [c["value"] for c in p["choices"]]
-        return {"type": "choose", "choice": next((v for v in values if v in ("melee", "missile", "maneuver",
-                                                                             "counter")), values[0])}
+        return {
+            "type": "choose",
+            "choice": next(
+                (v for v in values if v in ("melee", "missile", "maneuver", "counter")), values[0]
+            ),
+        }
     if p["kind"] == "allocate":
         return {"type": "allocate", "units": p["choices"][0]["value"]}
-    return {"type": p["answer"], **({"spells": []} if p["kind"] == "cast" else
-                                    {"moves": {}} if p["kind"] == "reinforce" else {"units": []})}
+    return {
+        "type": p["answer"],
+        **(
+            {"spells": []}
+            if p["kind"] == "cast"
+            else {"moves": {}}
+            if p["kind"] == "reinforce"
+            else {"units": []}
+        ),
+    }
 
 
 def play_until(client, host, done, limit: int = 300) -> dict:
@@ -39,7 +51,9 @@ def play_until(client, host, done, limit: int = 300) -> dict:
 
 @pytest.fixture
 def r96_game(client, host):
-    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, "edition": "r96"}, headers=host)
+    r = client.post(
+        "/api/games", json={"players": ["Ann", "Bob"], "quick": True, "edition": "r96"}, headers=host
+    )
     assert r.status_code == 201, r.json
     return r.json["game_id"]
 
@@ -60,7 +74,9 @@ def test_odds_of_a_1996_army_with_a_spell_in_force(client, host, r96_game, app):
     """The 1996 spells reach the odds (no 500); the odds say plainly that this edition's spell
     modifiers are left out of the figures rather than apply the V4.01c ones."""
     p = play_until(client, host, lambda p: p["topic"] == "march")
-    army = next(a for a in client.get("/api/state").json["state"]["armies"] if a["location"] not in ("reserve",))
+    army = next(
+        a for a in client.get("/api/state").json["state"]["armies"] if a["location"] not in ("reserve",)
+    )
     before = client.get(f"/api/odds?army={army['id']}&for=melee&need=2")
     assert before.status_code == 200, before.json
     game = app.extensions["game_store"].session.game

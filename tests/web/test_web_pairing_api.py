@@ -140,4 +140,3 @@ def test_no_qr_code_where_no_tablet_can_reach_the_server(app, client, game, host
     assert body["url"] == f"http://192.168.1.20:8765/#pair={body['code']}"
     rot = client.post("/api/pairing/rotate", json={}, headers=host).json
     assert rot["url"] == f"http://192.168.1.20:8765/#pair={rot['code']}"
-

@@ -117,7 +117,9 @@ def test_an_open_page_notices_restarts_and_says_what_to_do(browser, servers, tmp
 
 
 def test_pairing_page_of_a_server_no_tablet_can_reach_shows_no_qr_code(browser, servers, tmp_path):
-    s = servers("--db", str(tmp_path / "local.sqlite"), "--host", "127.0.0.1", "--port", "0", "--seconds", "300")
+    s = servers(
+        "--db", str(tmp_path / "local.sqlite"), "--host", "127.0.0.1", "--port", "0", "--seconds", "300"
+    )
     api(s, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, s.host_token)
     host = new_page(browser, f"{s.url}/host?token={s.host_token}")
     msg = wait_text(host, "#pair-unreachable", bool)

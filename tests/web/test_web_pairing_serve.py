@@ -25,11 +25,19 @@ LAN = lan_address()
 HAS_LAN = not is_loopback(LAN)
 
 
-def call(port: int, method: str, path: str, body=None, token: str | None = None, *, host: str = "127.0.0.1",
-         source: str | None = None, raw: bytes | None = None):
+def call(
+    port: int,
+    method: str,
+    path: str,
+    body=None,
+    token: str | None = None,
+    *,
+    host: str = "127.0.0.1",
+    source: str | None = None,
+    raw: bytes | None = None,
+):
     """One HTTP request from ``source`` (a local address: a second device, as the server sees it)."""
-    conn = http.client.HTTPConnection(host, port, timeout=30,
-                                      source_address=(source, 0) if source else None)
+    conn = http.client.HTTPConnection(host, port, timeout=30, source_address=(source, 0) if source else None)
     headers = {"Accept": "application/json"}
     data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
     if data is not None:
@@ -61,7 +69,9 @@ def stream_hello(port: int) -> dict:
 
 
 def new_game(s: Serve) -> str:
-    status, _, body = call(s.port, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, s.host_token)
+    status, _, body = call(
+        s.port, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, s.host_token
+    )
     assert status == 201, body
     return body["game_id"]
 
@@ -186,8 +196,9 @@ def test_a_second_server_on_the_same_game_file_is_refused(servers, tmp_path):
 
 def test_a_busy_port_is_an_error_not_a_move(servers, tmp_path):
     first = servers("--db", str(tmp_path / "a.sqlite"), "--port", "0", "--seconds", "120")
-    second = servers("--db", str(tmp_path / "b.sqlite"), "--port", str(first.port), "--seconds", "20",
-                     wait=False)
+    second = servers(
+        "--db", str(tmp_path / "b.sqlite"), "--port", str(first.port), "--seconds", "20", wait=False
+    )
     rc, out = second.finish()
     assert rc == 2 and "Traceback" not in out
     assert f"port {first.port}" in out and "--port" in out and "serving at" not in out
@@ -210,16 +221,27 @@ def test_a_busy_port_is_an_error_not_a_move(servers, tmp_path):
 
 
 def test_bad_bodies_get_short_4xx_json_and_no_server_paths(servers, tmp_path, rules_index):
-    s = servers("--db", str(tmp_path / "bad.sqlite"), "--port", "0", "--rules-index", str(rules_index),
-                "--seconds", "120")
+    s = servers(
+        "--db",
+        str(tmp_path / "bad.sqlite"),
+        "--port",
+        "0",
+        "--rules-index",
+        str(rules_index),
+        "--seconds",
+        "120",
+    )
     new_game(s)
     _, _, before = call(s.port, "GET", "/api/state")
     for path in ("/api/decisions", "/api/pair", "/api/games", "/api/rolls"):
         status, _, body = call(s.port, "POST", path, token=s.host_token, raw=b"[" * 120_000)
         assert status == 400 and "nested too deeply" in body["message"], (path, status, body)
     big = "x" * 200_000
-    for path, payload in (("/api/decisions", {"action": {"type": big}}), ("/api/decisions", {big: 1}),
-                          ("/api/rolls", {"faces": {big: "1 Melee"}})):
+    for path, payload in (
+        ("/api/decisions", {"action": {"type": big}}),
+        ("/api/decisions", {big: 1}),
+        ("/api/rolls", {"faces": {big: "1 Melee"}}),
+    ):
         status, _, body = call(s.port, "POST", path, payload, token=s.host_token)
         assert 400 <= status < 500
         assert len(json.dumps(body)) < 700 and "200000 characters" in json.dumps(body), body
@@ -236,8 +258,16 @@ def test_public_url_is_what_the_qr_code_carries(servers, tmp_path):
     bad = servers("--db", str(tmp_path / "p.sqlite"), "--port", "0", "--public-url", "table-pc", wait=False)
     rc, out = bad.finish()
     assert rc == 2 and "not an address a tablet can open" in out and "serving at" not in out
-    s = servers("--db", str(tmp_path / "p.sqlite"), "--port", "0", "--public-url", "http://table-pc.local:8765/",
-                "--seconds", "120")
+    s = servers(
+        "--db",
+        str(tmp_path / "p.sqlite"),
+        "--port",
+        "0",
+        "--public-url",
+        "http://table-pc.local:8765/",
+        "--seconds",
+        "120",
+    )
     new_game(s)
     status, _, body = call(s.port, "GET", "/api/pairing", token=s.host_token)
     assert status == 200 and body["reachable"]

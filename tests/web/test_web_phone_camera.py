@@ -40,11 +40,15 @@ def _rendered_roll(pending: dict, seed: int = 3, size: int = 960):
 
 
 def _post_frame(client, data: bytes, headers: dict, photo: bool = False, kind="image/jpeg"):
-    return client.post("/api/camera/frames" + ("?photo=1" if photo else ""), data=data,
-                       headers={**headers, "Content-Type": kind})
+    return client.post(
+        "/api/camera/frames" + ("?photo=1" if photo else ""),
+        data=data,
+        headers={**headers, "Content-Type": kind},
+    )
 
 
 # -- the API -------------------------------------------------------------------------------------------
+
 
 def test_frames_need_a_paired_token(client, game):
     img = np.full((240, 320, 3), 128, np.uint8)
@@ -55,12 +59,15 @@ def test_frames_need_a_paired_token(client, game):
     assert client.get("/api/camera/phone").json["frames"] == 0
 
 
-@pytest.mark.parametrize("data, kind, status, needle", [
-    (b"", "image/jpeg", 400, "empty"),
-    (b"not an image at all" * 10, "image/jpeg", 400, "not a JPEG or PNG"),
-    (None, "image/jpeg", 400, "at least 64 px"),  # a 32x32 picture
-    (b"{}", "application/json", 415, "image/jpeg or image/png"),
-])
+@pytest.mark.parametrize(
+    "data, kind, status, needle",
+    [
+        (b"", "image/jpeg", 400, "empty"),
+        (b"not an image at all" * 10, "image/jpeg", 400, "not a JPEG or PNG"),
+        (None, "image/jpeg", 400, "at least 64 px"),  # a 32x32 picture
+        (b"{}", "application/json", 415, "image/jpeg or image/png"),
+    ],
+)
 def test_bad_frames_are_refused_and_change_nothing(client, host, game, data, kind, status, needle):
     if data is None:
         data = _jpeg(np.zeros((32, 32, 3), np.uint8))
@@ -108,8 +115,11 @@ def test_live_frames_are_read_once_when_the_dice_settle():
             self.notices.append(kind)
 
     reads = []
-    cam = PhoneCamera(Store(), reader=lambda store, frame: reads.append(frame) or {"faces": {}, "problems": []},
-                      finder=lambda frame: [[1, 2, 30, 40]])
+    cam = PhoneCamera(
+        Store(),
+        reader=lambda store, frame: reads.append(frame) or {"faces": {}, "problems": []},
+        finder=lambda frame: [[1, 2, 30, 40]],
+    )
     rng = np.random.default_rng(0)
     still = rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)
     t = 0.0
@@ -137,6 +147,7 @@ def test_decode_frame_scales_large_photos_down():
 
 # -- real Chromium with a fake camera ----------------------------------------------------------------
 
+
 def _api(server, method, path, body=None, token=None):
     return api(server, method, path, body, token, timeout=20)
 
@@ -159,8 +170,9 @@ def _wait_attr(page, name: str, at_least: int, timeout: float = 90.0) -> int:
         if value >= at_least:
             return value
         time.sleep(0.2)
-    raise AssertionError(f"body data-{name} stayed at {value} (wanted >= {at_least}); "
-                         f"message: {page.inner_text('#message')!r}")
+    raise AssertionError(
+        f"body data-{name} stayed at {value} (wanted >= {at_least}); message: {page.inner_text('#message')!r}"
+    )
 
 
 @pytest.mark.browser
@@ -181,9 +193,16 @@ def test_phone_page_streams_a_fake_camera_and_the_roll_is_read(serve, tmp_path):
     clip = tmp_path / "table.y4m"
     _write_y4m(clip, [cv2.resize(f, (640, 480)) for f in frames])
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=shutil.which("chromium"), args=[
-            "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream",
-            "--use-fake-device-for-media-stream", f"--use-file-for-fake-video-capture={clip}"])
+        b = p.chromium.launch(
+            executable_path=shutil.which("chromium"),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--use-fake-ui-for-media-stream",
+                "--use-fake-device-for-media-stream",
+                f"--use-file-for-fake-video-capture={clip}",
+            ],
+        )
         try:
             ctx = b.new_context(viewport={"width": 390, "height": 844})
             ctx.grant_permissions(["camera"])
@@ -222,8 +241,9 @@ def test_phone_page_photo_per_roll_and_pairing(browser, serve, tmp_path):
     page.goto(f"{server.url}/phone?mode=photo")
     page.wait_for_selector("#pair:not([hidden])")  # a stranger's phone is asked to pair first
     with pytest.raises(urllib.error.HTTPError):
-        urllib.request.urlopen(urllib.request.Request(server.url + "/api/camera/frames", data=b"x",
-                                                      method="POST"), timeout=10)
+        urllib.request.urlopen(
+            urllib.request.Request(server.url + "/api/camera/frames", data=b"x", method="POST"), timeout=10
+        )
     page.fill("#pair-code", code)
     page.click("#pair-form button")
     page.wait_for_selector("body[data-mode=photo]", state="attached")
@@ -245,9 +265,14 @@ def test_a_read_frame_is_not_searched_for_dice_a_second_time():
             pass
 
     finds, reads = [], []
-    cam = PhoneCamera(Store(), reader=lambda store, frame: reads.append(frame) or {
-        "faces": {"u1": "2 Melee"}, "problems": [], "boxes": {"u1": [5.04, 6, 40, 41]}},
-        finder=lambda frame: finds.append(frame) or [[1, 2, 30, 40]])
+    cam = PhoneCamera(
+        Store(),
+        reader=lambda store, frame: (
+            reads.append(frame)
+            or {"faces": {"u1": "2 Melee"}, "problems": [], "boxes": {"u1": [5.04, 6, 40, 41]}}
+        ),
+        finder=lambda frame: finds.append(frame) or [[1, 2, 30, 40]],
+    )
     frame = np.zeros((240, 320, 3), np.uint8)
     out = cam.push(frame, photo=True, now=0.0)
     assert out["read"] is True and len(reads) == 1
@@ -266,8 +291,11 @@ def test_a_still_table_is_searched_once_until_something_moves():
             pass
 
     finds = []
-    cam = PhoneCamera(Store(), reader=lambda store, frame: None,
-                      finder=lambda frame: finds.append(frame) or [[1, 2, 30, 40 + len(finds)]])
+    cam = PhoneCamera(
+        Store(),
+        reader=lambda store, frame: None,
+        finder=lambda frame: finds.append(frame) or [[1, 2, 30, 40 + len(finds)]],
+    )
     rng = np.random.default_rng(1)
     table = rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)
     outs = [cam.push(table, now=0.1 * k) for k in range(8)]  # a quiet table, streamed
@@ -275,6 +303,8 @@ def test_a_still_table_is_searched_once_until_something_moves():
     moved = rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)
     assert cam.push(moved, now=1.0)["dice"] == [{"box": [1.0, 2.0, 30.0, 42.0]}]  # it moved: searched
     still = [cam.push(moved, now=1.1 + 0.1 * k)["dice"] for k in range(5)]
-    assert len(finds) == 3 and still[-1] == [{"box": [1.0, 2.0, 30.0, 43.0]}]  # searched once still, then kept
+    assert len(finds) == 3 and still[-1] == [
+        {"box": [1.0, 2.0, 30.0, 43.0]}
+    ]  # searched once still, then kept
     cam.push(moved, now=1.5 + RESEARCH_S)  # a long quiet while: searched again all the same
     assert len(finds) == 4

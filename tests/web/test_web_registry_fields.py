@@ -23,15 +23,23 @@ def test_a_game_or_edition_the_engine_lacks_is_refused_naming_the_engines(client
     before = client.get("/api/games").json
     r = client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, field: value}, headers=host)
     assert r.status_code == 400 and r.json["field"] == field
-    names = [k.edition for k in GAMES.values() if k.edition] if field == "edition" else \
-        list(dict.fromkeys(k.game for k in GAMES.values()))
+    names = (
+        [k.edition for k in GAMES.values() if k.edition]
+        if field == "edition"
+        else list(dict.fromkeys(k.game for k in GAMES.values()))
+    )
     assert f"must be one of {', '.join(names)}" in r.json["message"]
     assert client.get("/api/games").json == before  # nothing changed
 
 
-@pytest.mark.parametrize(("setup", "view"), [
-    ({"edition": "v4"}, "dragon_dice"), ({"edition": "r96"}, "dragon_dice"), ({"game": "battle_dice"}, "battle_dice"),
-])
+@pytest.mark.parametrize(
+    ("setup", "view"),
+    [
+        ({"edition": "v4"}, "dragon_dice"),
+        ({"edition": "r96"}, "dragon_dice"),
+        ({"game": "battle_dice"}, "battle_dice"),
+    ],
+)
 def test_the_state_names_the_board_of_its_game(client, host, setup, view):
     r = client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, **setup}, headers=host)
     assert r.status_code == 201, r.json

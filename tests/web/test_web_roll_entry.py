@@ -29,8 +29,11 @@ def test_preview_is_the_total_the_game_then_gives_and_changes_nothing(client, ho
     first = next(iter(faces))
     part = client.post("/api/rolls/preview", json={"faces": {first: faces[first]}}, headers=host)
     assert part.status_code == 200
-    assert {k: part.json[k] for k in ("complete", "tapped", "dice")} == {"complete": False, "tapped": 1,
-                                                                         "dice": len(p["dice"])}
+    assert {k: part.json[k] for k in ("complete", "tapped", "dice")} == {
+        "complete": False,
+        "tapped": 1,
+        "dice": len(p["dice"]),
+    }
     full = client.post("/api/rolls/preview", json={"faces": faces}, headers=host)
     assert full.status_code == 200 and full.json["complete"] is True
     assert full.json["steps"], "the engine's explained steps come with the total"
@@ -64,9 +67,14 @@ def test_preview_refuses_a_face_the_die_does_not_have_and_viewers(client, host, 
     assert client.post("/api/rolls/preview", json={"faces": {}}).status_code in (401, 403)
 
 
-@pytest.mark.parametrize(("body", "document"), [
-    ({}, "V4.01c"), ({"edition": "r96"}, "R96"), ({"game": "battle_dice"}, "BD"),
-])
+@pytest.mark.parametrize(
+    ("body", "document"),
+    [
+        ({}, "V4.01c"),
+        ({"edition": "r96"}, "R96"),
+        ({"game": "battle_dice"}, "BD"),
+    ],
+)
 def test_state_names_the_games_rule_documents(client, host, body, document):
     r = client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, **body}, headers=host)
     assert r.status_code == 201, r.json
@@ -84,7 +92,9 @@ def test_rules_search_puts_the_games_edition_first(client, host, rules_index):
     assert sorted(ranked) == sorted(plain)
     assert ranked == sorted(ranked, key=lambda x: x != "V4.01c")
     for edition, first in (("v4", "V4.01c"), ("r96", "R96")):
-        client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True, "edition": edition}, headers=host)
+        client.post(
+            "/api/games", json={"players": ["Ann", "Bob"], "quick": True, "edition": edition}, headers=host
+        )
         labels = [h["label"] for h in client.get("/api/rules/search?q=eighth%20face").json["hits"]]
         assert labels[0] == first
         assert labels == sorted(labels, key=lambda x: x != first)
@@ -97,7 +107,9 @@ def test_preview_after_the_game_moved_on_uses_the_game_as_it_is(client, host, ga
         p = pending(client)
         faces = {d["uid"]: next(f for f in d["faces"] if f.endswith(" ID")) for d in p["dice"]}
         shown = client.post("/api/rolls/preview", json={"faces": faces}, headers=host).json["total"]
-        client.post("/api/rolls/preview", json={"faces": faces}, headers=host)  # a second tap uses the spare copy
+        client.post(
+            "/api/rolls/preview", json={"faces": faces}, headers=host
+        )  # a second tap uses the spare copy
         assert client.post("/api/rolls", json={"faces": faces}, headers=host).status_code == 200
         last = client.get("/api/state").json["last_roll"]
         assert last["total"] == shown and [f["uid"] for f in last["faces"]] == [d["uid"] for d in p["dice"]]
@@ -121,7 +133,10 @@ def test_1996_total_so_far_is_the_engines_total_of_the_dice_set_and_writes_nothi
     p = _start(client, host, {"edition": "r96"})
     assert p["kind"] == "roll" and p["roll"] and len(p["dice"]) > 1
     engine = _engine(client)
-    faces = {d["uid"]: next(f for f in d["faces"] if f.endswith(" Maneuver") or f.endswith(" ID")) for d in p["dice"]}
+    faces = {
+        d["uid"]: next(f for f in d["faces"] if f.endswith(" Maneuver") or f.endswith(" ID"))
+        for d in p["dice"]
+    }
     before = client.get("/api/state").json
     log_before = list(engine.log)
 
@@ -137,7 +152,9 @@ def test_1996_total_so_far_is_the_engines_total_of_the_dice_set_and_writes_nothi
     first_two = dict(list(faces.items())[:2])
     assert preview(first_two)["total"] == engine.roll_so_far(first_two)[p["roll"]]
     after = client.get("/api/state").json
-    assert after["seq"] == before["seq"] and after["pending"] == before["pending"], "a preview changes nothing"
+    assert after["seq"] == before["seq"] and after["pending"] == before["pending"], (
+        "a preview changes nothing"
+    )
     assert engine.log == log_before
     assert client.post("/api/rolls", json={"faces": faces}, headers=host).status_code == 200
     total = client.get("/api/state").json["last_roll"]["totals"][p["roll"]]
@@ -176,8 +193,14 @@ def test_battle_dice_points_so_far_are_each_phases_count_of_the_dice_set(client,
     assert client.post("/api/rolls", json={"faces": faces}, headers=host).status_code == 200
     other = pending(client)
     assert other["kind"] == "roll" and other["player"] != p["player"]
-    assert client.post("/api/rolls", json={"faces": {d["uid"]: "10" if d["die"] == "d20" else d["faces"][0]
-                                                     for d in other["dice"]}}, headers=host).status_code == 200
+    assert (
+        client.post(
+            "/api/rolls",
+            json={"faces": {d["uid"]: "10" if d["die"] == "d20" else d["faces"][0] for d in other["dice"]}},
+            headers=host,
+        ).status_code
+        == 200
+    )
     contest = next(e for e in engine.battle.events if e.get("pool") == "tactics")
     assert contest["totals"][p["player"]] == expected["tactics"] > 0
 
@@ -216,6 +239,7 @@ def test_taps_do_not_pile_up_replays_and_faces_asked_again_need_no_copy(client, 
         r = client.post("/api/rolls/preview", json={"faces": {u: faces[u] for u in uids[:k]}}, headers=host)
         assert r.status_code == 200, r.json
         answers.append(r.json)
+
     def settled() -> int:
         for t in threading.enumerate():
             if t.name == "preview-spare":

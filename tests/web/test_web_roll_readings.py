@@ -24,8 +24,18 @@ def test_a_camera_roll_with_one_tapped_die_logs_the_camera_readings_and_the_tap(
     store = app.extensions["game_store"]
     p = _pending(client)
     dice = p["dice"]
-    readings = [DieReading(d["uid"], d["faces"][0], 0.8, Source.CAMERA, name=d["die"], face_index=0,
-                           box=(10.0 + 40 * k, 20, 40.0 + 40 * k, 50)) for k, d in enumerate(dice)]
+    readings = [
+        DieReading(
+            d["uid"],
+            d["faces"][0],
+            0.8,
+            Source.CAMERA,
+            name=d["die"],
+            face_index=0,
+            box=(10.0 + 40 * k, 20, 40.0 + 40 * k, 50),
+        )
+        for k, d in enumerate(dice)
+    ]
     faces = {d["uid"]: d["faces"][0] for d in dice}
     with store.lock:
         store.set_reading(reading_from_faces(store, faces, "camera", readings=readings))
@@ -33,7 +43,10 @@ def test_a_camera_roll_with_one_tapped_die_logs_the_camera_readings_and_the_tap(
     assert set(staged["readings"]) == set(faces) and staged["readings"][dice[0]["uid"]]["confidence"] == 0.8
     tapped = dice[1]
     other = next(f for f in tapped["faces"] if f != tapped["faces"][0])
-    assert client.post("/api/corrections", json={"uid": tapped["uid"], "face": other}, headers=host).status_code == 200
+    assert (
+        client.post("/api/corrections", json={"uid": tapped["uid"], "face": other}, headers=host).status_code
+        == 200
+    )
     r = client.post("/api/rolls/confirm", json={}, headers=host)
     assert r.status_code == 200, r.json
     logged = _logged(r.json["events"][0])
@@ -69,8 +82,12 @@ def test_a_smart_die_roll_is_logged_with_the_die_id(client, game, host, app):
     [(uid, kept)] = staged["readings"].items()
     assert kept["device"] == "pxA7F3" and kept["source"] == "serial" and uid == dice[0]["uid"]
     for d in dice[1:]:  # the other dice are tapped
-        assert client.post("/api/corrections", json={"uid": d["uid"], "face": d["faces"][0]},
-                           headers=host).status_code == 200
+        assert (
+            client.post(
+                "/api/corrections", json={"uid": d["uid"], "face": d["faces"][0]}, headers=host
+            ).status_code
+            == 200
+        )
     r = client.post("/api/rolls/confirm", json={}, headers=host)
     assert r.status_code == 200, r.json
     logged = _logged(r.json["events"][0])
@@ -82,16 +99,31 @@ def test_a_smart_die_roll_is_logged_with_the_die_id(client, game, host, app):
 def test_a_cocked_die_a_player_tapped_is_confirmed_as_typed_keeping_the_camera_box():
     from web.staged_roll import confirmed_readings, keyed_readings
 
-    pending = {"dice": [{"uid": "u1", "die": "Dwarves/Thug", "faces": ["ID", "2 Melee"]},
-                        {"uid": "u2", "die": "Dwarves/Thug", "faces": ["ID", "2 Melee"]}]}
-    cocked = DieReading("u1", None, 0.7, Source.CAMERA, State.COCKED, box=(1, 1, 9, 9), problem="cocked: reroll it")
+    pending = {
+        "dice": [
+            {"uid": "u1", "die": "Dwarves/Thug", "faces": ["ID", "2 Melee"]},
+            {"uid": "u2", "die": "Dwarves/Thug", "faces": ["ID", "2 Melee"]},
+        ]
+    }
+    cocked = DieReading(
+        "u1", None, 0.7, Source.CAMERA, State.COCKED, box=(1, 1, 9, 9), problem="cocked: reroll it"
+    )
     read = DieReading("u2", "2 melee", 0.9, Source.CAMERA, box=(20, 1, 29, 9))
-    staged = {"source": "camera", "faces": {"u2": "2 Melee"}, "corrected": [],
-              "readings": keyed_readings([cocked, read], {"u2": "2 Melee"})}
+    staged = {
+        "source": "camera",
+        "faces": {"u2": "2 Melee"},
+        "corrected": [],
+        "readings": keyed_readings([cocked, read], {"u2": "2 Melee"}),
+    }
     assert [r.die for r in confirmed_readings(staged, pending)] == ["u2"]  # the cocked die has no face yet
     assert staged["readings"]["u2"]["face"] == "2 Melee"  # written as the roll names the face
     staged["faces"]["u1"], staged["corrected"] = "ID", ["u1"]  # a player taps it
     first, second = confirmed_readings(staged, pending)
-    assert (first.die, first.face, first.source, first.state, first.box) == ("u1", "ID", Source.TYPED, State.READ,
-                                                                              (1.0, 1.0, 9.0, 9.0))
+    assert (first.die, first.face, first.source, first.state, first.box) == (
+        "u1",
+        "ID",
+        Source.TYPED,
+        State.READ,
+        (1.0, 1.0, 9.0, 9.0),
+    )
     assert (second.source, second.confidence, second.face_index) == (Source.CAMERA, 0.9, None)

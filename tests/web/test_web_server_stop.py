@@ -14,14 +14,31 @@ def _start(*args: str, ignore_sigint: bool) -> subprocess.Popen:
         if ignore_sigint:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-    return subprocess.Popen([sys.executable, "-m", "companion", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, preexec_fn=prepare)
+    return subprocess.Popen(
+        [sys.executable, "-m", "companion", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=prepare,
+    )
 
 
 def test_demo_with_sigint_ignored_still_stops_after_its_seconds(tmp_path):
     t0 = time.monotonic()
-    proc = _start("demo", "--seconds", "3", "--port", "0", "--pace", "0.05", "--dice", "typed",
-                  "--db", str(tmp_path / "d.sqlite"), ignore_sigint=True)
+    proc = _start(
+        "demo",
+        "--seconds",
+        "3",
+        "--port",
+        "0",
+        "--pace",
+        "0.05",
+        "--dice",
+        "typed",
+        "--db",
+        str(tmp_path / "d.sqlite"),
+        ignore_sigint=True,
+    )
     try:
         out, _ = proc.communicate(timeout=40)
     finally:

@@ -39,12 +39,16 @@ def test_a_lost_bridge_is_not_shown_as_live(browser, serve, tmp_path):
         registry = DieRegistry()
         registry.register_catalogue("px1", "Dwarves/Mammoth Rider")
         registry.save(tmp_path / "dice.json")
-        server = serve(extra=("--serial", runner.url, "--registry", str(tmp_path / "dice.json"),
-                              "--host", "127.0.0.1"))
+        server = serve(
+            extra=("--serial", runner.url, "--registry", str(tmp_path / "dice.json"), "--host", "127.0.0.1")
+        )
         token = server.host_url.split("token=")[1]
-        req = urllib.request.Request(server.url + "/api/games", method="POST",
-                                     data=json.dumps({"players": ["Ann", "Bob"], "quick": True}).encode(),
-                                     headers={"Content-Type": "application/json", "X-Companion-Token": token})
+        req = urllib.request.Request(
+            server.url + "/api/games",
+            method="POST",
+            data=json.dumps({"players": ["Ann", "Bob"], "quick": True}).encode(),
+            headers={"Content-Type": "application/json", "X-Companion-Token": token},
+        )
         urllib.request.urlopen(req, timeout=20).read()
         runner.roll("px1")  # the die speaks: the bridge now lists it with its battery
         page = browser.new_page(viewport={"width": 1024, "height": 768})
@@ -61,12 +65,18 @@ def test_a_lost_bridge_is_not_shown_as_live(browser, serve, tmp_path):
         assert "Bridge lost" in text and "not live" in text and "ago" in text
         assert _stale_flags(page) == ["1"]
         assert "last seen" in page.inner_text("#smart-dice .row[data-die=px1]")
-        assert float(page.eval_on_selector("#smart-dice .row[data-die=px1]",
-                                           "el => getComputedStyle(el).opacity")) < 0.9
+        assert (
+            float(
+                page.eval_on_selector("#smart-dice .row[data-die=px1]", "el => getComputedStyle(el).opacity")
+            )
+            < 0.9
+        )
         page.screenshot(path=str(tmp_path / "smart-dice-lost.png"))
 
         runner.replug()  # plugged back: live again by itself
-        _wait(lambda: page.query_selector("#smart-dice-lost") is None and _stale_flags(page) == ["0"],
-              "the dice shown live again")
+        _wait(
+            lambda: page.query_selector("#smart-dice-lost") is None and _stale_flags(page) == ["0"],
+            "the dice shown live again",
+        )
     finally:
         runner.stop()

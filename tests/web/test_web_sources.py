@@ -42,7 +42,9 @@ def test_camera_lost_is_reported_and_comes_back_by_itself(tmp_path):
     sources = app.extensions["sources"]
     store = app.extensions["game_store"]
     client = app.test_client()
-    client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers={"X-Companion-Token": "h"})
+    client.post(
+        "/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers={"X-Companion-Token": "h"}
+    )
     try:
         wait_for(lambda: sources.camera.state == "lost", timeout=30, what="camera lost")
         cam = {s["kind"]: s for s in client.get("/api/state").json["sources"]}["camera"]
@@ -53,7 +55,9 @@ def test_camera_lost_is_reported_and_comes_back_by_itself(tmp_path):
         assert client.get("/api/frame.jpg").data[:2] == b"\xff\xd8"
         # the dice came to rest with a roll pending: the frame is read once (or, with no dice model
         # shipped, the page is told that only frames are shown)
-        wait_for(lambda: sources.camera.reads or sources.camera.read_error, timeout=30, what="a settled frame")
+        wait_for(
+            lambda: sources.camera.reads or sources.camera.read_error, timeout=30, what="a settled frame"
+        )
         if sources.camera.read_error:
             cam = {s["kind"]: s for s in client.get("/api/state").json["sources"]}["camera"]
             assert "frames only" in cam["message"]
@@ -76,17 +80,26 @@ def test_smart_dice_rolls_fill_the_pending_roll(tmp_path):
     runner = SimulatorRunner(sim, PtyEndpoint(), speed=8.0).start()
     app = None
     try:
-        client_app = create_app({"DB_PATH": str(tmp_path / "g.sqlite"), "HOST_TOKEN": "h", "START_SOURCES": False})
+        client_app = create_app(
+            {"DB_PATH": str(tmp_path / "g.sqlite"), "HOST_TOKEN": "h", "START_SOURCES": False}
+        )
         client = client_app.test_client()
-        client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers={"X-Companion-Token": "h"})
+        client.post(
+            "/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers={"X-Companion-Token": "h"}
+        )
         first = client.get("/api/state").json["pending"]["dice"][0]
         registry = DieRegistry()
         registry.register_catalogue("px1", first["die"])
         registry.save(tmp_path / "dice.json")
         client_app.extensions["game_store"].close()
 
-        app = create_app({"DB_PATH": str(tmp_path / "g.sqlite"), "SERIAL": runner.url,
-                          "DICE_REGISTRY": str(tmp_path / "dice.json")})
+        app = create_app(
+            {
+                "DB_PATH": str(tmp_path / "g.sqlite"),
+                "SERIAL": runner.url,
+                "DICE_REGISTRY": str(tmp_path / "dice.json"),
+            }
+        )
         client = app.test_client()
         serial = app.extensions["sources"].serial
         wait_for(lambda: serial.state == "connected", what="bridge connected")

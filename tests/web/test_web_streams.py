@@ -24,9 +24,16 @@ def server(tmp_path):
     started = []
 
     def start(threads: int = 8, **config):
-        app = create_app({"DB_PATH": str(tmp_path / "game.sqlite"), "HOST_TOKEN": HOST,
-                          "START_SOURCES": False, "RULES_INDEX": str(tmp_path / "no-index.sqlite"),
-                          "SSE_CHECK_S": 0.2, **config})
+        app = create_app(
+            {
+                "DB_PATH": str(tmp_path / "game.sqlite"),
+                "HOST_TOKEN": HOST,
+                "START_SOURCES": False,
+                "RULES_INDEX": str(tmp_path / "no-index.sqlite"),
+                "SSE_CHECK_S": 0.2,
+                **config,
+            }
+        )
         app.extensions["game_store"].create(build_setup({"players": ["Ann", "Bob"], "quick": True}))
         srv = Server(app, "127.0.0.1", 0, threads=threads)
         t = threading.Thread(target=srv.serve_forever, daemon=True)
@@ -78,9 +85,12 @@ def test_64_open_streams_leave_the_page_answering(server):
             assert status == 200 and body
             assert took < 5.0
         # and each of the 64 streams gets the next event of the game
-        req = urllib.request.Request(srv.base_url + "/api/decisions", method="POST",
-                                     data=b'{"action": {"type": "roll_for_me", "seed": 3}}',
-                                     headers={"Content-Type": "application/json", "X-Companion-Token": HOST})
+        req = urllib.request.Request(
+            srv.base_url + "/api/decisions",
+            method="POST",
+            data=b'{"action": {"type": "roll_for_me", "seed": 3}}',
+            headers={"Content-Type": "application/json", "X-Companion-Token": HOST},
+        )
         with urllib.request.urlopen(req, timeout=10) as r:
             import json
 

@@ -68,9 +68,16 @@ def _teach_all(client, host, app, army, faces, seed, catalogue):
         t = _truth(d["box"], labels)
         if t is None:
             continue
-        r = client.post("/api/teach/label", json={"look": look["look"], "index": d["index"], "die": t["die"],
-                                                  "face": _face_text(catalogue, t["die"], t["face_index"])},
-                        headers=host)
+        r = client.post(
+            "/api/teach/label",
+            json={
+                "look": look["look"],
+                "index": d["index"],
+                "die": t["die"],
+                "face": _face_text(catalogue, t["die"], t["face_index"]),
+            },
+            headers=host,
+        )
         assert r.status_code == 200, r.json
         taught += 1
     return look, taught, r.json
@@ -167,9 +174,17 @@ def test_bad_teach_input_is_refused_naming_the_field_and_changes_nothing(app, cl
     assert not (tmp_path / "game.sqlite.profile.npz").exists()
     assert client.get("/api/teach").json["armies"][0]["known"]["known"] == 0
     # one die is taught once per look
-    ok = client.post("/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": face}, headers=host)
-    assert ok.status_code == 200 and ok.json["die"]["taught"]["die"] == die and ok.json["die"]["taught"]["face"] == face
-    again = client.post("/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": face}, headers=host)
+    ok = client.post(
+        "/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": face}, headers=host
+    )
+    assert (
+        ok.status_code == 200
+        and ok.json["die"]["taught"]["die"] == die
+        and ok.json["die"]["taught"]["face"] == face
+    )
+    again = client.post(
+        "/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": face}, headers=host
+    )
     assert again.status_code == 409 and again.json["field"] == "index"
     assert client.get("/api/teach").json["profile"]["faces_known"] == 1
 
@@ -186,17 +201,27 @@ def test_a_mistaken_tap_is_taken_back(app, client, host, game, tmp_path):
     beside = tmp_path / "game.sqlite.profile.npz"
     r = client.post("/api/teach/undo", json={"look": lid, "index": 0}, headers=host)
     assert r.status_code == 409 and r.json["error"] == "not_taught" and r.json["field"] == "index"
-    client.post("/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": faces[1]}, headers=host)
+    client.post(
+        "/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": faces[1]}, headers=host
+    )
     assert beside.is_file()
     r = client.post("/api/teach/undo", json={"look": lid, "index": 0}, headers=host)
     assert r.status_code == 200 and r.json["die"]["taught"] is None and r.json["faces_known"] == 0
     assert not beside.exists()  # as before the mistaken tap: no profile at all
     # taught again, right this time; then another die: the first lesson can no longer be taken back
-    assert client.post("/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": faces[0]},
-                       headers=host).status_code == 200
+    assert (
+        client.post(
+            "/api/teach/label", json={"look": lid, "index": 0, "die": die, "face": faces[0]}, headers=host
+        ).status_code
+        == 200
+    )
     saved = beside.read_bytes()
-    assert client.post("/api/teach/label", json={"look": lid, "index": 1, "die": die, "face": faces[2]},
-                       headers=host).status_code == 200
+    assert (
+        client.post(
+            "/api/teach/label", json={"look": lid, "index": 1, "die": die, "face": faces[2]}, headers=host
+        ).status_code
+        == 200
+    )
     r = client.post("/api/teach/undo", json={"look": lid, "index": 0}, headers=host)
     assert r.status_code == 409 and r.json["error"] == "not_last_lesson"
     r = client.post("/api/teach/undo", json={"look": lid, "index": 1}, headers=host)
@@ -224,7 +249,7 @@ def _true_distances(profile, vision, frame, labels, catalogue, dice_faces):
 
 
 def test_a_confirmed_camera_roll_teaches_the_next_reading(app, client, host, game, catalogue):
-    """"As you play": the dice the camera read on a confirmed roll teach the table profile at once."""
+    """ "As you play": the dice the camera read on a confirmed roll teach the table profile at once."""
     from companion.vision.profile import TableProfile, face_label, lookup_keys
     from web import play
     from web.table_profile import crop_shows
@@ -256,9 +281,17 @@ def test_a_confirmed_camera_roll_teaches_the_next_reading(app, client, host, gam
         assert reading["source"] == "camera"
         assert all(want[u] == f for u, f in reading["faces"].items())  # what is read is right, or unread
         own = [u for u in reading["faces"] if under(reading["boxes"][u], labels) == (uid_die[u], want[u])]
-        teach = [u for u in reading["faces"]
-                 if crop_shows(vision, frame, reading["boxes"][u],
-                               face_label(catalogue.get(uid_die[u]), faces[names.index(uid_die[u])]), roster)]
+        teach = [
+            u
+            for u in reading["faces"]
+            if crop_shows(
+                vision,
+                frame,
+                reading["boxes"][u],
+                face_label(catalogue.get(uid_die[u]), faces[names.index(uid_die[u])]),
+                roster,
+            )
+        ]
         if set(own) & set(teach):
             break
     assert set(own) & set(teach), "no rendered roll had a die read on its own box"
@@ -294,9 +327,13 @@ def test_a_confirmed_camera_roll_teaches_the_next_reading(app, client, host, gam
 def test_confirm_learning_leaves_out_cocked_unboxed_and_ambiguous_unread_dice():
     from web.table_profile import confirmed_sightings
 
-    dice = [{"uid": "a", "die": "X/A", "faces": ["1"] * 6}, {"uid": "b", "die": "X/B", "faces": ["1"] * 6},
-            {"uid": "c", "die": "X/C", "faces": ["1"] * 10}, {"uid": "d", "die": "X/D", "faces": ["1"] * 6},
-            {"uid": "e", "die": "X/E", "faces": ["1"] * 8}]
+    dice = [
+        {"uid": "a", "die": "X/A", "faces": ["1"] * 6},
+        {"uid": "b", "die": "X/B", "faces": ["1"] * 6},
+        {"uid": "c", "die": "X/C", "faces": ["1"] * 10},
+        {"uid": "d", "die": "X/D", "faces": ["1"] * 6},
+        {"uid": "e", "die": "X/E", "faces": ["1"] * 8},
+    ]
     boxes = {u: [0, 0, 10, 10] for u in "abce"}  # d was not seen
     staged = {"reading": {"boxes": boxes, "cocked": ["b"], "unread": ["c", "e", "a"]}, "dice": dice}
     got = confirmed_sightings(staged, {u: "1" for u in "abcde"})
@@ -351,7 +388,9 @@ ENROLL_FIXTURES = Path(__file__).resolve().parents[1] / "vision" / "fixtures" / 
 ENROLLED_ARMY = ["Dwarves/Mammoth Rider", "Dwarves/Sergeant", "Dwarves/Behemoth"]
 
 
-def test_the_table_profile_starts_from_the_bundle_and_is_kept_beside_the_game(tmp_path, rules_index, catalogue):
+def test_the_table_profile_starts_from_the_bundle_and_is_kept_beside_the_game(
+    tmp_path, rules_index, catalogue
+):
     """Served with an enrolled bundle: the table starts from the bundle's profile; what it learns goes to the
     file beside the game database, and the bundle is never changed."""
     from companion.vision.enroll import enroll, read_corrections
@@ -360,8 +399,15 @@ def test_the_table_profile_starts_from_the_bundle_and_is_kept_beside_the_game(tm
     bundle = tmp_path / "my-dice"
     enroll("dragon-dice", bundle, read_corrections(ENROLL_FIXTURES / "corrections", catalogue))
     bundle_bytes = (bundle / "profile.npz").read_bytes()
-    app = create_app({"DB_PATH": str(tmp_path / "game.sqlite"), "HOST_TOKEN": "h" * 24, "START_SOURCES": False,
-                      "RULES_INDEX": str(rules_index), "CAMERA_MODEL": str(bundle)})
+    app = create_app(
+        {
+            "DB_PATH": str(tmp_path / "game.sqlite"),
+            "HOST_TOKEN": "h" * 24,
+            "START_SOURCES": False,
+            "RULES_INDEX": str(rules_index),
+            "CAMERA_MODEL": str(bundle),
+        }
+    )
     try:
         client, host = app.test_client(), {"X-Companion-Token": "h" * 24}
         vision = app.extensions["table_vision"]
@@ -371,12 +417,22 @@ def test_the_table_profile_starts_from_the_bundle_and_is_kept_beside_the_game(tm
         assert known["roster"]["known"] == known["roster"]["total"] > 0  # every face, from the bundle
         assert known["profile"]["faces_known"] == 17
         assert vision.reading_model().profile is vision.profile()  # the camera reads with the table profile
-        frame, _ = render_table(FAMILY, [(ENROLLED_ARMY[1], 4)], np.random.default_rng(9), width=640, height=480)
+        frame, _ = render_table(
+            FAMILY, [(ENROLLED_ARMY[1], 4)], np.random.default_rng(9), width=640, height=480
+        )
         app.extensions["sources"].camera._frame = frame
         look = client.post("/api/teach/look", json={"dice": ENROLLED_ARMY}, headers=host).json
         before = vision.profile().sightings("sp:Dwarves|d6|3 Save")
-        r = client.post("/api/teach/label", json={"look": look["look"], "index": look["dice"][0]["index"],
-                                                  "die": ENROLLED_ARMY[1], "face": "3 Save"}, headers=host)
+        r = client.post(
+            "/api/teach/label",
+            json={
+                "look": look["look"],
+                "index": look["dice"][0]["index"],
+                "die": ENROLLED_ARMY[1],
+                "face": "3 Save",
+            },
+            headers=host,
+        )
         assert r.status_code == 200, r.json
         assert vision.profile().sightings("sp:Dwarves|d6|3 Save") == before + 1
         from companion.vision.profile import TableProfile
@@ -392,9 +448,25 @@ def test_serve_refuses_an_unknown_model(tmp_path):
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "-m", "companion", "serve", "--model", str(tmp_path / "nothing"),
-                        "--db", str(tmp_path / "g.sqlite"), "--port", "0", "--seconds", "1"],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "serve",
+            "--model",
+            str(tmp_path / "nothing"),
+            "--db",
+            str(tmp_path / "g.sqlite"),
+            "--port",
+            "0",
+            "--seconds",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 2 and "--model" in r.stderr and "unknown model" in r.stderr
     assert not (tmp_path / "g.sqlite").exists()  # nothing was made
 
@@ -422,7 +494,9 @@ def test_a_read_die_teaches_only_a_crop_whose_nearest_known_face_is_the_confirme
     frame = np.zeros((10, 10, 3), np.uint8)
     assert crop_shows(Vision(), frame, [0, 0, 5, 5], face_label(sg, melee), [mr, sg])
     assert not crop_shows(Vision(), frame, [0, 0, 5, 5], face_label(sg, save), [mr, sg])  # it shows 2 Melee
-    far = FaceLabel("d6", "Melee", 4, mr.name, "Dwarves")  # a face the table does not know: nothing to agree with
+    far = FaceLabel(
+        "d6", "Melee", 4, mr.name, "Dwarves"
+    )  # a face the table does not know: nothing to agree with
     assert not crop_shows(Vision(), frame, [0, 0, 5, 5], far, [mr, sg])
 
 

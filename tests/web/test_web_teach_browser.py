@@ -28,8 +28,9 @@ HOST = {"X-Companion-Token": HOST_TOKEN, "Content-Type": "application/json"}
 
 
 def _call(url, method="GET", body=None):
-    req = urllib.request.Request(url, method=method, headers=HOST,
-                                 data=None if body is None else json.dumps(body).encode())
+    req = urllib.request.Request(
+        url, method=method, headers=HOST, data=None if body is None else json.dumps(body).encode()
+    )
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
 
@@ -53,8 +54,9 @@ def table(tmp_path, serve, army):
 
     cat = load_catalogue()
     faces = [1, 2, 0, 1]
-    frame, labels = render_table(FAMILY, list(zip(army, faces, strict=True)), np.random.default_rng(4),
-                                 width=1280, height=960)
+    frame, labels = render_table(
+        FAMILY, list(zip(army, faces, strict=True)), np.random.default_rng(4), width=1280, height=960
+    )
     video = tmp_path / "table.avi"
     out = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (1280, 960))
     for _ in range(5):
@@ -111,7 +113,9 @@ def _tap_truth(page, truth, taps: int) -> int:
         assert height >= 48, height  # a finger-sized target
         button.click()
         deadline = time.monotonic() + 30
-        while page.query_selector(f"article.die[data-index='{idx}'] button.picked") is None:  # the answer is drawn
+        while (
+            page.query_selector(f"article.die[data-index='{idx}'] button.picked") is None
+        ):  # the answer is drawn
             assert time.monotonic() < deadline, page.inner_text("#message")
             page.wait_for_timeout(100)
         assert page.inner_text("#message").startswith("Learnt: ")
@@ -152,8 +156,11 @@ def test_teach_page_taps_faces_and_the_known_count_goes_up(browser, table, army,
     first = cards[0].get_attribute("data-index")
     box = [float(v) for v in cards[0].get_attribute("data-box").split(",")]
     right = max(truth, key=lambda t: _iou(box, t["box"]))
-    wrong = next(b for b in cards[0].query_selector_all("button[data-face]")
-                 if (b.get_attribute("data-die"), b.get_attribute("data-face")) != (right["die"], right["face"]))
+    wrong = next(
+        b
+        for b in cards[0].query_selector_all("button[data-face]")
+        if (b.get_attribute("data-die"), b.get_attribute("data-face")) != (right["die"], right["face"])
+    )
     wrong.click()
     page.wait_for_selector(f"article.die[data-index='{first}'] button.undo")
     page.click(f"article.die[data-index='{first}'] button.undo")

@@ -17,9 +17,12 @@ import urllib.request
 from urllib.parse import urlsplit
 
 
-def _request(base: str, method: str, path: str, body=None, token: str | None = None) -> urllib.request.Request:
-    req = urllib.request.Request(base + path, method=method,
-                                 data=None if body is None else json.dumps(body).encode())
+def _request(
+    base: str, method: str, path: str, body=None, token: str | None = None
+) -> urllib.request.Request:
+    req = urllib.request.Request(
+        base + path, method=method, data=None if body is None else json.dumps(body).encode()
+    )
     if body is not None:
         req.add_header("Content-Type", "application/json")
     if token:
@@ -27,15 +30,17 @@ def _request(base: str, method: str, path: str, body=None, token: str | None = N
     return req
 
 
-def request_json(base: str, method: str, path: str, body=None, token: str | None = None,
-                 timeout: float = 30) -> dict:
+def request_json(
+    base: str, method: str, path: str, body=None, token: str | None = None, timeout: float = 30
+) -> dict:
     """The JSON answer of METHOD base+path; an HTTP error status raises ``urllib.error.HTTPError``."""
     with urllib.request.urlopen(_request(base, method, path, body, token), timeout=timeout) as r:
         return json.loads(r.read())
 
 
-def call_json(base: str, method: str, path: str, body=None, token: str | None = None,
-              timeout: float = 30) -> tuple[int, dict]:
+def call_json(
+    base: str, method: str, path: str, body=None, token: str | None = None, timeout: float = 30
+) -> tuple[int, dict]:
     """(status, JSON answer) of METHOD base+path, error statuses included."""
     try:
         with urllib.request.urlopen(_request(base, method, path, body, token), timeout=timeout) as r:
@@ -57,7 +62,10 @@ def first_answer(pending: dict, seed: int) -> dict:
         return {"type": "roll_for_me", "seed": seed}
     if kind == "choice":
         values = [c["value"] for c in pending["choices"]]
-        return {"type": "choose", "choice": next((v for v in values if v not in ("pass", "skip", "no")), values[0])}
+        return {
+            "type": "choose",
+            "choice": next((v for v in values if v not in ("pass", "skip", "no")), values[0]),
+        }
     if kind == "allocate":
         return {"type": "allocate", "units": pending["choices"][0]["value"]}
     if kind == "cast":
@@ -73,8 +81,13 @@ class Serve:
 
     def __init__(self, *args: str, wait: bool = True):
         self.cmd = [sys.executable, "-m", "companion", "serve", *args]
-        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        self.proc = subprocess.Popen(
+            self.cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        )
         self.lines: list[str] = []
         if wait:
             deadline = time.monotonic() + 90

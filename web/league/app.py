@@ -54,8 +54,9 @@ def create_league_app(dsn: str, *, pool_size: int = 8) -> Flask:
     connect(dsn).close()  # migrate, and fail early with a clear message
     app = Flask(__name__)
     app.config.update(MAX_CONTENT_LENGTH=4 * 1024 * 1024, LEAGUE_DSN=dsn)
-    pool = ConnectionPool(dsn, min_size=1, max_size=pool_size, kwargs={"autocommit": True}, open=True,
-                          timeout=10)
+    pool = ConnectionPool(
+        dsn, min_size=1, max_size=pool_size, kwargs={"autocommit": True}, open=True, timeout=10
+    )
     app.extensions["league_pool"] = pool
     app.register_blueprint(bp)
 
@@ -69,7 +70,9 @@ def create_league_app(dsn: str, *, pool_size: int = 8) -> Flask:
 
     @app.errorhandler(405)
     def _405(_exc):
-        return jsonify({"error": "method", "message": f"{request.method} is not allowed on {request.path}"}), 405
+        return jsonify(
+            {"error": "method", "message": f"{request.method} is not allowed on {request.path}"}
+        ), 405
 
     @app.errorhandler(413)
     def _413(_exc):
@@ -79,8 +82,10 @@ def create_league_app(dsn: str, *, pool_size: int = 8) -> Flask:
     def _headers(resp):
         resp.headers.setdefault("X-Content-Type-Options", "nosniff")
         resp.headers.setdefault("Referrer-Policy", "no-referrer")
-        resp.headers.setdefault("Content-Security-Policy", "default-src 'self'; style-src 'self'; "
-                                "script-src 'self'; frame-ancestors 'none'")
+        resp.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+        )
         return resp
 
     return app
@@ -134,14 +139,23 @@ def push_frame(game_id: str, seq: int):
 def overview():
     with db() as conn:
         role, _ = require(conn, _token(), "organizer", "judge")
-        return jsonify({"role": role, "rounds": org.rounds(conn), "tables": org.tables(conn),
-                        "standings": org.current_standings(conn), "tie_breaks": org.tie_breaks(conn)})
+        return jsonify(
+            {
+                "role": role,
+                "rounds": org.rounds(conn),
+                "tables": org.tables(conn),
+                "standings": org.current_standings(conn),
+                "tie_breaks": org.tie_breaks(conn),
+            }
+        )
 
 
 def _game(conn, game_id: str) -> dict:
     if not GAME_ID.match(game_id):
         raise PushRefused("malformed", "a game id is 1-64 letters, digits, '-' or '_'")
-    row = conn.execute("SELECT table_no, last_seq, created_at FROM games WHERE game_id = %s", (game_id,)).fetchone()
+    row = conn.execute(
+        "SELECT table_no, last_seq, created_at FROM games WHERE game_id = %s", (game_id,)
+    ).fetchone()
     if row is None:
         raise PushRefused("not_found", f"no game {game_id}")
     events = game_log(conn, game_id)
@@ -149,8 +163,14 @@ def _game(conn, game_id: str) -> dict:
     for e in events:
         e["who"] = who(e.get("by"))
         e["frame"] = e["seq"] in framed
-    return {"game_id": game_id, "table": row[0], "last_seq": row[1], "created_at": row[2].isoformat(),
-            "events": events, "undo_trail": undo_trail(events)}
+    return {
+        "game_id": game_id,
+        "table": row[0],
+        "last_seq": row[1],
+        "created_at": row[2].isoformat(),
+        "events": events,
+        "undo_trail": undo_trail(events),
+    }
 
 
 def who(by: dict | None) -> str:
@@ -169,10 +189,26 @@ def undo_trail(events: list[dict]) -> list[dict]:
     for e in events:
         if e["type"] != "undo":
             continue
-        taken = [{"seq": s, "type": by_seq[s]["type"], "player": by_seq[s]["player"],
-                  "what": (by_seq[s]["log"] or [""])[0]} for s in e["action"].get("undid", []) if s in by_seq]
-        trail.append({"seq": e["seq"], "at": e["at"], "player": e["player"], "by": e.get("by"),
-                      "who": who(e.get("by")), "undid": taken})
+        taken = [
+            {
+                "seq": s,
+                "type": by_seq[s]["type"],
+                "player": by_seq[s]["player"],
+                "what": (by_seq[s]["log"] or [""])[0],
+            }
+            for s in e["action"].get("undid", [])
+            if s in by_seq
+        ]
+        trail.append(
+            {
+                "seq": e["seq"],
+                "at": e["at"],
+                "player": e["player"],
+                "by": e.get("by"),
+                "who": who(e.get("by")),
+                "undid": taken,
+            }
+        )
     return trail
 
 
@@ -188,8 +224,9 @@ def game_frame(game_id: str, seq: int):
     """The camera frame roll ``seq`` was read from (JPEG), for the organizer and judges."""
     with db() as conn:
         require(conn, _token(), "organizer", "judge")
-        row = conn.execute("SELECT jpeg FROM event_frames WHERE game_id = %s AND seq = %s",
-                           (game_id, seq)).fetchone()
+        row = conn.execute(
+            "SELECT jpeg FROM event_frames WHERE game_id = %s AND seq = %s", (game_id, seq)
+        ).fetchone()
     if row is None:
         raise PushRefused("not_found", f"no camera frame for event {seq} of game {game_id}")
     return Response(bytes(row[0]), mimetype="image/jpeg", headers={"Cache-Control": "private, max-age=3600"})
@@ -264,11 +301,18 @@ def new_token():
     body = _body()
     with db() as conn:
         _organizer(conn)
-        token = issue_token(conn, body.get("role"), body.get("table") or None, str(body.get("label", ""))[:80])
+        token = issue_token(
+            conn, body.get("role"), body.get("table") or None, str(body.get("label", ""))[:80]
+        )
         if request.is_json:
             return jsonify({"token": token, "role": body.get("role"), "table": body.get("table")}), 201
-        return render_template("league_token.html", token=token, role=body.get("role"), table=body.get("table"),
-                               back=url_for("league.organizer_page", token=_token()))
+        return render_template(
+            "league_token.html",
+            token=token,
+            role=body.get("role"),
+            table=body.get("table"),
+            back=url_for("league.organizer_page", token=_token()),
+        )
 
 
 @bp.get("/api/tokens")
@@ -286,7 +330,9 @@ def revoke_token():
     body = _body()
     with db() as conn:
         _organizer(conn)
-        revoked = revoke_tokens(conn, token=body.get("revoke"), token_id=body.get("id"), table=body.get("table"))
+        revoked = revoke_tokens(
+            conn, token=body.get("revoke"), token_id=body.get("id"), table=body.get("table")
+        )
     return _done({"revoked": revoked})
 
 
@@ -301,8 +347,11 @@ def export_json():
 def export_csv():
     with db() as conn:
         _organizer(conn)
-        return Response(org.export_csv(conn), mimetype="text/csv",
-                        headers={"Content-Disposition": "attachment; filename=standings.csv"})
+        return Response(
+            org.export_csv(conn),
+            mimetype="text/csv",
+            headers={"Content-Disposition": "attachment; filename=standings.csv"},
+        )
 
 
 # -- pages -------------------------------------------------------------------------------------------------
@@ -314,10 +363,18 @@ def organizer_page():
         rounds = org.rounds(conn)
         current = rounds[-1] if rounds else None
         return render_template(
-            "league_organizer.html", token=token, rounds=rounds, current=current,
-            pairings=org.pairings(conn, current["round"]) if current else [], tables=org.tables(conn),
-            standings=org.current_standings(conn), tie_breaks=org.tie_breaks(conn),
-            all_tie_breaks=org.TIE_BREAKS, players=org.players(conn), tokens=list_tokens(conn))
+            "league_organizer.html",
+            token=token,
+            rounds=rounds,
+            current=current,
+            pairings=org.pairings(conn, current["round"]) if current else [],
+            tables=org.tables(conn),
+            standings=org.current_standings(conn),
+            tie_breaks=org.tie_breaks(conn),
+            all_tie_breaks=org.TIE_BREAKS,
+            players=org.players(conn),
+            tokens=list_tokens(conn),
+        )
 
 
 @bp.get("/judge")
@@ -341,5 +398,7 @@ def serve(app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 16)
     its port (0 picks a free one)."""
     from waitress.server import create_server
 
-    server = create_server(app, host=host, port=port, threads=threads, channel_timeout=30, ident="companion-league")
+    server = create_server(
+        app, host=host, port=port, threads=threads, channel_timeout=30, ident="companion-league"
+    )
     return server, server.effective_port

@@ -54,8 +54,15 @@ class PgGameStore(GameStore):
             # time is read only when a result is posted
             last = s.events(max(self._last_seq - 1, 0))[-1]
             with self._live_conn.transaction():
-                post_live(self._live_conn, s.game_id, self.table, last["seq"], s.game,
-                          lambda: s.events()[0]["at"], last["at"])
+                post_live(
+                    self._live_conn,
+                    s.game_id,
+                    self.table,
+                    last["seq"],
+                    s.game,
+                    lambda: s.events()[0]["at"],
+                    last["at"],
+                )
         except Exception as exc:  # noqa: BLE001 - the game is written; only the organizer's view lags
             log.warning("could not update the league's view of table %s: %s", self.table, exc)
             if self._live_conn.closed or self._live_conn.broken:

@@ -25,8 +25,10 @@ def start_outbox(app: Flask, db_path: Path):
 
     url, token = app.config["LEAGUE_URL"], app.config.get("LEAGUE_TOKEN")
     if str(app.config["DB_PATH"]).startswith(("postgresql://", "postgres://")):
-        raise SessionError("--league is for a table playing on its local SQLite file; with --db postgresql:// "
-                         "the game is already in the league database")
+        raise SessionError(
+            "--league is for a table playing on its local SQLite file; with --db postgresql:// "
+            "the game is already in the league database"
+        )
     if not token:
         raise SessionError("--league needs the table's token (--league-token, given by the organizer)")
     store = app.extensions["game_store"]
