@@ -119,10 +119,14 @@ class GameKind:
 
     key: str  # "v4", "r96", "battle_dice"
     start: Callable[[dict[str, Any]], TableGame]  # a game from a full set-up; raises IllegalSetup
-    fill_setup: Callable[[dict[str, Any]], dict[str, Any]]  # a full set-up from a short one (players by name/species)
+    fill_setup: Callable[
+        [dict[str, Any]], dict[str, Any]
+    ]  # a full set-up from a short one (players by name/species)
     own_rules: tuple[str, str] | None = None  # (document, title) of a game without a resolution edition
     forces: Callable[[], ForceRules] | None = None  # how its forces are built (None: no force building)
-    quick: Callable[[dict[str, Any]], dict[str, Any]] = dict  # a full set-up from a short one, whatever the players brought filled in
+    quick: Callable[[dict[str, Any]], dict[str, Any]] = (
+        dict  # a full set-up from a short one, whatever the players brought filled in
+    )
     components: Callable[[], tuple[str, ...]] = tuple  # optional components a set-up may name ("advanced")
     game: str = "dragon_dice"  # the game a set-up names with "game", and the board the page draws for it
 
@@ -213,8 +217,14 @@ GAMES: dict[str, GameKind] = {
     for kind in (
         GameKind("v4", _v4_start, _v4_fill, forces=_v4_forces, quick=_v4_quick, components=_v4_components),
         GameKind("r96", _r96_start, _r96_fill, forces=_r96_forces, quick=_r96_quick),
-        GameKind("battle_dice", _battle_start, dict, own_rules=("BD", "Battle Dice rules"), quick=_battle_quick,
-                 game="battle_dice"),
+        GameKind(
+            "battle_dice",
+            _battle_start,
+            dict,
+            own_rules=("BD", "Battle Dice rules"),
+            quick=_battle_quick,
+            game="battle_dice",
+        ),
     )
 }
 
@@ -259,7 +269,9 @@ def start_game(setup: Any) -> TableGame:
 def _force_rules(setup: Any) -> ForceRules:
     kind = game_for(setup)
     if kind.forces is None:
-        raise IllegalSetup(f"{kind.title}: forces are not built die by die (the game starts with a quick start)")
+        raise IllegalSetup(
+            f"{kind.title}: forces are not built die by die (the game starts with a quick start)"
+        )
     return kind.forces()
 
 
