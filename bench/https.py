@@ -17,43 +17,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import selectors
 import socket
 import ssl
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 import urllib.request
 from pathlib import Path
 
+import bench_server
+
 TOKEN = "bench-host-token"
 
 
 def start_server(db: Path, https: bool) -> tuple[subprocess.Popen, str]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "companion",
-        "serve",
-        "--db",
-        str(db),
-        "--port",
-        "0",
-        "--host",
-        "127.0.0.1",
-        "--token",
-        TOKEN,
-    ] + (["--https"] if https else [])
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for line in proc.stdout:
-        m = re.search(r"serving at (https?://\S+)", line)
-        if m:
-            threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
-            return proc, m.group(1)
-    raise RuntimeError("server did not start")
+    return bench_server.start_server(db, TOKEN, ("--https",) if https else ())
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import selectors
 import shutil
 import socket
@@ -35,6 +34,8 @@ import time
 import urllib.request
 from datetime import datetime
 from pathlib import Path
+
+import bench_server
 
 TOKEN = "bench-host-token"
 
@@ -49,30 +50,7 @@ def call(url: str, method: str = "GET", body=None) -> dict:
 
 
 def start_server(db: Path) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion",
-            "serve",
-            "--db",
-            str(db),
-            "--port",
-            "0",
-            "--host",
-            "127.0.0.1",
-            "--token",
-            TOKEN,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    for line in proc.stdout:
-        m = re.search(r"serving at (http://\S+)", line)
-        if m:
-            return proc, m.group(1)
-    raise RuntimeError("server did not start")
+    return bench_server.start_server(db, TOKEN)
 
 
 def percentile(values: list[float], q: float) -> float:
