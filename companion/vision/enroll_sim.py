@@ -99,19 +99,24 @@ def render_tables(
         for f in families
         for _ in range(tables_per_family)
     ]
+    return render_each(_one_table, args, workers=workers, progress=progress)
+
+
+def render_each(render, args: list, *, workers: int = 0, progress=None) -> list:
+    """``[render(a) for a in args]``, in ``workers`` forked processes (0: in this one), in order,
+    calling ``progress(done, total)`` after each."""
+    out: list = []
     if workers > 0:
         import multiprocessing as mp  # noqa: PLC0415
 
         with mp.get_context("fork").Pool(workers) as pool:
-            out = []
-            for t in pool.imap(_one_table, args):
+            for t in pool.imap(render, args):
                 out.append(t)
                 if progress:
                     progress(len(out), len(args))
-            return out
-    out = []
+        return out
     for a in args:
-        out.append(_one_table(a))
+        out.append(render(a))
         if progress:
             progress(len(out), len(args))
     return out

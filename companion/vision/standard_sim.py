@@ -80,21 +80,7 @@ def render_tables(
         for s in styles
         for k in kinds
     ]
-    out: list[StdTable] = []
-    if workers > 0:
-        import multiprocessing as mp  # noqa: PLC0415
-
-        with mp.get_context("fork").Pool(workers) as pool:
-            for t in pool.imap(_one_table, args):
-                out.append(t)
-                if progress:
-                    progress(len(out), len(args))
-        return out
-    for a in args:
-        out.append(_one_table(a))
-        if progress:
-            progress(len(out), len(args))
-    return out
+    return es.render_each(_one_table, args, workers=workers, progress=progress)
 
 
 def save_tables(path, tables: list[StdTable]) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from companion.vision.colour import MATERIALS_BGR
 from companion.vision.die_kinds import FACES_TO_KIND, die_materials
 from companion.vision.synth.glyphs import face_texture
 
@@ -30,19 +31,9 @@ SIZE_MM = {
 }
 KIND_MM = {"d4": 20, "d8": 30, "d10": 24, "d12": 30}
 
-#: Display colours (BGR) of die materials: element colours (V4.01c L138-164) and the others.
-MATERIAL_BGR = {
-    "Air": (190, 110, 30),
-    "Death": (38, 36, 40),
-    "Earth": (40, 190, 225),
-    "Fire": (40, 40, 195),
-    "Water": (60, 140, 40),
-    "Ivory": (196, 222, 234),
-    "White": (244, 244, 244),
-    "Gold": (40, 165, 205),
-    "Silver": (185, 185, 190),
-    "Bronze": (60, 115, 170),
-}
+#: Display colours (BGR) of die materials: the run-time colour table (V4.01c L138-164), copied so
+#: that renderers adding plastic colours (``numerals._materials``) never change the run-time one.
+MATERIAL_BGR = dict(MATERIALS_BGR)
 
 TRAIN_SURFACES = ("wood", "felt", "cloth", "tiles", "playmat")
 HELDOUT_SURFACES = ("marble", "checker")
