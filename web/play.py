@@ -306,20 +306,19 @@ def _pending_roll(store) -> dict:
 
 
 def _match_face(die: dict, face: str, field: str) -> str:
-    text = " ".join(str(face).split())
-    for option in die["faces"]:
-        if option.lower() == text.lower():
-            return option
-    if text.upper() == "ID":
-        for option in die["faces"]:
-            if option.upper().endswith(" ID"):
-                return option
-    raise APIError(
-        f"{die['die']} ({die['uid']}) has no face {face!r}; its faces are: "
-        + ", ".join(dict.fromkeys(die["faces"])),
-        code="impossible_face",
-        field=field,
-    )
+    """The engine's face matcher (``companion.rules.match_face``), refused as the API's error naming the
+    field and the die's faces."""
+    from companion.rules import IllegalRoll, match_face
+
+    try:
+        return match_face(die, face)
+    except IllegalRoll:
+        raise APIError(
+            f"{die['die']} ({die['uid']}) has no face {face!r}; its faces are: "
+            + ", ".join(dict.fromkeys(die["faces"])),
+            code="impossible_face",
+            field=field,
+        ) from None
 
 
 def reading_from_faces(

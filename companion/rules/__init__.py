@@ -6,7 +6,8 @@
 
 * the games (``games``): ``TableGame``, ``GAMES``, ``game_for``, ``game_key``, ``full_setup``,
   ``quick_setup``, ``start_game``; force building: ``force_report``, ``die_points``;
-* errors: ``GameRuleError`` (every refusal of the rules), ``IllegalSetup``;
+* errors: ``GameRuleError`` (every refusal of the rules), ``IllegalSetup``, ``IllegalRoll``;
+* faces: ``match_face(die, face)``, the face of a roll's die that a text or number names;
 * odds of a roll in a game in play: ``odds_in_game``, ``OddsError``, ``OddsQueryError``, ``ODDS_ROLLS``;
 * terrains: ``terrain_action(name, face)``, the action a terrain's face allows; army ids: ``ArmyId``
   (``ArmyId.parse("p1@frontier").owner``), ``InvalidId``;
@@ -40,6 +41,8 @@ _PUBLIC = {
     "OddsError": ".odds_in_play",
     "OddsQueryError": ".odds_in_play",
     "ODDS_ROLLS": ".core.decisions",
+    "match_face": ".core.decisions",
+    "IllegalRoll": ".core.errors",
     "terrain_action": ".core.terrains",
     "ArmyId": ".core.ids",
     "InvalidId": ".core.ids",

@@ -167,6 +167,26 @@ def ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
     return decision
 
 
+def match_face(die: dict[str, Any], face: Any) -> str:
+    """The face of `die` (``{"die", "faces", ...}``) that `face` names: the face text (case and spacing
+    free; "ID" for the die's ID face) or its 1-based number on the die; :class:`IllegalRoll` otherwise.
+    The one face matcher: roll answers, camera and typed readings and a player's corrections use it."""
+    options = die["faces"]
+    if isinstance(face, bool):
+        face = str(face)
+    if isinstance(face, int):
+        if not 1 <= face <= len(options):
+            raise IllegalRoll(f"{die['die']} has faces 1-{len(options)}, not {face}")
+        return str(options[face - 1])
+    text = " ".join(str(face).split())
+    match = [o for o in options if o.lower() == text.lower()]
+    if not match and text.upper() == "ID":
+        match = [o for o in options if o.upper().endswith(" ID")]
+    if not match:
+        raise IllegalRoll(f"{die['die']} has no face {face!r} (faces: {', '.join(options)})")
+    return str(match[0])
+
+
 def faces_validator(dice: list[dict[str, Any]]) -> Callable[[dict[str, Any]], list[str]]:
     """Validator of a ``roll`` answer: one face per die of `dice` (each ``{"die", "faces", ...}``), as the
     face text (case and spacing free; "ID" for the die's ID face) or its 1-based number on the die."""
@@ -177,23 +197,6 @@ def faces_validator(dice: list[dict[str, Any]]) -> Callable[[dict[str, Any]], li
             raise IllegalRoll("'faces' must be a list with one face per die")
         if len(faces) != len(dice):
             raise IllegalRoll(f"{len(dice)} dice must be rolled, but {len(faces)} faces were given")
-        out: list[str] = []
-        for die, face in zip(dice, faces, strict=True):
-            options = die["faces"]
-            if isinstance(face, bool):
-                face = str(face)
-            if isinstance(face, int):
-                if not 1 <= face <= len(options):
-                    raise IllegalRoll(f"{die['die']} has faces 1-{len(options)}, not {face}")
-                out.append(options[face - 1])
-                continue
-            text = " ".join(str(face).split())
-            match = [o for o in options if o.lower() == text.lower()]
-            if not match and text.upper() == "ID":
-                match = [o for o in options if o.upper().endswith(" ID")]
-            if not match:
-                raise IllegalRoll(f"{die['die']} has no face {face!r} (faces: {', '.join(options)})")
-            out.append(match[0])
-        return out
+        return [match_face(die, face) for die, face in zip(dice, faces, strict=True)]
 
     return validate
