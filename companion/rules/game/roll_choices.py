@@ -189,11 +189,11 @@ def before_totals(
         )
         if units:
             choices["Wilding units"] = ",".join(str(i) for i in units)
+    # Fiery Weapon and Necromantic Wave: the owner picks melee or missile where the roll counts both.
+    either = {"melee", "missile"} <= set(counted)
+    on_army = {e.name for e in st.effects if e.target == army.id}
     # Fiery Weapon: +2 melee or missile per casting, the owner's choice where both count (L2323-2326).
-    if any(e.name == "Fiery Weapon" and e.target == army.id for e in st.effects) and {
-        "melee",
-        "missile",
-    } <= set(counted):
+    if either and "Fiery Weapon" in on_army:
         choices["Fiery Weapon"] = yield from pick(
             game,
             army.owner,
@@ -202,10 +202,7 @@ def before_totals(
             "V4.01c L2323-2326",
         )
     # Necromantic Wave: magic counted as melee or missile, the owner's pick where both count (L2227-2233).
-    if any(e.name == "Necromantic Wave" and e.target == army.id for e in st.effects) and {
-        "melee",
-        "missile",
-    } <= set(counted):
+    if either and "Necromantic Wave" in on_army:
         choices["Necromantic Wave"] = yield from pick(
             game,
             army.owner,
