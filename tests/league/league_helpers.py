@@ -209,3 +209,36 @@ def call(
         status, raw, ctype = exc.code, exc.read(), exc.headers.get("Content-Type", "")
     text = raw.decode("utf-8")
     return status, (json.loads(text) if "json" in ctype else text)
+
+
+def paired_league_table(db, url: str, table_token: str):
+    """A table's Flask app (table 7, pushing to the league at ``url``) with a quick game started by the
+    host and a tablet paired as 'kitchen tablet'; returns (app, client, host headers, tablet headers,
+    outbox). The caller stops the outbox (``box.stop()``) when done."""
+    from web import create_app
+
+    app = create_app(
+        {
+            "DB_PATH": str(db),
+            "HOST_TOKEN": HOST,
+            "START_SOURCES": False,
+            "LEAGUE_URL": url,
+            "LEAGUE_TABLE": "7",
+            "LEAGUE_TOKEN": table_token,
+        }
+    )
+    box = app.extensions["league_outbox"]
+    c = app.test_client()
+    host = {"X-Companion-Token": HOST}
+    try:
+        r = c.post(
+            "/api/games", json={"players": ["Ann", "Bob"], "quick": True, "force_size": 24}, headers=host
+        )
+        assert r.status_code == 201, r.json
+        code = c.get("/api/pairing", headers=host).json["code"]
+        r = c.post("/api/pair", json={"code": code, "name": "kitchen tablet"})
+        assert r.status_code == 200, r.json
+    except BaseException:
+        box.stop()
+        raise
+    return app, c, host, {"X-Companion-Token": r.json["token"]}, box

@@ -9,7 +9,16 @@ import random
 import sqlite3
 
 import pytest
-from league_helpers import HOST, SETUP, LeagueServer, call, league_log, local_log, play, wait_for
+from league_helpers import (
+    SETUP,
+    LeagueServer,
+    call,
+    league_log,
+    local_log,
+    paired_league_table,
+    play,
+    wait_for,
+)
 
 from companion.league.outbox import Outbox, PgTransport
 from companion.league.push import PushRefused, accept_push, issue_token
@@ -17,7 +26,6 @@ from companion.rules.core.errors import IllegalAction
 from companion.session import GameSession
 from companion.session.game_session import replay
 from companion.session.pg_store import connect
-from web import create_app
 
 
 @pytest.fixture
@@ -32,32 +40,8 @@ def league(pg_dsn):
 
 def test_a_paired_tablets_undo_shows_its_name_in_the_judges_view(league, tmp_path):
     url, tok, dsn, _ = league
-    app = create_app(
-        {
-            "DB_PATH": str(tmp_path / "table7.sqlite"),
-            "HOST_TOKEN": HOST,
-            "START_SOURCES": False,
-            "LEAGUE_URL": url,
-            "LEAGUE_TABLE": "7",
-            "LEAGUE_TOKEN": tok["t7"],
-        }
-    )
-    box = app.extensions["league_outbox"]
-    c = app.test_client()
-    host = {"X-Companion-Token": HOST}
+    app, c, host, tablet, box = paired_league_table(tmp_path / "table7.sqlite", url, tok["t7"])
     try:
-        assert (
-            c.post(
-                "/api/games", json={"players": ["Ann", "Bob"], "quick": True, "force_size": 24}, headers=host
-            ).status_code
-            == 201
-        )
-        code = c.get("/api/pairing", headers=host).json["code"]
-        tablet = {
-            "X-Companion-Token": c.post("/api/pair", json={"code": code, "name": "kitchen tablet"}).json[
-                "token"
-            ]
-        }
         # the host rolls (typed faces), the tablet answers the next decision, then takes it back
         pending = c.get("/api/state").json["pending"]
         assert pending["kind"] == "roll"

@@ -8,12 +8,11 @@ import urllib.request
 
 import numpy as np
 import pytest
-from league_helpers import HOST, LeagueServer, call, wait_for
+from league_helpers import LeagueServer, call, paired_league_table, wait_for
 
 from companion.league.push import issue_token
 from companion.session import GameSession
 from companion.session.pg_store import connect
-from web import create_app
 
 
 def _get_bytes(url: str) -> tuple[int, bytes, str]:
@@ -63,32 +62,8 @@ def test_a_confirmed_camera_rolls_frame_reaches_the_judge(league, tmp_path):
 
     url, tok = league
     db = tmp_path / "table7.sqlite"
-    app = create_app(
-        {
-            "DB_PATH": str(db),
-            "HOST_TOKEN": HOST,
-            "START_SOURCES": False,
-            "LEAGUE_URL": url,
-            "LEAGUE_TABLE": "7",
-            "LEAGUE_TOKEN": tok["t7"],
-        }
-    )
-    box = app.extensions["league_outbox"]
-    c = app.test_client()
-    host = {"X-Companion-Token": HOST}
+    app, c, host, tablet, box = paired_league_table(db, url, tok["t7"])
     try:
-        assert (
-            c.post(
-                "/api/games", json={"players": ["Ann", "Bob"], "quick": True, "force_size": 24}, headers=host
-            ).status_code
-            == 201
-        )
-        code = c.get("/api/pairing", headers=host).json["code"]
-        tablet = {
-            "X-Companion-Token": c.post("/api/pair", json={"code": code, "name": "kitchen tablet"}).json[
-                "token"
-            ]
-        }
         store = app.extensions["game_store"]
         pending = c.get("/api/state").json["pending"]
         assert pending["kind"] == "roll"
