@@ -394,6 +394,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         return out
 
     def _terrain_roll(self, pid: str, terrain: TerrainState) -> Flow:
+        """Starting distance: roll the terrain die; 8 re-rolls, any other face stands (R96 L251-255)."""
         while True:
             spec = [
                 {"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}
