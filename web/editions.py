@@ -13,14 +13,21 @@ _COMPANIONS = {"R96": ("FAQ96", "FAQ95")}
 
 
 def rules_of(state: dict | None) -> dict | None:
-    """``{"edition", "document", "title", "view"}`` of the game in ``state`` (None without a game);
-    ``view`` is the board the page draws (the registry's ``GameKind.game``)."""
+    """``{"edition", "document", "title", "view", "odds_rolls"}`` of the game in ``state`` (None without a
+    game); ``view`` is the board the page draws (the registry's ``GameKind.game``); ``odds_rolls`` the
+    rolls the engine's odds answer for (``companion.rules.ODDS_ROLLS``)."""
     if not isinstance(state, dict):
         return None
-    from companion.rules import game_for
+    from companion.rules import ODDS_ROLLS, game_for
 
     kind = game_for(state)
-    return {"edition": kind.key, "document": kind.document, "title": kind.title, "view": kind.game}
+    return {
+        "edition": kind.key,
+        "document": kind.document,
+        "title": kind.title,
+        "view": kind.game,
+        "odds_rolls": list(ODDS_ROLLS),
+    }
 
 
 def search_order(state: dict | None) -> tuple[str, ...]:

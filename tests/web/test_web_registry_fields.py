@@ -45,6 +45,9 @@ def test_the_state_names_the_board_of_its_game(client, host, setup, view):
     assert r.status_code == 201, r.json
     rules = client.get("/api/state").json["rules"]
     assert rules["view"] == view and rules["edition"] == (setup.get("edition") or "battle_dice")
+    from companion.rules import ODDS_ROLLS
+
+    assert rules["odds_rolls"] == list(ODDS_ROLLS)  # the Odds panel lists the engine's rolls
 
 
 def test_army_ids_arrive_parsed():

@@ -742,7 +742,8 @@ function renderOdds() {
   if (!st?.state) { fill(root, h("div", { class: "empty" }, app.offline ? "Waiting for the server…" : "No game yet.")); return; }
   const armies = st.state.armies || [];
   const armySel = h("select", { "aria-label": "army" }, armies.map((a) => h("option", { value: a.id, selected: o?.army === a.id }, `${playerName(a.owner)} at ${terrainName(a.location)}`)));
-  const forSel = h("select", { "aria-label": "roll" }, ["melee", "missile", "magic", "maneuver", "save"].map((r) => h("option", { value: r, selected: o?.roll === r }, r)));
+  const forSel = h("select", { "aria-label": "roll" }, (st.rules?.odds_rolls || []).map((r) =>  // the rolls the engine's odds answer for
+ h("option", { value: r, selected: o?.roll === r }, r)));
   const needIn = h("input", { type: "number", min: 0, max: 200, value: o?.need ?? "", placeholder: "need", "aria-label": "results needed" });
   const form = h("div", { class: "row" },
     h("label", { class: "field" }, "Army", armySel), h("label", { class: "field" }, "Roll for", forSel),
