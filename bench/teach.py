@@ -1,9 +1,9 @@
 """The "Teach the camera your dice" page, end to end: how reading grows with lessons, and what it costs.
 
-    python bench/teach.py [--families 54 55 56] [--looks 3] [--reads 3] [--seed 0]
+    python bench/teach.py [--families 72 73 74] [--looks 3] [--reads 3] [--seed 0]
 
-For each art family (by default TEST families: never trained on, never used for any choice, so the
-figures are strict) and each army of a quick-start game's first player, a table is served in
+For each art family (by default the first three FRESH_TEST_FAMILIES: never trained on, never used for
+any choice, so the figures are strict; the older TEST_FAMILIES 54-63 are spent, see ``art.py``) and each army of a quick-start game's first player, a table is served in
 process (real SQLite game, Flask test client): a rendered table of the army's dice (each showing
 one face) becomes the camera's frame, ``POST /api/teach/look`` finds the dice and the true face of
 each die found is tapped (``POST /api/teach/label``), once per look for ``--looks`` looks (fresh
@@ -99,11 +99,11 @@ def teach_army(app, client, army, fam, args, cat, rng, score, look_ms, label_ms)
 
 def main() -> int:
     from companion.rules.catalogue import load_catalogue
-    from companion.vision.synth.art import TEST_FAMILIES
+    from companion.vision.synth.art import FRESH_TEST_FAMILIES
     from web import create_app
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--families", type=int, nargs="+", default=list(TEST_FAMILIES[:3]))
+    ap.add_argument("--families", type=int, nargs="+", default=list(FRESH_TEST_FAMILIES[:3]))
     ap.add_argument("--looks", type=int, default=3)
     ap.add_argument("--reads", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
@@ -135,7 +135,7 @@ def main() -> int:
                 finally:
                     app.extensions["game_store"].close()
     print(
-        f"\nfamilies {args.families} (TEST families are never trained on nor used for a choice); "
+        f"\nfamilies {args.families} (the fresh test families are never trained on nor used for a choice); "
         f"{args.reads} fresh frames read after each look"
     )
     print("looks (sightings/face)  dice  right  wrong  unread")
