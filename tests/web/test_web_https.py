@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
+from web_helpers import exchange
 
 from web.server import is_loopback, lan_address
 
@@ -65,17 +66,7 @@ def call(
         conn = http.client.HTTPConnection(
             host, port, timeout=30, source_address=(source, 0) if source else None
         )
-    headers = {"Accept": "application/json"}
-    data = None if body is None else json.dumps(body).encode()
-    if data is not None:
-        headers["Content-Type"] = "application/json"
-    if token:
-        headers["X-Companion-Token"] = token
-    conn.request(method, path, body=data, headers=headers)
-    r = conn.getresponse()
-    raw = r.read()
-    conn.close()
-    return r.status, dict(r.getheaders()), (json.loads(raw) if raw[:1] in (b"{", b"[") else raw)
+    return exchange(conn, method, path, None if body is None else json.dumps(body).encode(), token)
 
 
 def mode(path: Path) -> int:

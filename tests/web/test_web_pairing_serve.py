@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from web_helpers import Serve
+from web_helpers import Serve, exchange
 
 from web.server import is_loopback, lan_address
 
@@ -38,17 +38,8 @@ def call(
 ):
     """One HTTP request from ``source`` (a local address: a second device, as the server sees it)."""
     conn = http.client.HTTPConnection(host, port, timeout=30, source_address=(source, 0) if source else None)
-    headers = {"Accept": "application/json"}
     data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-    if data is not None:
-        headers["Content-Type"] = "application/json"
-    if token:
-        headers["X-Companion-Token"] = token
-    conn.request(method, path, body=data, headers=headers)
-    r = conn.getresponse()
-    text = r.read()
-    conn.close()
-    return r.status, dict(r.getheaders()), (json.loads(text) if text[:1] in (b"{", b"[") else text)
+    return exchange(conn, method, path, data, token)
 
 
 def stream_hello(port: int) -> dict:

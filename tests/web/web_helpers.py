@@ -149,3 +149,18 @@ class Serve:
             except subprocess.TimeoutExpired:
                 self.kill()
         return self.proc.returncode
+
+
+def exchange(conn, method: str, path: str, data: bytes | None = None, token: str | None = None):
+    """Send one request on an ``http.client`` connection (a JSON body as ``data``) and close it; returns
+    (status, headers, JSON answer, or the raw bytes when the answer is not JSON)."""
+    headers = {"Accept": "application/json"}
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    if token:
+        headers["X-Companion-Token"] = token
+    conn.request(method, path, body=data, headers=headers)
+    r = conn.getresponse()
+    raw = r.read()
+    conn.close()
+    return r.status, dict(r.getheaders()), (json.loads(raw) if raw[:1] in (b"{", b"[") else raw)
