@@ -112,26 +112,7 @@ def test_the_simulations_gate_decides_as_the_profile_with_levels(die):
 def test_calibration_chooses_a_gate_per_level_under_the_bound():
     from companion.vision.enroll_sim import calibrate
 
-    rng = np.random.default_rng(3)
-    n = 600
-    recs = {}
-    for s in (1, 2, 3, 5, 10):  # more sightings: the right face lies nearer its prototype
-        d = np.full((n, 12), np.inf)
-        d[:, :6] = rng.uniform(0.4, 1.2, (n, 6))
-        truth = rng.integers(0, 6, n)
-        d[np.arange(n), truth] = rng.uniform(0.05, 0.5 + 0.5 / s, n)
-        same = np.zeros((n, 12), bool)
-        same[np.arange(n), truth] = True
-        recs[s] = {
-            "d": d,
-            "truth": truth,
-            "known": np.ones(n, bool),
-            "cocked": np.zeros(n, bool),
-            "pc": np.zeros(n),
-            "same": same,
-            "full": np.ones(n, bool),
-            "n": np.full(n, s),
-        }
+    recs = _synthetic_records(600, 3, sibling=False)
     setting, figs = calibrate(recs, by_sightings=True)
     plain, plain_figs = calibrate(recs)
     assert sorted(setting["by_sightings"]) == ["10", "2", "3", "5"] and "by_sightings" not in plain
@@ -143,7 +124,9 @@ def test_calibration_chooses_a_gate_per_level_under_the_bound():
     )
 
 
-def _synthetic_records(n: int, seed: int) -> dict:
+def _synthetic_records(n: int, seed: int, sibling: bool = True) -> dict:
+    """Records per sighting count: more sightings, the right face lies nearer its prototype; with
+    ``sibling``, a sibling face that may lie nearer still."""
     rng = np.random.default_rng(seed)
     recs = {}
     for s in (1, 2, 3, 5, 10):
@@ -151,7 +134,8 @@ def _synthetic_records(n: int, seed: int) -> dict:
         d[:, :6] = rng.uniform(0.4, 1.2, (n, 6))
         truth = rng.integers(0, 6, n)
         d[np.arange(n), truth] = rng.uniform(0.05, 0.5 + 0.5 / s, n)
-        d[np.arange(n), (truth + 1) % 6] = rng.uniform(0.1, 1.2, n)  # a sibling face that may lie nearer
+        if sibling:
+            d[np.arange(n), (truth + 1) % 6] = rng.uniform(0.1, 1.2, n)
         same = np.zeros((n, 12), bool)
         same[np.arange(n), truth] = True
         recs[s] = {
