@@ -25,7 +25,7 @@ from importlib import resources
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from .store import FORMAT, MAX_FRAME_BYTES, SessionError, check_by, now
+from .store import FORMAT, MAX_FRAME_BYTES, SessionError, check_by, event_record, now, undo_log
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -126,16 +126,7 @@ def _first_line(exc: BaseException) -> str:
 
 def event_row(row: tuple[Any, ...]) -> dict[str, Any]:
     seq, type_, player, action, log, undone, at, by = row
-    return {
-        "seq": seq,
-        "type": type_,
-        "player": player,
-        "action": action,
-        "log": log,
-        "undone": bool(undone),
-        "at": at,
-        "by": by,
-    }
+    return event_record(seq, type_, player, action, log, undone, at, by)
 
 
 EVENT_COLUMNS = "seq, type, player, action, log, undone, at, changed_by"
@@ -278,16 +269,7 @@ class PgEventStore:
         )
         self.conn.execute("UPDATE games SET last_seq = %s WHERE game_id = %s", (seq, self.game_id))
         self._tx_seq = seq
-        return {
-            "seq": seq,
-            "type": type_,
-            "player": player,
-            "action": action,
-            "log": log,
-            "undone": False,
-            "at": at,
-            "by": by,
-        }
+        return event_record(seq, type_, player, action, log, False, at, by)
 
     def put_frame(self, seq: int, jpeg: bytes) -> None:
         """Keep the camera frame a roll was read from (in the caller's transaction, after its event)."""
@@ -337,7 +319,7 @@ class PgEventStore:
         self.conn.execute(
             "UPDATE events SET undone = true WHERE game_id = %s AND seq = ANY(%s)", (self.game_id, list(seqs))
         )
-        return self._insert("undo", None, marker, [f"undid events {seqs}"], by)
+        return self._insert("undo", None, marker, undo_log(seqs), by)
 
     # -- opening games -------------------------------------------------------------------------------
     @classmethod

@@ -66,6 +66,34 @@ class SessionError(Exception):
     """The game file or database is missing, not a game, or damaged."""
 
 
+def event_record(
+    seq: int,
+    type_: str,
+    player: str | None,
+    action: Any,
+    log: Any,
+    undone: object,
+    at: str,
+    by: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """One event as both stores hand it out (decoded: ``action``/``log``/``by`` as JSON values)."""
+    return {
+        "seq": seq,
+        "type": type_,
+        "player": player,
+        "action": action,
+        "log": log,
+        "undone": bool(undone),
+        "at": at,
+        "by": by,
+    }
+
+
+def undo_log(seqs: list[int]) -> list[str]:
+    """The log line of an undo event (the same in both stores, so a pushed log compares equal)."""
+    return [f"undid events {seqs}"]
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -193,16 +221,8 @@ class EventStore:
                 None if by is None else json.dumps(by),
             ),
         )
-        return {
-            "seq": cur.lastrowid,
-            "type": type_,
-            "player": player,
-            "action": action,
-            "log": log,
-            "undone": bool(undone),
-            "at": at,
-            "by": by,
-        }
+        assert cur.lastrowid is not None
+        return event_record(cur.lastrowid, type_, player, action, log, undone, at, by)
 
     def last_seq(self) -> int:
         return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0])
@@ -216,16 +236,16 @@ class EventStore:
         for seq, type_, player, action, log, undone, at, by in rows:
             try:
                 out.append(
-                    {
-                        "seq": seq,
-                        "type": type_,
-                        "player": player,
-                        "action": json.loads(action),
-                        "log": json.loads(log),
-                        "undone": bool(undone),
-                        "at": at,
-                        "by": None if by is None else json.loads(by),
-                    }
+                    event_record(
+                        seq,
+                        type_,
+                        player,
+                        json.loads(action),
+                        json.loads(log),
+                        undone,
+                        at,
+                        None if by is None else json.loads(by),
+                    )
                 )
             except json.JSONDecodeError as exc:
                 raise SessionError(f"event {seq} in {self.path} is damaged: {exc}") from None
@@ -255,7 +275,7 @@ class EventStore:
     ) -> dict[str, Any]:
         """Mark events undone and log the undo (inside the caller's transaction)."""
         self.conn.executemany("UPDATE events SET undone = 1 WHERE seq = ?", [(s,) for s in seqs])
-        return self._insert("undo", None, marker, [f"undid events {seqs}"], by=by)
+        return self._insert("undo", None, marker, undo_log(seqs), by=by)
 
 
 class _Tx:
