@@ -109,3 +109,51 @@ def test_a_pooling_map_of_the_wrong_shape_is_refused(tmp_path):
 
     with pytest.raises(ValueError, match="4 x 4"):
         export_embedding(_checkpoint(tmp_path), tmp_path / "x.onnx", np.ones((3, 4)))
+
+
+def test_pooled_training_reads_each_turned_crop_as_the_export_reads_that_turn(tmp_path):
+    """``--train-pooled``: a crop turned k quarter turns is pooled with the map turned k times, the
+    term ``PooledEmbed`` computes for turn k (training and run time pool the same part of the die);
+    and one step of the pooled loss moves the weights (the map is not ignored)."""
+    from companion.vision.train.embed_training import (
+        POOL_MAPS,
+        PooledEmbed,
+        episode_loss,
+        load_embedding,
+        turned_pools,
+    )
+
+    net, _ = load_embedding(_checkpoint(tmp_path))
+    with torch.no_grad():  # an untrained net's features are tiny: without its bias the pooling shows
+        net.embed.bias.zero_()
+    pooled = PooledEmbed(net, POOL_MAPS["upper-half"]).eval()
+    x = torch.from_numpy(np.random.default_rng(2).integers(0, 255, (3, 3, 64, 64))).float() / 255
+    x[:, :, 32:] *= 0.1  # a bright upper half: pooling it differs from the even mean
+    for k in range(4):
+        ks = torch.full((3,), k)
+        with torch.no_grad():
+            trained, _ = net(torch.rot90(x, k, (2, 3)), turned_pools(POOL_MAPS["upper-half"], ks))
+            h = net.body[:-2](pooled._turn(x, k))
+            run_time = torch.nn.functional.normalize(net.embed((h * pooled.pools[k]).sum((2, 3))), dim=1)
+        assert torch.allclose(trained, run_time, atol=1e-5)
+    even, _ = net(x, turned_pools(POOL_MAPS["even"], torch.zeros(3, dtype=torch.long)))
+    upper, _ = net(x, turned_pools(POOL_MAPS["upper-half"], torch.zeros(3, dtype=torch.long)))
+    assert torch.allclose(even, net(x)[0], atol=1e-5) and not torch.allclose(upper, even, atol=1e-3)
+    ep = {
+        "crops": np.random.default_rng(4).integers(0, 255, (8, 64, 64, 3), dtype=np.uint8),
+        "labels": np.array([0, 0, 1, 1, 2, 2, 3, -1]),
+        "cocked": np.array([False] * 7 + [True]),
+        "shots": 2,
+    }
+    net.train()
+    loss, _, _ = episode_loss(
+        net,
+        ep,
+        "cpu",
+        torch.Generator().manual_seed(0),
+        torch.tensor(10.0),
+        np.random.default_rng(0),
+        POOL_MAPS["upper-half"],
+    )
+    loss.backward()
+    assert net.embed.weight.grad is not None and float(net.embed.weight.grad.abs().sum()) > 0

@@ -65,9 +65,16 @@ class EmbedNet(nn.Module):
         self.cocked = nn.Sequential(nn.Linear(widths[-1], 64), nn.ReLU(inplace=True), nn.Linear(64, 1))
         self.dim, self.widths = dim, tuple(widths)
 
-    def forward(self, x):  # x: N,3,64,64 float in [0,1] (BGR)
-        z = self.body(x)
-        return F.normalize(self.embed(z), dim=1), self.cocked(z)[:, 0]
+    def forward(self, x, pools=None):  # x: N,3,64,64 float in [0,1] (BGR)
+        """``pools`` (N, 4, 4 weights summing to 1, optional): the embedding pools the last feature
+        grid with them (as ``PooledEmbed`` does at run time); the cocked head always reads the mean."""
+        if pools is None:
+            z = self.body(x)
+            return F.normalize(self.embed(z), dim=1), self.cocked(z)[:, 0]
+        h = self.body[:-2](x)
+        return F.normalize(self.embed((h * pools[:, None]).sum((2, 3))), dim=1), self.cocked(h.mean((2, 3)))[
+            :, 0
+        ]
 
 
 # ----------------------------------------------------------------------------- episodes (renders)
@@ -191,8 +198,10 @@ def episodes(families, seed: int, n: int, workers: int, pool=None, **kw):
 # ----------------------------------------------------------------------------- loss and training
 
 
-def _augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Turns by 90 degrees (a face has no up), light gain, colour cast, offset (per crop)."""
+def _augment(x: torch.Tensor, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Turns by 90 degrees (a face has no up), light gain, colour cast, offset (per crop).
+
+    Returns the crops and each crop's number of quarter turns (a pooling map turns with its crop)."""
     n = x.shape[0]
     k = torch.randint(0, 4, (n,), generator=gen, device="cpu")
     out = torch.empty_like(x)
@@ -204,17 +213,36 @@ def _augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     gain = 0.75 + 0.5 * u(n, 1, 1, 1)
     cast = 0.9 + 0.2 * u(n, 3, 1, 1)
     bias = -0.08 + 0.16 * u(n, 1, 1, 1)
-    return (out * gain * cast + bias).clamp(0, 1)
+    return (out * gain * cast + bias).clamp(0, 1), k
+
+
+def turned_pools(pool: np.ndarray, k: torch.Tensor) -> torch.Tensor:
+    """The pooling map (4 x 4, in the crop's own frame) of each crop turned ``k`` quarter turns: the
+    map turns with its crop, so the same part of the die is pooled (``PooledEmbed`` does this for
+    each of its 4 turns)."""
+    pool = np.asarray(pool, np.float32) / float(np.sum(pool))
+    maps = torch.from_numpy(np.stack([np.rot90(pool, t).copy() for t in range(4)]))
+    return maps[k.cpu()]
 
 
 def episode_loss(
-    model: EmbedNet, ep: dict, device, gen: torch.Generator, scale: torch.Tensor, rng: np.random.Generator
+    model: EmbedNet,
+    ep: dict,
+    device,
+    gen: torch.Generator,
+    scale: torch.Tensor,
+    rng: np.random.Generator,
+    pool: np.ndarray | None = None,
 ) -> tuple[torch.Tensor, float, float]:
     """Prototypical loss of one episode (random split of each face's crops into 1..shots-1
-    supports and the rest queries) + the cocked loss.  Returns (loss, query accuracy, cocked acc)."""
+    supports and the rest queries) + the cocked loss.  Returns (loss, query accuracy, cocked acc).
+
+    ``pool`` (4 x 4, optional): train the embedding through that pooling map, as it is read at run
+    time (``PooledEmbed``); default the even mean."""
     x = torch.from_numpy(ep["crops"]).to(device).permute(0, 3, 1, 2).float() / 255
-    x = _augment(x, gen)
-    emb, cocked_logit = model(x)
+    x, k = _augment(x, gen)
+    pools = None if pool is None else turned_pools(pool, k).to(device)
+    emb, cocked_logit = model(x, pools)
     labels = torch.from_numpy(ep["labels"]).to(device)
     flat = labels >= 0
     n_cls = int(labels[flat].max()) + 1
@@ -275,6 +303,7 @@ def train_embedding(
     families=None,
     progress: bool = True,
     init: Path | None = None,
+    pool_map: np.ndarray | None = None,
 ) -> Path:
     """Train on renders of ``families`` (default ``art.TRAIN_FAMILIES``); writes ``embed.pt`` and
     ``embed.json`` in ``out_dir``.
@@ -343,7 +372,7 @@ def train_embedding(
             batch = [recent[int(i)] for i in rng.integers(len(recent), size=min(batch_episodes, len(recent)))]
             loss = torch.zeros((), device=device)
             for e in batch:
-                li, acc, cacc = episode_loss(model, e, device, gen, scale, rng)
+                li, acc, cacc = episode_loss(model, e, device, gen, scale, rng, pool_map)
                 loss = loss + li / len(batch)
                 run["acc"] += acc
                 run["cacc"] += cacc
@@ -365,7 +394,16 @@ def train_embedding(
                 )
                 run = {"loss": 0.0, "acc": 0.0, "cacc": 0.0, "n": 0}
             if step % 2000 == 0:
-                _save(model, out_dir, scale.item(), step, seen, time.time() - t0, families)
+                _save(
+                    model,
+                    out_dir,
+                    scale.item(),
+                    step + start["steps"],
+                    seen + start["episodes"],
+                    time.time() - t0 + start["train_seconds"],
+                    families,
+                    pool_map,
+                )
     finally:
         stop.set()
         if pool is not None:
@@ -378,11 +416,19 @@ def train_embedding(
         seen + start["episodes"],
         time.time() - t0 + start["train_seconds"],
         families,
+        pool_map,
     )
 
 
 def _save(
-    model: EmbedNet, out_dir: Path, scale: float, steps: int, episodes_seen: int, seconds: float, families
+    model: EmbedNet,
+    out_dir: Path,
+    scale: float,
+    steps: int,
+    episodes_seen: int,
+    seconds: float,
+    families,
+    pool: np.ndarray | None = None,
 ) -> Path:
     pt = Path(out_dir) / "embed.pt"
     meta = {
@@ -394,6 +440,7 @@ def _save(
         "episodes": episodes_seen,
         "train_seconds": round(seconds, 1),
         "train_families": list(families),
+        "train_pool": "even" if pool is None else [[float(v) for v in row] for row in np.asarray(pool)],
     }
     torch.save({"model": model.state_dict(), "meta": meta}, pt)
     (Path(out_dir) / "embed.json").write_text(json.dumps(meta, indent=1))
@@ -502,6 +549,11 @@ def main(argv=None) -> int:
         action="store_true",
         help="no training: export --out/embed.pt again as embed.onnx with --pool",
     )
+    ap.add_argument(
+        "--train-pooled",
+        action="store_true",
+        help="train the embedding through --pool too (as the ONNX reads it), not the even mean",
+    )
     a = ap.parse_args(argv)
     if a.threads:
         torch.set_num_threads(a.threads)
@@ -522,6 +574,7 @@ def main(argv=None) -> int:
         buffer=a.buffer,
         log_every=a.log_every,
         init=Path(a.init) if a.init else None,
+        pool_map=pool if a.train_pooled else None,
     )
     onnx = export_embedding(pt, Path(a.out) / "embed.onnx", pool)
     write_model_json(Path(a.out), pool=a.pool)
