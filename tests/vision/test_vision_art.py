@@ -53,23 +53,54 @@ def test_splits_are_disjoint_and_cover_every_family():
 
 
 #: sha256 of the styles (repr) and of two faces (ID, Melee) of families 0-63, computed before families
-#: 64-87 were added (2026-11-26): adding families must not redraw an existing one (the networks were
-#: trained, and thresholds chosen, on their drawings).
+#: 64-87 were added (2026-11-26), and of families 0-87, computed before families 88-111 were added (later
+#: that day): adding families must not redraw an existing one (the networks were trained, and
+#: thresholds chosen, on their drawings).
 FAMILIES_0_63_STYLES = "e449fcc8ffa1cbb57558546d59b7338c42604e76290dca6792bb53459d647e10"
 FAMILIES_0_63_FACES = "d052b686467ee2e7cba8845b54e772bc7fb786c2d42139852973e469444a8698"
+FAMILIES_0_87_STYLES = "06da12cb6a5c4aec94b38903338628e02ff6dd2b1198e10ddd80502f5e74550d"
+FAMILIES_0_87_FACES = "837e7e20d047d33f9b8ad6fe7b8731fa90bf40c1a14ab482631a9c3e3ae0620a"
 
 
-def test_new_families_leave_families_0_to_63_drawn_as_before():
-    styles, faces = hashlib.sha256(), hashlib.sha256()
-    for f in range(64):
-        styles.update(repr(art.family_style(f)).encode())
-        for j in (0, 1):
-            faces.update(np.ascontiguousarray(art.draw_face(f, UNIT, j, 64)).tobytes())
-    assert styles.hexdigest() == FAMILIES_0_63_STYLES
-    assert faces.hexdigest() == FAMILIES_0_63_FACES
+def test_new_families_leave_families_0_to_87_drawn_as_before():
+    hashes = {n: (hashlib.sha256(), hashlib.sha256()) for n in (64, 88)}
+    for f in range(88):
+        style = repr(art.family_style(f)).encode()
+        faces = [np.ascontiguousarray(art.draw_face(f, UNIT, j, 64)).tobytes() for j in (0, 1)]
+        for n, (hs, hf) in hashes.items():
+            if f < n:
+                hs.update(style)
+                for b in faces:
+                    hf.update(b)
+    assert hashes[64][0].hexdigest() == FAMILIES_0_63_STYLES
+    assert hashes[64][1].hexdigest() == FAMILIES_0_63_FACES
+    assert hashes[88][0].hexdigest() == FAMILIES_0_87_STYLES
+    assert hashes[88][1].hexdigest() == FAMILIES_0_87_FACES
     # the new families are drawn too, each its own way
     new = {repr(art.family_style(f))[len(f"ArtStyle(family={f}") :] for f in range(64, art.FAMILY_COUNT)}
     assert len(new) == art.FAMILY_COUNT - 64
+
+
+def test_the_strict_families_are_drawn_as_every_held_out_family():
+    """88-111 (``FRESH_TEST_FAMILIES``) may draw the reserved motifs, as every held-out family does, and
+    the split is the one decided before they were read: 72-87 calibrate, 88-111 are strict."""
+    assert art.FRESH_TEST_FAMILIES == tuple(range(88, 112))
+    assert set(range(72, 88)) <= set(art.CALIBRATION_FAMILIES)
+    assert len(art.CALIBRATION_FAMILIES) == 32
+    for f in art.FRESH_TEST_FAMILIES:
+        assert art.motif_choices("Melee", f)[:2] == art.HELDOUT_MOTIFS["Melee"]
+    reserved = {m for ms in art.HELDOUT_MOTIFS.values() for m in ms}
+    drawn = [
+        bool(
+            reserved
+            & {
+                art.motif_choices(i, f)[k]
+                for i, k in zip(art.BASIC_ICONS, art.family_style(f).motifs, strict=True)
+            }
+        )
+        for f in art.FRESH_TEST_FAMILIES
+    ]
+    assert any(drawn)
 
 
 def test_same_face_differs_between_families_and_not_within_one():
