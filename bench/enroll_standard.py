@@ -3,6 +3,7 @@ numeral readers before any enrolment.
 
     python bench/enroll_standard.py [--embedding face-embed --embedding numeral-embed]
                                     [--reader polyhedral --reader polyhedral-oblique]
+                                    [--combined polyhedral-oblique]
                                     [--kinds d20] [--calibrate] [--workers 2] [--json OUT]
                                     [--plot docs/images/enroll_standard_curve.png]
 
@@ -22,6 +23,14 @@ Columns: right (read as its value, of the dice whose value was enrolled), conf. 
 another value, of all dice), unknown read (a never-enrolled value read as something), unreadable
 (of enrolled values), nearest ok (the nearest known value is right, no gate: a diagnosis).
 Readers (before enrolment): kind and value right, read wrong with confidence, unreadable.
+
+``--combined polyhedral-oblique``: the reading an enrolled bundle of that reader makes, the reader's
+value probabilities AND the profile of its ``embedding_network`` together
+(``companion.vision.combined_reading``; with ``--calibrate`` its ``combined_reading`` parameters are
+chosen on the calibration styles, all kinds at once, and written into the bundle's ``model.json``).
+Columns: right (kind and value, of all dice), taught ok / untaught ok (right, of the dice whose value
+was / was never taught), conf. wrong (of all dice), unreadable, top ok (the top score is right, no gate).
+Choose with ``--calibrate --test-styles 0``, commit, then read the test styles once.
 Rendered tables are cached under ``--cache`` (the same arguments render the same tables).
 """
 
@@ -62,7 +71,9 @@ def _table(title: str, figs: dict) -> str:
 
 def tables_for(split: str, styles, kinds, a) -> list:
     """The tables of ``split``, one cache file per die kind."""
-    out = []
+    out: list = []
+    if not styles:  # e.g. --test-styles 0 while choosing on the calibration styles
+        return out
     for kind in kinds:
         path = Path(a.cache) / f"{split}_{len(styles)}styles_{kind}_seed{a.seed}.npz"
         # a cache of more styles of the same split holds these (the first n styles render the same)
@@ -217,6 +228,108 @@ def embedding_section(name: str, cal, test, a, report: dict) -> dict:
     return out
 
 
+COMBINED_COLUMNS = (
+    ("accuracy", "right"),
+    ("right_taught", "taught ok"),
+    ("right_untaught", "untaught ok"),
+    ("confidently_wrong", "conf. wrong"),
+    ("unreadable", "unreadable"),
+    ("top_right", "top ok"),
+)
+
+
+def _combined_table(title: str, figs: dict) -> str:
+    lines = [title, f"{'sightings':>9} {'dice':>5} " + " ".join(f"{h:>12}" for _, h in COMBINED_COLUMNS)]
+    for s, f in sorted(figs.items()):
+        lines.append(
+            f"{s:>9} {f['queries']:>5} "
+            + " ".join(f"{'-':>12}" if f[k] != f[k] else f"{100 * f[k]:>11.1f}%" for k, _ in COMBINED_COLUMNS)
+        )
+    return "\n".join(lines)
+
+
+def _combined_inputs(tables, faces, embedder) -> dict:
+    """(kind, sightings) -> ``standard_sim.combined_inputs`` of these tables."""
+    out = {}
+    for kind in KINDS:
+        tabs = [t for t in tables if t.kind == kind]
+        if not tabs:
+            continue
+        probs = faces(np.concatenate([t.queries for t in tabs]))
+        for s, rec in ss.records(tabs, embedder)[kind].items():
+            out[(kind, s)] = ss.combined_inputs(probs, rec, kind, s)
+    return out
+
+
+def combined_section(name: str, cal, test, a, report: dict) -> None:
+    """The reader and the profile together (``combined_reading``), as an enrolled bundle of ``name`` reads."""
+    from companion.vision.combined_reading import COMBINED_KEY, parse_rule  # noqa: PLC0415
+    from companion.vision.profile import embedder_id  # noqa: PLC0415
+
+    bundle, meta, faces = _reader(name)
+    folder, emeta = embedding_model(meta.get("embedding_network", "numeral-embed"))
+    onnx = folder / emeta.get("onnx", "embed.onnx")
+    embedder = FaceEmbedder(onnx, int(emeta.get("turns", 4)))
+    cal_in = _combined_inputs(cal, faces, embedder)
+    if a.calibrate:
+        spec = ss.calibrate_combined(cal_in)
+        meta[COMBINED_KEY] = {
+            "embedding_network": folder.name,
+            "embedder_id": embedder_id(onnx),
+            **spec,
+            "chosen_on": f"CALIBRATION_STYLES of companion.vision.synth.standard_styles ({len(cal)} tables, "
+            f"kinds {', '.join(sorted({t.kind for t in cal}, key=KINDS.index))})",
+            "rule": "per level: for every (profile_weight, unknown_distance) of the grid, per die kind read the "
+            "smallest min_margin reading at most max_wrong of that kind's dice wrong; the pair whose d20s are "
+            "read right most often (bench/enroll_standard.py --calibrate --combined; "
+            "standard_sim.calibrate_combined)",
+        }
+        (bundle / "model.json").write_text(json.dumps(meta, indent=1))
+        print(f"{name}: combined_reading chosen on the calibration styles -> {bundle}/model.json", flush=True)
+    if COMBINED_KEY not in meta:
+        print(f"{name}: no combined_reading in its model.json (run with --calibrate first)")
+        return
+    rule = parse_rule(meta[COMBINED_KEY], tuple(meta["face_heads"]["kind"]), f"{bundle}/model.json")
+    out: dict = {"combined_reading": meta[COMBINED_KEY]}
+    for split, tables, inputs in (
+        ("calibration", cal, cal_in),
+        ("test", test, _combined_inputs(test, faces, embedder) if test else {}),
+    ):
+        per: dict = {}
+        for (kind, s), inp in inputs.items():
+            per.setdefault(kind, {})[s] = ss.combined_figures(inp, rule)
+        levels = sorted({s for _, s in inputs})
+        if len(per) > 1:
+            per["all"] = {
+                s: ss.combined_figures(
+                    {
+                        x: np.concatenate([inputs[(k, s)][x] for k in KINDS if (k, s) in inputs])
+                        for x in ("kind_read", "kind_ok", "d", "level", "truth", "known")
+                    }
+                    | {
+                        "kind": "all",
+                        "value_probs": np.concatenate(
+                            [inputs[(k, s)]["value_probs"] for k in KINDS if (k, s) in inputs]
+                        ),
+                    },
+                    rule,
+                )
+                for s in levels
+            }
+        out[split] = per
+        n_tables = len(tables)
+        strict = "strict: never trained on, no choice made" if split == "test" else "chosen here: NOT strict"
+        for kind, figs in per.items():
+            print(
+                _combined_table(
+                    f"\nCOMBINED reader + profile ({name} + {folder.name}), {split.upper()} styles, {kind} "
+                    f"({strict}; {n_tables} tables)",
+                    figs,
+                )
+            )
+    report.setdefault("combined", {})[name] = out
+
+
 def font_split(test, name: str, a) -> None:
     """Test-style figures at 2 sightings, split by whether the style's font was ever trained on."""
     from companion.vision.synth.real_dice import poly_style  # noqa: PLC0415
@@ -252,6 +365,15 @@ def plot(report: dict, path: Path) -> None:
             lab = f"{name}, {split} styles{' (strict)' if split == 'test' else ''}"
             axes[0].plot(xs, [100 * f[s]["accuracy"] for s in xs], style, label=lab)
             axes[1].plot(xs, [100 * f[s]["confidently_wrong"] for s in xs], style, label=lab)
+    for name, figs in report.get("combined", {}).items():
+        for split, style in (("test", "-^"), ("calibration", "--v")):
+            f = figs.get(split, {}).get("d20")
+            if not f:
+                continue
+            xs = sorted(f)
+            lab = f"{name} reader + profile, {split} styles{' (strict)' if split == 'test' else ''}"
+            axes[0].plot(xs, [100 * f[s]["accuracy"] for s in xs], style, label=lab)
+            axes[1].plot(xs, [100 * f[s]["confidently_wrong"] for s in xs], style, label=lab)
     axes[0].set(xlabel="sightings per value", ylabel="read right (%)", ylim=(0, 100), title="d20: read right")
     axes[1].set(
         xlabel="sightings per value", ylabel="confidently wrong (%)", title="d20: read as another value"
@@ -269,6 +391,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--embedding", action="append", help="embedding network(s) (name or folder)")
     ap.add_argument("--reader", action="append", help="numeral reader bundle(s) measured before enrolment")
+    ap.add_argument(
+        "--combined",
+        action="append",
+        help="reader bundle(s) whose reading with the profile of its embedding_network (combined_reading) is "
+        "measured; with it, --reader and --embedding default to none",
+    )
     ap.add_argument("--kinds", default=",".join(KINDS), help="die kinds, comma-separated")
     ap.add_argument("--cal-styles", type=int, default=len(CALIBRATION_STYLES))
     ap.add_argument("--test-styles", type=int, default=len(TEST_STYLES))
@@ -287,8 +415,8 @@ def main(argv=None) -> int:
     bad = [k for k in a.kinds if k not in KINDS]
     if bad:
         ap.error(f"unknown die kind(s) {', '.join(bad)} (known: {', '.join(KINDS)})")
-    embeddings = a.embedding or ["face-embed"]
-    readers = a.reader if a.reader is not None else ["polyhedral"]
+    embeddings = a.embedding or ([] if a.combined else ["face-embed"])
+    readers = a.reader if a.reader is not None else ([] if a.combined else ["polyhedral"])
     cal = tables_for("calibration", CALIBRATION_STYLES[: a.cal_styles], a.kinds, a)
     test = tables_for("test", TEST_STYLES[: a.test_styles], a.kinds, a)
     report: dict = {"kinds": list(a.kinds), "calibration_tables": len(cal), "test_tables": len(test)}
@@ -297,7 +425,9 @@ def main(argv=None) -> int:
     for e in embeddings:
         embedding_section(e, cal, test, a, report)
         font_split(test, e, a)
-    if a.plot:
+    for c in a.combined or []:
+        combined_section(c, cal, test, a, report)
+    if a.plot and test:
         plot(report, Path(a.plot))
         print(f"plot: {a.plot}")
     if a.json:

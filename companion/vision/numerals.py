@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.vision.combined_reading import COMBINED_KEY, CombinationError, parse_rule, read_value
 from companion.vision.crops import CROP_SIZE, crop_die
 from companion.vision.reader import ImageError, ModelError, OnnxFaceReader, load_model, models_dir
 from companion.vision.table_reading import embedding_crops, load_table_parts
@@ -92,10 +93,25 @@ class NumeralModel:
         self.box_finder = load_model(self.meta.get("box_finder", "dragon-dice")).detector
         self.min_conf = float(self.meta.get("min_face_confidence", 0.5))
         self.box_conf = float(self.meta.get("conf", 0.25))
-        # an enrolled bundle (``companion vision enroll``) reads values from its table profile
+        # an enrolled bundle (``companion vision enroll``) reads values from its table profile, and with
+        # ``combined_reading`` from the reader and the profile together (``combined_reading``)
         self.embedder, self.profile, self.embed_crop, self.embed_margin = load_table_parts(
             self.bundle, self.meta
         )
+        self.combined = self._combined_rule()
+
+    def _combined_rule(self):
+        """The ``combined_reading`` rule when this bundle has a profile of the embedding network the rule
+        was chosen with (else None: the profile alone reads, as in bundles made before the rule)."""
+        if COMBINED_KEY not in self.meta:
+            return None
+        try:  # a bad setting is refused even where no profile would use it
+            rule = parse_rule(self.meta[COMBINED_KEY], self.kinds, f"{self.bundle}/model.json")
+        except CombinationError as exc:
+            raise ModelError(str(exc)) from exc
+        if self.profile is None or rule.embedder_id not in (None, self.profile.embedder_id):
+            return None
+        return rule
 
     def read_crops(self, crops: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """(kind, value, confidence) for uint8 crops (N, 64, 64, 3)."""
@@ -109,15 +125,28 @@ class NumeralModel:
         det = self.box_finder(image, self.box_conf if conf is None else conf)
         if not len(det):
             return []
-        crops = np.stack([crop_die(image, b) for b in det.xyxy]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
-        kinds, values, confs = self.read_crops(crops)
+        return self.read_boxes(image, det.xyxy, det.confidence)
+
+    def read_boxes(
+        self, image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray | None = None
+    ) -> list[StandardReading]:
+        """The dice in ``boxes`` (x1 y1 x2 y2 of ``image``; the box finder's confidence of each, 1 when
+        not given) read as ``readings`` reads the boxes it finds."""
+        boxes = np.asarray(boxes, float).reshape(-1, 4)
+        box_conf = np.ones(len(boxes)) if box_conf is None else np.asarray(box_conf, float)
+        if not len(boxes):
+            return []
+        crops = np.stack([crop_die(image, b) for b in boxes]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
+        probs = self.faces(crops)
+        k, values, confs = decode(probs["kind"], probs["value"], self.kinds)
+        kinds = [self.kinds[i] for i in k]
         out = []
-        for i in range(len(det)):
-            c = float(det.confidence[i] * confs[i])
+        for i in range(len(boxes)):
+            c = float(box_conf[i] * confs[i])
             unreadable = bool(confs[i] < self.min_conf)  # the reader's own doubt; a faint box still reads
             out.append(
                 StandardReading(
-                    [round(float(v), 1) for v in det.xyxy[i]],
+                    [round(float(v), 1) for v in boxes[i]],
                     kinds[i],
                     None if unreadable else int(values[i]),
                     None if unreadable else str(int(values[i])),
@@ -125,10 +154,20 @@ class NumeralModel:
                     unreadable,
                 )
             )
-        if (
-            self.profile is not None
-        ):  # the value comes from the table profile: nearest known face or unreadable
-            emb, pc = self.embedder(embedding_crops(image, det.xyxy, self.embed_crop, self.embed_margin))
+        if self.profile is None:
+            return out
+        emb, pc = self.embedder(embedding_crops(image, boxes, self.embed_crop, self.embed_margin))
+        if self.combined is not None:  # the reader's value probabilities and the profile's distances
+            cocked_at = self.profile.gate(standard=True)["cocked_threshold"]
+            for i, r in enumerate(out):
+                value, c = read_value(
+                    self.combined, r.kind, probs["value"][i, : SIDES[r.kind]], self.profile, emb[i]
+                )
+                if pc[i] >= cocked_at:
+                    value = None
+                r.value, r.reading = value, None if value is None else str(value)
+                r.unreadable, r.confidence = value is None, round(c, 4)
+        else:  # the value comes from the table profile alone: nearest known face or unreadable
             for i, r in enumerate(out):
                 m = self.profile.read_any(emb[i], r.kind, float(pc[i]))
                 ok = m.label is not None and m.label.icon == "value"

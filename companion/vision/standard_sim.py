@@ -229,3 +229,133 @@ def choose_min_conf(probs: dict, kinds: np.ndarray, values: np.ndarray, max_wron
         if reader_figures(probs, kinds, values, float(t))["confidently_wrong"] <= max_wrong:
             return float(t)
     return float(MIN_CONFS[-1])
+
+
+# ---------------------------------------------------------------------------------------------------
+# The reader AND the profile together (``companion.vision.combined_reading``): what an enrolled
+# ``polyhedral-oblique`` bundle reads with.
+
+COMBINED_WEIGHTS = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0)
+COMBINED_UNKNOWN = (0.6, 0.8, 1.0, 1.2, 1.4)
+COMBINED_MARGINS = tuple(np.round(np.arange(0.0, 12.001, 0.05), 2))
+
+
+def combined_inputs(probs: dict, rec: dict, kind: str, sightings: int) -> dict:
+    """The dice of ``kind``'s tables at one sightings level as the bundle sees them: the kind the reader
+    read, its value probabilities, and the distances to the table's prototypes (``records``), which
+    exist only for the kind taught (a die read as another kind meets a profile that knows none of that
+    kind's values: level 0)."""
+    kind_read = probs["kind"].argmax(1)
+    ok = kind_read == KINDS.index(kind)
+    return {
+        "kind": kind,
+        "kind_read": kind_read,
+        "kind_ok": ok,
+        "value_probs": np.asarray(probs["value"], np.float64),
+        "d": np.where(ok[:, None], rec["d"], np.inf),
+        "level": np.where(ok, sightings, 0),
+        "truth": np.asarray(rec["truth"]),
+        "known": np.asarray(rec["known"], bool),
+    }
+
+
+def combined_read(inp: dict, rule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(read, value index, margin) per die under ``rule`` (a ``combined_reading.CombinedRule``): what
+    ``combined_reading.read_value`` gives each die, in groups of (kind read, level)."""
+    from companion.vision.combined_reading import decide  # noqa: PLC0415
+
+    n = len(inp["truth"])
+    read, top, margin = np.zeros(n, bool), np.zeros(n, int), np.zeros(n)
+    for kr in np.unique(inp["kind_read"]):
+        for lvl in np.unique(inp["level"]):
+            sel = (inp["kind_read"] == kr) & (inp["level"] == lvl)
+            if not sel.any():
+                continue
+            kname, level = KINDS[kr], rule.level(int(lvl))
+            sides = SIDES[kname]
+            r, t, _, m = decide(
+                inp["value_probs"][sel, :sides], inp["d"][sel, :sides], level, level.min_margin[kname]
+            )
+            read[sel], top[sel], margin[sel] = r, t, m
+    return read, top, margin
+
+
+def combined_figures(inp: dict, rule) -> dict:
+    """Right (kind and value; of all dice, of the values taught, of the values never taught), read
+    wrong with confidence, unreadable, and the top score right with no gate (a diagnosis)."""
+    read, top, _ = combined_read(inp, rule)
+    good = inp["kind_ok"] & (top == inp["truth"])
+    right = read & good
+    n, known = max(len(read), 1), inp["known"]
+    level = int(inp["level"].max()) if len(inp["level"]) else 0
+    return {
+        "queries": int(len(read)),
+        "accuracy": float(right.sum() / n),
+        "right_taught": float(right[known].mean()) if known.any() else float("nan"),
+        "right_untaught": float(right[~known].mean()) if level and (~known).any() else float("nan"),
+        "confidently_wrong": float((read & ~good).sum() / n),
+        "unreadable": float((~read).sum() / n),
+        "top_right": float(good.sum() / n),
+    }
+
+
+def _smallest_margin(margin: np.ndarray, good: np.ndarray, max_wrong: float) -> tuple[float, bool]:
+    """The smallest margin gate under which at most ``max_wrong`` of these dice are read wrong."""
+    ms = np.array(COMBINED_MARGINS)
+    wrong = ((margin[None] >= ms[:, None]) & ~good[None]).sum(1) / max(len(margin), 1)
+    ok = np.flatnonzero(wrong <= max_wrong)
+    return (float(ms[ok[0]]), True) if len(ok) else (float(ms[-1]), False)
+
+
+def calibrate_combined(inputs: dict, max_wrong: float = 0.008, levels=SHOTS) -> dict:
+    """The ``combined_reading`` levels, chosen on CALIBRATION styles: for every level, every
+    (profile_weight, unknown_distance) of the grid gets, per die kind read, the smallest margin gate
+    that reads at most ``max_wrong`` of that kind's dice wrong; the pair whose d20s are read right most
+    often wins (the mean over kinds when no d20 is measured).  ``inputs``: (kind, sightings) ->
+    ``combined_inputs``; level 0 (no value taught) is the reader alone (profile weight 0)."""
+    from companion.vision.combined_reading import Level, decide  # noqa: PLC0415
+
+    kinds = sorted({k for k, _ in inputs}, key=KINDS.index)
+    out, met = {}, True
+    for s in levels:
+        dice = [inputs[(k, s)] for k in kinds if (k, s) in inputs]
+        if not dice:
+            continue
+        pairs = [(0.0, 1.0)] if s == 0 else [(b, u) for b in COMBINED_WEIGHTS for u in COMBINED_UNKNOWN]
+        best = None
+        for b, u in pairs:
+            level = Level(s, b, u, {})
+            margins, goods, true_kind = {}, {}, {}
+            for inp in dice:
+                # the dice read as another kind meet an empty profile (level 0): not this level's choice
+                for kr in np.unique(inp["kind_read"][inp["level"] == s]):
+                    sel = (inp["kind_read"] == kr) & (inp["level"] == s)
+                    kname = KINDS[kr]
+                    _, top, _, m = decide(
+                        inp["value_probs"][sel, : SIDES[kname]], inp["d"][sel, : SIDES[kname]], level, 0.0
+                    )
+                    good = inp["kind_ok"][sel] & (top == inp["truth"][sel])
+                    margins.setdefault(kname, []).append(m)
+                    goods.setdefault(kname, []).append(good)
+                    true_kind.setdefault(kname, []).append(np.array([inp["kind"]] * int(sel.sum())))
+            gates, right = {}, {}
+            for kname in margins:
+                m, g = np.concatenate(margins[kname]), np.concatenate(goods[kname])
+                gates[kname], bound = _smallest_margin(m, g, max_wrong)
+                met = met and bound
+                tk = np.concatenate(true_kind[kname])
+                for k in kinds:
+                    right[k] = right.get(k, 0) + int(((m >= gates[kname]) & g & (tk == k)).sum())
+            n = {k: len(inputs[(k, s)]["truth"]) for k in kinds if (k, s) in inputs}
+            rate = {k: right.get(k, 0) / max(n[k], 1) for k in n}
+            key = (rate.get("d20", float(np.mean(list(rate.values())))), float(np.mean(list(rate.values()))))
+            if best is None or key > best[0]:
+                best = (key, b, u, gates, rate)
+        _, b, u, gates, rate = best
+        out[str(s)] = {
+            "profile_weight": b,
+            "unknown_distance": u,
+            "min_margin": {k: gates.get(k, float(COMBINED_MARGINS[-1])) for k in KINDS},
+            "calibration_right": {k: round(v, 4) for k, v in rate.items()},
+        }
+    return {"levels": out, "max_wrong": max_wrong, "bound_met": met}

@@ -1,0 +1,161 @@
+"""Reading a standard die's value from the numeral reader AND the table profile together (torch-free).
+
+An enrolled standard-dice bundle (``companion vision enroll --model polyhedral-oblique``) has two
+witnesses of a die's value: the reader's value probabilities among the faces of the kind it read
+(``face.onnx``), and the distances of the die's embedding to the prototypes of the values the table
+has taught (``TableProfile``; a value never taught has no prototype).  The rule, for each value ``v``
+of the die's kind::
+
+    score(v) = log p_reader(v | kind) - profile_weight * d(v) ** 2
+
+with ``d(v)`` the distance to value ``v``'s prototype, or ``unknown_distance`` where the table has
+none.  The highest-scoring value is read when it leads the second by at least ``min_margin[kind]``,
+else the die is ``unreadable``.  With no value of the kind taught, every ``d`` is ``unknown_distance``
+and the rule is the reader alone under its margin gate.  The reading's confidence is the top value's
+share of ``exp(score)``.
+
+The parameters sit in the reader bundle's ``model.json`` under ``combined_reading``, one set per
+*level*: the fewest sightings among the taught values of the die's kind (0 when none is taught), the
+set of the largest level not above it::
+
+    "combined_reading": {"embedder_id": "...", "levels": {"0": {"profile_weight": 0.0,
+        "unknown_distance": 1.0, "min_margin": {"d4": 9.0, ..., "d20": 3.1}}, "2": {...}, ...}}
+
+They are chosen on the CALIBRATION styles only (``bench/enroll_standard.py --calibrate``).
+``embedder_id`` names the embedding network they were chosen with: a bundle enrolled with another
+network reads from its profile alone, as bundles from before the combination do.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+COMBINED_KEY = "combined_reading"
+
+
+class CombinationError(ValueError):
+    """A ``combined_reading`` section of a model.json is malformed (the message names the key)."""
+
+
+@dataclass(frozen=True)
+class Level:
+    """The parameters that apply from ``sightings`` sightings per taught value up."""
+
+    sightings: int
+    profile_weight: float
+    unknown_distance: float
+    min_margin: dict[str, float]
+
+
+@dataclass(frozen=True)
+class CombinedRule:
+    levels: tuple[Level, ...]  # by sightings, ascending; the first is level 0
+    embedder_id: str | None
+
+    def level(self, sightings: int) -> Level:
+        """The level of the largest ``sightings`` not above ``sightings``."""
+        return [lv for lv in self.levels if lv.sightings <= max(int(sightings), 0)][-1]
+
+
+def _number(value, key: str, low: float, high: float = math.inf) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise CombinationError(f"{key}: expected a number, not {value!r}")
+    if not low <= value <= high:
+        raise CombinationError(f"{key}: expected a number from {low} to {high}, not {value!r}")
+    return float(value)
+
+
+def parse_rule(spec, kinds, where: str = "model.json") -> CombinedRule:
+    """The rule of a ``combined_reading`` section; ``kinds``: the die kinds the reader names (each needs
+    a ``min_margin``).  Any bad setting raises ``CombinationError`` naming its key."""
+    base = f"{where}: {COMBINED_KEY}"
+    if not isinstance(spec, dict):
+        raise CombinationError(f"{base}: expected an object, not {spec!r}")
+    levels_spec = spec.get("levels")
+    if not isinstance(levels_spec, dict) or not levels_spec:
+        raise CombinationError(f"{base}.levels: expected an object of levels such as {{'0': ..., '2': ...}}")
+    levels = []
+    for name, lv in levels_spec.items():
+        key = f"{base}.levels.{name}"
+        if not str(name).isdigit():
+            raise CombinationError(f"{key}: a level is a number of sightings (0, 1, 2, ...), not {name!r}")
+        if not isinstance(lv, dict):
+            raise CombinationError(f"{key}: expected an object, not {lv!r}")
+        for field in ("profile_weight", "unknown_distance", "min_margin"):
+            if field not in lv:
+                raise CombinationError(f"{key}.{field}: missing")
+        margins = lv["min_margin"]
+        if not isinstance(margins, dict):
+            raise CombinationError(f"{key}.min_margin: expected an object per die kind, not {margins!r}")
+        missing = [k for k in kinds if k not in margins]
+        if missing:
+            raise CombinationError(f"{key}.min_margin.{missing[0]}: missing (the reader names that kind)")
+        levels.append(
+            Level(
+                int(name),
+                _number(lv["profile_weight"], f"{key}.profile_weight", 0.0),
+                _number(lv["unknown_distance"], f"{key}.unknown_distance", 0.0, 2.0),
+                {k: _number(margins[k], f"{key}.min_margin.{k}", 0.0) for k in kinds},
+            )
+        )
+    levels.sort(key=lambda lv: lv.sightings)
+    if levels[0].sightings != 0:
+        raise CombinationError(f"{base}.levels.0: missing (the rule for a kind with no value taught)")
+    eid = spec.get("embedder_id")
+    if eid is not None and not isinstance(eid, str):
+        raise CombinationError(f"{base}.embedder_id: expected a string, not {eid!r}")
+    return CombinedRule(tuple(levels), eid)
+
+
+def scores(value_probs: np.ndarray, distances: np.ndarray, level: Level) -> np.ndarray:
+    """(N, sides) combined scores from the reader's value probabilities among the kind's faces
+    (N, sides; renormalised here) and the distances to each value's prototype (inf: none)."""
+    p = np.asarray(value_probs, np.float64)
+    p = p / np.maximum(p.sum(1, keepdims=True), 1e-12)
+    d = np.asarray(distances, np.float64)
+    d = np.where(np.isfinite(d), d, level.unknown_distance)
+    return np.log(np.maximum(p, 1e-12)) - level.profile_weight * d**2
+
+
+def decide(
+    value_probs: np.ndarray, distances: np.ndarray, level: Level, min_margin: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(read, value index 0.., confidence, margin) per die: the top score, read when it leads the second
+    by ``min_margin``."""
+    s = scores(value_probs, distances, level)
+    top = s.argmax(1)
+    order = np.sort(s, 1)
+    margin = order[:, -1] - (order[:, -2] if s.shape[1] > 1 else -np.inf)
+    w = np.exp(s - order[:, -1:])
+    conf = w[np.arange(len(s)), top] / w.sum(1)
+    return margin >= min_margin, top, conf, margin
+
+
+def profile_distances(profile, emb: np.ndarray, kind: str, sides: int) -> tuple[np.ndarray, int]:
+    """(distance of ``emb`` to each value 1..sides of ``kind`` in the table profile, inf where the value
+    has no prototype; the fewest sightings among the values that have one, 0 when none has)."""
+    d = np.full(sides, np.inf)
+    counts = []
+    e = np.asarray(emb, np.float32)
+    for v in range(1, sides + 1):
+        key = f"any:{kind}|{v}"  # profile.FaceLabel(kind, "value", v).key()
+        if key in profile:
+            dot = float(np.dot(profile.prototype(key), e))
+            d[v - 1] = math.sqrt(min(max(2.0 - 2.0 * dot, 0.0), 4.0))
+            counts.append(profile.sightings(key))
+    return d, (min(counts) if counts else 0)
+
+
+def read_value(
+    rule: CombinedRule, kind: str, value_probs: np.ndarray, profile, emb: np.ndarray
+) -> tuple[int | None, float]:
+    """(the value read 1..sides or None for unreadable, confidence) of one die whose kind the reader
+    read as ``kind``; ``value_probs``: the reader's probabilities of values 1..sides."""
+    sides = len(value_probs)
+    d, fewest = profile_distances(profile, emb, kind, sides)
+    level = rule.level(fewest)
+    read, top, conf, _ = decide(np.asarray(value_probs)[None], d[None], level, level.min_margin[kind])
+    return (int(top[0]) + 1 if read[0] else None), float(conf[0])

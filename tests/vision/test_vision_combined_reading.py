@@ -1,0 +1,277 @@
+"""An enrolled standard-dice bundle reads a die's value from the reader AND the table profile together
+(``companion.vision.combined_reading``, the ``combined_reading`` section of ``polyhedral-oblique``).
+
+The fixture ``fixtures/standard_d20`` (4 renders of every value of a d20 of TEST style 200000; see
+``test_vision_standard_oblique``): tiles 0-1 of a value are enrolled, tiles 2-3 are read, laid side by
+side in one frame and read through ``NumeralModel.read_boxes``, what ``readings`` (the camera's
+``read_standard_roll``) runs on the boxes the finder gives.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.combined_reading import (
+    COMBINED_KEY,
+    CombinationError,
+    Level,
+    decide,
+    parse_rule,
+)
+from companion.vision.synth.standard_styles import read_mosaic
+
+FIXTURE = Path(__file__).parent / "fixtures" / "standard_d20"
+KINDS = ("d4", "d6", "d8", "d10", "d12", "d20")
+HALF = 64 / 1.15 / 2  # a box whose crop_die cut is exactly the 64 px tile
+
+
+def _rule_spec(**level2) -> dict:
+    margins = {k: 1.0 for k in KINDS}
+    return {
+        "levels": {
+            "0": {"profile_weight": 0.0, "unknown_distance": 1.0, "min_margin": margins},
+            "2": {"profile_weight": 3.0, "unknown_distance": 0.8, "min_margin": margins, **level2},
+        }
+    }
+
+
+# ------------------------------------------------------------------ the rule alone
+
+
+def test_the_level_is_the_largest_not_above_the_fewest_sightings():
+    rule = parse_rule(_rule_spec(), KINDS)
+    assert [rule.level(n).sightings for n in (0, 1, 2, 3, 9)] == [0, 0, 2, 2, 2]
+
+
+def test_both_terms_decide_the_value():
+    level = Level(2, 3.0, 0.8, {})
+    probs = np.array([[0.5, 0.3, 0.2]])
+    near_second = np.array([[0.9, 0.1, 0.9]])  # the profile says: the second value
+    read, top, _, _ = decide(probs, np.full((1, 3), np.inf), level, 0.1)
+    assert read[0] and top[0] == 0  # no prototype: the reader's value
+    read, top, _, _ = decide(probs, near_second, level, 0.1)
+    assert read[0] and top[0] == 1  # the profile outweighs a reader that is not sure
+    sure = np.array([[0.98, 0.01, 0.01]])
+    read, top, _, _ = decide(sure, near_second, level, 0.1)
+    assert read[0] and top[0] == 0  # a sure reader outweighs the profile
+    # the profile agreeing with the reader makes it sure enough for a gate it did not pass alone
+    agree = np.array([[0.1, 0.9, 0.9]])
+    assert not decide(probs, np.full((1, 3), np.inf), level, 1.0)[0][0]
+    assert decide(probs, agree, level, 1.0)[0][0]
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"profile_weight": "high"}, "combined_reading.levels.2.profile_weight"),
+        ({"profile_weight": -1}, "combined_reading.levels.2.profile_weight"),
+        ({"unknown_distance": 3.0}, "combined_reading.levels.2.unknown_distance"),
+        ({"min_margin": {k: 1.0 for k in KINDS[:-1]}}, "combined_reading.levels.2.min_margin.d20"),
+        ({"min_margin": {**{k: 1.0 for k in KINDS}, "d20": float("nan")}}, "min_margin.d20"),
+        ({"min_margin": 2.0}, "combined_reading.levels.2.min_margin"),
+    ],
+)
+def test_a_bad_setting_is_refused_naming_its_key(change, key):
+    with pytest.raises(CombinationError, match=key.replace(".", r"\.")):
+        parse_rule(_rule_spec(**change), KINDS)
+
+
+def test_a_rule_without_level_0_or_with_a_bad_level_name_is_refused():
+    spec = _rule_spec()
+    del spec["levels"]["0"]
+    with pytest.raises(CombinationError, match=r"levels\.0"):
+        parse_rule(spec, KINDS)
+    spec = _rule_spec()
+    spec["levels"]["two"] = spec["levels"].pop("2")
+    with pytest.raises(CombinationError, match=r"levels\.two"):
+        parse_rule(spec, KINDS)
+    spec = _rule_spec()
+    del spec["levels"]["2"]["profile_weight"]
+    with pytest.raises(CombinationError, match=r"levels\.2\.profile_weight: missing"):
+        parse_rule(spec, KINDS)
+
+
+# ------------------------------------------------------------------ the shipped bundle, enrolled
+
+
+def _split():
+    tiles, labels = read_mosaic(FIXTURE)
+    values = np.array(labels["values"])
+    slot = np.arange(len(values)) % labels["per_value"]
+    return tiles, values, slot < 2, slot >= 2
+
+
+def _frame(tiles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The tiles side by side in one frame, and the box of each."""
+    frame = np.concatenate(list(tiles), axis=1)
+    cx = 32 + 64 * np.arange(len(tiles))
+    boxes = np.stack(
+        [cx - HALF, np.full(len(tiles), 32 - HALF), cx + HALF, np.full(len(tiles), 32 + HALF)], 1
+    )
+    return np.ascontiguousarray(frame), boxes
+
+
+def _corrections(folder: Path, tiles: np.ndarray, values: np.ndarray) -> Path:
+    folder.mkdir()
+    box = [32 - HALF, 32 - HALF, 32 + HALF, 32 + HALF]
+    for i, (t, v) in enumerate(zip(tiles, values, strict=True)):
+        cv2.imwrite(str(folder / f"f{i:02d}.png"), t)
+        (folder / f"f{i:02d}.json").write_text(
+            json.dumps({"dice": [{"box": box, "kind": "d20", "value": int(v)}]})
+        )
+    return folder
+
+
+@pytest.fixture(scope="module")
+def enrolled(tmp_path_factory):
+    """``polyhedral-oblique`` enrolled from 2 photos of every value but the 7 (never taught)."""
+    from companion.vision.enroll import enroll, read_corrections
+
+    tiles, values, enrol, _ = _split()
+    taught = enrol & (values != 7)
+    tmp = tmp_path_factory.mktemp("combined")
+    enroll(
+        "polyhedral-oblique",
+        tmp / "my-d20",
+        read_corrections(_corrections(tmp / "c", tiles[taught], values[taught])),
+    )
+    return tmp / "my-d20"
+
+
+def _values(readings) -> np.ndarray:
+    return np.array([0 if r.value is None else r.value for r in readings])
+
+
+def _load(bundle):
+    from companion.vision.numerals import NumeralModel
+
+    return NumeralModel(bundle)  # not the cache: each test changes the model it reads with
+
+
+def test_the_enrolled_bundle_reads_with_the_shipped_combination(enrolled):
+    from companion.vision.numerals import load_numeral_model
+
+    model = _load(enrolled)
+    assert model.combined is not None and model.combined.level(2).profile_weight > 0
+    assert load_numeral_model("polyhedral-oblique").combined is None  # no profile: the reader alone
+    tiles, values, _, query = _split()
+    frame, boxes = _frame(tiles[query])
+    got = _values(model.read_boxes(frame, boxes))
+    right, wrong = got == values[query], (got != 0) & (got != values[query])
+    # the profile alone (a bundle from before the combination) reads fewer of these right at no fewer wrong
+    meta = json.loads((enrolled / "model.json").read_text())
+    old = dict(meta)
+    del old[COMBINED_KEY]
+    older = enrolled.parent / "older"
+    shutil.copytree(enrolled, older)
+    (older / "model.json").write_text(json.dumps(old))
+    old_model = _load(older)
+    assert old_model.combined is None
+    old_got = _values(old_model.read_boxes(frame, boxes))
+    emb, pc = old_model.embedder(tiles[query])
+    profile_alone = [old_model.profile.read_any(e, "d20", float(p)) for e, p in zip(emb, pc, strict=True)]
+    assert (
+        old_got == [m.label.count if m.label else 0 for m in profile_alone]
+    ).all()  # older bundles: unchanged
+    assert right.sum() > (old_got == values[query]).sum()
+    assert wrong.mean() <= 0.05, wrong.mean()
+
+
+def test_the_profile_term_counts(enrolled):
+    """A profile that contradicts the reader (every taught crop labelled as the next value) changes the
+    reading; an empty profile (nothing taught) reads as the reader alone under the level-0 gate."""
+    from companion.vision.numerals import decode
+    from companion.vision.profile import FaceLabel, TableProfile
+
+    tiles, values, enrol, query = _split()
+    frame, boxes = _frame(tiles[query])
+    model = _load(enrolled)
+    base = _values(model.read_boxes(frame, boxes))
+    taught = enrol & (values != 7)
+    emb, _ = model.embedder(tiles[taught])
+    prof = model.profile
+    shifted = TableProfile(prof.embedder_id, prof.dim, prof.settings)
+    shifted.add(emb, [FaceLabel("d20", "value", int(v) % 20 + 1) for v in values[taught]])
+    model.profile = shifted
+    contradicted = _values(model.read_boxes(frame, boxes))
+    assert (contradicted != base).sum() >= 3
+    assert (contradicted == values[query]).sum() < (base == values[query]).sum()
+
+    model.profile = TableProfile(prof.embedder_id, prof.dim, prof.settings)
+    alone = _values(model.read_boxes(frame, boxes))
+    probs = model.faces(tiles[query])
+    k, v, _ = decode(probs["kind"], probs["value"], model.kinds)
+    p = probs["value"][:, :20] / probs["value"][:, :20].sum(1, keepdims=True)
+    top2 = np.sort(np.log(p), 1)[:, -2:]
+    gate = model.combined.level(0).min_margin["d20"]
+    expected = np.where((top2[:, 1] - top2[:, 0] >= gate) & (k == model.kinds.index("d20")), v, 0)
+    assert (alone == expected).all()
+    assert (alone != base).any()  # and the taught profile did change readings
+
+
+def test_the_reader_term_counts(enrolled):
+    """A reader that says nothing (equal probabilities) leaves the profile alone to decide: other readings."""
+    tiles, values, _, query = _split()
+    frame, boxes = _frame(tiles[query])
+    model = _load(enrolled)
+    base = _values(model.read_boxes(frame, boxes))
+    real = model.faces
+
+    def flat(crops):
+        out = real(crops)
+        return {"kind": out["kind"], "value": np.ones_like(out["value"])}
+
+    model.faces = flat
+    blind = _values(model.read_boxes(frame, boxes))
+    assert (blind != base).sum() >= 3
+    assert (blind == values[query]).sum() < (base == values[query]).sum()
+
+
+def test_a_bad_combined_reading_in_model_json_is_refused_naming_the_key(enrolled, tmp_path):
+    from companion.vision.reader import ModelError
+
+    bad = tmp_path / "bad"
+    shutil.copytree(enrolled, bad)
+    meta = json.loads((bad / "model.json").read_text())
+    meta[COMBINED_KEY]["levels"]["2"]["min_margin"]["d20"] = "high"
+    (bad / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match=r"combined_reading\.levels\.2\.min_margin\.d20"):
+        _load(bad)
+
+
+def test_a_bundle_enrolled_with_another_embedding_reads_from_its_profile_alone(enrolled, tmp_path):
+    other = tmp_path / "other"
+    shutil.copytree(enrolled, other)
+    meta = json.loads((other / "model.json").read_text())
+    meta[COMBINED_KEY]["embedder_id"] = "0000000000000000"
+    (other / "model.json").write_text(json.dumps(meta))
+    assert _load(other).combined is None
+
+
+def test_the_bench_simulation_reads_exactly_as_the_bundle_does(enrolled):
+    """``standard_sim.combined_read`` (what bench/enroll_standard.py measures) gives the values the
+    enrolled bundle reads, with the 7 never taught."""
+    from companion.vision import standard_sim as ss
+
+    tiles, values, enrol, query = _split()
+    model = _load(enrolled)
+    taught = np.array([v != 7 for v in range(1, 21)])
+    table = ss.StdTable(0, "d20", tiles[enrol].reshape(20, 2, 64, 64, 3), taught, tiles[query], values[query])
+    rec = ss.records([table], model.embedder, (2,))["d20"][2]
+    inp = ss.combined_inputs(model.faces(tiles[query]), rec, "d20", 2)
+    read, top, margin = ss.combined_read(inp, model.combined)
+    simulated = np.where(read, top + 1, 0)
+    frame, boxes = _frame(tiles[query])
+    got = _values(model.read_boxes(frame, boxes))
+    gate = model.combined.level(2).min_margin["d20"]
+    close = np.abs(margin - gate) < 1e-4  # float rounding may tip a die sitting on the gate
+    assert (simulated[~close] == got[~close]).all()
+    assert ss.combined_figures(inp, model.combined)["accuracy"] == pytest.approx(
+        (simulated == values[query]).mean()
+    )
