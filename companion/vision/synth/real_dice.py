@@ -969,7 +969,13 @@ def _upright_turn(cam: _Camera, pose: np.ndarray, frame) -> float:
 
 
 def render_polyhedral_crop(
-    kind: str, value: int, rng: np.random.Generator, style_seed: int = 0, size: int = 64
+    kind: str,
+    value: int,
+    rng: np.random.Generator,
+    style_seed: int = 0,
+    size: int = 64,
+    *,
+    cocked: bool = False,
 ) -> np.ndarray:
     """A standard die (``kind`` "d4", "d6", "d8", "d10", "d12" or "d20") showing ``value``, as the
     reader crops it: seen obliquely (camera 30-60 degrees from straight down), on a table.
@@ -978,8 +984,10 @@ def render_polyhedral_crop(
     camera (turned up to +-25 degrees), so the up face of a d20 is the one whose numeral faces the
     top of the image; side faces show other values.  A d4 shows its value at the top corner of
     every face (as real d4s do).  ``style_seed`` picks the set's look: opaque, marbled or
-    translucent plastic, ink colour, font, pips or numerals on the d6.  Deterministic given
-    ``rng``.  Raises :class:`ArtError` for an unknown kind or a value the die does not have.
+    translucent plastic, ink colour, font, pips or numerals on the d6.  ``cocked=True`` then tips
+    the die 20-40 degrees onto an edge, as ``render_die_crop`` does (the same draws as a flat die
+    until then: a flat die renders as before).  Deterministic given ``rng``.  Raises
+    :class:`ArtError` for an unknown kind or a value the die does not have.
     """
     if kind not in POLY_VALUES:
         raise art.ArtError(f"unknown standard die kind {kind!r} (known: {', '.join(POLY_VALUES)})")
@@ -1033,6 +1041,12 @@ def render_polyhedral_crop(
         arts[s.top] = _numeral_mask(int(value), kind, px, style, turn)
         for k, fi in enumerate(i for i in range(len(s.faces)) if i != s.top):
             arts[fi] = _numeral_mask(others[k % len(others)], kind, px, style, float(rng.uniform(0, 360)))
+    if cocked:  # the art stays as printed; the body is tipped onto an edge
+        pose = (
+            _rotz(float(rng.uniform(0, 2 * np.pi)))
+            @ _rotx(float(rng.uniform(np.radians(20), np.radians(40))) * float(rng.choice([-1, 1])))
+            @ pose
+        )
     p = _Placed(look, arts, pose, np.zeros(3))
     _settle(p)
     return _scene_crop(rng, 0, p, int(size), [], cam, _light(rng))
