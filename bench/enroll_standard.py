@@ -317,13 +317,12 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
                 for s in levels
             }
         out[split] = per
-        n_tables = len(tables)
         strict = "strict: never trained on, no choice made" if split == "test" else "chosen here: NOT strict"
         for kind, figs in per.items():
             print(
                 _combined_table(
                     f"\nCOMBINED reader + profile ({name} + {folder.name}), {split.upper()} styles, {kind} "
-                    f"({strict}; {n_tables} tables)",
+                    f"({strict}; {sum(t.kind == kind or kind == 'all' for t in tables)} tables)",
                     figs,
                 )
             )
@@ -370,14 +369,19 @@ def plot(report: dict, path: Path) -> None:
             f = figs.get(split, {}).get("d20")
             if not f:
                 continue
-            xs = sorted(f)
+            xs = sorted(f, key=int)  # levels are strings in a report read back from --json
             lab = f"{name} reader + profile, {split} styles{' (strict)' if split == 'test' else ''}"
-            axes[0].plot(xs, [100 * f[s]["accuracy"] for s in xs], style, label=lab)
-            axes[1].plot(xs, [100 * f[s]["confidently_wrong"] for s in xs], style, label=lab)
+            axes[0].plot([int(s) for s in xs], [100 * f[s]["accuracy"] for s in xs], style, label=lab)
+            axes[1].plot(
+                [int(s) for s in xs], [100 * f[s]["confidently_wrong"] for s in xs], style, label=lab
+            )
+        axes[0].axhline(95, color="grey", ls=":", label="issue 20 target: >= 95 % right")
+        axes[1].axhline(1, color="grey", ls=":", label="issue 20 target: <= 1 % wrong")
     axes[0].set(xlabel="sightings per value", ylabel="read right (%)", ylim=(0, 100), title="d20: read right")
     axes[1].set(
         xlabel="sightings per value", ylabel="confidently wrong (%)", title="d20: read as another value"
     )
+    axes[1].set_ylim(0, max(2.0, axes[1].get_ylim()[1]))
     for ax in axes:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
@@ -410,7 +414,16 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--plot", default="docs/images/enroll_standard_curve.png")
     ap.add_argument("--json", help="also write every figure to this JSON file")
+    ap.add_argument(
+        "--plot-only",
+        metavar="JSON",
+        help="draw --plot from a report written by --json (reads no table: the figures are not measured again)",
+    )
     a = ap.parse_args(argv)
+    if a.plot_only:
+        plot(json.loads(Path(a.plot_only).read_text()), Path(a.plot))
+        print(f"plot: {a.plot}")
+        return 0
     a.kinds = tuple(k.strip() for k in a.kinds.split(",") if k.strip())
     bad = [k for k in a.kinds if k not in KINDS]
     if bad:

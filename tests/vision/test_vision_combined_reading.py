@@ -275,3 +275,42 @@ def test_the_bench_simulation_reads_exactly_as_the_bundle_does(enrolled):
     assert ss.combined_figures(inp, model.combined)["accuracy"] == pytest.approx(
         (simulated == values[query]).mean()
     )
+
+
+def _table_frame(tiles: np.ndarray) -> np.ndarray:
+    """The tiles on a table of their own background colour, 40 px apart: a frame for the die finder."""
+    bg = np.median(np.concatenate([t[:4, :4].reshape(-1, 3) for t in tiles]), 0).astype(np.uint8)
+    rows = -(-len(tiles) // 4)
+    frame = np.full((40 + rows * 104, 40 + 4 * 104, 3), bg, np.uint8)
+    for i, t in enumerate(tiles):
+        r, c = divmod(i, 4)
+        frame[40 + r * 104 : 104 + r * 104, 40 + c * 104 : 104 + c * 104] = t
+    return frame
+
+
+def test_the_camera_path_reads_with_the_combination(enrolled):
+    """``read_standard_roll`` (the Battle Dice camera path) with the enrolled bundle gives each die found
+    the value ``combined_reading.read_value`` gives from the reader's probabilities and the profile."""
+    from companion.vision.combined_reading import read_value
+    from companion.vision.crops import crop_die
+    from companion.vision.numerals import SIDES, decode, read_standard_roll
+    from companion.vision.table_reading import embedding_crops
+
+    tiles, _, _, query = _split()
+    frame = _table_frame(tiles[query][:12])
+    read = read_standard_roll(frame, ["d20"] * 12, model=str(enrolled))
+    model = _load(enrolled)
+    det = model.box_finder(frame, model.box_conf)
+    assert len(read["dice"]) == len(det) >= 10
+    probs = model.faces(np.stack([crop_die(frame, b) for b in det.xyxy]))
+    emb, _ = model.embedder(embedding_crops(frame, det.xyxy, model.embed_crop, model.embed_margin))
+    kinds = [model.kinds[k] for k in decode(probs["kind"], probs["value"], model.kinds)[0]]
+    expected = [
+        read_value(model.combined, k, probs["value"][i, : SIDES[k]], model.profile, emb[i])[0]
+        for i, k in enumerate(kinds)
+    ]
+    assert [d["value"] for d in read["dice"]] == expected
+    assert any(v is not None for v in expected)
+    for unit in read["units"]:
+        if unit["detection"] is not None:
+            assert unit["face_index"] == read["dice"][unit["detection"]]["value"] - 1
