@@ -10,6 +10,10 @@ the kind read (a d8 never reads 13).
 ``read_standard_roll`` is the Battle Dice camera path: it reads a frame and assigns the dice to
 the pending roll's slots by die size (dice of one size are interchangeable).  A roll of pip d6
 only is read with the ``d6`` model, trained on real photographs.
+
+A bundle enrolled with ``companion vision enroll`` (a table profile of the player's own dice) reads a
+die's value from the reader's probabilities and the profile together when its ``model.json`` has a
+``combined_reading`` rule (``companion.vision.combined_reading``), else from the profile alone.
 """
 
 from __future__ import annotations
