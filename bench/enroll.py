@@ -3,6 +3,7 @@
     python bench/enroll.py [--embedding face-embed] [--tables-per-family 3] [--workers 0]
                            [--calibrate | --lofo] [--no-test] [--test-set fresh|spent]
                            [--test-tables-per-family N] [--plot docs/images/enroll_curve.png] [--json OUT]
+                           [--tables-cache DIR [--render-only]] [--calibration-records FILE]
     python bench/enroll.py --timings-only [--frames 5] [--repeat 2] [--realtime]
 
 For every art family, a few simulated tables (an army of 3-6 dice of one species) are rendered
@@ -18,6 +19,13 @@ are read with the roster's faces as candidates (``companion.vision.enroll_sim``)
   ``--calibrate`` (and ``--lofo``, which only prints) first picks the calibration rule
   (``enroll_sim.GATE_RULES``) that carries over best to a calibration family left out
   (``enroll_sim.choose_rule``), then calibrates with it on all calibration families.
+
+``--tables-cache DIR`` keeps the rendered tables (before any embedding) in DIR, one folder per split
+and render arguments (``enroll_sim.cached_tables``): a second run with the same arguments reads the
+very same renders, so two embeddings are scored on the same dice and a scoring costs only the
+embedding.  ``--render-only`` renders (and caches) the tables the same arguments would read, and reads
+nothing: no embedding, no figure.  ``--calibration-records FILE`` keeps the calibration families'
+records (after the embedding) and reads them back only for the same embedding file and arguments.
 
 Figures per sightings level: nearest ok (the nearest known face of the die is the right one, no
 gate: a diagnosis of how much the gate leaves unread), face accuracy (read right, of flat dice whose face was enrolled),
@@ -40,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import pickle
@@ -98,19 +107,65 @@ def _progress(label):
     return cb
 
 
-def curves_on(families, embedder, args, label: str, seed: int) -> dict:
+def tables_of(families, args, split: str, seed: int) -> list:
+    """The rendered tables of ``families``: from ``--tables-cache`` when given (rendered into it when
+    missing), else rendered here."""
+    render = {
+        "tables_per_family": args.tables_per_family,
+        "queries": args.queries,
+        "seed": seed,
+        "workers": args.workers,
+        "progress": _progress(split),
+    }
+    if args.tables_cache:
+        return es.cached_tables(
+            args.tables_cache, split, families, log=lambda m: print(m, file=sys.stderr, flush=True), **render
+        )
+    return es.render_tables(families, **render)
+
+
+def curves_on(families, embedder, args, split: str, seed: int) -> dict:
     t = time.perf_counter()
-    tables = es.render_tables(
-        families,
-        tables_per_family=args.tables_per_family,
-        queries=args.queries,
-        seed=seed,
-        workers=args.workers,
-        progress=_progress(label),
-    )
+    tables = tables_of(families, args, split, seed)
     t_render = time.perf_counter() - t
+    t = time.perf_counter()
     embedded = es.embed_tables(tables, embedder)
+    print(
+        f"{split}: {len(tables)} tables embedded in {time.perf_counter() - t:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
     return {"records": es.distance_records(embedded), "render_s": t_render, "tables": len(tables)}
+
+
+def records_key(embedder, args, families, seed: int) -> dict:
+    """What a calibration records file was computed from: the embedding file (its sha256) and turns,
+    and every render argument."""
+    return {
+        "embedding_sha256": hashlib.sha256(Path(embedder.path).read_bytes()).hexdigest(),
+        "turns": int(embedder.turns),
+        "families": [int(f) for f in families],
+        "tables_per_family": int(args.tables_per_family),
+        "queries": int(args.queries),
+        "seed": int(seed),
+    }
+
+
+def read_records(path: Path, key: dict) -> dict:
+    """The records kept in ``path`` by an earlier run with the same ``key``; a file of another
+    embedding or other arguments, or no such file, raises ``SystemExit`` naming it."""
+    try:
+        kept = pickle.loads(path.read_bytes())
+        found = kept["key"]
+    except Exception as exc:  # noqa: BLE001 - whatever is wrong with the file, it is refused by name
+        raise SystemExit(f"{path}: not a calibration records file of bench/enroll.py ({exc})") from exc
+    if found != key:
+        diff = sorted(k for k in set(key) | set(found) if key.get(k) != found.get(k))
+        raise SystemExit(
+            f"{path}: records of another embedding or other arguments (differs in {', '.join(diff)}); "
+            "give another --calibration-records file"
+        )
+    return kept["records"]
 
 
 def _load() -> str:
@@ -348,6 +403,37 @@ def plot(test: dict, cal: dict | None, path: Path, test_label: str = "test famil
     fig.savefig(path, dpi=110)
 
 
+CALIBRATION_SEED, TEST_SEED = 1, 2
+
+
+def wants_calibration(a) -> bool:
+    return bool(a.calibrate or a.lofo or not a.skip_calibration_figures)
+
+
+def test_split(a) -> tuple[tuple[int, ...], argparse.Namespace]:
+    """The test families ``--test-set`` names, and the arguments their tables are rendered with."""
+    families = art.FRESH_TEST_FAMILIES if a.test_set == "fresh" else art.TEST_FAMILIES
+    b = argparse.Namespace(
+        **{**vars(a), "tables_per_family": a.test_tables_per_family or a.tables_per_family}
+    )
+    return families, b
+
+
+def render_only(a) -> int:
+    """Render (into ``--tables-cache``) the tables the same arguments would read; no embedding, no figure."""
+    t = time.perf_counter()
+    if wants_calibration(a):
+        tables_of(art.CALIBRATION_FAMILIES, a, "calibration", CALIBRATION_SEED)
+    if not a.no_test:
+        families, b = test_split(a)
+        tables_of(families, b, a.test_set, TEST_SEED)
+    print(
+        f"rendered into {a.tables_cache} in {time.perf_counter() - t:.0f} s ({_load()}); nothing was read",
+        flush=True,
+    )
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--embedding", default="face-embed", help="embedding network (name or folder)")
@@ -371,7 +457,19 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--calibration-records",
         help="keep the calibration families' records in this file (pickle) "
-        "and read them from it on a later run with the same arguments",
+        "and read them from it on a later run with the same embedding file and arguments",
+    )
+    ap.add_argument(
+        "--tables-cache",
+        metavar="DIR",
+        help="keep the rendered tables (before the embedding) in DIR, keyed by split, render arguments "
+        "and seed, and read them from it on a later run: the same renders for every embedding",
+    )
+    ap.add_argument(
+        "--render-only",
+        action="store_true",
+        help="with --tables-cache: render the tables this run would read into the cache, and stop "
+        "(no embedding, no figures)",
     )
     ap.add_argument(
         "--test-set",
@@ -399,6 +497,10 @@ def main(argv=None) -> int:
         "machine's other jobs wait those few seconds): the nearest to an idle machine",
     )
     a = ap.parse_args(argv)
+    if a.render_only:
+        if not a.tables_cache:
+            ap.error("--render-only needs --tables-cache DIR (where the renders are kept)")
+        return render_only(a)
     folder, meta = embedding_model(a.embedding)
     embedder = FaceEmbedder(folder / meta.get("onnx", "embed.onnx"), int(meta.get("turns", 4)))
     settings = meta.get("reading", {})
@@ -410,15 +512,16 @@ def main(argv=None) -> int:
             Path(a.json).write_text(json.dumps(report, indent=1, default=str))
         return 0
     cal = None
-    if a.calibrate or a.lofo or not a.skip_calibration_figures:
+    if wants_calibration(a):
         cache = Path(a.calibration_records) if a.calibration_records else None
-        if cache and cache.exists():  # the same tables rendered and read by an earlier run (same arguments)
-            cal = pickle.loads(cache.read_bytes())
+        key = records_key(embedder, a, art.CALIBRATION_FAMILIES, CALIBRATION_SEED)
+        if cache and cache.exists():  # the same tables read by the same embedding in an earlier run
+            cal = read_records(cache, key)
             print(f"calibration records read from {cache}", file=sys.stderr)
         else:
-            cal = curves_on(art.CALIBRATION_FAMILIES, embedder, a, "calibration", seed=1)
+            cal = curves_on(art.CALIBRATION_FAMILIES, embedder, a, "calibration", seed=CALIBRATION_SEED)
             if cache:
-                cache.write_bytes(pickle.dumps(cal))
+                cache.write_bytes(pickle.dumps({"key": key, "records": cal}))
         if a.calibrate or a.lofo:  # which calibration rule carries over: leave one calibration family out
             name, lofo = es.choose_rule(
                 cal["records"],
@@ -443,11 +546,13 @@ def main(argv=None) -> int:
                 "chosen_rule": name,
                 "rule": "lowest cocked threshold with flat dice called cocked <= 1%; then the margin gate pairs "
                 "(dice with unknown faces / fully known dice) with the best mean accuracy whose "
-                "confidently-wrong rate -- the observed rate, or its upper Clopper-Pearson bound -- is "
+                "confidently-wrong rate -- the observed rate, its upper Clopper-Pearson bound, and/or a "
+                "bound over the art families (cluster bootstrap, every family, 90% of families) -- is "
                 "<= 0.5% at every level (one_sighting on 1 sighting, the main gate on 2-10, with "
-                "by_sightings one pair per level 2, 3, 5, 10); the rule itself (per level or one gate, "
-                "observed / 95% / 99% bound) picked by leaving one calibration family out: the best "
-                "left-out accuracy with left-out confidently wrong <= 0.5% at every level",
+                "by_sightings one pair per level 2, 3, 5, 10); the rule itself (enroll_sim.GATE_RULES) "
+                "picked by leaving one calibration family out: the best left-out accuracy with left-out "
+                "confidently wrong <= 0.5% at every level",
+                "rule_settings": es.GATE_RULES[name],
                 "left_out_confidently_wrong": {
                     str(k): round(v["confidently_wrong"], 5) for k, v in lofo[name].items()
                 },
@@ -473,11 +578,8 @@ def main(argv=None) -> int:
         if a.json:
             Path(a.json).write_text(json.dumps(report, indent=1, default=str))
         return 0
-    families = art.FRESH_TEST_FAMILIES if a.test_set == "fresh" else art.TEST_FAMILIES
-    b = argparse.Namespace(
-        **{**vars(a), "tables_per_family": a.test_tables_per_family or a.tables_per_family}
-    )
-    test = curves_on(families, embedder, b, "test", seed=2)
+    families, b = test_split(a)
+    test = curves_on(families, embedder, b, a.test_set, seed=TEST_SEED)
     test_figs = es.curves(test["records"], settings)
     report["test"] = test_figs
     report["test_families"] = list(families)
