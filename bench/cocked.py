@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("models", nargs="+", help="embedding folders (model.json + embed.onnx)")
     ap.add_argument("--d6-real", default=str(cocked_head.D6_REAL))
-    ap.add_argument("--calibration", type=int, default=1200, help="calibration renders (half cocked)")
+    ap.add_argument("--calibration", type=int, default=2000, help="calibration renders (half cocked)")
     ap.add_argument("--seed", type=int, default=0, help="the seed cocked_head ran with (same renders)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--no-test", action="store_true", help="do not read the held-out test half")
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
         f"d6-real: choice set {len(split['choice'])} photos, test half {len(split['test'])} photos; "
         f"calibration renders of families {art.CALIBRATION_FAMILIES[0]}..{art.CALIBRATION_FAMILIES[-1]}"
     )
-    head = f"{'':44s}" + "".join(
+    head = f"{'':52s}" + "".join(
         f"{Path(r['folder']).name + ' @' + format(r['threshold'], '.3f'):>26s}" for r in results
     )
     print(head)
@@ -90,7 +90,7 @@ def main(argv=None) -> int:
             if key not in results[0][name]:
                 continue
             n = results[0][name]["flat" if key == "flat_called_cocked" else "cocked"]
-            row = f"{name + ': ' + label + f' (of {n})':44s}"
+            row = f"{name + ': ' + label + f' (of {n})':52s}"
             row += "".join(f"{100 * r[name][key]:>24.2f} %" for r in results)
             print(row)
     return 0

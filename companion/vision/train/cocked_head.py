@@ -9,6 +9,16 @@ JPEG, white balance, exposure, low contrast, grey photos, resizing, vignetting),
 the frozen body gives (exactly what the head reads), and writes it back into a copy of ``embed.pt``
 (same keys; the body and the embedding unchanged), then exports the ONNX as the shipped file is.
 
+What was learnt while building it (on the choice data below only): the renders' camera, 30-60 degrees
+from straight down, is what makes photographs look cocked (many d6-real photos look straight down
+into a tray): heads trained on renders of that camera alone call 13-18 % of the real flat dice
+cocked at any threshold that keeps the flat renders under 1 %, so the training renders are drawn
+with the camera 0-60 degrees from straight down (``TILTS["wide"]``; the calibration renders keep the
+renderer's own 30-60).  Photographic faults help less than the camera, more data helps: each render
+is used twice (half and full strength of the faults).  The frozen body's mean features limit what a
+head can do: the head trained jointly finds 41 % of the cocked calibration renders at 1 % flat ones
+called cocked, a new head 25-35 % (and a head fitted to the calibration renders themselves 50-70 %).
+
 **No photograph is trained on.**  The only real dice the project has are flat pip d6; training on
 them would teach "a photograph is flat" and hide real cocked dice.  Real photos only *choose*
 (augmentation strength, camera tilt range of the renders, epochs, threshold) and *measure*:
@@ -26,7 +36,7 @@ cocked on the real choice photos *and* on the calibration renders; of the candid
 threshold, the one that finds the most cocked calibration renders.
 
     nice -n 10 python -m companion.vision.train.cocked_head --pt models/face-embed/embed.pt \\
-        --out /work/runs/cocked [--threads 1] [--no-test]
+        --out /work/runs/cocked --workers 2 [--threads 1] [--no-test]
 """
 
 from __future__ import annotations
@@ -52,11 +62,13 @@ from companion.vision.train.embed_training import POOL_MAPS, EmbedNet, export_em
 #: The head's parameters in ``embed.pt`` (``EmbedNet.cocked``): the only ones this module changes.
 HEAD_KEYS = ("cocked.0.weight", "cocked.0.bias", "cocked.2.weight", "cocked.2.bias")
 #: Thresholds tried on the cocked probability (the lowest that keeps flat dice under the limit wins).
-THRESHOLDS = tuple(round(float(t), 3) for t in np.arange(0.5, 0.975, 0.025))
+THRESHOLDS = tuple(round(0.5 + 0.01 * k, 2) for k in range(50))
 #: Camera tilt ranges (degrees from straight down) tried for the training renders: the renderer's own
 #: (30-60) and one that also looks straight down, as many photographs do.
 TILTS = {"oblique": (30.0, 60.0), "wide": (0.0, 60.0)}
-STRENGTHS = (0.0, 0.5, 1.0, 1.5)
+STRENGTHS = (0.5, 1.0, 1.5)
+#: Share of standard dice (``render_polyhedral_crop``) among the training and calibration renders.
+STANDARD_SHARE = 0.5
 D6_REAL = Path(__file__).resolve().parents[4] / "shared" / "datasets" / "d6-real"
 
 
@@ -305,7 +317,7 @@ def render_set(
     seed: int,
     *,
     tilt: tuple[float, float] = TILTS["oblique"],
-    standard_share: float = 0.3,
+    standard_share: float = STANDARD_SHARE,
     workers: int = 1,
     progress: str = "",
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -438,11 +450,11 @@ def retrain(
     out: Path,
     *,
     d6_real: Path = D6_REAL,
-    n_train: int = 3000,
-    n_cal: int = 1200,
+    n_train: int = 8000,
+    n_cal: int = 2000,
     strengths=STRENGTHS,
-    tilts=tuple(TILTS),
-    epochs=(10, 30, 60),
+    tilts=("wide",),
+    epochs=(20, 60, 150),
     max_flat: float = 0.005,
     measure_test: bool = True,
     seed: int = 0,
@@ -504,9 +516,14 @@ def retrain(
             progress=f"train renders ({tilt})",
         )
         for s in strengths:
-            aug = photo_augment(tr_x, np.random.default_rng(seed + 3), s)
-            f_tr = features(model, aug)
-            heads = train_head(model, f_tr, tr_y, tuple(epochs), seed=seed)
+            # two copies of each render: one with half the faults, one with all of them
+            f_tr = np.concatenate(
+                [
+                    features(model, photo_augment(tr_x, np.random.default_rng(seed + 3), s / 2)),
+                    features(model, photo_augment(tr_x, np.random.default_rng(seed + 4), s)),
+                ]
+            )
+            heads = train_head(model, f_tr, np.concatenate([tr_y, tr_y]), tuple(epochs), seed=seed)
             for ep, head in heads.items():
                 p_real, p_cal = head_probs(head, f_real), head_probs(head, f_cal)
                 fig = pick_threshold(p_real, p_cal, cal_y, max_flat)
@@ -579,7 +596,13 @@ def retrain(
             }
             for c in candidates
         ],
-        "train": {"renders": int(n_train), "families": list(art.TRAIN_FAMILIES), "standard_share": 0.3},
+        "train": {
+            "renders": int(n_train),
+            "families": list(art.TRAIN_FAMILIES),
+            "standard_share": STANDARD_SHARE,
+            "tilts": [TILTS[t] for t in tilts],
+            "copies": 2,
+        },
     }
     if measure_test:  # the strict figure: read once, with the threshold chosen above
         test = photo_crops(split["test"])
@@ -629,11 +652,11 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--d6-real", default=str(D6_REAL), help="the d6-real photographs (choice and test halves)"
     )
-    ap.add_argument("--train", type=int, default=3000, help="training renders per tilt range (half cocked)")
-    ap.add_argument("--calibration", type=int, default=1200, help="calibration renders (half cocked)")
+    ap.add_argument("--train", type=int, default=8000, help="training renders per tilt range (half cocked)")
+    ap.add_argument("--calibration", type=int, default=2000, help="calibration renders (half cocked)")
     ap.add_argument("--strengths", default=",".join(map(str, STRENGTHS)), help="augmentation strengths tried")
-    ap.add_argument("--tilts", default=",".join(TILTS), help=f"camera tilt ranges tried ({', '.join(TILTS)})")
-    ap.add_argument("--epochs", default="10,30,60", help="epoch counts tried")
+    ap.add_argument("--tilts", default="wide", help=f"camera tilt ranges tried ({', '.join(TILTS)})")
+    ap.add_argument("--epochs", default="20,60,150", help="epoch counts tried")
     ap.add_argument(
         "--max-flat", type=float, default=0.005, help="flat dice called cocked allowed in the choice"
     )
