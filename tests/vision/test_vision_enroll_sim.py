@@ -304,3 +304,45 @@ def test_leaving_one_family_out_with_a_shared_memo_gives_the_same_figures():
     for rule_name, rule in rules.items():
         assert es.leave_one_family_out(recs, **rule) == shared[rule_name]
     assert name in rules
+
+
+def _left_out(wrong_per_family: list[int], accuracy: float, flat: int = 300) -> dict:
+    """``leave_one_family_out``-like figures (levels 0 and 3) with these left-out wrong counts."""
+    fams = range(len(wrong_per_family))
+    level = {
+        "confidently_wrong": sum(wrong_per_family) / (flat * len(wrong_per_family)),
+        "accuracy": accuracy,
+        "family_wrong": dict(zip(fams, wrong_per_family, strict=True)),
+        "family_flat": dict.fromkeys(fams, flat),
+    }
+    zero = {**level, "confidently_wrong": 0.0, "accuracy": 0.0, "family_wrong": dict.fromkeys(fams, 0)}
+    return {0: zero, 3: level}
+
+
+def test_left_out_bound_widens_with_the_spread_between_families():
+    spread = _left_out([1] * 30, 0.3)  # 30 wrong of 9000: 0.33 %
+    crowded = _left_out([10, 10, 10] + [0] * 27, 0.3)  # the same 30 in three families
+    assert es.left_out_bound(spread, 0.95)[3] < 0.005 < es.left_out_bound(crowded, 0.95)[3]
+    # fewer families per draw (a smaller strict set) spread wider; a higher confidence is higher
+    assert es.left_out_bound(crowded, 0.95, draws=10)[3] > es.left_out_bound(crowded, 0.95)[3]
+    assert es.left_out_bound(crowded, 0.99)[3] > es.left_out_bound(crowded, 0.95)[3]
+    assert es.left_out_bound(spread, 0.95)[0] == 0.0
+
+
+def test_the_family_aware_selection_passes_over_a_rule_that_holds_only_on_average(monkeypatch):
+    """Both rules read under 0.5 % wrong on the left-out families together; the looser one reads
+    better but its wrong readings sit in three families: picked by the left-out rate alone, passed
+    over when the left-out families are drawn again."""
+    figs = {
+        "loose": _left_out([12, 12, 12] + [0] * 29, 0.40),  # 36 of 9600: 0.375 %
+        "strict": _left_out([1] * 12 + [0] * 20, 0.30),  # 12 of 9600: 0.125 %
+    }
+    monkeypatch.setattr(es, "leave_one_family_out", lambda records, memo=None, **rule: figs[rule["name"]])
+    rules = {"loose": {"name": "loose"}, "strict": {"name": "strict"}}
+    assert es.choose_rule({}, rules)[0] == "loose"
+    name, out = es.choose_rule({}, rules, family_confidence=0.95, draws=24)
+    assert name == "strict"
+    assert out["loose"][3]["left_out_bound"] > 0.005 >= out["strict"][3]["left_out_bound"]
+    # no rule holds: the one with the lowest bound
+    figs["strict"] = _left_out([6, 6, 6] + [0] * 29, 0.30)
+    assert es.choose_rule({}, rules, family_confidence=0.95, draws=24)[0] == "strict"
