@@ -536,7 +536,7 @@ def calibrate(
     shares one over every rule and left-out family).  Returns (setting, its figures per level on the
     records it was calibrated on)."""
     fams = _families(records)
-    kept = fams if keep is None else np.array([f for f in fams if f in set(int(x) for x in keep)], int)
+    kept = fams if keep is None else fams[np.isin(fams, [int(x) for x in keep])]
     if memo is None:
         memo = {}
     rec0 = records[levels[0]]
