@@ -172,3 +172,52 @@ def test_a_cocked_standard_die_is_tipped_and_a_flat_one_renders_as_before():
     tipped = render_polyhedral_crop("d6", 3, np.random.default_rng(5), style_seed=2, cocked=True)
     assert np.array_equal(flat, again) and tipped.shape == flat.shape
     assert np.abs(tipped.astype(int) - flat).mean() > 5
+
+
+def _fake_d6_real(tmp_path: Path) -> Path:
+    """The 12 fixture photographs, each under 12 names, in the d6-real layout."""
+    src = tmp_path / "d6"
+    (src / "train" / "images").mkdir(parents=True)
+    (src / "train" / "labels").mkdir(parents=True)
+    for img in sorted((FIXTURES / "images").glob("*.jpg")):
+        for k in range(12):
+            (src / "train" / "images" / f"{k:03d}{img.stem}.jpg").symlink_to(img)
+            (src / "train" / "labels" / f"{k:03d}{img.stem}.txt").symlink_to(
+                FIXTURES / "labels" / (img.stem + ".txt")
+            )
+    return src
+
+
+def test_a_whole_run_writes_a_readable_embedding_folder(tmp_path):
+    """A tiny run end to end: the new folder has embed.pt (same keys), embed.onnx, a model.json (made
+    from embed.json where the input folder has none) with the chosen threshold, and cocked_head.json
+    with the choice and the test figures; the ONNX gives the figures the record holds."""
+    import json
+
+    from companion.vision.enroll import embedding_model
+
+    pt = _checkpoint(tmp_path)
+    (tmp_path / "embed.json").write_text(json.dumps({"dim": 8, "widths": [4, 8, 8, 16], "input": 64}))
+    record = cocked_head.retrain(
+        pt,
+        tmp_path / "new",
+        d6_real=_fake_d6_real(tmp_path),
+        n_train=24,
+        n_cal=16,
+        strengths=(0.5,),
+        epochs=(2,),
+        max_flat=1.0,
+        log=lambda m: None,
+    )
+    folder, meta = embedding_model(tmp_path / "new")
+    assert meta["reading"]["cocked_threshold"] == record["chosen"]["threshold"] == 0.5
+    assert meta["turns"] == 1 and meta["pool"] == "upper-half"
+    assert set(torch.load(folder / "embed.pt", weights_only=False)["model"]) == set(
+        torch.load(pt, weights_only=False)["model"]
+    )
+    assert record["test"]["real_flat_dice"] > 0 and record["choice"]["real_flat_dice"] > 0
+    saved = json.loads((folder / "cocked_head.json").read_text())
+    assert saved["chosen"] == record["chosen"] and "test" in saved
+    split = cocked_head.d6_real_split(tmp_path / "d6")
+    _, p = FaceEmbedder(folder / "embed.onnx", turns=1)(cocked_head.photo_crops(split["test"]))
+    assert (p >= 0.5).mean() == pytest.approx(record["test"]["new_flat_cocked"], abs=1e-9)

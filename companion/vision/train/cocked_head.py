@@ -621,8 +621,15 @@ def retrain(
             f"flat called cocked {100 * new_rate:.2f} % at {fig.threshold:.3f} "
             f"(old head {100 * old_rate:.2f} % at {old_threshold})"
         )
-    if (src_dir / "model.json").is_file():
-        meta = json.loads((src_dir / "model.json").read_text())
+    # model.json: the input folder's (its calibrated reading gates kept), or a new one with the
+    # default reading (``write_model_json``) where the input folder has none; the chosen threshold set
+    if (src_dir / "model.json").is_file() or (out / "embed.json").is_file():
+        from companion.vision.train.embed_training import write_model_json  # noqa: PLC0415
+
+        if (src_dir / "model.json").is_file():
+            meta = json.loads((src_dir / "model.json").read_text())
+        else:
+            meta = json.loads(write_model_json(out, pool=pool).read_text())
         meta.setdefault("reading", {})["cocked_threshold"] = fig.threshold
         meta["name"] = out.name
         meta["cocked_head"] = record["chosen"]
