@@ -14,6 +14,10 @@ camera readings are saved when the vision package offers no capture API), ``STAR
 game), ``PAIRING_TRIES`` / ``PAIRING_WINDOW_S`` (wrong pairing codes allowed per client and window).
 ``CAMERA_MODEL`` (the dice model bundle the camera reads with; default ``dragon-dice``; the table's own
 dice are learnt in a profile beside the game file, ``web.table_profile``).
+``STANDARD_MODEL`` (the numeral bundle that reads rolls of standard dice, Battle Dice d4..d20, from the
+camera and the phone: a shipped name such as ``polyhedral`` (default) or ``polyhedral-oblique``, or a
+bundle made by ``companion vision enroll --model polyhedral-oblique``; a roll of d6 only is read
+with ``d6``, as ``companion.vision.numerals.read_standard_roll`` decides).
 ``BOOT_ID`` is made anew at each start: pages compare it to notice a restart.
 ``TLS_DIR`` (``serve --https``): folder of the table's certificate; ``web.server.Server`` then serves
 https through ``web.tls`` and the trust page ``/trust`` (``web.certs``); it sets ``TRUST_URL``.
@@ -48,6 +52,7 @@ def create_app(config: dict | None = None) -> Flask:
         DICE_REGISTRY=None,
         CORRECTIONS_DIR=None,
         CAMERA_MODEL="dragon-dice",
+        STANDARD_MODEL="polyhedral",
         RULES_INDEX=str(default_index_path()),
         PUBLIC_URL=None,
         START_SOURCES=True,
@@ -89,6 +94,7 @@ def create_app(config: dict | None = None) -> Flask:
     for camera in (sources.camera, getattr(sources, "phone", None)):  # --camera, or a phone (web.phone)
         if camera is not None:
             camera.model = app.config["CAMERA_MODEL"]
+            camera.standard_model = app.config["STANDARD_MODEL"]
     sources.init_app(app)
 
     register_error_handlers(app)

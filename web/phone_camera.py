@@ -62,9 +62,12 @@ class PhoneCamera:
 
     kind = "camera"
 
-    def __init__(self, store, model: str = "dragon-dice", reader=None, finder=None):
+    def __init__(
+        self, store, model: str = "dragon-dice", reader=None, finder=None, standard_model: str = "polyhedral"
+    ):
         self.store = store
         self.model = model
+        self.standard_model = standard_model  # standard dice (Battle Dice rolls), as the camera's
         self.frames = 0
         self.reads = 0
         self.last_frame_at: float | None = None
@@ -184,4 +187,6 @@ class PhoneCamera:
             return self._reader(self.store, frame)
         from .play import camera_reading
 
-        return camera_reading(self.store, frame, self.model, frame_no=self.frames)
+        return camera_reading(
+            self.store, frame, self.model, frame_no=self.frames, standard_model=self.standard_model
+        )

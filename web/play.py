@@ -394,9 +394,20 @@ def vision_faces(pending: dict, read: dict) -> tuple[dict, dict, dict]:
     return faces, boxes, problems
 
 
-def camera_reading(store, frame, model: str = "dragon-dice", frame_no: int | None = None) -> dict | None:
+def camera_reading(
+    store,
+    frame,
+    model: str = "dragon-dice",
+    frame_no: int | None = None,
+    standard_model: str = "polyhedral",
+) -> dict | None:
     """Read a settled camera frame for the pending roll and stage it (None when no roll is pending);
-    ``frame_no``: the frame's number at its source, kept in each die's reading (``DieReading.frame``)."""
+    ``frame_no``: the frame's number at its source, kept in each die's reading (``DieReading.frame``).
+
+    ``model`` reads Dragon Dice (with the table profile, when the table has one); ``standard_model``
+    (``serve --standard-model``: a shipped numeral bundle such as ``polyhedral`` or
+    ``polyhedral-oblique``, or a bundle enrolled from one) reads a roll of standard dice (Battle Dice,
+    d4..d20).  The table profile holds Dragon Dice faces only: a standard-dice roll never reads with it."""
     from companion.vision.numerals import SIDES, read_standard_roll
     from companion.vision.roll_reading import read_roll
 
@@ -406,7 +417,7 @@ def camera_reading(store, frame, model: str = "dragon-dice", frame_no: int | Non
         return None
     slots = [d["die"] for d in pending["dice"]]
     if slots and all(s in SIDES for s in slots):  # Battle Dice rolls standard dice (d4..d20)
-        read = read_standard_roll(frame, slots)
+        read = read_standard_roll(frame, slots, model=standard_model)  # a roll of d6 only: the `d6` model
     else:
         from .table_profile import table_vision  # the table's own dice, when it has learnt some
 

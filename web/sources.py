@@ -94,19 +94,21 @@ class CameraSource(Source):
     Each frame goes through the vision package's settle detector (cheap frame differencing): when
     the table has been still for a moment after motion and a roll is pending, the frame is read
     once by the dice model (``companion.vision.roll_reading.read_roll``, each die assigned to a unit
-    of the rolling army) and staged as the reading on the Roll panel.  Without a shipped model the
-    camera still shows its frames and players tap faces.
+    of the rolling army) and staged as the reading on the Roll panel.  A roll of standard dice
+    (Battle Dice) is read with ``standard_model`` instead (``serve --standard-model``).  Without a
+    shipped model the camera still shows its frames and players tap faces.
     """
 
     kind = "camera"
 
-    def __init__(self, spec, store, model: str = "dragon-dice"):
+    def __init__(self, spec, store, model: str = "dragon-dice", standard_model: str = "polyhedral"):
         super().__init__(None if spec is None else str(spec), store)
         self._cap = None
         self._frame = None
         self._frame_lock = threading.Lock()
         self.frames = 0
         self.model = model
+        self.standard_model = standard_model  # standard dice (Battle Dice rolls)
         self._settle = None
         self.reads = 0
         self.read_error: str | None = None  # the last failed read's reason, until a read works
@@ -146,7 +148,10 @@ class CameraSource(Source):
         from . import play
 
         try:
-            if play.camera_reading(self.store, frame, self.model, frame_no=self.frames) is not None:
+            read = play.camera_reading(
+                self.store, frame, self.model, frame_no=self.frames, standard_model=self.standard_model
+            )
+            if read is not None:
                 self.reads += 1
         except Exception as exc:
             self._read_failures += 1

@@ -1,6 +1,7 @@
 """``companion serve`` (the tablet page for a real table) and ``companion demo`` (a scripted game).
 
     companion serve [--camera 0] [--serial URL] [--db FILE] [--host H --port P] [--rotate-host-token] [--https]
+                    [--model NAME|BUNDLE] [--standard-model NAME|BUNDLE]
     companion demo [--seconds N] [--dice auto|camera|simulated|typed] [--db FILE] [--seed S]
 
 Both serve the page with waitress, print a URL carrying the host token and a QR code to pair a
@@ -115,6 +116,8 @@ def _make_server(args, db: str, camera=None, serial=None):
             config["TLS_DIR"] = _tls_dir(db, args)
         if getattr(args, "model", None):  # the camera's dice model (a bundle works wherever a name does)
             config["CAMERA_MODEL"] = args.model
+        if getattr(args, "standard_model", None):  # standard dice (Battle Dice rolls): a numeral bundle
+            config["STANDARD_MODEL"] = args.standard_model
         if getattr(args, "league", None) or getattr(args, "table", None):  # companion/league
             config.update(LEAGUE_URL=args.league, LEAGUE_TABLE=args.table, LEAGUE_TOKEN=args.league_token)
         if config.get("TLS_DIR"):  # a folder it cannot write is refused before the game file is touched
@@ -148,10 +151,17 @@ def _serve(args: argparse.Namespace) -> int:
     from companion.session import SessionError
     from companion.vision.reader import ModelError, resolve_model
 
+    from ._standard_model import DEFAULT, check_standard_model
+
     try:
         resolve_model(args.model)
     except ModelError as exc:
         print(f"error: --model: {exc}", file=sys.stderr)
+        return 2
+    try:  # a bundle named here is loaded now, so a broken one is refused before anything starts
+        check_standard_model(args.standard_model or DEFAULT, load=args.standard_model is not None)
+    except ModelError as exc:
+        print(f"error: --standard-model: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("waitress").setLevel(logging.WARNING)
@@ -264,6 +274,14 @@ def register(subparsers) -> None:
         "`companion vision enroll` (default dragon-dice); the table's own dice are learnt in "
         "a profile beside the game file (DB.profile.npz), on the /teach page and from "
         "confirmed camera rolls",
+    )
+    s.add_argument(
+        "--standard-model",
+        metavar="NAME|BUNDLE",
+        help="model the camera and the phone read standard dice with (Battle Dice rolls, d4..d20): a "
+        "shipped numeral model (polyhedral, polyhedral-oblique) or a bundle made by `companion vision "
+        "enroll --corrections DIR --model polyhedral-oblique --out BUNDLE` (default polyhedral; a roll "
+        "of d6 only is read with d6)",
     )
     s.add_argument("--registry", help="die registry file for the smart dice (see `companion dice pair`)")
     s.add_argument(

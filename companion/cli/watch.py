@@ -1,9 +1,62 @@
-"""``companion watch --source camera:0|FILE.mp4|DIR``: print one JSON line per settled roll."""
+"""``companion watch --source camera:0|FILE.mp4|DIR``: print one JSON line per settled roll.
+
+Dragon Dice are read with ``--model``; with ``--standard-model``, standard dice (d4..d20, Battle Dice)
+are read with that numeral bundle instead, and a ``--roster`` lists die sizes (``["d20", "d6"]``),
+assigned as the tablet assigns a Battle Dice roll (``companion.vision.numerals.assign_standard``).
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+
+
+class _StandardDice:
+    """A numeral bundle behind the model interface ``companion.vision.watch.watch`` reads with."""
+
+    def __init__(self, numeral):
+        self.numeral = numeral
+        self.last: list = []  # the StandardReadings of the frame read last (for the roster's slots)
+
+    def detect(self, frame):
+        return self.numeral.box_finder(frame, self.numeral.box_conf)
+
+    def readings(self, frame, det) -> list:
+        self.last = self.numeral.read_boxes(frame, det.xyxy, det.confidence) if len(det) else []
+        return [_StandardDie(r) for r in self.last]
+
+
+class _StandardDie:
+    """One standard die read, as a watch event lists it (standard dice are never called cocked)."""
+
+    cocked = False
+
+    def __init__(self, reading):
+        self.reading = reading
+        self.unreadable = reading.unreadable
+
+    def to_dict(self) -> dict:
+        return dict(self.reading.to_dict(), cocked=False)
+
+
+def _standard_slots(path) -> list[str]:
+    """A roster file of standard dice: a JSON list of die sizes (d4, d6, d8, d10, d12, d20)."""
+    from companion.vision.assign import AssignmentError
+    from companion.vision.numerals import SIDES
+
+    try:
+        names = json.loads(open(path, encoding="utf-8").read())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise AssignmentError(f"roster {path}: {exc}") from exc
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise AssignmentError(f"roster {path}: a roster is a list of die names")
+    bad = [n for n in names if n not in SIDES]
+    if bad:
+        raise AssignmentError(
+            f"roster {path} names {', '.join(map(repr, bad))}: with --standard-model a roster lists "
+            f"standard dice ({', '.join(SIDES)})"
+        )
+    return names
 
 
 def _watch(args) -> int:
@@ -12,17 +65,37 @@ def _watch(args) -> int:
     from companion.vision.sources import SourceError, open_source
     from companion.vision.watch import watch
 
+    from ._standard_model import check_standard_model
+
+    slots = None
     try:
-        model = load_model(args.model)
-        roster = load_roster(args.roster) if args.roster else None
+        if args.standard_model is not None:  # checked first: a bad name starts nothing
+            try:
+                model = _StandardDice(check_standard_model(args.standard_model))
+            except ModelError as exc:
+                raise ModelError(f"--standard-model: {exc}") from None
+            slots = _standard_slots(args.roster) if args.roster else None
+            roster = None
+        else:
+            model = load_model(args.model)
+            roster = load_roster(args.roster) if args.roster else None
         frames = open_source(args.source, fps=args.fps)
+
+        def emit(event: dict) -> None:
+            if slots is not None:
+                from companion.vision.numerals import assign_standard
+
+                assigned = assign_standard(model.last, slots)
+                event["units"], event["unassigned"] = assigned["units"], assigned["unassigned"]
+            print(json.dumps(event), flush=True)
+
         watch(
             frames,
             model,
             still_ms=args.still_ms,
             roster=roster,
             max_events=args.max_events,
-            on_event=lambda e: print(json.dumps(e), flush=True),
+            on_event=emit,
         )
     except (ModelError, SourceError, AssignmentError) as exc:
         print(f"companion watch: error: {exc}", file=sys.stderr)
@@ -34,9 +107,19 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("watch", help="camera loop: emit a roll event whenever the dice settle")
     p.add_argument("--source", default="camera:0", help="camera:N, a video file, or a folder of frames")
     p.add_argument("--model", default="dragon-dice", help="bundle folder or shipped name (dragon-dice, d6)")
+    p.add_argument(
+        "--standard-model",
+        metavar="NAME|BUNDLE",
+        help="read standard dice (d4..d20, Battle Dice) instead, with this numeral model: a shipped "
+        "name (polyhedral, polyhedral-oblique) or a bundle made by `companion vision enroll "
+        '--model polyhedral-oblique`; --roster then lists die sizes (["d20", "d6"])',
+    )
     p.add_argument("--still-ms", type=float, default=150.0, help="how long the table must be still")
     p.add_argument("--fps", type=float, default=30.0, help="frame rate assumed for a folder of frames")
-    p.add_argument("--roster", help="JSON list of the rolling army's dice (catalogue names)")
+    p.add_argument(
+        "--roster",
+        help="JSON list of the rolling army's dice (catalogue names; with --standard-model, die sizes)",
+    )
     p.add_argument(
         "--max-events", type=int, help="stop after this many roll events (default: run until Ctrl-C)"
     )
