@@ -536,15 +536,23 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
     The frame and every die of the reading (box, die kind, face icon and count, the corrected one
     included) go to ``companion.vision.learning.save_correction`` in ``CORRECTIONS_DIR`` (default:
     ``corrections/`` beside the game file), where ``companion vision`` fine-tunes from.  Without a
-    frame (typed faces) there is nothing to learn from and nothing is saved.
+    frame (typed faces) there is nothing to learn from and nothing is saved.  A Battle Dice roll
+    (standard dice) is saved as the standard-dice record enrolment reads (``save_standard_correction``).
     """
     frame = getattr(store, "reading_frame", None)
     if frame is None or not reading.get("frame"):
         return None
     from companion.vision.die_kinds import FACES_TO_KIND
     from companion.vision.learning import save_correction as save_labelled
+    from companion.vision.numerals import SIDES
 
     pending = _pending_roll(store)
+    folder = Path(current_app.config.get("CORRECTIONS_DIR") or Path(store.db_path).parent / "corrections")
+    name = f"{time.strftime('%Y%m%d-%H%M%S')}-{uid}-{int(time.time() * 1000) % 1000:03d}"
+    if pending["dice"] and all(d["die"] in SIDES for d in pending["dice"]):  # Battle Dice: standard dice
+        path = save_standard_correction(folder, name, frame, reading, pending)
+        log.info("correction of %s (%s -> %s) saved as %s", uid, before, after, path)
+        return str(path)
     cat = _catalogue()
     dice = []
     for d in pending["dice"]:
@@ -564,11 +572,38 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
                 "die": d["die"],
             }
         )
-    folder = Path(current_app.config.get("CORRECTIONS_DIR") or Path(store.db_path).parent / "corrections")
-    name = f"{time.strftime('%Y%m%d-%H%M%S')}-{uid}-{int(time.time() * 1000) % 1000:03d}"
     path = save_labelled(folder, frame, dice, name=name)
     log.info("correction of %s (%s -> %s) saved as %s", uid, before, after, path)
     return str(path)
+
+
+def save_standard_correction(folder: Path, name: str, frame, reading: dict, pending: dict) -> Path:
+    """A corrected camera reading of standard dice (a Battle Dice roll), saved as the record
+    ``companion vision enroll --corrections DIR --model polyhedral-oblique --out BUNDLE`` reads: the
+    frame (``NAME.jpg``) and ``NAME.json`` = ``{"dice": [{"box": [x1, y1, x2, y2], "kind": "d20",
+    "value": 17}, ...]}``, one entry per die of the reading with a box and a face.  Every entry is
+    checked as enrolment checks it (``companion.vision.enroll.check_die_record``) before anything is
+    written; the bundle it makes is then served with ``serve --standard-model BUNDLE``."""
+    import cv2
+
+    from companion.vision.enroll import check_die_record
+
+    h, w = frame.shape[:2]
+    dice = []
+    for d in pending["dice"]:
+        box = reading.get("boxes", {}).get(d["uid"])
+        face_text = reading["faces"].get(d["uid"])
+        if box is None or face_text is None:
+            continue
+        rec = {"box": [float(v) for v in box], "kind": d["die"], "value": int(face_text)}
+        check_die_record(rec, f"{d['uid']} ({d['die']})", w, h, None)  # EnrollError naming the die
+        dice.append(rec)
+    folder.mkdir(parents=True, exist_ok=True)
+    img_path = folder / f"{name}.jpg"
+    if not cv2.imwrite(str(img_path), frame, [cv2.IMWRITE_JPEG_QUALITY, 95]):
+        raise OSError(f"could not write {img_path}")
+    (folder / f"{name}.json").write_text(json.dumps({"dice": dice}, indent=1))
+    return img_path
 
 
 # ---------------------------------------------------------------------------------------------

@@ -271,16 +271,29 @@ def crop_shows(vision, frame, box, label, roster) -> bool:
     )
 
 
+def _standard_dice_only(dice) -> bool:
+    """A roll of standard dice (Battle Dice, d4..d20): the table profile does not learn them.  It holds
+    the faces of catalogue dice read with the Dragon Dice embedding (``face-embed``, which reads
+    numerals at chance: ``models/polyhedral/MODEL_CARD.md``); standard dice are taught into a bundle,
+    ``companion vision enroll --corrections DIR --model polyhedral-oblique``, from the corrections the
+    tablet saves (``web.play.save_standard_correction``), and served with ``--standard-model``."""
+    from companion.vision.numerals import SIDES
+
+    return bool(dice) and all(d["die"] in SIDES for d in dice)
+
+
 def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> int | None:
     """After a confirmed roll: teach the table profile the crops of its dice at once.
 
     Dice the camera read teach only where ``crop_shows`` agrees with the confirmed face; dice it did
     not read teach where ``confirmed_sightings`` allows.  Never blocks the roll (it is already in
     the log): a failure is reported to the pages as a ``profile_problem`` notice.  Returns the
-    number of sightings learnt (None when not a camera roll)."""
+    number of sightings learnt (None when not a camera roll; 0 for a roll of standard dice)."""
     vision = table_vision(store)
     if staged is None or vision is None:
         return None
+    if _standard_dice_only(staged["dice"]):  # the profile holds Dragon Dice faces: nothing to learn here
+        return 0
     try:
         from companion.rules.catalogue import load_catalogue
         from companion.vision.profile import face_label

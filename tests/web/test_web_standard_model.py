@@ -250,3 +250,69 @@ def test_watch_refuses_a_bad_standard_model_or_roster_before_opening_the_source(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "'Dwarves/Sergeant'" in err and "standard dice" in err, err
+
+
+# -- the tablet's corrections of standard dice: what enrolment reads, and a bundle to serve --------------
+
+
+def test_a_fixed_battle_dice_reading_is_saved_for_enrolment_and_the_bundle_serves(tmp_path):
+    """A tap that fixes a camera-read standard die saves the frame and the standard-dice record
+    (``{"box", "kind": "d20", "value": 17}``) that ``companion vision enroll --corrections`` reads;
+    confirming the roll teaches the table profile nothing (it holds Dragon Dice faces) and reports no
+    problem; the bundle enrolled from the corrections is accepted as ``--standard-model`` and reads."""
+    from companion.cli._standard_model import check_standard_model
+    from companion.vision.enroll import enroll, read_corrections
+
+    app, client, pending = _battle_dice_app(tmp_path / "table")
+    store = app.extensions["game_store"]
+    try:
+        frame = _frame(pending)
+        r = client.post(
+            "/api/camera/frames?photo=1", data=_png(frame), headers={**HOST, "Content-Type": "image/png"}
+        )
+        assert r.status_code == 200 and r.json["read"] is True, r.json
+        reading = client.get("/api/state").json["reading"]
+        die = next(d for d in pending["dice"] if d["die"] == "d20" and d["uid"] in reading["faces"])
+        fixed = "20" if reading["faces"][die["uid"]] != "20" else "19"
+        r = client.post("/api/corrections", json={"uid": die["uid"], "face": fixed}, headers=HOST)
+        assert r.status_code == 200, r.json
+        saved = Path(r.json["saved"])
+        record = json.loads(saved.with_suffix(".json").read_text())
+        kinds = {d["uid"]: d["die"] for d in pending["dice"]}
+        faces = client.get("/api/state").json["reading"]["faces"]
+        assert faces[die["uid"]] == fixed
+        assert record == {
+            "dice": [
+                {"box": reading["boxes"][u], "kind": kinds[u], "value": int(faces[u])}
+                for u in (d["uid"] for d in pending["dice"])
+                if u in faces and u in reading["boxes"]
+            ]
+        }
+        sightings = read_corrections(saved.parent)  # what enrolment reads: the fixed value included
+        assert ("d20", "value", int(fixed)) in {
+            (s.label.kind, s.label.icon, s.label.count) for s in sightings
+        }
+
+        before = max((n["nid"] for n in store.notices_since(0)), default=0)
+        r = client.post("/api/rolls/confirm", json={}, headers=HOST)
+        assert r.status_code == 200 and r.json["learnt"] == 0, r.json
+        assert not [n for n in store.notices_since(before) if n["kind"] == "profile_problem"]
+        assert not app.extensions["table_vision"].path.exists()  # no Dragon Dice profile made from them
+    finally:
+        store.close()
+
+    bundle = tmp_path / "our-standard-dice"
+    figures = enroll("polyhedral-oblique", bundle, read_corrections(saved.parent))
+    assert figures["crops"] == len(record["dice"])
+    assert check_standard_model(str(bundle)).profile is not None  # the enrolled profile is what reads
+    app, client, pending = _battle_dice_app(tmp_path / "next-game", STANDARD_MODEL=str(bundle))
+    try:
+        r = client.post(
+            "/api/camera/frames?photo=1",
+            data=_png(_frame(pending)),
+            headers={**HOST, "Content-Type": "image/png"},
+        )
+        assert r.status_code == 200 and r.json["read"] is True, r.json
+        assert client.get("/api/state").json["reading"]["source"] == "camera"
+    finally:
+        app.extensions["game_store"].close()
