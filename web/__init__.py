@@ -32,6 +32,8 @@ from pathlib import Path
 
 from flask import Flask
 
+from companion.vision import DEFAULT_STANDARD_MODEL
+
 from .errors import register_error_handlers
 
 
@@ -52,7 +54,7 @@ def create_app(config: dict | None = None) -> Flask:
         DICE_REGISTRY=None,
         CORRECTIONS_DIR=None,
         CAMERA_MODEL="dragon-dice",
-        STANDARD_MODEL="polyhedral",
+        STANDARD_MODEL=DEFAULT_STANDARD_MODEL,
         RULES_INDEX=str(default_index_path()),
         PUBLIC_URL=None,
         START_SOURCES=True,

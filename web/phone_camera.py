@@ -25,6 +25,8 @@ import time
 
 import numpy as np
 
+from companion.vision import DEFAULT_STANDARD_MODEL
+
 log = logging.getLogger("companion.web")
 
 #: A phone that sent nothing for this long is shown as gone.
@@ -63,7 +65,12 @@ class PhoneCamera:
     kind = "camera"
 
     def __init__(
-        self, store, model: str = "dragon-dice", reader=None, finder=None, standard_model: str = "polyhedral"
+        self,
+        store,
+        model: str = "dragon-dice",
+        reader=None,
+        finder=None,
+        standard_model: str = DEFAULT_STANDARD_MODEL,
     ):
         self.store = store
         self.model = model

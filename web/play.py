@@ -22,6 +22,7 @@ from pathlib import Path
 from flask import current_app
 
 from companion.readings import parse_reading
+from companion.vision import DEFAULT_STANDARD_MODEL
 
 from .editions import rules_of
 from .errors import APIError, Conflict
@@ -399,7 +400,7 @@ def camera_reading(
     frame,
     model: str = "dragon-dice",
     frame_no: int | None = None,
-    standard_model: str = "polyhedral",
+    standard_model: str = DEFAULT_STANDARD_MODEL,
 ) -> dict | None:
     """Read a settled camera frame for the pending roll and stage it (None when no roll is pending);
     ``frame_no``: the frame's number at its source, kept in each die's reading (``DieReading.frame``).

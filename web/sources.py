@@ -14,6 +14,8 @@ import time
 
 from flask import Flask
 
+from companion.vision import DEFAULT_STANDARD_MODEL
+
 log = logging.getLogger("companion.web")
 
 BACKOFF_S = (1.0, 2.0, 5.0, 10.0)
@@ -101,7 +103,7 @@ class CameraSource(Source):
 
     kind = "camera"
 
-    def __init__(self, spec, store, model: str = "dragon-dice", standard_model: str = "polyhedral"):
+    def __init__(self, spec, store, model: str = "dragon-dice", standard_model: str = DEFAULT_STANDARD_MODEL):
         super().__init__(None if spec is None else str(spec), store)
         self._cap = None
         self._frame = None

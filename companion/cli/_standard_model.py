@@ -1,7 +1,7 @@
 """The standard-dice model of ``companion serve`` and ``companion watch`` (``--standard-model``).
 
 Standard dice (Battle Dice: d4, d6, d8, d10, d12, d20) are read by a *numeral* bundle
-(``companion.vision.numerals``): a shipped one (``polyhedral``, the default; ``polyhedral-oblique``)
+(``companion.vision.numerals``): a shipped one (``polyhedral-oblique``, the default: ``numerals.DEFAULT_STANDARD_MODEL``; ``polyhedral``)
 or one made by ``companion vision enroll --corrections DIR --model polyhedral-oblique --out BUNDLE``.
 The name is checked before anything starts, so a typo stops the command at once with its name,
 never at the first roll.
@@ -9,7 +9,7 @@ never at the first roll.
 
 from __future__ import annotations
 
-DEFAULT = "polyhedral"
+from companion.vision import DEFAULT_STANDARD_MODEL as DEFAULT  # noqa: F401 (serve reads it here)
 
 
 def shipped_standard_models() -> list[str]:

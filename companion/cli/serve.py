@@ -280,7 +280,7 @@ def register(subparsers) -> None:
         metavar="NAME|BUNDLE",
         help="model the camera and the phone read standard dice with (Battle Dice rolls, d4..d20): a "
         "shipped numeral model (polyhedral, polyhedral-oblique) or a bundle made by `companion vision "
-        "enroll --corrections DIR --model polyhedral-oblique --out BUNDLE` (default polyhedral; a roll "
+        "enroll --corrections DIR --model polyhedral-oblique --out BUNDLE` (default polyhedral-oblique; a roll "
         "of d6 only is read with d6)",
     )
     s.add_argument("--registry", help="die registry file for the smart dice (see `companion dice pair`)")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.vision import DEFAULT_STANDARD_MODEL
 from companion.vision.combined_reading import COMBINED_KEY, CombinationError, parse_rule, read_value
 from companion.vision.crops import CROP_SIZE, crop_die
 from companion.vision.reader import ImageError, ModelError, OnnxFaceReader, load_model, models_dir
@@ -240,7 +241,7 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
 _CACHE: dict[Path, NumeralModel] = {}
 
 
-def load_numeral_model(name_or_path: str | os.PathLike = "polyhedral") -> NumeralModel:
+def load_numeral_model(name_or_path: str | os.PathLike = DEFAULT_STANDARD_MODEL) -> NumeralModel:
     bundle = numeral_bundle(name_or_path)
     if bundle is None:
         raise ModelError(
@@ -265,7 +266,7 @@ def _d6_readings(image: np.ndarray) -> list[StandardReading]:
     return out
 
 
-def read_standard_roll(image: np.ndarray, slots: list[str], model: str = "polyhedral") -> dict:
+def read_standard_roll(image: np.ndarray, slots: list[str], model: str = DEFAULT_STANDARD_MODEL) -> dict:
     """Read a frame for a roll of standard dice ``slots`` (``["d6", "d20", ...]``).
 
     Returns ``{"units": [{"slot", "unit", "detection", "face_index", "cocked"}], "dice": [...],

@@ -20,7 +20,7 @@ def test_camera_frame_of_standard_dice_is_staged_for_a_battle_dice_roll(client, 
     frame, drawn, _ = render_standard_scene(rng, dice, ppm=3.4, tilt_deg=0.0, clutter=False, photo=False)
     store = app.extensions["game_store"]
     with app.app_context():
-        reading = camera_reading(store, frame)
+        reading = camera_reading(store, frame, standard_model="polyhedral")  # a frame drawn from above
     assert reading is not None and reading["source"] == "camera"
     by_uid = {d["uid"]: d for d in pending["dice"]}
     staged = reading["faces"]

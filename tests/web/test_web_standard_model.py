@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from companion.cli import main
+from companion.vision import DEFAULT_STANDARD_MODEL
 from web import create_app
 
 TOKEN = "standard-model-host-token-0123"
@@ -78,7 +79,11 @@ def _png(frame: np.ndarray) -> bytes:
 
 def test_a_phone_photo_of_a_battle_dice_roll_is_read_with_the_configured_standard_model(tmp_path, gated):
     readings = {}
-    for label, config in (("default", {}), ("gated", {"STANDARD_MODEL": str(gated)})):
+    # the frames here are drawn from straight above: ``polyhedral`` (not the oblique default) reads them
+    for label, config in (
+        ("default", {"STANDARD_MODEL": "polyhedral"}),
+        ("gated", {"STANDARD_MODEL": str(gated)}),
+    ):
         app, client, pending = _battle_dice_app(tmp_path / label, **config)
         try:
             r = client.post(
@@ -90,7 +95,7 @@ def test_a_phone_photo_of_a_battle_dice_roll_is_read_with_the_configured_standar
             readings[label] = client.get("/api/state").json["reading"]
         finally:
             app.extensions["game_store"].close()
-    # the same frame: the default (polyhedral) reads most dice, the gated bundle finds them and reads none
+    # the same frame: polyhedral reads most dice, the gated bundle finds them and reads none
     assert len(readings["default"]["faces"]) >= len(pending["dice"]) // 2
     gated_reading = readings["gated"]
     assert gated_reading["source"] == "camera" and gated_reading["faces"] == {}
@@ -155,12 +160,13 @@ def test_serve_carries_the_standard_model_to_the_camera_and_the_phone(tmp_path, 
         "--seconds",
         "0.2",
     ]
-    assert main([*argv, "--standard-model", "polyhedral-oblique"]) == 0
+    assert main([*argv, "--standard-model", "polyhedral"]) == 0  # not the default: the option is what sets it
     sources = made[0].extensions["sources"]
-    assert sources.camera.standard_model == "polyhedral-oblique" == sources.phone.standard_model
+    assert sources.camera.standard_model == "polyhedral" == sources.phone.standard_model
+    assert DEFAULT_STANDARD_MODEL != "polyhedral"
     made[0].extensions["game_store"].close()
     assert main(argv) == 0  # without the option: the shipped default, as before
-    assert made[1].extensions["sources"].camera.standard_model == "polyhedral"
+    assert made[1].extensions["sources"].camera.standard_model == DEFAULT_STANDARD_MODEL
     made[1].extensions["game_store"].close()
 
 
@@ -263,7 +269,9 @@ def test_a_fixed_battle_dice_reading_is_saved_for_enrolment_and_the_bundle_serve
     from companion.cli._standard_model import check_standard_model
     from companion.vision.enroll import enroll, read_corrections
 
-    app, client, pending = _battle_dice_app(tmp_path / "table")
+    app, client, pending = _battle_dice_app(
+        tmp_path / "table", STANDARD_MODEL="polyhedral"
+    )  # frames from above
     store = app.extensions["game_store"]
     try:
         frame = _frame(pending)
