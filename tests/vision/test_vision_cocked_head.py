@@ -207,8 +207,10 @@ def test_a_whole_run_writes_a_readable_embedding_folder(tmp_path):
         strengths=(0.5,),
         epochs=(2,),
         max_flat=1.0,
+        head_seeds=2,
         log=lambda m: None,
     )
+    assert [(c["head_seed"], c["epochs"]) for c in record["candidates"]] == [(0, 2), (1, 2)]
     folder, meta = embedding_model(tmp_path / "new")
     assert meta["reading"]["cocked_threshold"] == record["chosen"]["threshold"] == 0.5
     assert meta["turns"] == 1 and meta["pool"] == "upper-half"
