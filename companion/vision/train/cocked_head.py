@@ -18,6 +18,9 @@ renderer's own 30-60).  Photographic faults help less than the camera, more data
 is used twice (half and full strength of the faults).  The frozen body's mean features limit what a
 head can do: the head trained jointly finds 41 % of the cocked calibration renders at 1 % flat ones
 called cocked, a new head 25-35 % (and a head fitted to the calibration renders themselves 50-70 %).
+At the 0.5 % limit a new head finds 12-24 % of the cocked calibration renders, depending on its
+training renders and starting weights (seeds 0 and 1 of the whole run: 23 and 12.5 %), hence three
+heads per strength.
 
 **No photograph is trained on.**  The only real dice the project has are flat pip d6; training on
 them would teach "a photograph is flat" and hide real cocked dice.  Real photos only *choose*
