@@ -543,11 +543,19 @@ def main(argv=None) -> int:
             cal = curves_on(art.CALIBRATION_FAMILIES, embedder, a, "calibration", seed=CALIBRATION_SEED)
             if cache:
                 cache.write_bytes(pickle.dumps({"key": key, "records": cal}))
+        # a cocked head retrained on its own (train/cocked_head) brings its threshold, chosen on real
+        # photographs of flat dice as well as renders: the gate is calibrated with it, not a renders-only one
+        head = folder / "cocked_head.json"
+        fixed_cocked = json.loads(head.read_text())["chosen"]["threshold"] if head.exists() else None
+        rules = {n: {**r, "cocked_threshold": fixed_cocked} for n, r in es.GATE_RULES.items()}
+        if fixed_cocked is not None:
+            print(f"cocked threshold {fixed_cocked} kept from {head}", file=sys.stderr)
         if a.calibrate or a.lofo:  # which calibration rule carries over: leave one calibration family out
             conf = a.select_confidence or None
             draws = a.select_draws or len(art.FRESH_TEST_FAMILIES)
             name, lofo = es.choose_rule(
                 cal["records"],
+                rules=rules,
                 progress=lambda n, f: print(
                     _table(f"left-out calibration families, rule '{n}' (calibration data only)", f),
                     flush=True,
@@ -564,7 +572,7 @@ def main(argv=None) -> int:
             report["leave_one_family_out"] = {"chosen": name, "selection": selection, "rules": lofo}
             print(f"chosen rule ({selection}): {name}")
         if a.calibrate:
-            settings, _ = es.calibrate(cal["records"], **es.GATE_RULES[name])
+            settings, _ = es.calibrate(cal["records"], **rules[name])
             if meta.get("reading", {}).get("standard_dice"):  # standard dice: not calibrated here, kept
                 settings["standard_dice"] = meta["reading"]["standard_dice"]
             meta["reading"], meta["calibrated"] = settings, True
@@ -572,7 +580,11 @@ def main(argv=None) -> int:
                 "families": list(art.CALIBRATION_FAMILIES),
                 "tables": cal["tables"],
                 "chosen_rule": name,
-                "rule": "lowest cocked threshold with flat dice called cocked <= 1%; then the margin gate pairs "
+                "cocked_threshold_from": str(head.name)
+                if fixed_cocked is not None
+                else "calibration renders",
+                "rule": "the cocked threshold of cocked_head.json where the folder has one (chosen on real flat "
+                "dice and renders), else the lowest with flat dice called cocked <= 1%; then the margin gate pairs "
                 "(dice with unknown faces / fully known dice) with the best mean accuracy whose "
                 "confidently-wrong rate -- the observed rate, its upper Clopper-Pearson bound, and/or a "
                 "bound over the art families (cluster bootstrap, every family, 90% of families) -- is "

@@ -512,6 +512,7 @@ def calibrate(
     *,
     keep=None,
     memo: dict | None = None,
+    cocked_threshold: float | None = None,
 ) -> tuple[dict, dict]:
     """First the lowest cocked threshold that calls at most ``max_flat_cocked`` of the flat dice
     cocked; then the margin gate with the best mean accuracy over ``levels`` whose confidently-wrong
@@ -531,6 +532,9 @@ def calibrate(
     ``family_quantile`` (e.g. 1.0: every family; 0.9): at least that share of the families each hold
     their own rate to ``max_wrong``.
 
+    ``cocked_threshold``: the cocked threshold chosen elsewhere (``train/cocked_head``: on real
+    photographs of flat dice as well as renders), kept as it is instead of the renders-only choice.
+
     ``keep``: the families whose records calibrate (None: all of them); ``memo``: a dict kept between
     calls on the same ``records`` (the gate's counts per family are computed once; ``choose_rule``
     shares one over every rule and left-out family).  Returns (setting, its figures per level on the
@@ -541,13 +545,17 @@ def calibrate(
         memo = {}
     rec0 = records[levels[0]]
     flat0 = ~rec0["cocked"] & np.isin(_family_of(rec0), kept)
-    th = next(
-        (
-            t
-            for t in COCKED_THRESHOLDS
-            if ((rec0["pc"] >= t) & flat0).sum() <= max_flat_cocked * max(flat0.sum(), 1)
-        ),
-        COCKED_THRESHOLDS[-1],
+    th = (
+        float(cocked_threshold)
+        if cocked_threshold is not None
+        else next(
+            (
+                t
+                for t in COCKED_THRESHOLDS
+                if ((rec0["pc"] >= t) & flat0).sum() <= max_flat_cocked * max(flat0.sum(), 1)
+            ),
+            COCKED_THRESHOLDS[-1],
+        )
     )
     counts = {s: _gate_counts(records, s, th, fams, memo) for s in levels}
     bounds = {

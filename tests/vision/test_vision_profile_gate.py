@@ -205,3 +205,22 @@ def test_leaving_one_family_out_reads_each_family_with_the_others_gate():
         wrong += decide(records_of(recs, lambda x, f=f: x == f)[3], setting)["confidently_wrong"] * 200
     assert lofo[3]["queries"] == 800
     assert lofo[3]["confidently_wrong"] == pytest.approx(wrong / 800)
+
+
+def test_a_cocked_threshold_chosen_elsewhere_is_kept_and_the_gate_calibrated_with_it():
+    """``calibrate(cocked_threshold=)`` (a cocked head retrained with its own threshold): the threshold
+    is kept, not replaced by the renders-only choice, and the gate's counts use it (dice called cocked
+    at it are left out of what the gate reads)."""
+    from companion.vision.enroll_sim import calibrate
+
+    recs = _synthetic_records(600, 5, sibling=False)
+    rng = np.random.default_rng(1)
+    for rec in recs.values():
+        rec["pc"] = rng.uniform(0, 1, len(rec["d"]))  # flat dice with p(cocked) spread over 0..1
+    own, own_figs = calibrate(recs, by_sightings=True)
+    kept, kept_figs = calibrate(recs, by_sightings=True, cocked_threshold=0.94)
+    assert own["cocked_threshold"] == 0.9  # the renders-only rule: the highest it tries, flat dice over 1 %
+    assert kept["cocked_threshold"] == 0.94
+    for s in (2, 3, 5, 10):  # fewer flat dice called cocked at 0.94: more of them are read
+        assert kept_figs[s]["flat_called_cocked"] < own_figs[s]["flat_called_cocked"]
+        assert kept_figs[s]["accuracy"] > own_figs[s]["accuracy"]
