@@ -177,9 +177,10 @@ def _terrain_face(die: dict, face_text: str) -> str:
 
 class VisionRoller:
     """Rolls as the camera sees them: a frame of the dice showing random faces is rendered
-    (``companion.vision.roll_frames.render_roll``) and read back by the shipped model, each die
-    assigned to its unit (``companion.vision.roll_reading.read_roll``, the camera's own path).  Needs a
-    shipped model (``models/dragon-dice``)."""
+    (``companion.vision.roll_frames.render_roll``) and read back by ``model`` (a shipped name or a
+    bundle folder made by ``companion vision enroll``; ``companion demo --model``), each die assigned to
+    its unit (``companion.vision.roll_reading.read_roll``, the camera's own path).  Needs that model to
+    load (default the shipped ``models/dragon-dice``)."""
 
     source = "camera"
 

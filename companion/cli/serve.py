@@ -3,6 +3,7 @@
     companion serve [--camera 0] [--serial URL] [--db FILE] [--host H --port P] [--rotate-host-token] [--https]
                     [--model NAME|BUNDLE] [--standard-model NAME|BUNDLE]
     companion demo [--seconds N] [--dice auto|camera|simulated|typed] [--db FILE] [--seed S]
+                   [--model NAME|BUNDLE]
 
 Both serve the page with waitress, print a URL carrying the host token and a QR code to pair a
 tablet.  Without a camera or a smart-dice bridge the game is played by tapping faces.
@@ -192,11 +193,17 @@ def _demo(args: argparse.Namespace) -> int:
     if args.db and Path(args.db).exists():
         print(f"error: {args.db} exists; the demo starts a fresh game (choose another --db)", file=sys.stderr)
         return 2
+    named = getattr(args, "model", None)
+    bad = _demo_model_problem(named) if named else None  # checked before anything is created
+    if bad:
+        print(f"error: --model: {bad}", file=sys.stderr)
+        return 2
+    model = named or "dragon-dice"
     dice = args.dice
-    problem = vision_problem() if dice in ("auto", "camera") else None
+    problem = vision_problem(model) if dice in ("auto", "camera") else None
     if dice == "camera" and problem:
         print(
-            f"error: --dice camera needs the camera pipeline and a shipped model (models/dragon-dice): "
+            f"error: --dice camera needs the camera pipeline and a shipped model or bundle ({model}): "
             f"{problem}",
             file=sys.stderr,
         )
@@ -216,6 +223,25 @@ def _demo(args: argparse.Namespace) -> int:
             )
 
 
+def _demo_model_problem(name: str) -> str | None:
+    """Why ``demo --model NAME`` cannot be used (an unknown name, a bundle that does not load), in words
+    naming it; ``None`` when it can, or when only the camera pipeline is missing (``--dice auto``
+    then says so and types faces; ``--dice camera`` is refused with that reason)."""
+    from companion.vision.reader import ModelError, load_model, resolve_model
+
+    try:
+        resolve_model(name)  # the check ``serve --model`` makes
+    except ModelError as exc:
+        return str(exc)
+    try:  # a bundle that is there but broken (a missing or truncated network) is refused too
+        load_model(name)
+    except ImportError:
+        return None
+    except Exception as exc:  # ModelError, or the ONNX run time refusing a damaged file
+        return f"model {name!r} does not load: {type(exc).__name__}: {exc}"
+    return None
+
+
 def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | None) -> int:
     from web.demo import SimulatedDiceRoller, TypedRoller, VisionRoller, play_demo
     from web.play import build_setup
@@ -230,7 +256,7 @@ def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | No
     speed = min(50.0, 4.0 * max(1.0, 1.2 / pace))
     roller = {
         "simulated": lambda: SimulatedDiceRoller(seed=args.seed, speed=speed),
-        "camera": lambda: VisionRoller(seed=args.seed),
+        "camera": lambda: VisionRoller(seed=args.seed, model=getattr(args, "model", None) or "dragon-dice"),
         "typed": lambda: TypedRoller(seed=args.seed),
     }[dice]()
     server.banner()
@@ -238,7 +264,8 @@ def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | No
         f"Demo: a fresh two-player game in {db}; rolls come from "
         + {
             "simulated": "the smart-dice simulator over a serial link",
-            "camera": "rendered camera frames read by the vision pipeline",
+            "camera": "rendered camera frames read by the vision pipeline with the model "
+            + (getattr(args, "model", None) or "dragon-dice"),
             "typed": "faces typed by the demo script",
         }[dice]
         + ".",
@@ -358,6 +385,13 @@ def register(subparsers) -> None:
         type=int,
         default=7,
         help="seed of the demo's dice: the same seed rolls the same faces (default 7)",
+    )
+    d.add_argument(
+        "--model",
+        metavar="NAME|BUNDLE",
+        help="dice model the camera rolls are read with and the server's camera would use: a shipped "
+        "name or a bundle folder made by `companion vision enroll ... --out BUNDLE` (default "
+        "dragon-dice); an unknown name or a bundle that does not load is refused before anything starts",
     )
     _common(d, 8765)
     d.set_defaults(func=_demo)
