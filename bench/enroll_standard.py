@@ -133,6 +133,8 @@ def reader_section(name: str, cal, test, a, report: dict) -> None:
     min_conf = float(meta.get("min_face_confidence", 0.5))
     out = {}
     for split, tables in (("calibration", cal), ("test", test)):
+        if not tables:  # --test-styles 0 / --cal-styles 0
+            continue
         crops, kinds, values, knames = reader_queries(tables)
         probs = faces(crops)
         if split == "calibration" and a.calibrate:
@@ -401,6 +403,11 @@ def main(argv=None) -> int:
         help="reader bundle(s) whose reading with the profile of its embedding_network (combined_reading) is "
         "measured; with it, --reader and --embedding default to none",
     )
+    ap.add_argument(
+        "--no-reader",
+        action="store_true",
+        help="no numeral reader (with --calibrate: only the embeddings' standard_dice gates are chosen)",
+    )
     ap.add_argument("--kinds", default=",".join(KINDS), help="die kinds, comma-separated")
     ap.add_argument("--cal-styles", type=int, default=len(CALIBRATION_STYLES))
     ap.add_argument("--test-styles", type=int, default=len(TEST_STYLES))
@@ -429,7 +436,9 @@ def main(argv=None) -> int:
     if bad:
         ap.error(f"unknown die kind(s) {', '.join(bad)} (known: {', '.join(KINDS)})")
     embeddings = a.embedding or ([] if a.combined else ["face-embed"])
-    readers = a.reader if a.reader is not None else ([] if a.combined else ["polyhedral"])
+    readers = (
+        [] if a.no_reader else a.reader if a.reader is not None else ([] if a.combined else ["polyhedral"])
+    )
     cal = tables_for("calibration", CALIBRATION_STYLES[: a.cal_styles], a.kinds, a)
     test = tables_for("test", TEST_STYLES[: a.test_styles], a.kinds, a)
     report: dict = {"kinds": list(a.kinds), "calibration_tables": len(cal), "test_tables": len(test)}
@@ -437,7 +446,8 @@ def main(argv=None) -> int:
         reader_section(r, cal, test, a, report)
     for e in embeddings:
         embedding_section(e, cal, test, a, report)
-        font_split(test, e, a)
+        if test:  # --test-styles 0 (a calibration run): no test table to split by font
+            font_split(test, e, a)
     for c in a.combined or []:
         combined_section(c, cal, test, a, report)
     if a.plot and test:
