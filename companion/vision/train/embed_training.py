@@ -342,6 +342,19 @@ def train_embedding(
     t0 = time.time()
     step, seen, ended = 0, 0, False
     run = {"loss": 0.0, "acc": 0.0, "cacc": 0.0, "n": 0}
+
+    def checkpoint() -> Path:  # counts include the run continued (``init``)
+        return _save(
+            model,
+            out_dir,
+            scale.item(),
+            step + start["steps"],
+            seen + start["episodes"],
+            time.time() - t0 + start["train_seconds"],
+            families,
+            pool_map,
+        )
+
     model.train()
     try:
         while step < max_steps and not (seconds and time.time() - t0 >= seconds):
@@ -394,30 +407,12 @@ def train_embedding(
                 )
                 run = {"loss": 0.0, "acc": 0.0, "cacc": 0.0, "n": 0}
             if step % 2000 == 0:
-                _save(
-                    model,
-                    out_dir,
-                    scale.item(),
-                    step + start["steps"],
-                    seen + start["episodes"],
-                    time.time() - t0 + start["train_seconds"],
-                    families,
-                    pool_map,
-                )
+                checkpoint()
     finally:
         stop.set()
         if pool is not None:
             pool.terminate()
-    return _save(
-        model,
-        out_dir,
-        scale.item(),
-        step + start["steps"],
-        seen + start["episodes"],
-        time.time() - t0 + start["train_seconds"],
-        families,
-        pool_map,
-    )
+    return checkpoint()
 
 
 def _save(
