@@ -223,3 +223,109 @@ def test_a_whole_run_writes_a_readable_embedding_folder(tmp_path):
     split = cocked_head.d6_real_split(tmp_path / "d6")
     _, p = FaceEmbedder(folder / "embed.onnx", turns=1)(cocked_head.photo_crops(split["test"]))
     assert (p >= 0.5).mean() == pytest.approx(record["test"]["new_flat_cocked"], abs=1e-9)
+
+
+def _tiny_run(tmp_path: Path, **kw) -> tuple[dict, list[str]]:
+    import json
+
+    tmp_path.mkdir()
+    pt = _checkpoint(tmp_path)
+    (tmp_path / "embed.json").write_text(json.dumps({"dim": 8, "widths": [4, 8, 8, 16], "input": 64}))
+    lines: list[str] = []
+    settings = dict(n_train=24, n_cal=16, strengths=(0.5, 1.0), epochs=(1, 3), max_flat=0.5, head_seeds=2)
+    record = cocked_head.retrain(
+        pt, tmp_path / "new", d6_real=_fake_d6_real(tmp_path), log=lines.append, **{**settings, **kw}
+    )
+    return record, lines
+
+
+def test_each_candidate_is_the_head_of_its_own_setting_and_the_chosen_one_is_written(tmp_path):
+    """The steps fit together: every listed candidate's figures are those of the head that training
+    its setting again (same training renders, faults, starting weights and epochs) gives, judged on
+    the choice data; the head in the new embed.pt is the chosen one's; the choice is the rule's over
+    the candidates listed; the log says the steps in order; a second run writes the same
+    cocked_head.json (but for its duration) and the same weights."""
+    import json
+    import re
+
+    from companion.vision.synth import art
+    from companion.vision.synth.standard_styles import TRAIN_STYLES
+
+    record, lines = _tiny_run(tmp_path / "a", seed=3)
+    chosen = record["chosen"]
+    model, _ = cocked_head.load_checkpoint(tmp_path / "a" / "embed.pt")
+    split = cocked_head.d6_real_split(tmp_path / "a" / "d6")
+    choice = cocked_head.choice_data(
+        model, split, cocked_head.calibration_families(), 16, 3, 1, lambda m: None, 0.0
+    )
+    tr_x, tr_y = cocked_head.render_set(
+        art.TRAIN_FAMILIES, TRAIN_STYLES, 24, 3 + 2, tilt=cocked_head.TILTS["wide"]
+    )
+    heads = {}
+    for strength in (0.5, 1.0):
+        f_tr = cocked_head.training_features(model, tr_x, strength, 3)
+        for k in range(2):
+            y2 = np.concatenate([tr_y, tr_y])
+            for ep, head in cocked_head.train_head(model, f_tr, y2, (1, 3), seed=3 + 10 * k).items():
+                heads[strength, k, ep] = head
+    assert len(record["candidates"]) == len(heads) == 8
+    for c in record["candidates"]:
+        setting = {key: c[key] for key in ("tilt", "strength", "head_seed", "epochs")}
+        head = heads[c["strength"], c["head_seed"], c["epochs"]]
+        assert cocked_head.judge_head(head, choice, 0.5, **setting)[0].entry() == c
+    written = torch.load(tmp_path / "a" / "new" / "embed.pt", weights_only=False)["model"]
+    for key, value in heads[chosen["strength"], chosen["head_seed"], chosen["epochs"]].state_dict().items():
+        assert torch.equal(written[f"cocked.{key}"], value), key
+
+    ok = [c for c in record["candidates"] if c["figures"] is not None]
+    best = max(c["figures"]["cal_cocked_found"] for c in ok)
+    firsts = [c for c in ok if c["figures"]["cal_cocked_found"] == best]
+    first = min(firsts, key=lambda c: (c["strength"], c["epochs"], c["head_seed"]))
+    assert {k: first[k] for k in ("tilt", "strength", "head_seed", "epochs")} == {
+        k: chosen[k] for k in ("tilt", "strength", "head_seed", "epochs")
+    }
+    steps = (
+        ["checkpoint ", "calibration families ", "real choice crops: ", "calibration renders: "]
+        + ["old head at its threshold "]
+        + [
+            f"tilt {c['tilt']}, strength {c['strength']}, head {c['head_seed']}, {c['epochs']} epochs: "
+            for c in record["candidates"]
+        ]
+        + ["chosen: ", "STRICT ", "wrote "]
+    )
+    assert len(lines) == len(steps) and all(
+        line.startswith(s) for line, s in zip(lines, steps, strict=True)
+    ), lines
+
+    def without_seconds(path: Path) -> str:
+        text = path.read_text().replace(str(path.parents[1]), "TMP")
+        return re.sub(r'"seconds": [0-9.]+', "", text)
+
+    _tiny_run(tmp_path / "b", seed=3)
+    a, b = tmp_path / "a" / "new", tmp_path / "b" / "new"
+    assert without_seconds(a / "cocked_head.json") == without_seconds(b / "cocked_head.json")
+    assert json.loads((a / "model.json").read_text())["cocked_head"] == chosen
+    again_sd = torch.load(b / "embed.pt", weights_only=False)["model"]
+    assert all(torch.equal(written[k], again_sd[k]) for k in written)
+
+
+def test_the_rule_prefers_the_most_cocked_found_then_the_gentler_setting():
+    def cand(strength, epochs, seed, found):
+        fig = None if found is None else cocked_head.Figures(0.6, 0.0, 0.0, found)
+        half = cocked_head.Figures(0.5, 0.1, 0.1, 0.5)
+        return cocked_head.Candidate("wide", strength, seed, epochs, torch.nn.Identity(), fig, half)
+
+    cands = [cand(0.5, 20, 0, 0.3), cand(1.0, 20, 0, 0.4), cand(0.5, 150, 1, 0.4), cand(0.5, 60, 2, None)]
+    assert cocked_head.choose(cands, 0.005) is cands[2]  # 0.4 found; the lower strength wins the tie
+    cands.append(cand(0.5, 60, 2, 0.4))
+    assert cocked_head.choose(cands, 0.005) is cands[4]  # same strength: fewer epochs
+    with pytest.raises(CockedHeadError, match=r"no candidate keeps flat dice called cocked <= 0.5 %"):
+        cocked_head.choose([cand(0.5, 20, 0, None)], 0.005)
+
+
+def test_an_unknown_pool_or_tilt_is_refused_before_anything_is_written(tmp_path):
+    pt = _checkpoint(tmp_path)
+    for kw, msg in (({"pool": "lower"}, "unknown pool 'lower'"), ({"tilts": ("steep",)}, "unknown tilt")):
+        with pytest.raises(CockedHeadError, match=msg):
+            cocked_head.retrain(pt, tmp_path / "new", d6_real=tmp_path / "none", log=lambda m: None, **kw)
+        assert not (tmp_path / "new").exists()

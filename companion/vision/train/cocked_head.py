@@ -448,6 +448,283 @@ def figures_at(t: float, p_real: np.ndarray, p_cal: np.ndarray, cal_cocked: np.n
     )
 
 
+@dataclass
+class ChoiceData:
+    """What every head is judged on: the head's features of the flat dice of the real choice photos
+    and of the calibration renders (``cal_cocked`` says which of these are cocked)."""
+
+    real_photos: int
+    f_real: np.ndarray
+    f_cal: np.ndarray
+    cal_cocked: np.ndarray
+
+
+@dataclass
+class Candidate:
+    """One head trained on one setting, with its figures on the choice data."""
+
+    tilt: str
+    strength: float
+    head_seed: int
+    epochs: int
+    head: nn.Module
+    figures: Figures | None  # at the threshold ``pick_threshold`` chose; None where none keeps the limit
+    at_half: Figures  # at threshold 0.5
+
+    @property
+    def name(self) -> str:
+        return f"tilt {self.tilt}, strength {self.strength}, head {self.head_seed}, {self.epochs} epochs"
+
+    def entry(self) -> dict:
+        """The candidate as cocked_head.json lists it."""
+        return {
+            "tilt": self.tilt,
+            "strength": self.strength,
+            "head_seed": self.head_seed,
+            "epochs": self.epochs,
+            "figures": vars(self.figures) if self.figures else None,
+            "at_0.5": vars(self.at_half),
+        }
+
+
+def check_settings(pool: str, tilts) -> None:
+    """Refuses an unknown pooling map or camera tilt range, naming the known ones."""
+    if pool not in POOL_MAPS:
+        raise CockedHeadError(f"unknown pool {pool!r} (known: {', '.join(sorted(POOL_MAPS))})")
+    bad_tilts = [t for t in tilts if t not in TILTS]
+    if bad_tilts:
+        raise CockedHeadError(f"unknown tilt range(s) {bad_tilts} (known: {', '.join(TILTS)})")
+
+
+def calibration_families() -> tuple[int, ...]:
+    """``art.CALIBRATION_FAMILIES``, refused if they overlap the train or test families."""
+    from companion.vision.synth import art  # noqa: PLC0415
+
+    cal_families = tuple(art.CALIBRATION_FAMILIES)
+    forbidden = set(art.FRESH_TEST_FAMILIES) | set(art.TEST_FAMILIES) | set(art.TRAIN_FAMILIES)
+    if forbidden & set(cal_families):
+        raise CockedHeadError("the calibration families overlap the train or test families")
+    return cal_families
+
+
+def choice_data(
+    model: EmbedNet, split: dict, cal_families, n_cal: int, seed: int, workers: int, log, t_start: float
+) -> ChoiceData:
+    """The frozen body's features of the real choice photos' dice and of ``n_cal`` calibration renders
+    (seed ``seed + 1``)."""
+    from companion.vision.synth.standard_styles import CALIBRATION_STYLES  # noqa: PLC0415
+
+    real_choice = photo_crops(split["choice"])
+    f_real = features(model, real_choice)
+    log(f"real choice crops: {len(real_choice)} flat dice ({time.time() - t_start:.0f} s)")
+    cal_x, cal_y = render_set(
+        cal_families, CALIBRATION_STYLES, n_cal, seed + 1, workers=workers, progress="calibration renders"
+    )
+    f_cal = features(model, cal_x)
+    log(
+        f"calibration renders: {int((~cal_y).sum())} flat, {int(cal_y.sum())} cocked ({time.time() - t_start:.0f} s)"
+    )
+    return ChoiceData(len(split["choice"]), f_real, f_cal, cal_y)
+
+
+def old_head(model: EmbedNet) -> nn.Sequential:
+    """The checkpoint's own head (eval mode)."""
+    return nn.Sequential(*[m for m in model.cocked]).eval()
+
+
+def head_figures(head: nn.Module, choice: ChoiceData, threshold: float) -> Figures:
+    """``head``'s figures on the choice data at ``threshold``."""
+    p_real, p_cal = head_probs(head, choice.f_real), head_probs(head, choice.f_cal)
+    return figures_at(threshold, p_real, p_cal, choice.cal_cocked)
+
+
+def training_features(model: EmbedNet, tr_x: np.ndarray, strength: float, seed: int) -> np.ndarray:
+    """Features of two copies of each training render: one with half the faults (``seed + 3``), one
+    with all of them (``seed + 4``)."""
+    return np.concatenate(
+        [
+            features(model, photo_augment(tr_x, np.random.default_rng(seed + 3), strength / 2)),
+            features(model, photo_augment(tr_x, np.random.default_rng(seed + 4), strength)),
+        ]
+    )
+
+
+def judge_head(head: nn.Module, choice: ChoiceData, max_flat: float, **setting) -> tuple[Candidate, str]:
+    """``head`` as a candidate of ``setting`` (tilt, strength, head_seed, epochs), with the threshold
+    the module's rule picks for it, and the line that says its figures."""
+    p_real, p_cal = head_probs(head, choice.f_real), head_probs(head, choice.f_cal)
+    fig = pick_threshold(p_real, p_cal, choice.cal_cocked, max_flat)
+    at_half = figures_at(0.5, p_real, p_cal, choice.cal_cocked)
+    cand = Candidate(head=head, figures=fig, at_half=at_half, **setting)
+    line = fig.line() if fig else f"no threshold keeps flat <= {100 * max_flat} %; at 0.5: {at_half.line()}"
+    return cand, f"{cand.name}: {line}"
+
+
+def train_candidates(
+    model: EmbedNet,
+    choice: ChoiceData,
+    *,
+    n_train: int,
+    strengths,
+    tilts,
+    epochs,
+    head_seeds: int,
+    max_flat: float,
+    seed: int,
+    workers: int,
+    log,
+    t_start: float,
+) -> list[Candidate]:
+    """For each tilt range: ``n_train`` training renders (seed ``seed + 2``); for each strength, the
+    heads of ``head_seeds`` starting weights (``seed + 10 k``) after each epoch count, each judged on
+    the choice data."""
+    from companion.vision.synth import art  # noqa: PLC0415
+    from companion.vision.synth.standard_styles import TRAIN_STYLES  # noqa: PLC0415
+
+    candidates = []
+    for tilt in tilts:
+        tr_x, tr_y = render_set(
+            art.TRAIN_FAMILIES,
+            TRAIN_STYLES,
+            n_train,
+            seed + 2,
+            tilt=TILTS[tilt],
+            workers=workers,
+            progress=f"train renders ({tilt})",
+        )
+        for s in strengths:
+            f_tr = training_features(model, tr_x, s, seed)
+            # heads from different starting weights differ by several points of cocked renders found
+            runs = [
+                (k, ep, head)
+                for k in range(head_seeds)
+                for ep, head in train_head(
+                    model, f_tr, np.concatenate([tr_y, tr_y]), tuple(epochs), seed=seed + 10 * k
+                ).items()
+            ]
+            for k, ep, head in runs:
+                cand, line = judge_head(head, choice, max_flat, tilt=tilt, strength=s, head_seed=k, epochs=ep)
+                log(line + f" ({time.time() - t_start:.0f} s)")
+                candidates.append(cand)
+    return candidates
+
+
+def choose(candidates: list[Candidate], max_flat: float) -> Candidate:
+    """The module's rule: of the candidates with a threshold that keeps flat dice under ``max_flat``,
+    the one that finds the most cocked calibration renders (ties: the lower strength, fewer epochs,
+    the lower head seed)."""
+    ok = [c for c in candidates if c.figures is not None]
+    if not ok:
+        raise CockedHeadError(
+            f"no candidate keeps flat dice called cocked <= {100 * max_flat} % on the choice data"
+        )
+    return max(ok, key=lambda c: (c.figures.cal_cocked_found, -c.strength, -c.epochs, -c.head_seed))
+
+
+def write_embedding(state: dict, head: nn.Module, pt: Path, out: Path, pool: str) -> Path:
+    """``out``/embed.pt (the checkpoint with ``head``), a copy of the input folder's embed.json (where
+    it has one) and embed.onnx exported with the pooling map ``pool``."""
+    out.mkdir(parents=True, exist_ok=True)
+    new_pt = write_checkpoint(state, head, out / "embed.pt")
+    src_dir = Path(pt).parent
+    if (src_dir / "embed.json").is_file():
+        shutil.copyfile(src_dir / "embed.json", out / "embed.json")
+    export_embedding(new_pt, out / "embed.onnx", POOL_MAPS[pool] if pool != "even" else None)
+    return new_pt
+
+
+def run_record(
+    pt: Path,
+    best: Candidate,
+    candidates: list[Candidate],
+    choice: ChoiceData,
+    old_fig: Figures,
+    cal_families,
+    *,
+    n_train: int,
+    tilts,
+    max_flat: float,
+) -> dict:
+    """What cocked_head.json holds of the choice: the rule, the chosen setting, the choice data and the
+    figures of every candidate."""
+    from companion.vision.synth import art  # noqa: PLC0415
+
+    fig = best.figures
+    return {
+        "input": str(pt),
+        "rule": (
+            f"lowest threshold of {THRESHOLDS[0]}-{THRESHOLDS[-1]} with flat dice called cocked <= "
+            f"{100 * max_flat} % on the real choice photos and on the calibration renders; of the "
+            "candidates, the most cocked calibration renders found"
+        ),
+        "chosen": {
+            "tilt": best.tilt,
+            "strength": best.strength,
+            "head_seed": best.head_seed,
+            "epochs": best.epochs,
+            "threshold": fig.threshold,
+        },
+        "choice": {
+            "real_photos": choice.real_photos,
+            "real_flat_dice": len(choice.f_real),
+            "calibration_flat": int((~choice.cal_cocked).sum()),
+            "calibration_cocked": int(choice.cal_cocked.sum()),
+            "calibration_families": list(cal_families),
+            "new": vars(fig),
+            "old": vars(old_fig),
+        },
+        "candidates": [c.entry() for c in candidates],
+        "train": {
+            "renders": int(n_train),
+            "families": list(art.TRAIN_FAMILIES),
+            "standard_share": STANDARD_SHARE,
+            "tilts": [TILTS[t] for t in tilts],
+            "copies": 2,
+        },
+    }
+
+
+def strict_test(
+    model: EmbedNet, test_photos: list[Path], best: Candidate, old: nn.Module, old_threshold: float, log
+) -> dict:
+    """The strict figure: the held-out test half read once, the new head at the threshold chosen on
+    the choice data and the old head at its own."""
+    test = photo_crops(test_photos)
+    f_test = features(model, test)
+    threshold = best.figures.threshold
+    new_rate = float((head_probs(best.head, f_test) >= threshold).mean())
+    old_rate = float((head_probs(old, f_test) >= old_threshold).mean())
+    log(
+        f"STRICT (d6-real held-out test half, {len(test_photos)} photos, {len(test)} flat dice): "
+        f"flat called cocked {100 * new_rate:.2f} % at {threshold:.3f} "
+        f"(old head {100 * old_rate:.2f} % at {old_threshold})"
+    )
+    return {
+        "real_photos": len(test_photos),
+        "real_flat_dice": len(test),
+        "new_flat_cocked": new_rate,
+        "old_flat_cocked": old_rate,
+        "old_threshold": old_threshold,
+    }
+
+
+def write_output_model_json(src_dir: Path, out: Path, pool: str, chosen: dict) -> None:
+    """``out``/model.json: the input folder's (its calibrated reading gates kept), or a new one with the
+    default reading (``write_model_json``) where the input folder has none but ``out`` has an
+    embed.json; ``reading.cocked_threshold`` set to the chosen one.  Nothing without either."""
+    if (src_dir / "model.json").is_file() or (out / "embed.json").is_file():
+        from companion.vision.train.embed_training import write_model_json  # noqa: PLC0415
+
+        if (src_dir / "model.json").is_file():
+            meta = json.loads((src_dir / "model.json").read_text())
+        else:
+            meta = json.loads(write_model_json(out, pool=pool).read_text())
+        meta.setdefault("reading", {})["cocked_threshold"] = chosen["threshold"]
+        meta["name"] = out.name
+        meta["cocked_head"] = chosen
+        (out / "model.json").write_text(json.dumps(meta, indent=1))
+
+
 def retrain(
     pt: Path,
     out: Path,
@@ -468,191 +745,51 @@ def retrain(
 ) -> dict:
     """The whole run: renders, features, candidate heads, the choice, the checkpoint, the ONNX and
     (``measure_test``) the strict figure.  Writes ``out``/embed.pt, embed.json, embed.onnx,
-    model.json (when the input folder has one; ``reading.cocked_threshold`` set to the chosen one)
-    and cocked_head.json; returns what cocked_head.json holds."""
+    model.json (when the input folder has a model.json or an embed.json; ``reading.cocked_threshold``
+    set to the chosen one) and cocked_head.json; returns what cocked_head.json holds."""
     from companion.vision.synth import art  # noqa: PLC0415
-    from companion.vision.synth.standard_styles import CALIBRATION_STYLES, TRAIN_STYLES  # noqa: PLC0415
 
     t_start = time.time()
     model, state = load_checkpoint(pt)
-    if pool not in POOL_MAPS:
-        raise CockedHeadError(f"unknown pool {pool!r} (known: {', '.join(sorted(POOL_MAPS))})")
-    bad_tilts = [t for t in tilts if t not in TILTS]
-    if bad_tilts:
-        raise CockedHeadError(f"unknown tilt range(s) {bad_tilts} (known: {', '.join(TILTS)})")
-    cal_families = tuple(art.CALIBRATION_FAMILIES)
-    forbidden = set(art.FRESH_TEST_FAMILIES) | set(art.TEST_FAMILIES) | set(art.TRAIN_FAMILIES)
-    if forbidden & set(cal_families):
-        raise CockedHeadError("the calibration families overlap the train or test families")
+    check_settings(pool, tilts)
+    cal_families = calibration_families()
     split = d6_real_split(d6_real)
     log(f"checkpoint {pt}; d6-real choice photos {len(split['choice'])}, test photos {len(split['test'])}")
     log(
         f"calibration families {cal_families[0]}..{cal_families[-1]} ({len(cal_families)}), "
         f"train families {len(art.TRAIN_FAMILIES)}, threads {torch.get_num_threads()}, workers {workers}"
     )
+    choice = choice_data(model, split, cal_families, n_cal, seed, workers, log, t_start)
 
-    real_choice = photo_crops(split["choice"])
-    f_real = features(model, real_choice)
-    log(f"real choice crops: {len(real_choice)} flat dice ({time.time() - t_start:.0f} s)")
-    cal_x, cal_y = render_set(
-        cal_families, CALIBRATION_STYLES, n_cal, seed + 1, workers=workers, progress="calibration renders"
-    )
-    f_cal = features(model, cal_x)
-    log(
-        f"calibration renders: {int((~cal_y).sum())} flat, {int(cal_y.sum())} cocked ({time.time() - t_start:.0f} s)"
-    )
-
-    old = nn.Sequential(*[m for m in model.cocked]).eval()
-    p_old_real, p_old_cal = head_probs(old, f_real), head_probs(old, f_cal)
-    old_threshold = _threshold_of(Path(pt).parent)
-    old_fig = figures_at(old_threshold, p_old_real, p_old_cal, cal_y)
+    old, old_threshold = old_head(model), _threshold_of(Path(pt).parent)
+    old_fig = head_figures(old, choice, old_threshold)
     log(f"old head at its threshold  {old_fig.line()}")
 
-    candidates = []
-    for tilt in tilts:
-        tr_x, tr_y = render_set(
-            art.TRAIN_FAMILIES,
-            TRAIN_STYLES,
-            n_train,
-            seed + 2,
-            tilt=TILTS[tilt],
-            workers=workers,
-            progress=f"train renders ({tilt})",
-        )
-        for s in strengths:
-            # two copies of each render: one with half the faults, one with all of them
-            f_tr = np.concatenate(
-                [
-                    features(model, photo_augment(tr_x, np.random.default_rng(seed + 3), s / 2)),
-                    features(model, photo_augment(tr_x, np.random.default_rng(seed + 4), s)),
-                ]
-            )
-            # heads from different starting weights differ by several points of cocked renders found
-            runs = [
-                (k, ep, head)
-                for k in range(head_seeds)
-                for ep, head in train_head(
-                    model, f_tr, np.concatenate([tr_y, tr_y]), tuple(epochs), seed=seed + 10 * k
-                ).items()
-            ]
-            for k, ep, head in runs:
-                p_real, p_cal = head_probs(head, f_real), head_probs(head, f_cal)
-                fig = pick_threshold(p_real, p_cal, cal_y, max_flat)
-                at_half = figures_at(0.5, p_real, p_cal, cal_y)
-                name = f"tilt {tilt}, strength {s}, head {k}, {ep} epochs"
-                log(
-                    f"{name}: "
-                    + (
-                        fig.line()
-                        if fig
-                        else f"no threshold keeps flat <= {100 * max_flat} %; at 0.5: {at_half.line()}"
-                    )
-                    + f" ({time.time() - t_start:.0f} s)"
-                )
-                candidates.append(
-                    {
-                        "tilt": tilt,
-                        "strength": s,
-                        "head_seed": k,
-                        "epochs": ep,
-                        "head": head,
-                        "figures": fig,
-                        "at_half": at_half,
-                    }
-                )
-    ok = [c for c in candidates if c["figures"] is not None]
-    if not ok:
-        raise CockedHeadError(
-            f"no candidate keeps flat dice called cocked <= {100 * max_flat} % on the choice data"
-        )
-    best = max(
-        ok, key=lambda c: (c["figures"].cal_cocked_found, -c["strength"], -c["epochs"], -c["head_seed"])
+    candidates = train_candidates(
+        model,
+        choice,
+        n_train=n_train,
+        strengths=strengths,
+        tilts=tilts,
+        epochs=epochs,
+        head_seeds=head_seeds,
+        max_flat=max_flat,
+        seed=seed,
+        workers=workers,
+        log=log,
+        t_start=t_start,
     )
-    fig = best["figures"]
-    log(
-        f"chosen: tilt {best['tilt']}, strength {best['strength']}, head {best['head_seed']}, "
-        f"{best['epochs']} epochs; {fig.line()}"
-    )
+    best = choose(candidates, max_flat)
+    log(f"chosen: {best.name}; {best.figures.line()}")
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    new_pt = write_checkpoint(state, best["head"], out / "embed.pt")
-    src_dir = Path(pt).parent
-    if (src_dir / "embed.json").is_file():
-        shutil.copyfile(src_dir / "embed.json", out / "embed.json")
-    export_embedding(new_pt, out / "embed.onnx", POOL_MAPS[pool] if pool != "even" else None)
-    record = {
-        "input": str(pt),
-        "rule": (
-            f"lowest threshold of {THRESHOLDS[0]}-{THRESHOLDS[-1]} with flat dice called cocked <= "
-            f"{100 * max_flat} % on the real choice photos and on the calibration renders; of the "
-            "candidates, the most cocked calibration renders found"
-        ),
-        "chosen": {
-            "tilt": best["tilt"],
-            "strength": best["strength"],
-            "head_seed": best["head_seed"],
-            "epochs": best["epochs"],
-            "threshold": fig.threshold,
-        },
-        "choice": {
-            "real_photos": len(split["choice"]),
-            "real_flat_dice": len(real_choice),
-            "calibration_flat": int((~cal_y).sum()),
-            "calibration_cocked": int(cal_y.sum()),
-            "calibration_families": list(cal_families),
-            "new": vars(fig),
-            "old": vars(old_fig),
-        },
-        "candidates": [
-            {
-                "tilt": c["tilt"],
-                "strength": c["strength"],
-                "head_seed": c["head_seed"],
-                "epochs": c["epochs"],
-                "figures": vars(c["figures"]) if c["figures"] else None,
-                "at_0.5": vars(c["at_half"]),
-            }
-            for c in candidates
-        ],
-        "train": {
-            "renders": int(n_train),
-            "families": list(art.TRAIN_FAMILIES),
-            "standard_share": STANDARD_SHARE,
-            "tilts": [TILTS[t] for t in tilts],
-            "copies": 2,
-        },
-    }
+    new_pt = write_embedding(state, best.head, pt, out, pool)
+    record = run_record(
+        pt, best, candidates, choice, old_fig, cal_families, n_train=n_train, tilts=tilts, max_flat=max_flat
+    )
     if measure_test:  # the strict figure: read once, with the threshold chosen above
-        test = photo_crops(split["test"])
-        f_test = features(model, test)
-        new_rate = float((head_probs(best["head"], f_test) >= fig.threshold).mean())
-        old_rate = float((head_probs(old, f_test) >= old_threshold).mean())
-        record["test"] = {
-            "real_photos": len(split["test"]),
-            "real_flat_dice": len(test),
-            "new_flat_cocked": new_rate,
-            "old_flat_cocked": old_rate,
-            "old_threshold": old_threshold,
-        }
-        log(
-            f"STRICT (d6-real held-out test half, {len(split['test'])} photos, {len(test)} flat dice): "
-            f"flat called cocked {100 * new_rate:.2f} % at {fig.threshold:.3f} "
-            f"(old head {100 * old_rate:.2f} % at {old_threshold})"
-        )
-    # model.json: the input folder's (its calibrated reading gates kept), or a new one with the
-    # default reading (``write_model_json``) where the input folder has none; the chosen threshold set
-    if (src_dir / "model.json").is_file() or (out / "embed.json").is_file():
-        from companion.vision.train.embed_training import write_model_json  # noqa: PLC0415
-
-        if (src_dir / "model.json").is_file():
-            meta = json.loads((src_dir / "model.json").read_text())
-        else:
-            meta = json.loads(write_model_json(out, pool=pool).read_text())
-        meta.setdefault("reading", {})["cocked_threshold"] = fig.threshold
-        meta["name"] = out.name
-        meta["cocked_head"] = record["chosen"]
-        (out / "model.json").write_text(json.dumps(meta, indent=1))
+        record["test"] = strict_test(model, split["test"], best, old, old_threshold, log)
+    write_output_model_json(Path(pt).parent, out, pool, record["chosen"])
     record["seconds"] = round(time.time() - t_start, 1)
     (out / "cocked_head.json").write_text(json.dumps(record, indent=1))
     log(f"wrote {new_pt}, {out / 'embed.onnx'} and {out / 'cocked_head.json'} ({record['seconds']:.0f} s)")
