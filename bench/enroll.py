@@ -610,7 +610,8 @@ def main(argv=None) -> int:
         report["calibration"] = cal_figs
     report["settings"] = settings
     print(f"reading settings: {settings}")
-    if a.no_test:
+
+    def print_calibration() -> None:
         if cal is not None:
             print(
                 _table(
@@ -619,6 +620,9 @@ def main(argv=None) -> int:
                     report["calibration"],
                 )
             )
+
+    if a.no_test:
+        print_calibration()
         if a.json:
             Path(a.json).write_text(json.dumps(report, indent=1, default=str))
         return 0
@@ -637,14 +641,7 @@ def main(argv=None) -> int:
             f"TEST families ({a.test_set}) {list(families)} ({strict}; {test['tables']} tables)", test_figs
         )
     )
-    if cal is not None:
-        print(
-            _table(
-                f"CALIBRATION families {list(art.CALIBRATION_FAMILIES)} (thresholds chosen here: "
-                f"not strict; {cal['tables']} tables)",
-                report["calibration"],
-            )
-        )
+    print_calibration()
     if not a.no_timings:
         report["timings"] = timings(embedder, folder, a.frames, a.repeat, a.realtime)
         print_timings(report["timings"])

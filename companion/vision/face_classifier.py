@@ -20,7 +20,9 @@ from tqdm import tqdm
 from companion.vision.crops import CROP_MARGIN
 
 
-def _block(cin: int, cout: int) -> nn.Sequential:
+def conv_block(cin: int, cout: int) -> nn.Sequential:
+    """One stride-2 block of the project's small CNNs (``FaceNet``, ``EmbedNet``, ``NumeralNet``):
+    a stride-2 and a stride-1 3x3 convolution, each with batch norm and ReLU."""
     return nn.Sequential(
         nn.Conv2d(cin, cout, 3, 2, 1, bias=False),
         nn.BatchNorm2d(cout),
@@ -64,7 +66,7 @@ class FaceNet(nn.Module):
         ins = (stem or 3, *self.widths[:3])
         self.body = nn.Sequential(
             *pre,
-            *(_block(i, o) for i, o in zip(ins, self.widths, strict=True)),
+            *(conv_block(i, o) for i, o in zip(ins, self.widths, strict=True)),
             nn.AdaptiveAvgPool2d(1),
             nn.Flatten(),
             nn.Dropout(0.1),

@@ -34,22 +34,12 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from companion.vision.face_classifier import conv_block
 from companion.vision.profile import face_key
 
 EMBED_DIM = 96
 CROP = 64
 WIDTHS = (24, 48, 96, 160)
-
-
-def _block(cin: int, cout: int) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(cin, cout, 3, 2, 1, bias=False),
-        nn.BatchNorm2d(cout),
-        nn.ReLU(inplace=True),
-        nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
-        nn.BatchNorm2d(cout),
-        nn.ReLU(inplace=True),
-    )
 
 
 class EmbedNet(nn.Module):
@@ -59,7 +49,9 @@ class EmbedNet(nn.Module):
         super().__init__()
         ins = (3, *widths[:-1])
         self.body = nn.Sequential(
-            *(_block(i, o) for i, o in zip(ins, widths, strict=True)), nn.AdaptiveAvgPool2d(1), nn.Flatten()
+            *(conv_block(i, o) for i, o in zip(ins, widths, strict=True)),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
         )
         self.embed = nn.Linear(widths[-1], dim)
         self.cocked = nn.Sequential(nn.Linear(widths[-1], 64), nn.ReLU(inplace=True), nn.Linear(64, 1))

@@ -79,7 +79,7 @@ def build_net(width: int = 16, dim: int = EMBED_DIM):
     import torch  # noqa: PLC0415
     from torch import nn  # noqa: PLC0415
 
-    from companion.vision.train.embed_training import _block as block  # noqa: PLC0415
+    from companion.vision.face_classifier import conv_block as block  # noqa: PLC0415
 
     class NumeralNet(nn.Module):
         """Four stride-2 blocks (64 -> 4 px), a 2x2 pooled map kept (where the numeral sits matters)."""
