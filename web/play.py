@@ -531,6 +531,16 @@ def correct_reading(store, uid: str, face: str) -> tuple[dict, str | None]:
     return reading, saved
 
 
+def _read_pending_dice(pending: dict, reading: dict):
+    """Each die of the pending roll that the reading gave both a box and a face, as
+    ``(die, box, face_text)``; dice the reading has no box or no face for are left out."""
+    for d in pending["dice"]:
+        box = reading.get("boxes", {}).get(d["uid"])
+        face_text = reading["faces"].get(d["uid"])
+        if box is not None and face_text is not None:
+            yield d, box, face_text
+
+
 def save_correction(store, reading: dict, uid: str, die: dict, before: str | None, after: str) -> str | None:
     """Keep a corrected camera reading as a labelled image for the learning loop.
 
@@ -556,11 +566,7 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
         return str(path)
     cat = _catalogue()
     dice = []
-    for d in pending["dice"]:
-        box = reading.get("boxes", {}).get(d["uid"])
-        face_text = reading["faces"].get(d["uid"])
-        if box is None or face_text is None:
-            continue
+    for d, box, face_text in _read_pending_dice(pending, reading):
         catalogue_die = cat.get(d["die"])
         face = catalogue_die.faces[d["faces"].index(face_text)] if face_text in d["faces"] else None
         dice.append(
@@ -591,11 +597,7 @@ def save_standard_correction(folder: Path, name: str, frame, reading: dict, pend
 
     h, w = frame.shape[:2]
     dice = []
-    for d in pending["dice"]:
-        box = reading.get("boxes", {}).get(d["uid"])
-        face_text = reading["faces"].get(d["uid"])
-        if box is None or face_text is None:
-            continue
+    for d, box, face_text in _read_pending_dice(pending, reading):
         rec = {"box": [float(v) for v in box], "kind": d["die"], "value": int(face_text)}
         check_die_record(rec, f"{d['uid']} ({d['die']})", w, h, None)  # EnrollError naming the die
         dice.append(rec)

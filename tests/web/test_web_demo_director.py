@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from web_helpers import demo_args
 
 HOST = {"X-Companion-Token": "demo-host-token-0123456789"}
 
@@ -205,27 +206,13 @@ def test_demo_says_what_to_open_and_removes_its_temporary_folder():
 
 def test_auto_dice_say_why_the_camera_is_not_used(monkeypatch, capsys, tmp_path):
     """--dice auto falls back to typed faces only with the real reason printed (not 'no model')."""
-    import argparse
-
     from companion.cli import serve
     from web import demo
 
     monkeypatch.setattr(
         demo, "vision_problem", lambda model="dragon-dice": "OSError: models/x.onnx is unreadable"
     )
-    args = argparse.Namespace(
-        dice="auto",
-        db=str(tmp_path / "demo.sqlite"),
-        pace=0.05,
-        seed=7,
-        host="127.0.0.1",
-        port=0,
-        public_url=None,
-        token=None,
-        rules_index=None,
-        seconds=1.5,
-        threads=4,
-    )
+    args = demo_args(tmp_path / "demo.sqlite", "auto", 1.5)
     assert serve._demo(args) == 0
     out = capsys.readouterr().out
     assert "faces typed by the demo script" in out

@@ -9,7 +9,6 @@ typed by the demo script and marked so, where the shipped model reads them."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -20,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from web_helpers import demo_args
 
 from companion.session import GameSession
 
@@ -119,20 +119,7 @@ def test_the_demo_server_s_camera_is_given_the_named_model(tmp_path, monkeypatch
         return real(config)
 
     monkeypatch.setattr(web, "create_app", create_app)
-    args = argparse.Namespace(
-        dice="typed",
-        model=str(bundle),
-        db=str(tmp_path / "demo.sqlite"),
-        pace=0.05,
-        seed=7,
-        host="127.0.0.1",
-        port=0,
-        public_url=None,
-        token=None,
-        rules_index=None,
-        seconds=1.0,
-        threads=4,
-    )
+    args = demo_args(tmp_path / "demo.sqlite", "typed", 1.0, model=str(bundle))
     assert serve._demo(args) == 0
     assert [c["CAMERA_MODEL"] for c in given] == [str(bundle)]
     assert "faces typed by the demo script" in capsys.readouterr().out

@@ -77,6 +77,15 @@ def _png(frame: np.ndarray) -> bytes:
     return buf.tobytes()
 
 
+def _post_photo(client, frame: np.ndarray) -> dict:
+    """Send FRAME as the host's phone photo of the roll; it must be read.  The reading the state then shows."""
+    r = client.post(
+        "/api/camera/frames?photo=1", data=_png(frame), headers={**HOST, "Content-Type": "image/png"}
+    )
+    assert r.status_code == 200 and r.json["read"] is True, r.json
+    return client.get("/api/state").json["reading"]
+
+
 def test_a_phone_photo_of_a_battle_dice_roll_is_read_with_the_configured_standard_model(tmp_path, gated):
     readings = {}
     # the frames here are drawn from straight above: ``polyhedral`` (not the oblique default) reads them
@@ -86,13 +95,7 @@ def test_a_phone_photo_of_a_battle_dice_roll_is_read_with_the_configured_standar
     ):
         app, client, pending = _battle_dice_app(tmp_path / label, **config)
         try:
-            r = client.post(
-                "/api/camera/frames?photo=1",
-                data=_png(_frame(pending)),
-                headers={**HOST, "Content-Type": "image/png"},
-            )
-            assert r.status_code == 200 and r.json["read"] is True, r.json
-            readings[label] = client.get("/api/state").json["reading"]
+            readings[label] = _post_photo(client, _frame(pending))
         finally:
             app.extensions["game_store"].close()
     # the same frame: polyhedral reads most dice, the gated bundle finds them and reads none
@@ -275,11 +278,7 @@ def test_a_fixed_battle_dice_reading_is_saved_for_enrolment_and_the_bundle_serve
     store = app.extensions["game_store"]
     try:
         frame = _frame(pending)
-        r = client.post(
-            "/api/camera/frames?photo=1", data=_png(frame), headers={**HOST, "Content-Type": "image/png"}
-        )
-        assert r.status_code == 200 and r.json["read"] is True, r.json
-        reading = client.get("/api/state").json["reading"]
+        reading = _post_photo(client, frame)
         die = next(d for d in pending["dice"] if d["die"] == "d20" and d["uid"] in reading["faces"])
         fixed = "20" if reading["faces"][die["uid"]] != "20" else "19"
         r = client.post("/api/corrections", json={"uid": die["uid"], "face": fixed}, headers=HOST)
@@ -315,12 +314,6 @@ def test_a_fixed_battle_dice_reading_is_saved_for_enrolment_and_the_bundle_serve
     assert check_standard_model(str(bundle)).profile is not None  # the enrolled profile is what reads
     app, client, pending = _battle_dice_app(tmp_path / "next-game", STANDARD_MODEL=str(bundle))
     try:
-        r = client.post(
-            "/api/camera/frames?photo=1",
-            data=_png(_frame(pending)),
-            headers={**HOST, "Content-Type": "image/png"},
-        )
-        assert r.status_code == 200 and r.json["read"] is True, r.json
-        assert client.get("/api/state").json["reading"]["source"] == "camera"
+        assert _post_photo(client, _frame(pending))["source"] == "camera"
     finally:
         app.extensions["game_store"].close()

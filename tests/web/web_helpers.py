@@ -4,6 +4,7 @@ waitress ``Server``), as a second client at the table would send them.  Imported
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -73,6 +74,25 @@ def first_answer(pending: dict, seed: int) -> dict:
     if kind == "reinforce":
         return {"type": "reinforce", "moves": {}}
     return {"type": "retreat", "units": []}
+
+
+def demo_args(db, dice: str, seconds: float, **more) -> argparse.Namespace:
+    """The parsed arguments of ``companion demo --dice DICE --db DB`` run for SECONDS on a free local port
+    (pace 0.05, seed 7, no token, public URL or rules index, 4 threads), plus MORE (e.g. ``model``)."""
+    return argparse.Namespace(
+        dice=dice,
+        **more,
+        db=str(db),
+        pace=0.05,
+        seed=7,
+        host="127.0.0.1",
+        port=0,
+        public_url=None,
+        token=None,
+        rules_index=None,
+        seconds=seconds,
+        threads=4,
+    )
 
 
 class Serve:
