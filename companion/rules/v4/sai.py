@@ -211,6 +211,37 @@ def _not_tower_reserve(s: Situation) -> bool:
     return not s.tower_shot_at_reserves
 
 
+def _dragon_rolled_jaws(s: Situation) -> bool:
+    return s.dragon_rolled_jaws
+
+
+def _id_kill_or_jaws(attack: str) -> dict[str, Mode | tuple[Mode, ...]]:
+    """Decapitate (melee, V4.01c L1420-1431) and Impale (missile, V4.01c L1676-1687) are one rule
+    printed twice for two attack types: in ``attack``, one defender that rolled its ID is killed at
+    step 2 of the save roll and its results do not count; in a dragon attack, one dragon that rolled
+    Jaws is killed, else three results of the ``attack`` type (MELEE or MISSILE)."""
+    return {
+        attack: gen(
+            effects=(
+                fx(
+                    "delayed_kill_id",
+                    1,
+                    DEF,
+                    "step 2 of the defending army's save roll",
+                    "one unit that rolled its ID is killed; its results do not count",
+                ),
+            )
+        ),
+        "dragon": (
+            gen(
+                effects=(fx("kill_dragon", 1, "one attacking dragon that rolled Jaws"),),
+                when=_dragon_rolled_jaws,
+            ),
+            gen(r(attack, 3), note=f"no dragon rolled Jaws: three {attack}"),
+        ),
+    }
+
+
 # --------------------------------------------------------------------------- the logo rows
 
 
@@ -672,26 +703,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Decapitate",
         "1420-1431",
         "Melee, Dragon Attack",
-        {
-            "melee": gen(
-                effects=(
-                    fx(
-                        "delayed_kill_id",
-                        1,
-                        DEF,
-                        "step 2 of the defending army's save roll",
-                        "one unit that rolled its ID is killed; its results do not count",
-                    ),
-                )
-            ),
-            "dragon": (
-                gen(
-                    effects=(fx("kill_dragon", 1, "one attacking dragon that rolled Jaws"),),
-                    when=lambda s: s.dragon_rolled_jaws,
-                ),
-                gen(r(MELEE, 3), note="no dragon rolled Jaws: three melee"),
-            ),
-        },
+        _id_kill_or_jaws(MELEE),
         "delayed: kill one defender showing ID; DA: kill a Jaws dragon, else 3 melee",
         delayed=True,
     ),
@@ -1078,26 +1090,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Impale",
         "1676-1687",
         "Dragon Attack, Missile",
-        {
-            "missile": gen(
-                effects=(
-                    fx(
-                        "delayed_kill_id",
-                        1,
-                        DEF,
-                        "step 2 of the defending army's save roll",
-                        "one unit that rolled its ID is killed; its results do not count",
-                    ),
-                )
-            ),
-            "dragon": (
-                gen(
-                    effects=(fx("kill_dragon", 1, "one attacking dragon that rolled Jaws"),),
-                    when=lambda s: s.dragon_rolled_jaws,
-                ),
-                gen(r(MISSILE, 3), note="no dragon rolled Jaws: three missile"),
-            ),
-        },
+        _id_kill_or_jaws(MISSILE),
         "delayed: kill one defender showing ID; DA: kill a Jaws dragon, else 3 missile",
         delayed=True,
     ),
