@@ -25,7 +25,7 @@ from importlib import resources
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from .store import FORMAT, MAX_FRAME_BYTES, SessionError, check_by, event_record, now, undo_log
+from .store import FORMAT, EventWriter, SessionError, check_by, check_frame, event_record, now
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -136,7 +136,7 @@ INSERT_EVENT = (
 )  # game_id, seq, type, player, action, log, at, by
 
 
-class PgEventStore:
+class PgEventStore(EventWriter):
     """One game's event log in a PostgreSQL database (``GameSession(PgEventStore(dsn, game_id))``)."""
 
     def __init__(self, dsn: str, game_id: str, *, create: bool = False, conn: PgConnection | None = None):
@@ -217,28 +217,9 @@ class PgEventStore:
     def transaction(self) -> _PgTx:
         return _PgTx(self)
 
-    def append(
-        self,
-        type_: str,
-        player: str | None,
-        action: dict[str, Any],
-        log: list[str],
-        by: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        with self.transaction():
-            return self._insert(type_, player, action, log, by)
-
-    def insert(
-        self,
-        type_: str,
-        player: str | None,
-        action: dict[str, Any],
-        log: list[str],
-        by: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    def _need_transaction(self, what: str) -> None:
         if self._tx_seq is None:
-            raise SessionError("insert needs the caller's transaction (with store.transaction(): ...)")
-        return self._insert(type_, player, action, log, by)
+            raise SessionError(f"{what} needs the caller's transaction (with store.transaction(): ...)")
 
     def _insert(
         self,
@@ -273,10 +254,8 @@ class PgEventStore:
 
     def put_frame(self, seq: int, jpeg: bytes) -> None:
         """Keep the camera frame a roll was read from (in the caller's transaction, after its event)."""
-        if self._tx_seq is None:
-            raise SessionError("put_frame needs the caller's transaction")
-        if not isinstance(jpeg, bytes) or not jpeg.startswith(b"\xff\xd8\xff") or len(jpeg) > MAX_FRAME_BYTES:
-            raise SessionError(f"the frame of event {seq} must be a JPEG of at most {MAX_FRAME_BYTES} bytes")
+        self._need_transaction("put_frame")
+        check_frame(seq, jpeg)
         self.conn.execute(
             "INSERT INTO event_frames (game_id, seq, jpeg) VALUES (%s, %s, %s)", (self.game_id, seq, jpeg)
         )
@@ -311,15 +290,10 @@ class PgEventStore:
         )
         return [event_row(r) for r in rows]
 
-    def mark_undone(
-        self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        if self._tx_seq is None:
-            raise SessionError("mark_undone needs the caller's transaction")
+    def _set_undone(self, seqs: list[int]) -> None:
         self.conn.execute(
             "UPDATE events SET undone = true WHERE game_id = %s AND seq = ANY(%s)", (self.game_id, list(seqs))
         )
-        return self._insert("undo", None, marker, undo_log(seqs), by)
 
     # -- opening games -------------------------------------------------------------------------------
     @classmethod

@@ -135,7 +135,71 @@ class EventLog(Protocol):
     ) -> dict[str, Any]: ...
 
 
-class EventStore:
+def check_frame(seq: int, jpeg: object) -> None:
+    """Refuse a camera frame that is not a JPEG of at most ``MAX_FRAME_BYTES`` (both stores keep frames)."""
+    if not isinstance(jpeg, bytes) or not jpeg.startswith(b"\xff\xd8\xff") or len(jpeg) > MAX_FRAME_BYTES:
+        raise SessionError(f"the frame of event {seq} must be a JPEG of at most {MAX_FRAME_BYTES} bytes")
+
+
+class EventWriter:
+    """The writes both stores make the same way (``append``, ``insert``, ``mark_undone``), on the
+    dialect's pieces each store gives: ``transaction``, ``_insert`` (one event row, inside the caller's
+    transaction), ``_set_undone`` (mark rows undone) and ``_need_transaction`` (refuse a write made
+    outside a transaction where the store can tell)."""
+
+    def transaction(self) -> AbstractContextManager[object]:
+        raise NotImplementedError
+
+    def _insert(
+        self,
+        type_: str,
+        player: str | None,
+        action: dict[str, Any],
+        log: list[str],
+        by: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _set_undone(self, seqs: list[int]) -> None:
+        raise NotImplementedError
+
+    def _need_transaction(self, what: str) -> None:
+        """Raise ``SessionError`` when ``what`` is called outside the caller's transaction."""
+
+    def append(
+        self,
+        type_: str,
+        player: str | None,
+        action: dict[str, Any],
+        log: list[str],
+        by: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Append one event in its own transaction; returns it once committed."""
+        with self.transaction():
+            return self._insert(type_, player, action, log, by=by)
+
+    def insert(
+        self,
+        type_: str,
+        player: str | None,
+        action: dict[str, Any],
+        log: list[str],
+        by: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Insert inside a transaction the caller holds (``with store.transaction(): ...``)."""
+        self._need_transaction("insert")
+        return self._insert(type_, player, action, log, by=by)
+
+    def mark_undone(
+        self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Mark events undone and log the undo (inside the caller's transaction)."""
+        self._need_transaction("mark_undone")
+        self._set_undone(seqs)
+        return self._insert("undo", None, marker, undo_log(seqs), by=by)
+
+
+class EventStore(EventWriter):
     def __init__(self, path: str | Path, create: bool = False):
         self.path = Path(path)
         if not create and not self.path.exists():
@@ -174,40 +238,16 @@ class EventStore:
     def transaction(self) -> _Tx:
         return _Tx(self.conn)
 
-    def append(
-        self,
-        type_: str,
-        player: str | None,
-        action: dict[str, Any],
-        log: list[str],
-        by: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """Append one event in its own transaction; returns it once committed."""
-        with self.transaction():
-            return self._insert(type_, player, action, log, by=by)
-
-    def insert(
-        self,
-        type_: str,
-        player: str | None,
-        action: dict[str, Any],
-        log: list[str],
-        by: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """Insert inside a transaction the caller holds (``with store.transaction(): ...``)."""
-        return self._insert(type_, player, action, log, by=by)
-
     def _insert(
         self,
         type_: str,
         player: str | None,
         action: dict[str, Any],
         log: list[str],
-        undone: int = 0,
-        at: str | None = None,
         by: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        at = at or now()
+        undone = 0
+        at = now()
         by = check_by(by)
         cur = self.conn.execute(
             "INSERT INTO events (type, player, action, log, undone, at, changed_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -253,8 +293,7 @@ class EventStore:
 
     def put_frame(self, seq: int, jpeg: bytes) -> None:
         """Keep the camera frame a roll was read from (inside the caller's transaction, with the event)."""
-        if not isinstance(jpeg, bytes) or not jpeg.startswith(b"\xff\xd8\xff") or len(jpeg) > MAX_FRAME_BYTES:
-            raise SessionError(f"the frame of event {seq} must be a JPEG of at most {MAX_FRAME_BYTES} bytes")
+        check_frame(seq, jpeg)
         self.conn.execute("INSERT INTO frames (seq, jpeg) VALUES (?, ?)", (seq, jpeg))
 
     def frame(self, seq: int) -> bytes | None:
@@ -270,12 +309,8 @@ class EventStore:
             )
         ]
 
-    def mark_undone(
-        self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        """Mark events undone and log the undo (inside the caller's transaction)."""
+    def _set_undone(self, seqs: list[int]) -> None:
         self.conn.executemany("UPDATE events SET undone = 1 WHERE seq = ?", [(s,) for s in seqs])
-        return self._insert("undo", None, marker, undo_log(seqs), by=by)
 
 
 class _Tx:
