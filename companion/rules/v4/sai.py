@@ -242,6 +242,30 @@ def _id_kill_or_jaws(attack: str) -> dict[str, Mode | tuple[Mode, ...]]:
     }
 
 
+def _saves_and_backlash_or(attack: str) -> dict[str, Mode | tuple[Mode, ...]]:
+    """Counter (melee, V4.01c L1372-1398) and Volley (missile, V4.01c L2024-2038) are one rule
+    printed twice for two attack types: saving against ``attack``, X saves and X damage to the
+    attacking army that only spell-generated saves reduce; in any other save roll, X saves; in
+    ``attack``, X results of that type; in a dragon attack, X saves and X ``attack`` results
+    (MELEE or MISSILE)."""
+    return {
+        f"save_vs_{attack}": gen(
+            r(SAVE),
+            effects=(
+                fx(
+                    "damage_spell_saves_only",
+                    X,
+                    "the attacking army",
+                    detail="reducible only by spell-generated saves",
+                ),
+            ),
+        ),
+        "save": gen(r(SAVE)),
+        attack: gen(r(attack)),
+        "dragon": gen(r(SAVE), r(attack)),
+    }
+
+
 # --------------------------------------------------------------------------- the logo rows
 
 
@@ -651,22 +675,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Counter",
         "1372-1398",
         "Dragon Attack, Melee, Save*",
-        {
-            "save_vs_melee": gen(
-                r(SAVE),
-                effects=(
-                    fx(
-                        "damage_spell_saves_only",
-                        X,
-                        "the attacking army",
-                        detail="reducible only by spell-generated saves",
-                    ),
-                ),
-            ),
-            "save": gen(r(SAVE)),
-            "melee": gen(r(MELEE)),
-            "dragon": gen(r(SAVE), r(MELEE)),
-        },
+        _saves_and_backlash_or(MELEE),
         "save vs melee: X saves + X damage back; other saves: X saves; melee: X melee; DA: both",
     ),
     SAIRule(
@@ -1663,22 +1672,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Volley",
         "2024-2038",
         "Dragon Attack, Missile, Save*",
-        {
-            "save_vs_missile": gen(
-                r(SAVE),
-                effects=(
-                    fx(
-                        "damage_spell_saves_only",
-                        X,
-                        "the attacking army",
-                        detail="reducible only by spell-generated saves",
-                    ),
-                ),
-            ),
-            "save": gen(r(SAVE)),
-            "missile": gen(r(MISSILE)),
-            "dragon": gen(r(SAVE), r(MISSILE)),
-        },
+        _saves_and_backlash_or(MISSILE),
         "save vs missile: X saves + X damage back; saves: X; missile: X; DA: X saves + X missile",
     ),
     SAIRule(
