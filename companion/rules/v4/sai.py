@@ -266,6 +266,26 @@ def _saves_and_backlash_or(attack: str) -> dict[str, Mode | tuple[Mode, ...]]:
     }
 
 
+def _maneuver_or_move_three() -> dict[str, Mode | tuple[Mode, ...]]:
+    """Firewalking (V4.01c L1527-1538) and Teleport (V4.01c L1989-1997) are one rule printed
+    under two names (inventory.md L544 and L588 say the same): in a maneuver roll, X maneuver
+    results; in any non-maneuver roll, this unit may move itself and up to 3 health-worth of
+    units in its army to any terrain."""
+    return {
+        "maneuver": gen(r(MANEUVER)),
+        "non_maneuver": gen(
+            effects=(
+                fx(
+                    "move",
+                    3,
+                    "this unit and up to 3 health-worth of its army",
+                    detail="may move together to any terrain",
+                ),
+            )
+        ),
+    }
+
+
 # --------------------------------------------------------------------------- the logo rows
 
 
@@ -847,19 +867,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Firewalking",
         "1527-1538",
         "Maneuver, Non-Maneuver",
-        {
-            "maneuver": gen(r(MANEUVER)),
-            "non_maneuver": gen(
-                effects=(
-                    fx(
-                        "move",
-                        3,
-                        "this unit and up to 3 health-worth of its army",
-                        detail="may move together to any terrain",
-                    ),
-                )
-            ),
-        },
+        _maneuver_or_move_three(),
         "maneuver: X maneuver; otherwise may move with 3 health-worth",
     ),
     SAIRule(
@@ -1556,19 +1564,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Teleport",
         "1989-1997",
         "Maneuver, Non-Maneuver",
-        {
-            "maneuver": gen(r(MANEUVER)),
-            "non_maneuver": gen(
-                effects=(
-                    fx(
-                        "move",
-                        3,
-                        "this unit and up to 3 health-worth of its army",
-                        detail="may move together to any terrain",
-                    ),
-                )
-            ),
-        },
+        _maneuver_or_move_three(),
         "maneuver: X maneuver; otherwise may move with 3 health-worth",
     ),
     SAIRule(
