@@ -286,6 +286,22 @@ def _maneuver_or_move_three() -> dict[str, Mode | tuple[Mode, ...]]:
     }
 
 
+def _feral_doubling() -> Mode:
+    """Trumpet (V4.01c L2011-2018; inventory.md L590): in a dragon attack, melee attack or save
+    roll alike, each Feral unit in this army doubles its melee and save results, so the three
+    modes are this one."""
+    return gen(
+        modifiers=(
+            ModSpec(
+                Op.MULTIPLY, MELEE, 2, Scope.UNITS_OF_SPECIES, "Feral units double melee", species="Feral"
+            ),
+            ModSpec(
+                Op.MULTIPLY, SAVE, 2, Scope.UNITS_OF_SPECIES, "Feral units double saves", species="Feral"
+            ),
+        )
+    )
+
+
 # --------------------------------------------------------------------------- the logo rows
 
 
@@ -1580,68 +1596,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Trumpet",
         "2011-2018",
         "Dragon Attack, Melee, Save",
-        {
-            "melee": gen(
-                modifiers=(
-                    ModSpec(
-                        Op.MULTIPLY,
-                        MELEE,
-                        2,
-                        Scope.UNITS_OF_SPECIES,
-                        "Feral units double melee",
-                        species="Feral",
-                    ),
-                    ModSpec(
-                        Op.MULTIPLY,
-                        SAVE,
-                        2,
-                        Scope.UNITS_OF_SPECIES,
-                        "Feral units double saves",
-                        species="Feral",
-                    ),
-                )
-            ),
-            "save": gen(
-                modifiers=(
-                    ModSpec(
-                        Op.MULTIPLY,
-                        MELEE,
-                        2,
-                        Scope.UNITS_OF_SPECIES,
-                        "Feral units double melee",
-                        species="Feral",
-                    ),
-                    ModSpec(
-                        Op.MULTIPLY,
-                        SAVE,
-                        2,
-                        Scope.UNITS_OF_SPECIES,
-                        "Feral units double saves",
-                        species="Feral",
-                    ),
-                )
-            ),
-            "dragon": gen(
-                modifiers=(
-                    ModSpec(
-                        Op.MULTIPLY,
-                        MELEE,
-                        2,
-                        Scope.UNITS_OF_SPECIES,
-                        "Feral units double melee",
-                        species="Feral",
-                    ),
-                    ModSpec(
-                        Op.MULTIPLY,
-                        SAVE,
-                        2,
-                        Scope.UNITS_OF_SPECIES,
-                        "Feral units double saves",
-                        species="Feral",
-                    ),
-                )
-            ),
-        },
+        {"melee": _feral_doubling(), "save": _feral_doubling(), "dragon": _feral_doubling()},
         "every Feral unit of the army doubles its melee and saves",
     ),
     SAIRule(
