@@ -4,9 +4,44 @@ passively (pass, skip, no, none; faces worth nothing for the roll)."""
 
 from __future__ import annotations
 
-from sai_arena import blank_face
+from game_support import passive_policy
+from sai_arena import arena, blank_face, put
 
 PASSIVE = ("pass", "skip", "no", "none", "done", "stay", "keep")
+
+
+def amazons_with_a_knoll(leader: str, face: int):
+    """Alice's `leader` and two Amazon Runners at the Frontier (Flatland City showing `face`), where she
+    also has a Flatland Knoll, minor terrains in play; Bob has six Dwarf Footmen there.  Returns
+    ``(game, alice_uids, bob_uids)``."""
+    game, a, b = arena(
+        [leader, "Amazons/Runner", "Amazons/Runner"],
+        ["Dwarves/Footman"] * 6,
+        terrain="Flatland City",
+        face=face,
+    )
+    put(game, "p1", "frontier", ["Terrains/Flatland Knoll"])
+    game.notes["advanced_components"] = frozenset({"minor_terrains"})
+    return game, a, b
+
+
+def march(player: str, action: str, target: str | None = None) -> list:
+    """The script answers of `player`'s march with their Frontier army that skips the maneuver step and
+    takes `action` (at the army `target`, for a missile action)."""
+    out = [
+        (f"{player}:march", f"{player}@frontier"),
+        (f"{player}:maneuver", "skip"),
+        (f"{player}:action", action),
+    ]
+    return out + ([(f"{player}:target", target)] if target else [])
+
+
+def maneuver_up(player: str, countered_by: str | None = None) -> list:
+    """The script answers of `player`'s march with their Frontier army that maneuvers (answered with
+    "counter" by `countered_by`, when given) and turns the terrain up; the action is answered apart."""
+    out = [(f"{player}:march", f"{player}@frontier"), (f"{player}:maneuver", "maneuver")]
+    out += [(f"{countered_by}:counter_maneuver", "counter")] if countered_by else []
+    return out + [(f"{player}:direction", "up")]
 
 
 class Script:
@@ -56,14 +91,8 @@ class Script:
                         key: answer,
                     }
                 return {"type": "choose", "choice": answer}
-        if d.kind == "allocate":
-            return {"type": "allocate", "units": d.choices[0]["value"]}
-        if d.kind == "cast":
-            return {"type": "cast", "spells": []}
-        if d.kind == "reinforce":
-            return {"type": "reinforce", "moves": {}}
-        if d.kind == "retreat":
-            return {"type": "retreat", "units": []}
+        if d.kind != "choice":  # allocate the first legal set; cast, reinforce, retreat nothing
+            return passive_policy(d)
         values = [c["value"] for c in d.choices]
         for v in PASSIVE:
             if v in values:

@@ -259,12 +259,17 @@ def test_cursed_bullets_needs_the_same_terrain_l922_924():
 # --------------------------------------------------------------------------- Scalders
 
 
-def test_scorching_touch_not_against_a_counter_attack_l937_938():
-    game, a, b = arena(
+def _footmen_against_singemen():
+    """Two of Alice's Footmen against two of Bob's Singemen at the Frontier, Feyland City."""
+    return arena(
         ["Dwarves/Footman", "Dwarves/Footman"],
         ["Scalders/Singeman", "Scalders/Singeman"],
         terrain="Feyland City",
     )
+
+
+def test_scorching_touch_not_against_a_counter_attack_l937_938():
+    game, a, b = _footmen_against_singemen()
     attack(
         game, faces={a[0]: ["2 Melee"], a[1]: ["2 Melee"], b[0]: ["1 Save"], b[1]: ["1 Save"]}, counter=True
     )
@@ -272,11 +277,7 @@ def test_scorching_touch_not_against_a_counter_attack_l937_938():
 
 
 def test_scorching_touch_each_save_deals_one_damage_back_at_fire_l933_938():
-    game, a, b = arena(
-        ["Dwarves/Footman", "Dwarves/Footman"],
-        ["Scalders/Singeman", "Scalders/Singeman"],
-        terrain="Feyland City",
-    )
+    game, a, b = _footmen_against_singemen()
     attack(game, faces={a[0]: ["2 Melee"], a[1]: ["2 Melee"], b[0]: ["1 Save"], b[1]: ["1 Save"]})
     assert where(game, a) == ["dua", "dua"]
 

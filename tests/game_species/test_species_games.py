@@ -5,7 +5,7 @@ meet at the Frontier (set on the table directly); the turns are the real flow.""
 from __future__ import annotations
 
 from sai_arena import arena, blank_face, id_face, put, where
-from species_script import Script
+from species_script import Script, amazons_with_a_knoll, maneuver_up, march
 
 from companion.rules.core.state import TerrainState
 from companion.rules.core.terrains import parse_terrain
@@ -32,15 +32,10 @@ def test_dwarves_game_mountain_mastery_dwarven_might_smite():
             b[2]: [blank_face(trooper, "maneuver"), blank_face(trooper, "save"), id_face(trooper)],
         },
         answers=[
-            ("p1:march", "p1@frontier"),
-            ("p1:maneuver", "maneuver"),
-            ("p2:counter_maneuver", "counter"),
-            ("p1:direction", "up"),
+            *maneuver_up("p1", "p2"),
             ("p1:action", "melee"),
             ("p2:allocate", [b[0], b[1]]),
-            ("p2:march", "p2@frontier"),
-            ("p2:maneuver", "skip"),
-            ("p2:action", "melee"),
+            *march("p2", "melee"),
             ("p1:counter_attack", "counter"),
         ],
     )
@@ -67,10 +62,7 @@ def test_goblins_game_swamp_mastery_rend_foul_stench():
         game,
         faces,
         [
-            ("p1:march", "p1@frontier"),
-            ("p1:maneuver", "maneuver"),
-            ("p2:counter_maneuver", "counter"),
-            ("p1:direction", "up"),
+            *maneuver_up("p1", "p2"),
             ("p1:action", "melee"),
             ("p2:counter_attack", "counter"),
         ],
@@ -102,14 +94,8 @@ def test_coral_elves_game_bullseye_coastal_dodge_defensive_volley():
         game,
         faces,
         [
-            ("p1:march", "p1@frontier"),
-            ("p1:maneuver", "skip"),
-            ("p1:action", "missile"),
-            ("p1:target", "p2@frontier"),
-            ("p2:march", "p2@frontier"),
-            ("p2:maneuver", "skip"),
-            ("p2:action", "missile"),
-            ("p2:target", "p1@frontier"),
+            *march("p1", "missile", "p2@frontier"),
+            *march("p2", "missile", "p1@frontier"),
             ("p1:counter_attack", "counter"),
         ],
     )
@@ -142,14 +128,8 @@ def test_lava_elves_game_bullseye_cursed_bullets_volcanic_adaptation():
         game,
         faces,
         [
-            ("p1:march", "p1@frontier"),
-            ("p1:maneuver", "skip"),
-            ("p1:action", "missile"),
-            ("p1:target", "p2@frontier"),
-            ("p2:march", "p2@frontier"),
-            ("p2:maneuver", "skip"),
-            ("p2:action", "missile"),
-            ("p2:target", "p1@frontier"),
+            *march("p1", "missile", "p2@frontier"),
+            *march("p2", "missile", "p1@frontier"),
         ],
     )
     s.play(until_turn=2)
@@ -182,13 +162,8 @@ def test_scalders_game_flaming_arrow_scorching_touch_intangibility():
         game,
         faces,
         [
-            ("p1:march", "p1@frontier"),
-            ("p1:maneuver", "skip"),
-            ("p1:action", "missile"),
-            ("p1:target", "p2@frontier"),
-            ("p2:march", "p2@frontier"),
-            ("p2:maneuver", "maneuver"),
-            ("p2:direction", "up"),
+            *march("p1", "missile", "p2@frontier"),
+            *maneuver_up("p2"),
             ("p2:action", "melee"),
             ("p1:allocate", [a[1]]),
             ("p2:march", "p2@home-p2"),
@@ -221,9 +196,7 @@ def test_swamp_stalkers_game_poison_born_of_the_swamp_mutate():
         game,
         faces,
         [
-            ("p1:march", "p1@frontier"),
-            ("p1:maneuver", "skip"),
-            ("p1:action", "melee"),
+            *march("p1", "melee"),
             ("p2:counter_attack", "counter"),
             ("p1:Mutate?", "p2"),
             ("p1:Mutate: recruit", f"frontier|recruit:{striker}"),
@@ -290,12 +263,8 @@ def test_undead_game_bone_magic_vanish_stepped_damage():
         game,
         faces,
         [
-            ("p1:march", "p1@frontier"),
-            ("p1:maneuver", "skip"),
-            ("p1:action", "magic"),
-            ("p2:march", "p2@frontier"),
-            ("p2:maneuver", "maneuver"),
-            ("p2:direction", "up"),
+            *march("p1", "magic"),
+            *maneuver_up("p2"),
             ("p2:action", "missile"),
             ("p2:target", "p1@frontier"),
             ("p1:sai_move", "reserve"),
@@ -328,12 +297,8 @@ def test_feral_game_double_strike_stampede_feralization():
         game,
         faces,
         [
-            ("p1:march", "p1@frontier"),
-            ("p1:maneuver", "skip"),
-            ("p1:action", "melee"),
-            ("p2:march", "p2@frontier"),
-            ("p2:maneuver", "skip"),
-            ("p2:action", "melee"),
+            *march("p1", "melee"),
+            *march("p2", "melee"),
             ("p1:counter_attack", "counter"),
             ("p1:Feralization", f"recruit:{antelope}"),
         ],
@@ -359,9 +324,7 @@ def test_firewalkers_game_smite_flaming_shields_air_flight():
         game,
         {a[0]: ["4 Smite"], a[1]: ["1 Save"]},
         [
-            ("p1:march", "p1@frontier"),
-            ("p1:maneuver", "skip"),
-            ("p1:action", "melee"),
+            *march("p1", "melee"),
             ("p1:Air Flight", f"{a[1]}>home-p1"),
         ],
     )
@@ -394,15 +357,10 @@ def test_frostwings_game_magic_negation_winters_fortitude_fly_volley():
         game,
         faces,
         [
-            ("p1:march", "p1@frontier"),
-            ("p1:maneuver", "skip"),
-            ("p1:action", "magic"),
+            *march("p1", "magic"),
             ("p2:Magic Negation", "negate"),
             ("p2:Winter's Fortitude", buried),
-            ("p2:march", "p2@frontier"),
-            ("p2:maneuver", "maneuver"),
-            ("p1:counter_maneuver", "counter"),
-            ("p2:direction", "up"),
+            *maneuver_up("p2", "p1"),
             ("p2:action", "missile"),
             ("p2:target", "p1@frontier"),
         ],
@@ -420,15 +378,8 @@ def test_frostwings_game_magic_negation_winters_fortitude_fly_volley():
 def test_amazons_game_javelin_charge_bullseye_terrain_harmony():
     """Javelin Charge after burying a minor terrain (L784-790), Bullseye (L1280-1295), Terrain Harmony in
     the Reserve Area: Ivory magic (L798-802)."""
-    game, a, b = arena(
-        ["Amazons/Spearer", "Amazons/Runner", "Amazons/Runner"],
-        ["Dwarves/Footman"] * 6,
-        terrain="Flatland City",
-        face=4,
-    )
-    put(game, "p1", "frontier", ["Terrains/Flatland Knoll"])
+    game, a, b = amazons_with_a_knoll("Amazons/Spearer", face=4)
     runner = put(game, "p1", "reserve", ["Amazons/Runner"])[0]
-    game.notes["advanced_components"] = frozenset({"minor_terrains"})
     s = Script(
         game,
         {a[0]: ["4 Bullseye", "2 Melee"], a[1]: ["2 Maneuver"], a[2]: ["2 Maneuver"], runner: ["1 ID"]},
