@@ -22,9 +22,11 @@ __all__ = [
     "passive_policy",
     "drive",
     "max_faces",
+    "melee_march",
     "no_id_until",
     "roll_total",
     "run_until",
+    "show_action",
     "until_topic",
     "units_at",
     "zero_face",
@@ -82,9 +84,7 @@ def cast_spells(
     if game.pending.topic == "cast":  # a refused announcement leaves the same decision pending
         return in_announced_order(game, game.apply({"type": "cast", "spells": spells}))
     if location in st.terrains:
-        st.terrains[location].face = next(
-            i for i in range(1, 8) if st.terrains[location].kind.action_at(i) == "magic"
-        )
+        show_action(game, location, "magic")
     d = game.pending
     assert d.topic == "march", d.prompt
     game.apply({"type": "choose", "choice": f"{pid}@{location}"})
@@ -99,6 +99,21 @@ def cast_spells(
     d = game.pending
     assert d.topic == "cast", d.prompt
     return in_announced_order(game, game.apply({"type": "cast", "spells": spells}))
+
+
+def show_action(game: Game, location: str, action: str) -> None:
+    """Turn the terrain `location` to its first face whose action is `action`."""
+    terrain = game.state.terrains[location]
+    terrain.face = next(i for i in range(1, 8) if terrain.kind.action_at(i) == action)
+
+
+def melee_march(game: Game, location: str = "home-p1", pid: str = "p1") -> None:
+    """From `pid`'s pending march: the terrain `location` shows a melee face, the army there marches,
+    skips the maneuver and takes the melee action; the melee roll is then pending."""
+    show_action(game, location, "melee")
+    game.apply({"type": "choose", "choice": f"{pid}@{location}"})
+    game.apply({"type": "choose", "choice": "skip"})
+    game.apply({"type": "choose", "choice": "melee"})
 
 
 def in_announced_order(game: Game, out: dict) -> dict:

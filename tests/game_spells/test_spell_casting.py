@@ -11,6 +11,7 @@ from spell_support import (
     effect,
     faces_for,
     max_faces,
+    melee_march,
     new_game,
     roll_total,
     run_until,
@@ -210,22 +211,21 @@ def test_reserve_army_casts_only_spells_marked_r():
     assert effect(g, "Restless Dead").target == "p1@frontier"
 
 
+def _roll_cantrip(g, lich: str, roll: str) -> None:
+    """The pending `roll` shows 4 Cantrip on the Lich and a face worth nothing on every other die."""
+    d = g.pending
+    faces = faces_for(d, roll, "zero")
+    faces[[x["uid"] for x in d.dice].index(lich)] = "4 Cantrip"
+    g.apply({"type": "roll", "faces": faces})
+
+
 def test_cantrip_in_a_melee_roll_pays_only_cantrip_spells():
     """V4.01c L1296-1306, L2108-2111: Cantrip rolled in a melee attack gives magic for spells marked C
     only, with the usual element and species rules."""
     g = new_game(species=("Undead", "Dwarves"))
     lich = add_die(g, "p1", "Undead/Lich", "home-p1")
-    st = g.state
-    st.terrains["home-p1"].face = next(
-        i for i in range(1, 8) if st.terrains["home-p1"].kind.action_at(i) == "melee"
-    )
-    g.apply({"type": "choose", "choice": "p1@home-p1"})
-    g.apply({"type": "choose", "choice": "skip"})
-    g.apply({"type": "choose", "choice": "melee"})
-    d = g.pending
-    faces = faces_for(d, "melee", "zero")
-    faces[[x["uid"] for x in d.dice].index(lich)] = "4 Cantrip"
-    g.apply({"type": "roll", "faces": faces})
+    melee_march(g)
+    _roll_cantrip(g, lich, "melee")
     d = g.pending
     assert d.topic == "cast" and d.data["cantrip"] is True and d.data["magic"] == 4
     with pytest.raises(IllegalSpell, match="Cantrip"):
@@ -276,13 +276,7 @@ def test_cantrip_in_the_defenders_save_roll():
     cast spells marked C with it."""
     g = new_game(species=("Dwarves", "Undead"))
     lich = add_die(g, "p2", "Undead/Lich", "home-p1")
-    st = g.state
-    st.terrains["home-p1"].face = next(
-        i for i in range(1, 8) if st.terrains["home-p1"].kind.action_at(i) == "melee"
-    )
-    g.apply({"type": "choose", "choice": "p1@home-p1"})
-    g.apply({"type": "choose", "choice": "skip"})
-    g.apply({"type": "choose", "choice": "melee"})
+    melee_march(g)
     d = g.pending
     g.apply({"type": "roll", "faces": faces_for(d, "melee", "max")})
     d = g.pending
@@ -301,17 +295,8 @@ def test_dispel_magic_answers_cantrip_spells_too():
     g = new_game(species=("Undead", "Dwarves"))
     lich = add_die(g, "p1", "Undead/Lich", "home-p1")
     add_die(g, "p2", "Dwarves/Gargoyle", "home-p1")
-    st = g.state
-    st.terrains["home-p1"].face = next(
-        i for i in range(1, 8) if st.terrains["home-p1"].kind.action_at(i) == "melee"
-    )
-    g.apply({"type": "choose", "choice": "p1@home-p1"})
-    g.apply({"type": "choose", "choice": "skip"})
-    g.apply({"type": "choose", "choice": "melee"})
-    d = g.pending
-    faces = faces_for(d, "melee", "zero")
-    faces[[x["uid"] for x in d.dice].index(lich)] = "4 Cantrip"
-    g.apply({"type": "roll", "faces": faces})
+    melee_march(g)
+    _roll_cantrip(g, lich, "melee")
     g.apply({"type": "cast", "spells": [{"spell": "Palsy", "target": "p2@home-p1"}]})
     d = g.pending
     assert d.topic == "dispel"

@@ -3,17 +3,14 @@ choices of Wilding and Fiery Weapon, a Cantrip's spells and its own roll."""
 
 from __future__ import annotations
 
-from spell_support import cast_spells, clear_army, faces_for, new_game, units_at
+from spell_support import cast_spells, clear_army, faces_for, new_game, show_action, units_at
 
 from companion.rules.core.state import RESERVE
 
 
 def _announce(g, spells):
     """Alice's magic action at the Frontier announces `spells`; the answers stop at the first question."""
-    st = g.state
-    st.terrains["frontier"].face = next(
-        i for i in range(1, 8) if st.terrains["frontier"].kind.action_at(i) == "magic"
-    )
+    show_action(g, "frontier", "magic")
     g.apply({"type": "choose", "choice": "p1@frontier"})
     g.apply({"type": "choose", "choice": "skip"})
     if g.pending.topic == "action":

@@ -11,6 +11,7 @@ from spell_support import (
     effect,
     id_face,
     max_faces,
+    melee_march,
     new_game,
     roll_total,
     units_at,
@@ -151,13 +152,7 @@ def test_open_grave_in_a_melee_attack():
     g = new_game(species=("Undead", "Dwarves"))
     cast_spells(g, [{"spell": "Open Grave", "target": "p1@frontier"}])
     until_topic(g, "march")
-    st = g.state
-    st.terrains["frontier"].face = next(
-        i for i in range(1, 8) if st.terrains["frontier"].kind.action_at(i) == "melee"
-    )
-    g.apply({"type": "choose", "choice": "p1@frontier"})
-    g.apply({"type": "choose", "choice": "skip"})
-    g.apply({"type": "choose", "choice": "melee"})
+    melee_march(g, "frontier")
     # Bob attacks? No: Alice attacks Bob; make Bob counter-attack and kill Alice's units.
     d = g.pending
     g.apply({"type": "roll", "faces": faces_for(d, "melee", "zero")})
