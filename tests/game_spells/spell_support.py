@@ -25,6 +25,8 @@ __all__ = [
     "melee_march",
     "no_id_until",
     "roll_total",
+    "scent_of_fear_then_palsy",
+    "blank_save_total",
     "run_until",
     "show_action",
     "until_topic",
@@ -154,6 +156,24 @@ def roll_total(
         counter_attack=counter_attack,
     )
     return resolve_army_roll(request).total
+
+
+def blank_save_total(game: Game, army_id: str) -> int:
+    """The army's save total against melee now when every unit shows a face worth nothing for saves:
+    what spells and effects in force add."""
+    return roll_total(game, army_id, "save", zero_faces(game, army_id, "save"), against="melee")
+
+
+def scent_of_fear_then_palsy(game: Game) -> tuple[list[str], list[dict]]:
+    """Bob keeps three units at the Frontier (his others there go to his BUA); returns those three and
+    the announcement Scent of Fear on them, then Palsy on their army."""
+    clear_army(game, "p2", "frontier", keep=3)
+    three = units_at(game, "p2", "frontier")
+    spells = [
+        {"spell": "Scent of Fear", "target": "frontier", "units": three},
+        {"spell": "Palsy", "target": "p2@frontier"},
+    ]
+    return three, spells
 
 
 def zero_faces(game: Game, army_id: str, roll: str) -> list[str]:

@@ -17,13 +17,19 @@ def test_kill_moves_units_to_dua():
     assert g.state.location[uid] == DUA
 
 
-def test_kill_refuses_a_dead_unit_and_changes_nothing():
-    """V4.01c L1125-1126: only units in play can be killed; a bad list moves no die."""
+@pytest.mark.parametrize(
+    "kill",
+    [lambda g, units: dua.kill(g.state, units), lambda g, units: _drive(g, dua.kill_flow(g, units))],
+    ids=["kill", "kill_flow"],
+)
+def test_kill_refuses_a_dead_unit_and_changes_nothing(kill):
+    """V4.01c L1125-1126: only units in play can be killed; a bad list moves no die (``dua.kill`` and the
+    flow's death pipeline ``dua.kill_flow`` alike)."""
     g = new_game()
     a, b = units_at(g, "p2", "home-p2")[:2]
     g.state.location[b] = DUA
     with pytest.raises(IllegalAction):
-        dua.kill(g.state, [a, b])
+        kill(g, [a, b])
     assert g.state.location[a] == "home-p2"
 
 
@@ -184,16 +190,6 @@ def test_kill_flow_records_where_each_unit_went():
     assert g.state.location[kin] == POOL
     _drive(g, dua.kill_flow(g, [b], bury_too=True))
     assert g.state.location[b] == BUA
-
-
-def test_kill_flow_refuses_units_out_of_play():
-    """V4.01c L1125-1126: nothing moves when a listed die is not a unit in play."""
-    g = new_game()
-    a, b = units_at(g, "p2", "home-p2")[:2]
-    g.state.location[b] = DUA
-    with pytest.raises(IllegalAction):
-        _drive(g, dua.kill_flow(g, [a, b]))
-    assert g.state.location[a] == "home-p2"
 
 
 def test_exchanged_last_unit_keeps_the_army_and_its_spells():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from spell_support import (
     add_die,
+    blank_save_total,
     cast_spells,
-    clear_army,
     effect,
     faces_for,
     max_faces,
@@ -15,6 +15,7 @@ from spell_support import (
     new_game,
     roll_total,
     run_until,
+    scent_of_fear_then_palsy,
     units_at,
     zero_faces,
 )
@@ -38,6 +39,12 @@ def test_all_spells_announced_before_any_resolves():
     assert casts == [0, 1] and killed and killed[0] > 1
 
 
+def _dispel_roll(g, face: str) -> None:
+    """The unit asked about Dispel Magic rolls, and shows `face`."""
+    g.apply({"type": "choose", "choice": "roll"})
+    g.apply({"type": "roll", "faces": [face]})
+
+
 def test_dispel_magic_negates_magic_on_its_army():
     """V4.01c L1432-1448: after all spells are announced, a unit with Dispel Magic that the magic
     touches may roll; the icon negates the spells on it, its army or its terrain, not the others."""
@@ -46,8 +53,7 @@ def test_dispel_magic_negates_magic_on_its_army():
     cast_spells(g, [{"spell": "Palsy", "target": "p2@home-p1"}, {"spell": "Palsy", "target": "p2@frontier"}])
     d = g.pending
     assert d.topic == "dispel" and d.player == "p2" and d.data["unit"] == garg
-    g.apply({"type": "choose", "choice": "roll"})
-    g.apply({"type": "roll", "faces": ["4 Dispel Magic"]})
+    _dispel_roll(g, "4 Dispel Magic")
     targets = [e.target for e in g.state.effects if e.name == "Palsy"]
     assert targets == ["p2@frontier"]
     assert g.state.spells_announced[-2]["negated"] is True
@@ -58,8 +64,7 @@ def test_dispel_magic_other_icon_does_nothing():
     g = new_game(species=("Undead", "Dwarves"))
     add_die(g, "p2", "Dwarves/Gargoyle", "home-p1")
     cast_spells(g, [{"spell": "Palsy", "target": "p2@home-p1"}])
-    g.apply({"type": "choose", "choice": "roll"})
-    g.apply({"type": "roll", "faces": ["4 Melee"]})
+    _dispel_roll(g, "4 Melee")
     assert effect(g, "Palsy").target == "p2@home-p1"
 
 
@@ -68,8 +73,7 @@ def test_dispel_magic_covers_the_terrain_it_occupies():
     g = new_game(species=("Coral Elves", "Dwarves"))
     add_die(g, "p2", "Dwarves/Gargoyle", "frontier")
     cast_spells(g, [{"spell": "Blizzard", "target": "frontier"}])
-    g.apply({"type": "choose", "choice": "roll"})
-    g.apply({"type": "roll", "faces": ["4 Dispel Magic"]})
+    _dispel_roll(g, "4 Dispel Magic")
     assert effect(g, "Blizzard") is None
 
 
@@ -85,15 +89,8 @@ def test_dispel_magic_untouched_spells_ask_nothing():
 def test_lost_target_is_not_replaced():
     """V4.01c L478-480: a spell whose target is gone when it resolves does nothing."""
     g = new_game(species=("Goblins", "Dwarves"))
-    clear_army(g, "p2", "frontier", keep=3)
-    three = units_at(g, "p2", "frontier")
-    cast_spells(
-        g,
-        [
-            {"spell": "Scent of Fear", "target": "frontier", "units": three},
-            {"spell": "Palsy", "target": "p2@frontier"},
-        ],
-    )
+    three, spells = scent_of_fear_then_palsy(g)
+    cast_spells(g, spells)
     assert all(g.state.location[u] == RESERVE for u in three)
     assert effect(g, "Palsy") is None
     assert g.state.spells_announced[-1]["lost"] is True
@@ -125,8 +122,8 @@ def test_spell_on_an_army_stays_at_its_location():
     cast_spells(g, [{"spell": "Stone Skin", "target": "p1@frontier"}])
     mover = units_at(g, "p1", "home-p2")[0]
     g.state.location[mover] = "frontier"
-    assert roll_total(g, "p1@frontier", "save", zero_faces(g, "p1@frontier", "save"), against="melee") == 1
-    assert roll_total(g, "p1@home-p2", "save", zero_faces(g, "p1@home-p2", "save"), against="melee") == 0
+    assert blank_save_total(g, "p1@frontier") == 1
+    assert blank_save_total(g, "p1@home-p2") == 0
 
 
 def test_v4_21_three_combined_wind_walks():
@@ -300,8 +297,7 @@ def test_dispel_magic_answers_cantrip_spells_too():
     g.apply({"type": "cast", "spells": [{"spell": "Palsy", "target": "p2@home-p1"}]})
     d = g.pending
     assert d.topic == "dispel"
-    g.apply({"type": "choose", "choice": "roll"})
-    g.apply({"type": "roll", "faces": ["4 Dispel Magic"]})
+    _dispel_roll(g, "4 Dispel Magic")
     assert effect(g, "Palsy") is None
 
 

@@ -3,7 +3,14 @@ choices of Wilding and Fiery Weapon, a Cantrip's spells and its own roll."""
 
 from __future__ import annotations
 
-from spell_support import cast_spells, clear_army, faces_for, new_game, show_action, units_at
+import pytest
+from spell_support import (
+    cast_spells,
+    faces_for,
+    new_game,
+    scent_of_fear_then_palsy,
+    show_action,
+)
 
 from companion.rules.core.state import RESERVE
 
@@ -19,34 +26,29 @@ def _announce(g, spells):
     return g.apply({"type": "cast", "spells": spells})
 
 
-def test_caster_picks_which_announced_spell_resolves_next():
+@pytest.mark.parametrize(
+    ("first", "palsy_lost"), [("Palsy", False), ("Scent of Fear", True)], ids=["palsy_first", "scent_first"]
+)
+def test_caster_picks_which_announced_spell_resolves_next(first, palsy_lost):
     """V4.01c L470-473: once all spells and targets are announced, they are cast and resolved one at
     a time in any order the caster wishes.  Scent of Fear sends Bob's last three units at the Frontier
     to his Reserve Area; Palsy on that army resolves first when Alice picks it, and is lost when it
     comes second (L478-480)."""
-    for first, palsy_lost in (("Palsy", False), ("Scent of Fear", True)):
-        g = new_game(species=("Goblins", "Dwarves"))
-        clear_army(g, "p2", "frontier", keep=3)
-        three = units_at(g, "p2", "frontier")
-        _announce(
-            g,
-            [
-                {"spell": "Scent of Fear", "target": "frontier", "units": three},
-                {"spell": "Palsy", "target": "p2@frontier"},
-            ],
-        )
-        d = g.pending
-        assert d.topic == "spell_order" and d.player == "p1" and d.kind == "choice"
-        assert [c["label"].split(" on ")[0] for c in d.choices] == [
-            "Scent of Fear",
-            "Palsy",
-        ]  # announced order
-        pick = next(c["value"] for c in d.choices if c["label"].startswith(first))
-        g.apply({"type": "choose", "choice": pick})
-        assert all(g.state.location[u] == RESERVE for u in three)
-        palsy = next(e for e in g.state.spells_announced if e["spell"] == "Palsy")
-        assert bool(palsy.get("lost")) is palsy_lost
-        assert bool(palsy.get("resolved")) is not palsy_lost
+    g = new_game(species=("Goblins", "Dwarves"))
+    three, spells = scent_of_fear_then_palsy(g)
+    _announce(g, spells)
+    d = g.pending
+    assert d.topic == "spell_order" and d.player == "p1" and d.kind == "choice"
+    assert [c["label"].split(" on ")[0] for c in d.choices] == [
+        "Scent of Fear",
+        "Palsy",
+    ]  # announced order
+    pick = next(c["value"] for c in d.choices if c["label"].startswith(first))
+    g.apply({"type": "choose", "choice": pick})
+    assert all(g.state.location[u] == RESERVE for u in three)
+    palsy = next(e for e in g.state.spells_announced if e["spell"] == "Palsy")
+    assert bool(palsy.get("lost")) is palsy_lost
+    assert bool(palsy.get("resolved")) is not palsy_lost
 
 
 def test_no_order_question_for_lasting_effects_only():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from spell_support import (
+    blank_save_total,
     cast_spells,
     clear_army,
     effect,
@@ -28,7 +29,7 @@ def test_stone_skin_adds_one_save():
     g = new_game(species=("Dwarves", "Undead"))
     army = "p1@frontier"
     cast_spells(g, [{"spell": "Stone Skin", "target": army}])
-    assert roll_total(g, army, "save", zero_faces(g, army, "save"), against="melee") == 1
+    assert blank_save_total(g, army) == 1
 
 
 def test_path_moves_one_unit_to_another_army():

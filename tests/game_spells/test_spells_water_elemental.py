@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from spell_support import (
     add_die,
+    blank_save_total,
     cast_spells,
     drive,
     effect,
@@ -14,7 +15,6 @@ from spell_support import (
     roll_total,
     units_at,
     until_topic,
-    zero_faces,
 )
 
 from companion.rules.core.state import BUA, DUA, POOL
@@ -29,7 +29,7 @@ def test_watery_double_adds_one_save():
     g = new_game(species=("Coral Elves", "Undead"))
     army = "p1@frontier"
     cast_spells(g, [{"spell": "Watery Double", "target": army}])
-    assert roll_total(g, army, "save", zero_faces(g, army, "save"), against="melee") == 1
+    assert blank_save_total(g, army) == 1
 
 
 def test_accelerated_growth_exchanges_a_killed_treefolk():
