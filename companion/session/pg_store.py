@@ -25,7 +25,7 @@ from importlib import resources
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from .store import FORMAT, EventWriter, SessionError, check_by, check_frame, event_record, now
+from .store import FORMAT, EventWriter, SessionError, check_frame, event_record
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -208,7 +208,7 @@ class PgEventStore(EventWriter):
                         (game_id, FORMAT, table),
                     )
                     self._tx_seq = 0
-                    return self._insert("create", None, setup, [], by)
+                    return self.insert("create", None, setup, [], by=by)
             except psycopg.errors.UniqueViolation:
                 raise SessionError(f"game {game_id} already exists in {redact(self.dsn)}") from None
             finally:
@@ -221,18 +221,11 @@ class PgEventStore(EventWriter):
         if self._tx_seq is None:
             raise SessionError(f"{what} needs the caller's transaction (with store.transaction(): ...)")
 
-    def _insert(
-        self,
-        type_: str,
-        player: str | None,
-        action: dict[str, Any],
-        log: list[str],
-        by: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    def _write(
+        self, type_: str, player: str | None, action: Any, log: list[str], at: str, by: dict[str, Any] | None
+    ) -> int:
         from psycopg.types.json import Jsonb
 
-        at = now()
-        by = check_by(by)
         assert self._tx_seq is not None, "an event is written inside the caller's transaction"
         seq = self._tx_seq + 1
         self.conn.execute(
@@ -250,7 +243,7 @@ class PgEventStore(EventWriter):
         )
         self.conn.execute("UPDATE games SET last_seq = %s WHERE game_id = %s", (seq, self.game_id))
         self._tx_seq = seq
-        return event_record(seq, type_, player, action, log, False, at, by)
+        return seq
 
     def put_frame(self, seq: int, jpeg: bytes) -> None:
         """Keep the camera frame a roll was read from (in the caller's transaction, after its event)."""

@@ -142,22 +142,18 @@ def check_frame(seq: int, jpeg: object) -> None:
 
 
 class EventWriter:
-    """The writes both stores make the same way (``append``, ``insert``, ``mark_undone``), on the
-    dialect's pieces each store gives: ``transaction``, ``_insert`` (one event row, inside the caller's
-    transaction), ``_set_undone`` (mark rows undone) and ``_need_transaction`` (refuse a write made
-    outside a transaction where the store can tell)."""
+    """The writes both stores make the same way (``append``, ``insert``, ``mark_undone``: the time, the
+    checked ``by`` and the event handed back), on the dialect's pieces each store gives:
+    ``transaction``, ``_write`` (one event row, inside the caller's transaction; returns its ``seq``),
+    ``_set_undone`` (mark rows undone) and ``_need_transaction`` (refuse a write made outside a
+    transaction where the store can tell)."""
 
     def transaction(self) -> AbstractContextManager[object]:
         raise NotImplementedError
 
-    def _insert(
-        self,
-        type_: str,
-        player: str | None,
-        action: dict[str, Any],
-        log: list[str],
-        by: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    def _write(
+        self, type_: str, player: str | None, action: Any, log: list[str], at: str, by: dict[str, Any] | None
+    ) -> int:
         raise NotImplementedError
 
     def _set_undone(self, seqs: list[int]) -> None:
@@ -176,7 +172,7 @@ class EventWriter:
     ) -> dict[str, Any]:
         """Append one event in its own transaction; returns it once committed."""
         with self.transaction():
-            return self._insert(type_, player, action, log, by=by)
+            return self.insert(type_, player, action, log, by=by)
 
     def insert(
         self,
@@ -188,7 +184,10 @@ class EventWriter:
     ) -> dict[str, Any]:
         """Insert inside a transaction the caller holds (``with store.transaction(): ...``)."""
         self._need_transaction("insert")
-        return self._insert(type_, player, action, log, by=by)
+        at = now()
+        by = check_by(by)
+        seq = self._write(type_, player, action, log, at, by)
+        return event_record(seq, type_, player, action, log, False, at, by)
 
     def mark_undone(
         self, seqs: list[int], marker: dict[str, Any], by: dict[str, Any] | None = None
@@ -196,7 +195,7 @@ class EventWriter:
         """Mark events undone and log the undo (inside the caller's transaction)."""
         self._need_transaction("mark_undone")
         self._set_undone(seqs)
-        return self._insert("undo", None, marker, undo_log(seqs), by=by)
+        return self.insert("undo", None, marker, undo_log(seqs), by=by)
 
 
 class EventStore(EventWriter):
@@ -233,36 +232,20 @@ class EventStore(EventWriter):
             raise SessionError(f"{self.path} already holds a game")
         with self.transaction():
             self.conn.execute("INSERT INTO meta VALUES ('format', ?), ('game_id', ?)", (FORMAT, game_id))
-            return self._insert("create", None, setup, [], by=by)
+            return self.insert("create", None, setup, [], by=by)
 
     def transaction(self) -> _Tx:
         return _Tx(self.conn)
 
-    def _insert(
-        self,
-        type_: str,
-        player: str | None,
-        action: dict[str, Any],
-        log: list[str],
-        by: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        undone = 0
-        at = now()
-        by = check_by(by)
+    def _write(
+        self, type_: str, player: str | None, action: Any, log: list[str], at: str, by: dict[str, Any] | None
+    ) -> int:
         cur = self.conn.execute(
-            "INSERT INTO events (type, player, action, log, undone, at, changed_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                type_,
-                player,
-                json.dumps(action),
-                json.dumps(log),
-                undone,
-                at,
-                None if by is None else json.dumps(by),
-            ),
+            "INSERT INTO events (type, player, action, log, undone, at, changed_by) VALUES (?, ?, ?, ?, 0, ?, ?)",
+            (type_, player, json.dumps(action), json.dumps(log), at, None if by is None else json.dumps(by)),
         )
         assert cur.lastrowid is not None
-        return event_record(cur.lastrowid, type_, player, action, log, undone, at, by)
+        return cur.lastrowid
 
     def last_seq(self) -> int:
         return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0])
