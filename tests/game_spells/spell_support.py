@@ -26,7 +26,9 @@ __all__ = [
     "no_id_until",
     "roll_total",
     "scent_of_fear_then_palsy",
+    "totals_around_cast",
     "blank_save_total",
+    "cast_at_bobs_unit",
     "run_until",
     "show_action",
     "until_topic",
@@ -156,6 +158,30 @@ def roll_total(
         counter_attack=counter_attack,
     )
     return resolve_army_roll(request).total
+
+
+def cast_at_bobs_unit(game: Game, spell: str) -> str:
+    """Alice casts `spell` at Bob's first unit at her home (home-p1); returns that unit."""
+    uid = units_at(game, "p2", "home-p1")[0]
+    cast_spells(game, [{"spell": spell, "target": uid}])
+    return uid
+
+
+def totals_around_cast(
+    game: Game,
+    army_id: str,
+    roll: str,
+    spell: str,
+    target: str | None = None,
+    best_for: str | None = None,
+    against: str | None = None,
+) -> tuple[int, int]:
+    """The army's `roll` total, each unit showing its best face for `best_for` (default: `roll`), before
+    and after Alice casts `spell` on `target` (default: that army)."""
+    faces = max_faces(game, army_id, best_for or roll)
+    before = roll_total(game, army_id, roll, faces, against=against)
+    cast_spells(game, [{"spell": spell, "target": target or army_id}])
+    return before, roll_total(game, army_id, roll, faces, against=against)
 
 
 def blank_save_total(game: Game, army_id: str) -> int:

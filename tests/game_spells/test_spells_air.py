@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 from spell_support import (
+    cast_at_bobs_unit,
     cast_spells,
     effect,
     faces_for,
     id_face,
-    max_faces,
     new_game,
     roll_total,
+    totals_around_cast,
     units_at,
     until_topic,
     zero_face,
@@ -47,21 +48,17 @@ def test_blizzard_subtracts_three_melee_at_the_terrain():
     """V4.01c L2163-2166: -3 melee to all army rolls at the target terrain until the caster's next turn."""
     g = new_game(species=("Coral Elves", "Dwarves"))
     army = "p2@frontier"
-    faces = max_faces(g, army, "melee")
-    before = roll_total(g, army, "melee", faces)
-    cast_spells(g, [{"spell": "Blizzard", "target": "frontier"}])
+    before, after = totals_around_cast(g, army, "melee", "Blizzard", "frontier")
     assert effect(g, "Blizzard").target == "frontier"
-    assert roll_total(g, army, "melee", faces) == max(0, before - 3)
+    assert after == max(0, before - 3)
 
 
 def test_wilding_doubles_one_units_melee():
     """V4.01c L2167-2171: the target army may double the melee (and saves) of one unit per casting."""
     g = new_game(species=("Feral", "Dwarves"))
     army = "p1@frontier"
-    faces = max_faces(g, army, "melee")
-    before = roll_total(g, army, "melee", faces)
-    cast_spells(g, [{"spell": "Wilding", "target": army}])
-    assert roll_total(g, army, "melee", faces) > before
+    before, after = totals_around_cast(g, army, "melee", "Wilding")
+    assert after > before
 
 
 def test_wind_walk_adds_four_maneuvers():
@@ -78,10 +75,8 @@ def test_fields_of_ice_subtracts_maneuvers_and_gives_ties_to_the_counter_maneuve
     counter-maneuvering army."""
     g = new_game(species=("Frostwings", "Dwarves"))
     army = "p2@frontier"
-    faces = max_faces(g, army, "maneuver")
-    before = roll_total(g, army, "maneuver", faces)
-    cast_spells(g, [{"spell": "Fields of Ice", "target": "frontier"}])
-    assert roll_total(g, army, "maneuver", faces) == max(0, before - 4)
+    before, after = totals_around_cast(g, army, "maneuver", "Fields of Ice", "frontier")
+    assert after == max(0, before - 4)
     # Second march: Alice maneuvers at the Frontier, Bob counters; both roll nothing: a tie.
     d = until_topic(g, "march")
     g.apply({"type": "choose", "choice": "p1@frontier"})
@@ -119,8 +114,7 @@ def test_mirage_must_use_as_much_health_worth_as_possible():
 def test_lightning_strike_kills_a_unit_without_a_save():
     """V4.01c L2187-2192: the targeted unit saves alone; no save result kills it."""
     g = new_game(species=("Coral Elves", "Dwarves"))
-    uid = units_at(g, "p2", "home-p1")[0]
-    cast_spells(g, [{"spell": "Lightning Strike", "target": uid}])
+    uid = cast_at_bobs_unit(g, "Lightning Strike")
     d = g.pending
     assert [x["uid"] for x in d.dice] == [uid]
     g.apply({"type": "roll", "faces": [zero_face(g, uid)]})
@@ -130,8 +124,7 @@ def test_lightning_strike_kills_a_unit_without_a_save():
 def test_lightning_strike_saved_by_a_save_result():
     """V4.01c L2188-2189: a save result keeps the unit alive."""
     g = new_game(species=("Coral Elves", "Dwarves"))
-    uid = units_at(g, "p2", "home-p1")[0]
-    cast_spells(g, [{"spell": "Lightning Strike", "target": uid}])
+    uid = cast_at_bobs_unit(g, "Lightning Strike")
     g.apply({"type": "roll", "faces": [id_face(g, uid)]})
     assert g.state.location[uid] == "home-p1"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from spell_support import (
     add_die,
+    cast_at_bobs_unit,
     cast_spells,
     drive,
     effect,
@@ -14,6 +15,7 @@ from spell_support import (
     melee_march,
     new_game,
     roll_total,
+    totals_around_cast,
     units_at,
     zero_face,
     zero_faces,
@@ -39,30 +41,24 @@ def test_decay_subtracts_two_melee():
     """V4.01c L2201-2204."""
     g = new_game(species=("Goblins", "Dwarves"))
     army = "p2@home-p1"
-    faces = max_faces(g, army, "melee")
-    before = roll_total(g, army, "melee", faces)
-    cast_spells(g, [{"spell": "Decay", "target": army}])
-    assert roll_total(g, army, "melee", faces) == before - 2
+    before, after = totals_around_cast(g, army, "melee", "Decay")
+    assert after == before - 2
 
 
 def test_evil_eye_subtracts_two_saves():
     """V4.01c L2205-2208."""
     g = new_game(species=("Undead", "Dwarves"))
     army = "p2@home-p1"
-    faces = max_faces(g, army, "save")
-    before = roll_total(g, army, "save", faces, against="melee")
-    cast_spells(g, [{"spell": "Evil Eye", "target": army}])
-    assert roll_total(g, army, "save", faces, against="melee") == before - 2
+    before, after = totals_around_cast(g, army, "save", "Evil Eye", against="melee")
+    assert after == before - 2
 
 
 def test_magic_drain_subtracts_two_magic_at_the_terrain():
     """V4.01c L2209-2212: every army roll at the terrain, the caster's own too."""
     g = new_game(species=("Frostwings", "Dwarves"))
     army = "p2@frontier"
-    faces = max_faces(g, army, "magic")
-    before = roll_total(g, army, "magic", faces)
-    cast_spells(g, [{"spell": "Magic Drain", "target": "frontier"}])
-    assert roll_total(g, army, "magic", faces) == before - 2
+    before, after = totals_around_cast(g, army, "magic", "Magic Drain", "frontier")
+    assert after == before - 2
 
 
 def test_restless_dead_adds_three_maneuvers():
@@ -92,8 +88,7 @@ def test_swamp_fever_kills_on_id_and_buries_on_a_second_id():
 def test_finger_of_death_kills_with_no_save_roll():
     """V4.01c L2221-2226: one damage, no save possible: a 1-health unit dies at once."""
     g = new_game(species=("Undead", "Dwarves"))
-    uid = units_at(g, "p2", "home-p1")[0]
-    cast_spells(g, [{"spell": "Finger of Death", "target": uid}])
+    uid = cast_at_bobs_unit(g, "Finger of Death")
     assert g.state.location[uid] == DUA
     assert g.pending.topic == "march"  # no save roll was asked
 
@@ -110,10 +105,8 @@ def test_necromantic_wave_lets_magic_count_as_melee():
     """V4.01c L2227-2233: units of the target army may count magic results as melee."""
     g = new_game(species=("Lava Elves", "Dwarves"))
     army = "p1@frontier"
-    faces = max_faces(g, army, "magic")
-    before = roll_total(g, army, "melee", faces)
-    cast_spells(g, [{"spell": "Necromantic Wave", "target": army}])
-    assert roll_total(g, army, "melee", faces) > before
+    before, after = totals_around_cast(g, army, "melee", "Necromantic Wave", best_for="magic")
+    assert after > before
 
 
 def test_exhume_buries_unsaved_dead_and_returns_own_dead():

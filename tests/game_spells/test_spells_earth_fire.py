@@ -5,15 +5,16 @@ from __future__ import annotations
 import pytest
 from spell_support import (
     blank_save_total,
+    cast_at_bobs_unit,
     cast_spells,
     clear_army,
     effect,
     faces_for,
     id_face,
-    max_faces,
     new_game,
     no_id_until,
     roll_total,
+    totals_around_cast,
     units_at,
     until_topic,
     zero_face,
@@ -88,10 +89,8 @@ def test_higher_ground_subtracts_five_melee():
     """V4.01c L2269-2275."""
     g = new_game(species=("Dwarves", "Undead"))
     army = "p2@home-p1"
-    faces = max_faces(g, army, "melee")
-    before = roll_total(g, army, "melee", faces)
-    cast_spells(g, [{"spell": "Higher Ground", "target": army}])
-    assert roll_total(g, army, "melee", faces) == max(0, before - 5)
+    before, after = totals_around_cast(g, army, "melee", "Higher Ground")
+    assert after == max(0, before - 5)
 
 
 def test_scent_of_fear_sends_opposing_units_to_reserve():
@@ -133,28 +132,23 @@ def test_transmute_rock_to_mud_subtracts_six_maneuvers():
     """V4.01c L2290-2296."""
     g = new_game(species=("Dwarves", "Undead"))
     army = "p2@home-p1"
-    faces = max_faces(g, army, "maneuver")
-    before = roll_total(g, army, "maneuver", faces)
-    cast_spells(g, [{"spell": "Transmute Rock to Mud", "target": army}])
-    assert roll_total(g, army, "maneuver", faces) == max(0, before - 6)
+    before, after = totals_around_cast(g, army, "maneuver", "Transmute Rock to Mud")
+    assert after == max(0, before - 6)
 
 
 def test_ash_storm_subtracts_one_at_the_terrain():
     """V4.01c L2297-2301: -1 to every army roll at the terrain."""
     g = new_game(species=("Dwarves", "Undead"))
     army = "p2@frontier"
-    faces = max_faces(g, army, "missile")
-    before = roll_total(g, army, "missile", faces)
-    cast_spells(g, [{"spell": "Ash Storm", "target": "frontier"}])
-    assert roll_total(g, army, "missile", faces) == before - 1
+    before, after = totals_around_cast(g, army, "missile", "Ash Storm", "frontier")
+    assert after == before - 1
 
 
 def test_fearful_flames_second_save_or_flee():
     """V4.01c L2302-2310: a unit that saves against the damage makes a second save roll; without a
     save result it flees to the Reserve Area."""
     g = new_game(species=("Lava Elves", "Undead"))
-    uid = units_at(g, "p2", "home-p1")[0]
-    cast_spells(g, [{"spell": "Fearful Flames", "target": uid}])
+    uid = cast_at_bobs_unit(g, "Fearful Flames")
     g.apply({"type": "roll", "faces": [id_face(g, uid)]})  # saves the 1 damage
     d = g.pending
     assert [x["uid"] for x in d.dice] == [uid]
@@ -165,8 +159,7 @@ def test_fearful_flames_second_save_or_flee():
 def test_fearful_flames_kills_an_unsaved_small_unit():
     """V4.01c L2302-2304: one damage without a save kills a 1-health unit."""
     g = new_game(species=("Lava Elves", "Undead"))
-    uid = units_at(g, "p2", "home-p1")[0]
-    cast_spells(g, [{"spell": "Fearful Flames", "target": uid}])
+    uid = cast_at_bobs_unit(g, "Fearful Flames")
     g.apply({"type": "roll", "faces": [zero_face(g, uid)]})
     assert g.state.location[uid] == DUA
 
@@ -174,8 +167,7 @@ def test_fearful_flames_kills_an_unsaved_small_unit():
 def test_firebolt_one_damage_to_a_unit():
     """V4.01c L2311-2313: the unit saves alone (L1116-1117)."""
     g = new_game(species=("Dwarves", "Undead"))
-    uid = units_at(g, "p2", "home-p1")[0]
-    cast_spells(g, [{"spell": "Firebolt", "target": uid}])
+    uid = cast_at_bobs_unit(g, "Firebolt")
     g.apply({"type": "roll", "faces": [zero_face(g, uid)]})
     assert g.state.location[uid] == DUA
 
@@ -231,7 +223,5 @@ def test_dancing_lights_subtracts_six_melee():
     """V4.01c L2327-2330."""
     g = new_game(species=("Dwarves", "Undead"))
     army = "p2@home-p1"
-    faces = max_faces(g, army, "melee")
-    before = roll_total(g, army, "melee", faces)
-    cast_spells(g, [{"spell": "Dancing Lights", "target": army}])
-    assert roll_total(g, army, "melee", faces) == max(0, before - 6)
+    before, after = totals_around_cast(g, army, "melee", "Dancing Lights")
+    assert after == max(0, before - 6)
