@@ -24,16 +24,19 @@ from companion.vision.crops import CROP_SIZE, crop_die
 from companion.vision.synth.scene import (
     HELDOUT_SURFACES,
     TRAIN_SURFACES,
-    _blend,
     _ink_for,
     _paint_body,
     _regular,
     _rot,
     _tilt,
-    _value_noise,
+    art_square,
     camera_homography,
+    d10_silhouette,
     draw_clutter,
+    draw_shadow,
     draw_surface,
+    marble_texture,
+    paint_top_face,
     photometric,
 )
 
@@ -92,17 +95,7 @@ def standard_polygons(kind: str, r: float) -> tuple[np.ndarray, np.ndarray, floa
         return _regular(6, r, np.pi / 6), _regular(3, r * 0.82, -np.pi / 2), r * 0.4
     if kind == "d10":
         top = np.array([[0, -r * 0.95], [r * 0.6, -r * 0.05], [0, r * 0.55], [-r * 0.6, -r * 0.05]])
-        sil = np.array(
-            [
-                [0, -r],
-                [r * 0.85, -r * 0.2],
-                [r * 0.75, r * 0.45],
-                [0, r * 0.8],
-                [-r * 0.75, r * 0.45],
-                [-r * 0.85, -r * 0.2],
-            ]
-        )
-        return sil, top, r * 0.36
+        return d10_silhouette(r), top, r * 0.36
     if kind == "d12":
         return _regular(10, r, 0), _regular(5, r * 0.6, -np.pi / 2), r * 0.4
     if kind == "d20":
@@ -177,14 +170,7 @@ def draw_standard_die(
     base = sil @ R.T + c
     top_poly = top @ R.T + c + lean
     body = cv2.convexHull(np.vstack([base, sil @ R.T + c + lean]).astype(np.float32)).reshape(-1, 2)
-    spoly = body + light * r * 0.5
-    pad = int(r * 0.8) + 2
-    x, y, w, h = cv2.boundingRect(spoly.astype(np.int32))
-    x, y, w, h = x - pad, y - pad, w + 2 * pad, h + 2 * pad
-    sh = np.zeros((h, w), np.uint8)
-    cv2.fillPoly(sh, [(spoly - [x, y]).astype(np.int32)], 255, cv2.LINE_AA)
-    sh = cv2.GaussianBlur(sh, (0, 0), max(1.0, r * 0.25))
-    _blend(canvas, np.zeros((h, w, 3), np.float32), (sh * rng.uniform(0.3, 0.6)).astype(np.uint8), x, y)
+    draw_shadow(rng, canvas, body, light, r)
     # _paint_body looks colours up by material name: register this die's plastic under private names
     mats = _materials(die)
     _paint_body(rng, canvas, body, mats, rng.uniform(0.5, 0.72))
@@ -202,28 +188,13 @@ def draw_standard_die(
         die.kind, die.value, tex_size, tuple(int(v) for v in face_col), _ink_for(face_col), font
     )
     if die.second is not None:
-        n = _value_noise(rng, tex_size, tex_size, 3)
-        mix = (np.clip((n - 0.6) * 4, 0, 1) * 0.35)[..., None]
-        ink_mask = np.abs(tex.astype(np.float32) - face_col).sum(2, keepdims=True) > 60
-        tex = np.where(ink_mask, tex, tex * (1 - mix) + np.array(die.second, np.float32) * mix).astype(
-            np.uint8
-        )
-    src = np.array([[0, 0], [tex_size, 0], [tex_size, tex_size], [0, tex_size]], np.float32)
-    sq = np.array([[-art, -art], [art, -art], [art, art], [-art, art]])
+        tex = marble_texture(rng, tex, face_col, np.array(die.second, np.float32))
+    sq = art_square(art)
     if die.kind not in ("d6", "d4"):
         sq = sq + np.array([0, (top[:, 1].max() + top[:, 1].min()) / 2])
     elif die.kind == "d4":
         sq = sq + np.array([0, top[:, 1].mean()])
-    dst = (sq @ R.T + c + lean).astype(np.float32)
-    _paint_body(rng, canvas, top_poly, mats[:1], rng.uniform(0.92, 1.05))
-    H = cv2.getPerspectiveTransform(src, dst)
-    x, y, w, h = cv2.boundingRect(np.vstack([dst, top_poly]).astype(np.int32))
-    T = np.array([[1, 0, -x], [0, 1, -y], [0, 0, 1]], float) @ H
-    patch = cv2.warpPerspective(tex, T, (w, h), flags=cv2.INTER_LINEAR).astype(np.float32)
-    m = cv2.warpPerspective(np.full((tex_size, tex_size), 255, np.uint8), T, (w, h))
-    face_mask = np.zeros((h, w), np.uint8)
-    cv2.fillPoly(face_mask, [(top_poly - [x, y]).astype(np.int32)], 255, cv2.LINE_AA)
-    _blend(canvas, patch * rng.uniform(0.92, 1.05), cv2.min(m, face_mask), x, y)
+    paint_top_face(rng, canvas, tex, (sq @ R.T + c + lean).astype(np.float32), top_poly, mats[:1])
     return body
 
 

@@ -256,6 +256,20 @@ def _regular(n: int, r: float, rot: float) -> np.ndarray:
     return np.stack([r * np.cos(a), r * np.sin(a)], 1)
 
 
+def d10_silhouette(r: float) -> np.ndarray:
+    """The outline of a d10 lying on a face, seen from above, radius ``r`` (both renderers draw it)."""
+    return np.array(
+        [
+            [0, -r],
+            [r * 0.85, -r * 0.2],
+            [r * 0.75, r * 0.45],
+            [0, r * 0.8],
+            [-r * 0.75, r * 0.45],
+            [-r * 0.85, -r * 0.2],
+        ]
+    )
+
+
 def die_polygons(kind: str, r: float) -> tuple[np.ndarray, np.ndarray, float]:
     """(silhouette, top face, art half-size) of a die centred at 0, unrotated, radius ``r``."""
     if kind == "d6":
@@ -265,17 +279,7 @@ def die_polygons(kind: str, r: float) -> tuple[np.ndarray, np.ndarray, float]:
         return _regular(6, r, np.pi / 6), _regular(3, r * 0.86, -np.pi / 2), r * 0.48
     if kind == "d10":
         top = np.array([[0, -r * 0.98], [r * 0.62, -r * 0.05], [0, r * 0.55], [-r * 0.62, -r * 0.05]])
-        sil = np.array(
-            [
-                [0, -r],
-                [r * 0.85, -r * 0.2],
-                [r * 0.75, r * 0.45],
-                [0, r * 0.8],
-                [-r * 0.75, r * 0.45],
-                [-r * 0.85, -r * 0.2],
-            ]
-        )
-        return sil, top, r * 0.42
+        return d10_silhouette(r), top, r * 0.42
     if kind == "d12":
         return _regular(10, r, 0), _regular(5, r * 0.62, -np.pi / 2), r * 0.5
     if kind == "d4":
@@ -345,16 +349,7 @@ def draw_die(
     base = sil @ R.T + c
     top_poly = top @ M.T + c + lean
     body = cv2.convexHull(np.vstack([base, sil @ M.T + c + lean]).astype(np.float32)).reshape(-1, 2)
-    # soft shadow (computed in the die's neighbourhood only)
-    spoly = body + light * r * 0.5
-    pad = int(r * 0.8) + 2
-    x, y, w, h = cv2.boundingRect(spoly.astype(np.int32))
-    x, y, w, h = x - pad, y - pad, w + 2 * pad, h + 2 * pad
-    sh = np.zeros((h, w), np.uint8)
-    cv2.fillPoly(sh, [(spoly - [x, y]).astype(np.int32)], 255, cv2.LINE_AA)
-    sh = cv2.GaussianBlur(sh, (0, 0), max(1.0, r * 0.25))
-    dark = np.zeros((h, w, 3), np.float32)
-    _blend(canvas, dark, (sh * rng.uniform(0.3, 0.6)).astype(np.uint8), x, y)
+    draw_shadow(rng, canvas, body, light, r)
     # sides, then top
     _paint_body(rng, canvas, body, spec.materials, rng.uniform(0.5, 0.72))
     if spec.kind != "d6":  # facet edges around the top face
@@ -372,18 +367,47 @@ def draw_die(
         glyph_dir,
     )
     if len(spec.materials) > 1:
-        n = _value_noise(rng, tex_size, tex_size, 3)
-        mix = (np.clip((n - 0.6) * 4, 0, 1) * 0.35)[..., None]
         second = np.array(MATERIAL_BGR.get(spec.materials[1], (128, 128, 128)), np.float32)
-        ink_mask = np.abs(tex.astype(np.float32) - face_col).sum(2, keepdims=True) > 60
-        tex = np.where(ink_mask, tex, tex * (1 - mix) + second * mix).astype(np.uint8)
-    src = np.array([[0, 0], [tex_size, 0], [tex_size, tex_size], [0, tex_size]], np.float32)
-    sq = np.array([[-art, -art], [art, -art], [art, art], [-art, art]])
+        tex = marble_texture(rng, tex, face_col, second)
+    sq = art_square(art)
     if spec.kind != "d6":
         sq = sq + np.array([0, (top[:, 1].max() + top[:, 1].min()) / 2])
-    dst = (sq @ M.T + c + lean).astype(np.float32)
-    # top face: material, then the warped art square, masked to the face polygon
-    _paint_body(rng, canvas, top_poly, spec.materials[:1], rng.uniform(0.92, 1.05))
+    paint_top_face(rng, canvas, tex, (sq @ M.T + c + lean).astype(np.float32), top_poly, spec.materials[:1])
+    return body, top_poly
+
+
+def draw_shadow(rng, canvas, body: np.ndarray, light, r: float) -> None:
+    """A die's soft shadow, cast away from ``light`` (computed in the die's neighbourhood only)."""
+    spoly = body + light * r * 0.5
+    pad = int(r * 0.8) + 2
+    x, y, w, h = cv2.boundingRect(spoly.astype(np.int32))
+    x, y, w, h = x - pad, y - pad, w + 2 * pad, h + 2 * pad
+    sh = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(sh, [(spoly - [x, y]).astype(np.int32)], 255, cv2.LINE_AA)
+    sh = cv2.GaussianBlur(sh, (0, 0), max(1.0, r * 0.25))
+    dark = np.zeros((h, w, 3), np.float32)
+    _blend(canvas, dark, (sh * rng.uniform(0.3, 0.6)).astype(np.uint8), x, y)
+
+
+def marble_texture(rng, tex: np.ndarray, face_col: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """A two-tone die's face art: ``second`` (BGR, float32) marbled into the face colour, ink kept."""
+    n = _value_noise(rng, tex.shape[0], tex.shape[1], 3)
+    mix = (np.clip((n - 0.6) * 4, 0, 1) * 0.35)[..., None]
+    ink_mask = np.abs(tex.astype(np.float32) - face_col).sum(2, keepdims=True) > 60
+    return np.where(ink_mask, tex, tex * (1 - mix) + second * mix).astype(np.uint8)
+
+
+def art_square(art: float) -> np.ndarray:
+    """The corners of the face art's square, half-size ``art``, centred at 0."""
+    return np.array([[-art, -art], [art, -art], [art, art], [-art, art]])
+
+
+def paint_top_face(rng, canvas, tex: np.ndarray, dst: np.ndarray, top_poly: np.ndarray, material) -> None:
+    """The top face: ``material``, then the art ``tex`` warped onto the square ``dst``, masked to the face
+    polygon ``top_poly`` (canvas pixels)."""
+    tex_size = tex.shape[0]
+    src = np.array([[0, 0], [tex_size, 0], [tex_size, tex_size], [0, tex_size]], np.float32)
+    _paint_body(rng, canvas, top_poly, material, rng.uniform(0.92, 1.05))
     H = cv2.getPerspectiveTransform(src, dst)
     x, y, w, h = cv2.boundingRect(np.vstack([dst, top_poly]).astype(np.int32))
     T = np.array([[1, 0, -x], [0, 1, -y], [0, 0, 1]], float) @ H
@@ -392,7 +416,6 @@ def draw_die(
     face_mask = np.zeros((h, w), np.uint8)
     cv2.fillPoly(face_mask, [(top_poly - [x, y]).astype(np.int32)], 255, cv2.LINE_AA)
     _blend(canvas, patch * rng.uniform(0.92, 1.05), cv2.min(m, face_mask), x, y)
-    return body, top_poly
 
 
 # --------------------------------------------------------------------------- camera and light
