@@ -36,6 +36,12 @@ def face(die: str, text: str):
 FRONTIER = RollTerrain("Coastland", face=3)
 
 
+def resolved(roll: str, *dice: RolledUnit, terrain: RollTerrain = FRONTIER, **request):
+    """The engine's count of a `roll` of these rolled `dice` at `terrain` (default: the Frontier,
+    Coastland at face 3); `request`: the other RollRequest fields (against, choices)."""
+    return resolve(RollRequest(roll, dice, terrain=terrain, **request))
+
+
 # -- point values (V4-01) -------------------------------------------------------------------------
 
 
@@ -331,17 +337,8 @@ def test_elemental_relic_matching_and_cancelling():
         unit("Dracolem/Bronze Draco-Tank"), "*"
     )
     assert relic_matches(unit("Dwarves/Footman"), "Fire") and not relic_matches(unit("Goblins/Thug"), "Fire")
-    res = resolve(
-        RollRequest(
-            "melee",
-            (
-                face("Dwarves/Footman", "ID"),
-                face("Items/Elemental Relic", "4 Element Fire"),
-                face("Items/Elemental Relic", "4 Element Fire"),
-            ),
-            terrain=FRONTIER,
-        )
-    )
+    relic = ("Items/Elemental Relic", "4 Element Fire")
+    res = resolved("melee", face("Dwarves/Footman", "ID"), face(*relic), face(*relic))
     assert any("cancel" in r.text or "same element" in r.text for r in res.reports)
 
 
@@ -386,13 +383,7 @@ def test_summon_dragon_artifact_summons_a_dragon_of_its_element():
 
 def test_attune_gives_magic_of_any_element():
     """L1243-1249: X (3) magic, usable as any element."""
-    res = resolve(
-        RollRequest(
-            "magic",
-            (face("Dwarves/Footman", "1 Save"), face("Items/Fire Magi Crown", "3 Attune")),
-            terrain=FRONTIER,
-        )
-    )
+    res = resolved("magic", face("Dwarves/Footman", "1 Save"), face("Items/Fire Magi Crown", "3 Attune"))
     assert res.total("magic") == 3
 
 
@@ -400,19 +391,10 @@ def test_bash_copies_the_attackers_melee_as_saves():
     """L1250-1269: against a melee attack Bash generates saves equal to the targeted unit's melee;
     in other saves, X saves."""
     shield = face("Items/Fire Mithril Shield", "3 Bash")
-    res = resolve(
-        RollRequest(
-            "save",
-            (face("Dwarves/Footman", "1 Melee"), shield),
-            against="melee",
-            terrain=FRONTIER,
-            choices={"Bash target melee": 2},
-        )
-    )
+    footman = face("Dwarves/Footman", "1 Melee")
+    res = resolved("save", footman, shield, against="melee", choices={"Bash target melee": 2})
     assert res.total("save") == 2
-    res = resolve(
-        RollRequest("save", (face("Dwarves/Footman", "1 Melee"), shield), against="missile", terrain=FRONTIER)
-    )
+    res = resolved("save", footman, shield, against="missile")
     assert res.total("save") == 3
 
 
@@ -422,19 +404,13 @@ def test_bash_copies_the_attackers_melee_as_saves():
 )
 def test_decapitate_and_impale_are_delayed_kills_of_a_defender_showing_its_id(die, text, purpose):
     """L1420-1431, L1676-1687: reported for step 2 of the defending army's save roll."""
-    res = resolve(RollRequest(purpose, (face("Dwarves/Footman", "ID"), face(die, text)), terrain=FRONTIER))
+    res = resolved(purpose, face("Dwarves/Footman", "ID"), face(die, text))
     assert [r.kind for r in res.reports if r.source == text.split(" ", 1)[1]] == ["delayed_kill_id"]
 
 
 def test_crush_targets_units_that_must_maneuver_or_die():
     """L1408-1419: up to X (4) health-worth of defenders; in a dragon attack X missile."""
-    res = resolve(
-        RollRequest(
-            "missile",
-            (face("Dwarves/Footman", "ID"), face("Items/Fire Trebuchet", "4 Crush")),
-            terrain=FRONTIER,
-        )
-    )
+    res = resolved("missile", face("Dwarves/Footman", "ID"), face("Items/Fire Trebuchet", "4 Crush"))
     assert [(r.kind, r.amount) for r in res.reports if r.source == "Crush"] == [
         ("maneuver_or_kill_then_save_or_bury", 4)
     ]
@@ -443,45 +419,28 @@ def test_crush_targets_units_that_must_maneuver_or_die():
 def test_elevate_doubles_one_units_missile_and_gives_maneuvers():
     """L1485-1498: maneuver roll X (4) maneuver; missile attack: one unit's missile doubled."""
     carpet = face("Items/Fire Flying Carpet", "4 Elevate")
-    assert (
-        resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Save"), carpet), terrain=FRONTIER)).total(
-            "maneuver"
-        )
-        == 4
-    )
+    assert resolved("maneuver", face("Dwarves/Footman", "1 Save"), carpet).total("maneuver") == 4
     shooter = face("Dwarves/Crossbowman", "ID")
-    plain = resolve(RollRequest("missile", (shooter,), terrain=FRONTIER)).total("missile")
-    assert resolve(RollRequest("missile", (shooter, carpet), terrain=FRONTIER)).total("missile") == 2 * plain
+    plain = resolved("missile", shooter).total("missile")
+    assert resolved("missile", shooter, carpet).total("missile") == 2 * plain
 
 
 def test_flurry_melee_and_roll_again():
     """L1562-1575: X (4) melee and the item rolls again."""
-    res = resolve(
-        RollRequest(
-            "melee",
-            (face("Dwarves/Footman", "1 Save"), face("Items/Fire Blade Golem", "4 Flurry")),
-            terrain=FRONTIER,
-        )
-    )
+    res = resolved("melee", face("Dwarves/Footman", "1 Save"), face("Items/Fire Blade Golem", "4 Flurry"))
     assert res.total("melee") == 4 and any(r.kind == "reroll_pending" for r in res.reports)
 
 
 def test_sortie_melee_or_saves():
     """L1903-1912: X (4) melee in a melee attack, X saves in a save roll."""
     mantlet = face("Items/Fire Mantlet", "4 Sortie")
-    assert resolve(RollRequest("melee", (mantlet,), terrain=FRONTIER)).total("melee") == 4
-    assert resolve(RollRequest("save", (mantlet,), against="melee", terrain=FRONTIER)).total("save") == 4
+    assert resolved("melee", mantlet).total("melee") == 4
+    assert resolved("save", mantlet, against="melee").total("save") == 4
 
 
 def test_bronze_medallion_any_element_magic():
     """L2782-2797: in a magic action X (4) magic of any element."""
-    res = resolve(
-        RollRequest(
-            "magic",
-            (face("Dwarves/Footman", "1 Save"), face("Items/Bronze Medallion", "4 Logo")),
-            terrain=FRONTIER,
-        )
-    )
+    res = resolved("magic", face("Dwarves/Footman", "1 Save"), face("Items/Bronze Medallion", "4 Logo"))
     assert res.total("magic") == 4
 
 
@@ -504,14 +463,9 @@ def test_species_abilities_never_modify_item_results():
     """L2728: at Highland (earth) Mountain Mastery lets a Dwarf's melee count as maneuver, but not the
     melee of the sword it carries."""
     highland = RollTerrain("Highland", face=3)
-    alone = resolve(RollRequest("maneuver", (face("Dwarves/Footman", "1 Melee"),), terrain=highland))
-    armed = resolve(
-        RollRequest(
-            "maneuver",
-            (face("Dwarves/Footman", "1 Melee"), face("Items/Fire Vorpal Sword", "3 Melee")),
-            terrain=highland,
-        )
-    )
+    footman = face("Dwarves/Footman", "1 Melee")
+    alone = resolved("maneuver", footman, terrain=highland)
+    armed = resolved("maneuver", footman, face("Items/Fire Vorpal Sword", "3 Melee"), terrain=highland)
     assert alone.total("maneuver") == armed.total("maneuver") == 1
 
 
