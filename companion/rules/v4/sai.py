@@ -286,6 +286,72 @@ def _maneuver_or_move_three() -> dict[str, Mode | tuple[Mode, ...]]:
     }
 
 
+def _alike(mode: Mode, *keys: str) -> dict[str, Mode | tuple[Mode, ...]]:
+    """One mode for several roll types: the rows that print one effect for "Melee, Missile" (and
+    the like) map each of those roll-type keys to the same mode."""
+    return dict.fromkeys(keys, mode)
+
+
+def _defender_subtracts_saves() -> Mode:
+    """Howl (melee and missile, V4.01c L1637-1642), Screech (melee, V4.01c L1798-1804) and Wave
+    (melee, V4.01c L2039-2048) print one rule (inventory.md L554, L569, L593): the defending army
+    subtracts X saves from its save roll."""
+    return gen(
+        modifiers=(ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),)
+    )
+
+
+def _maneuver_or_die() -> EffectSpec:
+    """Firecloud (melee and missile, V4.01c L1519-1526) and Smother (melee, V4.01c L1880-1887) print
+    one rule (inventory.md L543, L577): up to X health-worth of defenders make a maneuver roll, and
+    those that fail are killed, before the defending army's save roll."""
+    return _kills("maneuver_or_kill", X, "up to X health-worth roll maneuver or die")
+
+
+def _maneuver_or_die_then_bury(attack: str) -> dict[str, Mode | tuple[Mode, ...]]:
+    """Crush (missile, V4.01c L1408-1419) and Stomp (melee, V4.01c L1927-1937) are one rule printed
+    twice for two attack types (inventory.md L533, L581): in ``attack``, up to X health-worth of
+    defenders make a maneuver roll, those that fail are killed and each killed unit saves or is
+    buried; in a dragon attack, X results of the ``attack`` type (MELEE or MISSILE)."""
+    return {
+        attack: gen(
+            effects=(
+                _kills(
+                    "maneuver_or_kill_then_save_or_bury",
+                    X,
+                    "up to X health-worth roll maneuver or die; the dead save or are buried",
+                ),
+            )
+        ),
+        "dragon": gen(r(attack)),
+    }
+
+
+def _save_or_die_then_bury() -> EffectSpec:
+    """Flaming Arrow (missile, V4.01c L1547-1561) and Poison (melee, V4.01c L1736-1745) print one
+    effect (inventory.md L546, L563): X health-worth of defenders save or are killed, and each
+    killed unit saves again or is buried."""
+    return _kills(
+        "save_or_kill_then_save_or_bury", X, "X health-worth save or die; the dead save again or are buried"
+    )
+
+
+def _roll_or_held(kind: str, roll: str, held: str) -> dict[str, Mode | tuple[Mode, ...]]:
+    """Net (maneuver roll, V4.01c L1714-1728) and Web (melee roll, V4.01c L2060-2071) are one rule
+    for two roll types (inventory.md L561, L595): in melee or missile, up to X health-worth of
+    defenders make a ``roll`` roll and those that fail are ``held`` (cannot roll or leave the
+    terrain) until your next turn; neither does anything to a Reserve Army shot from a Tower
+    (inventory.md L198)."""
+    effect = _kills(kind, X, f"up to X health-worth roll {roll} or are {held}")
+    return {
+        "melee": gen(effects=(effect,)),
+        "missile": (
+            gen(effects=(effect,), when=_not_tower_reserve),
+            Mode(note="no effect on a Reserve Army shot from a Tower"),
+        ),
+    }
+
+
 def _feral_doubling() -> Mode:
     """Trumpet (V4.01c L2011-2018; inventory.md L590): in a dragon attack, melee attack or save
     roll alike, each Feral unit in this army doubles its melee and save results, so the three
@@ -730,18 +796,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Crush",
         "1408-1419",
         "Dragon Attack, Missile",
-        {
-            "missile": gen(
-                effects=(
-                    _kills(
-                        "maneuver_or_kill_then_save_or_bury",
-                        X,
-                        "up to X health-worth roll maneuver or die; the dead save or are buried",
-                    ),
-                )
-            ),
-            "dragon": gen(r(MISSILE)),
-        },
+        _maneuver_or_die_then_bury(MISSILE),
         "missile: up to X health-worth maneuver or die (then save or buried); DA: X missile",
     ),
     SAIRule(
@@ -869,14 +924,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Firecloud",
         "1519-1526",
         "Melee, Missile",
-        {
-            "melee": gen(
-                effects=(_kills("maneuver_or_kill", X, "up to X health-worth roll maneuver or die"),)
-            ),
-            "missile": gen(
-                effects=(_kills("maneuver_or_kill", X, "up to X health-worth roll maneuver or die"),)
-            ),
-        },
+        _alike(gen(effects=(_maneuver_or_die(),)), "melee", "missile"),
         "up to X health-worth maneuver or die",
     ),
     SAIRule(
@@ -902,15 +950,7 @@ _RULES: tuple[SAIRule, ...] = (
         "1547-1561",
         "Dragon Attack, Missile",
         {
-            "missile": gen(
-                effects=(
-                    _kills(
-                        "save_or_kill_then_save_or_bury",
-                        X,
-                        "X health-worth save or die; the dead save again or are buried",
-                    ),
-                )
-            ),
+            "missile": gen(effects=(_save_or_die_then_bury(),)),
             "dragon": gen(r(MISSILE)),
         },
         "missile: X health-worth save or die, then save or be buried; DA: X missile",
@@ -1023,18 +1063,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Howl",
         "1637-1642",
         "Melee, Missile",
-        {
-            "melee": gen(
-                modifiers=(
-                    ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),
-                )
-            ),
-            "missile": gen(
-                modifiers=(
-                    ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),
-                )
-            ),
-        },
+        _alike(_defender_subtracts_saves(), "melee", "missile"),
         "the defending army subtracts X saves",
     ),
     SAIRule(
@@ -1156,18 +1185,7 @@ _RULES: tuple[SAIRule, ...] = (
         "1714-1728",
         "Individual, Melee, Missile",
         {
-            "melee": gen(
-                effects=(_kills("maneuver_or_net", X, "up to X health-worth roll maneuver or are netted"),)
-            ),
-            "missile": (
-                gen(
-                    effects=(
-                        _kills("maneuver_or_net", X, "up to X health-worth roll maneuver or are netted"),
-                    ),
-                    when=_not_tower_reserve,
-                ),
-                Mode(note="no effect on a Reserve Army shot from a Tower"),
-            ),
+            **_roll_or_held("maneuver_or_net", MANEUVER, "netted"),
             "save_vs_individual": gen(r(SAVE)),
         },
         "up to X health-worth maneuver or are netted; individual save: X saves",
@@ -1195,17 +1213,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Poison",
         "1736-1745",
         "Melee",
-        {
-            "melee": gen(
-                effects=(
-                    _kills(
-                        "save_or_kill_then_save_or_bury",
-                        X,
-                        "X health-worth save or die; the dead save again or are buried",
-                    ),
-                )
-            ),
-        },
+        {"melee": gen(effects=(_save_or_die_then_bury(),))},
         "X health-worth save or die, then save or be buried",
     ),
     SAIRule(
@@ -1284,13 +1292,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Screech",
         "1798-1804",
         "Melee",
-        {
-            "melee": gen(
-                modifiers=(
-                    ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),
-                )
-            ),
-        },
+        {"melee": _defender_subtracts_saves()},
         "the defending army subtracts X saves",
     ),
     SAIRule(
@@ -1388,11 +1390,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Smother",
         "1880-1887",
         "Melee",
-        {
-            "melee": gen(
-                effects=(_kills("maneuver_or_kill", X, "up to X health-worth roll maneuver or die"),)
-            ),
-        },
+        {"melee": gen(effects=(_maneuver_or_die(),))},
         "up to X health-worth maneuver or die",
     ),
     SAIRule(
@@ -1469,18 +1467,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Stomp",
         "1927-1937",
         "Dragon Attack, Melee",
-        {
-            "melee": gen(
-                effects=(
-                    _kills(
-                        "maneuver_or_kill_then_save_or_bury",
-                        X,
-                        "up to X health-worth roll maneuver or die; the dead save or are buried",
-                    ),
-                )
-            ),
-            "dragon": gen(r(MELEE)),
-        },
+        _maneuver_or_die_then_bury(MELEE),
         "melee: up to X health-worth maneuver or die (then save or buried); DA: X melee",
     ),
     SAIRule(
@@ -1631,11 +1618,7 @@ _RULES: tuple[SAIRule, ...] = (
         "2039-2048",
         "Melee, Maneuver*",
         {
-            "melee": gen(
-                modifiers=(
-                    ModSpec(Op.SUBTRACT, SAVE, X, Scope.DEFENDER_SAVE_ROLL, "defender subtracts X saves"),
-                )
-            ),
+            "melee": _defender_subtracts_saves(),
             "maneuver": (
                 gen(
                     modifiers=(
@@ -1685,18 +1668,7 @@ _RULES: tuple[SAIRule, ...] = (
         "Web",
         "2060-2071",
         "Melee, Missile",
-        {
-            "melee": gen(
-                effects=(_kills("melee_or_web", X, "up to X health-worth roll melee or are webbed"),)
-            ),
-            "missile": (
-                gen(
-                    effects=(_kills("melee_or_web", X, "up to X health-worth roll melee or are webbed"),),
-                    when=_not_tower_reserve,
-                ),
-                Mode(note="no effect on a Reserve Army shot from a Tower"),
-            ),
-        },
+        _roll_or_held("melee_or_web", MELEE, "webbed"),
         "up to X health-worth roll melee or are webbed",
     ),
     SAIRule(
