@@ -95,6 +95,15 @@ def until(
     raise AssertionError(f"no {topic!r} decision reached")
 
 
+def frontier_action(game: Game, action: str) -> None:
+    """Passively to Alice's first march: her Frontier army marches, skips the maneuver step and takes
+    `action` (its roll, or the missile target, is then pending)."""
+    until(game, "march", "p1")
+    choose(game, "p1@frontier")
+    choose(game, "skip")
+    choose(game, action)
+
+
 def next_turn(game: Game, pid: str = "p1"):
     """Passively to `pid`'s first march of their next turn."""
     return until(game, "march", pid, later_turn=True)
@@ -114,3 +123,11 @@ def uid_of(game: Game, name: str, owner: str | None = None, where: str | None = 
         ):
             return uid
     raise AssertionError(f"no die {name!r} ({owner}, {where})")
+
+
+def place(game: Game, name: str, owner: str, where: str = "frontier") -> str:
+    """Scenario set-up: `owner`'s die named `name` is at `where` (summoned, moved or buried there
+    earlier); returns its uid."""
+    uid = uid_of(game, name, owner)
+    game.state.location[uid] = where
+    return uid

@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from adv_support import adv_setup, choose, roll, started, uid_of, until, values
+from adv_support import adv_setup, choose, frontier_action, place, roll, started, uid_of, until, values
 from game_support import small_army
 
 from companion.rules.catalogue import load_catalogue
@@ -42,6 +42,11 @@ def put(game: Game, name: str, where: str, owner: str = "p1") -> str:
     return uid
 
 
+def white_dragon() -> str:
+    """The catalogue name of a White Dragon."""
+    return next(d.name for d in load_catalogue().dice if "White" in d.name and d.kind.value == "dragon")
+
+
 # -- Dragonkin: allowance, pool (V4-08, L2510-2520) ------------------------------------------------
 
 
@@ -70,10 +75,7 @@ def test_dragonkin_start_in_the_summoning_pool():
 
 
 def cast_at_frontier(game: Game, spells: list[dict], magic_faces: list[str]):
-    until(game, "march", "p1")
-    choose(game, "p1@frontier")
-    choose(game, "skip")
-    choose(game, "magic")
+    frontier_action(game, "magic")
     roll(game, *magic_faces)
     assert game.pending.topic == "cast"
     game.apply({"type": "cast", "spells": spells})
@@ -151,8 +153,7 @@ def test_killed_dragonkin_return_to_the_summoning_pool():
     """L2525-2526: never the DUA; an effect that kills and buries still buries them (L2526-2527)."""
     game = kin_game()
     st = game.state
-    troop = uid_of(game, "Dragontroop (Fire)", "p1")
-    st.location[troop] = "frontier"
+    troop = place(game, "Dragontroop (Fire)", "p1")
     assert dk.killed(game, troop) == "pool"
     game._kill([troop])
     assert st.location[troop] == "pool"
@@ -165,8 +166,7 @@ def test_an_army_of_dragonkin_alone_returns_to_the_summoning_pool():
     """L2522-2523."""
     game = kin_game()
     st = game.state
-    troop = uid_of(game, "Dragontroop (Fire)", "p1")
-    st.location[troop] = "frontier"
+    troop = place(game, "Dragontroop (Fire)", "p1")
     for u in st.army("p1", "frontier").units:
         if not dk.is_dragonkin(u):
             st.location[u.uid] = "dua"
@@ -178,8 +178,7 @@ def test_dragonkin_cannot_leave_the_terrain_where_they_were_summoned():
     """L2521: a retreat listing a Dragonkin is refused and nothing moves."""
     game = kin_game()
     st = game.state
-    troop = uid_of(game, "Dragontroop (Fire)", "p1")
-    st.location[troop] = "frontier"
+    troop = place(game, "Dragontroop (Fire)", "p1")
     d = until(game, "retreat", "p1")
     assert troop in d.data["units"]
     with pytest.raises(IllegalAction, match="cannot leave"):
@@ -191,12 +190,8 @@ def test_dragonkin_never_roll_for_magic_or_missile_actions():
     """L2532: the missile roll of an army with a Dragonkin leaves it out; its melee rolls include it."""
     game = kin_game()
     st = game.state
-    troop = uid_of(game, "Dragontroop (Fire)", "p1")
-    st.location[troop] = "frontier"
-    until(game, "march", "p1")
-    choose(game, "p1@frontier")
-    choose(game, "skip")
-    choose(game, "missile")
+    troop = place(game, "Dragontroop (Fire)", "p1")
+    frontier_action(game, "missile")
     if game.pending.topic == "target":
         choose(game, "p2@frontier")
     assert troop not in [d["uid"] for d in game.pending.dice]
@@ -239,12 +234,8 @@ def test_dragonkin_champion_logo_moves_a_dragon_of_its_element_in_melee():
     game = kin_game(faces={"home-p1": 3, "home-p2": 3, "frontier": 6})
     st = game.state
     champ = put(game, "Dragonkin/Dragonstallion (Fire)", "frontier")
-    drake = uid_of(game, "Red Drake", "p2")
-    st.location[drake] = "home-p2"
-    until(game, "march", "p1")
-    choose(game, "p1@frontier")
-    choose(game, "skip")
-    choose(game, "melee")
+    drake = place(game, "Red Drake", "p2", "home-p2")
+    frontier_action(game, "melee")
     faces = [
         ("4 Logo" if d["uid"] == champ else next(f for f in d["faces"] if "Save" in f or "Maneuver" in f))
         for d in game.pending.dice
@@ -259,15 +250,17 @@ def test_dragonkin_champion_logo_moves_a_dragon_of_its_element_in_melee():
 # -- Eldarim (L838-850) and their champions (L2866-3057) ----------------------------------------------
 
 
+ELDARIM = [
+    "Eldarim/Morehl Follower (Air)",
+    "Eldarim/Morehl Warder (Air)",
+    "Eldarim/Morehl Sprinter (Air)",
+    "Eldarim/Morehl Spellbinder (Fire)",
+    "Eldarim/Morehl Toxophilite (Fire)",
+]  # five Eldarim units, no champion
+
+
 def eldarim_game(**kw) -> Game:
-    camp = [
-        "Eldarim/Morehl Follower (Air)",
-        "Eldarim/Morehl Warder (Air)",
-        "Eldarim/Morehl Sprinter (Air)",
-        "Eldarim/Morehl Spellbinder (Fire)",
-        "Eldarim/Morehl Toxophilite (Fire)",
-    ]
-    return kin_game(campaign=camp, advanced=("dragonkin", "eldarim"), **kw)
+    return kin_game(campaign=ELDARIM, advanced=("dragonkin", "eldarim"), **kw)
 
 
 def test_dragonkin_handlers_adds_a_small_dragonkin_of_the_terrains_element():
@@ -306,13 +299,7 @@ def test_champion_types_and_whom_they_may_affect():
     zealot = Unit("c3", "p1", spec_for("Eldarim/Fire Dragon Zealot"))
     assert (el.ability(lord), el.ability(hunter), el.ability(zealot)) == ("tame", "slay", "control")
     red, blue = Unit("r", "p2", spec_for("Dragons/Red Drake")), Unit("b", "p2", spec_for("Dragons/Blue Wyrm"))
-    white = Unit(
-        "w",
-        "p2",
-        spec_for(
-            next(d.name for d in load_catalogue().dice if "White" in d.name and d.kind.value == "dragon")
-        ),
-    )
+    white = Unit("w", "p2", spec_for(white_dragon()))
     assert el.may_affect(hunter, red) and not el.may_affect(hunter, blue) and not el.may_affect(hunter, white)
     assert el.may_affect(lord, blue) and el.may_affect(lord, white)
 
@@ -344,8 +331,7 @@ def test_dragonslayer_removes_the_dragon_from_the_game_and_its_damage_is_ignored
     game = eldarim_game()
     st = game.state
     hunter = put(game, "Eldarim/Fire Dragon Hunter", "frontier")
-    drake = uid_of(game, "Red Drake", "p2")
-    st.location[drake] = "frontier"
+    drake = place(game, "Red Drake", "p2")
     site, outcome = _site(game, hunter, drake, "slay_dragon")
     asked = _drive(el.response_hook(game, site, outcome), [{"type": "choose", "choice": drake}])
     assert asked[0].topic == "dragonkin"
@@ -357,12 +343,7 @@ def test_a_slain_white_dragon_rolling_jaws_buries_the_slayer():
     game = eldarim_game()
     st = game.state
     slayer = put(game, "Eldarim/Dragonslayer", "frontier")
-    white = put(
-        game,
-        next(d.name for d in load_catalogue().dice if "White" in d.name and d.kind.value == "dragon"),
-        "frontier",
-        owner="p2",
-    )
+    white = put(game, white_dragon(), "frontier", owner="p2")
     site, outcome = _site(game, slayer, white, "slay_dragon")
     jaws = next(f for f in st.units[white].spec.faces if "Jaw" in f)
     _drive(
@@ -378,8 +359,7 @@ def test_taming_and_control_last_while_champion_and_dragon_stay_together():
     game = eldarim_game()
     st = game.state
     master = put(game, "Eldarim/Fire Dragon Master", "frontier")
-    drake = uid_of(game, "Red Drake", "p2")
-    st.location[drake] = "frontier"
+    drake = place(game, "Red Drake", "p2")
     site, outcome = _site(game, master, drake, "tame_dragon")
     _drive(el.response_hook(game, site, outcome), [{"type": "choose", "choice": drake}])
     assert el.tamed_by(st, drake) == master and drake in site.ignored and st.location[drake] == "frontier"
@@ -396,12 +376,7 @@ def test_a_tamed_white_dragon_is_freed_at_the_tamers_next_turn():
     game = eldarim_game()
     st = game.state
     lord = put(game, "Eldarim/Dragonlord", "frontier")
-    white = put(
-        game,
-        next(d.name for d in load_catalogue().dice if "White" in d.name and d.kind.value == "dragon"),
-        "frontier",
-        owner="p2",
-    )
+    white = put(game, white_dragon(), "frontier", owner="p2")
     el.bind(game, st.units[lord], st.units[white], "tame")
     assert [e.expiry for e in st.effects if e.name == "Tamed"] == ["until the beginning of your next turn"]
 
@@ -411,8 +386,7 @@ def test_evolve_dragonkin_promotes_one_of_the_casters_dragonkin():
     the Summoning Pool (element free)."""
     game = eldarim_game()
     st = game.state
-    troop = uid_of(game, "Dragontroop (Fire)", "p1")
-    st.location[troop] = "frontier"
+    troop = place(game, "Dragontroop (Fire)", "p1")
     cast = {
         "spell": "Evolve Dragonkin",
         "target": troop,
@@ -455,8 +429,7 @@ def test_esfahs_gift_returns_a_buried_minor_terrain_to_the_summoning_pool():
     """L2406-2407."""
     game = started(adv_setup(["minor_terrains"], p0_minor_terrains=["Deadland Woods"]))
     st = game.state
-    woods = uid_of(game, "Deadland Woods", "p1")
-    st.location[woods] = "bua"
+    woods = place(game, "Deadland Woods", "p1", "bua")
     sp.esfahs_gift(game, {"spell": "Esfah's Gift", "target": woods, "caster": "p1", "army": "p1@frontier"})
     assert st.location[woods] == "pool"
 
@@ -503,8 +476,7 @@ def test_dracolem_are_never_promoted_in_play():
     )
     st = game.state
     brawler = uid_of(game, "Draco-Brawler", "p1")
-    tank = uid_of(game, "Draco-Tank", "p1")
-    st.location[tank] = "dua"
+    tank = place(game, "Draco-Tank", "p1", "dua")
     with pytest.raises(IllegalAction, match="Dracolem"):
         dua.promote(st, [(brawler, tank)])
     assert st.location[brawler] == "frontier"
@@ -521,10 +493,8 @@ def test_frightened_dragonkin_sit_out_the_response_to_a_dragon_attack():
     dragon attacks at its terrain, keeps it against a Blue one."""
     game = kin_game()
     st = game.state
-    troop = uid_of(game, "Dragontroop (Fire)", "p1")
-    st.location[troop] = "frontier"
-    red = uid_of(game, "Red Drake", "p1")
-    st.location[red] = "frontier"
+    troop = place(game, "Dragontroop (Fire)", "p1")
+    red = place(game, "Red Drake", "p1")
     army = st.army("p1", "frontier")
     assert troop not in [u.uid for u in dk.roll_dice(game, army, "dragon", list(army.dice))]
     blue = put(game, "Dragons/Blue Wyrm", "frontier", owner="p2")
@@ -540,8 +510,7 @@ def test_a_tamed_dragon_spares_its_tamers_army_and_carries_its_rider():
     game = eldarim_game()
     st = game.state
     master = put(game, "Eldarim/Fire Dragon Master", "frontier")
-    drake = uid_of(game, "Red Drake", "p2")
-    st.location[drake] = "frontier"
+    drake = place(game, "Red Drake", "p2")
     el.bind(game, st.units[master], st.units[drake], "tame")
     assert el.spares(st, drake, "p1", "frontier") and not el.spares(st, drake, "p2", "frontier")
     d = until(game, "dragonkin", "p1")
@@ -567,10 +536,7 @@ def _dracolem_magic_game():
         ),
         {"home-p1": 3, "home-p2": 3, "frontier": 1},
     )
-    until(game, "march", "p1")
-    choose(game, "p1@frontier")
-    choose(game, "skip")
-    choose(game, "magic")
+    frontier_action(game, "magic")
     roll(game, "2 Magic", "3 Magic", "1 Save", "1 Maneuver")
     return game
 
@@ -603,8 +569,7 @@ def test_esfahs_gift_cast_by_amazons_in_the_game():
         {"home-p1": 3, "home-p2": 3, "frontier": 1},
     )
     st = game.state
-    woods = uid_of(game, "Deadland Woods", "p1")
-    st.location[woods] = "bua"  # scenario: buried earlier
+    woods = place(game, "Deadland Woods", "p1", "bua")  # scenario: buried earlier
     until(game, "march", "p1")
     choose(game, "p1@frontier")
     assert game.pending.topic == "maneuver"  # nothing in the Summoning Pool to bring in
@@ -622,8 +587,7 @@ def test_a_controlled_dragon_adds_its_damage_to_its_controllers_army_melee():
         game = eldarim_game()
         st = game.state
         zealot = put(game, "Eldarim/Fire Dragon Zealot", "frontier")
-        drake = uid_of(game, "Red Drake", "p1")
-        st.location[drake] = "frontier"
+        drake = place(game, "Red Drake", "p1")
         el.bind(game, st.units[zealot], st.units[drake], "control")
         wyrm = put(game, "Dragons/Blue Wyrm", "frontier", owner="p2")
         attack = SimpleNamespace(dragon=st.units[wyrm], target="army")
@@ -673,10 +637,8 @@ def test_frightened_dragonkin_do_not_roll_against_a_dragon_of_their_element_in_p
         )
     )
     st = game.state
-    troop = uid_of(game, "Dragontroop (Fire)", "p1")
-    st.location[troop] = "frontier"
-    drake = uid_of(game, "Red Drake", "p2")
-    st.location[drake] = "frontier"
+    troop = place(game, "Dragontroop (Fire)", "p1")
+    place(game, "Red Drake", "p2")
     until(game, "dragon_roll", marching="p1")
     roll(game, "6 Claw")
     d = game.pending
@@ -688,14 +650,7 @@ def test_eldarim_units_are_standard_their_champions_optional():
     """L182-226, L806-850 (Eldarim are a species of the core rules) and L2506-2508, L2866-2903 (the
     champions are advanced dice): without the 'eldarim' option Eldarim units are fine, a champion is
     refused."""
-    camp = [
-        "Eldarim/Morehl Follower (Air)",
-        "Eldarim/Morehl Warder (Air)",
-        "Eldarim/Morehl Sprinter (Air)",
-        "Eldarim/Morehl Spellbinder (Fire)",
-        "Eldarim/Morehl Toxophilite (Fire)",
-    ]
-    Game(adv_setup(["items"], p0_campaign=camp))
+    Game(adv_setup(["items"], p0_campaign=ELDARIM))
     with pytest.raises(IllegalSetup, match="eldarim"):
         Game(adv_setup(["items"], p0_campaign=["Eldarim/Dragonslayer", "Dwarves/Footman"]))
 
@@ -705,8 +660,7 @@ def test_a_city_promotes_a_dragonkin_from_the_summoning_pool():
     two-health Dragonkin of the Summoning Pool, and the Dragontroop goes back to the pool."""
     game = kin_game()
     st = game.state
-    troop = uid_of(game, "Dragontroop (Fire)", "p1")
-    st.location[troop] = "home-p1"
+    troop = place(game, "Dragontroop (Fire)", "p1", "home-p1")
     st.terrains["home-p1"].face, st.terrains["home-p1"].controller = 8, "p1"  # Highland City captured
     d = until(game, "city", "p1")
     hero = uid_of(game, "Dragonhero (Fire)", "p1")
@@ -721,8 +675,7 @@ def test_a_tamed_dragon_does_not_attack_its_tamers_army_in_the_dragon_phase():
     game = eldarim_game()
     st = game.state
     master = put(game, "Eldarim/Fire Dragon Master", "frontier")
-    drake = uid_of(game, "Red Drake", "p2")
-    st.location[drake] = "frontier"
+    drake = place(game, "Red Drake", "p2")
     el.bind(game, st.units[master], st.units[drake], "tame")
     before = len(st.army("p1", "frontier").units)
     until(game, "march", "p1", later_turn=True)
@@ -737,8 +690,7 @@ def test_path_cannot_move_a_dragonkin():
 
     game = kin_game()
     st = game.state
-    troop = uid_of(game, "Dragontroop (Fire)", "p1")
-    st.location[troop] = "frontier"
+    troop = place(game, "Dragontroop (Fire)", "p1")
     card = load_catalogue().spell("Path")
     with pytest.raises(IllegalSpell, match="Dragonkin"):
         registry.announce(

@@ -4,7 +4,7 @@ test per item SAI (the flow's side, or the engine's count when that is all the S
 from __future__ import annotations
 
 import pytest
-from adv_support import adv_setup, choose, roll, started, uid_of, until, values
+from adv_support import adv_setup, choose, frontier_action, roll, started, uid_of, until, values
 
 from companion.rules.catalogue import load_catalogue
 from companion.rules.core.state import Unit, spec_for
@@ -225,10 +225,7 @@ def test_wayfare_kept_as_maneuver_results():
 
 
 def _missile_roll(game: Game, *faces):
-    until(game, "march", "p1")
-    choose(game, "p1@frontier")
-    choose(game, "skip")  # no maneuver
-    choose(game, "missile")
+    frontier_action(game, "missile")
     if game.pending.topic == "target":
         choose(game, "p2@frontier")
     roll(game, *faces)
@@ -361,10 +358,7 @@ def test_summon_dragon_artifact_summons_a_dragon_of_its_element():
         DWARVES[:2] + ["Items/Fire Dragonstaff"], faces={"home-p1": 3, "home-p2": 3, "frontier": 1}
     )
     st = game.state
-    until(game, "march", "p1")
-    choose(game, "p1@frontier")
-    choose(game, "skip")
-    choose(game, "magic")
+    frontier_action(game, "magic")
     roll(game, "1 Save", "1 Maneuver", "4 Summon Dragon")
     d = game.pending
     assert d.kind == "roll" and [x["die"] for x in d.dice] == ["Items/Fire Dragonstaff"]  # rolls again
@@ -474,10 +468,7 @@ def _attune_game():
         ["Dwarves/Theurgist", "Items/Fire Magi Crown", "Dwarves/Footman", "Dwarves/Sentry"],
         faces={"home-p1": 3, "home-p2": 3, "frontier": 1},
     )
-    until(game, "march", "p1")
-    choose(game, "p1@frontier")
-    choose(game, "skip")
-    choose(game, "magic")
+    frontier_action(game, "magic")
     roll(game, "2 Magic", "3 Attune", "1 Save", "1 Maneuver")
     return game
 
@@ -535,10 +526,7 @@ def test_decapitate_and_earthfang_kill_a_defender_showing_its_id_in_the_game(wea
     camp = DWARVES + [weapon] if weapon.endswith("Sword") else ["Dwarves/Footman", weapon]
     game = item_game(camp, faces={"home-p1": 3, "home-p2": 3, "frontier": 6})
     st = game.state
-    until(game, "march", "p1")
-    choose(game, "p1@frontier")
-    choose(game, "skip")
-    choose(game, "melee")
+    frontier_action(game, "melee")
     d = game.pending
     roll(
         game,

@@ -33,6 +33,16 @@ def bring(game: Game, name: str, face: str):
     roll(game, face)
 
 
+def bridge_held_at_next_march() -> Game:
+    """Alice's Frontier army brought the Coastland Bridge in (Double Maneuvers) in her first turn and
+    marches again in her next one: what to do with the minor terrain is pending."""
+    game = game_with_minors()
+    bring(game, "Coastland Bridge", "1 Double Maneuvers")
+    next_turn(game)
+    choose(game, "p1@frontier")
+    return game
+
+
 # -- allowance (V4-09) and Deadlands (V4-10, V4-11) ------------------------------------------------
 
 
@@ -185,10 +195,7 @@ def test_flood_halves_the_armys_maneuvers_in_the_game_and_is_buried_at_its_next_
 def test_later_marches_keep_reroll_or_bury_and_never_maneuver():
     """L2614-2617, L2627-2628: an army with a minor terrain keeps its result (no maneuver step), rolls
     it again, or buries it."""
-    game = game_with_minors()
-    bring(game, "Coastland Bridge", "1 Double Maneuvers")
-    next_turn(game)
-    choose(game, "p1@frontier")
+    game = bridge_held_at_next_march()
     d = game.pending
     assert d.topic == "minor_terrain" and values(d) == ["keep", "reroll", "bury"]
     choose(game, "reroll")
@@ -200,10 +207,7 @@ def test_later_marches_keep_reroll_or_bury_and_never_maneuver():
 
 def test_keeping_the_result_forfeits_the_maneuver_step():
     """L2615."""
-    game = game_with_minors()
-    bring(game, "Coastland Bridge", "1 Double Maneuvers")
-    next_turn(game)
-    choose(game, "p1@frontier")
+    game = bridge_held_at_next_march()
     choose(game, "keep")
     assert game.pending.topic == "action"
     assert any("forfeits the maneuver step" in line for line in game.log)
@@ -211,10 +215,7 @@ def test_keeping_the_result_forfeits_the_maneuver_step():
 
 def test_burying_instead_of_maneuvering_blocks_a_new_one_this_turn():
     """L2627-2628."""
-    game = game_with_minors()
-    bring(game, "Coastland Bridge", "1 Double Maneuvers")
-    next_turn(game)
-    choose(game, "p1@frontier")
+    game = bridge_held_at_next_march()
     choose(game, "bury")
     st = game.state
     assert st.location[uid_of(game, "Coastland Bridge", "p1")] == "bua"
