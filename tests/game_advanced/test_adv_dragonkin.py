@@ -42,6 +42,12 @@ def put(game: Game, name: str, where: str, owner: str = "p1") -> str:
     return uid
 
 
+def alice_casts(spell: str, target: str, paid_with: str) -> dict:
+    """The cast a spell's resolver gets: Alice's Frontier army casts `spell` at `target`, paid with
+    `paid_with` magic."""
+    return {"spell": spell, "target": target, "paid_with": paid_with, "caster": "p1", "army": "p1@frontier"}
+
+
 def white_dragon() -> str:
     """The catalogue name of a White Dragon."""
     return next(d.name for d in load_catalogue().dice if "White" in d.name and d.kind.value == "dragon")
@@ -135,13 +141,7 @@ def test_summon_dragonkin_needs_the_element_of_the_magic_paid():
         )
     sp.summon_dragonkin(
         game,
-        {
-            "spell": "Summon Dragonkin",
-            "target": troop,
-            "paid_with": "Earth",
-            "caster": "p1",
-            "army": "p1@frontier",
-        },
+        alice_casts("Summon Dragonkin", troop, "Earth"),
     )
     assert st.location[troop] == "pool" and any("does nothing" in line for line in game.log)
 
@@ -387,13 +387,7 @@ def test_evolve_dragonkin_promotes_one_of_the_casters_dragonkin():
     game = eldarim_game()
     st = game.state
     troop = place(game, "Dragontroop (Fire)", "p1")
-    cast = {
-        "spell": "Evolve Dragonkin",
-        "target": troop,
-        "paid_with": "Fire",
-        "caster": "p1",
-        "army": "p1@frontier",
-    }
+    cast = alice_casts("Evolve Dragonkin", troop, "Fire")
     _drive(sp.evolve_dragonkin(game, cast), [])
     hero = uid_of(game, "Dragonhero (Fire)", "p1")
     assert st.location[hero] == "frontier" and st.location[troop] == "pool"
@@ -405,22 +399,10 @@ def test_rise_of_the_eldarim_promotes_an_eldarim_of_the_element_paid():
     st = game.state
     follower = uid_of(game, "Morehl Follower (Air)", "p1", "frontier")
     bigger = put(game, "Eldarim/Morehl Devotee (Fire)", "dua")
-    cast = {
-        "spell": "Rise of the Eldarim",
-        "target": follower,
-        "paid_with": "Air",
-        "caster": "p1",
-        "army": "p1@frontier",
-    }
+    cast = alice_casts("Rise of the Eldarim", follower, "Air")
     _drive(sp.rise_of_the_eldarim(game, cast), [])
     assert st.location[bigger] == "frontier" and st.location[follower] == "dua"
-    water = {
-        "spell": "Rise of the Eldarim",
-        "target": bigger,
-        "paid_with": "Water",
-        "caster": "p1",
-        "army": "p1@frontier",
-    }
+    water = alice_casts("Rise of the Eldarim", bigger, "Water")
     _drive(sp.rise_of_the_eldarim(game, water), [])
     assert st.location[bigger] == "frontier"  # wrong element: nothing happens
 
