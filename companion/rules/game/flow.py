@@ -24,6 +24,7 @@ from ..core.decisions import ask as _ask
 from ..core.decisions import faces_validator as _faces_validator
 from ..core.errors import GameOver, GameRuleError, IllegalAction, IllegalRoll, IllegalSetup, IllegalSpell
 from ..core.ids import SEPARATOR, UNPLACED, ArmyId, is_army_id, split_army_id
+from ..core.setup_steps import add_unit, force_dice, roll_starting_distance
 from ..core.state import (
     BUA,
     DUA,
@@ -49,7 +50,6 @@ from ..core.state import (
     GameState,
     Player,
     TerrainState,
-    Unit,
     spec_for,
 )
 from ..core.terrains import MAGIC, MELEE, MISSILE, parse_terrain
@@ -310,29 +310,12 @@ class Game(DecisionFlow):
 
     def _terrain_roll(self, pid: str, terrain: TerrainState) -> Flow:
         """Starting distance: roll the terrain die; 8 re-rolls, 7 turns to 6 (V4.01c L340-343)."""
-        while True:
-            spec = [
-                {"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}
-            ]
-            faces = yield _ask(
-                "terrain_roll",
-                pid,
-                "roll",
-                f"{self.player_name(pid)}: roll {terrain.name} for its starting distance",
-                "V4.01c L340-343",
-                dice=spec,
-                data={"roll": "terrain", "terrain": terrain.id},
-                validate=_faces_validator(spec),
-            )
-            face = su.starting_face(int(faces[0]))
-            if face is None:
-                self.say(f"{terrain.name} rolled 8: roll again")
-                continue
-            terrain.face = face
-            self.say(
-                f"{terrain.name} starts on {face}" + (" (7 turned down to 6)" if faces[0] == "7" else "")
-            )
-            return face
+        face, rolled = yield from roll_starting_distance(
+            pid, self.player_name(pid), terrain, "V4.01c L340-343", su.starting_face, self.say
+        )
+        terrain.face = face
+        self.say(f"{terrain.name} starts on {face}" + (" (7 turned down to 6)" if rolled == "7" else ""))
+        return face
 
     # -- the whole game -------------------------------------------------------------------------
     def _interleave(self, flow: Flow) -> Flow:
@@ -1337,7 +1320,6 @@ def _build_state(setup: Mapping[str, Any]) -> tuple[GameState, dict[str, dict[st
     players: list[Player] = []
     st = GameState(force_size=force, players=players)
     armies_by_player: dict[str, dict[str, list[str]]] = {}
-    n = 0
     seen_ids = set()
     for i, p in enumerate(players_in, start=1):
         if not isinstance(p, Mapping):
@@ -1358,37 +1340,17 @@ def _build_state(setup: Mapping[str, Any]) -> tuple[GameState, dict[str, dict[st
         player = Player(pid, name, tid, frontier_kind)
         players.append(player)
         st.terrains[tid] = TerrainState(tid, home_kind, "home", pid)
-        armies = p.get("armies")
-        if not isinstance(armies, Mapping):
-            raise IllegalSetup(
-                f"{name}: 'armies' must give the home, horde and campaign armies", "V4.01c L296-302"
-            )
-        specs: dict[str, list[DieSpec]] = {}
-        for army_name, dice in armies.items():
-            if not isinstance(dice, list):
-                raise IllegalSetup(f"{name}: the {army_name} army must be a list of die names")
-            specs[army_name] = [spec_for(str(d)) for d in dice]
-        dragons = p.get("dragons", [])
-        if not isinstance(dragons, list):
-            raise IllegalSetup(f"{name}: 'dragons' must be a list of dragon names", "V4.01c L290-292")
-        dragon_specs = [spec_for(str(d)) for d in dragons]
+        specs, dragon_specs = force_dice(
+            p, name, "the home, horde and campaign armies", "V4.01c L296-302", "V4.01c L290-292"
+        )
         player.force_points = su.validate_force(force, specs, dragon_specs, who=name)
         pool_specs = list(dragon_specs) + _advanced_pool(p, name, force, specs, len(players_in))
         armies_by_player[pid] = {}
         for army_name in su.ARMY_NAMES:
-            uids = []
-            for spec in specs[army_name]:
-                n += 1
-                uid = f"u{n}"
-                st.units[uid] = Unit(uid, pid, spec)
-                st.location[uid] = HOLDING if army_name == "horde" else "unplaced-" + army_name
-                uids.append(uid)
-            armies_by_player[pid][army_name] = uids
+            where = HOLDING if army_name == "horde" else "unplaced-" + army_name
+            armies_by_player[pid][army_name] = [add_unit(st, pid, spec, where) for spec in specs[army_name]]
         for spec in pool_specs:
-            n += 1
-            uid = f"u{n}"
-            st.units[uid] = Unit(uid, pid, spec)
-            st.location[uid] = POOL
+            add_unit(st, pid, spec, POOL)
     # Until placed, the Horde armies wait in a holding place (they roll for the order of play).
     return st, armies_by_player
 

@@ -23,7 +23,8 @@ from ...core.errors import (
     IllegalSetup,
 )
 from ...core.ids import UNPLACED, ArmyId, army_text, is_army_id, split_army_id
-from ...core.state import BUA, DUA, FRONTIER, RESERVE, Effect, GameState, Player, TerrainState, Unit, spec_for
+from ...core.setup_steps import add_unit, force_dice, roll_starting_distance
+from ...core.state import BUA, DUA, FRONTIER, RESERVE, Effect, GameState, Player, TerrainState, Unit
 from ...core.terrains import MAGIC, MELEE, MISSILE, parse_terrain
 from ...resolution import EffectInForce, RollTerrain
 from . import setup as su
@@ -395,26 +396,17 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
 
     def _terrain_roll(self, pid: str, terrain: TerrainState) -> Flow:
         """Starting distance: roll the terrain die; 8 re-rolls, any other face stands (R96 L251-255)."""
-        while True:
-            spec = [
-                {"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}
-            ]
-            faces = yield _ask(
-                "terrain_roll",
-                pid,
-                "roll",
-                f"{self.player_name(pid)}: roll {terrain.name} for its starting distance",
-                "R96 L251-255",
-                dice=spec,
-                data={"roll": "terrain", "terrain": terrain.id},
-                validate=_faces_validator(spec),
-            )
-            face = su.starting_face(int(faces[0]))
-            if face is not None:
-                terrain.face = face
-                self.say(f"{terrain.name} starts on face {face}")
-                return
-            self.say(f"{terrain.name} rolled 8: roll again (R96 L253)")
+        face, _ = yield from roll_starting_distance(
+            pid,
+            self.player_name(pid),
+            terrain,
+            "R96 L251-255",
+            su.starting_face,
+            self.say,
+            "roll again (R96 L253)",
+        )
+        terrain.face = face
+        self.say(f"{terrain.name} starts on face {face}")
 
     # -- a turn (R96 L264-528) ------------------------------------------------------------------------
     def _turn(self, pid: str) -> Flow:
@@ -1314,7 +1306,6 @@ def _build_state(
     st = R96State(force_size=size, players=[])
 
     armies: dict[str, dict[str, list[str]]] = {}
-    n = 0
     for i, p in enumerate(players_in, start=1):
         if not isinstance(p, Mapping):
             raise IllegalSetup(f"player {i} must be an object")
@@ -1329,34 +1320,14 @@ def _build_state(
                     "swampland with a city, standing stones, temple or tower)",
                     "R96 L195-206",
                 )
-        specs = {}
-        given = p.get("armies")
-        if not isinstance(given, Mapping):
-            raise IllegalSetup(f"{name}: 'armies' must give home, campaign and horde", "R96 L157-163")
-        for army, dice in given.items():
-            if not isinstance(dice, list):
-                raise IllegalSetup(f"{name}: the {army} army must be a list of die names")
-            specs[army] = [spec_for(str(d)) for d in dice]
-        dragons = p.get("dragons", [])
-        if not isinstance(dragons, list):
-            raise IllegalSetup(f"{name}: 'dragons' must be a list of dragon names", "R96 L146-150")
-        dragon_specs = [spec_for(str(d)) for d in dragons]
+        specs, dragon_specs = force_dice(p, name, "home, campaign and horde", "R96 L157-163", "R96 L146-150")
         total = su.validate_force(size, specs, dragon_specs, options["single_race_home_campaign"], who=name)
         tid = f"home-{pid}"
         st.players.append(Player(pid, name, tid, front, force_points=total))
         st.terrains[tid] = TerrainState(tid, home, "home", pid)
         armies[pid] = {}
         for army in su.ARMY_NAMES:
-            armies[pid][army] = []
-            for spec in specs[army]:
-                n += 1
-                uid = f"u{n}"
-                st.units[uid] = Unit(uid, pid, spec)
-                st.location[uid] = UNPLACED
-                armies[pid][army].append(uid)
+            armies[pid][army] = [add_unit(st, pid, spec, UNPLACED) for spec in specs[army]]
         for spec in dragon_specs:  # dragons start in their owner's dead unit area (R96 L152-155)
-            n += 1
-            uid = f"u{n}"
-            st.units[uid] = Unit(uid, pid, spec)
-            st.location[uid] = DUA
+            add_unit(st, pid, spec, DUA)
     return st, armies
