@@ -221,17 +221,7 @@ def _id_kill_or_jaws(attack: str) -> dict[str, Mode | tuple[Mode, ...]]:
     step 2 of the save roll and its results do not count; in a dragon attack, one dragon that rolled
     Jaws is killed, else three results of the ``attack`` type (MELEE or MISSILE)."""
     return {
-        attack: gen(
-            effects=(
-                fx(
-                    "delayed_kill_id",
-                    1,
-                    DEF,
-                    "step 2 of the defending army's save roll",
-                    "one unit that rolled its ID is killed; its results do not count",
-                ),
-            )
-        ),
+        attack: gen(effects=(_delayed_kill_one_id(),)),
         "dragon": (
             gen(
                 effects=(fx("kill_dragon", 1, "one attacking dragon that rolled Jaws"),),
@@ -350,6 +340,40 @@ def _roll_or_held(kind: str, roll: str, held: str) -> dict[str, Mode | tuple[Mod
             Mode(note="no effect on a Reserve Army shot from a Tower"),
         ),
     }
+
+
+def _galeforce(when: Callable[[Situation], bool] | None = None) -> Mode:
+    """Galeforce (V4.01c L1599-1608; inventory.md L550): in melee or missile, or in a magic action
+    at a terrain (``when=_at_terrain``), an opposing army anywhere suffers -4 saves and -4 maneuver
+    on all its rolls until your next turn."""
+    return gen(
+        modifiers=(
+            _lasting(Op.SUBTRACT, SAVE, 4, "opposing army: -4 saves"),
+            _lasting(Op.SUBTRACT, MANEUVER, 4, "opposing army: -4 maneuver"),
+        ),
+        when=when,
+    )
+
+
+def _double_one_units(result: str) -> ModSpec:
+    """Elevate (V4.01c L1485-1498; inventory.md L538) doubles one unit's missile (missile roll) or
+    saves (save vs melee); in a dragon attack, either of the two."""
+    return ModSpec(
+        Op.MULTIPLY, result, 2, Scope.ONE_UNIT, f"double one unit's {'saves' if result == SAVE else result}"
+    )
+
+
+def _delayed_kill_one_id() -> EffectSpec:
+    """Decapitate, Impale (above) and Earthfang's melee (V4.01c L2825-2864) are delayed to step 2 of
+    the defending army's save roll (inventory.md L269, L607): one unit that rolled its ID is killed
+    and its results do not count."""
+    return fx(
+        "delayed_kill_id",
+        1,
+        DEF,
+        "step 2 of the defending army's save roll",
+        "one unit that rolled its ID is killed; its results do not count",
+    )
 
 
 def _feral_doubling() -> Mode:
@@ -477,17 +501,7 @@ def _relic_logo(die: object, s: Situation) -> Mode:
                 effects=(fx("chill_wind", 2, "this terrain", "until the terrain changes face"),),
             )
         if s.roll_for == "melee":
-            return gen(
-                effects=(
-                    fx(
-                        "delayed_kill_id",
-                        1,
-                        DEF,
-                        "step 2 of the defending army's save roll",
-                        "one unit that rolled its ID is killed; its results do not count",
-                    ),
-                )
-            )
+            return gen(effects=(_delayed_kill_one_id(),))
         return NOTHING
     # Elemental Relic: the logo matches every element and ivory.
     return _ELEMENTAL_RELIC_MODE if not s.is_maneuver else NOTHING
@@ -675,27 +689,20 @@ _RULES: tuple[SAIRule, ...] = (
         "Dragon Attack, Individual, Magic, Save",
         {
             "individual": choice(*(gen(r(t), label=t) for t in RESULT_TYPES)),
-            "dragon": gen(
-                modifiers=(
-                    ModSpec(
-                        Op.ADD,
-                        SAVE,
-                        X,
-                        Scope.OWN_ARMY_ROLLS,
-                        "X non-magical saves for this army until your next turn",
-                    ),
-                )
-            ),
-            "save": gen(
-                modifiers=(
-                    ModSpec(
-                        Op.ADD,
-                        SAVE,
-                        X,
-                        Scope.OWN_ARMY_ROLLS,
-                        "X non-magical saves for this army until your next turn",
-                    ),
-                )
+            **_alike(
+                gen(
+                    modifiers=(
+                        ModSpec(
+                            Op.ADD,
+                            SAVE,
+                            X,
+                            Scope.OWN_ARMY_ROLLS,
+                            "X non-magical saves for this army until your next turn",
+                        ),
+                    )
+                ),
+                "dragon",
+                "save",
             ),
             "magic": gen(r(MAGIC)),
         },
@@ -726,8 +733,8 @@ _RULES: tuple[SAIRule, ...] = (
         "Confuse",
         "1357-1364",
         "Melee, Missile",
-        {
-            "melee": gen(
+        _alike(
+            gen(
                 effects=(
                     fx(
                         "delayed_reroll",
@@ -738,18 +745,9 @@ _RULES: tuple[SAIRule, ...] = (
                     ),
                 )
             ),
-            "missile": gen(
-                effects=(
-                    fx(
-                        "delayed_reroll",
-                        X,
-                        DEF,
-                        "step 2 of the defending army's save roll",
-                        "up to X health-worth of defenders are rolled again, earlier results ignored",
-                    ),
-                )
-            ),
-        },
+            "melee",
+            "missile",
+        ),
         "delayed: up to X health-worth of defenders re-roll their saves",
         delayed=True,
     ),
@@ -844,23 +842,11 @@ _RULES: tuple[SAIRule, ...] = (
         "Dragon Attack, Maneuver, Missile, Save*",
         {
             "maneuver": gen(r(MANEUVER)),
-            "missile": gen(
-                modifiers=(ModSpec(Op.MULTIPLY, MISSILE, 2, Scope.ONE_UNIT, "double one unit's missile"),)
-            ),
-            "save_vs_melee": gen(
-                modifiers=(ModSpec(Op.MULTIPLY, SAVE, 2, Scope.ONE_UNIT, "double one unit's saves"),)
-            ),
+            "missile": gen(modifiers=(_double_one_units(MISSILE),)),
+            "save_vs_melee": gen(modifiers=(_double_one_units(SAVE),)),
             "dragon": choice(
-                gen(
-                    modifiers=(ModSpec(Op.MULTIPLY, SAVE, 2, Scope.ONE_UNIT, "double one unit's saves"),),
-                    label=SAVE,
-                ),
-                gen(
-                    modifiers=(
-                        ModSpec(Op.MULTIPLY, MISSILE, 2, Scope.ONE_UNIT, "double one unit's missile"),
-                    ),
-                    label=MISSILE,
-                ),
+                gen(modifiers=(_double_one_units(SAVE),), label=SAVE),
+                gen(modifiers=(_double_one_units(MISSILE),), label=MISSILE),
             ),
         },
         "maneuver: X maneuver; missile/save vs melee/DA: double one unit's results",
@@ -979,45 +965,22 @@ _RULES: tuple[SAIRule, ...] = (
         "Frost Breath",
         "1589-1598",
         "Melee, Missile",
-        {
-            "melee": gen(
+        _alike(
+            gen(
                 modifiers=(
                     _lasting(Op.DIVIDE, ALL, 2, "an opposing army at this terrain halves all its results"),
                 )
             ),
-            "missile": gen(
-                modifiers=(
-                    _lasting(Op.DIVIDE, ALL, 2, "an opposing army at this terrain halves all its results"),
-                )
-            ),
-        },
+            "melee",
+            "missile",
+        ),
         "an opposing army at this terrain halves its results until your next turn",
     ),
     SAIRule(
         "Galeforce",
         "1599-1608",
         "Magic*, Melee, Missile",
-        {
-            "melee": gen(
-                modifiers=(
-                    _lasting(Op.SUBTRACT, SAVE, 4, "opposing army: -4 saves"),
-                    _lasting(Op.SUBTRACT, MANEUVER, 4, "opposing army: -4 maneuver"),
-                )
-            ),
-            "missile": gen(
-                modifiers=(
-                    _lasting(Op.SUBTRACT, SAVE, 4, "opposing army: -4 saves"),
-                    _lasting(Op.SUBTRACT, MANEUVER, 4, "opposing army: -4 maneuver"),
-                )
-            ),
-            "magic": gen(
-                modifiers=(
-                    _lasting(Op.SUBTRACT, SAVE, 4, "opposing army: -4 saves"),
-                    _lasting(Op.SUBTRACT, MANEUVER, 4, "opposing army: -4 maneuver"),
-                ),
-                when=_at_terrain,
-            ),
-        },
+        {**_alike(_galeforce(), "melee", "missile"), "magic": _galeforce(when=_at_terrain)},
         "an opposing army anywhere: -4 saves and -4 maneuver until your next turn",
     ),
     SAIRule(
@@ -1111,8 +1074,8 @@ _RULES: tuple[SAIRule, ...] = (
         "Illusion",
         "1667-1675",
         "Magic, Melee, Missile",
-        {
-            "magic": gen(
+        _alike(
+            gen(
                 effects=(
                     fx(
                         "illusion",
@@ -1123,29 +1086,10 @@ _RULES: tuple[SAIRule, ...] = (
                     ),
                 )
             ),
-            "melee": gen(
-                effects=(
-                    fx(
-                        "illusion",
-                        None,
-                        "one of your armies",
-                        "until your next turn",
-                        "cannot be targeted by opposing missile attacks or spells",
-                    ),
-                )
-            ),
-            "missile": gen(
-                effects=(
-                    fx(
-                        "illusion",
-                        None,
-                        "one of your armies",
-                        "until your next turn",
-                        "cannot be targeted by opposing missile attacks or spells",
-                    ),
-                )
-            ),
-        },
+            "magic",
+            "melee",
+            "missile",
+        ),
         "one of your armies cannot be targeted by missiles or opposing spells",
     ),
     SAIRule(
@@ -1172,9 +1116,10 @@ _RULES: tuple[SAIRule, ...] = (
         "1698-1713",
         "Magic, Melee, Missile",
         {
-            "melee": gen(modifiers=(_lasting(Op.SUBTRACT, MAGIC, 4, "an opposing army anywhere: -4 magic"),)),
-            "missile": gen(
-                modifiers=(_lasting(Op.SUBTRACT, MAGIC, 4, "an opposing army anywhere: -4 magic"),)
+            **_alike(
+                gen(modifiers=(_lasting(Op.SUBTRACT, MAGIC, 4, "an opposing army anywhere: -4 magic"),)),
+                "melee",
+                "missile",
             ),
             "magic": gen(r(MAGIC, 4)),
         },
@@ -1398,28 +1343,21 @@ _RULES: tuple[SAIRule, ...] = (
         "1888-1902",
         "Dragon Attack, Magic, Melee, Missile",
         {
-            "missile": gen(
-                effects=(
-                    fx(
-                        "damage_no_save",
-                        X,
-                        "an opposing army at this terrain",
-                        detail="Dragonkin killed are buried",
-                    ),
-                )
+            **_alike(
+                gen(
+                    effects=(
+                        fx(
+                            "damage_no_save",
+                            X,
+                            "an opposing army at this terrain",
+                            detail="Dragonkin killed are buried",
+                        ),
+                    )
+                ),
+                "missile",
+                "magic",
             ),
-            "magic": gen(
-                effects=(
-                    fx(
-                        "damage_no_save",
-                        X,
-                        "an opposing army at this terrain",
-                        detail="Dragonkin killed are buried",
-                    ),
-                )
-            ),
-            "melee": gen(r(MELEE)),
-            "dragon": gen(r(MELEE)),
+            **_alike(gen(r(MELEE)), "melee", "dragon"),
         },
         "missile/magic: X unsavable damage; melee/DA: X melee",
     ),
@@ -1439,25 +1377,19 @@ _RULES: tuple[SAIRule, ...] = (
         "1913-1926",
         "Magic, Melee, Missile",
         {
-            "melee": gen(
-                effects=(
-                    fx(
-                        "expire_spells",
-                        4,
-                        "an opposing army at any terrain",
-                        detail="4 points of spells cast on it expire at once",
-                    ),
-                )
-            ),
-            "missile": gen(
-                effects=(
-                    fx(
-                        "expire_spells",
-                        4,
-                        "an opposing army at any terrain",
-                        detail="4 points of spells cast on it expire at once",
-                    ),
-                )
+            **_alike(
+                gen(
+                    effects=(
+                        fx(
+                            "expire_spells",
+                            4,
+                            "an opposing army at any terrain",
+                            detail="4 points of spells cast on it expire at once",
+                        ),
+                    )
+                ),
+                "melee",
+                "missile",
             ),
             "magic": gen(r(MAGIC, 4)),
         },
