@@ -36,6 +36,19 @@ def face(cat, name, icon, count=None):
     )
 
 
+def unit_with(cat, count, *, icon=None, sai=None, species=None, not_species=()):
+    """The catalogue's first unit die (of `species`, when given; of none of `not_species`) with a face
+    of `count` `icon` results, or of `count` `sai` icons."""
+    return next(
+        d
+        for d in cat
+        if d.is_unit
+        and (species is None or d.species == species)
+        and d.species not in not_species
+        and any(f.count == count and (f.icon == icon if icon else f.sai == sai) for f in d.faces)
+    )
+
+
 # ------------------------------------------------------------------ V4
 
 
@@ -66,26 +79,14 @@ def test_v4_52_coil_target_counter_counts_once(cat):
 
 def test_r96_16_eighth_face_and_racial_double_dwarf_maneuvers(cat):
     """R96-16 (R96 L626-636): dwarf 3 maneuvers, Highland, eighth face held -> 12."""
-    dwarf = next(
-        d.name
-        for d in cat
-        if d.species == "Dwarves"
-        and d.is_unit
-        and any(f.icon == "Maneuver" and f.count == 3 for f in d.faces)
-    )
+    dwarf = unit_with(cat, 3, icon="Maneuver", species="Dwarves").name
     r = roll(cat, "r96", "maneuver", [(dwarf, "3 Maneuver")], terrain="Highland", controlled=True)
     assert r.total("maneuver") == 12
 
 
 def test_r96_17_eighth_face_and_racial_counts_as(cat):
     """R96-17 (R96 L638-643): coral elf 3 maneuvers in a save roll, Coastland eighth face -> 6 saves."""
-    elf = next(
-        d.name
-        for d in cat
-        if d.species == "Coral Elves"
-        and d.is_unit
-        and any(f.icon == "Maneuver" and f.count == 3 for f in d.faces)
-    )
+    elf = unit_with(cat, 3, icon="Maneuver", species="Coral Elves").name
     r = roll(cat, "r96", "save", [(elf, "3 Maneuver")], terrain="Coastland", controlled=True)
     assert r.total("save") == 6
 
@@ -110,13 +111,7 @@ def test_r96_20_faq96_02_mammoth_rider_trample_in_a_charge(cat, terrain, control
 
 def test_r96_21_fly_maneuver_or_save(cat):
     """R96-21 (R96 L762-763): 3 Fly icons -> 3 maneuvers in a maneuver roll, 3 saves in a save roll."""
-    flyer = next(
-        d
-        for d in cat
-        if d.is_unit
-        and any(f.sai == "Fly" and f.count == 3 for f in d.faces)
-        and d.species not in ("Coral Elves", "Dwarves", "Goblins", "Lava Elves")
-    )
+    flyer = unit_with(cat, 3, sai="Fly", not_species=("Coral Elves", "Dwarves", "Goblins", "Lava Elves"))
     f = face(cat, flyer.name, "Fly", 3)
     assert roll(cat, "r96", "maneuver", [(flyer.name, f)]).total("maneuver") == 3
     assert roll(cat, "r96", "save", [(flyer.name, f)]).total("save") == 3
@@ -125,13 +120,7 @@ def test_r96_21_fly_maneuver_or_save(cat):
 def test_r96_24_wind_walk_does_not_feed_racial_saves(cat):
     """R96-24 (R96 L796-804): coral elves in coastland, 3 saves + 4 maneuvers + Wind Walk -> 7 saves."""
     elves = [("Coral Elves/Fighter", "1 Maneuver")] * 4
-    saver = next(
-        d
-        for d in cat
-        if d.species == "Coral Elves"
-        and d.is_unit
-        and any(f.icon == "Save" and f.count == 3 for f in d.faces)
-    )
+    saver = unit_with(cat, 3, icon="Save", species="Coral Elves")
     r = roll(cat, "r96", "save", elves + [(saver.name, "3 Save")], effects=[("Wind Walk", 1)])
     assert r.total("save") == 7
 
@@ -213,7 +202,7 @@ def test_faq96_09_counter(cat):
 
 def test_faq96_10_fly_vs_dragon_gives_saves(cat):
     """FAQ96-10 (SAI 4.A): Fly 3 in a dragon-attack response -> 3 saves, never melee (v4 too)."""
-    flyer = next(d for d in cat if d.is_unit and any(f.sai == "Fly" and f.count == 3 for f in d.faces))
+    flyer = unit_with(cat, 3, sai="Fly")
     f = face(cat, flyer.name, "Fly", 3)
     for edition in ("r96", "v4"):
         r = roll(cat, edition, "dragon", [(flyer.name, f)])
@@ -230,7 +219,7 @@ def test_faq96_11_trample_skirmish_and_dragon(cat):
 def test_faq96_12_smite_in_charge_and_dragon_attack(cat):
     """FAQ96-12 (SAI 6.A, 6.B): Smite 3 in a charge -> 3 savable melee; dragon attack -> 3 melee;
     skirmish -> unsavable damage reported, no melee results (v4 the same outside charges, L1874-1879)."""
-    unit = next(d for d in cat if d.is_unit and any(f.sai == "Smite" and f.count == 3 for f in d.faces))
+    unit = unit_with(cat, 3, sai="Smite")
     f = face(cat, unit.name, "Smite", 3)
     assert roll(cat, "r96", "melee", [(unit.name, f)], charge=True).total("melee") == 3
     for edition in ("r96", "v4"):
@@ -243,20 +232,8 @@ def test_faq96_12_smite_in_charge_and_dragon_attack(cat):
 
 def test_faq96_13_rend_and_maneuver_icons_sum(cat):
     """FAQ96-13 (SAI 5.B): Rend 3 + 5 maneuver icons -> 8 maneuvers (enough against a Flash Flood)."""
-    rend = next(
-        d
-        for d in cat
-        if d.is_unit
-        and any(f.sai == "Rend" and f.count == 3 for f in d.faces)
-        and d.species not in ("Dwarves", "Goblins")
-    )
-    mover = next(
-        d
-        for d in cat
-        if d.is_unit
-        and d.species not in ("Dwarves", "Goblins")
-        and any(f.icon == "Maneuver" and f.count == 1 for f in d.faces)
-    )
+    rend = unit_with(cat, 3, sai="Rend", not_species=("Dwarves", "Goblins"))
+    mover = unit_with(cat, 1, icon="Maneuver", not_species=("Dwarves", "Goblins"))
     dice = [(rend.name, face(cat, rend.name, "Rend", 3))] + [(mover.name, "1 Maneuver")] * 5
     for edition in ("r96", "v4"):
         assert roll(cat, edition, "maneuver", dice, terrain="Coastland").total("maneuver") == 8
