@@ -36,6 +36,14 @@ def face(cat, name, icon, count=None):
     )
 
 
+TRANSMUTE_AND_WIND_WALK = [("Transmute Rock to Mud", 1), ("Wind Walk", 1)]
+
+
+def highland_maneuvers(cat, dice, effects) -> int:
+    """The r96 maneuver total of these dwarf `dice` at Highland (face 3) under `effects`."""
+    return roll(cat, "r96", "maneuver", dice, terrain="Highland", effects=effects).total("maneuver")
+
+
 def unit_with(cat, count, *, icon=None, sai=None, species=None, not_species=()):
     """The catalogue's first unit die (of `species`, when given; of none of `not_species`) with a face
     of `count` `icon` results, or of `count` `sai` icons."""
@@ -276,15 +284,13 @@ def test_faq95_19_ash_storm_then_highland_doubling(cat):
     """FAQ95-19 (FIRE 1.D): highland dwarves roll 5 maneuvers under 3 Ash Storms -> (5-3) x 2 = 4 (r96).
     Built from 2+2+... maneuver faces: 6 rolled -> (6-3) x 2 = 6, the same rule."""
     dice = [("Dwarves/Patroller", "2 Maneuver")] * 3
-    r = roll(cat, "r96", "maneuver", dice, terrain="Highland", effects=[("Ash Storm", 3, "terrain")])
-    assert r.total("maneuver") == (6 - 3) * 2
+    assert highland_maneuvers(cat, dice, [("Ash Storm", 3, "terrain")]) == (6 - 3) * 2
 
 
 def test_faq95_27_palsy_then_highland_doubling(cat):
     """FAQ95-27 (DEATH 2.C): highland dwarves with 3 Palsies: (rolled - 3) x 2 (r96)."""
     dice = [("Dwarves/Patroller", "2 Maneuver")] * 3
-    r = roll(cat, "r96", "maneuver", dice, terrain="Highland", effects=[("Palsy", 3)])
-    assert r.total("maneuver") == (6 - 3) * 2
+    assert highland_maneuvers(cat, dice, [("Palsy", 3)]) == (6 - 3) * 2
 
 
 def test_faq95_12_transmute_and_wind_walk_r96_order(cat):
@@ -297,25 +303,9 @@ def test_faq95_12_transmute_and_wind_walk_r96_order(cat):
         + [("Dwarves/Footman", "1 Save")]
     )
     # 6 maneuvers rolled here: (6-6) x 2 + 6 = 6
-    r = roll(
-        cat,
-        "r96",
-        "maneuver",
-        dice,
-        terrain="Highland",
-        effects=[("Transmute Rock to Mud", 1), ("Wind Walk", 1)],
-    )
-    assert r.total("maneuver") == 6
+    assert highland_maneuvers(cat, dice, TRANSMUTE_AND_WIND_WALK) == 6
     dice = [("Dwarves/Patroller", "2 Maneuver")] * 4  # 8 rolled: (8-6) x 2 + 6 = 10
-    r = roll(
-        cat,
-        "r96",
-        "maneuver",
-        dice,
-        terrain="Highland",
-        effects=[("Transmute Rock to Mud", 1), ("Wind Walk", 1)],
-    )
-    assert r.total("maneuver") == 10
+    assert highland_maneuvers(cat, dice, TRANSMUTE_AND_WIND_WALK) == 10
 
 
 SEVEN = [
@@ -328,31 +318,21 @@ NINE = SEVEN + [("Dwarves/Sentry", "1 Maneuver"), ("Dwarves/Sentry", "1 Maneuver
 
 def test_faq95_12a_transmute_then_highland_doubling(cat):
     """FAQ95-12 (a) (EARTH 4.D): highland dwarves roll 7, Transmute -> (7-6) x 2 = 2 (r96 order agrees)."""
-    r = roll(cat, "r96", "maneuver", SEVEN, terrain="Highland", effects=[("Transmute Rock to Mud", 1)])
-    assert r.total("maneuver") == 2
+    assert highland_maneuvers(cat, SEVEN, [("Transmute Rock to Mud", 1)]) == 2
 
 
 def test_faq95_12b_r96_order_gives_8_not_14(cat):
     """FAQ95-12 (b) / FAQ-CONFLICT-3: roll 7, Transmute + Wind Walk: R96 multiplies before adding
     (R96 L953-961) -> (7-6) x 2 + 6 = 8; FAQ95's 14 is the 1995 order."""
-    r = roll(
-        cat,
-        "r96",
-        "maneuver",
-        SEVEN,
-        terrain="Highland",
-        effects=[("Transmute Rock to Mud", 1), ("Wind Walk", 1)],
-    )
-    assert r.total("maneuver") == 8
+    assert highland_maneuvers(cat, SEVEN, TRANSMUTE_AND_WIND_WALK) == 8
 
 
 def test_faq95_12c_d_transmute_and_wall_of_fog(cat):
     """FAQ95-12 (c) (EARTH 4.H): roll 9, Transmute + Wall of Fog -> 3 -> 1 -> x2 = 2;
     (d) with Wind Walk too: R96 order -> 2 + 6 = 8 (FAQ-CONFLICT-3)."""
     fx = [("Transmute Rock to Mud", 1), ("Wall of Fog", 1, "terrain")]
-    assert roll(cat, "r96", "maneuver", NINE, terrain="Highland", effects=fx).total("maneuver") == 2
-    r = roll(cat, "r96", "maneuver", NINE, terrain="Highland", effects=fx + [("Wind Walk", 1)])
-    assert r.total("maneuver") == 8
+    assert highland_maneuvers(cat, NINE, fx) == 2
+    assert highland_maneuvers(cat, NINE, fx + [("Wind Walk", 1)]) == 8
 
 
 def test_faq95_23_dancing_lights_halves_missile_once(cat):
