@@ -407,21 +407,16 @@ class Game(DecisionFlow):
                 raise IllegalSetup(
                     f"{self.player_name(pid)} has no Home Terrain left for their Horde army", "V4.01c L330"
                 )
-            horde_at = horde_options[0]
-            if len(horde_options) > 1:
-                opts = [
+            horde_at = yield from self._placement(
+                "place_horde",
+                pid,
+                f"{self.player_name(pid)}: place your Horde army at another player's Home Terrain",
+                "V4.01c L330",
+                [
                     choice(t, f"{st.terrains[t].name} ({self.player_name(st.terrains[t].owner)}'s home)")
                     for t in horde_options
-                ]
-                horde_at = yield _ask(
-                    "place_horde",
-                    pid,
-                    "choice",
-                    f"{self.player_name(pid)}: place your Horde army at another player's Home Terrain",
-                    "V4.01c L330",
-                    opts,
-                    validate=choose_validator(opts),
-                )
+                ],
+            )
             self._place(pending_armies[pid]["horde"], horde_at)
             counts = self._army_counts()
             own = {a.location for a in st.armies(pid, include_reserve=False)}
@@ -432,24 +427,25 @@ class Game(DecisionFlow):
                     f"{self.player_name(pid)} has no terrain left for their Campaign army: it starts in Reserve"
                 )
                 continue
-            camp_at = camp_options[0]
-            if len(camp_options) > 1:
-                opts = [choice(t, st.terrains[t].name) for t in camp_options]
-                camp_at = yield _ask(
-                    "place_campaign",
-                    pid,
-                    "choice",
-                    f"{self.player_name(pid)}: place your Campaign army at a terrain where you have no army",
-                    "V4.01c L331; FAQ95 SET-UP 5.C",
-                    opts,
-                    validate=choose_validator(opts),
-                )
+            camp_at = yield from self._placement(
+                "place_campaign",
+                pid,
+                f"{self.player_name(pid)}: place your Campaign army at a terrain where you have no army",
+                "V4.01c L331; FAQ95 SET-UP 5.C",
+                [choice(t, st.terrains[t].name) for t in camp_options],
+            )
             self._place(pending_armies[pid]["campaign"], camp_at)
         # Step 5: starting distances (V4.01c L338-343).
         st.step = "starting_distance"
         for pid in order:
             yield from self._terrain_roll(pid, st.terrains[st.player(pid).home])
         yield from self._terrain_roll(selector, st.terrains[FRONTIER])
+
+    def _placement(self, topic: str, pid: str, prompt: str, rule: str, opts: list[dict[str, Any]]) -> Flow:
+        """Where ``pid`` places an army: the one terrain in ``opts``, else the one they choose."""
+        if len(opts) == 1:
+            return opts[0]["value"]
+        return (yield _ask(topic, pid, "choice", prompt, rule, opts, validate=choose_validator(opts)))
 
     def _rank(self, group: list[str]) -> Flow:
         """Order players by Horde maneuver totals; tied players re-roll among themselves until every
