@@ -5,16 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from companion.rules.catalogue import load_catalogue
 from companion.rules.resolution import EffectInForce, RolledUnit, RollRequest, RollTerrain, resolve
 from companion.rules.v4.delayed import apply_delayed
 from companion.rules.v4.sai import sai_contribution
 from companion.rules.v4.situation import Situation
-
-
-@pytest.fixture(scope="module")
-def cat():
-    return load_catalogue()
 
 
 def units(cat, *dice):

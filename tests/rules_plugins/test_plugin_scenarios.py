@@ -8,16 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from companion.rules.catalogue import load_catalogue
 from companion.rules.resolution import resolve
 from companion.rules.resolution.scenario import read_scenario
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.yaml"))
-
-
-@pytest.fixture(scope="module")
-def cat():
-    return load_catalogue()
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])

@@ -392,11 +392,6 @@ def test_net_and_web_do_nothing_against_reserves_from_a_tower_l1723_1725_l2067_2
 # ------------------------------------------------------------------ logo rows (L1811-1846)
 
 
-@pytest.fixture(scope="module")
-def cat():
-    return load_catalogue()
-
-
 def test_elemental_champion_logo_is_an_id_worth_two_l1821_1824(cat):
     hunter = cat["Eldarim/Fire Dragon Hunter"]
     c = sai_contribution("Logo", 1, MEL, hunter)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from companion.rules.catalogue import load_catalogue
 from companion.rules.resolution import (
     EffectInForce,
     ResolutionError,
@@ -14,11 +13,6 @@ from companion.rules.resolution import (
     RollTerrain,
     resolve,
 )
-
-
-@pytest.fixture(scope="module")
-def cat():
-    return load_catalogue()
 
 
 def roll(cat, purpose, dice, *, terrain="Flatland", face=3, effects=(), **kw):

@@ -6,13 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.rules.catalogue import load_catalogue
 from companion.rules.resolution import EffectInForce, RolledUnit, RollRequest, RollTerrain, resolve
-
-
-@pytest.fixture(scope="module")
-def cat():
-    return load_catalogue()
 
 
 def roll(cat, edition, purpose, dice, *, terrain="Coastland", controlled=False, effects=(), **kw):
