@@ -78,7 +78,10 @@ class DieReading:
     * ``box``: camera only, the die's box ``(x1, y1, x2, y2)`` in pixels of the frame;
     * ``frame``: camera only, which frame of the source it was read from (its frame count);
     * ``device``: smart die only, the die's hardware id (``"pxA7F3"``);
-    * ``problem``: why a die is not read, in words (``"die pxZZ9 is not registered"``).
+    * ``problem``: why a die is not read, in words (``"die pxZZ9 is not registered"``);
+    * ``likely``: ``unreadable`` camera dice only, the die's faces nearest what the camera saw, nearest
+      first (``TableProfile.likely_faces``): what the Roll panel offers first for the tap.  Not a
+      reading: the die stays unreadable until a player taps a face (issue 20: never a guess).
     """
 
     die: str
@@ -92,6 +95,7 @@ class DieReading:
     frame: int | None = None
     device: str | None = None
     problem: str | None = None
+    likely: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.die, str) or not self.die:
@@ -117,6 +121,7 @@ class DieReading:
             object.__setattr__(self, "box", _box(self.die, self.box))
         if self.frame is not None and (isinstance(self.frame, bool) or not isinstance(self.frame, int)):
             raise ReadingError(f"die {self.die}: frame must be a frame number, not {self.frame!r}")
+        object.__setattr__(self, "likely", _likely(self.die, self.state, self.likely))
 
     # -- constructors ---------------------------------------------------------------------------------
     @classmethod
@@ -152,6 +157,7 @@ class DieReading:
             state=State.READ,
             problem=None,
             device=None,
+            likely=(),
         )
 
     # -- JSON -------------------------------------------------------------------------------------------
@@ -168,6 +174,8 @@ class DieReading:
             value = getattr(self, key)
             if value is not None:
                 out[key] = list(value) if key == "box" else value
+        if self.likely:
+            out["likely"] = list(self.likely)
         return out
 
 
@@ -183,6 +191,7 @@ FIELDS = (
     "frame",
     "device",
     "problem",
+    "likely",
 )
 
 
@@ -198,9 +207,22 @@ def parse_reading(data: object) -> DieReading:
     if "die" not in data:
         raise ReadingError("a die reading needs 'die'")
     fields: dict[str, Any] = {
-        k: (tuple(v) if k == "box" and isinstance(v, list) else v) for k, v in data.items()
+        k: (tuple(v) if k in ("box", "likely") and isinstance(v, list) else v) for k, v in data.items()
     }
     return DieReading(**fields)
+
+
+def _likely(die: str, state: State, likely: object) -> tuple[str, ...]:
+    if not isinstance(likely, (tuple, list)) or not all(isinstance(f, str) and f.strip() for f in likely):
+        raise ReadingError(f"die {die}: likely must be a list of face texts, not {likely!r}")
+    if likely and state is not State.UNREADABLE:
+        raise ReadingError(
+            f"die {die}: only an unreadable die has likely faces (this one is {state.value}): "
+            "a read die has its face, a cocked one is rolled again"
+        )
+    if len(set(likely)) != len(likely):
+        raise ReadingError(f"die {die}: likely names a face twice ({list(likely)})")
+    return tuple(likely)
 
 
 def _box(die: str, box: object) -> tuple[float, float, float, float]:

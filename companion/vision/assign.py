@@ -140,6 +140,11 @@ def assign(
                 det.embedding[i], die, float(det.cocked_prob[i]), weighed[i, first[j]][3]
             )
             conf = conf_assign * match.confidence
+            likely = (
+                profile.likely_faces(det.embedding[i], die, weighed[i, first[j]][3])
+                if match.unreadable
+                else []
+            )
             out.append(
                 UnitReading(
                     die.name,
@@ -149,7 +154,7 @@ def assign(
                     match.face_index,
                     round(float(conf), 4),
                     match.cocked,
-                    [],
+                    [{"detection": i, "face": die.faces[k].text(), "face_index": k} for k in likely],
                     match.unreadable,
                 )
             )

@@ -55,6 +55,8 @@ import numpy as np
 PROFILE_FILE = "profile.npz"
 STANDARD_KINDS = ("d4", "d6", "d8", "d10", "d12", "d20")
 DD_KINDS = {4: "d4", 6: "d6", 8: "d8", 10: "d10", 12: "d12"}
+#: How many of a die's known faces an unreadable die offers first on the Roll panel (``likely_faces``).
+LIKELY_FACES = 2
 DEFAULT_SETTINGS = {"scale": 12.0, "max_distance": 0.8, "min_confidence": 0.6, "cocked_threshold": 0.5}
 
 
@@ -332,6 +334,15 @@ class TableProfile:
                 None, round(conf, 4), float(np.min(d)) if len(d) else float("inf"), cocked, not cocked
             )
         return Match(face_label(die, k), round(conf, 4), float(d[k]), False, False, k)
+
+    def likely_faces(self, emb: np.ndarray, die, table=None, most: int = LIKELY_FACES) -> list[int]:
+        """Indices of ``die``'s known faces nearest the crop, nearest first, each printed face once, at
+        most ``most``: what the Roll panel offers first for a die the gate left unreadable, so the tap
+        is one touch more often.  Not a reading (issue 20 part 4: a face that matches nothing known well
+        is unreadable, never a guess): the die stays unreadable until a player taps.  ``table``: as for
+        ``read_die``."""
+        _, d, _ = self._face_table(emb, die) if table is None else table
+        return [int(k) for k in np.argsort(d, kind="stable") if np.isfinite(d[k])][: max(0, int(most))]
 
     def read_any(self, emb: np.ndarray, kind: str | None = None, p_cocked: float = 0.0) -> Match:
         """The nearest known face among every face this profile knows (of ``kind`` when given)."""

@@ -103,12 +103,27 @@ def roll_readings(
                     confidence,
                     state=State.UNREADABLE,
                     problem="face not read: tap it",
+                    likely=_likely(unit, det, faces[slot] if faces is not None else None),
                     **common,
                 )
             )
         else:
             out.append(DieReading(dice[slot], face, confidence, face_index=index, **common))
     return out
+
+
+def _likely(unit: dict, det: int, faces: list[str] | None) -> tuple[str, ...]:
+    """The faces the table profile found nearest an unreadable die's crop (its ``alternatives`` of that
+    detection with a face index: ``TableProfile.likely_faces``), as the roll names them."""
+    out: list[str] = []
+    for alt in unit.get("alternatives") or ():
+        k = alt.get("face_index")
+        if alt.get("detection") != det or k is None:
+            continue
+        face = faces[k] if faces is not None and 0 <= k < len(faces) else alt.get("face")
+        if face and face not in out:
+            out.append(face)
+    return tuple(out)
 
 
 def annotate(frame: np.ndarray, detections, units: list[dict] | None = None) -> np.ndarray:

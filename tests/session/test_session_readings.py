@@ -181,9 +181,25 @@ def test_a_reading_round_trips_through_json_and_refuses_what_cannot_be():
         ({"die": "u1", "face": "ID", "colour": "red"}, "unknown field"),
         ({"face": "ID"}, "needs 'die'"),
         (["u1", "ID"], "JSON object"),
+        ({"die": "u1", "face": "ID", "likely": ["ID"]}, "only an unreadable die"),
+        ({"die": "u1", "face": None, "state": "cocked", "likely": ["ID"]}, "only an unreadable die"),
+        ({"die": "u1", "face": None, "state": "unreadable", "likely": "ID"}, "list of face texts"),
+        ({"die": "u1", "face": None, "state": "unreadable", "likely": ["ID", ""]}, "list of face texts"),
+        ({"die": "u1", "face": None, "state": "unreadable", "likely": ["ID", "ID"]}, "names a face twice"),
     ]:
         with pytest.raises(ReadingError, match=words):
             parse_reading(bad)
+
+
+def test_an_unreadable_die_carries_its_likely_faces_until_a_player_taps_one():
+    r = DieReading(
+        "u2", None, 0.3, Source.CAMERA, State.UNREADABLE, box=(1, 2, 30, 40), likely=("ID", "2 Melee")
+    )
+    back = parse_reading(json.loads(json.dumps(r.to_dict())))
+    assert back == r and back.likely == ("ID", "2 Melee") and not back.is_read  # a suggestion, not a face
+    tapped = r.corrected("2 Melee", 3)
+    assert tapped.is_read and tapped.likely == () and "likely" not in tapped.to_dict()
+    assert "likely" not in DieReading.typed("u1", "ID").to_dict()  # old logs' readings are unchanged
 
 
 # -- typed at the command line ---------------------------------------------------------------------------

@@ -69,6 +69,23 @@ def test_the_gate_of_the_nearest_prototypes_sightings_applies(die):
     assert _profile(die, 3, std)[0].gate(3)["min_margin"] == 0.05
 
 
+def test_an_unreadable_die_offers_its_nearest_known_faces_first(die):
+    shut = {**GATE, "max_distance": 0.01, "max_distance_full": 0.01}  # nothing is near enough to read
+    prof, texts = _profile(die, 3, shut)
+    crop = _crop(0.5, 0.8)  # nearer the second face than the first, near neither
+    assert prof.read_die(crop, die).unreadable
+    likely = prof.likely_faces(crop, die)
+    assert [die.faces[k].text() for k in likely] == [texts[1], texts[0]]  # nearest first, at most 2
+    assert len(prof.likely_faces(crop, die, most=10)) == len(texts)  # each printed face once
+    assert prof.likely_faces(crop, die, most=0) == []
+    # a face with no prototype is never offered
+    part = TableProfile("t", 8, shut)
+    k2 = next(k for k, f in enumerate(die.faces) if f.text() == texts[1])
+    part.add(np.eye(8)[1][None], [face_label(die, k2)])
+    assert [die.faces[k].text() for k in part.likely_faces(crop, die)] == [texts[1]]
+    assert TableProfile("t", 8, shut).likely_faces(crop, die) == []
+
+
 def test_the_simulations_gate_decides_as_the_profile_with_levels(die):
     from companion.vision.enroll_sim import decide
 

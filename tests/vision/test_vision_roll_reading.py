@@ -77,9 +77,33 @@ def test_each_die_of_the_roster_becomes_one_camera_reading():
             assert r.state is State.COCKED and r.face is None
         elif unit["face"] is None:
             assert r.state is State.UNREADABLE and r.face is None
+            # the table profile's nearest known faces of this die come along, nearest first, not read
+            assert r.likely == tuple(a["face"] for a in unit["alternatives"]) and r.likely
+            states.add("likely")
         else:
             assert r.state is State.READ and (r.face, r.face_index) == (unit["face"], unit["face_index"])
-    assert State.READ in states and State.COCKED in states  # the fixture shows both
+    assert {State.READ, State.COCKED, "likely"} <= states  # the fixture shows each
+
+
+def test_only_the_likely_faces_of_the_die_read_come_along():
+    unit = {
+        "unit": "Dwarves/Thug",
+        "slot": 0,
+        "detection": 0,
+        "face": None,
+        "face_index": None,
+        "confidence": 0.2,
+        "cocked": False,
+        "unreadable": True,
+        "alternatives": [
+            {"detection": 1, "face": "ID", "face_index": 0},  # another die of the frame
+            {"detection": 0, "face": "2 Melee", "face_index": 2},
+            {"detection": 0, "face": "2 Melee", "face_index": 2},
+        ],
+    }
+    read = {"units": [unit], "dice": [{"box": [1, 1, 9, 9]}, {"box": [20, 1, 29, 9]}]}
+    (r,) = roll_readings(read, ["u1"], faces=[["ID", "1 Melee", "Two Melee"]])
+    assert r.state is State.UNREADABLE and r.likely == ("Two Melee",)  # named as the roll names it
 
 
 def test_faces_are_named_as_the_roll_names_them():

@@ -563,13 +563,18 @@ function renderRoll() {
       const read = reading?.faces?.[d.uid];
       const chosen = faces[d.uid];
       const fixed = reading?.corrected?.includes?.(d.uid);
+      // a die the camera could not read: the faces nearest what it saw come first in the server's
+      // reading (DieReading.likely); marked, never set: the die waits for a tap
+      const likely = read ? [] : reading?.readings?.[d.uid]?.likely || [];
       return h("div", { class: "die" + (fixed ? " fixed" : "") + (chosen ? " set" : ""), dataset: { uid: d.uid, index: i } },
         h("div", { class: "dhead" }, h("span", { class: "uname" }, dieLabel(d)), h("span", { class: "muted small" }, d.uid)),
         h("div", { class: "faces" }, uniqueFaces(d.faces).map((f) => h("button", {
-          class: "facebtn" + (f === chosen ? " on" : "") + (f === read ? " read" : ""),
+          class: "facebtn" + (f === chosen ? " on" : "") + (f === read ? " read" : "") + (likely.includes(f) && !chosen ? " likely" : ""),
           dataset: { face: f }, disabled: !canChange(),
+          title: likely.includes(f) && !chosen ? `not read: ${likely[0] === f ? "the nearest" : "a near"} face the camera knows; tap to set it` : undefined,
           onclick: () => tapFace(d.uid, f),
-        }, f))));
+        }, f))),
+        likely.length > 0 && !chosen ? h("div", { class: "muted small likelynote" }, `not read · nearest known: ${likely.join(", ")}`) : null);
     }));
     const left = p.dice.filter((d) => !faces[d.uid]).length;
     main = h("div", { class: "card rollmain" },
