@@ -407,7 +407,7 @@ class Game(DecisionFlow):
                 raise IllegalSetup(
                     f"{self.player_name(pid)} has no Home Terrain left for their Horde army", "V4.01c L330"
                 )
-            horde_at = yield from self._placement(
+            horde_at = yield from self._only_or_choice(
                 "place_horde",
                 pid,
                 f"{self.player_name(pid)}: place your Horde army at another player's Home Terrain",
@@ -427,7 +427,7 @@ class Game(DecisionFlow):
                     f"{self.player_name(pid)} has no terrain left for their Campaign army: it starts in Reserve"
                 )
                 continue
-            camp_at = yield from self._placement(
+            camp_at = yield from self._only_or_choice(
                 "place_campaign",
                 pid,
                 f"{self.player_name(pid)}: place your Campaign army at a terrain where you have no army",
@@ -441,8 +441,10 @@ class Game(DecisionFlow):
             yield from self._terrain_roll(pid, st.terrains[st.player(pid).home])
         yield from self._terrain_roll(selector, st.terrains[FRONTIER])
 
-    def _placement(self, topic: str, pid: str, prompt: str, rule: str, opts: list[dict[str, Any]]) -> Flow:
-        """Where ``pid`` places an army: the one terrain in ``opts``, else the one they choose."""
+    def _only_or_choice(
+        self, topic: str, pid: str, prompt: str, rule: str, opts: list[dict[str, Any]]
+    ) -> Flow:
+        """The value of the one choice in ``opts``; of several, the one ``pid`` picks (asked on ``topic``)."""
         if len(opts) == 1:
             return opts[0]["value"]
         return (yield _ask(topic, pid, "choice", prompt, rule, opts, validate=choose_validator(opts)))
@@ -616,17 +618,13 @@ class Game(DecisionFlow):
             if u.name not in seen:
                 seen.add(u.name)
                 opts.append(choice(u.uid, f"Bury {u.name}"))
-        uid = opts[0]["value"]
-        if len(opts) > 1:
-            uid = yield _ask(
-                "temple_bury",
-                victim,
-                "choice",
-                f"{self.player_name(victim)}: choose a unit in your DUA to bury (Temple)",
-                "V4.01c L529-531",
-                opts,
-                validate=choose_validator(opts),
-            )
+        uid = yield from self._only_or_choice(
+            "temple_bury",
+            victim,
+            f"{self.player_name(victim)}: choose a unit in your DUA to bury (Temple)",
+            "V4.01c L529-531",
+            opts,
+        )
         if (yield from _sai_rise.rise_from_the_ashes(self, [uid], "buried")):  # V4.01c L1772-1776
             return
         st.location[uid] = BUA
