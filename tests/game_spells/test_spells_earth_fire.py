@@ -156,18 +156,18 @@ def test_fearful_flames_second_save_or_flee():
     assert g.state.location[uid] == RESERVE
 
 
-def test_fearful_flames_kills_an_unsaved_small_unit():
-    """V4.01c L2302-2304: one damage without a save kills a 1-health unit."""
-    g = new_game(species=("Lava Elves", "Undead"))
-    uid = cast_at_bobs_unit(g, "Fearful Flames")
-    g.apply({"type": "roll", "faces": [zero_face(g, uid)]})
-    assert g.state.location[uid] == DUA
-
-
-def test_firebolt_one_damage_to_a_unit():
-    """V4.01c L2311-2313: the unit saves alone (L1116-1117)."""
-    g = new_game(species=("Dwarves", "Undead"))
-    uid = cast_at_bobs_unit(g, "Firebolt")
+@pytest.mark.parametrize(
+    ("caster", "spell"),
+    [
+        pytest.param("Lava Elves", "Fearful Flames", id="fearful_flames"),  # V4.01c L2302-2304
+        pytest.param("Dwarves", "Firebolt", id="firebolt"),  # V4.01c L2311-2313, saved alone (L1116-1117)
+    ],
+)
+def test_one_damage_kills_an_unsaved_small_unit(caster, spell):
+    """Fearful Flames (V4.01c L2302-2304) and Firebolt (L2311-2313): one damage to the unit, which saves
+    alone (L1116-1117); without a save result a 1-health unit dies."""
+    g = new_game(species=(caster, "Undead"))
+    uid = cast_at_bobs_unit(g, spell)
     g.apply({"type": "roll", "faces": [zero_face(g, uid)]})
     assert g.state.location[uid] == DUA
 
