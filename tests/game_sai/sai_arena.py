@@ -218,3 +218,29 @@ def where(game: Game, uids) -> list[str]:
 
 def topic_is(topic: str) -> Callable:
     return lambda d: d.topic == topic
+
+
+def wild_growth_roll(
+    p1_dua: list[str],
+    split: str,
+    promote: str = "p0",
+    p1: tuple[str, ...] = ("Treefolk/Noble Willow", "Treefolk/Oakling"),
+    p2: tuple[str, ...] = ("Amazons/Soldier",),
+    roll_type: str = "save",
+    against: str = "melee",
+) -> tuple[Game, list[str], list[str], Driver]:
+    """Alice's first die (a Noble Willow) shows 4 Wild Growth in a roll counting saves; she answers
+    the split of its X between saves and promotions (V4.01c L2075-2078) with `split` (e.g.
+    "Save:2,promote:2") and the promotion question with `promote`.  Returns (game, Alice's uids at the
+    Frontier, her DUA uids as they were before the roll, driver)."""
+    game, a, _ = arena(list(p1), list(p2), p1_dua=p1_dua)
+    dua = [u.uid for u in game.state.area("p1", "dua")]
+    d = roll(
+        game,
+        "p1",
+        roll_type,
+        faces={a[0]: ["4 Wild Growth"]},
+        against=against,
+        answers=[("split its", split), ("Wild Growth: promote", promote)],
+    )
+    return game, a, dua, d

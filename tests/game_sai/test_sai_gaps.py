@@ -3,7 +3,7 @@ Rise from the Ashes on spell burials, Sneak Attack in the dragon response."""
 
 from __future__ import annotations
 
-from sai_arena import arena, roll, where
+from sai_arena import arena, roll, where, wild_growth_roll
 
 D = ["Amazons/Soldier"]
 
@@ -11,16 +11,7 @@ D = ["Amazons/Soldier"]
 def test_wild_growth_splits_between_saves_and_promotions():
     """V4.01c L2075-2078: X saves or X health-worth promoted, split in any way the roller chooses:
     4 Wild Growth as 2 saves and up to 2 health-worth of promotions."""
-    game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak"])
-    oak = game.state.area("p1", "dua")[0].uid
-    d = roll(
-        game,
-        "p1",
-        "save",
-        faces={a[0]: ["4 Wild Growth"]},
-        against="melee",
-        answers=[("split its", "Save:2,promote:2"), ("Wild Growth: promote", "p0")],
-    )
+    game, a, (oak,), d = wild_growth_roll(["Treefolk/Oak"], "Save:2,promote:2")
     ask = next(x for x in d.decisions if "split its" in x.prompt)
     assert [c["value"] for c in ask.choices][:3] == [
         "Save:4,promote:0",
@@ -35,15 +26,7 @@ def test_wild_growth_splits_between_saves_and_promotions():
 def test_wild_growth_split_in_the_response_to_a_dragon():
     """The response to a dragon attack counts saves (L670-681): Wild Growth may be split there too
     (L2072-2080): 3 saves, 1 promotion."""
-    game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak"])
-    d = roll(
-        game,
-        "p1",
-        "dragon",
-        faces={a[0]: ["4 Wild Growth"]},
-        against="dragon",
-        answers=[("split its", "Save:3,promote:1"), ("Wild Growth: promote", "p0")],
-    )
+    _, _, _, d = wild_growth_roll(["Treefolk/Oak"], "Save:3,promote:1", roll_type="dragon", against="dragon")
     assert d.result.totals.get("save", 0) == 3
     assert any("up to 1 health-worth" in x.prompt for x in d.decisions)
 

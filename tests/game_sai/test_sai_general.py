@@ -5,7 +5,7 @@ type; each test names its lines of the V4.01c SAI table."""
 from __future__ import annotations
 
 import pytest
-from sai_arena import arena, attack, drive, roll, where
+from sai_arena import arena, attack, drive, roll, where, wild_growth_roll
 
 from companion.rules.game import sai_status
 
@@ -13,16 +13,59 @@ D = ["Goblins/Thug", "Goblins/Mugger", "Goblins/Cutthroat"]
 THUG, MUGGER, CUT = range(3)
 
 
-def test_ferry_non_maneuver_moves_the_unit_and_four_health_worth_l1510_1513():
-    game, a, b = arena(["Coral Elves/Gryphon", "Dwarves/Footman", "Dwarves/Footman"], D)
+@pytest.mark.parametrize(
+    ("units", "roll_type", "faces", "dest", "targets", "expect"),
+    [
+        pytest.param(
+            ["Coral Elves/Gryphon", "Dwarves/Footman", "Dwarves/Footman"],
+            "melee",
+            {0: ["4 Ferry"]},
+            "home-p1",
+            [1, 2],
+            ["home-p1"] * 3,
+            id="ferry_moves_the_unit_and_four_health_worth_l1510_1513",
+        ),
+        pytest.param(
+            ["Firewalkers/Genie", "Dwarves/Footman", "Dwarves/Footman"],
+            "save",
+            {0: ["4 Firewalking"]},
+            "home-p2",
+            [1],
+            ["home-p2", "home-p2", "frontier"],
+            id="firewalking_moves_with_three_health_worth_l1532_1538",
+        ),
+        pytest.param(
+            ["Treefolk/Unicorn", "Dwarves/Footman"],
+            "missile",
+            {0: ["4 Teleport"]},
+            "home-p1",
+            [1],
+            ["home-p1", "home-p1"],
+            id="teleport_moves_with_three_health_worth_l1994_1997",
+        ),
+        pytest.param(
+            ["Dracolem/Bronze Armored Dracolem", "Dracolem/Bronze Draco-Rogue", "Dwarves/Footman"],
+            "melee",
+            {0: ["4 Gate"], 1: ["3 Maneuver"]},
+            "reserve",
+            [1],
+            ["frontier", "reserve", "frontier"],
+            id="gate_moves_other_dracolem_of_its_alloy_l1609_1617",
+        ),
+    ],
+)
+def test_non_maneuver_sai_moves_the_units_the_roller_picks(units, roll_type, faces, dest, targets, expect):
+    """Ferry, Firewalking, Teleport and Gate in a non-maneuver roll move the units the roller picks
+    (``faces`` and ``targets`` index Alice's dice; lines in each case's id)."""
+    game, a, b = arena(units, D)
     roll(
         game,
         "p1",
-        "melee",
-        faces={a[0]: ["4 Ferry"]},
-        answers=[("sai_move", "home-p1"), ("sai_target", [a[1], a[2]])],
+        roll_type,
+        faces={a[i]: f for i, f in faces.items()},
+        answers=[("sai_move", dest), ("sai_target", [a[i] for i in targets])],
     )
-    assert where(game, a) == ["home-p1"] * 3
+    assert where(game, a) == expect
 
 
 def test_ferry_does_nothing_in_a_maneuver_roll_l1510_1513():
@@ -31,52 +74,16 @@ def test_ferry_does_nothing_in_a_maneuver_roll_l1510_1513():
     assert "sai_move" not in d.topics() and where(game, a) == ["frontier"] * 2
 
 
-def test_firewalking_maneuver_generates_x_maneuver_l1527_1531():
-    game, a, b = arena(["Firewalkers/Genie"], D)
-    assert roll(game, "p1", "maneuver", faces={a[0]: ["4 Firewalking"]}).result.total == 4
-
-
-def test_firewalking_non_maneuver_moves_with_three_health_worth_l1532_1538():
-    game, a, b = arena(["Firewalkers/Genie", "Dwarves/Footman", "Dwarves/Footman"], D)
-    roll(
-        game,
-        "p1",
-        "save",
-        faces={a[0]: ["4 Firewalking"]},
-        answers=[("sai_move", "home-p2"), ("sai_target", [a[1]])],
-    )
-    assert where(game, a) == ["home-p2", "home-p2", "frontier"]
-
-
-def test_teleport_maneuver_generates_x_maneuver_l1989_1993():
-    game, a, b = arena(["Treefolk/Unicorn"], D)
-    assert roll(game, "p1", "maneuver", faces={a[0]: ["4 Teleport"]}).result.total == 4
-
-
-def test_teleport_non_maneuver_moves_with_three_health_worth_l1994_1997():
-    game, a, b = arena(["Treefolk/Unicorn", "Dwarves/Footman"], D)
-    roll(
-        game,
-        "p1",
-        "missile",
-        faces={a[0]: ["4 Teleport"]},
-        answers=[("sai_move", "home-p1"), ("sai_target", [a[1]])],
-    )
-    assert where(game, a) == ["home-p1", "home-p1"]
-
-
-def test_gate_non_maneuver_moves_other_dracolem_of_its_alloy_l1609_1617():
-    game, a, b = arena(
-        ["Dracolem/Bronze Armored Dracolem", "Dracolem/Bronze Draco-Rogue", "Dwarves/Footman"], D
-    )
-    roll(
-        game,
-        "p1",
-        "melee",
-        faces={a[0]: ["4 Gate"], a[1]: ["3 Maneuver"]},
-        answers=[("sai_move", "reserve"), ("sai_target", [a[1]])],
-    )
-    assert where(game, a) == ["frontier", "reserve", "frontier"]
+@pytest.mark.parametrize(
+    ("unit", "face"),
+    [
+        pytest.param("Firewalkers/Genie", "4 Firewalking", id="firewalking_l1527_1531"),
+        pytest.param("Treefolk/Unicorn", "4 Teleport", id="teleport_l1989_1993"),
+    ],
+)
+def test_maneuver_roll_generates_x_maneuver(unit, face):
+    game, a, b = arena([unit], D)
+    assert roll(game, "p1", "maneuver", faces={a[0]: [face]}).result.total == 4
 
 
 def test_vanish_save_counts_and_the_unit_may_leave_l2019_2023():
@@ -309,16 +316,7 @@ def test_regenerate_in_a_save_roll_may_return_units_instead_l1746_1750():
 
 
 def test_wild_growth_in_a_save_roll_may_promote_instead_l2072_2080():
-    game, a, b = arena(["Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak"])
-    oak = game.state.area("p1", "dua")[0].uid
-    d = roll(
-        game,
-        "p1",
-        "save",
-        faces={a[0]: ["4 Wild Growth"]},
-        against="melee",
-        answers=[("split its", "Save:0,promote:4"), ("Wild Growth: promote", "p0")],
-    )
+    game, a, (oak,), d = wild_growth_roll(["Treefolk/Oak"], "Save:0,promote:4", p2=tuple(D))
     assert d.result.total == 0 and where(game, [a[1], oak]) == ["dua", "frontier"]
 
 

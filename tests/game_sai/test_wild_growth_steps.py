@@ -4,7 +4,7 @@ may be split between saves and promotions (L2075-2078) whenever a promotion of a
 
 from __future__ import annotations
 
-from sai_arena import arena, roll, where
+from sai_arena import arena, roll, where, wild_growth_roll
 
 D = ["Amazons/Soldier"]
 
@@ -50,18 +50,11 @@ def test_health_worth_is_a_budget_several_units_or_one_unit_several_sizes():
 
 
 def test_budget_is_not_exceeded():
-    game, a, _ = arena(
-        ["Treefolk/Noble Willow", "Treefolk/Oakling", "Treefolk/Willowing"],
-        D,
-        p1_dua=["Treefolk/Oak Lord", "Treefolk/Eldar Dryad"],
-    )
-    d = roll(
-        game,
-        "p1",
-        "save",
-        faces={a[0]: ["4 Wild Growth"]},
-        against="melee",
-        answers=[("split its", "Save:1,promote:3"), ("Wild Growth: promote", "none")],
+    _, _, _, d = wild_growth_roll(
+        ["Treefolk/Oak Lord", "Treefolk/Eldar Dryad"],
+        "Save:1,promote:3",
+        "none",
+        p1=("Treefolk/Noble Willow", "Treefolk/Oakling", "Treefolk/Willowing"),
     )
     labels = [c["label"] for c in promote_question(d).choices]
     assert labels and not any(x.count(" to ") > 1 for x in labels), labels  # 2 + 2 > 3
@@ -69,16 +62,7 @@ def test_budget_is_not_exceeded():
 
 def test_the_split_is_asked_when_only_a_larger_promotion_is_possible():
     """Only a two-size promotion is possible (no 2-health Treefolk in the DUA): still X saves or promotions."""
-    game, a, _ = arena(["Treefolk/Noble Willow", "Treefolk/Oakling"], D, p1_dua=["Treefolk/Oak Lord"])
-    lord = game.state.area("p1", "dua")[0].uid
-    d = roll(
-        game,
-        "p1",
-        "save",
-        faces={a[0]: ["4 Wild Growth"]},
-        against="melee",
-        answers=[("split its", "Save:2,promote:2"), ("Wild Growth: promote", "p0")],
-    )
+    game, a, (lord,), d = wild_growth_roll(["Treefolk/Oak Lord"], "Save:2,promote:2")
     assert any("split its" in x.prompt for x in d.decisions)
     assert d.result.total == 2 and where(game, [a[1], lord]) == ["dua", "frontier"]
 
