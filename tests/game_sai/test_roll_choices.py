@@ -6,13 +6,26 @@ would not have picked, so it fails if the choice is ignored."""
 from __future__ import annotations
 
 import pytest
-from sai_arena import arena, roll
+from sai_arena import arena, drive, roll
 
 from companion.rules.core.state import UNTIL_YOUR_NEXT_TURN
 
 
 def _prompts(driver) -> list[str]:
     return [d.prompt for d in driver.decisions if d.kind == "choice"]
+
+
+def _tidal_wave_roll(game, faces, answers):
+    """Tidal Wave's one roll of Alice's Frontier army, counting saves and maneuvers (V4.01c L2374-2383)."""
+    from companion.rules.game.spells.casting import combination_roll
+
+    army = game.state.army("p1", "frontier")
+    return drive(
+        game,
+        combination_roll(game, army, ("save", "maneuver"), "Tidal Wave roll", "V4.01c L2374-2383"),
+        faces=faces,
+        answers=answers,
+    )
 
 
 def test_wilding_doubles_the_unit_the_roller_selects():
@@ -63,19 +76,20 @@ def test_two_wildings_double_two_different_units():
     assert d.result.total == 4 + 6 + 4
 
 
-def test_fiery_weapon_goes_to_missile_when_the_owner_says_so():
-    """V4.01c L2323-2326: +2 melee *or* missile.  In the response to a dragon attack both count
-    (L670-681): the owner puts them on missile."""
-    game, (soldier,), _ = arena(["Amazons/Soldier"], ["Amazons/Soldier"])
-    game.add_effect("Fiery Weapon", "p1", "p1@frontier", UNTIL_YOUR_NEXT_TURN)
-    d = roll(
-        game,
-        "p1",
-        "dragon",
-        faces={soldier: ["1 Maneuver"]},
-        answers=[("Fiery Weapon", "missile")],
-        against="dragon",
-    )
+@pytest.mark.parametrize(
+    ("effect", "caster", "unit", "face"),
+    [
+        pytest.param("Fiery Weapon", "p1", "Amazons/Soldier", "1 Maneuver", id="fiery_weapon_l2323_2326"),
+        pytest.param("Necromantic Wave", "p2", "Amazons/Seer", "2 Magic", id="necromantic_wave_l2227_2233"),
+    ],
+)
+def test_melee_or_missile_goes_to_missile_when_the_owner_says_so(effect, caster, unit, face):
+    """Fiery Weapon gives +2 melee *or* missile (V4.01c L2323-2326); under Necromantic Wave the army's
+    units may count magic results as melee *or* missile (L2227-2233).  In the response to a dragon
+    attack both count (L670-681): the owner puts them on missile (2 either way)."""
+    game, (u,), _ = arena([unit], ["Amazons/Soldier"])
+    game.add_effect(effect, caster, "p1@frontier", UNTIL_YOUR_NEXT_TURN)
+    d = roll(game, "p1", "dragon", faces={u: [face]}, answers=[(effect, "missile")], against="dragon")
     assert d.result.totals.get("missile", 0) == 2 and d.result.totals.get("melee", 0) == 0
 
 
@@ -136,72 +150,39 @@ def test_fly_in_a_combination_roll_counts_as_the_roller_says():
     assert d.result.totals.get("maneuver", 0) == 4 and d.result.totals.get("save", 0) == 0
 
 
-def test_create_fireminions_against_a_dragon_counts_as_the_roller_says():
+@pytest.mark.parametrize(
+    ("answer", "want"),
+    [
+        pytest.param("Melee:0,Missile:4,Save:0", (0, 4, 0), id="all_missile"),
+        pytest.param("Melee:2,Missile:0,Save:2", (2, 0, 2), id="split_melee_and_saves"),
+    ],
+)
+def test_create_fireminions_against_a_dragon_counts_as_the_roller_says(answer, want):
     """V4.01c L1405-1406: X magic, maneuver, melee, missile or save results; against a dragon
-    (melee, missile, saves) the roller takes them all as missile."""
+    (melee, missile, saves) the roller takes them all as missile, or splits them between the types
+    the combination roll needs (L1089-1090): 2 melee and 2 saves."""
     game, (shadow,), _ = arena(["Firewalkers/Fireshadow"], ["Amazons/Soldier"])
     d = roll(
         game,
         "p1",
         "dragon",
         faces={shadow: ["4 Create Fireminions"]},
-        answers=[("Create Fireminions", "Melee:0,Missile:4,Save:0")],
+        answers=[("Create Fireminions", answer)],
         against="dragon",
     )
     ask = next(x for x in d.decisions if "Create Fireminions" in x.prompt)
     assert len(ask.choices) == 15  # the ways to share 4 results among melee, missile and saves
-    assert d.result.totals.get("missile", 0) == 4 and d.result.totals.get("melee", 0) == 0
-
-
-def test_create_fireminions_results_may_be_split():
-    """V4.01c L1089-1090: an SAI with a choice of results may have them split between the types the
-    combination roll needs: 2 melee and 2 saves against a dragon."""
-    game, (shadow,), _ = arena(["Firewalkers/Fireshadow"], ["Amazons/Soldier"])
-    d = roll(
-        game,
-        "p1",
-        "dragon",
-        faces={shadow: ["4 Create Fireminions"]},
-        answers=[("Create Fireminions", "Melee:2,Missile:0,Save:2")],
-        against="dragon",
-    )
     t = d.result.totals
-    assert (t.get("melee", 0), t.get("missile", 0), t.get("save", 0)) == (2, 0, 2)
+    assert (t.get("melee", 0), t.get("missile", 0), t.get("save", 0)) == want
 
 
 def test_fly_in_tidal_waves_save_and_maneuver_roll_is_the_rollers_choice():
     """Tidal Wave's one roll counts saves and maneuvers (V4.01c L2374-2383); Fly gives either
     (L1586-1587, L1089-1096): the roller counts it as maneuvers here."""
-    from sai_arena import drive
-
-    from companion.rules.game.spells.casting import combination_roll
-
     game, (shadow,), _ = arena(["Firewalkers/Fireshadow"], ["Amazons/Soldier"])
-    army = game.state.army("p1", "frontier")
-    d = drive(
-        game,
-        combination_roll(game, army, ("save", "maneuver"), "Tidal Wave roll", "V4.01c L2374-2383"),
-        faces={shadow: ["4 Fly"]},
-        answers=[("Fly", "Maneuver:4,Save:0")],
-    )
+    d = _tidal_wave_roll(game, {shadow: ["4 Fly"]}, [("Fly", "Maneuver:4,Save:0")])
     assert any("Fly" in p for p in _prompts(d))
     assert d.result.get("maneuver", 0) == 4 and d.result.get("save", 0) == 0
-
-
-def test_necromantic_wave_magic_counts_as_missile_when_the_owner_says_so():
-    """V4.01c L2227-2233: the army's units may count magic results as melee *or* missile; against a
-    dragon both count (L670-681): the owner takes missile."""
-    game, (seer,), _ = arena(["Amazons/Seer"], ["Amazons/Soldier"])
-    game.add_effect("Necromantic Wave", "p2", "p1@frontier", UNTIL_YOUR_NEXT_TURN)
-    d = roll(
-        game,
-        "p1",
-        "dragon",
-        faces={seer: ["2 Magic"]},
-        answers=[("Necromantic Wave", "missile")],
-        against="dragon",
-    )
-    assert d.result.totals.get("missile", 0) == 2 and d.result.totals.get("melee", 0) == 0
 
 
 @pytest.mark.parametrize(
@@ -216,18 +197,8 @@ def test_coastal_dodge_in_tidal_waves_roll_is_the_owners_choice(use, want):
     """Coastal Dodge: at a water terrain Coral Elves *may* count maneuvers as saves (V4.01c L817-819);
     in a combination roll modifiers are applied as the army's owner desires (L1083-1084).  In Tidal
     Wave's save + maneuver roll (L2374-2383) maneuvers may be worth keeping, to hold the terrain."""
-    from sai_arena import drive
-
-    from companion.rules.game.spells.casting import combination_roll
-
     game, (g1, g2), _ = arena(["Coral Elves/Guard", "Coral Elves/Guard"], ["Amazons/Soldier"])
-    army = game.state.army("p1", "frontier")
-    d = drive(
-        game,
-        combination_roll(game, army, ("save", "maneuver"), "Tidal Wave roll", "V4.01c L2374-2383"),
-        faces={g1: ["1 Maneuver"], g2: ["1 Maneuver"]},
-        answers=[("Coastal Dodge", use)],
-    )
+    d = _tidal_wave_roll(game, {g1: ["1 Maneuver"], g2: ["1 Maneuver"]}, [("Coastal Dodge", use)])
     assert any("Coastal Dodge" in p for p in _prompts(d))
     assert d.result == want
 

@@ -101,17 +101,22 @@ def test_regenerate_non_maneuver_returns_units_from_the_dua_l1746_1750():
     assert where(game, dead) == ["frontier", "frontier"]
 
 
-def test_regenerate_in_a_save_roll_gives_saves_l1746_1750():
+@pytest.mark.parametrize(
+    ("option", "total", "dead_at"), [("Save", 4, "dua"), ("return units", 0, "frontier")]
+)
+def test_regenerate_in_a_save_roll_gives_saves_or_returns_units_l1746_1750(option, total, dead_at):
+    """X saves, or up to X health-worth returned from the DUA instead, as the roller chooses."""
     game, a, b = arena(["Goblins/Troll"], D, p1_dua=["Goblins/Thug"])
+    dead = [u.uid for u in game.state.area("p1", "dua")]
     d = roll(
         game,
         "p1",
         "save",
         faces={a[0]: ["4 Regenerate"]},
         against="melee",
-        answers=[("saves or return units", "Save")],
+        answers=[("saves or return units", option), ("Regenerate: return", dead)],
     )
-    assert d.result.total == 4 and game.state.area("p1", "dua")
+    assert d.result.total == total and where(game, dead) == [dead_at]
 
 
 def test_wild_growth_non_maneuver_promotes_all_at_once_l2072_2080():
@@ -299,20 +304,6 @@ def test_sneak_attack_buries_dragonkin_it_kills_l1891_1892():
     game, a, b = arena(["Eldarim/Death Dragon Hunter"], ["Dragonkin/Dragontroop (Air)"])
     roll(game, "p1", "missile", faces={a[0]: ["4 Sneak Attack"]})
     assert where(game, b) == ["bua"]
-
-
-def test_regenerate_in_a_save_roll_may_return_units_instead_l1746_1750():
-    game, a, b = arena(["Goblins/Troll"], D, p1_dua=["Goblins/Thug"])
-    dead = [u.uid for u in game.state.area("p1", "dua")]
-    d = roll(
-        game,
-        "p1",
-        "save",
-        faces={a[0]: ["4 Regenerate"]},
-        against="melee",
-        answers=[("saves or return units", "return units"), ("Regenerate: return", dead)],
-    )
-    assert d.result.total == 0 and where(game, dead) == ["frontier"]
 
 
 def test_wild_growth_in_a_save_roll_may_promote_instead_l2072_2080():
