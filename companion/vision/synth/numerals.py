@@ -30,11 +30,14 @@ from companion.vision.synth.scene import (
     _rot,
     _tilt,
     art_square,
-    camera_homography,
+    camera_view,
     d10_silhouette,
+    die_lean,
     draw_clutter,
     draw_shadow,
     draw_surface,
+    free_spot,
+    label_box,
     marble_texture,
     paint_top_face,
     photometric,
@@ -258,30 +261,20 @@ def render_standard_scene(
     flat = []
     for die in dice:
         r = die.size_mm * ppm / 2
-        c = None
-        for _ in range(60):
-            cand = rng.uniform(r * 1.6, size - r * 1.6, 2)
-            if min((np.hypot(*(cand - p[:2])) - (r + p[2]) * 1.15 for p in placed), default=1e9) > 0:
-                c = cand
-                break
+        c = free_spot(rng, r, size, placed)
         if c is None:
             continue
         placed.append((c[0], c[1], r))
-        lean = (c - size / 2) / size * r * 0.5 * (0.4 + tilt / 35) + rng.normal(0, r * 0.04, 2)
+        lean = die_lean(rng, c, r, size, tilt)
         font = fonts[int(rng.integers(len(fonts)))]
         body = draw_standard_die(rng, canvas, die, c, ppm, rng.uniform(0, 2 * np.pi), lean, light, font)
         flat.append((die, body))
-    Hm = camera_homography(rng, size, size, tilt)
-    border = tuple(int(v) for v in canvas[size // 2, :5].mean(0))
-    img = cv2.warpPerspective(canvas, Hm, (size, size), borderMode=cv2.BORDER_CONSTANT, borderValue=border)
+    img, Hm = camera_view(rng, canvas, tilt)
     drawn = []
     for die, body in flat:
-        b = cv2.perspectiveTransform(body.reshape(-1, 1, 2).astype(np.float64), Hm).reshape(-1, 2)
-        x1, y1 = np.clip(b.min(0), 0, size)
-        x2, y2 = np.clip(b.max(0), 0, size)
-        if (x2 - x1) * (y2 - y1) < 0.6 * np.prod(b.max(0) - b.min(0)):
-            continue
-        drawn.append(DrawnStandardDie(die, (float(x1), float(y1), float(x2), float(y2))))
+        _, box = label_box(body, Hm, size)
+        if box is not None:
+            drawn.append(DrawnStandardDie(die, box))
     if photo:
         img = photometric(rng, img, profile)
     return img, drawn, {"surface": surface, "tilt": tilt, "ppm": ppm, "profile": profile}

@@ -437,6 +437,33 @@ def camera_homography(rng, w: int, h: int, tilt_deg: float) -> np.ndarray:
     return Rm @ H @ np.linalg.inv(Rm)
 
 
+def camera_view(rng, canvas: np.ndarray, tilt: float) -> tuple[np.ndarray, np.ndarray]:
+    """The square table ``canvas`` as a camera tilted ``tilt`` degrees sees it: (image, homography);
+    what the warp uncovers takes the colour of the table's left edge."""
+    size = canvas.shape[0]
+    Hm = camera_homography(rng, size, size, tilt)
+    border = tuple(int(v) for v in canvas[size // 2, :5].mean(0))
+    img = cv2.warpPerspective(canvas, Hm, (size, size), borderMode=cv2.BORDER_CONSTANT, borderValue=border)
+    return img, Hm
+
+
+def _warp_points(points: np.ndarray, Hm: np.ndarray) -> np.ndarray:
+    return cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), Hm).reshape(-1, 2)
+
+
+def label_box(
+    outline: np.ndarray, Hm: np.ndarray, size: int
+) -> tuple[np.ndarray, tuple[float, float, float, float] | None]:
+    """A die's outline after the camera warp ``Hm``, and its label box (x1, y1, x2, y2) clipped to the
+    ``size`` px frame; None for a die whose box is mostly (over 40 %) outside the frame."""
+    b = _warp_points(outline, Hm)
+    x1, y1 = np.clip(b.min(0), 0, size)
+    x2, y2 = np.clip(b.max(0), 0, size)
+    if (x2 - x1) * (y2 - y1) < 0.6 * np.prod(b.max(0) - b.min(0)):
+        return b, None
+    return b, (float(x1), float(y1), float(x2), float(y2))
+
+
 def photometric(rng, img: np.ndarray, profile: str) -> np.ndarray:
     h, w = img.shape[:2]
     f = img.astype(np.float32)
@@ -462,6 +489,31 @@ def _tilt(rng, profile: str) -> float:
     if profile == "train":
         return float(rng.uniform(0, 12) if rng.random() < 0.5 else rng.uniform(20, 35))
     return float(rng.uniform(12, 20))
+
+
+def free_spot(
+    rng: np.random.Generator,
+    r: float,
+    size: int,
+    placed: list[tuple[float, float, float]],
+    overlap: float | None = None,
+) -> np.ndarray | None:
+    """A centre for a die of radius ``r`` on the ``size`` px table, clear of the dice ``placed`` ((x, y,
+    radius) each) by 15 % of the two radii (60 random tries; None if none is clear).  With ``overlap``
+    (a cocked die, which leans on another), a spot overlapping a placed die by less than ``overlap``
+    px also does."""
+    for _ in range(60):
+        cand = rng.uniform(r * 1.6, size - r * 1.6, 2)
+        gap = min((np.hypot(*(cand - p[:2])) - (r + p[2]) * 1.15 for p in placed), default=1e9)
+        if gap > 0 or (overlap is not None and placed and gap > -overlap):
+            return cand
+    return None
+
+
+def die_lean(rng: np.random.Generator, c: np.ndarray, r: float, size: int, tilt: float) -> np.ndarray:
+    """How far a die's top is drawn off its base (px): away from the frame centre, more under a more
+    tilted camera, with a little noise."""
+    return (c - size / 2) / size * r * 0.5 * (0.4 + tilt / 35) + rng.normal(0, r * 0.04, 2)
 
 
 def render_scene(
@@ -504,14 +556,7 @@ def render_scene(
         if positions is not None:
             c = np.array(positions[i], float)
         else:
-            c = None
-            for _ in range(60):
-                cand = rng.uniform(r * 1.6, size - r * 1.6, 2)
-                gap = min((np.hypot(*(cand - p[:2])) - (r + p[2]) * 1.15 for p in placed), default=1e9)
-                touching_ok = spec.cocked and placed and gap > -r * 0.6
-                if gap > 0 or touching_ok:
-                    c = cand
-                    break
+            c = free_spot(rng, r, size, placed, overlap=r * 0.6 if spec.cocked else None)
             if c is None:
                 continue
             if spec.cocked and placed:  # lean against the nearest die
@@ -520,25 +565,20 @@ def render_scene(
                 d /= np.linalg.norm(d) + 1e-6
                 c = near[:2] + d * (near[2] + r) * 0.92
         placed.append((c[0], c[1], r))
-        lean = (c - size / 2) / size * r * 0.5 * (0.4 + tilt / 35) + rng.normal(0, r * 0.04, 2)
+        lean = die_lean(rng, c, r, size, tilt)
         body, top = draw_die(
             rng, canvas, spec, c, ppm, rng.uniform(0, 2 * np.pi), lean, light, vocabulary, glyph_dir
         )
         flat.append((spec, body, top))
     if hand:
         draw_hand(rng, canvas, scale)
-    Hm = camera_homography(rng, size, size, tilt)
-    border = tuple(int(v) for v in canvas[size // 2, :5].mean(0))
-    img = cv2.warpPerspective(canvas, Hm, (size, size), borderMode=cv2.BORDER_CONSTANT, borderValue=border)
+    img, Hm = camera_view(rng, canvas, tilt)
     drawn = []
     for spec, body, top in flat:
-        b = cv2.perspectiveTransform(body.reshape(-1, 1, 2).astype(np.float64), Hm).reshape(-1, 2)
-        t = cv2.perspectiveTransform(top.reshape(-1, 1, 2).astype(np.float64), Hm).reshape(-1, 2)
-        x1, y1 = np.clip(b.min(0), 0, size)
-        x2, y2 = np.clip(b.max(0), 0, size)
-        if (x2 - x1) * (y2 - y1) < 0.6 * np.prod(b.max(0) - b.min(0)):
-            continue  # mostly outside the frame: not labelled (and not counted as a die)
-        drawn.append(DrawnDie(spec, (float(x1), float(y1), float(x2), float(y2)), b, t))
+        b, box = label_box(body, Hm, size)
+        if box is None:
+            continue  # not labelled (and not counted as a die)
+        drawn.append(DrawnDie(spec, box, b, _warp_points(top, Hm)))
     if photo:
         img = photometric(rng, img, profile)
     return Scene(img, drawn, {"surface": surface, "tilt": tilt, "ppm": ppm, "profile": profile})
