@@ -29,8 +29,8 @@ MONSTERS_2 = [
 ]
 
 
-def _play(seed: int, steps: int = 500):
-    game, a, b = arena(
+def _monster_arena():
+    game, _, _ = arena(
         MONSTERS_1,
         MONSTERS_2,
         terrain="Flatland City",
@@ -38,6 +38,11 @@ def _play(seed: int, steps: int = 500):
         p1_dua=["Goblins/Thug", "Undead/Zombie"],
         p2_dua=["Frostwings/Advocate", "Treefolk/Oak"],
     )
+    return game
+
+
+def _play(seed: int, steps: int = 500):
+    game = _monster_arena()
     rng = random.Random(seed)
     actions = []
     for _ in range(steps):
@@ -55,14 +60,7 @@ def test_random_play_with_sai_armies_keeps_the_state_whole_and_replays(seed):
     assert set(st.location) == set(st.units)
     for loc in st.location.values():
         assert loc in st.terrains or loc in ("reserve", "dua", "bua", "pool") or loc.startswith("unplaced")
-    replay, _, _ = arena(
-        MONSTERS_1,
-        MONSTERS_2,
-        terrain="Flatland City",
-        face=5,
-        p1_dua=["Goblins/Thug", "Undead/Zombie"],
-        p2_dua=["Frostwings/Advocate", "Treefolk/Oak"],
-    )
+    replay = _monster_arena()
     for action in actions:
         replay.apply(action)
     assert replay.log == game.log
