@@ -19,10 +19,212 @@ def game_with(attackers, defenders=D, **kw):
     return arena(attackers, defenders, **kw)
 
 
-def test_breath_melee_kills_x_health_worth_l1273_1279():
-    game, a, b = game_with(["Dragonkin/Dragonsteed (Death)"])
-    attack(game, faces={a[0]: ["3 Breath"]}, answers=[("sai_target", [b[CUT], b[THUG]])])
-    assert where(game, b) == ["dua", "frontier", "dua"]
+A0, A1 = "a0", "a1"  # Alice's attacking dice in the table below; Bob's are THUG, MUGGER, CUT (or 0)
+
+
+def _uids(key, a, b):
+    """A0/A1 name Alice's dice, a number Bob's, a list several of Bob's."""
+    if isinstance(key, list):
+        return [_uids(k, a, b) for k in key]
+    return a[int(key[1:])] if isinstance(key, str) else b[key]
+
+
+def _case(name, attackers, kind, faces, expect, answers=(), defenders=D):
+    return pytest.param(attackers, defenders, kind, faces, list(answers), expect, id=name)
+
+
+WHERE_DEFENDERS_END = [
+    # (SAI and its lines, Alice's attackers, attack, faces, where Bob's dice end, answers[, defenders])
+    _case(
+        "breath_melee_kills_x_health_worth_l1273_1279",
+        ["Dragonkin/Dragonsteed (Death)"],
+        "melee",
+        {A0: ["3 Breath"]},
+        ["dua", "frontier", "dua"],
+        [("sai_target", [CUT, THUG])],
+    ),
+    # 2 melee - 2 saves: no damage; the IDs did not count
+    _case(
+        "choke_melee_delayed_kills_units_that_rolled_id_l1326_1331",
+        ["Treefolk/Strangle Vine", "Dwarves/Footman"],
+        "melee",
+        {A0: ["4 Choke"], A1: ["2 Melee"], THUG: [id_face(D[0])], MUGGER: [id_face(D[1])], CUT: ["2 Save"]},
+        ["dua", "dua", "frontier"],
+    ),
+    _case(
+        "crush_missile_maneuver_or_die_then_save_or_buried_l1408_1419",
+        ["Dwarves/Footman", "Items/Air Trebuchet"],
+        "missile",
+        {A0: ["1 Save"], A1: ["4 Crush"], CUT: ["3 Maneuver"], THUG: ["1 Melee", "1 Save"]},
+        ["dua", "bua", "frontier"],
+    ),
+    _case(
+        "entangle_melee_kills_up_to_x_l1499_1501",
+        ["Coral Elves/Tako"],
+        "melee",
+        {A0: ["4 Entangle"]},
+        ["dua"] * 3,
+    ),
+    _case(
+        "firebreath_melee_damage_without_save_then_save_or_buried_l1514_1518",
+        ["Amazons/Nightmare"],
+        "melee",
+        {A0: ["4 Fire Breath"], THUG: ["1 Save"]},
+        ["dua", "bua", "bua"],
+    ),
+    *(
+        _case(
+            f"firecloud_maneuver_or_die_l1519_1526-{kind}",
+            ["Firewalkers/Genie"],
+            kind,
+            {A0: ["4 Firecloud"], MUGGER: ["1 Maneuver"]},
+            ["dua", "frontier", "dua"],
+        )
+        for kind in ("melee", "missile")
+    ),
+    _case(
+        "flame_melee_kills_and_buries_two_health_worth_l1539_1546",
+        ["Lava Elves/Beholder"],
+        "melee",
+        {A0: ["2 Flame"]},
+        ["frontier", "frontier", "bua"],
+        [("sai_target", [CUT])],
+    ),
+    _case(
+        "flaming_arrow_missile_save_or_die_then_save_or_buried_l1547_1561",
+        ["Scalders/Blazer"],
+        "missile",
+        {A0: ["4 Flaming Arrow"], THUG: ["1 Save"], MUGGER: [id_face(D[1]), "1 Save"]},
+        ["frontier", "frontier", "bua"],
+    ),
+    _case(
+        "flaming_arrow_dead_that_save_stay_in_the_dua_l1547_1561",
+        ["Scalders/Blazer"],
+        "missile",
+        {A0: ["4 Flaming Arrow"], CUT: ["2 Melee", "2 Save"]},
+        ["bua", "bua", "dua"],
+    ),
+    _case(
+        "gore_melee_two_damage_to_one_unit_buried_if_killed_l1618_1626",
+        ["Feral/Rhino-folk"],
+        "melee",
+        {A0: ["4 Gore"]},
+        ["frontier", "frontier", "bua"],
+        [("sai_target", CUT)],
+    ),
+    # its 2 saves do not count; 1 missile - 1 save
+    _case(
+        "impale_missile_delayed_kills_one_unit_that_rolled_id_l1676_1687",
+        ["Dracolem/Bronze Draco-Gunner", "Dwarves/Crossbowman"],
+        "missile",
+        {A0: ["4 Impale"], A1: ["1 Missile"], CUT: [id_face(D[2])], THUG: ["1 Save"]},
+        ["frontier", "frontier", "dua"],
+    ),
+    _case(
+        "kick_melee_one_unit_takes_x_and_may_save_l1688_1697",
+        ["Amazons/Centaur"],
+        "melee",
+        {A0: ["4 Kick"], CUT: ["2 Save"]},
+        ["frontier", "frontier", "dua"],
+        [("sai_target", CUT)],
+    ),
+    _case(
+        "plague_melee_chain_of_save_or_die_l1729_1735",
+        ["Undead/Minor Death"],
+        "melee",
+        {A0: ["4 Plague"], MUGGER: ["1 Save"]},
+        ["dua", "frontier", "frontier"],
+        [("sai_target", THUG), ("Plague: target another", MUGGER)],
+    ),
+    _case(
+        "poison_melee_save_or_die_then_save_or_buried_l1736_1745",
+        ["Swamp Stalkers/Invader"],
+        "melee",
+        {A0: ["4 Poison"], THUG: ["1 Save"], MUGGER: ["1 Melee", "1 Save"]},
+        ["frontier", "dua", "bua"],
+    ),
+    _case(
+        "roar_melee_targets_flee_to_reserves_before_saves_l1782_1790",
+        ["Dwarves/Behemoth"],
+        "melee",
+        {A0: ["4 Roar"]},
+        ["reserve"] * 3,
+    ),
+    _case(
+        "scare_melee_save_or_flee_ids_killed_l1791_1797",
+        ["Undead/Death Knight"],
+        "melee",
+        {A0: ["3 Scare"], CUT: [id_face(D[2])]},
+        ["reserve", "frontier", "dua"],
+        [("sai_target", [CUT, THUG])],
+    ),
+    _case(
+        "screech_melee_defender_subtracts_x_saves_l1798_1804",
+        ["Goblins/Harpies", "Dwarves/Footman"],
+        "melee",
+        {A0: ["4 Screech"], A1: ["2 Melee"], 0: ["2 Save"]},
+        ["dua"],
+        defenders=["Goblins/Cutthroat"],
+    ),
+    _case(
+        "seize_missile_id_to_reserves_others_killed_l1805_1810",
+        ["Dwarves/Roc"],
+        "missile",
+        {A0: ["4 Seize"], THUG: [id_face(D[0])]},
+        ["reserve", "dua", "dua"],
+    ),
+    _case(
+        "stomp_melee_maneuver_or_die_then_save_or_buried_l1927_1937",
+        ["Dwarves/Behemoth"],
+        "melee",
+        {A0: ["4 Stomp"], CUT: ["3 Maneuver"], THUG: ["1 Melee", "1 Save"]},
+        ["dua", "bua", "frontier"],
+    ),
+    *(
+        _case(
+            f"stone_x_damage_no_save_l1938_1946-{kind}",
+            ["Lava Elves/Beholder"],
+            kind,
+            {A0: ["4 Stone"]},
+            ["dua"] * 3,
+        )
+        for kind in ("melee", "missile")
+    ),
+    _case(
+        "swallow_melee_one_unit_killed_and_buried_unless_id_l1978_1981",
+        ["Coral Elves/Leviathan"],
+        "melee",
+        {A0: ["4 Swallow"]},
+        ["frontier", "bua", "frontier"],
+        [("sai_target", MUGGER)],
+    ),
+    _case(
+        "wave_melee_defender_subtracts_x_saves_l2039_2044",
+        ["Coral Elves/Leviathan", "Dwarves/Footman"],
+        "melee",
+        {A0: ["4 Wave"], A1: ["2 Melee"], 0: ["2 Save"]},
+        ["dua"],
+        defenders=["Goblins/Cutthroat"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("attackers", "defenders", "kind", "faces", "answers", "expect"), WHERE_DEFENDERS_END
+)
+def test_sai_in_an_attack_leaves_the_defenders_where_its_rule_puts_them(
+    attackers, defenders, kind, faces, answers, expect
+):
+    """One SAI per case (its V4.01c lines in the case's id): Alice attacks with the faces given, Bob's
+    dice end where the SAI's rule puts them (killed to the DUA, buried to the BUA, fled to Reserves)."""
+    game, a, b = game_with(attackers, defenders)
+    attack(
+        game,
+        kind,
+        faces={_uids(k, a, b): v for k, v in faces.items()},
+        answers=[(topic, _uids(target, a, b)) for topic, target in answers],
+    )
+    assert where(game, b) == expect
 
 
 def test_bullseye_missile_save_or_die_then_roll_again_l1280_1295():
@@ -61,21 +263,6 @@ def test_charm_melee_targets_roll_for_the_attacker_and_do_not_save_l1319_1325():
     attack(game, faces={a[0]: ["4 Charm"], b[THUG]: ["2 Melee"], b[MUGGER]: ["2 Melee"], b[CUT]: ["3 Melee"]})
     assert any("Charm: 7 melee" in line for line in game.log)
     assert where(game, b) == ["dua"] * 3
-
-
-def test_choke_melee_delayed_kills_units_that_rolled_id_l1326_1331():
-    game, a, b = game_with(["Treefolk/Strangle Vine", "Dwarves/Footman"])
-    attack(
-        game,
-        faces={
-            a[0]: ["4 Choke"],
-            a[1]: ["2 Melee"],
-            b[THUG]: [id_face(D[0])],
-            b[MUGGER]: [id_face(D[1])],
-            b[CUT]: ["2 Save"],
-        },
-    )
-    assert where(game, b) == ["dua", "dua", "frontier"]  # 2 melee - 2 saves: no damage; the IDs did not count
 
 
 def test_coil_melee_one_unit_takes_x_and_fights_back_l1346_1356():
@@ -158,16 +345,6 @@ def test_counter_other_saves_only_save_l1378_1379():
     assert where(game, a) == ["frontier", "frontier"] and where(game, b) == ["frontier"]
 
 
-def test_crush_missile_maneuver_or_die_then_save_or_buried_l1408_1419():
-    game, a, b = game_with(["Dwarves/Footman", "Items/Air Trebuchet"])
-    attack(
-        game,
-        "missile",
-        faces={a[0]: ["1 Save"], a[1]: ["4 Crush"], b[CUT]: ["3 Maneuver"], b[THUG]: ["1 Melee", "1 Save"]},
-    )
-    assert where(game, b) == ["dua", "bua", "frontier"]
-
-
 def test_decapitate_melee_delayed_kills_one_unit_that_rolled_id_l1420_1431():
     game, a, b = game_with(["Dwarves/Footman", "Items/Death Vorpal Sword"])
     attack(
@@ -184,53 +361,6 @@ def test_double_strike_melee_four_health_worth_save_or_die_and_roll_again_l1449_
     d = attack(game, faces={a[0]: ["4 Double Strike", "4 Save"], b[MUGGER]: ["1 Save"]})
     assert "reroll" in d.topics()
     assert where(game, b) == ["dua", "frontier", "dua"]
-
-
-def test_entangle_melee_kills_up_to_x_l1499_1501():
-    game, a, b = game_with(["Coral Elves/Tako"])
-    attack(game, faces={a[0]: ["4 Entangle"]})
-    assert where(game, b) == ["dua"] * 3
-
-
-def test_firebreath_melee_damage_without_save_then_save_or_buried_l1514_1518():
-    game, a, b = game_with(["Amazons/Nightmare"])
-    attack(game, faces={a[0]: ["4 Fire Breath"], b[THUG]: ["1 Save"]})
-    assert where(game, b) == ["dua", "bua", "bua"]
-
-
-@pytest.mark.parametrize("kind", ["melee", "missile"])
-def test_firecloud_maneuver_or_die_l1519_1526(kind):
-    game, a, b = game_with(["Firewalkers/Genie"])
-    attack(game, kind, faces={a[0]: ["4 Firecloud"], b[MUGGER]: ["1 Maneuver"]})
-    assert where(game, b) == ["dua", "frontier", "dua"]
-
-
-def test_flame_melee_kills_and_buries_two_health_worth_l1539_1546():
-    game, a, b = game_with(["Lava Elves/Beholder"])
-    attack(game, faces={a[0]: ["2 Flame"]}, answers=[("sai_target", [b[CUT]])])
-    assert where(game, b) == ["frontier", "frontier", "bua"]
-
-
-def test_flaming_arrow_missile_save_or_die_then_save_or_buried_l1547_1561():
-    game, a, b = game_with(["Scalders/Blazer"])
-    attack(
-        game,
-        "missile",
-        faces={a[0]: ["4 Flaming Arrow"], b[THUG]: ["1 Save"], b[MUGGER]: [id_face(D[1]), "1 Save"]},
-    )
-    assert where(game, b) == ["frontier", "frontier", "bua"]
-
-
-def test_flaming_arrow_dead_that_save_stay_in_the_dua_l1547_1561():
-    game, a, b = game_with(["Scalders/Blazer"])
-    attack(game, "missile", faces={a[0]: ["4 Flaming Arrow"], b[CUT]: ["2 Melee", "2 Save"]})
-    assert where(game, b) == ["bua", "bua", "dua"]
-
-
-def test_gore_melee_two_damage_to_one_unit_buried_if_killed_l1618_1626():
-    game, a, b = game_with(["Feral/Rhino-folk"])
-    attack(game, faces={a[0]: ["4 Gore"]}, answers=[("sai_target", b[CUT])])
-    assert where(game, b) == ["frontier", "frontier", "bua"]
 
 
 @pytest.mark.parametrize("kind", ["melee", "missile"])
@@ -276,22 +406,6 @@ def test_hypnotic_glare_melee_ids_hypnotized_and_not_counted_l1655_1666():
     assert hyp and not sai_status.can_roll(game, game.state.units[hyp[0]])
 
 
-def test_impale_missile_delayed_kills_one_unit_that_rolled_id_l1676_1687():
-    game, a, b = game_with(["Dracolem/Bronze Draco-Gunner", "Dwarves/Crossbowman"])
-    attack(
-        game,
-        "missile",
-        faces={a[0]: ["4 Impale"], a[1]: ["1 Missile"], b[CUT]: [id_face(D[2])], b[THUG]: ["1 Save"]},
-    )
-    assert where(game, b) == ["frontier", "frontier", "dua"]  # its 2 saves do not count; 1 missile - 1 save
-
-
-def test_kick_melee_one_unit_takes_x_and_may_save_l1688_1697():
-    game, a, b = game_with(["Amazons/Centaur"])
-    attack(game, faces={a[0]: ["4 Kick"], b[CUT]: ["2 Save"]}, answers=[("sai_target", b[CUT])])
-    assert where(game, b) == ["frontier", "frontier", "dua"]
-
-
 @pytest.mark.parametrize("kind", ["melee", "missile"])
 def test_net_maneuver_or_netted_l1714_1728(kind):
     game, a, b = game_with(["Goblins/Cannibal"], ["Dwarves/Footman", "Dwarves/Pony Rider"])
@@ -331,48 +445,6 @@ def test_net_individual_save_generates_x_saves_l1727_1728():
     assert d.result.total == 4
 
 
-def test_plague_melee_chain_of_save_or_die_l1729_1735():
-    game, a, b = game_with(["Undead/Minor Death"])
-    attack(
-        game,
-        faces={a[0]: ["4 Plague"], b[MUGGER]: ["1 Save"]},
-        answers=[("sai_target", b[THUG]), ("Plague: target another", b[MUGGER])],
-    )
-    assert where(game, b) == ["dua", "frontier", "frontier"]
-
-
-def test_poison_melee_save_or_die_then_save_or_buried_l1736_1745():
-    game, a, b = game_with(["Swamp Stalkers/Invader"])
-    attack(game, faces={a[0]: ["4 Poison"], b[THUG]: ["1 Save"], b[MUGGER]: ["1 Melee", "1 Save"]})
-    assert where(game, b) == ["frontier", "dua", "bua"]
-
-
-def test_roar_melee_targets_flee_to_reserves_before_saves_l1782_1790():
-    game, a, b = game_with(["Dwarves/Behemoth"])
-    attack(game, faces={a[0]: ["4 Roar"]})
-    assert where(game, b) == ["reserve"] * 3
-
-
-def test_scare_melee_save_or_flee_ids_killed_l1791_1797():
-    game, a, b = game_with(["Undead/Death Knight"])
-    attack(
-        game, faces={a[0]: ["3 Scare"], b[CUT]: [id_face(D[2])]}, answers=[("sai_target", [b[CUT], b[THUG]])]
-    )
-    assert where(game, b) == ["reserve", "frontier", "dua"]
-
-
-def test_screech_melee_defender_subtracts_x_saves_l1798_1804():
-    game, a, b = game_with(["Goblins/Harpies", "Dwarves/Footman"], ["Goblins/Cutthroat"])
-    attack(game, faces={a[0]: ["4 Screech"], a[1]: ["2 Melee"], b[0]: ["2 Save"]})
-    assert where(game, b) == ["dua"]
-
-
-def test_seize_missile_id_to_reserves_others_killed_l1805_1810():
-    game, a, b = game_with(["Dwarves/Roc"])
-    attack(game, "missile", faces={a[0]: ["4 Seize"], b[THUG]: [id_face(D[0])]})
-    assert where(game, b) == ["reserve", "dua", "dua"]
-
-
 @pytest.mark.parametrize("face,expect", [("2 Melee", "dua"), ("2 ID", "frontier")])
 def test_slay_melee_one_unit_dies_unless_it_rolls_its_id_l1848_1852(face, expect):
     game, a, b = game_with(["Undead/Minor Death"])
@@ -395,19 +467,6 @@ def test_smother_melee_maneuver_or_die_l1880_1887():
     assert where(game, b) == ["dua", "frontier"]
 
 
-def test_stomp_melee_maneuver_or_die_then_save_or_buried_l1927_1937():
-    game, a, b = game_with(["Dwarves/Behemoth"])
-    attack(game, faces={a[0]: ["4 Stomp"], b[CUT]: ["3 Maneuver"], b[THUG]: ["1 Melee", "1 Save"]})
-    assert where(game, b) == ["dua", "bua", "frontier"]
-
-
-@pytest.mark.parametrize("kind", ["melee", "missile"])
-def test_stone_x_damage_no_save_l1938_1946(kind):
-    game, a, b = game_with(["Lava Elves/Beholder"])
-    attack(game, kind, faces={a[0]: ["4 Stone"]})
-    assert where(game, b) == ["dua"] * 3
-
-
 def test_stun_melee_maneuver_or_stunned_and_roll_again_l1947_1956():
     game, a, b = game_with(["Dracolem/Bronze Draco-Rogue"])
     d = attack(game, faces={a[0]: ["4 Stun", "3 Maneuver"], b[CUT]: ["3 Maneuver"]})
@@ -428,18 +487,6 @@ def test_surprise_does_nothing_in_a_counter_attack_l1976_1977():
     attack(game, faces={a[0]: ["4 Melee"]})
     attack(game, faces={a[0]: ["4 Surprise"]}, counter=True)
     assert sai_attack.may_counter_attack(game)
-
-
-def test_swallow_melee_one_unit_killed_and_buried_unless_id_l1978_1981():
-    game, a, b = game_with(["Coral Elves/Leviathan"])
-    attack(game, faces={a[0]: ["4 Swallow"]}, answers=[("sai_target", b[MUGGER])])
-    assert where(game, b) == ["frontier", "bua", "frontier"]
-
-
-def test_wave_melee_defender_subtracts_x_saves_l2039_2044():
-    game, a, b = game_with(["Coral Elves/Leviathan", "Dwarves/Footman"], ["Goblins/Cutthroat"])
-    attack(game, faces={a[0]: ["4 Wave"], a[1]: ["2 Melee"], b[0]: ["2 Save"]})
-    assert where(game, b) == ["dua"]
 
 
 @pytest.mark.parametrize("kind", ["melee", "missile"])

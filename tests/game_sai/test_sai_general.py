@@ -102,7 +102,9 @@ def test_regenerate_non_maneuver_returns_units_from_the_dua_l1746_1750():
 
 
 @pytest.mark.parametrize(
-    ("option", "total", "dead_at"), [("Save", 4, "dua"), ("return units", 0, "frontier")]
+    ("option", "total", "dead_at"),
+    [("Save", 4, "dua"), ("return units", 0, "frontier")],
+    ids=["saves", "return_units"],
 )
 def test_regenerate_in_a_save_roll_gives_saves_or_returns_units_l1746_1750(option, total, dead_at):
     """X saves, or up to X health-worth returned from the DUA instead, as the roller chooses."""
