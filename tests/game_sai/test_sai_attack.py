@@ -29,16 +29,15 @@ def _uids(key, a, b):
     return a[int(key[1:])] if isinstance(key, str) else b[key]
 
 
-def _case(name, attackers, kind, faces, expect, answers=(), defenders=D):
+def _case(name, attackers, faces, expect, answers=(), kind="melee", defenders=D):
     return pytest.param(attackers, defenders, kind, faces, list(answers), expect, id=name)
 
 
 WHERE_DEFENDERS_END = [
-    # (SAI and its lines, Alice's attackers, attack, faces, where Bob's dice end, answers[, defenders])
+    # (SAI and its lines, Alice's attackers, faces, where Bob's dice end[, answers, attack, defenders])
     _case(
         "breath_melee_kills_x_health_worth_l1273_1279",
         ["Dragonkin/Dragonsteed (Death)"],
-        "melee",
         {A0: ["3 Breath"]},
         ["dua", "frontier", "dua"],
         [("sai_target", [CUT, THUG])],
@@ -47,28 +46,20 @@ WHERE_DEFENDERS_END = [
     _case(
         "choke_melee_delayed_kills_units_that_rolled_id_l1326_1331",
         ["Treefolk/Strangle Vine", "Dwarves/Footman"],
-        "melee",
         {A0: ["4 Choke"], A1: ["2 Melee"], THUG: [id_face(D[0])], MUGGER: [id_face(D[1])], CUT: ["2 Save"]},
         ["dua", "dua", "frontier"],
     ),
     _case(
         "crush_missile_maneuver_or_die_then_save_or_buried_l1408_1419",
         ["Dwarves/Footman", "Items/Air Trebuchet"],
-        "missile",
         {A0: ["1 Save"], A1: ["4 Crush"], CUT: ["3 Maneuver"], THUG: ["1 Melee", "1 Save"]},
         ["dua", "bua", "frontier"],
+        kind="missile",
     ),
-    _case(
-        "entangle_melee_kills_up_to_x_l1499_1501",
-        ["Coral Elves/Tako"],
-        "melee",
-        {A0: ["4 Entangle"]},
-        ["dua"] * 3,
-    ),
+    _case("entangle_melee_kills_up_to_x_l1499_1501", ["Coral Elves/Tako"], {A0: ["4 Entangle"]}, ["dua"] * 3),
     _case(
         "firebreath_melee_damage_without_save_then_save_or_buried_l1514_1518",
         ["Amazons/Nightmare"],
-        "melee",
         {A0: ["4 Fire Breath"], THUG: ["1 Save"]},
         ["dua", "bua", "bua"],
     ),
@@ -76,16 +67,15 @@ WHERE_DEFENDERS_END = [
         _case(
             f"firecloud_maneuver_or_die_l1519_1526-{kind}",
             ["Firewalkers/Genie"],
-            kind,
             {A0: ["4 Firecloud"], MUGGER: ["1 Maneuver"]},
             ["dua", "frontier", "dua"],
+            kind=kind,
         )
         for kind in ("melee", "missile")
     ),
     _case(
         "flame_melee_kills_and_buries_two_health_worth_l1539_1546",
         ["Lava Elves/Beholder"],
-        "melee",
         {A0: ["2 Flame"]},
         ["frontier", "frontier", "bua"],
         [("sai_target", [CUT])],
@@ -93,21 +83,20 @@ WHERE_DEFENDERS_END = [
     _case(
         "flaming_arrow_missile_save_or_die_then_save_or_buried_l1547_1561",
         ["Scalders/Blazer"],
-        "missile",
         {A0: ["4 Flaming Arrow"], THUG: ["1 Save"], MUGGER: [id_face(D[1]), "1 Save"]},
         ["frontier", "frontier", "bua"],
+        kind="missile",
     ),
     _case(
         "flaming_arrow_dead_that_save_stay_in_the_dua_l1547_1561",
         ["Scalders/Blazer"],
-        "missile",
         {A0: ["4 Flaming Arrow"], CUT: ["2 Melee", "2 Save"]},
         ["bua", "bua", "dua"],
+        kind="missile",
     ),
     _case(
         "gore_melee_two_damage_to_one_unit_buried_if_killed_l1618_1626",
         ["Feral/Rhino-folk"],
-        "melee",
         {A0: ["4 Gore"]},
         ["frontier", "frontier", "bua"],
         [("sai_target", CUT)],
@@ -116,14 +105,13 @@ WHERE_DEFENDERS_END = [
     _case(
         "impale_missile_delayed_kills_one_unit_that_rolled_id_l1676_1687",
         ["Dracolem/Bronze Draco-Gunner", "Dwarves/Crossbowman"],
-        "missile",
         {A0: ["4 Impale"], A1: ["1 Missile"], CUT: [id_face(D[2])], THUG: ["1 Save"]},
         ["frontier", "frontier", "dua"],
+        kind="missile",
     ),
     _case(
         "kick_melee_one_unit_takes_x_and_may_save_l1688_1697",
         ["Amazons/Centaur"],
-        "melee",
         {A0: ["4 Kick"], CUT: ["2 Save"]},
         ["frontier", "frontier", "dua"],
         [("sai_target", CUT)],
@@ -131,7 +119,6 @@ WHERE_DEFENDERS_END = [
     _case(
         "plague_melee_chain_of_save_or_die_l1729_1735",
         ["Undead/Minor Death"],
-        "melee",
         {A0: ["4 Plague"], MUGGER: ["1 Save"]},
         ["dua", "frontier", "frontier"],
         [("sai_target", THUG), ("Plague: target another", MUGGER)],
@@ -139,21 +126,18 @@ WHERE_DEFENDERS_END = [
     _case(
         "poison_melee_save_or_die_then_save_or_buried_l1736_1745",
         ["Swamp Stalkers/Invader"],
-        "melee",
         {A0: ["4 Poison"], THUG: ["1 Save"], MUGGER: ["1 Melee", "1 Save"]},
         ["frontier", "dua", "bua"],
     ),
     _case(
         "roar_melee_targets_flee_to_reserves_before_saves_l1782_1790",
         ["Dwarves/Behemoth"],
-        "melee",
         {A0: ["4 Roar"]},
         ["reserve"] * 3,
     ),
     _case(
         "scare_melee_save_or_flee_ids_killed_l1791_1797",
         ["Undead/Death Knight"],
-        "melee",
         {A0: ["3 Scare"], CUT: [id_face(D[2])]},
         ["reserve", "frontier", "dua"],
         [("sai_target", [CUT, THUG])],
@@ -161,7 +145,6 @@ WHERE_DEFENDERS_END = [
     _case(
         "screech_melee_defender_subtracts_x_saves_l1798_1804",
         ["Goblins/Harpies", "Dwarves/Footman"],
-        "melee",
         {A0: ["4 Screech"], A1: ["2 Melee"], 0: ["2 Save"]},
         ["dua"],
         defenders=["Goblins/Cutthroat"],
@@ -169,14 +152,13 @@ WHERE_DEFENDERS_END = [
     _case(
         "seize_missile_id_to_reserves_others_killed_l1805_1810",
         ["Dwarves/Roc"],
-        "missile",
         {A0: ["4 Seize"], THUG: [id_face(D[0])]},
         ["reserve", "dua", "dua"],
+        kind="missile",
     ),
     _case(
         "stomp_melee_maneuver_or_die_then_save_or_buried_l1927_1937",
         ["Dwarves/Behemoth"],
-        "melee",
         {A0: ["4 Stomp"], CUT: ["3 Maneuver"], THUG: ["1 Melee", "1 Save"]},
         ["dua", "bua", "frontier"],
     ),
@@ -184,16 +166,15 @@ WHERE_DEFENDERS_END = [
         _case(
             f"stone_x_damage_no_save_l1938_1946-{kind}",
             ["Lava Elves/Beholder"],
-            kind,
             {A0: ["4 Stone"]},
             ["dua"] * 3,
+            kind=kind,
         )
         for kind in ("melee", "missile")
     ),
     _case(
         "swallow_melee_one_unit_killed_and_buried_unless_id_l1978_1981",
         ["Coral Elves/Leviathan"],
-        "melee",
         {A0: ["4 Swallow"]},
         ["frontier", "bua", "frontier"],
         [("sai_target", MUGGER)],
@@ -201,7 +182,6 @@ WHERE_DEFENDERS_END = [
     _case(
         "wave_melee_defender_subtracts_x_saves_l2039_2044",
         ["Coral Elves/Leviathan", "Dwarves/Footman"],
-        "melee",
         {A0: ["4 Wave"], A1: ["2 Melee"], 0: ["2 Save"]},
         ["dua"],
         defenders=["Goblins/Cutthroat"],
