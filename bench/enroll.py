@@ -81,6 +81,8 @@ COLUMNS = (
     ("cocked_read", "cocked read"),
     ("accuracy_full", "acc all-known"),
     ("wrong_full", "wrong all-kn"),
+    ("unread_likely_first", "unread: 1st"),
+    ("unread_likely_two", "unread: in 2"),
 )
 
 

@@ -451,6 +451,12 @@ def decide(rec: dict, settings: dict) -> dict[str, float]:
     fu = flat & ~rec["known"]
     full = np.asarray(rec.get("full", np.zeros(len(k), bool)), bool)
     n = max(int(fk.sum()), 1)
+    # the Roll panel's offer for a die left unread (``TableProfile.likely_faces``: its 2 nearest known
+    # faces): how often the true face is the first offered, or one of the two
+    unread = ~read & ~called_cocked & fk
+    near = np.argsort(np.where(np.isfinite(rec["d"]), rec["d"], np.inf), axis=1, kind="stable")[:, :2]
+    offered = rec["same"][rows[:, None], near] & np.isfinite(rec["d"][rows[:, None], near])
+    m = max(int(unread.sum()), 1)
     return {
         "queries": int(flat.sum()),
         "accuracy": float((right & fk).sum() / n),
@@ -468,6 +474,8 @@ def decide(rec: dict, settings: dict) -> dict[str, float]:
         "flat_called_cocked": float((called_cocked & flat).sum() / max(int(flat.sum()), 1)),
         "cocked_found": float((called_cocked & rec["cocked"]).sum() / max(int(rec["cocked"].sum()), 1)),
         "cocked_read": float((read & rec["cocked"]).sum() / max(int(rec["cocked"].sum()), 1)),
+        "unread_likely_first": float((unread & offered[:, 0]).sum() / m),
+        "unread_likely_two": float((unread & offered.any(1)).sum() / m),
     }
 
 

@@ -121,7 +121,14 @@ def test_the_simulations_gate_decides_as_the_profile_with_levels(die):
             "n": n,
         }
         read = np.array([prof.read_die(e, die).label is not None for e in embs])
-        assert decide(rec, settings)["unreadable"] == pytest.approx(1 - read.mean())
+        figs = decide(rec, settings)
+        assert figs["unreadable"] == pytest.approx(1 - read.mean())
+        # the Roll panel's offer for the dice left unread (the truth here: face 0), as the profile makes it
+        offers = [prof.likely_faces(e, die) for e, r in zip(embs, read, strict=True) if not r]
+        if offers:
+            assert figs["unread_likely_first"] == pytest.approx(np.mean([o[0] == 0 for o in offers]))
+            assert figs["unread_likely_two"] == pytest.approx(np.mean([0 in o for o in offers]))
+            assert figs["unread_likely_first"] <= figs["unread_likely_two"]
         if sightings >= 5:
             assert not read.any()
 
