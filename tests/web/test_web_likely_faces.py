@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from test_web_browser import go, new_page
+from test_web_browser import go, new_page, shot
 from web_helpers import call_json
 
 from companion.readings import DieReading, Source, State
@@ -88,8 +88,13 @@ def test_an_unread_die_marks_its_likely_faces_and_waits_for_the_tap(browser, tab
     page.wait_for_selector(f"{sel} .facebtn.likely")
     marked = page.eval_on_selector_all(f"{sel} .facebtn.likely", "els => els.map(e => e.dataset.face)")
     assert sorted(marked) == sorted(likely)
+    assert (
+        page.eval_on_selector_all(f"{sel} .facebtn.nearest", "els => els.map(e => e.dataset.face)")
+        == likely[:1]
+    )
     assert page.locator(f"{sel} .facebtn.on").count() == 0  # marked, not set
     assert f"nearest known: {likely[0]}, {likely[1]}" in page.inner_text(f"{sel} .likelynote")
+    shot(page, "roll-likely-faces")
     assert "the nearest" in page.get_attribute(f'{sel} .facebtn[data-face="{likely[0]}"]', "title")
     # dice the camera read carry no such mark
     for d in pending["dice"]:

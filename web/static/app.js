@@ -569,7 +569,7 @@ function renderRoll() {
       return h("div", { class: "die" + (fixed ? " fixed" : "") + (chosen ? " set" : ""), dataset: { uid: d.uid, index: i } },
         h("div", { class: "dhead" }, h("span", { class: "uname" }, dieLabel(d)), h("span", { class: "muted small" }, d.uid)),
         h("div", { class: "faces" }, uniqueFaces(d.faces).map((f) => h("button", {
-          class: "facebtn" + (f === chosen ? " on" : "") + (f === read ? " read" : "") + (likely.includes(f) && !chosen ? " likely" : ""),
+          class: "facebtn" + (f === chosen ? " on" : "") + (f === read ? " read" : "") + (likely.includes(f) && !chosen ? " likely" + (likely[0] === f ? " nearest" : "") : ""),
           dataset: { face: f }, disabled: !canChange(),
           title: likely.includes(f) && !chosen ? `not read: ${likely[0] === f ? "the nearest" : "a near"} face the camera knows; tap to set it` : undefined,
           onclick: () => tapFace(d.uid, f),
