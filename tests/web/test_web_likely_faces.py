@@ -74,7 +74,8 @@ def test_an_unread_die_marks_its_likely_faces_and_waits_for_the_tap(browser, tab
     app, base = table
     assert call_json(base, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, HOST)[0] == 201
     pending = call_json(base, "GET", "/api/state")[1]["pending"]
-    die = next(d for d in pending["dice"] if len(set(d["faces"])) >= 3)
+    die = [d for d in pending["dice"] if len(set(d["faces"])) >= 3][-1]  # not the roster's first die
+    assert die["uid"] != pending["dice"][0]["uid"]
     distinct = list(dict.fromkeys(die["faces"]))
     likely = [distinct[2], distinct[1]]  # nearest first; not the faces the other dice were read on
     faces = _stage_camera_roll(app, pending, {"uid": die["uid"], "likely": likely})
@@ -85,6 +86,9 @@ def test_an_unread_die_marks_its_likely_faces_and_waits_for_the_tap(browser, tab
     page.wait_for_selector("#role.host")
     go(page, "roll")
     sel = f'.die[data-uid="{die["uid"]}"]'
+    # the unread die comes first, the read ones after it in the roster's order
+    order = [e.get_attribute("data-uid") for e in page.query_selector_all("#view-roll .die")]
+    assert order == [die["uid"]] + [d["uid"] for d in pending["dice"] if d["uid"] != die["uid"]]
     page.wait_for_selector(f"{sel} .facebtn.likely")
     marked = page.eval_on_selector_all(f"{sel} .facebtn.likely", "els => els.map(e => e.dataset.face)")
     assert sorted(marked) == sorted(likely)
@@ -106,6 +110,9 @@ def test_an_unread_die_marks_its_likely_faces_and_waits_for_the_tap(browser, tab
     page.wait_for_selector(f'{sel} .facebtn.on[data-face="{likely[1]}"]')
     assert page.locator(f"{sel} .facebtn.likely").count() == 0
     assert page.locator(f"{sel} .likelynote").count() == 0
+    assert (
+        page.query_selector("#view-roll .die").get_attribute("data-uid") == die["uid"]
+    )  # the tap moved nothing
     page.wait_for_selector("#confirm-roll:not([disabled])")
     page.click("#confirm-roll")
     for _ in range(300):

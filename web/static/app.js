@@ -559,7 +559,11 @@ function renderRoll() {
   let main;
   if (p && p.kind === "roll") {
     const faces = currentFaces(p, reading);
-    const dice = h("div", { class: "dice" }, p.dice.map((d, i) => {
+    // issue 20: the dice a source read but could not tell (unread, cocked, not seen) come first; the order
+    // follows the source's reading only, so a tap never moves a die under the player's finger
+    const order = p.dice.map((d, i) => [d, i]);
+    if (reading) order.sort((a, b) => !!reading.faces?.[a[0].uid] - !!reading.faces?.[b[0].uid] || a[1] - b[1]);
+    const dice = h("div", { class: "dice" }, order.map(([d, i]) => {
       const read = reading?.faces?.[d.uid];
       const chosen = faces[d.uid];
       const fixed = reading?.corrected?.includes?.(d.uid);
