@@ -86,8 +86,19 @@ class TableVision:
         with self.lock:
             if not self._loaded:
                 if self.path.is_file():
-                    self._profile = TableProfile.load(self.path, self.embedder_id())
+                    # a profile learnt with an earlier embedding network is learnt again from its kept
+                    # crops (a model update keeps what the table learnt) and saved at once
+                    self._profile = TableProfile.load(self.path, self.embedder_id(), self.parts()[0])
                     self._profile.settings.update(self.parts()[3])
+                    if self._profile.relearnt_from:
+                        self._profile.save(self.path)
+                        log.info(
+                            "table profile %s learnt again with embedding network %s (was %s): %d faces",
+                            self.path,
+                            self._profile.embedder_id,
+                            self._profile.relearnt_from,
+                            len(self._profile),
+                        )
                 else:
                     base = self.base()
                     self._profile = base.profile.copy() if base.profile is not None else None

@@ -55,6 +55,9 @@ import numpy as np
 PROFILE_FILE = "profile.npz"
 STANDARD_KINDS = ("d4", "d6", "d8", "d10", "d12", "d20")
 DD_KINDS = {4: "d4", 6: "d6", 8: "d8", 10: "d10", 12: "d12"}
+#: Crops a profile keeps per face, the newest (``learn``): a new embedding network learns the table's
+#: faces again from them (``load`` with ``embedder``) instead of asking the players to enrol again.
+KEPT_CROPS = 10
 #: How many of a die's known faces an unreadable die offers first on the Roll panel (``likely_faces``).
 LIKELY_FACES = 2
 DEFAULT_SETTINGS = {"scale": 12.0, "max_distance": 0.8, "min_confidence": 0.6, "cocked_threshold": 0.5}
@@ -158,6 +161,10 @@ class TableProfile:
         # key -> (the sum it was made from, the unit prototype): made again whenever ``_sum[key]`` is
         # another array (``add`` always puts a new one), so a reading does not normalise per die
         self._unit: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        # key -> the newest crops that taught it (uint8, at most ``KEPT_CROPS``; ``learn`` keeps them)
+        self._crops: dict[str, list[np.ndarray]] = {}
+        #: the embedding network this profile was learnt with before ``load`` learnt it again (else None)
+        self.relearnt_from: str | None = None
 
     # ------------------------------------------------------------------ contents
     def __len__(self) -> int:
@@ -187,7 +194,12 @@ class TableProfile:
         other = TableProfile(self.embedder_id, self.dim, self.settings)
         other._sum = {k: v.copy() for k, v in self._sum.items()}
         other._n, other._label = dict(self._n), dict(self._label)
+        other._crops = {k: list(v) for k, v in self._crops.items()}
         return other
+
+    def kept_crops(self, key: str) -> int:
+        """How many of ``key``'s crops the profile keeps (to learn them again with a new network)."""
+        return len(self._crops.get(key, ()))
 
     def add(self, embeddings: np.ndarray, labels: list[FaceLabel]) -> None:
         """Add sightings (unit embeddings, one label each); all checked before any is added."""
@@ -219,8 +231,13 @@ class TableProfile:
             raise ProfileError(f"{len(crops)} crops but {len(labels)} labels")
         if not len(crops):
             return
-        emb, _ = embedder(np.asarray(crops))
+        crops = np.asarray(crops)
+        emb, _ = embedder(crops)
         self.add(emb, labels)
+        for crop, lab in zip(crops, labels, strict=True):
+            kept = self._crops.setdefault(lab.key(), [])
+            kept.append(np.array(crop, np.uint8))
+            del kept[:-KEPT_CROPS]
 
     # ------------------------------------------------------------------ reading
     def _weights(self, emb: np.ndarray, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -404,6 +421,13 @@ class TableProfile:
             "version": 1,
         }
         sums = np.stack([self._sum[k] for k in keys]).astype(np.float64) if keys else np.zeros((0, self.dim))
+        kept = {}
+        if any(self._crops.values()):
+            crop_keys = [k for k in keys for _ in self._crops.get(k, ())]
+            kept = {
+                "crops": np.stack([c for k in keys for c in self._crops.get(k, ())]),
+                "crop_keys": np.array(crop_keys, dtype=str),
+            }
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as f:
@@ -413,6 +437,7 @@ class TableProfile:
                     sums=sums,
                     counts=np.array([self._n[k] for k in keys], np.int64),
                     meta=np.array(json.dumps(meta)),
+                    **kept,
                 )
             os.replace(tmp, path)
         except BaseException:
@@ -421,22 +446,56 @@ class TableProfile:
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike, embedder_id: str | None = None) -> TableProfile:
+    def load(cls, path: str | os.PathLike, embedder_id: str | None = None, embedder=None) -> TableProfile:
+        """The profile saved at ``path``.  ``embedder_id``: the network it must have been learnt with.  A
+        profile learnt with another network is refused (``ProfileError``: enrol the dice again), unless
+        ``embedder`` (that network, a ``FaceEmbedder``) is given and the profile kept crops of every face
+        it knows: then it is learnt again from them (``relearnt_from`` names the old network; the caller
+        saves it), its prototypes the means of the kept crops (at most ``KEPT_CROPS`` a face)."""
         path = Path(path)
         try:
             with np.load(path, allow_pickle=False) as z:
                 meta = json.loads(str(z["meta"]))
                 keys, sums, counts = [str(k) for k in z["keys"]], z["sums"], z["counts"]
+                crops = z["crops"] if "crops" in z.files else np.zeros((0, 1, 1, 3), np.uint8)
+                crop_keys = [str(k) for k in z["crop_keys"]] if "crop_keys" in z.files else []
         except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
             raise ProfileError(f"{path}: not a table profile ({exc})") from exc
+        if len(crop_keys) != len(crops) or not set(crop_keys) <= set(keys):
+            raise ProfileError(f"{path}: not a table profile (its kept crops do not match its faces)")
+        labels = {k: FaceLabel(**lab) for k, lab in zip(keys, meta["labels"], strict=True)}
         if embedder_id is not None and meta["embedder_id"] != embedder_id:
-            raise ProfileError(
-                f"{path} was learnt with embedding network {meta['embedder_id']}, "
-                f"not {embedder_id}: enrol the dice again"
-            )
+            if embedder is None:
+                raise ProfileError(
+                    f"{path} was learnt with embedding network {meta['embedder_id']}, "
+                    f"not {embedder_id}: enrol the dice again"
+                )
+            return cls._relearn(path, meta, keys, labels, crops, crop_keys, embedder_id, embedder)
         prof = cls(meta["embedder_id"], meta["dim"], meta.get("settings"))
-        for k, s, n, lab in zip(keys, sums, counts, meta["labels"], strict=True):
-            prof._sum[k], prof._n[k], prof._label[k] = np.asarray(s, np.float64), int(n), FaceLabel(**lab)
+        for k, s, n in zip(keys, sums, counts, strict=True):
+            prof._sum[k], prof._n[k], prof._label[k] = np.asarray(s, np.float64), int(n), labels[k]
+        for k, c in zip(crop_keys, crops, strict=True):
+            prof._crops.setdefault(k, []).append(c)
+        return prof
+
+    @classmethod
+    def _relearn(cls, path, meta, keys, labels, crops, crop_keys, embedder_id, embedder) -> TableProfile:
+        """``load``'s profile learnt again with a new network from the crops it kept."""
+        bare = [k for k in keys if k not in set(crop_keys)]
+        if bare:
+            raise ProfileError(
+                f"{path} was learnt with embedding network {meta['embedder_id']}, not {embedder_id}, and "
+                f"kept no crops of {len(bare)} of its {len(keys)} faces (e.g. {bare[0]}): enrol the dice again"
+            )
+        prof = cls(embedder_id, embedder.dim, meta.get("settings"))
+        try:
+            prof.learn(crops, [labels[k] for k in crop_keys], embedder)
+        except ValueError as exc:  # EmbeddingError: the kept crops do not fit the new network's input
+            raise ProfileError(
+                f"{path}: its kept crops cannot be read by embedding network {embedder_id} ({exc}): "
+                "enrol the dice again"
+            ) from exc
+        prof.relearnt_from = str(meta["embedder_id"])
         return prof
 
     @classmethod

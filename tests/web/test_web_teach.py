@@ -509,13 +509,18 @@ def test_a_read_die_teaches_only_a_crop_whose_nearest_known_face_is_the_confirme
     assert not crop_shows(Vision(), frame, [0, 0, 5, 5], far, [mr, sg])
 
 
-def test_a_profile_of_another_embedding_network_is_refused_by_name(app, client, host, game, tmp_path):
-    """A profile file learnt with another network (or not a profile at all) is a clear 409, never a crash,
-    and the file is left as it was."""
-    from companion.vision.profile import TableProfile
+def test_a_profile_of_another_embedding_network_is_refused_by_name(
+    app, client, host, game, tmp_path, catalogue
+):
+    """A profile file learnt with another network that kept no crops to learn again from (a file from
+    before crops were kept, or not a profile at all) is a clear 409, never a crash, and the file is left
+    as it was."""
+    from companion.vision.profile import TableProfile, face_label
 
     beside = tmp_path / "game.sqlite.profile.npz"
-    TableProfile("another-network", 96).save(beside)
+    old = TableProfile("another-network", 96)
+    old.add(np.eye(96)[:1], [face_label(catalogue.get("Dwarves/Mammoth Rider"), 0)])  # no crop kept
+    old.save(beside)
     before = beside.read_bytes()
     army = client.get("/api/state").json["pending"]["dice"]
     _show(app, [(d["die"], 0) for d in army], seed=3)
@@ -524,3 +529,29 @@ def test_a_profile_of_another_embedding_network_is_refused_by_name(app, client, 
     assert "another-network" in r.json["message"] and "enrol the dice again" in r.json["message"]
     assert client.get("/api/teach").status_code == 409
     assert beside.read_bytes() == before
+
+
+def test_a_profile_of_an_earlier_network_is_learnt_again_from_its_kept_crops(
+    app, client, host, game, catalogue
+):
+    """A model update keeps what the table learnt: the profile beside the game, learnt with an earlier
+    embedding network, is learnt again from the crops it kept when the server loads it, and saved."""
+    from companion.vision.profile import TableProfile
+    from web.table_profile import TableVision
+
+    vision = app.extensions["table_vision"]
+    names = [d["die"] for d in _pending(client)["dice"]]
+    _teach_all(client, host, app, names, [k % 2 for k in range(len(names))], 21, catalogue)
+    taught = TableProfile.load(vision.path, vision.embedder_id())
+    assert len(taught) and all(taught.kept_crops(k) == taught.sightings(k) for k in taught.keys())
+    earlier = taught.copy()
+    earlier.embedder_id = "an-earlier-network"
+    earlier.save(vision.path)
+    again = TableVision(vision.model, app.extensions["game_store"].db_path).profile()
+    assert again.relearnt_from == "an-earlier-network" and again.embedder_id == vision.embedder_id()
+    assert again.keys() == taught.keys()
+    for key in taught.keys():  # the same crops through the same network: the same prototypes
+        assert again.sightings(key) == taught.sightings(key)
+        assert again.prototype(key) == pytest.approx(taught.prototype(key), abs=1e-5)
+    kept = TableProfile.load(vision.path, vision.embedder_id())  # saved under the network of today
+    assert kept.relearnt_from is None and kept.keys() == taught.keys()
