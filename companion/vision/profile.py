@@ -361,6 +361,24 @@ class TableProfile:
         _, d, _ = self._face_table(emb, die) if table is None else table
         return [int(k) for k in np.argsort(d, kind="stable") if np.isfinite(d[k])][: max(0, int(most))]
 
+    def likely_faces_among(self, emb: np.ndarray, dice, most: int = LIKELY_FACES) -> list[list[tuple]]:
+        """``likely_faces`` for a crop whose die may be any of ``dice`` (the "Teach the camera your
+        dice" page: a die found matches every roster die of its kind): the known faces nearest the
+        crop over all of them, nearest first, at most ``most``.  Each known face is one prototype and
+        comes as the ``(die, face index)`` pairs that show it, in the order of ``dice``: one pair for
+        an ID face, every die of ``dice`` with that face for a species face (their prototype is one:
+        the crop cannot tell those dice apart, and a tap on either teaches the same face).  Ties keep
+        the order of ``dice``, then of the faces.  Not a reading: the die stays unread until a tap."""
+        found: dict[str, tuple[float, list[tuple]]] = {}
+        for die in dice:
+            table = self._face_table(emb, die)
+            lookup = _die_lookup(die)
+            for k in self.likely_faces(emb, die, table, most=len(die.faces)):
+                key = next(x for x in lookup[k][1] if x in self._n)
+                found.setdefault(key, (float(table[1][k]), []))[1].append((die, k))
+        ranked = sorted(found.values(), key=lambda v: v[0])  # stable: first seen first on a tie
+        return [pairs for _, pairs in ranked][: max(0, int(most))]
+
     def read_any(self, emb: np.ndarray, kind: str | None = None, p_cocked: float = 0.0) -> Match:
         """The nearest known face among every face this profile knows (of ``kind`` when given)."""
         keys = [k for k in self._n if kind is None or self._label[k].kind == kind]
