@@ -46,6 +46,44 @@ def app(tmp_path, rules_index):
 
 
 @pytest.fixture
+def waitress_table(tmp_path):
+    """``start(token)`` -> ``(app, server)``: the app on tmp_path/table.sqlite served by a real waitress
+    server in this process (a call again stops the running one first: a restart on the same file)."""
+    import threading
+
+    from web import create_app
+    from web.server import Server
+
+    running: list = []
+
+    def stop_all() -> None:
+        for app, srv, t in running:
+            srv.stop()
+            t.join(10)
+            app.extensions["game_store"].close()
+        running.clear()
+
+    def start(token: str):
+        stop_all()
+        app = create_app(
+            {
+                "DB_PATH": str(tmp_path / "table.sqlite"),
+                "HOST_TOKEN": token,
+                "START_SOURCES": False,
+                "RULES_INDEX": str(tmp_path / "no-index.sqlite"),
+            }
+        )
+        srv = Server(app, "127.0.0.1", 0, threads=4)
+        t = threading.Thread(target=srv.serve_forever, daemon=True)
+        t.start()
+        running.append((app, srv, t))
+        return app, srv
+
+    yield start
+    stop_all()
+
+
+@pytest.fixture
 def client(app):
     return app.test_client()
 

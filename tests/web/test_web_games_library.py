@@ -5,7 +5,6 @@ every game and survives a restart; switching games keeps the tablets paired."""
 from __future__ import annotations
 
 import socket
-import threading
 import time
 
 import pytest
@@ -25,36 +24,9 @@ class Client:
 
 
 @pytest.fixture
-def table(tmp_path):
+def table(waitress_table):
     """Start (and restart) a real waitress server on tmp_path/table.sqlite."""
-    from web import create_app
-    from web.server import Server
-
-    running = []
-
-    def start():
-        for srv, t in running:
-            srv.stop()
-            t.join(10)
-        running.clear()
-        app = create_app(
-            {
-                "DB_PATH": str(tmp_path / "table.sqlite"),
-                "HOST_TOKEN": HOST,
-                "START_SOURCES": False,
-                "RULES_INDEX": str(tmp_path / "no-index.sqlite"),
-            }
-        )
-        srv = Server(app, "127.0.0.1", 0, threads=4)
-        t = threading.Thread(target=srv.serve_forever, daemon=True)
-        t.start()
-        running.append((srv, t))
-        return srv
-
-    yield start
-    for srv, t in running:
-        srv.stop()
-        t.join(10)
+    return lambda: waitress_table(HOST)[1]
 
 
 def pair_tablet(srv, host: Client, name: str = "kitchen tablet") -> Client:

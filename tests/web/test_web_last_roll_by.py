@@ -4,8 +4,6 @@ force; an undo brings back the previous roll's author.  Over a real waitress ser
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from web_helpers import call_json
 
@@ -19,25 +17,8 @@ def _call(base: str, method: str, path: str, token: str | None = None, body=None
 
 
 @pytest.fixture
-def base(tmp_path):
-    from web import create_app
-    from web.server import Server
-
-    app = create_app(
-        {
-            "DB_PATH": str(tmp_path / "table.sqlite"),
-            "HOST_TOKEN": HOST,
-            "START_SOURCES": False,
-            "RULES_INDEX": str(tmp_path / "no-index.sqlite"),
-        }
-    )
-    srv = Server(app, "127.0.0.1", 0, threads=4)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    yield srv.base_url
-    srv.stop()
-    t.join(10)
-    app.extensions["game_store"].close()
+def base(waitress_table):
+    return waitress_table(HOST)[1].base_url
 
 
 def test_the_state_says_who_made_the_last_roll_and_an_undo_brings_back_the_one_before(base):

@@ -4,8 +4,6 @@ player taps; the tap is the player's.  Real waitress server, real Chromium."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from test_web_browser import go, new_page, shot
 from web_helpers import call_json
@@ -16,25 +14,9 @@ HOST = "h" * 32
 
 
 @pytest.fixture
-def table(tmp_path):
-    from web import create_app
-    from web.server import Server
-
-    app = create_app(
-        {
-            "DB_PATH": str(tmp_path / "table.sqlite"),
-            "HOST_TOKEN": HOST,
-            "START_SOURCES": False,
-            "RULES_INDEX": str(tmp_path / "no-index.sqlite"),
-        }
-    )
-    srv = Server(app, "127.0.0.1", 0, threads=4)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    yield app, srv.base_url
-    srv.stop()
-    t.join(10)
-    app.extensions["game_store"].close()
+def table(waitress_table):
+    app, srv = waitress_table(HOST)
+    return app, srv.base_url
 
 
 def _stage_camera_roll(app, pending: dict, unread: dict) -> dict:
