@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from decision_answers import first_option
+
 from companion.rules.catalogue import load_catalogue
 from companion.rules.core.decisions import Decision
 from companion.rules.game import Game
@@ -104,14 +106,7 @@ def passive_policy(decision: Decision) -> dict:
         for v in values:
             if v in PASSIVE:
                 return {"type": "choose", "choice": v}
-        return {"type": "choose", "choice": values[0]}
-    if decision.kind == "allocate":
-        return {"type": "allocate", "units": decision.choices[0]["value"]}
-    if decision.kind == "cast":
-        return {"type": "cast", "spells": []}
-    if decision.kind == "reinforce":
-        return {"type": "reinforce", "moves": {}}
-    return {"type": "retreat", "units": []}
+    return first_option(decision)
 
 
 def run_until(

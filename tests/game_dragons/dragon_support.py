@@ -11,11 +11,12 @@ the icons' own.
 
 from __future__ import annotations
 
+from game_support import PASSIVE as PASSIVE  # re-exported: the passive choice values
+from game_support import passive_policy
+
 from companion.rules.catalogue import load_catalogue
 from companion.rules.core.decisions import Decision
 from companion.rules.game import Game
-
-PASSIVE = ("pass", "skip", "no", "none")
 
 
 def small(species: str, n: int, start: int = 0) -> list[str]:
@@ -83,21 +84,9 @@ def passive(decision: Decision) -> dict:
                 }
             return {"type": "roll", "faces": zero_faces(decision)}
         return {"type": "roll", "faces": zero_faces(decision)}
-    if decision.kind == "choice":
-        values = [c["value"] for c in decision.choices]
-        if "first_turn" in values:
-            return {"type": "choose", "choice": "first_turn"}
-        for v in values:
-            if v in PASSIVE:
-                return {"type": "choose", "choice": v}
-        return {"type": "choose", "choice": values[0]}
-    if decision.kind == "allocate":
-        return {"type": "allocate", "units": decision.choices[0]["value"]}
-    if decision.kind == "cast":
-        return {"type": "cast", "spells": []}
-    if decision.kind == "reinforce":
-        return {"type": "reinforce", "moves": {}}
-    return {"type": "retreat", "units": []}
+    if decision.kind == "choice" and "first_turn" in [c["value"] for c in decision.choices]:
+        return {"type": "choose", "choice": "first_turn"}
+    return passive_policy(decision)  # a passive choice (pass, skip, no, none) where offered, else the first
 
 
 def new_game(starting=None, **kw) -> Game:

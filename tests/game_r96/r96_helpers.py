@@ -3,6 +3,8 @@ table (which units stand where, terrain faces), and answer decisions by their to
 
 from __future__ import annotations
 
+from decision_answers import first_option
+
 from companion.rules.core.state import BUA, DUA, RESERVE, Unit, spec_for
 from companion.rules.r96.game import R96Game
 
@@ -74,15 +76,7 @@ def default_answer(game: R96Game) -> dict:
             if d.player == "p2":
                 return {"type": "roll", "faces": ["ID"] + [low_face(x["faces"]) for x in d.dice[1:]]}
         return {"type": "roll", "faces": [low_face(x["faces"]) for x in d.dice]}
-    if d.kind == "choice":
-        return {"type": "choose", "choice": d.choices[0]["value"]}
-    if d.kind == "allocate":
-        return {"type": "allocate", "units": d.choices[0]["value"]}
-    if d.kind == "cast":
-        return {"type": "cast", "spells": []}
-    if d.kind == "reinforce":
-        return {"type": "reinforce", "moves": {}}
-    return {"type": "retreat", "units": []}
+    return first_option(d)
 
 
 def until(game: R96Game, topic: str, player: str | None = None, limit: int = 200, **data) -> R96Game:
