@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping
 
+from decision_answers import answer_with, first_option, scripted_faces
+from decision_answers import blank_face as blank_face  # re-exported: the tests' face worth nothing
 from game_support import plain_setup, setup_done
 
 from companion.rules.core.state import RESERVE, TerrainState, Unit, spec_for
 from companion.rules.core.terrains import parse_terrain
 from companion.rules.game import Game
-
-SPECIAL = "special"
 
 
 def arena(
@@ -87,30 +87,13 @@ def icon_face(name: str, icon: str) -> str:
     return max(faces, key=lambda f: int(f.split(" ")[0]))
 
 
-def blank_face(name: str, roll: str) -> str:
-    """A face worth nothing for `roll` (no ID, no SAI, not its icon)."""
-    icon = {
-        "maneuver": "Maneuver",
-        "melee": "Melee",
-        "missile": "Missile",
-        "magic": "Magic",
-        "save": "Save",
-    }.get(roll)
-    die = spec_for(name)
-    for f in die.faces:
-        kind = f.split(" ", 1)[1]
-        if kind in ("Maneuver", "Melee", "Missile", "Magic", "Save") and kind != icon:
-            return f
-    raise AssertionError(f"no blank face for {roll} on {name}")
-
-
 class Driver:
     """Runs a flow generator, answering its decisions.
 
     ``faces``: uid -> list of faces, used in order each time that die is rolled; unlisted dice show a
     face worth nothing for the roll.  ``answers``: list of (test, answer) where test is a topic, a
-    prompt fragment or a callable on the decision; the first unused match answers (a choice value or
-    a list of uids).  Otherwise the first option is taken."""
+    prompt fragment or a callable on the decision; the first unused match answers (a choice value, a
+    list of uids, ... as the decision's kind takes it).  Otherwise the first option is taken."""
 
     def __init__(
         self,
@@ -129,33 +112,13 @@ class Driver:
 
     def _action(self, d) -> dict:
         if d.kind == "roll":
-            out = []
-            roll = d.data.get("roll", SPECIAL)
-            for die in d.dice:
-                queue = self.faces.get(die["uid"])
-                if queue:
-                    out.append(queue.pop(0))
-                elif roll in ("maneuver", "melee", "missile", "magic", "save"):
-                    out.append(blank_face(die["die"], roll))
-                else:
-                    out.append(next(f for f in die["faces"] if not f.endswith(" ID")))
-            return {"type": "roll", "faces": out}
+            return {"type": "roll", "faces": scripted_faces(d, self.faces)}
         for i, (test, answer) in enumerate(self.answers):
             hit = test(d) if callable(test) else (test == d.topic or test.lower() in d.prompt.lower())
             if hit:
                 self.answers.pop(i)
-                if d.kind == "allocate":
-                    return {"type": "allocate", "units": answer}
-                return {"type": "choose", "choice": answer}
-        if d.kind == "allocate":
-            return {"type": "allocate", "units": d.choices[0]["value"]}
-        if d.kind == "cast":
-            return {"type": "cast", "spells": []}
-        if d.kind == "reinforce":
-            return {"type": "reinforce", "moves": {}}
-        if d.kind == "retreat":
-            return {"type": "retreat", "units": []}
-        return {"type": "choose", "choice": d.choices[0]["value"]}
+                return answer_with(d, answer)
+        return first_option(d)
 
     def run(self, limit: int = 200):
         answer = None

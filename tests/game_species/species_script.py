@@ -4,8 +4,9 @@ passively (pass, skip, no, none; faces worth nothing for the roll)."""
 
 from __future__ import annotations
 
+from decision_answers import answer_with, scripted_faces
 from game_support import passive_policy
-from sai_arena import arena, blank_face, put
+from sai_arena import arena, put
 
 PASSIVE = ("pass", "skip", "no", "none", "done", "stay", "keep")
 
@@ -61,36 +62,11 @@ class Script:
 
     def action(self, d) -> dict:
         if d.kind == "roll":
-            out = []
-            roll = d.data.get("roll", "special")
-            for die in d.dice:
-                queue = self.faces.get(die["uid"])
-                if queue:
-                    out.append(queue.pop(0))
-                elif roll in ("maneuver", "melee", "missile", "magic", "save"):
-                    out.append(blank_face(die["die"], roll))
-                elif roll == "terrain":
-                    out.append("3")
-                else:
-                    out.append(next(f for f in die["faces"] if not f.endswith(" ID")))
-            return {"type": "roll", "faces": out}
+            return {"type": "roll", "faces": scripted_faces(d, self.faces, terrain="3")}
         for i, (test, answer) in enumerate(self.answers):
             if self._match(test, d):
                 self.answers.pop(i)
-                key = {"allocate": "units", "cast": "spells", "reinforce": "moves", "retreat": "units"}.get(
-                    d.kind
-                )
-                if key:
-                    return {
-                        "type": {
-                            "allocate": "allocate",
-                            "cast": "cast",
-                            "reinforce": "reinforce",
-                            "retreat": "retreat",
-                        }[d.kind],
-                        key: answer,
-                    }
-                return {"type": "choose", "choice": answer}
+                return answer_with(d, answer)
         if d.kind != "choice":  # allocate the first legal set; cast, reinforce, retreat nothing
             return passive_policy(d)
         values = [c["value"] for c in d.choices]
