@@ -21,6 +21,7 @@ import threading
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 from flask import Blueprint, current_app, jsonify, render_template, request
@@ -172,15 +173,30 @@ def _reading(profile, emb, p_cocked: float, candidates: list) -> dict:
     }
 
 
+def _likely(profile: Any, look: dict[str, Any], i: int, read: dict[str, Any]) -> list[dict[str, Any]]:
+    """A die left unread (not cocked, not yet taught in this look): the known faces nearest its crop
+    among its candidate dice's faces (``TableProfile.likely_faces_among``), nearest first, each as
+    ``{"face", "dice"}`` (the candidate dice showing that known face).  The page marks them for the
+    tap; the die stays unread until a player taps (issue 20: never a guess)."""
+    if profile is None or not read["unreadable"] or i in look["taught"]:
+        return []
+    return [
+        {"face": pairs[0][0].faces[pairs[0][1]].text(), "dice": [d.name for d, _ in pairs]}
+        for pairs in profile.likely_faces_among(look["emb"][i], look["candidates"][i])
+    ]
+
+
 def _die_view(look: dict, i: int, profile) -> dict:
     cands = look["candidates"][i]
+    read = _reading(profile, look["emb"][i], float(look["cocked"][i]), cands)
     return {
         "index": i,
         "box": [round(float(v), 1) for v in look["boxes"][i]],
         "kind": look["kinds"][i],
         "crop": look["crops"][i],
         "taught": look["taught"].get(i),
-        "read": _reading(profile, look["emb"][i], float(look["cocked"][i]), cands),
+        "read": read,
+        "likely": _likely(profile, look, i, read),
         "options": [
             {"die": d.name, "faces": [{"face": t, "known": _face_known(profile, d, t)} for t in _faces(d)]}
             for d in cands

@@ -47,8 +47,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -361,7 +363,9 @@ class TableProfile:
         _, d, _ = self._face_table(emb, die) if table is None else table
         return [int(k) for k in np.argsort(d, kind="stable") if np.isfinite(d[k])][: max(0, int(most))]
 
-    def likely_faces_among(self, emb: np.ndarray, dice, most: int = LIKELY_FACES) -> list[list[tuple]]:
+    def likely_faces_among(
+        self, emb: np.ndarray, dice: Sequence[Any], most: int = LIKELY_FACES
+    ) -> list[list[tuple[Any, int]]]:
         """``likely_faces`` for a crop whose die may be any of ``dice`` (the "Teach the camera your
         dice" page: a die found matches every roster die of its kind): the known faces nearest the
         crop over all of them, nearest first, at most ``most``.  Each known face is one prototype and
@@ -369,7 +373,7 @@ class TableProfile:
         an ID face, every die of ``dice`` with that face for a species face (their prototype is one:
         the crop cannot tell those dice apart, and a tap on either teaches the same face).  Ties keep
         the order of ``dice``, then of the faces.  Not a reading: the die stays unread until a tap."""
-        found: dict[str, tuple[float, list[tuple]]] = {}
+        found: dict[str, tuple[float, list[tuple[Any, int]]]] = {}
         for die in dice:
             table = self._face_table(emb, die)
             lookup = _die_lookup(die)

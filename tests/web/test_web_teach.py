@@ -104,7 +104,9 @@ def test_looking_and_tapping_faces_teaches_the_table(app, client, host, game, ca
     _, labels = _show(app, list(zip(names, faces, strict=True)), seed=5)
     look = client.post("/api/teach/look", json={"dice": names}, headers=host).json
     assert sum(_truth(d["box"], labels) is not None for d in look["dice"]) >= len(names) - 1
-    assert all(d["read"]["unreadable"] and d["read"]["face"] is None for d in look["dice"])
+    assert all(d["read"]["unreadable"] and d["read"]["face"] is None for d in look["dice"]), [
+        d["read"] for d in look["dice"]
+    ]
     assert all(d["crop"].startswith("data:image/jpeg;base64,") for d in look["dice"])
     one = look["dice"][0]
     allowed = {o["die"] for o in one["options"]}
@@ -555,3 +557,75 @@ def test_a_profile_of_an_earlier_network_is_learnt_again_from_its_kept_crops(
         assert again.prototype(key) == pytest.approx(taught.prototype(key), abs=1e-5)
     kept = TableProfile.load(vision.path, vision.embedder_id())  # saved under the network of today
     assert kept.relearnt_from is None and kept.keys() == taught.keys()
+
+
+def test_an_unread_die_carries_its_nearest_known_faces_and_a_read_or_cocked_one_none(
+    app, client, host, game, catalogue
+):
+    """The look's JSON: a die left unread (not cocked, not taught) names the known faces nearest its crop
+    among its candidate dice's (``TableProfile.likely_faces_among``), nearest first, at most 2; a die
+    read, cocked or taught names none.  The die stays unread (never a guess)."""
+    names = client.get("/api/teach").json["armies"][0]["dice"]
+    faces = [k % 3 for k in range(len(names))]
+    look = client.post("/api/teach/look", json={"dice": names}, headers=host)
+    assert look.status_code == 409  # no frame yet
+    _show(app, list(zip(names, faces, strict=True)), seed=5)
+    look = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    assert all(
+        d["read"]["unreadable"] and d["likely"] == [] for d in look["dice"]
+    )  # nothing known: nothing near
+    _teach_all(client, host, app, names, faces, 7, catalogue)
+    vision = app.extensions["table_vision"]
+    profile = vision.profile()
+    looks = app.extensions["teach_looks"]
+
+    def expected(lid, d):  # what the profile ranks for this die of that look
+        entry = looks.get(lid)
+        groups = profile.likely_faces_among(entry["emb"][d["index"]], entry["candidates"][d["index"]])
+        return [{"face": g[0][0].faces[g[0][1]].text(), "dice": [die.name for die, _ in g]} for g in groups]
+
+    # the frame taught: with the tests' gate most dice are read, and a read die names no likely face
+    _fixed_gate(app)
+    _, labels = _show(app, list(zip(names, faces, strict=True)), seed=7)
+    look = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    read = [d for d in look["dice"] if d["read"]["face"] is not None]
+    assert read and all(d["likely"] == [] for d in read)
+    for d in look["dice"]:
+        if d["read"]["unreadable"]:
+            assert d["likely"] == expected(look["look"], d) and 1 <= len(d["likely"]) <= 2
+    # a gate that reads nothing: every die is unread and offers its nearest known faces, each a known
+    # face of every die it names, those dice among the die's options
+    profile.settings.update(min_confidence=1.01)
+    look = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    assert all(d["read"]["face"] is None for d in look["dice"])
+    cocked = [d for d in look["dice"] if d["read"]["cocked"]]  # a die the camera calls cocked: none
+    assert all(d["likely"] == [] for d in cocked)
+    unread = [d for d in look["dice"] if d not in cocked]
+    assert len(unread) >= len(names) - 1
+    first = 0
+    for d in unread:
+        assert d["likely"] == expected(look["look"], d) and len(d["likely"]) == 2, d["likely"]
+        known = {(o["die"], f["face"]) for o in d["options"] for f in o["faces"] if f["known"]}
+        assert all((die, lk["face"]) in known for lk in d["likely"] for die in lk["dice"])
+        t = _truth(d["box"], labels)
+        if t is not None:  # these very crops were taught: the true face is the nearest
+            first += t["die"] in d["likely"][0]["dice"] and d["likely"][0]["face"] == _face_text(
+                catalogue, t["die"], t["face_index"]
+            )
+    assert first >= len(unread) - 1, (first, len(unread))
+    # a tap teaches the face tapped (not the nearest), and the taught die names no likely face; undone, it does again
+    d = unread[0]
+    tap = d["likely"][1]
+    r = client.post(
+        "/api/teach/label",
+        json={"look": look["look"], "index": d["index"], "die": tap["dice"][0], "face": tap["face"]},
+        headers=host,
+    ).json
+    assert r["die"]["taught"]["face"] == tap["face"] and r["die"]["taught"]["die"] == tap["dice"][0]
+    assert r["die"]["likely"] == []
+    r = client.post("/api/teach/undo", json={"look": look["look"], "index": d["index"]}, headers=host).json
+    assert r["die"]["taught"] is None and r["die"]["likely"] == d["likely"]
+    # a die called cocked is rolled again: no likely face
+    profile.settings.update(cocked_threshold=0.0)
+    look = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    assert look["dice"] and all(d["read"]["cocked"] and d["likely"] == [] for d in look["dice"])

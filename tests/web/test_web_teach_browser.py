@@ -218,3 +218,88 @@ def test_without_a_game_dice_are_chosen_from_the_catalogue(browser, serve):
     assert "/phone" in msg
     page.screenshot(path=str(SHOTS / "teach-catalogue-390x844.png"))
     ctx.close()
+
+
+def _marks(card) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(die, face) of a card's buttons marked likely, and of those marked nearest."""
+
+    def pairs(sel):
+        return [
+            (b.get_attribute("data-die"), b.get_attribute("data-face")) for b in card.query_selector_all(sel)
+        ]
+
+    return pairs("button.likely"), pairs("button.likely.nearest")
+
+
+def test_an_unread_die_marks_its_nearest_known_faces_and_a_tap_teaches_the_face_tapped(browser, table):
+    """Some dice taught, Look again: a die left unread marks the known faces nearest what the camera saw
+    (solid: the nearest; dashed: the second) and says so; nothing is picked for it, and a tap teaches the
+    face tapped -- a marked one that is not the nearest, taken back, then the die's true face."""
+    server, truth = table
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    ctx = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server.url}/teach?token={HOST_TOKEN}")
+    _until(page, "#role", lambda s: s == "host")
+    _until(page, "#army-known", lambda s: " faces known" in s)
+    page.click("#look")
+    page.wait_for_selector("article.die")
+    assert page.query_selector("button.likely") is None  # nothing known yet: nothing is near
+    assert _tap_truth(page, truth, 2) == 2
+    page.click("#look")
+    _until(page, "#message", lambda s: "dice found" in s and "unread" in s)
+    cards = page.query_selector_all("article.die")
+    marked = [c for c in cards if c.query_selector("button.likely") is not None]
+    assert marked, [c.inner_text() for c in cards]
+    for card in cards:  # only a die left unread carries marks
+        if card.query_selector("button.likely") is not None:
+            assert "unread" in card.get_attribute("class").split()
+    card = marked[0]
+    idx = card.get_attribute("data-index")
+    likely, nearest = _marks(card)
+    faces = list(dict.fromkeys(f for _, f in likely))
+    assert 1 <= len(faces) <= 2 and nearest and {f for _, f in nearest} == {faces[0]}
+    assert all(f == faces[0] for _, f in nearest)  # the nearest known face is the solid one
+    note = card.query_selector(".likelynote").inner_text()
+    assert note.startswith("not read · nearest known: ")
+    assert all(f in note for f in faces)
+    assert len(faces) == 1 or note.index(faces[0]) < note.index(faces[1])  # nearest first
+    assert card.query_selector("button.picked") is None  # marked, never picked
+    assert card.inner_text().count("unread: tap its face") == 1
+    for die, face in likely:  # a marked button is a known face, with its note in the title
+        b = card.query_selector(f"button[data-die='{die}'][data-face='{face}']")
+        assert "known" in b.get_attribute("class").split() and "face the camera knows" in b.get_attribute(
+            "title"
+        )
+    card.screenshot(path=str(SHOTS / "teach-likely-faces.png"))  # the die's card, every option shown
+    # tap a marked face that is not the nearest (or the nearest when only one is marked): that face is taught
+    die, face = next(((d, f) for d, f in likely if f != faces[0]), likely[0])
+    card.query_selector(f"button[data-die='{die}'][data-face='{face}']").click()
+    page.wait_for_selector(f"article.die[data-index='{idx}'] button.picked")
+    card = page.query_selector(f"article.die[data-index='{idx}']")
+    assert [
+        (b.get_attribute("data-die"), b.get_attribute("data-face"))
+        for b in card.query_selector_all("button.picked")
+    ] == [(die, face)]
+    assert page.inner_text("#message").startswith(f"Learnt: {die.split('/')[1]} {face}.")
+    assert card.query_selector("button.likely") is None and card.query_selector(".likelynote") is None
+    # taken back: the marks are as they were
+    page.click(f"article.die[data-index='{idx}'] button.undo")
+    _until(page, "#message", lambda s: s.startswith("Taken back."))
+    card = page.query_selector(f"article.die[data-index='{idx}']")
+    assert _marks(card) == (likely, nearest) and card.query_selector("button.picked") is None
+    # the die's true face, marked or not, is what a tap on it teaches
+    box = [float(v) for v in card.get_attribute("data-box").split(",")]
+    right = max(truth, key=lambda t: _iou(box, t["box"]))
+    if _iou(box, right["box"]) >= 0.5:
+        card.query_selector(f"button[data-die='{right['die']}'][data-face='{right['face']}']").click()
+        page.wait_for_selector(f"article.die[data-index='{idx}'] button.picked")
+        picked = page.query_selector(f"article.die[data-index='{idx}'] button.picked")
+        assert (picked.get_attribute("data-die"), picked.get_attribute("data-face")) == (
+            right["die"],
+            right["face"],
+        )
+    assert not errors, errors
+    ctx.close()

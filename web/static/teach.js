@@ -93,12 +93,26 @@ function readsText(read) {
   return [read.die ? `reads ${short(read.die)}: ${read.face}` : `reads ${read.face}`, "ok"];
 }
 
+// a die left unread: the known faces nearest its crop, nearest first (the server's ``likely``), each
+// with the candidate dice showing it; marked for the tap, never picked
+function likelyRank(d, die, face) {
+  return (d.taught ? [] : d.likely || []).findIndex((l) => l.face === face && l.dice.includes(die));
+}
+
+function likelyNote(d) {
+  const likely = d.taught ? [] : d.likely || [];
+  if (!likely.length) return null;
+  const names = likely.map((l) => (l.dice.length === 1 ? `${short(l.dice[0])} ${l.face}` : l.face));
+  return el("div", { class: "hint likelynote", text: `not read · nearest known: ${names.join(", ")}` });
+}
+
 function drawDie(d) {
   const [text, cls] = readsText(d.read);
   const card = el("article", { class: "die" + (d.read.unreadable ? " unread" : "") + (d.taught ? " taught" : ""),
                                "data-index": String(d.index), "data-box": d.box.join(",") });
   const what = el("div", { class: "what" },
     el("div", { class: "reads " + cls, text }),
+    likelyNote(d),
     d.taught ? el("div", { class: "hint", text: `taught: ${short(d.taught.die)} ${d.taught.face}` }) : null,
     d.taught && page.lastTaught === d.index && page.canChange
       ? el("button", { type: "button", class: "undo", text: "Undo this tap", onclick: () => undo(d.index) }) : null);
@@ -108,9 +122,13 @@ function drawDie(d) {
     const row = el("div", { class: "faces" });
     for (const f of opt.faces) {
       const picked = d.taught && d.taught.die === opt.die && d.taught.face === f.face;
+      const rank = likelyRank(d, opt.die, f.face);
       row.append(el("button", {
-        type: "button", class: (f.known ? "known" : "") + (picked ? " picked" : ""), text: f.face,
-        "data-die": opt.die, "data-face": f.face, title: f.known ? "known face" : "not learnt yet",
+        type: "button", text: f.face,
+        class: (f.known ? "known" : "") + (picked ? " picked" : "") + (rank >= 0 ? " likely" + (rank === 0 ? " nearest" : "") : ""),
+        "data-die": opt.die, "data-face": f.face,
+        title: rank >= 0 ? `not read: ${rank === 0 ? "the nearest" : "a near"} face the camera knows; tap it if the die shows it`
+          : f.known ? "known face" : "not learnt yet",
         ...(page.canChange && !d.taught ? {} : { disabled: "" }),
         onclick: () => label(d.index, opt.die, f.face),
       }));
