@@ -174,7 +174,8 @@ def curves(recs: dict[str, dict[int, dict]], reading: dict) -> dict[str, dict[in
     """Figures per kind (and "all") per shots level under ``reading`` (an embedding's ``reading``)."""
     s = standard_settings(reading)
     out = {k: {lvl: es.decide(r, s) for lvl, r in per.items()} for k, per in recs.items()}
-    out["all"] = {lvl: es.decide(r, s) for lvl, r in pooled(recs).items()}
+    if recs:  # no records (e.g. ``--test-styles 0``): no figures, not a crash
+        out["all"] = {lvl: es.decide(r, s) for lvl, r in pooled(recs).items()}
     return out
 
 

@@ -226,3 +226,10 @@ def test_the_bench_simulation_reads_exactly_as_the_table_profile_does():
             recs[shots], {"max_distance": 2.1, "min_margin": 0.0, "cocked_threshold": 1.01}
         )
         assert read_all.all() and 6 not in set(k_all)
+
+
+def test_figures_of_no_records_are_empty_not_a_crash():
+    """``bench/enroll_standard.py --calibrate --test-styles 0`` scores no test tables: no figures."""
+    from companion.vision import standard_sim as ss
+
+    assert ss.curves({}, {"scale": 8.0, "max_distance": 0.3, "min_confidence": 0.4}) == {}
