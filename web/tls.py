@@ -34,6 +34,8 @@ import threading
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 
+from .lan import ALL_INTERFACES, lan_address
+
 log = logging.getLogger("companion.web.tls")
 
 TLS_RECORD_HANDSHAKE = 0x16
@@ -337,7 +339,6 @@ def certificate_names(listen_host: str, public_url: str | None = None) -> tuple[
     from urllib.parse import urlsplit
 
     from .certs import machine_names
-    from .server import ALL_INTERFACES, lan_address
 
     names = [lan_address(), "localhost", "127.0.0.1"]
     if listen_host and listen_host not in ALL_INTERFACES:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from web_helpers import exchange
 
-from web.server import is_loopback, lan_address
+from web.lan import is_loopback, lan_address
 
 pytestmark = pytest.mark.slow
 

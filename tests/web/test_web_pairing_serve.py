@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from web_helpers import Serve, exchange
 
-from web.server import is_loopback, lan_address
+from web.lan import is_loopback, lan_address
 
 pytestmark = pytest.mark.slow
 
