@@ -417,20 +417,3 @@ def apply_deaths(game: RuleContext, deaths: Sequence[Death]) -> None:
     for line in end_individual_effects(st, [d.uid for d in deaths if d.exchange_with is None]):
         game.say(line)
     game.check_control_and_elimination()
-
-
-def kill_units(game: RuleContext, uids: list[str], *, cause: str, bury: bool = False) -> Flow:
-    """Kill units in play through the death hooks (``dua.kill_flow``); an effect that kills and
-    buries lets Rise from the Ashes roll first (L1767-1781)."""
-    from .sai_rise import rise_from_the_ashes  # it rolls through sai_targeting, which needs no dua
-
-    st = game.state
-    uids = [u for u in uids if st.location.get(u) in st.terrains or st.location.get(u) == RESERVE]
-    if not uids:
-        return
-    if bury:
-        keep = yield from rise_from_the_ashes(game, uids, "killed")
-        uids = [u for u in uids if u not in keep]
-        yield from kill_flow(game, uids, save_roll=False, cause=cause, bury_too=True)
-        return
-    yield from kill_flow(game, uids, save_roll=False, cause=cause)

@@ -26,9 +26,9 @@ from ..core.ids import ArmyId, split_army_id
 from ..core.state import BUA, DUA, RESERVE, Army, Unit
 from . import dua, sai_rise
 from . import sai_status as status
-from .dua import kill_units
 from .rolling import RollOutcome
 from .sai_general import sai_reports
+from .sai_rise import kill_units
 from .sai_targeting import health_worth_targets, individual_roll, one_unit, optional_units, pick, showed_id
 
 if TYPE_CHECKING:

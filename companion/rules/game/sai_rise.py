@@ -3,7 +3,7 @@
 A unit with the SAI that is killed or buried rolls; if the SAI comes up it goes to its owner's Reserve
 Area instead (L1772-1778).  Kills go through ``death_hook`` (a death hook of every game, ``rulebook``);
 burials (the Temple, spells that bury, dragon breath, Soiled Ground) call ``rises`` or
-``rise_from_the_ashes``.
+``rise_from_the_ashes``; SAI and species effects that kill (and may bury) call ``kill_units``.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from ..core.state import RESERVE, Unit
+from .dua import kill_flow
 from .sai_targeting import plain_roll
 
 if TYPE_CHECKING:
@@ -43,6 +44,21 @@ def rise_from_the_ashes(game: RuleContext, uids: list[str], when: str) -> Flow:
             saved.append(uid)
             game.say(f"{SAI}: {unit.name} goes to the Reserve Area instead of being {when} ({RULE})")
     return saved
+
+
+def kill_units(game: RuleContext, uids: list[str], *, cause: str, bury: bool = False) -> Flow:
+    """Kill units in play through the death hooks (``dua.kill_flow``); an effect that kills and
+    buries lets Rise from the Ashes roll first (L1767-1781)."""
+    st = game.state
+    uids = [u for u in uids if st.location.get(u) in st.terrains or st.location.get(u) == RESERVE]
+    if not uids:
+        return
+    if bury:
+        keep = yield from rise_from_the_ashes(game, uids, "killed")
+        uids = [u for u in uids if u not in keep]
+        yield from kill_flow(game, uids, save_roll=False, cause=cause, bury_too=True)
+        return
+    yield from kill_flow(game, uids, save_roll=False, cause=cause)
 
 
 def death_hook(game: RuleContext, deaths: list[Death]) -> Flow:

@@ -460,15 +460,13 @@ def _mutate(game: RuleContext, pid: str) -> Flow:
             data={"count": n},
             validate=validate,
         )
-    from .dua import kill_units
-
     failed = []
     for uid in targets:
         out, _ = yield from individual_roll(game, st.units[uid], "save", "Mutate: save or die", rule)
         if out.total <= 0:
             failed.append(uid)
     worth = sum(st.units[u].health for u in failed)
-    yield from kill_units(game, failed, cause="Mutate")
+    yield from sai_rise.kill_units(game, failed, cause="Mutate")
     game.say(f"Mutate: {worth} health-worth killed ({rule})")
     while worth > 0:
         homes = [a for a in st.armies(pid, include_reserve=False) if _species_units(a, "Swamp Stalkers")]
