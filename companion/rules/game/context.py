@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from ..core.state import Army, Effect, GameState
     from ..resolution import EffectInForce
     from .extensions import Extensions
+    from .magic import AnnouncedSpell
     from .rolling import RollOutcome
-    from .spells.registry import AnnouncedSpell
 
 Flow = Generator["Decision", Any, Any]
 

@@ -62,7 +62,7 @@ from .rulebook import build_extensions
 
 if TYPE_CHECKING:
     from ..resolution import EffectInForce
-    from .spells.registry import AnnouncedSpell
+    from .magic import AnnouncedSpell
 
 Flow = Generator[Decision, Any, Any]
 HOLDING = UNPLACED  # armies revealed but not yet placed (set-up step 4)

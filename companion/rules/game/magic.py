@@ -73,6 +73,17 @@ class SpellCast:
     color: str
 
 
+@dataclass(frozen=True)
+class AnnouncedSpell(SpellCast):
+    """A validated announcement: ``SpellCast`` (name, cost, payment, target) plus the castings
+    combined, the unit targets and the destination (Path, Rally)."""
+
+    castings: int = 1
+    units: tuple[str, ...] = ()
+    to: str | None = None
+    kind: str = ""
+
+
 def spell_kinds_accepted(color: str, pay_with: str) -> tuple[str, ...]:
     """Magic kinds that can pay a spell of `color` when the caster pays with `pay_with`."""
     if color == ELEMENTAL and pay_with == ANY_ELEMENTS:  # Summon White Dragon (V4.01c L2438-2442)

@@ -19,7 +19,8 @@ from ...core.errors import IllegalSpell
 from ...core.ids import ArmyId, is_army_id, split_army_id
 from ...core.state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 from ..dua import kill_flow
-from .registry import OWN_UNIT_AT_TERRAIN, SPELLS, AnnouncedSpell, effect_for
+from ..magic import AnnouncedSpell
+from .registry import OWN_UNIT_AT_TERRAIN, SPELLS, effect_for
 
 if TYPE_CHECKING:
     from ..context import RuleContext

@@ -31,7 +31,7 @@ from ...core.damage import health_to_kill
 from ...core.errors import IllegalSpell
 from ...core.ids import ArmyId, is_army_id, split_army_id
 from ...core.state import BUA, DUA, INSTANT, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
-from ..magic import SpellCast
+from ..magic import AnnouncedSpell, SpellCast
 
 if TYPE_CHECKING:
     from ...catalogue import SpellCard
@@ -146,17 +146,6 @@ def effect_for(game: RuleContext, name: str) -> Effect | None:
 
 
 # ------------------------------------------------------------------------ announcement checks
-
-
-@dataclass(frozen=True)
-class AnnouncedSpell(SpellCast):
-    """A validated announcement: ``SpellCast`` (name, cost, payment, target) plus the castings
-    combined, the unit targets and the destination (Path, Rally)."""
-
-    castings: int = 1
-    units: tuple[str, ...] = ()
-    to: str | None = None
-    kind: str = ""
 
 
 def _err(msg: str, rule: SpellRule | None = None, lines: str | None = None) -> IllegalSpell:
