@@ -213,7 +213,7 @@ def _demo(args: argparse.Namespace) -> int:
     folder = None if args.db else tempfile.mkdtemp(prefix="companion-demo-")  # removed on exit
     db = args.db or str(Path(folder) / "demo-game.sqlite")
     try:
-        return _run_demo(args, db, dice, problem)
+        return _run_demo(args, db, dice, problem, model)
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -242,7 +242,7 @@ def _demo_model_problem(name: str) -> str | None:
     return None
 
 
-def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | None) -> int:
+def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | None, model: str) -> int:
     from web.demo import SimulatedDiceRoller, TypedRoller, VisionRoller, play_demo
     from web.play import build_setup
 
@@ -256,7 +256,7 @@ def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | No
     speed = min(50.0, 4.0 * max(1.0, 1.2 / pace))
     roller = {
         "simulated": lambda: SimulatedDiceRoller(seed=args.seed, speed=speed),
-        "camera": lambda: VisionRoller(seed=args.seed, model=getattr(args, "model", None) or "dragon-dice"),
+        "camera": lambda: VisionRoller(seed=args.seed, model=model),
         "typed": lambda: TypedRoller(seed=args.seed),
     }[dice]()
     server.banner()
@@ -264,8 +264,7 @@ def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | No
         f"Demo: a fresh two-player game in {db}; rolls come from "
         + {
             "simulated": "the smart-dice simulator over a serial link",
-            "camera": "rendered camera frames read by the vision pipeline with the model "
-            + (getattr(args, "model", None) or "dragon-dice"),
+            "camera": "rendered camera frames read by the vision pipeline with the model " + model,
             "typed": "faces typed by the demo script",
         }[dice]
         + ".",
