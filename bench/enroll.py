@@ -13,8 +13,8 @@ sightings, then fresh renders of the army's dice (10 % cocked; 15 % of the faces
 are read with the roster's faces as candidates (``companion.vision.enroll_sim``).
 
 * **TEST families** (``--test-set fresh``, the default: ``art.FRESH_TEST_FAMILIES``): never trained
-  on, never used for any choice: the strict figures.  ``--test-set spent``: ``art.TEST_FAMILIES``,
-  strict until they were looked at twice for the reading gate (2026-11-26).
+  on, never used for any choice: the strict figures.  ``--test-set spent``: ``art.TEST_FAMILIES``
+  (54-63 and 88-111), held out but looked at on 2026-11-26, so no longer strict.
 * **CALIBRATION families**: where ``--calibrate`` chooses the reading thresholds (written into the
   embedding network's ``model.json``); their figures are labelled as such and are not strict.
   ``--calibrate`` (and ``--lofo``, which only prints) first picks the calibration rule
@@ -498,8 +498,8 @@ def main(argv=None) -> int:
         "--test-set",
         choices=("fresh", "spent"),
         default="fresh",
-        help="fresh: art.FRESH_TEST_FAMILIES (strict); spent: art.TEST_FAMILIES (looked at twice on "
-        "2026-11-26, not strict any more)",
+        help="fresh: art.FRESH_TEST_FAMILIES (strict); spent: art.TEST_FAMILIES (54-63 and 88-111, looked "
+        "at on 2026-11-26, not strict any more)",
     )
     ap.add_argument(
         "--test-tables-per-family",

@@ -1,16 +1,16 @@
 """The "Teach the camera your dice" page, end to end: how reading grows with lessons, and what it costs.
 
-    python bench/teach.py [--families 88 89 90] [--looks 3] [--reads 3] [--seed 0]
+    python bench/teach.py [--families 112 113 114] [--looks 3] [--reads 3] [--seed 0]
 
-For each art family (by default the first three FRESH_TEST_FAMILIES, 88-90: never trained on, never used
-for any choice, so the figures are strict; the older TEST_FAMILIES 54-63 are spent and 72-87 calibrate
-since 2026-11-26, see ``art.py``) and each army of a quick-start game's first player, a table is served
-in process (real SQLite game, Flask test client): a rendered table of the army's dice (each showing one
-face) becomes the camera's frame, ``POST /api/teach/look`` finds the dice and the true face of each die
-found is tapped (``POST /api/teach/label``), once per look for ``--looks`` looks (fresh renders each
-time: another pose, light, camera).  After each look, ``--reads`` fresh renders of the same faces are
-looked at and the page's reading of each die found on a rendered die is scored: right, wrong (a
-confident wrong face) or unread.  Reading thresholds are the ones shipped with the embedding model
+For each art family (by default the first three FRESH_TEST_FAMILIES, 112-114: never trained on, never
+used for any choice, so the figures are strict; the TEST_FAMILIES 54-63 and 88-111 were looked at and
+72-87 calibrate since 2026-11-26, see ``art.py``) and each army of a quick-start game's first player, a
+table is served in process (real SQLite game, Flask test client): a rendered table of the army's dice
+(each showing one face) becomes the camera's frame, ``POST /api/teach/look`` finds the dice and the true
+face of each die found is tapped (``POST /api/teach/label``), once per look for ``--looks`` looks (fresh
+renders each time: another pose, light, camera).  After each look, ``--reads`` fresh renders of the same
+faces are looked at and the page's reading of each die found on a rendered die is scored: right, wrong
+(a confident wrong face) or unread.  Reading thresholds are the ones shipped with the embedding model
 (``models/face-embed/model.json``).
 
 Prints, per number of looks (= sightings per face): the share read right, read wrong and unread

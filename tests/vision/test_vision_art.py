@@ -34,7 +34,9 @@ def test_splits_are_disjoint_and_cover_every_family():
     assert art.FAMILY_COUNT >= 60
     assert all(splits)
     assert sorted(f for s in splits for f in s) == list(range(art.FAMILY_COUNT))
-    # every render mode appears among the held-out families, the fresh strict ones included
+    # every render mode appears in every split, the fresh strict families included
+    assert {art.family_style(f).mode for f in art.TRAIN_FAMILIES} == set(art.MODES)
+    assert {art.family_style(f).mode for f in art.CALIBRATION_FAMILIES} == set(art.MODES)
     assert {art.family_style(f).mode for f in art.TEST_FAMILIES} == set(art.MODES)
     assert {art.family_style(f).mode for f in art.FRESH_TEST_FAMILIES} == set(art.MODES)
     # motifs reserved for held-out families are never drawn by a training family, and are drawn
@@ -60,6 +62,22 @@ FAMILIES_0_63_STYLES = "e449fcc8ffa1cbb57558546d59b7338c42604e76290dca6792bb5345
 FAMILIES_0_63_FACES = "d052b686467ee2e7cba8845b54e772bc7fb786c2d42139852973e469444a8698"
 FAMILIES_0_87_STYLES = "06da12cb6a5c4aec94b38903338628e02ff6dd2b1198e10ddd80502f5e74550d"
 FAMILIES_0_87_FACES = "837e7e20d047d33f9b8ad6fe7b8731fa90bf40c1a14ab482631a9c3e3ae0620a"
+#: The same for families 0-111, computed (with the art.py of commit 36fba20) before families 112-135 were
+#: added (third addition, 2026-11-26), over more faces: every action icon, a SAI, an ID picture and a
+#: terrain die's number and eighth face (``FACES_0_111``, 64 px).
+FAMILIES_0_111_STYLES = "2bb4280bf8fdcd33328984f47973ef81e6367963ddc6a61fc6d191e793a86410"
+FAMILIES_0_111_FACES = "cc993f9e6ba6948509ebf9c9c0c66fd1ae71c8b4a266478c13408d4c9033ff48"
+FACES_0_111 = (
+    (UNIT, 0),  # ID
+    (UNIT, 1),  # 4 Melee
+    (UNIT, 2),  # Trample (a SAI symbol)
+    (UNIT, 5),  # 3 Save
+    ("Dwarves/Sentry", 2),  # 1 Maneuver
+    ("Dwarves/Sentry", 5),  # 1 Missile
+    ("Coral Elves/Evoker", 1),  # 1 Magic
+    ("Terrains/Coastland City", 0),  # terrain: Magic with the number 1
+    ("Terrains/Coastland City", 7),  # terrain: the eighth face (City, with an 8)
+)
 
 
 def test_new_families_leave_families_0_to_87_drawn_as_before():
@@ -76,31 +94,62 @@ def test_new_families_leave_families_0_to_87_drawn_as_before():
     assert hashes[64][1].hexdigest() == FAMILIES_0_63_FACES
     assert hashes[88][0].hexdigest() == FAMILIES_0_87_STYLES
     assert hashes[88][1].hexdigest() == FAMILIES_0_87_FACES
-    # the new families are drawn too, each its own way
+
+
+def test_new_families_leave_families_0_to_111_drawn_as_before():
+    styles, faces = hashlib.sha256(), hashlib.sha256()
+    for f in range(112):
+        styles.update(repr(art.family_style(f)).encode())
+        for name, j in FACES_0_111:
+            faces.update(np.ascontiguousarray(art.draw_face(f, name, j, 64)).tobytes())
+    assert styles.hexdigest() == FAMILIES_0_111_STYLES
+    assert faces.hexdigest() == FAMILIES_0_111_FACES
+    # the families added since 64 are drawn too, each its own way
     new = {repr(art.family_style(f))[len(f"ArtStyle(family={f}") :] for f in range(64, art.FAMILY_COUNT)}
     assert len(new) == art.FAMILY_COUNT - 64
 
 
+def _draws_reserved(family: int) -> bool:
+    reserved = {m for ms in art.HELDOUT_MOTIFS.values() for m in ms}
+    return bool(
+        reserved
+        & {
+            art.motif_choices(i, family)[k]
+            for i, k in zip(art.BASIC_ICONS, art.family_style(family).motifs, strict=True)
+        }
+    )
+
+
 def test_the_strict_families_are_drawn_as_every_held_out_family():
-    """88-111 (``FRESH_TEST_FAMILIES``) may draw the reserved motifs, as every held-out family does, and
-    the split is the one decided before they were read: 72-87 calibrate, 88-111 are strict."""
-    assert art.FRESH_TEST_FAMILIES == tuple(range(88, 112))
-    assert set(range(72, 88)) <= set(art.CALIBRATION_FAMILIES)
-    assert len(art.CALIBRATION_FAMILIES) == 32
+    """112-135 (``FRESH_TEST_FAMILIES``, the third addition of 2026-11-26) hold every render mode, may
+    draw the reserved motifs as every held-out family does, and are styles of their own; the split is
+    the one decided before they were drawn: 88-111, looked at, are held out but no longer strict."""
+    assert art.FAMILY_COUNT == 136
+    assert art.FRESH_TEST_FAMILIES == tuple(range(112, 136))
+    assert art.TEST_FAMILIES == tuple(range(54, 64)) + tuple(range(88, 112))
+    assert art.CALIBRATION_FAMILIES == tuple(range(46, 54)) + tuple(range(64, 88))
+    assert art.TRAIN_FAMILIES == tuple(range(46))
+    assert {art.family_style(f).mode for f in art.FRESH_TEST_FAMILIES} == set(art.MODES)
     for f in art.FRESH_TEST_FAMILIES:
         assert art.motif_choices("Melee", f)[:2] == art.HELDOUT_MOTIFS["Melee"]
+    assert any(_draws_reserved(f) for f in art.FRESH_TEST_FAMILIES)
+    # a reserved motif for about half of the (family, action) pairs, as every held-out family
     reserved = {m for ms in art.HELDOUT_MOTIFS.values() for m in ms}
-    drawn = [
-        bool(
-            reserved
-            & {
-                art.motif_choices(i, f)[k]
-                for i, k in zip(art.BASIC_ICONS, art.family_style(f).motifs, strict=True)
-            }
-        )
+    pairs = [
+        art.motif_choices(i, f)[k] in reserved
         for f in art.FRESH_TEST_FAMILIES
+        for i, k in zip(art.BASIC_ICONS, art.family_style(f).motifs, strict=True)
     ]
-    assert any(drawn)
+    assert 0.25 < sum(pairs) / len(pairs) < 0.75
+    # no fresh family repeats the style (all but the family id) of any other family
+    body = {f: repr(art.family_style(f))[len(f"ArtStyle(family={f}") :] for f in range(art.FAMILY_COUNT)}
+    fresh = {body[f] for f in art.FRESH_TEST_FAMILIES}
+    assert len(fresh) == len(art.FRESH_TEST_FAMILIES)
+    assert not fresh & {body[f] for f in range(112)}
+    # and each draws its own faces: no two fresh families draw the same ID picture or 4 Melee
+    for j in (0, 1):
+        drawings = {art.draw_face(f, UNIT, j, 64).tobytes() for f in art.FRESH_TEST_FAMILIES}
+        assert len(drawings) == len(art.FRESH_TEST_FAMILIES)
 
 
 def test_same_face_differs_between_families_and_not_within_one():
