@@ -4,7 +4,8 @@ A ``Decision`` is what the flow waits for.  ``kind`` says which answer it takes:
 
 * ``"roll"``: dice to roll, listed in ``dice`` (uid, die, its faces); answer
   ``{"type": "roll", "faces": [...]}`` with one face per die, in order, as the face text ("2 Melee",
-  "ID") or its 1-based number on the die; or ``{"type": "roll_for_me", "seed": 7}``.
+  "ID") or its 1-based number on the die; or ``{"type": "roll_for_me", "seed": 7}``.  Rule modules
+  ask one with ``ask_roll`` (which reads the answer with ``faces_validator``).
 * ``"choice"``: pick one of ``choices`` (each ``{"value", "label"}``); answer
   ``{"type": "choose", "choice": value}``.
 * ``"allocate"``: which units die; ``choices`` lists legal sets of uids; answer
@@ -200,3 +201,13 @@ def faces_validator(dice: list[dict[str, Any]]) -> Callable[[dict[str, Any]], li
         return [match_face(die, face) for die, face in zip(dice, faces, strict=True)]
 
     return validate
+
+
+def ask_roll(
+    topic: str, player: str, prompt: str, rule: str, *, dice: list[dict[str, Any]], data: dict[str, Any]
+) -> Decision:
+    """A ``roll`` decision on `topic`: `player` rolls `dice` (each ``{"uid", "die", "faces"}``), asked with
+    `prompt` under `rule` (the citation, written at the call site), with `data`; its answer is read by
+    :func:`faces_validator` of those dice (the flow receives one face text per die, in order).
+    The one shape of "roll these dice and tell me the faces" that rule modules ask."""
+    return ask(topic, player, "roll", prompt, rule, dice=dice, data=data, validate=faces_validator(dice))
