@@ -80,7 +80,8 @@ class DieReading:
     * ``device``: smart die only, the die's hardware id (``"pxA7F3"``);
     * ``problem``: why a die is not read, in words (``"die pxZZ9 is not registered"``);
     * ``likely``: ``unreadable`` camera dice only, the die's faces nearest what the camera saw, nearest
-      first (``TableProfile.likely_faces``): what the Roll panel offers first for the tap.  Not a
+      first (``TableProfile.likely_faces``; a standard die's values, ``"17"``, from
+      ``TableProfile.likely_values``): what the Roll panel offers first for the tap.  Not a
       reading: the die stays unreadable until a player taps a face (issue 20: never a guess).
     """
 

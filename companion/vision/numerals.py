@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -28,17 +28,23 @@ import numpy as np
 from companion.vision import DEFAULT_STANDARD_MODEL
 from companion.vision.combined_reading import COMBINED_KEY, CombinationError, parse_rule, read_value
 from companion.vision.crops import CROP_SIZE, crop_die
+from companion.vision.profile import STANDARD_SIDES
 from companion.vision.reader import ImageError, ModelError, OnnxFaceReader, load_model, models_dir
 from companion.vision.table_reading import embedding_crops, load_table_parts
 
 NUMERAL_FORM = "numerals"
 KINDS = ("d4", "d6", "d8", "d10", "d12", "d20")
-SIDES = {"d4": 4, "d6": 6, "d8": 8, "d10": 10, "d12": 12, "d20": 20}
+SIDES = STANDARD_SIDES  # faces 1..n of each kind
 
 
 @dataclass
 class StandardReading:
-    """One standard die read from a frame (``companion vision read --model polyhedral --json``)."""
+    """One standard die read from a frame (``companion vision read --model polyhedral --json``).
+
+    ``likely``: a die left unreadable by an enrolled bundle (not one the profile took for cocked): the
+    values of its kind the table profile knows nearest what the camera saw, nearest first
+    (``TableProfile.likely_values``); what the Roll panel marks for the tap.  Not a reading: ``value``
+    stays None."""
 
     box: list[float]
     kind: str
@@ -46,9 +52,13 @@ class StandardReading:
     reading: str | None
     confidence: float
     unreadable: bool
+    likely: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if not self.likely:  # the JSON of dice read without a table profile is as before
+            del out["likely"]
+        return out
 
 
 def numeral_bundle(name_or_path: str | os.PathLike) -> Path | None:
@@ -172,12 +182,16 @@ class NumeralModel:
                     value = None
                 r.value, r.reading = value, None if value is None else str(value)
                 r.unreadable, r.confidence = value is None, round(c, 4)
+                if value is None and pc[i] < cocked_at:
+                    r.likely = self.profile.likely_values(emb[i], r.kind)
         else:  # the value comes from the table profile alone: nearest known face or unreadable
             for i, r in enumerate(out):
                 m = self.profile.read_any(emb[i], r.kind, float(pc[i]))
                 ok = m.label is not None and m.label.icon == "value"
                 r.value, r.reading = (m.label.count, str(m.label.count)) if ok else (None, None)
                 r.unreadable, r.confidence = not ok, float(m.confidence)
+                if m.unreadable:
+                    r.likely = self.profile.likely_values(emb[i], r.kind)
         return out
 
 
@@ -284,7 +298,17 @@ def read_standard_roll(image: np.ndarray, slots: list[str], model: str = DEFAULT
 
 
 def assign_standard(readings: list[StandardReading], slots: list[str]) -> dict:
-    """Give each slot (a die size) an unused, readable die of that size, the most confident first."""
+    """Give each slot (a die size) an unused, readable die of that size, the most confident first.
+
+    A slot left without one then gets an unused die of its size that the camera left unread but whose
+    ``likely`` values the table profile offers (the most confident first): the unit keeps no value
+    (``face_index`` None), and lists those values, nearest first, as its ``alternatives`` (``{"detection",
+    "face", "face_index"}``, as ``assign.assign`` lists a Dragon Die's likely faces), so the die's reading
+    is ``unreadable`` with its box and its ``likely`` faces (``roll_reading.roll_readings``).  An unread
+    die with no likely value stays unassigned, as before.  ``likely`` on a die that is not unreadable, a
+    value twice, or a value its kind lacks is refused (``ModelError`` naming the die); nothing is assigned."""
+    for i, r in enumerate(readings):
+        _check_likely(i, r)
     used: set[int] = set()
     units = []
     for slot, size in enumerate(slots):
@@ -309,8 +333,46 @@ def assign_standard(readings: list[StandardReading], slots: list[str]) -> dict:
                 "cocked": False,
             }
         )
+    for unit, size in zip(units, slots, strict=True):
+        if unit["detection"] is not None:
+            continue
+        cands = [
+            i
+            for i, r in enumerate(readings)
+            if i not in used and r.kind == size and r.unreadable and r.likely
+        ]
+        if not cands:
+            continue
+        j = max(cands, key=lambda i: readings[i].confidence)
+        used.add(j)
+        unit["detection"] = j
+        unit["alternatives"] = [
+            {"detection": j, "face": str(v), "face_index": v - 1} for v in readings[j].likely
+        ]
     return {
         "units": units,
         "dice": [r.to_dict() for r in readings],
         "unassigned": [i for i in range(len(readings)) if i not in used],
     }
+
+
+def _check_likely(i: int, r: StandardReading) -> None:
+    """Refuse ``r.likely`` (die ``#i`` of a frame) unless it lists values of ``r.kind``, each once, on an
+    unreadable die: the rules of ``DieReading.likely``, on values."""
+    if not r.likely:
+        return
+    die = f"die #{i} ({r.kind})"
+    if not r.unreadable or r.value is not None:
+        raise ModelError(
+            f"{die}: only an unreadable die has likely values (this one reads {r.value!r}): a read die has its value"
+        )
+    sides = SIDES.get(r.kind)
+    bad = [
+        v
+        for v in r.likely
+        if isinstance(v, bool) or not isinstance(v, int) or sides is None or not 1 <= v <= sides
+    ]
+    if bad:
+        raise ModelError(f"{die}: likely value {bad[0]!r} is not a face of a {r.kind}")
+    if len(set(r.likely)) != len(r.likely):
+        raise ModelError(f"{die}: likely names a value twice ({list(r.likely)})")

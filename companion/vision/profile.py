@@ -56,6 +56,7 @@ import numpy as np
 
 PROFILE_FILE = "profile.npz"
 STANDARD_KINDS = ("d4", "d6", "d8", "d10", "d12", "d20")
+STANDARD_SIDES = {"d4": 4, "d6": 6, "d8": 8, "d10": 10, "d12": 12, "d20": 20}
 DD_KINDS = {4: "d4", 6: "d6", 8: "d8", 10: "d10", 12: "d12"}
 #: Crops a profile keeps per face, the newest (``learn``): a new embedding network learns the table's
 #: faces again from them (``load`` with ``embedder``) instead of asking the players to enrol again.
@@ -382,6 +383,23 @@ class TableProfile:
                 found.setdefault(key, (float(table[1][k]), []))[1].append((die, k))
         ranked = sorted(found.values(), key=lambda v: v[0])  # stable: first seen first on a tie
         return [pairs for _, pairs in ranked][: max(0, int(most))]
+
+    def likely_values(self, emb: np.ndarray, kind: str, most: int = LIKELY_FACES) -> list[int]:
+        """``likely_faces`` for a standard die of ``kind`` (``"d20"``): the values of that kind the table
+        has taught (``any:<kind>|<value>`` prototypes) nearest the crop, nearest first, each value once,
+        only values the kind has (1..sides), at most ``most``; ties keep the lower value first.  What the
+        Roll panel offers first for a standard die the camera left unread.  Not a reading: the die stays
+        unread until a player taps."""
+        if kind not in STANDARD_SIDES:
+            raise ProfileError(f"not a standard die kind: {kind!r} (one of {', '.join(STANDARD_KINDS)})")
+        values = [v for v in range(1, STANDARD_SIDES[kind] + 1) if f"any:{kind}|{v}" in self._n]
+        if not values:
+            return []
+        e = np.asarray(emb, np.float32)
+        # one vector dot per value, as ``_face_table`` does: the order must not depend on how many are known
+        dots = np.array([np.dot(self.prototype(f"any:{kind}|{v}"), e) for v in values], np.float32)
+        _, d = self._weights_of(dots)
+        return [values[int(i)] for i in np.argsort(d, kind="stable")][: max(0, int(most))]
 
     def read_any(self, emb: np.ndarray, kind: str | None = None, p_cocked: float = 0.0) -> Match:
         """The nearest known face among every face this profile knows (of ``kind`` when given)."""

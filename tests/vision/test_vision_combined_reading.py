@@ -312,5 +312,46 @@ def test_the_camera_path_reads_with_the_combination(enrolled):
     assert [d["value"] for d in read["dice"]] == expected
     assert any(v is not None for v in expected)
     for unit in read["units"]:
-        if unit["detection"] is not None:
-            assert unit["face_index"] == read["dice"][unit["detection"]]["value"] - 1
+        if unit["detection"] is None:
+            continue
+        die = read["dice"][unit["detection"]]
+        if die["value"] is not None:
+            assert unit["face_index"] == die["value"] - 1
+        else:  # an unread die goes to a slot only to carry its likely values, never as a value
+            assert unit["face_index"] is None and die["likely"]
+            assert [a["face_index"] + 1 for a in unit["alternatives"]] == die["likely"]
+
+
+@pytest.mark.parametrize("rule", ["combined", "profile alone"])
+def test_a_die_left_unread_offers_the_values_the_profile_knows_nearest(enrolled, tmp_path, rule):
+    """A die the enrolled bundle leaves unread (not cocked) carries its kind's taught values nearest its
+    embedding (``TableProfile.likely_values``), nearest first, at most 2, with the combined rule and in a
+    bundle from before it (the profile alone reads); a die read carries none; the 7, never taught, is
+    never offered."""
+    from companion.vision.table_reading import embedding_crops
+
+    bundle = enrolled
+    if rule == "profile alone":
+        bundle = tmp_path / "older"
+        shutil.copytree(enrolled, bundle)
+        meta = json.loads((bundle / "model.json").read_text())
+        del meta[COMBINED_KEY]
+        (bundle / "model.json").write_text(json.dumps(meta))
+    model = _load(bundle)
+    assert (model.combined is None) == (rule == "profile alone")
+    tiles, _, _, query = _split()
+    frame, boxes = _frame(tiles[query])
+    got = model.read_boxes(frame, boxes)
+    emb, pc = model.embedder(embedding_crops(frame, boxes, model.embed_crop, model.embed_margin))
+    cocked_at = model.profile.gate(standard=True)["cocked_threshold"]
+    unread = 0
+    for r, e, p in zip(got, emb, pc, strict=True):
+        cocked = p >= cocked_at if model.combined else model.profile.read_any(e, r.kind, float(p)).cocked
+        if r.value is not None or cocked:
+            assert r.likely == [] and "likely" not in r.to_dict()
+            continue
+        unread += 1
+        assert r.likely == model.profile.likely_values(e, r.kind) and 1 <= len(r.likely) <= 2
+        assert 7 not in r.likely  # no die of any kind was taught a 7
+        assert r.to_dict()["likely"] == r.likely and r.to_dict()["value"] is None
+    assert unread >= 1, "no die of the fixture was left unread: the test shows nothing"
