@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
-from .decisions import Decision, ask, faces_validator
+from .decisions import Decision, ask_roll
 from .errors import IllegalSetup
 from .state import DieSpec, GameState, TerrainState, Unit, spec_for
 
@@ -61,15 +61,13 @@ def roll_starting_distance(
         spec = [
             {"uid": terrain.id, "die": f"Terrains/{terrain.name}", "faces": [str(i) for i in range(1, 9)]}
         ]
-        faces = yield ask(
+        faces = yield ask_roll(
             "terrain_roll",
             pid,
-            "roll",
             f"{player_name}: roll {terrain.name} for its starting distance",
             rule,
             dice=spec,
             data={"roll": "terrain", "terrain": terrain.id},
-            validate=faces_validator(spec),
         )
         face = starting_face(int(faces[0]))
         if face is not None:

@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import damage as dmg
 from ..core.decision_flow import DecisionFlow
-from ..core.decisions import Decision, choice, choose_validator
+from ..core.decisions import Decision, ask_roll, choice, choose_validator
 from ..core.decisions import ask as _ask
-from ..core.decisions import faces_validator as _faces_validator
 from ..core.errors import GameOver, GameRuleError, IllegalAction, IllegalRoll, IllegalSetup, IllegalSpell
 from ..core.ids import SEPARATOR, UNPLACED, ArmyId, is_army_id, split_army_id
 from ..core.setup_steps import add_unit, force_dice, roll_starting_distance
@@ -185,15 +184,13 @@ class Game(DecisionFlow):
         data: dict[str, Any] = {"roll": roll, "army": army.id}
         if need is not None:
             data.update(need=need[0], need_note=need[1])
-        faces = yield _ask(
+        faces = yield ask_roll(
             "roll",
             army.owner,
-            "roll",
             prompt,
             rule,
             dice=spec,
             data=data,
-            validate=_faces_validator(spec),
         )
         rolled = [[f] for f in faces]
         terrain = st.terrains.get(army.location)
@@ -246,17 +243,15 @@ class Game(DecisionFlow):
             if not outcome.rerolls:
                 break
             again = [spec[i] for i in outcome.rerolls]
-            more = yield _ask(
+            more = yield ask_roll(
                 "reroll",
                 army.owner,
-                "roll",
                 f"{self.player_name(army.owner)}: roll again "
                 + ", ".join(d["die"] for d in again)
                 + " (their face makes them roll again)",
                 "V4.01c L1015-1017",
                 dice=again,
                 data={"roll": roll, "army": army.id, "reroll": True},
-                validate=_faces_validator(again),
             )
             for i, face in zip(outcome.rerolls, more, strict=True):
                 rolled[i].append(face)
