@@ -34,9 +34,8 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import TYPE_CHECKING, Any
 
-from ..core.decisions import Decision, choice, choose_validator
+from ..core.decisions import Decision, ask_roll, choice, choose_validator
 from ..core.decisions import ask as _ask
-from ..core.decisions import faces_validator as _faces_validator
 from ..core.state import DUA, POOL, UNTIL_ITS_NEXT_TURN, Army, Unit
 from . import dragon_promotion as promo
 from . import dua
@@ -332,17 +331,15 @@ def _roll_dragon(game: RuleContext, a: DragonAttack) -> Flow:
     again = False
     for _ in range(50):
         vs = "the army" if a.target == ARMY else _dragon_label(game, game.state.units[a.target])
-        faces = yield _ask(
+        faces = yield ask_roll(
             "dragon_reroll" if again else "dragon_roll",
             d.owner,
-            "roll",
             f"{game.player_name(d.owner)}: roll {d.name.split('/', 1)[-1]} ({d.uid}) "
             + ("again " if again else "")
             + f"attacking {vs}",
             "V4.01c L696-697, L758-760" if again else "V4.01c L657-659",
             dice=spec,
             data={"roll": "dragon", "dragon": d.uid, "target": a.target, "reroll": again},
-            validate=_faces_validator(spec),
         )
         a.faces.append(faces[0])
         got = icon(faces[0])
@@ -425,16 +422,14 @@ def dragon_fire(game: RuleContext, a: DragonAttack, killed: list[str]) -> Flow:
     dice = [st.units[u] for u in killed]
     spec = [{"uid": u.uid, "die": u.name, "faces": list(u.spec.faces)} for u in dice]
     owner = dice[0].owner
-    faces = yield _ask(
+    faces = yield ask_roll(
         "dragon_fire_roll",
         owner,
-        "roll",
         f"{game.player_name(owner)}: Dragon Fire: roll the units the breath killed; those that roll no save "
         "are buried",
         "V4.01c L719-720",
         dice=spec,
         data={"roll": "save", "dragon_fire": True},
-        validate=_faces_validator(spec),
     )
     failed = []
     for unit, face in zip(dice, faces, strict=True):
