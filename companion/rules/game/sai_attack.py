@@ -17,11 +17,11 @@ The flow's ``Game.attack`` hands the whole attack to :func:`attack`:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..core.decisions import Decision
+from ..core.decisions import Decision, ask_roll
 from ..core.ids import ArmyId, split_army_id
 from ..core.state import BUA, DUA, RESERVE, Army, Unit
 from . import dua, sai_rise
@@ -702,42 +702,19 @@ def _delayed(
         if not chosen:
             return
         spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in chosen]
-        from ..core.decisions import faces_validator as _faces_validator
-
         faces = yield ask_roll(
-            game,
+            "sai_roll",
             army.owner,
-            spec,
-            f"Confuse: roll again {', '.join(d['die'] for d in spec)}; their earlier results are ignored",
+            f"{game.player_name(army.owner)}: Confuse: roll again {', '.join(d['die'] for d in spec)}; "
+            "their earlier results are ignored",
             rule,
-            _faces_validator(spec),
+            dice=spec,
+            data={"roll": "save", "reroll": True},
         )
         index = {d.uid: i for i, d in enumerate(dice)}
         for u, face in zip(chosen, faces, strict=True):
             rolled[index[u]][:] = [face]
         game.say(f"Confuse: {len(chosen)} unit(s) rolled again ({rule})")
-
-
-def ask_roll(
-    game: RuleContext,
-    player: str,
-    spec: list[dict[str, Any]],
-    prompt: str,
-    rule: str,
-    validate: Callable[[dict[str, Any]], Any],
-) -> Decision:
-    from .sai_targeting import ask
-
-    return ask(
-        "sai_roll",
-        player,
-        "roll",
-        f"{game.player_name(player)}: {prompt}",
-        rule,
-        dice=spec,
-        data={"roll": "save", "reroll": True},
-        validate=validate,
-    )
 
 
 # --------------------------------------------------------------------------- after the save roll

@@ -212,17 +212,15 @@ def showed_sai(unit: Unit, faces: Sequence[str], sai: str) -> bool:
 
 def plain_roll(game: RuleContext, unit: Unit, prompt: str, rule: str) -> Flow:
     """Roll one die only to read its face (Replanting, Rise from the Ashes); returns the face text."""
-    from ..core.decisions import faces_validator as _faces_validator
+    from ..core.decisions import ask_roll
 
     spec = [{"uid": unit.uid, "die": unit.name, "faces": list(unit.spec.faces)}]
-    faces = yield ask(
+    faces = yield ask_roll(
         "sai_roll",
         unit.owner,
-        "roll",
         f"{game.player_name(unit.owner)}: {prompt}",
         rule,
         dice=spec,
         data={"roll": "special", "unit": unit.uid},
-        validate=_faces_validator(spec),
     )
     return faces[0]

@@ -139,7 +139,7 @@ def _magic_negation(game: RuleContext, army: Army) -> Flow:
 def _rapid_growth(game: RuleContext, army: Army, dice: list[Unit], rolled: list[list[str]]) -> Flow:
     """Treefolk that rolled no SAI may be re-rolled once, together, when counter-maneuvering at an
     earth terrain; earlier results ignored (L968-973)."""
-    from ..core.decisions import faces_validator as _faces_validator
+    from ..core.decisions import ask_roll
 
     rule = cite("968-973")
     eligible = [
@@ -163,15 +163,13 @@ def _rapid_growth(game: RuleContext, army: Army, dice: list[Unit], rolled: list[
         {"uid": u, "die": game.state.units[u].name, "faces": list(game.state.units[u].spec.faces)}
         for u in chosen
     ]
-    faces = yield ask(
+    faces = yield ask_roll(
         "sai_roll",
         army.owner,
-        "roll",
         f"{game.player_name(army.owner)}: Rapid Growth: roll again " + ", ".join(d["die"] for d in spec),
         rule,
         dice=spec,
         data={"roll": "maneuver", "reroll": True},
-        validate=_faces_validator(spec),
     )
     index = {d.uid: i for i, d in enumerate(dice)}
     for u, face in zip(chosen, faces, strict=True):

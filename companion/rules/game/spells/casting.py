@@ -389,20 +389,18 @@ def roll_faces(
     topic: str = "spell_roll",
 ) -> Flow:
     """Ask `owner` to roll the dice `uids` (a roll outside any army roll); returns their faces."""
-    from ...core.decisions import faces_validator as _faces_validator
+    from ...core.decisions import ask_roll
 
     st = game.state
     spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in uids]
     loc = st.location[uids[0]] if uids else ""
-    faces = yield ask(
+    faces = yield ask_roll(
         topic,
         owner,
-        "roll",
         prompt,
         rule,
         dice=spec,
         data={"roll": roll, "army": str(ArmyId(owner, loc)), "units": list(uids)},
-        validate=_faces_validator(spec),
     )
     return list(faces)
 
