@@ -249,8 +249,7 @@ def _controlled_dragons_fight(game: RuleContext, site: SiteAttack, outcome: Roll
     controlled dragon is rolled and its damage (no Wing) joins the army's melee; it is not part of the
     army (L3016-3026).  A controlled dragon attacking its controller's army does no non-breath damage
     (the controller would not have let it roll)."""
-    from ...core.decisions import ask as _ask
-    from ...core.decisions import faces_validator as _faces_validator
+    from ...core.decisions import ask_roll
     from .. import dragons as dg
 
     st = game.state
@@ -269,16 +268,14 @@ def _controlled_dragons_fight(game: RuleContext, site: SiteAttack, outcome: Roll
             continue
         dragon = st.units[uid]
         spec = [{"uid": uid, "die": dragon.name, "faces": list(dragon.spec.faces)}]
-        faces = yield _ask(
+        faces = yield ask_roll(
             "roll",
             st.units[by].owner,
-            "roll",
             f"{game.player_name(st.units[by].owner)}: roll your controlled "
             f"{dragon.name}: its damage joins your army's melee",
             f"{DOC} L3016-3026",
             dice=spec,
             data={"roll": "controlled_dragon", "dragon": uid},
-            validate=_faces_validator(spec),
         )
         icon = dg.icon(faces[0])
         damage = (
@@ -349,19 +346,16 @@ def _slay(game: RuleContext, site: SiteAttack, champ: Unit, dragon: Unit) -> Flo
     st.effects = [e for e in st.effects if e.target != dragon.uid]
     game.say(f"{champ.name} slays {dragon.name}: it is removed from the game (V4.01c L2978-2981)")
     if dragon_kind(dragon) == "white":
-        from ...core.decisions import ask as _ask
-        from ...core.decisions import faces_validator as _faces_validator
+        from ...core.decisions import ask_roll
 
         spec = [{"uid": dragon.uid, "die": dragon.name, "faces": list(dragon.spec.faces)}]
-        faces = yield _ask(
+        faces = yield ask_roll(
             "roll",
             champ.owner,
-            "roll",
             f"{game.player_name(champ.owner)}: roll the slain {dragon.name}: Jaws buries the slayer",
             f"{DOC} L2978-2983",
             dice=spec,
             data={"roll": "slain_white_dragon"},
-            validate=_faces_validator(spec),
         )
         if "Jaw" in faces[0]:
             st.location[champ.uid] = BUA

@@ -345,23 +345,20 @@ def before_resolution(
         budgets[relic.uid] = left
         if not chosen:
             continue
-        from ...core.decisions import ask
-        from ...core.decisions import faces_validator as _faces_validator
+        from ...core.decisions import ask_roll
 
         spec: list[dict[str, Any]] = [
             {"uid": dice[k].uid, "die": dice[k].name, "faces": list(dice[k].spec.faces)} for k in chosen
         ]
-        faces = yield ask(
+        faces = yield ask_roll(
             "reroll",
             relic.owner,
-            "roll",
             f"{game.player_name(relic.owner)}: roll again "
             + ", ".join(x["die"] for x in spec)
             + " (Elemental Relic)",
             f"{DOC} L2838-2840",
             dice=spec,
             data={"roll": roll, "army": army.id, "reroll": True},
-            validate=_faces_validator(spec),
         )
         for k, new in zip(chosen, faces, strict=True):
             rolled[k] = [new]

@@ -145,18 +145,16 @@ def _roll_it(game: RuleContext, unit: Unit, location: str) -> Flow:
     """Roll the minor terrain and apply its result at once (L2609-2612); an ID icon lets the owner
     turn it to any action face (L2653-2657)."""
     from ...core.decisions import ask as _ask
-    from ...core.decisions import faces_validator as _faces_validator
+    from ...core.decisions import ask_roll
 
     spec = [{"uid": unit.uid, "die": unit.name, "faces": list(unit.spec.faces)}]
-    faces = yield _ask(
+    faces = yield ask_roll(
         "minor_terrain_roll",
         unit.owner,
-        "roll",
         f"{game.player_name(unit.owner)}: roll {unit.name}",
         f"{DOC} L2609-2612",
         dice=spec,
         data={"roll": "minor_terrain", "army": army_id(unit.owner, location)},
-        validate=_faces_validator(spec),
     )
     icon = icon_of(faces[0])
     if icon in ID_ICONS:
