@@ -1,15 +1,15 @@
 """Decisions of the r96 flow: ``ask`` builds one (a choice validates against its listed values);
-``faces_validator`` (reading a roll's faces, as text or 1-based number per die) is the one both
-editions share (``companion.rules.core.decisions``)."""
+``ask_roll`` (a roll of some dice) and ``faces_validator`` (reading a roll's faces, as text or 1-based
+number per die) are the ones both editions share (``companion.rules.core.decisions``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...core.decisions import Decision, choose_validator, faces_validator
+from ...core.decisions import Decision, ask_roll, choose_validator, faces_validator
 from ...core.decisions import ask as _ask
 
-__all__ = ["ask", "faces_validator"]
+__all__ = ["ask", "ask_roll", "faces_validator"]
 
 
 def ask(

@@ -13,7 +13,7 @@ from ...core.ids import ArmyId
 from ...core.state import DUA, Unit
 from . import dragons as dr
 from .asking import ask as _ask
-from .asking import faces_validator as _faces_validator
+from .asking import ask_roll
 from .host import R96Host
 
 Flow = Generator[Decision, Any, Any]
@@ -40,15 +40,13 @@ class DragonAttacks(R96Host):
         spec = [{"uid": d.uid, "die": d.name, "faces": list(d.spec.faces)}]
         faces: list[str] = []
         while True:
-            got = yield _ask(
+            got = yield ask_roll(
                 "dragon_roll",
                 d.owner,
-                "roll",
                 f"{self.player_name(d.owner)}: roll {d.name} ({why})",
                 "R96 L838-880",
                 dice=spec,
                 data={"roll": "dragon"},
-                validate=_faces_validator(spec),
             )
             faces.append(got[0])
             r = dr.DragonRoll(d, faces)

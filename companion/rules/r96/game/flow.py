@@ -29,7 +29,7 @@ from ...core.terrains import MAGIC, MELEE, MISSILE, parse_terrain
 from ...resolution import EffectInForce, RollTerrain
 from . import setup as su
 from .asking import ask as _ask
-from .asking import faces_validator as _faces_validator
+from .asking import ask_roll
 from .dragon_attacks import DragonAttacks
 from .magic_actions import MagicActions
 from .options import game_options
@@ -245,9 +245,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         data: dict[str, Any] = {"roll": purpose, "army": army_text(owner, UNPLACED if loc is None else loc)}
         if need is not None:
             data.update(need=need[0], need_note=need[1])
-        faces = yield _ask(
-            "roll", owner, "roll", prompt, rule, dice=spec, data=data, validate=_faces_validator(spec)
-        )
+        faces = yield ask_roll("roll", owner, prompt, rule, dice=spec, data=data)
         rolled = Rolled(
             list(units), [[f] for f in faces], purpose, owner, loc, dict(ctx, in_reserve=loc == RESERVE)
         )
@@ -259,17 +257,15 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
             if not again:
                 break
             more_spec = [spec[i] for i in again]
-            more = yield _ask(
+            more = yield ask_roll(
                 "reroll",
                 owner,
-                "roll",
                 f"{self.player_name(owner)}: roll again "
                 + ", ".join(d["die"] for d in more_spec)
                 + " (Rend rolls again)",
                 "R96 L765-773",
                 dice=more_spec,
                 data={"roll": purpose, "reroll": True},
-                validate=_faces_validator(more_spec),
             )
             for i, f in zip(again, more, strict=True):
                 rolled.faces[i].append(f)
