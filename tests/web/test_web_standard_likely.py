@@ -25,21 +25,24 @@ LIKELY = [17, 3]  # nearest first
 
 
 class FakeModel:
-    """A numeral bundle that reads every die of the roll on its face 1 but the last d20, left unread with
-    ``LIKELY`` (what an enrolled bundle gives: ``NumeralModel.read_boxes``)."""
+    """A numeral bundle that reads every die of the roll (on its face 1, or on ``values``) but the last
+    d20, left unread with ``likely`` (default ``LIKELY``; what an enrolled bundle gives:
+    ``NumeralModel.read_boxes``); ``boxes``: each die's box (default: a row of small boxes)."""
 
-    def __init__(self, dice: list[dict]):
-        self.dice = dice
+    def __init__(self, dice: list[dict], boxes=None, values=None, likely=LIKELY):
+        self.dice, self.likely = dice, list(likely)
+        self.boxes = boxes or [[20.0 + 24 * k, 30.0, 40.0 + 24 * k, 50.0] for k in range(len(dice))]
+        self.values = values or [1] * len(dice)
 
     def readings(self, image):
         out = []
         unread = max(k for k, d in enumerate(self.dice) if d["die"] == "d20")
         for k, d in enumerate(self.dice):
-            box = [20.0 + 24 * k, 30.0, 40.0 + 24 * k, 50.0]
+            box, v = list(self.boxes[k]), int(self.values[k])
             if k == unread:
-                out.append(StandardReading(box, "d20", None, None, 0.31, True, list(LIKELY)))
+                out.append(StandardReading(box, "d20", None, None, 0.31, True, list(self.likely)))
             else:
-                out.append(StandardReading(box, d["die"], 1, "1", 0.93, False))
+                out.append(StandardReading(box, d["die"], v, str(v), 0.93, False))
         return out
 
 
