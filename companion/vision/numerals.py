@@ -268,16 +268,53 @@ def load_numeral_model(name_or_path: str | os.PathLike = DEFAULT_STANDARD_MODEL)
     return _CACHE[bundle]
 
 
-def _d6_readings(image: np.ndarray) -> list[StandardReading]:
+def _d6_readings(image: np.ndarray, model: str | os.PathLike | None = None) -> list[StandardReading]:
+    """The dice of a roll of d6 only, read by the shipped ``d6`` model (trained on real photographs).
+    ``model``: the table's standard-dice bundle; when it has a table profile, a d6 left unread (not
+    cocked) carries the d6 values that profile knows nearest (``likely_values_from``)."""
+    seen = load_model("d6").readings(image)
     out = []
-    for r in load_model("d6").readings(image):
+    for r in seen:
         value = int(r.icon.split("_")[1]) if r.icon and r.icon.startswith("dice_") else None
         out.append(
             StandardReading(
                 r.box, "d6", value, None if value is None else str(value), r.confidence, value is None
             )
         )
+    if model is not None and _enrolled(model):  # a shipped reader has no profile: not even loaded
+        likely_values_from(load_numeral_model(model), image, out, [bool(r.cocked) for r in seen])
     return out
+
+
+def _enrolled(name_or_path: str | os.PathLike) -> bool:
+    """Whether ``name_or_path`` names a numeral bundle with a table profile (``companion vision enroll``)."""
+    bundle = numeral_bundle(name_or_path)
+    if bundle is None:
+        return False
+    try:
+        return bool(json.loads((bundle / "model.json").read_text()).get("embedding"))
+    except (OSError, json.JSONDecodeError):
+        return False
+
+
+def likely_values_from(
+    bundle: NumeralModel, image: np.ndarray, readings: list[StandardReading], cocked: list[bool]
+) -> None:
+    """Give each unread die of ``readings`` (another reader's, e.g. the ``d6`` model's) that is not
+    ``cocked`` the values of its kind ``bundle``'s table profile knows nearest its crop (embedded by the
+    bundle's own network; a crop its geometry head calls cocked gets none), in place.  Nothing without
+    a profile; the readings' values are never changed."""
+    if bundle.profile is None:
+        return
+    idx = [i for i, r in enumerate(readings) if r.unreadable and r.value is None and not cocked[i]]
+    if not idx:
+        return
+    boxes = np.array([readings[i].box for i in idx], float)
+    emb, pc = bundle.embedder(embedding_crops(image, boxes, bundle.embed_crop, bundle.embed_margin))
+    cocked_at = bundle.profile.gate(standard=True)["cocked_threshold"]
+    for j, i in enumerate(idx):
+        if pc[j] < cocked_at:
+            readings[i].likely = bundle.profile.likely_values(emb[j], readings[i].kind)
 
 
 def read_standard_roll(image: np.ndarray, slots: list[str], model: str = DEFAULT_STANDARD_MODEL) -> dict:
@@ -285,13 +322,15 @@ def read_standard_roll(image: np.ndarray, slots: list[str], model: str = DEFAULT
 
     Returns ``{"units": [{"slot", "unit", "detection", "face_index", "cocked"}], "dice": [...],
     "unassigned": [...]}``: each slot gets an unused die of its size read in the frame (the most
-    confident first); ``face_index`` is the value minus one (the slot's faces are "1".."n").
+    confident first); ``face_index`` is the value minus one (the slot's faces are "1".."n").  A roll of
+    d6 only is read by the ``d6`` model; ``model``'s table profile (an enrolled bundle) then only offers
+    likely values for the d6 it leaves unread.
     """
     unknown = [s for s in slots if s not in SIDES]
     if unknown:
         raise ModelError(f"not standard dice: {', '.join(unknown)} (expected d4, d6, d8, d10, d12 or d20)")
     if slots and all(s == "d6" for s in slots):
-        readings = _d6_readings(image)
+        readings = _d6_readings(image, model)
     else:
         readings = load_numeral_model(model).readings(image)
     return assign_standard(readings, slots)

@@ -7,13 +7,18 @@ Profiles built from unit vectors: each known value along its own axis, so the di
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import cv2
 import numpy as np
 import pytest
 
+import companion.vision.numerals as numerals
 from companion.readings import ReadingError, Source, State, parse_reading
 from companion.vision.numerals import StandardReading, assign_standard
 from companion.vision.profile import FaceLabel, ProfileError, TableProfile
-from companion.vision.reader import ModelError
+from companion.vision.reader import ModelError, SeenDie
 from companion.vision.roll_reading import roll_readings
 
 DIM = 8
@@ -139,3 +144,92 @@ def test_a_standard_dies_reading_is_checked_as_a_dragon_dies(bad, words):
         parse_reading(bad)
     ok = parse_reading({"die": "A06", "face": None, "state": "unreadable", "likely": ["3", "5"]})
     assert ok.likely == ("3", "5") and not ok.is_read
+
+
+# ------------------------------------------------------------------ a roll of d6 only (the ``d6`` model)
+
+MOSAIC = Path(__file__).parent / "fixtures" / "standard_d20"
+HALF = 64 / 1.15 / 2  # a box whose crop_die cut is exactly the 64 px tile
+
+
+@pytest.fixture(scope="module")
+def d6_table(tmp_path_factory):
+    """``polyhedral-oblique`` enrolled with d6 values 1-5 (two tiles each of the mosaic fixture, labelled
+    as the d6 values they show), and the other tiles of values 1-6 (the 6 never taught) to read."""
+    from companion.vision.enroll import enroll, read_corrections
+    from companion.vision.synth.standard_styles import read_mosaic
+
+    tiles, labels = read_mosaic(MOSAIC)
+    values = np.array(labels["values"])
+    slot = np.arange(len(values)) % labels["per_value"]
+    tmp = tmp_path_factory.mktemp("d6table")
+    folder = tmp / "corrections"
+    folder.mkdir()
+    box = [32 - HALF, 32 - HALF, 32 + HALF, 32 + HALF]
+    for i in np.flatnonzero((slot < 2) & (values <= 5)):
+        cv2.imwrite(str(folder / f"f{i:02d}.png"), tiles[i])
+        (folder / f"f{i:02d}.json").write_text(
+            json.dumps({"dice": [{"box": box, "kind": "d6", "value": int(values[i])}]})
+        )
+    enroll("polyhedral-oblique", tmp / "our-d6", read_corrections(folder))
+    return tmp / "our-d6", tiles[(slot >= 2) & (values <= 6)]
+
+
+class _D6Model:
+    """The ``d6`` model's readings of the frame: die 0 read as 3 pips, die 1 cocked, the rest unread."""
+
+    def __init__(self, boxes):
+        self.boxes = boxes
+
+    def readings(self, image):
+        out = []
+        for i, b in enumerate(self.boxes):
+            icon = "dice_3" if i == 0 else None
+            out.append(SeenDie(list(b), "d6", "small", [], icon, None, icon, 0.4, i == 1, i > 1))
+        return out
+
+
+def test_a_d6_only_roll_offers_the_values_the_tables_bundle_knows(d6_table, monkeypatch):
+    from companion.vision.numerals import NumeralModel, read_standard_roll
+    from companion.vision.table_reading import embedding_crops
+
+    bundle, query = d6_table
+    frame = np.ascontiguousarray(np.concatenate(list(query), axis=1))
+    cx = 32 + 64 * np.arange(len(query))
+    boxes = np.stack([cx - HALF, np.full(len(cx), 32 - HALF), cx + HALF, np.full(len(cx), 32 + HALF)], 1)
+    real = numerals.load_model  # the bundle's own box finder stays the real one
+    monkeypatch.setattr(numerals, "load_model", lambda name: _D6Model(boxes) if name == "d6" else real(name))
+    read = read_standard_roll(frame, ["d6"] * len(query), model=str(bundle))
+    table = NumeralModel(bundle)
+    emb, pc = table.embedder(embedding_crops(frame, boxes, table.embed_crop, table.embed_margin))
+    cocked_at = table.profile.gate(standard=True)["cocked_threshold"]
+    dice = read["dice"]
+    assert dice[0]["value"] == 3 and "likely" not in dice[0]  # read: nothing offered
+    assert "likely" not in dice[1]  # cocked: rolled again, nothing offered
+    offered = 0
+    for i in range(2, len(dice)):
+        expected = table.profile.likely_values(emb[i], "d6") if pc[i] < cocked_at else []
+        assert dice[i].get("likely", []) == expected and dice[i]["value"] is None
+        assert 6 not in expected  # never taught
+        offered += bool(expected)
+    assert offered >= 1, "no unread d6 was offered a value: the test shows nothing"
+    units = read["units"]
+    assert [u["face_index"] for u in units if u["detection"] is not None] == [2] + [None] * (
+        sum(u["detection"] is not None for u in units) - 1
+    )
+    assert sum(bool(u.get("alternatives")) for u in units) == offered  # each offered die holds a slot
+
+
+def test_a_d6_only_roll_with_a_shipped_reader_offers_nothing_and_loads_no_bundle(monkeypatch):
+    from companion.vision.numerals import read_standard_roll
+
+    boxes = np.array([[0, 0, 20, 20], [30, 0, 50, 20], [60, 0, 80, 20]], float)
+    monkeypatch.setattr(numerals, "load_model", lambda name: _D6Model(boxes))
+
+    def refuse(name):
+        raise AssertionError(f"{name} loaded for a roll of d6 only")
+
+    monkeypatch.setattr(numerals, "load_numeral_model", refuse)
+    read = read_standard_roll(np.zeros((40, 100, 3), np.uint8), ["d6"] * 3, model="polyhedral-oblique")
+    assert all("likely" not in d for d in read["dice"])
+    assert [u["detection"] for u in read["units"]] == [0, None, None] and read["unassigned"] == [1, 2]
