@@ -29,7 +29,9 @@ value probabilities AND the profile of its ``embedding_network`` together
 (``companion.vision.combined_reading``; with ``--calibrate`` its ``combined_reading`` parameters are
 chosen on the calibration styles, all kinds at once, and written into the bundle's ``model.json``).
 Columns: right (kind and value, of all dice), taught ok / untaught ok (right, of the dice whose value
-was / was never taught), conf. wrong (of all dice), unreadable, top ok (the top score is right, no gate).
+was / was never taught), conf. wrong (of all dice), unreadable, top ok (the top score is right, no gate),
+unread: 1st / 2 (of the dice left unread: the true value is the nearest taught value the Roll panel marks
+for the tap / one of the two marked; ``TableProfile.likely_values``).
 Choose with ``--calibrate --test-styles 0``, commit, then read the test styles once.
 Rendered tables are cached under ``--cache`` (the same arguments render the same tables).
 """
@@ -237,6 +239,8 @@ COMBINED_COLUMNS = (
     ("confidently_wrong", "conf. wrong"),
     ("unreadable", "unreadable"),
     ("top_right", "top ok"),
+    ("unread_likely_first", "unread: 1st"),
+    ("unread_likely_two", "unread: 2"),
 )
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from companion.vision import enroll_sim as es
 from companion.vision.numerals import KINDS, SIDES
+from companion.vision.profile import LIKELY_FACES
 
 SHOTS = (0, 1, 2, 3, 5)
 COCKED_THRESHOLDS = es.COCKED_THRESHOLDS
@@ -281,14 +282,30 @@ def combined_read(inp: dict, rule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return read, top, margin
 
 
+def likely_offers(inp: dict, most: int = LIKELY_FACES) -> np.ndarray:
+    """(N, most) value indices the Roll panel marks on each die left unread (``TableProfile.likely_values``
+    of the kind the reader read: the taught values nearest, nearest first, ties lower value first), -1
+    where fewer are taught."""
+    d = np.asarray(inp["d"], np.float64)
+    order = np.argsort(d, axis=1, kind="stable")[:, :most]
+    known = np.isfinite(np.take_along_axis(d, order, axis=1))
+    return np.where(known, order, -1)
+
+
 def combined_figures(inp: dict, rule) -> dict:
     """Right (kind and value; of all dice, of the values taught, of the values never taught), read
-    wrong with confidence, unreadable, and the top score right with no gate (a diagnosis)."""
+    wrong with confidence, unreadable, the top score right with no gate (a diagnosis), and of the dice
+    left unread, how often the die's true value is the nearest value marked for the tap / one of the two
+    marked (``likely_offers``; a wrong kind read marks none of the die's values)."""
     read, top, _ = combined_read(inp, rule)
     good = inp["kind_ok"] & (top == inp["truth"])
     right = read & good
     n, known = max(len(read), 1), inp["known"]
     level = int(inp["level"].max()) if len(inp["level"]) else 0
+    offers = likely_offers(inp)
+    truth = np.asarray(inp["truth"])
+    marked = inp["kind_ok"][:, None] & (offers == truth[:, None])
+    unread = ~read
     return {
         "queries": int(len(read)),
         "accuracy": float(right.sum() / n),
@@ -297,6 +314,8 @@ def combined_figures(inp: dict, rule) -> dict:
         "confidently_wrong": float((read & ~good).sum() / n),
         "unreadable": float((~read).sum() / n),
         "top_right": float(good.sum() / n),
+        "unread_likely_first": float(marked[unread, 0].mean()) if unread.any() else float("nan"),
+        "unread_likely_two": float(marked[unread].any(1).mean()) if unread.any() else float("nan"),
     }
 
 

@@ -277,6 +277,38 @@ def test_the_bench_simulation_reads_exactly_as_the_bundle_does(enrolled):
     )
 
 
+def test_the_bench_simulation_marks_what_the_bundle_marks(enrolled):
+    """``standard_sim.likely_offers`` (the bench's unread 1st / 2 columns) gives each die the enrolled
+    bundle leaves unread the values the bundle marks (``StandardReading.likely``), the 7 never taught."""
+    from companion.vision import standard_sim as ss
+    from companion.vision.table_reading import embedding_crops
+
+    tiles, values, enrol, query = _split()
+    model = _load(enrolled)
+    taught = np.array([v != 7 for v in range(1, 21)])
+    table = ss.StdTable(0, "d20", tiles[enrol].reshape(20, 2, 64, 64, 3), taught, tiles[query], values[query])
+    rec = ss.records([table], model.embedder, (2,))["d20"][2]
+    inp = ss.combined_inputs(model.faces(tiles[query]), rec, "d20", 2)
+    offers = ss.likely_offers(inp)
+    frame, boxes = _frame(tiles[query])
+    got = model.read_boxes(frame, boxes)
+    _, pc = model.embedder(embedding_crops(frame, boxes, model.embed_crop, model.embed_margin))
+    cocked_at = model.profile.gate(standard=True)["cocked_threshold"]
+    compared = 0
+    for i, r in enumerate(got):
+        if r.value is not None or pc[i] >= cocked_at:
+            continue
+        compared += 1
+        assert r.likely == [int(k) + 1 for k in offers[i] if k >= 0]
+        assert 6 not in offers[i]  # the 7 (index 6) is never marked
+    assert compared >= 1
+    figs = ss.combined_figures(inp, model.combined)
+    read = ss.combined_read(inp, model.combined)[0]
+    first = np.mean([offers[i, 0] == values[query][i] - 1 for i in np.flatnonzero(~read)])
+    assert figs["unread_likely_first"] == pytest.approx(first)
+    assert figs["unread_likely_first"] <= figs["unread_likely_two"]
+
+
 def _table_frame(tiles: np.ndarray) -> np.ndarray:
     """The tiles on a table of their own background colour, 40 px apart: a frame for the die finder."""
     bg = np.median(np.concatenate([t[:4, :4].reshape(-1, 3) for t in tiles]), 0).astype(np.uint8)
