@@ -348,6 +348,54 @@ def test_cocked_die_tilts_its_read_face():
         assert np.cos(np.radians(41)) < tipped[2] < np.cos(np.radians(19))
 
 
+@pytest.mark.parametrize(
+    ("seed", "cocked", "origin"),
+    [
+        (156, False, (40.00325755215188, 40.00015668017435)),
+        (39, True, (40.016101926203746, 39.98992612344052)),
+    ],
+)
+def test_body_stays_finite_where_a_face_vanishing_line_crosses_a_pixel_centre(
+    monkeypatch, seed, cocked, origin
+):
+    """A face seen nearly edge-on has its plane's vanishing line inside the body's box; the origins
+    were found by search so that the line passes through a pixel centre, where cv2.warpPerspective
+    gives NaN/inf.  That NaN reached training crops (a RuntimeWarning in the final uint8 cast)."""
+    from companion.vision.synth import real_dice as rd
+
+    warps = []
+    warp = cv2.warpPerspective
+
+    def recording_warp(src, M, dsize, *args, **kwargs):
+        warps.append((M, dsize))
+        return warp(src, M, dsize, *args, **kwargs)
+
+    monkeypatch.setattr(cv2, "warpPerspective", recording_warp)
+    rng = np.random.default_rng(seed)
+    ppm, tilt, dist = (
+        float(rng.uniform(1.5, 3.5)),
+        float(rng.uniform(0.55, 1.0)),
+        float(rng.uniform(250, 700)),
+    )
+    light = rd._light(rng)
+    p = rd._placed(0, art.die_face("Dwarves/Warlord", 0)[0], 0, rng, cocked, ppm)
+    rd._settle(p)
+    canvas = np.full((80, 80, 3), 120, np.float32)
+    with np.errstate(all="ignore"):
+        rd._draw_body(
+            canvas, p, rd._Camera(tilt, dist, ppm), light, np.array(origin), np.random.default_rng(1)
+        )
+
+    def nearest_centre(M, dsize) -> float:  # px from the warp's vanishing line to a pixel centre
+        a, b, c = np.linalg.inv(M)[2]
+        yy, xx = np.mgrid[0 : dsize[1], 0 : dsize[0]]
+        return float(np.abs(a * xx + b * yy + c).min() / np.hypot(a, b))
+
+    assert min(nearest_centre(M, dsize) for M, dsize in warps) < 1e-5  # the case still hits the line
+    assert np.isfinite(canvas).all()
+    assert canvas.min() >= 0 and canvas.max() <= 255
+
+
 def test_every_family_draws_every_kind_of_face(catalogue):
     """Every family draws the five actions and several ID pictures; three families draw every icon
     kind of the catalogue (SAIs, terrain and dragon icons) -- all with ink, none blank."""

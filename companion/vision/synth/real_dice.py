@@ -456,7 +456,14 @@ def _draw_body(canvas, p: _Placed, cam: _Camera, light: np.ndarray, origin: np.n
         fm = np.zeros((bh, bw), np.float32)
         cv2.fillPoly(fm, [(poly * 4).astype(np.int32)], 1.0, cv2.LINE_AA, shift=2)
         plain = cv2.warpPerspective(tex, Hm, (bw, bh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-        layer = layer * (1 - fm[..., None]) + plain * fm[..., None]
+        # the warp is read only where the face is (fm > 0) and where it is defined: a face seen nearly
+        # edge-on has its plane's vanishing line inside the box, and at a pixel centre on that line
+        # cv2.warpPerspective returns NaN or inf (0 * inf is NaN), which the blurs below spread into the
+        # crop; a face exactly edge-on is a sliver on that line.  Elsewhere the layer stays as it is
+        # (as multiplying by fm = 0 left it: renders without such a pixel are unchanged to the byte)
+        on = (fm > 0) & np.isfinite(plain).all(2)
+        f = fm[on][:, None]
+        layer[on] = layer[on] * (1 - f) + plain[on] * f
     # rounded edges: along every edge the two faces blend (a bevel), the edges of the face turned to
     # the camera catch a rim of light, and the outline's corners are rounded
     bevel = max(1.0, size_px * 0.06)
