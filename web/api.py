@@ -437,13 +437,27 @@ def roll_preview():
 @bp.post("/rolls/confirm")
 @require("tablet")
 def roll_confirm():
-    """Submit the staged reading (after any corrections)."""
-    body = json_body({"expect_seq": Field(int, required=False, min=0)})
+    """Submit the staged reading (after any corrections): ``{"faces": {"UNIT_ID": "2 Melee"}, "expect_seq": N}``.
+
+    ``faces`` (optional): taps on the Roll panel not sent yet, each applied as a correction of the staged
+    reading (``POST /api/corrections``) before the roll is submitted, so the dice the source read keep
+    their origin and a tapped die is the player's.  Every tap is checked first: one that names a die
+    not in the roll or a face the die lacks is refused by name, and nothing changes."""
+    body = json_body(
+        {
+            "faces": Field(dict, required=False, max_len=200, default={}),
+            "expect_seq": Field(int, required=False, min=0),
+        }
+    )
     s = store()
     with s.lock:
         _check_expected_seq(body["expect_seq"])
         if not s.reading:
             raise Conflict("no roll is waiting to be confirmed", code="no_reading")
+        taps = _run_engine(play.check_taps, s, body["faces"] or {})
+        for uid, face in taps.items():
+            reading, _ = _run_engine(play.correct_reading, s, uid, face)
+            s.set_reading(reading)
         staged = table_profile.staged_camera_roll(s)
         events = _run_engine(play.submit_reading, s, s.reading, changed_by(s.reading.get("source")))
     learnt = table_profile.learn_confirmed_roll(s, staged, staged["reading"]["faces"] if staged else {})

@@ -408,7 +408,8 @@ def camera_reading(
     ``model`` reads Dragon Dice (with the table profile, when the table has one); ``standard_model``
     (``serve --standard-model``: a shipped numeral bundle such as ``polyhedral`` or
     ``polyhedral-oblique``, or a bundle enrolled from one) reads a roll of standard dice (Battle Dice,
-    d4..d20).  The table profile holds Dragon Dice faces only: a standard-dice roll never reads with it."""
+    d4..d20), an enrolled one with the table's standard-dice profile (what confirmed rolls taught it:
+    ``web.table_profile.StandardTableVision``).  The Dragon Dice table profile never reads them."""
     from companion.vision.numerals import SIDES, read_standard_roll
     from companion.vision.roll_reading import read_roll
 
@@ -418,6 +419,11 @@ def camera_reading(
         return None
     slots = [d["die"] for d in pending["dice"]]
     if slots and all(s in SIDES for s in slots):  # Battle Dice rolls standard dice (d4..d20)
+        from .table_profile import standard_vision  # what the table learnt of its standard dice, if any
+
+        std = standard_vision(store)
+        if std is not None and std.model == str(standard_model) and std.profile() is not None:
+            standard_model = std.reading_model()  # the enrolled bundle with the table's standard profile
         read = read_standard_roll(frame, slots, model=standard_model)  # a roll of d6 only: the `d6` model
     else:
         from .table_profile import table_vision  # the table's own dice, when it has learnt some
@@ -511,8 +517,42 @@ def roll_frame_jpeg(store, reading: dict) -> bytes | None:
     return buf.tobytes() if ok else None
 
 
+def check_taps(store, faces: dict) -> dict[str, str]:
+    """The taps sent with a confirm (``{uid: face}``), each checked as ``correct_reading`` checks it, and
+    the roll complete with them; raises ``APIError`` naming the first wrong one before anything changes.
+    Returns ``{uid: face text}`` of the taps that change the staged reading."""
+    pending = _pending_roll(store)
+    dice = {d["uid"]: d for d in pending["dice"]}
+    staged = store.reading["faces"]
+    out = {}
+    for uid, face in faces.items():
+        if uid not in dice:
+            raise APIError(
+                f"{uid!r} is not one of the dice of this roll ({', '.join(dice)})",
+                code="unknown_die",
+                field=f"faces.{uid}",
+            )
+        if not isinstance(face, str) or not face:
+            raise APIError(f"the face of {uid} must be a face text such as '2 Melee'", field=f"faces.{uid}")
+        fixed = _match_face(dice[uid], face, f"faces.{uid}")
+        if staged.get(uid) != fixed:
+            out[uid] = fixed
+    missing = [u for u in dice if u not in staged and u not in out]
+    if missing:
+        raise APIError(
+            f"no face for {', '.join(missing)}: every die of the roll needs a face",
+            code="incomplete_roll",
+            field="faces",
+        )
+    return out
+
+
 def correct_reading(store, uid: str, face: str) -> tuple[dict, str | None]:
-    """Fix one die's face; save the frame with the corrected label when there is one."""
+    """Fix one die's face; save the frame with the corrected label when there is one.
+
+    A die its source left without a face (not read, not seen) stays listed in the reading's
+    ``unread``, so the Roll panel keeps it where it was (ordered by what the source read) and a
+    confirm teaches its crop as an unread die's (``web.table_profile.confirmed_sightings``)."""
     pending = _pending_roll(store)
     dice = {d["uid"]: d for d in pending["dice"]}
     if uid not in dice:
@@ -520,6 +560,8 @@ def correct_reading(store, uid: str, face: str) -> tuple[dict, str | None]:
     fixed = _match_face(dice[uid], face, "face")
     reading = json.loads(json.dumps(store.reading))
     before = reading["faces"].get(uid)
+    if before is None and uid not in reading.get("unread", []) and uid not in reading.get("cocked", []):
+        reading.setdefault("unread", []).append(uid)
     reading["faces"][uid] = fixed
     if uid not in reading["corrected"]:
         reading["corrected"].append(uid)
@@ -559,12 +601,16 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
 
     pending = _pending_roll(store)
     folder = Path(current_app.config.get("CORRECTIONS_DIR") or Path(store.db_path).parent / "corrections")
-    name = f"{time.strftime('%Y%m%d-%H%M%S')}-{uid}-{int(time.time() * 1000) % 1000:03d}"
+    # one record per staged roll: a later tap on the same roll writes it again with every face so far,
+    # so enrolment learns each die of the frame once (the record of the faces the roll was confirmed with)
+    at = float(reading.get("at") or time.time())
+    name = f"{time.strftime('%Y%m%d-%H%M%S', time.localtime(at))}-{int(at * 1000) % 1000:03d}-roll"
     if pending["dice"] and all(d["die"] in SIDES for d in pending["dice"]):  # Battle Dice: standard dice
         path = save_standard_correction(folder, name, frame, reading, pending)
         log.info("correction of %s (%s -> %s) saved as %s", uid, before, after, path)
         return str(path)
     cat = _catalogue()
+    cocked = set(reading.get("cocked") or ())
     dice = []
     for d, box, face_text in _read_pending_dice(pending, reading):
         catalogue_die = cat.get(d["die"])
@@ -575,7 +621,7 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
                 "kind": FACES_TO_KIND.get(len(catalogue_die.faces), "d6"),
                 "icon": face.name if face else face_text,
                 "count": face.count if face else 0,
-                "cocked": False,
+                "cocked": d["uid"] in cocked,  # the frame shows it leaning: enrolment learns no face from it
                 "die": d["die"],
             }
         )
@@ -588,7 +634,8 @@ def save_standard_correction(folder: Path, name: str, frame, reading: dict, pend
     """A corrected camera reading of standard dice (a Battle Dice roll), saved as the record
     ``companion vision enroll --corrections DIR --model polyhedral-oblique --out BUNDLE`` reads: the
     frame (``NAME.jpg``) and ``NAME.json`` = ``{"dice": [{"box": [x1, y1, x2, y2], "kind": "d20",
-    "value": 17}, ...]}``, one entry per die of the reading with a box and a face.  Every entry is
+    "value": 17}, ...]}``, one entry per die of the reading with a box and a face (a die the camera
+    called cocked is left out: its frame does not show the value given after the reroll).  Every entry is
     checked as enrolment checks it (``companion.vision.enroll.check_die_record``) before anything is
     written; the bundle it makes is then served with ``serve --standard-model BUNDLE``."""
     import cv2
@@ -597,7 +644,10 @@ def save_standard_correction(folder: Path, name: str, frame, reading: dict, pend
 
     h, w = frame.shape[:2]
     dice = []
+    cocked = set(reading.get("cocked") or ())
     for d, box, face_text in _read_pending_dice(pending, reading):
+        if d["uid"] in cocked:
+            continue
         rec = {"box": [float(v) for v in box], "kind": d["die"], "value": int(face_text)}
         check_die_record(rec, f"{d['uid']} ({d['die']})", w, h, None)  # EnrollError naming the die
         dice.append(rec)

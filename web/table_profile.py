@@ -172,15 +172,67 @@ class TableVision:
         log.info("table profile %s: lesson %d taken back", self.path, lesson)
 
 
+def standard_profile_beside(database) -> Path:
+    """The table's standard-dice profile: ``game.sqlite`` -> ``game.sqlite.standard-profile.npz``."""
+    return Path(str(database) + ".standard-profile.npz")
+
+
+class StandardTableVision(TableVision):
+    """The table's standard dice (Battle Dice d4..d20): the ``--standard-model`` numeral bundle and the
+    table profile it learns "as you play", in the file beside the game (``standard_profile_beside``),
+    else the bundle's own.  Only a bundle made by ``companion vision enroll`` (an embedding network and a
+    table profile) has one: a shipped reader such as ``polyhedral`` reads as shipped and learns nothing.
+    The bundle is never changed; the camera reads standard dice with it and the learnt profile."""
+
+    def __init__(self, model: str, db_path: str | Path):
+        super().__init__(model, db_path)
+        self.path = standard_profile_beside(db_path)
+
+    def enrolled(self) -> bool:
+        from companion.vision.numerals import enrolled_bundle
+
+        return enrolled_bundle(self.model)
+
+    def base(self):
+        from companion.vision.numerals import load_numeral_model
+
+        return load_numeral_model(self.model)
+
+    def parts(self) -> tuple:
+        if self._parts is None:
+            base = self.base()
+            self._parts = (base.embedder, base.embed_crop, base.embed_margin, dict(base.profile.settings))
+        return self._parts
+
+    def profile(self, create: bool = False):
+        """The table's standard-dice profile, or None for a bundle that has none (never made empty here)."""
+        return super().profile() if self.enrolled() else None
+
+    def _with_profile(self, prof):
+        m = copy.copy(self.base())  # the loaded bundle is shared (cached): only this copy carries the profile
+        m.profile = prof
+        return m
+
+
 def table_vision(store) -> TableVision | None:
     return getattr(store, "table_vision", None)
 
 
+def standard_vision(store) -> StandardTableVision | None:
+    return getattr(store, "standard_vision", None)
+
+
 def init_app(app, store) -> TableVision:
-    """One ``TableVision`` per server, for the game file of ``store`` and the ``CAMERA_MODEL`` bundle."""
+    """One ``TableVision`` per server, for the game file of ``store`` and the ``CAMERA_MODEL`` bundle, and
+    one ``StandardTableVision`` for the ``STANDARD_MODEL`` bundle (Battle Dice rolls)."""
+    from companion.vision import DEFAULT_STANDARD_MODEL
+
     vision = TableVision(app.config.get("CAMERA_MODEL") or "dragon-dice", store.db_path)
     app.extensions["table_vision"] = vision
     store.table_vision = vision  # the camera threads read through the store (no app context there)
+    standard = StandardTableVision(app.config.get("STANDARD_MODEL") or DEFAULT_STANDARD_MODEL, store.db_path)
+    app.extensions["standard_vision"] = standard
+    store.standard_vision = standard
     return vision
 
 
@@ -242,19 +294,23 @@ def confirmed_sightings(staged: dict, faces: dict[str, str]) -> list[tuple[str, 
     (the frame does not show the face confirmed after the reroll), and dice the camera did not
     read whose box may belong to another die: an unread die teaches only when no other die of
     the roll with a box on the frame has as many faces (the box-to-die match of an unread die
-    rests on its kind only, and the player taps faces per unit, not per box)."""
+    rests on its kind only, and the player taps faces per unit, not per box).  So an unread die
+    (a tapped one) teaches only when every other die of the roll with as many faces was read by the
+    camera on a box of its own: the dice read were put on their boxes by the faces they show, and the
+    box left is the unread die's.  Another unread, cocked or unseen die of its size could own the box."""
     reading = staged["reading"]
     boxes = reading.get("boxes") or {}
     cocked = set(reading.get("cocked") or ())
     unread = set(reading.get("unread") or ())
     dice = {d["uid"]: d for d in staged["dice"]}
+    not_read = unread | cocked | {u for u in dice if u not in boxes}
     out = []
     for uid, d in dice.items():
         box, face = boxes.get(uid), faces.get(uid)
         if box is None or face is None or uid in cocked:
             continue
         if uid in unread and any(
-            len(o["faces"]) == len(d["faces"]) and v in boxes for v, o in dice.items() if v != uid
+            len(o["faces"]) == len(d["faces"]) and v in not_read for v, o in dice.items() if v != uid
         ):
             continue
         out.append((uid, [float(v) for v in box], d["die"], face))
@@ -283,11 +339,12 @@ def crop_shows(vision, frame, box, label, roster) -> bool:
 
 
 def _standard_dice_only(dice) -> bool:
-    """A roll of standard dice (Battle Dice, d4..d20): the table profile does not learn them.  It holds
-    the faces of catalogue dice read with the Dragon Dice embedding (``face-embed``, which reads
-    numerals at chance: ``models/polyhedral/MODEL_CARD.md``); standard dice are taught into a bundle,
-    ``companion vision enroll --corrections DIR --model polyhedral-oblique``, from the corrections the
-    tablet saves (``web.play.save_standard_correction``), and served with ``--standard-model``."""
+    """A roll of standard dice (Battle Dice, d4..d20): the Dragon Dice table profile does not learn them.
+    It holds the faces of catalogue dice read with the Dragon Dice embedding (``face-embed``, which reads
+    numerals at chance: ``models/polyhedral/MODEL_CARD.md``); standard dice teach the table's
+    standard-dice profile (``StandardTableVision``) when the ``--standard-model`` bundle was enrolled
+    (``companion vision enroll --corrections DIR --model polyhedral-oblique``, from the corrections the
+    tablet saves: ``web.play.save_standard_correction``)."""
     from companion.vision.numerals import SIDES
 
     return bool(dice) and all(d["die"] in SIDES for d in dice)
@@ -303,8 +360,8 @@ def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> i
     vision = table_vision(store)
     if staged is None or vision is None:
         return None
-    if _standard_dice_only(staged["dice"]):  # the profile holds Dragon Dice faces: nothing to learn here
-        return 0
+    if _standard_dice_only(staged["dice"]):  # the Dragon Dice profile holds no numerals: the standard one
+        return learn_standard_roll(store, staged, faces)
     try:
         from companion.rules.catalogue import load_catalogue
         from companion.vision.profile import face_label
@@ -325,4 +382,32 @@ def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> i
         return 0
     if n:
         store.notice("profile_learnt", {"sightings": n, "faces_known": len(vision.profile())})
+    return n
+
+
+def learn_standard_roll(store, staged: dict, faces: dict[str, str]) -> int:
+    """After a confirmed camera roll of standard dice: teach the table's standard-dice profile each die's
+    confirmed value (``FaceLabel(kind, "value", v)``, the label ``companion vision enroll`` gives a
+    standard die), the dice ``confirmed_sightings`` allows.  A die's label is its size and value only,
+    so a die read on another die's box of its size still shows the value read.  Nothing when the
+    ``--standard-model`` bundle has no profile (a shipped reader); a failure never blocks the roll."""
+    vision = standard_vision(store)
+    if vision is None or vision.profile() is None:
+        return 0
+    try:
+        from companion.vision.profile import FaceLabel
+
+        confirmed = [
+            (box, FaceLabel(kind, "value", int(value)))
+            for _, box, kind, value in confirmed_sightings(staged, faces)
+        ]
+        n = vision.learn(staged["frame"], confirmed)
+    except Exception as exc:  # the roll is confirmed whatever happens here
+        log.warning("the standard-dice profile did not learn the confirmed roll: %s", exc)
+        store.notice("profile_problem", {"problem": f"the camera did not learn this roll's dice: {exc}"})
+        return 0
+    if n:
+        store.notice(
+            "profile_learnt", {"sightings": n, "faces_known": len(vision.profile()), "standard": True}
+        )
     return n

@@ -255,7 +255,13 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
 _CACHE: dict[Path, NumeralModel] = {}
 
 
-def load_numeral_model(name_or_path: str | os.PathLike = DEFAULT_STANDARD_MODEL) -> NumeralModel:
+def load_numeral_model(
+    name_or_path: str | os.PathLike | NumeralModel = DEFAULT_STANDARD_MODEL,
+) -> NumeralModel:
+    """The numeral bundle of that name or folder (loaded once); a loaded ``NumeralModel`` is itself (the
+    table's copy of a bundle with the profile it learnt: ``web.table_profile.StandardTableVision``)."""
+    if isinstance(name_or_path, NumeralModel):
+        return name_or_path
     bundle = numeral_bundle(name_or_path)
     if bundle is None:
         raise ModelError(
@@ -268,7 +274,9 @@ def load_numeral_model(name_or_path: str | os.PathLike = DEFAULT_STANDARD_MODEL)
     return _CACHE[bundle]
 
 
-def _d6_readings(image: np.ndarray, model: str | os.PathLike | None = None) -> list[StandardReading]:
+def _d6_readings(
+    image: np.ndarray, model: str | os.PathLike | NumeralModel | None = None
+) -> list[StandardReading]:
     """The dice of a roll of d6 only, read by the shipped ``d6`` model (trained on real photographs).
     ``model``: the table's standard-dice bundle; when it has a table profile, a d6 left unread (not
     cocked) carries the d6 values that profile knows nearest (``likely_values_from``)."""
@@ -286,8 +294,15 @@ def _d6_readings(image: np.ndarray, model: str | os.PathLike | None = None) -> l
     return out
 
 
-def _enrolled(name_or_path: str | os.PathLike) -> bool:
+def enrolled_bundle(name_or_path: str | os.PathLike | NumeralModel) -> bool:
     """Whether ``name_or_path`` names a numeral bundle with a table profile (``companion vision enroll``)."""
+    return _enrolled(name_or_path)
+
+
+def _enrolled(name_or_path: str | os.PathLike | NumeralModel) -> bool:
+    """Whether ``name_or_path`` names a numeral bundle with a table profile (``companion vision enroll``)."""
+    if isinstance(name_or_path, NumeralModel):
+        return name_or_path.profile is not None
     bundle = numeral_bundle(name_or_path)
     if bundle is None:
         return False
@@ -317,7 +332,9 @@ def likely_values_from(
             readings[i].likely = bundle.profile.likely_values(emb[j], readings[i].kind)
 
 
-def read_standard_roll(image: np.ndarray, slots: list[str], model: str = DEFAULT_STANDARD_MODEL) -> dict:
+def read_standard_roll(
+    image: np.ndarray, slots: list[str], model: str | os.PathLike | NumeralModel = DEFAULT_STANDARD_MODEL
+) -> dict:
     """Read a frame for a roll of standard dice ``slots`` (``["d6", "d20", ...]``).
 
     Returns ``{"units": [{"slot", "unit", "detection", "face_index", "cocked"}], "dice": [...],

@@ -562,9 +562,9 @@ function renderRoll() {
     // issue 20: the dice a source read but could not tell (unread, cocked, not seen) come first; the order
     // follows the source's reading only, so a tap never moves a die under the player's finger
     const order = p.dice.map((d, i) => [d, i]);
-    if (reading) order.sort((a, b) => !!reading.faces?.[a[0].uid] - !!reading.faces?.[b[0].uid] || a[1] - b[1]);
+    if (reading) order.sort((a, b) => !!sourceFace(reading, a[0].uid) - !!sourceFace(reading, b[0].uid) || a[1] - b[1]);
     const dice = h("div", { class: "dice" }, order.map(([d, i]) => {
-      const read = reading?.faces?.[d.uid];
+      const read = reading ? sourceFace(reading, d.uid) : null;
       const chosen = faces[d.uid];
       const fixed = reading?.corrected?.includes?.(d.uid);
       // a die the camera could not read: the faces nearest what it saw come first in the server's
@@ -678,17 +678,30 @@ function dieLabel(d) {
   return String(d.die).split("/").pop();
 }
 function uniqueFaces(list) { return [...new Set(list)]; }
+// The face a die's source read (camera, smart die), whatever a player tapped since: its own reading when the
+// server kept it, else the staged face of a die the source did not leave unread or cocked
+function sourceFace(reading, uid) {
+  const own = reading?.readings?.[uid];
+  if (own) return own.state === "read" ? own.face : null;
+  if ((reading?.unread || []).includes(uid) || (reading?.cocked || []).includes(uid)) return null;
+  return (reading?.corrected || []).includes(uid) ? null : reading?.faces?.[uid] || null;
+}
 function currentFaces(p, reading) {
   const out = {};
   for (const d of p.dice) out[d.uid] = app.picked[d.uid] || reading?.faces?.[d.uid] || null;
   return out;
 }
+// A tap on a roll a source read (camera, smart dice) is a correction of that reading, read die or not: the
+// dice the source read keep their origin, the tapped one is the player's, and a camera roll keeps its
+// frame (saved with the faces for enrolment; on confirm the table learns the crops).  Without a reading
+// the tap is kept here until Confirm.
 async function tapFace(uid, face) {
   const reading = app.state?.reading;
-  if (reading && reading.faces && uid in reading.faces) {
+  if (reading && reading.faces) {
     try {
       const r = await api("POST", "/api/corrections", { uid, face });
       app.state.reading = r.reading;
+      delete app.picked[uid];
     } catch (e) { return; }
   } else app.picked[uid] = face;
   render();
@@ -696,8 +709,11 @@ async function tapFace(uid, face) {
 async function confirmRoll(p, faces) {
   const reading = app.state?.reading;
   try {
-    if (reading && p.dice.every((d) => reading.faces?.[d.uid] === faces[d.uid])) await api("POST", "/api/rolls/confirm", { expect_seq: app.state.seq });
-    else await api("POST", "/api/rolls", { faces, expect_seq: app.state.seq });
+    if (reading && reading.faces) {
+      // faces set here but not sent yet ("set untapped to") go with the confirm, as corrections of the reading
+      const taps = Object.fromEntries(p.dice.filter((d) => faces[d.uid] && faces[d.uid] !== reading.faces[d.uid]).map((d) => [d.uid, faces[d.uid]]));
+      await api("POST", "/api/rolls/confirm", { faces: taps, expect_seq: app.state.seq });
+    } else await api("POST", "/api/rolls", { faces, expect_seq: app.state.seq });
     app.picked = {};
   } catch (e) { if (e.status === 409) refresh(); }
 }
