@@ -1,0 +1,419 @@
+"""Issue 20 part 3, "as you play": a camera roll confirmed on the tablet after a tap teaches the table.
+
+Camera roll -> a tap on the die the camera could not read -> Confirm, through the real Flask app: the
+table profile learns the tapped die's crop with its tapped face and the crops of the dice the camera
+read with their read faces (the file beside the game); the very next reading of that crop reads it;
+the log keeps the camera as the origin of the dice it read and the player's tap as the origin of the
+tapped one, with the roll's frame; and the correction record (frame + JSON, what ``companion vision
+enroll --corrections`` reads) is on disk.  The same for standard dice (a Battle Dice roll) served with
+an enrolled ``--standard-model`` bundle.  Bad taps are refused by name and teach nothing.
+
+Frames are rendered (Dragon Dice of a TEST art family, never trained on; standard dice from above); the
+staged camera reading is what ``web.play.camera_reading`` stages (boxes, frame, one ``DieReading`` per
+die, ``unread``), put on the dice's drawn boxes so which die is unread is fixed; the embedding network,
+the profile and its file are the real ones.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.readings import DieReading, Source, State
+
+FACES = [0, 1, 2, 3]  # face index per die of the quick-start roll (its four Dwarves d6)
+UNREAD = 3  # the die the camera could not read: its face ("3 Magic") is the one the table never saw
+# the reading gate of tests/web/test_web_teach.py: these tests check the plumbing (what is learnt is used)
+GATE = {"scale": 4.0, "max_distance": 0.45, "min_confidence": 0.5, "cocked_threshold": 0.6}
+
+
+@pytest.fixture(scope="module")
+def catalogue():
+    from companion.rules.catalogue import load_catalogue
+
+    return load_catalogue()
+
+
+def _render(names, seed):
+    from companion.vision.synth.art import TEST_FAMILIES
+    from companion.vision.synth.real_dice import render_table
+
+    family = {"Dwarves": TEST_FAMILIES[1]}
+    frame, labels = render_table(
+        family, list(zip(names, FACES, strict=True)), np.random.default_rng(seed), width=1280, height=960
+    )
+    by_die = {lab["die"]: [float(v) for v in lab["box"]] for lab in labels}
+    assert set(by_die) == set(names)
+    return frame, [by_die[n] for n in names]
+
+
+def _stage(store, pending, frame, boxes, read_faces: dict, unread: list[str], likely=None):
+    """Stage a camera reading as ``camera_reading`` does: ``read_faces`` read, ``unread`` not (boxes kept)."""
+    from web.play import reading_from_faces
+
+    readings = []
+    for d, box in zip(pending["dice"], boxes, strict=True):
+        uid = d["uid"]
+        if uid in unread:
+            readings.append(
+                DieReading(
+                    uid,
+                    None,
+                    0.2,
+                    Source.CAMERA,
+                    State.UNREADABLE,
+                    name=d["die"],
+                    box=tuple(box),
+                    problem="face not read: tap it",
+                    likely=tuple((likely or {}).get(uid, ())),
+                )
+            )
+        else:
+            f = read_faces[uid]
+            readings.append(
+                DieReading(
+                    uid, f, 0.9, Source.CAMERA, name=d["die"], face_index=d["faces"].index(f), box=tuple(box)
+                )
+            )
+    with store.lock:
+        reading = reading_from_faces(
+            store,
+            read_faces,
+            "camera",
+            boxes={d["uid"]: b for d, b in zip(pending["dice"], boxes, strict=True)},
+            frame=frame,
+            problems=[f"{u}: not read: tap its face" for u in unread],
+            readings=readings,
+        )
+        reading["cocked"], reading["unread"] = [], list(unread)
+        store.set_reading(reading)
+    return reading
+
+
+@pytest.fixture
+def dwarves(app, client, host, game, catalogue):
+    """The quick-start roll staged as a camera reading: three dice read (faces the table was taught from
+    two other frames), the fourth unread (its face never taught)."""
+    from companion.vision.profile import face_label
+
+    store, vision = app.extensions["game_store"], app.extensions["table_vision"]
+    pending = client.get("/api/state").json["pending"]
+    names = [d["die"] for d in pending["dice"]]
+    assert len(names) == 4 and all(len(d["faces"]) == 6 for d in pending["dice"])
+    for seed in (1, 2):  # two earlier looks taught the faces of the three dice the camera will read
+        frame, boxes = _render(names, seed)
+        taught = [
+            (box, face_label(catalogue.get(n), FACES[i]))
+            for i, (n, box) in enumerate(zip(names, boxes, strict=True))
+            if i != UNREAD
+        ]
+        vision.learn(frame, taught)
+    vision.profile().settings.update(GATE)
+    frame, boxes = _render(names, 3)
+    want = {d["uid"]: d["faces"][FACES[i]] for i, d in enumerate(pending["dice"])}
+    unread = pending["dice"][UNREAD]["uid"]
+    read = {u: f for u, f in want.items() if u != unread}
+    _stage(store, pending, frame, boxes, read, [unread])
+    return {"pending": pending, "frame": frame, "boxes": boxes, "want": want, "unread": unread}
+
+
+def _key_sightings(profile, catalogue, name, face_text):
+    from companion.vision.profile import lookup_keys
+
+    die = catalogue.get(name)
+    k = next(i for i, f in enumerate(die.faces) if f.text() == face_text)
+    return max(profile.sightings(key) for key in lookup_keys(die, k))
+
+
+def _reads(vision, catalogue, frame, box, name):
+    """The table's reading of one crop among its die's faces (the face text, or None: unread)."""
+    emb, pc = vision.embed(frame, [box])
+    m = vision.reading_model().profile.read_die(emb[0], catalogue.get(name), float(pc[0]))
+    return m.label.text if m.label is not None else None
+
+
+def _logged(store) -> dict:
+    with store.lock:
+        event = [e for e in store.session.events() if e["action"].get("readings")][-1]
+    return event, {r["die"]: r for r in event["action"]["readings"]}
+
+
+@pytest.mark.parametrize("tap_with", ["corrections", "confirm"])
+def test_a_tapped_camera_roll_teaches_the_table_and_keeps_each_dies_origin(
+    app, client, host, dwarves, catalogue, tmp_path, tap_with
+):
+    """The tap goes through ``POST /api/corrections`` (the Roll panel's tap) or with the confirm
+    (``POST /api/rolls/confirm {"faces": ...}``, taps the page had not sent): the same lesson."""
+    from companion.vision.enroll import read_corrections
+    from companion.vision.profile import TableProfile
+    from web.table_profile import crop_shows
+
+    store, vision = app.extensions["game_store"], app.extensions["table_vision"]
+    pending, frame, boxes, want, unread = (
+        dwarves[k] for k in ("pending", "frame", "boxes", "want", "unread")
+    )
+    names = {d["uid"]: d["die"] for d in pending["dice"]}
+    box = dict(zip(names, boxes, strict=True))
+    tapped = want[unread]
+    roster = [catalogue.get(n) for n in dict.fromkeys(names.values())]
+    # before: the table does not know the tapped face; the dice read show their faces to the table
+    before = {u: _key_sightings(vision.profile(), catalogue, names[u], want[u]) for u in want}
+    assert before[unread] == 0 and all(before[u] == 2 for u in want if u != unread)
+    assert _reads(vision, catalogue, frame, box[unread], names[unread]) is None
+    from companion.vision.profile import face_label
+
+    shows = {
+        u: crop_shows(
+            vision,
+            frame,
+            box[u],
+            face_label(catalogue.get(names[u]), pending["dice"][i]["faces"].index(want[u])),
+            roster,
+        )
+        for i, u in enumerate(want)
+        if u != unread
+    }
+    assert all(shows.values()), shows  # this frame's read dice are on their own boxes (the rendered truth)
+
+    if tap_with == "corrections":
+        r = client.post("/api/corrections", json={"uid": unread, "face": tapped}, headers=host)
+        assert r.status_code == 200, r.json
+        staged = r.json["reading"]
+        assert staged["faces"][unread] == tapped and staged["corrected"] == [unread]
+        assert unread in staged["unread"]  # still the die the camera left unread (the panel keeps its place)
+        r = client.post("/api/rolls/confirm", json={}, headers=host)
+    else:
+        r = client.post("/api/rolls/confirm", json={"faces": {unread: tapped}}, headers=host)
+    assert r.status_code == 200, r.json
+    assert r.json["learnt"] == 4  # the three dice the camera read and the tapped one
+
+    # the profile learnt each die's crop with its confirmed face, and saved it beside the game
+    after = vision.profile()
+    assert {
+        u: _key_sightings(after, catalogue, names[u], want[u]) - before[u] for u in want
+    } == dict.fromkeys(want, 1)
+    saved = TableProfile.load(vision.path)
+    assert _key_sightings(saved, catalogue, names[unread], tapped) == 1
+    # the very next reading of that crop reads the tapped face
+    assert _reads(vision, catalogue, frame, box[unread], names[unread]) == tapped
+    assert vision.reading_model().profile is after  # the camera's next frame reads with this profile
+
+    # the log: the camera's dice as the camera read them, the tapped die as the player's tap, box kept
+    event, logged = _logged(store)
+    assert {u: logged[u]["face"] for u in want} == want
+    assert logged[unread]["source"] == "typed" and logged[unread]["box"] == box[unread]
+    assert all(logged[u]["source"] == "camera" for u in want if u != unread)
+    assert store.session.frame(event["seq"])[:2] == b"\xff\xd8"  # the roll's frame is kept with it
+
+    # one correction record for the roll: every die with its box and confirmed face; enrolment reads it
+    folder = tmp_path / "corrections"
+    records = sorted(folder.glob("*.json"))
+    assert len(records) == 1 and records[0].with_suffix(".jpg").is_file()
+    dice = json.loads(records[0].read_text())["dice"]
+    got = {(d["die"], d["count"], d["icon"], tuple(d["box"])) for d in dice}
+    for u, f in want.items():
+        face = catalogue.get(names[u]).faces[
+            pending["dice"][[d["uid"] for d in pending["dice"]].index(u)]["faces"].index(f)
+        ]
+        assert (names[u], face.count, face.name, tuple(box[u])) in got
+    sightings = read_corrections(folder)
+    assert (names[unread], tapped) in {(s.label.die, s.label.text) for s in sightings}
+
+
+def test_bad_taps_with_a_confirm_are_refused_by_name_and_teach_nothing(app, client, host, dwarves, tmp_path):
+    store, vision = app.extensions["game_store"], app.extensions["table_vision"]
+    unread, pending = dwarves["unread"], dwarves["pending"]
+    profile_bytes = vision.path.read_bytes()
+    keys = {k: vision.profile().sightings(k) for k in vision.profile().keys()}
+    seq, staged = client.get("/api/state").json["seq"], store.reading
+
+    def unchanged():
+        assert client.get("/api/state").json["seq"] == seq  # the roll is not in the game
+        assert store.reading == staged
+        assert vision.path.read_bytes() == profile_bytes
+        assert {k: vision.profile().sightings(k) for k in vision.profile().keys()} == keys
+        assert not (tmp_path / "corrections").exists()
+
+    r = client.post("/api/rolls/confirm", json={"faces": {unread: "7 Dragon"}}, headers=host)
+    assert (
+        r.status_code == 400 and r.json["error"] == "impossible_face" and r.json["field"] == f"faces.{unread}"
+    )
+    assert "7 Dragon" in r.json["message"] and pending["dice"][3]["die"] in r.json["message"]
+    unchanged()
+    r = client.post("/api/rolls/confirm", json={"faces": {"u999": "2 Melee"}}, headers=host)
+    assert r.status_code == 400 and r.json["error"] == "unknown_die" and "u999" in r.json["message"]
+    unchanged()
+    # a good tap beside a bad one: refused as a whole, the good one not applied either
+    good = pending["dice"][0]
+    r = client.post(
+        "/api/rolls/confirm",
+        json={"faces": {good["uid"]: good["faces"][1], unread: "7 Dragon"}},
+        headers=host,
+    )
+    assert r.status_code == 400 and r.json["field"] == f"faces.{unread}"
+    unchanged()
+    # no face for the unread die: the roll is incomplete, nothing changes
+    r = client.post("/api/rolls/confirm", json={"faces": {}}, headers=host)
+    assert r.status_code == 400 and r.json["error"] == "incomplete_roll" and unread in r.json["message"]
+    unchanged()
+    r = client.post("/api/corrections", json={"uid": unread, "face": "7 Dragon"}, headers=host)
+    assert r.status_code == 400 and r.json["error"] == "impossible_face"
+    unchanged()
+
+
+# ---------------------------------------------------------------------------------------------
+# standard dice (a Battle Dice roll), served with an enrolled --standard-model bundle
+
+TOKEN = "roll-taps-teach-host-token-0123"
+HOST = {"X-Companion-Token": TOKEN}
+
+
+def _battle(tmp_path: Path, **config):
+    from web import create_app
+
+    app = create_app(
+        {
+            "DB_PATH": str(tmp_path / "game.sqlite"),
+            "HOST_TOKEN": TOKEN,
+            "START_SOURCES": False,
+            "CORRECTIONS_DIR": str(tmp_path / "corrections"),
+            **config,
+        }
+    )
+    client = app.test_client()
+    r = client.post("/api/games", json={"players": ["Reds", "Blues"], "game": "battle_dice"}, headers=HOST)
+    assert r.status_code == 201, r.json
+    return app, client, client.get("/api/state").json["pending"]
+
+
+def _standard_roll(pending: dict, seed: int):
+    """A frame of the roll's standard dice drawn from above; each die's box and value (roll order)."""
+    from companion.vision.synth.numerals import random_die, render_standard_scene
+
+    rng = np.random.default_rng(seed)
+    dice = [random_die(rng, d["die"]) for d in pending["dice"]]
+    frame, drawn, _ = render_standard_scene(rng, dice, ppm=3.4, tilt_deg=0.0, clutter=False, photo=False)
+    box_of = {id(d.die): [float(v) for v in d.box] for d in drawn}
+    assert all(id(d) in box_of for d in dice), "a die of the roll was not drawn in the frame"
+    return frame, [box_of[id(d)] for d in dice], [d.value for d in dice]
+
+
+@pytest.fixture(scope="module")
+def enrolled(tmp_path_factory) -> Path:
+    """A standard-dice bundle enrolled (``companion vision enroll``) from one rendered Battle Dice roll,
+    its d20s left out: the table's profile knows some values of every size but the d20."""
+    import cv2
+
+    from companion.vision.enroll import enroll, read_corrections
+
+    tmp = tmp_path_factory.mktemp("standard-enrol")
+    app, _, pending = _battle(tmp / "table")
+    app.extensions["game_store"].close()
+    frame, boxes, values = _standard_roll(pending, 7)
+    folder = tmp / "records"
+    folder.mkdir()
+    assert cv2.imwrite(str(folder / "look.jpg"), frame)
+    dice = [
+        {"box": b, "kind": d["die"], "value": v}
+        for d, b, v in zip(pending["dice"], boxes, values, strict=True)
+        if d["die"] != "d20"
+    ]
+    (folder / "look.json").write_text(json.dumps({"dice": dice}))
+    enroll("polyhedral-oblique", tmp / "bundle", read_corrections(folder))
+    return tmp / "bundle"
+
+
+def test_a_tapped_battle_dice_roll_teaches_the_tables_standard_profile(tmp_path, enrolled, monkeypatch):
+    from companion.vision.numerals import read_standard_roll
+    from companion.vision.profile import TableProfile
+    from web.table_profile import standard_profile_beside
+
+    app, client, pending = _battle(tmp_path, STANDARD_MODEL=str(enrolled))
+    store, std = app.extensions["game_store"], app.extensions["standard_vision"]
+    try:
+        frame, boxes, values = _standard_roll(pending, 4)
+        uids = [d["uid"] for d in pending["dice"]]
+        k = max(i for i, d in enumerate(pending["dice"]) if d["die"] == "d20")  # left unread, then tapped
+        unread, value = uids[k], values[k]
+        read = {u: str(v) for u, v in zip(uids, values, strict=True) if u != unread}
+        # before: the table knows no d20 value; the next reading of that d20 offers nothing
+        profile = std.profile()
+        assert profile is not None and not [key for key in profile.keys() if key.startswith("any:d20|")]
+        before = {key: profile.sightings(key) for key in profile.keys()}
+        emb, pc = std.embed(frame, [boxes[k]])
+        assert profile.likely_values(emb[0], "d20") == [] and profile.read_any(emb[0], "d20").label is None
+
+        _stage(store, pending, frame, boxes, read, [unread])
+        r = client.post("/api/corrections", json={"uid": unread, "face": str(value)}, headers=HOST)
+        assert r.status_code == 200, r.json
+        r = client.post("/api/rolls/confirm", json={}, headers=HOST)
+        assert r.status_code == 200, r.json
+        assert r.json["learnt"] == len(uids)  # every die: the read ones with their values, the tapped one
+
+        after = std.profile()
+        gained = {key: after.sightings(key) - before.get(key, 0) for key in after.keys()}
+        want: dict[str, int] = {}
+        for d, v in zip(pending["dice"], values, strict=True):
+            want[f"any:{d['die']}|{v}"] = want.get(f"any:{d['die']}|{v}", 0) + 1
+        assert {key: n for key, n in gained.items() if n} == want
+        beside = standard_profile_beside(tmp_path / "game.sqlite")
+        assert std.path == beside and TableProfile.load(beside).sightings(f"any:d20|{value}") == 1
+        assert not app.extensions["table_vision"].path.exists()  # the Dragon Dice profile: untouched
+        # the next reading of that crop as a d20 (the profile the camera now reads standard dice with)
+        # reads the tapped value, and offers it first where a die is left unread
+        assert std.reading_model().profile is after
+        m = after.read_any(emb[0], "d20", float(pc[0]))
+        assert m.label is not None and m.label.count == value, m
+        assert after.likely_values(emb[0], "d20")[0] == value
+        # and the camera's next frame of a Battle Dice roll is read with that profile
+        import companion.vision.numerals as numerals
+        from web.play import camera_reading
+
+        used = []
+
+        def spy(image, slots, model):
+            used.append(model)
+            return read_standard_roll(image, slots, model=model)
+
+        monkeypatch.setattr(numerals, "read_standard_roll", spy)
+        assert client.get("/api/state").json["pending"]["kind"] == "roll"
+        with app.app_context():
+            assert camera_reading(store, frame, standard_model=str(enrolled))["source"] == "camera"
+        assert len(used) == 1 and used[0].profile is after
+
+        _, logged = _logged(store)
+        assert logged[unread]["face"] == str(value) and logged[unread]["source"] == "typed"
+        assert all(logged[u]["source"] == "camera" and logged[u]["face"] == f for u, f in read.items())
+        records = sorted((tmp_path / "corrections").glob("*.json"))
+        assert len(records) == 1
+        assert {"box": boxes[k], "kind": "d20", "value": value} in json.loads(records[0].read_text())["dice"]
+    finally:
+        store.close()
+
+
+def test_a_shipped_standard_reader_learns_nothing(tmp_path):
+    """Served with a shipped reader (no table profile): a confirmed, tapped roll teaches nothing and makes
+    no profile file; the roll is in the game and the record is saved for ``companion vision enroll``."""
+    app, client, pending = _battle(tmp_path, STANDARD_MODEL="polyhedral")
+    store, std = app.extensions["game_store"], app.extensions["standard_vision"]
+    try:
+        frame, boxes, values = _standard_roll(pending, 4)
+        uids = [d["uid"] for d in pending["dice"]]
+        unread = uids[-1]
+        _stage(
+            store,
+            pending,
+            frame,
+            boxes,
+            {u: str(v) for u, v in zip(uids, values, strict=True) if u != unread},
+            [unread],
+        )
+        r = client.post("/api/rolls/confirm", json={"faces": {unread: str(values[-1])}}, headers=HOST)
+        assert r.status_code == 200 and r.json["learnt"] == 0, r.json
+        assert std.profile() is None and not std.path.exists()
+        assert len(list((tmp_path / "corrections").glob("*.json"))) == 1
+    finally:
+        store.close()
