@@ -1,0 +1,104 @@
+"""Issue 20 part 3 in Chromium: on the Roll panel a player taps a marked face of the die the camera could
+not read, then Confirm; the table profile learns the crop (seen through the API: the die's faces the
+table knows), the die never moved under the finger, and the log keeps the camera
+as the origin of the dice it read.  Real waitress server, real Chromium, the real embedding network;
+the camera's reading is staged on the rendered dice's boxes (``test_web_roll_taps_teach``)."""
+
+from __future__ import annotations
+
+import pytest
+from test_web_browser import go, new_page, shot
+from test_web_roll_taps_teach import FACES, GATE, UNREAD, _render, _stage
+from web_helpers import call_json
+
+HOST = "t" * 32
+
+
+@pytest.fixture(scope="module")
+def catalogue():
+    from companion.rules.catalogue import load_catalogue
+
+    return load_catalogue()
+
+
+def test_a_tapped_marked_face_teaches_the_table_on_confirm(browser, waitress_table, catalogue):
+    from companion.vision.profile import face_label
+
+    app, srv = waitress_table(HOST)
+    base = srv.base_url
+    assert call_json(base, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, HOST)[0] == 201
+    pending = call_json(base, "GET", "/api/state")[1]["pending"]
+    names = [d["die"] for d in pending["dice"]]
+    store, vision = app.extensions["game_store"], app.extensions["table_vision"]
+    for seed in (1, 2):  # earlier looks taught the faces of the three dice the camera reads
+        frame, boxes = _render(names, seed)
+        vision.learn(
+            frame,
+            [
+                (b, face_label(catalogue.get(n), FACES[i]))
+                for i, (n, b) in enumerate(zip(names, boxes, strict=True))
+                if i != UNREAD
+            ],
+        )
+    vision.profile().settings.update(GATE)
+    frame, boxes = _render(names, 3)
+    die = pending["dice"][UNREAD]
+    uid, truth = die["uid"], die["faces"][FACES[UNREAD]]
+    other = next(f for f in die["faces"] if f != truth and "ID" not in f)
+    likely = [other, truth]  # the marks: nearest first; the die's own face is the second
+    read = {d["uid"]: d["faces"][FACES[i]] for i, d in enumerate(pending["dice"]) if i != UNREAD}
+    _stage(store, pending, frame, boxes, read, [uid], likely={uid: likely})
+
+    def known():
+        got = call_json(base, "GET", f"/api/teach?dice={die['die']}", token=HOST)[1]
+        return got["roster"]["dice"][0]["known"]
+
+    assert known() == 0  # the table knows none of this die's faces
+
+    page = new_page(browser, f"{base}/?token={HOST}")
+    page.wait_for_selector("#role.host")
+    go(page, "roll")
+    sel = f'.die[data-uid="{uid}"]'
+    page.wait_for_selector(f"{sel} .facebtn.likely")
+    order = [e.get_attribute("data-uid") for e in page.query_selector_all("#view-roll .die")]
+    assert order[0] == uid  # the unread die first
+    assert page.is_disabled("#confirm-roll")
+    # the player taps the second mark (the die's face): a correction of the camera's reading
+    page.click(f'{sel} .facebtn.likely[data-face="{truth}"]')
+    page.wait_for_selector(f'{sel} .facebtn.on[data-face="{truth}"]')
+    page.wait_for_selector(f'#roll-frame .box.fixed[data-uid="{uid}"]')  # its box on the frame: fixed
+    assert [
+        e.get_attribute("data-uid") for e in page.query_selector_all("#view-roll .die")
+    ] == order  # no move
+    staged = call_json(base, "GET", "/api/state")[1]["reading"]
+    assert staged["faces"][uid] == truth and staged["corrected"] == [uid]  # the server has the tap already
+    assert all(staged["faces"][u] == f for u, f in read.items())  # the camera's faces as read
+    shot(page, "roll-tap-teaches")
+    page.wait_for_selector("#confirm-roll:not([disabled])")
+    seq = call_json(base, "GET", "/api/state")[1]["seq"]
+    page.click("#confirm-roll")
+    for _ in range(300):
+        if call_json(base, "GET", "/api/state")[1]["seq"] > seq:
+            break
+        page.wait_for_timeout(100)
+    else:
+        raise AssertionError("the roll was not confirmed")
+
+    # through the API: the die's tapped face is now known to the table (it knew none before the roll);
+    # the lesson follows the roll into the game (the confirm's answer waits for it, the state does not)
+    for _ in range(300):
+        if known():
+            break
+        page.wait_for_timeout(100)
+    assert known() == 1
+    teach = call_json(base, "GET", "/api/teach", token=HOST)[1]
+    assert teach["profile"]["exists"] is True
+    assert vision.profile().sightings(face_label(catalogue.get(die["die"]), FACES[UNREAD]).key()) == 1
+    # the log: the camera's dice as the camera's, the tapped one as the player's (its box kept)
+    with store.lock:
+        event = [e for e in store.session.events() if e["action"].get("readings")][-1]
+    logged = {r["die"]: r for r in event["action"]["readings"]}
+    assert logged[uid]["source"] == "typed" and logged[uid]["face"] == truth
+    assert logged[uid]["box"] == boxes[UNREAD]
+    assert all(logged[u]["source"] == "camera" and logged[u]["face"] == f for u, f in read.items())
+    assert page.errors == []
