@@ -563,7 +563,11 @@ def correct_reading(store, uid: str, face: str) -> tuple[dict, str | None]:
     if before is None and uid not in reading.get("unread", []) and uid not in reading.get("cocked", []):
         reading.setdefault("unread", []).append(uid)
     reading["faces"][uid] = fixed
-    if uid not in reading["corrected"]:
+    own = (reading.get("readings") or {}).get(uid)
+    if own and own.get("state") == "read" and own.get("face") == fixed:
+        if uid in reading["corrected"]:  # tapped back to the face its source read: the source's reading again
+            reading["corrected"].remove(uid)
+    elif uid not in reading["corrected"]:
         reading["corrected"].append(uid)
     if uid in reading.get("typed_by_script", []):  # a player's tap replaces what a demo script typed
         reading["typed_by_script"].remove(uid)

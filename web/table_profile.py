@@ -295,21 +295,22 @@ def confirmed_sightings(staged: dict, faces: dict[str, str]) -> list[tuple[str, 
     read whose box may belong to another die: an unread die teaches only when no other die of
     the roll with a box on the frame has as many faces (the box-to-die match of an unread die
     rests on its kind only, and the player taps faces per unit, not per box).  So an unread die
-    (a tapped one) teaches only when every other die of the roll with as many faces was read by the
-    camera on a box of its own: the dice read were put on their boxes by the faces they show, and the
-    box left is the unread die's.  Another unread, cocked or unseen die of its size could own the box."""
+    (a tapped one), or a read die a player corrected (its box was matched by a face it did not show),
+    teaches only when every other die of the roll with as many faces was read by the camera on a box
+    of its own, as read: those dice were put on their boxes by the faces they show, and the box left
+    is this die's.  Another unread, corrected, cocked or unseen die of its size could own the box."""
     reading = staged["reading"]
     boxes = reading.get("boxes") or {}
     cocked = set(reading.get("cocked") or ())
-    unread = set(reading.get("unread") or ())
+    tapped = set(reading.get("unread") or ()) | set(reading.get("corrected") or ())
     dice = {d["uid"]: d for d in staged["dice"]}
-    not_read = unread | cocked | {u for u in dice if u not in boxes}
+    not_read = tapped | cocked | {u for u in dice if u not in boxes}
     out = []
     for uid, d in dice.items():
         box, face = boxes.get(uid), faces.get(uid)
         if box is None or face is None or uid in cocked:
             continue
-        if uid in unread and any(
+        if uid in tapped and any(
             len(o["faces"]) == len(d["faces"]) and v in not_read for v, o in dice.items() if v != uid
         ):
             continue
@@ -353,8 +354,9 @@ def _standard_dice_only(dice) -> bool:
 def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> int | None:
     """After a confirmed roll: teach the table profile the crops of its dice at once.
 
-    Dice the camera read teach only where ``crop_shows`` agrees with the confirmed face; dice it did
-    not read teach where ``confirmed_sightings`` allows.  Never blocks the roll (it is already in
+    Dice confirmed as the camera read them teach only where ``crop_shows`` agrees with that face; dice
+    a player gave their face (the camera left them unread, or read them wrong) teach the face given
+    where ``confirmed_sightings`` allows.  Never blocks the roll (it is already in
     the log): a failure is reported to the pages as a ``profile_problem`` notice.  Returns the
     number of sightings learnt (None when not a camera roll; 0 for a roll of standard dice)."""
     vision = table_vision(store)
@@ -368,12 +370,14 @@ def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> i
 
         cat = load_catalogue()
         roster = [cat.get(n) for n in dict.fromkeys(d["die"] for d in staged["dice"])]
-        unread = set(staged["reading"].get("unread") or ())
+        # a die a player gave its face (tapped unread, or corrected) teaches its box as confirmed_sightings
+        # allows; a die confirmed as the camera read it, where its crop shows that face (crop_shows)
+        tapped = set(staged["reading"].get("unread") or ()) | set(staged["reading"].get("corrected") or ())
         confirmed = []
         for uid, box, name, text in confirmed_sightings(staged, faces):
             die = cat.get(name)
             label = face_label(die, next(i for i, f in enumerate(die.faces) if f.text() == text))
-            if uid in unread or crop_shows(vision, staged["frame"], box, label, roster):
+            if uid in tapped or crop_shows(vision, staged["frame"], box, label, roster):
                 confirmed.append((box, label))
         n = vision.learn(staged["frame"], confirmed)
     except Exception as exc:  # the roll is confirmed whatever happens here

@@ -223,6 +223,37 @@ def test_a_tapped_camera_roll_teaches_the_table_and_keeps_each_dies_origin(
     assert (names[unread], tapped) in {(s.label.die, s.label.text) for s in sightings}
 
 
+def test_a_misread_die_corrected_teaches_the_face_given_and_a_tap_back_stays_the_cameras(
+    app, client, host, dwarves, catalogue
+):
+    """A die the camera read wrong and a player corrected teaches the face given (every other d6 was read
+    as the camera read it, so its box is its own); a die tapped away and back to the face the camera read
+    is the camera's reading again (logged as the camera's, taught only where its crop shows that face)."""
+    store, vision = app.extensions["game_store"], app.extensions["table_vision"]
+    pending, frame, boxes, want = (dwarves[k] for k in ("pending", "frame", "boxes", "want"))
+    names = {d["uid"]: d["die"] for d in pending["dice"]}
+    uids = list(names)
+    misread, back, never = uids[0], uids[1], uids[UNREAD]  # never: read as its face the table never saw
+    wrong = next(f for f in pending["dice"][0]["faces"] if f != want[misread])
+    _stage(store, pending, frame, boxes, {**want, misread: wrong}, [])
+    before = {u: _key_sightings(vision.profile(), catalogue, names[u], want[u]) for u in want}
+    away = next(f for f in pending["dice"][1]["faces"] if f != want[back])
+    for face in (away, want[back]):
+        assert (
+            client.post("/api/corrections", json={"uid": back, "face": face}, headers=host).status_code == 200
+        )
+    assert client.get("/api/state").json["reading"]["corrected"] == []
+    r = client.post("/api/corrections", json={"uid": misread, "face": want[misread]}, headers=host)
+    assert r.status_code == 200 and r.json["reading"]["corrected"] == [misread]
+    r = client.post("/api/rolls/confirm", json={}, headers=host)
+    assert r.status_code == 200 and r.json["learnt"] == 3, r.json
+    after = {u: _key_sightings(vision.profile(), catalogue, names[u], want[u]) for u in want}
+    assert {u: after[u] - before[u] for u in want} == {u: int(u != never) for u in want}
+    _, logged = _logged(store)
+    assert logged[misread]["source"] == "typed" and logged[misread]["face"] == want[misread]
+    assert all(logged[u]["source"] == "camera" and logged[u]["face"] == want[u] for u in want if u != misread)
+
+
 def test_bad_taps_with_a_confirm_are_refused_by_name_and_teach_nothing(app, client, host, dwarves, tmp_path):
     store, vision = app.extensions["game_store"], app.extensions["table_vision"]
     unread, pending = dwarves["unread"], dwarves["pending"]
