@@ -205,14 +205,16 @@ def embedding_section(name: str, cal, test, a, report: dict) -> dict:
         "standard_dice": reading.get("standard_dice"),
         "embed_seconds": round(embed_s, 1),
     }
-    crops = np.concatenate([t.queries for t in test])[:300]
-    embedder(crops[:8])
-    t = time.perf_counter()
-    embedder(crops)
-    out["enrol_300_crops_s"] = round(time.perf_counter() - t, 3) if len(crops) == 300 else None
+    out["enrol_300_crops_s"] = None
+    crops = np.concatenate([t.queries for t in test])[:300] if test else []  # --test-styles 0: none
+    if len(crops) == 300:
+        embedder(crops[:8])
+        t = time.perf_counter()
+        embedder(crops)
+        out["enrol_300_crops_s"] = round(time.perf_counter() - t, 3)
     report.setdefault("embeddings", {})[name] = out
     print(f"\nEMBEDDING {name} (turns {embedder.turns}); standard_dice gate: {reading.get('standard_dice')}")
-    for kind in [*a.kinds, "all"] if len(a.kinds) > 1 else a.kinds:
+    for kind in ([*a.kinds, "all"] if len(a.kinds) > 1 else a.kinds) if test else []:
         print(
             _table(
                 f"TEST styles, {kind} (strict: never trained on, no choice made; "
