@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence, Set
 from typing import TYPE_CHECKING, Any
 
-from ..core.decisions import Decision, choice, choose_validator
-from .sai_targeting import ask, pick
+from ..core.decisions import Decision, ask, choice, choose_validator
+from .sai_targeting import pick
 
 if TYPE_CHECKING:
     from ..core.state import Army, Unit

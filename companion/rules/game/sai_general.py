@@ -24,13 +24,13 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from ..core import damage as dmg
-from ..core.decisions import Decision
+from ..core.decisions import Decision, ask
 from ..core.errors import IllegalAllocation
 from ..core.state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
 from . import dua
 from . import sai_status as status
 from .rolling import RollOutcome
-from .sai_targeting import ask, one_unit, optional_units, pick
+from .sai_targeting import one_unit, optional_units, pick
 
 if TYPE_CHECKING:
     from .context import RuleContext

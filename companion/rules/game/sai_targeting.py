@@ -17,7 +17,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from ..core import damage as dmg
-from ..core.decisions import Decision, choice, choose_validator
+from ..core.decisions import Decision, ask, ask_roll, choice, choose_validator
 from ..core.errors import IllegalAllocation
 from ..core.state import Army, Unit
 
@@ -27,12 +27,6 @@ if TYPE_CHECKING:
 Flow = Generator[Decision, Any, Any]
 
 TARGETING = "V4.01c L1225-1238"
-
-
-def ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
-    decision = Decision(*args, **kwargs)
-    decision.topic = topic
-    return decision
 
 
 def health_worth_targets(
@@ -212,8 +206,6 @@ def showed_sai(unit: Unit, faces: Sequence[str], sai: str) -> bool:
 
 def plain_roll(game: RuleContext, unit: Unit, prompt: str, rule: str) -> Flow:
     """Roll one die only to read its face (Replanting, Rise from the Ashes); returns the face text."""
-    from ..core.decisions import ask_roll
-
     spec = [{"uid": unit.uid, "die": unit.name, "faces": list(unit.spec.faces)}]
     faces = yield ask_roll(
         "sai_roll",

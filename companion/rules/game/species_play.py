@@ -22,13 +22,13 @@ from collections.abc import Generator
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from ..core.decisions import Decision
+from ..core.decisions import Decision, ask, ask_roll
 from ..core.errors import IllegalAllocation
 from ..core.ids import split_army_id
 from ..core.state import BUA, DUA, RESERVE, Army, Unit
 from . import dua, sai_rise
 from . import sai_status as status
-from .sai_targeting import ask, individual_roll, optional_units, pick, plain_roll
+from .sai_targeting import individual_roll, optional_units, pick, plain_roll
 
 if TYPE_CHECKING:
     from ..resolution import EffectInForce
@@ -139,8 +139,6 @@ def _magic_negation(game: RuleContext, army: Army) -> Flow:
 def _rapid_growth(game: RuleContext, army: Army, dice: list[Unit], rolled: list[list[str]]) -> Flow:
     """Treefolk that rolled no SAI may be re-rolled once, together, when counter-maneuvering at an
     earth terrain; earlier results ignored (L968-973)."""
-    from ..core.decisions import ask_roll
-
     rule = cite("968-973")
     eligible = [
         d

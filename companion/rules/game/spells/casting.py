@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...core.decisions import Decision, choice, choose_validator
+from ...core.decisions import Decision, ask, ask_roll, choice, choose_validator
 from ...core.errors import IllegalSpell
 from ...core.ids import ArmyId, is_army_id, split_army_id
 from ...core.state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
@@ -30,12 +30,6 @@ Flow = Generator[Decision, Any, Any]
 DOC = "V4.01c"
 DISPEL = "Dispel Magic"
 CANTRIP = "Cantrip"
-
-
-def ask(topic: str, *args: Any, **kwargs: Any) -> Decision:
-    d = Decision(*args, **kwargs)
-    d.topic = topic
-    return d
 
 
 # ------------------------------------------------------------------------------ casting
@@ -389,8 +383,6 @@ def roll_faces(
     topic: str = "spell_roll",
 ) -> Flow:
     """Ask `owner` to roll the dice `uids` (a roll outside any army roll); returns their faces."""
-    from ...core.decisions import ask_roll
-
     st = game.state
     spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in uids]
     loc = st.location[uids[0]] if uids else ""

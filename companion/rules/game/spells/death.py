@@ -5,11 +5,11 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from ...core.decisions import choice, choose_validator
+from ...core.decisions import ask, choice, choose_validator
 from ...core.ids import ArmyId
 from ...core.state import BUA, DUA, RESERVE, UNTIL_YOUR_NEXT_TURN
 from ..dua import ORDER_ENTER_DUA, ORDER_REDIRECT, bury, kill_flow, return_from_dua
-from .casting import ask, damage_unit, present_units, roll_faces, units_save
+from .casting import damage_unit, present_units, roll_faces, units_save
 from .registry import (
     ARMY,
     OPPOSING_ARMY,

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...core.decisions import choice, choose_validator
+from ...core.decisions import ask, choice, choose_validator
 from ...core.ids import ArmyId
 from ..dua import promote, return_from_dua
-from .casting import ask, present_units
+from .casting import present_units
 from .registry import (
     ELDARIM_UNIT,
     OWN_AMAZONS_AT_TERRAIN,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...core.decisions import ask, choice, choose_validator
 from ...core.ids import ArmyId
 from ...core.state import RESERVE, UNTIL_YOUR_NEXT_TURN
-from .casting import damage_army, damage_unit, units_save
+from .casting import damage_army, damage_unit, roll_faces, units_save
 from .registry import ARMY, OPPOSING_ARMY, OPPOSING_UNIT, TERRAIN, lasting, spell
 
 if TYPE_CHECKING:
@@ -79,9 +80,6 @@ def flashfire_reroll(
 ) -> Flow:
     """Flashfire in force on the rolling army: in a non-maneuver army roll its owner may re-roll one
     unit per casting once, the earlier face ignored (L2317-2322).  Called before the roll is totalled."""
-    from ...core.decisions import choice, choose_validator
-    from .casting import ask, roll_faces
-
     st = game.state
     if (
         roll == "maneuver"

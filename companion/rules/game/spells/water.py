@@ -5,10 +5,10 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from ...core.decisions import choice, choose_validator
+from ...core.decisions import ask, choice, choose_validator
 from ...core.state import DUA, UNTIL_YOUR_NEXT_TURN
 from ..dua import ORDER_EXCHANGE
-from .casting import ask, reduce_terrain
+from .casting import reduce_terrain
 from .registry import ARMY, OWN_DUA, TERRAIN, lasting, spell
 
 if TYPE_CHECKING:
