@@ -21,7 +21,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..core.decisions import Decision, ask_roll
+from ..core.decisions import Decision
 from ..core.ids import ArmyId, split_army_id
 from ..core.state import BUA, DUA, RESERVE, Army, Unit
 from . import dua, sai_rise
@@ -29,7 +29,15 @@ from . import sai_status as status
 from .rolling import RollOutcome
 from .sai_general import sai_reports
 from .sai_rise import kill_units
-from .sai_targeting import health_worth_targets, individual_roll, one_unit, optional_units, pick, showed_id
+from .sai_targeting import (
+    health_worth_targets,
+    individual_roll,
+    one_unit,
+    optional_units,
+    pick,
+    reroll_in_place,
+    showed_id,
+)
 
 if TYPE_CHECKING:
     from .context import RuleContext
@@ -701,19 +709,17 @@ def _delayed(
         )
         if not chosen:
             return
-        spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in chosen]
-        faces = yield ask_roll(
-            "sai_roll",
+        yield from reroll_in_place(
+            game,
             army.owner,
-            f"{game.player_name(army.owner)}: Confuse: roll again {', '.join(d['die'] for d in spec)}; "
-            "their earlier results are ignored",
-            rule,
-            dice=spec,
-            data={"roll": "save", "reroll": True},
+            dice,
+            rolled,
+            chosen,
+            source="Confuse",
+            rule=rule,
+            roll="save",
+            note="; their earlier results are ignored",
         )
-        index = {d.uid: i for i, d in enumerate(dice)}
-        for u, face in zip(chosen, faces, strict=True):
-            rolled[index[u]][:] = [face]
         game.say(f"Confuse: {len(chosen)} unit(s) rolled again ({rule})")
 
 

@@ -216,3 +216,36 @@ def plain_roll(game: RuleContext, unit: Unit, prompt: str, rule: str) -> Flow:
         data={"roll": "special", "unit": unit.uid},
     )
     return faces[0]
+
+
+def reroll_in_place(
+    game: RuleContext,
+    owner: str,
+    dice: Sequence[Unit],
+    rolled: list[list[str]],
+    chosen: Sequence[str],
+    *,
+    source: str,
+    rule: str,
+    roll: str,
+    note: str = "",
+) -> Flow:
+    """`owner` rolls the `chosen` uids of an army roll's `dice` again, together (one ``sai_roll`` decision,
+    asked "<player>: <source>: roll again <their dice><note>" under `rule`, the citation written at the
+    call site); each new face replaces that die's entry of `rolled` (parallel to `dice`) in place, the
+    earlier face ignored.  Confuse and Rapid Growth re-roll this way."""
+    st = game.state
+    spec = [{"uid": u, "die": st.units[u].name, "faces": list(st.units[u].spec.faces)} for u in chosen]
+    faces = yield ask_roll(
+        "sai_roll",
+        owner,
+        f"{game.player_name(owner)}: {source}: roll again "
+        + ", ".join(st.units[u].name for u in chosen)
+        + note,
+        rule,
+        dice=spec,
+        data={"roll": roll, "reroll": True},
+    )
+    index = {d.uid: i for i, d in enumerate(dice)}
+    for u, face in zip(chosen, faces, strict=True):
+        rolled[index[u]][:] = [face]

@@ -22,13 +22,13 @@ from collections.abc import Generator
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from ..core.decisions import Decision, ask, ask_roll
+from ..core.decisions import Decision, ask
 from ..core.errors import IllegalAllocation
 from ..core.ids import split_army_id
 from ..core.state import BUA, DUA, RESERVE, Army, Unit
 from . import dua, sai_rise
 from . import sai_status as status
-from .sai_targeting import individual_roll, optional_units, pick, plain_roll
+from .sai_targeting import individual_roll, optional_units, pick, plain_roll, reroll_in_place
 
 if TYPE_CHECKING:
     from ..resolution import EffectInForce
@@ -157,21 +157,9 @@ def _rapid_growth(game: RuleContext, army: Army, dice: list[Unit], rolled: list[
     )
     if not chosen:
         return
-    spec = [
-        {"uid": u, "die": game.state.units[u].name, "faces": list(game.state.units[u].spec.faces)}
-        for u in chosen
-    ]
-    faces = yield ask_roll(
-        "sai_roll",
-        army.owner,
-        f"{game.player_name(army.owner)}: Rapid Growth: roll again " + ", ".join(d["die"] for d in spec),
-        rule,
-        dice=spec,
-        data={"roll": "maneuver", "reroll": True},
+    yield from reroll_in_place(
+        game, army.owner, dice, rolled, chosen, source="Rapid Growth", rule=rule, roll="maneuver"
     )
-    index = {d.uid: i for i, d in enumerate(dice)}
-    for u, face in zip(chosen, faces, strict=True):
-        rolled[index[u]][:] = [face]
     game.say(f"Rapid Growth: {len(chosen)} Treefolk rolled again ({rule})")
 
 
