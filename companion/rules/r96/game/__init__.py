@@ -7,10 +7,11 @@
     ('roll', 'p1')
 
 Modules: ``setup`` (battle size, dragons, armies), ``options`` (routing and the FAQ-vs-rulebook
-switches), ``spellbook`` (the 25 spells), ``dragons`` (1996 dragon faces), ``rolls`` (rolls through
-the resolution engine), ``asking`` (decisions), ``flow`` (the game: set-up, turns, combat, reserves),
-with its parts ``magic_actions`` (magic and spells) and ``dragon_attacks`` (the dragon phase).  ``RULINGS.md`` lists every FAQ ruling and how it is
-played.  ``companion.session.new_game`` starts this flow for a set-up with ``"edition": "r96"``.
+switches), ``spellbook`` (the 25 spells), ``dragons`` (1996 dragon faces), ``rolls`` (rolls through the
+resolution engine), ``asking`` (decisions), ``state`` (the game state the page shows), ``flow`` (the
+game: set-up, turns, combat, reserves), with its parts ``magic_actions`` (magic and spells) and
+``dragon_attacks`` (the dragon phase). ``RULINGS.md`` lists every FAQ ruling and how it is played.
+``companion.session.new_game`` starts this flow for a set-up with ``"edition": "r96"``.
 """
 
 from .flow import R96Game

@@ -24,7 +24,7 @@ from ...core.errors import (
 )
 from ...core.ids import UNPLACED, ArmyId, army_text, is_army_id, split_army_id
 from ...core.setup_steps import add_unit, force_dice, roll_starting_distance
-from ...core.state import BUA, DUA, FRONTIER, RESERVE, Effect, GameState, Player, TerrainState, Unit
+from ...core.state import BUA, DUA, FRONTIER, RESERVE, Effect, Player, TerrainState, Unit
 from ...core.terrains import MAGIC, MELEE, MISSILE, parse_terrain
 from ...resolution import EffectInForce, RollTerrain
 from . import setup as su
@@ -40,6 +40,7 @@ from .spellbook import (
     SPELLS,
     R96SpellCard,
 )
+from .state import R96State
 
 Flow = Generator[Decision, Any, Any]
 TERRAIN_TYPES_1996 = ("Coastland", "Flatland", "Highland", "Swampland")
@@ -49,31 +50,6 @@ START, END = "start", "end"
 
 class _GameEnded96(Exception):
     pass
-
-
-class R96State(GameState):
-    """``GameState`` with the r96 extras on the page: edition, options, dragons in play."""
-
-    options: dict[str, Any]  # the game's options (``R96Game`` sets them; ``options.game_options``)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = super().to_dict()
-        for a in out["armies"]:
-            a["units"] = [u for u in a["units"] if u["kind"] == "unit"]
-        out["edition"] = "r96"
-        out["options"] = dict(getattr(self, "options", {}))
-        out["dragons"] = [
-            {
-                "uid": u.uid,
-                "die": u.name,
-                "owner": u.owner,
-                "location": self.location[uid],
-                "colour": su.dragon_colour(u.spec),
-            }
-            for uid, u in self.units.items()
-            if u.spec.kind == "dragon"
-        ]
-        return out
 
 
 class R96Game(MagicActions, DragonAttacks, DecisionFlow):

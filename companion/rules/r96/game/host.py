@@ -13,8 +13,8 @@ Flow = Generator[Decision, Any, Any]
 
 if TYPE_CHECKING:
     from ...core.state import Effect, TerrainState, Unit
-    from .flow import R96State
     from .rolls import Rolled
+    from .state import R96State
 
 
 class R96Host:
