@@ -318,7 +318,9 @@ def _before_save(
                 game.say(f"Charm: {out.total} {kind} added to the attack ({rule})")
         elif k == "damage_no_save":
             game.say(f"{source}: {amount} damage to {game.army_label(defender)}, no save possible ({rule})")
-            before = {u.uid for u in defender.units}
+            # a list, not a set: the save-or-bury rolls are asked in the army's order, so a
+            # replayed log hands each recorded roll to the same die in every process
+            before = [u.uid for u in defender.units]
             bury_check = source == "Firebreath"
             # no save possible, so no save roll: Open Grave does nothing (L2240-2245)
             if bury_check:
