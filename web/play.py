@@ -322,6 +322,15 @@ def _match_face(die: dict, face: str, field: str) -> str:
         ) from None
 
 
+def _check_roll_die(dice: dict, uid, roll: str) -> None:
+    """An ``unknown_die`` ``APIError`` (field ``faces.UID``) when UID is no key of DICE (``{uid: die}`` of
+    the pending roll): "UID is not one of ROLL (the roll's uids)"."""
+    if uid not in dice:
+        raise APIError(
+            f"{uid!r} is not one of {roll} ({', '.join(dice)})", code="unknown_die", field=f"faces.{uid}"
+        )
+
+
 def reading_from_faces(
     store,
     faces: dict,
@@ -337,12 +346,7 @@ def reading_from_faces(
     dice = {d["uid"]: d for d in pending["dice"]}
     out: dict[str, str] = {}
     for uid, face in faces.items():
-        if uid not in dice:
-            raise APIError(
-                f"{uid!r} is not one of the dice to roll now ({', '.join(dice)})",
-                code="unknown_die",
-                field=f"faces.{uid}",
-            )
+        _check_roll_die(dice, uid, "the dice to roll now")
         if not isinstance(face, (str, int)) or isinstance(face, bool):
             raise APIError(f"the face of {uid} must be a face text such as '2 Melee'", field=f"faces.{uid}")
         if isinstance(face, int):
@@ -526,12 +530,7 @@ def check_taps(store, faces: dict) -> dict[str, str]:
     staged = store.reading["faces"]
     out = {}
     for uid, face in faces.items():
-        if uid not in dice:
-            raise APIError(
-                f"{uid!r} is not one of the dice of this roll ({', '.join(dice)})",
-                code="unknown_die",
-                field=f"faces.{uid}",
-            )
+        _check_roll_die(dice, uid, "the dice of this roll")
         if not isinstance(face, str) or not face:
             raise APIError(f"the face of {uid} must be a face text such as '2 Melee'", field=f"faces.{uid}")
         fixed = _match_face(dice[uid], face, f"faces.{uid}")

@@ -364,7 +364,8 @@ def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> i
         return None
     if _standard_dice_only(staged["dice"]):  # the Dragon Dice profile holds no numerals: the standard one
         return learn_standard_roll(store, staged, faces)
-    try:
+
+    def sightings() -> list:
         from companion.rules.catalogue import load_catalogue
         from companion.vision.profile import face_label
 
@@ -379,13 +380,24 @@ def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> i
             label = face_label(die, next(i for i, f in enumerate(die.faces) if f.text() == text))
             if uid in tapped or crop_shows(vision, staged["frame"], box, label, roster):
                 confirmed.append((box, label))
-        n = vision.learn(staged["frame"], confirmed)
+        return confirmed
+
+    return _learn_roll(store, vision, staged, sightings, "table profile")
+
+
+def _learn_roll(store, vision, staged: dict, sightings, profile: str, **learnt) -> int:
+    """Teach VISION the ``(box, label)`` pairs ``sightings()`` gives on the staged roll's frame; the number
+    learnt.  A lesson is told to the pages as a ``profile_learnt`` notice (plus LEARNT); a failure, in
+    ``sightings`` or in learning, never blocks the roll (it is in the log already): it is logged naming
+    PROFILE, told as a ``profile_problem`` notice, and 0 is returned."""
+    try:
+        n = vision.learn(staged["frame"], sightings())
     except Exception as exc:  # the roll is confirmed whatever happens here
-        log.warning("the table profile did not learn the confirmed roll: %s", exc)
+        log.warning("the %s did not learn the confirmed roll: %s", profile, exc)
         store.notice("profile_problem", {"problem": f"the camera did not learn this roll's dice: {exc}"})
         return 0
     if n:
-        store.notice("profile_learnt", {"sightings": n, "faces_known": len(vision.profile())})
+        store.notice("profile_learnt", {"sightings": n, "faces_known": len(vision.profile()), **learnt})
     return n
 
 
@@ -398,20 +410,13 @@ def learn_standard_roll(store, staged: dict, faces: dict[str, str]) -> int:
     vision = standard_vision(store)
     if vision is None or vision.profile() is None:
         return 0
-    try:
+
+    def sightings() -> list:
         from companion.vision.profile import FaceLabel
 
-        confirmed = [
+        return [
             (box, FaceLabel(kind, "value", int(value)))
             for _, box, kind, value in confirmed_sightings(staged, faces)
         ]
-        n = vision.learn(staged["frame"], confirmed)
-    except Exception as exc:  # the roll is confirmed whatever happens here
-        log.warning("the standard-dice profile did not learn the confirmed roll: %s", exc)
-        store.notice("profile_problem", {"problem": f"the camera did not learn this roll's dice: {exc}"})
-        return 0
-    if n:
-        store.notice(
-            "profile_learnt", {"sightings": n, "faces_known": len(vision.profile()), "standard": True}
-        )
-    return n
+
+    return _learn_roll(store, vision, staged, sightings, "standard-dice profile", standard=True)

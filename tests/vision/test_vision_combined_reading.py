@@ -254,9 +254,10 @@ def test_a_bundle_enrolled_with_another_embedding_reads_from_its_profile_alone(e
     assert _load(other).combined is None
 
 
-def test_the_bench_simulation_reads_exactly_as_the_bundle_does(enrolled):
-    """``standard_sim.combined_read`` (what bench/enroll_standard.py measures) gives the values the
-    enrolled bundle reads, with the 7 never taught."""
+def _simulated(enrolled):
+    """``(tiles, values, query, model, inputs)``: the enrolled bundle and the bench simulation's inputs
+    (``standard_sim.combined_inputs``) for the query tiles, a table of the enrolment tiles at 2
+    sightings a value with the 7 never taught."""
     from companion.vision import standard_sim as ss
 
     tiles, values, enrol, query = _split()
@@ -265,6 +266,15 @@ def test_the_bench_simulation_reads_exactly_as_the_bundle_does(enrolled):
     table = ss.StdTable(0, "d20", tiles[enrol].reshape(20, 2, 64, 64, 3), taught, tiles[query], values[query])
     rec = ss.records([table], model.embedder, (2,))["d20"][2]
     inp = ss.combined_inputs(model.faces(tiles[query]), rec, "d20", 2)
+    return tiles, values, query, model, inp
+
+
+def test_the_bench_simulation_reads_exactly_as_the_bundle_does(enrolled):
+    """``standard_sim.combined_read`` (what bench/enroll_standard.py measures) gives the values the
+    enrolled bundle reads, with the 7 never taught."""
+    from companion.vision import standard_sim as ss
+
+    tiles, values, query, model, inp = _simulated(enrolled)
     read, top, margin = ss.combined_read(inp, model.combined)
     simulated = np.where(read, top + 1, 0)
     frame, boxes = _frame(tiles[query])
@@ -283,12 +293,7 @@ def test_the_bench_simulation_marks_what_the_bundle_marks(enrolled):
     from companion.vision import standard_sim as ss
     from companion.vision.table_reading import embedding_crops
 
-    tiles, values, enrol, query = _split()
-    model = _load(enrolled)
-    taught = np.array([v != 7 for v in range(1, 21)])
-    table = ss.StdTable(0, "d20", tiles[enrol].reshape(20, 2, 64, 64, 3), taught, tiles[query], values[query])
-    rec = ss.records([table], model.embedder, (2,))["d20"][2]
-    inp = ss.combined_inputs(model.faces(tiles[query]), rec, "d20", 2)
+    tiles, values, query, model, inp = _simulated(enrolled)
     offers = ss.likely_offers(inp)
     frame, boxes = _frame(tiles[query])
     got = model.read_boxes(frame, boxes)

@@ -68,6 +68,19 @@ def go(page, view: str) -> None:
     page.wait_for_selector(f"#view-{view}.active")
 
 
+def roll_with_marks(browser, url: str, uid: str):
+    """``(page, selector of die UID, the dice's uids in the page's order)``: the host's page at URL on the
+    Roll panel, once die UID (one the camera left unread) shows its marked faces; that die is first."""
+    page = new_page(browser, url)
+    page.wait_for_selector("#role.host")
+    go(page, "roll")
+    sel = f'.die[data-uid="{uid}"]'
+    page.wait_for_selector(f"{sel} .facebtn.likely")
+    order = [e.get_attribute("data-uid") for e in page.query_selector_all("#view-roll .die")]
+    assert order[0] == uid  # the unread die first
+    return page, sel, order
+
+
 def tap_roll(page, pick) -> None:
     """On the Roll page, tap for each die the face ``pick(die)`` chooses, then confirm."""
     go(page, "roll")

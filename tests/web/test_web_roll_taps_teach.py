@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from web_helpers import battle_dice_app
 
 from companion.readings import DieReading, Source, State
 
@@ -302,24 +303,6 @@ TOKEN = "roll-taps-teach-host-token-0123"
 HOST = {"X-Companion-Token": TOKEN}
 
 
-def _battle(tmp_path: Path, **config):
-    from web import create_app
-
-    app = create_app(
-        {
-            "DB_PATH": str(tmp_path / "game.sqlite"),
-            "HOST_TOKEN": TOKEN,
-            "START_SOURCES": False,
-            "CORRECTIONS_DIR": str(tmp_path / "corrections"),
-            **config,
-        }
-    )
-    client = app.test_client()
-    r = client.post("/api/games", json={"players": ["Reds", "Blues"], "game": "battle_dice"}, headers=HOST)
-    assert r.status_code == 201, r.json
-    return app, client, client.get("/api/state").json["pending"]
-
-
 def _standard_roll(pending: dict, seed: int):
     """A frame of the roll's standard dice drawn from above; each die's box and value (roll order)."""
     from companion.vision.synth.numerals import random_die, render_standard_scene
@@ -341,7 +324,7 @@ def enrolled(tmp_path_factory) -> Path:
     from companion.vision.enroll import enroll, read_corrections
 
     tmp = tmp_path_factory.mktemp("standard-enrol")
-    app, _, pending = _battle(tmp / "table")
+    app, _, pending = battle_dice_app(tmp / "table", TOKEN)
     app.extensions["game_store"].close()
     frame, boxes, values = _standard_roll(pending, 7)
     folder = tmp / "records"
@@ -362,7 +345,7 @@ def test_a_tapped_battle_dice_roll_teaches_the_tables_standard_profile(tmp_path,
     from companion.vision.profile import TableProfile
     from web.table_profile import standard_profile_beside
 
-    app, client, pending = _battle(tmp_path, STANDARD_MODEL=str(enrolled))
+    app, client, pending = battle_dice_app(tmp_path, TOKEN, STANDARD_MODEL=str(enrolled))
     store, std = app.extensions["game_store"], app.extensions["standard_vision"]
     try:
         frame, boxes, values = _standard_roll(pending, 4)
@@ -428,7 +411,7 @@ def test_a_tapped_battle_dice_roll_teaches_the_tables_standard_profile(tmp_path,
 def test_a_shipped_standard_reader_learns_nothing(tmp_path):
     """Served with a shipped reader (no table profile): a confirmed, tapped roll teaches nothing and makes
     no profile file; the roll is in the game and the record is saved for ``companion vision enroll``."""
-    app, client, pending = _battle(tmp_path, STANDARD_MODEL="polyhedral")
+    app, client, pending = battle_dice_app(tmp_path, TOKEN, STANDARD_MODEL="polyhedral")
     store, std = app.extensions["game_store"], app.extensions["standard_vision"]
     try:
         frame, boxes, values = _standard_roll(pending, 4)

@@ -7,7 +7,7 @@ the camera's reading is staged on the rendered dice's boxes (``test_web_roll_tap
 from __future__ import annotations
 
 import pytest
-from test_web_browser import go, new_page, shot
+from test_web_browser import roll_with_marks, shot
 from test_web_roll_taps_teach import FACES, GATE, UNREAD, _render, _stage
 from web_helpers import call_json
 
@@ -55,13 +55,7 @@ def test_a_tapped_marked_face_teaches_the_table_on_confirm(browser, waitress_tab
 
     assert known() == 0  # the table knows none of this die's faces
 
-    page = new_page(browser, f"{base}/?token={HOST}")
-    page.wait_for_selector("#role.host")
-    go(page, "roll")
-    sel = f'.die[data-uid="{uid}"]'
-    page.wait_for_selector(f"{sel} .facebtn.likely")
-    order = [e.get_attribute("data-uid") for e in page.query_selector_all("#view-roll .die")]
-    assert order[0] == uid  # the unread die first
+    page, sel, order = roll_with_marks(browser, f"{base}/?token={HOST}", uid)
     assert page.is_disabled("#confirm-roll")
     # the player taps the second mark (the die's face): a correction of the camera's reading
     page.click(f'{sel} .facebtn.likely[data-face="{truth}"]')

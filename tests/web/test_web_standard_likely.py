@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from web_helpers import battle_dice_app
 
 import companion.vision.numerals as numerals
 from companion.vision.numerals import StandardReading
@@ -48,21 +49,7 @@ class FakeModel:
 
 @pytest.fixture
 def battle(tmp_path, monkeypatch):
-    from web import create_app
-
-    app = create_app(
-        {
-            "DB_PATH": str(tmp_path / "game.sqlite"),
-            "HOST_TOKEN": TOKEN,
-            "START_SOURCES": False,
-            "CORRECTIONS_DIR": str(tmp_path / "corrections"),
-            "STANDARD_MODEL": "my-enrolled-dice",
-        }
-    )
-    client = app.test_client()
-    r = client.post("/api/games", json={"players": ["Reds", "Blues"], "game": "battle_dice"}, headers=HOST)
-    assert r.status_code == 201, r.json
-    pending = client.get("/api/state").json["pending"]
+    app, client, pending = battle_dice_app(tmp_path, TOKEN, STANDARD_MODEL="my-enrolled-dice")
     asked = []
 
     def load(name):

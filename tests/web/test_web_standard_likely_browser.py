@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_web_browser import go, new_page, shot
+from test_web_browser import roll_with_marks, shot
 from test_web_standard_likely import FakeModel
 from web_helpers import call_json
 
@@ -54,13 +54,7 @@ def test_an_unread_standard_die_marks_its_likely_values_and_the_tap_decides(
     assert reading["readings"][uid]["likely"] == likely and uid not in reading["faces"]
     seq = call_json(base, "GET", "/api/state")[1]["seq"]
 
-    page = new_page(browser, f"{base}/?token={HOST}")
-    page.wait_for_selector("#role.host")
-    go(page, "roll")
-    sel = f'.die[data-uid="{uid}"]'
-    page.wait_for_selector(f"{sel} .facebtn.likely")
-    order = [e.get_attribute("data-uid") for e in page.query_selector_all("#view-roll .die")]
-    assert order[0] == uid  # the unread die first
+    page, sel, _ = roll_with_marks(browser, f"{base}/?token={HOST}", uid)
     marked = page.eval_on_selector_all(f"{sel} .facebtn.likely", "els => els.map(e => e.dataset.face)")
     assert sorted(marked) == sorted(likely)
     nearest = page.eval_on_selector_all(f"{sel} .facebtn.nearest", "els => els.map(e => e.dataset.face)")

@@ -19,10 +19,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from web_helpers import battle_dice_app
 
 from companion.cli import main
 from companion.vision import DEFAULT_STANDARD_MODEL
-from web import create_app
 
 TOKEN = "standard-model-host-token-0123"
 HOST = {"X-Companion-Token": TOKEN}
@@ -44,19 +44,7 @@ def gated(tmp_path_factory) -> Path:
 
 
 def _battle_dice_app(tmp_path: Path, **config):
-    app = create_app(
-        {
-            "DB_PATH": str(tmp_path / "game.sqlite"),
-            "HOST_TOKEN": TOKEN,
-            "START_SOURCES": False,
-            "CORRECTIONS_DIR": str(tmp_path / "corrections"),
-            **config,
-        }
-    )
-    client = app.test_client()
-    r = client.post("/api/games", json={"players": ["Reds", "Blues"], "game": "battle_dice"}, headers=HOST)
-    assert r.status_code == 201, r.json
-    pending = client.get("/api/state").json["pending"]
+    app, client, pending = battle_dice_app(tmp_path, TOKEN, **config)
     assert pending["kind"] == "roll"
     assert {d["die"] for d in pending["dice"]} - {"d6"}, "a roll of d6 only is read by the d6 model"
     return app, client, pending

@@ -1,5 +1,6 @@
 """HTTP helpers the web tests share: JSON requests to a real server (``companion serve`` or an in-process
-waitress ``Server``), as a second client at the table would send them.  Imported by module name
+waitress ``Server``), as a second client at the table would send them, and an in-process app with a
+Battle Dice game started (``battle_dice_app``).  Imported by module name
 (``tests/web`` is on pytest's ``pythonpath``)."""
 
 from __future__ import annotations
@@ -74,6 +75,28 @@ def first_answer(pending: dict, seed: int) -> dict:
     if kind == "reinforce":
         return {"type": "reinforce", "moves": {}}
     return {"type": "retreat", "units": []}
+
+
+def battle_dice_app(tmp_path, token: str, **config):
+    """``(app, test client, pending decision)``: an app on ``tmp_path/game.sqlite`` (host token TOKEN, no
+    sources started, corrections under ``tmp_path/corrections``, plus CONFIG) in which the host started a
+    Battle Dice game of Reds and Blues.  The caller closes ``app.extensions["game_store"]``."""
+    from web import create_app
+
+    app = create_app(
+        {
+            "DB_PATH": str(tmp_path / "game.sqlite"),
+            "HOST_TOKEN": token,
+            "START_SOURCES": False,
+            "CORRECTIONS_DIR": str(tmp_path / "corrections"),
+            **config,
+        }
+    )
+    client = app.test_client()
+    host = {"X-Companion-Token": token}
+    r = client.post("/api/games", json={"players": ["Reds", "Blues"], "game": "battle_dice"}, headers=host)
+    assert r.status_code == 201, r.json
+    return app, client, client.get("/api/state").json["pending"]
 
 
 def demo_args(db, dice: str, seconds: float, **more) -> argparse.Namespace:
