@@ -455,11 +455,16 @@ def roll_confirm():
         if not s.reading:
             raise Conflict("no roll is waiting to be confirmed", code="no_reading")
         taps = _run_engine(play.check_taps, s, body["faces"] or {})
+        # the taps are applied to a copy and recorded only once the game has taken the roll: a confirm
+        # refused after its taps were checked (the host ended the game, a rule) changes nothing
+        reading, before = s.reading, dict(s.reading["faces"])
         for uid, face in taps.items():
-            reading, _ = _run_engine(play.correct_reading, s, uid, face)
-            s.set_reading(reading)
-        staged = table_profile.staged_camera_roll(s)
-        events = _run_engine(play.submit_reading, s, s.reading, changed_by(s.reading.get("source")))
+            reading, _ = _run_engine(play.correct_reading, s, uid, face, reading, False)
+        staged = table_profile.staged_camera_roll(s, reading)
+        pending = s.session.pending()
+        events = _run_engine(play.submit_reading, s, reading, changed_by(reading.get("source")))
+        if taps:
+            play.save_confirmed_taps(s, reading, pending, taps, before)
     learnt = table_profile.learn_confirmed_roll(s, staged, staged["reading"]["faces"] if staged else {})
     return jsonify({"events": jsonable(events), "seq": s.last_seq, "learnt": learnt})
 

@@ -546,8 +546,12 @@ def check_taps(store, faces: dict) -> dict[str, str]:
     return out
 
 
-def correct_reading(store, uid: str, face: str) -> tuple[dict, str | None]:
-    """Fix one die's face; save the frame with the corrected label when there is one.
+def correct_reading(
+    store, uid: str, face: str, reading: dict | None = None, save: bool = True
+) -> tuple[dict, str | None]:
+    """Fix one die's face; save the frame with the corrected label when there is one.  ``reading``: the
+    staged reading to correct (default ``store.reading``; never changed, a corrected copy is returned);
+    ``save=False`` writes no record (a confirm's taps: the record is written once the roll is taken).
 
     A die its source left without a face (not read, not seen) stays listed in the reading's
     ``unread``, so the Roll panel keeps it where it was (ordered by what the source read) and a
@@ -557,7 +561,7 @@ def correct_reading(store, uid: str, face: str) -> tuple[dict, str | None]:
     if uid not in dice:
         raise APIError(f"{uid!r} is not one of the dice of this roll", code="unknown_die", field="uid")
     fixed = _match_face(dice[uid], face, "face")
-    reading = json.loads(json.dumps(store.reading))
+    reading = json.loads(json.dumps(store.reading if reading is None else reading))
     before = reading["faces"].get(uid)
     if before is None and uid not in reading.get("unread", []) and uid not in reading.get("cocked", []):
         reading.setdefault("unread", []).append(uid)
@@ -571,9 +575,22 @@ def correct_reading(store, uid: str, face: str) -> tuple[dict, str | None]:
     if uid in reading.get("typed_by_script", []):  # a player's tap replaces what a demo script typed
         reading["typed_by_script"].remove(uid)
     saved = None
-    if before != fixed:
+    if save and before != fixed:
         saved = save_correction(store, reading, uid, dice[uid], before, fixed)
     return reading, saved
+
+
+def save_confirmed_taps(store, reading: dict, pending: dict, taps: dict, before: dict) -> str | None:
+    """The correction record of a confirmed roll whose taps came with the confirm (``taps``: ``{uid:
+    face}``; ``before``: the staged faces they replaced), written once the game has taken the roll, with
+    every face it was confirmed with.  Never blocks the roll (it is in the log already): a failure is logged."""
+    uid = next(reversed(taps))
+    die = next(d for d in pending["dice"] if d["uid"] == uid)
+    try:
+        return save_correction(store, reading, uid, die, before.get(uid), taps[uid], pending)
+    except Exception as exc:  # the roll is confirmed whatever happens here
+        log.warning("the correction record of the confirmed roll was not written: %s", exc)
+        return None
 
 
 def _read_pending_dice(pending: dict, reading: dict):
@@ -586,7 +603,9 @@ def _read_pending_dice(pending: dict, reading: dict):
             yield d, box, face_text
 
 
-def save_correction(store, reading: dict, uid: str, die: dict, before: str | None, after: str) -> str | None:
+def save_correction(
+    store, reading: dict, uid: str, die: dict, before: str | None, after: str, pending: dict | None = None
+) -> str | None:
     """Keep a corrected camera reading as a labelled image for the learning loop.
 
     The frame and every die of the reading (box, die kind, face icon and count, the corrected one
@@ -594,6 +613,7 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
     ``corrections/`` beside the game file), where ``companion vision`` fine-tunes from.  Without a
     frame (typed faces) there is nothing to learn from and nothing is saved.  A Battle Dice roll
     (standard dice) is saved as the standard-dice record enrolment reads (``save_standard_correction``).
+    ``pending``: the roll the reading is of (default: the pending one; a confirmed roll's, once taken).
     """
     frame = getattr(store, "reading_frame", None)
     if frame is None or not reading.get("frame"):
@@ -602,7 +622,7 @@ def save_correction(store, reading: dict, uid: str, die: dict, before: str | Non
     from companion.vision.learning import save_correction as save_labelled
     from companion.vision.numerals import SIDES
 
-    pending = _pending_roll(store)
+    pending = pending or _pending_roll(store)
     folder = Path(current_app.config.get("CORRECTIONS_DIR") or Path(store.db_path).parent / "corrections")
     # one record per staged roll: a later tap on the same roll writes it again with every face so far,
     # so enrolment learns each die of the frame once (the record of the faces the roll was confirmed with)

@@ -240,10 +240,11 @@ def init_app(app, store) -> TableVision:
 # "as you play": a confirmed camera roll teaches the table its crops
 
 
-def staged_camera_roll(store) -> dict | None:
+def staged_camera_roll(store, reading: dict | None = None) -> dict | None:
     """What a confirm may learn from, taken before the roll is submitted: the staged camera reading
-    (with its frame) and the pending roll's dice; None when the roll was not read by the camera."""
-    reading = store.reading
+    (``reading``, default ``store.reading``; with its frame) and the pending roll's dice; None when the
+    roll was not read by the camera."""
+    reading = store.reading if reading is None else reading
     frame = getattr(store, "reading_frame", None)
     if not reading or reading.get("source") != "camera" or not reading.get("frame") or frame is None:
         return None

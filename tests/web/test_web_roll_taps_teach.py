@@ -296,6 +296,23 @@ def test_bad_taps_with_a_confirm_are_refused_by_name_and_teach_nothing(app, clie
     unchanged()
 
 
+def test_a_confirm_refused_after_its_taps_were_checked_writes_no_record_and_changes_nothing(
+    app, client, host, dwarves, tmp_path
+):
+    """The taps sent with a confirm are good, but the roll is then refused (the host ended the game):
+    no correction record is written for the refused roll, the staged reading keeps no tap, nothing learnt."""
+    store, vision = app.extensions["game_store"], app.extensions["table_vision"]
+    unread = dwarves["unread"]
+    profile_bytes, staged = vision.path.read_bytes(), store.reading
+    assert client.post(f"/api/games/{store.game_id}/end", json={}, headers=host).status_code == 200
+    store.set_reading(staged)  # the camera's reading still on the tablet (as staged before the end)
+    r = client.post("/api/rolls/confirm", json={"faces": {unread: dwarves["want"][unread]}}, headers=host)
+    assert r.status_code == 409 and r.json["error"] == "game_ended", r.json
+    assert store.reading == staged  # the tap was not applied to the staged roll
+    assert not (tmp_path / "corrections").exists()  # no record of a roll the game never took
+    assert vision.path.read_bytes() == profile_bytes
+
+
 # ---------------------------------------------------------------------------------------------
 # standard dice (a Battle Dice roll), served with an enrolled --standard-model bundle
 
