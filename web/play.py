@@ -661,9 +661,8 @@ def save_standard_correction(folder: Path, name: str, frame, reading: dict, pend
     called cocked is left out: its frame does not show the value given after the reroll).  Every entry is
     checked as enrolment checks it (``companion.vision.enroll.check_die_record``) before anything is
     written; the bundle it makes is then served with ``serve --standard-model BUNDLE``."""
-    import cv2
-
     from companion.vision.enroll import check_die_record
+    from companion.vision.learning import write_record
 
     h, w = frame.shape[:2]
     dice = []
@@ -674,12 +673,7 @@ def save_standard_correction(folder: Path, name: str, frame, reading: dict, pend
         rec = {"box": [float(v) for v in box], "kind": d["die"], "value": int(face_text)}
         check_die_record(rec, f"{d['uid']} ({d['die']})", w, h, None)  # EnrollError naming the die
         dice.append(rec)
-    folder.mkdir(parents=True, exist_ok=True)
-    img_path = folder / f"{name}.jpg"
-    if not cv2.imwrite(str(img_path), frame, [cv2.IMWRITE_JPEG_QUALITY, 95]):
-        raise OSError(f"could not write {img_path}")
-    (folder / f"{name}.json").write_text(json.dumps({"dice": dice}, indent=1))
-    return img_path
+    return write_record(folder, name, frame, {"dice": dice})  # each file whole or not at all
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ folder of them into a YOLO dataset (``d4``..``d12`` labels + ``manifest.jsonl``)
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -60,13 +61,26 @@ def save_correction(folder: Path, image: np.ndarray, dice: list[dict], name: str
     if not isinstance(dice, list):
         raise CorrectionError("dice must be a list")
     clean = [_check_die(d, f"die {k}", w, h) for k, d in enumerate(dice)]
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     name = name or time.strftime("%Y%m%d-%H%M%S") + f"-{int(time.time() * 1000) % 1000:03d}"
-    img_path = folder / f"{name}.jpg"
-    if not cv2.imwrite(str(img_path), image, [cv2.IMWRITE_JPEG_QUALITY, 95]):
-        raise CorrectionError(f"could not write {img_path}")
-    (folder / f"{name}.json").write_text(json.dumps({"dice": clean}, indent=1))
+    return write_record(Path(folder), name, image, {"dice": clean})
+
+
+def write_record(folder: Path, name: str, image: np.ndarray, record: dict) -> Path:
+    """Write ``NAME.jpg`` and ``NAME.json`` (``record``) in ``folder``, each whole or not at all (a
+    temporary file, then a rename): a record written again (the tablet's one record per roll, at each
+    tap) is the old one or the new one, never half of one.  Returns the image's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    img_path, rec_path = folder / f"{name}.jpg", folder / f"{name}.json"
+    tmp_img, tmp_rec = folder / f".{name}.tmp.jpg", folder / f".{name}.json.tmp"
+    try:
+        if not cv2.imwrite(str(tmp_img), image, [cv2.IMWRITE_JPEG_QUALITY, 95]):
+            raise CorrectionError(f"could not write {img_path}")
+        tmp_rec.write_text(json.dumps(record, indent=1))
+        os.replace(tmp_img, img_path)
+        os.replace(tmp_rec, rec_path)
+    finally:
+        tmp_img.unlink(missing_ok=True)
+        tmp_rec.unlink(missing_ok=True)
     return img_path
 
 

@@ -54,3 +54,29 @@ def test_export_of_an_empty_folder_is_a_clear_error(tmp_path):
     (tmp_path / "c").mkdir()
     with pytest.raises(CorrectionError, match="no corrections"):
         export_corrections(tmp_path / "c", tmp_path / "ds")
+
+
+def _half_written(monkeypatch):
+    """``Path.write_text`` that writes half its text and then fails (a disk that fills mid-write)."""
+    from pathlib import Path
+
+    def write_text(self, data, *a, **k):
+        with open(self, "w") as f:
+            f.write(data[: len(data) // 2])
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(Path, "write_text", write_text)
+
+
+def test_a_record_written_again_is_whole_or_as_before(tmp_path, monkeypatch):
+    """The tablet writes one record per roll again at each tap: a write that fails half way leaves the
+    record as it was (a temporary file, then a rename), never a half record that export refuses."""
+    frame = np.full((100, 100, 3), 90, np.uint8)
+    die = {"box": [10, 10, 40, 40], "kind": "d6", "icon": "Melee", "count": 2}
+    save_correction(tmp_path / "c", frame, [die], name="roll1")
+    before = (tmp_path / "c" / "roll1.json").read_text()
+    _half_written(monkeypatch)
+    with pytest.raises(OSError, match="no space"):
+        save_correction(tmp_path / "c", frame, [die, {**die, "box": [50, 50, 90, 90]}], name="roll1")
+    assert (tmp_path / "c" / "roll1.json").read_text() == before
+    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["roll1.jpg", "roll1.json"]

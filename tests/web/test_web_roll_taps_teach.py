@@ -313,6 +313,33 @@ def test_a_confirm_refused_after_its_taps_were_checked_writes_no_record_and_chan
     assert vision.path.read_bytes() == profile_bytes
 
 
+def test_a_standard_record_written_again_is_whole_or_as_before(tmp_path, monkeypatch):
+    """A Battle Dice roll's record is written again at each tap: a write that fails half way leaves the
+    record as it was, never half a JSON that enrolment refuses."""
+    from pathlib import Path
+
+    from web.play import save_standard_correction
+
+    frame = np.full((100, 100, 3), 90, np.uint8)
+    pending = {"dice": [{"uid": "b1", "die": "d20"}, {"uid": "b2", "die": "d6"}]}
+    reading = {"boxes": {"b1": [10, 10, 40, 40], "b2": [50, 50, 90, 90]}, "faces": {"b1": "17"}}
+    save_standard_correction(tmp_path, "roll1", frame, reading, pending)
+    before = (tmp_path / "roll1.json").read_text()
+
+    def half(self, data, *a, **k):
+        with open(self, "w") as f:
+            f.write(data[: len(data) // 2])
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(Path, "write_text", half)
+    with pytest.raises(OSError, match="no space"):
+        save_standard_correction(
+            tmp_path, "roll1", frame, {**reading, "faces": {"b1": "17", "b2": "3"}}, pending
+        )
+    assert (tmp_path / "roll1.json").read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["roll1.jpg", "roll1.json"]
+
+
 # ---------------------------------------------------------------------------------------------
 # standard dice (a Battle Dice roll), served with an enrolled --standard-model bundle
 
