@@ -296,7 +296,8 @@ def confirmed_sightings(staged: dict, faces: dict[str, str]) -> list[tuple[str, 
     read whose box may belong to another die: an unread die teaches only when no other die of
     the roll with a box on the frame has as many faces (the box-to-die match of an unread die
     rests on its kind only, and the player taps faces per unit, not per box).  So an unread die
-    (a tapped one), or a read die a player corrected (its box was matched by a face it did not show),
+    (a tapped one), or a read die a player corrected (its box was matched by a face it did not show;
+    also a die posted whole with a face unlike the camera's, ``POST /api/rolls``),
     teaches only when every other die of the roll with as many faces was read by the camera on a box
     of its own, as read: those dice were put on their boxes by the faces they show, and the box left
     is this die's.  Another unread, corrected, cocked or unseen die of its size could own the box."""
@@ -304,6 +305,9 @@ def confirmed_sightings(staged: dict, faces: dict[str, str]) -> list[tuple[str, 
     boxes = reading.get("boxes") or {}
     cocked = set(reading.get("cocked") or ())
     tapped = set(reading.get("unread") or ()) | set(reading.get("corrected") or ())
+    # faces confirmed unlike the camera's without a tap (``POST /api/rolls`` over a staged camera roll):
+    # a player's face on a box the camera matched by another face, as a correction is
+    tapped |= {u for u, f in (reading.get("faces") or {}).items() if faces.get(u) not in (None, f)}
     dice = {d["uid"]: d for d in staged["dice"]}
     not_read = tapped | cocked | {u for u in dice if u not in boxes}
     out = []

@@ -340,6 +340,33 @@ def test_a_standard_record_written_again_is_whole_or_as_before(tmp_path, monkeyp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["roll1.jpg", "roll1.json"]
 
 
+def test_faces_posted_over_a_camera_reading_unlike_it_teach_as_taps_do():
+    """``POST /api/rolls`` (faces posted whole, e.g. by a tablet that had not shown the camera's reading
+    yet) confirms a roll the camera staged: a die posted with a face unlike the camera's is a player's
+    face on a box the camera matched by another face, as a tap is.  Two d20 read 5 and 12 and posted 12
+    and 5 (units of one size are interchangeable to the player) teach neither box the other's value; a
+    d20 posted as read beside a d6 posted otherwise (the only d6: its box is its own) both teach."""
+    from web.table_profile import confirmed_sightings
+
+    d20 = [str(v) for v in range(1, 21)]
+    dice = [
+        {"uid": "u1", "die": "d20", "faces": d20},
+        {"uid": "u2", "die": "d20", "faces": d20},
+        {"uid": "u3", "die": "d6", "faces": d20[:6]},
+    ]
+    boxes = {"u1": [0, 0, 10, 10], "u2": [20, 0, 30, 10], "u3": [40, 0, 50, 10]}
+    read = {"u1": "5", "u2": "12", "u3": "2"}
+    staged = {
+        "reading": {"boxes": boxes, "faces": read, "cocked": [], "unread": [], "corrected": []},
+        "dice": dice,
+    }
+    assert confirmed_sightings(staged, {"u1": "12", "u2": "5", "u3": "2"}) == [
+        ("u3", [40.0, 0.0, 50.0, 10.0], "d6", "2")
+    ]
+    got = confirmed_sightings(staged, {"u1": "5", "u2": "12", "u3": "4"})
+    assert [(u, f) for u, _, _, f in got] == [("u1", "5"), ("u2", "12"), ("u3", "4")]
+
+
 # ---------------------------------------------------------------------------------------------
 # standard dice (a Battle Dice roll), served with an enrolled --standard-model bundle
 
