@@ -592,7 +592,7 @@ function renderRoll() {
         h("span", { class: "spacer" }),
         Object.keys(app.picked).length ? h("button", { class: "btn ghost", id: "clear-taps", disabled: !canChange(), onclick: () => { app.picked = {}; app.preview = null; render(); } }, "Clear") : null,
         h("button", { class: "btn primary", id: "confirm-roll", disabled: !!left || !canChange(), title: left ? `${left} dice have no face yet` : "submit this roll to the game",
-          onclick: () => confirmRoll(p, faces) }, "Confirm")));
+          onclick: () => confirmRoll(p) }, "Confirm")));
     schedulePreview(p, faces);
   } else {
     main = h("div", { class: "card rollmain" }, h("h2", {}, "No roll pending"), h("div", { class: "muted" }, p ? `Waiting for: ${p.prompt}` : "Nothing to roll now."));
@@ -695,19 +695,35 @@ function currentFaces(p, reading) {
 // dice the source read keep their origin, the tapped one is the player's, and a camera roll keeps its
 // frame (saved with the faces for enrolment; on confirm the table learns the crops).  Without a reading
 // the tap is kept here until Confirm.
-async function tapFace(uid, face) {
+// A tap's correction is sent in order after the taps still in flight (app.taps); Confirm waits for them and
+// takes its faces from the reading as the server then has it, so a tap made before Confirm is in the roll.
+function tapFace(uid, face) {
   const reading = app.state?.reading;
-  if (reading && reading.faces) {
+  if (!(reading && reading.faces)) {
+    app.picked[uid] = face;
+    render();
+    return;
+  }
+  const send = async () => {
     try {
       const r = await api("POST", "/api/corrections", { uid, face });
       app.state.reading = r.reading;
       delete app.picked[uid];
-    } catch (e) { return; }
-  } else app.picked[uid] = face;
-  render();
+      render();
+      return true;
+    } catch (e) { return false; }
+  };
+  const before = app.taps || Promise.resolve(true);
+  const mine = before.then(async (ok) => (await send()) && ok);
+  app.taps = mine;
+  mine.then(() => { if (app.taps === mine) app.taps = null; });
 }
-async function confirmRoll(p, faces) {
+async function confirmRoll(p) {
+  // taps still in flight first; a refused one stops the confirm (its toast says why, the die shows the reading)
+  while (app.taps) if (!(await app.taps)) return;
+  p = app.state?.pending || p;
   const reading = app.state?.reading;
+  const faces = currentFaces(p, reading);
   try {
     if (reading && reading.faces) {
       // faces set here but not sent yet ("set untapped to") go with the confirm, as corrections of the reading
