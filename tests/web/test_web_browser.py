@@ -68,6 +68,17 @@ def go(page, view: str) -> None:
     page.wait_for_selector(f"#view-{view}.active")
 
 
+def wait_confirmed(page, base: str, seq: int) -> None:
+    """Wait until the game's event number passes ``seq`` (the roll went in), at most 30 s."""
+    from web_helpers import call_json
+
+    for _ in range(300):
+        if call_json(base, "GET", "/api/state")[1]["seq"] > seq:
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("the roll was not confirmed")
+
+
 def roll_with_marks(browser, url: str, uid: str):
     """``(page, selector of die UID, the dice's uids in the page's order)``: the host's page at URL on the
     Roll panel, once die UID (one the camera left unread) shows its marked faces; that die is first."""

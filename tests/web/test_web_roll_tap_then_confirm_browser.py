@@ -4,7 +4,7 @@ face, never the camera's (Confirm waits for the taps still in flight); the die n
 
 from __future__ import annotations
 
-from test_web_browser import go, new_page
+from test_web_browser import go, new_page, wait_confirmed
 from test_web_roll_taps_teach import FACES, _render, _stage
 from web_helpers import call_json
 
@@ -44,12 +44,7 @@ def test_a_tap_made_before_confirm_is_in_the_confirmed_roll(browser, waitress_ta
     page.wait_for_timeout(1000)
     assert len(held) == 1
     held[0].continue_()
-    for _ in range(300):
-        if call_json(base, "GET", "/api/state")[1]["seq"] > seq:
-            break
-        page.wait_for_timeout(100)
-    else:
-        raise AssertionError("the roll was not confirmed")
+    wait_confirmed(page, base, seq)
 
     with store.lock:
         event = [e for e in store.session.events() if e["action"].get("readings")][-1]

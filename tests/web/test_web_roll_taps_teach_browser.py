@@ -7,7 +7,7 @@ the camera's reading is staged on the rendered dice's boxes (``test_web_roll_tap
 from __future__ import annotations
 
 import pytest
-from test_web_browser import roll_with_marks, shot
+from test_web_browser import roll_with_marks, shot, wait_confirmed
 from test_web_roll_taps_teach import FACES, GATE, UNREAD, _render, _stage
 from web_helpers import call_json
 
@@ -71,12 +71,7 @@ def test_a_tapped_marked_face_teaches_the_table_on_confirm(browser, waitress_tab
     page.wait_for_selector("#confirm-roll:not([disabled])")
     seq = call_json(base, "GET", "/api/state")[1]["seq"]
     page.click("#confirm-roll")
-    for _ in range(300):
-        if call_json(base, "GET", "/api/state")[1]["seq"] > seq:
-            break
-        page.wait_for_timeout(100)
-    else:
-        raise AssertionError("the roll was not confirmed")
+    wait_confirmed(page, base, seq)
 
     # through the API: the die's tapped face is now known to the table (it knew none before the roll);
     # the lesson follows the roll into the game (the confirm's answer waits for it, the state does not)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_web_browser import roll_with_marks, shot
+from test_web_browser import roll_with_marks, shot, wait_confirmed
 from test_web_standard_likely import FakeModel
 from web_helpers import call_json
 
@@ -80,10 +80,7 @@ def test_an_unread_standard_die_marks_its_likely_values_and_the_tap_decides(
     assert page.locator(f"{sel} .likelynote").count() == 0
     page.wait_for_selector("#confirm-roll:not([disabled])")
     page.click("#confirm-roll")
-    for _ in range(300):
-        if call_json(base, "GET", "/api/state")[1]["seq"] > seq:
-            break
-        page.wait_for_timeout(100)
+    wait_confirmed(page, base, seq)
     with store.lock:
         event = [e for e in store.session.events() if e["action"].get("readings")][-1]
     logged = {r["die"]: r["face"] for r in event["action"]["readings"]}
