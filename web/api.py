@@ -437,54 +437,82 @@ def roll_preview():
 @bp.post("/rolls/confirm")
 @require("tablet")
 def roll_confirm():
-    """Submit the staged reading (after any corrections): ``{"faces": {"UNIT_ID": "2 Melee"}, "expect_seq": N}``.
+    """Submit the staged reading (after any corrections): ``{"faces": {"UNIT_ID": "2 Melee"}, "rev": R,
+    "expect_seq": N}``.
 
     ``faces`` (optional): taps on the Roll panel not sent yet, each applied as a correction of the staged
     reading (``POST /api/corrections``) before the roll is submitted, so the dice the source read keep
     their origin and a tapped die is the player's.  Every tap is checked first: one that names a die
-    not in the roll or a face the die lacks is refused by name, and nothing changes."""
+    not in the roll or a face the die lacks is refused by name, and nothing changes.  ``rev``
+    (optional): the staged reading's ``rev`` the tablet confirms; refused (409 ``stale_reading``) when
+    another tablet or the camera changed the reading since.  A camera roll players corrected is kept
+    for teaching the camera once the game took it (``record``: where; ``record_error``: why not)."""
     body = json_body(
         {
             "faces": Field(dict, required=False, max_len=200, default={}),
+            "rev": Field(int, required=False, min=0),
             "expect_seq": Field(int, required=False, min=0),
         }
     )
     s = store()
     with s.lock:
         _check_expected_seq(body["expect_seq"])
-        if not s.reading:
-            raise Conflict("no roll is waiting to be confirmed", code="no_reading")
+        _check_reading_rev(s, body["rev"], "confirming it")
         taps = _run_engine(play.check_taps, s, body["faces"] or {})
         # the taps are applied to a copy and recorded only once the game has taken the roll: a confirm
         # refused after its taps were checked (the host ended the game, a rule) changes nothing
-        reading, before = s.reading, dict(s.reading["faces"])
+        reading = s.reading
         for uid, face in taps.items():
-            reading, _ = _run_engine(play.correct_reading, s, uid, face, reading, False)
+            reading = _run_engine(play.correct_reading, s, uid, face, reading)
         staged = table_profile.staged_camera_roll(s, reading)
         pending = s.session.pending()
         events = _run_engine(play.submit_reading, s, reading, changed_by(reading.get("source")))
-        if taps:
-            play.save_confirmed_taps(s, reading, pending, taps, before)
+        record, record_error = play.save_roll_record(s, reading, pending)
     learnt = table_profile.learn_confirmed_roll(s, staged, staged["reading"]["faces"] if staged else {})
-    return jsonify({"events": jsonable(events), "seq": s.last_seq, "learnt": learnt})
+    out = {"events": jsonable(events), "seq": s.last_seq, "learnt": learnt, "record": record}
+    if record_error:
+        out["record_error"] = record_error
+    return jsonify(out)
+
+
+def _check_reading_rev(s, rev: int | None, doing: str) -> None:
+    """Refuse a tap or a confirm on a staged reading that is gone or has changed since the tablet saw it
+    (``rev``: the reading's ``rev`` on that tablet; ``None``: not checked)."""
+    if not s.reading:
+        raise Conflict(
+            "no roll is waiting: corrections and confirms apply to the roll on screen", code="no_reading"
+        )
+    if rev is not None and rev != s.reading.get("rev"):
+        raise Conflict(
+            f"the roll on screen changed since this tablet saw it (another tablet's tap, or the camera read "
+            f"it again): look at it again before {doing}",
+            code="stale_reading",
+        )
 
 
 @bp.post("/corrections")
 @require("tablet")
 def correct():
-    """Fix one die of the staged reading: ``{"uid": "p1-3", "face": "2 Melee"}``.
+    """Fix one die of the staged reading: ``{"uid": "p1-3", "face": "2 Melee", "rev": R}``.
 
-    The corrected face replaces the reading; when the reading came with a camera frame, the frame
-    and the corrected label are saved for the learning loop.
+    The corrected face replaces the reading (a new ``rev``); ``rev`` (optional) is the reading the
+    tablet tapped, refused (409 ``stale_reading``) when it changed since.  Nothing is written to disk
+    here: a corrected camera roll is kept for the learning loop when it is confirmed.
     """
-    body = json_body({"uid": Field(str, max_len=60, min=1), "face": Field(str, max_len=40, min=1)})
+    body = json_body(
+        {
+            "uid": Field(str, max_len=60, min=1),
+            "face": Field(str, max_len=40, min=1),
+            "rev": Field(int, required=False, min=0),
+        }
+    )
     s = store()
     with s.lock:
-        if not s.reading:
-            raise Conflict("no roll is waiting: corrections apply to the roll on screen", code="no_reading")
-        reading, saved = _run_engine(play.correct_reading, s, body["uid"], body["face"])
+        _check_reading_rev(s, body["rev"], "tapping a die")
+        reading = _run_engine(play.correct_reading, s, body["uid"], body["face"])
         s.set_reading(reading)
-    return jsonify({"reading": jsonable(reading), "saved": saved})
+        reading = s.reading
+    return jsonify({"reading": jsonable(reading)})
 
 
 @bp.post("/undo")

@@ -546,12 +546,10 @@ def check_taps(store, faces: dict) -> dict[str, str]:
     return out
 
 
-def correct_reading(
-    store, uid: str, face: str, reading: dict | None = None, save: bool = True
-) -> tuple[dict, str | None]:
-    """Fix one die's face; save the frame with the corrected label when there is one.  ``reading``: the
-    staged reading to correct (default ``store.reading``; never changed, a corrected copy is returned);
-    ``save=False`` writes no record (a confirm's taps: the record is written once the roll is taken).
+def correct_reading(store, uid: str, face: str, reading: dict | None = None) -> dict:
+    """Fix one die's face.  ``reading``: the staged reading to correct (default ``store.reading``; never
+    changed, a corrected copy is returned).  Nothing is written: the record of a corrected camera roll is
+    written once the roll is confirmed (``save_roll_record``), with the faces it was confirmed with.
 
     A die its source left without a face (not read, not seen) stays listed in the reading's
     ``unread``, so the Roll panel keeps it where it was (ordered by what the source read) and a
@@ -574,23 +572,22 @@ def correct_reading(
         reading["corrected"].append(uid)
     if uid in reading.get("typed_by_script", []):  # a player's tap replaces what a demo script typed
         reading["typed_by_script"].remove(uid)
-    saved = None
-    if save and before != fixed:
-        saved = save_correction(store, reading, uid, dice[uid], before, fixed)
-    return reading, saved
+    return reading
 
 
-def save_confirmed_taps(store, reading: dict, pending: dict, taps: dict, before: dict) -> str | None:
-    """The correction record of a confirmed roll whose taps came with the confirm (``taps``: ``{uid:
-    face}``; ``before``: the staged faces they replaced), written once the game has taken the roll, with
-    every face it was confirmed with.  Never blocks the roll (it is in the log already): a failure is logged."""
-    uid = next(reversed(taps))
-    die = next(d for d in pending["dice"] if d["uid"] == uid)
+def save_roll_record(store, reading: dict, pending: dict) -> tuple[str | None, str | None]:
+    """The correction record of a confirmed camera roll that players corrected (``reading["corrected"]``
+    not empty), written once the game has taken the roll, with every face it was confirmed with: one
+    record per confirmed roll, none for a roll tapped and never confirmed.  Returns ``(path, None)``, or
+    ``(None, why)`` when it could not be written: that never undoes the roll (it is in the log already),
+    the confirm's answer says so.  ``(None, None)``: nothing to keep (no correction, or no frame)."""
+    if not reading.get("corrected"):
+        return None, None
     try:
-        return save_correction(store, reading, uid, die, before.get(uid), taps[uid], pending)
+        return save_correction(store, reading, pending), None
     except Exception as exc:  # the roll is confirmed whatever happens here
         log.warning("the correction record of the confirmed roll was not written: %s", exc)
-        return None
+        return None, f"the frame of this roll was not kept for teaching the camera: {exc}"
 
 
 def _read_pending_dice(pending: dict, reading: dict):
@@ -603,9 +600,7 @@ def _read_pending_dice(pending: dict, reading: dict):
             yield d, box, face_text
 
 
-def save_correction(
-    store, reading: dict, uid: str, die: dict, before: str | None, after: str, pending: dict | None = None
-) -> str | None:
+def save_correction(store, reading: dict, pending: dict) -> str | None:
     """Keep a corrected camera reading as a labelled image for the learning loop.
 
     The frame and every die of the reading (box, die kind, face icon and count, the corrected one
@@ -613,7 +608,7 @@ def save_correction(
     ``corrections/`` beside the game file), where ``companion vision`` fine-tunes from.  Without a
     frame (typed faces) there is nothing to learn from and nothing is saved.  A Battle Dice roll
     (standard dice) is saved as the standard-dice record enrolment reads (``save_standard_correction``).
-    ``pending``: the roll the reading is of (default: the pending one; a confirmed roll's, once taken).
+    ``pending``: the roll the reading is of (a confirmed roll's, once the game took it).
     """
     frame = getattr(store, "reading_frame", None)
     if frame is None or not reading.get("frame"):
@@ -622,15 +617,14 @@ def save_correction(
     from companion.vision.learning import save_correction as save_labelled
     from companion.vision.numerals import SIDES
 
-    pending = pending or _pending_roll(store)
     folder = Path(current_app.config.get("CORRECTIONS_DIR") or Path(store.db_path).parent / "corrections")
-    # one record per staged roll: a later tap on the same roll writes it again with every face so far,
-    # so enrolment learns each die of the frame once (the record of the faces the roll was confirmed with)
+    # one record per confirmed roll, named after the moment it was read: enrolment learns each die of
+    # the frame once, with the faces the roll was confirmed with
     at = float(reading.get("at") or time.time())
     name = f"{time.strftime('%Y%m%d-%H%M%S', time.localtime(at))}-{int(at * 1000) % 1000:03d}-roll"
     if pending["dice"] and all(d["die"] in SIDES for d in pending["dice"]):  # Battle Dice: standard dice
         path = save_standard_correction(folder, name, frame, reading, pending)
-        log.info("correction of %s (%s -> %s) saved as %s", uid, before, after, path)
+        log.info("the corrected roll (%s tapped) saved as %s", ", ".join(reading["corrected"]), path)
         return str(path)
     cat = _catalogue()
     cocked = set(reading.get("cocked") or ())
@@ -649,7 +643,7 @@ def save_correction(
             }
         )
     path = save_labelled(folder, frame, dice, name=name)
-    log.info("correction of %s (%s -> %s) saved as %s", uid, before, after, path)
+    log.info("the corrected roll (%s tapped) saved as %s", ", ".join(reading["corrected"]), path)
     return str(path)
 
 

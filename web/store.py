@@ -51,6 +51,7 @@ class GameStore:
         self._notices: deque[dict] = deque(maxlen=200)
         self.closing = False
         self.reading: dict | None = None  # the roll read (or typed) but not yet confirmed
+        self._reading_rev = 0  # the last staged reading's "rev": every change of the reading gets a new one
         # the newest events of the current game as (seq, event, event as JSON), guarded by _cond
         self._recent: deque[tuple[int, dict, str]] = deque(maxlen=RECENT_EVENTS)
         self._recent_gid: str | None = None
@@ -251,7 +252,13 @@ class GameStore:
             self._cond.notify_all()
 
     def set_reading(self, reading: dict | None) -> None:
+        """Stage ``reading`` (or clear it): each staged reading gets the next ``rev``, so a tablet that
+        confirms or taps the roll as it saw it (``rev``) is refused once another tablet or the camera
+        changed it since (``web.api``: ``stale_reading``)."""
         with self.lock:
+            if reading is not None:
+                self._reading_rev += 1
+                reading = {**reading, "rev": self._reading_rev}
             self.reading = reading
         self.notice("reading", {"reading": reading})
 

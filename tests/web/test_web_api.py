@@ -356,9 +356,9 @@ def test_correction_of_a_camera_reading_is_saved_as_a_labelled_image(client, gam
     assert client.get("/api/frame.jpg").data[:2] == b"\xff\xd8", "the frame is served as JPEG"
     die = p["dice"][1]
     other = next(f for f in die["faces"] if f != die["faces"][0])
-    saved = client.post("/api/corrections", json={"uid": die["uid"], "face": other}, headers=host).json[
-        "saved"
-    ]
+    r = client.post("/api/corrections", json={"uid": die["uid"], "face": other}, headers=host)
+    assert r.status_code == 200 and not (tmp_path / "corrections").exists()  # kept once confirmed
+    saved = client.post("/api/rolls/confirm", json={}, headers=host).json["record"]
     assert saved and saved.startswith(str(tmp_path / "corrections"))
     label = json.loads(open(saved[:-4] + ".json").read())
     fixed = next(d for d in label["dice"] if d["die"] == die["die"] and d["box"] == boxes[die["uid"]])

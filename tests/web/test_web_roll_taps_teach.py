@@ -306,6 +306,7 @@ def test_a_confirm_refused_after_its_taps_were_checked_writes_no_record_and_chan
     profile_bytes, staged = vision.path.read_bytes(), store.reading
     assert client.post(f"/api/games/{store.game_id}/end", json={}, headers=host).status_code == 200
     store.set_reading(staged)  # the camera's reading still on the tablet (as staged before the end)
+    staged = store.reading
     r = client.post("/api/rolls/confirm", json={"faces": {unread: dwarves["want"][unread]}}, headers=host)
     assert r.status_code == 409 and r.json["error"] == "game_ended", r.json
     assert store.reading == staged  # the tap was not applied to the staged roll
@@ -313,8 +314,100 @@ def test_a_confirm_refused_after_its_taps_were_checked_writes_no_record_and_chan
     assert vision.path.read_bytes() == profile_bytes
 
 
+def test_a_tap_writes_no_record_until_its_roll_is_confirmed(app, client, host, dwarves, tmp_path):
+    """Taps change the staged reading only: a roll tapped and then read again by the camera (dice moved)
+    leaves nothing on disk; the roll confirmed after a tap is written once, and the confirm says where."""
+    store = app.extensions["game_store"]
+    pending, frame, boxes, want, unread = (
+        dwarves[k] for k in ("pending", "frame", "boxes", "want", "unread")
+    )
+    folder = tmp_path / "corrections"
+    wrong = next(f for f in pending["dice"][UNREAD]["faces"] if f != want[unread])
+    assert (
+        client.post("/api/corrections", json={"uid": unread, "face": wrong}, headers=host).status_code == 200
+    )
+    assert not folder.exists()  # a tap is not a confirmed roll
+    # the dice moved and settled: the camera stages a new reading of the roll, the tap is gone with the old one
+    read = {u: f for u, f in want.items() if u != unread}
+    _stage(store, pending, frame, boxes, read, [unread])
+    assert unread not in client.get("/api/state").json["reading"]["faces"]
+    r = client.post("/api/corrections", json={"uid": unread, "face": want[unread]}, headers=host)
+    assert r.status_code == 200 and "saved" not in r.json and not folder.exists()
+    r = client.post("/api/rolls/confirm", json={}, headers=host)
+    assert r.status_code == 200, r.json
+    records = sorted(folder.glob("*.json"))
+    assert [str(p.with_suffix(".jpg")) for p in records] == [r.json["record"]]  # the one confirmed roll
+    assert "record_error" not in r.json
+    dice = json.loads(records[0].read_text())["dice"]
+    tapped_box = [float(v) for v in boxes[UNREAD]]
+    (mine,) = [d for d in dice if d["box"] == tapped_box]
+    face = next(d for d in pending["dice"] if d["uid"] == unread)["faces"].index(want[unread])
+    from companion.rules.catalogue import load_catalogue
+
+    assert (
+        mine["count"] == load_catalogue().get(mine["die"]).faces[face].count
+    )  # the confirmed face, not the first tap
+
+
+def test_a_confirm_whose_record_cannot_be_written_still_takes_the_roll_and_says_why(
+    app, client, host, dwarves, tmp_path
+):
+    """The record is written after the game took the roll: a folder that cannot be written (here a file
+    stands where the folder should be) leaves the roll in the game, and the confirm's answer names why."""
+    blocker = tmp_path / "corrections"
+    blocker.write_text("not a folder")
+    unread, want = dwarves["unread"], dwarves["want"]
+    seq = client.get("/api/state").json["seq"]
+    r = client.post("/api/rolls/confirm", json={"faces": {unread: want[unread]}}, headers=host)
+    assert r.status_code == 200, r.json
+    assert r.json["seq"] > seq and r.json["record"] is None
+    assert "not kept for teaching" in r.json["record_error"] and "corrections" in r.json["record_error"]
+    assert r.json["learnt"] == 4  # the table still learnt the roll
+    _, logged = _logged(app.extensions["game_store"])
+    assert logged[unread]["face"] == want[unread]
+    assert blocker.read_text() == "not a folder"
+
+
+def test_a_tablet_that_saw_an_older_reading_is_refused_by_name_and_changes_nothing(
+    app, client, host, dwarves, tmp_path
+):
+    """Two tablets on one roll: tablet A taps a die (the reading's ``rev`` moves on); tablet B, still
+    showing the reading before that tap, confirms or taps with the ``rev`` it saw and is refused
+    (``stale_reading``), with nothing changed; once it has the new reading its confirm goes in, with A's tap."""
+    store = app.extensions["game_store"]
+    pending, want, unread = (dwarves[k] for k in ("pending", "want", "unread"))
+    b = app.test_client()  # the second tablet
+    seen = b.get("/api/state").json["reading"]["rev"]
+    assert client.get("/api/state").json["reading"]["rev"] == seen
+    r = client.post("/api/corrections", json={"uid": unread, "face": want[unread], "rev": seen}, headers=host)
+    assert r.status_code == 200 and r.json["reading"]["rev"] > seen
+    now, seq, staged = r.json["reading"]["rev"], client.get("/api/state").json["seq"], store.reading
+
+    def unchanged():
+        assert store.reading == staged and client.get("/api/state").json["seq"] == seq
+        assert not (tmp_path / "corrections").exists()
+
+    other = pending["dice"][0]
+    away = next(f for f in other["faces"] if f != want[other["uid"]])
+    for path, body in (
+        ("/api/rolls/confirm", {"rev": seen}),
+        ("/api/rolls/confirm", {"rev": seen, "faces": {other["uid"]: away}}),
+        ("/api/corrections", {"uid": other["uid"], "face": away, "rev": seen}),
+    ):
+        r = b.post(path, json=body, headers=host)
+        assert r.status_code == 409 and r.json["error"] == "stale_reading", (path, r.json)
+        assert "changed since this tablet saw it" in r.json["message"]
+        unchanged()
+    r = b.post("/api/rolls/confirm", json={"rev": now}, headers=host)
+    assert r.status_code == 200, r.json
+    _, logged = _logged(store)
+    assert logged[unread]["face"] == want[unread] and logged[unread]["source"] == "typed"  # A's tap is in
+    r = b.post("/api/rolls/confirm", json={"rev": now}, headers=host)  # the roll is gone: nothing to confirm
+    assert r.status_code == 409 and r.json["error"] == "no_reading"
+
+
 def test_a_standard_record_written_again_is_whole_or_as_before(tmp_path, monkeypatch):
-    """A Battle Dice roll's record is written again at each tap: a write that fails half way leaves the
+    """A Battle Dice roll's record written again (same name): a write that fails half way leaves the
     record as it was, never half a JSON that enrolment refuses."""
     from pathlib import Path
 

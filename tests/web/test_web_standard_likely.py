@@ -94,12 +94,12 @@ def test_an_unread_standard_die_is_staged_with_its_likely_values_never_set(battl
     # the player gives it the second likely value: that value, a player's tap, keeping the camera's box
     r = client.post("/api/corrections", json={"uid": uid, "face": str(LIKELY[1])}, headers=HOST)
     assert r.status_code == 200, r.json
-    saved = Path(r.json["saved"])
+    r = client.post("/api/rolls/confirm", json={}, headers=HOST)
+    assert r.status_code == 200, r.json
+    saved = Path(r.json["record"])
     assert saved.parent == tmp_path / "corrections"
     record = json.loads(saved.with_suffix(".json").read_text())
     assert {"box": mine["box"], "kind": "d20", "value": LIKELY[1]} in record["dice"]  # enrolment learns it
-    r = client.post("/api/rolls/confirm", json={}, headers=HOST)
-    assert r.status_code == 200, r.json
     after = client.get("/api/state").json
     assert after["seq"] > st["seq"]
     store = app.extensions["game_store"]

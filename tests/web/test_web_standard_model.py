@@ -253,7 +253,7 @@ def test_watch_refuses_a_bad_standard_model_or_roster_before_opening_the_source(
 
 
 def test_a_fixed_battle_dice_reading_is_saved_for_enrolment_and_the_bundle_serves(tmp_path):
-    """A tap that fixes a camera-read standard die saves the frame and the standard-dice record
+    """A tap that fixes a camera-read standard die, confirmed, saves the frame and the standard-dice record
     (``{"box", "kind": "d20", "value": 17}``) that ``companion vision enroll --corrections`` reads;
     confirming the roll teaches the table profile nothing (it holds Dragon Dice faces) and reports no
     problem; the bundle enrolled from the corrections is accepted as ``--standard-model`` and reads."""
@@ -271,11 +271,16 @@ def test_a_fixed_battle_dice_reading_is_saved_for_enrolment_and_the_bundle_serve
         fixed = "20" if reading["faces"][die["uid"]] != "20" else "19"
         r = client.post("/api/corrections", json={"uid": die["uid"], "face": fixed}, headers=HOST)
         assert r.status_code == 200, r.json
-        saved = Path(r.json["saved"])
-        record = json.loads(saved.with_suffix(".json").read_text())
-        kinds = {d["uid"]: d["die"] for d in pending["dice"]}
         faces = client.get("/api/state").json["reading"]["faces"]
         assert faces[die["uid"]] == fixed
+        before = max((n["nid"] for n in store.notices_since(0)), default=0)
+        r = client.post("/api/rolls/confirm", json={}, headers=HOST)
+        assert r.status_code == 200 and r.json["learnt"] == 0, r.json
+        assert not [n for n in store.notices_since(before) if n["kind"] == "profile_problem"]
+        assert not app.extensions["table_vision"].path.exists()  # no Dragon Dice profile made from them
+        saved = Path(r.json["record"])
+        record = json.loads(saved.with_suffix(".json").read_text())
+        kinds = {d["uid"]: d["die"] for d in pending["dice"]}
         assert record == {
             "dice": [
                 {"box": reading["boxes"][u], "kind": kinds[u], "value": int(faces[u])}
@@ -287,12 +292,6 @@ def test_a_fixed_battle_dice_reading_is_saved_for_enrolment_and_the_bundle_serve
         assert ("d20", "value", int(fixed)) in {
             (s.label.kind, s.label.icon, s.label.count) for s in sightings
         }
-
-        before = max((n["nid"] for n in store.notices_since(0)), default=0)
-        r = client.post("/api/rolls/confirm", json={}, headers=HOST)
-        assert r.status_code == 200 and r.json["learnt"] == 0, r.json
-        assert not [n for n in store.notices_since(before) if n["kind"] == "profile_problem"]
-        assert not app.extensions["table_vision"].path.exists()  # no Dragon Dice profile made from them
     finally:
         store.close()
 

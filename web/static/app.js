@@ -16,6 +16,7 @@ const ELEMENT_COLORS = { Air: "var(--air)", Death: "var(--death)", Earth: "var(-
 const app = {
   state: null, view: document.body.dataset.view || "table", picked: {}, lastRender: null,
   es: null, loading: false, dirty: false, dispute: null, odds: null, builder: null, renders: [],
+  ownRevs: {}, confirming: false,
 };
 window.companion = app;
 
@@ -591,7 +592,7 @@ function renderRoll() {
         h("div", { class: "running", id: "running-total", "aria-live": "polite" }, runningTotal(p, faces)),
         h("span", { class: "spacer" }),
         Object.keys(app.picked).length ? h("button", { class: "btn ghost", id: "clear-taps", disabled: !canChange(), onclick: () => { app.picked = {}; app.preview = null; render(); } }, "Clear") : null,
-        h("button", { class: "btn primary", id: "confirm-roll", disabled: !!left || !canChange(), title: left ? `${left} dice have no face yet` : "submit this roll to the game",
+        h("button", { class: "btn primary", id: "confirm-roll", disabled: !!left || !canChange() || app.confirming, title: left ? `${left} dice have no face yet` : "submit this roll to the game",
           onclick: () => confirmRoll(p) }, "Confirm")));
     schedulePreview(p, faces);
   } else {
@@ -697,6 +698,12 @@ function currentFaces(p, reading) {
 // the tap is kept here until Confirm.
 // A tap's correction is sent in order after the taps still in flight (app.taps); Confirm waits for them and
 // takes its faces from the reading as the server then has it, so a tap made before Confirm is in the roll.
+// Each tap and Confirm name the reading ("rev") the player saw when tapping: the server refuses them when
+// another tablet or the camera changed it since.  This tablet's own taps move that rev on (app.ownRevs).
+function seenRev(rev) {
+  while (rev != null && app.ownRevs[rev] != null) rev = app.ownRevs[rev];
+  return rev;
+}
 function tapFace(uid, face) {
   const reading = app.state?.reading;
   if (!(reading && reading.faces)) {
@@ -704,14 +711,17 @@ function tapFace(uid, face) {
     render();
     return;
   }
+  const seen = reading.rev;
   const send = async () => {
+    const rev = seenRev(seen);
     try {
-      const r = await api("POST", "/api/corrections", { uid, face });
+      const r = await api("POST", "/api/corrections", { uid, face, rev });
+      if (rev != null) app.ownRevs[rev] = r.reading.rev;
       app.state.reading = r.reading;
       delete app.picked[uid];
       render();
       return true;
-    } catch (e) { return false; }
+    } catch (e) { if (e.status === 409) refresh(); return false; }
   };
   const before = app.taps || Promise.resolve(true);
   const mine = before.then(async (ok) => (await send()) && ok);
@@ -719,6 +729,12 @@ function tapFace(uid, face) {
   mine.then(() => { if (app.taps === mine) app.taps = null; });
 }
 async function confirmRoll(p) {
+  if (app.confirming) return;  // one confirm at a time: a double click sends one
+  app.confirming = true;
+  render();
+  try { await sendConfirm(p, app.state?.reading?.rev); } finally { app.confirming = false; render(); }
+}
+async function sendConfirm(p, seen) {
   // taps still in flight first; a refused one stops the confirm (its toast says why, the die shows the reading)
   while (app.taps) if (!(await app.taps)) return;
   p = app.state?.pending || p;
@@ -728,7 +744,8 @@ async function confirmRoll(p) {
     if (reading && reading.faces) {
       // faces set here but not sent yet ("set untapped to") go with the confirm, as corrections of the reading
       const taps = Object.fromEntries(p.dice.filter((d) => faces[d.uid] && faces[d.uid] !== reading.faces[d.uid]).map((d) => [d.uid, faces[d.uid]]));
-      await api("POST", "/api/rolls/confirm", { faces: taps, expect_seq: app.state.seq });
+      const r = await api("POST", "/api/rolls/confirm", { faces: taps, rev: seenRev(seen), expect_seq: app.state.seq });
+      if (r.record_error) toast(r.record_error);
     } else await api("POST", "/api/rolls", { faces, expect_seq: app.state.seq });
     app.picked = {};
   } catch (e) { if (e.status === 409) refresh(); }
