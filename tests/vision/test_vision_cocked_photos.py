@@ -4,7 +4,7 @@ comes from the die's geometry, and flat dice called cocked <= 1 %).
 ``fixtures/d6/val`` holds real photographs of pip d6 lying flat (``../shared/datasets/d6-real``,
 CC BY 4.0) with their labelled boxes.  The head trained on renders alone called about half of these
 dice cocked; the shipped head (retrained with photographic faults, ``train/cocked_head.py``) must
-call at most two of these 42 (5 %) cocked at the threshold its ``model.json`` reads with.  A test on
+call at most one of these 42 cocked at the threshold its ``model.json`` reads with.  A test on
 committed fixtures with the committed model: it fails if the renders-only head (or its threshold) comes
 back.  The 1 % target itself is measured on the 611 flat dice of the held-out half of the photographs
 (``bench``/model card), not on this small sample.
@@ -47,4 +47,4 @@ def test_the_shipped_cocked_head_calls_real_flat_dice_flat():
     assert len(crops) >= 30  # the fixture photographs' labelled dice
     _, p_cocked = FaceEmbedder(SHIPPED / meta["onnx"], int(meta["turns"]))(crops)
     called = int((p_cocked >= threshold).sum())
-    assert called <= 2, f"{called} of {len(crops)} real flat dice called cocked at {threshold}"
+    assert called <= 1, f"{called} of {len(crops)} real flat dice called cocked at {threshold}"
