@@ -350,15 +350,15 @@ def label():
             code="impossible_face",
             field="face",
         )
-    if i in entry["taught"]:
-        raise Conflict(
-            f"die {i} of this look was already taught as {entry['taught'][i]['face']}: press Look "
-            "again to teach it again",
-            code="already_taught",
-            field="index",
-        )
     vision = _vision()
-    with vision.lock:
+    with vision.lock:  # checked under the lock: two tablets tapping one die at once teach it once
+        if i in entry["taught"]:
+            raise Conflict(
+                f"die {i} of this look was already taught as {entry['taught'][i]['face']}: press Look "
+                "again to teach it again",
+                code="already_taught",
+                field="index",
+            )
         with _vision_errors():
             vision.learn(entry["frame"], [(list(entry["boxes"][i]), face_label(die, k))])
         entry["taught"][i] = {"die": die.name, "face": die.faces[k].text(), "lesson": vision.lessons}

@@ -232,6 +232,47 @@ def test_a_mistaken_tap_is_taken_back(app, client, host, game, tmp_path):
     assert client.post("/api/teach/undo", json={"look": lid, "index": 1}).status_code == 401  # viewers: no
 
 
+def test_two_tablets_tapping_one_die_at_once_teach_it_once(app, client, host, game, monkeypatch):
+    """Two tablets tap the same die of a look at the same moment (two faces): one lesson is learnt, the
+    other tap is refused as already taught, whichever comes second while the first is being learnt."""
+    import threading
+    import time
+
+    army = client.get("/api/teach").json["armies"][0]["dice"]
+    _show(app, [(n, 0) for n in army], seed=3)
+    look = client.post("/api/teach/look", json={"dice": army}, headers=host).json
+    die = look["dice"][0]["options"][0]["die"]
+    faces = [f["face"] for f in look["dice"][0]["options"][0]["faces"]]
+    vision = app.extensions["table_vision"]
+    learn = vision.learn
+
+    def slow_learn(*args, **kwargs):  # the first lesson takes a while: the second tap arrives meanwhile
+        time.sleep(0.3)
+        return learn(*args, **kwargs)
+
+    monkeypatch.setattr(vision, "learn", slow_learn)
+    answers = []
+
+    def tap(face):
+        r = app.test_client().post(
+            "/api/teach/label",
+            json={"look": look["look"], "index": 0, "die": die, "face": face},
+            headers=host,
+        )
+        answers.append((r.status_code, r.json))
+
+    threads = [threading.Thread(target=tap, args=(f,)) for f in faces[:2]]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(code for code, _ in answers) == [200, 409], answers
+    refused = next(body for code, body in answers if code == 409)
+    assert refused["error"] == "already_taught"
+    profile = vision.profile()
+    assert vision.lessons == 1 and sum(profile.sightings(k) for k in profile.keys()) == 1
+
+
 def _pending(client):
     p = client.get("/api/state").json["pending"]
     assert p["kind"] == "roll"
