@@ -169,7 +169,7 @@ def reader_section(name: str, cal, test, a, report: dict) -> None:
         f"{'split':>12} {'kind':>5} {'dice':>5} {'right':>8} {'conf.wrong':>11} {'unreadable':>11} {'kind ok':>8}"
     )
     for split in ("test", "calibration"):
-        for k, f in out[split].items():
+        for k, f in out.get(split, {}).items():  # --test-styles 0 (a calibration run): no test split
             print(
                 f"{split:>12} {k:>5} {f['dice']:>5} {100 * f['right']:>7.1f}% {100 * f['confidently_wrong']:>10.1f}% "
                 f"{100 * f['unreadable']:>10.1f}% {100 * f['kind_right']:>7.1f}%"

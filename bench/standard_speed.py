@@ -1,0 +1,75 @@
+"""Time of the standard-dice reader and its embedding on one roll's crops, for one or more bundles.
+
+    python bench/standard_speed.py --reader models/polyhedral-oblique [--reader OTHER] [--dice 12]
+
+A Battle Dice roll is read as one batch of crops through the reader (``face.onnx``: kind and value)
+and, for an enrolled bundle, the embedding network it names (``embed.onnx``).  Prints the median wall
+time of that batch per bundle over ``--repeat`` runs (after warm-up) and, with two bundles, the
+ratio of the second to the first.  The crops are oblique renders of the CALIBRATION styles (the
+timing does not depend on what they show).  The die finder's time (the same for every bundle) is
+not included: ``bench/vision.py`` gives it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.vision.embedding import FaceEmbedder  # noqa: E402
+from companion.vision.reader import OnnxFaceReader  # noqa: E402
+
+
+def _median_ms(fn, crops: np.ndarray, repeat: int) -> float:
+    for _ in range(3):
+        fn(crops)
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn(crops)
+        times.append(time.perf_counter() - t)
+    return 1000 * statistics.median(times)
+
+
+def time_bundle(folder: Path, crops: np.ndarray, repeat: int) -> dict:
+    meta = json.loads((folder / "model.json").read_text())
+    reader = OnnxFaceReader(folder / "face.onnx", meta["face_heads"])
+    out = {"reader_ms": _median_ms(reader, crops, repeat)}
+    embed_dir = folder.parent / meta.get("embedding_network", "numeral-embed")
+    if (embed_dir / "embed.onnx").is_file():
+        embedder = FaceEmbedder(embed_dir / "embed.onnx", 1)
+        out["embedding_ms"] = _median_ms(embedder, crops, repeat)
+    return out
+
+
+def main(argv=None) -> int:
+    from companion.vision.synth.standard_styles import CALIBRATION_STYLES, render_crops
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reader", action="append", required=True, help="numeral bundle folder(s)")
+    ap.add_argument("--dice", type=int, default=12, help="dice in the roll (one batch)")
+    ap.add_argument("--repeat", type=int, default=50)
+    a = ap.parse_args(argv)
+    crops = render_crops(a.dice, tuple(CALIBRATION_STYLES), 7, None)["crops"]
+    rows = []
+    for r in a.reader:
+        f = time_bundle(Path(r), crops, a.repeat)
+        rows.append(f)
+        parts = ", ".join(f"{k.removesuffix('_ms')} {v:.2f} ms" for k, v in f.items())
+        print(f"{r}: {a.dice} dice: {parts}")
+    if len(rows) == 2:
+        for k in rows[0]:
+            if k in rows[1]:
+                print(f"{k.removesuffix('_ms')}: second / first = {rows[1][k] / rows[0][k]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
