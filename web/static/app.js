@@ -748,6 +748,7 @@ async function sendConfirm(p, seen) {
       if (r.record_error) toast(r.record_error);
     } else await api("POST", "/api/rolls", { faces, expect_seq: app.state.seq });
     app.picked = {};
+    app.ownRevs = {};  // the roll is in: its readings' revs are spent
   } catch (e) { if (e.status === 409) refresh(); }
 }
 
