@@ -67,8 +67,9 @@ def save_correction(folder: Path, image: np.ndarray, dice: list[dict], name: str
 
 def write_record(folder: Path, name: str, image: np.ndarray, record: dict) -> Path:
     """Write ``NAME.jpg`` and ``NAME.json`` (``record``) in ``folder``, each whole or not at all (a
-    temporary file, then a rename): a record written again (the tablet's one record per roll, at each
-    tap) is the old one or the new one, never half of one.  Returns the image's path."""
+    temporary file, then a rename): a write that fails half way leaves no half JSON for enrolment to
+    refuse, and a record written again under its name is the old one or the new one.  Returns the
+    image's path."""
     folder.mkdir(parents=True, exist_ok=True)
     img_path, rec_path = folder / f"{name}.jpg", folder / f"{name}.json"
     tmp_img, tmp_rec = folder / f".{name}.tmp.jpg", folder / f".{name}.json.tmp"

@@ -341,12 +341,16 @@ def test_a_tap_writes_no_record_until_its_roll_is_confirmed(app, client, host, d
     dice = json.loads(records[0].read_text())["dice"]
     tapped_box = [float(v) for v in boxes[UNREAD]]
     (mine,) = [d for d in dice if d["box"] == tapped_box]
-    face = next(d for d in pending["dice"] if d["uid"] == unread)["faces"].index(want[unread])
+    faces = next(d for d in pending["dice"] if d["uid"] == unread)["faces"]
     from companion.rules.catalogue import load_catalogue
 
-    assert (
-        mine["count"] == load_catalogue().get(mine["die"]).faces[face].count
-    )  # the confirmed face, not the first tap
+    catalogue_faces = load_catalogue().get(mine["die"]).faces
+    confirmed, first_tap = (catalogue_faces[faces.index(f)] for f in (want[unread], wrong))
+    assert (first_tap.name, first_tap.count) != (confirmed.name, confirmed.count)  # the two can be told apart
+    assert (mine["icon"], mine["count"]) == (
+        confirmed.name,
+        confirmed.count,
+    )  # the confirmed face, not the first
 
 
 def test_a_confirm_whose_record_cannot_be_written_still_takes_the_roll_and_says_why(
