@@ -414,9 +414,18 @@ def roll():
             s.set_reading(reading)
             return jsonify({"reading": jsonable(reading), "seq": s.last_seq})
         staged = table_profile.staged_camera_roll(s)  # the camera's frame and boxes, if it read this roll
+        pending = s.session.pending()
         events = _run_engine(play.submit_reading, s, reading, changed_by(reading["source"]))
+        # faces posted unlike the camera's over its staged roll are corrections of it: kept as a confirm's are
+        record, record_error = (None, None)
+        if staged is not None:
+            posted = play.posted_over_camera(staged["reading"], reading["faces"])
+            record, record_error = play.save_roll_record(s, posted, pending)
     learnt = table_profile.learn_confirmed_roll(s, staged, reading["faces"])  # "as you play"
-    return jsonify({"events": jsonable(events), "seq": s.last_seq, "learnt": learnt})
+    out = {"events": jsonable(events), "seq": s.last_seq, "learnt": learnt, "record": record}
+    if record_error:
+        out["record_error"] = record_error
+    return jsonify(out)
 
 
 @bp.post("/rolls/preview")

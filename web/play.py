@@ -575,6 +575,30 @@ def correct_reading(store, uid: str, face: str, reading: dict | None = None) -> 
     return reading
 
 
+def posted_over_camera(camera: dict, faces: dict[str, str]) -> dict:
+    """The camera's staged reading with ``faces`` (a whole roll posted by ``POST /api/rolls``) put over
+    it, as taps would have put them: a die posted with a face other than the one the camera read (or a
+    face where the camera read none) is ``corrected``, and one posted as read is the camera's.  The
+    camera's reading is not changed: a copy is returned (what ``save_roll_record`` keeps)."""
+    out = json.loads(json.dumps(camera))
+    own = out.get("readings") or {}
+    out["faces"] = dict(faces)
+    out["corrected"] = [
+        uid
+        for uid, face in faces.items()
+        if not (own.get(uid) and own[uid].get("state") == "read" and own[uid].get("face") == face)
+    ]
+    unread = out.setdefault("unread", [])
+    for uid in faces:
+        if (
+            camera.get("faces", {}).get(uid) is None
+            and uid not in unread
+            and uid not in out.get("cocked", [])
+        ):
+            unread.append(uid)
+    return out
+
+
 def save_roll_record(store, reading: dict, pending: dict) -> tuple[str | None, str | None]:
     """The correction record of a confirmed camera roll that players corrected (``reading["corrected"]``
     not empty), written once the game has taken the roll, with every face it was confirmed with: one

@@ -353,6 +353,51 @@ def test_a_tap_writes_no_record_until_its_roll_is_confirmed(app, client, host, d
     )  # the confirmed face, not the first
 
 
+def test_faces_posted_whole_over_a_camera_roll_keep_its_record(app, client, host, dwarves, tmp_path):
+    """``POST /api/rolls`` over a staged camera roll (a tablet posting the whole roll instead of tapping)
+    keeps the correction record a confirm keeps: the frame and every die's box with the face posted,
+    the die the camera left unread with the face the player gave it."""
+    from companion.rules.catalogue import load_catalogue
+
+    pending, boxes, want, unread = (dwarves[k] for k in ("pending", "boxes", "want", "unread"))
+    folder = tmp_path / "corrections"
+    r = client.post("/api/rolls", json={"faces": want, "confirm": True}, headers=host)
+    assert r.status_code == 200, r.json
+    records = sorted(folder.glob("*.json"))
+    assert [str(p.with_suffix(".jpg")) for p in records] == [r.json["record"]]
+    assert "record_error" not in r.json and r.json["learnt"] == 4
+    dice = json.loads(records[0].read_text())["dice"]
+    catalogue = load_catalogue()
+    got = {tuple(d["box"]): (d["icon"], d["count"]) for d in dice}
+    for d, box in zip(pending["dice"], boxes, strict=True):
+        face = catalogue.get(d["die"]).faces[d["faces"].index(want[d["uid"]])]
+        assert got[tuple(float(v) for v in box)] == (face.name, face.count), d["uid"]
+
+
+def test_a_roll_posted_over_the_camera_marks_only_the_faces_unlike_its_reading():
+    """``play.posted_over_camera``: a die posted as the camera read it stays the camera's; a die posted
+    otherwise, or given a face the camera did not read, is corrected; the camera's reading is unchanged."""
+    from web.play import posted_over_camera
+
+    camera = {
+        "faces": {"u1": "2 Melee", "u2": "1 Save"},
+        "readings": {
+            "u1": {"state": "read", "face": "2 Melee"},
+            "u2": {"state": "read", "face": "1 Save"},
+            "u3": {"state": "unreadable", "face": None},
+        },
+        "corrected": [],
+        "unread": ["u3"],
+        "cocked": [],
+    }
+    before = json.dumps(camera, sort_keys=True)
+    out = posted_over_camera(camera, {"u1": "2 Melee", "u2": "2 Save", "u3": "1 ID"})
+    assert out["faces"] == {"u1": "2 Melee", "u2": "2 Save", "u3": "1 ID"}
+    assert out["corrected"] == ["u2", "u3"] and out["unread"] == ["u3"]
+    assert json.dumps(camera, sort_keys=True) == before
+    assert posted_over_camera(camera, {"u1": "2 Melee", "u2": "1 Save"})["corrected"] == []
+
+
 def test_a_confirm_whose_record_cannot_be_written_still_takes_the_roll_and_says_why(
     app, client, host, dwarves, tmp_path
 ):
