@@ -188,6 +188,24 @@ def test_training_path_smoke(tmp_path):
     assert np.allclose(emb, e, atol=1e-4) and np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-4)
     assert (cocked < 1e-6).all()  # no cocked standard dice were rendered: never called cocked
 
+    # the five-look reader: the normalised geometric mean of the torch net's answers on the crop and its
+    # four 2 px shifts (edge pixels repeated), shifted here with numpy, not with the exported code
+    export(tmp_path / "work" / "best.pt", tmp_path / "reader5", tmp_path / "embed5", {"smoke": True}, shift=2)
+    p = np.pad(crops, ((0, 0), (2, 2), (2, 2), (0, 0)), mode="edge")
+    looks = [
+        p[:, 2 + dy : 66 + dy, 2 + dx : 66 + dx] for dy, dx in ((0, 0), (0, -2), (0, 2), (-2, 0), (2, 0))
+    ]
+    answers = [predict(load_net(tmp_path / "work" / "best.pt"), look) for look in looks]
+    five = load_numeral_model(tmp_path / "reader5")
+    assert five.meta["looks"] == {"count": 5, "shift_px": 2} and model.meta["looks"] == {"count": 1}
+    got = five.faces(crops)
+    for head, i in (("kind", 0), ("value", 1)):
+        want = np.exp(np.mean([np.log(a[i]) for a in answers], axis=0))
+        want /= want.sum(1, keepdims=True)
+        # nearer the five looks' mean than the one look by far (a tiny net of two epochs answers nearly alike)
+        off, one = np.abs(got[head] - want).max(), np.abs(got[head] - probs[head]).max()
+        assert off < 1e-5 and off * 10 < one, (head, off, one)
+
 
 def test_the_bench_simulation_reads_exactly_as_the_table_profile_does():
     """``standard_sim`` (what bench/enroll_standard.py measures) gives the readings

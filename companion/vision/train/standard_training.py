@@ -258,11 +258,32 @@ def load_net(pt: Path):
     return model.eval()
 
 
-def export(pt: Path, reader_dir: Path, embed_dir: Path, training: dict) -> None:
+def shifted_looks(crops, shift: int):
+    """The crops (N, 3, H, W) and their four copies moved ``shift`` px left, right, up and down (edge pixels
+    repeated), stacked as (5 N, 3, H, W): the looks the reader averages (``export``'s ``shift``).  Made by
+    gathering rows and columns at constant indices, so the exported graph keeps its static 64 px shape."""
+    import torch  # noqa: PLC0415
+
+    h, w = int(crops.shape[2]), int(crops.shape[3])
+
+    def moved(size: int, by: int):
+        return torch.clamp(torch.arange(size) - by, 0, size - 1)
+
+    looks = [crops]
+    for by in (shift, -shift):
+        looks.append(crops.index_select(3, moved(w, by)))
+    for by in (shift, -shift):
+        looks.append(crops.index_select(2, moved(h, by)))
+    return torch.cat(looks)
+
+
+def export(pt: Path, reader_dir: Path, embed_dir: Path, training: dict, shift: int = 0) -> None:
     """``reader_dir/face.onnx`` (outputs kind, value) + ``model.json`` of a numerals bundle, and
     ``embed_dir/embed.onnx`` (outputs embedding, cocked) + ``model.json`` of a face embedding
     network.  The standard-dice renders have no cocked dice: the ``cocked`` output is a constant
-    (never cocked), so the embedding network must not be used to call Dragon Dice cocked."""
+    (never cocked), so the embedding network must not be used to call Dragon Dice cocked.
+    ``shift`` > 0: the reader looks at each crop five times (``shifted_looks``) and answers the mean of
+    the five log-probabilities (a softmax of them is the looks' normalised geometric mean)."""
     import torch  # noqa: PLC0415
 
     model = load_net(pt)
@@ -273,7 +294,13 @@ def export(pt: Path, reader_dir: Path, embed_dir: Path, training: dict) -> None:
             self.m = m
 
         def forward(self, crops):
-            k, v, _, _ = self.m(crops)
+            if not shift:
+                k, v, _, _ = self.m(crops)
+                return k, v
+            n = crops.shape[0]
+            k, v, _, _ = self.m(shifted_looks(crops, shift))
+            k = torch.log_softmax(k, 1).reshape(5, n, -1).mean(0)
+            v = torch.log_softmax(v, 1).reshape(5, n, -1).mean(0)
             return k, v
 
     class Embed(torch.nn.Module):
@@ -319,7 +346,7 @@ def export(pt: Path, reader_dir: Path, embed_dir: Path, training: dict) -> None:
         "training": training,
         "standard_dice_only": True,
     }
-    for k in ("calibrated", "calibration"):
+    for k in ("calibrated", "calibration", "standard_dice_calibration"):
         if k in old:
             emb[k] = old[k]
     meta_path.write_text(json.dumps(emb, indent=1))
@@ -336,6 +363,7 @@ def export(pt: Path, reader_dir: Path, embed_dir: Path, training: dict) -> None:
         if (reader_dir / "model.json").is_file()
         else 0.5,
         "embedding_network": embed_dir.name,
+        "looks": {"count": 5, "shift_px": shift} if shift else {"count": 1},
         "recipe": "python -m companion.vision.train.standard_training",
         "training": training,
     }
@@ -360,6 +388,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--export-only", action="store_true")
+    ap.add_argument(
+        "--shift", type=int, default=0, help="px: the reader averages five looks at each crop (export)"
+    )
     a = ap.parse_args(argv)
     from companion.vision.synth.standard_styles import CALIBRATION_STYLES, TRAIN_STYLES  # noqa: PLC0415
 
@@ -409,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         "threads": a.threads,
         "width": a.width,
     }
-    export(work / "best.pt", Path(a.reader_out), Path(a.embed_out), training)
+    export(work / "best.pt", Path(a.reader_out), Path(a.embed_out), training, shift=a.shift)
     log(f"exported {a.reader_out}/face.onnx and {a.embed_out}/embed.onnx (epoch {state['best_epoch']})")
     return 0
 
