@@ -1,13 +1,15 @@
 """Time of the standard-dice reader and its embedding on one roll's crops, for one or more bundles.
 
-    python bench/standard_speed.py --reader models/polyhedral-oblique [--reader OTHER] [--dice 12]
+    python bench/standard_speed.py --reader models/polyhedral-oblique [--reader OTHER] [--dice 12] [--frame]
 
 A Battle Dice roll is read as one batch of crops through the reader (``face.onnx``: kind and value)
 and, for an enrolled bundle, the embedding network it names (``embed.onnx``).  Prints the median wall
 time of that batch per bundle over ``--repeat`` runs (after warm-up) and, with two bundles, the
 ratio of the second to the first.  The crops are oblique renders of the CALIBRATION styles (the
 timing does not depend on what they show).  The die finder's time (the same for every bundle) is
-not included: ``bench/vision.py`` gives it.
+not included: ``bench/vision.py`` gives it.  ``--frame`` also times a whole 1280 px frame (an oblique
+render of ``--dice`` dice of every size, tilt 35 degrees): the die finder and the reader together, as
+``NumeralModel.readings`` reads a frame of a Battle Dice roll (``frame`` in the output).
 """
 
 from __future__ import annotations
@@ -49,6 +51,29 @@ def time_bundle(folder: Path, crops: np.ndarray, repeat: int) -> dict:
     return out
 
 
+def frame_of(dice: int, seed: int = 3) -> np.ndarray:
+    """A 1280 px oblique frame of ``dice`` standard dice (d4..d20 in turn)."""
+    import cv2  # noqa: PLC0415
+
+    from companion.vision.synth.numerals import random_die, render_standard_scene  # noqa: PLC0415
+
+    rng = np.random.default_rng(seed)
+    kinds = ["d4", "d6", "d8", "d10", "d12", "d20"]
+    drawn = [random_die(rng, kinds[i % len(kinds)]) for i in range(dice)]
+    frame, _, _ = render_standard_scene(rng, drawn, ppm=3.4, tilt_deg=35.0, clutter=False, photo=True)
+    scale = 1280 / max(frame.shape[:2])
+    return cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+
+
+def time_frame(folder: Path, frame: np.ndarray, repeat: int) -> tuple[float, int]:
+    """(median ms, dice found) of ``NumeralModel.readings`` on ``frame``."""
+    from companion.vision.numerals import NumeralModel  # noqa: PLC0415
+
+    model = NumeralModel(folder)
+    found = len(model.readings(frame))
+    return _median_ms(model.readings, frame, repeat), found
+
+
 def main(argv=None) -> int:
     from companion.vision.synth.standard_styles import CALIBRATION_STYLES, render_crops
 
@@ -56,11 +81,16 @@ def main(argv=None) -> int:
     ap.add_argument("--reader", action="append", required=True, help="numeral bundle folder(s)")
     ap.add_argument("--dice", type=int, default=12, help="dice in the roll (one batch)")
     ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--frame", action="store_true", help="also time a whole 1280 px frame (finder + reader)")
     a = ap.parse_args(argv)
     crops = render_crops(a.dice, tuple(CALIBRATION_STYLES), 7, None)["crops"]
+    frame = frame_of(a.dice) if a.frame else None
     rows = []
     for r in a.reader:
         f = time_bundle(Path(r), crops, a.repeat)
+        if frame is not None:
+            f["frame_ms"], found = time_frame(Path(r), frame, a.repeat)
+            print(f"{r}: the frame's finder found {found} of {a.dice} dice")
         rows.append(f)
         parts = ", ".join(f"{k.removesuffix('_ms')} {v:.2f} ms" for k, v in f.items())
         print(f"{r}: {a.dice} dice: {parts}")
