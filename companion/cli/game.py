@@ -110,6 +110,23 @@ def typed_readings(pending: dict | None, faces: list[str]) -> list:
     return out
 
 
+MAX_FORCE = 120  # the largest force the tablet's POST /api/games takes (web/games.py)
+
+
+def _players(text: str) -> list[dict]:
+    """``--players NAME:SPECIES,...`` as set-up players; an empty name or a name given twice is refused."""
+    players = []
+    for i, item in enumerate(text.split(","), 1):
+        name, _, species = item.partition(":")
+        if not name.strip():
+            raise ValueError(f"--players: player {i} ({item!r}) has no name")
+        players.append({"name": name.strip(), **({"species": species.strip()} if species.strip() else {})})
+    names = [p["name"].lower() for p in players]
+    if len(set(names)) != len(names):
+        raise ValueError(f"--players: player names must differ ({text!r})")
+    return players
+
+
 def handler(args: argparse.Namespace) -> int:
     from companion.rules.game import GameRuleError
     from companion.session import GameSession, SessionError
@@ -117,10 +134,11 @@ def handler(args: argparse.Namespace) -> int:
     try:
         cmd = args.game_command
         if cmd == "new":
-            players = []
-            for item in args.players.split(","):
-                name, _, species = item.partition(":")
-                players.append({"name": name.strip(), **({"species": species.strip()} if species else {})})
+            players = _players(args.players)
+            if not 3 <= args.force <= MAX_FORCE:
+                raise ValueError(
+                    f"--force {args.force}: a force is 3 to {MAX_FORCE} points (as the tablet's)"
+                )
             setup = {"force_size": args.force, "players": players}
             if args.edition != "v4":
                 setup["edition"] = args.edition  # companion.session.new_game picks the edition's flow
@@ -156,3 +174,6 @@ def handler(args: argparse.Namespace) -> int:
     except (GameRuleError, SessionError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except ValueError as exc:  # a bad argument, refused before any file is touched
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

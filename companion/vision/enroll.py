@@ -19,6 +19,7 @@ renamed into place.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import shutil
 import tempfile
@@ -160,6 +161,9 @@ def read_corrections(folder: Path, catalogue=None) -> list[Sighting]:
     return out
 
 
+MIN_ART_PX = 8  # a face picture smaller than this shows no art (``place_face_picture`` needs 4)
+
+
 def read_art(folder: Path, catalogue=None) -> list[Sighting]:
     """The face pictures listed in ``folder/faces.csv``; raises ``EnrollError`` naming file and key."""
     catalogue = catalogue or _catalogue()
@@ -169,7 +173,12 @@ def read_art(folder: Path, catalogue=None) -> list[Sighting]:
         raise EnrollError(f"{table}: missing (columns {', '.join(ART_COLUMNS)})")
     species_known = {d.species for d in catalogue if d.species}
     out = []
-    with open(table, newline="") as f:
+    try:  # a table saved by a spreadsheet starts with a byte-order mark: not part of the first column
+        text = table.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = table.read_bytes()[: exc.start].count(b"\n") + 1
+        raise EnrollError(f"faces.csv line {line}: not UTF-8 text (save the table as UTF-8)") from None
+    with io.StringIO(text, newline="") as f:
         reader = csv.DictReader(f)
         cols = [c.strip() for c in (reader.fieldnames or [])]
         missing = [c for c in ART_COLUMNS if c not in cols]
@@ -177,9 +186,12 @@ def read_art(folder: Path, catalogue=None) -> list[Sighting]:
             raise EnrollError(
                 f"faces.csv: missing column(s) {', '.join(missing)} (needs {', '.join(ART_COLUMNS)})"
             )
-        for n, raw in enumerate(reader, start=2):
-            row = {(k or "").strip(): (v or "").strip() for k, v in raw.items()}
+        for raw in reader:
+            n = reader.line_num  # the file's own line (blank lines are skipped, not counted out)
             where = f"faces.csv line {n}"
+            if None in raw:  # more fields than the header names
+                raise EnrollError(f"{where}: {len(cols) + len(raw[None])} fields, {len(cols)} expected")
+            row = {(k or "").strip(): (v or "").strip() for k, v in raw.items()}
             img_path = folder / row["image"]
             if not row["image"] or not img_path.is_file():
                 raise EnrollError(f"{where}: image: {row['image']!r} is missing")
@@ -188,6 +200,11 @@ def read_art(folder: Path, catalogue=None) -> list[Sighting]:
                 raise EnrollError(f"{where}: image: {row['image']!r} is not a readable image")
             if picture.ndim == 2:
                 picture = cv2.cvtColor(picture, cv2.COLOR_GRAY2BGR)
+            if min(picture.shape[:2]) < MIN_ART_PX:
+                raise EnrollError(
+                    f"{where}: image: {row['image']!r} is {picture.shape[1]}x{picture.shape[0]} pixels: "
+                    f"too small for a face (at least {MIN_ART_PX}x{MIN_ART_PX})"
+                )
             if row["species"] not in species_known:
                 raise EnrollError(f"{where}: species: {row['species']!r} is not a species of the catalogue")
             kind = row["kind"]

@@ -25,3 +25,22 @@ def test_game_cli_new_roll_submit_undo_export_import(tmp_path, capsys):
     assert main(["game", "import", "--db", str(tmp_path / "copy.db"), path]) == 0
     assert GameSession.open(tmp_path / "copy.db").pending() == GameSession.open(db).pending()
     assert main(["game", "show", "--db", str(tmp_path / "missing.db")]) == 1
+
+
+def test_game_new_refuses_bad_players_and_force_before_making_a_file(tmp_path, capsys):
+    """A trailing comma, an empty name, a name given twice or a force the tablet would refuse is an
+    error naming the argument, and no game file is made."""
+    db = tmp_path / "g.db"
+    for players, force, why in (
+        ("Ann:Dwarves,Ben:Goblins,", "24", "player 3"),
+        (":Dwarves,Ben:Goblins", "24", "player 1"),
+        ("Ann:Dwarves,ann:Goblins", "24", "must differ"),
+        ("Ann:Dwarves,Ben:Goblins", "99999999999", "--force 99999999999"),
+        ("Ann:Dwarves,Ben:Goblins", "2", "--force 2"),
+    ):
+        assert main(["game", "new", "--db", str(db), "--players", players, "--force", force]) == 2
+        assert why in capsys.readouterr().err
+        assert not db.exists()
+    assert (
+        main(["game", "new", "--db", str(db), "--players", "Ann:Dwarves,Ben:Goblins", "--force", "120"]) == 0
+    )

@@ -343,6 +343,36 @@ def test_bad_art_rows_are_refused_naming_file_and_key(tmp_path, row, message, ca
         read_art(art, catalogue)
 
 
+HEADER = "image,species,kind,icon,count"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (HEADER + "\nmelee3.png,Dwarves,d6,Melee,3,extra\n", r"faces\.csv line 2: 6 fields, 5 expected"),
+        (HEADER + "\n\n\nmelee3.png,Dwarves,d6,Melee,9\n", r"faces\.csv line 4: icon"),  # blank lines count
+        (
+            HEADER + "\nmelee3.png,Dwarves,d6,Melee,3\n\xe9t\xe9.png,Dwarves,d6,Melee,3\n",
+            r"faces\.csv line 3: not UTF-8",
+        ),
+        (HEADER + "\ntiny.png,Dwarves,d6,Melee,3\n", r"faces\.csv line 2: image: 'tiny\.png' is 2x2 pixels"),
+    ],
+)
+def test_malformed_art_tables_are_refused_by_line(tmp_path, text, message, catalogue):
+    art = _art_folder(tmp_path, [])
+    cv2.imwrite(str(art / "tiny.png"), np.zeros((2, 2, 3), np.uint8))
+    (art / "faces.csv").write_bytes(text.encode("latin-1"))
+    with pytest.raises(EnrollError, match=message):
+        read_art(art, catalogue)
+
+
+def test_an_art_table_saved_by_a_spreadsheet_with_a_byte_order_mark_is_read(tmp_path, catalogue):
+    art = _art_folder(tmp_path, [])
+    (art / "faces.csv").write_bytes(("\ufeff" + HEADER + "\r\nmelee3.png,Dwarves,d6,Melee,3\r\n").encode())
+    (got,) = read_art(art, catalogue)
+    assert (got.label.icon, got.label.count, got.label.species) == ("Melee", 3, "Dwarves")
+
+
 def test_enrolment_never_replaces_a_folder_that_is_not_a_bundle(tmp_path, catalogue):
     keep = tmp_path / "photos"
     keep.mkdir()
