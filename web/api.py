@@ -134,6 +134,9 @@ def _access_view(s) -> dict:
     return out
 
 
+MAX_SEQ = 2**62  # the largest sequence number a game log (SQLite INTEGER) can hold, with room
+
+
 @bp.get("/log")
 def event_log():
     """The event log since ``?since=SEQ`` (for pages and tools that do not use the stream)."""
@@ -141,8 +144,8 @@ def event_log():
         since = int(request.args.get("since", "0"))
     except ValueError:
         raise APIError("since must be an integer", field="since") from None
-    if since < 0:
-        raise APIError("since must not be negative", field="since")
+    if not 0 <= since <= MAX_SEQ:
+        raise APIError(f"since must be 0 to {MAX_SEQ}", field="since")
     return jsonify({"game_id": store().game_id, "events": jsonable(store().events_since(since))})
 
 

@@ -216,6 +216,8 @@ def _pending(rid: int) -> dict:
     from companion.session.library import LibraryError
 
     try:
+        if rid > 2**62:  # past any SQLite INTEGER id: no such request
+            raise LibraryError(rid)
         req = store().library.request(rid)
     except LibraryError:
         raise NotFound(f"no request {rid}", code="no_such_request") from None

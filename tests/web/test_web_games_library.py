@@ -139,6 +139,9 @@ def test_declined_and_bad_requests_change_nothing(table):
     assert status == 401, "an unpaired page cannot ask"
     assert host.call("POST", "/api/games/nope/resume", {})[0] == 404
     assert host.call("POST", "/api/games/requests/999/confirm", {})[1]["error"] == "no_such_request"
+    huge = "9" * 25  # past SQLite's integers: no such request, not a 500
+    for verb in ("confirm", "decline"):
+        assert host.call("POST", f"/api/games/requests/{huge}/{verb}", {})[1]["error"] == "no_such_request"
     assert host.call("GET", "/api/games")[1]["requests"] == []
     assert [g["game_id"] for g in host.call("GET", "/api/games")[1]["games"]] == [a]
 
