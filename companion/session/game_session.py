@@ -293,9 +293,17 @@ class GameSession:
         with self._lock:
             doc = {"format": FORMAT, "game_id": self.game_id, "events": self._store.events()}
         path = Path(path)
+        if path.is_dir():
+            raise SessionError(f"{path} is a folder: give the game file's name")
+        if not path.parent.is_dir():
+            raise SessionError(f"{path}: the folder {path.parent} does not exist")
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(doc, indent=1))
-        tmp.replace(path)
+        try:
+            tmp.write_text(json.dumps(doc, indent=1))
+            tmp.replace(path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise SessionError(f"{path}: cannot write the game file ({exc.strerror or exc})") from None
         return path
 
     @classmethod

@@ -67,8 +67,21 @@ def resolve_model(name_or_path: str | os.PathLike) -> Path:
         return shipped
     raise ModelError(
         f"unknown model {str(name_or_path)!r}: give a bundle folder (with model.json) "
-        f"or one of the shipped models {', '.join(SHIPPED)}"
+        f"or one of the shipped models {', '.join(shipped_models())}"
     )
+
+
+def shipped_models() -> list[str]:
+    """The names of the shipped reading models (``models/*/model.json``, embedding networks left out)."""
+    names = []
+    for meta in sorted(models_dir().glob("*/model.json")):
+        try:
+            form = json.loads(meta.read_text()).get("form")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if form != "face-embedding":
+            names.append(meta.parent.name)
+    return names or list(SHIPPED)
 
 
 def read_image(path: str | os.PathLike) -> np.ndarray:

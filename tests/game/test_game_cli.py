@@ -44,3 +44,30 @@ def test_game_new_refuses_bad_players_and_force_before_making_a_file(tmp_path, c
     assert (
         main(["game", "new", "--db", str(db), "--players", "Ann:Dwarves,Ben:Goblins", "--force", "120"]) == 0
     )
+
+
+def test_bad_faces_export_paths_and_ports_are_refused_by_name(tmp_path, capsys):
+    """An empty face, an export to a folder or into a folder that is not there, and a port outside
+    0-65535 are errors naming what is wrong; nothing is written beside the export path."""
+    import pytest
+
+    db = str(tmp_path / "g.db")
+    assert main(["game", "new", "--db", db, "--players", "Ann:Dwarves,Ben:Goblins"]) == 0
+    capsys.readouterr()
+    before = GameSession.open(db).events()
+    assert main(["game", "roll", "--db", db, "--faces", "", "1", "1", "1"]) == 2
+    assert "face" in capsys.readouterr().err
+    assert GameSession.open(db).events() == before
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["game", "export", "--db", db, str(out)]) == 1
+    assert "is a folder" in capsys.readouterr().err
+    assert main(["game", "export", "--db", db, str(tmp_path / "nowhere" / "g.json")]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert (
+        not list(out.iterdir()) and not list(tmp_path.glob("*.tmp")) and not (tmp_path / "nowhere").exists()
+    )
+    for port in ("99999", "-1", "http"):
+        with pytest.raises(SystemExit) as stop:
+            main(["serve", "--db", str(tmp_path / "s.db"), "--port", port])
+        assert stop.value.code == 2 and "--port" in capsys.readouterr().err

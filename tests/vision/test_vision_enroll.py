@@ -566,3 +566,13 @@ def test_standard_dice_enrolled_into_the_polyhedral_model_read_their_values_and_
             assert iou.max() >= 0.5 and (r.kind, r.value) == (d["kind"], d["value"])  # read means read right
             right += 1
     assert right >= 1
+
+
+def test_an_unknown_model_names_every_shipped_reading_model():
+    from companion.vision.reader import ModelError, resolve_model
+
+    with pytest.raises(ModelError) as err:
+        resolve_model("no-such-model")
+    for name in ("dragon-dice", "d6", "polyhedral", "polyhedral-oblique"):
+        assert name in str(err.value)
+    assert "face-embed" not in str(err.value)  # an embedding network reads no die by itself
