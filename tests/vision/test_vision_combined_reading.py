@@ -158,7 +158,13 @@ def test_the_enrolled_bundle_reads_with_the_shipped_combination(enrolled):
     from companion.vision.numerals import load_numeral_model
 
     model = _load(enrolled)
-    assert model.combined is not None and model.combined.level(2).profile_weight > 0
+    shipped = json.loads(
+        (Path(__file__).resolve().parents[2] / "models" / "polyhedral-oblique" / "model.json").read_text()
+    )[COMBINED_KEY]
+    assert (
+        model.combined is not None
+        and model.combined.level(2).profile_weight == (shipped["levels"]["2"]["profile_weight"])
+    )
     assert load_numeral_model("polyhedral-oblique").combined is None  # no profile: the reader alone
     tiles, values, _, query = _split()
     frame, boxes = _frame(tiles[query])
@@ -183,7 +189,21 @@ def test_the_enrolled_bundle_reads_with_the_shipped_combination(enrolled):
     assert wrong.mean() <= 0.05, wrong.mean()
 
 
-def test_the_profile_term_counts(enrolled):
+def _weighing_at_2(enrolled: Path, tmp_path: Path) -> Path:
+    """A copy of the enrolled bundle whose rule reads 2 sightings with the level-3 parameters, the
+    shipped level that weighs the profile (the shipped rule gives it no weight at 2 sightings)."""
+    copy = tmp_path / "weighing"
+    shutil.copytree(enrolled, copy)
+    meta = json.loads((copy / "model.json").read_text())
+    levels = meta[COMBINED_KEY]["levels"]
+    weighed = max(levels, key=lambda x: levels[x]["profile_weight"])
+    assert levels[weighed]["profile_weight"] > 0, "the shipped rule weighs the profile at no level"
+    levels["2"] = dict(levels[weighed])
+    (copy / "model.json").write_text(json.dumps(meta))
+    return copy
+
+
+def test_the_profile_term_counts(enrolled, tmp_path):
     """A profile that contradicts the reader (every taught crop labelled as the next value) changes the
     reading; an empty profile (nothing taught) reads as the reader alone under the level-0 gate."""
     from companion.vision.numerals import decode
@@ -191,7 +211,8 @@ def test_the_profile_term_counts(enrolled):
 
     tiles, values, enrol, query = _split()
     frame, boxes = _frame(tiles[query])
-    model = _load(enrolled)
+    model = _load(_weighing_at_2(enrolled, tmp_path))
+    assert model.combined.level(2).profile_weight > 0
     base = _values(model.read_boxes(frame, boxes))
     taught = enrol & (values != 7)
     emb, _ = model.embedder(tiles[taught])
