@@ -203,6 +203,8 @@ class EventStore(EventWriter):
         self.path = Path(path)
         if not create and not self.path.exists():
             raise SessionError(f"no game database at {self.path}")
+        if not create:  # read it read-only first: a file that is not a game log is refused untouched
+            self._check_format()
         try:
             self.conn = sqlite3.connect(
                 str(self.path), timeout=10, check_same_thread=False, isolation_level=None
@@ -215,10 +217,22 @@ class EventStore(EventWriter):
                 self.conn.execute("ALTER TABLE events ADD COLUMN changed_by TEXT")
         except sqlite3.DatabaseError as exc:
             raise SessionError(f"{self.path} is not a game database: {exc}") from None
-        if not create:
-            fmt = self.meta("format")
-            if fmt != FORMAT:
-                raise SessionError(f"{self.path} is not a game database of format {FORMAT} (found {fmt!r})")
+
+    def _check_format(self) -> None:
+        """Refuse (``SessionError``) a file whose ``meta`` format is not ``FORMAT``, opened read-only."""
+        try:
+            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+        except sqlite3.DatabaseError as exc:
+            raise SessionError(f"{self.path} is not a game database: {exc}") from None
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise SessionError(f"{self.path} is not a game database: {exc}") from None
+        finally:
+            conn.close()
+        fmt = None if row is None else row[0]
+        if fmt != FORMAT:
+            raise SessionError(f"{self.path} is not a game database of format {FORMAT} (found {fmt!r})")
 
     def close(self) -> None:
         self.conn.close()

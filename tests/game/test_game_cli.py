@@ -71,3 +71,20 @@ def test_bad_faces_export_paths_and_ports_are_refused_by_name(tmp_path, capsys):
         with pytest.raises(SystemExit) as stop:
             main(["serve", "--db", str(tmp_path / "s.db"), "--port", port])
         assert stop.value.code == 2 and "--port" in capsys.readouterr().err
+
+
+def test_game_show_refuses_a_file_that_is_not_a_game_log_and_leaves_it_as_it_was(tmp_path, capsys):
+    """An empty file (or any SQLite file without a game log) is opened read-only and refused by name:
+    it is left byte-identical and nothing is written beside it."""
+    import sqlite3
+
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE notes (x)").connection.commit()
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    for path in (empty, other):
+        assert main(["game", "show", "--db", str(path)]) == 1
+        err = capsys.readouterr().err
+        assert f"{path} is not a game database" in err and "Traceback" not in err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
