@@ -84,10 +84,11 @@ def _augment(batch: torch.Tensor, rng: np.random.Generator, flips: bool) -> torc
     if flips and rng.random() < 0.5:
         batch = torch.flip(batch, (3,))
     n = batch.shape[0]
-    gain = torch.from_numpy(rng.uniform(0.7, 1.3, (n, 1, 1, 1)).astype(np.float32))
-    cast = torch.from_numpy(rng.uniform(0.9, 1.1, (n, 3, 1, 1)).astype(np.float32))
-    bias = torch.from_numpy(rng.uniform(-0.1, 0.1, (n, 1, 1, 1)).astype(np.float32))
-    gray = torch.from_numpy((rng.random((n, 1, 1, 1)) < 0.15).astype(np.float32))
+    dev = batch.device
+    gain = torch.from_numpy(rng.uniform(0.7, 1.3, (n, 1, 1, 1)).astype(np.float32)).to(dev)
+    cast = torch.from_numpy(rng.uniform(0.9, 1.1, (n, 3, 1, 1)).astype(np.float32)).to(dev)
+    bias = torch.from_numpy(rng.uniform(-0.1, 0.1, (n, 1, 1, 1)).astype(np.float32)).to(dev)
+    gray = torch.from_numpy((rng.random((n, 1, 1, 1)) < 0.15).astype(np.float32)).to(dev)
     batch = batch * gain * cast + bias
     batch = batch * (1 - gray) + batch.mean(1, keepdim=True) * gray
     return batch.clamp(0, 1)
@@ -143,6 +144,7 @@ def train_classifier(
     threads: int | None = None,
     log_every: int = 0,
     progress: bool = True,
+    device: str = "cpu",
 ) -> Path:
     """Train on uint8 crops (N,H,W,3); writes ``face.pt`` + ``face.json`` in ``out_dir``; returns the .pt.
 
@@ -150,8 +152,10 @@ def train_classifier(
     starting model's, the layers whose shapes match carry over and the wider ones start afresh.
     ``margin`` is the crop margin the crops were cut with (``crop_die``); it is stored in the
     metadata so that run time cuts crops the same way.  ``log_every`` > 0 prints the running loss
-    and accuracy every that many steps (for long background runs with a log file).
+    and accuracy every that many steps (for long background runs with a log file).  ``device``:
+    ``"cpu"`` or a GPU (``"0"``, ``"cuda:0"``); the saved weights are the same either way.
     """
+    dev = torch.device(f"cuda:{device}" if str(device).isdigit() else device)
     torch.manual_seed(seed)
     if threads:
         torch.set_num_threads(threads)
@@ -170,7 +174,8 @@ def train_classifier(
         else:
             carried = _load_matching(model, state["model"])
             print(f"widths {start_widths} -> {model.widths}: {carried} tensors carried over", flush=True)
-    y_all = {k: torch.from_numpy(np.asarray(targets[k], np.int64)) for k in heads}
+    model.to(dev)
+    y_all = {k: torch.from_numpy(np.asarray(targets[k], np.int64)).to(dev) for k in heads}
     n = len(crops)
     steps = epochs * ((n + batch - 1) // batch)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
@@ -186,8 +191,9 @@ def train_classifier(
         order = torch.from_numpy(rng.permutation(n))
         for i in range(0, n, batch):
             idx = order[i : i + batch]
-            xb = torch.from_numpy(crops[idx.numpy()]).permute(0, 3, 1, 2).float() / 255  # NHWC kept: no copy
+            xb = torch.from_numpy(crops[idx.numpy()]).to(dev).permute(0, 3, 1, 2).float() / 255
             xb = _augment(xb, rng, flips)
+            idx = idx.to(dev)
             outs = model(xb)
             loss = sum(loss_fn(o, y_all[k][idx]) for o, k in zip(outs, heads, strict=True))
             opt.zero_grad()
@@ -239,7 +245,7 @@ def _save(
         "samples": n,
         "train_seconds": round(seconds, 1),
     }
-    torch.save({"model": model.state_dict(), "meta": meta}, pt)
+    torch.save({"model": {k: v.detach().cpu() for k, v in model.state_dict().items()}, "meta": meta}, pt)
     (out_dir / "face.json").write_text(json.dumps(meta, indent=1))
     return pt
 

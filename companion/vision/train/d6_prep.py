@@ -28,8 +28,11 @@ touching it; ``heldout/`` (whole source photos never seen) stays the stricter fi
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import defaultdict
 from pathlib import Path
+
+import numpy as np
 
 from companion.vision.yolo_dataset import (
     label_path_for,
@@ -120,3 +123,123 @@ def heldout_halves(val_names: list[str], salt: str = HALVES_SALT) -> dict[str, l
         digest = hashlib.sha1((salt + source_group(name)).encode()).digest()
         out["choice" if digest[0] < 128 else "test"].append(name)
     return out
+
+
+def small_die_tiles(
+    det_dir: Path,
+    *,
+    split: str = "train",
+    grid: int = 2,
+    overlap: float = 0.25,
+    max_side: float = 0.0625,
+    keep: float = 0.5,
+) -> int:
+    """Write ``det_dir/<split>-tiles``: the tiles of ``split``'s photos that hold a small die whole.
+
+    The tiles are the ones the run-time second look cuts (``SmallDicePass.windows``, the shipped
+    ``small_dice`` geometry), so the detector trains on small dice enlarged as it will see them
+    there.  A tile is written when at least one die under ``max_side`` of the frame's longer side lies
+    wholly inside it; every box is clipped to the tile and kept when at least ``keep`` of its area is
+    inside.  Returns the number of tiles written."""
+    import cv2  # noqa: PLC0415
+
+    from companion.vision.small_dice import SmallDicePass  # noqa: PLC0415
+
+    det_dir = Path(det_dir)
+    look = SmallDicePass(grid=grid, overlap=overlap, max_side=max_side)
+    out = det_dir / f"{split}-tiles"
+    written = 0
+    for img_path in sorted((det_dir / split / "images").iterdir()):
+        classes, boxes = read_labels(det_dir / split / "labels" / (img_path.stem + ".txt"))
+        if not len(boxes):
+            continue
+        image = cv2.imread(str(img_path))
+        if image is None:
+            raise ValueError(f"{img_path}: not a readable image")
+        h, w = image.shape[:2]
+        px = np.column_stack(
+            [
+                (boxes[:, 0] - boxes[:, 2] / 2) * w,
+                (boxes[:, 1] - boxes[:, 3] / 2) * h,
+                (boxes[:, 0] + boxes[:, 2] / 2) * w,
+                (boxes[:, 1] + boxes[:, 3] / 2) * h,
+            ]
+        )
+        small = np.maximum(px[:, 2] - px[:, 0], px[:, 3] - px[:, 1]) < max_side * max(w, h)
+        if not small.any():
+            continue
+        for k, (x1, y1, x2, y2) in enumerate(look.windows(w, h)):
+            inside = (px[:, 0] >= x1) & (px[:, 1] >= y1) & (px[:, 2] <= x2) & (px[:, 3] <= y2)
+            if not (inside & small).any():
+                continue
+            cx1, cy1 = np.clip(px[:, 0], x1, x2), np.clip(px[:, 1], y1, y2)
+            cx2, cy2 = np.clip(px[:, 2], x1, x2), np.clip(px[:, 3], y1, y2)
+            area = (px[:, 2] - px[:, 0]) * (px[:, 3] - px[:, 1])
+            kept = (cx2 - cx1) * (cy2 - cy1) >= keep * np.maximum(area, 1e-9)
+            tw, th = x2 - x1, y2 - y1
+            tile_boxes = np.column_stack(
+                [
+                    ((cx1 + cx2) / 2 - x1) / tw,
+                    ((cy1 + cy2) / 2 - y1) / th,
+                    (cx2 - cx1) / tw,
+                    (cy2 - cy1) / th,
+                ]
+            )[kept]
+            name = f"{img_path.stem}.tile{k}"
+            (out / "images").mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(out / "images" / f"{name}.jpg"), image[y1:y2, x1:x2], [cv2.IMWRITE_JPEG_QUALITY, 95])
+            write_labels(out / "labels" / f"{name}.txt", classes[kept], tile_boxes)
+            written += 1
+    return written
+
+
+def pack_detector_set(split_dir: Path, out: Path) -> int:
+    """Copy what the detector and the detector-only face reader train on into ``out`` as plain files
+    (the split links to the source photos): ``det/train`` (photos and one-class labels) and
+    ``faces-det/train/labels`` (the same photos' real classes).  ``open_packed`` makes it usable
+    wherever it is copied.  Returns the number of photos."""
+    import shutil  # noqa: PLC0415
+
+    split_dir, out = Path(split_dir), Path(out)
+    names = sorted(p.name for p in (split_dir / "det" / "train" / "images").iterdir())
+    for name in names:
+        stem = Path(name).stem
+        for src, dst in (
+            (split_dir / "det" / "train" / "images" / name, out / "det" / "train" / "images" / name),
+            (split_dir / "det" / "train" / "labels" / f"{stem}.txt", out / "det" / "train" / "labels" / f"{stem}.txt"),
+            (
+                split_dir / "faces-det" / "train" / "labels" / f"{stem}.txt",
+                out / "faces-det" / "train" / "labels" / f"{stem}.txt",
+            ),
+        ):
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+    return len(names)
+
+
+def open_packed(packed: Path, *, tiles: bool = False) -> Path:
+    """Write the data files of a ``pack_detector_set`` folder where it now lies; with ``tiles``, add
+    the small-die tiles (``small_die_tiles``) to the detector's training images.  The detector set
+    names its training photos as its ``val`` split too: it trains with validation off, and the
+    held-out photos stay off the training machine.  Returns the folder (a split folder)."""
+    packed = Path(packed).resolve()
+    det = packed / "det"
+    train: list[str] = ["train/images"]
+    if tiles:
+        if not (det / "train-tiles").is_dir():
+            small_die_tiles(det)
+        if (det / "train-tiles" / "images").is_dir():  # no photo with a small die: no tiles
+            train.append("train-tiles/images")
+    import yaml  # noqa: PLC0415
+
+    data = {"path": str(det), "train": train, "val": "train/images", "nc": 1, "names": ["die"]}
+    tmp = det / f"data.yaml.{os.getpid()}"  # whole or not at all: several trainings may open the set at once
+    tmp.write_text(yaml.safe_dump(data, sort_keys=False))
+    os.replace(tmp, det / "data.yaml")
+    images = packed / "faces-det" / "train" / "images"
+    if not images.exists():
+        images.symlink_to(det / "train" / "images", target_is_directory=True)
+    faces_yaml = packed / "faces-det" / "data.yaml"
+    if not faces_yaml.is_file() or yaml.safe_load(faces_yaml.read_text()).get("path") != str(packed / "faces-det"):
+        write_data_yaml(packed / "faces-det", D6_NAMES, train="train/images", val="train/images")
+    return packed

@@ -15,7 +15,16 @@ import shutil
 from pathlib import Path
 
 from companion.vision import offline
-from companion.vision.train.d6_prep import prepare_d6
+import yaml
+
+from companion.vision.train.d6_prep import open_packed, prepare_d6, small_die_tiles
+
+
+def load_yaml_dict(path: Path) -> dict:
+    data = yaml.safe_load(Path(path).read_text())
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a data.yaml mapping")
+    return data
 
 
 def finetune_detector(
@@ -29,8 +38,14 @@ def finetune_detector(
     batch: int = 16,
     name: str = "d6-det",
     lr0: float = 0.001,
+    device: str = "cpu",
+    workers: int = 0,
+    cache: bool = False,
 ) -> Path:
-    """Continue training ``start`` (an ultralytics .pt with the same one class) on ``data_yaml``."""
+    """Continue training ``start`` (an ultralytics .pt with the same one class) on ``data_yaml``.
+
+    ``device``/``workers``/``cache`` are ultralytics' own (``"0"`` for the first GPU, loader
+    processes, images kept in memory); the defaults are the CPU recipe's."""
     offline.prepare(threads=threads)
     from ultralytics import YOLO  # noqa: PLC0415
 
@@ -41,8 +56,9 @@ def finetune_detector(
         epochs=100,
         time=hours,
         batch=batch,
-        device="cpu",
-        workers=0,
+        device=device,
+        workers=workers,
+        cache="ram" if cache else False,
         project=str(Path(out_dir).resolve()),
         name=name,
         exist_ok=True,
@@ -80,6 +96,7 @@ def train_face(
     repeats: int = 3,
     jitter: float = 0.15,
     width: int = 24,
+    device: str = "cpu",
 ) -> Path:
     """Train (or continue, from ``start``) the pip reader on crops of the training photos' boxes.
 
@@ -105,6 +122,7 @@ def train_face(
         threads=threads,
         log_every=50,
         progress=False,
+        device=device,
     )
 
 
@@ -113,7 +131,6 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("stage", nargs="?", choices=("detector", "face"), default="detector")
     ap.add_argument(
         "--src",
-        required=True,
         help="folder of photos in the d6-real form (in a checkout: ../shared/datasets/d6-real)",
     )
     ap.add_argument("--work", default="artifacts/d6-train")
@@ -143,15 +160,45 @@ def main(argv: list[str] | None = None) -> None:
         default=2,
         help="augmented copies of one source photo kept for the detector (more = more variety per epoch)",
     )
-    args = ap.parse_args(argv)
-    work = Path(args.work)
-    split_dir = work / f"split-c{args.copies}"
-    split = prepare_d6(Path(args.src), split_dir, copies_per_photo=args.copies)
-    print(
-        f"split: {len(split['train'])} training photos ({len(split['det_train'])} for the detector), "
-        f"{len(split['val'])} held out",
-        flush=True,
+    ap.add_argument(
+        "--prepared",
+        help="a folder written by d6_prep.pack_detector_set (for a training machine without the "
+        "source photos): train on it instead of splitting --src",
     )
+    ap.add_argument(
+        "--small-tiles",
+        action="store_true",
+        help="detector: also train on the run-time second look's tiles that hold a die under 40 px "
+        "(d6_prep.small_die_tiles)",
+    )
+    ap.add_argument("--device", default="cpu", help="'cpu' or a GPU index such as '0'")
+    ap.add_argument("--workers", type=int, default=0, help="detector: image loader processes")
+    ap.add_argument("--batch", type=int, default=16, help="detector: images per step")
+    ap.add_argument("--cache", action="store_true", help="detector: keep the decoded images in memory")
+    ap.add_argument("--repeats", type=int, default=3, help="face stage: cuts of each die (all but one jittered)")
+    args = ap.parse_args(argv)
+    if not args.src and not args.prepared:
+        ap.error("give --src (the d6-real photos) or --prepared (a packed detector set)")
+    work = Path(args.work)
+    if args.prepared:
+        split_dir = open_packed(Path(args.prepared), tiles=args.small_tiles)
+        if args.stage == "face" and args.face_photos != "detector":
+            ap.error("a packed set holds only the detector's photos: use --face-photos detector")
+    else:
+        split_dir = work / f"split-c{args.copies}"
+        split = prepare_d6(Path(args.src), split_dir, copies_per_photo=args.copies)
+        print(
+            f"split: {len(split['train'])} training photos ({len(split['det_train'])} for the detector), "
+            f"{len(split['val'])} held out",
+            flush=True,
+        )
+        if args.small_tiles:
+            n = small_die_tiles(split_dir / "det")
+            if n:
+                data = load_yaml_dict(split_dir / "det" / "data.yaml")
+                data["train"] = ["train/images", "train-tiles/images"]
+                (split_dir / "det" / "data.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+            print(f"small-die tiles: {n}", flush=True)
     if args.stage == "face":
         faces = split_dir / ("faces" if args.face_photos == "all" else "faces-det")
         pt = train_face(
@@ -162,6 +209,8 @@ def main(argv: list[str] | None = None) -> None:
             lr=args.lr0,
             threads=args.threads,
             width=args.width,
+            repeats=args.repeats,
+            device=args.device,
         )
         print(f"face reader weights: {pt}", flush=True)
         return
@@ -174,6 +223,10 @@ def main(argv: list[str] | None = None) -> None:
         threads=args.threads,
         lr0=args.lr0,
         name=args.name,
+        device=args.device,
+        workers=args.workers,
+        batch=args.batch,
+        cache=args.cache,
     )
     shutil.copyfile(last, work / "detector.pt")
     print(f"detector weights: {work / 'detector.pt'}", flush=True)

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The d6 training run on a lent GPU machine (see models/d6/CHANGELOG.md, "GPU run"): two detector
+# continuations (trained at 512 and at 640 px, both on the small-die tiles too) and two fresh face
+# readers (widths 24 and 32), side by side on one GPU, for a fixed wall-clock budget.  It reads
+# the packed detector set (companion.vision.train.d6_prep.pack_detector_set) from .d6gpu and the
+# ultralytics wheels from .whl, and leaves the weights and logs in $OUT.
+#   usage: bash companion/vision/train/d6_device.sh HOURS FACE_EPOCHS
+set -uo pipefail
+HOURS=${1:-0.1}
+PY=${PY:-python3}
+DEVICE=${DEVICE:-0}
+PACKED=${PACKED:-.d6gpu}
+FACE_EPOCHS=${2:-40}
+OUT=${OUT:-/tmp/d6-out}
+mkdir -p "$OUT"
+"$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 3
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 YOLO_OFFLINE=1 YOLO_AUTOINSTALL=0
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+"$PY" -c "
+from pathlib import Path
+from companion.vision.train.d6_prep import open_packed
+d = open_packed(Path('$PACKED'), tiles=True)
+print('tiles:', len(list((d / 'det' / 'train-tiles' / 'images').iterdir())))
+" || exit 4
+W=/tmp/d6-work
+run() { "$PY" -m companion.vision.train.d6_training "$@"; }
+run detector --prepared "$PACKED" --small-tiles --work $W/d512 --imgsz 512 --hours "$HOURS" --device "$DEVICE" \
+    --workers 7 --batch 32 --cache --threads 4 --lr0 0.0005 >"$OUT/d512.log" 2>&1 &
+A=$!
+run detector --prepared "$PACKED" --small-tiles --work $W/d640 --imgsz 640 --hours "$HOURS" --device "$DEVICE" \
+    --workers 7 --batch 32 --cache --threads 4 --lr0 0.0005 >"$OUT/d640.log" 2>&1 &
+B=$!
+( for width in 24 32; do
+    run face --prepared "$PACKED" --small-tiles --face-photos detector --face-start '' --work $W/faces \
+        --name "f$width" --width "$width" --epochs "$FACE_EPOCHS" --lr0 0.003 --repeats 5 --device "$DEVICE" --threads 2
+  done ) >"$OUT/faces.log" 2>&1 &
+C=$!
+wait $A; echo "d512 rc=$?"; wait $B; echo "d640 rc=$?"; wait $C; echo "faces rc=$?"
+cp $W/d512/detector.pt "$OUT/det512.pt" 2>/dev/null
+cp $W/d640/detector.pt "$OUT/det640.pt" 2>/dev/null
+cp $W/faces/f24/face.pt "$OUT/face24.pt" 2>/dev/null
+cp $W/faces/f32/face.pt "$OUT/face32.pt" 2>/dev/null
+tail -n 4 "$OUT/d512.log" "$OUT/d640.log" "$OUT/faces.log"
+ls -la "$OUT"
