@@ -161,14 +161,13 @@ def _serve(args: argparse.Namespace) -> int:
     import logging
 
     from companion.session import SessionError
-    from companion.vision.reader import ModelError, resolve_model
+    from companion.vision.reader import ModelError
 
     from ._standard_model import DEFAULT, check_standard_model
 
-    try:
-        resolve_model(args.model)
-    except ModelError as exc:
-        print(f"error: --model: {exc}", file=sys.stderr)
+    bad = _model_problem(args.model) if args.model else None  # a bundle named here is loaded now
+    if bad:
+        print(f"error: --model: {bad}", file=sys.stderr)
         return 2
     try:  # a bundle named here is loaded now, so a broken one is refused before anything starts
         check_standard_model(args.standard_model or DEFAULT, load=args.standard_model is not None)
@@ -205,7 +204,7 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"error: {args.db} exists; the demo starts a fresh game (choose another --db)", file=sys.stderr)
         return 2
     named = getattr(args, "model", None)
-    bad = _demo_model_problem(named) if named else None  # checked before anything is created
+    bad = _model_problem(named) if named else None  # checked before anything is created
     if bad:
         print(f"error: --model: {bad}", file=sys.stderr)
         return 2
@@ -234,22 +233,23 @@ def _demo(args: argparse.Namespace) -> int:
             )
 
 
-def _demo_model_problem(name: str) -> str | None:
-    """Why ``demo --model NAME`` cannot be used (an unknown name, a bundle that does not load), in words
-    naming it; ``None`` when it can, or when only the camera pipeline is missing (``--dice auto``
-    then says so and types faces; ``--dice camera`` is refused with that reason)."""
+def _model_problem(name: str) -> str | None:
+    """Why ``serve --model NAME`` or ``demo --model NAME`` cannot be used (an unknown name, a bundle that
+    does not load), in words naming it; ``None`` when it can, or when only the camera pipeline is missing
+    (``demo --dice auto`` then says so and types faces; ``--dice camera`` is refused with that reason).
+    The bundle is loaded here (once: the camera reads with the loaded one)."""
     from companion.vision.reader import ModelError, load_model, resolve_model
 
     try:
-        resolve_model(name)  # the check ``serve --model`` makes
+        resolve_model(name)
     except ModelError as exc:
         return str(exc)
-    try:  # a bundle that is there but broken (a missing or truncated network) is refused too
+    try:  # a bundle that is there but broken (a bad model.json, a missing or damaged network) is refused too
         load_model(name)
     except ImportError:
         return None
-    except Exception as exc:  # ModelError, or the ONNX run time refusing a damaged file
-        return f"model {name!r} does not load: {type(exc).__name__}: {exc}"
+    except ModelError as exc:  # names the bundle's file that is wrong
+        return f"model {name!r} does not load: {exc}"
     return None
 
 
@@ -306,7 +306,6 @@ def register(subparsers) -> None:
     s.add_argument("--serial", help="smart-dice bridge (pyserial URL: /dev/ttyACM0, socket://host:port, ...)")
     s.add_argument(
         "--model",
-        default="dragon-dice",
         help="dice model the camera reads with: a shipped name or a bundle folder made by "
         "`companion vision enroll` (default dragon-dice); the table's own dice are learnt in "
         "a profile beside the game file (DB.profile.npz), on the /teach page and from "

@@ -33,7 +33,7 @@ import numpy as np
 from companion.vision.crops import CROP_MARGIN
 from companion.vision.detections import box_problem
 from companion.vision.embedding import EMBED_INPUT, FaceEmbedder
-from companion.vision.numerals import SIDES
+from companion.vision.numerals import SIDES, load_bundle
 from companion.vision.profile import (
     DD_KINDS,
     PROFILE_FILE,
@@ -301,7 +301,7 @@ def enroll(
             f"{target} exists and is not a model bundle: give a new folder or a bundle to update"
         )
     base_dir = resolve_model(base).resolve()
-    base_meta = json.loads((base_dir / "model.json").read_text())
+    base_meta = load_bundle(base_dir).meta  # every file read: a broken base is refused naming its file
     numerals = (
         base_meta.get("form") == "numerals"
     )  # standard dice (polyhedral): the box finder is named in it

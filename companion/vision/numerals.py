@@ -28,8 +28,16 @@ import numpy as np
 from companion.vision import DEFAULT_STANDARD_MODEL
 from companion.vision.combined_reading import COMBINED_KEY, CombinationError, parse_rule, read_value
 from companion.vision.crops import CROP_SIZE, crop_die
+from companion.vision.onnx_session import model_description, read_model_json
 from companion.vision.profile import STANDARD_SIDES
-from companion.vision.reader import ImageError, ModelError, OnnxFaceReader, load_model, models_dir
+from companion.vision.reader import (
+    DiceModel,
+    ImageError,
+    ModelError,
+    OnnxFaceReader,
+    load_model,
+    models_dir,
+)
 from companion.vision.table_reading import embedding_crops, load_table_parts
 
 NUMERAL_FORM = "numerals"
@@ -68,7 +76,7 @@ def numeral_bundle(name_or_path: str | os.PathLike) -> Path | None:
         if meta.is_file():
             try:
                 form = json.loads(meta.read_text()).get("form")
-            except (OSError, json.JSONDecodeError):
+            except (OSError, ValueError, AttributeError):  # not JSON, or not an object: not a numeral bundle
                 return None
             return p if form == NUMERAL_FORM else None
     return None
@@ -95,12 +103,13 @@ class NumeralModel:
 
     def __init__(self, bundle: Path):
         self.bundle = Path(bundle)
-        try:
-            self.meta = json.loads((self.bundle / "model.json").read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ModelError(f"{self.bundle}/model.json: cannot read model description ({exc})") from exc
+        self.meta = read_model_json(self.bundle)
         if not (self.bundle / "face.onnx").is_file():
             raise ModelError(f"model bundle {self.bundle} lacks face.onnx")
+        with model_description(self.bundle):  # a missing key or a value of the wrong kind: named
+            self._load()
+
+    def _load(self) -> None:
         self.name = self.meta.get("name", self.bundle.name)
         self.heads = self.meta["face_heads"]
         self.kinds = tuple(self.heads["kind"])
@@ -272,6 +281,12 @@ def load_numeral_model(
     if bundle not in _CACHE:
         _CACHE[bundle] = NumeralModel(bundle)
     return _CACHE[bundle]
+
+
+def load_bundle(bundle: str | os.PathLike) -> NumeralModel | DiceModel:
+    """A bundle folder loaded afresh as what its model.json says it is (a numeral bundle, else a Dragon
+    Dice or d6 one): every file is read, so a broken bundle is a ``ModelError`` naming the bad file."""
+    return NumeralModel(Path(bundle)) if numeral_bundle(bundle) is not None else DiceModel(Path(bundle))
 
 
 def _d6_readings(

@@ -5,12 +5,41 @@ without importing the reader that loads them."""
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
 class ModelError(ValueError):
-    """A model name or bundle is unknown or incomplete."""
+    """A model name or bundle is unknown, incomplete or damaged."""
+
+
+def read_model_json(bundle: Path) -> dict:
+    """A bundle's ``model.json`` as a dict; ``ModelError`` naming the file when it is not one."""
+    path = Path(bundle) / "model.json"
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelError(f"{path}: cannot read model description ({exc})") from None
+    if not isinstance(meta, dict):
+        raise ModelError(f"{path}: a model description is a JSON object, not {type(meta).__name__}")
+    return meta
+
+
+@contextmanager
+def model_description(bundle: Path) -> Iterator[None]:
+    """A key missing from a bundle's ``model.json`` or a value of the wrong kind, met while the bundle is
+    loaded, as a ``ModelError`` naming the file."""
+    try:
+        yield
+    except ModelError:
+        raise
+    except KeyError as exc:
+        raise ModelError(f"{Path(bundle) / 'model.json'}: lacks the key {exc}") from None
+    except (TypeError, AttributeError, ValueError) as exc:
+        raise ModelError(f"{Path(bundle) / 'model.json'}: a value of the wrong kind ({exc})") from None
 
 
 def onnx_session(path: Path):
@@ -31,4 +60,7 @@ def onnx_session(path: Path):
     spin = "1" if os.environ.get("COMPANION_SPIN") == "1" else "0"
     opts.add_session_config_entry("session.intra_op.allow_spinning", spin)
     opts.add_session_config_entry("session.inter_op.allow_spinning", spin)
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    try:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # a damaged or truncated file (onnxruntime's own error types)
+        raise ModelError(f"{path} is not a readable ONNX network: {exc}") from None

@@ -24,7 +24,7 @@ import numpy as np
 
 from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
 from companion.vision.detections import Detections, box_iou
-from companion.vision.onnx_session import ModelError, onnx_session
+from companion.vision.onnx_session import ModelError, model_description, onnx_session, read_model_json
 from companion.vision.small_dice import SUPPORT_FLOOR, SmallDicePass
 from companion.vision.table_reading import apply_profile, embed_detections, load_table_parts
 
@@ -328,14 +328,14 @@ class DiceModel:
 
     def __init__(self, bundle: Path):
         self.bundle = Path(bundle)
-        meta_path = self.bundle / "model.json"
-        try:
-            self.meta = json.loads(meta_path.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ModelError(f"{meta_path}: cannot read model description ({exc})") from exc
+        self.meta = read_model_json(self.bundle)
         for f in ("detector.onnx", "face.onnx"):
             if not (self.bundle / f).is_file():
                 raise ModelError(f"model bundle {self.bundle} lacks {f}")
+        with model_description(self.bundle):  # a missing key or a value of the wrong kind: named
+            self._load()
+
+    def _load(self) -> None:
         self.name = self.meta.get("name", self.bundle.name)
         self.det_classes: list[str] = self.meta["detector_classes"]
         self.heads: dict[str, list[str]] = self.meta["face_heads"]

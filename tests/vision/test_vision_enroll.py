@@ -576,3 +576,40 @@ def test_an_unknown_model_names_every_shipped_reading_model():
     for name in ("dragon-dice", "d6", "polyhedral", "polyhedral-oblique"):
         assert name in str(err.value)
     assert "face-embed" not in str(err.value)  # an embedding network reads no die by itself
+
+
+def _broken_copy(src: Path, dest: Path, how: str) -> Path:
+    """A copy of bundle ``src`` (its .onnx, .json and .npz files) broken ``how``; returns the bad file."""
+    dest.mkdir()
+    for f in src.iterdir():
+        if f.suffix in (".onnx", ".json", ".npz"):
+            shutil.copyfile(f, dest / f.name)
+    if how == "model.json list":
+        (dest / "model.json").write_text("[1, 2]")
+    elif how == "model.json key":
+        meta = json.loads((dest / "model.json").read_text())
+        del meta["face_heads"]
+        (dest / "model.json").write_text(json.dumps(meta))
+    else:  # "face.onnx" or "embed.onnx": cut short
+        bad = dest / how
+        bad.write_bytes(bad.read_bytes()[:3000])
+        return bad
+    return dest / "model.json"
+
+
+@pytest.mark.parametrize("how", ["model.json list", "model.json key", "face.onnx", "embed.onnx"])
+def test_a_broken_base_bundle_is_refused_naming_the_bad_file(tmp_path, capsys, bundle, how):
+    """``vision enroll`` and ``vision read`` load the bundle where its name is resolved: a bad model.json or
+    a damaged network is an error naming that file (exit 2, no traceback), and enroll writes nothing."""
+    from companion.cli import main
+
+    broken = tmp_path / "broken"
+    bad = _broken_copy(bundle, broken, how)
+    before = {p.name: p.read_bytes() for p in broken.iterdir()}
+    out = tmp_path / "out"
+    argv = ["vision", "enroll", "--corrections", str(FIX / "corrections"), "--model", str(broken)]
+    assert main([*argv, "--out", str(out)]) == 2
+    assert str(bad) in capsys.readouterr().err
+    assert not out.exists() and {p.name: p.read_bytes() for p in broken.iterdir()} == before
+    assert main(["vision", "read", str(FIX / "queries.png"), "--model", str(broken)]) == 2
+    assert str(bad) in capsys.readouterr().err

@@ -304,3 +304,37 @@ def test_a_fixed_battle_dice_reading_is_saved_for_enrolment_and_the_bundle_serve
         assert _post_photo(client, _frame(pending))["source"] == "camera"
     finally:
         app.extensions["game_store"].close()
+
+
+@pytest.mark.parametrize("how", ["model.json", "face.onnx"])
+def test_serve_and_watch_refuse_a_broken_bundle_naming_the_bad_file(tmp_path, capsys, gated, how):
+    """A bundle with a model.json that is not an object or a damaged network, given to ``serve --model``,
+    ``serve --standard-model``, ``watch --model`` or ``watch --standard-model``, is loaded at once and
+    refused naming the file (exit 2, no traceback, no game file)."""
+    from companion.vision.reader import models_dir
+
+    made = {}
+    for name, src in (("dice", models_dir() / "dragon-dice"), ("standard", gated)):
+        made[name] = folder = tmp_path / name
+        folder.mkdir()
+        for f in src.glob("*.json"):
+            shutil.copyfile(f, folder / f.name)
+        for f in src.glob("*.onnx"):
+            shutil.copyfile(f, folder / f.name)
+        if how == "model.json":
+            meta = json.loads((folder / "model.json").read_text())
+            (folder / "model.json").write_text(json.dumps({"form": meta["form"], "face_heads": []}))
+        else:
+            (folder / "face.onnx").write_bytes((folder / "face.onnx").read_bytes()[:3000])
+    db = tmp_path / "g.sqlite"
+    source = tmp_path / "no-such-source"
+    for option, bundle, argv in (
+        ("--model", made["dice"], ["serve", "--db", str(db), "--port", "0", "--seconds", "1"]),
+        ("--standard-model", made["standard"], ["serve", "--db", str(db), "--port", "0", "--seconds", "1"]),
+        ("--model", made["dice"], ["watch", "--source", str(source)]),
+        ("--standard-model", made["standard"], ["watch", "--source", str(source)]),
+    ):
+        assert main([*argv, option, str(bundle)]) == 2, (argv, option)
+        err = capsys.readouterr().err
+        assert str(bundle / how) in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dice", "standard"]
