@@ -54,7 +54,7 @@ class EnrollError(ValueError):
 
 @dataclass
 class Sighting:
-    source: str  # file it came from (for messages)
+    source: str  # the file and key that gave its face (for messages): "frame_00.json: dice[2].icon"
     image: np.ndarray  # the frame (corrections) or the picture (art)
     box: list[float] | None  # the die's box in the frame; None for an art picture
     label: FaceLabel
@@ -155,7 +155,8 @@ def read_corrections(folder: Path, catalogue=None) -> list[Sighting]:
         for k, rec in enumerate(dice):
             lab = check_die_record(rec, f"{rec_path.name}: dice[{k}]", w, h, catalogue)
             if lab is not None:
-                out.append(Sighting(rec_path.name, image, [float(v) for v in rec["box"]], lab))
+                where = f"{rec_path.name}: dice[{k}].{'value' if lab.icon == 'value' else 'icon'}"
+                out.append(Sighting(where, image, [float(v) for v in rec["box"]], lab))
     if not out:
         raise EnrollError(f"{folder}: no die with a confirmed face to learn from")
     return out
@@ -222,7 +223,7 @@ def read_art(folder: Path, catalogue=None) -> list[Sighting]:
                 )
             out.append(
                 Sighting(
-                    f"faces.csv line {n}",
+                    f"faces.csv line {n}: icon",
                     picture,
                     None,
                     FaceLabel(kind, row["icon"], count, None, row["species"]),
@@ -302,6 +303,14 @@ def enroll(
         )
     base_dir = resolve_model(base).resolve()
     base_meta = load_bundle(base_dir).meta  # every file read: a broken base is refused naming its file
+    form = base_meta.get("form")
+    for s in sightings if form in ("numerals", "dragon-dice") else ():  # a die the base cannot read
+        if (s.label.icon == "value") != (form == "numerals"):
+            raise EnrollError(
+                f"{s.source}: a {'standard' if s.label.icon == 'value' else 'Dragon Dice'} die's face, but the "
+                f"base model {base_dir} reads {'standard' if form == 'numerals' else 'Dragon Dice'} dice only "
+                f"(standard dice enrol into polyhedral-oblique or polyhedral, Dragon Dice into dragon-dice)"
+            )
     numerals = (
         base_meta.get("form") == "numerals"
     )  # standard dice (polyhedral): the box finder is named in it

@@ -288,10 +288,15 @@ def test_standard_dice_corrections_and_an_enrolled_bundle_grows(tmp_path, bundle
     assert FaceLabel("d20", "value", 17) in [s.label for s in sightings]
     out = tmp_path / "grown"
     shutil.copytree(bundle, out)
-    n_before = TableProfile.load(out / "profile.npz").sightings("any:d20|17")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with pytest.raises(
+        EnrollError, match=r"frame_00\.json: dice\[0\]\.value: a standard die's face, but the base"
+    ):
+        enroll(str(out), out, sightings)  # a Dragon Dice bundle reads no d20
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    sightings = [s for s in sightings if s.label.icon != "value"]
     enroll(str(out), out, sightings)  # enrolling into an enrolled bundle adds to its profile
     prof = TableProfile.load(out / "profile.npz")
-    assert prof.sightings("any:d20|17") == n_before + 1
     assert prof.sightings("sp:Dwarves|d10|4 Save") == 2 * TableProfile.load(bundle / "profile.npz").sightings(
         "sp:Dwarves|d10|4 Save"
     )
@@ -613,3 +618,11 @@ def test_a_broken_base_bundle_is_refused_naming_the_bad_file(tmp_path, capsys, b
     assert not out.exists() and {p.name: p.read_bytes() for p in broken.iterdir()} == before
     assert main(["vision", "read", str(FIX / "queries.png"), "--model", str(broken)]) == 2
     assert str(bad) in capsys.readouterr().err
+
+
+def test_dragon_dice_corrections_are_refused_by_a_standard_dice_base(tmp_path, catalogue):
+    """A Dragon Dice record enrolled into a standard-dice (numeral) base is refused naming file and key."""
+    out = tmp_path / "std"
+    with pytest.raises(EnrollError, match=r"frame_00\.json: dice\[0\]\.icon: a Dragon Dice die's face"):
+        enroll("polyhedral-oblique", out, read_corrections(FIX / "corrections", catalogue))
+    assert not out.exists()
