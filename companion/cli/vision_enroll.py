@@ -22,6 +22,8 @@ def _enroll(args) -> int:
         return _err("give one of --corrections DIR or --art DIR")
     if args.views < 1:
         return _err("--views must be at least 1")
+    if args.seed < 0:
+        return _err(f"--seed must be 0 or more, not {args.seed}")
     try:
         sightings = read_corrections(Path(args.corrections)) if args.corrections else read_art(Path(args.art))
         figures = enroll(

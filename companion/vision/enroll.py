@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -301,6 +302,11 @@ def enroll(
         raise EnrollError(
             f"{target} exists and is not a model bundle: give a new folder or a bundle to update"
         )
+    above = next(p for p in target.absolute().parents if p.exists())  # where the folder would be made
+    if not above.is_dir() or not os.access(above, os.W_OK):
+        raise EnrollError(
+            f"{target}: cannot make the bundle folder: {above} is not a folder you can write in"
+        )
     base_dir = resolve_model(base).resolve()
     base_meta = load_bundle(base_dir).meta  # every file read: a broken base is refused naming its file
     form = base_meta.get("form")
@@ -344,8 +350,11 @@ def enroll(
     profile.learn(crops, labels, embedder)
     t_embed = time.perf_counter() - t_embed
     out = Path(out).resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise EnrollError(f"{target}: cannot make the bundle folder ({exc.strerror or exc})") from None
     try:
         for f in base_dir.iterdir():
             if f.is_file() and f.suffix in (".onnx", ".json") and f.name not in ("model.json",):

@@ -626,3 +626,22 @@ def test_dragon_dice_corrections_are_refused_by_a_standard_dice_base(tmp_path, c
     with pytest.raises(EnrollError, match=r"frame_00\.json: dice\[0\]\.icon: a Dragon Dice die's face"):
         enroll("polyhedral-oblique", out, read_corrections(FIX / "corrections", catalogue))
     assert not out.exists()
+
+
+def test_cli_enroll_refuses_a_negative_seed_and_an_out_it_cannot_make(tmp_path, capsys):
+    from companion.cli import main
+
+    (tmp_path / "a-file").write_text("mine")
+    argv = ["vision", "enroll", "--corrections", str(FIX / "corrections")]
+    assert main([*argv, "--out", str(tmp_path / "b"), "--seed", "-1"]) == 2
+    assert "--seed must be 0 or more, not -1" in capsys.readouterr().err
+    out = tmp_path / "a-file" / "sub" / "b"
+    assert main([*argv, "--out", str(out)]) == 2
+    assert (
+        f"{out}: cannot make the bundle folder: {tmp_path / 'a-file'} is not a folder"
+        in capsys.readouterr().err
+    )
+    assert (
+        sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+        and (tmp_path / "a-file").read_text() == "mine"
+    )
