@@ -5,6 +5,7 @@ Heavy imports (numpy, OpenCV, onnxruntime, torch) happen inside the handlers.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -13,6 +14,17 @@ from pathlib import Path
 def _err(msg: str) -> int:
     print(f"companion vision: error: {msg}", file=sys.stderr)
     return 2
+
+
+def _positive(text: str) -> float:
+    """An argument that must be a number above 0 (not NaN or infinite), for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number above 0, not {text!r}")
+    return value
 
 
 def _synth(args) -> int:
@@ -71,6 +83,12 @@ def _read(args) -> int:
 
     if numeral_bundle(args.model) is not None:  # standard dice (Battle Dice): d4..d20 numbers
         from companion.cli.vision_numerals import read_numerals
+
+        if args.roster:
+            return _err(
+                f"--roster applies to Dragon Dice models only; {args.model!r} reads standard dice "
+                "(`companion watch --standard-model` assigns a roster of die sizes)"
+            )
 
         return read_numerals(args)
     try:
@@ -219,7 +237,7 @@ def register(subparsers) -> None:
         "--model", default="dragon-dice", help="dragon-dice, d6, polyhedral (d4..d20 numbers) or a folder"
     )
     r.add_argument("--json", action="store_true", help="print the reading as JSON (for programs)")
-    r.add_argument("--px-per-mm", type=float, help="table scale, for the size class of six-sided dice")
+    r.add_argument("--px-per-mm", type=_positive, help="table scale, for the size class of six-sided dice")
     r.add_argument("--roster", help="JSON list of the rolling army's units (catalogue names) to assign")
     r.set_defaults(func=_read)
 

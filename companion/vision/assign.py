@@ -212,9 +212,12 @@ def load_roster(path: Path, catalogue=None) -> list:
         catalogue = load_catalogue()
     try:
         names = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise AssignmentError(f"roster {path}: {exc}") from exc
-    return roster_dice(names, catalogue)
+    try:
+        return roster_dice(names, catalogue)
+    except AssignmentError as exc:  # named by the file it came from
+        raise AssignmentError(f"roster {path}: {exc}") from None
 
 
 def roster_dice(names, catalogue) -> list:

@@ -126,6 +126,25 @@ def test_cli_refuses_a_corrupt_image_with_a_clear_message(tmp_path):
     assert "broken.jpg" in out.stderr and "not a readable image" in out.stderr
 
 
+def test_cli_read_refuses_a_bad_scale_a_roster_for_standard_dice_and_a_roster_of_numbers(tmp_path, capsys):
+    """--px-per-mm must be a number above 0; --roster applies to Dragon Dice models only; a roster file
+    that is not a list of names is named in the message (exit 2 each)."""
+    from companion.cli import main
+
+    image = str(FIXTURES / "dd" / _manifest()[0]["image"])
+    for scale in ("-1", "0", "nan"):
+        with pytest.raises(SystemExit) as done:
+            main(["vision", "read", image, f"--px-per-mm={scale}"])
+        assert done.value.code == 2
+        assert f"--px-per-mm: must be a number above 0, not '{scale}'" in capsys.readouterr().err
+    roster = tmp_path / "roster.json"
+    roster.write_text("[1, 2]")
+    assert main(["vision", "read", image, "--model", "polyhedral", "--roster", str(roster)]) == 2
+    assert "--roster applies to Dragon Dice models only" in capsys.readouterr().err
+    assert main(["vision", "read", image, "--roster", str(roster)]) == 2
+    assert f"roster {roster}: a roster is a list of die names" in capsys.readouterr().err
+
+
 def test_eval_refuses_a_dataset_of_other_classes():
     out = _cli("vision", "eval", "--model", "d6", "--data", str(FIXTURES / "dd"), "--json")
     assert out.returncode == 2 and "do not match" in out.stderr
