@@ -203,6 +203,8 @@ class EventStore(EventWriter):
         self.path = Path(path)
         if not create and not self.path.exists():
             raise SessionError(f"no game database at {self.path}")
+        if create and not self.path.parent.is_dir():
+            raise SessionError(f"{self.path}: the folder {self.path.parent} does not exist")
         if not create:  # read it read-only first: a file that is not a game log is refused untouched
             self._check_format()
         try:

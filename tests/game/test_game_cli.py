@@ -88,3 +88,16 @@ def test_game_show_refuses_a_file_that_is_not_a_game_log_and_leaves_it_as_it_was
         err = capsys.readouterr().err
         assert f"{path} is not a game database" in err and "Traceback" not in err
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_game_new_and_import_into_a_missing_folder_name_the_folder(tmp_path, capsys):
+    db = str(tmp_path / "g.db")
+    assert main(["game", "new", "--db", db]) == 0
+    path = str(tmp_path / "g.json")
+    assert main(["game", "export", "--db", db, path]) == 0
+    capsys.readouterr()
+    missing = tmp_path / "no-such-folder"
+    for argv in (["game", "new"], ["game", "import", path]):
+        assert main([*argv, "--db", str(missing / "copy.db")]) == 1
+        assert f"the folder {missing} does not exist" in capsys.readouterr().err
+    assert not missing.exists()
