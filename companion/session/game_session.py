@@ -322,7 +322,7 @@ class GameSession:
         events = doc["events"]
         try:
             replay(events)
-        except (GameRuleError, KeyError, TypeError, ValueError) as exc:
+        except (SessionError, GameRuleError, KeyError, TypeError, ValueError) as exc:
             raise SessionError(f"{path} does not replay to a legal game: {exc}") from None
         dbp = Path(db_path)
         if dbp.exists() and dbp.stat().st_size > 0:
@@ -351,24 +351,59 @@ class GameSession:
         return cls(store)
 
 
+class EventError(SessionError, ValueError):
+    """An event of a game log that is malformed or does not replay; the message names its seq and key."""
+
+
+def _event_seq(k: int, e: object, last: int) -> int:
+    """The seq of event ``k`` (0-based) of a log, once its keys are of the right kind (``EventError``
+    naming the event and the key otherwise); ``last`` is the seq before it."""
+    if not isinstance(e, dict):
+        raise EventError(f"event {k + 1} of the log (after seq {last}) is not an object")
+    seq = e.get("seq")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq <= last:
+        raise EventError(
+            f"event {k + 1} of the log (after seq {last}): seq: must be a whole number above {last}, not {seq!r}"
+        )
+    type_, action = e.get("type"), e.get("action")
+    if (type_ == "create") != (k == 0):
+        raise EventError(
+            f"event seq {seq}: type: a log's first event, and only it, is 'create' (not {type_!r})"
+        )
+    if not isinstance(action, dict):
+        raise EventError(f"event seq {seq}: action: must be an object, not {action!r}")
+    if type_ not in ("create", "undo") and type_ != action.get("type"):
+        raise EventError(f"event seq {seq}: type: {type_!r} is not its action's type {action.get('type')!r}")
+    if not isinstance(e.get("undone", False), bool):
+        raise EventError(f"event seq {seq}: undone: must be true or false, not {e['undone']!r}")
+    log = e.get("log", [])
+    if not isinstance(log, list) or not all(isinstance(line, str) for line in log):
+        raise EventError(f"event seq {seq}: log: must be a list of lines of text")
+    return seq
+
+
 def replay(events: list[dict[str, Any]]) -> TableGame:
     """Rebuild a game from its events (``create`` first; undone events and undo markers skipped).
     Only ``seq``, ``type``, ``undone`` and ``action`` are read: who made a change (``by``) and when
-    (``at``) never change the game."""
+    (``at``) never change the game.  ``EventError`` names the event (its seq) and the key that is wrong."""
     if not events or not isinstance(events[0], dict) or events[0].get("type") != "create":
         raise SessionError("a game log starts with its 'create' event")
-    game = new_game(events[0]["action"])
+    game: TableGame | None = None
     last = 0
-    for e in events:
-        seq = int(e["seq"])
-        if seq <= last:
-            raise SessionError(f"event seq {seq} is not increasing")
-        last = seq
-        if e["type"] in ("create", "undo") or e.get("undone"):
+    for k, e in enumerate(events):
+        last = _event_seq(k, e, last)
+        if k and (e["type"] == "undo" or e.get("undone")):  # the create event always counts
             continue
         action: dict[str, Any] = dict(e["action"])
         action.pop(READINGS_KEY, None)  # how the faces were read; the game takes the faces only
-        game.apply(action)
+        try:
+            if game is None:
+                game = new_game(action)
+            else:
+                game.apply(action)
+        except (GameRuleError, KeyError, TypeError, ValueError) as exc:
+            raise EventError(f"event seq {last}: action: {exc}") from None
+    assert game is not None  # the first event is the create event
     return game
 
 

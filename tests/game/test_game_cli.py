@@ -101,3 +101,33 @@ def test_game_new_and_import_into_a_missing_folder_name_the_folder(tmp_path, cap
         assert main([*argv, "--db", str(missing / "copy.db")]) == 1
         assert f"the folder {missing} does not exist" in capsys.readouterr().err
     assert not missing.exists()
+
+
+def test_game_import_of_a_tampered_file_names_the_event_and_the_key(tmp_path, capsys):
+    """A game file changed by hand is refused naming the event (its seq) and the key that is wrong, and
+    no database is made."""
+    db = str(tmp_path / "g.db")
+    assert main(["game", "new", "--db", db]) == 0
+    assert main(["game", "roll", "--db", db, "--seed", "1"]) == 0
+    path = tmp_path / "g.json"
+    assert main(["game", "export", "--db", db, str(path)]) == 0
+    capsys.readouterr()
+    good = json.loads(path.read_text())
+    assert good["events"][1]["seq"] == 2 and good["events"][1]["type"] == "roll"
+    for key, value, needle in (
+        ("faces", ["99 Nothing"], "event seq 2: action: "),
+        ("action", [1], "event seq 2: action: must be an object"),
+        ("type", "zzz", "event seq 2: type: 'zzz' is not its action's type 'roll'"),
+        ("undone", "yes", "event seq 2: undone: must be true or false"),
+        ("seq", 1, "event 2 of the log (after seq 1): seq: must be a whole number above 1, not 1"),
+    ):
+        doc = json.loads(json.dumps(good))
+        if key == "faces":
+            doc["events"][1]["action"]["faces"] = value
+        else:
+            doc["events"][1][key] = value
+        path.write_text(json.dumps(doc))
+        assert main(["game", "import", "--db", str(tmp_path / "copy.db"), str(path)]) == 1
+        err = capsys.readouterr().err
+        assert "does not replay to a legal game" in err and needle in err, err
+        assert not (tmp_path / "copy.db").exists()
