@@ -132,10 +132,11 @@ def capture_frames(source: str, out: Path, every_ms: int = 1000, limit: int = 10
     from companion.vision.sources import open_source  # noqa: PLC0415
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     saved, next_t = 0, 0.0
-    for t, frame in open_source(source):
+    for t, frame in open_source(source):  # a source that cannot be read is refused before a folder is made
         if t + 1e-9 >= next_t:
+            if not saved:
+                out.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(out / f"frame_{saved:05d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
             saved += 1
             next_t = t + every_ms / 1000

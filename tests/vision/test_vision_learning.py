@@ -80,3 +80,17 @@ def test_a_record_written_again_is_whole_or_as_before(tmp_path, monkeypatch):
         save_correction(tmp_path / "c", frame, [die, {**die, "box": [50, 50, 90, 90]}], name="roll1")
     assert (tmp_path / "c" / "roll1.json").read_text() == before
     assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["roll1.jpg", "roll1.json"]
+
+
+def test_capture_from_a_source_it_refuses_makes_no_folder(tmp_path, capsys):
+    from companion.cli import main
+
+    empty = tmp_path / "no-frames"
+    empty.mkdir()
+    video = tmp_path / "clip.mp4"
+    video.write_bytes(b"not a video")
+    for source in ("camera:x", str(tmp_path / "nothing-here"), str(empty), str(video)):
+        out = tmp_path / "frames" / "sub"
+        assert main(["vision", "capture", "--source", source, "--out", str(out)]) == 2
+        assert "error" in capsys.readouterr().err
+        assert not (tmp_path / "frames").exists(), source
