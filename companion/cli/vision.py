@@ -10,6 +10,10 @@ import json
 import sys
 from pathlib import Path
 
+MIN_SYNTH_SIZE = (
+    32  # the smallest table image ``vision synth`` renders (below ~11 px its tiled surfaces fail)
+)
+
 
 def _err(msg: str) -> int:
     print(f"companion vision: error: {msg}", file=sys.stderr)
@@ -24,6 +28,32 @@ def _positive(text: str) -> float:
         value = float("nan")
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a number above 0, not {text!r}")
+    return value
+
+
+def _whole(least: int):
+    """An argparse type: a whole number of ``least`` or more."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be a whole number of {least} or more, not {text!r}")
+        return value
+
+    return parse
+
+
+def _fraction(text: str) -> float:
+    """An argument that must be a share from 0 up to (not including) 1, for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be a share from 0 up to (not including) 1, not {text!r}")
     return value
 
 
@@ -202,11 +232,13 @@ def register(subparsers) -> None:
         default="train",
         help="heldout: table surfaces, light and tilts never used for training",
     )
-    s.add_argument("--size", type=int, default=640, help="image size in pixels (default 640)")
+    s.add_argument(
+        "--size", type=_whole(MIN_SYNTH_SIZE), default=640, help="image size in pixels (default 640)"
+    )
     s.add_argument("--glyphs", help="folder of your own face scans (<Species>/<icon>.png or <icon>.png)")
     s.add_argument(
         "--val-fraction",
-        type=float,
+        type=_fraction,
         default=0.0,
         help="share of the images put in a validation split (default 0: none)",
     )
@@ -251,7 +283,7 @@ def register(subparsers) -> None:
     )
     e.add_argument("--json", action="store_true", help="print the figures as JSON (for programs)")
     e.add_argument("--confusion", help="PNG path for the confusion matrix")
-    e.add_argument("--limit", type=int, help="score at most this many images")
+    e.add_argument("--limit", type=_whole(1), help="score at most this many images")
     e.set_defaults(func=_eval)
 
     c = sub.add_parser("capture", help="save frames from a camera, video or folder for labelling")

@@ -151,3 +151,24 @@ def test_a_mark_on_a_hollow_shape_is_drawn_inside_it():
     moon = draw_glyph(48, "moon", "none")
     for mark in ("dot", "hbar", "vbar", "square", "two_dots", "three_dots"):  # the middle is mostly cut out
         assert np.abs(draw_glyph(48, "moon", mark).astype(int) - moon).mean() > 4, mark
+
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--size", "0", "--size: must be a whole number of 32 or more, not '0'"),
+        ("--size", "4", "--size: must be a whole number of 32 or more, not '4'"),
+        ("--val-fraction", "2", "--val-fraction: must be a share from 0 up to (not including) 1, not '2'"),
+        ("--val-fraction", "-0.1", "--val-fraction: must be a share from 0 up to (not including) 1"),
+    ],
+)
+def test_synth_refuses_a_size_too_small_and_a_val_fraction_outside_0_1(
+    tmp_path, capsys, option, value, message
+):
+    from companion.cli import main
+
+    out = tmp_path / "data"
+    with pytest.raises(SystemExit) as done:
+        main(["vision", "synth", "--out", str(out), "--count", "1", f"{option}={value}"])
+    assert done.value.code == 2 and message in capsys.readouterr().err
+    assert not out.exists()

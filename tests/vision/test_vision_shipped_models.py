@@ -145,6 +145,16 @@ def test_cli_read_refuses_a_bad_scale_a_roster_for_standard_dice_and_a_roster_of
     assert f"roster {roster}: a roster is a list of die names" in capsys.readouterr().err
 
 
+def test_cli_eval_refuses_a_limit_below_1(capsys):
+    from companion.cli import main
+
+    for limit in ("-1", "0"):
+        with pytest.raises(SystemExit) as done:
+            main(["vision", "eval", "--data", str(FIXTURES / "dd"), "--limit", limit])
+        assert done.value.code == 2
+        assert f"--limit: must be a whole number of 1 or more, not '{limit}'" in capsys.readouterr().err
+
+
 def test_eval_refuses_a_dataset_of_other_classes():
     out = _cli("vision", "eval", "--model", "d6", "--data", str(FIXTURES / "dd"), "--json")
     assert out.returncode == 2 and "do not match" in out.stderr
