@@ -81,9 +81,15 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def box_problem(box, w: int, h: int) -> str | None:
     """Why ``box`` is not one die's box ``[x1, y1, x2, y2]`` (a list of numbers) inside a ``w`` x ``h``
     frame, or None when it is.  Callers put it into their own error naming where the box came from."""
-    if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box)):
-        return "must be [x1, y1, x2, y2]"
+    if not (
+        isinstance(box, list)
+        and len(box) == 4
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)  # true is no number
+    ):
+        return f"must be [x1, y1, x2, y2], four numbers, not {box!r}"
     x1, y1, x2, y2 = box
     if not (0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h):
         return f"{box} is not inside the {w}x{h} frame"
+    if x2 - x1 < 1 or y2 - y1 < 1:
+        return f"{box} is {x2 - x1:g} x {y2 - y1:g} px: a die's box is at least 1 px each way"
     return None

@@ -256,6 +256,11 @@ def _edit(folder: Path, name: str, fn) -> None:
         ("missing image", r"frame_03\.json: its frame frame_03\.jpg is missing"),
         ("face the die lacks", r"frame_01\.json: dice\[2\]\.icon: Dwarves/\S+ .*has no face '7 Melee'"),
         ("box outside", r"frame_02\.json: dice\[0\]\.box: .* not inside the \d+x\d+ frame"),
+        ("box of booleans", r"frame_02\.json: dice\[1\]\.box: must be \[x1, y1, x2, y2\], four numbers"),
+        (
+            "box under 1 px",
+            r"frame_02\.json: dice\[1\]\.box: .* is 0\.2 x 10 px: a die's box is at least 1 px",
+        ),
         ("unknown die", r"frame_04\.json: dice\[1\]\.die: 'Dwarves/Nobody' is not a die in the catalogue"),
         ("bad d20 value", r"frame_05\.json: dice\[0\]\.value: a d20 shows 1\.\.20, not 21"),
     ],
@@ -268,6 +273,10 @@ def test_bad_corrections_are_refused_naming_file_and_key_and_change_nothing(tmp_
         _edit(corr, "frame_01", lambda d: d[2].update(icon="Melee", count=7))
     elif case == "box outside":
         _edit(corr, "frame_02", lambda d: d[0].update(box=[10, 10, 5000, 40]))
+    elif case == "box of booleans":
+        _edit(corr, "frame_02", lambda d: d[1].update(box=[False, False, True, True]))
+    elif case == "box under 1 px":
+        _edit(corr, "frame_02", lambda d: d[1].update(box=[10, 10, 10.2, 20]))
     elif case == "unknown die":
         _edit(corr, "frame_04", lambda d: d[1].update(die="Dwarves/Nobody"))
     else:
