@@ -233,6 +233,7 @@ def force_check(body: dict) -> dict:
     (``companion.rules.force_report``): points or health per army, the army cap, the dragons required
     and one line per rule with whether it is met.  The page adds nothing up itself."""
     from companion.rules import force_report, game_for
+    from companion.rules.game.setup import ARMY_NAMES  # the same three in the 1996 rules
 
     game = {k: body[k] for k in ("game", "edition") if body.get(k)}
     kind = game_for(game)
@@ -244,6 +245,12 @@ def force_check(body: dict) -> dict:
             raise APIError(
                 "each force is {player, armies: {home: [die names], ...}, dragons: [die names]}",
                 field=f"forces[{i}]",
+            )
+        unknown = [a for a in f.get("armies", {}) if a not in ARMY_NAMES]
+        if unknown:
+            raise APIError(
+                f"{unknown[0]!r} is not an army: a force's armies are {', '.join(ARMY_NAMES)}",
+                field=f"forces[{i}].armies",
             )
         report = force_report(game, body["force_size"], f.get("armies", {}), f.get("dragons", []))
         players.append({"player": f.get("player"), **report})
