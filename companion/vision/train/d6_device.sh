@@ -30,7 +30,7 @@ A=$!
 run detector --prepared "$PACKED" --small-tiles --work $W/d640 --imgsz 640 --hours "$HOURS" --device "$DEVICE" \
     --workers 7 --batch 32 --cache --threads 4 --lr0 0.0005 >"$OUT/d640.log" 2>&1 &
 B=$!
-( for width in 24 32; do
+( [ "$FACE_EPOCHS" = 0 ] || for width in 24 32; do
     run face --prepared "$PACKED" --small-tiles --face-photos detector --face-start '' --work $W/faces \
         --name "f$width" --width "$width" --epochs "$FACE_EPOCHS" --lr0 0.003 --repeats 5 --device "$DEVICE" --threads 2
   done ) >"$OUT/faces.log" 2>&1 &

@@ -187,7 +187,9 @@ def small_die_tiles(
             )[kept]
             name = f"{img_path.stem}.tile{k}"
             (out / "images").mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(out / "images" / f"{name}.jpg"), image[y1:y2, x1:x2], [cv2.IMWRITE_JPEG_QUALITY, 95])
+            cv2.imwrite(
+                str(out / "images" / f"{name}.jpg"), image[y1:y2, x1:x2], [cv2.IMWRITE_JPEG_QUALITY, 95]
+            )
             write_labels(out / "labels" / f"{name}.txt", classes[kept], tile_boxes)
             written += 1
     return written
@@ -206,7 +208,10 @@ def pack_detector_set(split_dir: Path, out: Path) -> int:
         stem = Path(name).stem
         for src, dst in (
             (split_dir / "det" / "train" / "images" / name, out / "det" / "train" / "images" / name),
-            (split_dir / "det" / "train" / "labels" / f"{stem}.txt", out / "det" / "train" / "labels" / f"{stem}.txt"),
+            (
+                split_dir / "det" / "train" / "labels" / f"{stem}.txt",
+                out / "det" / "train" / "labels" / f"{stem}.txt",
+            ),
             (
                 split_dir / "faces-det" / "train" / "labels" / f"{stem}.txt",
                 out / "faces-det" / "train" / "labels" / f"{stem}.txt",
@@ -240,6 +245,8 @@ def open_packed(packed: Path, *, tiles: bool = False) -> Path:
     if not images.exists():
         images.symlink_to(det / "train" / "images", target_is_directory=True)
     faces_yaml = packed / "faces-det" / "data.yaml"
-    if not faces_yaml.is_file() or yaml.safe_load(faces_yaml.read_text()).get("path") != str(packed / "faces-det"):
+    if not faces_yaml.is_file() or yaml.safe_load(faces_yaml.read_text()).get("path") != str(
+        packed / "faces-det"
+    ):
         write_data_yaml(packed / "faces-det", D6_NAMES, train="train/images", val="train/images")
     return packed

@@ -14,9 +14,9 @@ import argparse
 import shutil
 from pathlib import Path
 
-from companion.vision import offline
 import yaml
 
+from companion.vision import offline
 from companion.vision.train.d6_prep import open_packed, prepare_d6, small_die_tiles
 
 
@@ -25,6 +25,27 @@ def load_yaml_dict(path: Path) -> dict:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: not a data.yaml mapping")
     return data
+
+
+def _results_without_polars() -> None:
+    """ultralytics reads its results.csv with polars when it saves a checkpoint; where polars is not
+    installed (a lent GPU machine's image), read it with the standard library instead."""
+    try:
+        import polars  # noqa: F401, PLC0415
+    except ImportError:
+        import csv  # noqa: PLC0415
+
+        from ultralytics.engine.trainer import BaseTrainer  # noqa: PLC0415
+
+        def read_results_csv(self) -> dict:
+            try:
+                with open(self.csv, newline="") as fh:
+                    rows = list(csv.DictReader(fh))
+            except OSError:
+                return {}
+            return {k.strip(): [float(r[k]) for r in rows] for k in (rows[0] if rows else {})}
+
+        BaseTrainer.read_results_csv = read_results_csv
 
 
 def finetune_detector(
@@ -49,6 +70,7 @@ def finetune_detector(
     offline.prepare(threads=threads)
     from ultralytics import YOLO  # noqa: PLC0415
 
+    _results_without_polars()
     model = YOLO(str(start))  # loading the .pt keeps every layer, the class head included
     results = model.train(
         data=str(data_yaml),
@@ -175,7 +197,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=0, help="detector: image loader processes")
     ap.add_argument("--batch", type=int, default=16, help="detector: images per step")
     ap.add_argument("--cache", action="store_true", help="detector: keep the decoded images in memory")
-    ap.add_argument("--repeats", type=int, default=3, help="face stage: cuts of each die (all but one jittered)")
+    ap.add_argument(
+        "--repeats", type=int, default=3, help="face stage: cuts of each die (all but one jittered)"
+    )
     args = ap.parse_args(argv)
     if not args.src and not args.prepared:
         ap.error("give --src (the d6-real photos) or --prepared (a packed detector set)")
