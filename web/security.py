@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS tablets (
 );
 CREATE TABLE IF NOT EXISTS host (id INTEGER PRIMARY KEY CHECK (id = 1), token TEXT NOT NULL, made_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS retired_host_tokens (token_hash TEXT PRIMARY KEY, retired_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS unpaired_tablets (token_hash TEXT PRIMARY KEY, unpaired_at REAL NOT NULL);
 """
 
 # What a page is told when its token does not give it the role it had (see Access.token_status).
@@ -60,6 +61,8 @@ ADVICE = {
     "the host's Pairing page.",
     "unknown": "This tablet is no longer paired (the host made a new pairing code): pair again by "
     "scanning the QR code on the host's Pairing page.",
+    "not_valid": "This token is not valid here (no host or tablet token of this table): pair this tablet "
+    "by scanning the QR code on the Pairing page of the host, or open the host URL printed by the server.",
 }
 
 
@@ -223,7 +226,12 @@ class Access:
         return [{"name": n, "paired_at": t} for n, t in rows]
 
     def revoke_all(self, game_id: str) -> int:
+        """Unpair every tablet of game_id (a new pairing code); their tokens are remembered as unpaired."""
         with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO unpaired_tablets SELECT token_hash, ? FROM tablets WHERE game_id = ?",
+                (time.time(), game_id),
+            )
             return self._db.execute("DELETE FROM tablets WHERE game_id = ?", (game_id,)).rowcount
 
     def move_tablets(self, from_game: str, to_game: str) -> int:
@@ -250,7 +258,8 @@ class Access:
 
     def token_status(self, token: str | None, game_id: str | None) -> str:
         """What a page's token is: 'none', 'host', 'tablet', or why it gives no role: 'old_host' (a
-        replaced host token), 'other_game' (a tablet of an earlier game), 'unknown' (unpaired)."""
+        replaced host token), 'other_game' (a tablet of an earlier game), 'unknown' (a tablet unpaired by a
+        new pairing code), 'not_valid' (a token this table never gave)."""
         role = self.role(token, game_id)
         if role != "viewer":
             return role
@@ -261,7 +270,9 @@ class Access:
             return "old_host"
         if self._db.execute("SELECT 1 FROM tablets WHERE token_hash = ?", (h,)).fetchone():
             return "other_game"
-        return "unknown"
+        if self._db.execute("SELECT 1 FROM unpaired_tablets WHERE token_hash = ?", (h,)).fetchone():
+            return "unknown"
+        return "not_valid"
 
     def tablet_name(self, token: str | None) -> str | None:
         if not token:
@@ -302,7 +313,7 @@ def require(role: str):
                 status = access().token_status(
                     request.headers.get(TOKEN_HEADER), current_app.extensions["game_store"].game_id
                 )
-                raise Forbidden(ADVICE.get(status, ADVICE["unknown"]), code="token_not_valid")
+                raise Forbidden(ADVICE.get(status, ADVICE["not_valid"]), code="token_not_valid")
             return fn(*args, **kwargs)
 
         return wrapper

@@ -126,6 +126,21 @@ def test_state_says_what_a_stale_tablet_must_do(app, client, game, host):
     assert host_st["token_status"] == "host" and host_st["boot_id"] == app.config["BOOT_ID"]
 
 
+def test_a_token_never_given_is_not_told_of_a_new_pairing_code(app, client, game, host):
+    """Only a tablet unpaired by a new pairing code is told the host made one; a token the table never
+    gave is told it is not valid, in /api/state and in the 403 of a change."""
+    code = client.get("/api/pairing", headers=host).json["code"]
+    token = pair(client, code, "10.0.0.7").json["token"]
+    client.post("/api/pairing/rotate", json={}, headers=host)
+    for wrong, status in ((token, "unknown"), ("made-up-token-0123456789", "not_valid")):
+        st = client.get("/api/state", headers={"X-Companion-Token": wrong}).json
+        assert st["token_status"] == status and st["token_advice"] == ADVICE[status]
+        r = client.post("/api/undo", json={}, headers={"X-Companion-Token": wrong})
+        assert r.status_code == 403 and r.json["message"] == ADVICE[status]
+        assert ("new pairing code" in r.json["message"]) == (status == "unknown")
+    assert "not valid" in ADVICE["not_valid"]
+
+
 def test_no_qr_code_where_no_tablet_can_reach_the_server(app, client, game, host):
     app.config.update(PUBLIC_URL="http://127.0.0.1:8765", LISTEN_HOST="127.0.0.1")
     body = client.get("/api/pairing", headers=host).json
