@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from companion.vision.train.d6_prep import D6_NAMES, hidden_like_names, prepare_d6
-from companion.vision.yolo_dataset import load_data_yaml, read_labels, source_group
+from companion.vision.yolo_dataset import load_data_yaml, read_labels, source_group, write_labels
 
 FIXTURES = Path(__file__).parent / "fixtures" / "d6" / "val"
 
@@ -161,3 +161,99 @@ def test_bench_scores_the_shipped_model_on_all_three_splits(d6_real, tmp_path):
     assert out["heldout"]["map50_95"] == pytest.approx(direct["map50_95"])
     # these are copies of fixture photos the shipped model reads well (test_vision_shipped_models)
     assert out["unseen"]["map50"] > 0.8 and out["unseen"]["recall"] > 0.9
+
+
+def _photo_with_dice(
+    folder: Path, name: str, boxes_px: list[tuple[int, int, int, int]], w=640, h=480
+) -> None:
+    """A grey photo with a white square per box (x1, y1, x2, y2), labelled as one-class dice."""
+    import cv2
+
+    image = np.full((h, w, 3), 90, np.uint8)
+    for x1, y1, x2, y2 in boxes_px:
+        image[y1:y2, x1:x2] = 255
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(folder / "images" / f"{name}.jpg"), image)
+    boxes = np.array(
+        [[(a + c) / 2 / w, (b + d) / 2 / h, (c - a) / w, (d - b) / h] for a, b, c, d in boxes_px]
+    )
+    write_labels(folder / "labels" / f"{name}.txt", [0] * len(boxes_px), boxes)
+
+
+def test_small_die_tiles_are_the_second_looks_tiles_with_the_boxes_moved_into_them(tmp_path):
+    from companion.vision.small_dice import SmallDicePass
+    from companion.vision.train.d6_prep import small_die_tiles
+
+    det = tmp_path / "det"
+    # a 20 px die near the top left, a 100 px die across the middle, and a photo with large dice only
+    _photo_with_dice(det / "train", "small", [(30, 40, 50, 60), (260, 180, 360, 280)])
+    _photo_with_dice(det / "train", "large", [(100, 100, 200, 200)])
+    assert small_die_tiles(det) == 1  # only the top-left tile holds the small die whole
+    tiles = sorted((det / "train-tiles" / "images").iterdir())
+    assert [p.name for p in tiles] == ["small.tile0.jpg"]
+    x1, y1, x2, y2 = SmallDicePass().windows(640, 480)[0]
+    import cv2
+
+    assert cv2.imread(str(tiles[0])).shape[:2] == (y2 - y1, x2 - x1)
+    classes, boxes = read_labels(det / "train-tiles" / "labels" / "small.tile0.txt")
+    tw, th = x2 - x1, y2 - y1
+    px = [
+        ((cx - bw / 2) * tw + x1, (cy - bh / 2) * th + y1, (cx + bw / 2) * tw + x1, (cy + bh / 2) * th + y1)
+        for cx, cy, bw, bh in boxes
+    ]
+    assert classes.tolist() == [0] * len(px)
+    assert px[0] == pytest.approx((30, 40, 50, 60), abs=1e-3)  # the small die, back in frame pixels
+    # the large die: in the tile clipped to its edge when at least half of it lies inside, else dropped
+    inside = (min(360, x2) - 260) * (min(280, y2) - 180) / (100 * 100)
+    assert len(px) == (2 if inside >= 0.5 else 1)
+    if len(px) == 2:
+        assert px[1] == pytest.approx((260, 180, min(360, x2), min(280, y2)), abs=1e-3)
+
+
+def test_a_packed_detector_set_opens_where_it_is_copied(d6_real, tmp_path):
+    from companion.vision.train.d6_prep import open_packed, pack_detector_set
+    from companion.vision.yolo_dataset import dataset_images
+
+    split = prepare_d6(d6_real, tmp_path / "split", holdout_percent=30, copies_per_photo=2)
+    n = pack_detector_set(tmp_path / "split", tmp_path / "packed")
+    assert n == len(split["det_train"])
+    # plain files, no links to the source photos: the folder can travel to another machine
+    assert not any(p.is_symlink() for p in (tmp_path / "packed").rglob("*"))
+    moved = tmp_path / "elsewhere" / "packed"
+    moved.parent.mkdir()
+    shutil.move(str(tmp_path / "packed"), moved)
+    opened = open_packed(moved)
+    det = load_data_yaml(opened / "det")
+    assert Path(det["path"]) == (moved / "det").resolve() and det["names"] == ["die"]
+    assert det["train"] == ["train/images"]
+    faces = opened / "faces-det"
+    assert load_data_yaml(faces)["names"] == D6_NAMES
+    photos = dataset_images(faces, "train")
+    assert {p.name for p in photos} == set(split["det_train"])
+    # the face set keeps the real classes of each photo
+    stem = Path(split["det_train"][0]).stem
+    real, _ = read_labels(d6_real / "train" / "labels" / f"{stem}.txt")
+    assert np.array_equal(read_labels(faces / "train" / "labels" / f"{stem}.txt")[0], real)
+    assert open_packed(moved) == opened  # opening again changes nothing
+
+
+@pytest.mark.train
+def test_results_are_read_without_polars_where_it_is_missing(tmp_path, monkeypatch):
+    import sys
+
+    from companion.vision import offline
+
+    offline.prepare(config_dir=tmp_path / "yolo")
+    from ultralytics.engine.trainer import BaseTrainer
+
+    from companion.vision.train.d6_training import _results_without_polars
+
+    monkeypatch.setattr(BaseTrainer, "read_results_csv", BaseTrainer.read_results_csv)  # put back afterwards
+    monkeypatch.setitem(sys.modules, "polars", None)  # 'import polars' now fails
+    _results_without_polars()
+    (tmp_path / "results.csv").write_text("epoch, train/box_loss\n1,1.5\n2,1.25\n")
+
+    class Run:
+        csv = tmp_path / "results.csv"
+
+    assert BaseTrainer.read_results_csv(Run()) == {"epoch": [1.0, 2.0], "train/box_loss": [1.5, 1.25]}
