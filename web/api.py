@@ -159,10 +159,17 @@ def catalogue_search():
     if kind not in (None, "unit", "monster", "item", "dragon", "terrain"):
         raise APIError("kind must be one of unit, monster, item, dragon, terrain", field="kind")
     try:
-        limit = min(max(int(request.args.get("limit", "60")), 1), 300)
+        limit = int(request.args.get("limit", "60"))
     except ValueError:
-        raise APIError("limit must be an integer", field="limit") from None
+        limit = 0
+    if not 1 <= limit <= 300:
+        raise APIError("limit must be a whole number from 1 to 300", field="limit")
+    from .games import EDITION_CHOICES, GAME_CHOICES  # the engine's registry (web.games imports this module)
+
     game = {k: request.args[k] for k in ("game", "edition") if request.args.get(k)}
+    for key, allowed in (("game", GAME_CHOICES), ("edition", EDITION_CHOICES)):
+        if key in game and game[key] not in allowed:
+            raise APIError(f"{key} must be one of {', '.join(allowed)}", field=key)
     return jsonify({"dice": play.catalogue_search(q, kind, limit, game)})
 
 

@@ -91,6 +91,14 @@ def test_catalogue_search(client):
     assert "Terrains/Highland City" in {d["name"] for d in terrains}
     assert client.get("/api/catalogue?kind=spaceship").status_code == 400
     assert client.get("/api/catalogue?limit=lots").status_code == 400
+    for query, field, allowed in (
+        ("edition=v9", "edition", "v4, r96"),
+        ("game=chess", "game", "dragon_dice, battle_dice"),
+        ("limit=-1", "limit", "1 to 300"),
+        ("limit=0", "limit", "1 to 300"),
+    ):
+        r = client.get(f"/api/catalogue?{query}")
+        assert r.status_code == 400 and r.json["field"] == field and allowed in r.json["message"], r.json
     assert client.get("/api/catalogue?q=" + "x" * 81).status_code == 400
 
 
