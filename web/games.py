@@ -15,7 +15,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 
 from . import play
-from .api import _Answer, _run_engine, changed_by
+from .api import _Answer, _check_expected_seq, _run_engine, changed_by
 from .errors import APIError, Conflict, NotFound
 from .jsonable import jsonable
 from .security import TOKEN_HEADER, access, request_role, require
@@ -139,8 +139,12 @@ def games():
 def create_game():
     """A new game (host only): ``{"players": [..], "edition": "v4", "quick": true}`` or a full
     set-up; ``"advanced": ["items", ...]`` turns on optional components of V4.01c (L2506-2508).
-    The previous game stays in the library."""
-    gid = _create(json_body(GAME_SPEC), changed_by())
+    The previous game stays in the library.  ``expect_seq``: the last event of the game on screen as the
+    page showed it (0: none on screen); a page that did not see that game's last event is refused."""
+    body = json_body({**GAME_SPEC, "expect_seq": Field(int, required=False, min=0)})
+    with store().lock:
+        _check_expected_seq(body.pop("expect_seq"))
+        gid = _create(body, changed_by())
     return jsonify({"game_id": gid, "seq": store().last_seq}), 201
 
 

@@ -272,6 +272,20 @@ def test_stale_view_is_refused(client, game, host):
     assert snapshot(client) == before
 
 
+def test_a_new_game_takes_expect_seq_of_the_game_on_screen(client, host):
+    """POST /api/games accepts expect_seq as every changing call does: the last event of the game on
+    screen (0 with none); a page that did not see it is refused (409 stale) and nothing is made."""
+    new = {"players": ["Ann", "Bob"], "quick": True}
+    first = client.post("/api/games", json={**new, "expect_seq": 0}, headers=host)
+    assert first.status_code == 201, first.json
+    seq = client.get("/api/state").json["seq"]
+    r = client.post("/api/games", json={**new, "expect_seq": 0}, headers=host)
+    assert r.status_code == 409 and r.json["error"] == "stale"
+    assert client.get("/api/state").json["game_id"] == first.json["game_id"]
+    second = client.post("/api/games", json={**new, "expect_seq": seq}, headers=host)
+    assert second.status_code == 201 and second.json["game_id"] != first.json["game_id"]
+
+
 def test_unexpected_errors_reach_clients_without_traceback(app, client):
     def boom():
         raise RuntimeError("secret internals at /home/x/app.py line 3")
