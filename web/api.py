@@ -74,7 +74,15 @@ def _answer(exc: _Answer):
 
 
 def _check_expected_seq(expect) -> None:
-    """Two tablets tapping at once: the second tap, made on an older view, is refused."""
+    """Two tablets tapping at once: the second tap, made on an older view, is refused; so is a view of
+    events the log does not hold (ahead of its last event: another game, or a number made up)."""
+    if expect is not None and int(expect) > store().last_seq:
+        raise Conflict(
+            f"expect_seq {expect} is ahead of the game's log (its last event is {store().last_seq}); "
+            "look again and retry",
+            code="stale",
+            field="expect_seq",
+        )
     if expect is not None and int(expect) != store().last_seq:
         raise Conflict(
             f"the game has moved on (now at event {store().last_seq}, the page showed "

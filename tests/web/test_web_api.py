@@ -272,6 +272,20 @@ def test_stale_view_is_refused(client, game, host):
     assert snapshot(client) == before
 
 
+def test_an_expect_seq_ahead_of_the_log_is_not_called_moved_on(client, game, host):
+    before = snapshot(client)
+    last = client.get("/api/state").json["seq"]
+    r = client.post(
+        "/api/decisions",
+        json={"action": {"type": "roll_for_me", "seed": 1}, "expect_seq": last + 5},
+        headers=host,
+    )
+    assert r.status_code == 409 and r.json["error"] == "stale" and r.json["field"] == "expect_seq"
+    assert f"expect_seq {last + 5} is ahead of the game's log (its last event is {last})" in r.json["message"]
+    assert "moved on" not in r.json["message"]
+    assert snapshot(client) == before
+
+
 def test_a_new_game_takes_expect_seq_of_the_game_on_screen(client, host):
     """POST /api/games accepts expect_seq as every changing call does: the last event of the game on
     screen (0 with none); a page that did not see it is refused (409 stale) and nothing is made."""
