@@ -1,0 +1,142 @@
+"""Whole frames of real-looking Dragon Dice as a one-class detection set, for the die finder.
+
+The die finder (``dragon-dice``'s ``detector.onnx``) learned its dice from the procedural renders of
+``synth.scene``: flat-coloured bodies seen from above.  A real table shows bevelled dice of marbled
+plastic under an oblique camera (``real_dice.render_table``); measured outside the project, the
+finder missed a third of such dice.  This writes frames of ``real_dice.render_table`` in the YOLO
+layout (``images/``, ``labels/`` with the one class ``die``, ``data.yaml``, ``manifest.jsonl`` with
+each box's die and face), with each species wearing one art family of the families given, so that a
+set can be drawn from training, calibration or test families alone (``synth.art``).
+
+    python -m companion.vision.synth.real_tables OUT --families train --frames 1200 --seed 1 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.vision.synth import art
+
+FAMILY_SETS = {
+    "train": art.TRAIN_FAMILIES,
+    "calibration": art.CALIBRATION_FAMILIES,
+    "test": art.TEST_FAMILIES,
+    "fresh-test": art.FRESH_TEST_FAMILIES,
+}
+
+
+def table_dice(rng: np.random.Generator, catalogue, families) -> tuple[dict[str, int], list[tuple]]:
+    """A table's dice and its art: 1-3 species (each with one family drawn from ``families``), 3-12
+    dice of theirs showing random faces, about 5 % of them cocked."""
+    groups: dict[str, list] = {}
+    for die in catalogue:
+        if die.species and len(die.faces) in (4, 6, 8, 10, 12):
+            groups.setdefault(die.species, []).append(die)
+    names = sorted(groups)
+    species = [names[i] for i in rng.choice(len(names), int(rng.integers(1, 4)), replace=False)]
+    pool = [d for s in species for d in groups[s]]
+    dice = []
+    for _ in range(int(rng.integers(3, 13))):
+        die = pool[int(rng.integers(len(pool)))]
+        dice.append((die.name, int(rng.integers(len(die.faces))), bool(rng.random() < 0.05)))
+    return {s: int(families[int(rng.integers(len(families)))]) for s in species}, dice
+
+
+def _frame(args: tuple) -> tuple[np.ndarray, list[dict]]:
+    from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
+    from companion.vision.synth.real_dice import render_table  # noqa: PLC0415
+
+    seed, families, width, height = args
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(seed)
+    fams, dice = table_dice(rng, load_catalogue(), families)
+    return render_table(fams, dice, rng, width, height)
+
+
+def write_real_tables(
+    out: Path,
+    families,
+    frames: int,
+    *,
+    seed: int = 0,
+    width: int = 1280,
+    height: int = 960,
+    workers: int = 0,
+    progress: bool = True,
+) -> Path:
+    """Render ``frames`` tables and write them as a one-class YOLO set in ``out`` (frame ``k`` is drawn
+    from ``seed * 1_000_003 + k``: the same arguments write the same set).  Returns ``data.yaml``."""
+    from companion.vision.enroll_sim import render_each  # noqa: PLC0415
+    from companion.vision.yolo_dataset import write_data_yaml, write_labels  # noqa: PLC0415
+
+    if frames < 1:
+        raise ValueError(f"frames must be 1 or more, not {frames}")
+    families = tuple(int(f) for f in families)
+    if not families:
+        raise ValueError("no art family to draw the dice with")
+    out = Path(out)
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    manifest = open(out / "manifest.jsonl", "w")  # noqa: SIM115 - written frame by frame, closed below
+
+    def each(k: int, result) -> None:
+        img, labels = result
+        name = f"table_{k:05d}"
+        cv2.imwrite(str(out / "images" / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        boxes = np.array([lab["box"] for lab in labels], float).reshape(-1, 4)
+        yolo = np.column_stack(
+            [
+                (boxes[:, 0] + boxes[:, 2]) / 2 / width,
+                (boxes[:, 1] + boxes[:, 3]) / 2 / height,
+                (boxes[:, 2] - boxes[:, 0]) / width,
+                (boxes[:, 3] - boxes[:, 1]) / height,
+            ]
+        )
+        write_labels(out / "labels" / f"{name}.txt", [0] * len(labels), yolo)
+        manifest.write(json.dumps({"image": f"images/{name}.jpg", "dice": labels}) + "\n")
+
+    def show(done: int, total: int) -> None:
+        if progress and (done % 50 == 0 or done == total):
+            print(f"real tables: {done}/{total} frames", file=sys.stderr, flush=True)
+
+    args = [(seed * 1_000_003 + k, families, width, height) for k in range(frames)]
+    try:
+        render_each(_frame, args, workers=workers, progress=show, each=each)
+    finally:
+        manifest.close()
+    return write_data_yaml(out, ["die"], train="images", val="images")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", help="folder to write (images/, labels/, data.yaml, manifest.jsonl)")
+    ap.add_argument("--families", choices=sorted(FAMILY_SETS), default="train")
+    ap.add_argument("--frames", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--height", type=int, default=960)
+    ap.add_argument("--workers", type=int, default=0)
+    args = ap.parse_args(argv)
+    if args.frames < 1:
+        ap.error(f"--frames must be 1 or more, not {args.frames}")
+    print(
+        write_real_tables(
+            Path(args.out),
+            FAMILY_SETS[args.families],
+            args.frames,
+            seed=args.seed,
+            width=args.width,
+            height=args.height,
+            workers=args.workers,
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
