@@ -1,0 +1,55 @@
+"""Real-table frames as a one-class detection set: labels match the renderer's boxes, the art comes
+from the families asked for, and the same arguments write the same set."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from companion.vision.synth import art
+from companion.vision.synth.real_tables import table_dice, write_real_tables
+from companion.vision.yolo_dataset import dataset_images, load_data_yaml, read_labels
+
+
+def test_a_table_draws_its_art_from_the_families_given():
+    from companion.rules.catalogue import load_catalogue
+
+    cat = load_catalogue()
+    for seed in range(20):
+        fams, dice = table_dice(np.random.default_rng(seed), cat, art.CALIBRATION_FAMILIES)
+        assert 1 <= len(fams) <= 3 and set(fams.values()) <= set(art.CALIBRATION_FAMILIES)
+        assert 3 <= len(dice) <= 12
+        for name, face, cocked in dice:
+            die = cat.get(name)
+            assert die.species in fams and 0 <= face < len(die.faces) and isinstance(cocked, bool)
+
+
+@pytest.mark.slow
+def test_written_labels_are_the_renderers_boxes_and_the_set_is_reproducible(tmp_path):
+    yml = write_real_tables(
+        tmp_path / "a", art.TRAIN_FAMILIES, 2, seed=3, width=320, height=240, progress=False
+    )
+    assert load_data_yaml(yml.parent)["names"] == ["die"]
+    images = dataset_images(yml.parent, "train")
+    assert [p.name for p in images] == ["table_00000.jpg", "table_00001.jpg"]
+    records = [json.loads(line) for line in (tmp_path / "a" / "manifest.jsonl").read_text().splitlines()]
+    for img, rec in zip(images, records, strict=True):
+        classes, boxes = read_labels(img.parent.parent / "labels" / f"{img.stem}.txt")
+        assert len(boxes) == len(rec["dice"]) > 0 and set(classes.tolist()) == {0}
+        for (cx, cy, w, h), die in zip(boxes, rec["dice"], strict=True):
+            x1, y1, x2, y2 = die["box"]
+            assert (cx * 320, cy * 240, w * 320, h * 240) == pytest.approx(
+                ((x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1), abs=0.01
+            )
+    write_real_tables(tmp_path / "b", art.TRAIN_FAMILIES, 2, seed=3, width=320, height=240, progress=False)
+    assert (tmp_path / "a" / "manifest.jsonl").read_text() == (tmp_path / "b" / "manifest.jsonl").read_text()
+
+
+def test_bad_arguments_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="frames"):
+        write_real_tables(tmp_path / "x", art.TRAIN_FAMILIES, 0)
+    with pytest.raises(ValueError, match="family"):
+        write_real_tables(tmp_path / "y", (), 1)
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
