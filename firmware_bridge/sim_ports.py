@@ -36,6 +36,8 @@ HOST_SETTLE_S = 0.1  # let the host finish opening (pyserial flushes input while
 class PtyEndpoint:
     def __init__(self, link_path: str | os.PathLike | None = None):
         self.link_path = Path(link_path) if link_path is not None else None
+        if self.link_path is not None:
+            _check_link_path(self.link_path)
         self.master: int | None = None
         self.slave_name = ""
         self.replug()
@@ -113,6 +115,16 @@ class PtyEndpoint:
                 return False
             view = view[n:]
         return True
+
+
+def _check_link_path(path: Path) -> None:
+    """A pty's symlink path the simulator may take: in a folder that exists, and nothing there but a
+    symlink (one a simulator left, replaced); a file or folder of another kind is never replaced."""
+    if not path.parent.is_dir():
+        raise ValueError(f"{path}: the folder {path.parent} does not exist")
+    if path.exists() and not path.is_symlink():
+        kind = "folder" if path.is_dir() else "file"
+        raise ValueError(f"{path} is a {kind}, not a link to a pty: choose a new path (it is left as it is)")
 
 
 class TcpEndpoint:
@@ -200,6 +212,8 @@ def open_endpoint(port: str) -> Endpoint:
         host, sep, num = hostport.rpartition(":")
         if not sep or not num.isdigit():
             raise ValueError(f"{port!r}: expected socket://HOST:PORT")
+        if not 0 <= int(num) <= 65535:
+            raise ValueError(f"{port!r}: {int(num)} is not a port (0 to 65535; 0 picks a free one)")
         return TcpEndpoint(host or "127.0.0.1", int(num))
     if port == "pty":
         return PtyEndpoint()

@@ -242,3 +242,50 @@ def test_listen_without_jsonl_prints_readable_lines(tmp_path):
     if sent[known].state is RollState.ROLLED:
         assert by_die[known].endswith(f": d6 {sent[known].face_index + 1}")
     assert by_die[stranger].endswith(f"[die {stranger} is not registered]")
+
+
+def test_simulate_never_replaces_a_file_or_folder_at_its_port_path(tmp_path):
+    kept = tmp_path / "notes.txt"
+    kept.write_text("keep me")
+    for port in (f"pty:{kept}", str(kept), str(tmp_path)):
+        proc = subprocess.run(
+            [*COMPANION, "dice", "simulate", "--port", port, "--duration", "0.2"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert proc.returncode == 2, proc.stderr
+        assert "not a link to a pty" in proc.stderr and "Traceback" not in proc.stderr
+    assert kept.read_text() == "keep me" and not kept.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_simulate_refuses_a_tcp_port_out_of_range_and_a_missing_folder(tmp_path):
+    for port, says in (
+        ("socket://127.0.0.1:99999", "99999 is not a port"),
+        (str(tmp_path / "no" / "tty"), "does not exist"),
+    ):
+        proc = subprocess.run(
+            [*COMPANION, "dice", "simulate", "--port", port, "--duration", "0.2"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert proc.returncode == 2 and says in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_dice_options_out_of_range_are_refused_by_name():
+    cases = [
+        (["simulate", "--speed", "0"], "--speed"),
+        (["simulate", "--speed", "nan"], "--speed"),
+        (["simulate", "--duration", "-1"], "--duration"),
+        (["listen", "--port", "loop://", "--count", "-1"], "--count"),
+        (["listen", "--port", "loop://", "--duration", "nan"], "--duration"),
+        (["listen", "--port", "loop://", "--stats-every", "0"], "--stats-every"),
+        (["pair", "--port", "loop://", "--registry", "r.json", "--count", "0"], "--count"),
+        (["pair", "--port", "loop://", "--registry", "r.json", "--timeout", "-1"], "--timeout"),
+    ]
+    for argv, option in cases:
+        proc = subprocess.run([*COMPANION, "dice", *argv], capture_output=True, text=True, timeout=30)
+        assert proc.returncode == 2, argv
+        assert f"argument {option}" in proc.stderr and "Traceback" not in proc.stderr, argv
