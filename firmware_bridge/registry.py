@@ -108,6 +108,10 @@ def catalogue_entry(
     *,
     catalogue: Catalogue | None = None,
 ) -> CatalogueEntry:
+    if not isinstance(name, str):
+        raise RegistryError(f"'catalogue' must be a die's name such as 'Amazons/Charioteer', not {name!r}")
+    if face_map is not None and not isinstance(face_map, (list, tuple)):
+        raise RegistryError(f"face_map must be a list of face numbers, not {face_map!r}")
     cat = catalogue if catalogue is not None else _default_catalogue()
     die = cat.find(name)
     if die is None:
@@ -124,8 +128,15 @@ def catalogue_entry(
 
 
 def standard_entry(name: str, values: list[int] | None = None) -> StandardEntry:
+    if values is not None and not isinstance(values, (list, tuple)):
+        raise RegistryError(f"values must be a list of integers, not {values!r}")
     text = str(name).lower()
-    if not text.startswith("d") or not text[1:].isdigit() or int(text[1:]) not in STANDARD_SIDES:
+    if (
+        not isinstance(name, str)
+        or not text.startswith("d")
+        or not text[1:].isdigit()
+        or int(text[1:]) not in STANDARD_SIDES
+    ):
         raise RegistryError(f"{name!r} is not a standard die (d4, d6, d8, d10, d12 or d20)")
     sides = int(text[1:])
     vals = tuple(range(1, sides + 1)) if values is None else tuple(values)
@@ -159,6 +170,8 @@ class DieRegistry:
             raise RegistryError(f"registry file {path} does not exist") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise RegistryError(f"registry file {path} is not valid JSON: {exc}") from None
+        except OSError as exc:  # a folder, a file it may not read
+            raise RegistryError(f"registry file {path} cannot be read: {exc.strerror or exc}") from None
         return cls.from_document(document, catalogue=catalogue, source=str(path))
 
     @classmethod

@@ -76,6 +76,12 @@ def test_registry_file_round_trip(tmp_path, catalogue):
         ({"dice": {"pxA": {"standard": "d6", "values": [1, 2]}}}, "6 integers"),
         ({"dice": {"px A": {"standard": "d6"}}}, "die_id"),
         ({"dice": {"pxA": {}}}, "needs 'catalogue' or 'standard'"),
+        ({"dice": {"pxA": {"catalogue": 5}}}, "'catalogue' must be a die's name"),
+        ({"dice": {"pxA": {"catalogue": None}}}, "'catalogue' must be a die's name"),
+        ({"dice": {"pxA": {"catalogue": ["Amazons/Charioteer"]}}}, "'catalogue' must be a die's name"),
+        ({"dice": {"pxA": {"catalogue": "Amazons/Charioteer", "face_map": 5}}}, "face_map must be a list"),
+        ({"dice": {"pxA": {"standard": "d6", "values": 5}}}, "values must be a list"),
+        ({"dice": {"pxA": {"standard": 6}}}, "not a standard die"),
         ({"dice": []}, "'dice' object"),
         ({"version": 2, "dice": {}}, "version"),
     ],
@@ -93,6 +99,8 @@ def test_unreadable_file(tmp_path, catalogue):
     with pytest.raises(RegistryError, match="not valid JSON"):
         DieRegistry.load(path, catalogue=catalogue)
     assert len(DieRegistry.load_or_empty(tmp_path / "new.json", catalogue=catalogue)) == 0
+    with pytest.raises(RegistryError, match="cannot be read"):
+        DieRegistry.load_or_empty(tmp_path, catalogue=catalogue)  # a folder
 
 
 def test_failed_registration_changes_nothing(catalogue):
