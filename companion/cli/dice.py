@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._argtypes import non_negative, positive, whole
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     dice = subparsers.add_parser("dice", help="smart dice on a serial bridge: listen, simulate, pair")
@@ -30,13 +32,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listen.add_argument("--stats", action="store_true", help="print line counters as JSON on stderr")
     listen.add_argument(
         "--stats-every",
-        type=float,
+        type=positive,
         default=10.0,
         metavar="S",
         help="log drop counts (and print --stats) every S seconds (default 10)",
     )
-    listen.add_argument("--count", type=int, default=0, metavar="N", help="exit after N readings")
-    listen.add_argument("--duration", type=float, default=0.0, metavar="S", help="exit after S seconds")
+    listen.add_argument(
+        "--count", type=whole(0), default=0, metavar="N", help="exit after N readings (0: no limit)"
+    )
+    listen.add_argument(
+        "--duration", type=non_negative, default=0.0, metavar="S", help="exit after S seconds (0: no limit)"
+    )
     listen.set_defaults(func=_listen)
 
     sim = sub.add_parser("simulate", help="play a bridge with simulated dice on a pty or socket")
@@ -51,8 +57,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="seed of the simulated rolls: the same seed gives the same rolls (default: random)",
     )
     sim.add_argument("--faces", type=int, default=6, help="faces per die (default 6)")
-    sim.add_argument("--speed", type=float, default=1.0, help="time runs this many times faster")
-    sim.add_argument("--duration", type=float, default=0.0, metavar="S", help="stop after S seconds")
+    sim.add_argument("--speed", type=positive, default=1.0, help="time runs this many times faster")
+    sim.add_argument(
+        "--duration", type=non_negative, default=0.0, metavar="S", help="stop after S seconds (0: no limit)"
+    )
     sim.add_argument("--clean", action="store_true", help="no garbage lines and no repeats")
     sim.set_defaults(func=_simulate)
 
@@ -62,8 +70,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     pair.add_argument("--registry", required=True, help="registry JSON file (created if missing)")
     pair.add_argument("--as", dest="as_name", metavar="NAME", help="register the first new die as NAME")
-    pair.add_argument("--count", type=int, default=1, help="how many dice to register (default 1)")
-    pair.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for each die")
+    pair.add_argument("--count", type=whole(1), default=1, help="how many dice to register (default 1)")
+    pair.add_argument("--timeout", type=positive, default=120.0, help="seconds to wait for each die")
     pair.set_defaults(func=_pair)
 
 
