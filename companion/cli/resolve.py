@@ -29,6 +29,9 @@ def _handler(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
         return 2
+    except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
+        print(f"{args.file}: not a UTF-8 text file (byte {exc.start})", file=sys.stderr)
+        return 2
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

@@ -154,6 +154,15 @@ def test_unreadable_and_garbled_files_exit_2(tmp_path):
     assert proc.returncode == 2 and "not valid YAML" in proc.stderr
 
 
+def test_a_binary_file_exits_2_naming_it(tmp_path):
+    path = tmp_path / "photo.yaml"
+    path.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00")
+    proc = run_cli(str(path))
+    assert proc.returncode == 2, proc.stderr
+    assert f"{path}: not a UTF-8 text file" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
 def test_reroll_list_and_effects_on_other_armies(tmp_path):
     cat = load_catalogue()
     doc = yaml.safe_load(
