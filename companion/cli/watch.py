@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import sys
 
+from ._argtypes import non_negative, positive, whole
+
 
 class _StandardDice:
     """A numeral bundle behind the model interface ``companion.vision.watch.watch`` reads with."""
@@ -114,13 +116,13 @@ def register(subparsers) -> None:
         "name (polyhedral, polyhedral-oblique) or a bundle made by `companion vision enroll "
         '--model polyhedral-oblique`; --roster then lists die sizes (["d20", "d6"])',
     )
-    p.add_argument("--still-ms", type=float, default=150.0, help="how long the table must be still")
-    p.add_argument("--fps", type=float, default=30.0, help="frame rate assumed for a folder of frames")
+    p.add_argument("--still-ms", type=non_negative, default=150.0, help="how long the table must be still")
+    p.add_argument("--fps", type=positive, default=30.0, help="frame rate assumed for a folder of frames")
     p.add_argument(
         "--roster",
         help="JSON list of the rolling army's dice (catalogue names; with --standard-model, die sizes)",
     )
     p.add_argument(
-        "--max-events", type=int, help="stop after this many roll events (default: run until Ctrl-C)"
+        "--max-events", type=whole(1), help="stop after this many roll events (default: run until Ctrl-C)"
     )
     p.set_defaults(func=_watch)

@@ -249,6 +249,16 @@ def test_watch_refuses_a_bad_standard_model_or_roster_before_opening_the_source(
     assert "'Dwarves/Sergeant'" in err and "standard dice" in err, err
 
 
+def test_watch_refuses_fps_still_ms_and_max_events_out_of_range_by_name(tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "f0.png"), np.zeros((64, 64, 3), np.uint8))  # a folder source to read
+    for option, value in (("--fps", "0"), ("--fps", "-1"), ("--still-ms", "-5"), ("--max-events", "0")):
+        with pytest.raises(SystemExit) as exc:
+            main(["watch", "--source", str(tmp_path), option, value])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument {option}" in err and "Traceback" not in err, err
+
+
 # -- the tablet's corrections of standard dice: what enrolment reads, and a bundle to serve --------------
 
 
