@@ -12,7 +12,19 @@ Tables join with ``companion serve --league http://THIS-MACHINE:8770 --table 7 -
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+
+from ._argtypes import port
+
+
+def _db_name(text: str) -> str:
+    """--name: a database name PostgreSQL and a DSN take as it is (letters, digits, '_'; 63 at most)."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,62}", text):
+        raise argparse.ArgumentTypeError(
+            f"{text[:80]!r} is not a database name (1-63 letters, digits or '_', not starting with a digit)"
+        )
+    return text
 
 
 def _db(args: argparse.Namespace) -> int:
@@ -39,7 +51,11 @@ def _db_stop(args: argparse.Namespace) -> int:
     if bin_dir is None:
         print("error: PostgreSQL is not installed", file=sys.stderr)
         return 2
-    LocalCluster(args.dir, 0, bin_dir).stop()
+    pg = LocalCluster(args.dir, 0, bin_dir)
+    if not (pg.data / "PG_VERSION").is_file():
+        print(f"error: {args.dir} holds no league database cluster (nothing to stop)", file=sys.stderr)
+        return 2
+    pg.stop()
     return 0
 
 
@@ -124,8 +140,8 @@ def register(subparsers) -> None:
 
     d = sub.add_parser("db", help="create (if needed) and start a PostgreSQL cluster for the league")
     d.add_argument("--dir", required=True, help="folder for the database files")
-    d.add_argument("--port", type=int, default=5432, help="port (default 5432; 0 picks a free one)")
-    d.add_argument("--name", default="league", help="database name (default league)")
+    d.add_argument("--port", type=port, default=5432, help="port (default 5432; 0 picks a free one)")
+    d.add_argument("--name", type=_db_name, default="league", help="database name (default league)")
     d.add_argument("--stop", action="store_true", help="stop the cluster in --dir instead")
     d.set_defaults(func=lambda a: _db_stop(a) if a.stop else _db(a))
 
@@ -152,7 +168,7 @@ def register(subparsers) -> None:
     s = sub.add_parser("serve", help="the organizer's and judges' pages and the tables' push API")
     s.add_argument("--dsn", required=True, help="the league database (postgresql://...)")
     s.add_argument("--host", default="0.0.0.0", help="address to listen on (default: the local network)")
-    s.add_argument("--port", type=int, default=8770, help="port (default 8770; 0 picks a free one)")
+    s.add_argument("--port", type=port, default=8770, help="port (default 8770; 0 picks a free one)")
     s.add_argument(
         "--organizer-token", help="use this organizer token (registered if new) instead of a new one"
     )

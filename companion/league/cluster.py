@@ -74,7 +74,12 @@ class LocalCluster:
                 "PostgreSQL is not installed (no initdb/pg_ctl; Debian: apt-get install postgresql)"
             )
         folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
+        if folder.exists() and not folder.is_dir():
+            raise ClusterError(f"{folder} is a file, not a folder for the database files")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ClusterError(f"cannot make the folder {folder}: {exc.strerror or exc}") from None
         pg = cls(folder, port or free_port(), bin_dir, fsync=fsync)
         if pg._as_root:
             uid, gid = pwd.getpwnam("postgres").pw_uid, pwd.getpwnam("postgres").pw_gid

@@ -100,3 +100,34 @@ def test_token_then_serve(pg_dsn):
         timeout=60,
     )
     assert failing.returncode == 2 and "cannot reach the PostgreSQL database" in failing.stderr
+
+
+def _league(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "companion", "league", *argv], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_league_db_refuses_a_bad_port_or_name_before_making_anything(tmp_path):
+    folder = tmp_path / "db"
+    for argv, says in (
+        (["--port", "99999"], "argument --port: 99999 is not a port"),
+        (["--port", "-1"], "argument --port: -1 is not a port"),
+        (["--name", "bad name;drop"], "argument --name: 'bad name;drop' is not a database name"),
+    ):
+        proc = _league("db", "--dir", str(folder), *argv)
+        assert proc.returncode == 2 and says in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+        assert not folder.exists()  # no cluster made, none started
+    proc = _league("serve", "--dsn", "postgresql://x@127.0.0.1:1/x", "--port", "70000")
+    assert proc.returncode == 2 and "argument --port: 70000 is not a port" in proc.stderr
+
+
+def test_league_db_refuses_a_file_as_its_folder_and_a_stop_where_no_cluster_is(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("keep me")
+    proc = _league("db", "--dir", str(path))
+    assert proc.returncode == 2 and f"{path} is a file, not a folder" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and path.read_text() == "keep me"
+    proc = _league("db", "--dir", str(tmp_path / "none"), "--stop")
+    assert proc.returncode == 2 and "holds no league database cluster" in proc.stderr, proc.stderr
+    assert not (tmp_path / "none").exists()
