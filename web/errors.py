@@ -89,7 +89,8 @@ def register_error_handlers(app: Flask) -> None:
         code = (exc.name or "error").lower().replace(" ", "_")
         message = exc.description or exc.name
         if exc.code == 413:
-            message = f"request body too large (limit {app.config.get('MAX_CONTENT_LENGTH')} bytes)"
+            # the limit of this request (a route may raise it: a phone's frame, web.phone)
+            message = f"request body too large (limit {request.max_content_length} bytes)"
         return jsonify({"error": code, "message": message}), exc.code
 
     @app.errorhandler(Exception)

@@ -54,6 +54,11 @@ def decode_frame(data: bytes) -> np.ndarray:
     if min(h, w) < 64:
         raise FrameError(f"the frame is {w}x{h}: at least 64 px on each side is needed")
     scale = MAX_SIDE / max(h, w)
+    if scale < 1 and min(h, w) * scale < 64:  # a strip: scaled down to MAX_SIDE, under 64 px across
+        raise FrameError(
+            f"the frame is {w}x{h}: scaled to at most {MAX_SIDE} px it is under 64 px on a side "
+            "(send a photo of the table, not a strip)"
+        )
     if scale < 1:
         frame = cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     return frame

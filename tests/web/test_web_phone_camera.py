@@ -136,6 +136,19 @@ def test_live_frames_are_read_once_when_the_dice_settle():
     assert cam.status()["state"] == "connected" and cam.frames == 16
 
 
+def test_a_frame_over_its_limit_is_refused_naming_the_frame_limit(client, host, game):
+    from web.phone import MAX_FRAME_BYTES
+
+    r = _post_frame(client, b"\xff\xd8" + b"\x00" * 300_000, host)  # over the JSON limit, under the frame's
+    assert r.status_code == 400 and "not a JPEG or PNG" in r.json["message"]
+    r = _post_frame(client, b"\xff\xd8" + b"\x00" * MAX_FRAME_BYTES, host)
+    assert r.status_code == 413
+    assert f"limit {MAX_FRAME_BYTES} bytes" in r.json["message"], r.json
+    assert client.get("/api/camera/phone").json["frames"] == 0
+    r = client.post("/api/decisions", data=b"[" * 300_000, content_type="application/json", headers=host)
+    assert r.status_code == 413 and "limit 262144 bytes" in r.json["message"]  # a JSON body: the app's limit
+
+
 def test_decode_frame_scales_large_photos_down():
     big = np.zeros((3000, 4000, 3), np.uint8)
     ok, png = cv2.imencode(".png", big)
@@ -143,6 +156,12 @@ def test_decode_frame_scales_large_photos_down():
     assert frame.shape == (1440, 1920, 3)
     with pytest.raises(FrameError, match="not a JPEG or PNG"):
         decode_frame(b"\x00" * 100)
+
+
+def test_a_strip_that_would_be_under_64_px_once_scaled_is_refused():
+    ok, png = cv2.imencode(".png", np.zeros((20000, 70, 3), np.uint8))
+    with pytest.raises(FrameError, match="70x20000: scaled to at most 1920 px it is under 64 px"):
+        decode_frame(png.tobytes())
 
 
 # -- real Chromium with a fake camera ----------------------------------------------------------------
