@@ -170,6 +170,17 @@ class LinkClosed(RuntimeError):
     """A command was sent while the port is not open."""
 
 
+def url_problem(url: str) -> str | None:
+    """Why pyserial can never open ``url`` (a protocol it does not know, such as ``foo://``), or None.
+    A device path that is missing now is no problem here: the bridge may be plugged in later, and the
+    link waits for it."""
+    try:
+        serial.serial_for_url(url, do_not_open=True)
+    except (ValueError, serial.SerialException) as exc:
+        return str(exc)
+    return None
+
+
 class BridgeLink:
     """A supervised, reconnecting link to one bridge.
 

@@ -251,6 +251,13 @@ class DieRegistry:
             return self.register_standard(die_id, what)
         return self.register_catalogue(die_id, what)
 
+    def entry_for(self, what: str) -> Entry:
+        """The entry ``register`` would make for the name ``what`` (nothing registered); RegistryError
+        naming it when no die has that name."""
+        if what.lower() in {f"d{n}" for n in STANDARD_SIDES}:
+            return standard_entry(what)
+        return catalogue_entry(what, catalogue=self.catalogue)
+
     def forget(self, die_id: str) -> None:
         if die_id not in self._entries:
             raise RegistryError(f"die {die_id!r} is not registered")

@@ -107,12 +107,16 @@ def _listen(args: argparse.Namespace) -> int:
     import queue
     import time
 
-    from firmware_bridge.link import BridgeLink
+    from firmware_bridge.link import BridgeLink, url_problem
     from firmware_bridge.registry import DieRegistry, RegistryError
     from firmware_bridge.rolls import DiceFeed
 
     _setup_logging()
     log = logging.getLogger("companion.dice")
+    bad = url_problem(args.port)
+    if bad:
+        print(f"companion dice listen: --port {args.port}: {bad}", file=sys.stderr)
+        return 2
     registry = None
     if args.registry:
         try:
@@ -212,14 +216,20 @@ def _pair(args: argparse.Namespace) -> int:
     import queue
     import time
 
-    from firmware_bridge.link import BridgeLink, LinkClosed
+    from firmware_bridge.link import BridgeLink, LinkClosed, url_problem
     from firmware_bridge.protocol import DieState, RollState
     from firmware_bridge.registry import DieRegistry, RegistryError
 
+    bad = url_problem(args.port)
+    if bad:
+        print(f"companion dice pair: --port {args.port}: {bad}", file=sys.stderr)
+        return 2
     try:
         registry = DieRegistry.load_or_empty(args.registry)
+        if args.as_name:  # a name no die can have is refused before anyone rolls a die
+            registry.entry_for(args.as_name)
     except RegistryError as exc:
-        print(f"companion dice pair: {exc}", file=sys.stderr)
+        print(f"companion dice pair: {'--as: ' if args.as_name else ''}{exc}", file=sys.stderr)
         return 2
     link = BridgeLink(args.port)
     _install_sigterm()

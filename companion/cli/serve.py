@@ -157,6 +157,25 @@ def _make_server(args, db: str, camera=None, serial=None):
         raise
 
 
+def _smart_dice_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with --serial (a URL pyserial can never open) or --registry (a file that is not a
+    die registry), checked before anything starts; a bridge not plugged in yet is waited for."""
+    if getattr(args, "serial", None):
+        from firmware_bridge.link import url_problem
+
+        bad = url_problem(args.serial)
+        if bad:
+            return f"--serial {args.serial}: {bad}"
+    if getattr(args, "registry", None):
+        from firmware_bridge.registry import DieRegistry, RegistryError
+
+        try:
+            DieRegistry.load_or_empty(args.registry)  # made by `companion dice pair` when missing
+        except RegistryError as exc:
+            return f"--registry: {exc}"
+    return None
+
+
 def _serve(args: argparse.Namespace) -> int:
     import logging
 
@@ -173,6 +192,10 @@ def _serve(args: argparse.Namespace) -> int:
         check_standard_model(args.standard_model or DEFAULT, load=args.standard_model is not None)
     except ModelError as exc:
         print(f"error: --standard-model: {exc}", file=sys.stderr)
+        return 2
+    bad = _smart_dice_problem(args)
+    if bad:
+        print(f"error: {bad}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("waitress").setLevel(logging.WARNING)

@@ -289,3 +289,52 @@ def test_dice_options_out_of_range_are_refused_by_name():
         proc = subprocess.run([*COMPANION, "dice", *argv], capture_output=True, text=True, timeout=30)
         assert proc.returncode == 2, argv
         assert f"argument {option}" in proc.stderr and "Traceback" not in proc.stderr, argv
+
+
+def test_a_port_no_bridge_can_ever_have_and_a_bad_pair_name_are_refused_at_once(tmp_path):
+    registry = tmp_path / "dice.json"
+    for argv, says in (
+        (["listen", "--port", "foo://x", "--duration", "20"], "--port foo://x: invalid URL, protocol 'foo'"),
+        (["pair", "--port", "foo://x", "--registry", str(registry)], "--port foo://x: invalid URL"),
+        (
+            ["pair", "--port", "loop://", "--registry", str(registry), "--as", "Amazons/Nobody"],
+            "--as: 'Amazons/Nobody' is not a die of the catalogue",
+        ),
+    ):
+        started = time.monotonic()
+        proc = subprocess.run([*COMPANION, "dice", *argv], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and says in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+        assert "roll the die" not in proc.stdout  # refused before waiting for a die
+        assert time.monotonic() - started < 15
+    assert not registry.exists()
+
+
+def test_serve_refuses_a_bad_serial_url_or_registry_before_anything_starts(tmp_path):
+    bad = tmp_path / "dice.json"
+    bad.write_text(json.dumps({"dice": {"pxA": {"catalogue": 5}}}))
+    db = tmp_path / "game.sqlite"
+    for extra, says in (
+        (["--serial", "foo://x"], "error: --serial foo://x: invalid URL, protocol 'foo' not known"),
+        (["--registry", str(bad)], "error: --registry: "),
+    ):
+        proc = subprocess.run(
+            [
+                *COMPANION,
+                "serve",
+                "--db",
+                str(db),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--seconds",
+                "5",
+                *extra,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 2 and says in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert "'catalogue' must be a die's name" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dice.json"]  # no game file, lock or token
