@@ -53,3 +53,14 @@ def port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{value} is not a port (0 to 65535)")
     return value
+
+
+def share_below_1(text: str) -> float:
+    """A share from 0 up to (not including) 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be a share from 0 up to (not including) 1, not {text!r}")
+    return value

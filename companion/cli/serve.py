@@ -19,16 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-
-def _port(text: str) -> int:
-    """--port: a TCP port, 0 to 65535 (0 picks a free one)."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535)")
-    return port
+from ._argtypes import port as tcp_port
 
 
 def _public_url(text: str) -> str:
@@ -53,7 +44,7 @@ def _common(p: argparse.ArgumentParser, port: int, host: str = "127.0.0.1") -> N
     )
     p.add_argument(
         "--port",
-        type=_port,
+        type=tcp_port,
         default=port,
         help=f"port (default {port}; 0 picks a free one; a busy port is an error)",
     )

@@ -5,10 +5,11 @@ Heavy imports (numpy, OpenCV, onnxruntime, torch) happen inside the handlers.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
+
+from ._argtypes import positive, share_below_1, whole
 
 MIN_SYNTH_SIZE = (
     32  # the smallest table image ``vision synth`` renders (below ~11 px its tiled surfaces fail)
@@ -18,43 +19,6 @@ MIN_SYNTH_SIZE = (
 def _err(msg: str) -> int:
     print(f"companion vision: error: {msg}", file=sys.stderr)
     return 2
-
-
-def _positive(text: str) -> float:
-    """An argument that must be a number above 0 (not NaN or infinite), for argparse."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number above 0, not {text!r}")
-    return value
-
-
-def _whole(least: int):
-    """An argparse type: a whole number of ``least`` or more."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = least - 1
-        if value < least:
-            raise argparse.ArgumentTypeError(f"must be a whole number of {least} or more, not {text!r}")
-        return value
-
-    return parse
-
-
-def _fraction(text: str) -> float:
-    """An argument that must be a share from 0 up to (not including) 1, for argparse."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"must be a share from 0 up to (not including) 1, not {text!r}")
-    return value
 
 
 def _synth(args) -> int:
@@ -233,12 +197,12 @@ def register(subparsers) -> None:
         help="heldout: table surfaces, light and tilts never used for training",
     )
     s.add_argument(
-        "--size", type=_whole(MIN_SYNTH_SIZE), default=640, help="image size in pixels (default 640)"
+        "--size", type=whole(MIN_SYNTH_SIZE), default=640, help="image size in pixels (default 640)"
     )
     s.add_argument("--glyphs", help="folder of your own face scans (<Species>/<icon>.png or <icon>.png)")
     s.add_argument(
         "--val-fraction",
-        type=_fraction,
+        type=share_below_1,
         default=0.0,
         help="share of the images put in a validation split (default 0: none)",
     )
@@ -269,7 +233,7 @@ def register(subparsers) -> None:
         "--model", default="dragon-dice", help="dragon-dice, d6, polyhedral (d4..d20 numbers) or a folder"
     )
     r.add_argument("--json", action="store_true", help="print the reading as JSON (for programs)")
-    r.add_argument("--px-per-mm", type=_positive, help="table scale, for the size class of six-sided dice")
+    r.add_argument("--px-per-mm", type=positive, help="table scale, for the size class of six-sided dice")
     r.add_argument("--roster", help="JSON list of the rolling army's units (catalogue names) to assign")
     r.set_defaults(func=_read)
 
@@ -283,7 +247,7 @@ def register(subparsers) -> None:
     )
     e.add_argument("--json", action="store_true", help="print the figures as JSON (for programs)")
     e.add_argument("--confusion", help="PNG path for the confusion matrix")
-    e.add_argument("--limit", type=_whole(1), help="score at most this many images")
+    e.add_argument("--limit", type=whole(1), help="score at most this many images")
     e.set_defaults(func=_eval)
 
     c = sub.add_parser("capture", help="save frames from a camera, video or folder for labelling")
