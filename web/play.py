@@ -232,8 +232,7 @@ def force_check(body: dict) -> dict:
     """Each player's force on the New game page checked by the game's own rules
     (``companion.rules.force_report``): points or health per army, the army cap, the dragons required
     and one line per rule with whether it is met.  The page adds nothing up itself."""
-    from companion.rules import force_report, game_for
-    from companion.rules.game.setup import ARMY_NAMES  # the same three in the 1996 rules
+    from companion.rules import ARMY_NAMES, force_report, game_for  # the same three armies in the 1996 rules
 
     game = {k: body[k] for k in ("game", "edition") if body.get(k)}
     kind = game_for(game)
