@@ -204,6 +204,9 @@ def forces_check():
     return jsonify(_run_engine(play.force_check, body))
 
 
+MAX_NEED = 1000  # results a roll can need: far above what any army can roll
+
+
 @bp.get("/odds")
 def odds():
     """Exact distribution of the roll about to be made (``?army=ID&for=melee&need=5``)."""
@@ -213,7 +216,11 @@ def odds():
     try:
         need_n = None if need in (None, "") else int(need)
     except ValueError:
-        raise APIError("need must be an integer", field="need") from None
+        need_n = -1
+    if need_n is not None and not 0 <= need_n <= MAX_NEED:
+        raise APIError(
+            f"need must be a whole number of results from 0 to {MAX_NEED}, not {need!r}", field="need"
+        )
     s = store()
     with s.lock:
         body = _run_engine(play.odds_view, s, army, roll_for, need_n)

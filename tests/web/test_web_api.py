@@ -516,6 +516,10 @@ def test_odds_of_the_pending_roll(client, game):
     assert abs(body["p_at_least"] - sum(p for v, p in dist.items() if v >= 4)) < 1e-12
     assert client.get("/api/odds?for=dancing").status_code == 400
     assert client.get("/api/odds?need=x").status_code == 400
+    for bad in ("-5", "1001", "99999999999999999999999"):
+        r = client.get(f"/api/odds?need={bad}")
+        assert r.status_code == 400 and r.json["field"] == "need" and bad in r.json["message"]
+    assert client.get("/api/odds?need=0").status_code == 200
     assert client.get("/api/odds?army=p9@nowhere&for=melee").status_code == 400
 
 
