@@ -53,3 +53,12 @@ def test_bad_arguments_are_refused(tmp_path):
     with pytest.raises(ValueError, match="family"):
         write_real_tables(tmp_path / "y", (), 1)
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_a_wood_table_that_is_not_square_keeps_the_frames_size():
+    from companion.vision.synth.scene import draw_surface
+
+    # half the wood tables turn their grain; a 1280 x 960 frame came out 960 x 1280 (and its labels,
+    # normalised by the size asked for, were wrong)
+    shapes = {draw_surface(np.random.default_rng(seed), 96, 128, "wood").shape for seed in range(24)}
+    assert shapes == {(96, 128, 3)}

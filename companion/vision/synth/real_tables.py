@@ -87,14 +87,15 @@ def write_real_tables(
     def each(k: int, result) -> None:
         img, labels = result
         name = f"table_{k:05d}"
+        h, w = img.shape[:2]  # the boxes are normalised by the frame as rendered
         cv2.imwrite(str(out / "images" / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
         boxes = np.array([lab["box"] for lab in labels], float).reshape(-1, 4)
         yolo = np.column_stack(
             [
-                (boxes[:, 0] + boxes[:, 2]) / 2 / width,
-                (boxes[:, 1] + boxes[:, 3]) / 2 / height,
-                (boxes[:, 2] - boxes[:, 0]) / width,
-                (boxes[:, 3] - boxes[:, 1]) / height,
+                (boxes[:, 0] + boxes[:, 2]) / 2 / w,
+                (boxes[:, 1] + boxes[:, 3]) / 2 / h,
+                (boxes[:, 2] - boxes[:, 0]) / w,
+                (boxes[:, 3] - boxes[:, 1]) / h,
             ]
         )
         write_labels(out / "labels" / f"{name}.txt", [0] * len(labels), yolo)

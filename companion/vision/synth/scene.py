@@ -105,8 +105,10 @@ def draw_surface(rng: np.random.Generator, h: int, w: int, surface: str, scale: 
         grain = np.sin((y * rng.uniform(30, 90) + warp) * np.pi) * 0.5 + 0.5
         tone = 0.75 + 0.35 * grain[..., None] * rng.uniform(0.5, 1)
         img = base * tone
-        if rng.random() < 0.5:
+        if rng.random() < 0.5:  # the grain runs the other way
             img = np.ascontiguousarray(np.rot90(img))
+            if img.shape[:2] != (h, w):  # a frame that is not square keeps its size (was turned on its side)
+                img = cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
     elif surface == "felt":
         n = _value_noise(rng, h, w, 40) * 0.15 + rng.normal(0, 0.04, (h, w)).astype(np.float32)
         img = base * (0.9 + n[..., None])
