@@ -172,10 +172,9 @@ def catalogue_search():
         limit = 0
     if not 1 <= limit <= 300:
         raise APIError("limit must be a whole number from 1 to 300", field="limit")
-    from .games import EDITION_CHOICES, GAME_CHOICES  # the engine's registry (web.games imports this module)
-
+    games, editions = play.setup_choices()  # the engine's registry
     game = {k: request.args[k] for k in ("game", "edition") if request.args.get(k)}
-    for key, allowed in (("game", GAME_CHOICES), ("edition", EDITION_CHOICES)):
+    for key, allowed in (("game", games), ("edition", editions)):
         if key in game and game[key] not in allowed:
             raise APIError(f"{key} must be one of {', '.join(allowed)}", field=key)
     return jsonify({"dice": play.catalogue_search(q, kind, limit, game)})

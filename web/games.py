@@ -24,16 +24,7 @@ from .validation import Field, json_body, validate
 bp = Blueprint("games", __name__, url_prefix="/api")
 
 
-def _setup_choices() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The ``game`` and ``edition`` names a set-up may give: the engine's registry (``GAMES``)."""
-    from companion.rules import GAMES
-
-    games = tuple(dict.fromkeys(k.game for k in GAMES.values()))
-    editions = tuple(k.edition for k in GAMES.values() if k.edition is not None)
-    return games, editions
-
-
-GAME_CHOICES, EDITION_CHOICES = _setup_choices()
+GAME_CHOICES, EDITION_CHOICES = play.setup_choices()
 
 # the body of POST /api/games (and of a tablet's request for a new game)
 GAME_SPEC = {

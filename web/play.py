@@ -228,6 +228,15 @@ def game_kinds() -> list[dict]:
     ]
 
 
+def setup_choices() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ``game`` and ``edition`` names a set-up may give: the engine's registry (``GAMES``)."""
+    from companion.rules import GAMES
+
+    games = tuple(dict.fromkeys(k.game for k in GAMES.values()))
+    editions = tuple(k.edition for k in GAMES.values() if k.edition is not None)
+    return games, editions
+
+
 def force_check(body: dict) -> dict:
     """Each player's force on the New game page checked by the game's own rules
     (``companion.rules.force_report``): points or health per army, the army cap, the dragons required
