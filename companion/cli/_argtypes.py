@@ -7,26 +7,25 @@ import argparse
 import math
 
 
-def positive(text: str) -> float:
-    """A number above 0 (not NaN or infinite)."""
+def _number(text: str, ok, what: str) -> float:
+    """``text`` as a float when ``ok(value)`` (NaN never is), else argparse's error saying it ``what``."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be a number above 0, not {text!r}")
+    if math.isnan(value) or not ok(value):
+        raise argparse.ArgumentTypeError(f"must be {what}, not {text!r}")
     return value
+
+
+def positive(text: str) -> float:
+    """A number above 0 (not NaN or infinite)."""
+    return _number(text, lambda v: 0 < v < math.inf, "a number above 0")
 
 
 def non_negative(text: str) -> float:
     """A number of 0 or more (not NaN or infinite)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 <= value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be a number of 0 or more, not {text!r}")
-    return value
+    return _number(text, lambda v: 0 <= v < math.inf, "a number of 0 or more")
 
 
 def whole(least: int):
@@ -57,10 +56,4 @@ def port(text: str) -> int:
 
 def share_below_1(text: str) -> float:
     """A share from 0 up to (not including) 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"must be a share from 0 up to (not including) 1, not {text!r}")
-    return value
+    return _number(text, lambda v: 0 <= v < 1, "a share from 0 up to (not including) 1")
