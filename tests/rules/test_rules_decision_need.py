@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from companion.rules import start_game
 from companion.rules.game import quick_setup
 from companion.rules.game.flow import random_answer
@@ -54,3 +56,18 @@ def test_v4_save_rolls_and_counter_maneuvers_say_what_they_need():
 def test_1996_save_rolls_and_counter_maneuvers_say_what_they_need():
     setup = r96_quick_setup({"players": [{"name": "Ann"}, {"name": "Bob"}]})
     _check(setup, lambda last: int((last.get("totals") or {}).get("maneuver", 0)))
+
+
+def test_a_choice_of_true_is_not_the_choice_1_nor_1_the_choice_true():
+    from companion.rules.core.decisions import IllegalChoice, choice, choose_validator
+
+    numbers = choose_validator([choice(1, "one"), choice(2, "two")])
+    assert numbers({"choice": 1}) == 1 and numbers({"choice": 2.0}) == 2
+    for bad in (True, False, "1"):
+        with pytest.raises(IllegalChoice):
+            numbers({"choice": bad})
+    yes_no = choose_validator([choice(True, "yes"), choice(False, "no")])
+    assert yes_no({"choice": True}) is True
+    for bad in (1, 0):
+        with pytest.raises(IllegalChoice):
+            yes_no({"choice": bad})

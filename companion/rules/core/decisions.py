@@ -154,9 +154,11 @@ def choose_validator(choices: list[dict[str, Any]], rule: str = "") -> Callable[
         if "choice" not in action:
             raise IllegalAction("a 'choose' answer needs a 'choice'")
         value = action["choice"]
-        if value not in values:
+        # ``True == 1`` in Python: a yes/no answer is no number, and a number is no yes/no answer
+        same = [v for v in values if v == value and isinstance(v, bool) == isinstance(value, bool)]
+        if not same:
             raise IllegalChoice(f"{value!r} is not a legal choice now; legal: {values}", rule or None)
-        return value
+        return same[0]
 
     return validate
 
