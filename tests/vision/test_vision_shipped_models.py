@@ -23,18 +23,13 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # box holds only the top face, IoU 0.45) and keeps one faint box on a bare checker square, so it
 # measures recall 0.981, face accuracy 0.981, mAP50 0.994 and 2 false boxes (that face-only box and the
 # square) -- exactly at the guards below, which were set for the session-5 finder (1.0, 1.0, 0.995
-# and none) and are kept: one die more going wrong fails the test.  The finder of 2026-11-27
-# (continued on real-looking tables) measures the same recall, face accuracy 0.981 and mAP50 0.993, but
-# 4 false boxes on these tables (0.5 per table): the false-box guard was LOOSENED from 0.25 to 0.5 for
-# it, a trade made knowingly (on real-looking tables of unseen art its false boxes fell from 1.91 to
-# 0.87 per frame; on the 200 held-out procedural scenes they rose from 0.36 to 0.55;
-# models/dragon-dice/CHANGELOG.md).
+# and none) and are kept: one die more going wrong fails the test.
 DD_MIN_RECALL = 0.98
 DD_MIN_KIND_ACCURACY = 0.97  # of the dice lying flat (held-out: 0.9985)
 DD_MIN_FACE_ACCURACY = 0.98  # best reading of every die, committed or not
 DD_MIN_COMMITTED_ACCURACY = 0.975  # readings given as sure (the rest are flagged unreadable)
 DD_MIN_MAP50 = 0.97  # die kinds
-DD_MAX_FALSE_BOXES = 0.5  # per image, after the face reader's veto (0.25 before 2026-11-27)
+DD_MAX_FALSE_BOXES = 0.25  # per image, after the face reader's veto
 D6_MIN_MAP50 = 0.93
 D6_MIN_FACE_ACCURACY = 0.92
 D6_MIN_RECALL = 0.95
