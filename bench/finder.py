@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.vision.detections import box_iou  # noqa: E402
 from companion.vision.reader import load_model  # noqa: E402
-from companion.vision.yolo_dataset import dataset_images, label_path_for, read_labels  # noqa: E402
+from companion.vision.yolo_dataset import boxes_px, dataset_images, label_path_for, read_labels  # noqa: E402
 
 
 def match(truth: np.ndarray, found: np.ndarray, at: float) -> int:
@@ -53,14 +53,7 @@ def score(model_name: str, folder: Path) -> dict:
         image = cv2.imread(str(img_path))
         h, w = image.shape[:2]
         _, yolo = read_labels(label_path_for(img_path))
-        truth = np.column_stack(
-            [
-                (yolo[:, 0] - yolo[:, 2] / 2) * w,
-                (yolo[:, 1] - yolo[:, 3] / 2) * h,
-                (yolo[:, 0] + yolo[:, 2] / 2) * w,
-                (yolo[:, 1] + yolo[:, 3] / 2) * h,
-            ]
-        ).reshape(-1, 4)
+        truth = boxes_px(yolo, w, h)
         det = model.detect(image)
         hit = match(truth, det.xyxy, 0.5)
         frames += 1

@@ -28,6 +28,7 @@ from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
 from companion.vision.die_kinds import KIND_CLASSES
 from companion.vision.yolo_dataset import (
     DatasetError,
+    boxes_px,
     dataset_images,
     label_path_for,
     link_or_copy,
@@ -51,18 +52,6 @@ def dataset_form(data_dir: Path) -> str:
     if names == list(KIND_CLASSES):
         return "dragon-dice"
     raise DatasetError(f"{data_dir}: classes {names} are neither d4..d12 die kinds nor dice_1..dice_6")
-
-
-def _boxes_px(norm: np.ndarray, w: int, h: int) -> np.ndarray:
-    return np.stack(
-        [
-            (norm[:, 0] - norm[:, 2] / 2) * w,
-            (norm[:, 1] - norm[:, 3] / 2) * h,
-            (norm[:, 0] + norm[:, 2] / 2) * w,
-            (norm[:, 1] + norm[:, 3] / 2) * h,
-        ],
-        1,
-    )
 
 
 def collect_crops(
@@ -98,7 +87,7 @@ def collect_crops(
         if image is None:
             raise DatasetError(f"{img_path} is not a readable image")
         cls, norm = read_labels(label_path_for(img_path))
-        boxes = _boxes_px(norm, image.shape[1], image.shape[0])
+        boxes = boxes_px(norm, image.shape[1], image.shape[0])
         dice = manifest.get(img_path.name) if form == "dragon-dice" else None
         for k, box in enumerate(boxes):
             if form == "dragon-dice":

@@ -12,7 +12,6 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 from tqdm import tqdm
 
 from companion.vision.detections import box_iou
@@ -28,6 +27,7 @@ from companion.vision.reader import COCKED, DiceModel, read_image
 from companion.vision.table_reading import profile_faces
 from companion.vision.yolo_dataset import (
     DatasetError,
+    boxes_px,
     dataset_images,
     label_path_for,
     load_data_yaml,
@@ -77,15 +77,7 @@ def evaluate(
         image = read_image(img_path)
         gt_cls, gt_norm = read_labels(label_path_for(img_path))
         h, w = image.shape[:2]
-        gt_boxes = np.stack(
-            [
-                (gt_norm[:, 0] - gt_norm[:, 2] / 2) * w,
-                (gt_norm[:, 1] - gt_norm[:, 3] / 2) * h,
-                (gt_norm[:, 0] + gt_norm[:, 2] / 2) * w,
-                (gt_norm[:, 1] + gt_norm[:, 3] / 2) * h,
-            ],
-            1,
-        )
+        gt_boxes = boxes_px(gt_norm, w, h)
         t0 = time.perf_counter()
         det = model.detect(image, conf=conf)
         t_total += time.perf_counter() - t0

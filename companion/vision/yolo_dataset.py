@@ -56,6 +56,34 @@ def write_labels(path: Path, classes, boxes) -> None:
     path.write_text("\n".join(lines) + ("\n" if lines else ""))
 
 
+def boxes_px(norm: np.ndarray, w: int, h: int) -> np.ndarray:
+    """YOLO boxes (centre x, centre y, width, height as shares of a ``w`` x ``h`` frame) -> pixel
+    corners ``(x1, y1, x2, y2)``, shape (n, 4)."""
+    norm = np.asarray(norm, float).reshape(-1, 4)
+    return np.column_stack(
+        [
+            (norm[:, 0] - norm[:, 2] / 2) * w,
+            (norm[:, 1] - norm[:, 3] / 2) * h,
+            (norm[:, 0] + norm[:, 2] / 2) * w,
+            (norm[:, 1] + norm[:, 3] / 2) * h,
+        ]
+    )
+
+
+def boxes_norm(xyxy: np.ndarray, w: float, h: float) -> np.ndarray:
+    """Pixel corners ``(x1, y1, x2, y2)`` -> YOLO boxes as shares of a ``w`` x ``h`` frame
+    (``boxes_px`` undone), shape (n, 4)."""
+    b = np.asarray(xyxy, float).reshape(-1, 4)
+    return np.column_stack(
+        [
+            (b[:, 0] + b[:, 2]) / 2 / w,
+            (b[:, 1] + b[:, 3]) / 2 / h,
+            (b[:, 2] - b[:, 0]) / w,
+            (b[:, 3] - b[:, 1]) / h,
+        ]
+    )
+
+
 def label_path_for(image: Path) -> Path:
     """``.../images/x.jpg`` -> ``.../labels/x.txt`` (the YOLO convention)."""
     parts = list(image.parts)
@@ -137,7 +165,7 @@ def link_or_copy(src: Path, dst: Path) -> None:
 
 
 def write_data_yaml(
-    out: Path, names: list[str], train: str = "train/images", val: str = "val/images"
+    out: Path, names: list[str], train: str | list[str] = "train/images", val: str = "val/images"
 ) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     yml = out / "data.yaml"

@@ -257,3 +257,13 @@ def test_results_are_read_without_polars_where_it_is_missing(tmp_path, monkeypat
         csv = tmp_path / "results.csv"
 
     assert BaseTrainer.read_results_csv(Run()) == {"epoch": [1.0, 2.0], "train/box_loss": [1.5, 1.25]}
+
+
+def test_yolo_boxes_and_pixel_corners_convert_both_ways():
+    from companion.vision.yolo_dataset import boxes_norm, boxes_px
+
+    norm = np.array([[0.5, 0.25, 0.2, 0.1], [0.1, 0.9, 0.05, 0.2]])
+    px = boxes_px(norm, 640, 480)
+    assert px[0] == pytest.approx([256, 96, 384, 144]) and px[1] == pytest.approx([48, 384, 80, 480])
+    assert boxes_norm(px, 640, 480) == pytest.approx(norm)
+    assert boxes_px(np.zeros((0, 4)), 10, 10).shape == (0, 4)

@@ -73,7 +73,7 @@ def write_real_tables(
     """Render ``frames`` tables and write them as a one-class YOLO set in ``out`` (frame ``k`` is drawn
     from ``seed * 1_000_003 + k``: the same arguments write the same set).  Returns ``data.yaml``."""
     from companion.vision.enroll_sim import render_each  # noqa: PLC0415
-    from companion.vision.yolo_dataset import write_data_yaml, write_labels  # noqa: PLC0415
+    from companion.vision.yolo_dataset import boxes_norm, write_data_yaml, write_labels  # noqa: PLC0415
 
     if frames < 1:
         raise ValueError(f"frames must be 1 or more, not {frames}")
@@ -89,15 +89,7 @@ def write_real_tables(
         name = f"table_{k:05d}"
         h, w = img.shape[:2]  # the boxes are normalised by the frame as rendered
         cv2.imwrite(str(out / "images" / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        boxes = np.array([lab["box"] for lab in labels], float).reshape(-1, 4)
-        yolo = np.column_stack(
-            [
-                (boxes[:, 0] + boxes[:, 2]) / 2 / w,
-                (boxes[:, 1] + boxes[:, 3]) / 2 / h,
-                (boxes[:, 2] - boxes[:, 0]) / w,
-                (boxes[:, 3] - boxes[:, 1]) / h,
-            ]
-        )
+        yolo = boxes_norm([lab["box"] for lab in labels], w, h)
         write_labels(out / "labels" / f"{name}.txt", [0] * len(labels), yolo)
         manifest.write(json.dumps({"image": f"images/{name}.jpg", "dice": labels}) + "\n")
 

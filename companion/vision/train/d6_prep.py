@@ -35,6 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from companion.vision.yolo_dataset import (
+    boxes_norm,
+    boxes_px,
     label_path_for,
     link_or_copy,
     read_labels,
@@ -157,14 +159,7 @@ def small_die_tiles(
         if image is None:
             raise ValueError(f"{img_path}: not a readable image")
         h, w = image.shape[:2]
-        px = np.column_stack(
-            [
-                (boxes[:, 0] - boxes[:, 2] / 2) * w,
-                (boxes[:, 1] - boxes[:, 3] / 2) * h,
-                (boxes[:, 0] + boxes[:, 2] / 2) * w,
-                (boxes[:, 1] + boxes[:, 3] / 2) * h,
-            ]
-        )
+        px = boxes_px(boxes, w, h)
         small = np.maximum(px[:, 2] - px[:, 0], px[:, 3] - px[:, 1]) < max_side * max(w, h)
         if not small.any():
             continue
@@ -176,15 +171,8 @@ def small_die_tiles(
             cx2, cy2 = np.clip(px[:, 2], x1, x2), np.clip(px[:, 3], y1, y2)
             area = (px[:, 2] - px[:, 0]) * (px[:, 3] - px[:, 1])
             kept = (cx2 - cx1) * (cy2 - cy1) >= keep * np.maximum(area, 1e-9)
-            tw, th = x2 - x1, y2 - y1
-            tile_boxes = np.column_stack(
-                [
-                    ((cx1 + cx2) / 2 - x1) / tw,
-                    ((cy1 + cy2) / 2 - y1) / th,
-                    (cx2 - cx1) / tw,
-                    (cy2 - cy1) / th,
-                ]
-            )[kept]
+            in_tile = np.column_stack([cx1 - x1, cy1 - y1, cx2 - x1, cy2 - y1])
+            tile_boxes = boxes_norm(in_tile, x2 - x1, y2 - y1)[kept]
             name = f"{img_path.stem}.tile{k}"
             (out / "images").mkdir(parents=True, exist_ok=True)
             cv2.imwrite(

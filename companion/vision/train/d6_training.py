@@ -14,17 +14,9 @@ import argparse
 import shutil
 from pathlib import Path
 
-import yaml
-
 from companion.vision import offline
 from companion.vision.train.d6_prep import open_packed, prepare_d6, small_die_tiles
-
-
-def load_yaml_dict(path: Path) -> dict:
-    data = yaml.safe_load(Path(path).read_text())
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: not a data.yaml mapping")
-    return data
+from companion.vision.yolo_dataset import write_data_yaml
 
 
 def _results_without_polars() -> None:
@@ -219,9 +211,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.small_tiles:
             n = small_die_tiles(split_dir / "det")
             if n:
-                data = load_yaml_dict(split_dir / "det" / "data.yaml")
-                data["train"] = ["train/images", "train-tiles/images"]
-                (split_dir / "det" / "data.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+                write_data_yaml(split_dir / "det", ["die"], train=["train/images", "train-tiles/images"])
             print(f"small-die tiles: {n}", flush=True)
     if args.stage == "face":
         faces = split_dir / ("faces" if args.face_photos == "all" else "faces-det")
