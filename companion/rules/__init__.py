@@ -5,8 +5,7 @@
     'R96'
 
 * the games (``games``): ``TableGame``, ``GAMES``, ``game_for``, ``game_key``, ``full_setup``,
-  ``quick_setup``, ``start_game``; force building: ``force_report``, ``die_points``,
-  ``ARMY_NAMES`` (a force's three armies);
+  ``quick_setup``, ``start_game``; force building: ``force_report``, ``die_points``;
 * errors: ``GameRuleError`` (every refusal of the rules), ``IllegalSetup``, ``IllegalRoll``;
 * faces: ``match_face(die, face)``, the face of a roll's die that a text or number names;
 * odds of a roll in a game in play: ``odds_in_game``, ``OddsError``, ``OddsQueryError``, ``ODDS_ROLLS``;
@@ -36,7 +35,6 @@ _PUBLIC = {
     "start_game": ".games",
     "force_report": ".games",
     "die_points": ".games",
-    "ARMY_NAMES": ".game.setup",
     "GameRuleError": ".core.errors",
     "IllegalSetup": ".core.errors",
     "odds_in_game": ".odds_in_play",

@@ -67,3 +67,12 @@ def test_malformed_forces_are_refused_by_name():
         force_report(V4, 0, {}, [])
     with pytest.raises(IllegalSetup, match="not built die by die"):
         force_report({"game": "battle_dice"}, 24, {}, [])
+
+
+@pytest.mark.parametrize(
+    ("setup", "rule"), [({"edition": "v4"}, "V4.01c L296-302"), ({"edition": "r96"}, "R96 L157-163")]
+)
+def test_an_army_the_game_does_not_have_is_refused_not_left_out(setup, rule):
+    with pytest.raises(IllegalSetup, match="'hoard' is not an army") as err:
+        force_report(setup, 24, {"home": ["Dwarves/Footman"], "hoard": ["Dwarves/Footman"]})
+    assert err.value.rule == rule

@@ -91,11 +91,8 @@ def test_the_forces_check_answers_the_engines_report_and_refuses_bad_forces(clie
     r = client.post(
         "/api/forces/check", json={"force_size": 24, "forces": [force, {"armies": {"hoard": []}}]}
     )
-    assert (
-        r.status_code == 400
-        and r.json["field"] == "forces[1].armies"
-        and "'hoard' is not an army" in r.json["message"]
-    )
+    assert r.status_code == 422 and "'hoard' is not an army" in r.json["message"]  # the engine's refusal
+    assert r.json["rule"] == "V4.01c L296-302"
     assert client.post("/api/forces/check", json={"force_size": 24, "forces": ["x"]}).status_code == 400
     r = client.post("/api/forces/check", json={"game": "battle_dice", "force_size": 24, "forces": []})
     assert r.status_code == 400 and r.json["field"] == "game"

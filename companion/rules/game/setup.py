@@ -149,7 +149,13 @@ def force_report(
     """One player's force while it is built, checked by steps 1-2 without raising (``validate_force``
     is the check a game starts with; these are the same rules, each line with whether it is met):
     ``{"total", "armies": {name: points}, "measure": "pts", "army_cap", "dragons": counted, "dragons_required",
-    "checks": [{"ok", "text", "rule"}]}``.  No dragon chosen is met: the quick start brings them."""
+    "checks": [{"ok", "text", "rule"}]}``.  No dragon chosen is met: the quick start brings them.
+    An army name the game does not have is refused (``IllegalSetup``), not left out of the count."""
+    unknown = [n for n in armies if n not in ARMY_NAMES]
+    if unknown:  # V4.01c L296-302: a force is a home, a horde and a campaign army
+        raise IllegalSetup(
+            f"{unknown[0]!r} is not an army: a force's armies are {', '.join(ARMY_NAMES)}", "V4.01c L296-302"
+        )
     cap = army_cap(force_size)
     points = {name: force_points(armies.get(name, ())) for name in ARMY_NAMES}
     total = sum(points.values())

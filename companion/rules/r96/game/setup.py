@@ -133,7 +133,13 @@ def force_report(
     """One player's force while it is built, checked by the rules ``validate_force`` applies, without
     raising: ``{"total", "armies": {name: health}, "measure": "health", "army_cap", "dragons", "dragons_required", "fielded",
     "checks": [{"ok", "text", "rule"}]}``.  No dragon chosen is met: the quick start brings them all;
-    each required dragon not brought takes 3 health off the forces (R96 L146-150)."""
+    each required dragon not brought takes 3 health off the forces (R96 L146-150).  An army name the
+    game does not have is refused (``IllegalSetup``), not left out of the count."""
+    unknown = [n for n in armies if n not in ARMY_NAMES]
+    if unknown:  # R96 L157-163: the forces are a home, a campaign and a horde army
+        raise IllegalSetup(
+            f"{unknown[0]!r} is not an army: a force's armies are {', '.join(ARMY_NAMES)}", "R96 L157-163"
+        )
     need = dragons_required(size)
     colours_ok = True
     for d in dragons:
