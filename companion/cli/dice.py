@@ -236,6 +236,7 @@ def _pair(args: argparse.Namespace) -> int:
     link.start()
     skipped: set[str] = set()
     paired = 0
+    told_closed = False
     try:
         while paired < args.count:
             print("Pick up and roll the die to register...", flush=True)
@@ -243,8 +244,21 @@ def _pair(args: argparse.Namespace) -> int:
             die_id = None
             while die_id is None:
                 left = deadline - time.monotonic()
+                if not told_closed and not link.connected and link.last_error:
+                    # the port may still be plugged in (the link keeps trying), but say why nothing comes
+                    told_closed = True
+                    print(
+                        f"--port {args.port} is not open ({link.last_error}); still trying it until the timeout",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 if left <= 0:
-                    print(f"no new die seen in {args.timeout:g} s", file=sys.stderr)
+                    why = (
+                        f": --port {args.port} never opened ({link.last_error})"
+                        if not link.connected and link.connects == 0 and link.last_error
+                        else ""
+                    )
+                    print(f"no new die seen in {args.timeout:g} s{why}", file=sys.stderr)
                     return 1
                 try:
                     message = link.events.get(timeout=min(left, 0.2))

@@ -338,3 +338,22 @@ def test_serve_refuses_a_bad_serial_url_or_registry_before_anything_starts(tmp_p
         assert proc.returncode == 2 and says in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert "'catalogue' must be a die's name" in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dice.json"]  # no game file, lock or token
+
+
+def test_pair_on_a_missing_device_says_the_port_never_opened_and_why(tmp_path):
+    # a device path missing now may be plugged in later, so pair keeps trying until its timeout; but
+    # the player is told at once that the port is not open, and the timeout names the port's error
+    registry = tmp_path / "dice.json"
+    missing = tmp_path / "ttyNOPE"
+    proc = subprocess.run(
+        [*COMPANION, "dice", "pair", "--port", str(missing), "--registry", str(registry), "--timeout", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    first, last = proc.stderr.strip().splitlines()[0], proc.stderr.strip().splitlines()[-1]
+    assert first.startswith(f"--port {missing} is not open (") and "still trying" in first
+    assert last.startswith(f"no new die seen in 2 s: --port {missing} never opened (")
+    assert "No such file or directory" in last
+    assert not registry.exists() and not missing.exists()
