@@ -62,3 +62,39 @@ def test_a_wood_table_that_is_not_square_keeps_the_frames_size():
     # normalised by the size asked for, were wrong)
     shapes = {draw_surface(np.random.default_rng(seed), 96, 128, "wood").shape for seed in range(24)}
     assert shapes == {(96, 128, 3)}
+
+
+
+def test_clutter_lays_cards_under_the_dice_of_the_share_of_frames_asked_for(tmp_path, monkeypatch):
+    from companion.vision.synth import real_dice
+
+    dice = [("Goblins/Cutthroat", 1), ("Goblins/Ambusher", 2)]
+    fams = {"Goblins": art.TRAIN_FAMILIES[0]}
+    plain, labels = real_dice.render_table(fams, dice, np.random.default_rng(5), 320, 240)
+    again, labels_again = real_dice.render_table(fams, dice, np.random.default_rng(5), 320, 240, clutter=False)
+    assert np.array_equal(plain, again) and labels == labels_again
+    calls = []
+    real = real_dice.draw_clutter
+
+    def recorded(rng, canvas, keep_out, scale):
+        calls.append((canvas.shape, scale))
+        before = canvas.copy()
+        real(rng, canvas, keep_out, scale)
+        calls[-1] += (not np.array_equal(before, canvas),)
+
+    monkeypatch.setattr(real_dice, "draw_clutter", recorded)
+    for seed in range(6):
+        frame, boxes = real_dice.render_table(fams, dice, np.random.default_rng(seed), 320, 240, clutter=True)
+        assert frame.shape == (240, 320, 3) and len(boxes) == 2
+    # on the canvas of the frame, before any die, at the frame's scale; most tables get a card (0-2 each)
+    assert [c[:2] for c in calls] == [((240, 320, 3), 0.5)] * 6 and sum(c[2] for c in calls) >= 3
+    calls.clear()
+    write_real_tables(tmp_path / "none", art.TRAIN_FAMILIES, 3, seed=3, width=160, height=120, progress=False)
+    assert calls == []
+    write_real_tables(
+        tmp_path / "all", art.TRAIN_FAMILIES, 3, seed=3, width=160, height=120, progress=False, clutter=1.0
+    )
+    assert len(calls) == 3
+    with pytest.raises(ValueError, match="clutter"):
+        write_real_tables(tmp_path / "z", art.TRAIN_FAMILIES, 1, clutter=1.5)
+    assert not (tmp_path / "z").exists()

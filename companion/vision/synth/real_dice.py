@@ -42,6 +42,7 @@ from companion.vision.synth.scene import (
     MATERIAL_BGR,
     SIZE_MM,
     TRAIN_SURFACES,
+    draw_clutter,
     draw_surface,
 )
 
@@ -749,6 +750,7 @@ def render_table(
     rng: np.random.Generator,
     width: int = 1280,
     height: int = 960,
+    clutter: bool = False,
 ) -> tuple[np.ndarray, list[dict]]:
     """A camera frame of a table with ``dice`` (``(die_name, face_index)`` pairs) on it.
 
@@ -757,7 +759,9 @@ def render_table(
     (:class:`ArtError`), so art is never mixed silently.  Dice are laid out on a jittered grid,
     about a third of them touching a neighbour; an entry with a truthy third element
     ``(name, face, True)`` is cocked.  Dice farther from the camera (higher in the frame) are a
-    little smaller.
+    little smaller.  ``clutter``: cards and cloth banners lie on the table under the dice (as
+    ``scene.draw_clutter`` draws them on the procedural scenes); without it the frame is drawn from the
+    same random numbers as before the option existed.
     Returns ``(frame BGR uint8, labels)``; each label is ``{"box": [x1, y1, x2, y2], "die": name,
     "face_index": i, "cocked": bool}`` (the box of the die's body outline, in pixels).
     """
@@ -775,7 +779,10 @@ def render_table(
     cam = _Camera(np.radians(tilt), float(rng.uniform(500, 900)), ppm)
     light = _light(rng)
     surface = SURFACES[int(rng.integers(len(SURFACES)))]
-    canvas = draw_surface(rng, height, width, surface, width / 640).astype(np.float32)
+    canvas = draw_surface(rng, height, width, surface, width / 640)
+    if clutter:
+        draw_clutter(rng, canvas, [], width / 640)
+    canvas = canvas.astype(np.float32)
     n = len(entries)
     cols = max(1, int(np.ceil(np.sqrt(n * width / height))))
     rows = max(1, int(np.ceil(n / cols)))

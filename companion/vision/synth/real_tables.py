@@ -52,11 +52,13 @@ def _frame(args: tuple) -> tuple[np.ndarray, list[dict]]:
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
     from companion.vision.synth.real_dice import render_table  # noqa: PLC0415
 
-    seed, families, width, height = args
+    seed, families, width, height, clutter = args
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     fams, dice = table_dice(rng, load_catalogue(), families)
-    return render_table(fams, dice, rng, width, height)
+    # a frame has cards and banners on the table with probability ``clutter``; at 0 no number is drawn
+    # for it, so a set written without clutter is the one written before the option existed
+    return render_table(fams, dice, rng, width, height, clutter=bool(clutter) and rng.random() < clutter)
 
 
 def write_real_tables(
@@ -69,6 +71,7 @@ def write_real_tables(
     height: int = 960,
     workers: int = 0,
     progress: bool = True,
+    clutter: float = 0.0,
 ) -> Path:
     """Render ``frames`` tables and write them as a one-class YOLO set in ``out`` (frame ``k`` is drawn
     from ``seed * 1_000_003 + k``: the same arguments write the same set).  Returns ``data.yaml``."""
@@ -77,6 +80,8 @@ def write_real_tables(
 
     if frames < 1:
         raise ValueError(f"frames must be 1 or more, not {frames}")
+    if not 0.0 <= clutter <= 1.0:
+        raise ValueError(f"clutter is the share of frames with cards on the table, 0 to 1, not {clutter}")
     families = tuple(int(f) for f in families)
     if not families:
         raise ValueError("no art family to draw the dice with")
@@ -97,7 +102,7 @@ def write_real_tables(
         if progress and (done % 50 == 0 or done == total):
             print(f"real tables: {done}/{total} frames", file=sys.stderr, flush=True)
 
-    args = [(seed * 1_000_003 + k, families, width, height) for k in range(frames)]
+    args = [(seed * 1_000_003 + k, families, width, height, float(clutter)) for k in range(frames)]
     try:
         render_each(_frame, args, workers=workers, progress=show, each=each)
     finally:
@@ -114,9 +119,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=960)
     ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument(
+        "--clutter", type=float, default=0.0, help="share of frames with cards and banners on the table (0-1)"
+    )
     args = ap.parse_args(argv)
     if args.frames < 1:
         ap.error(f"--frames must be 1 or more, not {args.frames}")
+    if not 0.0 <= args.clutter <= 1.0:
+        ap.error(f"--clutter must be a share from 0 to 1, not {args.clutter}")
     print(
         write_real_tables(
             Path(args.out),
@@ -126,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             width=args.width,
             height=args.height,
             workers=args.workers,
+            clutter=args.clutter,
         )
     )
     return 0
