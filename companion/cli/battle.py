@@ -20,14 +20,18 @@ DEFAULT_B = "archmage:general=1,monster=2,mage=6,archer=6,infantry=5"
 
 def parse_army(text: str, name: str) -> dict:
     """``"[monster:]unit=n,unit=n"`` -> an army list (errors name the bad part)."""
+    from companion.rules.battle_dice.decisions import is_whole_number
+
     monster = None
     if ":" in text:
         monster, text = text.split(":", 1)
     units = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, value = part.partition("=")
-        if not sep or not value.strip().isdigit():
+        if not sep or not is_whole_number(value.strip()):
             raise ValueError(f"army part {part!r} must look like unit=count")
+        if key.strip() in units:
+            raise ValueError(f"{name}: unit {key.strip()!r} is given twice (in {part!r})")
         units[key.strip()] = int(value)
     army = {"name": name, "units": units}
     if monster:
@@ -41,12 +45,19 @@ def parse_options(items: list[str]) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"option {item!r} must look like R04=until_used")
-        out[key.strip()] = int(value) if key.strip() == "max_turns" else value.strip()
+        if key.strip() == "max_turns":
+            try:
+                out["max_turns"] = int(value)
+            except ValueError:
+                raise ValueError(f"option max_turns must be a whole number, not {value.strip()!r}") from None
+            continue
+        out[key.strip()] = value.strip()
     return out
 
 
 def _ask(game, rng, interactive: bool):
     from companion.rules.battle_dice import random_action, roll_for_me
+    from companion.rules.battle_dice.decisions import is_whole_number
 
     p = game.pending()
     if not interactive:
@@ -59,7 +70,7 @@ def _ask(game, rng, interactive: bool):
             return roll_for_me(game, rng)
         return {
             "kind": "roll",
-            "faces": [int(x) if x.isdigit() else x for x in text.replace(",", " ").split()],
+            "faces": [int(x) if is_whole_number(x) else x for x in text.replace(",", " ").split()],
         }
     if p["kind"] == "choose_dice":
         for c in choices["candidates"]:

@@ -54,6 +54,23 @@ def test_bad_army_or_option_exits_2_naming_the_fault(capsys):
     assert "unknown variant" in capsys.readouterr().err
 
 
+def test_bad_counts_and_repeated_units_exit_2_naming_the_fault(capsys):
+    assert main(["battle", "play", "--option", "max_turns=abc"]) == 2
+    assert "option max_turns must be a whole number, not 'abc'" in capsys.readouterr().err
+    assert main(["battle", "play", "--army-a", "infantry=\u00b2"]) == 2  # "²".isdigit(), int() refuses
+    assert "army part 'infantry=\u00b2' must look like unit=count" in capsys.readouterr().err
+    # a unit named twice was the last count only (A had 10 dice, not 20): refused by name
+    assert main(["battle", "play", "--army-a", "infantry=10,infantry=10"]) == 2
+    assert "unit 'infantry' is given twice" in capsys.readouterr().err
+
+
+def test_interactive_faces_in_other_digits_are_refused_and_asked_again(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("\u00b2 6 8 20\n" + "\n" * 2000))
+    args = ["battle", "play", "--interactive", "--army-b", "infantry=4"]
+    assert main([*args, "--army-a", "dragon:general=1,infantry=1,archer=1,monster=1"]) == 0
+    assert "refused: a face must be a whole number, not '\u00b2'" in capsys.readouterr().err
+
+
 def test_rulings_and_tables_listings(capsys):
     assert main(["battle", "rulings", "--json"]) == 0
     rulings = json.loads(capsys.readouterr().out)

@@ -71,6 +71,9 @@ ILLEGAL = [
     ({"kind": "roll", "faces": [1, 2, 3]}, BadFaces, "expected 6 face"),
     ({"kind": "roll", "faces": [4, 7, 1, 1, 1, 1]}, BadFaces, "impossible on a d6"),
     ({"kind": "roll", "faces": [4, 1.5, 1, 1, 1, 1]}, BadFaces, "whole number"),
+    # digits int() refuses or reads otherwise ("²".isdigit() is true): refused, not a ValueError
+    ({"kind": "roll", "faces": ["\u00b2", 1, 1, 1, 1, 1]}, BadFaces, "whole number"),
+    ({"kind": "roll", "faces": {"d4": [1], "d6": [1, 1], "d\u00b2": [1]}}, BadFaces, "must name exactly"),
     ({"kind": "roll", "faces": {"d6": [1]}}, BadFaces, "expected 2 d6"),
     ({"kind": "roll", "faces": {"d6": [1, 1]}}, BadFaces, "missing faces for 1 d4"),
     ({"kind": "roll", "faces": {"A01": 1}}, BadFaces, "must name exactly"),

@@ -66,6 +66,7 @@ def test_die_size_keys_and_unit_names_are_the_same_army():
     ("army", "message"),
     [
         ({"units": {"d7": 1}}, "unknown unit type"),
+        ({"units": {"d\u00b2": 1}}, "unknown unit type"),  # "²".isdigit(), but no die size
         ({"units": {"infantry": -1}}, "count must be"),
         ({"units": {"infantry": True}}, "count must be"),
         ({"units": {"monster": 1}}, "names no monster type"),

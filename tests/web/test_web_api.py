@@ -613,6 +613,21 @@ def test_battle_dice_game_by_taps(client, host):
     assert r.status_code == 400 and r.json["field"] == "players"
 
 
+def test_battle_dice_faces_in_other_digits_are_refused_not_a_500(client, host):
+    """"²".isdigit() is true but int() refuses it: the engine named the fault only for ASCII junk."""
+    r = client.post("/api/games", json={"players": ["Reds", "Blues"], "game": "battle_dice"}, headers=host)
+    assert r.status_code == 201, r.json
+    n = len(client.get("/api/state").json["pending"]["dice"])
+    seq = client.get("/api/log").json["events"][-1]["seq"]
+    for faces in (["\u00b2"] + [1] * (n - 1), {"d\u00b2": [1]}):
+        r = client.post("/api/decisions", json={"action": {"type": "roll", "faces": faces}}, headers=host)
+        assert r.status_code == 422 and r.json["error"] == "illegal_action", r.json
+    assert "whole number" in client.post(
+        "/api/decisions", json={"action": {"type": "roll", "faces": ["\u00b2"] + [1] * (n - 1)}}, headers=host
+    ).json["message"]
+    assert client.get("/api/log").json["events"][-1]["seq"] == seq
+
+
 def test_odds_count_the_spells_in_force(client, game, app):
     """An Ash Storm on the terrain of the army about to roll (V4.01c L2297-2301) lowers its odds."""
     before = client.get("/api/odds?need=2").json

@@ -34,10 +34,16 @@ _R = TypeVar("_R")
 Flow = Generator["BattleDecision", dict[str, Any], _R]
 
 
+def is_whole_number(text: str) -> bool:
+    """``text`` is a whole number written in ASCII digits (``str.isdigit`` also takes "²" and "١",
+    which ``int`` refuses or reads as another number)."""
+    return text.isascii() and text.isdigit()
+
+
 def parse_face(value: object, sides: int) -> int:
     """One die face as an int in 1..sides; a d10's 0 is its 10 (ruling R02)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and value.strip().isdigit():
+        if isinstance(value, str) and is_whole_number(value.strip()):
             value = int(value.strip())
         else:
             raise BadFaces(f"a face must be a whole number, not {value!r}")
@@ -127,7 +133,7 @@ class BattleDecision:
                 raise BadFaces(f"expected {n} face(s) ({self._sizes()}), got {len(faces)}")
             return [parse_face(f, d["sides"]) for f, d in zip(faces, self.dice, strict=True)]
         if isinstance(faces, dict) and faces:
-            if all(isinstance(k, str) and k.lower().startswith("d") and k[1:].isdigit() for k in faces):
+            if all(isinstance(k, str) and k.lower().startswith("d") and is_whole_number(k[1:]) for k in faces):
                 return self._faces_by_size(faces)
             ids = [d["id"] for d in self.dice]
             if set(faces) != set(ids) or None in ids:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .decisions import is_whole_number
 from .errors import SetupError
 from .tables import MONSTER_TABLES, UNIT_BY_NAME, UNIT_TYPES
 
@@ -26,7 +27,7 @@ def _unit_name(key: object) -> str:
             return k
         if k.endswith("s") and k[:-1] in UNIT_BY_NAME:  # "generals", "archers"
             return k[:-1]
-        if k.startswith("d") and k[1:].isdigit():
+        if k.startswith("d") and is_whole_number(k[1:]):
             for u in UNIT_TYPES:
                 if u.sides == int(k[1:]):
                     return u.name
