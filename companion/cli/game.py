@@ -104,7 +104,8 @@ def typed_readings(pending: dict | None, faces: list[str]) -> list:
     out = []
     for uid, face in pairs:
         options = by_uid[uid]["faces"]
-        if face not in options and face.isdigit() and 1 <= int(face) <= len(options):
+        # ASCII digits only: "²".isdigit() is true, but int() refuses it
+        if face not in options and face.isascii() and face.isdigit() and 1 <= int(face) <= len(options):
             face = options[int(face) - 1]
         out.append(DieReading.typed(uid, face, name=by_uid[uid]["die"]))
     return out

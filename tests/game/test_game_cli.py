@@ -58,6 +58,10 @@ def test_bad_faces_export_paths_and_ports_are_refused_by_name(tmp_path, capsys):
     assert main(["game", "roll", "--db", db, "--faces", "", "1", "1", "1"]) == 2
     assert "face" in capsys.readouterr().err
     assert GameSession.open(db).events() == before
+    # a digit int() refuses ("²".isdigit() is true) was "invalid literal for int()": now the die's faces
+    assert main(["game", "roll", "--db", db, "--faces", "\u00b2", "1", "1", "1"]) == 1
+    assert "has no face '\u00b2'" in capsys.readouterr().err
+    assert GameSession.open(db).events() == before
     out = tmp_path / "out"
     out.mkdir()
     assert main(["game", "export", "--db", db, str(out)]) == 1
