@@ -116,6 +116,11 @@ def test_parse_face():
         parse_face("2 Sword")
     with pytest.raises(FaceError, match="no count"):
         parse_face("Melee")
+    with pytest.raises(FaceError, match="no count"):  # was int()'s ValueError: "²".isdigit() is true
+        parse_face("\u00b2 Melee")
+    with pytest.raises(CatalogueError, match="no count"):
+        cat_die = load_catalogue()["Dwarves/Mammoth Rider"]
+        cat_die.find_face("\u00b2 Melee")
 
 
 def test_search(cat):

@@ -201,7 +201,7 @@ def parse_face(text: str, *, dragon: bool = False, default_count: int | None = N
     if not raw:
         raise FaceError("empty face text")
     head, _, rest = raw.partition(" ")
-    if head.lstrip("-").isdigit():
+    if head.lstrip("-").isascii() and head.lstrip("-").isdigit():  # "²".isdigit(), but int() refuses it
         count = int(head)
         label = rest
     else:
