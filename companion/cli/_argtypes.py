@@ -28,6 +28,60 @@ def non_negative(text: str) -> float:
     return _number(text, lambda v: 0 <= v < math.inf, "a number of 0 or more")
 
 
+def seconds(text: str) -> float:
+    """A number of seconds above 0 that a timer can wait (``threading.TIMEOUT_MAX``: about 292 years)."""
+    import threading
+
+    return _number(text, lambda v: 0 < v <= threading.TIMEOUT_MAX, "a number of seconds above 0")
+
+
+def whole_between(least: int, most: int):
+    """A whole number from ``least`` to ``most``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if not least <= value <= most:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {least} to {most}, not {text!r}")
+        return value
+
+    return parse
+
+
+def listen_host(text: str) -> str:
+    """An address this machine can listen on (a name is looked up as the server would: waitress refuses
+    what ``getaddrinfo`` cannot resolve, after the game file is opened)."""
+    import socket
+
+    host = text.strip()
+    if host in ("", "*"):  # "*" (waitress: every address, on several sockets) is 0.0.0.0 here
+        raise argparse.ArgumentTypeError(f"must be an address such as 0.0.0.0 or 127.0.0.1, not {text!r}")
+    try:
+        socket.getaddrinfo(
+            host.strip("[]"), None, 0, socket.SOCK_STREAM, socket.IPPROTO_TCP, socket.AI_PASSIVE
+        )
+    except (OSError, UnicodeError, ValueError):
+        raise argparse.ArgumentTypeError(
+            f"{text[:80]!r} is not an address this machine can listen on (such as 0.0.0.0 or 127.0.0.1)"
+        ) from None
+    return host
+
+
+TOKEN_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
+
+
+def token(text: str) -> str:
+    """A host token: 1 to 200 letters, digits and ``- _ . ~`` (what a URL carries as it is and a browser
+    sends in a header; a space or an accented letter breaks the host URL or every change)."""
+    bad = sorted(set(text) - TOKEN_CHARACTERS)
+    if not text or len(text) > 200 or bad:
+        why = f"it has {''.join(bad[:5])!r}" if bad else ("it is empty" if not text else "it is too long")
+        raise argparse.ArgumentTypeError(f"must be 1 to 200 letters, digits and - _ . ~ ({why})")
+    return text
+
+
 def whole(least: int):
     """A whole number of ``least`` or more."""
 

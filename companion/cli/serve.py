@@ -19,7 +19,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._argtypes import listen_host, positive, whole_between
 from ._argtypes import port as tcp_port
+from ._argtypes import seconds as seconds_type
+from ._argtypes import token as token_type
+
+MAX_THREADS = 1000  # request worker threads: each is an OS thread (the default is 32)
 
 
 def _public_url(text: str) -> str:
@@ -38,6 +43,7 @@ def _common(p: argparse.ArgumentParser, port: int, host: str = "127.0.0.1") -> N
     where = "this machine only" if host == "127.0.0.1" else "the local network, so tablets can pair"
     p.add_argument(
         "--host",
+        type=listen_host,
         default=host,
         help=f"address to listen on (default {host}: {where}; 0.0.0.0 is the local network, "
         "127.0.0.1 this machine only)",
@@ -55,14 +61,19 @@ def _common(p: argparse.ArgumentParser, port: int, host: str = "127.0.0.1") -> N
         help="address tablets use to reach this server, for the QR code "
         "(default: http://THIS-MACHINE'S-LAN-ADDRESS:PORT)",
     )
-    p.add_argument("--token", help="host token to use (kept with the game file) instead of the stored one")
+    p.add_argument(
+        "--token",
+        type=token_type,
+        help="host token to use (kept with the game file) instead of the stored one: letters, digits "
+        "and - _ . ~",
+    )
     p.add_argument("--rules-index", help="full-text index made by `companion rules index` (Dispute panel)")
-    p.add_argument("--seconds", type=float, help="stop by itself after this many seconds")
+    p.add_argument("--seconds", type=seconds_type, help="stop by itself after this many seconds")
     p.add_argument(
         "--threads",
-        type=int,
+        type=whole_between(1, MAX_THREADS),
         default=32,
-        help="request worker threads (live pages' streams have threads of their own)",
+        help=f"request worker threads, 1 to {MAX_THREADS} (live pages' streams have threads of their own)",
     )
 
 
@@ -400,7 +411,7 @@ def register(subparsers) -> None:
     )
     d.add_argument(
         "--pace",
-        type=float,
+        type=positive,
         help="seconds between the demo's steps (default 1.2; with --seconds, faster so the opening fits)",
     )
     d.add_argument(

@@ -62,3 +62,39 @@ def test_serve_stops_on_ctrl_c(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0
+
+
+def test_bad_serve_and_demo_options_are_refused_by_name_before_any_file(tmp_path, capsys):
+    """--seconds inf (a timer thread's OverflowError, the server never stopping), --seconds -1 or nan,
+    --threads 0 or 100000 (no worker, or 'can't start new thread'), --host '' or 999.1.1.1 (waitress's
+    traceback after the game file and its neighbours were made), --host '*' (a crash), --token with a
+    space or an accent (a host URL or header that breaks) and --pace 0 (ZeroDivisionError) are argparse
+    errors naming the option; nothing is written."""
+    import pytest
+
+    from companion.cli import main
+
+    db = tmp_path / "s.sqlite"
+    cases = [
+        ("--seconds", "inf"),
+        ("--seconds", "1e400"),
+        ("--seconds", "-1"),
+        ("--seconds", "nan"),
+        ("--threads", "0"),
+        ("--threads", "100000"),
+        ("--host", ""),
+        ("--host", "999.1.1.1"),
+        ("--host", "*"),
+        ("--token", "a b"),
+        ("--token", "h\u00f4te"),
+        ("--token", ""),
+    ]
+    for option, value in cases:
+        with pytest.raises(SystemExit) as stop:
+            main(["serve", "--db", str(db), "--port", "0", option, value])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and f"argument {option}:" in err, (option, value, err)
+    with pytest.raises(SystemExit) as stop:
+        main(["demo", "--db", str(db), "--port", "0", "--pace", "0"])
+    assert stop.value.code == 2 and "argument --pace:" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
