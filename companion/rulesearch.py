@@ -214,11 +214,37 @@ def fts_query(text: str, any_word: bool = False) -> str:
 class RuleIndex:
     """An FTS5 index of rule passages in one SQLite file."""
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(self, path: str | os.PathLike[str], create: bool = True):
+        """Open the index at ``path``; ``create=False`` (searching) opens it read-only and refuses a
+        file that is not there.  A folder, a file that is not SQLite, or a SQLite file of something else
+        (a game file) is refused with :class:`RuleIndexError`, and left as it was."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False)
-        self._db.executescript(_SCHEMA)
+        if self.path.is_dir():
+            raise RuleIndexError(f"{self.path} is a folder, not a rule index file")
+        if not create and not self.path.is_file():
+            raise RuleIndexError(f"no rule index at {self.path}")
+        db = None
+        try:
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, check_same_thread=False)
+            else:
+                uri = f"{self.path.resolve().as_uri()}?mode=ro"
+                db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except (OSError, sqlite3.Error) as exc:
+            if db is not None:
+                db.close()
+            raise RuleIndexError(f"{self.path} cannot be opened as a rule index: {exc}") from None
+        ours = {"documents", "passages"}
+        if (tables or not create) and not (
+            ours <= tables and all(t in ours or t.startswith(("passages_", "sqlite_")) for t in tables)
+        ):
+            db.close()
+            raise RuleIndexError(f"{self.path} is not a rule index (made by `companion rules index FILE...`)")
+        self._db = db
+        if create:
+            self._db.executescript(_SCHEMA)
 
     def close(self) -> None:
         self._db.close()
@@ -238,6 +264,8 @@ class RuleIndex:
             raise RuleIndexError(f"cannot read {p}: {exc.strerror or exc}") from exc
         if not text.strip():
             raise RuleIndexError(f"{p} is empty")
+        if "\x00" in text:  # a PDF, a word-processor file, a program: indexed it would be one junk passage
+            raise RuleIndexError(f"{p} is not a plain text file (save the document as text first)")
         label = label or guess_label(text, p.stem)
         passages = split_document(text, label)
         with self._db:
@@ -252,6 +280,20 @@ class RuleIndex:
                 (label, str(p.resolve()), _title(text), len(passages)),
             )
         return label, len(passages)
+
+    def document_label(self, label: str | None) -> str | None:
+        """The indexed document's label that ``label`` names (case does not matter); ``None``/"": all.
+        A label of no indexed document is refused naming the labels there are (a search in it would
+        find nothing, as if the words were not in the rules)."""
+        if not label or not label.strip():
+            return None
+        labels = [r[0] for r in self._db.execute("SELECT label FROM documents ORDER BY label")]
+        found = next((x for x in labels if x.lower() == label.strip().lower()), None)
+        if found is None:
+            raise RuleIndexError(
+                f"no document {label!r} in the index (indexed: {', '.join(labels) or 'none'})"
+            )
+        return found
 
     def documents(self, paths: bool = True) -> list[dict[str, Any]]:
         """The indexed documents; ``paths=False`` leaves out where each file lies on this machine
@@ -295,6 +337,7 @@ class RuleIndex:
 
         ``prefer``: document labels ranked ahead of the others, in that order (a V4.01c game's
         search shows V4.01c passages before 1996 ones); within a document, by relevance."""
+        label = self.document_label(label)
         hits = self._search(fts_query(text), limit, label, prefer)
         if not hits and len(_QUERY_TOKEN.findall(text)) > 1:
             hits = self._search(fts_query(text, any_word=True), limit, label, prefer)

@@ -229,7 +229,7 @@ def odds():
 @bp.get("/rules/search")
 def rules_search():
     """Full-text search of the indexed rule documents: ``?q=TEXT&doc=V4.01c&limit=10``."""
-    from companion.rulesearch import RuleIndex, RuleIndexError
+    from companion.rulesearch import RuleIndexError
 
     q = request.args.get("q", "")
     if not q.strip():
@@ -237,9 +237,11 @@ def rules_search():
     if len(q) > 200:
         raise APIError("q is too long (at most 200 characters)", field="q")
     try:
-        limit = min(max(int(request.args.get("limit", "10")), 1), 50)
+        limit = int(request.args.get("limit", "10"))
     except ValueError:
-        raise APIError("limit must be an integer", field="limit") from None
+        limit = 0
+    if not 1 <= limit <= 50:  # was clamped: limit=-5 gave 1 passage, limit=500 gave 50
+        raise APIError("limit must be a whole number from 1 to 50", field="limit")
     path = current_app.config["RULES_INDEX"]
     from pathlib import Path
 
@@ -251,13 +253,36 @@ def rules_search():
                 "message": "no rule documents indexed: run `companion rules index FILE...`",
             }
         )
-    with RuleIndex(path) as idx:
+    idx = _open_rule_index(path)
+    if idx is None:
+        return jsonify({"documents": [], "hits": [], "message": UNREADABLE_INDEX})
+    with idx:
+        try:
+            label = idx.document_label(request.args.get("doc"))
+        except RuleIndexError as exc:
+            raise APIError(str(exc), field="doc") from None
         try:  # the current game's own rule documents first (a V4.01c game: V4.01c before 1996)
-            hits = idx.search(q, limit=limit, label=request.args.get("doc") or None, prefer=_search_order())
+            hits = idx.search(q, limit=limit, label=label, prefer=_search_order())
         except RuleIndexError as exc:
             raise APIError(str(exc), field="q") from None
         docs = idx.documents(paths=False)  # no server paths to viewers
     return jsonify({"documents": docs, "hits": [h.to_dict() for h in hits]})
+
+
+UNREADABLE_INDEX = "the rule index cannot be read: make it again with `companion rules index FILE...`"
+
+
+def _open_rule_index(path):
+    """The rule index at path opened read-only, or None where it is not one (its reason in the log)."""
+    from companion.rulesearch import RuleIndex, RuleIndexError
+
+    try:
+        return RuleIndex(path, create=False)
+    except RuleIndexError as exc:
+        from .errors import log
+
+        log.warning("rules index: %s", exc)
+        return None
 
 
 def _search_order() -> tuple[str, ...]:
@@ -274,7 +299,7 @@ def rules_cite():
     """The indexed passages a citation points at: ``?ref=V4.01c L1011-1030``."""
     from pathlib import Path
 
-    from companion.rulesearch import RuleIndex, RuleIndexError
+    from companion.rulesearch import RuleIndexError
 
     ref = request.args.get("ref", "")
     if not ref.strip():
@@ -290,7 +315,10 @@ def rules_cite():
                 "message": "no rule documents indexed: run `companion rules index FILE...`",
             }
         )
-    with RuleIndex(path) as idx:
+    idx = _open_rule_index(path)
+    if idx is None:
+        return jsonify({"ref": ref, "hits": [], "message": UNREADABLE_INDEX})
+    with idx:
         try:
             hits = idx.cited(ref)
         except RuleIndexError as exc:

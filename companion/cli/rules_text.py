@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._argtypes import whole_between
+
 
 def _index_path(args: argparse.Namespace):
     from pathlib import Path
@@ -25,7 +27,12 @@ def _index(args: argparse.Namespace) -> int:
         return 2
     path = _index_path(args)
     status = 0
-    with RuleIndex(path) as idx:
+    try:
+        idx = RuleIndex(path)
+    except RuleIndexError as exc:
+        print(f"error: --index: {exc}")
+        return 2
+    with idx:
         for f in args.files:
             try:
                 label, n = idx.add_file(f, label=args.label)
@@ -45,12 +52,12 @@ def _search(args: argparse.Namespace) -> int:
     if not path.exists():
         print(f"no index at {path}: run `companion rules index FILE...` first")
         return 1
-    with RuleIndex(path) as idx:
-        try:
+    try:
+        with RuleIndex(path, create=False) as idx:
             hits = idx.search(args.text, limit=args.limit, label=args.doc)
-        except RuleIndexError as exc:
-            print(f"error: {exc}")
-            return 2
+    except RuleIndexError as exc:
+        print(f"error: {exc}")
+        return 2
     for h in hits:
         print(f"[{h.citation}] {h.snippet}")
     if not hits:
@@ -60,15 +67,20 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _docs(args: argparse.Namespace) -> int:
-    from companion.rulesearch import RuleIndex
+    from companion.rulesearch import RuleIndex, RuleIndexError
 
     path = _index_path(args)
     if not path.exists():
         print(f"no index at {path}")
         return 1
-    with RuleIndex(path) as idx:
-        for d in idx.documents():
-            print(f"{d['label']:8s} {d['passages']:5d} passages  {d['title']}  ({d['path']})")
+    try:
+        with RuleIndex(path, create=False) as idx:
+            docs = idx.documents()
+    except RuleIndexError as exc:
+        print(f"error: {exc}")
+        return 2
+    for d in docs:
+        print(f"{d['label']:8s} {d['passages']:5d} passages  {d['title']}  ({d['path']})")
     return 0
 
 
@@ -83,7 +95,9 @@ def register(subparsers) -> None:
     s = sub.add_parser("search", help="search the indexed documents")
     s.add_argument("text", help="words to look for, e.g. 'counter-attack save'")
     s.add_argument("--doc", help="only this document label (V4.01c, R96, FAQ95, FAQ96, BD)")
-    s.add_argument("--limit", type=int, default=5, help="how many passages to show (default 5)")
+    s.add_argument(
+        "--limit", type=whole_between(1, 50), default=5, help="how many passages to show, 1 to 50 (default 5)"
+    )
     s.set_defaults(func=_search)
     d = sub.add_parser("docs", help="list the indexed documents")
     d.set_defaults(func=_docs)

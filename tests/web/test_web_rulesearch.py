@@ -102,3 +102,57 @@ def test_cli_index_search_docs(tmp_path, rule_documents, capsys):
     assert main(["rules", "--index", index, "search", "qqqzzz"]) == 1
     assert main(["rules", "--index", str(tmp_path / "none.sqlite"), "search", "melee"]) == 1
     assert main(["rules", "--index", index, "index", "--label", "X", *seeds[:2]]) == 2
+
+
+def test_cli_refuses_a_file_that_is_not_a_rule_index_and_leaves_it_as_it_was(tmp_path, rules_index, capsys):
+    """--index naming a text file, a folder or a game file was a sqlite3 traceback (or, for the game file,
+    the index's tables written into it); --doc naming no document found nothing as if the rules said
+    nothing; --limit 0 or -1 showed a passage anyway; a binary file was indexed as one junk passage."""
+    import sqlite3
+
+    text = tmp_path / "notes.txt"
+    text.write_text("not an index\n")
+    game = tmp_path / "game.sqlite"
+    with sqlite3.connect(game) as db:
+        db.execute("CREATE TABLE events (seq INTEGER)")
+    before = {p: p.read_bytes() for p in (text, game)}
+    doc = str(tmp_path / "doc.txt")
+    (tmp_path / "doc.txt").write_text("HOUSE RULES\n\nDragons nap.\n")
+    for index, word in ((text, "cannot be opened"), (tmp_path, "is a folder"), (game, "is not a rule index")):
+        for args in (["search", "nap"], ["docs"], ["index", doc]):
+            assert main(["rules", "--index", str(index), *args]) == 2, (index, args)
+            assert word in capsys.readouterr().out, (index, args)
+    assert {p: p.read_bytes() for p in (text, game)} == before
+    assert main(["rules", "--index", str(rules_index), "search", "save", "--doc", "V9"]) == 2
+    assert "no document 'V9' in the index (indexed: BD, FAQ95" in capsys.readouterr().out
+    assert main(["rules", "--index", str(rules_index), "search", "save", "--doc", "faq96"]) == 0
+    assert "[FAQ96 " in capsys.readouterr().out  # a label in other case is the document
+    for limit in ("0", "-1", "51"):
+        with pytest.raises(SystemExit) as stop:
+            main(["rules", "--index", str(rules_index), "search", "save", "--limit", limit])
+        assert stop.value.code == 2 and "--limit" in capsys.readouterr().err
+    binary = tmp_path / "rules.pdf"
+    binary.write_bytes(b"%PDF-1.4\x00\x01\x02 stream")
+    index = tmp_path / "new.sqlite"
+    assert main(["rules", "--index", str(index), "index", str(binary)]) == 1
+    assert "not a plain text file" in capsys.readouterr().out
+    with RuleIndex(index) as idx:
+        assert idx.documents() == []
+
+
+def test_api_refuses_an_unknown_doc_and_a_limit_out_of_range(client, tmp_path, app):
+    r = client.get("/api/rules/search?q=save&doc=V9")
+    assert r.status_code == 400 and r.json["field"] == "doc" and "V4.01c" in r.json["message"], r.json
+    assert client.get("/api/rules/search?q=save&doc=faq96").json["hits"][0]["citation"].startswith("FAQ96")
+    for limit in ("0", "-5", "51", "x"):
+        r = client.get(f"/api/rules/search?q=save&limit={limit}")
+        assert r.status_code == 400 and r.json["field"] == "limit", (limit, r.json)
+    assert len(client.get("/api/rules/search?q=save&limit=2").json["hits"]) == 2
+    # an index file that is not one (a game file, a text file): an answer saying so, not a 500
+    bad = tmp_path / "not-an-index.sqlite"
+    bad.write_text("hello\n")
+    app.config["RULES_INDEX"] = str(bad)
+    for url in ("/api/rules/search?q=save", "/api/rules/cite?ref=V4.01c%20L1021"):
+        r = client.get(url)
+        assert r.status_code == 200 and r.json["hits"] == [] and "cannot be read" in r.json["message"]
+    assert bad.read_text() == "hello\n"
