@@ -23,6 +23,11 @@ def _describe(die) -> str:
 def _search(args: argparse.Namespace) -> int:
     from companion.rules.catalogue import load_catalogue
 
+    if not args.text.strip():  # "" matched every die and "   " most of them: a listing nobody asked for
+        import sys
+
+        print("companion catalogue search: TEXT is empty (give words such as 'Dwarves')", file=sys.stderr)
+        return 2
     cat = load_catalogue()
     hits = cat.search(args.text)
     for die in hits:

@@ -221,3 +221,15 @@ def test_catalogue_cli_show_and_search():
     bad = _cli("show", "Dwarves/Nobody")
     assert bad.returncode == 2 and "unknown die" in bad.stderr
     assert _cli("search", "zzzz").returncode == 1
+
+
+def test_cli_search_refuses_empty_text(capsys):
+    """``catalogue search ""`` listed all 851 dice and cards, ``"   "`` 796 of them."""
+    from companion.cli import main
+
+    for text in ("", "   "):
+        assert main(["catalogue", "search", text]) == 2
+        out = capsys.readouterr()
+        assert out.out == "" and "TEXT is empty" in out.err
+    assert main(["catalogue", "search", "Mammoth"]) == 0
+    assert "Dwarves/Mammoth Rider" in capsys.readouterr().out
