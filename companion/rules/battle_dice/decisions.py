@@ -133,7 +133,9 @@ class BattleDecision:
                 raise BadFaces(f"expected {n} face(s) ({self._sizes()}), got {len(faces)}")
             return [parse_face(f, d["sides"]) for f, d in zip(faces, self.dice, strict=True)]
         if isinstance(faces, dict) and faces:
-            if all(isinstance(k, str) and k.lower().startswith("d") and is_whole_number(k[1:]) for k in faces):
+            if all(
+                isinstance(k, str) and k.lower().startswith("d") and is_whole_number(k[1:]) for k in faces
+            ):
                 return self._faces_by_size(faces)
             ids = [d["id"] for d in self.dice]
             if set(faces) != set(ids) or None in ids:
