@@ -26,7 +26,7 @@ def _index(args: argparse.Namespace) -> int:
         print("error: --label needs exactly one FILE")
         return 2
     path = _index_path(args)
-    status = 0
+    status, added, existed = 0, 0, path.exists()
     try:
         idx = RuleIndex(path)
     except RuleIndexError as exc:
@@ -40,7 +40,13 @@ def _index(args: argparse.Namespace) -> int:
                 print(f"error: {exc}")
                 status = 1
                 continue
+            added += 1
             print(f"{label:8s} {n:5d} passages  {f}")
+    if not added and not existed:  # nothing could be indexed: no empty index is left behind
+        for leftover in (path, path.with_name(path.name + "-journal")):
+            leftover.unlink(missing_ok=True)
+        print(f"nothing indexed: no index made at {path}")
+        return status
     print(f"index: {path}")
     return status
 

@@ -135,9 +135,16 @@ def test_cli_refuses_a_file_that_is_not_a_rule_index_and_leaves_it_as_it_was(tmp
     binary.write_bytes(b"%PDF-1.4\x00\x01\x02 stream")
     index = tmp_path / "new.sqlite"
     assert main(["rules", "--index", str(index), "index", str(binary)]) == 1
-    assert "not a plain text file" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "not a plain text file" in out and f"nothing indexed: no index made at {index}" in out
+    assert not index.exists() and sorted(p.name for p in tmp_path.iterdir() if "new" in p.name) == []
+    # into an index that exists, a file that cannot be indexed leaves it as it was
+    assert main(["rules", "--index", str(index), "index", doc]) == 0
+    kept = index.read_bytes()
+    assert main(["rules", "--index", str(index), "index", str(binary)]) == 1
+    assert index.read_bytes() == kept
     with RuleIndex(index) as idx:
-        assert idx.documents() == []
+        assert [d["label"] for d in idx.documents()] != []
 
 
 def test_api_refuses_an_unknown_doc_and_a_limit_out_of_range(client, tmp_path, app):
