@@ -287,7 +287,7 @@ class RuleIndex:
         find nothing, as if the words were not in the rules)."""
         if not label or not label.strip():
             return None
-        labels = [r[0] for r in self._db.execute("SELECT label FROM documents ORDER BY label")]
+        labels = [str(r[0]) for r in self._db.execute("SELECT label FROM documents ORDER BY label")]
         found = next((x for x in labels if x.lower() == label.strip().lower()), None)
         if found is None:
             raise RuleIndexError(

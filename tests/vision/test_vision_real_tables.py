@@ -64,14 +64,15 @@ def test_a_wood_table_that_is_not_square_keeps_the_frames_size():
     assert shapes == {(96, 128, 3)}
 
 
-
 def test_clutter_lays_cards_under_the_dice_of_the_share_of_frames_asked_for(tmp_path, monkeypatch):
     from companion.vision.synth import real_dice
 
     dice = [("Goblins/Cutthroat", 1), ("Goblins/Ambusher", 2)]
     fams = {"Goblins": art.TRAIN_FAMILIES[0]}
     plain, labels = real_dice.render_table(fams, dice, np.random.default_rng(5), 320, 240)
-    again, labels_again = real_dice.render_table(fams, dice, np.random.default_rng(5), 320, 240, clutter=False)
+    again, labels_again = real_dice.render_table(
+        fams, dice, np.random.default_rng(5), 320, 240, clutter=False
+    )
     assert np.array_equal(plain, again) and labels == labels_again
     calls = []
     real = real_dice.draw_clutter
