@@ -608,6 +608,15 @@ def _overlap(a: _Placed, b: _Placed) -> bool:
     return float(np.linalg.norm((a.pos - b.pos)[:2])) < 0.72 * (_extent(a) + _extent(b))
 
 
+def _clash(centre, p: _Placed, other: list, ppm: float, tilt: float) -> bool:
+    """Whether die ``p`` drawn at image point ``centre`` would pass through ``other`` (a placed
+    ``[die, image centre, ...]``), judged on the table as ``_overlap`` judges (the image offset taken
+    back to the table: y was foreshortened by the tilt)."""
+    dx, dy = np.asarray(centre, float) - np.asarray(other[1], float)
+    apart = np.hypot(dx / ppm, dy / (ppm * np.cos(np.radians(tilt))))
+    return bool(apart < 0.72 * (_extent(p) + _extent(other[0])))
+
+
 def _touch(main: _Placed, q: _Placed, rng, gap: float) -> None:
     """Move ``q`` so that it touches ``main`` (``gap`` = a fraction of the dice's size between them).
     Two flat cubes meet face to face (``q`` turned like ``main``); other bodies meet at their
@@ -804,7 +813,13 @@ def render_table(
             off = b[0].pos.copy()
             b[0].pos = np.array([0.0, 0.0, b[0].pos[2]])
             # world offset on the table -> image offset near a's centre (y foreshortened by the tilt)
-            b[1] = a[1] + np.array([off[0], off[1] * np.cos(np.radians(tilt))]) * ppm
+            moved = a[1] + np.array([off[0], off[1] * np.cos(np.radians(tilt))]) * ppm
+            # the side b meets a on is drawn at random, so in a row of touching dice b can land on a
+            # die before a: then b keeps its own place (two bodies never pass through each other)
+            if not any(
+                _clash(moved, b[0], other, ppm, tilt) for m, other in enumerate(placed) if m not in (k, k + 1)
+            ):
+                b[1] = moved
     labels, outlines = [], []
     order = np.argsort([pc[1][1] for pc in placed])  # far (top of the frame) first
     strength = float(rng.uniform(0.35, 0.6))
