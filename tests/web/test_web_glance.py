@@ -211,10 +211,16 @@ def test_total_explanation_gives_step_names_the_row_and_chips_are_finger_sized(b
         shot(page, f"steps-{size}")
         page.click(".rail a[data-view=roll]")
         page.wait_for_selector("#view-roll.active .die .facebtn")
-        # measured in one go (the view may be redrawn between two calls), on the shown Roll view only
-        heights = page.eval_on_selector_all(
-            "#view-roll.active .die .facebtn", "els => els.map(e => e.getBoundingClientRect().height)"
-        )
+        # measured in one go (the view may be redrawn between two calls), on the shown Roll view only,
+        # once it is laid out: a view just switched to can measure 0 px for a frame (seen once in CI)
+        heights: list = []
+        for _ in range(50):
+            heights = page.eval_on_selector_all(
+                "#view-roll.active .die .facebtn", "els => els.map(e => e.getBoundingClientRect().height)"
+            )
+            if heights and min(heights) > 0:
+                break
+            page.wait_for_timeout(100)
         assert heights and min(heights) >= 48, f"face buttons {min(heights)} px tall"
         widths = page.eval_on_selector_all(
             "#last-roll .steps li",
