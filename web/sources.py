@@ -14,6 +14,7 @@ import time
 
 from flask import Flask
 
+from companion.rules import is_whole_number
 from companion.vision import DEFAULT_STANDARD_MODEL
 
 log = logging.getLogger("companion.web")
@@ -121,7 +122,7 @@ class CameraSource(Source):
     def _open(self) -> None:
         import cv2
 
-        target = int(self.spec) if self.spec.isdigit() else self.spec
+        target = int(self.spec) if is_whole_number(self.spec) else self.spec
         self._cap = cv2.VideoCapture(target)
         if not self._cap.isOpened():
             raise OSError(f"camera {self.spec} cannot be opened")

@@ -20,7 +20,7 @@ DEFAULT_B = "archmage:general=1,monster=2,mage=6,archer=6,infantry=5"
 
 def parse_army(text: str, name: str) -> dict:
     """``"[monster:]unit=n,unit=n"`` -> an army list (errors name the bad part)."""
-    from companion.rules.battle_dice.decisions import is_whole_number
+    from companion.rules import is_whole_number
 
     monster = None
     if ":" in text:
@@ -56,8 +56,8 @@ def parse_options(items: list[str]) -> dict:
 
 
 def _ask(game, rng, interactive: bool):
+    from companion.rules import is_whole_number
     from companion.rules.battle_dice import random_action, roll_for_me
-    from companion.rules.battle_dice.decisions import is_whole_number
 
     p = game.pending()
     if not interactive:

@@ -84,6 +84,7 @@ def typed_readings(pending: dict | None, faces: list[str]) -> list:
     """Typed ``DieReading`` values for the pending roll from ``--faces``: one per die in order, or ``UID=FACE``;
     a number that is not a face of its die is its face's 1-based number on the die."""
     from companion.readings import DieReading
+    from companion.rules import is_whole_number
     from companion.rules.game import IllegalAction
 
     if not pending or pending.get("kind") != "roll":
@@ -104,8 +105,7 @@ def typed_readings(pending: dict | None, faces: list[str]) -> list:
     out = []
     for uid, face in pairs:
         options = by_uid[uid]["faces"]
-        # ASCII digits only: "²".isdigit() is true, but int() refuses it
-        if face not in options and face.isascii() and face.isdigit() and 1 <= int(face) <= len(options):
+        if face not in options and is_whole_number(face) and 1 <= int(face) <= len(options):
             face = options[int(face) - 1]
         out.append(DieReading.typed(uid, face, name=by_uid[uid]["die"]))
     return out

@@ -11,6 +11,7 @@
 * odds of a roll in a game in play: ``odds_in_game``, ``OddsError``, ``OddsQueryError``, ``ODDS_ROLLS``;
 * terrains: ``terrain_action(name, face)``, the action a terrain's face allows; army ids: ``ArmyId``
   (``ArmyId.parse("p1@frontier").owner``), ``InvalidId``;
+* text: ``is_whole_number(text)``, whether a typed number is ASCII digits ``int`` reads as written;
 * the dice catalogue is ``companion.rules.catalogue``.
 
 Everything else under ``companion/rules`` is the engine's inside (each edition's flow, the resolution
@@ -46,6 +47,7 @@ _PUBLIC = {
     "terrain_action": ".core.terrains",
     "ArmyId": ".core.ids",
     "InvalidId": ".core.ids",
+    "is_whole_number": ".text_numbers",
 }
 
 __all__ = sorted(_PUBLIC)

@@ -13,6 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.rules import is_whole_number
 from companion.vision.yolo_dataset import IMAGE_SUFFIXES
 
 
@@ -23,7 +24,7 @@ class SourceError(ValueError):
 def open_source(spec: str, fps: float = 30.0) -> Iterator[tuple[float, np.ndarray]]:
     if spec.startswith("camera:"):
         index = spec.split(":", 1)[1]
-        if not index.isdigit():
+        if not is_whole_number(index):
             raise SourceError(f"camera source must be camera:<number>, not {spec!r}")
         return _capture(cv2.VideoCapture(int(index)), spec, live=True)
     path = Path(spec)

@@ -89,7 +89,8 @@ def test_capture_from_a_source_it_refuses_makes_no_folder(tmp_path, capsys):
     empty.mkdir()
     video = tmp_path / "clip.mp4"
     video.write_bytes(b"not a video")
-    for source in ("camera:x", str(tmp_path / "nothing-here"), str(empty), str(video)):
+    # "camera:²": "²".isdigit() is true, but int() refuses it (was a traceback)
+    for source in ("camera:x", "camera:²", str(tmp_path / "nothing-here"), str(empty), str(video)):
         out = tmp_path / "frames" / "sub"
         assert main(["vision", "capture", "--source", source, "--out", str(out)]) == 2
         assert "error" in capsys.readouterr().err

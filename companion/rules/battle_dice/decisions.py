@@ -24,6 +24,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..text_numbers import is_whole_number
 from .errors import BadChoice, BadFaces, IllegalBattleAction, WrongPlayer
 
 ACTION_KINDS = {"roll": "roll", "choose_dice": "choose", "choose_option": "choose"}
@@ -32,12 +33,6 @@ _R = TypeVar("_R")
 #: A step of the game written as a generator: it yields the decisions it needs, receives each checked
 #: answer (``BattleDecision.check``) and returns what it found (``Flow[int]``: a rolled amount ...).
 Flow = Generator["BattleDecision", dict[str, Any], _R]
-
-
-def is_whole_number(text: str) -> bool:
-    """``text`` is a whole number written in ASCII digits (``str.isdigit`` also takes "²" and "١",
-    which ``int`` refuses or reads as another number)."""
-    return text.isascii() and text.isdigit()
 
 
 def parse_face(value: object, sides: int) -> int:

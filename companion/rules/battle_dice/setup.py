@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .decisions import is_whole_number
+from ..text_numbers import is_whole_number
 from .errors import SetupError
 from .tables import MONSTER_TABLES, UNIT_BY_NAME, UNIT_TYPES
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..text_numbers import is_whole_number
+
 #: Action result types, the normal action icons (V4.01c L103-112).
 RESULT_TYPES: tuple[str, ...] = ("Maneuver", "Melee", "Missile", "Magic", "Save")
 ID = "ID"
@@ -201,7 +203,7 @@ def parse_face(text: str, *, dragon: bool = False, default_count: int | None = N
     if not raw:
         raise FaceError("empty face text")
     head, _, rest = raw.partition(" ")
-    if head.lstrip("-").isascii() and head.lstrip("-").isdigit():  # "²".isdigit(), but int() refuses it
+    if is_whole_number(head.lstrip("-")):
         count = int(head)
         label = rest
     else:

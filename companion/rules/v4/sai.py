@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..text_numbers import is_whole_number
 from .contributions import (
     ALL,
     CANTRIP,
@@ -1815,7 +1816,7 @@ def _split_contribution(
     parts: list[tuple[str, int]] = []
     for item in str(split).split(","):
         label, _, share = item.partition(":")
-        if not share.strip().isdigit():
+        if not is_whole_number(share.strip()):
             raise ValueError(f"{rule.name} split: {item!r} is not 'option:number'")
         parts.append((label.strip(), int(share)))
     if sum(n for _, n in parts) != x:

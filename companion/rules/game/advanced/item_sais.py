@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.decisions import choice, choose_validator
 from ...core.state import BUA, DUA, POOL, RESERVE, UNTIL_TERRAIN_MANEUVERED, Unit
+from ...text_numbers import is_whole_number
 from .items import can_carry, is_item
 from .options import ITEMS, is_on
 
@@ -155,7 +156,7 @@ def _any_element_magic(
 
 def _face_count(face: str) -> int:
     head = face.split(" ", 1)[0]
-    return int(head) if head.isdigit() else 0
+    return int(head) if is_whole_number(head) else 0
 
 
 def _wayfare(

@@ -18,6 +18,7 @@ from ...core.decisions import Decision, ask, ask_roll, choice, choose_validator
 from ...core.errors import IllegalSpell
 from ...core.ids import ArmyId, is_army_id, split_army_id
 from ...core.state import BUA, DUA, POOL, RESERVE, UNTIL_YOUR_NEXT_TURN, Army
+from ...text_numbers import is_whole_number
 from ..dua import kill_flow
 from ..magic import AnnouncedSpell
 from .registry import OWN_UNIT_AT_TERRAIN, SPELLS, effect_for
@@ -263,7 +264,7 @@ def cantrip_magic(game: RuleContext, army: Army) -> dict[str, int]:
         n = 0
         for face in die["faces"]:
             count, _, icon = face.partition(" ")
-            if icon == CANTRIP and count.isdigit():
+            if icon == CANTRIP and is_whole_number(count):
                 n += int(count)
         if n and die["uid"] in st.units and st.units[die["uid"]].is_unit:
             out[die["uid"]] = n
