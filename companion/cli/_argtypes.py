@@ -35,21 +35,6 @@ def seconds(text: str) -> float:
     return _number(text, lambda v: 0 < v <= threading.TIMEOUT_MAX, "a number of seconds above 0")
 
 
-def whole_between(least: int, most: int):
-    """A whole number from ``least`` to ``most``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = least - 1
-        if not least <= value <= most:
-            raise argparse.ArgumentTypeError(f"must be a whole number from {least} to {most}, not {text!r}")
-        return value
-
-    return parse
-
-
 def listen_host(text: str) -> str:
     """An address this machine can listen on (a name is looked up as the server would: waitress refuses
     what ``getaddrinfo`` cannot resolve, after the game file is opened)."""
@@ -82,16 +67,17 @@ def token(text: str) -> str:
     return text
 
 
-def whole(least: int):
-    """A whole number of ``least`` or more."""
+def whole(least: int, most: int | None = None):
+    """A whole number of ``least`` or more (and ``most`` or less, when given)."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             value = least - 1
-        if value < least:
-            raise argparse.ArgumentTypeError(f"must be a whole number of {least} or more, not {text!r}")
+        if value < least or (most is not None and value > most):
+            span = f"of {least} or more" if most is None else f"from {least} to {most}"
+            raise argparse.ArgumentTypeError(f"must be a whole number {span}, not {text!r}")
         return value
 
     return parse

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._argtypes import whole_between
+from ._argtypes import whole
 
 
 def _index_path(args: argparse.Namespace):
@@ -102,7 +102,7 @@ def register(subparsers) -> None:
     s.add_argument("text", help="words to look for, e.g. 'counter-attack save'")
     s.add_argument("--doc", help="only this document label (V4.01c, R96, FAQ95, FAQ96, BD)")
     s.add_argument(
-        "--limit", type=whole_between(1, 50), default=5, help="how many passages to show, 1 to 50 (default 5)"
+        "--limit", type=whole(1, 50), default=5, help="how many passages to show, 1 to 50 (default 5)"
     )
     s.set_defaults(func=_search)
     d = sub.add_parser("docs", help="list the indexed documents")

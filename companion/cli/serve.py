@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._argtypes import listen_host, positive, whole_between
+from ._argtypes import listen_host, positive, whole
 from ._argtypes import port as tcp_port
 from ._argtypes import seconds as seconds_type
 from ._argtypes import token as token_type
@@ -71,7 +71,7 @@ def _common(p: argparse.ArgumentParser, port: int, host: str = "127.0.0.1") -> N
     p.add_argument("--seconds", type=seconds_type, help="stop by itself after this many seconds")
     p.add_argument(
         "--threads",
-        type=whole_between(1, MAX_THREADS),
+        type=whole(1, MAX_THREADS),
         default=32,
         help=f"request worker threads, 1 to {MAX_THREADS} (live pages' streams have threads of their own)",
     )
