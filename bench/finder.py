@@ -29,26 +29,9 @@ from companion.vision.reader import load_model  # noqa: E402
 from companion.vision.yolo_dataset import boxes_px, dataset_images, label_path_for, read_labels  # noqa: E402
 
 
-def match(truth: np.ndarray, found: np.ndarray, at: float) -> int:
-    """Dice of ``truth`` given a box of ``found`` at IoU >= ``at``, one box per die, best overlap first."""
-    if not len(truth) or not len(found):
-        return 0
-    iou = box_iou(truth, found)
-    hits, used_t, used_f = 0, set(), set()
-    for flat in np.argsort(-iou, axis=None):
-        t, f = divmod(int(flat), iou.shape[1])
-        if iou[t, f] < at:
-            break
-        if t in used_t or f in used_f:
-            continue
-        used_t.add(t)
-        used_f.add(f)
-        hits += 1
-    return hits
-
-
 def matched(truth: np.ndarray, found: np.ndarray, at: float) -> tuple[np.ndarray, np.ndarray]:
-    """(dice given a box, boxes given to a die) as masks, matched as ``match`` does."""
+    """(dice given a box, boxes given to a die) as masks: one box per die at IoU >= ``at``, best
+    overlap first."""
     t_ok, f_ok = np.zeros(len(truth), bool), np.zeros(len(found), bool)
     if len(truth) and len(found):
         iou = box_iou(truth, found)
@@ -61,67 +44,67 @@ def matched(truth: np.ndarray, found: np.ndarray, at: float) -> tuple[np.ndarray
     return t_ok, f_ok
 
 
-def picture(model_name: str, folder: Path, out: Path, frames: int = 6, width: int = 640) -> Path:
-    """The ``frames`` frames of ``folder`` where ``model_name`` misses most dice or draws most false
-    boxes, side by side (3 a row, ``width`` px each): green a die found, red a die missed, yellow a
-    box on no die."""
+def read_set(model_name: str, folder: Path) -> list[tuple[Path, np.ndarray, np.ndarray]]:
+    """(frame, true boxes, boxes of the whole reading) for every frame of ``folder``: read once, then
+    scored and drawn from."""
     model = load_model(model_name)
-    scored = []
+    out = []
     for img_path in dataset_images(folder, "train"):
         image = cv2.imread(str(img_path))
         h, w = image.shape[:2]
         truth = boxes_px(read_labels(label_path_for(img_path))[1], w, h)
-        det = model.detect(image)
-        t_ok, f_ok = matched(truth, det.xyxy, 0.5)
-        scored.append(((~t_ok).sum() + (~f_ok).sum(), img_path, truth, t_ok, det.xyxy, f_ok))
+        out.append((img_path, truth, model.detect(image).xyxy))
+    return out
+
+
+def score(reads: list) -> dict:
+    dice = found50 = found75 = boxes = 0
+    for _, truth, found in reads:
+        dice += len(truth)
+        found50 += int(matched(truth, found, 0.5)[0].sum())
+        found75 += int(matched(truth, found, 0.75)[0].sum())
+        boxes += len(found)
+    return {
+        "frames": len(reads),
+        "dice": dice,
+        "recall": found50 / max(dice, 1),
+        "recall_iou75": found75 / max(dice, 1),
+        "false_boxes_per_frame": (boxes - found50) / max(len(reads), 1),
+    }
+
+
+def picture(reads: list, out: Path, frames: int = 6, width: int = 640) -> Path:
+    """The ``frames`` frames of ``reads`` with the most dice missed and boxes on no die, 3 a row in
+    4:3 tiles ``width`` px wide: green a die found, red a die missed, yellow a box on no die."""
+    marked = [(path, truth, found, *matched(truth, found, 0.5)) for path, truth, found in reads]
+    marked.sort(key=lambda r: -int((~r[3]).sum() + (~r[4]).sum()))
+    tall = width * 3 // 4  # every frame fits a 4:3 tile, whatever its own shape
     tiles = []
-    for _, img_path, truth, t_ok, found, f_ok in sorted(scored, key=lambda r: -r[0])[:frames]:
+    for img_path, truth, found, t_ok, f_ok in marked[:frames]:
         image = cv2.imread(str(img_path))
-        tall = width * 3 // 4  # every frame fits a 4:3 tile, whatever its own shape
         k = min(width / image.shape[1], tall / image.shape[0])
         image = cv2.resize(image, (int(round(image.shape[1] * k)), int(round(image.shape[0] * k))))
         for boxes, ok, colours in (
             (truth, t_ok, ((0, 200, 0), (0, 0, 255))),
             (found, f_ok, (None, (0, 220, 255))),
         ):
-            for b, good in zip(boxes * k, ok, strict=True):
+            for box, good in zip(boxes * k, ok, strict=True):
                 colour = colours[0] if good else colours[1]
                 if colour is not None:
-                    cv2.rectangle(image, (int(b[0]), int(b[1])), (int(b[2]), int(b[3])), colour, 2)
+                    cv2.rectangle(image, (int(box[0]), int(box[1])), (int(box[2]), int(box[3])), colour, 2)
         cv2.putText(
             image, img_path.name, (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA
         )
-        pad_h, pad_w = tall - image.shape[0], width - image.shape[1]
-        tiles.append(cv2.copyMakeBorder(image, 0, pad_h, 0, pad_w, cv2.BORDER_CONSTANT))
+        tiles.append(
+            cv2.copyMakeBorder(
+                image, 0, tall - image.shape[0], 0, width - image.shape[1], cv2.BORDER_CONSTANT
+            )
+        )
     tiles += [np.zeros_like(tiles[0])] * (-len(tiles) % 3)
     grid = np.vstack([np.hstack(tiles[i : i + 3]) for i in range(0, len(tiles), 3)])
     out.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(out), grid)
     return out
-
-
-def score(model_name: str, folder: Path) -> dict:
-    model = load_model(model_name)
-    frames = dice = found50 = found75 = boxes = 0
-    for img_path in dataset_images(folder, "train"):
-        image = cv2.imread(str(img_path))
-        h, w = image.shape[:2]
-        _, yolo = read_labels(label_path_for(img_path))
-        truth = boxes_px(yolo, w, h)
-        det = model.detect(image)
-        hit = match(truth, det.xyxy, 0.5)
-        frames += 1
-        dice += len(truth)
-        found50 += hit
-        found75 += match(truth, det.xyxy, 0.75)
-        boxes += len(det)
-    return {
-        "frames": frames,
-        "dice": dice,
-        "recall": found50 / max(dice, 1),
-        "recall_iou75": found75 / max(dice, 1),
-        "false_boxes_per_frame": (boxes - found50) / max(frames, 1),
-    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,11 +120,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     models = args.model or ["dragon-dice"]
-    if args.picture:
-        print(f"picture: {picture(models[-1], Path(args.sets[0]), args.picture)}", file=sys.stderr)
     out: dict[str, dict] = {}
-    for s in args.sets:
-        out[s] = {m: score(m, Path(s)) for m in models}
+    for k, s in enumerate(args.sets):
+        out[s] = {}
+        for m in models:
+            reads = read_set(m, Path(s))
+            out[s][m] = score(reads)
+            if args.picture and k == 0 and m == models[-1]:
+                print(f"picture: {picture(reads, args.picture)}", file=sys.stderr)
     if args.json:
         print(json.dumps(out))
         return 0
