@@ -43,8 +43,7 @@ def _index(args: argparse.Namespace) -> int:
             added += 1
             print(f"{label:8s} {n:5d} passages  {f}")
     if not added and not existed:  # nothing could be indexed: no empty index is left behind
-        for leftover in (path, path.with_name(path.name + "-journal")):
-            leftover.unlink(missing_ok=True)
+        path.unlink(missing_ok=True)
         print(f"nothing indexed: no index made at {path}")
         return status
     print(f"index: {path}")
