@@ -54,6 +54,9 @@ from companion.vision.enroll import embedding_model  # noqa: E402
 from companion.vision.numerals import KINDS  # noqa: E402
 from companion.vision.synth.standard_styles import CALIBRATION_STYLES, HELDOUT_FONT, TEST_STYLES  # noqa: E402
 
+#: The frame width the die sizes of the renders model (26-90 px dice in a 1280 px frame of a table).
+BASE_WIDTH = 1280
+
 COLUMNS = (
     ("accuracy", "right"),
     ("confidently_wrong", "conf. wrong"),
@@ -76,11 +79,19 @@ def tables_for(split: str, styles, kinds, a) -> list:
     out: list = []
     if not styles:  # e.g. --test-styles 0 while choosing on the calibration styles
         return out
+    for frame_width in a.frame_width:
+        out += _tables_at(split, styles, kinds, a, frame_width)
+    return out
+
+
+def _tables_at(split: str, styles, kinds, a, frame_width: int) -> list:
+    out: list = []
     for kind in kinds:
-        path = Path(a.cache) / f"{split}_{len(styles)}styles_{kind}_seed{a.seed}.npz"
+        width = "" if frame_width == BASE_WIDTH else f"_w{frame_width}"
+        path = Path(a.cache) / f"{split}_{len(styles)}styles_{kind}_seed{a.seed}{width}.npz"
         # a cache of more styles of the same split holds these (the first n styles render the same)
         bigger = sorted(
-            Path(a.cache).glob(f"{split}_*styles_{kind}_seed{a.seed}.npz"),
+            Path(a.cache).glob(f"{split}_*styles_{kind}_seed{a.seed}{width}.npz"),
             key=lambda p: int(p.name.split("_")[1].removesuffix("styles")),
         )
         bigger = [p for p in bigger if int(p.name.split("_")[1].removesuffix("styles")) >= len(styles)]
@@ -91,7 +102,7 @@ def tables_for(split: str, styles, kinds, a) -> list:
 
         def progress(done, total, kind=kind):
             print(
-                f"\r{split} {kind}: rendered {done}/{total} tables",
+                f"\r{split} {kind} ({frame_width} px frames): rendered {done}/{total} tables",
                 end="" if done < total else "\n",
                 file=sys.stderr,
                 flush=True,
@@ -99,10 +110,17 @@ def tables_for(split: str, styles, kinds, a) -> list:
 
         seed = a.seed * 1000 + (0 if split == "calibration" else 500) + KINDS.index(kind)
         tables = ss.render_tables(
-            styles, (kind,), queries=QUERIES, seed=seed, workers=a.workers, progress=progress
+            styles,
+            (kind,),
+            queries=QUERIES,
+            seed=seed,
+            workers=a.workers,
+            progress=progress,
+            resolution=frame_width / BASE_WIDTH,
         )
         print(
-            f"{split} {kind}: {len(tables)} tables rendered in {time.perf_counter() - t:.0f} s",
+            f"{split} {kind} ({frame_width} px frames): {len(tables)} tables rendered in "
+            f"{time.perf_counter() - t:.0f} s",
             file=sys.stderr,
         )
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -269,6 +287,46 @@ def _combined_inputs(tables, faces, embedder) -> dict:
     return out
 
 
+#: The sightings level of the by-size table (the issue's d20 target: 2 photos per value).
+BY_SIZE_LEVEL = 2
+#: Die sizes (box's longest side in frame px) the by-size table is cut at when the rule names none.
+REPORT_BANDS = (40.0, 60.0, 90.0, 135.0)
+
+
+def _by_size(inputs: dict, rule) -> dict:
+    """kind -> band label -> figures of the combined reading at ``BY_SIZE_LEVEL`` sightings, by the size of
+    the die's box in the frame (where the tables kept it)."""
+    bands = rule.size_bands or REPORT_BANDS
+    edges = (0.0, *bands, float("inf"))
+    out: dict = {}
+    for (kind, s), inp in inputs.items():
+        if s != BY_SIZE_LEVEL or np.isnan(inp["px"]).all():
+            continue
+        band = np.searchsorted(bands, inp["px"], side="right")
+        for b in range(len(bands) + 1):
+            sel = band == b
+            if not sel.any():
+                continue
+            sub = {k: (v[sel] if isinstance(v, np.ndarray) else v) for k, v in inp.items()}
+            label = f"{edges[b]:.0f}-{edges[b + 1]:.0f} px" if b < len(bands) else f">= {edges[b]:.0f} px"
+            out.setdefault(kind, {})[label] = ss.combined_figures(sub, rule)
+    return out
+
+
+def _size_table(title: str, by_size: dict) -> str:
+    lines = [
+        title,
+        f"{'kind':>5} {'die size':>12} {'dice':>5} {'right':>8} {'conf.wrong':>11} {'unreadable':>11}",
+    ]
+    for kind, bands in by_size.items():
+        for label, f in bands.items():
+            lines.append(
+                f"{kind:>5} {label:>12} {f['queries']:>5} {100 * f['accuracy']:>7.1f}% "
+                f"{100 * f['confidently_wrong']:>10.1f}% {100 * f['unreadable']:>10.1f}%"
+            )
+    return "\n".join(lines)
+
+
 def combined_section(name: str, cal, test, a, report: dict) -> None:
     """The reader and the profile together (``combined_reading``), as an enrolled bundle of ``name`` reads."""
     from companion.vision.combined_reading import COMBINED_KEY, parse_rule  # noqa: PLC0415
@@ -280,16 +338,23 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
     embedder = FaceEmbedder(onnx, int(emeta.get("turns", 4)))
     cal_in = _combined_inputs(cal, faces, embedder)
     if a.calibrate:
-        spec = ss.calibrate_combined(cal_in)
+        spec = ss.calibrate_combined(cal_in, size_bands=a.size_bands)
         meta[COMBINED_KEY] = {
             "embedding_network": folder.name,
             "embedder_id": embedder_id(onnx),
             **spec,
             "chosen_on": f"CALIBRATION_STYLES of companion.vision.synth.standard_styles ({len(cal)} tables, "
-            f"kinds {', '.join(sorted({t.kind for t in cal}, key=KINDS.index))})",
+            f"kinds {', '.join(sorted({t.kind for t in cal}, key=KINDS.index))}; frames "
+            f"{', '.join(map(str, a.frame_width))} px wide, pooled)",
             "rule": "per level: for every (profile_weight, unknown_distance) of the grid, per die kind read the "
-            "smallest min_margin reading at most max_wrong of that kind's dice wrong; the pair whose d20s are "
-            "read right most often (bench/enroll_standard.py --calibrate --combined; "
+            "smallest min_margin reading at most max_wrong of that kind's dice wrong"
+            + (
+                " (and per size band of the die's box in the frame, min_margin_by_size, from at least "
+                "min_band_dice dice of the band)"
+                if a.size_bands
+                else ""
+            )
+            + "; the pair whose d20s are read right most often (bench/enroll_standard.py --calibrate --combined; "
             "standard_sim.calibrate_combined)",
         }
         (bundle / "model.json").write_text(json.dumps(meta, indent=1))
@@ -326,6 +391,13 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
             }
         out[split] = per
         strict = "strict: never trained on, no choice made" if split == "test" else "chosen here: NOT strict"
+        out[f"{split}_by_size"] = by_size = _by_size(inputs, rule)
+        if by_size:
+            print(
+                _size_table(
+                    f"\n{split.upper()} styles by die size, {BY_SIZE_LEVEL} sightings ({strict})", by_size
+                )
+            )
         for kind, figs in per.items():
             print(
                 _combined_table(
@@ -421,6 +493,19 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cache", default="artifacts/standard/tables")
     ap.add_argument(
+        "--frame-width",
+        type=int,
+        action="append",
+        help=f"the camera frame's width in px: the dice are {BASE_WIDTH} px-frame sizes (26-90 px) scaled by "
+        f"WIDTH/{BASE_WIDTH}; given more than once, the tables of every width are pooled; "
+        f"default {BASE_WIDTH}, the frame every figure before 2026-11-27 was measured on",
+    )
+    ap.add_argument(
+        "--size-bands",
+        help="with --calibrate --combined: die sizes in frame px (comma-separated, rising) between which the "
+        "combined reading's margin gate is chosen apart (combined_reading.size_bands)",
+    )
+    ap.add_argument(
         "--calibrate",
         action="store_true",
         help="choose the standard_dice gate / min_face_confidence on the calibration styles and write them",
@@ -433,6 +518,24 @@ def main(argv=None) -> int:
         help="draw --plot from a report written by --json (reads no table: the figures are not measured again)",
     )
     a = ap.parse_args(argv)
+    a.frame_width = sorted(set(a.frame_width or [BASE_WIDTH]))
+    bad_width = [w for w in a.frame_width if not 320 <= w <= 8192]
+    if bad_width:
+        ap.error(f"--frame-width {bad_width[0]} is outside 320-8192 px")
+    if a.calibrate and a.frame_width != [BASE_WIDTH] and (a.reader or a.embedding or not a.combined):
+        ap.error(
+            f"--calibrate on frames other than {BASE_WIDTH} px chooses the combined reading only "
+            "(--combined, without --reader or --embedding)"
+        )
+    try:
+        a.size_bands = tuple(float(x) for x in (a.size_bands or "").split(",") if x.strip())
+    except ValueError:
+        ap.error(f"--size-bands {a.size_bands!r}: expected rising numbers such as 40,60,90")
+    if a.size_bands and (
+        not (a.calibrate and a.combined)
+        or any(y <= x for x, y in zip(a.size_bands, a.size_bands[1:], strict=False))
+    ):
+        ap.error("--size-bands: rising die sizes in px, with --calibrate --combined only")
     if a.plot_only:
         plot(json.loads(Path(a.plot_only).read_text()), Path(a.plot))
         print(f"plot: {a.plot}")
@@ -447,7 +550,12 @@ def main(argv=None) -> int:
     )
     cal = tables_for("calibration", CALIBRATION_STYLES[: a.cal_styles], a.kinds, a)
     test = tables_for("test", TEST_STYLES[: a.test_styles], a.kinds, a)
-    report: dict = {"kinds": list(a.kinds), "calibration_tables": len(cal), "test_tables": len(test)}
+    report: dict = {
+        "kinds": list(a.kinds),
+        "frame_width": a.frame_width,
+        "calibration_tables": len(cal),
+        "test_tables": len(test),
+    }
     for r in readers:
         reader_section(r, cal, test, a, report)
     for e in embeddings:

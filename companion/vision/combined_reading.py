@@ -21,6 +21,17 @@ set of the largest level not above it::
     "combined_reading": {"embedder_id": "...", "levels": {"0": {"profile_weight": 0.0,
         "unknown_distance": 1.0, "min_margin": {"d4": 9.0, ..., "d20": 3.1}}, "2": {...}, ...}}
 
+**The die's size in the frame.** A numeral a few pixels high is read far less surely than one the
+crop resolves (on the calibration styles a d20 26-35 px across is read right half as often as one
+75-90 px across), so a rule may also name ``size_bands`` (die box sides in frame pixels, ascending)
+and per level ``min_margin_by_size``: for each die kind one margin per band (one more than there are
+band edges: under the first edge, ..., from the last edge up).  A die is judged by the band of its
+box's longest side in the frame; where the size is not known (a crop read alone) ``min_margin``
+applies::
+
+    "size_bands": [40, 60, 90, 135],
+    "levels": {"0": {..., "min_margin_by_size": {"d20": [4.1, 3.0, 2.2, 1.6, 1.4], ...}}, ...}
+
 They are chosen on the CALIBRATION styles only (``bench/enroll_standard.py --calibrate``).
 ``embedder_id`` names the embedding network they were chosen with: a bundle enrolled with another
 network reads from its profile alone, as bundles from before the combination do.
@@ -28,8 +39,9 @@ network reads from its profile alone, as bundles from before the combination do.
 
 from __future__ import annotations
 
+import bisect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -48,16 +60,32 @@ class Level:
     profile_weight: float
     unknown_distance: float
     min_margin: dict[str, float]
+    #: per die kind, one margin per size band of the rule (``CombinedRule.size_bands``); kinds not named
+    #: use ``min_margin`` at every size
+    min_margin_by_size: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class CombinedRule:
     levels: tuple[Level, ...]  # by sightings, ascending; the first is level 0
     embedder_id: str | None
+    size_bands: tuple[float, ...] = ()  # band edges in frame px (a die box's longest side), ascending
 
     def level(self, sightings: int) -> Level:
         """The level of the largest ``sightings`` not above ``sightings``."""
         return [lv for lv in self.levels if lv.sightings <= max(int(sightings), 0)][-1]
+
+    def band(self, side_px: float | None) -> int | None:
+        """The size band of a die whose box's longest side is ``side_px`` frame pixels (None: unknown)."""
+        if side_px is None or not math.isfinite(side_px) or not self.size_bands:
+            return None
+        return bisect.bisect_right(self.size_bands, float(side_px))
+
+    def margin(self, level: Level, kind: str, side_px: float | None = None) -> float:
+        """The margin gate of a die of ``kind`` read at ``level``, ``side_px`` across in the frame."""
+        band = self.band(side_px)
+        by_size = level.min_margin_by_size.get(kind)
+        return level.min_margin[kind] if band is None or by_size is None else by_size[band]
 
 
 def _number(value, key: str, low: float, high: float = math.inf) -> float:
@@ -74,6 +102,7 @@ def parse_rule(spec, kinds, where: str = "model.json") -> CombinedRule:
     base = f"{where}: {COMBINED_KEY}"
     if not isinstance(spec, dict):
         raise CombinationError(f"{base}: expected an object, not {spec!r}")
+    bands = _size_bands(spec.get("size_bands"), f"{base}.size_bands")
     levels_spec = spec.get("levels")
     if not isinstance(levels_spec, dict) or not levels_spec:
         raise CombinationError(f"{base}.levels: expected an object of levels such as {{'0': ..., '2': ...}}")
@@ -84,9 +113,9 @@ def parse_rule(spec, kinds, where: str = "model.json") -> CombinedRule:
             raise CombinationError(f"{key}: a level is a number of sightings (0, 1, 2, ...), not {name!r}")
         if not isinstance(lv, dict):
             raise CombinationError(f"{key}: expected an object, not {lv!r}")
-        for field in ("profile_weight", "unknown_distance", "min_margin"):
-            if field not in lv:
-                raise CombinationError(f"{key}.{field}: missing")
+        for name_ in ("profile_weight", "unknown_distance", "min_margin"):
+            if name_ not in lv:
+                raise CombinationError(f"{key}.{name_}: missing")
         margins = lv["min_margin"]
         if not isinstance(margins, dict):
             raise CombinationError(f"{key}.min_margin: expected an object per die kind, not {margins!r}")
@@ -99,6 +128,7 @@ def parse_rule(spec, kinds, where: str = "model.json") -> CombinedRule:
                 _number(lv["profile_weight"], f"{key}.profile_weight", 0.0),
                 _number(lv["unknown_distance"], f"{key}.unknown_distance", 0.0, 2.0),
                 {k: _number(margins[k], f"{key}.min_margin.{k}", 0.0) for k in kinds},
+                _margins_by_size(lv.get("min_margin_by_size"), bands, kinds, f"{key}.min_margin_by_size"),
             )
         )
     levels.sort(key=lambda lv: lv.sightings)
@@ -107,7 +137,37 @@ def parse_rule(spec, kinds, where: str = "model.json") -> CombinedRule:
     eid = spec.get("embedder_id")
     if eid is not None and not isinstance(eid, str):
         raise CombinationError(f"{base}.embedder_id: expected a string, not {eid!r}")
-    return CombinedRule(tuple(levels), eid)
+    return CombinedRule(tuple(levels), eid, bands)
+
+
+def _size_bands(spec, key: str) -> tuple[float, ...]:
+    if spec is None:
+        return ()
+    if not isinstance(spec, list) or not spec:
+        raise CombinationError(f"{key}: expected a list of die sizes in frame pixels, such as [40, 60, 90]")
+    edges = tuple(_number(v, f"{key}[{i}]", 1.0, 100000.0) for i, v in enumerate(spec))
+    if any(b <= a for a, b in zip(edges, edges[1:], strict=False)):
+        raise CombinationError(f"{key}: the sizes must rise, not {list(spec)!r}")
+    return edges
+
+
+def _margins_by_size(spec, bands: tuple[float, ...], kinds, key: str) -> dict[str, tuple[float, ...]]:
+    if spec is None:
+        return {}
+    if not bands:
+        raise CombinationError(f"{key}: given, but the rule names no size_bands")
+    if not isinstance(spec, dict):
+        raise CombinationError(f"{key}: expected an object per die kind, not {spec!r}")
+    out = {}
+    for kind, margins in spec.items():
+        if kind not in kinds:
+            raise CombinationError(f"{key}.{kind}: not a kind the reader names ({', '.join(kinds)})")
+        if not isinstance(margins, list) or len(margins) != len(bands) + 1:
+            raise CombinationError(
+                f"{key}.{kind}: expected {len(bands) + 1} margins (one per size band), not {margins!r}"
+            )
+        out[kind] = tuple(_number(m, f"{key}.{kind}[{i}]", 0.0) for i, m in enumerate(margins))
+    return out
 
 
 def scores(value_probs: np.ndarray, distances: np.ndarray, level: Level) -> np.ndarray:
@@ -150,12 +210,19 @@ def profile_distances(profile, emb: np.ndarray, kind: str, sides: int) -> tuple[
 
 
 def read_value(
-    rule: CombinedRule, kind: str, value_probs: np.ndarray, profile, emb: np.ndarray
+    rule: CombinedRule,
+    kind: str,
+    value_probs: np.ndarray,
+    profile,
+    emb: np.ndarray,
+    side_px: float | None = None,
 ) -> tuple[int | None, float]:
     """(the value read 1..sides or None for unreadable, confidence) of one die whose kind the reader
-    read as ``kind``; ``value_probs``: the reader's probabilities of values 1..sides."""
+    read as ``kind``; ``value_probs``: the reader's probabilities of values 1..sides; ``side_px``: the
+    longest side of the die's box in the frame (None: not known, the size-free margin applies)."""
     sides = len(value_probs)
     d, fewest = profile_distances(profile, emb, kind, sides)
     level = rule.level(fewest)
-    read, top, conf, _ = decide(np.asarray(value_probs)[None], d[None], level, level.min_margin[kind])
+    margin = rule.margin(level, kind, side_px)
+    read, top, conf, _ = decide(np.asarray(value_probs)[None], d[None], level, margin)
     return (int(top[0]) + 1 if read[0] else None), float(conf[0])

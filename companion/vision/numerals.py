@@ -184,8 +184,9 @@ class NumeralModel:
         if self.combined is not None:  # the reader's value probabilities and the profile's distances
             cocked_at = self.profile.gate(standard=True)["cocked_threshold"]
             for i, r in enumerate(out):
+                side = float(max(boxes[i, 2] - boxes[i, 0], boxes[i, 3] - boxes[i, 1]))
                 value, c = read_value(
-                    self.combined, r.kind, probs["value"][i, : SIDES[r.kind]], self.profile, emb[i]
+                    self.combined, r.kind, probs["value"][i, : SIDES[r.kind]], self.profile, emb[i], side
                 )
                 if pc[i] >= cocked_at:
                     value = None

@@ -35,24 +35,30 @@ class StdTable:
     enrolled: np.ndarray  # bool (sides,): values taught to the profile
     queries: np.ndarray  # uint8 (q, 64, 64, 3)
     values: np.ndarray  # (q,) value shown, 1..sides
+    query_px: np.ndarray | None = None  # (q,) each query's box side in the frame, px (None: not kept)
 
 
 def _one_table(args: tuple) -> StdTable:
     import cv2  # noqa: PLC0415
 
-    from companion.vision.synth.standard_styles import render_value  # noqa: PLC0415
+    from companion.vision.synth.standard_styles import render_value, render_value_shot  # noqa: PLC0415
 
     cv2.setNumThreads(1)
-    style, kind, seed, max_shots, queries, withheld = args
+    style, kind, seed, max_shots, queries, withheld, resolution = args
     rng = np.random.default_rng(seed)
     sides = SIDES[kind]
     enrol = np.stack(
-        [np.stack([render_value(kind, v, rng, style) for _ in range(max_shots)]) for v in range(1, sides + 1)]
+        [
+            np.stack([render_value(kind, v, rng, style, resolution=resolution) for _ in range(max_shots)])
+            for v in range(1, sides + 1)
+        ]
     )
     enrolled = rng.random(sides) >= withheld
     values = rng.integers(1, sides + 1, queries)
-    q = np.stack([render_value(kind, int(v), rng, style) for v in values])
-    return StdTable(int(style), kind, enrol, enrolled, q, values)
+    shots = [render_value_shot(kind, int(v), rng, style, resolution=resolution) for v in values]
+    q = np.stack([c for c, _ in shots])
+    px = np.array([side for _, side in shots], np.float32)
+    return StdTable(int(style), kind, enrol, enrolled, q, values, px)
 
 
 def render_tables(
@@ -65,9 +71,11 @@ def render_tables(
     seed: int = 0,
     workers: int = 0,
     progress=None,
+    resolution: float = 1.0,
 ) -> list[StdTable]:
     """One table per (style, kind); ``queries`` per table (or per kind: {"d20": 60, ...}).  The same
-    arguments render the same tables; ``workers`` > 0 renders in that many processes."""
+    arguments render the same tables; ``workers`` > 0 renders in that many processes.  ``resolution``:
+    the camera's pixels against a 1280 px frame (the dice that many times more pixels across)."""
     rng = np.random.default_rng(seed)
     args = [
         (
@@ -77,6 +85,7 @@ def render_tables(
             max_shots,
             int(queries.get(k, 30)) if isinstance(queries, dict) else int(queries),
             withheld,
+            float(resolution),
         )
         for s in styles
         for k in kinds
@@ -96,6 +105,8 @@ def save_tables(path, tables: list[StdTable]) -> None:
                 f"{i}_meta": np.array([t.style, KINDS.index(t.kind)]),
             }
         )
+        if t.query_px is not None:
+            data[f"{i}_query_px"] = t.query_px
     from pathlib import Path  # noqa: PLC0415
 
     path = Path(path)
@@ -117,6 +128,7 @@ def load_tables(path) -> list[StdTable]:
                 z[f"{i}_enrolled"],
                 z[f"{i}_queries"],
                 z[f"{i}_values"],
+                z[f"{i}_query_px"] if f"{i}_query_px" in z.files else None,
             )
         )
     return out
@@ -132,7 +144,7 @@ def records(tables: list[StdTable], embedder, shots=SHOTS) -> dict[str, dict[int
         q_emb, q_pc = embedder(t.queries)
         for s in shots:
             r = out.setdefault(t.kind, {}).setdefault(
-                s, {k: [] for k in ("d", "truth", "known", "cocked", "pc", "same", "full", "n")}
+                s, {k: [] for k in ("d", "truth", "known", "cocked", "pc", "same", "full", "n", "px")}
             )
             d = np.full((len(t.values), 20), np.inf)
             if s:
@@ -150,6 +162,7 @@ def records(tables: list[StdTable], embedder, shots=SHOTS) -> dict[str, dict[int
             r["same"].append(same)
             r["full"].extend([False] * len(t.values))  # read_any: never the fully-known pair
             r["n"].extend([s] * len(t.values))
+            r["px"].extend(np.full(len(t.values), np.nan) if t.query_px is None else t.query_px.tolist())
     return {
         k: {
             s: {x: (np.concatenate(v) if x in ("d", "same") else np.array(v)) for x, v in r.items()}
@@ -258,6 +271,7 @@ def combined_inputs(probs: dict, rec: dict, kind: str, sightings: int) -> dict:
         "level": np.where(ok, sightings, 0),
         "truth": np.asarray(rec["truth"]),
         "known": np.asarray(rec["known"], bool),
+        "px": np.asarray(rec["px"], np.float64) if "px" in rec else np.full(len(ok), np.nan),
     }
 
 
@@ -275,10 +289,9 @@ def combined_read(inp: dict, rule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 continue
             kname, level = KINDS[kr], rule.level(int(lvl))
             sides = SIDES[kname]
-            r, t, _, m = decide(
-                inp["value_probs"][sel, :sides], inp["d"][sel, :sides], level, level.min_margin[kname]
-            )
-            read[sel], top[sel], margin[sel] = r, t, m
+            _, t, _, m = decide(inp["value_probs"][sel, :sides], inp["d"][sel, :sides], level, 0.0)
+            gate = np.array([rule.margin(level, kname, float(p)) for p in inp["px"][sel]])
+            read[sel], top[sel], margin[sel] = m >= gate, t, m
     return read, top, margin
 
 
@@ -327,14 +340,29 @@ def _smallest_margin(margin: np.ndarray, good: np.ndarray, max_wrong: float) -> 
     return (float(ms[ok[0]]), True) if len(ok) else (float(ms[-1]), False)
 
 
-def calibrate_combined(inputs: dict, max_wrong: float = 0.008, levels=SHOTS) -> dict:
+#: A size band's own margin is chosen only from at least this many calibration dice of the kind read;
+#: a band with fewer keeps the kind's margin over all sizes.
+MIN_BAND_DICE = 300
+
+
+def calibrate_combined(
+    inputs: dict, max_wrong: float = 0.008, levels=SHOTS, size_bands: tuple[float, ...] = ()
+) -> dict:
     """The ``combined_reading`` levels, chosen on CALIBRATION styles: for every level, every
     (profile_weight, unknown_distance) of the grid gets, per die kind read, the smallest margin gate
     that reads at most ``max_wrong`` of that kind's dice wrong; the pair whose d20s are read right most
     often wins (the mean over kinds when no d20 is measured).  ``inputs``: (kind, sightings) ->
-    ``combined_inputs``; level 0 (no value taught) is the reader alone (profile weight 0)."""
+    ``combined_inputs``; level 0 (no value taught) is the reader alone (profile weight 0).
+
+    With ``size_bands`` (die box sides in frame px; every input die's ``px`` known) each kind read
+    also gets one margin per band: the smallest reading at most ``max_wrong`` of that band's dice
+    wrong (so any mix of sizes stays within it), or the kind's margin over all sizes where the band
+    holds fewer than ``MIN_BAND_DICE`` dice; the pair is then chosen by what these margins read."""
     from companion.vision.combined_reading import Level, decide  # noqa: PLC0415
 
+    size_bands = tuple(float(b) for b in size_bands)
+    if size_bands and any(np.isnan(inp["px"]).any() for inp in inputs.values()):
+        raise ValueError("size bands need every die's size in the frame: render the tables again")
     kinds = sorted({k for k, _ in inputs}, key=KINDS.index)
     out, met = {}, True
     for s in levels:
@@ -345,7 +373,7 @@ def calibrate_combined(inputs: dict, max_wrong: float = 0.008, levels=SHOTS) -> 
         best = None
         for b, u in pairs:
             level = Level(s, b, u, {})
-            margins, goods, true_kind = {}, {}, {}
+            margins, goods, true_kind, sizes = {}, {}, {}, {}
             for inp in dice:
                 # the dice read as another kind meet an empty profile (level 0): not this level's choice
                 for kr in np.unique(inp["kind_read"][inp["level"] == s]):
@@ -358,24 +386,43 @@ def calibrate_combined(inputs: dict, max_wrong: float = 0.008, levels=SHOTS) -> 
                     margins.setdefault(kname, []).append(m)
                     goods.setdefault(kname, []).append(good)
                     true_kind.setdefault(kname, []).append(np.array([inp["kind"]] * int(sel.sum())))
-            gates, right = {}, {}
+                    sizes.setdefault(kname, []).append(inp["px"][sel])
+            gates, by_size, right = {}, {}, {}
             for kname in margins:
                 m, g = np.concatenate(margins[kname]), np.concatenate(goods[kname])
                 gates[kname], bound = _smallest_margin(m, g, max_wrong)
                 met = met and bound
+                gate = np.full(len(m), gates[kname])
+                if size_bands:
+                    band = np.searchsorted(size_bands, np.concatenate(sizes[kname]), side="right")
+                    per = []
+                    for b in range(len(size_bands) + 1):
+                        sel_b = band == b
+                        if sel_b.sum() >= MIN_BAND_DICE:
+                            gb, bound = _smallest_margin(m[sel_b], g[sel_b], max_wrong)
+                            met = met and bound
+                        else:
+                            gb = gates[kname]
+                        per.append(gb)
+                        gate[sel_b] = gb
+                    by_size[kname] = per
                 tk = np.concatenate(true_kind[kname])
                 for k in kinds:
-                    right[k] = right.get(k, 0) + int(((m >= gates[kname]) & g & (tk == k)).sum())
+                    right[k] = right.get(k, 0) + int(((m >= gate) & g & (tk == k)).sum())
             n = {k: len(inputs[(k, s)]["truth"]) for k in kinds if (k, s) in inputs}
             rate = {k: right.get(k, 0) / max(n[k], 1) for k in n}
             key = (rate.get("d20", float(np.mean(list(rate.values())))), float(np.mean(list(rate.values()))))
             if best is None or key > best[0]:
-                best = (key, b, u, gates, rate)
-        _, b, u, gates, rate = best
+                best = (key, b, u, gates, by_size, rate)
+        _, b, u, gates, by_size, rate = best
         out[str(s)] = {
             "profile_weight": b,
             "unknown_distance": u,
             "min_margin": {k: gates.get(k, float(COMBINED_MARGINS[-1])) for k in KINDS},
+            **({"min_margin_by_size": by_size} if size_bands else {}),
             "calibration_right": {k: round(v, 4) for k, v in rate.items()},
         }
-    return {"levels": out, "max_wrong": max_wrong, "bound_met": met}
+    spec: dict = {"levels": out, "max_wrong": max_wrong, "bound_met": met}
+    if size_bands:
+        spec = {"size_bands": list(size_bands), "min_band_dice": MIN_BAND_DICE, **spec}
+    return spec

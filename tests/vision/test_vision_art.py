@@ -320,6 +320,42 @@ def test_polyhedral_crop():
         render_polyhedral_crop("d3", 1, np.random.default_rng(0))
 
 
+def test_a_polyhedral_shot_knows_its_box_and_a_sharper_camera_makes_it_larger():
+    """``render_polyhedral_shot``: the crop ``render_polyhedral_crop`` draws from the same numbers, and
+    the side of its box in the frame; a camera of twice the resolution sees the same die twice as large
+    (the same pose), and the crop then holds more detail."""
+    from companion.vision.synth.real_dice import render_polyhedral_crop, render_polyhedral_shot
+
+    crop, side = render_polyhedral_shot("d20", 17, np.random.default_rng(4), style_seed=2)
+    assert np.array_equal(crop, render_polyhedral_crop("d20", 17, np.random.default_rng(4), style_seed=2))
+    assert 20 < side < 120
+    sharp, side2 = render_polyhedral_shot("d20", 17, np.random.default_rng(4), style_seed=2, resolution=2.0)
+    assert side2 == pytest.approx(2 * side, rel=0.15)
+
+    def detail(c):  # high-frequency energy of the crop
+        g = cv2.cvtColor(c, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        return float(np.abs(cv2.Laplacian(g, cv2.CV_32F)).mean())
+
+    assert detail(sharp) > detail(crop)
+    for bad in (0.1, 9.0):
+        with pytest.raises(art.ArtError, match="resolution"):
+            render_polyhedral_shot("d20", 17, np.random.default_rng(4), resolution=bad)
+
+
+def test_standard_tables_keep_each_query_box_side(tmp_path):
+    from companion.vision import standard_sim as ss
+
+    tables = ss.render_tables([3], ("d8",), max_shots=1, queries=4, seed=2, resolution=1.5)
+    t = tables[0]
+    assert t.query_px is not None and t.query_px.shape == (4,) and (t.query_px > 30).all()
+    ss.save_tables(tmp_path / "t.npz", tables)
+    back = ss.load_tables(tmp_path / "t.npz")[0]
+    assert np.array_equal(back.query_px, t.query_px) and np.array_equal(back.queries, t.queries)
+    # dice are 26-90 px across in a 1280 px frame; 1.5 times that with a camera of 1.5 times the pixels
+    assert (t.query_px > 26 * 1.5 * 0.8).all() and (t.query_px < 90 * 1.5 * 1.3).all()
+    assert (t.query_px > 90 * 1.3).any()
+
+
 def test_up_face_numeral_is_upright_in_the_image():
     """The turn given to the top face's numeral makes its top point to the top of the image."""
     from companion.vision.synth import real_dice as rd

@@ -97,6 +97,128 @@ def test_a_rule_without_level_0_or_with_a_bad_level_name_is_refused():
         parse_rule(spec, KINDS)
 
 
+# ------------------------------------------------------------------ margins by the die's size in the frame
+
+
+def _sized_spec() -> dict:
+    spec = _rule_spec()
+    spec["size_bands"] = [40, 90]
+    spec["levels"]["2"]["min_margin_by_size"] = {"d20": [3.0, 1.5, 0.5]}
+    return spec
+
+
+def test_a_die_is_judged_by_the_margin_of_its_size_band():
+    rule = parse_rule(_sized_spec(), KINDS)
+    level = rule.level(2)
+    assert [rule.margin(level, "d20", px) for px in (20, 39.9, 40, 89, 90, 400)] == [
+        3.0,
+        3.0,
+        1.5,
+        1.5,
+        0.5,
+        0.5,
+    ]
+    # size unknown, a kind with no bands, a level with none: the margin over all sizes
+    assert rule.margin(level, "d20", None) == rule.margin(level, "d20", float("nan")) == 1.0
+    assert rule.margin(level, "d12", 400) == 1.0
+    assert rule.margin(rule.level(0), "d20", 400) == 1.0
+
+
+def test_read_value_gates_by_the_size_it_is_given():
+    """One die, one reading: unreadable when small, read when large (the same probabilities)."""
+    from companion.vision.combined_reading import read_value
+
+    rule = parse_rule(_sized_spec(), KINDS)
+    probs = np.full(20, 0.01)
+    probs[6] = 0.1  # log(0.1 / 0.01) = 2.3: between the small and the middle band's margin
+
+    class Taught:  # every value taught twice, all at the same distance: the reader decides
+        def __contains__(self, key):
+            return True
+
+        def prototype(self, key):
+            return np.array([1.0, 0.0])
+
+        def sightings(self, key):
+            return 2
+
+    emb = np.array([0.0, 1.0])
+    assert read_value(rule, "d20", probs, Taught(), emb, 30.0)[0] is None
+    assert read_value(rule, "d20", probs, Taught(), emb, 60.0)[0] == 7
+    assert read_value(rule, "d20", probs, Taught(), emb, None)[0] == 7  # margin 1.0 over all sizes
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"size_bands": [90, 40]}, r"size_bands: the sizes must rise"),
+        ({"size_bands": "40"}, r"size_bands: expected a list"),
+        ({"size_bands": [40, "wide"]}, r"size_bands\[1\]"),
+        ({"by": {"d20": [1.0, 2.0]}}, r"min_margin_by_size\.d20: expected 3 margins"),
+        ({"by": {"d21": [1.0, 2.0, 3.0]}}, r"min_margin_by_size\.d21: not a kind"),
+        ({"by": {"d20": [1.0, -2.0, 3.0]}}, r"min_margin_by_size\.d20\[1\]"),
+        ({"size_bands": None}, r"min_margin_by_size: given, but the rule names no size_bands"),
+    ],
+)
+def test_bad_size_bands_are_refused_naming_the_key(change, key):
+    spec = _sized_spec()
+    if "size_bands" in change:
+        spec["size_bands"] = change["size_bands"]
+        if change["size_bands"] is None:
+            del spec["size_bands"]
+    if "by" in change:
+        spec["levels"]["2"]["min_margin_by_size"] = change["by"]
+    with pytest.raises(CombinationError, match=key):
+        parse_rule(spec, KINDS)
+
+
+def test_calibration_chooses_a_margin_per_size_band():
+    """Small dice whose readings are often wrong get a stricter margin than large dice read right."""
+    from companion.vision import standard_sim as ss
+
+    rng = np.random.default_rng(0)
+    n = 2000
+    px = np.where(np.arange(n) < n // 2, 30.0, 120.0)
+    truth = rng.integers(0, 20, n)
+    probs = np.full((n, 20), 1.0)
+    # large dice: the reader is right, with margins spread 0.5-5; small dice: wrong a third of the time
+    lead = rng.uniform(0.5, 5.0, n)
+    shown = np.where((px < 40) & (rng.random(n) < 0.33), (truth + 1) % 20, truth)
+    probs[np.arange(n), shown] = np.exp(lead)
+    kinds = np.zeros((n, 6))
+    kinds[:, 5] = 1.0
+    rec = {"d": np.full((n, 20), np.inf), "truth": truth, "known": np.zeros(n, bool), "px": px}
+    inputs = {("d20", 0): ss.combined_inputs({"kind": kinds, "value": probs}, rec, "d20", 0)}
+    spec = ss.calibrate_combined(inputs, levels=(0,), size_bands=(40.0, 90.0))
+    small, middle, large = spec["levels"]["0"]["min_margin_by_size"]["d20"]
+    assert spec["size_bands"] == [40.0, 90.0]
+    assert middle == spec["levels"]["0"]["min_margin"]["d20"]  # no die in the middle band
+    assert small > large
+    rule = parse_rule(
+        {
+            **spec,
+            "levels": {
+                "0": {
+                    **spec["levels"]["0"],
+                    "min_margin": {k: spec["levels"]["0"]["min_margin"][k] for k in KINDS},
+                }
+            },
+        },
+        KINDS,
+    )
+    read, top, _ = ss.combined_read(inputs[("d20", 0)], rule)
+    wrong = read & (top != truth)
+    assert wrong[px < 40].mean() <= 0.008 and wrong[px > 90].mean() <= 0.008
+    assert read[px > 90].mean() > read[px < 40].mean()
+    with pytest.raises(ValueError, match="size in the frame"):
+        rec_nan = {**rec, "px": np.full(n, np.nan)}
+        ss.calibrate_combined(
+            {("d20", 0): ss.combined_inputs({"kind": kinds, "value": probs}, rec_nan, "d20", 0)},
+            levels=(0,),
+            size_bands=(40.0,),
+        )
+
+
 # ------------------------------------------------------------------ the shipped bundle, enrolled
 
 
@@ -413,3 +535,26 @@ def test_a_die_left_unread_offers_the_values_the_profile_knows_nearest(enrolled,
         assert 7 not in r.likely  # no die of any kind was taught a 7
         assert r.to_dict()["likely"] == r.likely and r.to_dict()["value"] is None
     assert unread >= 1, "no die of the fixture was left unread: the test shows nothing"
+
+
+def test_the_bundle_gates_each_die_by_its_box_in_the_frame(enrolled, tmp_path):
+    """``read_boxes`` judges each die by the longest side of its box: with bands cut at 50 px the fixture's
+    boxes (55.6 px) take the upper band's margin, and the same frame's dice at half the size the lower."""
+    tiles, values, _, query = _split()
+    frame, boxes = _frame(tiles[query])
+    copy = tmp_path / "sized"
+    shutil.copytree(enrolled, copy)
+    meta = json.loads((copy / "model.json").read_text())
+    meta[COMBINED_KEY]["size_bands"] = [50]
+    for lv in meta[COMBINED_KEY]["levels"].values():
+        lv["min_margin_by_size"] = {"d20": [99.0, 0.0]}  # small: never read; large: always read
+    (copy / "model.json").write_text(json.dumps(meta))
+    large = _values(_load(copy).read_boxes(frame, boxes))
+    assert (large > 0).all()
+    small = cv2.resize(frame, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    assert (_values(_load(copy).read_boxes(small, boxes / 2)) == 0).all()
+    for lv in meta[COMBINED_KEY]["levels"].values():
+        lv["min_margin_by_size"] = {"d20": [0.0, 99.0]}
+    (copy / "model.json").write_text(json.dumps(meta))
+    assert (_values(_load(copy).read_boxes(frame, boxes)) == 0).all()
+    assert (_values(_load(copy).read_boxes(small, boxes / 2)) > 0).all()

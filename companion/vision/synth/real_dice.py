@@ -666,6 +666,20 @@ def _scene_crop(
     box_jitter: float = 0.03,
 ) -> np.ndarray:
     """Draw ``main`` (at the world origin) and its neighbours on a table and crop like the reader."""
+    return _scene_shot(rng, family, main, size, neighbours, cam, light, box_jitter)[0]
+
+
+def _scene_shot(
+    rng,
+    family: int,
+    main: _Placed,
+    size: int,
+    neighbours: list[_Placed],
+    cam: _Camera,
+    light: np.ndarray,
+    box_jitter: float = 0.03,
+) -> tuple[np.ndarray, float]:
+    """``_scene_crop``'s crop and the longest side (px) of the box it was cut from, in the frame."""
     w = _world(main)
     pts = cam.project(w)
     lo, hi = pts.min(0), pts.max(0)
@@ -689,7 +703,7 @@ def _scene_crop(
     x2, y2 = outline.max(0)
     wh = np.array([x2 - x1, y2 - y1])
     box = np.array([x1, y1, x2, y2]) + rng.normal(0, box_jitter, 4) * np.tile(wh, 2)
-    return crop_die(img, box, size, CROP_MARGIN)
+    return crop_die(img, box, size, CROP_MARGIN), float(max(box[2] - box[0], box[3] - box[1]))
 
 
 def _camera(rng, ppm: float) -> _Camera:
@@ -1005,6 +1019,7 @@ def render_polyhedral_crop(
     size: int = 64,
     *,
     cocked: bool = False,
+    resolution: float = 1.0,
 ) -> np.ndarray:
     """A standard die (``kind`` "d4", "d6", "d8", "d10", "d12" or "d20") showing ``value``, as the
     reader crops it: seen obliquely (camera 30-60 degrees from straight down), on a table.
@@ -1017,7 +1032,31 @@ def render_polyhedral_crop(
     the die 20-40 degrees onto an edge, as ``render_die_crop`` does (the same draws as a flat die
     until then: a flat die renders as before).  Deterministic given ``rng``.  Raises
     :class:`ArtError` for an unknown kind or a value the die does not have.
+
+    The die is 26-90 px across (log-uniform), as in a 1280 px frame of a whole table; ``resolution``
+    is the camera's against that frame (2.0: a 2560 px frame of the same view, so the die is twice as
+    many pixels across before the crop is resized to ``size``).  The draws up to the die's pose do not
+    depend on it; the table under the die is drawn at the frame's scale, so later draws may.
     """
+    return render_polyhedral_shot(kind, value, rng, style_seed, size, cocked=cocked, resolution=resolution)[0]
+
+
+def render_polyhedral_shot(
+    kind: str,
+    value: int,
+    rng: np.random.Generator,
+    style_seed: int = 0,
+    size: int = 64,
+    *,
+    cocked: bool = False,
+    resolution: float = 1.0,
+) -> tuple[np.ndarray, float]:
+    """:func:`render_polyhedral_crop`'s crop (the same draws) and the longest side in px of the box it
+    was cut from in the frame: the size a reader knows of a die it boxed."""
+    if not (0.25 <= float(resolution) <= 8.0):
+        raise art.ArtError(
+            f"resolution {resolution!r} is outside 0.25-8 (the camera's pixels against 1280 px)"
+        )
     if kind not in POLY_VALUES:
         raise art.ArtError(f"unknown standard die kind {kind!r} (known: {', '.join(POLY_VALUES)})")
     if int(value) not in POLY_VALUES[kind]:
@@ -1028,7 +1067,7 @@ def render_polyhedral_crop(
     s = solid(kind if kind != "d4" else "d4t")
     frames = face_frames(kind if kind != "d4" else "d4t")
     mm = {"d4": 20.0, "d6": 16.0, "d8": 18.0, "d10": 18.0, "d12": 20.0, "d20": 21.0}[kind]
-    ppm = float(np.exp(rng.uniform(np.log(26), np.log(90)))) / mm
+    ppm = float(np.exp(rng.uniform(np.log(26), np.log(90)))) * float(resolution) / mm
     cam = _camera(rng, ppm)
     c1, c2 = (np.array(c) * rng.uniform(0.9, 1.1, 3) for c in style.colours)
     amount = {"opaque": 0.0, "marbled": float(rng.uniform(0.3, 0.5)), "translucent": 0.1}[style.plastic]
@@ -1078,4 +1117,4 @@ def render_polyhedral_crop(
         )
     p = _Placed(look, arts, pose, np.zeros(3))
     _settle(p)
-    return _scene_crop(rng, 0, p, int(size), [], cam, _light(rng))
+    return _scene_shot(rng, 0, p, int(size), [], cam, _light(rng))
