@@ -17,13 +17,13 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, render_template, request
 
 from .errors import APIError
-from .phone_camera import FrameError, decode_frame
+from .phone_camera import LIVE_MAX_SIDE, PHOTO_MAX_SIDE, FrameError, decode_frame
 from .security import require
 
 bp = Blueprint("phone", __name__)
 
-#: A phone photo may be larger than a JSON body; the page scales photos down before sending.
-MAX_FRAME_BYTES = 4 * 1024 * 1024
+#: A phone photo may be larger than a JSON body: a whole 12-megapixel picture is 2-5 MB as a JPEG.
+MAX_FRAME_BYTES = 12 * 1024 * 1024
 
 
 def phone_camera():
@@ -53,7 +53,7 @@ def push_frame():
         raise APIError("photo must be 0 or 1", field="photo")
     device = (request.headers.get("X-Companion-Device") or "")[:40] or None
     try:
-        frame = decode_frame(request.get_data(cache=False))
+        frame = decode_frame(request.get_data(cache=False), PHOTO_MAX_SIDE if photo == "1" else LIVE_MAX_SIDE)
     except FrameError as exc:
         raise APIError(str(exc), code="bad_frame", field="body") from None
     out = phone_camera().push(frame, photo=photo == "1", device=device)

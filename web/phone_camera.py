@@ -31,8 +31,11 @@ log = logging.getLogger("companion.web")
 
 #: A phone that sent nothing for this long is shown as gone.
 STALE_S = 10.0
-#: Largest frame side kept; bigger photos are scaled down before reading.
-MAX_SIDE = 1920
+#: Largest side kept of a live frame; bigger frames are scaled down before reading.
+LIVE_MAX_SIDE = 1920
+#: Largest side kept of a photo (one per roll): a phone's whole picture (4032 x 3024 on most), since a
+#: die's numerals read far more surely with more pixels across it (models/polyhedral-oblique/MODEL_CARD.md).
+PHOTO_MAX_SIDE = 4096
 #: A still table's dice are searched for again after this long anyway (a change too slow to see as motion).
 RESEARCH_S = 5.0
 
@@ -41,8 +44,8 @@ class FrameError(ValueError):
     """A pushed frame cannot be used (not an image, empty, or too small)."""
 
 
-def decode_frame(data: bytes) -> np.ndarray:
-    """JPEG/PNG bytes -> a BGR frame no larger than MAX_SIDE; FrameError naming what is wrong."""
+def decode_frame(data: bytes, max_side: int = LIVE_MAX_SIDE) -> np.ndarray:
+    """JPEG/PNG bytes -> a BGR frame no larger than ``max_side``; FrameError naming what is wrong."""
     import cv2
 
     if not data:
@@ -53,10 +56,10 @@ def decode_frame(data: bytes) -> np.ndarray:
     h, w = frame.shape[:2]
     if min(h, w) < 64:
         raise FrameError(f"the frame is {w}x{h}: at least 64 px on each side is needed")
-    scale = MAX_SIDE / max(h, w)
-    if scale < 1 and min(h, w) * scale < 64:  # a strip: scaled down to MAX_SIDE, under 64 px across
+    scale = max_side / max(h, w)
+    if scale < 1 and min(h, w) * scale < 64:  # a strip: scaled down to max_side, under 64 px across
         raise FrameError(
-            f"the frame is {w}x{h}: scaled to at most {MAX_SIDE} px it is under 64 px on a side "
+            f"the frame is {w}x{h}: scaled to at most {max_side} px it is under 64 px on a side "
             "(send a photo of the table, not a strip)"
         )
     if scale < 1:

@@ -122,8 +122,12 @@ class CameraSource(Source):
     def _open(self) -> None:
         import cv2
 
-        target = int(self.spec) if is_whole_number(self.spec) else self.spec
-        self._cap = cv2.VideoCapture(target)
+        from companion.vision.sources import open_camera
+
+        if self.spec and is_whole_number(self.spec.partition("@")[0]):  # a device, asked for its frame size
+            self._cap = open_camera(self.spec)
+        else:  # a video file or URL
+            self._cap = cv2.VideoCapture(self.spec)
         if not self._cap.isOpened():
             raise OSError(f"camera {self.spec} cannot be opened")
 

@@ -97,3 +97,19 @@ def port(text: str) -> int:
 def share_below_1(text: str) -> float:
     """A share from 0 up to (not including) 1."""
     return _number(text, lambda v: 0 <= v < 1, "a share from 0 up to (not including) 1")
+
+
+def camera(text: str) -> str:
+    """A camera device number, optionally with the frame size to ask of it (``0``, ``0@1280x720``), or a
+    video file or URL (kept as given)."""
+    from companion.rules import is_whole_number
+
+    if not is_whole_number(text.partition("@")[0]):
+        return text
+    from companion.vision.sources import SourceError, parse_camera
+
+    try:
+        parse_camera(text)
+    except SourceError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._argtypes import camera as camera_type
 from ._argtypes import listen_host, positive, whole
 from ._argtypes import port as tcp_port
 from ._argtypes import seconds as seconds_type
@@ -327,7 +328,12 @@ def _run_demo(args: argparse.Namespace, db: str, dice: str, vision_why: str | No
 
 def register(subparsers) -> None:
     s = subparsers.add_parser("serve", help="serve the tablet page for a game at the table")
-    s.add_argument("--camera", help="camera to read dice from (OpenCV index such as 0, or a video URL)")
+    s.add_argument(
+        "--camera",
+        type=camera_type,
+        help="camera to read dice from: an OpenCV index such as 0, asked for 1920x1080 frames (0@1280x720 asks "
+        "for another size), or a video URL",
+    )
     s.add_argument("--serial", help="smart-dice bridge (pyserial URL: /dev/ttyACM0, socket://host:port, ...)")
     s.add_argument(
         "--model",

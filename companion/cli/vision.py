@@ -251,7 +251,11 @@ def register(subparsers) -> None:
     e.set_defaults(func=_eval)
 
     c = sub.add_parser("capture", help="save frames from a camera, video or folder for labelling")
-    c.add_argument("--source", default="camera:0", help="camera:N, a video file, or a folder of frames")
+    c.add_argument(
+        "--source",
+        default="camera:0",
+        help="camera:N (asked for 1920x1080 frames; camera:N@WxH asks for another size), a video file, or a folder of frames",
+    )
     c.add_argument("--out", required=True, help="folder to save the frames in")
     c.add_argument(
         "--every-ms", type=int, default=1000, help="milliseconds between saved frames (default 1000)"

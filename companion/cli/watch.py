@@ -107,7 +107,11 @@ def _watch(args) -> int:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("watch", help="camera loop: emit a roll event whenever the dice settle")
-    p.add_argument("--source", default="camera:0", help="camera:N, a video file, or a folder of frames")
+    p.add_argument(
+        "--source",
+        default="camera:0",
+        help="camera:N (asked for 1920x1080 frames; camera:N@WxH asks for another size), a video file, or a folder of frames",
+    )
     p.add_argument("--model", default="dragon-dice", help="bundle folder or shipped name (dragon-dice, d6)")
     p.add_argument(
         "--standard-model",

@@ -21,12 +21,52 @@ class SourceError(ValueError):
     """A frame source cannot be opened."""
 
 
+#: The frame size asked of a camera unless the source names one.  OpenCV opens most webcams at
+#: 640 x 480, where a d20 on a whole table is a few pixels across; every figure of the readers is for
+#: 1280 px frames or larger (models/polyhedral-oblique/MODEL_CARD.md: numerals read far more surely
+#: with more pixels across each die).  The driver gives the nearest size it has.
+CAMERA_SIZE = (1920, 1080)
+
+
+def parse_camera(text: str) -> tuple[int, tuple[int, int]]:
+    """``"0"`` or ``"0@1280x720"`` -> (device index, (width, height) asked); SourceError naming the text."""
+    index, _, size = str(text).partition("@")
+    if not is_whole_number(index):
+        raise SourceError(
+            f"a camera is a device number, optionally @WIDTHxHEIGHT (0, 0@1280x720), not {text!r}"
+        )
+    if not size:
+        return int(index), CAMERA_SIZE
+    w, _, h = size.lower().partition("x")
+    if not (is_whole_number(w) and is_whole_number(h)) or not (
+        160 <= int(w) <= 8192 and 120 <= int(h) <= 8192
+    ):
+        raise SourceError(
+            f"camera size {size!r} in {text!r}: expected WIDTHxHEIGHT in pixels, such as 1920x1080"
+        )
+    return int(index), (int(w), int(h))
+
+
+def open_camera(text: str):
+    """An OpenCV capture of camera ``text`` (``parse_camera``), asked for its frame size; the driver may
+    give another (read ``CAP_PROP_FRAME_WIDTH`` / ``HEIGHT`` back)."""
+    index, (w, h) = parse_camera(text)
+    cap = cv2.VideoCapture(index)
+    if cap.isOpened():
+        cap.set(cv2.CAP_PROP_FRAME_WIDTH, w)
+        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, h)
+    return cap
+
+
 def open_source(spec: str, fps: float = 30.0) -> Iterator[tuple[float, np.ndarray]]:
     if spec.startswith("camera:"):
-        index = spec.split(":", 1)[1]
-        if not is_whole_number(index):
-            raise SourceError(f"camera source must be camera:<number>, not {spec!r}")
-        return _capture(cv2.VideoCapture(int(index)), spec, live=True)
+        try:
+            cap = open_camera(spec.split(":", 1)[1])
+        except SourceError as exc:
+            raise SourceError(
+                f"camera source must be camera:<number>[@WIDTHxHEIGHT], not {spec!r}: {exc}"
+            ) from None
+        return _capture(cap, spec, live=True)
     path = Path(spec)
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)

@@ -95,3 +95,73 @@ def test_capture_from_a_source_it_refuses_makes_no_folder(tmp_path, capsys):
         assert main(["vision", "capture", "--source", source, "--out", str(out)]) == 2
         assert "error" in capsys.readouterr().err
         assert not (tmp_path / "frames").exists(), source
+
+
+class _FakeCapture:
+    """cv2.VideoCapture of a device that opens and remembers what it was asked for."""
+
+    made: list = []
+
+    def __init__(self, index):
+        self.index, self.asked = index, {}
+        _FakeCapture.made.append(self)
+
+    def isOpened(self):  # noqa: N802 - OpenCV's name
+        return True
+
+    def set(self, prop, value):
+        self.asked[prop] = value
+        return True
+
+    def get(self, prop):
+        return self.asked.get(prop, 30.0)
+
+    def read(self):
+        return False, None
+
+    def release(self):
+        pass
+
+
+def test_a_camera_is_asked_for_full_hd_frames_or_the_size_named(monkeypatch):
+    """OpenCV opens most webcams at 640x480; the readers were measured on 1280 px frames or larger."""
+    import cv2
+
+    from companion.vision import sources
+
+    monkeypatch.setattr(sources.cv2, "VideoCapture", _FakeCapture)
+    _FakeCapture.made = []
+    list(sources.open_source("camera:1"))
+    cap = _FakeCapture.made[-1]
+    assert cap.index == 1
+    assert (cap.asked[cv2.CAP_PROP_FRAME_WIDTH], cap.asked[cv2.CAP_PROP_FRAME_HEIGHT]) == (1920, 1080)
+    list(sources.open_source("camera:0@1280x720"))
+    cap = _FakeCapture.made[-1]
+    assert cap.index == 0 and cap.asked[cv2.CAP_PROP_FRAME_WIDTH] == 1280
+    for bad in ("camera:0@1280", "camera:0@x720", "camera:0@99999x720", "camera:0@1280x²"):
+        with pytest.raises(sources.SourceError, match="1920x1080|WIDTHxHEIGHT"):
+            sources.open_source(bad)
+    assert len(_FakeCapture.made) == 2  # a bad size opens no device
+
+
+def test_the_web_camera_asks_for_its_size_and_serve_refuses_a_bad_one(monkeypatch, tmp_path, capsys):
+    import cv2
+
+    from companion.cli import main
+    from companion.vision import sources
+    from web.sources import CameraSource
+
+    monkeypatch.setattr(sources.cv2, "VideoCapture", _FakeCapture)
+    _FakeCapture.made = []
+    for spec, size in (("2", (1920, 1080)), ("2@800x600", (800, 600))):
+        CameraSource(spec, store=None)._open()
+        cap = _FakeCapture.made[-1]
+        assert (cap.index, cap.asked[cv2.CAP_PROP_FRAME_WIDTH], cap.asked[cv2.CAP_PROP_FRAME_HEIGHT]) == (
+            2,
+            *size,
+        )
+    db = tmp_path / "g.sqlite"
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--db", str(db), "--camera", "0@wide", "--seconds", "1"])
+    assert stop.value.code == 2
+    assert "--camera" in capsys.readouterr().err and not db.exists()

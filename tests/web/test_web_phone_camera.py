@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from web_helpers import api
 
-from web.phone_camera import RESEARCH_S, FrameError, PhoneCamera, decode_frame
+from web.phone_camera import PHOTO_MAX_SIDE, RESEARCH_S, FrameError, PhoneCamera, decode_frame
 
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
@@ -78,6 +78,12 @@ def test_bad_frames_are_refused_and_change_nothing(client, host, game, data, kin
     after = client.get("/api/state").json
     assert client.get("/api/camera/phone").json["frames"] == 0
     assert after["seq"] == before["seq"] and after.get("reading") == before.get("reading")
+
+
+def test_a_photo_is_read_whole_and_a_live_frame_at_1920_px(client, host, game):
+    big = _jpeg(np.zeros((2400, 3200, 3), np.uint8))
+    assert _post_frame(client, big, host).json["size"] == [1920, 1440]
+    assert _post_frame(client, big, host, photo=True).json["size"] == [3200, 2400]
 
 
 def test_a_photo_of_the_roll_is_read_for_the_pending_roll(client, host, game):
@@ -149,11 +155,14 @@ def test_a_frame_over_its_limit_is_refused_naming_the_frame_limit(client, host, 
     assert r.status_code == 413 and "limit 262144 bytes" in r.json["message"]  # a JSON body: the app's limit
 
 
-def test_decode_frame_scales_large_photos_down():
+def test_decode_frame_scales_large_frames_down():
     big = np.zeros((3000, 4000, 3), np.uint8)
     ok, png = cv2.imencode(".png", big)
     frame = decode_frame(png.tobytes())
-    assert frame.shape == (1440, 1920, 3)
+    assert frame.shape == (1440, 1920, 3)  # a live frame
+    assert decode_frame(png.tobytes(), PHOTO_MAX_SIDE).shape == (3000, 4000, 3)  # a phone's whole photo
+    huge = np.zeros((4000, 6000, 3), np.uint8)
+    assert decode_frame(cv2.imencode(".png", huge)[1].tobytes(), PHOTO_MAX_SIDE).shape == (2731, 4096, 3)
     with pytest.raises(FrameError, match="not a JPEG or PNG"):
         decode_frame(b"\x00" * 100)
 
@@ -252,7 +261,8 @@ def test_phone_page_photo_per_roll_and_pairing(browser, serve, tmp_path):
     pending = _api(server, "GET", "/api/state")["pending"]
     image, _ = _rendered_roll(pending, seed=5)
     photo = tmp_path / "roll.jpg"
-    cv2.imwrite(str(photo), image)
+    # a phone's photo is large: it is sent and read whole (a live frame would be cut to 1920 px)
+    cv2.imwrite(str(photo), cv2.resize(image, (2880, 2880), interpolation=cv2.INTER_CUBIC))
     code = _api(server, "GET", "/api/pairing", token=token)["code"]
 
     ctx = browser.new_context(viewport={"width": 390, "height": 844})
@@ -270,6 +280,7 @@ def test_phone_page_photo_per_roll_and_pairing(browser, serve, tmp_path):
     page.set_input_files("#photo-input", str(photo))
     _wait_attr(page, "reads", 1)
     assert "read" in page.inner_text("#message")
+    assert page.get_attribute("body", "data-frame") == "2880x2880"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "phone-photo.png"))
     st = _api(server, "GET", "/api/state")

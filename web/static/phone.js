@@ -6,8 +6,10 @@
 "use strict";
 
 const LIVE_EVERY_MS = 300;     // a few frames a second are enough to see dice settle
-const LIVE_WIDTH = 1280;       // frames are sent at most this wide
-const PHOTO_WIDTH = 1600;
+const LIVE_WIDTH = 1920;       // frames are sent at most this wide (the server keeps 1920 px)
+// A photo is sent whole up to 4096 px (the server's limit): numerals on small dice read far more
+// surely with more pixels across each die (models/polyhedral-oblique/MODEL_CARD.md).
+const PHOTO_WIDTH = 4096;
 
 const $ = (sel) => document.querySelector(sel);
 const page = { sent: 0, mode: "starting", busy: false };
@@ -92,6 +94,7 @@ async function send(blob, photo) {
   $("#found").textContent = String(data.dice.length);
   document.body.dataset.found = String(data.dice.length);
   if (data.read) document.body.dataset.reads = String(Number(document.body.dataset.reads || 0) + 1);
+  if (data.size) document.body.dataset.frame = data.size.join("x");  // the size the server read
   return data;
 }
 
