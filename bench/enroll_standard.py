@@ -377,7 +377,7 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
                 s: ss.combined_figures(
                     {
                         x: np.concatenate([inputs[(k, s)][x] for k in KINDS if (k, s) in inputs])
-                        for x in ("kind_read", "kind_ok", "d", "level", "truth", "known")
+                        for x in ("kind_read", "kind_ok", "d", "level", "truth", "known", "px")
                     }
                     | {
                         "kind": "all",

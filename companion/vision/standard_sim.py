@@ -396,8 +396,8 @@ def calibrate_combined(
                 if size_bands:
                     band = np.searchsorted(size_bands, np.concatenate(sizes[kname]), side="right")
                     per = []
-                    for b in range(len(size_bands) + 1):
-                        sel_b = band == b
+                    for i_band in range(len(size_bands) + 1):
+                        sel_b = band == i_band
                         if sel_b.sum() >= MIN_BAND_DICE:
                             gb, bound = _smallest_margin(m[sel_b], g[sel_b], max_wrong)
                             met = met and bound

@@ -190,6 +190,7 @@ def test_calibration_chooses_a_margin_per_size_band():
     rec = {"d": np.full((n, 20), np.inf), "truth": truth, "known": np.zeros(n, bool), "px": px}
     inputs = {("d20", 0): ss.combined_inputs({"kind": kinds, "value": probs}, rec, "d20", 0)}
     spec = ss.calibrate_combined(inputs, levels=(0,), size_bands=(40.0, 90.0))
+    assert spec["levels"]["0"]["profile_weight"] == 0.0  # level 0 is the reader alone, bands or not
     small, middle, large = spec["levels"]["0"]["min_margin_by_size"]["d20"]
     assert spec["size_bands"] == [40.0, 90.0]
     assert middle == spec["levels"]["0"]["min_margin"]["d20"]  # no die in the middle band
@@ -210,6 +211,19 @@ def test_calibration_chooses_a_margin_per_size_band():
     wrong = read & (top != truth)
     assert wrong[px < 40].mean() <= 0.008 and wrong[px > 90].mean() <= 0.008
     assert read[px > 90].mean() > read[px < 40].mean()
+    # at a level with a profile the pair recorded is one of the grid's, and the one it read with: a
+    # profile that knows every value, nearest the truth, is weighed
+    near = np.full((n, 20), 1.2)
+    near[np.arange(n), truth] = 0.2
+    taught = {**rec, "d": near, "known": np.ones(n, bool)}
+    inputs2 = {("d20", 2): ss.combined_inputs({"kind": kinds, "value": probs}, taught, "d20", 2)}
+    spec2 = ss.calibrate_combined(inputs2, levels=(2,), size_bands=(40.0, 90.0))["levels"]["2"]
+    assert spec2["profile_weight"] in ss.COMBINED_WEIGHTS and spec2["profile_weight"] > 0
+    plain = ss.calibrate_combined(inputs2, levels=(2,))["levels"]["2"]
+    assert (spec2["profile_weight"], spec2["unknown_distance"]) == (
+        plain["profile_weight"],
+        plain["unknown_distance"],
+    )
     with pytest.raises(ValueError, match="size in the frame"):
         rec_nan = {**rec, "px": np.full(n, np.nan)}
         ss.calibrate_combined(

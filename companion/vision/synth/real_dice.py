@@ -719,6 +719,7 @@ def render_die_crop(
     cocked: bool = False,
     *,
     box_jitter: float = 0.03,
+    resolution: float = 1.0,
 ) -> np.ndarray:
     """One die of art family ``family`` showing face ``face_index`` up, as the reader crops it.
 
@@ -731,13 +732,18 @@ def render_die_crop(
     degrees onto an edge (its read face not up), most often leaning against another die under its
     raised side.
     Deterministic given ``rng``.  Raises :class:`companion.vision.synth.art.ArtError` naming a bad
-    family, die name or face index.
+    family, die name or face index.  ``resolution``: the camera's pixels against the 1280 px frame the
+    die sizes model (2.0: the die twice as many pixels across), as for ``render_polyhedral_crop``.
     """
+    if not (0.25 <= float(resolution) <= 8.0):
+        raise art.ArtError(
+            f"resolution {resolution!r} is outside 0.25-8 (the camera's pixels against 1280 px)"
+        )
     art.family_style(family)
     die = _catalogue_die(die_name, face_index)
     if int(size) < 8:
         raise art.ArtError(f"crop size {size} is too small (at least 8 pixels)")
-    target_px = float(np.exp(rng.uniform(np.log(24), np.log(90))))
+    target_px = float(np.exp(rng.uniform(np.log(24), np.log(90)))) * float(resolution)
     kind = FACES_TO_KIND[len(die.faces)]
     mm = float(SIZE_MM.get(die.size or "", 18) if kind == "d6" else KIND_MM.get(kind, 24))
     ppm = target_px / mm
