@@ -341,7 +341,9 @@ def _smallest_margin(margin: np.ndarray, good: np.ndarray, max_wrong: float) -> 
 
 
 #: A size band's own margin is chosen only from at least this many calibration dice of the kind read;
-#: a band with fewer keeps the kind's margin over all sizes.
+#: a band with fewer is not read for that kind (the grid's largest margin: a tap).  Keeping the kind's
+#: margin over all sizes there read 5.3 % of the calibration d10s under 40 px wrong: pooled over wide
+#: frames, that margin is set by large dice (models/polyhedral-oblique/CHANGELOG.md, 2026-11-27).
 MIN_BAND_DICE = 300
 
 
@@ -356,8 +358,8 @@ def calibrate_combined(
 
     With ``size_bands`` (die box sides in frame px; every input die's ``px`` known) each kind read
     also gets one margin per band: the smallest reading at most ``max_wrong`` of that band's dice
-    wrong (so any mix of sizes stays within it), or the kind's margin over all sizes where the band
-    holds fewer than ``MIN_BAND_DICE`` dice; the pair is then chosen by what these margins read."""
+    wrong (so any mix of sizes stays within it), or the grid's largest (not read) where the band holds
+    fewer than ``MIN_BAND_DICE`` dice; the pair is then chosen by what these margins read."""
     from companion.vision.combined_reading import Level, decide  # noqa: PLC0415
 
     size_bands = tuple(float(b) for b in size_bands)
@@ -401,8 +403,8 @@ def calibrate_combined(
                         if sel_b.sum() >= MIN_BAND_DICE:
                             gb, bound = _smallest_margin(m[sel_b], g[sel_b], max_wrong)
                             met = met and bound
-                        else:
-                            gb = gates[kname]
+                        else:  # too few dice of this size to say how sure a reading is: not read
+                            gb = float(COMBINED_MARGINS[-1])
                         per.append(gb)
                         gate[sel_b] = gb
                     by_size[kname] = per

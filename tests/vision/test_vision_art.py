@@ -254,6 +254,20 @@ def test_crop_is_deterministic_and_sized():
     assert render_die_crop(11, UNIT, 1, np.random.default_rng(5), size=32, cocked=True).shape == (32, 32, 3)
 
 
+def test_a_sharper_camera_renders_a_dragon_die_with_more_detail():
+    def detail(c):
+        g = cv2.cvtColor(c, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        return float(np.abs(cv2.Laplacian(g, cv2.CV_32F)).mean())
+
+    rngs = [np.random.default_rng(s) for s in range(6)]
+    base = [detail(render_die_crop(11, UNIT, 1, r)) for r in rngs]
+    rngs = [np.random.default_rng(s) for s in range(6)]
+    sharp = [detail(render_die_crop(11, UNIT, 1, r, resolution=3.0)) for r in rngs]
+    assert np.mean(sharp) > 1.2 * np.mean(base)
+    with pytest.raises(art.ArtError, match="resolution"):
+        render_die_crop(11, UNIT, 1, np.random.default_rng(0), resolution=0.0)
+
+
 def test_every_die_kind_renders(catalogue):
     rng = np.random.default_rng(0)
     for kind in (

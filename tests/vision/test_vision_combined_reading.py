@@ -193,7 +193,7 @@ def test_calibration_chooses_a_margin_per_size_band():
     assert spec["levels"]["0"]["profile_weight"] == 0.0  # level 0 is the reader alone, bands or not
     small, middle, large = spec["levels"]["0"]["min_margin_by_size"]["d20"]
     assert spec["size_bands"] == [40.0, 90.0]
-    assert middle == spec["levels"]["0"]["min_margin"]["d20"]  # no die in the middle band
+    assert middle == ss.COMBINED_MARGINS[-1]  # no die in the middle band: a size never read
     assert small > large
     rule = parse_rule(
         {
