@@ -338,7 +338,7 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
     embedder = FaceEmbedder(onnx, int(emeta.get("turns", 4)))
     cal_in = _combined_inputs(cal, faces, embedder)
     if a.calibrate:
-        spec = ss.calibrate_combined(cal_in, size_bands=a.size_bands)
+        spec = ss.calibrate_combined(cal_in, size_bands=a.size_bands, band_max_wrong=a.band_max_wrong)
         meta[COMBINED_KEY] = {
             "embedding_network": folder.name,
             "embedder_id": embedder_id(onnx),
@@ -349,8 +349,8 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
             "rule": "per level: for every (profile_weight, unknown_distance) of the grid, per die kind read the "
             "smallest min_margin reading at most max_wrong of that kind's dice wrong"
             + (
-                " (and per size band of the die's box in the frame, min_margin_by_size, from at least "
-                "min_band_dice dice of the band)"
+                " (and per size band of the die's box in the frame, min_margin_by_size: at most band_max_wrong "
+                "of the band's dice wrong, from at least min_band_dice dice of the band, else not read)"
                 if a.size_bands
                 else ""
             )
@@ -499,6 +499,12 @@ def main(argv=None) -> int:
         help=f"the camera frame's width in px: the dice are {BASE_WIDTH} px-frame sizes (26-90 px) scaled by "
         f"WIDTH/{BASE_WIDTH}; given more than once, the tables of every width are pooled; "
         f"default {BASE_WIDTH}, the frame every figure before 2026-11-27 was measured on",
+    )
+    ap.add_argument(
+        "--band-max-wrong",
+        type=float,
+        help="with --size-bands: the confidently-wrong share each size band's margin allows (default: the "
+        "kind's, 0.008)",
     )
     ap.add_argument(
         "--size-bands",

@@ -218,9 +218,16 @@ class OnnxFaceReader:
         self.turns = turns
         self.outputs = [o.name for o in self.session.get_outputs()]
 
+    #: Crops per run of the network: the memory of a run grows with its crops (a bench's thousands at
+    #: once took more than 24 GB).
+    batch = 512
+
     def __call__(self, crops: np.ndarray) -> dict[str, np.ndarray]:
         if len(crops) == 0:
             return {k: np.zeros((0, len(v))) for k, v in self.heads.items()}
+        if len(crops) > self.batch:
+            parts = [self(crops[i : i + self.batch]) for i in range(0, len(crops), self.batch)]
+            return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
         x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255
         n = len(x)
         if self.turns > 1:

@@ -348,7 +348,11 @@ MIN_BAND_DICE = 300
 
 
 def calibrate_combined(
-    inputs: dict, max_wrong: float = 0.008, levels=SHOTS, size_bands: tuple[float, ...] = ()
+    inputs: dict,
+    max_wrong: float = 0.008,
+    levels=SHOTS,
+    size_bands: tuple[float, ...] = (),
+    band_max_wrong: float | None = None,
 ) -> dict:
     """The ``combined_reading`` levels, chosen on CALIBRATION styles: for every level, every
     (profile_weight, unknown_distance) of the grid gets, per die kind read, the smallest margin gate
@@ -357,12 +361,13 @@ def calibrate_combined(
     ``combined_inputs``; level 0 (no value taught) is the reader alone (profile weight 0).
 
     With ``size_bands`` (die box sides in frame px; every input die's ``px`` known) each kind read
-    also gets one margin per band: the smallest reading at most ``max_wrong`` of that band's dice
-    wrong (so any mix of sizes stays within it), or the grid's largest (not read) where the band holds
+    also gets one margin per band: the smallest reading at most ``band_max_wrong`` (default
+    ``max_wrong``) of that band's dice wrong (so any mix of sizes stays within it), or the grid's largest (not read) where the band holds
     fewer than ``MIN_BAND_DICE`` dice; the pair is then chosen by what these margins read."""
     from companion.vision.combined_reading import Level, decide  # noqa: PLC0415
 
     size_bands = tuple(float(b) for b in size_bands)
+    band_max_wrong = max_wrong if band_max_wrong is None else float(band_max_wrong)
     if size_bands and any(np.isnan(inp["px"]).any() for inp in inputs.values()):
         raise ValueError("size bands need every die's size in the frame: render the tables again")
     kinds = sorted({k for k, _ in inputs}, key=KINDS.index)
@@ -401,7 +406,7 @@ def calibrate_combined(
                     for i_band in range(len(size_bands) + 1):
                         sel_b = band == i_band
                         if sel_b.sum() >= MIN_BAND_DICE:
-                            gb, bound = _smallest_margin(m[sel_b], g[sel_b], max_wrong)
+                            gb, bound = _smallest_margin(m[sel_b], g[sel_b], band_max_wrong)
                             met = met and bound
                         else:  # too few dice of this size to say how sure a reading is: not read
                             gb = float(COMBINED_MARGINS[-1])
@@ -426,5 +431,10 @@ def calibrate_combined(
         }
     spec: dict = {"levels": out, "max_wrong": max_wrong, "bound_met": met}
     if size_bands:
-        spec = {"size_bands": list(size_bands), "min_band_dice": MIN_BAND_DICE, **spec}
+        spec = {
+            "size_bands": list(size_bands),
+            "min_band_dice": MIN_BAND_DICE,
+            "band_max_wrong": band_max_wrong,
+            **spec,
+        }
     return spec

@@ -499,8 +499,9 @@ def test_the_camera_path_reads_with_the_combination(enrolled):
     probs = model.faces(np.stack([crop_die(frame, b) for b in det.xyxy]))
     emb, _ = model.embedder(embedding_crops(frame, det.xyxy, model.embed_crop, model.embed_margin))
     kinds = [model.kinds[k] for k in decode(probs["kind"], probs["value"], model.kinds)[0]]
+    sides = [float(max(b[2] - b[0], b[3] - b[1])) for b in det.xyxy]  # each die judged by its box's size
     expected = [
-        read_value(model.combined, k, probs["value"][i, : SIDES[k]], model.profile, emb[i])[0]
+        read_value(model.combined, k, probs["value"][i, : SIDES[k]], model.profile, emb[i], sides[i])[0]
         for i, k in enumerate(kinds)
     ]
     assert [d["value"] for d in read["dice"]] == expected

@@ -44,3 +44,14 @@ def test_eight_turns_read_a_mirrored_crop_the_same(crops):
 def test_an_unknown_number_of_views_is_refused(turns):
     with pytest.raises(ModelError, match="face_turns"):
         _reader(turns)
+
+
+def test_many_crops_are_read_in_batches_as_one_run_reads_them():
+    many = np.random.default_rng(9).integers(0, 256, (7, 64, 64, 3), dtype=np.uint8)
+    read = _reader(4)
+    whole = read(many)
+    read.batch = 3  # 3 + 3 + 1
+    parts = read(many)
+    assert set(parts) == set(whole)
+    for k in whole:
+        assert parts[k].shape == whole[k].shape and np.allclose(parts[k], whole[k], atol=1e-5)
