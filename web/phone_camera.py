@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from companion.vision import DEFAULT_STANDARD_MODEL
+from companion.vision.die_pixels import small_dice_note
 
 log = logging.getLogger("companion.web")
 
@@ -176,18 +177,20 @@ class PhoneCamera:
                     read_boxes = list((reading.get("boxes") or {}).values())
         if read_boxes:  # a read frame: the phone draws the dice read (the reading searched the frame already)
             out["dice"] = [{"box": [round(float(v), 1) for v in box]} for box in read_boxes]
-            return out
-        if self._still_boxes is not None:  # nothing moved since the last search: the same dice lie there
+        elif self._still_boxes is not None:  # nothing moved since the last search: the same dice lie there
             out["dice"] = [dict(d) for d in self._still_boxes[1]]
-            return out
-        try:
-            out["dice"] = [{"box": [round(float(v), 1) for v in box]} for box in self._find(frame)]
-            if still:
-                self._still_boxes = (t, [dict(d) for d in out["dice"]])
-        except Exception as exc:  # no model shipped: the phone still shows its view
-            out["message"] = (
-                out["message"] or f"dice are not found on this server ({exc}); tap faces on the page"
-            )
+        else:
+            try:
+                out["dice"] = [{"box": [round(float(v), 1) for v in box]} for box in self._find(frame)]
+                if still:
+                    self._still_boxes = (t, [dict(d) for d in out["dice"]])
+            except Exception as exc:  # no model shipped: the phone still shows its view
+                out["message"] = (
+                    out["message"] or f"dice are not found on this server ({exc}); tap faces on the page"
+                )
+        note = small_dice_note([d["box"] for d in out["dice"]])
+        if note:  # the player placing the phone should know the dice are few pixels across
+            out["message"] = f"{out['message']}; {note}" if out["message"] else note[0].upper() + note[1:]
         return out
 
     def _find(self, frame: np.ndarray):

@@ -107,6 +107,7 @@ class CameraSource(Source):
     def __init__(self, spec, store, model: str = "dragon-dice", standard_model: str = DEFAULT_STANDARD_MODEL):
         super().__init__(None if spec is None else str(spec), store)
         self._cap = None
+        self._sized = False  # the frame size of this connection was reported
         self._frame = None
         self._frame_lock = threading.Lock()
         self.frames = 0
@@ -130,6 +131,7 @@ class CameraSource(Source):
             self._cap = cv2.VideoCapture(self.spec)
         if not self._cap.isOpened():
             raise OSError(f"camera {self.spec} cannot be opened")
+        self._sized = False
 
     def _poll(self) -> None:
         ok, frame = self._cap.read()
@@ -138,6 +140,18 @@ class CameraSource(Source):
         with self._frame_lock:
             self._frame = frame
             self.frames += 1
+        if not self._sized:  # the size the device gave (it may not be the one asked for): the pages show it
+            self._sized = True
+            h, w = frame.shape[:2]
+            self._set(
+                "connected",
+                f"{w}x{h} frames"
+                + (
+                    ""
+                    if w >= 1280
+                    else ": under 1280 px wide the dice are few pixels across and read less often"
+                ),
+            )
         self._maybe_read(frame)
         time.sleep(0.03)
 

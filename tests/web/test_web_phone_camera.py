@@ -338,3 +338,59 @@ def test_a_still_table_is_searched_once_until_something_moves():
     ]  # searched once still, then kept
     cam.push(moved, now=1.5 + RESEARCH_S)  # a long quiet while: searched again all the same
     assert len(finds) == 4
+
+
+def test_the_phone_is_told_when_the_dice_are_few_pixels_across():
+    """The median die under 40 px across: the answer says so, with the size, and how to do better."""
+
+    class Store:
+        def notice(self, kind, payload):
+            pass
+
+    frame = np.zeros((240, 320, 3), np.uint8)
+    small = PhoneCamera(
+        Store(), reader=lambda store, f: None, finder=lambda f: [[0, 0, 30, 20], [50, 50, 82, 80]]
+    )
+    out = small.push(frame, now=0.0)
+    assert "about 31 px across" in out["message"] and "closer" in out["message"]
+    large = PhoneCamera(
+        Store(), reader=lambda store, f: None, finder=lambda f: [[0, 0, 60, 50], [50, 50, 130, 120]]
+    )
+    assert "px across" not in large.push(frame, now=0.0)["message"]
+    nothing = PhoneCamera(Store(), reader=lambda store, f: None, finder=lambda f: [])
+    assert nothing.push(frame, now=0.0)["message"] == ""
+
+
+def test_die_sides_and_the_note():
+    from companion.vision.die_pixels import SMALL_DIE_PX, die_sides, small_dice_note
+
+    assert die_sides([[0, 0, 10, 30], [5, 5, 50, 15]]).tolist() == [30.0, 45.0]
+    assert small_dice_note([]) is None
+    assert small_dice_note([[0, 0, SMALL_DIE_PX, 10]]) is None
+    assert str(round(SMALL_DIE_PX - 1)) in small_dice_note([[0, 0, SMALL_DIE_PX - 1, 10]])
+
+
+def test_a_camera_says_the_frame_size_it_gives(tmp_path):
+    """The device may not give the size asked: the camera's status names the size of its frames."""
+    from web.sources import CameraSource
+
+    class Store:
+        def __init__(self):
+            self.notices = []
+
+        def notice(self, kind, payload):
+            self.notices.append(payload)
+
+    video = tmp_path / "cam.avi"
+    out = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (160, 120))
+    for _ in range(3):
+        out.write(np.full((120, 160, 3), 60, np.uint8))
+    out.release()
+    store = Store()
+    cam = CameraSource(str(video), store)
+    cam._maybe_read = lambda frame: None  # no roll to read: only the frames' size is at stake
+    cam._open()
+    cam._poll()
+    cam._poll()
+    assert cam.status()["message"].startswith("160x120 frames: under 1280 px wide")
+    assert sum("160x120" in n.get("message", "") for n in store.notices) == 1  # said once per connection
