@@ -124,9 +124,26 @@ def tables_of(families, args, split: str, seed: int) -> list:
         "workers": args.workers,
         "progress": _progress(split),
     }
+    resolution = getattr(args, "frame_width", 1280) / 1280
     if args.tables_cache:
         return es.cached_tables(
-            args.tables_cache, split, families, log=lambda m: print(m, file=sys.stderr, flush=True), **render
+            args.tables_cache,
+            split,
+            families,
+            log=lambda m: print(m, file=sys.stderr, flush=True),
+            resolution=resolution,
+            **render,
+        )
+    if resolution != 1.0:
+        return es.render_each(
+            es._one_table,
+            es.table_args(
+                families,
+                **{k: render[k] for k in ("tables_per_family", "queries", "seed")},
+                resolution=resolution,
+            ),
+            workers=args.workers,
+            progress=render["progress"],
         )
     return es.render_tables(families, **render)
 
@@ -155,6 +172,7 @@ def records_key(embedder, args, families, seed: int) -> dict:
         "tables_per_family": int(args.tables_per_family),
         "queries": int(args.queries),
         "seed": int(seed),
+        **({"frame_width": int(args.frame_width)} if getattr(args, "frame_width", 1280) != 1280 else {}),
     }
 
 
@@ -445,6 +463,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--embedding", default="face-embed", help="embedding network (name or folder)")
     ap.add_argument("--tables-per-family", type=int, default=3)
+    ap.add_argument(
+        "--frame-width",
+        type=int,
+        default=1280,
+        help="the camera frame's width in px: the dice are sized for a 1280 px frame (24-90 px) times WIDTH/1280; "
+        "the default is the frame every figure before 2026-11-27 was measured on",
+    )
     ap.add_argument("--queries", type=int, default=60, help="dice read per table")
     ap.add_argument("--workers", type=int, default=0, help="processes rendering tables (0: this one)")
     ap.add_argument(
@@ -520,6 +545,10 @@ def main(argv=None) -> int:
         "machine's other jobs wait those few seconds): the nearest to an idle machine",
     )
     a = ap.parse_args(argv)
+    if not 320 <= a.frame_width <= 8192:
+        ap.error(f"--frame-width {a.frame_width} is outside 320-8192 px")
+    if a.frame_width != 1280 and a.calibrate:
+        ap.error("--calibrate chooses the shipped gates on 1280 px frames only (not --frame-width)")
     if a.render_only:
         if not a.tables_cache:
             ap.error("--render-only needs --tables-cache DIR (where the renders are kept)")
@@ -527,7 +556,7 @@ def main(argv=None) -> int:
     folder, meta = embedding_model(a.embedding)
     embedder = FaceEmbedder(folder / meta.get("onnx", "embed.onnx"), int(meta.get("turns", 4)))
     settings = meta.get("reading", {})
-    report: dict = {"embedding": str(folder)}
+    report: dict = {"embedding": str(folder), "frame_width": a.frame_width}
     if a.timings_only:
         report["timings"] = timings(embedder, folder, a.frames, a.repeat, a.realtime)
         print_timings(report["timings"])

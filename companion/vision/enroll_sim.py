@@ -56,7 +56,8 @@ def _one_table(args: tuple) -> Table:
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
     from companion.vision.synth.real_dice import render_die_crop  # noqa: PLC0415
 
-    fam, seed, queries, max_shots, withheld, cocked = args
+    fam, seed, queries, max_shots, withheld, cocked, *more = args
+    resolution = float(more[0]) if more else 1.0  # the camera's pixels against a 1280 px frame
     rng = np.random.default_rng(seed)
     groups = _species_dice(load_catalogue())
     names = sorted(groups)
@@ -75,7 +76,9 @@ def _one_table(args: tuple) -> Table:
         crops = []
         for _ in range(max_shots):
             j, k = faces[key][int(rng.integers(len(faces[key])))]
-            crops.append(render_die_crop(fam, dice[j].name, k, rng, size=64, cocked=False))
+            crops.append(
+                render_die_crop(fam, dice[j].name, k, rng, size=64, cocked=False, resolution=resolution)
+            )
         j, k = faces[key][0]
         enrol[key] = (np.stack(crops), face_label(dice[j], k))
     qs = []
@@ -83,7 +86,9 @@ def _one_table(args: tuple) -> Table:
         j = int(rng.integers(len(dice)))
         k = int(rng.integers(len(dice[j].faces)))
         c = bool(rng.random() < cocked)
-        qs.append((j, k, c, render_die_crop(fam, dice[j].name, k, rng, size=64, cocked=c)))
+        qs.append(
+            (j, k, c, render_die_crop(fam, dice[j].name, k, rng, size=64, cocked=c, resolution=resolution))
+        )
     return Table(int(fam), [d.name for d in dice], enrol, qs, hold)
 
 
@@ -122,11 +127,23 @@ def table_args(
     withheld: float = 0.15,
     cocked: float = 0.1,
     seed: int = 0,
+    resolution: float = 1.0,
 ) -> list[tuple]:
-    """The arguments of each table ``render_tables`` renders (``_one_table``'s), in order."""
+    """The arguments of each table ``render_tables`` renders (``_one_table``'s), in order.  ``resolution``
+    (the camera's pixels against a 1280 px frame) is named only when it is not 1, so tables rendered
+    before it existed keep their arguments."""
     rng = np.random.default_rng(seed)
+    more = () if float(resolution) == 1.0 else (float(resolution),)
     return [
-        (int(f), int(rng.integers(2**31)), int(queries), int(max_shots), float(withheld), float(cocked))
+        (
+            int(f),
+            int(rng.integers(2**31)),
+            int(queries),
+            int(max_shots),
+            float(withheld),
+            float(cocked),
+            *more,
+        )
         for f in families
         for _ in range(tables_per_family)
     ]
@@ -240,6 +257,7 @@ def cached_tables(
     workers: int = 0,
     progress=None,
     log=None,
+    resolution: float = 1.0,
 ) -> list[Table]:
     """``render_tables(families, ...)``, kept in ``cache_dir``: one folder per split and arguments
     (``<split>-<digest of the arguments>``, with ``key.json`` saying which), one file per table,
@@ -256,6 +274,7 @@ def cached_tables(
         withheld=withheld,
         cocked=cocked,
         seed=seed,
+        resolution=resolution,
     )
     key = {
         "split": str(split),
@@ -268,6 +287,8 @@ def cached_tables(
         "seed": int(seed),
         "crop_size": 64,
     }
+    if float(resolution) != 1.0:  # named only then: caches made before it keep their folder
+        key["resolution"] = float(resolution)
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
     folder = Path(cache_dir) / f"{split}-{digest}"
     folder.mkdir(parents=True, exist_ok=True)

@@ -31,7 +31,7 @@ def _bench():
 
 def _fake_table(args: tuple) -> es.Table:
     """A table drawn from its arguments alone (fast; stands in for the renderer)."""
-    fam, seed, queries, shots, _, _ = args
+    fam, seed, queries, shots, _, _, *_ = args
     rng = np.random.default_rng(seed)
     crop = lambda: rng.integers(0, 256, (64, 64, 3), dtype=np.uint8)  # noqa: E731
     label = FaceLabel("d6", "Melee", 2, "Dwarves/Mammoth Rider", "Dwarves")
@@ -105,10 +105,17 @@ def test_other_arguments_render_anew_in_their_own_folder(tmp_path, fake_renderer
         before = len(fake_renderer)
         es.cached_tables(tmp_path, "calibration", [46, 47], **{**ARGS, **change})
         assert fake_renderer[before:] == es.table_args([46, 47], **{**ARGS, **change}), change
+    # a sharper camera: its own folder and arguments; a resolution of 1 keeps the arguments of before
+    assert es.table_args([46, 47], **ARGS, resolution=1.0) == es.table_args([46, 47], **ARGS)
+    before = len(fake_renderer)
+    es.cached_tables(tmp_path, "calibration", [46, 47], **ARGS, resolution=2.5)
+    assert fake_renderer[before:] == es.table_args([46, 47], **ARGS, resolution=2.5)
+    assert all(a[-1] == 2.5 for a in fake_renderer[before:])
+    del fake_renderer[before:]  # the tables at 2.5 do not count below
     es.cached_tables(tmp_path, "calibration", [46, 48], **ARGS)  # other families
     es.cached_tables(tmp_path, "fresh", [46, 47], **ARGS)  # another split
     assert len(fake_renderer) == 4 + 4 + 4 + 6 + 4 + 4 + 4 + 4
-    assert len(list(tmp_path.iterdir())) == 8
+    assert len(list(tmp_path.iterdir())) == 9  # the 2.5 folder too
 
 
 def test_an_interrupted_render_goes_on_where_it_stopped(tmp_path, fake_renderer):
@@ -346,3 +353,21 @@ def test_the_family_aware_selection_passes_over_a_rule_that_holds_only_on_averag
     # no rule holds: the one with the lowest bound
     figs["strict"] = _left_out([6, 6, 6] + [0] * 29, 0.30)
     assert es.choose_rule({}, rules, family_confidence=0.95, draws=24)[0] == "strict"
+
+
+def test_a_table_for_a_sharper_camera_draws_larger_dice():
+    """``_one_table`` with a resolution: the same army, its crops drawn with more pixels (the table under
+    each die is drawn at the frame's scale, so later draws, such as the queries' faces, may differ)."""
+    args = es.table_args([46], tables_per_family=1, queries=3, max_shots=1, seed=3)[0]
+    plain = es._one_table(args)
+    sharp = es._one_table((*args, 3.0))
+    assert plain.dice == sharp.dice and list(plain.enrol) == list(sharp.enrol)
+
+    def detail(crops):
+        import cv2
+
+        return np.mean(
+            [np.abs(cv2.Laplacian(c.mean(2).astype(np.float32), cv2.CV_32F)).mean() for c in crops]
+        )
+
+    assert detail([q[3] for q in sharp.queries]) > detail([q[3] for q in plain.queries])
