@@ -655,20 +655,6 @@ def _random_neighbour(rng, species: str | None = None):
     return dice[int(rng.integers(len(dice)))]
 
 
-def _scene_crop(
-    rng,
-    family: int,
-    main: _Placed,
-    size: int,
-    neighbours: list[_Placed],
-    cam: _Camera,
-    light: np.ndarray,
-    box_jitter: float = 0.03,
-) -> np.ndarray:
-    """Draw ``main`` (at the world origin) and its neighbours on a table and crop like the reader."""
-    return _scene_shot(rng, family, main, size, neighbours, cam, light, box_jitter)[0]
-
-
 def _scene_shot(
     rng,
     family: int,
@@ -679,7 +665,8 @@ def _scene_shot(
     light: np.ndarray,
     box_jitter: float = 0.03,
 ) -> tuple[np.ndarray, float]:
-    """``_scene_crop``'s crop and the longest side (px) of the box it was cut from, in the frame."""
+    """Draw ``main`` (at the world origin) and its neighbours on a table and crop like the reader: the
+    crop, and the longest side (px) of the box it was cut from, in the frame."""
     w = _world(main)
     pts = cam.project(w)
     lo, hi = pts.min(0), pts.max(0)
@@ -770,7 +757,7 @@ def render_die_crop(
         _touch(main, q, rng, float(rng.uniform(0.0, 0.2)))
         if not any(_overlap(q, o) for o in neighbours):
             neighbours.append(q)
-    return _scene_crop(rng, family, main, int(size), neighbours, cam, light, float(box_jitter))
+    return _scene_shot(rng, family, main, int(size), neighbours, cam, light, float(box_jitter))[0]
 
 
 def render_table(
@@ -926,7 +913,7 @@ def place_face_picture(
     arts[s.top] = cv2.resize(square, (px, px), interpolation=cv2.INTER_AREA)
     p = _Placed(look, arts, _pose(rng, False), np.zeros(3))
     _settle(p)
-    return _scene_crop(rng, 0, p, int(size), [], _camera(rng, ppm), _light(rng))
+    return _scene_shot(rng, 0, p, int(size), [], _camera(rng, ppm), _light(rng))[0]
 
 
 # --------------------------------------------------------------------------- standard (polyhedral) dice
