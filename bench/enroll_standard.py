@@ -542,6 +542,8 @@ def main(argv=None) -> int:
         or any(y <= x for x, y in zip(a.size_bands, a.size_bands[1:], strict=False))
     ):
         ap.error("--size-bands: rising die sizes in px, with --calibrate --combined only")
+    if a.band_max_wrong is not None and (not a.size_bands or not 0 < a.band_max_wrong < 1):
+        ap.error("--band-max-wrong: a share between 0 and 1 (such as 0.006), with --size-bands only")
     if a.plot_only:
         plot(json.loads(Path(a.plot_only).read_text()), Path(a.plot))
         print(f"plot: {a.plot}")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from companion.vision.synth.standard_styles import (
     CALIBRATION_STYLES,
@@ -251,3 +252,35 @@ def test_figures_of_no_records_are_empty_not_a_crash():
     from companion.vision import standard_sim as ss
 
     assert ss.curves({}, {"scale": 8.0, "max_distance": 0.3, "min_confidence": 0.4}) == {}
+
+
+def _bench_standard():
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "enroll_standard.py"
+    spec = importlib.util.spec_from_file_location("bench_enroll_standard_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_bench_reads_dice_sized_for_a_wider_frame_and_reports_them_by_size(tmp_path):
+    """``--frame-width``: the dice are drawn that many times larger, kept apart in the cache, and the
+    by-size table counts them in the larger bands; bad widths and bands are refused."""
+    bench = _bench_standard()
+    out = tmp_path / "r.json"
+    common = ["--combined", "polyhedral-oblique", "--kinds", "d8", "--cal-styles", "0", "--test-styles", "1"]
+    common += ["--cache", str(tmp_path / "c"), "--plot", ""]
+    assert bench.main([*common, "--frame-width", "3840", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["frame_width"] == [3840]
+    by_size = report["combined"]["polyhedral-oblique"]["test_by_size"]["d8"]
+    assert sum(f["queries"] for f in by_size.values()) == 24
+    # 26-90 px dice of a 1280 px frame, three times larger: none in the small bands
+    assert not {"0-40 px", "40-60 px"} & set(by_size) and by_size[">= 135 px"]["queries"] >= 12
+    assert [p.name for p in (tmp_path / "c").iterdir()] == ["test_1styles_d8_seed0_w3840.npz"]
+    for bad in (["--frame-width", "100"], ["--band-max-wrong", "0.5"], ["--size-bands", "40,60"]):
+        with pytest.raises(SystemExit):
+            bench.main([*common, *bad])
