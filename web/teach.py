@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 from flask import Blueprint, current_app, jsonify, render_template, request
 
+from companion.vision.die_pixels import small_dice_note
+
 from .errors import APIError, Conflict
 from .security import request_role, require
 from .table_profile import agreed_reading, table_vision
@@ -224,6 +226,8 @@ def _look_view(lid: str, look: dict, vision) -> dict:
         "dice": dice,
         "known": known_view(profile, look["roster"]),
         "faces_known": len(profile) if profile is not None else 0,
+        # the dice few pixels across: the player placing the camera should move it closer
+        "note": small_dice_note(look["boxes"]),
     }
 
 

@@ -670,3 +670,18 @@ def test_an_unread_die_carries_its_nearest_known_faces_and_a_read_or_cocked_one_
     profile.settings.update(cocked_threshold=0.0)
     look = client.post("/api/teach/look", json={"dice": names}, headers=host).json
     assert look["dice"] and all(d["read"]["cocked"] and d["likely"] == [] for d in look["dice"])
+
+
+def test_a_look_at_dice_few_pixels_across_says_so(app, client, host, game):
+    """The player placing the camera is told when the dice are small in its frame, never when they are large."""
+    import cv2
+
+    names = client.get("/api/teach").json["armies"][0]["dice"]
+    frame, _ = _show(app, [(n, 0) for n in names], seed=5)
+    camera = app.extensions["sources"].camera
+    camera._frame = cv2.resize(frame, None, fx=0.4, fy=0.4, interpolation=cv2.INTER_AREA)  # dice ~34 px
+    small = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    assert small["dice"] and "px across" in small["note"] and "closer" in small["note"]
+    camera._frame = cv2.resize(frame, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_LINEAR)
+    large = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    assert large["dice"] and large["note"] is None

@@ -154,7 +154,8 @@ async function doLook() {
     page.look = await json("POST", "/api/teach/look", { dice });
     page.lastTaught = null;
     const unread = page.look.dice.filter((d) => d.read.unreadable).length;
-    say(`${page.look.dice.length} dice found, ${unread} unread. Tap the face each die shows.`);
+    say(`${page.look.dice.length} dice found, ${unread} unread. Tap the face each die shows.`
+      + (page.look.note ? ` Note: ${page.look.note}.` : ""));
     drawLook();
   } catch (e) { say(e.message, true); }
   $("#look").disabled = !page.canChange;
