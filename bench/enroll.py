@@ -123,27 +123,11 @@ def tables_of(families, args, split: str, seed: int) -> list:
         "seed": seed,
         "workers": args.workers,
         "progress": _progress(split),
+        "resolution": getattr(args, "frame_width", 1280) / 1280,
     }
-    resolution = getattr(args, "frame_width", 1280) / 1280
     if args.tables_cache:
         return es.cached_tables(
-            args.tables_cache,
-            split,
-            families,
-            log=lambda m: print(m, file=sys.stderr, flush=True),
-            resolution=resolution,
-            **render,
-        )
-    if resolution != 1.0:
-        return es.render_each(
-            es._one_table,
-            es.table_args(
-                families,
-                **{k: render[k] for k in ("tables_per_family", "queries", "seed")},
-                resolution=resolution,
-            ),
-            workers=args.workers,
-            progress=render["progress"],
+            args.tables_cache, split, families, log=lambda m: print(m, file=sys.stderr, flush=True), **render
         )
     return es.render_tables(families, **render)
 

@@ -14,7 +14,6 @@ import time
 
 from flask import Flask
 
-from companion.rules import is_whole_number
 from companion.vision import DEFAULT_STANDARD_MODEL
 
 log = logging.getLogger("companion.web")
@@ -123,9 +122,9 @@ class CameraSource(Source):
     def _open(self) -> None:
         import cv2
 
-        from companion.vision.sources import open_camera
+        from companion.vision.sources import is_device, open_camera
 
-        if self.spec and is_whole_number(self.spec.partition("@")[0]):  # a device, asked for its frame size
+        if self.spec and is_device(self.spec):  # a device, asked for its frame size
             self._cap = open_camera(self.spec)
         else:  # a video file or URL
             self._cap = cv2.VideoCapture(self.spec)

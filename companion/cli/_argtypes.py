@@ -102,11 +102,10 @@ def share_below_1(text: str) -> float:
 def camera(text: str) -> str:
     """A camera device number, optionally with the frame size to ask of it (``0``, ``0@1280x720``), or a
     video file or URL (kept as given)."""
-    from companion.rules import is_whole_number
+    from companion.vision.sources import SourceError, is_device, parse_camera
 
-    if not is_whole_number(text.partition("@")[0]):
+    if not is_device(text):
         return text
-    from companion.vision.sources import SourceError, parse_camera
 
     try:
         parse_camera(text)

@@ -103,9 +103,11 @@ def render_tables(
     seed: int = 0,
     workers: int = 0,
     progress=None,
+    resolution: float = 1.0,
 ) -> list[Table]:
     """Render the tables of a simulation (``real_dice.render_die_crop``; torch-free), in ``workers``
-    processes (0: in this one).  The same arguments render the same tables."""
+    processes (0: in this one).  The same arguments render the same tables; ``resolution``: the
+    camera's pixels against a 1280 px frame."""
     args = table_args(
         families,
         tables_per_family=tables_per_family,
@@ -114,6 +116,7 @@ def render_tables(
         withheld=withheld,
         cocked=cocked,
         seed=seed,
+        resolution=resolution,
     )
     return render_each(_one_table, args, workers=workers, progress=progress)
 

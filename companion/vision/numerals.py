@@ -28,6 +28,7 @@ import numpy as np
 from companion.vision import DEFAULT_STANDARD_MODEL
 from companion.vision.combined_reading import COMBINED_KEY, CombinationError, parse_rule, read_value
 from companion.vision.crops import CROP_SIZE, crop_die
+from companion.vision.die_pixels import die_sides
 from companion.vision.onnx_session import model_description, read_model_json
 from companion.vision.profile import STANDARD_SIDES
 from companion.vision.reader import (
@@ -183,10 +184,15 @@ class NumeralModel:
         emb, pc = self.embedder(embedding_crops(image, boxes, self.embed_crop, self.embed_margin))
         if self.combined is not None:  # the reader's value probabilities and the profile's distances
             cocked_at = self.profile.gate(standard=True)["cocked_threshold"]
+            sides = die_sides(boxes)  # each die is judged by its box's size in the frame
             for i, r in enumerate(out):
-                side = float(max(boxes[i, 2] - boxes[i, 0], boxes[i, 3] - boxes[i, 1]))
                 value, c = read_value(
-                    self.combined, r.kind, probs["value"][i, : SIDES[r.kind]], self.profile, emb[i], side
+                    self.combined,
+                    r.kind,
+                    probs["value"][i, : SIDES[r.kind]],
+                    self.profile,
+                    emb[i],
+                    float(sides[i]),
                 )
                 if pc[i] >= cocked_at:
                     value = None

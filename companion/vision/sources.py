@@ -28,6 +28,11 @@ class SourceError(ValueError):
 CAMERA_SIZE = (1920, 1080)
 
 
+def is_device(text: str) -> bool:
+    """Whether a camera source names a device (``0``, ``0@1280x720``) rather than a video file or URL."""
+    return is_whole_number(str(text).partition("@")[0])
+
+
 def parse_camera(text: str) -> tuple[int, tuple[int, int]]:
     """``"0"`` or ``"0@1280x720"`` -> (device index, (width, height) asked); SourceError naming the text."""
     index, _, size = str(text).partition("@")

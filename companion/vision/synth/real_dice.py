@@ -693,6 +693,14 @@ def _scene_shot(
     return crop_die(img, box, size, CROP_MARGIN), float(max(box[2] - box[0], box[3] - box[1]))
 
 
+def _check_resolution(resolution: float) -> None:
+    """A camera resolution against the 1280 px frame the renders' die sizes model, or ArtError."""
+    if not (0.25 <= float(resolution) <= 8.0):
+        raise art.ArtError(
+            f"resolution {resolution!r} is outside 0.25-8 (the camera's pixels against 1280 px)"
+        )
+
+
 def _camera(rng, ppm: float) -> _Camera:
     return _Camera(np.radians(rng.uniform(*TILT_RANGE)), float(rng.uniform(250, 700)), ppm)
 
@@ -722,10 +730,7 @@ def render_die_crop(
     family, die name or face index.  ``resolution``: the camera's pixels against the 1280 px frame the
     die sizes model (2.0: the die twice as many pixels across), as for ``render_polyhedral_crop``.
     """
-    if not (0.25 <= float(resolution) <= 8.0):
-        raise art.ArtError(
-            f"resolution {resolution!r} is outside 0.25-8 (the camera's pixels against 1280 px)"
-        )
+    _check_resolution(resolution)
     art.family_style(family)
     die = _catalogue_die(die_name, face_index)
     if int(size) < 8:
@@ -1004,7 +1009,12 @@ def _upright_turn(cam: _Camera, pose: np.ndarray, frame) -> float:
     return float(np.degrees(np.arctan2(d[0], -d[1])))
 
 
-def render_polyhedral_crop(
+def render_polyhedral_crop(*args, **kwargs) -> np.ndarray:
+    """:func:`render_polyhedral_shot`'s crop alone (the same arguments, the same draws)."""
+    return render_polyhedral_shot(*args, **kwargs)[0]
+
+
+def render_polyhedral_shot(
     kind: str,
     value: int,
     rng: np.random.Generator,
@@ -1013,7 +1023,7 @@ def render_polyhedral_crop(
     *,
     cocked: bool = False,
     resolution: float = 1.0,
-) -> np.ndarray:
+) -> tuple[np.ndarray, float]:
     """A standard die (``kind`` "d4", "d6", "d8", "d10", "d12" or "d20") showing ``value``, as the
     reader crops it: seen obliquely (camera 30-60 degrees from straight down), on a table.
 
@@ -1030,26 +1040,11 @@ def render_polyhedral_crop(
     is the camera's against that frame (2.0: a 2560 px frame of the same view, so the die is twice as
     many pixels across before the crop is resized to ``size``).  The draws up to the die's pose do not
     depend on it; the table under the die is drawn at the frame's scale, so later draws may.
+
+    Returns the crop and the longest side in px of the box it was cut from in the frame (the size a
+    reader knows of a die it boxed).
     """
-    return render_polyhedral_shot(kind, value, rng, style_seed, size, cocked=cocked, resolution=resolution)[0]
-
-
-def render_polyhedral_shot(
-    kind: str,
-    value: int,
-    rng: np.random.Generator,
-    style_seed: int = 0,
-    size: int = 64,
-    *,
-    cocked: bool = False,
-    resolution: float = 1.0,
-) -> tuple[np.ndarray, float]:
-    """:func:`render_polyhedral_crop`'s crop (the same draws) and the longest side in px of the box it
-    was cut from in the frame: the size a reader knows of a die it boxed."""
-    if not (0.25 <= float(resolution) <= 8.0):
-        raise art.ArtError(
-            f"resolution {resolution!r} is outside 0.25-8 (the camera's pixels against 1280 px)"
-        )
+    _check_resolution(resolution)
     if kind not in POLY_VALUES:
         raise art.ArtError(f"unknown standard die kind {kind!r} (known: {', '.join(POLY_VALUES)})")
     if int(value) not in POLY_VALUES[kind]:

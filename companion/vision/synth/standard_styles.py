@@ -51,18 +51,17 @@ TEST_STYLES: tuple[int, ...] = tuple(range(200_000, 200_060))
 SPLITS = {"train": TRAIN_STYLES, "calibration": CALIBRATION_STYLES, "test": TEST_STYLES}
 
 
-def render_value(
-    kind: str, value: int, rng: np.random.Generator, style: int, size: int = 64, resolution: float = 1.0
-) -> np.ndarray:
-    """One die of ``kind`` showing ``value`` (1..sides; a d10's 10 is printed "0") in ``style``;
-    ``resolution``: the camera's pixels against a 1280 px frame (``render_polyhedral_crop``)."""
-    return render_value_shot(kind, value, rng, style, size, resolution)[0]
+def render_value(*args, **kwargs) -> np.ndarray:
+    """:func:`render_value_shot`'s crop alone (the same arguments, the same draws)."""
+    return render_value_shot(*args, **kwargs)[0]
 
 
 def render_value_shot(
     kind: str, value: int, rng: np.random.Generator, style: int, size: int = 64, resolution: float = 1.0
 ) -> tuple[np.ndarray, float]:
-    """``render_value``'s crop (the same draws) and the longest side in px of its box in the frame."""
+    """One die of ``kind`` showing ``value`` (1..sides; a d10's 10 is printed "0") in ``style``, and the
+    longest side in px of its box in the frame; ``resolution``: the camera's pixels against a 1280 px
+    frame (``render_polyhedral_shot``)."""
     from companion.vision.synth.real_dice import render_polyhedral_shot  # noqa: PLC0415
 
     shown = 0 if kind == "d10" and int(value) == 10 else int(value)
