@@ -22,6 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.vision.box_refine import BoxRefiner
 from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
 from companion.vision.detections import Detections, box_iou
 from companion.vision.onnx_session import ModelError, model_description, onnx_session, read_model_json
@@ -359,6 +360,8 @@ class DiceModel:
         self.faces = OnnxFaceReader(
             self.bundle / "face.onnx", self.heads, int(self.meta.get("face_turns", 1))
         )
+        # a second look that moves each found box's sides (``box_refine``); the faces are read in the moved box
+        self.refiner = BoxRefiner.from_meta(self.bundle, self.meta.get("box_refiner"))
         self.min_face_conf = float(self.meta.get("min_face_confidence", 0.5))
         self.face_shift = float(self.meta.get("face_shift", 0.0))
         if not 0.0 <= self.face_shift < 0.5:
@@ -385,6 +388,8 @@ class DiceModel:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ImageError("expected a BGR colour image (H, W, 3)")
         det = self.detector(image, conf)
+        if self.refiner is not None and len(det):
+            det.xyxy = self.refiner(image, det.xyxy).astype(float)
         views = shifted_boxes(det.xyxy, self.face_shift)  # (n, views, 4)
         crops = (
             np.stack([crop_die(image, b, self.crop_size, self.crop_margin) for b in views.reshape(-1, 4)])
