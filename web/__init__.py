@@ -18,6 +18,8 @@ dice are learnt in a profile beside the game file, ``web.table_profile``).
 camera and the phone: a shipped name such as ``polyhedral`` (default) or ``polyhedral-oblique``, or a
 bundle made by ``companion vision enroll --model polyhedral-oblique``; a roll of d6 only is read
 with ``d6``, as ``companion.vision.numerals.read_standard_roll`` decides).
+``CAMERA_TURN`` (0, 90, 180 or 270: degrees clockwise the camera's and the phone's frames are turned
+before they are read, so that the table's far side is at the top; ``companion.vision.camera_turn``).
 ``BOOT_ID`` is made anew at each start: pages compare it to notice a restart.
 ``TLS_DIR`` (``serve --https``): folder of the table's certificate; ``web.server.Server`` then serves
 https through ``web.tls`` and the trust page ``/trust`` (``web.certs``); it sets ``TRUST_URL``.
@@ -54,6 +56,7 @@ def create_app(config: dict | None = None) -> Flask:
         DICE_REGISTRY=None,
         CORRECTIONS_DIR=None,
         CAMERA_MODEL="dragon-dice",
+        CAMERA_TURN=0,
         STANDARD_MODEL=DEFAULT_STANDARD_MODEL,
         RULES_INDEX=str(default_index_path()),
         PUBLIC_URL=None,
@@ -97,6 +100,11 @@ def create_app(config: dict | None = None) -> Flask:
         if camera is not None:
             camera.model = app.config["CAMERA_MODEL"]
             camera.standard_model = app.config["STANDARD_MODEL"]
+            from companion.vision.camera_turn import SourceTurn
+
+            camera.turn = SourceTurn(
+                app.config["CAMERA_TURN"]
+            )  # a bad turn is refused before anything starts
     sources.init_app(app)
 
     register_error_handlers(app)

@@ -96,6 +96,9 @@ class PhoneCamera:
         # the reading and die-finding functions (tests may swap in their own)
         self._reader = reader
         self._finder = finder
+        from companion.vision.camera_turn import SourceTurn
+
+        self.turn = SourceTurn()  # ``serve --turn``: applied to the phone's frames as to the camera's
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -113,6 +116,9 @@ class PhoneCamera:
                 "lost",
                 f"the phone camera sent nothing for {ago:.0f} s; tap faces or reopen /phone",
             )
+        advice = self.turn.advice()
+        if advice and state == "connected":
+            message = f"{message}; {advice}"
         return {
             "kind": "phone",
             "spec": self.device,
@@ -121,6 +127,7 @@ class PhoneCamera:
             "since": self.last_frame_at,
             "frames": self.frames,
             "reads": self.reads,
+            **self.turn.status(),
         }
 
     def latest_frame(self) -> np.ndarray | None:
@@ -136,6 +143,7 @@ class PhoneCamera:
         Returns ``{"frames", "settled", "read", "dice": [{"box": [...]}, ...], "message"}``.
         """
         t = time.monotonic() if now is None else now
+        frame = self.turn.frame(frame)  # read (and shown on the tablets) with the table's far side at the top
         was_active = self.active
         with self._lock:
             self._frame = frame
@@ -188,6 +196,13 @@ class PhoneCamera:
                 out["message"] = (
                     out["message"] or f"dice are not found on this server ({exc}); tap faces on the page"
                 )
+        if self.turn.turn and out["dice"]:  # the phone draws on the picture it sent, not the turned one
+            from companion.vision.camera_turn import unturn_boxes
+
+            back = unturn_boxes([d["box"] for d in out["dice"]], self.turn.turn, frame.shape)
+            out["dice"] = [
+                dict(d, box=[round(float(v), 1) for v in b]) for d, b in zip(out["dice"], back, strict=True)
+            ]
         note = small_dice_note([d["box"] for d in out["dice"]])
         if note:  # the player placing the phone should know the dice are few pixels across
             out["message"] = f"{out['message']}; {note}" if out["message"] else note[0].upper() + note[1:]
@@ -206,5 +221,10 @@ class PhoneCamera:
         from .play import camera_reading
 
         return camera_reading(
-            self.store, frame, self.model, frame_no=self.frames, standard_model=self.standard_model
+            self.store,
+            frame,
+            self.model,
+            frame_no=self.frames,
+            standard_model=self.standard_model,
+            turn_check=self.turn.check,
         )

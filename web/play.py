@@ -414,6 +414,7 @@ def camera_reading(
     model: str = "dragon-dice",
     frame_no: int | None = None,
     standard_model: str = DEFAULT_STANDARD_MODEL,
+    turn_check=None,
 ) -> dict | None:
     """Read a settled camera frame for the pending roll and stage it (None when no roll is pending);
     ``frame_no``: the frame's number at its source, kept in each die's reading (``DieReading.frame``).
@@ -422,7 +423,9 @@ def camera_reading(
     (``serve --standard-model``: a shipped numeral bundle such as ``polyhedral`` or
     ``polyhedral-oblique``, or a bundle enrolled from one) reads a roll of standard dice (Battle Dice,
     d4..d20), an enrolled one with the table's standard-dice profile (what confirmed rolls taught it:
-    ``web.table_profile.StandardTableVision``).  The Dragon Dice table profile never reads them."""
+    ``web.table_profile.StandardTableVision``).  The Dragon Dice table profile never reads them.
+    ``turn_check`` (the source's ``camera_turn.TurnCheck``) weighs the standard dice read for the
+    frame's turn."""
     from companion.vision.numerals import SIDES, read_standard_roll
     from companion.vision.roll_reading import read_roll
 
@@ -437,7 +440,7 @@ def camera_reading(
         std = standard_vision(store)
         if std is not None and std.model == str(standard_model) and std.profile() is not None:
             standard_model = std.reading_model()  # the enrolled bundle with the table's standard profile
-        read = read_standard_roll(frame, slots, model=standard_model)  # a roll of d6 only: the `d6` model
+        read = read_standard_roll(frame, slots, model=standard_model, turn_check=turn_check)  # d6 only: `d6`
     else:
         from .table_profile import table_vision  # the table's own dice, when it has learnt some
 

@@ -118,6 +118,13 @@ class CameraSource(Source):
         self._read_failures = 0
         self._read_after = 0.0  # no read before this time (backing off after failed reads)
         self._clock = time.monotonic
+        from companion.vision.camera_turn import SourceTurn
+
+        self.turn = SourceTurn()  # ``serve --turn``: frames turned so that the table's far side is at the top
+        self._turn_told = False
+
+    def status(self) -> dict:
+        return {**super().status(), **self.turn.status()}
 
     def _open(self) -> None:
         import cv2
@@ -136,6 +143,7 @@ class CameraSource(Source):
         ok, frame = self._cap.read()
         if not ok or frame is None:
             raise OSError(f"camera {self.spec} stopped sending frames")
+        frame = self.turn.frame(frame)
         with self._frame_lock:
             self._frame = frame
             self.frames += 1
@@ -169,7 +177,12 @@ class CameraSource(Source):
 
         try:
             read = play.camera_reading(
-                self.store, frame, self.model, frame_no=self.frames, standard_model=self.standard_model
+                self.store,
+                frame,
+                self.model,
+                frame_no=self.frames,
+                standard_model=self.standard_model,
+                turn_check=self.turn.check,
             )
             if read is not None:
                 self.reads += 1
@@ -187,6 +200,11 @@ class CameraSource(Source):
         if self._read_failures:
             self._read_failures, self._read_after, self.read_error = 0, 0.0, None
             self._set("connected")
+        advice = self.turn.advice()
+        if advice and not self._turn_told:  # said once a connection: the pages keep showing it in the status
+            self._turn_told = True
+            self.store.notice("camera_turn", {"problem": advice, "needed": self.turn.check.needed()})
+            self._set("connected", advice)
 
     def _close(self) -> None:
         if self._cap is not None:

@@ -112,3 +112,13 @@ def camera(text: str) -> str:
     except SourceError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def turn(text: str) -> int:
+    """A camera turn in degrees clockwise: 0, 90, 180 or 270 (``companion.vision.camera_turn``)."""
+    from companion.vision.camera_turn import TurnError, parse_turn
+
+    try:
+        return parse_turn(text)
+    except TurnError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

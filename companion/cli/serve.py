@@ -24,6 +24,7 @@ from ._argtypes import listen_host, positive, whole
 from ._argtypes import port as tcp_port
 from ._argtypes import seconds as seconds_type
 from ._argtypes import token as token_type
+from ._argtypes import turn as turn_type
 
 MAX_THREADS = 1000  # request worker threads: each is an OS thread (the default is 32)
 
@@ -133,6 +134,8 @@ def _make_server(args, db: str, camera=None, serial=None):
             config["CAMERA_MODEL"] = args.model
         if getattr(args, "standard_model", None):  # standard dice (Battle Dice rolls): a numeral bundle
             config["STANDARD_MODEL"] = args.standard_model
+        if getattr(args, "turn", None):  # the camera's and the phone's frames turned before reading
+            config["CAMERA_TURN"] = args.turn
         if getattr(args, "league", None) or getattr(args, "table", None):  # companion/league
             config.update(LEAGUE_URL=args.league, LEAGUE_TABLE=args.table, LEAGUE_TOKEN=args.league_token)
         if config.get("TLS_DIR"):  # a folder it cannot write is refused before the game file is touched
@@ -333,6 +336,14 @@ def register(subparsers) -> None:
         type=camera_type,
         help="camera to read dice from: an OpenCV index such as 0, asked for 1920x1080 frames (0@1280x720 asks "
         "for another size), or a video URL",
+    )
+    s.add_argument(
+        "--turn",
+        type=turn_type,
+        default=0,
+        help="degrees clockwise (0, 90, 180, 270) to turn the camera's and the phone's frames so that the "
+        "table's far side is at the top of the picture (standard dice are read that way up; the camera "
+        "status says when the dice read better turned)",
     )
     s.add_argument("--serial", help="smart-dice bridge (pyserial URL: /dev/ttyACM0, socket://host:port, ...)")
     s.add_argument(

@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from ._argtypes import positive, share_below_1, whole
+from ._argtypes import positive, share_below_1, turn, whole
 
 MIN_SYNTH_SIZE = (
     32  # the smallest table image ``vision synth`` renders (below ~11 px its tiled surfaces fail)
@@ -85,8 +85,10 @@ def _read(args) -> int:
             )
 
         return read_numerals(args)
+    from companion.vision.camera_turn import turn_image
+
     try:
-        image = read_image(args.image)
+        image = turn_image(read_image(args.image), args.turn)
         model = load_model(args.model)
         readings = model.readings(image, px_per_mm=args.px_per_mm)
     except (ImageError, ModelError) as exc:
@@ -235,6 +237,13 @@ def register(subparsers) -> None:
     r.add_argument("--json", action="store_true", help="print the reading as JSON (for programs)")
     r.add_argument("--px-per-mm", type=positive, help="table scale, for the size class of six-sided dice")
     r.add_argument("--roster", help="JSON list of the rolling army's units (catalogue names) to assign")
+    r.add_argument(
+        "--turn",
+        type=turn,
+        default=0,
+        help="degrees clockwise (0, 90, 180, 270) to turn the image first, so that the table's far side is "
+        "at the top (standard dice are read that way up; a warning says when they read better turned)",
+    )
     r.set_defaults(func=_read)
 
     e = sub.add_parser("eval", help="mAP50, mAP50-95, face accuracy and confusion matrix on a YOLO dataset")

@@ -13,14 +13,22 @@ def _err(msg: str) -> int:
 
 
 def read_numerals(args) -> int:
+    from companion.vision.camera_turn import TurnCheck, turn_image
     from companion.vision.numerals import load_numeral_model
     from companion.vision.reader import ImageError, ModelError, read_image
 
     try:
-        image = read_image(args.image)
-        records = [r.to_dict() for r in load_numeral_model(args.model).readings(image)]
+        image = turn_image(read_image(args.image), getattr(args, "turn", 0))
+        model = load_numeral_model(args.model)
+        readings = model.readings(image)
     except (ImageError, ModelError) as exc:
         return _err(str(exc))
+    records = [r.to_dict() for r in readings]
+    check = TurnCheck()  # enough dice in the image say whether it is the right way up
+    check.add(model.turn_confidences(image, [r.box for r in readings]))
+    advice = check.advice(getattr(args, "turn", 0))
+    if advice:
+        print(f"warning: {advice}", file=sys.stderr)
     if args.json:
         print(json.dumps(records, indent=1))
     else:

@@ -10,21 +10,26 @@ from __future__ import annotations
 import json
 import sys
 
-from ._argtypes import non_negative, positive, whole
+from ._argtypes import non_negative, positive, turn, whole
 
 
 class _StandardDice:
     """A numeral bundle behind the model interface ``companion.vision.watch.watch`` reads with."""
 
     def __init__(self, numeral):
+        from companion.vision.camera_turn import TurnCheck
+
         self.numeral = numeral
         self.last: list = []  # the StandardReadings of the frame read last (for the roster's slots)
+        self.turn_check = TurnCheck()  # is the frame the right way up? (``companion.vision.camera_turn``)
 
     def detect(self, frame):
         return self.numeral.box_finder(frame, self.numeral.box_conf)
 
     def readings(self, frame, det) -> list:
         self.last = self.numeral.read_boxes(frame, det.xyxy, det.confidence) if len(det) else []
+        if len(det):
+            self.turn_check.add(self.numeral.turn_confidences(frame, det.xyxy))
         return [_StandardDie(r) for r in self.last]
 
 
@@ -81,7 +86,9 @@ def _watch(args) -> int:
         else:
             model = load_model(args.model)
             roster = load_roster(args.roster) if args.roster else None
-        frames = open_source(args.source, fps=args.fps)
+        from companion.vision.camera_turn import turn_image
+
+        frames = ((t, turn_image(f, args.turn)) for t, f in open_source(args.source, fps=args.fps))
 
         def emit(event: dict) -> None:
             if slots is not None:
@@ -89,6 +96,10 @@ def _watch(args) -> int:
 
                 assigned = assign_standard(model.last, slots)
                 event["units"], event["unassigned"] = assigned["units"], assigned["unassigned"]
+                advice = model.turn_check.advice(args.turn)
+                if advice:  # the frames are the wrong way round: the readings are not to be trusted
+                    event["camera_turn"] = dict(model.turn_check.to_dict(), problem=advice)
+                    print(f"companion watch: warning: {advice}", file=sys.stderr, flush=True)
             print(json.dumps(event), flush=True)
 
         watch(
@@ -119,6 +130,14 @@ def register(subparsers) -> None:
         help="read standard dice (d4..d20, Battle Dice) instead, with this numeral model: a shipped "
         "name (polyhedral, polyhedral-oblique) or a bundle made by `companion vision enroll "
         '--model polyhedral-oblique`; --roster then lists die sizes (["d20", "d6"])',
+    )
+    p.add_argument(
+        "--turn",
+        type=turn,
+        default=0,
+        help="degrees clockwise (0, 90, 180, 270) to turn each frame so that the table's far side is at the "
+        "top (standard dice are read that way up; with --standard-model an event says when they read "
+        "better turned)",
     )
     p.add_argument("--still-ms", type=non_negative, default=150.0, help="how long the table must be still")
     p.add_argument("--fps", type=positive, default=30.0, help="frame rate assumed for a folder of frames")

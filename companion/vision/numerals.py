@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.vision import DEFAULT_STANDARD_MODEL
+from companion.vision.camera_turn import TURNS, TurnCheck, turn_crops
 from companion.vision.combined_reading import COMBINED_KEY, CombinationError, parse_rule, read_value
 from companion.vision.crops import CROP_SIZE, crop_die
 from companion.vision.die_pixels import die_sides
@@ -143,6 +144,19 @@ class NumeralModel:
         probs = self.faces(crops)
         k, v, c = decode(probs["kind"], probs["value"], self.kinds)
         return [self.kinds[i] for i in k], v, c
+
+    def turn_confidences(self, image: np.ndarray, boxes) -> np.ndarray:
+        """(dice, 4): the reader's confidence in each die of ``boxes`` with its crop turned by each of
+        ``camera_turn.TURNS`` (clockwise): the evidence ``camera_turn.TurnCheck`` weighs."""
+        boxes = np.asarray(boxes, float).reshape(-1, 4)
+        out = np.zeros((len(boxes), len(TURNS)))
+        if not len(boxes):
+            return out
+        crops = np.stack([crop_die(image, b) for b in boxes])
+        for j, turn in enumerate(TURNS):
+            probs = self.faces(turn_crops(crops, turn))
+            out[:, j] = decode(probs["kind"], probs["value"], self.kinds)[2]
+        return out
 
     def readings(self, image: np.ndarray, conf: float | None = None) -> list[StandardReading]:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
@@ -355,7 +369,10 @@ def likely_values_from(
 
 
 def read_standard_roll(
-    image: np.ndarray, slots: list[str], model: str | os.PathLike | NumeralModel = DEFAULT_STANDARD_MODEL
+    image: np.ndarray,
+    slots: list[str],
+    model: str | os.PathLike | NumeralModel = DEFAULT_STANDARD_MODEL,
+    turn_check: TurnCheck | None = None,
 ) -> dict:
     """Read a frame for a roll of standard dice ``slots`` (``["d6", "d20", ...]``).
 
@@ -363,7 +380,9 @@ def read_standard_roll(
     "unassigned": [...]}``: each slot gets an unused die of its size read in the frame (the most
     confident first); ``face_index`` is the value minus one (the slot's faces are "1".."n").  A roll of
     d6 only is read by the ``d6`` model; ``model``'s table profile (an enrolled bundle) then only offers
-    likely values for the d6 it leaves unread.
+    likely values for the d6 it leaves unread.  ``turn_check`` (a ``camera_turn.TurnCheck``) is given the
+    numeral reader's evidence of the frame's turn from the dice it read (a d6-only roll adds none: pips
+    read the same any way round).
     """
     unknown = [s for s in slots if s not in SIDES]
     if unknown:
@@ -371,7 +390,10 @@ def read_standard_roll(
     if slots and all(s == "d6" for s in slots):
         readings = _d6_readings(image, model)
     else:
-        readings = load_numeral_model(model).readings(image)
+        numeral = load_numeral_model(model)
+        readings = numeral.readings(image)
+        if turn_check is not None and readings:
+            turn_check.add(numeral.turn_confidences(image, [r.box for r in readings]))
     return assign_standard(readings, slots)
 
 

@@ -34,7 +34,7 @@ def test_camera_keeps_reading_after_a_failed_read_and_backs_off(monkeypatch):
     outcomes = [RuntimeError("model file is damaged"), RuntimeError("model file is damaged"), {"faces": {}}]
     calls = []
 
-    def camera_reading(st, frame, model, frame_no=None, standard_model="polyhedral"):
+    def camera_reading(st, frame, model, frame_no=None, standard_model="polyhedral", turn_check=None):
         calls.append(now[0])
         result = outcomes.pop(0)
         if isinstance(result, Exception):

@@ -394,3 +394,72 @@ def test_a_camera_says_the_frame_size_it_gives(tmp_path):
     cam._poll()
     assert cam.status()["message"].startswith("160x120 frames: under 1280 px wide")
     assert sum("160x120" in n.get("message", "") for n in store.notices) == 1  # said once per connection
+
+
+def test_a_turned_phone_reads_the_turned_frame_and_draws_on_the_picture_it_sent():
+    """``serve --turn 90``: the phone's frame is read turned (far side at the top); the boxes it gets back
+    lie on the picture it sent."""
+    from companion.vision.camera_turn import SourceTurn
+
+    class Store:
+        def notice(self, kind, payload):
+            pass
+
+    seen = []
+    cam = PhoneCamera(
+        Store(), reader=lambda store, f: None, finder=lambda f: seen.append(f.shape) or [[10, 5, 31, 20]]
+    )
+    cam.turn = SourceTurn(90)
+    sent = np.zeros((240, 320, 3), np.uint8)  # landscape from the phone
+    out = cam.push(sent, now=0.0)
+    assert seen == [(320, 240, 3)] and cam.latest_frame().shape == (320, 240, 3)
+    # the box found in the turned frame, where it lies in the frame sent: x from y, y from W - x
+    assert out["dice"] == [{"box": [5.0, 240 - 31.0, 20.0, 240 - 10.0]}]
+    assert cam.status()["turn"] == 90 and "turn_advice" not in cam.status()
+
+
+def test_a_camera_turns_its_frames_and_says_its_turn(tmp_path):
+    from companion.vision.camera_turn import SourceTurn
+    from web.sources import CameraSource
+
+    class Store:
+        def notice(self, kind, payload):
+            pass
+
+    video = tmp_path / "cam.avi"
+    out = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (160, 120))
+    for _ in range(2):
+        out.write(np.full((120, 160, 3), 60, np.uint8))
+    out.release()
+    read = []
+    cam = CameraSource(str(video), Store())
+    cam.turn = SourceTurn(270)
+    cam._maybe_read = lambda frame: read.append(frame.shape)
+    cam._open()
+    cam._poll()
+    assert read == [(160, 120, 3)] and cam.latest_frame().shape == (160, 120, 3)
+    status = cam.status()
+    assert status["turn"] == 270 and status["turn_check"]["dice"] == 0
+
+
+def test_a_battle_dice_roll_read_turned_tells_the_table_to_turn_the_camera(client, host, app):
+    """Standard dice seen through a camera a quarter turn off: the readings feed the source's turn check,
+    which names the turn that puts the far side at the top."""
+    from companion.vision.camera_turn import TurnCheck, turn_image
+    from companion.vision.synth.numerals import random_die, render_standard_scene
+    from web.play import camera_reading
+
+    r = client.post("/api/games", json={"players": ["Reds", "Blues"], "game": "battle_dice"}, headers=host)
+    assert r.status_code == 201, r.json
+    pending = client.get("/api/state").json["pending"]
+    rng = np.random.default_rng(7)
+    dice = [random_die(rng, d["die"]) for d in pending["dice"]] * 3  # a crowded table: more dice to weigh
+    frame, _, _ = render_standard_scene(rng, dice, ppm=3.4, tilt_deg=45.0, clutter=False, photo=False)
+    store = app.extensions["game_store"]
+    upright, turned = TurnCheck(min_dice=1), TurnCheck(min_dice=1)
+    with app.app_context():
+        camera_reading(store, frame, standard_model="polyhedral-oblique", turn_check=upright)
+        camera_reading(store, turn_image(frame, 90), standard_model="polyhedral-oblique", turn_check=turned)
+    assert upright.dice >= 3 and turned.dice >= 3
+    assert upright.needed() == 0 and upright.advice() is None
+    assert turned.needed() == 270 and "--turn 270" in turned.advice()

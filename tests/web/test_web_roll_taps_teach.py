@@ -601,9 +601,9 @@ def test_a_tapped_battle_dice_roll_teaches_the_tables_standard_profile(tmp_path,
 
         used = []
 
-        def spy(image, slots, model):
+        def spy(image, slots, model, turn_check=None):
             used.append(model)
-            return read_standard_roll(image, slots, model=model)
+            return read_standard_roll(image, slots, model=model, turn_check=turn_check)
 
         monkeypatch.setattr(numerals, "read_standard_roll", spy)
         assert client.get("/api/state").json["pending"]["kind"] == "roll"

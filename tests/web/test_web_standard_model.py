@@ -100,7 +100,7 @@ def test_the_camera_source_reads_a_battle_dice_roll_with_the_configured_standard
 
     asked = []
 
-    def recording(frame, slots, model="polyhedral"):
+    def recording(frame, slots, model="polyhedral", turn_check=None):
         asked.append((model, list(slots)))
         return numerals.assign_standard([], slots)  # nothing found: every die left to tap
 

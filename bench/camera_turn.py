@@ -1,0 +1,147 @@
+"""A camera turned away from "far side at the top": what the standard-dice reader does, and the turn check.
+
+    python bench/camera_turn.py [--reader polyhedral-oblique] [--frame-width 1280] [--cal-styles N]
+                                [--test-styles N] [--cache artifacts/standard/tables] [--draws 4000] [--json]
+
+On the rendered tables of ``bench/enroll_standard.py`` (the same cache; calibration and test styles),
+every die's crop is read as the camera would see it turned 0, 90, 180 and 270 degrees, and it prints:
+
+1. the reader alone (at its shipped ``min_face_confidence``), per die kind: read right and read wrong
+   with confidence at each turn: what a turned camera costs without the check;
+2. the turn check (``companion.vision.camera_turn.TurnCheck``): over ``--draws`` random sets of n dice
+   (every kind alike), the share of sets for which the surest turn is the one the camera needs, for
+   n = 1, 2, 3, 5, 8, 12.  The check reads the crops at all four turns whatever the camera's turn, so
+   the share is the same for every camera turn.  ``MIN_DICE`` is chosen on the calibration styles (the
+   fewest dice with at least 99.5 %); the test styles' shares are the strict figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from enroll_standard import BASE_WIDTH, _reader, reader_queries, tables_for  # noqa: E402
+
+from companion.vision import standard_sim as ss  # noqa: E402
+from companion.vision.camera_turn import MIN_DICE, TURNS, turn_crops  # noqa: E402
+from companion.vision.numerals import KINDS, decode  # noqa: E402
+from companion.vision.synth.standard_styles import CALIBRATION_STYLES, TEST_STYLES  # noqa: E402
+
+SET_SIZES = (1, 2, 3, 5, 8, 12)
+RULE_SHARE = 0.995
+
+
+def turn_confidences(faces, crops: np.ndarray, heads) -> np.ndarray:
+    """(dice, 4): the reader's confidence in each crop turned by each of ``TURNS``."""
+    out = np.zeros((len(crops), len(TURNS)))
+    for j, t in enumerate(TURNS):
+        probs = faces(turn_crops(crops, t))
+        out[:, j] = decode(probs["kind"], probs["value"], heads)[2]
+    return out
+
+
+def check_shares(conf: np.ndarray, draws: int, seed: int = 0) -> dict[int, float]:
+    rng = np.random.default_rng(seed)
+    out = {}
+    for n in SET_SIZES:
+        if n > len(conf):
+            continue
+        hits = sum(
+            int(conf[rng.choice(len(conf), n, replace=False)].sum(0).argmax() == 0) for _ in range(draws)
+        )
+        out[n] = hits / draws
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reader", default="polyhedral-oblique", help="a numeral bundle")
+    ap.add_argument("--frame-width", type=int, default=BASE_WIDTH)
+    ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--cal-styles", type=int, default=len(CALIBRATION_STYLES))
+    ap.add_argument("--test-styles", type=int, default=len(TEST_STYLES))
+    ap.add_argument("--cache", default="artifacts/standard/tables")
+    ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--draws", type=int, default=4000, help="random sets of dice per set size")
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    a = ap.parse_args(argv)
+    if not 320 <= a.frame_width <= 8192:
+        ap.error(f"--frame-width {a.frame_width} is outside 320-8192 px")
+    a.kinds = [k for k in a.kinds.split(",") if k]
+    bad = [k for k in a.kinds if k not in KINDS]
+    if bad:
+        ap.error(f"--kinds: unknown die kind(s) {', '.join(bad)}")
+    a.frame_width = [a.frame_width]  # as bench/enroll_standard.py's tables_for reads it
+    _, meta, faces = _reader(a.reader)
+    heads = tuple(meta["face_heads"]["kind"])
+    min_conf = float(meta.get("min_face_confidence", 0.5))
+    report: dict = {"reader": a.reader, "frame_width": a.frame_width[0], "min_dice_shipped": MIN_DICE}
+    for split, styles in (
+        ("calibration", CALIBRATION_STYLES[: a.cal_styles]),
+        ("test", TEST_STYLES[: a.test_styles]),
+    ):
+        tables = tables_for(split, styles, a.kinds, a)
+        if not tables:
+            continue
+        crops, kinds, values, knames = reader_queries(tables)
+        knames = np.array(knames)
+        by_turn = {}
+        for t in TURNS:
+            probs = faces(turn_crops(crops, t))
+            by_turn[t] = {
+                k: ss.reader_figures(
+                    {h: p[knames == k] for h, p in probs.items()},
+                    kinds[knames == k],
+                    values[knames == k],
+                    min_conf,
+                    heads,
+                )
+                for k in (*a.kinds, "all")
+                if k == "all" or (knames == k).any()
+            }
+            by_turn[t]["all"] = ss.reader_figures(probs, kinds, values, min_conf, heads)
+        conf = turn_confidences(faces, crops, heads)
+        shares = check_shares(conf, a.draws, a.seed)
+        chosen = next((n for n, s in shares.items() if s >= RULE_SHARE), None)
+        report[split] = {
+            "styles": len(styles),
+            "dice": int(len(crops)),
+            "reader_by_turn": {str(t): v for t, v in by_turn.items()},
+            "check_found": {str(n): round(s, 4) for n, s in shares.items()},
+            "fewest_dice_at_rule": chosen,
+        }
+        if a.json:
+            continue
+        print(
+            f"\n{split}: {len(styles)} styles, {len(crops)} dice, {a.frame_width[0]} px frames, reader {a.reader}"
+        )
+        print("  reader alone, read right / read wrong with confidence, by camera turn (degrees clockwise):")
+        print("  kind  " + "".join(f"{t:>17d}" for t in TURNS))
+        for k in by_turn[0]:
+            cells = "".join(
+                f"{100 * by_turn[t][k]['right']:8.1f} /{100 * by_turn[t][k]['confidently_wrong']:5.1f} %"
+                for t in TURNS
+            )
+            print(f"  {k:5s} {cells}")
+        print("  the turn check names the turn the camera needs, for a set of n dice:")
+        print("  " + "  ".join(f"n={n}: {100 * s:.1f} %" for n, s in shares.items()))
+        if split == "calibration":
+            print(
+                f"  fewest dice with >= {100 * RULE_SHARE:.1f} %: {chosen} "
+                f"(companion.vision.camera_turn.MIN_DICE ships {MIN_DICE})"
+            )
+    if a.json:
+        print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""Which way the camera looks at the table, and turning its frames so that the far side is at the top.
+
+A camera looking obliquely at the table sees a die's up face nearer the far side of the die's outline,
+and the standard-dice reader was trained that way: the up face of a d20 is the one facing the top of
+the picture.  A camera (or a phone) that looks at the table from its side, or whose picture comes
+upside down, breaks that, and the reader then reads *side* faces with confidence: on the calibration
+styles at 1920 px, with the picture a quarter turn off, 10-25 % of d8-d20 dice are read wrong and
+almost none right (``bench/camera_turn.py``).
+
+So a source can be given a **turn** (0, 90, 180 or 270 degrees clockwise; ``--turn``), applied to
+every frame before anything reads it, and the reader itself **checks the turn**: a die's crop turned
+the right way up is read far more surely than turned any other way, so over a few dice the turn whose
+reading is surest is the one the camera needs (``TurnCheck``; ``MIN_DICE`` dice before it speaks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+TURNS = (0, 90, 180, 270)
+#: Dice seen before the check names a turn: the fewest with which the surest turn was the true one for
+#: at least 99.5 % of random sets of dice of the calibration styles at 1280 px (``bench/camera_turn.py``).
+MIN_DICE = 5
+
+
+class TurnError(ValueError):
+    """A turn that is not 0, 90, 180 or 270 degrees."""
+
+
+def parse_turn(text) -> int:
+    """A turn in degrees clockwise (``"90"``, ``90``): 0, 90, 180 or 270, else ``TurnError``."""
+    try:
+        turn = int(str(text).strip().rstrip("°"))
+    except ValueError:
+        raise TurnError(f"turn must be 0, 90, 180 or 270 (degrees clockwise), not {text!r}") from None
+    if turn not in TURNS:
+        raise TurnError(f"turn must be 0, 90, 180 or 270 (degrees clockwise), not {turn}")
+    return turn
+
+
+def is_turn(text) -> bool:
+    try:
+        parse_turn(text)
+    except TurnError:
+        return False
+    return True
+
+
+def turn_image(image: np.ndarray, turn: int) -> np.ndarray:
+    """``image`` (H W ...) turned ``turn`` degrees clockwise (a new contiguous array; 0: unchanged)."""
+    turn = parse_turn(turn)
+    if turn == 0:
+        return image
+    return np.ascontiguousarray(np.rot90(image, -(turn // 90), axes=(0, 1)))
+
+
+def turn_crops(crops: np.ndarray, turn: int) -> np.ndarray:
+    """A stack of crops (N H W C), each turned ``turn`` degrees clockwise."""
+    turn = parse_turn(turn)
+    if turn == 0:
+        return crops
+    return np.ascontiguousarray(np.rot90(crops, -(turn // 90), axes=(1, 2)))
+
+
+def unturn_boxes(boxes, turn: int, turned_shape) -> np.ndarray:
+    """Boxes (x1 y1 x2 y2) found in a frame turned ``turn`` degrees clockwise (``turned_shape``: that
+    frame's H, W), as they lie in the frame before it was turned."""
+    turn = parse_turn(turn)
+    b = np.asarray(boxes, float).reshape(-1, 4)
+    h, w = turned_shape[:2]
+    x1, y1, x2, y2 = b.T
+    if turn == 0:
+        return b.copy()
+    if turn == 90:  # the original's (x, y) went to (H0 - 1 - y, x): H0 = w
+        return np.stack([y1, w - x2, y2, w - x1], 1)
+    if turn == 180:
+        return np.stack([w - x2, h - y2, w - x1, h - y1], 1)
+    return np.stack([h - y2, x1, h - y1, x2], 1)  # 270
+
+
+@dataclass
+class TurnCheck:
+    """Evidence, over the dice seen so far, of the turn the frames still need.
+
+    ``add`` takes, per die, the reader's confidence with the die's crop turned by each of ``TURNS``
+    (a row of four); the turn with the highest mean confidence is the one the frames need on top of
+    what they were given.  Until ``MIN_DICE`` dice are seen it says nothing."""
+
+    min_dice: int = MIN_DICE
+    totals: np.ndarray = field(default_factory=lambda: np.zeros(len(TURNS)))
+    dice: int = 0
+
+    def add(self, confidences) -> None:
+        c = np.asarray(confidences, float).reshape(-1, len(TURNS))
+        if not np.isfinite(c).all():
+            raise ValueError("turn check: confidences must be finite numbers")
+        self.totals = self.totals + c.sum(0)
+        self.dice += len(c)
+
+    def needed(self) -> int | None:
+        """The further turn (degrees clockwise) the frames need, 0 when they are right; None: too few dice."""
+        if self.dice < self.min_dice:
+            return None
+        return TURNS[int(np.argmax(self.totals))]
+
+    def advice(self, current: int = 0) -> str | None:
+        """What to tell the players when the frames are the wrong way round (None when right or unknown)."""
+        more = self.needed()
+        if not more:
+            return None
+        should = (parse_turn(current) + more) % 360
+        return (
+            f"the dice read best with the picture turned {more} degrees clockwise more: the far side of the "
+            f"table is not at the top of the camera's picture, and standard dice would be read wrong. "
+            f"Turn the camera, or give it turn {should} (--turn {should}); {self.dice} dice seen"
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "dice": self.dice,
+            "mean_confidence": {
+                str(t): round(float(v) / max(self.dice, 1), 4)
+                for t, v in zip(TURNS, self.totals, strict=True)
+            },
+            "needed": self.needed(),
+        }
+
+
+class SourceTurn:
+    """A camera source's turn (frames are turned by it before anything reads them) and its check."""
+
+    def __init__(self, turn=0):
+        self.turn = parse_turn(turn)
+        self.check = TurnCheck()
+
+    def frame(self, frame: np.ndarray) -> np.ndarray:
+        return turn_image(frame, self.turn)
+
+    def advice(self) -> str | None:
+        return self.check.advice(self.turn)
+
+    def status(self) -> dict:
+        advice = self.advice()
+        return {
+            "turn": self.turn,
+            "turn_check": self.check.to_dict(),
+            **({"turn_advice": advice} if advice else {}),
+        }

@@ -1,0 +1,180 @@
+"""Turning frames so that the table's far side is at the top, and the reader's check of the turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.vision.camera_turn import (
+    MIN_DICE,
+    TURNS,
+    SourceTurn,
+    TurnCheck,
+    TurnError,
+    is_turn,
+    parse_turn,
+    turn_crops,
+    turn_image,
+    unturn_boxes,
+)
+from companion.vision.crops import CROP_MARGIN
+from companion.vision.synth.standard_styles import read_mosaic
+
+D20_MOSAIC = Path(__file__).parent / "fixtures" / "standard_d20"
+
+
+@pytest.mark.parametrize("text", ["0", "90", " 180 ", "270°", 270])
+def test_the_four_turns_parse(text):
+    assert parse_turn(text) in TURNS and is_turn(text)
+
+
+@pytest.mark.parametrize("text", ["45", "-90", "360", "ninety", "", "1.5"])
+def test_other_turns_are_refused_naming_the_value(text):
+    with pytest.raises(TurnError, match="turn must be 0, 90, 180 or 270"):
+        parse_turn(text)
+    assert not is_turn(text)
+
+
+def test_a_clockwise_turn_moves_the_top_left_corner_to_the_top_right():
+    image = np.zeros((40, 60, 3), np.uint8)
+    image[0, 0] = 255
+    turned = turn_image(image, 90)
+    assert turned.shape == (60, 40, 3) and turned.flags["C_CONTIGUOUS"]
+    assert turned[0, -1, 0] == 255
+    assert turn_image(image, 0) is image
+    assert np.array_equal(turn_image(turn_image(image, 90), 270), image)
+    assert np.array_equal(turn_image(image, 180)[-1, -1], image[0, 0])
+
+
+@pytest.mark.parametrize("turn", TURNS)
+def test_boxes_found_in_a_turned_frame_map_back_to_the_frame_sent(turn):
+    image = np.zeros((48, 80, 3), np.uint8)
+    box = (10, 5, 31, 20)  # x1 y1 x2 y2, pixel edges
+    image[box[1] : box[3], box[0] : box[2]] = 255
+    turned = turn_image(image, turn)
+    ys, xs = np.nonzero(turned[:, :, 0])
+    found = [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]
+    assert np.allclose(unturn_boxes([found], turn, turned.shape)[0], box)
+
+
+def test_crops_turn_as_their_frame_does():
+    rng = np.random.default_rng(0)
+    crops = rng.integers(0, 255, (3, 8, 8, 3), dtype=np.uint8)
+    for turn in TURNS:
+        expect = np.stack([turn_image(c, turn) for c in crops])
+        assert np.array_equal(turn_crops(crops, turn), expect)
+
+
+def test_the_check_waits_for_enough_dice_and_names_the_surest_turn():
+    check = TurnCheck()
+    row = [0.2, 0.9, 0.3, 0.1]  # these dice read surest turned a further 90 degrees clockwise
+    check.add([row] * (MIN_DICE - 1))
+    assert check.needed() is None and check.advice() is None
+    check.add([row])
+    assert check.needed() == 90
+    advice = check.advice(current=270)
+    assert "turned 90 degrees clockwise more" in advice and "--turn 0" in advice
+    assert check.to_dict()["needed"] == 90 and check.to_dict()["dice"] == MIN_DICE
+    right = TurnCheck()
+    right.add([[0.9, 0.2, 0.2, 0.2]] * 8)
+    assert right.needed() == 0 and right.advice() is None
+    with pytest.raises(ValueError, match="finite"):
+        right.add([[np.nan, 0, 0, 0]])
+    assert right.dice == 8  # a refused row changes nothing
+
+
+def _mosaic_frame(n: int = 12):
+    """The fixture's d20 crops (a held-out style) laid in a row as one frame, with each die's box."""
+    tiles, labels = read_mosaic(D20_MOSAIC)
+    tiles = tiles[:: max(1, len(tiles) // n)][:n]
+    size = tiles.shape[1]
+    frame = np.concatenate(list(tiles), axis=1)
+    side = size / CROP_MARGIN  # crop_die cuts side x margin around a box: exactly the tile again
+    boxes = [
+        [i * size + (size - side) / 2, (size - side) / 2, i * size + (size + side) / 2, (size + side) / 2]
+        for i in range(len(tiles))
+    ]
+    return np.ascontiguousarray(frame), np.array(boxes)
+
+
+@pytest.mark.parametrize("turn", TURNS)
+def test_the_reader_finds_the_turn_a_frame_of_d20s_needs(turn):
+    from companion.vision.numerals import load_numeral_model
+
+    model = load_numeral_model("polyhedral-oblique")
+    frame, boxes = _mosaic_frame()
+    sent = turn_image(frame, turn)  # a camera turned `turn` degrees: its frames come turned
+    seen = unturn_boxes(boxes, (360 - turn) % 360, frame.shape)  # where the dice lie in the frame sent
+    check = TurnCheck()
+    check.add(model.turn_confidences(sent, seen))
+    assert check.dice == len(boxes)
+    assert check.needed() == (360 - turn) % 360  # the turn that undoes the camera's
+    if turn:
+        assert f"--turn {(360 - turn) % 360}" in check.advice(0)
+
+
+def test_a_source_turn_turns_its_frames_and_reports_its_check():
+    source = SourceTurn("90")
+    frame = np.zeros((10, 20, 3), np.uint8)
+    assert source.frame(frame).shape == (20, 10, 3)
+    status = source.status()
+    assert status["turn"] == 90 and status["turn_check"]["needed"] is None and "turn_advice" not in status
+    source.check.add([[0.1, 0.1, 0.1, 0.9]] * MIN_DICE)
+    assert "--turn 0" in source.status()["turn_advice"]
+    with pytest.raises(TurnError):
+        SourceTurn(45)
+
+
+@pytest.fixture(scope="module")
+def oblique_frame(tmp_path_factory) -> Path:
+    """Eight d20s of the fixture's held-out style (seen from 30-60 degrees, far side at the top), laid
+    on a plain table at twice their size, as a PNG."""
+    import cv2
+
+    tiles, _ = read_mosaic(D20_MOSAIC)
+    tiles = np.stack(
+        [cv2.resize(t, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC) for t in tiles[::10][:8]]
+    )
+    s, gap = tiles.shape[1], 40
+    canvas = np.empty((2 * s + 3 * gap, 4 * s + 5 * gap, 3), np.uint8)
+    canvas[:] = np.median(tiles.reshape(-1, 3), 0)
+    for i, tile in enumerate(tiles):
+        y, x = gap + (i // 4) * (s + gap), gap + (i % 4) * (s + gap)
+        canvas[y : y + s, x : x + s] = tile
+    path = tmp_path_factory.mktemp("turn") / "table.png"
+    cv2.imwrite(str(path), canvas)
+    return path
+
+
+def test_read_warns_when_the_picture_is_turned_and_turn_puts_it_right(oblique_frame, tmp_path, capsys):
+    import cv2
+
+    from companion.cli import main
+
+    sideways = tmp_path / "sideways.png"
+    cv2.imwrite(str(sideways), turn_image(cv2.imread(str(oblique_frame)), 90))
+    assert main(["vision", "read", str(oblique_frame), "--model", "polyhedral-oblique", "--json"]) == 0
+    upright = capsys.readouterr()
+    assert "warning" not in upright.err
+    assert main(["vision", "read", str(sideways), "--model", "polyhedral-oblique", "--json"]) == 0
+    turned = capsys.readouterr()
+    assert "warning: the dice read best with the picture turned 270 degrees" in turned.err
+    assert "--turn 270" in turned.err
+    assert (
+        main(["vision", "read", str(sideways), "--model", "polyhedral-oblique", "--json", "--turn", "270"])
+        == 0
+    )
+    fixed = capsys.readouterr()
+    assert "warning" not in fixed.err and fixed.out == upright.out  # the same dice read the same way
+
+
+@pytest.mark.parametrize("command", [["vision", "read", "x.png"], ["watch"], ["serve"]])
+def test_a_turn_other_than_a_quarter_is_refused_by_every_command(command, capsys):
+    from companion.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--turn", "45"])
+    assert exc.value.code == 2
+    assert "turn must be 0, 90, 180 or 270" in capsys.readouterr().err
