@@ -121,7 +121,7 @@ class CameraSource(Source):
         from companion.vision.camera_turn import SourceTurn
 
         self.turn = SourceTurn()  # ``serve --turn``: frames turned so that the table's far side is at the top
-        self._turn_told = False
+        self._turn_told: int | None = None  # the turn check's answer last told to the pages
 
     def status(self) -> dict:
         return {**super().status(), **self.turn.status()}
@@ -200,11 +200,15 @@ class CameraSource(Source):
         if self._read_failures:
             self._read_failures, self._read_after, self.read_error = 0, 0.0, None
             self._set("connected")
-        advice = self.turn.advice()
-        if advice and not self._turn_told:  # said once a connection: the pages keep showing it in the status
-            self._turn_told = True
-            self.store.notice("camera_turn", {"problem": advice, "needed": self.turn.check.needed()})
-            self._set("connected", advice)
+        needed = self.turn.check.needed()
+        if needed != self._turn_told:  # the check changed its mind (more dice): the pages are told, and
+            was, self._turn_told = self._turn_told, needed  # the status keeps saying it
+            advice = self.turn.advice()
+            if advice:
+                self.store.notice("camera_turn", {"problem": advice, "needed": needed})
+                self._set("connected", advice)
+            elif was:  # the frames are the right way round after all
+                self._set("connected")
 
     def _close(self) -> None:
         if self._cap is not None:

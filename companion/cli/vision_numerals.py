@@ -23,12 +23,14 @@ def read_numerals(args) -> int:
         readings = model.readings(image)
     except (ImageError, ModelError) as exc:
         return _err(str(exc))
-    records = [r.to_dict() for r in readings]
     check = TurnCheck()  # enough dice in the image say whether it is the right way up
     check.add(model.turn_confidences(image, [r.box for r in readings]))
     advice = check.advice(getattr(args, "turn", 0))
-    if advice:
-        print(f"warning: {advice}", file=sys.stderr)
+    if advice:  # the image is the wrong way round: no value is trusted
+        print(f"warning: {advice}; every die is left unreadable", file=sys.stderr)
+        for r in readings:
+            r.value, r.reading, r.unreadable, r.likely = None, None, True, []
+    records = [r.to_dict() for r in readings]
     if args.json:
         print(json.dumps(records, indent=1))
     else:

@@ -30,6 +30,9 @@ class _StandardDice:
         self.last = self.numeral.read_boxes(frame, det.xyxy, det.confidence) if len(det) else []
         if len(det):
             self.turn_check.add(self.numeral.turn_confidences(frame, det.xyxy))
+            if self.turn_check.needed() not in (None, 0):  # frames the wrong way round: no value is trusted
+                for r in self.last:
+                    r.value, r.reading, r.unreadable, r.likely = None, None, True, []
         return [_StandardDie(r) for r in self.last]
 
 
@@ -96,10 +99,11 @@ def _watch(args) -> int:
 
                 assigned = assign_standard(model.last, slots)
                 event["units"], event["unassigned"] = assigned["units"], assigned["unassigned"]
-                advice = model.turn_check.advice(args.turn)
-                if advice:  # the frames are the wrong way round: the readings are not to be trusted
-                    event["camera_turn"] = dict(model.turn_check.to_dict(), problem=advice)
-                    print(f"companion watch: warning: {advice}", file=sys.stderr, flush=True)
+            check = getattr(model, "turn_check", None)  # standard dice: is the frame the right way up?
+            advice = check.advice(args.turn) if check is not None else None
+            if advice:  # the frames are the wrong way round: every die was left unreadable
+                event["camera_turn"] = dict(check.to_dict(), problem=advice)
+                print(f"companion watch: warning: {advice}", file=sys.stderr, flush=True)
             print(json.dumps(event), flush=True)
 
         watch(

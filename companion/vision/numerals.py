@@ -382,7 +382,8 @@ def read_standard_roll(
     d6 only is read by the ``d6`` model; ``model``'s table profile (an enrolled bundle) then only offers
     likely values for the d6 it leaves unread.  ``turn_check`` (a ``camera_turn.TurnCheck``) is given the
     numeral reader's evidence of the frame's turn from the dice it read (a d6-only roll adds none: pips
-    read the same any way round).
+    read the same any way round); once it names a turn other than 0 every die of the frame is left
+    unreadable (to tap): a reader turned away from its up reads side faces with confidence.
     """
     unknown = [s for s in slots if s not in SIDES]
     if unknown:
@@ -394,6 +395,12 @@ def read_standard_roll(
         readings = numeral.readings(image)
         if turn_check is not None and readings:
             turn_check.add(numeral.turn_confidences(image, [r.box for r in readings]))
+            if turn_check.needed() not in (
+                None,
+                0,
+            ):  # the frames are the wrong way round: no value is trusted
+                for r in readings:
+                    r.value, r.reading, r.unreadable, r.likely = None, None, True, []
     return assign_standard(readings, slots)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -161,7 +162,8 @@ def test_read_warns_when_the_picture_is_turned_and_turn_puts_it_right(oblique_fr
     assert main(["vision", "read", str(sideways), "--model", "polyhedral-oblique", "--json"]) == 0
     turned = capsys.readouterr()
     assert "warning: the dice read best with the picture turned 270 degrees" in turned.err
-    assert "--turn 270" in turned.err
+    assert "--turn 270" in turned.err and "every die is left unreadable" in turned.err
+    assert all(d["unreadable"] and d["value"] is None for d in json.loads(turned.out))  # never a guess
     assert (
         main(["vision", "read", str(sideways), "--model", "polyhedral-oblique", "--json", "--turn", "270"])
         == 0
@@ -178,3 +180,28 @@ def test_a_turn_other_than_a_quarter_is_refused_by_every_command(command, capsys
         main([*command, "--turn", "45"])
     assert exc.value.code == 2
     assert "turn must be 0, 90, 180 or 270" in capsys.readouterr().err
+
+
+def test_watch_says_the_frames_are_turned_and_reads_nothing_until_turned(oblique_frame, tmp_path, capsys):
+    import cv2
+
+    from companion.cli import main
+
+    table = turn_image(cv2.imread(str(oblique_frame)), 90)  # a camera looking from the table's side
+    folder = tmp_path / "roll"
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    for k in range(12):  # the dice tumble (noise), then lie still
+        still = k >= 4
+        frame = table if still else rng.integers(0, 255, table.shape, dtype=np.uint8)
+        cv2.imwrite(str(folder / f"f{k:02d}.png"), frame)
+    argv = ["watch", "--source", str(folder), "--standard-model", "polyhedral-oblique", "--max-events", "1"]
+    assert main(argv) == 0
+    out = capsys.readouterr()
+    event = json.loads(out.out.strip().splitlines()[-1])
+    assert event["camera_turn"]["needed"] == 270 and "--turn 270" in event["camera_turn"]["problem"]
+    assert event["dice"] and all(d["unreadable"] for d in event["dice"])
+    assert "warning" in out.err
+    assert main([*argv, "--turn", "270"]) == 0
+    fixed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert "camera_turn" not in fixed and fixed["dice"]

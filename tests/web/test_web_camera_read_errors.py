@@ -63,3 +63,31 @@ def test_camera_keeps_reading_after_a_failed_read_and_backs_off(monkeypatch):
     now[0] = 103.2
     cam._maybe_read(frame)  # works: the error is cleared, reads go on
     assert len(calls) == 3 and cam.reads == 1 and cam.read_error is None
+
+
+def test_the_camera_status_says_when_the_turn_check_finds_the_frames_turned_and_when_not(monkeypatch):
+    """What the standard dice read say of the frames' turn reaches the pages: a ``camera_turn`` notice and
+    the camera's status message; when more dice show the frames right after all, the message goes."""
+    import web.play as play
+    from companion.vision.camera_turn import MIN_DICE
+    from web.sources import CameraSource
+
+    store = FakeStore()
+    cam = CameraSource("0", store)
+    cam._settle = Settled()
+    rows = [[[0.1, 0.1, 0.1, 0.9]] * MIN_DICE, [[0.9, 0.1, 0.1, 0.1]] * (2 * MIN_DICE)]
+
+    def camera_reading(st, frame, model, frame_no=None, standard_model="polyhedral", turn_check=None):
+        turn_check.add(rows.pop(0))  # what the reader would say of the dice of this frame
+        return {"faces": {}}
+
+    monkeypatch.setattr(play, "camera_reading", camera_reading)
+    frame = np.zeros((8, 8, 3), np.uint8)
+    cam._maybe_read(frame)
+    told = [p for k, p in store.notices if k == "camera_turn"]
+    assert len(told) == 1 and told[0]["needed"] == 270 and "--turn 270" in told[0]["problem"]
+    assert "--turn 270" in cam.status()["message"] and cam.status()["turn_check"]["needed"] == 270
+    cam._maybe_read(frame)  # more dice, read surest as they come: the frames were right after all
+    assert cam.status()["turn_check"]["needed"] == 0
+    assert "--turn" not in cam.status()["message"] and "turn_advice" not in cam.status()
+    assert len([p for k, p in store.notices if k == "camera_turn"]) == 1

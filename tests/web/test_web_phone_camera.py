@@ -458,8 +458,13 @@ def test_a_battle_dice_roll_read_turned_tells_the_table_to_turn_the_camera(clien
     store = app.extensions["game_store"]
     upright, turned = TurnCheck(min_dice=1), TurnCheck(min_dice=1)
     with app.app_context():
-        camera_reading(store, frame, standard_model="polyhedral-oblique", turn_check=upright)
-        camera_reading(store, turn_image(frame, 90), standard_model="polyhedral-oblique", turn_check=turned)
+        right_way = camera_reading(store, frame, standard_model="polyhedral-oblique", turn_check=upright)
+        sideways = camera_reading(
+            store, turn_image(frame, 90), standard_model="polyhedral-oblique", turn_check=turned
+        )
     assert upright.dice >= 3 and turned.dice >= 3
     assert upright.needed() == 0 and upright.advice() is None
     assert turned.needed() == 270 and "--turn 270" in turned.advice()
+    # a frame the check finds turned is not trusted: every die is left to tap, none guessed
+    assert sideways["faces"] == {} and len(sideways["problems"]) == len(pending["dice"])
+    assert right_way is not None
