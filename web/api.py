@@ -593,6 +593,17 @@ def undo():
     return jsonify({"seq": s.last_seq})
 
 
+@bp.post("/camera/turn")
+@require("host")
+def camera_turn():
+    """Turn the camera's and the phone's frames before reading: ``{"turn": 90}`` (degrees clockwise: 0, 90,
+    180 or 270; ``serve --turn`` at run time).  The turn check starts again from no dice."""
+    body = json_body({"turn": Field(int, choices=(0, 90, 180, 270))})
+    src = sources()
+    play.set_camera_turn(src, body["turn"])
+    return jsonify(src.camera_status())
+
+
 @bp.post("/sources/blink")
 @require("tablet")
 def blink():

@@ -408,6 +408,16 @@ def vision_faces(pending: dict, read: dict) -> tuple[dict, dict, dict]:
     return faces, boxes, problems
 
 
+def set_camera_turn(sources, turn: int) -> None:
+    """Give the camera and the phone a new turn (``companion.vision.camera_turn``); the pages are told."""
+    from companion.vision.camera_turn import SourceTurn
+
+    for camera in (sources.camera, sources.phone):
+        camera.turn = SourceTurn(turn)
+    sources.camera.turn_changed()
+    sources.camera.store.notice("source", sources.camera_status())
+
+
 def camera_reading(
     store,
     frame,

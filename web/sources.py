@@ -126,6 +126,12 @@ class CameraSource(Source):
     def status(self) -> dict:
         return {**super().status(), **self.turn.status()}
 
+    def turn_changed(self) -> None:
+        """A new turn was given (``POST /api/camera/turn``): what the old check said is gone."""
+        self._turn_told = None
+        if self.state == "connected" and "--turn" in self.message:
+            self._set("connected")
+
     def _open(self) -> None:
         import cv2
 

@@ -142,9 +142,11 @@ class SourceTurn:
         return self.check.advice(self.turn)
 
     def status(self) -> dict:
+        """``turn``, ``turn_check``, and while the frames seem the wrong way round ``turn_advice`` (words) and
+        ``turn_suggested`` (the turn to give instead)."""
         advice = self.advice()
-        return {
-            "turn": self.turn,
-            "turn_check": self.check.to_dict(),
-            **({"turn_advice": advice} if advice else {}),
-        }
+        more = self.check.needed()
+        out = {"turn": self.turn, "turn_check": self.check.to_dict()}
+        if advice and more:
+            out.update(turn_advice=advice, turn_suggested=(self.turn + more) % 360)
+        return out

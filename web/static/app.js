@@ -232,6 +232,11 @@ function renderTopbar(st) {
     el.className = "pill " + ({ connected: "ok", lost: "bad", connecting: "", off: "off" }[s.state] || "");
     el.textContent = `${s.kind === "camera" ? "camera" : "dice"}: ${s.state}`;
     el.title = s.message || s.state;
+    if (s.kind === "camera" && s.turn_advice) {  // the turn check: the frames are the wrong way round
+      el.className = "pill bad";
+      el.textContent = "camera: turned?";
+      el.title = s.turn_advice;
+    }
     // A frame on screen that came with the roll's reading (not from a connected camera) is said so.
     if (s.kind === "camera" && s.state !== "connected" && st?.reading?.frame) {
       el.className = "pill ok";
@@ -1074,7 +1079,12 @@ async function renderHost() {
     h("div", { class: "card" }, h("h3", {}, "Paired tablets"),
       pr.tablets.length ? h("ul", {}, pr.tablets.map((t) => h("li", {}, `${t.name} · ${new Date(t.paired_at * 1000).toLocaleTimeString()}`))) : h("div", { class: "muted small" }, "None yet."),
       h("h3", { style: { marginTop: "14px" } }, "Dice sources"),
-      h("ul", {}, (st.sources || []).map((s) => h("li", {}, `${s.kind}: ${s.state}${s.message ? " — " + s.message : ""}`))),
+      h("ul", {}, (st.sources || []).map((s) => h("li", {}, `${s.kind}: ${s.state}${s.message ? " — " + s.message : ""}`,
+        s.kind === "camera" && s.turn_advice && s.turn_suggested != null
+          ? h("button", { class: "btn small", id: "camera-turn", style: { marginLeft: "8px" },
+              onclick: () => api("POST", "/api/camera/turn", { turn: s.turn_suggested }).then(() => toast(`camera picture turned to ${s.turn_suggested}°`, "info")).catch(() => null) },
+              `Turn the picture to ${s.turn_suggested}°`)
+          : null))),
       smartDice(st),
       h("a", { class: "btn small", href: "/api/export", download: "" }, "Export game"))));
 }
