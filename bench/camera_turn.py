@@ -13,6 +13,10 @@ every die's crop is read as the camera would see it turned 0, 90, 180 and 270 de
    n = 1, 2, 3, 5, 8, 12.  The check reads the crops at all four turns whatever the camera's turn, so
    the share is the same for every camera turn.  ``MIN_DICE`` is chosen on the calibration styles (the
    fewest dice with at least 99.5 %); the test styles' shares are the strict figures.
+3. with ``--dd-tables DIR ...`` (``enroll_sim`` table caches of Dragon Dice crops, e.g. the calibration
+   and fresh families of ``bench/enroll.py --tables-cache``): the ``turn-up`` network that checks the
+   turn of Dragon Dice frames: the share of crops whose turn it names (each crop turned all four ways),
+   and the check's share for n dice, per cache.
 """
 
 from __future__ import annotations
@@ -71,6 +75,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--draws", type=int, default=4000, help="random sets of dice per set size")
+    ap.add_argument(
+        "--dd-tables", nargs="*", default=[], help="enroll_sim Dragon Dice table caches (folders)"
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     a = ap.parse_args(argv)
     if not 320 <= a.frame_width <= 8192:
@@ -138,9 +145,48 @@ def main(argv=None) -> int:
                 f"  fewest dice with >= {100 * RULE_SHARE:.1f} %: {chosen} "
                 f"(companion.vision.camera_turn.MIN_DICE ships {MIN_DICE})"
             )
+    for folder in a.dd_tables:
+        report.setdefault("turn_up", {})[folder] = up_section(Path(folder), a)
     if a.json:
         print(json.dumps(report))
     return 0
+
+
+def up_section(folder: Path, a) -> dict:
+    """The turn-up network on the crops of one Dragon Dice table cache."""
+    from companion.vision.camera_turn import up_reader  # noqa: PLC0415
+
+    key = json.loads((folder / "key.json").read_text())["key"]
+    crops = np.concatenate([np.load(f)["crops"] for f in sorted(folder.glob("table-*.npz"))])
+    up = up_reader()
+    named = {}
+    conf = None
+    for j, t in enumerate(TURNS):
+        seen = up.seen_turn(turn_crops(crops, t))
+        named[t] = float((seen.argmax(1) == j).mean())
+        if t == 0:  # evidence rows for the further turns 0, 90, 180, 270 of crops seen upright
+            conf = np.stack([seen[:, TURNS.index((360 - u) % 360)] for u in TURNS], axis=1)
+    shares = check_shares(conf, a.draws, a.seed)
+    out = {
+        "split": key["split"],
+        "families": key["families"],
+        "crops": int(len(crops)),
+        "named_by_turn": named,
+        "check_found": shares,
+    }
+    if not a.json:
+        print(
+            f"\nturn-up on {folder.name} ({key['split']}, families {key['families'][0]}-{key['families'][-1]}, {len(crops)} crops):"
+        )
+        print(
+            "  turn named per crop, by camera turn: "
+            + "  ".join(f"{t}: {100 * v:.1f} %" for t, v in named.items())
+        )
+        print(
+            "  the check names the camera's turn, for n dice: "
+            + "  ".join(f"n={n}: {100 * s:.1f} %" for n, s in shares.items())
+        )
+    return out
 
 
 if __name__ == "__main__":

@@ -408,6 +408,21 @@ def vision_faces(pending: dict, read: dict) -> tuple[dict, dict, dict]:
     return faces, boxes, problems
 
 
+def check_dragon_dice_turn(read: dict, frame, turn_check) -> None:
+    """Add the dice ``read_roll`` found to ``turn_check`` (``camera_turn.up_reader``); once it names a turn
+    other than 0, no face of the frame is trusted: every die not cocked is left unreadable (to tap)."""
+    from companion.vision.camera_turn import up_reader
+
+    det = read.get("detections")
+    if det is not None and len(det):
+        turn_check.add(up_reader().turn_confidences(frame, det.xyxy))
+    if turn_check.needed() not in (None, 0):
+        for unit in read["units"]:
+            if not unit.get("cocked"):  # cocked comes from the die's shape, whichever way the frame is
+                unit["face_index"], unit["face"] = None, None
+                unit.pop("alternatives", None)
+
+
 def set_camera_turn(sources, turn: int) -> None:
     """Give the camera and the phone a new turn (``companion.vision.camera_turn``); the pages are told."""
     from companion.vision.camera_turn import SourceTurn
@@ -456,6 +471,8 @@ def camera_reading(
 
         vision = table_vision(store)
         read = read_roll(frame, slots, model=vision.reading_model() if vision is not None else model)
+        if turn_check is not None:  # Dragon Dice: the turn-up network weighs the dice found
+            check_dragon_dice_turn(read, frame, turn_check)
     faces, boxes, problems = vision_faces(pending, read)
     with store.lock:
         reading = reading_from_faces(

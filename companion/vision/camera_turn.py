@@ -150,3 +150,60 @@ class SourceTurn:
         if advice and more:
             out.update(turn_advice=advice, turn_suggested=(self.turn + more) % 360)
         return out
+
+
+class UpReader:
+    """The "which way is up" network (``models/turn-up``): for die crops, the evidence ``TurnCheck`` weighs.
+
+    It names the turn by which a crop is seen away from "far side at the top" from the die's own
+    shape (the near side faces below the top face), so it needs no face the table has taught and reads
+    Dragon Dice of art it has never seen.  Trained on renders only (``models/turn-up/MODEL_CARD.md``)."""
+
+    def __init__(self, bundle=None):
+        import json  # noqa: PLC0415
+        from pathlib import Path  # noqa: PLC0415
+
+        from companion.vision.onnx_session import ModelError, onnx_session  # noqa: PLC0415
+        from companion.vision.reader import resolve_model  # noqa: PLC0415
+
+        folder = resolve_model(bundle or "turn-up")
+        meta = json.loads((Path(folder) / "model.json").read_text())
+        if meta.get("form") != "turn-up" or list(meta.get("turns", [])) != list(TURNS):
+            raise ModelError(
+                f"{folder} is not a turn-up network (model.json form 'turn-up', turns {list(TURNS)})"
+            )
+        self.session = onnx_session(Path(folder) / meta.get("onnx", "up.onnx"))
+        crop = meta.get("crop", {})
+        self.size, self.margin = int(crop.get("size", 64)), float(crop.get("margin", 1.15))
+
+    def seen_turn(self, crops: np.ndarray) -> np.ndarray:
+        """(n, 4): the probability that each crop is seen turned by each of ``TURNS`` (clockwise)."""
+        if not len(crops):
+            return np.zeros((0, len(TURNS)))
+        x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+        z = self.session.run(None, {"crops": x})[0]
+        e = np.exp(z - z.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+
+    def turn_confidences(self, image: np.ndarray, boxes) -> np.ndarray:
+        """(dice, 4), as ``NumeralModel.turn_confidences``: how surely each die of ``boxes`` would be
+        upright with the frame turned a further 0, 90, 180, 270 degrees clockwise."""
+        from companion.vision.crops import crop_die  # noqa: PLC0415
+
+        boxes = np.asarray(boxes, float).reshape(-1, 4)
+        if not len(boxes):
+            return np.zeros((0, len(TURNS)))
+        seen = self.seen_turn(np.stack([crop_die(image, b, self.size, self.margin) for b in boxes]))
+        # turning the frame by u puts a die seen turned t upright when u + t = 360
+        return np.stack([seen[:, TURNS.index((360 - u) % 360)] for u in TURNS], axis=1)
+
+
+_UP_READER: UpReader | None = None
+
+
+def up_reader() -> UpReader:
+    """The shipped ``turn-up`` network, loaded once."""
+    global _UP_READER
+    if _UP_READER is None:
+        _UP_READER = UpReader()
+    return _UP_READER

@@ -80,7 +80,7 @@ def shipped_models() -> list[str]:
             form = json.loads(meta.read_text()).get("form")
         except (OSError, ValueError, AttributeError):
             continue
-        if form != "face-embedding":
+        if form not in ("face-embedding", "turn-up"):  # networks other readers use, not readers
             names.append(meta.parent.name)
     return names or list(SHIPPED)
 

@@ -205,3 +205,67 @@ def test_watch_says_the_frames_are_turned_and_reads_nothing_until_turned(oblique
     assert main([*argv, "--turn", "270"]) == 0
     fixed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert "camera_turn" not in fixed and fixed["dice"]
+
+
+@pytest.fixture(scope="module")
+def dragon_dice_table():
+    """A rendered table of Dragon Dice wearing a held-out art family, far side at the top, and the boxes."""
+    from companion.vision.synth import art
+    from companion.vision.synth.real_dice import render_table
+
+    dice = [
+        ("Coral Elves/Protector", 0),
+        ("Coral Elves/Protector", 3),
+        ("Coral Elves/Herald", 1),
+        ("Coral Elves/Herald", 4),
+        ("Coral Elves/Sharpshooter", 2),
+        ("Coral Elves/Sharpshooter", 5),
+        ("Coral Elves/Eagle Knight", 2),
+        ("Coral Elves/Enchanter", 1),
+    ]
+    family = art.FRESH_TEST_FAMILIES[0]
+    frame, labels = render_table({"Coral Elves": family}, dice, np.random.default_rng(3))
+    return frame, np.array([lab["box"] for lab in labels], float)
+
+
+@pytest.mark.parametrize("turn", TURNS)
+def test_the_turn_up_network_finds_the_turn_a_frame_of_dragon_dice_needs(dragon_dice_table, turn):
+    from companion.vision.camera_turn import up_reader
+
+    frame, boxes = dragon_dice_table
+    sent = turn_image(frame, turn)
+    seen = unturn_boxes(boxes, (360 - turn) % 360, frame.shape)
+    check = TurnCheck()
+    check.add(up_reader().turn_confidences(sent, seen))
+    assert check.dice == len(boxes) and check.needed() == (360 - turn) % 360
+
+
+def test_the_turn_up_training_path_exports_a_network_the_check_loads(tmp_path):
+    pytest.importorskip("torch")
+    from companion.vision.camera_turn import UpReader
+    from companion.vision.train.up_training import load_crops, train
+
+    tiles, _ = read_mosaic(D20_MOSAIC)
+    np.savez(
+        tmp_path / "tables.npz",
+        **{"0_queries": tiles[:40], "0_enrol": tiles[40:].reshape(2, 20, *tiles.shape[1:])},
+    )
+    crops = load_crops([tmp_path / "tables.npz"])
+    assert crops.shape == (80, 64, 64, 3)
+    lines: list[str] = []
+    train(crops, tmp_path / "up", steps=6, batch_size=16, threads=1, log=lines.append)
+    assert any("step 6/6" in m for m in lines)
+    reader = UpReader(tmp_path / "up")
+    seen = reader.seen_turn(tiles[:5])
+    assert seen.shape == (5, 4) and np.allclose(seen.sum(1), 1.0)
+    frame, boxes = _mosaic_frame(4)
+    rows = reader.turn_confidences(frame, boxes)
+    assert rows.shape == (4, 4) and ((rows >= 0) & (rows <= 1)).all()
+
+
+def test_a_bundle_that_is_not_a_turn_up_network_is_refused():
+    from companion.vision.camera_turn import UpReader
+    from companion.vision.onnx_session import ModelError
+
+    with pytest.raises(ModelError, match="not a turn-up network"):
+        UpReader("d6")

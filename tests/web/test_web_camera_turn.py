@@ -72,3 +72,59 @@ def test_the_pairing_page_offers_the_turn_the_check_names(browser, table):
     assert camera.turn.turn == 270 and app.extensions["sources"].phone.turn.turn == 270
     assert "turn_advice" not in _camera(base)  # a new turn: the check starts again
     assert page.errors == []
+
+
+def test_a_dragon_dice_roll_seen_upside_down_feeds_the_check_and_no_face_is_trusted(client, host, app):
+    """The camera path of a Dragon Dice roll: the dice found feed the source's turn check through the
+    turn-up network; once it names a turn, a face read from those frames is not kept (cocked is)."""
+    import numpy as np
+
+    from companion.vision.camera_turn import TurnCheck, turn_image
+    from companion.vision.synth import art
+    from companion.vision.synth.real_dice import render_table
+    from web.play import camera_reading, check_dragon_dice_turn
+
+    assert (
+        client.post("/api/games", json={"players": ["Ann", "Bob"], "quick": True}, headers=host).status_code
+        == 201
+    )
+    pending = client.get("/api/state").json["pending"]
+    species = {d["die"].split("/", 1)[0] for d in pending["dice"]}
+    families = dict.fromkeys(species, art.FRESH_TEST_FAMILIES[1])
+    frame, _ = render_table(families, [(d["die"], 0) for d in pending["dice"]], np.random.default_rng(5))
+    store = app.extensions["game_store"]
+    upright, flipped = TurnCheck(min_dice=1), TurnCheck(min_dice=1)
+    with app.app_context():
+        camera_reading(store, frame, turn_check=upright)
+        camera_reading(store, turn_image(frame, 180), turn_check=flipped)
+    assert upright.dice >= 3 and flipped.dice >= 3
+    assert upright.needed() == 0 and flipped.needed() == 180
+
+    class Found:  # what read_roll returns beside its units: the dice found (none more here)
+        xyxy = np.zeros((0, 4))
+
+        def __len__(self):
+            return 0
+
+    read = {
+        "units": [
+            {
+                "slot": 0,
+                "face_index": 2,
+                "face": "2 Melee",
+                "cocked": False,
+                "alternatives": [{"face_index": 1}],
+            },
+            {"slot": 1, "face_index": None, "face": None, "cocked": True},
+        ],
+        "detections": Found(),
+    }
+    check_dragon_dice_turn(read, frame, flipped)
+    assert read["units"][0]["face_index"] is None and read["units"][0]["face"] is None
+    assert "alternatives" not in read["units"][0] and read["units"][1]["cocked"] is True
+    kept = {
+        "units": [{"slot": 0, "face_index": 2, "face": "2 Melee", "cocked": False}],
+        "detections": Found(),
+    }
+    check_dragon_dice_turn(kept, frame, upright)
+    assert kept["units"][0]["face_index"] == 2  # the right way up: nothing withheld
