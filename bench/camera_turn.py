@@ -9,10 +9,10 @@ every die's crop is read as the camera would see it turned 0, 90, 180 and 270 de
 1. the reader alone (at its shipped ``min_face_confidence``), per die kind: read right and read wrong
    with confidence at each turn: what a turned camera costs without the check;
 2. the turn check (``companion.vision.camera_turn.TurnCheck``): over ``--draws`` random sets of n dice
-   (every kind alike), the share of sets for which the surest turn is the one the camera needs, for
-   n = 1, 2, 3, 5, 8, 12.  The check reads the crops at all four turns whatever the camera's turn, so
-   the share is the same for every camera turn.  ``MIN_DICE`` is chosen on the calibration styles (the
-   fewest dice with at least 99.5 %); the test styles' shares are the strict figures.
+   (every kind alike), the share of sets for which the check (with its ``MIN_LEAD`` rule) names the turn
+   the camera needs, for each camera turn and n = 1, 2, 3, 5, 8, 12.  ``MIN_DICE`` is chosen on the
+   calibration styles (the fewest dice with at least 99.5 % at every camera turn); the test styles'
+   shares are the strict figures.
 3. with ``--dd-tables DIR ...`` (``enroll_sim`` table caches of Dragon Dice crops, e.g. the calibration
    and fresh families of ``bench/enroll.py --tables-cache``): the ``turn-up`` network that checks the
    turn of Dragon Dice frames: the share of crops whose turn it names (each crop turned all four ways),
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from enroll_standard import BASE_WIDTH, _reader, reader_queries, tables_for  # noqa: E402
 
 from companion.vision import standard_sim as ss  # noqa: E402
-from companion.vision.camera_turn import MIN_DICE, TURNS, turn_crops  # noqa: E402
+from companion.vision.camera_turn import MIN_DICE, TURNS, TurnCheck, turn_crops  # noqa: E402
 from companion.vision.numerals import KINDS, decode  # noqa: E402
 from companion.vision.synth.standard_styles import CALIBRATION_STYLES, TEST_STYLES  # noqa: E402
 
@@ -51,16 +51,26 @@ def turn_confidences(faces, crops: np.ndarray, heads) -> np.ndarray:
     return out
 
 
-def check_shares(conf: np.ndarray, draws: int, seed: int = 0) -> dict[int, float]:
+def check_shares(conf: np.ndarray, draws: int, seed: int = 0) -> dict[int, dict[int, float]]:
+    """For each camera turn t and set size n: the share of random sets of n dice for which ``TurnCheck``
+    (its ``MIN_LEAD`` rule, at n dice) names the turn that undoes t.  ``conf[i, j]``: die i's confidence
+    with its upright crop turned by ``TURNS[j]``; a camera turned t shows it turned t, and a further turn
+    u turns it t + u."""
     rng = np.random.default_rng(seed)
-    out = {}
-    for n in SET_SIZES:
-        if n > len(conf):
-            continue
-        hits = sum(
-            int(conf[rng.choice(len(conf), n, replace=False)].sum(0).argmax() == 0) for _ in range(draws)
-        )
-        out[n] = hits / draws
+    out: dict[int, dict[int, float]] = {}
+    for t in TURNS:
+        seen = conf[:, [TURNS.index((t + u) % 360) for u in TURNS]]
+        want = (360 - t) % 360
+        out[t] = {}
+        for n in SET_SIZES:
+            if n > len(conf):
+                continue
+            hits = 0
+            for _ in range(draws):
+                check = TurnCheck(min_dice=n)
+                check.add(seen[rng.choice(len(seen), n, replace=False)])
+                hits += int(check.needed() == want)
+            out[t][n] = hits / draws
     return out
 
 
@@ -117,12 +127,14 @@ def main(argv=None) -> int:
             by_turn[t]["all"] = ss.reader_figures(probs, kinds, values, min_conf, heads)
         conf = turn_confidences(faces, crops, heads)
         shares = check_shares(conf, a.draws, a.seed)
-        chosen = next((n for n, s in shares.items() if s >= RULE_SHARE), None)
+        chosen = next((n for n in SET_SIZES if all(shares[t].get(n, 0) >= RULE_SHARE for t in TURNS)), None)
         report[split] = {
             "styles": len(styles),
             "dice": int(len(crops)),
             "reader_by_turn": {str(t): v for t, v in by_turn.items()},
-            "check_found": {str(n): round(s, 4) for n, s in shares.items()},
+            "check_found": {
+                str(t): {str(n): round(s, 4) for n, s in by_n.items()} for t, by_n in shares.items()
+            },
             "fewest_dice_at_rule": chosen,
         }
         if a.json:
@@ -138,8 +150,9 @@ def main(argv=None) -> int:
                 for t in TURNS
             )
             print(f"  {k:5s} {cells}")
-        print("  the turn check names the turn the camera needs, for a set of n dice:")
-        print("  " + "  ".join(f"n={n}: {100 * s:.1f} %" for n, s in shares.items()))
+        print("  the turn check names the turn the camera needs, for a set of n dice, by camera turn:")
+        for t, by_n in shares.items():
+            print(f"  {t:3d}: " + "  ".join(f"n={n}: {100 * s:.1f} %" for n, s in by_n.items()))
         if split == "calibration":
             print(
                 f"  fewest dice with >= {100 * RULE_SHARE:.1f} %: {chosen} "
@@ -172,7 +185,7 @@ def up_section(folder: Path, a) -> dict:
         "families": key["families"],
         "crops": int(len(crops)),
         "named_by_turn": named,
-        "check_found": shares,
+        "check_found": {str(t): {str(n): v for n, v in by_n.items()} for t, by_n in shares.items()},
     }
     if not a.json:
         print(
@@ -182,10 +195,9 @@ def up_section(folder: Path, a) -> dict:
             "  turn named per crop, by camera turn: "
             + "  ".join(f"{t}: {100 * v:.1f} %" for t, v in named.items())
         )
-        print(
-            "  the check names the camera's turn, for n dice: "
-            + "  ".join(f"n={n}: {100 * s:.1f} %" for n, s in shares.items())
-        )
+        print("  the check names the turn the camera needs, for n dice, by camera turn:")
+        for t, by_n in shares.items():
+            print(f"  {t:3d}: " + "  ".join(f"n={n}: {100 * s:.1f} %" for n, s in by_n.items()))
     return out
 
 

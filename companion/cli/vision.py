@@ -71,6 +71,16 @@ def _train(args) -> int:
     return 0
 
 
+def _turn_advice(image, det, turn: int) -> str | None:
+    """What the turn-up network says of a Dragon Dice image's turn (None: right, or too few dice)."""
+    from companion.vision.camera_turn import TurnCheck, up_reader
+
+    check = TurnCheck()
+    if len(det):
+        check.add(up_reader().turn_confidences(image, det.xyxy))
+    return check.advice(turn)
+
+
 def _read(args) -> int:
     from companion.vision.numerals import numeral_bundle
     from companion.vision.reader import ImageError, ModelError, load_model, read_image
@@ -90,9 +100,16 @@ def _read(args) -> int:
     try:
         image = turn_image(read_image(args.image), args.turn)
         model = load_model(args.model)
-        readings = model.readings(image, px_per_mm=args.px_per_mm)
+        det = model.detect(image)
+        readings = model.readings(image, det, px_per_mm=args.px_per_mm)
     except (ImageError, ModelError) as exc:
         return _err(str(exc))
+    advice = _turn_advice(image, det, args.turn)
+    if advice:  # the image is the wrong way round: no face read in it is trusted
+        from companion.vision.camera_turn import withhold
+
+        print(f"warning: {advice}; no face is kept", file=sys.stderr)
+        withhold(readings)
     records = [r.to_dict() for r in readings]
     if args.roster:
         from companion.vision.assign import AssignmentError, assign_from_files
@@ -101,6 +118,10 @@ def _read(args) -> int:
             result = assign_from_files(Path(args.roster), model, image, readings)
         except AssignmentError as exc:
             return _err(str(exc))
+        if advice:
+            from .watch import withhold_units
+
+            withhold_units(result)
         payload = {"dice": records, "units": result}
         print(json.dumps(payload, indent=1) if args.json else payload)
         return 0

@@ -28,11 +28,12 @@ class _StandardDice:
 
     def readings(self, frame, det) -> list:
         self.last = self.numeral.read_boxes(frame, det.xyxy, det.confidence) if len(det) else []
-        if len(det):
+        if len(det) and self.numeral.reads_upright:  # a reader of dice seen from above checks no turn
             self.turn_check.add(self.numeral.turn_confidences(frame, det.xyxy))
             if self.turn_check.needed() not in (None, 0):  # frames the wrong way round: no value is trusted
-                for r in self.last:
-                    r.value, r.reading, r.unreadable, r.likely = None, None, True, []
+                from companion.vision.camera_turn import withhold
+
+                withhold(self.last)
         return [_StandardDie(r) for r in self.last]
 
 
@@ -47,6 +48,40 @@ class _StandardDie:
 
     def to_dict(self) -> dict:
         return dict(self.reading.to_dict(), cocked=False)
+
+
+class _DragonDiceTurn:
+    """A Dragon Dice model whose frames' turn is checked by the ``turn-up`` network
+    (``companion.vision.camera_turn``): while the check names a turn, no face read is kept."""
+
+    def __init__(self, model):
+        from companion.vision.camera_turn import TurnCheck
+
+        self.model = model
+        self.heads = model.heads
+        self.profile = getattr(model, "profile", None)
+        self.turn_check = TurnCheck()
+
+    def detect(self, frame):
+        return self.model.detect(frame)
+
+    def readings(self, frame, det) -> list:
+        from companion.vision.camera_turn import up_reader, withhold
+
+        out = self.model.readings(frame, det)
+        if len(det):
+            self.turn_check.add(up_reader().turn_confidences(frame, det.xyxy))
+        if self.turn_check.needed() not in (None, 0):
+            withhold(out)
+        return out
+
+
+def withhold_units(units: list[dict]) -> None:
+    """The roster's units of a frame the wrong way round: no face kept (cocked stays)."""
+    for u in units:
+        if not u.get("cocked"):
+            u["face_index"], u["face"] = None, None
+            u.pop("alternatives", None)
 
 
 def _standard_slots(path) -> list[str]:
@@ -87,7 +122,7 @@ def _watch(args) -> int:
             slots = _standard_slots(args.roster) if args.roster else None
             roster = None
         else:
-            model = load_model(args.model)
+            model = _DragonDiceTurn(load_model(args.model))
             roster = load_roster(args.roster) if args.roster else None
         from companion.vision.camera_turn import turn_image
 
@@ -102,6 +137,7 @@ def _watch(args) -> int:
             check = getattr(model, "turn_check", None)  # standard dice: is the frame the right way up?
             advice = check.advice(args.turn) if check is not None else None
             if advice:  # the frames are the wrong way round: every die was left unreadable
+                withhold_units(event.get("units", []))
                 event["camera_turn"] = dict(check.to_dict(), problem=advice)
                 print(f"companion watch: warning: {advice}", file=sys.stderr, flush=True)
             print(json.dumps(event), flush=True)

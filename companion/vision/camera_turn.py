@@ -23,6 +23,10 @@ TURNS = (0, 90, 180, 270)
 #: Dice seen before the check names a turn: the fewest with which the surest turn was the true one for
 #: at least 99.5 % of random sets of dice of the calibration styles at 1280 px (``bench/camera_turn.py``).
 MIN_DICE = 5
+#: How much surer (mean confidence over the dice seen) another turn must read than the frames' own before
+#: the check names it: where no turn reads much surer (a camera straight above the table, where dice lie
+#: every way round), it says nothing rather than guess a turn.
+MIN_LEAD = 0.15
 
 
 class TurnError(ValueError):
@@ -86,9 +90,11 @@ class TurnCheck:
 
     ``add`` takes, per die, the reader's confidence with the die's crop turned by each of ``TURNS``
     (a row of four); the turn with the highest mean confidence is the one the frames need on top of
-    what they were given.  Until ``MIN_DICE`` dice are seen it says nothing."""
+    what they were given, when it leads the frames' own turn by ``MIN_LEAD``.  Until ``MIN_DICE`` dice
+    are seen it says nothing."""
 
     min_dice: int = MIN_DICE
+    min_lead: float = MIN_LEAD
     totals: np.ndarray = field(default_factory=lambda: np.zeros(len(TURNS)))
     dice: int = 0
 
@@ -103,7 +109,10 @@ class TurnCheck:
         """The further turn (degrees clockwise) the frames need, 0 when they are right; None: too few dice."""
         if self.dice < self.min_dice:
             return None
-        return TURNS[int(np.argmax(self.totals))]
+        best = int(np.argmax(self.totals))
+        if best and (self.totals[best] - self.totals[0]) / self.dice < self.min_lead:
+            return 0  # no other turn reads clearly surer: the frames are not known to be wrong
+        return TURNS[best]
 
     def advice(self, current: int = 0) -> str | None:
         """What to tell the players when the frames are the wrong way round (None when right or unknown)."""
@@ -207,3 +216,21 @@ def up_reader() -> UpReader:
     if _UP_READER is None:
         _UP_READER = UpReader()
     return _UP_READER
+
+
+def withhold(readings) -> None:
+    """Leave every die of ``readings`` (``SeenDie`` or ``StandardReading``) that is not cocked unreadable:
+    its frame is the wrong way round, so no face read in it is trusted (cocked comes from the die's shape)."""
+    for r in readings:
+        if getattr(r, "cocked", False):
+            continue
+        for name, empty in (
+            ("icon", None),
+            ("count", None),
+            ("value", None),
+            ("reading", None),
+            ("likely", []),
+        ):
+            if hasattr(r, name):
+                setattr(r, name, empty)
+        r.unreadable = True

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.vision import DEFAULT_STANDARD_MODEL
-from companion.vision.camera_turn import TURNS, TurnCheck, turn_crops
+from companion.vision.camera_turn import TURNS, TurnCheck, turn_crops, withhold
 from companion.vision.combined_reading import COMBINED_KEY, CombinationError, parse_rule, read_value
 from companion.vision.crops import CROP_SIZE, crop_die
 from companion.vision.die_pixels import die_sides
@@ -118,6 +118,9 @@ class NumeralModel:
         self.faces = OnnxFaceReader(self.bundle / "face.onnx", self.heads)
         self.box_finder = load_model(self.meta.get("box_finder", "dragon-dice")).detector
         self.min_conf = float(self.meta.get("min_face_confidence", 0.5))
+        # a reader trained with the table's far side at the top (``polyhedral-oblique``) can check a frame's
+        # turn (``camera_turn``); one trained on dice seen from straight above reads them any way round
+        self.reads_upright = bool(self.meta.get("reads_upright", False))
         self.box_conf = float(self.meta.get("conf", 0.25))
         # an enrolled bundle (``companion vision enroll``) reads values from its table profile, and with
         # ``combined_reading`` from the reader and the profile together (``combined_reading``)
@@ -393,14 +396,10 @@ def read_standard_roll(
     else:
         numeral = load_numeral_model(model)
         readings = numeral.readings(image)
-        if turn_check is not None and readings:
+        if turn_check is not None and readings and numeral.reads_upright:
             turn_check.add(numeral.turn_confidences(image, [r.box for r in readings]))
-            if turn_check.needed() not in (
-                None,
-                0,
-            ):  # the frames are the wrong way round: no value is trusted
-                for r in readings:
-                    r.value, r.reading, r.unreadable, r.likely = None, None, True, []
+            if turn_check.needed() not in (None, 0):  # the frames are the wrong way round: none is trusted
+                withhold(readings)
     return assign_standard(readings, slots)
 
 

@@ -269,3 +269,36 @@ def test_a_bundle_that_is_not_a_turn_up_network_is_refused():
 
     with pytest.raises(ModelError, match="not a turn-up network"):
         UpReader("d6")
+
+
+def test_read_and_watch_check_the_turn_of_dragon_dice_frames(dragon_dice_table, tmp_path, capsys):
+    import cv2
+
+    from companion.cli import main
+
+    frame, _ = dragon_dice_table
+    upright, flipped = tmp_path / "upright.png", tmp_path / "flipped.png"
+    cv2.imwrite(str(upright), frame)
+    cv2.imwrite(str(flipped), turn_image(frame, 180))
+    assert main(["vision", "read", str(upright), "--json"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main(["vision", "read", str(flipped), "--json"]) == 0
+    out = capsys.readouterr()
+    assert "turned 180 degrees" in out.err and "--turn 180" in out.err and "no face is kept" in out.err
+    dice = json.loads(out.out)
+    assert dice and all(d["reading"] is None and (d["unreadable"] or d["cocked"]) for d in dice)
+    assert main(["vision", "read", str(flipped), "--json", "--turn", "180"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+    folder = tmp_path / "roll"
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    table = turn_image(frame, 180)
+    for k in range(12):
+        cv2.imwrite(
+            str(folder / f"f{k:02d}.png"), table if k >= 4 else rng.integers(0, 255, table.shape, np.uint8)
+        )
+    assert main(["watch", "--source", str(folder), "--max-events", "1"]) == 0
+    event = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert event["camera_turn"]["needed"] == 180
+    assert all(d["reading"] is None for d in event["dice"])
