@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from enroll_standard import BASE_WIDTH, _reader, reader_queries, tables_for  # noqa: E402
 
 from companion.vision import standard_sim as ss  # noqa: E402
-from companion.vision.camera_turn import MIN_DICE, TURNS, TurnCheck, turn_crops  # noqa: E402
+from companion.vision.camera_turn import MIN_DICE, TURNS, UP_MIN_LEAD, TurnCheck, turn_crops  # noqa: E402
 from companion.vision.numerals import KINDS, decode  # noqa: E402
 from companion.vision.synth.standard_styles import CALIBRATION_STYLES, TEST_STYLES  # noqa: E402
 
@@ -51,7 +51,9 @@ def turn_confidences(faces, crops: np.ndarray, heads) -> np.ndarray:
     return out
 
 
-def check_shares(conf: np.ndarray, draws: int, seed: int = 0) -> dict[int, dict[int, float]]:
+def check_shares(
+    conf: np.ndarray, draws: int, seed: int = 0, min_lead: float | None = None
+) -> dict[int, dict[int, float]]:
     """For each camera turn t and set size n: the share of random sets of n dice for which ``TurnCheck``
     (its ``MIN_LEAD`` rule, at n dice) names the turn that undoes t.  ``conf[i, j]``: die i's confidence
     with its upright crop turned by ``TURNS[j]``; a camera turned t shows it turned t, and a further turn
@@ -67,7 +69,9 @@ def check_shares(conf: np.ndarray, draws: int, seed: int = 0) -> dict[int, dict[
                 continue
             hits = 0
             for _ in range(draws):
-                check = TurnCheck(min_dice=n)
+                check = (
+                    TurnCheck(min_dice=n) if min_lead is None else TurnCheck(min_dice=n, min_lead=min_lead)
+                )
                 check.add(seen[rng.choice(len(seen), n, replace=False)])
                 hits += int(check.needed() == want)
             out[t][n] = hits / draws
@@ -179,7 +183,7 @@ def up_section(folder: Path, a) -> dict:
         named[t] = float((seen.argmax(1) == j).mean())
         if t == 0:  # evidence rows for the further turns 0, 90, 180, 270 of crops seen upright
             conf = np.stack([seen[:, TURNS.index((360 - u) % 360)] for u in TURNS], axis=1)
-    shares = check_shares(conf, a.draws, a.seed)
+    shares = check_shares(conf, a.draws, a.seed, min_lead=UP_MIN_LEAD)
     out = {
         "split": key["split"],
         "families": key["families"],

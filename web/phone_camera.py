@@ -226,5 +226,5 @@ class PhoneCamera:
             self.model,
             frame_no=self.frames,
             standard_model=self.standard_model,
-            turn_check=self.turn.check,
+            turn_check=self.turn,
         )

@@ -449,8 +449,8 @@ def camera_reading(
     ``polyhedral-oblique``, or a bundle enrolled from one) reads a roll of standard dice (Battle Dice,
     d4..d20), an enrolled one with the table's standard-dice profile (what confirmed rolls taught it:
     ``web.table_profile.StandardTableVision``).  The Dragon Dice table profile never reads them.
-    ``turn_check`` (the source's ``camera_turn.TurnCheck``) weighs the standard dice read for the
-    frame's turn."""
+    ``turn_check`` (the source's ``camera_turn.SourceTurn``, or one ``TurnCheck``) weighs the dice read
+    for the frame's turn: standard dice by the numeral reader, Dragon Dice by the ``turn-up`` network."""
     from companion.vision.numerals import SIDES, read_standard_roll
     from companion.vision.roll_reading import read_roll
 
@@ -465,14 +465,15 @@ def camera_reading(
         std = standard_vision(store)
         if std is not None and std.model == str(standard_model) and std.profile() is not None:
             standard_model = std.reading_model()  # the enrolled bundle with the table's standard profile
-        read = read_standard_roll(frame, slots, model=standard_model, turn_check=turn_check)  # d6 only: `d6`
+        std_check = getattr(turn_check, "check", turn_check)  # a source's SourceTurn, or one TurnCheck
+        read = read_standard_roll(frame, slots, model=standard_model, turn_check=std_check)  # d6 only: `d6`
     else:
         from .table_profile import table_vision  # the table's own dice, when it has learnt some
 
         vision = table_vision(store)
         read = read_roll(frame, slots, model=vision.reading_model() if vision is not None else model)
         if turn_check is not None:  # Dragon Dice: the turn-up network weighs the dice found
-            check_dragon_dice_turn(read, frame, turn_check)
+            check_dragon_dice_turn(read, frame, getattr(turn_check, "up_check", turn_check))
     faces, boxes, problems = vision_faces(pending, read)
     with store.lock:
         reading = reading_from_faces(

@@ -188,7 +188,7 @@ class CameraSource(Source):
                 self.model,
                 frame_no=self.frames,
                 standard_model=self.standard_model,
-                turn_check=self.turn.check,
+                turn_check=self.turn,
             )
             if read is not None:
                 self.reads += 1
@@ -206,7 +206,7 @@ class CameraSource(Source):
         if self._read_failures:
             self._read_failures, self._read_after, self.read_error = 0, 0.0, None
             self._set("connected")
-        needed = self.turn.check.needed()
+        needed = self.turn.needed()
         if needed != self._turn_told:  # the check changed its mind (more dice): the pages are told, and
             was, self._turn_told = self._turn_told, needed  # the status keeps saying it
             advice = self.turn.advice()

@@ -73,9 +73,9 @@ def _train(args) -> int:
 
 def _turn_advice(image, det, turn: int) -> str | None:
     """What the turn-up network says of a Dragon Dice image's turn (None: right, or too few dice)."""
-    from companion.vision.camera_turn import TurnCheck, up_reader
+    from companion.vision.camera_turn import dragon_dice_check, up_reader
 
-    check = TurnCheck()
+    check = dragon_dice_check()
     if len(det):
         check.add(up_reader().turn_confidences(image, det.xyxy))
     return check.advice(turn)

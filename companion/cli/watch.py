@@ -55,12 +55,12 @@ class _DragonDiceTurn:
     (``companion.vision.camera_turn``): while the check names a turn, no face read is kept."""
 
     def __init__(self, model):
-        from companion.vision.camera_turn import TurnCheck
+        from companion.vision.camera_turn import dragon_dice_check
 
         self.model = model
         self.heads = model.heads
         self.profile = getattr(model, "profile", None)
-        self.turn_check = TurnCheck()
+        self.turn_check = dragon_dice_check()
 
     def detect(self, frame):
         return self.model.detect(frame)

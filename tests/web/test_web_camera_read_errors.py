@@ -78,7 +78,7 @@ def test_the_camera_status_says_when_the_turn_check_finds_the_frames_turned_and_
     rows = [[[0.1, 0.1, 0.1, 0.9]] * MIN_DICE, [[0.9, 0.1, 0.1, 0.1]] * (2 * MIN_DICE)]
 
     def camera_reading(st, frame, model, frame_no=None, standard_model="polyhedral", turn_check=None):
-        turn_check.add(rows.pop(0))  # what the reader would say of the dice of this frame
+        turn_check.check.add(rows.pop(0))  # what the standard-dice reader would say of this frame
         return {"faces": {}}
 
     monkeypatch.setattr(play, "camera_reading", camera_reading)
