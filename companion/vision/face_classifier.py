@@ -275,20 +275,25 @@ def predict(model: FaceNet, crops: np.ndarray, batch: int = 256) -> list[np.ndar
     return [np.concatenate(o) for o in outs]
 
 
-def export_classifier(pt: Path, out: Path) -> Path:
-    """ONNX with input ``crops`` (N,3,S,S float 0..1, BGR; S = ``meta["input"]``) and one output per head."""
-    model, meta = load_classifier(pt)
-    dummy = torch.zeros(1, 3, meta["input"], meta["input"])
+def export_crop_network(model, out: Path, size: int, outputs: list[str]) -> Path:
+    """ONNX of a network over die crops: input ``crops`` (N,3,S,S float 0..1, BGR), the named outputs,
+    any number of crops a run."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         model,
-        dummy,
+        torch.zeros(1, 3, size, size),
         str(out),
         input_names=["crops"],
-        output_names=list(meta["heads"]),
-        dynamic_axes={"crops": {0: "n"}, **{k: {0: "n"} for k in meta["heads"]}},
+        output_names=list(outputs),
+        dynamic_axes={"crops": {0: "n"}, **{k: {0: "n"} for k in outputs}},
         opset_version=17,
         dynamo=False,
     )
     return out
+
+
+def export_classifier(pt: Path, out: Path) -> Path:
+    """ONNX with input ``crops`` (N,3,S,S float 0..1, BGR; S = ``meta["input"]``) and one output per head."""
+    model, meta = load_classifier(pt)
+    return export_crop_network(model, out, meta["input"], list(meta["heads"]))

@@ -134,16 +134,9 @@ def oblique_frame(tmp_path_factory) -> Path:
     on a plain table at twice their size, as a PNG."""
     import cv2
 
-    tiles, _ = read_mosaic(D20_MOSAIC)
-    tiles = np.stack(
-        [cv2.resize(t, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC) for t in tiles[::10][:8]]
-    )
-    s, gap = tiles.shape[1], 40
-    canvas = np.empty((2 * s + 3 * gap, 4 * s + 5 * gap, 3), np.uint8)
-    canvas[:] = np.median(tiles.reshape(-1, 3), 0)
-    for i, tile in enumerate(tiles):
-        y, x = gap + (i // 4) * (s + gap), gap + (i % 4) * (s + gap)
-        canvas[y : y + s, x : x + s] = tile
+    from companion.vision.synth.standard_styles import mosaic_table
+
+    canvas = mosaic_table(D20_MOSAIC)
     path = tmp_path_factory.mktemp("turn") / "table.png"
     cv2.imwrite(str(path), canvas)
     return path

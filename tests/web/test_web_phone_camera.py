@@ -446,23 +446,14 @@ def test_a_battle_dice_roll_read_turned_tells_the_table_to_turn_the_camera(clien
     """Standard dice seen through a camera a quarter turn off: the readings feed the source's turn check,
     which names the turn that puts the far side at the top, and the frame's values are not kept."""
     from companion.vision.camera_turn import TurnCheck, turn_image
-    from companion.vision.synth.standard_styles import read_mosaic
+    from companion.vision.synth.standard_styles import mosaic_table
     from web.play import camera_reading
 
     r = client.post("/api/games", json={"players": ["Reds", "Blues"], "game": "battle_dice"}, headers=host)
     assert r.status_code == 201, r.json
     pending = client.get("/api/state").json["pending"]
     # eight d20s of a held-out style seen at 30-60 degrees (far side at the top), laid on a plain table
-    tiles, _ = read_mosaic(Path(__file__).resolve().parents[1] / "vision" / "fixtures" / "standard_d20")
-    tiles = np.stack(
-        [cv2.resize(t, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC) for t in tiles[::10][:8]]
-    )
-    s, gap = tiles.shape[1], 40
-    frame = np.empty((2 * s + 3 * gap, 4 * s + 5 * gap, 3), np.uint8)
-    frame[:] = np.median(tiles.reshape(-1, 3), 0)
-    for i, tile in enumerate(tiles):
-        y, x = gap + (i // 4) * (s + gap), gap + (i % 4) * (s + gap)
-        frame[y : y + s, x : x + s] = tile
+    frame = mosaic_table(Path(__file__).resolve().parents[1] / "vision" / "fixtures" / "standard_d20")
     store = app.extensions["game_store"]
     upright, turned = TurnCheck(), TurnCheck()
     with app.app_context():

@@ -138,3 +138,23 @@ def read_mosaic(folder) -> tuple[np.ndarray, dict]:
         ]
     )
     return tiles, labels
+
+
+def mosaic_table(folder, every: int = 10, count: int = 8, scale: int = 2, gap: int = 40) -> np.ndarray:
+    """A plain table (the tiles' median colour) with ``count`` dice of a ``write_mosaic`` folder (every
+    ``every``-th tile) laid ``scale`` times their size in rows of four: oblique crops as a frame a box
+    finder and the readers can read (the tests' frame of held-out dice)."""
+    tiles, _ = read_mosaic(folder)
+    tiles = np.stack(
+        [
+            cv2.resize(t, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+            for t in tiles[::every][:count]
+        ]
+    )
+    side, rows = tiles.shape[1], -(-len(tiles) // 4)
+    table = np.empty((rows * side + (rows + 1) * gap, 4 * side + 5 * gap, 3), np.uint8)
+    table[:] = np.median(tiles.reshape(-1, 3), 0)
+    for i, tile in enumerate(tiles):
+        y, x = gap + (i // 4) * (side + gap), gap + (i % 4) * (side + gap)
+        table[y : y + side, x : x + side] = tile
+    return table

@@ -147,17 +147,9 @@ def train(
             torch.save(net.state_dict(), out_dir / "refine.pt")
     torch.save(net.state_dict(), out_dir / "refine.pt")
     net.eval()
-    onnx = out_dir / "refine.onnx"
-    torch.onnx.export(
-        net,
-        torch.zeros(1, 3, size, size),
-        str(onnx),
-        input_names=["crops"],
-        output_names=["boxes"],
-        dynamic_axes={"crops": {0: "n"}, "boxes": {0: "n"}},
-        opset_version=17,
-        dynamo=False,
-    )
+    from companion.vision.face_classifier import export_crop_network  # noqa: PLC0415
+
+    onnx = export_crop_network(net, out_dir / "refine.onnx", size, ["boxes"])
     meta = {
         "onnx": "refine.onnx",
         "size": size,

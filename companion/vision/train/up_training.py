@@ -132,17 +132,9 @@ def train(
             log(f"step {step}/{steps} loss {loss_m:.4f} batch accuracy {acc:.3f} {time.time() - t0:.0f} s")
     net.eval()
     torch.save(net.state_dict(), out_dir / "up.pt")
-    onnx = out_dir / "up.onnx"
-    torch.onnx.export(
-        net,
-        torch.zeros(1, 3, 64, 64),
-        str(onnx),
-        input_names=["crops"],
-        output_names=["turn"],
-        dynamic_axes={"crops": {0: "n"}, "turn": {0: "n"}},
-        opset_version=17,
-        dynamo=False,
-    )
+    from companion.vision.face_classifier import export_crop_network  # noqa: PLC0415
+
+    onnx = export_crop_network(net, out_dir / "up.onnx", 64, ["turn"])
     meta = {  # a bundle folder ``camera_turn.UpReader`` loads (as models/turn-up)
         "name": out_dir.name,
         "form": "turn-up",
