@@ -22,12 +22,12 @@ import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import cv2
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from d6_small import _frame_cost  # noqa: E402  (the same timing as the small-dice bench)
 
 from companion.vision.evaluation import evaluate  # noqa: E402
 from companion.vision.reader import DiceModel, resolve_model  # noqa: E402
@@ -60,27 +60,6 @@ def _bundle(src: Path, out: Path, refiner: dict | None, onnx: Path | None) -> Di
         meta["box_refiner"] = {**refiner, "onnx": "refine.onnx"}
     (out / "model.json").write_text(json.dumps(meta))
     return DiceModel(out)
-
-
-def _frame_cost(models: dict[str, DiceModel], photos: list[Path], size: int = 1280) -> dict:
-    frames = [cv2.resize(cv2.imread(str(p)), (size, size), interpolation=cv2.INTER_LINEAR) for p in photos]
-    cpu = dict.fromkeys(models, 0.0)
-    wall = dict.fromkeys(models, 0.0)
-    for m in models.values():
-        m.readings(frames[0], m.detect(frames[0]))
-    for f in frames:
-        for k, m in models.items():  # alternately, so that load changes hit both alike
-            c0, w0 = time.process_time(), time.perf_counter()
-            m.readings(f, m.detect(f))
-            cpu[k] += time.process_time() - c0
-            wall[k] += time.perf_counter() - w0
-    return {
-        k: {
-            "cpu_ms": round(1000 * cpu[k] / len(frames), 1),
-            "wall_ms": round(1000 * wall[k] / len(frames), 1),
-        }
-        for k in models
-    }
 
 
 def main(argv=None) -> int:
