@@ -396,7 +396,7 @@ def read_standard_roll(
     else:
         numeral = load_numeral_model(model)
         readings = numeral.readings(image)
-        if turn_check is not None and readings and numeral.reads_upright:
+        if turn_check is not None and readings and getattr(numeral, "reads_upright", False):
             turn_check.add(numeral.turn_confidences(image, [r.box for r in readings]))
             if turn_check.needed() not in (None, 0):  # the frames are the wrong way round: none is trusted
                 withhold(readings)
