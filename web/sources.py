@@ -327,3 +327,7 @@ class Sources:
         """The newest frame of the camera, or of the phone camera when it is the camera."""
         frame = self.camera.latest_frame()
         return frame if frame is not None else self.phone.latest_frame()
+
+    def latest_turn(self):
+        """The turn (``camera_turn.SourceTurn``) of the source ``latest_frame`` takes its frame from."""
+        return self.camera.turn if self.camera.latest_frame() is not None else self.phone.turn

@@ -226,8 +226,9 @@ def _look_view(lid: str, look: dict, vision) -> dict:
         "dice": dice,
         "known": known_view(profile, look["roster"]),
         "faces_known": len(profile) if profile is not None else 0,
-        # the dice few pixels across: the player placing the camera should move it closer
-        "note": small_dice_note(look["boxes"]),
+        # the dice few pixels across: the player placing the camera should move it closer; a camera the
+        # wrong way round (``camera_turn``): the player should turn it before teaching
+        "note": "; ".join(n for n in (small_dice_note(look["boxes"]), look.get("turn_advice")) if n) or None,
     }
 
 
@@ -315,6 +316,13 @@ def look():
         "size": [int(w), int(h)],
         "at": time.time(),
     }
+    # a look's dice also tell which way up the frames come: dice taught turned would be learnt turned
+    turn = sources.latest_turn()
+    if len(boxes):
+        from companion.vision.camera_turn import up_reader
+
+        turn.up_check.add(up_reader().turn_confidences(frame, boxes))
+    entry["turn_advice"] = turn.advice()
     lid = _looks().add(entry)
     return jsonify(_look_view(lid, entry, vision))
 

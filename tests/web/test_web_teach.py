@@ -685,3 +685,21 @@ def test_a_look_at_dice_few_pixels_across_says_so(app, client, host, game):
     camera._frame = cv2.resize(frame, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_LINEAR)
     large = client.post("/api/teach/look", json={"dice": names}, headers=host).json
     assert large["dice"] and large["note"] is None
+
+
+def test_a_look_through_a_camera_turned_upside_down_says_to_turn_it(app, client, host, game):
+    """Dice taught from turned frames would be learnt turned: a look's dice feed the camera's turn check,
+    and once it names a turn the look's note says which."""
+    from companion.vision.camera_turn import SourceTurn, turn_image
+
+    names = client.get("/api/teach").json["armies"][0]["dice"]
+    frame, _ = _show(app, [(n, k % 3) for k, n in enumerate(names * 3)][:9], seed=8)
+    camera = app.extensions["sources"].camera
+    upright = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    assert upright["dice"] and upright["note"] is None
+    camera._frame = turn_image(frame, 180)
+    camera.turn = SourceTurn(0)  # the upright look's dice forgotten: the check weighs the turned ones only
+    turned = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    assert len(turned["dice"]) >= camera.turn.up_check.min_dice
+    assert turned["note"] and "--turn 180" in turned["note"]
+    assert camera.status()["turn_suggested"] == 180
