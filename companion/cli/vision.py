@@ -184,7 +184,9 @@ def _capture(args) -> int:
     from companion.vision.sources import SourceError
 
     try:
-        n = capture_frames(args.source, Path(args.out), every_ms=args.every_ms, limit=args.max)
+        n = capture_frames(
+            args.source, Path(args.out), every_ms=args.every_ms, limit=args.max, turn=args.turn
+        )
     except SourceError as exc:
         return _err(str(exc))
     print(f"saved {n} frames to {args.out}")
@@ -287,6 +289,13 @@ def register(subparsers) -> None:
         help="camera:N (asked for 1920x1080 frames; camera:N@WxH asks for another size), a video file, or a folder of frames",
     )
     c.add_argument("--out", required=True, help="folder to save the frames in")
+    c.add_argument(
+        "--turn",
+        type=turn,
+        default=0,
+        help="degrees clockwise (0, 90, 180, 270) to turn each frame before it is saved, so that the table's "
+        "far side is at the top (as the readers see it)",
+    )
     c.add_argument(
         "--every-ms", type=int, default=1000, help="milliseconds between saved frames (default 1000)"
     )

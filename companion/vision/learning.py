@@ -127,9 +127,13 @@ def export_corrections(folder: Path, out: Path) -> tuple[Path, int]:
     return write_data_yaml(out, list(KIND_CLASSES), val="train/images"), len(prepared)
 
 
-def capture_frames(source: str, out: Path, every_ms: int = 1000, limit: int = 100) -> int:
-    """Save one frame every ``every_ms`` from a source (camera:N, video, folder) as JPEGs."""
+def capture_frames(source: str, out: Path, every_ms: int = 1000, limit: int = 100, turn: int = 0) -> int:
+    """Save one frame every ``every_ms`` from a source (camera:N, video, folder) as JPEGs, each turned
+    ``turn`` degrees clockwise first (``camera_turn``: the table's far side at the top, as the readers see it)."""
+    from companion.vision.camera_turn import turn_image  # noqa: PLC0415
     from companion.vision.sources import open_source  # noqa: PLC0415
+
+    turn_image(np.zeros((1, 1, 3), np.uint8), turn)  # a bad turn is refused before the source is opened
 
     out = Path(out)
     saved, next_t = 0, 0.0
@@ -137,7 +141,9 @@ def capture_frames(source: str, out: Path, every_ms: int = 1000, limit: int = 10
         if t + 1e-9 >= next_t:
             if not saved:
                 out.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(out / f"frame_{saved:05d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            cv2.imwrite(
+                str(out / f"frame_{saved:05d}.jpg"), turn_image(frame, turn), [cv2.IMWRITE_JPEG_QUALITY, 95]
+            )
             saved += 1
             next_t = t + every_ms / 1000
             if saved >= limit:

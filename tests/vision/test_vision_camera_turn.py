@@ -165,7 +165,9 @@ def test_read_warns_when_the_picture_is_turned_and_turn_puts_it_right(oblique_fr
     assert "warning" not in fixed.err and fixed.out == upright.out  # the same dice read the same way
 
 
-@pytest.mark.parametrize("command", [["vision", "read", "x.png"], ["watch"], ["serve"]])
+@pytest.mark.parametrize(
+    "command", [["vision", "read", "x.png"], ["vision", "capture", "--out", "x"], ["watch"], ["serve"]]
+)
 def test_a_turn_other_than_a_quarter_is_refused_by_every_command(command, capsys):
     from companion.cli import main
 

@@ -165,3 +165,27 @@ def test_the_web_camera_asks_for_its_size_and_serve_refuses_a_bad_one(monkeypatc
         main(["serve", "--db", str(db), "--camera", "0@wide", "--seconds", "1"])
     assert stop.value.code == 2
     assert "--camera" in capsys.readouterr().err and not db.exists()
+
+
+def test_capture_turns_each_frame_it_saves(tmp_path):
+    import cv2
+
+    from companion.cli import main
+
+    src = tmp_path / "frames"
+    src.mkdir()
+    frame = np.zeros((40, 60, 3), np.uint8)
+    frame[:10, :10] = 255  # a bright top-left corner
+    for k in range(3):
+        cv2.imwrite(str(src / f"f{k}.png"), frame)
+    out = tmp_path / "saved"
+    assert (
+        main(
+            ["vision", "capture", "--source", str(src), "--out", str(out), "--turn", "90", "--every-ms", "0"]
+        )
+        == 0
+    )
+    saved = sorted(out.glob("*.jpg"))
+    assert len(saved) == 3
+    img = cv2.imread(str(saved[0]))
+    assert img.shape[:2] == (60, 40) and img[:10, -10:].mean() > 200  # the corner went to the top right
