@@ -409,18 +409,17 @@ def vision_faces(pending: dict, read: dict) -> tuple[dict, dict, dict]:
 
 
 def check_dragon_dice_turn(read: dict, frame, turn_check) -> None:
-    """Add the dice ``read_roll`` found to ``turn_check`` (``camera_turn.up_reader``); once it names a turn
-    other than 0, no face of the frame is trusted: every die not cocked is left unreadable (to tap)."""
-    from companion.vision.camera_turn import up_reader
+    """Weigh the dice ``read_roll`` found in ``turn_check`` (``camera_turn.up_reader``); once it names a turn
+    other than 0, no face of the frame is kept: every die not cocked is left unreadable (to tap)."""
+    from companion.vision.camera_turn import up_reader, withhold_units
 
     det = read.get("detections")
     if det is not None and len(det):
-        turn_check.add(up_reader().turn_confidences(frame, det.xyxy))
-    if turn_check.needed() not in (None, 0):
-        for unit in read["units"]:
-            if not unit.get("cocked"):  # cocked comes from the die's shape, whichever way the frame is
-                unit["face_index"], unit["face"] = None, None
-                unit.pop("alternatives", None)
+        turned = turn_check.weigh(lambda: up_reader().turn_confidences(frame, det.xyxy))
+    else:
+        turned = bool(turn_check.needed())
+    if turned:
+        withhold_units(read["units"])
 
 
 def set_camera_turn(sources, turn: int) -> None:

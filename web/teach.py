@@ -321,7 +321,7 @@ def look():
     if len(boxes):
         from companion.vision.camera_turn import up_reader
 
-        turn.up_check.add(up_reader().turn_confidences(frame, boxes))
+        turn.up_check.weigh(lambda: up_reader().turn_confidences(frame, boxes))
     entry["turn_advice"] = turn.advice()
     lid = _looks().add(entry)
     return jsonify(_look_view(lid, entry, vision))

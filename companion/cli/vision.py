@@ -77,7 +77,7 @@ def _turn_advice(image, det, turn: int) -> str | None:
 
     check = dragon_dice_check()
     if len(det):
-        check.add(up_reader().turn_confidences(image, det.xyxy))
+        check.weigh(lambda: up_reader().turn_confidences(image, det.xyxy))
     return check.advice(turn)
 
 
@@ -119,7 +119,7 @@ def _read(args) -> int:
         except AssignmentError as exc:
             return _err(str(exc))
         if advice:
-            from .watch import withhold_units
+            from companion.vision.camera_turn import withhold_units
 
             withhold_units(result)
         payload = {"dice": records, "units": result}

@@ -13,7 +13,7 @@ def _err(msg: str) -> int:
 
 
 def read_numerals(args) -> int:
-    from companion.vision.camera_turn import TurnCheck, turn_image
+    from companion.vision.camera_turn import TurnCheck, turn_image, withhold
     from companion.vision.numerals import load_numeral_model
     from companion.vision.reader import ImageError, ModelError, read_image
 
@@ -25,12 +25,11 @@ def read_numerals(args) -> int:
         return _err(str(exc))
     check = TurnCheck()  # enough dice in the image say whether it is the right way up
     if model.reads_upright:  # a reader of dice seen from above reads them any way round: no turn to check
-        check.add(model.turn_confidences(image, [r.box for r in readings]))
+        check.weigh(lambda: model.turn_confidences(image, [r.box for r in readings]))
     advice = check.advice(getattr(args, "turn", 0))
     if advice:  # the image is the wrong way round: no value is trusted
         print(f"warning: {advice}; every die is left unreadable", file=sys.stderr)
-        for r in readings:
-            r.value, r.reading, r.unreadable, r.likely = None, None, True, []
+        withhold(readings)
     records = [r.to_dict() for r in readings]
     if args.json:
         print(json.dumps(records, indent=1))

@@ -29,11 +29,10 @@ class _StandardDice:
     def readings(self, frame, det) -> list:
         self.last = self.numeral.read_boxes(frame, det.xyxy, det.confidence) if len(det) else []
         if len(det) and self.numeral.reads_upright:  # a reader of dice seen from above checks no turn
-            self.turn_check.add(self.numeral.turn_confidences(frame, det.xyxy))
-            if self.turn_check.needed() not in (None, 0):  # frames the wrong way round: no value is trusted
+            if self.turn_check.weigh(lambda: self.numeral.turn_confidences(frame, det.xyxy)):
                 from companion.vision.camera_turn import withhold
 
-                withhold(self.last)
+                withhold(self.last)  # frames the wrong way round: no value is trusted
         return [_StandardDie(r) for r in self.last]
 
 
@@ -69,19 +68,9 @@ class _DragonDiceTurn:
         from companion.vision.camera_turn import up_reader, withhold
 
         out = self.model.readings(frame, det)
-        if len(det):
-            self.turn_check.add(up_reader().turn_confidences(frame, det.xyxy))
-        if self.turn_check.needed() not in (None, 0):
+        if len(det) and self.turn_check.weigh(lambda: up_reader().turn_confidences(frame, det.xyxy)):
             withhold(out)
         return out
-
-
-def withhold_units(units: list[dict]) -> None:
-    """The roster's units of a frame the wrong way round: no face kept (cocked stays)."""
-    for u in units:
-        if not u.get("cocked"):
-            u["face_index"], u["face"] = None, None
-            u.pop("alternatives", None)
 
 
 def _standard_slots(path) -> list[str]:
@@ -137,6 +126,8 @@ def _watch(args) -> int:
             check = getattr(model, "turn_check", None)  # standard dice: is the frame the right way up?
             advice = check.advice(args.turn) if check is not None else None
             if advice:  # the frames are the wrong way round: every die was left unreadable
+                from companion.vision.camera_turn import withhold_units
+
                 withhold_units(event.get("units", []))
                 event["camera_turn"] = dict(check.to_dict(), problem=advice)
                 print(f"companion watch: warning: {advice}", file=sys.stderr, flush=True)

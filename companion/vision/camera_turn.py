@@ -3,9 +3,9 @@
 A camera looking obliquely at the table sees a die's up face nearer the far side of the die's outline,
 and the standard-dice reader was trained that way: the up face of a d20 is the one facing the top of
 the picture.  A camera (or a phone) that looks at the table from its side, or whose picture comes
-upside down, breaks that, and the reader then reads *side* faces with confidence: on the calibration
-styles at 1920 px, with the picture a quarter turn off, 10-25 % of d8-d20 dice are read wrong and
-almost none right (``bench/camera_turn.py``).
+upside down, breaks that, and the reader then reads *side* faces with confidence: on the TEST styles
+(strict; dice sized for a 1280 px frame), with the picture turned 90, 180 or 270 degrees, 9.4-11.1 % of
+all standard dice are read wrong (d12 up to 23 %) and almost none right (``bench/camera_turn.py``).
 
 So a source can be given a **turn** (0, 90, 180 or 270 degrees clockwise; ``--turn``), applied to
 every frame before anything reads it, and the reader itself **checks the turn**: a die's crop turned
@@ -27,7 +27,11 @@ MIN_DICE = 5
 #: How much surer (mean confidence over the dice seen) another turn must read than the frames' own before
 #: the check names it: where no turn reads much surer (a camera straight above the table, where dice lie
 #: every way round), it says nothing rather than guess a turn.
-MIN_LEAD = 0.15
+MIN_LEAD = 0.15  # set before any measurement; MIN_DICE was then chosen under it
+#: Once this many times ``min_dice`` dice have shown the frames the right way up, the check rests (weighs no
+#: more dice) until the turn is set again: weighing a standard die reads it four times more (a frame of 10
+#: dice: about 90 ms beside the reading's 50-60 ms, over the 250 ms settle-to-reading budget).
+REST_FACTOR = 4
 #: The same for Dragon Dice frames, weighed by the ``turn-up`` network: its evidence is noise where the camera
 #: looks straight down, so it waits for more dice and a larger lead.  Chosen on the calibration art families
 #: (turned frames found: 99.8 % at 90 and 180 degrees with 8 dice) and the project's own top-down-ish
@@ -113,6 +117,18 @@ class TurnCheck:
         self.totals = self.totals + c.sum(0)
         self.dice += len(c)
 
+    @property
+    def resting(self) -> bool:
+        """Enough dice showed the frames the right way up: more would cost time and tell nothing new."""
+        return self.dice >= REST_FACTOR * self.min_dice and self.needed() == 0
+
+    def weigh(self, evidence) -> bool:
+        """Add a frame's dice (``evidence()``: their rows, computed only while the check does not rest)
+        and say whether the frames are now known to be turned: no face of them is then to be kept."""
+        if not self.resting:
+            self.add(evidence())
+        return bool(self.needed())
+
     def needed(self) -> int | None:
         """The further turn (degrees clockwise) the frames need, 0 when they are right; None: too few dice."""
         if self.dice < self.min_dice:
@@ -130,7 +146,7 @@ class TurnCheck:
         should = (parse_turn(current) + more) % 360
         return (
             f"the dice read best with the picture turned {more} degrees clockwise more: the far side of the "
-            f"table is not at the top of the camera's picture, and standard dice would be read wrong. "
+            f"table is not at the top of the camera's picture, and the dice's faces would be read wrong. "
             f"Turn the camera, or give it turn {should} (--turn {should}); {self.dice} dice seen"
         )
 
@@ -242,6 +258,15 @@ def up_reader() -> UpReader:
     if _UP_READER is None:
         _UP_READER = UpReader()
     return _UP_READER
+
+
+def withhold_units(units: list[dict]) -> None:
+    """A roll's units (``assign`` / ``read_roll``) read from frames the wrong way round: no face is kept,
+    and no likely face is offered (cocked stays: it comes from the die's shape)."""
+    for u in units:
+        if not u.get("cocked"):
+            u["face_index"], u["face"] = None, None
+            u.pop("alternatives", None)
 
 
 def withhold(readings) -> None:

@@ -156,10 +156,9 @@ class NumeralModel:
         if not len(boxes):
             return out
         crops = np.stack([crop_die(image, b) for b in boxes])
-        for j, turn in enumerate(TURNS):
-            probs = self.faces(turn_crops(crops, turn))
-            out[:, j] = decode(probs["kind"], probs["value"], self.kinds)[2]
-        return out
+        probs = self.faces(np.concatenate([turn_crops(crops, t) for t in TURNS]))  # one run of the reader
+        conf = decode(probs["kind"], probs["value"], self.kinds)[2]
+        return conf.reshape(len(TURNS), len(boxes)).T
 
     def readings(self, image: np.ndarray, conf: float | None = None) -> list[StandardReading]:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
@@ -397,9 +396,8 @@ def read_standard_roll(
         numeral = load_numeral_model(model)
         readings = numeral.readings(image)
         if turn_check is not None and readings and getattr(numeral, "reads_upright", False):
-            turn_check.add(numeral.turn_confidences(image, [r.box for r in readings]))
-            if turn_check.needed() not in (None, 0):  # the frames are the wrong way round: none is trusted
-                withhold(readings)
+            if turn_check.weigh(lambda: numeral.turn_confidences(image, [r.box for r in readings])):
+                withhold(readings)  # the frames are the wrong way round: no value is trusted
     return assign_standard(readings, slots)
 
 

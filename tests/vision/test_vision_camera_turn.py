@@ -297,3 +297,23 @@ def test_read_and_watch_check_the_turn_of_dragon_dice_frames(dragon_dice_table, 
     event = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert event["camera_turn"]["needed"] == 180
     assert all(d["reading"] is None for d in event["dice"])
+
+
+def test_the_check_rests_once_enough_dice_show_the_frames_right_and_wakes_for_a_new_turn():
+    """Weighing a standard die reads it four times more: once 4 x MIN_DICE dice showed the frames right, the
+    check asks for no more evidence (the callable is not called)."""
+    from companion.vision.camera_turn import REST_FACTOR
+
+    check, asked = TurnCheck(), []
+
+    def evidence():
+        asked.append(1)
+        return [[0.9, 0.1, 0.1, 0.1]] * MIN_DICE
+
+    for _ in range(REST_FACTOR + 3):
+        assert check.weigh(evidence) is False
+    assert len(asked) == REST_FACTOR and check.resting and check.dice == REST_FACTOR * MIN_DICE
+    turned = TurnCheck()  # frames the wrong way round never rest: each frame is weighed and withheld
+    assert all(turned.weigh(lambda: [[0.1, 0.9, 0.1, 0.1]] * MIN_DICE) for _ in range(REST_FACTOR + 2))
+    assert not turned.resting and turned.dice == (REST_FACTOR + 2) * MIN_DICE
+    assert SourceTurn(90).check.resting is False  # a new turn starts a new check
