@@ -229,6 +229,8 @@ def _look_view(lid: str, look: dict, vision) -> dict:
         # the dice few pixels across: the player placing the camera should move it closer; a camera the
         # wrong way round (``camera_turn``): the player should turn it before teaching
         "note": "; ".join(n for n in (small_dice_note(look["boxes"]), look.get("turn_advice")) if n) or None,
+        # while the turn check names a turn, a tap is refused unless it says ``anyway`` (``label``)
+        "turn_suggested": look.get("turn_suggested"),
     }
 
 
@@ -323,6 +325,8 @@ def look():
 
         turn.up_check.weigh(lambda: up_reader().turn_confidences(frame, boxes))
     entry["turn_advice"] = turn.advice()
+    more = turn.needed() if entry["turn_advice"] else None
+    entry["turn_suggested"] = (turn.turn + more) % 360 if more else None
     lid = _looks().add(entry)
     return jsonify(_look_view(lid, entry, vision))
 
@@ -330,7 +334,9 @@ def look():
 @bp.post("/api/teach/label")
 @require("tablet")
 def label():
-    """Teach one die of a look: ``{"look": ID, "index": N, "die": "Dwarves/Sergeant", "face": "2 Melee"}``."""
+    """Teach one die of a look: ``{"look": ID, "index": N, "die": "Dwarves/Sergeant", "face": "2 Melee"}``.
+
+    Refused (409 ``camera_turned``) while the look's frames seemed turned, unless ``"anyway": true``."""
     from companion.vision.profile import face_label
 
     body = json_body(
@@ -339,10 +345,20 @@ def label():
             "index": Field(int, min=0),
             "die": Field(str, max_len=80, min=1),
             "face": Field(str, max_len=40, min=1),
+            "anyway": Field(bool, required=False, default=False),
         }
     )
     entry = _looks().get(body["look"])
     i = body["index"]
+    if entry.get("turn_suggested") is not None and not body["anyway"]:
+        # a die taught from turned frames is learnt turned, and the next upright reading misses it
+        raise Conflict(
+            f"this look's frames seem turned, so a die taught from them would be learnt turned: turn the "
+            f"picture to {entry['turn_suggested']} degrees (the Pairing page, or --turn "
+            f'{entry["turn_suggested"]}) and look again, or send "anyway": true if the camera is right',
+            code="camera_turned",
+            field="look",
+        )
     if i >= len(entry["boxes"]):
         raise APIError(
             f"look {body['look']} found {len(entry['boxes'])} dice: index {i} is out of range",

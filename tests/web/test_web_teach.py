@@ -703,3 +703,54 @@ def test_a_look_through_a_camera_turned_upside_down_says_to_turn_it(app, client,
     assert len(turned["dice"]) >= camera.turn.up_check.min_dice
     assert turned["note"] and "--turn 180" in turned["note"]
     assert camera.status()["turn_suggested"] == 180
+    assert upright["turn_suggested"] is None and turned["turn_suggested"] == 180
+
+
+def test_a_tap_on_a_look_through_a_turned_camera_is_refused_unless_the_player_says_anyway(
+    app, client, host, game, catalogue, tmp_path
+):
+    """A die taught from turned frames is learnt turned: while the look's frames seemed turned a tap is
+    refused (409 naming the look and the turn to give) and nothing is learnt; ``anyway`` teaches it."""
+    from companion.vision.camera_turn import SourceTurn, turn_image
+
+    names = client.get("/api/teach").json["armies"][0]["dice"]
+    dice = [(n, k % 3) for k, n in enumerate(names * 3)][:9]
+    frame, labels = _show(app, dice, seed=8)
+    camera = app.extensions["sources"].camera
+    camera._frame = turn_image(frame, 180)
+    look = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    assert look["turn_suggested"] == 180
+    d0 = look["dice"][0]
+    die, face = d0["options"][0]["die"], d0["options"][0]["faces"][0]["face"]
+    body = {"look": look["look"], "index": d0["index"], "die": die, "face": face}
+    r = client.post("/api/teach/label", json=body, headers=host)
+    assert r.status_code == 409 and r.json["error"] == "camera_turned" and r.json["field"] == "look"
+    assert "180 degrees" in r.json["message"] and "anyway" in r.json["message"]
+    assert client.get("/api/teach").json["profile"]["faces_known"] == 0
+    assert not (tmp_path / "game.sqlite.profile.npz").exists()
+    r = client.post("/api/teach/label", json={**body, "anyway": "yes"}, headers=host)
+    assert r.status_code == 400 and r.json["field"] == "anyway"
+    r = client.post("/api/teach/label", json={**body, "anyway": True}, headers=host)
+    assert r.status_code == 200 and (r.json["die"]["taught"]["die"], r.json["die"]["taught"]["face"]) == (
+        die,
+        face,
+    )
+    assert client.get("/api/teach").json["profile"]["faces_known"] == 1
+    # the picture turned as advised: a new look of the same dice teaches without a word
+    camera.turn = SourceTurn(180)
+    camera._frame = frame  # what the turned camera's frames become once turned back (180 + 180)
+    again = client.post("/api/teach/look", json={"dice": names}, headers=host).json
+    assert again["turn_suggested"] is None
+    d1 = next(d for d in again["dice"] if not d["taught"])
+    t = _truth(d1["box"], labels)
+    ok = client.post(
+        "/api/teach/label",
+        json={
+            "look": again["look"],
+            "index": d1["index"],
+            "die": t["die"],
+            "face": _face_text(catalogue, t["die"], t["face_index"]),
+        },
+        headers=host,
+    )
+    assert ok.status_code == 200, ok.json

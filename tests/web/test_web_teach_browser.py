@@ -306,3 +306,62 @@ def test_an_unread_die_marks_its_nearest_known_faces_and_a_tap_teaches_the_face_
         )
     assert not errors, errors
     ctx.close()
+
+
+def test_a_look_through_a_turned_camera_holds_the_taps_until_the_player_says_the_camera_is_right(
+    browser, serve, tmp_path, army
+):
+    """The camera films the table upside down: a Look says to turn the picture, a tap is refused and
+    teaches nothing, and "the camera is right" lets the next tap teach."""
+    from companion.rules.catalogue import load_catalogue
+    from companion.vision.camera_turn import turn_image
+
+    cat = load_catalogue()
+    dice = [(n, k % 3) for k, n in enumerate(army * 3)][:9]  # the Dragon Dice turn check weighs 8 dice
+    frame, labels = render_table(FAMILY, dice, np.random.default_rng(8), width=1280, height=960)
+    video = tmp_path / "turned.avi"
+    out = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (1280, 960))
+    for _ in range(5):
+        out.write(turn_image(frame, 180))
+    out.release()
+    server = serve(extra=("--camera", str(video)))
+    _call(f"{server.url}/api/games", "POST", {"players": ["Ann", "Bob"], "quick": True})
+    truth = [
+        dict(lab, face=cat.get(lab["die"]).faces[lab["face_index"]].text(), box=_turned_box(lab["box"]))
+        for lab in labels
+    ]
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server.url}/teach?token={HOST_TOKEN}")
+    _until(page, "#role", lambda s: s == "host")
+    _until(page, "#army-known", lambda s: " faces known" in s)
+    deadline = time.monotonic() + 30
+    while True:  # the camera's first frame may come after the page
+        page.click("#look")
+        msg = _until(page, "#message", lambda s: "dice found" in s or "no camera frame" in s)
+        if "dice found" in msg or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(300)
+    assert "dice found" in msg and "turn" in msg
+    assert page.is_visible("#turned") and "180°" in page.inner_text("#turned-text")
+    page.screenshot(path=str(SHOTS / "teach-turned-390x844.png"), full_page=True)
+    card = page.query_selector("article.die")
+    button = card.query_selector("button[data-face]")
+    button.click()
+    msg = _until(page, "#message", lambda s: "seem turned" in s)
+    assert "180 degrees" in msg
+    assert _known(page) == 0 and card.query_selector("button.picked") is None
+    page.click("#anyway")
+    assert not page.is_visible("#turned")
+    assert _tap_truth(page, truth, 1) == 1
+    assert _known(page) >= 1
+    assert not errors, errors
+    ctx.close()
+
+
+def _turned_box(box, w=1280, h=960):
+    """A box of the rendered frame as it lies in the frame turned 180 degrees."""
+    x1, y1, x2, y2 = box
+    return [w - x2, h - y2, w - x1, h - y1]

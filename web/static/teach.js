@@ -4,7 +4,7 @@
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
-const page = { armies: [], chosen: [], look: null, canChange: false, lastTaught: null };
+const page = { armies: [], chosen: [], look: null, canChange: false, lastTaught: null, anyway: false };
 
 function say(text, bad) {
   const m = $("#message");
@@ -153,6 +153,7 @@ async function doLook() {
   try {
     page.look = await json("POST", "/api/teach/look", { dice });
     page.lastTaught = null;
+    drawTurned();
     const unread = page.look.dice.filter((d) => d.read.unreadable).length;
     say(`${page.look.dice.length} dice found, ${unread} unread. Tap the face each die shows.`
       + (page.look.note ? ` Note: ${page.look.note}.` : ""));
@@ -161,10 +162,23 @@ async function doLook() {
   $("#look").disabled = !page.canChange;
 }
 
+// While the camera's turn check finds this look's frames turned, the server refuses taps (a die taught
+// turned is learnt turned); the player turns the picture and looks again, or says the camera is right.
+function drawTurned() {
+  const t = page.look && page.look.turn_suggested;
+  page.anyway = false;
+  $("#turned").hidden = t === null || t === undefined;
+  $("#turned-text").textContent = $("#turned").hidden ? "" :
+    `The camera's picture seems turned: dice taught now would be learnt the wrong way round. ` +
+    `Turn the picture to ${t}° (Pairing page on the host's tablet) and press Look again.`;
+}
+
 async function label(index, die, face) {
   const look = page.look;
   try {
-    const r = await json("POST", "/api/teach/label", { look: look.look, index, die, face });
+    const body = { look: look.look, index, die, face };
+    if (page.anyway) body.anyway = true;
+    const r = await json("POST", "/api/teach/label", body);
     look.dice = look.dice.map((d) => (d.index === index ? r.die : d));
     look.known = r.known;
     page.lastTaught = index;
@@ -183,6 +197,12 @@ async function undo(index) {
     say(`Taken back. ${r.known.known} of ${r.known.total} faces known; tap the right face.`);
     drawLook();
   } catch (e) { say(e.message, true); }
+}
+
+function teachAnyway() {
+  page.anyway = true;
+  $("#turned").hidden = true;
+  say("Taps teach from these frames as they are.");
 }
 
 async function start() {
@@ -209,4 +229,5 @@ async function start() {
 $("#army").addEventListener("change", () => { drawCustom(); page.look = null; drawLook(); refreshKnown(); });
 $("#search").addEventListener("input", search);
 $("#look").addEventListener("click", doLook);
+$("#anyway").addEventListener("click", teachAnyway);
 start();
