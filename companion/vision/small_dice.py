@@ -37,6 +37,9 @@ class SmallDicePass:
     overlap: float = 0.25
     max_side: float = 0.06
     same_die: float = 0.3
+    #: a tile is opened only for a supporting whole-frame box whose longer side is under this share of
+    #: the frame's longer side (None: any box that could support one, the exact bound of ``worth_a_look``)
+    support_side: float | None = None
 
     @classmethod
     def from_meta(cls, value) -> SmallDicePass | None:
@@ -45,13 +48,23 @@ class SmallDicePass:
             return None
         if not isinstance(value, dict):
             raise ModelError(f"small_dice must be an object such as {{'grid': 2}}, not {value!r}")
-        unknown = set(value) - {"grid", "overlap", "max_side", "same_die"}
+        unknown = set(value) - {"grid", "overlap", "max_side", "same_die", "support_side"}
         if unknown:
             raise ModelError(f"small_dice: unknown key(s) {', '.join(sorted(unknown))}")
         try:
-            out = cls(**{k: (int(v) if k == "grid" else float(v)) for k, v in value.items()})
+            out = cls(
+                **{
+                    k: (int(v) if k == "grid" else None if (k == "support_side" and v is None) else float(v))
+                    for k, v in value.items()
+                }
+            )
         except (TypeError, ValueError) as exc:
             raise ModelError(f"small_dice: not a number in {value!r}") from exc
+        if out.support_side is not None and not out.max_side <= out.support_side <= 1.0:
+            raise ModelError(
+                f"small_dice: support_side must lie between max_side ({out.max_side}) and 1, "
+                f"not {out.support_side}"
+            )
         if out.grid < 2 or out.grid > 6:
             raise ModelError(f"small_dice: grid must be 2 to 6 tiles per side, not {out.grid}")
         if not 0.0 <= out.overlap < 0.5:
@@ -100,7 +113,9 @@ class SmallDicePass:
         not run.  A tile box reaches ``conf`` only with a supporting whole-frame box scored at least
         ``conf**2`` (its own score is at most 1), which overlaps it at IoU >= ``same_die``, so lies in
         the tile and is at most ``1 / same_die`` times the tile box's sides.  Below a ``conf`` of
-        0.001 an unsupported tile box (1e-6 support) can pass too, and every tile is run."""
+        0.001 an unsupported tile box (1e-6 support) can pass too, and every tile is run.  With
+        ``support_side`` set, only supporting boxes under that share of the frame's longer side open a
+        tile (not exact: a setting, chosen by rule in models/d6/CHANGELOG.md)."""
         if conf <= 1e-3:
             return True
         if not len(whole):
@@ -108,7 +123,8 @@ class SmallDicePass:
         x1, y1, x2, y2 = tile
         b = whole.xyxy
         near = (b[:, 0] < x2) & (b[:, 2] > x1) & (b[:, 1] < y2) & (b[:, 3] > y1)
-        fits = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) < self.max_side * max(w, h) / self.same_die
+        limit = self.max_side / self.same_die if self.support_side is None else self.support_side
+        fits = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) < limit * max(w, h)
         return bool((near & fits & (whole.confidence >= conf * conf)).any())
 
     def merge(self, whole: Detections, tiles: Detections, conf: float) -> Detections:

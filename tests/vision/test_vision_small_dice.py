@@ -21,6 +21,15 @@ from companion.vision.yolo_dataset import read_labels
 D6 = Path(__file__).resolve().parents[2] / "models" / "d6"
 SMALL = Path(__file__).parent / "fixtures" / "d6-small"
 PHOTO = next((SMALL / "images").glob("*.jpg"))
+# a held-out photo of one die of ordinary size (tests/vision/fixtures/d6)
+ORDINARY = (
+    Path(__file__).parent
+    / "fixtures"
+    / "d6"
+    / "val"
+    / "images"
+    / "i_jpg.rf.43b302224eddfcab701775e563fe0556.jpg"
+)
 
 
 def _true_boxes() -> np.ndarray:
@@ -114,6 +123,9 @@ def test_merge_scores_tile_boxes_with_the_whole_frames_view_and_keeps_one_box_pe
         ({"max_side": 0}, "max_side"),
         ({"same_die": 0}, "same_die"),
         ({"tiles": 2}, "unknown key"),
+        ({"support_side": 0.01}, "support_side"),  # under max_side: no small box could open a tile
+        ({"support_side": 1.5}, "support_side"),
+        ({"support_side": "big"}, "not a number"),
     ],
 )
 def test_a_bad_setting_is_refused_naming_it(tmp_path, bad, key):
@@ -207,6 +219,53 @@ def test_a_tile_is_looked_at_only_where_a_box_could_come_of_it():
     assert not small.worth_a_look(whole([400, 400, 430, 430], 0.9), tile, 0.25, 640, 640)  # outside the tile
     assert not small.worth_a_look(whole([100, 100, 240, 140], 0.9), tile, 0.25, 640, 640)  # 140 px: too big
     assert small.worth_a_look(Detections.empty(), tile, 0.001, 640, 640)  # so low a threshold: always
+
+
+def test_support_side_opens_a_tile_only_for_a_small_whole_frame_box():
+    """``support_side``: a die of ordinary size no longer opens a tile; a small one still does, and
+    without it (None) the exact bound of ``worth_a_look`` holds as before."""
+    exact = SmallDicePass(max_side=0.0625, same_die=0.3)
+    narrow = SmallDicePass(max_side=0.0625, same_die=0.3, support_side=0.0625)  # under 40 px of 640
+    tile = (0, 0, 366, 366)
+
+    def whole(box, score):
+        return Detections(np.array([box], float), np.array([score]), np.zeros(1, int))
+
+    ordinary = whole([100, 100, 160, 160], 0.9)  # 60 px across
+    small = whole([100, 100, 130, 130], 0.07)  # 30 px across
+    assert exact.worth_a_look(ordinary, tile, 0.25, 640, 640)
+    assert not narrow.worth_a_look(ordinary, tile, 0.25, 640, 640)
+    assert narrow.worth_a_look(small, tile, 0.25, 640, 640) and exact.worth_a_look(
+        small, tile, 0.25, 640, 640
+    )
+    assert not narrow.worth_a_look(whole([100, 100, 130, 130], 0.06), tile, 0.25, 640, 640)  # under 0.25 ** 2
+    assert SmallDicePass.from_meta({"support_side": None}).support_side is None
+
+
+def test_the_shipped_support_side_runs_fewer_tiles_on_a_frame_of_ordinary_dice(monkeypatch, tmp_path):
+    """Fails if ``support_side`` in models/d6/model.json is ignored: a held-out photo of one die of
+    ordinary size opens no tile, where the exact bound would open all four, and the dice found are the same."""
+    shipped = load_model("d6")
+    assert (
+        shipped.detector.small.support_side
+        == json.loads((D6 / "model.json").read_text())["small_dice"]["support_side"]
+    )
+    exact = DiceModel(_bundle(tmp_path, {**shipped.meta["small_dice"], "support_side": None}))
+    frame = read_image(ORDINARY)
+    runs = {}
+    for name, model in (("shipped", shipped), ("exact", exact)):
+        real = model.detector.candidates
+        seen: list = []
+        monkeypatch.setattr(
+            model.detector,
+            "candidates",
+            lambda image, conf, real=real, seen=seen: seen.append(1) or real(image, conf),
+        )
+        found = model.detector(frame)
+        runs[name] = (len(seen), found)
+    assert (runs["shipped"][0], runs["exact"][0]) == (1, 5), runs
+    a, b = runs["shipped"][1].xyxy, runs["exact"][1].xyxy
+    assert len(a) == len(b) and np.allclose(np.sort(a, 0), np.sort(b, 0), atol=1.0)
 
 
 def test_a_frame_without_dice_costs_one_detector_run(monkeypatch):
