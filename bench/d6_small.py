@@ -1,16 +1,17 @@
-"""Small d6 dice: the d6 bundle with and without its second look over tiles (``small_dice`` in model.json).
+"""Small d6 dice: the d6 bundle with and without its second look for small dice (``small_dice`` in model.json).
 
     python bench/d6_small.py [--model d6] [--src ../shared/datasets/d6-real] [--sets heldout-choice,heldout-test]
-                             [--frames 20] [--json]
+                             [--frames 80] [--json]
 
 For each set of real photos (``companion.vision.train.d6_prep``: ``heldout-choice`` is the half of the
 held-out photos the setting was chosen on, ``heldout-test`` the other half, the strict figure;
 ``heldout`` both; ``unseen`` the copies of trained photos the detector never saw) it scores the
-bundle twice: with ``small_dice`` removed ("off") and as shipped ("on"), and prints mAP50,
+bundle with ``small_dice`` removed ("off"), as shipped ("on"), and, when the shipped setting cuts
+small-die windows, with whole tiles instead ("tiles"), and prints mAP50,
 mAP50-95, false boxes per photo and the recall of dice per size (longest box side in the 640 px
 photo: under 25 px, 25-40 px, 40 px and over), with the ratio on/off.
 
-Then the cost: both bundles read the same ``--frames`` held-out photos (spread evenly over the set)
+Then the cost: the bundles read the same ``--frames`` held-out photos (spread evenly over the set)
 enlarged to a 1280 px frame, alternately, and it prints the CPU time (all threads of this process) and the wall time per frame.
 The machine may be shared: the load average is printed beside the times.
 """
@@ -37,16 +38,19 @@ from companion.vision.yolo_dataset import dataset_images  # noqa: E402
 D6_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "d6-real"  # the reference folder
 
 
-def _bundle(src: Path, out: Path, small: bool) -> DiceModel:
-    """``src`` with its networks linked and ``small_dice`` kept (on) or removed (off)."""
+def _bundle(src: Path, out: Path, mode: str) -> DiceModel:
+    """``src`` with its networks linked and ``small_dice`` kept ("on"), removed ("off"), or kept without
+    its ``window`` ("tiles": whole tiles instead of small-die windows)."""
     out.mkdir(parents=True)
     for name in ("detector.onnx", "face.onnx"):
         (out / name).symlink_to((src / name).resolve())
     meta = json.loads((src / "model.json").read_text())
-    if not small:
+    if mode == "off":
         meta.pop("small_dice", None)
     elif not meta.get("small_dice"):
         raise SystemExit(f"{src}/model.json has no small_dice setting to compare")
+    elif mode == "tiles":
+        meta["small_dice"].pop("window", None)
     (out / "model.json").write_text(json.dumps(meta))
     return DiceModel(out)
 
@@ -56,17 +60,24 @@ def _frame_cost(models: dict[str, DiceModel], photos: list[Path], size: int = 12
     cpu = {k: 0.0 for k in models}
     wall = {k: 0.0 for k in models}
     runs = {k: 0 for k in models}
-    for k, m in models.items():  # count the detector's runs (the whole frame, and each tile looked at)
-        real = m.detector.candidates
+    windows = {k: 0 for k in models}
+    for k, m in models.items():  # count the detector's runs: the whole frame and each tile (512 px), windows
+        real, real_window = m.detector.candidates, m.detector.window_candidates
 
         def counted(image, conf, k=k, real=real):
             runs[k] += 1
             return real(image, conf)
 
+        def counted_window(image, win, conf, k=k, real=real_window):
+            windows[k] += 1
+            return real(image, win, conf)
+
         m.detector.candidates = counted
+        m.detector.window_candidates = counted_window
     for m in models.values():  # warm up
         m.readings(frames[0], m.detect(frames[0]))
     runs = {k: 0 for k in models}
+    windows = {k: 0 for k in models}
     for f in frames:
         for k, m in models.items():  # alternately, so that load changes hit both alike
             c0, w0 = time.process_time(), time.perf_counter()
@@ -79,6 +90,7 @@ def _frame_cost(models: dict[str, DiceModel], photos: list[Path], size: int = 12
             "cpu_ms": round(1000 * cpu[k] / n, 1),
             "wall_ms": round(1000 * wall[k] / n, 1),
             "detector_runs": round(runs[k] / n, 2),
+            "window_runs": round(windows[k] / n, 2),
         }
         for k in models
     }
@@ -94,14 +106,19 @@ def main(argv=None) -> int:
         default="heldout-choice,heldout-test",
         help="comma-separated: heldout-choice, heldout-test, heldout, unseen ('' = timing only)",
     )
-    ap.add_argument("--frames", type=int, default=20, help="photos timed as 1280 px frames (0: no timing)")
+    ap.add_argument("--frames", type=int, default=80, help="photos timed as 1280 px frames (0: no timing)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     args = ap.parse_args(argv)
 
     src = resolve_model(args.model)
     out: dict = {"model": str(args.model)}
     with tempfile.TemporaryDirectory() as tmp:
-        models = {k: _bundle(src, Path(tmp) / k, k == "on") for k in ("off", "on")}
+        modes = (
+            ("off", "tiles", "on")
+            if (json.loads((src / "model.json").read_text()).get("small_dice") or {}).get("window")
+            else ("off", "on")
+        )
+        models = {k: _bundle(src, Path(tmp) / k, k) for k in modes}
         out["small_dice"] = models["on"].meta["small_dice"]
         split_dir = Path(tmp) / "split"
         prepare_d6(Path(args.src), split_dir, copies_per_photo=args.copies)
@@ -126,15 +143,16 @@ def main(argv=None) -> int:
                 off, on = res["off"], res["on"]
                 print(f"{name}: {on['images']} photos, {on['dice']} dice")
                 for f in ("map50", "map50_95", "recall", "false_boxes_per_image"):
-                    print(f"  {f:22s} off {off[f]:.3f}  on {on[f]:.3f}  ({on[f] / max(off[f], 1e-9):.3f}x)")
+                    each = "  ".join(f"{k} {r[f]:.3f}" for k, r in res.items())
+                    print(f"  {f:22s} {each}  (on/off {on[f] / max(off[f], 1e-9):.3f}x)")
                 for size, a in off["recall_by_size"].items():
-                    b = on["recall_by_size"][size]
                     if a["dice"]:
-                        print(
-                            f"  recall {size + ' px':15s} off {a['found']:4d}/{a['dice']:<4d} = {a['recall']:.3f}  "
-                            f"on {b['found']:4d}/{b['dice']:<4d} = {b['recall']:.3f}",
-                            flush=True,
+                        each = "  ".join(
+                            f"{k} {r['recall_by_size'][size]['found']:4d}/{a['dice']:<4d} = "
+                            f"{r['recall_by_size'][size]['recall']:.3f}"
+                            for k, r in res.items()
                         )
+                        print(f"  recall {size + ' px':15s} {each}", flush=True)
         if args.frames:
             held = dataset_images(split_dir / "heldout")  # spread over the set: photos in file order cluster
             photos = held[:: max(1, len(held) // args.frames)][: args.frames]
@@ -147,8 +165,8 @@ def main(argv=None) -> int:
                 )
                 for k, c in cost.items():
                     print(
-                        f"  {k:3s} CPU {c['cpu_ms']:.0f} ms, wall {c['wall_ms']:.0f} ms per frame "
-                        f"({c['detector_runs']:.2f} detector runs)"
+                        f"  {k:5s} CPU {c['cpu_ms']:.0f} ms, wall {c['wall_ms']:.0f} ms per frame "
+                        f"({c['detector_runs']:.2f} detector runs at full size, {c['window_runs']:.2f} windows)"
                     )
                 print(f"  on/off CPU time: {cost['on']['cpu_ms'] / cost['off']['cpu_ms']:.2f}x")
     if args.json:

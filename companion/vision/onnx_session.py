@@ -42,8 +42,12 @@ def model_description(bundle: Path) -> Iterator[None]:
         raise ModelError(f"{Path(bundle) / 'model.json'}: a value of the wrong kind ({exc})") from None
 
 
-def onnx_session(path: Path):
+def onnx_session(path: Path, pinned: dict[str, int] | None = None):
     """A CPU onnxruntime session for ``path`` (``COMPANION_THREADS`` threads, 2 by default).
+
+    ``pinned`` fixes free input dimensions by name (``{"height": 512, "width": 512}``): a network
+    exported with a free input size then runs as fast as one exported at that size (onnxruntime plans
+    for the fixed shape), and one file can serve two sizes through two sessions.
 
     The worker threads sleep between operators instead of spinning (``COMPANION_SPIN=1`` lets them spin):
     on the 2 shared cores of a table companion, which also serve the pages, spinning threads take cores
@@ -60,6 +64,8 @@ def onnx_session(path: Path):
     spin = "1" if os.environ.get("COMPANION_SPIN") == "1" else "0"
     opts.add_session_config_entry("session.intra_op.allow_spinning", spin)
     opts.add_session_config_entry("session.inter_op.allow_spinning", spin)
+    for name, size in (pinned or {}).items():
+        opts.add_free_dimension_override_by_name(name, int(size))
     try:
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # a damaged or truncated file (onnxruntime's own error types)

@@ -121,6 +121,16 @@ def vote_boxes(kept: np.ndarray, boxes: np.ndarray, scores: np.ndarray, threshol
     return np.where(total > 0, weights @ boxes / np.maximum(total, 1e-12), kept)
 
 
+def _pins(shape: list, size: int) -> dict[str, int]:
+    """The free dimensions of a detector's (batch, 3, height, width) input, pinned to one ``size`` x ``size``
+    image."""
+    return {
+        str(d): v
+        for d, v in zip(shape, (1, 3, size, size), strict=True)
+        if not isinstance(d, int) and d is not None
+    }
+
+
 class OnnxDetector:
     """A YOLO (v8/11 head) detector exported to ONNX; output (1, 4+nc, anchors).
 
@@ -147,20 +157,52 @@ class OnnxDetector:
         if fixed and fixed != [imgsz] * len(fixed):
             raise ModelError(f"{path} takes {fixed[0]} px input, but the bundle asks for {imgsz} px")
         self.imgsz, self.conf, self.iou, self.vote, self.small = imgsz, conf, iou, vote, small
+        self.window_session = None
+        if not fixed and len(inp.shape) == 4:  # a free input size: pinned, so it runs as fast as a fixed one
+            self.session = onnx_session(path, _pins(inp.shape, imgsz))
+            if small is not None and small.window is not None:  # the same file, pinned at the window's size
+                self.window_session = onnx_session(path, _pins(inp.shape, small.window))
+        elif small is not None and small.window is not None:
+            raise ModelError(
+                f"{path} takes a fixed {imgsz} px input: small_dice 'window' needs a detector exported "
+                "with a free input size"
+            )
 
     def candidates(self, image: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every box the network scores at ``conf`` or more, before suppression: (boxes in ``image``
         pixels, scores, classes)."""
         lb, s, (left, top) = letterbox(image, self.imgsz)
+        return self._decode(self.session, lb, conf, s, left, top, image.shape[:2])
+
+    def window_candidates(
+        self, image: np.ndarray, window: tuple[int, int, int, int], conf: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``candidates`` of one small-die window of the frame, read at the tiles' scale by the window
+        session (boxes in frame pixels)."""
+        assert self.small is not None and self.small.window is not None and self.window_session is not None
+        H, W = image.shape[:2]
+        x1, y1, x2, y2 = window
+        scale = self.small.tile_scale(self.imgsz, W, H)
+        size = self.small.window
+        nw, nh = min(int(round((x2 - x1) * scale)), size), min(int(round((y2 - y1) * scale)), size)
+        part = cv2.resize(
+            image[y1:y2, x1:x2], (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        )
+        canvas = np.full((size, size, 3), 114, np.uint8)
+        canvas[:nh, :nw] = part
+        b, sc, cl = self._decode(self.window_session, canvas, conf, nw / (x2 - x1), 0, 0, (y2 - y1, x2 - x1))
+        return b + [x1, y1, x1, y1], sc, cl
+
+    def _decode(self, session, lb: np.ndarray, conf: float, s: float, left: float, top: float, hw):
         x = cv2.cvtColor(lb, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None].astype(np.float32) / 255
-        out = self.session.run(None, {self.input: x})[0][0]  # (4+nc, A)
+        out = session.run(None, {self.input: x})[0][0]  # (4+nc, A)
         scores = out[4:]
         cls = scores.argmax(0)
         best = scores[cls, np.arange(scores.shape[1])]
         keep = best >= conf
         cx, cy, w, h = out[:4, keep]
         boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).reshape(-1, 4)
-        H, W = image.shape[:2]
+        H, W = hw
         boxes = np.clip((boxes - [left, top, left, top]) / s, 0, [W, H, W, H])
         return boxes, best[keep], cls[keep]
 
@@ -190,9 +232,20 @@ class OnnxDetector:
         whole = self.suppress(*self.candidates(image, floor), floor)
         H, W = image.shape[:2]
         parts = []
-        for tile in self.small.windows(W, H):
-            if not self.small.worth_a_look(whole, tile, conf, W, H):
-                continue
+        tiles = [t for t in self.small.windows(W, H) if self.small.worth_a_look(whole, t, conf, W, H)]
+        wins = (
+            self.small.windows_around(whole, conf, W, H, self.imgsz)
+            if self.window_session is not None and conf > 1e-3
+            else None
+        )
+        # small squares around the boxes that open tiles, unless they would take more pixels than the tiles
+        if wins is not None and len(wins) * (self.small.window or 0) ** 2 < len(tiles) * self.imgsz**2:
+            for win in wins:
+                b, sc, cl = self.window_candidates(image, win, conf)
+                keep = self.small.whole_in_tile(b, win, W, H) & self.small.is_small(b, W, H)
+                parts.append((b[keep], sc[keep], cl[keep]))
+            tiles = []
+        for tile in tiles:
             x1, y1, x2, y2 = tile
             b, sc, cl = self.candidates(image[y1:y2, x1:x2], conf)
             b = b + [x1, y1, x1, y1]

@@ -15,6 +15,11 @@ Slicing the frame this way and merging what the slices find is the idea of SAHI 
 
 ``model.json`` turns it on with ``"small_dice": {"grid": 2, "overlap": 0.25, "max_side": 0.06,
 "same_die": 0.3}``; it costs ``grid`` x ``grid`` more detector runs per frame.
+
+With ``"window": 192`` (a detector exported with a free input size) the detector is not run on whole
+tiles but on squares of ``window`` px cut around the small whole-frame boxes that would open a tile, at
+the tiles' scale (``SmallDicePass.windows_around``): the dice are seen as large as a tile shows them, at
+a fraction of a tile's cost.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ class SmallDicePass:
     #: a tile is opened only for a supporting whole-frame box whose longer side is under this share of
     #: the frame's longer side (None: any box that could support one, the exact bound of ``worth_a_look``)
     support_side: float | None = None
+    #: the detector's input side (px) for a small-die window (None: whole tiles)
+    window: int | None = None
 
     @classmethod
     def from_meta(cls, value) -> SmallDicePass | None:
@@ -48,18 +55,26 @@ class SmallDicePass:
             return None
         if not isinstance(value, dict):
             raise ModelError(f"small_dice must be an object such as {{'grid': 2}}, not {value!r}")
-        unknown = set(value) - {"grid", "overlap", "max_side", "same_die", "support_side"}
+        unknown = set(value) - {"grid", "overlap", "max_side", "same_die", "support_side", "window"}
         if unknown:
             raise ModelError(f"small_dice: unknown key(s) {', '.join(sorted(unknown))}")
         try:
             out = cls(
                 **{
-                    k: (int(v) if k == "grid" else None if (k == "support_side" and v is None) else float(v))
+                    k: (
+                        None
+                        if (k in ("support_side", "window") and v is None)
+                        else int(v)
+                        if k in ("grid", "window")
+                        else float(v)
+                    )
                     for k, v in value.items()
                 }
             )
         except (TypeError, ValueError) as exc:
             raise ModelError(f"small_dice: not a number in {value!r}") from exc
+        if out.window is not None and (out.window < 64 or out.window % 32):
+            raise ModelError(f"small_dice: window must be a multiple of 32 px, 64 or more, not {out.window}")
         if out.support_side is not None and not out.max_side <= out.support_side <= 1.0:
             raise ModelError(
                 f"small_dice: support_side must lie between max_side ({out.max_side}) and 1, "
@@ -126,6 +141,52 @@ class SmallDicePass:
         limit = self.max_side / self.same_die if self.support_side is None else self.support_side
         fits = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) < limit * max(w, h)
         return bool((near & fits & (whole.confidence >= conf * conf)).any())
+
+    def supports(self, whole: Detections, conf: float, w: int, h: int) -> np.ndarray:
+        """Indices of the whole-frame boxes that open a tile (``worth_a_look``'s supporting boxes,
+        wherever they lie), highest score first."""
+        b = whole.xyxy.reshape(-1, 4)
+        limit = self.max_side / self.same_die if self.support_side is None else self.support_side
+        fits = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) < limit * max(w, h)
+        idx = np.flatnonzero(fits & (whole.confidence >= conf * conf))
+        return idx[np.argsort(-whole.confidence[idx], kind="stable")]
+
+    def tile_scale(self, imgsz: int, w: int, h: int) -> float:
+        """How much a tile is enlarged to reach the detector's ``imgsz`` input."""
+        x1, y1, x2, y2 = self.windows(w, h)[0]
+        return imgsz / max(x2 - x1, y2 - y1)
+
+    def windows_around(
+        self, whole: Detections, conf: float, w: int, h: int, imgsz: int
+    ) -> list[tuple[int, int, int, int]]:
+        """Squares of the frame (x1, y1, x2, y2), each ``window`` detector px at the tiles' scale, placed
+        greedily on the supporting boxes (highest score first) until every supporting box, with a margin
+        of ``max_side`` of the frame round it, lies inside one (or reaches the frame's edge there)."""
+        if self.window is None:
+            raise ValueError("no window size set")
+        side = min(self.window / self.tile_scale(imgsz, w, h), float(max(w, h)))
+        pad = self.max_side * max(w, h)
+        b = whole.xyxy.reshape(-1, 4)
+        need = np.clip(b + [-pad, -pad, pad, pad], 0, [w, h, w, h])
+        out: list[tuple[int, int, int, int]] = []
+        left = list(self.supports(whole, conf, w, h))
+        while left:
+            i = left[0]
+            cx, cy = (b[i, 0] + b[i, 2]) / 2, (b[i, 1] + b[i, 3]) / 2
+            x1 = int(round(min(max(cx - side / 2, 0.0), max(w - side, 0.0))))
+            y1 = int(round(min(max(cy - side / 2, 0.0), max(h - side, 0.0))))
+            win = (x1, y1, min(int(round(x1 + side)), w), min(int(round(y1 + side)), h))
+            out.append(win)
+            inside = [
+                j
+                for j in left[1:]
+                if need[j, 0] >= win[0]
+                and need[j, 1] >= win[1]
+                and need[j, 2] <= win[2]
+                and need[j, 3] <= win[3]
+            ]
+            left = [j for j in left[1:] if j not in inside]
+        return out
 
     def merge(self, whole: Detections, tiles: Detections, conf: float) -> Detections:
         """The dice of the whole frame and of the tiles, one box per die.

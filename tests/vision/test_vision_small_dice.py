@@ -49,7 +49,7 @@ def _true_boxes() -> np.ndarray:
 def _bundle(tmp_path: Path, small) -> Path:
     """The shipped d6 bundle (its networks linked) with ``small_dice`` set to ``small`` (None: removed)."""
     out = tmp_path / f"d6-{'off' if small is None else 'set'}"
-    out.mkdir()
+    out.mkdir(parents=True)
     for name in ("detector.onnx", "face.onnx"):
         (out / name).symlink_to(D6 / name)
     meta = json.loads((D6 / "model.json").read_text())
@@ -126,6 +126,8 @@ def test_merge_scores_tile_boxes_with_the_whole_frames_view_and_keeps_one_box_pe
         ({"support_side": 0.01}, "support_side"),  # under max_side: no small box could open a tile
         ({"support_side": 1.5}, "support_side"),
         ({"support_side": "big"}, "not a number"),
+        ({"window": 100}, "window"),  # not a multiple of 32
+        ({"window": 32}, "window"),
     ],
 )
 def test_a_bad_setting_is_refused_naming_it(tmp_path, bad, key):
@@ -250,7 +252,9 @@ def test_the_shipped_support_side_runs_fewer_tiles_on_a_frame_of_ordinary_dice(m
         shipped.detector.small.support_side
         == json.loads((D6 / "model.json").read_text())["small_dice"]["support_side"]
     )
-    exact = DiceModel(_bundle(tmp_path, {**shipped.meta["small_dice"], "support_side": None}))
+    tiles = {**shipped.meta["small_dice"], "window": None}  # whole tiles, so that runs count tiles
+    shipped = DiceModel(_bundle(tmp_path / "narrow", tiles))
+    exact = DiceModel(_bundle(tmp_path / "exact", {**tiles, "support_side": None}))
     frame = read_image(ORDINARY)
     runs = {}
     for name, model in (("shipped", shipped), ("exact", exact)):
@@ -278,5 +282,101 @@ def test_a_frame_without_dice_costs_one_detector_run(monkeypatch):
     bare = np.full((640, 640, 3), 200, np.uint8)  # an empty, evenly lit table
     assert len(detector(bare)) == 0 and len(runs) == 1
     runs.clear()
-    detector(read_image(PHOTO))  # the crowded fixture: dice in every tile
+    detector(read_image(PHOTO))  # the crowded fixture: windows round its small dice would outweigh the tiles
     assert len(runs) == 5 and runs[1][:2] == (366, 366)
+
+
+# a held-out photo with two small dice (tests/vision/fixtures/d6)
+TWO_SMALL = next(
+    (Path(__file__).parent / "fixtures" / "d6" / "val" / "images").glob("fOF50olNgDtXpGNkg6QY*.jpg")
+)
+
+
+def test_windows_are_cut_round_the_small_boxes_at_the_tiles_scale():
+    """``windows_around``: squares of ``window`` detector px at the tiles' scale, each supporting box (small,
+    scored at least conf^2) inside one with a margin of ``max_side``; a large or faint box opens none."""
+    small = SmallDicePass(max_side=0.0625, same_die=0.3, support_side=0.0625, window=192)
+
+    def boxes(*rows):
+        rows = np.array(rows, float)
+        return Detections(rows[:, :4], rows[:, 4], np.zeros(len(rows), int))
+
+    scale = small.tile_scale(512, 640, 640)
+    assert scale == pytest.approx(512 / 366)
+    whole = boxes(
+        [100, 100, 130, 130, 0.9],  # small: opens a window
+        [105, 108, 128, 131, 0.5],  # small, beside the first: in its window, margin and all
+        [500, 500, 530, 530, 0.2],  # small, far: a window of its own
+        [300, 300, 380, 380, 0.9],  # 80 px: not small, opens nothing
+        [10, 600, 30, 620, 0.05],  # faint (under 0.25 ** 2): opens nothing
+    )
+    wins = small.windows_around(whole, 0.25, 640, 640, 512)
+    assert len(wins) == 2
+    side = 192 / scale
+    for x1, y1, x2, y2 in wins:
+        assert abs((x2 - x1) - side) <= 1 and abs((y2 - y1) - side) <= 1
+        assert 0 <= x1 and 0 <= y1 and x2 <= 640 and y2 <= 640
+    pad = 0.0625 * 640
+    for b in whole.xyxy[:3]:
+        need = np.clip(b + [-pad, -pad, pad, pad], 0, 640)
+        assert any(w[0] <= need[0] and w[1] <= need[1] and need[2] <= w[2] and need[3] <= w[3] for w in wins)
+    assert not any(w[0] <= 340 <= w[2] and w[1] <= 340 <= w[3] for w in wins)  # the large die's centre
+    assert small.windows_around(Detections.empty(), 0.25, 640, 640, 512) == []
+
+
+def test_the_shipped_reading_runs_windows_round_small_dice_and_tiles_when_windows_would_cost_more(
+    monkeypatch,
+):
+    """Fails if ``window`` in models/d6/model.json is ignored: a photo with two small dice is read by the
+    whole frame and two small windows (192 px input) instead of tiles (512 px each); on the crowded
+    fixture, where windows would hold more pixels than the four tiles, the tiles run."""
+    detector = load_model("d6").detector
+    assert detector.small.window == json.loads((D6 / "model.json").read_text())["small_dice"]["window"] == 192
+    runs: list = []
+    whole, window = detector.candidates, detector.window_candidates
+    monkeypatch.setattr(
+        detector, "candidates", lambda image, conf: runs.append(image.shape[:2]) or whole(image, conf)
+    )
+    sizes: list = []
+
+    def counted(image, win, conf):
+        runs.append("window")
+        sizes.append(win)
+        return window(image, win, conf)
+
+    monkeypatch.setattr(detector, "window_candidates", counted)
+    shown = detector.window_session.run
+    inputs: list = []
+    monkeypatch.setattr(
+        detector,
+        "window_session",
+        type(
+            "S",
+            (),
+            {"run": lambda self, o, feed: inputs.append(next(iter(feed.values())).shape) or shown(o, feed)},
+        )(),
+    )
+    found = detector(read_image(TWO_SMALL))
+    assert runs == [(640, 640), "window", "window"] and len(found) == 2, (runs, found)
+    assert all(x2 - x1 < 366 / 2 for x1, _, x2, _ in sizes)  # far smaller than a tile
+    assert inputs == [(1, 3, 192, 192)] * 2
+    runs.clear()
+    detector(read_image(PHOTO))
+    assert runs == [(640, 640)] + [(366, 366)] * 4
+
+
+def test_a_window_needs_a_detector_of_free_input_size(tmp_path):
+    """The Dragon Dice detector takes a fixed 448 px input: a ``window`` setting over it is refused, naming it."""
+    out = tmp_path / "fixed"
+    out.mkdir()
+    dd = Path(__file__).resolve().parents[2] / "models" / "dragon-dice"
+    (out / "detector.onnx").symlink_to(dd / "detector.onnx")
+    (out / "face.onnx").symlink_to(D6 / "face.onnx")
+    meta = json.loads((D6 / "model.json").read_text())
+    meta["imgsz"] = 448
+    (out / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="free input size"):
+        DiceModel(out)
+    meta["small_dice"]["window"] = None  # whole tiles: the fixed-size detector serves
+    (out / "model.json").write_text(json.dumps(meta))
+    assert DiceModel(out).detector.window_session is None

@@ -82,6 +82,15 @@ def quantize_network(src: Path, out: Path, inputs: list[np.ndarray], recipe: str
         exclude += [n.name for n in head if n.name not in exclude]
     with tempfile.TemporaryDirectory() as tmp:
         pre = Path(tmp) / "pre.onnx"
+        graph = onnx.load(str(src))
+        dims = graph.graph.input[0].type.tensor_type.shape.dim
+        if any(d.dim_param for d in dims[2:]):  # a free image size: fixed at the calibration size first,
+            from onnxruntime.tools.onnx_model_utils import fix_output_shapes, make_input_shape_fixed  # noqa: PLC0415
+
+            make_input_shape_fixed(graph.graph, name, list(inputs[0].shape))  # which shape inference needs
+            fix_output_shapes(graph)
+            src = Path(tmp) / "fixed.onnx"
+            onnx.save(graph, str(src))
         quant_pre_process(str(src), str(pre))
         quantize_static(
             str(pre),
@@ -138,6 +147,8 @@ def quantize_bundle(
             else face_inputs(picked, int(crop.get("size", 64)), float(crop.get("margin", 1.15)))
         )
         quantize_network(src / NETWORKS[net], out / NETWORKS[net], inputs, recipe)
+    if "detector" in networks and isinstance(meta.get("small_dice"), dict):
+        meta["small_dice"].pop("window", None)  # the 8-bit detector takes one fixed size: whole tiles
     meta["quantized"] = {
         "networks": list(networks),
         "form": f"onnxruntime static QDQ ({recipe}), weights int8 per channel, activations uint8",

@@ -85,7 +85,9 @@ def train_detector(
 
 
 def export_onnx(weights: Path, out: Path, imgsz: int = 320) -> Path:
-    """Export a checkpoint to ONNX (static shape, simplified) at ``out``."""
+    """Export a checkpoint to ONNX (simplified) at ``out``, with a free input size: the reader pins it to
+    ``imgsz`` (as fast as a fixed-size export) and, for small-die windows, to the window's size too
+    (``OnnxDetector``)."""
     import tempfile  # noqa: PLC0415
 
     YOLO = _yolo()
@@ -94,7 +96,7 @@ def export_onnx(weights: Path, out: Path, imgsz: int = 320) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix="companion-export-"))
     shutil.copyfile(weights, tmp / "weights.pt")
     model = YOLO(str(tmp / "weights.pt"))
-    produced = Path(model.export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False, opset=17))
+    produced = Path(model.export(format="onnx", imgsz=imgsz, simplify=True, dynamic=True, opset=17))
     out.parent.mkdir(parents=True, exist_ok=True)
     if produced.resolve() != out.resolve():
         shutil.copyfile(produced, out)
