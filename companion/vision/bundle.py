@@ -211,6 +211,7 @@ def write_bundle(
 
 #: ``model.json`` settings of how a bundle reads (thresholds, test-time views); fine-tuning keeps them
 READING_SETTINGS = (
+    "rect",
     "conf",
     "iou",
     "box_vote",

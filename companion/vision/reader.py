@@ -95,13 +95,22 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     return img
 
 
-def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[float, float]]:
+#: a YOLO detector's coarsest stride: an input side of free size is rounded up to a multiple of it
+STRIDE = 32
+
+
+def letterbox(
+    image: np.ndarray, size: int, rect: bool = False
+) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """``image`` shrunk (or enlarged) to fit ``size`` x ``size`` and centred on grey bars; with ``rect`` the
+    bars only round each side up to a multiple of ``STRIDE`` (a 16:9 frame at 512 px: 512 x 288)."""
     h, w = image.shape[:2]
     s = min(size / h, size / w)
     nh, nw = int(round(h * s)), int(round(w * s))
     resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
-    top, left = (size - nh) // 2, (size - nw) // 2
-    out = np.full((size, size, 3), 114, np.uint8)
+    oh, ow = (-(-nh // STRIDE) * STRIDE, -(-nw // STRIDE) * STRIDE) if rect else (size, size)
+    top, left = (oh - nh) // 2, (ow - nw) // 2
+    out = np.full((oh, ow, 3), 114, np.uint8)
     out[top : top + nh, left : left + nw] = resized
     return out, s, (left, top)
 
@@ -121,12 +130,12 @@ def vote_boxes(kept: np.ndarray, boxes: np.ndarray, scores: np.ndarray, threshol
     return np.where(total > 0, weights @ boxes / np.maximum(total, 1e-12), kept)
 
 
-def _pins(shape: list, size: int) -> dict[str, int]:
-    """The free dimensions of a detector's (batch, 3, height, width) input, pinned to one ``size`` x ``size``
-    image."""
+def _pins(shape: list, height: int, width: int | None = None) -> dict[str, int]:
+    """The free dimensions of a detector's (batch, 3, height, width) input, pinned to one image of
+    ``height`` x ``width`` (square when ``width`` is None)."""
     return {
         str(d): v
-        for d, v in zip(shape, (1, 3, size, size), strict=True)
+        for d, v in zip(shape, (1, 3, height, height if width is None else width), strict=True)
         if not isinstance(d, int) and d is not None
     }
 
@@ -137,7 +146,10 @@ class OnnxDetector:
     ``vote`` > 0 replaces each box kept by non-maximum suppression with the score-weighted mean of
     the candidates of its class that overlap it at that IoU (``vote_boxes``); 0 keeps the boxes as
     the network gave them.  ``small`` (a ``SmallDicePass``) also runs the detector over overlapping
-    tiles of the frame and merges in the small dice the tiles find (``companion.vision.small_dice``)."""
+    tiles of the frame and merges in the small dice the tiles find (``companion.vision.small_dice``).
+    ``rect`` (a detector of free input size) reads a frame that is not square at its own shape, its
+    sides rounded up to a multiple of ``STRIDE`` (a session pinned per shape, opened on first use),
+    instead of on a square with grey bars."""
 
     def __init__(
         self,
@@ -147,6 +159,7 @@ class OnnxDetector:
         iou: float = 0.6,
         vote: float = 0.0,
         small: SmallDicePass | None = None,
+        rect: bool = False,
     ):
         if not 0.0 <= vote < 1.0:
             raise ModelError(f"box_vote must be 0 (off) or an IoU below 1, not {vote!r}")
@@ -158,8 +171,11 @@ class OnnxDetector:
             raise ModelError(f"{path} takes {fixed[0]} px input, but the bundle asks for {imgsz} px")
         self.imgsz, self.conf, self.iou, self.vote, self.small = imgsz, conf, iou, vote, small
         self.window_session = None
+        self.path, self.rect, self.shaped = path, rect, {}
         if not fixed and len(inp.shape) == 4:  # a free input size: pinned, so it runs as fast as a fixed one
             self.session = onnx_session(path, _pins(inp.shape, imgsz))
+            self.shaped = {(imgsz, imgsz): self.session}  # the sessions ``rect`` reads with, by input shape
+            self.input_shape = list(inp.shape)
             if small is not None and small.window is not None:  # the same file, pinned at the window's size
                 self.window_session = onnx_session(path, _pins(inp.shape, small.window))
         elif small is not None and small.window is not None:
@@ -167,12 +183,26 @@ class OnnxDetector:
                 f"{path} takes a fixed {imgsz} px input: small_dice 'window' needs a detector exported "
                 "with a free input size"
             )
+        elif rect:
+            raise ModelError(
+                f"{path} takes a fixed {imgsz} px input: 'rect' needs a detector of free input size"
+            )
 
     def candidates(self, image: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every box the network scores at ``conf`` or more, before suppression: (boxes in ``image``
         pixels, scores, classes)."""
-        lb, s, (left, top) = letterbox(image, self.imgsz)
-        return self._decode(self.session, lb, conf, s, left, top, image.shape[:2])
+        lb, s, (left, top) = letterbox(image, self.imgsz, rect=self.rect)
+        return self._decode(self._session_for(lb.shape[:2]), lb, conf, s, left, top, image.shape[:2])
+
+    def _session_for(self, shape: tuple[int, int]):
+        """The session for an input of ``shape`` (height, width): pinned to it, opened on first use."""
+        if not self.rect:
+            return self.session
+        if shape not in self.shaped:
+            self.shaped[shape] = onnx_session(
+                self.path, _pins(self.input_shape, int(shape[0]), int(shape[1]))
+            )
+        return self.shaped[shape]
 
     def window_candidates(
         self, image: np.ndarray, window: tuple[int, int, int, int], conf: float
@@ -409,6 +439,7 @@ class DiceModel:
             float(self.meta.get("iou", 0.6)),
             float(self.meta.get("box_vote", 0.0)),
             SmallDicePass.from_meta(self.meta.get("small_dice")),
+            rect=bool(self.meta.get("rect", False)),
         )
         self.faces = OnnxFaceReader(
             self.bundle / "face.onnx", self.heads, int(self.meta.get("face_turns", 1))
