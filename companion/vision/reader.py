@@ -130,6 +130,14 @@ def vote_boxes(kept: np.ndarray, boxes: np.ndarray, scores: np.ndarray, threshol
     return np.where(total > 0, weights @ boxes / np.maximum(total, 1e-12), kept)
 
 
+def _flag(meta: dict, key: str) -> bool:
+    """A true/false setting of ``model.json`` (absent: false); anything else is refused, naming it."""
+    value = meta.get(key, False)
+    if not isinstance(value, bool):
+        raise ModelError(f"{key} must be true or false, not {value!r}")
+    return value
+
+
 def _pins(shape: list, height: int, width: int | None = None) -> dict[str, int]:
     """The free dimensions of a detector's (batch, 3, height, width) input, pinned to one image of
     ``height`` x ``width`` (square when ``width`` is None)."""
@@ -439,7 +447,7 @@ class DiceModel:
             float(self.meta.get("iou", 0.6)),
             float(self.meta.get("box_vote", 0.0)),
             SmallDicePass.from_meta(self.meta.get("small_dice")),
-            rect=bool(self.meta.get("rect", False)),
+            rect=_flag(self.meta, "rect"),
         )
         self.faces = OnnxFaceReader(
             self.bundle / "face.onnx", self.heads, int(self.meta.get("face_turns", 1))

@@ -80,3 +80,9 @@ def test_rect_needs_a_detector_of_free_input_size(tmp_path):
                 rect=True,
             )
         )
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_a_rect_that_is_not_true_or_false_is_refused_naming_it(tmp_path, value):
+    with pytest.raises(ModelError, match="rect must be true or false"):
+        DiceModel(_bundle(tmp_path, D6 / "detector.onnx", rect=value))
