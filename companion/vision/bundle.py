@@ -178,7 +178,9 @@ def write_bundle(
     else:
         from companion.vision.train.training import export_onnx  # noqa: PLC0415
 
-        export_onnx(det_pt, out / "detector.onnx", imgsz)
+        settings = extra or {}
+        free = bool((settings.get("small_dice") or {}).get("window") or settings.get("rect"))
+        export_onnx(det_pt, out / "detector.onnx", imgsz, free_size=free)  # free: windows or frames' shapes
     export_classifier(face_pt, out / "face.onnx")
     if Path(det_pt).resolve() != (out / "detector.pt").resolve():
         shutil.copyfile(det_pt, out / "detector.pt")

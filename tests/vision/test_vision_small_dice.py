@@ -380,3 +380,25 @@ def test_a_window_needs_a_detector_of_free_input_size(tmp_path):
     meta["small_dice"]["window"] = None  # whole tiles: the fixed-size detector serves
     (out / "model.json").write_text(json.dumps(meta))
     assert DiceModel(out).detector.window_session is None
+
+
+@pytest.mark.train  # exporting the .pt weights to ONNX needs torch
+def test_a_bundle_written_with_windows_exports_a_detector_of_free_input_size(tmp_path):
+    """Fine-tuning d6 keeps its reading settings (``reading_settings``), windows included: the bundle written
+    from them exports its detector with a free input size, which reads at 512 px and at the window's 192."""
+    from companion.vision.bundle import write_bundle
+
+    meta = json.loads((D6 / "model.json").read_text())
+    out = write_bundle(
+        tmp_path / "d6-again",
+        "d6",
+        D6 / "detector.pt",
+        D6 / "face.pt",
+        512,
+        extra={**reading_settings(meta), "eval_classes": meta["eval_classes"]},
+    )
+    model = DiceModel(out)
+    assert model.detector.session.get_inputs()[0].shape == [1, 3, 512, 512]
+    assert model.detector.window_session.get_inputs()[0].shape == [1, 3, 192, 192]
+    found = model.detect(read_image(TWO_SMALL))
+    assert len(found) == len(load_model("d6").detect(read_image(TWO_SMALL))) == 2

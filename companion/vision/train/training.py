@@ -84,10 +84,10 @@ def train_detector(
     return best if best.exists() else save_dir / "weights" / "last.pt"
 
 
-def export_onnx(weights: Path, out: Path, imgsz: int = 320) -> Path:
-    """Export a checkpoint to ONNX (simplified) at ``out``, with a free input size: the reader pins it to
-    ``imgsz`` (as fast as a fixed-size export) and, for small-die windows, to the window's size too
-    (``OnnxDetector``)."""
+def export_onnx(weights: Path, out: Path, imgsz: int = 320, free_size: bool = False) -> Path:
+    """Export a checkpoint to ONNX (simplified) at ``out``: at ``imgsz`` x ``imgsz``, or with ``free_size``
+    an input of any size, which the reader pins to ``imgsz`` (as fast as a fixed-size export) and to the
+    small-die windows' size or a frame's own shape where the bundle asks for them (``OnnxDetector``)."""
     import tempfile  # noqa: PLC0415
 
     YOLO = _yolo()
@@ -96,7 +96,7 @@ def export_onnx(weights: Path, out: Path, imgsz: int = 320) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix="companion-export-"))
     shutil.copyfile(weights, tmp / "weights.pt")
     model = YOLO(str(tmp / "weights.pt"))
-    produced = Path(model.export(format="onnx", imgsz=imgsz, simplify=True, dynamic=True, opset=17))
+    produced = Path(model.export(format="onnx", imgsz=imgsz, simplify=True, dynamic=free_size, opset=17))
     out.parent.mkdir(parents=True, exist_ok=True)
     if produced.resolve() != out.resolve():
         shutil.copyfile(produced, out)
