@@ -59,25 +59,27 @@ def _face_text(catalogue, name, k):
     return catalogue.get(name).faces[k].text()
 
 
+def _tap_truth(client, host, look_id, die_view, labels, catalogue):
+    """Tap the face the die of ``die_view`` (a look's die) really shows."""
+    t = _truth(die_view["box"], labels)
+    body = {
+        "look": look_id,
+        "index": die_view["index"],
+        "die": t["die"],
+        "face": _face_text(catalogue, t["die"], t["face_index"]),
+    }
+    return client.post("/api/teach/label", json=body, headers=host)
+
+
 def _teach_all(client, host, app, army, faces, seed, catalogue):
     """Look at a frame of ``army`` showing ``faces`` and tap the right face of every die found."""
     _, labels = _show(app, list(zip(army, faces, strict=True)), seed)
     look = client.post("/api/teach/look", json={"dice": army}, headers=host).json
     taught = 0
     for d in look["dice"]:
-        t = _truth(d["box"], labels)
-        if t is None:
+        if _truth(d["box"], labels) is None:
             continue
-        r = client.post(
-            "/api/teach/label",
-            json={
-                "look": look["look"],
-                "index": d["index"],
-                "die": t["die"],
-                "face": _face_text(catalogue, t["die"], t["face_index"]),
-            },
-            headers=host,
-        )
+        r = _tap_truth(client, host, look["look"], d, labels, catalogue)
         assert r.status_code == 200, r.json
         taught += 1
     return look, taught, r.json
@@ -742,15 +744,4 @@ def test_a_tap_on_a_look_through_a_turned_camera_is_refused_unless_the_player_sa
     again = client.post("/api/teach/look", json={"dice": names}, headers=host).json
     assert again["turn_suggested"] is None
     d1 = next(d for d in again["dice"] if not d["taught"])
-    t = _truth(d1["box"], labels)
-    ok = client.post(
-        "/api/teach/label",
-        json={
-            "look": again["look"],
-            "index": d1["index"],
-            "die": t["die"],
-            "face": _face_text(catalogue, t["die"], t["face_index"]),
-        },
-        headers=host,
-    )
-    assert ok.status_code == 200, ok.json
+    assert _tap_truth(client, host, again["look"], d1, labels, catalogue).status_code == 200

@@ -90,6 +90,18 @@ def _until(page, selector: str, pred, timeout: float = 30.0) -> str:
     raise AssertionError(f"{selector}: {text!r}")
 
 
+def _host_teach_page(browser, server, width: int, height: int):
+    """The host's /teach page open and loaded: (context, page, the page's script errors as they come)."""
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server.url}/teach?token={HOST_TOKEN}")
+    _until(page, "#role", lambda s: s == "host")
+    _until(page, "#army-known", lambda s: " faces known" in s)
+    return ctx, page, errors
+
+
 def _known(page) -> int:
     return int(page.inner_text("#army-known").split(" of ")[0])
 
@@ -237,13 +249,7 @@ def test_an_unread_die_marks_its_nearest_known_faces_and_a_tap_teaches_the_face_
     face tapped -- a marked one that is not the nearest, taken back, then the die's true face."""
     server, truth = table
     SHOTS.mkdir(parents=True, exist_ok=True)
-    ctx = browser.new_context(viewport={"width": 1024, "height": 768})
-    page = ctx.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{server.url}/teach?token={HOST_TOKEN}")
-    _until(page, "#role", lambda s: s == "host")
-    _until(page, "#army-known", lambda s: " faces known" in s)
+    ctx, page, errors = _host_teach_page(browser, server, 1024, 768)
     page.click("#look")
     page.wait_for_selector("article.die")
     assert page.query_selector("button.likely") is None  # nothing known yet: nothing is near
@@ -330,13 +336,7 @@ def test_a_look_through_a_turned_camera_holds_the_taps_until_the_player_says_the
         dict(lab, face=cat.get(lab["die"]).faces[lab["face_index"]].text(), box=_turned_box(lab["box"]))
         for lab in labels
     ]
-    ctx = browser.new_context(viewport={"width": 390, "height": 844})
-    page = ctx.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{server.url}/teach?token={HOST_TOKEN}")
-    _until(page, "#role", lambda s: s == "host")
-    _until(page, "#army-known", lambda s: " faces known" in s)
+    ctx, page, errors = _host_teach_page(browser, server, 390, 844)
     deadline = time.monotonic() + 30
     while True:  # the camera's first frame may come after the page
         page.click("#look")
