@@ -21,7 +21,8 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.reader import OnnxDetector, load_model  # noqa: E402
+from companion.vision.detector import OnnxDetector  # noqa: E402
+from companion.vision.reader import load_model  # noqa: E402
 from companion.vision.roll_frames import render_roll, roll_video  # noqa: E402
 
 ROLL = [

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from companion.vision.bundle import reading_settings
-from companion.vision.reader import DiceModel, ModelError, vote_boxes
+from companion.vision.detector import vote_boxes
+from companion.vision.reader import DiceModel, ModelError
 
 D6 = Path(__file__).resolve().parents[2] / "models" / "d6"
 D6_PHOTOS = Path(__file__).parent / "fixtures" / "d6" / "val" / "images"

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from companion.vision.bundle import reading_settings
-from companion.vision.reader import DiceModel, ModelError, letterbox, read_image
+from companion.vision.detector import letterbox
+from companion.vision.reader import DiceModel, ModelError, read_image
 
 ROOT = Path(__file__).resolve().parents[2]
 D6 = ROOT / "models" / "d6"

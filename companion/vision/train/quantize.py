@@ -28,7 +28,8 @@ import cv2
 import numpy as np
 
 from companion.vision.crops import crop_die
-from companion.vision.reader import letterbox, resolve_model
+from companion.vision.detector import letterbox
+from companion.vision.reader import resolve_model
 from companion.vision.yolo_dataset import boxes_px, dataset_images, label_path_for, read_labels
 
 NETWORKS = {"detector": "detector.onnx", "face": "face.onnx"}
