@@ -68,7 +68,9 @@ class OnnxDetector:
     ``vote`` > 0 replaces each box kept by non-maximum suppression with the score-weighted mean of
     the candidates of its class that overlap it at that IoU (``vote_boxes``); 0 keeps the boxes as
     the network gave them.  ``small`` (a ``SmallDicePass``) also runs the detector over overlapping
-    tiles of the frame and merges in the small dice the tiles find (``companion.vision.small_dice``).
+    tiles of the frame, or with its ``window`` set over small windows round the small dice the whole
+    frame saw faintly (a second session of the same file, pinned at the window's size), and merges in
+    the small dice they find (``companion.vision.small_dice``).
     ``rect`` (a detector of free input size) reads a frame that is not square at its own shape, its
     sides rounded up to a multiple of ``STRIDE`` (a session pinned per shape, opened on first use),
     instead of on a square with grey bars."""
@@ -203,9 +205,9 @@ class OnnxDetector:
             b = b + [x1, y1, x1, y1]
             keep = self.small.whole_in_tile(b, tile, W, H) & self.small.is_small(b, W, H)
             parts.append((b[keep], sc[keep], cl[keep]))
-        tiles = (
+        small_found = (
             self.suppress(*(np.concatenate(p) for p in zip(*parts, strict=True)), conf)
             if parts
-            else (Detections.empty())
+            else Detections.empty()
         )
-        return self.small.merge(whole, tiles, conf)
+        return self.small.merge(whole, small_found, conf)
