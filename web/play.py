@@ -486,6 +486,9 @@ def camera_reading(
         )
         reading["cocked"] = [u for u, p in problems.items() if p.startswith("cocked")]  # what a confirm
         reading["unread"] = [u for u, p in problems.items() if not p.startswith("cocked")]  # may learn
+        more = turn_check.needed() if turn_check is not None else None
+        if more:  # the frame seemed turned: its dice are left to tap, and its crops teach nothing
+            reading["turned"] = int(more)  # (``table_profile.learn_confirmed_roll``, ``save_roll_record``)
         store.set_reading(reading)
     return reading
 
@@ -646,6 +649,11 @@ def save_roll_record(store, reading: dict, pending: dict) -> tuple[str | None, s
     the confirm's answer says so.  ``(None, None)``: nothing to keep (no correction, or no frame)."""
     if not reading.get("corrected"):
         return None, None
+    if reading.get("turned"):  # a record of turned crops would teach them turned
+        return None, (
+            "the camera's frame seemed turned, so this roll's frame was not kept for teaching the camera: "
+            "turn the picture (Pairing page)"
+        )
     try:
         return save_correction(store, reading, pending), None
     except Exception as exc:  # the roll is confirmed whatever happens here

@@ -361,12 +361,22 @@ def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> i
 
     Dice confirmed as the camera read them teach only where ``crop_shows`` agrees with that face; dice
     a player gave their face (the camera left them unread, or read them wrong) teach the face given
-    where ``confirmed_sightings`` allows.  Never blocks the roll (it is already in
+    where ``confirmed_sightings`` allows.  A roll whose frame the camera's turn check found turned
+    (``reading["turned"]``) teaches nothing, and the pages are told why.  Never blocks the roll (it is already in
     the log): a failure is reported to the pages as a ``profile_problem`` notice.  Returns the
     number of sightings learnt (None when not a camera roll; 0 for a roll of standard dice)."""
     vision = table_vision(store)
     if staged is None or vision is None:
         return None
+    if staged["reading"].get("turned"):  # the camera's turn check named a turn: crops taught turned are
+        store.notice(  # learnt turned, and the next upright reading would miss them
+            "profile_problem",
+            {
+                "problem": "the camera's frame seemed turned, so this roll taught the camera nothing: turn the "
+                "picture (Pairing page)"
+            },
+        )
+        return 0
     if _standard_dice_only(staged["dice"]):  # the Dragon Dice profile holds no numerals: the standard one
         return learn_standard_roll(store, staged, faces)
 

@@ -95,10 +95,12 @@ def test_a_dragon_dice_roll_seen_upside_down_feeds_the_check_and_no_face_is_trus
     store = app.extensions["game_store"]
     upright, flipped = TurnCheck(min_dice=1), TurnCheck(min_dice=1)
     with app.app_context():
-        camera_reading(store, frame, turn_check=upright)
-        camera_reading(store, turn_image(frame, 180), turn_check=flipped)
+        straight = camera_reading(store, frame, turn_check=upright)
+        turned = camera_reading(store, turn_image(frame, 180), turn_check=flipped)
     assert upright.dice >= 3 and flipped.dice >= 3
     assert upright.needed() == 0 and flipped.needed() == 180
+    # the staged reading says so: its crops must not teach the table (web.table_profile.learn_confirmed_roll)
+    assert "turned" not in straight and turned["turned"] == 180
 
     class Found:  # what read_roll returns beside its units: the dice found (none more here)
         xyxy = np.zeros((0, 4))

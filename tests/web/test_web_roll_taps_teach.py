@@ -224,6 +224,33 @@ def test_a_tapped_camera_roll_teaches_the_table_and_keeps_each_dies_origin(
     assert (names[unread], tapped) in {(s.label.die, s.label.text) for s in sightings}
 
 
+def test_a_camera_roll_whose_frame_seemed_turned_is_taken_but_teaches_nothing(
+    app, client, host, dwarves, catalogue, tmp_path
+):
+    """Its dice were left to tap (the turn check named a turn); the taps and the confirm take the roll, but
+    crops cut from a turned frame would be learnt turned: no lesson, no correction record, and the pages
+    and the confirm's answer say why."""
+    store, vision = app.extensions["game_store"], app.extensions["table_vision"]
+    pending, want, unread = (dwarves[k] for k in ("pending", "want", "unread"))
+    names = {d["uid"]: d["die"] for d in pending["dice"]}
+    with store.lock:
+        store.reading["turned"] = 180  # as web.play.camera_reading stages a frame its check found turned
+    before = {u: _key_sightings(vision.profile(), catalogue, names[u], want[u]) for u in want}
+    stat = vision.path.stat().st_mtime_ns if vision.path.exists() else None
+    nid = max((n["nid"] for n in store.notices_since(0)), default=0)
+    r = client.post("/api/rolls/confirm", json={"faces": {unread: want[unread]}}, headers=host)
+    assert r.status_code == 200, r.json
+    assert r.json["learnt"] == 0 and r.json["record"] is None and "turned" in r.json["record_error"]
+    assert {u: _key_sightings(vision.profile(), catalogue, names[u], want[u]) for u in want} == before
+    assert (vision.path.stat().st_mtime_ns if vision.path.exists() else None) == stat
+    assert not list((tmp_path / "corrections").glob("*.json"))
+    _, logged = _logged(store)
+    assert {u: logged[u]["face"] for u in want} == want  # the roll itself is taken
+    with store.lock:
+        notices = [n for n in store.notices_since(nid) if n["kind"] == "profile_problem"]
+    assert notices and "turned" in notices[-1]["data"]["problem"]
+
+
 def test_a_misread_die_corrected_teaches_the_face_given_and_a_tap_back_stays_the_cameras(
     app, client, host, dwarves, catalogue
 ):
