@@ -7,7 +7,7 @@ the camera's reading is staged on the rendered dice's boxes (``test_web_roll_tap
 from __future__ import annotations
 
 import pytest
-from test_web_browser import roll_with_marks, shot, wait_confirmed
+from test_web_browser import go, new_page, roll_with_marks, shot, wait_confirmed
 from test_web_roll_taps_teach import FACES, GATE, UNREAD, _render, _stage
 from web_helpers import call_json
 
@@ -91,3 +91,27 @@ def test_a_tapped_marked_face_teaches_the_table_on_confirm(browser, waitress_tab
     assert logged[uid]["box"] == boxes[UNREAD]
     assert all(logged[u]["source"] == "camera" and logged[u]["face"] == f for u, f in read.items())
     assert page.errors == []
+
+
+def test_a_roll_read_from_a_turned_frame_says_so_on_the_roll_panel(browser, waitress_table, catalogue):
+    """The staged reading of a frame the turn check found turned (``turned``): the Roll panel says its
+    faces were not kept and that the roll will not teach the camera; an upright reading says nothing."""
+    app, srv = waitress_table(HOST)
+    base = srv.base_url
+    assert call_json(base, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, HOST)[0] == 201
+    pending = call_json(base, "GET", "/api/state")[1]["pending"]
+    names = [d["die"] for d in pending["dice"]]
+    store = app.extensions["game_store"]
+    frame, boxes = _render(names, 3)
+    _stage(store, pending, frame, boxes, {}, [d["uid"] for d in pending["dice"]])
+    page = new_page(browser, f"{base}/?token={HOST}")
+    page.wait_for_selector("#role.host")
+    go(page, "roll")
+    page.wait_for_selector("#view-roll .die")
+    assert page.query_selector("#roll-turned") is None
+    with store.lock:
+        store.set_reading({**store.reading, "turned": 180})  # told to the pages as a "reading" notice
+    page.wait_for_selector("#roll-turned")
+    text = page.inner_text("#roll-turned")
+    assert "seems turned" in text and "will not teach" in text and "Pairing" in text
+    shot(page, "roll-turned")

@@ -592,6 +592,9 @@ function renderRoll() {
         p.rule ? h("button", { class: "cite", onclick: () => showRule(p.rule, p.prompt) }, p.rule) : null, undoButton()),
       reading ? h("div", { class: "muted small" }, `Read by ${reading.source}${reading.corrected?.length ? ` · ${reading.corrected.length} corrected` : ""}: same faces as read; tap a die's face to fix it.`)
         : h("div", { class: "muted small" }, cameraNote(st) + "Tap each die's face, or set the untapped dice to one icon, then tap the exceptions."),
+      // the camera's turn check found this frame turned: its faces were not kept, and it will teach nothing
+      reading?.turned ? h("div", { class: "banner", id: "roll-turned", role: "alert" },
+        "The camera's picture seems turned: its faces were not kept (tap them), and this roll will not teach the camera. The host can turn the picture on the Pairing page.") : null,
       oddsLine(), fastEntry(p, faces), dice,
       h("div", { class: "rollfoot", id: "roll-foot" },
         h("div", { class: "running", id: "running-total", "aria-live": "polite" }, runningTotal(p, faces)),
