@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -108,6 +109,12 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--frames", type=int, default=80, help="photos timed as 1280 px frames (0: no timing)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
+    ap.add_argument(
+        "--picture",
+        type=Path,
+        help="PNG: the held-out photo whose reading cuts the most small-die windows, as a 1280 px frame, "
+        "with the tiles the exact bound would open, the windows and the dice found drawn on it",
+    )
     args = ap.parse_args(argv)
 
     src = resolve_model(args.model)
@@ -177,9 +184,52 @@ def main(argv=None) -> int:
                     f"  on, alone, all {len(held)} held-out photos: CPU {alone['cpu_ms']:.0f} ms, wall "
                     f"{alone['wall_ms']:.0f} ms per frame (target 60 ms wall)"
                 )
+        if args.picture:
+            out["picture"] = _picture(models["on"], dataset_images(split_dir / "heldout"), args.picture)
+            if not args.json:
+                print(f"picture: {args.picture} ({out['picture']})")
     if args.json:
         print(json.dumps(out))
     return 0
+
+
+def _picture(model: DiceModel, photos: list[Path], path: Path, size: int = 1280) -> str:
+    """Draw where the small-die look runs on the photo that cuts the most windows: the tiles that any
+    box able to support a small one would open (the exact bound: thin blue), the windows the shipped
+    reading cuts (yellow), the whole frame's dice (green) and the dice only a window found (magenta)."""
+    import dataclasses  # noqa: PLC0415
+
+    from companion.vision.small_dice import SUPPORT_FLOOR  # noqa: PLC0415
+
+    det, small = model.detector, model.detector.small
+    if small is None or small.window is None:
+        raise SystemExit("--picture needs a bundle whose small_dice cuts windows")
+    exact = dataclasses.replace(small, support_side=None)
+    best = None
+    for p in photos:
+        frame = cv2.resize(cv2.imread(str(p)), (size, size), interpolation=cv2.INTER_LINEAR)
+        whole = det.suppress(*det.candidates(frame, SUPPORT_FLOOR), SUPPORT_FLOOR)
+        wins = small.windows_around(whole, det.conf, size, size, det.imgsz)
+        tiles = [t for t in exact.windows(size, size) if exact.worth_a_look(whole, t, det.conf, size, size)]
+        if len(wins) * small.window**2 < len(tiles) * det.imgsz**2 and (best is None or len(wins) > best[0]):
+            best = (len(wins), p, frame, wins, tiles, whole)
+    if best is None:
+        raise SystemExit("no held-out photo cuts a small-die window")
+    _, photo, frame, wins, tiles, whole = best
+    found = det(frame)
+    art = frame.copy()
+    for x1, y1, x2, y2 in tiles:
+        cv2.rectangle(art, (x1, y1), (x2 - 1, y2 - 1), (255, 128, 0), 2)
+    for x1, y1, x2, y2 in wins:
+        cv2.rectangle(art, (x1, y1), (x2 - 1, y2 - 1), (0, 220, 255), 3)
+    sure = whole.xyxy[whole.confidence >= det.conf]
+    for b in found.xyxy:
+        mine = len(sure) and np.abs(sure - b).max(1).min() < 1.0
+        colour = (0, 200, 0) if mine else (255, 0, 255)
+        cv2.rectangle(art, tuple(int(v) for v in b[:2]), tuple(int(v) for v in b[2:]), colour, 2)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), art)
+    return f"{photo.name}: {len(tiles)} tiles by the exact bound, {len(wins)} windows of {small.window} px"
 
 
 if __name__ == "__main__":
