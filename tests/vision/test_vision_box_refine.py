@@ -147,21 +147,6 @@ def test_blend_moves_a_box_part_of_the_way(smoke_refiner):
         BoxRefiner(smoke_refiner / "refine.onnx", blend=0.0)
 
 
-def _d6_real_form(folder: Path) -> Path:
-    """The fixture photos in the d6-real form (train/images, train/labels), two copies of each."""
-    for i, img in enumerate(sorted((D6_FIXTURES / "val" / "images").glob("*.jpg"))):
-        for k in range(2):
-            name = f"{i:05d}_jpg.rf.{k:032x}"
-            for sub in ("images", "labels"):
-                (folder / "train" / sub).mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(img, folder / "train" / "images" / f"{name}.jpg")
-            shutil.copyfile(
-                D6_FIXTURES / "val" / "labels" / f"{img.stem}.txt",
-                folder / "train" / "labels" / f"{name}.txt",
-            )
-    return folder
-
-
 def _bench(*args: str):
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
@@ -175,11 +160,13 @@ def _bench(*args: str):
     )
 
 
-def test_bench_scores_with_and_without_a_refiner_on_the_evaluators_path(smoke_refiner, tmp_path):
+def test_bench_scores_with_and_without_a_refiner_on_the_evaluators_path(
+    smoke_refiner, tmp_path, d6_real_form
+):
     from companion.vision.evaluation import evaluate  # noqa: PLC0415
     from companion.vision.train.d6_prep import prepare_d6  # noqa: PLC0415
 
-    src = _d6_real_form(tmp_path / "d6-real")
+    src = d6_real_form
     run = _bench(
         "--refiner", str(smoke_refiner), "--variants", "1x1,8x2", "--src", str(src), "--sets", "heldout",
         "--frames", "1", "--json",

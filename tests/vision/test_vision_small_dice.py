@@ -402,3 +402,31 @@ def test_a_bundle_written_with_windows_exports_a_detector_of_free_input_size(tmp
     assert model.detector.window_session.get_inputs()[0].shape == [1, 3, 192, 192]
     found = model.detect(read_image(TWO_SMALL))
     assert len(found) == len(load_model("d6").detect(read_image(TWO_SMALL))) == 2
+
+
+def test_the_bench_scores_off_tiles_and_windows_times_them_and_draws_where_windows_run(
+    tmp_path, d6_real_form
+):
+    """``bench/d6_small.py`` on the fixture photos in the d6-real form: the three readings scored on the
+    evaluator's path, the windows counted in the timing, the shipped reading timed alone, and the picture."""
+    src = d6_real_form
+    picture = tmp_path / "windows.png"
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).resolve().parents[2] / "bench" / "d6_small.py"),
+            *("--src", str(src), "--sets", "heldout", "--frames", "4", "--json", "--picture", str(picture)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert set(out["heldout"]) == {"off", "tiles", "on"}
+    cost = out["frame_1280"]
+    assert cost["off"]["window_runs"] == 0 == cost["tiles"]["window_runs"]
+    assert cost["on"]["detector_runs"] <= cost["tiles"]["detector_runs"]
+    assert out["frame_1280_alone"]["wall_ms"] > 0 and out["frame_1280_alone"]["frames"] >= 4
+    image = read_image(picture)
+    assert image.shape[:2] == (1280, 1280) and "windows of 192 px" in out["picture"]
