@@ -78,6 +78,20 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
 
+def kept_by_nms(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float) -> np.ndarray:
+    """Indices of the xyxy ``boxes`` that non-maximum suppression keeps (scores at ``conf`` or more; a box
+    overlapping a higher-scored kept one at IoU above ``iou`` goes), highest score first (OpenCV's)."""
+    import cv2  # noqa: PLC0415
+
+    idx = cv2.dnn.NMSBoxes(
+        [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
+        np.asarray(scores, float).tolist(),
+        conf,
+        iou,
+    )
+    return np.array(idx, int).reshape(-1)
+
+
 def box_problem(box, w: int, h: int) -> str | None:
     """Why ``box`` is not one die's box ``[x1, y1, x2, y2]`` (a list of numbers) inside a ``w`` x ``h``
     frame, or None when it is.  Callers put it into their own error naming where the box came from."""

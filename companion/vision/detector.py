@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision.detections import Detections, box_iou
+from companion.vision.detections import Detections, box_iou, kept_by_nms
 from companion.vision.onnx_session import ModelError, onnx_session
 from companion.vision.small_dice import SUPPORT_FLOOR, SmallDicePass
 
@@ -164,13 +164,7 @@ class OnnxDetector:
         """Non-maximum suppression (and box voting) of candidate boxes."""
         if not len(boxes):
             return Detections.empty()
-        idx = cv2.dnn.NMSBoxes(
-            [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
-            sc.astype(float).tolist(),
-            conf,
-            self.iou,
-        )
-        idx = np.array(idx, int).reshape(-1)
+        idx = kept_by_nms(boxes, sc, conf, self.iou)
         kept = boxes[idx].copy()
         if self.vote:
             for c in np.unique(cl[idx]):

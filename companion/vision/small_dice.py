@@ -26,10 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
-from companion.vision.detections import Detections, box_iou
+from companion.vision.detections import Detections, box_iou, kept_by_nms
 from companion.vision.onnx_session import ModelError
 
 EDGE_PX = 2.0  # a box within this many pixels of a tile's inner edge is cut by it
@@ -208,11 +207,5 @@ class SmallDicePass:
         classes = np.concatenate([whole.class_id, tiles.class_id])
         if not len(boxes):
             return Detections.empty()
-        idx = cv2.dnn.NMSBoxes(
-            [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
-            scores.astype(float).tolist(),
-            conf,
-            self.same_die,
-        )
-        idx = np.array(idx, int).reshape(-1)
+        idx = kept_by_nms(boxes, scores, conf, self.same_die)
         return Detections(boxes[idx], scores[idx].astype(float), classes[idx].astype(int))

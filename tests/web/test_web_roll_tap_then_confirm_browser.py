@@ -5,19 +5,14 @@ face, never the camera's (Confirm waits for the taps still in flight); the die n
 from __future__ import annotations
 
 from test_web_browser import go, new_page, wait_confirmed
-from test_web_roll_taps_teach import FACES, _render, _stage
+from test_web_roll_taps_teach import FACES, _render, _served_quick_game, _stage
 from web_helpers import call_json
 
 HOST = "r" * 32
 
 
 def test_a_tap_made_before_confirm_is_in_the_confirmed_roll(browser, waitress_table):
-    app, srv = waitress_table(HOST)
-    base = srv.base_url
-    assert call_json(base, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, HOST)[0] == 201
-    pending = call_json(base, "GET", "/api/state")[1]["pending"]
-    names = [d["die"] for d in pending["dice"]]
-    store = app.extensions["game_store"]
+    app, base, pending, names, store = _served_quick_game(waitress_table, HOST)
     frame, boxes = _render(names, 3)
     read = {d["uid"]: d["faces"][FACES[i]] for i, d in enumerate(pending["dice"])}
     _stage(store, pending, frame, boxes, read, [])  # the camera read every die

@@ -94,6 +94,18 @@ def _stage(store, pending, frame, boxes, read_faces: dict, unread: list[str], li
     return reading
 
 
+def _served_quick_game(waitress_table, host: str):
+    """A quick-start game on a real waitress server: (app, base URL, the pending roll, its dice's names,
+    the game store), for the browser tests that stage the camera's reading of that roll."""
+    from web_helpers import call_json
+
+    app, srv = waitress_table(host)
+    base = srv.base_url
+    assert call_json(base, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, host)[0] == 201
+    pending = call_json(base, "GET", "/api/state")[1]["pending"]
+    return app, base, pending, [d["die"] for d in pending["dice"]], app.extensions["game_store"]
+
+
 @pytest.fixture
 def dwarves(app, client, host, game, catalogue):
     """The quick-start roll staged as a camera reading: three dice read (faces the table was taught from

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from test_web_browser import go, new_page, roll_with_marks, shot, wait_confirmed
-from test_web_roll_taps_teach import FACES, GATE, UNREAD, _render, _stage
+from test_web_roll_taps_teach import FACES, GATE, UNREAD, _render, _served_quick_game, _stage
 from web_helpers import call_json
 
 HOST = "t" * 32
@@ -24,12 +24,8 @@ def catalogue():
 def test_a_tapped_marked_face_teaches_the_table_on_confirm(browser, waitress_table, catalogue):
     from companion.vision.profile import face_label
 
-    app, srv = waitress_table(HOST)
-    base = srv.base_url
-    assert call_json(base, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, HOST)[0] == 201
-    pending = call_json(base, "GET", "/api/state")[1]["pending"]
-    names = [d["die"] for d in pending["dice"]]
-    store, vision = app.extensions["game_store"], app.extensions["table_vision"]
+    app, base, pending, names, store = _served_quick_game(waitress_table, HOST)
+    vision = app.extensions["table_vision"]
     for seed in (1, 2):  # earlier looks taught the faces of the three dice the camera reads
         frame, boxes = _render(names, seed)
         vision.learn(
@@ -96,12 +92,7 @@ def test_a_tapped_marked_face_teaches_the_table_on_confirm(browser, waitress_tab
 def test_a_roll_read_from_a_turned_frame_says_so_on_the_roll_panel(browser, waitress_table, catalogue):
     """The staged reading of a frame the turn check found turned (``turned``): the Roll panel says its
     faces were not kept and that the roll will not teach the camera; an upright reading says nothing."""
-    app, srv = waitress_table(HOST)
-    base = srv.base_url
-    assert call_json(base, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, HOST)[0] == 201
-    pending = call_json(base, "GET", "/api/state")[1]["pending"]
-    names = [d["die"] for d in pending["dice"]]
-    store = app.extensions["game_store"]
+    app, base, pending, names, store = _served_quick_game(waitress_table, HOST)
     frame, boxes = _render(names, 3)
     _stage(store, pending, frame, boxes, {}, [d["uid"] for d in pending["dice"]])
     page = new_page(browser, f"{base}/?token={HOST}")
