@@ -116,22 +116,10 @@ def main(argv=None) -> int:
         if not tables:
             continue
         crops, kinds, values, knames = reader_queries(tables)
-        knames = np.array(knames)
-        by_turn = {}
-        for t in TURNS:
-            probs = faces(turn_crops(crops, t))
-            by_turn[t] = {
-                k: ss.reader_figures(
-                    {h: p[knames == k] for h, p in probs.items()},
-                    kinds[knames == k],
-                    values[knames == k],
-                    min_conf,
-                    heads,
-                )
-                for k in (*a.kinds, "all")
-                if k == "all" or (knames == k).any()
-            }
-            by_turn[t]["all"] = ss.reader_figures(probs, kinds, values, min_conf, heads)
+        by_turn = {
+            t: ss.reader_figures_by_kind(faces(turn_crops(crops, t)), kinds, values, knames, min_conf, heads)
+            for t in TURNS
+        }
         conf = turn_confidences(faces, crops, heads)
         shares = check_shares(conf, a.draws, a.seed)
         chosen = next(

@@ -168,19 +168,7 @@ def reader_section(name: str, cal, test, a, report: dict) -> None:
             print(
                 f"{name}: min_face_confidence {min_conf} chosen on the calibration styles -> {bundle}/model.json"
             )
-        knames = np.array(knames)
-        per = {
-            k: ss.reader_figures(
-                {h: p[knames == k] for h, p in probs.items()},
-                kinds[knames == k],
-                values[knames == k],
-                min_conf,
-                heads,
-            )
-            for k in a.kinds
-        }
-        per["all"] = ss.reader_figures(probs, kinds, values, min_conf, heads)
-        out[split] = per
+        out[split] = ss.reader_figures_by_kind(probs, kinds, values, knames, min_conf, heads)
     report.setdefault("readers", {})[name] = {"min_face_confidence": min_conf, **out}
     print(f"\nREADER {name} before any enrolment (min_face_confidence {min_conf}); kind AND value right")
     print(

@@ -102,9 +102,7 @@ def create_app(config: dict | None = None) -> Flask:
             camera.standard_model = app.config["STANDARD_MODEL"]
             from companion.vision.camera_turn import SourceTurn
 
-            camera.turn = SourceTurn(
-                app.config["CAMERA_TURN"]
-            )  # a bad turn is refused before anything starts
+            camera.turn = SourceTurn(app.config["CAMERA_TURN"])  # a bad turn: refused before anything starts
     sources.init_app(app)
 
     register_error_handlers(app)

@@ -218,13 +218,6 @@ class PhoneCamera:
     def _read(self, frame: np.ndarray) -> dict | None:
         if self._reader is not None:
             return self._reader(self.store, frame)
-        from .play import camera_reading
+        from .play import source_reading
 
-        return camera_reading(
-            self.store,
-            frame,
-            self.model,
-            frame_no=self.frames,
-            standard_model=self.standard_model,
-            turn_check=self.turn,
-        )
+        return source_reading(self, frame)

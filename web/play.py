@@ -411,15 +411,24 @@ def vision_faces(pending: dict, read: dict) -> tuple[dict, dict, dict]:
 def check_dragon_dice_turn(read: dict, frame, turn_check) -> None:
     """Weigh the dice ``read_roll`` found in ``turn_check`` (``camera_turn.up_reader``); once it names a turn
     other than 0, no face of the frame is kept: every die not cocked is left unreadable (to tap)."""
-    from companion.vision.camera_turn import up_reader, withhold_units
+    from companion.vision.camera_turn import weigh_dragon_dice, withhold_units
 
     det = read.get("detections")
-    if det is not None and len(det):
-        turned = turn_check.weigh(lambda: up_reader().turn_confidences(frame, det.xyxy))
-    else:
-        turned = bool(turn_check.needed())
-    if turned:
+    if weigh_dragon_dice(turn_check, frame, det.xyxy if det is not None else ()):
         withhold_units(read["units"])
+
+
+def source_reading(source, frame) -> dict | None:
+    """``camera_reading`` of a settled frame of a camera source (``web.sources.CameraSource`` or
+    ``web.phone_camera.PhoneCamera``): with its models, its frame count and its turn check."""
+    return camera_reading(
+        source.store,
+        frame,
+        source.model,
+        frame_no=source.frames,
+        standard_model=source.standard_model,
+        turn_check=source.turn,
+    )
 
 
 def set_camera_turn(sources, turn: int) -> None:
@@ -464,15 +473,16 @@ def camera_reading(
         std = standard_vision(store)
         if std is not None and std.model == str(standard_model) and std.profile() is not None:
             standard_model = std.reading_model()  # the enrolled bundle with the table's standard profile
-        std_check = getattr(turn_check, "check", turn_check)  # a source's SourceTurn, or one TurnCheck
-        read = read_standard_roll(frame, slots, model=standard_model, turn_check=std_check)  # d6 only: `d6`
+        check = getattr(turn_check, "check", turn_check)  # a source's SourceTurn, or one TurnCheck
+        read = read_standard_roll(frame, slots, model=standard_model, turn_check=check)  # d6 only: `d6`
     else:
         from .table_profile import table_vision  # the table's own dice, when it has learnt some
 
         vision = table_vision(store)
         read = read_roll(frame, slots, model=vision.reading_model() if vision is not None else model)
-        if turn_check is not None:  # Dragon Dice: the turn-up network weighs the dice found
-            check_dragon_dice_turn(read, frame, getattr(turn_check, "up_check", turn_check))
+        check = getattr(turn_check, "up_check", turn_check)
+        if check is not None:  # Dragon Dice: the turn-up network weighs the dice found
+            check_dragon_dice_turn(read, frame, check)
     faces, boxes, problems = vision_faces(pending, read)
     with store.lock:
         reading = reading_from_faces(
@@ -486,7 +496,7 @@ def camera_reading(
         )
         reading["cocked"] = [u for u, p in problems.items() if p.startswith("cocked")]  # what a confirm
         reading["unread"] = [u for u, p in problems.items() if not p.startswith("cocked")]  # may learn
-        more = turn_check.needed() if turn_check is not None else None
+        more = check.needed() if check is not None else None  # the check that weighed this roll's dice
         if more:  # the frame seemed turned: its dice are left to tap, and its crops teach nothing
             reading["turned"] = int(more)  # (``table_profile.learn_confirmed_roll``, ``save_roll_record``)
         store.set_reading(reading)

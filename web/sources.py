@@ -182,14 +182,7 @@ class CameraSource(Source):
         from . import play
 
         try:
-            read = play.camera_reading(
-                self.store,
-                frame,
-                self.model,
-                frame_no=self.frames,
-                standard_model=self.standard_model,
-                turn_check=self.turn,
-            )
+            read = play.source_reading(self, frame)
             if read is not None:
                 self.reads += 1
         except Exception as exc:

@@ -320,10 +320,9 @@ def look():
     }
     # a look's dice also tell which way up the frames come: dice taught turned would be learnt turned
     turn = sources.latest_turn()
-    if len(boxes):
-        from companion.vision.camera_turn import up_reader
+    from companion.vision.camera_turn import weigh_dragon_dice
 
-        turn.up_check.weigh(lambda: up_reader().turn_confidences(frame, boxes))
+    weigh_dragon_dice(turn.up_check, frame, boxes)
     entry["turn_advice"] = turn.advice()
     more = turn.needed() if entry["turn_advice"] else None
     entry["turn_suggested"] = (turn.turn + more) % 360 if more else None

@@ -73,11 +73,10 @@ def _train(args) -> int:
 
 def _turn_advice(image, det, turn: int) -> str | None:
     """What the turn-up network says of a Dragon Dice image's turn (None: right, or too few dice)."""
-    from companion.vision.camera_turn import dragon_dice_check, up_reader
+    from companion.vision.camera_turn import dragon_dice_check, weigh_dragon_dice
 
     check = dragon_dice_check()
-    if len(det):
-        check.weigh(lambda: up_reader().turn_confidences(image, det.xyxy))
+    weigh_dragon_dice(check, image, det.xyxy)
     return check.advice(turn)
 
 

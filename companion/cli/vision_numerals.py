@@ -24,8 +24,7 @@ def read_numerals(args) -> int:
     except (ImageError, ModelError) as exc:
         return _err(str(exc))
     check = TurnCheck()  # enough dice in the image say whether it is the right way up
-    if model.reads_upright:  # a reader of dice seen from above reads them any way round: no turn to check
-        check.weigh(lambda: model.turn_confidences(image, [r.box for r in readings]))
+    model.weigh_turn(check, image, [r.box for r in readings])
     advice = check.advice(getattr(args, "turn", 0))
     if advice:  # the image is the wrong way round: no value is trusted
         print(f"warning: {advice}; every die is left unreadable", file=sys.stderr)

@@ -28,11 +28,10 @@ class _StandardDice:
 
     def readings(self, frame, det) -> list:
         self.last = self.numeral.read_boxes(frame, det.xyxy, det.confidence) if len(det) else []
-        if len(det) and self.numeral.reads_upright:  # a reader of dice seen from above checks no turn
-            if self.turn_check.weigh(lambda: self.numeral.turn_confidences(frame, det.xyxy)):
-                from companion.vision.camera_turn import withhold
+        if len(det) and self.numeral.weigh_turn(self.turn_check, frame, det.xyxy):
+            from companion.vision.camera_turn import withhold
 
-                withhold(self.last)  # frames the wrong way round: no value is trusted
+            withhold(self.last)  # frames the wrong way round: no value is trusted
         return [_StandardDie(r) for r in self.last]
 
 
@@ -65,10 +64,10 @@ class _DragonDiceTurn:
         return self.model.detect(frame)
 
     def readings(self, frame, det) -> list:
-        from companion.vision.camera_turn import up_reader, withhold
+        from companion.vision.camera_turn import weigh_dragon_dice, withhold
 
         out = self.model.readings(frame, det)
-        if len(det) and self.turn_check.weigh(lambda: up_reader().turn_confidences(frame, det.xyxy)):
+        if len(det) and weigh_dragon_dice(self.turn_check, frame, det.xyxy):
             withhold(out)
         return out
 

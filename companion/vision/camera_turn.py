@@ -252,6 +252,15 @@ class UpReader:
 _UP_READER: UpReader | None = None
 
 
+def weigh_dragon_dice(check: TurnCheck, image: np.ndarray, boxes) -> bool:
+    """Add the Dragon Dice of ``boxes`` in ``image`` to ``check`` (the ``turn-up`` network's evidence) and
+    say whether the frames are now known to be turned (with no dice: what the check already knows)."""
+    boxes = np.asarray(boxes, float).reshape(-1, 4)
+    if not len(boxes):
+        return bool(check.needed())
+    return check.weigh(lambda: up_reader().turn_confidences(image, boxes))
+
+
 def up_reader() -> UpReader:
     """The shipped ``turn-up`` network, loaded once."""
     global _UP_READER

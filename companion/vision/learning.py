@@ -130,10 +130,10 @@ def export_corrections(folder: Path, out: Path) -> tuple[Path, int]:
 def capture_frames(source: str, out: Path, every_ms: int = 1000, limit: int = 100, turn: int = 0) -> int:
     """Save one frame every ``every_ms`` from a source (camera:N, video, folder) as JPEGs, each turned
     ``turn`` degrees clockwise first (``camera_turn``: the table's far side at the top, as the readers see it)."""
-    from companion.vision.camera_turn import turn_image  # noqa: PLC0415
+    from companion.vision.camera_turn import parse_turn, turn_image  # noqa: PLC0415
     from companion.vision.sources import open_source  # noqa: PLC0415
 
-    turn_image(np.zeros((1, 1, 3), np.uint8), turn)  # a bad turn is refused before the source is opened
+    turn = parse_turn(turn)  # a bad turn is refused before the source is opened
 
     out = Path(out)
     saved, next_t = 0, 0.0

@@ -160,6 +160,14 @@ class NumeralModel:
         conf = decode(probs["kind"], probs["value"], self.kinds)[2]
         return conf.reshape(len(TURNS), len(boxes)).T
 
+    def weigh_turn(self, check: TurnCheck, image: np.ndarray, boxes) -> bool:
+        """Add the dice of ``boxes`` to ``check`` (this reader's evidence) and say whether the frames are now
+        known to be turned.  A reader of dice seen from straight above reads them any way round: it weighs
+        nothing (``reads_upright`` false), and neither does a frame without dice."""
+        if self.reads_upright and len(boxes):
+            return check.weigh(lambda: self.turn_confidences(image, boxes))
+        return bool(check.needed())
+
     def readings(self, image: np.ndarray, conf: float | None = None) -> list[StandardReading]:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ImageError("expected a BGR colour image (H, W, 3)")
@@ -395,9 +403,8 @@ def read_standard_roll(
     else:
         numeral = load_numeral_model(model)
         readings = numeral.readings(image)
-        if turn_check is not None and readings and getattr(numeral, "reads_upright", False):
-            if turn_check.weigh(lambda: numeral.turn_confidences(image, [r.box for r in readings])):
-                withhold(readings)  # the frames are the wrong way round: no value is trusted
+        if turn_check is not None and numeral.weigh_turn(turn_check, image, [r.box for r in readings]):
+            withhold(readings)  # the frames are the wrong way round: no value is trusted
     return assign_standard(readings, slots)
 
 

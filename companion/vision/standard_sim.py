@@ -235,6 +235,26 @@ def reader_figures(
     }
 
 
+def reader_figures_by_kind(
+    probs: dict, kinds: np.ndarray, values: np.ndarray, names, min_conf: float, heads_kinds=KINDS
+) -> dict:
+    """``reader_figures`` for the dice of each die kind in ``names`` (the kind of each die, as a string:
+    ``"d20"``) that has any, and for all of them (``"all"``)."""
+    names = np.asarray(names)
+    out = {
+        k: reader_figures(
+            {h: p[names == k] for h, p in probs.items()},
+            kinds[names == k],
+            values[names == k],
+            min_conf,
+            heads_kinds,
+        )
+        for k in dict.fromkeys(names.tolist())
+    }
+    out["all"] = reader_figures(probs, kinds, values, min_conf, heads_kinds)
+    return out
+
+
 MIN_CONFS = tuple(np.round(np.arange(0.2, 0.96, 0.05), 2)) + (0.97, 0.98, 0.99)
 
 

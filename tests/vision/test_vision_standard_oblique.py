@@ -284,3 +284,28 @@ def test_the_bench_reads_dice_sized_for_a_wider_frame_and_reports_them_by_size(t
     for bad in (["--frame-width", "100"], ["--band-max-wrong", "0.5"], ["--size-bands", "40,60"]):
         with pytest.raises(SystemExit):
             bench.main([*common, *bad])
+
+
+def test_reader_figures_by_kind_scores_each_kind_on_its_own_dice_and_all_together():
+    """``standard_sim.reader_figures_by_kind`` (the benches' per-kind table): each kind's figures are those of
+    its own dice alone, and ``all`` those of every die; a kind with no die is left out."""
+    from companion.vision import standard_sim as ss
+    from companion.vision.numerals import KINDS
+
+    rng = np.random.default_rng(3)
+    n = 40
+    names = np.array(["d20" if i % 3 else "d6" for i in range(n)])
+    kinds = np.array([KINDS.index(x) for x in names])
+    values = np.array([int(rng.integers(1, 7)) if x == "d6" else int(rng.integers(1, 21)) for x in names])
+    probs = {"kind": rng.dirichlet(np.ones(len(KINDS)), n), "value": rng.dirichlet(np.ones(20), n)}
+    for i in np.flatnonzero(names == "d20")[::2]:  # half the d20s read surely and right: kinds differ
+        probs["kind"][i] = np.eye(len(KINDS))[kinds[i]]
+        probs["value"][i] = np.eye(20)[values[i] - 1]
+    out = ss.reader_figures_by_kind(probs, kinds, values, names, 0.5)
+    assert set(out) == {"d20", "d6", "all"}
+    for k in ("d20", "d6"):
+        mine = names == k
+        want = ss.reader_figures({h: p[mine] for h, p in probs.items()}, kinds[mine], values[mine], 0.5)
+        assert out[k] == want and out[k]["dice"] == int(mine.sum())
+    assert out["all"] == ss.reader_figures(probs, kinds, values, 0.5)
+    assert out["d6"]["right"] != out["d20"]["right"]

@@ -35,6 +35,9 @@ class FakeModel:
         self.boxes = boxes or [[20.0 + 24 * k, 30.0, 40.0 + 24 * k, 50.0] for k in range(len(dice))]
         self.values = values or [1] * len(dice)
 
+    def weigh_turn(self, check, image, boxes) -> bool:  # a reader of dice seen from above: weighs nothing
+        return bool(check.needed())
+
     def readings(self, image):
         out = []
         unread = max(k for k, d in enumerate(self.dice) if d["die"] == "d20")
