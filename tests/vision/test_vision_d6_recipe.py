@@ -267,3 +267,39 @@ def test_yolo_boxes_and_pixel_corners_convert_both_ways():
     assert px[0] == pytest.approx([256, 96, 384, 144]) and px[1] == pytest.approx([48, 384, 80, 480])
     assert boxes_norm(px, 640, 480) == pytest.approx(norm)
     assert boxes_px(np.zeros((0, 4)), 10, 10).shape == (0, 4)
+
+
+@pytest.mark.train
+def test_the_detector_stage_passes_its_loss_weights_and_rate_to_the_training(tmp_path, monkeypatch):
+    """`--box-gain` / `--dfl-gain` (the second GPU run's candidate DB) reach ultralytics' train call;
+    left out, they are ultralytics' own defaults, so the first run's recipe is unchanged."""
+    import ultralytics
+
+    from companion.vision.train import d6_training
+
+    calls = []
+
+    class FakeYolo:
+        def __init__(self, path):
+            self.path = path
+
+        def train(self, **kw):
+            calls.append(kw)
+            weights = Path(kw["project"]) / kw["name"] / "weights"
+            weights.mkdir(parents=True)
+            (weights / "last.pt").write_bytes(b"weights")
+            return type("Results", (), {"save_dir": weights.parent})()
+
+    monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo-config"))
+    monkeypatch.setattr(ultralytics, "YOLO", FakeYolo)
+    packed = tmp_path / "packed" / "det"
+    packed.mkdir(parents=True)
+    monkeypatch.setattr(d6_training, "open_packed", lambda path, tiles: tmp_path / "packed")
+    common = ["--prepared", str(tmp_path / "packed"), "--hours", "0.01", "--start", "start.pt"]
+    d6_training.main(["detector", *common, "--work", str(tmp_path / "a"), "--lr0", "0.0003"])
+    d6_training.main(
+        ["detector", *common, "--work", str(tmp_path / "b"), "--box-gain", "10", "--dfl-gain", "2"]
+    )
+    assert [(c["box"], c["dfl"], c["lr0"]) for c in calls] == [(7.5, 1.5, 0.0003), (10.0, 2.0, 0.001)]
+    assert calls[0]["data"] == str(packed / "data.yaml") and calls[0]["time"] == 0.01
+    assert (tmp_path / "a" / "detector.pt").read_bytes() == b"weights"

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# The d6 training run on a lent GPU machine (see models/d6/CHANGELOG.md, "GPU run"): two detector
-# continuations (trained at 512 and at 640 px, both on the small-die tiles too) and two fresh face
-# readers (widths 24 and 32), side by side on one GPU, for a fixed wall-clock budget.  It reads
-# the packed detector set (companion.vision.train.d6_prep.pack_detector_set) from .d6gpu and the
-# ultralytics wheels from .whl, and leaves the weights and logs in $OUT.
-#   usage: bash companion/vision/train/d6_device.sh HOURS FACE_EPOCHS
+# The d6 training runs on a lent GPU machine (see models/d6/CHANGELOG.md), side by side on one GPU,
+# for a fixed wall-clock budget.  It reads the packed detector set
+# (companion.vision.train.d6_prep.pack_detector_set) from .d6gpu and the ultralytics wheels from
+# .whl, and leaves the weights and logs in $OUT.  Two plans:
+#   first  (2026-11-27, "GPU run"): detector continuations trained at 512 and at 640 px, both on
+#          the small-die tiles too, and two fresh face readers (widths 24 and 32);
+#   second (stop 36, "a second GPU run"): two continuations of the shipped detector at 512 px with
+#          a lower rate, one with the box terms of the loss weighed higher, and the shipped face
+#          reader continued at a lower peak rate.
+#   usage: bash companion/vision/train/d6_device.sh HOURS FACE_EPOCHS [first|second]
 set -uo pipefail
 HOURS=${1:-0.1}
 PY=${PY:-python3}
 DEVICE=${DEVICE:-0}
 PACKED=${PACKED:-.d6gpu}
 FACE_EPOCHS=${2:-40}
+PLAN=${3:-first}
 OUT=${OUT:-/tmp/d6-out}
 mkdir -p "$OUT"
 "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 3
@@ -24,6 +29,25 @@ print('tiles:', len(list((d / 'det' / 'train-tiles' / 'images').iterdir())))
 " || exit 4
 W=/tmp/d6-work
 run() { "$PY" -m companion.vision.train.d6_training "$@"; }
+if [ "$PLAN" = second ]; then
+  run detector --prepared "$PACKED" --small-tiles --work $W/da --imgsz 512 --hours "$HOURS" --device "$DEVICE" \
+      --workers 7 --batch 32 --cache --threads 4 --lr0 0.0003 >"$OUT/da.log" 2>&1 &
+  A=$!
+  run detector --prepared "$PACKED" --small-tiles --work $W/db --imgsz 512 --hours "$HOURS" --device "$DEVICE" \
+      --workers 7 --batch 32 --cache --threads 4 --lr0 0.0003 --box-gain 10 --dfl-gain 2 >"$OUT/db.log" 2>&1 &
+  B=$!
+  ( [ "$FACE_EPOCHS" = 0 ] || run face --prepared "$PACKED" --small-tiles --face-photos detector \
+      --work $W/faces --name fa --epochs "$FACE_EPOCHS" --lr0 0.001 --repeats 5 --device "$DEVICE" --threads 2
+  ) >"$OUT/faces.log" 2>&1 &
+  C=$!
+  wait $A; echo "da rc=$?"; wait $B; echo "db rc=$?"; wait $C; echo "faces rc=$?"
+  cp $W/da/detector.pt "$OUT/det_a.pt" 2>/dev/null
+  cp $W/db/detector.pt "$OUT/det_b.pt" 2>/dev/null
+  cp $W/faces/fa/face.pt "$OUT/face_a.pt" 2>/dev/null
+  tail -n 4 "$OUT/da.log" "$OUT/db.log" "$OUT/faces.log"
+  ls -la "$OUT"
+  exit 0
+fi
 run detector --prepared "$PACKED" --small-tiles --work $W/d512 --imgsz 512 --hours "$HOURS" --device "$DEVICE" \
     --workers 7 --batch 32 --cache --threads 4 --lr0 0.0005 >"$OUT/d512.log" 2>&1 &
 A=$!

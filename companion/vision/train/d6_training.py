@@ -54,11 +54,15 @@ def finetune_detector(
     device: str = "cpu",
     workers: int = 0,
     cache: bool = False,
+    box_gain: float = 7.5,
+    dfl_gain: float = 1.5,
 ) -> Path:
     """Continue training ``start`` (an ultralytics .pt with the same one class) on ``data_yaml``.
 
     ``device``/``workers``/``cache`` are ultralytics' own (``"0"`` for the first GPU, loader
-    processes, images kept in memory); the defaults are the CPU recipe's."""
+    processes, images kept in memory); the defaults are the CPU recipe's.  ``box_gain`` and
+    ``dfl_gain`` weigh the box terms of the loss (ultralytics' defaults 7.5 and 1.5): higher values
+    press the boxes' placing harder against the class term."""
     offline.prepare(threads=threads)
     from ultralytics import YOLO  # noqa: PLC0415
 
@@ -94,6 +98,8 @@ def finetune_detector(
         lrf=0.1,
         warmup_epochs=0.3,
         cos_lr=True,
+        box=box_gain,
+        dfl=dfl_gain,
     )
     save_dir = Path(getattr(results, "save_dir", None) or model.trainer.save_dir)
     return save_dir / "weights" / "last.pt"
@@ -189,6 +195,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=0, help="detector: image loader processes")
     ap.add_argument("--batch", type=int, default=16, help="detector: images per step")
     ap.add_argument("--cache", action="store_true", help="detector: keep the decoded images in memory")
+    ap.add_argument("--box-gain", type=float, default=7.5, help="detector: weight of the box loss")
+    ap.add_argument("--dfl-gain", type=float, default=1.5, help="detector: weight of the box-edge loss")
     ap.add_argument(
         "--repeats", type=int, default=3, help="face stage: cuts of each die (all but one jittered)"
     )
@@ -241,6 +249,8 @@ def main(argv: list[str] | None = None) -> None:
         workers=args.workers,
         batch=args.batch,
         cache=args.cache,
+        box_gain=args.box_gain,
+        dfl_gain=args.dfl_gain,
     )
     shutil.copyfile(last, work / "detector.pt")
     print(f"detector weights: {work / 'detector.pt'}", flush=True)
