@@ -8,7 +8,7 @@ import socket
 import time
 
 import pytest
-from web_helpers import call_json
+from web_helpers import call_json, on_redrawn_element
 
 HOST = "library-test-host-token"
 
@@ -244,7 +244,8 @@ def page_at(browser, url: str, viewport: dict):
 
 def shot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.locator("#games-card").scroll_into_view_if_needed()
+    # the games card is drawn anew on each live update (the request, the switch): look it up again
+    on_redrawn_element(page.locator("#games-card").scroll_into_view_if_needed)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 

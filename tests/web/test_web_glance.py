@@ -19,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import first_answer, request_json
+from web_helpers import first_answer, on_redrawn_element, request_json
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -434,7 +434,7 @@ def test_odds_open_on_the_army_the_decision_is_about_with_percentages(browser, s
         assert any(x not in ("<1%",) for x in exactly)
         assert page.locator(".bar .barpct").count() >= 1, "the taller bars carry their percentage"
         in_view(page, "#odds-table tbody tr")  # the chances show on opening, no scrolling
-        page.locator("#odds-bars").scroll_into_view_if_needed()
+        on_redrawn_element(page.locator("#odds-bars").scroll_into_view_if_needed)
         in_view(page, "#odds-bars")
         assert box(page, ".bar .barpct")["height"] >= 10
         no_sideways_scroll(page)
@@ -539,7 +539,7 @@ def test_camera_frames_are_said_in_the_top_bar_and_box_labels_read(browser, tmp_
                     "a box label stays on the frame"
                 )
             not_cut(page, "#phase-now")  # the camera pill does not squeeze the phase
-            page.locator(".frame").scroll_into_view_if_needed()
+            on_redrawn_element(page.locator(".frame").scroll_into_view_if_needed)
             shot(page, f"camera-{size}")
             page.context.close()
     finally:

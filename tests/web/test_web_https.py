@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
-from web_helpers import exchange
+from web_helpers import exchange, on_redrawn_element
 
 from web.lan import is_loopback, lan_address
 
@@ -359,7 +359,8 @@ def test_chromium_gets_a_secure_context_and_the_service_worker(servers, tmp_path
                 assert page.inner_text("#trust-fingerprint") == s.fingerprint
                 assert page.get_attribute("#trust-url", "href") == f"http://{LAN}:{s.port}/trust"
                 SHOTS.mkdir(parents=True, exist_ok=True)
-                page.locator("#trust").screenshot(path=str(SHOTS / "https-pairing-trust.png"))
+                trust = page.locator("#trust")  # on the Pairing page, drawn anew on each live update
+                on_redrawn_element(lambda: trust.screenshot(path=str(SHOTS / "https-pairing-trust.png")))
             # a phone on the network (its LAN address, not localhost) gets the live camera over https
             where = LAN if HAS_LAN else "127.0.0.1"
             phone_ctx = b.new_context(viewport={"width": 390, "height": 844})

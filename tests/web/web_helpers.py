@@ -56,6 +56,25 @@ def api(server, method: str, path: str, body=None, token: str | None = None, tim
     return request_json(server.url, method, path, body, token, timeout)
 
 
+def on_redrawn_element(action, timeout: float = 90.0):
+    """``action()`` (one Playwright locator call that needs the element itself, such as
+    ``scroll_into_view_if_needed`` or ``screenshot``), tried again while the page redraws the element.
+
+    Those calls find the element once and then wait for it to be stable; the page redraws its views
+    on every live update (a new node with the same id), and a redraw in that wait fails the call with
+    "Element is not attached to the DOM" where a click would look the element up again.  Each try here
+    looks it up again, so the call is made on the element the page shows; any other error is raised."""
+    from playwright.sync_api import Error
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return action()
+        except Error as exc:
+            if "not attached to the DOM" not in str(exc) or time.monotonic() > deadline:
+                raise
+
+
 def first_answer(pending: dict, seed: int) -> dict:
     """An answer to the pending decision that moves a game on through the API: a seeded roll, the first
     choice that is not a pass/skip/no, the first allocation, no spells, no reinforcements, no retreat."""
