@@ -9,6 +9,10 @@
 #          a lower rate, one with the box terms of the loss weighed higher, and the shipped face
 #          reader continued at a lower peak rate.
 #   usage: bash companion/vision/train/d6_device.sh HOURS FACE_EPOCHS [first|second]
+# The packed set goes to that machine as one gzipped tar (8,264 loose files, and any tiles a local
+# try wrote beside them, are over the 64 MiB a call may carry): here `tar -czf .d6tar/d6gpu.tgz
+# .d6gpu` with a packed set that was never opened, there `tar -xzf .d6tar/d6gpu.tgz -C /tmp` and
+# PACKED=/tmp/.d6gpu.
 set -uo pipefail
 HOURS=${1:-0.1}
 PY=${PY:-python3}
