@@ -8,7 +8,9 @@
 #   second (stop 36, "a second GPU run"): two continuations of the shipped detector at 512 px with
 #          a lower rate, one with the box terms of the loss weighed higher, and the shipped face
 #          reader continued at a lower peak rate.
-#   usage: bash companion/vision/train/d6_device.sh HOURS FACE_EPOCHS [first|second]
+#   third  (stop 36, "a third GPU run"): the shipped detector (the second run's pick) continued
+#          alone at a rate lower still, with every loader the machine has.
+#   usage: bash companion/vision/train/d6_device.sh HOURS FACE_EPOCHS [first|second|third]
 # The packed set goes to that machine as one gzipped tar (8,264 loose files, and any tiles a local
 # try wrote beside them, are over the 64 MiB a call may carry): here `tar -czf .d6tar/d6gpu.tgz
 # .d6gpu` with a packed set that was never opened, there `tar -xzf .d6tar/d6gpu.tgz -C /tmp` and
@@ -33,6 +35,15 @@ print('tiles:', len(list((d / 'det' / 'train-tiles' / 'images').iterdir())))
 " || exit 4
 W=/tmp/d6-work
 run() { "$PY" -m companion.vision.train.d6_training "$@"; }
+if [ "$PLAN" = third ]; then
+  run detector --prepared "$PACKED" --small-tiles --work $W/dc --imgsz 512 --hours "$HOURS" --device "$DEVICE" \
+      --workers 14 --batch 32 --cache --threads 8 --lr0 0.0001 >"$OUT/dc.log" 2>&1
+  echo "dc rc=$?"
+  cp $W/dc/detector.pt "$OUT/det_c.pt" 2>/dev/null
+  tail -n 3 "$OUT/dc.log"
+  ls -la "$OUT"
+  exit 0
+fi
 if [ "$PLAN" = second ]; then
   run detector --prepared "$PACKED" --small-tiles --work $W/da --imgsz 512 --hours "$HOURS" --device "$DEVICE" \
       --workers 7 --batch 32 --cache --threads 4 --lr0 0.0003 >"$OUT/da.log" 2>&1 &
