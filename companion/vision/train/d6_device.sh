@@ -14,7 +14,11 @@
 # The packed set goes to that machine as one gzipped tar (8,264 loose files, and any tiles a local
 # try wrote beside them, are over the 64 MiB a call may carry): here `tar -czf .d6tar/d6gpu.tgz
 # .d6gpu` with a packed set that was never opened, there `tar -xzf .d6tar/d6gpu.tgz -C /tmp` and
-# PACKED=/tmp/.d6gpu.
+# PACKED=/tmp/.d6gpu.  The checkout's own tracked files (77 MB, most of them networks) are over that
+# limit too: for stop 36's calls the bundles the run does not read (every model folder but d6's .pt
+# files and model.json, docs/images, tests/vision/fixtures) were taken out of git's index
+# (`git rm -r --cached`) and listed in .git/info/exclude for the call, then added back
+# (`git add -f`) with the exclude file restored.
 set -uo pipefail
 HOURS=${1:-0.1}
 PY=${PY:-python3}
