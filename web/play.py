@@ -660,10 +660,9 @@ def save_roll_record(store, reading: dict, pending: dict) -> tuple[str | None, s
     if not reading.get("corrected"):
         return None, None
     if reading.get("turned"):  # a record of turned crops would teach them turned
-        return None, (
-            "the camera's frame seemed turned, so this roll's frame was not kept for teaching the camera: "
-            "turn the picture (Pairing page)"
-        )
+        from .table_profile import TURNED_FRAME
+
+        return None, TURNED_FRAME
     try:
         return save_correction(store, reading, pending), None
     except Exception as exc:  # the roll is confirmed whatever happens here

@@ -28,6 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
+#: why a roll whose frame the camera's turn check found turned teaches nothing (the notice to the pages
+#: and the confirm's ``record_error``): crops cut from a turned frame would be learnt turned
+TURNED_FRAME = (
+    "the camera's frame seemed turned, so this roll teaches the camera nothing and its frame is not kept: "
+    "turn the picture (Pairing page)"
+)
+
 log = logging.getLogger("companion.web")
 
 
@@ -368,14 +375,8 @@ def learn_confirmed_roll(store, staged: dict | None, faces: dict[str, str]) -> i
     vision = table_vision(store)
     if staged is None or vision is None:
         return None
-    if staged["reading"].get("turned"):  # the camera's turn check named a turn: crops taught turned are
-        store.notice(  # learnt turned, and the next upright reading would miss them
-            "profile_problem",
-            {
-                "problem": "the camera's frame seemed turned, so this roll taught the camera nothing: turn the "
-                "picture (Pairing page)"
-            },
-        )
+    if staged["reading"].get("turned"):  # the camera's turn check named a turn (TURNED_FRAME says why)
+        store.notice("profile_problem", {"problem": TURNED_FRAME})
         return 0
     if _standard_dice_only(staged["dice"]):  # the Dragon Dice profile holds no numerals: the standard one
         return learn_standard_roll(store, staged, faces)

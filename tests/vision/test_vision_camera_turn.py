@@ -317,3 +317,47 @@ def test_the_check_rests_once_enough_dice_show_the_frames_right_and_wakes_for_a_
     assert all(turned.weigh(lambda: [[0.1, 0.9, 0.1, 0.1]] * MIN_DICE) for _ in range(REST_FACTOR + 2))
     assert not turned.resting and turned.dice == (REST_FACTOR + 2) * MIN_DICE
     assert SourceTurn(90).check.resting is False  # a new turn starts a new check
+
+
+def test_weighing_dragon_dice_asks_the_turn_up_network_only_when_dice_were_found(monkeypatch):
+    """``weigh_dragon_dice``: the dice's turn confidences go into the check (and it says once the frames
+    are turned); a frame without dice asks the network nothing and says what the check already knew."""
+    from companion.vision import camera_turn
+
+    asked: list = []
+
+    class Up:
+        def turn_confidences(self, image, boxes):
+            asked.append(np.asarray(boxes).shape)
+            return np.tile([0.1, 0.1, 0.9, 0.1], (len(boxes), 1))  # every die reads surest turned 180
+
+    monkeypatch.setattr(camera_turn, "up_reader", lambda: Up())
+    check, image = TurnCheck(), np.zeros((64, 64, 3), np.uint8)
+    assert camera_turn.weigh_dragon_dice(check, image, []) is False and asked == []
+    boxes = [[1, 1, 9, 9]] * MIN_DICE
+    assert camera_turn.weigh_dragon_dice(check, image, boxes) is True and asked == [(MIN_DICE, 4)]
+    assert check.needed() == 180
+    assert camera_turn.weigh_dragon_dice(check, image, np.zeros((0, 4))) is True and len(asked) == 1
+
+
+def test_a_standard_reader_weighs_the_turn_only_when_it_reads_dice_seen_obliquely():
+    """``NumeralModel.weigh_turn``: a reader of dice seen from straight above (``reads_upright`` false) reads
+    them any way round and adds nothing; an oblique reader adds its dice's turn confidences."""
+    from companion.vision.numerals import NumeralModel
+
+    class Reader:
+        weigh_turn = NumeralModel.weigh_turn
+
+        def __init__(self, upright):
+            self.reads_upright, self.asked = upright, 0
+
+        def turn_confidences(self, image, boxes):
+            self.asked += 1
+            return np.tile([0.1, 0.9, 0.1, 0.1], (len(boxes), 1))
+
+    image, boxes = np.zeros((64, 64, 3), np.uint8), [[1, 1, 9, 9]] * MIN_DICE
+    above, oblique = Reader(False), Reader(True)
+    check = TurnCheck()
+    assert above.weigh_turn(check, image, boxes) is False and above.asked == 0 and check.dice == 0
+    assert oblique.weigh_turn(check, image, []) is False and oblique.asked == 0
+    assert oblique.weigh_turn(check, image, boxes) is True and oblique.asked == 1 and check.needed() == 90

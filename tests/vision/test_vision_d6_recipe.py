@@ -300,6 +300,68 @@ def test_the_detector_stage_passes_its_loss_weights_and_rate_to_the_training(tmp
     d6_training.main(
         ["detector", *common, "--work", str(tmp_path / "b"), "--box-gain", "10", "--dfl-gain", "2"]
     )
+    from ultralytics.utils import DEFAULT_CFG_DICT
+
+    assert (d6_training.BOX_GAIN, d6_training.DFL_GAIN) == (DEFAULT_CFG_DICT["box"], DEFAULT_CFG_DICT["dfl"])
     assert [(c["box"], c["dfl"], c["lr0"]) for c in calls] == [(7.5, 1.5, 0.0003), (10.0, 2.0, 0.001)]
     assert calls[0]["data"] == str(packed / "data.yaml") and calls[0]["time"] == 0.01
     assert (tmp_path / "a" / "detector.pt").read_bytes() == b"weights"
+
+
+STUB_PYTHON = """#!/usr/bin/env bash
+# stands in for the GPU machine's python: pip and the packed-set check pass, a training writes its weights
+if [ "$1" = -m ] && [ "$2" = pip ] || [ "$1" = -c ]; then exit 0; fi
+echo "$*" >> "$CALLS"
+work=$(sed -E 's/.*--work ([^ ]+).*/\\1/' <<<"$*")
+if [ "$3" = face ]; then
+  name=$(sed -E 's/.*--name ([^ ]+).*/\\1/' <<<"$*"); mkdir -p "$work/$name"; echo w > "$work/$name/face.pt"
+else
+  mkdir -p "$work"; echo w > "$work/detector.pt"
+fi
+"""
+
+
+@pytest.mark.parametrize(
+    "plan, weights, options",
+    [
+        ("first", {"d512", "d640", "f24", "f32"}, {"d640": "--imgsz 640", "f32": "--face-start  --width 32"}),
+        ("second", {"da", "db", "fa"}, {"da": "--lr0 0.0003", "db": "--box-gain 10 --dfl-gain 2"}),
+        ("third", {"dc"}, {"dc": "--workers 14 --threads 8 --lr0 0.0001"}),
+    ],
+)
+def test_the_device_script_runs_each_plans_trainings_and_brings_back_their_weights(
+    plan, weights, options, tmp_path
+):
+    """``d6_device.sh`` with a stand-in python: each plan starts its own trainings with their options
+    and leaves each network's weights in $OUT under the candidate's name; an unknown plan starts nothing."""
+    import subprocess
+
+    script = Path(__file__).resolve().parents[2] / "companion" / "vision" / "train" / "d6_device.sh"
+    stub = tmp_path / "python"
+    stub.write_text(STUB_PYTHON)
+    stub.chmod(0o755)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PY": str(stub),
+        "OUT": str(tmp_path / "out"),
+        "CALLS": str(tmp_path / "calls"),
+    }
+    (tmp_path / "work").mkdir()
+    env["HOME"] = str(tmp_path)
+    run = subprocess.run(
+        ["bash", str(script), "0.1", "40", plan],
+        cwd=tmp_path / "work",
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert {p.stem for p in (tmp_path / "out").glob("*.pt")} == weights
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert len(calls) == len(weights)
+    for name, option in options.items():
+        assert any((f"/{name} " in c or f"--name {name} " in c) and option in c for c in calls)
+    bad = subprocess.run(
+        ["bash", str(script), "0.1", "40", "fourth"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and "unknown plan fourth" in bad.stdout

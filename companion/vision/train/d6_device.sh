@@ -26,6 +26,7 @@ DEVICE=${DEVICE:-0}
 PACKED=${PACKED:-.d6gpu}
 FACE_EPOCHS=${2:-40}
 PLAN=${3:-first}
+case "$PLAN" in first | second | third) ;; *) echo "unknown plan $PLAN (first, second or third)"; exit 2 ;; esac
 OUT=${OUT:-/tmp/d6-out}
 mkdir -p "$OUT"
 "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 3
@@ -39,49 +40,41 @@ print('tiles:', len(list((d / 'det' / 'train-tiles' / 'images').iterdir())))
 " || exit 4
 W=/tmp/d6-work
 run() { "$PY" -m companion.vision.train.d6_training "$@"; }
-if [ "$PLAN" = third ]; then
-  run detector --prepared "$PACKED" --small-tiles --work $W/dc --imgsz 512 --hours "$HOURS" --device "$DEVICE" \
-      --workers 14 --batch 32 --cache --threads 8 --lr0 0.0001 >"$OUT/dc.log" 2>&1
-  echo "dc rc=$?"
-  cp $W/dc/detector.pt "$OUT/det_c.pt" 2>/dev/null
-  tail -n 3 "$OUT/dc.log"
-  ls -la "$OUT"
-  exit 0
-fi
-if [ "$PLAN" = second ]; then
-  run detector --prepared "$PACKED" --small-tiles --work $W/da --imgsz 512 --hours "$HOURS" --device "$DEVICE" \
-      --workers 7 --batch 32 --cache --threads 4 --lr0 0.0003 >"$OUT/da.log" 2>&1 &
-  A=$!
-  run detector --prepared "$PACKED" --small-tiles --work $W/db --imgsz 512 --hours "$HOURS" --device "$DEVICE" \
-      --workers 7 --batch 32 --cache --threads 4 --lr0 0.0003 --box-gain 10 --dfl-gain 2 >"$OUT/db.log" 2>&1 &
-  B=$!
-  ( [ "$FACE_EPOCHS" = 0 ] || run face --prepared "$PACKED" --small-tiles --face-photos detector \
-      --work $W/faces --name fa --epochs "$FACE_EPOCHS" --lr0 0.001 --repeats 5 --device "$DEVICE" --threads 2
-  ) >"$OUT/faces.log" 2>&1 &
-  C=$!
-  wait $A; echo "da rc=$?"; wait $B; echo "db rc=$?"; wait $C; echo "faces rc=$?"
-  cp $W/da/detector.pt "$OUT/det_a.pt" 2>/dev/null
-  cp $W/db/detector.pt "$OUT/det_b.pt" 2>/dev/null
-  cp $W/faces/fa/face.pt "$OUT/face_a.pt" 2>/dev/null
-  tail -n 4 "$OUT/da.log" "$OUT/db.log" "$OUT/faces.log"
-  ls -la "$OUT"
-  exit 0
-fi
-run detector --prepared "$PACKED" --small-tiles --work $W/d512 --imgsz 512 --hours "$HOURS" --device "$DEVICE" \
-    --workers 7 --batch 32 --cache --threads 4 --lr0 0.0005 >"$OUT/d512.log" 2>&1 &
-A=$!
-run detector --prepared "$PACKED" --small-tiles --work $W/d640 --imgsz 640 --hours "$HOURS" --device "$DEVICE" \
-    --workers 7 --batch 32 --cache --threads 4 --lr0 0.0005 >"$OUT/d640.log" 2>&1 &
-B=$!
-( [ "$FACE_EPOCHS" = 0 ] || for width in 24 32; do
-    run face --prepared "$PACKED" --small-tiles --face-photos detector --face-start '' --work $W/faces \
-        --name "f$width" --width "$width" --epochs "$FACE_EPOCHS" --lr0 0.003 --repeats 5 --device "$DEVICE" --threads 2
-  done ) >"$OUT/faces.log" 2>&1 &
-C=$!
-wait $A; echo "d512 rc=$?"; wait $B; echo "d640 rc=$?"; wait $C; echo "faces rc=$?"
-cp $W/d512/detector.pt "$OUT/det512.pt" 2>/dev/null
-cp $W/d640/detector.pt "$OUT/det640.pt" 2>/dev/null
-cp $W/faces/f24/face.pt "$OUT/face24.pt" 2>/dev/null
-cp $W/faces/f32/face.pt "$OUT/face32.pt" 2>/dev/null
-tail -n 4 "$OUT/d512.log" "$OUT/d640.log" "$OUT/faces.log"
+# det NAME IMGSZ [options]: one continuation of the shipped detector on the photos and the small-die
+# tiles, its log $OUT/NAME.log and its weights $OUT/NAME.pt; options are d6_training's own
+det() {
+  local name=$1 imgsz=$2; shift 2
+  run detector --prepared "$PACKED" --small-tiles --work "$W/$name" --imgsz "$imgsz" --hours "$HOURS" \
+      --device "$DEVICE" --batch 32 --cache "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  cp "$W/$name/detector.pt" "$OUT/$name.pt" 2>/dev/null
+  echo "$name rc=$rc"; tail -n 3 "$OUT/$name.log"
+}
+# face NAME [options]: a face reader on 5 cuts of each die of the detector's photos, weights $OUT/NAME.pt
+face() {
+  local name=$1; shift
+  run face --prepared "$PACKED" --small-tiles --face-photos detector --work "$W/faces" --name "$name" \
+      --epochs "$FACE_EPOCHS" --repeats 5 --device "$DEVICE" --threads 2 "$@" >>"$OUT/faces.log" 2>&1
+  echo "$name rc=$?"
+  cp "$W/faces/$name/face.pt" "$OUT/$name.pt" 2>/dev/null
+}
+SIDE=(--workers 7 --threads 4)  # two detectors side by side share the machine's loaders
+case "$PLAN" in
+  first)
+    det d512 512 "${SIDE[@]}" --lr0 0.0005 &
+    det d640 640 "${SIDE[@]}" --lr0 0.0005 &
+    if [ "$FACE_EPOCHS" != 0 ]; then
+      { face f24 --face-start '' --width 24 --lr0 0.003; face f32 --face-start '' --width 32 --lr0 0.003; } &
+    fi
+    ;;
+  second)
+    det da 512 "${SIDE[@]}" --lr0 0.0003 &
+    det db 512 "${SIDE[@]}" --lr0 0.0003 --box-gain 10 --dfl-gain 2 &
+    if [ "$FACE_EPOCHS" != 0 ]; then face fa --lr0 0.001 & fi
+    ;;
+  third)
+    det dc 512 --workers 14 --threads 8 --lr0 0.0001 &
+    ;;
+esac
+wait
 ls -la "$OUT"

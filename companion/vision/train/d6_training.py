@@ -18,6 +18,10 @@ from companion.vision import offline
 from companion.vision.train.d6_prep import open_packed, prepare_d6, small_die_tiles
 from companion.vision.yolo_dataset import write_data_yaml
 
+#: ultralytics' own weights of the box terms of the loss (box placing, box edges); the GPU runs'
+#: candidate DB weighed them higher
+BOX_GAIN, DFL_GAIN = 7.5, 1.5
+
 
 def _results_without_polars() -> None:
     """ultralytics reads its results.csv with polars when it saves a checkpoint; where polars is not
@@ -54,14 +58,14 @@ def finetune_detector(
     device: str = "cpu",
     workers: int = 0,
     cache: bool = False,
-    box_gain: float = 7.5,
-    dfl_gain: float = 1.5,
+    box_gain: float = BOX_GAIN,
+    dfl_gain: float = DFL_GAIN,
 ) -> Path:
     """Continue training ``start`` (an ultralytics .pt with the same one class) on ``data_yaml``.
 
     ``device``/``workers``/``cache`` are ultralytics' own (``"0"`` for the first GPU, loader
     processes, images kept in memory); the defaults are the CPU recipe's.  ``box_gain`` and
-    ``dfl_gain`` weigh the box terms of the loss (ultralytics' defaults 7.5 and 1.5): higher values
+    ``dfl_gain`` weigh the box terms of the loss (``BOX_GAIN``, ``DFL_GAIN``): higher values
     press the boxes' placing harder against the class term."""
     offline.prepare(threads=threads)
     from ultralytics import YOLO  # noqa: PLC0415
@@ -195,8 +199,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=0, help="detector: image loader processes")
     ap.add_argument("--batch", type=int, default=16, help="detector: images per step")
     ap.add_argument("--cache", action="store_true", help="detector: keep the decoded images in memory")
-    ap.add_argument("--box-gain", type=float, default=7.5, help="detector: weight of the box loss")
-    ap.add_argument("--dfl-gain", type=float, default=1.5, help="detector: weight of the box-edge loss")
+    ap.add_argument("--box-gain", type=float, default=BOX_GAIN, help="detector: weight of the box loss")
+    ap.add_argument("--dfl-gain", type=float, default=DFL_GAIN, help="detector: weight of the box-edge loss")
     ap.add_argument(
         "--repeats", type=int, default=3, help="face stage: cuts of each die (all but one jittered)"
     )
