@@ -114,12 +114,12 @@ def build_net(width: int = 16, dim: int = EMBED_DIM):
 def _augment(x, gen):
     import torch  # noqa: PLC0415
 
-    n = x.shape[0]
-    gain = torch.empty(n, 1, 1, 1).uniform_(0.7, 1.3, generator=gen)
-    cast = torch.empty(n, 3, 1, 1).uniform_(0.9, 1.1, generator=gen)
-    bias = torch.empty(n, 1, 1, 1).uniform_(-0.08, 0.08, generator=gen)
+    n, on = x.shape[0], {"device": x.device}  # ``gen`` lives on the crops' device
+    gain = torch.empty(n, 1, 1, 1, **on).uniform_(0.7, 1.3, generator=gen)
+    cast = torch.empty(n, 3, 1, 1, **on).uniform_(0.9, 1.1, generator=gen)
+    bias = torch.empty(n, 1, 1, 1, **on).uniform_(-0.08, 0.08, generator=gen)
     # a small shift (a detector's box is never exact)
-    dx, dy = (int(v) for v in torch.randint(-3, 4, (2,), generator=gen))
+    dx, dy = (int(v) for v in torch.randint(-3, 4, (2,), generator=gen, **on))
     x = torch.roll(x, (dy, dx), (2, 3))
     return (x * gain * cast + bias).clamp(0, 1)
 
@@ -267,7 +267,7 @@ def shifted_looks(crops, shift: int):
     h, w = int(crops.shape[2]), int(crops.shape[3])
 
     def moved(size: int, by: int):
-        return torch.clamp(torch.arange(size) - by, 0, size - 1)
+        return torch.clamp(torch.arange(size, device=crops.device) - by, 0, size - 1)
 
     looks = [crops]
     for by in (shift, -shift):
