@@ -445,15 +445,18 @@ def test_a_camera_turns_its_frames_and_says_its_turn(tmp_path):
 def test_a_battle_dice_roll_read_turned_tells_the_table_to_turn_the_camera(client, host, app):
     """Standard dice seen through a camera a quarter turn off: the readings feed the source's turn check,
     which names the turn that puts the far side at the top, and the frame's values are not kept."""
-    from companion.vision.camera_turn import TurnCheck, turn_image
+    from companion.vision.camera_turn import MIN_DICE, TurnCheck, turn_image
     from companion.vision.synth.standard_styles import mosaic_table
     from web.play import camera_reading
 
     r = client.post("/api/games", json={"players": ["Reds", "Blues"], "game": "battle_dice"}, headers=host)
     assert r.status_code == 201, r.json
     pending = client.get("/api/state").json["pending"]
-    # eight d20s of a held-out style seen at 30-60 degrees (far side at the top), laid on a plain table
-    frame = mosaic_table(Path(__file__).resolve().parents[1] / "vision" / "fixtures" / "standard_d20")
+    # a roll of twelve d20s of a held-out style seen at 30-60 degrees (far side at the top), laid on a
+    # plain table: more than the check's MIN_DICE
+    frame = mosaic_table(
+        Path(__file__).resolve().parents[1] / "vision" / "fixtures" / "standard_d20", every=6, count=12
+    )
     store = app.extensions["game_store"]
     upright, turned = TurnCheck(), TurnCheck()
     with app.app_context():
@@ -461,7 +464,7 @@ def test_a_battle_dice_roll_read_turned_tells_the_table_to_turn_the_camera(clien
         sideways = camera_reading(
             store, turn_image(frame, 90), standard_model="polyhedral-oblique", turn_check=turned
         )
-    assert upright.dice >= 5 and turned.dice >= 5
+    assert upright.dice >= MIN_DICE and turned.dice >= MIN_DICE
     assert upright.needed() == 0 and upright.advice() is None
     assert turned.needed() == 270 and "--turn 270" in turned.advice()
     # a frame the check finds turned is not trusted: every die is left to tap, none guessed

@@ -41,6 +41,9 @@ FACES = [(k, v) for k, name in enumerate(KINDS) for v in range(1, SIDES[name] + 
 #: Share of each kind among the training crops (the d20 has the most faces and the smallest numerals).
 KIND_WEIGHTS = {"d4": 1.0, "d6": 1.0, "d8": 1.2, "d10": 1.3, "d12": 1.5, "d20": 3.0}
 EMBED_DIM = 64
+#: Keys of the reader's ``model.json`` an export keeps: ``reads_upright`` (trained far side up, so the
+#: camera turn check may weigh its confidences: ``camera_turn``) holds for every network of this recipe.
+READER_KEYS_KEPT = ("reads_upright",)
 
 
 def face_class(kind: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -367,6 +370,12 @@ def export(pt: Path, reader_dir: Path, embed_dir: Path, training: dict, shift: i
         "recipe": "python -m companion.vision.train.standard_training",
         "training": training,
     }
+    old_reader = (
+        json.loads((reader_dir / "model.json").read_text()) if (reader_dir / "model.json").is_file() else {}
+    )
+    for k in READER_KEYS_KEPT:  # what the bundle says of itself that no retraining changes
+        if k in old_reader:
+            rmeta[k] = old_reader[k]
     (reader_dir / "model.json").write_text(json.dumps(rmeta, indent=1))
 
 
