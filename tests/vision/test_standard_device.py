@@ -109,3 +109,12 @@ def test_a_continued_candidate_keeps_its_start_unless_it_reads_better(work, tmp_
     for k, v in start.state_dict().items():
         if v.dtype.is_floating_point:
             assert torch.equal(kept["model"][k], v), k
+
+
+def test_every_plan_draws_crops_no_other_plan_or_cpu_cycle_drew():
+    # the CPU cycles drew seeds 1, 3, 5, 7 and 9 (models/polyhedral-oblique/CHANGELOG.md)
+    seeds = [sd.PLAN_SEEDS[p] for p in sd.PLANS]
+    assert len(set(seeds)) == len(seeds) and not set(seeds) & {1, 2, 3, 5, 7, 9}
+    for plan in sd.PLANS.values():
+        for spec in plan.values():
+            assert ("init" in spec) != ("width" in spec) and spec["lr"] > 0 and spec["shift"] in (0, 2)

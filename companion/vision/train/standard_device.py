@@ -8,8 +8,8 @@ The CPU cycles (``standard_training``) stopped gaining at 192,000 crops for the 
         --train-seconds 240 --workers 15 --device cuda
 
 1. renders the calibration crops (``--val-crops`` of ``CALIBRATION_STYLES``, seed 2, the set the
-   epochs have always been chosen on, grown) and as many crops of ``TRAIN_STYLES`` (seed 11, never
-   drawn before) as ``--render-seconds`` allows, chunk by chunk, with progress;
+   epochs have always been chosen on, grown) and as many crops of ``TRAIN_STYLES`` (the plan's seed,
+   ``PLAN_SEEDS``: never drawn before) as ``--render-seconds`` allows, chunk by chunk, with progress;
 2. trains every candidate of the plan side by side (one process each, sharing the GPU), each for
    ``--train-seconds`` of wall clock: warm-up then a cosine decay of the rate over that time, the
    calibration crops read after every pass over the data and at the end, **as the reader will be
@@ -47,7 +47,13 @@ PLANS: dict[str, dict[str, dict]] = {
         "pa": {"init": "models/polyhedral-oblique/face.pt", "lr": 7e-4, "shift": 2},
         "pb": {"width": 48, "lr": 3e-3, "shift": 0},
     },
+    # the device time left after stop37: the shipped network (stop37's PB) continued on new crops
+    "stop37b": {
+        "pc": {"init": "models/polyhedral-oblique/face.pt", "lr": 1e-3, "shift": 0},
+    },
 }
+#: The seed of the training crops each plan renders (a new one per plan: no crop is drawn twice).
+PLAN_SEEDS = {"stop37": 11, "stop37b": 13}
 WARMUP = 0.05  # share of the budget with a rising rate
 
 
@@ -252,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     val = dict(np.load(work / "val.npz"))
     for k in ("crops", "kind", "value"):
         np.save(work / f"val_{k}.npy", val[k])
-    data = render_for(a.render_seconds, TRAIN_STYLES, 11, a.workers, a.max_crops, log=print)
+    data = render_for(a.render_seconds, TRAIN_STYLES, PLAN_SEEDS[a.plan], a.workers, a.max_crops, log=print)
     for k in ("crops", "kind", "value"):
         np.save(work / f"train_{k}.npy", data[k])
     render_s = time.time() - t0
