@@ -38,6 +38,7 @@ from enroll_standard import BASE_WIDTH, _reader, reader_queries, tables_for  # n
 from companion.vision import standard_sim as ss  # noqa: E402
 from companion.vision.camera_turn import MIN_DICE, TURNS, UP_MIN_LEAD, TurnCheck, turn_crops  # noqa: E402
 from companion.vision.numerals import KINDS, decode  # noqa: E402
+from companion.vision.reader_gate import ReaderGate  # noqa: E402
 from companion.vision.synth.standard_styles import CALIBRATION_STYLES, TEST_STYLES  # noqa: E402
 
 SET_SIZES = (1, 2, 3, 5, 8, 12)
@@ -106,7 +107,7 @@ def main(argv=None) -> int:
     a.frame_width = [a.frame_width]  # as bench/enroll_standard.py's tables_for reads it
     _, meta, faces = _reader(a.reader)
     heads = tuple(meta["face_heads"]["kind"])
-    min_conf = float(meta.get("min_face_confidence", 0.5))
+    min_conf = ReaderGate.parse(meta, heads)  # each die judged by the kind it was read as
     report: dict = {"reader": a.reader, "frame_width": a.frame_width[0], "min_dice_shipped": MIN_DICE}
     for split, styles in (
         ("calibration", CALIBRATION_STYLES[: a.cal_styles]),

@@ -52,6 +52,7 @@ from companion.vision import standard_sim as ss  # noqa: E402
 from companion.vision.embedding import FaceEmbedder  # noqa: E402
 from companion.vision.enroll import embedding_model  # noqa: E402
 from companion.vision.numerals import KINDS  # noqa: E402
+from companion.vision.reader_gate import ReaderGate  # noqa: E402
 from companion.vision.synth.standard_styles import CALIBRATION_STYLES, HELDOUT_FONT, TEST_STYLES  # noqa: E402
 
 #: The frame width the die sizes of the renders model (26-90 px dice in a 1280 px frame of a table).
@@ -150,7 +151,7 @@ def reader_queries(tables) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str
 def reader_section(name: str, cal, test, a, report: dict) -> None:
     bundle, meta, faces = _reader(name)
     heads = tuple(meta["face_heads"]["kind"])
-    min_conf = float(meta.get("min_face_confidence", 0.5))
+    gate = ReaderGate.parse(meta, heads)
     out = {}
     for split, tables in (("calibration", cal), ("test", test)):
         if not tables:  # --test-styles 0 / --cal-styles 0
@@ -158,19 +159,23 @@ def reader_section(name: str, cal, test, a, report: dict) -> None:
         crops, kinds, values, knames = reader_queries(tables)
         probs = faces(crops)
         if split == "calibration" and a.calibrate:
-            min_conf = ss.choose_min_conf(probs, kinds, values)
-            meta["min_face_confidence"] = min_conf
+            # the one gate over all kinds, and one per kind read (for the dice of every kind tabled)
+            gate = ReaderGate(
+                ss.choose_min_conf(probs, kinds, values),
+                ss.choose_min_conf_by_kind(probs, kinds, values, heads),
+            )
+            meta.update(gate.to_meta())
             meta["min_face_confidence_rule"] = (
-                "lowest confidence with read wrong <= 1% on the calibration styles "
-                "(bench/enroll_standard.py --calibrate)"
+                "lowest confidence with read wrong <= 1% on the calibration styles, over all kinds and for "
+                "the dice read as each kind (bench/enroll_standard.py --calibrate)"
             )
             (bundle / "model.json").write_text(json.dumps(meta, indent=1))
             print(
-                f"{name}: min_face_confidence {min_conf} chosen on the calibration styles -> {bundle}/model.json"
+                f"{name}: reader gate {gate.to_meta()} chosen on the calibration styles -> {bundle}/model.json"
             )
-        out[split] = ss.reader_figures_by_kind(probs, kinds, values, knames, min_conf, heads)
-    report.setdefault("readers", {})[name] = {"min_face_confidence": min_conf, **out}
-    print(f"\nREADER {name} before any enrolment (min_face_confidence {min_conf}); kind AND value right")
+        out[split] = ss.reader_figures_by_kind(probs, kinds, values, knames, gate, heads)
+    report.setdefault("readers", {})[name] = {**gate.to_meta(), **out}
+    print(f"\nREADER {name} before any enrolment (gate {gate.to_meta()}); kind AND value right")
     print(
         f"{'split':>12} {'kind':>5} {'dice':>5} {'right':>8} {'conf.wrong':>11} {'unreadable':>11} {'kind ok':>8}"
     )

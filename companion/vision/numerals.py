@@ -40,6 +40,7 @@ from companion.vision.reader import (
     load_model,
     models_dir,
 )
+from companion.vision.reader_gate import GateError, ReaderGate
 from companion.vision.table_reading import embedding_crops, load_table_parts
 
 NUMERAL_FORM = "numerals"
@@ -117,7 +118,11 @@ class NumeralModel:
         self.kinds = tuple(self.heads["kind"])
         self.faces = OnnxFaceReader(self.bundle / "face.onnx", self.heads)
         self.box_finder = load_model(self.meta.get("box_finder", "dragon-dice")).detector
-        self.min_conf = float(self.meta.get("min_face_confidence", 0.5))
+        try:
+            self.gate = ReaderGate.parse(self.meta, self.kinds)
+        except GateError as exc:
+            raise ModelError(f"{self.bundle}/model.json: {exc}") from exc
+        self.min_conf = self.gate.default
         # a reader trained with the table's far side at the top (``polyhedral-oblique``) can check a frame's
         # turn (``camera_turn``); one trained on dice seen from straight above reads them any way round
         self.reads_upright = bool(self.meta.get("reads_upright", False))
@@ -192,7 +197,8 @@ class NumeralModel:
         out = []
         for i in range(len(boxes)):
             c = float(box_conf[i] * confs[i])
-            unreadable = bool(confs[i] < self.min_conf)  # the reader's own doubt; a faint box still reads
+            # the reader's own doubt, by the kind it read; a faint box still reads
+            unreadable = bool(confs[i] < self.gate.of(kinds[i]))
             out.append(
                 StandardReading(
                     [round(float(v), 1) for v in boxes[i]],

@@ -22,6 +22,7 @@ import numpy as np
 from companion.vision import enroll_sim as es
 from companion.vision.numerals import KINDS, SIDES
 from companion.vision.profile import LIKELY_FACES
+from companion.vision.reader_gate import ReaderGate
 
 SHOTS = (0, 1, 2, 3, 5)
 COCKED_THRESHOLDS = es.COCKED_THRESHOLDS
@@ -217,13 +218,17 @@ def calibrate(recs: dict[str, dict[int, dict]], max_wrong: float = 0.005, levels
 
 
 def reader_figures(
-    probs: dict, kinds: np.ndarray, values: np.ndarray, min_conf: float, heads_kinds=KINDS
+    probs: dict, kinds: np.ndarray, values: np.ndarray, min_conf: float | ReaderGate, heads_kinds=KINDS
 ) -> dict:
-    """Before any enrolment, the reader alone: kind and value right / confidently wrong / unreadable."""
+    """Before any enrolment, the reader alone: kind and value right / confidently wrong / unreadable
+    (``min_conf``: one gate, or a ``ReaderGate`` judging each die by the kind it was read as)."""
     from companion.vision.numerals import decode  # noqa: PLC0415
 
     k, v, c = decode(probs["kind"], probs["value"], heads_kinds)
-    read = c >= min_conf
+    if isinstance(min_conf, ReaderGate):
+        read = c >= min_conf.for_dice([heads_kinds[i] for i in k])
+    else:
+        read = c >= min_conf
     right = read & (k == kinds) & (v == values)
     n = max(len(k), 1)
     return {
@@ -236,7 +241,7 @@ def reader_figures(
 
 
 def reader_figures_by_kind(
-    probs: dict, kinds: np.ndarray, values: np.ndarray, names, min_conf: float, heads_kinds=KINDS
+    probs: dict, kinds: np.ndarray, values: np.ndarray, names, min_conf: float | ReaderGate, heads_kinds=KINDS
 ) -> dict:
     """``reader_figures`` for the dice of each die kind in ``names`` (the kind of each die, as a string:
     ``"d20"``) that has any, and for all of them (``"all"``)."""
@@ -264,6 +269,28 @@ def choose_min_conf(probs: dict, kinds: np.ndarray, values: np.ndarray, max_wron
         if reader_figures(probs, kinds, values, float(t))["confidently_wrong"] <= max_wrong:
             return float(t)
     return float(MIN_CONFS[-1])
+
+
+def choose_min_conf_by_kind(
+    probs: dict, kinds: np.ndarray, values: np.ndarray, heads_kinds=KINDS, max_wrong: float = 0.01
+) -> dict[str, float]:
+    """For each kind the reader reads any die as: the lowest gate of ``MIN_CONFS`` with at most ``max_wrong``
+    of the dice read as that kind read wrong (``reader_gate``: the gate is keyed by the kind read)."""
+    from companion.vision.numerals import decode  # noqa: PLC0415
+
+    k, v, c = decode(probs["kind"], probs["value"], heads_kinds)
+    right = (k == kinds) & (v == values)
+    out = {}
+    for ki, name in enumerate(heads_kinds):
+        mine = k == ki
+        if not mine.any():
+            continue
+        out[name] = float(MIN_CONFS[-1])
+        for t in MIN_CONFS:
+            if ((c >= t) & mine & ~right).sum() / mine.sum() <= max_wrong:
+                out[name] = float(t)
+                break
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -63,7 +63,7 @@ def test_the_oblique_reader_reads_d20_renders_of_a_held_out_style():
     tiles, values, _, query = _split()
     model = load_numeral_model("polyhedral-oblique")
     kinds, read_values, conf = model.read_crops(tiles[query])
-    read = conf >= model.min_conf
+    read = conf >= model.gate.for_dice(kinds)  # each die under the gate of the kind it was read as
     right = read & (np.array(kinds) == "d20") & (read_values == values[query])
     assert right.mean() >= MIN_READER_RIGHT, right.mean()
     assert (read & ~right).mean() <= MAX_READER_WRONG, (read & ~right).mean()
@@ -79,7 +79,11 @@ def test_the_shipped_flat_reader_is_worse_on_the_same_oblique_renders():
         model = load_numeral_model(name)
         kinds, read_values, conf = model.read_crops(tiles[query])
         scores.append(
-            ((conf >= model.min_conf) & (np.array(kinds) == "d20") & (read_values == values[query])).sum()
+            (
+                (conf >= model.gate.for_dice(kinds))
+                & (np.array(kinds) == "d20")
+                & (read_values == values[query])
+            ).sum()
         )
     assert scores[1] > scores[0] + 5
 

@@ -77,9 +77,11 @@ def render_for(
     ]
     parts: list[dict] = []
     t0 = time.time()
-    pool = mp.get_context("fork").Pool(max(1, workers))
+    # one worker renders here: no fork (a process forked after onnxruntime or torch started threads can
+    # hang on a lock one of them held)
+    pool = mp.get_context("fork").Pool(workers) if workers > 1 else None
     try:
-        for part in pool.imap(_render_chunk, jobs):
+        for part in pool.imap(_render_chunk, jobs) if pool else map(_render_chunk, jobs):
             parts.append(part)
             done = sum(len(p["kind"]) for p in parts)
             if len(parts) % max(1, workers) == 0 or done >= max_crops:
@@ -87,8 +89,9 @@ def render_for(
             if time.time() - t0 > seconds:
                 break
     finally:
-        pool.terminate()
-        pool.join()
+        if pool:
+            pool.terminate()
+            pool.join()
     if not parts:
         raise RuntimeError("no crop was rendered in the time given")
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
