@@ -107,7 +107,7 @@ def main(argv=None) -> int:
     a.frame_width = [a.frame_width]  # as bench/enroll_standard.py's tables_for reads it
     _, meta, faces = _reader(a.reader)
     heads = tuple(meta["face_heads"]["kind"])
-    min_conf = ReaderGate.parse(meta, heads)  # each die judged by the kind it was read as
+    gate = ReaderGate.parse(meta, heads)  # each die judged by the kind it was read as
     report: dict = {"reader": a.reader, "frame_width": a.frame_width[0], "min_dice_shipped": MIN_DICE}
     for split, styles in (
         ("calibration", CALIBRATION_STYLES[: a.cal_styles]),
@@ -118,7 +118,7 @@ def main(argv=None) -> int:
             continue
         crops, kinds, values, knames = reader_queries(tables)
         by_turn = {
-            t: ss.reader_figures_by_kind(faces(turn_crops(crops, t)), kinds, values, knames, min_conf, heads)
+            t: ss.reader_figures_by_kind(faces(turn_crops(crops, t)), kinds, values, knames, gate, heads)
             for t in TURNS
         }
         conf = turn_confidences(faces, crops, heads)

@@ -122,7 +122,6 @@ class NumeralModel:
             self.gate = ReaderGate.parse(self.meta, self.kinds)
         except GateError as exc:
             raise ModelError(f"{self.bundle}/model.json: {exc}") from exc
-        self.min_conf = self.gate.default
         # a reader trained with the table's far side at the top (``polyhedral-oblique``) can check a frame's
         # turn (``camera_turn``); one trained on dice seen from straight above reads them any way round
         self.reads_upright = bool(self.meta.get("reads_upright", False))

@@ -265,10 +265,12 @@ MIN_CONFS = tuple(np.round(np.arange(0.2, 0.96, 0.05), 2)) + (0.97, 0.98, 0.99)
 
 def choose_min_conf(probs: dict, kinds: np.ndarray, values: np.ndarray, max_wrong: float = 0.01) -> float:
     """The lowest reader confidence gate whose confidently-wrong rate is <= ``max_wrong`` (calibration styles)."""
-    for t in MIN_CONFS:
-        if reader_figures(probs, kinds, values, float(t))["confidently_wrong"] <= max_wrong:
-            return float(t)
-    return float(MIN_CONFS[-1])
+    return _lowest_gate(lambda t: reader_figures(probs, kinds, values, t)["confidently_wrong"], max_wrong)
+
+
+def _lowest_gate(wrong_at, max_wrong: float) -> float:
+    """The lowest gate of ``MIN_CONFS`` whose wrong rate (``wrong_at(gate)``) is <= ``max_wrong`` (else the last)."""
+    return next((float(t) for t in MIN_CONFS if wrong_at(float(t)) <= max_wrong), float(MIN_CONFS[-1]))
 
 
 def choose_min_conf_by_kind(
@@ -285,11 +287,7 @@ def choose_min_conf_by_kind(
         mine = k == ki
         if not mine.any():
             continue
-        out[name] = float(MIN_CONFS[-1])
-        for t in MIN_CONFS:
-            if ((c >= t) & mine & ~right).sum() / mine.sum() <= max_wrong:
-                out[name] = float(t)
-                break
+        out[name] = _lowest_gate(lambda t, m=mine: ((c >= t) & m & ~right).sum() / m.sum(), max_wrong)
     return out
 
 

@@ -192,6 +192,17 @@ def test_training_path_smoke(tmp_path):
     emb, cocked = FaceEmbedder(folder / "embed.onnx", 1)(crops)
     assert np.allclose(emb, e, atol=1e-4) and np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-4)
     assert (cocked < 1e-6).all()  # no cocked standard dice were rendered: never called cocked
+    assert model.meta["min_face_confidence"] == 0.5 and "reads_upright" not in model.meta  # a new bundle
+
+    # exported again into a bundle that says more of itself (turn check, calibrated gates): kept
+    said = {"reads_upright": True, "min_face_confidence": 0.85, "min_face_confidence_by_kind": {"d20": 0.9}}
+    (tmp_path / "reader" / "model.json").write_text(json.dumps({**model.meta, **said, "looks": "stale"}))
+    export(tmp_path / "work" / "best.pt", tmp_path / "reader", tmp_path / "embed", {"smoke": True})
+    again = json.loads((tmp_path / "reader" / "model.json").read_text())
+    assert {k: again[k] for k in said} == said and again["looks"] == {"count": 1}
+    from companion.vision.numerals import NumeralModel
+
+    assert NumeralModel(tmp_path / "reader").reads_upright  # not the cache: the bundle changed
 
     # the five-look reader: the normalised geometric mean of the torch net's answers on the crop and its
     # four 2 px shifts (edge pixels repeated), shifted here with numpy, not with the exported code

@@ -28,6 +28,7 @@ import math
 import subprocess
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -153,16 +154,17 @@ def train_candidate(
     opt = torch.optim.AdamW(model.parameters(), lr=spec["lr"], weight_decay=1e-4)
     ce = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     gen = torch.Generator(device=device).manual_seed(1)
-    amp = torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda") else None
+    amp = torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda") else nullcontext()
     start = read_as_exported(model, val["crops"], val["kind"], val["value"], shift, device)
     history = [{"pass": 0, "steps": 0, "seconds": 0.0, "calibration_accuracy": round(start, 4)}]
-    best = {"accuracy": start if spec.get("init") else -1.0, "pass": 0}
+    best = -1.0
     log(f"{name}: {len(x)} crops, calibration crops read right at the start {start:.4f}")
     t0, steps, passes, done = time.time(), 0, 0, False
 
     def keep(acc: float) -> None:
-        if acc > best["accuracy"]:
-            best.update(accuracy=acc, pass_=passes)
+        nonlocal best
+        if acc > best:
+            best = acc
             torch.save(
                 {
                     "model": {k: v.cpu() for k, v in model.state_dict().items()},
@@ -175,8 +177,7 @@ def train_candidate(
                 out / f"{name}.pt",
             )
 
-    if spec.get("init"):
-        keep(start + 1e-12)
+    keep(start)  # the start is a reading too: a run that only loses keeps what it began with
     while not done:
         model.train()
         order = torch.randperm(len(x), device=device, generator=gen)
@@ -189,10 +190,7 @@ def train_candidate(
                 g["lr"] = rate_at(frac, spec["lr"])
             idx = order[i : i + batch]
             xb = _augment(x[idx].permute(0, 3, 1, 2).float() / 255, gen)
-            if amp is not None:
-                with amp:
-                    k, v, _, cos = model(xb)
-            else:
+            with amp:
                 k, v, _, cos = model(xb)
             loss = ce(k.float(), yk[idx]) + ce(v.float(), yv[idx]) + ce(16.0 * cos.float(), yf[idx])
             opt.zero_grad(set_to_none=True)
@@ -224,7 +222,7 @@ def train_candidate(
         "crops": len(x),
         "steps": steps,
         "history": history,
-        "best_accuracy": round(best["accuracy"], 4),
+        "best_accuracy": round(best, 4),
         "train_seconds": round(time.time() - t0, 1),
     }
     (out / f"{name}.json").write_text(json.dumps(result, indent=1))
@@ -252,18 +250,15 @@ def main(argv: list[str] | None = None) -> int:
         train_candidate(a.candidate, plan[a.candidate], work, out, a.train_seconds, a.device, a.batch)
         return 0
     from companion.vision.synth.standard_styles import CALIBRATION_STYLES, TRAIN_STYLES  # noqa: PLC0415
-    from companion.vision.train.standard_training import KIND_WEIGHTS, render_set  # noqa: PLC0415
 
-    del KIND_WEIGHTS  # the chunks weigh the kinds as every cycle before (``_render_chunk``)
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    render_set(work / "val.npz", a.val_crops, CALIBRATION_STYLES, 2, a.workers, log=print)
-    val = dict(np.load(work / "val.npz"))
-    for k in ("crops", "kind", "value"):
-        np.save(work / f"val_{k}.npy", val[k])
+    # the calibration crops: render_set's chunks of seed 2, all of them (no time limit)
+    val = render_for(float("inf"), CALIBRATION_STYLES, 2, a.workers, a.val_crops, log=print)
     data = render_for(a.render_seconds, TRAIN_STYLES, PLAN_SEEDS[a.plan], a.workers, a.max_crops, log=print)
-    for k in ("crops", "kind", "value"):
-        np.save(work / f"train_{k}.npy", data[k])
+    for split, arrays in (("val", val), ("train", data)):
+        for k in ("crops", "kind", "value"):
+            np.save(work / f"{split}_{k}.npy", arrays[k])
     render_s = time.time() - t0
     print(
         f"{len(data['kind'])} training crops and {a.val_crops} calibration crops in {render_s:.0f} s",

@@ -42,8 +42,9 @@ FACES = [(k, v) for k, name in enumerate(KINDS) for v in range(1, SIDES[name] + 
 KIND_WEIGHTS = {"d4": 1.0, "d6": 1.0, "d8": 1.2, "d10": 1.3, "d12": 1.5, "d20": 3.0}
 EMBED_DIM = 64
 #: Keys of the reader's ``model.json`` an export keeps: ``reads_upright`` (trained far side up, so the
-#: camera turn check may weigh its confidences: ``camera_turn``) holds for every network of this recipe.
-READER_KEYS_KEPT = ("reads_upright",)
+#: camera turn check may weigh its confidences: ``camera_turn``) holds for every network of this recipe;
+#: the gates (``reader_gate``) stay until ``bench/enroll_standard.py --calibrate`` chooses them again.
+READER_KEYS_KEPT = ("reads_upright", "min_face_confidence", "min_face_confidence_by_kind")
 
 
 def face_class(kind: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -360,11 +361,7 @@ def export(pt: Path, reader_dir: Path, embed_dir: Path, training: dict, shift: i
         "conf": 0.15,
         "face_heads": {"kind": list(KINDS), "value": VALUES},
         "sides": SIDES,
-        "min_face_confidence": json.loads((reader_dir / "model.json").read_text()).get(
-            "min_face_confidence", 0.5
-        )
-        if (reader_dir / "model.json").is_file()
-        else 0.5,
+        "min_face_confidence": 0.5,  # a new bundle's gate until it is calibrated
         "embedding_network": embed_dir.name,
         "looks": {"count": 5, "shift_px": shift} if shift else {"count": 1},
         "recipe": "python -m companion.vision.train.standard_training",
@@ -373,9 +370,7 @@ def export(pt: Path, reader_dir: Path, embed_dir: Path, training: dict, shift: i
     old_reader = (
         json.loads((reader_dir / "model.json").read_text()) if (reader_dir / "model.json").is_file() else {}
     )
-    for k in READER_KEYS_KEPT:  # what the bundle says of itself that no retraining changes
-        if k in old_reader:
-            rmeta[k] = old_reader[k]
+    rmeta.update({k: old_reader[k] for k in READER_KEYS_KEPT if k in old_reader})
     (reader_dir / "model.json").write_text(json.dumps(rmeta, indent=1))
 
 
