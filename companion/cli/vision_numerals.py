@@ -51,9 +51,15 @@ def eval_numerals(args) -> int:
         print(json.dumps(out))
     else:
         print(
-            f"model {out['model']} on {out['images']} images, {out['dice']} dice: found {out['recall']:.4f}, "
-            f"read right {out['accuracy']:.4f} (of found: {out['accuracy_found']:.4f})"
+            f"model {out['model']} on {out['images']} images, {out['dice']} flat dice: found {out['recall']:.4f}, "
+            f"read right {out['accuracy']:.4f} (of found: {out['accuracy_found']:.4f}), read wrong "
+            f"{out['wrong']:.4f}; {out['false_boxes_per_image']:.2f} false boxes an image"
         )
+        if out["cocked"]:
+            print(f"  cocked dice: {out['cocked']}, read as a value: {out['cocked_read']}")
         for kind, s in out["per_kind"].items():
-            print(f"  {kind:4s} {s['dice']:4d} dice  found {s['recall']:.3f}  read right {s['accuracy']:.3f}")
+            print(
+                f"  {kind:4s} {s['dice']:4d} dice  found {s['recall']:.3f}  read right {s['accuracy']:.3f}"
+                f"  read wrong {s['wrong']:.3f}"
+            )
     return 0

@@ -241,8 +241,11 @@ class NumeralModel:
 
 
 def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
-    """Box finder + reader on a dataset written by ``write_numeral_dataset`` (``manifest.jsonl`` gives
-    every die's kind, value and box): found (IoU >= 0.5) and read right, per die kind."""
+    """Box finder + reader on a dataset written by ``write_numeral_dataset`` or ``synth.real_tables
+    --standard`` (``manifest.jsonl`` gives every die's kind, value and box; ``"cocked": true`` for a die
+    on an edge): per die kind, of the flat dice, found (IoU >= 0.5), read right, read as a wrong value
+    (confidently wrong: the kind or the value), left unreadable; of the cocked dice, how many were read
+    as a value (they should be rerolled); boxes matching no die (``false_boxes``)."""
     import time  # noqa: PLC0415
 
     from companion.vision.detections import box_iou  # noqa: PLC0415
@@ -253,8 +256,9 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
     if not mpath.is_file():
         raise ModelError(f"{data_dir}: no manifest.jsonl (the number up on every die) to score against")
     recs = [json.loads(line) for line in mpath.read_text().splitlines() if line.strip()]
-    stats = {k: {"dice": 0, "found": 0, "read_right": 0} for k in KINDS}
-    t = 0.0
+    keys = ("dice", "found", "read_right", "read_wrong", "unreadable", "cocked", "cocked_read")
+    stats = {k: dict.fromkeys(keys, 0) for k in KINDS}
+    t, false_boxes = 0.0, 0
     for rec in recs:
         image = read_image(data_dir / rec["image"])
         t0 = time.perf_counter()
@@ -264,7 +268,8 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
         used: set[int] = set()
         for d in rec["dice"]:
             s = stats[d["kind"]]
-            s["dice"] += 1
+            cocked = bool(d.get("cocked", False))
+            s["cocked" if cocked else "dice"] += 1
             if not len(boxes):
                 continue
             iou = box_iou(np.array([d["box"]]), boxes)[0]
@@ -272,16 +277,24 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
             if not order:
                 continue
             used.add(order[0])
-            s["found"] += 1
             r = readings[order[0]]
-            s["read_right"] += int(r.kind == d["kind"] and r.value == d["value"])
-    total = {k: sum(s[k] for s in stats.values()) for k in ("dice", "found", "read_right")}
+            if cocked:
+                s["cocked_read"] += int(r.value is not None)
+                continue
+            s["found"] += 1
+            right = r.kind == d["kind"] and r.value == d["value"]
+            s["read_right"] += int(right)
+            s["read_wrong"] += int(r.value is not None and not right)
+            s["unreadable"] += int(r.value is None)
+        false_boxes += len(boxes) - len(used)
+    total = {k: sum(s[k] for s in stats.values()) for k in keys}
     per = {
         k: {
             **s,
             "recall": round(s["found"] / max(s["dice"], 1), 4),
             "accuracy": round(s["read_right"] / max(s["dice"], 1), 4),
             "accuracy_found": round(s["read_right"] / max(s["found"], 1), 4),
+            "wrong": round(s["read_wrong"] / max(s["dice"], 1), 4),
         }
         for k, s in stats.items()
     }
@@ -292,6 +305,8 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
         "recall": round(total["found"] / max(total["dice"], 1), 4),
         "accuracy": round(total["read_right"] / max(total["dice"], 1), 4),
         "accuracy_found": round(total["read_right"] / max(total["found"], 1), 4),
+        "wrong": round(total["read_wrong"] / max(total["dice"], 1), 4),
+        "false_boxes_per_image": round(false_boxes / max(len(recs), 1), 3),
         "per_kind": per,
         "ms_per_image": round(1000 * t / max(len(recs), 1), 1),
     }

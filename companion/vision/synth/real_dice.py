@@ -795,6 +795,60 @@ def render_table(
         if group not in family_by_species:
             raise art.ArtError(f"no art family given for {group!r} (die {die.name!r})")
         entries.append((die, int(face_index), cocked, int(family_by_species[group])))
+
+    def place(k: int, ppm: float, cam: _Camera) -> _Placed:
+        die, j, cocked, fam = entries[k]
+        return _placed(fam, die, j, rng, cocked, ppm)
+
+    def label(k: int) -> dict:
+        die, j, cocked, _ = entries[k]
+        return {"die": die.name, "face_index": j, "cocked": cocked}
+
+    return _table_frame(len(entries), place, label, rng, width, height, clutter)
+
+
+def render_standard_table(
+    dice: list[tuple],
+    rng: np.random.Generator,
+    width: int = 1280,
+    height: int = 960,
+    clutter: bool = False,
+) -> tuple[np.ndarray, list[dict]]:
+    """A camera frame of a table of standard dice, laid out as :func:`render_table` lays out Dragon Dice.
+
+    ``dice``: ``(kind, value, style_seed)`` triples (``(kind, value, style_seed, True)``: cocked), the
+    value as read, 1..sides (a d10's 10 is printed "0", as ``standard_styles.render_value_shot`` prints
+    it), each die drawn as :func:`render_polyhedral_shot` draws it in the style of ``style_seed`` (its numeral
+    upright as the camera sees it: the up face of a d20 is the one facing the top of the image).
+    Returns ``(frame BGR uint8, labels)``; each label is ``{"box": [x1, y1, x2, y2], "kind": "d20",
+    "value": 17, "style": seed, "cocked": bool}``.  A bad kind or a value the die does not have is an
+    :class:`ArtError` naming it, before anything is drawn."""
+    entries = []
+    for item in dice:
+        kind, value, style_seed = str(item[0]), int(item[1]), int(item[2])
+        if kind in POLY_VALUES and not 1 <= value <= len(POLY_VALUES[kind]):
+            raise art.ArtError(f"a {kind} has no value {value!r} (values 1..{len(POLY_VALUES[kind])})")
+        _check_standard(kind, value % 10 if kind == "d10" else value)
+        entries.append((kind, value, style_seed, bool(item[3]) if len(item) > 3 else False))
+
+    def place(k: int, ppm: float, cam: _Camera) -> _Placed:
+        kind, value, style_seed, cocked = entries[k]
+        shown = value % 10 if kind == "d10" else value  # a d10's 10 is printed "0"
+        # the table's scale is the frame's; the die's own camera only sets its numeral upright
+        return _standard_placed(kind, shown, poly_style(style_seed), rng, cam, cocked)
+
+    def label(k: int) -> dict:
+        kind, value, style_seed, cocked = entries[k]
+        return {"kind": kind, "value": value, "style": style_seed, "cocked": cocked}
+
+    return _table_frame(len(entries), place, label, rng, width, height, clutter)
+
+
+def _table_frame(
+    n: int, place, label, rng, width: int, height: int, clutter: bool
+) -> tuple[np.ndarray, list[dict]]:
+    """The frame of :func:`render_table`: ``place(k, ppm, cam)`` puts die ``k`` of ``n`` on the table,
+    ``label(k)`` says what it is (the box is added)."""
     tilt = float(rng.uniform(*TILT_RANGE))
     ppm = float(rng.uniform(2.2, 3.4)) * width / 1280
     cam = _Camera(np.radians(tilt), float(rng.uniform(500, 900)), ppm)
@@ -804,17 +858,16 @@ def render_table(
     if clutter:
         draw_clutter(rng, canvas, [], width / 640)
     canvas = canvas.astype(np.float32)
-    n = len(entries)
     cols = max(1, int(np.ceil(np.sqrt(n * width / height))))
     rows = max(1, int(np.ceil(n / cols)))
     cell = np.array([width / cols, height / rows])
     placed = []
-    for k, (die, j, cocked, fam) in enumerate(entries):
-        p = _placed(fam, die, j, rng, cocked, ppm)
+    for k in range(n):
+        p = place(k, ppm, cam)
         _settle(p)
         r, c = divmod(k, cols)
         centre = (np.array([c + 0.5, r + 0.5]) + rng.uniform(-0.2, 0.2, 2)) * cell
-        placed.append([p, centre, die, j, cocked])
+        placed.append([p, centre, k])
     # about a third of the dice are pushed against their left-hand neighbour so that they touch
     for k in range(n - 1):
         if rng.random() < 0.33 and (k + 1) % cols != 0:
@@ -844,24 +897,17 @@ def render_table(
     for p, centre, *_ in placed:
         _draw_shadow(canvas, p, cam_at(centre), light, centre, strength)
     for i in order:
-        p, centre, die, j, cocked = placed[i]
+        p, centre, _k = placed[i]
         outlines.append((i, _draw_body(canvas, p, cam_at(centre), light, centre, rng)))
     img = _photo(rng, canvas)
     by_index = dict(outlines)
-    for i, (_p, _c, die, j, cocked) in enumerate(placed):
+    for i, (_p, _c, k) in enumerate(placed):
         o = by_index[i]
         x1, y1 = np.clip(o.min(0), 0, [width, height])
         x2, y2 = np.clip(o.max(0), 0, [width, height])
         if x2 - x1 < 2 or y2 - y1 < 2:
             continue
-        labels.append(
-            {
-                "box": [round(float(v), 2) for v in (x1, y1, x2, y2)],
-                "die": die.name,
-                "face_index": j,
-                "cocked": cocked,
-            }
-        )
+        labels.append({"box": [round(float(v), 2) for v in (x1, y1, x2, y2)], **label(k)})
     return img, labels
 
 
@@ -940,6 +986,10 @@ _PIPS = {
     5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
     6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
 }
+
+
+#: A standard die's size, mm (across its body).
+STANDARD_MM = {"d4": 20.0, "d6": 16.0, "d8": 18.0, "d10": 18.0, "d12": 20.0, "d20": 21.0}
 
 
 @dataclass(frozen=True)
@@ -1045,18 +1095,30 @@ def render_polyhedral_shot(
     reader knows of a die it boxed).
     """
     _check_resolution(resolution)
+    _check_standard(kind, value)
+    style = poly_style(style_seed)
+    ppm = float(np.exp(rng.uniform(np.log(26), np.log(90)))) * float(resolution) / STANDARD_MM[kind]
+    cam = _camera(rng, ppm)
+    p = _standard_placed(kind, value, style, rng, cam, cocked)
+    return _scene_shot(rng, 0, p, int(size), [], cam, _light(rng))
+
+
+def _check_standard(kind: str, value) -> None:
+    """ArtError unless ``kind`` is a standard die kind that has ``value``."""
     if kind not in POLY_VALUES:
         raise art.ArtError(f"unknown standard die kind {kind!r} (known: {', '.join(POLY_VALUES)})")
     if int(value) not in POLY_VALUES[kind]:
         raise art.ArtError(
             f"a {kind} has no value {value!r} (values {POLY_VALUES[kind][0]}..{POLY_VALUES[kind][-1]})"
         )
-    style = poly_style(style_seed)
+
+
+def _standard_placed(kind: str, value: int, style: PolyStyle, rng, cam: _Camera, cocked: bool) -> _Placed:
+    """A standard die of ``style`` showing ``value`` up (its numeral upright as ``cam`` sees it),
+    settled on the table at the world origin; ``cocked`` tips it 20-40 degrees onto an edge."""
     s = solid(kind if kind != "d4" else "d4t")
     frames = face_frames(kind if kind != "d4" else "d4t")
-    mm = {"d4": 20.0, "d6": 16.0, "d8": 18.0, "d10": 18.0, "d12": 20.0, "d20": 21.0}[kind]
-    ppm = float(np.exp(rng.uniform(np.log(26), np.log(90)))) * float(resolution) / mm
-    cam = _camera(rng, ppm)
+    mm = STANDARD_MM[kind]
     c1, c2 = (np.array(c) * rng.uniform(0.9, 1.1, 3) for c in style.colours)
     amount = {"opaque": 0.0, "marbled": float(rng.uniform(0.3, 0.5)), "translucent": 0.1}[style.plastic]
     look = DieLook(
@@ -1105,4 +1167,4 @@ def render_polyhedral_shot(
         )
     p = _Placed(look, arts, pose, np.zeros(3))
     _settle(p)
-    return _scene_shot(rng, 0, p, int(size), [], cam, _light(rng))
+    return p

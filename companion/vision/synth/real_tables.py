@@ -9,6 +9,7 @@ each box's die and face), with each species wearing one art family of the famili
 set can be drawn from training, calibration or test families alone (``synth.art``).
 
     python -m companion.vision.synth.real_tables OUT --families train --frames 1200 --seed 1 --workers 2
+    python -m companion.vision.synth.real_tables OUT --standard test --frames 200 --seed 1   # d4-d20
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import cv2
 import numpy as np
 
 from companion.vision.synth import art
+from companion.vision.synth.standard_styles import SPLITS
 
 FAMILY_SETS = {
     "train": art.TRAIN_FAMILIES,
@@ -48,17 +50,59 @@ def table_dice(rng: np.random.Generator, catalogue, families) -> tuple[dict[str,
     return {s: int(families[int(rng.integers(len(families)))]) for s in species}, dice
 
 
+#: The kinds of a polyhedral set, and how many of each a table's roll may hold (a d10 pair for
+#: percentiles, a handful of d6).
+STANDARD_SET = {"d4": 2, "d6": 4, "d8": 2, "d10": 2, "d12": 2, "d20": 3}
+
+
+def table_standard_dice(rng: np.random.Generator, styles) -> list[tuple]:
+    """A table of standard dice: the sets of 1-2 players (each a style drawn from ``styles``), 3-12
+    dice of kinds from their sets showing random values, about 5 % of them cocked;
+    ``(kind, value, style_seed, cocked)`` as ``real_dice.render_standard_table`` takes them."""
+    from companion.vision.synth.real_dice import POLY_VALUES  # noqa: PLC0415
+
+    sides = {kind: len(values) for kind, values in POLY_VALUES.items()}
+    sets = [
+        int(styles[i])
+        for i in rng.choice(len(styles), min(len(styles), int(rng.integers(1, 3))), replace=False)
+    ]
+    left = {(s, k): n for s in sets for k, n in STANDARD_SET.items()}
+    dice = []
+    for _ in range(int(rng.integers(3, 13))):
+        open_ = [key for key, n in left.items() if n > 0]
+        style, kind = open_[int(rng.integers(len(open_)))]
+        left[(style, kind)] -= 1
+        dice.append((kind, int(rng.integers(1, sides[kind] + 1)), style, bool(rng.random() < 0.05)))
+    return dice
+
+
 def _frame(args: tuple) -> tuple[np.ndarray, list[dict]]:
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
-    from companion.vision.synth.real_dice import render_table  # noqa: PLC0415
+    from companion.vision.synth.real_dice import render_standard_table, render_table  # noqa: PLC0415
 
     seed, families, width, height, clutter = args
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
+    if isinstance(families, Standard):
+        dice = table_standard_dice(rng, families.styles)
+        return render_standard_table(
+            dice, rng, width, height, clutter=bool(clutter) and rng.random() < clutter
+        )
     fams, dice = table_dice(rng, load_catalogue(), families)
     # a frame has cards and banners on the table with probability ``clutter``; at 0 no number is drawn
     # for it, so a set written without clutter is the one written before the option existed
     return render_table(fams, dice, rng, width, height, clutter=bool(clutter) and rng.random() < clutter)
+
+
+class Standard:
+    """Standard dice of these styles (``synth.standard_styles``) in place of art families: the frames
+    show players' polyhedral sets (``table_standard_dice``) and the manifest gives each die's kind and
+    value; the labels still have the one class ``die``."""
+
+    def __init__(self, styles):
+        self.styles = tuple(int(s) for s in styles)
+        if not self.styles:
+            raise ValueError("no standard-dice style to draw the dice with")
 
 
 def write_real_tables(
@@ -74,7 +118,10 @@ def write_real_tables(
     clutter: float = 0.0,
 ) -> Path:
     """Render ``frames`` tables and write them as a one-class YOLO set in ``out`` (frame ``k`` is drawn
-    from ``seed * 1_000_003 + k``: the same arguments write the same set).  Returns ``data.yaml``."""
+    from ``seed * 1_000_003 + k``: the same arguments write the same set).  Returns ``data.yaml``.
+
+    ``families``: art families of Dragon Dice, or :class:`Standard` styles for frames of standard dice
+    (``companion vision eval --model polyhedral-oblique --data OUT`` scores a reader on them)."""
     from companion.vision.enroll_sim import render_each  # noqa: PLC0415
     from companion.vision.yolo_dataset import boxes_norm, write_data_yaml, write_labels  # noqa: PLC0415
 
@@ -82,8 +129,8 @@ def write_real_tables(
         raise ValueError(f"frames must be 1 or more, not {frames}")
     if not 0.0 <= clutter <= 1.0:
         raise ValueError(f"clutter is the share of frames with cards on the table, 0 to 1, not {clutter}")
-    families = tuple(int(f) for f in families)
-    if not families:
+    families = families if isinstance(families, Standard) else tuple(int(f) for f in families)
+    if not isinstance(families, Standard) and not families:
         raise ValueError("no art family to draw the dice with")
     out = Path(out)
     (out / "images").mkdir(parents=True, exist_ok=True)
@@ -114,6 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", help="folder to write (images/, labels/, data.yaml, manifest.jsonl)")
     ap.add_argument("--families", choices=sorted(FAMILY_SETS), default="train")
+    ap.add_argument(
+        "--standard",
+        choices=("train", "calibration", "test"),
+        help="frames of standard dice (d4-d20) of these styles (synth.standard_styles) instead of Dragon Dice",
+    )
     ap.add_argument("--frames", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--width", type=int, default=1280)
@@ -130,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         write_real_tables(
             Path(args.out),
-            FAMILY_SETS[args.families],
+            Standard(SPLITS[args.standard]) if args.standard else FAMILY_SETS[args.families],
             args.frames,
             seed=args.seed,
             width=args.width,

@@ -1,0 +1,110 @@
+"""Whole oblique frames of standard dice (``real_dice.render_standard_table``, ``real_tables
+--standard``) and the finder-and-reader score on them (``numerals.evaluate_frames``)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.numerals import evaluate_frames, load_numeral_model
+from companion.vision.synth.art import ArtError
+from companion.vision.synth.real_dice import POLY_VALUES, render_standard_table
+from companion.vision.synth.real_tables import STANDARD_SET, Standard, table_standard_dice, write_real_tables
+from companion.vision.synth.standard_styles import CALIBRATION_STYLES, TEST_STYLES
+
+ROLL = [("d4", 4, 200_001), ("d6", 6, 200_001), ("d10", 10, 200_002), ("d20", 17, 200_002, True)]
+
+
+def test_a_table_of_standard_dice_labels_every_die_with_its_value_as_read():
+    img, labels = render_standard_table(ROLL, np.random.default_rng(1), 640, 480)
+    assert img.shape == (480, 640, 3) and img.dtype == np.uint8
+    assert [(lab["kind"], lab["value"], lab["style"], lab["cocked"]) for lab in labels] == [
+        ("d4", 4, 200_001, False),
+        ("d6", 6, 200_001, False),
+        ("d10", 10, 200_002, False),  # the d10's 10 (printed "0") is labelled as it is read
+        ("d20", 17, 200_002, True),
+    ]
+    for lab in labels:
+        x1, y1, x2, y2 = lab["box"]
+        assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 480
+        # a die is drawn in its box: the box differs from the same frame's empty table around it
+        inside = img[int(y1) : int(y2), int(x1) : int(x2)].astype(float)
+        assert inside.std() > 5
+    again, _ = render_standard_table(ROLL, np.random.default_rng(1), 640, 480)
+    assert np.array_equal(img, again)
+
+
+def test_the_box_holds_the_die_and_not_only_table():
+    # the same table drawn with and without one die: the pixels that change lie in that die's box
+    rng_a, rng_b = np.random.default_rng(4), np.random.default_rng(4)
+    one = [("d12", 7, 100_003)]
+    img, labels = render_standard_table(one, rng_a, 320, 240)
+    x1, y1, x2, y2 = labels[0]["box"]
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(float)
+    ring = np.ones_like(gray, bool)
+    ring[max(0, int(y1) - 6) : int(y2) + 6, max(0, int(x1) - 6) : int(x2) + 6] = False
+    body = gray[int(y1) : int(y2), int(x1) : int(x2)]
+    assert abs(body.mean() - gray[ring].mean()) > 3 or body.std() > 2 * gray[ring].std()
+    assert render_standard_table(one, rng_b, 320, 240)[1] == labels
+
+
+@pytest.mark.parametrize(
+    ("dice", "message"),
+    [
+        ([("d7", 1, 1)], "unknown standard die kind 'd7'"),
+        ([("d10", 0, 1)], "a d10 has no value 0"),
+        ([("d6", 7, 1)], "a d6 has no value 7"),
+        ([("d20", 21, 1)], "a d20 has no value 21"),
+    ],
+)
+def test_bad_standard_dice_are_refused_naming_them(dice, message):
+    with pytest.raises(ArtError, match=message):
+        render_standard_table(dice, np.random.default_rng(0), 320, 240)
+
+
+def test_a_standard_table_holds_the_sets_of_one_or_two_players():
+    seen_two = False
+    for seed in range(40):
+        dice = table_standard_dice(np.random.default_rng(seed), CALIBRATION_STYLES)
+        assert 3 <= len(dice) <= 12
+        styles = {d[2] for d in dice}
+        assert styles <= set(CALIBRATION_STYLES) and 1 <= len(styles) <= 2
+        seen_two |= len(styles) == 2
+        for kind, value, style, cocked in dice:
+            assert 1 <= value <= len(POLY_VALUES[kind]) and isinstance(cocked, bool)
+            # no set holds more of a kind than a player's set has
+            assert sum(1 for d in dice if d[0] == kind and d[2] == style) <= STANDARD_SET[kind]
+    assert seen_two
+    with pytest.raises(ValueError, match="no standard-dice style"):
+        Standard(())
+
+
+@pytest.mark.slow
+def test_the_finder_and_reader_are_scored_on_written_standard_frames(tmp_path):
+    write_real_tables(tmp_path / "f", Standard(TEST_STYLES[:4]), 3, seed=2, progress=False)
+    manifest = tmp_path / "f" / "manifest.jsonl"
+    recs = [json.loads(line) for line in manifest.read_text().splitlines()]
+    assert len(recs) == 3 and all("kind" in d and "value" in d for r in recs for d in r["dice"])
+    model = load_numeral_model("polyhedral-oblique")
+    out = evaluate_frames(model, tmp_path / "f")
+    flat = sum(1 for r in recs for d in r["dice"] if not d["cocked"])
+    assert (
+        out["images"] == 3
+        and out["dice"] == flat
+        and out["cocked"] == sum(1 for r in recs for d in r["dice"] if d["cocked"])
+    )
+    assert out["read_right"] + out["read_wrong"] + out["unreadable"] == out["found"] <= flat
+    assert out["recall"] >= 0.8 and out["read_right"] > 0
+    # every die read right, labelled with another value, is counted as read wrong
+    right_before, wrong_before = out["read_right"], out["read_wrong"]
+    for r in recs:
+        for d in r["dice"]:
+            d["value"] = d["value"] % len(POLY_VALUES[d["kind"]]) + 1
+    manifest.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    moved = evaluate_frames(model, tmp_path / "f")
+    assert moved["read_right"] <= wrong_before
+    assert moved["read_wrong"] >= right_before
+    assert moved["found"] == out["found"] and moved["false_boxes_per_image"] == out["false_boxes_per_image"]
