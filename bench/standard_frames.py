@@ -1,0 +1,122 @@
+"""Standard dice on whole oblique frames: the die finder and the reader together, per die kind.
+
+    python bench/standard_frames.py --split test --frames 300 --seed 9 [--model polyhedral-oblique]
+                                    [--gates GATES.json] [--json OUT]
+    python bench/standard_frames.py --split calibration --frames 1000 --seed 7 --choose-gates GATES.json
+
+The frames are ``real_dice.render_standard_table`` tables (``synth.real_tables --standard``: the sets
+of 1-2 players, 3-12 dice, about 5 % cocked, camera 30-60 degrees from straight down, 1280 x 960),
+written once under ``--data-root`` and read again by later runs.  Every frame is read once by the
+bundle's finder and reader **without** a gate; the figures are then those of a gate per kind read
+(the bundle's own, or ``--gates``): exactly what ``companion vision read`` reports, since an
+unenrolled bundle leaves a die unreadable when the reader's confidence is under the gate of the kind
+it read (``reader_gate``).
+
+Per kind (of the flat dice): found (a finder box with IoU >= 0.5), read right, read wrong (a value,
+and the kind or the value wrong: confidently wrong), unreadable.  Cocked dice read as a value (they
+should be rerolled), and the finder's false boxes read as a value (a die that is not there).
+
+``--choose-gates FILE`` (CALIBRATION styles only: the rule of ``models/polyhedral-oblique/CHANGELOG.md``,
+stop 38): per kind read, the lowest gate of ``standard_sim.MIN_CONFS`` with at most 1 % of the found
+flat dice read as that kind read wrong, raised to the bundle's own gate where that is higher; written
+to FILE as ``{"min_face_confidence_by_kind": {...}}``.  The TEST styles choose nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.vision.numerals import KINDS, load_numeral_model  # noqa: E402
+from companion.vision.reader_gate import ReaderGate  # noqa: E402
+from companion.vision.standard_frames import choose_gates, figures, raw_reads  # noqa: E402
+
+
+def frames_dir(root: Path, split: str, frames: int, seed: int) -> Path:
+    """The frames of these arguments, written on first use (``synth.real_tables --standard``)."""
+    from companion.vision.synth.real_tables import Standard, write_real_tables  # noqa: PLC0415
+    from companion.vision.synth.standard_styles import SPLITS  # noqa: PLC0415
+
+    out = Path(root) / f"{split}-{frames}-{seed}"
+    if not (out / "data.yaml").is_file():
+        write_real_tables(out, Standard(SPLITS[split]), frames, seed=seed, workers=2)
+    return out
+
+
+def report(fig: dict, title: str) -> None:
+    print(title)
+    print(
+        f"{'kind':5s} {'flat':>5s} {'found':>7s} {'right':>7s} {'wrong':>7s} {'unread':>7s} {'cocked read':>12s}"
+    )
+    for k in ("all", *KINDS):
+        f = fig[k]
+        print(
+            f"{k:5s} {f['flat_dice']:5d} {100 * f['found_rate']:6.1f}% {100 * f['read_right_rate']:6.1f}% "
+            f"{100 * f['read_wrong_rate']:6.2f}% {100 * f['unreadable_rate']:6.1f}% "
+            f"{f['cocked_read']:5d} of {f['cocked']:<4d}"
+        )
+    a = fig["all"]
+    print(
+        f"false boxes {a['false_boxes_per_frame']:.2f} a frame, read as a die {a['phantoms_read_per_frame']:.2f} a frame"
+    )
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--split", choices=("calibration", "test"), default="test")
+    ap.add_argument("--frames", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=9)
+    ap.add_argument("--model", default="polyhedral-oblique")
+    ap.add_argument("--data-root", default="artifacts/standard/frames")
+    ap.add_argument(
+        "--gates", help="a JSON of min_face_confidence_by_kind to read with instead of the bundle's"
+    )
+    ap.add_argument("--choose-gates", metavar="FILE", help="choose the gates by the rule (calibration only)")
+    ap.add_argument("--json", help="write the figures here")
+    a = ap.parse_args(argv)
+    if a.frames < 1:
+        ap.error(f"--frames must be 1 or more, not {a.frames}")
+    if a.choose_gates and a.split != "calibration":
+        ap.error("--choose-gates chooses on the calibration styles only (--split calibration)")
+    model = load_numeral_model(a.model)
+    data = frames_dir(Path(a.data_root), a.split, a.frames, a.seed)
+    raw = raw_reads(model, data)
+    out = {"model": a.model, "split": a.split, "frames": raw["frames"], "seed": a.seed}
+    own = figures(raw, model.gate)
+    out["bundle_gates"] = {"gates": model.gate.to_meta(), "figures": own}
+    report(own, f"{a.model} on {raw['frames']} frames of the {a.split.upper()} styles, the bundle's gates")
+    if a.gates:
+        meta = dict(model.meta, **json.loads(Path(a.gates).read_text()))
+        gate = ReaderGate.parse(meta, model.kinds)
+        out["given_gates"] = {"gates": gate.to_meta(), "figures": figures(raw, gate)}
+        report(out["given_gates"]["figures"], f"with the gates of {a.gates}: {gate.by_kind}")
+    if a.choose_gates:
+        chosen = choose_gates(raw, model.gate)
+        gate = ReaderGate(model.gate.default, chosen)
+        out["chosen_gates"] = {"gates": gate.to_meta(), "figures": figures(raw, gate)}
+        Path(a.choose_gates).write_text(json.dumps({"min_face_confidence_by_kind": chosen}, indent=1) + "\n")
+        report(
+            out["chosen_gates"]["figures"],
+            f"with the gates chosen by the rule (written to {a.choose_gates}): {chosen}",
+        )
+    ms = np.array(raw["ms"])
+    out["ms_per_frame"] = {
+        "median": round(float(np.median(ms)), 1),
+        "p90": round(float(np.percentile(ms, 90)), 1),
+    }
+    print(
+        f"finder + reader {out['ms_per_frame']['median']} ms a frame (median; p90 {out['ms_per_frame']['p90']})"
+    )
+    if a.json:
+        Path(a.json).write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

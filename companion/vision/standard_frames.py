@@ -1,0 +1,124 @@
+"""A numerals bundle's finder and reader on whole frames of standard dice, replayed under any gate.
+
+``raw_reads`` reads every frame of a ``synth.real_tables --standard`` set once, with no gate: each
+finder box's kind, value and confidence, matched to the true dice as ``numerals.evaluate_frames``
+matches them.  ``figures`` then gives what a bundle with a given ``ReaderGate`` reports (for an
+unenrolled bundle, exactly ``evaluate_frames``' counts), and ``choose_gates`` is the frame-gate rule of
+``models/polyhedral-oblique/CHANGELOG.md`` (stop 38).  ``bench/standard_frames.py`` prints them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from companion.vision.crops import CROP_SIZE, crop_die
+from companion.vision.detections import box_iou
+from companion.vision.numerals import KINDS, NumeralModel
+from companion.vision.reader import read_image
+from companion.vision.reader_gate import ReaderGate
+from companion.vision.standard_sim import _lowest_gate
+
+#: The most of the found flat dice read as a kind that may be read wrong under that kind's gate.
+MAX_WRONG = 0.01
+
+
+def raw_reads(model: NumeralModel, data: Path) -> dict:
+    """Every finder box of every frame, read without a gate, matched to the true dice as
+    ``numerals.evaluate_frames`` matches them.  Arrays, one entry per box or per true die."""
+    recs = [json.loads(line) for line in (data / "manifest.jsonl").read_text().splitlines() if line.strip()]
+    box = {"kind": [], "value": [], "conf": [], "truth": []}  # truth: index of the true die, -1 none
+    die = {"kind": [], "value": [], "cocked": []}
+    ms = []
+    for n, rec in enumerate(recs):
+        image = read_image(data / rec["image"])
+        t0 = time.perf_counter()
+        det = model.box_finder(image, model.box_conf)
+        boxes = det.xyxy.reshape(-1, 4)
+        if len(boxes):
+            crops = np.stack([crop_die(image, b) for b in boxes]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
+            kinds, values, confs = model.read_crops(crops)
+        else:
+            kinds, values, confs = [], np.zeros(0, int), np.zeros(0)
+        ms.append(1000 * (time.perf_counter() - t0))
+        truth = np.full(len(boxes), -1)
+        for d in rec["dice"]:
+            i = len(die["kind"])
+            die["kind"].append(d["kind"])
+            die["value"].append(int(d["value"]))
+            die["cocked"].append(bool(d.get("cocked", False)))
+            if not len(boxes):
+                continue
+            iou = box_iou(np.array([d["box"]]), boxes)[0]
+            order = [j for j in np.argsort(-iou) if iou[j] >= 0.5 and truth[j] < 0]
+            if order:
+                truth[order[0]] = i
+        box["kind"] += list(kinds)
+        box["value"] += [int(v) for v in values]
+        box["conf"] += [float(c) for c in confs]
+        box["truth"] += truth.tolist()
+        if (n + 1) % 100 == 0:
+            print(f"read {n + 1}/{len(recs)} frames", file=sys.stderr, flush=True)
+    return {
+        "frames": len(recs),
+        "ms": ms,
+        "box": {k: np.array(v) for k, v in box.items()},
+        "die": {k: np.array(v) for k, v in die.items()},
+    }
+
+
+def figures(raw: dict, gate: ReaderGate) -> dict:
+    """Per kind and over all kinds: what a bundle with ``gate`` reads on the frames of ``raw``."""
+    b, d = raw["box"], raw["die"]
+    read = b["conf"] >= gate.for_dice(b["kind"]) if len(b["kind"]) else np.zeros(0, bool)
+    matched = b["truth"] >= 0
+    t = np.where(matched, b["truth"], 0)
+    right = matched & (b["kind"] == d["kind"][t]) & (b["value"] == d["value"][t])
+    flat_box = matched & ~d["cocked"][t]
+
+    def one(mask_die: np.ndarray, mask_box: np.ndarray) -> dict:
+        flat = int((mask_die & ~d["cocked"]).sum())
+        fb = mask_box & flat_box
+        out = {
+            "flat_dice": flat,
+            "found": int(fb.sum()),
+            "read_right": int((fb & read & right).sum()),
+            "read_wrong": int((fb & read & ~right).sum()),
+            "unreadable": int((fb & ~read).sum()),
+            "cocked": int((mask_die & d["cocked"]).sum()),
+            "cocked_read": int((mask_box & matched & d["cocked"][t] & read).sum()),
+        }
+        for k in ("found", "read_right", "read_wrong", "unreadable"):
+            out[k + "_rate"] = round(out[k] / max(flat, 1), 4)
+        return out
+
+    out = {"all": one(np.ones(len(d["kind"]), bool), np.ones(len(b["kind"]), bool))}
+    for k in KINDS:
+        out[k] = one(d["kind"] == k, (d["kind"][t] == k) & matched)
+    out["all"]["phantoms_read_per_frame"] = round(float((~matched & read).sum()) / max(raw["frames"], 1), 3)
+    out["all"]["false_boxes_per_frame"] = round(float((~matched).sum()) / max(raw["frames"], 1), 3)
+    return out
+
+
+def choose_gates(raw: dict, own: ReaderGate, max_wrong: float = MAX_WRONG) -> dict[str, float]:
+    """The rule: per kind read, the lowest gate with <= ``max_wrong`` of the found flat dice read as that
+    kind read wrong, raised to the bundle's own gate of that kind where higher."""
+    b, d = raw["box"], raw["die"]
+    matched = b["truth"] >= 0
+    t = np.where(matched, b["truth"], 0)
+    flat = matched & ~d["cocked"][t]
+    right = (b["kind"] == d["kind"][t]) & (b["value"] == d["value"][t])
+    out = {}
+    for k in KINDS:
+        mine = flat & (b["kind"] == k)
+        if not mine.any():
+            continue
+        frame_gate = _lowest_gate(
+            lambda g, m=mine: float((m & ~right & (b["conf"] >= g)).sum()) / m.sum(), max_wrong
+        )
+        out[k] = max(frame_gate, own.of(k))
+    return out
