@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.vision.numerals import KINDS, load_numeral_model  # noqa: E402
 from companion.vision.reader_gate import ReaderGate  # noqa: E402
-from companion.vision.standard_frames import choose_gates, figures, raw_reads  # noqa: E402
+from companion.vision.standard_frames import choose_gates, enrolled_figures, figures, raw_reads  # noqa: E402
 
 
 def frames_dir(root: Path, split: str, frames: int, seed: int) -> Path:
@@ -62,9 +62,9 @@ def report(fig: dict, title: str) -> None:
             f"{f['cocked_read']:5d} of {f['cocked']:<4d}"
         )
     a = fig["all"]
-    print(
-        f"false boxes {a['false_boxes_per_frame']:.2f} a frame, read as a die {a['phantoms_read_per_frame']:.2f} a frame"
-    )
+    if "false_boxes_per_frame" in a:
+        print(f"false boxes {a['false_boxes_per_frame']:.2f} a frame", end=", ")
+    print(f"read as a die {a['phantoms_read_per_frame']:.2f} a frame (no die there)")
 
 
 def main(argv=None) -> int:
@@ -78,6 +78,12 @@ def main(argv=None) -> int:
         "--gates", help="a JSON of min_face_confidence_by_kind to read with instead of the bundle's"
     )
     ap.add_argument("--choose-gates", metavar="FILE", help="choose the gates by the rule (calibration only)")
+    ap.add_argument(
+        "--enrolled",
+        type=int,
+        metavar="SHOTS",
+        help="also read the frames with the bundle enrolled: SHOTS renders of every value of the table's sets",
+    )
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
     if a.frames < 1:
@@ -104,6 +110,19 @@ def main(argv=None) -> int:
         report(
             out["chosen_gates"]["figures"],
             f"with the gates chosen by the rule (written to {a.choose_gates}): {chosen}",
+        )
+    if a.enrolled:
+        import tempfile  # noqa: PLC0415
+
+        from companion.vision.enroll import enroll  # noqa: PLC0415
+
+        with tempfile.TemporaryDirectory() as tmp:
+            enroll(a.model, Path(tmp) / "bundle", [])
+            log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+            fig = enrolled_figures(Path(tmp) / "bundle", data, shots=a.enrolled, log=log)
+        out["enrolled"] = {"shots": a.enrolled, "figures": fig}
+        report(
+            fig, f"enrolled with {a.enrolled} renders of every value of the table's sets (combined reading)"
         )
     ms = np.array(raw["ms"])
     out["ms_per_frame"] = {

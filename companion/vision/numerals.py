@@ -55,7 +55,10 @@ class StandardReading:
     ``likely``: a die left unreadable by an enrolled bundle (not one the profile took for cocked): the
     values of its kind the table profile knows nearest what the camera saw, nearest first
     (``TableProfile.likely_values``); what the Roll panel marks for the tap.  Not a reading: ``value``
-    stays None."""
+    stays None.
+
+    ``cocked``: the reader's cocked check (``cocked_threshold`` of ``model.json``) calls the die cocked
+    (leaning on an edge or another die): it is rolled again, so it has no value and is ``unreadable``."""
 
     box: list[float]
     kind: str
@@ -64,11 +67,14 @@ class StandardReading:
     confidence: float
     unreadable: bool
     likely: list[int] = field(default_factory=list)
+    cocked: bool = False
 
     def to_dict(self) -> dict:
         out = asdict(self)
         if not self.likely:  # the JSON of dice read without a table profile is as before
             del out["likely"]
+        if not self.cocked:  # ... and of dice read by a bundle without a cocked check
+            del out["cocked"]
         return out
 
 
@@ -126,6 +132,19 @@ class NumeralModel:
         # turn (``camera_turn``); one trained on dice seen from straight above reads them any way round
         self.reads_upright = bool(self.meta.get("reads_upright", False))
         self.box_conf = float(self.meta.get("conf", 0.25))
+        # the reader's cocked check: its ONNX has a ``cocked`` output (``train.standard_cocked``)
+        self.cocked_threshold = self.meta.get("cocked_threshold")
+        if self.cocked_threshold is not None:
+            t = self.cocked_threshold
+            if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0.0 < float(t) <= 1.0:
+                raise ModelError(
+                    f"{self.bundle}/model.json: cocked_threshold must be a number in (0, 1], not {t!r}"
+                )
+            if "cocked" not in self.faces.outputs:
+                raise ModelError(
+                    f"{self.bundle}/model.json: cocked_threshold is set but face.onnx has no 'cocked' output"
+                )
+            self.cocked_threshold = float(t)
         # an enrolled bundle (``companion vision enroll``) reads values from its table profile, and with
         # ``combined_reading`` from the reader and the profile together (``combined_reading``)
         self.embedder, self.profile, self.embed_crop, self.embed_margin = load_table_parts(
@@ -193,11 +212,17 @@ class NumeralModel:
         probs = self.faces(crops)
         k, values, confs = decode(probs["kind"], probs["value"], self.kinds)
         kinds = [self.kinds[i] for i in k]
+        # the cocked check (a die on an edge is rolled again: no value, whatever its face reads)
+        tipped = (
+            probs["cocked"][:, 1] >= self.cocked_threshold
+            if self.cocked_threshold is not None
+            else np.zeros(len(boxes), bool)
+        )
         out = []
         for i in range(len(boxes)):
             c = float(box_conf[i] * confs[i])
             # the reader's own doubt, by the kind it read; a faint box still reads
-            unreadable = bool(confs[i] < self.gate.of(kinds[i]))
+            unreadable = bool(confs[i] < self.gate.of(kinds[i]) or tipped[i])
             out.append(
                 StandardReading(
                     [round(float(v), 1) for v in boxes[i]],
@@ -206,6 +231,7 @@ class NumeralModel:
                     None if unreadable else str(int(values[i])),
                     round(c, 4),
                     unreadable,
+                    cocked=bool(tipped[i]),
                 )
             )
         if self.profile is None:
@@ -223,21 +249,57 @@ class NumeralModel:
                     emb[i],
                     float(sides[i]),
                 )
-                if pc[i] >= cocked_at:
+                if pc[i] >= cocked_at or r.cocked:
                     value = None
                 r.value, r.reading = value, None if value is None else str(value)
                 r.unreadable, r.confidence = value is None, round(c, 4)
-                if value is None and pc[i] < cocked_at:
+                if value is None and pc[i] < cocked_at and not r.cocked:
                     r.likely = self.profile.likely_values(emb[i], r.kind)
         else:  # the value comes from the table profile alone: nearest known face or unreadable
             for i, r in enumerate(out):
                 m = self.profile.read_any(emb[i], r.kind, float(pc[i]))
-                ok = m.label is not None and m.label.icon == "value"
+                ok = m.label is not None and m.label.icon == "value" and not r.cocked
                 r.value, r.reading = (m.label.count, str(m.label.count)) if ok else (None, None)
                 r.unreadable, r.confidence = not ok, float(m.confidence)
-                if m.unreadable:
+                if m.unreadable and not r.cocked:
                     r.likely = self.profile.likely_values(emb[i], r.kind)
         return out
+
+
+#: What ``tally_frame`` counts per die kind.
+TALLY_KEYS = ("dice", "found", "read_right", "read_wrong", "unreadable", "cocked", "cocked_read")
+
+
+def tally_frame(stats: dict[str, dict], dice: list[dict], readings: list[StandardReading]) -> set[int]:
+    """Add one frame to ``stats`` (kind -> ``TALLY_KEYS`` counts): each true die of ``dice`` (``kind``,
+    ``value``, ``box``, ``cocked``) is matched to the reading of highest IoU (>= 0.5) not yet taken.  A
+    flat die is found, then read right, read wrong (a value: the kind or the value wrong) or unreadable;
+    a cocked die counts as ``cocked_read`` when read as a value.  Returns the readings matched."""
+    from companion.vision.detections import box_iou  # noqa: PLC0415
+
+    boxes = np.array([r.box for r in readings]).reshape(-1, 4)
+    used: set[int] = set()
+    for d in dice:
+        s = stats[d["kind"]]
+        cocked = bool(d.get("cocked", False))
+        s["cocked" if cocked else "dice"] += 1
+        if not len(boxes):
+            continue
+        iou = box_iou(np.array([d["box"]]), boxes)[0]
+        order = [j for j in np.argsort(-iou) if iou[j] >= 0.5 and j not in used]
+        if not order:
+            continue
+        used.add(int(order[0]))
+        r = readings[order[0]]
+        if cocked:
+            s["cocked_read"] += int(r.value is not None)
+            continue
+        s["found"] += 1
+        right = r.kind == d["kind"] and r.value == d["value"]
+        s["read_right"] += int(right)
+        s["read_wrong"] += int(r.value is not None and not right)
+        s["unreadable"] += int(r.value is None)
+    return used
 
 
 def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
@@ -248,7 +310,6 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
     as a value (they should be rerolled); boxes matching no die (``false_boxes``)."""
     import time  # noqa: PLC0415
 
-    from companion.vision.detections import box_iou  # noqa: PLC0415
     from companion.vision.reader import read_image  # noqa: PLC0415
 
     data_dir = Path(data_dir)
@@ -256,7 +317,7 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
     if not mpath.is_file():
         raise ModelError(f"{data_dir}: no manifest.jsonl (the number up on every die) to score against")
     recs = [json.loads(line) for line in mpath.read_text().splitlines() if line.strip()]
-    keys = ("dice", "found", "read_right", "read_wrong", "unreadable", "cocked", "cocked_read")
+    keys = TALLY_KEYS
     stats = {k: dict.fromkeys(keys, 0) for k in KINDS}
     t, false_boxes = 0.0, 0
     for rec in recs:
@@ -264,29 +325,7 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
         t0 = time.perf_counter()
         readings = model.readings(image)
         t += time.perf_counter() - t0
-        boxes = np.array([r.box for r in readings]).reshape(-1, 4)
-        used: set[int] = set()
-        for d in rec["dice"]:
-            s = stats[d["kind"]]
-            cocked = bool(d.get("cocked", False))
-            s["cocked" if cocked else "dice"] += 1
-            if not len(boxes):
-                continue
-            iou = box_iou(np.array([d["box"]]), boxes)[0]
-            order = [j for j in np.argsort(-iou) if iou[j] >= 0.5 and j not in used]
-            if not order:
-                continue
-            used.add(order[0])
-            r = readings[order[0]]
-            if cocked:
-                s["cocked_read"] += int(r.value is not None)
-                continue
-            s["found"] += 1
-            right = r.kind == d["kind"] and r.value == d["value"]
-            s["read_right"] += int(right)
-            s["read_wrong"] += int(r.value is not None and not right)
-            s["unreadable"] += int(r.value is None)
-        false_boxes += len(boxes) - len(used)
+        false_boxes += len(readings) - len(tally_frame(stats, rec["dice"], readings))
     total = {k: sum(s[k] for s in stats.values()) for k in keys}
     per = {
         k: {
@@ -436,7 +475,9 @@ def assign_standard(readings: list[StandardReading], slots: list[str]) -> dict:
     (``face_index`` None), and lists those values, nearest first, as its ``alternatives`` (``{"detection",
     "face", "face_index"}``, as ``assign.assign`` lists a Dragon Die's likely faces), so the die's reading
     is ``unreadable`` with its box and its ``likely`` faces (``roll_reading.roll_readings``).  An unread
-    die with no likely value stays unassigned, as before.  ``likely`` on a die that is not unreadable, a
+    die with no likely value stays unassigned, as before.  Before that, a slot left without a readable die
+    takes an unused die of its size that the cocked check called cocked (``"cocked": true``: "cocked:
+    reroll it" on the Roll panel).  ``likely`` on a die that is not unreadable, a
     value twice, or a value its kind lacks is refused (``ModelError`` naming the die); nothing is assigned."""
     for i, r in enumerate(readings):
         _check_likely(i, r)
@@ -464,6 +505,14 @@ def assign_standard(readings: list[StandardReading], slots: list[str]) -> dict:
                 "cocked": False,
             }
         )
+    for unit, size in zip(units, slots, strict=True):  # a die the camera saw leaning: rolled again
+        if unit["detection"] is not None:
+            continue
+        cands = [i for i, r in enumerate(readings) if i not in used and r.kind == size and r.cocked]
+        if cands:
+            j = max(cands, key=lambda i: readings[i].confidence)
+            used.add(j)
+            unit["detection"], unit["cocked"] = j, True
     for unit, size in zip(units, slots, strict=True):
         if unit["detection"] is not None:
             continue

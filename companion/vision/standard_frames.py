@@ -18,7 +18,7 @@ import numpy as np
 
 from companion.vision.crops import CROP_SIZE, crop_die
 from companion.vision.detections import box_iou
-from companion.vision.numerals import KINDS, NumeralModel
+from companion.vision.numerals import KINDS, SIDES, TALLY_KEYS, NumeralModel, tally_frame
 from companion.vision.reader import read_image
 from companion.vision.reader_gate import ReaderGate
 from companion.vision.standard_sim import _lowest_gate
@@ -121,4 +121,48 @@ def choose_gates(raw: dict, own: ReaderGate, max_wrong: float = MAX_WRONG) -> di
             lambda g, m=mine: float((m & ~right & (b["conf"] >= g)).sum()) / m.sum(), max_wrong
         )
         out[k] = max(frame_gate, own.of(k))
+    return out
+
+
+def enrolled_figures(bundle: Path, data: Path, shots: int = 2, seed: int = 0, log=None) -> dict:
+    """An enrolled bundle's readings of the frames of ``data`` (``NumeralModel.readings``: the finder, the
+    reader, the table profile and its ``combined_reading`` rule), per kind as ``numerals.evaluate_frames``
+    counts them.  Before each frame the bundle's profile is replaced by one taught ``shots`` renders of
+    every value of every kind of every style on that table (``standard_styles.render_value``: the crops
+    of the crop benches; the frame's own dice are never taught), as a table that enrolled its sets."""
+    from companion.vision.profile import FaceLabel, TableProfile  # noqa: PLC0415
+    from companion.vision.synth.standard_styles import render_value  # noqa: PLC0415
+
+    model = NumeralModel(Path(bundle))
+    if model.profile is None:
+        raise ValueError(f"{bundle} is not an enrolled bundle (no table profile)")
+    base = model.profile
+    recs = [
+        json.loads(line) for line in (Path(data) / "manifest.jsonl").read_text().splitlines() if line.strip()
+    ]
+    keys = TALLY_KEYS
+    stats = {k: dict.fromkeys(keys, 0) for k in KINDS}
+    phantoms = 0
+    for n, rec in enumerate(recs):
+        rng = np.random.default_rng([seed, n])
+        crops, labels = [], []
+        for style in sorted({int(d["style"]) for d in rec["dice"]}):
+            for kind in KINDS:
+                for v in range(1, SIDES[kind] + 1):
+                    crops += [render_value(kind, v, rng, style) for _ in range(shots)]
+                    labels += [FaceLabel(kind, "value", v)] * shots
+        model.profile = TableProfile(base.embedder_id, base.dim, base.settings)
+        model.profile.learn(np.stack(crops), labels, model.embedder)
+        model.combined = model._combined_rule()
+        readings = model.readings(read_image(Path(data) / rec["image"]))
+        used = tally_frame(stats, rec["dice"], readings)
+        phantoms += sum(1 for j, r in enumerate(readings) if j not in used and r.value is not None)
+        if log and (n + 1) % 50 == 0:
+            log(f"enrolled: {n + 1}/{len(recs)} frames")
+    out = {}
+    for k, s in [("all", {x: sum(st[x] for st in stats.values()) for x in keys}), *stats.items()]:
+        out[k] = dict(s, flat_dice=s["dice"])
+        for x in ("found", "read_right", "read_wrong", "unreadable"):
+            out[k][x + "_rate"] = round(s[x] / max(s["dice"], 1), 4)
+    out["all"]["phantoms_read_per_frame"] = round(phantoms / max(len(recs), 1), 3)
     return out
