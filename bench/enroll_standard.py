@@ -233,14 +233,13 @@ def embedding_section(name: str, cal, test, a, report: dict) -> dict:
                 out["test"][kind],
             )
         )
-    print(
-        _table(
-            "CALIBRATION styles, d20 (gate chosen here: not strict)",
-            out["calibration"]["d20"] if "d20" in out["calibration"] else out["calibration"]["all"],
+    cal = out["calibration"]
+    if "d20" in cal or "all" in cal:  # none with --cal-styles 0
+        print(
+            _table("CALIBRATION styles, d20 (gate chosen here: not strict)", cal.get("d20", cal.get("all")))
         )
-    )
-    if len(a.kinds) > 1:
-        print(_table("CALIBRATION styles, all kinds (not strict)", out["calibration"]["all"]))
+    if len(a.kinds) > 1 and "all" in cal:
+        print(_table("CALIBRATION styles, all kinds (not strict)", cal["all"]))
     print(f"enrolment of 300 crops (embedding): {out['enrol_300_crops_s']} s")
     return out
 

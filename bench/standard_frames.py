@@ -117,7 +117,17 @@ def main(argv=None) -> int:
         from companion.vision.enroll import enroll  # noqa: PLC0415
 
         with tempfile.TemporaryDirectory() as tmp:
-            enroll(a.model, Path(tmp) / "bundle", [])
+            from companion.vision.enroll import Sighting  # noqa: PLC0415
+            from companion.vision.profile import FaceLabel  # noqa: PLC0415
+            from companion.vision.synth.standard_styles import CALIBRATION_STYLES, render_value  # noqa: PLC0415
+
+            # a bundle enrolled from one calibration render; every frame then gets its own profile
+            one = np.pad(
+                render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]),
+                ((8, 8), (8, 8), (0, 0)),
+            )
+            first = Sighting("bench", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))
+            enroll(a.model, Path(tmp) / "bundle", [first])
             log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
             fig = enrolled_figures(Path(tmp) / "bundle", data, shots=a.enrolled, log=log)
         out["enrolled"] = {"shots": a.enrolled, "figures": fig}

@@ -297,6 +297,10 @@ def enroll(
     from companion.vision.reader import ModelError, resolve_model  # noqa: PLC0415
 
     t0 = time.perf_counter()
+    if not sightings:
+        raise EnrollError(
+            "nothing to enrol: no sighting was given (a face seen in a frame, or a picture of one)"
+        )
     target = Path(out)
     if target.exists() and not (target / "model.json").is_file():
         raise EnrollError(

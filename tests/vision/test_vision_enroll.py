@@ -290,6 +290,18 @@ def test_bad_corrections_are_refused_naming_file_and_key_and_change_nothing(tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corr", "enrolled"]  # no half-made bundle
 
 
+def test_enrolling_nothing_is_refused_and_writes_nothing(tmp_path, bundle):
+    out = tmp_path / "grown"
+    shutil.copytree(bundle, out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with pytest.raises(EnrollError, match="nothing to enrol: no sighting was given"):
+        enroll(str(out), out, [])
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    with pytest.raises(EnrollError, match="nothing to enrol"):
+        enroll("polyhedral-oblique", tmp_path / "new", [])
+    assert not (tmp_path / "new").exists()
+
+
 def test_standard_dice_corrections_and_an_enrolled_bundle_grows(tmp_path, bundle, catalogue):
     corr = _corrections_copy(tmp_path)
     _edit(corr, "frame_00", lambda d: d.__setitem__(0, {"box": d[0]["box"], "kind": "d20", "value": 17}))
