@@ -20,6 +20,16 @@ should be rerolled), and the finder's false boxes read as a value (a die that is
 stop 38): per kind read, the lowest gate of ``standard_sim.MIN_CONFS`` with at most 1 % of the found
 flat dice read as that kind read wrong, raised to the bundle's own gate where that is higher; written
 to FILE as ``{"min_face_confidence_by_kind": {...}}``.  The TEST styles choose nothing.
+
+``--enrolled SHOTS`` also reads the frames with the bundle enrolled (``standard_frames.enrolled_reads``:
+before each frame, a profile taught SHOTS renders of every value of every set on the table), under the
+bundle's kind gate (``min_kind_confidence_by_kind``), none, and ``--kind-gates FILE``;
+``--choose-kind-gates FILE`` (calibration only) chooses the kind gates by the rule of the changelog
+(stop 38): per kind read, no gate, else the lowest of ``MIN_CONFS``, with at most 1 % of the found flat
+dice read as that kind read wrong by the enrolled bundle.
+
+    python bench/standard_frames.py --split calibration --frames 1000 --seed 7 --enrolled 2 \
+        --enrolled-frames 300 --choose-kind-gates KIND.json
 """
 
 from __future__ import annotations
@@ -34,8 +44,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.vision.numerals import KINDS, load_numeral_model  # noqa: E402
-from companion.vision.reader_gate import ReaderGate  # noqa: E402
-from companion.vision.standard_frames import choose_gates, enrolled_figures, figures, raw_reads  # noqa: E402
+from companion.vision.reader_gate import KIND_BY_KIND_KEY, KIND_KEY, ReaderGate  # noqa: E402
+from companion.vision.standard_frames import choose_gates, enrolled_reads, figures, raw_reads  # noqa: E402
 
 
 def frames_dir(root: Path, split: str, frames: int, seed: int) -> Path:
@@ -67,6 +77,49 @@ def report(fig: dict, title: str) -> None:
     print(f"read as a die {a['phantoms_read_per_frame']:.2f} a frame (no die there)")
 
 
+def enrolled_section(a, model, data: Path) -> dict:
+    """The frames read by the bundle enrolled (``--enrolled SHOTS``), under its own kind gate, no kind gate,
+    ``--kind-gates`` and the kind gates ``--choose-kind-gates`` chooses by the rule."""
+    import tempfile  # noqa: PLC0415
+
+    from companion.vision.enroll import Sighting, enroll  # noqa: PLC0415
+    from companion.vision.profile import FaceLabel  # noqa: PLC0415
+    from companion.vision.synth.standard_styles import CALIBRATION_STYLES, render_value  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory() as tmp:
+        # a bundle enrolled from one calibration render; every frame then gets its own profile
+        one = np.pad(
+            render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]), ((8, 8), (8, 8), (0, 0))
+        )
+        enroll(
+            a.model,
+            Path(tmp) / "b",
+            [Sighting("bench", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
+        )
+        log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+        raw = enrolled_reads(Path(tmp) / "b", data, shots=a.enrolled, frames=a.enrolled_frames, log=log)
+    what = f"enrolled ({a.enrolled} renders of every value of the table's sets), {raw['frames']} frames"
+    own = model.kind_gate
+    out = {"shots": a.enrolled, "frames": raw["frames"]}
+    for name, gate in (("bundle_kind_gate", own), ("no_kind_gate", ReaderGate(0.0, {}, own.keys))):
+        out[name] = {"gates": gate.to_meta(), "figures": figures(raw, gate)}
+        report(out[name]["figures"], f"{what}, kind gate {gate.to_meta()}")
+    if a.kind_gates:
+        meta = dict(model.meta, **json.loads(Path(a.kind_gates).read_text()))
+        gate = ReaderGate.parse(meta, model.kinds, KIND_KEY, KIND_BY_KIND_KEY, default=0.0)
+        out["given_kind_gates"] = {"gates": gate.to_meta(), "figures": figures(raw, gate)}
+        report(
+            out["given_kind_gates"]["figures"], f"{what}, the kind gates of {a.kind_gates}: {gate.by_kind}"
+        )
+    if a.choose_kind_gates:
+        chosen = choose_gates(raw, ReaderGate(0.0, {}, own.keys), none_first=True)
+        gate = ReaderGate(0.0, chosen, own.keys)
+        out["chosen_kind_gates"] = {"gates": gate.to_meta(), "figures": figures(raw, gate)}
+        Path(a.choose_kind_gates).write_text(json.dumps({KIND_BY_KIND_KEY: chosen}, indent=1) + "\n")
+        report(out["chosen_kind_gates"]["figures"], f"{what}, the kind gates chosen by the rule: {chosen}")
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=("calibration", "test"), default="test")
@@ -84,10 +137,21 @@ def main(argv=None) -> int:
         metavar="SHOTS",
         help="also read the frames with the bundle enrolled: SHOTS renders of every value of the table's sets",
     )
+    ap.add_argument("--enrolled-frames", type=int, help="with --enrolled: the first so many frames only")
+    ap.add_argument(
+        "--kind-gates", help="with --enrolled: a JSON of min_kind_confidence_by_kind to read with too"
+    )
+    ap.add_argument(
+        "--choose-kind-gates",
+        metavar="FILE",
+        help="with --enrolled: choose the kind gates by the rule (calibration)",
+    )
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
     if a.frames < 1:
         ap.error(f"--frames must be 1 or more, not {a.frames}")
+    if a.choose_kind_gates and (a.split != "calibration" or not a.enrolled):
+        ap.error("--choose-kind-gates chooses on the calibration styles only, with --enrolled")
     if a.choose_gates and a.split != "calibration":
         ap.error("--choose-gates chooses on the calibration styles only (--split calibration)")
     model = load_numeral_model(a.model)
@@ -112,28 +176,7 @@ def main(argv=None) -> int:
             f"with the gates chosen by the rule (written to {a.choose_gates}): {chosen}",
         )
     if a.enrolled:
-        import tempfile  # noqa: PLC0415
-
-        from companion.vision.enroll import enroll  # noqa: PLC0415
-
-        with tempfile.TemporaryDirectory() as tmp:
-            from companion.vision.enroll import Sighting  # noqa: PLC0415
-            from companion.vision.profile import FaceLabel  # noqa: PLC0415
-            from companion.vision.synth.standard_styles import CALIBRATION_STYLES, render_value  # noqa: PLC0415
-
-            # a bundle enrolled from one calibration render; every frame then gets its own profile
-            one = np.pad(
-                render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]),
-                ((8, 8), (8, 8), (0, 0)),
-            )
-            first = Sighting("bench", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))
-            enroll(a.model, Path(tmp) / "bundle", [first])
-            log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
-            fig = enrolled_figures(Path(tmp) / "bundle", data, shots=a.enrolled, log=log)
-        out["enrolled"] = {"shots": a.enrolled, "figures": fig}
-        report(
-            fig, f"enrolled with {a.enrolled} renders of every value of the table's sets (combined reading)"
-        )
+        out["enrolled"] = enrolled_section(a, model, data)
     ms = np.array(raw["ms"])
     out["ms_per_frame"] = {
         "median": round(float(np.median(ms)), 1),

@@ -40,7 +40,7 @@ from companion.vision.reader import (
     load_model,
     models_dir,
 )
-from companion.vision.reader_gate import GateError, ReaderGate
+from companion.vision.reader_gate import KIND_BY_KIND_KEY, KIND_KEY, GateError, ReaderGate
 from companion.vision.table_reading import embedding_crops, load_table_parts
 
 NUMERAL_FORM = "numerals"
@@ -126,6 +126,7 @@ class NumeralModel:
         self.box_finder = load_model(self.meta.get("box_finder", "dragon-dice")).detector
         try:
             self.gate = ReaderGate.parse(self.meta, self.kinds)
+            self.kind_gate = ReaderGate.parse(self.meta, self.kinds, KIND_KEY, KIND_BY_KIND_KEY, default=0.0)
         except GateError as exc:
             raise ModelError(f"{self.bundle}/model.json: {exc}") from exc
         # a reader trained with the table's far side at the top (``polyhedral-oblique``) can check a frame's
@@ -249,7 +250,8 @@ class NumeralModel:
                     emb[i],
                     float(sides[i]),
                 )
-                if pc[i] >= cocked_at or r.cocked:
+                # the margin weighs the values of the kind read, never the kind: the kind gate does
+                if pc[i] >= cocked_at or r.cocked or probs["kind"][i, k[i]] < self.kind_gate.of(r.kind):
                     value = None
                 r.value, r.reading = value, None if value is None else str(value)
                 r.unreadable, r.confidence = value is None, round(c, 4)

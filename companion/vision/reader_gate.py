@@ -16,6 +16,10 @@ import numpy as np
 
 KEY = "min_face_confidence"
 BY_KIND_KEY = "min_face_confidence_by_kind"
+#: An enrolled bundle's kind gate (``combined_reading`` weighs the values of the kind read, never the
+#: kind): the reader's probability of the kind it read, one gate per kind read; 0 where none is set.
+KIND_KEY = "min_kind_confidence"
+KIND_BY_KIND_KEY = "min_kind_confidence_by_kind"
 
 
 class GateError(ValueError):
@@ -40,19 +44,23 @@ class ReaderGate:
 
     default: float = 0.5
     by_kind: dict[str, float] = field(default_factory=dict)
+    keys: tuple[str, str] = (KEY, BY_KIND_KEY)
 
     @classmethod
-    def parse(cls, meta: dict, kinds) -> ReaderGate:
-        """The gate of a bundle's ``model.json`` (``kinds``: the reader's kind head); a bad value is refused
-        naming its key."""
-        default = _gate(meta.get(KEY, 0.5), KEY)
-        raw = meta.get(BY_KIND_KEY, {})
+    def parse(
+        cls, meta: dict, kinds, key: str = KEY, by_kind_key: str = BY_KIND_KEY, default: float = 0.5
+    ) -> ReaderGate:
+        """The gate of a bundle's ``model.json`` (``kinds``: the reader's kind head) under ``key`` and
+        ``by_kind_key`` (the reader gate, or ``KIND_KEY`` / ``KIND_BY_KIND_KEY``: the kind gate, default 0);
+        a bad value is refused naming its key."""
+        one = _gate(meta.get(key, default), key)
+        raw = meta.get(by_kind_key, {})
         if not isinstance(raw, dict):
-            raise GateError(f"{BY_KIND_KEY}: expected an object of die kind -> number, got {raw!r}")
+            raise GateError(f"{by_kind_key}: expected an object of die kind -> number, got {raw!r}")
         unknown = [k for k in raw if k not in kinds]
         if unknown:
-            raise GateError(f"{BY_KIND_KEY}.{unknown[0]}: not a kind this reader reads ({', '.join(kinds)})")
-        return cls(default, {k: _gate(v, f"{BY_KIND_KEY}.{k}") for k, v in raw.items()})
+            raise GateError(f"{by_kind_key}.{unknown[0]}: not a kind this reader reads ({', '.join(kinds)})")
+        return cls(one, {k: _gate(v, f"{by_kind_key}.{k}") for k, v in raw.items()}, (key, by_kind_key))
 
     def of(self, kind: str) -> float:
         """The gate a die read as ``kind`` must reach to be read."""
@@ -63,7 +71,7 @@ class ReaderGate:
         return np.array([self.of(str(k)) for k in kinds_read], float)
 
     def to_meta(self) -> dict:
-        out: dict = {KEY: self.default}
+        out: dict = {self.keys[0]: self.default}
         if self.by_kind:
-            out[BY_KIND_KEY] = dict(self.by_kind)
+            out[self.keys[1]] = dict(self.by_kind)
         return out

@@ -18,13 +18,32 @@ import numpy as np
 
 from companion.vision.crops import CROP_SIZE, crop_die
 from companion.vision.detections import box_iou
-from companion.vision.numerals import KINDS, SIDES, TALLY_KEYS, NumeralModel, tally_frame
+from companion.vision.numerals import KINDS, SIDES, NumeralModel
 from companion.vision.reader import read_image
 from companion.vision.reader_gate import ReaderGate
 from companion.vision.standard_sim import _lowest_gate
 
 #: The most of the found flat dice read as a kind that may be read wrong under that kind's gate.
 MAX_WRONG = 0.01
+
+
+def _match(dice: list[dict], boxes: np.ndarray, die: dict[str, list]) -> np.ndarray:
+    """Append the frame's true ``dice`` to ``die`` and return, per box, the index of the true die it was
+    matched to (-1: none), each die taking the box of highest IoU (>= 0.5) not yet taken, in the
+    manifest's order (as ``numerals.tally_frame`` matches readings)."""
+    truth = np.full(len(boxes), -1)
+    for d in dice:
+        i = len(die["kind"])
+        die["kind"].append(d["kind"])
+        die["value"].append(int(d["value"]))
+        die["cocked"].append(bool(d.get("cocked", False)))
+        if not len(boxes):
+            continue
+        iou = box_iou(np.array([d["box"]]), boxes)[0]
+        order = [j for j in np.argsort(-iou) if iou[j] >= 0.5 and truth[j] < 0]
+        if order:
+            truth[order[0]] = i
+    return truth
 
 
 def raw_reads(model: NumeralModel, data: Path) -> dict:
@@ -45,18 +64,7 @@ def raw_reads(model: NumeralModel, data: Path) -> dict:
         else:
             kinds, values, confs = [], np.zeros(0, int), np.zeros(0)
         ms.append(1000 * (time.perf_counter() - t0))
-        truth = np.full(len(boxes), -1)
-        for d in rec["dice"]:
-            i = len(die["kind"])
-            die["kind"].append(d["kind"])
-            die["value"].append(int(d["value"]))
-            die["cocked"].append(bool(d.get("cocked", False)))
-            if not len(boxes):
-                continue
-            iou = box_iou(np.array([d["box"]]), boxes)[0]
-            order = [j for j in np.argsort(-iou) if iou[j] >= 0.5 and truth[j] < 0]
-            if order:
-                truth[order[0]] = i
+        truth = _match(rec["dice"], boxes, die)
         box["kind"] += list(kinds)
         box["value"] += [int(v) for v in values]
         box["conf"] += [float(c) for c in confs]
@@ -104,9 +112,12 @@ def figures(raw: dict, gate: ReaderGate) -> dict:
     return out
 
 
-def choose_gates(raw: dict, own: ReaderGate, max_wrong: float = MAX_WRONG) -> dict[str, float]:
+def choose_gates(
+    raw: dict, own: ReaderGate, max_wrong: float = MAX_WRONG, none_first: bool = False
+) -> dict[str, float]:
     """The rule: per kind read, the lowest gate with <= ``max_wrong`` of the found flat dice read as that
-    kind read wrong, raised to the bundle's own gate of that kind where higher."""
+    kind read wrong, raised to the bundle's own gate of that kind where higher.  ``none_first``: a gate
+    of 0 (none) first, then ``standard_sim.MIN_CONFS`` (the kind gate of enrolled bundles)."""
     b, d = raw["box"], raw["die"]
     matched = b["truth"] >= 0
     t = np.where(matched, b["truth"], 0)
@@ -117,32 +128,41 @@ def choose_gates(raw: dict, own: ReaderGate, max_wrong: float = MAX_WRONG) -> di
         mine = flat & (b["kind"] == k)
         if not mine.any():
             continue
-        frame_gate = _lowest_gate(
-            lambda g, m=mine: float((m & ~right & (b["conf"] >= g)).sum()) / m.sum(), max_wrong
-        )
+
+        def wrong_at(g: float, m=mine) -> float:
+            return float((m & ~right & (b["conf"] >= g)).sum()) / m.sum()
+
+        frame_gate = 0.0 if none_first and wrong_at(0.0) <= max_wrong else _lowest_gate(wrong_at, max_wrong)
         out[k] = max(frame_gate, own.of(k))
     return out
 
 
-def enrolled_figures(bundle: Path, data: Path, shots: int = 2, seed: int = 0, log=None) -> dict:
+def enrolled_reads(
+    bundle: Path, data: Path, shots: int = 2, seed: int = 0, frames: int | None = None, log=None
+) -> dict:
     """An enrolled bundle's readings of the frames of ``data`` (``NumeralModel.readings``: the finder, the
-    reader, the table profile and its ``combined_reading`` rule), per kind as ``numerals.evaluate_frames``
-    counts them.  Before each frame the bundle's profile is replaced by one taught ``shots`` renders of
-    every value of every kind of every style on that table (``standard_styles.render_value``: the crops
-    of the crop benches; the frame's own dice are never taught), as a table that enrolled its sets."""
+    reader, the table profile and its ``combined_reading`` rule) with no kind gate, as ``raw_reads``
+    gives them: each box's ``conf`` is the reader's probability of the kind it read where the bundle
+    read a value, -1 where it left the die unread, so that ``figures(raw, kind_gate)`` is what the bundle
+    reads under any kind gate (``reader_gate.KIND_KEY``).  Before each frame the bundle's profile is
+    replaced by one taught ``shots`` renders of every value of every kind of every style on that table
+    (``standard_styles.render_value``, the crops of the crop benches; the frame's own dice are never
+    taught), as a table that enrolled its sets.  ``frames``: the first so many frames only."""
     from companion.vision.profile import FaceLabel, TableProfile  # noqa: PLC0415
     from companion.vision.synth.standard_styles import render_value  # noqa: PLC0415
 
     model = NumeralModel(Path(bundle))
     if model.profile is None:
         raise ValueError(f"{bundle} is not an enrolled bundle (no table profile)")
+    model.kind_gate = ReaderGate(0.0, {}, model.kind_gate.keys)
     base = model.profile
     recs = [
         json.loads(line) for line in (Path(data) / "manifest.jsonl").read_text().splitlines() if line.strip()
     ]
-    keys = TALLY_KEYS
-    stats = {k: dict.fromkeys(keys, 0) for k in KINDS}
-    phantoms = 0
+    recs = recs[:frames] if frames else recs
+    box: dict[str, list] = {"kind": [], "value": [], "conf": [], "truth": []}
+    die: dict[str, list] = {"kind": [], "value": [], "cocked": []}
+    ms = []
     for n, rec in enumerate(recs):
         rng = np.random.default_rng([seed, n])
         crops, labels = [], []
@@ -154,15 +174,25 @@ def enrolled_figures(bundle: Path, data: Path, shots: int = 2, seed: int = 0, lo
         model.profile = TableProfile(base.embedder_id, base.dim, base.settings)
         model.profile.learn(np.stack(crops), labels, model.embedder)
         model.combined = model._combined_rule()
-        readings = model.readings(read_image(Path(data) / rec["image"]))
-        used = tally_frame(stats, rec["dice"], readings)
-        phantoms += sum(1 for j, r in enumerate(readings) if j not in used and r.value is not None)
+        image = read_image(Path(data) / rec["image"])
+        t0 = time.perf_counter()
+        readings = model.readings(image)
+        ms.append(1000 * (time.perf_counter() - t0))
+        boxes = np.array([r.box for r in readings]).reshape(-1, 4)
+        if len(readings):
+            cut = np.stack([crop_die(image, b) for b in boxes]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
+            p_kind = model.faces(cut)["kind"]
+        truth = _match(rec["dice"], boxes, die)
+        for j, r in enumerate(readings):
+            box["kind"].append(r.kind)
+            box["value"].append(0 if r.value is None else int(r.value))
+            box["conf"].append(-1.0 if r.value is None else float(p_kind[j, model.kinds.index(r.kind)]))
+        box["truth"] += truth.tolist()
         if log and (n + 1) % 50 == 0:
             log(f"enrolled: {n + 1}/{len(recs)} frames")
-    out = {}
-    for k, s in [("all", {x: sum(st[x] for st in stats.values()) for x in keys}), *stats.items()]:
-        out[k] = dict(s, flat_dice=s["dice"])
-        for x in ("found", "read_right", "read_wrong", "unreadable"):
-            out[k][x + "_rate"] = round(s[x] / max(s["dice"], 1), 4)
-    out["all"]["phantoms_read_per_frame"] = round(phantoms / max(len(recs), 1), 3)
-    return out
+    return {
+        "frames": len(recs),
+        "ms": ms,
+        "box": {k: np.array(v) for k, v in box.items()},
+        "die": {k: np.array(v) for k, v in die.items()},
+    }

@@ -24,6 +24,7 @@ from companion.vision.combined_reading import (
     decide,
     parse_rule,
 )
+from companion.vision.crops import crop_die
 from companion.vision.synth.standard_styles import read_mosaic
 
 FIXTURE = Path(__file__).parent / "fixtures" / "standard_d20"
@@ -578,3 +579,52 @@ def test_the_bundle_gates_each_die_by_its_box_in_the_frame(enrolled, tmp_path):
     (copy / "model.json").write_text(json.dumps(meta))
     assert (_values(_load(copy).read_boxes(frame, boxes)) == 0).all()
     assert (_values(_load(copy).read_boxes(small, boxes / 2)) > 0).all()
+
+
+def test_the_kind_gate_leaves_a_die_read_as_an_unsure_kind_unread(enrolled, tmp_path):
+    """``min_kind_confidence_by_kind``: the combined margin weighs values of the kind read, never the
+    kind; a die whose kind probability is under its kind's gate is left unread (its likely values
+    still marked), and every other die reads exactly as without the gate."""
+    tiles, _, _, query = _split()
+    frame, boxes = _frame(tiles[query])
+    model = _load(enrolled)
+    before = model.read_boxes(frame, boxes)
+    p_kind = model.faces(np.stack([crop_die(frame, b) for b in boxes]))["kind"]
+    p_d20 = p_kind[:, model.kinds.index("d20")]
+    read = [r.value is not None for r in before]
+    assert sum(read) >= 4, "too few dice read to show the gate"
+    gate = float(np.median(p_d20[read]))  # about half of the dice read are under it
+    gated_dir = tmp_path / "gated"
+    shutil.copytree(enrolled, gated_dir)
+    meta = json.loads((gated_dir / "model.json").read_text())
+    meta["min_kind_confidence_by_kind"] = {"d20": gate}
+    (gated_dir / "model.json").write_text(json.dumps(meta))
+    after = _load(gated_dir).read_boxes(frame, boxes)
+    dropped = 0
+    for r0, r1, p in zip(before, after, p_d20, strict=True):
+        if r0.kind == "d20" and r0.value is not None and p < gate:
+            assert r1.value is None and r1.unreadable and r1.likely  # a tap, with the nearest values marked
+            dropped += 1
+        else:
+            assert r1 == r0
+    assert dropped >= 1
+
+
+@pytest.mark.parametrize(
+    ("gates", "message"),
+    [
+        ({"d20": "sure"}, r"min_kind_confidence_by_kind\.d20"),
+        ({"d30": 0.5}, r"min_kind_confidence_by_kind\.d30: not a kind"),
+        ([0.5], r"min_kind_confidence_by_kind: expected an object"),
+    ],
+)
+def test_a_bad_kind_gate_is_refused_naming_its_key(enrolled, tmp_path, gates, message):
+    from companion.vision.reader import ModelError
+
+    bad = tmp_path / "bad"
+    shutil.copytree(enrolled, bad)
+    meta = json.loads((bad / "model.json").read_text())
+    meta["min_kind_confidence_by_kind"] = gates
+    (bad / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match=message):
+        _load(bad)

@@ -108,3 +108,103 @@ def test_the_finder_and_reader_are_scored_on_written_standard_frames(tmp_path):
     assert moved["read_right"] <= wrong_before
     assert moved["read_wrong"] >= right_before
     assert moved["found"] == out["found"] and moved["false_boxes_per_image"] == out["false_boxes_per_image"]
+
+
+def _raw(kinds_read, values_read, confs, truth, die_kinds, die_values, die_cocked=None):
+    n = len(die_kinds)
+    return {
+        "frames": 1,
+        "ms": [1.0],
+        "box": {
+            "kind": np.array(kinds_read),
+            "value": np.array(values_read),
+            "conf": np.array(confs, float),
+            "truth": np.array(truth),
+        },
+        "die": {
+            "kind": np.array(die_kinds),
+            "value": np.array(die_values),
+            "cocked": np.array(die_cocked or [False] * n),
+        },
+    }
+
+
+def test_the_gate_rule_takes_the_lowest_gate_that_keeps_the_kind_within_its_bound():
+    from companion.vision.reader_gate import ReaderGate
+    from companion.vision.standard_frames import choose_gates, figures
+
+    # 200 d6 read as d6: 196 right (confidence 0.9), 4 wrong at confidence 0.3, 0.5, 0.66, 0.8
+    n = 200
+    confs = [0.9] * 196 + [0.3, 0.5, 0.66, 0.8]
+    values = [3] * 196 + [4, 4, 4, 4]
+    raw = _raw(["d6"] * n, values, confs, list(range(n)), ["d6"] * n, [3] * n)
+    # at most 1 % (2 of 200) wrong: a gate above 0.5 and not above 0.66 -> the grid's 0.55
+    assert choose_gates(raw, ReaderGate(0.2, {})) == {"d6": 0.55}
+    assert choose_gates(raw, ReaderGate(0.2, {"d6": 0.7})) == {"d6": 0.7}  # the bundle's own is higher
+    assert choose_gates(raw, ReaderGate(0.0, {}), max_wrong=0.02, none_first=True) == {"d6": 0.0}
+    fig = figures(raw, ReaderGate(0.55, {}))
+    assert fig["d6"]["read_right"] == 196 and fig["d6"]["read_wrong"] == 2 and fig["d6"]["unreadable"] == 2
+    assert fig["all"]["read_wrong_rate"] == pytest.approx(0.01)
+
+
+def test_false_boxes_and_cocked_dice_are_counted_apart_from_the_flat_dice():
+    from companion.vision.reader_gate import ReaderGate
+    from companion.vision.standard_frames import figures
+
+    raw = _raw(
+        ["d20", "d20", "d8"],
+        [17, 5, 2],
+        [0.95, 0.95, 0.95],
+        [0, 1, -1],
+        ["d20", "d20"],
+        [17, 9],
+        [False, True],
+    )
+    fig = figures(raw, ReaderGate(0.9, {}))
+    assert fig["d20"]["flat_dice"] == 1 and fig["d20"]["read_right"] == 1 and fig["d20"]["cocked"] == 1
+    assert fig["d20"]["cocked_read"] == 1 and fig["all"]["false_boxes_per_frame"] == 1.0
+    assert fig["all"]["phantoms_read_per_frame"] == 1.0 and fig["d8"]["flat_dice"] == 0
+
+
+@pytest.mark.slow
+def test_the_replay_at_the_bundles_gates_is_what_the_bundle_reads(tmp_path):
+    from companion.vision.standard_frames import figures, raw_reads
+
+    write_real_tables(tmp_path / "f", Standard(CALIBRATION_STYLES[:6]), 3, seed=4, progress=False)
+    model = load_numeral_model("polyhedral-oblique")
+    direct = evaluate_frames(model, tmp_path / "f")
+    replay = figures(raw_reads(model, tmp_path / "f"), model.gate)["all"]
+    for key in ("found", "read_right", "read_wrong", "unreadable", "cocked", "cocked_read"):
+        assert replay[key] == direct[key], key
+    assert replay["flat_dice"] == direct["dice"]
+    assert replay["false_boxes_per_frame"] == direct["false_boxes_per_image"]
+
+
+@pytest.mark.slow
+def test_enrolled_reads_replay_the_enrolled_bundle_under_any_kind_gate(tmp_path):
+    from companion.vision.enroll import Sighting, enroll
+    from companion.vision.profile import FaceLabel
+    from companion.vision.reader_gate import ReaderGate
+    from companion.vision.standard_frames import enrolled_reads, figures
+    from companion.vision.synth.standard_styles import render_value
+
+    write_real_tables(tmp_path / "f", Standard(CALIBRATION_STYLES[:6]), 2, seed=4, progress=False)
+    one = np.pad(
+        render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]), ((8, 8), (8, 8), (0, 0))
+    )
+    enroll(
+        "polyhedral-oblique",
+        tmp_path / "b",
+        [Sighting("t", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
+    )
+    raw = enrolled_reads(tmp_path / "b", tmp_path / "f", shots=1)
+    conf = raw["box"]["conf"]
+    assert len(conf) and np.all((conf == -1) | ((conf >= 0) & (conf <= 1)))
+    assert np.all((conf == -1) == (raw["box"]["value"] == 0))  # unread: no value, never passes a gate
+    none = figures(raw, ReaderGate(0.0, {}))["all"]
+    shut = figures(raw, ReaderGate(1.01, {}))["all"]
+    assert (
+        none["read_right"] > 0
+        and none["read_right"] + none["read_wrong"] + none["unreadable"] == none["found"]
+    )
+    assert shut["read_right"] == shut["read_wrong"] == 0 and shut["unreadable"] == none["found"]
