@@ -52,7 +52,7 @@ from companion.vision import standard_sim as ss  # noqa: E402
 from companion.vision.embedding import FaceEmbedder  # noqa: E402
 from companion.vision.enroll import embedding_model  # noqa: E402
 from companion.vision.numerals import KINDS  # noqa: E402
-from companion.vision.reader_gate import ReaderGate  # noqa: E402
+from companion.vision.reader_gate import KIND_BY_KIND_KEY, KIND_KEY, ReaderGate  # noqa: E402
 from companion.vision.synth.standard_styles import CALIBRATION_STYLES, HELDOUT_FONT, TEST_STYLES  # noqa: E402
 
 #: The frame width the die sizes of the renders model (26-90 px dice in a 1280 px frame of a table).
@@ -285,7 +285,7 @@ BY_SIZE_LEVEL = 2
 REPORT_BANDS = (40.0, 60.0, 90.0, 135.0)
 
 
-def _by_size(inputs: dict, rule) -> dict:
+def _by_size(inputs: dict, rule, kind_gate=None) -> dict:
     """kind -> band label -> figures of the combined reading at ``BY_SIZE_LEVEL`` sightings, by the size of
     the die's box in the frame (where the tables kept it)."""
     bands = rule.size_bands or REPORT_BANDS
@@ -301,7 +301,7 @@ def _by_size(inputs: dict, rule) -> dict:
                 continue
             sub = {k: (v[sel] if isinstance(v, np.ndarray) else v) for k, v in inp.items()}
             label = f"{edges[b]:.0f}-{edges[b + 1]:.0f} px" if b < len(bands) else f">= {edges[b]:.0f} px"
-            out.setdefault(kind, {})[label] = ss.combined_figures(sub, rule)
+            out.setdefault(kind, {})[label] = ss.combined_figures(sub, rule, kind_gate)
     return out
 
 
@@ -355,21 +355,26 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
         print(f"{name}: no combined_reading in its model.json (run with --calibrate first)")
         return
     rule = parse_rule(meta[COMBINED_KEY], tuple(meta["face_heads"]["kind"]), f"{bundle}/model.json")
-    out: dict = {"combined_reading": meta[COMBINED_KEY]}
+    # the kind gate of enrolled bundles (chosen on whole frames), as NumeralModel reads with it
+    kind_gate = ReaderGate.parse(
+        meta, tuple(meta["face_heads"]["kind"]), KIND_KEY, KIND_BY_KIND_KEY, default=0.0
+    )
+    out: dict = {"combined_reading": meta[COMBINED_KEY], "kind_gate": kind_gate.to_meta()}
+    print(f"{name}: kind gate of enrolled bundles {kind_gate.to_meta()}")
     for split, tables, inputs in (
         ("calibration", cal, cal_in),
         ("test", test, _combined_inputs(test, faces, embedder) if test else {}),
     ):
         per: dict = {}
         for (kind, s), inp in inputs.items():
-            per.setdefault(kind, {})[s] = ss.combined_figures(inp, rule)
+            per.setdefault(kind, {})[s] = ss.combined_figures(inp, rule, kind_gate)
         levels = sorted({s for _, s in inputs})
         if len(per) > 1:
             per["all"] = {
                 s: ss.combined_figures(
                     {
                         x: np.concatenate([inputs[(k, s)][x] for k in KINDS if (k, s) in inputs])
-                        for x in ("kind_read", "kind_ok", "d", "level", "truth", "known", "px")
+                        for x in ("kind_read", "kind_p", "kind_ok", "d", "level", "truth", "known", "px")
                     }
                     | {
                         "kind": "all",
@@ -378,12 +383,13 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
                         ),
                     },
                     rule,
+                    kind_gate,
                 )
                 for s in levels
             }
         out[split] = per
         strict = "strict: never trained on, no choice made" if split == "test" else "chosen here: NOT strict"
-        out[f"{split}_by_size"] = by_size = _by_size(inputs, rule)
+        out[f"{split}_by_size"] = by_size = _by_size(inputs, rule, kind_gate)
         if by_size:
             print(
                 _size_table(

@@ -310,6 +310,7 @@ def combined_inputs(probs: dict, rec: dict, kind: str, sightings: int) -> dict:
     return {
         "kind": kind,
         "kind_read": kind_read,
+        "kind_p": np.asarray(probs["kind"], np.float64).max(1),  # what the kind gate weighs
         "kind_ok": ok,
         "value_probs": np.asarray(probs["value"], np.float64),
         "d": np.where(ok[:, None], rec["d"], np.inf),
@@ -320,9 +321,11 @@ def combined_inputs(probs: dict, rec: dict, kind: str, sightings: int) -> dict:
     }
 
 
-def combined_read(inp: dict, rule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def combined_read(inp: dict, rule, kind_gate=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(read, value index, margin) per die under ``rule`` (a ``combined_reading.CombinedRule``): what
-    ``combined_reading.read_value`` gives each die, in groups of (kind read, level)."""
+    ``combined_reading.read_value`` gives each die, in groups of (kind read, level); with ``kind_gate``
+    (a ``reader_gate.ReaderGate`` of the bundle's ``min_kind_confidence_by_kind``) a die whose kind
+    probability is under the gate of the kind it was read as is not read, as ``NumeralModel`` does."""
     from companion.vision.combined_reading import decide  # noqa: PLC0415
 
     n = len(inp["truth"])
@@ -337,6 +340,8 @@ def combined_read(inp: dict, rule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             _, t, _, m = decide(inp["value_probs"][sel, :sides], inp["d"][sel, :sides], level, 0.0)
             gate = np.array([rule.margin(level, kname, float(p)) for p in inp["px"][sel]])
             read[sel], top[sel], margin[sel] = m >= gate, t, m
+    if kind_gate is not None:
+        read &= inp["kind_p"] >= kind_gate.for_dice([KINDS[k] for k in inp["kind_read"]])
     return read, top, margin
 
 
@@ -350,12 +355,12 @@ def likely_offers(inp: dict, most: int = LIKELY_FACES) -> np.ndarray:
     return np.where(known, order, -1)
 
 
-def combined_figures(inp: dict, rule) -> dict:
+def combined_figures(inp: dict, rule, kind_gate=None) -> dict:
     """Right (kind and value; of all dice, of the values taught, of the values never taught), read
     wrong with confidence, unreadable, the top score right with no gate (a diagnosis), and of the dice
     left unread, how often the die's true value is the nearest value marked for the tap / one of the two
     marked (``likely_offers``; a wrong kind read marks none of the die's values)."""
-    read, top, _ = combined_read(inp, rule)
+    read, top, _ = combined_read(inp, rule, kind_gate)
     good = inp["kind_ok"] & (top == inp["truth"])
     right = read & good
     n, known = max(len(read), 1), inp["known"]

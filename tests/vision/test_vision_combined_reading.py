@@ -438,16 +438,39 @@ def test_the_bench_simulation_reads_exactly_as_the_bundle_does(enrolled):
     from companion.vision import standard_sim as ss
 
     tiles, values, query, model, inp = _simulated(enrolled)
-    read, top, margin = ss.combined_read(inp, model.combined)
+    read, top, margin = ss.combined_read(inp, model.combined, model.kind_gate)
     simulated = np.where(read, top + 1, 0)
     frame, boxes = _frame(tiles[query])
     got = _values(model.read_boxes(frame, boxes))
     gate = model.combined.level(2).min_margin["d20"]
     close = np.abs(margin - gate) < 1e-4  # float rounding may tip a die sitting on the gate
     assert (simulated[~close] == got[~close]).all()
-    assert ss.combined_figures(inp, model.combined)["accuracy"] == pytest.approx(
+    assert ss.combined_figures(inp, model.combined, model.kind_gate)["accuracy"] == pytest.approx(
         (simulated == values[query]).mean()
     )
+
+
+def test_the_bench_simulation_applies_the_kind_gate_as_the_bundle_does(enrolled, tmp_path):
+    """With a kind gate that leaves some of the fixture's d20s unread, the simulation and the bundle
+    still read the same values."""
+    from companion.vision import standard_sim as ss
+
+    tiles, values, query, model, inp = _simulated(enrolled)
+    gate = float(np.median(inp["kind_p"]))
+    gated = tmp_path / "gated"
+    shutil.copytree(enrolled, gated)
+    meta = json.loads((gated / "model.json").read_text())
+    meta["min_kind_confidence_by_kind"] = {"d20": gate}
+    (gated / "model.json").write_text(json.dumps(meta))
+    model = _load(gated)
+    read, top, margin = ss.combined_read(inp, model.combined, model.kind_gate)
+    before = ss.combined_read(inp, model.combined)[0]
+    assert (before & ~read).sum() >= 1  # the gate leaves some dice unread
+    frame, boxes = _frame(tiles[query])
+    got = _values(model.read_boxes(frame, boxes))
+    level_gate = model.combined.level(2).min_margin["d20"]
+    close = (np.abs(margin - level_gate) < 1e-4) | (np.abs(inp["kind_p"] - gate) < 1e-5)
+    assert (np.where(read, top + 1, 0)[~close] == got[~close]).all()
 
 
 def test_the_bench_simulation_marks_what_the_bundle_marks(enrolled):
