@@ -68,14 +68,20 @@ def test_the_threshold_is_the_lowest_that_keeps_every_flat_set_under_the_bound()
     assert sc.choose_threshold([flat_a, np.zeros(0)]) == pytest.approx(0.5)  # an empty set bounds nothing
 
 
-def test_the_exported_reader_reads_as_before_and_adds_the_heads_cocked_output(toy, base, tmp_path):
-    d, _, feats, head = toy
+def _with_check(base, head, tmp_path):
+    """A copy of the shipped bundle whose reader has ``head`` as its cocked check, at threshold 0.5."""
     bundle = tmp_path / "b"
     shutil.copytree(base.bundle, bundle)
     sc.export_reader(base.bundle / "face.pt", head, bundle)
     meta = json.loads((bundle / "model.json").read_text())
     meta["cocked_threshold"] = 0.5
     (bundle / "model.json").write_text(json.dumps(meta))
+    return bundle
+
+
+def test_the_exported_reader_reads_as_before_and_adds_the_heads_cocked_output(toy, base, tmp_path):
+    d, _, feats, head = toy
+    bundle = _with_check(base, head, tmp_path)
     new = NumeralModel(bundle)
     old_p, new_p = base.faces(d["crops"]), new.faces(d["crops"])
     for key in ("kind", "value"):
@@ -90,12 +96,7 @@ def test_a_bundle_with_the_check_leaves_a_cocked_die_unread(toy, base, tmp_path)
     from companion.vision.crops import crop_die
 
     d, _, _, head = toy
-    bundle = tmp_path / "b"
-    shutil.copytree(base.bundle, bundle)
-    sc.export_reader(base.bundle / "face.pt", head, bundle)
-    meta = json.loads((bundle / "model.json").read_text())
-    meta["cocked_threshold"] = 0.5
-    (bundle / "model.json").write_text(json.dumps(meta))
+    bundle = _with_check(base, head, tmp_path)
     model = NumeralModel(bundle)
     image = np.concatenate(
         [np.pad(c, ((20, 20), (20, 20), (0, 0)), mode="edge") for c in d["crops"][:6]], axis=1
