@@ -76,7 +76,7 @@ def table_standard_dice(rng: np.random.Generator, styles) -> list[tuple]:
     return dice
 
 
-def _frame(args: tuple) -> tuple[np.ndarray, list[dict]]:
+def _frame(args: tuple) -> tuple[np.ndarray, list[dict], dict | None]:
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
     from companion.vision.synth.real_dice import render_standard_table, render_table  # noqa: PLC0415
 
@@ -85,13 +85,17 @@ def _frame(args: tuple) -> tuple[np.ndarray, list[dict]]:
     rng = np.random.default_rng(seed)
     if isinstance(families, Standard):
         dice = table_standard_dice(rng, families.styles)
-        return render_standard_table(
+        img, labels = render_standard_table(
             dice, rng, width, height, clutter=bool(clutter) and rng.random() < clutter
         )
+        return img, labels, None
     fams, dice = table_dice(rng, load_catalogue(), families)
     # a frame has cards and banners on the table with probability ``clutter``; at 0 no number is drawn
     # for it, so a set written without clutter is the one written before the option existed
-    return render_table(fams, dice, rng, width, height, clutter=bool(clutter) and rng.random() < clutter)
+    img, labels = render_table(
+        fams, dice, rng, width, height, clutter=bool(clutter) and rng.random() < clutter
+    )
+    return img, labels, fams
 
 
 class Standard:
@@ -137,13 +141,16 @@ def write_real_tables(
     manifest = open(out / "manifest.jsonl", "w")  # noqa: SIM115 - written frame by frame, closed below
 
     def each(k: int, result) -> None:
-        img, labels = result
+        img, labels, fams = result
         name = f"table_{k:05d}"
         h, w = img.shape[:2]  # the boxes are normalised by the frame as rendered
         cv2.imwrite(str(out / "images" / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
         yolo = boxes_norm([lab["box"] for lab in labels], w, h)
         write_labels(out / "labels" / f"{name}.txt", [0] * len(labels), yolo)
-        manifest.write(json.dumps({"image": f"images/{name}.jpg", "dice": labels}) + "\n")
+        rec = {"image": f"images/{name}.jpg", "dice": labels}
+        if fams is not None:  # each species' art family (what enrolment renders the table's dice in)
+            rec["families"] = fams
+        manifest.write(json.dumps(rec) + "\n")
 
     def show(done: int, total: int) -> None:
         if progress and (done % 50 == 0 or done == total):

@@ -1,0 +1,127 @@
+"""Dragon Dice on whole frames: an enrolled bundle's camera path (finder, embedding, table profile, the
+roster's assignment: ``roll_reading.read_roll``) on ``synth.real_tables`` frames, scored per die.
+
+``enroll_sim`` measures the table profile on crops cut around each die's outline; at the table the dice
+are found by the die finder first, and the roster's assignment decides which die is which unit.  Here
+every frame of a ``real_tables`` set (its manifest gives each die's name, face and box) is read as the
+tablet reads a roll: before each frame the bundle's profile is replaced by one taught ``sightings``
+renders (``real_dice.render_die_crop`` of the table's own art family) of every face of every die on the
+table, the roster is the table's dice, and each unit's reading is compared with the die whose box its
+detection covers (IoU >= 0.5): right (that die's name and face), wrong (a face read, not that one),
+unread (no face: a tap), not seen (no detection), and for cocked dice, called cocked or read as a face.
+``bench/enroll_frames.py`` prints it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from companion.vision.detections import box_iou
+
+#: What is counted per die (flat dice: right, wrong, unread, not seen; cocked dice: called cocked, read).
+KEYS = ("flat", "right", "wrong", "unread", "not_seen", "cocked", "cocked_called", "cocked_read")
+#: What the wrong readings were: the unit was given another die's detection (that die's face text read
+#: or not), or its own die with another face.
+WRONG_KEYS = ("wrong_other_die_same_text", "wrong_other_die", "wrong_own_die", "wrong_no_die")
+
+
+def frame_figures(
+    bundle, data: Path, sightings: int = 3, seed: int = 0, frames: int | None = None, log=None
+) -> dict:
+    """Counts (``KEYS``) over the frames of ``data`` (a ``real_tables`` set whose manifest names each
+    table's art families: ``"families"``), read by the enrolled bundle ``bundle`` (a folder)."""
+    from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
+    from companion.vision.profile import TableProfile, face_label  # noqa: PLC0415
+    from companion.vision.reader import ModelError, read_image  # noqa: PLC0415
+    from companion.vision.reader import load_model as load  # noqa: PLC0415
+    from companion.vision.roll_reading import read_roll  # noqa: PLC0415
+    from companion.vision.synth.real_dice import render_die_crop  # noqa: PLC0415
+
+    catalogue = load_catalogue()
+    model = load(str(bundle))
+    if getattr(model, "profile", None) is None:
+        raise ModelError(f"{bundle} is not an enrolled bundle (no table profile)")
+    base = model.profile
+    recs = [
+        json.loads(line) for line in (Path(data) / "manifest.jsonl").read_text().splitlines() if line.strip()
+    ]
+    recs = recs[:frames] if frames else recs
+    out = dict.fromkeys(KEYS + WRONG_KEYS, 0)
+    for n, rec in enumerate(recs):
+        if "families" not in rec:
+            raise ValueError(
+                f"{data}/manifest.jsonl: frame {n} names no art families (written before they were kept)"
+            )
+        rng = np.random.default_rng([seed, n])
+        crops, labels, seen = [], [], set()
+        for d in rec["dice"]:
+            die = catalogue.get(d["die"])
+            if die.name in seen:
+                continue
+            seen.add(die.name)
+            group = die.species or die.name.split("/", 1)[0]
+            family = int(rec["families"][group])
+            for k in range(len(die.faces)):
+                for _ in range(sightings):
+                    crops.append(render_die_crop(family, die.name, k, rng))
+                    labels.append(face_label(die, k))
+        model.profile = TableProfile(base.embedder_id, base.dim, base.settings)
+        model.profile.learn(np.stack(crops), labels, model.embedder)
+        image = read_image(Path(data) / rec["image"])
+        read = read_roll(image, [d["die"] for d in rec["dice"]], model=model)
+        boxes = np.array([r["box"] for r in read["dice"]]).reshape(-1, 4)
+        for unit, d in zip(read["units"], rec["dice"], strict=True):
+            cocked = bool(d.get("cocked"))
+            out["cocked" if cocked else "flat"] += 1
+            det = unit.get("detection")
+            truth = None
+            if det is not None:
+                iou = box_iou(boxes[det : det + 1], np.array([x["box"] for x in rec["dice"]]))[0]
+                j = int(np.argmax(iou))
+                truth = rec["dice"][j] if iou[j] >= 0.5 else None
+            index = None if unit.get("cocked") or unit.get("unreadable") else unit.get("face_index")
+            if cocked:
+                out["cocked_called"] += int(bool(unit.get("cocked")))
+                out["cocked_read"] += int(index is not None)
+                continue
+            if det is None:
+                out["not_seen"] += 1
+            elif index is None:
+                out["unread"] += 1
+            else:
+                faces = catalogue.get(d["die"]).faces
+                shown = (
+                    None if truth is None else catalogue.get(truth["die"]).faces[truth["face_index"]].text()
+                )
+                right = (
+                    truth is not None
+                    and truth["die"] == d["die"]
+                    and not truth.get("cocked")
+                    and shown == faces[index].text()
+                )
+                out["right" if right else "wrong"] += 1
+                if not right:
+                    why = (
+                        "wrong_no_die"
+                        if truth is None
+                        else "wrong_own_die"
+                        if truth["die"] == d["die"]
+                        else "wrong_other_die_same_text"
+                        if shown == faces[index].text()
+                        else "wrong_other_die"
+                    )
+                    out[why] += 1
+        if log and (n + 1) % 25 == 0:
+            log(f"frames: {n + 1}/{len(recs)}")
+    out["frames"] = len(recs)
+    for k in ("right", "wrong", "unread", "not_seen"):
+        out[k + "_rate"] = round(out[k] / max(out["flat"], 1), 4)
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover - bench/enroll_frames.py is the command
+    sys.exit("use bench/enroll_frames.py")
