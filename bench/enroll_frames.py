@@ -22,28 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.dd_frames import frame_figures  # noqa: E402
-
-
-def enrolled_bundle(folder: Path) -> Path:
-    """``dragon-dice`` enrolled from one render (every frame then gets its own profile)."""
-    from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
-    from companion.vision.enroll import Sighting, enroll  # noqa: PLC0415
-    from companion.vision.profile import face_label  # noqa: PLC0415
-    from companion.vision.synth import art  # noqa: PLC0415
-    from companion.vision.synth.real_dice import render_die_crop  # noqa: PLC0415
-
-    die = next(d for d in load_catalogue() if d.species and len(d.faces) == 6)
-    crop = render_die_crop(art.CALIBRATION_FAMILIES[0], die.name, 0, np.random.default_rng(0))
-    frame = np.pad(crop, ((8, 8), (8, 8), (0, 0)))
-    side = 64 / 1.15
-    box = [40 - side / 2, 40 - side / 2, 40 + side / 2, 40 + side / 2]
-    enroll("dragon-dice", folder, [Sighting("bench", frame, box, face_label(die, 0))])
-    return folder
+from companion.vision.dd_frames import enrolled_bundle, frame_figures  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -29,6 +29,23 @@ KEYS = ("flat", "right", "wrong", "unread", "not_seen", "cocked", "cocked_called
 WRONG_KEYS = ("wrong_other_die_same_text", "wrong_other_die", "wrong_own_die", "wrong_no_die")
 
 
+def enrolled_bundle(folder: Path) -> Path:
+    """``dragon-dice`` enrolled from one render (every frame then gets its own profile)."""
+    from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
+    from companion.vision.enroll import Sighting, enroll  # noqa: PLC0415
+    from companion.vision.profile import face_label  # noqa: PLC0415
+    from companion.vision.synth import art  # noqa: PLC0415
+    from companion.vision.synth.real_dice import render_die_crop  # noqa: PLC0415
+
+    die = next(d for d in load_catalogue() if d.species and len(d.faces) == 6)
+    crop = render_die_crop(art.CALIBRATION_FAMILIES[0], die.name, 0, np.random.default_rng(0))
+    frame = np.pad(crop, ((8, 8), (8, 8), (0, 0)))
+    side = 64 / 1.15
+    box = [40 - side / 2, 40 - side / 2, 40 + side / 2, 40 + side / 2]
+    enroll("dragon-dice", folder, [Sighting("bench", frame, box, face_label(die, 0))])
+    return folder
+
+
 def frame_figures(
     bundle, data: Path, sightings: int = 3, seed: int = 0, frames: int | None = None, log=None
 ) -> dict:

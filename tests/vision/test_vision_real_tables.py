@@ -121,3 +121,34 @@ def test_touching_dice_never_pass_through_each_other():
         assert iou.max() < 0.5, (seed, iou.max())
         touching += int(iou.max() > 0)  # dice still touch (their boxes meet)
     assert touching >= 6
+
+
+def test_the_manifest_names_each_tables_art_families(tmp_path):
+    from companion.rules.catalogue import load_catalogue
+
+    write_real_tables(
+        tmp_path / "a", art.CALIBRATION_FAMILIES, 2, seed=6, width=320, height=240, progress=False
+    )
+    cat = load_catalogue()
+    for line in (tmp_path / "a" / "manifest.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        assert set(rec["families"].values()) <= set(art.CALIBRATION_FAMILIES)
+        for d in rec["dice"]:  # every die's species (or group) has its family named
+            die = cat.get(d["die"])
+            assert (die.species or die.name.split("/", 1)[0]) in rec["families"]
+
+
+@pytest.mark.slow
+def test_whole_frames_are_scored_unit_by_unit_through_the_camera_path(tmp_path):
+    from companion.vision.dd_frames import KEYS, WRONG_KEYS, enrolled_bundle, frame_figures
+
+    write_real_tables(tmp_path / "f", art.CALIBRATION_FAMILIES, 2, seed=5, progress=False)
+    bundle = enrolled_bundle(tmp_path / "b")
+    fig = frame_figures(bundle, tmp_path / "f", sightings=1)
+    recs = [json.loads(line) for line in (tmp_path / "f" / "manifest.jsonl").read_text().splitlines()]
+    assert fig["frames"] == 2 and set(KEYS) <= set(fig)
+    assert fig["flat"] + fig["cocked"] == sum(len(r["dice"]) for r in recs)
+    assert fig["right"] + fig["wrong"] + fig["unread"] + fig["not_seen"] == fig["flat"]
+    assert sum(fig[k] for k in WRONG_KEYS) == fig["wrong"]
+    assert fig["right"] > 0  # the profile taught on the table's own art reads some dice
+    assert fig["cocked_called"] + fig["cocked_read"] <= fig["cocked"]
