@@ -15,7 +15,6 @@ unread (no face: a tap), not seen (no detection), and for cocked dice, called co
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -138,7 +137,3 @@ def frame_figures(
     for k in ("right", "wrong", "unread", "not_seen"):
         out[k + "_rate"] = round(out[k] / max(out["flat"], 1), 4)
     return out
-
-
-if __name__ == "__main__":  # pragma: no cover - bench/enroll_frames.py is the command
-    sys.exit("use bench/enroll_frames.py")
