@@ -156,7 +156,7 @@ def main(argv=None) -> int:
         ap.error("--choose-gates chooses on the calibration styles only (--split calibration)")
     model = load_numeral_model(a.model)
     data = frames_dir(Path(a.data_root), a.split, a.frames, a.seed)
-    raw = raw_reads(model, data)
+    raw = raw_reads(model, data, log=lambda m: print(m, file=sys.stderr, flush=True))
     out = {"model": a.model, "split": a.split, "frames": raw["frames"], "seed": a.seed}
     own = figures(raw, model.gate)
     out["bundle_gates"] = {"gates": model.gate.to_meta(), "figures": own}

@@ -213,7 +213,9 @@ class NumeralModel:
         probs = self.faces(crops)
         k, values, confs = decode(probs["kind"], probs["value"], self.kinds)
         kinds = [self.kinds[i] for i in k]
-        # the cocked check (a die on an edge is rolled again: no value, whatever its face reads)
+        # the cocked check: a die on an edge is rolled again (the table convention the smart-dice protocol
+        # states: ../shared/protocol/smart-dice-serial.md line 37, "crooked ... needs a reroll or a
+        # ruling"): no value, whatever its face reads
         tipped = (
             probs["cocked"][:, 1] >= self.cocked_threshold
             if self.cocked_threshold is not None
@@ -272,27 +274,35 @@ class NumeralModel:
 TALLY_KEYS = ("dice", "found", "read_right", "read_wrong", "unreadable", "cocked", "cocked_read")
 
 
-def tally_frame(stats: dict[str, dict], dice: list[dict], readings: list[StandardReading]) -> set[int]:
-    """Add one frame to ``stats`` (kind -> ``TALLY_KEYS`` counts): each true die of ``dice`` (``kind``,
-    ``value``, ``box``, ``cocked``) is matched to the reading of highest IoU (>= 0.5) not yet taken.  A
-    flat die is found, then read right, read wrong (a value: the kind or the value wrong) or unreadable;
-    a cocked die counts as ``cocked_read`` when read as a value.  Returns the readings matched."""
+def match_dice(dice: list[dict], boxes) -> np.ndarray:
+    """Per box of ``boxes`` (x1 y1 x2 y2), the index in ``dice`` (true dice with a ``box``) of the die it
+    was matched to, -1 for none: each die in turn takes the box of highest IoU (>= 0.5) not yet taken."""
     from companion.vision.detections import box_iou  # noqa: PLC0415
 
-    boxes = np.array([r.box for r in readings]).reshape(-1, 4)
-    used: set[int] = set()
-    for d in dice:
+    boxes = np.asarray(boxes, float).reshape(-1, 4)
+    truth = np.full(len(boxes), -1)
+    for i, d in enumerate(dice if len(boxes) else ()):
+        iou = box_iou(np.array([d["box"]]), boxes)[0]
+        order = [j for j in np.argsort(-iou) if iou[j] >= 0.5 and truth[j] < 0]
+        if order:
+            truth[order[0]] = i
+    return truth
+
+
+def tally_frame(stats: dict[str, dict], dice: list[dict], readings: list[StandardReading]) -> set[int]:
+    """Add one frame to ``stats`` (kind -> ``TALLY_KEYS`` counts): each true die of ``dice`` (``kind``,
+    ``value``, ``box``, ``cocked``) is matched to a reading (``match_dice``).  A flat die is found, then
+    read right, read wrong (a value: the kind or the value wrong) or unreadable; a cocked die counts as
+    ``cocked_read`` when read as a value.  Returns the readings matched."""
+    truth = match_dice(dice, [r.box for r in readings])
+    reading_of = {int(i): j for j, i in enumerate(truth) if i >= 0}
+    for i, d in enumerate(dice):
         s = stats[d["kind"]]
         cocked = bool(d.get("cocked", False))
         s["cocked" if cocked else "dice"] += 1
-        if not len(boxes):
+        if i not in reading_of:
             continue
-        iou = box_iou(np.array([d["box"]]), boxes)[0]
-        order = [j for j in np.argsort(-iou) if iou[j] >= 0.5 and j not in used]
-        if not order:
-            continue
-        used.add(int(order[0]))
-        r = readings[order[0]]
+        r = readings[reading_of[i]]
         if cocked:
             s["cocked_read"] += int(r.value is not None)
             continue
@@ -301,7 +311,7 @@ def tally_frame(stats: dict[str, dict], dice: list[dict], readings: list[Standar
         s["read_right"] += int(right)
         s["read_wrong"] += int(r.value is not None and not right)
         s["unreadable"] += int(r.value is None)
-    return used
+    return set(reading_of.values())
 
 
 def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
@@ -319,8 +329,7 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
     if not mpath.is_file():
         raise ModelError(f"{data_dir}: no manifest.jsonl (the number up on every die) to score against")
     recs = [json.loads(line) for line in mpath.read_text().splitlines() if line.strip()]
-    keys = TALLY_KEYS
-    stats = {k: dict.fromkeys(keys, 0) for k in KINDS}
+    stats = {k: dict.fromkeys(TALLY_KEYS, 0) for k in KINDS}
     t, false_boxes = 0.0, 0
     for rec in recs:
         image = read_image(data_dir / rec["image"])
@@ -328,7 +337,7 @@ def evaluate_frames(model: NumeralModel, data_dir: Path) -> dict:
         readings = model.readings(image)
         t += time.perf_counter() - t0
         false_boxes += len(readings) - len(tally_frame(stats, rec["dice"], readings))
-    total = {k: sum(s[k] for s in stats.values()) for k in keys}
+    total = {k: sum(s[k] for s in stats.values()) for k in TALLY_KEYS}
     per = {
         k: {
             **s,
@@ -484,20 +493,20 @@ def assign_standard(readings: list[StandardReading], slots: list[str]) -> dict:
     for i, r in enumerate(readings):
         _check_likely(i, r)
     used: set[int] = set()
-    units = []
-    for slot, size in enumerate(slots):
-        cands = [
-            i
-            for i, r in enumerate(readings)
-            if i not in used
-            and r.kind == size
-            and not r.unreadable
-            and r.value is not None
-            and 1 <= r.value <= SIDES[size]
-        ]
+
+    def take(size: str, fits) -> int | None:
+        """The most confident unused die of ``size`` that ``fits``, now used (None: none)."""
+        cands = [i for i, r in enumerate(readings) if i not in used and r.kind == size and fits(r)]
         j = max(cands, key=lambda i: readings[i].confidence) if cands else None
         if j is not None:
             used.add(j)
+        return j
+
+    units = []
+    for slot, size in enumerate(slots):
+        j = take(
+            size, lambda r, n=SIDES[size]: not r.unreadable and r.value is not None and 1 <= r.value <= n
+        )
         units.append(
             {
                 "slot": slot,
@@ -507,30 +516,16 @@ def assign_standard(readings: list[StandardReading], slots: list[str]) -> dict:
                 "cocked": False,
             }
         )
-    for unit, size in zip(units, slots, strict=True):  # a die the camera saw leaning: rolled again
-        if unit["detection"] is not None:
-            continue
-        cands = [i for i, r in enumerate(readings) if i not in used and r.kind == size and r.cocked]
-        if cands:
-            j = max(cands, key=lambda i: readings[i].confidence)
-            used.add(j)
+    # then a die the camera saw leaning (rolled again), then an unread die with values to offer
+    for unit, size in zip(units, slots, strict=True):
+        if unit["detection"] is None and (j := take(size, lambda r: r.cocked)) is not None:
             unit["detection"], unit["cocked"] = j, True
     for unit, size in zip(units, slots, strict=True):
-        if unit["detection"] is not None:
-            continue
-        cands = [
-            i
-            for i, r in enumerate(readings)
-            if i not in used and r.kind == size and r.unreadable and r.likely
-        ]
-        if not cands:
-            continue
-        j = max(cands, key=lambda i: readings[i].confidence)
-        used.add(j)
-        unit["detection"] = j
-        unit["alternatives"] = [
-            {"detection": j, "face": str(v), "face_index": v - 1} for v in readings[j].likely
-        ]
+        if unit["detection"] is None and (j := take(size, lambda r: r.unreadable and r.likely)) is not None:
+            unit["detection"] = j
+            unit["alternatives"] = [
+                {"detection": j, "face": str(v), "face_index": v - 1} for v in readings[j].likely
+            ]
     return {
         "units": units,
         "dice": [r.to_dict() for r in readings],

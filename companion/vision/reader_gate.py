@@ -5,7 +5,9 @@ one per kind (``min_face_confidence_by_kind``, chosen by ``bench/enroll_standard
 each kind the lowest gate with at most 1 % of the calibration dice read as that kind read wrong).  A
 die is judged by the gate of the kind it was **read as** (the product knows no other); a kind the
 bundle does not list keeps the one gate.  An enrolled bundle reading with ``combined_reading`` judges
-its dice by that rule's margins instead.
+its dice by that rule's margins instead, and by the **kind gate** (``min_kind_confidence_by_kind``: the
+reader's probability of the kind it read, chosen on whole frames by ``bench/standard_frames.py
+--choose-kind-gates``), since the margins weigh the values of the kind read and never the kind.
 """
 
 from __future__ import annotations

@@ -10,15 +10,13 @@ unenrolled bundle, exactly ``evaluate_frames``' counts), and ``choose_gates`` is
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 from companion.vision.crops import CROP_SIZE, crop_die
-from companion.vision.detections import box_iou
-from companion.vision.numerals import KINDS, SIDES, NumeralModel
+from companion.vision.numerals import KINDS, SIDES, NumeralModel, match_dice
 from companion.vision.reader import read_image
 from companion.vision.reader_gate import ReaderGate
 from companion.vision.standard_sim import _lowest_gate
@@ -27,56 +25,54 @@ from companion.vision.standard_sim import _lowest_gate
 MAX_WRONG = 0.01
 
 
-def _match(dice: list[dict], boxes: np.ndarray, die: dict[str, list]) -> np.ndarray:
-    """Append the frame's true ``dice`` to ``die`` and return, per box, the index of the true die it was
-    matched to (-1: none), each die taking the box of highest IoU (>= 0.5) not yet taken, in the
-    manifest's order (as ``numerals.tally_frame`` matches readings)."""
-    truth = np.full(len(boxes), -1)
-    for d in dice:
-        i = len(die["kind"])
-        die["kind"].append(d["kind"])
-        die["value"].append(int(d["value"]))
-        die["cocked"].append(bool(d.get("cocked", False)))
-        if not len(boxes):
-            continue
-        iou = box_iou(np.array([d["box"]]), boxes)[0]
-        order = [j for j in np.argsort(-iou) if iou[j] >= 0.5 and truth[j] < 0]
-        if order:
-            truth[order[0]] = i
-    return truth
-
-
-def raw_reads(model: NumeralModel, data: Path) -> dict:
-    """Every finder box of every frame, read without a gate, matched to the true dice as
-    ``numerals.evaluate_frames`` matches them.  Arrays, one entry per box or per true die."""
-    recs = [json.loads(line) for line in (data / "manifest.jsonl").read_text().splitlines() if line.strip()]
-    box = {"kind": [], "value": [], "conf": [], "truth": []}  # truth: index of the true die, -1 none
-    die = {"kind": [], "value": [], "cocked": []}
+def _replay(data: Path, read_frame, frames: int | None = None, log=None) -> dict:
+    """Every frame of ``data`` read by ``read_frame(n, rec, image) -> (boxes, kinds, values, confs)``
+    (a box's ``conf`` is what a gate weighs; a box's value 0 where none is read), each box matched to the
+    true dice (``numerals.match_dice``).  Arrays, one entry per box or per true die; the time of each
+    ``read_frame``."""
+    recs = [
+        json.loads(line) for line in (Path(data) / "manifest.jsonl").read_text().splitlines() if line.strip()
+    ]
+    recs = recs[:frames] if frames else recs
+    box: dict[str, list] = {"kind": [], "value": [], "conf": [], "truth": []}  # truth: the true die, -1 none
+    die: dict[str, list] = {"kind": [], "value": [], "cocked": []}
     ms = []
     for n, rec in enumerate(recs):
-        image = read_image(data / rec["image"])
+        image = read_image(Path(data) / rec["image"])
         t0 = time.perf_counter()
-        det = model.box_finder(image, model.box_conf)
-        boxes = det.xyxy.reshape(-1, 4)
-        if len(boxes):
-            crops = np.stack([crop_die(image, b) for b in boxes]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
-            kinds, values, confs = model.read_crops(crops)
-        else:
-            kinds, values, confs = [], np.zeros(0, int), np.zeros(0)
+        boxes, kinds, values, confs = read_frame(n, rec, image)
         ms.append(1000 * (time.perf_counter() - t0))
-        truth = _match(rec["dice"], boxes, die)
+        truth = match_dice(rec["dice"], boxes)
+        box["truth"] += [-1 if i < 0 else int(i) + len(die["kind"]) for i in truth]
+        for d in rec["dice"]:
+            die["kind"].append(d["kind"])
+            die["value"].append(int(d["value"]))
+            die["cocked"].append(bool(d.get("cocked", False)))
         box["kind"] += list(kinds)
         box["value"] += [int(v) for v in values]
         box["conf"] += [float(c) for c in confs]
-        box["truth"] += truth.tolist()
-        if (n + 1) % 100 == 0:
-            print(f"read {n + 1}/{len(recs)} frames", file=sys.stderr, flush=True)
+        if log and (n + 1) % 50 == 0:
+            log(f"read {n + 1}/{len(recs)} frames")
     return {
         "frames": len(recs),
         "ms": ms,
         "box": {k: np.array(v) for k, v in box.items()},
         "die": {k: np.array(v) for k, v in die.items()},
     }
+
+
+def raw_reads(model: NumeralModel, data: Path, log=None) -> dict:
+    """Every finder box of every frame, read without a gate (``conf``: the reader's confidence, what the
+    reader gate weighs), matched to the true dice as ``numerals.evaluate_frames`` matches them."""
+
+    def read_frame(n: int, rec: dict, image: np.ndarray):
+        boxes = model.box_finder(image, model.box_conf).xyxy.reshape(-1, 4)
+        if not len(boxes):
+            return boxes, [], np.zeros(0, int), np.zeros(0)
+        crops = np.stack([crop_die(image, b) for b in boxes]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
+        return (boxes, *model.read_crops(crops))
+
+    return _replay(data, read_frame, log=log)
 
 
 def figures(raw: dict, gate: ReaderGate) -> dict:
@@ -137,6 +133,17 @@ def choose_gates(
     return out
 
 
+class _Kept:
+    """A reader that keeps its last answer (so a bench reads each crop once)."""
+
+    def __init__(self, faces):
+        self.faces, self.outputs, self.last = faces, faces.outputs, None
+
+    def __call__(self, crops):
+        self.last = self.faces(crops)
+        return self.last
+
+
 def enrolled_reads(
     bundle: Path, data: Path, shots: int = 2, seed: int = 0, frames: int | None = None, log=None
 ) -> dict:
@@ -155,15 +162,10 @@ def enrolled_reads(
     if model.profile is None:
         raise ValueError(f"{bundle} is not an enrolled bundle (no table profile)")
     model.kind_gate = ReaderGate(0.0, {}, model.kind_gate.keys)
+    model.faces = kept = _Kept(model.faces)
     base = model.profile
-    recs = [
-        json.loads(line) for line in (Path(data) / "manifest.jsonl").read_text().splitlines() if line.strip()
-    ]
-    recs = recs[:frames] if frames else recs
-    box: dict[str, list] = {"kind": [], "value": [], "conf": [], "truth": []}
-    die: dict[str, list] = {"kind": [], "value": [], "cocked": []}
-    ms = []
-    for n, rec in enumerate(recs):
+
+    def read_frame(n: int, rec: dict, image: np.ndarray):
         rng = np.random.default_rng([seed, n])
         crops, labels = [], []
         for style in sorted({int(d["style"]) for d in rec["dice"]}):
@@ -174,25 +176,13 @@ def enrolled_reads(
         model.profile = TableProfile(base.embedder_id, base.dim, base.settings)
         model.profile.learn(np.stack(crops), labels, model.embedder)
         model.combined = model._combined_rule()
-        image = read_image(Path(data) / rec["image"])
-        t0 = time.perf_counter()
         readings = model.readings(image)
-        ms.append(1000 * (time.perf_counter() - t0))
-        boxes = np.array([r.box for r in readings]).reshape(-1, 4)
-        if len(readings):
-            cut = np.stack([crop_die(image, b) for b in boxes]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
-            p_kind = model.faces(cut)["kind"]
-        truth = _match(rec["dice"], boxes, die)
-        for j, r in enumerate(readings):
-            box["kind"].append(r.kind)
-            box["value"].append(0 if r.value is None else int(r.value))
-            box["conf"].append(-1.0 if r.value is None else float(p_kind[j, model.kinds.index(r.kind)]))
-        box["truth"] += truth.tolist()
-        if log and (n + 1) % 50 == 0:
-            log(f"enrolled: {n + 1}/{len(recs)} frames")
-    return {
-        "frames": len(recs),
-        "ms": ms,
-        "box": {k: np.array(v) for k, v in box.items()},
-        "die": {k: np.array(v) for k, v in die.items()},
-    }
+        p_kind = kept.last["kind"] if readings else np.zeros((0, len(model.kinds)))
+        conf = [
+            -1.0 if r.value is None else float(p_kind[j, model.kinds.index(r.kind)])
+            for j, r in enumerate(readings)
+        ]
+        values = [0 if r.value is None else int(r.value) for r in readings]
+        return np.array([r.box for r in readings]).reshape(-1, 4), [r.kind for r in readings], values, conf
+
+    return _replay(data, read_frame, frames, log)

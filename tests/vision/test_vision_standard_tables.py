@@ -37,8 +37,8 @@ def test_a_table_of_standard_dice_labels_every_die_with_its_value_as_read():
     assert np.array_equal(img, again)
 
 
-def test_the_box_holds_the_die_and_not_only_table():
-    # the same table drawn with and without one die: the pixels that change lie in that die's box
+def test_the_box_stands_out_from_the_table_around_it():
+    # what is inside a die's box differs from the bare table just around it (the box sits on the die)
     rng_a, rng_b = np.random.default_rng(4), np.random.default_rng(4)
     one = [("d12", 7, 100_003)]
     img, labels = render_standard_table(one, rng_a, 320, 240)
@@ -208,3 +208,14 @@ def test_enrolled_reads_replay_the_enrolled_bundle_under_any_kind_gate(tmp_path)
         and none["read_right"] + none["read_wrong"] + none["unreadable"] == none["found"]
     )
     assert shut["read_right"] == shut["read_wrong"] == 0 and shut["unreadable"] == none["found"]
+
+
+def test_each_true_die_takes_the_unused_box_it_overlaps_most():
+    from companion.vision.numerals import match_dice
+
+    dice = [{"box": [0, 0, 10, 10]}, {"box": [1, 0, 11, 10]}, {"box": [50, 50, 60, 60]}]
+    boxes = [[1, 0, 11, 10], [0, 0, 10, 10], [100, 100, 110, 110], [52, 52, 70, 70]]
+    # die 0 takes box 1 (IoU 1); die 1 then box 0; die 2's best box overlaps under 0.5: none
+    assert match_dice(dice, boxes).tolist() == [1, 0, -1, -1]
+    assert match_dice(dice[:1], [[0, 0, 10, 10], [0, 0, 10, 10]]).tolist() == [0, -1]  # one box a die
+    assert match_dice(dice, []).tolist() == [] and match_dice([], boxes).tolist() == [-1] * 4

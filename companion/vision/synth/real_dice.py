@@ -828,14 +828,13 @@ def render_standard_table(
         kind, value, style_seed = str(item[0]), int(item[1]), int(item[2])
         if kind in POLY_VALUES and not 1 <= value <= len(POLY_VALUES[kind]):
             raise art.ArtError(f"a {kind} has no value {value!r} (values 1..{len(POLY_VALUES[kind])})")
-        _check_standard(kind, value % 10 if kind == "d10" else value)
+        _check_standard(kind, printed_value(kind, value))  # an unknown kind
         entries.append((kind, value, style_seed, bool(item[3]) if len(item) > 3 else False))
 
     def place(k: int, ppm: float, cam: _Camera) -> _Placed:
         kind, value, style_seed, cocked = entries[k]
-        shown = value % 10 if kind == "d10" else value  # a d10's 10 is printed "0"
         # the table's scale is the frame's; the die's own camera only sets its numeral upright
-        return _standard_placed(kind, shown, poly_style(style_seed), rng, cam, cocked)
+        return _standard_placed(kind, printed_value(kind, value), poly_style(style_seed), rng, cam, cocked)
 
     def label(k: int) -> dict:
         kind, value, style_seed, cocked = entries[k]
@@ -1101,6 +1100,11 @@ def render_polyhedral_shot(
     cam = _camera(rng, ppm)
     p = _standard_placed(kind, value, style, rng, cam, cocked)
     return _scene_shot(rng, 0, p, int(size), [], cam, _light(rng))
+
+
+def printed_value(kind: str, value: int) -> int:
+    """The number printed on the face that reads ``value`` (1..sides): a d10's 10 is printed "0"."""
+    return 0 if kind == "d10" and int(value) == 10 else int(value)
 
 
 def _check_standard(kind: str, value) -> None:

@@ -23,7 +23,6 @@ import cv2
 import numpy as np
 
 from companion.vision.synth import art
-from companion.vision.synth.standard_styles import SPLITS
 
 FAMILY_SETS = {
     "train": art.TRAIN_FAMILIES,
@@ -182,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         "--clutter", type=float, default=0.0, help="share of frames with cards and banners on the table (0-1)"
     )
     args = ap.parse_args(argv)
+    from companion.vision.synth.standard_styles import SPLITS  # noqa: PLC0415 - loads the reader's kinds
+
     if args.frames < 1:
         ap.error(f"--frames must be 1 or more, not {args.frames}")
     if not 0.0 <= args.clutter <= 1.0:

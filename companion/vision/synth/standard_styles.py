@@ -62,10 +62,11 @@ def render_value_shot(
     """One die of ``kind`` showing ``value`` (1..sides; a d10's 10 is printed "0") in ``style``, and the
     longest side in px of its box in the frame; ``resolution``: the camera's pixels against a 1280 px
     frame (``render_polyhedral_shot``)."""
-    from companion.vision.synth.real_dice import render_polyhedral_shot  # noqa: PLC0415
+    from companion.vision.synth.real_dice import printed_value, render_polyhedral_shot  # noqa: PLC0415
 
-    shown = 0 if kind == "d10" and int(value) == 10 else int(value)
-    return render_polyhedral_shot(kind, shown, rng, style_seed=int(style), size=size, resolution=resolution)
+    return render_polyhedral_shot(
+        kind, printed_value(kind, value), rng, style_seed=int(style), size=size, resolution=resolution
+    )
 
 
 def render_crops(

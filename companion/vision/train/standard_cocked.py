@@ -65,7 +65,7 @@ def frame_crops(
     1_000_003 + k``), each matched to the true die of highest IoU (>= 0.5): ``crops`` (uint8 N x 64 x 64
     x 3), ``cocked`` (bool), ``kind``.  ``model``: a ``NumeralModel`` (its finder and crop)."""
     from companion.vision.crops import crop_die  # noqa: PLC0415
-    from companion.vision.detections import box_iou  # noqa: PLC0415
+    from companion.vision.numerals import match_dice  # noqa: PLC0415
 
     if frames < 1:
         raise StandardCockedError(f"frames must be 1 or more, not {frames}")
@@ -78,13 +78,10 @@ def frame_crops(
         done = 0
         for img, labels in pool.imap(_frame, args, chunksize=4) if pool else map(_frame, args):
             boxes = model.box_finder(img, model.box_conf).xyxy.reshape(-1, 4)
-            taken: set[int] = set()
-            for lab in labels if len(boxes) else ():
-                iou = box_iou(np.array([lab["box"]]), boxes)[0]
-                best = [j for j in np.argsort(-iou) if iou[j] >= 0.5 and j not in taken]
-                if best:
-                    taken.add(int(best[0]))
-                    crops.append(crop_die(img, boxes[best[0]]))
+            box_of = {int(i): j for j, i in enumerate(match_dice(labels, boxes)) if i >= 0}
+            for i, lab in enumerate(labels):  # in the manifest's order
+                if i in box_of:
+                    crops.append(crop_die(img, boxes[box_of[i]]))
                     cocked.append(bool(lab["cocked"]))
                     kinds.append(lab["kind"])
             done += 1
