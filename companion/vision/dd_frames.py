@@ -46,10 +46,19 @@ def enrolled_bundle(folder: Path) -> Path:
 
 
 def frame_figures(
-    bundle, data: Path, sightings: int = 3, seed: int = 0, frames: int | None = None, log=None
+    bundle,
+    data: Path,
+    sightings: int = 3,
+    seed: int = 0,
+    frames: int | None = None,
+    log=None,
+    min_identity: float | None = None,
 ) -> dict:
     """Counts (``KEYS``) over the frames of ``data`` (a ``real_tables`` set whose manifest names each
-    table's art families: ``"families"``), read by the enrolled bundle ``bundle`` (a folder)."""
+    table's art families: ``"families"``), read by the enrolled bundle ``bundle`` (a folder), and
+    ``"records"``: per unit, its outcome (a ``KEYS`` name: right, wrong, unread, not_seen;
+    cocked_called, cocked_read or cocked for a cocked die) and the assignment's ``identity``, so
+    ``identity_sweep`` can replay the identity gate.  ``min_identity``: that gate (None: the bundle's)."""
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
     from companion.vision.profile import TableProfile, face_label  # noqa: PLC0415
     from companion.vision.reader import ModelError, read_image  # noqa: PLC0415
@@ -66,7 +75,8 @@ def frame_figures(
         json.loads(line) for line in (Path(data) / "manifest.jsonl").read_text().splitlines() if line.strip()
     ]
     recs = recs[:frames] if frames else recs
-    out = dict.fromkeys(KEYS + WRONG_KEYS, 0)
+    out: dict = dict.fromkeys(KEYS + WRONG_KEYS, 0)
+    records: list[dict] = []
     for n, rec in enumerate(recs):
         if "families" not in rec:
             raise ValueError(
@@ -85,7 +95,8 @@ def frame_figures(
                 for _ in range(sightings):
                     crops.append(render_die_crop(family, die.name, k, rng))
                     labels.append(face_label(die, k))
-        model.profile = TableProfile(base.embedder_id, base.dim, base.settings)
+        settings = base.settings if min_identity is None else {**base.settings, "min_identity": min_identity}
+        model.profile = TableProfile(base.embedder_id, base.dim, settings)
         model.profile.learn(np.stack(crops), labels, model.embedder)
         image = read_image(Path(data) / rec["image"])
         read = read_roll(image, [d["die"] for d in rec["dice"]], model=model)
@@ -100,14 +111,21 @@ def frame_figures(
                 j = int(np.argmax(iou))
                 truth = rec["dice"][j] if iou[j] >= 0.5 else None
             index = None if unit.get("cocked") or unit.get("unreadable") else unit.get("face_index")
+            record = {"cocked": cocked, "identity": unit.get("identity"), "why": None}
+            records.append(record)
             if cocked:
                 out["cocked_called"] += int(bool(unit.get("cocked")))
                 out["cocked_read"] += int(index is not None)
+                record["outcome"] = (
+                    "cocked_called" if unit.get("cocked") else "cocked_read" if index is not None else "cocked"
+                )
                 continue
             if det is None:
                 out["not_seen"] += 1
+                record["outcome"] = "not_seen"
             elif index is None:
                 out["unread"] += 1
+                record["outcome"] = "unread"
             else:
                 faces = catalogue.get(d["die"]).faces
                 shown = (
@@ -120,6 +138,7 @@ def frame_figures(
                     and shown == faces[index].text()
                 )
                 out["right" if right else "wrong"] += 1
+                record["outcome"] = "right" if right else "wrong"
                 if not right:
                     why = (
                         "wrong_no_die"
@@ -131,9 +150,33 @@ def frame_figures(
                         else "wrong_other_die"
                     )
                     out[why] += 1
+                    record["why"] = why
         if log and (n + 1) % 25 == 0:
             log(f"frames: {n + 1}/{len(recs)}")
     out["frames"] = len(recs)
+    out["records"] = records
     for k in ("right", "wrong", "unread", "not_seen"):
         out[k + "_rate"] = round(out[k] / max(out["flat"], 1), 4)
+    return out
+
+
+def identity_sweep(records: list[dict], thresholds) -> list[dict]:
+    """The figures ``frame_figures`` would give under each identity gate of ``thresholds``, from its
+    ``records`` read with no gate (``min_identity=0``): a unit whose die was read (right, wrong, or a
+    cocked die read as a face) with an ``identity`` under the gate is unread instead; nothing else moves."""
+    out = []
+    for t in thresholds:
+        fig = {"min_identity": float(t), **dict.fromkeys(("flat", "right", "wrong", "unread", "not_seen"), 0)}
+        fig["cocked_read"] = 0
+        for r in records:
+            gated = r["identity"] is not None and r["identity"] < t
+            if r["cocked"]:
+                fig["cocked_read"] += int(r["outcome"] == "cocked_read" and not gated)
+                continue
+            fig["flat"] += 1
+            outcome = "unread" if gated and r["outcome"] in ("right", "wrong") else r["outcome"]
+            fig[outcome] += 1
+        for k in ("right", "wrong", "unread", "not_seen"):
+            fig[k + "_rate"] = round(fig[k] / max(fig["flat"], 1), 4)
+        out.append(fig)
     return out
