@@ -11,6 +11,13 @@ the roster's assignment).  Figures of the flat dice: right, confidently wrong, u
 seen; of the cocked dice: called cocked, read as a face.  ``--families fresh-test`` is the strict set
 of the face-embed card (families 112-135: no choice was made on them); ``calibration`` the choice set.
 Issue 20's targets at 3 sightings: right >= 97 %, confidently wrong <= 0.5 %.
+
+    python bench/enroll_frames.py --choose-identity [--json OUT]
+
+applies the identity gate's pick rule (models/face-embed/CHANGELOG.md, stop 39): the 300 calibration
+frames (``calibration-100-5`` and ``calibration-200-7``) read with no identity gate, the gate replayed
+over ``dd_frames.IDENTITY_GRID`` and the smallest whose confidently-wrong rate is at most
+``IDENTITY_MAX_WRONG`` printed.  ``--min-identity X`` reads under that gate instead of the bundle's.
 """
 
 from __future__ import annotations
@@ -24,12 +31,52 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.dd_frames import enrolled_bundle, frame_figures  # noqa: E402
+from companion.vision.dd_frames import choose_identity, enrolled_bundle, frame_figures  # noqa: E402
+
+CHOICE_SETS = (("calibration", 100, 5), ("calibration", 200, 7))
+
+
+def _data(root: str, families: str, frames: int, seed: int) -> Path:
+    from companion.vision.synth.real_tables import FAMILY_SETS, write_real_tables  # noqa: PLC0415
+
+    data = Path(root) / f"{families}-{frames}-{seed}"
+    if not (data / "data.yaml").is_file():
+        write_real_tables(data, FAMILY_SETS[families], frames, seed=seed, workers=2)
+    return data
+
+
+def _choose(a) -> int:
+    records: list[dict] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        bundle = enrolled_bundle(Path(tmp) / "b")
+        for families, frames, seed in CHOICE_SETS:
+            data = _data(a.data_root, families, frames, seed)
+            fig = frame_figures(
+                bundle,
+                data,
+                a.sightings,
+                min_identity=0.0,
+                log=lambda m: print(m, file=sys.stderr, flush=True),
+            )
+            records += fig["records"]
+    chosen, sweep = choose_identity(records)
+    print(
+        f"identity gate on {len(CHOICE_SETS)} calibration sets (choice data: NOT strict), {a.sightings} sightings a face"
+    )
+    print("min_identity  right  conf. wrong  unread  cocked read")
+    for f in sweep:
+        mark = "  <- chosen" if f["min_identity"] == chosen else ""
+        print(
+            f"{f['min_identity']:>12}  {100 * f['right_rate']:5.1f}  {100 * f['wrong_rate']:10.2f}  "
+            f"{100 * f['unread_rate']:6.1f}  {f['cocked_read']:>11}{mark}"
+        )
+    print(f"chosen min_identity {chosen}")
+    if a.json:
+        Path(a.json).write_text(json.dumps({"chosen": chosen, "sweep": sweep}, indent=1) + "\n")
+    return 0
 
 
 def main(argv=None) -> int:
-    from companion.vision.synth.real_tables import FAMILY_SETS, write_real_tables  # noqa: PLC0415
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--families", choices=("calibration", "fresh-test"), default="fresh-test")
     ap.add_argument("--frames", type=int, default=150)
@@ -37,16 +84,28 @@ def main(argv=None) -> int:
     ap.add_argument("--sightings", type=int, default=3)
     ap.add_argument("--data-root", default="artifacts/dragon/frames")
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--choose-identity", action="store_true", help="apply the identity gate's pick rule")
+    ap.add_argument(
+        "--min-identity", type=float, help="read under this identity gate (default: the bundle's)"
+    )
     a = ap.parse_args(argv)
     if a.frames < 1 or a.sightings < 1:
         ap.error("--frames and --sightings must be 1 or more")
-    data = Path(a.data_root) / f"{a.families}-{a.frames}-{a.seed}"
-    if not (data / "data.yaml").is_file():
-        write_real_tables(data, FAMILY_SETS[a.families], a.frames, seed=a.seed, workers=2)
+    if a.min_identity is not None and not 0 <= a.min_identity <= 1:
+        ap.error("--min-identity must be between 0 and 1")
+    if a.choose_identity:
+        return _choose(a)
+    data = _data(a.data_root, a.families, a.frames, a.seed)
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         bundle = enrolled_bundle(Path(tmp) / "b")
-        fig = frame_figures(bundle, data, a.sightings, log=lambda m: print(m, file=sys.stderr, flush=True))
+        fig = frame_figures(
+            bundle,
+            data,
+            a.sightings,
+            min_identity=a.min_identity,
+            log=lambda m: print(m, file=sys.stderr, flush=True),
+        )
     strict = (
         "strict: no choice made on these families"
         if a.families == "fresh-test"
@@ -69,9 +128,7 @@ def main(argv=None) -> int:
     )
     print(f"({time.time() - t0:.0f} s)")
     if a.json:
-        Path(a.json).write_text(
-            json.dumps({"families": a.families, "sightings": a.sightings, **fig}, indent=1) + "\n"
-        )
+        Path(a.json).write_text(json.dumps({"families": a.families, "sightings": a.sightings, **fig}) + "\n")
     return 0
 
 

@@ -117,7 +117,11 @@ def frame_figures(
                 out["cocked_called"] += int(bool(unit.get("cocked")))
                 out["cocked_read"] += int(index is not None)
                 record["outcome"] = (
-                    "cocked_called" if unit.get("cocked") else "cocked_read" if index is not None else "cocked"
+                    "cocked_called"
+                    if unit.get("cocked")
+                    else "cocked_read"
+                    if index is not None
+                    else "cocked"
                 )
                 continue
             if det is None:
@@ -158,6 +162,20 @@ def frame_figures(
     for k in ("right", "wrong", "unread", "not_seen"):
         out[k + "_rate"] = round(out[k] / max(out["flat"], 1), 4)
     return out
+
+
+#: The identity gates tried, and the confidently-wrong rate the chosen one may give on the calibration
+#: frames (models/face-embed/CHANGELOG.md, stop 39: half the target, written before choosing).
+IDENTITY_GRID = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
+IDENTITY_MAX_WRONG = 0.0025
+
+
+def choose_identity(records: list[dict]) -> tuple[float, list[dict]]:
+    """(the smallest gate of ``IDENTITY_GRID`` whose confidently-wrong rate on ``records`` is at most
+    ``IDENTITY_MAX_WRONG``, else the largest; the sweep over the grid)."""
+    sweep = identity_sweep(records, IDENTITY_GRID)
+    ok = [f["min_identity"] for f in sweep if f["wrong"] <= IDENTITY_MAX_WRONG * f["flat"]]
+    return (min(ok) if ok else IDENTITY_GRID[-1]), sweep
 
 
 def identity_sweep(records: list[dict], thresholds) -> list[dict]:

@@ -1,0 +1,146 @@
+"""The roster's assignment with a table profile: the profile's faces decide which detection is which unit,
+and a unit whose detection another die type on the table could show as well is left unread, not guessed.
+
+Profiles built from unit vectors (each known face along its own axis), so every distance is exact.
+Patroller: 2 ID, 3 Melee, 2 Maneuver, 2 Maneuver, 3 Melee, 2 Save; Lizard Rider: 2 ID, 3 Melee,
+3 Maneuver, 2 Maneuver, 2 Melee, 2 Save (both Dwarves d6, one plastic: kind and colour cannot part them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.vision.assign import assign, roster_dice
+from companion.vision.dd_frames import choose_identity, identity_sweep
+from companion.vision.detections import Detections
+from companion.vision.profile import TableProfile, face_label
+
+DIM = 8
+# the margin gate, opened wide: whatever face is nearest is read (what is tested here is the assignment)
+OPEN = {
+    "scale": 12.0,
+    "max_distance": 1.9,
+    "min_margin": 0.0,
+    "max_distance_full": 1.9,
+    "min_margin_full": 0.0,
+    "min_confidence": 0.0,
+    "cocked_threshold": 0.6,
+}
+# axis of each known face: the two ID faces (one per die), and each Dwarves face (one prototype, whichever
+# die shows it)
+AXES = {"P:2 ID": 0, "L:2 ID": 1, "3 Melee": 2, "2 Maneuver": 3, "2 Save": 4, "3 Maneuver": 5, "2 Melee": 6}
+
+
+@pytest.fixture(scope="module")
+def dice(catalogue):
+    return roster_dice(["Dwarves/Patroller", "Dwarves/Lizard Rider"], catalogue)
+
+
+def _profile(dice, **settings) -> TableProfile:
+    pat, liz = dice
+    prof = TableProfile("t", DIM, {**OPEN, **settings})
+    for key, axis in AXES.items():
+        who, _, text = key.rpartition(":")
+        die = liz if who == "L" or text in ("3 Maneuver", "2 Melee") else pat
+        k = next(k for k, f in enumerate(die.faces) if f.text() == text)
+        prof.add(np.eye(DIM)[axis][None], [face_label(die, k)])
+    return prof
+
+
+def _det(*faces: str) -> Detections:
+    """Detections whose crops lie near the prototype of each named face (``AXES`` keys)."""
+    emb = np.stack([0.95 * np.eye(DIM)[AXES[f]] + 0.05 * np.eye(DIM)[7] for f in faces])
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    n = len(faces)
+    boxes = np.array([[10 + 60 * i, 10, 60 + 60 * i, 60] for i in range(n)], float)
+    return Detections(boxes, np.full(n, 0.9), np.zeros(n, int), embedding=emb, cocked_prob=np.zeros(n))
+
+
+def _assign(dice, det, profile):
+    n = len(det)
+    return assign(dice, det, [[] for _ in range(n)], ["d6"] * n, {}, profile=profile)[0]
+
+
+def test_the_profile_decides_which_detection_is_which_unit(dice):
+    # detection 0 shows a face only the Lizard Rider has, detection 1 the Patroller's own ID: taken in
+    # index order (what a roster with no face evidence does) each unit would get the other's die
+    units = _assign(dice, _det("3 Maneuver", "P:2 ID"), _profile(dice))
+    assert [(u.unit, u.detection, u.face) for u in units] == [
+        ("Dwarves/Patroller", 1, "2 ID"),
+        ("Dwarves/Lizard Rider", 0, "3 Maneuver"),
+    ]
+    assert all(u.identity > 0.99 and not u.unreadable for u in units)
+    # the other way round, the other way round
+    units = _assign(dice, _det("P:2 ID", "2 Melee"), _profile(dice))
+    assert [u.detection for u in units] == [0, 1]
+
+
+def test_a_unit_another_die_type_could_be_is_left_unread_with_its_likely_faces(dice):
+    # both dice show faces both dice have: the up faces cannot tell the two units apart
+    det = _det("3 Melee", "2 Save")
+    units = _assign(dice, det, _profile(dice))  # no identity gate: read, and how unsure it is said
+    # the Patroller prints "3 Melee" twice, the Lizard Rider once (both "2 Save" once): the assignment
+    # that fits is twice as likely as the swap, so each unit is 2/3 sure of its die
+    assert [(u.detection, u.face) for u in units] == [(0, "3 Melee"), (1, "2 Save")]
+    assert all(u.identity == pytest.approx(2 / 3, abs=0.01) for u in units)
+    gated = _assign(dice, det, _profile(dice, min_identity=0.7))
+    for u in gated:
+        assert u.face is None and u.face_index is None and u.unreadable and not u.cocked
+        assert u.alternatives and {a["face"] for a in u.alternatives} <= {f.text() for f in dice[u.slot].faces}
+    # a face only one of them has settles both: the gate lets them through
+    sure = _assign(dice, _det("3 Melee", "2 Melee"), _profile(dice, min_identity=0.7))
+    assert [(u.detection, u.face) for u in sure] == [(0, "3 Melee"), (1, "2 Melee")]
+    assert all(u.identity > 0.7 and not u.unreadable for u in sure)
+
+
+def test_two_units_of_one_die_type_are_not_unsure_of_each_other(dice):
+    # swapping two identical dice changes nothing: only another die type makes a unit unsure
+    pat = dice[0]
+    units = _assign([pat, pat], _det("3 Melee", "2 Save"), _profile(dice, min_identity=0.9))
+    assert sorted(u.face for u in units) == ["2 Save", "3 Melee"]
+    assert all(u.identity > 0.99 for u in units)
+
+
+def test_a_cocked_die_is_cocked_whatever_its_identity(dice):
+    det = _det("3 Melee", "2 Save")
+    det.cocked_prob[:] = [0.9, 0.0]
+    units = _assign(dice, det, _profile(dice, min_identity=0.99))
+    cocked = [u for u in units if u.detection == 0]
+    assert cocked[0].cocked and cocked[0].face is None
+
+
+def _rec(outcome: str, identity: float | None, cocked: bool = False) -> dict:
+    return {"outcome": outcome, "identity": identity, "cocked": cocked, "why": None}
+
+
+def test_the_identity_sweep_turns_only_unsure_reads_into_unread():
+    records = [
+        _rec("right", 0.95),
+        _rec("right", 0.6),
+        _rec("wrong", 0.55),
+        _rec("unread", 0.5),
+        _rec("not_seen", None),
+        _rec("cocked_read", 0.52, cocked=True),
+        _rec("cocked_called", 0.99, cocked=True),
+    ]
+    none, mid, high = identity_sweep(records, [0.0, 0.58, 0.99])
+    assert (none["flat"], none["right"], none["wrong"], none["unread"], none["not_seen"]) == (5, 2, 1, 1, 1)
+    assert none["cocked_read"] == 1
+    assert (mid["right"], mid["wrong"], mid["unread"], mid["cocked_read"]) == (2, 0, 2, 0)
+    assert (high["right"], high["wrong"], high["unread"]) == (0, 0, 4)
+    assert mid["wrong_rate"] == 0.0 and high["unread_rate"] == 0.8
+
+
+def test_the_identity_gate_rule_picks_the_smallest_gate_that_holds_the_wrong_rate():
+    # 1000 flat reads, 3 wrong (identity 0.62, 0.72, 0.72): 0.3 % under gates up to 0.6, 0.2 % from 0.65
+    records = [_rec("right", 0.9)] * 990 + [_rec("right", 0.52)] * 7
+    records += [_rec("wrong", 0.62), _rec("wrong", 0.72), _rec("wrong", 0.72)]
+    chosen, sweep = choose_identity(records)
+    assert chosen == 0.65
+    by = {f["min_identity"]: f for f in sweep}
+    assert (by[0.6]["wrong"], by[0.65]["wrong"], by[0.75]["wrong"]) == (3, 2, 0)
+    assert by[0.65]["right"] == 990 and by[0.5]["right"] == 997
+    # where no gate of the grid holds the rate, the largest is taken
+    chosen, _ = choose_identity([_rec("wrong", 1.0)] * 3 + [_rec("right", 1.0)])
+    assert chosen == 0.999
