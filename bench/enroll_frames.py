@@ -16,8 +16,9 @@ Issue 20's targets at 3 sightings: right >= 97 %, confidently wrong <= 0.5 %.
 
 applies the identity gate's pick rule (models/face-embed/CHANGELOG.md, stop 39): the 300 calibration
 frames (``calibration-100-5`` and ``calibration-200-7``) read with no identity gate, the gate replayed
-over ``dd_frames.IDENTITY_GRID`` and the smallest whose confidently-wrong rate is at most
-``IDENTITY_MAX_WRONG`` printed.  ``--min-identity X`` reads under that gate instead of the bundle's.
+over ``dd_frames.IDENTITY_GRID`` for both identities (the die type's, the face text's), each one's
+gate the smallest whose confidently-wrong rate is at most ``IDENTITY_MAX_WRONG``, and the one that
+reads more units right at its gate printed (``dd_frames.choose_identity_by``).  ``--min-identity X`` reads under that gate instead of the bundle's.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.dd_frames import choose_identity, enrolled_bundle, frame_figures  # noqa: E402
+from companion.vision.dd_frames import choose_identity_by, enrolled_bundle, frame_figures  # noqa: E402
 
 CHOICE_SETS = (("calibration", 100, 5), ("calibration", 200, 7))
 
@@ -59,20 +60,29 @@ def _choose(a) -> int:
                 log=lambda m: print(m, file=sys.stderr, flush=True),
             )
             records += fig["records"]
-    chosen, sweep = choose_identity(records)
+    by, chosen, both = choose_identity_by(records)
     print(
         f"identity gate on {len(CHOICE_SETS)} calibration sets (choice data: NOT strict), {a.sightings} sightings a face"
     )
-    print("min_identity  right  conf. wrong  unread  cocked read")
-    for f in sweep:
-        mark = "  <- chosen" if f["min_identity"] == chosen else ""
+    for name, (gate, sweep) in both.items():
         print(
-            f"{f['min_identity']:>12}  {100 * f['right_rate']:5.1f}  {100 * f['wrong_rate']:10.2f}  "
-            f"{100 * f['unread_rate']:6.1f}  {f['cocked_read']:>11}{mark}"
+            f"identity by {name}: min_identity  right  conf. wrong  unread  cocked read  (units: right = own die's text)"
         )
-    print(f"chosen min_identity {chosen}")
+        for f in sweep:
+            mark = "  <- its gate" if f["min_identity"] == gate else ""
+            print(
+                f"{f['min_identity']:>12}  {100 * f['right_rate']:5.1f}  {100 * f['wrong_rate']:10.2f}  "
+                f"{100 * f['unread_rate']:6.1f}  {f['cocked_read']:>11}{mark}"
+            )
+    print(f"chosen: identity_by {by!r}, min_identity {chosen}")
     if a.json:
-        Path(a.json).write_text(json.dumps({"chosen": chosen, "sweep": sweep}, indent=1) + "\n")
+        Path(a.json).write_text(
+            json.dumps(
+                {"identity_by": by, "min_identity": chosen, "sweeps": {k: v[1] for k, v in both.items()}},
+                indent=1,
+            )
+            + "\n"
+        )
     return 0
 
 

@@ -41,9 +41,13 @@ class UnitReading:
     cocked: bool = False
     alternatives: list[dict] = field(default_factory=list)
     unreadable: bool = False  # a die was assigned, but its face matches nothing known (table profile)
-    #: (table profile) how sure the assignment is that the detection is this unit's die type: ``_identity``;
-    #: below the profile's ``min_identity`` the unit is left unreadable, whatever its face reads
+    #: (table profile) how sure the assignment is that the detection is this unit's die type (``_identity``)
     identity: float | None = None
+    #: (table profile) how sure it is of the unit's face text: no assignment nearly as good gives the unit
+    #: another text (``_identity`` over the detections its die type would read as another text; None when
+    #: no face is read).  The profile's ``identity_by`` ("die", the default, or "text") says which of the two
+    #: its ``min_identity`` gates: below it the unit is left unreadable, whatever its face reads
+    text_identity: float | None = None
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -85,14 +89,15 @@ def _profile_likelihoods(profile, die, det: Detections, i: int) -> tuple[np.ndar
     return (1 - p_cocked) * w / (w.sum() + unknown), like, table
 
 
-def _identity(cost: np.ndarray, best: float, i: int, same: list[int]) -> float:
-    """How sure the best assignment (total ``best``) is that detection ``i`` shows a die of the type of
-    the units ``same`` (one catalogue die; swapping identical dice changes nothing): a logistic of how
-    much worse the best assignment is that gives detection ``i`` to none of them."""
+def _identity(cost: np.ndarray, best: float, rows, same: list[int]) -> float:
+    """How sure the best assignment (total ``best``) is of what it gave the units ``same`` (one catalogue
+    die; swapping identical dice changes nothing): a logistic of how much worse the best assignment is
+    that gives none of them any detection of ``rows`` (the unit's own: is it this die type; every
+    detection the die type would read as the unit's face text: is that text sure)."""
     from scipy.optimize import linear_sum_assignment  # noqa: PLC0415
 
     forbidden = cost.copy()
-    forbidden[i, same] = 1e9
+    forbidden[np.ix_(np.atleast_1d(rows), same)] = 1e9
     rows, cols = linear_sum_assignment(forbidden)
     delta = float(forbidden[rows, cols].sum()) - best
     return 1.0 / (1.0 + math.exp(-min(delta, 50.0)))
@@ -119,11 +124,15 @@ def assign(
     n, m = len(det), len(dice)
     if profile is not None and n and det.embedding.shape[1] == 0:
         raise AssignmentError("a table profile needs the detections' embeddings (an enrolled model bundle)")
+    by = profile.settings.get("identity_by", "die") if profile is not None else "die"
+    if by not in ("die", "text"):
+        raise AssignmentError(f"the table profile's setting identity_by is {by!r}: 'die' or 'text'")
     cost = np.zeros((n, m))
     face_tables: dict[tuple[int, int], np.ndarray] = {}
     # the profile weighs each (detection, die) once: units of one die type (the same catalogue die) share
     # it, and read_die decides from the same face table below
     weighed: dict[tuple[int, int], tuple] = {}
+    texts: dict[int, list] = {}  # per die type (its first unit): its read_die of every detection
     first = [next(jj for jj in range(m) if dice[jj] is die) for die in dice]
     materials = [set(die_materials(die)) for die in dice]
     for i in range(n):
@@ -162,8 +171,21 @@ def assign(
         ):  # the profile's rule: nearest known face, else unreadable; cocked from geometry
             table = weighed[i, first[j]][2]
             match = profile.read_die(det.embedding[i], die, float(det.cocked_prob[i]), table)
-            identity = _identity(cost, best, i, [jj for jj in range(m) if first[jj] == first[j]])
-            unsure = match.label is not None and identity < float(profile.settings.get("min_identity", 0.0))
+            same = [jj for jj in range(m) if first[jj] == first[j]]
+            identity = _identity(cost, best, i, same)
+            text_identity = None
+            if match.label is not None:
+                if first[j] not in texts:  # what the die type would read on each detection
+                    texts[first[j]] = [
+                        profile.read_die(
+                            det.embedding[ii], die, float(det.cocked_prob[ii]), weighed[ii, first[j]][2]
+                        )
+                        for ii in range(n)
+                    ]
+                rows_same = [ii for ii in range(n) if texts[first[j]][ii].label == match.label]
+                text_identity = _identity(cost, best, rows_same, same)
+            sure = identity if by == "die" else text_identity
+            unsure = sure is not None and sure < float(profile.settings.get("min_identity", 0.0))
             conf = identity * match.confidence
             likely = profile.likely_faces(det.embedding[i], die, table) if match.unreadable or unsure else []
             out.append(
@@ -178,6 +200,7 @@ def assign(
                     [{"detection": i, "face": die.faces[k].text(), "face_index": k} for k in likely],
                     match.unreadable or unsure,
                     round(float(identity), 4),
+                    None if text_identity is None else round(float(text_identity), 4),
                 )
             )
             continue

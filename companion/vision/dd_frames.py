@@ -15,14 +15,28 @@ unread (no face: a tap), not seen (no detection), and for cocked dice, called co
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from companion.vision.detections import box_iou
 
-#: What is counted per die (flat dice: right, wrong, unread, not seen; cocked dice: called cocked, read).
-KEYS = ("flat", "right", "wrong", "unread", "not_seen", "cocked", "cocked_called", "cocked_read")
+#: What is counted per unit (flat dice: right, wrong, unread, not seen; cocked dice: called cocked, read).
+#: A unit is right when the face text read is what its own die shows (the units of one die type: as a
+#: multiset, as they are interchangeable): what the Roll panel uses.  ``wrong_by_detection`` counts the
+#: units read whose box is not on a die of their type showing that text (a stricter view: which box).
+KEYS = (
+    "flat",
+    "right",
+    "wrong",
+    "unread",
+    "not_seen",
+    "cocked",
+    "cocked_called",
+    "cocked_read",
+    "wrong_by_detection",
+)
 #: What the wrong readings were: the unit was given another die's detection (that die's face text read
 #: or not), or its own die with another face.
 WRONG_KEYS = ("wrong_other_die_same_text", "wrong_other_die", "wrong_own_die", "wrong_no_die")
@@ -101,6 +115,11 @@ def frame_figures(
         image = read_image(Path(data) / rec["image"])
         read = read_roll(image, [d["die"] for d in rec["dice"]], model=model)
         boxes = np.array([r["box"] for r in read["dice"]]).reshape(-1, 4)
+        remaining: dict[str, Counter] = {}  # per die type: the face texts its flat dice show
+        for d in rec["dice"]:
+            got = remaining.setdefault(d["die"], Counter())
+            if not d.get("cocked"):
+                got[catalogue.get(d["die"]).faces[d["face_index"]].text()] += 1
         for unit, d in zip(read["units"], rec["dice"], strict=True):
             cocked = bool(d.get("cocked"))
             out["cocked" if cocked else "flat"] += 1
@@ -111,7 +130,12 @@ def frame_figures(
                 j = int(np.argmax(iou))
                 truth = rec["dice"][j] if iou[j] >= 0.5 else None
             index = None if unit.get("cocked") or unit.get("unreadable") else unit.get("face_index")
-            record = {"cocked": cocked, "identity": unit.get("identity"), "why": None}
+            record = {
+                "cocked": cocked,
+                "identity": unit.get("identity"),
+                "text_identity": unit.get("text_identity"),
+                "why": None,
+            }
             records.append(record)
             if cocked:
                 out["cocked_called"] += int(bool(unit.get("cocked")))
@@ -131,16 +155,22 @@ def frame_figures(
                 out["unread"] += 1
                 record["outcome"] = "unread"
             else:
-                faces = catalogue.get(d["die"]).faces
+                text = catalogue.get(d["die"]).faces[index].text()
                 shown = (
                     None if truth is None else catalogue.get(truth["die"]).faces[truth["face_index"]].text()
                 )
-                right = (
+                # by detection: the die under the unit's box is its die type, showing that text
+                on_box = (
                     truth is not None
                     and truth["die"] == d["die"]
                     and not truth.get("cocked")
-                    and shown == faces[index].text()
+                    and shown == text
                 )
+                out["wrong_by_detection"] += int(not on_box)
+                record["detection"] = "right" if on_box else "wrong"
+                # by unit: the text read is what the unit's own die shows (dice of one type: as a multiset)
+                right = remaining[d["die"]][text] > 0
+                remaining[d["die"]][text] -= int(right)
                 out["right" if right else "wrong"] += 1
                 record["outcome"] = "right" if right else "wrong"
                 if not right:
@@ -150,7 +180,7 @@ def frame_figures(
                         else "wrong_own_die"
                         if truth["die"] == d["die"]
                         else "wrong_other_die_same_text"
-                        if shown == faces[index].text()
+                        if shown == text
                         else "wrong_other_die"
                     )
                     out[why] += 1
@@ -170,24 +200,40 @@ IDENTITY_GRID = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.98, 0.
 IDENTITY_MAX_WRONG = 0.0025
 
 
-def choose_identity(records: list[dict]) -> tuple[float, list[dict]]:
+def choose_identity(records: list[dict], by: str = "identity") -> tuple[float, list[dict]]:
     """(the smallest gate of ``IDENTITY_GRID`` whose confidently-wrong rate on ``records`` is at most
-    ``IDENTITY_MAX_WRONG``, else the largest; the sweep over the grid)."""
-    sweep = identity_sweep(records, IDENTITY_GRID)
+    ``IDENTITY_MAX_WRONG``, else the largest; the sweep over the grid), for the identity ``by``."""
+    sweep = identity_sweep(records, IDENTITY_GRID, by)
     ok = [f["min_identity"] for f in sweep if f["wrong"] <= IDENTITY_MAX_WRONG * f["flat"]]
     return (min(ok) if ok else IDENTITY_GRID[-1]), sweep
 
 
-def identity_sweep(records: list[dict], thresholds) -> list[dict]:
+def choose_identity_by(records: list[dict]) -> tuple[str, float, dict]:
+    """The rule of models/face-embed/CHANGELOG.md (stop 39, text identity): each identity gets its gate
+    (``choose_identity``); the one with more units read right at its gate is taken, a tie the die type's.
+    Returns (``"die"`` or ``"text"``, its gate, each one's (gate, sweep) by name)."""
+    both = {by: choose_identity(records, key) for by, key in (("die", "identity"), ("text", "text_identity"))}
+
+    def right(by: str) -> int:
+        gate, sweep = both[by]
+        return next(f["right"] for f in sweep if f["min_identity"] == gate)
+
+    by = "text" if right("text") > right("die") else "die"
+    return by, both[by][0], both
+
+
+def identity_sweep(records: list[dict], thresholds, by: str = "identity") -> list[dict]:
     """The figures ``frame_figures`` would give under each identity gate of ``thresholds``, from its
     ``records`` read with no gate (``min_identity=0``): a unit whose die was read (right, wrong, or a
-    cocked die read as a face) with an ``identity`` under the gate is unread instead; nothing else moves."""
+    cocked die read as a face) with its ``by`` (``identity`` or ``text_identity``) under the gate is
+    unread instead; nothing else moves (a unit of a die type that shares the table with another of its
+    type keeps the outcome it had, though the other's being unread could have freed its text)."""
     out = []
     for t in thresholds:
         fig = {"min_identity": float(t), **dict.fromkeys(("flat", "right", "wrong", "unread", "not_seen"), 0)}
         fig["cocked_read"] = 0
         for r in records:
-            gated = r["identity"] is not None and r["identity"] < t
+            gated = r.get(by) is not None and r[by] < t
             if r["cocked"]:
                 fig["cocked_read"] += int(r["outcome"] == "cocked_read" and not gated)
                 continue

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.vision.assign import assign, roster_dice
-from companion.vision.dd_frames import choose_identity, identity_sweep
+from companion.vision.assign import AssignmentError, assign, roster_dice
+from companion.vision.dd_frames import choose_identity, choose_identity_by, identity_sweep
 from companion.vision.detections import Detections
 from companion.vision.profile import TableProfile, face_label
 
@@ -144,3 +144,34 @@ def test_the_identity_gate_rule_picks_the_smallest_gate_that_holds_the_wrong_rat
     # where no gate of the grid holds the rate, the largest is taken
     chosen, _ = choose_identity([_rec("wrong", 1.0)] * 3 + [_rec("right", 1.0)])
     assert chosen == 0.999
+
+
+def test_a_face_text_every_fitting_assignment_gives_is_sure_by_text(dice):
+    # both dice show "3 Melee": which box is which is a coin flip, but each unit's face is "3 Melee" either way
+    det = _det("3 Melee", "3 Melee")
+    by_die = _assign(dice, det, _profile(dice, min_identity=0.7))
+    assert all(u.identity < 0.7 and u.unreadable and u.face is None for u in by_die)
+    by_text = _assign(dice, det, _profile(dice, min_identity=0.7, identity_by="text"))
+    assert [u.face for u in by_text] == ["3 Melee", "3 Melee"]
+    assert all(u.text_identity > 0.99 and not u.unreadable for u in by_text)
+    # faces both dice have, one each: the swap gives each unit the other text, so the text is unsure too
+    swap = _assign(dice, _det("3 Melee", "2 Save"), _profile(dice, min_identity=0.7, identity_by="text"))
+    assert all(u.text_identity == pytest.approx(2 / 3, abs=0.01) and u.face is None for u in swap)
+
+
+def test_an_unknown_identity_setting_is_refused(dice):
+    with pytest.raises(AssignmentError, match="identity_by is 'box'"):
+        _assign(dice, _det("3 Melee"), _profile(dice, identity_by="box"))
+
+
+def test_the_rule_takes_the_identity_that_reads_more_units_at_its_gate():
+    # the text identity is sure of 50 reads the die identity is not; both hold 0.25 % wrong at their gates
+    records = [{**_rec("right", 0.9), "text_identity": 0.9}] * 950
+    records += [{**_rec("right", 0.55), "text_identity": 0.97}] * 50
+    records += [{**_rec("wrong", 0.6), "text_identity": 0.6}] * 5
+    by, gate, both = choose_identity_by(records)
+    assert (by, gate) == ("text", 0.65)
+    assert both["die"][0] == 0.65  # the die identity's own gate reads 950 right, the text's 1000
+    # a tie keeps the die type's identity
+    by, _, _ = choose_identity_by([{**r, "text_identity": r["identity"]} for r in records])
+    assert by == "die"

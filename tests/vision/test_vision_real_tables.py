@@ -140,7 +140,7 @@ def test_the_manifest_names_each_tables_art_families(tmp_path):
 
 @pytest.mark.slow
 def test_whole_frames_are_scored_unit_by_unit_through_the_camera_path(tmp_path):
-    from companion.vision.dd_frames import KEYS, WRONG_KEYS, enrolled_bundle, frame_figures
+    from companion.vision.dd_frames import KEYS, WRONG_KEYS, enrolled_bundle, frame_figures, identity_sweep
 
     write_real_tables(tmp_path / "f", art.CALIBRATION_FAMILIES, 2, seed=5, progress=False)
     bundle = enrolled_bundle(tmp_path / "b")
@@ -152,3 +152,11 @@ def test_whole_frames_are_scored_unit_by_unit_through_the_camera_path(tmp_path):
     assert sum(fig[k] for k in WRONG_KEYS) == fig["wrong"]
     assert fig["right"] > 0  # the profile taught on the table's own art reads some dice
     assert fig["cocked_called"] + fig["cocked_read"] <= fig["cocked"]
+    # one record a unit, and the gate's replay with no gate gives the figures back
+    assert len(fig["records"]) == fig["flat"] + fig["cocked"]
+    assert sum(r["outcome"] == "right" for r in fig["records"]) == fig["right"]
+    assert all(r["identity"] is not None for r in fig["records"] if r["outcome"] in ("right", "wrong"))
+    again = identity_sweep(fig["records"], [0.0])[0]
+    assert [again[k] for k in ("right", "wrong", "unread", "not_seen")] == [
+        fig[k] for k in ("right", "wrong", "unread", "not_seen")
+    ]
