@@ -15,6 +15,7 @@ kind), or ``unreadable``; ``cocked`` comes from the embedding network's geometry
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,26 @@ from companion.vision.detections import box_problem
 from companion.vision.embedding import EMBED_INPUT, EmbeddingError, FaceEmbedder
 from companion.vision.onnx_session import ModelError
 from companion.vision.profile import ProfileError, TableProfile, embedder_id
+
+#: The roster's identity gate (``assign``; models/face-embed/CHANGELOG.md, stop 39), which a bundle
+#: enrolled before it lacks in its reading settings.
+ROSTER_SETTINGS = ("min_identity", "identity_by")
+
+
+@lru_cache(maxsize=8)
+def _shipped_roster_settings(eid: str) -> dict:
+    """``ROSTER_SETTINGS`` of the shipped embedding network's reading, if ``eid`` is that network (the gate
+    was chosen with it), else none: a bundle enrolled before the gate existed reads with it all the same."""
+    from companion.vision.enroll import embedding_model  # noqa: PLC0415  (enroll loads the reader, which loads this)
+
+    try:
+        folder, meta = embedding_model()
+    except ModelError:
+        return {}
+    if embedder_id(folder / meta.get("onnx", "embed.onnx")) != eid:
+        return {}
+    reading = meta.get("reading", {})
+    return {k: reading[k] for k in ROSTER_SETTINGS if k in reading}
 
 
 def load_table_parts(bundle: Path, meta: dict):
@@ -36,8 +57,11 @@ def load_table_parts(bundle: Path, meta: dict):
     try:
         embedder = FaceEmbedder(onnx, int(spec.get("turns", 4)))
         prof_path = bundle / spec.get("profile", "profile.npz")
+        eid = embedder_id(onnx)
         settings = spec.get("reading", {})
-        profile = TableProfile.load_or_new(prof_path, embedder_id(onnx), embedder.dim, settings)
+        if any(k not in settings for k in ROSTER_SETTINGS):
+            settings = {**_shipped_roster_settings(eid), **settings}
+        profile = TableProfile.load_or_new(prof_path, eid, embedder.dim, settings)
     except (EmbeddingError, ProfileError) as exc:
         raise ModelError(f"model bundle {bundle}: {exc}") from exc
     crop = spec.get("crop", {})

@@ -87,7 +87,9 @@ def test_a_unit_another_die_type_could_be_is_left_unread_with_its_likely_faces(d
     gated = _assign(dice, det, _profile(dice, min_identity=0.7))
     for u in gated:
         assert u.face is None and u.face_index is None and u.unreadable and not u.cocked
-        assert u.alternatives and {a["face"] for a in u.alternatives} <= {f.text() for f in dice[u.slot].faces}
+        assert u.alternatives and {a["face"] for a in u.alternatives} <= {
+            f.text() for f in dice[u.slot].faces
+        }
     # a face only one of them has settles both: the gate lets them through
     sure = _assign(dice, _det("3 Melee", "2 Melee"), _profile(dice, min_identity=0.7))
     assert [(u.detection, u.face) for u in sure] == [(0, "3 Melee"), (1, "2 Melee")]

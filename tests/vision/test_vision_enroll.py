@@ -23,12 +23,17 @@ from companion.vision.profile import (
     FaceLabel,
     ProfileError,
     TableProfile,
+    embedder_id,
     face_key,
     face_label,
     profile_beside,
 )
-from companion.vision.reader import load_model
-from companion.vision.table_reading import learn_confirmed_faces, learn_confirmed_roll
+from companion.vision.reader import DiceModel, load_model, models_dir
+from companion.vision.table_reading import (
+    _shipped_roster_settings,
+    learn_confirmed_faces,
+    learn_confirmed_roll,
+)
 
 FIX = Path(__file__).parent / "fixtures" / "enroll"
 ARMY = ("Dwarves/Mammoth Rider", "Dwarves/Sergeant", "Dwarves/Behemoth")
@@ -666,3 +671,39 @@ def test_cli_enroll_refuses_a_negative_seed_and_an_out_it_cannot_make(tmp_path, 
         sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
         and (tmp_path / "a-file").read_text() == "mine"
     )
+
+
+def test_a_bundle_enrolled_before_the_identity_gate_reads_with_the_shipped_gate(bundle, tmp_path):
+    """A bundle whose reading settings lack the roster's identity gate (enrolled before stop 39) takes it
+    from the shipped embedding network when it is the same network, and from nowhere when it is not."""
+    shipped = json.loads((Path(models_dir()) / "face-embed" / "model.json").read_text())["reading"]
+    old = tmp_path / "old"
+    shutil.copytree(bundle, old)
+    meta = json.loads((old / "model.json").read_text())
+    assert meta["embedding"]["reading"]["min_identity"] == shipped["min_identity"]  # enrolled today: kept
+    keys = ("min_identity", "identity_by")
+
+    def write(reading_update: dict) -> None:  # the bundle as one enrolled before the gate, and its profile
+        for key in keys:
+            meta["embedding"]["reading"].pop(key, None)
+        meta["embedding"]["reading"].update(reading_update)
+        (old / "model.json").write_text(json.dumps(meta))
+        prof = TableProfile.load(old / "profile.npz")
+        for key in keys:
+            prof.settings.pop(key, None)
+        prof.save(old / "profile.npz")
+
+    write({})
+    settings = DiceModel(old).profile.settings
+    assert (settings["min_identity"], settings["identity_by"]) == (
+        shipped["min_identity"],
+        shipped["identity_by"],
+    )
+    write({"min_identity": 0.9})  # a bundle's own value stays its own
+    assert DiceModel(old).profile.settings["min_identity"] == 0.9
+    # another network: the shipped gate was not chosen for it, so none is taken
+    assert _shipped_roster_settings("0123456789abcdef") == {}
+    assert _shipped_roster_settings(embedder_id(old / "embed.onnx")) == {
+        "min_identity": shipped["min_identity"],
+        "identity_by": shipped["identity_by"],
+    }
