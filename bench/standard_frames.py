@@ -30,6 +30,10 @@ dice read as that kind read wrong by the enrolled bundle.
 
     python bench/standard_frames.py --split calibration --frames 1000 --seed 7 --enrolled 2 \
         --enrolled-frames 300 --choose-kind-gates KIND.json
+
+``--choose-floors FILE`` (with ``--enrolled``, calibration) chooses the kind gate and the combined rule's
+margin floor together (``standard_frames.choose_floors``; the rule of models/polyhedral-oblique/CHANGELOG.md,
+stop 39) and writes both.
 """
 
 from __future__ import annotations
@@ -45,7 +49,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.vision.numerals import KINDS, load_numeral_model  # noqa: E402
 from companion.vision.reader_gate import KIND_BY_KIND_KEY, KIND_KEY, ReaderGate  # noqa: E402
-from companion.vision.standard_frames import choose_gates, enrolled_reads, figures, raw_reads  # noqa: E402
+from companion.vision.standard_frames import (  # noqa: E402
+    choose_floors,
+    choose_gates,
+    enrolled_reads,
+    figures,
+    gated_by_floor,
+    raw_reads,
+)
 
 
 def frames_dir(root: Path, split: str, frames: int, seed: int) -> Path:
@@ -97,10 +108,31 @@ def enrolled_section(a, model, data: Path) -> dict:
             [Sighting("bench", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
         )
         log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
-        raw = enrolled_reads(Path(tmp) / "b", data, shots=a.enrolled, frames=a.enrolled_frames, log=log)
+        raw = enrolled_reads(
+            Path(tmp) / "b",
+            data,
+            shots=a.enrolled,
+            frames=a.enrolled_frames,
+            log=log,
+            margins=bool(a.choose_floors),
+        )
     what = f"enrolled ({a.enrolled} renders of every value of the table's sets), {raw['frames']} frames"
     own = model.kind_gate
     out = {"shots": a.enrolled, "frames": raw["frames"]}
+    if a.choose_floors:  # every box holds its top value: replayed under (kind gate, floor) pairs
+        base = figures(gated_by_floor(raw, own.by_kind, {}), ReaderGate(0.5))
+        out["bundle_kind_gate"] = {"gates": own.to_meta(), "figures": base}
+        report(base, f"{what}, the bundle's kind gate {own.by_kind} and margins")
+        chosen = choose_floors(raw)
+        gates = {k: g for k, (g, _) in chosen.items() if g > 0}
+        floors = {k: f for k, (_, f) in chosen.items() if f > 0}
+        fig = figures(gated_by_floor(raw, gates, floors), ReaderGate(0.5))
+        out["chosen_floors"] = {"kind_gates": gates, "floors": floors, "figures": fig}
+        Path(a.choose_floors).write_text(
+            json.dumps({KIND_BY_KIND_KEY: gates, "min_margin_floor": floors}, indent=1) + "\n"
+        )
+        report(fig, f"{what}, chosen by the rule: kind gates {gates}, margin floors {floors}")
+        return out
     for name, gate in (("bundle_kind_gate", own), ("no_kind_gate", ReaderGate(0.0, {}, own.keys))):
         out[name] = {"gates": gate.to_meta(), "figures": figures(raw, gate)}
         report(out[name]["figures"], f"{what}, kind gate {gate.to_meta()}")
@@ -146,10 +178,17 @@ def main(argv=None) -> int:
         metavar="FILE",
         help="with --enrolled: choose the kind gates by the rule (calibration)",
     )
+    ap.add_argument(
+        "--choose-floors",
+        metavar="FILE",
+        help="with --enrolled: choose the kind gates and margin floors together by the rule (calibration)",
+    )
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
     if a.frames < 1:
         ap.error(f"--frames must be 1 or more, not {a.frames}")
+    if a.choose_floors and (a.split != "calibration" or not a.enrolled):
+        ap.error("--choose-floors chooses on the calibration styles only, with --enrolled")
     if a.choose_kind_gates and (a.split != "calibration" or not a.enrolled):
         ap.error("--choose-kind-gates chooses on the calibration styles only, with --enrolled")
     if a.choose_gates and a.split != "calibration":

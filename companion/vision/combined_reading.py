@@ -32,6 +32,12 @@ applies::
     "size_bands": [40, 60, 90, 135],
     "levels": {"0": {..., "min_margin_by_size": {"d20": [4.1, 3.0, 2.2, 1.6, 1.4], ...}}, ...}
 
+**On whole frames** the finder's boxes are looser than the crops the margins were chosen on, so a rule
+may name ``min_margin_floor``: per die kind, the least margin at any level and size (chosen on whole
+calibration frames with the kind gate: ``bench/standard_frames.py --choose-floors``)::
+
+    "min_margin_floor": {"d6": 1.5, "d20": 4.0}
+
 They are chosen on the CALIBRATION styles only (``bench/enroll_standard.py --calibrate``).
 ``embedder_id`` names the embedding network they were chosen with: a bundle enrolled with another
 network reads from its profile alone, as bundles from before the combination do.
@@ -70,6 +76,9 @@ class CombinedRule:
     levels: tuple[Level, ...]  # by sightings, ascending; the first is level 0
     embedder_id: str | None
     size_bands: tuple[float, ...] = ()  # band edges in frame px (a die box's longest side), ascending
+    #: per die kind, the least margin at any level and size (``min_margin_floor``, chosen on whole frames:
+    #: the finder's boxes are looser than the crops the margins were chosen on); kinds not named: none
+    min_margin_floor: dict[str, float] = field(default_factory=dict)
 
     def level(self, sightings: int) -> Level:
         """The level of the largest ``sightings`` not above ``sightings``."""
@@ -85,7 +94,8 @@ class CombinedRule:
         """The margin gate of a die of ``kind`` read at ``level``, ``side_px`` across in the frame."""
         band = self.band(side_px)
         by_size = level.min_margin_by_size.get(kind)
-        return level.min_margin[kind] if band is None or by_size is None else by_size[band]
+        margin = level.min_margin[kind] if band is None or by_size is None else by_size[band]
+        return max(margin, self.min_margin_floor.get(kind, 0.0))
 
 
 def _number(value, key: str, low: float, high: float = math.inf) -> float:
@@ -137,7 +147,14 @@ def parse_rule(spec, kinds, where: str = "model.json") -> CombinedRule:
     eid = spec.get("embedder_id")
     if eid is not None and not isinstance(eid, str):
         raise CombinationError(f"{base}.embedder_id: expected a string, not {eid!r}")
-    return CombinedRule(tuple(levels), eid, bands)
+    floor = spec.get("min_margin_floor", {})
+    if not isinstance(floor, dict):
+        raise CombinationError(f"{base}.min_margin_floor: expected an object per die kind, not {floor!r}")
+    unknown = [k for k in floor if k not in kinds]
+    if unknown:
+        raise CombinationError(f"{base}.min_margin_floor.{unknown[0]}: not a kind this reader reads")
+    floors = {k: _number(v, f"{base}.min_margin_floor.{k}", 0.0) for k, v in floor.items()}
+    return CombinedRule(tuple(levels), eid, bands, floors)
 
 
 def _size_bands(spec, key: str) -> tuple[float, ...]:
@@ -220,9 +237,23 @@ def read_value(
     """(the value read 1..sides or None for unreadable, confidence) of one die whose kind the reader
     read as ``kind``; ``value_probs``: the reader's probabilities of values 1..sides; ``side_px``: the
     longest side of the die's box in the frame (None: not known, the size-free margin applies)."""
+    value, conf, margin, needed = value_margin(rule, kind, value_probs, profile, emb, side_px)
+    return (value if margin >= needed else None), conf
+
+
+def value_margin(
+    rule: CombinedRule,
+    kind: str,
+    value_probs: np.ndarray,
+    profile,
+    emb: np.ndarray,
+    side_px: float | None = None,
+) -> tuple[int, float, float, float]:
+    """``read_value`` before its gate: (the top value 1..sides, its confidence, its margin over the second,
+    the margin the rule asks of it); the value is read when the margin is at least the one asked."""
     sides = len(value_probs)
     d, fewest = profile_distances(profile, emb, kind, sides)
     level = rule.level(fewest)
-    margin = rule.margin(level, kind, side_px)
-    read, top, conf, _ = decide(np.asarray(value_probs)[None], d[None], level, margin)
-    return (int(top[0]) + 1 if read[0] else None), float(conf[0])
+    needed = rule.margin(level, kind, side_px)
+    _, top, conf, margin = decide(np.asarray(value_probs)[None], d[None], level, needed)
+    return int(top[0]) + 1, float(conf[0]), float(margin[0]), float(needed)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.vision.crops import CROP_SIZE, crop_die
+from companion.vision.die_pixels import die_sides
 from companion.vision.numerals import KINDS, SIDES, NumeralModel, match_dice
 from companion.vision.reader import read_image
 from companion.vision.reader_gate import ReaderGate
@@ -26,8 +27,9 @@ MAX_WRONG = 0.01
 
 
 def _replay(data: Path, read_frame, frames: int | None = None, log=None) -> dict:
-    """Every frame of ``data`` read by ``read_frame(n, rec, image) -> (boxes, kinds, values, confs)``
-    (a box's ``conf`` is what a gate weighs; a box's value 0 where none is read), each box matched to the
+    """Every frame of ``data`` read by ``read_frame(n, rec, image) -> (boxes, kinds, values, confs[, more])``
+    (a box's ``conf`` is what a gate weighs; a box's value 0 where none is read; ``more``: other per-box
+    lists by name, kept beside them), each box matched to the
     true dice (``numerals.match_dice``).  Arrays, one entry per box or per true die; the time of each
     ``read_frame``."""
     recs = [
@@ -40,7 +42,9 @@ def _replay(data: Path, read_frame, frames: int | None = None, log=None) -> dict
     for n, rec in enumerate(recs):
         image = read_image(Path(data) / rec["image"])
         t0 = time.perf_counter()
-        boxes, kinds, values, confs = read_frame(n, rec, image)
+        boxes, kinds, values, confs, *more = read_frame(n, rec, image)
+        for key, per_box in (more[0] if more else {}).items():
+            box.setdefault(key, []).extend(per_box)
         ms.append(1000 * (time.perf_counter() - t0))
         truth = match_dice(rec["dice"], boxes)
         box["truth"] += [-1 if i < 0 else int(i) + len(die["kind"]) for i in truth]
@@ -144,8 +148,28 @@ class _Kept:
         return self.last
 
 
+class _KeptEmbedder:
+    """An embedding network that keeps its last answer (what ``NumeralModel.readings`` embedded)."""
+
+    def __init__(self, embedder):
+        self.embedder, self.last = embedder, None
+
+    def __getattr__(self, name):
+        return getattr(self.embedder, name)
+
+    def __call__(self, crops):
+        self.last = self.embedder(crops)
+        return self.last
+
+
 def enrolled_reads(
-    bundle: Path, data: Path, shots: int = 2, seed: int = 0, frames: int | None = None, log=None
+    bundle: Path,
+    data: Path,
+    shots: int = 2,
+    seed: int = 0,
+    frames: int | None = None,
+    log=None,
+    margins: bool = False,
 ) -> dict:
     """An enrolled bundle's readings of the frames of ``data`` (``NumeralModel.readings``: the finder, the
     reader, the table profile and its ``combined_reading`` rule) with no kind gate, as ``raw_reads``
@@ -154,7 +178,13 @@ def enrolled_reads(
     reads under any kind gate (``reader_gate.KIND_KEY``).  Before each frame the bundle's profile is
     replaced by one taught ``shots`` renders of every value of every kind of every style on that table
     (``standard_styles.render_value``, the crops of the crop benches; the frame's own dice are never
-    taught), as a table that enrolled its sets.  ``frames``: the first so many frames only."""
+    taught), as a table that enrolled its sets.  ``frames``: the first so many frames only.
+
+    ``margins``: each box is given its top value whatever the combined rule's margin (0 for a die called
+    cocked), and the per-box arrays ``p_kind`` (the reader's probability of the kind read), ``margin``
+    (the combined margin of the top value) and ``needed`` (the margin the bundle's rule asks of it), so
+    ``gated_by_floor`` can replay any kind gate and margin floor (``combined_reading.min_margin_floor``)."""
+    from companion.vision.combined_reading import value_margin  # noqa: PLC0415
     from companion.vision.profile import FaceLabel, TableProfile  # noqa: PLC0415
     from companion.vision.synth.standard_styles import render_value  # noqa: PLC0415
 
@@ -162,7 +192,10 @@ def enrolled_reads(
     if model.profile is None:
         raise ValueError(f"{bundle} is not an enrolled bundle (no table profile)")
     model.kind_gate = ReaderGate(0.0, {}, model.kind_gate.keys)
+    if margins and model.combined is None:
+        raise ValueError(f"{bundle}: no combined_reading rule for this profile's network: no margins to keep")
     model.faces = kept = _Kept(model.faces)
+    model.embedder = keep_embedding = _KeptEmbedder(model.embedder)
     base = model.profile
 
     def read_frame(n: int, rec: dict, image: np.ndarray):
@@ -183,6 +216,79 @@ def enrolled_reads(
             for j, r in enumerate(readings)
         ]
         values = [0 if r.value is None else int(r.value) for r in readings]
-        return np.array([r.box for r in readings]).reshape(-1, 4), [r.kind for r in readings], values, conf
+        boxes = np.array([r.box for r in readings]).reshape(-1, 4)
+        if not margins:
+            return boxes, [r.kind for r in readings], values, conf
+        more: dict[str, list] = {"p_kind": [], "margin": [], "needed": []}
+        emb, pc = keep_embedding.last if readings else (None, None)
+        cocked_at = model.profile.gate(standard=True)["cocked_threshold"]
+        sides = die_sides(boxes)
+        for j, r in enumerate(readings):
+            more["p_kind"].append(float(p_kind[j, model.kinds.index(r.kind)]))
+            if r.cocked or pc[j] >= cocked_at:  # called cocked: never read, whatever the gates
+                values[j] = 0
+                more["margin"].append(-np.inf)
+                more["needed"].append(0.0)
+                continue
+            v, _, margin, needed = value_margin(
+                model.combined,
+                r.kind,
+                kept.last["value"][j, : SIDES[r.kind]],
+                model.profile,
+                emb[j],
+                float(sides[j]),
+            )
+            values[j] = v
+            more["margin"].append(margin)
+            more["needed"].append(needed)
+        return boxes, [r.kind for r in readings], values, more["p_kind"], more
 
     return _replay(data, read_frame, frames, log)
+
+
+#: The margin floors tried per kind (``combined_reading.min_margin_floor``; the rule of
+#: models/polyhedral-oblique/CHANGELOG.md, stop 39).
+FLOORS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0)
+
+
+def gated_by_floor(raw: dict, kind_gates: dict[str, float], floors: dict[str, float]) -> dict:
+    """``raw`` of ``enrolled_reads(margins=True)`` as read under ``kind_gates`` (per kind read, the least
+    ``p_kind``) and ``floors`` (per kind, the least margin beside the rule's): ``figures`` of it gives what
+    the bundle reads with them (a box is read when its kind probability, and its margin over the larger of
+    the rule's margin and the floor, both pass)."""
+    b = raw["box"]
+    kinds = b["kind"]
+    gate = np.array([kind_gates.get(str(k), 0.0) for k in kinds], float)
+    floor = np.array([floors.get(str(k), 0.0) for k in kinds], float)
+    read = (b["value"] > 0) & (b["p_kind"] >= gate) & (b["margin"] >= np.maximum(b["needed"], floor))
+    return {**raw, "box": {**b, "conf": read.astype(float), "value": np.where(read, b["value"], 0)}}
+
+
+def choose_floors(raw: dict, max_wrong: float = MAX_WRONG) -> dict[str, tuple[float, float]]:
+    """The rule (per kind read): of the (kind gate, floor) pairs of ``(0,) + standard_sim.MIN_CONFS`` x
+    ``FLOORS`` with at most ``max_wrong`` of the found flat dice read as that kind read wrong, the one
+    that reads the most of them right (a tie: the higher gate, then the higher floor); if none holds,
+    the highest of both.  Returns ``{kind: (gate, floor)}`` for the kinds read on ``raw``."""
+    from companion.vision.standard_sim import MIN_CONFS  # noqa: PLC0415
+
+    b, d = raw["box"], raw["die"]
+    matched = b["truth"] >= 0
+    t = np.where(matched, b["truth"], 0)
+    flat = matched & ~d["cocked"][t]
+    right = (b["kind"] == d["kind"][t]) & (b["value"] == d["value"][t])
+    out = {}
+    for k in KINDS:
+        mine = flat & (b["kind"] == k)
+        if not mine.any():
+            continue
+        best = None
+        for g in (0.0, *[float(x) for x in MIN_CONFS]):
+            for f in FLOORS:
+                read = (b["value"] > 0) & (b["p_kind"] >= g) & (b["margin"] >= np.maximum(b["needed"], f))
+                wrong = int((mine & read & ~right).sum())
+                if wrong > max_wrong * mine.sum():
+                    continue
+                key = (int((mine & read & right).sum()), g, f)
+                best = key if best is None or key > best else best
+        out[k] = (best[1], best[2]) if best else (float(MIN_CONFS[-1]), FLOORS[-1])
+    return out
