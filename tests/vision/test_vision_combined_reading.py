@@ -173,6 +173,48 @@ def test_bad_size_bands_are_refused_naming_the_key(change, key):
         parse_rule(spec, KINDS)
 
 
+def test_a_margin_floor_raises_every_margin_of_its_kind_and_no_other():
+    spec = _sized_spec()
+    spec["min_margin_floor"] = {"d20": 2.0, "d6": 0.5}
+    rule = parse_rule(spec, KINDS)
+    # d20: the size bands' 3.0 / 1.5 / 0.5 and the 1.0 over all sizes, none under 2.0
+    assert [rule.margin(rule.level(2), "d20", px) for px in (20, 60, 400, None)] == [3.0, 2.0, 2.0, 2.0]
+    assert rule.margin(rule.level(0), "d6") == 1.0  # a floor under the margin changes nothing
+    assert rule.margin(rule.level(0), "d12") == 1.0  # no floor named: none
+
+
+def test_value_margin_is_read_value_before_its_gate():
+    from companion.vision.combined_reading import read_value, value_margin
+    from companion.vision.profile import TableProfile
+
+    profile = TableProfile("t", 4, {})  # nothing taught: the reader's term alone
+    probs = np.array([0.6, 0.3, 0.1, 0.0])  # a d4: log(0.6 / 0.3) = 0.69 over the second
+    for floor, read in ((0.5, True), (0.7, False)):
+        spec = _rule_spec()
+        spec["levels"]["0"]["min_margin"] = {k: 0.0 for k in KINDS}
+        spec["min_margin_floor"] = {"d4": floor}
+        rule = parse_rule(spec, KINDS)
+        value, conf, margin, needed = value_margin(rule, "d4", probs, profile, np.zeros(4))
+        assert (value, needed) == (1, floor) and margin == pytest.approx(np.log(2.0))
+        assert read_value(rule, "d4", probs, profile, np.zeros(4)) == ((1 if read else None), conf)
+
+
+@pytest.mark.parametrize(
+    ("floor", "key"),
+    [
+        ({"d20": -1.0}, "combined_reading.min_margin_floor.d20"),
+        ({"d30": 1.0}, "combined_reading.min_margin_floor.d30: not a kind"),
+        ({"d20": "high"}, "combined_reading.min_margin_floor.d20"),
+        (2.0, "combined_reading.min_margin_floor: expected an object"),
+    ],
+)
+def test_a_bad_margin_floor_is_refused_naming_its_key(floor, key):
+    spec = _rule_spec()
+    spec["min_margin_floor"] = floor
+    with pytest.raises(CombinationError, match=key.replace(".", r"\.")):
+        parse_rule(spec, KINDS)
+
+
 def test_calibration_chooses_a_margin_per_size_band():
     """Small dice whose readings are often wrong get a stricter margin than large dice read right."""
     from companion.vision import standard_sim as ss

@@ -185,7 +185,8 @@ def test_enrolled_reads_replay_the_enrolled_bundle_under_any_kind_gate(tmp_path)
     from companion.vision.enroll import Sighting, enroll
     from companion.vision.profile import FaceLabel
     from companion.vision.reader_gate import ReaderGate
-    from companion.vision.standard_frames import enrolled_reads, figures
+    from companion.vision.numerals import KINDS
+    from companion.vision.standard_frames import enrolled_reads, figures, gated_by_floor
     from companion.vision.synth.standard_styles import render_value
 
     write_real_tables(tmp_path / "f", Standard(CALIBRATION_STYLES[:6]), 2, seed=4, progress=False)
@@ -208,6 +209,17 @@ def test_enrolled_reads_replay_the_enrolled_bundle_under_any_kind_gate(tmp_path)
         and none["read_right"] + none["read_wrong"] + none["unreadable"] == none["found"]
     )
     assert shut["read_right"] == shut["read_wrong"] == 0 and shut["unreadable"] == none["found"]
+    # with margins kept, the replay under no kind gate and no floor reads exactly what the bundle reads
+    kept = enrolled_reads(tmp_path / "b", tmp_path / "f", shots=1, margins=True)
+    assert np.array_equal(kept["box"]["truth"], raw["box"]["truth"])
+    same = gated_by_floor(kept, {}, {})
+    assert np.array_equal(same["box"]["value"], raw["box"]["value"])
+    assert figures(same, ReaderGate(0.5, {}))["all"] == none
+    # a floor above every margin leaves every die unread; the kind probabilities are the reader's
+    assert (
+        figures(gated_by_floor(kept, {}, {k: 1e9 for k in KINDS}), ReaderGate(0.5))["all"]["read_right"] == 0
+    )
+    assert np.all((kept["box"]["p_kind"] >= 0) & (kept["box"]["p_kind"] <= 1))
 
 
 def test_each_true_die_takes_the_unused_box_it_overlaps_most():
@@ -219,3 +231,32 @@ def test_each_true_die_takes_the_unused_box_it_overlaps_most():
     assert match_dice(dice, boxes).tolist() == [1, 0, -1, -1]
     assert match_dice(dice[:1], [[0, 0, 10, 10], [0, 0, 10, 10]]).tolist() == [0, -1]  # one box a die
     assert match_dice(dice, []).tolist() == [] and match_dice([], boxes).tolist() == [-1] * 4
+
+
+def test_the_floor_rule_takes_the_kind_gate_and_floor_that_read_the_most_within_the_bound():
+    from companion.vision.reader_gate import ReaderGate
+    from companion.vision.standard_frames import choose_floors, figures, gated_by_floor
+
+    # 200 d6, each box with its top value, the kind's probability, its margin and the rule's margin (0):
+    # 190 right (p 0.96, margin 3), 6 wrong with small margins (0.3) but a sure kind (p 0.99), 4 wrong
+    # with large margins (4) but an unsure kind (p 0.6)
+    n = 200
+    values = [3] * 190 + [4] * 10
+    raw = _raw(["d6"] * n, values, [0.0] * n, list(range(n)), ["d6"] * n, [3] * n)
+    raw["box"]["p_kind"] = np.array([0.96] * 190 + [0.99] * 6 + [0.6] * 4)
+    raw["box"]["margin"] = np.array([3.0] * 190 + [0.3] * 6 + [4.0] * 4)
+    raw["box"]["needed"] = np.zeros(n)
+    # at most 1 % (2) wrong: a floor above 0.3 removes the 6, a gate above 0.6 the 4; all 190 stay read
+    # up to the gate 0.95 and the floor 3 (a tie on 190 right: the highest gate, then the highest floor)
+    assert choose_floors(raw) == {"d6": (0.95, 3.0)}
+    fig = figures(gated_by_floor(raw, {"d6": 0.95}, {"d6": 3.0}), ReaderGate(0.5))
+    assert (fig["d6"]["read_right"], fig["d6"]["read_wrong"]) == (190, 0)
+    half = figures(gated_by_floor(raw, {}, {"d6": 0.5}), ReaderGate(0.5))
+    assert (half["d6"]["read_right"], half["d6"]["read_wrong"]) == (190, 4)
+    # the rule's own margin counts beside the floor: asked 5, a margin of 3 or 4 is not read
+    asked = {**raw, "box": {**raw["box"], "needed": np.full(n, 5.0)}}
+    none = figures(gated_by_floor(asked, {}, {"d6": 0.5}), ReaderGate(0.5))
+    assert none["d6"]["read_right"] == 0 and none["d6"]["read_wrong"] == 0
+    # no pair holds the bound (wrong dice as sure as the right ones): the highest gate and floor
+    raw["box"]["p_kind"][190:], raw["box"]["margin"][190:] = 0.99, 7.0
+    assert choose_floors(raw) == {"d6": (0.99, 6.0)}

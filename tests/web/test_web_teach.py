@@ -49,7 +49,13 @@ def _show(app, dice, seed):
 # The reading gate is calibrated by ``companion.vision.enroll_sim`` and shipped in the embedding model; these
 # tests check the web plumbing (what is learnt is used), so they read with a fixed gate of their own
 # (the roster's identity gate open: test_vision_assign_profile tests it).
-GATE = {"scale": 4.0, "max_distance": 0.45, "min_confidence": 0.5, "cocked_threshold": 0.6, "min_identity": 0.0}
+GATE = {
+    "scale": 4.0,
+    "max_distance": 0.45,
+    "min_confidence": 0.5,
+    "cocked_threshold": 0.6,
+    "min_identity": 0.0,
+}
 
 
 def _fixed_gate(app):
