@@ -632,6 +632,9 @@ def test_the_bundle_gates_each_die_by_its_box_in_the_frame(enrolled, tmp_path):
     shutil.copytree(enrolled, copy)
     meta = json.loads((copy / "model.json").read_text())
     meta[COMBINED_KEY]["size_bands"] = [50]
+    # the bands alone decide here: no margin floor, no kind gate
+    meta[COMBINED_KEY].pop("min_margin_floor", None)
+    meta.pop("min_kind_confidence_by_kind", None)
     for lv in meta[COMBINED_KEY]["levels"].values():
         lv["min_margin_by_size"] = {"d20": [99.0, 0.0]}  # small: never read; large: always read
     (copy / "model.json").write_text(json.dumps(meta))
