@@ -331,6 +331,13 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
     cal_in = _combined_inputs(cal, faces, embedder)
     if a.calibrate:
         spec = ss.calibrate_combined(cal_in, size_bands=a.size_bands, band_max_wrong=a.band_max_wrong)
+        if (meta.get(COMBINED_KEY) or {}).get("min_margin_floor"):
+            print(
+                f"{name}: the margin floors {meta[COMBINED_KEY]['min_margin_floor']} were chosen on frames with "
+                "the margins replaced now, and are dropped: choose them again (bench/standard_frames.py "
+                "--choose-floors)",
+                flush=True,
+            )
         meta[COMBINED_KEY] = {
             "embedding_network": folder.name,
             "embedder_id": embedder_id(onnx),
