@@ -123,7 +123,7 @@ def enrolled_section(a, model, data: Path) -> dict:
         base = figures(gated_by_floor(raw, own.by_kind, {}), ReaderGate(0.5))
         out["bundle_kind_gate"] = {"gates": own.to_meta(), "figures": base}
         report(base, f"{what}, the bundle's kind gate {own.by_kind} and margins")
-        chosen = choose_floors(raw)
+        chosen = choose_floors(raw, a.max_wrong)
         gates = {k: g for k, (g, _) in chosen.items() if g > 0}
         floors = {k: f for k, (_, f) in chosen.items() if f > 0}
         fig = figures(gated_by_floor(raw, gates, floors), ReaderGate(0.5))
@@ -183,8 +183,16 @@ def main(argv=None) -> int:
         metavar="FILE",
         help="with --enrolled: choose the kind gates and margin floors together by the rule (calibration)",
     )
+    ap.add_argument(
+        "--max-wrong",
+        type=float,
+        default=0.01,
+        help="with --choose-floors: the share of a kind's found flat dice that may be read wrong (default 0.01)",
+    )
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
+    if not 0 <= a.max_wrong < 1:
+        ap.error(f"--max-wrong must be from 0 to under 1, not {a.max_wrong}")
     if a.frames < 1:
         ap.error(f"--frames must be 1 or more, not {a.frames}")
     if a.choose_floors and (a.split != "calibration" or not a.enrolled):
