@@ -34,6 +34,8 @@ import numpy as np
 from companion.vision.crops import CROP_MARGIN
 from companion.vision.detections import box_problem
 from companion.vision.embedding import EMBED_INPUT, FaceEmbedder
+from companion.vision.model_files import EMBED_MODEL as EMBED_MODEL
+from companion.vision.model_files import embedding_model as embedding_model
 from companion.vision.numerals import SIDES, load_bundle
 from companion.vision.profile import (
     DD_KINDS,
@@ -44,7 +46,6 @@ from companion.vision.profile import (
     embedder_id,
 )
 
-EMBED_MODEL = "face-embed"
 ART_COLUMNS = ("image", "species", "kind", "icon", "count")
 ART_VIEWS = 8
 
@@ -260,23 +261,6 @@ def sighting_crops(
                 )
                 labels.append(s.label)
     return np.stack(crops), labels
-
-
-def embedding_model(name_or_path=EMBED_MODEL) -> tuple[Path, dict]:
-    """The embedding network's folder and its ``model.json`` (``models/face-embed`` by default)."""
-    from companion.vision.reader import ModelError, models_dir  # noqa: PLC0415
-
-    p = Path(name_or_path)
-    folder = p if (p / "model.json").is_file() else models_dir() / str(name_or_path)
-    try:
-        meta = json.loads((folder / "model.json").read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ModelError(f"no embedding network {str(name_or_path)!r} ({exc})") from exc
-    if meta.get("form") != "face-embedding" or not (folder / meta.get("onnx", "embed.onnx")).is_file():
-        raise ModelError(
-            f"{folder} is not a face embedding network (model.json form 'face-embedding' + embed.onnx)"
-        )
-    return folder, meta
 
 
 def enroll(

@@ -13,7 +13,6 @@ frame shows; matched to a roll's dice they become ``companion.readings.DieReadin
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 import os
 from dataclasses import asdict, dataclass
@@ -26,14 +25,15 @@ from companion.vision.box_refine import BoxRefiner
 from companion.vision.crops import CROP_MARGIN, CROP_SIZE, crop_die
 from companion.vision.detections import Detections
 from companion.vision.detector import OnnxDetector
+from companion.vision.model_files import MODELS_DIR as MODELS_DIR
+from companion.vision.model_files import MODELS_PACKAGE as MODELS_PACKAGE
+from companion.vision.model_files import models_dir as models_dir
 from companion.vision.onnx_session import ModelError, model_description, onnx_session, read_model_json
 from companion.vision.small_dice import SmallDicePass
 from companion.vision.table_reading import apply_profile, embed_detections, load_table_parts
 
 # The checkout's models folder: where the bundles live in the repository (and where a plain checkout
 # without an install finds them).  An installed wheel carries them as the package companion_models.
-MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
-MODELS_PACKAGE = "companion_models"
 SHIPPED = ("dragon-dice", "d6")
 COCKED = "cocked"
 NOT_A_DIE = "none"  # the face reader's kind for a box that holds no die (a card, a banner, a hand)
@@ -41,20 +41,6 @@ NOT_A_DIE = "none"  # the face reader's kind for a box that holds no die (a card
 
 class ImageError(ValueError):
     """An input image cannot be decoded."""
-
-
-def models_dir() -> Path:
-    """The folder of the shipped bundles: ``COMPANION_MODELS`` when set (and not empty), else the installed package
-    ``companion_models`` (a wheel, or an editable install that maps it to the checkout's ``models/``),
-    else the checkout's ``models/`` folder (a plain checkout run without an install)."""
-    if os.environ.get("COMPANION_MODELS"):  # set and not empty
-        return Path(os.environ["COMPANION_MODELS"])
-    try:
-        shipped = importlib.resources.files(MODELS_PACKAGE)
-    except ModuleNotFoundError:
-        return MODELS_DIR
-    # onnxruntime opens files by path: a package on disk (how pip installs a wheel) gives a real one
-    return shipped if isinstance(shipped, Path) else MODELS_DIR
 
 
 def resolve_model(name_or_path: str | os.PathLike) -> Path:

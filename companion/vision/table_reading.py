@@ -23,6 +23,7 @@ import numpy as np
 from companion.vision.crops import CROP_MARGIN, crop_die
 from companion.vision.detections import box_problem
 from companion.vision.embedding import EMBED_INPUT, EmbeddingError, FaceEmbedder
+from companion.vision.model_files import embedding_model
 from companion.vision.onnx_session import ModelError
 from companion.vision.profile import ProfileError, TableProfile, embedder_id
 
@@ -35,8 +36,6 @@ ROSTER_SETTINGS = ("min_identity", "identity_by")
 def _shipped_roster_settings(eid: str) -> dict:
     """``ROSTER_SETTINGS`` of the shipped embedding network's reading, if ``eid`` is that network (the gate
     was chosen with it), else none: a bundle enrolled before the gate existed reads with it all the same."""
-    from companion.vision.enroll import embedding_model  # noqa: PLC0415  (enroll loads the reader, which loads this)
-
     try:
         folder, meta = embedding_model()
     except ModelError:
