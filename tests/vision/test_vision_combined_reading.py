@@ -414,8 +414,10 @@ def test_the_profile_term_counts(enrolled, tmp_path):
     k, v, _ = decode(probs["kind"], probs["value"], model.kinds)
     p = probs["value"][:, :20] / probs["value"][:, :20].sum(1, keepdims=True)
     top2 = np.sort(np.log(p), 1)[:, -2:]
-    gate = model.combined.level(0).min_margin["d20"]
-    expected = np.where((top2[:, 1] - top2[:, 0] >= gate) & (k == model.kinds.index("d20")), v, 0)
+    gate = model.combined.margin(model.combined.level(0), "d20")  # the level-0 margin, or its floor
+    d20 = model.kinds.index("d20")
+    sure_kind = probs["kind"][:, d20] >= model.kind_gate.of("d20")  # and the kind gate of enrolled bundles
+    expected = np.where((top2[:, 1] - top2[:, 0] >= gate) & (k == d20) & sure_kind, v, 0)
     assert (alone == expected).all()
     assert (alone != base).any()  # and the taught profile did change readings
 
