@@ -112,25 +112,32 @@ def figures(raw: dict, gate: ReaderGate) -> dict:
     return out
 
 
+def _kinds_read(raw: dict):
+    """Per kind read on ``raw``'s boxes: (the kind, its boxes on a flat true die, every box's kind and value
+    read right): what a per-kind rule weighs."""
+    b, d = raw["box"], raw["die"]
+    matched = b["truth"] >= 0
+    t = np.where(matched, b["truth"], 0)
+    flat = matched & ~d["cocked"][t]
+    right = (b["kind"] == d["kind"][t]) & (b["value"] == d["value"][t])
+    for k in KINDS:
+        mine = flat & (b["kind"] == k)
+        if mine.any():
+            yield k, mine, right
+
+
 def choose_gates(
     raw: dict, own: ReaderGate, max_wrong: float = MAX_WRONG, none_first: bool = False
 ) -> dict[str, float]:
     """The rule: per kind read, the lowest gate with <= ``max_wrong`` of the found flat dice read as that
     kind read wrong, raised to the bundle's own gate of that kind where higher.  ``none_first``: a gate
     of 0 (none) first, then ``standard_sim.MIN_CONFS`` (the kind gate of enrolled bundles)."""
-    b, d = raw["box"], raw["die"]
-    matched = b["truth"] >= 0
-    t = np.where(matched, b["truth"], 0)
-    flat = matched & ~d["cocked"][t]
-    right = (b["kind"] == d["kind"][t]) & (b["value"] == d["value"][t])
+    b = raw["box"]
     out = {}
-    for k in KINDS:
-        mine = flat & (b["kind"] == k)
-        if not mine.any():
-            continue
+    for k, mine, right in _kinds_read(raw):
 
-        def wrong_at(g: float, m=mine) -> float:
-            return float((m & ~right & (b["conf"] >= g)).sum()) / m.sum()
+        def wrong_at(g: float, m=mine, ok=right) -> float:
+            return float((m & ~ok & (b["conf"] >= g)).sum()) / m.sum()
 
         frame_gate = 0.0 if none_first and wrong_at(0.0) <= max_wrong else _lowest_gate(wrong_at, max_wrong)
         out[k] = max(frame_gate, own.of(k))
@@ -251,6 +258,12 @@ def enrolled_reads(
 FLOORS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0)
 
 
+def _read_under(box: dict, gate, floor) -> np.ndarray:
+    """Per box kept by ``enrolled_reads(margins=True)``: read under a kind gate and a margin floor (each a
+    number or one per box)."""
+    return (box["value"] > 0) & (box["p_kind"] >= gate) & (box["margin"] >= np.maximum(box["needed"], floor))
+
+
 def gated_by_floor(raw: dict, kind_gates: dict[str, float], floors: dict[str, float]) -> dict:
     """``raw`` of ``enrolled_reads(margins=True)`` as read under ``kind_gates`` (per kind read, the least
     ``p_kind``) and ``floors`` (per kind, the least margin beside the rule's): ``figures`` of it gives what
@@ -259,8 +272,7 @@ def gated_by_floor(raw: dict, kind_gates: dict[str, float], floors: dict[str, fl
     b = raw["box"]
     kinds = b["kind"]
     gate = np.array([kind_gates.get(str(k), 0.0) for k in kinds], float)
-    floor = np.array([floors.get(str(k), 0.0) for k in kinds], float)
-    read = (b["value"] > 0) & (b["p_kind"] >= gate) & (b["margin"] >= np.maximum(b["needed"], floor))
+    read = _read_under(b, gate, np.array([floors.get(str(k), 0.0) for k in kinds], float))
     return {**raw, "box": {**b, "conf": read.astype(float), "value": np.where(read, b["value"], 0)}}
 
 
@@ -271,20 +283,13 @@ def choose_floors(raw: dict, max_wrong: float = MAX_WRONG) -> dict[str, tuple[fl
     the highest of both.  Returns ``{kind: (gate, floor)}`` for the kinds read on ``raw``."""
     from companion.vision.standard_sim import MIN_CONFS  # noqa: PLC0415
 
-    b, d = raw["box"], raw["die"]
-    matched = b["truth"] >= 0
-    t = np.where(matched, b["truth"], 0)
-    flat = matched & ~d["cocked"][t]
-    right = (b["kind"] == d["kind"][t]) & (b["value"] == d["value"][t])
+    b = raw["box"]
     out = {}
-    for k in KINDS:
-        mine = flat & (b["kind"] == k)
-        if not mine.any():
-            continue
+    for k, mine, right in _kinds_read(raw):
         best = None
         for g in (0.0, *[float(x) for x in MIN_CONFS]):
             for f in FLOORS:
-                read = (b["value"] > 0) & (b["p_kind"] >= g) & (b["margin"] >= np.maximum(b["needed"], f))
+                read = _read_under(b, g, f)
                 wrong = int((mine & read & ~right).sum())
                 if wrong > max_wrong * mine.sum():
                     continue
