@@ -7,6 +7,13 @@ The Hungarian method (scipy ``linear_sum_assignment``) maximises the joint likel
 unit's face is then the most probable of *its own* faces.  A unit's confidence compares the
 best assignment with the best one that gives the unit a different die; when they are close
 the alternatives are listed instead of silently guessing.
+
+With a table profile (an enrolled bundle) the face cue is the profile's density of each crop under each
+die, and a unit is read only when the assignment is sure of it (``min_identity`` of the profile's
+settings): two dice of one species show alike every face they share, so a unit whose detection another
+die type on the table could own about as well is left unread -- unless, with ``identity_by`` "text",
+every assignment nearly as good gives the unit the same face text (models/face-embed/CHANGELOG.md,
+stop 39).
 """
 
 from __future__ import annotations
@@ -186,7 +193,7 @@ def assign(
                 text_identity = _identity(cost, best, rows_same, same)
             sure = identity if by == "die" else text_identity
             unsure = sure is not None and sure < float(profile.settings.get("min_identity", 0.0))
-            conf = identity * match.confidence
+            conf = (identity if sure is None else sure) * match.confidence
             likely = profile.likely_faces(det.embedding[i], die, table) if match.unreadable or unsure else []
             out.append(
                 UnitReading(
