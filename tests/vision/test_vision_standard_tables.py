@@ -183,9 +183,9 @@ def test_the_replay_at_the_bundles_gates_is_what_the_bundle_reads(tmp_path):
 @pytest.mark.slow
 def test_enrolled_reads_replay_the_enrolled_bundle_under_any_kind_gate(tmp_path):
     from companion.vision.enroll import Sighting, enroll
+    from companion.vision.numerals import KINDS
     from companion.vision.profile import FaceLabel
     from companion.vision.reader_gate import ReaderGate
-    from companion.vision.numerals import KINDS
     from companion.vision.standard_frames import enrolled_reads, figures, gated_by_floor
     from companion.vision.synth.standard_styles import render_value
 
