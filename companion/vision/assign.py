@@ -13,7 +13,8 @@ die, and a unit is read only when the assignment is sure of it (``min_identity``
 settings): two dice of one species show alike every face they share, so a unit whose detection another
 die type on the table could own about as well is left unread -- unless, with ``identity_by`` "text",
 every assignment nearly as good gives the unit the same face text (models/face-embed/CHANGELOG.md,
-stop 39).
+stop 39).  With the profile's ``size_sigma`` the dice's sizes in the frame weigh in as a fourth cue: a
+small unit's die should look smaller than a large one's there (``die_size``; CHANGELOG, stop 40).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import numpy as np
 
 from companion.vision.detections import Detections
 from companion.vision.die_kinds import FACES_TO_KIND, die_materials
+from companion.vision.die_size import SizeError, size_costs, size_pairs, unit_mm
 
 EPS = 1e-6
 KIND_MISMATCH = 1e-4
@@ -163,6 +165,20 @@ def assign(
                 overlap = len(mats & set(colours[i])) / max(len(mats), len(colours[i]))
                 like *= COLOUR_MISMATCH + (1 - COLOUR_MISMATCH) * overlap
             cost[i, j] = -math.log(like)
+    sigma = profile.settings.get("size_sigma") if profile is not None else None
+    if sigma is not None and n and m:  # the dice's sizes in the frame (die_size: its scale fitted per frame)
+        flat = [det_kinds[i] == "d6" and float(det.cocked_prob[i]) < 0.5 for i in range(n)]
+        mms = [unit_mm(d) for d in dice]
+        import os
+        if os.environ.get("SIZE_INIT") == "size":
+            pairs = size_pairs(det.xyxy, mms, flat)
+        else:
+            r0, c0 = linear_sum_assignment(cost)
+            pairs = list(zip(r0, c0, strict=True))
+        try:
+            cost = cost + size_costs(det.xyxy, mms, pairs, sigma, flat)
+        except SizeError as exc:
+            raise AssignmentError(f"the table profile's setting {exc}") from exc
     rows, cols = linear_sum_assignment(cost) if n and m else (np.array([], int), np.array([], int))
     best = cost[rows, cols].sum()
     by_unit = {int(c): int(r) for r, c in zip(rows, cols, strict=True)}

@@ -67,12 +67,15 @@ def frame_figures(
     frames: int | None = None,
     log=None,
     min_identity: float | None = None,
+    overrides: dict | None = None,
 ) -> dict:
     """Counts (``KEYS``) over the frames of ``data`` (a ``real_tables`` set whose manifest names each
     table's art families: ``"families"``), read by the enrolled bundle ``bundle`` (a folder), and
     ``"records"``: per unit, its outcome (a ``KEYS`` name: right, wrong, unread, not_seen;
     cocked_called, cocked_read or cocked for a cocked die) and the assignment's ``identity``, so
-    ``identity_sweep`` can replay the identity gate.  ``min_identity``: that gate (None: the bundle's)."""
+    ``identity_sweep`` can replay the identity gate.  ``min_identity``: that gate (None: the bundle's);
+    ``overrides``: other reading settings of the profile in place of the bundle's (``size_sigma``).
+    ``"sizes"``: per frame, (finder's box, mm) of its flat six-sided dice, for ``size_sigma``."""
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
     from companion.vision.profile import TableProfile, face_label  # noqa: PLC0415
     from companion.vision.reader import ModelError, read_image  # noqa: PLC0415
@@ -91,6 +94,7 @@ def frame_figures(
     recs = recs[:frames] if frames else recs
     out: dict = dict.fromkeys(KEYS + WRONG_KEYS, 0)
     records: list[dict] = []
+    sizes: list[list[tuple]] = []
     for n, rec in enumerate(recs):
         if "families" not in rec:
             raise ValueError(
@@ -109,12 +113,15 @@ def frame_figures(
                 for _ in range(sightings):
                     crops.append(render_die_crop(family, die.name, k, rng))
                     labels.append(face_label(die, k))
-        settings = base.settings if min_identity is None else {**base.settings, "min_identity": min_identity}
+        settings = {**base.settings, **(overrides or {})}
+        if min_identity is not None:
+            settings["min_identity"] = min_identity
         model.profile = TableProfile(base.embedder_id, base.dim, settings)
         model.profile.learn(np.stack(crops), labels, model.embedder)
         image = read_image(Path(data) / rec["image"])
         read = read_roll(image, [d["die"] for d in rec["dice"]], model=model)
         boxes = np.array([r["box"] for r in read["dice"]]).reshape(-1, 4)
+        sizes.append(_frame_sizes(read["detections"].xyxy, rec["dice"], catalogue))
         remaining: dict[str, Counter] = {}  # per die type: the face texts its flat dice show
         for d in rec["dice"]:
             got = remaining.setdefault(d["die"], Counter())
@@ -189,9 +196,52 @@ def frame_figures(
             log(f"frames: {n + 1}/{len(recs)}")
     out["frames"] = len(recs)
     out["records"] = records
+    out["sizes"] = sizes
     for k in ("right", "wrong", "unread", "not_seen"):
         out[k + "_rate"] = round(out[k] / max(out["flat"], 1), 4)
     return out
+
+
+def _frame_sizes(found, dice: list[dict], catalogue) -> list[tuple]:
+    """(box, mm) of each flat six-sided die of the frame that a finder's box covers (IoU >= 0.5, the box
+    the finder drew), for ``size_sigma``."""
+    from companion.vision.die_size import unit_mm  # noqa: PLC0415
+
+    found = np.asarray(found, float).reshape(-1, 4)
+    out = []
+    if not len(found):
+        return out
+    for d in dice:
+        mm = unit_mm(catalogue.get(d["die"]))
+        if d.get("cocked") or mm is None:
+            continue
+        iou = box_iou(np.array([d["box"]], float), found)[0]
+        k = int(np.argmax(iou))
+        if iou[k] >= 0.5:
+            out.append((found[k].tolist(), mm))
+    return out
+
+
+def size_sigma(frames: list[list[tuple]]) -> tuple[float, int]:
+    """The spread of the finder's log box sizes about each frame's own scale (fitted on the dice's true
+    sizes, ``die_size.fit_scale`` without trimming): 1.4826 x the median absolute residual (a robust
+    standard deviation), and how many dice it is measured on.  Frames with fewer than 3 such dice are
+    left out (a line through 2 points leaves no spread to see)."""
+    from companion.vision.die_size import FrameScale, fit_scale  # noqa: PLC0415
+
+    res: list[float] = []
+    for pairs in frames:
+        if len(pairs) < 3:
+            continue
+        boxes = np.array([b for b, _ in pairs], float)
+        mms = np.array([mm for _, mm in pairs], float)
+        scale = fit_scale(boxes, mms, sigma=float("inf"))
+        assert isinstance(scale, FrameScale)
+        sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+        res += list(np.log(sides) - scale.expected_log((boxes[:, 1] + boxes[:, 3]) / 2, mms))
+    if not res:
+        raise ValueError("no frame with 3 or more flat six-sided dice found: no size spread to measure")
+    return 1.4826 * float(np.median(np.abs(res))), len(res)
 
 
 #: The identity gates tried, and the confidently-wrong rate the chosen one may give on the calibration

@@ -16,20 +16,12 @@ import numpy as np
 
 from companion.vision.colour import MATERIALS_BGR
 from companion.vision.die_kinds import FACES_TO_KIND, die_materials
+from companion.vision.die_size import KIND_MM as DIE_KIND_MM
+from companion.vision.die_size import SIZE_MM as DIE_SIZE_MM
 from companion.vision.synth.glyphs import face_texture
 
-#: Physical size (mm across) by catalogue size; issue 5 gives 16/18/20/22 mm for six-sided units.
-SIZE_MM = {
-    "Small": 16,
-    "Medium": 18,
-    "Large": 20,
-    "Champion": 22,
-    "Monster": 24,
-    "Artifact": 24,
-    "Relic": 20,
-    "Medallion": 20,
-}
-KIND_MM = {"d4": 20, "d8": 30, "d10": 24, "d12": 30}
+#: Physical sizes (mm across) of the dice: one table, the run time's (``die_size``), which reads them.
+SIZE_MM, KIND_MM = DIE_SIZE_MM, DIE_KIND_MM
 
 #: Display colours (BGR) of die materials: the run-time colour table (V4.01c L138-164), copied so
 #: that renderers adding plastic colours (``numerals._materials``) never change the run-time one.
