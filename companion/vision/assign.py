@@ -28,7 +28,7 @@ import numpy as np
 
 from companion.vision.detections import Detections
 from companion.vision.die_kinds import FACES_TO_KIND, die_materials
-from companion.vision.die_size import SizeError, size_costs, size_pairs, unit_mm
+from companion.vision.die_size import SizeError, size_costs, unit_mm
 
 EPS = 1e-6
 KIND_MISMATCH = 1e-4
@@ -169,12 +169,8 @@ def assign(
     if sigma is not None and n and m:  # the dice's sizes in the frame (die_size: its scale fitted per frame)
         flat = [det_kinds[i] == "d6" and float(det.cocked_prob[i]) < 0.5 for i in range(n)]
         mms = [unit_mm(d) for d in dice]
-        import os
-        if os.environ.get("SIZE_INIT") == "size":
-            pairs = size_pairs(det.xyxy, mms, flat)
-        else:
-            r0, c0 = linear_sum_assignment(cost)
-            pairs = list(zip(r0, c0, strict=True))
+        r0, c0 = linear_sum_assignment(cost)
+        pairs = list(zip(r0, c0, strict=True))
         try:
             cost = cost + size_costs(det.xyxy, mms, pairs, sigma, flat)
         except SizeError as exc:

@@ -102,31 +102,6 @@ def fit_scale(boxes, mms, sigma: float) -> FrameScale | None:
     return FrameScale(a, b, int(keep.sum()))
 
 
-def size_pairs(boxes, units_mm, flat, rounds: int = 3) -> list[tuple[int, int]]:
-    """(detection, unit) pairs matched on size alone: the frame's flat six-sided boxes and the roster's
-    sized units, matched by the Hungarian method on the squared log-size difference from the frame's
-    scale, the scale then fitted again on the matched pairs (``rounds`` times; it starts as the two
-    medians' difference).  No face is used, so the scale cannot inherit the faces' mistakes."""
-    from scipy.optimize import linear_sum_assignment  # noqa: PLC0415
-
-    b = np.asarray(boxes, float).reshape(-1, 4)
-    dets = [i for i in range(len(b)) if flat[i]]
-    units = [j for j in range(len(units_mm)) if units_mm[j] is not None]
-    if len(dets) < 2 or len(units) < 2:
-        return []
-    t = np.log(np.maximum(die_sides(b[dets]), 1e-6))
-    y = _rows(b[dets]) / 1000.0
-    mm = np.log(np.array([units_mm[j] for j in units], float))
-    a, slope = float(np.median(t) - np.median(mm)), 0.0
-    pairs: list[tuple[int, int]] = []
-    for _ in range(rounds):
-        d = (t - a - slope * y)[:, None] - mm[None, :]
-        r, c = linear_sum_assignment(d**2)
-        pairs = [(dets[i], units[j]) for i, j in zip(r, c, strict=True)]
-        a, slope = _line(t[r] - mm[c], y[r])
-    return pairs
-
-
 def size_costs(boxes, units_mm, pairs, sigma: float, flat=None) -> np.ndarray:
     """Cost (n detections x m units) of each pair's size: ``min(r**2, CAP_SIGMA**2) / 2`` with ``r`` the
     box's log side off the size the unit should have there, in ``sigma``; 0 where the unit has no size
