@@ -19,6 +19,12 @@ frames (``calibration-100-5`` and ``calibration-200-7``) read with no identity g
 over ``dd_frames.IDENTITY_GRID`` for both identities (the die type's, the face text's), each one's
 gate the smallest whose confidently-wrong rate is at most ``IDENTITY_MAX_WRONG``, and the one that
 reads more units right at its gate printed (``dd_frames.choose_identity_by``).  ``--min-identity X`` reads under that gate instead of the bundle's.
+
+    python bench/enroll_frames.py --measure-size
+
+prints ``size_sigma`` by its rule (CHANGELOG, stop 40): the spread of the finder's log box sizes about
+each frame's own scale, on the 300 calibration frames.  ``--size-sigma X`` reads (or, with
+``--choose-identity``, chooses the gate) with the size term at that spread.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.dd_frames import choose_identity_by, enrolled_bundle, frame_figures  # noqa: E402
+from companion.vision.dd_frames import choose_identity_by, enrolled_bundle, frame_figures, size_sigma  # noqa: E402
 
 CHOICE_SETS = (("calibration", 100, 5), ("calibration", 200, 7))
 
@@ -48,6 +54,7 @@ def _data(root: str, families: str, frames: int, seed: int) -> Path:
 
 def _choose(a) -> int:
     records: list[dict] = []
+    sizes: list = []
     with tempfile.TemporaryDirectory() as tmp:
         bundle = enrolled_bundle(Path(tmp) / "b")
         for families, frames, seed in CHOICE_SETS:
@@ -58,9 +65,19 @@ def _choose(a) -> int:
                 a.sightings,
                 min_identity=0.0,
                 log=lambda m: print(m, file=sys.stderr, flush=True),
+                overrides=_overrides(a),
             )
             records += fig["records"]
+            sizes += fig["sizes"]
+    if a.measure_size:
+        sigma, dice = size_sigma(sizes)
+        print(
+            f"size_sigma on {len(CHOICE_SETS)} calibration sets (choice data), {dice} flat six-sided dice: {sigma:.4f} -> {round(sigma, 3)}"
+        )
+        return 0
     by, chosen, both = choose_identity_by(records)
+    if a.size_sigma is not None:
+        print(f"with the size term, size_sigma {a.size_sigma}")
     print(
         f"identity gate on {len(CHOICE_SETS)} calibration sets (choice data: NOT strict), {a.sightings} sightings a face"
     )
@@ -86,6 +103,10 @@ def _choose(a) -> int:
     return 0
 
 
+def _overrides(a) -> dict | None:
+    return None if a.size_sigma is None else {"size_sigma": a.size_sigma}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--families", choices=("calibration", "fresh-test"), default="fresh-test")
@@ -98,12 +119,16 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--min-identity", type=float, help="read under this identity gate (default: the bundle's)"
     )
+    ap.add_argument("--measure-size", action="store_true", help="print size_sigma by its rule")
+    ap.add_argument("--size-sigma", type=float, help="read with the size term at this spread (log sizes)")
     a = ap.parse_args(argv)
     if a.frames < 1 or a.sightings < 1:
         ap.error("--frames and --sightings must be 1 or more")
     if a.min_identity is not None and not 0 <= a.min_identity <= 1:
         ap.error("--min-identity must be between 0 and 1")
-    if a.choose_identity:
+    if a.size_sigma is not None and not a.size_sigma > 0:
+        ap.error("--size-sigma must be above 0")
+    if a.choose_identity or a.measure_size:
         return _choose(a)
     data = _data(a.data_root, a.families, a.frames, a.seed)
     t0 = time.time()
@@ -115,6 +140,7 @@ def main(argv=None) -> int:
             a.sightings,
             min_identity=a.min_identity,
             log=lambda m: print(m, file=sys.stderr, flush=True),
+            overrides=_overrides(a),
         )
     strict = (
         "strict: no choice made on these families"
@@ -132,6 +158,11 @@ def main(argv=None) -> int:
         f"  the wrong readings: the unit given another die's detection {fig['wrong_other_die']} (and showing "
         f"the same face text: {fig['wrong_other_die_same_text']}), its own die read as another face "
         f"{fig['wrong_own_die']}, a detection of no die {fig['wrong_no_die']}"
+    )
+    unread = max(fig["unread"], 1)
+    print(
+        f"  unread units: the first face marked for the tap is one their die type shows {100 * fig['offered_first'] / unread:.1f} %, "
+        f"one of the first two {100 * fig['offered_two'] / unread:.1f} %"
     )
     print(
         f"cocked dice {fig['cocked']}: called cocked {fig['cocked_called']}, read as a face {fig['cocked_read']}"

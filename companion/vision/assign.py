@@ -98,18 +98,45 @@ def _profile_likelihoods(profile, die, det: Detections, i: int) -> tuple[np.ndar
     return (1 - p_cocked) * w / (w.sum() + unknown), like, table
 
 
-def _identity(cost: np.ndarray, best: float, rows, same: list[int]) -> float:
+def _identity(cost: np.ndarray, best: float, rows, same: list[int]) -> tuple[float, dict[int, int]]:
     """How sure the best assignment (total ``best``) is of what it gave the units ``same`` (one catalogue
     die; swapping identical dice changes nothing): a logistic of how much worse the best assignment is
     that gives none of them any detection of ``rows`` (the unit's own: is it this die type; every
-    detection the die type would read as the unit's face text: is that text sure)."""
+    detection the die type would read as the unit's face text: is that text sure); and that assignment
+    (unit -> detection), where the unit would be if it is not where the best one puts it."""
     from scipy.optimize import linear_sum_assignment  # noqa: PLC0415
 
     forbidden = cost.copy()
     forbidden[np.ix_(np.atleast_1d(rows), same)] = 1e9
     rows, cols = linear_sum_assignment(forbidden)
     delta = float(forbidden[rows, cols].sum()) - best
-    return 1.0 / (1.0 + math.exp(-min(delta, 50.0)))
+    other = {int(c): int(r) for r, c in zip(rows, cols, strict=True) if forbidden[r, c] < 1e8}
+    return 1.0 / (1.0 + math.exp(-min(delta, 50.0))), other
+
+
+def _assignment_offers(profile, det, die, i, match, other, weighed, first, likely) -> list[dict]:
+    """What the Roll panel marks for a unit the identity gate left unread (a profile's ``offer_by``
+    "assignment"): the face it reads on the detection the best assignment gives it, then the face it
+    would read where the best assignment that changes that is sure of nothing else puts it (``other``,
+    marked ``"from": "assignment"``), then its nearest known faces; each face text once, at most
+    ``LIKELY_FACES``.  Still never set: the die waits for a tap."""
+    from companion.vision.profile import LIKELY_FACES  # noqa: PLC0415
+
+    offers = [{"detection": i, "face": match.label.text, "face_index": match.face_index}]
+    if other is not None and other != i:
+        there = weighed[other, first][2]
+        k = profile.read_die(det.embedding[other], die, float(det.cocked_prob[other]), there).face_index
+        near = profile.likely_faces(det.embedding[other], die, there)
+        k = k if k is not None else (near[0] if near else None)
+        if k is not None:
+            offers.append(
+                {"detection": other, "face": die.faces[k].text(), "face_index": k, "from": "assignment"}
+            )
+    out: list[dict] = []
+    for o in offers + likely:
+        if o["face"] not in {x["face"] for x in out}:
+            out.append(o)
+    return out[:LIKELY_FACES]
 
 
 def assign(
@@ -191,7 +218,8 @@ def assign(
             table = weighed[i, first[j]][2]
             match = profile.read_die(det.embedding[i], die, float(det.cocked_prob[i]), table)
             same = [jj for jj in range(m) if first[jj] == first[j]]
-            identity = _identity(cost, best, i, same)
+            identity, elsewhere = _identity(cost, best, i, same)
+            text_elsewhere: dict[int, int] = {}
             text_identity = None
             if match.label is not None:
                 if first[j] not in texts:  # what the die type would read on each detection
@@ -202,11 +230,15 @@ def assign(
                         for ii in range(n)
                     ]
                 rows_same = [ii for ii in range(n) if texts[first[j]][ii].label == match.label]
-                text_identity = _identity(cost, best, rows_same, same)
+                text_identity, text_elsewhere = _identity(cost, best, rows_same, same)
             sure = identity if by == "die" else text_identity
             unsure = sure is not None and sure < float(profile.settings.get("min_identity", 0.0))
             conf = (identity if sure is None else sure) * match.confidence
             likely = profile.likely_faces(det.embedding[i], die, table) if match.unreadable or unsure else []
+            offers = [{"detection": i, "face": die.faces[k].text(), "face_index": k} for k in likely]
+            if unsure and match.label is not None and profile.settings.get("offer_by") == "assignment":
+                other = (elsewhere if by == "die" else text_elsewhere).get(j)
+                offers = _assignment_offers(profile, det, die, i, match, other, weighed, first[j], offers)
             out.append(
                 UnitReading(
                     die.name,
@@ -216,7 +248,7 @@ def assign(
                     None if unsure else match.face_index,
                     round(float(conf), 4),
                     match.cocked,
-                    [{"detection": i, "face": die.faces[k].text(), "face_index": k} for k in likely],
+                    offers,
                     match.unreadable or unsure,
                     round(float(identity), 4),
                     None if text_identity is None else round(float(text_identity), 4),

@@ -26,6 +26,8 @@ from companion.vision.detections import box_iou
 #: A unit is right when the face text read is what its own die shows (the units of one die type: as a
 #: multiset, as they are interchangeable): what the Roll panel uses.  ``wrong_by_detection`` counts the
 #: units read whose box is not on a die of their type showing that text (a stricter view: which box).
+#: ``offered_first`` / ``offered_two``: unread units whose first marked face (``likely``, what the Roll
+#: panel marks for the tap) / one of the first two is a face text that a die of their type shows there.
 KEYS = (
     "flat",
     "right",
@@ -36,6 +38,8 @@ KEYS = (
     "cocked_called",
     "cocked_read",
     "wrong_by_detection",
+    "offered_first",
+    "offered_two",
 )
 #: What the wrong readings were: the unit was given another die's detection (that die's face text read
 #: or not), or its own die with another face.
@@ -127,6 +131,7 @@ def frame_figures(
             got = remaining.setdefault(d["die"], Counter())
             if not d.get("cocked"):
                 got[catalogue.get(d["die"]).faces[d["face_index"]].text()] += 1
+        shown = {name: set(texts) for name, texts in remaining.items()}
         for unit, d in zip(read["units"], rec["dice"], strict=True):
             cocked = bool(d.get("cocked"))
             out["cocked" if cocked else "flat"] += 1
@@ -161,6 +166,11 @@ def frame_figures(
             elif index is None:
                 out["unread"] += 1
                 record["outcome"] = "unread"
+                # what the Roll panel marks for the tap (never set): is a face the die type shows there
+                offered = [alt["face"] for alt in unit.get("alternatives", [])]
+                record["offered"] = [f in shown[d["die"]] for f in offered[:2]]
+                out["offered_first"] += int(bool(offered) and offered[0] in shown[d["die"]])
+                out["offered_two"] += int(any(f in shown[d["die"]] for f in offered[:2]))
             else:
                 text = catalogue.get(d["die"]).faces[index].text()
                 shown = (

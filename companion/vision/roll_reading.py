@@ -114,11 +114,13 @@ def roll_readings(
 
 def _likely(unit: dict, det: int, faces: list[str] | None) -> tuple[str, ...]:
     """The faces the table profile found nearest an unreadable die's crop (its ``alternatives`` of that
-    detection with a face index: ``TableProfile.likely_faces``), as the roll names them."""
+    detection with a face index: ``TableProfile.likely_faces``; with a profile's ``offer_by``
+    "assignment", also the face the unit would read on the detection another assignment gives it), as the
+    roll names them."""
     out: list[str] = []
     for alt in unit.get("alternatives") or ():
         k = alt.get("face_index")
-        if alt.get("detection") != det or k is None:
+        if (alt.get("detection") != det and alt.get("from") != "assignment") or k is None:
             continue
         face = faces[k] if faces is not None and 0 <= k < len(faces) else alt.get("face")
         if face and face not in out:

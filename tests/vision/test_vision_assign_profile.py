@@ -15,6 +15,7 @@ from companion.vision.assign import AssignmentError, assign, roster_dice
 from companion.vision.dd_frames import choose_identity, choose_identity_by, identity_sweep
 from companion.vision.detections import Detections
 from companion.vision.profile import TableProfile, face_label
+from companion.vision.roll_reading import roll_readings
 
 DIM = 8
 # the margin gate, opened wide: whatever face is nearest is read (what is tested here is the assignment)
@@ -177,3 +178,23 @@ def test_the_rule_takes_the_identity_that_reads_more_units_at_its_gate():
     # a tie keeps the die type's identity
     by, _, _ = choose_identity_by([{**r, "text_identity": r["identity"]} for r in records])
     assert by == "die"
+
+
+def test_an_unsure_unit_is_offered_the_face_another_assignment_gives_it(dice):
+    # "3 Melee" and "2 Save" on a table of both Dwarves dice: either unit may show either face.  The
+    # Patroller's nearest faces on its own detection are "3 Melee" and then any other (all as far); with
+    # offer_by "assignment" its second mark is the face the swap gives it, "2 Save"
+    det = _det("3 Melee", "2 Save")
+    plain = _assign(dice, det, _profile(dice, min_identity=0.7))
+    offered = _assign(dice, det, _profile(dice, min_identity=0.7, offer_by="assignment"))
+    for u in offered:
+        assert u.unreadable and u.face is None  # still never set: a tap decides
+    pat, liz = offered
+    assert [a["face"] for a in pat.alternatives] == ["3 Melee", "2 Save"]
+    assert [a["face"] for a in liz.alternatives] == ["2 Save", "3 Melee"]
+    assert pat.alternatives[1]["detection"] == 1 and pat.alternatives[1]["from"] == "assignment"
+    assert [a["face"] for a in plain[0].alternatives][1] != "2 Save"
+    # the Roll panel's reading marks both (the second from the other detection)
+    read = {"units": [u.to_dict() for u in offered], "dice": [{"box": list(b)} for b in det.xyxy]}
+    readings = roll_readings(read, ["p", "l"])
+    assert [r.likely for r in readings] == [("3 Melee", "2 Save"), ("2 Save", "3 Melee")]
