@@ -24,7 +24,8 @@ reads more units right at its gate printed (``dd_frames.choose_identity_by``).  
 
 prints ``size_sigma`` by its rule (CHANGELOG, stop 40): the spread of the finder's log box sizes about
 each frame's own scale, on the 300 calibration frames.  ``--size-sigma X`` reads (or, with
-``--choose-identity``, chooses the gate) with the size term at that spread.
+``--choose-identity``, chooses the gate) with the size term at that spread; ``--offer-by assignment``
+marks an identity-unsure unit's tap with the face another assignment gives it (CHANGELOG, stop 40).
 """
 
 from __future__ import annotations
@@ -104,7 +105,10 @@ def _choose(a) -> int:
 
 
 def _overrides(a) -> dict | None:
-    return None if a.size_sigma is None else {"size_sigma": a.size_sigma}
+    out = {} if a.size_sigma is None else {"size_sigma": a.size_sigma}
+    if a.offer_by is not None:
+        out["offer_by"] = a.offer_by
+    return out or None
 
 
 def main(argv=None) -> int:
@@ -121,6 +125,11 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--measure-size", action="store_true", help="print size_sigma by its rule")
     ap.add_argument("--size-sigma", type=float, help="read with the size term at this spread (log sizes)")
+    ap.add_argument(
+        "--offer-by",
+        choices=("nearest", "assignment"),
+        help="what is marked for an unsure unit's tap (default: the bundle's setting)",
+    )
     a = ap.parse_args(argv)
     if a.frames < 1 or a.sightings < 1:
         ap.error("--frames and --sightings must be 1 or more")

@@ -163,6 +163,11 @@ def assign(
     by = profile.settings.get("identity_by", "die") if profile is not None else "die"
     if by not in ("die", "text"):
         raise AssignmentError(f"the table profile's setting identity_by is {by!r}: 'die' or 'text'")
+    offer_by = profile.settings.get("offer_by", "nearest") if profile is not None else "nearest"
+    if offer_by not in ("nearest", "assignment"):
+        raise AssignmentError(
+            f"the table profile's setting offer_by is {offer_by!r}: 'nearest' or 'assignment'"
+        )
     cost = np.zeros((n, m))
     face_tables: dict[tuple[int, int], np.ndarray] = {}
     # the profile weighs each (detection, die) once: units of one die type (the same catalogue die) share
@@ -236,7 +241,7 @@ def assign(
             conf = (identity if sure is None else sure) * match.confidence
             likely = profile.likely_faces(det.embedding[i], die, table) if match.unreadable or unsure else []
             offers = [{"detection": i, "face": die.faces[k].text(), "face_index": k} for k in likely]
-            if unsure and match.label is not None and profile.settings.get("offer_by") == "assignment":
+            if unsure and match.label is not None and offer_by == "assignment":
                 other = (elsewhere if by == "die" else text_elsewhere).get(j)
                 offers = _assignment_offers(profile, det, die, i, match, other, weighed, first[j], offers)
             out.append(

@@ -198,3 +198,5 @@ def test_an_unsure_unit_is_offered_the_face_another_assignment_gives_it(dice):
     read = {"units": [u.to_dict() for u in offered], "dice": [{"box": list(b)} for b in det.xyxy]}
     readings = roll_readings(read, ["p", "l"])
     assert [r.likely for r in readings] == [("3 Melee", "2 Save"), ("2 Save", "3 Melee")]
+    with pytest.raises(AssignmentError, match="offer_by is 'swap'"):
+        _assign(dice, det, _profile(dice, offer_by="swap"))
