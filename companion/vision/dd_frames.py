@@ -131,7 +131,7 @@ def frame_figures(
             got = remaining.setdefault(d["die"], Counter())
             if not d.get("cocked"):
                 got[catalogue.get(d["die"]).faces[d["face_index"]].text()] += 1
-        shown = {name: set(texts) for name, texts in remaining.items()}
+        shown_texts = {name: set(texts) for name, texts in remaining.items()}
         for unit, d in zip(read["units"], rec["dice"], strict=True):
             cocked = bool(d.get("cocked"))
             out["cocked" if cocked else "flat"] += 1
@@ -168,9 +168,9 @@ def frame_figures(
                 record["outcome"] = "unread"
                 # what the Roll panel marks for the tap (never set): is a face the die type shows there
                 offered = [alt["face"] for alt in unit.get("alternatives", [])]
-                record["offered"] = [f in shown[d["die"]] for f in offered[:2]]
-                out["offered_first"] += int(bool(offered) and offered[0] in shown[d["die"]])
-                out["offered_two"] += int(any(f in shown[d["die"]] for f in offered[:2]))
+                record["offered"] = [f in shown_texts[d["die"]] for f in offered[:2]]
+                out["offered_first"] += int(bool(offered) and offered[0] in shown_texts[d["die"]])
+                out["offered_two"] += int(any(f in shown_texts[d["die"]] for f in offered[:2]))
             else:
                 text = catalogue.get(d["die"]).faces[index].text()
                 shown = (
