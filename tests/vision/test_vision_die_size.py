@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from companion.vision.assign import AssignmentError, assign, roster_dice
+from companion.vision.dd_frames import size_sigma
 from companion.vision.detections import Detections
 from companion.vision.die_size import (
     CAP_SIGMA,
@@ -77,6 +78,25 @@ def test_size_costs_favour_the_die_of_the_right_size():
     for bad in (0, -0.1, float("nan"), "0.05"):
         with pytest.raises(SizeError, match="size_sigma"):
             size_costs(boxes, units, [(0, 0)], bad)
+
+
+def test_the_size_spread_is_measured_about_each_frame_own_scale():
+    rng = np.random.default_rng(3)
+    frames = []
+    for _ in range(40):  # each frame its own scale and slope, the boxes 5 % off at random
+        a, b = rng.uniform(0.8, 1.4), rng.uniform(0.1, 0.5)
+        pairs = []
+        for k in range(6):
+            mm, y = float(rng.choice([16, 18, 20])), float(rng.uniform(100, 900))
+            side = mm * np.exp(a + b * y / 1000 + rng.normal(0, 0.05))
+            pairs.append((_box(100 * k, y, side), mm))
+        frames.append(pairs)
+    frames.append(frames[0][:2])  # a frame of 2 dice says nothing of the spread: left out
+    sigma, dice = size_sigma(frames)
+    assert dice == 240
+    assert 0.035 < sigma < 0.06  # the fitted line takes up a little of the spread
+    with pytest.raises(ValueError, match="3 or more"):
+        size_sigma([frames[0][:2]])
 
 
 @pytest.fixture(scope="module")

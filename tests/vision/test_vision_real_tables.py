@@ -140,12 +140,14 @@ def test_the_manifest_names_each_tables_art_families(tmp_path):
 
 @pytest.mark.slow
 def test_whole_frames_are_scored_unit_by_unit_through_the_camera_path(tmp_path):
+    from companion.rules.catalogue import load_catalogue
     from companion.vision.dd_frames import KEYS, WRONG_KEYS, enrolled_bundle, frame_figures, identity_sweep
 
     write_real_tables(tmp_path / "f", art.CALIBRATION_FAMILIES, 2, seed=5, progress=False)
     bundle = enrolled_bundle(tmp_path / "b")
     fig = frame_figures(bundle, tmp_path / "f", sightings=1)
     recs = [json.loads(line) for line in (tmp_path / "f" / "manifest.jsonl").read_text().splitlines()]
+    cat = load_catalogue()
     assert fig["frames"] == 2 and set(KEYS) <= set(fig)
     assert fig["flat"] + fig["cocked"] == sum(len(r["dice"]) for r in recs)
     assert fig["right"] + fig["wrong"] + fig["unread"] + fig["not_seen"] == fig["flat"]
@@ -160,3 +162,8 @@ def test_whole_frames_are_scored_unit_by_unit_through_the_camera_path(tmp_path):
     assert [again[k] for k in ("right", "wrong", "unread", "not_seen")] == [
         fig[k] for k in ("right", "wrong", "unread", "not_seen")
     ]
+    # the marks of the unread units are counted among them; the finder's boxes of flat six-sided dice kept
+    assert fig["offered_first"] <= fig["offered_two"] <= fig["unread"]
+    assert len(fig["sizes"]) == 2
+    flat_d6 = sum(not d.get("cocked") and len(cat.get(d["die"]).faces) == 6 for r in recs for d in r["dice"])
+    assert 0 < sum(len(f) for f in fig["sizes"]) <= flat_d6
