@@ -25,7 +25,8 @@ reads more units right at its gate printed (``dd_frames.choose_identity_by``).  
 prints ``size_sigma`` by its rule (CHANGELOG, stop 40): the spread of the finder's log box sizes about
 each frame's own scale, on the 300 calibration frames.  ``--size-sigma X`` reads (or, with
 ``--choose-identity``, chooses the gate) with the size term at that spread; ``--offer-by assignment``
-marks an identity-unsure unit's tap with the face another assignment gives it (CHANGELOG, stop 40).
+marks an identity-unsure unit's tap with the face another assignment gives it; ``--assign-scale X``
+weighs the assignment's density with its own scale (CHANGELOG, stop 40).
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ def _choose(a) -> int:
     by, chosen, both = choose_identity_by(records)
     if a.size_sigma is not None:
         print(f"with the size term, size_sigma {a.size_sigma}")
+    if a.assign_scale is not None:
+        print(f"the assignment's density at scale {a.assign_scale}")
     print(
         f"identity gate on {len(CHOICE_SETS)} calibration sets (choice data: NOT strict), {a.sightings} sightings a face"
     )
@@ -108,6 +111,8 @@ def _overrides(a) -> dict | None:
     out = {} if a.size_sigma is None else {"size_sigma": a.size_sigma}
     if a.offer_by is not None:
         out["offer_by"] = a.offer_by
+    if a.assign_scale is not None:
+        out["assign_scale"] = a.assign_scale
     return out or None
 
 
@@ -129,6 +134,9 @@ def main(argv=None) -> int:
         "--offer-by",
         choices=("nearest", "assignment"),
         help="what is marked for an unsure unit's tap (default: the bundle's setting)",
+    )
+    ap.add_argument(
+        "--assign-scale", type=float, help="the assignment's density scale (default: the reading's)"
     )
     a = ap.parse_args(argv)
     if a.frames < 1 or a.sightings < 1:

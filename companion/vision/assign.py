@@ -88,6 +88,12 @@ def _profile_likelihoods(profile, die, det: Detections, i: int) -> tuple[np.ndar
     w, d = table[0], table[1]
     p_cocked = float(det.cocked_prob[i])
     unknown = profile.unknown_weight()
+    tau = profile.settings.get("assign_scale")
+    if tau is not None:  # the density's own sharpness (CHANGELOG, stop 40); the reading keeps ``scale``
+        if not (isinstance(tau, (int, float)) and math.isfinite(tau) and tau > 0):
+            raise AssignmentError(f"the table profile's setting assign_scale is {tau!r}: a positive number")
+        w = np.where(np.isfinite(d), np.exp(-float(tau) * np.where(np.isfinite(d), d, 0.0) ** 2), 0.0)
+        unknown = float(np.exp(-float(tau) * profile.settings["max_distance"] ** 2))
     density, first = 0.0, {}
     texts = [f.text() for f in die.faces]
     for k, text in enumerate(texts):
