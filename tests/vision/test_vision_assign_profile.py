@@ -200,3 +200,17 @@ def test_an_unsure_unit_is_offered_the_face_another_assignment_gives_it(dice):
     assert [r.likely for r in readings] == [("3 Melee", "2 Save"), ("2 Save", "3 Melee")]
     with pytest.raises(AssignmentError, match="offer_by is 'swap'"):
         _assign(dice, det, _profile(dice, offer_by="swap"))
+
+
+def test_the_assignment_density_can_have_its_own_scale(dice):
+    # "3 Melee" (both dice) and "2 Melee" (the Lizard Rider's only): the sharper the density, the surer
+    # the assignment that gives the Lizard Rider the face only it has; the reading's own scale is untouched
+    det = _det("3 Melee", "2 Melee")
+    soft = _assign(dice, det, _profile(dice, assign_scale=1.0))
+    sharp = _assign(dice, det, _profile(dice, assign_scale=30.0))
+    assert [u.detection for u in soft] == [u.detection for u in sharp] == [0, 1]
+    assert soft[1].identity < sharp[1].identity
+    assert [u.face for u in soft] == [u.face for u in sharp] == ["3 Melee", "2 Melee"]
+    for bad in (0, -2.0, "sharp"):
+        with pytest.raises(AssignmentError, match="assign_scale"):
+            _assign(dice, det, _profile(dice, assign_scale=bad))
