@@ -27,15 +27,16 @@ from companion.vision.model_files import embedding_model
 from companion.vision.onnx_session import ModelError
 from companion.vision.profile import ProfileError, TableProfile, embedder_id
 
-#: The roster's identity gate (``assign``; models/face-embed/CHANGELOG.md, stop 39), which a bundle
-#: enrolled before it lacks in its reading settings.
-ROSTER_SETTINGS = ("min_identity", "identity_by")
+#: The roster's settings (``assign``; models/face-embed/CHANGELOG.md, stops 39 and 40: the identity gate,
+#: the assignment's density scale, what an unsure unit's tap is offered), chosen together: a bundle
+#: enrolled before one of them existed takes them all from the shipped network's reading.
+ROSTER_SETTINGS = ("min_identity", "identity_by", "assign_scale", "offer_by")
 
 
 @lru_cache(maxsize=8)
 def _shipped_roster_settings(eid: str) -> dict:
-    """``ROSTER_SETTINGS`` of the shipped embedding network's reading, if ``eid`` is that network (the gate
-    was chosen with it), else none: a bundle enrolled before the gate existed reads with it all the same."""
+    """``ROSTER_SETTINGS`` of the shipped embedding network's reading, if ``eid`` is that network (they
+    were chosen with it), else none: a bundle enrolled before they existed reads with them all the same."""
     try:
         folder, meta = embedding_model()
     except ModelError:
@@ -58,8 +59,8 @@ def load_table_parts(bundle: Path, meta: dict):
         prof_path = bundle / spec.get("profile", "profile.npz")
         eid = embedder_id(onnx)
         settings = spec.get("reading", {})
-        if any(k not in settings for k in ROSTER_SETTINGS):
-            settings = {**_shipped_roster_settings(eid), **settings}
+        if any(k not in settings for k in ROSTER_SETTINGS):  # chosen together: taken together
+            settings = {**settings, **_shipped_roster_settings(eid)}
         profile = TableProfile.load_or_new(prof_path, eid, embedder.dim, settings)
     except (EmbeddingError, ProfileError) as exc:
         raise ModelError(f"model bundle {bundle}: {exc}") from exc

@@ -30,6 +30,7 @@ from companion.vision.profile import (
 )
 from companion.vision.reader import DiceModel, load_model, models_dir
 from companion.vision.table_reading import (
+    ROSTER_SETTINGS,
     _shipped_roster_settings,
     learn_confirmed_faces,
     learn_confirmed_roll,
@@ -674,14 +675,16 @@ def test_cli_enroll_refuses_a_negative_seed_and_an_out_it_cannot_make(tmp_path, 
 
 
 def test_a_bundle_enrolled_before_the_identity_gate_reads_with_the_shipped_gate(bundle, tmp_path):
-    """A bundle whose reading settings lack the roster's identity gate (enrolled before stop 39) takes it
-    from the shipped embedding network when it is the same network, and from nowhere when it is not."""
+    """A bundle whose reading settings lack any of the roster's settings (enrolled before stop 39 or 40)
+    takes them all from the shipped embedding network when it is the same network (they were chosen
+    together), and from nowhere when it is not."""
     shipped = json.loads((Path(models_dir()) / "face-embed" / "model.json").read_text())["reading"]
     old = tmp_path / "old"
     shutil.copytree(bundle, old)
     meta = json.loads((old / "model.json").read_text())
     assert meta["embedding"]["reading"]["min_identity"] == shipped["min_identity"]  # enrolled today: kept
-    keys = ("min_identity", "identity_by")
+    keys = ROSTER_SETTINGS
+    assert {k: meta["embedding"]["reading"][k] for k in keys} == {k: shipped[k] for k in keys}
 
     def write(reading_update: dict) -> None:  # the bundle as one enrolled before the gate, and its profile
         for key in keys:
@@ -695,15 +698,15 @@ def test_a_bundle_enrolled_before_the_identity_gate_reads_with_the_shipped_gate(
 
     write({})
     settings = DiceModel(old).profile.settings
-    assert (settings["min_identity"], settings["identity_by"]) == (
-        shipped["min_identity"],
-        shipped["identity_by"],
-    )
-    write({"min_identity": 0.9})  # a bundle's own value stays its own
-    assert DiceModel(old).profile.settings["min_identity"] == 0.9
+    assert {k: settings[k] for k in keys} == {k: shipped[k] for k in keys}
+    # enrolled in stop 39: its gate of then, without the settings it was chosen with today, is replaced
+    write({"min_identity": 0.9, "identity_by": "text"})
+    settings = DiceModel(old).profile.settings
+    assert {k: settings[k] for k in keys} == {k: shipped[k] for k in keys}
+    # a bundle with all of them keeps its own
+    own = {"min_identity": 0.9, "identity_by": "text", "assign_scale": 12.0, "offer_by": "nearest"}
+    write(own)
+    assert {k: DiceModel(old).profile.settings[k] for k in keys} == own
     # another network: the shipped gate was not chosen for it, so none is taken
     assert _shipped_roster_settings("0123456789abcdef") == {}
-    assert _shipped_roster_settings(embedder_id(old / "embed.onnx")) == {
-        "min_identity": shipped["min_identity"],
-        "identity_by": shipped["identity_by"],
-    }
+    assert _shipped_roster_settings(embedder_id(old / "embed.onnx")) == {k: shipped[k] for k in keys}
