@@ -111,8 +111,10 @@ def _overrides(a) -> dict | None:
     out = {} if a.size_sigma is None else {"size_sigma": a.size_sigma}
     if a.offer_by is not None:
         out["offer_by"] = a.offer_by
-    if a.assign_scale is not None:
-        out["assign_scale"] = a.assign_scale
+    if a.assign_scale is not None:  # "reading": the reading's scale (as before stop 40)
+        out["assign_scale"] = None if a.assign_scale == "reading" else float(a.assign_scale)
+    if a.identity_by is not None:
+        out["identity_by"] = a.identity_by
     return out or None
 
 
@@ -136,13 +138,23 @@ def main(argv=None) -> int:
         help="what is marked for an unsure unit's tap (default: the bundle's setting)",
     )
     ap.add_argument(
-        "--assign-scale", type=float, help="the assignment's density scale (default: the reading's)"
+        "--assign-scale",
+        help="the assignment's density scale, or 'reading' for the reading's (default: the bundle's)",
+    )
+    ap.add_argument(
+        "--identity-by", choices=("die", "text"), help="which identity gates (default: the bundle's)"
     )
     a = ap.parse_args(argv)
     if a.frames < 1 or a.sightings < 1:
         ap.error("--frames and --sightings must be 1 or more")
     if a.min_identity is not None and not 0 <= a.min_identity <= 1:
         ap.error("--min-identity must be between 0 and 1")
+    if a.assign_scale not in (None, "reading"):
+        try:
+            if not float(a.assign_scale) > 0:
+                raise ValueError
+        except ValueError:
+            ap.error(f"--assign-scale must be a positive number or 'reading', not {a.assign_scale!r}")
     if a.size_sigma is not None and not a.size_sigma > 0:
         ap.error("--size-sigma must be above 0")
     if a.choose_identity or a.measure_size:
