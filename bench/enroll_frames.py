@@ -40,7 +40,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.dd_frames import choose_identity_by, enrolled_bundle, frame_figures, size_sigma  # noqa: E402
+from companion.vision.dd_frames import (  # noqa: E402
+    IDENTITY_KEYS,
+    choose_identity_by,
+    choose_identity_split,
+    enrolled_bundle,
+    frame_figures,
+    size_sigma,
+)
 
 CHOICE_SETS = (("calibration", 100, 5), ("calibration", 200, 7))
 
@@ -57,6 +64,7 @@ def _data(root: str, families: str, frames: int, seed: int) -> Path:
 def _choose(a) -> int:
     records: list[dict] = []
     sizes: list = []
+    per_set: list[list[dict]] = []
     with tempfile.TemporaryDirectory() as tmp:
         bundle = enrolled_bundle(Path(tmp) / "b")
         for families, frames, seed in CHOICE_SETS:
@@ -71,6 +79,9 @@ def _choose(a) -> int:
             )
             records += fig["records"]
             sizes += fig["sizes"]
+            per_set.append(fig["records"])
+    if a.records:
+        Path(a.records).write_text(json.dumps({"overrides": _overrides(a) or {}, "sets": per_set}) + "\n")
     if a.measure_size:
         sigma, dice = size_sigma(sizes)
         print(
@@ -104,6 +115,31 @@ def _choose(a) -> int:
             )
             + "\n"
         )
+    return 0
+
+
+def _choose_split(files: list[str]) -> int:
+    """Stop 40's second pass (models/face-embed/CHANGELOG.md): each file holds one candidate scale's
+    records per calibration set (``--choose-identity --records``); each identity_by gets its gate by
+    ``choose_identity_split``; the candidate reading most units right at its gate is printed (a tie: the
+    smaller scale, then die, text, both)."""
+    rows = []
+    for f in files:
+        rec = json.loads(Path(f).read_text())
+        scale = rec["overrides"].get("assign_scale")
+        for order, by in enumerate(IDENTITY_KEYS):
+            gate, sweep = choose_identity_split(rec["sets"], by)
+            at = next(x for x in sweep if x["min_identity"] == gate)
+            rows.append((at["right"], -(scale or 8.0), -order, scale, by, gate, at))
+    print("calibration frames (choice data: NOT strict), each set's wrong rate at most 0.25 % at the gate")
+    print("assign_scale  identity_by  gate   right  conf. wrong  unread")
+    for *_, scale, by, gate, at in sorted(rows, key=lambda r: (-r[1], -r[2])):
+        print(
+            f"{scale or 'reading':>12}  {by:>11}  {gate:<5}  {100 * at['right_rate']:5.1f}  "
+            f"{100 * at['wrong_rate']:10.2f}  {100 * at['unread_rate']:6.1f}"
+        )
+    best = max(rows, key=lambda r: r[:3])
+    print(f"chosen: assign_scale {best[3] or 'reading'}, identity_by {best[4]!r}, min_identity {best[5]}")
     return 0
 
 
@@ -142,9 +178,18 @@ def main(argv=None) -> int:
         help="the assignment's density scale, or 'reading' for the reading's (default: the bundle's)",
     )
     ap.add_argument(
-        "--identity-by", choices=("die", "text"), help="which identity gates (default: the bundle's)"
+        "--identity-by", choices=("die", "text", "both"), help="which identity gates (default: the bundle's)"
+    )
+    ap.add_argument("--records", help="with --choose-identity: write each calibration set's records here")
+    ap.add_argument(
+        "--choose-split",
+        nargs="+",
+        metavar="RECORDS",
+        help="apply stop 40's second-pass rule to these records",
     )
     a = ap.parse_args(argv)
+    if a.choose_split:
+        return _choose_split(a.choose_split)
     if a.frames < 1 or a.sightings < 1:
         ap.error("--frames and --sightings must be 1 or more")
     if a.min_identity is not None and not 0 <= a.min_identity <= 1:

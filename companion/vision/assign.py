@@ -54,8 +54,8 @@ class UnitReading:
     identity: float | None = None
     #: (table profile) how sure it is of the unit's face text: no assignment nearly as good gives the unit
     #: another text (``_identity`` over the detections its die type would read as another text; None when
-    #: no face is read).  The profile's ``identity_by`` ("die", the default, or "text") says which of the two
-    #: its ``min_identity`` gates: below it the unit is left unreadable, whatever its face reads
+    #: no face is read).  The profile's ``identity_by`` ("die", the default, "text", or "both": the lower)
+    #: says which its ``min_identity`` gates: below it the unit is left unreadable, whatever its face reads
     text_identity: float | None = None
 
     def to_dict(self) -> dict:
@@ -120,6 +120,16 @@ def _identity(cost: np.ndarray, best: float, rows, same: list[int]) -> tuple[flo
     return 1.0 / (1.0 + math.exp(-min(delta, 50.0))), other
 
 
+def _gating_identity(by: str, identity: float, text_identity: float | None) -> float | None:
+    """The identity the profile's ``identity_by`` gates on: the die type's, the face text's (None when no
+    face is read), or "both": the lower of the two (stop 40)."""
+    if by == "die":
+        return identity
+    if by == "text" or text_identity is None:
+        return text_identity
+    return min(identity, text_identity)
+
+
 def _assignment_offers(profile, det, die, i, match, other, weighed, first, likely) -> list[dict]:
     """What the Roll panel marks for a unit the identity gate left unread (a profile's ``offer_by``
     "assignment"): the face it reads on the detection the best assignment gives it, then the face it
@@ -167,8 +177,8 @@ def assign(
     if profile is not None and n and det.embedding.shape[1] == 0:
         raise AssignmentError("a table profile needs the detections' embeddings (an enrolled model bundle)")
     by = profile.settings.get("identity_by", "die") if profile is not None else "die"
-    if by not in ("die", "text"):
-        raise AssignmentError(f"the table profile's setting identity_by is {by!r}: 'die' or 'text'")
+    if by not in ("die", "text", "both"):
+        raise AssignmentError(f"the table profile's setting identity_by is {by!r}: 'die', 'text' or 'both'")
     offer_by = profile.settings.get("offer_by", "nearest") if profile is not None else "nearest"
     if offer_by not in ("nearest", "assignment"):
         raise AssignmentError(
@@ -242,13 +252,14 @@ def assign(
                     ]
                 rows_same = [ii for ii in range(n) if texts[first[j]][ii].label == match.label]
                 text_identity, text_elsewhere = _identity(cost, best, rows_same, same)
-            sure = identity if by == "die" else text_identity
+            sure = _gating_identity(by, identity, text_identity)
             unsure = sure is not None and sure < float(profile.settings.get("min_identity", 0.0))
             conf = (identity if sure is None else sure) * match.confidence
             likely = profile.likely_faces(det.embedding[i], die, table) if match.unreadable or unsure else []
             offers = [{"detection": i, "face": die.faces[k].text(), "face_index": k} for k in likely]
             if unsure and match.label is not None and offer_by == "assignment":
-                other = (elsewhere if by == "die" else text_elsewhere).get(j)
+                binding = "text" if by == "text" or (by == "both" and sure != identity) else "die"
+                other = (elsewhere if binding == "die" else text_elsewhere).get(j)
                 offers = _assignment_offers(profile, det, die, i, match, other, weighed, first[j], offers)
             out.append(
                 UnitReading(

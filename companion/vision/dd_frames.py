@@ -146,6 +146,7 @@ def frame_figures(
                 "cocked": cocked,
                 "identity": unit.get("identity"),
                 "text_identity": unit.get("text_identity"),
+                "both_identity": _lower(unit.get("identity"), unit.get("text_identity")),
                 "why": None,
             }
             records.append(record)
@@ -210,6 +211,13 @@ def frame_figures(
     for k in ("right", "wrong", "unread", "not_seen"):
         out[k + "_rate"] = round(out[k] / max(out["flat"], 1), 4)
     return out
+
+
+def _lower(identity, text_identity):
+    """``assign``'s "both" identity: the lower of the two (the die type's when no face was read)."""
+    if identity is None or text_identity is None:
+        return identity
+    return min(identity, text_identity)
 
 
 def _frame_sizes(found, dice: list[dict], catalogue) -> list[tuple]:
@@ -280,6 +288,26 @@ def choose_identity_by(records: list[dict]) -> tuple[str, float, dict]:
 
     by = "text" if right("text") > right("die") else "die"
     return by, both[by][0], both
+
+
+#: Each identity_by and the record key its gate replays on.
+IDENTITY_KEYS = {"die": "identity", "text": "text_identity", "both": "both_identity"}
+
+
+def choose_identity_split(sets: list[list[dict]], by: str) -> tuple[float, list[dict]]:
+    """Stop 40's second pass: the smallest gate of ``IDENTITY_GRID`` whose confidently-wrong rate is at
+    most ``IDENTITY_MAX_WRONG`` on **each** set of records apart (else the largest), for ``by`` ("die",
+    "text" or "both"); and the sweep over all sets together."""
+    key = IDENTITY_KEYS[by]
+    each = [identity_sweep(records, IDENTITY_GRID, key) for records in sets]
+    ok = [
+        t
+        for k, t in enumerate(IDENTITY_GRID)
+        if all(sweep[k]["wrong"] <= IDENTITY_MAX_WRONG * sweep[k]["flat"] for sweep in each)
+    ]
+    return (min(ok) if ok else IDENTITY_GRID[-1]), identity_sweep(
+        [r for rs in sets for r in rs], IDENTITY_GRID, key
+    )
 
 
 def identity_sweep(records: list[dict], thresholds, by: str = "identity") -> list[dict]:
