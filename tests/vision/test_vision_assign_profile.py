@@ -12,7 +12,12 @@ import numpy as np
 import pytest
 
 from companion.vision.assign import AssignmentError, assign, roster_dice
-from companion.vision.dd_frames import choose_identity, choose_identity_by, identity_sweep
+from companion.vision.dd_frames import (
+    choose_identity,
+    choose_identity_by,
+    choose_identity_split,
+    identity_sweep,
+)
 from companion.vision.detections import Detections
 from companion.vision.profile import TableProfile, face_label
 from companion.vision.roll_reading import roll_readings
@@ -214,3 +219,34 @@ def test_the_assignment_density_can_have_its_own_scale(dice):
     for bad in (0, -2.0, "sharp"):
         with pytest.raises(AssignmentError, match="assign_scale"):
             _assign(dice, det, _profile(dice, assign_scale=bad))
+
+
+def test_both_identities_gate_on_the_lower(dice):
+    # "3 Melee" twice: the text is sure, the die is not -> "both" leaves the units unread, as "die" does
+    same = _assign(dice, _det("3 Melee", "3 Melee"), _profile(dice, min_identity=0.7, identity_by="both"))
+    assert all(u.unreadable and u.face is None and u.text_identity > 0.99 for u in same)
+    # a face only the Lizard Rider has: both identities sure, both units read
+    sure = _assign(dice, _det("3 Melee", "2 Melee"), _profile(dice, min_identity=0.7, identity_by="both"))
+    assert [u.face for u in sure] == ["3 Melee", "2 Melee"]
+    with pytest.raises(AssignmentError, match="'die', 'text' or 'both'"):
+        _assign(dice, _det("3 Melee"), _profile(dice, identity_by="either"))
+
+
+def test_the_split_rule_holds_the_bound_on_each_set_apart():
+    # set A: 1000 reads, 2 wrong at identity 0.72 (0.2 %: within the bound at every gate); set B: 400
+    # reads, 2 wrong at 0.82 (0.5 % until the gate passes 0.82).  Pooled, 0.75 would hold (2 of 1400
+    # wrong); each set apart, B decides: 0.85
+    a = [_rec("right", 0.9)] * 998 + [_rec("wrong", 0.72)] * 2
+    b = [_rec("right", 0.95)] * 398 + [_rec("wrong", 0.82)] * 2
+    gate, sweep = choose_identity_split([a, b], "die")
+    assert gate == 0.85
+    at = next(f for f in sweep if f["min_identity"] == gate)
+    assert (at["flat"], at["right"], at["wrong"]) == (1400, 1396, 0)
+    # with set B alone under the bound, set A's rate decides
+    gate, _ = choose_identity_split([a, [_rec("right", 0.95)] * 400], "die")
+    assert gate == 0.5
+    # "both" replays on the lower identity
+    both = [{**_rec("wrong", 0.9), "both_identity": 0.6}] * 3
+    both += [{**_rec("right", 0.9), "both_identity": 0.9}] * 997
+    assert choose_identity_split([both], "both")[0] == 0.65
+    assert choose_identity_split([both], "die")[0] == 0.95  # 0.3 % wrong at every die gate under 0.9
