@@ -229,9 +229,9 @@ def main(argv=None) -> int:
         f"unread {100 * fig['unread_rate']:.1f} %, not seen {100 * fig['not_seen_rate']:.1f} %"
     )
     print(
-        f"  the wrong readings: the unit given another die's detection {fig['wrong_other_die']} (and showing "
-        f"the same face text: {fig['wrong_other_die_same_text']}), its own die read as another face "
-        f"{fig['wrong_own_die']}, a detection of no die {fig['wrong_no_die']}"
+        f"  the wrong readings: the unit given another die's detection, reading the face that die shows "
+        f"{fig['wrong_other_die_same_text']}, or another face {fig['wrong_other_die']}; its own die read as "
+        f"another face {fig['wrong_own_die']}; a detection of no die {fig['wrong_no_die']}"
     )
     unread = max(fig["unread"], 1)
     print(
