@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from profile_support import OPEN
 
 from companion.vision.assign import AssignmentError, assign, roster_dice
 from companion.vision.dd_frames import (
@@ -23,16 +24,6 @@ from companion.vision.profile import TableProfile, face_label
 from companion.vision.roll_reading import roll_readings
 
 DIM = 8
-# the margin gate, opened wide: whatever face is nearest is read (what is tested here is the assignment)
-OPEN = {
-    "scale": 12.0,
-    "max_distance": 1.9,
-    "min_margin": 0.0,
-    "max_distance_full": 1.9,
-    "min_margin_full": 0.0,
-    "min_confidence": 0.0,
-    "cocked_threshold": 0.6,
-}
 # axis of each known face: the two ID faces (one per die), and each Dwarves face (one prototype, whichever
 # die shows it)
 AXES = {"P:2 ID": 0, "L:2 ID": 1, "3 Melee": 2, "2 Maneuver": 3, "2 Save": 4, "3 Maneuver": 5, "2 Melee": 6}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from profile_support import OPEN
 
 from companion.vision.assign import AssignmentError, assign, roster_dice
 from companion.vision.dd_frames import size_sigma
@@ -23,15 +24,6 @@ from companion.vision.die_size import (
 from companion.vision.profile import TableProfile, face_label
 
 DIM = 6
-OPEN = {
-    "scale": 12.0,
-    "max_distance": 1.9,
-    "min_margin": 0.0,
-    "max_distance_full": 1.9,
-    "min_margin_full": 0.0,
-    "min_confidence": 0.0,
-    "cocked_threshold": 0.6,
-}
 
 
 def _box(cx: float, cy: float, side: float) -> list[float]:
