@@ -47,6 +47,7 @@ from companion.vision.dd_frames import (  # noqa: E402
     enrolled_bundle,
     frame_figures,
     size_sigma,
+    tap_figures,
 )
 
 CHOICE_SETS = (("calibration", 100, 5), ("calibration", 200, 7))
@@ -154,6 +155,42 @@ def _overrides(a) -> dict | None:
     return out or None
 
 
+def _taps(a, data: Path) -> int:
+    t0 = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        fig = tap_figures(
+            enrolled_bundle(Path(tmp) / "b"),
+            data,
+            a.sightings,
+            frames=a.frames,
+            log=lambda m: print(m, file=sys.stderr, flush=True),
+        )
+    strict = (
+        "strict: no choice made on these families"
+        if a.families == "fresh-test"
+        else "choice data: NOT strict"
+    )
+    rolls, flat = max(fig["frames"], 1), max(fig["flat"], 1)
+    print(
+        f"taps, {fig['frames']} frames of the {a.families} families ({strict}), {a.sightings} sightings a face"
+    )
+    print(
+        f"taps a roll: {fig['taps_without'] / rolls:.2f} without telling the assignment, {fig['taps_with'] / rolls:.2f} "
+        f"with (ratio {fig['taps_with'] / max(fig['taps_without'], 1):.3f}); {fig['flat']} flat units"
+    )
+    print(
+        f"units the taps read: {fig['read_by_taps']} ({100 * fig['read_by_taps'] / flat:.1f} % of the flat units), "
+        f"wrong {fig['read_by_taps_wrong']} ({100 * fig['read_by_taps_wrong'] / flat:.2f} % of the flat units)"
+    )
+    print(
+        f"units read wrong: {fig['wrong_without']} before any tap, {fig['wrong_with']} once every unit is read or tapped"
+    )
+    print(f"({time.time() - t0:.0f} s)")
+    if a.json:
+        Path(a.json).write_text(json.dumps({"families": a.families, "sightings": a.sightings, **fig}) + "\n")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--families", choices=("calibration", "fresh-test"), default="fresh-test")
@@ -187,6 +224,11 @@ def main(argv=None) -> int:
         metavar="RECORDS",
         help="apply stop 40's second-pass rule to these records",
     )
+    ap.add_argument(
+        "--taps",
+        action="store_true",
+        help="count the taps a roll needs with and without the assignment told each tap (shipped settings)",
+    )
     a = ap.parse_args(argv)
     if a.choose_split:
         return _choose_split(a.choose_split)
@@ -205,6 +247,8 @@ def main(argv=None) -> int:
     if a.choose_identity or a.measure_size:
         return _choose(a)
     data = _data(a.data_root, a.families, a.frames, a.seed)
+    if a.taps:
+        return _taps(a, data)
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         bundle = enrolled_bundle(Path(tmp) / "b")

@@ -32,6 +32,9 @@ from companion.vision.die_size import SizeError, size_costs, unit_mm
 
 EPS = 1e-6
 KIND_MISMATCH = 1e-4
+#: The cost (nats) of giving a tapped unit a detection its die type reads as another face: far above any
+#: face's, below the 1e9 that ``_identity`` forbids with, so a tap that fits no detection still assigns.
+TAP_MISMATCH = 1e3
 COLOUR_MISMATCH = 0.25
 
 
@@ -163,12 +166,17 @@ def assign(
     heads: dict[str, list[str]],
     min_confidence: float = 0.9,
     profile=None,
+    given: dict[int, str] | None = None,
 ) -> tuple[list[UnitReading], list[int]]:
     """Assign detections to roster dice; returns (one reading per roster entry, unassigned detections).
 
     ``profile``: a table profile (``companion.vision.profile``) whose prototypes give the face
     likelihoods instead of the face reader (needs ``det.embedding``); a die whose face matches no
-    known face of its unit is returned ``unreadable`` (``TableProfile.read_die``)."""
+    known face of its unit is returned ``unreadable`` (``TableProfile.read_die``).
+    ``given``: faces players tapped, ``{slot: face text}`` (with a profile): that unit's die is one its
+    die type reads as that face or as none, so every other detection is weighed out for it and the
+    other units' identities follow (CHANGELOG, stop 40).  The tapped unit's own reading is still the
+    camera's; the tap stays the player's."""
     from scipy.optimize import linear_sum_assignment  # noqa: PLC0415
 
     icons, counts = heads.get("icon", []), heads.get("count")
@@ -223,6 +231,27 @@ def assign(
             cost = cost + size_costs(det.xyxy, mms, pairs, sigma, flat)
         except SizeError as exc:
             raise AssignmentError(f"the table profile's setting {exc}") from exc
+    def type_reads(j: int) -> list:
+        """What unit ``j``'s die type reads on each detection (once per die type)."""
+        if first[j] not in texts:
+            texts[first[j]] = [
+                profile.read_die(
+                    det.embedding[ii], dice[j], float(det.cocked_prob[ii]), weighed[ii, first[j]][2]
+                )
+                for ii in range(n)
+            ]
+        return texts[first[j]]
+
+    for j, text in (given or {}).items():
+        if profile is None:
+            raise AssignmentError("a tapped face guides the assignment only with a table profile")
+        if not (isinstance(j, int) and 0 <= j < m):
+            raise AssignmentError(f"a tapped unit's slot is {j!r}: one of 0..{m - 1}")
+        if text not in {f.text() for f in dice[j].faces}:
+            raise AssignmentError(f"the tapped face {text!r} is not a face of {dice[j].name} (slot {j})")
+        for i, r in enumerate(type_reads(j)):  # a die read as another face (or cocked) is not this one
+            if r.cocked or (r.label is not None and r.label.text != text):
+                cost[i, j] += TAP_MISMATCH
     rows, cols = linear_sum_assignment(cost) if n and m else (np.array([], int), np.array([], int))
     best = cost[rows, cols].sum()
     by_unit = {int(c): int(r) for r, c in zip(rows, cols, strict=True)}
@@ -243,14 +272,8 @@ def assign(
             text_elsewhere: dict[int, int] = {}
             text_identity = None
             if match.label is not None:
-                if first[j] not in texts:  # what the die type would read on each detection
-                    texts[first[j]] = [
-                        profile.read_die(
-                            det.embedding[ii], die, float(det.cocked_prob[ii]), weighed[ii, first[j]][2]
-                        )
-                        for ii in range(n)
-                    ]
-                rows_same = [ii for ii in range(n) if texts[first[j]][ii].label == match.label]
+                reads = type_reads(j)  # what the die type would read on each detection
+                rows_same = [ii for ii in range(n) if reads[ii].label == match.label]
                 text_identity, text_elsewhere = _identity(cost, best, rows_same, same)
             sure = _gating_identity(by, identity, text_identity)
             unsure = sure is not None and sure < float(profile.settings.get("min_identity", 0.0))

@@ -63,23 +63,17 @@ def enrolled_bundle(folder: Path) -> Path:
     return folder
 
 
-def frame_figures(
-    bundle,
-    data: Path,
-    sightings: int = 3,
-    seed: int = 0,
-    frames: int | None = None,
-    log=None,
-    min_identity: float | None = None,
-    overrides: dict | None = None,
-) -> dict:
-    """Counts (``KEYS``) over the frames of ``data`` (a ``real_tables`` set whose manifest names each
-    table's art families: ``"families"``), read by the enrolled bundle ``bundle`` (a folder), and
-    ``"records"``: per unit, its outcome (a ``KEYS`` name: right, wrong, unread, not_seen;
-    cocked_called, cocked_read or cocked for a cocked die) and the assignment's ``identity``, so
-    ``identity_sweep`` can replay the identity gate.  ``min_identity``: that gate (None: the bundle's);
-    ``overrides``: other reading settings of the profile in place of the bundle's (``size_sigma``).
-    ``"sizes"``: per frame, (finder's box, mm) of its flat six-sided dice, for ``size_sigma``."""
+def _manifest(data: Path, frames: int | None) -> list[dict]:
+    recs = [
+        json.loads(line) for line in (Path(data) / "manifest.jsonl").read_text().splitlines() if line.strip()
+    ]
+    return recs[:frames] if frames else recs
+
+
+def _read_frames(bundle, data: Path, recs: list[dict], sightings, seed, min_identity=None, overrides=None):
+    """Each frame of ``recs`` read by the bundle as the tablet reads a roll, its profile first taught
+    ``sightings`` renders of every face of the table's dice: yields (n, its manifest record, the model
+    with that profile, ``read_roll``'s reading)."""
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
     from companion.vision.profile import TableProfile, face_label  # noqa: PLC0415
     from companion.vision.reader import ModelError, read_image  # noqa: PLC0415
@@ -92,13 +86,6 @@ def frame_figures(
     if getattr(model, "profile", None) is None:
         raise ModelError(f"{bundle} is not an enrolled bundle (no table profile)")
     base = model.profile
-    recs = [
-        json.loads(line) for line in (Path(data) / "manifest.jsonl").read_text().splitlines() if line.strip()
-    ]
-    recs = recs[:frames] if frames else recs
-    out: dict = dict.fromkeys(KEYS + WRONG_KEYS, 0)
-    records: list[dict] = []
-    sizes: list[list[tuple]] = []
     for n, rec in enumerate(recs):
         if "families" not in rec:
             raise ValueError(
@@ -123,7 +110,34 @@ def frame_figures(
         model.profile = TableProfile(base.embedder_id, base.dim, settings)
         model.profile.learn(np.stack(crops), labels, model.embedder)
         image = read_image(Path(data) / rec["image"])
-        read = read_roll(image, [d["die"] for d in rec["dice"]], model=model)
+        yield n, rec, model, read_roll(image, [d["die"] for d in rec["dice"]], model=model)
+
+
+def frame_figures(
+    bundle,
+    data: Path,
+    sightings: int = 3,
+    seed: int = 0,
+    frames: int | None = None,
+    log=None,
+    min_identity: float | None = None,
+    overrides: dict | None = None,
+) -> dict:
+    """Counts (``KEYS``) over the frames of ``data`` (a ``real_tables`` set whose manifest names each
+    table's art families: ``"families"``), read by the enrolled bundle ``bundle`` (a folder), and
+    ``"records"``: per unit, its outcome (a ``KEYS`` name: right, wrong, unread, not_seen;
+    cocked_called, cocked_read or cocked for a cocked die) and the assignment's ``identity``, so
+    ``identity_sweep`` can replay the identity gate.  ``min_identity``: that gate (None: the bundle's);
+    ``overrides``: other reading settings of the profile in place of the bundle's (``size_sigma``).
+    ``"sizes"``: per frame, (finder's box, mm) of its flat six-sided dice, for ``size_sigma``."""
+    from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
+
+    catalogue = load_catalogue()
+    out: dict = dict.fromkeys(KEYS + WRONG_KEYS, 0)
+    records: list[dict] = []
+    sizes: list[list[tuple]] = []
+    recs = _manifest(data, frames)
+    for n, rec, _model, read in _read_frames(bundle, data, recs, sightings, seed, min_identity, overrides):
         boxes = np.array([r["box"] for r in read["dice"]]).reshape(-1, 4)
         sizes.append(_frame_sizes(read["detections"].xyxy, rec["dice"], catalogue))
         remaining: dict[str, Counter] = {}  # per die type: the face texts its flat dice show
@@ -332,3 +346,119 @@ def identity_sweep(records: list[dict], thresholds, by: str = "identity") -> lis
             fig[k + "_rate"] = round(fig[k] / max(fig["flat"], 1), 4)
         out.append(fig)
     return out
+
+
+#: What ``tap_figures`` counts: the flat units, the taps a roll needs with and without the assignment
+#: told each tap (``assign``'s ``given``), the units read wrong before any tap and once every unit is
+#: read or tapped, and the units first left unread that the taps read (and of them, wrongly).
+TAP_KEYS = (
+    "flat",
+    "taps_without",
+    "taps_with",
+    "wrong_without",
+    "wrong_with",
+    "read_by_taps",
+    "read_by_taps_wrong",
+)
+
+
+def tap_figures(bundle, data: Path, sightings: int = 3, seed: int = 0, frames: int | None = None, log=None):
+    """Counts (``TAP_KEYS``) over the frames of ``data`` read as ``frame_figures`` reads them, with a
+    simulated player: while a flat unit is unread (no face, not seen, or called cocked), the first one
+    is tapped with the face its own die type shows under its box (when the box covers one of its dice
+    showing a face not yet tapped), else with a face its die type still shows on the table; the frame is
+    then assigned again with every tap so far (``assign(..., given=...)``).  Without that, a roll needs
+    one tap per unit left unread."""
+    from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
+    from companion.vision.assign import assign, roster_dice  # noqa: PLC0415
+
+    catalogue = load_catalogue()
+    out = dict.fromkeys(TAP_KEYS, 0)
+    recs = _manifest(data, frames)
+    for n, rec, model, read in _read_frames(bundle, data, recs, sightings, seed):
+        names = [d["die"] for d in rec["dice"]]
+        dice = roster_dice(names, catalogue)
+        det = read["detections"]
+        truth = [
+            None if d.get("cocked") else catalogue.get(d["die"]).faces[d["face_index"]].text()
+            for d in rec["dice"]
+        ]
+        under = _dice_under(np.array([r["box"] for r in read["dice"]]).reshape(-1, 4), rec["dice"])
+        units, given = read["units"], {}
+        before = after = _tap_outcomes(units, names, truth, given)
+        while "unread" in after.values():
+            j = next(j for j, o in after.items() if o == "unread")
+            given[j] = _tapped_face(units[j], j, names, truth, given, under)
+            found, _ = assign(
+                dice,
+                det,
+                [r["colour"] for r in read["dice"]],
+                [r["kind"] for r in read["dice"]],
+                model.heads,
+                profile=model.profile,
+                given=given,
+            )
+            units = [u.to_dict() for u in found]
+            after = _tap_outcomes(units, names, truth, given)
+        out["flat"] += len(before)
+        out["taps_without"] += sum(o == "unread" for o in before.values())
+        out["taps_with"] += len(given)
+        out["wrong_without"] += sum(o == "wrong" for o in before.values())
+        out["wrong_with"] += sum(o == "wrong" for o in after.values())
+        late = [j for j, o in before.items() if o == "unread" and j not in given]
+        out["read_by_taps"] += len(late)
+        out["read_by_taps_wrong"] += sum(after[j] == "wrong" for j in late)
+        if log and (n + 1) % 25 == 0:
+            log(f"frames: {n + 1}/{len(recs)}")
+    out["frames"] = len(recs)
+    return out
+
+
+def _dice_under(boxes: np.ndarray, dice: list[dict]) -> list[int | None]:
+    """Per detection, the manifest die its box covers (IoU >= 0.5), or None."""
+    if not len(boxes) or not dice:
+        return [None] * len(boxes)
+    iou = box_iou(boxes, np.array([d["box"] for d in dice], float))
+    return [int(np.argmax(row)) if row.max() >= 0.5 else None for row in iou]
+
+
+def _left(names: list[str], truth: list, given: dict[int, str]) -> dict[str, Counter]:
+    """Per die type, the face texts its flat dice show that no tap has named yet."""
+    left: dict[str, Counter] = {}
+    for name, text in zip(names, truth, strict=True):
+        if text is not None:
+            left.setdefault(name, Counter())[text] += 1
+    for j, text in given.items():
+        left[names[j]][text] -= 1
+    return left
+
+
+def _tap_outcomes(units: list[dict], names: list[str], truth: list, given: dict[int, str]) -> dict[int, str]:
+    """Per flat unit not tapped: right, wrong or unread (no face, not seen, called cocked); the units of
+    one die type as a multiset (``frame_figures``), less the faces tapped."""
+    left = _left(names, truth, given)
+    out = {}
+    for j, unit in enumerate(units):
+        if truth[j] is None or j in given:
+            continue
+        face = None if unit.get("cocked") or unit.get("unreadable") else unit.get("face")
+        if unit.get("detection") is None or face is None:
+            out[j] = "unread"
+        elif left[names[j]][face] > 0:
+            left[names[j]][face] -= 1
+            out[j] = "right"
+        else:
+            out[j] = "wrong"
+    return out
+
+
+def _tapped_face(unit: dict, j: int, names: list[str], truth: list, given: dict[int, str], under) -> str:
+    """The face a player taps for unit ``j``: what its die type shows under its box when the box covers
+    one of its dice with a face not yet tapped, else a face its die type still shows (the first in
+    text order)."""
+    left = _left(names, truth, given)[names[j]]
+    det = unit.get("detection")
+    k = under[det] if det is not None else None
+    if k is not None and names[k] == names[j] and truth[k] is not None and left[truth[k]] > 0:
+        return truth[k]
+    return min(t for t, c in left.items() if c > 0)

@@ -33,10 +33,14 @@ def _catalogue():
     return load_catalogue()
 
 
-def read_roll(image: np.ndarray, roster: list[str], model="dragon-dice") -> dict:
+def read_roll(
+    image: np.ndarray, roster: list[str], model="dragon-dice", given: dict[int, str] | None = None
+) -> dict:
     """Read a frame and assign it to the rolling units: ``{"units": [...], "dice": [...], "unassigned": [...]}``.
 
-    ``model``: a model name or folder, or a loaded ``DiceModel`` (e.g. one carrying a table profile)."""
+    ``model``: a model name or folder, or a loaded ``DiceModel`` (e.g. one carrying a table profile).
+    ``given``: faces players tapped, ``{slot: face text}``, for a model with a table profile: they tell
+    the assignment which die is which (``assign``); ignored without a profile."""
     from companion.vision.assign import assign, roster_dice  # noqa: PLC0415
     from companion.vision.reader import load_model  # noqa: PLC0415
 
@@ -50,6 +54,7 @@ def read_roll(image: np.ndarray, roster: list[str], model="dragon-dice") -> dict
         [r.kind for r in readings],
         m.heads,
         profile=getattr(m, "profile", None),
+        given=given if getattr(m, "profile", None) is not None else None,
     )
     return {
         "units": [u.to_dict() for u in units],

@@ -93,6 +93,52 @@ def test_a_unit_another_die_type_could_be_is_left_unread_with_its_likely_faces(d
     assert all(u.identity > 0.7 and not u.unreadable for u in sure)
 
 
+def _tapped(dice, det, profile, given):
+    n = len(det)
+    return assign(dice, det, [[] for _ in range(n)], ["d6"] * n, {}, profile=profile, given=given)[0]
+
+
+def test_a_tap_tells_the_assignment_which_die_is_which(dice):
+    # both dice show faces both dice have, so both units are left unread (above); a player taps the
+    # Patroller's "3 Melee": the die read "2 Save" is then the Lizard Rider's, and it is read
+    det = _det("3 Melee", "2 Save")
+    prof = _profile(dice, min_identity=0.7)
+    assert all(u.unreadable for u in _tapped(dice, det, prof, {}))
+    units = _tapped(dice, det, prof, {0: "3 Melee"})
+    liz = units[1]
+    assert (liz.detection, liz.face, liz.unreadable) == (1, "2 Save", False)
+    assert liz.identity > 0.99
+    assert units[0].detection == 0  # the tapped unit sits on the die that shows its tapped face
+    # tapped the other way, the Lizard Rider gets the "3 Melee" die and the Patroller the "2 Save" one
+    units = _tapped(dice, det, prof, {0: "2 Save"})
+    assert (units[1].detection, units[1].face, units[1].unreadable) == (0, "3 Melee", False)
+
+
+def test_a_tap_that_fits_no_die_still_assigns_every_unit(dice):
+    # "2 Maneuver" is read on neither die: the tap weighs both out, the units are still placed
+    det = _det("3 Melee", "2 Save")
+    units = _tapped(dice, det, _profile(dice, min_identity=0.7), {0: "2 Maneuver"})
+    assert sorted(u.detection for u in units) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({2: "3 Melee"}, "slot is 2: one of 0..1"),
+        ({0: "3 Maneuver"}, "'3 Maneuver' is not a face of Dwarves/Patroller (slot 0)"),
+    ],
+)
+def test_a_bad_tap_is_refused_naming_it(dice, given, message):
+    with pytest.raises(AssignmentError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        _tapped(dice, _det("3 Melee", "2 Save"), _profile(dice), given)
+
+
+def test_a_tap_needs_a_table_profile(dice):
+    det = _det("3 Melee", "2 Save")
+    with pytest.raises(AssignmentError, match="only with a table profile"):
+        assign(dice, det, [[], []], ["d6", "d6"], {}, given={0: "3 Melee"})
+
+
 def test_two_units_of_one_die_type_are_not_unsure_of_each_other(dice):
     # swapping two identical dice changes nothing: only another die type makes a unit unsure
     pat = dice[0]

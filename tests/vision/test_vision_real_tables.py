@@ -141,7 +141,14 @@ def test_the_manifest_names_each_tables_art_families(tmp_path):
 @pytest.mark.slow
 def test_whole_frames_are_scored_unit_by_unit_through_the_camera_path(tmp_path):
     from companion.rules.catalogue import load_catalogue
-    from companion.vision.dd_frames import KEYS, WRONG_KEYS, enrolled_bundle, frame_figures, identity_sweep
+    from companion.vision.dd_frames import (
+        KEYS,
+        WRONG_KEYS,
+        enrolled_bundle,
+        frame_figures,
+        identity_sweep,
+        tap_figures,
+    )
 
     write_real_tables(tmp_path / "f", art.CALIBRATION_FAMILIES, 2, seed=5, progress=False)
     bundle = enrolled_bundle(tmp_path / "b")
@@ -167,3 +174,32 @@ def test_whole_frames_are_scored_unit_by_unit_through_the_camera_path(tmp_path):
     assert len(fig["sizes"]) == 2
     flat_d6 = sum(not d.get("cocked") and len(cat.get(d["die"]).faces) == 6 for r in recs for d in r["dice"])
     assert 0 < sum(len(f) for f in fig["sizes"]) <= flat_d6
+    # the simulated player's taps on the same frames: every unit left unread is read or tapped in the end
+    taps = tap_figures(bundle, tmp_path / "f", sightings=1)
+    assert taps["frames"] == 2 and taps["flat"] == fig["flat"]
+    assert (taps["taps_without"], taps["wrong_without"]) == (fig["unread"] + fig["not_seen"], fig["wrong"])
+    assert taps["read_by_taps_wrong"] <= taps["read_by_taps"] <= taps["taps_without"]
+    assert taps["read_by_taps"] + taps["taps_with"] >= taps["taps_without"]
+    assert 0 < taps["taps_with"] <= taps["flat"]
+
+
+def test_the_simulated_player_taps_what_the_die_under_the_box_shows():
+    from companion.vision.dd_frames import _tap_outcomes, _tapped_face
+
+    names = ["Dwarves/Patroller", "Dwarves/Patroller", "Dwarves/Lizard Rider", "Dwarves/Lizard Rider"]
+    truth = ["3 Melee", "2 Save", "2 Melee", None]  # the last die is cocked: never tapped, never scored
+    units = [
+        {"detection": 0, "face": "2 Save"},  # one of its type's faces (as a multiset): right
+        {"detection": 1, "face": "2 Save"},  # its type shows "2 Save" once, taken already: wrong
+        {"detection": 2, "face": None, "unreadable": True},
+        {"detection": None, "face": None},
+    ]
+    assert _tap_outcomes(units, names, truth, {}) == {0: "right", 1: "wrong", 2: "unread"}
+    # a tap takes its face out of the multiset: the unit that read it is now wrong
+    assert _tap_outcomes(units, names, truth, {2: "2 Melee", 1: "2 Save"}) == {0: "wrong"}
+    under = [1, 0, 2]  # detection -> the manifest die under its box
+    assert _tapped_face(units[2], 2, names, truth, {}, under) == "2 Melee"
+    # the box covers a die of another type: a face its own type still shows, the first in text order
+    assert _tapped_face({"detection": 2}, 0, names, truth, {}, under) == "2 Save"
+    assert _tapped_face(units[0], 0, names, truth, {}, under) == "2 Save"  # under detection 0: die 1
+    assert _tapped_face(units[0], 0, names, truth, {1: "2 Save"}, under) == "3 Melee"
