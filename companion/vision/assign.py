@@ -231,6 +231,7 @@ def assign(
             cost = cost + size_costs(det.xyxy, mms, pairs, sigma, flat)
         except SizeError as exc:
             raise AssignmentError(f"the table profile's setting {exc}") from exc
+
     def type_reads(j: int) -> list:
         """What unit ``j``'s die type reads on each detection (once per die type)."""
         if first[j] not in texts:
