@@ -571,6 +571,7 @@ def correct():
     with s.lock:
         _check_reading_rev(s, body["rev"], "tapping a die")
         reading = _run_engine(play.correct_reading, s, body["uid"], body["face"])
+        reading = play.told_by_taps(s, reading)  # the tap may tell the camera which die is which
         s.set_reading(reading)
         reading = s.reading
     return jsonify({"reading": jsonable(reading)})

@@ -627,6 +627,66 @@ def correct_reading(store, uid: str, face: str, reading: dict | None = None) -> 
     return reading
 
 
+def told_by_taps(store, reading: dict) -> dict:
+    """A camera roll of Dragon Dice read again with the faces players tapped telling the roster's
+    assignment which die is which (``read_roll(..., given=...)`` with the table profile: two dice of one
+    species that could each be either unit are told apart once one is tapped).  A die the camera left
+    unread and nobody tapped takes the face it reads now, as the camera's reading; nothing else changes.
+    ``reading`` is returned as it is when the roll is not such a roll (standard dice, no frame, a frame
+    that seemed turned), the table has no profile, or nothing more is read; never changed in place."""
+    from companion.vision.assign import AssignmentError
+    from companion.vision.numerals import SIDES
+    from companion.vision.reader import ModelError
+    from companion.vision.roll_reading import read_roll
+
+    from .table_profile import table_vision
+
+    frame, vision = getattr(store, "reading_frame", None), table_vision(store)
+    tapped = set(reading.get("corrected") or [])
+    if reading.get("source") != "camera" or not reading.get("frame") or reading.get("turned"):
+        return reading
+    if frame is None or vision is None or not tapped:
+        return reading
+    pending = _pending_roll(store)
+    if not pending["dice"] or any(d["die"] in SIDES for d in pending["dice"]):
+        return reading
+    model = vision.reading_model()
+    if getattr(model, "profile", None) is None:
+        return reading
+    dice = _catalogue_dice(pending)
+    given = {}
+    for k, d in enumerate(pending["dice"]):
+        face = reading["faces"].get(d["uid"])
+        if d["uid"] in tapped and face in d["faces"]:
+            given[k] = dice[k].faces[d["faces"].index(face)].text()
+    try:
+        read = read_roll(frame, [d["die"] for d in pending["dice"]], model=model, given=given)
+    except (AssignmentError, ModelError, ValueError) as exc:  # the tap stands; the camera reads no more
+        log.warning("reading the roll again with its taps failed: %s", exc)
+        return reading
+    frame_no = next(
+        (r.get("frame") for r in (reading.get("readings") or {}).values() if r.get("frame")), None
+    )
+    out = json.loads(json.dumps(reading))
+    for r in vision_readings(pending, read, frame_no):
+        if r.die in tapped or reading["faces"].get(r.die) is not None or not r.is_read:
+            continue
+        out["faces"][r.die] = r.face
+        out.setdefault("readings", {})[r.die] = r.to_dict()
+        if r.box is not None:
+            out.setdefault("boxes", {})[r.die] = list(r.box)
+        out["problems"] = [p for p in out.get("problems", []) if not p.startswith(f"{r.die}: ")]
+        out.setdefault("read_after_taps", []).append(r.die)
+    return out
+
+
+def _catalogue_dice(pending: dict) -> list:
+    from companion.rules.catalogue import load_catalogue
+    from companion.vision.assign import roster_dice
+
+    return roster_dice([d["die"] for d in pending["dice"]], load_catalogue())
+
+
 def posted_over_camera(camera: dict, faces: dict[str, str]) -> dict:
     """The camera's staged reading with ``faces`` (a whole roll posted by ``POST /api/rolls``) put over
     it, as taps would have put them: a die posted with a face other than the one the camera read (or a

@@ -367,8 +367,9 @@ def tap_figures(bundle, data: Path, sightings: int = 3, seed: int = 0, frames: i
     simulated player: while a flat unit is unread (no face, not seen, or called cocked), the first one
     is tapped with the face its own die type shows under its box (when the box covers one of its dice
     showing a face not yet tapped), else with a face its die type still shows on the table; the frame is
-    then assigned again with every tap so far (``assign(..., given=...)``).  Without that, a roll needs
-    one tap per unit left unread."""
+    then assigned again with every tap so far (``assign(..., given=...)``), and a unit still unread takes
+    what it reads now while a unit read keeps its face (as ``web.play.told_by_taps``).  Without that, a
+    roll needs one tap per unit left unread."""
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
     from companion.vision.assign import assign, roster_dice  # noqa: PLC0415
 
@@ -398,7 +399,12 @@ def tap_figures(bundle, data: Path, sightings: int = 3, seed: int = 0, frames: i
                 profile=model.profile,
                 given=given,
             )
-            units = [u.to_dict() for u in found]
+            # as the Roll panel does (``web.play.told_by_taps``): a unit read keeps its face; one left
+            # unread takes what the frame reads now
+            units = [
+                u if after.get(j) in ("right", "wrong") else f.to_dict()
+                for j, (u, f) in enumerate(zip(units, found, strict=True))
+            ]
             after = _tap_outcomes(units, names, truth, given)
         out["flat"] += len(before)
         out["taps_without"] += sum(o == "unread" for o in before.values())

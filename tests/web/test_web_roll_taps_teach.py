@@ -263,6 +263,50 @@ def test_a_camera_roll_whose_frame_seemed_turned_is_taken_but_teaches_nothing(
     assert notices and "turned" in notices[-1]["data"]["problem"]
 
 
+def test_a_tap_has_the_camera_read_its_frame_again_and_read_dice_it_left_unread(
+    app, client, host, dwarves, catalogue
+):
+    """A tap on a camera roll tells the roster's assignment which die is which (``play.told_by_taps``):
+    the frame is read again with the tapped face, and a die the camera left unread that nobody tapped
+    takes the face it reads now, as the camera's; the tapped die stays the player's.  Staged here with a
+    die the table knows left unread (the identity gate opened, so what is checked is the plumbing)."""
+    store, vision = app.extensions["game_store"], app.extensions["table_vision"]
+    pending, frame, boxes, want, unread = (
+        dwarves[k] for k in ("pending", "frame", "boxes", "want", "unread")
+    )
+    vision.profile().settings["min_identity"] = 0.0
+    first = pending["dice"][0]["uid"]
+    read = {u: f for u, f in want.items() if u not in (unread, first)}
+    _stage(store, pending, frame, boxes, read, [unread, first])
+    r = client.post("/api/corrections", json={"uid": unread, "face": want[unread]}, headers=host)
+    assert r.status_code == 200, r.json
+    staged = r.json["reading"]
+    assert staged["faces"][first] == want[first] and staged["read_after_taps"] == [first]
+    assert staged["readings"][first]["source"] == "camera" and staged["readings"][first]["state"] == "read"
+    assert staged["corrected"] == [unread] and staged["faces"][unread] == want[unread]
+    assert not any(p.startswith(f"{first}: ") for p in staged["problems"])
+    assert first in staged["unread"]  # the panel keeps its place: the camera left it unread at first
+    r = client.post("/api/rolls/confirm", json={}, headers=host)
+    assert r.status_code == 200, r.json
+    _, logged = _logged(store)
+    assert logged[first]["source"] == "camera" and logged[unread]["source"] == "typed"
+
+
+def test_a_tap_on_a_frame_that_seemed_turned_reads_nothing_again(app, client, host, dwarves):
+    store = app.extensions["game_store"]
+    pending, frame, boxes, want, unread = (
+        dwarves[k] for k in ("pending", "frame", "boxes", "want", "unread")
+    )
+    first = pending["dice"][0]["uid"]
+    read = {u: f for u, f in want.items() if u not in (unread, first)}
+    _stage(store, pending, frame, boxes, read, [unread, first])
+    with store.lock:
+        store.reading["turned"] = 180
+    r = client.post("/api/corrections", json={"uid": unread, "face": want[unread]}, headers=host)
+    assert r.status_code == 200, r.json
+    assert first not in r.json["reading"]["faces"] and "read_after_taps" not in r.json["reading"]
+
+
 def test_a_misread_die_corrected_teaches_the_face_given_and_a_tap_back_stays_the_cameras(
     app, client, host, dwarves, catalogue
 ):
