@@ -150,6 +150,8 @@ def _overrides(a) -> dict | None:
         out["offer_by"] = a.offer_by
     if a.assign_scale is not None:  # "reading": the reading's scale (as before stop 40)
         out["assign_scale"] = None if a.assign_scale == "reading" else float(a.assign_scale)
+    if getattr(a, "tap_density", False):
+        out["tap_density"] = True
     if a.identity_by is not None:
         out["identity_by"] = a.identity_by
     return out or None
@@ -164,6 +166,8 @@ def _taps(a, data: Path) -> int:
             a.sightings,
             frames=a.frames,
             log=lambda m: print(m, file=sys.stderr, flush=True),
+            teach=a.teach,
+            overrides=_overrides(a),
         )
     strict = (
         "strict: no choice made on these families"
@@ -172,7 +176,7 @@ def _taps(a, data: Path) -> int:
     )
     rolls, flat = max(fig["frames"], 1), max(fig["flat"], 1)
     print(
-        f"taps, {fig['frames']} frames of the {a.families} families ({strict}), {a.sightings} sightings a face"
+        f"taps{' that teach' if a.teach else ''}, {fig['frames']} frames of the {a.families} families ({strict}), {a.sightings} sightings a face"
     )
     print(
         f"taps a roll: {fig['taps_without'] / rolls:.2f} without telling the assignment, {fig['taps_with'] / rolls:.2f} "
@@ -228,6 +232,14 @@ def main(argv=None) -> int:
         "--taps",
         action="store_true",
         help="count the taps a roll needs with and without the assignment told each tap (shipped settings)",
+    )
+    ap.add_argument(
+        "--tap-density",
+        action="store_true",
+        help="with --taps: a tap weighs each detection by the tapped face's density (profile setting tap_density)",
+    )
+    ap.add_argument(
+        "--teach", action="store_true", help="with --taps: each tap also teaches the roll's own crop"
     )
     a = ap.parse_args(argv)
     if a.choose_split:

@@ -88,15 +88,9 @@ def _profile_likelihoods(profile, die, det: Detections, i: int) -> tuple[np.ndar
     nothing of which die it is: a roster reading that summed them would give units any die of their kind
     and colour (stop 38: 16 % of units read wrong on whole frames)."""
     table = profile.face_table(det.embedding[i], die)
-    w, d = table[0], table[1]
+    w, unknown = _face_weights(profile, table)
+    d = table[1]
     p_cocked = float(det.cocked_prob[i])
-    unknown = profile.unknown_weight()
-    tau = profile.settings.get("assign_scale")
-    if tau is not None:  # the density's own sharpness (CHANGELOG, stop 40); the reading keeps ``scale``
-        if not (isinstance(tau, (int, float)) and math.isfinite(tau) and tau > 0):
-            raise AssignmentError(f"the table profile's setting assign_scale is {tau!r}: a positive number")
-        w = np.where(np.isfinite(d), np.exp(-float(tau) * np.where(np.isfinite(d), d, 0.0) ** 2), 0.0)
-        unknown = float(np.exp(-float(tau) * profile.settings["max_distance"] ** 2))
     density, first = 0.0, {}
     texts = [f.text() for f in die.faces]
     for k, text in enumerate(texts):
@@ -105,6 +99,33 @@ def _profile_likelihoods(profile, die, det: Detections, i: int) -> tuple[np.ndar
     density /= len(texts)
     like = (1 - p_cocked) * density + p_cocked * unknown
     return (1 - p_cocked) * w / (w.sum() + unknown), like, table
+
+
+def _face_weights(profile, table) -> tuple[np.ndarray, float]:
+    """The density weight of each face of a face table (0 where the face has no prototype) and the
+    unknown weight, at the assignment's scale: ``assign_scale`` when the profile sets it (CHANGELOG,
+    stop 40; the reading keeps ``scale``), else the reading's."""
+    w, d = table[0], table[1]
+    unknown = profile.unknown_weight()
+    tau = profile.settings.get("assign_scale")
+    if tau is not None:
+        if not (isinstance(tau, (int, float)) and math.isfinite(tau) and tau > 0):
+            raise AssignmentError(f"the table profile's setting assign_scale is {tau!r}: a positive number")
+        w = np.where(np.isfinite(d), np.exp(-float(tau) * np.where(np.isfinite(d), d, 0.0) ** 2), 0.0)
+        unknown = float(np.exp(-float(tau) * profile.settings["max_distance"] ** 2))
+    return w, unknown
+
+
+def _tapped_cost(profile, die, text: str, weighed_i: tuple) -> float:
+    """How much more (nats) it costs to put a unit whose face a player tapped as ``text`` on a detection
+    than its die type's mixture says: the crop's density under that face instead of under any face of
+    the die (and a flat die, whatever the crop's cocked probability): a tap weighs each detection by how
+    much it looks like the face tapped, not only whether it reads as another face."""
+    _, like, table = weighed_i
+    w, unknown = _face_weights(profile, table)
+    k = next(k for k, f in enumerate(die.faces) if f.text() == text)
+    w_face = float(w[k]) if np.isfinite(table[1][k]) else unknown
+    return math.log(like + EPS) - math.log(w_face + EPS)
 
 
 def _identity(cost: np.ndarray, best: float, rows, same: list[int]) -> tuple[float, dict[int, int]]:
@@ -243,6 +264,7 @@ def assign(
             ]
         return texts[first[j]]
 
+    tap_density = bool(profile.settings.get("tap_density")) if profile is not None else False
     for j, text in (given or {}).items():
         if profile is None:
             raise AssignmentError("a tapped face guides the assignment only with a table profile")
@@ -253,6 +275,8 @@ def assign(
         for i, r in enumerate(type_reads(j)):  # a die read as another face (or cocked) is not this one
             if r.cocked or (r.label is not None and r.label.text != text):
                 cost[i, j] += TAP_MISMATCH
+            elif tap_density:
+                cost[i, j] += _tapped_cost(profile, dice[j], text, weighed[i, first[j]])
     rows, cols = linear_sum_assignment(cost) if n and m else (np.array([], int), np.array([], int))
     best = cost[rows, cols].sum()
     by_unit = {int(c): int(r) for r, c in zip(rows, cols, strict=True)}
@@ -367,6 +391,29 @@ def load_roster(path: Path, catalogue=None) -> list:
         return roster_dice(names, catalogue)
     except AssignmentError as exc:  # named by the file it came from
         raise AssignmentError(f"roster {path}: {exc}") from None
+
+
+def tapped_sightings(profile, dice, det: Detections, units, given: dict[int, str]) -> tuple[np.ndarray, list]:
+    """What the taps teach the roll's own reading (CHANGELOG, stop 40): for each tapped unit (``given``,
+    as ``assign`` took it) whose detection ``units`` (``assign``'s readings with those taps) is sure of
+    (its die identity at least the profile's ``min_identity``), that detection's embedding as a sighting
+    of the tapped face.  (embeddings (k, dim), their ``FaceLabel`` values); the caller adds them to a copy
+    of the profile, so the table's own profile still learns only from a confirmed roll."""
+    from companion.vision.profile import face_label  # noqa: PLC0415
+
+    gate = float(profile.settings.get("min_identity", 0.0))
+    rows, labels = [], []
+    for j, text in given.items():
+        u = units[j]
+        i, identity = (
+            (u.get("detection"), u.get("identity")) if isinstance(u, dict) else (u.detection, u.identity)
+        )
+        if i is None or identity is None or identity < gate:
+            continue
+        k = next(k for k, f in enumerate(dice[j].faces) if f.text() == text)
+        rows.append(det.embedding[i])
+        labels.append(face_label(dice[j], k))
+    return np.array(rows, float).reshape(-1, det.embedding.shape[1]), labels
 
 
 def roster_dice(names, catalogue) -> list:

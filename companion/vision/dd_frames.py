@@ -362,21 +362,35 @@ TAP_KEYS = (
 )
 
 
-def tap_figures(bundle, data: Path, sightings: int = 3, seed: int = 0, frames: int | None = None, log=None):
+def tap_figures(
+    bundle,
+    data: Path,
+    sightings: int = 3,
+    seed: int = 0,
+    frames: int | None = None,
+    log=None,
+    teach: bool = False,
+    overrides: dict | None = None,
+):
     """Counts (``TAP_KEYS``) over the frames of ``data`` read as ``frame_figures`` reads them, with a
     simulated player: while a flat unit is unread (no face, not seen, or called cocked), the first one
     is tapped with the face its own die type shows under its box (when the box covers one of its dice
     showing a face not yet tapped), else with a face its die type still shows on the table; the frame is
     then assigned again with every tap so far (``assign(..., given=...)``), and a unit still unread takes
     what it reads now while a unit read keeps its face (as ``web.play.told_by_taps``).  Without that, a
-    roll needs one tap per unit left unread."""
+    roll needs one tap per unit left unread.  ``teach``: each tap also teaches a copy of the frame's
+    profile its crop where the assignment is sure of it (``assign.tapped_sightings``), before the frame
+    is assigned again.  ``overrides``: reading settings of the profile in place of the bundle's
+    (``tap_density``)."""
+    import copy  # noqa: PLC0415
+
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
-    from companion.vision.assign import assign, roster_dice  # noqa: PLC0415
+    from companion.vision.assign import assign, roster_dice, tapped_sightings  # noqa: PLC0415
 
     catalogue = load_catalogue()
     out = dict.fromkeys(TAP_KEYS, 0)
     recs = _manifest(data, frames)
-    for n, rec, model, read in _read_frames(bundle, data, recs, sightings, seed):
+    for n, rec, model, read in _read_frames(bundle, data, recs, sightings, seed, overrides=overrides):
         names = [d["die"] for d in rec["dice"]]
         dice = roster_dice(names, catalogue)
         det = read["detections"]
@@ -386,24 +400,23 @@ def tap_figures(bundle, data: Path, sightings: int = 3, seed: int = 0, frames: i
         ]
         under = _dice_under(np.array([r["box"] for r in read["dice"]]).reshape(-1, 4), rec["dice"])
         units, given = read["units"], {}
+        profile = copy.deepcopy(model.profile) if teach else model.profile
+        colours, kinds = [r["colour"] for r in read["dice"]], [r["kind"] for r in read["dice"]]
         before = after = _tap_outcomes(units, names, truth, given)
         while "unread" in after.values():
             j = next(j for j, o in after.items() if o == "unread")
             given[j] = _tapped_face(units[j], j, names, truth, given, under)
-            found, _ = assign(
-                dice,
-                det,
-                [r["colour"] for r in read["dice"]],
-                [r["kind"] for r in read["dice"]],
-                model.heads,
-                profile=model.profile,
-                given=given,
-            )
+            found, _ = assign(dice, det, colours, kinds, model.heads, profile=profile, given=given)
+            if teach:
+                emb, labels = tapped_sightings(profile, dice, det, found, {j: given[j]})
+                if labels:
+                    profile.add(emb, labels)
+                    found, _ = assign(dice, det, colours, kinds, model.heads, profile=profile, given=given)
             # as the Roll panel does (``web.play.told_by_taps``): a unit read keeps its face; one left
             # unread takes what the frame reads now
             units = [
-                u if after.get(j) in ("right", "wrong") else f.to_dict()
-                for j, (u, f) in enumerate(zip(units, found, strict=True))
+                u if after.get(k) in ("right", "wrong") else f.to_dict()
+                for k, (u, f) in enumerate(zip(units, found, strict=True))
             ]
             after = _tap_outcomes(units, names, truth, given)
         out["flat"] += len(before)
