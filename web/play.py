@@ -633,9 +633,14 @@ def told_by_taps(store, reading: dict) -> dict:
     species that could each be either unit are told apart once one is tapped).  A die the camera left
     unread and nobody tapped takes the face it reads now, as the camera's reading; nothing else changes.
     ``reading`` is returned as it is when the roll is not such a roll (standard dice, no frame, a frame
-    that seemed turned), the table has no profile, or nothing more is read; never changed in place."""
-    from companion.vision.assign import AssignmentError
+    that seemed turned), the table has no profile or its profile lacks the setting ``tap_tells`` (absent
+    from every shipped bundle: measured, not shipped; models/face-embed/CHANGELOG.md, stop 40), or
+    nothing more is read; never changed in place."""
+    import copy
+
+    from companion.vision.assign import AssignmentError, tapped_sightings
     from companion.vision.numerals import SIDES
+    from companion.vision.profile import ProfileError
     from companion.vision.reader import ModelError
     from companion.vision.roll_reading import read_roll
 
@@ -651,7 +656,7 @@ def told_by_taps(store, reading: dict) -> dict:
     if not pending["dice"] or any(d["die"] in SIDES for d in pending["dice"]):
         return reading
     model = vision.reading_model()
-    if getattr(model, "profile", None) is None:
+    if getattr(model, "profile", None) is None or not model.profile.settings.get("tap_tells"):
         return reading
     dice = _catalogue_dice(pending)
     given = {}
@@ -661,7 +666,19 @@ def told_by_taps(store, reading: dict) -> dict:
             given[k] = dice[k].faces[d["faces"].index(face)].text()
     try:
         read = read_roll(frame, [d["die"] for d in pending["dice"]], model=model, given=given)
-    except (AssignmentError, ModelError, ValueError) as exc:  # the tap stands; the camera reads no more
+        if model.profile.settings.get("tap_teaches"):  # the taps teach the roll's own reading (a copy)
+            emb, labels = tapped_sightings(model.profile, dice, read["detections"], read["units"], given)
+            if labels:
+                model = copy.copy(model)
+                model.profile = copy.deepcopy(model.profile)
+                model.profile.add(emb, labels)
+                read = read_roll(frame, [d["die"] for d in pending["dice"]], model=model, given=given)
+    except (
+        AssignmentError,
+        ModelError,
+        ProfileError,
+        ValueError,
+    ) as exc:  # the tap stands, nothing more read
         log.warning("reading the roll again with its taps failed: %s", exc)
         return reading
     frame_no = next(

@@ -378,9 +378,9 @@ def tap_figures(
     showing a face not yet tapped), else with a face its die type still shows on the table; the frame is
     then assigned again with every tap so far (``assign(..., given=...)``), and a unit still unread takes
     what it reads now while a unit read keeps its face (as ``web.play.told_by_taps``).  Without that, a
-    roll needs one tap per unit left unread.  ``teach``: each tap also teaches a copy of the frame's
-    profile its crop where the assignment is sure of it (``assign.tapped_sightings``), before the frame
-    is assigned again.  ``overrides``: reading settings of the profile in place of the bundle's
+    roll needs one tap per unit left unread.  ``teach`` (or the profile's ``tap_teaches``): the taps also
+    teach a copy of the frame's profile their crops where the assignment is sure of them
+    (``assign.tapped_sightings``), before the frame is assigned again.  ``overrides``: reading settings of the profile in place of the bundle's
     (``tap_density``)."""
     import copy  # noqa: PLC0415
 
@@ -400,18 +400,19 @@ def tap_figures(
         ]
         under = _dice_under(np.array([r["box"] for r in read["dice"]]).reshape(-1, 4), rec["dice"])
         units, given = read["units"], {}
-        profile = copy.deepcopy(model.profile) if teach else model.profile
+        teaches = teach or bool(model.profile.settings.get("tap_teaches"))
         colours, kinds = [r["colour"] for r in read["dice"]], [r["kind"] for r in read["dice"]]
         before = after = _tap_outcomes(units, names, truth, given)
         while "unread" in after.values():
             j = next(j for j, o in after.items() if o == "unread")
             given[j] = _tapped_face(units[j], j, names, truth, given, under)
-            found, _ = assign(dice, det, colours, kinds, model.heads, profile=profile, given=given)
-            if teach:
-                emb, labels = tapped_sightings(profile, dice, det, found, {j: given[j]})
+            found, _ = assign(dice, det, colours, kinds, model.heads, profile=model.profile, given=given)
+            if teaches:  # as ``web.play.told_by_taps``: every tap so far teaches a fresh copy of the profile
+                emb, labels = tapped_sightings(model.profile, dice, det, found, given)
                 if labels:
-                    profile.add(emb, labels)
-                    found, _ = assign(dice, det, colours, kinds, model.heads, profile=profile, given=given)
+                    taught = copy.deepcopy(model.profile)
+                    taught.add(emb, labels)
+                    found, _ = assign(dice, det, colours, kinds, model.heads, profile=taught, given=given)
             # as the Roll panel does (``web.play.told_by_taps``): a unit read keeps its face; one left
             # unread takes what the frame reads now
             units = [

@@ -139,6 +139,38 @@ def test_a_tap_needs_a_table_profile(dice):
         assign(dice, det, [[], []], ["d6", "d6"], {}, given={0: "3 Melee"})
 
 
+def _far(*faces: str) -> Detections:
+    """Detections whose crops lie 0.63 from the prototype of each named face: beyond a 0.5 gate, so no
+    face is read on them, yet nearer that face than any other."""
+    det = _det(*faces)
+    det.embedding = np.stack([0.8 * np.eye(DIM)[AXES[f]] + 0.6 * np.eye(DIM)[7] for f in faces])
+    return det
+
+
+def test_with_tap_density_a_tap_weighs_each_detection_by_the_face_tapped(dice):
+    from companion.vision.assign import tapped_sightings
+
+    det = _far("3 Melee", "2 Save")
+    gate = {"max_distance": 0.5, "max_distance_full": 0.5, "min_identity": 0.75}
+    plain = _tapped(dice, det, _profile(dice, **gate), {0: "3 Melee"})
+    # neither die reads as a face, so the tap weighs nothing out: the Patroller is as unsure as before
+    assert all(u.face is None for u in plain) and plain[0].identity < 0.75
+    assert tapped_sightings(_profile(dice, **gate), dice, det, plain, {0: "3 Melee"})[1] == []
+    prof = _profile(dice, **gate, tap_density=True)
+    dense = _tapped(dice, det, prof, {0: "3 Melee"})
+    # the crop near "3 Melee" is the tapped unit's, the other the Lizard Rider's: both sure of their die
+    assert [u.detection for u in dense] == [0, 1] and all(u.identity > 0.99 for u in dense)
+    emb, labels = tapped_sightings(prof, dice, det, dense, {0: "3 Melee"})
+    assert [(lab.die, lab.text) for lab in labels] == [("Dwarves/Patroller", "3 Melee")]
+    assert np.allclose(emb, det.embedding[:1])
+    # taught that crop (as the roll's own reading is), the same face on the table reads (which of the two
+    # dice shows it is what the identity gate asks, not looked at here)
+    prof.add(emb, labels)
+    prof.settings["min_identity"] = 0.0
+    again = _tapped(dice, _far("3 Melee", "3 Melee"), prof, {})
+    assert {u.face for u in again} == {"3 Melee"}
+
+
 def test_two_units_of_one_die_type_are_not_unsure_of_each_other(dice):
     # swapping two identical dice changes nothing: only another die type makes a unit unsure
     pat = dice[0]

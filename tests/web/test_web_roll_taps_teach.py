@@ -263,18 +263,21 @@ def test_a_camera_roll_whose_frame_seemed_turned_is_taken_but_teaches_nothing(
     assert notices and "turned" in notices[-1]["data"]["problem"]
 
 
+@pytest.mark.parametrize("tap_teaches", [False, True])
 def test_a_tap_has_the_camera_read_its_frame_again_and_read_dice_it_left_unread(
-    app, client, host, dwarves, catalogue
+    app, client, host, dwarves, catalogue, tap_teaches
 ):
     """A tap on a camera roll tells the roster's assignment which die is which (``play.told_by_taps``):
     the frame is read again with the tapped face, and a die the camera left unread that nobody tapped
     takes the face it reads now, as the camera's; the tapped die stays the player's.  Staged here with a
-    die the table knows left unread (the identity gate opened, so what is checked is the plumbing)."""
+    die the table knows left unread (the identity gate opened, so what is checked is the plumbing).  The
+    profile setting ``tap_tells`` turns it on (off in every shipped bundle), ``tap_teaches`` has the taps
+    also teach a copy of the profile the tapped crops first."""
     store, vision = app.extensions["game_store"], app.extensions["table_vision"]
     pending, frame, boxes, want, unread = (
         dwarves[k] for k in ("pending", "frame", "boxes", "want", "unread")
     )
-    vision.profile().settings["min_identity"] = 0.0
+    vision.profile().settings.update(min_identity=0.0, tap_tells=True, tap_teaches=tap_teaches)
     first = pending["dice"][0]["uid"]
     read = {u: f for u, f in want.items() if u not in (unread, first)}
     _stage(store, pending, frame, boxes, read, [unread, first])
@@ -292,16 +295,21 @@ def test_a_tap_has_the_camera_read_its_frame_again_and_read_dice_it_left_unread(
     assert logged[first]["source"] == "camera" and logged[unread]["source"] == "typed"
 
 
-def test_a_tap_on_a_frame_that_seemed_turned_reads_nothing_again(app, client, host, dwarves):
-    store = app.extensions["game_store"]
+@pytest.mark.parametrize("why", ["turned", "setting off"])
+def test_a_tap_on_a_frame_that_seemed_turned_or_without_the_setting_reads_nothing_again(
+    app, client, host, dwarves, why
+):
+    store, vision = app.extensions["game_store"], app.extensions["table_vision"]
     pending, frame, boxes, want, unread = (
         dwarves[k] for k in ("pending", "frame", "boxes", "want", "unread")
     )
+    vision.profile().settings.update(min_identity=0.0, tap_tells=why == "turned")
     first = pending["dice"][0]["uid"]
     read = {u: f for u, f in want.items() if u not in (unread, first)}
     _stage(store, pending, frame, boxes, read, [unread, first])
-    with store.lock:
-        store.reading["turned"] = 180
+    if why == "turned":
+        with store.lock:
+            store.reading["turned"] = 180
     r = client.post("/api/corrections", json={"uid": unread, "face": want[unread]}, headers=host)
     assert r.status_code == 200, r.json
     assert first not in r.json["reading"]["faces"] and "read_after_taps" not in r.json["reading"]
