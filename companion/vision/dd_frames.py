@@ -380,8 +380,8 @@ def tap_figures(
     what it reads now while a unit read keeps its face (as ``web.play.told_by_taps``).  Without that, a
     roll needs one tap per unit left unread.  ``teach`` (or the profile's ``tap_teaches``): the taps also
     teach a copy of the frame's profile their crops where the assignment is sure of them
-    (``assign.tapped_sightings``), before the frame is assigned again.  ``overrides``: reading settings of the profile in place of the bundle's
-    (``tap_density``)."""
+    (``assign.tapped_sightings``), before the frame is assigned again.  ``overrides``: reading settings
+    of the profile in place of the bundle's (``tap_density``)."""
     import copy  # noqa: PLC0415
 
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
