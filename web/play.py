@@ -673,13 +673,8 @@ def told_by_taps(store, reading: dict) -> dict:
                 model.profile = copy.deepcopy(model.profile)
                 model.profile.add(emb, labels)
                 read = read_roll(frame, [d["die"] for d in pending["dice"]], model=model, given=given)
-    except (
-        AssignmentError,
-        ModelError,
-        ProfileError,
-        ValueError,
-    ) as exc:  # the tap stands, nothing more read
-        log.warning("reading the roll again with its taps failed: %s", exc)
+    except (AssignmentError, ModelError, ProfileError, ValueError) as exc:
+        log.warning("reading the roll again with its taps failed (the taps stand): %s", exc)
         return reading
     frame_no = next(
         (r.get("frame") for r in (reading.get("readings") or {}).values() if r.get("frame")), None

@@ -196,8 +196,11 @@ def assign(
     known face of its unit is returned ``unreadable`` (``TableProfile.read_die``).
     ``given``: faces players tapped, ``{slot: face text}`` (with a profile): that unit's die is one its
     die type reads as that face or as none, so every other detection is weighed out for it and the
-    other units' identities follow (CHANGELOG, stop 40).  The tapped unit's own reading is still the
-    camera's; the tap stays the player's."""
+    other units' identities follow (CHANGELOG, stop 40); with the profile's ``tap_density`` each other
+    detection is also weighed by the crop's density under the tapped face.  The tapped unit's own
+    reading is still the camera's; the tap stays the player's.  Neither setting ships (measured: more
+    units read wrong after the taps than the bound allows); ``web.play.told_by_taps`` uses them when a
+    profile sets ``tap_tells``."""
     from scipy.optimize import linear_sum_assignment  # noqa: PLC0415
 
     icons, counts = heads.get("icon", []), heads.get("count")
@@ -268,7 +271,7 @@ def assign(
     for j, text in (given or {}).items():
         if profile is None:
             raise AssignmentError("a tapped face guides the assignment only with a table profile")
-        if not (isinstance(j, int) and 0 <= j < m):
+        if isinstance(j, bool) or not (isinstance(j, int) and 0 <= j < m):
             raise AssignmentError(f"a tapped unit's slot is {j!r}: one of 0..{m - 1}")
         if text not in {f.text() for f in dice[j].faces}:
             raise AssignmentError(f"the tapped face {text!r} is not a face of {dice[j].name} (slot {j})")
