@@ -14,7 +14,9 @@ faces are looked at and the page's reading of each die found on a rendered die i
 (``models/face-embed/model.json``).
 
 Prints, per number of looks (= sightings per face): the share read right, read wrong and unread
-(ratios of dice found), and the time of a look (1280x960 frame: find, embed, crop pictures) and of a
+(ratios of dice found); the same frames read as the tablet reads a roll (``read_roll`` with the army
+as the roster, so which die is which unit counts too: units scored as ``dd_frames`` scores them), and
+the time of a look (1280x960 frame: find, embed, crop pictures) and of a
 label (embed one crop, save the profile atomically) in ms, median.
 """
 
@@ -61,8 +63,32 @@ def look(client, names, times):
     return out
 
 
-def teach_army(app, client, army, fam, args, cat, rng, score, look_ms, label_ms) -> None:
-    """Read fresh frames after 0..looks looks at the army's dice, tapping every true face at each look."""
+def roster_score(app, frame, names, labels, cat, into) -> None:
+    """The roll's reading as the tablet reads it (``read_roll`` with the table's profile and the army as
+    the roster: which die is which unit too), unit by unit (the units of one die type as a multiset, as
+    ``dd_frames.frame_figures`` scores them): right, wrong, unread added to ``into``."""
+    from collections import Counter
+
+    from companion.vision.roll_reading import read_roll
+
+    read = read_roll(frame, names, model=app.extensions["table_vision"].reading_model())
+    left: dict[str, Counter] = {}
+    for lab in labels:
+        left.setdefault(lab["die"], Counter())[cat.get(lab["die"]).faces[lab["face_index"]].text()] += 1
+    for unit in read["units"]:
+        face = None if unit.get("cocked") or unit.get("unreadable") else unit.get("face")
+        if face is None or unit.get("detection") is None:
+            into[2] += 1
+        elif left[unit["unit"]][face] > 0:
+            left[unit["unit"]][face] -= 1
+            into[0] += 1
+        else:
+            into[1] += 1
+
+
+def teach_army(app, client, army, fam, args, cat, rng, score, look_ms, label_ms, roster=None) -> None:
+    """Read fresh frames after 0..looks looks at the army's dice, tapping every true face at each look;
+    ``roster``: also the roll's reading with the army as the roster, per number of looks."""
     host = {"X-Companion-Token": TOKEN}
     names = army["dice"]
     families = {n.split("/")[0]: fam for n in names} | {
@@ -79,6 +105,8 @@ def teach_army(app, client, army, fam, args, cat, rng, score, look_ms, label_ms)
                 face = cat.get(t["die"]).faces[t["face_index"]].text()
                 got = d["read"]["face"]
                 score[k][2 if got is None else 0 if got == face else 1] += 1
+            if roster is not None:
+                roster_score(app, app.extensions["sources"].camera._frame, names, labels, cat, roster[k])
         if k == args.looks:
             break
         labels = show(app, names, faces, families, int(rng.integers(1 << 30)))  # lesson k + 1
@@ -112,6 +140,7 @@ def main() -> int:
     cat = load_catalogue()
     host = {"X-Companion-Token": TOKEN}
     score = {k: [0, 0, 0] for k in range(args.looks + 1)}  # right, wrong, unread per number of looks
+    roster = {k: [0, 0, 0] for k in range(args.looks + 1)}  # the same, units read with the army as roster
     look_ms, label_ms = [], []
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
@@ -128,7 +157,7 @@ def main() -> int:
                     armies = [x for x in client.get("/api/teach").json["armies"] if x["id"].startswith("0:")]
                     if a >= len(armies):
                         break
-                    teach_army(app, client, armies[a], fam, args, cat, rng, score, look_ms, label_ms)
+                    teach_army(app, client, armies[a], fam, args, cat, rng, score, look_ms, label_ms, roster)
                     print(
                         f"family {fam} {armies[a]['label']}: done ({time.perf_counter() - t0:.0f} s)",
                         flush=True,
@@ -141,6 +170,11 @@ def main() -> int:
     )
     print("looks (sightings/face)  dice  right  wrong  unread")
     for k, (r, w, u) in score.items():
+        n = max(1, r + w + u)
+        print(f"{k:>22}  {r + w + u:>4}  {r / n:5.3f}  {w / n:5.3f}  {u / n:6.3f}")
+    print("the same frames read as the tablet reads a roll (the army as the roster: which die is which unit)")
+    print("looks (sightings/face) units  right  wrong  unread")
+    for k, (r, w, u) in roster.items():
         n = max(1, r + w + u)
         print(f"{k:>22}  {r + w + u:>4}  {r / n:5.3f}  {w / n:5.3f}  {u / n:6.3f}")
     print(f"look  (1280x960 frame): median {statistics.median(look_ms):.0f} ms over {len(look_ms)}")

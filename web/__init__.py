@@ -13,7 +13,10 @@ camera readings are saved when the vision package offers no capture API), ``STAR
 (start source threads; default True), ``ROTATE_HOST_TOKEN`` (replace the host token stored with the
 game), ``PAIRING_TRIES`` / ``PAIRING_WINDOW_S`` (wrong pairing codes allowed per client and window).
 ``CAMERA_MODEL`` (the dice model bundle the camera reads with; default ``dragon-dice``; the table's own
-dice are learnt in a profile beside the game file, ``web.table_profile``).
+dice are learnt in a profile beside the game file, ``web.table_profile``).  ``BEFORE_ENROLMENT``
+("unread", the default, or "reader"): what the camera reads Dragon Dice with while the table has
+learnt none of its dice: nothing (every die left for a tap), or the bundle's glyph reader, which
+reads only the project's own renders (``serve --before-enrolment``).
 ``STANDARD_MODEL`` (the numeral bundle that reads rolls of standard dice, Battle Dice d4..d20, from the
 camera and the phone: a shipped name such as ``polyhedral`` (default) or ``polyhedral-oblique``, or a
 bundle made by ``companion vision enroll --model polyhedral-oblique``; a roll of d6 only is read
@@ -56,6 +59,7 @@ def create_app(config: dict | None = None) -> Flask:
         DICE_REGISTRY=None,
         CORRECTIONS_DIR=None,
         CAMERA_MODEL="dragon-dice",
+        BEFORE_ENROLMENT="unread",
         CAMERA_TURN=0,
         STANDARD_MODEL=DEFAULT_STANDARD_MODEL,
         RULES_INDEX=str(default_index_path()),

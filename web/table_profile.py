@@ -13,7 +13,12 @@ a rename); the bundle is never changed, so one bundle can serve many tables.
 ``reading_model()`` is the serving bundle with its face embedding network and the table profile:
 a die's face is the nearest known face among the faces its roster entry allows, and a face the
 profile does not know is ``unreadable`` (tap it), never the glyph reader's guess.  A table with
-no profile at all reads with the bundle as shipped (the project's own renders).
+no profile at all reads with an empty one (``BEFORE_ENROLMENT`` "unread", the default): every die is
+left for a tap, cocked from the embedding network's cocked head, until the table learns its dice; the
+bundle's own glyph reader, trained on the project's renders, guessed wrong on 1.7 % of the units of
+rendered tables of art it never saw (``bench/teach.py``, 0 looks; models/face-embed/CHANGELOG.md,
+stop 40).  With "reader" the table reads with the bundle as shipped (the project's own renders: the
+demo, the tests of the camera's plumbing).
 
 The embedding network is the bundle's (an enrolled bundle) or the shipped ``models/face-embed``
 with its calibrated reading thresholds.
@@ -37,13 +42,22 @@ TURNED_FRAME = (
 
 log = logging.getLogger("companion.web")
 
+#: What the camera reads Dragon Dice with while the table has no profile (``BEFORE_ENROLMENT``): "unread",
+#: nothing (every die left for a tap), or "reader", the bundle's own glyph reader (the project's renders).
+BEFORE_ENROLMENT = ("unread", "reader")
+
 
 class TableVision:
     """The serving bundle, its embedding network and the table profile (learnt in place)."""
 
-    def __init__(self, model: str, db_path: str | Path):
+    def __init__(self, model: str, db_path: str | Path, before_enrolment: str = "unread"):
         from companion.vision.profile import profile_beside
 
+        if before_enrolment not in BEFORE_ENROLMENT:
+            raise ValueError(
+                f"BEFORE_ENROLMENT is {before_enrolment!r}: one of {', '.join(map(repr, BEFORE_ENROLMENT))}"
+            )
+        self.before_enrolment = before_enrolment
         self.model = str(model)
         self.path = profile_beside(db_path)
         self.lock = threading.RLock()
@@ -121,9 +135,17 @@ class TableVision:
         return TableProfile(self.embedder_id(), embedder.dim, settings)
 
     def reading_model(self):
-        """The model the camera reads with: the bundle with the table profile, or the bundle alone."""
+        """The model the camera reads with: the bundle with the table profile; with none yet, the bundle
+        with an empty one (every die left for a tap), or with ``before_enrolment`` "reader" the bundle
+        alone."""
         prof = self.profile()
-        return self.base() if prof is None else self._with_profile(prof)
+        if prof is None:
+            return (
+                self.base()
+                if self.before_enrolment == "reader"
+                else self._with_profile(self._empty_profile())
+            )
+        return self._with_profile(prof)
 
     def _with_profile(self, prof):
         embedder, size, margin, _ = self.parts()
@@ -234,7 +256,11 @@ def init_app(app, store) -> TableVision:
     one ``StandardTableVision`` for the ``STANDARD_MODEL`` bundle (Battle Dice rolls)."""
     from companion.vision import DEFAULT_STANDARD_MODEL
 
-    vision = TableVision(app.config.get("CAMERA_MODEL") or "dragon-dice", store.db_path)
+    vision = TableVision(
+        app.config.get("CAMERA_MODEL") or "dragon-dice",
+        store.db_path,
+        app.config.get("BEFORE_ENROLMENT") or "unread",
+    )
     app.extensions["table_vision"] = vision
     store.table_vision = vision  # the camera threads read through the store (no app context there)
     standard = StandardTableVision(app.config.get("STANDARD_MODEL") or DEFAULT_STANDARD_MODEL, store.db_path)

@@ -1,7 +1,7 @@
 """``companion serve`` (the tablet page for a real table) and ``companion demo`` (a scripted game).
 
     companion serve [--camera 0] [--serial URL] [--db FILE] [--host H --port P] [--rotate-host-token] [--https]
-                    [--model NAME|BUNDLE] [--standard-model NAME|BUNDLE]
+                    [--model NAME|BUNDLE] [--before-enrolment unread|reader] [--standard-model NAME|BUNDLE]
     companion demo [--seconds N] [--dice auto|camera|simulated|typed] [--db FILE] [--seed S]
                    [--model NAME|BUNDLE]
 
@@ -134,6 +134,11 @@ def _make_server(args, db: str, camera=None, serial=None):
             config["CAMERA_MODEL"] = args.model
         if getattr(args, "standard_model", None):  # standard dice (Battle Dice rolls): a numeral bundle
             config["STANDARD_MODEL"] = args.standard_model
+        # before the table learnt its dice: nothing read (serve's default), or the glyph reader (the demo:
+        # it plays the project's own renders)
+        config["BEFORE_ENROLMENT"] = getattr(args, "before_enrolment", None) or (
+            "reader" if getattr(args, "func", None) is _demo else "unread"
+        )
         if getattr(args, "turn", None):  # the camera's and the phone's frames turned before reading
             config["CAMERA_TURN"] = args.turn
         if getattr(args, "league", None) or getattr(args, "table", None):  # companion/league
@@ -352,6 +357,14 @@ def register(subparsers) -> None:
         "`companion vision enroll` (default dragon-dice); the table's own dice are learnt in "
         "a profile beside the game file (DB.profile.npz), on the /teach page and from "
         "confirmed camera rolls",
+    )
+    s.add_argument(
+        "--before-enrolment",
+        choices=("unread", "reader"),
+        default="unread",
+        help="what the camera reads Dragon Dice with before the table has learnt any of its dice: "
+        "unread (default: every die left for a tap, never a guess) or reader (the model's glyph reader, "
+        "which reads only the project's own renders)",
     )
     s.add_argument(
         "--standard-model",

@@ -86,7 +86,24 @@ def test_a_photo_is_read_whole_and_a_live_frame_at_1920_px(client, host, game):
     assert _post_frame(client, big, host, photo=True).json["size"] == [3200, 2400]
 
 
-def test_a_photo_of_the_roll_is_read_for_the_pending_roll(client, host, game):
+def test_before_the_table_learnt_its_dice_a_photo_is_found_but_no_face_is_guessed(app, client, host, game):
+    """The default (``BEFORE_ENROLMENT`` "unread"): the table has no profile, so the dice are found and
+    every one is left for a tap; the glyph reader is not asked (it reads only the project's renders)."""
+    pending = client.get("/api/state").json["pending"]
+    assert app.extensions["table_vision"].before_enrolment == "unread"
+    image, _ = _rendered_roll(pending)
+    r = _post_frame(client, _jpeg(image), host, photo=True)
+    assert r.status_code == 200, r.json
+    assert len(r.json["dice"]) >= len(pending["dice"]) - 1  # found
+    reading = client.get("/api/state").json["reading"]
+    assert reading["source"] == "camera" and reading["faces"] == {}
+    assert set(reading["unread"]) | set(reading["cocked"]) == {d["uid"] for d in pending["dice"]}
+    assert not reading["corrected"]
+
+
+def test_a_photo_of_the_roll_is_read_for_the_pending_roll(app, client, host, game):
+    # the project's own renders, read by the glyph reader (``BEFORE_ENROLMENT`` "reader"): the plumbing
+    app.extensions["table_vision"].before_enrolment = "reader"
     pending = client.get("/api/state").json["pending"]
     assert pending["kind"] == "roll"
     image, chosen = _rendered_roll(pending)
@@ -212,7 +229,8 @@ def test_phone_page_streams_a_fake_camera_and_the_roll_is_read(serve, tmp_path):
 
     from companion.vision.roll_frames import roll_video
 
-    server = serve(extra=("--host", "127.0.0.1"))  # live video needs a secure context: localhost
+    # live video needs a secure context: localhost; the project's renders, read by the glyph reader
+    server = serve(extra=("--host", "127.0.0.1", "--before-enrolment", "reader"))
     token = server.host_url.split("token=")[1]
     _api(server, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, token)
     pending = _api(server, "GET", "/api/state")["pending"]
@@ -255,7 +273,7 @@ def test_phone_page_streams_a_fake_camera_and_the_roll_is_read(serve, tmp_path):
 @pytest.mark.browser
 @pytest.mark.slow
 def test_phone_page_photo_per_roll_and_pairing(browser, serve, tmp_path):
-    server = serve()
+    server = serve(extra=("--before-enrolment", "reader"))  # the project's renders: the glyph reader
     token = server.host_url.split("token=")[1]
     _api(server, "POST", "/api/games", {"players": ["Ann", "Bob"], "quick": True}, token)
     pending = _api(server, "GET", "/api/state")["pending"]

@@ -760,3 +760,16 @@ def test_a_tap_on_a_look_through_a_turned_camera_is_refused_unless_the_player_sa
     assert again["turn_suggested"] is None
     d1 = next(d for d in again["dice"] if not d["taught"])
     assert _tap_truth(client, host, again["look"], d1, labels, catalogue).status_code == 200
+
+
+def test_before_the_table_learnt_its_dice_the_camera_reads_with_an_empty_profile(tmp_path):
+    """``BEFORE_ENROLMENT``: "unread" (the default) reads with an empty profile of the embedding network
+    (every die left for a tap), "reader" with the bundle's glyph reader; anything else is refused by name."""
+    from web.table_profile import TableVision
+
+    unread = TableVision("dragon-dice", tmp_path / "game.sqlite").reading_model()
+    assert unread.profile is not None and len(unread.profile) == 0 and unread.embedder is not None
+    reader = TableVision("dragon-dice", tmp_path / "game.sqlite", "reader").reading_model()
+    assert getattr(reader, "profile", None) is None
+    with pytest.raises(ValueError, match="BEFORE_ENROLMENT is 'guess'"):
+        TableVision("dragon-dice", tmp_path / "game.sqlite", "guess")
