@@ -157,6 +157,14 @@ def _overrides(a) -> dict | None:
     return out or None
 
 
+def _finish(a, fig: dict, t0: float) -> int:
+    """The run's time, and its figures written to ``--json`` when asked."""
+    print(f"({time.time() - t0:.0f} s)")
+    if a.json:
+        Path(a.json).write_text(json.dumps({"families": a.families, "sightings": a.sightings, **fig}) + "\n")
+    return 0
+
+
 def _taps(a, data: Path) -> int:
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
@@ -189,10 +197,7 @@ def _taps(a, data: Path) -> int:
     print(
         f"units read wrong: {fig['wrong_without']} before any tap, {fig['wrong_with']} once every unit is read or tapped"
     )
-    print(f"({time.time() - t0:.0f} s)")
-    if a.json:
-        Path(a.json).write_text(json.dumps({"families": a.families, "sightings": a.sightings, **fig}) + "\n")
-    return 0
+    return _finish(a, fig, t0)
 
 
 def main(argv=None) -> int:
@@ -297,10 +302,7 @@ def main(argv=None) -> int:
     print(
         f"cocked dice {fig['cocked']}: called cocked {fig['cocked_called']}, read as a face {fig['cocked_read']}"
     )
-    print(f"({time.time() - t0:.0f} s)")
-    if a.json:
-        Path(a.json).write_text(json.dumps({"families": a.families, "sightings": a.sightings, **fig}) + "\n")
-    return 0
+    return _finish(a, fig, t0)
 
 
 if __name__ == "__main__":
