@@ -63,27 +63,18 @@ def look(client, names, times):
     return out
 
 
-def roster_score(app, frame, names, labels, cat, into) -> None:
+def roster_score(app, frame, names, faces, cat, into) -> None:
     """The roll's reading as the tablet reads it (``read_roll`` with the table's profile and the army as
-    the roster: which die is which unit too), unit by unit (the units of one die type as a multiset, as
-    ``dd_frames.frame_figures`` scores them): right, wrong, unread added to ``into``."""
-    from collections import Counter
-
+    the roster: which die is which unit too), unit by unit (``dd_frames.unit_outcomes``: the units of one
+    die type as a multiset): right, wrong, unread added to ``into``.  ``faces``: the face index each die
+    shows (rendered flat)."""
+    from companion.vision.dd_frames import unit_outcomes
     from companion.vision.roll_reading import read_roll
 
     read = read_roll(frame, names, model=app.extensions["table_vision"].reading_model())
-    left: dict[str, Counter] = {}
-    for lab in labels:
-        left.setdefault(lab["die"], Counter())[cat.get(lab["die"]).faces[lab["face_index"]].text()] += 1
-    for unit in read["units"]:
-        face = None if unit.get("cocked") or unit.get("unreadable") else unit.get("face")
-        if face is None or unit.get("detection") is None:
-            into[2] += 1
-        elif left[unit["unit"]][face] > 0:
-            left[unit["unit"]][face] -= 1
-            into[0] += 1
-        else:
-            into[1] += 1
+    truth = [cat.get(n).faces[k].text() for n, k in zip(names, faces, strict=True)]
+    for outcome in unit_outcomes(read["units"], names, truth, {}).values():
+        into[("right", "wrong", "unread").index(outcome)] += 1
 
 
 def teach_army(app, client, army, fam, args, cat, rng, score, look_ms, label_ms, roster=None) -> None:
@@ -106,7 +97,7 @@ def teach_army(app, client, army, fam, args, cat, rng, score, look_ms, label_ms,
                 got = d["read"]["face"]
                 score[k][2 if got is None else 0 if got == face else 1] += 1
             if roster is not None:
-                roster_score(app, app.extensions["sources"].camera._frame, names, labels, cat, roster[k])
+                roster_score(app, app.extensions["sources"].camera._frame, names, faces, cat, roster[k])
         if k == args.looks:
             break
         labels = show(app, names, faces, families, int(rng.integers(1 << 30)))  # lesson k + 1

@@ -75,6 +75,9 @@ def create_app(config: dict | None = None) -> Flask:
     if config:
         app.config.update(config)
     logging.getLogger("companion.web").setLevel(logging.INFO)
+    from .table_profile import parse_before_enrolment
+
+    parse_before_enrolment(app.config["BEFORE_ENROLMENT"])  # a bad setting: refused before any file opens
 
     if str(app.config["DB_PATH"]).startswith(("postgresql://", "postgres://")):  # on the league database
         from .league.pg_game_store import PgGameStore

@@ -47,17 +47,20 @@ log = logging.getLogger("companion.web")
 BEFORE_ENROLMENT = ("unread", "reader")
 
 
+def parse_before_enrolment(value) -> str:
+    """``value`` when it is one of ``BEFORE_ENROLMENT``, else a ValueError naming the setting and the value."""
+    if value not in BEFORE_ENROLMENT:
+        raise ValueError(f"BEFORE_ENROLMENT is {value!r}: one of {', '.join(map(repr, BEFORE_ENROLMENT))}")
+    return value
+
+
 class TableVision:
     """The serving bundle, its embedding network and the table profile (learnt in place)."""
 
     def __init__(self, model: str, db_path: str | Path, before_enrolment: str = "unread"):
         from companion.vision.profile import profile_beside
 
-        if before_enrolment not in BEFORE_ENROLMENT:
-            raise ValueError(
-                f"BEFORE_ENROLMENT is {before_enrolment!r}: one of {', '.join(map(repr, BEFORE_ENROLMENT))}"
-            )
-        self.before_enrolment = before_enrolment
+        self.before_enrolment = parse_before_enrolment(before_enrolment)
         self.model = str(model)
         self.path = profile_beside(db_path)
         self.lock = threading.RLock()
@@ -259,7 +262,7 @@ def init_app(app, store) -> TableVision:
     vision = TableVision(
         app.config.get("CAMERA_MODEL") or "dragon-dice",
         store.db_path,
-        app.config.get("BEFORE_ENROLMENT") or "unread",
+        app.config["BEFORE_ENROLMENT"],
     )
     app.extensions["table_vision"] = vision
     store.table_vision = vision  # the camera threads read through the store (no app context there)

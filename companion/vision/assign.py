@@ -398,7 +398,8 @@ def load_roster(path: Path, catalogue=None) -> list:
 
 def tapped_sightings(profile, dice, det: Detections, units, given: dict[int, str]) -> tuple[np.ndarray, list]:
     """What the taps teach the roll's own reading (CHANGELOG, stop 40): for each tapped unit (``given``,
-    as ``assign`` took it) whose detection ``units`` (``assign``'s readings with those taps) is sure of
+    as ``assign`` took it) whose detection ``units`` (``assign``'s readings with those taps, as dicts:
+    ``UnitReading.to_dict``, what ``read_roll`` gives) is sure of
     (its die identity at least the profile's ``min_identity``), that detection's embedding as a sighting
     of the tapped face.  (embeddings (k, dim), their ``FaceLabel`` values); the caller adds them to a copy
     of the profile, so the table's own profile still learns only from a confirmed roll."""
@@ -407,10 +408,7 @@ def tapped_sightings(profile, dice, det: Detections, units, given: dict[int, str
     gate = float(profile.settings.get("min_identity", 0.0))
     rows, labels = [], []
     for j, text in given.items():
-        u = units[j]
-        i, identity = (
-            (u.get("detection"), u.get("identity")) if isinstance(u, dict) else (u.detection, u.identity)
-        )
+        i, identity = units[j].get("detection"), units[j].get("identity")
         if i is None or identity is None or identity < gate:
             continue
         k = next(k for k, f in enumerate(dice[j].faces) if f.text() == text)

@@ -402,13 +402,13 @@ def tap_figures(
         units, given = read["units"], {}
         teaches = teach or bool(model.profile.settings.get("tap_teaches"))
         colours, kinds = [r["colour"] for r in read["dice"]], [r["kind"] for r in read["dice"]]
-        before = after = _tap_outcomes(units, names, truth, given)
+        before = after = unit_outcomes(units, names, truth, given)
         while "unread" in after.values():
             j = next(j for j, o in after.items() if o == "unread")
             given[j] = _tapped_face(units[j], j, names, truth, given, under)
             found, _ = assign(dice, det, colours, kinds, model.heads, profile=model.profile, given=given)
             if teaches:  # as ``web.play.told_by_taps``: every tap so far teaches a fresh copy of the profile
-                emb, labels = tapped_sightings(model.profile, dice, det, found, given)
+                emb, labels = tapped_sightings(model.profile, dice, det, [f.to_dict() for f in found], given)
                 if labels:
                     taught = copy.deepcopy(model.profile)
                     taught.add(emb, labels)
@@ -419,7 +419,7 @@ def tap_figures(
                 u if after.get(k) in ("right", "wrong") else f.to_dict()
                 for k, (u, f) in enumerate(zip(units, found, strict=True))
             ]
-            after = _tap_outcomes(units, names, truth, given)
+            after = unit_outcomes(units, names, truth, given)
         out["flat"] += len(before)
         out["taps_without"] += sum(o == "unread" for o in before.values())
         out["taps_with"] += len(given)
@@ -453,9 +453,11 @@ def _left(names: list[str], truth: list, given: dict[int, str]) -> dict[str, Cou
     return left
 
 
-def _tap_outcomes(units: list[dict], names: list[str], truth: list, given: dict[int, str]) -> dict[int, str]:
-    """Per flat unit not tapped: right, wrong or unread (no face, not seen, called cocked); the units of
-    one die type as a multiset (``frame_figures``), less the faces tapped."""
+def unit_outcomes(units: list[dict], names: list[str], truth: list, given: dict[int, str]) -> dict[int, str]:
+    """Per flat unit not tapped (``given``: slot -> face tapped): right, wrong or unread (no face, not
+    seen, called cocked), against ``truth`` (per slot, the face text its die shows, None when cocked);
+    the units of one die type as a multiset (as ``frame_figures`` scores them), less the faces tapped.
+    ``units``: ``read_roll``'s units; ``names``: the roster."""
     left = _left(names, truth, given)
     out = {}
     for j, unit in enumerate(units):

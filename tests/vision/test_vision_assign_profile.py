@@ -114,11 +114,17 @@ def test_a_tap_tells_the_assignment_which_die_is_which(dice):
     assert (units[1].detection, units[1].face, units[1].unreadable) == (0, "3 Melee", False)
 
 
-def test_a_tap_that_fits_no_die_still_assigns_every_unit(dice):
-    # "2 Maneuver" is read on neither die: the tap weighs both out, the units are still placed
+def test_a_tap_that_fits_no_die_weighs_every_die_alike(dice):
+    # "2 Maneuver" is read on neither die: the tap weighs both out alike, so the units are placed and
+    # read exactly as with no tap (a tap that fits nothing tells nothing)
     det = _det("3 Melee", "2 Save")
-    units = _tapped(dice, det, _profile(dice, min_identity=0.7), {0: "2 Maneuver"})
-    assert sorted(u.detection for u in units) == [0, 1]
+    prof = _profile(dice, min_identity=0.6)
+    untapped = _tapped(dice, det, prof, {})
+    units = _tapped(dice, det, prof, {0: "2 Maneuver"})
+    assert [(u.detection, u.face, u.identity) for u in units] == [
+        (u.detection, u.face, u.identity) for u in untapped
+    ]
+    assert all(u.face is not None for u in units)
 
 
 @pytest.mark.parametrize(
@@ -155,12 +161,13 @@ def test_with_tap_density_a_tap_weighs_each_detection_by_the_face_tapped(dice):
     plain = _tapped(dice, det, _profile(dice, **gate), {0: "3 Melee"})
     # neither die reads as a face, so the tap weighs nothing out: the Patroller is as unsure as before
     assert all(u.face is None for u in plain) and plain[0].identity < 0.75
-    assert tapped_sightings(_profile(dice, **gate), dice, det, plain, {0: "3 Melee"})[1] == []
+    plain_units = [u.to_dict() for u in plain]
+    assert tapped_sightings(_profile(dice, **gate), dice, det, plain_units, {0: "3 Melee"})[1] == []
     prof = _profile(dice, **gate, tap_density=True)
     dense = _tapped(dice, det, prof, {0: "3 Melee"})
     # the crop near "3 Melee" is the tapped unit's, the other the Lizard Rider's: both sure of their die
     assert [u.detection for u in dense] == [0, 1] and all(u.identity > 0.99 for u in dense)
-    emb, labels = tapped_sightings(prof, dice, det, dense, {0: "3 Melee"})
+    emb, labels = tapped_sightings(prof, dice, det, [u.to_dict() for u in dense], {0: "3 Melee"})
     assert [(lab.die, lab.text) for lab in labels] == [("Dwarves/Patroller", "3 Melee")]
     assert np.allclose(emb, det.embedding[:1])
     # taught that crop (as the roll's own reading is), the same face on the table reads (which of the two

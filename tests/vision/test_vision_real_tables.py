@@ -185,7 +185,7 @@ def test_whole_frames_are_scored_unit_by_unit_through_the_camera_path(tmp_path):
 
 
 def test_the_simulated_player_taps_what_the_die_under_the_box_shows():
-    from companion.vision.dd_frames import _tap_outcomes, _tapped_face
+    from companion.vision.dd_frames import _tapped_face, unit_outcomes
 
     names = ["Dwarves/Patroller", "Dwarves/Patroller", "Dwarves/Lizard Rider", "Dwarves/Lizard Rider"]
     truth = ["3 Melee", "2 Save", "2 Melee", None]  # the last die is cocked: never tapped, never scored
@@ -195,9 +195,9 @@ def test_the_simulated_player_taps_what_the_die_under_the_box_shows():
         {"detection": 2, "face": None, "unreadable": True},
         {"detection": None, "face": None},
     ]
-    assert _tap_outcomes(units, names, truth, {}) == {0: "right", 1: "wrong", 2: "unread"}
+    assert unit_outcomes(units, names, truth, {}) == {0: "right", 1: "wrong", 2: "unread"}
     # a tap takes its face out of the multiset: the unit that read it is now wrong
-    assert _tap_outcomes(units, names, truth, {2: "2 Melee", 1: "2 Save"}) == {0: "wrong"}
+    assert unit_outcomes(units, names, truth, {2: "2 Melee", 1: "2 Save"}) == {0: "wrong"}
     under = [1, 0, 2]  # detection -> the manifest die under its box
     assert _tapped_face(units[2], 2, names, truth, {}, under) == "2 Melee"
     # the box covers a die of another type: a face its own type still shows, the first in text order

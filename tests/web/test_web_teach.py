@@ -773,3 +773,12 @@ def test_before_the_table_learnt_its_dice_the_camera_reads_with_an_empty_profile
     assert getattr(reader, "profile", None) is None
     with pytest.raises(ValueError, match="BEFORE_ENROLMENT is 'guess'"):
         TableVision("dragon-dice", tmp_path / "game.sqlite", "guess")
+
+
+def test_a_bad_before_enrolment_setting_is_refused_before_any_file_opens(tmp_path):
+    from web import create_app
+
+    db = tmp_path / "game.sqlite"
+    with pytest.raises(ValueError, match="BEFORE_ENROLMENT is 'guess'"):
+        create_app({"DB_PATH": str(db), "BEFORE_ENROLMENT": "guess", "START_SOURCES": False})
+    assert list(tmp_path.iterdir()) == []
