@@ -693,10 +693,9 @@ def told_by_taps(store, reading: dict) -> dict:
 
 
 def _catalogue_dice(pending: dict) -> list:
-    from companion.rules.catalogue import load_catalogue
     from companion.vision.assign import roster_dice
 
-    return roster_dice([d["die"] for d in pending["dice"]], load_catalogue())
+    return roster_dice([d["die"] for d in pending["dice"]], _catalogue())
 
 
 def posted_over_camera(camera: dict, faces: dict[str, str]) -> dict:
