@@ -88,6 +88,8 @@ class TableGame(Protocol):
 
     def roll_so_far(self, faces: Mapping[str, str]) -> dict[str, int] | None: ...
 
+    def same_results(self, options: Sequence[Mapping[str, str]]) -> bool: ...
+
 
 @dataclass(frozen=True)
 class ForceRules:

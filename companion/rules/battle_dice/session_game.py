@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import itertools
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..core.errors import GameOver as SessionGameOver
@@ -163,6 +163,11 @@ class BattleDiceSessionGame:
             "choices": _distinct_sets(decision),
             "answer": "allocate",
         }
+
+    def same_results(self, options: Sequence[Mapping[str, str]]) -> bool:
+        """``TableGame.same_results``: never, here.  A camera reads each standard die by its own numeral, so
+        it never has look-alike dice whose faces it would read together; a roll is read die by die."""
+        return False
 
     def roll_so_far(self, faces: Mapping[str, str]) -> dict[str, int] | None:
         """What the dice set so far add up to (``TableGame.roll_so_far``), for the Roll phase's roll of

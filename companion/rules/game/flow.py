@@ -14,7 +14,7 @@ multi-player L2490-2505; victory L11-14.
 from __future__ import annotations
 
 import random
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core import damage as dmg
@@ -119,14 +119,71 @@ class Game(DecisionFlow):
         that die's result comes with its next face (V4.01c L1015-1017)."""
         from dataclasses import replace
 
-        pending = self._pending
-        if pending is None or pending.kind != "roll" or pending.topic != "roll":
+        given = self._roll_given(faces)
+        if given is None:
             return None
-        spec = {d["uid"]: d for d in pending.dice}
+        request, uids = given
+        untapped = frozenset(uid for uid in uids if uid not in faces)
+        outcome = resolve_army_roll(replace(request, not_counting=frozenset(request.not_counting) | untapped))
+        return None if outcome.rerolls else {request.roll: int(outcome.total)}
+
+    def same_results(self, options: Sequence[Mapping[str, str]]) -> bool:
+        """Whether the pending roll comes out the same whichever of ``options`` (each ``{uid: face}`` over
+        the same dice) its dice show (``TableGame.same_results``): a camera sure of the faces but not of
+        which look-alike die shows which.  The roll is given to this game once (as ``roll_so_far`` does:
+        call it on a copy), then the army roll it built is resolved with each option's faces, the dice
+        no option sets not counting, and compared by ``resolution.same_outcome`` (results, magic by
+        element, reports; no SAI moving between units).  False when no army roll is pending or the
+        placeholders stop the roll."""
+        from dataclasses import replace
+
+        from ..resolution import same_outcome
+        from .rolling import army_request
+
+        if not options:
+            return False
+        keys = set(options[0])
+        if any(set(o) != keys for o in options):
+            raise IllegalRoll("every option must set the same dice")
+        for o in options[1:]:
+            self._check_faces(o)
+        given = self._roll_given(options[0])
+        if given is None:
+            return False
+        request, uids = given
+        out = frozenset(request.not_counting) | {uid for uid in uids if uid not in keys}
+        requests = [
+            army_request(
+                replace(
+                    request,
+                    dice=tuple((u, (o[u.uid],) if u.uid in o else fs) for u, fs in request.dice),
+                    not_counting=out,
+                )
+            )
+            for o in options
+        ]
+        return same_outcome(requests)
+
+    @property
+    def _rolled_dice(self) -> list[dict[str, Any]]:
+        pending = self._pending
+        return list(pending.dice) if pending is not None and pending.kind == "roll" else []
+
+    def _check_faces(self, faces: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+        spec = {d["uid"]: d for d in self._rolled_dice}
         for uid, face in faces.items():
             if uid not in spec or face not in spec[uid]["faces"]:
                 raise IllegalRoll(f"{face!r} is not a face of a die of this roll ({uid!r})")
-        untapped = frozenset(uid for uid in spec if uid not in faces)
+        return spec
+
+    def _roll_given(self, faces: Mapping[str, str]) -> tuple[ArmyRoll, list[str]] | None:
+        """The army roll this game builds when the pending roll is given ``faces``, each die not set on
+        its ID face (a placeholder; the game moves on), and the roll's dice (uids, in order); None when
+        no army roll is pending or the roll stops."""
+        pending = self._pending
+        if pending is None or pending.kind != "roll" or pending.topic != "roll":
+            return None
+        spec = self._check_faces(faces)
 
         def placeholder(uid: str) -> str:
             die = self.state.units[uid].spec.catalogue_die
@@ -138,10 +195,7 @@ class Game(DecisionFlow):
         except GameRuleError:
             return None
         request = self.last_army_roll
-        if request is None:
-            return None
-        outcome = resolve_army_roll(replace(request, not_counting=frozenset(request.not_counting) | untapped))
-        return None if outcome.rerolls else {request.roll: int(outcome.total)}
+        return None if request is None else (request, list(spec))
 
     # -- the context rule modules use (with ``decisions.ask`` to build a decision) ----------------
     def say(self, text: str) -> None:

@@ -14,7 +14,7 @@ from ..core.state import Unit
 from ..core.terrains import TerrainKind
 
 if TYPE_CHECKING:
-    from ..resolution import EffectInForce
+    from ..resolution import EffectInForce, RollRequest
 
 ROLL_TYPES = ("maneuver", "melee", "missile", "magic", "save")
 
@@ -74,9 +74,9 @@ class RollOutcome:
         }
 
 
-def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
-    """Resolve an army roll with the die roll resolution engine (V4.01c L1002-1030)."""
-    from ..resolution import RolledUnit, RollRequest, RollTerrain, resolve
+def army_request(request: ArmyRoll) -> RollRequest:
+    """The resolution engine's request for an army roll: its dice and faces, where and for what."""
+    from ..resolution import RolledUnit, RollRequest, RollTerrain
 
     units = []
     for unit, faces in request.dice:
@@ -96,7 +96,7 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
             controlled=request.eighth_face,
             name=request.terrain.name,
         )
-    req = RollRequest(
+    return RollRequest(
         purpose=request.roll,
         units=tuple(units),
         against=request.against,
@@ -112,6 +112,14 @@ def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
         individual=request.individual,
         counted=frozenset(request.counted) if request.counted else None,
     )
+
+
+def resolve_army_roll(request: ArmyRoll) -> RollOutcome:
+    """Resolve an army roll with the die roll resolution engine (V4.01c L1002-1030)."""
+    from ..resolution import resolve
+
+    req = army_request(request)
+    units = req.units
     res = resolve(req)
     magic = {}
     kinds: dict[str, tuple[str, ...]] = {}

@@ -82,6 +82,7 @@ first).  IDs in a combination roll go to saves first unless ``choices["id_as"]``
 (a type, or ``{unit index: {"melee": 2, "save": 1}}``).  Every change becomes a :class:`Step`.
 """
 
+from .alike import same_outcome
 from .editions import Edition, get_edition
 from .engine import resolve
 from .model import (
@@ -115,6 +116,7 @@ from .model import (
 from .registry import IdMultiplier, Registry, RollContext, SaiContext
 
 __all__ = [
+    "same_outcome",
     "ADD",
     "ALL",
     "CANTRIP",

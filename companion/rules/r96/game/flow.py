@@ -11,7 +11,7 @@ L964-1081.  Where a FAQ ruling decides something, the citation says so; see ``RU
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
 from ...core import damage as dmg
@@ -26,14 +26,14 @@ from ...core.ids import UNPLACED, ArmyId, army_text, is_army_id, split_army_id
 from ...core.setup_steps import add_unit, force_dice, roll_starting_distance
 from ...core.state import BUA, DUA, FRONTIER, RESERVE, Effect, Player, TerrainState, Unit
 from ...core.terrains import MAGIC, MELEE, MISSILE, parse_terrain
-from ...resolution import EffectInForce, RollTerrain
+from ...resolution import EffectInForce, RollTerrain, same_outcome
 from . import setup as su
 from .asking import ask as _ask
 from .asking import ask_roll
 from .dragon_attacks import DragonAttacks
 from .magic_actions import MagicActions
 from .options import game_options
-from .rolls import Rolled, icon_counts, resolve_roll, sai_faces
+from .rolls import Rolled, icon_counts, resolve_roll, roll_request, sai_faces
 from .spellbook import (
     BONUS_SAVE_SPELLS,
     ROLL_SPELLS,
@@ -107,6 +107,56 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         if any(r.kind == "reroll_pending" for r in rolled.res.reports):
             return None
         return {asked.purpose: 0, **{k: int(v) for k, v in rolled.totals.items()}}
+
+    def same_results(self, options: Sequence[Mapping[str, str]]) -> bool:
+        """Whether the pending army roll comes out the same whichever of ``options`` (each ``{uid: face}``
+        over the same dice) its dice show (``TableGame.same_results``): each option's dice resolved as
+        ``_roll`` resolves them, the dice no option sets left out, compared by
+        ``resolution.same_outcome`` (no SAI moving between units).  Nothing changes; False when no army
+        roll is pending."""
+        pending, asked = self._pending, self._rolling
+        if (
+            not options
+            or pending is None
+            or pending.kind != "roll"
+            or pending.topic != "roll"
+            or asked is None
+        ):
+            return False
+        units = {u.uid: u for u in asked.units}
+        keys = set(options[0])
+        for o in options:
+            if set(o) != keys:
+                raise IllegalRoll("every option must set the same dice")
+            for uid, face in o.items():
+                if uid not in units or face not in units[uid].spec.faces:
+                    raise IllegalRoll(f"{face!r} is not a face of a die of this roll ({uid!r})")
+        tapped = [u for u in asked.units if u.uid in keys]
+        first = Rolled(
+            tapped,
+            [[options[0][u.uid]] for u in tapped],
+            asked.purpose,
+            asked.owner,
+            asked.location,
+            dict(asked.ctx),
+        )
+        terrain, effects = self._where_rolled(first)
+        requests, edition = [], None
+        for o in options:
+            rolled = Rolled(
+                tapped,
+                [[o[u.uid]] for u in tapped],
+                asked.purpose,
+                asked.owner,
+                asked.location,
+                dict(asked.ctx),
+            )
+            req, edition = roll_request(rolled, terrain, effects, self.options)
+            requests.append(req)
+        try:
+            return same_outcome(requests, edition)
+        except ValueError:
+            return False
 
     # -- small helpers ----------------------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -197,6 +247,14 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
     def _resolve(
         self, rolled: Rolled, choices: dict[str, Any] | None = None, skip: set[int] | None = None
     ) -> Rolled:
+        terrain, effects = self._where_rolled(rolled, skip)
+        try:
+            return resolve_roll(rolled, terrain, effects, self.options, choices)
+        except ValueError as exc:
+            raise IllegalRoll(f"these faces cannot be resolved: {exc}") from None
+
+    def _where_rolled(self, rolled: Rolled, skip: set[int] | None = None) -> tuple[Any, tuple[Any, ...]]:
+        """The terrain and the effects in force a roll is resolved with."""
         order = bool(rolled.ctx.get("order_of_play"))
         terrain = self._roll_terrain(rolled.owner, rolled.location, order)
         effects = (
@@ -206,10 +264,7 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
                 rolled.owner, rolled.location, rolled.units, rolled.ctx.get("target_loc"), skip
             )
         )
-        try:
-            return resolve_roll(rolled, terrain, effects, self.options, choices)
-        except ValueError as exc:
-            raise IllegalRoll(f"these faces cannot be resolved: {exc}") from None
+        return terrain, effects
 
     def _roll(
         self, owner: str, units: list[Unit], purpose: str, loc: str | None, prompt: str, rule: str, **ctx: Any

@@ -67,14 +67,15 @@ def parsed_faces(units: list[Unit], faces: list[list[str]]) -> list[tuple[Face, 
     return [tuple(u.spec.find_face(f) for f in fs) for u, fs in zip(units, faces, strict=True)]
 
 
-def resolve_roll(
+def roll_request(
     rolled: Rolled,
     terrain: RollTerrain | None,
     effects: tuple[EffectInForce, ...],
     options: dict[str, Any],
     choices: dict[str, Any] | None = None,
-) -> Rolled:
-    """Resolve ``rolled`` (in place) and return it."""
+) -> tuple[RollRequest, Edition]:
+    """The resolution engine's request for ``rolled`` and the edition it is resolved in (the game's
+    options choose among R96's variants)."""
     ctx = rolled.ctx
     parsed = parsed_faces(rolled.units, rolled.faces)
     rolled_units = []
@@ -100,6 +101,18 @@ def resolve_roll(
         choices=MappingProxyType(dict(choices or {})),
     )
     ed = edition_for(bool(options.get("spells_modify_sais")), str(options.get("modifier_order", "r96")))
+    return req, ed
+
+
+def resolve_roll(
+    rolled: Rolled,
+    terrain: RollTerrain | None,
+    effects: tuple[EffectInForce, ...],
+    options: dict[str, Any],
+    choices: dict[str, Any] | None = None,
+) -> Rolled:
+    """Resolve ``rolled`` (in place) and return it."""
+    req, ed = roll_request(rolled, terrain, effects, options, choices)
     res = resolve(req, ed)
     totals = dict(res.totals)
     if options.get("wind_walk_feeds_racial") and "save" in totals and terrain is not None:
@@ -112,7 +125,7 @@ def resolve_roll(
         # FAQ95 EARTH 4.F, 4.I (FAQ-CONFLICT-3 switched to FAQ95): adds come before the terrain bonus.  The
         # eighth face's doubling is army-wide (the variant edition orders it after the adds); a racial
         # doubling touches its own units' results only, so an army wholly of that race doubles the adds too.
-        kin = {u.spec.species for u, ru in zip(rolled.units, rolled_units, strict=True) if ru.counts}
+        kin = {u.spec.species for u, ru in zip(rolled.units, req.units, strict=True) if ru.counts}
         if len(kin) == 1 and RACIAL_DOUBLING.get(next(iter(kin))) == terrain.type and not req.individual:
             totals["maneuver"] += sum(
                 6 * e.castings for e in effects if e.name == "Wind Walk" and e.target == "army"
