@@ -26,7 +26,10 @@ prints ``size_sigma`` by its rule (CHANGELOG, stop 40): the spread of the finder
 each frame's own scale, on the 300 calibration frames.  ``--size-sigma X`` reads (or, with
 ``--choose-identity``, chooses the gate) with the size term at that spread; ``--offer-by assignment``
 marks an identity-unsure unit's tap with the face another assignment gives it; ``--assign-scale X``
-weighs the assignment's density with its own scale (CHANGELOG, stop 40).
+weighs the assignment's density with its own scale (CHANGELOG, stop 40); ``--read-together`` reads
+look-alike dice together where every way of giving them their faces gives the same results (stop 41):
+"results right" counts a unit read right on its own or in such a group whose faces give the results its
+own dice show.
 """
 
 from __future__ import annotations
@@ -154,6 +157,8 @@ def _overrides(a) -> dict | None:
         out["tap_density"] = True
     if a.identity_by is not None:
         out["identity_by"] = a.identity_by
+    if getattr(a, "read_together", False):
+        out["read_together"] = True
     return out or None
 
 
@@ -226,6 +231,11 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--identity-by", choices=("die", "text", "both"), help="which identity gates (default: the bundle's)"
     )
+    ap.add_argument(
+        "--read-together",
+        action="store_true",
+        help="read look-alike dice together where the results agree (profile setting read_together, stop 41)",
+    )
     ap.add_argument("--records", help="with --choose-identity: write each calibration set's records here")
     ap.add_argument(
         "--choose-split",
@@ -294,6 +304,12 @@ def main(argv=None) -> int:
         f"{fig['wrong_other_die_same_text']}, or another face {fig['wrong_other_die']}; its own die read as "
         f"another face {fig['wrong_own_die']}; a detection of no die {fig['wrong_no_die']}"
     )
+    if fig["together_right"] or fig["together_wrong"]:
+        print(
+            f"  read together with look-alike dice (which die is which open, the results agreeing): "
+            f"{fig['together_right']} right, {fig['together_wrong']} wrong; units whose results are read right "
+            f"{100 * fig['results_right_rate']:.1f} %, read wrong {100 * fig['results_wrong_rate']:.2f} %"
+        )
     unread = max(fig["unread"], 1)
     print(
         f"  unread units: the first face marked for the tap is one their die type shows {100 * fig['offered_first'] / unread:.1f} %, "

@@ -408,6 +408,76 @@ def vision_faces(pending: dict, read: dict) -> tuple[dict, dict, dict]:
     return faces, boxes, problems
 
 
+def read_together(store, pending: dict, read: dict, faces: dict, problems: dict) -> list[dict]:
+    """Fill the dice the camera read together: ``assign``'s look-alike groups (a table profile's
+    ``read_together``; models/face-embed/CHANGELOG.md, stop 41), dice whose faces are sure but not which
+    die shows which.  A group is filled only when the game says every way of giving it its faces gives
+    the pending roll the same results (``TableGame.same_results`` on a copy of the game, with the faces
+    already read): each die then takes the best way's face and its problem goes.  ``faces`` and
+    ``problems`` (``vision_faces``') change in place; returns the groups filled, ``{"dice": [uid, ...],
+    "identity": how sure the group's set of dice is, "face_index": {uid: k}}``: the page shows them as
+    read together."""
+    from companion.rules import GameRuleError
+
+    from .roll_entry import game_copy
+
+    dice = pending["dice"]
+    filled: list[dict] = []
+    seen: set[tuple] = set()
+    for unit in read["units"]:
+        group = unit.get("together")
+        if not group or tuple(group["slots"]) in seen:
+            continue
+        seen.add(tuple(group["slots"]))
+        uids = [dice[j]["uid"] for j in group["slots"]]
+        if any(uid in faces for uid in uids):
+            continue
+        options = [
+            {
+                **faces,
+                **{uid: dice[j]["faces"][k] for uid, j, k in zip(uids, group["slots"], option, strict=True)},
+            }
+            for option in group["options"]
+        ]
+        try:
+            same = game_copy(store).same_results(options)
+        except GameRuleError as exc:  # the game refused the faces: the dice stay for a tap
+            log.info("dice read together left for a tap: %s", exc)
+            continue
+        if same:
+            for uid in uids:
+                faces[uid] = options[0][uid]
+                problems.pop(uid, None)
+            best = dict(zip(uids, group["options"][0], strict=True))
+            filled.append({"dice": uids, "identity": float(group["identity"]), "face_index": best})
+    return filled
+
+
+def together_readings(readings: list, faces: dict, filled: list[dict]) -> list:
+    """The ``DieReading`` values of a camera roll with the dice ``read_together`` filled read: each the face
+    filled, its confidence the group's identity (how sure the group's set of dice is)."""
+    from dataclasses import replace
+
+    from companion.readings import State
+
+    groups = {uid: g for g in filled for uid in g["dice"]}
+    out = []
+    for r in readings:
+        g = groups.get(r.die)
+        if g is not None:
+            r = replace(
+                r,
+                face=faces[r.die],
+                face_index=int(g["face_index"][r.die]),
+                state=State.READ,
+                problem=None,
+                likely=(),
+                confidence=float(g["identity"]),
+            )
+        out.append(r)
+    return out
+
+
 def check_dragon_dice_turn(read: dict, frame, turn_check) -> None:
     """Weigh the dice ``read_roll`` found in ``turn_check`` (``camera_turn.up_reader``); once it names a turn
     other than 0, no face of the frame is kept: every die not cocked is left unreadable (to tap)."""
@@ -485,6 +555,7 @@ def camera_reading(
             check_dragon_dice_turn(read, frame, check)
     faces, boxes, problems = vision_faces(pending, read)
     with store.lock:
+        together = read_together(store, pending, read, faces, problems)
         reading = reading_from_faces(
             store,
             faces,
@@ -492,8 +563,10 @@ def camera_reading(
             boxes=boxes,
             frame=frame,
             problems=[f"{u}: {p}" for u, p in problems.items()],
-            readings=vision_readings(pending, read, frame_no),
+            readings=together_readings(vision_readings(pending, read, frame_no), faces, together),
         )
+        if together:  # which of these dice shows which face is open; the roll's results are not
+            reading["together"] = together
         reading["cocked"] = [u for u, p in problems.items() if p.startswith("cocked")]  # what a confirm
         reading["unread"] = [u for u, p in problems.items() if not p.startswith("cocked")]  # may learn
         more = check.needed() if check is not None else None  # the check that weighed this roll's dice

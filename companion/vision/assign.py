@@ -60,6 +60,10 @@ class UnitReading:
     #: no face is read).  The profile's ``identity_by`` ("die", the default, "text", or "both": the lower)
     #: says which its ``min_identity`` gates: below it the unit is left unreadable, whatever its face reads
     text_identity: float | None = None
+    #: (table profile, ``read_together``) the look-alike dice this unit is read together with
+    #: (``_together``): ``{"slots", "options", "identity"}``; the unit stays unread (no face) until the
+    #: game says every option gives its roll the same results (``TableGame.same_results``)
+    together: dict | None = None
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -216,6 +220,9 @@ def assign(
         raise AssignmentError(
             f"the table profile's setting offer_by is {offer_by!r}: 'nearest' or 'assignment'"
         )
+    together = profile.settings.get("read_together", False) if profile is not None else False
+    if not isinstance(together, bool):
+        raise AssignmentError(f"the table profile's setting read_together is {together!r}: true or false")
     cost = np.zeros((n, m))
     face_tables: dict[tuple[int, int], np.ndarray] = {}
     # the profile weighs each (detection, die) once: units of one die type (the same catalogue die) share
@@ -284,6 +291,8 @@ def assign(
     best = cost[rows, cols].sum()
     by_unit = {int(c): int(r) for r, c in zip(rows, cols, strict=True)}
     out = []
+    gated: list[int] = []  # units left unread for which die is which only (their face read)
+    faced: list[int] = []  # units whose face is read, sure of which die is which or not
     for j, die in enumerate(dice):
         i = by_unit.get(j)
         if i is None:
@@ -305,6 +314,10 @@ def assign(
                 text_identity, text_elsewhere = _identity(cost, best, rows_same, same)
             sure = _gating_identity(by, identity, text_identity)
             unsure = sure is not None and sure < float(profile.settings.get("min_identity", 0.0))
+            if match.label is not None:  # its face read (which die is which may not be)
+                faced.append(j)
+                if unsure:
+                    gated.append(j)
             conf = (identity if sure is None else sure) * match.confidence
             likely = profile.likely_faces(det.embedding[i], die, table) if match.unreadable or unsure else []
             offers = [{"detection": i, "face": die.faces[k].text(), "face_index": k} for k in likely]
@@ -376,8 +389,119 @@ def assign(
                 alts,
             )
         )
+    if together:
+        for slots, group in _together(
+            profile, dice, cost, best, by_unit, faced, set(gated), type_reads
+        ).items():
+            for j in slots:
+                out[j].together = group
     unassigned = sorted(set(range(n)) - set(by_unit.values()))
     return out, unassigned
+
+
+#: The most distinct ways of giving a group its faces it may carry to the game, and the most permutations
+#: within the gate weighed before a group is given up as too open.
+MOST_OPTIONS = 24
+MOST_WAYS = 5000
+
+
+def _near_ways(sub: np.ndarray, near: float) -> list[tuple[float, tuple]] | None:
+    """Every permutation of ``sub``'s rows over its columns (row ``perm[c]`` to column ``c``) whose cost
+    is less than ``near`` above the diagonal's, cheapest first; None past ``MOST_WAYS``.  A depth-first
+    search that drops a branch once its cost plus the remaining columns' cheapest rows reaches the bound."""
+    k = len(sub)
+    base = float(np.trace(sub))
+    rest = np.concatenate([np.cumsum(sub.min(0)[::-1])[::-1], [0.0]])
+    out: list[tuple[float, tuple]] = []
+    used = [False] * k
+    perm: list[int] = []
+
+    def walk(c: int, acc: float) -> bool:
+        if acc + rest[c] - base >= near:
+            return True
+        if c == k:
+            out.append((acc - base, tuple(perm)))
+            return len(out) <= MOST_WAYS
+        for r in range(k):
+            if not used[r]:
+                used[r] = True
+                perm.append(r)
+                going = walk(c + 1, acc + float(sub[r, c]))
+                perm.pop()
+                used[r] = False
+                if not going:
+                    return False
+        return True
+
+    return sorted(out) if walk(0, 0.0) else None
+
+
+def _together(
+    profile, dice, cost: np.ndarray, best: float, by_unit: dict, faced: list[int], gated: set[int], type_reads
+) -> dict:
+    """The look-alike units read together (a profile's ``read_together``; CHANGELOG, stop 41): per species
+    and elements, the units whose face is read (``faced``, on the best assignment's detections), as one
+    group when some of them are ``gated`` (left unread only because another assignment nearly as good
+    gives them another detection) and
+
+    * the group's set of detections is sure: keeping any of them out of the group costs at least the
+      gate's nats (``min_identity``, as a log-odds), and
+    * every permutation of those detections over the group within the gate's nats of the best
+      (``_near_ways``) gives every unit a face its die type reads there (the profile's face gate, not
+      cocked).
+
+    ``{slots: {"slots", "options", "identity"}}``: ``options``, per way of giving the group its faces
+    (best first; permutations among dice of one type are one way; at most ``MOST_OPTIONS``), each slot's
+    face index; ``identity``: the logistic of the smallest cost of keeping a detection out.  Which die is
+    which stays open: the game decides whether the options give the roll the same results."""
+    from scipy.optimize import linear_sum_assignment  # noqa: PLC0415
+
+    gate = float(profile.settings.get("min_identity", 0.0))
+    if not 0.0 < gate < 1.0:
+        return {}
+    near = math.log(gate / (1.0 - gate))
+    kin: dict[tuple, list[int]] = {}
+    for j in faced:
+        kin.setdefault((dice[j].species, tuple(sorted(map(str, dice[j].elements)))), []).append(j)
+    groups: dict[tuple, dict] = {}
+    for slots in kin.values():
+        if len(slots) < 2 or not gated & set(slots):
+            continue
+        dets = [by_unit[j] for j in slots]
+        least = math.inf
+        for i in dets:  # the set: the best assignment keeping detection i out of the group
+            kept_out = cost.copy()
+            kept_out[i, slots] = 1e9
+            r, c = linear_sum_assignment(kept_out)
+            least = min(least, float(kept_out[r, c].sum()) - best)
+        if least < near:
+            continue
+        ways = _near_ways(cost[np.ix_(dets, slots)], near)
+        if ways is None:
+            continue
+        options: list[tuple] = []
+        seen: set[tuple] = set()
+        for _, perm in ways:
+            reads = [type_reads(j)[dets[perm[c]]] for c, j in enumerate(slots)]
+            if any(r.label is None or r.cocked or r.face_index is None for r in reads):
+                options = []
+                break
+            faces = tuple(int(r.face_index) for r in reads)
+            by_die: dict[str, list[str]] = {}  # dice of one type swapping faces give the same way
+            for j, k in zip(slots, faces, strict=True):
+                by_die.setdefault(dice[j].name, []).append(dice[j].faces[k].text())
+            key = tuple(sorted((name, tuple(sorted(texts))) for name, texts in by_die.items()))
+            if key not in seen:
+                seen.add(key)
+                options.append(faces)
+        if not options or len(options) > MOST_OPTIONS:
+            continue
+        groups[tuple(slots)] = {
+            "slots": list(slots),
+            "options": [list(o) for o in options],
+            "identity": round(1.0 / (1.0 + math.exp(-min(least, 50.0))), 4),
+        }
+    return groups
 
 
 def load_roster(path: Path, catalogue=None) -> list:

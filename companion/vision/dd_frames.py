@@ -40,6 +40,8 @@ KEYS = (
     "wrong_by_detection",
     "offered_first",
     "offered_two",
+    "together_right",
+    "together_wrong",
 )
 #: What the wrong readings were: the unit was given another die's detection (that die's face text read
 #: or not), or its own die with another face.
@@ -146,6 +148,7 @@ def frame_figures(
             if not d.get("cocked"):
                 got[catalogue.get(d["die"]).faces[d["face_index"]].text()] += 1
         shown_texts = {name: set(texts) for name, texts in remaining.items()}
+        together = together_verdicts(read["units"], rec["dice"], catalogue)
         for unit, d in zip(read["units"], rec["dice"], strict=True):
             cocked = bool(d.get("cocked"))
             out["cocked" if cocked else "flat"] += 1
@@ -164,9 +167,13 @@ def frame_figures(
                 "why": None,
             }
             records.append(record)
+            filled = together.get(unit["slot"])  # read together with look-alike dice (stop 41)
+            record["together"] = filled
             if cocked:
                 out["cocked_called"] += int(bool(unit.get("cocked")))
-                out["cocked_read"] += int(index is not None)
+                out["cocked_read"] += int(index is not None or filled is not None)
+                if filled is not None:
+                    index = -1  # read as a face, by its group
                 record["outcome"] = (
                     "cocked_called"
                     if unit.get("cocked")
@@ -178,6 +185,9 @@ def frame_figures(
             if det is None:
                 out["not_seen"] += 1
                 record["outcome"] = "not_seen"
+            elif index is None and filled is not None:
+                out["together_" + filled] += 1
+                record["outcome"] = "together_" + filled
             elif index is None:
                 out["unread"] += 1
                 record["outcome"] = "unread"
@@ -222,8 +232,58 @@ def frame_figures(
     out["frames"] = len(recs)
     out["records"] = records
     out["sizes"] = sizes
-    for k in ("right", "wrong", "unread", "not_seen"):
+    out["results_right"] = out["right"] + out["together_right"]
+    out["results_wrong"] = out["wrong"] + out["together_wrong"]
+    for k in ("right", "wrong", "unread", "not_seen", "results_right", "results_wrong"):
         out[k + "_rate"] = round(out[k] / max(out["flat"], 1), 4)
+    return out
+
+
+#: The army rolls a group read together must come out the same in (with the true faces): every purpose
+#: whose results a unit's faces give, at no terrain, with no effect in force.
+PURPOSES = ("melee", "missile", "magic", "save", "maneuver")
+
+
+def _alike(dice: list, ways: list[list[int]]) -> bool:
+    """Every way of giving ``dice`` their faces (face indices) gives each army roll of ``PURPOSES`` the
+    same results (``resolution.same_outcome``: no SAI moving between units)."""
+    from companion.rules.resolution import RolledUnit, RollRequest, same_outcome  # noqa: PLC0415
+
+    return all(
+        same_outcome(
+            [
+                RollRequest(
+                    purpose, tuple(RolledUnit(d, (d.faces[k],)) for d, k in zip(dice, way, strict=True))
+                )
+                for way in ways
+            ]
+        )
+        for purpose in PURPOSES
+    )
+
+
+def together_verdicts(units: list[dict], truth: list[dict], catalogue) -> dict[int, str]:
+    """Per slot of a unit ``assign`` read together with look-alike dice (``UnitReading.together``) whose
+    group the game would fill (every way gives the same results: ``_alike``, as ``TableGame.same_results``
+    asks of the pending roll), "right" when the way filled (the best) gives the same results as the
+    units' own dice show (``truth``: the manifest's dice in roster order; a cocked one makes it wrong),
+    else "wrong".  Units of a group the game would not fill are left out (still unread)."""
+    out: dict[int, str] = {}
+    seen: set[tuple] = set()
+    for unit in units:
+        group = unit.get("together")
+        if not group or tuple(group["slots"]) in seen:
+            continue
+        seen.add(tuple(group["slots"]))
+        dice = [catalogue.get(truth[j]["die"]) for j in group["slots"]]
+        if not _alike(dice, group["options"]):
+            continue
+        shown = [truth[j] for j in group["slots"]]
+        right = not any(t.get("cocked") for t in shown) and _alike(
+            dice, [group["options"][0], [int(t["face_index"]) for t in shown]]
+        )
+        for j in group["slots"]:
+            out[j] = "right" if right else "wrong"
     return out
 
 

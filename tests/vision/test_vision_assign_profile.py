@@ -326,3 +326,89 @@ def test_the_split_rule_holds_the_bound_on_each_set_apart():
     both += [{**_rec("right", 0.9), "both_identity": 0.9}] * 997
     assert choose_identity_split([both], "both")[0] == 0.65
     assert choose_identity_split([both], "die")[0] == 0.95  # 0.3 % wrong at every die gate under 0.9
+
+
+def test_look_alike_dice_are_read_together_when_only_which_is_which_is_open(dice):
+    """``read_together`` (CHANGELOG, stop 41): both dice show faces both dice have, so neither unit is
+    read on its own; the two detections are surely these two units' (no other die could take them), and
+    both ways of giving them out read a face on each: one group, both ways carried, best first."""
+    det = _det("3 Melee", "2 Save")
+    pat, liz = dice
+    on = _assign(dice, det, _profile(dice, min_identity=0.7, read_together=True))
+    off = _assign(dice, det, _profile(dice, min_identity=0.7))
+    assert all(u.together is None for u in off)
+    for u in on:  # still unread on its own: the game decides whether the ways give the same results
+        assert u.face is None and u.unreadable
+    group = on[0].together
+    assert group is on[1].together and group["slots"] == [0, 1] and group["identity"] > 0.99
+
+    def ways(options):
+        return [(pat.faces[a].text(), liz.faces[b].text()) for a, b in options]
+
+    assert ways(group["options"]) == [("3 Melee", "2 Save"), ("2 Save", "3 Melee")]
+
+
+def test_dice_are_not_read_together_when_another_die_could_take_their_place(dice):
+    # a third die shows "2 Save" too: which two of the three dice are these units' is itself open
+    det = _det("3 Melee", "2 Save", "2 Save")
+    units = _assign(dice, det, _profile(dice, min_identity=0.7, read_together=True))
+    assert all(u.unreadable and u.together is None for u in units)
+    # a unit read on its own is never in a group: "2 Melee" is the Lizard Rider's only
+    sure = _assign(dice, _det("3 Melee", "2 Melee"), _profile(dice, min_identity=0.7, read_together=True))
+    assert all(u.face is not None and u.together is None for u in sure)
+
+
+def test_a_bad_read_together_setting_is_refused_naming_it(dice):
+    with pytest.raises(AssignmentError, match="read_together is 'yes': true or false"):
+        _assign(dice, _det("3 Melee", "2 Save"), _profile(dice, min_identity=0.7, read_together="yes"))
+
+
+def test_the_near_ways_are_every_permutation_within_the_bound():
+    from itertools import permutations
+
+    from companion.vision.assign import _near_ways
+
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        k = int(rng.integers(2, 6))
+        sub = rng.uniform(0, 2, (k, k))
+        base = float(np.trace(sub))
+        want = sorted(
+            (round(sum(sub[p[c], c] for c in range(k)) - base, 9), p)
+            for p in permutations(range(k))
+            if sum(sub[p[c], c] for c in range(k)) - base < 1.1
+        )
+        got = [(round(x, 9), p) for x, p in _near_ways(sub, 1.1)]
+        assert got == want
+
+
+def test_a_unit_read_on_its_own_joins_the_group_of_its_species_unchanged(catalogue):
+    """The group is every unit of the species whose face is read: a unit sure of its own die (a Crack
+    Shot showing "2 Missile", which neither other die has) comes along and keeps its face in every way."""
+    dice = roster_dice(["Dwarves/Patroller", "Dwarves/Lizard Rider", "Dwarves/Crack Shot"], catalogue)
+    prof = _profile(dice[:2], min_identity=0.7, read_together=True)
+    wide = TableProfile("t", DIM + 1, prof.settings)  # one axis more, for the Crack Shot's face
+    for key, axis in AXES.items():
+        who, _, text = key.rpartition(":")
+        die = dice[1] if who == "L" or text in ("3 Maneuver", "2 Melee") else dice[0]
+        k = next(k for k, f in enumerate(die.faces) if f.text() == text)
+        wide.add(np.eye(DIM + 1)[axis][None], [face_label(die, k)])
+    shot = dice[2]
+    wide.add(
+        np.eye(DIM + 1)[DIM][None], [face_label(shot, [f.text() for f in shot.faces].index("2 Missile"))]
+    )
+    det = _det("3 Melee", "2 Save", "3 Melee")
+    emb = np.concatenate([det.embedding, np.zeros((3, 1))], axis=1)
+    emb[2] = np.eye(DIM + 1)[DIM] * 0.95 + np.eye(DIM + 1)[7] * 0.05
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    det = Detections(det.xyxy, det.confidence, det.class_id, embedding=emb, cocked_prob=np.zeros(3))
+    units = _assign(dice, det, wide)
+    assert units[2].face == "2 Missile" and not units[2].unreadable  # read on its own
+    group = units[0].together
+    assert group is not None and group["slots"] == [0, 1, 2]
+    assert {shot.faces[opt[2]].text() for opt in group["options"]} == {"2 Missile"}
+    pat, liz = dice[0], dice[1]
+    assert [(pat.faces[o[0]].text(), liz.faces[o[1]].text()) for o in group["options"]] == [
+        ("3 Melee", "2 Save"),
+        ("2 Save", "3 Melee"),
+    ]

@@ -204,3 +204,34 @@ def test_the_simulated_player_taps_what_the_die_under_the_box_shows():
     assert _tapped_face({"detection": 2}, 0, names, truth, {}, under) == "2 Save"
     assert _tapped_face(units[0], 0, names, truth, {}, under) == "2 Save"  # under detection 0: die 1
     assert _tapped_face(units[0], 0, names, truth, {1: "2 Save"}, under) == "3 Melee"
+
+
+def test_dice_read_together_are_scored_by_the_results_they_give(catalogue):
+    """``together_verdicts``: a group is scored only where the game would fill it (its ways give the same
+    results), right when its best way gives the results the units' own dice show, wrong otherwise."""
+    from companion.vision.dd_frames import together_verdicts
+
+    mar, cut = catalogue["Goblins/Marauder"], catalogue["Goblins/Filcher"]
+
+    def k(die, text):
+        return next(i for i, f in enumerate(die.faces) if f.text() == text)
+
+    truth = [
+        {"die": mar.name, "face_index": k(mar, "3 Melee")},
+        {"die": cut.name, "face_index": k(cut, "3 Maneuver")},
+    ]
+
+    def units(options):
+        group = {"slots": [0, 1], "options": options, "identity": 0.9}
+        return [{"slot": j, "together": group} for j in (0, 1)]
+
+    swap = [[k(mar, "3 Save"), k(cut, "3 Melee")], [k(mar, "3 Melee"), k(cut, "3 Save")]]
+    # both ways give 3 melee and 3 saves; the dice show 3 melee and 3 maneuvers: the results read are wrong
+    assert together_verdicts(units(swap), truth, catalogue) == {0: "wrong", 1: "wrong"}
+    truth[1]["face_index"] = k(cut, "3 Save")
+    assert together_verdicts(units(swap), truth, catalogue) == {0: "right", 1: "right"}
+    # the ways differ in results (4 melee against 3 saves): the game would leave them for taps
+    apart = [[k(mar, "4 Melee"), k(cut, "3 Save")], [k(mar, "3 Save"), k(cut, "3 Save")]]
+    assert together_verdicts(units(apart), truth, catalogue) == {}
+    truth[0]["cocked"] = True  # a cocked die was never a face: the group read it wrong
+    assert together_verdicts(units(swap), truth, catalogue) == {0: "wrong", 1: "wrong"}

@@ -592,6 +592,7 @@ function renderRoll() {
         p.rule ? h("button", { class: "cite", onclick: () => showRule(p.rule, p.prompt) }, p.rule) : null, undoButton()),
       reading ? h("div", { class: "muted small" }, `Read by ${reading.source}${reading.corrected?.length ? ` · ${reading.corrected.length} corrected` : ""}: same faces as read; tap a die's face to fix it.`)
         : h("div", { class: "muted small" }, cameraNote(st) + "Tap each die's face, or set the untapped dice to one icon, then tap the exceptions."),
+      togetherNote(p, reading),
       // the camera's turn check found this frame turned: its faces were not kept, and it will teach nothing
       reading?.turned ? h("div", { class: "banner", id: "roll-turned", role: "alert" },
         "The camera's picture seems turned: its faces were not kept (tap them), and this roll will not teach the camera. The host can turn the picture on the Pairing page.") : null,
@@ -607,6 +608,15 @@ function renderRoll() {
     main = h("div", { class: "card rollmain" }, h("h2", {}, "No roll pending"), h("div", { class: "muted" }, p ? `Waiting for: ${p.prompt}` : "Nothing to roll now."));
   }
   fill(root, h("div", { class: "rollgrid" }, main, side));
+}
+// Look-alike dice the camera read together (web.play.read_together): it is sure of their faces, not of
+// which die shows which; the game found the results the same either way, so they are set.  Said, never hidden.
+function togetherNote(p, reading) {
+  const groups = reading?.together || [];
+  if (!groups.length) return null;
+  const name = (uid) => { const d = p.dice.find((x) => x.uid === uid); return d ? dieLabel(d) : uid; };
+  return h("div", { class: "muted small", id: "roll-together" }, groups.map((g) => h("div", { class: "together" },
+    `Read together: ${g.dice.map(name).join(", ")}. These dice look alike; which shows which face was not told, and the results are the same either way.`)));
 }
 function cameraNote(st) {
   const cam = (st?.sources || []).find((s) => s.kind === "camera");
