@@ -82,24 +82,12 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         resolved, as ``_roll`` resolves it (its purpose, terrain, spells in force, options), with only
         the dice that have a face; nothing changes.  None when no army roll is pending, or a face set
         is Rend: that die rolls again and its result comes with the next face (R96 L765-773)."""
-        pending, asked = self._pending, self._rolling
-        if pending is None or pending.kind != "roll" or pending.topic != "roll" or asked is None:
+        asked = self._army_roll()
+        if asked is None:
             return None
-        units = {u.uid: u for u in asked.units}
-        for uid, face in faces.items():
-            if uid not in units or face not in units[uid].spec.faces:
-                raise IllegalRoll(f"{face!r} is not a face of a die of this roll ({uid!r})")
-        tapped = [u for u in asked.units if u.uid in faces]
-        if not tapped:
+        rolled = self._given(asked, faces)
+        if not rolled.units:
             return {asked.purpose: 0}
-        rolled = Rolled(
-            tapped,
-            [[faces[u.uid]] for u in tapped],
-            asked.purpose,
-            asked.owner,
-            asked.location,
-            dict(asked.ctx),
-        )
         try:
             self._resolve(rolled)
         except IllegalRoll:
@@ -114,49 +102,43 @@ class R96Game(MagicActions, DragonAttacks, DecisionFlow):
         ``_roll`` resolves them, the dice no option sets left out, compared by
         ``resolution.same_outcome`` (no SAI moving between units).  Nothing changes; False when no army
         roll is pending."""
-        pending, asked = self._pending, self._rolling
-        if (
-            not options
-            or pending is None
-            or pending.kind != "roll"
-            or pending.topic != "roll"
-            or asked is None
-        ):
+        asked = self._army_roll()
+        if not options or asked is None:
             return False
+        if any(set(o) != set(options[0]) for o in options):
+            raise IllegalRoll("every option must set the same dice")
+        given = [self._given(asked, o) for o in options]
+        terrain, effects = self._where_rolled(given[0])
+        made = [roll_request(rolled, terrain, effects, self.options) for rolled in given]
+        try:
+            return same_outcome([req for req, _ in made], made[0][1])
+        except ValueError:  # faces the engine cannot resolve: not the same roll
+            return False
+
+    def _army_roll(self) -> Rolled | None:
+        """The army roll pending (what ``_roll`` asked for), or None."""
+        pending = self._pending
+        if pending is None or pending.kind != "roll" or pending.topic != "roll":
+            return None
+        return self._rolling
+
+    @staticmethod
+    def _given(asked: Rolled, faces: Mapping[str, str]) -> Rolled:
+        """``asked`` with only the dice ``faces`` sets, showing those faces; a face that is not one of its
+        die's is refused (``IllegalRoll``)."""
         units = {u.uid: u for u in asked.units}
-        keys = set(options[0])
-        for o in options:
-            if set(o) != keys:
-                raise IllegalRoll("every option must set the same dice")
-            for uid, face in o.items():
-                if uid not in units or face not in units[uid].spec.faces:
-                    raise IllegalRoll(f"{face!r} is not a face of a die of this roll ({uid!r})")
-        tapped = [u for u in asked.units if u.uid in keys]
-        first = Rolled(
+        for uid, face in faces.items():
+            if uid not in units or face not in units[uid].spec.faces:
+                raise IllegalRoll(f"{face!r} is not a face of a die of this roll ({uid!r})")
+        tapped = [u for u in asked.units if u.uid in faces]
+        return Rolled(
             tapped,
-            [[options[0][u.uid]] for u in tapped],
+            [[faces[u.uid]] for u in tapped],
             asked.purpose,
             asked.owner,
             asked.location,
             dict(asked.ctx),
         )
-        terrain, effects = self._where_rolled(first)
-        requests, edition = [], None
-        for o in options:
-            rolled = Rolled(
-                tapped,
-                [[o[u.uid]] for u in tapped],
-                asked.purpose,
-                asked.owner,
-                asked.location,
-                dict(asked.ctx),
-            )
-            req, edition = roll_request(rolled, terrain, effects, self.options)
-            requests.append(req)
-        try:
-            return same_outcome(requests, edition)
-        except ValueError:
-            return False
 
     # -- small helpers ----------------------------------------------------------------------------
     def say(self, text: str) -> None:
