@@ -66,7 +66,10 @@ class UnitReading:
     together: dict | None = None
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        if out["together"] is None:  # only a profile's read_together proposes groups
+            del out["together"]
+        return out
 
 
 def _face_likelihoods(die, det: Detections, i: int, icons: list[str], counts: list[str] | None) -> np.ndarray:
