@@ -419,7 +419,7 @@ def read_together(store, pending: dict, read: dict, faces: dict, problems: dict)
     read together."""
     from companion.rules import GameRuleError
 
-    from .roll_entry import game_copy
+    from .game_copies import game_copy
 
     dice = pending["dice"]
     filled: list[dict] = []

@@ -11,71 +11,12 @@
 
 from __future__ import annotations
 
-import logging
-import threading
+from .game_copies import game_copy, spare_lock, state_key
 
-log = logging.getLogger("companion.web")
-
-# One copy of the game, rebuilt from the log ahead of the next preview (each preview uses a copy up:
-# giving it the roll changes it).  Keyed by game file, game and last event, so it is never stale.
-# One rebuild at a time per game file: a preview that comes while it runs waits for it instead of
-# replaying the log a second time beside it (taps quicker than a replay would pile replays up).
-_spare: dict[str, tuple[tuple, object]] = {}
-_building: dict[str, tuple[tuple, threading.Thread]] = {}
-_spare_lock = threading.Lock()
 #: the last previews' answers by (game key, faces): the same faces asked again (the page asks after each
 #: tap) are answered without a copy of the game
 _answers: dict[tuple, dict] = {}
 ANSWERS_KEPT = 64
-WAIT_S = 5.0  # longest wait for a rebuild under way before replaying here
-
-
-def _key(store) -> tuple:
-    return (str(store.db_path), store.game_id, store.last_seq)
-
-
-def _rebuild(store, key: tuple) -> None:
-    from companion.session.game_session import replay
-
-    try:
-        game = replay(store.session.events(0))
-    except Exception as exc:  # the game moved on or closed meanwhile: the next preview replays itself
-        log.debug("no spare game copy: %s", exc)
-        game = None
-    with _spare_lock:
-        if game is not None and _key(store) == key:
-            _spare[key[0]] = (key, game)
-        if _building.get(key[0], (None, None))[1] is threading.current_thread():
-            del _building[key[0]]
-
-
-def _start_rebuild(store, key: tuple) -> None:
-    with _spare_lock:
-        busy = _building.get(key[0])
-        if busy is not None and busy[0] == key and busy[1].is_alive():
-            return  # one is under way for this very state
-        t = threading.Thread(target=_rebuild, args=(store, key), name="preview-spare", daemon=True)
-        _building[key[0]] = (key, t)
-    t.start()
-
-
-def game_copy(store):
-    """A copy of the current game, rebuilt from its log: the spare one made after the last preview
-    when it is still of this event (waiting for it if it is being made), else made now; another spare
-    is then made in the background."""
-    from companion.session.game_session import replay
-
-    key = _key(store)
-    with _spare_lock:
-        got = _spare.pop(key[0], None)
-        busy = _building.get(key[0])
-    if (got is None or got[0] != key) and busy is not None and busy[0] == key:
-        busy[1].join(WAIT_S)
-        with _spare_lock:
-            got = _spare.pop(key[0], None)
-    game = got[1] if got is not None and got[0] == key else replay(store.session.events(0))
-    _start_rebuild(store, key)
-    return game
 
 
 def _remembered(key: tuple, faces: dict, answer: dict | None = None) -> dict | None:
@@ -83,7 +24,7 @@ def _remembered(key: tuple, faces: dict, answer: dict | None = None) -> dict | N
     import copy
 
     k = (key, tuple(sorted(faces.items())))
-    with _spare_lock:
+    with spare_lock:
         if answer is None:
             got = _answers.get(k)
             return None if got is None else copy.deepcopy(got)
@@ -109,7 +50,7 @@ def roll_preview(store, faces: dict) -> dict:
     pending = _pending_roll(store)
     reading = reading_from_faces(store, faces, "typed")  # every uid and face checked
     chosen = reading["faces"]
-    key = _key(store)
+    key = state_key(store)
     kept = _remembered(key, chosen)
     if kept is not None:
         return kept
