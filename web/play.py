@@ -415,8 +415,8 @@ def read_together(store, pending: dict, read: dict, faces: dict, problems: dict)
     the pending roll the same results (``TableGame.same_results`` on a copy of the game, with the faces
     already read): each die then takes the best way's face and its problem goes.  ``faces`` and
     ``problems`` (``vision_faces``') change in place; returns the groups filled, ``{"dice": [uid, ...],
-    "identity": how sure the group's set of dice is, "face_index": {uid: k}}``: the page shows them as
-    read together."""
+    "identity": how sure the group's set of dice is, "face_index": {uid: k}}``, listing the dice filled
+    (a die of the group the camera read on its own is not): the page shows them as read together."""
     from companion.rules import GameRuleError
 
     from .game_copies import game_copy
@@ -430,26 +430,34 @@ def read_together(store, pending: dict, read: dict, faces: dict, problems: dict)
             continue
         seen.add(tuple(group["slots"]))
         uids = [dice[j]["uid"] for j in group["slots"]]
-        if any(uid in faces for uid in uids):
-            continue
-        options = [
-            {
-                **faces,
-                **{uid: dice[j]["faces"][k] for uid, j, k in zip(uids, group["slots"], option, strict=True)},
-            }
+        ways = [
+            {uid: dice[j]["faces"][k] for uid, j, k in zip(uids, group["slots"], option, strict=True)}
             for option in group["options"]
         ]
+        # a die of the group the camera read on its own keeps its face in every way, or the group is not
+        # one the camera is sure of
+        if any(way[uid] != faces[uid] for way in ways for uid in uids if uid in faces):
+            continue
+        open_ = [uid for uid in uids if uid not in faces]
+        if not open_:
+            continue
         try:
-            same = game_copy(store).same_results(options)
+            same = game_copy(store).same_results([{**faces, **way} for way in ways])
         except GameRuleError as exc:  # the game refused the faces: the dice stay for a tap
             log.info("dice read together left for a tap: %s", exc)
             continue
         if same:
-            for uid in uids:
-                faces[uid] = options[0][uid]
+            for uid in open_:
+                faces[uid] = ways[0][uid]
                 problems.pop(uid, None)
             best = dict(zip(uids, group["options"][0], strict=True))
-            filled.append({"dice": uids, "identity": float(group["identity"]), "face_index": best})
+            filled.append(
+                {
+                    "dice": open_,
+                    "identity": float(group["identity"]),
+                    "face_index": {uid: best[uid] for uid in open_},
+                }
+            )
     return filled
 
 

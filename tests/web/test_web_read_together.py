@@ -21,9 +21,9 @@ def _shared(pending: dict) -> tuple[int, int, str, str]:
     raise AssertionError("no two dice of the quick-start roll share two faces")
 
 
-def _read(pending: dict, group: dict | None) -> dict:
-    """What ``read_roll`` returns for the pending roll: every die found, none read on its own; the dice of
-    ``group`` proposed together."""
+def _read(pending: dict, group: dict | None, own: dict | None = None) -> dict:
+    """What ``read_roll`` returns for the pending roll: every die found, none read on its own but those of
+    ``own`` (slot -> face index); the dice of ``group`` proposed together."""
 
     class Found:
         xyxy = np.array([[10.0 + 60 * i, 10.0, 60.0 + 60 * i, 60.0] for i in range(len(pending["dice"]))])
@@ -45,6 +45,9 @@ def _read(pending: dict, group: dict | None) -> dict:
             "alternatives": [],
             "together": group if group and j in group["slots"] else None,
         }
+        if j in (own or {}):
+            k = own[j]
+            unit.update(face=d["faces"][k], face_index=k, unreadable=False, confidence=0.95)
         units.append(unit)
     dice = [{"box": list(b), "confidence": 0.9} for b in Found.xyxy]
     return {"units": units, "dice": dice, "unassigned": [], "detections": Found()}
@@ -59,8 +62,10 @@ def staged(app, client, host, game, monkeypatch):
     store = app.extensions["game_store"]
     pending = client.get("/api/state").json["pending"]
 
-    def stage(group):
-        monkeypatch.setattr(rr, "read_roll", lambda frame, slots, model=None, **kw: _read(pending, group))
+    def stage(group, own=None):
+        monkeypatch.setattr(
+            rr, "read_roll", lambda frame, slots, model=None, **kw: _read(pending, group, own)
+        )
         with app.app_context():
             return camera_reading(store, np.zeros((120, 320, 3), np.uint8))
 
@@ -123,3 +128,26 @@ def test_without_a_group_nothing_is_filled(staged):
     reading = stage(None)
     assert reading["faces"] == {} and "together" not in reading
     assert sorted(reading["unread"]) == sorted(d["uid"] for d in pending["dice"])
+
+
+def test_a_die_read_on_its_own_in_the_group_keeps_its_face_and_the_others_are_filled(staged):
+    """A group holds every die of the species whose face is read, those read on their own too: they keep
+    their faces in every way; only the others are filled, and only they are listed as read together."""
+    pending, stage = staged
+    a, b, x, y = _shared(pending)
+    c = next(j for j in range(len(pending["dice"])) if j not in (a, b))
+    kc = 0
+    ua, ub, uc = (pending["dice"][j]["uid"] for j in (a, b, c))
+    ways = [
+        [_index(pending, a, x), _index(pending, b, y), kc],
+        [_index(pending, a, y), _index(pending, b, x), kc],
+    ]
+    reading = stage({"slots": [a, b, c], "options": ways, "identity": 0.9}, own={c: kc})
+    assert reading["faces"][uc] == pending["dice"][c]["faces"][kc]
+    assert (reading["faces"][ua], reading["faces"][ub]) == (x, y)
+    assert [g["dice"] for g in reading["together"]] == [[ua, ub]]
+    # a way that would give the die read on its own another face: the camera is not sure of the group
+    other = next(k for k, f in enumerate(pending["dice"][c]["faces"]) if f != pending["dice"][c]["faces"][kc])
+    ways[1][2] = other
+    reading = stage({"slots": [a, b, c], "options": ways, "identity": 0.9}, own={c: kc})
+    assert ua not in reading["faces"] and ub not in reading["faces"] and "together" not in reading
