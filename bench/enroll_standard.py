@@ -362,6 +362,21 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
         print(f"{name}: no combined_reading in its model.json (run with --calibrate first)")
         return
     rule = parse_rule(meta[COMBINED_KEY], tuple(meta["face_heads"]["kind"]), f"{bundle}/model.json")
+    if a.choose_large_dice:  # the rule of models/polyhedral-oblique/CHANGELOG.md, stop 42
+        large = ss.choose_large_dice(cal_in, rule)
+        Path(a.choose_large_dice).write_text(json.dumps({"large_dice": large}, indent=1) + "\n")
+        print(f"{name}: large_dice chosen on the calibration styles -> {a.choose_large_dice}: {large}")
+    if a.large_dice:  # read with a large_dice section in place of the bundle's (the bundle is not written)
+        spec = {**meta[COMBINED_KEY], "large_dice": json.loads(Path(a.large_dice).read_text())["large_dice"]}
+        rule = parse_rule(spec, tuple(meta["face_heads"]["kind"]), a.large_dice)
+        meta = {**meta, COMBINED_KEY: spec}
+    if rule.large is not None:
+        for split, tabs in (("calibration", cal), ("test", test)):
+            px = np.concatenate([t.query_px for t in tabs if t.query_px is not None] or [np.zeros(0)])
+            print(
+                f"{split}: {int((px >= rule.large.from_px).sum())} of {len(px)} dice at least "
+                f"{rule.large.from_px:g} px across (read by large_dice where their kind is named)"
+            )
     # the kind gate of enrolled bundles (chosen on whole frames), as NumeralModel reads with it
     kind_gate = ReaderGate.parse(
         meta, tuple(meta["face_heads"]["kind"]), KIND_KEY, KIND_BY_KIND_KEY, default=0.0
@@ -521,6 +536,18 @@ def main(argv=None) -> int:
         action="store_true",
         help="choose the standard_dice gate / min_face_confidence on the calibration styles and write them",
     )
+    ap.add_argument(
+        "--choose-large-dice",
+        metavar="FILE",
+        help="with --combined: choose combined_reading.large_dice on the calibration styles (the rule of "
+        "models/polyhedral-oblique/CHANGELOG.md, stop 42) and write it to FILE",
+    )
+    ap.add_argument(
+        "--large-dice",
+        metavar="FILE",
+        help="with --combined: read with the large_dice section of FILE (as --choose-large-dice writes it) in "
+        "place of the bundle's; the bundle is not changed",
+    )
     ap.add_argument("--plot", default="docs/images/enroll_standard_curve.png")
     ap.add_argument("--json", help="also write every figure to this JSON file")
     ap.add_argument(
@@ -549,6 +576,8 @@ def main(argv=None) -> int:
         ap.error("--size-bands: rising die sizes in px, with --calibrate --combined only")
     if a.band_max_wrong is not None and (not a.size_bands or not 0 < a.band_max_wrong < 1):
         ap.error("--band-max-wrong: a share between 0 and 1 (such as 0.006), with --size-bands only")
+    if (a.choose_large_dice or a.large_dice) and not a.combined:
+        ap.error("--choose-large-dice and --large-dice need --combined")
     if a.plot_only:
         plot(json.loads(Path(a.plot_only).read_text()), Path(a.plot))
         print(f"plot: {a.plot}")

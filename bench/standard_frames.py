@@ -58,15 +58,21 @@ from companion.vision.standard_frames import (  # noqa: E402
     raw_reads,
 )
 
+#: The frame width every figure before stop 42 was measured on (1280 x 960).
+BASE_WIDTH = 1280
 
-def frames_dir(root: Path, split: str, frames: int, seed: int) -> Path:
-    """The frames of these arguments, written on first use (``synth.real_tables --standard``)."""
+
+def frames_dir(root: Path, split: str, frames: int, seed: int, width: int = BASE_WIDTH) -> Path:
+    """The frames of these arguments, written on first use (``synth.real_tables --standard``; ``width``
+    x 3/4 px, the table's scale ``width``/1280 times a 1280 px frame's)."""
     from companion.vision.synth.real_tables import Standard, write_real_tables  # noqa: PLC0415
     from companion.vision.synth.standard_styles import SPLITS  # noqa: PLC0415
 
-    out = Path(root) / f"{split}-{frames}-{seed}"
+    out = Path(root) / (f"{split}-{frames}-{seed}" + ("" if width == BASE_WIDTH else f"-w{width}"))
     if not (out / "data.yaml").is_file():
-        write_real_tables(out, Standard(SPLITS[split]), frames, seed=seed, workers=2)
+        write_real_tables(
+            out, Standard(SPLITS[split]), frames, seed=seed, width=width, height=width * 3 // 4, workers=2
+        )
     return out
 
 
@@ -115,6 +121,7 @@ def enrolled_section(a, model, data: Path) -> dict:
             frames=a.enrolled_frames,
             log=log,
             margins=bool(a.choose_floors),
+            resolution=a.width / BASE_WIDTH,
         )
     what = f"enrolled ({a.enrolled} renders of every value of the table's sets), {raw['frames']} frames"
     own = model.kind_gate
@@ -189,8 +196,17 @@ def main(argv=None) -> int:
         default=0.01,
         help="with --choose-floors: the share of a kind's found flat dice that may be read wrong (default 0.01)",
     )
+    ap.add_argument(
+        "--width",
+        type=int,
+        default=BASE_WIDTH,
+        help=f"frame width in px (height 3/4 of it; default {BASE_WIDTH}): the table seen with that many more "
+        "pixels (4032: a phone's 12 MP photo); --enrolled renders are drawn at the same scale",
+    )
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
+    if not 320 <= a.width <= 8192:
+        ap.error(f"--width must be from 320 to 8192 px, not {a.width}")
     if not 0 <= a.max_wrong < 1:
         ap.error(f"--max-wrong must be from 0 to under 1, not {a.max_wrong}")
     if a.frames < 1:
@@ -202,7 +218,7 @@ def main(argv=None) -> int:
     if a.choose_gates and a.split != "calibration":
         ap.error("--choose-gates chooses on the calibration styles only (--split calibration)")
     model = load_numeral_model(a.model)
-    data = frames_dir(Path(a.data_root), a.split, a.frames, a.seed)
+    data = frames_dir(Path(a.data_root), a.split, a.frames, a.seed, a.width)
     raw = raw_reads(model, data, log=lambda m: print(m, file=sys.stderr, flush=True))
     out = {"model": a.model, "split": a.split, "frames": raw["frames"], "seed": a.seed}
     own = figures(raw, model.gate)

@@ -38,7 +38,17 @@ calibration frames with the kind gate: ``bench/standard_frames.py --choose-floor
 
     "min_margin_floor": {"d6": 1.5, "d20": 4.0}
 
-They are chosen on the CALIBRATION styles only (``bench/enroll_standard.py --calibrate``).
+**Dice many pixels across** (a phone's photo: at 4032 px a d20 is 80-280 px) are read far more surely
+than the gates above, chosen where every die is 26-90 px, allow.  A rule may name ``large_dice``: from
+``from_px`` up (a die box's longest side), a die read as a kind it names is judged by that kind's own
+kind gate (in place of the bundle's ``min_kind_confidence_by_kind``) and its own margin per level (in
+place of the level's margin, its size bands and the floor)::
+
+    "large_dice": {"from_px": 90, "min_kind_confidence": {"d20": 0.5},
+                   "min_margin": {"0": {"d20": 2.0}, "2": {"d20": 1.5}}}
+
+They are chosen on the CALIBRATION styles only (``bench/enroll_standard.py --calibrate``; ``large_dice``:
+``--choose-large-dice``).
 ``embedder_id`` names the embedding network they were chosen with: a bundle enrolled with another
 network reads from its profile alone, as bundles from before the combination do.
 """
@@ -72,6 +82,29 @@ class Level:
 
 
 @dataclass(frozen=True)
+class LargeDice:
+    """The gates of dice at least ``from_px`` across in the frame (``large_dice``), per kind read."""
+
+    from_px: float
+    min_kind_confidence: dict[str, float]
+    #: per level (sightings, ascending; the first is 0): per kind, the margin
+    min_margin: tuple[tuple[int, dict[str, float]], ...]
+
+    def applies(self, kind: str, side_px: float | None) -> bool:
+        """Whether a die read as ``kind``, ``side_px`` across (None: not known), is judged by these gates."""
+        return (
+            side_px is not None
+            and math.isfinite(side_px)
+            and side_px >= self.from_px
+            and kind in self.min_kind_confidence
+        )
+
+    def margin(self, sightings: int, kind: str) -> float:
+        """The margin of a large die of ``kind`` at the level of the largest sightings not above ``sightings``."""
+        return [m for s, m in self.min_margin if s <= max(int(sightings), 0)][-1][kind]
+
+
+@dataclass(frozen=True)
 class CombinedRule:
     levels: tuple[Level, ...]  # by sightings, ascending; the first is level 0
     embedder_id: str | None
@@ -79,6 +112,7 @@ class CombinedRule:
     #: per die kind, the least margin at any level and size (``min_margin_floor``, chosen on whole frames:
     #: the finder's boxes are looser than the crops the margins were chosen on); kinds not named: none
     min_margin_floor: dict[str, float] = field(default_factory=dict)
+    large: LargeDice | None = None  # the gates of dice many pixels across (``large_dice``)
 
     def level(self, sightings: int) -> Level:
         """The level of the largest ``sightings`` not above ``sightings``."""
@@ -92,10 +126,19 @@ class CombinedRule:
 
     def margin(self, level: Level, kind: str, side_px: float | None = None) -> float:
         """The margin gate of a die of ``kind`` read at ``level``, ``side_px`` across in the frame."""
+        if self.large is not None and self.large.applies(kind, side_px):
+            return self.large.margin(level.sightings, kind)
         band = self.band(side_px)
         by_size = level.min_margin_by_size.get(kind)
         margin = level.min_margin[kind] if band is None or by_size is None else by_size[band]
         return max(margin, self.min_margin_floor.get(kind, 0.0))
+
+    def kind_gate(self, kind: str, side_px: float | None, default: float) -> float:
+        """The least reader probability of the kind read that a die of ``kind``, ``side_px`` across, must
+        have (``default``: the bundle's ``min_kind_confidence_by_kind`` of the kind)."""
+        if self.large is not None and self.large.applies(kind, side_px):
+            return self.large.min_kind_confidence[kind]
+        return default
 
 
 def _number(value, key: str, low: float, high: float = math.inf) -> float:
@@ -154,7 +197,43 @@ def parse_rule(spec, kinds, where: str = "model.json") -> CombinedRule:
     if unknown:
         raise CombinationError(f"{base}.min_margin_floor.{unknown[0]}: not a kind this reader reads")
     floors = {k: _number(v, f"{base}.min_margin_floor.{k}", 0.0) for k, v in floor.items()}
-    return CombinedRule(tuple(levels), eid, bands, floors)
+    large = _large_dice(spec.get("large_dice"), kinds, f"{base}.large_dice")
+    return CombinedRule(tuple(levels), eid, bands, floors, large)
+
+
+def _large_dice(spec, kinds, key: str) -> LargeDice | None:
+    """The ``large_dice`` section: every kind with a kind gate has a margin at level 0 and at each level
+    named, and the other way round."""
+    if spec is None:
+        return None
+    if not isinstance(spec, dict):
+        raise CombinationError(f"{key}: expected an object, not {spec!r}")
+    for name in ("from_px", "min_kind_confidence", "min_margin"):
+        if name not in spec:
+            raise CombinationError(f"{key}.{name}: missing")
+    from_px = _number(spec["from_px"], f"{key}.from_px", 1.0, 100000.0)
+    gates = spec["min_kind_confidence"]
+    if not isinstance(gates, dict):
+        raise CombinationError(f"{key}.min_kind_confidence: expected an object per die kind, not {gates!r}")
+    unknown = [k for k in gates if k not in kinds]
+    if unknown:
+        raise CombinationError(f"{key}.min_kind_confidence.{unknown[0]}: not a kind this reader reads")
+    gate = {k: _number(v, f"{key}.min_kind_confidence.{k}", 0.0, 1.0) for k, v in gates.items()}
+    margins = spec["min_margin"]
+    if not isinstance(margins, dict) or "0" not in margins:
+        raise CombinationError(f"{key}.min_margin: expected an object of levels from '0' up, not {margins!r}")
+    levels = []
+    for name, per in margins.items():
+        where = f"{key}.min_margin.{name}"
+        if not str(name).isdigit():
+            raise CombinationError(f"{where}: a level is a number of sightings (0, 1, 2, ...), not {name!r}")
+        if not isinstance(per, dict) or set(per) != set(gate):
+            raise CombinationError(
+                f"{where}: expected a margin for each kind of min_kind_confidence ({', '.join(gate)}), "
+                f"not {per!r}"
+            )
+        levels.append((int(name), {k: _number(per[k], f"{where}.{k}", 0.0) for k in gate}))
+    return LargeDice(from_px, gate, tuple(sorted(levels)))
 
 
 def _size_bands(spec, key: str) -> tuple[float, ...]:

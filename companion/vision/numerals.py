@@ -252,8 +252,10 @@ class NumeralModel:
                     emb[i],
                     float(sides[i]),
                 )
-                # the margin weighs the values of the kind read, never the kind: the kind gate does
-                if pc[i] >= cocked_at or r.cocked or probs["kind"][i, k[i]] < self.kind_gate.of(r.kind):
+                # the margin weighs the values of the kind read, never the kind: the kind gate does (its
+                # own for a die many pixels across: ``combined_reading.large_dice``)
+                kind_gate = self.combined.kind_gate(r.kind, float(sides[i]), self.kind_gate.of(r.kind))
+                if pc[i] >= cocked_at or r.cocked or probs["kind"][i, k[i]] < kind_gate:
                     value = None
                 r.value, r.reading = value, None if value is None else str(value)
                 r.unreadable, r.confidence = value is None, round(c, 4)

@@ -177,6 +177,7 @@ def enrolled_reads(
     frames: int | None = None,
     log=None,
     margins: bool = False,
+    resolution: float = 1.0,
 ) -> dict:
     """An enrolled bundle's readings of the frames of ``data`` (``NumeralModel.readings``: the finder, the
     reader, the table profile and its ``combined_reading`` rule) with no kind gate, as ``raw_reads``
@@ -190,7 +191,8 @@ def enrolled_reads(
     ``margins``: each box is given its top value whatever the combined rule's margin (0 for a die called
     cocked), and the per-box arrays ``p_kind`` (the reader's probability of the kind read), ``margin``
     (the combined margin of the top value) and ``needed`` (the margin the bundle's rule asks of it), so
-    ``gated_by_floor`` can replay any kind gate and margin floor (``combined_reading.min_margin_floor``)."""
+    ``gated_by_floor`` can replay any kind gate and margin floor (``combined_reading.min_margin_floor``).
+    ``resolution``: the frames' scale against a 1280 px frame's; the renders taught are drawn at it."""
     from companion.vision.combined_reading import value_margin  # noqa: PLC0415
     from companion.vision.profile import FaceLabel, TableProfile  # noqa: PLC0415
     from companion.vision.synth.standard_styles import render_value  # noqa: PLC0415
@@ -211,7 +213,7 @@ def enrolled_reads(
         for style in sorted({int(d["style"]) for d in rec["dice"]}):
             for kind in KINDS:
                 for v in range(1, SIDES[kind] + 1):
-                    crops += [render_value(kind, v, rng, style) for _ in range(shots)]
+                    crops += [render_value(kind, v, rng, style, resolution=resolution) for _ in range(shots)]
                     labels += [FaceLabel(kind, "value", v)] * shots
         model.profile = TableProfile(base.embedder_id, base.dim, base.settings)
         model.profile.learn(np.stack(crops), labels, model.embedder)

@@ -341,7 +341,11 @@ def combined_read(inp: dict, rule, kind_gate=None) -> tuple[np.ndarray, np.ndarr
             gate = np.array([rule.margin(level, kname, float(p)) for p in inp["px"][sel]])
             read[sel], top[sel], margin[sel] = m >= gate, t, m
     if kind_gate is not None:
-        read &= inp["kind_p"] >= kind_gate.for_dice([KINDS[k] for k in inp["kind_read"]])
+        need = [
+            rule.kind_gate(KINDS[k], float(p), kind_gate.of(KINDS[k]))
+            for k, p in zip(inp["kind_read"], inp["px"], strict=True)
+        ]
+        read &= inp["kind_p"] >= np.array(need, float).reshape(-1)
     return read, top, margin
 
 
@@ -488,3 +492,77 @@ def calibrate_combined(
             **spec,
         }
     return spec
+
+
+#: Dice of a kind read needed at the choosing level before that kind gets gates of its own for large dice.
+MIN_LARGE_DICE = 300
+
+
+def _large_reads(inputs: dict, rule, sightings: int, from_px: float) -> dict:
+    """The dice of the tables at ``sightings`` whose box is at least ``from_px`` across: the kind read, the
+    reader's probability of it, the combined margin of the top value (at each die's own level under
+    ``rule``'s weights) and whether that top value is right."""
+    cols: dict[str, list] = {"kind_read": [], "kind_p": [], "margin": [], "good": []}
+    for k in KINDS:
+        inp = inputs.get((k, sightings))
+        if inp is None:
+            continue
+        _, top, margin = combined_read(inp, rule)
+        big = np.nan_to_num(inp["px"], nan=-1.0) >= from_px
+        cols["kind_read"].append(inp["kind_read"][big])
+        cols["kind_p"].append(inp["kind_p"][big])
+        cols["margin"].append(margin[big])
+        cols["good"].append((inp["kind_ok"] & (top == inp["truth"]))[big])
+    return {x: np.concatenate(v) if v else np.zeros(0) for x, v in cols.items()}
+
+
+def choose_large_dice(
+    inputs: dict,
+    rule,
+    from_px: float = 90.0,
+    at: int = 2,
+    max_wrong: float = 0.005,
+    min_dice: int = MIN_LARGE_DICE,
+) -> dict:
+    """``combined_reading.large_dice``, chosen on CALIBRATION tables (``inputs``: (kind, sightings) ->
+    ``combined_inputs`` with each die's ``px``) by the rule of models/polyhedral-oblique/CHANGELOG.md
+    (stop 42), from the dice whose box is at least ``from_px`` across: per kind read, at ``at``
+    sightings, the (kind gate of 0 or ``MIN_CONFS``, margin of ``COMBINED_MARGINS``) pair reading the
+    most of the dice read as that kind right with at most ``max_wrong`` of them wrong (a tie: the higher
+    gate, then the higher margin); at every other level, with that gate, the smallest margin within
+    ``max_wrong``, else the grid's largest (a tap).  A kind read on fewer than ``min_dice`` such dice at
+    ``at``, or with no pair within the bound, is not named.  (A candidate margin is tried on every die
+    read as the kind, whatever its own level: a die read as a kind its table never taught meets level 0.)"""
+    ms = np.array(COMBINED_MARGINS)
+    gates_grid = (0.0, *[float(g) for g in MIN_CONFS])
+    d = _large_reads(inputs, rule, at, from_px)
+    gates, chosen = {}, {}
+    for ki in sorted({int(k) for k in d["kind_read"]}):
+        mine = d["kind_read"] == ki
+        if mine.sum() < min_dice:
+            continue
+        best = None
+        for g in gates_grid:
+            read = (mine & (d["kind_p"] >= g))[None] & (d["margin"][None] >= ms[:, None])
+            wrong = (read & ~d["good"][None]).sum(1)
+            right = (read & d["good"][None]).sum(1)
+            for j in np.flatnonzero(wrong <= max_wrong * mine.sum()):
+                key = (int(right[j]), g, float(ms[j]))
+                best = key if best is None or key > best else best
+        if best is not None:
+            gates[KINDS[ki]], chosen[KINDS[ki]] = best[1], best[2]
+    margins: dict[str, dict[str, float]] = {}
+    for s in sorted({s for _, s in inputs}):
+        if s == at:
+            margins[str(s)] = dict(chosen)
+            continue
+        d = _large_reads(inputs, rule, s, from_px)
+        per = {}
+        for kind, g in gates.items():
+            mine = (d["kind_read"] == KINDS.index(kind)) & (d["kind_p"] >= g)
+            wrong = ((mine[None] & (d["margin"][None] >= ms[:, None])) & ~d["good"][None]).sum(1)
+            n = max(int((d["kind_read"] == KINDS.index(kind)).sum()), 1)
+            ok = np.flatnonzero(wrong <= max_wrong * n)
+            per[kind] = float(ms[ok[0]]) if len(ok) else float(ms[-1])
+        margins[str(s)] = per
+    return {"from_px": float(from_px), "min_kind_confidence": gates, "min_margin": margins}

@@ -698,3 +698,149 @@ def test_a_bad_kind_gate_is_refused_naming_its_key(enrolled, tmp_path, gates, me
     (bad / "model.json").write_text(json.dumps(meta))
     with pytest.raises(ModelError, match=message):
         _load(bad)
+
+
+# ------------------------------------------------------------------ dice many pixels across (large_dice)
+
+
+def _large_spec(**large) -> dict:
+    spec = _sized_spec()
+    spec["min_margin_floor"] = {"d20": 2.0}
+    spec["large_dice"] = {
+        "from_px": 100,
+        "min_kind_confidence": {"d20": 0.4},
+        "min_margin": {"0": {"d20": 0.7}, "2": {"d20": 0.3}},
+        **large,
+    }
+    return spec
+
+
+def test_a_large_die_of_a_named_kind_is_judged_by_its_own_margin_and_kind_gate():
+    rule = parse_rule(_large_spec(), KINDS)
+    two, zero = rule.level(2), rule.level(0)
+    # from 100 px the large dice's margins replace the size bands and the floor, level by level
+    assert [rule.margin(two, "d20", px) for px in (60, 99.9, 100, 400)] == [2.0, 2.0, 0.3, 0.3]
+    assert rule.margin(zero, "d20", 150) == 0.7
+    # its size unknown, or a kind the section does not name: as before
+    assert rule.margin(two, "d20", None) == 2.0 and rule.margin(two, "d12", 400) == 1.0
+    assert rule.kind_gate("d20", 150.0, 0.95) == 0.4
+    assert rule.kind_gate("d20", 99.0, 0.95) == rule.kind_gate("d20", None, 0.95) == 0.95
+    assert rule.kind_gate("d12", 400.0, 0.45) == 0.45
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"from_px": 0}, r"large_dice\.from_px"),
+        ({"min_kind_confidence": {"d20": 1.5}}, r"large_dice\.min_kind_confidence\.d20"),
+        ({"min_kind_confidence": {"d30": 0.5}}, r"large_dice\.min_kind_confidence\.d30: not a kind"),
+        (
+            {"min_margin": {"2": {"d20": 0.3}}},
+            r"large_dice\.min_margin: expected an object of levels from '0'",
+        ),
+        ({"min_margin": {"0": {"d12": 0.3}}}, r"large_dice\.min_margin\.0: expected a margin for each kind"),
+        ({"min_margin": {"0": {"d20": -1}}}, r"large_dice\.min_margin\.0\.d20"),
+        ({"min_margin": {"0": {"d20": 1}, "two": {"d20": 1}}}, r"large_dice\.min_margin\.two: a level"),
+    ],
+)
+def test_a_bad_large_dice_section_is_refused_naming_its_key(change, key):
+    with pytest.raises(CombinationError, match=key):
+        parse_rule(_large_spec(**change), KINDS)
+    spec = _large_spec()
+    del spec["large_dice"]["min_margin"]
+    with pytest.raises(CombinationError, match=r"large_dice\.min_margin: missing"):
+        parse_rule(spec, KINDS)
+
+
+def _with_large(enrolled, tmp_path, large: dict) -> Path:
+    copy = tmp_path / "large"
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(enrolled, copy)
+    meta = json.loads((copy / "model.json").read_text())
+    meta[COMBINED_KEY]["large_dice"] = large
+    meta["min_kind_confidence_by_kind"] = {"d20": 0.999999}  # the bundle's own kind gate: none read
+    (copy / "model.json").write_text(json.dumps(meta))
+    return copy
+
+
+def test_the_bundle_reads_a_large_die_by_the_large_dice_gates_and_a_small_one_as_before(enrolled, tmp_path):
+    """The fixture's boxes are 55.6 px: with ``from_px`` 50 they are read by the large dice's gates, with
+    ``from_px`` 60 exactly as the bundle reads them without the section."""
+    tiles, values, _, query = _split()
+    frame, boxes = _frame(tiles[query])
+    loose = {"from_px": 50, "min_kind_confidence": {"d20": 0.0}, "min_margin": {"0": {"d20": 0.0}}}
+    under = _with_large(enrolled, tmp_path, {**loose, "from_px": 60})
+    strict = _load(under).read_boxes(frame, boxes)
+    assert all(r.value is None for r in strict)  # the bundle's kind gate: nothing read
+    meta = json.loads((under / "model.json").read_text())
+    del meta[COMBINED_KEY]["large_dice"]
+    (under / "model.json").write_text(json.dumps(meta))
+    assert _load(under).read_boxes(frame, boxes) == strict  # as if the section were not there
+    read = _values(_load(_with_large(enrolled, tmp_path, loose)).read_boxes(frame, boxes))
+    assert (read > 0).all()  # no gate at all from 50 px: every die takes its top value
+    assert (read == values[query]).mean() > 0.5
+    never = {**loose, "min_kind_confidence": {"d20": 1.0}}  # a kind gate no die reaches
+    assert (_values(_load(_with_large(enrolled, tmp_path, never)).read_boxes(frame, boxes)) == 0).all()
+
+
+def test_the_bench_simulation_applies_the_large_dice_gates_as_the_bundle_does(enrolled, tmp_path):
+    from companion.vision import standard_sim as ss
+
+    tiles, values, query, _, inp = _simulated(enrolled)
+    gate = float(np.median(inp["kind_p"]))
+    large = {"from_px": 50, "min_kind_confidence": {"d20": gate}, "min_margin": {"0": {"d20": 1.0}}}
+    model = _load(_with_large(enrolled, tmp_path, large))
+    frame, boxes = _frame(tiles[query])
+    got = _values(model.read_boxes(frame, boxes))
+    inp = {**inp, "px": np.full(len(inp["truth"]), 64 / 1.15)}  # the boxes' side, as read_boxes sees it
+    read, top, margin = ss.combined_read(inp, model.combined, model.kind_gate)
+    assert 0 < read.sum() < len(read)  # the kind gate and the margin leave some dice unread, not all
+    close = (np.abs(margin - 1.0) < 1e-4) | (np.abs(inp["kind_p"] - gate) < 1e-5)
+    assert (np.where(read, top + 1, 0)[~close] == got[~close]).all()
+    small = {**inp, "px": np.full(len(inp["truth"]), 40.0)}  # under from_px: the bundle's own gates
+    assert not ss.combined_read(small, model.combined, model.kind_gate)[0].any()
+
+
+def test_the_large_dice_rule_chooses_from_large_dice_only():
+    """Large d20s whose wrong readings have a low kind probability get a kind gate above those; the
+    small dice (wrong half the time) change nothing; the d12, read on too few large dice, is not named."""
+    from companion.vision import standard_sim as ss
+
+    rng = np.random.default_rng(1)
+    n = 3000
+    px = np.where(np.arange(n) < n // 2, 40.0, 200.0)
+    truth = rng.integers(0, 20, n)
+    wrong = rng.random(n) < np.where(px < 90, 0.5, 0.1)
+    shown = np.where(wrong, (truth + 1) % 20, truth)
+    probs = np.full((n, 20), 1.0)
+    probs[np.arange(n), shown] = np.exp(rng.uniform(0.5, 5.0, n))
+    kinds = np.zeros((n, 6))
+    kinds[:, 5] = np.where(wrong, 0.6, 0.9)  # the large dice read wrong are the unsure kinds
+    kinds[:, 0] = 1.0 - kinds[:, 5]
+    rec = {"d": np.full((n, 20), np.inf), "truth": truth, "known": np.zeros(n, bool), "px": px}
+    inputs = {("d20", s): ss.combined_inputs({"kind": kinds, "value": probs}, rec, "d20", s) for s in (0, 2)}
+    few = 100  # a d12 table of 100 large dice, every one read right
+    k12 = np.zeros((few, 6))
+    k12[:, 4] = 1.0
+    p12 = np.full((few, 20), 1.0)
+    t12 = rng.integers(0, 12, few)
+    p12[np.arange(few), t12] = np.exp(4.0)
+    rec12 = {
+        "d": np.full((few, 20), np.inf),
+        "truth": t12,
+        "known": np.zeros(few, bool),
+        "px": np.full(few, 200.0),
+    }
+    for s in (0, 2):
+        inputs[("d12", s)] = ss.combined_inputs({"kind": k12, "value": p12}, rec12, "d12", s)
+    rule = parse_rule(_rule_spec(), KINDS)
+    large = ss.choose_large_dice(inputs, rule)
+    assert large["from_px"] == 90.0
+    assert set(large["min_kind_confidence"]) == {"d20"}
+    assert 0.6 < large["min_kind_confidence"]["d20"] <= 0.9
+    # the gate alone removes every wrong large die: of the margins that lose none (every lead is from 0.5
+    # up), a tie goes to the highest
+    assert large["min_margin"]["2"]["d20"] == 0.5
+    assert set(large["min_margin"]) == {"0", "2"}
+    parse_rule({**_rule_spec(), "large_dice": large}, KINDS)  # what it writes is a rule the bundle reads
