@@ -183,7 +183,8 @@ def enrolled_reads(
     reader, the table profile and its ``combined_reading`` rule) with no kind gate, as ``raw_reads``
     gives them: each box's ``conf`` is the reader's probability of the kind it read where the bundle
     read a value, -1 where it left the die unread, so that ``figures(raw, kind_gate)`` is what the bundle
-    reads under any kind gate (``reader_gate.KIND_KEY``).  Before each frame the bundle's profile is
+    reads under any kind gate (``reader_gate.KIND_KEY``); a die the rule's ``large_dice`` judges met that
+    section's kind gate in the reading, and its ``conf`` is 1 (it passes any kind gate replayed).  Before each frame the bundle's profile is
     replaced by one taught ``shots`` renders of every value of every kind of every style on that table
     (``standard_styles.render_value``, the crops of the crop benches; the frame's own dice are never
     taught), as a table that enrolled its sets.  ``frames``: the first so many frames only.
@@ -220,8 +221,14 @@ def enrolled_reads(
         model.combined = model._combined_rule()
         readings = model.readings(image)
         p_kind = kept.last["kind"] if readings else np.zeros((0, len(model.kinds)))
+        large = model.combined.large if model.combined is not None else None
         conf = [
-            -1.0 if r.value is None else float(p_kind[j, model.kinds.index(r.kind)])
+            -1.0
+            if r.value is None
+            # a die judged by ``large_dice`` has met that section's own kind gate already: it passes any
+            else 1.0
+            if large is not None and large.applies(r.kind, float(die_sides(np.array([r.box]))[0]))
+            else float(p_kind[j, model.kinds.index(r.kind)])
             for j, r in enumerate(readings)
         ]
         values = [0 if r.value is None else int(r.value) for r in readings]

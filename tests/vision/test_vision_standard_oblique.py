@@ -324,3 +324,33 @@ def test_reader_figures_by_kind_scores_each_kind_on_its_own_dice_and_all_togethe
         assert out[k] == want and out[k]["dice"] == int(mine.sum())
     assert out["all"] == ss.reader_figures(probs, kinds, values, 0.5)
     assert out["d6"]["right"] != out["d20"]["right"]
+
+
+def test_the_bench_chooses_large_dice_gates_into_a_file_and_reads_with_them_leaving_the_bundle(
+    tmp_path, capsys
+):
+    """``--choose-large-dice FILE`` writes a section the bundle can read (here from too few dice to name a
+    kind); ``--large-dice FILE`` reads with it and prints how many dice it judges; the bundle's
+    ``model.json`` is never written; both need ``--combined``."""
+    from companion.vision.combined_reading import COMBINED_KEY, parse_rule
+
+    bench = _bench_standard()
+    model_json = Path(__file__).resolve().parents[2] / "models" / "polyhedral-oblique" / "model.json"
+    before = model_json.read_bytes()
+    chosen = tmp_path / "large.json"
+    common = ["--combined", "polyhedral-oblique", "--kinds", "d8", "--cal-styles", "1", "--test-styles", "1"]
+    common += ["--cache", str(tmp_path / "c"), "--plot", "", "--frame-width", "3840"]
+    assert bench.main([*common, "--choose-large-dice", str(chosen)]) == 0
+    large = json.loads(chosen.read_text())["large_dice"]
+    assert large["from_px"] == 90.0 and large["min_kind_confidence"] == {}  # 24 large d8s: under 300
+    meta = json.loads(before)
+    parse_rule({**meta[COMBINED_KEY], "large_dice": large}, tuple(meta["face_heads"]["kind"]))
+    capsys.readouterr()
+    assert bench.main([*common, "--large-dice", str(chosen)]) == 0
+    import re
+
+    seen = re.search(r"test: (\d+) of 24 dice at least 90 px across", capsys.readouterr().out)
+    assert seen and 12 <= int(seen.group(1)) <= 24  # the dice 3 times a 1280 px frame's 26-90 px
+    assert model_json.read_bytes() == before
+    with pytest.raises(SystemExit):
+        bench.main(["--reader", "polyhedral-oblique", "--large-dice", str(chosen), "--test-styles", "0"])

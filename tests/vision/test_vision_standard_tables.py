@@ -260,3 +260,41 @@ def test_the_floor_rule_takes_the_kind_gate_and_floor_that_read_the_most_within_
     # no pair holds the bound (wrong dice as sure as the right ones): the highest gate and floor
     raw["box"]["p_kind"][190:], raw["box"]["margin"][190:] = 0.99, 7.0
     assert choose_floors(raw) == {"d6": (0.99, 6.0)}
+
+
+@pytest.mark.slow
+def test_enrolled_reads_keep_the_large_dice_gates_under_any_kind_gate_replayed(tmp_path):
+    """A die the bundle's ``large_dice`` judges met that section's kind gate in the reading: replaying the
+    bundle's own (size-free) kind gate must not judge it again, so the replay is what the bundle reads."""
+    import json
+
+    from companion.vision.combined_reading import COMBINED_KEY
+    from companion.vision.enroll import Sighting, enroll
+    from companion.vision.numerals import KINDS
+    from companion.vision.profile import FaceLabel
+    from companion.vision.reader_gate import ReaderGate
+    from companion.vision.standard_frames import enrolled_reads, figures
+    from companion.vision.synth.standard_styles import render_value
+
+    write_real_tables(tmp_path / "f", Standard(CALIBRATION_STYLES[:6]), 2, seed=4, progress=False)
+    one = np.pad(
+        render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]), ((8, 8), (8, 8), (0, 0))
+    )
+    enroll(
+        "polyhedral-oblique",
+        tmp_path / "b",
+        [Sighting("t", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
+    )
+    meta = json.loads((tmp_path / "b" / "model.json").read_text())
+    # every die is "large" and read whatever its margin or kind probability
+    meta[COMBINED_KEY]["large_dice"] = {
+        "from_px": 1,
+        "min_kind_confidence": {k: 0.0 for k in KINDS},
+        "min_margin": {"0": {k: 0.0 for k in KINDS}},
+    }
+    (tmp_path / "b" / "model.json").write_text(json.dumps(meta))
+    raw = enrolled_reads(tmp_path / "b", tmp_path / "f", shots=1)
+    read = raw["box"]["value"] > 0
+    assert read.sum() >= 5 and np.all(raw["box"]["conf"][read] == 1.0)
+    shipped = ReaderGate.parse(meta, tuple(KINDS), "min_kind_confidence", "min_kind_confidence_by_kind", 0.0)
+    assert figures(raw, shipped) == figures(raw, ReaderGate(0.0, {}))
