@@ -368,8 +368,9 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
         print(f"{name}: large_dice chosen on the calibration styles -> {a.choose_large_dice}: {large}")
     if a.large_dice:  # read with a large_dice section in place of the bundle's (the bundle is not written)
         spec = {**meta[COMBINED_KEY], "large_dice": json.loads(Path(a.large_dice).read_text())["large_dice"]}
-        rule = parse_rule(spec, tuple(meta["face_heads"]["kind"]), a.large_dice)
+        before, rule = rule, parse_rule(spec, tuple(meta["face_heads"]["kind"]), a.large_dice)
         meta = {**meta, COMBINED_KEY: spec}
+        _print_changes(cal_in, before, rule, meta)
     if rule.large is not None:
         for split, tabs in (("calibration", cal), ("test", test)):
             px = np.concatenate([t.query_px for t in tabs if t.query_px is not None] or [np.zeros(0)])
@@ -427,6 +428,26 @@ def combined_section(name: str, cal, test, a, report: dict) -> None:
                 )
             )
     report.setdefault("combined", {})[name] = out
+
+
+def _print_changes(inputs: dict, before, after, meta: dict) -> None:
+    """Per sightings level, how many calibration dice ``after`` reads otherwise than ``before`` (read or
+    not, and the value), both with the bundle's kind gate."""
+    kind_gate = ReaderGate.parse(
+        meta, tuple(meta["face_heads"]["kind"]), KIND_KEY, KIND_BY_KIND_KEY, default=0.0
+    )
+    for s in sorted({s for _, s in inputs}):
+        changed = total = 0
+        for k in KINDS:
+            if (k, s) not in inputs:
+                continue
+            r0, t0, _ = ss.combined_read(inputs[(k, s)], before, kind_gate)
+            r1, t1, _ = ss.combined_read(inputs[(k, s)], after, kind_gate)
+            changed += int((np.where(r0, t0, -1) != np.where(r1, t1, -1)).sum())
+            total += len(r0)
+        print(
+            f"calibration, {s} sightings: {changed} of {total} dice read otherwise than with the bundle's rule"
+        )
 
 
 def font_split(test, name: str, a) -> None:

@@ -349,8 +349,15 @@ def test_the_bench_chooses_large_dice_gates_into_a_file_and_reads_with_them_leav
     assert bench.main([*common, "--large-dice", str(chosen)]) == 0
     import re
 
-    seen = re.search(r"test: (\d+) of 24 dice at least 90 px across", capsys.readouterr().out)
+    printed = capsys.readouterr().out
+    seen = re.search(r"test: (\d+) of 24 dice at least 90 px across", printed)
     assert seen and 12 <= int(seen.group(1)) <= 24  # the dice 3 times a 1280 px frame's 26-90 px
+    assert re.search(r"calibration, 2 sightings: \d+ of 24 dice read otherwise", printed)
+    # the bundle's own section given again: no die reads otherwise, at any level
+    same = tmp_path / "same.json"
+    same.write_text(json.dumps({"large_dice": meta[COMBINED_KEY]["large_dice"]}))
+    assert bench.main([*common, "--large-dice", str(same)]) == 0
+    assert capsys.readouterr().out.count(" 0 of 24 dice read otherwise") == 5
     assert model_json.read_bytes() == before
     with pytest.raises(SystemExit):
         bench.main(["--reader", "polyhedral-oblique", "--large-dice", str(chosen), "--test-styles", "0"])
