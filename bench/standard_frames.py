@@ -55,6 +55,7 @@ from companion.vision.standard_frames import (  # noqa: E402
     enrolled_reads,
     figures,
     gated_by_floor,
+    gated_by_rule,
     raw_reads,
 )
 
@@ -120,7 +121,7 @@ def enrolled_section(a, model, data: Path) -> dict:
             shots=a.enrolled,
             frames=a.enrolled_frames,
             log=log,
-            margins=bool(a.choose_floors),
+            margins=bool(a.choose_floors or a.without_large_dice),
             resolution=a.width / BASE_WIDTH,
         )
     what = f"enrolled ({a.enrolled} renders of every value of the table's sets), {raw['frames']} frames"
@@ -139,6 +140,17 @@ def enrolled_section(a, model, data: Path) -> dict:
             json.dumps({KIND_BY_KIND_KEY: gates, "min_margin_floor": floors}, indent=1) + "\n"
         )
         report(fig, f"{what}, chosen by the rule: kind gates {gates}, margin floors {floors}")
+        return out
+    if a.without_large_dice:  # one reading, replayed under the bundle's rule with and without large_dice
+        from dataclasses import replace  # noqa: PLC0415
+
+        from companion.vision.combined_reading import COMBINED_KEY, parse_rule  # noqa: PLC0415
+
+        rule = parse_rule(model.meta[COMBINED_KEY], model.kinds, a.model)
+        for name, r in (("bundle_rule", rule), ("without_large_dice", replace(rule, large=None))):
+            fig = figures(gated_by_rule(raw, r, own), ReaderGate(0.5))
+            out[name] = {"figures": fig}
+            report(fig, f"{what}, the bundle's rule{' without large_dice' if r.large is None else ''}")
         return out
     for name, gate in (("bundle_kind_gate", own), ("no_kind_gate", ReaderGate(0.0, {}, own.keys))):
         out[name] = {"gates": gate.to_meta(), "figures": figures(raw, gate)}
@@ -203,8 +215,16 @@ def main(argv=None) -> int:
         help=f"frame width in px (height 3/4 of it; default {BASE_WIDTH}): the table seen with that many more "
         "pixels (4032: a phone's 12 MP photo); --enrolled renders are drawn at the same scale",
     )
+    ap.add_argument(
+        "--without-large-dice",
+        action="store_true",
+        help="with --enrolled: read once and report the bundle's rule with and without its "
+        "combined_reading.large_dice (the gates of dice at least from_px across)",
+    )
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
+    if a.without_large_dice and (not a.enrolled or a.choose_floors):
+        ap.error("--without-large-dice needs --enrolled (and not --choose-floors)")
     if not 320 <= a.width <= 8192:
         ap.error(f"--width must be from 320 to 8192 px, not {a.width}")
     if not 0 <= a.max_wrong < 1:

@@ -191,10 +191,12 @@ def enrolled_reads(
 
     ``margins``: each box is given its top value whatever the combined rule's margin (0 for a die called
     cocked), and the per-box arrays ``p_kind`` (the reader's probability of the kind read), ``margin``
-    (the combined margin of the top value) and ``needed`` (the margin the bundle's rule asks of it), so
-    ``gated_by_floor`` can replay any kind gate and margin floor (``combined_reading.min_margin_floor``).
+    (the combined margin of the top value), ``needed`` (the margin the bundle's rule asks of it), ``side``
+    (the box's longest side, px) and ``fewest`` (the fewest sightings of the kind's taught values), so
+    ``gated_by_floor`` can replay any kind gate and margin floor (``combined_reading.min_margin_floor``)
+    and ``gated_by_rule`` any rule of the same levels' weights.
     ``resolution``: the frames' scale against a 1280 px frame's; the renders taught are drawn at it."""
-    from companion.vision.combined_reading import value_margin  # noqa: PLC0415
+    from companion.vision.combined_reading import profile_distances, value_margin  # noqa: PLC0415
     from companion.vision.profile import FaceLabel, TableProfile  # noqa: PLC0415
     from companion.vision.synth.standard_styles import render_value  # noqa: PLC0415
 
@@ -235,12 +237,23 @@ def enrolled_reads(
         boxes = np.array([r.box for r in readings]).reshape(-1, 4)
         if not margins:
             return boxes, [r.kind for r in readings], values, conf
-        more: dict[str, list] = {"p_kind": [], "margin": [], "needed": []}
+        more: dict[str, list] = {
+            "p_kind": [],
+            "margin": [],
+            "needed": [],
+            "side": [],
+            "fewest": [],
+            "large_gate": [],
+        }
         emb, pc = keep_embedding.last if readings else (None, None)
         cocked_at = model.profile.gate(standard=True)["cocked_threshold"]
         sides = die_sides(boxes)
         for j, r in enumerate(readings):
             more["p_kind"].append(float(p_kind[j, model.kinds.index(r.kind)]))
+            more["side"].append(float(sides[j]))
+            judged = large is not None and large.applies(r.kind, float(sides[j]))
+            more["large_gate"].append(large.min_kind_confidence[r.kind] if judged else np.nan)
+            more["fewest"].append(profile_distances(model.profile, emb[j], r.kind, SIDES[r.kind])[1])
             if r.cocked or pc[j] >= cocked_at:  # called cocked: never read, whatever the gates
                 values[j] = 0
                 more["margin"].append(-np.inf)
@@ -269,7 +282,12 @@ FLOORS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0)
 
 def _read_under(box: dict, gate, floor) -> np.ndarray:
     """Per box kept by ``enrolled_reads(margins=True)``: read under a kind gate and a margin floor (each a
-    number or one per box)."""
+    number or one per box); a die the rule's ``large_dice`` judges keeps that section's kind gate and
+    margin (no floor applies to it)."""
+    large = np.asarray(box.get("large_gate", np.full(len(box["value"]), np.nan)), float)
+    judged = ~np.isnan(large)
+    gate = np.where(judged, large, gate)
+    floor = np.where(judged, 0.0, floor)
     return (box["value"] > 0) & (box["p_kind"] >= gate) & (box["margin"] >= np.maximum(box["needed"], floor))
 
 
@@ -282,6 +300,21 @@ def gated_by_floor(raw: dict, kind_gates: dict[str, float], floors: dict[str, fl
     kinds = b["kind"]
     gate = np.array([kind_gates.get(str(k), 0.0) for k in kinds], float)
     read = _read_under(b, gate, np.array([floors.get(str(k), 0.0) for k in kinds], float))
+    return {**raw, "box": {**b, "conf": read.astype(float), "value": np.where(read, b["value"], 0)}}
+
+
+def gated_by_rule(raw: dict, rule, kind_gate: ReaderGate) -> dict:
+    """``raw`` of ``enrolled_reads(margins=True)`` as a bundle with ``rule`` (a ``CombinedRule`` whose
+    levels weigh the profile as the rule ``raw`` was read with) and ``kind_gate`` reads it: each box by
+    the margin and kind gate of its kind, level and size (``large_dice`` included)."""
+    b = raw["box"]
+    kinds = [str(k) for k in b["kind"]]
+    need = [
+        rule.margin(rule.level(int(f)), k, float(side))
+        for k, f, side in zip(kinds, b["fewest"], b["side"], strict=True)
+    ]
+    gate = [rule.kind_gate(k, float(side), kind_gate.of(k)) for k, side in zip(kinds, b["side"], strict=True)]
+    read = (b["value"] > 0) & (b["p_kind"] >= np.array(gate, float)) & (b["margin"] >= np.array(need, float))
     return {**raw, "box": {**b, "conf": read.astype(float), "value": np.where(read, b["value"], 0)}}
 
 

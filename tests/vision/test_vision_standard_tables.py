@@ -215,10 +215,13 @@ def test_enrolled_reads_replay_the_enrolled_bundle_under_any_kind_gate(tmp_path)
     same = gated_by_floor(kept, {}, {})
     assert np.array_equal(same["box"]["value"], raw["box"]["value"])
     assert figures(same, ReaderGate(0.5, {}))["all"] == none
-    # a floor above every margin leaves every die unread; the kind probabilities are the reader's
-    assert (
-        figures(gated_by_floor(kept, {}, {k: 1e9 for k in KINDS}), ReaderGate(0.5))["all"]["read_right"] == 0
-    )
+    # a floor above every margin leaves every die unread but those the shipped large_dice section judges
+    # (boxes of 90 px and more: their own margin, no floor); the kind probabilities are the reader's
+    floored = gated_by_floor(kept, {}, {k: 1e9 for k in KINDS})["box"]["value"]
+    judged = ~np.isnan(kept["box"]["large_gate"])
+    assert not (floored[~judged] > 0).any() and (~judged).sum() >= 5
+    assert np.array_equal(floored[judged], same["box"]["value"][judged])
+    assert np.all(kept["box"]["side"][judged] >= 90) and np.all(kept["box"]["side"][~judged] < 90)
     assert np.all((kept["box"]["p_kind"] >= 0) & (kept["box"]["p_kind"] <= 1))
 
 
@@ -298,3 +301,19 @@ def test_enrolled_reads_keep_the_large_dice_gates_under_any_kind_gate_replayed(t
     assert read.sum() >= 5 and np.all(raw["box"]["conf"][read] == 1.0)
     shipped = ReaderGate.parse(meta, tuple(KINDS), "min_kind_confidence", "min_kind_confidence_by_kind", 0.0)
     assert figures(raw, shipped) == figures(raw, ReaderGate(0.0, {}))
+    # one reading with the margins kept, replayed under the rule, is what the bundle reads; without its
+    # large_dice section, what the bundle's own gates read (fewer dice)
+    from dataclasses import replace
+
+    from companion.vision.combined_reading import parse_rule
+    from companion.vision.standard_frames import gated_by_rule
+
+    kept = enrolled_reads(tmp_path / "b", tmp_path / "f", shots=1, margins=True)
+    rule = parse_rule(meta[COMBINED_KEY], tuple(KINDS))
+    assert figures(gated_by_rule(kept, rule, shipped), ReaderGate(0.5)) == figures(raw, shipped)
+    meta[COMBINED_KEY].pop("large_dice")
+    (tmp_path / "b" / "model.json").write_text(json.dumps(meta))
+    plain = enrolled_reads(tmp_path / "b", tmp_path / "f", shots=1)
+    without = figures(gated_by_rule(kept, replace(rule, large=None), shipped), ReaderGate(0.5))
+    assert without == figures(plain, shipped)
+    assert without["all"]["read_right"] < figures(raw, shipped)["all"]["read_right"]
