@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.numerals import evaluate_frames, load_numeral_model
+from companion.vision.numerals import NumeralModel, evaluate_frames, load_numeral_model
 from companion.vision.synth.art import ArtError
 from companion.vision.synth.real_dice import POLY_VALUES, render_standard_table
 from companion.vision.synth.real_tables import STANDARD_SET, Standard, table_standard_dice, write_real_tables
@@ -216,12 +216,16 @@ def test_enrolled_reads_replay_the_enrolled_bundle_under_any_kind_gate(tmp_path)
     assert np.array_equal(same["box"]["value"], raw["box"]["value"])
     assert figures(same, ReaderGate(0.5, {}))["all"] == none
     # a floor above every margin leaves every die unread but those the shipped large_dice section judges
-    # (boxes of 90 px and more: their own margin, no floor); the kind probabilities are the reader's
+    # (dice read as a kind it names, boxes of 90 px and more: their own margin, no floor); the kind
+    # probabilities are the reader's
     floored = gated_by_floor(kept, {}, {k: 1e9 for k in KINDS})["box"]["value"]
     judged = ~np.isnan(kept["box"]["large_gate"])
     assert not (floored[~judged] > 0).any() and (~judged).sum() >= 5
     assert np.array_equal(floored[judged], same["box"]["value"][judged])
-    assert np.all(kept["box"]["side"][judged] >= 90) and np.all(kept["box"]["side"][~judged] < 90)
+    named = np.isin(
+        kept["box"]["kind"], list(NumeralModel(tmp_path / "b").combined.large.min_kind_confidence)
+    )
+    assert np.array_equal(judged, named & (kept["box"]["side"] >= 90))
     assert np.all((kept["box"]["p_kind"] >= 0) & (kept["box"]["p_kind"] <= 1))
 
 
