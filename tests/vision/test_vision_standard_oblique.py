@@ -353,9 +353,10 @@ def test_the_bench_chooses_large_dice_gates_into_a_file_and_reads_with_them_leav
     seen = re.search(r"test: (\d+) of 24 dice at least 90 px across", printed)
     assert seen and 12 <= int(seen.group(1)) <= 24  # the dice 3 times a 1280 px frame's 26-90 px
     assert re.search(r"calibration, 2 sightings: \d+ of 24 dice read otherwise", printed)
-    # the bundle's own section given again: no die reads otherwise, at any level
+    # the bundle's own section given again (or, where it ships none, one naming no kind): no die reads
+    # otherwise, at any level
     same = tmp_path / "same.json"
-    same.write_text(json.dumps({"large_dice": meta[COMBINED_KEY]["large_dice"]}))
+    same.write_text(json.dumps({"large_dice": meta[COMBINED_KEY].get("large_dice", large)}))
     assert bench.main([*common, "--large-dice", str(same)]) == 0
     assert capsys.readouterr().out.count(" 0 of 24 dice read otherwise") == 5
     assert model_json.read_bytes() == before
