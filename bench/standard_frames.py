@@ -52,6 +52,7 @@ from companion.vision.reader_gate import KIND_BY_KIND_KEY, KIND_KEY, ReaderGate 
 from companion.vision.standard_frames import (  # noqa: E402
     choose_floors,
     choose_gates,
+    choose_large_dice,
     enrolled_reads,
     figures,
     gated_by_floor,
@@ -147,10 +148,19 @@ def enrolled_section(a, model, data: Path) -> dict:
         from companion.vision.combined_reading import COMBINED_KEY, parse_rule  # noqa: PLC0415
 
         rule = parse_rule(model.meta[COMBINED_KEY], model.kinds, a.model)
-        for name, r in (("bundle_rule", rule), ("without_large_dice", replace(rule, large=None))):
+        ways = [("bundle_rule", rule), ("without_large_dice", replace(rule, large=None))]
+        if a.choose_large_dice:  # the third rule of models/polyhedral-oblique/CHANGELOG.md, stop 42
+            chosen = choose_large_dice(raw, "d20")
+            Path(a.choose_large_dice).write_text(json.dumps({"large_dice": chosen}, indent=1) + "\n")
+            print(f"large_dice chosen on these frames (the d20 only) -> {a.choose_large_dice}: {chosen}")
+            if chosen is not None:
+                spec = {**model.meta[COMBINED_KEY], "large_dice": chosen}
+                ways.append(("chosen_large_dice", parse_rule(spec, model.kinds, a.choose_large_dice)))
+        for name, r in ways:
             fig = figures(gated_by_rule(raw, r, own), ReaderGate(0.5))
             out[name] = {"figures": fig}
-            report(fig, f"{what}, the bundle's rule{' without large_dice' if r.large is None else ''}")
+            label = "the chosen large_dice" if name == "chosen_large_dice" else "the bundle's rule"
+            report(fig, f"{what}, {label}{' without large_dice' if r.large is None else ''}")
         return out
     for name, gate in (("bundle_kind_gate", own), ("no_kind_gate", ReaderGate(0.0, {}, own.keys))):
         out[name] = {"gates": gate.to_meta(), "figures": figures(raw, gate)}
@@ -221,8 +231,16 @@ def main(argv=None) -> int:
         help="with --enrolled: read once and report the bundle's rule with and without its "
         "combined_reading.large_dice (the gates of dice at least from_px across)",
     )
+    ap.add_argument(
+        "--choose-large-dice",
+        metavar="FILE",
+        help="with --enrolled --without-large-dice on calibration frames: choose the d20's large_dice gates "
+        "on these frames (the third rule of models/polyhedral-oblique/CHANGELOG.md, stop 42), write FILE",
+    )
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
+    if a.choose_large_dice and (not a.without_large_dice or a.split != "calibration"):
+        ap.error("--choose-large-dice chooses on calibration frames, with --enrolled --without-large-dice")
     if a.without_large_dice and (not a.enrolled or a.choose_floors):
         ap.error("--without-large-dice needs --enrolled (and not --choose-floors)")
     if not 320 <= a.width <= 8192:

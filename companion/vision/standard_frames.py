@@ -339,3 +339,38 @@ def choose_floors(raw: dict, max_wrong: float = MAX_WRONG) -> dict[str, tuple[fl
                 best = key if best is None or key > best else best
         out[k] = (best[1], best[2]) if best else (float(MIN_CONFS[-1]), FLOORS[-1])
     return out
+
+
+def choose_large_dice(
+    raw: dict, kind: str = "d20", from_px: float = 90.0, max_wrong: float = 0.005
+) -> dict | None:
+    """``combined_reading.large_dice`` for one kind, chosen on whole CALIBRATION frames (the third rule of
+    models/polyhedral-oblique/CHANGELOG.md, stop 42): ``raw`` of ``enrolled_reads(margins=True)``; over
+    the boxes read as ``kind`` at least ``from_px`` across, of the (kind gate of 0 or ``MIN_CONFS``,
+    margin of ``COMBINED_MARGINS``) pairs reading at most ``max_wrong`` of the found flat dice read so
+    wrong, the one reading the most right (a tie: the higher gate, then the higher margin).  The margin
+    holds at every level.  None when no pair within the bound reads any die right."""
+    from companion.vision.standard_sim import COMBINED_MARGINS, MIN_CONFS  # noqa: PLC0415
+
+    b = raw["box"]
+    big = np.asarray(b["side"], float) >= from_px
+    mine = next((m for k, m, _ in _kinds_read(raw) if k == kind), np.zeros(len(b["kind"]), bool)) & big
+    if not mine.any():
+        return None
+    right = next(r for _, _, r in _kinds_read(raw))
+    ms = np.array(COMBINED_MARGINS)
+    best = None
+    for g in (0.0, *[float(x) for x in MIN_CONFS]):
+        read = (mine & (b["value"] > 0) & (b["p_kind"] >= g))[None] & (b["margin"][None] >= ms[:, None])
+        wrong = (read & ~right[None]).sum(1)
+        good = (read & right[None]).sum(1)
+        for j in np.flatnonzero(wrong <= max_wrong * mine.sum()):
+            key = (int(good[j]), g, float(ms[j]))
+            best = key if best is None or key > best else best
+    if best is None or best[0] == 0:  # a pair that reads no die right would only leave them for taps
+        return None
+    return {
+        "from_px": float(from_px),
+        "min_kind_confidence": {kind: best[1]},
+        "min_margin": {"0": {kind: best[2]}},
+    }

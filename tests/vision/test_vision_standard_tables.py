@@ -320,3 +320,51 @@ def test_enrolled_reads_keep_the_large_dice_gates_under_any_kind_gate_replayed(t
     without = figures(gated_by_rule(kept, replace(rule, large=None), shipped), ReaderGate(0.5))
     assert without == figures(plain, shipped)
     assert without["all"]["read_right"] < figures(raw, shipped)["all"]["read_right"]
+
+
+def test_the_frame_rule_for_large_d20s_takes_the_gate_that_keeps_other_kinds_out():
+    """``standard_frames.choose_large_dice``: of the boxes read as a d20 at least 90 px across, the d12s the
+    reader took for d20s (kind probability 0.5) are kept out by the gate chosen, the right d20s (0.97)
+    read; small boxes, however wrong, do not weigh."""
+    from companion.vision.combined_reading import parse_rule
+    from companion.vision.reader_gate import ReaderGate
+    from companion.vision.standard_frames import choose_large_dice, figures, gated_by_rule
+
+    rng = np.random.default_rng(5)
+    n_right, n_d12, n_small = 300, 20, 40
+    n = n_right + n_d12 + n_small
+    die_kinds = ["d20"] * n_right + ["d12"] * n_d12 + ["d20"] * n_small
+    die_values = [int(v) for v in rng.integers(1, 13, n)]
+    # every box reads a d20 whose value is the die's: right for the d20s, wrong (the kind) for the d12s;
+    # the small ones are read as another value
+    values = [v if i < n_right + n_d12 else v % 12 + 1 for i, v in enumerate(die_values)]
+    raw = _raw(["d20"] * n, values, [0.5] * n, list(range(n)), die_kinds, die_values)
+    raw["box"].update(
+        p_kind=np.array([0.97] * n_right + [0.5] * n_d12 + [0.99] * n_small),
+        margin=rng.uniform(1.0, 6.0, n),
+        needed=np.full(n, 3.0),
+        side=np.array([150.0] * (n_right + n_d12) + [60.0] * n_small),
+        fewest=np.full(n, 2),
+        large_gate=np.full(n, np.nan),
+    )
+    large = choose_large_dice(raw, "d20")
+    assert large is not None and large["from_px"] == 90.0
+    assert 0.5 < large["min_kind_confidence"]["d20"] <= 0.97
+    assert large["min_margin"]["0"]["d20"] <= 1.0  # no right large d20 is lost to the margin
+    spec = {
+        "levels": {
+            "0": {
+                "profile_weight": 0.0,
+                "unknown_distance": 1.0,
+                "min_margin": dict.fromkeys(("d4", "d6", "d8", "d10", "d12", "d20"), 99.0),
+            }
+        },
+        "large_dice": large,
+    }
+    rule = parse_rule(spec, ("d4", "d6", "d8", "d10", "d12", "d20"))
+    fig = figures(gated_by_rule(raw, rule, ReaderGate(0.0, {})), ReaderGate(0.5))
+    assert fig["d20"]["read_right"] == n_right and fig["d12"]["read_wrong"] == 0
+    assert fig["d20"]["read_wrong"] == 0  # the small d20s keep the margin of 99: unread
+    # a bound no pair holds (every large box wrong): nothing chosen
+    raw["box"]["value"] = np.array([v % 12 + 1 for v in die_values])
+    assert choose_large_dice(raw, "d20") is None
