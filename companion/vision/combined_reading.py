@@ -162,13 +162,10 @@ def parse_rule(spec, kinds, where: str = "model.json") -> CombinedRule:
     levels = []
     for name, lv in levels_spec.items():
         key = f"{base}.levels.{name}"
-        if not str(name).isdigit():
-            raise CombinationError(f"{key}: a level is a number of sightings (0, 1, 2, ...), not {name!r}")
+        _level(name, key)
         if not isinstance(lv, dict):
             raise CombinationError(f"{key}: expected an object, not {lv!r}")
-        for name_ in ("profile_weight", "unknown_distance", "min_margin"):
-            if name_ not in lv:
-                raise CombinationError(f"{key}.{name_}: missing")
+        _require(lv, ("profile_weight", "unknown_distance", "min_margin"), key)
         margins = lv["min_margin"]
         if not isinstance(margins, dict):
             raise CombinationError(f"{key}.min_margin: expected an object per die kind, not {margins!r}")
@@ -190,15 +187,34 @@ def parse_rule(spec, kinds, where: str = "model.json") -> CombinedRule:
     eid = spec.get("embedder_id")
     if eid is not None and not isinstance(eid, str):
         raise CombinationError(f"{base}.embedder_id: expected a string, not {eid!r}")
-    floor = spec.get("min_margin_floor", {})
-    if not isinstance(floor, dict):
-        raise CombinationError(f"{base}.min_margin_floor: expected an object per die kind, not {floor!r}")
-    unknown = [k for k in floor if k not in kinds]
-    if unknown:
-        raise CombinationError(f"{base}.min_margin_floor.{unknown[0]}: not a kind this reader reads")
-    floors = {k: _number(v, f"{base}.min_margin_floor.{k}", 0.0) for k, v in floor.items()}
+    floors = _per_kind(spec.get("min_margin_floor", {}), kinds, f"{base}.min_margin_floor", 0.0)
     large = _large_dice(spec.get("large_dice"), kinds, f"{base}.large_dice")
     return CombinedRule(tuple(levels), eid, bands, floors, large)
+
+
+def _per_kind(spec, kinds, key: str, low: float, high: float = math.inf) -> dict[str, float]:
+    """An object of die kind -> number from ``low`` to ``high`` (the section at ``key``), or
+    CombinationError naming what is wrong."""
+    if not isinstance(spec, dict):
+        raise CombinationError(f"{key}: expected an object per die kind, not {spec!r}")
+    unknown = [k for k in spec if k not in kinds]
+    if unknown:
+        raise CombinationError(f"{key}.{unknown[0]}: not a kind this reader reads")
+    return {k: _number(v, f"{key}.{k}", low, high) for k, v in spec.items()}
+
+
+def _level(name, key: str) -> int:
+    """The sightings of a level named ``name`` ("0", "2", ...), or CombinationError naming ``key``."""
+    if not str(name).isdigit():
+        raise CombinationError(f"{key}: a level is a number of sightings (0, 1, 2, ...), not {name!r}")
+    return int(name)
+
+
+def _require(spec: dict, names, key: str) -> None:
+    """CombinationError naming the first of ``names`` missing from ``spec`` (the section at ``key``)."""
+    missing = [n for n in names if n not in spec]
+    if missing:
+        raise CombinationError(f"{key}.{missing[0]}: missing")
 
 
 def _large_dice(spec, kinds, key: str) -> LargeDice | None:
@@ -208,31 +224,22 @@ def _large_dice(spec, kinds, key: str) -> LargeDice | None:
         return None
     if not isinstance(spec, dict):
         raise CombinationError(f"{key}: expected an object, not {spec!r}")
-    for name in ("from_px", "min_kind_confidence", "min_margin"):
-        if name not in spec:
-            raise CombinationError(f"{key}.{name}: missing")
+    _require(spec, ("from_px", "min_kind_confidence", "min_margin"), key)
     from_px = _number(spec["from_px"], f"{key}.from_px", 1.0, 100000.0)
-    gates = spec["min_kind_confidence"]
-    if not isinstance(gates, dict):
-        raise CombinationError(f"{key}.min_kind_confidence: expected an object per die kind, not {gates!r}")
-    unknown = [k for k in gates if k not in kinds]
-    if unknown:
-        raise CombinationError(f"{key}.min_kind_confidence.{unknown[0]}: not a kind this reader reads")
-    gate = {k: _number(v, f"{key}.min_kind_confidence.{k}", 0.0, 1.0) for k, v in gates.items()}
+    gate = _per_kind(spec["min_kind_confidence"], kinds, f"{key}.min_kind_confidence", 0.0, 1.0)
     margins = spec["min_margin"]
     if not isinstance(margins, dict) or "0" not in margins:
         raise CombinationError(f"{key}.min_margin: expected an object of levels from '0' up, not {margins!r}")
     levels = []
     for name, per in margins.items():
         where = f"{key}.min_margin.{name}"
-        if not str(name).isdigit():
-            raise CombinationError(f"{where}: a level is a number of sightings (0, 1, 2, ...), not {name!r}")
+        sightings = _level(name, where)
         if not isinstance(per, dict) or set(per) != set(gate):
             raise CombinationError(
                 f"{where}: expected a margin for each kind of min_kind_confidence ({', '.join(gate)}), "
                 f"not {per!r}"
             )
-        levels.append((int(name), {k: _number(per[k], f"{where}.{k}", 0.0) for k in gate}))
+        levels.append((sightings, {k: _number(per[k], f"{where}.{k}", 0.0) for k in gate}))
     return LargeDice(from_px, gate, tuple(sorted(levels)))
 
 

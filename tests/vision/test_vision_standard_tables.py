@@ -180,13 +180,11 @@ def test_the_replay_at_the_bundles_gates_is_what_the_bundle_reads(tmp_path):
     assert replay["false_boxes_per_frame"] == direct["false_boxes_per_image"]
 
 
-@pytest.mark.slow
-def test_enrolled_reads_replay_the_enrolled_bundle_under_any_kind_gate(tmp_path):
+def _frames_and_bundle(tmp_path) -> None:
+    """Two calibration frames in ``tmp_path/f`` and ``polyhedral-oblique`` enrolled from one render in
+    ``tmp_path/b`` (``enrolled_reads`` teaches each frame its own profile)."""
     from companion.vision.enroll import Sighting, enroll
-    from companion.vision.numerals import KINDS
     from companion.vision.profile import FaceLabel
-    from companion.vision.reader_gate import ReaderGate
-    from companion.vision.standard_frames import enrolled_reads, figures, gated_by_floor
     from companion.vision.synth.standard_styles import render_value
 
     write_real_tables(tmp_path / "f", Standard(CALIBRATION_STYLES[:6]), 2, seed=4, progress=False)
@@ -198,6 +196,15 @@ def test_enrolled_reads_replay_the_enrolled_bundle_under_any_kind_gate(tmp_path)
         tmp_path / "b",
         [Sighting("t", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
     )
+
+
+@pytest.mark.slow
+def test_enrolled_reads_replay_the_enrolled_bundle_under_any_kind_gate(tmp_path):
+    from companion.vision.numerals import KINDS
+    from companion.vision.reader_gate import ReaderGate
+    from companion.vision.standard_frames import enrolled_reads, figures, gated_by_floor
+
+    _frames_and_bundle(tmp_path)
     raw = enrolled_reads(tmp_path / "b", tmp_path / "f", shots=1)
     conf = raw["box"]["conf"]
     assert len(conf) and np.all((conf == -1) | ((conf >= 0) & (conf <= 1)))
@@ -275,22 +282,11 @@ def test_enrolled_reads_keep_the_large_dice_gates_under_any_kind_gate_replayed(t
     import json
 
     from companion.vision.combined_reading import COMBINED_KEY
-    from companion.vision.enroll import Sighting, enroll
     from companion.vision.numerals import KINDS
-    from companion.vision.profile import FaceLabel
     from companion.vision.reader_gate import ReaderGate
     from companion.vision.standard_frames import enrolled_reads, figures
-    from companion.vision.synth.standard_styles import render_value
 
-    write_real_tables(tmp_path / "f", Standard(CALIBRATION_STYLES[:6]), 2, seed=4, progress=False)
-    one = np.pad(
-        render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]), ((8, 8), (8, 8), (0, 0))
-    )
-    enroll(
-        "polyhedral-oblique",
-        tmp_path / "b",
-        [Sighting("t", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
-    )
+    _frames_and_bundle(tmp_path)
     meta = json.loads((tmp_path / "b" / "model.json").read_text())
     # every die is "large" and read whatever its margin or kind probability
     meta[COMBINED_KEY]["large_dice"] = {
