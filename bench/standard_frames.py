@@ -116,6 +116,8 @@ def enrolled_section(a, model, data: Path) -> dict:
             [Sighting("bench", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
         )
         log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+        if a.refiner:
+            return refiner_section(a, model, data, Path(tmp) / "b", log)
         raw = enrolled_reads(
             Path(tmp) / "b",
             data,
@@ -181,6 +183,39 @@ def enrolled_section(a, model, data: Path) -> dict:
     return out
 
 
+def refiner_section(a, model, data: Path, bundle: Path, log) -> dict:
+    """``--refiner DIR``: the frames read by the enrolled bundle under its own rule and gates, without a box
+    refiner and with DIR's (8 looks, 1 pass) at each ``--blend``; every reading teaches the same renders
+    (the rule of models/polyhedral-oblique/CHANGELOG.md, stop 43)."""
+    from companion.vision.box_refine import BoxRefiner  # noqa: PLC0415
+
+    taught: dict = {}
+    ways = [("without_refiner", False, None)] + [
+        (f"refiner_blend_{b:g}", BoxRefiner(Path(a.refiner) / "refine.onnx", looks=8, passes=1, blend=b), b)
+        for b in a.blend
+    ]
+    out: dict = {"shots": a.enrolled, "refiner": a.refiner}
+    for name, refiner, blend in ways:
+        raw = enrolled_reads(
+            bundle,
+            data,
+            shots=a.enrolled,
+            frames=a.enrolled_frames,
+            log=log,
+            resolution=a.width / BASE_WIDTH,
+            refiner=refiner,
+            taught=taught,
+        )
+        fig = figures(raw, model.kind_gate)
+        ms = np.array(raw["ms"])
+        out[name] = {"blend": blend, "figures": fig, "ms_median": round(float(np.median(ms)), 1)}
+        label = (
+            "without a box refiner" if refiner is False else f"the refiner of {a.refiner}, blend {blend:g}"
+        )
+        report(fig, f"enrolled ({a.enrolled} renders of every value), {raw['frames']} frames, {label}")
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=("calibration", "test"), default="test")
@@ -237,12 +272,29 @@ def main(argv=None) -> int:
         help="with --enrolled --without-large-dice on calibration frames: choose the d20's large_dice gates "
         "on these frames (the third rule of models/polyhedral-oblique/CHANGELOG.md, stop 42), write FILE",
     )
+    ap.add_argument(
+        "--refiner",
+        metavar="DIR",
+        help="with --enrolled: read without a box refiner and with DIR's refine.onnx (8 looks, 1 pass) at each "
+        "--blend, under the bundle's own rule and gates",
+    )
+    ap.add_argument(
+        "--blend",
+        type=float,
+        action="append",
+        help="with --refiner: a share of the way from the found box to the refined one (repeatable; default 1)",
+    )
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
     if a.choose_large_dice and (not a.without_large_dice or a.split != "calibration"):
         ap.error("--choose-large-dice chooses on calibration frames, with --enrolled --without-large-dice")
     if a.without_large_dice and (not a.enrolled or a.choose_floors):
         ap.error("--without-large-dice needs --enrolled (and not --choose-floors)")
+    if a.refiner and (not a.enrolled or a.without_large_dice or a.choose_floors):
+        ap.error("--refiner needs --enrolled (and neither --without-large-dice nor --choose-floors)")
+    a.blend = a.blend or [1.0]
+    if any(not 0 < b <= 1 for b in a.blend):
+        ap.error(f"--blend must be above 0 and at most 1, not {a.blend}")
     if not 320 <= a.width <= 8192:
         ap.error(f"--width must be from 320 to 8192 px, not {a.width}")
     if not 0 <= a.max_wrong < 1:

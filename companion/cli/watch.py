@@ -24,7 +24,7 @@ class _StandardDice:
         self.turn_check = TurnCheck()  # is the frame the right way up? (``companion.vision.camera_turn``)
 
     def detect(self, frame):
-        return self.numeral.box_finder(frame, self.numeral.box_conf)
+        return self.numeral.find_dice(frame)
 
     def readings(self, frame, det) -> list:
         self.last = self.numeral.read_boxes(frame, det.xyxy, det.confidence) if len(det) else []

@@ -26,9 +26,11 @@ from pathlib import Path
 import numpy as np
 
 from companion.vision import DEFAULT_STANDARD_MODEL
+from companion.vision.box_refine import BoxRefiner
 from companion.vision.camera_turn import TURNS, TurnCheck, turn_crops, withhold
 from companion.vision.combined_reading import COMBINED_KEY, CombinationError, parse_rule, read_value
 from companion.vision.crops import CROP_SIZE, crop_die
+from companion.vision.detections import Detections
 from companion.vision.die_pixels import die_sides
 from companion.vision.onnx_session import model_description, read_model_json
 from companion.vision.profile import STANDARD_SIDES
@@ -124,6 +126,9 @@ class NumeralModel:
         self.kinds = tuple(self.heads["kind"])
         self.faces = OnnxFaceReader(self.bundle / "face.onnx", self.heads)
         self.box_finder = load_model(self.meta.get("box_finder", "dragon-dice")).detector
+        # a second look that moves each found box's sides to the die's edges (``box_refine``): every crop
+        # (reader, embedding, cocked check) is then cut around the moved box
+        self.refiner = BoxRefiner.from_meta(self.bundle, self.meta.get("box_refiner"))
         try:
             self.gate = ReaderGate.parse(self.meta, self.kinds)
             self.kind_gate = ReaderGate.parse(self.meta, self.kinds, KIND_KEY, KIND_BY_KIND_KEY, default=0.0)
@@ -195,10 +200,18 @@ class NumeralModel:
     def readings(self, image: np.ndarray, conf: float | None = None) -> list[StandardReading]:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ImageError("expected a BGR colour image (H, W, 3)")
-        det = self.box_finder(image, self.box_conf if conf is None else conf)
+        det = self.find_dice(image, conf)
         if not len(det):
             return []
         return self.read_boxes(image, det.xyxy, det.confidence)
+
+    def find_dice(self, image: np.ndarray, conf: float | None = None) -> Detections:
+        """The box finder's dice in ``image`` (at ``conf``, else the bundle's), their boxes moved by the
+        bundle's ``box_refiner`` where it names one."""
+        det = self.box_finder(image, self.box_conf if conf is None else conf)
+        if self.refiner is not None and len(det):
+            det.xyxy = self.refiner(image, det.xyxy).astype(float)
+        return det
 
     def read_boxes(
         self, image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray | None = None

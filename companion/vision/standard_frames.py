@@ -70,7 +70,7 @@ def raw_reads(model: NumeralModel, data: Path, log=None) -> dict:
     reader gate weighs), matched to the true dice as ``numerals.evaluate_frames`` matches them."""
 
     def read_frame(n: int, rec: dict, image: np.ndarray):
-        boxes = model.box_finder(image, model.box_conf).xyxy.reshape(-1, 4)
+        boxes = model.find_dice(image).xyxy.reshape(-1, 4)
         if not len(boxes):
             return boxes, [], np.zeros(0, int), np.zeros(0)
         crops = np.stack([crop_die(image, b) for b in boxes]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
@@ -178,6 +178,8 @@ def enrolled_reads(
     log=None,
     margins: bool = False,
     resolution: float = 1.0,
+    refiner=None,
+    taught: dict | None = None,
 ) -> dict:
     """An enrolled bundle's readings of the frames of ``data`` (``NumeralModel.readings``: the finder, the
     reader, the table profile and its ``combined_reading`` rule) with no kind gate, as ``raw_reads``
@@ -195,7 +197,10 @@ def enrolled_reads(
     (the box's longest side, px) and ``fewest`` (the fewest sightings of the kind's taught values), so
     ``gated_by_floor`` can replay any kind gate and margin floor (``combined_reading.min_margin_floor``)
     and ``gated_by_rule`` any rule of the same levels' weights.
-    ``resolution``: the frames' scale against a 1280 px frame's; the renders taught are drawn at it."""
+    ``resolution``: the frames' scale against a 1280 px frame's; the renders taught are drawn at it.
+    ``refiner``: a ``box_refine.BoxRefiner`` in place of the bundle's own (``False``: none); ``taught``: a
+    dictionary (frame number -> the renders taught) kept between calls, so that a second reading of the
+    same frames (another refiner) teaches the same renders without drawing them again."""
     from companion.vision.combined_reading import profile_distances, value_margin  # noqa: PLC0415
     from companion.vision.profile import FaceLabel, TableProfile  # noqa: PLC0415
     from companion.vision.synth.standard_styles import render_value  # noqa: PLC0415
@@ -206,18 +211,27 @@ def enrolled_reads(
     model.kind_gate = ReaderGate(0.0, {}, model.kind_gate.keys)
     if margins and model.combined is None:
         raise ValueError(f"{bundle}: no combined_reading rule for this profile's network: no margins to keep")
+    if refiner is not None:
+        model.refiner = refiner or None
     model.faces = kept = _Kept(model.faces)
     model.embedder = keep_embedding = _KeptEmbedder(model.embedder)
     base = model.profile
 
     def read_frame(n: int, rec: dict, image: np.ndarray):
-        rng = np.random.default_rng([seed, n])
-        crops, labels = [], []
-        for style in sorted({int(d["style"]) for d in rec["dice"]}):
-            for kind in KINDS:
-                for v in range(1, SIDES[kind] + 1):
-                    crops += [render_value(kind, v, rng, style, resolution=resolution) for _ in range(shots)]
-                    labels += [FaceLabel(kind, "value", v)] * shots
+        if taught is not None and n in taught:
+            crops, labels = taught[n]
+        else:
+            rng = np.random.default_rng([seed, n])
+            crops, labels = [], []
+            for style in sorted({int(d["style"]) for d in rec["dice"]}):
+                for kind in KINDS:
+                    for v in range(1, SIDES[kind] + 1):
+                        crops += [
+                            render_value(kind, v, rng, style, resolution=resolution) for _ in range(shots)
+                        ]
+                        labels += [FaceLabel(kind, "value", v)] * shots
+            if taught is not None:
+                taught[n] = (crops, labels)
         model.profile = TableProfile(base.embedder_id, base.dim, base.settings)
         model.profile.learn(np.stack(crops), labels, model.embedder)
         model.combined = model._combined_rule()

@@ -2,6 +2,8 @@
 
     python -m companion.vision.train.box_refiner --data SPLIT/faces --out runs/refine --steps 6000
 
+``--data`` may be given more than once (frames of several sizes: the dice of all of them are drawn alike).
+
 Every step cuts a batch of crops around true boxes moved by a random jitter (each side moved by a
 normal offset of 4, 8 or 15 % of the die's longer side, drawn per die: the d6 detector's sides are
 off by 6-7 % on photos it never saw), shows each crop in one of the eight turns and flips with its
@@ -27,10 +29,12 @@ from companion.vision.yolo_dataset import boxes_px, dataset_images, label_path_f
 JITTERS = (0.04, 0.08, 0.15)
 
 
-def load_boxes(data_dir: Path, split: str = "train") -> tuple[list[np.ndarray], np.ndarray]:
-    """The photos of a YOLO-format set and its true boxes as rows (photo index, x1, y1, x2, y2)."""
+def load_boxes(data_dir, split: str = "train") -> tuple[list[np.ndarray], np.ndarray]:
+    """The photos of a YOLO-format set (or of several: a list of folders) and their true boxes as rows
+    (photo index, x1, y1, x2, y2)."""
+    dirs = [Path(d) for d in data_dir] if isinstance(data_dir, (list, tuple)) else [Path(data_dir)]
     images, rows = [], []
-    for path in dataset_images(Path(data_dir), split):
+    for path in (p for d in dirs for p in dataset_images(d, split)):
         image = cv2.imread(str(path))
         if image is None:
             raise ValueError(f"{path}: not an image")
@@ -41,7 +45,7 @@ def load_boxes(data_dir: Path, split: str = "train") -> tuple[list[np.ndarray], 
                 rows.append([len(images), *b])
         images.append(image)
     if not rows:
-        raise ValueError(f"{data_dir}: no boxes to train on")
+        raise ValueError(f"{', '.join(map(str, dirs))}: no boxes to train on")
     return images, np.asarray(rows, np.float32)
 
 
@@ -104,7 +108,7 @@ def build_net(width: int = 24):
 
 
 def train(
-    data_dir: Path,
+    data_dir: Path | list[Path],
     out_dir: Path,
     *,
     steps: int,
@@ -160,6 +164,7 @@ def train(
         "lr": lr,
         "seed": seed,
         "train_seconds": round(time.time() - t0),
+        "train_data": [str(d) for d in (data_dir if isinstance(data_dir, (list, tuple)) else [data_dir])],
         "train_photos": len(images),
         "train_dice": len(rows),
         "final_l1": round(float(np.mean(run[-100:])), 5),
@@ -170,7 +175,13 @@ def train(
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", required=True, type=Path, help="a YOLO-format folder (its train split)")
+    ap.add_argument(
+        "--data",
+        required=True,
+        type=Path,
+        action="append",
+        help="a YOLO-format folder (its train split); repeatable",
+    )
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--steps", type=int, default=6000)
     ap.add_argument("--batch", type=int, default=128)

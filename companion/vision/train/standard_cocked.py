@@ -77,7 +77,7 @@ def frame_crops(
     try:
         done = 0
         for img, labels in pool.imap(_frame, args, chunksize=4) if pool else map(_frame, args):
-            boxes = model.box_finder(img, model.box_conf).xyxy.reshape(-1, 4)
+            boxes = model.find_dice(img).xyxy.reshape(-1, 4)
             box_of = {int(i): j for j, i in enumerate(match_dice(labels, boxes)) if i >= 0}
             for i, lab in enumerate(labels):  # in the manifest's order
                 if i in box_of:

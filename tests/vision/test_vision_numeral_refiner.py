@@ -1,0 +1,137 @@
+"""A numerals bundle with a box refiner (``box_refiner`` in its ``model.json``): the finder's boxes are moved
+before any crop is cut, a bundle naming a refiner it lacks is refused, and the frame bench reads the same
+frames with and without one (the rule of models/polyhedral-oblique/CHANGELOG.md, stop 43)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.vision.numerals import NumeralModel, load_numeral_model
+from companion.vision.onnx_session import ModelError
+from companion.vision.reader import models_dir
+from companion.vision.synth.real_dice import render_standard_table
+
+ROLL = [("d6", 5, 200_001), ("d8", 3, 200_001), ("d12", 9, 200_002), ("d20", 17, 200_002)]
+
+
+def _bundle_copy(tmp_path: Path, **meta) -> Path:
+    out = tmp_path / "oblique"
+    shutil.copytree(models_dir() / "polyhedral-oblique", out)
+    m = json.loads((out / "model.json").read_text())
+    (out / "model.json").write_text(json.dumps({**m, **meta}))
+    return out
+
+
+def test_a_bundle_naming_a_refiner_it_lacks_is_refused_naming_the_file(tmp_path):
+    bundle = _bundle_copy(tmp_path, box_refiner={"onnx": "refine.onnx", "looks": 8})
+    with pytest.raises(ModelError, match=r"lacks refine\.onnx \(named by box_refiner"):
+        NumeralModel(bundle)
+
+
+class _Shift:
+    """A stand-in refiner: every box moved right by ``dx`` px (what the model does with its answer)."""
+
+    def __init__(self, dx: float):
+        self.dx, self.calls = dx, 0
+
+    def __call__(self, image, boxes):
+        self.calls += 1
+        return np.asarray(boxes, np.float32) + np.array([self.dx, 0, self.dx, 0], np.float32)
+
+
+def test_the_dice_are_read_in_the_refined_boxes():
+    image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
+    model = NumeralModel(models_dir() / "polyhedral-oblique")
+    assert model.refiner is None  # the shipped bundle names none
+    found = model.find_dice(image).xyxy
+    assert len(found) >= 3
+    model.refiner = shift = _Shift(7.0)
+    det = model.find_dice(image)
+    moved = det.xyxy
+    assert np.allclose(moved, found + [7, 0, 7, 0], atol=1e-3)
+    readings = model.readings(image)
+    assert shift.calls == 2
+    assert np.allclose([r.box for r in readings], np.round(moved, 1), atol=0.051)
+    # read exactly as the moved boxes read when given: the crops were cut around them
+    given = model.read_boxes(image, moved, det.confidence)
+    assert [(r.kind, r.value, r.confidence) for r in readings] == [
+        (g.kind, g.value, g.confidence) for g in given
+    ]
+
+
+def _bench():
+    path = Path(__file__).resolve().parents[2] / "bench" / "standard_frames.py"
+    spec = importlib.util.spec_from_file_location("bench_standard_frames_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.slow
+@pytest.mark.train
+def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_with_and_without_it(
+    tmp_path, capsys
+):
+    from companion.vision.standard_frames import enrolled_reads, figures
+    from companion.vision.synth.real_tables import Standard, write_real_tables
+    from companion.vision.synth.standard_styles import CALIBRATION_STYLES, SPLITS
+    from companion.vision.train.box_refiner import train
+
+    # the real training path, a smoke run on two folders of rendered frames at once
+    write_real_tables(tmp_path / "t1", Standard(SPLITS["train"][:4]), 2, seed=1, progress=False)
+    write_real_tables(tmp_path / "t2", Standard(SPLITS["train"][4:8]), 2, seed=2, width=960, progress=False)
+    lines: list[str] = []
+    train([tmp_path / "t1", tmp_path / "t2"], tmp_path / "r", steps=6, batch=8, threads=1, log=lines.append)
+    meta = json.loads((tmp_path / "r" / "refine.json").read_text())
+    assert meta["train_photos"] == 4 and len(meta["train_data"]) == 2 and any("step 6/6" in m for m in lines)
+
+    bundle = _bundle_copy(tmp_path, box_refiner={"onnx": "refine.onnx", "looks": 8, "passes": 1})
+    shutil.copy(tmp_path / "r" / "refine.onnx", bundle / "refine.onnx")
+    refined = NumeralModel(bundle)
+    image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
+    found = load_numeral_model("polyhedral-oblique").find_dice(image).xyxy
+    moved = refined.find_dice(image).xyxy
+    assert moved.shape == found.shape and not np.allclose(moved, found)
+    assert (moved[:, 2] > moved[:, 0]).all() and (moved[:, 3] > moved[:, 1]).all()
+
+    # the bench: one set of frames read without a refiner and with this one at two blends
+    bench = _bench()
+    write_real_tables(
+        tmp_path / "f" / "calibration-2-4", Standard(CALIBRATION_STYLES[:6]), 2, seed=4, progress=False
+    )
+    out = tmp_path / "fig.json"
+    argv = ["--split", "calibration", "--frames", "2", "--seed", "4", "--data-root", str(tmp_path / "f")]
+    argv += ["--enrolled", "1", "--refiner", str(tmp_path / "r"), "--blend", "1", "--blend", "0.5"]
+    assert bench.main([*argv, "--json", str(out)]) == 0
+    enrolled = json.loads(out.read_text())["enrolled"]
+    assert {"without_refiner", "refiner_blend_1", "refiner_blend_0.5"} <= set(enrolled)
+    assert "without a box refiner" in capsys.readouterr().out
+    # the reading without a refiner is the enrolled bundle's own (the renders taught, kept between the
+    # readings, are the ones a fresh reading draws)
+    from companion.vision.enroll import Sighting, enroll
+    from companion.vision.profile import FaceLabel
+    from companion.vision.synth.standard_styles import render_value
+
+    one = np.pad(
+        render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]), ((8, 8), (8, 8), (0, 0))
+    )
+    enroll(
+        "polyhedral-oblique",
+        tmp_path / "b",
+        [Sighting("t", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
+    )
+    own = NumeralModel(tmp_path / "b").kind_gate
+    fresh = figures(enrolled_reads(tmp_path / "b", tmp_path / "f" / "calibration-2-4", shots=1), own)
+    assert enrolled["without_refiner"]["figures"] == json.loads(json.dumps(fresh))
+    # bad flags are refused by name
+    with pytest.raises(SystemExit):
+        bench.main([*argv[:8], "--refiner", str(tmp_path / "r")])  # no --enrolled
+    assert "--refiner needs --enrolled" in capsys.readouterr().err
