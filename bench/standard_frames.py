@@ -191,7 +191,11 @@ def refiner_section(a, model, data: Path, bundle: Path, log) -> dict:
 
     taught: dict = {}
     ways = [("without_refiner", False, None)] + [
-        (f"refiner_blend_{b:g}", BoxRefiner(Path(a.refiner) / "refine.onnx", looks=8, passes=1, blend=b), b)
+        (
+            f"refiner_blend_{b:g}" + (f"_same_die_{a.same_die:g}" if a.same_die else ""),
+            BoxRefiner(Path(a.refiner) / "refine.onnx", looks=8, passes=1, blend=b, same_die=a.same_die),
+            b,
+        )
         for b in a.blend
     ]
     out: dict = {"shots": a.enrolled, "refiner": a.refiner}
@@ -210,7 +214,9 @@ def refiner_section(a, model, data: Path, bundle: Path, log) -> dict:
         ms = np.array(raw["ms"])
         out[name] = {"blend": blend, "figures": fig, "ms_median": round(float(np.median(ms)), 1)}
         label = (
-            "without a box refiner" if refiner is False else f"the refiner of {a.refiner}, blend {blend:g}"
+            "without a box refiner"
+            if refiner is False
+            else f"the refiner of {a.refiner}, blend {blend:g}, same die above IoU {a.same_die}"
         )
         report(fig, f"enrolled ({a.enrolled} renders of every value), {raw['frames']} frames, {label}")
     return out
@@ -284,6 +290,11 @@ def main(argv=None) -> int:
         action="append",
         help="with --refiner: a share of the way from the found box to the refined one (repeatable; default 1)",
     )
+    ap.add_argument(
+        "--same-die",
+        type=float,
+        help="with --refiner: two moved boxes overlapping at IoU above this are one die (box_refine.same_dice)",
+    )
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
     if a.choose_large_dice and (not a.without_large_dice or a.split != "calibration"):
@@ -293,6 +304,8 @@ def main(argv=None) -> int:
     if a.refiner and (not a.enrolled or a.without_large_dice or a.choose_floors):
         ap.error("--refiner needs --enrolled (and neither --without-large-dice nor --choose-floors)")
     a.blend = a.blend or [1.0]
+    if a.same_die is not None and not (a.refiner and 0 < a.same_die < 1):
+        ap.error(f"--same-die needs --refiner and an IoU above 0 and under 1, not {a.same_die}")
     if any(not 0 < b <= 1 for b in a.blend):
         ap.error(f"--blend must be above 0 and at most 1, not {a.blend}")
     if not 320 <= a.width <= 8192:

@@ -207,10 +207,12 @@ class NumeralModel:
 
     def find_dice(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """The box finder's dice in ``image`` (at ``conf``, else the bundle's), their boxes moved by the
-        bundle's ``box_refiner`` where it names one."""
+        bundle's ``box_refiner`` where it names one (and boxes moved onto one die kept once: its
+        ``same_die``)."""
         det = self.box_finder(image, self.box_conf if conf is None else conf)
         if self.refiner is not None and len(det):
             det.xyxy = self.refiner(image, det.xyxy).astype(float)
+            det = det[self.refiner.same_dice(det.xyxy, det.confidence)]
         return det
 
     def read_boxes(

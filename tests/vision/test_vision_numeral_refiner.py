@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from companion.vision.box_refine import BoxRefiner, same_dice
 from companion.vision.numerals import NumeralModel, load_numeral_model
 from companion.vision.onnx_session import ModelError
 from companion.vision.reader import models_dir
@@ -45,6 +46,19 @@ class _Shift:
         self.calls += 1
         return np.asarray(boxes, np.float32) + np.array([self.dx, 0, self.dx, 0], np.float32)
 
+    def same_dice(self, boxes, scores):
+        return same_dice(boxes, scores, None)
+
+
+class _OntoFirst(_Shift):
+    """A stand-in refiner that moves every box onto the first one, and keeps one box a die."""
+
+    def __call__(self, image, boxes):
+        return np.repeat(np.asarray(boxes, np.float32)[:1], len(boxes), axis=0)
+
+    def same_dice(self, boxes, scores):
+        return same_dice(boxes, scores, 0.5)
+
 
 def test_the_dice_are_read_in_the_refined_boxes():
     image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
@@ -64,6 +78,27 @@ def test_the_dice_are_read_in_the_refined_boxes():
     assert [(r.kind, r.value, r.confidence) for r in readings] == [
         (g.kind, g.value, g.confidence) for g in given
     ]
+
+
+def test_boxes_moved_onto_one_die_are_read_once():
+    image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
+    model = NumeralModel(models_dir() / "polyhedral-oblique")
+    found = model.find_dice(image)
+    model.refiner = _OntoFirst(0)
+    det = model.find_dice(image)
+    assert len(found) >= 3 and len(det) == 1
+    assert np.allclose(det.xyxy[0], found.xyxy[0]) and det.confidence[0] == found.confidence.max()
+    assert len(model.readings(image)) == 1
+
+
+def test_same_dice_drops_the_lower_scored_of_two_boxes_over_the_iou():
+    boxes = np.array([[0, 0, 10, 10], [1, 0, 11, 10], [20, 20, 30, 30], [0, 0, 10, 20]], float)
+    scores = np.array([0.5, 0.9, 0.7, 0.95])
+    # boxes 0 and 1 overlap at IoU 0.82: box 0 goes; box 3 overlaps box 1 at 0.38 (kept at 0.5, not at 0.3)
+    assert same_dice(boxes, scores, 0.5).tolist() == [1, 2, 3]
+    assert same_dice(boxes, scores, 0.3).tolist() == [2, 3]
+    assert same_dice(boxes, scores, None).tolist() == [0, 1, 2, 3]
+    assert same_dice(boxes[:1], scores[:1], 0.5).tolist() == [0]
 
 
 def _bench():
@@ -101,6 +136,10 @@ def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_w
     moved = refined.find_dice(image).xyxy
     assert moved.shape == found.shape and not np.allclose(moved, found)
     assert (moved[:, 2] > moved[:, 0]).all() and (moved[:, 3] > moved[:, 1]).all()
+    with pytest.raises(ModelError, match="same_die must be an IoU"):
+        BoxRefiner(tmp_path / "r" / "refine.onnx", same_die=1.5)
+    meta_r = {"onnx": "refine.onnx", "looks": 8, "passes": 1, "same_die": 0.5}
+    assert BoxRefiner.from_meta(bundle, meta_r).same_die == 0.5
 
     # the bench: one set of frames read without a refiner and with this one at two blends
     bench = _bench()
@@ -110,9 +149,12 @@ def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_w
     out = tmp_path / "fig.json"
     argv = ["--split", "calibration", "--frames", "2", "--seed", "4", "--data-root", str(tmp_path / "f")]
     argv += ["--enrolled", "1", "--refiner", str(tmp_path / "r"), "--blend", "1", "--blend", "0.5"]
+    argv += ["--same-die", "0.5"]
     assert bench.main([*argv, "--json", str(out)]) == 0
     enrolled = json.loads(out.read_text())["enrolled"]
-    assert {"without_refiner", "refiner_blend_1", "refiner_blend_0.5"} <= set(enrolled)
+    assert {"without_refiner", "refiner_blend_1_same_die_0.5", "refiner_blend_0.5_same_die_0.5"} <= set(
+        enrolled
+    )
     assert "without a box refiner" in capsys.readouterr().out
     # the reading without a refiner is the enrolled bundle's own (the renders taught, kept between the
     # readings, are the ones a fresh reading draws)
