@@ -116,8 +116,8 @@ def enrolled_section(a, model, data: Path) -> dict:
             [Sighting("bench", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
         )
         log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
-        if a.refiner:
-            return refiner_section(a, model, data, Path(tmp) / "b", log)
+        if a.refiner or a.same_die is not None:
+            return boxes_section(a, model, data, Path(tmp) / "b", log)
         raw = enrolled_reads(
             Path(tmp) / "b",
             data,
@@ -183,23 +183,26 @@ def enrolled_section(a, model, data: Path) -> dict:
     return out
 
 
-def refiner_section(a, model, data: Path, bundle: Path, log) -> dict:
-    """``--refiner DIR``: the frames read by the enrolled bundle under its own rule and gates, without a box
-    refiner and with DIR's (8 looks, 1 pass) at each ``--blend``; every reading teaches the same renders
-    (the rule of models/polyhedral-oblique/CHANGELOG.md, stop 43)."""
+def boxes_section(a, model, data: Path, bundle: Path, log) -> dict:
+    """``--refiner DIR`` and/or ``--same-die X``: the frames read by the enrolled bundle under its own rule
+    and gates, first with neither, then with DIR's refiner (8 looks, 1 pass) at each ``--blend``, or with
+    ``same_die`` X alone; every reading teaches the same renders (the rules of
+    models/polyhedral-oblique/CHANGELOG.md, stop 43)."""
     from companion.vision.box_refine import BoxRefiner  # noqa: PLC0415
 
     taught: dict = {}
-    ways = [("without_refiner", False, None)] + [
-        (
-            f"refiner_blend_{b:g}" + (f"_same_die_{a.same_die:g}" if a.same_die else ""),
-            BoxRefiner(Path(a.refiner) / "refine.onnx", looks=8, passes=1, blend=b, same_die=a.same_die),
-            b,
-        )
-        for b in a.blend
-    ]
-    out: dict = {"shots": a.enrolled, "refiner": a.refiner}
-    for name, refiner, blend in ways:
+    same = a.same_die if a.same_die is not None else False
+    tail = f"_same_die_{a.same_die:g}" if a.same_die is not None else ""
+    ways = [("without_refiner", False, False, None)]
+    if a.refiner:
+        ways += [
+            (f"refiner_blend_{b:g}{tail}", BoxRefiner(Path(a.refiner) / "refine.onnx", blend=b), same, b)
+            for b in a.blend
+        ]
+    else:
+        ways.append((f"same_die_{a.same_die:g}", False, same, None))
+    out: dict = {"shots": a.enrolled, "refiner": a.refiner, "same_die": a.same_die}
+    for name, refiner, same_die, blend in ways:
         raw = enrolled_reads(
             bundle,
             data,
@@ -209,15 +212,16 @@ def refiner_section(a, model, data: Path, bundle: Path, log) -> dict:
             resolution=a.width / BASE_WIDTH,
             refiner=refiner,
             taught=taught,
+            same_die=same_die,
         )
         fig = figures(raw, model.kind_gate)
         ms = np.array(raw["ms"])
         out[name] = {"blend": blend, "figures": fig, "ms_median": round(float(np.median(ms)), 1)}
         label = (
-            "without a box refiner"
-            if refiner is False
-            else f"the refiner of {a.refiner}, blend {blend:g}, same die above IoU {a.same_die}"
+            "without a box refiner" if refiner is False else f"the refiner of {a.refiner}, blend {blend:g}"
         )
+        if same_die is not False:
+            label += f", boxes overlapping at IoU above {same_die:g} one die"
         report(fig, f"enrolled ({a.enrolled} renders of every value), {raw['frames']} frames, {label}")
     return out
 
@@ -293,7 +297,8 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--same-die",
         type=float,
-        help="with --refiner: two moved boxes overlapping at IoU above this are one die (box_refine.same_dice)",
+        help="with --enrolled: read without it and with it: two found (or moved) boxes overlapping at IoU above "
+        "this are one die (detections.same_dice; with --refiner, with each refiner reading)",
     )
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
@@ -301,11 +306,13 @@ def main(argv=None) -> int:
         ap.error("--choose-large-dice chooses on calibration frames, with --enrolled --without-large-dice")
     if a.without_large_dice and (not a.enrolled or a.choose_floors):
         ap.error("--without-large-dice needs --enrolled (and not --choose-floors)")
-    if a.refiner and (not a.enrolled or a.without_large_dice or a.choose_floors):
-        ap.error("--refiner needs --enrolled (and neither --without-large-dice nor --choose-floors)")
+    if (a.refiner or a.same_die is not None) and (not a.enrolled or a.without_large_dice or a.choose_floors):
+        ap.error(
+            "--refiner and --same-die need --enrolled (and neither --without-large-dice nor --choose-floors)"
+        )
     a.blend = a.blend or [1.0]
-    if a.same_die is not None and not (a.refiner and 0 < a.same_die < 1):
-        ap.error(f"--same-die needs --refiner and an IoU above 0 and under 1, not {a.same_die}")
+    if a.same_die is not None and not (a.enrolled and 0 < a.same_die < 1):
+        ap.error(f"--same-die needs --enrolled and an IoU above 0 and under 1, not {a.same_die}")
     if any(not 0 < b <= 1 for b in a.blend):
         ap.error(f"--blend must be above 0 and at most 1, not {a.blend}")
     if not 320 <= a.width <= 8192:

@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 
 from companion.vision.crops import crop_die
-from companion.vision.detections import kept_by_nms
 from companion.vision.onnx_session import ModelError
 
 # The eight symmetries of a square crop, as (transpose, flip x, flip y), applied in that order.
@@ -83,15 +82,6 @@ def unview_box(rel: np.ndarray, view: tuple[bool, bool, bool]) -> np.ndarray:
     return b
 
 
-def same_dice(boxes: np.ndarray, scores: np.ndarray, same_die: float | None) -> np.ndarray:
-    """Indices (in order) of ``boxes`` to keep when two overlapping at IoU above ``same_die`` are one die:
-    the lower-scored one goes (every index where ``same_die`` is None)."""
-    boxes = np.asarray(boxes, float).reshape(-1, 4)
-    if same_die is None or len(boxes) < 2:
-        return np.arange(len(boxes))
-    return np.sort(kept_by_nms(boxes, scores, 0.0, same_die))
-
-
 class BoxRefiner:
     """Moves found boxes' sides to where a small network sees the die's edges."""
 
@@ -104,7 +94,6 @@ class BoxRefiner:
         looks: int = 8,
         passes: int = 1,
         blend: float = 1.0,
-        same_die: float | None = None,
     ):
         from companion.vision.onnx_session import onnx_session  # noqa: PLC0415
 
@@ -116,11 +105,6 @@ class BoxRefiner:
             raise ModelError(f"box refiner: blend must be above 0 and at most 1, not {blend}")
         self.size, self.margin, self.looks, self.passes = int(size), float(margin), looks, passes
         self.blend = float(blend)
-        # two moved boxes overlapping at IoU above ``same_die`` are one die (the lower-scored one goes: see
-        # ``same_dice``); None keeps every box
-        if same_die is not None and not 0.0 < float(same_die) < 1.0:
-            raise ModelError(f"box refiner: same_die must be an IoU above 0 and under 1, not {same_die!r}")
-        self.same_die = None if same_die is None else float(same_die)
 
     @classmethod
     def from_meta(cls, folder: Path, meta: dict | None) -> BoxRefiner | None:
@@ -137,7 +121,6 @@ class BoxRefiner:
             looks=int(meta.get("looks", 8)),
             passes=int(meta.get("passes", 1)),
             blend=float(meta.get("blend", 1.0)),
-            same_die=None if meta.get("same_die") is None else float(meta["same_die"]),
         )
 
     def _once(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
@@ -153,12 +136,6 @@ class BoxRefiner:
             rel = np.mean([unview_box(out[i, k], v)[0] for k, v in enumerate(views)], axis=0)
             refined[i] = from_crop(rel, frame)[0]
         return refined
-
-    def same_dice(self, boxes: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        """Indices (in order) of the moved ``boxes`` to keep: where two of them overlap at IoU above
-        ``same_die`` the lower-scored one goes.  Two found boxes on one die (the finder keeps boxes that
-        overlap at up to its own NMS IoU) are moved onto the same edges, and would be read as two dice."""
-        return same_dice(boxes, scores, self.same_die)
 
     def __call__(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """``boxes`` (N x 4, x1 y1 x2 y2 pixels of ``image``) moved; the same boxes where none."""

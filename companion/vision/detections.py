@@ -92,6 +92,17 @@ def kept_by_nms(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float) 
     return np.array(idx, int).reshape(-1)
 
 
+def same_dice(boxes: np.ndarray, scores: np.ndarray, same_die: float | None) -> np.ndarray:
+    """Indices (in order) of ``boxes`` to keep when two overlapping at IoU above ``same_die`` are one die:
+    the lower-scored one goes (every index where ``same_die`` is None).  A finder keeps boxes that overlap
+    at up to its own NMS IoU, and a box refiner moves two boxes of one die onto the same edges: read
+    both, and the die counts twice in a roll."""
+    boxes = np.asarray(boxes, float).reshape(-1, 4)
+    if same_die is None or len(boxes) < 2:
+        return np.arange(len(boxes))
+    return np.sort(kept_by_nms(boxes, scores, 0.0, same_die))
+
+
 def box_problem(box, w: int, h: int) -> str | None:
     """Why ``box`` is not one die's box ``[x1, y1, x2, y2]`` (a list of numbers) inside a ``w`` x ``h``
     frame, or None when it is.  Callers put it into their own error naming where the box came from."""

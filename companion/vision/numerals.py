@@ -30,7 +30,7 @@ from companion.vision.box_refine import BoxRefiner
 from companion.vision.camera_turn import TURNS, TurnCheck, turn_crops, withhold
 from companion.vision.combined_reading import COMBINED_KEY, CombinationError, parse_rule, read_value
 from companion.vision.crops import CROP_SIZE, crop_die
-from companion.vision.detections import Detections
+from companion.vision.detections import Detections, same_dice
 from companion.vision.die_pixels import die_sides
 from companion.vision.onnx_session import model_description, read_model_json
 from companion.vision.profile import STANDARD_SIDES
@@ -129,6 +129,15 @@ class NumeralModel:
         # a second look that moves each found box's sides to the die's edges (``box_refine``): every crop
         # (reader, embedding, cocked check) is then cut around the moved box
         self.refiner = BoxRefiner.from_meta(self.bundle, self.meta.get("box_refiner"))
+        # two found (and moved) boxes overlapping at IoU above ``same_die`` are one die (``same_dice``)
+        same = self.meta.get("same_die")
+        if same is not None and (
+            isinstance(same, bool) or not isinstance(same, (int, float)) or not 0 < same < 1
+        ):
+            raise ModelError(
+                f"{self.bundle}/model.json: same_die must be an IoU above 0 and under 1, not {same!r}"
+            )
+        self.same_die = None if same is None else float(same)
         try:
             self.gate = ReaderGate.parse(self.meta, self.kinds)
             self.kind_gate = ReaderGate.parse(self.meta, self.kinds, KIND_KEY, KIND_BY_KIND_KEY, default=0.0)
@@ -207,12 +216,12 @@ class NumeralModel:
 
     def find_dice(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """The box finder's dice in ``image`` (at ``conf``, else the bundle's), their boxes moved by the
-        bundle's ``box_refiner`` where it names one (and boxes moved onto one die kept once: its
-        ``same_die``)."""
+        bundle's ``box_refiner`` where it names one, and boxes on one die kept once (``same_die``)."""
         det = self.box_finder(image, self.box_conf if conf is None else conf)
         if self.refiner is not None and len(det):
             det.xyxy = self.refiner(image, det.xyxy).astype(float)
-            det = det[self.refiner.same_dice(det.xyxy, det.confidence)]
+        if self.same_die is not None and len(det) > 1:
+            det = det[same_dice(det.xyxy, det.confidence, self.same_die)]
         return det
 
     def read_boxes(

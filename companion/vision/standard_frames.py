@@ -180,6 +180,7 @@ def enrolled_reads(
     resolution: float = 1.0,
     refiner=None,
     taught: dict | None = None,
+    same_die: float | bool | None = None,
 ) -> dict:
     """An enrolled bundle's readings of the frames of ``data`` (``NumeralModel.readings``: the finder, the
     reader, the table profile and its ``combined_reading`` rule) with no kind gate, as ``raw_reads``
@@ -198,7 +199,8 @@ def enrolled_reads(
     ``gated_by_floor`` can replay any kind gate and margin floor (``combined_reading.min_margin_floor``)
     and ``gated_by_rule`` any rule of the same levels' weights.
     ``resolution``: the frames' scale against a 1280 px frame's; the renders taught are drawn at it.
-    ``refiner``: a ``box_refine.BoxRefiner`` in place of the bundle's own (``False``: none); ``taught``: a
+    ``refiner``: a ``box_refine.BoxRefiner`` in place of the bundle's own (``False``: none); ``same_die``:
+    an IoU in place of the bundle's ``same_die`` (``False``: none); ``taught``: a
     dictionary (frame number -> the renders taught) kept between calls, so that a second reading of the
     same frames (another refiner) teaches the same renders without drawing them again."""
     from companion.vision.combined_reading import profile_distances, value_margin  # noqa: PLC0415
@@ -213,6 +215,8 @@ def enrolled_reads(
         raise ValueError(f"{bundle}: no combined_reading rule for this profile's network: no margins to keep")
     if refiner is not None:
         model.refiner = refiner or None
+    if same_die is not None:
+        model.same_die = None if same_die is False else float(same_die)
     model.faces = kept = _Kept(model.faces)
     model.embedder = keep_embedding = _KeptEmbedder(model.embedder)
     base = model.profile

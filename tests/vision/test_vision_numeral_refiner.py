@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.vision.box_refine import BoxRefiner, same_dice
+from companion.vision.detections import same_dice
 from companion.vision.numerals import NumeralModel, load_numeral_model
 from companion.vision.onnx_session import ModelError
 from companion.vision.reader import models_dir
@@ -46,18 +46,12 @@ class _Shift:
         self.calls += 1
         return np.asarray(boxes, np.float32) + np.array([self.dx, 0, self.dx, 0], np.float32)
 
-    def same_dice(self, boxes, scores):
-        return same_dice(boxes, scores, None)
-
 
 class _OntoFirst(_Shift):
-    """A stand-in refiner that moves every box onto the first one, and keeps one box a die."""
+    """A stand-in refiner that moves every box onto the first one."""
 
     def __call__(self, image, boxes):
         return np.repeat(np.asarray(boxes, np.float32)[:1], len(boxes), axis=0)
-
-    def same_dice(self, boxes, scores):
-        return same_dice(boxes, scores, 0.5)
 
 
 def test_the_dice_are_read_in_the_refined_boxes():
@@ -80,11 +74,34 @@ def test_the_dice_are_read_in_the_refined_boxes():
     ]
 
 
+@pytest.mark.parametrize("bad", [1.5, 0, "0.5", True])
+def test_a_bundle_with_a_bad_same_die_is_refused_naming_it(tmp_path, bad):
+    with pytest.raises(ModelError, match=r"same_die must be an IoU above 0 and under 1"):
+        NumeralModel(_bundle_copy(tmp_path, same_die=bad))
+
+
+def test_two_found_boxes_of_one_die_are_read_once_with_same_die(tmp_path):
+    image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
+    found = NumeralModel(models_dir() / "polyhedral-oblique").find_dice(image)
+    twice = np.concatenate([found.xyxy, found.xyxy[:1] + [2, 0, 2, 0]])  # a second box on the first die
+    model = NumeralModel(_bundle_copy(tmp_path, same_die=0.5))
+    assert model.same_die == 0.5
+    model.box_finder = lambda image, conf: type(found)(
+        xyxy=twice,
+        confidence=np.append(found.confidence, found.confidence[0] / 2),
+        class_id=np.zeros(len(twice), int),
+    )
+    assert np.allclose(model.find_dice(image).xyxy, found.xyxy)
+    assert len(model.readings(image)) == len(found)
+
+
 def test_boxes_moved_onto_one_die_are_read_once():
     image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
     model = NumeralModel(models_dir() / "polyhedral-oblique")
     found = model.find_dice(image)
     model.refiner = _OntoFirst(0)
+    assert len(model.find_dice(image)) == len(found)  # no same_die: every box read, the die counted again
+    model.same_die = 0.5
     det = model.find_dice(image)
     assert len(found) >= 3 and len(det) == 1
     assert np.allclose(det.xyxy[0], found.xyxy[0]) and det.confidence[0] == found.confidence.max()
@@ -136,10 +153,6 @@ def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_w
     moved = refined.find_dice(image).xyxy
     assert moved.shape == found.shape and not np.allclose(moved, found)
     assert (moved[:, 2] > moved[:, 0]).all() and (moved[:, 3] > moved[:, 1]).all()
-    with pytest.raises(ModelError, match="same_die must be an IoU"):
-        BoxRefiner(tmp_path / "r" / "refine.onnx", same_die=1.5)
-    meta_r = {"onnx": "refine.onnx", "looks": 8, "passes": 1, "same_die": 0.5}
-    assert BoxRefiner.from_meta(bundle, meta_r).same_die == 0.5
 
     # the bench: one set of frames read without a refiner and with this one at two blends
     bench = _bench()
@@ -176,4 +189,4 @@ def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_w
     # bad flags are refused by name
     with pytest.raises(SystemExit):
         bench.main([*argv[:8], "--refiner", str(tmp_path / "r")])  # no --enrolled
-    assert "--refiner needs --enrolled" in capsys.readouterr().err
+    assert "--refiner and --same-die need --enrolled" in capsys.readouterr().err
