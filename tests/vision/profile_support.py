@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+
 #: The margin gate of a test profile, opened wide: whatever face is nearest is read (what such tests
 #: look at is the assignment, not the gate).
 OPEN = {
@@ -13,3 +19,27 @@ OPEN = {
     "min_confidence": 0.0,
     "cocked_threshold": 0.6,
 }
+
+
+def bench_module(name: str):
+    """``bench/NAME.py`` loaded as a module (the benches are scripts, not a package)."""
+    path = Path(__file__).resolve().parents[2] / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{name}_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def enrol_one_d20(out: Path, base: str = "polyhedral-oblique") -> Path:
+    """``base`` enrolled into ``out`` from one render of a calibration d20 (the bundle the frame benches
+    make before teaching each frame its own profile)."""
+    from companion.vision.enroll import Sighting, enroll
+    from companion.vision.profile import FaceLabel
+    from companion.vision.synth.standard_styles import CALIBRATION_STYLES, render_value
+
+    one = np.pad(
+        render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]), ((8, 8), (8, 8), (0, 0))
+    )
+    enroll(base, out, [Sighting("t", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))])
+    return out

@@ -4,14 +4,13 @@ frames with and without one (the rule of models/polyhedral-oblique/CHANGELOG.md,
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from profile_support import bench_module, enrol_one_d20
 
 from companion.vision.detections import same_dice
 from companion.vision.numerals import NumeralModel, load_numeral_model
@@ -118,15 +117,6 @@ def test_same_dice_drops_the_lower_scored_of_two_boxes_over_the_iou():
     assert same_dice(boxes[:1], scores[:1], 0.5).tolist() == [0]
 
 
-def _bench():
-    path = Path(__file__).resolve().parents[2] / "bench" / "standard_frames.py"
-    spec = importlib.util.spec_from_file_location("bench_standard_frames_under_test", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.mark.slow
 @pytest.mark.train
 def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_with_and_without_it(
@@ -155,7 +145,7 @@ def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_w
     assert (moved[:, 2] > moved[:, 0]).all() and (moved[:, 3] > moved[:, 1]).all()
 
     # the bench: one set of frames read without a refiner and with this one at two blends
-    bench = _bench()
+    bench = bench_module("standard_frames")
     write_real_tables(
         tmp_path / "f" / "calibration-2-4", Standard(CALIBRATION_STYLES[:6]), 2, seed=4, progress=False
     )
@@ -171,21 +161,17 @@ def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_w
     assert "without a box refiner" in capsys.readouterr().out
     # the reading without a refiner is the enrolled bundle's own (the renders taught, kept between the
     # readings, are the ones a fresh reading draws)
-    from companion.vision.enroll import Sighting, enroll
-    from companion.vision.profile import FaceLabel
-    from companion.vision.synth.standard_styles import render_value
-
-    one = np.pad(
-        render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]), ((8, 8), (8, 8), (0, 0))
-    )
-    enroll(
-        "polyhedral-oblique",
-        tmp_path / "b",
-        [Sighting("t", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
-    )
-    own = NumeralModel(tmp_path / "b").kind_gate
+    own = NumeralModel(enrol_one_d20(tmp_path / "b")).kind_gate
     fresh = figures(enrolled_reads(tmp_path / "b", tmp_path / "f" / "calibration-2-4", shots=1), own)
     assert enrolled["without_refiner"]["figures"] == json.loads(json.dumps(fresh))
+    # one box a die without a refiner: read beside the reading without it
+    alone = [*argv[:8], "--enrolled", "1", "--same-die", "0.5", "--json", str(out)]
+    assert bench.main(alone) == 0
+    enrolled = json.loads(out.read_text())["enrolled"]
+    assert enrolled["same_die"] == 0.5 and enrolled["refiner"] is None
+    assert enrolled["without_refiner"]["figures"] == json.loads(json.dumps(fresh))
+    kept = enrolled["same_die_0.5"]["figures"]["all"]
+    assert kept["false_boxes_per_frame"] <= fresh["all"]["false_boxes_per_frame"]
     # bad flags are refused by name
     with pytest.raises(SystemExit):
         bench.main([*argv[:8], "--refiner", str(tmp_path / "r")])  # no --enrolled

@@ -270,15 +270,9 @@ def test_figures_of_no_records_are_empty_not_a_crash():
 
 
 def _bench_standard():
-    import importlib.util
-    import sys
+    from profile_support import bench_module
 
-    path = Path(__file__).resolve().parents[2] / "bench" / "enroll_standard.py"
-    spec = importlib.util.spec_from_file_location("bench_enroll_standard_under_test", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return bench_module("enroll_standard")
 
 
 def test_the_bench_reads_dice_sized_for_a_wider_frame_and_reports_them_by_size(tmp_path):

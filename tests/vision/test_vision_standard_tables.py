@@ -183,19 +183,10 @@ def test_the_replay_at_the_bundles_gates_is_what_the_bundle_reads(tmp_path):
 def _frames_and_bundle(tmp_path) -> None:
     """Two calibration frames in ``tmp_path/f`` and ``polyhedral-oblique`` enrolled from one render in
     ``tmp_path/b`` (``enrolled_reads`` teaches each frame its own profile)."""
-    from companion.vision.enroll import Sighting, enroll
-    from companion.vision.profile import FaceLabel
-    from companion.vision.synth.standard_styles import render_value
+    from profile_support import enrol_one_d20
 
     write_real_tables(tmp_path / "f", Standard(CALIBRATION_STYLES[:6]), 2, seed=4, progress=False)
-    one = np.pad(
-        render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]), ((8, 8), (8, 8), (0, 0))
-    )
-    enroll(
-        "polyhedral-oblique",
-        tmp_path / "b",
-        [Sighting("t", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
-    )
+    enrol_one_d20(tmp_path / "b")
 
 
 @pytest.mark.slow
