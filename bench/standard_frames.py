@@ -96,25 +96,27 @@ def report(fig: dict, title: str) -> None:
     print(f"read as a die {a['phantoms_read_per_frame']:.2f} a frame (no die there)")
 
 
+def enrolled_bundle(base: str, out: Path) -> Path:
+    """``base`` enrolled into ``out`` from one render of a calibration d20: the bundle the frames are read
+    with, every frame then teaching it its own profile (``standard_frames.enrolled_reads``)."""
+    from companion.vision.enroll import Sighting, enroll  # noqa: PLC0415
+    from companion.vision.profile import FaceLabel  # noqa: PLC0415
+    from companion.vision.synth.standard_styles import CALIBRATION_STYLES, render_value  # noqa: PLC0415
+
+    one = np.pad(
+        render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]), ((8, 8), (8, 8), (0, 0))
+    )
+    enroll(base, out, [Sighting("bench", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))])
+    return out
+
+
 def enrolled_section(a, model, data: Path) -> dict:
     """The frames read by the bundle enrolled (``--enrolled SHOTS``), under its own kind gate, no kind gate,
     ``--kind-gates`` and the kind gates ``--choose-kind-gates`` chooses by the rule."""
     import tempfile  # noqa: PLC0415
 
-    from companion.vision.enroll import Sighting, enroll  # noqa: PLC0415
-    from companion.vision.profile import FaceLabel  # noqa: PLC0415
-    from companion.vision.synth.standard_styles import CALIBRATION_STYLES, render_value  # noqa: PLC0415
-
     with tempfile.TemporaryDirectory() as tmp:
-        # a bundle enrolled from one calibration render; every frame then gets its own profile
-        one = np.pad(
-            render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]), ((8, 8), (8, 8), (0, 0))
-        )
-        enroll(
-            a.model,
-            Path(tmp) / "b",
-            [Sighting("bench", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))],
-        )
+        enrolled_bundle(a.model, Path(tmp) / "b")
         log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
         if a.refiner or a.same_die is not None:
             return boxes_section(a, model, data, Path(tmp) / "b", log)
@@ -184,8 +186,8 @@ def enrolled_section(a, model, data: Path) -> dict:
 
 
 def boxes_section(a, model, data: Path, bundle: Path, log) -> dict:
-    """``--refiner DIR`` and/or ``--same-die X``: the frames read by the enrolled bundle under its own rule
-    and gates, first with neither, then with DIR's refiner (8 looks, 1 pass) at each ``--blend``, or with
+    """``--refiner ONNX`` and/or ``--same-die X``: the frames read by the enrolled bundle under its own rule
+    and gates, first with neither, then with that refiner (8 looks, 1 pass) at each ``--blend``, or with
     ``same_die`` X alone; every reading teaches the same renders (the rules of
     models/polyhedral-oblique/CHANGELOG.md, stop 43)."""
     from companion.vision.box_refine import BoxRefiner  # noqa: PLC0415
@@ -195,10 +197,8 @@ def boxes_section(a, model, data: Path, bundle: Path, log) -> dict:
     tail = f"_same_die_{a.same_die:g}" if a.same_die is not None else ""
     ways = [("without_refiner", False, False, None)]
     if a.refiner:
-        ways += [
-            (f"refiner_blend_{b:g}{tail}", BoxRefiner(Path(a.refiner) / "refine.onnx", blend=b), same, b)
-            for b in a.blend
-        ]
+        onnx = Path(a.refiner) if a.refiner.endswith(".onnx") else Path(a.refiner) / "refine.onnx"
+        ways += [(f"refiner_blend_{b:g}{tail}", BoxRefiner(onnx, blend=b), same, b) for b in a.blend]
     else:
         ways.append((f"same_die_{a.same_die:g}", False, same, None))
     out: dict = {"shots": a.enrolled, "refiner": a.refiner, "same_die": a.same_die}
@@ -284,9 +284,9 @@ def main(argv=None) -> int:
     )
     ap.add_argument(
         "--refiner",
-        metavar="DIR",
-        help="with --enrolled: read without a box refiner and with DIR's refine.onnx (8 looks, 1 pass) at each "
-        "--blend, under the bundle's own rule and gates",
+        metavar="ONNX",
+        help="with --enrolled: read without a box refiner and with this one (an .onnx file, or a folder holding "
+        "refine.onnx; 8 looks, 1 pass) at each --blend, under the bundle's own rule and gates",
     )
     ap.add_argument(
         "--blend",
@@ -311,8 +311,8 @@ def main(argv=None) -> int:
             "--refiner and --same-die need --enrolled (and neither --without-large-dice nor --choose-floors)"
         )
     a.blend = a.blend or [1.0]
-    if a.same_die is not None and not (a.enrolled and 0 < a.same_die < 1):
-        ap.error(f"--same-die needs --enrolled and an IoU above 0 and under 1, not {a.same_die}")
+    if a.same_die is not None and not 0 < a.same_die < 1:
+        ap.error(f"--same-die must be an IoU above 0 and under 1, not {a.same_die}")
     if any(not 0 < b <= 1 for b in a.blend):
         ap.error(f"--blend must be above 0 and at most 1, not {a.blend}")
     if not 320 <= a.width <= 8192:

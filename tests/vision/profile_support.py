@@ -6,8 +6,6 @@ import importlib.util
 import sys
 from pathlib import Path
 
-import numpy as np
-
 #: The margin gate of a test profile, opened wide: whatever face is nearest is read (what such tests
 #: look at is the assignment, not the gate).
 OPEN = {
@@ -32,14 +30,5 @@ def bench_module(name: str):
 
 
 def enrol_one_d20(out: Path, base: str = "polyhedral-oblique") -> Path:
-    """``base`` enrolled into ``out`` from one render of a calibration d20 (the bundle the frame benches
-    make before teaching each frame its own profile)."""
-    from companion.vision.enroll import Sighting, enroll
-    from companion.vision.profile import FaceLabel
-    from companion.vision.synth.standard_styles import CALIBRATION_STYLES, render_value
-
-    one = np.pad(
-        render_value("d20", 20, np.random.default_rng(0), CALIBRATION_STYLES[0]), ((8, 8), (8, 8), (0, 0))
-    )
-    enroll(base, out, [Sighting("t", one, [12.0, 12.0, 68.0, 68.0], FaceLabel("d20", "value", 20))])
-    return out
+    """``base`` enrolled into ``out`` as the frame bench enrols it (one render of a calibration d20)."""
+    return bench_module("standard_frames").enrolled_bundle(base, out)

@@ -151,7 +151,8 @@ def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_w
     )
     out = tmp_path / "fig.json"
     argv = ["--split", "calibration", "--frames", "2", "--seed", "4", "--data-root", str(tmp_path / "f")]
-    argv += ["--enrolled", "1", "--refiner", str(tmp_path / "r"), "--blend", "1", "--blend", "0.5"]
+    onnx = str(tmp_path / "r" / "refine.onnx")  # a refiner named by its file (or by its folder, below)
+    argv += ["--enrolled", "1", "--refiner", onnx, "--blend", "1", "--blend", "0.5"]
     argv += ["--same-die", "0.5"]
     assert bench.main([*argv, "--json", str(out)]) == 0
     enrolled = json.loads(out.read_text())["enrolled"]
@@ -176,3 +177,6 @@ def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_w
     with pytest.raises(SystemExit):
         bench.main([*argv[:8], "--refiner", str(tmp_path / "r")])  # no --enrolled
     assert "--refiner and --same-die need --enrolled" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bench.main([*argv[:8], "--enrolled", "1", "--same-die", "1.5"])
+    assert "--same-die must be an IoU above 0 and under 1, not 1.5" in capsys.readouterr().err
