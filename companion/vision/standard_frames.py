@@ -65,6 +65,37 @@ def _replay(data: Path, read_frame, frames: int | None = None, log=None) -> dict
     }
 
 
+def pooled(raws: list[dict]) -> dict:
+    """Several readings of ``_replay`` (``raw_reads``, ``enrolled_reads``: other frames, other widths) as one:
+    their boxes and true dice end to end, each box's ``truth`` moved past the dice before it, so that
+    ``figures`` and the ``choose_*`` rules weigh all their frames together.  Every reading must keep the same
+    per-box arrays (refused otherwise, naming them)."""
+    if not raws:
+        raise ValueError("pooled: no readings to pool")
+    keys = set(raws[0]["box"])
+    for n, r in enumerate(raws[1:], 1):
+        if set(r["box"]) != keys:
+            raise ValueError(f"pooled: reading {n} keeps {sorted(r['box'])}, reading 0 keeps {sorted(keys)}")
+    box: dict[str, list] = {k: [] for k in keys}
+    offset = 0
+    for r in raws:
+        for k in keys:
+            box[k].append(
+                np.where(r["box"][k] >= 0, r["box"][k] + offset, -1) if k == "truth" else r["box"][k]
+            )
+        offset += len(r["die"]["kind"])
+    return {
+        "frames": sum(r["frames"] for r in raws),
+        "ms": [m for r in raws for m in r["ms"]],
+        # a reading without boxes (or dice) holds empty float arrays: left out, so kinds stay strings
+        "box": {k: np.concatenate([a for a in v if len(a)] or v[:1]) for k, v in box.items()},
+        "die": {
+            k: np.concatenate([r["die"][k] for r in raws if len(r["die"][k])] or [raws[0]["die"][k]])
+            for k in raws[0]["die"]
+        },
+    }
+
+
 def raw_reads(model: NumeralModel, data: Path, log=None) -> dict:
     """Every finder box of every frame, read without a gate (``conf``: the reader's confidence, what the
     reader gate weighs), matched to the true dice as ``numerals.evaluate_frames`` matches them."""

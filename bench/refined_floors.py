@@ -1,0 +1,198 @@
+"""The box refiner read with kind gates and margin floors of its own, against the shipped bundle.
+
+Candidate R1 of ``models/polyhedral-oblique/CHANGELOG.md`` (stop 44): the finder's boxes moved by a box
+refiner (``--refiner ONNX``, ``--looks``), two boxes of one die kept once (``--same-die``), and the kind
+gates (``min_kind_confidence_by_kind``) and margin floors (``combined_reading.min_margin_floor``) chosen
+again for those boxes by the rule of stop 39 (``standard_frames.choose_floors``).
+
+    # choose (CALIBRATION frames only): every set read with the refined boxes, pooled, the rule applied
+    python bench/refined_floors.py --refiner models/polyhedral-oblique/candidates/refine-r.onnx --looks 1 \\
+        --same-die 0.5 --set calibration:800:51:1280 --set calibration:150:53:4032 --choose FLOORS.json
+    # score: every set read by the shipped bundle and by the candidate with FLOORS.json, per width
+    python bench/refined_floors.py --refiner models/polyhedral-oblique/candidates/refine-r.onnx --looks 1 \\
+        --same-die 0.5 --floors FLOORS.json --set calibration:100:33:4032 --set calibration:150:35:1280
+
+A set is ``SPLIT:FRAMES:SEED:WIDTH``: the frames of ``bench/standard_frames.py`` (``synth.real_tables
+--standard``, written once under ``--data-root``).  Every frame is read enrolled as there: before it, a
+profile taught ``--shots`` renders of every value of every set on its table, at the frame's scale (the
+same renders for both readings of a frame).  The candidate's reading keeps each box's top value, kind
+probability and combined margin, read by a copy of the bundle **without** its kind gates and floors, so
+that any gates and floors can be replayed (``standard_frames.gated_by_floor``); the shipped bundle is
+read as it is (its refiner and ``same_die``, if any, its gates and floors).  Figures are printed per
+width (the sets of one width pooled) and, when choosing, over all sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.vision.combined_reading import COMBINED_KEY  # noqa: E402
+from companion.vision.numerals import load_numeral_model  # noqa: E402
+from companion.vision.reader_gate import KIND_BY_KIND_KEY, ReaderGate  # noqa: E402
+from companion.vision.standard_frames import (  # noqa: E402
+    choose_floors,
+    enrolled_reads,
+    figures,
+    gated_by_floor,
+    pooled,
+)
+
+#: The share of a kind's found flat dice that the chosen pair may read wrong (stop 39, second pass).
+MAX_WRONG = 0.005
+FLOOR_KEY = "min_margin_floor"
+SPLITS = ("calibration", "test")
+
+
+def parse_set(text: str) -> tuple[str, int, int, int]:
+    """``SPLIT:FRAMES:SEED:WIDTH`` -> its four parts; a bad one is refused, naming it."""
+    parts = text.split(":")
+    if len(parts) != 4 or parts[0] not in SPLITS:
+        raise argparse.ArgumentTypeError(
+            f"--set {text!r}: expected SPLIT:FRAMES:SEED:WIDTH, SPLIT one of {SPLITS}"
+        )
+    try:
+        frames, seed, width = (int(p) for p in parts[1:])
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--set {text!r}: FRAMES, SEED and WIDTH must be whole numbers"
+        ) from None
+    if frames < 1 or seed < 0 or not 320 <= width <= 8192:
+        raise argparse.ArgumentTypeError(f"--set {text!r}: FRAMES >= 1, SEED >= 0, WIDTH from 320 to 8192 px")
+    return parts[0], frames, seed, width
+
+
+def unfloored(model, out: Path) -> Path:
+    """A copy of ``model``'s bundle without its kind gates and margin floors, so a reading keeps every box's
+    kind probability and the margin its rule asks before any floor (what ``choose_floors`` replays)."""
+    shutil.copytree(model.bundle, out, ignore=shutil.ignore_patterns("candidates", "*.pt", "*.log", "*.md"))
+    meta = json.loads((out / "model.json").read_text())
+    meta.pop(KIND_BY_KIND_KEY, None)
+    meta.get(COMBINED_KEY, {}).pop(FLOOR_KEY, None)
+    (out / "model.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return out
+
+
+def read_floored(gates: dict) -> tuple[dict[str, float], dict[str, float]]:
+    """The kind gates and floors of a ``--choose`` file, checked: a kind the bundle does not read, or a value
+    that is not a number from 0 to 1 (gates) or at least 0 (floors), is refused, naming it."""
+    from companion.vision.numerals import KINDS  # noqa: PLC0415
+
+    out = []
+    for key, top in ((KIND_BY_KIND_KEY, 1.0), (FLOOR_KEY, float("inf"))):
+        got = gates.get(key)
+        if not isinstance(got, dict):
+            raise ValueError(f"floors file: {key!r} must be an object of die kind -> number")
+        for k, v in got.items():
+            if k not in KINDS or isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= top:
+                raise ValueError(
+                    f"floors file: {key}[{k!r}] = {v!r} is not a die kind with a number in [0, {top}]"
+                )
+        out.append({k: float(v) for k, v in got.items()})
+    return out[0], out[1]
+
+
+def main(argv=None) -> int:
+    from companion.vision.box_refine import BoxRefiner  # noqa: PLC0415
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from standard_frames import enrolled_bundle, frames_dir, report  # noqa: PLC0415
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--set", dest="sets", type=parse_set, action="append", required=True, metavar="SPLIT:N:SEED:W"
+    )
+    ap.add_argument("--model", default="polyhedral-oblique")
+    ap.add_argument("--data-root", default="artifacts/standard/frames")
+    ap.add_argument("--refiner", required=True, metavar="ONNX", help="the box refiner's ONNX file")
+    ap.add_argument("--looks", type=int, choices=(1, 8), default=1)
+    ap.add_argument(
+        "--same-die", type=float, help="two moved boxes overlapping at IoU above this are one die"
+    )
+    ap.add_argument("--shots", type=int, default=2, help="renders of every value taught before a frame")
+    ap.add_argument("--max-wrong", type=float, default=MAX_WRONG)
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--choose", metavar="FILE", help="choose the kind gates and floors (calibration only)")
+    what.add_argument(
+        "--floors", metavar="FILE", help="read with these kind gates and floors (a --choose file)"
+    )
+    ap.add_argument("--json", help="write the figures here")
+    a = ap.parse_args(argv)
+    if a.same_die is not None and not 0 < a.same_die < 1:
+        ap.error(f"--same-die must be an IoU above 0 and under 1, not {a.same_die}")
+    if not Path(a.refiner).is_file():
+        ap.error(f"--refiner {a.refiner}: no such file")
+    if a.choose and any(s[0] != "calibration" for s in a.sets):
+        ap.error("--choose chooses on calibration frames only")
+    if not 0 <= a.max_wrong < 1:
+        ap.error(f"--max-wrong must be from 0 to under 1, not {a.max_wrong}")
+    gates = floors = None
+    if a.floors:
+        try:
+            gates, floors = read_floored(json.loads(Path(a.floors).read_text()))
+        except (OSError, ValueError) as exc:
+            ap.error(f"--floors {a.floors}: {exc}")
+    model = load_numeral_model(a.model)
+    refiner = BoxRefiner(Path(a.refiner), looks=a.looks)
+    same = a.same_die if a.same_die is not None else False
+    log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+    mine: dict[int, list] = {}
+    shipped: dict[int, list] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        bare = enrolled_bundle(str(unfloored(model, Path(tmp) / "base")), Path(tmp) / "bare")
+        own = enrolled_bundle(a.model, Path(tmp) / "own")
+        for split, frames, seed, width in a.sets:
+            data = frames_dir(Path(a.data_root), split, frames, seed, width)
+            log(f"{data.name}: the candidate's reading")
+            taught: dict = {}
+            kw = {"shots": a.shots, "log": log, "resolution": width / 1280, "taught": taught}
+            mine.setdefault(width, []).append(
+                enrolled_reads(bare, data, margins=True, refiner=refiner, same_die=same, **kw)
+            )
+            if a.floors:
+                log(f"{data.name}: the shipped bundle's reading")
+                shipped.setdefault(width, []).append(enrolled_reads(own, data, **kw))
+    out: dict = {
+        "refiner": a.refiner,
+        "looks": a.looks,
+        "same_die": a.same_die,
+        "sets": [":".join(map(str, s)) for s in a.sets],
+    }
+    if a.choose:
+        every = pooled([r for rs in mine.values() for r in rs])
+        chosen = choose_floors(every, a.max_wrong)
+        gates = {k: g for k, (g, _) in chosen.items() if g > 0}
+        floors = {k: f for k, (_, f) in chosen.items() if f > 0}
+        Path(a.choose).write_text(json.dumps({KIND_BY_KIND_KEY: gates, FLOOR_KEY: floors}, indent=1) + "\n")
+        out["chosen"] = {KIND_BY_KIND_KEY: gates, FLOOR_KEY: floors}
+        fig = figures(gated_by_floor(every, gates, floors), ReaderGate(0.5))
+        out["all_sets"] = fig
+        report(
+            fig,
+            f"all sets ({every['frames']} frames), chosen by the rule: kind gates {gates}, floors {floors}",
+        )
+    for width, reads in sorted(mine.items()):
+        raw = pooled(reads)
+        fig = figures(gated_by_floor(raw, gates, floors), ReaderGate(0.5))
+        row = {"frames": raw["frames"], "candidate": fig}
+        report(
+            fig, f"{width} px, {raw['frames']} frames: the candidate (refined boxes, its gates and floors)"
+        )
+        if a.floors:
+            base = pooled(shipped[width])
+            row["shipped"] = figures(base, model.kind_gate)
+            report(row["shipped"], f"{width} px, {base['frames']} frames: the shipped bundle")
+        out[f"w{width}"] = row
+    if a.json:
+        Path(a.json).write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,169 @@
+"""Kind gates and margin floors chosen again for refined boxes (candidate R1 of
+models/polyhedral-oblique/CHANGELOG.md, stop 44): readings pooled across frame sets, a bundle copied
+without its gates and floors whose replay under them is the bundle's own reading, and the bench that
+chooses and scores them (``bench/refined_floors.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from profile_support import bench_module, enrol_one_d20
+
+from companion.vision.numerals import NumeralModel, load_numeral_model
+from companion.vision.reader import models_dir
+from companion.vision.reader_gate import ReaderGate
+from companion.vision.standard_frames import enrolled_reads, figures, gated_by_floor, pooled
+from companion.vision.synth.real_tables import Standard, write_real_tables
+from companion.vision.synth.standard_styles import CALIBRATION_STYLES
+
+REFINER = models_dir() / "polyhedral-oblique" / "candidates" / "refine-r.onnx"
+
+
+def _raw(kinds, values, confs, truth, dice) -> dict:
+    return {
+        "frames": 1,
+        "ms": [1.0],
+        "box": {
+            "kind": np.array(kinds),
+            "value": np.array(values),
+            "conf": np.array(confs, float),
+            "truth": np.array(truth),
+        },
+        "die": {
+            "kind": np.array([k for k, _, _ in dice]),
+            "value": np.array([v for _, v, _ in dice]),
+            "cocked": np.array([c for _, _, c in dice]),
+        },
+    }
+
+
+def test_pooled_readings_keep_each_box_on_its_own_true_die():
+    one = _raw(["d6", "d20"], [3, 17], [0.9, 0.9], [1, -1], [("d20", 5, False), ("d6", 3, False)])
+    two = _raw(["d20", "d8"], [5, 2], [0.9, 0.2], [0, 1], [("d20", 5, False), ("d8", 7, False)])
+    both = pooled([one, two])
+    assert both["frames"] == 2 and both["ms"] == [1.0, 1.0]
+    assert both["box"]["truth"].tolist() == [1, -1, 2, 3]  # the second reading's dice come after the first's
+    assert both["die"]["kind"].tolist() == ["d20", "d6", "d20", "d8"]
+    gate = ReaderGate(0.5)
+    fig, a, b = figures(both, gate), figures(one, gate), figures(two, gate)
+    for key in ("flat_dice", "found", "read_right", "read_wrong", "unreadable"):
+        assert fig["all"][key] == a["all"][key] + b["all"][key]
+    assert (fig["all"]["read_right"], fig["all"]["unreadable"], fig["all"]["flat_dice"]) == (2, 1, 4)
+    assert fig["all"]["phantoms_read_per_frame"] == 0.5  # the first frame's box on no die, over 2 frames
+
+
+def test_pooled_refuses_nothing_and_readings_that_keep_other_arrays():
+    one = _raw(["d6"], [3], [0.9], [0], [("d6", 3, False)])
+    other = {**one, "box": {**one["box"], "margin": np.array([1.0])}}
+    with pytest.raises(ValueError, match="no readings"):
+        pooled([])
+    with pytest.raises(ValueError, match=r"reading 1 keeps \['conf', 'kind', 'margin'"):
+        pooled([one, other])
+
+
+def test_a_reading_without_boxes_pools_with_others():
+    empty = _raw([], [], [], [], [("d6", 2, False)])
+    one = _raw(["d6"], [3], [0.9], [0], [("d6", 3, False)])
+    both = pooled([empty, one])
+    assert both["box"]["kind"].tolist() == ["d6"] and both["box"]["truth"].tolist() == [1]
+    assert figures(both, ReaderGate(0.5))["all"]["flat_dice"] == 2
+
+
+def test_the_set_flag_is_parsed_and_bad_ones_are_refused_naming_them():
+    bench = bench_module("refined_floors")
+    assert bench.parse_set("calibration:800:51:1280") == ("calibration", 800, 51, 1280)
+    for bad in ("calibration:800:51", "train:1:1:1280", "test:x:1:1280", "test:0:1:1280", "test:1:1:100"):
+        with pytest.raises(argparse.ArgumentTypeError, match=f"--set '{bad}'"):
+            bench.parse_set(bad)
+
+
+def test_a_floors_file_is_checked_naming_the_bad_key():
+    bench = bench_module("refined_floors")
+    good = {"min_kind_confidence_by_kind": {"d20": 0.9}, "min_margin_floor": {"d20": 3, "d6": 0}}
+    assert bench.read_floored(good) == ({"d20": 0.9}, {"d20": 3.0, "d6": 0.0})
+    for bad, named in (
+        ({"min_margin_floor": {}}, "'min_kind_confidence_by_kind' must be an object"),
+        ({**good, "min_kind_confidence_by_kind": {"d7": 0.5}}, r"min_kind_confidence_by_kind\['d7'\]"),
+        ({**good, "min_kind_confidence_by_kind": {"d6": 1.5}}, r"\['d6'\] = 1.5"),
+        ({**good, "min_margin_floor": {"d6": -1}}, r"min_margin_floor\['d6'\] = -1"),
+        ({**good, "min_margin_floor": {"d6": True}}, r"min_margin_floor\['d6'\] = True"),
+    ):
+        with pytest.raises(ValueError, match=named):
+            bench.read_floored(bad)
+
+
+@pytest.fixture(scope="module")
+def frames(tmp_path_factory) -> Path:
+    """Two CALIBRATION frames of sets on a table, at 640 px, where the bench finds them."""
+    root = tmp_path_factory.mktemp("frames")
+    write_real_tables(
+        root / "calibration-2-4-w640",
+        Standard(CALIBRATION_STYLES[:6]),
+        2,
+        seed=4,
+        width=640,
+        height=480,
+        progress=False,
+    )
+    return root
+
+
+def test_the_bundle_without_gates_and_floors_replayed_under_them_reads_as_the_bundle(tmp_path, frames):
+    bench = bench_module("refined_floors")
+    shipped = load_numeral_model("polyhedral-oblique")
+    gates = dict(shipped.kind_gate.by_kind)
+    floors = dict(shipped.meta["combined_reading"]["min_margin_floor"])
+    assert gates and floors  # the shipped bundle has both: the replay below weighs them
+    bare = bench.unfloored(shipped, tmp_path / "base")
+    meta = json.loads((bare / "model.json").read_text())
+    assert "min_kind_confidence_by_kind" not in meta and "min_margin_floor" not in meta["combined_reading"]
+    assert meta["combined_reading"]["levels"] == shipped.meta["combined_reading"]["levels"]
+    data = frames / "calibration-2-4-w640"
+    own = enrolled_reads(enrol_one_d20(tmp_path / "own"), data, shots=1, resolution=0.5)
+    raw = enrolled_reads(
+        enrol_one_d20(tmp_path / "bare", str(bare)), data, shots=1, resolution=0.5, margins=True
+    )
+    assert len(raw["box"]["kind"]) >= 4
+    # the margin the bare rule asks is the level's own, under the shipped floor for some box
+    assert (raw["box"]["needed"] < np.array([floors.get(str(k), 0) for k in raw["box"]["kind"]])).any()
+    assert figures(gated_by_floor(raw, gates, floors), ReaderGate(0.5)) == figures(own, shipped.kind_gate)
+    # and without the floors the replay reads what the bundle leaves unread
+    assert figures(gated_by_floor(raw, {}, {}), ReaderGate(0.5)) != figures(own, shipped.kind_gate)
+
+
+def test_the_bench_chooses_gates_and_floors_for_refined_boxes_and_scores_them(tmp_path, frames, capsys):
+    bench = bench_module("refined_floors")
+    argv = ["--refiner", str(REFINER), "--looks", "1", "--same-die", "0.5", "--shots", "1"]
+    argv += ["--data-root", str(frames), "--set", "calibration:2:4:640"]
+    chosen = tmp_path / "floors.json"
+    assert bench.main([*argv, "--choose", str(chosen), "--json", str(tmp_path / "c.json")]) == 0
+    gates, floors = bench.read_floored(json.loads(chosen.read_text()))
+    out = json.loads((tmp_path / "c.json").read_text())
+    assert out["chosen"] == {"min_kind_confidence_by_kind": gates, "min_margin_floor": floors}
+    assert out["all_sets"] == out["w640"]["candidate"]  # one set: the pool is that set
+    assert "chosen by the rule" in capsys.readouterr().out
+
+    assert bench.main([*argv, "--floors", str(chosen), "--json", str(tmp_path / "s.json")]) == 0
+    scored = json.loads((tmp_path / "s.json").read_text())["w640"]
+    assert scored["candidate"] == out["w640"]["candidate"]  # the same reading, the same gates and floors
+    own = NumeralModel(enrol_one_d20(tmp_path / "own"))
+    data = frames / "calibration-2-4-w640"
+    fresh = figures(enrolled_reads(tmp_path / "own", data, shots=1, resolution=0.5), own.kind_gate)
+    assert scored["shipped"] == json.loads(json.dumps(fresh))
+
+    # bad input is refused by name
+    for extra, named in (
+        (["--choose", str(tmp_path / "x.json"), "--set", "test:2:4:640"], "--choose chooses on calibration"),
+        (["--floors", str(tmp_path / "none.json")], "--floors"),
+        (["--choose", str(tmp_path / "x.json"), "--same-die", "1.5"], "--same-die must be an IoU"),
+    ):
+        with pytest.raises(SystemExit):
+            bench.main([*argv, *extra])
+        assert named in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bench.main([*argv[2:], "--refiner", str(tmp_path / "none.onnx"), "--choose", str(chosen)])
+    assert "no such file" in capsys.readouterr().err
