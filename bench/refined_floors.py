@@ -33,20 +33,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.combined_reading import COMBINED_KEY  # noqa: E402
+from companion.vision.combined_reading import COMBINED_KEY, FLOOR_KEY, parse_rule  # noqa: E402
 from companion.vision.numerals import load_numeral_model  # noqa: E402
-from companion.vision.reader_gate import KIND_BY_KIND_KEY, ReaderGate  # noqa: E402
+from companion.vision.reader_gate import KIND_BY_KIND_KEY, KIND_KEY, ReaderGate  # noqa: E402
 from companion.vision.standard_frames import (  # noqa: E402
     choose_floors,
     enrolled_reads,
     figures,
+    floors_spec,
     gated_by_floor,
     pooled,
 )
 
 #: The share of a kind's found flat dice that the chosen pair may read wrong (stop 39, second pass).
 MAX_WRONG = 0.005
-FLOOR_KEY = "min_margin_floor"
 SPLITS = ("calibration", "test")
 
 
@@ -79,30 +79,24 @@ def unfloored(model, out: Path) -> Path:
     return out
 
 
-def read_floored(gates: dict) -> tuple[dict[str, float], dict[str, float]]:
-    """The kind gates and floors of a ``--choose`` file, checked: a kind the bundle does not read, or a value
-    that is not a number from 0 to 1 (gates) or at least 0 (floors), is refused, naming it."""
-    from companion.vision.numerals import KINDS  # noqa: PLC0415
-
-    out = []
-    for key, top in ((KIND_BY_KIND_KEY, 1.0), (FLOOR_KEY, float("inf"))):
-        got = gates.get(key)
-        if not isinstance(got, dict):
-            raise ValueError(f"floors file: {key!r} must be an object of die kind -> number")
-        for k, v in got.items():
-            if k not in KINDS or isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= top:
-                raise ValueError(
-                    f"floors file: {key}[{k!r}] = {v!r} is not a die kind with a number in [0, {top}]"
-                )
-        out.append({k: float(v) for k, v in got.items()})
-    return out[0], out[1]
+def read_floored(spec, kinds, combined: dict) -> tuple[dict[str, float], dict[str, float]]:
+    """The kind gates and floors of a ``--choose`` file, checked as a bundle's ``model.json`` is
+    (``ReaderGate.parse``, ``combined_reading.parse_rule`` over the bundle's own ``combined``): both
+    sections must be there; a kind the reader does not read, or a bad number, is refused, naming it."""
+    if not isinstance(spec, dict) or any(
+        not isinstance(spec.get(k), dict) for k in (KIND_BY_KIND_KEY, FLOOR_KEY)
+    ):
+        raise ValueError(f"floors file: expected an object with {KIND_BY_KIND_KEY!r} and {FLOOR_KEY!r}")
+    gate = ReaderGate.parse(spec, kinds, KIND_KEY, KIND_BY_KIND_KEY, default=0.0)
+    rule = parse_rule({**combined, FLOOR_KEY: spec[FLOOR_KEY]}, kinds, "floors file")
+    return dict(gate.by_kind), dict(rule.min_margin_floor)
 
 
 def main(argv=None) -> int:
     from companion.vision.box_refine import BoxRefiner  # noqa: PLC0415
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from standard_frames import enrolled_bundle, frames_dir, report  # noqa: PLC0415
+    from standard_frames import BASE_WIDTH, enrolled_bundle, frames_dir, report  # noqa: PLC0415
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -132,13 +126,15 @@ def main(argv=None) -> int:
         ap.error("--choose chooses on calibration frames only")
     if not 0 <= a.max_wrong < 1:
         ap.error(f"--max-wrong must be from 0 to under 1, not {a.max_wrong}")
+    model = load_numeral_model(a.model)
     gates = floors = None
     if a.floors:
         try:
-            gates, floors = read_floored(json.loads(Path(a.floors).read_text()))
+            gates, floors = read_floored(
+                json.loads(Path(a.floors).read_text()), model.kinds, model.meta[COMBINED_KEY]
+            )
         except (OSError, ValueError) as exc:
             ap.error(f"--floors {a.floors}: {exc}")
-    model = load_numeral_model(a.model)
     refiner = BoxRefiner(Path(a.refiner), looks=a.looks)
     same = a.same_die if a.same_die is not None else False
     log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
@@ -146,12 +142,12 @@ def main(argv=None) -> int:
     shipped: dict[int, list] = {}
     with tempfile.TemporaryDirectory() as tmp:
         bare = enrolled_bundle(str(unfloored(model, Path(tmp) / "base")), Path(tmp) / "bare")
-        own = enrolled_bundle(a.model, Path(tmp) / "own")
+        own = enrolled_bundle(a.model, Path(tmp) / "own") if a.floors else None  # the shipped bundle
         for split, frames, seed, width in a.sets:
             data = frames_dir(Path(a.data_root), split, frames, seed, width)
             log(f"{data.name}: the candidate's reading")
             taught: dict = {}
-            kw = {"shots": a.shots, "log": log, "resolution": width / 1280, "taught": taught}
+            kw = {"shots": a.shots, "log": log, "resolution": width / BASE_WIDTH, "taught": taught}
             mine.setdefault(width, []).append(
                 enrolled_reads(bare, data, margins=True, refiner=refiner, same_die=same, **kw)
             )
@@ -166,11 +162,9 @@ def main(argv=None) -> int:
     }
     if a.choose:
         every = pooled([r for rs in mine.values() for r in rs])
-        chosen = choose_floors(every, a.max_wrong)
-        gates = {k: g for k, (g, _) in chosen.items() if g > 0}
-        floors = {k: f for k, (_, f) in chosen.items() if f > 0}
-        Path(a.choose).write_text(json.dumps({KIND_BY_KIND_KEY: gates, FLOOR_KEY: floors}, indent=1) + "\n")
-        out["chosen"] = {KIND_BY_KIND_KEY: gates, FLOOR_KEY: floors}
+        out["chosen"] = spec = floors_spec(choose_floors(every, a.max_wrong))
+        gates, floors = spec[KIND_BY_KIND_KEY], spec[FLOOR_KEY]
+        Path(a.choose).write_text(json.dumps(spec, indent=1) + "\n")
         fig = figures(gated_by_floor(every, gates, floors), ReaderGate(0.5))
         out["all_sets"] = fig
         report(

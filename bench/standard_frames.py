@@ -47,6 +47,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from companion.vision.combined_reading import FLOOR_KEY  # noqa: E402
 from companion.vision.numerals import KINDS, load_numeral_model  # noqa: E402
 from companion.vision.reader_gate import KIND_BY_KIND_KEY, KIND_KEY, ReaderGate  # noqa: E402
 from companion.vision.standard_frames import (  # noqa: E402
@@ -55,6 +56,7 @@ from companion.vision.standard_frames import (  # noqa: E402
     choose_large_dice,
     enrolled_reads,
     figures,
+    floors_spec,
     gated_by_floor,
     gated_by_rule,
     raw_reads,
@@ -136,14 +138,11 @@ def enrolled_section(a, model, data: Path) -> dict:
         base = figures(gated_by_floor(raw, own.by_kind, {}), ReaderGate(0.5))
         out["bundle_kind_gate"] = {"gates": own.to_meta(), "figures": base}
         report(base, f"{what}, the bundle's kind gate {own.by_kind} and margins")
-        chosen = choose_floors(raw, a.max_wrong)
-        gates = {k: g for k, (g, _) in chosen.items() if g > 0}
-        floors = {k: f for k, (_, f) in chosen.items() if f > 0}
+        spec = floors_spec(choose_floors(raw, a.max_wrong))
+        gates, floors = spec[KIND_BY_KIND_KEY], spec[FLOOR_KEY]
         fig = figures(gated_by_floor(raw, gates, floors), ReaderGate(0.5))
         out["chosen_floors"] = {"kind_gates": gates, "floors": floors, "figures": fig}
-        Path(a.choose_floors).write_text(
-            json.dumps({KIND_BY_KIND_KEY: gates, "min_margin_floor": floors}, indent=1) + "\n"
-        )
+        Path(a.choose_floors).write_text(json.dumps(spec, indent=1) + "\n")
         report(fig, f"{what}, chosen by the rule: kind gates {gates}, margin floors {floors}")
         return out
     if a.without_large_dice:  # one reading, replayed under the bundle's rule with and without large_dice

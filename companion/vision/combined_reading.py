@@ -62,6 +62,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 COMBINED_KEY = "combined_reading"
+#: the section of ``COMBINED_KEY`` holding the per-kind margin floors (``CombinedRule.min_margin_floor``)
+FLOOR_KEY = "min_margin_floor"
 
 
 class CombinationError(ValueError):
@@ -187,7 +189,7 @@ def parse_rule(spec, kinds, where: str = "model.json") -> CombinedRule:
     eid = spec.get("embedder_id")
     if eid is not None and not isinstance(eid, str):
         raise CombinationError(f"{base}.embedder_id: expected a string, not {eid!r}")
-    floors = _per_kind(spec.get("min_margin_floor", {}), kinds, f"{base}.min_margin_floor", 0.0)
+    floors = _per_kind(spec.get(FLOOR_KEY, {}), kinds, f"{base}.{FLOOR_KEY}", 0.0)
     large = _large_dice(spec.get("large_dice"), kinds, f"{base}.large_dice")
     return CombinedRule(tuple(levels), eid, bands, floors, large)
 

@@ -19,7 +19,7 @@ from companion.vision.crops import CROP_SIZE, crop_die
 from companion.vision.die_pixels import die_sides
 from companion.vision.numerals import KINDS, SIDES, NumeralModel, match_dice
 from companion.vision.reader import read_image
-from companion.vision.reader_gate import ReaderGate
+from companion.vision.reader_gate import KIND_BY_KIND_KEY, ReaderGate
 from companion.vision.standard_sim import _lowest_gate
 
 #: The most of the found flat dice read as a kind that may be read wrong under that kind's gate.
@@ -388,6 +388,17 @@ def choose_floors(raw: dict, max_wrong: float = MAX_WRONG) -> dict[str, tuple[fl
                 best = key if best is None or key > best else best
         out[k] = (best[1], best[2]) if best else (float(MIN_CONFS[-1]), FLOORS[-1])
     return out
+
+
+def floors_spec(chosen: dict[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
+    """``choose_floors``' pairs as a bundle names them: ``min_kind_confidence_by_kind`` and
+    ``combined_reading.min_margin_floor`` (a kind whose gate or floor is 0 left out: none)."""
+    from companion.vision.combined_reading import FLOOR_KEY  # noqa: PLC0415
+
+    return {
+        KIND_BY_KIND_KEY: {k: g for k, (g, _) in chosen.items() if g > 0},
+        FLOOR_KEY: {k: f for k, (_, f) in chosen.items() if f > 0},
+    }
 
 
 def choose_large_dice(

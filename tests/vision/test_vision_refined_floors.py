@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 from profile_support import bench_module, enrol_one_d20
 
+from companion.vision.combined_reading import parse_rule
 from companion.vision.numerals import NumeralModel, load_numeral_model
 from companion.vision.reader import models_dir
 from companion.vision.reader_gate import ReaderGate
-from companion.vision.standard_frames import enrolled_reads, figures, gated_by_floor, pooled
+from companion.vision.standard_frames import enrolled_reads, figures, floors_spec, gated_by_floor, pooled
 from companion.vision.synth.real_tables import Standard, write_real_tables
 from companion.vision.synth.standard_styles import CALIBRATION_STYLES
 
@@ -83,17 +84,21 @@ def test_the_set_flag_is_parsed_and_bad_ones_are_refused_naming_them():
 
 def test_a_floors_file_is_checked_naming_the_bad_key():
     bench = bench_module("refined_floors")
+    model = load_numeral_model("polyhedral-oblique")
+    combined = model.meta["combined_reading"]
     good = {"min_kind_confidence_by_kind": {"d20": 0.9}, "min_margin_floor": {"d20": 3, "d6": 0}}
-    assert bench.read_floored(good) == ({"d20": 0.9}, {"d20": 3.0, "d6": 0.0})
+    assert bench.read_floored(good, model.kinds, combined) == ({"d20": 0.9}, {"d20": 3.0, "d6": 0.0})
     for bad, named in (
-        ({"min_margin_floor": {}}, "'min_kind_confidence_by_kind' must be an object"),
-        ({**good, "min_kind_confidence_by_kind": {"d7": 0.5}}, r"min_kind_confidence_by_kind\['d7'\]"),
-        ({**good, "min_kind_confidence_by_kind": {"d6": 1.5}}, r"\['d6'\] = 1.5"),
-        ({**good, "min_margin_floor": {"d6": -1}}, r"min_margin_floor\['d6'\] = -1"),
-        ({**good, "min_margin_floor": {"d6": True}}, r"min_margin_floor\['d6'\] = True"),
+        ({"min_margin_floor": {}}, "expected an object with 'min_kind_confidence_by_kind'"),
+        ([1], "expected an object with"),
+        ({**good, "min_kind_confidence_by_kind": {"d7": 0.5}}, r"min_kind_confidence_by_kind\.d7"),
+        ({**good, "min_kind_confidence_by_kind": {"d6": -1}}, r"min_kind_confidence_by_kind\.d6"),
+        ({**good, "min_margin_floor": {"d6": -1}}, r"min_margin_floor\.d6"),
+        ({**good, "min_margin_floor": {"d6": True}}, r"min_margin_floor\.d6"),
+        ({**good, "min_margin_floor": {"d9": 1}}, r"min_margin_floor\.d9"),
     ):
         with pytest.raises(ValueError, match=named):
-            bench.read_floored(bad)
+            bench.read_floored(bad, model.kinds, combined)
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +146,10 @@ def test_the_bench_chooses_gates_and_floors_for_refined_boxes_and_scores_them(tm
     argv += ["--data-root", str(frames), "--set", "calibration:2:4:640"]
     chosen = tmp_path / "floors.json"
     assert bench.main([*argv, "--choose", str(chosen), "--json", str(tmp_path / "c.json")]) == 0
-    gates, floors = bench.read_floored(json.loads(chosen.read_text()))
+    shipped = load_numeral_model("polyhedral-oblique")
+    gates, floors = bench.read_floored(
+        json.loads(chosen.read_text()), shipped.kinds, shipped.meta["combined_reading"]
+    )
     out = json.loads((tmp_path / "c.json").read_text())
     assert out["chosen"] == {"min_kind_confidence_by_kind": gates, "min_margin_floor": floors}
     assert out["all_sets"] == out["w640"]["candidate"]  # one set: the pool is that set
@@ -167,3 +175,13 @@ def test_the_bench_chooses_gates_and_floors_for_refined_boxes_and_scores_them(tm
     with pytest.raises(SystemExit):
         bench.main([*argv[2:], "--refiner", str(tmp_path / "none.onnx"), "--choose", str(chosen)])
     assert "no such file" in capsys.readouterr().err
+
+
+def test_the_chosen_pairs_are_written_as_a_bundle_names_them():
+    spec = floors_spec({"d6": (0.4, 0.0), "d20": (0.0, 3.0), "d8": (0.0, 0.0)})
+    assert spec == {"min_kind_confidence_by_kind": {"d6": 0.4}, "min_margin_floor": {"d20": 3.0}}
+    model = load_numeral_model("polyhedral-oblique")
+    rule = parse_rule(
+        {**model.meta["combined_reading"], **{"min_margin_floor": spec["min_margin_floor"]}}, model.kinds
+    )
+    assert rule.min_margin_floor == {"d20": 3.0}
