@@ -1,7 +1,7 @@
 """The box refiner read with kind gates and margin floors of its own, against the shipped bundle.
 
-Candidate R1 of ``models/polyhedral-oblique/CHANGELOG.md`` (stop 44): the finder's boxes moved by a box
-refiner (``--refiner ONNX``, ``--looks``), two boxes of one die kept once (``--same-die``), and the kind
+Candidates R1 and R2 of ``models/polyhedral-oblique/CHANGELOG.md`` (stops 44, 45): the finder's boxes moved by
+a box refiner (``--refiner ONNX``, ``--looks``; R2: only those first read as a d20, ``--refine-kinds d20``), two boxes of one die kept once (``--same-die``), and the kind
 gates (``min_kind_confidence_by_kind``) and margin floors (``combined_reading.min_margin_floor``) chosen
 again for those boxes by the rule of stop 39 (``standard_frames.choose_floors``).
 
@@ -107,6 +107,11 @@ def main(argv=None) -> int:
     ap.add_argument("--refiner", required=True, metavar="ONNX", help="the box refiner's ONNX file")
     ap.add_argument("--looks", type=int, choices=(1, 8), default=1)
     ap.add_argument(
+        "--refine-kinds",
+        metavar="KIND[,KIND]",
+        help="move only the boxes first read as these kinds (box_refiner.kinds; default: every box)",
+    )
+    ap.add_argument(
         "--same-die", type=float, help="two moved boxes overlapping at IoU above this are one die"
     )
     ap.add_argument("--shots", type=int, default=2, help="renders of every value taught before a frame")
@@ -135,7 +140,11 @@ def main(argv=None) -> int:
             )
         except (OSError, ValueError) as exc:
             ap.error(f"--floors {a.floors}: {exc}")
-    refiner = BoxRefiner(Path(a.refiner), looks=a.looks)
+    kinds = None if a.refine_kinds is None else tuple(a.refine_kinds.split(","))
+    unknown = [k for k in kinds or () if k not in model.kinds]
+    if unknown:
+        ap.error(f"--refine-kinds {a.refine_kinds!r}: expected kinds of {', '.join(model.kinds)}")
+    refiner = BoxRefiner(Path(a.refiner), looks=a.looks, kinds=kinds)
     same = a.same_die if a.same_die is not None else False
     log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
     mine: dict[int, list] = {}
@@ -157,6 +166,7 @@ def main(argv=None) -> int:
     out: dict = {
         "refiner": a.refiner,
         "looks": a.looks,
+        "refine_kinds": None if kinds is None else list(kinds),
         "same_die": a.same_die,
         "sets": [":".join(map(str, s)) for s in a.sets],
     }

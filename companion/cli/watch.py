@@ -27,7 +27,7 @@ class _StandardDice:
         return self.numeral.find_dice(frame)
 
     def readings(self, frame, det) -> list:
-        self.last = self.numeral.read_boxes(frame, det.xyxy, det.confidence) if len(det) else []
+        self.last = self.numeral.read_boxes(frame, det.xyxy, det.confidence, det.refined) if len(det) else []
         if len(det) and self.numeral.weigh_turn(self.turn_check, frame, det.xyxy):
             from companion.vision.camera_turn import withhold
 

@@ -7,7 +7,9 @@ square crop around a found box (``margin`` x its longer side, ``size`` px, cut b
 as fractions of the crop's side from its centre.  Read over the eight turns and flips of the crop
 (``looks`` 8) the answers are turned back and averaged; ``passes`` 2 cuts a second crop around the
 first answer and reads again; ``blend`` below 1 returns that share of the way from the found box
-to the refined one (0.5: their mean, the two read side by side).
+to the refined one (0.5: their mean, the two read side by side).  ``kinds``: where given, only the dice
+the reader first reads as one of these kinds on the finder's box are moved (``numerals.NumeralModel``),
+and one of them read as another kind on its moved box is left unread (the two looks disagree).
 
 Training: ``companion.vision.train.box_refiner`` (torch); it uses the same geometry below.
 """
@@ -94,6 +96,7 @@ class BoxRefiner:
         looks: int = 8,
         passes: int = 1,
         blend: float = 1.0,
+        kinds: tuple[str, ...] | None = None,
     ):
         from companion.vision.onnx_session import onnx_session  # noqa: PLC0415
 
@@ -105,6 +108,11 @@ class BoxRefiner:
             raise ModelError(f"box refiner: blend must be above 0 and at most 1, not {blend}")
         self.size, self.margin, self.looks, self.passes = int(size), float(margin), looks, passes
         self.blend = float(blend)
+        if kinds is not None and (
+            isinstance(kinds, str) or not kinds or not all(isinstance(k, str) and k for k in kinds)
+        ):
+            raise ModelError(f"box refiner: kinds must be a list of die kinds such as ['d20'], not {kinds!r}")
+        self.kinds = None if kinds is None else tuple(kinds)
 
     @classmethod
     def from_meta(cls, folder: Path, meta: dict | None) -> BoxRefiner | None:
@@ -121,6 +129,7 @@ class BoxRefiner:
             looks=int(meta.get("looks", 8)),
             passes=int(meta.get("passes", 1)),
             blend=float(meta.get("blend", 1.0)),
+            kinds=meta.get("kinds"),
         )
 
     def _once(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:

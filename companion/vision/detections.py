@@ -27,6 +27,9 @@ class Detections:
     )  # (n,) how sure the die kind (class_id) is; 1 if untested
     embedding: np.ndarray = field(default=None)  # (n, dim) face embeddings (a bundle with a table profile)
     cocked_prob: np.ndarray = field(default=None)  # (n,) p(cocked) from the embedding network's geometry head
+    refined: np.ndarray = field(
+        default=None
+    )  # (n,) bool: the box was moved by a box refiner (``box_refine``)
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
@@ -49,6 +52,8 @@ class Detections:
             self.embedding = np.zeros((n, 0), np.float32)
         if self.cocked_prob is None:
             self.cocked_prob = np.zeros(n)
+        if self.refined is None:
+            self.refined = np.zeros(n, bool)
 
     @classmethod
     def empty(cls) -> Detections:

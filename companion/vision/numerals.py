@@ -129,6 +129,12 @@ class NumeralModel:
         # a second look that moves each found box's sides to the die's edges (``box_refine``): every crop
         # (reader, embedding, cocked check) is then cut around the moved box
         self.refiner = BoxRefiner.from_meta(self.bundle, self.meta.get("box_refiner"))
+        unknown = [k for k in (self.refiner.kinds or ()) if k not in self.kinds] if self.refiner else []
+        if unknown:
+            raise ModelError(
+                f"{self.bundle}/model.json: box_refiner.kinds: {unknown[0]!r} is not a kind this reader reads"
+                f" ({', '.join(self.kinds)})"
+            )
         # two found (and moved) boxes overlapping at IoU above ``same_die`` are one die (``same_dice``)
         same = self.meta.get("same_die")
         if same is not None and (
@@ -212,23 +218,44 @@ class NumeralModel:
         det = self.find_dice(image, conf)
         if not len(det):
             return []
-        return self.read_boxes(image, det.xyxy, det.confidence)
+        return self.read_boxes(image, det.xyxy, det.confidence, det.refined)
 
     def find_dice(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """The box finder's dice in ``image`` (at ``conf``, else the bundle's), their boxes moved by the
-        bundle's ``box_refiner`` where it names one, and boxes on one die kept once (``same_die``)."""
+        bundle's ``box_refiner`` where it names one (``refined``), and boxes on one die kept once
+        (``same_die``).  A refiner naming ``kinds`` moves only the boxes the reader first reads as one of
+        them (one run of the reader over the finder's boxes)."""
         det = self.box_finder(image, self.box_conf if conf is None else conf)
         if self.refiner is not None and len(det):
-            det.xyxy = self.refiner(image, det.xyxy).astype(float)
+            move = np.ones(len(det), bool)
+            if self.refiner.kinds is not None:
+                crops = np.stack([crop_die(image, b) for b in det.xyxy]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
+                move = np.isin(self.read_crops(crops)[0], self.refiner.kinds)
+            if move.any():
+                det.xyxy[move] = self.refiner(image, det.xyxy[move]).astype(float)
+            det.refined = move
         if self.same_die is not None and len(det) > 1:
             det = det[same_dice(det.xyxy, det.confidence, self.same_die)]
         return det
 
+    def looks_disagree(self, kinds_read, refined) -> np.ndarray:
+        """Per die: moved by a refiner that names ``kinds`` because the reader first read it as one of them,
+        and read as another kind on its moved box: the two looks disagree, and the die is left unread."""
+        kinds_read = np.asarray(kinds_read, dtype=object)
+        if refined is None or self.refiner is None or self.refiner.kinds is None or not len(kinds_read):
+            return np.zeros(len(kinds_read), bool)
+        return np.asarray(refined, bool) & ~np.isin(kinds_read, self.refiner.kinds)
+
     def read_boxes(
-        self, image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray | None = None
+        self,
+        image: np.ndarray,
+        boxes: np.ndarray,
+        box_conf: np.ndarray | None = None,
+        refined: np.ndarray | None = None,
     ) -> list[StandardReading]:
         """The dice in ``boxes`` (x1 y1 x2 y2 of ``image``; the box finder's confidence of each, 1 when
-        not given) read as ``readings`` reads the boxes it finds."""
+        not given) read as ``readings`` reads the boxes it finds; ``refined``: ``find_dice``'s mark of the
+        boxes its refiner moved (a die whose two looks disagree is left unread: ``looks_disagree``)."""
         boxes = np.asarray(boxes, float).reshape(-1, 4)
         box_conf = np.ones(len(boxes)) if box_conf is None else np.asarray(box_conf, float)
         if not len(boxes):
@@ -237,6 +264,7 @@ class NumeralModel:
         probs = self.faces(crops)
         k, values, confs = decode(probs["kind"], probs["value"], self.kinds)
         kinds = [self.kinds[i] for i in k]
+        disagree = self.looks_disagree(kinds, refined)
         # the cocked check: a die on an edge is rolled again (the table convention the smart-dice protocol
         # states: ../shared/protocol/smart-dice-serial.md line 37, "crooked ... needs a reroll or a
         # ruling"): no value, whatever its face reads
@@ -249,7 +277,7 @@ class NumeralModel:
         for i in range(len(boxes)):
             c = float(box_conf[i] * confs[i])
             # the reader's own doubt, by the kind it read; a faint box still reads
-            unreadable = bool(confs[i] < self.gate.of(kinds[i]) or tipped[i])
+            unreadable = bool(confs[i] < self.gate.of(kinds[i]) or tipped[i] or disagree[i])
             out.append(
                 StandardReading(
                     [round(float(v), 1) for v in boxes[i]],
@@ -279,7 +307,7 @@ class NumeralModel:
                 # the margin weighs the values of the kind read, never the kind: the kind gate does (its
                 # own for a die many pixels across: ``combined_reading.large_dice``)
                 kind_gate = self.combined.kind_gate(r.kind, float(sides[i]), self.kind_gate.of(r.kind))
-                if pc[i] >= cocked_at or r.cocked or probs["kind"][i, k[i]] < kind_gate:
+                if pc[i] >= cocked_at or r.cocked or disagree[i] or probs["kind"][i, k[i]] < kind_gate:
                     value = None
                 r.value, r.reading = value, None if value is None else str(value)
                 r.unreadable, r.confidence = value is None, round(c, 4)
@@ -288,7 +316,7 @@ class NumeralModel:
         else:  # the value comes from the table profile alone: nearest known face or unreadable
             for i, r in enumerate(out):
                 m = self.profile.read_any(emb[i], r.kind, float(pc[i]))
-                ok = m.label is not None and m.label.icon == "value" and not r.cocked
+                ok = m.label is not None and m.label.icon == "value" and not r.cocked and not disagree[i]
                 r.value, r.reading = (m.label.count, str(m.label.count)) if ok else (None, None)
                 r.unreadable, r.confidence = not ok, float(m.confidence)
                 if m.unreadable and not r.cocked:

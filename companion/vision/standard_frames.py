@@ -224,7 +224,7 @@ def enrolled_reads(
     taught), as a table that enrolled its sets.  ``frames``: the first so many frames only.
 
     ``margins``: each box is given its top value whatever the combined rule's margin (0 for a die called
-    cocked), and the per-box arrays ``p_kind`` (the reader's probability of the kind read), ``margin``
+    cocked, or whose two looks disagree), and the per-box arrays ``p_kind`` (the reader's probability of the kind read), ``margin``
     (the combined margin of the top value), ``needed`` (the margin the bundle's rule asks of it), ``side``
     (the box's longest side, px) and ``fewest`` (the fewest sightings of the kind's taught values), so
     ``gated_by_floor`` can replay any kind gate and margin floor (``combined_reading.min_margin_floor``)
@@ -270,7 +270,9 @@ def enrolled_reads(
         model.profile = TableProfile(base.embedder_id, base.dim, base.settings)
         model.profile.learn(np.stack(crops), labels, model.embedder)
         model.combined = model._combined_rule()
-        readings = model.readings(image)
+        det = model.find_dice(image)  # ``model.readings``, with the refiner's mark kept
+        readings = model.read_boxes(image, det.xyxy, det.confidence, det.refined) if len(det) else []
+        disagree = model.looks_disagree([r.kind for r in readings], det.refined)
         p_kind = kept.last["kind"] if readings else np.zeros((0, len(model.kinds)))
         large = model.combined.large if model.combined is not None else None
         conf = [
@@ -303,7 +305,8 @@ def enrolled_reads(
             judged = large is not None and large.applies(r.kind, float(sides[j]))
             more["large_gate"].append(large.min_kind_confidence[r.kind] if judged else np.nan)
             more["fewest"].append(profile_distances(model.profile, emb[j], r.kind, SIDES[r.kind])[1])
-            if r.cocked or pc[j] >= cocked_at:  # called cocked: never read, whatever the gates
+            # called cocked, or its two looks disagree (``NumeralModel.looks_disagree``): never read
+            if r.cocked or pc[j] >= cocked_at or disagree[j]:
                 values[j] = 0
                 more["margin"].append(-np.inf)
                 more["needed"].append(0.0)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from profile_support import bench_module, enrol_one_d20
 
+from companion.vision.crops import crop_die
 from companion.vision.detections import same_dice
 from companion.vision.numerals import NumeralModel, load_numeral_model
 from companion.vision.onnx_session import ModelError
@@ -37,6 +38,8 @@ def test_a_bundle_naming_a_refiner_it_lacks_is_refused_naming_the_file(tmp_path)
 
 class _Shift:
     """A stand-in refiner: every box moved right by ``dx`` px (what the model does with its answer)."""
+
+    kinds = None  # every box it is given is moved (``box_refiner.kinds`` not set)
 
     def __init__(self, dx: float):
         self.dx, self.calls = dx, 0
@@ -180,3 +183,96 @@ def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_w
     with pytest.raises(SystemExit):
         bench.main([*argv[:8], "--enrolled", "1", "--same-die", "1.5"])
     assert "--same-die must be an IoU above 0 and under 1, not 1.5" in capsys.readouterr().err
+
+
+class _OntoBox(_Shift):
+    """A stand-in refiner naming ``kinds``: every box it is given moved onto ``target``."""
+
+    def __init__(self, target, kinds):
+        super().__init__(0.0)
+        self.target, self.kinds = np.asarray(target, np.float32), tuple(kinds)
+
+    def __call__(self, image, boxes):
+        self.calls += 1
+        return np.repeat(self.target[None], len(boxes), axis=0)
+
+
+def _first_kinds(model, image, boxes) -> np.ndarray:
+    return np.array(model.read_crops(np.stack([crop_die(image, b) for b in boxes]))[0])
+
+
+def test_a_refiner_naming_kinds_moves_only_the_dice_first_read_as_one_of_them():
+    image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
+    model = NumeralModel(models_dir() / "polyhedral-oblique")
+    found = model.find_dice(image)
+    first = _first_kinds(model, image, found.xyxy)
+    picked = first == "d12"
+    assert picked.any() and not picked.all() and not found.refined.any()
+    model.refiner = shift = _Shift(7.0)
+    shift.kinds = ("d12",)
+    det = model.find_dice(image)
+    assert det.refined.tolist() == picked.tolist()
+    assert np.allclose(det.xyxy[picked], found.xyxy[picked] + [7, 0, 7, 0], atol=1e-3)
+    assert np.array_equal(det.xyxy[~picked], found.xyxy[~picked])
+    shift.kinds = ("d4",)  # no die read as a d4: nothing is moved and the refiner is never run
+    calls = shift.calls
+    det = model.find_dice(image)
+    assert np.array_equal(det.xyxy, found.xyxy) and not det.refined.any() and shift.calls == calls
+
+
+@pytest.mark.parametrize("enrolled", [False, True])
+def test_a_die_whose_two_looks_disagree_is_left_unread(tmp_path, enrolled):
+    image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
+    bundle = enrol_one_d20(tmp_path / "e") if enrolled else models_dir() / "polyhedral-oblique"
+    model = NumeralModel(bundle)
+    assert (model.combined is not None) == enrolled  # the enrolled bundle reads by its combined rule
+    found = model.find_dice(image)
+    first = _first_kinds(model, image, found.xyxy)
+    d6 = int(np.flatnonzero(first == "d6")[0])
+    plain = model.readings(image)
+    assert plain[d6].value == 5  # the d6 is read on its own box
+    # the dice first read as a d12 are moved onto the d6: their second look reads a d6, not a d12
+    model.refiner = _OntoBox(found.xyxy[d6], ["d12"])
+    det = model.find_dice(image)
+    moved = np.flatnonzero(det.refined)
+    assert len(moved) and (first[moved] == "d12").all()
+    readings = model.readings(image)
+    for i in moved:
+        assert readings[i].kind == "d6" and readings[i].value is None and readings[i].unreadable
+    # the same boxes read without the refiner's mark read the d6's value: the disagreement is what
+    # leaves them unread
+    unmarked = model.read_boxes(image, det.xyxy, det.confidence)
+    assert all(unmarked[i].value == 5 for i in moved)
+    assert model.looks_disagree([r.kind for r in readings], det.refined).tolist() == det.refined.tolist()
+    # a refiner naming no kinds moves every box, and no reading is left unread for its kind
+    model.refiner = _Shift(0.0)
+    assert not model.looks_disagree(["d6"] * len(found), np.ones(len(found), bool)).any()
+
+
+@pytest.mark.parametrize(
+    ("kinds", "match"),
+    [
+        (["d7"], r"box_refiner\.kinds: 'd7' is not a kind"),
+        ("d20", "kinds must be a list"),
+        ([], "kinds must"),
+    ],
+)
+def test_a_bundle_with_bad_refiner_kinds_is_refused_naming_them(tmp_path, kinds, match):
+    bundle = _bundle_copy(tmp_path, box_refiner={"onnx": "refine.onnx", "looks": 1, "kinds": kinds})
+    shutil.copy(models_dir() / "polyhedral-oblique" / "candidates" / "refine-r.onnx", bundle / "refine.onnx")
+    with pytest.raises(ModelError, match=match):
+        NumeralModel(bundle)
+
+
+def test_a_bundle_naming_refiner_kinds_reads_with_the_real_refiner(tmp_path):
+    bundle = _bundle_copy(tmp_path, box_refiner={"onnx": "refine.onnx", "looks": 1, "kinds": ["d12"]})
+    shutil.copy(models_dir() / "polyhedral-oblique" / "candidates" / "refine-r.onnx", bundle / "refine.onnx")
+    model = NumeralModel(bundle)
+    assert model.refiner.kinds == ("d12",)
+    image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
+    found = NumeralModel(models_dir() / "polyhedral-oblique").find_dice(image)
+    det = model.find_dice(image)
+    picked = _first_kinds(model, image, found.xyxy) == "d12"
+    assert det.refined.tolist() == picked.tolist()
+    assert not np.allclose(det.xyxy[picked], found.xyxy[picked])
+    assert np.array_equal(det.xyxy[~picked], found.xyxy[~picked])

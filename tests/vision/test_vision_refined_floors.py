@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +15,9 @@ import pytest
 from profile_support import bench_module, enrol_one_d20
 
 from companion.vision.combined_reading import parse_rule
+from companion.vision.crops import crop_die
 from companion.vision.numerals import NumeralModel, load_numeral_model
-from companion.vision.reader import models_dir
+from companion.vision.reader import models_dir, read_image
 from companion.vision.reader_gate import ReaderGate
 from companion.vision.standard_frames import enrolled_reads, figures, floors_spec, gated_by_floor, pooled
 from companion.vision.synth.real_tables import Standard, write_real_tables
@@ -168,6 +170,7 @@ def test_the_bench_chooses_gates_and_floors_for_refined_boxes_and_scores_them(tm
         (["--choose", str(tmp_path / "x.json"), "--set", "test:2:4:640"], "--choose chooses on calibration"),
         (["--floors", str(tmp_path / "none.json")], "--floors"),
         (["--choose", str(tmp_path / "x.json"), "--same-die", "1.5"], "--same-die must be an IoU"),
+        (["--choose", str(tmp_path / "x.json"), "--refine-kinds", "d20,d7"], "--refine-kinds 'd20,d7'"),
     ):
         with pytest.raises(SystemExit):
             bench.main([*argv, *extra])
@@ -185,3 +188,73 @@ def test_the_chosen_pairs_are_written_as_a_bundle_names_them():
         {**model.meta["combined_reading"], **{"min_margin_floor": spec["min_margin_floor"]}}, model.kinds
     )
     assert rule.min_margin_floor == {"d20": 3.0}
+
+
+def test_a_refiner_for_some_kinds_replayed_under_the_bundle_gates_reads_as_that_bundle(tmp_path, frames):
+    """R2 of stop 45: the bundle naming a refiner for the dice first read as some kinds, read as it is, and
+    its copy without gates and floors replayed under them (a die whose two looks disagree never read)."""
+    bench = bench_module("refined_floors")
+    shipped = load_numeral_model("polyhedral-oblique")
+    gates = dict(shipped.kind_gate.by_kind)
+    floors = dict(shipped.meta["combined_reading"]["min_margin_floor"])
+    base = tmp_path / "r2"
+    shutil.copytree(shipped.bundle, base, ignore=shutil.ignore_patterns("candidates", "*.pt", "*.md"))
+    shutil.copy(REFINER, base / "refine.onnx")
+    meta = json.loads((base / "model.json").read_text())
+    meta.update(box_refiner={"onnx": "refine.onnx", "looks": 1, "kinds": ["d12", "d20"]}, same_die=0.5)
+    (base / "model.json").write_text(json.dumps(meta))
+    data = frames / "calibration-2-4-w640"
+    own_bundle = enrol_one_d20(tmp_path / "own", str(base))
+    own = enrolled_reads(own_bundle, data, shots=1, resolution=0.5)
+    bare = bench.unfloored(NumeralModel(base), tmp_path / "bare-base")
+    raw = enrolled_reads(
+        enrol_one_d20(tmp_path / "bare", str(bare)), data, shots=1, resolution=0.5, margins=True
+    )
+    model = NumeralModel(own_bundle)
+    assert model.refiner.kinds == ("d12", "d20")
+    assert figures(gated_by_floor(raw, gates, floors), ReaderGate(0.5)) == figures(own, model.kind_gate)
+    # the refiner did move boxes on these frames, and only of dice first read as one of its kinds
+    rec = json.loads((data / "manifest.jsonl").read_text().splitlines()[0])
+    image = read_image(data / rec["image"])
+    det = model.find_dice(image)
+    assert det.refined.any() and not det.refined.all()
+
+
+class _OntoAnotherDie:
+    """A stand-in refiner for the dice first read as a d12 or a d20: each moved onto the die of another kind
+    the shipped reader is surest of in the frame, so their two looks disagree."""
+
+    kinds = ("d12", "d20")
+
+    def __init__(self):
+        self.model = load_numeral_model("polyhedral-oblique")
+
+    def __call__(self, image, boxes):
+        found = self.model.find_dice(image).xyxy
+        kinds, _, conf = self.model.read_crops(np.stack([crop_die(image, b) for b in found]))
+        other = [i for i, k in enumerate(kinds) if k not in self.kinds]
+        target = found[max(other, key=lambda i: conf[i])]
+        return np.repeat(np.asarray(target, np.float32)[None], len(boxes), axis=0)
+
+
+def test_dice_whose_two_looks_disagree_are_never_read_in_the_replay(tmp_path, frames):
+    bench = bench_module("refined_floors")
+    shipped = load_numeral_model("polyhedral-oblique")
+    gates = dict(shipped.kind_gate.by_kind)
+    floors = dict(shipped.meta["combined_reading"]["min_margin_floor"])
+    data = frames / "calibration-2-4-w640"
+    own_bundle = enrol_one_d20(tmp_path / "own")
+    model = NumeralModel(own_bundle)
+    model.refiner = _OntoAnotherDie()
+    disagree = 0
+    for line in (data / "manifest.jsonl").read_text().splitlines():
+        image = read_image(data / json.loads(line)["image"])
+        det = model.find_dice(image)
+        kinds = [r.kind for r in model.read_boxes(image, det.xyxy, det.confidence, det.refined)]
+        disagree += int(model.looks_disagree(kinds, det.refined).sum())
+    assert disagree >= 2  # the frames hold dice whose two looks disagree
+    kw = {"shots": 1, "resolution": 0.5, "refiner": _OntoAnotherDie()}
+    own = enrolled_reads(own_bundle, data, **kw)
+    bare = enrol_one_d20(tmp_path / "bare", str(bench.unfloored(shipped, tmp_path / "base")))
+    raw = enrolled_reads(bare, data, margins=True, **kw)
+    assert figures(gated_by_floor(raw, gates, floors), ReaderGate(0.5)) == figures(own, model.kind_gate)
