@@ -144,6 +144,9 @@ class NumeralModel:
                 f"{self.bundle}/model.json: same_die must be an IoU above 0 and under 1, not {same!r}"
             )
         self.same_die = None if same is None else float(same)
+        # the first look's outputs of the dice ``find_dice`` did not move, by crop: ``read_faces`` reads
+        # each crop once (the same crop gives the same outputs)
+        self._first_look: dict[bytes, dict[str, np.ndarray]] = {}
         try:
             self.gate = ReaderGate.parse(self.meta, self.kinds)
             self.kind_gate = ReaderGate.parse(self.meta, self.kinds, KIND_KEY, KIND_BY_KIND_KEY, default=0.0)
@@ -224,19 +227,42 @@ class NumeralModel:
         """The box finder's dice in ``image`` (at ``conf``, else the bundle's), their boxes moved by the
         bundle's ``box_refiner`` where it names one (``refined``), and boxes on one die kept once
         (``same_die``).  A refiner naming ``kinds`` moves only the boxes the reader first reads as one of
-        them (one run of the reader over the finder's boxes)."""
+        them (one run of the reader over the finder's boxes; ``read_faces`` does not read again the crops
+        of the boxes it leaves)."""
         det = self.box_finder(image, self.box_conf if conf is None else conf)
+        self._first_look = {}
         if self.refiner is not None and len(det):
             move = np.ones(len(det), bool)
             if self.refiner.kinds is not None:
                 crops = np.stack([crop_die(image, b) for b in det.xyxy]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
-                move = np.isin(self.read_crops(crops)[0], self.refiner.kinds)
+                probs = self.faces(crops)
+                first = decode(probs["kind"], probs["value"], self.kinds)[0]
+                move = np.isin([self.kinds[i] for i in first], self.refiner.kinds)
+                self._first_look = {
+                    crops[i].tobytes(): {h: p[i] for h, p in probs.items()} for i in np.flatnonzero(~move)
+                }
             if move.any():
                 det.xyxy[move] = self.refiner(image, det.xyxy[move]).astype(float)
             det.refined = move
         if self.same_die is not None and len(det) > 1:
             det = det[same_dice(det.xyxy, det.confidence, self.same_die)]
         return det
+
+    def read_faces(self, crops: np.ndarray) -> dict[str, np.ndarray]:
+        """The reader's outputs (by head) for uint8 crops (N, 64, 64, 3); a crop that ``find_dice``'s first
+        look read and left where it was keeps that look's outputs instead of being read again."""
+        seen, self._first_look = self._first_look, {}
+        keys = [c.tobytes() for c in crops]
+        todo = [i for i, k in enumerate(keys) if k not in seen]
+        if len(todo) == len(crops):
+            return self.faces(crops)
+        fresh = self.faces(crops[todo]) if todo else {}
+        row = {i: j for j, i in enumerate(todo)}
+        heads = fresh.keys() if todo else next(iter(seen.values())).keys()
+        return {
+            h: np.stack([fresh[h][row[i]] if i in row else seen[k][h] for i, k in enumerate(keys)])
+            for h in heads
+        }
 
     def looks_disagree(self, kinds_read, refined) -> np.ndarray:
         """Per die: moved by a refiner that names ``kinds`` because the reader first read it as one of them,
@@ -261,7 +287,7 @@ class NumeralModel:
         if not len(boxes):
             return []
         crops = np.stack([crop_die(image, b) for b in boxes]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
-        probs = self.faces(crops)
+        probs = self.read_faces(crops)
         k, values, confs = decode(probs["kind"], probs["value"], self.kinds)
         kinds = [self.kinds[i] for i in k]
         disagree = self.looks_disagree(kinds, refined)

@@ -179,7 +179,7 @@ class _Kept:
     """A reader that keeps its last answer (so a bench reads each crop once)."""
 
     def __init__(self, faces):
-        self.faces, self.outputs, self.last = faces, faces.outputs, None
+        self.faces, self.outputs, self.last = faces, getattr(faces, "outputs", None), None
 
     def __call__(self, crops):
         self.last = self.faces(crops)
@@ -248,7 +248,7 @@ def enrolled_reads(
         model.refiner = refiner or None
     if same_die is not None:
         model.same_die = None if same_die is False else float(same_die)
-    model.faces = kept = _Kept(model.faces)
+    model.read_faces = kept = _Kept(model.read_faces)  # the outputs of every box read, in its order
     model.embedder = keep_embedding = _KeptEmbedder(model.embedder)
     base = model.profile
 

@@ -276,3 +276,43 @@ def test_a_bundle_naming_refiner_kinds_reads_with_the_real_refiner(tmp_path):
     assert det.refined.tolist() == picked.tolist()
     assert not np.allclose(det.xyxy[picked], found.xyxy[picked])
     assert np.array_equal(det.xyxy[~picked], found.xyxy[~picked])
+
+
+class _Counted:
+    """The reader, counting the crops it is given."""
+
+    def __init__(self, faces):
+        self.faces, self.outputs, self.crops = faces, faces.outputs, 0
+
+    def __call__(self, crops):
+        self.crops += len(crops)
+        return self.faces(crops)
+
+
+@pytest.mark.parametrize("enrolled", [False, True])
+def test_each_crop_is_read_once_and_reads_as_when_read_twice(tmp_path, enrolled):
+    image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
+    bundle = enrol_one_d20(tmp_path / "e") if enrolled else models_dir() / "polyhedral-oblique"
+    model = NumeralModel(bundle)
+    model.refiner = _Shift(3.0)
+    model.refiner.kinds = ("d12",)
+    model.faces = counted = _Counted(model.faces)
+    once = model.readings(image)
+    det = model.find_dice(image)
+    moved = int(det.refined.sum())
+    assert 0 < moved < len(det)
+    counted.crops = 0
+    model.readings(image)
+    assert counted.crops == len(det) + moved  # the first look over every box, then the moved ones
+    # read twice (every crop read again after the first look): the same readings
+    model.read_faces = model.faces
+    counted.crops = 0
+    twice = model.readings(image)
+    assert counted.crops == 2 * len(det)
+    assert [r.to_dict() for r in twice] == [r.to_dict() for r in once]
+    # a refiner for every kind reads every crop once too, and nothing is kept between frames
+    del model.read_faces
+    model.refiner.kinds = None
+    counted.crops = 0
+    model.readings(image)
+    assert counted.crops == len(det) and model._first_look == {}
