@@ -1,6 +1,7 @@
 """Time of the standard-dice reader and its embedding on one roll's crops, for one or more bundles.
 
     python bench/standard_speed.py --reader models/polyhedral-oblique [--reader OTHER] [--dice 12] [--frame]
+        [--frames artifacts/standard/frames/calibration-150-35 --count 50]
 
 A Battle Dice roll is read as one batch of crops through the reader (``face.onnx``: kind and value)
 and, for an enrolled bundle, the embedding network it names (``embed.onnx``).  Prints the median wall
@@ -9,7 +10,11 @@ ratio of the second to the first.  The crops are oblique renders of the CALIBRAT
 timing does not depend on what they show).  The die finder's time (the same for every bundle) is
 not included: ``bench/vision.py`` gives it.  ``--frame`` also times a whole 1280 px frame (an oblique
 render of ``--dice`` dice of every size, tilt 35 degrees): the die finder and the reader together, as
-``NumeralModel.readings`` reads a frame of a Battle Dice roll (``frame`` in the output).
+``NumeralModel.readings`` reads a frame of a Battle Dice roll (``frame`` in the output).  ``--frames DIR
+--count N`` also times the first N frames of a ``synth.real_tables --standard`` folder read one after
+another (``frames`` in the output: the median over ``--repeat`` of the time to read them all), and
+counts the dice a bundle's box refiner moved in them: a refiner for some kinds only (``box_refiner.kinds``)
+costs nothing on a frame where no die is read as one of them.
 """
 
 from __future__ import annotations
@@ -74,6 +79,31 @@ def time_frame(folder: Path, frame: np.ndarray, repeat: int) -> tuple[float, int
     return _median_ms(model.readings, frame, repeat), found
 
 
+def frames_of(folder: Path, count: int) -> list[np.ndarray]:
+    """The first ``count`` frames of a ``synth.real_tables`` folder (its ``manifest.jsonl``)."""
+    from companion.vision.reader import read_image  # noqa: PLC0415
+
+    lines = [ln for ln in (folder / "manifest.jsonl").read_text().splitlines() if ln.strip()][:count]
+    if not lines:
+        raise SystemExit(f"--frames {folder}: no frames listed in manifest.jsonl")
+    return [read_image(folder / json.loads(ln)["image"]) for ln in lines]
+
+
+def time_frames(folder: Path, frames: list[np.ndarray], repeat: int) -> tuple[float, int, int]:
+    """(median ms to read every frame once, dice found, dice whose box the refiner moved)."""
+    from companion.vision.numerals import NumeralModel  # noqa: PLC0415
+
+    model = NumeralModel(folder)
+    dets = [model.find_dice(f) for f in frames]
+    found, moved = sum(len(d) for d in dets), sum(int(d.refined.sum()) for d in dets)
+
+    def read_all(frames):
+        for f in frames:
+            model.readings(f)
+
+    return _median_ms(read_all, frames, repeat), found, moved
+
+
 def main(argv=None) -> int:
     from companion.vision.synth.standard_styles import CALIBRATION_STYLES, render_crops
 
@@ -82,7 +112,14 @@ def main(argv=None) -> int:
     ap.add_argument("--dice", type=int, default=12, help="dice in the roll (one batch)")
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--frame", action="store_true", help="also time a whole 1280 px frame (finder + reader)")
+    ap.add_argument("--frames", type=Path, help="also time the frames of this synth.real_tables folder")
+    ap.add_argument("--count", type=int, default=50, help="how many of --frames' frames")
     a = ap.parse_args(argv)
+    if a.count < 1:
+        ap.error(f"--count must be at least 1, not {a.count}")
+    if a.frames is not None and not (a.frames / "manifest.jsonl").is_file():
+        ap.error(f"--frames {a.frames}: no manifest.jsonl (a synth.real_tables folder)")
+    many = frames_of(a.frames, a.count) if a.frames is not None else None
     crops = render_crops(a.dice, tuple(CALIBRATION_STYLES), 7, None)["crops"]
     frame = frame_of(a.dice) if a.frame else None
     rows = []
@@ -91,6 +128,9 @@ def main(argv=None) -> int:
         if frame is not None:
             f["frame_ms"], found = time_frame(Path(r), frame, a.repeat)
             print(f"{r}: the frame's finder found {found} of {a.dice} dice")
+        if many is not None:
+            f["frames_ms"], found, moved = time_frames(Path(r), many, a.repeat)
+            print(f"{r}: {len(many)} frames: {found} dice found, {moved} of them moved by the box refiner")
         rows.append(f)
         parts = ", ".join(f"{k.removesuffix('_ms')} {v:.2f} ms" for k, v in f.items())
         print(f"{r}: {a.dice} dice: {parts}")
