@@ -14,7 +14,9 @@ render of ``--dice`` dice of every size, tilt 35 degrees): the die finder and th
 --count N`` also times the first N frames of a ``synth.real_tables --standard`` folder read one after
 another (``frames`` in the output: the median over ``--repeat`` of the time to read them all), and
 counts the dice a bundle's box refiner moved in them: a refiner for some kinds only (``box_refiner.kinds``)
-costs nothing on a frame where no die is read as one of them.
+costs nothing on a frame where no die is read as one of them.  With ``--alternate`` the two bundles read
+the frames in turn and each turn's ratio is printed with their median (the machine's drift weighs on
+both alike); nothing else is timed.
 """
 
 from __future__ import annotations
@@ -104,6 +106,28 @@ def time_frames(folder: Path, frames: list[np.ndarray], repeat: int) -> tuple[fl
     return _median_ms(read_all, frames, repeat), found, moved
 
 
+def alternate_frames(folders: list[Path], frames: list[np.ndarray], repeat: int) -> list[float]:
+    """Two bundles reading ``frames`` in turn, ``repeat`` times after a warm-up: the ratio of the second's
+    time to the first's in each turn (a drift of the machine's speed weighs on both alike)."""
+    from companion.vision.numerals import NumeralModel  # noqa: PLC0415
+
+    models = [NumeralModel(f) for f in folders]
+
+    def read_all(model) -> float:
+        t = time.perf_counter()
+        for f in frames:
+            model.readings(f)
+        return time.perf_counter() - t
+
+    for m in models:
+        read_all(m)
+    ratios = []
+    for _ in range(repeat):
+        first, second = (read_all(m) for m in models)
+        ratios.append(second / first)
+    return ratios
+
+
 def main(argv=None) -> int:
     from companion.vision.synth.standard_styles import CALIBRATION_STYLES, render_crops
 
@@ -114,12 +138,26 @@ def main(argv=None) -> int:
     ap.add_argument("--frame", action="store_true", help="also time a whole 1280 px frame (finder + reader)")
     ap.add_argument("--frames", type=Path, help="also time the frames of this synth.real_tables folder")
     ap.add_argument("--count", type=int, default=50, help="how many of --frames' frames")
+    ap.add_argument(
+        "--alternate",
+        action="store_true",
+        help="with two readers and --frames: time them in turn, the median of the ratios of each turn",
+    )
     a = ap.parse_args(argv)
+    if a.alternate and (len(a.reader) != 2 or a.frames is None):
+        ap.error("--alternate times two --reader bundles on --frames")
     if a.count < 1:
         ap.error(f"--count must be at least 1, not {a.count}")
     if a.frames is not None and not (a.frames / "manifest.jsonl").is_file():
         ap.error(f"--frames {a.frames}: no manifest.jsonl (a synth.real_tables folder)")
     many = frames_of(a.frames, a.count) if a.frames is not None else None
+    if a.alternate:
+        ratios = alternate_frames([Path(r) for r in a.reader], many, a.repeat)
+        print(
+            f"frames, alternating ({a.repeat} turns): second / first, median {statistics.median(ratios):.3f}"
+        )
+        print("  each turn: " + " ".join(f"{r:.3f}" for r in ratios))
+        return 0
     crops = render_crops(a.dice, tuple(CALIBRATION_STYLES), 7, None)["crops"]
     frame = frame_of(a.dice) if a.frame else None
     rows = []
