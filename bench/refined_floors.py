@@ -1,7 +1,8 @@
 """The box refiner read with kind gates and margin floors of its own, against the shipped bundle.
 
-Candidates R1 and R2 of ``models/polyhedral-oblique/CHANGELOG.md`` (stops 44, 45): the finder's boxes moved by
-a box refiner (``--refiner ONNX``, ``--looks``; R2: only those first read as a d20, ``--refine-kinds d20``), two boxes of one die kept once (``--same-die``), and the kind
+Candidates R1 and R2 of ``models/polyhedral-oblique/CHANGELOG.md`` (stops 44, 45): the finder's boxes
+moved by a box refiner (``--refiner ONNX``, ``--looks``; R2: only those first read as a d20,
+``--refine-kinds d20``), two boxes of one die kept once (``--same-die``), and the kind
 gates (``min_kind_confidence_by_kind``) and margin floors (``combined_reading.min_margin_floor``) chosen
 again for those boxes by the rule of stop 39 (``standard_frames.choose_floors``).
 

@@ -27,9 +27,8 @@ class Detections:
     )  # (n,) how sure the die kind (class_id) is; 1 if untested
     embedding: np.ndarray = field(default=None)  # (n, dim) face embeddings (a bundle with a table profile)
     cocked_prob: np.ndarray = field(default=None)  # (n,) p(cocked) from the embedding network's geometry head
-    refined: np.ndarray = field(
-        default=None
-    )  # (n,) bool: the box was moved by a box refiner (``box_refine``)
+    # (n,) bool: the box was moved by a box refiner (``box_refine``; ``numerals.NumeralModel.find_dice``)
+    refined: np.ndarray = field(default=None)
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
