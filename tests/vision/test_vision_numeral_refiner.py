@@ -316,3 +316,18 @@ def test_each_crop_is_read_once_and_reads_as_when_read_twice(tmp_path, enrolled)
     counted.crops = 0
     model.readings(image)
     assert counted.crops == len(det) and model._first_look == {}
+
+
+def test_the_watch_reads_a_frame_as_the_bundle_does_two_looks_included():
+    from companion.cli.watch import _StandardDice
+
+    image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
+    model = NumeralModel(models_dir() / "polyhedral-oblique")
+    found = model.find_dice(image)
+    d6 = int(np.flatnonzero(_first_kinds(model, image, found.xyxy) == "d6")[0])
+    model.refiner = _OntoBox(found.xyxy[d6], ["d12"])
+    watched = _StandardDice(model)
+    dice = watched.readings(image, watched.detect(image))
+    assert [d.to_dict() for d in dice] == [dict(r.to_dict(), cocked=False) for r in model.readings(image)]
+    moved = [d for d in dice if d.reading.kind == "d6" and d.unreadable]
+    assert len(moved) == int(model.find_dice(image).refined.sum()) > 0
