@@ -98,12 +98,15 @@ def time_frames(folder: Path, frames: list[np.ndarray], repeat: int) -> tuple[fl
     model = NumeralModel(folder)
     dets = [model.find_dice(f) for f in frames]
     found, moved = sum(len(d) for d in dets), sum(int(d.refined.sum()) for d in dets)
+    return _median_ms(lambda fs: _read_all(model, fs), frames, repeat), found, moved
 
-    def read_all(frames):
-        for f in frames:
-            model.readings(f)
 
-    return _median_ms(read_all, frames, repeat), found, moved
+def _read_all(model, frames: list[np.ndarray]) -> float:
+    """Seconds for ``model`` (a ``NumeralModel``) to read ``frames`` one after another."""
+    t = time.perf_counter()
+    for f in frames:
+        model.readings(f)
+    return time.perf_counter() - t
 
 
 def alternate_frames(folders: list[Path], frames: list[np.ndarray], repeat: int) -> list[float]:
@@ -112,18 +115,11 @@ def alternate_frames(folders: list[Path], frames: list[np.ndarray], repeat: int)
     from companion.vision.numerals import NumeralModel  # noqa: PLC0415
 
     models = [NumeralModel(f) for f in folders]
-
-    def read_all(model) -> float:
-        t = time.perf_counter()
-        for f in frames:
-            model.readings(f)
-        return time.perf_counter() - t
-
     for m in models:
-        read_all(m)
+        _read_all(m, frames)
     ratios = []
     for _ in range(repeat):
-        first, second = (read_all(m) for m in models)
+        first, second = (_read_all(m, frames) for m in models)
         ratios.append(second / first)
     return ratios
 

@@ -250,7 +250,9 @@ class NumeralModel:
 
     def read_faces(self, crops: np.ndarray) -> dict[str, np.ndarray]:
         """The reader's outputs (by head) for uint8 crops (N, 64, 64, 3); a crop that ``find_dice``'s first
-        look read and left where it was keeps that look's outputs instead of being read again."""
+        look read and left where it was keeps that look's outputs instead of being read again (the same
+        readings as reading it twice, a frame x1.23 -> x1.09 with a d20 refiner: models/polyhedral-oblique/
+        CHANGELOG.md, stop 45)."""
         seen, self._first_look = self._first_look, {}
         keys = [c.tobytes() for c in crops]
         todo = [i for i, k in enumerate(keys) if k not in seen]
@@ -266,7 +268,8 @@ class NumeralModel:
 
     def looks_disagree(self, kinds_read, refined) -> np.ndarray:
         """Per die: moved by a refiner that names ``kinds`` because the reader first read it as one of them,
-        and read as another kind on its moved box: the two looks disagree, and the die is left unread."""
+        and read as another kind on its moved box: the two looks disagree, and the die is left unread (a
+        tap settles it; the rule of candidate R2, models/polyhedral-oblique/CHANGELOG.md, stop 45)."""
         kinds_read = np.asarray(kinds_read, dtype=object)
         if refined is None or self.refiner is None or self.refiner.kinds is None or not len(kinds_read):
             return np.zeros(len(kinds_read), bool)

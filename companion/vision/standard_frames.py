@@ -179,7 +179,7 @@ class _Kept:
     """A reader that keeps its last answer (so a bench reads each crop once)."""
 
     def __init__(self, faces):
-        self.faces, self.outputs, self.last = faces, getattr(faces, "outputs", None), None
+        self.faces, self.last = faces, None
 
     def __call__(self, crops):
         self.last = self.faces(crops)
@@ -224,8 +224,9 @@ def enrolled_reads(
     taught), as a table that enrolled its sets.  ``frames``: the first so many frames only.
 
     ``margins``: each box is given its top value whatever the combined rule's margin (0 for a die called
-    cocked, or whose two looks disagree), and the per-box arrays ``p_kind`` (the reader's probability of the kind read), ``margin``
-    (the combined margin of the top value), ``needed`` (the margin the bundle's rule asks of it), ``side``
+    cocked, or whose two looks disagree), and the per-box arrays ``p_kind`` (the reader's probability of
+    the kind read), ``margin`` (the combined margin of the top value), ``needed`` (the margin the bundle's
+    rule asks of it), ``side``
     (the box's longest side, px) and ``fewest`` (the fewest sightings of the kind's taught values), so
     ``gated_by_floor`` can replay any kind gate and margin floor (``combined_reading.min_margin_floor``)
     and ``gated_by_rule`` any rule of the same levels' weights.
