@@ -1,8 +1,10 @@
 """The box refiner read with kind gates and margin floors of its own, against the shipped bundle.
 
-Candidates R1 and R2 of ``models/polyhedral-oblique/CHANGELOG.md`` (stops 44, 45): the finder's boxes
+Candidates R1, R2 and R3 of ``models/polyhedral-oblique/CHANGELOG.md`` (stops 44-46): the finder's boxes
 moved by a box refiner (``--refiner ONNX``, ``--looks``; R2: only those first read as a d20,
-``--refine-kinds d20``), two boxes of one die kept once (``--same-die``), and the kind
+``--refine-kinds d20``; R3: only those at least 90 px across, ``--refine-from-px 90``, their gates in a
+``combined_reading.large_dice`` section, ``--large-dice FILE``), two boxes of one die kept once
+(``--same-die``), and the kind
 gates (``min_kind_confidence_by_kind``) and margin floors (``combined_reading.min_margin_floor``) chosen
 again for those boxes by the rule of stop 39 (``standard_frames.choose_floors``).
 
@@ -69,13 +71,17 @@ def parse_set(text: str) -> tuple[str, int, int, int]:
     return parts[0], frames, seed, width
 
 
-def unfloored(model, out: Path) -> Path:
+def unfloored(model, out: Path, large_dice: dict | None = None) -> Path:
     """A copy of ``model``'s bundle without its kind gates and margin floors, so a reading keeps every box's
-    kind probability and the margin its rule asks before any floor (what ``choose_floors`` replays)."""
+    kind probability and the margin its rule asks before any floor (what ``choose_floors`` replays); with
+    ``large_dice``, that ``combined_reading`` section in place of the bundle's own (its dice are judged by
+    it, as the bundle would judge them: ``standard_frames.gated_by_floor``)."""
     shutil.copytree(model.bundle, out, ignore=shutil.ignore_patterns("candidates", "*.pt", "*.log", "*.md"))
     meta = json.loads((out / "model.json").read_text())
     meta.pop(KIND_BY_KIND_KEY, None)
     meta.get(COMBINED_KEY, {}).pop(FLOOR_KEY, None)
+    if large_dice is not None:
+        meta[COMBINED_KEY]["large_dice"] = large_dice
     (out / "model.json").write_text(json.dumps(meta, indent=1) + "\n")
     return out
 
@@ -113,6 +119,17 @@ def main(argv=None) -> int:
         help="move only the boxes first read as these kinds (box_refiner.kinds; default: every box)",
     )
     ap.add_argument(
+        "--refine-from-px",
+        type=float,
+        metavar="PX",
+        help="move only the boxes at least PX across (box_refiner.from_px; default: any size)",
+    )
+    ap.add_argument(
+        "--large-dice",
+        metavar="FILE",
+        help="the candidate's combined_reading.large_dice section (JSON): the gates of dice many pixels across",
+    )
+    ap.add_argument(
         "--same-die", type=float, help="two moved boxes overlapping at IoU above this are one die"
     )
     ap.add_argument("--shots", type=int, default=2, help="renders of every value taught before a frame")
@@ -141,17 +158,27 @@ def main(argv=None) -> int:
             )
         except (OSError, ValueError) as exc:
             ap.error(f"--floors {a.floors}: {exc}")
+    large = None
+    if a.large_dice:
+        try:
+            large = json.loads(Path(a.large_dice).read_text())
+            parse_rule({**model.meta[COMBINED_KEY], "large_dice": large}, model.kinds, "large dice file")
+        except (OSError, ValueError) as exc:
+            ap.error(f"--large-dice {a.large_dice}: {exc}")
+    if a.refine_from_px is not None and not 0 < a.refine_from_px < 100000:
+        ap.error(f"--refine-from-px must be a die size in pixels above 0, not {a.refine_from_px}")
     kinds = None if a.refine_kinds is None else tuple(a.refine_kinds.split(","))
     unknown = [k for k in kinds or () if k not in model.kinds]
     if unknown:
         ap.error(f"--refine-kinds {a.refine_kinds!r}: expected kinds of {', '.join(model.kinds)}")
-    refiner = BoxRefiner(Path(a.refiner), looks=a.looks, kinds=kinds)
+    refiner = BoxRefiner(Path(a.refiner), looks=a.looks, kinds=kinds, from_px=a.refine_from_px)
     same = a.same_die if a.same_die is not None else False
     log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
     mine: dict[int, list] = {}
     shipped: dict[int, list] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        bare = enrolled_bundle(str(unfloored(model, Path(tmp) / "base")), Path(tmp) / "bare")
+        base = unfloored(model, Path(tmp) / "base", large)
+        bare = enrolled_bundle(str(base), Path(tmp) / "bare")
         own = enrolled_bundle(a.model, Path(tmp) / "own") if a.floors else None  # the shipped bundle
         for split, frames, seed, width in a.sets:
             data = frames_dir(Path(a.data_root), split, frames, seed, width)
@@ -168,6 +195,8 @@ def main(argv=None) -> int:
         "refiner": a.refiner,
         "looks": a.looks,
         "refine_kinds": None if kinds is None else list(kinds),
+        "refine_from_px": a.refine_from_px,
+        "large_dice": large,
         "same_die": a.same_die,
         "sets": [":".join(map(str, s)) for s in a.sets],
     }

@@ -10,6 +10,9 @@ first answer and reads again; ``blend`` below 1 returns that share of the way fr
 to the refined one (0.5: their mean, the two read side by side).  ``kinds``: where given, only the dice
 the reader first reads as one of these kinds on the finder's box are moved (``numerals.NumeralModel``),
 and one of them read as another kind on its moved box is left unread (the two looks disagree).
+``from_px``: where given, only the dice whose found box is at least that many pixels across (its longer
+side) are moved (candidate R3 of models/polyhedral-oblique/CHANGELOG.md, stop 46: at 1280 px the d20's
+crop, not its box, limits it, and the refiner's two extra runs cost a frame 9 %).
 
 Training: ``companion.vision.train.box_refiner`` (torch); it uses the same geometry below.
 """
@@ -97,6 +100,7 @@ class BoxRefiner:
         passes: int = 1,
         blend: float = 1.0,
         kinds: tuple[str, ...] | None = None,
+        from_px: float | None = None,
     ):
         from companion.vision.onnx_session import onnx_session  # noqa: PLC0415
 
@@ -113,6 +117,11 @@ class BoxRefiner:
         ):
             raise ModelError(f"box refiner: kinds must be a list of die kinds such as ['d20'], not {kinds!r}")
         self.kinds = None if kinds is None else tuple(kinds)
+        if from_px is not None and (
+            isinstance(from_px, bool) or not isinstance(from_px, (int, float)) or not 0 < from_px < 100000
+        ):
+            raise ModelError(f"box refiner: from_px must be a die size in pixels above 0, not {from_px!r}")
+        self.from_px = None if from_px is None else float(from_px)
 
     @classmethod
     def from_meta(cls, folder: Path, meta: dict | None) -> BoxRefiner | None:
@@ -130,7 +139,16 @@ class BoxRefiner:
             passes=int(meta.get("passes", 1)),
             blend=float(meta.get("blend", 1.0)),
             kinds=meta.get("kinds"),
+            from_px=meta.get("from_px"),
         )
+
+    def large_enough(self, boxes) -> np.ndarray:
+        """Per box (x1 y1 x2 y2): whether this refiner moves a die found there (``from_px``; every box
+        where none is set)."""
+        b = np.asarray(boxes, float).reshape(-1, 4)
+        if self.from_px is None:
+            return np.ones(len(b), bool)
+        return np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) >= self.from_px
 
     def _once(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         views = VIEWS[: self.looks]

@@ -228,16 +228,17 @@ class NumeralModel:
         bundle's ``box_refiner`` where it names one (``refined``), and boxes on one die kept once
         (``same_die``).  A refiner naming ``kinds`` moves only the boxes the reader first reads as one of
         them (one run of the reader over the finder's boxes; ``read_faces`` does not read again the crops
-        of the boxes it leaves)."""
+        of the boxes it leaves); one naming ``from_px`` only boxes at least that many pixels across (none
+        smaller is read twice)."""
         det = self.box_finder(image, self.box_conf if conf is None else conf)
         self._first_look = {}
         if self.refiner is not None and len(det):
-            move = np.ones(len(det), bool)
-            if self.refiner.kinds is not None:
+            move = self.refiner.large_enough(det.xyxy)  # ``box_refiner.from_px``
+            if self.refiner.kinds is not None and move.any():
                 crops = np.stack([crop_die(image, b) for b in det.xyxy]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
                 probs = self.faces(crops)
                 first = decode(probs["kind"], probs["value"], self.kinds)[0]
-                move = np.isin([self.kinds[i] for i in first], self.refiner.kinds)
+                move &= np.isin([self.kinds[i] for i in first], self.refiner.kinds)
                 self._first_look = {
                     crops[i].tobytes(): {h: p[i] for h, p in probs.items()} for i in np.flatnonzero(~move)
                 }

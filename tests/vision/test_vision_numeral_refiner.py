@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from profile_support import bench_module, enrol_one_d20
 
+from companion.vision.box_refine import BoxRefiner
 from companion.vision.crops import crop_die
 from companion.vision.detections import same_dice
 from companion.vision.numerals import NumeralModel, load_numeral_model
@@ -40,6 +41,8 @@ class _Shift:
     """A stand-in refiner: every box moved right by ``dx`` px (what the model does with its answer)."""
 
     kinds = None  # every box it is given is moved (``box_refiner.kinds`` not set)
+    from_px = None  # of any size (``box_refiner.from_px`` not set)
+    large_enough = BoxRefiner.large_enough  # the real refiner's size test
 
     def __init__(self, dx: float):
         self.dx, self.calls = dx, 0
@@ -331,3 +334,40 @@ def test_the_watch_reads_a_frame_as_the_bundle_does_two_looks_included():
     assert [d.to_dict() for d in dice] == [dict(r.to_dict(), cocked=False) for r in model.readings(image)]
     moved = [d for d in dice if d.reading.kind == "d6" and d.unreadable]
     assert len(moved) == int(model.find_dice(image).refined.sum()) > 0
+
+
+def test_a_refiner_naming_from_px_moves_only_the_dice_that_large_and_reads_small_ones_once():
+    """Candidate R3 of models/polyhedral-oblique/CHANGELOG.md, stop 46: ``box_refiner.from_px``."""
+    image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
+    model = NumeralModel(models_dir() / "polyhedral-oblique")
+    found = model.find_dice(image)
+    sides = np.maximum(found.xyxy[:, 2] - found.xyxy[:, 0], found.xyxy[:, 3] - found.xyxy[:, 1])
+    first = _first_kinds(model, image, found.xyxy)
+    model.refiner = shift = _Shift(7.0)
+    shift.kinds = tuple(sorted(set(first.tolist())))  # every kind read: only the size picks
+    shift.from_px = float(np.median(sides))
+    big = sides >= shift.from_px
+    assert big.any() and not big.all()
+    det = model.find_dice(image)
+    assert det.refined.tolist() == big.tolist()
+    assert np.allclose(det.xyxy[big], found.xyxy[big] + [7, 0, 7, 0], atol=1e-3)
+    assert np.array_equal(det.xyxy[~big], found.xyxy[~big])
+    # no die that large: the refiner never runs and the reader reads each crop once
+    shift.from_px = float(sides.max()) + 1.0
+    model.faces = counted = _Counted(model.faces)
+    calls = shift.calls
+    readings = model.readings(image)
+    assert shift.calls == calls and counted.crops == len(found)
+    assert [r.box for r in readings] == [
+        r.box for r in NumeralModel(models_dir() / "polyhedral-oblique").readings(image)
+    ]
+
+
+@pytest.mark.parametrize("bad", [0, -5, "big", True, [90]])
+def test_a_bundle_with_a_bad_refiner_from_px_is_refused_naming_it(tmp_path, bad):
+    bundle = _bundle_copy(
+        tmp_path, box_refiner={"onnx": "refine.onnx", "looks": 1, "kinds": ["d20"], "from_px": bad}
+    )
+    shutil.copy(models_dir() / "polyhedral-oblique" / "candidates" / "refine-r.onnx", bundle / "refine.onnx")
+    with pytest.raises(ModelError, match="from_px must be a die size in pixels"):
+        NumeralModel(bundle)

@@ -225,6 +225,10 @@ class _OntoAnotherDie:
     the shipped reader is surest of in the frame, so their two looks disagree."""
 
     kinds = ("d12", "d20")
+    from_px = None
+
+    def large_enough(self, boxes):
+        return np.ones(len(boxes), bool)
 
     def __init__(self):
         self.model = load_numeral_model("polyhedral-oblique")
@@ -258,3 +262,58 @@ def test_dice_whose_two_looks_disagree_are_never_read_in_the_replay(tmp_path, fr
     bare = enrol_one_d20(tmp_path / "bare", str(bench.unfloored(shipped, tmp_path / "base")))
     raw = enrolled_reads(bare, data, margins=True, **kw)
     assert figures(gated_by_floor(raw, gates, floors), ReaderGate(0.5)) == figures(own, model.kind_gate)
+
+
+def test_a_refiner_for_large_dice_with_their_own_gates_replayed_reads_as_that_bundle(tmp_path, frames):
+    """R3 of stop 46: the refiner moves only the dice at least ``from_px`` across, and a ``large_dice``
+    section judges the dice read that large; the bench's copy (``unfloored`` with that section) replayed
+    under the shipped gates reads as the bundle itself."""
+    bench = bench_module("refined_floors")
+    shipped = load_numeral_model("polyhedral-oblique")
+    gates = dict(shipped.kind_gate.by_kind)
+    floors = dict(shipped.meta["combined_reading"]["min_margin_floor"])
+    data = frames / "calibration-2-4-w640"
+    images = [
+        read_image(data / json.loads(line)["image"])
+        for line in (data / "manifest.jsonl").read_text().splitlines()
+    ]
+    found = [shipped.find_dice(im).xyxy for im in images]
+    sides = np.concatenate([np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) for b in found])
+    from_px = float(np.median(sides))  # half the dice of these frames are that large
+    large = {
+        "from_px": from_px,
+        "min_kind_confidence": {"d12": 0.3, "d20": 0.3},
+        "min_margin": {"0": {"d12": 0.5, "d20": 0.5}},
+    }
+    base = tmp_path / "r3"
+    shutil.copytree(shipped.bundle, base, ignore=shutil.ignore_patterns("candidates", "*.pt", "*.md"))
+    shutil.copy(REFINER, base / "refine.onnx")
+    meta = json.loads((base / "model.json").read_text())
+    meta["box_refiner"] = {"onnx": "refine.onnx", "looks": 1, "kinds": ["d12", "d20"], "from_px": from_px}
+    meta["same_die"] = 0.5
+    meta["combined_reading"] = {**meta["combined_reading"], "large_dice": large}
+    (base / "model.json").write_text(json.dumps(meta))
+    own_bundle = enrol_one_d20(tmp_path / "own", str(base))
+    own = enrolled_reads(own_bundle, data, shots=1, resolution=0.5)
+    # the bench's copy: the shipped bundle without gates and floors, with the section and the refiner added
+    bare = bench.unfloored(NumeralModel(base), tmp_path / "bare-base", large)
+    assert json.loads((bare / "model.json").read_text())["combined_reading"]["large_dice"] == large
+    raw = enrolled_reads(
+        enrol_one_d20(tmp_path / "bare", str(bare)), data, shots=1, resolution=0.5, margins=True
+    )
+    model = NumeralModel(own_bundle)
+    assert model.refiner.from_px == from_px and model.combined.large is not None
+    assert figures(gated_by_floor(raw, gates, floors), ReaderGate(0.5)) == figures(own, model.kind_gate)
+    # the section judged some dice, and the refiner moved only large dice first read as its kinds
+    assert np.isfinite(np.asarray(raw["box"]["large_gate"], float)).any()
+    model.same_die = None  # every found box kept, in the finder's order
+    moved = small_kept = 0
+    for image, boxes in zip(images, found, strict=True):
+        det = model.find_dice(image)
+        first = np.array(model.read_crops(np.stack([crop_die(image, b) for b in boxes]))[0])
+        mine = np.isin(first, ["d12", "d20"])
+        big = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) >= from_px
+        assert det.refined.tolist() == (mine & big).tolist()
+        moved += int(det.refined.sum())
+        small_kept += int((mine & ~big).sum())
+    assert moved and small_kept  # both cases are on these frames
