@@ -166,10 +166,18 @@ def test_the_bench_chooses_gates_and_floors_for_refined_boxes_and_scores_them(tm
     assert scored["shipped"] == json.loads(json.dumps(fresh))
 
     # bad input is refused by name
+    bad_large = tmp_path / "large.json"
+    bad_large.write_text(json.dumps({"from_px": 90, "min_kind_confidence": {"d20": 0.8}, "min_margin": {}}))
     for extra, named in (
         (["--choose", str(tmp_path / "x.json"), "--set", "test:2:4:640"], "--choose chooses on calibration"),
         (["--floors", str(tmp_path / "none.json")], "--floors"),
         (["--choose", str(tmp_path / "x.json"), "--same-die", "1.5"], "--same-die must be an IoU"),
+        (
+            ["--choose", str(tmp_path / "x.json"), "--refine-from-px", "-3"],
+            "--refine-from-px must be a die size",
+        ),
+        (["--choose", str(tmp_path / "x.json"), "--large-dice", str(tmp_path / "none.json")], "--large-dice"),
+        (["--choose", str(tmp_path / "x.json"), "--large-dice", str(bad_large)], "large_dice.min_margin"),
         (["--choose", str(tmp_path / "x.json"), "--refine-kinds", "d20,d7"], "--refine-kinds 'd20,d7'"),
     ):
         with pytest.raises(SystemExit):
@@ -280,8 +288,9 @@ def test_a_refiner_for_large_dice_with_their_own_gates_replayed_reads_as_that_bu
     found = [shipped.find_dice(im).xyxy for im in images]
     sides = np.concatenate([np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) for b in found])
     from_px = float(np.median(sides))  # half the dice of these frames are that large
+    # the section judges every die read as a d12 or a d20 (their moved boxes are tighter than the found)
     large = {
-        "from_px": from_px,
+        "from_px": from_px / 2,
         "min_kind_confidence": {"d12": 0.3, "d20": 0.3},
         "min_margin": {"0": {"d12": 0.5, "d20": 0.5}},
     }
