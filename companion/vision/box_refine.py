@@ -11,8 +11,9 @@ to the refined one (0.5: their mean, the two read side by side).  ``kinds``: whe
 the reader first reads as one of these kinds on the finder's box are moved (``numerals.NumeralModel``),
 and one of them read as another kind on its moved box is left unread (the two looks disagree).
 ``from_px``: where given, only the dice whose found box is at least that many pixels across (its longer
-side) are moved (candidate R3 of models/polyhedral-oblique/CHANGELOG.md, stop 46: at 1280 px the d20's
-crop, not its box, limits it, and the refiner's two extra runs cost a frame 9 %).
+side) are moved (tried as candidate R3 of models/polyhedral-oblique/CHANGELOG.md, stop 46: at 1280 px
+the d20's crop, not its box, limits it; not shipped, the refiner's two extra runs cost a 4032 px frame
+as much as a 1280 px one).
 
 Training: ``companion.vision.train.box_refiner`` (torch); it uses the same geometry below.
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.vision.crops import crop_die
+from companion.vision.die_pixels import die_sides
 from companion.vision.onnx_session import ModelError
 
 # The eight symmetries of a square crop, as (transpose, flip x, flip y), applied in that order.
@@ -145,10 +147,8 @@ class BoxRefiner:
     def large_enough(self, boxes) -> np.ndarray:
         """Per box (x1 y1 x2 y2): whether this refiner moves a die found there (``from_px``; every box
         where none is set)."""
-        b = np.asarray(boxes, float).reshape(-1, 4)
-        if self.from_px is None:
-            return np.ones(len(b), bool)
-        return np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) >= self.from_px
+        sides = die_sides(boxes)
+        return np.ones(len(sides), bool) if self.from_px is None else sides >= self.from_px
 
     def _once(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         views = VIEWS[: self.looks]
