@@ -1,6 +1,7 @@
 """Dragon Dice on whole frames: an enrolled bundle's camera path, per die (``companion.vision.dd_frames``).
 
     python bench/enroll_frames.py --families fresh-test --frames 150 --seed 3 [--sightings 3] [--json OUT]
+    python bench/enroll_frames.py --families fresh-test --frames 150 --seed 61 --width 4032   # a phone's photo
 
 The frames are ``synth.real_tables`` tables (1-3 species, each in one art family of the set, 3-12
 dice, about 5 % cocked, camera 30-60 degrees, 1280 x 960), written once under ``--data-root``.  The
@@ -54,14 +55,19 @@ from companion.vision.dd_frames import (  # noqa: E402
 )
 
 CHOICE_SETS = (("calibration", 100, 5), ("calibration", 200, 7))
+#: The frame width the dice sizes of the renderer model (``render_die_crop``'s ``resolution`` 1).
+BASE_WIDTH = 1280
 
 
-def _data(root: str, families: str, frames: int, seed: int) -> Path:
+def _data(root: str, families: str, frames: int, seed: int, width: int = BASE_WIDTH) -> Path:
+    """The frames' folder under ``root``, rendered once (4:3 frames ``width`` px wide)."""
     from companion.vision.synth.real_tables import FAMILY_SETS, write_real_tables  # noqa: PLC0415
 
-    data = Path(root) / f"{families}-{frames}-{seed}"
+    data = Path(root) / (f"{families}-{frames}-{seed}" + ("" if width == BASE_WIDTH else f"-w{width}"))
     if not (data / "data.yaml").is_file():
-        write_real_tables(data, FAMILY_SETS[families], frames, seed=seed, workers=2)
+        write_real_tables(
+            data, FAMILY_SETS[families], frames, seed=seed, width=width, height=width * 3 // 4, workers=2
+        )
     return data
 
 
@@ -166,7 +172,9 @@ def _finish(a, fig: dict, t0: float) -> int:
     """The run's time, and its figures written to ``--json`` when asked."""
     print(f"({time.time() - t0:.0f} s)")
     if a.json:
-        Path(a.json).write_text(json.dumps({"families": a.families, "sightings": a.sightings, **fig}) + "\n")
+        Path(a.json).write_text(
+            json.dumps({"families": a.families, "sightings": a.sightings, "width": a.width, **fig}) + "\n"
+        )
     return 0
 
 
@@ -181,6 +189,7 @@ def _taps(a, data: Path) -> int:
             log=lambda m: print(m, file=sys.stderr, flush=True),
             teach=a.teach,
             overrides=_overrides(a),
+            resolution=a.width / BASE_WIDTH,
         )
     strict = (
         "strict: no choice made on these families"
@@ -211,6 +220,12 @@ def main(argv=None) -> int:
     ap.add_argument("--frames", type=int, default=150)
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--sightings", type=int, default=3)
+    ap.add_argument(
+        "--width",
+        type=int,
+        default=BASE_WIDTH,
+        help="frames this many px wide (4:3), the faces taught at that scale (a phone's photo: 4032)",
+    )
     ap.add_argument("--data-root", default="artifacts/dragon/frames")
     ap.add_argument("--json", help="write the figures here")
     ap.add_argument("--choose-identity", action="store_true", help="apply the identity gate's pick rule")
@@ -271,9 +286,13 @@ def main(argv=None) -> int:
             ap.error(f"--assign-scale must be a positive number or 'reading', not {a.assign_scale!r}")
     if a.size_sigma is not None and not a.size_sigma > 0:
         ap.error("--size-sigma must be above 0")
+    if not 320 <= a.width <= 8192:
+        ap.error(f"--width {a.width} is outside 320-8192 px")
+    if a.width != BASE_WIDTH and (a.choose_identity or a.measure_size or a.taps):
+        ap.error(f"--width reads frames only; the choices and tap counts are made on {BASE_WIDTH} px frames")
     if a.choose_identity or a.measure_size:
         return _choose(a)
-    data = _data(a.data_root, a.families, a.frames, a.seed)
+    data = _data(a.data_root, a.families, a.frames, a.seed, a.width)
     if a.taps:
         return _taps(a, data)
     t0 = time.time()
@@ -286,6 +305,7 @@ def main(argv=None) -> int:
             min_identity=a.min_identity,
             log=lambda m: print(m, file=sys.stderr, flush=True),
             overrides=_overrides(a),
+            resolution=a.width / BASE_WIDTH,
         )
     strict = (
         "strict: no choice made on these families"
@@ -293,7 +313,8 @@ def main(argv=None) -> int:
         else "choice data: NOT strict"
     )
     print(
-        f"dragon-dice + face-embed, {fig['frames']} frames of the {a.families} families ({strict}), {a.sightings} sightings a face"
+        f"dragon-dice + face-embed, {fig['frames']} frames {a.width} px wide of the {a.families} families ({strict}), "
+        f"{a.sightings} sightings a face"
     )
     print(
         f"flat dice {fig['flat']}: right {100 * fig['right_rate']:.1f} %, confidently wrong {100 * fig['wrong_rate']:.2f} %, "

@@ -72,10 +72,13 @@ def _manifest(data: Path, frames: int | None) -> list[dict]:
     return recs[:frames] if frames else recs
 
 
-def _read_frames(bundle, data: Path, recs: list[dict], sightings, seed, min_identity=None, overrides=None):
+def _read_frames(
+    bundle, data: Path, recs: list[dict], sightings, seed, min_identity=None, overrides=None, resolution=1.0
+):
     """Each frame of ``recs`` read by the bundle as the tablet reads a roll, its profile first taught
-    ``sightings`` renders of every face of the table's dice: yields (n, its manifest record, the model
-    with that profile, ``read_roll``'s reading)."""
+    ``sightings`` renders of every face of the table's dice (drawn at ``resolution``: the frames' scale
+    against a 1280 px frame's): yields (n, its manifest record, the model with that profile,
+    ``read_roll``'s reading)."""
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
     from companion.vision.profile import TableProfile, face_label  # noqa: PLC0415
     from companion.vision.reader import ModelError, read_image  # noqa: PLC0415
@@ -104,7 +107,7 @@ def _read_frames(bundle, data: Path, recs: list[dict], sightings, seed, min_iden
             family = int(rec["families"][group])
             for k in range(len(die.faces)):
                 for _ in range(sightings):
-                    crops.append(render_die_crop(family, die.name, k, rng))
+                    crops.append(render_die_crop(family, die.name, k, rng, resolution=resolution))
                     labels.append(face_label(die, k))
         settings = {**base.settings, **(overrides or {})}
         if min_identity is not None:
@@ -124,13 +127,15 @@ def frame_figures(
     log=None,
     min_identity: float | None = None,
     overrides: dict | None = None,
+    resolution: float = 1.0,
 ) -> dict:
     """Counts (``KEYS``) over the frames of ``data`` (a ``real_tables`` set whose manifest names each
     table's art families: ``"families"``), read by the enrolled bundle ``bundle`` (a folder), and
     ``"records"``: per unit, its outcome (a ``KEYS`` name: right, wrong, unread, not_seen;
     cocked_called, cocked_read or cocked for a cocked die) and the assignment's ``identity``, so
     ``identity_sweep`` can replay the identity gate.  ``min_identity``: that gate (None: the bundle's);
-    ``overrides``: other reading settings of the profile in place of the bundle's (``size_sigma``).
+    ``overrides``: other reading settings of the profile in place of the bundle's (``size_sigma``);
+    ``resolution``: the frames' scale against a 1280 px frame's (the faces are taught at it).
     ``"sizes"``: per frame, (finder's box, mm) of its flat six-sided dice, for ``size_sigma``."""
     from companion.rules.catalogue import load_catalogue  # noqa: PLC0415
 
@@ -139,7 +144,9 @@ def frame_figures(
     records: list[dict] = []
     sizes: list[list[tuple]] = []
     recs = _manifest(data, frames)
-    for n, rec, _model, read in _read_frames(bundle, data, recs, sightings, seed, min_identity, overrides):
+    for n, rec, _model, read in _read_frames(
+        bundle, data, recs, sightings, seed, min_identity, overrides, resolution
+    ):
         boxes = np.array([r["box"] for r in read["dice"]]).reshape(-1, 4)
         sizes.append(_frame_sizes(read["detections"].xyxy, rec["dice"], catalogue))
         remaining: dict[str, Counter] = {}  # per die type: the face texts its flat dice show

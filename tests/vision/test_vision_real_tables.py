@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from companion.vision.reader import read_image
 from companion.vision.synth import art
 from companion.vision.synth.real_tables import table_dice, write_real_tables
 from companion.vision.yolo_dataset import dataset_images, load_data_yaml, read_labels
@@ -235,3 +236,43 @@ def test_dice_read_together_are_scored_by_the_results_they_give(catalogue):
     assert together_verdicts(units(apart), truth, catalogue) == {}
     truth[0]["cocked"] = True  # a cocked die was never a face: the group read it wrong
     assert together_verdicts(units(swap), truth, catalogue) == {0: "wrong", 1: "wrong"}
+
+
+@pytest.mark.slow
+def test_frames_of_another_width_are_read_with_the_faces_taught_at_their_scale(tmp_path, monkeypatch, capsys):
+    """``bench/enroll_frames.py --width``: frames that wide (4:3), in their own folder, the faces taught
+    drawn at the frames' scale (a phone's photo: stop 46 of models/face-embed/CHANGELOG.md)."""
+    from profile_support import bench_module
+
+    import companion.vision.synth.real_dice as real_dice
+
+    drawn = []
+    render = real_dice.render_die_crop
+
+    def spy(*args, **kw):
+        drawn.append(kw.get("resolution", 1.0))
+        return render(*args, **kw)
+
+    bench = bench_module("enroll_frames")
+    bench._data(str(tmp_path), "calibration", 1, 5, 640)  # the frames, rendered first
+    monkeypatch.setattr(real_dice, "render_die_crop", spy)  # then the faces taught before reading them
+    argv = ["--families", "calibration", "--frames", "1", "--seed", "5", "--sightings", "1"]
+    argv += ["--data-root", str(tmp_path), "--width", "640", "--json", str(tmp_path / "f.json")]
+    assert bench.main(argv) == 0
+    data = tmp_path / "calibration-1-5-w640"
+    rec = json.loads((data / "manifest.jsonl").read_text().splitlines()[0])
+    assert read_image(data / rec["image"]).shape[:2] == (480, 640)
+    # the bundle's one seed render (replaced before each frame), then every face taught at half a 1280 px
+    # frame's scale
+    assert drawn[0] == 1.0 and len(drawn) > 1 and set(drawn[1:]) == {0.5}
+    out = json.loads((tmp_path / "f.json").read_text())
+    assert out["width"] == 640 and out["frames"] == 1
+    assert "frames 640 px wide" in capsys.readouterr().out
+    # bad widths, and a width with the choices made on 1280 px frames, are refused by name
+    for extra, named in (
+        (["--width", "100"], "--width 100 is outside"),
+        (["--width", "640", "--taps"], "--width reads frames only"),
+    ):
+        with pytest.raises(SystemExit):
+            bench.main(["--data-root", str(tmp_path), *extra])
+        assert named in capsys.readouterr().err
