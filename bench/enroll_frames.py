@@ -189,7 +189,6 @@ def _taps(a, data: Path) -> int:
             log=lambda m: print(m, file=sys.stderr, flush=True),
             teach=a.teach,
             overrides=_overrides(a),
-            resolution=a.width / BASE_WIDTH,
         )
     strict = (
         "strict: no choice made on these families"

@@ -253,8 +253,19 @@ def test_frames_of_another_width_are_read_with_the_faces_taught_at_their_scale(t
         drawn.append(kw.get("resolution", 1.0))
         return render(*args, **kw)
 
+    import companion.vision.synth.real_tables as real_tables
+
+    written = []
+    write = real_tables.write_real_tables
+
+    def in_process(*args, **kw):  # no forked workers in a test process that holds ONNX sessions
+        written.append((kw["width"], kw["height"]))
+        return write(*args, **{**kw, "workers": 0, "progress": False})
+
+    monkeypatch.setattr(real_tables, "write_real_tables", in_process)
     bench = bench_module("enroll_frames")
     bench._data(str(tmp_path), "calibration", 1, 5, 640)  # the frames, rendered first
+    assert written == [(640, 480)]
     monkeypatch.setattr(real_dice, "render_die_crop", spy)  # then the faces taught before reading them
     argv = ["--families", "calibration", "--frames", "1", "--seed", "5", "--sightings", "1"]
     argv += ["--data-root", str(tmp_path), "--width", "640", "--json", str(tmp_path / "f.json")]
@@ -268,6 +279,11 @@ def test_frames_of_another_width_are_read_with_the_faces_taught_at_their_scale(t
     out = json.loads((tmp_path / "f.json").read_text())
     assert out["width"] == 640 and out["frames"] == 1
     assert "frames 640 px wide" in capsys.readouterr().out
+    # the tap counts read frames of the renderer's own width (a fail here: the width reached them)
+    taps = ["--families", "calibration", "--frames", "1", "--seed", "5", "--sightings", "1", "--taps"]
+    assert bench.main([*taps, "--data-root", str(tmp_path), "--json", str(tmp_path / "t.json")]) == 0
+    assert json.loads((tmp_path / "t.json").read_text())["width"] == 1280
+    assert written == [(640, 480), (1280, 960)]
     # bad widths, and a width with the choices made on 1280 px frames, are refused by name
     for extra, named in (
         (["--width", "100"], "--width 100 is outside"),
