@@ -255,6 +255,8 @@ class NumeralModel:
         readings as reading it twice, a frame x1.23 -> x1.09 with a d20 refiner: models/polyhedral-oblique/
         CHANGELOG.md, stop 45)."""
         seen, self._first_look = self._first_look, {}
+        if not seen:  # no refiner for some kinds, or it read no die (the common frame): one run
+            return self.faces(crops)
         keys = [c.tobytes() for c in crops]
         todo = [i for i, k in enumerate(keys) if k not in seen]
         if len(todo) == len(crops):

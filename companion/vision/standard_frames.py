@@ -226,10 +226,9 @@ def enrolled_reads(
     ``margins``: each box is given its top value whatever the combined rule's margin (0 for a die called
     cocked, or whose two looks disagree), and the per-box arrays ``p_kind`` (the reader's probability of
     the kind read), ``margin`` (the combined margin of the top value), ``needed`` (the margin the bundle's
-    rule asks of it), ``side``
-    (the box's longest side, px) and ``fewest`` (the fewest sightings of the kind's taught values), so
-    ``gated_by_floor`` can replay any kind gate and margin floor (``combined_reading.min_margin_floor``)
-    and ``gated_by_rule`` any rule of the same levels' weights.
+    rule asks of it), ``side`` (the box's longest side, px) and ``fewest`` (the fewest sightings of the
+    kind's taught values), so ``gated_by_floor`` can replay any kind gate and margin floor
+    (``combined_reading.min_margin_floor``) and ``gated_by_rule`` any rule of the same levels' weights.
     ``resolution``: the frames' scale against a 1280 px frame's; the renders taught are drawn at it.
     ``refiner``: a ``box_refine.BoxRefiner`` in place of the bundle's own (``False``: none); ``same_die``:
     an IoU in place of the bundle's ``same_die`` (``False``: none); ``taught``: a
