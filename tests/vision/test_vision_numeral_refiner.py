@@ -33,6 +33,8 @@ def _bundle_copy(tmp_path: Path, **meta) -> Path:
 
 def test_a_bundle_naming_a_refiner_it_lacks_is_refused_naming_the_file(tmp_path):
     bundle = _bundle_copy(tmp_path, box_refiner={"onnx": "refine.onnx", "looks": 8})
+    # the shipped bundle holds its refiner (R3, stop 47): this copy lacks it
+    (bundle / "refine.onnx").unlink()
     with pytest.raises(ModelError, match=r"lacks refine\.onnx \(named by box_refiner"):
         NumeralModel(bundle)
 
@@ -62,7 +64,9 @@ class _OntoFirst(_Shift):
 def test_the_dice_are_read_in_the_refined_boxes():
     image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
     model = NumeralModel(models_dir() / "polyhedral-oblique")
-    assert model.refiner is None  # the shipped bundle names none
+    # the shipped refiner (R3, stop 47) moves only d20s at least 90 px across: none in a 640 px frame
+    assert model.refiner.from_px == 90 and model.refiner.kinds == ("d20",)
+    assert not model.find_dice(image).refined.any()
     found = model.find_dice(image).xyxy
     assert len(found) >= 3
     model.refiner = shift = _Shift(7.0)
@@ -104,7 +108,7 @@ def test_boxes_moved_onto_one_die_are_read_once():
     image, _ = render_standard_table(ROLL, np.random.default_rng(5), 640, 480)
     model = NumeralModel(models_dir() / "polyhedral-oblique")
     found = model.find_dice(image)
-    model.refiner = _OntoFirst(0)
+    model.refiner, model.same_die = _OntoFirst(0), None
     assert len(model.find_dice(image)) == len(found)  # no same_die: every box read, the die counted again
     model.same_die = 0.5
     det = model.find_dice(image)
@@ -169,7 +173,9 @@ def test_a_trained_refiner_named_by_the_bundle_moves_boxes_and_the_bench_reads_w
     # the reading without a refiner is the enrolled bundle's own (the renders taught, kept between the
     # readings, are the ones a fresh reading draws)
     own = NumeralModel(enrol_one_d20(tmp_path / "b")).kind_gate
-    fresh = figures(enrolled_reads(tmp_path / "b", tmp_path / "f" / "calibration-2-4", shots=1), own)
+    # (the shipped bundle's own refiner and same_die set aside, as the bench's reading without them does)
+    frames = tmp_path / "f" / "calibration-2-4"
+    fresh = figures(enrolled_reads(tmp_path / "b", frames, shots=1, refiner=False, same_die=False), own)
     assert enrolled["without_refiner"]["figures"] == json.loads(json.dumps(fresh))
     # one box a die without a refiner: read beside the reading without it
     alone = [*argv[:8], "--enrolled", "1", "--same-die", "0.5", "--json", str(out)]
