@@ -11,9 +11,9 @@ to the refined one (0.5: their mean, the two read side by side).  ``kinds``: whe
 the reader first reads as one of these kinds on the finder's box are moved (``numerals.NumeralModel``),
 and one of them read as another kind on its moved box is left unread (the two looks disagree).
 ``from_px``: where given, only the dice whose found box is at least that many pixels across (its longer
-side) are moved (tried as candidate R3 of models/polyhedral-oblique/CHANGELOG.md, stop 46: at 1280 px
-the d20's crop, not its box, limits it; not shipped, the refiner's two extra runs cost a 4032 px frame
-as much as a 1280 px one).
+side) are moved (candidate R3 of models/polyhedral-oblique/CHANGELOG.md, stops 46-47: at 1280 px the
+d20's crop, not its box, limits it; shipped in stop 47 in ``polyhedral-oblique`` with ``kinds`` d20 and
+``from_px`` 90).
 
 Training: ``companion.vision.train.box_refiner`` (torch); it uses the same geometry below.
 """

@@ -14,7 +14,8 @@ from profile_support import bench_module, enrol_one_d20
 
 from companion.vision.box_refine import BoxRefiner
 from companion.vision.crops import crop_die
-from companion.vision.detections import same_dice
+from companion.vision.detections import box_iou, same_dice
+from companion.vision.die_pixels import die_sides
 from companion.vision.numerals import NumeralModel, load_numeral_model
 from companion.vision.onnx_session import ModelError
 from companion.vision.reader import models_dir
@@ -377,3 +378,20 @@ def test_a_bundle_with_a_bad_refiner_from_px_is_refused_naming_it(tmp_path, bad)
     shutil.copy(models_dir() / "polyhedral-oblique" / "candidates" / "refine-r.onnx", bundle / "refine.onnx")
     with pytest.raises(ModelError, match="from_px must be a die size in pixels"):
         NumeralModel(bundle)
+
+
+def test_the_shipped_bundle_moves_a_d20_many_pixels_across_onto_the_die_and_nothing_else():
+    """R3 as shipped (models/polyhedral-oblique/CHANGELOG.md, stop 47): on a 2560 px frame every die is
+    over 90 px across, and only the d20's box is moved, tighter onto the die than the finder put it."""
+    image, labels = render_standard_table(ROLL, np.random.default_rng(5), 2560, 1920)
+    model = NumeralModel(models_dir() / "polyhedral-oblique")
+    det = model.find_dice(image)
+    model.refiner = None  # the same bundle without its refiner: the finder's boxes
+    found = model.find_dice(image)
+    assert len(det) == len(found) == len(ROLL)
+    assert (die_sides(found.xyxy) >= 90).all()
+    true_d20 = np.array([lab["box"] for lab in labels if lab["kind"] == "d20"])
+    on_d20 = box_iou(found.xyxy, true_d20).ravel() > 0.5
+    assert det.refined.tolist() == on_d20.tolist()  # the d20 only
+    assert np.array_equal(det.xyxy[~on_d20], found.xyxy[~on_d20])
+    assert box_iou(det.xyxy[on_d20], true_d20).item() > box_iou(found.xyxy[on_d20], true_d20).item() + 0.03
