@@ -395,3 +395,17 @@ def test_the_shipped_bundle_moves_a_d20_many_pixels_across_onto_the_die_and_noth
     assert det.refined.tolist() == on_d20.tolist()  # the d20 only
     assert np.array_equal(det.xyxy[~on_d20], found.xyxy[~on_d20])
     assert box_iou(det.xyxy[on_d20], true_d20).item() > box_iou(found.xyxy[on_d20], true_d20).item() + 0.03
+
+
+def test_a_bundle_enrolled_from_the_shipped_one_carries_its_refiner_and_reads_as_it_moves(tmp_path):
+    """``companion vision enroll`` copies the base's networks: the table's own bundle moves the same d20."""
+    enrolled = NumeralModel(enrol_one_d20(tmp_path / "ours"))
+    assert (enrolled.bundle / "refine.onnx").read_bytes() == (
+        models_dir() / "polyhedral-oblique" / "refine.onnx"
+    ).read_bytes()
+    assert enrolled.refiner.kinds == ("d20",) and enrolled.refiner.from_px == 90 and enrolled.same_die == 0.5
+    image, _ = render_standard_table(ROLL, np.random.default_rng(5), 2560, 1920)
+    shipped = NumeralModel(models_dir() / "polyhedral-oblique").find_dice(image)
+    det = enrolled.find_dice(image)
+    assert det.refined.sum() == 1 and det.refined.tolist() == shipped.refined.tolist()
+    assert np.allclose(det.xyxy, shipped.xyxy)
