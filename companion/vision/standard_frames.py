@@ -96,16 +96,25 @@ def pooled(raws: list[dict]) -> dict:
     }
 
 
+#: The ``conf`` of a die no gate may read: its two looks disagree (``NumeralModel.looks_disagree``).
+NEVER_READ = -1.0
+
+
 def raw_reads(model: NumeralModel, data: Path, log=None) -> dict:
-    """Every finder box of every frame, read without a gate (``conf``: the reader's confidence, what the
-    reader gate weighs), matched to the true dice as ``numerals.evaluate_frames`` matches them."""
+    """Every finder box of every frame (moved by the bundle's box refiner, if any, and kept once a die),
+    read without a gate (``conf``: the reader's confidence, what the reader gate weighs; ``NEVER_READ`` for
+    a die whose two looks disagree, which the bundle leaves unread whatever its gate), matched to the true
+    dice as ``numerals.evaluate_frames`` matches them."""
 
     def read_frame(n: int, rec: dict, image: np.ndarray):
-        boxes = model.find_dice(image).xyxy.reshape(-1, 4)
+        det = model.find_dice(image)
+        boxes = det.xyxy.reshape(-1, 4)
         if not len(boxes):
             return boxes, [], np.zeros(0, int), np.zeros(0)
         crops = np.stack([crop_die(image, b) for b in boxes]).reshape(-1, CROP_SIZE, CROP_SIZE, 3)
-        return (boxes, *model.read_crops(crops))
+        kinds, values, confs = model.read_crops(crops)
+        confs = np.where(model.looks_disagree(kinds, det.refined), NEVER_READ, confs)
+        return boxes, kinds, values, confs
 
     return _replay(data, read_frame, log=log)
 

@@ -180,6 +180,50 @@ def test_the_replay_at_the_bundles_gates_is_what_the_bundle_reads(tmp_path):
     assert replay["false_boxes_per_frame"] == direct["false_boxes_per_image"]
 
 
+class _OntoAnotherDie:
+    """A stand-in refiner for the dice first read as a d12 or a d20: each moved onto the box of the first
+    other die a refiner-free copy of the bundle finds and reads, so its two looks disagree."""
+
+    kinds = ("d12", "d20")
+    from_px = None
+
+    def __init__(self, plain: NumeralModel):
+        self.plain = plain
+
+    def large_enough(self, boxes):
+        return np.ones(len(boxes), bool)
+
+    def __call__(self, image, boxes):
+        readings = self.plain.readings(image)
+        target = next(r.box for r in readings if r.kind not in self.kinds)
+        return np.repeat(np.asarray(target, np.float32)[None], len(boxes), axis=0)
+
+
+@pytest.mark.slow
+def test_the_replay_leaves_unread_the_dice_whose_two_looks_disagree_as_the_bundle_does(tmp_path):
+    from companion.vision.reader_gate import ReaderGate
+    from companion.vision.standard_frames import NEVER_READ, figures, raw_reads
+
+    write_real_tables(tmp_path / "f", Standard(CALIBRATION_STYLES[:6]), 3, seed=4, progress=False)
+    bundle = load_numeral_model("polyhedral-oblique").bundle
+    plain = NumeralModel(bundle)
+    plain.refiner, plain.same_die = None, None
+    model = NumeralModel(bundle)  # with its one box a die: the dice moved onto one die are read once
+    model.refiner = _OntoAnotherDie(plain)
+    raw = raw_reads(model, tmp_path / "f")
+    never = raw["box"]["conf"] == NEVER_READ
+    assert never.sum() >= 2  # the frames hold dice whose two looks disagree
+    direct = evaluate_frames(model, tmp_path / "f")
+    replay = figures(raw, model.gate)["all"]
+    for key in ("found", "read_right", "read_wrong", "unreadable", "cocked", "cocked_read"):
+        assert replay[key] == direct[key], key
+    assert replay["false_boxes_per_frame"] == direct["false_boxes_per_image"]
+    # read by no gate at all: under a gate of 0 the only flat dice left unread are those
+    truth = raw["box"]["truth"]
+    on_flat = (truth >= 0) & ~raw["die"]["cocked"][np.where(truth >= 0, truth, 0)]
+    assert figures(raw, ReaderGate(0.0, {}))["all"]["unreadable"] == int((never & on_flat).sum()) > 0
+
+
 def _frames_and_bundle(tmp_path) -> None:
     """Two calibration frames in ``tmp_path/f`` and ``polyhedral-oblique`` enrolled from one render in
     ``tmp_path/b`` (``enrolled_reads`` teaches each frame its own profile)."""
