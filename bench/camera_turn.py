@@ -33,12 +33,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from enroll_standard import BASE_WIDTH, _reader, reader_queries, tables_for  # noqa: E402
+from enroll_standard import _reader, reader_queries, tables_for  # noqa: E402
 
 from companion.vision import standard_sim as ss  # noqa: E402
 from companion.vision.camera_turn import MIN_DICE, TURNS, UP_MIN_LEAD, TurnCheck, turn_crops  # noqa: E402
 from companion.vision.numerals import KINDS, decode  # noqa: E402
 from companion.vision.reader_gate import ReaderGate  # noqa: E402
+from companion.vision.synth.real_dice import BASE_WIDTH  # noqa: E402
 from companion.vision.synth.standard_styles import CALIBRATION_STYLES, TEST_STYLES  # noqa: E402
 
 SET_SIZES = (1, 2, 3, 5, 8, 12)

@@ -53,17 +53,16 @@ from companion.vision.dd_frames import (  # noqa: E402
     size_sigma,
     tap_figures,
 )
+from companion.vision.synth.real_dice import BASE_WIDTH  # noqa: E402
 
 CHOICE_SETS = (("calibration", 100, 5), ("calibration", 200, 7))
-#: The frame width the dice sizes of the renderer model (``render_die_crop``'s ``resolution`` 1).
-BASE_WIDTH = 1280
 
 
 def _data(root: str, families: str, frames: int, seed: int, width: int = BASE_WIDTH) -> Path:
     """The frames' folder under ``root``, rendered once (4:3 frames ``width`` px wide)."""
-    from companion.vision.synth.real_tables import FAMILY_SETS, write_real_tables  # noqa: PLC0415
+    from companion.vision.synth.real_tables import FAMILY_SETS, set_folder, write_real_tables  # noqa: PLC0415
 
-    data = Path(root) / (f"{families}-{frames}-{seed}" + ("" if width == BASE_WIDTH else f"-w{width}"))
+    data = Path(root) / set_folder(f"{families}-{frames}-{seed}", width)
     if not (data / "data.yaml").is_file():
         write_real_tables(
             data, FAMILY_SETS[families], frames, seed=seed, width=width, height=width * 3 // 4, workers=2

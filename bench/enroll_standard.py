@@ -53,10 +53,8 @@ from companion.vision.embedding import FaceEmbedder  # noqa: E402
 from companion.vision.enroll import embedding_model  # noqa: E402
 from companion.vision.numerals import KINDS  # noqa: E402
 from companion.vision.reader_gate import KIND_BY_KIND_KEY, KIND_KEY, ReaderGate  # noqa: E402
+from companion.vision.synth.real_dice import BASE_WIDTH  # noqa: E402
 from companion.vision.synth.standard_styles import CALIBRATION_STYLES, HELDOUT_FONT, TEST_STYLES  # noqa: E402
-
-#: The frame width the die sizes of the renders model (26-90 px dice in a 1280 px frame of a table).
-BASE_WIDTH = 1280
 
 COLUMNS = (
     ("accuracy", "right"),

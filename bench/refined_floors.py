@@ -47,6 +47,7 @@ from companion.vision.standard_frames import (  # noqa: E402
     gated_by_floor,
     pooled,
 )
+from companion.vision.synth.real_dice import BASE_WIDTH  # noqa: E402
 
 #: The share of a kind's found flat dice that the chosen pair may read wrong (stop 39, second pass).
 MAX_WRONG = 0.005
@@ -103,7 +104,7 @@ def main(argv=None) -> int:
     from companion.vision.box_refine import BoxRefiner  # noqa: PLC0415
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from standard_frames import BASE_WIDTH, enrolled_bundle, frames_dir, report  # noqa: PLC0415
+    from standard_frames import enrolled_bundle, frames_dir, report  # noqa: PLC0415
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(

@@ -61,18 +61,16 @@ from companion.vision.standard_frames import (  # noqa: E402
     gated_by_rule,
     raw_reads,
 )
-
-#: The frame width every figure before stop 42 was measured on (1280 x 960).
-BASE_WIDTH = 1280
+from companion.vision.synth.real_dice import BASE_WIDTH  # noqa: E402
 
 
 def frames_dir(root: Path, split: str, frames: int, seed: int, width: int = BASE_WIDTH) -> Path:
     """The frames of these arguments, written on first use (``synth.real_tables --standard``; ``width``
     x 3/4 px, the table's scale ``width``/1280 times a 1280 px frame's)."""
-    from companion.vision.synth.real_tables import Standard, write_real_tables  # noqa: PLC0415
+    from companion.vision.synth.real_tables import Standard, set_folder, write_real_tables  # noqa: PLC0415
     from companion.vision.synth.standard_styles import SPLITS  # noqa: PLC0415
 
-    out = Path(root) / (f"{split}-{frames}-{seed}" + ("" if width == BASE_WIDTH else f"-w{width}"))
+    out = Path(root) / set_folder(f"{split}-{frames}-{seed}", width)
     if not (out / "data.yaml").is_file():
         write_real_tables(
             out, Standard(SPLITS[split]), frames, seed=seed, width=width, height=width * 3 // 4, workers=2

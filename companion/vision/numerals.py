@@ -190,8 +190,9 @@ class NumeralModel:
         return rule
 
     def read_crops(self, crops: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """(kind, value, confidence) for uint8 crops (N, 64, 64, 3)."""
-        probs = self.faces(crops)
+        """(kind, value, confidence) for uint8 crops (N, 64, 64, 3); a crop ``find_dice``'s first look read
+        is not read again (``read_faces``)."""
+        probs = self.read_faces(crops)
         k, v, c = decode(probs["kind"], probs["value"], self.kinds)
         return [self.kinds[i] for i in k], v, c
 

@@ -314,6 +314,14 @@ def test_each_crop_is_read_once_and_reads_as_when_read_twice(tmp_path, enrolled)
     counted.crops = 0
     model.readings(image)
     assert counted.crops == len(det) + moved  # the first look over every box, then the moved ones
+    # so too ``read_crops`` (the frame bench's replay) after ``find_dice``, with the same readings
+    counted.crops = 0
+    det = model.find_dice(image)
+    kinds, values, _ = model.read_crops(np.stack([crop_die(image, b) for b in det.xyxy]))
+    assert counted.crops == len(det) + moved
+    assert [(r.kind, r.value) for r in once if r.value is not None] == [
+        (k, int(v)) for k, v, r in zip(kinds, values, once, strict=True) if r.value is not None
+    ]
     # read twice (every crop read again after the first look): the same readings
     model.read_faces = model.faces
     counted.crops = 0

@@ -50,6 +50,9 @@ FACES_TO_KIND = {4: "d4", 6: "d6", 8: "d8", 10: "d10", 12: "d12", 20: "d20"}
 SURFACES = TRAIN_SURFACES + HELDOUT_SURFACES
 #: Tilt of the camera from straight down, degrees (issue 20: oblique cameras of 30-60 degrees).
 TILT_RANGE = (30.0, 60.0)
+#: The frame width the renders' die sizes model (a whole table in 1280 x 960): a ``resolution`` of 1, and
+#: the scale every wider or narrower frame is measured against (``resolution`` = width / BASE_WIDTH).
+BASE_WIDTH = 1280
 #: Plastic colours beyond the element colours (BGR).
 PLASTIC_BGR = dict(
     MATERIAL_BGR,
@@ -769,7 +772,7 @@ def render_table(
     family_by_species: dict[str, int],
     dice: list[tuple[str, int]],
     rng: np.random.Generator,
-    width: int = 1280,
+    width: int = BASE_WIDTH,
     height: int = 960,
     clutter: bool = False,
 ) -> tuple[np.ndarray, list[dict]]:
@@ -810,7 +813,7 @@ def render_table(
 def render_standard_table(
     dice: list[tuple],
     rng: np.random.Generator,
-    width: int = 1280,
+    width: int = BASE_WIDTH,
     height: int = 960,
     clutter: bool = False,
 ) -> tuple[np.ndarray, list[dict]]:
@@ -849,7 +852,7 @@ def _table_frame(
     """The frame of :func:`render_table`: ``place(k, ppm, cam)`` puts die ``k`` of ``n`` on the table,
     ``label(k)`` says what it is (the box is added)."""
     tilt = float(rng.uniform(*TILT_RANGE))
-    ppm = float(rng.uniform(2.2, 3.4)) * width / 1280
+    ppm = float(rng.uniform(2.2, 3.4)) * width / BASE_WIDTH
     cam = _Camera(np.radians(tilt), float(rng.uniform(500, 900)), ppm)
     light = _light(rng)
     surface = SURFACES[int(rng.integers(len(SURFACES)))]

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from companion.vision.synth import art
+from companion.vision.synth.real_dice import BASE_WIDTH
 
 FAMILY_SETS = {
     "train": art.TRAIN_FAMILIES,
@@ -108,13 +109,18 @@ class Standard:
             raise ValueError("no standard-dice style to draw the dice with")
 
 
+def set_folder(stem: str, width: int) -> str:
+    """A rendered set's folder name: ``stem`` for frames ``BASE_WIDTH`` px wide, ``stem-wWIDTH`` for others."""
+    return stem if width == BASE_WIDTH else f"{stem}-w{width}"
+
+
 def write_real_tables(
     out: Path,
     families,
     frames: int,
     *,
     seed: int = 0,
-    width: int = 1280,
+    width: int = BASE_WIDTH,
     height: int = 960,
     workers: int = 0,
     progress: bool = True,
@@ -174,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--frames", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--width", type=int, default=BASE_WIDTH)
     ap.add_argument("--height", type=int, default=960)
     ap.add_argument("--workers", type=int, default=0)
     ap.add_argument(
